@@ -1,0 +1,98 @@
+// In-memory model of TensorFlow's OpDef, AttrValue and TensorShape, shared by the op
+// registry (which builds it from spec strings), the wire format (which writes it as
+// protobuf bytes) and the executors (which read attr defaults and type constraints).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorflow/c/tf_datatype.h"
+
+namespace opgen {
+
+// A shape as TensorShapeProto models it: unknown rank, or dims where -1 is unknown.
+struct Shape {
+  bool unknown_rank = true;
+  std::vector<int64_t> dims;
+};
+
+// One value of an attr. `kind` says which member is meaningful; list kinds use the
+// vectors. Mirrors the oneof of AttrValue (list, s, i, f, b, type, shape, tensor, func).
+struct AttrValue {
+  enum Kind {
+    kNone, kString, kInt, kFloat, kBool, kType, kShape, kTensor, kFunc, kPlaceholder,
+    kListString, kListInt, kListFloat, kListBool, kListType, kListShape, kListTensor,
+    kListFunc,
+  };
+  Kind kind = kNone;
+  std::string s;             // kString; kFunc/kPlaceholder: the name
+  int64_t i = 0;             // kInt
+  float f = 0;               // kFloat
+  bool b = false;            // kBool
+  TF_DataType type = TF_FLOAT;  // kType
+  Shape shape;               // kShape
+  std::string tensor_proto;  // kTensor: serialized TensorProto bytes
+  std::vector<std::string> list_s;   // kListString, kListFunc (names), kListTensor (bytes)
+  std::vector<int64_t> list_i;
+  std::vector<float> list_f;
+  std::vector<bool> list_b;
+  std::vector<TF_DataType> list_type;
+  std::vector<Shape> list_shape;
+};
+
+struct ArgDef {
+  std::string name;
+  std::string description;
+  TF_DataType type = static_cast<TF_DataType>(0);  // DT_INVALID unless a fixed type
+  std::string type_attr;       // "T" in "x: T"
+  std::string number_attr;     // "N" in "x: N * T"
+  std::string type_list_attr;  // "T" in "x: T" where T is list(type)
+  bool is_ref = false;
+};
+
+struct AttrDef {
+  std::string name;
+  std::string type;  // "type", "list(type)", "int", "float", "bool", "string", "shape", ...
+  bool has_default = false;
+  AttrValue default_value;
+  std::string description;
+  bool has_minimum = false;
+  int64_t minimum = 0;
+  bool has_allowed_values = false;
+  AttrValue allowed_values;  // a list kind: kListType or kListString
+};
+
+struct OpDeprecation {
+  int32_t version = 0;
+  std::string explanation;
+};
+
+struct OpDef {
+  std::string name;
+  std::vector<ArgDef> input_arg;
+  std::vector<ArgDef> output_arg;
+  std::vector<std::string> control_output;
+  std::vector<AttrDef> attr;
+  bool has_deprecation = false;
+  OpDeprecation deprecation;
+  std::string summary;
+  std::string description;
+  bool is_commutative = false;
+  bool is_aggregate = false;
+  bool is_stateful = false;
+  bool allows_uninitialized_input = false;
+  bool is_distributed_communication = false;
+
+  const AttrDef* FindAttr(const std::string& attr_name) const {
+    for (const auto& a : attr) if (a.name == attr_name) return &a;
+    return nullptr;
+  }
+};
+
+// Named attr values of one node or eager op, ordered for stable output.
+using AttrMap = std::map<std::string, AttrValue>;
+
+}  // namespace opgen
