@@ -1,0 +1,146 @@
+"""Render the templates of each language and write the files: atomically, byte-stable,
+only what changed.
+
+Rendering happens entirely in memory first, for every language asked for; only when
+all of it succeeded is anything written. Each changed file is written to a temporary
+file beside its destination and renamed over it, so a reader never sees half a file;
+an unchanged file is left alone (its mtime too), which keeps build systems quiet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import jinja2
+
+from opgen import _paths, langs, model, opdefs
+from opgen.protos import op_def_pb2
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates files 0600; generated files get the mode an ordinary open() would give.
+_UMASK = _current_umask()
+
+
+class GenerateError(Exception):
+    """Rendering or writing failed; nothing was written."""
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    path: Path          # relative to the output folder
+    content: bytes
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    changed: tuple[Path, ...]     # written (or, in check mode, would be written)
+    unchanged: tuple[Path, ...]
+
+
+def describe_oplist(oplist: op_def_pb2.OpList) -> str:
+    """Names the input by content, not by file, so text and binary give the same output."""
+    digest = hashlib.sha256(opdefs.to_binary(oplist)).hexdigest()[:16]
+    return f"an OpList of {len(oplist.op)} ops (sha256 {digest})"
+
+
+def _environment(language: str) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_paths.templates_dir() / language)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render(oplist: op_def_pb2.OpList, languages: Sequence[str]) -> list[GeneratedFile]:
+    """Every file of every language in ``languages`` for ``oplist``, sorted by path."""
+    modules = [langs.get(name) for name in languages]   # unknown names fail before any work
+    specs = model.op_specs(oplist)
+    source = describe_oplist(oplist)
+    files = []
+    for module in modules:
+        env = _environment(module.NAME)
+        context = module.module_context(specs, source)
+        for template_name, out_path in sorted(module.FILES.items()):
+            try:
+                text = env.get_template(template_name).render(**context)
+            except jinja2.TemplateError as e:
+                raise GenerateError(f"template {module.NAME}/{template_name} failed: {e}") from e
+            files.append(GeneratedFile(Path(out_path), text.encode("utf-8")))
+    return sorted(files, key=lambda f: f.path)
+
+
+def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = False) -> WriteResult:
+    """Write the files that differ from what is on disk under ``out_dir``.
+
+    With ``check`` nothing is written; the result says what would change. If any write
+    fails, the temporary files are removed and no destination has been replaced.
+    """
+    out_dir = Path(out_dir)
+    changed, unchanged = [], []
+    for f in files:
+        destination = out_dir / f.path
+        try:
+            same = destination.read_bytes() == f.content
+        except OSError:
+            same = False
+        (unchanged if same else changed).append(f)
+    result = WriteResult(tuple(f.path for f in changed), tuple(f.path for f in unchanged))
+    if check or not changed:
+        return result
+
+    staged: list[tuple[str, Path]] = []
+    try:
+        for f in changed:
+            destination = out_dir / f.path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp",
+                                        dir=destination.parent)
+            staged.append((temp, destination))
+            with os.fdopen(fd, "wb") as out:
+                out.write(f.content)
+            os.chmod(temp, 0o666 & ~_UMASK)
+        for temp, destination in staged:
+            os.replace(temp, destination)
+    except OSError as e:
+        for temp, _ in staged:
+            if os.path.exists(temp):
+                os.unlink(temp)
+        raise GenerateError(f"cannot write under {out_dir}: {e}") from e
+    return result
+
+
+def template_paths(languages: Sequence[str]) -> list[Path]:
+    """The template files ``languages`` render: dependencies of the output."""
+    root = _paths.templates_dir()
+    return [root / langs.get(name).NAME / template
+            for name in languages for template in sorted(langs.get(name).FILES)]
+
+
+def depfile(targets: Iterable[Path], dependencies: Iterable[Path]) -> bytes:
+    """A Make-style depfile (what CMake's DEPFILE and Ninja read): targets: dependencies."""
+    def escape(path: Path) -> str:
+        return str(path).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+    line = " ".join(escape(t) for t in targets) + ":"
+    for dep in dependencies:
+        line += " \\\n  " + escape(dep)
+    return (line + "\n").encode("utf-8")
+
+
+def generate(oplist: op_def_pb2.OpList, languages: Sequence[str], out_dir: str | Path, *,
+             check: bool = False) -> WriteResult:
+    """Render ``languages`` for ``oplist`` and write them under ``out_dir``."""
+    return write(render(oplist, languages), out_dir, check=check)

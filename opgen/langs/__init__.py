@@ -1,0 +1,31 @@
+"""Target languages: one module per language, looked up by name.
+
+A language module provides ``NAME``, ``FILES`` (template under ``templates/<NAME>/`` ->
+output path under the output folder) and ``module_context(specs, source)``, the values
+its templates print.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: language name -> module under opgen.langs
+LANGUAGES = {"python": "opgen.langs.python"}
+
+
+class UnknownLanguageError(ValueError):
+    pass
+
+
+def get(name: str) -> ModuleType:
+    """The module of language ``name``; raises ``UnknownLanguageError`` naming the known ones."""
+    try:
+        return importlib.import_module(LANGUAGES[name])
+    except KeyError:
+        raise UnknownLanguageError(
+            f"unknown language {name!r}; known languages: {', '.join(sorted(LANGUAGES))}") from None
+
+
+def known() -> list[str]:
+    return sorted(LANGUAGES)

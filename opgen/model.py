@@ -1,0 +1,303 @@
+"""``OpSpec``: the language-neutral view of one op that every language layer reads.
+
+Built once per op from a validated ``OpDef`` (see :mod:`opgen.opdefs`). It answers
+the questions every target language asks: which inputs are lists and of what kind,
+which attrs the caller never passes (they follow from the inputs), which ones the
+caller must pass, and which ones have defaults, in the order the caller sees them.
+Attr values are plain Python values (or the small value classes below), never protos.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from opgen.protos import op_def_pb2, types_pb2
+
+
+class ArgKind(enum.Enum):
+    SINGLE = "single"            # one tensor
+    NUMBER_LIST = "number_list"  # N tensors of one type (number_attr)
+    TYPE_LIST = "type_list"      # tensors of a list of types (type_list_attr)
+
+
+@dataclass(frozen=True)
+class DType:
+    """A ``DataType`` value: its enum number and the name Python users know (``float32``)."""
+
+    enum: int
+    name: str
+
+    @classmethod
+    def from_enum(cls, value: int) -> "DType":
+        return cls(value, dtype_name(value))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A ``TensorShapeProto``: ``dims`` is None for an unknown rank; None dims are unknown."""
+
+    dims: tuple[int | None, ...] | None
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    """A ``TensorProto`` default: dtype, shape and the values in row-major order."""
+
+    dtype: DType
+    shape: tuple[int, ...]
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class FuncValue:
+    """A ``NameAttrList``: a function name (its attrs are not needed for defaults)."""
+
+    name: str
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: ``AttrSpec.default`` of an attr the caller must pass.
+NO_DEFAULT: Any = _NoDefault()
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    name: str
+    kind: ArgKind
+    type_attr: str | None = None        # the 'type' attr giving this arg's dtype
+    fixed_type: DType | None = None     # the dtype when the OpDef fixes it
+    number_attr: str | None = None      # NUMBER_LIST: the 'int' attr counting tensors
+    type_list_attr: str | None = None   # TYPE_LIST: the 'list(type)' attr
+    is_ref: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    name: str
+    type: str                                   # "int", "list(type)", ...
+    default: Any = NO_DEFAULT                   # Python value; NO_DEFAULT when required
+    allowed_values: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    inferred_from: tuple[str, ...] = ()         # names of the inputs it follows from
+    description: str = ""
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
+
+    @property
+    def is_list(self) -> bool:
+        return self.type.startswith("list(")
+
+    @property
+    def element_type(self) -> str:
+        return self.type[5:-1] if self.is_list else self.type
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    version: int
+    explanation: str
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    inputs: tuple[ArgSpec, ...]
+    outputs: tuple[ArgSpec, ...]
+    inferred_attrs: tuple[AttrSpec, ...]    # follow from the inputs; callers never pass them
+    required_attrs: tuple[AttrSpec, ...]    # not inferred, no default
+    optional_attrs: tuple[AttrSpec, ...]    # not inferred, with a default
+    summary: str = ""
+    description: str = ""
+    deprecation: Deprecation | None = None
+    is_stateful: bool = False
+    is_commutative: bool = False
+    is_aggregate: bool = False
+    allows_uninitialized_input: bool = False
+    is_distributed_communication: bool = False
+    control_outputs: tuple[str, ...] = field(default=())
+
+    @property
+    def caller_attrs(self) -> tuple[AttrSpec, ...]:
+        """The attrs a caller passes, in signature order: required, then optional."""
+        return self.required_attrs + self.optional_attrs
+
+    def attr(self, name: str) -> AttrSpec:
+        for attr in self.inferred_attrs + self.caller_attrs:
+            if attr.name == name:
+                return attr
+        raise KeyError(name)
+
+    @classmethod
+    def from_opdef(cls, op: op_def_pb2.OpDef) -> "OpSpec":
+        inferred_from: dict[str, list[str]] = {}
+        for arg in op.input_arg:
+            for attr_name in (arg.type_attr, arg.number_attr, arg.type_list_attr):
+                if attr_name:
+                    inferred_from.setdefault(attr_name, []).append(arg.name)
+        attrs = [_attr_spec(a, tuple(inferred_from.get(a.name, ()))) for a in op.attr]
+        return cls(
+            name=op.name,
+            inputs=tuple(_arg_spec(a) for a in op.input_arg),
+            outputs=tuple(_arg_spec(a) for a in op.output_arg),
+            inferred_attrs=tuple(a for a in attrs if a.inferred_from),
+            required_attrs=tuple(a for a in attrs if not a.inferred_from and not a.has_default),
+            optional_attrs=tuple(a for a in attrs if not a.inferred_from and a.has_default),
+            summary=op.summary,
+            description=op.description,
+            deprecation=(Deprecation(op.deprecation.version, op.deprecation.explanation)
+                         if op.HasField("deprecation") else None),
+            is_stateful=op.is_stateful,
+            is_commutative=op.is_commutative,
+            is_aggregate=op.is_aggregate,
+            allows_uninitialized_input=op.allows_uninitialized_input,
+            is_distributed_communication=op.is_distributed_communication,
+            control_outputs=tuple(op.control_output),
+        )
+
+
+def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef]) -> list[OpSpec]:
+    """``OpSpec`` of every op, sorted by op name whatever the input order."""
+    ops = oplist.op if isinstance(oplist, op_def_pb2.OpList) else oplist
+    return sorted((OpSpec.from_opdef(op) for op in ops), key=lambda spec: spec.name)
+
+
+def _arg_spec(arg: op_def_pb2.OpDef.ArgDef) -> ArgSpec:
+    if arg.type_list_attr:
+        kind = ArgKind.TYPE_LIST
+    elif arg.number_attr:
+        kind = ArgKind.NUMBER_LIST
+    else:
+        kind = ArgKind.SINGLE
+    return ArgSpec(
+        name=arg.name,
+        kind=kind,
+        type_attr=arg.type_attr or None,
+        fixed_type=DType.from_enum(arg.type) if arg.type else None,
+        number_attr=arg.number_attr or None,
+        type_list_attr=arg.type_list_attr or None,
+        is_ref=arg.is_ref,
+        description=arg.description,
+    )
+
+
+def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, inferred_from: tuple[str, ...]) -> AttrSpec:
+    element = attr.type[5:-1] if attr.type.startswith("list(") else attr.type
+    allowed = None
+    if attr.HasField("allowed_values"):
+        allowed = tuple(_list_values(attr.allowed_values.list, element))
+    default = NO_DEFAULT
+    if attr.HasField("default_value"):
+        default = attr_value_to_python(attr.default_value, attr.type)
+    return AttrSpec(
+        name=attr.name,
+        type=attr.type,
+        default=default,
+        allowed_values=allowed,
+        minimum=attr.minimum if attr.has_minimum else None,
+        inferred_from=inferred_from,
+        description=attr.description,
+    )
+
+
+# ------------------------------------------------------------------ AttrValue -> Python
+
+_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
+          "shape": "shape", "tensor": "tensor", "func": "func"}
+
+
+def attr_value_to_python(value, attr_type: str) -> Any:
+    """An ``AttrValue`` of ``attr_type`` as a Python value (a list for list types)."""
+    if attr_type.startswith("list("):
+        return list(_list_values(value.list, attr_type[5:-1]))
+    return _scalar(getattr(value, _FIELD[attr_type]), attr_type)
+
+
+def _list_values(list_value, element: str) -> Iterable[Any]:
+    return (_scalar(v, element) for v in getattr(list_value, _FIELD[element]))
+
+
+def _scalar(value, element: str) -> Any:
+    if element == "string":
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(value)
+    if element == "type":
+        return DType.from_enum(value)
+    if element == "shape":
+        return _shape(value)
+    if element == "tensor":
+        return _tensor(value)
+    if element == "func":
+        return FuncValue(value.name)
+    if element == "float":
+        return float(value)
+    return value
+
+
+def _shape(proto) -> Shape:
+    if proto.unknown_rank:
+        return Shape(None)
+    return Shape(tuple(d.size if d.size >= 0 else None for d in proto.dim))
+
+
+_TENSOR_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val", "string_val",
+                  "uint32_val", "uint64_val", "half_val", "scomplex_val", "dcomplex_val")
+
+
+def _tensor(proto) -> TensorValue:
+    import numpy as np
+
+    dtype = DType.from_enum(proto.dtype)
+    shape = tuple(max(d.size, 0) for d in proto.tensor_shape.dim)
+    size = math.prod(shape)
+    if proto.tensor_content:
+        np_dtype = np.dtype("float16" if dtype.name == "float16" else dtype.name)
+        values = tuple(np.frombuffer(proto.tensor_content, np_dtype).tolist())
+    else:
+        values = ()
+        for name in _TENSOR_FIELDS:
+            if len(getattr(proto, name)):
+                values = tuple(getattr(proto, name))
+                break
+        if dtype.name == "float16" and values:
+            values = tuple(np.array(values, np.uint16).view(np.float16).astype(float).tolist())
+        if dtype.name in ("complex64", "complex128"):
+            values = tuple(complex(r, i) for r, i in zip(values[::2], values[1::2]))
+        if dtype.name == "string":
+            values = tuple(bytes(v) for v in values)
+        # TensorProto may list fewer values than the shape holds: the last one repeats.
+        if values and len(values) < size:
+            values = values + (values[-1],) * (size - len(values))
+        if not values and size:
+            zero = b"" if dtype.name == "string" else False if dtype.name == "bool" else 0
+            values = (zero,) * size
+    return TensorValue(dtype, shape, values)
+
+
+# ------------------------------------------------------------------------ dtype names
+
+# The names TensorFlow's Python API gives DataType values where they differ from the enum.
+_DTYPE_NAMES = {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_HALF": "float16"}
+
+
+def dtype_name(value: int) -> str:
+    """``DT_FLOAT`` -> ``float32``, ``DT_INT32_REF`` -> ``int32_ref``, as in ``tf.DType.name``."""
+    try:
+        enum_name = types_pb2.DataType.Name(value)
+    except ValueError:
+        return f"dtype_{value}"
+    ref = enum_name.endswith("_REF")
+    base = enum_name[:-4] if ref else enum_name
+    name = _DTYPE_NAMES.get(base, base[3:].lower())
+    return name + ("_ref" if ref else "")

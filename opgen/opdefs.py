@@ -1,0 +1,373 @@
+"""Load an ``OpList`` from any of its sources and check that every ``OpDef`` makes sense.
+
+Sources: protobuf text format (``ops.pbtxt``), the binary ``OpList`` that
+``TF_GetAllOpList`` returns, and the runtime's live registry. Which of text and binary a
+file holds is decided by its content, never its name. Problems are collected, not
+raised one at a time: :class:`OpDefError` carries all of them, each with the op it
+belongs to and, for text input, ``FILE:LINE:COLUMN``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Union
+
+from google.protobuf import message as _message
+from google.protobuf import text_format
+
+from opgen.protos import op_def_pb2
+
+#: ``--ops -`` reads the OpList from standard input.
+STDIN = "-"
+
+OpsSource = Union[str, Path, bytes]
+
+# TensorFlow's own rules (op_def_util): op names are CamelCase, with a leading "_" for
+# internal ops and ">" separating a namespace.
+_OP_NAME = re.compile(r"^_*[A-Za-z][A-Za-z0-9_]*(>[A-Za-z][A-Za-z0-9_]*)*$")
+_ARG_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_ATTR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SCALAR_ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
+ATTR_TYPES = frozenset(_SCALAR_ATTR_TYPES) | {f"list({t})" for t in _SCALAR_ATTR_TYPES}
+# The AttrValue oneof field each attr type's value lives in.
+_VALUE_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
+                "shape": "shape", "tensor": "tensor", "func": "func"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input: where, which op, what."""
+
+    location: str          # "FILE:LINE:COL", "FILE", or "" when unknown
+    op: str                # the op's name, "" for problems not tied to one op
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        what = f"op '{self.op}': " if self.op else ""
+        return f"{where}{what}{self.message}"
+
+
+class OpDefError(Exception):
+    """The OpList could not be read, or some OpDefs in it are invalid."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def read_source(source: OpsSource) -> tuple[bytes, str]:
+    """The raw bytes of ``source`` (a path, ``"-"`` for stdin, or bytes) and a display name."""
+    if isinstance(source, bytes):
+        return source, "<bytes>"
+    if str(source) == STDIN:
+        return sys.stdin.buffer.read(), "<stdin>"
+    path = Path(source)
+    try:
+        return path.read_bytes(), str(path)
+    except OSError as e:
+        raise OpDefError([Problem(str(path), "", f"cannot read the OpList: {e.strerror or e}")])
+
+
+def load(source: OpsSource, *, validate: bool = True) -> op_def_pb2.OpList:
+    """Read and (by default) validate an OpList from a path, ``"-"`` or bytes."""
+    data, display = read_source(source)
+    return parse(data, display, validate=validate)
+
+
+def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op_def_pb2.OpList:
+    """Parse text or binary OpList ``data``; ``display`` names it in error messages."""
+    oplist = _parse_binary(data)
+    text = None
+    if oplist is None:
+        oplist, text = _parse_text(data, display)
+    if validate:
+        locate = _text_locator(text, display) if text is not None else _binary_locator(display)
+        problems = validate_oplist(oplist, locate)
+        if problems:
+            raise OpDefError(problems)
+    return oplist
+
+
+def _parse_binary(data: bytes) -> op_def_pb2.OpList | None:
+    """``data`` as a binary OpList, or None when it is not a plausible one."""
+    if not data or _looks_like_text(data):
+        # An empty input is an empty OpList either way; text is left to the text parser
+        # (a text file is never valid wire format with plausible op names anyway).
+        return None
+    try:
+        oplist = op_def_pb2.OpList.FromString(data)
+    except _message.DecodeError:
+        return None
+    if not oplist.op or not all(_OP_NAME.match(op.name) for op in oplist.op):
+        return None
+    return oplist
+
+
+def _looks_like_text(data: bytes) -> bool:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c in "\t\n\r\f\v" for c in text)
+
+
+def _parse_text(data: bytes, display: str) -> tuple[op_def_pb2.OpList, str]:
+    if not _looks_like_text(data):
+        raise OpDefError([Problem(display, "", (
+            f"not a valid OpList: the {len(data)} bytes are neither protobuf text format "
+            "nor a complete binary OpList (truncated or corrupt?)"))])
+    text = data.decode("utf-8-sig")
+    oplist = op_def_pb2.OpList()
+    try:
+        text_format.Parse(text, oplist)
+    except text_format.ParseError as e:
+        line, col = e.GetLine(), e.GetColumn()
+        message = str(e)
+        # protobuf prefixes "LINE:COL : "; the location goes in front of the file instead.
+        message = re.sub(r"^\d+:\d+\s*:\s*", "", message)
+        where = f"{display}:{line}:{col}" if line is not None else display
+        raise OpDefError([Problem(where, "", f"syntax error: {message}")]) from None
+    return oplist, text
+
+
+def load_runtime_registry(library: str | Path | None = None) -> op_def_pb2.OpList:
+    """The live op registry of the opgen runtime library, through ``TF_GetAllOpList``.
+
+    ``library`` defaults to :func:`opgen._paths.runtime_library_path`. Raises
+    ``FileNotFoundError`` when there is no library, :class:`OpDefError` when the
+    registry it returns is invalid.
+    """
+    from opgen import _paths
+
+    path = Path(library) if library is not None else _paths.runtime_library_path()
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as e:
+        raise FileNotFoundError(f"cannot load the runtime library {path}: {e}") from None
+
+    class _TFBuffer(ctypes.Structure):  # TF_Buffer from tensorflow/c/tf_buffer.h
+        _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t),
+                    ("data_deallocator", ctypes.c_void_p)]
+
+    lib.TF_GetAllOpList.restype = ctypes.POINTER(_TFBuffer)
+    lib.TF_GetAllOpList.argtypes = []
+    lib.TF_DeleteBuffer.restype = None
+    lib.TF_DeleteBuffer.argtypes = [ctypes.POINTER(_TFBuffer)]
+    buffer = lib.TF_GetAllOpList()
+    if not buffer:
+        raise OpDefError([Problem(str(path), "", "TF_GetAllOpList returned no buffer")])
+    try:
+        data = ctypes.string_at(buffer.contents.data, buffer.contents.length)
+    finally:
+        lib.TF_DeleteBuffer(buffer)
+    oplist = op_def_pb2.OpList()
+    try:
+        oplist.ParseFromString(data)
+    except _message.DecodeError as e:
+        raise OpDefError([Problem(f"{path} (TF_GetAllOpList)", "", f"corrupt OpList: {e}")])
+    problems = validate_oplist(oplist, _binary_locator(f"{path} (TF_GetAllOpList)"))
+    if problems:
+        raise OpDefError(problems)
+    return oplist
+
+
+def sorted_oplist(oplist: op_def_pb2.OpList) -> op_def_pb2.OpList:
+    """A copy of ``oplist`` with its ops sorted by name."""
+    result = op_def_pb2.OpList()
+    result.op.extend(sorted(oplist.op, key=lambda op: op.name))
+    return result
+
+
+def to_text(oplist: op_def_pb2.OpList) -> str:
+    """Protobuf text format of ``oplist``, ops sorted by name (what ``opgen dump`` writes)."""
+    return text_format.MessageToString(sorted_oplist(oplist))
+
+
+def to_binary(oplist: op_def_pb2.OpList) -> bytes:
+    return sorted_oplist(oplist).SerializeToString(deterministic=True)
+
+
+# ------------------------------------------------------------------------- locations
+
+Locator = Callable[[int, str], str]   # (index in OpList, op name) -> location
+
+
+def _binary_locator(display: str) -> Locator:
+    return lambda index, name: f"{display} (op #{index})"
+
+
+def _text_locator(text: str, display: str) -> Locator:
+    positions = _op_name_positions(text)
+
+    def locate(index: int, name: str) -> str:
+        if index < len(positions):
+            line, col = positions[index]
+            return f"{display}:{line}:{col}"
+        return display
+    return locate
+
+
+def _op_name_positions(text: str) -> list[tuple[int, int]]:
+    """1-based (line, column) of each top-level ``op`` block's ``name`` field, in order.
+
+    A small scanner: tracks nesting depth outside strings and comments, and notes the
+    ``name`` token at depth 1 (inside ``op { ... }``); an op without a name is located
+    at its ``op`` token.
+    """
+    positions: list[tuple[int, int]] = []
+    depth = 0
+    named = True
+    token = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*|[{}<>]|[A-Za-z_][A-Za-z0-9_]*')
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        for m in token.finditer(line):
+            tok = m.group()
+            if tok in "{<":
+                depth += 1
+            elif tok in "}>":
+                depth -= 1
+            elif depth == 0 and tok == "op":
+                positions.append((lineno, m.start() + 1))
+                named = False
+            elif depth == 1 and tok == "name" and not named:
+                positions[-1] = (lineno, m.start() + 1)
+                named = True
+    return positions
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) -> list[Problem]:
+    """Every problem in ``oplist``; an empty list means it is fine."""
+    locate = locate or (lambda index, name: "")
+    problems: list[Problem] = []
+    first_seen: dict[str, int] = {}
+    for index, op in enumerate(oplist.op):
+        where = locate(index, op.name)
+        if op.name in first_seen:
+            problems.append(Problem(where, op.name, (
+                f"duplicate op name (first defined at "
+                f"{locate(first_seen[op.name], op.name) or f'op #{first_seen[op.name]}'})")))
+        else:
+            first_seen[op.name] = index
+        problems.extend(Problem(where, op.name or f"#{index}", message)
+                        for message in validate_opdef(op))
+    return problems
+
+
+def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
+    """Messages describing what is wrong with one OpDef (empty when it is valid)."""
+    errors: list[str] = []
+    if not _OP_NAME.match(op.name):
+        errors.append(f"invalid op name {op.name!r}: expected CamelCase letters, digits, "
+                      "'_' and '>' namespace separators")
+    attrs = {}
+    seen: set[str] = set()
+    for attr in op.attr:
+        if attr.name in seen:
+            errors.append(f"duplicate name '{attr.name}' (attr)")
+        seen.add(attr.name)
+        attrs[attr.name] = attr
+        errors.extend(_validate_attr(attr))
+    for kind, args in (("input", op.input_arg), ("output", op.output_arg)):
+        for arg in args:
+            if arg.name in seen:
+                errors.append(f"duplicate name '{arg.name}' ({kind} arg)")
+            seen.add(arg.name)
+            errors.extend(_validate_arg(kind, arg, attrs))
+    return errors
+
+
+def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[str]:
+    errors = []
+    what = f"{kind} '{arg.name}'"
+    if not _ARG_NAME.match(arg.name):
+        errors.append(f"{what}: invalid name, expected lower_case letters, digits and '_'")
+    type_sources = [field for field in ("type", "type_attr", "type_list_attr")
+                    if (getattr(arg, field) if field != "type" else arg.type != 0)]
+    if len(type_sources) != 1:
+        errors.append(f"{what}: needs exactly one of 'type', 'type_attr' and 'type_list_attr'"
+                      f" (has {', '.join(type_sources) or 'none'})")
+    if arg.number_attr and arg.type_list_attr:
+        errors.append(f"{what}: 'number_attr' and 'type_list_attr' cannot be combined")
+    for field, wanted in (("type_attr", "type"), ("number_attr", "int"),
+                          ("type_list_attr", "list(type)")):
+        attr_name = getattr(arg, field)
+        if not attr_name:
+            continue
+        attr = attrs.get(attr_name)
+        if attr is None:
+            errors.append(f"{what}: {field} '{attr_name}' names no attr of this op")
+        elif attr.type != wanted:
+            errors.append(f"{what}: {field} '{attr_name}' must name a '{wanted}' attr, "
+                          f"but it is '{attr.type}'")
+        elif field == "number_attr" and (not attr.has_minimum or attr.minimum < 0):
+            errors.append(f"{what}: number_attr '{attr_name}' needs a minimum >= 0")
+    return errors
+
+
+def _validate_attr(attr: op_def_pb2.OpDef.AttrDef) -> list[str]:
+    what = f"attr '{attr.name}'"
+    if not _ATTR_NAME.match(attr.name):
+        return [f"{what}: invalid name, expected letters, digits and '_'"]
+    if attr.type not in ATTR_TYPES:
+        return [f"{what}: unknown attr type '{attr.type}' (known: {', '.join(sorted(ATTR_TYPES))})"]
+    errors = []
+    is_list = attr.type.startswith("list(")
+    element = attr.type[5:-1] if is_list else attr.type
+    if attr.has_minimum and element in ("type", "string", "float", "bool", "shape", "tensor", "func") \
+            and not is_list:
+        errors.append(f"{what}: a minimum only applies to 'int' and list attrs, not '{attr.type}'")
+    if attr.HasField("allowed_values"):
+        if element not in ("type", "string"):
+            errors.append(f"{what}: allowed_values only apply to type and string attrs")
+        elif attr.allowed_values.WhichOneof("value") != "list":
+            errors.append(f"{what}: allowed_values must be a list")
+    if not attr.HasField("default_value"):
+        return errors
+    default = attr.default_value
+    kind = default.WhichOneof("value")
+    expected = "list" if is_list else _VALUE_FIELD[element]
+    if kind != expected:
+        errors.append(f"{what}: default_value must hold a '{attr.type}' value, not '{kind}'")
+        return errors
+    values = list(getattr(default.list, _VALUE_FIELD[element])) if is_list \
+        else [getattr(default, _VALUE_FIELD[element])]
+    if is_list:
+        other = [f for f in _VALUE_FIELD.values() if f != _VALUE_FIELD[element]
+                 and len(getattr(default.list, f))]
+        if other:
+            errors.append(f"{what}: list default holds '{other[0]}' values, not '{element}'")
+    if attr.HasField("allowed_values") and element in ("type", "string"):
+        allowed = list(getattr(attr.allowed_values.list, _VALUE_FIELD[element]))
+        for value in values:
+            if value not in allowed:
+                errors.append(f"{what}: default {_show(element, value)} is not among the "
+                              f"allowed values {', '.join(_show(element, a) for a in allowed)}")
+    if attr.has_minimum:
+        if is_list and len(values) < attr.minimum:
+            errors.append(f"{what}: default has {len(values)} elements, fewer than the "
+                          f"minimum {attr.minimum}")
+        elif not is_list and element == "int" and values[0] < attr.minimum:
+            errors.append(f"{what}: default {values[0]} is below the minimum {attr.minimum}")
+    return errors
+
+
+def _show(element: str, value) -> str:
+    if element == "type":
+        from opgen.protos import types_pb2
+        try:
+            return types_pb2.DataType.Name(value)
+        except ValueError:
+            return str(value)
+    if element == "string":
+        return repr(value.decode("utf-8", "backslashreplace"))
+    return repr(value)

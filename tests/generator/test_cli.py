@@ -1,0 +1,132 @@
+"""The `opgen` command line: generate, list, dump; clear errors, no tracebacks, nothing
+written on failure."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from opgen import opdefs
+from opgen.cli import main
+
+OPS = '''
+op { name: "Relu" input_arg { name: "features" type_attr: "T" } output_arg { name: "activations" type_attr: "T" } attr { name: "T" type: "type" } }
+op { name: "AddV2" input_arg { name: "x" type_attr: "T" } input_arg { name: "y" type_attr: "T" } output_arg { name: "z" type_attr: "T" } attr { name: "T" type: "type" } }
+'''
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def _invoke(runner, *args, **kw):
+    return runner.invoke(main, list(args), catch_exceptions=False, **kw)
+
+
+def test_generate_writes_python_and_reports_it(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    result = _invoke(runner, "generate", "--lang", "python", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "wrote:" in result.output
+    assert "def add_v2(x, y, name=None):" in (out / "python" / "__init__.py").read_text()
+    again = _invoke(runner, "generate", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    assert again.exit_code == 0 and again.output == ""
+
+
+def test_generate_reads_stdin(runner, tmp_path):
+    out = tmp_path / "gen"
+    result = _invoke(runner, "generate", "--ops", "-", "--out", str(out), input=OPS)
+    assert result.exit_code == 0, result.output
+    assert (out / "python" / "__init__.py").exists()
+
+
+def test_check_exits_non_zero_when_stale_and_writes_nothing(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    result = _invoke(runner, "generate", "--check", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    assert result.exit_code == 1
+    assert "stale:" in result.output
+    assert not out.exists()
+
+
+def test_unknown_language_is_refused_listing_known_ones(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    result = _invoke(runner, "generate", "--lang", "python,cobol", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    assert result.exit_code != 0
+    assert "unknown language 'cobol'; known languages: python" in result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_invalid_oplist_is_refused_with_locations_and_nothing_written(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    bad = pbtxt('op {\n  name: "A"\n  input_arg { name: "x" type_attr: "T" }\n}\n')
+    result = _invoke(runner, "generate", "--ops", str(bad), "--out", str(out))
+    assert result.exit_code == 2
+    assert f"{bad}:2:3: op 'A': input 'x': type_attr 'T' names no attr" in result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_syntax_error_and_truncated_binary_are_refused(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    syntax = pbtxt('op {\n  name: "A"\n  bogus: 1\n}\n')
+    result = _invoke(runner, "generate", "--ops", str(syntax), "--out", str(out))
+    assert result.exit_code == 2 and f"{syntax}:3:" in result.output
+    binary = tmp_path / "ops.pb"
+    binary.write_bytes(opdefs.load(OPS.encode()).SerializeToString()[:-5])
+    result = _invoke(runner, "generate", "--ops", str(binary), "--out", str(out))
+    assert result.exit_code == 2 and "truncated or corrupt" in result.output
+    assert not out.exists()
+
+
+def test_missing_ops_file(runner, tmp_path):
+    result = _invoke(runner, "list", "--ops", str(tmp_path / "nope.pbtxt"))
+    assert result.exit_code == 2 and "cannot read the OpList" in result.output
+
+
+def test_list_prints_sorted_names(runner, pbtxt):
+    result = _invoke(runner, "list", "--ops", str(pbtxt(OPS)))
+    assert result.exit_code == 0
+    assert result.output == "AddV2\nRelu\n"
+
+
+def test_dump_writes_sorted_text_and_binary(runner, pbtxt, tmp_path):
+    path = pbtxt(OPS)
+    text_out, binary_out = tmp_path / "out.pbtxt", tmp_path / "out.pb"
+    assert _invoke(runner, "dump", "--ops", str(path), "--out", str(text_out)).exit_code == 0
+    assert _invoke(runner, "dump", "--ops", str(path), "--format", "binary", "--out", str(binary_out)).exit_code == 0
+    text = text_out.read_text()
+    assert text.index('name: "AddV2"') < text.index('name: "Relu"')
+    assert opdefs.load(binary_out) == opdefs.load(text_out)
+    stdout = _invoke(runner, "dump", "--ops", str(path))
+    assert stdout.output == text
+
+
+def test_dump_needs_a_source(runner):
+    result = _invoke(runner, "dump")
+    assert result.exit_code == 2 and "--from-runtime or --ops" in result.output
+
+
+def test_from_runtime_without_a_library_is_a_clear_error(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPGEN_RUNTIME_LIB", str(tmp_path / "missing.so"))
+    result = _invoke(runner, "list", "--from-runtime")
+    assert result.exit_code == 2
+    assert "missing.so" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", [[], ["generate"], ["list"], ["dump"]])
+def test_help_texts_have_examples(runner, command):
+    result = _invoke(runner, *command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.output and "opgen " in result.output
+
+
+def test_depfile_lists_outputs_and_inputs(runner, pbtxt, tmp_path):
+    out, dep = tmp_path / "gen", tmp_path / "opgen.d"
+    ops = pbtxt(OPS)
+    result = _invoke(runner, "generate", "--ops", str(ops), "--out", str(out), "--depfile", str(dep))
+    assert result.exit_code == 0, result.output
+    text = dep.read_text()
+    assert text.startswith(f"{out / 'python' / '__init__.py'}:")
+    assert str(ops) in text and "module.py.j2" in text

@@ -1,0 +1,138 @@
+"""Every kind of attr default renders as Python source that evaluates back to the
+value, and docstrings always compile, whatever text the OpDef carries."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+import numpy as np
+import pytest
+from google.protobuf import text_format
+from hypothesis import given, settings, strategies as st
+
+from opgen.langs import python as py
+from opgen.model import OpSpec
+from opgen.protos import op_def_pb2
+
+EVAL_GLOBALS = {"_math": math, "_np": np}
+
+
+def _default(attr_type: str, default_text: str):
+    op = text_format.Parse(f'''
+        name: "D"
+        attr {{ name: "a" type: "{attr_type}" default_value {{ {default_text} }} }}
+    ''', op_def_pb2.OpDef())
+    attr = OpSpec.from_opdef(op).optional_attrs[0]
+    return attr.default, py.literal(attr.default, attr_type)
+
+
+@pytest.mark.parametrize("attr_type, default_text, expected", [
+    ("bool", "b: true", True),
+    ("bool", "b: false", False),
+    ("int", "i: -7", -7),
+    ("int", "i: 9223372036854775807", 9223372036854775807),
+    ("float", "f: 0.5", 0.5),
+    ("float", "f: -1e-07", np.float32(-1e-07)),
+    ("float", "f: 3e+38", np.float32(3e38)),
+    ("string", 's: "NHWC"', "NHWC"),
+    ("string", 's: ""', ""),
+    ("string", r's: "quote\" back\\ nl\n tab\t nul\000 \"\"\""', 'quote" back\\ nl\n tab\t nul\x00 """'),
+    ("string", r's: "caf\303\251"', "café"),
+    ("string", r's: "\377\376"', b"\xff\xfe"),
+    ("type", "type: DT_FLOAT", "float32"),
+    ("type", "type: DT_HALF", "float16"),
+    ("type", "type: DT_QINT8", "qint8"),
+    ("list(type)", "list { type: [DT_INT32, DT_DOUBLE] }", ["int32", "float64"]),
+    ("list(int)", "list { i: [1, 2, 2, 1] }", [1, 2, 2, 1]),
+    ("list(int)", "list { }", []),
+    ("list(float)", "list { f: [0.25, -2] }", [0.25, -2.0]),
+    ("list(bool)", "list { b: [true, false] }", [True, False]),
+    ("list(string)", 'list { s: ["a", "b\\"c"] }', ["a", 'b"c']),
+    ("shape", "shape { dim { size: 2 } dim { size: -1 } }", [2, None]),
+    ("shape", "shape { }", []),
+    ("shape", "shape { unknown_rank: true }", None),
+    ("list(shape)", "list { shape { dim { size: 3 } } shape { unknown_rank: true } }", [[3], None]),
+    ("func", 'func { name: "my_fn" }', "my_fn"),
+])
+def test_default_literal_evaluates_back_to_the_value(attr_type, default_text, expected):
+    _, source = _default(attr_type, default_text)
+    value = eval(source, dict(EVAL_GLOBALS))
+    assert value == expected
+    assert type(value) is type(expected) or isinstance(expected, np.floating)
+
+
+@pytest.mark.parametrize("text, check", [
+    ("f: inf", lambda v: v == math.inf),
+    ("f: -inf", lambda v: v == -math.inf),
+    ("f: nan", lambda v: math.isnan(v)),
+])
+def test_special_floats_render_through_math(text, check):
+    _, source = _default("float", text)
+    assert "_math." in source
+    assert check(eval(source, dict(EVAL_GLOBALS)))
+
+
+def test_float32_defaults_render_shortest():
+    assert _default("float", "f: 0.1")[1] == "0.1"
+    assert _default("float", "f: 3")[1] == "3.0"
+    assert _default("float", "f: 0.0001")[1] == "0.0001"
+
+
+@pytest.mark.parametrize("tensor_text, dtype, expected", [
+    ("dtype: DT_INT32 tensor_shape { } int_val: 1", np.int32, np.array(1, np.int32)),
+    ("dtype: DT_UINT8 tensor_shape { dim { size: 4 } } int_val: [255, 0, 0, 255]", np.uint8,
+     np.array([255, 0, 0, 255], np.uint8)),
+    ("dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1.5", np.float32,
+     np.full((2, 2), 1.5, np.float32)),
+    ("dtype: DT_DOUBLE tensor_shape { dim { size: 3 } } double_val: [1, 2, 3]", np.float64,
+     np.array([1.0, 2.0, 3.0])),
+    ("dtype: DT_FLOAT tensor_shape { dim { size: 2 } } tensor_content: \"\\000\\000\\200?\\000\\000\\000@\"",
+     np.float32, np.array([1.0, 2.0], np.float32)),
+    ("dtype: DT_BOOL tensor_shape { dim { size: 2 } } bool_val: [true, false]", np.bool_,
+     np.array([True, False])),
+    ("dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: \"ab\"", object,
+     np.array([b"ab"], object)),
+])
+def test_tensor_defaults_render_as_numpy_arrays(tensor_text, dtype, expected):
+    _, source = _default("tensor", f"tensor {{ {tensor_text} }}")
+    value = eval(source, dict(EVAL_GLOBALS))
+    assert value.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(value, expected)
+
+
+def test_list_of_tensors_default():
+    _, source = _default("list(tensor)", "list { tensor { dtype: DT_INT64 tensor_shape { } int64_val: 5 } }")
+    [value] = eval(source, dict(EVAL_GLOBALS))
+    assert value.dtype == np.int64 and value == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_string_literal_round_trips_any_text(text):
+    assert ast.literal_eval(py.string_literal(text)) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary())
+def test_string_literal_round_trips_any_bytes(data):
+    assert ast.literal_eval(py.string_literal(data)) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_docstring_literal_always_compiles_and_keeps_the_text(text):
+    source = py.docstring_literal(text, indent="")
+    expected = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    if "\n" in text:
+        expected += "\n"
+    assert ast.literal_eval(source) == expected
+
+
+@pytest.mark.parametrize("text", ['ends with a quote"', 'has """ inside', '"""', 'x""""', "back\\slash\\",
+                                  '""""', "\\", '"', "line\r\nbreak", "\x00\x1b"])
+def test_docstring_literal_inside_a_function_compiles(text):
+    source = f"def f():\n    {py.docstring_literal(text)}\n    return 1\n"
+    namespace = {}
+    exec(compile(source, "<test>", "exec"), namespace)
+    assert namespace["f"]() == 1

@@ -1,0 +1,82 @@
+"""OpSpec splits attrs into inferred, required and optional, in the caller's order,
+and classifies each argument."""
+
+from __future__ import annotations
+
+from google.protobuf import text_format
+
+from opgen.model import NO_DEFAULT, ArgKind, OpSpec, op_specs
+from opgen.protos import op_def_pb2
+
+CONCAT = '''
+    name: "ConcatLike"
+    input_arg { name: "values" type_attr: "T" number_attr: "N" }
+    input_arg { name: "axis" type_attr: "Tidx" }
+    input_arg { name: "extras" type_list_attr: "Tlist" }
+    output_arg { name: "output" type_attr: "T" }
+    output_arg { name: "shape" type: DT_INT32 }
+    attr { name: "N" type: "int" has_minimum: true minimum: 2 }
+    attr { name: "T" type: "type" }
+    attr { name: "out_type" type: "type" }
+    attr { name: "mode" type: "string" default_value { s: "fast" } allowed_values { list { s: ["fast", "slow"] } } }
+    attr { name: "Tidx" type: "type" default_value { type: DT_INT32 } }
+    attr { name: "Tlist" type: "list(type)" }
+    attr { name: "count" type: "int" }
+'''
+
+
+def _spec(text=CONCAT) -> OpSpec:
+    return OpSpec.from_opdef(text_format.Parse(text, op_def_pb2.OpDef()))
+
+
+def test_attrs_split_into_inferred_required_and_optional_in_opdef_order():
+    spec = _spec()
+    assert [a.name for a in spec.inferred_attrs] == ["N", "T", "Tidx", "Tlist"]
+    assert [a.name for a in spec.required_attrs] == ["out_type", "count"]
+    assert [a.name for a in spec.optional_attrs] == ["mode"]
+    assert [a.name for a in spec.caller_attrs] == ["out_type", "count", "mode"]
+    assert spec.attr("N").inferred_from == ("values",)
+    assert spec.attr("T").inferred_from == ("values",)
+
+
+def test_attr_details():
+    spec = _spec()
+    assert spec.attr("N").minimum == 2
+    assert spec.attr("count").default is NO_DEFAULT
+    assert spec.attr("mode").default == "fast"
+    assert spec.attr("mode").allowed_values == ("fast", "slow")
+    assert spec.attr("Tidx").default.name == "int32"
+
+
+def test_arg_kinds():
+    spec = _spec()
+    kinds = {a.name: a.kind for a in spec.inputs + spec.outputs}
+    assert kinds == {"values": ArgKind.NUMBER_LIST, "axis": ArgKind.SINGLE,
+                     "extras": ArgKind.TYPE_LIST, "output": ArgKind.SINGLE,
+                     "shape": ArgKind.SINGLE}
+    assert spec.outputs[1].fixed_type.name == "int32"
+    assert spec.inputs[0].type_attr == "T" and spec.inputs[0].number_attr == "N"
+
+
+def test_op_specs_are_sorted_by_name_and_frozen():
+    oplist = text_format.Parse('op { name: "B" } op { name: "A" } op { name: "_C" }',
+                               op_def_pb2.OpList())
+    specs = op_specs(oplist)
+    assert [s.name for s in specs] == ["A", "B", "_C"]
+    try:
+        specs[0].name = "X"
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("OpSpec must be frozen")
+
+
+def test_docs_and_flags_carry_over():
+    spec = _spec('''
+        name: "Old" summary: "Does it." description: "At length."
+        deprecation { version: 12 explanation: "Use New." }
+        is_stateful: true is_commutative: true
+    ''')
+    assert (spec.summary, spec.description) == ("Does it.", "At length.")
+    assert spec.deprecation.version == 12 and spec.deprecation.explanation == "Use New."
+    assert spec.is_stateful and spec.is_commutative and not spec.is_aggregate
