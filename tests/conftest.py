@@ -1,0 +1,31 @@
+"""Shared test fixtures: where TensorFlow's real op registry and the runtime library are."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_TESTDATA = REPO.parent / "shared" / "testdata"
+
+
+def _testdata(env_var: str, file_name: str) -> Path:
+    path = Path(os.environ.get(env_var) or SHARED_TESTDATA / file_name)
+    if not path.is_file():
+        pytest.skip(f"TensorFlow's op registry {file_name} not found: set {env_var} or "
+                    f"put it in {SHARED_TESTDATA}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tf_oplist_path() -> Path:
+    """TensorFlow 2.21's binary OpList (the bytes of TF_GetAllOpList)."""
+    return _testdata("OPGEN_TF_OPLIST", "tf-2.21-oplist.pb")
+
+
+@pytest.fixture(scope="session")
+def tf_ops_text_path() -> Path:
+    """The same OpList in protobuf text format."""
+    return _testdata("OPGEN_TF_OPLIST_TEXT", "tf-2.21-ops.pbtxt")
