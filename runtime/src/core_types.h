@@ -1,0 +1,80 @@
+// Definitions of the C ABI's opaque structs that several core modules share, and
+// small helpers for reporting errors through TF_Status.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensorflow/c/tf_datatype.h"
+#include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
+
+struct TF_Status {
+  TF_Code code = TF_OK;
+  std::string message;
+};
+
+namespace opgen {
+
+inline void SetStatus(TF_Status* status, TF_Code code, const std::string& message) {
+  if (status == nullptr) return;
+  status->code = code;
+  status->message = code == TF_OK ? std::string() : message;
+}
+inline void ClearStatus(TF_Status* status) { SetStatus(status, TF_OK, ""); }
+
+// Reference-counted storage of a tensor's elements. Tensors, kernel inputs and eager
+// handles share one buffer instead of copying.
+class TensorBuffer {
+ public:
+  using Deallocator = void (*)(void* data, size_t len, void* arg);
+  TensorBuffer(void* data, size_t len, Deallocator deallocator, void* arg)
+      : data_(data), len_(len), deallocator_(deallocator), arg_(arg) {}
+  TensorBuffer(const TensorBuffer&) = delete;
+  TensorBuffer& operator=(const TensorBuffer&) = delete;
+
+  // Fresh, 64-byte aligned storage owned by the buffer.
+  static TensorBuffer* Allocate(size_t len);
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  void* data() const { return data_; }
+  size_t size() const { return len_; }
+
+ private:
+  ~TensorBuffer();
+  void* data_;
+  size_t len_;
+  Deallocator deallocator_;
+  void* arg_;
+  std::atomic<int> refs_{1};
+};
+
+// Number of elements of a shape; -1 if a dim is negative.
+int64_t NumElements(const std::vector<int64_t>& dims);
+// "[2,3]"
+std::string ShapeToString(const std::vector<int64_t>& dims);
+// "float", "int32", ... as TensorFlow spells dtypes in messages and specs.
+const char* DataTypeName(TF_DataType dtype);
+
+}  // namespace opgen
+
+struct TF_Tensor {
+  TF_DataType dtype;
+  std::vector<int64_t> dims;
+  opgen::TensorBuffer* buffer;  // one reference owned by this tensor
+
+  TF_Tensor(TF_DataType t, std::vector<int64_t> d, opgen::TensorBuffer* b)
+      : dtype(t), dims(std::move(d)), buffer(b) {}
+  ~TF_Tensor() { buffer->Unref(); }
+  // A new tensor sharing this one's buffer.
+  TF_Tensor* Share() const {
+    buffer->Ref();
+    return new TF_Tensor(dtype, dims, buffer);
+  }
+};

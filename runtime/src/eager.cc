@@ -1,0 +1,263 @@
+// Eager execution: TFE_Context, tensor handles, and ops run one at a time on the
+// kernel the registry picks.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernel_registry.h"
+#include "node_attrs.h"
+#include "op_registry.h"
+#include "tensorflow/c/eager/c_api.h"
+
+namespace {
+const char kCpuDeviceName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+}
+
+struct TFE_ContextOptions {};
+struct TFE_Context {};
+
+struct TFE_TensorHandle {
+  TF_Tensor* tensor;  // owned; shares its buffer with whoever made the handle
+  ~TFE_TensorHandle() { delete tensor; }
+};
+
+struct TFE_Op {
+  TFE_Context* ctx;
+  const opgen::OpDef* def;
+  std::string device;
+  std::vector<std::vector<TF_Tensor*>> inputs;  // one group per input arg; owned shares
+  opgen::AttrMap attrs;
+  std::string deferred_error;  // from a setter, reported by TFE_Execute
+
+  ~TFE_Op() {
+    for (auto& group : inputs)
+      for (TF_Tensor* t : group) delete t;
+  }
+};
+
+namespace {
+
+// "/CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0", "CPU" -> "CPU".
+bool DeviceType(const std::string& name, std::string* type) {
+  if (name.empty()) { *type = "CPU"; return true; }
+  std::string last = name.substr(name.rfind('/') + 1);
+  if (last.compare(0, 7, "device:") == 0) last = last.substr(7);
+  size_t colon = last.find(':');
+  *type = last.substr(0, colon);
+  for (char& c : *type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return !type->empty();
+}
+
+opgen::AttrValue& SetAttr(TFE_Op* op, const char* name, opgen::AttrValue::Kind kind) {
+  opgen::AttrValue& v = op->attrs[name];
+  v = opgen::AttrValue();
+  v.kind = kind;
+  return v;
+}
+
+}  // namespace
+
+extern "C" {
+
+TFE_ContextOptions* TFE_NewContextOptions(void) { return new TFE_ContextOptions(); }
+void TFE_DeleteContextOptions(TFE_ContextOptions* options) { delete options; }
+
+TFE_Context* TFE_NewContext(const TFE_ContextOptions* opts, TF_Status* status) {
+  if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
+  opgen::ClearStatus(status);
+  return new TFE_Context();
+}
+void TFE_DeleteContext(TFE_Context* ctx) { delete ctx; }
+
+TFE_TensorHandle* TFE_NewTensorHandle(const TF_Tensor* t, TF_Status* status) {
+  if (t == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TFE_NewTensorHandle: tensor is NULL");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return new TFE_TensorHandle{t->Share()};
+}
+
+void TFE_DeleteTensorHandle(TFE_TensorHandle* h) { delete h; }
+TF_DataType TFE_TensorHandleDataType(TFE_TensorHandle* h) { return h->tensor->dtype; }
+
+int TFE_TensorHandleNumDims(TFE_TensorHandle* h, TF_Status* status) {
+  opgen::ClearStatus(status);
+  return static_cast<int>(h->tensor->dims.size());
+}
+
+int64_t TFE_TensorHandleNumElements(TFE_TensorHandle* h, TF_Status* status) {
+  opgen::ClearStatus(status);
+  return opgen::NumElements(h->tensor->dims);
+}
+
+int64_t TFE_TensorHandleDim(TFE_TensorHandle* h, int dim_index, TF_Status* status) {
+  if (dim_index < 0 || static_cast<size_t>(dim_index) >= h->tensor->dims.size()) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "dimension " + std::to_string(dim_index) + " out of range for a tensor of rank " +
+                         std::to_string(h->tensor->dims.size()));
+    return -1;
+  }
+  opgen::ClearStatus(status);
+  return h->tensor->dims[dim_index];
+}
+
+const char* TFE_TensorHandleDeviceName(TFE_TensorHandle* h, TF_Status* status) {
+  opgen::ClearStatus(status);
+  return kCpuDeviceName;
+}
+
+TF_Tensor* TFE_TensorHandleResolve(TFE_TensorHandle* h, TF_Status* status) {
+  opgen::ClearStatus(status);
+  return h->tensor->Share();
+}
+
+TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* status) {
+  if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
+  const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_or_function_name);
+  if (def == nullptr) {
+    opgen::SetStatus(status, TF_NOT_FOUND,
+                     std::string("Op type not registered '") + op_or_function_name + "'");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  auto* op = new TFE_Op();
+  op->ctx = ctx;
+  op->def = def;
+  return op;
+}
+
+void TFE_DeleteOp(TFE_Op* op) { delete op; }
+
+const char* TFE_OpGetName(const TFE_Op* op, TF_Status* status) {
+  opgen::ClearStatus(status);
+  return op->def->name.c_str();
+}
+
+void TFE_OpSetDevice(TFE_Op* op, const char* device_name, TF_Status* status) {
+  std::string type;
+  if (!DeviceType(device_name ? device_name : "", &type)) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("Malformed device name '") + device_name + "'");
+    return;
+  }
+  op->device = device_name ? device_name : "";
+  opgen::ClearStatus(status);
+}
+
+void TFE_OpAddInput(TFE_Op* op, TFE_TensorHandle* input, TF_Status* status) {
+  if (input == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, op->def->name + ": input handle is NULL");
+    return;
+  }
+  op->inputs.push_back({input->tensor->Share()});
+  opgen::ClearStatus(status);
+}
+
+void TFE_OpAddInputList(TFE_Op* op, TFE_TensorHandle** inputs, int num_inputs, TF_Status* status) {
+  std::vector<TF_Tensor*> group;
+  for (int i = 0; i < num_inputs; ++i) {
+    if (inputs[i] == nullptr) {
+      for (TF_Tensor* t : group) delete t;
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT, op->def->name + ": input handle is NULL");
+      return;
+    }
+    group.push_back(inputs[i]->tensor->Share());
+  }
+  op->inputs.push_back(std::move(group));
+  opgen::ClearStatus(status);
+}
+
+void TFE_OpSetAttrString(TFE_Op* op, const char* attr_name, const void* value, size_t length) {
+  SetAttr(op, attr_name, opgen::AttrValue::kString).s.assign(static_cast<const char*>(value), length);
+}
+void TFE_OpSetAttrInt(TFE_Op* op, const char* attr_name, int64_t value) {
+  SetAttr(op, attr_name, opgen::AttrValue::kInt).i = value;
+}
+void TFE_OpSetAttrFloat(TFE_Op* op, const char* attr_name, float value) {
+  SetAttr(op, attr_name, opgen::AttrValue::kFloat).f = value;
+}
+void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name, unsigned char value) {
+  SetAttr(op, attr_name, opgen::AttrValue::kBool).b = value != 0;
+}
+void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name, TF_DataType value) {
+  SetAttr(op, attr_name, opgen::AttrValue::kType).type = value;
+}
+void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name, const int64_t* dims,
+                        const int num_dims, TF_Status* out_status) {
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kShape);
+  v.shape.unknown_rank = num_dims < 0;
+  if (num_dims > 0) v.shape.dims.assign(dims, dims + num_dims);
+  opgen::ClearStatus(out_status);
+}
+void TFE_OpSetAttrStringList(TFE_Op* op, const char* attr_name, const void* const* values,
+                             const size_t* lengths, int num_values) {
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kListString);
+  for (int i = 0; i < num_values; ++i)
+    v.list_s.emplace_back(static_cast<const char*>(values[i]), lengths[i]);
+}
+void TFE_OpSetAttrIntList(TFE_Op* op, const char* attr_name, const int64_t* values, int num_values) {
+  SetAttr(op, attr_name, opgen::AttrValue::kListInt).list_i.assign(values, values + num_values);
+}
+void TFE_OpSetAttrFloatList(TFE_Op* op, const char* attr_name, const float* values, int num_values) {
+  SetAttr(op, attr_name, opgen::AttrValue::kListFloat).list_f.assign(values, values + num_values);
+}
+void TFE_OpSetAttrBoolList(TFE_Op* op, const char* attr_name, const unsigned char* values,
+                           int num_values) {
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kListBool);
+  for (int i = 0; i < num_values; ++i) v.list_b.push_back(values[i] != 0);
+}
+void TFE_OpSetAttrTypeList(TFE_Op* op, const char* attr_name, const TF_DataType* values,
+                           int num_values) {
+  SetAttr(op, attr_name, opgen::AttrValue::kListType).list_type.assign(values, values + num_values);
+}
+void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** dims,
+                            const int* num_dims, int num_values, TF_Status* out_status) {
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kListShape);
+  for (int i = 0; i < num_values; ++i) {
+    opgen::Shape s;
+    s.unknown_rank = num_dims[i] < 0;
+    if (num_dims[i] > 0) s.dims.assign(dims[i], dims[i] + num_dims[i]);
+    v.list_shape.push_back(std::move(s));
+  }
+  opgen::ClearStatus(out_status);
+}
+
+void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_Status* status) {
+  try {
+    const opgen::OpDef& def = *op->def;
+    opgen::InputDtypes input_dtypes;
+    std::vector<TF_Tensor*> flat_inputs;
+    for (const auto& group : op->inputs) {
+      input_dtypes.emplace_back();
+      for (TF_Tensor* t : group) {
+        input_dtypes.back().push_back(t->dtype);
+        flat_inputs.push_back(t);
+      }
+    }
+    opgen::AttrMap attrs = op->attrs;
+    opgen::CompleteAttrs(def, input_dtypes, &attrs, status);
+    if (status->code != TF_OK) return;
+    std::vector<TF_DataType> output_types = opgen::OutputDtypes(def, attrs);
+    if (static_cast<int>(output_types.size()) > *num_retvals) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       def.name + " has " + std::to_string(output_types.size()) +
+                           " outputs, but room for only " + std::to_string(*num_retvals));
+      return;
+    }
+    std::string device;
+    DeviceType(op->device, &device);
+    const opgen::KernelDef* kernel =
+        opgen::KernelRegistry::Global().Find(def, device, attrs, status);
+    if (kernel == nullptr) return;
+    std::vector<TF_Tensor*> outputs;
+    opgen::RunKernel(*kernel, def, def.name, attrs, flat_inputs, output_types, &outputs, status);
+    if (status->code != TF_OK) return;
+    for (size_t i = 0; i < outputs.size(); ++i) retvals[i] = new TFE_TensorHandle{outputs[i]};
+    *num_retvals = static_cast<int>(outputs.size());
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, op->def->name + ": " + e.what());
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,451 @@
+// The kernel registry, TF_KernelBuilder, and the construction and compute contexts.
+#include "kernel_registry.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "op_registry.h"
+
+struct TF_KernelBuilder {
+  opgen::KernelDef def;
+};
+
+struct TF_OpKernelConstruction {
+  const opgen::OpDef* op;
+  const opgen::AttrMap* attrs;
+  std::string name;
+  TF_Status failure;
+};
+
+struct TF_OpKernelContext {
+  const std::vector<TF_Tensor*>* inputs;   // borrowed
+  std::vector<TF_Tensor*> outputs;         // owned; null until set
+  const std::vector<TF_DataType>* output_types;
+  int64_t step_id;
+  TF_Status failure;
+};
+
+namespace opgen {
+namespace {
+
+struct KernelTable {
+  std::mutex mu;
+  std::vector<std::unique_ptr<KernelDef>> kernels;
+};
+
+KernelTable& Table() {
+  static KernelTable* table = new KernelTable();
+  return *table;
+}
+
+std::string DescribeKernel(const KernelDef& k) {
+  std::string s = "device='" + k.device + "'";
+  for (const auto& [attr, type] : k.type_constraints)
+    s += "; " + attr + " in [DT_" + [](std::string n) {
+      for (char& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return n;
+    }(DataTypeName(type)) + "]";
+  if (k.priority != 0) s += "; priority=" + std::to_string(k.priority);
+  return s;
+}
+
+std::atomic<int64_t> g_next_step_id{1};
+
+}  // namespace
+
+KernelRegistry& KernelRegistry::Global() {
+  static KernelRegistry registry;
+  return registry;
+}
+
+void KernelRegistry::Register(KernelDef def, TF_Status* status) {
+  EnsureRuntimeInitialized(nullptr);
+  const OpDef* op = OpRegistry::Global().Find(def.op);
+  if (op == nullptr) {
+    SetStatus(status, TF_NOT_FOUND,
+              "Cannot register kernel '" + def.name + "': op '" + def.op + "' is not registered");
+    return;
+  }
+  for (const auto& constraint : def.type_constraints) {
+    const AttrDef* attr = op->FindAttr(constraint.first);
+    if (attr == nullptr || (attr->type != "type" && attr->type != "list(type)")) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "Cannot register kernel '" + def.name + "' for op '" + def.op +
+                    "': type constraint on '" + constraint.first + "', which is not a type attr");
+      return;
+    }
+  }
+  std::sort(def.type_constraints.begin(), def.type_constraints.end());
+  KernelTable& table = Table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  for (const auto& k : table.kernels) {
+    if (k->op == def.op && k->device == def.device &&
+        k->type_constraints == def.type_constraints && k->priority == def.priority) {
+      SetStatus(status, TF_ALREADY_EXISTS,
+                "A kernel for op '" + def.op + "' with " + DescribeKernel(def) +
+                    " is already registered");
+      return;
+    }
+  }
+  table.kernels.push_back(std::make_unique<KernelDef>(std::move(def)));
+  ClearStatus(status);
+}
+
+const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device,
+                                      const AttrMap& attrs, TF_Status* status) const {
+  KernelTable& table = Table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  const KernelDef* best = nullptr;
+  std::string registered;
+  for (const auto& k : table.kernels) {
+    if (k->op != op.name) continue;
+    registered += "\n  " + DescribeKernel(*k);
+    if (k->device != device) continue;
+    bool match = true;
+    for (const auto& [attr, type] : k->type_constraints) {
+      auto it = attrs.find(attr);
+      if (it == attrs.end()) { match = false; break; }
+      const AttrValue& v = it->second;
+      if (v.kind == AttrValue::kType) {
+        match = v.type == type;
+      } else if (v.kind == AttrValue::kListType) {
+        match = std::all_of(v.list_type.begin(), v.list_type.end(),
+                            [type](TF_DataType t) { return t == type; });
+      } else {
+        match = false;
+      }
+      if (!match) break;
+    }
+    if (match && (best == nullptr || k->priority > best->priority)) best = k.get();
+  }
+  if (best == nullptr) {
+    SetStatus(status, TF_NOT_FOUND,
+              "No registered '" + op.name + "' OpKernel for '" + device +
+                  "' devices compatible with node {{node " + op.name + "}}. Requested: " +
+                  AttrMapToString(attrs) + ". Registered:" +
+                  (registered.empty() ? std::string(" <no registered kernels>") : registered));
+  }
+  return best;
+}
+
+std::string AttrValueToString(const AttrValue& v) {
+  auto type_name = [](TF_DataType t) {
+    std::string n = DataTypeName(t);
+    for (char& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return "DT_" + n;
+  };
+  auto join = [](const auto& items, auto fmt) {
+    std::string s = "[";
+    bool first = true;
+    for (const auto& x : items) { if (!first) s += ", "; first = false; s += fmt(x); }
+    return s + "]";
+  };
+  switch (v.kind) {
+    case AttrValue::kString: return "\"" + v.s + "\"";
+    case AttrValue::kInt: return std::to_string(v.i);
+    case AttrValue::kFloat: return std::to_string(v.f);
+    case AttrValue::kBool: return v.b ? "true" : "false";
+    case AttrValue::kType: return type_name(v.type);
+    case AttrValue::kShape: return v.shape.unknown_rank ? "<unknown>" : ShapeToString(v.shape.dims);
+    case AttrValue::kListType: return join(v.list_type, type_name);
+    case AttrValue::kListInt: return join(v.list_i, [](int64_t i) { return std::to_string(i); });
+    case AttrValue::kListString: return join(v.list_s, [](const std::string& s) { return "\"" + s + "\""; });
+    default: return "<value>";
+  }
+}
+
+std::string AttrMapToString(const AttrMap& attrs) {
+  std::string s;
+  for (const auto& [name, value] : attrs) {
+    if (!s.empty()) s += ", ";
+    s += name + "=" + AttrValueToString(value);
+  }
+  return s;
+}
+
+void RunKernel(const KernelDef& kernel, const OpDef& op, const std::string& node_name,
+               const AttrMap& attrs, const std::vector<TF_Tensor*>& inputs,
+               const std::vector<TF_DataType>& output_types, std::vector<TF_Tensor*>* outputs,
+               TF_Status* status) {
+  TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
+  void* state = kernel.create_func ? kernel.create_func(&construction) : nullptr;
+  if (construction.failure.code != TF_OK) {
+    if (kernel.delete_func && state) kernel.delete_func(state);
+    SetStatus(status, construction.failure.code, op.name + ": " + construction.failure.message);
+    return;
+  }
+  TF_OpKernelContext ctx{&inputs, std::vector<TF_Tensor*>(output_types.size(), nullptr),
+                         &output_types, g_next_step_id.fetch_add(1), {}};
+  kernel.compute_func(state, &ctx);
+  if (kernel.delete_func) kernel.delete_func(state);
+  auto discard = [&ctx] { for (TF_Tensor* t : ctx.outputs) delete t; };
+  if (ctx.failure.code != TF_OK) {
+    discard();
+    SetStatus(status, ctx.failure.code, op.name + ": " + ctx.failure.message);
+    return;
+  }
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    if (ctx.outputs[i] == nullptr) {
+      discard();
+      SetStatus(status, TF_INTERNAL, op.name + ": kernel '" + kernel.name +
+                                         "' did not set output " + std::to_string(i));
+      return;
+    }
+    if (ctx.outputs[i]->dtype != output_types[i]) {
+      std::string got = DataTypeName(ctx.outputs[i]->dtype);
+      discard();
+      SetStatus(status, TF_INTERNAL, op.name + ": kernel '" + kernel.name + "' produced " + got +
+                                         " for output " + std::to_string(i) + ", expected " +
+                                         DataTypeName(output_types[i]));
+      return;
+    }
+  }
+  *outputs = std::move(ctx.outputs);
+  ClearStatus(status);
+}
+
+}  // namespace opgen
+
+// ---- C API ------------------------------------------------------------------------------
+
+namespace {
+
+const opgen::AttrValue* GetAttr(TF_OpKernelConstruction* ctx, const char* name,
+                                opgen::AttrValue::Kind kind, const char* kind_name,
+                                TF_Status* status) {
+  auto it = ctx->attrs->find(name);
+  if (it == ctx->attrs->end()) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("No attr named '") + name + "' in NodeDef of " + ctx->op->name);
+    return nullptr;
+  }
+  if (it->second.kind != kind) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("Attr '") + name + "' of " + ctx->op->name + " is not a " +
+                         kind_name);
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return &it->second;
+}
+
+template <typename Out, typename In>
+void CopyList(const std::vector<In>& from, Out* to, int max_vals) {
+  int n = std::min<int>(max_vals, static_cast<int>(from.size()));
+  for (int i = 0; i < n; ++i) to[i] = static_cast<Out>(from[i]);
+}
+
+}  // namespace
+
+extern "C" {
+
+TF_KernelBuilder* TF_NewKernelBuilder(const char* op_name, const char* device_name,
+                                      void* (*create_func)(TF_OpKernelConstruction*),
+                                      void (*compute_func)(void*, TF_OpKernelContext*),
+                                      void (*delete_func)(void*)) {
+  auto* b = new TF_KernelBuilder();
+  b->def.op = op_name ? op_name : "";
+  b->def.device = device_name ? device_name : "";
+  b->def.create_func = create_func;
+  b->def.compute_func = compute_func;
+  b->def.delete_func = delete_func;
+  return b;
+}
+
+void TF_KernelBuilder_TypeConstraint(TF_KernelBuilder* kernel_builder, const char* attr_name,
+                                     const TF_DataType type, TF_Status* status) {
+  kernel_builder->def.type_constraints.emplace_back(attr_name, type);
+  opgen::ClearStatus(status);
+}
+
+void TF_KernelBuilder_HostMemory(TF_KernelBuilder* kernel_builder, const char* arg_name) {
+  kernel_builder->def.host_memory_args.emplace_back(arg_name);
+}
+
+void TF_KernelBuilder_Priority(TF_KernelBuilder* kernel_builder, int32_t priority_number) {
+  kernel_builder->def.priority = priority_number;
+}
+
+void TF_RegisterKernelBuilder(const char* kernel_name, TF_KernelBuilder* builder,
+                              TF_Status* status) {
+  std::unique_ptr<TF_KernelBuilder> owned(builder);
+  if (builder->def.compute_func == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "Kernel for op '" + builder->def.op + "' has no compute function");
+    return;
+  }
+  try {
+    builder->def.name = kernel_name ? kernel_name : "";
+    opgen::KernelRegistry::Global().Register(std::move(builder->def), status);
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, e.what());
+  }
+}
+
+void TF_DeleteKernelBuilder(TF_KernelBuilder* builder) { delete builder; }
+
+int TF_NumInputs(TF_OpKernelContext* ctx) { return static_cast<int>(ctx->inputs->size()); }
+int TF_NumOutputs(TF_OpKernelContext* ctx) { return static_cast<int>(ctx->outputs.size()); }
+
+void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor, TF_Status* status) {
+  if (i < 0 || static_cast<size_t>(i) >= ctx->inputs->size()) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE, "input index " + std::to_string(i) + " out of range");
+    return;
+  }
+  *tensor = (*ctx->inputs)[i]->Share();
+  opgen::ClearStatus(status);
+}
+
+void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_Status* status) {
+  if (i < 0 || static_cast<size_t>(i) >= ctx->outputs.size()) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE, "output index " + std::to_string(i) + " out of range");
+    return;
+  }
+  delete ctx->outputs[i];
+  ctx->outputs[i] = tensor->Share();
+  opgen::ClearStatus(status);
+}
+
+TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType dtype,
+                             const int64_t* dims, int num_dims, size_t len, TF_Status* status) {
+  if (index < 0 || static_cast<size_t>(index) >= context->outputs.size()) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "output index " + std::to_string(index) + " out of range");
+    return nullptr;
+  }
+  TF_Tensor* t = TF_AllocateTensor(dtype, dims, num_dims, len);
+  if (t == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "cannot allocate output " + std::to_string(index) + ": " +
+                         std::to_string(len) + " bytes do not fit dtype and shape " +
+                         opgen::ShapeToString(std::vector<int64_t>(dims, dims + num_dims)));
+    return nullptr;
+  }
+  delete context->outputs[index];
+  context->outputs[index] = t->Share();
+  opgen::ClearStatus(status);
+  return t;
+}
+
+void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status) {
+  ctx->failure.code = status->code;
+  ctx->failure.message = status->message;
+}
+
+TF_DataType TF_ExpectedOutputDataType(TF_OpKernelContext* ctx, int i) {
+  return (*ctx->output_types)[i];
+}
+
+int64_t TF_StepId(TF_OpKernelContext* ctx) { return ctx->step_id; }
+
+void TF_OpKernelConstruction_Failure(TF_OpKernelConstruction* ctx, TF_Status* status) {
+  ctx->failure.code = status->code;
+  ctx->failure.message = status->message;
+}
+
+TF_StringView TF_OpKernelConstruction_GetName(TF_OpKernelConstruction* ctx) {
+  return TF_StringView{ctx->name.data(), ctx->name.size()};
+}
+
+void TF_OpKernelConstruction_GetAttrType(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                         TF_DataType* val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kType, "type", status)) *val = v->type;
+}
+void TF_OpKernelConstruction_GetAttrInt32(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                          int32_t* val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kInt, "int", status)) {
+    if (v->i < INT32_MIN || v->i > INT32_MAX) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       std::string("Attr '") + attr_name + "' does not fit in int32");
+      return;
+    }
+    *val = static_cast<int32_t>(v->i);
+  }
+}
+void TF_OpKernelConstruction_GetAttrInt64(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                          int64_t* val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kInt, "int", status)) *val = v->i;
+}
+void TF_OpKernelConstruction_GetAttrFloat(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                          float* val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kFloat, "float", status)) *val = v->f;
+}
+void TF_OpKernelConstruction_GetAttrBool(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                         TF_Bool* val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kBool, "bool", status)) *val = v->b;
+}
+void TF_OpKernelConstruction_GetAttrString(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                           char* val, size_t max_length, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kString, "string", status))
+    std::memcpy(val, v->s.data(), std::min(max_length, v->s.size()));
+}
+
+void TF_OpKernelConstruction_GetAttrSize(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                         int32_t* list_size, int32_t* total_size,
+                                         TF_Status* status) {
+  auto it = ctx->attrs->find(attr_name);
+  if (it == ctx->attrs->end()) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("No attr named '") + attr_name + "' in NodeDef of " + ctx->op->name);
+    return;
+  }
+  const opgen::AttrValue& v = it->second;
+  *total_size = -1;
+  *list_size = -1;
+  switch (v.kind) {
+    case opgen::AttrValue::kString: *total_size = static_cast<int32_t>(v.s.size()); break;
+    case opgen::AttrValue::kListString: {
+      *list_size = static_cast<int32_t>(v.list_s.size());
+      size_t total = 0;
+      for (const auto& s : v.list_s) total += s.size();
+      *total_size = static_cast<int32_t>(total);
+      break;
+    }
+    case opgen::AttrValue::kListInt: *list_size = static_cast<int32_t>(v.list_i.size()); break;
+    case opgen::AttrValue::kListFloat: *list_size = static_cast<int32_t>(v.list_f.size()); break;
+    case opgen::AttrValue::kListBool: *list_size = static_cast<int32_t>(v.list_b.size()); break;
+    case opgen::AttrValue::kListType: *list_size = static_cast<int32_t>(v.list_type.size()); break;
+    case opgen::AttrValue::kListShape: *list_size = static_cast<int32_t>(v.list_shape.size()); break;
+    default: break;
+  }
+  opgen::ClearStatus(status);
+}
+
+void TF_OpKernelConstruction_GetAttrTypeList(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                             TF_DataType* vals, int max_vals, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListType, "list(type)", status))
+    CopyList(v->list_type, vals, max_vals);
+}
+void TF_OpKernelConstruction_GetAttrInt32List(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                              int32_t* vals, int max_vals, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListInt, "list(int)", status))
+    CopyList(v->list_i, vals, max_vals);
+}
+void TF_OpKernelConstruction_GetAttrInt64List(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                              int64_t* vals, int max_vals, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListInt, "list(int)", status))
+    CopyList(v->list_i, vals, max_vals);
+}
+void TF_OpKernelConstruction_GetAttrFloatList(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                              float* vals, int max_vals, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListFloat, "list(float)", status))
+    CopyList(v->list_f, vals, max_vals);
+}
+void TF_OpKernelConstruction_GetAttrBoolList(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                             TF_Bool* vals, int max_vals, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListBool, "list(bool)", status)) {
+    int n = std::min<int>(max_vals, static_cast<int>(v->list_b.size()));
+    for (int i = 0; i < n; ++i) vals[i] = v->list_b[i] ? 1 : 0;
+  }
+}
+
+bool TF_OpKernelConstruction_HasAttr(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                     TF_Status* status) {
+  opgen::ClearStatus(status);
+  return ctx->attrs->count(attr_name) > 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,35 @@
+// The process-wide registry of OpDefs, filled by TF_RegisterOpDefinition.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core_types.h"
+#include "op_def.h"
+
+namespace opgen {
+
+class OpRegistry {
+ public:
+  static OpRegistry& Global();
+
+  // Adds `op`; TF_ALREADY_EXISTS when the name is taken.
+  void Register(std::unique_ptr<OpDef> op, TF_Status* status);
+  // The op named `name`, or nullptr. OpDefs are never removed, so the pointer stays valid.
+  const OpDef* Find(const std::string& name) const;
+  // Every op, sorted by name.
+  std::vector<const OpDef*> All() const;
+
+ private:
+  OpRegistry() = default;
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+  friend struct RegistryAccess;
+};
+
+// Registers the built-in ops and CPU kernels once, on first use, and reports the
+// outcome (kept for later calls). Safe to call from registration code itself.
+bool EnsureRuntimeInitialized(TF_Status* status);
+
+}  // namespace opgen

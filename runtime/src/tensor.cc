@@ -1,0 +1,151 @@
+// TF_Tensor: dtype, dims and a shared, reference-counted buffer.
+#include <cstdlib>
+#include <new>
+
+#include "core_types.h"
+
+namespace opgen {
+
+constexpr size_t kAlignment = 64;
+
+static void FreeAligned(void* data, size_t, void*) { std::free(data); }
+
+TensorBuffer* TensorBuffer::Allocate(size_t len) {
+  // aligned_alloc needs a size that is a multiple of the alignment, and not zero.
+  size_t padded = ((len + kAlignment - 1) / kAlignment) * kAlignment;
+  if (padded == 0) padded = kAlignment;
+  void* data = std::aligned_alloc(kAlignment, padded);
+  if (data == nullptr) return nullptr;
+  return new TensorBuffer(data, len, FreeAligned, nullptr);
+}
+
+TensorBuffer::~TensorBuffer() {
+  if (deallocator_ != nullptr) deallocator_(data_, len_, arg_);
+}
+
+int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string ShapeToString(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    s += dims[i] < 0 ? "?" : std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+const char* DataTypeName(TF_DataType dtype) {
+  switch (dtype) {
+    case TF_FLOAT: return "float";
+    case TF_DOUBLE: return "double";
+    case TF_INT32: return "int32";
+    case TF_UINT8: return "uint8";
+    case TF_INT16: return "int16";
+    case TF_INT8: return "int8";
+    case TF_STRING: return "string";
+    case TF_COMPLEX64: return "complex64";
+    case TF_INT64: return "int64";
+    case TF_BOOL: return "bool";
+    case TF_QINT8: return "qint8";
+    case TF_QUINT8: return "quint8";
+    case TF_QINT32: return "qint32";
+    case TF_BFLOAT16: return "bfloat16";
+    case TF_QINT16: return "qint16";
+    case TF_QUINT16: return "quint16";
+    case TF_UINT16: return "uint16";
+    case TF_COMPLEX128: return "complex128";
+    case TF_HALF: return "half";
+    case TF_RESOURCE: return "resource";
+    case TF_VARIANT: return "variant";
+    case TF_UINT32: return "uint32";
+    case TF_UINT64: return "uint64";
+    case TF_FLOAT8_E5M2: return "float8_e5m2";
+    case TF_FLOAT8_E4M3FN: return "float8_e4m3fn";
+    case TF_FLOAT8_E4M3FNUZ: return "float8_e4m3fnuz";
+    case TF_FLOAT8_E4M3B11FNUZ: return "float8_e4m3b11fnuz";
+    case TF_FLOAT8_E5M2FNUZ: return "float8_e5m2fnuz";
+    case TF_INT4: return "int4";
+    case TF_UINT4: return "uint4";
+    case TF_INT2: return "int2";
+    case TF_UINT2: return "uint2";
+  }
+  return "unknown";
+}
+
+// Whether `len` bytes are exactly what dims x dtype need (types without a fixed
+// element size accept any length).
+static bool LengthMatches(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
+  size_t element = TF_DataTypeSize(dtype);
+  if (element == 0) return true;
+  std::vector<int64_t> d(dims, dims + num_dims);
+  int64_t n = NumElements(d);
+  return n >= 0 && static_cast<size_t>(n) * element == len;
+}
+
+}  // namespace opgen
+
+extern "C" {
+
+size_t TF_DataTypeSize(TF_DataType dt) {
+  switch (dt) {
+    case TF_FLOAT: case TF_INT32: case TF_UINT32: case TF_QINT32: return 4;
+    case TF_DOUBLE: case TF_INT64: case TF_UINT64: case TF_COMPLEX64: return 8;
+    case TF_COMPLEX128: return 16;
+    case TF_UINT8: case TF_INT8: case TF_BOOL: case TF_QINT8: case TF_QUINT8:
+    case TF_FLOAT8_E5M2: case TF_FLOAT8_E4M3FN: case TF_FLOAT8_E4M3FNUZ:
+    case TF_FLOAT8_E4M3B11FNUZ: case TF_FLOAT8_E5M2FNUZ:
+    case TF_INT4: case TF_UINT4: case TF_INT2: case TF_UINT2: return 1;
+    case TF_INT16: case TF_UINT16: case TF_QINT16: case TF_QUINT16: case TF_HALF:
+    case TF_BFLOAT16: return 2;
+    default: return 0;
+  }
+}
+
+TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, void* data,
+                        size_t len, void (*deallocator)(void*, size_t, void*),
+                        void* deallocator_arg) {
+  if (num_dims < 0 || !opgen::LengthMatches(dtype, dims, num_dims, len)) {
+    if (deallocator != nullptr) deallocator(data, len, deallocator_arg);
+    return nullptr;
+  }
+  try {
+    auto* buffer = new opgen::TensorBuffer(data, len, deallocator, deallocator_arg);
+    return new TF_Tensor(dtype, std::vector<int64_t>(dims, dims + num_dims), buffer);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
+  if (num_dims < 0 || !opgen::LengthMatches(dtype, dims, num_dims, len)) return nullptr;
+  try {
+    opgen::TensorBuffer* buffer = opgen::TensorBuffer::Allocate(len);
+    if (buffer == nullptr) return nullptr;
+    return new TF_Tensor(dtype, std::vector<int64_t>(dims, dims + num_dims), buffer);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+void TF_DeleteTensor(TF_Tensor* tensor) { delete tensor; }
+TF_DataType TF_TensorType(const TF_Tensor* tensor) { return tensor->dtype; }
+int TF_NumDims(const TF_Tensor* tensor) { return static_cast<int>(tensor->dims.size()); }
+int64_t TF_Dim(const TF_Tensor* tensor, int dim_index) {
+  if (dim_index < 0 || static_cast<size_t>(dim_index) >= tensor->dims.size()) return -1;
+  return tensor->dims[dim_index];
+}
+size_t TF_TensorByteSize(const TF_Tensor* tensor) { return tensor->buffer->size(); }
+void* TF_TensorData(const TF_Tensor* tensor) { return tensor->buffer->data(); }
+int64_t TF_TensorElementCount(const TF_Tensor* tensor) { return opgen::NumElements(tensor->dims); }
+bool TF_TensorIsAligned(const TF_Tensor* tensor) {
+  return reinterpret_cast<uintptr_t>(tensor->buffer->data()) % opgen::kAlignment == 0;
+}
+
+}  // extern "C"
