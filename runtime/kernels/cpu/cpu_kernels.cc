@@ -1,0 +1,13 @@
+// Registration of every built-in CPU kernel family.
+#include "cpu_kernels.h"
+
+#include "kernel_util.h"
+
+void opgen_register_cpu_kernels(TF_Status* status) {
+  using namespace opgen::cpu;
+  for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
+                      RegisterCastKernels}) {
+    family(status);
+    if (TF_GetCode(status) != TF_OK) return;
+  }
+}

@@ -1,0 +1,120 @@
+// Small helpers shared by the CPU kernels: dtype traits, status handling, shapes,
+// and registration of one compute function per dtype. Kernels use only the public
+// C API (kernels.h), as a plugin would.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorflow/c/kernels.h"
+#include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
+
+namespace opgen {
+namespace cpu {
+
+template <typename T> struct DtypeOf;
+template <> struct DtypeOf<float> { static constexpr TF_DataType value = TF_FLOAT; };
+template <> struct DtypeOf<double> { static constexpr TF_DataType value = TF_DOUBLE; };
+template <> struct DtypeOf<int32_t> { static constexpr TF_DataType value = TF_INT32; };
+template <> struct DtypeOf<int64_t> { static constexpr TF_DataType value = TF_INT64; };
+template <> struct DtypeOf<bool> { static constexpr TF_DataType value = TF_BOOL; };
+
+struct StatusDeleter { void operator()(TF_Status* s) const { TF_DeleteStatus(s); } };
+using StatusPtr = std::unique_ptr<TF_Status, StatusDeleter>;
+struct TensorDeleter { void operator()(TF_Tensor* t) const { TF_DeleteTensor(t); } };
+using TensorPtr = std::unique_ptr<TF_Tensor, TensorDeleter>;
+
+inline StatusPtr NewStatus() { return StatusPtr(TF_NewStatus()); }
+
+// Reports `message` as the kernel's failure.
+inline void Fail(TF_OpKernelContext* ctx, TF_Code code, const std::string& message) {
+  StatusPtr s = NewStatus();
+  TF_SetStatus(s.get(), code, message.c_str());
+  TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+inline std::vector<int64_t> Dims(const TF_Tensor* t) {
+  std::vector<int64_t> dims(TF_NumDims(t));
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = TF_Dim(t, static_cast<int>(i));
+  return dims;
+}
+
+inline std::string ShapeString(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+inline int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Input `i`, or nullptr after reporting the failure.
+inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
+  StatusPtr s = NewStatus();
+  TF_Tensor* t = nullptr;
+  TF_GetInput(ctx, i, &t, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return nullptr;
+  }
+  return TensorPtr(t);
+}
+
+// Allocates output `i` of `dims` with the dtype the OpDef expects; nullptr on failure.
+template <typename T>
+TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims) {
+  StatusPtr s = NewStatus();
+  TF_Tensor* t = TF_AllocateOutput(ctx, i, DtypeOf<T>::value, dims.data(),
+                                   static_cast<int>(dims.size()),
+                                   sizeof(T) * static_cast<size_t>(NumElements(dims)), s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return nullptr;
+  }
+  return TensorPtr(t);
+}
+
+template <typename T> T* Data(const TensorPtr& t) { return static_cast<T*>(TF_TensorData(t.get())); }
+
+using ComputeFn = void (*)(void*, TF_OpKernelContext*);
+
+// Registers `compute` for `op` on the CPU with the type attr `type_attr` = `dtype`.
+inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dtype,
+                           ComputeFn compute, TF_Status* status,
+                           void* (*create)(TF_OpKernelConstruction*) = nullptr,
+                           void (*destroy)(void*) = nullptr) {
+  TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
+  if (type_attr != nullptr) {
+    TF_KernelBuilder_TypeConstraint(b, type_attr, dtype, status);
+    if (TF_GetCode(status) != TF_OK) {
+      TF_DeleteKernelBuilder(b);
+      return;
+    }
+  }
+  std::string name = std::string(op) + "_CPU";
+  TF_RegisterKernelBuilder(name.c_str(), b, status);
+}
+
+// Registers Kernel<T>::Compute for each T.
+template <template <typename> class Kernel, typename... Ts>
+void RegisterForTypes(const char* op, TF_Status* status) {
+  (void)std::initializer_list<int>{
+      (TF_GetCode(status) == TF_OK
+           ? (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status), 0)
+           : 0)...};
+}
+
+// The family registrations, one per file.
+void RegisterElementwiseKernels(TF_Status* status);
+void RegisterMatMulKernels(TF_Status* status);
+void RegisterCastKernels(TF_Status* status);
+void RegisterArrayKernels(TF_Status* status);
+
+}  // namespace cpu
+}  // namespace opgen

@@ -1,0 +1,110 @@
+// MatMul: float and double through OpenBLAS (the scipy-openblas32 wheel), integer
+// types through a plain loop ordered for cache-friendly access.
+#include <cblas.h>
+
+#include "kernel_util.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+struct MatMulAttrs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+};
+
+void* CreateMatMul(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new MatMulAttrs();
+  StatusPtr s = NewStatus();
+  TF_Bool ta = 0, tb = 0;
+  TF_OpKernelConstruction_GetAttrBool(ctx, "transpose_a", &ta, s.get());
+  if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrBool(ctx, "transpose_b", &tb, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  attrs->transpose_a = ta;
+  attrs->transpose_b = tb;
+  return attrs;
+}
+
+void DeleteMatMul(void* attrs) { delete static_cast<MatMulAttrs*>(attrs); }
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
+          float* c) {
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
+          double* c) {
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    m, n, k, 1.0, a, ta ? m : k, b, tb ? k : n, 0.0, c, n);
+}
+
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  for (int64_t i = 0; i < m * n; ++i) c[i] = T(0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = ta ? a[p * m + i] : a[i * k + p];
+      T* row = c + i * n;
+      if (tb) {
+        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + p];
+      } else {
+        const T* brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+      }
+    }
+  }
+}
+
+template <typename T>
+struct MatMulKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const auto* attrs = static_cast<const MatMulAttrs*>(state);
+    TensorPtr a = Input(ctx, 0), b = Input(ctx, 1);
+    if (!a || !b) return;
+    std::vector<int64_t> ad = Dims(a.get()), bd = Dims(b.get());
+    if (ad.size() != 2 || bd.size() != 2) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "MatMul: In[0] and In[1] must be matrices, got shapes " +
+                                         ShapeString(ad) + " and " + ShapeString(bd));
+      return;
+    }
+    const int64_t m = attrs->transpose_a ? ad[1] : ad[0];
+    const int64_t k = attrs->transpose_a ? ad[0] : ad[1];
+    const int64_t k2 = attrs->transpose_b ? bd[1] : bd[0];
+    const int64_t n = attrs->transpose_b ? bd[0] : bd[1];
+    if (k != k2) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "MatMul: Matrix size-incompatible: In[0]: " + ShapeString(ad) + ", In[1]: " +
+               ShapeString(bd) + " (transpose_a=" + (attrs->transpose_a ? "true" : "false") +
+               ", transpose_b=" + (attrs->transpose_b ? "true" : "false") + ")");
+      return;
+    }
+    TensorPtr c = AllocateOutput<T>(ctx, 0, {m, n});
+    if (!c || m * n == 0) return;
+    if (k == 0) {
+      T* cp = Data<T>(c);
+      for (int64_t i = 0; i < m * n; ++i) cp[i] = T(0);
+      return;
+    }
+    Gemm(attrs->transpose_a, attrs->transpose_b, m, n, k, Data<T>(a), Data<T>(b), Data<T>(c));
+  }
+};
+
+template <typename T>
+void Register(TF_Status* status) {
+  if (TF_GetCode(status) != TF_OK) return;
+  RegisterKernel("MatMul", "T", DtypeOf<T>::value, &MatMulKernel<T>::Compute, status,
+                 CreateMatMul, DeleteMatMul);
+}
+
+}  // namespace
+
+void RegisterMatMulKernels(TF_Status* status) {
+  Register<float>(status);
+  Register<double>(status);
+  Register<int32_t>(status);
+  Register<int64_t>(status);
+}
+
+}  // namespace cpu
+}  // namespace opgen
