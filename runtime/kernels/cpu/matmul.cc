@@ -64,7 +64,7 @@ struct MatMulKernel {
     if (!a || !b) return;
     std::vector<int64_t> ad = Dims(a.get()), bd = Dims(b.get());
     if (ad.size() != 2 || bd.size() != 2) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "MatMul: In[0] and In[1] must be matrices, got shapes " +
+      Fail(ctx, TF_INVALID_ARGUMENT, "In[0] and In[1] must be matrices, got shapes " +
                                          ShapeString(ad) + " and " + ShapeString(bd));
       return;
     }
@@ -74,7 +74,7 @@ struct MatMulKernel {
     const int64_t n = attrs->transpose_b ? bd[0] : bd[1];
     if (k != k2) {
       Fail(ctx, TF_INVALID_ARGUMENT,
-           "MatMul: Matrix size-incompatible: In[0]: " + ShapeString(ad) + ", In[1]: " +
+           "Matrix size-incompatible: In[0]: " + ShapeString(ad) + ", In[1]: " +
                ShapeString(bd) + " (transpose_a=" + (attrs->transpose_a ? "true" : "false") +
                ", transpose_b=" + (attrs->transpose_b ? "true" : "false") + ")");
       return;

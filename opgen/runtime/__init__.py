@@ -1,0 +1,19 @@
+"""Python binding of opgen's C runtime: tensors, dtypes, errors and eager execution.
+
+The shared library is loaded on first use, not at import, so generated op modules
+import anywhere.
+"""
+
+from opgen.runtime import dtypes, errors
+from opgen.runtime.dtypes import (
+    DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
+    half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
+)
+from opgen.runtime.eager import execute_op
+from opgen.runtime.tensor import Tensor, convert_to_tensor
+
+__all__ = [
+    "DType", "Tensor", "as_dtype", "convert_to_tensor", "dtypes", "errors", "execute_op",
+    "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
+    "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",
+]

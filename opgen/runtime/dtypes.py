@@ -1,0 +1,125 @@
+"""Element types, named as TensorFlow names them, with TensorFlow's enum numbers.
+
+``as_dtype`` accepts a DType, a numpy dtype or scalar type, a name ("float32",
+"float", "DT_FLOAT") or the enum number, so generated code and users can pass
+whichever they have.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """One element type: ``name`` ("float32"), ``as_datatype_enum`` (TF_FLOAT = 1) and
+    the numpy dtype when numpy has one (bfloat16 and the quantized types have none)."""
+
+    __slots__ = ("name", "as_datatype_enum", "_numpy")
+
+    def __init__(self, name: str, enum: int, numpy_dtype):
+        self.name = name
+        self.as_datatype_enum = enum
+        self._numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+
+    @property
+    def as_numpy_dtype(self):
+        if self._numpy is None:
+            raise TypeError(f"{self.name} has no numpy equivalent")
+        return self._numpy.type
+
+    @property
+    def numpy_dtype(self) -> np.dtype | None:
+        return self._numpy
+
+    @property
+    def is_floating(self) -> bool:
+        return self.name in ("float16", "bfloat16", "float32", "float64")
+
+    @property
+    def is_integer(self) -> bool:
+        return self._numpy is not None and np.issubdtype(self._numpy, np.integer)
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name in ("complex64", "complex128")
+
+    @property
+    def size(self) -> int:
+        return self._numpy.itemsize if self._numpy is not None else 0
+
+    def __repr__(self) -> str:
+        return f"opgen.{self.name}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, DType):
+            return other.as_datatype_enum == self.as_datatype_enum
+        try:
+            return as_dtype(other).as_datatype_enum == self.as_datatype_enum
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.as_datatype_enum)
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+float32 = DType("float32", 1, np.float32)
+float64 = DType("float64", 2, np.float64)
+int32 = DType("int32", 3, np.int32)
+uint8 = DType("uint8", 4, np.uint8)
+int16 = DType("int16", 5, np.int16)
+int8 = DType("int8", 6, np.int8)
+string = DType("string", 7, None)
+complex64 = DType("complex64", 8, np.complex64)
+int64 = DType("int64", 9, np.int64)
+bool = DType("bool", 10, np.bool_)  # noqa: A001  (TensorFlow's name)
+qint8 = DType("qint8", 11, None)
+quint8 = DType("quint8", 12, None)
+qint32 = DType("qint32", 13, None)
+bfloat16 = DType("bfloat16", 14, None)
+qint16 = DType("qint16", 15, None)
+quint16 = DType("quint16", 16, None)
+uint16 = DType("uint16", 17, np.uint16)
+complex128 = DType("complex128", 18, np.complex128)
+float16 = DType("float16", 19, np.float16)
+resource = DType("resource", 20, None)
+variant = DType("variant", 21, None)
+uint32 = DType("uint32", 22, np.uint32)
+uint64 = DType("uint64", 23, np.uint64)
+half = float16
+double = float64
+
+_ALL = (float32, float64, int32, uint8, int16, int8, string, complex64, int64, bool, qint8,
+        quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, resource,
+        variant, uint32, uint64)
+_BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+# The spellings of OpDefs and specs ("float", "half", "DT_FLOAT") as aliases.
+_BY_NAME.update({"float": float32, "double": float64, "half": float16})
+_BY_NUMPY = {d.numpy_dtype: d for d in _ALL if d.numpy_dtype is not None}
+
+
+def as_dtype(value) -> DType:
+    """The DType for `value`; TypeError when there is none."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        key = value[3:].lower() if value.startswith("DT_") else value
+        if key in _BY_NAME:
+            return _BY_NAME[key]
+        raise TypeError(f"unknown dtype name {value!r}")
+    if isinstance(value, int) and not isinstance(value, (np.generic,)) and value in _BY_ENUM:
+        return _BY_ENUM[value]
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"cannot interpret {value!r} as a dtype") from None
+    if np_dtype in _BY_NUMPY:
+        return _BY_NUMPY[np_dtype]
+    raise TypeError(f"numpy dtype {np_dtype} has no opgen equivalent")
+
+
+def all_dtypes() -> tuple[DType, ...]:
+    return _ALL

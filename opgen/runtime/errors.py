@@ -1,0 +1,57 @@
+"""Exceptions for failed ops, one class per TensorFlow error code.
+
+The runtime reports failures through ``TF_Status``; :func:`raise_for_status` turns a
+status into the matching class, so callers can catch e.g. ``InvalidArgumentError``
+as they would with TensorFlow.
+"""
+
+from __future__ import annotations
+
+
+class OpError(Exception):
+    """An op failed. ``code`` is TensorFlow's error code, ``op_name`` the op type."""
+
+    code = 2
+
+    def __init__(self, message: str, op_name: str | None = None, code: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.op_name = op_name
+        if code is not None:
+            self.code = code
+
+
+class CancelledError(OpError): code = 1
+class UnknownError(OpError): code = 2
+class InvalidArgumentError(OpError, ValueError): code = 3
+class DeadlineExceededError(OpError): code = 4
+class NotFoundError(OpError, LookupError): code = 5
+class AlreadyExistsError(OpError): code = 6
+class PermissionDeniedError(OpError): code = 7
+class ResourceExhaustedError(OpError): code = 8
+class FailedPreconditionError(OpError): code = 9
+class AbortedError(OpError): code = 10
+class OutOfRangeError(OpError): code = 11
+class UnimplementedError(OpError, NotImplementedError): code = 12
+class InternalError(OpError): code = 13
+class UnavailableError(OpError): code = 14
+class DataLossError(OpError): code = 15
+class UnauthenticatedError(OpError): code = 16
+
+_BY_CODE = {cls.code: cls for cls in (
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError, FailedPreconditionError,
+    AbortedError, OutOfRangeError, UnimplementedError, InternalError, UnavailableError,
+    DataLossError, UnauthenticatedError)}
+
+
+def exception_class(code: int) -> type[OpError]:
+    """The exception class for a TF error code (UnknownError for codes it does not know)."""
+    return _BY_CODE.get(code, UnknownError)
+
+
+def raise_for_status(status, op_name: str | None = None) -> None:
+    """Raises the matching OpError when `status` (an ``_lib.Status``) is not OK."""
+    code = status.code
+    if code != 0:
+        raise exception_class(code)(status.message, op_name)

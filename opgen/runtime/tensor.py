@@ -1,0 +1,197 @@
+"""``Tensor``: a runtime tensor handle seen from Python, and conversion of Python and
+numpy values into tensors."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from opgen.runtime import _lib, dtypes
+from opgen.runtime.errors import InvalidArgumentError, raise_for_status
+
+
+class Tensor:
+    """An eager tensor owned by the runtime.
+
+    ``np.asarray(t)`` shares the runtime's buffer (no copy); the array keeps the
+    Tensor alive. ``numpy()`` returns such a view too.
+    """
+
+    __slots__ = ("_handle", "_tensor", "_lib", "_dtype", "_shape", "__weakref__")
+
+    def __init__(self, handle: int):
+        """Takes ownership of a ``TFE_TensorHandle*``. Use :func:`convert_to_tensor` or
+        the generated ops to make tensors."""
+        runtime = _lib.lib()
+        self._lib = runtime
+        self._handle = handle
+        status = _lib.Status()
+        self._tensor = runtime.TFE_TensorHandleResolve(handle, status.ptr)
+        raise_for_status(status)
+        self._dtype = dtypes.as_dtype(runtime.TFE_TensorHandleDataType(handle))
+        ndims = runtime.TFE_TensorHandleNumDims(handle, status.ptr)
+        self._shape = tuple(runtime.TFE_TensorHandleDim(handle, i, status.ptr) for i in range(ndims))
+
+    def __del__(self):
+        runtime = getattr(self, "_lib", None)
+        if runtime is None:
+            return
+        try:
+            if self._tensor:
+                runtime.TF_DeleteTensor(self._tensor)
+            if self._handle:
+                runtime.TFE_DeleteTensorHandle(self._handle)
+        except Exception:  # interpreter shutdown may have torn ctypes down already
+            pass
+        self._tensor = self._handle = None
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def device(self) -> str:
+        status = _lib.Status()
+        name = self._lib.TFE_TensorHandleDeviceName(self._handle, status.ptr)
+        raise_for_status(status)
+        return name.decode()
+
+    @property
+    def _handle_ptr(self) -> int:
+        return self._handle
+
+    @property
+    def __array_interface__(self):
+        np_dtype = self._dtype.numpy_dtype
+        if np_dtype is None:
+            raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
+        return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
+                "data": (self._lib.TF_TensorData(self._tensor) or 0, False)}
+
+    def numpy(self) -> np.ndarray:
+        """A numpy view of the tensor's data (on the CPU, no copy)."""
+        return np.asarray(self)
+
+    def __array__(self, dtype=None, copy=None):
+        view = np.asarray(_ArrayView(self))
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            return view.astype(dtype)
+        return view.copy() if copy else view
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a scalar tensor")
+        return self._shape[0]
+
+    def __float__(self) -> float:
+        return float(self.numpy())
+
+    def __int__(self) -> int:
+        return int(self.numpy())
+
+    def __index__(self) -> int:
+        if not self._dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self._dtype.name}")
+        return int(self.numpy())
+
+    def __bool__(self) -> bool:
+        return bool(self.numpy())
+
+    def __repr__(self) -> str:
+        try:
+            values = np.array2string(self.numpy(), separator=", ", threshold=20)
+        except TypeError:
+            values = "<no numpy view>"
+        return f"<opgen.Tensor: shape={self._shape}, dtype={self._dtype.name}, numpy={values}>"
+
+
+class _ArrayView:
+    """Exposes a Tensor's buffer to numpy while keeping the Tensor alive (as base)."""
+
+    __slots__ = ("tensor", "__array_interface__")
+
+    def __init__(self, tensor: Tensor):
+        self.tensor = tensor
+        self.__array_interface__ = tensor.__array_interface__
+
+
+_INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+def default_numpy_value(value) -> np.ndarray:
+    """A Python value as numpy with TensorFlow's default dtypes: float -> float32,
+    int -> int32 (int64 when it does not fit), bool -> bool, complex -> complex128."""
+    array = np.asarray(value)
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        return array
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64 and (array.size == 0 or (array.min() >= _INT32_MIN and array.max() <= _INT32_MAX)):
+        return array.astype(np.int32)
+    return array
+
+
+def carries_dtype(value) -> bool:
+    """Whether `value` fixes its own dtype (a Tensor or numpy data) rather than taking
+    one from context (Python scalars and lists)."""
+    return isinstance(value, (Tensor, np.ndarray, np.generic))
+
+
+def dtype_of(value) -> dtypes.DType:
+    if isinstance(value, Tensor):
+        return value.dtype
+    return dtypes.as_dtype(np.asarray(value).dtype)
+
+
+def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
+    runtime = _lib.lib()
+    if not array.flags.c_contiguous:  # (np.ascontiguousarray would make scalars 1-d)
+        array = array.copy(order="C")
+    dims = (ctypes.c_int64 * array.ndim)(*array.shape)
+    raw = runtime.TF_AllocateTensor(dtype.as_datatype_enum, dims, array.ndim, array.nbytes)
+    if not raw:
+        raise InvalidArgumentError(f"cannot allocate a {dtype.name} tensor of shape {array.shape}")
+    if array.nbytes:
+        ctypes.memmove(runtime.TF_TensorData(raw), array.ctypes.data, array.nbytes)
+    status = _lib.Status()
+    handle = runtime.TFE_NewTensorHandle(raw, status.ptr)
+    runtime.TF_DeleteTensor(raw)  # the handle holds its own reference to the buffer
+    raise_for_status(status)
+    return Tensor(handle)
+
+
+def convert_to_tensor(value, dtype=None) -> Tensor:
+    """`value` as a Tensor. Tensors and numpy data keep their dtype, and must match
+    `dtype` when one is given; Python scalars and (nested) lists take `dtype`, or
+    TensorFlow's defaults without one."""
+    want = dtypes.as_dtype(dtype) if dtype is not None else None
+    if isinstance(value, Tensor):
+        if want is not None and value.dtype != want:
+            raise InvalidArgumentError(
+                f"expected a {want.name} tensor, got a {value.dtype.name} tensor")
+        return value
+    if carries_dtype(value):
+        array = np.asarray(value)
+        have = dtypes.as_dtype(array.dtype)
+        if want is not None and have != want:
+            raise InvalidArgumentError(
+                f"expected {want.name} data, got a numpy {array.dtype} value; cast it first")
+        return _from_numpy(array, have)
+    if want is None:
+        array = default_numpy_value(value)
+        return _from_numpy(array, dtypes.as_dtype(array.dtype))
+    if want.numpy_dtype is None:
+        raise InvalidArgumentError(f"cannot make a {want.name} tensor from Python values")
+    array = np.asarray(value)
+    if array.dtype.kind == "f" and want.is_integer:
+        raise InvalidArgumentError(f"cannot convert float value {value!r} to {want.name} without losing data")
+    return _from_numpy(array.astype(want.numpy_dtype), want)
