@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from google.protobuf import text_format
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _opgen(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "opgen", *args],
-                          capture_output=True, text=True, **kw)
+def _opgen(*args: str, text: bool = True) -> subprocess.CompletedProcess:
+    """Runs the installed `opgen` in a fresh process. The working directory is outside
+    the checkout, so `-m opgen` finds the installed package, not the source tree."""
+    return subprocess.run([sys.executable, "-m", "opgen", *args], capture_output=True,
+                          text=text, cwd=tempfile.gettempdir())
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +31,7 @@ def runtime_oplist():
         _paths.runtime_library_path()
     except FileNotFoundError as e:
         pytest.skip(f"runtime library not available: {e}")
-    result = subprocess.run([sys.executable, "-m", "opgen", "dump", "--from-runtime",
-                             "--format", "binary"], capture_output=True)
+    result = _opgen("dump", "--from-runtime", "--format", "binary", text=False)
     assert result.returncode == 0, result.stderr.decode()
     return op_def_pb2.OpList.FromString(result.stdout)
 
