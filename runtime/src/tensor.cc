@@ -1,4 +1,6 @@
 // TF_Tensor: dtype, dims and a shared, reference-counted buffer.
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -10,12 +12,21 @@ constexpr size_t kAlignment = 64;
 
 static void FreeAligned(void* data, size_t, void*) { std::free(data); }
 
+// Large buffers go on transparent huge pages, as numpy's allocator does: a fresh
+// 40 MB tensor then costs ~20 page faults instead of ~10,000.
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePageThreshold = size_t{4} << 20;
+
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
+  const size_t alignment = len >= kHugePageThreshold ? kHugePage : kAlignment;
   // aligned_alloc needs a size that is a multiple of the alignment, and not zero.
-  size_t padded = ((len + kAlignment - 1) / kAlignment) * kAlignment;
-  if (padded == 0) padded = kAlignment;
-  void* data = std::aligned_alloc(kAlignment, padded);
+  size_t padded = ((len + alignment - 1) / alignment) * alignment;
+  if (padded == 0) padded = alignment;
+  void* data = std::aligned_alloc(alignment, padded);
   if (data == nullptr) return nullptr;
+#ifdef MADV_HUGEPAGE
+  if (alignment == kHugePage) madvise(data, padded, MADV_HUGEPAGE);  // a hint; failure is fine
+#endif
   return new TensorBuffer(data, len, FreeAligned, nullptr);
 }
 
