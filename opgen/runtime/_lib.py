@@ -117,6 +117,18 @@ class Status:
             self.ptr = None
 
 
+_thread_local = threading.local()
+
+
+def thread_status() -> Status:
+    """A TF_Status reused by every call on this thread (each call overwrites it), so the
+    eager hot path does not allocate one per call."""
+    status = getattr(_thread_local, "status", None)
+    if status is None:
+        status = _thread_local.status = Status()
+    return status
+
+
 def all_op_list_bytes() -> bytes:
     """The serialized OpList of every op the runtime has registered."""
     runtime = lib()

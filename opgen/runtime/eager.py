@@ -186,7 +186,7 @@ class _Context:
             with cls._lock:
                 if cls._ctx is None:
                     lib = _lib.lib()
-                    status = _lib.Status()
+                    status = _lib.thread_status()
                     options = lib.TFE_NewContextOptions()
                     ctx = lib.TFE_NewContext(options, status.ptr)
                     lib.TFE_DeleteContextOptions(options)
@@ -293,7 +293,7 @@ def execute_op(op_type: str, inputs, attrs, name=None):
         raise InvalidArgumentError(f"{op_type}: cannot convert an input to a tensor: {e}",
                                    op_type) from None
     lib = _lib.lib()
-    status = _lib.Status()
+    status = _lib.thread_status()
     op = lib.TFE_NewOp(_Context.get(), plan.name_bytes, status.ptr)
     if status.code != 0:
         raise exception_class(status.code)(status.message, op_type)

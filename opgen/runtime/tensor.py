@@ -26,7 +26,7 @@ class Tensor:
         runtime = _lib.lib()
         self._lib = runtime
         self._handle = handle
-        status = _lib.Status()
+        status = _lib.thread_status()
         self._tensor = runtime.TFE_TensorHandleResolve(handle, status.ptr)
         raise_for_status(status)
         self._dtype = dtypes.as_dtype(runtime.TFE_TensorHandleDataType(handle))
@@ -60,7 +60,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        status = _lib.Status()
+        status = _lib.thread_status()
         name = self._lib.TFE_TensorHandleDeviceName(self._handle, status.ptr)
         raise_for_status(status)
         return name.decode()
@@ -162,7 +162,7 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
         raise InvalidArgumentError(f"cannot allocate a {dtype.name} tensor of shape {array.shape}")
     if array.nbytes:
         ctypes.memmove(runtime.TF_TensorData(raw), array.ctypes.data, array.nbytes)
-    status = _lib.Status()
+    status = _lib.thread_status()
     handle = runtime.TFE_NewTensorHandle(raw, status.ptr)
     runtime.TF_DeleteTensor(raw)  # the handle holds its own reference to the buffer
     raise_for_status(status)
