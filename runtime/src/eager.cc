@@ -27,7 +27,6 @@ struct TFE_Op {
   std::string device;
   std::vector<std::vector<TF_Tensor*>> inputs;  // one group per input arg; owned shares
   opgen::AttrMap attrs;
-  std::string deferred_error;  // from a setter, reported by TFE_Execute
 
   ~TFE_Op() {
     for (auto& group : inputs)

@@ -33,19 +33,6 @@ std::string AllowedTypes(const AttrDef& attr) {
   return "{" + s + "}";
 }
 
-size_t ListSize(const AttrValue& v) {
-  switch (v.kind) {
-    case AttrValue::kListString: case AttrValue::kListTensor: case AttrValue::kListFunc:
-      return v.list_s.size();
-    case AttrValue::kListInt: return v.list_i.size();
-    case AttrValue::kListFloat: return v.list_f.size();
-    case AttrValue::kListBool: return v.list_b.size();
-    case AttrValue::kListType: return v.list_type.size();
-    case AttrValue::kListShape: return v.list_shape.size();
-    default: return 0;
-  }
-}
-
 // Sets attr `name` to `value`, or checks it agrees with what is already there.
 bool SetOrCheck(const OpDef& op, const std::string& arg, const std::string& name,
                 const AttrValue& value, AttrMap* attrs, TF_Status* status) {
@@ -147,8 +134,7 @@ void CompleteAttrs(const OpDef& op, const InputDtypes& inputs, AttrMap* attrs,
     const std::string where = op.name + ": attr '" + attr.name + "'";
     AttrValue::Kind want = KindOf(attr.type);
     // An empty list set through a setter of another element kind is still an empty list.
-    bool empty_list_ok = ListSize(v) == 0 && v.kind >= AttrValue::kListString &&
-                         want >= AttrValue::kListString;
+    bool empty_list_ok = v.IsList() && v.ListSize() == 0 && want >= AttrValue::kListString;
     if (v.kind != want && !empty_list_ok) {
       SetStatus(status, TF_INVALID_ARGUMENT, where + " must be a " + attr.type);
       return;
@@ -177,7 +163,7 @@ void CompleteAttrs(const OpDef& op, const InputDtypes& inputs, AttrMap* attrs,
       }
     }
     if (attr.has_minimum) {
-      int64_t got = v.kind == AttrValue::kInt ? v.i : static_cast<int64_t>(ListSize(v));
+      int64_t got = v.kind == AttrValue::kInt ? v.i : static_cast<int64_t>(v.ListSize());
       if (got < attr.minimum) {
         SetStatus(status, TF_INVALID_ARGUMENT,
                   where + (v.kind == AttrValue::kInt ? " is " : " has length ") +

@@ -41,6 +41,20 @@ struct AttrValue {
   std::vector<bool> list_b;
   std::vector<TF_DataType> list_type;
   std::vector<Shape> list_shape;
+
+  bool IsList() const { return kind >= kListString; }
+  // Number of elements of a list value (0 for scalars).
+  size_t ListSize() const {
+    switch (kind) {
+      case kListString: case kListTensor: case kListFunc: return list_s.size();
+      case kListInt: return list_i.size();
+      case kListFloat: return list_f.size();
+      case kListBool: return list_b.size();
+      case kListType: return list_type.size();
+      case kListShape: return list_shape.size();
+      default: return 0;
+    }
+  }
 };
 
 struct ArgDef {

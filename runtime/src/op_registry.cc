@@ -24,7 +24,7 @@ struct OpRegistry::Impl {
 OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();
-    r->impl_ = std::make_shared<Impl>();
+    r->impl_ = std::make_unique<Impl>();
     return r;
   }();
   return *registry;

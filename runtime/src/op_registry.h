@@ -24,8 +24,7 @@ class OpRegistry {
  private:
   OpRegistry() = default;
   struct Impl;
-  std::shared_ptr<Impl> impl_;
-  friend struct RegistryAccess;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Registers the built-in ops and CPU kernels once, on first use, and reports the

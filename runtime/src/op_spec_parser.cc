@@ -417,19 +417,6 @@ bool ValueAllowed(const AttrValue& allowed, const AttrValue& v) {
   }
 }
 
-size_t ListLength(const AttrValue& v) {
-  switch (v.kind) {
-    case AttrValue::kListString: case AttrValue::kListFunc: case AttrValue::kListTensor:
-      return v.list_s.size();
-    case AttrValue::kListInt: return v.list_i.size();
-    case AttrValue::kListFloat: return v.list_f.size();
-    case AttrValue::kListBool: return v.list_b.size();
-    case AttrValue::kListType: return v.list_type.size();
-    case AttrValue::kListShape: return v.list_shape.size();
-    default: return 0;
-  }
-}
-
 }  // namespace
 
 std::string ValidateOpDef(const OpDef& op) {
@@ -450,7 +437,7 @@ std::string ValidateOpDef(const OpDef& op) {
         return where + "default " + std::to_string(attr.default_value.i) + " is below minimum " +
                std::to_string(attr.minimum);
       if (StartsWith(attr.type, "list(") &&
-          static_cast<int64_t>(ListLength(attr.default_value)) < attr.minimum)
+          static_cast<int64_t>(attr.default_value.ListSize()) < attr.minimum)
         return where + "default list is shorter than minimum " + std::to_string(attr.minimum);
     }
   }

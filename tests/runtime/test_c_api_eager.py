@@ -6,7 +6,6 @@ test exercises the registry, attr completion and the kernel contexts on their ow
 from __future__ import annotations
 
 import ctypes
-import os
 
 import numpy as np
 import pytest
@@ -117,16 +116,8 @@ class Runtime:
 
 
 @pytest.fixture(scope="module")
-def rt():
-    from opgen import _paths
-    try:
-        path = _paths.runtime_library_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    import scipy_openblas32
-    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
-                mode=ctypes.RTLD_GLOBAL)
-    lib = ctypes.CDLL(str(path))
+def rt(runtime_cdll):
+    lib = runtime_cdll
     _declare(lib)
     runtime = Runtime(lib)
     _register_scale_op(runtime)

@@ -20,17 +20,8 @@ class _Buffer(ctypes.Structure):
 
 
 @pytest.fixture(scope="module")
-def capi():
-    from opgen import _paths
-    try:
-        path = _paths.runtime_library_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    import scipy_openblas32
-    import os
-    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
-                mode=ctypes.RTLD_GLOBAL)
-    lib = ctypes.CDLL(str(path))
+def capi(runtime_cdll):
+    lib = runtime_cdll
     lib.TF_NewStatus.restype = ctypes.c_void_p
     lib.TF_DeleteStatus.argtypes = [ctypes.c_void_p]
     lib.TF_GetCode.argtypes = [ctypes.c_void_p]
