@@ -1,6 +1,8 @@
 // Registration of every built-in op family.
 #include "builtin_ops.h"
 
+#include <string>
+
 #include "op_table.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/ops.h"
@@ -9,18 +11,41 @@ namespace opgen {
 
 void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
   for (const OpRegistration& op : ops) {
-    TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder(op.name);
-    for (const char* spec : op.attrs) TF_OpDefinitionBuilderAddAttr(b, spec);
-    for (const char* spec : op.inputs) TF_OpDefinitionBuilderAddInput(b, spec);
-    for (const char* spec : op.outputs) TF_OpDefinitionBuilderAddOutput(b, spec);
+    TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder(op.name.c_str());
+    for (const std::string& spec : op.attrs) TF_OpDefinitionBuilderAddAttr(b, spec.c_str());
+    for (const std::string& spec : op.inputs) TF_OpDefinitionBuilderAddInput(b, spec.c_str());
+    for (const std::string& spec : op.outputs) TF_OpDefinitionBuilderAddOutput(b, spec.c_str());
     if (op.is_commutative) TF_OpDefinitionBuilderSetIsCommutative(b, true);
     if (op.is_aggregate) TF_OpDefinitionBuilderSetIsAggregate(b, true);
-    OPGEN_OpDefinitionBuilderSetSummary(b, op.summary);
-    OPGEN_OpDefinitionBuilderSetDescription(b, op.description);
-    for (const auto& [name, doc] : op.arg_docs) OPGEN_OpDefinitionBuilderSetArgDescription(b, name, doc);
+    OPGEN_OpDefinitionBuilderSetSummary(b, op.summary.c_str());
+    OPGEN_OpDefinitionBuilderSetDescription(b, op.description.c_str());
+    for (const auto& [name, doc] : op.arg_docs)
+      OPGEN_OpDefinitionBuilderSetArgDescription(b, name.c_str(), doc.c_str());
     TF_RegisterOpDefinition(b, status);
     if (TF_GetCode(status) != TF_OK) return;
   }
+}
+
+OpRegistration BinaryOp(const char* name, const char* type_attr, const char* summary,
+                        bool is_commutative, const char* output_type) {
+  OpRegistration op{name, {}, {"x: T", "y: T"}, {}, summary,
+                    "Both operands broadcast against each other as numpy arrays do.",
+                    {{"x", "Left operand."}, {"y", "Right operand."}, {"z", "The result."}}};
+  if (type_attr != nullptr) op.attrs.push_back(type_attr);
+  else op.inputs = {"x: bool", "y: bool"};
+  op.outputs.push_back(std::string(output_type) == "bool" ? "z: bool" : "z: T");
+  op.is_commutative = is_commutative;
+  return op;
+}
+
+OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summary,
+                       const char* input, const char* output) {
+  const std::string type = type_attr != nullptr ? "T" : "bool";
+  OpRegistration op{name, {}, {std::string(input) + ": " + type},
+                    {std::string(output) + ": " + type}, summary, "Applied element by element.",
+                    {{input, "Input values."}, {output, "The result, same shape as the input."}}};
+  if (type_attr != nullptr) op.attrs.push_back(type_attr);
+  return op;
 }
 
 }  // namespace opgen

@@ -4,11 +4,98 @@
 namespace opgen {
 
 namespace {
+
 constexpr const char* kBinaryDocs =
     "Both operands broadcast against each other as numpy arrays do.";
+constexpr const char* kRealTypes =
+    "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}";
+constexpr const char* kFloatComplexTypes =
+    "T: {bfloat16, half, float, double, complex64, complex128}";
+
+OpRegistration Comparison(const char* name, const char* summary, bool equality) {
+  OpRegistration op = BinaryOp(name, equality ? "T: type" : kRealTypes, summary,
+                               /*is_commutative=*/equality, "bool");
+  if (equality) {
+    op.attrs.push_back("incompatible_shape_error: bool = true");
+    op.arg_docs.emplace_back("incompatible_shape_error",
+                             "Whether operands of incompatible shapes are an error.");
+  }
+  return op;
+}
+
+}  // namespace
+
+// Element-wise ops that follow TensorFlow's shapes "x, y -> z" / "x -> y".
+void RegisterElementwiseMathOps(TF_Status* status) {
+  RegisterOps({
+      BinaryOp("Add",
+               "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, "
+               "complex128, string}",
+               "Returns `x + y` element-wise (AddV2 without the aggregate flag)."),
+      BinaryOp("Div",
+               "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, "
+               "uint64, int64, complex64, complex128}",
+               "Returns `x / y` element-wise."),
+      BinaryOp("FloorDiv",
+               "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, "
+               "uint64, int64, complex64, complex128}",
+               "Returns `floor(x / y)` element-wise, rounding toward negative infinity."),
+      BinaryOp("FloorMod",
+               "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, "
+               "float, double}",
+               "Returns the remainder of floor division; its sign follows `y`."),
+      BinaryOp("Maximum",
+               "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, "
+               "int64, uint64}",
+               "Returns the larger of `x` and `y` element-wise."),
+      BinaryOp("Minimum",
+               "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, "
+               "int64, uint64}",
+               "Returns the smaller of `x` and `y` element-wise."),
+      BinaryOp("Pow",
+               "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
+               "complex128}",
+               "Returns `x` to the power `y` element-wise."),
+      BinaryOp("SquaredDifference",
+               "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
+               "Returns `(x - y) * (x - y)` element-wise.", /*is_commutative=*/true),
+      Comparison("Less", "Returns the truth value of `x < y` element-wise.", false),
+      Comparison("LessEqual", "Returns the truth value of `x <= y` element-wise.", false),
+      Comparison("Greater", "Returns the truth value of `x > y` element-wise.", false),
+      Comparison("GreaterEqual", "Returns the truth value of `x >= y` element-wise.", false),
+      Comparison("Equal", "Returns the truth value of `x == y` element-wise.", true),
+      Comparison("NotEqual", "Returns the truth value of `x != y` element-wise.", true),
+      BinaryOp("LogicalAnd", nullptr, "Returns `x AND y` element-wise.", true, "bool"),
+      BinaryOp("LogicalOr", nullptr, "Returns `x OR y` element-wise.", true, "bool"),
+      UnaryOp("LogicalNot", nullptr, "Returns `NOT x` element-wise."),
+      UnaryOp("Abs", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
+              "Returns the absolute value of `x`."),
+      UnaryOp("Sign",
+              "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+              "complex128}",
+              "Returns -1, 0 or 1 by the sign of `x`."),
+      UnaryOp("Square",
+              "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+              "uint32, uint64, complex64, complex128}",
+              "Returns `x * x`."),
+      UnaryOp("Reciprocal",
+              "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+              "complex128}",
+              "Returns `1 / x`."),
+      UnaryOp("Exp", kFloatComplexTypes, "Returns `e` to the power `x`."),
+      UnaryOp("Log", kFloatComplexTypes, "Returns the natural logarithm of `x`."),
+      UnaryOp("Log1p", kFloatComplexTypes, "Returns `log(1 + x)`, accurate for small `x`."),
+      UnaryOp("Sqrt", kFloatComplexTypes, "Returns the square root of `x`."),
+      UnaryOp("Rsqrt", kFloatComplexTypes, "Returns `1 / sqrt(x)`."),
+      UnaryOp("Tanh", kFloatComplexTypes, "Returns the hyperbolic tangent of `x`."),
+      UnaryOp("Sigmoid", kFloatComplexTypes, "Returns `1 / (1 + exp(-x))`."),
+      UnaryOp("Erf", "T: {bfloat16, half, float, double}", "Returns the Gauss error function of `x`."),
+  }, status);
 }
 
 void RegisterMathOps(TF_Status* status) {
+  RegisterElementwiseMathOps(status);
+  if (TF_GetCode(status) != TF_OK) return;
   RegisterOps({
       {"AddV2",
        {"T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, "

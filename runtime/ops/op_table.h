@@ -3,21 +3,23 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "tensorflow/c/tf_status.h"
 
 namespace opgen {
 
 struct OpRegistration {
-  const char* name;
-  std::initializer_list<const char*> attrs;    // in OpDef order
-  std::initializer_list<const char*> inputs;
-  std::initializer_list<const char*> outputs;
-  const char* summary;
-  const char* description;
+  std::string name;
+  std::vector<std::string> attrs;    // spec strings, in OpDef order
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::string summary;
+  std::string description;
   // name -> description, for inputs, outputs and attrs
-  std::initializer_list<std::pair<const char*, const char*>> arg_docs;
+  std::vector<std::pair<std::string, std::string>> arg_docs;
   bool is_commutative = false;
   bool is_aggregate = false;
 };
@@ -28,9 +30,15 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status);
 // The op families, one per file.
 void RegisterArrayOps(TF_Status* status);
 void RegisterMathOps(TF_Status* status);
+void RegisterElementwiseMathOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
 
-// TensorFlow's allowed types of AddV2/Sub/Mul/RealDiv differ only in order; they are
-// spelled out per op so each OpDef equals TensorFlow's.
+// The common shapes of element-wise ops: "x, y -> z" and "x -> y" with one type attr
+// `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the OpDefs
+// compare equal), and standard argument docs.
+OpRegistration BinaryOp(const char* name, const char* type_attr, const char* summary,
+                        bool is_commutative = false, const char* output_type = "T");
+OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summary,
+                       const char* input = "x", const char* output = "y");
 
 }  // namespace opgen

@@ -1,6 +1,7 @@
 // Element-wise kernels: binary arithmetic with numpy-style broadcasting, and unary
 // math. The same-shape and scalar cases run as flat loops the compiler vectorises.
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 #include "kernel_util.h"
@@ -9,12 +10,78 @@ namespace opgen {
 namespace cpu {
 namespace {
 
+// Functors: Apply's return type is the output element type (bool for comparisons).
 struct AddOp { template <typename T> static T Apply(T x, T y) { return x + y; } };
 struct SubOp { template <typename T> static T Apply(T x, T y) { return x - y; } };
 struct MulOp { template <typename T> static T Apply(T x, T y) { return x * y; } };
 struct DivOp { template <typename T> static T Apply(T x, T y) { return x / y; } };
+struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y ? x : y; } };
+struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y ? x : y; } };
+struct PowOp { template <typename T> static T Apply(T x, T y) { return std::pow(x, y); } };
+struct SquaredDifferenceOp {
+  template <typename T> static T Apply(T x, T y) { return (x - y) * (x - y); }
+};
+// Floor division and modulo round toward negative infinity, as Python and numpy do.
+struct FloorDivOp {
+  template <typename T> static T Apply(T x, T y) {
+    if constexpr (std::is_integral_v<T>) {
+      T q = x / y;
+      return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+    } else {
+      return std::floor(x / y);
+    }
+  }
+};
+struct FloorModOp {
+  template <typename T> static T Apply(T x, T y) {
+    if constexpr (std::is_integral_v<T>) {
+      T r = x % y;
+      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    } else {
+      T r = std::fmod(x, y);
+      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    }
+  }
+};
+struct LessOp { template <typename T> static bool Apply(T x, T y) { return x < y; } };
+struct LessEqualOp { template <typename T> static bool Apply(T x, T y) { return x <= y; } };
+struct GreaterOp { template <typename T> static bool Apply(T x, T y) { return x > y; } };
+struct GreaterEqualOp { template <typename T> static bool Apply(T x, T y) { return x >= y; } };
+struct EqualOp { template <typename T> static bool Apply(T x, T y) { return x == y; } };
+struct NotEqualOp { template <typename T> static bool Apply(T x, T y) { return x != y; } };
+struct LogicalAndOp { static bool Apply(bool x, bool y) { return x && y; } };
+struct LogicalOrOp { static bool Apply(bool x, bool y) { return x || y; } };
+
 struct NegOp { template <typename T> static T Apply(T x) { return -x; } };
 struct ReluOp { template <typename T> static T Apply(T x) { return x > T(0) ? x : T(0); } };
+struct Relu6Op {
+  template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
+};
+struct AbsOp { template <typename T> static T Apply(T x) { return x < T(0) ? -x : x; } };
+struct SignOp { template <typename T> static T Apply(T x) { return T((x > T(0)) - (x < T(0))); } };
+struct SquareOp { template <typename T> static T Apply(T x) { return x * x; } };
+struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
+struct ExpOp { template <typename T> static T Apply(T x) { return std::exp(x); } };
+struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
+struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
+struct SqrtOp { template <typename T> static T Apply(T x) { return std::sqrt(x); } };
+struct RsqrtOp { template <typename T> static T Apply(T x) { return T(1) / std::sqrt(x); } };
+struct TanhOp { template <typename T> static T Apply(T x) { return std::tanh(x); } };
+struct SigmoidOp { template <typename T> static T Apply(T x) { return T(1) / (T(1) + std::exp(-x)); } };
+struct ErfOp { template <typename T> static T Apply(T x) { return std::erf(x); } };
+// log(1 + e^x), computed without overflow for large x.
+struct SoftplusOp {
+  template <typename T> static T Apply(T x) { return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+};
+struct EluOp { template <typename T> static T Apply(T x) { return x < T(0) ? std::expm1(x) : x; } };
+struct SeluOp {
+  template <typename T> static T Apply(T x) {
+    const T scale = T(1.0507009873554804934193349852946);
+    const T alpha = T(1.6732632423543772848170429916717);
+    return x < T(0) ? scale * alpha * std::expm1(x) : scale * x;
+  }
+};
+struct LogicalNotOp { static bool Apply(bool x) { return !x; } };
 
 // numpy's rule: align trailing dims; each pair must be equal or contain a 1.
 bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -44,9 +111,9 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims,
   return strides;
 }
 
-template <typename T, typename Op>
+template <typename T, typename Out, typename Op>
 void BroadcastLoop(const T* x, const std::vector<int64_t>& xs, const T* y,
-                   const std::vector<int64_t>& ys, T* z, const std::vector<int64_t>& out) {
+                   const std::vector<int64_t>& ys, Out* z, const std::vector<int64_t>& out) {
   const size_t rank = out.size();
   const int64_t inner = out[rank - 1];
   const int64_t sx = xs[rank - 1], sy = ys[rank - 1];
@@ -67,10 +134,12 @@ void BroadcastLoop(const T* x, const std::vector<int64_t>& xs, const T* y,
   }
 }
 
+// Binary kernels over T -> Op's output type, with numpy broadcasting.
 template <typename Op>
 struct Binary {
   template <typename T>
   struct Kernel {
+    using Out = decltype(Op::Apply(T(), T()));
     static void Compute(void*, TF_OpKernelContext* ctx) {
       TensorPtr x = Input(ctx, 0), y = Input(ctx, 1);
       if (!x || !y) return;
@@ -83,7 +152,10 @@ struct Binary {
       const int64_t nx = NumElements(xd), ny = NumElements(yd), n = NumElements(zd);
       const T* xp = Data<T>(x);
       const T* yp = Data<T>(y);
-      if constexpr (std::is_same_v<Op, DivOp> && std::is_integral_v<T>) {
+      constexpr bool kIntegerDivision =
+          std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+          (std::is_same_v<Op, DivOp> || std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, FloorModOp>);
+      if constexpr (kIntegerDivision) {
         for (int64_t i = 0; i < ny; ++i) {
           if (yp[i] == 0) {
             Fail(ctx, TF_INVALID_ARGUMENT, "Integer division by zero");
@@ -91,19 +163,19 @@ struct Binary {
           }
         }
       }
-      TensorPtr z = AllocateOutput<T>(ctx, 0, zd);
+      TensorPtr z = AllocateOutput<Out>(ctx, 0, zd);
       if (!z || n == 0) return;
-      T* zp = Data<T>(z);
+      Out* zp = Data<Out>(z);
       if (nx == n && ny == n) {
         for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(xp[i], yp[i]);
       } else if (ny == 1 && nx == n) {
-        const T b = yp[0];
+        const T b = yp[0];  // NOLINT: hoisted so the loop vectorises
         for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(xp[i], b);
       } else if (nx == 1 && ny == n) {
         const T a = xp[0];
         for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(a, yp[i]);
       } else {
-        BroadcastLoop<T, Op>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
+        BroadcastLoop<T, Out, Op>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
       }
     }
   };
@@ -127,22 +199,71 @@ struct Unary {
   };
 };
 
-template <typename Op>
-void RegisterBinary(const char* op, TF_Status* status) {
-  RegisterForTypes<Binary<Op>::template Kernel, float, double, int32_t, int64_t>(op, status);
+// Kernels of ops without a type attr (bool in, bool out): no type constraint.
+template <template <typename> class Kernel>
+void RegisterBoolOp(const char* op, TF_Status* status) {
+  if (TF_GetCode(status) != TF_OK) return;
+  RegisterKernel(op, nullptr, TF_BOOL, &Kernel<bool>::Compute, status);
 }
+
+template <typename Op, typename... Ts>
+void RegisterBinary(const char* op, TF_Status* status) {
+  if (TF_GetCode(status) != TF_OK) return;
+  RegisterForTypes<Binary<Op>::template Kernel, Ts...>(op, status);
+}
+
+template <typename Op, typename... Ts>
+void RegisterUnary(const char* op, TF_Status* status) {
+  if (TF_GetCode(status) != TF_OK) return;
+  RegisterForTypes<Unary<Op>::template Kernel, Ts...>(op, status);
+}
+
+using i32 = int32_t;
+using i64 = int64_t;
 
 }  // namespace
 
 void RegisterElementwiseKernels(TF_Status* status) {
-  RegisterBinary<AddOp>("AddV2", status);
-  if (TF_GetCode(status) == TF_OK) RegisterBinary<SubOp>("Sub", status);
-  if (TF_GetCode(status) == TF_OK) RegisterBinary<MulOp>("Mul", status);
-  if (TF_GetCode(status) == TF_OK) RegisterBinary<DivOp>("RealDiv", status);
-  if (TF_GetCode(status) == TF_OK)
-    RegisterForTypes<Unary<NegOp>::Kernel, float, double, int32_t, int64_t>("Neg", status);
-  if (TF_GetCode(status) == TF_OK)
-    RegisterForTypes<Unary<ReluOp>::Kernel, float, double, int32_t, int64_t>("Relu", status);
+  RegisterBinary<AddOp, float, double, i32, i64>("AddV2", status);
+  RegisterBinary<AddOp, float, double, i32, i64>("Add", status);
+  RegisterBinary<SubOp, float, double, i32, i64>("Sub", status);
+  RegisterBinary<MulOp, float, double, i32, i64>("Mul", status);
+  RegisterBinary<DivOp, float, double, i32, i64>("RealDiv", status);
+  RegisterBinary<DivOp, float, double, i32, i64>("Div", status);
+  RegisterBinary<FloorDivOp, float, double, i32, i64>("FloorDiv", status);
+  RegisterBinary<FloorModOp, float, double, i32, i64>("FloorMod", status);
+  RegisterBinary<MaximumOp, float, double, i32, i64>("Maximum", status);
+  RegisterBinary<MinimumOp, float, double, i32, i64>("Minimum", status);
+  RegisterBinary<PowOp, float, double>("Pow", status);
+  RegisterBinary<SquaredDifferenceOp, float, double, i32, i64>("SquaredDifference", status);
+  RegisterBinary<LessOp, float, double, i32, i64>("Less", status);
+  RegisterBinary<LessEqualOp, float, double, i32, i64>("LessEqual", status);
+  RegisterBinary<GreaterOp, float, double, i32, i64>("Greater", status);
+  RegisterBinary<GreaterEqualOp, float, double, i32, i64>("GreaterEqual", status);
+  RegisterBinary<EqualOp, float, double, i32, i64, bool>("Equal", status);
+  RegisterBinary<NotEqualOp, float, double, i32, i64, bool>("NotEqual", status);
+  RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
+  RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
+  RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
+
+  RegisterUnary<NegOp, float, double, i32, i64>("Neg", status);
+  RegisterUnary<ReluOp, float, double, i32, i64>("Relu", status);
+  RegisterUnary<Relu6Op, float, double, i32, i64>("Relu6", status);
+  RegisterUnary<AbsOp, float, double, i32, i64>("Abs", status);
+  RegisterUnary<SignOp, float, double, i32, i64>("Sign", status);
+  RegisterUnary<SquareOp, float, double, i32, i64>("Square", status);
+  RegisterUnary<ReciprocalOp, float, double>("Reciprocal", status);
+  RegisterUnary<ExpOp, float, double>("Exp", status);
+  RegisterUnary<LogOp, float, double>("Log", status);
+  RegisterUnary<Log1pOp, float, double>("Log1p", status);
+  RegisterUnary<SqrtOp, float, double>("Sqrt", status);
+  RegisterUnary<RsqrtOp, float, double>("Rsqrt", status);
+  RegisterUnary<TanhOp, float, double>("Tanh", status);
+  RegisterUnary<SigmoidOp, float, double>("Sigmoid", status);
+  RegisterUnary<ErfOp, float, double>("Erf", status);
+  RegisterUnary<SoftplusOp, float, double>("Softplus", status);
+  RegisterUnary<EluOp, float, double>("Elu", status);
+  RegisterUnary<SeluOp, float, double>("Selu", status);
 }
 
 }  // namespace cpu
