@@ -23,7 +23,44 @@ OpRegistration Comparison(const char* name, const char* summary, bool equality) 
   return op;
 }
 
+OpRegistration Reduction(const char* name, const char* type_attr, const char* summary) {
+  return OpRegistration{
+      name, {"keep_dims: bool = false", type_attr, "Tidx: {int32, int64} = DT_INT32"},
+      {"input: T", "reduction_indices: Tidx"}, {"output: T"}, summary,
+      "Reduces `input` along the axes in `reduction_indices` (negative axes count from the "
+      "end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.",
+      {{"input", "The values to reduce."}, {"reduction_indices", "The axes to reduce."},
+       {"output", "The reduced tensor."}, {"keep_dims", "Keep reduced dimensions with size 1."}}};
+}
+
+OpRegistration ArgReduction(const char* name, const char* tidx, const char* output_type,
+                            const char* summary) {
+  return OpRegistration{
+      name,
+      {"T: {realnumbertypes, quantizedtypes, bool}", tidx, output_type},
+      {"input: T", "dimension: Tidx"}, {"output: output_type"}, summary,
+      "Ties go to the smallest index.",
+      {{"input", "The values."}, {"dimension", "The axis to search (a scalar)."},
+       {"output", "Indices along `dimension`."}}};
+}
+
 }  // namespace
+
+void RegisterReductionOps(TF_Status* status) {
+  RegisterOps({
+      Reduction("Sum", "T: numbertypes", "Sums elements across dimensions."),
+      Reduction("Mean", "T: numbertypes", "Averages elements across dimensions."),
+      Reduction("Prod", "T: numbertypes", "Multiplies elements across dimensions."),
+      Reduction("Max", "T: {realnumbertypes, quantizedtypes}", "Takes the maximum across dimensions."),
+      Reduction("Min", "T: {realnumbertypes, quantizedtypes}", "Takes the minimum across dimensions."),
+      ArgReduction("ArgMax", "Tidx: {int16, int32, int64} = DT_INT32",
+                   "output_type: {int16, uint16, int32, int64} = DT_INT64",
+                   "Returns the index of the largest value along a dimension."),
+      ArgReduction("ArgMin", "Tidx: {int32, int64} = DT_INT32",
+                   "output_type: {int32, int64} = DT_INT64",
+                   "Returns the index of the smallest value along a dimension."),
+  }, status);
+}
 
 // Element-wise ops that follow TensorFlow's shapes "x, y -> z" / "x -> y".
 void RegisterElementwiseMathOps(TF_Status* status) {
@@ -95,6 +132,7 @@ void RegisterElementwiseMathOps(TF_Status* status) {
 
 void RegisterMathOps(TF_Status* status) {
   RegisterElementwiseMathOps(status);
+  if (TF_GetCode(status) == TF_OK) RegisterReductionOps(status);
   if (TF_GetCode(status) != TF_OK) return;
   RegisterOps({
       {"AddV2",

@@ -31,6 +31,7 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status);
 void RegisterArrayOps(TF_Status* status);
 void RegisterMathOps(TF_Status* status);
 void RegisterElementwiseMathOps(TF_Status* status);
+void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
 
 // The common shapes of element-wise ops: "x, y -> z" and "x -> y" with one type attr

@@ -10,11 +10,14 @@ from opgen.protos import op_def_pb2
 
 
 def _without_docs(op: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
+    """The OpDef without docs, and without `experimental_full_type`, which TensorFlow's
+    C++ registry sets (e.g. on Shape's output) but its C op-definition API cannot express."""
     op = op_def_pb2.OpDef.FromString(op.SerializeToString())
     op.ClearField("summary")
     op.ClearField("description")
     for arg in list(op.input_arg) + list(op.output_arg):
         arg.ClearField("description")
+        arg.ClearField("experimental_full_type")
     for attr in op.attr:
         attr.ClearField("description")
     return op

@@ -1,4 +1,9 @@
-// Kernels that pass data through: Identity shares its input's buffer.
+// Kernels that move, reshape or describe data: Identity, Reshape, ExpandDims, Squeeze
+// (all sharing the input's buffer), Transpose, Shape, Size, Rank, ZerosLike, OnesLike,
+// Fill.
+#include <algorithm>
+#include <cstring>
+
 #include "kernel_util.h"
 
 namespace opgen {
@@ -16,10 +21,240 @@ struct IdentityKernel {
   }
 };
 
+// Sets output 0 to `input`'s data seen with `dims`. The new tensor holds a reference to
+// the input (released by the deallocator), so no element is copied.
+void SetReshapedOutput(TF_OpKernelContext* ctx, TensorPtr input, const std::vector<int64_t>& dims) {
+  TF_Tensor* owner = input.release();
+  TensorPtr view(TF_NewTensor(
+      TF_TensorType(owner), dims.data(), static_cast<int>(dims.size()), TF_TensorData(owner),
+      TF_TensorByteSize(owner),
+      [](void*, size_t, void* arg) { TF_DeleteTensor(static_cast<TF_Tensor*>(arg)); }, owner));
+  if (!view) {
+    Fail(ctx, TF_INTERNAL, "cannot view the input with shape " + ShapeString(dims));
+    return;
+  }
+  StatusPtr s = NewStatus();
+  TF_SetOutput(ctx, 0, view.get(), s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0), shape_t = Input(ctx, 1);
+  if (!input || !shape_t) return;
+  std::vector<int64_t> shape = IndexValues(shape_t.get());
+  const int64_t n = TF_TensorElementCount(input.get());
+  int64_t known = 1, unknown_at = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (unknown_at >= 0) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: only one dimension can be -1, got " + ShapeString(shape));
+        return;
+      }
+      unknown_at = static_cast<int64_t>(i);
+    } else if (shape[i] < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: size " + std::to_string(shape[i]) + " must be >= -1");
+      return;
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
+  if (NumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Input to reshape is a tensor with " + std::to_string(n) +
+             " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +
+             " does not fit them");
+    return;
+  }
+  SetReshapedOutput(ctx, std::move(input), shape);
+}
+
+void ExpandDimsCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0), dim_t = Input(ctx, 1);
+  if (!input || !dim_t) return;
+  std::vector<int64_t> dims = Dims(input.get());
+  std::vector<int64_t> dim = IndexValues(dim_t.get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (dim.size() != 1 || dim[0] < -rank - 1 || dim[0] > rank) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "ExpandDims: dim must be a scalar in [" +
+                                       std::to_string(-rank - 1) + ", " + std::to_string(rank) + "]");
+    return;
+  }
+  int64_t at = dim[0] < 0 ? dim[0] + rank + 1 : dim[0];
+  dims.insert(dims.begin() + at, 1);
+  SetReshapedOutput(ctx, std::move(input), dims);
+}
+
+struct SqueezeAttrs { std::vector<int64_t> axes; };
+
+void* CreateSqueeze(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new SqueezeAttrs();
+  StatusPtr s = NewStatus();
+  int32_t size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, "squeeze_dims", &size, &total, s.get());
+  if (TF_GetCode(s.get()) == TF_OK && size > 0) {
+    attrs->axes.resize(size);
+    TF_OpKernelConstruction_GetAttrInt64List(ctx, "squeeze_dims", attrs->axes.data(), size, s.get());
+  }
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return attrs;
+}
+void DeleteSqueeze(void* p) { delete static_cast<SqueezeAttrs*>(p); }
+
+void SqueezeCompute(void* state, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0);
+  if (!input) return;
+  std::vector<int64_t> dims = Dims(input.get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<bool> drop(rank, false);
+  const auto& axes = static_cast<SqueezeAttrs*>(state)->axes;
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Squeeze: dimension " + std::to_string(a) +
+                                         " out of range for rank " + std::to_string(rank));
+      return;
+    }
+    int64_t d = a < 0 ? a + rank : a;
+    if (dims[d] != 1) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Can not squeeze dim[" + std::to_string(d) +
+                                         "], expected a dimension of 1, got " + std::to_string(dims[d]));
+      return;
+    }
+    drop[d] = true;
+  }
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!(axes.empty() ? dims[d] == 1 : drop[d])) out.push_back(dims[d]);
+  SetReshapedOutput(ctx, std::move(input), out);
+}
+
+template <typename T>
+struct TransposeKernel {
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
+    if (!input || !perm_t) return;
+    std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
+    const size_t rank = dims.size();
+    std::vector<bool> seen(rank, false);
+    bool valid = perm.size() == rank;
+    for (int64_t p : perm) {
+      if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) { valid = false; break; }
+      seen[p] = true;
+    }
+    if (!valid) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) +
+                                         " is not a permutation of the " + std::to_string(rank) + " dimensions");
+      return;
+    }
+    std::vector<int64_t> out_dims(rank), in_strides(rank, 1);
+    for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * dims[d];
+    for (size_t d = 0; d < rank; ++d) out_dims[d] = dims[perm[d]];
+    TensorPtr output = AllocateOutput<T>(ctx, 0, out_dims);
+    if (!output) return;
+    const T* in = Data<T>(input);
+    T* out = Data<T>(output);
+    const int64_t n = NumElements(out_dims);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) src += index[d] * in_strides[perm[d]];
+      out[i] = in[src];
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < out_dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+};
+
+// Shape, Size and Rank describe their input; Out is the output's element type.
+template <typename Out>
+struct DescribeKernels {
+  static void Shape(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    std::vector<int64_t> dims = Dims(input.get());
+    TensorPtr output = AllocateOutput<Out>(ctx, 0, {static_cast<int64_t>(dims.size())});
+    if (!output) return;
+    for (size_t i = 0; i < dims.size(); ++i) Data<Out>(output)[i] = static_cast<Out>(dims[i]);
+  }
+  static void Size(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
+    if (output) *Data<Out>(output) = static_cast<Out>(TF_TensorElementCount(input.get()));
+  }
+  static void Rank(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
+    if (output) *Data<Out>(output) = static_cast<Out>(TF_NumDims(input.get()));
+  }
+};
+
+template <int kValue>
+struct ConstantLikeKernel {
+  template <typename T>
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    std::vector<int64_t> dims = Dims(input.get());
+    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+    if (!output) return;
+    std::fill_n(Data<T>(output), NumElements(dims), static_cast<T>(kValue));
+  }
+};
+
+template <typename T>
+struct FillKernel {
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
+    if (!dims_t || !value) return;
+    std::vector<int64_t> dims = IndexValues(dims_t.get());
+    if (TF_NumDims(value.get()) != 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
+      return;
+    }
+    for (int64_t d : dims) {
+      if (d < 0) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
+        return;
+      }
+    }
+    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+    if (output) std::fill_n(Data<T>(output), NumElements(dims), *Data<T>(value));
+  }
+};
+
+template <typename T>
+void RegisterDataKernels(TF_Status* status) {
+  constexpr TF_DataType t = DtypeOf<T>::value;
+  RegisterKernel("Identity", "T", t, &IdentityKernel<T>::Compute, status);
+  for (TF_DataType index : {TF_INT32, TF_INT64}) {
+    RegisterKernel2("Reshape", "T", t, "Tshape", index, ReshapeCompute, status);
+    RegisterKernel2("ExpandDims", "T", t, "Tdim", index, ExpandDimsCompute, status);
+    RegisterKernel2("Transpose", "T", t, "Tperm", index, &TransposeKernel<T>::Compute, status);
+    RegisterKernel2("Fill", "T", t, "index_type", index, &FillKernel<T>::Compute, status);
+  }
+  RegisterKernel("Squeeze", "T", t, SqueezeCompute, status, CreateSqueeze, DeleteSqueeze);
+  RegisterKernel2("Shape", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Shape, status);
+  RegisterKernel2("Shape", "T", t, "out_type", TF_INT64, &DescribeKernels<int64_t>::Shape, status);
+  RegisterKernel2("Size", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Size, status);
+  RegisterKernel2("Size", "T", t, "out_type", TF_INT64, &DescribeKernels<int64_t>::Size, status);
+  RegisterKernel("Rank", "T", t, &DescribeKernels<int32_t>::Rank, status);
+  RegisterKernel("ZerosLike", "T", t, &ConstantLikeKernel<0>::Compute<T>, status);
+  RegisterKernel("OnesLike", "T", t, &ConstantLikeKernel<1>::Compute<T>, status);
+}
+
 }  // namespace
 
 void RegisterArrayKernels(TF_Status* status) {
-  RegisterForTypes<IdentityKernel, float, double, int32_t, int64_t, bool>("Identity", status);
+  RegisterDataKernels<float>(status);
+  RegisterDataKernels<double>(status);
+  RegisterDataKernels<int32_t>(status);
+  RegisterDataKernels<int64_t>(status);
+  RegisterDataKernels<bool>(status);
+  RegisterKernel("NoOp", nullptr, TF_FLOAT, [](void*, TF_OpKernelContext*) {}, status);
 }
 
 }  // namespace cpu

@@ -89,6 +89,7 @@ inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dt
                            ComputeFn compute, TF_Status* status,
                            void* (*create)(TF_OpKernelConstruction*) = nullptr,
                            void (*destroy)(void*) = nullptr) {
+  if (TF_GetCode(status) != TF_OK) return;  // keep the first failure
   TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
   if (type_attr != nullptr) {
     TF_KernelBuilder_TypeConstraint(b, type_attr, dtype, status);
@@ -99,6 +100,47 @@ inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dt
   }
   std::string name = std::string(op) + "_CPU";
   TF_RegisterKernelBuilder(name.c_str(), b, status);
+}
+
+// Reads an int32 or int64 tensor (a shape, axes, a permutation) as int64 values.
+inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
+  const int64_t n = TF_TensorElementCount(t);
+  std::vector<int64_t> out(n);
+  if (TF_TensorType(t) == TF_INT32) {
+    const int32_t* p = static_cast<const int32_t*>(TF_TensorData(t));
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  } else {
+    const int64_t* p = static_cast<const int64_t*>(TF_TensorData(t));
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  }
+  return out;
+}
+
+// Registers `compute` with two type constraints, e.g. T and Tidx.
+inline void RegisterKernel2(const char* op, const char* attr1, TF_DataType type1,
+                            const char* attr2, TF_DataType type2, ComputeFn compute,
+                            TF_Status* status,
+                            void* (*create)(TF_OpKernelConstruction*) = nullptr,
+                            void (*destroy)(void*) = nullptr) {
+  if (TF_GetCode(status) != TF_OK) return;
+  TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
+  TF_KernelBuilder_TypeConstraint(b, attr1, type1, status);
+  if (TF_GetCode(status) == TF_OK) TF_KernelBuilder_TypeConstraint(b, attr2, type2, status);
+  if (TF_GetCode(status) != TF_OK) {
+    TF_DeleteKernelBuilder(b);
+    return;
+  }
+  std::string name = std::string(op) + "_CPU";
+  TF_RegisterKernelBuilder(name.c_str(), b, status);
+}
+
+// Copies a bool attr at kernel construction; reports a failure if it is missing.
+inline bool GetBoolAttr(TF_OpKernelConstruction* ctx, const char* name) {
+  StatusPtr s = NewStatus();
+  TF_Bool v = 0;
+  TF_OpKernelConstruction_GetAttrBool(ctx, name, &v, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return v != 0;
 }
 
 // Registers Kernel<T>::Compute for each T.
@@ -115,6 +157,8 @@ void RegisterElementwiseKernels(TF_Status* status);
 void RegisterMatMulKernels(TF_Status* status);
 void RegisterCastKernels(TF_Status* status);
 void RegisterArrayKernels(TF_Status* status);
+void RegisterReductionKernels(TF_Status* status);
+void RegisterNnKernels(TF_Status* status);
 
 }  // namespace cpu
 }  // namespace opgen
