@@ -42,3 +42,18 @@ def test_misuse_raises_a_python_exception_naming_the_op():
         ops.mat_mul(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
     with pytest.raises(errors.OpError, match="Relu"):
         ops.relu(np.array([True, False]))
+
+
+def test_a_small_classifier_matches_numpy():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 5)).astype(np.float32)
+    w = rng.standard_normal((5, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    probs = ops.softmax(ops.bias_add(ops.mat_mul(x, w), b))
+    logits = x @ w + b
+    want = np.exp(logits - logits.max(1, keepdims=True))
+    want /= want.sum(1, keepdims=True)
+    np.testing.assert_allclose(np.asarray(probs), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(ops.arg_max(probs, 1)), want.argmax(1))
+    total = ops.sum(probs, [0, 1])
+    assert abs(float(total) - 8.0) < 1e-4
