@@ -112,8 +112,12 @@ class _OpPlan:
     name_bytes: bytes
     attr_types: dict[str, str]
     attr_defaults: dict[str, object]
-    # For each input: (arg name, "single" | "number" | "typelist", type attr or None, fixed dtype)
-    inputs: list[tuple[str, str, str | None, int]] = field(default_factory=list)
+    # For each input: (arg name, "single" | "number" | "typelist", type attr or None,
+    # fixed dtype, number attr or None)
+    inputs: list[tuple[str, str, str | None, int, str | None]] = field(default_factory=list)
+    # Defaults of the type attrs that inputs use: the dtype Python values take when
+    # no input carries one.
+    input_type_defaults: dict[str, dtypes.DType] = field(default_factory=dict)
 
 
 def _default_value(attr: op_def_pb2.OpDef.AttrDef):
@@ -159,11 +163,14 @@ class _Registry:
                            {a.name: _default_value(a) for a in op_def.attr})
             for arg in op_def.input_arg:
                 if arg.type_list_attr:
-                    plan.inputs.append((arg.name, "typelist", arg.type_list_attr, 0))
+                    plan.inputs.append((arg.name, "typelist", arg.type_list_attr, 0, None))
                 elif arg.number_attr:
-                    plan.inputs.append((arg.name, "number", arg.type_attr or None, arg.type))
+                    plan.inputs.append((arg.name, "number", arg.type_attr or None, arg.type,
+                                        arg.number_attr))
                 else:
-                    plan.inputs.append((arg.name, "single", arg.type_attr or None, arg.type))
+                    plan.inputs.append((arg.name, "single", arg.type_attr or None, arg.type, None))
+                if arg.type_attr and plan.attr_defaults.get(arg.type_attr) is not None:
+                    plan.input_type_defaults[arg.type_attr] = plan.attr_defaults[arg.type_attr]
             self._plans[op_type] = plan
             return plan
 
@@ -203,7 +210,7 @@ def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
     input that carries a dtype, else the attr's default; Python values take what this
     yields (or TensorFlow's defaults when nothing does)."""
     resolved: dict[str, dtypes.DType] = {}
-    for (arg, kind, type_attr, _), value in zip(plan.inputs, inputs):
+    for (arg, kind, type_attr, _, _), value in zip(plan.inputs, inputs):
         if type_attr is None or kind == "typelist" or type_attr in resolved:
             continue
         if type_attr in attrs:
@@ -214,19 +221,15 @@ def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
             if carries_dtype(v):
                 resolved[type_attr] = dtype_of(v)
                 break
-    for name, _ in list(plan.attr_types.items()):
-        if name not in resolved and plan.attr_types[name] == "type" and name not in attrs:
-            default = plan.attr_defaults.get(name)
-            used_by_input = any(t == name for _, k, t, _ in plan.inputs if k != "typelist")
-            if default is not None and used_by_input:
-                resolved[name] = default
+    for name, default in plan.input_type_defaults.items():
+        resolved.setdefault(name, default)
     return resolved
 
 
 def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
     resolved = _resolve_dtypes(plan, inputs, attrs)
     converted = []
-    for (arg, kind, type_attr, fixed), value in zip(plan.inputs, inputs):
+    for (arg, kind, type_attr, fixed, _), value in zip(plan.inputs, inputs):
         if kind == "single":
             want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
             converted.append(convert_to_tensor(value, want))
@@ -250,9 +253,8 @@ def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
 def _output_counts(plan: _OpPlan, inputs, attrs) -> list[int]:
     """How many tensors each output arg yields, from attrs given or inferred."""
     inferred = {}
-    for (arg, kind, type_attr, _), value in zip(plan.inputs, inputs):
+    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, inputs):
         if kind == "number":
-            number_attr = next(a.number_attr for a in plan.op_def.input_arg if a.name == arg)
             inferred[number_attr] = len(value)
         elif kind == "typelist":
             inferred[type_attr] = value
