@@ -234,7 +234,7 @@ def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
             want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
             converted.append(convert_to_tensor(value, want))
             continue
-        if isinstance(value, (Tensor, str, bytes)) or not hasattr(value, "__iter__"):
+        if not isinstance(value, (list, tuple)):  # as TensorFlow: an array is not a list
             raise InvalidArgumentError(
                 f"{op_type}: input '{arg}' takes a list of tensors, got {type(value).__name__}",
                 op_type)

@@ -159,6 +159,7 @@ void RegisterCastKernels(TF_Status* status);
 void RegisterArrayKernels(TF_Status* status);
 void RegisterReductionKernels(TF_Status* status);
 void RegisterNnKernels(TF_Status* status);
+void RegisterConcatSplitKernels(TF_Status* status);
 
 }  // namespace cpu
 }  // namespace opgen

@@ -1,0 +1,181 @@
+// Joining and splitting along an axis: ConcatV2, Pack, Unpack. The copies are of
+// contiguous byte runs, so one kernel serves every dtype.
+#include <cstring>
+
+#include "kernel_util.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+int64_t ElementSize(const TF_Tensor* t) { return static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(t))); }
+
+// Splits `dims` around `axis` into (outer, inner) element counts.
+void OuterInner(const std::vector<int64_t>& dims, int64_t axis, int64_t* outer, int64_t* inner) {
+  *outer = 1;
+  *inner = 1;
+  for (int64_t d = 0; d < axis; ++d) *outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) *inner *= dims[d];
+}
+
+// Concatenates `pieces` (all of rank `rank`, equal except along `axis`).
+void Concatenate(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& pieces, int64_t axis,
+                 std::vector<int64_t> out_dims, TF_DataType dtype) {
+  StatusPtr s = NewStatus();
+  const int64_t esize = static_cast<int64_t>(TF_DataTypeSize(dtype));
+  TF_Tensor* raw = TF_AllocateOutput(ctx, 0, dtype, out_dims.data(), static_cast<int>(out_dims.size()),
+                                     static_cast<size_t>(NumElements(out_dims) * esize), s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return;
+  }
+  TensorPtr output(raw);
+  int64_t outer, inner;
+  OuterInner(out_dims, axis, &outer, &inner);
+  char* dst = static_cast<char*>(TF_TensorData(output.get()));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const TensorPtr& piece : pieces) {
+      const int64_t run = TF_Dim(piece.get(), static_cast<int>(axis)) * inner * esize;
+      std::memcpy(dst, static_cast<const char*>(TF_TensorData(piece.get())) + o * run, run);
+      dst += run;
+    }
+  }
+}
+
+void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
+  const int n = TF_NumInputs(ctx) - 1;
+  std::vector<TensorPtr> pieces;
+  for (int i = 0; i < n; ++i) {
+    pieces.push_back(Input(ctx, i));
+    if (!pieces.back()) return;
+  }
+  TensorPtr axis_t = Input(ctx, n);
+  if (!axis_t) return;
+  std::vector<int64_t> dims = Dims(pieces[0].get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> axis = IndexValues(axis_t.get());
+  if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "ConcatV2: axis must be a scalar in [" + std::to_string(-rank) +
+                                       ", " + std::to_string(rank) + ")");
+    return;
+  }
+  const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
+  std::vector<int64_t> out_dims = dims;
+  out_dims[a] = 0;
+  for (const TensorPtr& piece : pieces) {
+    std::vector<int64_t> pd = Dims(piece.get());
+    bool fits = pd.size() == dims.size();
+    for (int64_t d = 0; fits && d < rank; ++d) fits = d == a || pd[d] == dims[d];
+    if (!fits) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "ConcatV2: shapes " + ShapeString(dims) + " and " +
+                                         ShapeString(pd) + " differ outside axis " + std::to_string(a));
+      return;
+    }
+    out_dims[a] += pd[a];
+  }
+  Concatenate(ctx, pieces, a, out_dims, TF_TensorType(pieces[0].get()));
+}
+
+struct AxisAttr { int64_t axis = 0; };
+void* CreateAxisAttr(TF_OpKernelConstruction* ctx) {
+  auto* attr = new AxisAttr();
+  StatusPtr s = NewStatus();
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "axis", &attr->axis, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return attr;
+}
+void DeleteAxisAttr(void* p) { delete static_cast<AxisAttr*>(p); }
+
+void PackCompute(void* state, TF_OpKernelContext* ctx) {
+  const int n = TF_NumInputs(ctx);
+  std::vector<TensorPtr> pieces;
+  for (int i = 0; i < n; ++i) {
+    pieces.push_back(Input(ctx, i));
+    if (!pieces.back()) return;
+  }
+  std::vector<int64_t> dims = Dims(pieces[0].get());
+  const int64_t rank = static_cast<int64_t>(dims.size()) + 1;
+  int64_t axis = static_cast<AxisAttr*>(state)->axis;
+  if (axis < -rank || axis >= rank) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Pack: axis " + std::to_string(axis) + " out of range for rank " +
+                                       std::to_string(rank));
+    return;
+  }
+  if (axis < 0) axis += rank;
+  for (const TensorPtr& piece : pieces) {
+    if (Dims(piece.get()) != dims) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Pack: shapes of all inputs must match: " + ShapeString(dims) +
+                                         " vs. " + ShapeString(Dims(piece.get())));
+      return;
+    }
+  }
+  std::vector<int64_t> out_dims = dims;
+  out_dims.insert(out_dims.begin() + axis, n);
+  // Packing is concatenating pieces that each have a size-1 dimension at `axis`.
+  std::vector<TensorPtr> expanded;
+  std::vector<int64_t> piece_dims = dims;
+  piece_dims.insert(piece_dims.begin() + axis, 1);
+  for (TensorPtr& piece : pieces) {
+    TF_Tensor* owner = piece.release();
+    expanded.emplace_back(TF_NewTensor(TF_TensorType(owner), piece_dims.data(),
+                                       static_cast<int>(piece_dims.size()), TF_TensorData(owner),
+                                       TF_TensorByteSize(owner),
+                                       [](void*, size_t, void* arg) { TF_DeleteTensor(static_cast<TF_Tensor*>(arg)); },
+                                       owner));
+  }
+  Concatenate(ctx, expanded, axis, out_dims, TF_TensorType(expanded[0].get()));
+}
+
+void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
+  TensorPtr value = Input(ctx, 0);
+  if (!value) return;
+  std::vector<int64_t> dims = Dims(value.get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t axis = static_cast<AxisAttr*>(state)->axis;
+  if (axis < -rank || axis >= rank) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: axis " + std::to_string(axis) + " out of range for rank " +
+                                       std::to_string(rank));
+    return;
+  }
+  if (axis < 0) axis += rank;
+  const int num = TF_NumOutputs(ctx);
+  if (dims[axis] != num) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: input has " + std::to_string(dims[axis]) +
+                                       " entries along axis " + std::to_string(axis) + ", but num is " +
+                                       std::to_string(num));
+    return;
+  }
+  std::vector<int64_t> out_dims = dims;
+  out_dims.erase(out_dims.begin() + axis);
+  int64_t outer, inner;
+  OuterInner(dims, axis, &outer, &inner);
+  const int64_t esize = ElementSize(value.get());
+  const char* src = static_cast<const char*>(TF_TensorData(value.get()));
+  StatusPtr s = NewStatus();
+  for (int i = 0; i < num; ++i) {
+    TensorPtr out(TF_AllocateOutput(ctx, i, TF_TensorType(value.get()), out_dims.data(),
+                                    static_cast<int>(out_dims.size()),
+                                    static_cast<size_t>(NumElements(out_dims) * esize), s.get()));
+    if (TF_GetCode(s.get()) != TF_OK) {
+      TF_OpKernelContext_Failure(ctx, s.get());
+      return;
+    }
+    char* dst = static_cast<char*>(TF_TensorData(out.get()));
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + o * inner * esize, src + (o * num + i) * inner * esize, inner * esize);
+  }
+}
+
+}  // namespace
+
+void RegisterConcatSplitKernels(TF_Status* status) {
+  for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL}) {
+    RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT32, ConcatV2Compute, status);
+    RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT64, ConcatV2Compute, status);
+    RegisterKernel("Pack", "T", t, PackCompute, status, CreateAxisAttr, DeleteAxisAttr);
+    RegisterKernel("Unpack", "T", t, UnpackCompute, status, CreateAxisAttr, DeleteAxisAttr);
+  }
+}
+
+}  // namespace cpu
+}  // namespace opgen
