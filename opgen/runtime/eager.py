@@ -13,10 +13,13 @@ import ctypes
 import threading
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from opgen.protos import op_def_pb2
 from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, OpError, exception_class
-from opgen.runtime.tensor import Tensor, carries_dtype, convert_to_tensor, dtype_of
+from opgen.runtime.tensor import (Tensor, carries_dtype, convert_to_tensor, default_numpy_value,
+                                  dtype_of)
 
 _c_int64, _c_float, _c_ubyte, _c_int = ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte, ctypes.c_int
 
@@ -221,8 +224,17 @@ def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
             if carries_dtype(v):
                 resolved[type_attr] = dtype_of(v)
                 break
+    # An attr default is only a preference for Python values, as in TensorFlow: Range's
+    # Tidx defaults to int32, yet Range(0.5, 2.0, 0.25) is float32.
     for name, default in plan.input_type_defaults.items():
-        resolved.setdefault(name, default)
+        if name in resolved:
+            continue
+        python_values = [v for (_, kind, type_attr, _, _), value in zip(plan.inputs, inputs)
+                         if type_attr == name for v in (value if kind == "number" else [value])]
+        if default.is_integer and any(np.asarray(v).dtype.kind in "fc" for v in python_values):
+            resolved[name] = dtype_of(default_numpy_value(python_values[0]))
+        else:
+            resolved[name] = default
     return resolved
 
 

@@ -181,6 +181,85 @@ struct Binary {
   };
 };
 
+// Three operands broadcast together: SelectV2 (condition, t, e) and ClipByValue
+// (t, min, max). `Op::Apply(a, b, c)` gives one output element.
+template <typename Op>
+struct Ternary {
+  template <typename T>
+  struct Kernel {
+    using A = typename Op::template First<T>;
+    static void Compute(void*, TF_OpKernelContext* ctx) {
+      TensorPtr a = Input(ctx, 0), b = Input(ctx, 1), c = Input(ctx, 2);
+      if (!a || !b || !c) return;
+      std::vector<int64_t> ad = Dims(a.get()), bd = Dims(b.get()), cd = Dims(c.get()), ab, out;
+      if (!BroadcastShape(ad, bd, &ab) || !BroadcastShape(ab, cd, &out)) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "Incompatible shapes: " + ShapeString(ad) + ", " +
+                                           ShapeString(bd) + " and " + ShapeString(cd));
+        return;
+      }
+      TensorPtr z = AllocateOutput<T>(ctx, 0, out);
+      const int64_t n = NumElements(out);
+      if (!z || n == 0) return;
+      const std::vector<int64_t> as = BroadcastStrides(ad, out), bs = BroadcastStrides(bd, out),
+                                 cs = BroadcastStrides(cd, out);
+      const A* ap = Data<A>(a);
+      const T* bp = Data<T>(b);
+      const T* cp = Data<T>(c);
+      T* zp = Data<T>(z);
+      std::vector<int64_t> index(out.size(), 0);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t ia = 0, ib = 0, ic = 0;
+        for (size_t d = 0; d < out.size(); ++d) {
+          ia += index[d] * as[d];
+          ib += index[d] * bs[d];
+          ic += index[d] * cs[d];
+        }
+        zp[i] = Op::Apply(ap[ia], bp[ib], cp[ic]);
+        for (size_t d = out.size(); d-- > 0;) {
+          if (++index[d] < out[d]) break;
+          index[d] = 0;
+        }
+      }
+    }
+  };
+};
+
+struct SelectOp {
+  template <typename T> using First = bool;
+  template <typename T> static T Apply(bool condition, T t, T e) { return condition ? t : e; }
+};
+struct ClipOp {
+  template <typename T> using First = T;
+  template <typename T> static T Apply(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); }
+};
+
+// AddN: the sum of N same-shape tensors.
+template <typename T>
+struct AddNKernel {
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    const int n = TF_NumInputs(ctx);
+    TensorPtr first = Input(ctx, 0);
+    if (!first) return;
+    std::vector<int64_t> dims = Dims(first.get());
+    TensorPtr z = AllocateOutput<T>(ctx, 0, dims);
+    if (!z) return;
+    const int64_t count = NumElements(dims);
+    T* zp = Data<T>(z);
+    std::copy_n(Data<T>(first), count, zp);
+    for (int i = 1; i < n; ++i) {
+      TensorPtr x = Input(ctx, i);
+      if (!x) return;
+      if (Dims(x.get()) != dims) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "AddN: inputs must have the same shape: " +
+                                           ShapeString(dims) + " vs. " + ShapeString(Dims(x.get())));
+        return;
+      }
+      const T* xp = Data<T>(x);
+      for (int64_t k = 0; k < count; ++k) zp[k] += xp[k];
+    }
+  }
+};
+
 template <typename Op>
 struct Unary {
   template <typename T>
@@ -246,6 +325,9 @@ void RegisterElementwiseKernels(TF_Status* status) {
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
 
+  RegisterForTypes<Ternary<SelectOp>::Kernel, float, double, i32, i64, bool>("SelectV2", status);
+  RegisterForTypes<Ternary<ClipOp>::Kernel, float, double, i32, i64>("ClipByValue", status);
+  RegisterForTypes<AddNKernel, float, double, i32, i64>("AddN", status);
   RegisterUnary<NegOp, float, double, i32, i64>("Neg", status);
   RegisterUnary<ReluOp, float, double, i32, i64>("Relu", status);
   RegisterUnary<Relu6Op, float, double, i32, i64>("Relu6", status);

@@ -160,6 +160,7 @@ void RegisterArrayKernels(TF_Status* status);
 void RegisterReductionKernels(TF_Status* status);
 void RegisterNnKernels(TF_Status* status);
 void RegisterConcatSplitKernels(TF_Status* status);
+void RegisterSlicingKernels(TF_Status* status);
 
 }  // namespace cpu
 }  // namespace opgen
