@@ -148,3 +148,16 @@ def test_misuse_raises_naming_the_op(call, error, fragments):
         call()
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("xs, ys", [((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)),
+                                    ((2, 1, 3, 4), (5, 4, 2)), ((0, 3, 4), (4, 2))])
+@pytest.mark.parametrize("adj_x, adj_y", [(False, False), (True, False), (False, True)])
+def test_batch_mat_mul_matches_numpy_matmul(dtype, xs, ys, adj_x, adj_y):
+    x, y = random(xs, dtype), random(ys, dtype)
+    x_in = np.ascontiguousarray(np.swapaxes(x, -1, -2)) if adj_x else x
+    y_in = np.ascontiguousarray(np.swapaxes(y, -1, -2)) if adj_y else y
+    got = run("BatchMatMulV2", [x_in, y_in], {"adj_x": adj_x, "adj_y": adj_y})
+    tolerance = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got, np.matmul(x, y), rtol=tolerance, atol=tolerance)

@@ -2,6 +2,8 @@
 // types through a plain loop ordered for cache-friendly access.
 #include <cblas.h>
 
+#include <algorithm>
+
 #include "kernel_util.h"
 
 namespace opgen {
@@ -90,11 +92,88 @@ struct MatMulKernel {
   }
 };
 
+struct BatchMatMulAttrs {
+  bool adj_x = false;
+  bool adj_y = false;
+};
+
+void* CreateBatchMatMul(TF_OpKernelConstruction* ctx) {
+  return new BatchMatMulAttrs{GetBoolAttr(ctx, "adj_x"), GetBoolAttr(ctx, "adj_y")};
+}
+void DeleteBatchMatMul(void* attrs) { delete static_cast<BatchMatMulAttrs*>(attrs); }
+
+// BatchMatMulV2: matrices in the last two dimensions, batch dimensions broadcast as in
+// numpy's matmul. Each batch entry is one GEMM (adjoint = transpose for real types).
+template <typename T>
+struct BatchMatMulKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const auto* attrs = static_cast<const BatchMatMulAttrs*>(state);
+    TensorPtr x = Input(ctx, 0), y = Input(ctx, 1);
+    if (!x || !y) return;
+    std::vector<int64_t> xd = Dims(x.get()), yd = Dims(y.get());
+    if (xd.size() < 2 || yd.size() < 2) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "BatchMatMulV2 needs inputs of rank >= 2, got " +
+                                         ShapeString(xd) + " and " + ShapeString(yd));
+      return;
+    }
+    const size_t xr = xd.size(), yr = yd.size();
+    const int64_t m = attrs->adj_x ? xd[xr - 1] : xd[xr - 2];
+    const int64_t k = attrs->adj_x ? xd[xr - 2] : xd[xr - 1];
+    const int64_t k2 = attrs->adj_y ? yd[yr - 1] : yd[yr - 2];
+    const int64_t n = attrs->adj_y ? yd[yr - 2] : yd[yr - 1];
+    // Batch shapes broadcast like numpy's.
+    std::vector<int64_t> xb(xd.begin(), xd.end() - 2), yb(yd.begin(), yd.end() - 2);
+    const size_t rank = std::max(xb.size(), yb.size());
+    xb.insert(xb.begin(), rank - xb.size(), 1);
+    yb.insert(yb.begin(), rank - yb.size(), 1);
+    std::vector<int64_t> batch(rank);
+    bool compatible = k == k2;
+    for (size_t d = 0; d < rank && compatible; ++d) {
+      compatible = xb[d] == yb[d] || xb[d] == 1 || yb[d] == 1;
+      batch[d] = xb[d] == 1 ? yb[d] : xb[d];
+    }
+    if (!compatible) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "BatchMatMulV2: incompatible shapes " + ShapeString(xd) +
+                                         " and " + ShapeString(yd));
+      return;
+    }
+    std::vector<int64_t> out_dims = batch;
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    TensorPtr z = AllocateOutput<T>(ctx, 0, out_dims);
+    const int64_t count = NumElements(batch);
+    if (!z || m * n == 0 || count == 0) return;
+    const T* xp = Data<T>(x);
+    const T* yp = Data<T>(y);
+    T* zp = Data<T>(z);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t b = 0; b < count; ++b) {
+      int64_t xo = 0, yo = 0;  // batch offsets, in matrices
+      for (size_t d = 0; d < rank; ++d) {
+        xo = xo * xb[d] + (xb[d] == 1 ? 0 : index[d]);
+        yo = yo * yb[d] + (yb[d] == 1 ? 0 : index[d]);
+      }
+      T* out = zp + b * m * n;
+      if (k == 0) {
+        for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
+      } else {
+        Gemm(attrs->adj_x, attrs->adj_y, m, n, k, xp + xo * m * k, yp + yo * k * n, out);
+      }
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < batch[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+};
+
 template <typename T>
 void Register(TF_Status* status) {
   if (TF_GetCode(status) != TF_OK) return;
   RegisterKernel("MatMul", "T", DtypeOf<T>::value, &MatMulKernel<T>::Compute, status,
                  CreateMatMul, DeleteMatMul);
+  RegisterKernel("BatchMatMulV2", "T", DtypeOf<T>::value, &BatchMatMulKernel<T>::Compute, status,
+                 CreateBatchMatMul, DeleteBatchMatMul);
 }
 
 }  // namespace
