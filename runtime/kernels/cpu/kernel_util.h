@@ -161,6 +161,7 @@ void RegisterReductionKernels(TF_Status* status);
 void RegisterNnKernels(TF_Status* status);
 void RegisterConcatSplitKernels(TF_Status* status);
 void RegisterSlicingKernels(TF_Status* status);
+void RegisterConvPoolKernels(TF_Status* status);
 
 }  // namespace cpu
 }  // namespace opgen

@@ -1,9 +1,7 @@
-// MatMul: float and double through OpenBLAS (the scipy-openblas32 wheel), integer
-// types through a plain loop ordered for cache-friendly access.
-#include <cblas.h>
-
+// MatMul and BatchMatMulV2 over the GEMMs of gemm.h.
 #include <algorithm>
 
+#include "gemm.h"
 #include "kernel_util.h"
 
 namespace opgen {
@@ -28,35 +26,6 @@ void* CreateMatMul(TF_OpKernelConstruction* ctx) {
 }
 
 void DeleteMatMul(void* attrs) { delete static_cast<MatMulAttrs*>(attrs); }
-
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
-          float* c) {
-  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
-}
-
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
-          double* c) {
-  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    m, n, k, 1.0, a, ta ? m : k, b, tb ? k : n, 0.0, c, n);
-}
-
-template <typename T>
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  for (int64_t i = 0; i < m * n; ++i) c[i] = T(0);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t p = 0; p < k; ++p) {
-      const T av = ta ? a[p * m + i] : a[i * k + p];
-      T* row = c + i * n;
-      if (tb) {
-        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + p];
-      } else {
-        const T* brow = b + p * n;
-        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
-      }
-    }
-  }
-}
 
 template <typename T>
 struct MatMulKernel {

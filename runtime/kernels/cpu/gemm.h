@@ -1,0 +1,43 @@
+// Row-major GEMM, C = op(A) @ op(B): float and double through OpenBLAS (the
+// scipy-openblas32 wheel, whose CBLAS symbols carry a scipy_ prefix), integer types
+// through a plain loop ordered for cache-friendly access.
+#pragma once
+
+#include <cblas.h>
+
+#include <cstdint>
+
+namespace opgen {
+namespace cpu {
+
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
+          float* c) {
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
+}
+
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
+          double* c) {
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    m, n, k, 1.0, a, ta ? m : k, b, tb ? k : n, 0.0, c, n);
+}
+
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  for (int64_t i = 0; i < m * n; ++i) c[i] = T(0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = ta ? a[p * m + i] : a[i * k + p];
+      T* row = c + i * n;
+      if (tb) {
+        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + p];
+      } else {
+        const T* brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+      }
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace opgen
