@@ -111,3 +111,14 @@ def test_integer_floor_division_by_zero_is_an_error():
 def test_unregistered_dtype_names_the_kernels_registered():
     with pytest.raises(errors.NotFoundError, match="DT_DOUBLE"):
         execute_op("Pow", [np.array([2], np.int32), np.array([3], np.int32)], {})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_large_tensors_split_across_threads_give_the_same_results(dtype):
+    # Above the parallel threshold (2**18 elements) the loops run on every core.
+    n = (1 << 20) + 77  # not a multiple of the chunk size
+    x, y = values((n,), dtype), values((n,), dtype, nonzero=True)
+    np.testing.assert_array_equal(run("Mul", x, y), x * y)
+    np.testing.assert_array_equal(run("Sub", x, y[:1]), x - y[0])
+    np.testing.assert_array_equal(run("Maximum", x[:1], y), np.maximum(x[0], y))
+    np.testing.assert_array_equal(run("Abs", x), np.abs(x))

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -167,13 +168,19 @@ struct Binary {
       if (!z || n == 0) return;
       Out* zp = Data<Out>(z);
       if (nx == n && ny == n) {
-        for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(xp[i], yp[i]);
+        ParallelFor(n, [=](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(xp[i], yp[i]);
+        });
       } else if (ny == 1 && nx == n) {
-        const T b = yp[0];  // NOLINT: hoisted so the loop vectorises
-        for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(xp[i], b);
+        const T b = yp[0];  // hoisted so the loop vectorises
+        ParallelFor(n, [=](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(xp[i], b);
+        });
       } else if (nx == 1 && ny == n) {
         const T a = xp[0];
-        for (int64_t i = 0; i < n; ++i) zp[i] = Op::Apply(a, yp[i]);
+        ParallelFor(n, [=](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(a, yp[i]);
+        });
       } else {
         BroadcastLoop<T, Out, Op>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
       }
@@ -272,8 +279,9 @@ struct Unary {
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
-      const int64_t n = NumElements(dims);
-      for (int64_t i = 0; i < n; ++i) yp[i] = Op::Apply(xp[i]);
+      ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) yp[i] = Op::Apply(xp[i]);
+      });
     }
   };
 };
