@@ -69,6 +69,13 @@ class Runtime:
         self.ctx = lib.TFE_NewContext(opts, self.status)
         lib.TFE_DeleteContextOptions(opts)
         assert self.code == OK, self.message
+        self.handles = []  # every handle made, freed when the module's tests end
+
+    def close(self):
+        for h in self.handles:
+            self.lib.TFE_DeleteTensorHandle(h)
+        self.lib.TFE_DeleteContext(self.ctx)
+        self.lib.TF_DeleteStatus(self.status)
 
     @property
     def code(self):
@@ -84,6 +91,7 @@ class Runtime:
         ctypes.memmove(self.lib.TF_TensorData(t), array.ctypes.data, array.nbytes)
         h = self.lib.TFE_NewTensorHandle(t, self.status)
         self.lib.TF_DeleteTensor(t)  # the handle keeps the data alive
+        self.handles.append(h)
         return h
 
     def to_numpy(self, handle, np_dtype):
@@ -112,7 +120,10 @@ class Runtime:
         n = c_int(capacity)
         self.lib.TFE_Execute(op, retvals, ctypes.byref(n), self.status)
         self.lib.TFE_DeleteOp(op)
-        return list(retvals[: n.value]) if self.code == OK else None
+        if self.code != OK:
+            return None
+        self.handles.extend(retvals[: n.value])
+        return list(retvals[: n.value])
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +132,8 @@ def rt(runtime_cdll):
     _declare(lib)
     runtime = Runtime(lib)
     _register_scale_op(runtime)
-    return runtime
+    yield runtime
+    runtime.close()
 
 
 _callbacks = []  # keep the C function pointers alive for the process
