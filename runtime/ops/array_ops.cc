@@ -33,6 +33,21 @@ void RegisterArrayOps(TF_Status* status) {
        "A size of -1 takes everything to the end of that dimension.",
        {{"input", "The values."}, {"begin", "Start index per dimension."},
         {"size", "Extent per dimension (-1: to the end)."}, {"output", "The block."}}},
+      {"StridedSlice",
+       {"T: type", "Index: {int16, int32, int64}", "begin_mask: int = 0", "end_mask: int = 0",
+        "ellipsis_mask: int = 0", "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"},
+       {"input: T", "begin: Index", "end: Index", "strides: Index"}, {"output: T"},
+       "Slices `input` as numpy's `input[b0:e0:s0, b1:e1:s1, ...]` does.",
+       "Bit i of a mask changes spec entry i: begin_mask/end_mask ignore begin[i]/end[i] "
+       "(slice from/to the edge), ellipsis_mask makes it `...`, new_axis_mask inserts a "
+       "dimension of size 1, shrink_axis_mask takes the single index begin[i] and drops the "
+       "dimension.",
+       {{"input", "The values."}, {"begin", "Start per spec entry."}, {"end", "Stop per spec entry."},
+        {"strides", "Step per spec entry (non-zero)."}, {"output", "The slice."},
+        {"begin_mask", "Entries whose begin is ignored."}, {"end_mask", "Entries whose end is ignored."},
+        {"ellipsis_mask", "The entry that stands for `...`."},
+        {"new_axis_mask", "Entries that insert a new axis."},
+        {"shrink_axis_mask", "Entries that index a single element and drop the axis."}}},
       {"Pad", {"T: type", "Tpaddings: {int32, int64} = DT_INT32"}, {"input: T", "paddings: Tpaddings"},
        {"output: T"}, "Pads `input` with zeros.",
        "`paddings[d]` holds how many zeros go before and after dimension `d`.",
