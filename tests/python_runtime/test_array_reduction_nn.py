@@ -124,3 +124,24 @@ def test_shape_size_rank_fill_and_likes():
     filled = run("Fill", [[2, 3], np.float32(1.5)])
     np.testing.assert_array_equal(filled, np.full((2, 3), 1.5, np.float32))
     assert execute_op("NoOp", [], {}) == []
+
+
+@pytest.mark.parametrize("is_training", [False, True])
+def test_fused_batch_norm(is_training):
+    x = values((2, 3, 4, 5), np.float32)
+    scale, offset = values((5,), np.float32), values((5,), np.float32)
+    mean, var = values((5,), np.float32), np.abs(values((5,), np.float32)) + 0.5
+    outs = execute_op("FusedBatchNormV3", [x, scale, offset, mean, var],
+                      {"is_training": is_training, "epsilon": 0.001})
+    assert len(outs) == 6
+    use_mean = x.mean(axis=(0, 1, 2)) if is_training else mean
+    use_var = x.var(axis=(0, 1, 2)) if is_training else var
+    want = (x - use_mean) / np.sqrt(use_var + 0.001) * scale + offset
+    np.testing.assert_allclose(np.asarray(outs[0]), want, rtol=1e-4, atol=1e-4)
+    n = x.size // 5
+    want_var = use_var * n / (n - 1) if is_training else var
+    np.testing.assert_allclose(np.asarray(outs[1]), use_mean, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(outs[2]), want_var, rtol=1e-4)
+    assert np.asarray(outs[5]).shape == (0,)
+    with pytest.raises(errors.UnimplementedError, match="channels-last"):
+        execute_op("FusedBatchNormV3", [x, scale, offset, mean, var], {"data_format": "NCHW"})
