@@ -54,6 +54,7 @@ _SIGNATURES = {
     "TFE_OpSetAttrBool": (None, [c_void_p, c_char_p, c_ubyte]),
     "TFE_OpSetAttrType": (None, [c_void_p, c_char_p, c_int]),
     "TFE_OpSetAttrShape": (None, [c_void_p, c_char_p, P(c_int64), c_int, c_void_p]),
+    "TFE_OpSetAttrTensor": (None, [c_void_p, c_char_p, c_void_p, c_void_p]),
     "TFE_OpSetAttrStringList": (None, [c_void_p, c_char_p, P(c_char_p), P(c_size_t), c_int]),
     "TFE_OpSetAttrIntList": (None, [c_void_p, c_char_p, P(c_int64), c_int]),
     "TFE_OpSetAttrFloatList": (None, [c_void_p, c_char_p, P(c_float), c_int]),

@@ -65,6 +65,11 @@ def _set_shape(lib, op, name, value, status):
     lib.TFE_OpSetAttrShape(op, name, dims, rank, status.ptr)
 
 
+def _set_tensor(lib, op, name, value, status):
+    """`value` is a Tensor already converted with the op's `dtype` attr, if it has one."""
+    lib.TFE_OpSetAttrTensor(op, name, value._tensor, status.ptr)
+
+
 def _set_type_list(lib, op, name, value, status):
     values = [dtypes.as_dtype(v).as_datatype_enum for v in value]
     lib.TFE_OpSetAttrTypeList(op, name, (_c_int * len(values))(*values), len(values))
@@ -101,7 +106,8 @@ def _set_shape_list(lib, op, name, value, status):
 
 _SETTERS = {
     "type": _set_type, "int": _set_int, "float": _set_float, "bool": _set_bool,
-    "string": _set_string, "shape": _set_shape, "list(type)": _set_type_list,
+    "string": _set_string, "shape": _set_shape, "tensor": _set_tensor,
+    "list(type)": _set_type_list,
     "list(int)": _set_int_list, "list(float)": _set_float_list, "list(bool)": _set_bool_list,
     "list(string)": _set_string_list, "list(shape)": _set_shape_list,
 }
@@ -328,7 +334,12 @@ def execute_op(op_type: str, inputs, attrs, name=None):
                     f"{op_type}: attrs of type {attr_type} ('{attr_name}') are not supported "
                     "in eager mode yet", op_type)
             try:
+                if attr_type == "tensor":  # e.g. Const: the value takes the op's `dtype`
+                    pinned = attrs.get("dtype") if plan.attr_types.get("dtype") == "type" else None
+                    value = convert_to_tensor(value, pinned)
                 setter(lib, op, attr_name.encode(), value, status)
+                if status.code != 0:
+                    raise exception_class(status.code)(f"{op_type}: {status.message}", op_type)
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(
                     f"{op_type}: attr '{attr_name}' must be a {attr_type}: {e}", op_type) from None

@@ -8,6 +8,7 @@
 #include "node_attrs.h"
 #include "op_registry.h"
 #include "tensorflow/c/eager/c_api.h"
+#include "wire_format.h"
 
 namespace {
 const char kCpuDeviceName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
@@ -188,6 +189,16 @@ void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name, const int64_t* dims,
   v.shape.unknown_rank = num_dims < 0;
   if (num_dims > 0) v.shape.dims.assign(dims, dims + num_dims);
   opgen::ClearStatus(out_status);
+}
+void TFE_OpSetAttrTensor(TFE_Op* op, const char* attr_name, TF_Tensor* tensor, TF_Status* status) {
+  std::string bytes;
+  if (tensor == nullptr || !opgen::SerializeTensorProto(tensor, &bytes)) {
+    opgen::SetStatus(status, TF_UNIMPLEMENTED,
+                     op->def->name + ": attr '" + attr_name + "' needs a tensor of a fixed-size dtype");
+    return;
+  }
+  SetAttr(op, attr_name, opgen::AttrValue::kTensor).tensor_proto = std::move(bytes);
+  opgen::ClearStatus(status);
 }
 void TFE_OpSetAttrStringList(TFE_Op* op, const char* attr_name, const void* const* values,
                              const size_t* lengths, int num_values) {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "op_registry.h"
+#include "wire_format.h"
 
 struct TF_KernelBuilder {
   opgen::KernelDef def;
@@ -439,6 +440,19 @@ void TF_OpKernelConstruction_GetAttrBoolList(TF_OpKernelConstruction* ctx, const
   if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListBool, "list(bool)", status)) {
     int n = std::min<int>(max_vals, static_cast<int>(v->list_b.size()));
     for (int i = 0; i < n; ++i) vals[i] = v->list_b[i] ? 1 : 0;
+  }
+}
+
+void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                           TF_Tensor** val, TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kTensor, "tensor", status)) {
+    std::string error;
+    TF_Tensor* t = opgen::ParseTensorProto(v->tensor_proto, &error);
+    if (t == nullptr) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT, std::string("Attr '") + attr_name + "': " + error);
+      return;
+    }
+    *val = t;
   }
 }
 

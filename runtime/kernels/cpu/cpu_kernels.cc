@@ -7,7 +7,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
                       RegisterCastKernels, RegisterReductionKernels, RegisterNnKernels, RegisterConcatSplitKernels, RegisterSlicingKernels,
-                      RegisterConvPoolKernels}) {
+                      RegisterConvPoolKernels, RegisterConstKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

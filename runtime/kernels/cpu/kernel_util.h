@@ -162,6 +162,7 @@ void RegisterNnKernels(TF_Status* status);
 void RegisterConcatSplitKernels(TF_Status* status);
 void RegisterSlicingKernels(TF_Status* status);
 void RegisterConvPoolKernels(TF_Status* status);
+void RegisterConstKernels(TF_Status* status);
 
 }  // namespace cpu
 }  // namespace opgen

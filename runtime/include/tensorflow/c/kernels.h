@@ -154,6 +154,12 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrFloatList(
 TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrBoolList(
     TF_OpKernelConstruction* ctx, const char* attr_name, TF_Bool* vals, int max_vals,
     TF_Status* status);
+/* Sets `*val` to a new tensor holding a tensor-valued attr; the caller frees it with
+ * TF_DeleteTensor. */
+TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx,
+                                                                 const char* attr_name,
+                                                                 TF_Tensor** val,
+                                                                 TF_Status* status);
 /* Whether the node has attr `attr_name` (set or defaulted). */
 TF_CAPI_EXPORT extern bool TF_OpKernelConstruction_HasAttr(TF_OpKernelConstruction* ctx,
                                                            const char* attr_name,

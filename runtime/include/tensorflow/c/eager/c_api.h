@@ -88,6 +88,10 @@ TF_CAPI_EXPORT extern void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name,
 TF_CAPI_EXPORT extern void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name,
                                               const int64_t* dims, const int num_dims,
                                               TF_Status* out_status);
+/* A tensor-valued attr (e.g. Const's `value`); the tensor's data is copied. Fails for
+ * dtypes without a fixed element size. */
+TF_CAPI_EXPORT extern void TFE_OpSetAttrTensor(TFE_Op* op, const char* attr_name,
+                                               TF_Tensor* tensor, TF_Status* status);
 TF_CAPI_EXPORT extern void TFE_OpSetAttrStringList(TFE_Op* op, const char* attr_name,
                                                    const void* const* values,
                                                    const size_t* lengths, int num_values);
