@@ -7,6 +7,8 @@ whichever they have.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 
@@ -42,6 +44,22 @@ class DType:
     @property
     def is_complex(self) -> bool:
         return self.name in ("complex64", "complex128")
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.name in ("uint8", "uint16", "uint32", "uint64", "quint8", "quint16")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool"
+
+    @property
+    def is_quantized(self) -> bool:
+        return self.name in ("qint8", "quint8", "qint16", "quint16", "qint32")
+
+    @property
+    def is_numpy_compatible(self) -> bool:
+        return self._numpy is not None
 
     @property
     def size(self) -> int:
@@ -101,20 +119,35 @@ _BY_NAME.update({"float": float32, "double": float64, "half": float16})
 _BY_NUMPY = {d.numpy_dtype: d for d in _ALL if d.numpy_dtype is not None}
 
 
+# Python types as TensorFlow reads them (tf.as_dtype(float) is float32).
+_BY_PYTHON_TYPE = {builtins.float: float32, builtins.bool: bool, builtins.int: int64,
+                   builtins.complex: complex128, builtins.str: string, builtins.bytes: string}
+
+
 def as_dtype(value) -> DType:
     """The DType for `value`; TypeError when there is none."""
     if isinstance(value, DType):
         return value
+    if value is None or isinstance(value, builtins.bool):
+        raise TypeError(f"cannot interpret {value!r} as a dtype")
+    if isinstance(value, type) and value in _BY_PYTHON_TYPE:
+        return _BY_PYTHON_TYPE[value]
     if isinstance(value, str):
         key = value[3:].lower() if value.startswith("DT_") else value
         if key in _BY_NAME:
             return _BY_NAME[key]
         raise TypeError(f"unknown dtype name {value!r}")
-    if isinstance(value, int) and not isinstance(value, (np.generic,)) and value in _BY_ENUM:
-        return _BY_ENUM[value]
+    if isinstance(value, int):
+        if value in _BY_ENUM:
+            return _BY_ENUM[value]
+        raise TypeError(f"{value} is not a TensorFlow DataType number")
+    if isinstance(value, np.integer):
+        if int(value) in _BY_ENUM:
+            return _BY_ENUM[int(value)]
+        raise TypeError(f"{value} is not a TensorFlow DataType number")
     try:
         np_dtype = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError(f"cannot interpret {value!r} as a dtype") from None
     if np_dtype in _BY_NUMPY:
         return _BY_NUMPY[np_dtype]

@@ -10,6 +10,7 @@ op and attr in every error.
 from __future__ import annotations
 
 import ctypes
+import numbers
 import threading
 from dataclasses import dataclass, field
 
@@ -18,13 +19,17 @@ import numpy as np
 from opgen.protos import op_def_pb2
 from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, OpError, exception_class
-from opgen.runtime.tensor import (Tensor, carries_dtype, convert_to_tensor, default_numpy_value,
-                                  dtype_of)
+from opgen.runtime.tensor import (Tensor, _convert, carries_dtype, convert_to_tensor,
+                                  default_numpy_value, dtype_of)
 
 _c_int64, _c_float, _c_ubyte, _c_int = ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte, ctypes.c_int
 
 
-# ---- attr setters, one per OpDef attr type ----------------------------------------------
+# ---- attrs: normalise, check, set; one entry per OpDef attr type --------------------------
+#
+# ``prep`` turns what Python code passes into a canonical value (TypeError / ValueError
+# when the Python type is wrong), ``check`` applies the OpDef's allowed_values and
+# minimum, ``set`` hands the value to the C API.
 
 def _shape_dims(value):
     """(dims array, rank) for a shape given as None (unknown rank) or a sequence with
@@ -35,29 +40,70 @@ def _shape_dims(value):
     return (_c_int64 * len(dims))(*dims), len(dims)
 
 
+def _prep_type(value):
+    return dtypes.as_dtype(value)
+
+
+def _prep_int(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"expected an int, got {value!r}")
+    return int(value)
+
+
+def _prep_float(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"expected a float, got {value!r}")
+    return float(value)
+
+
+def _prep_bool(value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"expected a bool, got {value!r}")
+    return bool(value)
+
+
+def _prep_string(value):
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bytes):
+        return value
+    raise TypeError(f"expected a string, got {value!r}")
+
+
+def _prep_shape(value):
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"expected a shape (a sequence of ints / None, or None), got {value!r}")
+    return tuple(None if d is None or d == -1 else _prep_int(d) for d in value)
+
+
+def _list_of(prep):
+    def prep_list(value):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {value!r}")
+        return [prep(v) for v in value]
+    return prep_list
+
+
 def _set_type(lib, op, name, value, status):
-    lib.TFE_OpSetAttrType(op, name, dtypes.as_dtype(value).as_datatype_enum)
+    lib.TFE_OpSetAttrType(op, name, value.as_datatype_enum)
 
 
 def _set_int(lib, op, name, value, status):
-    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
-        raise TypeError(f"expected an int, got {value!r}")
-    lib.TFE_OpSetAttrInt(op, name, int(value))
+    lib.TFE_OpSetAttrInt(op, name, value)
 
 
 def _set_float(lib, op, name, value, status):
-    lib.TFE_OpSetAttrFloat(op, name, float(value))
+    lib.TFE_OpSetAttrFloat(op, name, value)
 
 
 def _set_bool(lib, op, name, value, status):
-    if not isinstance(value, (bool, int)):
-        raise TypeError(f"expected a bool, got {value!r}")
     lib.TFE_OpSetAttrBool(op, name, 1 if value else 0)
 
 
 def _set_string(lib, op, name, value, status):
-    data = value.encode() if isinstance(value, str) else bytes(value)
-    lib.TFE_OpSetAttrString(op, name, data, len(data))
+    lib.TFE_OpSetAttrString(op, name, value, len(value))
 
 
 def _set_shape(lib, op, name, value, status):
@@ -71,18 +117,16 @@ def _set_tensor(lib, op, name, value, status):
 
 
 def _set_type_list(lib, op, name, value, status):
-    values = [dtypes.as_dtype(v).as_datatype_enum for v in value]
+    values = [v.as_datatype_enum for v in value]
     lib.TFE_OpSetAttrTypeList(op, name, (_c_int * len(values))(*values), len(values))
 
 
 def _set_int_list(lib, op, name, value, status):
-    values = [int(v) for v in value]
-    lib.TFE_OpSetAttrIntList(op, name, (_c_int64 * len(values))(*values), len(values))
+    lib.TFE_OpSetAttrIntList(op, name, (_c_int64 * len(value))(*value), len(value))
 
 
 def _set_float_list(lib, op, name, value, status):
-    values = [float(v) for v in value]
-    lib.TFE_OpSetAttrFloatList(op, name, (_c_float * len(values))(*values), len(values))
+    lib.TFE_OpSetAttrFloatList(op, name, (_c_float * len(value))(*value), len(value))
 
 
 def _set_bool_list(lib, op, name, value, status):
@@ -91,9 +135,8 @@ def _set_bool_list(lib, op, name, value, status):
 
 
 def _set_string_list(lib, op, name, value, status):
-    data = [v.encode() if isinstance(v, str) else bytes(v) for v in value]
-    lib.TFE_OpSetAttrStringList(op, name, (ctypes.c_char_p * len(data))(*data),
-                                (ctypes.c_size_t * len(data))(*map(len, data)), len(data))
+    lib.TFE_OpSetAttrStringList(op, name, (ctypes.c_char_p * len(value))(*value),
+                                (ctypes.c_size_t * len(value))(*map(len, value)), len(value))
 
 
 def _set_shape_list(lib, op, name, value, status):
@@ -104,13 +147,70 @@ def _set_shape_list(lib, op, name, value, status):
     lib.TFE_OpSetAttrShapeList(op, name, dims, ranks, len(shapes), status.ptr)
 
 
-_SETTERS = {
-    "type": _set_type, "int": _set_int, "float": _set_float, "bool": _set_bool,
-    "string": _set_string, "shape": _set_shape, "tensor": _set_tensor,
-    "list(type)": _set_type_list,
-    "list(int)": _set_int_list, "list(float)": _set_float_list, "list(bool)": _set_bool_list,
-    "list(string)": _set_string_list, "list(shape)": _set_shape_list,
+# attr type -> (prep, set)
+_KINDS = {
+    "type": (_prep_type, _set_type),
+    "int": (_prep_int, _set_int),
+    "float": (_prep_float, _set_float),
+    "bool": (_prep_bool, _set_bool),
+    "string": (_prep_string, _set_string),
+    "shape": (_prep_shape, _set_shape),
+    "tensor": (None, _set_tensor),
+    "list(type)": (_list_of(_prep_type), _set_type_list),
+    "list(int)": (_list_of(_prep_int), _set_int_list),
+    "list(float)": (_list_of(_prep_float), _set_float_list),
+    "list(bool)": (_list_of(_prep_bool), _set_bool_list),
+    "list(string)": (_list_of(_prep_string), _set_string_list),
+    "list(shape)": (_list_of(_prep_shape), _set_shape_list),
 }
+
+
+class _AttrSpec:
+    """One OpDef attr, precomputed for the per-call path."""
+
+    __slots__ = ("name", "bname", "type", "prep", "set", "allowed", "allowed_text",
+                 "minimum", "has_default", "default")
+
+    def __init__(self, attr: op_def_pb2.OpDef.AttrDef):
+        self.name, self.bname, self.type = attr.name, attr.name.encode(), attr.type
+        self.prep, self.set = _KINDS.get(attr.type, (None, None))
+        self.allowed = self.allowed_text = None
+        if attr.HasField("allowed_values"):
+            allowed = attr.allowed_values.list
+            if attr.type in ("type", "list(type)") and allowed.type:
+                known = [dtypes.as_dtype(t) for t in allowed.type if t in dtypes._BY_ENUM]
+                self.allowed = frozenset(d.as_datatype_enum for d in known)
+                self.allowed_text = ", ".join(d.name for d in known)
+            elif attr.type in ("string", "list(string)") and allowed.s:
+                self.allowed = frozenset(allowed.s)
+                self.allowed_text = ", ".join(repr(v.decode()) for v in allowed.s)
+        self.minimum = attr.minimum if attr.has_minimum else None
+        self.has_default = attr.HasField("default_value")
+        self.default = _default_value(attr) if self.has_default else None
+
+    def check(self, op_type: str, value) -> None:
+        """InvalidArgumentError naming the op and attr when `value` (prepared) breaks
+        the OpDef's allowed_values or minimum."""
+        kind = self.type
+        if self.allowed is not None:
+            items = value if kind.startswith("list(") else (value,)
+            for item in items:
+                key = item.as_datatype_enum if isinstance(item, dtypes.DType) else item
+                if key not in self.allowed:
+                    shown = item.name if isinstance(item, dtypes.DType) else repr(
+                        item.decode() if isinstance(item, bytes) else item)
+                    raise InvalidArgumentError(
+                        f"{op_type}: value for attr '{self.name}' of {shown} is not in the "
+                        f"list of allowed values: {self.allowed_text}", op_type)
+        if self.minimum is not None:
+            if kind == "int" and value < self.minimum:
+                raise InvalidArgumentError(
+                    f"{op_type}: value for attr '{self.name}' of {value} must be at least "
+                    f"minimum {self.minimum}", op_type)
+            if kind.startswith("list(") and len(value) < self.minimum:
+                raise InvalidArgumentError(
+                    f"{op_type}: attr '{self.name}' has {len(value)} values, fewer than the "
+                    f"minimum {self.minimum}", op_type)
 
 
 # ---- per-op plans ---------------------------------------------------------------------------
@@ -119,6 +219,7 @@ _SETTERS = {
 class _OpPlan:
     op_def: op_def_pb2.OpDef
     name_bytes: bytes
+    attrs: dict[str, _AttrSpec]
     attr_types: dict[str, str]
     attr_defaults: dict[str, object]
     # For each input: (arg name, "single" | "number" | "typelist", type attr or None,
@@ -127,6 +228,10 @@ class _OpPlan:
     # Defaults of the type attrs that inputs use: the dtype Python values take when
     # no input carries one.
     input_type_defaults: dict[str, dtypes.DType] = field(default_factory=dict)
+    # Attrs computed from the inputs (type attrs of inputs, number attrs, type lists).
+    inferred: frozenset = frozenset()
+    # Attrs without a default that are not inferred: the caller must pass them.
+    required: tuple = ()
 
 
 def _default_value(attr: op_def_pb2.OpDef.AttrDef):
@@ -135,7 +240,7 @@ def _default_value(attr: op_def_pb2.OpDef.AttrDef):
     v = attr.default_value
     kind = v.WhichOneof("value")
     if kind == "type":
-        return dtypes.as_dtype(v.type)
+        return dtypes.as_dtype(v.type) if v.type in dtypes._BY_ENUM else None
     if kind == "i":
         return v.i
     if kind == "list":
@@ -167,19 +272,28 @@ class _Registry:
             if op_def is None:
                 raise NotFoundError(f"Op type not registered '{op_type}' in the opgen runtime",
                                     op_type)
-            plan = _OpPlan(op_def, op_type.encode(),
+            specs = {a.name: _AttrSpec(a) for a in op_def.attr}
+            plan = _OpPlan(op_def, op_type.encode(), specs,
                            {a.name: a.type for a in op_def.attr},
-                           {a.name: _default_value(a) for a in op_def.attr})
+                           {a.name: specs[a.name].default for a in op_def.attr})
+            inferred = set()
             for arg in op_def.input_arg:
                 if arg.type_list_attr:
                     plan.inputs.append((arg.name, "typelist", arg.type_list_attr, 0, None))
+                    inferred.add(arg.type_list_attr)
                 elif arg.number_attr:
                     plan.inputs.append((arg.name, "number", arg.type_attr or None, arg.type,
                                         arg.number_attr))
+                    inferred.add(arg.number_attr)
                 else:
                     plan.inputs.append((arg.name, "single", arg.type_attr or None, arg.type, None))
-                if arg.type_attr and plan.attr_defaults.get(arg.type_attr) is not None:
-                    plan.input_type_defaults[arg.type_attr] = plan.attr_defaults[arg.type_attr]
+                if arg.type_attr:
+                    inferred.add(arg.type_attr)
+                    if plan.attr_defaults.get(arg.type_attr) is not None:
+                        plan.input_type_defaults[arg.type_attr] = plan.attr_defaults[arg.type_attr]
+            plan.inferred = frozenset(inferred)
+            plan.required = tuple(a.name for a in op_def.attr
+                                  if a.name not in inferred and not specs[a.name].has_default)
             self._plans[op_type] = plan
             return plan
 
@@ -215,17 +329,17 @@ class _Context:
 # ---- execution ----------------------------------------------------------------------------
 
 def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
-    """The dtype of each type attr that inputs use: given in attrs, else from the first
-    input that carries a dtype, else the attr's default; Python values take what this
-    yields (or TensorFlow's defaults when nothing does)."""
+    """The dtype of each type attr that inputs use: given in attrs (prepared DTypes),
+    else from the first input that carries a dtype, else the attr's default; Python
+    values take what this yields (or TensorFlow's defaults when nothing does)."""
     resolved: dict[str, dtypes.DType] = {}
     for (arg, kind, type_attr, _, _), value in zip(plan.inputs, inputs):
         if type_attr is None or kind == "typelist" or type_attr in resolved:
             continue
         if type_attr in attrs:
-            resolved[type_attr] = dtypes.as_dtype(attrs[type_attr])
+            resolved[type_attr] = attrs[type_attr]
             continue
-        values = value if kind == "number" else [value]
+        values = value if kind == "number" else (value,)
         for v in values:
             if carries_dtype(v):
                 resolved[type_attr] = dtype_of(v)
@@ -245,37 +359,68 @@ def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
 
 
 def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
-    resolved = _resolve_dtypes(plan, inputs, attrs)
+    resolved = _resolve_dtypes(plan, inputs, attrs) if plan.inferred else {}
     converted = []
     for (arg, kind, type_attr, fixed, _), value in zip(plan.inputs, inputs):
-        if kind == "single":
-            want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
-            converted.append(convert_to_tensor(value, want))
-            continue
-        if not isinstance(value, (list, tuple)):  # as TensorFlow: an array is not a list
-            raise InvalidArgumentError(
-                f"{op_type}: input '{arg}' takes a list of tensors, got {type(value).__name__}",
-                op_type)
-        if kind == "number":
-            want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
-            converted.append([convert_to_tensor(v, want) for v in value])
-        else:
-            types = attrs.get(type_attr)
-            if types is not None and len(types) == len(value):
-                converted.append([convert_to_tensor(v, t) for v, t in zip(value, types)])
+        try:
+            if kind == "single":
+                want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
+                converted.append(_convert(value, want, True))
+                continue
+            if not isinstance(value, (list, tuple)):  # as TensorFlow: an array is not a list
+                raise InvalidArgumentError(
+                    f"input '{arg}' takes a list of tensors, got {type(value).__name__}")
+            if kind == "number":
+                want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
+                converted.append([_convert(v, want, True) for v in value])
             else:
-                converted.append([convert_to_tensor(v) for v in value])
+                types = attrs.get(type_attr)
+                if types is not None:
+                    if len(types) != len(value):
+                        raise InvalidArgumentError(
+                            f"input '{arg}' has {len(value)} tensors but attr '{type_attr}' "
+                            f"lists {len(types)} types")
+                    converted.append([_convert(v, t, True) for v, t in zip(value, types)])
+                else:
+                    converted.append([_convert(v, None, True) for v in value])
+        except OpError as e:
+            raise type(e)(f"{op_type}: input '{arg}': {e.message}"
+                          if not e.message.startswith("input '") else f"{op_type}: {e.message}",
+                          op_type) from None
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(
+                f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None
     return converted
 
 
-def _output_counts(plan: _OpPlan, inputs, attrs) -> list[int]:
-    """How many tensors each output arg yields, from attrs given or inferred."""
+def _infer_attrs(plan: _OpPlan, converted, attrs, op_type) -> dict:
+    """The inferred attrs not given in `attrs`, computed from the converted inputs and
+    checked against the OpDef (e.g. Relu on bool names 'T' and the allowed types)."""
     inferred = {}
-    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, inputs):
+    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, converted):
         if kind == "number":
-            inferred[number_attr] = len(value)
+            if number_attr not in attrs:
+                inferred[number_attr] = len(value)
+            if type_attr and type_attr not in attrs and type_attr not in inferred and value:
+                inferred[type_attr] = value[0]._dtype
         elif kind == "typelist":
-            inferred[type_attr] = value
+            if type_attr not in attrs:
+                inferred[type_attr] = [t._dtype for t in value]
+        elif type_attr and type_attr not in attrs and type_attr not in inferred:
+            inferred[type_attr] = value._dtype
+    specs = plan.attrs
+    for attr_name, value in inferred.items():
+        specs[attr_name].check(op_type, value)
+    for attr_name in plan.inferred:
+        if attr_name not in attrs and attr_name not in inferred and not specs[attr_name].has_default:
+            raise InvalidArgumentError(
+                f"{op_type}: cannot infer attr '{attr_name}' from empty list inputs; pass it",
+                op_type)
+    return inferred
+
+
+def _output_counts(plan: _OpPlan, attrs, inferred) -> list[int]:
+    """How many tensors each output arg yields, from attrs given or inferred."""
     counts = []
     for arg in plan.op_def.output_arg:
         if arg.number_attr:
@@ -285,33 +430,64 @@ def _output_counts(plan: _OpPlan, inputs, attrs) -> list[int]:
         elif arg.type_list_attr:
             types = attrs.get(arg.type_list_attr, inferred.get(arg.type_list_attr,
                                                                 plan.attr_defaults.get(arg.type_list_attr)))
-            counts.append(len(types or []))
+            counts.append(len(types or ()))
         else:
             counts.append(1)
     return counts
+
+
+def _prepare_attrs(plan: _OpPlan, attrs, op_type) -> dict:
+    """`attrs` normalised (DTypes, ints, bytes ...) and checked against the OpDef."""
+    specs = plan.attrs
+    prepared = {}
+    for attr_name, value in attrs.items():
+        spec = specs.get(attr_name)
+        if spec is None:
+            raise InvalidArgumentError(
+                f"{op_type} has no attr named '{attr_name}'; its attrs are: "
+                f"{', '.join(specs) or '(none)'}", op_type)
+        if spec.set is None:
+            raise InvalidArgumentError(
+                f"{op_type}: attrs of type {spec.type} ('{attr_name}') are not supported in "
+                "eager mode yet", op_type)
+        if spec.prep is None:  # a tensor attr: converted once the dtype attr is known
+            prepared[attr_name] = value
+            continue
+        try:
+            value = spec.prep(value)
+        except (TypeError, ValueError, OverflowError) as e:
+            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
+            raise InvalidArgumentError(
+                f"{op_type}: attr '{attr_name}' must be a {spec.type}{allowed}: {e}",
+                op_type) from None
+        spec.check(op_type, value)
+        prepared[attr_name] = value
+    for attr_name in plan.required:
+        if attr_name not in prepared:
+            spec = specs[attr_name]
+            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
+            raise InvalidArgumentError(
+                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}{allowed}",
+                op_type)
+    return prepared
 
 
 def execute_op(op_type: str, inputs, attrs, name=None):
     """Runs `op_type` eagerly on the CPU.
 
     `inputs` has one entry per OpDef input arg (a sequence for list args); `attrs`
-    holds the attrs that are not inferred from inputs. Returns one entry per output
-    arg: a Tensor, or a list of Tensors for list outputs.
+    holds the attrs that are not inferred from inputs (dtype attrs may be DTypes,
+    numpy dtypes or names). Returns one entry per output arg: a Tensor, or a list of
+    Tensors for list outputs.
     """
-    plan = registry.plan(op_type)
+    plan = registry._plans.get(op_type) or registry.plan(op_type)
     if len(inputs) != len(plan.inputs):
         raise InvalidArgumentError(
             f"{op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}", op_type)
-    for attr_name in attrs:
-        if attr_name not in plan.attr_types:
-            raise InvalidArgumentError(f"{op_type} has no attr named '{attr_name}'", op_type)
-    try:
-        converted = _convert_inputs(plan, inputs, attrs, op_type)
-    except OpError as e:
-        raise type(e)(f"{op_type}: {e.message}", op_type) from None
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{op_type}: cannot convert an input to a tensor: {e}",
-                                   op_type) from None
+    prepared = _prepare_attrs(plan, attrs, op_type) if attrs or plan.required else {}
+    converted = _convert_inputs(plan, inputs, prepared, op_type)
+    inferred = _infer_attrs(plan, converted, prepared, op_type) if plan.inferred else {}
+    specs = plan.attrs
     lib = _lib.lib()
     status = _lib.thread_status()
     op = lib.TFE_NewOp(_Context.get(), plan.name_bytes, status.ptr)
@@ -325,25 +501,25 @@ def execute_op(op_type: str, inputs, attrs, name=None):
             else:
                 lib.TFE_OpAddInput(op, value._handle, status.ptr)
             if status.code != 0:
-                raise exception_class(status.code)(status.message, op_type)
-        for attr_name, value in attrs.items():
-            attr_type = plan.attr_types[attr_name]
-            setter = _SETTERS.get(attr_type)
-            if setter is None:
-                raise InvalidArgumentError(
-                    f"{op_type}: attrs of type {attr_type} ('{attr_name}') are not supported "
-                    "in eager mode yet", op_type)
-            try:
-                if attr_type == "tensor":  # e.g. Const: the value takes the op's `dtype`
-                    pinned = attrs.get("dtype") if plan.attr_types.get("dtype") == "type" else None
+                raise exception_class(status.code)(f"{op_type}: {status.message}", op_type)
+        for attr_name, value in prepared.items():
+            spec = specs[attr_name]
+            if spec.prep is None:  # e.g. Const: the value takes the op's `dtype`
+                pinned = prepared.get("dtype") if plan.attr_types.get("dtype") == "type" else None
+                try:
                     value = convert_to_tensor(value, pinned)
-                setter(lib, op, attr_name.encode(), value, status)
-                if status.code != 0:
-                    raise exception_class(status.code)(f"{op_type}: {status.message}", op_type)
-            except (TypeError, ValueError) as e:
-                raise InvalidArgumentError(
-                    f"{op_type}: attr '{attr_name}' must be a {attr_type}: {e}", op_type) from None
-        counts = _output_counts(plan, converted, attrs)
+                except (TypeError, ValueError) as e:
+                    raise InvalidArgumentError(
+                        f"{op_type}: attr '{attr_name}' must be a tensor: {e}", op_type) from None
+                except OpError as e:
+                    raise type(e)(f"{op_type}: attr '{attr_name}': {e.message}", op_type) from None
+            spec.set(lib, op, spec.bname, value, status)
+            if status.code != 0:
+                message = status.message
+                if not message.startswith(op_type):
+                    message = f"{op_type}: {message}"
+                raise exception_class(status.code)(message, op_type)
+        counts = _output_counts(plan, prepared, inferred)
         capacity = sum(counts)
         retvals = (ctypes.c_void_p * max(capacity, 1))()
         num = ctypes.c_int(capacity)
@@ -356,6 +532,8 @@ def execute_op(op_type: str, inputs, attrs, name=None):
     finally:
         lib.TFE_DeleteOp(op)
     tensors = [Tensor(retvals[i]) for i in range(num.value)]
+    if len(plan.op_def.output_arg) == 1 and len(tensors) == 1 and counts == [1]:
+        return tensors
     outputs, position = [], 0
     for arg, count in zip(plan.op_def.output_arg, counts):
         if arg.number_attr or arg.type_list_attr:

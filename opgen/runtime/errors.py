@@ -51,7 +51,21 @@ def exception_class(code: int) -> type[OpError]:
 
 
 def raise_for_status(status, op_name: str | None = None) -> None:
-    """Raises the matching OpError when `status` (an ``_lib.Status``) is not OK."""
-    code = status.code
-    if code != 0:
-        raise exception_class(code)(status.message, op_name)
+    """Raises the matching OpError when `status` is not OK. `status` is an
+    ``_lib.Status`` or a raw ``TF_Status*`` (an int or ``ctypes.c_void_p``). With
+    `op_name`, the message starts "OpType: "."""
+    if hasattr(status, "code") and hasattr(status, "message"):
+        code = status.code
+        if code == 0:
+            return
+        message = status.message
+    else:
+        from opgen.runtime import _lib
+        runtime = _lib.lib()
+        code = runtime.TF_GetCode(status)
+        if code == 0:
+            return
+        message = runtime.TF_Message(status).decode("utf-8", "replace")
+    if op_name and not message.startswith(op_name):
+        message = f"{op_name}: {message}"
+    raise exception_class(code)(message, op_name, code)

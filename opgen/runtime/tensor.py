@@ -169,29 +169,73 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     return Tensor(handle)
 
 
+def _compatible(want: dtypes.DType, have: dtypes.DType) -> bool:
+    """Whether numpy data of dtype `have` may be cast to `want` on conversion
+    (TensorFlow's rule: integers to any integer, integers and floats to floats,
+    any number to complex)."""
+    if want.is_integer or want.is_quantized:
+        return have.is_integer
+    if want.is_floating:
+        return have.is_floating or have.is_integer
+    if want.is_complex:
+        return have.is_floating or have.is_integer or have.is_complex
+    return False
+
+
 def convert_to_tensor(value, dtype=None) -> Tensor:
-    """`value` as a Tensor. Tensors and numpy data keep their dtype, and must match
-    `dtype` when one is given; Python scalars and (nested) lists take `dtype`, or
-    TensorFlow's defaults without one."""
-    want = dtypes.as_dtype(dtype) if dtype is not None else None
+    """`value` as a Tensor.
+
+    A Tensor passes through (InvalidArgumentError when `dtype` names another type).
+    numpy data keeps its dtype unless `dtype` pins one, which it is cast to where
+    TensorFlow allows (int -> int, int/float -> float, number -> complex). Python
+    scalars and (nested) lists take `dtype`, or TensorFlow's defaults without one:
+    float -> float32, int -> int32 (int64 when it does not fit), bool -> bool.
+    """
+    return _convert(value, dtypes.as_dtype(dtype) if dtype is not None else None, False)
+
+
+def _convert(value, want, strict: bool) -> Tensor:
+    """As convert_to_tensor; with `strict`, numpy data must already have `want`'s dtype
+    (how op inputs behave: TensorFlow does not cast an op's numpy inputs)."""
     if isinstance(value, Tensor):
-        if want is not None and value.dtype != want:
+        if want is not None and value._dtype != want:
             raise InvalidArgumentError(
-                f"expected a {want.name} tensor, got a {value.dtype.name} tensor")
+                f"expected a {want.name} tensor, got a {value._dtype.name} tensor")
         return value
-    if carries_dtype(value):
+    if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         have = dtypes.as_dtype(array.dtype)
-        if want is not None and have != want:
+        if want is None or have == want:
+            return _from_numpy(array, have)
+        if strict or want.numpy_dtype is None or not _compatible(want, have):
             raise InvalidArgumentError(
                 f"expected {want.name} data, got a numpy {array.dtype} value; cast it first")
-        return _from_numpy(array, have)
+        return _from_numpy(array.astype(want.numpy_dtype), want)
     if want is None:
         array = default_numpy_value(value)
+        if array.dtype == object:
+            raise InvalidArgumentError(f"cannot convert {_short(value)} to a tensor")
         return _from_numpy(array, dtypes.as_dtype(array.dtype))
     if want.numpy_dtype is None:
         raise InvalidArgumentError(f"cannot make a {want.name} tensor from Python values")
-    array = np.asarray(value)
-    if array.dtype.kind == "f" and want.is_integer:
-        raise InvalidArgumentError(f"cannot convert float value {value!r} to {want.name} without losing data")
+    try:
+        array = np.asarray(value)
+    except (ValueError, OverflowError) as e:
+        raise InvalidArgumentError(f"cannot convert {_short(value)} to {want.name}: {e}") from None
+    kind = array.dtype.kind
+    if kind == "O" or kind in "US":
+        raise InvalidArgumentError(f"cannot convert {_short(value)} to {want.name}")
+    if (kind == "c" and not want.is_complex or kind == "f" and (want.is_integer or want.is_bool)
+            or kind == "b" and not want.is_bool or kind in "iuf" and want.is_bool):
+        raise InvalidArgumentError(
+            f"cannot convert {_short(value)} to {want.name} without losing data")
+    if kind in "iu" and want.is_integer and array.size:
+        info = np.iinfo(want.numpy_dtype)
+        if array.min() < info.min or array.max() > info.max:
+            raise InvalidArgumentError(f"{_short(value)} does not fit in {want.name}")
     return _from_numpy(array.astype(want.numpy_dtype), want)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

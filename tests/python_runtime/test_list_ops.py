@@ -48,5 +48,5 @@ def test_list_misuse_is_reported():
         execute_op("Unpack", [np.ones((3, 2))], {"num": 2})
     with pytest.raises(errors.InvalidArgumentError, match="list of tensors"):
         execute_op("Pack", [np.ones(3)], {})
-    with pytest.raises(errors.InvalidArgumentError, match="Pack: expected float32 data, got a numpy int32"):
+    with pytest.raises(errors.InvalidArgumentError, match="Pack: input .values.: expected float32 data, got a numpy int32"):
         execute_op("Pack", [[np.ones(2, np.float32), np.ones(2, np.int32)]], {})
