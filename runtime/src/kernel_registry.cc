@@ -286,6 +286,69 @@ void TF_RegisterKernelBuilder(const char* kernel_name, TF_KernelBuilder* builder
   }
 }
 
+void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, const char* name,
+                                           TF_KernelBuilder* builder, TF_Status* status) {
+  if (serialized_kernel_def == nullptr) {
+    TF_RegisterKernelBuilder(name, builder, status);
+    return;
+  }
+  std::unique_ptr<TF_KernelBuilder> owned(builder);
+  try {
+    // TensorFlow's signature passes the bytes without a length; like TensorFlow, read
+    // them up to the first NUL.
+    opgen::KernelDefProto proto;
+    std::string error;
+    if (!opgen::ParseKernelDef(serialized_kernel_def, &proto, &error)) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       "Cannot register kernel '" + std::string(name ? name : "") + "': " + error);
+      return;
+    }
+    const std::string where = "Cannot register kernel '" + std::string(name ? name : "") +
+                              "' for op '" + proto.op + "': ";
+    if (!proto.label.empty()) {
+      opgen::SetStatus(status, TF_UNIMPLEMENTED, where + "kernel labels are not supported");
+      return;
+    }
+    // The registry matches one dtype per constrained attr; a constraint allowing several
+    // dtypes becomes one kernel per combination.
+    std::vector<std::vector<std::pair<std::string, TF_DataType>>> combos(1);
+    for (const auto& [attr, allowed] : proto.constraints) {
+      std::vector<TF_DataType> types;
+      if (allowed.kind == opgen::AttrValue::kType) types.push_back(allowed.type);
+      else if (allowed.kind == opgen::AttrValue::kListType) types = allowed.list_type;
+      if (types.empty()) {
+        opgen::SetStatus(status, TF_UNIMPLEMENTED,
+                         where + "constraint on '" + attr + "' is not a list of dtypes");
+        return;
+      }
+      std::vector<std::vector<std::pair<std::string, TF_DataType>>> next;
+      for (const auto& combo : combos)
+        for (TF_DataType t : types) {
+          next.push_back(combo);
+          next.back().emplace_back(attr, t);
+        }
+      combos = std::move(next);
+    }
+    for (const auto& combo : combos) {
+      opgen::KernelDef def = builder->def;
+      def.name = name ? name : "";
+      def.op = proto.op;
+      def.device = proto.device_type;
+      def.type_constraints = combo;
+      def.host_memory_args = proto.host_memory_args;
+      def.priority = proto.priority;
+      if (def.compute_func == nullptr) {
+        opgen::SetStatus(status, TF_INVALID_ARGUMENT, where + "no compute function");
+        return;
+      }
+      opgen::KernelRegistry::Global().Register(std::move(def), status);
+      if (status->code != TF_OK) return;
+    }
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, e.what());
+  }
+}
+
 void TF_DeleteKernelBuilder(TF_KernelBuilder* builder) { delete builder; }
 
 int TF_NumInputs(TF_OpKernelContext* ctx) { return static_cast<int>(ctx->inputs->size()); }

@@ -109,7 +109,7 @@ std::string BuildOpDef(TF_OpDefinitionBuilder* b) {
       args->push_back(std::move(arg));
     }
   }
-  std::string error = ResolveArgTypes(&op);
+  std::string error = ResolveArgTypes(&op, b->input_specs, b->output_specs);
   if (error.empty()) error = ValidateOpDef(op);
   if (!error.empty()) return error;
   for (const auto& [name, doc] : b->arg_docs) {

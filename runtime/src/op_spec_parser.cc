@@ -2,12 +2,14 @@
 //   attr:  NAME ":" KIND [">=" INT] ["=" DEFAULT]
 //   KIND:  string | int | float | bool | type | shape | tensor | func | TYPESET | STRINGSET
 //          | list "(" KIND ")"
-//   TYPESET: "{" (dtype | type group) ("," ...)* "}" or a bare type group ("numbertypes")
+//   TYPESET: "{" (dtype | type group) ("," ...)* "}" or a bare type group ("numbertype")
 //   arg:   NAME ":" ["Ref(" TYPE ")" | TYPE],  TYPE: dtype | ATTR | NUMBER_ATTR "*" TYPE
 #include "op_spec_parser.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <utility>
 
@@ -83,6 +85,7 @@ const NamedType kTypeNames[] = {
 };
 
 // Type groups, in the order TensorFlow lists their members (allowed_values keep it).
+// TensorFlow spells them in the singular ("numbertype"); the plural is accepted too.
 const std::vector<TF_DataType>* TypeGroup(const std::string& name) {
   static const std::vector<TF_DataType> real = {
       TF_FLOAT, TF_DOUBLE, TF_INT32, TF_UINT8, TF_INT16, TF_INT8,
@@ -93,50 +96,197 @@ const std::vector<TF_DataType>* TypeGroup(const std::string& name) {
       TF_UINT16, TF_COMPLEX128, TF_HALF, TF_UINT32, TF_UINT64};
   static const std::vector<TF_DataType> quantized = {TF_QINT8, TF_QUINT8, TF_QINT32,
                                                      TF_QINT16, TF_QUINT16};
-  if (name == "realnumbertypes") return &real;
-  if (name == "numbertypes") return &number;
-  if (name == "quantizedtypes") return &quantized;
+  std::string singular = name;
+  if (!singular.empty() && singular.back() == 's') singular.pop_back();
+  if (singular == "realnumbertype" || singular == "realnumerictype") return &real;
+  if (singular == "numbertype" || singular == "numerictype") return &number;
+  if (singular == "quantizedtype") return &quantized;
   return nullptr;
 }
 
+// Defaults are written as protobuf text format values, so numbers follow its rules:
+// decimal, 0x hex or leading-0 octal integers; floats with an optional 'f' suffix,
+// inf and nan.
 bool ParseInt(const std::string& text, int64_t* out) {
   std::string s = Trim(text);
   if (s.empty()) return false;
   char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (*end != '\0') return false;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 0);
+  if (*end != '\0' || errno == ERANGE) return false;
   *out = v;
   return true;
 }
 
 bool ParseFloat(const std::string& text, float* out) {
   std::string s = Trim(text);
-  if (s == "inf") { *out = __builtin_inff(); return true; }
-  if (s == "-inf") { *out = -__builtin_inff(); return true; }
-  if (s == "nan") { *out = __builtin_nanf(""); return true; }
+  if (s.size() > 1 && (s.back() == 'f' || s.back() == 'F') &&
+      (std::isdigit(static_cast<unsigned char>(s[s.size() - 2])) || s[s.size() - 2] == '.'))
+    s.pop_back();  // "0.5f"
   if (s.empty()) return false;
   char* end = nullptr;
-  *out = std::strtof(s.c_str(), &end);
+  *out = std::strtof(s.c_str(), &end);  // also reads inf, -inf, infinity and nan
   return *end == '\0';
 }
 
+// A quoted string with C escapes (\n, \t, \', \", \\, octal \ooo, hex \xHH).
 bool ParseQuoted(const std::string& text, std::string* out) {
   std::string s = Trim(text);
   if (s.size() < 2 || (s[0] != '\'' && s[0] != '"') || s.back() != s[0]) return false;
   out->clear();
-  for (size_t i = 1; i + 1 < s.size(); ++i) {
-    if (s[i] == '\\' && i + 2 < s.size()) {
-      char n = s[++i];
-      *out += n == 'n' ? '\n' : n == 't' ? '\t' : n;
-    } else {
-      *out += s[i];
+  const size_t end = s.size() - 1;
+  for (size_t i = 1; i < end; ++i) {
+    char c = s[i];
+    if (c == s[0]) return false;  // an unescaped quote inside
+    if (c != '\\') {
+      *out += c;
+      continue;
+    }
+    if (++i >= end) return false;
+    char e = s[i];
+    switch (e) {
+      case 'n': *out += '\n'; break;
+      case 't': *out += '\t'; break;
+      case 'r': *out += '\r'; break;
+      case 'a': *out += '\a'; break;
+      case 'b': *out += '\b'; break;
+      case 'f': *out += '\f'; break;
+      case 'v': *out += '\v'; break;
+      case 'x': {
+        int value = 0, digits = 0;
+        while (digits < 2 && i + 1 < end && std::isxdigit(static_cast<unsigned char>(s[i + 1]))) {
+          char h = s[++i];
+          value = value * 16 + (std::isdigit(static_cast<unsigned char>(h))
+                                    ? h - '0'
+                                    : std::tolower(static_cast<unsigned char>(h)) - 'a' + 10);
+          ++digits;
+        }
+        if (digits == 0) return false;
+        *out += static_cast<char>(value);
+        break;
+      }
+      default:
+        if (e >= '0' && e <= '7') {
+          int value = e - '0', digits = 1;
+          while (digits < 3 && i + 1 < end && s[i + 1] >= '0' && s[i + 1] <= '7') {
+            value = value * 8 + (s[++i] - '0');
+            ++digits;
+          }
+          *out += static_cast<char>(value);
+        } else {
+          *out += e;  // \\ \' \" \?
+        }
     }
   }
   return true;
 }
 
+// Tokens of a protobuf text-format message body: identifiers and numbers, quoted
+// strings, and the punctuation { } < > [ ] : ,
+std::vector<std::string> TextFormatTokens(const std::string& s, bool* ok) {
+  std::vector<std::string> tokens;
+  *ok = true;
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (std::isspace(c)) { ++i; continue; }
+    if (std::strchr("{}<>[]:,", c) != nullptr) {
+      tokens.emplace_back(1, static_cast<char>(c));
+      ++i;
+    } else if (c == '\'' || c == '"') {
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != s[i]) j += s[j] == '\\' ? 2 : 1;
+      if (j >= s.size()) { *ok = false; return tokens; }
+      tokens.push_back(s.substr(i, j + 1 - i));
+      i = j + 1;
+    } else if (std::isalnum(c) || c == '-' || c == '+' || c == '_' || c == '.') {
+      size_t j = i;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '-' ||
+                              s[j] == '+' || s[j] == '_' || s[j] == '.'))
+        ++j;
+      tokens.push_back(s.substr(i, j - i));
+      i = j;
+    } else {
+      *ok = false;
+      return tokens;
+    }
+  }
+  return tokens;
+}
+
+// A TensorShapeProto in text format, as TensorFlow's op specs write shape defaults:
+// "{ unknown_rank: true }", "{ dim { size: 2 } dim { size: -1 } }", "{}".
+bool ParseShapeProtoText(const std::string& text, Shape* out) {
+  bool ok = true;
+  std::vector<std::string> t = TextFormatTokens(text, &ok);
+  if (!ok || t.size() < 2) return false;
+  auto close_of = [](const std::string& open) { return open == "<" ? ">" : "}"; };
+  if (t.front() != "{" && t.front() != "<") return false;
+  if (t.back() != close_of(t.front())) return false;
+  size_t i = 1;
+  const size_t end = t.size() - 1;
+  out->unknown_rank = false;
+  out->dims.clear();
+  auto skip_colon = [&] { if (i < end && t[i] == ":") ++i; };
+  // One Dim message body starting at an opening brace; appends its size.
+  auto parse_dim = [&]() -> bool {
+    if (i >= end || (t[i] != "{" && t[i] != "<")) return false;
+    const std::string close = close_of(t[i++]);
+    int64_t size = 0;
+    while (i < end && t[i] != close) {
+      const std::string field = t[i++];
+      skip_colon();
+      if (i >= end) return false;
+      if (field == "size") {
+        if (!ParseInt(t[i++], &size)) return false;
+      } else if (field == "name") {
+        std::string ignored;  // dim names do not affect shapes; opgen does not keep them
+        if (!ParseQuoted(t[i++], &ignored)) return false;
+      } else {
+        return false;
+      }
+      if (i < end && t[i] == ",") ++i;
+    }
+    if (i >= end) return false;
+    ++i;  // the closing brace
+    out->dims.push_back(size);
+    return true;
+  };
+  while (i < end) {
+    const std::string field = t[i++];
+    if (field == "dim") {
+      skip_colon();
+      if (i < end && t[i] == "[") {  // dim [ {size: 1}, {size: 2} ]
+        ++i;
+        while (i < end && t[i] != "]") {
+          if (!parse_dim()) return false;
+          if (i < end && t[i] == ",") ++i;
+        }
+        if (i >= end) return false;
+        ++i;
+      } else if (!parse_dim()) {
+        return false;
+      }
+    } else if (field == "unknown_rank") {
+      skip_colon();
+      if (i >= end) return false;
+      const std::string& v = t[i++];
+      if (v == "true" || v == "True" || v == "t" || v == "1") out->unknown_rank = true;
+      else if (!(v == "false" || v == "False" || v == "f" || v == "0")) return false;
+    } else {
+      return false;
+    }
+    if (i < end && (t[i] == "," || t[i] == ";")) ++i;
+  }
+  if (out->unknown_rank) out->dims.clear();
+  return true;
+}
+
+// Shape defaults: TensorFlow's text format ("{ dim { size: 2 } }"), or opgen's short
+// forms "[2, -1]" (-1 or ? for an unknown dim) and "?" (unknown rank).
 bool ParseShape(const std::string& text, Shape* out) {
   std::string s = Trim(text);
+  if (!s.empty() && (s.front() == '{' || s.front() == '<')) return ParseShapeProtoText(s, out);
   if (s == "?" || s == "<unknown>") {
     out->unknown_rank = true;
     out->dims.clear();
@@ -173,8 +323,9 @@ bool ParseScalarValue(const std::string& kind, const std::string& text, AttrValu
   }
   if (kind == "bool") {
     value->kind = AttrValue::kBool;
-    if (s == "true") value->b = true;
-    else if (s == "false") value->b = false;
+    // Text format's spellings of booleans.
+    if (s == "true" || s == "True" || s == "t" || s == "1") value->b = true;
+    else if (s == "false" || s == "False" || s == "f" || s == "0") value->b = false;
     else return false;
     return true;
   }
@@ -241,6 +392,7 @@ std::string ParseKind(const std::string& text, AttrDef* attr) {
     attr->allowed_values.list_type = *TypeGroup(s);
   } else if (s.size() >= 2 && s.front() == '{' && s.back() == '}') {
     std::vector<std::string> items = SplitTopLevel(s.substr(1, s.size() - 2));
+    if (items.size() > 1 && items.back().empty()) items.pop_back();  // "{a, b, }"
     if (items.empty() || items[0].empty()) return "an empty set of allowed values";
     attr->has_allowed_values = true;
     if (items[0][0] == '\'' || items[0][0] == '"') {
@@ -254,17 +406,15 @@ std::string ParseKind(const std::string& text, AttrDef* attr) {
     } else {
       kind = "type";
       attr->allowed_values.kind = AttrValue::kListType;
+      // Kept as written, repeats included: TensorFlow's registry does the same (its Mod
+      // lists half twice), and OpDefs must compare equal.
       std::vector<TF_DataType>& types = attr->allowed_values.list_type;
-      auto add = [&types](TF_DataType t) {
-        for (TF_DataType have : types) if (have == t) return;
-        types.push_back(t);
-      };
       for (const std::string& item : items) {
         TF_DataType t;
         if (const auto* group = TypeGroup(item)) {
-          for (TF_DataType g : *group) add(g);
+          types.insert(types.end(), group->begin(), group->end());
         } else if (ParseDataTypeName(item, &t)) {
-          add(t);
+          types.push_back(t);
         } else {
           return "unknown type '" + item + "'";
         }
@@ -364,10 +514,14 @@ std::string ParseArgSpec(const std::string& spec, ArgDef* arg) {
   return "";
 }
 
-std::string ResolveArgTypes(OpDef* op) {
-  for (auto* args : {&op->input_arg, &op->output_arg}) {
-    for (ArgDef& arg : *args) {
-      const std::string where = "arg '" + arg.name + "': ";
+std::string ResolveArgTypes(OpDef* op, const std::vector<std::string>& input_specs,
+                            const std::vector<std::string>& output_specs) {
+  for (auto [args, specs] : {std::make_pair(&op->input_arg, &input_specs),
+                             std::make_pair(&op->output_arg, &output_specs)}) {
+    for (size_t i = 0; i < args->size(); ++i) {
+      ArgDef& arg = (*args)[i];
+      const std::string where = i < specs->size() ? "arg spec '" + (*specs)[i] + "': "
+                                                  : "arg '" + arg.name + "': ";
       if (!arg.type_attr.empty()) {
         const AttrDef* attr = op->FindAttr(arg.type_attr);
         if (attr == nullptr) return where + "names undefined attr '" + arg.type_attr + "'";
@@ -388,6 +542,20 @@ std::string ResolveArgTypes(OpDef* op) {
           return where + "length attr '" + arg.number_attr + "' has type " + attr->type +
                  ", expected int";
       }
+      // As in TensorFlow's registry: an attr giving the length or the types of a list
+      // arg has a minimum of 1 unless the spec says otherwise ...
+      const std::string& list_attr =
+          !arg.number_attr.empty() ? arg.number_attr : arg.type_list_attr;
+      if (!list_attr.empty()) {
+        for (AttrDef& attr : op->attr) {
+          if (attr.name == list_attr && !attr.has_minimum) {
+            attr.has_minimum = true;
+            attr.minimum = 1;
+          }
+        }
+      }
+      // ... and an arg of dtype resource makes the op stateful.
+      if (arg.type == TF_RESOURCE) op->is_stateful = true;
     }
   }
   return "";
@@ -432,6 +600,12 @@ std::string ValidateOpDef(const OpDef& op) {
     if (attr.has_default && attr.has_allowed_values &&
         !ValueAllowed(attr.allowed_values, attr.default_value))
       return where + "default is not one of the allowed values";
+    if (attr.has_minimum && attr.type == "int" && attr.minimum < 0) {
+      for (const auto* args : {&op.input_arg, &op.output_arg})
+        for (const ArgDef& arg : *args)
+          if (arg.number_attr == attr.name)
+            return where + "used as the length of '" + arg.name + "', needs a minimum >= 0";
+    }
     if (attr.has_default && attr.has_minimum) {
       if (attr.type == "int" && attr.default_value.i < attr.minimum)
         return where + "default " + std::to_string(attr.default_value.i) + " is below minimum " +

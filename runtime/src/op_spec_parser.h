@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "op_def.h"
 
@@ -15,8 +16,11 @@ std::string ParseAttrSpec(const std::string& spec, AttrDef* attr);
 std::string ParseArgSpec(const std::string& spec, ArgDef* arg);
 
 // Turns type_attr references to list(type) attrs into type_list_attr, and checks
-// every reference of every arg; "" on success.
-std::string ResolveArgTypes(OpDef* op);
+// every reference of every arg; "" on success. Gives length and list(type) attrs their
+// implied minimum of 1 and marks ops with resource args stateful, as TensorFlow does.
+// The specs, when given (one per arg, in order), are quoted in error messages.
+std::string ResolveArgTypes(OpDef* op, const std::vector<std::string>& input_specs = {},
+                            const std::vector<std::string>& output_specs = {});
 
 // Full semantic check of an OpDef: names, references, defaults vs allowed values and
 // minimums, duplicates. "" on success.

@@ -1,5 +1,7 @@
-// Writer side of the protobuf wire format: varints, length-delimited fields, and the
-// OpList / OpDef / AttrValue / TensorShapeProto messages in field-number order.
+// The protobuf wire format of the messages the runtime exchanges. Writer: varints,
+// length-delimited fields, and OpList / OpDef / AttrValue / TensorShapeProto /
+// TensorProto in field-number order, as the protobuf library writes them. Reader: the
+// same messages plus KernelDef, bounds-checked, skipping unknown fields.
 #include "wire_format.h"
 
 #include <algorithm>
@@ -302,6 +304,175 @@ bool ParseShapeProto(const std::string& bytes, std::vector<int64_t>* dims) {
   return true;
 }
 
+// ---- OpList / OpDef / AttrValue / TensorShapeProto: reader ----------------------------
+
+// Calls `on_field(field, wire_type, reader)` for each field of a message; the callback
+// consumes the value (or returns false for a malformed one). Unknown fields are skipped
+// by callbacks returning `r->Skip(wire)`.
+template <typename OnField>
+bool ForEachField(const std::string& bytes, OnField on_field) {
+  Reader r(bytes.data(), bytes.size());
+  while (!r.done()) {
+    uint64_t tag;
+    if (!r.Varint(&tag)) return false;
+    const int field = static_cast<int>(tag >> 3), wire = static_cast<int>(tag & 7);
+    if (field == 0 || !on_field(field, wire, &r)) return false;
+  }
+  return true;
+}
+
+bool ReadString(Reader* r, int wire, std::string* out) {
+  return wire == kLengthDelimited && r->Bytes(out);
+}
+bool ReadVarint(Reader* r, int wire, uint64_t* out) { return wire == kVarint && r->Varint(out); }
+bool ReadBool(Reader* r, int wire, bool* out) {
+  uint64_t v;
+  if (!ReadVarint(r, wire, &v)) return false;
+  *out = v != 0;
+  return true;
+}
+bool ReadInt64(Reader* r, int wire, int64_t* out) {
+  uint64_t v;
+  if (!ReadVarint(r, wire, &v)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+bool ParseShape(const std::string& bytes, Shape* shape) {
+  shape->unknown_rank = false;
+  shape->dims.clear();
+  return ForEachField(bytes, [shape](int field, int wire, Reader* r) {
+    if (field == 3) return ReadBool(r, wire, &shape->unknown_rank);
+    if (field != 2) return r->Skip(wire);
+    std::string dim;
+    if (!ReadString(r, wire, &dim)) return false;
+    int64_t size = 0;
+    bool ok = ForEachField(dim, [&size](int f, int w, Reader* d) {
+      return f == 1 ? ReadInt64(d, w, &size) : d->Skip(w);  // the dim's name is not kept
+    });
+    shape->dims.push_back(size);
+    return ok;
+  });
+}
+
+// NameAttrList: only the function name is kept (opgen has no function attrs yet).
+bool ParseFuncName(const std::string& bytes, std::string* name) {
+  return ForEachField(bytes, [name](int field, int wire, Reader* r) {
+    return field == 1 ? ReadString(r, wire, name) : r->Skip(wire);
+  });
+}
+
+bool ParseListValue(const std::string& bytes, AttrValue* v) {
+  v->kind = AttrValue::kListString;  // an empty list; refined by the first element
+  bool seen = false;
+  auto claim = [&](AttrValue::Kind kind) {
+    if (seen && v->kind != kind) return false;  // one element kind per list
+    seen = true;
+    v->kind = kind;
+    return true;
+  };
+  return ForEachField(bytes, [&](int field, int wire, Reader* r) {
+    switch (field) {
+      case 2: case 8: {  // strings; serialized TensorProtos
+        std::string bytes_value;
+        if (!claim(field == 2 ? AttrValue::kListString : AttrValue::kListTensor) ||
+            !ReadString(r, wire, &bytes_value))
+          return false;
+        v->list_s.push_back(std::move(bytes_value));
+        return true;
+      }
+      case 3: return claim(AttrValue::kListInt) && ReadRepeated(r, wire, &v->list_i);
+      case 4: return claim(AttrValue::kListFloat) && ReadRepeated(r, wire, &v->list_f);
+      case 5: {
+        std::vector<uint64_t> bs;
+        if (!claim(AttrValue::kListBool) || !ReadRepeated(r, wire, &bs)) return false;
+        for (uint64_t b : bs) v->list_b.push_back(b != 0);
+        return true;
+      }
+      case 6: {
+        std::vector<int64_t> ts;
+        if (!claim(AttrValue::kListType) || !ReadRepeated(r, wire, &ts)) return false;
+        for (int64_t t : ts) v->list_type.push_back(static_cast<TF_DataType>(t));
+        return true;
+      }
+      case 7: {
+        std::string bytes7;
+        Shape shape;
+        if (!claim(AttrValue::kListShape) || !ReadString(r, wire, &bytes7) ||
+            !ParseShape(bytes7, &shape))
+          return false;
+        v->list_shape.push_back(shape);
+        return true;
+      }
+      case 9: {
+        std::string bytes9, name;
+        if (!claim(AttrValue::kListFunc) || !ReadString(r, wire, &bytes9) ||
+            !ParseFuncName(bytes9, &name))
+          return false;
+        v->list_s.push_back(name);
+        return true;
+      }
+      default: return r->Skip(wire);
+    }
+  });
+}
+
+// The list kind an attr type names ("list(int)" -> kListInt), for empty lists.
+AttrValue::Kind ListKindOf(const std::string& type) {
+  static const std::pair<const char*, AttrValue::Kind> kKinds[] = {
+      {"list(string)", AttrValue::kListString}, {"list(int)", AttrValue::kListInt},
+      {"list(float)", AttrValue::kListFloat},   {"list(bool)", AttrValue::kListBool},
+      {"list(type)", AttrValue::kListType},     {"list(shape)", AttrValue::kListShape},
+      {"list(tensor)", AttrValue::kListTensor}, {"list(func)", AttrValue::kListFunc}};
+  for (const auto& k : kKinds)
+    if (type == k.first) return k.second;
+  return AttrValue::kNone;
+}
+
+bool ParseArgDef(const std::string& bytes, ArgDef* arg) {
+  return ForEachField(bytes, [arg](int field, int wire, Reader* r) {
+    uint64_t v;
+    switch (field) {
+      case 1: return ReadString(r, wire, &arg->name);
+      case 2: return ReadString(r, wire, &arg->description);
+      case 3:
+        if (!ReadVarint(r, wire, &v)) return false;
+        arg->type = static_cast<TF_DataType>(v);
+        return true;
+      case 4: return ReadString(r, wire, &arg->type_attr);
+      case 5: return ReadString(r, wire, &arg->number_attr);
+      case 6: return ReadString(r, wire, &arg->type_list_attr);
+      case 16: return ReadBool(r, wire, &arg->is_ref);
+      default: return r->Skip(wire);  // handle_data, experimental_full_type: not modelled
+    }
+  });
+}
+
+bool ParseAttrDef(const std::string& bytes, AttrDef* attr) {
+  bool ok = ForEachField(bytes, [attr](int field, int wire, Reader* r) {
+    std::string value;
+    switch (field) {
+      case 1: return ReadString(r, wire, &attr->name);
+      case 2: return ReadString(r, wire, &attr->type);
+      case 3:
+        attr->has_default = true;
+        return ReadString(r, wire, &value) && ParseAttrValue(value, &attr->default_value, nullptr);
+      case 4: return ReadString(r, wire, &attr->description);
+      case 5: return ReadBool(r, wire, &attr->has_minimum);
+      case 6: return ReadInt64(r, wire, &attr->minimum);
+      case 7:
+        attr->has_allowed_values = true;
+        return ReadString(r, wire, &value) && ParseAttrValue(value, &attr->allowed_values, nullptr);
+      default: return r->Skip(wire);
+    }
+  });
+  // An empty default list carries no element kind on the wire; the attr type gives it.
+  if (ok && attr->has_default && attr->default_value.IsList() &&
+      attr->default_value.ListSize() == 0 && ListKindOf(attr->type) != AttrValue::kNone)
+    attr->default_value.kind = ListKindOf(attr->type);
+  return ok;
+}
+
 // Fills `count` elements of `dst` from `values`, repeating the last one (zeros if none).
 template <typename Dst, typename Src>
 void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
@@ -312,6 +483,135 @@ void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
 }
 
 }  // namespace
+
+bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error) {
+  *out = AttrValue();
+  bool ok = ForEachField(bytes, [out](int field, int wire, Reader* r) {
+    std::string b;
+    uint64_t v;
+    switch (field) {
+      case 1: return ReadString(r, wire, &b) && ParseListValue(b, out);
+      case 2: out->kind = AttrValue::kString; return ReadString(r, wire, &out->s);
+      case 3: out->kind = AttrValue::kInt; return ReadInt64(r, wire, &out->i);
+      case 4: out->kind = AttrValue::kFloat; return wire == kFixed32 && r->Fixed(&out->f, 4);
+      case 5: out->kind = AttrValue::kBool; return ReadBool(r, wire, &out->b);
+      case 6:
+        out->kind = AttrValue::kType;
+        if (!ReadVarint(r, wire, &v)) return false;
+        out->type = static_cast<TF_DataType>(v);
+        return true;
+      case 7: out->kind = AttrValue::kShape; return ReadString(r, wire, &b) && ParseShape(b, &out->shape);
+      case 8: out->kind = AttrValue::kTensor; return ReadString(r, wire, &out->tensor_proto);
+      case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, wire, &out->s);
+      case 10: out->kind = AttrValue::kFunc; return ReadString(r, wire, &b) && ParseFuncName(b, &out->s);
+      default: return r->Skip(wire);
+    }
+  });
+  if (!ok && error != nullptr) *error = "malformed AttrValue";
+  return ok;
+}
+
+bool ParseOpDef(const std::string& bytes, OpDef* out, std::string* error) {
+  *out = OpDef();
+  std::string failed;  // which part did not parse, for the message
+  bool ok = ForEachField(bytes, [out, &failed](int field, int wire, Reader* r) {
+    std::string b;
+    bool good = true;
+    switch (field) {
+      case 1: good = ReadString(r, wire, &out->name); break;
+      case 2: case 3: {
+        ArgDef arg;
+        good = ReadString(r, wire, &b) && ParseArgDef(b, &arg);
+        (field == 2 ? out->input_arg : out->output_arg).push_back(std::move(arg));
+        if (!good) failed = std::string(field == 2 ? "input_arg" : "output_arg");
+        return good;
+      }
+      case 4: {
+        AttrDef attr;
+        good = ReadString(r, wire, &b) && ParseAttrDef(b, &attr);
+        out->attr.push_back(std::move(attr));
+        if (!good) failed = "attr";
+        return good;
+      }
+      case 5: good = ReadString(r, wire, &out->summary); break;
+      case 6: good = ReadString(r, wire, &out->description); break;
+      case 8:
+        out->has_deprecation = true;
+        good = ReadString(r, wire, &b) &&
+               ForEachField(b, [out](int f, int w, Reader* d) {
+                 int64_t version;
+                 if (f == 2) return ReadString(d, w, &out->deprecation.explanation);
+                 if (f != 1) return d->Skip(w);
+                 if (!ReadInt64(d, w, &version)) return false;
+                 out->deprecation.version = static_cast<int32_t>(version);
+                 return true;
+               });
+        break;
+      case 16: good = ReadBool(r, wire, &out->is_aggregate); break;
+      case 17: good = ReadBool(r, wire, &out->is_stateful); break;
+      case 18: good = ReadBool(r, wire, &out->is_commutative); break;
+      case 19: good = ReadBool(r, wire, &out->allows_uninitialized_input); break;
+      case 20: good = ReadString(r, wire, &b); out->control_output.push_back(b); break;
+      case 21: good = ReadBool(r, wire, &out->is_distributed_communication); break;
+      default: return r->Skip(wire);
+    }
+    if (!good) failed = "field " + std::to_string(field);
+    return good;
+  });
+  if (!ok && error != nullptr)
+    *error = "malformed OpDef '" + out->name + "'" + (failed.empty() ? "" : " (" + failed + ")");
+  return ok;
+}
+
+bool ParseOpList(const std::string& bytes, std::vector<OpDef>* out, std::string* error) {
+  out->clear();
+  std::string op_error;
+  bool ok = ForEachField(bytes, [out, &op_error](int field, int wire, Reader* r) {
+    if (field != 1) return r->Skip(wire);
+    std::string b;
+    out->emplace_back();
+    return ReadString(r, wire, &b) && ParseOpDef(b, &out->back(), &op_error);
+  });
+  if (!ok && error != nullptr)
+    *error = op_error.empty() ? "malformed OpList (op " + std::to_string(out->size()) + ")" : op_error;
+  return ok;
+}
+
+bool ParseKernelDef(const std::string& bytes, KernelDefProto* out, std::string* error) {
+  *out = KernelDefProto();
+  bool ok = ForEachField(bytes, [out](int field, int wire, Reader* r) {
+    std::string b;
+    int64_t priority;
+    switch (field) {
+      case 1: return ReadString(r, wire, &out->op);
+      case 2: return ReadString(r, wire, &out->device_type);
+      case 3: {
+        std::pair<std::string, AttrValue> constraint;
+        if (!ReadString(r, wire, &b)) return false;
+        bool good = ForEachField(b, [&constraint](int f, int w, Reader* c) {
+          std::string value;
+          if (f == 1) return ReadString(c, w, &constraint.first);
+          if (f != 2) return c->Skip(w);
+          return ReadString(c, w, &value) && ParseAttrValue(value, &constraint.second, nullptr);
+        });
+        out->constraints.push_back(std::move(constraint));
+        return good;
+      }
+      case 4:
+        if (!ReadString(r, wire, &b)) return false;
+        out->host_memory_args.push_back(b);
+        return true;
+      case 5: return ReadString(r, wire, &out->label);
+      case 6:
+        if (!ReadInt64(r, wire, &priority)) return false;
+        out->priority = static_cast<int32_t>(priority);
+        return true;
+      default: return r->Skip(wire);
+    }
+  });
+  if (!ok && error != nullptr) *error = "malformed KernelDef";
+  return ok;
+}
 
 bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out) {
   if (TF_DataTypeSize(tensor->dtype) == 0) return false;

@@ -261,3 +261,91 @@ def test_too_few_retvals_is_refused(rt):
     a = np.arange(4, dtype=np.float32)
     assert rt.execute("OpgenTestScale", [[rt.handle(a, TF_FLOAT)]], capacity=0) is None
     assert rt.code == INVALID_ARGUMENT
+
+
+def _kernel_def(op: str, device: str, constraints=(), label: str = "", priority: int = 0) -> bytes:
+    """KernelDef bytes (op=1, device_type=2, constraint=3 {name=1, allowed_values=2},
+    label=5, priority=6), written by hand: opgen has no kernel_def proto module."""
+    from opgen.protos import attr_value_pb2
+
+    def field(number: int, payload: bytes) -> bytes:
+        assert len(payload) < 128
+        return bytes([number << 3 | 2, len(payload)]) + payload
+    out = field(1, op.encode()) + field(2, device.encode())
+    for name, types in constraints:
+        allowed = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(type=types))
+        out += field(3, field(1, name.encode()) + field(2, allowed.SerializeToString()))
+    if label:
+        out += field(5, label.encode())
+    if priority:
+        out += bytes([6 << 3, priority])
+    assert b"\0" not in out  # TensorFlow's signature reads the bytes as a C string
+    return out
+
+
+@pytest.fixture(scope="module")
+def identity_op(rt):
+    """OpgenTestKernelDefIdentity, with kernels registered from KernelDef bytes."""
+    lib, status = rt.lib, rt.status
+    lib.TF_SetOutput.argtypes = [c_void_p, c_int, c_void_p, c_void_p]
+    lib.TF_RegisterKernelBuilderWithKernelDef.argtypes = [c_char_p, c_char_p, c_void_p, c_void_p]
+    name = "OpgenTestKernelDefIdentity"
+    b = lib.TF_NewOpDefinitionBuilder(name.encode())
+    lib.TF_OpDefinitionBuilderAddAttr(b, b"T: {float, double, int32, int64}")
+    lib.TF_OpDefinitionBuilderAddInput(b, b"x: T")
+    lib.TF_OpDefinitionBuilderAddOutput(b, b"y: T")
+    lib.TF_RegisterOpDefinition(b, status)
+    assert rt.code == OK, rt.message
+
+    @COMPUTE
+    def compute(state, ctx):
+        st = lib.TF_NewStatus()
+        t = c_void_p()
+        lib.TF_GetInput(ctx, 0, ctypes.byref(t), st)
+        lib.TF_SetOutput(ctx, 0, t, st)  # shares the input's buffer
+        lib.TF_DeleteTensor(t)
+        lib.TF_DeleteStatus(st)
+    _callbacks.append(compute)
+
+    def register(kernel_def: bytes | None, kernel_name: bytes = b"identity"):
+        kb = lib.TF_NewKernelBuilder(b"Ignored" if kernel_def else name.encode(), b"CPU",
+                                     CREATE(), compute, DELETE())
+        lib.TF_RegisterKernelBuilderWithKernelDef(kernel_def, kernel_name, kb, status)
+        return rt.code, rt.message
+
+    assert register(_kernel_def(name, "CPU", [("T", [TF_FLOAT, TF_DOUBLE])], priority=3)) == (OK, "")
+    return name, register
+
+
+def test_a_kernel_def_allowing_several_dtypes_serves_each(rt, identity_op):
+    name, _ = identity_op
+    for dtype, np_dtype in ((TF_FLOAT, np.float32), (TF_DOUBLE, np.float64)):
+        a = np.arange(5, dtype=np_dtype)
+        out = rt.execute(name, [rt.handle(a, dtype)])
+        assert out is not None, rt.message
+        np.testing.assert_array_equal(rt.to_numpy(out[0], np_dtype), a)
+
+
+def test_a_kernel_def_miss_lists_each_registered_combination(rt, identity_op):
+    name, _ = identity_op
+    assert rt.execute(name, [rt.handle(np.arange(3, dtype=np.int32), TF_INT32)]) is None
+    assert rt.code == NOT_FOUND
+    assert f"No registered '{name}' OpKernel for 'CPU' devices" in rt.message
+    assert "T in [DT_FLOAT]; priority=3" in rt.message and "T in [DT_DOUBLE]; priority=3" in rt.message
+
+
+def test_kernel_def_registration_errors(rt, identity_op):
+    name, register = identity_op
+    TF_INT64, UNIMPLEMENTED, ALREADY_EXISTS = 9, 12, 6
+    code, message = register(_kernel_def(name, "CPU", [("T", [TF_INT64])], label="fast"))
+    assert code == UNIMPLEMENTED and "label" in message
+    code, message = register(_kernel_def(name, "CPU", [("T", [TF_FLOAT])], priority=3))
+    assert code == ALREADY_EXISTS and name in message
+    code, message = register(_kernel_def("OpgenNoSuchOp", "CPU"))
+    assert code == NOT_FOUND and "OpgenNoSuchOp" in message
+    code, message = register(b"\x0a\x7fshort")
+    assert code == INVALID_ARGUMENT and "malformed KernelDef" in message
+    # No KernelDef: the builder's own op and device, exactly as TF_RegisterKernelBuilder.
+    assert register(None) == (OK, "")
+    out = rt.execute(name, [rt.handle(np.arange(3, dtype=np.int64), TF_INT64)])
+    assert out is not None, rt.message

@@ -108,20 +108,56 @@ def test_list_input_with_length_and_type_attrs(capi):
     ("l: list(shape)", 'type: "list(shape)"'),
     ("p: {'SAME', 'VALID'} = 'SAME'",
      'type: "string" default_value { s: "SAME" } allowed_values { list { s: ["SAME", "VALID"] } }'),
-    ("q: quantizedtypes",
+    ("q: quantizedtype",
      'type: "type" allowed_values { list { type: [DT_QINT8, DT_QUINT8, DT_QINT32, DT_QINT16, DT_QUINT16] } }'),
-    ("g: {half, numbertypes}", None),
+    ("q: quantizedtypes",  # opgen also accepts the plural
+     'type: "type" allowed_values { list { type: [DT_QINT8, DT_QUINT8, DT_QINT32, DT_QINT16, DT_QUINT16] } }'),
+    ("r: realnumbertype",
+     'type: "type" allowed_values { list { type: [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, '
+     'DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64] } }'),
+    ("n: numbertype = DT_INT64",
+     'type: "type" default_value { type: DT_INT64 } allowed_values { list { type: [DT_FLOAT, '
+     'DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_QINT8, DT_QUINT8, '
+     'DT_QINT32, DT_BFLOAT16, DT_QINT16, DT_QUINT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, '
+     'DT_UINT64] } }'),
+    # Sets keep the written order and repeats, as TensorFlow's registry does (see its Mod).
+    ("m: {int32, half, half, float,}",
+     'type: "type" allowed_values { list { type: [DT_INT32, DT_HALF, DT_HALF, DT_FLOAT] } }'),
+    ("g: {bool, quantizedtype}",
+     'type: "type" allowed_values { list { type: [DT_BOOL, DT_QINT8, DT_QUINT8, DT_QINT32, '
+     'DT_QINT16, DT_QUINT16] } }'),
+    ("l: list({float, int32}) >= 1",
+     'type: "list(type)" has_minimum: true minimum: 1 '
+     'allowed_values { list { type: [DT_FLOAT, DT_INT32] } }'),
     ("fn: func", 'type: "func"'),
     ("x: tensor", 'type: "tensor"'),
+    # Defaults are protobuf text format, as in TensorFlow's own op registrations.
+    ("s: shape = { unknown_rank: true }", 'type: "shape" default_value { shape { unknown_rank: true } }'),
+    ("s: shape = {}", 'type: "shape" default_value { shape { } }'),
+    ("s: shape = { dim { size: 2 } dim { size: 1 } }",
+     'type: "shape" default_value { shape { dim { size: 2 } dim { size: 1 } } }'),
+    ("s: shape = { dim: [{size: -1}, {size: 3}] }",
+     'type: "shape" default_value { shape { dim { size: -1 } dim { size: 3 } } }'),
+    ('s: string = "a\\tb\\101"', 'type: "string" default_value { s: "a\\tbA" }'),
+    ("i: int = 0x10", 'type: "int" default_value { i: 16 }'),
+    ("f: float = 1e-4", 'type: "float" default_value { f: 1e-4 }'),
+    ("f: float = 2.5f", 'type: "float" default_value { f: 2.5 }'),
+    ("f: float = -inf", 'type: "float" default_value { f: -inf }'),
+    ("b: bool = True", 'type: "bool" default_value { b: true }'),
+    ("e: {'a', \"b\"} = 'b'",
+     'type: "string" default_value { s: "b" } allowed_values { list { s: ["a", "b"] } }'),
+    ("l: list(type) = [DT_FLOAT, DT_INT32]",
+     'type: "list(type)" default_value { list { type: [DT_FLOAT, DT_INT32] } }'),
+    ("l: list(bool) = [true, false]",
+     'type: "list(bool)" default_value { list { b: [true, false] } }'),
+    ("l: list(shape) = [{ dim { size: 1 } }, { unknown_rank: true }]",
+     'type: "list(shape)" default_value { list { shape { dim { size: 1 } } shape { unknown_rank: true } } }'),
+    ("i: int >= -3 = -3", 'type: "int" default_value { i: -3 } has_minimum: true minimum: -3'),
 ])
 def test_attr_specs(capi, spec, expected):
     name, code, message = _register(capi, attrs=[spec])
     assert code == 0, message
     attr = _registered(capi, name).attr[0]
-    if expected is None:  # a group inside a set: members follow the set's order, no repeats
-        types = list(attr.allowed_values.list.type)
-        assert types[0] == 19 and len(types) == len(set(types)) == 19
-        return
     want = text_format.Parse(f'name: "{spec.split(":")[0]}" {expected}', op_def_pb2.OpDef.AttrDef())
     assert attr == want
 
@@ -131,10 +167,34 @@ def test_type_list_and_ref_args(capi):
         capi, attrs=["Tin: list(type)", "Tout: list(type) >= 0"],
         inputs=["args: Tin", "ref: Ref(int64)"], outputs=["out: Tout"])
     assert code == 0, message
-    op = _registered(capi, name)
-    assert op.input_arg[0].type_list_attr == "Tin" and not op.input_arg[0].type_attr
-    assert op.input_arg[1].type == 9 and op.input_arg[1].is_ref
-    assert op.output_arg[0].type_list_attr == "Tout"
+    assert _registered(capi, name) == _expect(name, """
+        input_arg { name: "args" type_list_attr: "Tin" }
+        input_arg { name: "ref" type: DT_INT64 is_ref: true }
+        output_arg { name: "out" type_list_attr: "Tout" }
+        attr { name: "Tin" type: "list(type)" has_minimum: true minimum: 1 }
+        attr { name: "Tout" type: "list(type)" has_minimum: true minimum: 0 }""")
+
+
+def test_length_attrs_get_a_minimum_of_one_unless_written(capi):
+    # TensorFlow's registry gives N (a list length) a minimum of 1; an explicit one stays.
+    name, code, message = _register(
+        capi, attrs=["N: int", "M: int >= 0", "T: type"],
+        inputs=["a: N * T", "b: M * int32", "c: Ref(N * T)"], outputs=["y: T"])
+    assert code == 0, message
+    assert _registered(capi, name) == _expect(name, """
+        input_arg { name: "a" type_attr: "T" number_attr: "N" }
+        input_arg { name: "b" type: DT_INT32 number_attr: "M" }
+        input_arg { name: "c" type_attr: "T" number_attr: "N" is_ref: true }
+        output_arg { name: "y" type_attr: "T" }
+        attr { name: "N" type: "int" has_minimum: true minimum: 1 }
+        attr { name: "M" type: "int" has_minimum: true minimum: 0 }
+        attr { name: "T" type: "type" }""")
+
+
+def test_a_resource_arg_makes_the_op_stateful(capi):
+    name, code, message = _register(capi, inputs=["resource: resource"], outputs=["y: float"])
+    assert code == 0, message
+    assert _registered(capi, name).is_stateful
 
 
 def test_deprecation_is_recorded(capi):
@@ -144,7 +204,7 @@ def test_deprecation_is_recorded(capi):
 
 
 @pytest.mark.parametrize("attrs, inputs, fragment", [
-    ([], ["x: T"], "undefined attr 'T'"),
+    ([], ["x: T"], "arg spec 'x: T': names undefined attr 'T'"),
     (["N: float"], ["x: N * float"], "expected int"),
     (["T: {float} = DT_INT32"], [], "not one of the allowed values"),
     (["N: int >= 2 = 1"], [], "below minimum"),
@@ -154,6 +214,15 @@ def test_deprecation_is_recorded(capi):
     (["x: int = abc"], [], "cannot parse default"),
     ([], ["Bad: float"], "bad arg name"),
     ([], ["x float"], "expected 'name: type'"),
+    (["N: int >= -1"], ["x: N * float"], "needs a minimum >= 0"),
+    (["T: numbertypez"], [], "unknown attr type 'numbertypez'"),
+    (["s: shape = { dim { size: two } }"], [], "cannot parse default"),
+    (["s: shape = [2, 3"], [], "cannot parse default"),
+    (["b: bool = yes"], [], "cannot parse default"),
+    (["s: {'a', 'b'} = 'c'"], [], "not one of the allowed values"),
+    (["l: list(int) >= 2 = [1]"], [], "shorter than minimum"),
+    (["T: list(type)", "N: int"], ["x: N * T"], "arg spec 'x: N * T': a list(type) attr cannot"),
+    (["T: int"], ["x: T"], "expected type or list(type)"),
 ])
 def test_malformed_definitions_are_refused_with_the_op_and_spec_named(capi, attrs, inputs, fragment):
     name, code, message = _register(capi, attrs=attrs, inputs=inputs)

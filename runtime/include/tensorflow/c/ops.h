@@ -12,10 +12,15 @@
  * Spec syntax: inputs/outputs are "name: TYPE" where TYPE is a dtype ("float"), a type
  * attr ("T"), "N * T" (N tensors of type T), a list(type) attr ("Tlist"), or any of those
  * inside "Ref(...)". Attrs are "name: KIND [= DEFAULT]" where KIND is string, int, float,
- * bool, type, shape, tensor, func, list(...) of those, a set of types "{float, int32}" or
- * a group ("numbertypes"), a set of strings "{'a', 'b'}", optionally followed by
- * ">= MIN" for int and list attrs. Malformed specs are reported by
- * TF_RegisterOpDefinition, naming the op and the spec. */
+ * bool, type, shape, tensor, func, list(...) of those, a set of types "{float, int32}"
+ * (groups allowed inside: "{numbertype, bool}"), a group alone ("numbertype",
+ * "realnumbertype", "quantizedtype"), or a set of strings "{'a', 'b'}"; optionally
+ * followed by ">= MIN" for int and list attrs. DEFAULT is a protobuf text-format value:
+ * 1, 0.5, true, 'abc', DT_FLOAT, [1, 2], { dim { size: 2 } } or { unknown_rank: true }.
+ * An int attr giving the length of a list arg, and a list(type) attr giving its types,
+ * get a minimum of 1 unless one is written; an arg of dtype resource marks the op
+ * stateful. Malformed specs are reported by TF_RegisterOpDefinition, naming the op and
+ * the spec. */
 #ifndef TENSORFLOW_C_OPS_H_
 #define TENSORFLOW_C_OPS_H_
 
