@@ -1,9 +1,31 @@
-// Cast between float, double, int32, int64 and bool, for every pair.
+// Cast between float, double, int32, int64 and bool, for every pair. In-range values
+// convert as C++ (and numpy's astype) convert them: floats truncate toward zero, any
+// non-zero value is true. `Truncate` only matters for narrow float types, which these
+// kernels do not cover.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "kernel_util.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
+
+// A float that is NaN or outside Dst's range has no C++ conversion (it is undefined
+// behaviour). It becomes Dst's minimum, the "integer indefinite" value x86 produces and
+// so what numpy's astype gives there.
+template <typename Src, typename Dst>
+Dst Convert(Src x) {
+  if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<Dst> &&
+                !std::is_same_v<Dst, bool>) {
+    // -2^(bits-1) and 2^(bits-1) are exact in float and double; values just below the
+    // minimum truncate to it, which the early return gives as well.
+    constexpr Src kLow = static_cast<Src>(std::numeric_limits<Dst>::min());
+    if (!(x >= kLow && x < -kLow)) return std::numeric_limits<Dst>::min();
+  }
+  return static_cast<Dst>(x);
+}
 
 template <typename Src, typename Dst>
 struct CastKernel {
@@ -16,21 +38,15 @@ struct CastKernel {
     const Src* xp = Data<Src>(x);
     Dst* yp = Data<Dst>(y);
     const int64_t n = NumElements(dims);
-    for (int64_t i = 0; i < n; ++i) yp[i] = static_cast<Dst>(xp[i]);
+    for (int64_t i = 0; i < n; ++i) yp[i] = Convert<Src, Dst>(xp[i]);
   }
 };
 
 template <typename Src, typename... Dsts>
 void RegisterFrom(TF_Status* status) {
-  (void)std::initializer_list<int>{([&] {
-    if (TF_GetCode(status) != TF_OK) return 0;
-    TF_KernelBuilder* b = TF_NewKernelBuilder("Cast", "CPU", nullptr,
-                                              &CastKernel<Src, Dsts>::Compute, nullptr);
-    TF_KernelBuilder_TypeConstraint(b, "SrcT", DtypeOf<Src>::value, status);
-    TF_KernelBuilder_TypeConstraint(b, "DstT", DtypeOf<Dsts>::value, status);
-    TF_RegisterKernelBuilder("Cast_CPU", b, status);
-    return 0;
-  }())...};
+  (RegisterKernel2("Cast", "SrcT", DtypeOf<Src>::value, "DstT", DtypeOf<Dsts>::value,
+                   &CastKernel<Src, Dsts>::Compute, status),
+   ...);
 }
 
 }  // namespace

@@ -11,21 +11,56 @@ namespace opgen {
 namespace cpu {
 namespace {
 
+// Signed overflow is undefined behaviour in C++, so integer +, -, * and negation are
+// computed on the unsigned type of the same width (at least `unsigned`, so nothing is
+// promoted back to a signed int): results wrap modulo 2^bits, as numpy's do, and the
+// loops still vectorise. Floating-point types are used as they are.
+template <typename T, typename = void> struct ArithmeticOf { using type = T; };
+template <typename T>
+struct ArithmeticOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  using type = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+};
+template <typename T> using Arithmetic = typename ArithmeticOf<T>::type;
+
+template <typename T> T WrappingNeg(T x) {
+  if constexpr (std::is_integral_v<T>) return T(Arithmetic<T>(0) - Arithmetic<T>(x));
+  else return -x;  // keeps the sign of zero, which 0 - x would not
+}
+
 // Functors: Apply's return type is the output element type (bool for comparisons).
-struct AddOp { template <typename T> static T Apply(T x, T y) { return x + y; } };
-struct SubOp { template <typename T> static T Apply(T x, T y) { return x - y; } };
-struct MulOp { template <typename T> static T Apply(T x, T y) { return x * y; } };
-struct DivOp { template <typename T> static T Apply(T x, T y) { return x / y; } };
+struct AddOp {
+  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) + Arithmetic<T>(y)); }
+};
+struct SubOp {
+  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) - Arithmetic<T>(y)); }
+};
+struct MulOp {
+  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) * Arithmetic<T>(y)); }
+};
+// Integer division by zero is refused before the loop runs (see Binary). The other
+// integer trap, MIN / -1, is taken as a wrapping negation (numpy's result).
+struct DivOp {
+  template <typename T> static T Apply(T x, T y) {
+    if constexpr (std::is_integral_v<T>) {
+      if (y == T(-1)) return WrappingNeg(x);
+    }
+    return x / y;
+  }
+};
 struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y ? x : y; } };
 struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y ? x : y; } };
 struct PowOp { template <typename T> static T Apply(T x, T y) { return std::pow(x, y); } };
 struct SquaredDifferenceOp {
-  template <typename T> static T Apply(T x, T y) { return (x - y) * (x - y); }
+  template <typename T> static T Apply(T x, T y) {
+    const T d = SubOp::Apply(x, y);
+    return MulOp::Apply(d, d);
+  }
 };
 // Floor division and modulo round toward negative infinity, as Python and numpy do.
 struct FloorDivOp {
   template <typename T> static T Apply(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
+      if (y == T(-1)) return WrappingNeg(x);  // exact, and MIN / -1 would trap
       T q = x / y;
       return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
     } else {
@@ -36,6 +71,7 @@ struct FloorDivOp {
 struct FloorModOp {
   template <typename T> static T Apply(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
+      if (y == T(-1)) return T(0);  // MIN % -1 would trap
       T r = x % y;
       return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
     } else {
@@ -53,14 +89,14 @@ struct NotEqualOp { template <typename T> static bool Apply(T x, T y) { return x
 struct LogicalAndOp { static bool Apply(bool x, bool y) { return x && y; } };
 struct LogicalOrOp { static bool Apply(bool x, bool y) { return x || y; } };
 
-struct NegOp { template <typename T> static T Apply(T x) { return -x; } };
+struct NegOp { template <typename T> static T Apply(T x) { return WrappingNeg(x); } };
 struct ReluOp { template <typename T> static T Apply(T x) { return x > T(0) ? x : T(0); } };
 struct Relu6Op {
   template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
 };
-struct AbsOp { template <typename T> static T Apply(T x) { return x < T(0) ? -x : x; } };
+struct AbsOp { template <typename T> static T Apply(T x) { return x < T(0) ? WrappingNeg(x) : x; } };
 struct SignOp { template <typename T> static T Apply(T x) { return T((x > T(0)) - (x < T(0))); } };
-struct SquareOp { template <typename T> static T Apply(T x) { return x * x; } };
+struct SquareOp { template <typename T> static T Apply(T x) { return MulOp::Apply(x, x); } };
 struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
 struct ExpOp { template <typename T> static T Apply(T x) { return std::exp(x); } };
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
@@ -262,7 +298,7 @@ struct AddNKernel {
         return;
       }
       const T* xp = Data<T>(x);
-      for (int64_t k = 0; k < count; ++k) zp[k] += xp[k];
+      for (int64_t k = 0; k < count; ++k) zp[k] = AddOp::Apply(zp[k], xp[k]);
     }
   }
 };
