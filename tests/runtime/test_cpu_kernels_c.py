@@ -3,14 +3,12 @@
 Only TensorFlow's C API is used (TF_AllocateTensor, TFE_NewOp, TFE_OpSetAttr*,
 TFE_Execute, ...) through ctypes, and every type attr is set explicitly as a C caller of
 TensorFlow would set it, so these tests need nothing of opgen's Python binding. The
-library comes from OPGEN_RUNTIME_LIB."""
+library is the installed one, or $OPGEN_RUNTIME_LIB."""
 
 from __future__ import annotations
 
 import ctypes
-import os
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,13 +129,9 @@ class EagerC:
 
 
 @pytest.fixture(scope="module")
-def rt():
-    path = os.environ.get("OPGEN_RUNTIME_LIB")
-    if not path:
-        pytest.skip("OPGEN_RUNTIME_LIB is not set: point it at a built libopgen_runtime.so")
-    if not Path(path).is_file():
-        pytest.fail(f"OPGEN_RUNTIME_LIB names {path}, which is not a file")
-    runtime = EagerC(ctypes.CDLL(path))
+def rt(runtime_cdll):
+    # The installed library, or $OPGEN_RUNTIME_LIB (see tests/runtime/conftest.py).
+    runtime = EagerC(runtime_cdll)
     yield runtime
     runtime.close()
 
