@@ -53,3 +53,33 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out);
 TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error);
 
 }  // namespace opgen
+
+namespace opgen {
+
+// TensorFlow's NodeDef and GraphDef messages, as TF_GraphToGraphDef writes them and
+// TF_GraphImportGraphDef reads them. Inputs are "node", "node:2" or "^node" (control).
+struct NodeDefProto {
+  std::string name;
+  std::string op;
+  std::vector<std::string> input;
+  std::string device;
+  AttrMap attr;
+};
+
+struct GraphDefProto {
+  std::vector<NodeDefProto> node;
+  // VersionDef (field 4): kept so a written graph says which producer made it.
+  int32_t producer = 0;
+  int32_t min_consumer = 0;
+  std::vector<int32_t> bad_consumers;
+  // FunctionDefLibrary (field 2), kept as bytes: the runtime does not execute functions,
+  // but a graph that carries a library writes it back unchanged.
+  std::string library;
+};
+
+std::string SerializeNodeDef(const NodeDefProto& node);
+std::string SerializeGraphDef(const GraphDefProto& graph);
+bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* error);
+bool ParseGraphDef(const std::string& bytes, GraphDefProto* out, std::string* error);
+
+}  // namespace opgen
