@@ -29,7 +29,8 @@ def test_generate_writes_python_and_reports_it(runner, pbtxt, tmp_path):
     result = _invoke(runner, "generate", "--lang", "python", "--ops", str(pbtxt(OPS)), "--out", str(out))
     assert result.exit_code == 0, result.output
     assert "wrote:" in result.output
-    assert "def add_v2(x, y, name=None):" in (out / "python" / "__init__.py").read_text()
+    assert "def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:" \
+        in (out / "python" / "_ops_a.py").read_text()
     again = _invoke(runner, "generate", "--ops", str(pbtxt(OPS)), "--out", str(out))
     assert again.exit_code == 0 and again.output == ""
 
@@ -128,5 +129,8 @@ def test_depfile_lists_outputs_and_inputs(runner, pbtxt, tmp_path):
     result = _invoke(runner, "generate", "--ops", str(ops), "--out", str(out), "--depfile", str(dep))
     assert result.exit_code == 0, result.output
     text = dep.read_text()
-    assert text.startswith(f"{out / 'python' / '__init__.py'}:")
-    assert str(ops) in text and "module.py.j2" in text
+    targets, dependencies = text.split(":", 1)
+    assert targets.split() == [str(out / "python" / name) for name in
+                               ("__init__.py", "__init__.pyi", "_ops_a.py", "_ops_r.py")]
+    assert str(ops) in dependencies and "group.py.j2" in dependencies
+    assert "__init__.pyi.j2" in dependencies
