@@ -10,6 +10,7 @@ Attr values are plain Python values (or the small value classes below), never pr
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
@@ -36,7 +37,7 @@ class DType:
 
     @classmethod
     def from_enum(cls, value: int) -> "DType":
-        return cls(value, dtype_name(value))
+        return _dtype(value)
 
 
 @dataclass(frozen=True)
@@ -108,11 +109,11 @@ class AttrSpec:
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
 
-    @property
+    @functools.cached_property   # asked often while rendering; frozen, so computed once
     def is_list(self) -> bool:
         return self.type.startswith("list(")
 
-    @property
+    @functools.cached_property
     def element_type(self) -> str:
         return self.type[5:-1] if self.is_list else self.type
 
@@ -339,12 +340,11 @@ _TENSOR_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
 
 
 def _tensor(proto) -> TensorValue:
-    import numpy as np
-
     dtype = DType.from_enum(proto.dtype)
     shape = tuple(max(d.size, 0) for d in proto.tensor_shape.dim)
     size = math.prod(shape)
     if proto.tensor_content:
+        import numpy as np   # only here and for float16: generation needs no numpy otherwise
         np_dtype = np.dtype("float16" if dtype.name == "float16" else dtype.name)
         values = tuple(np.frombuffer(proto.tensor_content, np_dtype).tolist())
     else:
@@ -354,6 +354,7 @@ def _tensor(proto) -> TensorValue:
                 values = tuple(getattr(proto, name))
                 break
         if dtype.name == "float16" and values:
+            import numpy as np
             values = tuple(np.array(values, np.uint16).view(np.float16).astype(float).tolist())
         if dtype.name in ("complex64", "complex128"):
             values = tuple(complex(r, i) for r, i in zip(values[::2], values[1::2]))
@@ -374,6 +375,12 @@ def _tensor(proto) -> TensorValue:
 _DTYPE_NAMES = {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_HALF": "float16"}
 
 
+@functools.lru_cache(maxsize=None)
+def _dtype(value: int) -> DType:
+    return DType(value, dtype_name(value))
+
+
+@functools.lru_cache(maxsize=None)
 def dtype_name(value: int) -> str:
     """``DT_FLOAT`` -> ``float32``, ``DT_INT32_REF`` -> ``int32_ref``, as in ``tf.DType.name``."""
     try:

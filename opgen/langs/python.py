@@ -11,8 +11,9 @@ import builtins
 import keyword
 import math
 import re
+import struct
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
 from opgen.model import NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
 
@@ -44,6 +45,12 @@ RESERVED = frozenset(keyword.kwlist) | {"print", "exec"} | frozenset(
 # --------------------------------------------------------------------------- naming
 
 
+# Before an upper-case letter that follows a lower-case one, or that is followed by one
+# (and is not first, nor right after a '>' separator).
+_JOINER = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[^>])(?=[A-Z][a-z])")
+_NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]")
+
+
 def snake_case(op_name: str) -> str:
     """TensorFlow's op-name -> Python function-name rule.
 
@@ -55,22 +62,12 @@ def snake_case(op_name: str) -> str:
     capitalised word (``_Arg`` -> ``__arg``, ``_TPUReplicate`` -> ``_tpu_replicate``),
     exactly as TensorFlow's generator names them.
     """
-    out: list[str] = []
-    last = len(op_name) - 1
-    for i, c in enumerate(op_name):
-        if c == ">":
-            out.append("_")
-            continue
-        if c.isupper() and i > 0 and op_name[i - 1] != ">":
-            if (i < last and op_name[i + 1].islower()) or op_name[i - 1].islower():
-                out.append("_")
-        out.append(c.lower())
-    return re.sub(r"[^a-z0-9_]", "_", "".join(out))
+    joined = _JOINER.sub("_", op_name)
+    return _NOT_IDENTIFIER.sub("_", joined.replace(">", "_").lower())
 
 
-def avoid_reserved(name: str, taken: Iterable[str] = ()) -> str:
+def avoid_reserved(name: str, taken: Collection[str] = ()) -> str:
     """``name`` with trailing underscores added until it is neither reserved nor taken."""
-    taken = set(taken)
     while name in RESERVED or name in taken or not name.isidentifier():
         name += "_"
     return name
@@ -91,10 +88,14 @@ def function_names(op_names: Iterable[str],
     return result
 
 
+_PARAMETER_TAKEN = MODULE_GLOBALS | FUNCTION_LOCALS
+
+
 def parameter_names(spec: OpSpec, extra_taken: Iterable[str] = ()) -> dict[str, str]:
     """OpDef input/attr name -> Python parameter name (after ApiDef renames), for
     inputs and caller attrs."""
-    taken = set(MODULE_GLOBALS) | FUNCTION_LOCALS | set(extra_taken)
+    taken = set(_PARAMETER_TAKEN)
+    taken.update(extra_taken)
     result: dict[str, str] = {}
     for arg in list(spec.signature_inputs) + list(spec.caller_attrs):
         result[arg.name] = avoid_reserved(arg.public_name, taken)
@@ -121,11 +122,17 @@ def _output_class_base(op_name: str) -> str:
 # ------------------------------------------------------------------------- literals
 
 
+# Printable ASCII except '"' and '\\': such text is its own literal body.
+_PLAIN_STRING = re.compile(r'[\x20\x21\x23-\x5b\x5d-\x7e]*')
+
+
 def string_literal(text: str | bytes) -> str:
     """A double-quoted Python literal for ``text`` (``b"..."`` for non-UTF-8 bytes)."""
     if isinstance(text, bytes):
         body = repr(text)[2:-1].replace('"', '\\"').replace("\\'", "'")
         return f'b"{body}"'
+    if _PLAIN_STRING.fullmatch(text):   # the common case, without the loop below
+        return '"' + text + '"'
     out = []
     for c in text:
         if c == "\\":
@@ -139,6 +146,22 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+def _to_float32(value: float) -> float:
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:   # beyond float32's range: it rounds to infinity there
+        return math.copysign(math.inf, value)
+
+
+def _shortest_float32_digits(value: float) -> str:
+    target = _to_float32(value)
+    for digits in range(1, 10):     # 9 significant digits always round-trip a float32
+        text = f"{target:.{digits}g}"
+        if _to_float32(float(text)) == target:
+            return text
+    return repr(target)
+
+
 def float_literal(value: float, single_precision: bool = True) -> str:
     """Shortest source for a float attr (float32 by default: ``0.1``, not ``0.100000001``)."""
     if math.isnan(value):
@@ -146,10 +169,9 @@ def float_literal(value: float, single_precision: bool = True) -> str:
     if math.isinf(value):
         return "_math.inf" if value > 0 else "-_math.inf"
     if single_precision:
-        import numpy as np
-        # numpy finds the shortest digits that round-trip through float32; Python's
-        # repr then writes them its own way (0.0001, not 1e-04).
-        text = repr(float(str(np.float32(value))))
+        # The shortest digits that round-trip through float32 (what numpy prints for
+        # np.float32); Python's repr then writes them its own way (0.0001, not 1e-04).
+        text = repr(float(_shortest_float32_digits(value)))
     else:
         text = repr(float(value))
     if not re.search(r"[.eE]", text):
@@ -189,9 +211,13 @@ def doc_literal(value: Any, attr_type: str) -> str:
     return literal(value, attr_type).replace("_math.", "").replace("_np.", "np.")
 
 
-def tensor_literal(value: TensorValue) -> str:
-    import numpy as np
+# DataType names numpy has a dtype of the same name for.
+_NUMPY_DTYPES = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                           "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
+                           "complex128"})
 
+
+def tensor_literal(value: TensorValue) -> str:
     def element(v: Any) -> str:
         if isinstance(v, bytes):
             return string_literal(v)
@@ -205,11 +231,8 @@ def tensor_literal(value: TensorValue) -> str:
 
     if value.dtype.name == "string":
         dtype = "object"
-    else:
-        try:
-            dtype = np.dtype(value.dtype.name).name
-        except TypeError:
-            dtype = None  # bfloat16, qint8...: numpy has no such dtype
+    else:   # bfloat16, qint8...: numpy has no such dtype
+        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else None
     dtype_arg = f", dtype={string_literal(dtype)}" if dtype else ""
     if not value.shape:
         return f"_np.array({element(value.values[0]) if value.values else '0'}{dtype_arg})"
