@@ -221,8 +221,7 @@ class OpSpec:
             optional_attrs=tuple(a for a in attrs if not a.inferred_from and a.has_default),
             summary=summary,
             description=description,
-            deprecation=(Deprecation(op.deprecation.version, op.deprecation.explanation)
-                         if op.HasField("deprecation") else None),
+            deprecation=_deprecation(op, api_def),
             is_stateful=op.is_stateful,
             is_commutative=op.is_commutative,
             is_aggregate=op.is_aggregate,
@@ -233,6 +232,15 @@ class OpSpec:
             endpoints=endpoints,
             input_order=input_order,
         )
+
+
+def _deprecation(op: op_def_pb2.OpDef, api_def) -> Deprecation | None:
+    """The OpDef's deprecation, else the one an ApiDef declares (deprecation_message)."""
+    if op.HasField("deprecation"):
+        return Deprecation(op.deprecation.version, op.deprecation.explanation)
+    if api_def is not None and api_def.deprecation_message:
+        return Deprecation(api_def.deprecation_version, api_def.deprecation_message)
+    return None
 
 
 def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],

@@ -62,6 +62,11 @@ PYTHON = '''op {
   visibility: SKIP
 }
 op {
+  graph_op_name: "Scale"
+  deprecation_message: "Multiply instead."
+  deprecation_version: 30
+}
+op {
   graph_op_name: "MatMul"
   summary: "Python's own summary."
 }
@@ -108,8 +113,15 @@ def test_arg_renames_and_arg_order_shape_the_signature_not_the_call(package, fak
 
 def test_default_override_makes_a_required_attr_optional(package, fake_runtime):
     assert str(inspect.signature(package.scale).parameters["by"]) == "by: 'float' = 2.5"
-    package.scale(1.0)
+    with pytest.warns(DeprecationWarning):   # python_api.pbtxt deprecates Scale
+        package.scale(1.0)
     assert fake_runtime.calls[-1] == ("Scale", [1.0], {"factor": 2.5}, None)
+
+
+def test_an_api_def_deprecation_warns_like_an_opdef_one(package):
+    with pytest.warns(DeprecationWarning, match="Scale is deprecated since GraphDef version 30: "
+                                                "Multiply instead."):
+        package.scale(1.0)
 
 
 def test_hidden_ops_get_an_underscore_and_skipped_ops_are_absent(package):

@@ -123,3 +123,33 @@ def test_mypy_accepts_good_calls_and_rejects_a_str_for_an_int_attr(tmp_path):
     assert [line for line in lines if line.startswith("good.py")] == []
     assert lines == ['bad.py:7: error: Argument "num" to "unpack" has incompatible type '
                      '"str"; expected "int"  [arg-type]'], result.stdout + result.stderr
+
+
+def test_with_the_real_runtime_outputs_are_namedtuples_lists_or_tensors():
+    ops = pytest.importorskip("opgen.ops", reason="opgen.ops is installed by `pip install .`")
+    import numpy as np
+
+    import opgen
+    x = np.arange(12, dtype=np.float32).reshape(1, 2, 2, 3)
+    scale, zero = np.ones(3, np.float32), np.zeros(3, np.float32)
+    result = ops.fused_batch_norm_v3(x, scale, zero, zero, scale, is_training=False)
+    assert type(result).__name__ == "FusedBatchNormV3"
+    assert result._fields == ("y", "batch_mean", "batch_variance", "reserve_space_1",
+                              "reserve_space_2", "reserve_space_3")
+    np.testing.assert_allclose(np.asarray(result.y), x / np.sqrt(1 + 1e-4), rtol=1e-5)
+    pieces = ops.unpack(np.arange(6).reshape(3, 2), num=3)
+    assert isinstance(pieces, list) and [np.asarray(p).tolist() for p in pieces] == [[0, 1], [2, 3], [4, 5]]
+    assert isinstance(ops.add_v2(1.0, 2.0), opgen.Tensor)
+
+
+def test_with_the_real_runtime_attr_checks_name_op_attr_and_allowed_set():
+    ops = pytest.importorskip("opgen.ops", reason="opgen.ops is installed by `pip install .`")
+    import numpy as np
+
+    import opgen
+    x = np.ones((1, 2, 2, 1), np.float32)
+    with pytest.raises(opgen.errors.InvalidArgumentError,
+                       match="AvgPool.*'padding'.*'SAMEX'.*'SAME', 'VALID'"):
+        ops.avg_pool(x, [1, 1, 1, 1], [1, 1, 1, 1], "SAMEX")
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="Unpack.*'num'.*minimum 0"):
+        ops.unpack(x, num=-1)
