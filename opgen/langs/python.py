@@ -22,10 +22,12 @@ NAME = "python"
 # Names a generated function body or default refers to; no parameter may shadow them.
 MODULE_GLOBALS = frozenset({"_collections", "_execute_op", "_math", "_np", "_dtypes",
                             "_deprecated", "__all__"})
-# Names every generated group module defines; functions may not take them.
-GROUP_GLOBALS = frozenset({"annotations", "_TYPE_CHECKING", "_collections", "_dtypes",
-                           "_execute_op", "_math", "_np", "_warnings", "_deprecated",
-                           "_warned", "Any", "Sequence", "NamedTuple"} | {"DTypeLike", "OpOutput", "ShapeLike", "TensorLike"})
+# Names every generated group module or the stub defines or uses in annotations; a
+# function of the same name would shadow them (in a stub, wherever it is defined).
+GROUP_GLOBALS = frozenset({
+    "annotations", "_TYPE_CHECKING", "_collections", "_dtypes", "_execute_op", "_math",
+    "_np", "_warnings", "_deprecated", "_warned", "Any", "Sequence", "NamedTuple",
+    "DTypeLike", "OpOutput", "ShapeLike", "TensorLike", "int", "float", "bool", "str", "list"})
 
 
 # Names the index module (__init__.py) defines.

@@ -61,6 +61,9 @@ def test_colliding_function_names_resolve_the_same_for_any_input_order():
 def test_function_names_never_shadow_module_globals():
     assert py.function_names(["_dtypes"])["_dtypes"] == "_dtypes_2"
     assert py.function_names(["_execute_op"])["_execute_op"] == "_execute_op_2"
+    # The stub annotates with int, list...: an op may not take those names there.
+    assert py.function_names(["Int", "List", "Complex"]) == {
+        "Int": "int_2", "List": "list_2", "Complex": "complex"}
 
 
 def _spec(text: str) -> OpSpec:

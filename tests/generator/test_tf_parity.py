@@ -200,8 +200,12 @@ def test_comparison_notices_a_difference(tf_data, tf_signatures):
 
 
 if __name__ == "__main__":
-    default = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "tf-2.21-oplist.pb"
+    default = next((p / "shared" / "testdata" / "tf-2.21-oplist.pb"
+                    for p in Path(__file__).resolve().parents
+                    if (p / "shared" / "testdata" / "tf-2.21-oplist.pb").is_file()), None)
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else default
+    if path is None:
+        sys.exit("usage: test_tf_parity.py OPLIST (no shared/testdata/tf-2.21-oplist.pb found)")
     data = path.read_bytes()
     result = compare(tensorflow_signatures(data), opgen_signatures(opdefs.load(data)))
     for op, problems in result.differences.items():
