@@ -12,7 +12,7 @@ from opgen.langs import python as py
 from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec
 
 
-def _arg_type(arg: ArgSpec, spec: OpSpec) -> str:
+def _arg_type(arg: ArgSpec) -> str:
     if arg.kind is ArgKind.TYPE_LIST:
         return f"list of tensors, types from attr '{arg.type_list_attr}'"
     element = arg.fixed_type.name if arg.fixed_type else f"type from attr '{arg.type_attr}'"
@@ -21,18 +21,14 @@ def _arg_type(arg: ArgSpec, spec: OpSpec) -> str:
     return f"tensor, {element}"
 
 
-def _value(value, attr_type: str) -> str:
-    return py.doc_literal(value, attr_type)
-
-
-def _attr_line(attr: AttrSpec, spec: OpSpec) -> str:
+def _attr_line(attr: AttrSpec) -> str:
     parts = [f"{attr.public_name}: {attr.type}"]
     if attr.api_name:
         parts.append(f"(OpDef name '{attr.name}')")
     if attr.has_default:
-        parts.append(f"= {_value(attr.default, attr.type)}")
+        parts.append(f"= {py.doc_literal(attr.default, attr.type)}")
     if attr.allowed_values is not None:
-        shown = ", ".join(v.name if isinstance(v, DType) else _value(v, attr.element_type)
+        shown = ", ".join(v.name if isinstance(v, DType) else py.doc_literal(v, attr.element_type)
                           for v in attr.allowed_values)
         parts.append(f"allowed: {{{shown}}}")
     if attr.minimum is not None:
@@ -70,9 +66,9 @@ def format_spec(spec: OpSpec) -> str:
         lines.append("  description:")
         lines += _doc(spec.description, "    ")
     sections = [
-        ("inputs (signature order)", [(a.public_name, _arg_type(a, spec), a.description, a)
+        ("inputs (signature order)", [(a.public_name, _arg_type(a), a.description, a)
                                       for a in spec.signature_inputs]),
-        ("outputs", [(a.public_name, _arg_type(a, spec), a.description, a) for a in spec.outputs]),
+        ("outputs", [(a.public_name, _arg_type(a), a.description, a) for a in spec.outputs]),
     ]
     for title, rows in sections:
         lines.append(f"  {title}:" if rows else f"  {title}: none")
@@ -86,7 +82,7 @@ def format_spec(spec: OpSpec) -> str:
                          ("optional attrs", spec.optional_attrs)):
         lines.append(f"  {title}:" if attrs else f"  {title}: none")
         for attr in attrs:
-            lines.append(f"    {_attr_line(attr, spec)}")
+            lines.append(f"    {_attr_line(attr)}")
             lines += _doc(attr.description, "      ")
     if spec.control_outputs:
         lines.append(f"  control outputs: {', '.join(spec.control_outputs)}")

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterable, Sequence
 
-from opgen.model import NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
+from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
 
 NAME = "python"
 
@@ -380,9 +380,7 @@ def docstring(spec: OpSpec, params: dict[str, str], fields: list[str]) -> str:
 
 # ------------------------------------------------------------------------ type hints
 
-# The aliases live in opgen.op_typing; generated code and stubs refer to them by these names.
-TYPING_ALIASES = ("TensorLike", "DTypeLike", "ShapeLike", "OpOutput")
-
+# The aliases (TensorLike, DTypeLike, ShapeLike, OpOutput) live in opgen.op_typing.
 _SCALAR_HINTS = {"int": "int", "float": "float", "bool": "bool", "string": "str",
                  "type": "DTypeLike", "shape": "ShapeLike", "tensor": "TensorLike",
                  "func": "Any"}

@@ -5,7 +5,6 @@ imports and has TensorFlow's signatures."""
 from __future__ import annotations
 
 import inspect
-import py_compile
 import random
 import warnings
 
