@@ -24,6 +24,24 @@ def _fail(message: str) -> "click.ClickException":
     return error
 
 
+def _load_api_defs(paths):
+    """The ApiDefs named by --api-def, merged; None when there are none."""
+    if not paths:
+        return None
+    from opgen import api_def
+    return api_def.load(paths)
+
+
+def _specs(oplist, api_defs):
+    """OpSpecs of ``oplist`` with ``api_defs`` checked and applied."""
+    from opgen import api_def, model, opdefs
+    if api_defs is not None:
+        problems = api_def.validate(api_defs, oplist)
+        if problems:
+            raise opdefs.OpDefError(problems)
+    return model.op_specs(oplist, api_defs)
+
+
 def _load(ops: str | None, from_runtime: bool):
     """The OpList named by --ops / --from-runtime, validated."""
     from opgen import _paths, opdefs
@@ -41,6 +59,10 @@ _ops_option = click.option(
     "--ops", "ops", metavar="PATH",
     help="OpList to read: protobuf text format or binary (what TF_GetAllOpList returns), "
          "told apart by content. '-' reads standard input. Default: the bundled ops.pbtxt.")
+_api_def_option = click.option(
+    "--api-def", "api_defs", multiple=True, metavar="DIR_OR_FILE",
+    help="TensorFlow ApiDef text files (or folders of *.pbtxt) that rename, hide, skip, "
+         "reorder and document ops; repeatable, later ones override earlier ones.")
 _runtime_option = click.option(
     "--from-runtime", is_flag=True,
     help="Read the live op registry of the opgen runtime library instead "
@@ -81,6 +103,8 @@ def main() -> None:
       opgen generate --lang python --ops ops.pbtxt --out generated
       opgen generate --check --out generated      # exit 1 if anything is stale
       opgen list --ops tf-oplist.pb
+      opgen show MatMul --ops tf-oplist.pb
+      opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen dump --from-runtime --out ops.pbtxt
     """
 
@@ -90,20 +114,22 @@ def main() -> None:
               help="Comma-separated target languages.")
 @_ops_option
 @_runtime_option
+@_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
               help="Output folder; each language writes under OUT/<lang>/.")
 @click.option("--check", is_flag=True,
               help="Write nothing; list the files that would change and exit 1 if any would.")
 @click.option("--depfile", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write a Make-style depfile (outputs: OpList file and templates), "
-                   "for CMake's DEPFILE or Ninja.")
-def generate(languages: str, ops: str | None, from_runtime: bool, out_dir: Path, check: bool,
-             depfile: Path | None) -> None:
+              help="Also write a Make-style depfile (outputs: OpList file, ApiDef files and "
+                   "templates), for CMake's DEPFILE or Ninja.")
+def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tuple[str, ...],
+             out_dir: Path, check: bool, depfile: Path | None) -> None:
     """Generate wrapper code for every op of an OpList.
 
     Output is sorted by op name and byte-stable; files whose content is unchanged are
-    not rewritten. Python goes to OUT/python/__init__.py.
+    not rewritten; files an earlier run wrote that are no longer produced are removed.
+    Python goes to OUT/python/ (a package: __init__.py, __init__.pyi, _ops_*.py).
 
     \b
     Examples:
@@ -112,6 +138,7 @@ def generate(languages: str, ops: str | None, from_runtime: bool, out_dir: Path,
       opgen generate --from-runtime --out build/gen
       opgen generate --check --ops ops.pbtxt --out generated
       opgen generate --ops ops.pbtxt --out gen --depfile gen/opgen.d
+      opgen generate --ops tf-oplist.pb --api-def api_def/base_api --api-def api_def/python_api
     """
     from opgen import generate as gen
     from opgen import langs
@@ -123,20 +150,24 @@ def generate(languages: str, ops: str | None, from_runtime: bool, out_dir: Path,
     for name in names:
         langs.get(name)  # unknown languages fail before the OpList is read
     oplist = _load(ops, from_runtime)
-    files = gen.render(oplist, names)
+    api_def_set = _load_api_defs(api_defs)
+    files = gen.render(oplist, names, api_def_set)
+    stale = gen.stale_files(files, out_dir, names)
     if depfile is not None and not check:
         from opgen import _paths
         source = [] if from_runtime or ops == "-" else [Path(ops or _paths.bundled_ops_path())]
+        source += api_def_set.files if api_def_set is not None else []
         content = gen.depfile([out_dir / f.path for f in files], source + gen.template_paths(names))
         # An absolute path: the writer puts it beside, not under, the output folder.
         files.append(gen.GeneratedFile(depfile.resolve(), content))
-    result = gen.write(files, out_dir, check=check)
+    result = gen.write(files, out_dir, check=check, remove=stale)
     for path in result.changed:
-        shown = out_dir / path
-        click.echo(f"{'stale' if check else 'wrote'}: {shown}")
-    if check and result.changed:
-        click.echo(f"{len(result.changed)} file(s) out of date; run `opgen generate` "
-                   "without --check", err=True)
+        click.echo(f"{'stale' if check else 'wrote'}: {out_dir / path}")
+    for path in result.removed:
+        click.echo(f"{'obsolete' if check else 'removed'}: {out_dir / path}")
+    if check and (result.changed or result.removed):
+        click.echo(f"{len(result.changed)} file(s) out of date, {len(result.removed)} obsolete; "
+                   "run `opgen generate` without --check", err=True)
         sys.exit(EXIT_STALE)
 
 
@@ -154,6 +185,69 @@ def list_ops(ops: str | None, from_runtime: bool) -> None:
     oplist = _load(ops, from_runtime)
     for name in sorted(op.name for op in oplist.op):
         click.echo(name)
+
+
+@main.command()
+@click.argument("op_name", metavar="OP")
+@_ops_option
+@_runtime_option
+@_api_def_option
+def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str, ...]) -> None:
+    """Print the OpSpec of OP as the templates see it: names after ApiDefs, inputs,
+    attrs (inferred, required, optional with defaults and allowed values), outputs, docs.
+
+    \b
+    Examples:
+      opgen show AddV2
+      opgen show Conv2D --ops tf-oplist.pb
+      opgen show MatMul --ops tf-oplist.pb --api-def api_def/base_api
+    """
+    import difflib
+
+    from opgen import show as show_module
+    oplist = _load(ops, from_runtime)
+    specs = {spec.name: spec for spec in _specs(oplist, _load_api_defs(api_defs))}
+    spec = specs.get(op_name)
+    if spec is None:
+        where = "the runtime registry" if from_runtime else (ops or "the bundled ops.pbtxt")
+        close = difflib.get_close_matches(op_name, list(specs), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise _fail(f"{where}: no op named '{op_name}' among {len(specs)} ops{hint}")
+    click.echo(show_module.format_spec(spec), nl=False)
+
+
+@main.command()
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@_api_def_option
+def diff(old: str, new: str, api_defs: tuple[str, ...]) -> None:
+    """Compare two OpLists: added and removed ops, and every change to an op, each
+    classified as breaking callers or compatible. Exits 1 when anything breaks.
+
+    \b
+    Examples:
+      opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
+      opgen diff old/ops.pbtxt ops.pbtxt --api-def api_def/python_api
+    """
+    from opgen import diff as diff_module
+    from opgen import opdefs
+    api_def_set = _load_api_defs(api_defs)
+    old_specs = _specs(opdefs.load(old), api_def_set) if api_def_set is None else \
+        _specs_lenient(opdefs.load(old), api_def_set)
+    new_specs = _specs(opdefs.load(new), api_def_set)
+    result = diff_module.diff_specs(old_specs, new_specs)
+    click.echo(diff_module.format_diff(result), nl=False)
+    if result.has_breaking:
+        sys.exit(EXIT_STALE)
+
+
+def _specs_lenient(oplist, api_defs):
+    """Like _specs, but ApiDefs of ops the (older) OpList lacks are ignored."""
+    from opgen import api_def, model
+    names = {op.name for op in oplist.op}
+    subset = api_def.ApiDefSet({n: d for n, d in api_defs.by_op.items() if n in names},
+                               api_defs.locations, api_defs.files)
+    return _specs(oplist, subset) if subset.by_op else model.op_specs(oplist)
 
 
 @main.command()

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 import jinja2
 
-from opgen import _paths, langs, model, opdefs
+from opgen import _paths, api_def, langs, model, opdefs
 from opgen.protos import op_def_pb2
 
 
@@ -46,6 +46,7 @@ class GeneratedFile:
 class WriteResult:
     changed: tuple[Path, ...]     # written (or, in check mode, would be written)
     unchanged: tuple[Path, ...]
+    removed: tuple[Path, ...] = ()  # stale files of an earlier run (or would be removed)
 
 
 def describe_oplist(oplist: op_def_pb2.OpList) -> str:
@@ -65,16 +66,23 @@ def _environment(language: str) -> jinja2.Environment:
     )
 
 
-def render(oplist: op_def_pb2.OpList, languages: Sequence[str]) -> list[GeneratedFile]:
-    """Every file of every language in ``languages`` for ``oplist``, sorted by path."""
+def render(oplist: op_def_pb2.OpList, languages: Sequence[str],
+           api_defs: "api_def.ApiDefSet | None" = None) -> list[GeneratedFile]:
+    """Every file of every language in ``languages`` for ``oplist``, sorted by path.
+
+    ``api_defs`` (see :mod:`opgen.api_def`) are checked against ``oplist`` first.
+    """
     modules = [langs.get(name) for name in languages]   # unknown names fail before any work
-    specs = model.op_specs(oplist)
+    if api_defs is not None:
+        problems = api_def.validate(api_defs, oplist)
+        if problems:
+            raise opdefs.OpDefError(problems)
+    specs = model.op_specs(oplist, api_defs)
     source = describe_oplist(oplist)
     files = []
     for module in modules:
         env = _environment(module.NAME)
-        context = module.module_context(specs, source)
-        for template_name, out_path in sorted(module.FILES.items()):
+        for template_name, out_path, context in module.files(specs, source):
             try:
                 text = env.get_template(template_name).render(**context)
             except jinja2.TemplateError as e:
@@ -83,11 +91,26 @@ def render(oplist: op_def_pb2.OpList, languages: Sequence[str]) -> list[Generate
     return sorted(files, key=lambda f: f.path)
 
 
-def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = False) -> WriteResult:
+def stale_files(files: Iterable[GeneratedFile], out_dir: str | Path,
+                languages: Sequence[str]) -> list[Path]:
+    """Files under ``out_dir`` an earlier run of ``languages`` wrote that ``files`` lacks."""
+    out_dir = Path(out_dir)
+    produced = {f.path for f in files}
+    stale = set()
+    for name in languages:
+        for pattern in getattr(langs.get(name), "OWNED_GLOBS", ()):
+            stale.update(p.relative_to(out_dir) for p in out_dir.glob(pattern))
+    return sorted(stale - produced)
+
+
+def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = False,
+          remove: Sequence[Path] = ()) -> WriteResult:
     """Write the files that differ from what is on disk under ``out_dir``.
 
-    With ``check`` nothing is written; the result says what would change. If any write
-    fails, the temporary files are removed and no destination has been replaced.
+    ``remove`` names stale files (relative to ``out_dir``) to delete once every write
+    succeeded. With ``check`` nothing is written; the result says what would change.
+    If any write fails, the temporary files are removed and no destination has been
+    replaced.
     """
     out_dir = Path(out_dir)
     changed, unchanged = [], []
@@ -98,8 +121,9 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
         except OSError:
             same = False
         (unchanged if same else changed).append(f)
-    result = WriteResult(tuple(f.path for f in changed), tuple(f.path for f in unchanged))
-    if check or not changed:
+    result = WriteResult(tuple(f.path for f in changed), tuple(f.path for f in unchanged),
+                         tuple(remove))
+    if check or not (changed or remove):
         return result
 
     staged: list[tuple[str, Path]] = []
@@ -115,6 +139,8 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
             os.chmod(temp, 0o666 & ~_UMASK)
         for temp, destination in staged:
             os.replace(temp, destination)
+        for path in remove:
+            (out_dir / path).unlink(missing_ok=True)
     except OSError as e:
         for temp, _ in staged:
             if os.path.exists(temp):
@@ -126,8 +152,8 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
 def template_paths(languages: Sequence[str]) -> list[Path]:
     """The template files ``languages`` render: dependencies of the output."""
     root = _paths.templates_dir()
-    return [root / langs.get(name).NAME / template
-            for name in languages for template in sorted(langs.get(name).FILES)]
+    return sorted(path for name in languages
+                  for path in (root / langs.get(name).NAME).glob("*.j2"))
 
 
 def depfile(targets: Iterable[Path], dependencies: Iterable[Path]) -> bytes:
@@ -141,6 +167,8 @@ def depfile(targets: Iterable[Path], dependencies: Iterable[Path]) -> bytes:
 
 
 def generate(oplist: op_def_pb2.OpList, languages: Sequence[str], out_dir: str | Path, *,
-             check: bool = False) -> WriteResult:
-    """Render ``languages`` for ``oplist`` and write them under ``out_dir``."""
-    return write(render(oplist, languages), out_dir, check=check)
+             check: bool = False, api_defs: "api_def.ApiDefSet | None" = None) -> WriteResult:
+    """Render ``languages`` for ``oplist`` and write them under ``out_dir``, removing
+    files an earlier run wrote that this one no longer produces."""
+    files = render(oplist, languages, api_defs)
+    return write(files, out_dir, check=check, remove=stale_files(files, out_dir, languages))

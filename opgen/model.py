@@ -10,11 +10,16 @@ Attr values are plain Python values (or the small value classes below), never pr
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from opgen.protos import op_def_pb2, types_pb2
+
+if TYPE_CHECKING:
+    from opgen.api_def import ApiDefSet
+    from opgen.protos import api_def_pb2
 
 
 class ArgKind(enum.Enum):
@@ -32,7 +37,7 @@ class DType:
 
     @classmethod
     def from_enum(cls, value: int) -> "DType":
-        return cls(value, dtype_name(value))
+        return _dtype(value)
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,12 @@ class ArgSpec:
     type_list_attr: str | None = None   # TYPE_LIST: the 'list(type)' attr
     is_ref: bool = False
     description: str = ""
+    api_name: str = ""                  # the ApiDef's rename_to, when it renames the arg
+
+    @property
+    def public_name(self) -> str:
+        """The name callers see: the ApiDef rename, else the OpDef name."""
+        return self.api_name or self.name
 
 
 @dataclass(frozen=True)
@@ -88,16 +99,21 @@ class AttrSpec:
     minimum: int | None = None
     inferred_from: tuple[str, ...] = ()         # names of the inputs it follows from
     description: str = ""
+    api_name: str = ""                          # the ApiDef's rename_to, if any
+
+    @property
+    def public_name(self) -> str:
+        return self.api_name or self.name
 
     @property
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
 
-    @property
+    @functools.cached_property   # asked often while rendering; frozen, so computed once
     def is_list(self) -> bool:
         return self.type.startswith("list(")
 
-    @property
+    @functools.cached_property
     def element_type(self) -> str:
         return self.type[5:-1] if self.is_list else self.type
 
@@ -125,6 +141,21 @@ class OpSpec:
     allows_uninitialized_input: bool = False
     is_distributed_communication: bool = False
     control_outputs: tuple[str, ...] = field(default=())
+    # From ApiDefs (defaults without any): how callers see the op.
+    visibility: str = "VISIBLE"                 # VISIBLE, HIDDEN (internal) or SKIP
+    endpoints: tuple[str, ...] = ()             # public names, first one primary
+    input_order: tuple[str, ...] = ()           # OpDef input names in signature order
+
+    @property
+    def signature_inputs(self) -> tuple[ArgSpec, ...]:
+        """The inputs in the order callers pass them (ApiDef ``arg_order``).
+
+        ``inputs`` keeps OpDef order, which is what the runtime receives.
+        """
+        if not self.input_order:
+            return self.inputs
+        by_name = {a.name: a for a in self.inputs}
+        return tuple(by_name[n] for n in self.input_order)
 
     @property
     def caller_attrs(self) -> tuple[AttrSpec, ...]:
@@ -138,40 +169,95 @@ class OpSpec:
         raise KeyError(name)
 
     @classmethod
-    def from_opdef(cls, op: op_def_pb2.OpDef) -> "OpSpec":
+    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: "api_def_pb2.ApiDef | None" = None
+                   ) -> "OpSpec":
+        """The spec of ``op``, with the overrides of ``api_def`` (validated) applied."""
+        from opgen import api_def as api_defs
+
+        renames: dict[str, str] = {}
+        docs: dict[str, str] = {}
+        defaults: dict[str, Any] = {}
+        if api_def is not None:
+            for item in list(api_def.in_arg) + list(api_def.out_arg) + list(api_def.attr):
+                if item.rename_to:
+                    renames[item.name] = item.rename_to
+            for item in list(api_def.in_arg) + list(api_def.attr):
+                if item.description:
+                    docs[item.name] = item.description
+            out_docs = {item.name: item.description for item in api_def.out_arg if item.description}
+            for item in api_def.attr:
+                if item.HasField("default_value"):
+                    defaults[item.name] = item.default_value
+        else:
+            out_docs = {}
         inferred_from: dict[str, list[str]] = {}
         for arg in op.input_arg:
             for attr_name in (arg.type_attr, arg.number_attr, arg.type_list_attr):
                 if attr_name:
                     inferred_from.setdefault(attr_name, []).append(arg.name)
-        attrs = [_attr_spec(a, tuple(inferred_from.get(a.name, ()))) for a in op.attr]
+        attrs = [_attr_spec(a, tuple(inferred_from.get(a.name, ())), renames.get(a.name, ""),
+                            docs.get(a.name), defaults.get(a.name)) for a in op.attr]
+        summary, description = op.summary, op.description
+        endpoints: tuple[str, ...] = (op.name,)
+        input_order: tuple[str, ...] = ()
+        if api_def is not None:
+            summary = api_def.summary or summary
+            description = api_def.description or description
+            if api_def.description_prefix:
+                description = api_def.description_prefix + ("\n\n" + description if description else "")
+            if api_def.description_suffix:
+                description = (description + "\n\n" if description else "") + api_def.description_suffix
+            if api_def.endpoint:
+                endpoints = tuple(e.name for e in api_def.endpoint)
+            input_order = tuple(api_def.arg_order)
         return cls(
             name=op.name,
-            inputs=tuple(_arg_spec(a) for a in op.input_arg),
-            outputs=tuple(_arg_spec(a) for a in op.output_arg),
+            inputs=tuple(_arg_spec(a, renames.get(a.name, ""), docs.get(a.name))
+                         for a in op.input_arg),
+            outputs=tuple(_arg_spec(a, renames.get(a.name, ""), out_docs.get(a.name))
+                          for a in op.output_arg),
             inferred_attrs=tuple(a for a in attrs if a.inferred_from),
             required_attrs=tuple(a for a in attrs if not a.inferred_from and not a.has_default),
             optional_attrs=tuple(a for a in attrs if not a.inferred_from and a.has_default),
-            summary=op.summary,
-            description=op.description,
-            deprecation=(Deprecation(op.deprecation.version, op.deprecation.explanation)
-                         if op.HasField("deprecation") else None),
+            summary=summary,
+            description=description,
+            deprecation=_deprecation(op, api_def),
             is_stateful=op.is_stateful,
             is_commutative=op.is_commutative,
             is_aggregate=op.is_aggregate,
             allows_uninitialized_input=op.allows_uninitialized_input,
             is_distributed_communication=op.is_distributed_communication,
             control_outputs=tuple(op.control_output),
+            visibility=api_defs.visibility(api_def),
+            endpoints=endpoints,
+            input_order=input_order,
         )
 
 
-def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef]) -> list[OpSpec]:
-    """``OpSpec`` of every op, sorted by op name whatever the input order."""
+def _deprecation(op: op_def_pb2.OpDef, api_def) -> Deprecation | None:
+    """The OpDef's deprecation, else the one an ApiDef declares (deprecation_message)."""
+    if op.HasField("deprecation"):
+        return Deprecation(op.deprecation.version, op.deprecation.explanation)
+    if api_def is not None and api_def.deprecation_message:
+        return Deprecation(api_def.deprecation_version, api_def.deprecation_message)
+    return None
+
+
+def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
+             api_defs: "ApiDefSet | None" = None) -> list[OpSpec]:
+    """``OpSpec`` of every op, sorted by op name whatever the input order.
+
+    ``api_defs`` (already validated against ``oplist``) rename and document; ops they
+    mark SKIP are still returned (with ``visibility == "SKIP"``), languages leave them out.
+    """
     ops = oplist.op if isinstance(oplist, op_def_pb2.OpList) else oplist
-    return sorted((OpSpec.from_opdef(op) for op in ops), key=lambda spec: spec.name)
+    lookup = api_defs.get if api_defs is not None else (lambda name: None)
+    return sorted((OpSpec.from_opdef(op, lookup(op.name)) for op in ops),
+                  key=lambda spec: spec.name)
 
 
-def _arg_spec(arg: op_def_pb2.OpDef.ArgDef) -> ArgSpec:
+def _arg_spec(arg: op_def_pb2.OpDef.ArgDef, api_name: str = "",
+              description: str | None = None) -> ArgSpec:
     if arg.type_list_attr:
         kind = ArgKind.TYPE_LIST
     elif arg.number_attr:
@@ -186,17 +272,22 @@ def _arg_spec(arg: op_def_pb2.OpDef.ArgDef) -> ArgSpec:
         number_attr=arg.number_attr or None,
         type_list_attr=arg.type_list_attr or None,
         is_ref=arg.is_ref,
-        description=arg.description,
+        description=arg.description if description is None else description,
+        api_name=api_name,
     )
 
 
-def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, inferred_from: tuple[str, ...]) -> AttrSpec:
+def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, inferred_from: tuple[str, ...],
+               api_name: str = "", description: str | None = None,
+               default_override=None) -> AttrSpec:
     element = attr.type[5:-1] if attr.type.startswith("list(") else attr.type
     allowed = None
     if attr.HasField("allowed_values"):
         allowed = tuple(_list_values(attr.allowed_values.list, element))
     default = NO_DEFAULT
-    if attr.HasField("default_value"):
+    if default_override is not None:
+        default = attr_value_to_python(default_override, attr.type)
+    elif attr.HasField("default_value"):
         default = attr_value_to_python(attr.default_value, attr.type)
     return AttrSpec(
         name=attr.name,
@@ -205,7 +296,8 @@ def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, inferred_from: tuple[str, ...]) -
         allowed_values=allowed,
         minimum=attr.minimum if attr.has_minimum else None,
         inferred_from=inferred_from,
-        description=attr.description,
+        description=attr.description if description is None else description,
+        api_name=api_name,
     )
 
 
@@ -256,12 +348,11 @@ _TENSOR_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
 
 
 def _tensor(proto) -> TensorValue:
-    import numpy as np
-
     dtype = DType.from_enum(proto.dtype)
     shape = tuple(max(d.size, 0) for d in proto.tensor_shape.dim)
     size = math.prod(shape)
     if proto.tensor_content:
+        import numpy as np   # only here and for float16: generation needs no numpy otherwise
         np_dtype = np.dtype("float16" if dtype.name == "float16" else dtype.name)
         values = tuple(np.frombuffer(proto.tensor_content, np_dtype).tolist())
     else:
@@ -271,6 +362,7 @@ def _tensor(proto) -> TensorValue:
                 values = tuple(getattr(proto, name))
                 break
         if dtype.name == "float16" and values:
+            import numpy as np
             values = tuple(np.array(values, np.uint16).view(np.float16).astype(float).tolist())
         if dtype.name in ("complex64", "complex128"):
             values = tuple(complex(r, i) for r, i in zip(values[::2], values[1::2]))
@@ -291,6 +383,12 @@ def _tensor(proto) -> TensorValue:
 _DTYPE_NAMES = {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_HALF": "float16"}
 
 
+@functools.lru_cache(maxsize=None)
+def _dtype(value: int) -> DType:
+    return DType(value, dtype_name(value))
+
+
+@functools.lru_cache(maxsize=None)
 def dtype_name(value: int) -> str:
     """``DT_FLOAT`` -> ``float32``, ``DT_INT32_REF`` -> ``int32_ref``, as in ``tf.DType.name``."""
     try:

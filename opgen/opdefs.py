@@ -205,7 +205,7 @@ def _binary_locator(display: str) -> Locator:
 
 
 def _text_locator(text: str, display: str) -> Locator:
-    positions = _op_name_positions(text)
+    positions = op_block_positions(text)
 
     def locate(index: int, name: str) -> str:
         if index < len(positions):
@@ -215,12 +215,12 @@ def _text_locator(text: str, display: str) -> Locator:
     return locate
 
 
-def _op_name_positions(text: str) -> list[tuple[int, int]]:
-    """1-based (line, column) of each top-level ``op`` block's ``name`` field, in order.
+def op_block_positions(text: str, key: str = "name") -> list[tuple[int, int]]:
+    """1-based (line, column) of each top-level ``op`` block's ``key`` field, in order.
 
     A small scanner: tracks nesting depth outside strings and comments, and notes the
-    ``name`` token at depth 1 (inside ``op { ... }``); an op without a name is located
-    at its ``op`` token.
+    ``key`` token at depth 1 (inside ``op { ... }``); an op without one is located at
+    its ``op`` token. ApiDef files use ``key="graph_op_name"``.
     """
     positions: list[tuple[int, int]] = []
     depth = 0
@@ -236,7 +236,7 @@ def _op_name_positions(text: str) -> list[tuple[int, int]]:
             elif depth == 0 and tok == "op":
                 positions.append((lineno, m.start() + 1))
                 named = False
-            elif depth == 1 and tok == "name" and not named:
+            elif depth == 1 and tok == key and not named:
                 positions[-1] = (lineno, m.start() + 1)
                 named = True
     return positions

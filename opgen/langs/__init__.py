@@ -1,8 +1,9 @@
 """Target languages: one module per language, looked up by name.
 
-A language module provides ``NAME``, ``FILES`` (template under ``templates/<NAME>/`` ->
-output path under the output folder) and ``module_context(specs, source)``, the values
-its templates print.
+A language module provides ``NAME``, ``files(specs, source)`` — a list of (template
+under ``templates/<NAME>/``, output path under the output folder, the values the
+template prints) — and ``OWNED_GLOBS``, patterns of output files an earlier run may
+have written that the writer removes when a run no longer produces them.
 """
 
 from __future__ import annotations

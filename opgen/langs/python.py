@@ -11,17 +11,29 @@ import builtins
 import keyword
 import math
 import re
+import struct
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
-from opgen.model import NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
+from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
 
 NAME = "python"
-#: template (under templates/python/) -> output file (under OUT/)
-FILES = {"module.py.j2": "python/__init__.py"}
 
-# Names the generated module defines besides the op functions; nothing may shadow them.
-MODULE_GLOBALS = frozenset({"_collections", "_execute_op", "_math", "_np", "__all__"})
+# Names a generated function body or default refers to; no parameter may shadow them.
+MODULE_GLOBALS = frozenset({"_collections", "_execute_op", "_math", "_np", "_dtypes",
+                            "_deprecated", "__all__"})
+# Names every generated group module or the stub defines or uses in annotations; a
+# function of the same name would shadow them (in a stub, wherever it is defined).
+GROUP_GLOBALS = frozenset({
+    "annotations", "_TYPE_CHECKING", "_collections", "_dtypes", "_execute_op", "_math",
+    "_np", "_warnings", "_deprecated", "_warned", "Any", "Sequence", "NamedTuple",
+    "DTypeLike", "OpOutput", "ShapeLike", "TensorLike", "int", "float", "bool", "str", "list"})
+
+
+# Names the index module (__init__.py) defines.
+INDEX_GLOBALS = frozenset({"_GROUPS", "_where", "_importlib", "__getattr__", "__dir__"})
+
+
 # Locals of every generated function besides its parameters.
 FUNCTION_LOCALS = frozenset({"_out", "name"})
 
@@ -35,65 +47,61 @@ RESERVED = frozenset(keyword.kwlist) | {"print", "exec"} | frozenset(
 # --------------------------------------------------------------------------- naming
 
 
+# Before an upper-case letter that follows a lower-case one, or that is followed by one
+# (and is not first, nor right after a '>' separator).
+_JOINER = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[^>])(?=[A-Z][a-z])")
+_NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]")
+
+
 def snake_case(op_name: str) -> str:
     """TensorFlow's op-name -> Python function-name rule.
 
-    A ``_`` goes before an upper-case letter that follows a lower-case one, or that is
-    followed by a lower-case one (so acronyms stay together: ``FFT2D`` -> ``fft2d``,
-    ``Conv3DBackpropInputV2`` -> ``conv3d_backprop_input_v2``). A ``>`` namespace
-    separator becomes ``_``. Leading underscores (internal ops) are kept as they are.
+    A ``_`` goes before an upper-case letter (not the first character) that follows a
+    lower-case one or is followed by one, so acronyms stay together (``FFT2D`` ->
+    ``fft2d``, ``Conv3DBackpropInputV2`` -> ``conv3d_backprop_input_v2``). A ``>``
+    namespace separator becomes ``_`` and is not doubled. The rule looks only at
+    letter case, so an internal op keeps its leading ``_`` and gains one more before a
+    capitalised word (``_Arg`` -> ``__arg``, ``_TPUReplicate`` -> ``_tpu_replicate``),
+    exactly as TensorFlow's generator names them.
     """
-    stripped = op_name.lstrip("_")
-    prefix = op_name[: len(op_name) - len(stripped)]
-    out: list[str] = []
-    for i, c in enumerate(stripped):
-        if c == ">":
-            out.append("_")
-            continue
-        if c.isupper() and i > 0 and stripped[i - 1] not in ">_":
-            prev_lower = stripped[i - 1].islower()
-            next_lower = i + 1 < len(stripped) and stripped[i + 1].islower()
-            if prev_lower or next_lower:
-                out.append("_")
-        out.append(c.lower())
-    name = re.sub(r"[^a-z0-9_]", "_", "".join(out))
-    return prefix + name
+    joined = _JOINER.sub("_", op_name)
+    return _NOT_IDENTIFIER.sub("_", joined.replace(">", "_").lower())
 
 
-def avoid_reserved(name: str, taken: Iterable[str] = ()) -> str:
+def avoid_reserved(name: str, taken: Collection[str] = ()) -> str:
     """``name`` with trailing underscores added until it is neither reserved nor taken."""
-    taken = set(taken)
     while name in RESERVED or name in taken or not name.isidentifier():
         name += "_"
     return name
 
 
-def function_names(op_names: Iterable[str]) -> dict[str, str]:
-    """Op name -> function name, unique within one module.
+def function_names(op_names: Iterable[str],
+                   base: Callable[[str], str] = snake_case) -> dict[str, str]:
+    """Op name -> function name, unique within one package.
 
-    When two ops snake-case to the same name, the one whose op name sorts first keeps
-    it and the others get ``_2``, ``_3``... — the same result for any input order.
+    ``base`` gives each op's preferred name (TensorFlow's snake_case by default). When
+    two ops want the same name, the one whose op name sorts first keeps it and the
+    others get ``_2``, ``_3``... — the same result for any input order.
     """
     result: dict[str, str] = {}
-    taken = set(MODULE_GLOBALS)
+    taken = set(MODULE_GLOBALS | GROUP_GLOBALS | INDEX_GLOBALS)
     for op_name in sorted(op_names):
-        base = avoid_reserved(snake_case(op_name))
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}_{n}"
-        taken.add(candidate)
-        result[op_name] = candidate
+        result[op_name] = _unique(avoid_reserved(base(op_name)), taken)
     return result
 
 
+_PARAMETER_TAKEN = MODULE_GLOBALS | FUNCTION_LOCALS
+
+
 def parameter_names(spec: OpSpec, extra_taken: Iterable[str] = ()) -> dict[str, str]:
-    """OpDef input/attr name -> Python parameter name, for inputs and caller attrs."""
-    taken = set(MODULE_GLOBALS) | FUNCTION_LOCALS | set(extra_taken)
+    """OpDef input/attr name -> Python parameter name (after ApiDef renames), for
+    inputs and caller attrs."""
+    taken = set(_PARAMETER_TAKEN)
+    taken.update(extra_taken)
     result: dict[str, str] = {}
-    for original in [a.name for a in spec.inputs] + [a.name for a in spec.caller_attrs]:
-        result[original] = avoid_reserved(original, taken)
-        taken.add(result[original])
+    for arg in list(spec.signature_inputs) + list(spec.caller_attrs):
+        result[arg.name] = avoid_reserved(arg.public_name, taken)
+        taken.add(result[arg.name])
     return result
 
 
@@ -116,11 +124,17 @@ def _output_class_base(op_name: str) -> str:
 # ------------------------------------------------------------------------- literals
 
 
+# Printable ASCII except '"' and '\\': such text is its own literal body.
+_PLAIN_STRING = re.compile(r'[\x20\x21\x23-\x5b\x5d-\x7e]*')
+
+
 def string_literal(text: str | bytes) -> str:
     """A double-quoted Python literal for ``text`` (``b"..."`` for non-UTF-8 bytes)."""
     if isinstance(text, bytes):
         body = repr(text)[2:-1].replace('"', '\\"').replace("\\'", "'")
         return f'b"{body}"'
+    if _PLAIN_STRING.fullmatch(text):   # the common case, without the loop below
+        return '"' + text + '"'
     out = []
     for c in text:
         if c == "\\":
@@ -134,6 +148,22 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+def _to_float32(value: float) -> float:
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:   # beyond float32's range: it rounds to infinity there
+        return math.copysign(math.inf, value)
+
+
+def _shortest_float32_digits(value: float) -> str:
+    target = _to_float32(value)
+    for digits in range(1, 10):     # 9 significant digits always round-trip a float32
+        text = f"{target:.{digits}g}"
+        if _to_float32(float(text)) == target:
+            return text
+    return repr(target)
+
+
 def float_literal(value: float, single_precision: bool = True) -> str:
     """Shortest source for a float attr (float32 by default: ``0.1``, not ``0.100000001``)."""
     if math.isnan(value):
@@ -141,10 +171,9 @@ def float_literal(value: float, single_precision: bool = True) -> str:
     if math.isinf(value):
         return "_math.inf" if value > 0 else "-_math.inf"
     if single_precision:
-        import numpy as np
-        # numpy finds the shortest digits that round-trip through float32; Python's
-        # repr then writes them its own way (0.0001, not 1e-04).
-        text = repr(float(str(np.float32(value))))
+        # The shortest digits that round-trip through float32 (what numpy prints for
+        # np.float32); Python's repr then writes them its own way (0.0001, not 1e-04).
+        text = repr(float(_shortest_float32_digits(value)))
     else:
         text = repr(float(value))
     if not re.search(r"[.eE]", text):
@@ -184,9 +213,13 @@ def doc_literal(value: Any, attr_type: str) -> str:
     return literal(value, attr_type).replace("_math.", "").replace("_np.", "np.")
 
 
-def tensor_literal(value: TensorValue) -> str:
-    import numpy as np
+# DataType names numpy has a dtype of the same name for.
+_NUMPY_DTYPES = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                           "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
+                           "complex128"})
 
+
+def tensor_literal(value: TensorValue) -> str:
     def element(v: Any) -> str:
         if isinstance(v, bytes):
             return string_literal(v)
@@ -200,11 +233,8 @@ def tensor_literal(value: TensorValue) -> str:
 
     if value.dtype.name == "string":
         dtype = "object"
-    else:
-        try:
-            dtype = np.dtype(value.dtype.name).name
-        except TypeError:
-            dtype = None  # bfloat16, qint8...: numpy has no such dtype
+    else:   # bfloat16, qint8...: numpy has no such dtype
+        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else None
     dtype_arg = f", dtype={string_literal(dtype)}" if dtype else ""
     if not value.shape:
         return f"_np.array({element(value.values[0]) if value.values else '0'}{dtype_arg})"
@@ -216,21 +246,22 @@ def tensor_literal(value: TensorValue) -> str:
 # ------------------------------------------------------------------------ docstrings
 
 
+_NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
+
+
+def _escape_char(match: "re.Match[str]") -> str:
+    c = match.group()
+    return c if c.isprintable() else repr(c)[1:-1]
+
+
 def docstring_literal(text: str, indent: str = "    ") -> str:
     """``text`` as a triple-quoted docstring that always compiles and reads back as ``text``.
 
     Backslashes, quotes that could close the literal and control characters are
     escaped; continuation lines are indented by ``indent``.
     """
-    escaped = []
-    for c in text:
-        if c == "\\":
-            escaped.append("\\\\")
-        elif c == "\n" or c.isprintable() or c == "\t":
-            escaped.append(c)
-        else:
-            escaped.append(repr(c)[1:-1])
-    lines = [line.rstrip(" \t") for line in "".join(escaped).split("\n")]
+    escaped = _NOT_PLAIN.sub(_escape_char, text.replace("\\", "\\\\"))
+    lines = [line.rstrip(" \t") for line in escaped.split("\n")]
     body = "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
     body = body.replace('"""', '\\"\\"\\"')
     unescaped_quote_at_end = body.endswith('"') and (len(body) - 1 - len(body[:-1].rstrip("\\"))) % 2 == 0
@@ -347,95 +378,202 @@ def docstring(spec: OpSpec, params: dict[str, str], fields: list[str]) -> str:
     return "\n".join(parts)
 
 
+# ------------------------------------------------------------------------ type hints
+
+# The aliases (TensorLike, DTypeLike, ShapeLike, OpOutput) live in opgen.op_typing.
+_SCALAR_HINTS = {"int": "int", "float": "float", "bool": "bool", "string": "str",
+                 "type": "DTypeLike", "shape": "ShapeLike", "tensor": "TensorLike",
+                 "func": "Any"}
+
+
+def attr_hint(attr: AttrSpec) -> str:
+    """The annotation of an attr parameter: ``int``, ``Sequence[DTypeLike]``..."""
+    element = _SCALAR_HINTS[attr.element_type]
+    if attr.element_type == "float":
+        element = "float"  # an int is a float for type checkers (PEP 484 numeric tower)
+    return f"Sequence[{element}]" if attr.is_list else element
+
+
+def input_hint(arg: ArgSpec) -> str:
+    return "TensorLike" if arg.kind is ArgKind.SINGLE else "Sequence[TensorLike]"
+
+
+def output_hint(arg: ArgSpec) -> str:
+    return "OpOutput" if arg.kind is ArgKind.SINGLE else "list[OpOutput]"
+
+
 # ------------------------------------------------------------------ template context
+
+#: dtypes ``opgen.runtime.dtypes`` defines as attributes; other defaults stay names.
+RUNTIME_DTYPES = frozenset({
+    "float32", "float64", "int32", "uint8", "int16", "int8", "string", "complex64",
+    "int64", "bool", "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16",
+    "uint16", "complex128", "float16", "resource", "variant", "uint32", "uint64"})
+
+def default_source(value: Any, attr_type: str) -> str:
+    """A default as generated code spells it: dtypes as ``_dtypes.float32``, as TensorFlow does."""
+    if attr_type == "type" and value.name in RUNTIME_DTYPES:
+        return f"_dtypes.{value.name}"
+    if attr_type == "list(type)":
+        return "[" + ", ".join(default_source(v, "type") for v in value) + "]"
+    return literal(value, attr_type)
 
 
 @dataclass(frozen=True)
 class OutputTuple:
     class_name: str
+    typename: str
     fields: tuple[str, ...]
+    hints: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class PythonOp:
-    """What the template prints for one op."""
+    """What the templates print for one op."""
 
     op_type: str          # the OpDef name, as a literal
     function: str
-    parameters: str       # "a, b, transpose_a=False, name=None"
+    parameters: str       # "a: TensorLike, b: TensorLike, transpose_a: bool = False, ..."
+    stub_parameters: str  # the same with "= ..." for defaults
+    return_hint: str      # "OpOutput", "_UniqueOutput", "None"
     docstring: str        # a complete literal
-    inputs: str           # "[a, b]"
-    attrs: str            # '{"transpose_a": transpose_a}'
+    inputs: str           # "[a, b]", OpDef order
+    attrs: str            # '{"transpose_a": transpose_a}', keyed by OpDef attr names
     returns: str          # "" (no outputs), "_out[0]", "_UniqueOutput._make(_out)"
     output_tuple: OutputTuple | None
+    deprecation: str      # "" or the arguments of _deprecated(...)
+    aliases: tuple[str, ...]
+    public: bool
 
 
-def python_op(spec: OpSpec, function: str, output_class: str | None) -> PythonOp:
+def parameter_list(spec: OpSpec, params: dict[str, str], stub: bool = False) -> str:
+    parts = [f"{params[a.name]}: {input_hint(a)}" for a in spec.signature_inputs]
+    parts += [f"{params[a.name]}: {attr_hint(a)}" for a in spec.required_attrs]
+    for a in spec.optional_attrs:
+        default = "..." if stub else default_source(a.default, a.type)
+        hint = attr_hint(a)
+        if a.type == "shape" and a.default.dims is None or a.type == "func":
+            hint = f"{hint} | None" if hint != "Any" else hint
+        parts.append(f"{params[a.name]}: {hint} = {default}")
+    parts.append("name: str | None = None")
+    return ", ".join(parts)
+
+
+def python_op(spec: OpSpec, function: str, output_class: str | None,
+              aliases: Sequence[str] = ()) -> PythonOp:
     params = parameter_names(spec, extra_taken=[output_class] if output_class else [])
-    parameters = [params[a.name] for a in spec.inputs]
-    parameters += [params[a.name] for a in spec.required_attrs]
-    parameters += [f"{params[a.name]}={literal(a.default, a.type)}" for a in spec.optional_attrs]
-    parameters.append("name=None")
     fields = output_field_names(spec.outputs)
     if not spec.outputs:
-        returns = ""
+        returns, return_hint = "", "None"
     elif len(spec.outputs) == 1:
-        returns = "_out[0]"
+        returns, return_hint = "_out[0]", output_hint(spec.outputs[0])
     else:
-        returns = f"{output_class}._make(_out)"
+        returns, return_hint = f"{output_class}._make(_out)", str(output_class)
     attrs = ", ".join(f"{string_literal(a.name)}: {params[a.name]}" for a in spec.caller_attrs)
+    deprecation = ""
+    if spec.deprecation:
+        deprecation = (f"{string_literal(spec.name)}, {spec.deprecation.version}, "
+                       f"{string_literal(spec.deprecation.explanation)}")
+    tuple_spec = None
+    if output_class:
+        tuple_spec = OutputTuple(output_class, re.sub(r"\W", "_", spec.name), tuple(fields),
+                                 tuple(output_hint(a) for a in spec.outputs))
     return PythonOp(
         op_type=string_literal(spec.name),
         function=function,
-        parameters=", ".join(parameters),
+        parameters=parameter_list(spec, params),
+        stub_parameters=parameter_list(spec, params, stub=True),
+        return_hint=return_hint,
         docstring=docstring_literal(docstring(spec, params, fields)),
         inputs="[" + ", ".join(params[a.name] for a in spec.inputs) + "]",
         attrs="{" + attrs + "}",
         returns=returns,
-        output_tuple=OutputTuple(output_class, tuple(fields)) if output_class else None,
+        output_tuple=tuple_spec,
+        deprecation=deprecation,
+        aliases=tuple(aliases),
+        public=spec.visibility != "HIDDEN",
     )
 
 
-def module_context(specs: Sequence[OpSpec], source: str) -> dict[str, Any]:
-    """Everything ``module.py.j2`` needs for one module holding ``specs``."""
-    specs = sorted(specs, key=lambda s: s.name)
-    functions = function_names(s.name for s in specs)
-    taken = set(functions.values()) | MODULE_GLOBALS
+def base_function_name(spec: OpSpec) -> str:
+    """snake_case of the primary endpoint (its last dotted part); ops an ApiDef hides
+    get a leading ``_``, as in TensorFlow's generator."""
+    name = snake_case(spec.endpoints[0].rsplit(".", 1)[-1]) if spec.endpoints else snake_case(spec.name)
+    return ("_" + name) if spec.visibility == "HIDDEN" else name
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}_{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def group_of(function: str) -> str:
+    """The submodule a function lives in: one per first letter, so an import stays small."""
+    first = function.lstrip("_")[:1].lower()
+    return f"_ops_{first if first.isalpha() else 'other'}"
+
+
+def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
+    """Every generated op, sorted by op name; SKIP ops are left out."""
+    specs = sorted((s for s in specs if s.visibility != "SKIP"), key=lambda s: s.name)
+    by_name = {spec.name: spec for spec in specs}
+    functions = function_names(by_name, lambda op_name: base_function_name(by_name[op_name]))
+    taken = set(MODULE_GLOBALS | GROUP_GLOBALS | INDEX_GLOBALS) | set(functions.values())
+    aliases: dict[str, list[str]] = {}
+    for spec in specs:
+        for endpoint in spec.endpoints[1:]:
+            alias = avoid_reserved(snake_case(endpoint.rsplit(".", 1)[-1]))
+            if spec.visibility == "HIDDEN":
+                alias = "_" + alias
+            if alias not in taken:   # an alias never displaces a function name
+                taken.add(alias)
+                aliases.setdefault(spec.name, []).append(alias)
     ops = []
     for spec in specs:
         output_class = None
         if len(spec.outputs) > 1:
-            base = _output_class_base(spec.name)
-            output_class, n = base, 1
-            while output_class in taken:
-                n += 1
-                output_class = f"{base}{n}"
-            taken.add(output_class)
-        ops.append(python_op(spec, functions[spec.name], output_class))
-    uses_numpy = any(isinstance(a.default, TensorValue) or (
-        a.type == "list(tensor)" and a.has_default and a.default) for s in specs for a in s.caller_attrs)
-    uses_math = any(_has_special_float(a) for s in specs for a in s.caller_attrs)
-    imports = []
-    if any(op.output_tuple for op in ops):
-        imports.append("import collections as _collections")
-    if uses_math:
-        imports.append("import math as _math")
-    if uses_numpy:
-        imports.append("import numpy as _np")
+            output_class = _unique(_output_class_base(spec.name), taken)
+        ops.append(python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ())))
+    return ops
+
+
+def _group_context(ops: Sequence[PythonOp]) -> dict[str, Any]:
+    sources = " ".join(op.parameters for op in ops)
     return {
-        "source": source.replace("\n", " "),
-        "imports": imports,
         "ops": ops,
-        "public": [op.function for op in ops if not op.function.startswith("_")],
+        "uses_collections": any(op.output_tuple for op in ops),
+        "uses_math": "_math." in sources,
+        "uses_numpy": "_np." in sources,
+        "uses_dtypes": "_dtypes." in sources,
+        "uses_warnings": any(op.deprecation for op in ops),
     }
 
 
-def _has_special_float(attr: AttrSpec) -> bool:
-    if attr.default is NO_DEFAULT or attr.element_type not in ("float", "tensor"):
-        return False
-    values = attr.default if attr.is_list else [attr.default]
-    if attr.element_type == "tensor":
-        values = [v for t in values for v in t.values if isinstance(v, (float, complex))]
-        values = [p for v in values for p in ((v.real, v.imag) if isinstance(v, complex) else (v,))]
-    return any(math.isinf(v) or math.isnan(v) for v in values)
+def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(template, output path, context) of every file: the lazy index, its stub, the groups."""
+    ops = python_ops(specs)
+    groups: dict[str, list[PythonOp]] = {}
+    for op in ops:
+        groups.setdefault(group_of(op.function), []).append(op)
+    source = source.replace("\n", " ")
+    names = {group: " ".join(sorted([op.function for op in members] +
+                                    [a for op in members for a in op.aliases]))
+             for group, members in sorted(groups.items())}
+    public = sorted(n for op in ops if op.public for n in (op.function, *op.aliases)
+                    if not n.startswith("_"))
+    index = {"source": source, "groups": names, "public": public}
+    stub_ops = sorted(ops, key=lambda op: op.function)
+    out = [("__init__.py.j2", "python/__init__.py", index),
+           ("__init__.pyi.j2", "python/__init__.pyi", {"source": source, "ops": stub_ops, "public": public})]
+    for group, members in sorted(groups.items()):
+        context = {"source": source, "group": group, **_group_context(members)}
+        out.append(("group.py.j2", f"python/{group}.py", context))
+    return out
 
+
+#: files an earlier run may have written that this run might not: removed when stale
+OWNED_GLOBS = ("python/_ops_*.py",)

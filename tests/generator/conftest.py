@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TESTDATA = REPO.parent / "shared" / "testdata"
+# ../shared/testdata beside the checkout (or beside a folder of worktrees).
+TESTDATA = next((p / "shared" / "testdata" for p in REPO.parents
+                 if (p / "shared" / "testdata").is_dir()), REPO.parent / "shared" / "testdata")
 
 
 def _testdata(env: str, name: str) -> Path | None:
@@ -39,9 +41,11 @@ class RecordingRuntime:
     """Stands in for opgen.runtime: records each execute_op call, returns fake outputs."""
 
     def __init__(self):
+        from opgen.runtime import dtypes  # pure Python: never loads the C library
         self.calls = []
         self.module = types.ModuleType("opgen.runtime")
         self.module.execute_op = self.execute_op
+        self.module.dtypes = dtypes
 
     def execute_op(self, op_type, inputs, attrs, name):
         self.calls.append((op_type, inputs, attrs, name))
@@ -60,19 +64,24 @@ def fake_runtime(monkeypatch):
 _counter = 0
 
 
-def _import_file(path: Path):
+def import_package(folder: Path):
+    """Import the generated package in ``folder`` (its __init__.py and lazy submodules)
+    under a fresh name."""
     global _counter
     _counter += 1
-    spec = importlib.util.spec_from_file_location(f"_opgen_generated_{_counter}", path)
+    name = f"_opgen_generated_{_counter}"
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)])
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # the package imports its submodules by name
     spec.loader.exec_module(module)
     return module
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def import_generated():
-    """Import a generated module file under a fresh name (use with fake_runtime)."""
-    return _import_file
+    """Import a generated package folder under a fresh name (use with fake_runtime)."""
+    return import_package
 
 
 @pytest.fixture(scope="session")

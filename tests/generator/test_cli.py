@@ -29,7 +29,8 @@ def test_generate_writes_python_and_reports_it(runner, pbtxt, tmp_path):
     result = _invoke(runner, "generate", "--lang", "python", "--ops", str(pbtxt(OPS)), "--out", str(out))
     assert result.exit_code == 0, result.output
     assert "wrote:" in result.output
-    assert "def add_v2(x, y, name=None):" in (out / "python" / "__init__.py").read_text()
+    assert "def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:" \
+        in (out / "python" / "_ops_a.py").read_text()
     again = _invoke(runner, "generate", "--ops", str(pbtxt(OPS)), "--out", str(out))
     assert again.exit_code == 0 and again.output == ""
 
@@ -128,5 +129,42 @@ def test_depfile_lists_outputs_and_inputs(runner, pbtxt, tmp_path):
     result = _invoke(runner, "generate", "--ops", str(ops), "--out", str(out), "--depfile", str(dep))
     assert result.exit_code == 0, result.output
     text = dep.read_text()
-    assert text.startswith(f"{out / 'python' / '__init__.py'}:")
-    assert str(ops) in text and "module.py.j2" in text
+    targets, dependencies = text.split(":", 1)
+    assert targets.split() == [str(out / "python" / name) for name in
+                               ("__init__.py", "__init__.pyi", "_ops_a.py", "_ops_r.py")]
+    assert str(ops) in dependencies and "group.py.j2" in dependencies
+    assert "__init__.pyi.j2" in dependencies
+
+
+def test_cpp_is_not_a_language_yet_and_the_error_says_which_are(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    result = _invoke(runner, "generate", "--lang", "python,cpp", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    assert result.exit_code == 2
+    assert "unknown language 'cpp'; known languages: python" in result.output
+    assert not out.exists()
+
+
+def test_check_lists_obsolete_submodules_and_generate_removes_them(runner, pbtxt, tmp_path):
+    out = tmp_path / "gen"
+    ops = str(pbtxt(OPS))
+    assert _invoke(runner, "generate", "--ops", ops, "--out", str(out)).exit_code == 0
+    obsolete = out / "python" / "_ops_x.py"
+    obsolete.write_text("")
+    checked = _invoke(runner, "generate", "--check", "--ops", ops, "--out", str(out))
+    assert checked.exit_code == 1 and f"obsolete: {obsolete}" in checked.output
+    assert "0 file(s) out of date, 1 obsolete" in checked.output and obsolete.exists()
+    result = _invoke(runner, "generate", "--ops", ops, "--out", str(out))
+    assert result.exit_code == 0 and f"removed: {obsolete}" in result.output
+    assert not obsolete.exists()
+
+
+def test_depfile_escapes_spaces_for_make(runner, tmp_path):
+    folder = tmp_path / "with space"
+    folder.mkdir()
+    ops = folder / "ops.pbtxt"
+    ops.write_text(OPS)
+    dep = tmp_path / "gen.d"
+    result = _invoke(runner, "generate", "--ops", str(ops), "--out", str(tmp_path / "gen"),
+                     "--depfile", str(dep))
+    assert result.exit_code == 0, result.output
+    assert str(ops).replace(" ", "\\ ") in dep.read_text()

@@ -32,9 +32,10 @@ from google.protobuf import text_format
     ("IFFT3D", "ifft3d"),
     ("Abs", "abs"),
     ("A", "a"),
-    ("_Retval", "_retval"),
-    ("_MklConv2D", "_mkl_conv2d"),
-    ("__MklDummyConv2DWithBias", "__mkl_dummy_conv2d_with_bias"),
+    ("_Retval", "__retval"),            # TensorFlow's rule sees only letter case
+    ("_MklConv2D", "__mkl_conv2d"),
+    ("_TPUReplicate", "_tpu_replicate"),
+    ("__MklDummyConv2DWithBias", "___mkl_dummy_conv2d_with_bias"),
     ("Namespace>TestStringOutput", "namespace_test_string_output"),
     ("Outer>Inner>OpV2", "outer_inner_op_v2"),
 ])
@@ -58,7 +59,11 @@ def test_colliding_function_names_resolve_the_same_for_any_input_order():
 
 
 def test_function_names_never_shadow_module_globals():
-    assert py.function_names(["_ExecuteOp"])["_ExecuteOp"] == "_execute_op_2"
+    assert py.function_names(["_dtypes"])["_dtypes"] == "_dtypes_2"
+    assert py.function_names(["_execute_op"])["_execute_op"] == "_execute_op_2"
+    # The stub annotates with int, list...: an op may not take those names there.
+    assert py.function_names(["Int", "List", "Complex"]) == {
+        "Int": "int_2", "List": "list_2", "Complex": "complex"}
 
 
 def _spec(text: str) -> OpSpec:

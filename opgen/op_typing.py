@@ -1,0 +1,25 @@
+"""The type aliases generated op signatures use, for type checkers and readers.
+
+Generated functions take tensors as :data:`TensorLike` (an ``opgen.Tensor``, a numpy
+array, a Python scalar or nested sequence), dtypes as :data:`DTypeLike` and shapes as
+:data:`ShapeLike`; they return :data:`OpOutput`. Importing this module costs nothing at
+run time: the runtime classes are only imported for type checkers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from opgen.runtime.dtypes import DType
+    from opgen.runtime.tensor import Tensor
+
+TensorLike = Union["Tensor", "np.ndarray", "np.generic", bool, int, float, complex, str, bytes,
+                   Sequence[Any]]
+DTypeLike = Union["DType", str, type, "np.dtype"]
+ShapeLike = Union[Sequence[Union[int, None]], None]
+# What an op returns for each output: an eager tensor. (One alias, so that a graph-mode
+# output class can join it in one place.)
+OpOutput = Union["Tensor"]
