@@ -404,6 +404,9 @@ def test_gather_tile_pad_fill_range(infer_shapes, rng):
         args = [np.array(v, I32) for v in (start, limit, delta)]
         expected = check_op(infer_shapes, P, rng, "Range", args, values_matter={0, 1, 2})
         assert expected == [np.arange(start, limit, delta).shape]
+    # int64 bounds past 2**53 count exactly (doubles would make this 4)
+    args = [np.array(v, I64) for v in (2**53 + 1, 2**53 + 3, 1)]
+    assert check_op(infer_shapes, P, rng, "Range", args, values_matter={0, 1, 2}) == [(2,)]
     args = [np.array(v, F32) for v in (0.5, 2.25, 0.5)]
     assert infer_shapes("Range", args) == [np.arange(0.5, 2.25, 0.5).shape]
     assert infer_shapes("Range", [P((), I32), np.array(3, I32), np.array(1, I32)]) == [(None,)]
