@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "object_cache.h"
 #include "tensorflow/c/tf_datatype.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -15,6 +16,7 @@
 struct TF_Status {
   TF_Code code = TF_OK;
   std::string message;
+  OPGEN_CACHED_ALLOCATION(TF_Status)
 };
 
 namespace opgen {
@@ -45,6 +47,7 @@ class TensorBuffer {
   }
   void* data() const { return data_; }
   size_t size() const { return len_; }
+  OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:
   ~TensorBuffer();
@@ -72,6 +75,7 @@ struct TF_Tensor {
   TF_Tensor(TF_DataType t, std::vector<int64_t> d, opgen::TensorBuffer* b)
       : dtype(t), dims(std::move(d)), buffer(b) {}
   ~TF_Tensor() { buffer->Unref(); }
+  OPGEN_CACHED_ALLOCATION(TF_Tensor)
   // A new tensor sharing this one's buffer.
   TF_Tensor* Share() const {
     buffer->Ref();
