@@ -1,6 +1,7 @@
 // The shape functions of the built-in ops, in the C form a plugin registers with
 // TF_OpDefinitionBuilderSetShapeInferenceFunction. One file per family:
-// array_shape_fns.cc, math_shape_fns.cc, nn_shape_fns.cc.
+// array_shape_fns.cc (with kUnchanged, kScalar, kNoOutputs), math_shape_fns.cc (with
+// kBroadcast, kSameShapes, kRankAtLeast1), nn_shape_fns.cc.
 #pragma once
 
 #include "tensorflow/c/ops.h"
