@@ -16,10 +16,10 @@ PartialShape BroadcastInputs(ShapeFnContext& c) {
 void Broadcast(ShapeFnContext& c) { c.SetOutput(0, BroadcastInputs(c)); }
 
 // Equal / NotEqual: with incompatible_shape_error false, operands that cannot broadcast
-// give a scalar at run time instead of an error, so the shape is not known here.
+// are not an error but compare as a whole, giving a scalar (as in TensorFlow).
 void EqualityBroadcast(ShapeFnContext& c) {
   if (!c.AttrBool("incompatible_shape_error") && !Broadcastable(c.Input(0), c.Input(1)))
-    return c.SetOutput(0, PartialShape::Unknown());
+    return c.SetOutput(0, PartialShape::Of({}));
   Broadcast(c);
 }
 
