@@ -186,6 +186,64 @@ ERROR_CASES = [
 ]
 
 
+def random_cases(seed=20261123, rounds=25):
+    """Cases with random shapes, partly forgotten, and random constant operands."""
+    rng = np.random.default_rng(seed)
+
+    def shape(lo=1, hi=3):
+        return [int(d) for d in rng.integers(1, 6, rng.integers(lo, hi + 1))]
+
+    def forget(dims):
+        if rng.random() < 0.1:
+            return None
+        return [None if rng.random() < 0.4 else d for d in dims]
+
+    cases = []
+    for _ in range(rounds):
+        dims = shape()
+        n = len(dims)
+        begin = [int(rng.integers(-d - 2, d + 3)) for d in dims]
+        end = [int(rng.integers(-d - 2, d + 3)) for d in dims]
+        strides = [int(rng.choice([-2, -1, 1, 2])) for _ in dims]
+        masks = {"begin_mask": int(rng.integers(0, 1 << n)),
+                 "end_mask": int(rng.integers(0, 1 << n))}
+        if rng.random() < 0.3:
+            masks["shrink_axis_mask"] = 1
+            begin[0] = int(rng.integers(-dims[0], dims[0]))
+            end[0], strides[0] = begin[0] + 1, 1
+        if rng.random() < 0.3:
+            masks["ellipsis_mask"] = 1 << (n - 1)
+        cases.append(("StridedSlice", {"input": P(forget(dims)), "begin": c(begin), "end": c(end),
+                                       "strides": c(strides)}, masks))
+        other = [1 if rng.random() < 0.3 else d for d in dims[n - int(rng.integers(0, n + 1)):]]
+        cases.append(("AddV2", {"x": P(forget(dims)), "y": P(forget(other))}, {}))
+        cases.append(("Reshape", {"tensor": P(forget(dims)), "shape": c([-1] + dims[1:])}, {}))
+        cases.append(("Slice", {"input": P(forget(dims)), "begin": c([0] * n),
+                                "size": c([-1 if rng.random() < 0.5 else 1 for _ in dims])}, {}))
+        cases.append(("Transpose", {"x": P(forget(dims)),
+                                    "perm": c([int(p) for p in rng.permutation(n)])}, {}))
+        cases.append(("Sum", {"input": P(forget(dims)),
+                              "reduction_indices": c([int(rng.integers(-n, n))])},
+                      {"keep_dims": bool(rng.random() < 0.5)}))
+        cases.append(("Tile", {"input": P(forget(dims)),
+                               "multiples": c([int(rng.integers(0, 3)) for _ in dims])}, {}))
+        cases.append(("Squeeze", {"input": P(forget([1 if rng.random() < 0.5 else d
+                                                     for d in dims]))}, {}))
+        axis = int(rng.integers(-n, n))
+        cases.append(("ConcatV2", {"values": [P(forget(dims)), P(forget(dims))], "axis": c(axis)},
+                      {}))
+        cases.append(("GatherV2", {"params": P(forget(dims)), "indices": P(forget(shape(0, 2)),
+                                                                         "int32"),
+                                   "axis": c(axis)}, {}))
+        k, m = (int(x) for x in rng.integers(1, 5, 2))
+        cases.append(("BatchMatMulV2", {"x": P(forget(dims[:-1] + [k, m])),
+                                        "y": P(forget(other + [m, 3]))}, {}))
+    return cases
+
+
+RANDOM_CASES = random_cases()
+
+
 def flatten(args):
     inputs, sizes = [], []
     for arg in args.values():
@@ -203,14 +261,15 @@ def to_json(x):
 
 @pytest.fixture(scope="module")
 def tensorflow_results():
-    """TensorFlow's answer to each of CASES + ERROR_CASES: {"shapes": [...]} or {"error": ...}."""
+    """TensorFlow's answer to each case of CASES, ERROR_CASES and RANDOM_CASES:
+    {"shapes": [...]} or {"error": ...}."""
     python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
     if not python.is_file():
         pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     cases = [{"op": op, "attrs": attrs,
               "args": {k: [to_json(x) for x in v] if isinstance(v, list) else to_json(v)
                        for k, v in args.items()}}
-             for op, args, attrs in CASES + ERROR_CASES]
+             for op, args, attrs in CASES + ERROR_CASES + RANDOM_CASES]
     run = subprocess.run([str(python), "-c", TF_SCRIPT], input=json.dumps(cases), text=True,
                          capture_output=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     if run.returncode != 0:
@@ -257,3 +316,20 @@ def test_opgen_refuses_what_tensorflow_refuses(infer_shapes, tensorflow_results,
         opgen_shapes(infer_shapes, op, args, attrs, node="bad")
     assert e.value.code == 3
     assert e.value.message.startswith(f"{op} node 'bad': "), e.value.message
+
+
+def test_random_cases_agree_with_tensorflow(infer_shapes, tensorflow_results):
+    """Where TensorFlow builds the node, opgen knows at least as much; where it refuses,
+    opgen refuses too."""
+    disagreements = []
+    for (op, args, attrs), theirs in zip(RANDOM_CASES, tensorflow_results[-len(RANDOM_CASES):]):
+        try:
+            ours = opgen_shapes(infer_shapes, op, args, attrs)
+        except infer_shapes.Error as e:
+            if "error" not in theirs:
+                disagreements.append((op, args, attrs, theirs, e.message))
+            continue
+        theirs_shapes = [None if s is None else tuple(s) for s in theirs.get("shapes", [])]
+        if "error" in theirs or not all(refines(o, t) for o, t in zip(ours, theirs_shapes)):
+            disagreements.append((op, args, attrs, theirs, ours))
+    assert len(RANDOM_CASES) > 200 and disagreements == []
