@@ -320,3 +320,19 @@ def test_finish_frees_the_description_on_error(api, graph):
         with pytest.raises(CApiError):
             api.op(graph, "AddV2", "bad", [])
     api.op(graph, "NoOp", "bad")
+
+
+def test_shape_mismatch_is_refused_when_the_node_is_added(api, graph):
+    """Known input shapes that cannot go together fail TF_FinishOperation (through the
+    op's shape function); the node is not added."""
+    a = api.placeholder(graph, "a", TF_FLOAT, [2, 3])
+    b = api.placeholder(graph, "b", TF_FLOAT, [2, 3])
+    with pytest.raises(CApiError) as e:
+        api.op(graph, "MatMul", "mm", [out(a), out(b)])
+    assert e.value.code == INVALID_ARGUMENT and "mm" in e.value.message
+    assert api.lib.TF_GraphOperationByName(graph, b"mm") is None
+    ok = api.op(graph, "MatMul", "mm", [out(a), out(b)], attrs={"transpose_b": ("Bool", True)})
+    dims = (c_int64 * 2)()
+    api.lib.TF_GraphGetTensorShape(graph, out(ok), dims, 2, api.status)
+    api.check()
+    assert list(dims) == [2, 2]
