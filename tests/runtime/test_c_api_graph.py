@@ -103,6 +103,13 @@ def test_defaults_are_filled_and_attrs_read_back(api, graph):
     meta = lib.TF_OperationGetAttrMetadata(x, b"shape", status)
     api.check()
     assert (meta.is_list, meta.total_size) == (0, -1)  # unknown rank by default
+    names = []
+    for i in range(lib.TF_OperationGetNumAttrs(y)):
+        name = ctypes.create_string_buffer(lib.TF_OperationGetAttrNameLength(y, i))
+        lib.TF_OperationGetAttrName(y, i, name, status)
+        api.check()
+        names.append(name.raw.decode())
+    assert names == ["T", "grad_a", "grad_b", "transpose_a", "transpose_b"]  # MatMul's, in order
     lib.TF_OperationGetAttrInt(y, b"missing", ctypes.byref(c_int64()), status)
     assert lib.TF_GetCode(status) == INVALID_ARGUMENT
     lib.TF_OperationGetAttrInt(y, b"T", ctypes.byref(c_int64()), status)
