@@ -225,11 +225,12 @@ def test_large_ops_from_several_threads():
     assert not failures
 
 
-def test_without_the_extension_execute_op_is_the_ctypes_path():
+def test_without_the_extension_execute_op_is_the_ctypes_path(tmp_path):
     code = ("import numpy as np; from opgen.runtime import eager, tensor; from opgen import ops;"
             "assert eager.execute_op is eager._execute_op_python;"
             "assert tensor._fast_path is None;"
             "t = ops.add_v2(np.ones(3, np.float32), 2.0);"
             "assert np.asarray(t).tolist() == [3.0, 3.0, 3.0]")
     env = dict(os.environ, OPGEN_DISABLE_FAST_PATH="1")
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    # Run outside the checkout, so `opgen` is the installed package, not the source tree.
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120, cwd=tmp_path)
