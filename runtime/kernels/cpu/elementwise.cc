@@ -6,6 +6,7 @@
 
 #include "kernel_util.h"
 #include "parallel.h"
+#include "vector_math.h"
 
 namespace opgen {
 namespace cpu {
@@ -26,8 +27,9 @@ struct DivOp {
     return x / y;
   }
 };
-struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y ? x : y; } };
-struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y ? x : y; } };
+// NaN in either operand gives NaN, as in TensorFlow and numpy.
+struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y || x != x ? x : y; } };
+struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y || x != x ? x : y; } };
 // Integer powers by repeated squaring, wrapping on overflow; negative exponents are
 // refused before the loop runs.
 struct PowOp {
@@ -99,13 +101,23 @@ struct SignOp {
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
 struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
-struct ExpOp { template <typename T> static T Apply(T x) { return std::exp(x); } };
+// float (and so half and bfloat16) through the vectorisable versions of vector_math.h.
+template <typename T> T Exp(T x) {
+  if constexpr (std::is_same_v<T, float>) return ExpFloat(x);
+  else return std::exp(x);
+}
+struct ExpOp { template <typename T> static T Apply(T x) { return Exp(x); } };
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
 struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
 struct SqrtOp { template <typename T> static T Apply(T x) { return std::sqrt(x); } };
 struct RsqrtOp { template <typename T> static T Apply(T x) { return T(1) / std::sqrt(x); } };
-struct TanhOp { template <typename T> static T Apply(T x) { return std::tanh(x); } };
-struct SigmoidOp { template <typename T> static T Apply(T x) { return T(1) / (T(1) + std::exp(-x)); } };
+struct TanhOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_same_v<T, float>) return TanhFloat(x);
+    else return std::tanh(x);
+  }
+};
+struct SigmoidOp { template <typename T> static T Apply(T x) { return T(1) / (T(1) + Exp(-x)); } };
 struct ErfOp { template <typename T> static T Apply(T x) { return std::erf(x); } };
 // log(1 + e^x), computed without overflow for large x.
 struct SoftplusOp {
@@ -368,9 +380,10 @@ struct SelectOp {
 };
 struct ClipOp {
   template <typename T> using First = T;
+  // min(x, hi) first, then max with lo: where lo > hi the result is lo, as TensorFlow's.
   template <typename T> static T Apply(T x, T lo, T hi) {
-    const ComputeType<T> v = Widen(x), l = Widen(lo), h = Widen(hi);
-    return v < l ? lo : (v > h ? hi : x);
+    const T below_hi = Widen(hi) < Widen(x) ? hi : x;
+    return Widen(below_hi) < Widen(lo) ? lo : below_hi;
   }
 };
 
@@ -403,6 +416,27 @@ struct AddNKernel {
   }
 };
 
+// The unary loop twice: for the baseline x86-64 (SSE2) the library is built for, and
+// for AVX2, picked at run time where the CPU has it. Math-heavy ops (exp, tanh) run
+// about twice as fast with the wider vectors; results are the same, without FMA.
+template <typename Op, typename T>
+void UnaryLoop(const T* __restrict x, T* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = OnStorageUnary<Op, T>::Apply(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename Op, typename T>
+__attribute__((target("avx2"))) void UnaryLoopAvx2(const T* __restrict x, T* __restrict y,
+                                                   int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = OnStorageUnary<Op, T>::Apply(x[i]);
+}
+inline bool HasAvx2() { return __builtin_cpu_supports("avx2"); }
+#else
+template <typename Op, typename T>
+void UnaryLoopAvx2(const T* x, T* y, int64_t n) { UnaryLoop<Op, T>(x, y, n); }
+inline bool HasAvx2() { return false; }
+#endif
+
 template <typename Op>
 struct Unary {
   template <typename T>
@@ -415,10 +449,9 @@ struct Unary {
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
+      static const auto loop = HasAvx2() ? &UnaryLoopAvx2<Op, T> : &UnaryLoop<Op, T>;
       ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-        const T* __restrict a = xp;
-        T* __restrict b = yp;
-        for (int64_t i = begin; i < end; ++i) b[i] = OnStorageUnary<Op, T>::Apply(a[i]);
+        loop(xp + begin, yp + begin, end - begin);
       });
     }
   };

@@ -137,21 +137,29 @@ struct BatchMatMulKernel {
 };
 
 template <typename... Ts>
-void Register(Types<Ts...>, TF_Status* status) {
+void RegisterMatMul(Types<Ts...>, TF_Status* status) {
   (RegisterKernel("MatMul", "T", DtypeOf<Ts>::value, &MatMulKernel<Ts>::Compute, status,
                   CreateMatMul, DeleteMatMul),
    ...);
+}
+
+template <typename... Ts>
+void RegisterBatchMatMul(Types<Ts...>, TF_Status* status) {
   (RegisterKernel("BatchMatMulV2", "T", DtypeOf<Ts>::value, &BatchMatMulKernel<Ts>::Compute,
                   status, CreateBatchMatMul, DeleteBatchMatMul),
    ...);
 }
 
-// TensorFlow's CPU MatMul types, less complex.
-using MatMulTypes = Concat<FloatTypes, Types<int16_t, int32_t, int64_t>>;
+// TensorFlow's CPU types, less complex (MatMul's OpDef has no int16).
+using MatMulTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
+using BatchMatMulTypes = Concat<MatMulTypes, Types<int16_t>>;
 
 }  // namespace
 
-void RegisterMatMulKernels(TF_Status* status) { Register(MatMulTypes(), status); }
+void RegisterMatMulKernels(TF_Status* status) {
+  RegisterMatMul(MatMulTypes(), status);
+  RegisterBatchMatMul(BatchMatMulTypes(), status);
+}
 
 }  // namespace cpu
 }  // namespace opgen
