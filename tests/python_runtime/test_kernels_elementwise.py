@@ -232,3 +232,24 @@ def test_maximum_and_minimum_propagate_nan(dtype, op, reference):
     x = np.array([np.nan, 1, np.nan, -2], dtype)
     y = np.array([1, np.nan, np.nan, 3], dtype)
     np.testing.assert_array_equal(run(op, [x, y]), reference(x, y))  # NaNs compare equal here
+
+
+def test_concurrent_callers_share_the_worker_pool():
+    # Callers that find the pool busy run their loops inline: same results, no deadlock.
+    import threading
+    x = values(rng, (300_000,), np.float32)
+    y = values(rng, (300_000,), np.float32)
+    want = x * y
+    failures = []
+
+    def work():
+        for _ in range(5):
+            if not np.array_equal(run("Mul", [x, y]), want):
+                failures.append("mismatch")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not failures and not any(t.is_alive() for t in threads)

@@ -1,10 +1,13 @@
-// The worker pool behind ParallelFor: hardware_concurrency - 1 threads that sleep on a
-// condition variable between jobs. One job runs at a time; its tasks are handed out
+// The worker pool behind ParallelFor: one thread per usable core but the caller's,
+// sleeping on a condition variable between jobs. One job runs at a time; its tasks are handed out
 // through an atomic counter, so a slow thread never holds the others back.
 #include "parallel.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -98,10 +101,24 @@ class WorkerPool {
   std::atomic<int64_t> next_{0};
 };
 
+// OPGEN_NUM_THREADS if set, else the cores this process may run on (its affinity mask,
+// which containers and taskset narrow), else all of the machine's.
+int64_t ThreadCount() {
+  if (const char* env = std::getenv("OPGEN_NUM_THREADS")) {
+    const long n = std::strtol(env, nullptr, 10);
+    if (n >= 1) return n;
+  }
+#ifdef CPU_COUNT
+  cpu_set_t cores;
+  if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) > 0)
+    return CPU_COUNT(&cores);
+#endif
+  return std::max<int64_t>(1, std::thread::hardware_concurrency());
+}
+
 WorkerPool& Pool() {
   // Leaked on purpose (see ~WorkerPool): worker threads may still be waiting at exit.
-  static WorkerPool* pool =
-      new WorkerPool(std::max<int64_t>(1, std::thread::hardware_concurrency()) - 1);
+  static WorkerPool* pool = new WorkerPool(ThreadCount() - 1);
   return *pool;
 }
 

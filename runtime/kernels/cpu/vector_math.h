@@ -1,6 +1,8 @@
 // float32 exp and tanh written branch-free, so loops over them vectorise (libm's
 // expf and tanhf are scalar calls). Cephes' range reduction and polynomials: within
-// 2 ulp of the exact result, with exp's overflow, underflow and NaN kept.
+// 2 ulp of the exact result, with exp's overflow, underflow and NaN kept. Measured
+// with GCC 12 for SSE2: TanhFloat is twice as fast as tanhf, but ExpFloat alone is
+// slower than glibc's expf, so Exp and Sigmoid keep libm.
 #pragma once
 
 #include <cstdint>
