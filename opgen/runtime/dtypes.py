@@ -11,10 +11,16 @@ import builtins
 
 import numpy as np
 
+try:  # numpy has no bfloat16; ml_dtypes (the one JAX and TensorFlow use) adds it
+    from ml_dtypes import bfloat16 as _numpy_bfloat16
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    _numpy_bfloat16 = None
+
 
 class DType:
     """One element type: ``name`` ("float32"), ``as_datatype_enum`` (TF_FLOAT = 1) and
-    the numpy dtype when numpy has one (bfloat16 and the quantized types have none)."""
+    the numpy dtype when numpy has one (bfloat16's comes from ml_dtypes; the quantized
+    types have none)."""
 
     __slots__ = ("name", "as_datatype_enum", "_numpy")
 
@@ -96,7 +102,7 @@ bool = DType("bool", 10, np.bool_)  # noqa: A001  (TensorFlow's name)
 qint8 = DType("qint8", 11, None)
 quint8 = DType("quint8", 12, None)
 qint32 = DType("qint32", 13, None)
-bfloat16 = DType("bfloat16", 14, None)
+bfloat16 = DType("bfloat16", 14, _numpy_bfloat16)
 qint16 = DType("qint16", 15, None)
 quint16 = DType("quint16", 16, None)
 uint16 = DType("uint16", 17, np.uint16)

@@ -1,4 +1,11 @@
+import sys
+from pathlib import Path
+
 import pytest
+
+# The test_kernels_* files share kernel_dtypes.py; under --import-mode=importlib a test
+# folder is not on sys.path, so this one is put there.
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture(scope="session")

@@ -53,7 +53,7 @@ def test_dtype_properties():
     assert dtypes.half is dtypes.float16 and dtypes.double is dtypes.float64
     assert dtypes.resource.as_datatype_enum == 20 and dtypes.variant.as_datatype_enum == 21
     with pytest.raises(TypeError):
-        dtypes.bfloat16.as_numpy_dtype
+        dtypes.qint8.as_numpy_dtype
 
 
 @pytest.mark.parametrize("value, want", [

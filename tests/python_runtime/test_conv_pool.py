@@ -86,3 +86,47 @@ def test_unsupported_layouts_and_bad_shapes_are_errors():
                    {"strides": [1, 1, 1, 1], "padding": "VALID"})
     with pytest.raises(errors.InvalidArgumentError, match="padding"):
         execute_op("MaxPool", [x], {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "FULL"})
+
+
+def _narrow_dtypes():
+    try:
+        from ml_dtypes import bfloat16
+    except ImportError:
+        return [np.float16]
+    return [np.float16, bfloat16]
+
+
+def _as_dtype(tensor, dtype):
+    array = np.asarray(tensor)
+    return array.view(dtype) if array.dtype.kind == "V" else array
+
+
+@pytest.mark.parametrize("dtype", _narrow_dtypes() + [np.int32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_conv2d_narrow_and_integer_types(dtype, padding):
+    # Half and bfloat16 convolve in float32 and round once; int32 exactly.
+    x = rng.integers(-3, 4, (2, 5, 6, 3)).astype(dtype)
+    f = rng.integers(-3, 4, (3, 2, 3, 4)).astype(dtype)
+    got = _as_dtype(execute_op("Conv2D", [x, f], {"strides": [1, 1, 1, 1], "padding": padding})[0], dtype)
+    want = conv_reference(x.astype(np.float64), f.astype(np.float64), (1, 1), padding)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.astype(np.float64), want)  # small integers: exact
+
+
+@pytest.mark.parametrize("dtype", _narrow_dtypes() + [np.int8, np.uint8, np.int64],
+                         ids=lambda d: np.dtype(d).name)
+def test_max_pool_types(dtype):
+    x = rng.integers(0, 100, (1, 5, 5, 2)).astype(dtype)
+    attrs = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    got = _as_dtype(execute_op("MaxPool", [x], attrs)[0], dtype)
+    want = pool_reference(x.astype(np.float64), (2, 2), (2, 2), "SAME", np.max)
+    np.testing.assert_array_equal(got.astype(np.float64), want)
+
+
+@pytest.mark.parametrize("dtype", _narrow_dtypes(), ids=lambda d: np.dtype(d).name)
+def test_avg_pool_narrow_types(dtype):
+    x = rng.standard_normal((1, 5, 5, 2)).astype(dtype)
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1], "padding": "SAME"}
+    got = _as_dtype(execute_op("AvgPool", [x], attrs)[0], dtype).astype(np.float64)
+    want = pool_reference(x.astype(np.float64), (3, 3), (1, 1), "SAME", np.mean)
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2)

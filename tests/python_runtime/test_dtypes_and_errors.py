@@ -32,7 +32,7 @@ def test_aliases_and_refusals():
     with pytest.raises(TypeError):
         dtypes.as_dtype("floaty")
     with pytest.raises(TypeError):
-        dtypes.bfloat16.as_numpy_dtype
+        dtypes.qint8.as_numpy_dtype
 
 
 def test_error_classes_carry_tensorflows_codes():
@@ -48,3 +48,9 @@ def test_error_classes_carry_tensorflows_codes():
         assert errors.exception_class(code) is cls
     err = errors.InvalidArgumentError("bad", "MatMul")
     assert err.op_name == "MatMul" and str(err) == "bad"
+
+
+def test_bfloat16_is_ml_dtypes_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    assert dtypes.bfloat16.as_numpy_dtype is ml_dtypes.bfloat16
+    assert dtypes.as_dtype(np.dtype(ml_dtypes.bfloat16)) is dtypes.bfloat16

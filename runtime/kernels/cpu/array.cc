@@ -10,7 +10,6 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-template <typename T>
 struct IdentityKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
     TensorPtr input = Input(ctx, 0);
@@ -128,44 +127,81 @@ void SqueezeCompute(void* state, TF_OpKernelContext* ctx) {
   SetReshapedOutput(ctx, std::move(input), out);
 }
 
-template <typename T>
-struct TransposeKernel {
-  static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
-    if (!input || !perm_t) return;
-    std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
-    const size_t rank = dims.size();
-    std::vector<bool> seen(rank, false);
-    bool valid = perm.size() == rank;
-    for (int64_t p : perm) {
-      if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) { valid = false; break; }
-      seen[p] = true;
-    }
-    if (!valid) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) +
-                                         " is not a permutation of the " + std::to_string(rank) + " dimensions");
-      return;
-    }
-    std::vector<int64_t> out_dims(rank), in_strides(rank, 1);
-    for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * dims[d];
-    for (size_t d = 0; d < rank; ++d) out_dims[d] = dims[perm[d]];
-    TensorPtr output = AllocateOutput<T>(ctx, 0, out_dims);
-    if (!output) return;
-    const T* in = Data<T>(input);
-    T* out = Data<T>(output);
-    const int64_t n = NumElements(out_dims);
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t src = 0;
-      for (size_t d = 0; d < rank; ++d) src += index[d] * in_strides[perm[d]];
-      out[i] = in[src];
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < out_dims[d]) break;
-        index[d] = 0;
-      }
+// Elements are moved as opaque words of their width, so one instantiation per size
+// serves every dtype.
+struct Word128 { uint64_t lo, hi; };
+
+template <typename W>
+void TransposeWords(const W* in, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm,
+                    W* out) {
+  const size_t rank = dims.size();
+  std::vector<int64_t> out_dims(rank), in_strides(rank, 1), strides(rank);
+  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * dims[d];
+  for (size_t d = 0; d < rank; ++d) {
+    out_dims[d] = dims[perm[d]];
+    strides[d] = in_strides[perm[d]];  // input stride of each output dim
+  }
+  const int64_t n = NumElements(out_dims);
+  if (n == 0) return;
+  if (rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  // The innermost output dim is a strided copy; an odometer walks the others.
+  const int64_t inner = out_dims[rank - 1];
+  const int64_t step = strides[rank - 1];
+  std::vector<int64_t> index(rank, 0);
+  int64_t src = 0;
+  for (int64_t i = 0; i < n; i += inner) {
+    const W* from = in + src;
+    for (int64_t j = 0; j < inner; ++j) out[i + j] = from[j * step];
+    for (size_t d = rank - 1; d-- > 0;) {
+      src += strides[d];
+      if (++index[d] < out_dims[d]) break;
+      src -= strides[d] * out_dims[d];
+      index[d] = 0;
     }
   }
-};
+}
+
+void TransposeCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
+  if (!input || !perm_t) return;
+  std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
+  const size_t rank = dims.size();
+  std::vector<bool> seen(rank, false);
+  bool valid = perm.size() == rank;
+  for (int64_t p : perm) {
+    if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) { valid = false; break; }
+    seen[p] = true;
+  }
+  if (!valid) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) +
+                                       " is not a permutation of the " + std::to_string(rank) + " dimensions");
+    return;
+  }
+  std::vector<int64_t> out_dims(rank);
+  for (size_t d = 0; d < rank; ++d) out_dims[d] = dims[perm[d]];
+  const TF_DataType dtype = TF_TensorType(input.get());
+  const size_t width = TF_DataTypeSize(dtype);
+  StatusPtr s = NewStatus();
+  TensorPtr output(TF_AllocateOutput(ctx, 0, dtype, out_dims.data(), static_cast<int>(rank),
+                                     width * static_cast<size_t>(NumElements(out_dims)), s.get()));
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return;
+  }
+  const void* in = TF_TensorData(input.get());
+  void* out = TF_TensorData(output.get());
+  switch (width) {
+    case 1: TransposeWords(static_cast<const uint8_t*>(in), dims, perm, static_cast<uint8_t*>(out)); break;
+    case 2: TransposeWords(static_cast<const uint16_t*>(in), dims, perm, static_cast<uint16_t*>(out)); break;
+    case 4: TransposeWords(static_cast<const uint32_t*>(in), dims, perm, static_cast<uint32_t*>(out)); break;
+    case 8: TransposeWords(static_cast<const uint64_t*>(in), dims, perm, static_cast<uint64_t*>(out)); break;
+    case 16: TransposeWords(static_cast<const Word128*>(in), dims, perm, static_cast<Word128*>(out)); break;
+    default: Fail(ctx, TF_UNIMPLEMENTED, "Transpose: elements of " + std::to_string(width) + " bytes");
+  }
+}
 
 // Shape, Size and Rank describe their input; Out is the output's element type.
 template <typename Out>
@@ -192,49 +228,74 @@ struct DescribeKernels {
   }
 };
 
-template <int kValue>
-struct ConstantLikeKernel {
-  template <typename T>
+// ZerosLike: every supported type's zero is all-zero bytes.
+void ZerosLikeCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0);
+  if (!input) return;
+  std::vector<int64_t> dims = Dims(input.get());
+  StatusPtr s = NewStatus();
+  const size_t bytes = TF_TensorByteSize(input.get());
+  TensorPtr output(TF_AllocateOutput(ctx, 0, TF_TensorType(input.get()), dims.data(),
+                                     static_cast<int>(dims.size()), bytes, s.get()));
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return;
+  }
+  std::memset(TF_TensorData(output.get()), 0, bytes);
+}
+
+template <typename T>
+struct OnesLikeKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
     TensorPtr input = Input(ctx, 0);
     if (!input) return;
     std::vector<int64_t> dims = Dims(input.get());
     TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
     if (!output) return;
-    std::fill_n(Data<T>(output), NumElements(dims), static_cast<T>(kValue));
+    T one;
+    if constexpr (kIsFloat16<T>) one = Narrow<T>(1.0f);
+    else one = T(1);
+    std::fill_n(Data<T>(output), NumElements(dims), one);
   }
 };
 
-template <typename T>
-struct FillKernel {
-  static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
-    if (!dims_t || !value) return;
-    std::vector<int64_t> dims = IndexValues(dims_t.get());
-    if (TF_NumDims(value.get()) != 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
+// Fill copies the value's bytes, whatever its type.
+void FillCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
+  if (!dims_t || !value) return;
+  std::vector<int64_t> dims = IndexValues(dims_t.get());
+  if (TF_NumDims(value.get()) != 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
+    return;
+  }
+  for (int64_t d : dims) {
+    if (d < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
       return;
     }
-    for (int64_t d : dims) {
-      if (d < 0) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
-        return;
-      }
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
-    if (output) std::fill_n(Data<T>(output), NumElements(dims), *Data<T>(value));
   }
-};
+  const size_t width = TF_TensorByteSize(value.get());
+  const int64_t n = NumElements(dims);
+  StatusPtr s = NewStatus();
+  TensorPtr output(TF_AllocateOutput(ctx, 0, TF_TensorType(value.get()), dims.data(),
+                                     static_cast<int>(dims.size()), width * n, s.get()));
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s.get());
+    return;
+  }
+  char* out = static_cast<char*>(TF_TensorData(output.get()));
+  const char* v = static_cast<const char*>(TF_TensorData(value.get()));
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * width, v, width);
+}
 
-template <typename T>
-void RegisterDataKernels(TF_Status* status) {
-  constexpr TF_DataType t = DtypeOf<T>::value;
-  RegisterKernel("Identity", "T", t, &IdentityKernel<T>::Compute, status);
+// Kernels that only look at shapes or move bytes: registered for every fixed-size type.
+void RegisterDataKernels(TF_DataType t, TF_Status* status) {
+  RegisterKernel("Identity", "T", t, &IdentityKernel::Compute, status);
   for (TF_DataType index : {TF_INT32, TF_INT64}) {
     RegisterKernel2("Reshape", "T", t, "Tshape", index, ReshapeCompute, status);
     RegisterKernel2("ExpandDims", "T", t, "Tdim", index, ExpandDimsCompute, status);
-    RegisterKernel2("Transpose", "T", t, "Tperm", index, &TransposeKernel<T>::Compute, status);
-    RegisterKernel2("Fill", "T", t, "index_type", index, &FillKernel<T>::Compute, status);
+    RegisterKernel2("Transpose", "T", t, "Tperm", index, TransposeCompute, status);
+    RegisterKernel2("Fill", "T", t, "index_type", index, FillCompute, status);
   }
   RegisterKernel("Squeeze", "T", t, SqueezeCompute, status, CreateSqueeze, DeleteSqueeze);
   RegisterKernel2("Shape", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Shape, status);
@@ -242,18 +303,15 @@ void RegisterDataKernels(TF_Status* status) {
   RegisterKernel2("Size", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Size, status);
   RegisterKernel2("Size", "T", t, "out_type", TF_INT64, &DescribeKernels<int64_t>::Size, status);
   RegisterKernel("Rank", "T", t, &DescribeKernels<int32_t>::Rank, status);
-  RegisterKernel("ZerosLike", "T", t, &ConstantLikeKernel<0>::Compute<T>, status);
-  RegisterKernel("OnesLike", "T", t, &ConstantLikeKernel<1>::Compute<T>, status);
+  RegisterKernel("ZerosLike", "T", t, ZerosLikeCompute, status);
 }
 
 }  // namespace
 
 void RegisterArrayKernels(TF_Status* status) {
-  RegisterDataKernels<float>(status);
-  RegisterDataKernels<double>(status);
-  RegisterDataKernels<int32_t>(status);
-  RegisterDataKernels<int64_t>(status);
-  RegisterDataKernels<bool>(status);
+  for (TF_DataType t : kAllFixedSizeTypes) RegisterDataKernels(t, status);
+  RegisterForTypes<OnesLikeKernel>(
+      "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
   RegisterKernel("NoOp", nullptr, TF_FLOAT, [](void*, TF_OpKernelContext*) {}, status);
 }
 

@@ -169,7 +169,7 @@ void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterConcatSplitKernels(TF_Status* status) {
-  for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL}) {
+  for (TF_DataType t : kAllFixedSizeTypes) {
     RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT32, ConcatV2Compute, status);
     RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT64, ConcatV2Compute, status);
     RegisterKernel("Pack", "T", t, PackCompute, status, CreateAxisAttr, DeleteAxisAttr);

@@ -121,7 +121,7 @@ struct Conv2DKernel {
             for (int64_t j = 0; j < kw; ++j) {
               const int64_t sx = x * w.strides[2] - pl + j * w.dilations[2];
               T* dst = row + (i * kw + j) * ic;
-              if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) std::fill_n(dst, ic, T(0));
+              if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) std::fill_n(dst, ic, Narrow<T>(0));
               else std::copy_n(image + (sy * iw + sx) * ic, ic, dst);
             }
           }
@@ -155,7 +155,7 @@ struct PoolKernel {
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t x = 0; x < ow; ++x)
           for (int64_t ch = 0; ch < c; ++ch) {
-            T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
+            ComputeType<T> acc = kMax ? Lowest<T>() : ComputeType<T>(0);
             int64_t count = 0;  // average over the window's part inside the image
             for (int64_t i = 0; i < w.ksize[1]; ++i) {
               const int64_t sy = y * w.strides[1] - pt + i;
@@ -163,27 +163,35 @@ struct PoolKernel {
               for (int64_t j = 0; j < w.ksize[2]; ++j) {
                 const int64_t sx = x * w.strides[2] - pl + j;
                 if (sx < 0 || sx >= iw) continue;
-                const T v = in[((b * ih + sy) * iw + sx) * c + ch];
+                const ComputeType<T> v = Widen(in[((b * ih + sy) * iw + sx) * c + ch]);
                 acc = kMax ? std::max(acc, v) : acc + v;
                 ++count;
               }
             }
-            out[((b * oh + y) * ow + x) * c + ch] = kMax || count == 0 ? acc : acc / static_cast<T>(count);
+            if (!kMax && count > 0) acc /= static_cast<ComputeType<T>>(count);
+            out[((b * oh + y) * ow + x) * c + ch] = Narrow<T>(acc);
           }
   }
 };
 
+template <template <typename> class Kernel, typename... Ts>
+void RegisterWindowed(const char* op, Types<Ts...>, void* (*create)(TF_OpKernelConstruction*),
+                      TF_Status* status) {
+  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status, create, DeleteWindow),
+   ...);
+}
+
+template <typename T> using MaxPoolKernel = PoolKernel<T, true>;
+template <typename T> using AvgPoolKernel = PoolKernel<T, false>;
+
 }  // namespace
 
+// TensorFlow's CPU registrations: Conv2D on floats and int32, MaxPool on every real
+// type, AvgPool on floats.
 void RegisterConvPoolKernels(TF_Status* status) {
-  RegisterKernel("Conv2D", "T", TF_FLOAT, &Conv2DKernel<float>::Compute, status, CreateConvWindow, DeleteWindow);
-  RegisterKernel("Conv2D", "T", TF_DOUBLE, &Conv2DKernel<double>::Compute, status, CreateConvWindow, DeleteWindow);
-  RegisterKernel("MaxPool", "T", TF_FLOAT, &PoolKernel<float, true>::Compute, status, CreatePoolWindow, DeleteWindow);
-  RegisterKernel("MaxPool", "T", TF_DOUBLE, &PoolKernel<double, true>::Compute, status, CreatePoolWindow, DeleteWindow);
-  RegisterKernel("MaxPool", "T", TF_INT32, &PoolKernel<int32_t, true>::Compute, status, CreatePoolWindow, DeleteWindow);
-  RegisterKernel("MaxPool", "T", TF_INT64, &PoolKernel<int64_t, true>::Compute, status, CreatePoolWindow, DeleteWindow);
-  RegisterKernel("AvgPool", "T", TF_FLOAT, &PoolKernel<float, false>::Compute, status, CreatePoolWindow, DeleteWindow);
-  RegisterKernel("AvgPool", "T", TF_DOUBLE, &PoolKernel<double, false>::Compute, status, CreatePoolWindow, DeleteWindow);
+  RegisterWindowed<Conv2DKernel>("Conv2D", Concat<FloatTypes, Types<int32_t>>(), CreateConvWindow, status);
+  RegisterWindowed<MaxPoolKernel>("MaxPool", RealTypes(), CreatePoolWindow, status);
+  RegisterWindowed<AvgPoolKernel>("AvgPool", FloatTypes(), CreatePoolWindow, status);
 }
 
 }  // namespace cpu

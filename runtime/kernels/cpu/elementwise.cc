@@ -6,63 +6,61 @@
 
 #include "kernel_util.h"
 #include "parallel.h"
+#include "vector_math.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-// Signed overflow is undefined behaviour in C++, so integer +, -, * and negation are
-// computed on the unsigned type of the same width (at least `unsigned`, so nothing is
-// promoted back to a signed int): results wrap modulo 2^bits, as numpy's do, and the
-// loops still vectorise. Floating-point types are used as they are.
-template <typename T, typename = void> struct ArithmeticOf { using type = T; };
-template <typename T>
-struct ArithmeticOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  using type = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
-};
-template <typename T> using Arithmetic = typename ArithmeticOf<T>::type;
-
-template <typename T> T WrappingNeg(T x) {
-  if constexpr (std::is_integral_v<T>) return T(Arithmetic<T>(0) - Arithmetic<T>(x));
-  else return -x;  // keeps the sign of zero, which 0 - x would not
-}
-
-// Functors: Apply's return type is the output element type (bool for comparisons).
-struct AddOp {
-  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) + Arithmetic<T>(y)); }
-};
-struct SubOp {
-  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) - Arithmetic<T>(y)); }
-};
-struct MulOp {
-  template <typename T> static T Apply(T x, T y) { return T(Arithmetic<T>(x) * Arithmetic<T>(y)); }
-};
+// Functors work on the compute type (float for half and bfloat16); Apply's return
+// type is the output's (bool for comparisons).
+struct AddOp { template <typename T> static T Apply(T x, T y) { return WrappingAdd(x, y); } };
+struct SubOp { template <typename T> static T Apply(T x, T y) { return WrappingSub(x, y); } };
+struct MulOp { template <typename T> static T Apply(T x, T y) { return WrappingMul(x, y); } };
 // Integer division by zero is refused before the loop runs (see Binary). The other
 // integer trap, MIN / -1, is taken as a wrapping negation (numpy's result).
 struct DivOp {
   template <typename T> static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (kIsInteger<T> && std::is_signed_v<T>) {
       if (y == T(-1)) return WrappingNeg(x);
     }
     return x / y;
   }
 };
-struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y ? x : y; } };
-struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y ? x : y; } };
-struct PowOp { template <typename T> static T Apply(T x, T y) { return std::pow(x, y); } };
+// NaN in either operand gives NaN, as in TensorFlow and numpy.
+struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y || x != x ? x : y; } };
+struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y || x != x ? x : y; } };
+// Integer powers by repeated squaring, wrapping on overflow; negative exponents are
+// refused before the loop runs.
+struct PowOp {
+  template <typename T> static T Apply(T x, T y) {
+    if constexpr (kIsInteger<T>) {
+      T result = 1;
+      for (; y > 0; y >>= 1) {
+        if (y & 1) result = WrappingMul(result, x);
+        x = WrappingMul(x, x);
+      }
+      return result;
+    } else {
+      return std::pow(x, y);
+    }
+  }
+};
 struct SquaredDifferenceOp {
   template <typename T> static T Apply(T x, T y) {
-    const T d = SubOp::Apply(x, y);
-    return MulOp::Apply(d, d);
+    const T d = WrappingSub(x, y);
+    return WrappingMul(d, d);
   }
 };
 // Floor division and modulo round toward negative infinity, as Python and numpy do.
 struct FloorDivOp {
   template <typename T> static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (kIsInteger<T> && std::is_signed_v<T>) {
       if (y == T(-1)) return WrappingNeg(x);  // exact, and MIN / -1 would trap
       T q = x / y;
       return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+    } else if constexpr (kIsInteger<T>) {
+      return x / y;
     } else {
       return std::floor(x / y);
     }
@@ -70,10 +68,12 @@ struct FloorDivOp {
 };
 struct FloorModOp {
   template <typename T> static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (kIsInteger<T> && std::is_signed_v<T>) {
       if (y == T(-1)) return T(0);  // MIN % -1 would trap
       T r = x % y;
       return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    } else if constexpr (kIsInteger<T>) {
+      return x % y;
     } else {
       T r = std::fmod(x, y);
       return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
@@ -95,15 +95,24 @@ struct Relu6Op {
   template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
 };
 struct AbsOp { template <typename T> static T Apply(T x) { return x < T(0) ? WrappingNeg(x) : x; } };
-struct SignOp { template <typename T> static T Apply(T x) { return T((x > T(0)) - (x < T(0))); } };
-struct SquareOp { template <typename T> static T Apply(T x) { return MulOp::Apply(x, x); } };
+// Zero and NaN are their own sign.
+struct SignOp {
+  template <typename T> static T Apply(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+};
+struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
 struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
 struct ExpOp { template <typename T> static T Apply(T x) { return std::exp(x); } };
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
 struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
 struct SqrtOp { template <typename T> static T Apply(T x) { return std::sqrt(x); } };
 struct RsqrtOp { template <typename T> static T Apply(T x) { return T(1) / std::sqrt(x); } };
-struct TanhOp { template <typename T> static T Apply(T x) { return std::tanh(x); } };
+// float (and so half and bfloat16) through vector_math.h: twice as fast as libm's tanhf.
+struct TanhOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_same_v<T, float>) return TanhFloat(x);
+    else return std::tanh(x);
+  }
+};
 struct SigmoidOp { template <typename T> static T Apply(T x) { return T(1) / (T(1) + std::exp(-x)); } };
 struct ErfOp { template <typename T> static T Apply(T x) { return std::erf(x); } };
 // log(1 + e^x), computed without overflow for large x.
@@ -119,6 +128,23 @@ struct SeluOp {
   }
 };
 struct LogicalNotOp { static bool Apply(bool x) { return !x; } };
+
+// Applies Op to storage values of T: widened to the compute type, the result narrowed
+// back to T (or kept, for ops whose result is bool).
+template <typename Op, typename T>
+struct OnStorage {
+  using C = ComputeType<T>;
+  using Result = decltype(Op::Apply(C(), C()));
+  using Out = std::conditional_t<std::is_same_v<Result, C>, T, Result>;
+  static Out Apply(T x, T y) {
+    if constexpr (std::is_same_v<Result, C>) return Narrow<T>(Op::Apply(Widen(x), Widen(y)));
+    else return Op::Apply(Widen(x), Widen(y));
+  }
+};
+template <typename Op, typename T>
+struct OnStorageUnary {
+  static T Apply(T x) { return Narrow<T>(Op::Apply(Widen(x))); }
+};
 
 // numpy's rule: align trailing dims; each pair must be equal or contain a 1.
 bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -148,27 +174,73 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims,
   return strides;
 }
 
-template <typename T, typename Out, typename Op>
+// Broadcast case: an odometer over all but the last output dim, a strided inner loop.
+// Rows of the output are split across threads.
+template <typename T, typename Out, typename F>
 void BroadcastLoop(const T* x, const std::vector<int64_t>& xs, const T* y,
                    const std::vector<int64_t>& ys, Out* z, const std::vector<int64_t>& out) {
   const size_t rank = out.size();
   const int64_t inner = out[rank - 1];
   const int64_t sx = xs[rank - 1], sy = ys[rank - 1];
-  std::vector<int64_t> index(rank, 0);
-  int64_t outer = NumElements(out) / inner;
-  for (int64_t o = 0; o < outer; ++o) {
-    int64_t ox = 0, oy = 0;
-    for (size_t d = 0; d + 1 < rank; ++d) {
-      ox += index[d] * xs[d];
-      oy += index[d] * ys[d];
+  const int64_t rows = NumElements(out) / inner;
+  ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t r = begin, d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      index[d] = r % out[d];
+      r /= out[d];
     }
-    for (int64_t i = 0; i < inner; ++i) z[i] = Op::Apply(x[ox + i * sx], y[oy + i * sy]);
-    z += inner;
-    for (size_t d = rank - 1; d-- > 0;) {  // odometer over all but the last dim
-      if (++index[d] < out[d]) break;
-      index[d] = 0;
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t ox = 0, oy = 0;
+      for (size_t d = 0; d + 1 < rank; ++d) {
+        ox += index[d] * xs[d];
+        oy += index[d] * ys[d];
+      }
+      Out* zr = z + row * inner;
+      if (sx == 1 && sy == 1) {
+        for (int64_t i = 0; i < inner; ++i) zr[i] = F::Apply(x[ox + i], y[oy + i]);
+      } else if (sx == 1 && sy == 0) {
+        const T b = y[oy];
+        for (int64_t i = 0; i < inner; ++i) zr[i] = F::Apply(x[ox + i], b);
+      } else if (sx == 0 && sy == 1) {
+        const T a = x[ox];
+        for (int64_t i = 0; i < inner; ++i) zr[i] = F::Apply(a, y[oy + i]);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) zr[i] = F::Apply(x[ox + i * sx], y[oy + i * sy]);
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++index[d] < out[d]) break;
+        index[d] = 0;
+      }
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(inner, 1)));
+}
+
+// Dims with size-1 axes dropped where both operands agree they are 1, and runs of
+// axes merged where both operands are either whole or broadcast along all of them:
+// [8,1,4] + [8,5,4] stays, but [2,3,4] + [2,3,4] becomes [24].
+void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vector<int64_t>* zd) {
+  const size_t rank = zd->size();
+  xd->insert(xd->begin(), rank - xd->size(), 1);
+  yd->insert(yd->begin(), rank - yd->size(), 1);
+  std::vector<int64_t> cx, cy, cz;
+  for (size_t d = 0; d < rank; ++d) {
+    if ((*zd)[d] == 1) continue;
+    const bool bx = (*xd)[d] == 1, by = (*yd)[d] == 1;
+    if (!cz.empty() && bx == (cx.back() == 1 && cz.back() != 1) &&
+        by == (cy.back() == 1 && cz.back() != 1)) {
+      cx.back() *= (*xd)[d];
+      cy.back() *= (*yd)[d];
+      cz.back() *= (*zd)[d];
+    } else {
+      cx.push_back((*xd)[d]);
+      cy.push_back((*yd)[d]);
+      cz.push_back((*zd)[d]);
     }
   }
+  if (cz.empty()) cx = cy = cz = {1};
+  *xd = cx;
+  *yd = cy;
+  *zd = cz;
 }
 
 // Binary kernels over T -> Op's output type, with numpy broadcasting.
@@ -176,7 +248,8 @@ template <typename Op>
 struct Binary {
   template <typename T>
   struct Kernel {
-    using Out = decltype(Op::Apply(T(), T()));
+    using F = OnStorage<Op, T>;
+    using Out = typename F::Out;
     static void Compute(void*, TF_OpKernelContext* ctx) {
       TensorPtr x = Input(ctx, 0), y = Input(ctx, 1);
       if (!x || !y) return;
@@ -189,37 +262,58 @@ struct Binary {
       const int64_t nx = NumElements(xd), ny = NumElements(yd), n = NumElements(zd);
       const T* xp = Data<T>(x);
       const T* yp = Data<T>(y);
-      constexpr bool kIntegerDivision =
-          std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-          (std::is_same_v<Op, DivOp> || std::is_same_v<Op, FloorDivOp> || std::is_same_v<Op, FloorModOp>);
-      if constexpr (kIntegerDivision) {
-        for (int64_t i = 0; i < ny; ++i) {
-          if (yp[i] == 0) {
-            Fail(ctx, TF_INVALID_ARGUMENT, "Integer division by zero");
-            return;
-          }
-        }
-      }
+      if (!CheckOperands(ctx, yp, ny)) return;
       TensorPtr z = AllocateOutput<Out>(ctx, 0, zd);
       if (!z || n == 0) return;
       Out* zp = Data<Out>(z);
       if (nx == n && ny == n) {
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(xp[i], yp[i]);
+          const T* __restrict a = xp;
+          const T* __restrict b = yp;
+          Out* __restrict c = zp;
+          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a[i], b[i]);
         });
       } else if (ny == 1 && nx == n) {
         const T b = yp[0];  // hoisted so the loop vectorises
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(xp[i], b);
+          const T* __restrict a = xp;
+          Out* __restrict c = zp;
+          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a[i], b);
         });
       } else if (nx == 1 && ny == n) {
         const T a = xp[0];
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(a, yp[i]);
+          const T* __restrict b = yp;
+          Out* __restrict c = zp;
+          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a, b[i]);
         });
       } else {
-        BroadcastLoop<T, Out, Op>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
+        CollapseDims(&xd, &yd, &zd);
+        BroadcastLoop<T, Out, F>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
       }
+    }
+
+    // Integer division by zero and integer powers with negative exponents have no
+    // value: refused before any output is written, as TensorFlow does.
+    static bool CheckOperands(TF_OpKernelContext* ctx, const T* yp, int64_t ny) {
+      if constexpr (kIsInteger<T> && (std::is_same_v<Op, DivOp> || std::is_same_v<Op, FloorDivOp> ||
+                                      std::is_same_v<Op, FloorModOp>)) {
+        for (int64_t i = 0; i < ny; ++i) {
+          if (yp[i] == 0) {
+            Fail(ctx, TF_INVALID_ARGUMENT, "Integer division by zero");
+            return false;
+          }
+        }
+      }
+      if constexpr (kIsInteger<T> && std::is_signed_v<T> && std::is_same_v<Op, PowOp>) {
+        for (int64_t i = 0; i < ny; ++i) {
+          if (yp[i] < 0) {
+            Fail(ctx, TF_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
+            return false;
+          }
+        }
+      }
+      return true;
     }
   };
 };
@@ -243,12 +337,21 @@ struct Ternary {
       TensorPtr z = AllocateOutput<T>(ctx, 0, out);
       const int64_t n = NumElements(out);
       if (!z || n == 0) return;
-      const std::vector<int64_t> as = BroadcastStrides(ad, out), bs = BroadcastStrides(bd, out),
-                                 cs = BroadcastStrides(cd, out);
       const A* ap = Data<A>(a);
       const T* bp = Data<T>(b);
       const T* cp = Data<T>(c);
       T* zp = Data<T>(z);
+      const int64_t na = NumElements(ad), nb = NumElements(bd), nc = NumElements(cd);
+      if ((na == n || na == 1) && (nb == n || nb == 1) && (nc == n || nc == 1)) {
+        // Each operand whole or a scalar: a flat loop with strides of 1 or 0.
+        const int64_t sa = na == n, sb = nb == n, sc = nc == n;
+        ParallelFor(n, [=](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) zp[i] = Op::Apply(ap[i * sa], bp[i * sb], cp[i * sc]);
+        });
+        return;
+      }
+      const std::vector<int64_t> as = BroadcastStrides(ad, out), bs = BroadcastStrides(bd, out),
+                                 cs = BroadcastStrides(cd, out);
       std::vector<int64_t> index(out.size(), 0);
       for (int64_t i = 0; i < n; ++i) {
         int64_t ia = 0, ib = 0, ic = 0;
@@ -273,10 +376,14 @@ struct SelectOp {
 };
 struct ClipOp {
   template <typename T> using First = T;
-  template <typename T> static T Apply(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); }
+  // min(x, hi) first, then max with lo: where lo > hi the result is lo, as TensorFlow's.
+  template <typename T> static T Apply(T x, T lo, T hi) {
+    const T below_hi = Widen(hi) < Widen(x) ? hi : x;
+    return Widen(below_hi) < Widen(lo) ? lo : below_hi;
+  }
 };
 
-// AddN: the sum of N same-shape tensors.
+// AddN: the sum of N same-shape tensors, each addition rounded to T.
 template <typename T>
 struct AddNKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
@@ -298,7 +405,9 @@ struct AddNKernel {
         return;
       }
       const T* xp = Data<T>(x);
-      for (int64_t k = 0; k < count; ++k) zp[k] = AddOp::Apply(zp[k], xp[k]);
+      ParallelFor(count, [=](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) zp[k] = OnStorage<AddOp, T>::Apply(zp[k], xp[k]);
+      });
     }
   }
 };
@@ -316,7 +425,9 @@ struct Unary {
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
       ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) yp[i] = Op::Apply(xp[i]);
+        const T* __restrict a = xp;
+        T* __restrict b = yp;
+        for (int64_t i = begin; i < end; ++i) b[i] = OnStorageUnary<Op, T>::Apply(a[i]);
       });
     }
   };
@@ -325,71 +436,76 @@ struct Unary {
 // Kernels of ops without a type attr (bool in, bool out): no type constraint.
 template <template <typename> class Kernel>
 void RegisterBoolOp(const char* op, TF_Status* status) {
-  if (TF_GetCode(status) != TF_OK) return;
   RegisterKernel(op, nullptr, TF_BOOL, &Kernel<bool>::Compute, status);
 }
 
-template <typename Op, typename... Ts>
+template <typename Op, typename List>
 void RegisterBinary(const char* op, TF_Status* status) {
-  if (TF_GetCode(status) != TF_OK) return;
-  RegisterForTypes<Binary<Op>::template Kernel, Ts...>(op, status);
+  RegisterForTypes<Binary<Op>::template Kernel>(op, List(), status);
 }
 
-template <typename Op, typename... Ts>
+template <typename Op, typename List>
 void RegisterUnary(const char* op, TF_Status* status) {
-  if (TF_GetCode(status) != TF_OK) return;
-  RegisterForTypes<Unary<Op>::template Kernel, Ts...>(op, status);
+  RegisterForTypes<Unary<Op>::template Kernel>(op, List(), status);
 }
 
-using i32 = int32_t;
-using i64 = int64_t;
+// TensorFlow's CPU registrations of these ops, less complex types.
+using Reals = RealTypes;
+using Floats = FloatTypes;
+using Signed = SignedTypes;
+// Pow and SquaredDifference: no unsigned types, and SquaredDifference no narrow ints.
+using PowTypes = SignedTypes;
+using SquaredDifferenceTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
+// ClipByValue has no 32- and 64-bit unsigned kernels.
+using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;
 
 }  // namespace
 
 void RegisterElementwiseKernels(TF_Status* status) {
-  RegisterBinary<AddOp, float, double, i32, i64>("AddV2", status);
-  RegisterBinary<AddOp, float, double, i32, i64>("Add", status);
-  RegisterBinary<SubOp, float, double, i32, i64>("Sub", status);
-  RegisterBinary<MulOp, float, double, i32, i64>("Mul", status);
-  RegisterBinary<DivOp, float, double, i32, i64>("RealDiv", status);
-  RegisterBinary<DivOp, float, double, i32, i64>("Div", status);
-  RegisterBinary<FloorDivOp, float, double, i32, i64>("FloorDiv", status);
-  RegisterBinary<FloorModOp, float, double, i32, i64>("FloorMod", status);
-  RegisterBinary<MaximumOp, float, double, i32, i64>("Maximum", status);
-  RegisterBinary<MinimumOp, float, double, i32, i64>("Minimum", status);
-  RegisterBinary<PowOp, float, double>("Pow", status);
-  RegisterBinary<SquaredDifferenceOp, float, double, i32, i64>("SquaredDifference", status);
-  RegisterBinary<LessOp, float, double, i32, i64>("Less", status);
-  RegisterBinary<LessEqualOp, float, double, i32, i64>("LessEqual", status);
-  RegisterBinary<GreaterOp, float, double, i32, i64>("Greater", status);
-  RegisterBinary<GreaterEqualOp, float, double, i32, i64>("GreaterEqual", status);
-  RegisterBinary<EqualOp, float, double, i32, i64, bool>("Equal", status);
-  RegisterBinary<NotEqualOp, float, double, i32, i64, bool>("NotEqual", status);
+  RegisterBinary<AddOp, Reals>("AddV2", status);
+  RegisterBinary<AddOp, Reals>("Add", status);
+  RegisterBinary<SubOp, Reals>("Sub", status);
+  RegisterBinary<MulOp, Reals>("Mul", status);
+  // TensorFlow has no integer RealDiv kernel on the CPU; ours divides as Div does.
+  RegisterBinary<DivOp, Reals>("RealDiv", status);
+  RegisterBinary<DivOp, Reals>("Div", status);
+  RegisterBinary<FloorDivOp, Reals>("FloorDiv", status);
+  RegisterBinary<FloorModOp, Reals>("FloorMod", status);
+  RegisterBinary<MaximumOp, Reals>("Maximum", status);
+  RegisterBinary<MinimumOp, Reals>("Minimum", status);
+  RegisterBinary<PowOp, PowTypes>("Pow", status);
+  RegisterBinary<SquaredDifferenceOp, SquaredDifferenceTypes>("SquaredDifference", status);
+  RegisterBinary<LessOp, Reals>("Less", status);
+  RegisterBinary<LessEqualOp, Reals>("LessEqual", status);
+  RegisterBinary<GreaterOp, Reals>("Greater", status);
+  RegisterBinary<GreaterEqualOp, Reals>("GreaterEqual", status);
+  RegisterBinary<EqualOp, RealAndBoolTypes>("Equal", status);
+  RegisterBinary<NotEqualOp, RealAndBoolTypes>("NotEqual", status);
   RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
 
-  RegisterForTypes<Ternary<SelectOp>::Kernel, float, double, i32, i64, bool>("SelectV2", status);
-  RegisterForTypes<Ternary<ClipOp>::Kernel, float, double, i32, i64>("ClipByValue", status);
-  RegisterForTypes<AddNKernel, float, double, i32, i64>("AddN", status);
-  RegisterUnary<NegOp, float, double, i32, i64>("Neg", status);
-  RegisterUnary<ReluOp, float, double, i32, i64>("Relu", status);
-  RegisterUnary<Relu6Op, float, double, i32, i64>("Relu6", status);
-  RegisterUnary<AbsOp, float, double, i32, i64>("Abs", status);
-  RegisterUnary<SignOp, float, double, i32, i64>("Sign", status);
-  RegisterUnary<SquareOp, float, double, i32, i64>("Square", status);
-  RegisterUnary<ReciprocalOp, float, double>("Reciprocal", status);
-  RegisterUnary<ExpOp, float, double>("Exp", status);
-  RegisterUnary<LogOp, float, double>("Log", status);
-  RegisterUnary<Log1pOp, float, double>("Log1p", status);
-  RegisterUnary<SqrtOp, float, double>("Sqrt", status);
-  RegisterUnary<RsqrtOp, float, double>("Rsqrt", status);
-  RegisterUnary<TanhOp, float, double>("Tanh", status);
-  RegisterUnary<SigmoidOp, float, double>("Sigmoid", status);
-  RegisterUnary<ErfOp, float, double>("Erf", status);
-  RegisterUnary<SoftplusOp, float, double>("Softplus", status);
-  RegisterUnary<EluOp, float, double>("Elu", status);
-  RegisterUnary<SeluOp, float, double>("Selu", status);
+  RegisterForTypes<Ternary<SelectOp>::Kernel>("SelectV2", RealAndBoolTypes(), status);
+  RegisterForTypes<Ternary<ClipOp>::Kernel>("ClipByValue", ClipTypes(), status);
+  RegisterForTypes<AddNKernel>("AddN", Reals(), status);
+  RegisterUnary<NegOp, Signed>("Neg", status);
+  RegisterUnary<ReluOp, Reals>("Relu", status);
+  RegisterUnary<Relu6Op, Reals>("Relu6", status);
+  RegisterUnary<AbsOp, Signed>("Abs", status);
+  RegisterUnary<SignOp, Signed>("Sign", status);
+  RegisterUnary<SquareOp, Reals>("Square", status);
+  RegisterUnary<ReciprocalOp, Floats>("Reciprocal", status);
+  RegisterUnary<ExpOp, Floats>("Exp", status);
+  RegisterUnary<LogOp, Floats>("Log", status);
+  RegisterUnary<Log1pOp, Floats>("Log1p", status);
+  RegisterUnary<SqrtOp, Floats>("Sqrt", status);
+  RegisterUnary<RsqrtOp, Floats>("Rsqrt", status);
+  RegisterUnary<TanhOp, Floats>("Tanh", status);
+  RegisterUnary<SigmoidOp, Floats>("Sigmoid", status);
+  RegisterUnary<ErfOp, Floats>("Erf", status);
+  RegisterUnary<SoftplusOp, Floats>("Softplus", status);
+  RegisterUnary<EluOp, Floats>("Elu", status);
+  RegisterUnary<SeluOp, Floats>("Selu", status);
 }
 
 }  // namespace cpu

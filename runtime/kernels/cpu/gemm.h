@@ -1,11 +1,16 @@
 // Row-major GEMM, C = op(A) @ op(B): float and double through OpenBLAS (the
-// scipy-openblas32 wheel, whose CBLAS symbols carry a scipy_ prefix), integer types
-// through a plain loop ordered for cache-friendly access.
+// scipy-openblas32 wheel, whose CBLAS symbols carry a scipy_ prefix), half and
+// bfloat16 as float GEMMs rounded once at the end, integer types through a plain loop
+// ordered for cache-friendly access (wrapping on overflow).
 #pragma once
 
 #include <cblas.h>
 
 #include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "dtypes.h"
 
 namespace opgen {
 namespace cpu {
@@ -24,16 +29,26 @@ inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double
 
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  for (int64_t i = 0; i < m * n; ++i) c[i] = T(0);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t p = 0; p < k; ++p) {
-      const T av = ta ? a[p * m + i] : a[i * k + p];
-      T* row = c + i * n;
-      if (tb) {
-        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + p];
-      } else {
-        const T* brow = b + p * n;
-        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+  if constexpr (kIsFloat16<T>) {
+    std::vector<float> fa(static_cast<size_t>(m * k)), fb(static_cast<size_t>(k * n)),
+        fc(static_cast<size_t>(m * n));
+    for (size_t i = 0; i < fa.size(); ++i) fa[i] = Widen(a[i]);
+    for (size_t i = 0; i < fb.size(); ++i) fb[i] = Widen(b[i]);
+    Gemm(ta, tb, m, n, k, fa.data(), fb.data(), fc.data());
+    for (size_t i = 0; i < fc.size(); ++i) c[i] = Narrow<T>(fc[i]);
+    return;
+  } else {
+    for (int64_t i = 0; i < m * n; ++i) c[i] = T(0);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t p = 0; p < k; ++p) {
+        const T av = ta ? a[p * m + i] : a[i * k + p];
+        T* row = c + i * n;
+        if (tb) {
+          for (int64_t j = 0; j < n; ++j) row[j] = WrappingAdd(row[j], WrappingMul(av, b[j * k + p]));
+        } else {
+          const T* brow = b + p * n;
+          for (int64_t j = 0; j < n; ++j) row[j] = WrappingAdd(row[j], WrappingMul(av, brow[j]));
+        }
       }
     }
   }

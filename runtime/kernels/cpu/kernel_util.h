@@ -11,16 +11,10 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
+#include "dtypes.h"
 
 namespace opgen {
 namespace cpu {
-
-template <typename T> struct DtypeOf;
-template <> struct DtypeOf<float> { static constexpr TF_DataType value = TF_FLOAT; };
-template <> struct DtypeOf<double> { static constexpr TF_DataType value = TF_DOUBLE; };
-template <> struct DtypeOf<int32_t> { static constexpr TF_DataType value = TF_INT32; };
-template <> struct DtypeOf<int64_t> { static constexpr TF_DataType value = TF_INT64; };
-template <> struct DtypeOf<bool> { static constexpr TF_DataType value = TF_BOOL; };
 
 struct StatusDeleter { void operator()(TF_Status* s) const { TF_DeleteStatus(s); } };
 using StatusPtr = std::unique_ptr<TF_Status, StatusDeleter>;
@@ -143,13 +137,10 @@ inline bool GetBoolAttr(TF_OpKernelConstruction* ctx, const char* name) {
   return v != 0;
 }
 
-// Registers Kernel<T>::Compute for each T.
+// Registers Kernel<T>::Compute for `op` with attr "T" = T, for each T of the list.
 template <template <typename> class Kernel, typename... Ts>
-void RegisterForTypes(const char* op, TF_Status* status) {
-  (void)std::initializer_list<int>{
-      (TF_GetCode(status) == TF_OK
-           ? (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status), 0)
-           : 0)...};
+void RegisterForTypes(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status), ...);
 }
 
 // The family registrations, one per file.

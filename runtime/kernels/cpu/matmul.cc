@@ -54,7 +54,7 @@ struct MatMulKernel {
     if (!c || m * n == 0) return;
     if (k == 0) {
       T* cp = Data<T>(c);
-      for (int64_t i = 0; i < m * n; ++i) cp[i] = T(0);
+      for (int64_t i = 0; i < m * n; ++i) cp[i] = Narrow<T>(0);
       return;
     }
     Gemm(attrs->transpose_a, attrs->transpose_b, m, n, k, Data<T>(a), Data<T>(b), Data<T>(c));
@@ -124,7 +124,7 @@ struct BatchMatMulKernel {
       }
       T* out = zp + b * m * n;
       if (k == 0) {
-        for (int64_t i = 0; i < m * n; ++i) out[i] = T(0);
+        for (int64_t i = 0; i < m * n; ++i) out[i] = Narrow<T>(0);
       } else {
         Gemm(attrs->adj_x, attrs->adj_y, m, n, k, xp + xo * m * k, yp + yo * k * n, out);
       }
@@ -136,22 +136,29 @@ struct BatchMatMulKernel {
   }
 };
 
-template <typename T>
-void Register(TF_Status* status) {
-  if (TF_GetCode(status) != TF_OK) return;
-  RegisterKernel("MatMul", "T", DtypeOf<T>::value, &MatMulKernel<T>::Compute, status,
-                 CreateMatMul, DeleteMatMul);
-  RegisterKernel("BatchMatMulV2", "T", DtypeOf<T>::value, &BatchMatMulKernel<T>::Compute, status,
-                 CreateBatchMatMul, DeleteBatchMatMul);
+template <typename... Ts>
+void RegisterMatMul(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel("MatMul", "T", DtypeOf<Ts>::value, &MatMulKernel<Ts>::Compute, status,
+                  CreateMatMul, DeleteMatMul),
+   ...);
 }
+
+template <typename... Ts>
+void RegisterBatchMatMul(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel("BatchMatMulV2", "T", DtypeOf<Ts>::value, &BatchMatMulKernel<Ts>::Compute,
+                  status, CreateBatchMatMul, DeleteBatchMatMul),
+   ...);
+}
+
+// TensorFlow's CPU types, less complex (MatMul's OpDef has no int16).
+using MatMulTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
+using BatchMatMulTypes = Concat<MatMulTypes, Types<int16_t>>;
 
 }  // namespace
 
 void RegisterMatMulKernels(TF_Status* status) {
-  Register<float>(status);
-  Register<double>(status);
-  Register<int32_t>(status);
-  Register<int64_t>(status);
+  RegisterMatMul(MatMulTypes(), status);
+  RegisterBatchMatMul(BatchMatMulTypes(), status);
 }
 
 }  // namespace cpu

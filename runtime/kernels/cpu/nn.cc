@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -12,37 +13,42 @@ namespace {
 // One pass for the max, one for the sum of exponentials, one to write: numerically
 // stable for large logits.
 template <bool kLog>
-struct SoftmaxKernel {
+struct Softmax {
   template <typename T>
-  static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr logits = Input(ctx, 0);
-    if (!logits) return;
-    std::vector<int64_t> dims = Dims(logits.get());
-    if (dims.empty()) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "logits must have rank >= 1, got a scalar");
-      return;
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
-    if (!output) return;
-    const int64_t depth = dims.back();
-    const int64_t rows = depth == 0 ? 0 : NumElements(dims) / depth;
-    const T* in = Data<T>(logits);
-    T* out = Data<T>(output);
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* x = in + r * depth;
-      T* y = out + r * depth;
-      T max = x[0];
-      for (int64_t i = 1; i < depth; ++i) max = x[i] > max ? x[i] : max;
-      T sum = 0;
-      for (int64_t i = 0; i < depth; ++i) sum += std::exp(x[i] - max);
-      if constexpr (kLog) {
-        const T log_sum = std::log(sum);
-        for (int64_t i = 0; i < depth; ++i) y[i] = x[i] - max - log_sum;
-      } else {
-        for (int64_t i = 0; i < depth; ++i) y[i] = std::exp(x[i] - max) / sum;
+  struct Kernel {
+    static void Compute(void*, TF_OpKernelContext* ctx) {
+      TensorPtr logits = Input(ctx, 0);
+      if (!logits) return;
+      std::vector<int64_t> dims = Dims(logits.get());
+      if (dims.empty()) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "logits must have rank >= 1, got a scalar");
+        return;
       }
+      TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+      if (!output) return;
+      const int64_t depth = dims.back();
+      const int64_t rows = depth == 0 ? 0 : NumElements(dims) / depth;
+      const T* in = Data<T>(logits);
+      T* out = Data<T>(output);
+      using C = ComputeType<T>;
+      ParallelFor(rows, [=](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const T* x = in + r * depth;
+          T* y = out + r * depth;
+          C max = Widen(x[0]);
+          for (int64_t i = 1; i < depth; ++i) max = Widen(x[i]) > max ? Widen(x[i]) : max;
+          C sum = 0;
+          for (int64_t i = 0; i < depth; ++i) sum += std::exp(Widen(x[i]) - max);
+          if constexpr (kLog) {
+            const C log_sum = std::log(sum);
+            for (int64_t i = 0; i < depth; ++i) y[i] = Narrow<T>(Widen(x[i]) - max - log_sum);
+          } else {
+            for (int64_t i = 0; i < depth; ++i) y[i] = Narrow<T>(std::exp(Widen(x[i]) - max) / sum);
+          }
+        }
+      }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(depth, 1)));
     }
-  }
+  };
 };
 
 struct BiasAddAttrs { bool channels_first = false; };
@@ -73,7 +79,7 @@ struct BiasAddKernel {
       return;
     }
     TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
-    if (!output) return;
+    if (!output || NumElements(dims) == 0) return;
     const int64_t channels = dims[channel_axis];
     int64_t inner = 1;
     for (size_t d = channel_axis + 1; d < dims.size(); ++d) inner *= dims[d];
@@ -81,7 +87,14 @@ struct BiasAddKernel {
     const T* x = Data<T>(value);
     const T* b = Data<T>(bias);
     T* y = Data<T>(output);
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] + b[(i / inner) % channels];
+    const int64_t rows = n / (channels * inner);
+    ParallelFor(rows * channels, [=](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {  // r: one run of `inner` values of one channel
+        const T bias = b[r % channels];
+        for (int64_t i = r * inner; i < (r + 1) * inner; ++i)
+          y[i] = Narrow<T>(WrappingAdd(Widen(x[i]), Widen(bias)));
+      }
+    }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(inner, 1)));
   }
 };
 
@@ -187,19 +200,21 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   AllocateOutput<float>(ctx, 5, {0});
 }
 
+template <typename... Ts>
+void RegisterBiasAdd(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel("BiasAdd", "T", DtypeOf<Ts>::value, &BiasAddKernel<Ts>::Compute, status,
+                  CreateBiasAdd, DeleteBiasAdd),
+   ...);
+}
+
 }  // namespace
 
 void RegisterNnKernels(TF_Status* status) {
   RegisterKernel2("FusedBatchNormV3", "T", TF_FLOAT, "U", TF_FLOAT, BatchNormCompute, status,
                   CreateBatchNorm, DeleteBatchNorm);
-  RegisterKernel("Softmax", "T", TF_FLOAT, &SoftmaxKernel<false>::Compute<float>, status);
-  RegisterKernel("Softmax", "T", TF_DOUBLE, &SoftmaxKernel<false>::Compute<double>, status);
-  RegisterKernel("LogSoftmax", "T", TF_FLOAT, &SoftmaxKernel<true>::Compute<float>, status);
-  RegisterKernel("LogSoftmax", "T", TF_DOUBLE, &SoftmaxKernel<true>::Compute<double>, status);
-  RegisterKernel("BiasAdd", "T", TF_FLOAT, &BiasAddKernel<float>::Compute, status, CreateBiasAdd, DeleteBiasAdd);
-  RegisterKernel("BiasAdd", "T", TF_DOUBLE, &BiasAddKernel<double>::Compute, status, CreateBiasAdd, DeleteBiasAdd);
-  RegisterKernel("BiasAdd", "T", TF_INT32, &BiasAddKernel<int32_t>::Compute, status, CreateBiasAdd, DeleteBiasAdd);
-  RegisterKernel("BiasAdd", "T", TF_INT64, &BiasAddKernel<int64_t>::Compute, status, CreateBiasAdd, DeleteBiasAdd);
+  RegisterForTypes<Softmax<false>::Kernel>("Softmax", FloatTypes(), status);
+  RegisterForTypes<Softmax<true>::Kernel>("LogSoftmax", FloatTypes(), status);
+  RegisterBiasAdd(RealTypes(), status);
 }
 
 }  // namespace cpu

@@ -1,8 +1,11 @@
 // Reductions over a set of axes (Sum, Mean, Max, Min, Prod) and ArgMax / ArgMin.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -24,22 +27,174 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+// Reducers combine accumulator values (see AccumulatorOf); integer sums and products
+// wrap, float maxima and minima propagate NaN, as TensorFlow's do.
 struct SumReducer {
-  template <typename T> static T Init() { return T(0); }
-  template <typename T> static T Combine(T a, T b) { return a + b; }
+  template <typename A> static A Init() { return A(0); }
+  template <typename A> static A Combine(A a, A b) { return WrappingAdd(a, b); }
 };
 struct ProdReducer {
-  template <typename T> static T Init() { return T(1); }
-  template <typename T> static T Combine(T a, T b) { return a * b; }
+  template <typename A> static A Init() { return A(1); }
+  template <typename A> static A Combine(A a, A b) { return WrappingMul(a, b); }
 };
 struct MaxReducer {
-  template <typename T> static T Init() { return std::numeric_limits<T>::lowest(); }
-  template <typename T> static T Combine(T a, T b) { return b > a ? b : a; }
+  template <typename A> static A Init() {
+    if constexpr (kIsFloating<A>) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  template <typename A> static A Combine(A a, A b) { return b > a || b != b ? b : a; }
 };
 struct MinReducer {
-  template <typename T> static T Init() { return std::numeric_limits<T>::max(); }
-  template <typename T> static T Combine(T a, T b) { return b < a ? b : a; }
+  template <typename A> static A Init() {
+    if constexpr (kIsFloating<A>) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  template <typename A> static A Combine(A a, A b) { return b < a || b != b ? b : a; }
 };
+
+// What values of T are reduced in: float for half and bfloat16; for integer means a
+// 64-bit sum, so that the mean of int8 values is right where their int8 sum would
+// wrap (TensorFlow's result); T otherwise.
+template <typename T, bool kMean>
+using AccumulatorOf =
+    std::conditional_t<kMean && kIsInteger<T>,
+                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>, ComputeType<T>>;
+
+// Floating-point sums are split in halves down to blocks of this many elements (as
+// numpy's pairwise summation does), so the rounding error grows with log(n), not n.
+constexpr int64_t kPairwiseBlock = 4096;
+
+// Reduces x[0..n) with Reducer. Independent accumulators, one per lane, let the
+// compiler keep them in vector registers.
+template <typename Reducer, typename A, typename T>
+A ReduceContiguous(const T* x, int64_t n) {
+  constexpr bool kPairwise = kIsFloating<T> && std::is_same_v<Reducer, SumReducer>;
+  if (kPairwise && n > kPairwiseBlock) {
+    const int64_t half = n / 2 / 64 * 64;
+    return ReduceContiguous<Reducer, A>(x, half) + ReduceContiguous<Reducer, A>(x + half, n - half);
+  }
+  constexpr int kLanes = std::max<int>(8, 128 / static_cast<int>(sizeof(A)));
+  A lanes[kLanes];
+  for (A& lane : lanes) lane = Reducer::template Init<A>();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Reducer::Combine(lanes[j], A(Widen(x[i + j])));
+  A acc = Reducer::template Init<A>();
+  for (; i < n; ++i) acc = Reducer::Combine(acc, A(Widen(x[i])));
+  for (int step = kLanes / 2; step > 0; step /= 2)  // a tree, for the sum's rounding
+    for (int j = 0; j < step; ++j) lanes[j] = Reducer::Combine(lanes[j], lanes[j + step]);
+  return Reducer::Combine(lanes[0], acc);
+}
+
+// All of x[0..n) across threads: one partial result per chunk, combined in order.
+template <typename Reducer, typename A, typename T>
+A ReduceAll(const T* x, int64_t n) {
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(ParallelWorkers(), n / kParallelThreshold));
+  if (chunks == 1) return ReduceContiguous<Reducer, A>(x, n);
+  std::vector<A> partial(chunks);
+  const int64_t step = (n + chunks - 1) / chunks;
+  RunTasks(chunks, [&](int64_t c) {
+    const int64_t begin = std::min(n, c * step), end = std::min(n, begin + step);
+    partial[c] = ReduceContiguous<Reducer, A>(x + begin, end - begin);
+  });
+  A acc = partial[0];
+  for (int64_t c = 1; c < chunks; ++c) acc = Reducer::Combine(acc, partial[c]);
+  return acc;
+}
+
+// The input seen as [outer, reduced, inner] blocks, after merging neighbouring dims
+// that are both reduced or both kept. `pattern` lists the merged dims' sizes, with
+// `reduced` telling which are reduced; size-1 dims are dropped.
+struct ReductionLayout {
+  std::vector<int64_t> sizes;
+  std::vector<bool> reduced;
+};
+
+ReductionLayout MergeDims(const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
+  ReductionLayout layout;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    if (!layout.sizes.empty() && layout.reduced.back() == reduced[d]) {
+      layout.sizes.back() *= dims[d];
+    } else {
+      layout.sizes.push_back(dims[d]);
+      layout.reduced.push_back(reduced[d]);
+    }
+  }
+  return layout;
+}
+
+// out[o * inner + j] = reduction over r of in[(o * rows + r) * inner + j]: rows of
+// `inner` values combined element-wise, a loop that vectorises across j.
+template <typename Reducer, typename A, typename T>
+void ReduceColumns(const T* in, int64_t outer, int64_t rows, int64_t inner, A* out) {
+  const int64_t total = outer * inner;
+  ParallelFor(total, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin / inner; o * inner < end; ++o) {
+      const int64_t j0 = std::max(begin, o * inner) - o * inner;
+      const int64_t j1 = std::min(end, (o + 1) * inner) - o * inner;
+      A* __restrict acc = out + o * inner;
+      for (int64_t j = j0; j < j1; ++j) acc[j] = Reducer::template Init<A>();
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* __restrict row = in + (o * rows + r) * inner;
+        for (int64_t j = j0; j < j1; ++j) acc[j] = Reducer::Combine(acc[j], A(Widen(row[j])));
+      }
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(rows, 1)));
+}
+
+// Any other layout: every input element added into its output slot, one at a time.
+template <typename Reducer, typename A, typename T>
+void ReduceGeneral(const T* in, const std::vector<int64_t>& dims, const std::vector<bool>& reduced,
+                   A* out, int64_t out_n) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> kept(rank);
+  for (int64_t d = 0; d < rank; ++d) kept[d] = reduced[d] ? 1 : dims[d];
+  const std::vector<int64_t> kept_strides = Strides(kept);
+  for (int64_t i = 0; i < out_n; ++i) out[i] = Reducer::template Init<A>();
+  std::vector<int64_t> index(rank, 0);
+  const int64_t in_n = NumElements(dims);
+  for (int64_t i = 0; i < in_n; ++i) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d) if (!reduced[d]) o += index[d] * kept_strides[d];
+    out[o] = Reducer::Combine(out[o], A(Widen(in[i])));
+    for (int64_t d = rank; d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// Reduces `in` into out[0..out_n) in the compute type, choosing the loop by layout.
+template <typename Reducer, typename A, typename T>
+void ReduceInto(const T* in, const std::vector<int64_t>& dims, const std::vector<bool>& reduced,
+                A* out, int64_t out_n) {
+  const ReductionLayout l = MergeDims(dims, reduced);
+  const size_t k = l.sizes.size();
+  if (out_n == 0) return;
+  if (NumElements(dims) == 0) {  // an empty reduction: the reducer's identity
+    for (int64_t i = 0; i < out_n; ++i) out[i] = Reducer::template Init<A>();
+  } else if (k == 0 || (k == 1 && !l.reduced[0])) {  // nothing reduced
+    for (int64_t i = 0; i < out_n; ++i) out[i] = A(Widen(in[i]));
+  } else if (k == 1) {  // everything
+    out[0] = ReduceAll<Reducer, A>(in, l.sizes[0]);
+  } else if (k == 2 && l.reduced[1]) {  // [kept, reduced]: one row per output
+    const int64_t rows = l.sizes[0], len = l.sizes[1];
+    if (rows < ParallelWorkers()) {
+      for (int64_t r = 0; r < rows; ++r) out[r] = ReduceAll<Reducer, A>(in + r * len, len);
+    } else {
+      ParallelFor(rows, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) out[r] = ReduceContiguous<Reducer, A>(in + r * len, len);
+      }, std::max<int64_t>(1, kParallelThreshold / len));
+    }
+  } else if (k == 2) {  // [reduced, kept]
+    ReduceColumns<Reducer, A>(in, 1, l.sizes[0], l.sizes[1], out);
+  } else if (k == 3 && !l.reduced[0]) {  // [kept, reduced, kept]
+    ReduceColumns<Reducer, A>(in, l.sizes[0], l.sizes[1], l.sizes[2], out);
+  } else {
+    ReduceGeneral<Reducer, A>(in, dims, reduced, out, out_n);
+  }
+}
 
 struct ReduceAttrs { bool keep_dims = false; };
 
@@ -66,34 +221,34 @@ struct Reduce {
     std::vector<bool> reduced(rank, false);
     for (int64_t a : axes) reduced[a] = true;
     // The output keeps unreduced dims; reduced ones become 1 (dropped unless keep_dims).
-    std::vector<int64_t> kept(rank), out_dims;
+    std::vector<int64_t> out_dims;
     int64_t reduce_count = 1;
     for (int64_t d = 0; d < rank; ++d) {
-      kept[d] = reduced[d] ? 1 : dims[d];
       if (reduced[d]) reduce_count *= dims[d];
-      if (!reduced[d] || keep_dims) out_dims.push_back(kept[d]);
+      if (!reduced[d] || keep_dims) out_dims.push_back(reduced[d] ? 1 : dims[d]);
     }
     TensorPtr output = AllocateOutput<T>(ctx, 0, out_dims);
     if (!output) return;
+    const int64_t out_n = NumElements(out_dims);
     T* out = Data<T>(output);
-    const T* in = Data<T>(input);
-    const int64_t out_n = NumElements(kept), in_n = NumElements(dims);
-    for (int64_t i = 0; i < out_n; ++i) out[i] = Reducer::template Init<T>();
-    const std::vector<int64_t> kept_strides = Strides(kept);
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < in_n; ++i) {
-      int64_t o = 0;
-      for (int64_t d = 0; d < rank; ++d) if (!reduced[d]) o += index[d] * kept_strides[d];
-      out[o] = Reducer::Combine(out[o], in[i]);
-      for (int64_t d = rank; d-- > 0;) {
-        if (++index[d] < dims[d]) break;
-        index[d] = 0;
-      }
+    // Results are made in the accumulator type, in place when that is T itself.
+    using A = AccumulatorOf<T, kMean>;
+    std::vector<A> wide;
+    A* acc = nullptr;
+    if constexpr (std::is_same_v<A, T>) {
+      acc = out;
+    } else {
+      wide.resize(out_n);
+      acc = wide.data();
     }
+    ReduceInto<Reducer, A>(Data<T>(input), dims, reduced, acc, out_n);
     if constexpr (kMean) {
-      if (reduce_count > 0)
-        for (int64_t i = 0; i < out_n; ++i) out[i] = out[i] / static_cast<T>(reduce_count);
+      // Integer means truncate, as TensorFlow's do; an empty integer mean stays 0.
+      if (kIsFloating<T> || reduce_count > 0)
+        for (int64_t i = 0; i < out_n; ++i) acc[i] = acc[i] / static_cast<A>(reduce_count);
     }
+    if constexpr (!std::is_same_v<A, T>)
+      for (int64_t i = 0; i < out_n; ++i) out[i] = Narrow<T>(static_cast<ComputeType<T>>(acc[i]));
   }
 };
 
@@ -131,7 +286,7 @@ struct ArgReduce {
         const T* base = in + o * dims[a] * inner + i;
         int64_t best = 0;
         for (int64_t k = 1; k < dims[a]; ++k) {
-          T v = base[k * inner], b = base[best * inner];
+          const ComputeType<T> v = Widen(base[k * inner]), b = Widen(base[best * inner]);
           if (kMax ? v > b : v < b) best = k;
         }
         out[o * inner + i] = static_cast<Out>(best);
@@ -148,12 +303,9 @@ void RegisterReduce(const char* op, TF_Status* status) {
                   &Reduce<Reducer, kMean>::template Compute<T>, status, CreateReduce, DeleteReduce);
 }
 
-template <typename Reducer, bool kMean>
-void RegisterReduceAll(const char* op, TF_Status* status) {
-  RegisterReduce<Reducer, kMean, float>(op, status);
-  RegisterReduce<Reducer, kMean, double>(op, status);
-  RegisterReduce<Reducer, kMean, int32_t>(op, status);
-  RegisterReduce<Reducer, kMean, int64_t>(op, status);
+template <typename Reducer, bool kMean, typename... Ts>
+void RegisterReduceAll(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterReduce<Reducer, kMean, Ts>(op, status), ...);
 }
 
 template <bool kMax, typename T>
@@ -175,24 +327,21 @@ void RegisterArg(const char* op, TF_Status* status) {
   }
 }
 
-template <bool kMax>
-void RegisterArgAll(const char* op, TF_Status* status) {
-  RegisterArg<kMax, float>(op, status);
-  RegisterArg<kMax, double>(op, status);
-  RegisterArg<kMax, int32_t>(op, status);
-  RegisterArg<kMax, int64_t>(op, status);
+template <bool kMax, typename... Ts>
+void RegisterArgAll(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterArg<kMax, Ts>(op, status), ...);
 }
 
 }  // namespace
 
 void RegisterReductionKernels(TF_Status* status) {
-  RegisterReduceAll<SumReducer, false>("Sum", status);
-  RegisterReduceAll<SumReducer, true>("Mean", status);
-  RegisterReduceAll<ProdReducer, false>("Prod", status);
-  RegisterReduceAll<MaxReducer, false>("Max", status);
-  RegisterReduceAll<MinReducer, false>("Min", status);
-  RegisterArgAll<true>("ArgMax", status);
-  RegisterArgAll<false>("ArgMin", status);
+  RegisterReduceAll<SumReducer, false>("Sum", RealTypes(), status);
+  RegisterReduceAll<SumReducer, true>("Mean", RealTypes(), status);
+  RegisterReduceAll<ProdReducer, false>("Prod", RealTypes(), status);
+  RegisterReduceAll<MaxReducer, false>("Max", RealTypes(), status);
+  RegisterReduceAll<MinReducer, false>("Min", RealTypes(), status);
+  RegisterArgAll<true>("ArgMax", RealAndBoolTypes(), status);
+  RegisterArgAll<false>("ArgMin", RealAndBoolTypes(), status);
 }
 
 }  // namespace cpu

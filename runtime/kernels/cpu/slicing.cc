@@ -331,7 +331,7 @@ struct RangeKernel {
 }  // namespace
 
 void RegisterSlicingKernels(TF_Status* status) {
-  for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL}) {
+  for (TF_DataType t : kAllFixedSizeTypes) {
     for (TF_DataType index : {TF_INT32, TF_INT64}) {
       RegisterKernel2("Slice", "T", t, "Index", index, SliceCompute, status);
       RegisterKernel2("Pad", "T", t, "Tpaddings", index, PadCompute, status);
@@ -348,7 +348,7 @@ void RegisterSlicingKernels(TF_Status* status) {
       }
     }
   }
-  for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL})
+  for (TF_DataType t : kAllFixedSizeTypes)
     for (TF_DataType index : {TF_INT32, TF_INT64})
       RegisterKernel2("StridedSlice", "T", t, "Index", index, StridedSliceCompute, status,
                       CreateStridedSlice, DeleteStridedSlice);

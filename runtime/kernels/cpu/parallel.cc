@@ -1,0 +1,138 @@
+// The worker pool behind ParallelFor: one thread per usable core but the caller's,
+// sleeping on a condition variable between jobs. One job runs at a time; its tasks are handed out
+// through an atomic counter, so a slow thread never holds the others back.
+#include "parallel.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int64_t threads) {
+    for (int64_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  }
+
+  // The threads are never joined: the pool lives until the process exits, and joining
+  // from a static destructor could deadlock with a library unloading at exit.
+  ~WorkerPool() {
+    for (std::thread& t : workers_) t.detach();
+  }
+
+  int64_t Size() const { return static_cast<int64_t>(workers_.size()) + 1; }
+
+  void Run(int64_t count, const std::function<void(int64_t)>& task) {
+    std::unique_lock<std::mutex> busy(submit_, std::try_to_lock);
+    if (!busy.owns_lock()) {  // another job is running: do this one here, alone
+      for (int64_t i = 0; i < count; ++i) task(i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = &task;
+      count_ = count;
+      next_.store(0);
+      pending_ = count;
+      ++generation_;
+    }
+    wake_.notify_all();
+    RunAvailable();
+    std::unique_lock<std::mutex> lock(mutex_);
+    // Workers still inside this job hold `task`: wait for them too.
+    done_.wait(lock, [this] { return pending_ == 0 && active_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  // Takes tasks until none are left; returns how many this thread ran.
+  int64_t TakeTasks(const std::function<void(int64_t)>& task, int64_t count) {
+    int64_t ran = 0;
+    for (int64_t i = next_.fetch_add(1); i < count; i = next_.fetch_add(1)) {
+      task(i);
+      ++ran;
+    }
+    return ran;
+  }
+
+  void RunAvailable() { Finish(TakeTasks(*task_, count_), false); }
+
+  void Finish(int64_t ran, bool worker) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ -= ran;
+    if (worker) --active_;
+    if (pending_ == 0 && active_ == 0) done_.notify_all();
+  }
+
+  void WorkerLoop() {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int64_t)>* task;
+      int64_t count;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        task = task_;
+        count = count_;
+        if (task != nullptr) ++active_;
+      }
+      if (task != nullptr) Finish(TakeTasks(*task, count), true);
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex submit_;  // held by the thread whose job the pool is running
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int64_t)>* task_ = nullptr;
+  int64_t count_ = 0;
+  int64_t pending_ = 0;  // tasks not yet finished
+  int64_t active_ = 0;   // workers that joined the current job and have not left it
+  uint64_t generation_ = 0;
+  std::atomic<int64_t> next_{0};
+};
+
+// OPGEN_NUM_THREADS if set, else the cores this process may run on (its affinity mask,
+// which containers and taskset narrow), else all of the machine's.
+int64_t ThreadCount() {
+  if (const char* env = std::getenv("OPGEN_NUM_THREADS")) {
+    const long n = std::strtol(env, nullptr, 10);
+    if (n >= 1) return n;
+  }
+#ifdef CPU_COUNT
+  cpu_set_t cores;
+  if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) > 0)
+    return CPU_COUNT(&cores);
+#endif
+  return std::max<int64_t>(1, std::thread::hardware_concurrency());
+}
+
+WorkerPool& Pool() {
+  // Leaked on purpose (see ~WorkerPool): worker threads may still be waiting at exit.
+  static WorkerPool* pool = new WorkerPool(ThreadCount() - 1);
+  return *pool;
+}
+
+}  // namespace
+
+int64_t ParallelWorkers() { return Pool().Size(); }
+
+void RunTasks(int64_t count, const std::function<void(int64_t)>& task) {
+  if (count <= 1 || ParallelWorkers() == 1) {
+    for (int64_t i = 0; i < count; ++i) task(i);
+    return;
+  }
+  Pool().Run(count, task);
+}
+
+}  // namespace cpu
+}  // namespace opgen
