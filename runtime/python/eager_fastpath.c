@@ -696,7 +696,8 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
         owned[made] = 1;
       }
       borrowed[made] = (char)is_borrowed;
-      total_bytes += rt.TF_TensorByteSize(inputs[made]);
+      if (slot->kind == SLOT_ARRAY) total_bytes += (size_t)PyArray_NBYTES((PyArrayObject*)items[i]);
+      else if (slot->kind == SLOT_TENSOR) total_bytes += rt.TF_TensorByteSize(inputs[made]);
     }
   }
   TF_Status* status = thread_status();
@@ -847,6 +848,9 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
     Py_DECREF(attr_items);
     return call_python_path(args, nargsf, kwnames);
   }
+  /* The resolver ran Python code: another thread may have changed a shared list. */
+  values = PySequence_Fast_ITEMS(inputs);
+  num_values = PySequence_Fast_GET_SIZE(inputs);
   Signature* sig = new_signature(values, num_values, attr_items, resolved);
   Py_DECREF(attr_items);
   Py_DECREF(resolved);
