@@ -26,7 +26,11 @@ inline void SetStatus(TF_Status* status, TF_Code code, const std::string& messag
   status->code = code;
   status->message = code == TF_OK ? std::string() : message;
 }
-inline void ClearStatus(TF_Status* status) { SetStatus(status, TF_OK, ""); }
+inline void ClearStatus(TF_Status* status) {
+  if (status == nullptr) return;
+  status->code = TF_OK;
+  status->message.clear();  // no allocation: ClearStatus runs several times per kernel call
+}
 
 // Reference-counted storage of a tensor's elements. Tensors, kernel inputs and eager
 // handles share one buffer instead of copying.

@@ -1,8 +1,11 @@
 // Per-thread caches of freed blocks for the small objects every op makes and drops:
 // tensors, their buffers and statuses. A small eager op makes about ten of them; that
 // is more than glibc keeps in its own per-thread cache, and its slower path then took
-// about 40% of the op (benchmarks/bench_eager_dispatch.py).
+// about 40% of the op (benchmarks/bench_eager_dispatch.py). Graph runs of many small
+// nodes make as many per node (benchmarks/bench_session_c.py).
 #pragma once
+
+#include <pthread.h>
 
 #include <cstddef>
 #include <new>
@@ -15,36 +18,70 @@ template <typename T>
 class ObjectCache {
  public:
   static void* Allocate(size_t size) {
-    Cache& c = Local();
-    if (size == sizeof(T) && c.count > 0) return c.blocks[--c.count];
+    Cache& c = t_cache;
+    if (size == sizeof(T) && c.head != nullptr) {
+      Block* b = c.head;
+      c.head = b->next;
+      --c.count;
+      return b;
+    }
     return ::operator new(size);
   }
   static void Release(void* block, size_t size) noexcept {
     if (block == nullptr) return;
-    Cache& c = Local();
-    if (size == sizeof(T) && c.open && c.count < kCapacity) {
-      c.blocks[c.count++] = block;
+    Cache& c = t_cache;
+    if (size == sizeof(T) && c.count < kCapacity && (c.state == kOpen || Open(&c))) {
+      Block* b = static_cast<Block*>(block);
+      b->next = c.head;
+      c.head = b;
+      ++c.count;
       return;
     }
     ::operator delete(block);
   }
 
  private:
-  static constexpr int kCapacity = 32;
+  static_assert(sizeof(T) >= sizeof(void*), "a cached block holds the free-list link");
+  static constexpr int kCapacity = 256;
+  enum State : int { kUnused = 0, kOpen = 1, kClosed = 2 };  // closed: the thread is exiting
+  struct Block { Block* next; };
+  // Plain data in the initial-exec TLS model: one TLS load per access, where a
+  // function-local thread_local with a destructor costs a __tls_get_addr call and a
+  // guard check (a third of the per-node time of small graph nodes). A pthread key
+  // empties the cache when the thread exits.
   struct Cache {
-    void* blocks[kCapacity];
-    int count = 0;
-    bool open = true;  // false once the thread's cache is gone (thread exit)
-    ~Cache() {
-      open = false;
-      while (count > 0) ::operator delete(blocks[--count]);
-    }
+    Block* head;
+    int count;
+    int state;
   };
-  static Cache& Local() {
-    static thread_local Cache cache;
-    return cache;
+  static thread_local Cache t_cache __attribute__((tls_model("initial-exec")));
+
+  static bool Open(Cache* c) {
+    if (c->state == kClosed) return false;
+    static const pthread_key_t key = [] {
+      pthread_key_t k;
+      pthread_key_create(&k, &Close);
+      return k;
+    }();
+    pthread_setspecific(key, c);
+    c->state = kOpen;
+    return true;
+  }
+  static void Close(void* p) {
+    Cache* c = static_cast<Cache*>(p);
+    c->state = kClosed;
+    while (c->head != nullptr) {
+      Block* next = c->head->next;
+      ::operator delete(c->head);
+      c->head = next;
+    }
+    c->count = 0;
   }
 };
+
+template <typename T>
+thread_local typename ObjectCache<T>::Cache ObjectCache<T>::t_cache
+    __attribute__((tls_model("initial-exec"))) = {nullptr, 0, 0};
 
 }  // namespace opgen
 

@@ -3,9 +3,13 @@
 #ifndef OPGEN_C_API_EXT_H_
 #define OPGEN_C_API_EXT_H_
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/eager/c_api.h"
 #include "tensorflow/c/ops.h"
+#include "tensorflow/c/tf_tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +58,53 @@ TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* ker
                                                    TF_Tensor* const* inputs, int num_inputs,
                                                    TF_Tensor** outputs, int num_outputs,
                                                    TF_Status* status);
+
+/* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
+ * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the
+ * values of constant inputs (the shape operand of Reshape, the axes of a reduction, ...),
+ * the number of outputs, and shapes built from a list of dims. Like the TF_ calls they are
+ * valid only while the shape function runs; errors go to `status` (TF_INVALID_ARGUMENT for
+ * a missing attr, an attr of another kind, or an index out of range). */
+
+/* Number of output tensors of the node (list outputs flattened). */
+TF_CAPI_EXPORT extern int64_t OPGEN_ShapeInferenceContextNumOutputs(TF_ShapeInferenceContext* ctx);
+
+/* A new handle of the shape with `num_dims` dims `dims[i]` (-1: unknown size), or of an
+ * unknown shape when `num_dims` is negative. Free it with TF_DeleteShapeHandle. */
+TF_CAPI_EXPORT extern TF_ShapeHandle* OPGEN_ShapeInferenceContextMakeShape(
+    TF_ShapeInferenceContext* ctx, const int64_t* dims, int num_dims);
+
+/* The value of input `i` when it is known while the graph is built (the input comes from
+ * a Const node): `*out` is a new tensor the caller frees with TF_DeleteTensor. When the
+ * value is not known, `*out` is NULL and the status is TF_OK. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetInputTensor(TF_ShapeInferenceContext* ctx,
+                                                                    int i, TF_Tensor** out,
+                                                                    TF_Status* status);
+
+/* The node's attr `attr_name`, of kind int, bool, string, list(int), shape or tensor.
+ * String and list values point into the context (valid while the shape function runs);
+ * a tensor is new, for the caller to free with TF_DeleteTensor. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrInt(TF_ShapeInferenceContext* ctx,
+                                                                const char* attr_name,
+                                                                int64_t* value, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrBool(TF_ShapeInferenceContext* ctx,
+                                                                 const char* attr_name,
+                                                                 unsigned char* value,
+                                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrString(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const char** value, size_t* length,
+    TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrIntList(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const int64_t** values,
+    int64_t* num_values, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrShape(TF_ShapeInferenceContext* ctx,
+                                                                  const char* attr_name,
+                                                                  TF_ShapeHandle* result,
+                                                                  TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInferenceContext* ctx,
+                                                                   const char* attr_name,
+                                                                   TF_Tensor** value,
+                                                                   TF_Status* status);
 
 #ifdef __cplusplus
 }
