@@ -51,7 +51,8 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
-  for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps}) {
+  for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
+                      opgen::RegisterPlaceholderOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -33,6 +33,7 @@ void RegisterMathOps(TF_Status* status);
 void RegisterElementwiseMathOps(TF_Status* status);
 void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
+void RegisterPlaceholderOps(TF_Status* status);
 
 // The common shapes of element-wise ops: "x, y -> z" and "x -> y" with one type attr
 // `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the OpDefs

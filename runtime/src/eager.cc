@@ -37,17 +37,6 @@ struct TFE_Op {
 
 namespace {
 
-// "/CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0", "CPU" -> "CPU".
-bool DeviceType(const std::string& name, std::string* type) {
-  if (name.empty()) { *type = "CPU"; return true; }
-  std::string last = name.substr(name.rfind('/') + 1);
-  if (last.compare(0, 7, "device:") == 0) last = last.substr(7);
-  size_t colon = last.find(':');
-  *type = last.substr(0, colon);
-  for (char& c : *type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return !type->empty();
-}
-
 opgen::AttrValue& SetAttr(TFE_Op* op, const char* name, opgen::AttrValue::Kind kind) {
   opgen::AttrValue& v = op->attrs[name];
   v = opgen::AttrValue();
@@ -136,7 +125,7 @@ const char* TFE_OpGetName(const TFE_Op* op, TF_Status* status) {
 
 void TFE_OpSetDevice(TFE_Op* op, const char* device_name, TF_Status* status) {
   std::string type;
-  if (!DeviceType(device_name ? device_name : "", &type)) {
+  if (!opgen::ParseDeviceType(device_name ? device_name : "", &type)) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      std::string("Malformed device name '") + device_name + "'");
     return;
@@ -256,7 +245,7 @@ void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_St
       return;
     }
     std::string device;
-    DeviceType(op->device, &device);
+    opgen::ParseDeviceType(op->device, &device);
     const opgen::KernelDef* kernel =
         opgen::KernelRegistry::Global().Find(def, device, attrs, status);
     if (kernel == nullptr) return;

@@ -56,7 +56,22 @@ std::vector<const OpDef*> OpRegistry::All() const {
 
 namespace {
 thread_local bool t_initializing = false;
+thread_local RegistrationLog* t_registration_log = nullptr;
+}  // namespace
+
+RegistrationLog* SetThreadRegistrationLog(RegistrationLog* log) {
+  RegistrationLog* previous = t_registration_log;
+  t_registration_log = log;
+  return previous;
 }
+
+namespace {
+void LogRegistration(const std::string& op_name, const TF_Status& status) {
+  if (t_registration_log == nullptr || t_initializing) return;
+  if (status.code == TF_OK) t_registration_log->registered.push_back(op_name);
+  else t_registration_log->failures.push_back(status.message);
+}
+}  // namespace
 
 bool EnsureRuntimeInitialized(TF_Status* status) {
   static std::once_flag once;
@@ -178,6 +193,13 @@ void OPGEN_OpDefinitionBuilderSetArgDescription(TF_OpDefinitionBuilder* builder,
 
 void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status) {
   std::unique_ptr<TF_OpDefinitionBuilder> owned(builder);
+  TF_Status local;
+  if (status == nullptr) status = &local;
+  struct Logger {
+    const std::string name;
+    TF_Status* status;
+    ~Logger() { opgen::LogRegistration(name, *status); }
+  } logger{builder->op.name, status};
   try {
     // Plugins may register before the built-ins are in; make sure they are first, so a
     // name clash is reported against the plugin rather than breaking the runtime.

@@ -27,6 +27,15 @@ class OpRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
+// What op registrations on one thread did while a log was installed there: TF_LoadLibrary
+// installs one around dlopen to learn which ops a plugin registered and which failed.
+struct RegistrationLog {
+  std::vector<std::string> registered;  // op names
+  std::vector<std::string> failures;    // error messages
+};
+// Installs `log` for the calling thread (nullptr: none); returns the previous one.
+RegistrationLog* SetThreadRegistrationLog(RegistrationLog* log);
+
 // Registers the built-in ops and CPU kernels once, on first use, and reports the
 // outcome (kept for later calls). Safe to call from registration code itself.
 bool EnsureRuntimeInitialized(TF_Status* status);

@@ -9,6 +9,7 @@
 namespace opgen {
 
 constexpr size_t kAlignment = 64;
+constexpr size_t kSmallTensorBytes = 64;
 
 static void FreeAligned(void* data, size_t, void*) { std::free(data); }
 
@@ -18,6 +19,14 @@ constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageThreshold = size_t{4} << 20;
 
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
+  // Small tensors (scalars, shapes, indices) take malloc's per-thread fast path: its
+  // 16-byte alignment suffices for every element type, and aligned_alloc would cost a
+  // slow path per allocation in graphs of many small nodes.
+  if (len <= kSmallTensorBytes) {
+    void* data = std::malloc(len == 0 ? 1 : len);
+    if (data == nullptr) return nullptr;
+    return new TensorBuffer(data, len, FreeAligned, nullptr);
+  }
   const size_t alignment = len >= kHugePageThreshold ? kHugePage : kAlignment;
   // aligned_alloc needs a size that is a multiple of the alignment, and not zero.
   size_t padded = ((len + alignment - 1) / alignment) * alignment;

@@ -692,3 +692,126 @@ TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
 }
 
 }  // namespace opgen
+
+// ---- NodeDef / GraphDef: writer and reader -------------------------------------------
+
+namespace opgen {
+
+std::string SerializeNodeDef(const NodeDefProto& node) {
+  Writer w;
+  w.OptionalString(1, node.name);
+  w.OptionalString(2, node.op);
+  for (const std::string& input : node.input) w.Bytes(3, input);
+  w.OptionalString(4, node.device);
+  // map<string, AttrValue>: one entry message (key = 1, value = 2) per attr, in key order
+  // so that the bytes are stable.
+  for (const auto& [name, value] : node.attr) {
+    Writer entry;
+    entry.Bytes(1, name);
+    entry.Bytes(2, SerializeAttrValue(value));
+    w.Bytes(5, entry.str());
+  }
+  return w.str();
+}
+
+std::string SerializeGraphDef(const GraphDefProto& graph) {
+  Writer w;
+  for (const NodeDefProto& node : graph.node) w.Bytes(1, SerializeNodeDef(node));
+  if (!graph.library.empty()) w.Bytes(2, graph.library);
+  Writer versions;
+  versions.OptionalVarint(1, static_cast<uint64_t>(static_cast<int64_t>(graph.producer)));
+  versions.OptionalVarint(2, static_cast<uint64_t>(static_cast<int64_t>(graph.min_consumer)));
+  if (!graph.bad_consumers.empty()) {
+    Writer packed;
+    for (int32_t c : graph.bad_consumers) packed.Varint(static_cast<uint64_t>(static_cast<int64_t>(c)));
+    versions.Bytes(3, packed.str());
+  }
+  // VersionDef is a message field: written (possibly empty) so readers see it is set.
+  w.Bytes(4, versions.str());
+  return w.str();
+}
+
+bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* error) {
+  *out = NodeDefProto();
+  std::string failed;
+  bool ok = ForEachField(bytes, [out, &failed](int field, int wire, Reader* r) {
+    std::string b;
+    switch (field) {
+      case 1: return ReadString(r, wire, &out->name);
+      case 2: return ReadString(r, wire, &out->op);
+      case 3:
+        if (!ReadString(r, wire, &b)) return false;
+        out->input.push_back(std::move(b));
+        return true;
+      case 4: return ReadString(r, wire, &out->device);
+      case 5: {
+        std::string key, value_bytes;
+        AttrValue value;
+        bool good = ReadString(r, wire, &b) &&
+                    ForEachField(b, [&](int f, int w, Reader* e) {
+                      if (f == 1) return ReadString(e, w, &key);
+                      if (f == 2) return ReadString(e, w, &value_bytes);
+                      return e->Skip(w);
+                    }) &&
+                    ParseAttrValue(value_bytes, &value, nullptr);
+        if (!good) {
+          failed = key.empty() ? "an attr" : "attr '" + key + "'";
+          return false;
+        }
+        out->attr[key] = std::move(value);  // a repeated key keeps the last, as protobuf does
+        return true;
+      }
+      default: return r->Skip(wire);
+    }
+  });
+  if (!ok && error != nullptr)
+    *error = "malformed NodeDef" + (out->name.empty() ? std::string() : " '" + out->name + "'") +
+             (failed.empty() ? "" : " (" + failed + ")");
+  return ok;
+}
+
+bool ParseGraphDef(const std::string& bytes, GraphDefProto* out, std::string* error) {
+  *out = GraphDefProto();
+  std::string node_error;
+  bool ok = ForEachField(bytes, [out, &node_error](int field, int wire, Reader* r) {
+    std::string b;
+    switch (field) {
+      case 1:
+        out->node.emplace_back();
+        return ReadString(r, wire, &b) && ParseNodeDef(b, &out->node.back(), &node_error);
+      case 2: {
+        // Several occurrences of a message field merge; for opaque bytes, concatenating
+        // the encodings is that merge.
+        if (!ReadString(r, wire, &b)) return false;
+        out->library += b;
+        return true;
+      }
+      case 4:
+        return ReadString(r, wire, &b) && ForEachField(b, [out](int f, int w, Reader* v) {
+                 int64_t x;
+                 switch (f) {
+                   case 1:
+                     if (!ReadInt64(v, w, &x)) return false;
+                     out->producer = static_cast<int32_t>(x);
+                     return true;
+                   case 2:
+                     if (!ReadInt64(v, w, &x)) return false;
+                     out->min_consumer = static_cast<int32_t>(x);
+                     return true;
+                   case 3: return ReadRepeated(v, w, &out->bad_consumers);
+                   default: return v->Skip(w);
+                 }
+               });
+      default: return r->Skip(wire);
+    }
+  });
+  if (!ok && error != nullptr) {
+    *error = !node_error.empty()
+                 ? node_error + " (node " + std::to_string(out->node.size() - 1) + ")"
+                 : "malformed GraphDef (truncated or corrupt after " +
+                       std::to_string(out->node.size()) + " nodes)";
+  }
+  return ok;
+}
+
+}  // namespace opgen
