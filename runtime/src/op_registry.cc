@@ -17,8 +17,12 @@
 namespace opgen {
 
 struct OpRegistry::Impl {
+  struct Entry {
+    std::unique_ptr<OpDef> def;
+    ShapeInferenceFn shape_fn = nullptr;
+  };
   mutable std::mutex mu;
-  std::map<std::string, std::unique_ptr<OpDef>> ops;
+  std::map<std::string, Entry> ops;
 };
 
 OpRegistry& OpRegistry::Global() {
@@ -30,27 +34,34 @@ OpRegistry& OpRegistry::Global() {
   return *registry;
 }
 
-void OpRegistry::Register(std::unique_ptr<OpDef> op, TF_Status* status) {
+void OpRegistry::Register(std::unique_ptr<OpDef> op, ShapeInferenceFn shape_fn,
+                          TF_Status* status) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->ops.count(op->name)) {
     SetStatus(status, TF_ALREADY_EXISTS, "Op '" + op->name + "' is already registered");
     return;
   }
   const std::string name = op->name;
-  impl_->ops.emplace(name, std::move(op));
+  impl_->ops.emplace(name, Impl::Entry{std::move(op), shape_fn});
   ClearStatus(status);
 }
 
 const OpDef* OpRegistry::Find(const std::string& name) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto it = impl_->ops.find(name);
-  return it == impl_->ops.end() ? nullptr : it->second.get();
+  return it == impl_->ops.end() ? nullptr : it->second.def.get();
+}
+
+ShapeInferenceFn OpRegistry::FindShapeFn(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->ops.find(name);
+  return it == impl_->ops.end() ? nullptr : it->second.shape_fn;
 }
 
 std::vector<const OpDef*> OpRegistry::All() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   std::vector<const OpDef*> out;
-  for (const auto& entry : impl_->ops) out.push_back(entry.second.get());
+  for (const auto& entry : impl_->ops) out.push_back(entry.second.def.get());
   return out;  // std::map keeps them sorted by name
 }
 
@@ -99,6 +110,7 @@ bool EnsureRuntimeInitialized(TF_Status* status) {
 
 struct TF_OpDefinitionBuilder {
   opgen::OpDef op;
+  opgen::ShapeInferenceFn shape_fn = nullptr;
   std::vector<std::string> attr_specs, input_specs, output_specs;
   std::vector<std::pair<std::string, std::string>> arg_docs;
 };
@@ -179,6 +191,12 @@ void TF_OpDefinitionBuilderDeprecated(TF_OpDefinitionBuilder* builder, int versi
   builder->op.deprecation.explanation = explanation ? explanation : "";
 }
 
+void TF_OpDefinitionBuilderSetShapeInferenceFunction(
+    TF_OpDefinitionBuilder* builder,
+    void (*shape_inference_func)(TF_ShapeInferenceContext* ctx, TF_Status* status)) {
+  builder->shape_fn = shape_inference_func;
+}
+
 void OPGEN_OpDefinitionBuilderSetSummary(TF_OpDefinitionBuilder* builder, const char* summary) {
   builder->op.summary = summary ? summary : "";
 }
@@ -211,7 +229,7 @@ void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status)
       return;
     }
     opgen::OpRegistry::Global().Register(std::make_unique<opgen::OpDef>(std::move(builder->op)),
-                                         status);
+                                         builder->shape_fn, status);
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, e.what());
   }

@@ -3,8 +3,13 @@
 #ifndef OPGEN_C_API_EXT_H_
 #define OPGEN_C_API_EXT_H_
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/ops.h"
+#include "tensorflow/c/tf_buffer.h"
+#include "tensorflow/c/tf_tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +26,70 @@ TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetDescription(
  * TF_RegisterOpDefinition. */
 TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetArgDescription(
     TF_OpDefinitionBuilder* builder, const char* name, const char* description);
+
+/* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
+ * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the
+ * values of constant inputs (the shape operand of Reshape, the axes of a reduction, ...),
+ * the number of outputs, and shapes built from a list of dims. Like the TF_ calls they are
+ * valid only while the shape function runs; errors go to `status` (TF_INVALID_ARGUMENT for
+ * a missing attr, an attr of another kind, or an index out of range). */
+
+/* Number of output tensors of the node (list outputs flattened). */
+TF_CAPI_EXPORT extern int64_t OPGEN_ShapeInferenceContextNumOutputs(TF_ShapeInferenceContext* ctx);
+
+/* A new handle of the shape with `num_dims` dims `dims[i]` (-1: unknown size), or of an
+ * unknown shape when `num_dims` is negative. Free it with TF_DeleteShapeHandle. */
+TF_CAPI_EXPORT extern TF_ShapeHandle* OPGEN_ShapeInferenceContextMakeShape(
+    TF_ShapeInferenceContext* ctx, const int64_t* dims, int num_dims);
+
+/* The value of input `i` when it is known while the graph is built (the input comes from
+ * a Const node): `*out` is a new tensor the caller frees with TF_DeleteTensor. When the
+ * value is not known, `*out` is NULL and the status is TF_OK. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetInputTensor(TF_ShapeInferenceContext* ctx,
+                                                                    int i, TF_Tensor** out,
+                                                                    TF_Status* status);
+
+/* The node's attr `attr_name`, of kind int, bool, string, list(int), shape or tensor.
+ * String and list values point into the context (valid while the shape function runs);
+ * a tensor is new, for the caller to free with TF_DeleteTensor. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrInt(TF_ShapeInferenceContext* ctx,
+                                                                const char* attr_name,
+                                                                int64_t* value, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrBool(TF_ShapeInferenceContext* ctx,
+                                                                 const char* attr_name,
+                                                                 unsigned char* value,
+                                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrString(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const char** value, size_t* length,
+    TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrIntList(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const int64_t** values,
+    int64_t* num_values, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrShape(TF_ShapeInferenceContext* ctx,
+                                                                  const char* attr_name,
+                                                                  TF_ShapeHandle* result,
+                                                                  TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInferenceContext* ctx,
+                                                                   const char* attr_name,
+                                                                   TF_Tensor** value,
+                                                                   TF_Status* status);
+
+/* Testing hook: the output shapes a graph node would get, without building a graph.
+ * The node runs op `op_name` and is called `node_name` (for messages). Its attrs are
+ * `attr_names[k]` = the serialized AttrValue `attr_values[k]` (`attr_value_lengths[k]`
+ * bytes); attrs inferred from the inputs and defaults are completed as for a graph node.
+ * Its inputs, flattened over input args (`input_arg_sizes[a]` tensors for arg a), have
+ * dtypes `input_dtypes[i]`, shapes of `input_num_dims[i]` dims (-1: unknown rank) taken in
+ * turn from `input_dims` (-1: unknown size), and constant values `input_values[i]` (NULL:
+ * not constant; borrowed). Returns a new buffer holding a serialized AttrValue whose
+ * list.shape has one entry per output, for the caller to free with TF_DeleteBuffer, or
+ * NULL with `status` set as TF_FinishOperation would set it. */
+TF_CAPI_EXPORT extern TF_Buffer* OPGEN_InferShapesForTesting(
+    const char* op_name, const char* node_name, const char* const* attr_names,
+    const void* const* attr_values, const size_t* attr_value_lengths, int num_attrs,
+    const int* input_arg_sizes, int num_input_args, const TF_DataType* input_dtypes,
+    const int* input_num_dims, const int64_t* input_dims, TF_Tensor* const* input_values,
+    TF_Status* status);
 
 #ifdef __cplusplus
 }
