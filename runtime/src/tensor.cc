@@ -9,9 +9,13 @@
 namespace opgen {
 
 constexpr size_t kAlignment = 64;
-constexpr size_t kSmallTensorBytes = 64;
 
 static void FreeAligned(void* data, size_t, void*) { std::free(data); }
+
+constexpr size_t kSmallTensorBytes = 64;
+static void FreeSmall(void* data, size_t, void*) {
+  SmallObjectPool<kSmallTensorBytes>::Free(data);
+}
 
 // Large buffers go on transparent huge pages, as numpy's allocator does: a fresh
 // 40 MB tensor then costs ~20 page faults instead of ~10,000.
@@ -19,14 +23,11 @@ constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageThreshold = size_t{4} << 20;
 
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
-  // Small tensors (scalars, shapes, indices) take malloc's per-thread fast path: its
-  // 16-byte alignment suffices for every element type, and aligned_alloc would cost a
-  // slow path per allocation in graphs of many small nodes.
-  if (len <= kSmallTensorBytes) {
-    void* data = std::malloc(len == 0 ? 1 : len);
-    if (data == nullptr) return nullptr;
-    return new TensorBuffer(data, len, FreeAligned, nullptr);
-  }
+  // Small tensors (scalars, shapes, indices) come from a per-thread pool: its blocks
+  // (from operator new) are 16-byte aligned, enough for every element type, and
+  // aligned_alloc would cost a slow path per allocation in graphs of many small nodes.
+  if (len <= kSmallTensorBytes)
+    return new TensorBuffer(SmallObjectPool<kSmallTensorBytes>::Allocate(), len, FreeSmall, nullptr);
   const size_t alignment = len >= kHugePageThreshold ? kHugePage : kAlignment;
   // aligned_alloc needs a size that is a multiple of the alignment, and not zero.
   size_t padded = ((len + alignment - 1) / alignment) * alignment;
