@@ -33,6 +33,14 @@ void Const(ShapeFnContext& c) {
 
 void Placeholder(ShapeFnContext& c) { c.SetOutput(0, c.AttrShape("shape")); }
 
+// The output is what may be fed: any tensor of the `shape` attr, which the default input
+// must fit.
+void PlaceholderWithDefault(ShapeFnContext& c) {
+  const PartialShape shape = c.AttrShape("shape");
+  MergeShapes(c.Input(0), shape, "the input does not have the shape of attr 'shape'");
+  c.SetOutput(0, shape);
+}
+
 // The known length of a 1-D operand: from its value, or from its shape.
 int64_t VectorLength(ShapeFnContext& c, int i, const char* what) {
   PartialShape s = c.InputWithRank(i, 1, what);
@@ -367,6 +375,7 @@ const OpShapeFn kScalar = ShapeFn<Scalar>;
 const OpShapeFn kNoOutputs = ShapeFn<NoOutputs>;
 const OpShapeFn kConst = ShapeFn<Const>;
 const OpShapeFn kPlaceholder = ShapeFn<Placeholder>;
+const OpShapeFn kPlaceholderWithDefault = ShapeFn<PlaceholderWithDefault>;
 const OpShapeFn kConcat = ShapeFn<Concat>;
 const OpShapeFn kPack = ShapeFn<Pack>;
 const OpShapeFn kUnpack = ShapeFn<Unpack>;

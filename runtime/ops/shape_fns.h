@@ -20,7 +20,7 @@ extern const OpShapeFn kSameShapes;     // every input has one shape; output 0 h
 extern const OpShapeFn kRankAtLeast1;   // like kUnchanged, input 0 of rank >= 1
 
 // Array ops.
-extern const OpShapeFn kConst, kPlaceholder, kConcat, kPack, kUnpack, kSlice, kStridedSlice,
+extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack, kSlice, kStridedSlice,
     kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims, kSqueeze, kShape, kFill;
 
 // Math ops.

@@ -1,4 +1,6 @@
 import ctypes
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,12 +20,7 @@ def runtime_cdll():
     return ctypes.CDLL(str(path))
 
 
-# ---- Shape inference without a graph: OPGEN_InferShapesForTesting ----------------------
-
-class _Buffer(ctypes.Structure):  # TF_Buffer
-    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t),
-                ("data_deallocator", ctypes.c_void_p)]
-
+# ---- Shape inference through the graph API ---------------------------------------------
 
 class ShapeInferenceError(Exception):
     def __init__(self, code: int, message: str):
@@ -32,8 +29,8 @@ class ShapeInferenceError(Exception):
 
 
 class Partial:
-    """An input whose value is not known while the graph is built: a shape (None for an
-    unknown rank, None entries for unknown dims) and a numpy dtype."""
+    """An input whose value is not known while the graph is built (a Placeholder): a shape
+    (None for an unknown rank, None entries for unknown dims) and a numpy dtype."""
 
     def __init__(self, shape, dtype=np.float32):
         self.shape = None if shape is None else tuple(shape)
@@ -41,31 +38,17 @@ class Partial:
 
 
 class ShapeAttr(tuple):
-    """A shape attr value (None entries: unknown dims); `ShapeAttr.unknown()` for an
-    unknown rank."""
-
-    unknown_rank = False
-
-    @classmethod
-    def unknown(cls):
-        s = cls(())
-        s.unknown_rank = True
-        return s
-
-
-# TF_DataType values (tf_datatype.h) of the numpy dtypes tests use.
-TF_DTYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3,
-             np.dtype(np.uint8): 4, np.dtype(np.int16): 5, np.dtype(np.int8): 6,
-             np.dtype(np.int64): 9, np.dtype(np.bool_): 10}
+    """A shape attr value (None entries: unknown dims)."""
 
 
 def attr_value(value):
     """An AttrValue proto for a Python value: bool, int, float, str, list of ints, numpy
     array (tensor), numpy dtype (type) or ShapeAttr."""
     from opgen.protos import attr_value_pb2, tensor_pb2
+    from graph_capi import NP_TO_TF
     v = attr_value_pb2.AttrValue()
     if isinstance(value, ShapeAttr):
-        v.shape.unknown_rank = value.unknown_rank
+        v.shape.SetInParent()  # a scalar shape has no dims but must still be there
         for d in value:
             v.shape.dim.add(size=-1 if d is None else d)
     elif isinstance(value, (bool, np.bool_)):
@@ -77,9 +60,9 @@ def attr_value(value):
     elif isinstance(value, str):
         v.s = value.encode()
     elif isinstance(value, np.dtype):
-        v.type = TF_DTYPES[value]
+        v.type = NP_TO_TF[value]
     elif isinstance(value, np.ndarray):
-        t = tensor_pb2.TensorProto(dtype=TF_DTYPES[value.dtype], tensor_content=value.tobytes())
+        t = tensor_pb2.TensorProto(dtype=NP_TO_TF[value.dtype], tensor_content=value.tobytes())
         for d in value.shape:
             t.tensor_shape.dim.add(size=d)
         v.tensor.CopyFrom(t)
@@ -91,81 +74,76 @@ def attr_value(value):
 
 
 class ShapeInference:
-    """Calls OPGEN_InferShapesForTesting: the output shapes of one would-be graph node.
+    """The output shapes of one node added to a fresh graph through TensorFlow's C API
+    (TF_FinishOperation, then TF_GraphGetTensorShape).
 
-    `inputs` are numpy arrays (constants: shape and value known) or Partial (value
-    unknown), flattened over input args; `arg_sizes` groups them (default: one per arg).
+    `inputs`, flattened over input args, are numpy arrays (Const nodes: shape and value
+    known) or Partial (Placeholder nodes); `arg_sizes` groups them (default: one per arg).
     Returns one shape per output: None for an unknown rank, else a tuple with None for
-    unknown dims. Errors raise ShapeInferenceError."""
+    unknown dims. A refused node raises ShapeInferenceError."""
 
     Partial, ShapeAttr, Error = Partial, ShapeAttr, ShapeInferenceError
 
     def __init__(self, lib: ctypes.CDLL):
-        P, c_void_p, c_int = ctypes.POINTER, ctypes.c_void_p, ctypes.c_int
-        self.lib = lib
-        for name, restype, argtypes in [
-            ("TF_NewStatus", c_void_p, []), ("TF_DeleteStatus", None, [c_void_p]),
-            ("TF_GetCode", c_int, [c_void_p]), ("TF_Message", ctypes.c_char_p, [c_void_p]),
-            ("TF_AllocateTensor", c_void_p, [c_int, P(ctypes.c_int64), c_int, ctypes.c_size_t]),
-            ("TF_TensorData", c_void_p, [c_void_p]), ("TF_DeleteTensor", None, [c_void_p]),
-            ("TF_DeleteBuffer", None, [P(_Buffer)]),
-            ("OPGEN_InferShapesForTesting", P(_Buffer),
-             [ctypes.c_char_p, ctypes.c_char_p, P(ctypes.c_char_p), P(c_void_p),
-              P(ctypes.c_size_t), c_int, P(c_int), c_int, P(c_int), P(c_int),
-              P(ctypes.c_int64), P(c_void_p), c_void_p]),
-        ]:
-            fn = getattr(lib, name)
-            fn.restype, fn.argtypes = restype, argtypes
+        from graph_capi import Api
+        self.api = Api(lib)
+        self.lib = self.api.lib
 
-    def _tensor(self, array: np.ndarray):
-        array = np.ascontiguousarray(array)
-        dims = (ctypes.c_int64 * array.ndim)(*array.shape)
-        t = self.lib.TF_AllocateTensor(TF_DTYPES[array.dtype], dims, array.ndim, array.nbytes)
-        ctypes.memmove(self.lib.TF_TensorData(t), array.ctypes.data, array.nbytes)
-        return t
+    def _input(self, graph, name, x):
+        from graph_capi import NP_TO_TF, TF_Output
+        if isinstance(x, np.ndarray):
+            return TF_Output(self.api.const(graph, name, x), 0)
+        shape = None if x.shape is None else [-1 if d is None else d for d in x.shape]
+        return TF_Output(self.api.placeholder(graph, name, NP_TO_TF[x.dtype], shape), 0)
+
+    def _op_def(self, graph, op):
+        from opgen.protos import op_def_pb2
+        data = self.api.buffer_bytes(
+            lambda buf: self.lib.TF_GraphGetOpDef(graph, op.encode(), buf, self.api.status))
+        return op_def_pb2.OpDef.FromString(data)
 
     def __call__(self, op: str, inputs=(), attrs=None, arg_sizes=None, node: str = "node"):
-        from opgen.protos import attr_value_pb2
-        attrs = attrs or {}
+        from graph_capi import TF_Output
+        lib, status = self.lib, self.api.status
         inputs = list(inputs)
         arg_sizes = list(arg_sizes) if arg_sizes is not None else [1] * len(inputs)
         assert sum(arg_sizes) == len(inputs)
-        blobs = [attr_value(v).SerializeToString() for v in attrs.values()]
-        names = (ctypes.c_char_p * len(attrs))(*[k.encode() for k in attrs])
-        values = (ctypes.c_void_p * len(blobs))(*[ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p)
-                                                   for b in blobs])
-        lengths = (ctypes.c_size_t * len(blobs))(*[len(b) for b in blobs])
-        n = len(inputs)
-        num_dims, dims, dtypes, tensors = [], [], [], []
-        for x in inputs:
-            shape = x.shape
-            num_dims.append(-1 if shape is None else len(shape))
-            dims.extend(-1 if d is None else d for d in (shape or ()))
-            dtypes.append(TF_DTYPES[np.dtype(x.dtype)])
-            tensors.append(self._tensor(x) if isinstance(x, np.ndarray) else None)
-        status = self.lib.TF_NewStatus()
+        graph = lib.TF_NewGraph()
         try:
-            buf = self.lib.OPGEN_InferShapesForTesting(
-                op.encode(), node.encode(), names, values, lengths, len(attrs),
-                (ctypes.c_int * len(arg_sizes))(*arg_sizes), len(arg_sizes),
-                (ctypes.c_int * n)(*dtypes), (ctypes.c_int * n)(*num_dims),
-                (ctypes.c_int64 * len(dims))(*dims), (ctypes.c_void_p * n)(*tensors), status)
-            code = self.lib.TF_GetCode(status)
+            outputs = [self._input(graph, f"input{i}", x) for i, x in enumerate(inputs)]
+            args = self._op_def(graph, op).input_arg
+            desc = lib.TF_NewOperation(graph, op.encode(), node.encode())
+            for arg, size in zip(args, arg_sizes):
+                group, outputs = outputs[:size], outputs[size:]
+                if arg.number_attr or arg.type_list_attr:
+                    lib.TF_AddInputList(desc, (TF_Output * size)(*group), size)
+                else:
+                    lib.TF_AddInput(desc, group[0])
+            for name, value in (attrs or {}).items():
+                blob = attr_value(value).SerializeToString()
+                lib.TF_SetAttrValueProto(desc, name.encode(), blob, len(blob), status)
+            oper = lib.TF_FinishOperation(desc, status)
+            code = lib.TF_GetCode(status)
             if code != 0:
-                raise ShapeInferenceError(code, self.lib.TF_Message(status).decode())
-            result = attr_value_pb2.AttrValue.FromString(
-                ctypes.string_at(buf.contents.data, buf.contents.length))
-            self.lib.TF_DeleteBuffer(buf)
+                raise ShapeInferenceError(code, lib.TF_Message(status).decode())
+            return [self._shape(graph, TF_Output(oper, k))
+                    for k in range(lib.TF_OperationNumOutputs(oper))]
         finally:
-            self.lib.TF_DeleteStatus(status)
-            for t in tensors:
-                if t:
-                    self.lib.TF_DeleteTensor(t)
-        return [None if s.unknown_rank else tuple(None if d.size < 0 else d.size for d in s.dim)
-                for s in result.list.shape]
+            lib.TF_DeleteGraph(graph)
+
+    def _shape(self, graph, output):
+        num_dims = self.lib.TF_GraphGetTensorNumDims(graph, output, self.api.status)
+        self.api.check()
+        if num_dims < 0:
+            return None
+        dims = (ctypes.c_int64 * num_dims)()
+        self.lib.TF_GraphGetTensorShape(graph, output, dims, num_dims, self.api.status)
+        self.api.check()
+        return tuple(None if d < 0 else d for d in dims)
 
 
 @pytest.fixture(scope="module")
 def infer_shapes(runtime_cdll):
     """A ShapeInference over the runtime library."""
+    sys.path.insert(0, str(Path(__file__).parent))  # graph_capi
     return ShapeInference(runtime_cdll)

@@ -1,4 +1,5 @@
-"""Shape functions of the built-in ops, reached through OPGEN_InferShapesForTesting.
+"""Shape functions of the built-in ops, reached through the graph API: each case adds a
+node to a fresh graph (TF_FinishOperation) and reads TF_GraphGetTensorShape.
 
 The reference is what actually happens: for random shapes the op runs eagerly (or in
 numpy) and the inferred shape must equal the result's shape. Then the same node is
@@ -423,6 +424,20 @@ def test_const_and_no_op(infer_shapes):
     value = np.arange(6, dtype=np.int64).reshape(3, 2, 1)
     assert infer_shapes("Const", [], {"value": value, "dtype": value.dtype}) == [(3, 2, 1)]
     assert infer_shapes("NoOp", []) == []
+
+
+def test_placeholders_have_their_shape_attr(infer_shapes):
+    P, S = infer_shapes.Partial, infer_shapes.ShapeAttr
+    f32 = np.dtype(F32)
+    assert infer_shapes("Placeholder", [], {"dtype": f32}) == [None]  # default: unknown rank
+    assert infer_shapes("Placeholder", [], {"dtype": f32, "shape": S((None, 3))}) == [(None, 3)]
+    assert infer_shapes("Placeholder", [], {"dtype": f32, "shape": S(())}) == [()]
+    # PlaceholderWithDefault: whatever fits `shape` may be fed, so the input's dims do not
+    # narrow it; an input that does not fit is refused.
+    assert infer_shapes("PlaceholderWithDefault", [P((2, 3))],
+                        {"shape": S((None, 3))}) == [(None, 3)]
+    with pytest.raises(infer_shapes.Error, match="PlaceholderWithDefault node 'p'"):
+        infer_shapes("PlaceholderWithDefault", [P((2, 3))], {"shape": S((4, 3))}, node="p")
 
 
 # ---- neural-network ops ----------------------------------------------------------------

@@ -1,7 +1,7 @@
 """TensorFlow's shape-inference C API from a plugin's side: a C library, compiled here
-against the public headers alone, registers ops whose shape functions use the
-TF_ShapeInferenceContext calls; the runtime must run them for new nodes and report
-their errors with the node and op named."""
+against the public headers alone and loaded with TF_LoadLibrary, registers ops whose
+shape functions use the TF_ShapeInferenceContext calls; the graph must run them for new
+nodes (TF_FinishOperation) and report their errors with the node and op named."""
 
 from __future__ import annotations
 
@@ -106,7 +106,9 @@ static void add(const char* name, const char* const* attrs, const char* const* i
   TF_RegisterOpDefinition(b, status);
 }
 
-void register_plugin_ops(TF_Status* status) {
+/* Registered when TF_LoadLibrary loads the plugin, as TensorFlow plugins do. */
+__attribute__((constructor)) static void register_plugin_ops(void) {
+  TF_Status* status = TF_NewStatus();
   const char* t_attr[] = {"T: {float, int32}", 0};
   const char* ab[] = {"a: T", "b: T", 0};
   const char* out[] = {"out: T", 0};
@@ -117,34 +119,34 @@ void register_plugin_ops(TF_Status* status) {
   if (ok(status)) add("OpgenPluginTail", 0, x, four, tail_shape, status);
   if (ok(status)) add("OpgenPluginUnknown", 0, x, one, unknown_shape, status);
   if (ok(status)) add("OpgenPluginBadIndex", 0, x, one, bad_index_shape, status);
+  TF_DeleteStatus(status);
 }
 """
 
 
+PLUGIN_OPS = ["OpgenPluginBadIndex", "OpgenPluginOuter", "OpgenPluginTail", "OpgenPluginUnknown"]
+
+
 @pytest.fixture(scope="module")
 def plugin(infer_shapes, tmp_path_factory):
-    """The plugin built against the public headers and linked to the runtime library,
-    with its ops registered."""
+    """The plugin built against the public headers and loaded with TF_LoadLibrary."""
     from opgen import _paths
+    from opgen.protos import op_def_pb2
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not compiler:
         pytest.skip("no C compiler to build the plugin")
     tmp = tmp_path_factory.mktemp("shape_plugin")
     src, lib_path = tmp / "plugin.c", tmp / "libshape_plugin.so"
     src.write_text(PLUGIN_SOURCE)
-    runtime = _paths.runtime_library_path()
     subprocess.run([compiler, "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC",
-                    f"-I{_paths.include_dir()}", str(src), str(runtime),
-                    f"-Wl,-rpath,{runtime.parent}", "-o", str(lib_path)], check=True)
-    lib = ctypes.CDLL(str(lib_path))
-    lib.register_plugin_ops.argtypes = [ctypes.c_void_p]
-    runtime_lib = infer_shapes.lib  # TF_NewStatus & co. declared there
-    status = runtime_lib.TF_NewStatus()
-    lib.register_plugin_ops(status)
-    code, message = runtime_lib.TF_GetCode(status), runtime_lib.TF_Message(status)
-    runtime_lib.TF_DeleteStatus(status)
-    assert code == 0, message
-    return lib
+                    f"-I{_paths.include_dir()}", str(src), "-o", str(lib_path)], check=True)
+    lib, status = infer_shapes.lib, infer_shapes.api.status
+    handle = lib.TF_LoadLibrary(str(lib_path).encode(), status)
+    infer_shapes.api.check()
+    op_list = lib.TF_GetOpList(handle)
+    ops = op_def_pb2.OpList.FromString(ctypes.string_at(op_list.data, op_list.length))
+    assert sorted(op.name for op in ops.op) == PLUGIN_OPS
+    return handle
 
 
 def test_plugin_shape_function_combines_its_inputs(plugin, infer_shapes):

@@ -8,7 +8,6 @@
 
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/ops.h"
-#include "tensorflow/c/tf_buffer.h"
 #include "tensorflow/c/tf_tensor.h"
 
 #ifdef __cplusplus
@@ -73,23 +72,6 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInfe
                                                                    const char* attr_name,
                                                                    TF_Tensor** value,
                                                                    TF_Status* status);
-
-/* Testing hook: the output shapes a graph node would get, without building a graph.
- * The node runs op `op_name` and is called `node_name` (for messages). Its attrs are
- * `attr_names[k]` = the serialized AttrValue `attr_values[k]` (`attr_value_lengths[k]`
- * bytes); attrs inferred from the inputs and defaults are completed as for a graph node.
- * Its inputs, flattened over input args (`input_arg_sizes[a]` tensors for arg a), have
- * dtypes `input_dtypes[i]`, shapes of `input_num_dims[i]` dims (-1: unknown rank) taken in
- * turn from `input_dims` (-1: unknown size), and constant values `input_values[i]` (NULL:
- * not constant; borrowed). Returns a new buffer holding a serialized AttrValue whose
- * list.shape has one entry per output, for the caller to free with TF_DeleteBuffer, or
- * NULL with `status` set as TF_FinishOperation would set it. */
-TF_CAPI_EXPORT extern TF_Buffer* OPGEN_InferShapesForTesting(
-    const char* op_name, const char* node_name, const char* const* attr_names,
-    const void* const* attr_values, const size_t* attr_value_lengths, int num_attrs,
-    const int* input_arg_sizes, int num_input_args, const TF_DataType* input_dtypes,
-    const int* input_num_dims, const int64_t* input_dims, TF_Tensor* const* input_values,
-    TF_Status* status);
 
 #ifdef __cplusplus
 }
