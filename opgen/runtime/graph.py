@@ -158,7 +158,8 @@ class Graph:
         of Outputs for a list arg. `attrs` maps attr names to Python values (DTypes,
         ints, floats, bools, strings, shapes as sequences with None for unknown dims,
         numpy data for tensors, lists of these) or to AttrValue messages; attrs fixed
-        by the inputs (``T``, ``N``) and defaults are filled in. `name` defaults to the
+        by the inputs (``T``, ``N``) and defaults are filled in. Attrs of other types
+        (``list(shape)``, ``func``, ``list(tensor)``) are passed as AttrValue messages. `name` defaults to the
         op type and is made unique; `control_inputs` are Operations (or Outputs) that
         must run first.
         """
@@ -612,6 +613,8 @@ def _python_attr_type(value) -> str:
         return "string"
     if isinstance(value, dtypes.DType):
         return "type"
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, bytes)) for v in value):
+        return "list(string)"  # e.g. TensorFlow's colocation attr "_class"
     raise TypeError(f"cannot tell the attr type of {value!r}; pass an AttrValue")
 
 
@@ -627,6 +630,7 @@ def _prepare_attr(op_type: str, name: str, attr_def, value, attrs):
             r.TF_SetAttrValueProto(desc, bname, proto, len(proto), status.ptr)
             return _failure(status)
         return apply
+    kind = attr_def.type if attr_def is not None else "an attr value"
     try:
         if attr_def is None:
             if not name.startswith("_"):
@@ -635,8 +639,6 @@ def _prepare_attr(op_type: str, name: str, attr_def, value, attrs):
                     f"{op_type} has no attr named '{name}'; its attrs are: "
                     f"{', '.join(a.name for a in op_def.attr) or '(none)'}", op_type)
             kind = _python_attr_type(value)
-        else:
-            kind = attr_def.type
         prepare = _ATTR_PREPARERS.get(kind)
         if prepare is None:
             raise InvalidArgumentError(
@@ -647,8 +649,12 @@ def _prepare_attr(op_type: str, name: str, attr_def, value, attrs):
             raise
         raise InvalidArgumentError(f"{op_type}: attr '{name}': {e.message}", op_type) from None
     except (TypeError, ValueError, OverflowError) as e:
-        raise InvalidArgumentError(f"{op_type}: attr '{name}' must be a {kind}: {e}",
+        raise InvalidArgumentError(f"{op_type}: attr '{name}' must be {_article(kind)}: {e}",
                                    op_type) from None
+
+
+def _article(kind: str) -> str:
+    return kind if kind.startswith("an ") else f"a {kind}"
 
 
 def _failure(status):
@@ -758,18 +764,6 @@ def _prepare_string_list(bname, value, attrs):
     return apply
 
 
-def _prepare_shape_list(bname, value, attrs):
-    shapes = [_shape_dims(v) for v in _check_list(value)]
-    pointers = (ctypes.POINTER(_c_int64) * max(len(shapes), 1))(
-        *[ctypes.cast(d, ctypes.POINTER(_c_int64)) if d is not None else None for d, _ in shapes])
-    ranks = (_c_int * max(len(shapes), 1))(*[r for _, r in shapes])
-
-    def apply(r, desc, status):
-        r.TF_SetAttrShapeList(desc, bname, pointers, ranks, len(shapes))
-        del shapes[:0]  # keeps the dims arrays alive until here
-    return apply
-
-
 _ATTR_PREPARERS = {
     "type": _scalar_preparer("TF_SetAttrType", _check_type),
     "int": _scalar_preparer("TF_SetAttrInt", _check_int),
@@ -783,7 +777,6 @@ _ATTR_PREPARERS = {
     "list(float)": _list_preparer("TF_SetAttrFloatList", _c_float, _check_float),
     "list(bool)": _list_preparer("TF_SetAttrBoolList", _c_ubyte, lambda v: 1 if _check_bool(v) else 0),
     "list(string)": _prepare_string_list,
-    "list(shape)": _prepare_shape_list,
 }
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import opgen
-from opgen.protos import graph_pb2, tensor_shape_pb2
+from opgen.protos import attr_value_pb2, graph_pb2, tensor_shape_pb2
 from opgen.runtime import errors
 
 
@@ -98,6 +98,23 @@ def test_list_attrs_and_devices():
     assert pool.get_attr("padding") == b"VALID"
     assert pool.device.endswith("CPU:0")
     assert pool.outputs[0].shape == (1, 2, 2, 1)
+
+
+def test_attrs_as_attr_value_messages_and_extra_underscore_attrs():
+    g = opgen.Graph()
+    shape = attr_value_pb2.AttrValue()
+    shape.shape.dim.add(size=5)
+    x = g.create_op("Placeholder", [], {"dtype": opgen.float32, "shape": shape}).outputs[0]
+    assert x.shape == (5,)
+    tagged = g.create_op("Identity", [x], {"_class": ["loc:@Placeholder"], "_note": "kept",
+                                           "_count": 3, "_flag": True})
+    assert tagged.get_attr("_class") == [b"loc:@Placeholder"]
+    assert tagged.get_attr("_note") == b"kept"
+    assert tagged.get_attr("_count") == 3 and tagged.get_attr("_flag") is True
+    node = {n.name: n for n in g.as_graph_def().node}[tagged.name]
+    assert list(node.attr["_class"].list.s) == [b"loc:@Placeholder"]
+    with pytest.raises(errors.InvalidArgumentError, match="_odd"):
+        g.create_op("Identity", [x], {"_odd": object()})
 
 
 def test_names_are_made_unique_and_default_to_the_op_type():
