@@ -8,7 +8,9 @@ scalar AddV2 nodes (the per-node cost). The opgen column times one TF_SessionRun
 the TF_DeleteTensor of its result, with the ctypes argument arrays built once; the
 TensorFlow column times a callable made with `Session.make_callable`, TensorFlow's
 cheapest Python route into a graph run. Medians of several repeats; the ratio is
-tensorflow/opgen (above 1.0 means opgen is faster).
+tensorflow/opgen (above 1.0 means opgen is faster). An opgen run is one thread, so its
+CPU time (the `opgen cpu` column, thread time) is also given: on a loaded, shared machine
+it is what an idle one would show as wall time.
 """
 
 from __future__ import annotations
@@ -26,15 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "runti
 from graph_capi import TF_FLOAT, Api, TF_Output, c_void_p, out  # noqa: E402
 
 
-def median_seconds(fn, repeats: int, inner: int) -> float:
+def median_seconds(fn, repeats: int, inner: int, clock=time.perf_counter) -> float:
     for _ in range(max(inner // 10, 1)):
         fn()  # warm up: plans, caches, page faults
     samples = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(inner):
             fn()
-        samples.append((time.perf_counter() - start) / inner)
+        samples.append((clock() - start) / inner)
     return statistics.median(samples)
 
 
@@ -100,16 +102,19 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     api = load_api()
-    print(f"{'case':34s} {'opgen':>12s} {'tensorflow':>12s} {'tf/opgen':>10s}")
+    print(f"{'case':34s} {'opgen':>12s} {'opgen cpu':>12s} {'tensorflow':>12s} {'tf/opgen':>10s}")
     for label, length, inner in (("1 AddV2 node, scalar feed", 1, 20000),
                                  ("1000 AddV2 nodes chain, scalar", 1000, 500)):
-        t_ours = median_seconds(opgen_chain(api, length), args.repeats, inner)
+        run = opgen_chain(api, length)
+        t_ours = median_seconds(run, args.repeats, inner)
+        cpu_ours = median_seconds(run, args.repeats, inner, clock=time.thread_time)
+        head = f"{label:34s} {t_ours * 1e6:10.1f}us {cpu_ours * 1e6:10.1f}us"
         tf_fn = tensorflow_chain(length)
         if tf_fn is None:
-            print(f"{label:34s} {t_ours * 1e6:10.1f}us {'n/a':>12s}")
+            print(f"{head} {'n/a':>12s}")
             continue
         t_tf = median_seconds(tf_fn, args.repeats, inner // 4)
-        print(f"{label:34s} {t_ours * 1e6:10.1f}us {t_tf * 1e6:10.1f}us {t_tf / t_ours:10.2f}")
+        print(f"{head} {t_tf * 1e6:10.1f}us {t_tf / t_ours:10.2f}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "small_object_pool.h"
+#include "object_cache.h"
 #include "tensorflow/c/tf_datatype.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -16,7 +16,7 @@
 struct TF_Status {
   TF_Code code = TF_OK;
   std::string message;
-  OPGEN_POOLED_ALLOCATION(TF_Status)
+  OPGEN_CACHED_ALLOCATION(TF_Status)
 };
 
 namespace opgen {
@@ -51,7 +51,7 @@ class TensorBuffer {
   }
   void* data() const { return data_; }
   size_t size() const { return len_; }
-  OPGEN_POOLED_ALLOCATION(TensorBuffer)
+  OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:
   ~TensorBuffer();
@@ -79,7 +79,7 @@ struct TF_Tensor {
   TF_Tensor(TF_DataType t, std::vector<int64_t> d, opgen::TensorBuffer* b)
       : dtype(t), dims(std::move(d)), buffer(b) {}
   ~TF_Tensor() { buffer->Unref(); }
-  OPGEN_POOLED_ALLOCATION(TF_Tensor)
+  OPGEN_CACHED_ALLOCATION(TF_Tensor)
   // A new tensor sharing this one's buffer.
   TF_Tensor* Share() const {
     buffer->Ref();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "kernel_registry.h"
 #include "node_attrs.h"
@@ -818,6 +819,25 @@ void TF_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                    TF_Buffer* output_attr_value, TF_Status* status) {
   if (auto* v = FindAttr(oper, attr_name, status))
     FillBuffer(output_attr_value, opgen::SerializeAttrValue(*v));
+}
+
+int TF_OperationGetNumAttrs(TF_Operation* oper) { return static_cast<int>(oper->attrs.size()); }
+
+int TF_OperationGetAttrNameLength(TF_Operation* oper, int i) {
+  if (i < 0 || i >= static_cast<int>(oper->attrs.size())) return -1;
+  return static_cast<int>(std::next(oper->attrs.begin(), i)->first.size());
+}
+
+void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output, TF_Status* status) {
+  if (i < 0 || i >= static_cast<int>(oper->attrs.size())) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "Attr index " + std::to_string(i) + " out of range for '" + oper->name +
+                         "', which has " + std::to_string(oper->attrs.size()) + " attrs");
+    return;
+  }
+  const std::string& name = std::next(oper->attrs.begin(), i)->first;
+  std::memcpy(output, name.data(), name.size());
+  opgen::ClearStatus(status);
 }
 
 void TF_OperationToNodeDef(TF_Operation* oper, TF_Buffer* output_node_def, TF_Status* status) {

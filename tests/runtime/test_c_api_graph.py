@@ -103,6 +103,13 @@ def test_defaults_are_filled_and_attrs_read_back(api, graph):
     meta = lib.TF_OperationGetAttrMetadata(x, b"shape", status)
     api.check()
     assert (meta.is_list, meta.total_size) == (0, -1)  # unknown rank by default
+    names = []
+    for i in range(lib.TF_OperationGetNumAttrs(y)):
+        name = ctypes.create_string_buffer(lib.TF_OperationGetAttrNameLength(y, i))
+        lib.TF_OperationGetAttrName(y, i, name, status)
+        api.check()
+        names.append(name.raw.decode())
+    assert names == ["T", "grad_a", "grad_b", "transpose_a", "transpose_b"]  # MatMul's, in order
     lib.TF_OperationGetAttrInt(y, b"missing", ctypes.byref(c_int64()), status)
     assert lib.TF_GetCode(status) == INVALID_ARGUMENT
     lib.TF_OperationGetAttrInt(y, b"T", ctypes.byref(c_int64()), status)
@@ -320,3 +327,19 @@ def test_finish_frees_the_description_on_error(api, graph):
         with pytest.raises(CApiError):
             api.op(graph, "AddV2", "bad", [])
     api.op(graph, "NoOp", "bad")
+
+
+def test_shape_mismatch_is_refused_when_the_node_is_added(api, graph):
+    """Known input shapes that cannot go together fail TF_FinishOperation (through the
+    op's shape function); the node is not added."""
+    a = api.placeholder(graph, "a", TF_FLOAT, [2, 3])
+    b = api.placeholder(graph, "b", TF_FLOAT, [2, 3])
+    with pytest.raises(CApiError) as e:
+        api.op(graph, "MatMul", "mm", [out(a), out(b)])
+    assert e.value.code == INVALID_ARGUMENT and "mm" in e.value.message
+    assert api.lib.TF_GraphOperationByName(graph, b"mm") is None
+    ok = api.op(graph, "MatMul", "mm", [out(a), out(b)], attrs={"transpose_b": ("Bool", True)})
+    dims = (c_int64 * 2)()
+    api.lib.TF_GraphGetTensorShape(graph, out(ok), dims, 2, api.status)
+    api.check()
+    assert list(dims) == [2, 2]

@@ -255,3 +255,10 @@ def test_tensorflow_frozen_graph_imports_and_runs(api, graph):
     original = graph_pb2.GraphDef.FromString(data)
     written = graph_pb2.GraphDef.FromString(api.graph_def(graph))
     assert {n.name: n for n in written.node} == {n.name: n for n in original.node}
+
+
+def test_shape_mismatch(api, graph):
+    gd = _small_graph_def()
+    gd.node[0].attr["shape"].shape.CopyFrom(tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=3)]))  # x: [3], c: [2]
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "mul")

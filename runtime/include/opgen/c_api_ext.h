@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tensorflow/c/c_api_macros.h"
+#include "tensorflow/c/eager/c_api.h"
 #include "tensorflow/c/ops.h"
 #include "tensorflow/c/tf_tensor.h"
 
@@ -25,6 +26,38 @@ TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetDescription(
  * TF_RegisterOpDefinition. */
 TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetArgDescription(
     TF_OpDefinitionBuilder* builder, const char* name, const char* description);
+
+/* ---- Eager kernels resolved once, run many times ------------------------------------
+ *
+ * TFE_Execute completes attrs, checks them, and looks the kernel up on every call. A
+ * language binding that sees the same op with the same attrs and input dtypes again
+ * (the common case in an eager loop) resolves that work once:
+ *
+ *   OPGEN_EagerKernel* k = OPGEN_NewEagerKernel(op, status);   // op as for TFE_Execute
+ *   OPGEN_EagerKernelExecute(k, inputs, 2, outputs, 1, status); // as often as needed
+ *   OPGEN_DeleteEagerKernel(k);
+ */
+typedef struct OPGEN_EagerKernel OPGEN_EagerKernel;
+
+/* The kernel TFE_Execute would run for `op` as it stands now (its inputs' dtypes and
+ * its attrs), with attrs completed and checked and output dtypes computed. `op` is not
+ * modified and may be deleted afterwards. Errors are those TFE_Execute reports; on
+ * error returns NULL. The caller frees the result with OPGEN_DeleteEagerKernel. */
+TF_CAPI_EXPORT extern OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_DeleteEagerKernel(OPGEN_EagerKernel* kernel);
+/* Number of input tensors (list inputs flattened) and of output tensors. */
+TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumInputs(const OPGEN_EagerKernel* kernel);
+TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* kernel);
+
+/* Runs the kernel on `inputs` (borrowed; list inputs flattened, in OpDef order), whose
+ * dtypes must be those the kernel was resolved for (TF_INVALID_ARGUMENT otherwise).
+ * On success fills outputs[0 .. num_outputs) with new tensors the caller owns
+ * (TF_DeleteTensor); an output may share its buffer with an input (Identity, Reshape).
+ * On error leaves `outputs` untouched. Safe to call from several threads at once. */
+TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel,
+                                                   TF_Tensor* const* inputs, int num_inputs,
+                                                   TF_Tensor** outputs, int num_outputs,
+                                                   TF_Status* status);
 
 /* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
  * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the

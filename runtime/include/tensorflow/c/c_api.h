@@ -316,6 +316,14 @@ TF_CAPI_EXPORT extern void TF_OperationGetAttrValueProto(TF_Operation* oper,
                                                          TF_Buffer* output_attr_value,
                                                          TF_Status* status);
 
+/* The operation's attrs (defaults and private "_" attrs included), in name order:
+ * TF_OperationGetAttrName copies the name of attr `i` (TF_OperationGetAttrNameLength
+ * bytes, no terminating NUL) into the caller's `output`. */
+TF_CAPI_EXPORT extern int TF_OperationGetNumAttrs(TF_Operation* oper);
+TF_CAPI_EXPORT extern int TF_OperationGetAttrNameLength(TF_Operation* oper, int i);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output,
+                                                   TF_Status* status);
+
 /* Fills the caller's buffer with the operation's serialized NodeDef. */
 TF_CAPI_EXPORT extern void TF_OperationToNodeDef(TF_Operation* oper, TF_Buffer* output_node_def,
                                                  TF_Status* status);
