@@ -4,7 +4,7 @@
 // otherwise.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <type_traits>
 
 #include "shape_fn_context.h"
 #include "shape_fns.h"
@@ -12,9 +12,11 @@
 namespace opgen {
 namespace {
 
-// The rank two sources agree on (-1: unknown); disagreement throws.
+// The rank two sources agree on (-1: unknown); `what` names them when they differ.
 int64_t MergeRank(int64_t a, int64_t b, const std::string& what) {
-  return MergeDim(a, b, what + " (rank)");
+  if (a >= 0 && b >= 0 && a != b)
+    Fail(what + " differ: " + std::to_string(a) + " and " + std::to_string(b));
+  return a >= 0 ? a : b;
 }
 
 void Unchanged(ShapeFnContext& c) { c.SetOutput(0, c.Input(0)); }
@@ -41,7 +43,7 @@ void PlaceholderWithDefault(ShapeFnContext& c) {
   c.SetOutput(0, shape);
 }
 
-// The known length of a 1-D operand: from its value, or from its shape.
+// The length of a 1-D operand (-1: unknown); another rank throws.
 int64_t VectorLength(ShapeFnContext& c, int i, const char* what) {
   PartialShape s = c.InputWithRank(i, 1, what);
   return s.dims[0];
@@ -53,7 +55,7 @@ void Concat(ShapeFnContext& c) {
   std::optional<std::vector<int64_t>> axis = c.InputInts(n);
   int64_t rank = -1;
   for (int i = 0; i < n; ++i)
-    rank = MergeRank(rank, c.Input(i).rank(), "ConcatV2 inputs must have equal rank");
+    rank = MergeRank(rank, c.Input(i).rank(), "the ranks of the inputs");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   if (!axis) return c.SetOutput(0, PartialShape::UnknownDims(rank));
   const int64_t a = CanonicalAxis((*axis)[0], rank, "axis");
@@ -99,10 +101,9 @@ void Unpack(ShapeFnContext& c) {
 void Slice(ShapeFnContext& c) {
   const PartialShape in = c.Input(0);
   std::optional<std::vector<int64_t>> begin = c.InputInts(1), size = c.InputInts(2);
-  int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "begin"), "begin against input");
-  rank = MergeRank(rank, VectorLength(c, 2, "size"), "size against input");
-  if (begin) rank = MergeRank(rank, static_cast<int64_t>(begin->size()), "begin against input");
-  if (size) rank = MergeRank(rank, static_cast<int64_t>(size->size()), "size against input");
+  int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "begin"),
+                           "the rank of input and the length of begin");
+  rank = MergeRank(rank, VectorLength(c, 2, "size"), "the rank of input and the length of size");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   PartialShape out = PartialShape::UnknownDims(rank);
   for (int64_t k = 0; k < rank; ++k) {
@@ -113,7 +114,8 @@ void Slice(ShapeFnContext& c) {
            " of size " + DimToString(dim));
     if (!size) continue;
     const int64_t sz = (*size)[k];
-    if (sz < -1) Fail("size " + std::to_string(sz) + " of dimension " + std::to_string(k) + " is below -1");
+    if (sz < -1)
+      Fail("size " + std::to_string(sz) + " of dimension " + std::to_string(k) + " is below -1");
     if (sz == -1) {
       out.dims[k] = (begin && dim >= 0) ? dim - b : kUnknownDim;
     } else {
@@ -199,7 +201,8 @@ void Pad(ShapeFnContext& c) {
   const PartialShape paddings_shape = c.InputWithRank(1, 2, "paddings");
   MergeDim(paddings_shape.dims[1], 2, "paddings' second dimension");
   std::optional<std::vector<int64_t>> pads = c.InputInts(1);
-  int64_t rank = MergeRank(in.rank(), paddings_shape.dims[0], "paddings against input");
+  int64_t rank = MergeRank(in.rank(), paddings_shape.dims[0],
+                           "the rank of input and the rows of paddings");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   PartialShape out = PartialShape::UnknownDims(rank);
   for (int64_t k = 0; pads && k < rank; ++k) {
@@ -213,7 +216,8 @@ void Pad(ShapeFnContext& c) {
 void Tile(ShapeFnContext& c) {
   const PartialShape in = c.Input(0);
   std::optional<std::vector<int64_t>> multiples = c.InputInts(1);
-  int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "multiples"), "multiples against input");
+  int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "multiples"),
+                           "the rank of input and the length of multiples");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   PartialShape out = PartialShape::UnknownDims(rank);
   for (int64_t k = 0; multiples && k < rank; ++k) {
@@ -232,10 +236,12 @@ void Gather(ShapeFnContext& c) {
   if (!params.rank_known || !indices.rank_known) return c.SetOutput(0, PartialShape::Unknown());
   if (batch_dims < 0) batch_dims += indices.rank();
   if (batch_dims < 0 || batch_dims > indices.rank())
-    Fail("batch_dims " + std::to_string(c.AttrInt("batch_dims")) + " is out of range for indices of rank " +
-         std::to_string(indices.rank()));
-  if (!axis)
-    return c.SetOutput(0, PartialShape::UnknownDims(params.rank() + indices.rank() - 1 - batch_dims));
+    Fail("batch_dims " + std::to_string(c.AttrInt("batch_dims")) +
+         " is out of range for indices of rank " + std::to_string(indices.rank()));
+  if (!axis) {
+    const int64_t rank = params.rank() + indices.rank() - 1 - batch_dims;
+    return c.SetOutput(0, PartialShape::UnknownDims(rank));
+  }
   const int64_t a = CanonicalAxis((*axis)[0], params.rank(), "axis");
   if (batch_dims > a) Fail("batch_dims must not exceed axis");
   PartialShape out = PartialShape::Of({params.dims.begin(), params.dims.begin() + a});
@@ -246,24 +252,35 @@ void Gather(ShapeFnContext& c) {
   c.SetOutput(0, out);
 }
 
+// The number of steps of `delta` from `start` to before `limit`.
+template <typename T>
+int64_t RangeLength(T start, T limit, T delta) {
+  if (delta == 0) Fail("delta must not be 0");
+  if ((delta > 0 && start > limit) || (delta < 0 && start < limit))
+    Fail("delta moves start away from limit");
+  if constexpr (std::is_integral_v<T>) {  // exact, where doubles would round large values
+    const T span = start < limit ? limit - start : start - limit;
+    const T step = delta < 0 ? -delta : delta;
+    return static_cast<int64_t>((span + step - 1) / step);
+  } else {
+    return static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+  }
+}
+
 void Range(ShapeFnContext& c) {
   for (int i = 0; i < 3; ++i) c.InputWithRank(i, 0, i == 0 ? "start" : i == 1 ? "limit" : "delta");
-  std::optional<std::vector<double>> start = c.InputDoubles(0), limit = c.InputDoubles(1),
-                                     delta = c.InputDoubles(2);
-  if (!start || !limit || !delta) return c.SetOutput(0, PartialShape::UnknownDims(1));
-  const double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
-  if (d == 0) Fail("delta must not be 0");
-  if ((d > 0 && s > l) || (d < 0 && s < l)) Fail("delta moves start away from limit");
-  int64_t n;
-  const bool integral = std::floor(s) == s && std::floor(l) == l && std::floor(d) == d;
-  if (integral) {  // exact for integers whatever the dtype
-    const int64_t si = static_cast<int64_t>(s), li = static_cast<int64_t>(l),
-                  di = static_cast<int64_t>(d);
-    n = (std::llabs(li - si) + std::llabs(di) - 1) / std::llabs(di);
-  } else {
-    n = static_cast<int64_t>(std::ceil(std::abs((l - s) / d)));
+  const TF_DataType type = c.AttrType("Tidx");
+  const bool integral = type != TF_FLOAT && type != TF_DOUBLE && type != TF_HALF &&
+                        type != TF_BFLOAT16;
+  if (integral) {
+    std::optional<std::vector<int64_t>> s = c.InputInts(0), l = c.InputInts(1), d = c.InputInts(2);
+    if (!s || !l || !d) return c.SetOutput(0, PartialShape::UnknownDims(1));
+    return c.SetOutput(0, PartialShape::Of({RangeLength((*s)[0], (*l)[0], (*d)[0])}));
   }
-  c.SetOutput(0, PartialShape::Of({n}));
+  std::optional<std::vector<double>> s = c.InputDoubles(0), l = c.InputDoubles(1),
+                                     d = c.InputDoubles(2);
+  if (!s || !l || !d) return c.SetOutput(0, PartialShape::UnknownDims(1));
+  c.SetOutput(0, PartialShape::Of({RangeLength((*s)[0], (*l)[0], (*d)[0])}));
 }
 
 void Reshape(ShapeFnContext& c) {
@@ -300,8 +317,8 @@ void Reshape(ShapeFnContext& c) {
 void Transpose(ShapeFnContext& c) {
   const PartialShape in = c.Input(0);
   std::optional<std::vector<int64_t>> perm = c.InputInts(1);
-  int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "perm"), "perm against input");
-  if (perm) rank = MergeRank(rank, static_cast<int64_t>(perm->size()), "perm against input");
+  const int64_t rank = MergeRank(in.rank(), VectorLength(c, 1, "perm"),
+                                 "the rank of x and the length of perm");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   PartialShape out = PartialShape::UnknownDims(rank);
   if (perm) {

@@ -16,10 +16,10 @@ PartialShape BroadcastInputs(ShapeFnContext& c) {
 void Broadcast(ShapeFnContext& c) { c.SetOutput(0, BroadcastInputs(c)); }
 
 // Equal / NotEqual: with incompatible_shape_error false, operands that cannot broadcast
-// give a scalar at run time instead of an error, so the shape is not known here.
+// are not an error but compare as a whole, giving a scalar (as in TensorFlow).
 void EqualityBroadcast(ShapeFnContext& c) {
   if (!c.AttrBool("incompatible_shape_error") && !Broadcastable(c.Input(0), c.Input(1)))
-    return c.SetOutput(0, PartialShape::Unknown());
+    return c.SetOutput(0, PartialShape::Of({}));
   Broadcast(c);
 }
 
@@ -35,12 +35,14 @@ void RankAtLeast1(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRankAtLeast(0, 
 void Reduction(ShapeFnContext& c) {
   const PartialShape in = c.Input(0);
   const PartialShape axes_shape = c.Input(1);
-  if (axes_shape.rank() > 1) Fail("reduction_indices must be a scalar or a vector, not " + axes_shape.ToString());
+  if (axes_shape.rank() > 1)
+    Fail("reduction_indices must be a scalar or a vector, not " + axes_shape.ToString());
   const bool keep_dims = c.AttrBool("keep_dims");
   std::optional<std::vector<int64_t>> axes = c.InputInts(1);
   if (!in.rank_known) return c.SetOutput(0, PartialShape::Unknown());
   if (!axes)  // which dims go is unknown; with keep_dims at least the rank stays
-    return c.SetOutput(0, keep_dims ? PartialShape::UnknownDims(in.rank()) : PartialShape::Unknown());
+    return c.SetOutput(0, keep_dims ? PartialShape::UnknownDims(in.rank())
+                                    : PartialShape::Unknown());
   std::vector<bool> reduced(in.rank(), false);
   for (int64_t axis : *axes) reduced[CanonicalAxis(axis, in.rank(), "reduction axis")] = true;
   PartialShape out = PartialShape::Of({});

@@ -39,7 +39,8 @@ int64_t WindowedSize(int64_t in, int64_t window, int64_t stride, int64_t dilatio
 // One attr list of four values, in the data layout's order.
 std::vector<int64_t> FourInts(ShapeFnContext& c, const char* name) {
   std::vector<int64_t> v = c.AttrInts(name);
-  if (v.size() != 4) Fail(std::string(name) + " must have 4 values, not " + std::to_string(v.size()));
+  if (v.size() != 4)
+    Fail(std::string(name) + " must have 4 values, not " + std::to_string(v.size()));
   return v;
 }
 
@@ -53,7 +54,8 @@ std::vector<int64_t> ExplicitPaddings(ShapeFnContext& c, const std::string& padd
 }
 
 void Conv2D(ShapeFnContext& c) {
-  const PartialShape input = c.InputWithRank(0, 4, "input"), filter = c.InputWithRank(1, 4, "filter");
+  const PartialShape input = c.InputWithRank(0, 4, "input");
+  const PartialShape filter = c.InputWithRank(1, 4, "filter");
   const std::vector<int64_t> strides = FourInts(c, "strides"), dilations = FourInts(c, "dilations");
   const std::string padding = c.AttrString("padding");
   const std::vector<int64_t> pads = ExplicitPaddings(c, padding);

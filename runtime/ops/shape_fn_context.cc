@@ -81,7 +81,8 @@ PartialShape FromHandle(TF_ShapeInferenceContext* ctx, TF_ShapeHandle* h) {
   TF_DimensionHandle* dim = TF_NewDimensionHandle();
   for (int64_t i = 0, rank = TF_ShapeInferenceContextRank(ctx, h); i < rank; ++i) {
     TF_ShapeInferenceContextDim(ctx, h, i, dim);
-    s.dims.push_back(TF_DimensionHandleValueKnown(dim) ? TF_DimensionHandleValue(dim) : kUnknownDim);
+    s.dims.push_back(TF_DimensionHandleValueKnown(dim) ? TF_DimensionHandleValue(dim)
+                                                       : kUnknownDim);
   }
   TF_DeleteDimensionHandle(dim);
   return s;
@@ -145,6 +146,13 @@ std::optional<std::vector<double>> ShapeFnContext::InputDoubles(int i) {
   std::vector<double> values;
   if (!t || !TensorValues(t.get(), &values)) return std::nullopt;
   return values;
+}
+
+TF_DataType ShapeFnContext::AttrType(const char* name) {
+  TF_DataType v = TF_FLOAT;
+  TF_ShapeInferenceContext_GetAttrType(ctx_, name, &v, status_);
+  Check();
+  return v;
 }
 
 int64_t ShapeFnContext::AttrInt(const char* name) {

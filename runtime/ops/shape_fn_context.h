@@ -64,6 +64,7 @@ class ShapeFnContext {
   std::optional<std::vector<int64_t>> InputInts(int i);
   std::optional<std::vector<double>> InputDoubles(int i);
 
+  TF_DataType AttrType(const char* name);
   int64_t AttrInt(const char* name);
   bool AttrBool(const char* name);
   std::string AttrString(const char* name);

@@ -1,6 +1,7 @@
 // The shape functions of the built-in ops, in the C form a plugin registers with
 // TF_OpDefinitionBuilderSetShapeInferenceFunction. One file per family:
-// array_shape_fns.cc, math_shape_fns.cc, nn_shape_fns.cc.
+// array_shape_fns.cc (with kUnchanged, kScalar, kNoOutputs), math_shape_fns.cc (with
+// kBroadcast, kSameShapes, kRankAtLeast1), nn_shape_fns.cc.
 #pragma once
 
 #include "tensorflow/c/ops.h"
@@ -20,8 +21,9 @@ extern const OpShapeFn kSameShapes;     // every input has one shape; output 0 h
 extern const OpShapeFn kRankAtLeast1;   // like kUnchanged, input 0 of rank >= 1
 
 // Array ops.
-extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack, kSlice, kStridedSlice,
-    kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims, kSqueeze, kShape, kFill;
+extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack,
+    kSlice, kStridedSlice, kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims,
+    kSqueeze, kShape, kFill;
 
 // Math ops.
 extern const OpShapeFn kEqualityBroadcast, kReduction, kArgReduction, kMatMul, kBatchMatMul;

@@ -3,7 +3,8 @@
 Each case builds one node from inputs whose dims, ranks or values are partly unknown.
 TensorFlow (run in its own interpreter: $OPGEN_TF_PYTHON, default /work/tfvenv/bin/python;
 skipped when absent) builds the same node in a graph; opgen's answer must know at least
-what TensorFlow's does, and agree with it wherever both know a dim."""
+what TensorFlow's does, and agree with it wherever both know a dim. Nodes TensorFlow
+refuses while building the graph, opgen must refuse too."""
 
 from __future__ import annotations
 
@@ -80,6 +81,8 @@ CASES = [
     ("Mul", {"x": P(None), "y": P([3])}, {}),
     ("Mul", {"x": P([2, None]), "y": P([7, 1, 1])}, {}),
     ("Less", {"x": P([None, None]), "y": P([1, 4])}, {}),
+    ("Equal", {"x": P([2, 3]), "y": P([4])}, {"incompatible_shape_error": False}),
+    ("NotEqual", {"x": P([2, None]), "y": P([4])}, {"incompatible_shape_error": False}),
     ("SelectV2", {"condition": P([None, 1], "bool"), "t": P([3]), "e": P([2, None, None])}, {}),
     ("ClipByValue", {"t": P([None, 3]), "clip_value_min": P([]), "clip_value_max": P([])}, {}),
     ("AddN", {"inputs": [P([None, 3]), P([2, None])]}, {}),
@@ -148,6 +151,99 @@ CASES = [
 ]
 
 
+# Inputs that cannot go together, already visible in their shapes or constant operands.
+# (opgen also refuses some nodes TensorFlow leaves to fail at run time: two -1s in a
+# Reshape shape, a perm that is not a permutation, a Slice past the end.)
+ERROR_CASES = [
+    ("AddV2", {"x": P([2, 3]), "y": P([4])}, {}),
+    ("SelectV2", {"condition": P([2], "bool"), "t": P([3]), "e": P([])}, {}),
+    ("AddN", {"inputs": [P([2, 3]), P([3, 2])]}, {}),
+    ("MatMul", {"a": P([2, 3]), "b": P([4, 5])}, {}),
+    ("MatMul", {"a": P([2, 3, 4]), "b": P([4, 5])}, {}),
+    ("BatchMatMulV2", {"x": P([2, 3, 4]), "y": P([3, 4, 6])}, {}),
+    ("BiasAdd", {"value": P([2, 4]), "bias": P([5])}, {}),
+    ("Sum", {"input": P([2, 3]), "reduction_indices": c([2])}, {}),
+    ("ArgMax", {"input": P([2, 3]), "dimension": c(-3)}, {}),
+    ("Reshape", {"tensor": P([2, 3]), "shape": c([4, -1])}, {}),
+    ("Transpose", {"x": P([2, 3]), "perm": c([0, 1, 2])}, {}),
+    ("ExpandDims", {"input": P([2, 3]), "dim": c(4)}, {}),
+    ("Squeeze", {"input": P([2, 3])}, {"squeeze_dims": [0]}),
+    ("ConcatV2", {"values": [P([2, 3]), P([3, 3])], "axis": c(1)}, {}),
+    ("ConcatV2", {"values": [P([2, 3]), P([2, 3, 1])], "axis": c(0)}, {}),
+    ("Pack", {"values": [P([2, 3]), P([3, 2])]}, {}),
+    ("Unpack", {"value": P([2, 3])}, {"num": 3}),
+    ("Pad", {"input": P([2, 3]), "paddings": c([[1, 1]])}, {}),
+    ("Tile", {"input": P([2, 3]), "multiples": c([2])}, {}),
+    ("GatherV2", {"params": P([2, 3]), "indices": P([4], "int32"), "axis": c(2)}, {}),
+    ("Range", {"start": c(0), "limit": c(5), "delta": c(0)}, {}),
+    ("Fill", {"dims": c([2, 3]), "value": P([2])}, {}),
+    ("Conv2D", {"input": P([1, 5, 5, 3]), "filter": P([3, 3, 2, 4])},
+     {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+    ("MaxPool", {"input": P([1, 2, 2, 1])}, {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1],
+                                             "padding": "VALID"}),
+    ("FusedBatchNormV3", {"x": P([2, 4, 4, 3]), "scale": P([5]), "offset": P([3]),
+                          "mean": P([0]), "variance": P([0])}, {}),
+]
+
+
+def random_cases(seed=20261123, rounds=25):
+    """Cases with random shapes, partly forgotten, and random constant operands."""
+    rng = np.random.default_rng(seed)
+
+    def shape(lo=1, hi=3):
+        return [int(d) for d in rng.integers(1, 6, rng.integers(lo, hi + 1))]
+
+    def forget(dims):
+        if rng.random() < 0.1:
+            return None
+        return [None if rng.random() < 0.4 else d for d in dims]
+
+    cases = []
+    for _ in range(rounds):
+        dims = shape()
+        n = len(dims)
+        begin = [int(rng.integers(-d - 2, d + 3)) for d in dims]
+        end = [int(rng.integers(-d - 2, d + 3)) for d in dims]
+        strides = [int(rng.choice([-2, -1, 1, 2])) for _ in dims]
+        masks = {"begin_mask": int(rng.integers(0, 1 << n)),
+                 "end_mask": int(rng.integers(0, 1 << n))}
+        if rng.random() < 0.3:
+            masks["shrink_axis_mask"] = 1
+            begin[0] = int(rng.integers(-dims[0], dims[0]))
+            end[0], strides[0] = begin[0] + 1, 1
+        if rng.random() < 0.3:
+            masks["ellipsis_mask"] = 1 << (n - 1)
+        cases.append(("StridedSlice", {"input": P(forget(dims)), "begin": c(begin), "end": c(end),
+                                       "strides": c(strides)}, masks))
+        other = [1 if rng.random() < 0.3 else d for d in dims[n - int(rng.integers(0, n + 1)):]]
+        cases.append(("AddV2", {"x": P(forget(dims)), "y": P(forget(other))}, {}))
+        cases.append(("Reshape", {"tensor": P(forget(dims)), "shape": c([-1] + dims[1:])}, {}))
+        cases.append(("Slice", {"input": P(forget(dims)), "begin": c([0] * n),
+                                "size": c([-1 if rng.random() < 0.5 else 1 for _ in dims])}, {}))
+        cases.append(("Transpose", {"x": P(forget(dims)),
+                                    "perm": c([int(p) for p in rng.permutation(n)])}, {}))
+        cases.append(("Sum", {"input": P(forget(dims)),
+                              "reduction_indices": c([int(rng.integers(-n, n))])},
+                      {"keep_dims": bool(rng.random() < 0.5)}))
+        cases.append(("Tile", {"input": P(forget(dims)),
+                               "multiples": c([int(rng.integers(0, 3)) for _ in dims])}, {}))
+        cases.append(("Squeeze", {"input": P(forget([1 if rng.random() < 0.5 else d
+                                                     for d in dims]))}, {}))
+        axis = int(rng.integers(-n, n))
+        cases.append(("ConcatV2", {"values": [P(forget(dims)), P(forget(dims))], "axis": c(axis)},
+                      {}))
+        cases.append(("GatherV2", {"params": P(forget(dims)), "indices": P(forget(shape(0, 2)),
+                                                                         "int32"),
+                                   "axis": c(axis)}, {}))
+        k, m = (int(x) for x in rng.integers(1, 5, 2))
+        cases.append(("BatchMatMulV2", {"x": P(forget(dims[:-1] + [k, m])),
+                                        "y": P(forget(other + [m, 3]))}, {}))
+    return cases
+
+
+RANDOM_CASES = random_cases()
+
+
 def flatten(args):
     inputs, sizes = [], []
     for arg in args.values():
@@ -164,14 +260,16 @@ def to_json(x):
 
 
 @pytest.fixture(scope="module")
-def tensorflow_shapes():
+def tensorflow_results():
+    """TensorFlow's answer to each case of CASES, ERROR_CASES and RANDOM_CASES:
+    {"shapes": [...]} or {"error": ...}."""
     python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
     if not python.is_file():
         pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     cases = [{"op": op, "attrs": attrs,
               "args": {k: [to_json(x) for x in v] if isinstance(v, list) else to_json(v)
                        for k, v in args.items()}}
-             for op, args, attrs in CASES]
+             for op, args, attrs in CASES + ERROR_CASES + RANDOM_CASES]
     run = subprocess.run([str(python), "-c", TF_SCRIPT], input=json.dumps(cases), text=True,
                          capture_output=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     if run.returncode != 0:
@@ -187,18 +285,51 @@ def refines(ours, theirs) -> bool:
         t is None or o == t for o, t in zip(ours, theirs))
 
 
-@pytest.mark.parametrize("index", range(len(CASES)),
-                         ids=[f"{i}-{case[0]}" for i, case in enumerate(CASES)])
-def test_opgen_knows_what_tensorflow_knows(infer_shapes, tensorflow_shapes, index):
-    op, args, attrs = CASES[index]
-    theirs = tensorflow_shapes[index]
-    assert "error" not in theirs, theirs
-    mine_attrs = {k: np.dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
-                  for k, v in attrs.items()}
+def opgen_shapes(infer_shapes, op, args, attrs, node="node"):
+    attrs = {k: np.dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
+             for k, v in attrs.items()}
     inputs, sizes = flatten(args)
     inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, x.dtype)
               for x in inputs]
-    ours = infer_shapes(op, inputs, mine_attrs, sizes)
+    return infer_shapes(op, inputs, attrs, sizes, node=node)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[f"{i}-{case[0]}" for i, case in enumerate(CASES)])
+def test_opgen_knows_what_tensorflow_knows(infer_shapes, tensorflow_results, index):
+    op, args, attrs = CASES[index]
+    theirs = tensorflow_results[index]
+    assert "error" not in theirs, theirs
+    ours = opgen_shapes(infer_shapes, op, args, attrs)
     assert len(ours) == len(theirs["shapes"])
     theirs = [None if s is None else tuple(s) for s in theirs["shapes"]]
     assert all(refines(o, t) for o, t in zip(ours, theirs)), (ours, theirs)
+
+
+@pytest.mark.parametrize("index", range(len(ERROR_CASES)),
+                         ids=[f"{i}-{case[0]}" for i, case in enumerate(ERROR_CASES)])
+def test_opgen_refuses_what_tensorflow_refuses(infer_shapes, tensorflow_results, index):
+    op, args, attrs = ERROR_CASES[index]
+    theirs = tensorflow_results[len(CASES) + index]
+    assert "error" in theirs, f"TensorFlow accepts this case: {theirs}"
+    with pytest.raises(infer_shapes.Error) as e:
+        opgen_shapes(infer_shapes, op, args, attrs, node="bad")
+    assert e.value.code == 3
+    assert e.value.message.startswith(f"{op} node 'bad': "), e.value.message
+
+
+def test_random_cases_agree_with_tensorflow(infer_shapes, tensorflow_results):
+    """Where TensorFlow builds the node, opgen knows at least as much; where it refuses,
+    opgen refuses too."""
+    disagreements = []
+    for (op, args, attrs), theirs in zip(RANDOM_CASES, tensorflow_results[-len(RANDOM_CASES):]):
+        try:
+            ours = opgen_shapes(infer_shapes, op, args, attrs)
+        except infer_shapes.Error as e:
+            if "error" not in theirs:
+                disagreements.append((op, args, attrs, theirs, e.message))
+            continue
+        theirs_shapes = [None if s is None else tuple(s) for s in theirs.get("shapes", [])]
+        if "error" in theirs or not all(refines(o, t) for o, t in zip(ours, theirs_shapes)):
+            disagreements.append((op, args, attrs, theirs, ours))
+    assert len(RANDOM_CASES) > 200 and disagreements == []
