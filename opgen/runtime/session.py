@@ -28,7 +28,9 @@ _MAX_PLANS = 256
 class Session:
     """Runs operations of one Graph (the default graph when `graph` is None).
 
-    Use it as a context manager, or call :meth:`close`, to free it at once.
+    Use it as a context manager, or call :meth:`close`, to free it at once. ``run``
+    may be called from several threads at once; close the session only once they
+    have returned.
     """
 
     def __init__(self, graph: Graph | None = None):

@@ -152,3 +152,17 @@ def test_tensorflows_own_graph_def_message_is_accepted(model):
     with opgen.Session(graph=graph) as session:
         got = session.run("tf/" + model.output_name, {"tf/" + model.input_name: model.input})
     assert_matches_tensorflow(got, model.expected)
+
+
+def test_tensorflow_runs_the_graph_def_opgen_exports(model):
+    tf = pytest.importorskip("tensorflow")
+    graph = opgen.Graph()
+    with graph.as_default():
+        opgen.import_graph_def(model.graph_def_bytes, name="")
+    exported = graph.as_graph_def().SerializeToString()
+    tf_graph = tf.Graph()
+    with tf_graph.as_default():
+        tf.compat.v1.import_graph_def(tf.compat.v1.GraphDef.FromString(exported), name="")
+    with tf.compat.v1.Session(graph=tf_graph) as session:
+        got = session.run(model.output_name, {model.input_name: model.input})
+    assert_matches_tensorflow(got, model.expected)
