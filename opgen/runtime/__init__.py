@@ -11,8 +11,8 @@ from opgen.runtime.dtypes import (
     half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
 )
 from opgen.runtime.eager import execute_op
-from opgen.runtime.graph import (Graph, Operation, Output, get_default_graph, import_graph_def,
-                                 reset_default_graph)
+from opgen.runtime.graph import Graph, Operation, Output, get_default_graph, reset_default_graph
+from opgen.runtime.graph_import import import_graph_def
 from opgen.runtime.session import Session
 from opgen.runtime.tensor import Tensor, convert_to_tensor
 

@@ -1,5 +1,5 @@
-"""Graphs as TensorFlow users know them: ``Graph``, ``Operation``, ``Output`` and
-``import_graph_def``, over TensorFlow's C graph API (``TF_NewGraph`` ...).
+"""Graphs as TensorFlow users know them: ``Graph``, ``Operation``, ``Output`` and the
+default graph, over TensorFlow's C graph API (``TF_NewGraph`` ...).
 
 A Graph owns one ``TF_Graph*``; Operations and Outputs are views into it that keep
 the Graph alive. The same C operation is always the same ``Operation`` object, and
@@ -14,14 +14,12 @@ import threading
 import weakref
 from contextlib import contextmanager
 
-from opgen.protos import attr_value_pb2, graph_pb2, op_def_pb2
-from opgen.runtime import _lib, _tf_tensors, dtypes
-from opgen.runtime.errors import (InvalidArgumentError, NotFoundError, exception_class,
-                                  raise_for_status)
+from opgen.protos import attr_value_pb2, graph_pb2
+from opgen.runtime import _graph_attrs, _lib, dtypes
+from opgen.runtime.errors import InvalidArgumentError, exception_class, raise_for_status
 
 _TF_Output = _lib.TF_Output
-_c_int, _c_int64, _c_float, _c_ubyte = ctypes.c_int, ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte
-_c_size_t, _c_void_p = ctypes.c_size_t, ctypes.c_void_p
+_c_int64, _c_size_t, _c_void_p = ctypes.c_int64, ctypes.c_size_t, ctypes.c_void_p
 
 
 class Graph:
@@ -164,7 +162,7 @@ class Graph:
         must run first.
         """
         runtime = _lib.graph_lib()
-        op_def = _op_def(op_type)
+        op_def = _graph_attrs.op_def(op_type)
         if len(inputs) != len(op_def.input_arg):
             raise InvalidArgumentError(
                 f"{op_type} takes {len(op_def.input_arg)} input(s) "
@@ -193,7 +191,7 @@ class Graph:
             c_controls.append(control_op._c_op)
         attrs = dict(attrs or {})
         attr_defs = {a.name: a for a in op_def.attr}
-        setters = [_prepare_attr(op_type, attr_name, attr_defs.get(attr_name), value, attrs)
+        setters = [_graph_attrs.prepare_attr(op_type, attr_name, attr_defs.get(attr_name), value, attrs)
                    for attr_name, value in attrs.items()]
 
         name = self.unique_name(name or op_type)
@@ -340,7 +338,7 @@ class Operation:
             proto = ctypes.string_at(buffer.contents.data, buffer.contents.length)
         finally:
             runtime.TF_DeleteBuffer(buffer)
-        return _attr_value_to_python(attr_value_pb2.AttrValue.FromString(proto))
+        return _graph_attrs.attr_value_to_python(attr_value_pb2.AttrValue.FromString(proto))
 
     def __repr__(self) -> str:
         return f"<opgen.Operation {self._name!r} type={self._type}>"
@@ -453,353 +451,3 @@ def reset_default_graph() -> None:
         raise AssertionError("reset_default_graph() inside a Graph.as_default() block")
     with _global_lock:
         _global_default_graph = None
-
-
-# ---- import_graph_def ---------------------------------------------------------------------
-
-def import_graph_def(graph_def, input_map=None, return_elements=None, name=None):
-    """Imports a GraphDef into the default graph.
-
-    `graph_def` is serialized bytes or a GraphDef message (opgen's, TensorFlow's, any
-    message with ``SerializeToString``). Imported names get the prefix `name` + "/":
-    "import" by default, made unique ("import_1") when taken; ``name=""`` keeps them
-    as they are. `input_map` maps tensor names of `graph_def` ("x:0", or "x" for
-    "x:0") to Outputs of the default graph that replace them. `return_elements` lists
-    names in `graph_def` ("op" or "op:0"); the matching imported Operations and Outputs
-    are returned, in that order (None without `return_elements`).
-    """
-    graph = get_default_graph()
-    runtime = _lib.graph_lib()
-    if isinstance(graph_def, (bytes, bytearray, memoryview)):
-        data = bytes(graph_def)
-    elif hasattr(graph_def, "SerializeToString"):
-        data = graph_def.SerializeToString()
-    else:
-        raise TypeError(f"graph_def must be a GraphDef message or its serialized bytes, "
-                        f"not {type(graph_def).__name__}")
-    prefix = "import" if name is None else name
-    if prefix:
-        prefix = _unique_scope(graph, prefix.rstrip("/"))
-    options = runtime.TF_NewImportGraphDefOptions()
-    buffer = runtime.TF_NewBufferFromString(data, len(data))
-    status = _lib.thread_status()
-    results = None
-    try:
-        if prefix:
-            runtime.TF_ImportGraphDefOptionsSetPrefix(options, prefix.encode())
-        for source, target in (input_map or {}).items():
-            source_name, source_index = _split_tensor_name(source, "input_map key")
-            if not isinstance(target, Output):
-                target = graph.as_graph_element(target, allow_operation=False)
-            if target.graph is not graph:
-                raise ValueError(f"input_map value {target} is not in the default graph")
-            runtime.TF_ImportGraphDefOptionsAddInputMapping(
-                options, source_name.encode(), source_index, target._c)
-        wanted = []
-        for element in return_elements or ():
-            if not isinstance(element, str):
-                raise TypeError(f"return_elements holds names, not {type(element).__name__}")
-            if ":" in element:
-                op_name, index = _split_tensor_name(element, "return element")
-                runtime.TF_ImportGraphDefOptionsAddReturnOutput(options, op_name.encode(), index)
-                wanted.append("output")
-            else:
-                runtime.TF_ImportGraphDefOptionsAddReturnOperation(options, element.encode())
-                wanted.append("operation")
-        results = runtime.TF_GraphImportGraphDefWithResults(graph._c_graph, buffer, options,
-                                                            status.ptr)
-        raise_for_status(status)
-        _check_input_map_used(runtime, results)
-        if return_elements is None:
-            return None
-        return _returned_elements(runtime, graph, results, wanted)
-    finally:
-        if results:
-            runtime.TF_DeleteImportGraphDefResults(results)
-        runtime.TF_DeleteBuffer(buffer)
-        runtime.TF_DeleteImportGraphDefOptions(options)
-
-
-def _unique_scope(graph: Graph, prefix: str) -> str:
-    """`prefix`, or `prefix`_1 ... when some operation already lives under it."""
-    names = [op.name for op in graph.get_operations()]
-
-    def taken(scope):
-        return any(n == scope or n.startswith(scope + "/") for n in names)
-
-    if not taken(prefix):
-        return prefix
-    suffix = 1
-    while taken(f"{prefix}_{suffix}"):
-        suffix += 1
-    return f"{prefix}_{suffix}"
-
-
-def _split_tensor_name(name, what: str) -> tuple[str, int]:
-    if not isinstance(name, str):
-        raise TypeError(f"{what} must be a tensor name, not {type(name).__name__}")
-    if name.startswith("^"):
-        raise InvalidArgumentError(f"{what} {name!r}: control dependencies are not supported")
-    op_name, colon, index = name.rpartition(":")
-    if not colon:
-        return name, 0
-    if not op_name or not index.isdigit():
-        raise ValueError(f"{what} {name!r} is not a tensor name (\"op_name:index\")")
-    return op_name, int(index)
-
-
-def _check_input_map_used(runtime, results) -> None:
-    count = _c_int(0)
-    names = ctypes.POINTER(ctypes.c_char_p)()
-    indexes = ctypes.POINTER(_c_int)()
-    runtime.TF_ImportGraphDefResultsMissingUnusedInputMappings(
-        results, ctypes.byref(count), ctypes.byref(names), ctypes.byref(indexes))
-    if count.value:
-        missing = [f"{names[i].decode()}:{indexes[i]}" for i in range(count.value)]
-        raise InvalidArgumentError(
-            f"input_map names tensors that are not in the graph_def: {', '.join(missing)}")
-
-
-def _returned_elements(runtime, graph: Graph, results, wanted: list[str]) -> list:
-    num_outputs, num_ops = _c_int(0), _c_int(0)
-    outputs = ctypes.POINTER(_TF_Output)()
-    operations = ctypes.POINTER(_c_void_p)()
-    runtime.TF_ImportGraphDefResultsReturnOutputs(results, ctypes.byref(num_outputs),
-                                                  ctypes.byref(outputs))
-    runtime.TF_ImportGraphDefResultsReturnOperations(results, ctypes.byref(num_ops),
-                                                     ctypes.byref(operations))
-    next_output = next_op = 0
-    elements = []
-    for kind in wanted:
-        if kind == "output":
-            item = outputs[next_output]
-            elements.append(graph._operation(item.oper)._output(item.index))
-            next_output += 1
-        else:
-            elements.append(graph._operation(operations[next_op]))
-            next_op += 1
-    return elements
-
-
-# ---- OpDefs and attrs ---------------------------------------------------------------------
-
-_op_defs: dict[str, op_def_pb2.OpDef] = {}
-
-
-def _op_def(op_type: str) -> op_def_pb2.OpDef:
-    """The runtime's OpDef for `op_type` (the registry is read again on a miss: a
-    library loaded later may have added ops)."""
-    op_def = _op_defs.get(op_type)
-    if op_def is None:
-        oplist = op_def_pb2.OpList.FromString(_lib.all_op_list_bytes())
-        _op_defs.update((op.name, op) for op in oplist.op)
-        op_def = _op_defs.get(op_type)
-        if op_def is None:
-            raise NotFoundError(f"Op type not registered '{op_type}' in the opgen runtime",
-                                op_type)
-    return op_def
-
-
-def _python_attr_type(value) -> str:
-    """The attr type a Python value implies, for attrs the OpDef does not declare
-    (TensorFlow allows extra attrs whose names start with '_')."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, (str, bytes)):
-        return "string"
-    if isinstance(value, dtypes.DType):
-        return "type"
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, bytes)) for v in value):
-        return "list(string)"  # e.g. TensorFlow's colocation attr "_class"
-    raise TypeError(f"cannot tell the attr type of {value!r}; pass an AttrValue")
-
-
-def _prepare_attr(op_type: str, name: str, attr_def, value, attrs):
-    """Checks and converts one attr value; returns ``apply(runtime, desc, status)``,
-    which hands it to the C API and returns (code, message) when that failed. Checking everything before ``TF_NewOperation`` means a
-    bad attr never leaves a half-built operation in the graph."""
-    bname = name.encode()
-    if hasattr(value, "SerializeToString") and type(value).__name__ == "AttrValue":
-        proto = value.SerializeToString()
-
-        def apply(r, desc, status):
-            r.TF_SetAttrValueProto(desc, bname, proto, len(proto), status.ptr)
-            return _failure(status)
-        return apply
-    kind = attr_def.type if attr_def is not None else "an attr value"
-    try:
-        if attr_def is None:
-            if not name.startswith("_"):
-                op_def = _op_def(op_type)
-                raise InvalidArgumentError(
-                    f"{op_type} has no attr named '{name}'; its attrs are: "
-                    f"{', '.join(a.name for a in op_def.attr) or '(none)'}", op_type)
-            kind = _python_attr_type(value)
-        prepare = _ATTR_PREPARERS.get(kind)
-        if prepare is None:
-            raise InvalidArgumentError(
-                f"{op_type}: attr '{name}' of type {kind} needs an AttrValue message", op_type)
-        return prepare(bname, value, attrs)
-    except InvalidArgumentError as e:
-        if e.message.startswith(op_type):
-            raise
-        raise InvalidArgumentError(f"{op_type}: attr '{name}': {e.message}", op_type) from None
-    except (TypeError, ValueError, OverflowError) as e:
-        raise InvalidArgumentError(f"{op_type}: attr '{name}' must be {_article(kind)}: {e}",
-                                   op_type) from None
-
-
-def _article(kind: str) -> str:
-    return kind if kind.startswith("an ") else f"a {kind}"
-
-
-def _failure(status):
-    """(code, message) of a failed call that reported through `status`, else None."""
-    return (status.code, status.message) if status.code != 0 else None
-
-
-def _check_int(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
-        raise TypeError(f"expected an int, got {value!r}")
-    return int(value)
-
-
-def _check_float(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise TypeError(f"expected a float, got {value!r}")
-    return float(value)
-
-
-def _check_bool(value) -> bool:
-    if not isinstance(value, bool) and type(value).__name__ != "bool_":
-        raise TypeError(f"expected a bool, got {value!r}")
-    return bool(value)
-
-
-def _check_string(value) -> bytes:
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, bytes):
-        return value
-    raise TypeError(f"expected a string, got {value!r}")
-
-
-def _check_type(value) -> int:
-    return dtypes.as_dtype(value).as_datatype_enum
-
-
-def _check_list(value) -> list:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"expected a list, got {value!r}")
-    return list(value)
-
-
-def _shape_dims(value):
-    """(int64 array or None, rank) for a shape: None means unknown rank; dims may be
-    None or -1 when unknown."""
-    if value is None:
-        return None, -1
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"expected a shape (a sequence of ints / None, or None), got {value!r}")
-    dims = [-1 if d is None else _check_int(d) for d in value]
-    return (_c_int64 * max(len(dims), 1))(*dims), len(dims)
-
-
-def _scalar_preparer(setter_name, check):
-    def prepare(bname, value, attrs):
-        checked = check(value)
-        return lambda r, desc, status: getattr(r, setter_name)(desc, bname, checked)
-    return prepare
-
-
-def _list_preparer(setter_name, ctype, check):
-    def prepare(bname, value, attrs):
-        items = [check(v) for v in _check_list(value)]
-        array = (ctype * max(len(items), 1))(*items)
-        return lambda r, desc, status: getattr(r, setter_name)(desc, bname, array, len(items))
-    return prepare
-
-
-def _prepare_string(bname, value, attrs):
-    data = _check_string(value)
-    return lambda r, desc, status: r.TF_SetAttrString(desc, bname, data, len(data))
-
-
-def _prepare_shape(bname, value, attrs):
-    dims, rank = _shape_dims(value)
-    return lambda r, desc, status: r.TF_SetAttrShape(desc, bname, dims, rank)
-
-
-def _prepare_tensor(bname, value, attrs):
-    """The value takes the op's `dtype` attr when it has one (as Const's does)."""
-    want = attrs.get("dtype")
-    dtype = dtypes.as_dtype(want) if want is not None else None
-    array = _tf_tensors.as_array(value, dtype, "tensor value")
-    if dtype is None:
-        dtype = dtypes.as_dtype(array.dtype)
-
-    def apply(r, desc, status):
-        tensor = _tf_tensors.new_tf_tensor(array, dtype.as_datatype_enum)
-        try:
-            r.TF_SetAttrTensor(desc, bname, tensor, status.ptr)
-            return _failure(status)
-        finally:
-            r.TF_DeleteTensor(tensor)
-    return apply
-
-
-def _prepare_string_list(bname, value, attrs):
-    items = [_check_string(v) for v in _check_list(value)]
-    pointers = (_c_void_p * max(len(items), 1))(
-        *[ctypes.cast(ctypes.c_char_p(v), _c_void_p) for v in items])
-    lengths = (_c_size_t * max(len(items), 1))(*map(len, items))
-
-    def apply(r, desc, status):
-        r.TF_SetAttrStringList(desc, bname, pointers, lengths, len(items))
-        del items[:0]  # keeps the bytes the pointers point into alive until here
-    return apply
-
-
-_ATTR_PREPARERS = {
-    "type": _scalar_preparer("TF_SetAttrType", _check_type),
-    "int": _scalar_preparer("TF_SetAttrInt", _check_int),
-    "float": _scalar_preparer("TF_SetAttrFloat", _check_float),
-    "bool": _scalar_preparer("TF_SetAttrBool", lambda v: 1 if _check_bool(v) else 0),
-    "string": _prepare_string,
-    "shape": _prepare_shape,
-    "tensor": _prepare_tensor,
-    "list(type)": _list_preparer("TF_SetAttrTypeList", _c_int, _check_type),
-    "list(int)": _list_preparer("TF_SetAttrIntList", _c_int64, _check_int),
-    "list(float)": _list_preparer("TF_SetAttrFloatList", _c_float, _check_float),
-    "list(bool)": _list_preparer("TF_SetAttrBoolList", _c_ubyte, lambda v: 1 if _check_bool(v) else 0),
-    "list(string)": _prepare_string_list,
-}
-
-
-def _attr_value_to_python(value: attr_value_pb2.AttrValue):
-    kind = value.WhichOneof("value")
-    if kind is None:
-        return []
-    if kind == "list":
-        lst = value.list
-        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
-            items = getattr(lst, field)
-            if items:
-                if field == "type":
-                    return [_as_dtype_or_enum(t) for t in items]
-                return list(items)
-        return []
-    if kind == "type":
-        return _as_dtype_or_enum(value.type)
-    return getattr(value, kind)
-
-
-def _as_dtype_or_enum(enum: int):
-    try:
-        return dtypes.as_dtype(enum)
-    except TypeError:
-        return enum
