@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import types
 
 from opgen import _paths
 
@@ -141,3 +142,117 @@ def all_op_list_bytes() -> bytes:
         return ctypes.string_at(buf.contents.data, buf.contents.length)
     finally:
         runtime.TF_DeleteBuffer(buf)
+
+
+# ---- graphs and sessions (TensorFlow's c_api.h) ------------------------------------------
+#
+# Declared apart from the table above and only when a graph is first used, so the eager
+# path does not depend on them.
+
+class TF_Output(ctypes.Structure):
+    """An operation's output: TensorFlow's ``{TF_Operation* oper; int index;}``."""
+    _fields_ = [("oper", c_void_p), ("index", c_int)]
+
+
+class TF_Input(ctypes.Structure):
+    """An operation's input: same layout as TF_Output."""
+    _fields_ = [("oper", c_void_p), ("index", c_int)]
+
+
+_GRAPH_SIGNATURES = {
+    "TF_NewBuffer": (P(TF_Buffer), []),
+    "TF_NewBufferFromString": (P(TF_Buffer), [c_void_p, c_size_t]),
+    "TF_NewTensor": (c_void_p, [c_int, P(c_int64), c_int, c_void_p, c_size_t, c_void_p, c_void_p]),
+    "TF_TensorType": (c_int, [c_void_p]),
+    "TF_NumDims": (c_int, [c_void_p]),
+    "TF_Dim": (c_int64, [c_void_p, c_int]),
+    "TF_NewGraph": (c_void_p, []),
+    "TF_DeleteGraph": (None, [c_void_p]),
+    "TF_GraphGetTensorNumDims": (c_int, [c_void_p, TF_Output, c_void_p]),
+    "TF_GraphGetTensorShape": (None, [c_void_p, TF_Output, P(c_int64), c_int, c_void_p]),
+    "TF_NewOperation": (c_void_p, [c_void_p, c_char_p, c_char_p]),
+    "TF_SetDevice": (None, [c_void_p, c_char_p]),
+    "TF_AddInput": (None, [c_void_p, TF_Output]),
+    "TF_AddInputList": (None, [c_void_p, P(TF_Output), c_int]),
+    "TF_AddControlInput": (None, [c_void_p, c_void_p]),
+    "TF_SetAttrString": (None, [c_void_p, c_char_p, c_void_p, c_size_t]),
+    "TF_SetAttrStringList": (None, [c_void_p, c_char_p, P(c_void_p), P(c_size_t), c_int]),
+    "TF_SetAttrInt": (None, [c_void_p, c_char_p, c_int64]),
+    "TF_SetAttrIntList": (None, [c_void_p, c_char_p, P(c_int64), c_int]),
+    "TF_SetAttrFloat": (None, [c_void_p, c_char_p, c_float]),
+    "TF_SetAttrFloatList": (None, [c_void_p, c_char_p, P(c_float), c_int]),
+    "TF_SetAttrBool": (None, [c_void_p, c_char_p, c_ubyte]),
+    "TF_SetAttrBoolList": (None, [c_void_p, c_char_p, P(c_ubyte), c_int]),
+    "TF_SetAttrType": (None, [c_void_p, c_char_p, c_int]),
+    "TF_SetAttrTypeList": (None, [c_void_p, c_char_p, P(c_int), c_int]),
+    "TF_SetAttrShape": (None, [c_void_p, c_char_p, P(c_int64), c_int]),
+    "TF_SetAttrShapeList": (None, [c_void_p, c_char_p, P(P(c_int64)), P(c_int), c_int]),
+    "TF_SetAttrTensor": (None, [c_void_p, c_char_p, c_void_p, c_void_p]),
+    "TF_SetAttrValueProto": (None, [c_void_p, c_char_p, c_void_p, c_size_t, c_void_p]),
+    "TF_FinishOperation": (c_void_p, [c_void_p, c_void_p]),
+    "TF_OperationName": (c_char_p, [c_void_p]),
+    "TF_OperationOpType": (c_char_p, [c_void_p]),
+    "TF_OperationDevice": (c_char_p, [c_void_p]),
+    "TF_OperationNumOutputs": (c_int, [c_void_p]),
+    "TF_OperationOutputType": (c_int, [TF_Output]),
+    "TF_OperationNumInputs": (c_int, [c_void_p]),
+    "TF_OperationAllInputs": (None, [c_void_p, P(TF_Output), c_int]),
+    "TF_OperationOutputNumConsumers": (c_int, [TF_Output]),
+    "TF_OperationOutputConsumers": (c_int, [TF_Output, P(TF_Input), c_int]),
+    "TF_OperationNumControlInputs": (c_int, [c_void_p]),
+    "TF_OperationGetControlInputs": (c_int, [c_void_p, P(c_void_p), c_int]),
+    "TF_OperationGetAttrValueProto": (None, [c_void_p, c_char_p, P(TF_Buffer), c_void_p]),
+    "TF_GraphOperationByName": (c_void_p, [c_void_p, c_char_p]),
+    "TF_GraphNextOperation": (c_void_p, [c_void_p, P(c_size_t)]),
+    "TF_GraphToGraphDef": (None, [c_void_p, P(TF_Buffer), c_void_p]),
+    "TF_NewImportGraphDefOptions": (c_void_p, []),
+    "TF_DeleteImportGraphDefOptions": (None, [c_void_p]),
+    "TF_ImportGraphDefOptionsSetPrefix": (None, [c_void_p, c_char_p]),
+    "TF_ImportGraphDefOptionsAddInputMapping": (None, [c_void_p, c_char_p, c_int, TF_Output]),
+    "TF_ImportGraphDefOptionsAddReturnOutput": (None, [c_void_p, c_char_p, c_int]),
+    "TF_ImportGraphDefOptionsAddReturnOperation": (None, [c_void_p, c_char_p]),
+    "TF_GraphImportGraphDefWithResults": (c_void_p, [c_void_p, P(TF_Buffer), c_void_p, c_void_p]),
+    "TF_ImportGraphDefResultsReturnOutputs": (None, [c_void_p, P(c_int), P(P(TF_Output))]),
+    "TF_ImportGraphDefResultsReturnOperations": (None, [c_void_p, P(c_int), P(P(c_void_p))]),
+    "TF_ImportGraphDefResultsMissingUnusedInputMappings": (
+        None, [c_void_p, P(c_int), P(P(c_char_p)), P(P(c_int))]),
+    "TF_DeleteImportGraphDefResults": (None, [c_void_p]),
+    "TF_NewSessionOptions": (c_void_p, []),
+    "TF_DeleteSessionOptions": (None, [c_void_p]),
+    "TF_NewSession": (c_void_p, [c_void_p, c_void_p, c_void_p]),
+    "TF_CloseSession": (None, [c_void_p, c_void_p]),
+    "TF_DeleteSession": (None, [c_void_p, c_void_p]),
+    "TF_SessionRun": (None, [c_void_p, c_void_p, P(TF_Output), P(c_void_p), c_int,
+                             P(TF_Output), P(c_void_p), c_int, P(c_void_p), c_int,
+                             c_void_p, c_void_p]),
+}
+
+_graph_lib = None
+
+
+def _unimplemented(name: str):
+    def call(*args):
+        from opgen.runtime.errors import UnimplementedError
+        raise UnimplementedError(f"this opgen runtime does not implement {name}")
+    return call
+
+
+def graph_lib():
+    """A namespace of the runtime's functions (those of :func:`lib` plus the graph and
+    session ones), declared once. A graph function the runtime lacks raises
+    UnimplementedError when called, so the rest stays usable."""
+    global _graph_lib
+    if _graph_lib is None:
+        loaded = lib()
+        with _lock:
+            if _graph_lib is None:
+                functions = {name: getattr(loaded, name) for name in _SIGNATURES}
+                for name, (restype, argtypes) in _GRAPH_SIGNATURES.items():
+                    fn = getattr(loaded, name, None)
+                    if fn is None:
+                        functions[name] = _unimplemented(name)
+                        continue
+                    fn.restype, fn.argtypes = restype, argtypes
+                    functions[name] = fn
+                _graph_lib = types.SimpleNamespace(**functions)
+    return _graph_lib

@@ -1,0 +1,134 @@
+"""numpy data to and from ``TF_Tensor*`` for graph mode: Const attrs, Session feeds and
+fetches.
+
+Values are converted with TensorFlow's rules: numpy data keeps its dtype unless one is
+asked for, and is then cast only where TensorFlow casts (integers to integers, integers
+and floats to floats, numbers to complex); Python scalars and lists take the dtype asked
+for when no data is lost, else TensorFlow's defaults (float -> float32, int -> int32 or
+int64 when it does not fit).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from opgen.runtime import _lib, dtypes
+from opgen.runtime.errors import InvalidArgumentError, UnimplementedError
+
+_INT32 = np.iinfo(np.int32)
+_c_int64 = ctypes.c_int64
+_memmove = ctypes.memmove
+
+
+def _default_array(value) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64 and (array.size == 0 or (array.min() >= _INT32.min and array.max() <= _INT32.max)):
+        return array.astype(np.int32)
+    if array.dtype.kind in "OUS":
+        raise InvalidArgumentError(f"cannot convert {_short(value)} to a tensor")
+    return array
+
+
+def _castable(want: dtypes.DType, have: np.dtype) -> bool:
+    """Whether TensorFlow casts numpy data of dtype `have` to `want` on conversion."""
+    kind = have.kind
+    if want.is_integer:
+        return kind in "iu"
+    if want.is_floating:
+        return kind in "iuf"
+    if want.is_complex:
+        return kind in "iufc"
+    return False
+
+
+def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarray:
+    """`value` as a C-contiguous numpy array of `dtype` (or of its own / the default
+    dtype when `dtype` is None). InvalidArgumentError, naming `what`, when TensorFlow
+    would not convert it."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if dtype is not None and array.dtype != dtype.numpy_dtype:
+            if dtype.numpy_dtype is None or not _castable(dtype, array.dtype):
+                raise InvalidArgumentError(
+                    f"{what}: cannot use numpy {array.dtype} data as {dtype.name}")
+            array = array.astype(dtype.numpy_dtype)
+    elif dtype is None:
+        array = _default_array(value)
+    else:
+        array = _python_as(value, dtype, what)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
+    return array
+
+
+def _python_as(value, dtype: dtypes.DType, what: str) -> np.ndarray:
+    if dtype.numpy_dtype is None:
+        raise UnimplementedError(f"{what}: {dtype.name} values are not supported in graph mode")
+    try:
+        array = np.asarray(value)
+    except (ValueError, OverflowError) as e:
+        raise InvalidArgumentError(f"{what}: cannot convert {_short(value)} to {dtype.name}: {e}") from None
+    kind = array.dtype.kind
+    if kind in "OUS":
+        raise InvalidArgumentError(f"{what}: cannot convert {_short(value)} to {dtype.name}")
+    if (kind == "c" and not dtype.is_complex or kind == "f" and (dtype.is_integer or dtype.is_bool)
+            or kind == "b" and not dtype.is_bool or kind in "iuf" and dtype.is_bool):
+        raise InvalidArgumentError(
+            f"{what}: cannot convert {_short(value)} to {dtype.name} without losing data")
+    if kind in "iu" and dtype.is_integer and array.size:
+        info = np.iinfo(dtype.numpy_dtype)
+        if array.min() < info.min or array.max() > info.max:
+            raise InvalidArgumentError(f"{what}: {_short(value)} does not fit in {dtype.name}")
+    return array.astype(dtype.numpy_dtype)
+
+
+# C types of the scalars ctypes reads and writes directly (the rank-0 fast path).
+SCALAR_CTYPES = {
+    np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
+    np.dtype(np.int8): ctypes.c_int8, np.dtype(np.int16): ctypes.c_int16,
+    np.dtype(np.int32): ctypes.c_int32, np.dtype(np.int64): ctypes.c_int64,
+    np.dtype(np.uint8): ctypes.c_uint8, np.dtype(np.uint16): ctypes.c_uint16,
+    np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64,
+    np.dtype(np.bool_): ctypes.c_bool,
+}
+
+# Below this size, copying through bytes is cheaper than asking numpy for its pointer.
+_SMALL_BYTES = 4096
+
+
+def new_tf_tensor(array: np.ndarray, dtype_enum: int) -> int:
+    """A fresh ``TF_Tensor*`` holding a copy of the C-contiguous `array`; the caller
+    frees it with TF_DeleteTensor."""
+    runtime = _lib.lib()
+    ndim = array.ndim
+    dims = (_c_int64 * ndim)(*array.shape) if ndim else None
+    nbytes = array.nbytes
+    raw = runtime.TF_AllocateTensor(dtype_enum, dims, ndim, nbytes)
+    if not raw:
+        raise InvalidArgumentError(f"cannot allocate a tensor of shape {array.shape}")
+    if nbytes:
+        source = array.tobytes() if nbytes < _SMALL_BYTES else array.ctypes.data
+        _memmove(runtime.TF_TensorData(raw), source, nbytes)
+    return raw
+
+
+def to_numpy(tensor: int) -> np.ndarray:
+    """A numpy copy of a ``TF_Tensor*`` (which stays the caller's to free)."""
+    runtime = _lib.graph_lib()
+    dtype = dtypes.as_dtype(runtime.TF_TensorType(tensor))
+    if dtype.numpy_dtype is None:
+        raise UnimplementedError(f"{dtype.name} tensors cannot be read into numpy yet")
+    shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))
+    array = np.empty(shape, dtype.numpy_dtype)
+    if array.nbytes:
+        _memmove(array.ctypes.data, runtime.TF_TensorData(tensor), array.nbytes)
+    return array
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

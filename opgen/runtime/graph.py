@@ -1,0 +1,453 @@
+"""Graphs as TensorFlow users know them: ``Graph``, ``Operation``, ``Output`` and the
+default graph, over TensorFlow's C graph API (``TF_NewGraph`` ...).
+
+A Graph owns one ``TF_Graph*``; Operations and Outputs are views into it that keep
+the Graph alive. The same C operation is always the same ``Operation`` object, and
+its outputs the same ``Output`` objects, so both compare and hash by identity (cheap
+``feed_dict`` keys, as in TensorFlow).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from contextlib import contextmanager
+
+from opgen.protos import attr_value_pb2, graph_pb2
+from opgen.runtime import _graph_attrs, _lib, dtypes
+from opgen.runtime.errors import InvalidArgumentError, exception_class, raise_for_status
+
+_TF_Output = _lib.TF_Output
+_c_int64, _c_size_t, _c_void_p = ctypes.c_int64, ctypes.c_size_t, ctypes.c_void_p
+
+
+class Graph:
+    """A dataflow graph: build it with :meth:`create_op` or :func:`import_graph_def`,
+    run it with ``opgen.Session``."""
+
+    def __init__(self):
+        runtime = _lib.graph_lib()
+        self._c_graph = runtime.TF_NewGraph()
+        self._operations: dict[int, Operation] = {}
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, runtime.TF_DeleteGraph, self._c_graph)
+
+    # ---- default graph ----
+
+    @contextmanager
+    def as_default(self):
+        """Makes this graph the default graph (of this thread) inside the block."""
+        stack = _default_graph_stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    # ---- lookup ----
+
+    def _operation(self, c_op: int) -> Operation:
+        """The Operation for a ``TF_Operation*`` of this graph (one object per op)."""
+        op = self._operations.get(c_op)
+        if op is None:
+            with self._lock:
+                op = self._operations.get(c_op)
+                if op is None:
+                    op = self._operations[c_op] = Operation(self, c_op)
+        return op
+
+    def get_operations(self) -> list[Operation]:
+        """Every operation, in the order they were added."""
+        runtime = _lib.graph_lib()
+        position = _c_size_t(0)
+        ops = []
+        while True:
+            c_op = runtime.TF_GraphNextOperation(self._c_graph, ctypes.byref(position))
+            if not c_op:
+                return ops
+            ops.append(self._operation(c_op))
+
+    def __iter__(self):
+        return iter(self.get_operations())
+
+    def __len__(self) -> int:
+        return len(self.get_operations())
+
+    def __contains__(self, name: str) -> bool:
+        return self._find_operation(name) is not None
+
+    def _find_operation(self, name: str) -> Operation | None:
+        c_op = _lib.graph_lib().TF_GraphOperationByName(self._c_graph, name.encode())
+        return self._operation(c_op) if c_op else None
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        """The operation called `name`; KeyError when there is none, ValueError for a
+        tensor name ("x:0")."""
+        if not isinstance(name, str):
+            raise TypeError(f"operation names are strings, not {type(name).__name__}")
+        if ":" in name:
+            raise ValueError(f"the name {name!r} looks like a tensor name, not an operation name")
+        op = self._find_operation(name)
+        if op is None:
+            raise KeyError(f"the graph has no operation named {name!r}")
+        return op
+
+    def get_tensor_by_name(self, name: str) -> Output:
+        """The output called `name` ("op:index"); KeyError when there is none,
+        ValueError for an operation name."""
+        if not isinstance(name, str):
+            raise TypeError(f"tensor names are strings, not {type(name).__name__}")
+        op_name, _, index = name.rpartition(":")
+        if not op_name or not index.isdigit():
+            raise ValueError(f"the name {name!r} is not a tensor name (\"op_name:index\")")
+        op = self._find_operation(op_name)
+        if op is None:
+            raise KeyError(f"the tensor {name!r} does not exist: the graph has no operation "
+                           f"named {op_name!r}")
+        outputs = op.outputs
+        if int(index) >= len(outputs):
+            raise KeyError(f"the tensor {name!r} does not exist: {op_name!r} has "
+                           f"{len(outputs)} output(s)")
+        return outputs[int(index)]
+
+    def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
+        """`obj` (an Output, an Operation, "op:0" or "op") as this graph's Output or
+        Operation."""
+        if isinstance(obj, Output):
+            if obj.graph is not self:
+                raise ValueError(f"{obj} is not an element of this graph")
+            if not allow_tensor:
+                raise TypeError(f"expected an operation, got the tensor {obj.name!r}")
+            return obj
+        if isinstance(obj, Operation):
+            if obj.graph is not self:
+                raise ValueError(f"{obj} is not an element of this graph")
+            if not allow_operation:
+                raise TypeError(f"expected a tensor, got the operation {obj.name!r}")
+            return obj
+        if isinstance(obj, str):
+            if ":" in obj:
+                if not allow_tensor:
+                    raise ValueError(f"expected an operation name, got the tensor name {obj!r}")
+                return self.get_tensor_by_name(obj)
+            if not allow_operation:
+                raise ValueError(f"{obj!r} names an operation; name one of its outputs "
+                                 f"(\"{obj}:0\")")
+            return self.get_operation_by_name(obj)
+        raise TypeError(f"cannot interpret a {type(obj).__name__} as a graph element")
+
+    # ---- building ----
+
+    def unique_name(self, name: str) -> str:
+        """`name`, or `name`_1, `name`_2 ... when an operation already has it."""
+        if self._find_operation(name) is None:
+            return name
+        suffix = 1
+        while self._find_operation(f"{name}_{suffix}") is not None:
+            suffix += 1
+        return f"{name}_{suffix}"
+
+    def create_op(self, op_type: str, inputs=(), attrs=None, name: str | None = None,
+                  device: str | None = None, control_inputs=()) -> Operation:
+        """Adds one operation.
+
+        `inputs` has one entry per input arg of the op's OpDef: an Output, or a list
+        of Outputs for a list arg. `attrs` maps attr names to Python values (DTypes,
+        ints, floats, bools, strings, shapes as sequences with None for unknown dims,
+        numpy data for tensors, lists of these) or to AttrValue messages; attrs fixed
+        by the inputs (``T``, ``N``) and defaults are filled in. Attrs of other types
+        (``list(shape)``, ``func``, ``list(tensor)``) are passed as AttrValue messages. `name` defaults to the
+        op type and is made unique; `control_inputs` are Operations (or Outputs) that
+        must run first.
+        """
+        runtime = _lib.graph_lib()
+        op_def = _graph_attrs.op_def(op_type)
+        if len(inputs) != len(op_def.input_arg):
+            raise InvalidArgumentError(
+                f"{op_type} takes {len(op_def.input_arg)} input(s) "
+                f"({', '.join(a.name for a in op_def.input_arg) or 'none'}), got {len(inputs)}",
+                op_type)
+        # Everything is checked before TF_NewOperation: TensorFlow's API cannot drop a
+        # started description, and finishing one adds the operation to the graph.
+        c_inputs = []  # (TF_Output) or (TF_Output array, count) per input arg
+        for arg, value in zip(op_def.input_arg, inputs):
+            if arg.number_attr or arg.type_list_attr:
+                if isinstance(value, Output) or not isinstance(value, (list, tuple)):
+                    raise InvalidArgumentError(
+                        f"{op_type}: input '{arg.name}' takes a list of tensors", op_type)
+                outputs = [self._own_output(v, op_type, arg.name) for v in value]
+                c_inputs.append(((_TF_Output * max(len(outputs), 1))(*[o._c for o in outputs]),
+                                 len(outputs)))
+            else:
+                c_inputs.append(self._own_output(value, op_type, arg.name)._c)
+        c_controls = []
+        for control in control_inputs or ():
+            control_op = control.op if isinstance(control, Output) else control
+            if not isinstance(control_op, Operation) or control_op.graph is not self:
+                raise InvalidArgumentError(
+                    f"{op_type}: control inputs must be operations of this graph, "
+                    f"got {control!r}", op_type)
+            c_controls.append(control_op._c_op)
+        attrs = dict(attrs or {})
+        attr_defs = {a.name: a for a in op_def.attr}
+        setters = [_graph_attrs.prepare_attr(op_type, attr_name, attr_defs.get(attr_name), value, attrs)
+                   for attr_name, value in attrs.items()]
+
+        name = self.unique_name(name or op_type)
+        status = _lib.thread_status()
+        desc = runtime.TF_NewOperation(self._c_graph, op_type.encode(), name.encode())
+        if device:
+            runtime.TF_SetDevice(desc, device.encode())
+        for c_input in c_inputs:
+            if isinstance(c_input, tuple):
+                runtime.TF_AddInputList(desc, *c_input)
+            else:
+                runtime.TF_AddInput(desc, c_input)
+        for c_control in c_controls:
+            runtime.TF_AddControlInput(desc, c_control)
+        failure = None
+        try:
+            for apply in setters:
+                failure = apply(runtime, desc, status) or failure
+        finally:
+            c_op = runtime.TF_FinishOperation(desc, status.ptr)  # also frees `desc`
+        if failure is not None:
+            raise exception_class(failure[0])(f"{op_type}: {failure[1]}", op_type)
+        raise_for_status(status, op_type)
+        return self._operation(c_op)
+
+    def _own_output(self, value, op_type: str, arg: str) -> Output:
+        if not isinstance(value, Output):
+            raise InvalidArgumentError(
+                f"{op_type}: input '{arg}' must be an opgen.Output of this graph, got "
+                f"{type(value).__name__} (add constants with a Const op)", op_type)
+        if value.graph is not self:
+            raise InvalidArgumentError(
+                f"{op_type}: input '{arg}' ({value.name}) belongs to another graph", op_type)
+        return value
+
+    # ---- serialisation ----
+
+    def as_graph_def(self) -> graph_pb2.GraphDef:
+        """The graph as a GraphDef message (opgen's protos, wire-compatible with
+        TensorFlow's)."""
+        return graph_pb2.GraphDef.FromString(self._graph_def_bytes())
+
+    def _graph_def_bytes(self) -> bytes:
+        runtime = _lib.graph_lib()
+        buffer = runtime.TF_NewBuffer()
+        try:
+            status = _lib.thread_status()
+            runtime.TF_GraphToGraphDef(self._c_graph, buffer, status.ptr)
+            raise_for_status(status)
+            return ctypes.string_at(buffer.contents.data, buffer.contents.length)
+        finally:
+            runtime.TF_DeleteBuffer(buffer)
+
+    def __repr__(self) -> str:
+        return f"<opgen.Graph with {len(self)} operations>"
+
+
+class Operation:
+    """One node of a Graph."""
+
+    __slots__ = ("_graph", "_c_op", "_name", "_type", "_outputs", "__weakref__")
+
+    def __init__(self, graph: Graph, c_op: int):
+        runtime = _lib.graph_lib()
+        self._graph = graph
+        self._c_op = c_op
+        self._name = runtime.TF_OperationName(c_op).decode()
+        self._type = runtime.TF_OperationOpType(c_op).decode()
+        self._outputs = None
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def type(self) -> str:
+        return self._type
+
+    @property
+    def device(self) -> str:
+        return (_lib.graph_lib().TF_OperationDevice(self._c_op) or b"").decode()
+
+    @property
+    def outputs(self) -> list[Output]:
+        if self._outputs is None:
+            count = _lib.graph_lib().TF_OperationNumOutputs(self._c_op)
+            self._outputs = [Output(self, i) for i in range(count)]
+        return list(self._outputs)
+
+    def values(self) -> tuple[Output, ...]:
+        return tuple(self.outputs)
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def num_inputs(self) -> int:
+        return _lib.graph_lib().TF_OperationNumInputs(self._c_op)
+
+    @property
+    def inputs(self) -> list[Output]:
+        """The outputs this operation reads, in input order."""
+        runtime = _lib.graph_lib()
+        count = runtime.TF_OperationNumInputs(self._c_op)
+        if not count:
+            return []
+        array = (_TF_Output * count)()
+        runtime.TF_OperationAllInputs(self._c_op, array, count)
+        return [self._graph._operation(item.oper)._output(item.index) for item in array]
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        runtime = _lib.graph_lib()
+        count = runtime.TF_OperationNumControlInputs(self._c_op)
+        if not count:
+            return []
+        array = (_c_void_p * count)()
+        got = runtime.TF_OperationGetControlInputs(self._c_op, array, count)
+        return [self._graph._operation(array[i]) for i in range(got)]
+
+    def _output(self, index: int) -> Output:
+        if self._outputs is None:
+            self.outputs
+        return self._outputs[index]
+
+    def get_attr(self, name: str):
+        """The value of attr `name`, as TensorFlow's Operation.get_attr gives it:
+        bytes, int, float, bool, DType, TensorShapeProto, TensorProto, NameAttrList,
+        or a list of these. ValueError when the op has no such attr."""
+        runtime = _lib.graph_lib()
+        buffer = runtime.TF_NewBuffer()
+        try:
+            status = _lib.thread_status()
+            runtime.TF_OperationGetAttrValueProto(self._c_op, name.encode(), buffer, status.ptr)
+            if status.code != 0:
+                raise InvalidArgumentError(
+                    f"operation {self._name!r} ({self._type}) has no attr {name!r}: "
+                    f"{status.message}", self._type)
+            proto = ctypes.string_at(buffer.contents.data, buffer.contents.length)
+        finally:
+            runtime.TF_DeleteBuffer(buffer)
+        return _graph_attrs.attr_value_to_python(attr_value_pb2.AttrValue.FromString(proto))
+
+    def __repr__(self) -> str:
+        return f"<opgen.Operation {self._name!r} type={self._type}>"
+
+
+class Output:
+    """One output tensor of an Operation, named "op_name:index" (TensorFlow's
+    graph-mode ``tf.Tensor``)."""
+
+    __slots__ = ("_op", "_index", "_c", "_dtype", "__weakref__")
+
+    def __init__(self, op: Operation, index: int):
+        self._op = op
+        self._index = index
+        self._c = _TF_Output(op._c_op, index)
+        self._dtype = None
+
+    @property
+    def op(self) -> Operation:
+        return self._op
+
+    @property
+    def graph(self) -> Graph:
+        return self._op._graph
+
+    @property
+    def value_index(self) -> int:
+        return self._index
+
+    @property
+    def name(self) -> str:
+        return f"{self._op._name}:{self._index}"
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        if self._dtype is None:
+            self._dtype = dtypes.as_dtype(_lib.graph_lib().TF_OperationOutputType(self._c))
+        return self._dtype
+
+    @property
+    def shape(self) -> tuple[int | None, ...] | None:
+        """The static shape the graph knows: a tuple with None for unknown dims, or
+        None when even the rank is unknown."""
+        runtime = _lib.graph_lib()
+        status = _lib.thread_status()
+        graph = self._op._graph._c_graph
+        rank = runtime.TF_GraphGetTensorNumDims(graph, self._c, status.ptr)
+        raise_for_status(status)
+        if rank < 0:
+            return None
+        dims = (_c_int64 * max(rank, 1))()
+        runtime.TF_GraphGetTensorShape(graph, self._c, dims, rank, status.ptr)
+        raise_for_status(status)
+        return tuple(None if d < 0 else d for d in dims[:rank])
+
+    def get_shape(self):
+        return self.shape
+
+    def consumers(self) -> list[Operation]:
+        """The operations that read this output."""
+        runtime = _lib.graph_lib()
+        count = runtime.TF_OperationOutputNumConsumers(self._c)
+        if not count:
+            return []
+        array = (_lib.TF_Input * count)()
+        got = runtime.TF_OperationOutputConsumers(self._c, array, count)
+        return [self._op._graph._operation(array[i].oper) for i in range(got)]
+
+    def __repr__(self) -> str:
+        try:
+            dtype = self.dtype.name
+        except TypeError:
+            dtype = "?"
+        return f"<opgen.Output {self.name!r} dtype={dtype}>"
+
+
+# ---- default graph ------------------------------------------------------------------------
+
+_global_default_graph: Graph | None = None
+_global_lock = threading.Lock()
+_thread_stacks = threading.local()
+
+
+def _default_graph_stack() -> list[Graph]:
+    stack = getattr(_thread_stacks, "stack", None)
+    if stack is None:
+        stack = _thread_stacks.stack = []
+    return stack
+
+
+def get_default_graph() -> Graph:
+    """The graph `as_default()` made current on this thread, else the process-wide
+    default graph (created on first use)."""
+    global _global_default_graph
+    stack = _default_graph_stack()
+    if stack:
+        return stack[-1]
+    if _global_default_graph is None:
+        with _global_lock:
+            if _global_default_graph is None:
+                _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph() -> None:
+    """Replaces the process-wide default graph with a fresh one. Not allowed inside an
+    ``as_default()`` block."""
+    global _global_default_graph
+    if _default_graph_stack():
+        raise AssertionError("reset_default_graph() inside a Graph.as_default() block")
+    with _global_lock:
+        _global_default_graph = None

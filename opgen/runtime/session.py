@@ -1,0 +1,303 @@
+"""``Session``: runs a Graph through TensorFlow's C session API (``TF_SessionRun``).
+
+``run`` resolves its fetches and feed keys once per signature (the structure of
+`fetches` and the keys of `feed_dict`) into a :class:`_RunPlan` holding the C arrays
+``TF_SessionRun`` takes; a repeated call only converts the feed values, makes the C
+call and copies the results into numpy arrays.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+
+import numpy as np
+
+from opgen.runtime import _lib, _tf_tensors, dtypes
+from opgen.runtime.errors import InvalidArgumentError, UnimplementedError, exception_class
+from opgen.runtime.graph import Graph, Operation, Output, get_default_graph
+
+_c_void_p, _c_int64 = ctypes.c_void_p, ctypes.c_int64
+_memmove = ctypes.memmove
+_ndarray = np.ndarray
+_empty = np.empty
+_MAX_PLANS = 256
+
+
+class Session:
+    """Runs operations of one Graph (the default graph when `graph` is None).
+
+    Use it as a context manager, or call :meth:`close`, to free it at once. ``run``
+    may be called from several threads at once; close the session only once they
+    have returned.
+    """
+
+    def __init__(self, graph: Graph | None = None):
+        if graph is None:
+            graph = get_default_graph()
+        if not isinstance(graph, Graph):
+            raise TypeError(f"graph must be an opgen.Graph, not {type(graph).__name__}")
+        runtime = _lib.graph_lib()
+        status = _lib.thread_status()
+        options = runtime.TF_NewSessionOptions()
+        try:
+            c_session = runtime.TF_NewSession(graph._c_graph, options, status.ptr)
+        finally:
+            runtime.TF_DeleteSessionOptions(options)
+        if status.code != 0:
+            raise exception_class(status.code)(status.message)
+        self._graph = graph
+        self._c_session = c_session
+        self._plans: dict = {}
+        self._plans_lock = threading.Lock()
+        # The finalizer holds the Graph, so the graph is deleted after the session.
+        self._finalizer = weakref.finalize(self, _delete_session, runtime, c_session, graph)
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    def close(self) -> None:
+        """Frees the session; later calls to run raise RuntimeError."""
+        self._c_session = None
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def run(self, fetches, feed_dict=None):
+        """Runs the graph and returns the values of `fetches` as numpy arrays.
+
+        `fetches` is an Output, a tensor name ("probs:0"), an Operation or operation
+        name (run for its effect; its result is None), or a list, tuple, namedtuple or
+        dict of these, nested as deep as wanted; the result has the same structure.
+        `feed_dict` maps Outputs or tensor names to values (numpy arrays, Python scalars
+        or lists), converted to the fed tensor's dtype as TensorFlow converts them.
+        """
+        if self._c_session is None:
+            raise RuntimeError("Attempted to use a closed Session.")
+        try:
+            key = (_structure_key(fetches), tuple(feed_dict) if feed_dict else ())
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable fetch: resolve it without caching
+            key = plan = None
+        if plan is None:
+            plan = _RunPlan(self._graph, fetches, tuple(feed_dict) if feed_dict else ())
+            if key is not None:
+                with self._plans_lock:
+                    if len(self._plans) >= _MAX_PLANS:
+                        self._plans.clear()
+                    self._plans[key] = plan
+        return plan.run(self._c_session, feed_dict.values() if feed_dict else ())
+
+    def __repr__(self) -> str:
+        state = "closed" if self._c_session is None else "open"
+        return f"<opgen.Session ({state}) over {self._graph!r}>"
+
+
+def _delete_session(runtime, c_session, graph) -> None:
+    status = _lib.Status()
+    runtime.TF_CloseSession(c_session, status.ptr)
+    runtime.TF_DeleteSession(c_session, status.ptr)
+
+
+def _structure_key(fetches):
+    """A hashable key telling apart every fetch structure (types, dict keys, leaves)."""
+    kind = type(fetches)
+    if kind is Output or kind is str or kind is Operation:
+        return fetches
+    if isinstance(fetches, (list, tuple)):
+        return (kind, *[_structure_key(f) for f in fetches])
+    if isinstance(fetches, dict):
+        return (kind, *[(k, _structure_key(v)) for k, v in fetches.items()])
+    return (kind, fetches)
+
+
+class _FeedSpec:
+    """How to turn one feed value into the fed tensor's TF_Tensor."""
+
+    __slots__ = ("output", "dtype", "np_dtype", "enum", "shape", "scalar_types", "scalar_ctype",
+                 "itemsize", "allocate", "data")
+
+    def __init__(self, output: Output):
+        self.output = output
+        self.dtype = output.dtype
+        if self.dtype.numpy_dtype is None:
+            raise UnimplementedError(f"feeding {self.dtype.name} tensors ({output.name}) is not "
+                                     "supported yet")
+        self.np_dtype = self.dtype.numpy_dtype
+        self.enum = self.dtype.as_datatype_enum
+        self.shape = output.shape  # None, or a tuple with None for unknown dims
+        # Scalars whose type says they need no conversion check take the fast path:
+        # the numpy scalar of the fed dtype, or a Python float for a float tensor.
+        self.scalar_ctype = _tf_tensors.SCALAR_CTYPES.get(self.np_dtype)
+        self.scalar_types = ()
+        if self.scalar_ctype is not None and self.shape in (None, ()):
+            self.scalar_types = (self.np_dtype.type, float) if self.np_dtype.kind == "f" \
+                else (self.np_dtype.type,)
+        self.itemsize = self.np_dtype.itemsize
+        runtime = _lib.graph_lib()
+        self.allocate, self.data = runtime.TF_AllocateTensor, runtime.TF_TensorData
+
+    def to_tf_tensor(self, value) -> int:
+        if type(value) in self.scalar_types:
+            tensor = self.allocate(self.enum, None, 0, self.itemsize)
+            self.scalar_ctype.from_address(self.data(tensor)).value = value
+            return tensor
+        if type(value) is _ndarray and value.dtype == self.np_dtype and value.flags.c_contiguous:
+            array = value
+        else:
+            array = _tf_tensors.as_array(value, self.dtype, f"feed for {self.output.name}")
+        shape = self.shape
+        if shape is not None and (len(shape) != array.ndim or any(
+                want is not None and want != have for want, have in zip(shape, array.shape))):
+            raise InvalidArgumentError(
+                f"Cannot feed value of shape {array.shape} for tensor {self.output.name!r}, "
+                f"which has shape {_shape_text(shape)}")
+        return _tf_tensors.new_tf_tensor(array, self.enum)
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
+        ("," if len(shape) == 1 else "") + ")"
+
+
+class _RunPlan:
+    """One resolved signature of Session.run: the C arrays of fed outputs, fetched
+    outputs and target operations, and how to rebuild the caller's structure."""
+
+    def __init__(self, graph: Graph, fetches, feed_keys: tuple):
+        self.feeds = [_FeedSpec(_feed_output(graph, key)) for key in feed_keys]
+        self.fetched: list[Output] = []
+        self.targets: list[Operation] = []
+        self._position: dict[Output, int] = {}
+        self.rebuild = self._structure(graph, fetches)
+        self.single = self.rebuild is None  # the result is the one fetched value
+        self.n_inputs, self.n_outputs, self.n_targets = (
+            len(self.feeds), len(self.fetched), len(self.targets))
+        self.c_inputs = (_lib.TF_Output * max(self.n_inputs, 1))(
+            *[spec.output._c for spec in self.feeds])
+        self.c_outputs = (_lib.TF_Output * max(self.n_outputs, 1))(
+            *[o._c for o in self.fetched])
+        self.c_targets = (_c_void_p * max(self.n_targets, 1))(*[op._c_op for op in self.targets])
+        self.readers = [_output_reader(o.dtype) for o in self.fetched]
+        self._inputs_type = _c_void_p * max(self.n_inputs, 1)
+        self._outputs_type = _c_void_p * max(self.n_outputs, 1)
+        runtime = _lib.graph_lib()
+        self._session_run = runtime.TF_SessionRun
+        self._delete_tensor = runtime.TF_DeleteTensor
+
+    def _structure(self, graph: Graph, fetches):
+        """Collects the leaves of `fetches`; returns a function from the list of
+        fetched values to the caller's structure (None when `fetches` is one tensor)."""
+        if isinstance(fetches, (Output, str, Operation)) and not isinstance(
+                _leaf(graph, fetches), Operation):
+            self._leaf_index(_leaf(graph, fetches))
+            return None
+        return self._build(graph, fetches)
+
+    def _build(self, graph: Graph, fetch):
+        if isinstance(fetch, (list, tuple)):
+            children = [self._build(graph, f) for f in fetch]
+            if hasattr(fetch, "_fields"):  # a namedtuple
+                kind = type(fetch)
+                return lambda values: kind(*[child(values) for child in children])
+            kind = type(fetch)
+            return lambda values: kind([child(values) for child in children])
+        if isinstance(fetch, dict):
+            items = [(key, self._build(graph, value)) for key, value in fetch.items()]
+            kind = type(fetch)
+            return lambda values: kind([(key, child(values)) for key, child in items])
+        element = _leaf(graph, fetch)
+        if isinstance(element, Operation):
+            if element not in self.targets:
+                self.targets.append(element)
+            return lambda values: None
+        index = self._leaf_index(element)
+        return lambda values: values[index]
+
+    def _leaf_index(self, output: Output) -> int:
+        index = self._position.get(output)
+        if index is None:
+            index = self._position[output] = len(self.fetched)
+            self.fetched.append(output)
+        return index
+
+    def run(self, c_session, feed_values):
+        status = _lib.thread_status()
+        n_inputs, n_outputs = self.n_inputs, self.n_outputs
+        inputs = self._inputs_type()
+        outputs = self._outputs_type()
+        delete = self._delete_tensor
+        try:
+            i = 0
+            for spec, value in zip(self.feeds, feed_values):
+                inputs[i] = spec.to_tf_tensor(value)
+                i += 1
+            self._session_run(c_session, None, self.c_inputs, inputs, n_inputs,
+                              self.c_outputs, outputs, n_outputs, self.c_targets,
+                              self.n_targets, None, status.ptr)
+        finally:
+            for i in range(n_inputs):
+                if inputs[i]:
+                    delete(inputs[i])
+        try:
+            if status.code != 0:
+                raise exception_class(status.code)(status.message)
+            values = [read(outputs[i]) for i, read in enumerate(self.readers)]
+        finally:
+            for i in range(n_outputs):
+                if outputs[i]:
+                    delete(outputs[i])
+        if self.single:
+            return values[0]
+        return self.rebuild(values)
+
+
+def _leaf(graph: Graph, fetch):
+    if isinstance(fetch, (Output, Operation, str)):
+        return graph.as_graph_element(fetch)
+    raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}: fetch "
+                    "Outputs, Operations, their names, or lists, tuples and dicts of them")
+
+
+def _feed_output(graph: Graph, key) -> Output:
+    if isinstance(key, (Output, str)):
+        return graph.as_graph_element(key, allow_operation=False)
+    raise TypeError(f"feed_dict keys must be Outputs or tensor names (\"x:0\"), not "
+                    f"{type(key).__name__}")
+
+
+def _output_reader(dtype: dtypes.DType):
+    """A function copying a fetched ``TF_Tensor*`` of `dtype` into numpy: an array, or
+    for a rank-0 tensor a numpy scalar, as TensorFlow's Session.run returns them."""
+    if dtype.numpy_dtype is None:
+        return _tf_tensors.to_numpy  # raises UnimplementedError naming the dtype
+    runtime = _lib.graph_lib()
+    np_dtype = dtype.numpy_dtype
+    scalar_type, scalar_ctype = np_dtype.type, _tf_tensors.SCALAR_CTYPES.get(np_dtype)
+    enum = dtype.as_datatype_enum
+    num_dims, dim, data, byte_size, tensor_type = (
+        runtime.TF_NumDims, runtime.TF_Dim, runtime.TF_TensorData, runtime.TF_TensorByteSize,
+        runtime.TF_TensorType)
+
+    def read(tensor):
+        if tensor_type(tensor) != enum:  # not what the graph declared: read it as it is
+            value = _tf_tensors.to_numpy(tensor)
+            return value[()] if value.ndim == 0 else value
+        rank = num_dims(tensor)
+        if rank == 0 and scalar_ctype is not None:
+            return scalar_type(scalar_ctype.from_address(data(tensor)).value)
+        array = _empty(tuple([dim(tensor, i) for i in range(rank)]), np_dtype)
+        nbytes = array.nbytes
+        if nbytes:
+            if byte_size(tensor) != nbytes:
+                raise exception_class(13)(f"a fetched {dtype.name} tensor of shape "
+                                          f"{array.shape} holds {byte_size(tensor)} bytes")
+            _memmove(array.ctypes.data, data(tensor), nbytes)
+        return array[()] if rank == 0 else array
+    return read
