@@ -481,7 +481,7 @@ class Scope {
   /// The full name for an operation: the WithOpName name, else `default_name`, made
   /// unique in this scope ("MatMul", "MatMul_1", ...) and prefixed with the scope's path.
   std::string GetUniqueNameForOp(const std::string& default_name) const {
-    return UniqueName(op_name_.empty() ? default_name : op_name_);
+    return Full(UniqueName(op_name_.empty() ? default_name : op_name_));
   }
 
   /// `input` as an Output of this graph: a constant becomes a Const operation.
@@ -507,8 +507,8 @@ class Scope {
     std::unordered_map<std::string, int> counts;
   };
 
-  // `base` if free, else `base_1`, `base_2`... (skipping names taken in this scope or in
-  // the graph), with the scope's path in front.
+  // `base` if free, else `base_1`, `base_2`... (skipping names taken in this scope or,
+  // with the scope's path in front, in the graph).
   std::string UniqueName(const std::string& base) const {
     std::string candidate = base;
     bool seen = names_->counts.count(base) != 0;
@@ -519,7 +519,7 @@ class Scope {
       } while (names_->counts.count(candidate) != 0 || Taken(candidate));
       names_->counts[candidate] = 0;
     }
-    return Full(candidate);
+    return candidate;
   }
   std::string Full(const std::string& name) const {
     return prefix_.empty() ? name : prefix_ + "/" + name;

@@ -1,0 +1,199 @@
+"""The C target: names and literals checked by the C compiler itself, the generated
+header and source compiled for TensorFlow 2.21's whole registry, output stable."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from google.protobuf import text_format
+
+from opgen import _paths, generate, model, opdefs
+from opgen.langs import c as c_lang
+from opgen.protos import op_def_pb2
+
+TF_ORACLE = Path("/work/shared/testdata/tf-2.21-oplist.pb")
+CC = shutil.which("cc")
+needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+
+
+def _compile_and_run(source: str, tmp_path: Path) -> str:
+    path = tmp_path / "prog.c"
+    path.write_text(source)
+    subprocess.run([CC, "-std=c11", "-Wall", "-Werror", str(path), "-o", str(tmp_path / "prog"),
+                    "-lm"], check=True, capture_output=True, text=True)
+    return subprocess.run([str(tmp_path / "prog")], check=True, capture_output=True,
+                          text=True).stdout
+
+
+# ------------------------------------------------------------------------- naming
+
+@pytest.mark.parametrize("op_name, core", [
+    ("MatMul", "MatMul"),
+    ("_Arg", "Arg_"),
+    ("__MklDummy", "MklDummy_"),   # underscores never doubled
+    ("Namespace>TestStringOutput", "Namespace_TestStringOutput"),
+])
+def test_core_names_are_identifiers_without_reserved_underscores(op_name, core):
+    assert c_lang.core_name(op_name) == core
+    assert "__" not in core and not core.startswith("_")
+
+
+def test_two_ops_with_one_core_keep_distinct_names_in_any_order():
+    def spec(name):
+        return model.OpSpec(name, (), (), (), (), ())
+    names = ["Foo_", "_Foo", "Foo"]
+    first = c_lang.op_cores([spec(n) for n in names])
+    second = c_lang.op_cores([spec(n) for n in reversed(names)])
+    assert first == second
+    assert len(set(first.values())) == 3
+
+
+@pytest.mark.parametrize("name", ["default", "int", "class", "template", "NULL", "bool",
+                                  "__x", "_y", "9lives", "a-b"])
+def test_local_names_avoid_reserved_words_of_c_and_cpp(name):
+    taken: set[str] = set()
+    result = c_lang.local_name(name, taken)
+    assert result not in c_lang.RESERVED
+    assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", result) and "__" not in result
+    assert c_lang.local_name(name, taken) != result   # a second one gets another name
+
+
+# ----------------------------------------------------------------------- literals
+
+@needs_cc
+def test_float_literals_are_the_float32_values_they_stand_for(tmp_path):
+    rng = random.Random(0)
+    values = [0.0, -0.0, 0.1, 1e-5, 3.4028234e38, 1e39, -1e39, 1.17549435e-38, 1e-45,
+              math.inf, -math.inf, 0.5, 2.0 / 3.0] + [rng.uniform(-1e6, 1e6) for _ in range(20)]
+    lines = "\n".join(f'  printf("%a\\n", (double){c_lang.float_literal(v)});' for v in values)
+    out = _compile_and_run(f"#include <math.h>\n#include <stdio.h>\nint main(void) {{\n{lines}\n"
+                           "  return 0;\n}\n", tmp_path).split()
+    for value, text in zip(values, out):
+        with np.errstate(over="ignore"):   # beyond float32's range: infinity, as in C
+            expected = float(np.float32(value))
+        assert float.fromhex(text) == expected or (math.isinf(expected) and text in ("inf", "-inf"))
+    assert c_lang.float_literal(math.nan) == "NAN"
+
+
+@needs_cc
+def test_int_literals_cover_the_int64_range(tmp_path):
+    values = [0, 1, -1, 2**31 - 1, -2**31, 2**31, 2**63 - 1, -2**63, -2**63 + 1]
+    lines = "\n".join(f'  printf("%" PRId64 "\\n", (int64_t){c_lang.int_literal(v)});' for v in values)
+    out = _compile_and_run(f"#include <inttypes.h>\n#include <stdio.h>\nint main(void) {{\n{lines}\n"
+                           "  return 0;\n}\n", tmp_path).split()
+    assert [int(v) for v in out] == values
+
+
+@needs_cc
+def test_string_literals_hold_exactly_the_utf8_bytes(tmp_path):
+    texts = ["plain", 'quote " and \\ backslash', "??= trigraph ??/", "tab\tnew\nline",
+             "\x00nul", "1\x012", "é ü 漢字 \U0001f600", "*/ /* // ", "%d %s"]
+    lines = "\n".join(
+        f"  {{ static const char s[] = {c_lang.string_literal(t)}; "
+        f"for (size_t i = 0; i + 1 < sizeof s; ++i) printf(\"%02x\", (unsigned char)s[i]); "
+        f"printf(\"\\n\"); }}" for t in texts)
+    out = _compile_and_run(f"#include <stdio.h>\nint main(void) {{\n{lines}\n  return 0;\n}}\n",
+                           tmp_path).split("\n")
+    assert [bytes.fromhex(line) for line in out[:len(texts)]] == [t.encode() for t in texts]
+
+
+def test_datatype_enumerators_match_the_runtime_header():
+    header = (_paths.include_dir() / "tensorflow" / "c" / "tf_datatype.h").read_text()
+    declared = {int(v): n for n, v in re.findall(r"\b(TF_[A-Z0-9_]+) = (\d+)", header)
+                if n != "TF_COMPLEX"}
+    assert declared == c_lang.DATATYPE_ENUMERATORS
+
+
+# ------------------------------------------------------- generated code compiles
+
+_AWKWARD_OPS = """
+op { name: "_Internal" input_arg { name: "int" type: DT_FLOAT } output_arg { name: "default" type: DT_FLOAT } }
+op { name: "Namespace>Op" input_arg { name: "class" type_attr: "T" number_attr: "N" }
+     output_arg { name: "template" type_attr: "T" number_attr: "N" }
+     output_arg { name: "status" type: DT_INT32 }
+     attr { name: "T" type: "type" } attr { name: "N" type: "int" minimum: 1 } }
+op { name: "Defaults" output_arg { name: "out" type: DT_FLOAT }
+     attr { name: "s" type: "string" default_value { s: "a\\"b\\\\c??/\\n\\303\\251" } }
+     attr { name: "f" type: "float" default_value { f: -inf } }
+     attr { name: "i" type: "int" default_value { i: -9223372036854775808 } }
+     attr { name: "shape" type: "shape" default_value { shape { dim { size: 2 } dim { size: -1 } } } }
+     attr { name: "ints" type: "list(int)" default_value { list { i: 1 i: 2 } } }
+     attr { name: "types" type: "list(type)" default_value { list { type: DT_HALF } } }
+     attr { name: "strings" type: "list(string)" default_value { list { s: "x" s: "" } } }
+     attr { name: "t" type: "tensor" default_value { tensor { dtype: DT_INT32 int_val: 1 } } }
+     attr { name: "fn" type: "func" default_value { func { name: "f" } } }
+     attr { name: "fns" type: "list(func)" default_value { list { } } }
+     attr { name: "shapes" type: "list(shape)" default_value { list { } } }
+     attr { name: "register" type: "bool" default_value { b: true } }
+     attr { name: "graph" type: "type" default_value { type: DT_FLOAT } }
+     attr { name: "status" type: "type" default_value { type: DT_INT32 } }
+     doc_marker: 0 }
+"""
+
+
+def _render(oplist, out_dir: Path, languages=("c",)) -> None:
+    generate.write(generate.render(oplist, list(languages)), out_dir)
+
+
+@needs_cc
+def test_awkward_names_and_defaults_compile_as_c_and_cpp(tmp_path):
+    text = _AWKWARD_OPS.replace("doc_marker: 0", "summary: \"Ends */ here /* and ??/\"")
+    oplist = text_format.Parse(text, op_def_pb2.OpList())
+    _render(oplist, tmp_path)
+    include = _paths.include_dir()
+    header = tmp_path / "c" / "opgen_ops.h"
+    source = tmp_path / "c" / "opgen_ops.c"
+    for args in ([CC, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", str(source)],
+                 ["c++", "-std=c++17", "-Wall", "-Werror", "-x", "c++", str(header)]):
+        result = subprocess.run(args + [f"-I{include}", f"-I{header.parent}", "-fsyntax-only"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    text = header.read_text()
+    assert "TF_Operation* opgen_Internal_(" in text and "opgen_Namespace_Op(" in text
+    # an output named like a parameter every function has is renamed; struct fields
+    # do not compete with parameters, only with reserved words
+    assert "TF_Output* status_, TF_Status* status)" in text
+    assert "  TF_DataType graph;\n" in text and "  unsigned char register_;\n" in text
+
+
+def _tf_registry():
+    if not TF_ORACLE.exists():
+        pytest.skip(f"{TF_ORACLE} not available")
+    return opdefs.load(str(TF_ORACLE))
+
+
+@pytest.fixture(scope="module")
+def tf_c_output(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tf_c")
+    _render(_tf_registry(), out)
+    return out / "c"
+
+
+@needs_cc
+def test_tensorflow_registry_header_and_source_compile(tf_c_output):
+    # The source includes the header, so one compile checks both, with every warning.
+    result = subprocess.run(
+        [CC, "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+         f"-I{_paths.include_dir()}", f"-I{tf_c_output}", str(tf_c_output / "opgen_ops.c")],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-5000:]
+    assert len(re.findall(r"^TF_Operation\* opgen_", (tf_c_output / "opgen_ops.h").read_text(),
+                          re.M)) == len(opdefs.load(str(TF_ORACLE)).op)
+
+
+def test_output_is_byte_stable_whatever_the_op_order(tf_c_output, tmp_path):
+    oplist = _tf_registry()
+    shuffled = op_def_pb2.OpList()
+    ops = list(oplist.op)
+    random.Random(1).shuffle(ops)
+    shuffled.op.extend(ops)
+    again = {f.path: f.content for f in generate.render(shuffled, ["c"])}
+    assert again[Path("c/opgen_ops.h")] == (tf_c_output / "opgen_ops.h").read_bytes()
+    assert again[Path("c/opgen_ops.c")] == (tf_c_output / "opgen_ops.c").read_bytes()
