@@ -507,11 +507,8 @@ static Signature* new_signature(PyObject* const* args, Py_ssize_t num_args, PyOb
   }
   if (s != sig->num_slots) goto mismatch;
   return sig;
-mismatch:
-  /* The resolver's view of the call differs from ours: let Python run it. */
-  free_signature(sig);
-  return NULL;
-fail:
+mismatch: /* the resolver's view of the call differs from ours: no error, Python runs it */
+fail:     /* an error is set */
   free_signature(sig);
   return NULL;
 }
@@ -640,10 +637,12 @@ static PyObject NOT_HANDLED_OBJECT;
 
 static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject* const* args) {
   TF_Tensor* inline_inputs[INLINE_TENSORS];
+  PyObject* inline_holders[INLINE_TENSORS];
   char inline_owned[INLINE_TENSORS], inline_borrowed[INLINE_TENSORS];
   TF_Tensor* inline_outputs[INLINE_TENSORS];
   Py_ssize_t n_in = sig->num_slots, n_out = sig->num_outputs;
   TF_Tensor** inputs = inline_inputs;
+  PyObject** holders = inline_holders;
   char* owned = inline_owned;
   char* borrowed = inline_borrowed;
   TF_Tensor** outputs = inline_outputs;
@@ -651,9 +650,10 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
   Py_ssize_t made = 0;
   if (n_in > INLINE_TENSORS) {
     inputs = PyMem_Calloc(n_in, sizeof(TF_Tensor*));
+    holders = PyMem_Calloc(n_in, sizeof(PyObject*));
     owned = PyMem_Calloc(n_in, 2);
     borrowed = owned + n_in;
-    if (!inputs || !owned) {
+    if (!inputs || !holders || !owned) {
       PyErr_NoMemory();
       goto done;
     }
@@ -677,7 +677,11 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
     for (Py_ssize_t i = 0; i < count; ++i, ++slot, ++made) {
       int is_borrowed = 0;
       if (slot->kind == SLOT_TENSOR) {
+        /* Borrowed: the Tensor is held (below) while the kernel may run without the
+         * GIL, when another thread could drop the caller's last reference. */
+        Py_INCREF(items[i]);
         inputs[made] = ((TensorObject*)items[i])->tensor;
+        holders[made] = items[i];
         owned[made] = 0;
       } else {
         inputs[made] = input_tensor(slot, items[i], &is_borrowed);
@@ -685,10 +689,12 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
           result = PyErr_Occurred() ? NULL : NOT_HANDLED;
           goto done;
         }
+        holders[made] = NULL;
         owned[made] = 1;
       }
       borrowed[made] = (char)is_borrowed;
-      total_bytes += rt.TF_TensorByteSize(inputs[made]);
+      if (slot->kind == SLOT_ARRAY) total_bytes += (size_t)PyArray_NBYTES((PyArrayObject*)items[i]);
+      else if (slot->kind == SLOT_TENSOR) total_bytes += rt.TF_TensorByteSize(inputs[made]);
     }
   }
   TF_Status* status = thread_status();
@@ -746,10 +752,13 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
     if (outputs[o] != NULL) rt.TF_DeleteTensor(outputs[o]);
   if (result == NULL && !PyErr_Occurred()) PyErr_NoMemory();
 done:
-  for (Py_ssize_t i = 0; i < made; ++i)
+  for (Py_ssize_t i = 0; i < made; ++i) {
     if (owned[i]) rt.TF_DeleteTensor(inputs[i]);
+    else Py_DECREF(holders[i]);
+  }
   if (inputs != inline_inputs) {
     PyMem_Free(inputs);
+    PyMem_Free(holders);
     PyMem_Free(owned);
   }
   if (outputs != inline_outputs) PyMem_Free(outputs);
@@ -785,7 +794,11 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
     PyErr_SetString(PyExc_RuntimeError, "opgen's eager fast path is not configured");
     return NULL;
   }
-  if (!bound || kwnames != NULL || (nargs != 3 && nargs != 4)) return call_python_path(args, nargsf, kwnames);
+  if (!bound && ensure_bound() < 0) {
+    PyErr_Clear(); /* e.g. no runtime library: the Python path reports it its way */
+    return call_python_path(args, nargsf, kwnames);
+  }
+  if (kwnames != NULL || (nargs != 3 && nargs != 4)) return call_python_path(args, nargsf, kwnames);
   PyObject *op_type = args[0], *inputs = args[1], *attrs = args[2];
   if (!PyUnicode_CheckExact(op_type) || !PyDict_CheckExact(attrs) ||
       !(PyList_CheckExact(inputs) || PyTuple_CheckExact(inputs)))
@@ -832,6 +845,9 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
     Py_DECREF(attr_items);
     return call_python_path(args, nargsf, kwnames);
   }
+  /* The resolver ran Python code: another thread may have changed a shared list. */
+  values = PySequence_Fast_ITEMS(inputs);
+  num_values = PySequence_Fast_GET_SIZE(inputs);
   Signature* sig = new_signature(values, num_values, attr_items, resolved);
   Py_DECREF(attr_items);
   Py_DECREF(resolved);
@@ -890,21 +906,6 @@ static PyObject* cache_info(PyObject* module, PyObject* unused) {
   return info;
 }
 
-static PyObject* clear_cache(PyObject* module, PyObject* unused) {
-  Py_ssize_t pos = 0;
-  PyObject *op_type, *capsule;
-  while (PyDict_Next(op_entries, &pos, &op_type, &capsule)) {
-    OpEntry* entry = PyCapsule_GetPointer(capsule, NULL);
-    while (entry->first != NULL) {
-      Signature* sig = entry->first;
-      entry->first = sig->next;
-      free_signature(sig);
-    }
-    entry->count = 0;
-  }
-  Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
     {"execute_op", (PyCFunction)(void (*)(void))execute_op, METH_FASTCALL | METH_KEYWORDS,
      "execute_op(op_type, inputs, attrs, name=None): runs an op eagerly; see "
@@ -913,8 +914,6 @@ static PyMethodDef methods[] = {
      "configure(binder, python_execute, resolver, raise_status, tensor_class)"},
     {"bind", bind_now, METH_NOARGS, "Binds the runtime library now (loads it)."},
     {"cache_info", cache_info, METH_NOARGS, "{op_type: number of cached signatures}"},
-    {"clear_cache", clear_cache, METH_NOARGS,
-     "Forgets every cached signature. Not safe while another thread runs an op."},
     {NULL}};
 
 static struct PyModuleDef module_def = {
