@@ -130,6 +130,8 @@ def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tupl
     Output is sorted by op name and byte-stable; files whose content is unchanged are
     not rewritten; files an earlier run wrote that are no longer produced are removed.
     Python goes to OUT/python/ (a package: __init__.py, __init__.pyi, _ops_*.py).
+    C goes to OUT/c/ (opgen_ops.h, opgen_ops.c); C++ to OUT/cpp/ (opgen_framework.h,
+    opgen_ops.h, header-only).
 
     \b
     Examples:
