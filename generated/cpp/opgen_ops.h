@@ -154,7 +154,7 @@ class ArgMax {
  public:
   /// Optional attrs of "ArgMax": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// type; defaults to int64.
+    /// type from {int16, uint16, int32, int64}; default int64.
     Attrs OutputType(TF_DataType value) const {
       Attrs copy = *this;
       copy.output_type_ = value;
@@ -203,7 +203,7 @@ class ArgMin {
  public:
   /// Optional attrs of "ArgMin": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// type; defaults to int64.
+    /// type from {int32, int64}; default int64.
     Attrs OutputType(TF_DataType value) const {
       Attrs copy = *this;
       copy.output_type_ = value;
@@ -256,7 +256,7 @@ class AvgPool {
  public:
   /// Optional attrs of "AvgPool": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// string; defaults to "NHWC".
+    /// string from {NHWC, NCHW}; default "NHWC".
     /// Layout of input and output; the CPU kernel supports NHWC.
     Attrs DataFormat(const std::string& value) const {
       Attrs copy = *this;
@@ -307,28 +307,28 @@ class BatchMatMulV2 {
  public:
   /// Optional attrs of "BatchMatMulV2": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Use the adjoint (conjugate transpose) of each matrix of `x`.
     Attrs AdjX(bool value) const {
       Attrs copy = *this;
       copy.adj_x_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Use the adjoint (conjugate transpose) of each matrix of `y`.
     Attrs AdjY(bool value) const {
       Attrs copy = *this;
       copy.adj_y_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Hint that this product computes a gradient of `x`; ignored.
     Attrs GradX(bool value) const {
       Attrs copy = *this;
       copy.grad_x_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Hint that this product computes a gradient of `y`; ignored.
     Attrs GradY(bool value) const {
       Attrs copy = *this;
@@ -387,7 +387,7 @@ class BiasAdd {
  public:
   /// Optional attrs of "BiasAdd": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// string; defaults to "NHWC".
+    /// string from {NHWC, NCHW}; default "NHWC".
     /// Where the channel dimension is: 'NHWC' (last) or 'NCHW' (second).
     Attrs DataFormat(const std::string& value) const {
       Attrs copy = *this;
@@ -437,7 +437,7 @@ class Cast {
  public:
   /// Optional attrs of "Cast": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Accepted for compatibility; conversions always truncate.
     Attrs Truncate(bool value) const {
       Attrs copy = *this;
@@ -586,28 +586,28 @@ class Conv2D {
  public:
   /// Optional attrs of "Conv2D": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to true.
+    /// bool; default true.
     /// Accepted for compatibility; ignored.
     Attrs UseCudnnOnGpu(bool value) const {
       Attrs copy = *this;
       copy.use_cudnn_on_gpu_ = value;
       return copy;
     }
-    /// list(int); defaults to [].
+    /// list(int); default [].
     /// Before/after padding per dimension, with padding 'EXPLICIT'.
     Attrs ExplicitPaddings(const std::vector<int64_t>& value) const {
       Attrs copy = *this;
       copy.explicit_paddings_ = value;
       return copy;
     }
-    /// string; defaults to "NHWC".
+    /// string from {NHWC, NCHW}; default "NHWC".
     /// Layout of input and output; the CPU kernel supports NHWC.
     Attrs DataFormat(const std::string& value) const {
       Attrs copy = *this;
       copy.data_format_ = value;
       return copy;
     }
-    /// list(int); defaults to [1, 1, 1, 1].
+    /// list(int); default [1, 1, 1, 1].
     /// Spacing between filter taps per dimension.
     Attrs Dilations(const std::vector<int64_t>& value) const {
       Attrs copy = *this;
@@ -728,7 +728,7 @@ class Equal {
  public:
   /// Optional attrs of "Equal": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to true.
+    /// bool; default true.
     /// Whether operands of incompatible shapes are an error.
     Attrs IncompatibleShapeError(bool value) const {
       Attrs copy = *this;
@@ -966,28 +966,28 @@ class FusedBatchNormV3 {
  public:
   /// Optional attrs of "FusedBatchNormV3": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// float; defaults to 0.0001.
+    /// float; default 0.0001.
     /// Added to the variance for stability.
     Attrs Epsilon(float value) const {
       Attrs copy = *this;
       copy.epsilon_ = value;
       return copy;
     }
-    /// float; defaults to 1.0.
+    /// float; default 1.0.
     /// Weight of the batch statistics in the running ones.
     Attrs ExponentialAvgFactor(float value) const {
       Attrs copy = *this;
       copy.exponential_avg_factor_ = value;
       return copy;
     }
-    /// string; defaults to "NHWC".
+    /// string from {NHWC, NCHW, NDHWC, NCDHW}; default "NHWC".
     /// Layout; the CPU kernel supports channels last.
     Attrs DataFormat(const std::string& value) const {
       Attrs copy = *this;
       copy.data_format_ = value;
       return copy;
     }
-    /// bool; defaults to true.
+    /// bool; default true.
     /// Compute batch statistics (true) or use the given ones (false).
     Attrs IsTraining(bool value) const {
       Attrs copy = *this;
@@ -1072,7 +1072,7 @@ class GatherV2 {
  public:
   /// Optional attrs of "GatherV2": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Number of leading batch dimensions; only 0 is supported.
     Attrs BatchDims(int64_t value) const {
       Attrs copy = *this;
@@ -1456,28 +1456,28 @@ class MatMul {
  public:
   /// Optional attrs of "MatMul": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Use the transpose of `a`.
     Attrs TransposeA(bool value) const {
       Attrs copy = *this;
       copy.transpose_a_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Use the transpose of `b`.
     Attrs TransposeB(bool value) const {
       Attrs copy = *this;
       copy.transpose_b_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Hint that this product computes a gradient of `a`; ignored.
     Attrs GradA(bool value) const {
       Attrs copy = *this;
       copy.grad_a_ = value;
       return copy;
     }
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Hint that this product computes a gradient of `b`; ignored.
     Attrs GradB(bool value) const {
       Attrs copy = *this;
@@ -1536,7 +1536,7 @@ class Max {
  public:
   /// Optional attrs of "Max": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Keep reduced dimensions with size 1.
     Attrs KeepDims(bool value) const {
       Attrs copy = *this;
@@ -1588,14 +1588,14 @@ class MaxPool {
  public:
   /// Optional attrs of "MaxPool": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// list(int); defaults to [].
+    /// list(int); default [].
     /// Before/after padding per dimension, with padding 'EXPLICIT'.
     Attrs ExplicitPaddings(const std::vector<int64_t>& value) const {
       Attrs copy = *this;
       copy.explicit_paddings_ = value;
       return copy;
     }
-    /// string; defaults to "NHWC".
+    /// string from {NHWC, NCHW, NCHW_VECT_C}; default "NHWC".
     /// Layout of input and output; the CPU kernel supports NHWC.
     Attrs DataFormat(const std::string& value) const {
       Attrs copy = *this;
@@ -1681,7 +1681,7 @@ class Mean {
  public:
   /// Optional attrs of "Mean": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Keep reduced dimensions with size 1.
     Attrs KeepDims(bool value) const {
       Attrs copy = *this;
@@ -1731,7 +1731,7 @@ class Min {
  public:
   /// Optional attrs of "Min": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Keep reduced dimensions with size 1.
     Attrs KeepDims(bool value) const {
       Attrs copy = *this;
@@ -1885,7 +1885,7 @@ class NotEqual {
  public:
   /// Optional attrs of "NotEqual": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to true.
+    /// bool; default true.
     /// Whether operands of incompatible shapes are an error.
     Attrs IncompatibleShapeError(bool value) const {
       Attrs copy = *this;
@@ -1959,7 +1959,7 @@ class Pack {
  public:
   /// Optional attrs of "Pack": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Where the new dimension goes; negative counts from the end.
     Attrs Axis(int64_t value) const {
       Attrs copy = *this;
@@ -2037,7 +2037,7 @@ class Placeholder {
  public:
   /// Optional attrs of "Placeholder": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// shape; defaults to unknown rank.
+    /// shape; default unknown rank.
     /// The shape fed tensors must have; unknown rank accepts any shape.
     Attrs Shape(const ::opgen::PartialTensorShape& value) const {
       Attrs copy = *this;
@@ -2145,7 +2145,7 @@ class Prod {
  public:
   /// Optional attrs of "Prod": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Keep reduced dimensions with size 1.
     Attrs KeepDims(bool value) const {
       Attrs copy = *this;
@@ -2491,7 +2491,7 @@ class Shape {
  public:
   /// Optional attrs of "Shape": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// type; defaults to int32.
+    /// type from {int32, int64}; default int32.
     Attrs OutType(TF_DataType value) const {
       Attrs copy = *this;
       copy.out_type_ = value;
@@ -2590,7 +2590,7 @@ class Size {
  public:
   /// Optional attrs of "Size": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// type; defaults to int32.
+    /// type from {int32, int64}; default int32.
     Attrs OutType(TF_DataType value) const {
       Attrs copy = *this;
       copy.out_type_ = value;
@@ -2815,7 +2815,7 @@ class Squeeze {
  public:
   /// Optional attrs of "Squeeze": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// list(int); defaults to [].
+    /// list(int), at least 0 elements; default [].
     /// Dimensions to remove; each must have size 1.
     Attrs SqueezeDims(const std::vector<int64_t>& value) const {
       Attrs copy = *this;
@@ -2867,35 +2867,35 @@ class StridedSlice {
  public:
   /// Optional attrs of "StridedSlice": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Entries whose begin is ignored.
     Attrs BeginMask(int64_t value) const {
       Attrs copy = *this;
       copy.begin_mask_ = value;
       return copy;
     }
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Entries whose end is ignored.
     Attrs EndMask(int64_t value) const {
       Attrs copy = *this;
       copy.end_mask_ = value;
       return copy;
     }
-    /// int; defaults to 0.
+    /// int; default 0.
     /// The entry that stands for `...`.
     Attrs EllipsisMask(int64_t value) const {
       Attrs copy = *this;
       copy.ellipsis_mask_ = value;
       return copy;
     }
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Entries that insert a new axis.
     Attrs NewAxisMask(int64_t value) const {
       Attrs copy = *this;
       copy.new_axis_mask_ = value;
       return copy;
     }
-    /// int; defaults to 0.
+    /// int; default 0.
     /// Entries that index a single element and drop the axis.
     Attrs ShrinkAxisMask(int64_t value) const {
       Attrs copy = *this;
@@ -2993,7 +2993,7 @@ class Sum {
  public:
   /// Optional attrs of "Sum": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// bool; defaults to false.
+    /// bool; default false.
     /// Keep reduced dimensions with size 1.
     Attrs KeepDims(bool value) const {
       Attrs copy = *this;
@@ -3133,7 +3133,7 @@ class Unpack {
  public:
   /// Optional attrs of "Unpack": each setter returns a copy with one attr changed.
   struct Attrs {
-    /// int; defaults to 0.
+    /// int; default 0.
     /// The dimension to split along; negative counts from the end.
     Attrs Axis(int64_t value) const {
       Attrs copy = *this;

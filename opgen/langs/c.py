@@ -235,7 +235,7 @@ class CAttr:
     needs_status: bool = False    # the setter reports through status
 
 
-def _attr_doc(attr: AttrSpec, c_default_doc: str = "") -> str:
+def attr_doc(attr: AttrSpec, c_default_doc: str = "") -> str:
     kind = attr.type
     if attr.allowed_values:
         kind += " from {" + ", ".join(
@@ -247,11 +247,11 @@ def _attr_doc(attr: AttrSpec, c_default_doc: str = "") -> str:
     return kind
 
 
-def _default_doc(value: Any, attr_type: str) -> str:
+def default_doc(value: Any, attr_type: str) -> str:
     """A default as a reader of the header wants it (``[1, 2]``, ``float32``)."""
     if attr_type.startswith("list("):
         element = attr_type[5:-1]
-        return "[" + ", ".join(_default_doc(v, element) for v in value) + "]"
+        return "[" + ", ".join(default_doc(v, element) for v in value) + "]"
     if attr_type == "type":
         return value.name
     if attr_type == "shape":
@@ -288,8 +288,8 @@ def c_attr(attr: AttrSpec, field: str, taken: set[str], static_prefix: str) -> C
     optional = attr.has_default
     default = attr.default if optional else None
     element = attr.element_type
-    doc_default = _default_doc(default, attr.type) if optional and attr.type not in UNSET_WHEN_EMPTY else ""
-    doc = _attr_doc(attr, doc_default)
+    doc_default = default_doc(default, attr.type) if optional and attr.type not in UNSET_WHEN_EMPTY else ""
+    doc = attr_doc(attr, doc_default)
     if not attr.is_list:
         if element in ("int", "float", "bool", "type"):
             ctype, setter = _SCALAR[element]

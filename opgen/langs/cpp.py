@@ -113,10 +113,11 @@ def literal(value: Any, attr_type_name: str) -> str:
     raise ValueError(f"no C++ literal for attr type {attr_type_name!r}")
 
 
-def _default_doc(attr: AttrSpec) -> str:
+def _optional_attr_doc(attr: AttrSpec) -> str:
+    """``type from {int32, int64}; default int32``, as the C header says it."""
     if attr.type in c_lang.UNSET_WHEN_EMPTY:
-        return "the OpDef's default when not set"
-    return "defaults to " + c_lang._default_doc(attr.default, attr.type)
+        return c_lang.attr_doc(attr) + " when not set"
+    return c_lang.attr_doc(attr, c_lang.default_doc(attr.default, attr.type))
 
 
 # ------------------------------------------------------------------ template context
@@ -178,7 +179,7 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
     for attr in spec.optional_attrs:
         setter = c_lang.unique(camel_case(attr.public_name), taken)
         member = _member_name(attr.public_name, taken)
-        doc = [f"{attr.type}; {_default_doc(attr)}."] + (
+        doc = [_optional_attr_doc(attr) + "."] + (
             comment_lines(attr.description) if attr.description.strip() else [])
         attrs.append(CppAttr(setter, member, attr_type(attr), parameter_type(attr),
                              literal(attr.default, attr.type),
@@ -232,7 +233,7 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
             doc.append(f"  {params[arg.name]}: {c_lang.input_type_doc(arg, spec)}")
             doc += comment_lines(arg.description, "    ") if arg.description.strip() else []
         for attr in spec.required_attrs:
-            doc.append(f"  {params[attr.name]}: {c_lang._attr_doc(attr)}")
+            doc.append(f"  {params[attr.name]}: {c_lang.attr_doc(attr)}")
             doc += comment_lines(attr.description, "    ") if attr.description.strip() else []
     if attrs:
         doc += ["", "Optional attrs (see Attrs): " + ", ".join(a.setter for a in attrs) + "."]

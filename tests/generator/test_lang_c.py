@@ -197,3 +197,104 @@ def test_output_is_byte_stable_whatever_the_op_order(tf_c_output, tmp_path):
     again = {f.path: f.content for f in generate.render(shuffled, ["c"])}
     assert again[Path("c/opgen_ops.h")] == (tf_c_output / "opgen_ops.h").read_bytes()
     assert again[Path("c/opgen_ops.c")] == (tf_c_output / "opgen_ops.c").read_bytes()
+
+
+# ------------------------------------------------- generated C on the runtime's ops
+
+_PROGRAM = r"""
+#include <stdio.h>
+#include "opgen_ops.h"
+
+static void Print(const char* what, TF_Tensor* t) {
+  printf("%s", what);
+  for (int64_t i = 0; i < TF_TensorElementCount(t); ++i) printf(" %.6g", ((float*)TF_TensorData(t))[i]);
+  printf("\n");
+  TF_DeleteTensor(t);
+}
+
+static TF_Output Constant(TF_Graph* g, const float* values, const int64_t* dims, int rank, TF_Status* s) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= dims[i];
+  TF_Tensor* t = TF_AllocateTensor(TF_FLOAT, dims, rank, (size_t)n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i) ((float*)TF_TensorData(t))[i] = values[i];
+  TF_Output out;
+  opgen_Const(g, NULL, t, TF_FLOAT, &out, s);
+  TF_DeleteTensor(t);
+  return out;
+}
+
+int main(void) {
+  TF_Status* s = TF_NewStatus();
+  TF_Graph* g = TF_NewGraph();
+  const float a_values[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t a_dims[2] = {3, 2};
+  TF_Output a = Constant(g, a_values, a_dims, 2, s);
+
+  /* Attrs struct: defaults, then one changed. */
+  opgen_MatMulAttrs attrs;
+  opgen_MatMulAttrsInit(&attrs);
+  printf("defaults %d %d\n", attrs.transpose_a, attrs.transpose_b);
+  attrs.transpose_a = 1;
+  TF_Output ata, aat;
+  TF_Operation* m1 = opgen_MatMul(g, NULL, a, a, &attrs, &ata, s);   /* a^T a */
+  attrs.transpose_a = 0;
+  attrs.transpose_b = 1;
+  TF_Operation* m2 = opgen_MatMul(g, "", a, a, &attrs, &aat, s);     /* a a^T */
+  printf("names %s %s %s\n", TF_OperationName(m1), TF_OperationName(m2), TF_Message(s));
+
+  /* A list output with a smaller capacity than its length, and a list input. */
+  TF_Output rows[2];
+  int num_rows = -1;
+  opgen_Unpack(g, "rows", a, 3, NULL, rows, 2, &num_rows, s);
+  printf("unpack %d %s\n", num_rows, TF_Message(s));
+  TF_Output sum;
+  opgen_AddN(g, "sum", rows, 2, &sum, s);
+
+  /* Errors: NULL and the status's code, here mismatched inner dimensions. */
+  TF_Operation* bad = opgen_MatMul(g, NULL, a, a, NULL, NULL, s);
+  printf("error %d %d\n", bad == NULL, (int)TF_GetCode(s));
+
+  TF_SessionOptions* options = TF_NewSessionOptions();
+  TF_Session* session = TF_NewSession(g, options, s);
+  TF_DeleteSessionOptions(options);
+  TF_Output fetches[3] = {ata, aat, sum};
+  TF_Tensor* values[3] = {NULL, NULL, NULL};
+  TF_SessionRun(session, NULL, NULL, NULL, 0, fetches, values, 3, NULL, 0, NULL, s);
+  printf("run %d\n", (int)TF_GetCode(s));
+  Print("ata", values[0]);
+  Print("aat", values[1]);
+  Print("sum", values[2]);
+  TF_CloseSession(session, s);
+  TF_DeleteSession(session, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  return 0;
+}
+"""
+
+
+@needs_cc
+def test_generated_c_on_the_runtime_ops_behaves_as_documented(tmp_path):
+    try:
+        library = _paths.runtime_library_path()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    _render(opdefs.load(str(_paths.bundled_ops_path())), tmp_path)
+    source = tmp_path / "program.c"
+    source.write_text(_PROGRAM)
+    binary = tmp_path / "program"
+    subprocess.run([CC, "-std=c11", "-Wall", "-Werror", str(source), str(tmp_path / "c" / "opgen_ops.c"),
+                    f"-I{tmp_path / 'c'}", f"-I{_paths.include_dir()}", f"-L{library.parent}",
+                    f"-l:{library.name}", f"-Wl,-rpath,{library.parent}", "-o", str(binary)], check=True)
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = {line.split()[0]: line.split()[1:] for line in run.stdout.splitlines()}
+    assert lines["defaults"] == ["0", "0"]
+    assert lines["names"] == ["MatMul", "MatMul_1"]
+    assert lines["unpack"] == ["3"]
+    assert lines["error"] == ["1", "3"]          # NULL, TF_INVALID_ARGUMENT
+    assert lines["run"] == ["0"]
+    a = np.float32([[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_allclose(np.float32(lines["ata"]), (a.T @ a).ravel(), rtol=1e-6)
+    np.testing.assert_allclose(np.float32(lines["aat"]), (a @ a.T).ravel(), rtol=1e-6)
+    np.testing.assert_allclose(np.float32(lines["sum"]), a[0] + a[1], rtol=1e-6)
