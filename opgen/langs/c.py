@@ -338,7 +338,7 @@ def c_attr(attr: AttrSpec, field: str, taken: set[str], static_prefix: str) -> C
     unset_guard = f"if (ACCESS{count} > 0) " if optional and attr.type in UNSET_WHEN_EMPTY else ""
     if element in ("int", "float", "bool", "type", "string"):
         ctype, setter = _SCALAR[element]
-        const_ctype = f"const char* const*" if element == "string" else f"const {ctype}*"
+        const_ctype = "const char* const*" if element == "string" else f"const {ctype}*"
         statics, values = (), "NULL"
         if optional and default:
             array = f"{static_prefix}{field}_default"
