@@ -36,6 +36,44 @@ def test_literals_spell_defaults_in_cpp():
     assert cpp_lang.literal(model.DType.from_enum(19), "type") == "TF_HALF"
 
 
+_AWKWARD_OPS = """
+op { name: "Scope" input_arg { name: "scope" type: DT_FLOAT } input_arg { name: "attrs" type: DT_FLOAT }
+     output_arg { name: "operation" type: DT_FLOAT } attr { name: "class" type: "int" } }
+op { name: "Tensor" input_arg { name: "x" type_attr: "T" number_attr: "N" }
+     output_arg { name: "y" type_attr: "T" number_attr: "N" }
+     attr { name: "T" type: "type" } attr { name: "N" type: "int" minimum: 1 } }
+op { name: "_Input" output_arg { name: "out" type_list_attr: "Tout" } output_arg { name: "out2" type: DT_INT32 }
+     attr { name: "Tout" type: "list(type)" default_value { list { type: DT_FLOAT } } }
+     attr { name: "s" type: "string" default_value { s: "a\\000b" } }
+     attr { name: "bools" type: "list(bool)" default_value { list { b: true } } }
+     attr { name: "t" type: "tensor" default_value { tensor { dtype: DT_INT32 int_val: 1 } } }
+     attr { name: "f" type: "func" default_value { func { name: "fn" } } }
+     attr { name: "fs" type: "list(func)" default_value { list { } } }
+     attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }
+     attr { name: "shapes" type: "list(shape)" default_value { list { } } }
+     attr { name: "Operation" type: "float" default_value { f: nan } }
+     attr { name: "operation_" type: "int" default_value { i: -9223372036854775808 } } }
+op { name: "NoOutputs" attr { name: "fns" type: "list(func)" } attr { name: "tensors" type: "list(tensor)" } }
+"""
+
+
+@needs_cxx
+def test_awkward_names_and_defaults_compile(tmp_path):
+    from google.protobuf import text_format
+    from opgen.protos import op_def_pb2
+    oplist = text_format.Parse(_AWKWARD_OPS, op_def_pb2.OpList())
+    generate.write(generate.render(oplist, ["cpp"]), tmp_path)
+    header = tmp_path / "cpp" / "opgen_ops.h"
+    result = subprocess.run([CXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                             "-x", "c++", str(header), f"-I{_paths.include_dir()}"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-5000:]
+    text = header.read_text()
+    assert "class Scope {" in text and "class Input_ {" in text   # ops namespace; no _Input
+    assert "::opgen::Input scope_, ::opgen::Input attrs_, int64_t class_" in text
+    assert "::opgen::Output operation_;" in text                  # the member is taken
+
+
 @pytest.mark.skipif(not TF_ORACLE.exists(), reason=f"{TF_ORACLE} not available")
 @needs_cxx
 def test_tensorflow_registry_header_compiles(tmp_path):
