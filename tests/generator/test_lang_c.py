@@ -18,7 +18,6 @@ from opgen import _paths, generate, model, opdefs
 from opgen.langs import c as c_lang
 from opgen.protos import op_def_pb2
 
-TF_ORACLE = Path("/work/shared/testdata/tf-2.21-oplist.pb")
 CC = shutil.which("cc")
 needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
 
@@ -163,21 +162,16 @@ def test_awkward_names_and_defaults_compile_as_c_and_cpp(tmp_path):
     assert "  TF_DataType graph;\n" in text and "  unsigned char register_;\n" in text
 
 
-def _tf_registry():
-    if not TF_ORACLE.exists():
-        pytest.skip(f"{TF_ORACLE} not available")
-    return opdefs.load(str(TF_ORACLE))
-
-
 @pytest.fixture(scope="module")
-def tf_c_output(tmp_path_factory):
+def tf_c_output(tmp_path_factory, tf_oplist_path):
+    """opgen_ops.h/.c for TensorFlow 2.21's registry (skipped without the test data)."""
     out = tmp_path_factory.mktemp("tf_c")
-    _render(_tf_registry(), out)
+    _render(opdefs.load(str(tf_oplist_path)), out)
     return out / "c"
 
 
 @needs_cc
-def test_tensorflow_registry_header_and_source_compile(tf_c_output):
+def test_tensorflow_registry_header_and_source_compile(tf_c_output, tf_oplist_path):
     # The source includes the header, so one compile checks both, with every warning.
     result = subprocess.run(
         [CC, "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
@@ -185,11 +179,11 @@ def test_tensorflow_registry_header_and_source_compile(tf_c_output):
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-5000:]
     assert len(re.findall(r"^TF_Operation\* opgen_", (tf_c_output / "opgen_ops.h").read_text(),
-                          re.M)) == len(opdefs.load(str(TF_ORACLE)).op)
+                          re.M)) == len(opdefs.load(str(tf_oplist_path)).op)
 
 
-def test_output_is_byte_stable_whatever_the_op_order(tf_c_output, tmp_path):
-    oplist = _tf_registry()
+def test_output_is_byte_stable_whatever_the_op_order(tf_c_output, tf_oplist_path):
+    oplist = opdefs.load(str(tf_oplist_path))
     shuffled = op_def_pb2.OpList()
     ops = list(oplist.op)
     random.Random(1).shuffle(ops)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +15,6 @@ import pytest
 from opgen import _paths, generate, model, opdefs
 from opgen.langs import cpp as cpp_lang
 
-TF_ORACLE = Path("/work/shared/testdata/tf-2.21-oplist.pb")
 CXX = shutil.which("c++")
 needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler (c++) on PATH")
 
@@ -74,17 +72,16 @@ def test_awkward_names_and_defaults_compile(tmp_path):
     assert "::opgen::Output operation_;" in text                  # the member is taken
 
 
-@pytest.mark.skipif(not TF_ORACLE.exists(), reason=f"{TF_ORACLE} not available")
 @needs_cxx
-def test_tensorflow_registry_header_compiles(tmp_path):
-    generate.write(generate.render(opdefs.load(str(TF_ORACLE)), ["cpp"]), tmp_path)
+def test_tensorflow_registry_header_compiles(tmp_path, tf_oplist_path):
+    generate.write(generate.render(opdefs.load(str(tf_oplist_path)), ["cpp"]), tmp_path)
     header = tmp_path / "cpp" / "opgen_ops.h"
     result = subprocess.run([CXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
                              "-x", "c++", str(header), f"-I{_paths.include_dir()}"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-5000:]
     assert len(re.findall(r"^class \w+ \{$", header.read_text(), re.M)) == \
-        len(opdefs.load(str(TF_ORACLE)).op)
+        len(opdefs.load(str(tf_oplist_path)).op)
 
 
 _PROGRAM = r"""
