@@ -130,6 +130,8 @@ def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tupl
     Output is sorted by op name and byte-stable; files whose content is unchanged are
     not rewritten; files an earlier run wrote that are no longer produced are removed.
     Python goes to OUT/python/ (a package: __init__.py, __init__.pyi, _ops_*.py).
+    C goes to OUT/c/ (opgen_ops.h, opgen_ops.c); C++ to OUT/cpp/ (opgen_framework.h,
+    opgen_ops.h, header-only).
 
     \b
     Examples:
@@ -280,6 +282,32 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
         sys.stdout.buffer.flush()
         return
     gen.write([gen.GeneratedFile(Path(out_file.name), data)], out_file.parent or Path("."))
+
+
+@main.command()
+@click.option("--cflags", "what", flag_value="cflags",
+              help="Compiler flags: -I for the runtime's C headers (tensorflow/c/c_api.h).")
+@click.option("--libs", "what", flag_value="libs",
+              help="Linker flags: -L, -l and -Wl,-rpath for the runtime library.")
+@click.option("--cmake-dir", "what", flag_value="cmake-dir",
+              help="The folder holding opgenConfig.cmake, for find_package(opgen).")
+def config(what: str | None) -> None:
+    """Print where the installed headers, runtime library and CMake package live.
+
+    \b
+    Examples:
+      cc prog.c $(opgen config --cflags) $(opgen config --libs)
+      cmake -Dopgen_DIR="$(opgen config --cmake-dir)" ..
+    """
+    from opgen import config as config_module
+    if what is None:
+        raise click.UsageError("say what to print: --cflags, --libs or --cmake-dir")
+    if what == "cflags":
+        click.echo(config_module.cflags())
+    elif what == "libs":
+        click.echo(config_module.libs())
+    else:
+        click.echo(str(config_module.cmake_dir()))
 
 
 if __name__ == "__main__":  # pragma: no cover

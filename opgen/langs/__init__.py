@@ -13,6 +13,8 @@ from types import ModuleType
 
 #: language name -> module under opgen.langs
 LANGUAGES = {"python": "opgen.langs.python"}
+LANGUAGES["c"] = "opgen.langs.c"
+LANGUAGES["cpp"] = "opgen.langs.cpp"
 
 
 class UnknownLanguageError(ValueError):
