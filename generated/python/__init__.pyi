@@ -60,6 +60,8 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "placeholder",
+    "placeholder_with_default",
     "pow",
     "prod",
     "range",
@@ -251,6 +253,12 @@ def pack(values: Sequence[TensorLike], axis: int = ..., name: str | None = None)
 
 
 def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def placeholder(dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None) -> OpOutput: ...
+
+
+def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | None = None) -> OpOutput: ...
 
 
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...

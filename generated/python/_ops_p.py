@@ -54,6 +54,44 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+def placeholder(dtype: DTypeLike, shape: ShapeLike | None = None, name: str | None = None) -> OpOutput:
+    """A graph input whose value each session run must feed.
+
+    Running a graph that needs this node without feeding it is an error.
+
+    Args:
+      dtype: A dtype.
+        The dtype of the fed tensor.
+      shape: An optional `shape`. Defaults to `None`.
+        The shape fed tensors must have; unknown rank accepts any shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The fed tensor.
+    """
+    _out = _execute_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name)
+    return _out[0]
+
+
+def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | None = None) -> OpOutput:
+    """A graph input that passes `input` through when no value is fed.
+
+    Args:
+      input: A `Tensor`.
+        The value produced when the output is not fed.
+      shape: A `shape`.
+        The shape fed tensors must be compatible with.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The fed tensor, or `input`.
+    """
+    _out = _execute_op("PlaceholderWithDefault", [input], {"shape": shape}, name)
+    return _out[0]
+
+
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x` to the power `y` element-wise.
 

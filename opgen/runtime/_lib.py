@@ -62,6 +62,9 @@ _SIGNATURES = {
     "TFE_OpSetAttrTypeList": (None, [c_void_p, c_char_p, P(c_int), c_int]),
     "TFE_OpSetAttrShapeList": (None, [c_void_p, c_char_p, P(P(c_int64)), P(c_int), c_int, c_void_p]),
     "TFE_Execute": (None, [c_void_p, P(c_void_p), P(c_int), c_void_p]),
+    # opgen's extensions (runtime/include/opgen/c_api_ext.h)
+    "OPGEN_NewEagerKernel": (c_void_p, [c_void_p, c_void_p]),
+    "OPGEN_DeleteEagerKernel": (None, [c_void_p]),
 }
 
 _lock = threading.Lock()

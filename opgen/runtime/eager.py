@@ -5,6 +5,11 @@ which attrs they fix, how to set each attr); a call then only converts its input
 sets attrs and runs ``TFE_Execute``. The C side checks attrs against the OpDef too;
 Python checks what only it can see (a value of the wrong Python type) and names the
 op and attr in every error.
+
+Where the compiled fast path (``opgen.runtime._eager_fastpath``) is built,
+``execute_op`` is its C function: calls it has seen before (same op, attr values,
+input kinds and dtypes) run their resolved kernel directly; everything else comes
+back here, so results and errors are this module's either way.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import numpy as np
 from opgen.protos import op_def_pb2
 from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, OpError, exception_class
-from opgen.runtime.tensor import (Tensor, _convert, carries_dtype, convert_to_tensor,
-                                  default_numpy_value, dtype_of)
+from opgen.runtime.tensor import (Tensor, _convert, _fast_path, carries_dtype,
+                                  convert_to_tensor, default_numpy_value, dtype_of)
 
 _c_int64, _c_float, _c_ubyte, _c_int = ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte, ctypes.c_int
 
@@ -472,15 +477,20 @@ def _prepare_attrs(plan: _OpPlan, attrs, op_type) -> dict:
     return prepared
 
 
-def execute_op(op_type: str, inputs, attrs, name=None):
-    """Runs `op_type` eagerly on the CPU.
+def _raise_status(op_type: str, code: int, message) -> None:
+    """Raises the exception for a failed status of `op_type`, its message prefixed
+    with the op's name."""
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    if not message.startswith(op_type):
+        message = f"{op_type}: {message}"
+    raise exception_class(code)(message, op_type)
 
-    `inputs` has one entry per OpDef input arg (a sequence for list args); `attrs`
-    holds the attrs that are not inferred from inputs (dtype attrs may be DTypes,
-    numpy dtypes or names). Returns one entry per output arg: a Tensor, or a list of
-    Tensors for list outputs.
-    """
-    plan = registry._plans.get(op_type) or registry.plan(op_type)
+
+def _new_op(plan: _OpPlan, op_type: str, inputs, attrs):
+    """A TFE_Op with `inputs` converted and added and `attrs` checked and set, as
+    TFE_Execute takes it; with the converted inputs and the number of tensors each
+    output arg yields. The caller deletes the op."""
     if len(inputs) != len(plan.inputs):
         raise InvalidArgumentError(
             f"{op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}", op_type)
@@ -515,20 +525,36 @@ def execute_op(op_type: str, inputs, attrs, name=None):
                     raise type(e)(f"{op_type}: attr '{attr_name}': {e.message}", op_type) from None
             spec.set(lib, op, spec.bname, value, status)
             if status.code != 0:
-                message = status.message
-                if not message.startswith(op_type):
-                    message = f"{op_type}: {message}"
-                raise exception_class(status.code)(message, op_type)
-        counts = _output_counts(plan, prepared, inferred)
+                _raise_status(op_type, status.code, status.message)
+    except BaseException:
+        lib.TFE_DeleteOp(op)
+        raise
+    return op, converted, _output_counts(plan, prepared, inferred)
+
+
+def _execute_op_python(op_type: str, inputs, attrs, name=None):
+    """Runs `op_type` eagerly on the CPU.
+
+    `inputs` has one entry per OpDef input arg (a sequence for list args); `attrs`
+    holds the attrs that are not inferred from inputs (dtype attrs may be DTypes,
+    numpy dtypes or names). Returns one entry per output arg: a Tensor, or a list of
+    Tensors for list outputs.
+
+    This is the path through ctypes and TFE_Execute, which checks, converts and
+    resolves every call from scratch; ``execute_op`` is the compiled fast path where it
+    is built, which sends here what it does not handle itself.
+    """
+    plan = registry._plans.get(op_type) or registry.plan(op_type)
+    op, _, counts = _new_op(plan, op_type, inputs, attrs)
+    lib = _lib.lib()
+    status = _lib.thread_status()
+    try:
         capacity = sum(counts)
         retvals = (ctypes.c_void_p * max(capacity, 1))()
         num = ctypes.c_int(capacity)
         lib.TFE_Execute(op, retvals, ctypes.byref(num), status.ptr)
         if status.code != 0:
-            message = status.message
-            if not message.startswith(op_type):
-                message = f"{op_type}: {message}"
-            raise exception_class(status.code)(message, op_type)
+            _raise_status(op_type, status.code, status.message)
     finally:
         lib.TFE_DeleteOp(op)
     tensors = [Tensor(retvals[i]) for i in range(num.value)]
@@ -542,3 +568,91 @@ def execute_op(op_type: str, inputs, attrs, name=None):
             outputs.append(tensors[position])
         position += count
     return outputs
+
+
+# ---- the compiled fast path's side -------------------------------------------------------
+#
+# opgen.runtime._eager_fastpath matches each call against signatures (op, attr values,
+# input kinds and dtypes) it has seen, and runs a matching one's kernel directly. A new
+# signature is resolved here, with the same checks and errors as the Python path.
+
+# Dtypes the fast path converts Python scalars to in C (as numpy's astype would).
+_FAST_SCALAR_DTYPES = frozenset(d.as_datatype_enum for d in (
+    dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool))
+
+
+def _scalar_dtypes_fixed(plan: _OpPlan, inputs, attrs) -> bool:
+    """Whether every Python scalar among `inputs` takes a dtype that does not depend on
+    the scalar values (fixed by the OpDef, by attrs, or by an input carrying a dtype):
+    only then can the resolution of this call serve later calls."""
+    if any(kind != "single" and not isinstance(value, (list, tuple))
+           for (_, kind, _, _, _), value in zip(plan.inputs, inputs)):
+        return True  # not a valid call: _new_op raises the Python path's error
+    carried = set()
+    for (_, kind, type_attr, _, _), value in zip(plan.inputs, inputs):
+        if type_attr and kind != "typelist":
+            values = value if kind == "number" else (value,)
+            if any(carries_dtype(v) for v in values):
+                carried.add(type_attr)
+    for (_, kind, type_attr, _, _), value in zip(plan.inputs, inputs):
+        values = value if kind != "single" else (value,)
+        if all(carries_dtype(v) for v in values):
+            continue
+        if type_attr is None or type_attr in attrs:
+            continue
+        if kind == "typelist" or type_attr not in carried:
+            return False
+    return True
+
+
+def _resolve_fast_kernel(op_type: str, inputs, attrs):
+    """For the fast path: (kernel address, dtype of each input tensor, output layout:
+    -1 for a single tensor or the length of a list, per output arg), or None when this
+    call cannot stand for later ones. Raises what the Python path raises."""
+    plan = registry._plans.get(op_type) or registry.plan(op_type)
+    if len(inputs) != len(plan.inputs) or any(
+            plan.attr_types.get(a) == "tensor" for a in attrs):
+        return None
+    if not _scalar_dtypes_fixed(plan, inputs, attrs):
+        return None
+    op, converted, counts = _new_op(plan, op_type, inputs, attrs)
+    lib = _lib.lib()
+    status = _lib.thread_status()
+    try:
+        kernel = lib.OPGEN_NewEagerKernel(op, status.ptr)
+        if status.code != 0:
+            _raise_status(op_type, status.code, status.message)
+    finally:
+        lib.TFE_DeleteOp(op)
+    flat = [t for value in converted for t in (value if isinstance(value, list) else (value,))]
+    flat_values = [v for (_, kind, _, _, _), value in zip(plan.inputs, inputs)
+                   for v in (value if kind != "single" else (value,))]
+    if any(not carries_dtype(v) and t._dtype.as_datatype_enum not in _FAST_SCALAR_DTYPES
+           for v, t in zip(flat_values, flat)):
+        lib.OPGEN_DeleteEagerKernel(kernel)
+        return None
+    layout = tuple(count if arg.number_attr or arg.type_list_attr else -1
+                   for arg, count in zip(plan.op_def.output_arg, counts))
+    return kernel, tuple(t._dtype.as_datatype_enum for t in flat), layout
+
+
+def _bind_fast_path():
+    """The runtime's function addresses and dtypes, for the fast path (loads the library)."""
+    runtime = _lib.lib()
+    names = ("TF_NewStatus", "TF_DeleteStatus", "TF_GetCode", "TF_Message", "TF_NewTensor",
+             "TF_AllocateTensor", "TF_DeleteTensor", "TF_TensorData", "TF_TensorByteSize",
+             "TF_TensorType", "TF_NumDims", "TF_Dim", "TF_DataTypeSize", "TFE_NewTensorHandle",
+             "TFE_DeleteTensorHandle", "TFE_TensorHandleResolve", "OPGEN_EagerKernelExecute",
+             "OPGEN_EagerKernelNumInputs", "OPGEN_EagerKernelNumOutputs",
+             "OPGEN_DeleteEagerKernel")
+    addresses = {n: ctypes.cast(getattr(runtime, n), ctypes.c_void_p).value for n in names}
+    return addresses, dict(dtypes._BY_ENUM)
+
+
+if _fast_path is not None:
+    _fast_path.configure(binder=_bind_fast_path, python_execute=_execute_op_python,
+                         resolver=_resolve_fast_kernel, raise_status=_raise_status,
+                         tensor_class=Tensor)
+    execute_op = _fast_path.execute_op
+else:
+    execute_op = _execute_op_python

@@ -4,6 +4,7 @@ numpy values into tensors."""
 from __future__ import annotations
 
 import ctypes
+import os
 
 import numpy as np
 
@@ -11,18 +12,28 @@ from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 
 
-class Tensor:
-    """An eager tensor owned by the runtime.
+def _load_fast_path():
+    """The compiled fast path (opgen.runtime._eager_fastpath), or None where it is not
+    built or $OPGEN_DISABLE_FAST_PATH is set; everything works without it, slower."""
+    if os.environ.get("OPGEN_DISABLE_FAST_PATH"):
+        return None
+    try:
+        from opgen.runtime import _eager_fastpath
+    except ImportError:
+        return None
+    return _eager_fastpath
 
-    ``np.asarray(t)`` shares the runtime's buffer (no copy); the array keeps the
-    Tensor alive. ``numpy()`` returns such a view too.
-    """
+
+_fast_path = _load_fast_path()
+
+
+class _TensorStorage:
+    """What a Tensor holds, kept through ctypes: used when the compiled fast path is
+    not available (its ``TensorBase`` holds the same in C)."""
 
     __slots__ = ("_handle", "_tensor", "_lib", "_dtype", "_shape", "__weakref__")
 
     def __init__(self, handle: int):
-        """Takes ownership of a ``TFE_TensorHandle*``. Use :func:`convert_to_tensor` or
-        the generated ops to make tensors."""
         runtime = _lib.lib()
         self._lib = runtime
         self._handle = handle
@@ -47,6 +58,22 @@ class Tensor:
         self._tensor = self._handle = None
 
     @property
+    def _data(self) -> int:
+        return self._lib.TF_TensorData(self._tensor) or 0
+
+
+class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage):
+    """An eager tensor owned by the runtime.
+
+    ``np.asarray(t)`` shares the runtime's buffer (no copy); the array keeps the
+    Tensor alive. ``numpy()`` returns such a view too. ``Tensor(handle)`` takes
+    ownership of a ``TFE_TensorHandle*``; use :func:`convert_to_tensor` or the
+    generated ops to make tensors.
+    """
+
+    __slots__ = ()
+
+    @property
     def dtype(self) -> dtypes.DType:
         return self._dtype
 
@@ -61,7 +88,7 @@ class Tensor:
     @property
     def device(self) -> str:
         status = _lib.thread_status()
-        name = self._lib.TFE_TensorHandleDeviceName(self._handle, status.ptr)
+        name = _lib.lib().TFE_TensorHandleDeviceName(self._handle, status.ptr)
         raise_for_status(status)
         return name.decode()
 
@@ -75,7 +102,7 @@ class Tensor:
         if np_dtype is None:
             raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
         return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
-                "data": (self._lib.TF_TensorData(self._tensor) or 0, False)}
+                "data": (self._data, False)}
 
     def numpy(self) -> np.ndarray:
         """A numpy view of the tensor's data (on the CPU, no copy)."""

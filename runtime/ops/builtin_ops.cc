@@ -17,6 +17,7 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
     for (const std::string& spec : op.outputs) TF_OpDefinitionBuilderAddOutput(b, spec.c_str());
     if (op.is_commutative) TF_OpDefinitionBuilderSetIsCommutative(b, true);
     if (op.is_aggregate) TF_OpDefinitionBuilderSetIsAggregate(b, true);
+    TF_OpDefinitionBuilderSetShapeInferenceFunction(b, op.shape_fn);
     OPGEN_OpDefinitionBuilderSetSummary(b, op.summary.c_str());
     OPGEN_OpDefinitionBuilderSetDescription(b, op.description.c_str());
     for (const auto& [name, doc] : op.arg_docs)
@@ -28,7 +29,7 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
 
 OpRegistration BinaryOp(const char* name, const char* type_attr, const char* summary,
                         bool is_commutative, const char* output_type) {
-  OpRegistration op{name, {}, {"x: T", "y: T"}, {}, summary,
+  OpRegistration op{name, {}, {"x: T", "y: T"}, {}, shape_fns::kBroadcast, summary,
                     "Both operands broadcast against each other as numpy arrays do.",
                     {{"x", "Left operand."}, {"y", "Right operand."}, {"z", "The result."}}};
   if (type_attr != nullptr) op.attrs.push_back(type_attr);
@@ -42,7 +43,8 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
                        const char* input, const char* output) {
   const std::string type = type_attr != nullptr ? "T" : "bool";
   OpRegistration op{name, {}, {std::string(input) + ": " + type},
-                    {std::string(output) + ": " + type}, summary, "Applied element by element.",
+                    {std::string(output) + ": " + type}, shape_fns::kUnchanged, summary,
+                    "Applied element by element.",
                     {{input, "Input values."}, {output, "The result, same shape as the input."}}};
   if (type_attr != nullptr) op.attrs.push_back(type_attr);
   return op;
@@ -51,7 +53,8 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
-  for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps}) {
+  for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
+                      opgen::RegisterPlaceholderOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

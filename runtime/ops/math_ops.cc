@@ -16,6 +16,7 @@ OpRegistration Comparison(const char* name, const char* summary, bool equality) 
   OpRegistration op = BinaryOp(name, equality ? "T: type" : kRealTypes, summary,
                                /*is_commutative=*/equality, "bool");
   if (equality) {
+    op.shape_fn = shape_fns::kEqualityBroadcast;
     op.attrs.push_back("incompatible_shape_error: bool = true");
     op.arg_docs.emplace_back("incompatible_shape_error",
                              "Whether operands of incompatible shapes are an error.");
@@ -26,7 +27,7 @@ OpRegistration Comparison(const char* name, const char* summary, bool equality) 
 OpRegistration Reduction(const char* name, const char* type_attr, const char* summary) {
   return OpRegistration{
       name, {"keep_dims: bool = false", type_attr, "Tidx: {int32, int64} = DT_INT32"},
-      {"input: T", "reduction_indices: Tidx"}, {"output: T"}, summary,
+      {"input: T", "reduction_indices: Tidx"}, {"output: T"}, shape_fns::kReduction, summary,
       "Reduces `input` along the axes in `reduction_indices` (negative axes count from the "
       "end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.",
       {{"input", "The values to reduce."}, {"reduction_indices", "The axes to reduce."},
@@ -38,7 +39,7 @@ OpRegistration ArgReduction(const char* name, const char* tidx, const char* outp
   return OpRegistration{
       name,
       {"T: {realnumbertypes, quantizedtypes, bool}", tidx, output_type},
-      {"input: T", "dimension: Tidx"}, {"output: output_type"}, summary,
+      {"input: T", "dimension: Tidx"}, {"output: output_type"}, shape_fns::kArgReduction, summary,
       "Ties go to the smallest index.",
       {{"input", "The values."}, {"dimension", "The axis to search (a scalar)."},
        {"output", "Indices along `dimension`."}}};
@@ -106,11 +107,12 @@ void RegisterElementwiseMathOps(TF_Status* status) {
       BinaryOp("LogicalOr", nullptr, "Returns `x OR y` element-wise.", true, "bool"),
       UnaryOp("LogicalNot", nullptr, "Returns `NOT x` element-wise."),
       {"ClipByValue", {"T: numbertypes"}, {"t: T", "clip_value_min: T", "clip_value_max: T"},
-       {"output: T"}, "Clamps `t` to `[clip_value_min, clip_value_max]`.",
+       {"output: T"}, shape_fns::kBroadcast, "Clamps `t` to `[clip_value_min, clip_value_max]`.",
        "The bounds broadcast against `t`.",
        {{"t", "The values."}, {"clip_value_min", "Lower bound."}, {"clip_value_max", "Upper bound."},
         {"output", "The clamped values."}}},
       {"AddN", {"N: int >= 1", "T: {numbertypes, variant}"}, {"inputs: N * T"}, {"sum: T"},
+       shape_fns::kSameShapes,
        "Adds N tensors of the same shape and dtype.", "",
        {{"inputs", "The addends."}, {"sum", "Their sum."}}, /*is_commutative=*/true,
        /*is_aggregate=*/true},
@@ -147,34 +149,34 @@ void RegisterMathOps(TF_Status* status) {
       {"AddV2",
        {"T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, "
         "int64, complex64, complex128}"},
-       {"x: T", "y: T"}, {"z: T"},
+       {"x: T", "y: T"}, {"z: T"}, shape_fns::kBroadcast,
        "Returns `x + y` element-wise.", kBinaryDocs,
        {{"x", "First addend."}, {"y", "Second addend."}, {"z", "The sum."}},
        /*is_commutative=*/true, /*is_aggregate=*/true},
       {"Sub",
        {"T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, "
         "complex64, complex128, uint32, uint64}"},
-       {"x: T", "y: T"}, {"z: T"},
+       {"x: T", "y: T"}, {"z: T"}, shape_fns::kBroadcast,
        "Returns `x - y` element-wise.", kBinaryDocs,
        {{"x", "Minuend."}, {"y", "Subtrahend."}, {"z", "The difference."}}},
       {"Mul",
        {"T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, "
         "int64, complex64, complex128}"},
-       {"x: T", "y: T"}, {"z: T"},
+       {"x: T", "y: T"}, {"z: T"}, shape_fns::kBroadcast,
        "Returns `x * y` element-wise.", kBinaryDocs,
        {{"x", "First factor."}, {"y", "Second factor."}, {"z", "The product."}},
        /*is_commutative=*/true},
       {"RealDiv",
        {"T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, "
         "int64, complex64, complex128}"},
-       {"x: T", "y: T"}, {"z: T"},
+       {"x: T", "y: T"}, {"z: T"}, shape_fns::kBroadcast,
        "Returns `x / y` element-wise.",
        "Both operands broadcast against each other as numpy arrays do. Integer division "
        "truncates toward zero; an integer division by zero is an error.",
        {{"x", "Dividend."}, {"y", "Divisor."}, {"z", "The quotient."}}},
       {"Neg",
        {"T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"},
-       {"x: T"}, {"y: T"},
+       {"x: T"}, {"y: T"}, shape_fns::kUnchanged,
        "Returns `-x` element-wise.", "",
        {{"x", "Input values."}, {"y", "The negated values."}}},
       {"MatMul",
@@ -182,7 +184,7 @@ void RegisterMathOps(TF_Status* status) {
         "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, "
         "complex64, complex128}",
         "grad_a: bool = false", "grad_b: bool = false"},
-       {"a: T", "b: T"}, {"product: T"},
+       {"a: T", "b: T"}, {"product: T"}, shape_fns::kMatMul,
        "Multiplies matrix `a` by matrix `b`.",
        "Both inputs are rank-2; the inner dimensions (after the optional transposes) must "
        "agree. Floating-point products run through BLAS.",
@@ -194,7 +196,7 @@ void RegisterMathOps(TF_Status* status) {
        {"T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, "
         "complex64, complex128}",
         "adj_x: bool = false", "adj_y: bool = false", "grad_x: bool = false", "grad_y: bool = false"},
-       {"x: T", "y: T"}, {"output: T"},
+       {"x: T", "y: T"}, {"output: T"}, shape_fns::kBatchMatMul,
        "Multiplies the matrices in the last two dimensions of `x` and `y`.",
        "Leading (batch) dimensions broadcast as in numpy's matmul.",
        {{"x", "Rank >= 2."}, {"y", "Rank >= 2."}, {"output", "The batch of products."},
@@ -204,7 +206,7 @@ void RegisterMathOps(TF_Status* status) {
         {"grad_y", "Hint that this product computes a gradient of `y`; ignored."}}},
       {"Cast",
        {"SrcT: type", "DstT: type", "Truncate: bool = false"},
-       {"x: SrcT"}, {"y: DstT"},
+       {"x: SrcT"}, {"y: DstT"}, shape_fns::kUnchanged,
        "Converts `x` to dtype `DstT`.",
        "Floating-point values convert to integers by truncation toward zero, as numpy's "
        "`astype` does; to bool, non-zero values become true.",

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "shape_fns.h"
 #include "tensorflow/c/tf_status.h"
 
 namespace opgen {
@@ -16,6 +17,7 @@ struct OpRegistration {
   std::vector<std::string> attrs;    // spec strings, in OpDef order
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  OpShapeFn shape_fn;                // computes the outputs' shapes (shape_fns.h)
   std::string summary;
   std::string description;
   // name -> description, for inputs, outputs and attrs
@@ -33,10 +35,11 @@ void RegisterMathOps(TF_Status* status);
 void RegisterElementwiseMathOps(TF_Status* status);
 void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
+void RegisterPlaceholderOps(TF_Status* status);
 
-// The common shapes of element-wise ops: "x, y -> z" and "x -> y" with one type attr
-// `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the OpDefs
-// compare equal), and standard argument docs.
+// The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
+// type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the
+// OpDefs compare equal), and standard argument docs.
 OpRegistration BinaryOp(const char* name, const char* type_attr, const char* summary,
                         bool is_commutative = false, const char* output_type = "T");
 OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summary,

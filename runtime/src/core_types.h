@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "object_cache.h"
 #include "tensorflow/c/tf_datatype.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -15,6 +16,7 @@
 struct TF_Status {
   TF_Code code = TF_OK;
   std::string message;
+  OPGEN_CACHED_ALLOCATION(TF_Status)
 };
 
 namespace opgen {
@@ -24,7 +26,11 @@ inline void SetStatus(TF_Status* status, TF_Code code, const std::string& messag
   status->code = code;
   status->message = code == TF_OK ? std::string() : message;
 }
-inline void ClearStatus(TF_Status* status) { SetStatus(status, TF_OK, ""); }
+inline void ClearStatus(TF_Status* status) {
+  if (status == nullptr) return;
+  status->code = TF_OK;
+  status->message.clear();  // no allocation: ClearStatus runs several times per kernel call
+}
 
 // Reference-counted storage of a tensor's elements. Tensors, kernel inputs and eager
 // handles share one buffer instead of copying.
@@ -45,6 +51,7 @@ class TensorBuffer {
   }
   void* data() const { return data_; }
   size_t size() const { return len_; }
+  OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:
   ~TensorBuffer();
@@ -72,6 +79,7 @@ struct TF_Tensor {
   TF_Tensor(TF_DataType t, std::vector<int64_t> d, opgen::TensorBuffer* b)
       : dtype(t), dims(std::move(d)), buffer(b) {}
   ~TF_Tensor() { buffer->Unref(); }
+  OPGEN_CACHED_ALLOCATION(TF_Tensor)
   // A new tensor sharing this one's buffer.
   TF_Tensor* Share() const {
     buffer->Ref();

@@ -7,6 +7,7 @@
 #include "kernel_registry.h"
 #include "node_attrs.h"
 #include "op_registry.h"
+#include "opgen/c_api_ext.h"
 #include "tensorflow/c/eager/c_api.h"
 #include "wire_format.h"
 
@@ -20,6 +21,15 @@ struct TFE_Context {};
 struct TFE_TensorHandle {
   TF_Tensor* tensor;  // owned; shares its buffer with whoever made the handle
   ~TFE_TensorHandle() { delete tensor; }
+};
+
+// Everything TFE_Execute works out from an op before running its kernel.
+struct OPGEN_EagerKernel {
+  const opgen::OpDef* def;
+  const opgen::KernelDef* kernel;
+  opgen::AttrMap attrs;  // complete and checked
+  std::vector<TF_DataType> input_types;  // flat
+  std::vector<TF_DataType> output_types;
 };
 
 struct TFE_Op {
@@ -233,38 +243,112 @@ void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** d
   opgen::ClearStatus(out_status);
 }
 
-void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_Status* status) {
+OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
   try {
     const opgen::OpDef& def = *op->def;
+    auto resolved = std::make_unique<OPGEN_EagerKernel>();
+    resolved->def = &def;
     opgen::InputDtypes input_dtypes;
-    std::vector<TF_Tensor*> flat_inputs;
     for (const auto& group : op->inputs) {
       input_dtypes.emplace_back();
       for (TF_Tensor* t : group) {
         input_dtypes.back().push_back(t->dtype);
-        flat_inputs.push_back(t);
+        resolved->input_types.push_back(t->dtype);
       }
     }
-    opgen::AttrMap attrs = op->attrs;
-    opgen::CompleteAttrs(def, input_dtypes, &attrs, status);
-    if (status->code != TF_OK) return;
-    std::vector<TF_DataType> output_types = opgen::OutputDtypes(def, attrs);
-    if (static_cast<int>(output_types.size()) > *num_retvals) {
-      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                       def.name + " has " + std::to_string(output_types.size()) +
-                           " outputs, but room for only " + std::to_string(*num_retvals));
-      return;
-    }
+    resolved->attrs = op->attrs;
+    opgen::CompleteAttrs(def, input_dtypes, &resolved->attrs, status);
+    if (status->code != TF_OK) return nullptr;
+    resolved->output_types = opgen::OutputDtypes(def, resolved->attrs);
     std::string device;
     DeviceType(op->device, &device);
-    const opgen::KernelDef* kernel =
-        opgen::KernelRegistry::Global().Find(def, device, attrs, status);
-    if (kernel == nullptr) return;
-    std::vector<TF_Tensor*> outputs;
-    opgen::RunKernel(*kernel, def, def.name, attrs, flat_inputs, output_types, &outputs, status);
+    resolved->kernel = opgen::KernelRegistry::Global().Find(def, device, resolved->attrs, status);
+    if (resolved->kernel == nullptr) return nullptr;
+    return resolved.release();
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, op->def->name + ": " + e.what());
+    return nullptr;
+  }
+}
+
+void OPGEN_DeleteEagerKernel(OPGEN_EagerKernel* kernel) { delete kernel; }
+
+int OPGEN_EagerKernelNumInputs(const OPGEN_EagerKernel* kernel) {
+  return static_cast<int>(kernel->input_types.size());
+}
+
+int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* kernel) {
+  return static_cast<int>(kernel->output_types.size());
+}
+
+void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const* inputs,
+                              int num_inputs, TF_Tensor** outputs, int num_outputs,
+                              TF_Status* status) {
+  const opgen::OpDef& def = *kernel->def;
+  try {
+    if (num_inputs != static_cast<int>(kernel->input_types.size())) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       def.name + ": expected " + std::to_string(kernel->input_types.size()) +
+                           " input tensors, got " + std::to_string(num_inputs));
+      return;
+    }
+    if (num_outputs < static_cast<int>(kernel->output_types.size())) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       def.name + " has " + std::to_string(kernel->output_types.size()) +
+                           " outputs, but room for only " + std::to_string(num_outputs));
+      return;
+    }
+    for (int i = 0; i < num_inputs; ++i) {
+      if (inputs[i] == nullptr || inputs[i]->dtype != kernel->input_types[i]) {
+        opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                         def.name + ": input tensor " + std::to_string(i) + " is " +
+                             (inputs[i] ? opgen::DataTypeName(inputs[i]->dtype) : "NULL") +
+                             ", the kernel was resolved for " +
+                             opgen::DataTypeName(kernel->input_types[i]));
+        return;
+      }
+    }
+    // RunKernel takes a vector; a per-thread one saves an allocation per call (a kernel
+    // running an op itself would nest, and gets its own).
+    thread_local std::vector<TF_Tensor*> reused_inputs;
+    thread_local bool reused_in_use = false;
+    struct Claim {
+      bool held;
+      explicit Claim(bool free) : held(free) { if (held) reused_in_use = true; }
+      ~Claim() { if (held) { reused_in_use = false; reused_inputs.clear(); } }
+    } claim(!reused_in_use);
+    std::vector<TF_Tensor*> nested_inputs;
+    std::vector<TF_Tensor*>& flat_inputs = claim.held ? reused_inputs : nested_inputs;
+    flat_inputs.assign(inputs, inputs + num_inputs);
+    std::vector<TF_Tensor*> results;
+    opgen::RunKernel(*kernel->kernel, def, def.name, kernel->attrs, flat_inputs,
+                     kernel->output_types, &results, status);
     if (status->code != TF_OK) return;
-    for (size_t i = 0; i < outputs.size(); ++i) retvals[i] = new TFE_TensorHandle{outputs[i]};
-    *num_retvals = static_cast<int>(outputs.size());
+    for (size_t i = 0; i < results.size(); ++i) outputs[i] = results[i];
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, def.name + ": " + e.what());
+  }
+}
+
+void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_Status* status) {
+  std::unique_ptr<OPGEN_EagerKernel> kernel(OPGEN_NewEagerKernel(op, status));
+  if (kernel == nullptr) return;
+  const int num_outputs = static_cast<int>(kernel->output_types.size());
+  if (num_outputs > *num_retvals) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     op->def->name + " has " + std::to_string(num_outputs) +
+                         " outputs, but room for only " + std::to_string(*num_retvals));
+    return;
+  }
+  try {
+    std::vector<TF_Tensor*> flat_inputs;
+    for (const auto& group : op->inputs) flat_inputs.insert(flat_inputs.end(), group.begin(), group.end());
+    std::vector<TF_Tensor*> outputs(num_outputs, nullptr);
+    OPGEN_EagerKernelExecute(kernel.get(), flat_inputs.data(), static_cast<int>(flat_inputs.size()),
+                             outputs.data(), num_outputs, status);
+    if (status->code != TF_OK) return;
+    for (int i = 0; i < num_outputs; ++i) retvals[i] = new TFE_TensorHandle{outputs[i]};
+    *num_retvals = num_outputs;
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, op->def->name + ": " + e.what());
   }

@@ -21,10 +21,13 @@ struct TF_OpKernelConstruction {
   TF_Status failure;
 };
 
+// Lives on the stack of one KernelInstance::Compute call; points into the caller's arrays.
 struct TF_OpKernelContext {
-  const std::vector<TF_Tensor*>* inputs;   // borrowed
-  std::vector<TF_Tensor*> outputs;         // owned; null until set
-  const std::vector<TF_DataType>* output_types;
+  TF_Tensor* const* inputs;  // borrowed
+  int num_inputs;
+  TF_Tensor** outputs;       // owned by the caller of Compute; null until set
+  int num_outputs;
+  const TF_DataType* output_types;
   int64_t step_id;
   TF_Status failure;
 };
@@ -132,6 +135,18 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
   return best;
 }
 
+bool ParseDeviceType(const std::string& name, std::string* type) {
+  if (name.empty()) {
+    *type = "CPU";
+    return true;
+  }
+  std::string last = name.substr(name.rfind('/') + 1);
+  if (last.compare(0, 7, "device:") == 0) last = last.substr(7);
+  *type = last.substr(0, last.find(':'));
+  for (char& c : *type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return !type->empty();
+}
+
 std::string AttrValueToString(const AttrValue& v) {
   auto type_name = [](TF_DataType t) {
     std::string n = DataTypeName(t);
@@ -167,45 +182,76 @@ std::string AttrMapToString(const AttrMap& attrs) {
   return s;
 }
 
+int64_t NextStepId() { return g_next_step_id.fetch_add(1, std::memory_order_relaxed); }
+
+std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, const OpDef& op,
+                                                       const std::string& node_name,
+                                                       const AttrMap& attrs,
+                                                       std::vector<TF_DataType> output_types,
+                                                       TF_Status* status) {
+  std::unique_ptr<KernelInstance> instance(
+      new KernelInstance(kernel, op, std::move(output_types)));
+  TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
+  instance->state_ = kernel.create_func ? kernel.create_func(&construction) : nullptr;
+  if (construction.failure.code != TF_OK) {
+    SetStatus(status, construction.failure.code, op.name + ": " + construction.failure.message);
+    return nullptr;  // the destructor deletes whatever state create returned
+  }
+  ClearStatus(status);
+  return instance;
+}
+
+KernelInstance::~KernelInstance() {
+  if (kernel_.delete_func && state_) kernel_.delete_func(state_);
+}
+
+void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs,
+                             int64_t step_id, TF_Status* status) const {
+  const int n = num_outputs();
+  TF_OpKernelContext ctx{inputs, num_inputs, outputs, n, output_types_.data(), step_id, {}};
+  kernel_.compute_func(state_, &ctx);
+  auto discard = [outputs, n] {
+    for (int i = 0; i < n; ++i) {
+      delete outputs[i];
+      outputs[i] = nullptr;
+    }
+  };
+  if (ctx.failure.code != TF_OK) {
+    discard();
+    SetStatus(status, ctx.failure.code, op_.name + ": " + ctx.failure.message);
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (outputs[i] == nullptr) {
+      discard();
+      SetStatus(status, TF_INTERNAL, op_.name + ": kernel '" + kernel_.name +
+                                         "' did not set output " + std::to_string(i));
+      return;
+    }
+    if (outputs[i]->dtype != output_types_[i]) {
+      std::string got = DataTypeName(outputs[i]->dtype);
+      discard();
+      SetStatus(status, TF_INTERNAL, op_.name + ": kernel '" + kernel_.name + "' produced " +
+                                         got + " for output " + std::to_string(i) +
+                                         ", expected " + DataTypeName(output_types_[i]));
+      return;
+    }
+  }
+  ClearStatus(status);
+}
+
 void RunKernel(const KernelDef& kernel, const OpDef& op, const std::string& node_name,
                const AttrMap& attrs, const std::vector<TF_Tensor*>& inputs,
                const std::vector<TF_DataType>& output_types, std::vector<TF_Tensor*>* outputs,
                TF_Status* status) {
-  TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
-  void* state = kernel.create_func ? kernel.create_func(&construction) : nullptr;
-  if (construction.failure.code != TF_OK) {
-    if (kernel.delete_func && state) kernel.delete_func(state);
-    SetStatus(status, construction.failure.code, op.name + ": " + construction.failure.message);
-    return;
-  }
-  TF_OpKernelContext ctx{&inputs, std::vector<TF_Tensor*>(output_types.size(), nullptr),
-                         &output_types, g_next_step_id.fetch_add(1), {}};
-  kernel.compute_func(state, &ctx);
-  if (kernel.delete_func) kernel.delete_func(state);
-  auto discard = [&ctx] { for (TF_Tensor* t : ctx.outputs) delete t; };
-  if (ctx.failure.code != TF_OK) {
-    discard();
-    SetStatus(status, ctx.failure.code, op.name + ": " + ctx.failure.message);
-    return;
-  }
-  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
-    if (ctx.outputs[i] == nullptr) {
-      discard();
-      SetStatus(status, TF_INTERNAL, op.name + ": kernel '" + kernel.name +
-                                         "' did not set output " + std::to_string(i));
-      return;
-    }
-    if (ctx.outputs[i]->dtype != output_types[i]) {
-      std::string got = DataTypeName(ctx.outputs[i]->dtype);
-      discard();
-      SetStatus(status, TF_INTERNAL, op.name + ": kernel '" + kernel.name + "' produced " + got +
-                                         " for output " + std::to_string(i) + ", expected " +
-                                         DataTypeName(output_types[i]));
-      return;
-    }
-  }
-  *outputs = std::move(ctx.outputs);
-  ClearStatus(status);
+  std::unique_ptr<KernelInstance> instance =
+      KernelInstance::Create(kernel, op, node_name, attrs, output_types, status);
+  if (instance == nullptr) return;
+  std::vector<TF_Tensor*> results(output_types.size(), nullptr);
+  instance->Compute(inputs.data(), static_cast<int>(inputs.size()), results.data(), NextStepId(),
+                    status);
+  if (status->code != TF_OK) return;
+  *outputs = std::move(results);
 }
 
 }  // namespace opgen
@@ -351,20 +397,20 @@ void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, co
 
 void TF_DeleteKernelBuilder(TF_KernelBuilder* builder) { delete builder; }
 
-int TF_NumInputs(TF_OpKernelContext* ctx) { return static_cast<int>(ctx->inputs->size()); }
-int TF_NumOutputs(TF_OpKernelContext* ctx) { return static_cast<int>(ctx->outputs.size()); }
+int TF_NumInputs(TF_OpKernelContext* ctx) { return ctx->num_inputs; }
+int TF_NumOutputs(TF_OpKernelContext* ctx) { return ctx->num_outputs; }
 
 void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor, TF_Status* status) {
-  if (i < 0 || static_cast<size_t>(i) >= ctx->inputs->size()) {
+  if (i < 0 || i >= ctx->num_inputs) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE, "input index " + std::to_string(i) + " out of range");
     return;
   }
-  *tensor = (*ctx->inputs)[i]->Share();
+  *tensor = ctx->inputs[i]->Share();
   opgen::ClearStatus(status);
 }
 
 void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_Status* status) {
-  if (i < 0 || static_cast<size_t>(i) >= ctx->outputs.size()) {
+  if (i < 0 || i >= ctx->num_outputs) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE, "output index " + std::to_string(i) + " out of range");
     return;
   }
@@ -375,7 +421,7 @@ void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_St
 
 TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType dtype,
                              const int64_t* dims, int num_dims, size_t len, TF_Status* status) {
-  if (index < 0 || static_cast<size_t>(index) >= context->outputs.size()) {
+  if (index < 0 || index >= context->num_outputs) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE,
                      "output index " + std::to_string(index) + " out of range");
     return nullptr;
@@ -400,7 +446,7 @@ void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status) {
 }
 
 TF_DataType TF_ExpectedOutputDataType(TF_OpKernelContext* ctx, int i) {
-  return (*ctx->output_types)[i];
+  return ctx->output_types[i];
 }
 
 int64_t TF_StepId(TF_OpKernelContext* ctx) { return ctx->step_id; }

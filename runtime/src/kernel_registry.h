@@ -2,6 +2,7 @@
 // kernels see through the C API.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,9 +35,50 @@ class KernelRegistry {
                         TF_Status* status) const;
 };
 
+// The device type of a device name: "/CPU:0", "/device:CPU:0", "CPU" and
+// "/job:localhost/replica:0/task:0/device:CPU:0" give "CPU"; "" gives "CPU".
+bool ParseDeviceType(const std::string& name, std::string* type);
+
 // Readable "T=DT_FLOAT, transpose_a=false" for error messages.
 std::string AttrMapToString(const AttrMap& attrs);
 std::string AttrValueToString(const AttrValue& v);
+
+// A kernel instantiated for one node (or one eager op): created once, computed many
+// times, possibly from several threads at once. Owns the kernel's state.
+class KernelInstance {
+ public:
+  // nullptr with `status` set when the kernel's create function fails. `op`, `attrs` and
+  // `kernel` must outlive the instance (they are registry or graph data).
+  static std::unique_ptr<KernelInstance> Create(const KernelDef& kernel, const OpDef& op,
+                                                const std::string& node_name,
+                                                const AttrMap& attrs,
+                                                std::vector<TF_DataType> output_types,
+                                                TF_Status* status);
+  ~KernelInstance();
+  KernelInstance(const KernelInstance&) = delete;
+  KernelInstance& operator=(const KernelInstance&) = delete;
+
+  // Runs compute on `num_inputs` borrowed inputs. `outputs` has room for num_outputs()
+  // tensors, all null on entry; on success each holds a new tensor the caller owns, of
+  // the expected dtype. On failure they are null again and `status` says why. Allocates
+  // nothing itself, so an executor can call it per run at the kernels' own cost.
+  void Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs, int64_t step_id,
+               TF_Status* status) const;
+
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  const KernelDef& kernel() const { return kernel_; }
+
+ private:
+  KernelInstance(const KernelDef& kernel, const OpDef& op, std::vector<TF_DataType> types)
+      : kernel_(kernel), op_(op), output_types_(std::move(types)) {}
+  const KernelDef& kernel_;
+  const OpDef& op_;
+  std::vector<TF_DataType> output_types_;
+  void* state_ = nullptr;
+};
+
+// A fresh id for one step (an eager op or one session run), as TF_StepId reports it.
+int64_t NextStepId();
 
 // Runs one kernel on inputs; on success `outputs` holds one new tensor per output.
 void RunKernel(const KernelDef& kernel, const OpDef& op, const std::string& node_name,

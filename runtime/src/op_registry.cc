@@ -17,8 +17,12 @@
 namespace opgen {
 
 struct OpRegistry::Impl {
+  struct Entry {
+    std::unique_ptr<OpDef> def;
+    ShapeInferenceFn shape_fn = nullptr;
+  };
   mutable std::mutex mu;
-  std::map<std::string, std::unique_ptr<OpDef>> ops;
+  std::map<std::string, Entry> ops;
 };
 
 OpRegistry& OpRegistry::Global() {
@@ -30,33 +34,55 @@ OpRegistry& OpRegistry::Global() {
   return *registry;
 }
 
-void OpRegistry::Register(std::unique_ptr<OpDef> op, TF_Status* status) {
+void OpRegistry::Register(std::unique_ptr<OpDef> op, ShapeInferenceFn shape_fn,
+                          TF_Status* status) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->ops.count(op->name)) {
     SetStatus(status, TF_ALREADY_EXISTS, "Op '" + op->name + "' is already registered");
     return;
   }
   const std::string name = op->name;
-  impl_->ops.emplace(name, std::move(op));
+  impl_->ops.emplace(name, Impl::Entry{std::move(op), shape_fn});
   ClearStatus(status);
 }
 
 const OpDef* OpRegistry::Find(const std::string& name) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto it = impl_->ops.find(name);
-  return it == impl_->ops.end() ? nullptr : it->second.get();
+  return it == impl_->ops.end() ? nullptr : it->second.def.get();
+}
+
+ShapeInferenceFn OpRegistry::FindShapeFn(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->ops.find(name);
+  return it == impl_->ops.end() ? nullptr : it->second.shape_fn;
 }
 
 std::vector<const OpDef*> OpRegistry::All() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   std::vector<const OpDef*> out;
-  for (const auto& entry : impl_->ops) out.push_back(entry.second.get());
+  for (const auto& entry : impl_->ops) out.push_back(entry.second.def.get());
   return out;  // std::map keeps them sorted by name
 }
 
 namespace {
 thread_local bool t_initializing = false;
+thread_local RegistrationLog* t_registration_log = nullptr;
+}  // namespace
+
+RegistrationLog* SetThreadRegistrationLog(RegistrationLog* log) {
+  RegistrationLog* previous = t_registration_log;
+  t_registration_log = log;
+  return previous;
 }
+
+namespace {
+void LogRegistration(const std::string& op_name, const TF_Status& status) {
+  if (t_registration_log == nullptr || t_initializing) return;
+  if (status.code == TF_OK) t_registration_log->registered.push_back(op_name);
+  else t_registration_log->failures.push_back(status.message);
+}
+}  // namespace
 
 bool EnsureRuntimeInitialized(TF_Status* status) {
   static std::once_flag once;
@@ -84,6 +110,7 @@ bool EnsureRuntimeInitialized(TF_Status* status) {
 
 struct TF_OpDefinitionBuilder {
   opgen::OpDef op;
+  opgen::ShapeInferenceFn shape_fn = nullptr;
   std::vector<std::string> attr_specs, input_specs, output_specs;
   std::vector<std::pair<std::string, std::string>> arg_docs;
 };
@@ -164,6 +191,12 @@ void TF_OpDefinitionBuilderDeprecated(TF_OpDefinitionBuilder* builder, int versi
   builder->op.deprecation.explanation = explanation ? explanation : "";
 }
 
+void TF_OpDefinitionBuilderSetShapeInferenceFunction(
+    TF_OpDefinitionBuilder* builder,
+    void (*shape_inference_func)(TF_ShapeInferenceContext* ctx, TF_Status* status)) {
+  builder->shape_fn = shape_inference_func;
+}
+
 void OPGEN_OpDefinitionBuilderSetSummary(TF_OpDefinitionBuilder* builder, const char* summary) {
   builder->op.summary = summary ? summary : "";
 }
@@ -178,6 +211,13 @@ void OPGEN_OpDefinitionBuilderSetArgDescription(TF_OpDefinitionBuilder* builder,
 
 void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status) {
   std::unique_ptr<TF_OpDefinitionBuilder> owned(builder);
+  TF_Status local;
+  if (status == nullptr) status = &local;
+  struct Logger {
+    const std::string name;
+    TF_Status* status;
+    ~Logger() { opgen::LogRegistration(name, *status); }
+  } logger{builder->op.name, status};
   try {
     // Plugins may register before the built-ins are in; make sure they are first, so a
     // name clash is reported against the plugin rather than breaking the runtime.
@@ -189,7 +229,7 @@ void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status)
       return;
     }
     opgen::OpRegistry::Global().Register(std::make_unique<opgen::OpDef>(std::move(builder->op)),
-                                         status);
+                                         builder->shape_fn, status);
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, e.what());
   }

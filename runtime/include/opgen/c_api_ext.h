@@ -3,8 +3,13 @@
 #ifndef OPGEN_C_API_EXT_H_
 #define OPGEN_C_API_EXT_H_
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tensorflow/c/c_api_macros.h"
+#include "tensorflow/c/eager/c_api.h"
 #include "tensorflow/c/ops.h"
+#include "tensorflow/c/tf_tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +26,85 @@ TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetDescription(
  * TF_RegisterOpDefinition. */
 TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetArgDescription(
     TF_OpDefinitionBuilder* builder, const char* name, const char* description);
+
+/* ---- Eager kernels resolved once, run many times ------------------------------------
+ *
+ * TFE_Execute completes attrs, checks them, and looks the kernel up on every call. A
+ * language binding that sees the same op with the same attrs and input dtypes again
+ * (the common case in an eager loop) resolves that work once:
+ *
+ *   OPGEN_EagerKernel* k = OPGEN_NewEagerKernel(op, status);   // op as for TFE_Execute
+ *   OPGEN_EagerKernelExecute(k, inputs, 2, outputs, 1, status); // as often as needed
+ *   OPGEN_DeleteEagerKernel(k);
+ */
+typedef struct OPGEN_EagerKernel OPGEN_EagerKernel;
+
+/* The kernel TFE_Execute would run for `op` as it stands now (its inputs' dtypes and
+ * its attrs), with attrs completed and checked and output dtypes computed. `op` is not
+ * modified and may be deleted afterwards. Errors are those TFE_Execute reports; on
+ * error returns NULL. The caller frees the result with OPGEN_DeleteEagerKernel. */
+TF_CAPI_EXPORT extern OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_DeleteEagerKernel(OPGEN_EagerKernel* kernel);
+/* Number of input tensors (list inputs flattened) and of output tensors. */
+TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumInputs(const OPGEN_EagerKernel* kernel);
+TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* kernel);
+
+/* Runs the kernel on `inputs` (borrowed; list inputs flattened, in OpDef order), whose
+ * dtypes must be those the kernel was resolved for (TF_INVALID_ARGUMENT otherwise).
+ * On success fills outputs[0 .. num_outputs) with new tensors the caller owns
+ * (TF_DeleteTensor); an output may share its buffer with an input (Identity, Reshape).
+ * On error leaves `outputs` untouched. Safe to call from several threads at once. */
+TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel,
+                                                   TF_Tensor* const* inputs, int num_inputs,
+                                                   TF_Tensor** outputs, int num_outputs,
+                                                   TF_Status* status);
+
+/* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
+ * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the
+ * values of constant inputs (the shape operand of Reshape, the axes of a reduction, ...),
+ * the number of outputs, and shapes built from a list of dims. Like the TF_ calls they are
+ * valid only while the shape function runs; errors go to `status` (TF_INVALID_ARGUMENT for
+ * a missing attr, an attr of another kind, or an index out of range). */
+
+/* Number of output tensors of the node (list outputs flattened). */
+TF_CAPI_EXPORT extern int64_t OPGEN_ShapeInferenceContextNumOutputs(TF_ShapeInferenceContext* ctx);
+
+/* A new handle of the shape with `num_dims` dims `dims[i]` (-1: unknown size), or of an
+ * unknown shape when `num_dims` is negative. Free it with TF_DeleteShapeHandle. */
+TF_CAPI_EXPORT extern TF_ShapeHandle* OPGEN_ShapeInferenceContextMakeShape(
+    TF_ShapeInferenceContext* ctx, const int64_t* dims, int num_dims);
+
+/* The value of input `i` when it is known while the graph is built (the input comes from
+ * a Const node): `*out` is a new tensor the caller frees with TF_DeleteTensor. When the
+ * value is not known, `*out` is NULL and the status is TF_OK. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetInputTensor(TF_ShapeInferenceContext* ctx,
+                                                                    int i, TF_Tensor** out,
+                                                                    TF_Status* status);
+
+/* The node's attr `attr_name`, of kind int, bool, string, list(int), shape or tensor.
+ * String and list values point into the context (valid while the shape function runs);
+ * a tensor is new, for the caller to free with TF_DeleteTensor. */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrInt(TF_ShapeInferenceContext* ctx,
+                                                                const char* attr_name,
+                                                                int64_t* value, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrBool(TF_ShapeInferenceContext* ctx,
+                                                                 const char* attr_name,
+                                                                 unsigned char* value,
+                                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrString(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const char** value, size_t* length,
+    TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrIntList(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, const int64_t** values,
+    int64_t* num_values, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrShape(TF_ShapeInferenceContext* ctx,
+                                                                  const char* attr_name,
+                                                                  TF_ShapeHandle* result,
+                                                                  TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInferenceContext* ctx,
+                                                                   const char* attr_name,
+                                                                   TF_Tensor** value,
+                                                                   TF_Status* status);
 
 #ifdef __cplusplus
 }

@@ -3,11 +3,15 @@
 
 #include "kernel_util.h"
 
+namespace opgen::cpu {
+void RegisterPlaceholderKernels(TF_Status* status);  // placeholder.cc
+}
+
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
                       RegisterCastKernels, RegisterReductionKernels, RegisterNnKernels, RegisterConcatSplitKernels, RegisterSlicingKernels,
-                      RegisterConvPoolKernels, RegisterConstKernels}) {
+                      RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -1,0 +1,33 @@
+// The shape functions of the built-in ops, in the C form a plugin registers with
+// TF_OpDefinitionBuilderSetShapeInferenceFunction. One file per family:
+// array_shape_fns.cc, math_shape_fns.cc, nn_shape_fns.cc.
+#pragma once
+
+#include "tensorflow/c/ops.h"
+
+namespace opgen {
+
+using OpShapeFn = void (*)(TF_ShapeInferenceContext* ctx, TF_Status* status);
+
+namespace shape_fns {
+
+// Shared by many ops.
+extern const OpShapeFn kUnchanged;      // output 0 shaped as input 0
+extern const OpShapeFn kScalar;         // output 0 is a scalar
+extern const OpShapeFn kNoOutputs;      // nothing to infer
+extern const OpShapeFn kBroadcast;      // numpy broadcasting of every input
+extern const OpShapeFn kSameShapes;     // every input has one shape; output 0 has it too
+extern const OpShapeFn kRankAtLeast1;   // like kUnchanged, input 0 of rank >= 1
+
+// Array ops.
+extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack, kSlice, kStridedSlice,
+    kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims, kSqueeze, kShape, kFill;
+
+// Math ops.
+extern const OpShapeFn kEqualityBroadcast, kReduction, kArgReduction, kMatMul, kBatchMatMul;
+
+// Neural-network ops.
+extern const OpShapeFn kBiasAdd, kConv2D, kPool, kFusedBatchNorm;
+
+}  // namespace shape_fns
+}  // namespace opgen

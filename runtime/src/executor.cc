@@ -1,0 +1,316 @@
+// Plan building (pruning, ordering, slot assignment, kernels) and the run loop.
+#include "executor.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "op_registry.h"
+
+namespace opgen {
+namespace {
+
+std::string TensorName(const TF_Output& out) {
+  return out.oper->name + ":" + std::to_string(out.index);
+}
+
+bool CheckOutputOf(const TF_Graph* graph, const TF_Output& out, const char* what,
+                   TF_Status* status) {
+  if (out.oper == nullptr || out.oper->graph != graph) {
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              std::string("A ") + what + " is not an operation of the session's graph");
+    return false;
+  }
+  if (out.index < 0 || out.index >= static_cast<int>(out.oper->output_types.size())) {
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              std::string("Cannot ") + what + " '" + TensorName(out) + "': '" + out.oper->name +
+                  "' has " + std::to_string(out.oper->output_types.size()) + " output(s)");
+    return false;
+  }
+  return true;
+}
+
+uint64_t OutputKey(const TF_Operation* op, int index) {
+  return (reinterpret_cast<uint64_t>(op) << 8) ^ static_cast<uint64_t>(index);
+}
+
+}  // namespace
+
+const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = kernels_.find(op);
+  if (it != kernels_.end()) return it->second.get();
+  std::string device;
+  if (!ParseDeviceType(op->device, &device)) device = "CPU";
+  const KernelDef* def = KernelRegistry::Global().Find(*op->op_def, device, op->attrs, status);
+  if (def == nullptr && device != "CPU")  // soft placement: fall back to the CPU
+    def = KernelRegistry::Global().Find(*op->op_def, "CPU", op->attrs, status);
+  if (def == nullptr) {
+    status->message += " (node '" + op->name + "')";
+    return nullptr;
+  }
+  std::unique_ptr<KernelInstance> kernel =
+      KernelInstance::Create(*def, *op->op_def, op->name, op->attrs, op->output_types, status);
+  if (kernel == nullptr) {
+    status->message += " (node '" + op->name + "')";
+    return nullptr;
+  }
+  return kernels_.emplace(op, std::move(kernel)).first->second.get();
+}
+
+std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Output* feeds,
+                                                    int num_feeds, const TF_Output* fetches,
+                                                    int num_fetches,
+                                                    const TF_Operation* const* targets,
+                                                    int num_targets, SessionKernels* kernels,
+                                                    TF_Status* status) {
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
+  // Node fields read below (inputs, control inputs, types, attrs) never change once a node
+  // is in the graph, so no graph lock is needed.
+  std::unordered_map<uint64_t, int> fed;  // output -> feed index
+  for (int i = 0; i < num_feeds; ++i) {
+    if (!CheckOutputOf(graph, feeds[i], "feed", status)) return nullptr;
+    if (!fed.emplace(OutputKey(feeds[i].oper, feeds[i].index), i).second) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "'" + TensorName(feeds[i]) + "' is fed more than once");
+      return nullptr;
+    }
+  }
+  for (int i = 0; i < num_fetches; ++i)
+    if (!CheckOutputOf(graph, fetches[i], "fetch", status)) return nullptr;
+  for (int i = 0; i < num_targets; ++i) {
+    if (targets[i] == nullptr || targets[i]->graph != graph) {
+      SetStatus(status, TF_INVALID_ARGUMENT, "A target is not an operation of the session's graph");
+      return nullptr;
+    }
+  }
+
+  // Depth-first post-order from the fetched and target nodes: dependencies come first.
+  // Fed outputs cut the edge to their producer. Iterative, so deep chains cannot
+  // overflow the stack.
+  std::vector<const TF_Operation*> order;
+  std::unordered_map<const TF_Operation*, int> state;  // 1: on the stack, 2: done
+  auto visit = [&](const TF_Operation* root) -> bool {
+    if (state.count(root)) return true;
+    std::vector<std::pair<const TF_Operation*, size_t>> stack{{root, 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [op, next] = stack.back();
+      const size_t n_data = op->inputs.size();
+      const TF_Operation* dep = nullptr;
+      while (dep == nullptr && next < n_data + op->control_inputs.size()) {
+        size_t i = next++;
+        if (i < n_data) {
+          const TF_Output& in = op->inputs[i];
+          if (!fed.count(OutputKey(in.oper, in.index))) dep = in.oper;
+        } else {
+          dep = op->control_inputs[i - n_data];
+        }
+        if (dep != nullptr) {
+          auto it = state.find(dep);
+          if (it != state.end()) {
+            if (it->second == 1) {
+              SetStatus(status, TF_INVALID_ARGUMENT,
+                        "The graph has a cycle through node '" + dep->name + "'");
+              return false;
+            }
+            dep = nullptr;
+          }
+        }
+      }
+      if (dep != nullptr) {
+        state[dep] = 1;
+        stack.emplace_back(dep, 0);
+      } else {
+        state[op] = 2;
+        order.push_back(op);
+        stack.pop_back();
+      }
+    }
+    return true;
+  };
+  for (int i = 0; i < num_fetches; ++i)
+    if (!fed.count(OutputKey(fetches[i].oper, fetches[i].index)) && !visit(fetches[i].oper))
+      return nullptr;
+  for (int i = 0; i < num_targets; ++i)
+    if (!visit(targets[i])) return nullptr;
+
+  // Slots: feeds first, then each node's outputs.
+  int slots = 0;
+  for (int i = 0; i < num_feeds; ++i) {
+    const TF_Output& f = feeds[i];
+    Feed feed{slots++, f.oper->output_types[f.index], false, Shape(), TensorName(f)};
+    const std::string& type = f.oper->type();
+    if (type == "Placeholder" || type == "PlaceholderWithDefault") {
+      auto shape = f.oper->attrs.find("shape");
+      if (shape != f.oper->attrs.end() && shape->second.kind == AttrValue::kShape &&
+          !shape->second.shape.unknown_rank) {
+        feed.check_shape = true;
+        feed.shape = shape->second.shape;
+      }
+    }
+    plan->feeds_.push_back(std::move(feed));
+  }
+  std::unordered_map<const TF_Operation*, int> first_output;
+  for (const TF_Operation* op : order) {
+    first_output[op] = slots;
+    slots += static_cast<int>(op->output_types.size());
+  }
+  plan->num_slots_ = slots;
+  auto slot_of = [&](const TF_Output& out) {
+    auto f = fed.find(OutputKey(out.oper, out.index));
+    if (f != fed.end()) return plan->feeds_[f->second].slot;
+    return first_output.at(out.oper) + out.index;
+  };
+  for (int i = 0; i < num_fetches; ++i) plan->fetch_slots_.push_back(slot_of(fetches[i]));
+  plan->slot_is_fetched_.assign(slots, false);
+  for (int s : plan->fetch_slots_) plan->slot_is_fetched_[s] = true;
+
+  // Inputs, and the step after which each slot is read no more.
+  std::vector<int> last_reader(slots, -1);
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const TF_Operation* op = order[pos];
+    Step step{op, nullptr, static_cast<int>(plan->input_slots_.size()),
+              static_cast<int>(op->inputs.size()), first_output.at(op),
+              static_cast<int>(op->output_types.size()), 0, 0};
+    for (const TF_Output& in : op->inputs) {
+      int s = slot_of(in);
+      plan->input_slots_.push_back(s);
+      last_reader[s] = static_cast<int>(pos);
+    }
+    step.kernel = kernels->Get(op, status);
+    if (step.kernel == nullptr) return nullptr;
+    plan->steps_.push_back(step);
+  }
+  plan->num_inputs_ = static_cast<int>(plan->input_slots_.size());
+  // A slot no step reads is released right after it is made (or, for feeds, before the
+  // first step); fetched slots are handed to the caller instead.
+  std::vector<std::vector<int>> releases(order.size());
+  std::vector<int> release_before_start;
+  for (int s = 0; s < slots; ++s) {
+    if (plan->slot_is_fetched_[s]) continue;
+    int pos = last_reader[s];
+    if (pos < 0) {
+      bool is_feed = s < num_feeds;
+      if (is_feed) continue;  // fed but unread: freed with the run's leftovers
+      // produced by the step whose outputs contain s
+      auto it = std::upper_bound(plan->steps_.begin(), plan->steps_.end(), s,
+                                 [](int slot, const Step& st) { return slot < st.first_output; });
+      pos = static_cast<int>(it - plan->steps_.begin()) - 1;
+    }
+    releases[pos].push_back(s);
+  }
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    plan->steps_[pos].first_release = static_cast<int>(plan->release_slots_.size());
+    plan->steps_[pos].num_releases = static_cast<int>(releases[pos].size());
+    plan->release_slots_.insert(plan->release_slots_.end(), releases[pos].begin(),
+                                releases[pos].end());
+  }
+  ClearStatus(status);
+  return plan;
+}
+
+ExecutionPlan::~ExecutionPlan() = default;
+
+std::unique_ptr<ExecutionPlan::RunState> ExecutionPlan::AcquireState() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!pool_.empty()) {
+      std::unique_ptr<RunState> state = std::move(pool_.back());
+      pool_.pop_back();
+      return state;
+    }
+  }
+  auto state = std::make_unique<RunState>();
+  state->slots.assign(num_slots_, nullptr);
+  state->inputs.assign(num_inputs_, nullptr);
+  return state;
+}
+
+void ExecutionPlan::ReleaseState(std::unique_ptr<RunState> state) const {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.push_back(std::move(state));
+}
+
+bool ExecutionPlan::CheckFeed(const Feed& feed, const TF_Tensor* value, TF_Status* status) const {
+  if (value == nullptr) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "The value fed to '" + feed.name + "' is NULL");
+    return false;
+  }
+  if (value->dtype != feed.dtype) {
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              std::string("Cannot feed a tensor of dtype ") + DataTypeName(value->dtype) +
+                  " to '" + feed.name + "', which has dtype " + DataTypeName(feed.dtype));
+    return false;
+  }
+  if (feed.check_shape) {
+    bool ok = value->dims.size() == feed.shape.dims.size();
+    for (size_t i = 0; ok && i < value->dims.size(); ++i)
+      ok = feed.shape.dims[i] < 0 || feed.shape.dims[i] == value->dims[i];
+    if (!ok) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "Cannot feed a tensor of shape " + ShapeToString(value->dims) + " to '" +
+                    feed.name + "', which has shape " + ShapeToString(feed.shape.dims));
+      return false;
+    }
+  }
+  return true;
+}
+
+void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
+                        TF_Status* status) const {
+  for (size_t i = 0; i < fetch_slots_.size(); ++i) fetch_values[i] = nullptr;
+  for (size_t i = 0; i < feeds_.size(); ++i)
+    if (!CheckFeed(feeds_[i], feed_values[i], status)) return;
+
+  std::unique_ptr<RunState> state = AcquireState();
+  TF_Tensor** slots = state->slots.data();
+  TF_Tensor** inputs = state->inputs.data();
+  for (size_t i = 0; i < feeds_.size(); ++i) slots[feeds_[i].slot] = feed_values[i]->Share();
+
+  const int64_t step_id = NextStepId();
+  TF_Status node_status;
+  bool failed = false;
+  for (const Step& step : steps_) {
+    const int* in = input_slots_.data() + step.first_input;
+    for (int j = 0; j < step.num_inputs; ++j) inputs[step.first_input + j] = slots[in[j]];
+    step.kernel->Compute(inputs + step.first_input, step.num_inputs, slots + step.first_output,
+                         step_id, &node_status);
+    if (node_status.code != TF_OK) {
+      SetStatus(status, node_status.code,
+                node_status.message + "\n\t [[{{node " + step.op->name + "}}]]");
+      failed = true;
+      break;
+    }
+    const int* release = release_slots_.data() + step.first_release;
+    for (int j = 0; j < step.num_releases; ++j) {
+      delete slots[release[j]];
+      slots[release[j]] = nullptr;
+    }
+  }
+  if (!failed) {
+    // Hand fetched tensors over; a tensor fetched twice is shared.
+    for (size_t i = 0; i < fetch_slots_.size(); ++i) {
+      TF_Tensor*& t = slots[fetch_slots_[i]];
+      bool fetched_again = false;
+      for (size_t k = i + 1; k < fetch_slots_.size(); ++k)
+        fetched_again |= fetch_slots_[k] == fetch_slots_[i];
+      if (fetched_again) {
+        fetch_values[i] = t->Share();
+      } else {
+        fetch_values[i] = t;
+        t = nullptr;
+      }
+    }
+    ClearStatus(status);
+  }
+  for (int s = 0; s < num_slots_; ++s) {  // leftovers: unread feeds, or a failed run
+    if (slots[s] != nullptr) {
+      delete slots[s];
+      slots[s] = nullptr;
+    }
+  }
+  ReleaseState(std::move(state));
+}
+
+}  // namespace opgen

@@ -1,0 +1,78 @@
+// The structs behind TF_Graph and TF_Operation, and the one function that adds a node
+// (used by TF_FinishOperation and the GraphDef importer alike).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core_types.h"
+#include "op_def.h"
+#include "tensorflow/c/c_api.h"
+#include "wire_format.h"
+
+// One node. Everything but `consumers`, `control_outputs` and `output_shapes` is fixed
+// once the node is in the graph; those three change under the graph's mutex.
+struct TF_Operation {
+  TF_Graph* graph = nullptr;
+  std::string name;
+  std::string device;
+  const opgen::OpDef* op_def = nullptr;  // registry data; never freed
+  opgen::AttrMap attrs;                  // complete: OpDef attrs plus any "_" attrs
+  std::vector<TF_Output> inputs;         // flattened over input args
+  std::vector<int> input_arg_lengths;    // tensors per input arg
+  std::vector<TF_DataType> output_types; // flattened over output args
+  std::vector<int> output_arg_lengths;
+  std::vector<TF_Operation*> control_inputs;
+
+  std::vector<opgen::Shape> output_shapes;
+  std::vector<std::vector<TF_Input>> consumers;  // per output
+  std::vector<TF_Operation*> control_outputs;
+
+  const std::string& type() const { return op_def->name; }
+};
+
+struct TF_Graph {
+  mutable std::mutex mu;
+  std::vector<std::unique_ptr<TF_Operation>> ops;  // in the order they were added
+  std::unordered_map<std::string, TF_Operation*> by_name;
+  // TF_DeleteGraph while sessions hold the graph defers the delete to the last session.
+  int sessions = 0;
+  bool delete_requested = false;
+  // An imported GraphDef's FunctionDefLibrary, kept as bytes and written back unchanged
+  // (the runtime does not run functions).
+  std::string function_library;
+};
+
+namespace opgen {
+
+// A node before it is checked: what TF_OperationDescription and a NodeDef both carry.
+struct NodeSpec {
+  std::string name;
+  std::string op_type;
+  std::string device;
+  AttrMap attrs;
+  std::vector<std::vector<TF_Output>> input_groups;  // one per input arg
+  std::vector<TF_Operation*> control_inputs;
+};
+
+// Checks `spec` against its OpDef and the graph and adds it; the caller holds graph->mu.
+// Returns the node or nullptr with `status` set (the graph is then unchanged).
+TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status);
+
+// Removes the nodes added after the first `keep` (and the edges into older nodes);
+// the caller holds graph->mu. Used to undo a failed import.
+void TruncateGraphLocked(TF_Graph* graph, size_t keep);
+
+// The node as a NodeDef: inputs as "name", "name:i" and "^name".
+NodeDefProto ToNodeDef(const TF_Operation& op);
+
+// "name" for output 0, else "name:index", as NodeDef inputs spell them.
+std::string OutputName(const TF_Output& output);
+
+// Frees the graph once no session holds it and TF_DeleteGraph was called.
+void ReleaseGraphIfUnused(TF_Graph* graph);
+
+}  // namespace opgen

@@ -1,0 +1,185 @@
+// TF_SessionOptions and TF_Session: a session caches one ExecutionPlan per
+// (feeds, fetches, targets) signature and one kernel per node.
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "executor.h"
+#include "graph.h"
+#include "op_registry.h"
+
+struct TF_SessionOptions {
+  std::string target;
+  std::string config;  // serialized ConfigProto, kept as given
+};
+
+struct TF_Session {
+  TF_Graph* graph;
+  std::string config;
+  opgen::SessionKernels kernels;  // declared before plans: plans point into it
+  std::mutex mu;
+  std::unordered_map<std::string, std::unique_ptr<opgen::ExecutionPlan>> plans;
+  std::atomic<bool> closed{false};
+};
+
+namespace {
+
+// True when `bytes` is a sequence of well-formed protobuf fields (any message).
+bool IsWellFormedMessage(const std::string& bytes) {
+  size_t pos = 0;
+  auto varint = [&](uint64_t* out) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos >= bytes.size()) return false;
+      uint8_t b = static_cast<uint8_t>(bytes[pos++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) {
+        *out = v;
+        return true;
+      }
+    }
+    return false;
+  };
+  while (pos < bytes.size()) {
+    uint64_t tag, value;
+    if (!varint(&tag) || (tag >> 3) == 0) return false;
+    switch (tag & 7) {
+      case 0: if (!varint(&value)) return false; break;
+      case 1: pos += 8; break;
+      case 2:
+        if (!varint(&value) || value > bytes.size() - pos) return false;
+        pos += value;
+        break;
+      case 5: pos += 4; break;
+      default: return false;
+    }
+    if (pos > bytes.size()) return false;
+  }
+  return true;
+}
+
+// The plan cache key of one signature: the outputs' addresses and indices.
+void AppendKey(std::string* key, const void* op, int index) {
+  key->append(reinterpret_cast<const char*>(&op), sizeof(op));
+  key->append(reinterpret_cast<const char*>(&index), sizeof(index));
+}
+
+}  // namespace
+
+extern "C" {
+
+TF_SessionOptions* TF_NewSessionOptions(void) { return new TF_SessionOptions(); }
+
+void TF_SetTarget(TF_SessionOptions* options, const char* target) {
+  options->target = target ? target : "";
+}
+
+void TF_SetConfig(TF_SessionOptions* options, const void* proto, size_t proto_len,
+                  TF_Status* status) {
+  std::string bytes(static_cast<const char*>(proto), proto_len);
+  if (!IsWellFormedMessage(bytes)) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "Unparseable ConfigProto");
+    return;
+  }
+  options->config = std::move(bytes);
+  opgen::ClearStatus(status);
+}
+
+void TF_DeleteSessionOptions(TF_SessionOptions* options) { delete options; }
+
+TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Status* status) {
+  if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
+  if (graph == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_NewSession: graph is NULL");
+    return nullptr;
+  }
+  if (opts != nullptr && !opts->target.empty() && opts->target != "local") {
+    opgen::SetStatus(status, TF_UNIMPLEMENTED,
+                     "Only in-process sessions are supported; target '" + opts->target + "'");
+    return nullptr;
+  }
+  auto* session = new TF_Session();
+  session->graph = graph;
+  if (opts != nullptr) session->config = opts->config;
+  {
+    std::lock_guard<std::mutex> lock(graph->mu);
+    ++graph->sessions;
+  }
+  opgen::ClearStatus(status);
+  return session;
+}
+
+void TF_CloseSession(TF_Session* session, TF_Status* status) {
+  session->closed = true;
+  opgen::ClearStatus(status);
+}
+
+void TF_DeleteSession(TF_Session* session, TF_Status* status) {
+  opgen::ClearStatus(status);
+  if (session == nullptr) return;
+  TF_Graph* graph = session->graph;
+  delete session;
+  {
+    std::lock_guard<std::mutex> lock(graph->mu);
+    --graph->sessions;
+  }
+  opgen::ReleaseGraphIfUnused(graph);
+}
+
+void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
+                   TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs,
+                   TF_Tensor** output_values, int noutputs,
+                   const TF_Operation* const* target_opers, int ntargets,
+                   TF_Buffer* run_metadata, TF_Status* status) {
+  for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
+  if (session->closed) {
+    opgen::SetStatus(status, TF_FAILED_PRECONDITION, "Attempted to use a closed Session.");
+    return;
+  }
+  try {
+    thread_local std::string key;
+    key.clear();
+    for (int i = 0; i < ninputs; ++i) AppendKey(&key, inputs[i].oper, inputs[i].index);
+    AppendKey(&key, nullptr, -1);
+    for (int i = 0; i < noutputs; ++i) AppendKey(&key, outputs[i].oper, outputs[i].index);
+    AppendKey(&key, nullptr, -1);
+    for (int i = 0; i < ntargets; ++i) AppendKey(&key, target_opers[i], 0);
+
+    const opgen::ExecutionPlan* plan = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(session->mu);
+      auto it = session->plans.find(key);
+      if (it != session->plans.end()) plan = it->second.get();
+    }
+    if (plan == nullptr) {
+      std::unique_ptr<opgen::ExecutionPlan> built = opgen::ExecutionPlan::Build(
+          session->graph, inputs, ninputs, outputs, noutputs, target_opers, ntargets,
+          &session->kernels, status);
+      if (built == nullptr) return;
+      std::lock_guard<std::mutex> lock(session->mu);
+      // Another thread may have built the same plan meanwhile; keep the first.
+      plan = session->plans.emplace(key, std::move(built)).first->second.get();
+    }
+    plan->Run(input_values, output_values, status);
+    if (status->code == TF_OK && run_metadata != nullptr) {
+      // An empty RunMetadata: the runtime collects no step stats.
+      if (run_metadata->data_deallocator)
+        run_metadata->data_deallocator(const_cast<void*>(run_metadata->data),
+                                       run_metadata->length);
+      run_metadata->data = nullptr;
+      run_metadata->length = 0;
+      run_metadata->data_deallocator = nullptr;
+    }
+  } catch (const std::exception& e) {
+    for (int i = 0; i < noutputs; ++i) {
+      delete output_values[i];
+      output_values[i] = nullptr;
+    }
+    opgen::SetStatus(status, TF_INTERNAL, e.what());
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,264 @@
+"""GraphDefs through TensorFlow's C API: what the runtime writes parses with the protobuf
+library, what the protobuf library (or TensorFlow) writes imports and reads back equal,
+imports accept any node order, and bad GraphDefs are refused leaving the graph as it was."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from graph_capi import (  # noqa: E402
+    INVALID_ARGUMENT, NOT_FOUND, TF_FLOAT, TF_INT32, Api, CApiError, TF_Output, c_char_p, c_int,
+    c_void_p, out)
+from opgen.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_pb2, tensor_shape_pb2, types_pb2  # noqa: E402
+
+TESTDATA = Path(__file__).parent / "testdata"
+
+
+@pytest.fixture(scope="module")
+def api(runtime_cdll):
+    a = Api(runtime_cdll)
+    yield a
+    a.close()
+
+
+@pytest.fixture
+def graph(api):
+    g = api.lib.TF_NewGraph()
+    yield g
+    api.lib.TF_DeleteGraph(g)
+
+
+def _attr_type(t):
+    return attr_value_pb2.AttrValue(type=t)
+
+
+def _const_node(name, array):
+    array = np.asarray(array, np.float32)
+    tensor = tensor_pb2.TensorProto(
+        dtype=types_pb2.DT_FLOAT, tensor_content=array.tobytes(),
+        tensor_shape=tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in array.shape]))
+    return node_def_pb2.NodeDef(name=name, op="Const", attr={
+        "value": attr_value_pb2.AttrValue(tensor=tensor), "dtype": _attr_type(types_pb2.DT_FLOAT)})
+
+
+def _node(name, op, inputs=(), **attrs):
+    return node_def_pb2.NodeDef(name=name, op=op, input=list(inputs), attr=attrs)
+
+
+def _small_graph_def(order=None) -> graph_pb2.GraphDef:
+    """x (placeholder) -> mul = x * c -> y = relu(mul); done: NoOp after y."""
+    f = _attr_type(types_pb2.DT_FLOAT)
+    nodes = [
+        _node("x", "Placeholder", dtype=f,
+              shape=attr_value_pb2.AttrValue(shape=tensor_shape_pb2.TensorShapeProto(unknown_rank=True))),
+        _const_node("c", [2.0, -3.0]),
+        _node("mul", "Mul", ["x", "c"], T=f),
+        _node("y", "Relu", ["mul"], T=f),
+        _node("done", "NoOp", ["^y"]),
+    ]
+    if order is not None:
+        nodes = [nodes[i] for i in order]
+    gd = graph_pb2.GraphDef(node=nodes)
+    gd.versions.producer = 2474
+    return gd
+
+
+def _import(api, graph, gd, prefix=None):
+    data = gd if isinstance(gd, bytes) else gd.SerializeToString()
+    api.import_graph_def(graph, data, prefix)
+
+
+def _names(api, graph):
+    pos, names = ctypes.c_size_t(0), []
+    while (op := api.lib.TF_GraphNextOperation(graph, ctypes.byref(pos))) is not None:
+        names.append(api.lib.TF_OperationName(op).decode())
+    return names
+
+
+def _run(api, graph, feeds, fetch):
+    lib = api.lib
+    sess = api.session(graph)
+    try:
+        return api.run(sess, [(out(lib.TF_GraphOperationByName(graph, k.encode())), v)
+                              for k, v in feeds.items()],
+                       [out(lib.TF_GraphOperationByName(graph, fetch.encode()))])[0]
+    finally:
+        lib.TF_DeleteSession(sess, api.status)
+
+
+def test_written_graph_def_parses_with_protobuf(api, graph):
+    x = api.placeholder(graph, "x", TF_FLOAT, [2])
+    c = api.const(graph, "c", np.float32([1, 2]))
+    y = api.op(graph, "AddV2", "y", [out(x), out(c)])
+    api.op(graph, "NoOp", "after", control_inputs=[y])
+    gd = graph_pb2.GraphDef.FromString(api.graph_def(graph))
+    assert [n.name for n in gd.node] == ["x", "c", "y", "after"]
+    assert list(gd.node[2].input) == ["x", "c"] and list(gd.node[3].input) == ["^y"]
+    assert gd.node[2].attr["T"].type == types_pb2.DT_FLOAT
+    assert [d.size for d in gd.node[0].attr["shape"].shape.dim] == [2]
+    value = gd.node[1].attr["value"].tensor
+    assert np.frombuffer(value.tensor_content, np.float32).tolist() == [1, 2]
+    assert gd.versions.producer > 0
+
+
+def test_protobuf_graph_def_reads_back_equal(api, graph):
+    gd = _small_graph_def()
+    _import(api, graph, gd)
+    assert graph_pb2.GraphDef.FromString(api.graph_def(graph)) == gd
+
+
+def test_import_accepts_any_node_order(api, graph):
+    _import(api, graph, _small_graph_def(order=[4, 3, 2, 1, 0]))
+    # Dependencies first; among ready nodes the GraphDef's order.
+    assert _names(api, graph) == ["c", "x", "mul", "y", "done"]
+    got = _run(api, graph, {"x": np.float32([1.5, 1.0])}, "y")
+    np.testing.assert_array_equal(got, np.maximum(np.float32([1.5, 1.0]) * [2, -3], 0))
+
+
+def test_import_with_prefix_mapping_and_return_outputs(api, graph):
+    lib = api.lib
+    fed = api.placeholder(graph, "outer", TF_FLOAT, [2])
+    gate = api.op(graph, "NoOp", "gate")
+    gd = _small_graph_def()
+    gd.node[3].input.append("^x")  # y also waits on x: remapped below
+    opts = lib.TF_NewImportGraphDefOptions()
+    lib.TF_ImportGraphDefOptionsSetPrefix(opts, b"imp")
+    lib.TF_ImportGraphDefOptionsAddInputMapping(opts, b"x", 0, out(fed))
+    lib.TF_ImportGraphDefOptionsAddInputMapping(opts, b"nowhere", 1, out(fed))
+    lib.TF_ImportGraphDefOptionsRemapControlDependency(opts, b"x", gate)
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(opts, b"y", 0)
+    lib.TF_ImportGraphDefOptionsAddReturnOperation(opts, b"done")
+    assert lib.TF_ImportGraphDefOptionsNumReturnOutputs(opts) == 1
+    data = gd.SerializeToString()
+    buf = lib.TF_NewBufferFromString(data, len(data))
+    results = lib.TF_GraphImportGraphDefWithResults(graph, buf, opts, api.status)
+    lib.TF_DeleteBuffer(buf)
+    lib.TF_DeleteImportGraphDefOptions(opts)
+    api.check()
+    n, outputs = c_int(), ctypes.POINTER(TF_Output)()
+    lib.TF_ImportGraphDefResultsReturnOutputs(results, ctypes.byref(n), ctypes.byref(outputs))
+    assert n.value == 1
+    y = outputs[0].oper
+    assert lib.TF_OperationName(y) == b"imp/y"
+    nops, opers = c_int(), ctypes.POINTER(c_void_p)()
+    lib.TF_ImportGraphDefResultsReturnOperations(results, ctypes.byref(nops), ctypes.byref(opers))
+    assert nops.value == 1 and lib.TF_OperationName(opers[0]) == b"imp/done"
+    nmiss, names, idx = c_int(), ctypes.POINTER(c_char_p)(), ctypes.POINTER(c_int)()
+    lib.TF_ImportGraphDefResultsMissingUnusedInputMappings(results, ctypes.byref(nmiss),
+                                                           ctypes.byref(names), ctypes.byref(idx))
+    assert nmiss.value == 1 and names[0] == b"nowhere" and idx[0] == 1
+    lib.TF_DeleteImportGraphDefResults(results)
+    # The imported placeholder is unused: mul reads `outer`; y waits on `gate`.
+    controls = (c_void_p * 2)()
+    assert lib.TF_OperationGetControlInputs(y, controls, 2) == 1 and controls[0] == gate
+    got = _run(api, graph, {"outer": np.float32([1, 1])}, "imp/y")
+    np.testing.assert_array_equal(got, [2, 0])
+
+
+def test_import_with_return_outputs_array(api, graph):
+    lib = api.lib
+    opts = lib.TF_NewImportGraphDefOptions()
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(opts, b"mul", 0)
+    data = _small_graph_def().SerializeToString()
+    buf = lib.TF_NewBufferFromString(data, len(data))
+    returned = (TF_Output * 1)()
+    lib.TF_GraphImportGraphDefWithReturnOutputs(graph, buf, opts, returned, 1, api.status)
+    api.check()
+    assert lib.TF_OperationName(returned[0].oper) == b"mul"
+    lib.TF_DeleteBuffer(buf)
+    lib.TF_DeleteImportGraphDefOptions(opts)
+
+
+# ---- Bad GraphDefs: refused with a status, the graph unchanged -------------------------
+
+def _expect_refused(api, graph, gd, code, *words):
+    before = _names(api, graph)
+    with pytest.raises(CApiError) as e:
+        _import(api, graph, gd)
+    assert e.value.code == code, e.value.message
+    for w in words:
+        assert w in e.value.message, e.value.message
+    assert _names(api, graph) == before
+
+
+def test_cycle(api, graph):
+    gd = _small_graph_def()
+    gd.node[2].input[0] = "y"  # mul <- y <- mul
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "cycle")
+
+
+def test_missing_input_node(api, graph):
+    gd = _small_graph_def()
+    gd.node[3].input[0] = "ghost"
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "ghost")
+
+
+def test_unknown_op(api, graph):
+    gd = _small_graph_def()
+    gd.node.append(_node("z", "NoSuchOp", ["y"]))
+    _expect_refused(api, graph, gd, NOT_FOUND, "NoSuchOp")
+
+
+def test_dtype_mismatch(api, graph):
+    gd = _small_graph_def()
+    gd.node[2].attr["T"].type = types_pb2.DT_INT32  # Mul says int32, inputs are float
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "mul")
+
+
+def test_truncated_bytes(api, graph):
+    data = _small_graph_def().SerializeToString()
+    for cut in (len(data) // 2, len(data) - 1, 3):
+        _expect_refused(api, graph, data[:cut], INVALID_ARGUMENT)
+
+
+def test_unknown_attr_and_duplicate_names(api, graph):
+    gd = _small_graph_def()
+    gd.node[3].attr["bogus"].i = 1
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "bogus")
+    gd = _small_graph_def()
+    gd.node.append(_node("y", "NoOp"))
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "y")
+
+
+def test_failed_import_keeps_existing_nodes(api, graph):
+    api.op(graph, "NoOp", "mine")
+    _import(api, graph, _small_graph_def(), prefix="first")
+    gd = _small_graph_def()
+    gd.node.append(_node("bad", "Relu", ["x", "c"], T=_attr_type(types_pb2.DT_FLOAT)))
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT)
+    assert len(_names(api, graph)) == 6
+    _run(api, graph, {"first/x": np.float32([1, 1])}, "first/y")
+
+
+def test_name_clash_with_the_graph(api, graph):
+    api.op(graph, "NoOp", "y")
+    _expect_refused(api, graph, _small_graph_def(), INVALID_ARGUMENT, "y")
+
+
+# ---- A graph frozen by TensorFlow --------------------------------------------------------
+
+def test_tensorflow_frozen_graph_imports_and_runs(api, graph):
+    data = (TESTDATA / "frozen_cnn.pb").read_bytes()
+    io = np.load(TESTDATA / "frozen_cnn_io.npz")
+    _import(api, graph, data)
+    name = str(io["output"]).split(":")[0]
+    got = _run(api, graph, {"x": io["x"]}, name)
+    np.testing.assert_allclose(got, io["y"], rtol=1e-4, atol=1e-6)
+    # Written back, the graph keeps TensorFlow's attrs, private ones included.
+    original = graph_pb2.GraphDef.FromString(data)
+    written = graph_pb2.GraphDef.FromString(api.graph_def(graph))
+    assert {n.name: n for n in written.node} == {n.name: n for n in original.node}
+
+
+def test_shape_mismatch(api, graph):
+    gd = _small_graph_def()
+    gd.node[0].attr["shape"].shape.CopyFrom(tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=3)]))  # x: [3], c: [2]
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "mul")

@@ -1,0 +1,559 @@
+"""Shape functions of the built-in ops, reached through the graph API: each case adds a
+node to a fresh graph (TF_FinishOperation) and reads TF_GraphGetTensorShape.
+
+The reference is what actually happens: for random shapes the op runs eagerly (or in
+numpy) and the inferred shape must equal the result's shape. Then the same node is
+inferred again with part of its inputs forgotten (dims, ranks, constant operands): the
+answer must still agree with every dim it claims to know. Inputs that cannot go
+together must fail with TF_INVALID_ARGUMENT naming the node and the op."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opgen.runtime import execute_op
+from opgen.runtime.errors import OpError
+
+INVALID_ARGUMENT = 3
+F32, I32, I64 = np.float32, np.int32, np.int64
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(20261122)
+
+
+def op_def(name):
+    from opgen.protos import op_def_pb2
+    from opgen.runtime import _lib
+    if not _OP_DEFS:
+        oplist = op_def_pb2.OpList.FromString(_lib.all_op_list_bytes())
+        _OP_DEFS.update((op.name, op) for op in oplist.op)
+    return _OP_DEFS[name]
+
+
+_OP_DEFS: dict = {}
+
+
+def actual_shapes(op, inputs, attrs, arg_sizes=None):
+    """Output shapes of running `op` eagerly on the numpy `inputs` (flattened over args)."""
+    grouped, flat = [], list(inputs)
+    for arg, size in zip(op_def(op).input_arg, arg_sizes or [1] * len(flat)):
+        is_list = arg.number_attr or arg.type_list_attr
+        grouped.append(flat[:size] if is_list else flat[0])
+        flat = flat[size:]
+    shapes = []
+    for out in execute_op(op, grouped, attrs):
+        for t in (out if isinstance(out, list) else [out]):
+            shapes.append(tuple(np.asarray(t).shape))
+    return shapes
+
+
+def compatible(inferred, actual):
+    """Whether an inferred shape admits the actual one."""
+    if inferred is None:
+        return True
+    return len(inferred) == len(actual) and all(i in (None, a) for i, a in zip(inferred, actual))
+
+
+def forget(P, rng, x, keep_value=False):
+    """`x` with part of what is known about it forgotten: maybe its value, some dims,
+    or its rank."""
+    if keep_value and isinstance(x, np.ndarray):
+        return x
+    roll = rng.random()
+    if roll < 0.15:
+        return P(None, x.dtype)
+    return P([None if rng.random() < 0.4 else d for d in x.shape], x.dtype)
+
+
+def check_op(infer, P, rng, op, inputs, attrs=None, arg_sizes=None, values_matter=()):
+    """Inferred shapes equal the eager result's, and stay compatible with it when some
+    of the inputs are forgotten. `values_matter`: inputs whose constant value shapes the
+    result (axes, sizes); they are sometimes kept, sometimes made unknown."""
+    attrs = attrs or {}
+    expected = actual_shapes(op, inputs, attrs, arg_sizes)
+    data_inputs = [x if i in values_matter else P(x.shape, x.dtype) for i, x in enumerate(inputs)]
+    assert infer(op, data_inputs, attrs, arg_sizes) == expected, (op, data_inputs, attrs)
+    for _ in range(3):
+        partial = [forget(P, rng, x, keep_value=i in values_matter and rng.random() < 0.5)
+                   for i, x in enumerate(inputs)]
+        inferred = infer(op, partial, attrs, arg_sizes)
+        assert len(inferred) == len(expected)
+        for got, want in zip(inferred, expected):
+            assert compatible(got, want), (op, partial, attrs, got, want)
+    return expected
+
+
+def random_shape(rng, min_rank=0, max_rank=4, max_dim=4):
+    rank = rng.integers(min_rank, max_rank + 1)
+    return tuple(int(d) for d in rng.integers(1, max_dim + 1, size=rank))
+
+
+def broadcastable_pair(rng):
+    out = random_shape(rng, 0, 4)
+    def operand():
+        rank = rng.integers(0, len(out) + 1)
+        return tuple(1 if rng.random() < 0.3 else d for d in out[len(out) - rank:])
+    return operand(), operand()
+
+
+def arr(shape, dtype=F32):
+    return np.ones(shape, dtype)
+
+
+# ---- element-wise ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ["Abs", "Exp", "Neg", "Relu", "Sigmoid", "Tanh", "Softplus",
+                                "Identity", "ZerosLike", "OnesLike"])
+def test_unary_ops_keep_the_shape(infer_shapes, rng, op):
+    P = infer_shapes.Partial
+    for _ in range(4):
+        check_op(infer_shapes, P, rng, op, [arr(random_shape(rng))])
+    assert infer_shapes(op, [P((None, 3))]) == [(None, 3)]
+    assert infer_shapes(op, [P(None)]) == [None]
+
+
+def test_cast_keeps_the_shape(infer_shapes, rng):
+    P = infer_shapes.Partial
+    check_op(infer_shapes, P, rng, "Cast", [arr((2, 3))], {"DstT": np.dtype(I32)})
+
+
+@pytest.mark.parametrize("op", ["AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Pow", "Less",
+                                "Equal", "SquaredDifference"])
+def test_binary_ops_broadcast_as_numpy(infer_shapes, rng, op):
+    P = infer_shapes.Partial
+    for _ in range(6):
+        a, b = broadcastable_pair(rng)
+        expected = check_op(infer_shapes, P, rng, op, [arr(a), arr(b)])
+        assert expected == [np.broadcast_shapes(a, b)]
+
+
+def test_incompatible_broadcast_is_an_error_naming_node_and_op(infer_shapes):
+    P = infer_shapes.Partial
+    with pytest.raises(ValueError):
+        np.broadcast_shapes((2, 3), (4,))
+    with pytest.raises(infer_shapes.Error) as e:
+        infer_shapes("AddV2", [P((2, 3)), P((4,))], node="sum1")
+    assert e.value.code == INVALID_ARGUMENT
+    assert "AddV2 node 'sum1'" in e.value.message and "[2,3]" in e.value.message
+
+
+def test_broadcast_with_unknown_dims(infer_shapes):
+    P = infer_shapes.Partial
+    # ? against 5 must be 5 (or an error at run time); ? against 1 stays ?
+    assert infer_shapes("Mul", [P((None, 1)), P((5, None))]) == [(5, None)]
+    assert infer_shapes("Mul", [P((None, 3)), P((3,))]) == [(None, 3)]
+    assert infer_shapes("Mul", [P(None), P((3,))]) == [None]
+    assert infer_shapes("Mul", [P((2, None)), P((7, 1, 1))]) == [(7, 2, None)]
+
+
+def test_equal_without_shape_error_allows_incompatible_operands(infer_shapes):
+    P = infer_shapes.Partial
+    attrs = {"incompatible_shape_error": False}
+    assert infer_shapes("Equal", [P((2, 3)), P((4,))], attrs) == [None]
+    assert infer_shapes("Equal", [P((2, 3)), P((3,))], attrs) == [(2, 3)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("Equal", [P((2, 3)), P((4,))])
+
+
+@pytest.mark.parametrize("op", ["SelectV2", "ClipByValue"])
+def test_three_operands_broadcast_together(infer_shapes, rng, op):
+    P = infer_shapes.Partial
+    for _ in range(5):
+        a, b = broadcastable_pair(rng)
+        c = random_shape(rng, 0, 1, 1)
+        first = np.ones(a, bool) if op == "SelectV2" else arr(a)
+        expected = check_op(infer_shapes, P, rng, op, [first, arr(b), arr(c)])
+        assert expected == [np.broadcast_shapes(a, b, c)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes(op, [P((2,), bool if op == "SelectV2" else F32), P((3,)), P(())])
+
+
+def test_add_n_merges_its_inputs(infer_shapes, rng):
+    P = infer_shapes.Partial
+    check_op(infer_shapes, P, rng, "AddN", [arr((2, 3))] * 3, arg_sizes=[3])
+    assert infer_shapes("AddN", [P((None, 3)), P((2, None)), P(None)], arg_sizes=[3]) == [(2, 3)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("AddN", [P((2, 3)), P((3, 2))], arg_sizes=[2])
+
+
+# ---- reductions --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Max", "Prod"])
+def test_reductions_with_constant_axes_are_exact(infer_shapes, rng, op):
+    P = infer_shapes.Partial
+    for keep_dims in (False, True):
+        for _ in range(4):
+            shape = random_shape(rng, 1, 4)
+            axes = rng.choice(len(shape), size=rng.integers(0, len(shape) + 1), replace=False)
+            axes = np.array([a - len(shape) if rng.random() < 0.3 else a for a in axes], I32)
+            expected = check_op(infer_shapes, P, rng, op, [arr(shape), axes],
+                                {"keep_dims": keep_dims}, values_matter={1})
+            want = np.sum(np.ones(shape), axis=tuple(int(a) for a in axes), keepdims=keep_dims)
+            assert expected == [want.shape]
+
+
+def test_reduction_with_unknown_axes(infer_shapes):
+    P = infer_shapes.Partial
+    assert infer_shapes("Sum", [P((2, 3)), P((1,), I32)], {"keep_dims": True}) == [(None, None)]
+    assert infer_shapes("Sum", [P((2, 3)), P((1,), I32)]) == [None]
+    with pytest.raises(infer_shapes.Error, match="out of range"):
+        infer_shapes("Sum", [P((2, 3)), np.array([2], I32)])
+
+
+@pytest.mark.parametrize("op,np_fn", [("ArgMax", np.argmax), ("ArgMin", np.argmin)])
+def test_arg_reductions_drop_the_axis(infer_shapes, rng, op, np_fn):
+    P = infer_shapes.Partial
+    for _ in range(4):
+        shape = random_shape(rng, 1, 4)
+        axis = int(rng.integers(-len(shape), len(shape)))
+        expected = check_op(infer_shapes, P, rng, op, [arr(shape), np.array(axis, I32)],
+                            values_matter={1})
+        assert expected == [np_fn(np.ones(shape), axis=axis).shape]
+    assert infer_shapes(op, [P((2, 3, 4)), P((), I32)]) == [(None, None)]
+
+
+# ---- matrix products ---------------------------------------------------------------------
+
+def test_mat_mul_with_transposes(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for ta in (False, True):
+        for tb in (False, True):
+            m, k, n = (int(x) for x in rng.integers(1, 6, 3))
+            a, b = arr((k, m) if ta else (m, k)), arr((n, k) if tb else (k, n))
+            expected = check_op(infer_shapes, P, rng, "MatMul", [a, b],
+                                {"transpose_a": ta, "transpose_b": tb})
+            assert expected == [(m, n)]
+
+
+def test_mat_mul_errors(infer_shapes):
+    P = infer_shapes.Partial
+    with pytest.raises(infer_shapes.Error) as e:
+        infer_shapes("MatMul", [P((2, 3)), P((4, 5))], node="mm")
+    assert e.value.code == INVALID_ARGUMENT
+    assert "MatMul node 'mm': inner dimensions 3 and 4 differ" in e.value.message
+    with pytest.raises(infer_shapes.Error, match="rank 2"):
+        infer_shapes("MatMul", [P((2, 3, 4)), P((4, 5))])
+    assert infer_shapes("MatMul", [P(None), P((4, 5))]) == [(None, 5)]
+
+
+def test_batch_mat_mul_broadcasts_batch_dims(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(6):
+        batch_a, batch_b = broadcastable_pair(rng)
+        m, k, n = (int(x) for x in rng.integers(1, 5, 3))
+        adj_x, adj_y = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        x = arr(batch_a + ((k, m) if adj_x else (m, k)))
+        y = arr(batch_b + ((n, k) if adj_y else (k, n)))
+        expected = check_op(infer_shapes, P, rng, "BatchMatMulV2", [x, y],
+                            {"adj_x": adj_x, "adj_y": adj_y})
+        assert expected == [np.broadcast_shapes(batch_a, batch_b) + (m, n)]
+    with pytest.raises(infer_shapes.Error, match="inner dimensions"):
+        infer_shapes("BatchMatMulV2", [P((2, 3, 4)), P((2, 5, 6))])
+    with pytest.raises(infer_shapes.Error, match="broadcast"):
+        infer_shapes("BatchMatMulV2", [P((2, 3, 4)), P((3, 4, 6))])
+
+
+# ---- array ops -----------------------------------------------------------------------
+
+def test_reshape_resolves_minus_one(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(6):
+        shape = random_shape(rng, 1, 4)
+        target = [int(d) for d in rng.permutation(shape)]
+        target[int(rng.integers(len(target)))] = -1
+        expected = check_op(infer_shapes, P, rng, "Reshape", [arr(shape), np.array(target, I32)],
+                            values_matter={1})
+        assert expected == [np.ones(shape).reshape(target).shape]
+    assert infer_shapes("Reshape", [P((None, 4)), np.array([-1, 2], I32)]) == [(None, 2)]
+    assert infer_shapes("Reshape", [P((None, 4)), P((3,), I32)]) == [(None, None, None)]
+    with pytest.raises(infer_shapes.Error, match="cannot reshape"):
+        infer_shapes("Reshape", [P((2, 3)), np.array([4, -1], I32)], node="r")
+    with pytest.raises(infer_shapes.Error, match="cannot reshape"):
+        infer_shapes("Reshape", [P((2, 3)), np.array([5], I32)])
+
+
+def test_transpose_expand_dims_squeeze(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(4):
+        shape = random_shape(rng, 1, 4)
+        perm = rng.permutation(len(shape)).astype(I32)
+        expected = check_op(infer_shapes, P, rng, "Transpose", [arr(shape), perm],
+                            values_matter={1})
+        assert expected == [np.transpose(np.ones(shape), perm).shape]
+        axis = int(rng.integers(-len(shape) - 1, len(shape) + 1))
+        expected = check_op(infer_shapes, P, rng, "ExpandDims", [arr(shape), np.array(axis, I32)],
+                            values_matter={1})
+        assert expected == [np.expand_dims(np.ones(shape), axis).shape]
+        ones = tuple(1 if rng.random() < 0.5 else d for d in shape)
+        squeeze = [i for i, d in enumerate(ones) if d == 1 and rng.random() < 0.5]
+        expected = check_op(infer_shapes, P, rng, "Squeeze", [arr(ones)], {"squeeze_dims": squeeze})
+        assert expected == [np.squeeze(np.ones(ones), axis=tuple(squeeze) or None).shape]
+    with pytest.raises(infer_shapes.Error, match="permutation"):
+        infer_shapes("Transpose", [P((2, 3)), np.array([0, 0], I32)])
+    with pytest.raises(infer_shapes.Error, match="squeeze"):
+        infer_shapes("Squeeze", [P((2, 3))], {"squeeze_dims": [0]})
+    assert infer_shapes("Squeeze", [P((2, None, 1))]) == [None]  # ? may be 1
+    assert infer_shapes("Squeeze", [P((2, None, 1))], {"squeeze_dims": [2]}) == [(2, None)]
+
+
+def test_concat_pack_unpack(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(4):
+        shape = random_shape(rng, 1, 4)
+        axis = int(rng.integers(-len(shape), len(shape)))
+        a = axis % len(shape)
+        parts = [arr(shape[:a] + (int(rng.integers(1, 4)),) + shape[a + 1:]) for _ in range(3)]
+        expected = check_op(infer_shapes, P, rng, "ConcatV2", parts + [np.array(axis, I32)],
+                            arg_sizes=[3, 1], values_matter={3})
+        assert expected == [np.concatenate(parts, axis).shape]
+        pack_axis = int(rng.integers(-len(shape) - 1, len(shape) + 1))
+        expected = check_op(infer_shapes, P, rng, "Pack", [arr(shape)] * 2, {"axis": pack_axis},
+                            arg_sizes=[2])
+        assert expected == [np.stack([np.ones(shape)] * 2, pack_axis).shape]
+        expected = check_op(infer_shapes, P, rng, "Unpack", [arr(shape)],
+                            {"num": shape[axis], "axis": axis})
+        assert expected == [np.moveaxis(np.ones(shape), axis, 0).shape[1:]] * shape[axis]
+    with pytest.raises(infer_shapes.Error, match="dimension 0"):
+        infer_shapes("ConcatV2", [P((2, 3)), P((3, 3)), np.array(1, I32)], arg_sizes=[2, 1])
+    assert infer_shapes("ConcatV2", [P((2, None)), P((2, 4)), np.array(1, I32)],
+                        arg_sizes=[2, 1]) == [(2, None)]
+    assert infer_shapes("ConcatV2", [P((None, 3)), P((2, 4)), P((), I32)],
+                        arg_sizes=[2, 1]) == [(None, None)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("Unpack", [P((2, 3))], {"num": 3})
+
+
+def test_slice_and_strided_slice(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(5):
+        shape = random_shape(rng, 1, 4, 6)
+        begin = np.array([int(rng.integers(0, d + 1)) for d in shape], I32)
+        size = np.array([-1 if rng.random() < 0.3 else int(rng.integers(0, d - b + 1))
+                         for d, b in zip(shape, begin)], I32)
+        expected = check_op(infer_shapes, P, rng, "Slice", [arr(shape), begin, size],
+                            values_matter={1, 2})
+        index = tuple(slice(b, None if s < 0 else b + s) for b, s in zip(begin, size))
+        want = np.ones(shape)[index]
+        assert expected == [want.shape]
+    for _ in range(40):
+        shape = random_shape(rng, 1, 3, 6)
+        n = len(shape)
+        begin = np.array([int(rng.integers(-d - 2, d + 3)) for d in shape], I32)
+        end = np.array([int(rng.integers(-d - 2, d + 3)) for d in shape], I32)
+        strides = np.array([int(rng.choice([-3, -2, -1, 1, 2, 3])) for _ in range(n)], I32)
+        masks = {name: int(rng.integers(0, 1 << n)) for name in ("begin_mask", "end_mask")}
+        expected = check_op(infer_shapes, P, rng, "StridedSlice", [arr(shape), begin, end, strides],
+                            masks, values_matter={1, 2, 3})
+        bit = lambda mask, i: mask >> i & 1
+        index = tuple(slice(None if bit(masks["begin_mask"], i) else int(begin[i]),
+                            None if bit(masks["end_mask"], i) else int(end[i]), int(strides[i]))
+                      for i in range(n))
+        assert expected == [np.ones(shape)[index].shape]
+    for _ in range(12):  # shrink and new axes
+        shape = random_shape(rng, 1, 4, 6)
+        n = len(shape)
+        begin = [int(rng.integers(-d, d)) for d in shape]
+        shrink = int(rng.integers(0, 1 << n))
+        masks = {"shrink_axis_mask": shrink, "new_axis_mask": 0}
+        if rng.random() < 0.5:  # a new axis entry at p; later entries move up by one
+            p = int(rng.integers(0, n + 1))
+            begin.insert(p, 0)
+            masks = {"shrink_axis_mask": (shrink & ((1 << p) - 1)) | (shrink >> p << (p + 1)),
+                     "new_axis_mask": 1 << p}
+        begin = np.array(begin, I32)
+        end, strides = begin + 1, np.ones(len(begin), I32)
+        check_op(infer_shapes, P, rng, "StridedSlice", [arr(shape), begin, end, strides], masks,
+                 values_matter={1, 2, 3})
+    # numpy: x[..., 1:3] on [2,3,4] and x[None, :, 0]
+    ints = lambda *v: np.array(v, I32)
+    assert infer_shapes("StridedSlice", [P((2, 3, 4)), ints(0, 1), ints(0, 3), ints(1, 1)],
+                        {"ellipsis_mask": 1}) == [(2, 3, 2)]
+    assert infer_shapes("StridedSlice", [P((2, 3)), ints(0, 0, 0), ints(0, 0, 1), ints(1, 1, 1)],
+                        {"new_axis_mask": 1, "begin_mask": 2, "end_mask": 2,
+                         "shrink_axis_mask": 4}) == [(1, 2)]
+    with pytest.raises(infer_shapes.Error, match="exceeds"):
+        infer_shapes("Slice", [P((2, 3)), np.array([1, 0], I32), np.array([2, 1], I32)])
+
+
+def test_gather_tile_pad_fill_range(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(4):
+        params = random_shape(rng, 1, 3)
+        indices = random_shape(rng, 0, 2)
+        axis = int(rng.integers(-len(params), len(params)))
+        idx = np.zeros(indices, I32)
+        expected = check_op(infer_shapes, P, rng, "GatherV2",
+                            [arr(params), idx, np.array(axis, I32)], values_matter={2})
+        assert expected == [np.take(np.ones(params), idx, axis).shape]
+        shape = random_shape(rng, 1, 3)
+        multiples = rng.integers(0, 3, len(shape)).astype(I32)
+        expected = check_op(infer_shapes, P, rng, "Tile", [arr(shape), multiples],
+                            values_matter={1})
+        assert expected == [np.tile(np.ones(shape), multiples).shape]
+        pads = rng.integers(0, 3, (len(shape), 2)).astype(I32)
+        expected = check_op(infer_shapes, P, rng, "Pad", [arr(shape), pads], values_matter={1})
+        assert expected == [np.pad(np.ones(shape), pads).shape]
+        dims = np.array(shape, I32)
+        expected = check_op(infer_shapes, P, rng, "Fill", [dims, np.array(1.0, F32)],
+                            values_matter={0})
+        assert expected == [shape]
+    for start, limit, delta in [(0, 10, 3), (5, -4, -2), (3, 3, 1), (-7, 8, 4)]:
+        args = [np.array(v, I32) for v in (start, limit, delta)]
+        expected = check_op(infer_shapes, P, rng, "Range", args, values_matter={0, 1, 2})
+        assert expected == [np.arange(start, limit, delta).shape]
+    args = [np.array(v, F32) for v in (0.5, 2.25, 0.5)]
+    assert infer_shapes("Range", args) == [np.arange(0.5, 2.25, 0.5).shape]
+    assert infer_shapes("Range", [P((), I32), np.array(3, I32), np.array(1, I32)]) == [(None,)]
+    with pytest.raises(infer_shapes.Error, match="delta"):
+        infer_shapes("Range", [np.array(0, I32), np.array(3, I32), np.array(0, I32)])
+
+
+def test_shape_size_rank(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for op in ("Shape", "Size", "Rank"):
+        check_op(infer_shapes, P, rng, op, [arr((2, 3, 4))])
+    assert infer_shapes("Shape", [P((None, 3))]) == [(2,)]
+    assert infer_shapes("Shape", [P(None)]) == [(None,)]
+    assert infer_shapes("Size", [P(None)]) == [()]
+
+
+def test_const_and_no_op(infer_shapes):
+    value = np.arange(6, dtype=np.int64).reshape(3, 2, 1)
+    assert infer_shapes("Const", [], {"value": value, "dtype": value.dtype}) == [(3, 2, 1)]
+    assert infer_shapes("NoOp", []) == []
+
+
+def test_placeholders_have_their_shape_attr(infer_shapes):
+    P, S = infer_shapes.Partial, infer_shapes.ShapeAttr
+    f32 = np.dtype(F32)
+    assert infer_shapes("Placeholder", [], {"dtype": f32}) == [None]  # default: unknown rank
+    assert infer_shapes("Placeholder", [], {"dtype": f32, "shape": S((None, 3))}) == [(None, 3)]
+    assert infer_shapes("Placeholder", [], {"dtype": f32, "shape": S(())}) == [()]
+    # PlaceholderWithDefault: whatever fits `shape` may be fed, so the input's dims do not
+    # narrow it; an input that does not fit is refused.
+    assert infer_shapes("PlaceholderWithDefault", [P((2, 3))],
+                        {"shape": S((None, 3))}) == [(None, 3)]
+    with pytest.raises(infer_shapes.Error, match="PlaceholderWithDefault node 'p'"):
+        infer_shapes("PlaceholderWithDefault", [P((2, 3))], {"shape": S((4, 3))}, node="p")
+
+
+# ---- neural-network ops ----------------------------------------------------------------
+
+def test_bias_add_and_softmax(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(3):
+        shape = random_shape(rng, 2, 4)
+        check_op(infer_shapes, P, rng, "BiasAdd", [arr(shape), arr(shape[-1:])])
+        check_op(infer_shapes, P, rng, "Softmax", [arr(shape)])
+        check_op(infer_shapes, P, rng, "LogSoftmax", [arr(shape)])
+    assert infer_shapes("BiasAdd", [P((2, None)), P((5,))]) == [(2, 5)]
+    assert infer_shapes("BiasAdd", [P((2, 5, 3, 3)), P((5,))],
+                        {"data_format": "NCHW"}) == [(2, 5, 3, 3)]
+    with pytest.raises(infer_shapes.Error, match="channels"):
+        infer_shapes("BiasAdd", [P((2, 4)), P((5,))])
+    with pytest.raises(infer_shapes.Error, match="rank at least 1"):
+        infer_shapes("Softmax", [P(())])
+
+
+def test_conv_and_pooling(infer_shapes, rng):
+    P = infer_shapes.Partial
+    for _ in range(6):
+        n, h, w, c = (int(x) for x in rng.integers(1, 9, 4))
+        kh, kw = int(rng.integers(1, min(h, 3) + 1)), int(rng.integers(1, min(w, 3) + 1))
+        s, d = int(rng.integers(1, 3)), 1
+        padding = str(rng.choice(["SAME", "VALID"]))
+        x = arr((n, h, w, c))
+        check_op(infer_shapes, P, rng, "Conv2D", [x, arr((kh, kw, c, 3))],
+                 {"strides": [1, s, s, 1], "padding": padding, "dilations": [1, d, d, 1]})
+        for op in ("MaxPool", "AvgPool"):
+            check_op(infer_shapes, P, rng, op, [x],
+                     {"ksize": [1, kh, kw, 1], "strides": [1, s, s, 1], "padding": padding})
+    assert infer_shapes("Conv2D", [P((1, 7, 7, 3)), P((3, 3, 3, 8))],
+                        {"strides": [1, 2, 2, 1], "padding": "VALID",
+                         "dilations": [1, 2, 2, 1]}) == [(1, 2, 2, 8)]
+    assert infer_shapes("Conv2D", [P((1, 3, 7, 7)), P((3, 3, 3, 8))],
+                        {"strides": [1, 1, 1, 1], "padding": "SAME",
+                         "data_format": "NCHW"}) == [(1, 8, 7, 7)]
+    assert infer_shapes("Conv2D", [P((1, 5, 5, 2)), P((3, 3, 2, 4))],
+                        {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                         "explicit_paddings": [0, 0, 1, 1, 2, 2, 0, 0]}) == [(1, 5, 7, 4)]
+    with pytest.raises(infer_shapes.Error, match="multiple of the filter depth"):
+        infer_shapes("Conv2D", [P((1, 5, 5, 3)), P((3, 3, 2, 4))],
+                     {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    with pytest.raises(infer_shapes.Error, match="does not fit"):
+        infer_shapes("MaxPool", [P((1, 2, 2, 1))], {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1],
+                                                    "padding": "VALID"})
+
+
+def test_fused_batch_norm(infer_shapes, rng):
+    P = infer_shapes.Partial
+    x = arr((2, 3, 3, 4))
+    stats = [arr((4,))] * 4
+    expected = actual_shapes("FusedBatchNormV3", [x] + stats, {"is_training": False})
+    inferred = infer_shapes("FusedBatchNormV3", [x] + stats, {"is_training": False})
+    assert inferred[:5] == expected[:5]
+    assert inferred[5] is None  # reserve_space_3 is the kernel's business
+    partial = [P((2, 3, 3, None)), P((4,)), P((None,)), P((0,)), P((0,))]  # training: stats empty
+    assert infer_shapes("FusedBatchNormV3", partial)[:2] == [(2, 3, 3, 4), (4,)]
+    with pytest.raises(infer_shapes.Error, match="scale"):
+        infer_shapes("FusedBatchNormV3", [P((2, 3, 3, 4)), P((5,)), P((4,)), P((4,)), P((4,))])
+
+
+# A call per op that needs more than one [2,3] operand (unary) or two (binary).
+_WINDOW = {"strides": [1] * 4, "padding": "SAME"}
+_CALLS = {
+    "ConcatV2": lambda P: ([P((2,)), P((3,)), np.array(0, I32)], {}, [2, 1]),
+    "AddN": lambda P: ([P((2,))] * 2, {}, [2]),
+    "Pack": lambda P: ([P((2,))] * 2, {}, [2]),
+    "Unpack": lambda P: ([P((2, 3))], {"num": 2}, None),
+    "MatMul": lambda P: ([P((2, 3)), P((3, 4))], {}, None),
+    "BatchMatMulV2": lambda P: ([P((2, 3)), P((3, 4))], {}, None),
+    "Conv2D": lambda P: ([P((1, 3, 3, 1)), P((1, 1, 1, 1))], _WINDOW, None),
+    "MaxPool": lambda P: ([P((1, 3, 3, 1))], {"ksize": [1] * 4, **_WINDOW}, None),
+    "AvgPool": lambda P: ([P((1, 3, 3, 1))], {"ksize": [1] * 4, **_WINDOW}, None),
+    "FusedBatchNormV3": lambda P: ([P((1, 2, 2, 3))] + [P((3,))] * 4, {}, None),
+    "BiasAdd": lambda P: ([P((2, 3)), P((3,))], {}, None),
+    "Cast": lambda P: ([P((2,))], {"DstT": np.dtype(I32)}, None),
+    "Fill": lambda P: ([np.array([2], I32), P((), F32)], {}, None),
+    "Range": lambda P: ([np.array(0, I32), np.array(3, I32), np.array(1, I32)], {}, None),
+    "SelectV2": lambda P: ([P((2,), bool), P((2,)), P((2,))], {}, None),
+    "ClipByValue": lambda P: ([P((2,)), P(()), P(())], {}, None),
+    "LogicalAnd": lambda P: ([P((2,), bool)] * 2, {}, None),
+    "LogicalOr": lambda P: ([P((2,), bool)] * 2, {}, None),
+    "LogicalNot": lambda P: ([P((2,), bool)], {}, None),
+    "Slice": lambda P: ([P((2, 3)), np.array([0, 0], I32), np.array([1, 1], I32)], {}, None),
+    "StridedSlice": lambda P: ([P((2, 3))] + [np.array([v], I32) for v in (0, 1, 1)], {}, None),
+    "Reshape": lambda P: ([P((2, 3)), np.array([3, 2], I32)], {}, None),
+    "Transpose": lambda P: ([P((2, 3)), np.array([1, 0], I32)], {}, None),
+    "Tile": lambda P: ([P((2, 3)), np.array([1, 2], I32)], {}, None),
+    "Pad": lambda P: ([P((2, 3)), np.zeros((2, 2), I32)], {}, None),
+    "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
+    **{op: (lambda P: ([P((2, 3)), np.array(0, I32)], {}, None))
+       for op in ("ArgMax", "ArgMin", "ExpandDims", "Sum", "Mean", "Prod", "Max", "Min")},
+}
+
+
+def test_every_builtin_op_has_a_shape_function(infer_shapes):
+    """An op without one would leave its outputs unknown; every built-in op (those of
+    ops.pbtxt, not ops other tests register) answers."""
+    from google.protobuf import text_format
+
+    from opgen import _paths
+    from opgen.protos import op_def_pb2
+    builtin = text_format.Parse(_paths.bundled_ops_path().read_text(), op_def_pb2.OpList()).op
+    assert len(builtin) >= 81
+    P = infer_shapes.Partial
+    unknown = []
+    for op in builtin:
+        if op.name in ("NoOp", "Const", "Placeholder", "PlaceholderWithDefault"):
+            continue  # no inputs: see test_const_and_no_op
+        if op.name in _CALLS:
+            inputs, attrs, arg_sizes = _CALLS[op.name](P)
+        else:  # element-wise, unary or binary
+            inputs, attrs, arg_sizes = [P((2, 3))] * len(op.input_arg), {}, None
+        if infer_shapes(op.name, inputs, attrs, arg_sizes)[0] is None:
+            unknown.append(op.name)
+    assert unknown == []

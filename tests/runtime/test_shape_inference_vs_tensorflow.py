@@ -1,0 +1,204 @@
+"""Partially known inputs, compared with TensorFlow's own shape inference.
+
+Each case builds one node from inputs whose dims, ranks or values are partly unknown.
+TensorFlow (run in its own interpreter: $OPGEN_TF_PYTHON, default /work/tfvenv/bin/python;
+skipped when absent) builds the same node in a graph; opgen's answer must know at least
+what TensorFlow's does, and agree with it wherever both know a dim."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+I32 = np.int32
+
+TF_SCRIPT = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework import op_def_library, op_def_registry
+
+def attr_default(value):
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        return list(value.list.i) or list(value.list.s)
+    if kind == "s":
+        return value.s.decode()
+    return getattr(value, kind)
+
+def tensor(spec):
+    dtype = tf.as_dtype(spec["dtype"])
+    if "value" in spec:
+        return tf.constant(np.array(spec["value"], dtype=dtype.as_numpy_dtype))
+    return tf.compat.v1.placeholder(dtype, spec["shape"])
+
+results = []
+for case in json.load(sys.stdin):
+    with tf.Graph().as_default():
+        kwargs = {name: [tensor(s) for s in arg] if isinstance(arg, list) else tensor(arg)
+                  for name, arg in case["args"].items()}
+        for name, value in case["attrs"].items():
+            is_dtype = isinstance(value, str) and value.startswith("dtype:")
+            kwargs[name] = tf.as_dtype(value[6:]) if is_dtype else value
+        for attr in op_def_registry.get(case["op"]).attr:  # defaults, as TF's wrappers pass them
+            if attr.name in kwargs or "type" in attr.type or not attr.HasField("default_value"):
+                continue
+            kwargs[attr.name] = attr_default(attr.default_value)
+        try:
+            op = op_def_library._apply_op_helper(case["op"], **kwargs)[2]
+            results.append({"shapes": [t.shape.as_list() if t.shape.rank is not None else None
+                                       for t in op.outputs]})
+        except (ValueError, TypeError, tf.errors.OpError) as e:
+            results.append({"error": str(e).splitlines()[0]})
+print(json.dumps(results))
+"""
+
+
+class P:
+    """An input of unknown value: a shape (None: unknown rank; None dims) and a dtype."""
+
+    def __init__(self, shape, dtype="float32"):
+        self.shape, self.dtype = shape, dtype
+
+
+def c(value):
+    """A constant int32 input."""
+    return np.array(value, I32)
+
+
+WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+
+# (op, {arg name: input or list of inputs}, attrs)
+CASES = [
+    ("AddV2", {"x": P([None, 1]), "y": P([5, None])}, {}),
+    ("AddV2", {"x": P([None, 3]), "y": P([3])}, {}),
+    ("Mul", {"x": P(None), "y": P([3])}, {}),
+    ("Mul", {"x": P([2, None]), "y": P([7, 1, 1])}, {}),
+    ("Less", {"x": P([None, None]), "y": P([1, 4])}, {}),
+    ("SelectV2", {"condition": P([None, 1], "bool"), "t": P([3]), "e": P([2, None, None])}, {}),
+    ("ClipByValue", {"t": P([None, 3]), "clip_value_min": P([]), "clip_value_max": P([])}, {}),
+    ("AddN", {"inputs": [P([None, 3]), P([2, None])]}, {}),
+    ("Relu", {"features": P([None, 3])}, {}),
+    ("Softmax", {"logits": P(None)}, {}),
+    ("Cast", {"x": P([None, 2])}, {"DstT": "dtype:int32"}),
+    ("ZerosLike", {"x": P([None, 2])}, {}),
+    ("Sum", {"input": P([2, None, 4]), "reduction_indices": c([1])}, {"keep_dims": True}),
+    ("Sum", {"input": P([2, None, 4]), "reduction_indices": c([-1, 0])}, {}),
+    ("Mean", {"input": P([2, 3]), "reduction_indices": P([1], "int32")}, {"keep_dims": True}),
+    ("Max", {"input": P(None), "reduction_indices": c([0])}, {}),
+    ("ArgMax", {"input": P([2, None, 4]), "dimension": c(1)}, {}),
+    ("ArgMin", {"input": P([2, 3, 4]), "dimension": P([], "int32")}, {}),
+    ("MatMul", {"a": P([None, 3]), "b": P([3, None])}, {}),
+    ("MatMul", {"a": P(None), "b": P([4, 5])}, {"transpose_b": True}),
+    ("BatchMatMulV2", {"x": P([None, 2, 3]), "y": P([1, 3, 4])}, {}),
+    ("BatchMatMulV2", {"x": P([5, None, 2, 3]), "y": P([None, 3, 4])}, {"adj_x": False}),
+    ("BiasAdd", {"value": P([2, None]), "bias": P([5])}, {}),
+    ("Reshape", {"tensor": P([None, 4]), "shape": c([-1, 2])}, {}),
+    ("Reshape", {"tensor": P([2, None]), "shape": c([3, -1])}, {}),
+    ("Reshape", {"tensor": P([None, 4]), "shape": P([3], "int32")}, {}),
+    ("Reshape", {"tensor": P([2, 3]), "shape": c([6])}, {}),
+    ("Transpose", {"x": P([None, 3, 4]), "perm": c([2, 0, 1])}, {}),
+    ("Transpose", {"x": P([None, 3]), "perm": P([2], "int32")}, {}),
+    ("ExpandDims", {"input": P([None, 3]), "dim": c(-1)}, {}),
+    ("ExpandDims", {"input": P([2, 3]), "dim": P([], "int32")}, {}),
+    ("Squeeze", {"input": P([2, None, 1])}, {}),
+    ("Squeeze", {"input": P([2, None, 1])}, {"squeeze_dims": [2]}),
+    ("Squeeze", {"input": P([1, None])}, {"squeeze_dims": [0]}),
+    ("ConcatV2", {"values": [P([2, None]), P([2, 4])], "axis": c(1)}, {}),
+    ("ConcatV2", {"values": [P([None, 3]), P([2, 4])], "axis": P([], "int32")}, {}),
+    ("ConcatV2", {"values": [P([2, 3]), P(None)], "axis": c(0)}, {}),
+    ("Pack", {"values": [P([None, 3]), P([2, None])]}, {"axis": 1}),
+    ("Unpack", {"value": P([None, 3])}, {"num": 3, "axis": 1}),
+    ("Slice", {"input": P([None, 5]), "begin": c([0, 1]), "size": c([-1, 2])}, {}),
+    ("Slice", {"input": P([4, 5]), "begin": P([2], "int32"), "size": c([2, -1])}, {}),
+    ("StridedSlice", {"input": P([None, 5]), "begin": c([0, 1]), "end": c([0, 3]),
+                      "strides": c([1, 1])}, {"begin_mask": 1, "end_mask": 1}),
+    ("StridedSlice", {"input": P([4, None]), "begin": c([1]), "end": c([3]),
+                      "strides": c([1])}, {}),
+    ("StridedSlice", {"input": P([6, 5]), "begin": c([-1, 0]), "end": c([0, 5]),
+                      "strides": c([-2, 2])}, {"end_mask": 1}),
+    ("StridedSlice", {"input": P([6, 5, 4]), "begin": c([0, 2]), "end": c([0, 3]),
+                      "strides": c([1, 1])}, {"ellipsis_mask": 1, "shrink_axis_mask": 2}),
+    ("Pad", {"input": P([None, 3]), "paddings": c([[1, 1], [2, 2]])}, {}),
+    ("Pad", {"input": P([2, 3]), "paddings": P([2, 2], "int32")}, {}),
+    ("Tile", {"input": P([None, 3]), "multiples": c([2, 2])}, {}),
+    ("Tile", {"input": P([2, 3]), "multiples": P([2], "int32")}, {}),
+    ("GatherV2", {"params": P([5, None]), "indices": P([7], "int32"), "axis": c(0)}, {}),
+    ("GatherV2", {"params": P([5, 4]), "indices": P([None, 2], "int32"), "axis": c(1)}, {}),
+    ("Range", {"start": c(1), "limit": c(11), "delta": c(3)}, {}),
+    ("Range", {"start": P([], "int32"), "limit": c(5), "delta": c(1)}, {}),
+    ("Fill", {"dims": c([2, 3]), "value": P([])}, {}),
+    ("Fill", {"dims": P([2], "int32"), "value": P([])}, {}),
+    ("Shape", {"input": P([None, 3])}, {}),
+    ("Size", {"input": P(None)}, {}),
+    ("Rank", {"input": P([None])}, {}),
+    ("Conv2D", {"input": P([None, None, None, 3]), "filter": P([3, 3, 3, 8])},
+     {"strides": [1, 2, 2, 1], "padding": "SAME"}),
+    ("Conv2D", {"input": P([1, 10, None, 3]), "filter": P([3, 3, 3, 8])},
+     {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+    ("MaxPool", {"input": P([None, 8, 7, 3])}, WINDOW),
+    ("AvgPool", {"value": P([2, None, 8, 3])}, WINDOW),
+    ("FusedBatchNormV3", {"x": P([None, 4, 4, None]), "scale": P([3]), "offset": P([None]),
+                          "mean": P([0]), "variance": P([0])}, {}),
+]
+
+
+def flatten(args):
+    inputs, sizes = [], []
+    for arg in args.values():
+        group = arg if isinstance(arg, list) else [arg]
+        inputs.extend(group)
+        sizes.append(len(group))
+    return inputs, sizes
+
+
+def to_json(x):
+    if isinstance(x, np.ndarray):
+        return {"dtype": str(x.dtype), "value": x.tolist()}
+    return {"dtype": x.dtype, "shape": x.shape}
+
+
+@pytest.fixture(scope="module")
+def tensorflow_shapes():
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+    if not python.is_file():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    cases = [{"op": op, "attrs": attrs,
+              "args": {k: [to_json(x) for x in v] if isinstance(v, list) else to_json(v)
+                       for k, v in args.items()}}
+             for op, args, attrs in CASES]
+    run = subprocess.run([str(python), "-c", TF_SCRIPT], input=json.dumps(cases), text=True,
+                         capture_output=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if run.returncode != 0:
+        pytest.skip(f"TensorFlow could not run: {run.stderr.strip().splitlines()[-1:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def refines(ours, theirs) -> bool:
+    """Whether shape `ours` knows at least what `theirs` knows and agrees with it."""
+    if theirs is None:
+        return True
+    return ours is not None and len(ours) == len(theirs) and all(
+        t is None or o == t for o, t in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[f"{i}-{case[0]}" for i, case in enumerate(CASES)])
+def test_opgen_knows_what_tensorflow_knows(infer_shapes, tensorflow_shapes, index):
+    op, args, attrs = CASES[index]
+    theirs = tensorflow_shapes[index]
+    assert "error" not in theirs, theirs
+    mine_attrs = {k: np.dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
+                  for k, v in attrs.items()}
+    inputs, sizes = flatten(args)
+    inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, x.dtype)
+              for x in inputs]
+    ours = infer_shapes(op, inputs, mine_attrs, sizes)
+    assert len(ours) == len(theirs["shapes"])
+    theirs = [None if s is None else tuple(s) for s in theirs["shapes"]]
+    assert all(refines(o, t) for o, t in zip(ours, theirs)), (ours, theirs)
