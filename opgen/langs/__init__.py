@@ -13,6 +13,8 @@ from types import ModuleType
 
 #: language name -> module under opgen.langs
 LANGUAGES = {"python": "opgen.langs.python"}
+LANGUAGES["rust"] = "opgen.langs.rust"
+LANGUAGES["go"] = "opgen.langs.go"
 
 
 class UnknownLanguageError(ValueError):
