@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tf "opgen.dev/tf"
+	"opgen.dev/tf/op"
 )
 
 func main() {
@@ -16,23 +17,23 @@ func main() {
 	wValues := []float32{0.5, -1, 2, 0, 1, 0.25, -0.5, 1, -1, 0.5, 1, 2}
 	bValues := []float32{0.1, -0.2, 0.3, -4}
 
-	s := tf.NewScope()
+	s := op.NewScope()
 	// Any number of rows of 3 features.
-	x, err := tf.Placeholder(s.SubScope("x"), tf.Float, tf.PlaceholderShape(tf.MakeShape(-1, 3)))
+	x, err := op.Placeholder(s.SubScope("x"), tf.Float, op.PlaceholderShape(tf.MakeShape(-1, 3)))
 	check(err)
 	wTensor, err := tf.NewTensor([]int64{3, 4}, wValues)
 	check(err)
-	w, err := tf.Const(s.SubScope("W"), wTensor, tf.Float)
+	w, err := op.Const(s.SubScope("W"), wTensor, tf.Float)
 	check(err)
 	bTensor, err := tf.NewTensor([]int64{4}, bValues)
 	check(err)
-	b, err := tf.Const(s.SubScope("b"), bTensor, tf.Float)
+	b, err := op.Const(s.SubScope("b"), bTensor, tf.Float)
 	check(err)
-	xw, err := tf.MatMul(s, x, w)
+	xw, err := op.MatMul(s, x, w)
 	check(err)
-	pre, err := tf.BiasAdd(s, xw, b)
+	pre, err := op.BiasAdd(s, xw, b)
 	check(err)
-	y, err := tf.Relu(s.SubScope("y"), pre)
+	y, err := op.Relu(s.SubScope("y"), pre)
 	check(err)
 
 	session, err := tf.NewSession(s.Graph())

@@ -127,13 +127,3 @@ func UnknownShape() Shape { return Shape{} }
 // Func is a func attr value: the name of a function.
 type Func string
 
-func funcNames(names []string) []Func {
-	out := make([]Func, len(names))
-	for i, name := range names {
-		out[i] = Func(name)
-	}
-	return out
-}
-
-// optionalAttr collects the optional attrs of one operation, by OpDef attr name.
-type optionalAttr map[string]interface{}

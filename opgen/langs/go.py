@@ -1,12 +1,11 @@
-"""Go: a cgo package over the runtime's TensorFlow C API, one function per op.
+"""Go: a cgo module over the runtime's TensorFlow C API, one function per op.
 
-Each op becomes an exported function taking a ``*Scope``, its inputs and required attrs
-and, last, functional options for the optional attrs (TensorFlow's Go pattern:
-``MatMul(s, a, b, MatMulTransposeA(true))``); it returns the op's outputs and an
-``error``. The hand-written part of the package (``Graph``, ``Scope``, ``Operation``,
-``Output``, ``Tensor``, ``Session``, ``Error``) is in ``templates/go/``; only that part
-uses cgo, so the big generated ``ops.go`` is plain Go. Everything the templates print for
-an op is computed here.
+As in TensorFlow's Go API there are two packages: ``tf`` (the module root: ``Graph``,
+``Operation``, ``Output``, ``Tensor``, ``Session``, ``Error``, over cgo) and ``tf/op``
+(``Scope`` and the ops, plain Go). Each op becomes an exported function of ``op`` taking
+a ``*Scope``, its inputs and required attrs and, last, functional options for the
+optional attrs (``op.MatMul(s, a, b, op.MatMulTransposeA(true))``); it returns the op's
+outputs and an ``error``. Everything the templates print for an op is computed here.
 """
 
 from __future__ import annotations
@@ -22,7 +21,8 @@ from opgen.protos import types_pb2
 
 NAME = "go"
 
-#: The Go module path of the generated package (its go.mod), and the package name.
+#: The Go module path of the generated module (its go.mod), the root package's name;
+#: the ops are package ``op`` in the ``op`` folder, which imports the root as ``tf``.
 MODULE_PATH = "opgen.dev/tf"
 PACKAGE = "tf"
 
@@ -41,15 +41,11 @@ PREDECLARED = frozenset("""
 """.split())
 
 #: Locals of a generated function and unexported package names it refers to.
-BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs",
-                        "optionalAttr", "funcNames"})
+BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs", "tf",
+                        "optionalAttr", "funcNames", "splitOutputs"})
 
-#: Exported names the hand-written part of the package defines.
-RUNTIME_NAMES = frozenset({
-    "Code", "Error", "Func", "Graph", "NewGraph", "Input", "Operation", "Output",
-    "OutputList", "OpSpec", "Scope", "NewScope", "NewScopeWithGraph", "Session",
-    "NewSession", "Shape", "MakeShape", "ScalarShape", "UnknownShape", "Tensor",
-    "NewTensor", "NewScalar", "TensorData", "TensorElement", "DataType", "Version"})
+#: Exported names package ``op`` defines besides the ops.
+RUNTIME_NAMES = frozenset({"Scope", "NewScope", "NewScopeWithGraph"})
 
 #: TF_Code names as the package spells them.
 CODES = ("OK", "Cancelled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
@@ -95,8 +91,8 @@ def _unique(base: str, taken: set[str]) -> str:
 
 
 def package_names() -> set[str]:
-    """Every package-level name that is not an op's: the runtime's and the constants."""
-    return set(RUNTIME_NAMES) | {v for v, _ in dtypes()} | set(CODES) | set(PREDECLARED)
+    """Every name of package ``op`` that is not an op's."""
+    return set(RUNTIME_NAMES) | set(PREDECLARED)
 
 
 @dataclass(frozen=True)
@@ -140,17 +136,17 @@ _ATTR_TYPES = {
     "int": ("int64", "{}"),
     "float": ("float32", "{}"),
     "bool": ("bool", "{}"),
-    "type": ("DataType", "{}"),
-    "shape": ("Shape", "{}"),
-    "tensor": ("*Tensor", "{}"),
-    "func": ("string", "Func({})"),
+    "type": ("tf.DataType", "{}"),
+    "shape": ("tf.Shape", "{}"),
+    "tensor": ("*tf.Tensor", "{}"),
+    "func": ("string", "tf.Func({})"),
     "list(string)": ("[]string", "{}"),
     "list(int)": ("[]int64", "{}"),
     "list(float)": ("[]float32", "{}"),
     "list(bool)": ("[]bool", "{}"),
-    "list(type)": ("[]DataType", "{}"),
-    "list(shape)": ("[]Shape", "{}"),
-    "list(tensor)": ("[]*Tensor", "{}"),
+    "list(type)": ("[]tf.DataType", "{}"),
+    "list(shape)": ("[]tf.Shape", "{}"),
+    "list(tensor)": ("[]*tf.Tensor", "{}"),
     "list(func)": ("[]string", "funcNames({})"),
 }
 
@@ -204,7 +200,7 @@ def literal(value: Any, attr_type: str) -> str:
     if attr_type == "string":
         return string_literal(value)
     if attr_type == "type":
-        return dtype_variant(types_pb2.DataType.Name(value.enum))
+        return "tf." + dtype_variant(types_pb2.DataType.Name(value.enum))
     if attr_type == "shape":
         return shape_literal(value)
     if attr_type == "func":
@@ -216,8 +212,8 @@ def literal(value: Any, attr_type: str) -> str:
 
 def shape_literal(shape: Shape) -> str:
     if shape.dims is None:
-        return "UnknownShape()"
-    return "MakeShape(" + ", ".join("-1" if d is None else str(d) for d in shape.dims) + ")"
+        return "tf.UnknownShape()"
+    return "tf.MakeShape(" + ", ".join("-1" if d is None else str(d) for d in shape.dims) + ")"
 
 
 def doc_comment(lines: Sequence[str], indent: str = "") -> str:
@@ -253,25 +249,25 @@ class GoOp:
 
 
 def _zero(kind: ArgKind) -> str:
-    return "Output{}" if kind is ArgKind.SINGLE else "nil"
+    return "tf.Output{}" if kind is ArgKind.SINGLE else "nil"
 
 
 def go_op(spec: OpSpec, names: OpNames) -> GoOp:
     params = parameter_names(spec)
     parameters = ["scope *Scope"]
     for arg in spec.signature_inputs:
-        parameters.append(f"{params[arg.name]} {'Output' if arg.kind is ArgKind.SINGLE else '[]Output'}")
+        parameters.append(f"{params[arg.name]} {'tf.Output' if arg.kind is ArgKind.SINGLE else '[]tf.Output'}")
     parameters += [f"{params[a.name]} {attr_type(a)}" for a in spec.required_attrs]
     if names.attr_type:
         parameters.append(f"optional ...{names.attr_type}")
-    inputs = ", ".join(params[a.name] if a.kind is ArgKind.SINGLE else f"OutputList({params[a.name]})"
+    inputs = ", ".join(params[a.name] if a.kind is ArgKind.SINGLE else f"tf.OutputList({params[a.name]})"
                        for a in spec.inputs)
     required = tuple((string_literal(a.name), attr_value(a, params[a.name])) for a in spec.required_attrs)
 
     if not spec.outputs:
-        results, zero, success, output_args = "(*Operation, error)", "nil", "return op, nil", ""
+        results, zero, success, output_args = "(*tf.Operation, error)", "nil", "return op, nil", ""
     else:
-        results = "(" + ", ".join("Output" if a.kind is ArgKind.SINGLE else "[]Output"
+        results = "(" + ", ".join("tf.Output" if a.kind is ArgKind.SINGLE else "[]tf.Output"
                                   for a in spec.outputs) + ", error)"
         zero = ", ".join(_zero(a.kind) for a in spec.outputs)
         if all(a.kind is ArgKind.SINGLE for a in spec.outputs):
@@ -318,9 +314,10 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
         ("go.mod.j2", "go/go.mod", common),
         ("types.go.j2", "go/types.go", {**common, "dtypes": dtypes(), "codes": CODES}),
         ("runtime.go.j2", "go/runtime.go", common),
-        ("ops.go.j2", "go/ops.go", {**common, "ops": go_ops(specs)}),
+        ("scope.go.j2", "go/op/scope.go", common),
+        ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
     ]
 
 
 #: files an earlier run may have written that this run might not: removed when stale
-OWNED_GLOBS = ("go/*.go",)
+OWNED_GLOBS = ("go/*.go", "go/op/*.go")

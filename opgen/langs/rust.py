@@ -32,11 +32,11 @@ KEYWORDS = frozenset("""
     unsized virtual yield
 """.split())
 
-#: Names the generated ``ops`` module brings into scope or relies on from the prelude; an
-#: op struct of the same name would shadow them.
+#: Prelude names the generated ``ops`` module relies on; an op struct of the same name
+#: would shadow them. (The crate's own types are spelled ``crate::Shape`` there, so an
+#: op may be called ``Shape``.)
 OPS_MODULE_TYPES = frozenset({
-    "AttrValue", "DataType", "Error", "Graph", "OpSpec", "Operation", "Output", "Shape",
-    "Tensor", "Result", "Option", "Some", "None", "Ok", "Err", "Vec", "String", "Box",
+    "Result", "Option", "Some", "None", "Ok", "Err", "Vec", "String", "Box",
     "Into", "IntoIterator", "AsRef", "Iterator", "Clone", "Copy", "Default", "Drop",
     "Send", "Sync", "Sized", "From", "Fn", "FnMut", "FnOnce", "ToString", "ToOwned"})
 
@@ -139,29 +139,29 @@ def dtype_literal(dtype: DType) -> str:
 
 #: attr type -> (parameter type, expression making an AttrValue of ``{}``)
 _ATTR_TYPES = {
-    "string": ("impl AsRef<[u8]>", "AttrValue::String({}.as_ref().to_vec())"),
-    "int": ("i64", "AttrValue::Int({})"),
-    "float": ("f32", "AttrValue::Float({})"),
-    "bool": ("bool", "AttrValue::Bool({})"),
-    "type": ("DataType", "AttrValue::Type({})"),
-    "shape": ("impl Into<Shape>", "AttrValue::Shape({}.into())"),
-    "tensor": ("Tensor", "AttrValue::Tensor({})"),
-    "func": ("impl Into<String>", "AttrValue::Func({}.into())"),
+    "string": ("impl AsRef<[u8]>", "crate::AttrValue::String({}.as_ref().to_vec())"),
+    "int": ("i64", "crate::AttrValue::Int({})"),
+    "float": ("f32", "crate::AttrValue::Float({})"),
+    "bool": ("bool", "crate::AttrValue::Bool({})"),
+    "type": ("crate::DataType", "crate::AttrValue::Type({})"),
+    "shape": ("impl Into<crate::Shape>", "crate::AttrValue::Shape({}.into())"),
+    "tensor": ("crate::Tensor", "crate::AttrValue::Tensor({})"),
+    "func": ("impl Into<String>", "crate::AttrValue::Func({}.into())"),
     "list(string)": ("impl IntoIterator<Item = impl AsRef<[u8]>>",
-                     "AttrValue::StringList({}.into_iter().map(|s| s.as_ref().to_vec()).collect())"),
-    "list(int)": ("&[i64]", "AttrValue::IntList({}.to_vec())"),
-    "list(float)": ("&[f32]", "AttrValue::FloatList({}.to_vec())"),
-    "list(bool)": ("&[bool]", "AttrValue::BoolList({}.to_vec())"),
-    "list(type)": ("&[DataType]", "AttrValue::TypeList({}.to_vec())"),
-    "list(shape)": ("&[Shape]", "AttrValue::ShapeList({}.to_vec())"),
-    "list(tensor)": ("Vec<Tensor>", "AttrValue::TensorList({})"),
+                     "crate::AttrValue::StringList({}.into_iter().map(|s| s.as_ref().to_vec()).collect())"),
+    "list(int)": ("&[i64]", "crate::AttrValue::IntList({}.to_vec())"),
+    "list(float)": ("&[f32]", "crate::AttrValue::FloatList({}.to_vec())"),
+    "list(bool)": ("&[bool]", "crate::AttrValue::BoolList({}.to_vec())"),
+    "list(type)": ("&[crate::DataType]", "crate::AttrValue::TypeList({}.to_vec())"),
+    "list(shape)": ("&[crate::Shape]", "crate::AttrValue::ShapeList({}.to_vec())"),
+    "list(tensor)": ("Vec<crate::Tensor>", "crate::AttrValue::TensorList({})"),
     "list(func)": ("impl IntoIterator<Item = impl Into<String>>",
-                   "AttrValue::FuncList({}.into_iter().map(Into::into).collect())"),
+                   "crate::AttrValue::FuncList({}.into_iter().map(Into::into).collect())"),
 }
 
 
 def attr_type(attr: AttrSpec) -> str:
-    """The Rust parameter type of an attr: ``i64``, ``&[DataType]``, ``impl Into<Shape>``..."""
+    """The Rust parameter type of an attr: ``i64``, ``&[crate::DataType]``, ``impl Into<crate::Shape>``..."""
     return _ATTR_TYPES[attr.type][0]
 
 
@@ -279,13 +279,13 @@ class RustOp:
     function: str
     struct: str
     doc: str
-    parameters: str   # "a: impl Into<Output>, b: impl Into<Output>, ..."
+    parameters: str   # "a: impl Into<crate::Output>, b: impl Into<crate::Output>, ..."
     inputs: tuple[Input, ...]
     required: tuple[Attr, ...]
     optional: tuple[Attr, ...]
 
 
-_LIST_INPUT = "impl IntoIterator<Item = impl Into<Output>>"
+_LIST_INPUT = "impl IntoIterator<Item = impl Into<crate::Output>>"
 
 
 def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
@@ -295,7 +295,7 @@ def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
     for arg in spec.signature_inputs:
         p = params[arg.name]
         if arg.kind is ArgKind.SINGLE:
-            inputs.append(Input(p, "impl Into<Output>", f"op.add_input({p}.into());"))
+            inputs.append(Input(p, "impl Into<crate::Output>", f"op.add_input({p}.into());"))
         else:
             inputs.append(Input(p, _LIST_INPUT,
                                 f"op.add_input_list({p}.into_iter().map(Into::into).collect());"))

@@ -39,15 +39,15 @@ def test_camel_case_names():
 def test_functions_and_options_are_exported_and_unique():
     specs = [_spec("MatMul", optional=[AttrSpec("transpose_a", "bool", default=False)]),
              _spec("MatMulTransposeA"),     # wants the name of MatMul's option
-             _spec("_Arg"), _spec("Arg"), _spec("Float"), _spec("Tensor")]
+             _spec("_Arg"), _spec("Arg"), _spec("Scope"), _spec("Shape")]
     names = go.op_names(specs)
     assert names["MatMul"].function == "MatMul"
     assert names["MatMul"].attr_type == "MatMulAttr"
     assert names["MatMulTransposeA"].function == "MatMulTransposeA"
     assert names["MatMul"].options == {"transpose_a": "MatMulTransposeA2"}
     assert names["Arg"].function == "Arg" and names["_Arg"].function == "Arg2"
-    # the DataType constant Float and the runtime's Tensor keep their names
-    assert names["Float"].function == "Float2" and names["Tensor"].function == "Tensor2"
+    # package op's own Scope keeps its name; tf.Shape is in another package
+    assert names["Scope"].function == "Scope2" and names["Shape"].function == "Shape"
     assert names["Arg"].attr_type == ""   # no optional attrs, no option type
     assert go.op_names(list(reversed(specs))) == names
 
@@ -56,16 +56,16 @@ def test_parameters_avoid_keywords_predeclared_names_and_locals():
     spec = _spec(inputs=[ArgSpec("type", ArgKind.SINGLE, fixed_type=FLOAT),
                          ArgSpec("len", ArgKind.SINGLE, fixed_type=FLOAT),
                          ArgSpec("scope", ArgKind.SINGLE, fixed_type=FLOAT)],
-                 required=[AttrSpec("err", "int"), AttrSpec("out_type", "type")])
+                 required=[AttrSpec("err", "int"), AttrSpec("out_type", "type"), AttrSpec("tf", "int")])
     assert go.parameter_names(spec) == {"type": "type_", "len": "len_", "scope": "scope_",
-                                        "err": "err_", "out_type": "outType"}
+                                        "err": "err_", "out_type": "outType", "tf": "tf_"}
 
 
 def test_every_opdef_attr_type_has_a_go_type():
     for attr_type in ["string", "int", "float", "bool", "type", "shape", "tensor", "func"]:
         for t in (attr_type, f"list({attr_type})"):
             assert go.attr_type(AttrSpec("a", t))
-    assert go.attr_value(AttrSpec("f", "func"), "value") == "Func(value)"
+    assert go.attr_value(AttrSpec("f", "func"), "value") == "tf.Func(value)"
     assert go.attr_value(AttrSpec("f", "list(func)"), "fs") == "funcNames(fs)"
 
 
@@ -75,9 +75,9 @@ def test_literals_spell_go_values():
     assert go.literal(float("nan"), "float") == "NaN"
     assert go.literal("NHWC", "string") == '"NHWC"'
     assert go.literal(b"\xff\x00", "string") == '"\\xff\\u0000"'
-    assert go.literal(DType(9, "int64"), "type") == "Int64"
-    assert go.literal(Shape((None, 3)), "shape") == "MakeShape(-1, 3)"
-    assert go.literal([DType(1, "float32")], "list(type)") == "[]DataType{Float}"
+    assert go.literal(DType(9, "int64"), "type") == "tf.Int64"
+    assert go.literal(Shape((None, 3)), "shape") == "tf.MakeShape(-1, 3)"
+    assert go.literal([DType(1, "float32")], "list(type)") == "[]tf.DataType{tf.Float}"
     assert go.literal([1, 2], "list(int)") == "[]int64{1, 2}"
 
 
@@ -86,23 +86,23 @@ def test_outputs_and_results():
                  outputs=[ArgSpec("y", ArgKind.SINGLE, type_attr="T"),
                           ArgSpec("idx", ArgKind.SINGLE, fixed_type=DType(3, "int32"))])
     op = go.go_op(spec, go.op_names([spec])["Unique"])
-    assert op.results == "(Output, Output, error)"
+    assert op.results == "(tf.Output, tf.Output, error)"
     assert op.success_return == "return op.Output(0), op.Output(1), nil"
-    assert op.error_return == "return Output{}, Output{}, err"
+    assert op.error_return == "return tf.Output{}, tf.Output{}, err"
     assert op.output_args == ""
 
     split = _spec("Split", inputs=[ArgSpec("value", ArgKind.SINGLE, type_attr="T")],
                   required=[AttrSpec("num_split", "int")],
                   outputs=[ArgSpec("output", ArgKind.NUMBER_LIST, type_attr="T", number_attr="num_split")])
     op = go.go_op(split, go.op_names([split])["Split"])
-    assert op.parameters == "scope *Scope, value Output, numSplit int64"
-    assert op.results == "([]Output, error)"
+    assert op.parameters == "scope *Scope, value tf.Output, numSplit int64"
+    assert op.results == "([]tf.Output, error)"
     assert op.output_args == '[]string{"output"}, []bool{true}'
     assert op.success_return == "return outs[0], nil"
 
     no_outputs = _spec("NoOp")
     op = go.go_op(no_outputs, go.op_names([no_outputs])["NoOp"])
-    assert op.results == "(*Operation, error)"
+    assert op.results == "(*tf.Operation, error)"
 
 
 def test_doc_comment_starts_with_the_function_name():
@@ -138,5 +138,5 @@ def test_package_for_tensorflows_registry_passes_go_vet(tmp_path):
     result = subprocess.run([go_tool, "vet", "./..."], cwd=tmp_path / "go", env=go_env(tmp_path),
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-5000:]
-    ops_go = (tmp_path / "go" / "ops.go").read_text()
+    ops_go = (tmp_path / "go" / "op" / "ops.go").read_text()
     assert len(re.findall(r"^func [A-Z]\w*\(scope \*Scope", ops_go, re.M)) == len(oplist.op)

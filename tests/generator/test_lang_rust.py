@@ -36,9 +36,9 @@ def test_keywords_and_crate_types_get_an_underscore():
     names = rust.op_names(["Const", "Where", "Tensor", "Shape", "Box"])
     assert names["Const"] == ("const_", "Const")
     assert names["Where"] == ("where_", "Where")
-    # a struct named Tensor, Shape or Box would shadow the crate's type or the prelude's
-    assert names["Tensor"][1] == "Tensor_"
-    assert names["Shape"][1] == "Shape_"
+    # the crate's own types are spelled crate::Shape in ops; prelude names stay free
+    assert names["Tensor"][1] == "Tensor"
+    assert names["Shape"][1] == "Shape"
     assert names["Box"] == ("box_", "Box_")
 
 
@@ -62,11 +62,11 @@ def test_parameters_avoid_keywords_and_the_builder_local():
 
 def test_attr_types_and_conversions():
     shape = AttrSpec("shape", "shape", default=Shape(None))
-    assert rust.attr_type(shape) == "impl Into<Shape>"
-    assert rust.attr_value(shape, "value") == "AttrValue::Shape(value.into())"
+    assert rust.attr_type(shape) == "impl Into<crate::Shape>"
+    assert rust.attr_value(shape, "value") == "crate::AttrValue::Shape(value.into())"
     ints = AttrSpec("ksize", "list(int)")
     assert rust.attr_type(ints) == "&[i64]"
-    assert rust.attr_value(ints, "ksize") == "AttrValue::IntList(ksize.to_vec())"
+    assert rust.attr_value(ints, "ksize") == "crate::AttrValue::IntList(ksize.to_vec())"
     assert rust.attr_type(AttrSpec("f", "func")) == "impl Into<String>"
 
 
@@ -119,7 +119,7 @@ def test_op_doc_lists_inputs_attrs_and_outputs():
     assert "///   Left." in lines
     assert "/// - `n`: an `int` that is >= 1." in lines
     assert "/// - `product`: a tensor of type attr `T`" in lines
-    assert op.parameters == "a: impl Into<Output>, n: i64"
+    assert op.parameters == "a: impl Into<crate::Output>, n: i64"
     (method,) = op.optional
     assert method.param == "transpose_a"
     assert "    /// Defaults to `false`." not in method.doc

@@ -6,7 +6,7 @@
 
 #![allow(non_camel_case_types, non_snake_case, unused_mut, clippy::all)]
 
-use crate::{AttrValue, DataType, Error, Graph, OpSpec, Operation, Output, Shape, Tensor};
+// The crate's types are spelled out (crate::Shape) so that ops may share their names.
 
 /// Returns the absolute value of `x`.
 ///
@@ -21,8 +21,8 @@ use crate::{AttrValue, DataType, Error, Graph, OpSpec, Operation, Output, Shape,
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Abs`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn abs(x: impl Into<Output>) -> Abs {
-    let mut op = OpSpec::new("Abs");
+pub fn abs(x: impl Into<crate::Output>) -> Abs {
+    let mut op = crate::OpSpec::new("Abs");
     op.add_input(x.into());
     Abs { op }
 }
@@ -31,7 +31,7 @@ pub fn abs(x: impl Into<Output>) -> Abs {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Abs {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Abs {
@@ -48,13 +48,13 @@ impl Abs {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -74,8 +74,8 @@ impl Abs {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Add`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn add(x: impl Into<Output>, y: impl Into<Output>) -> Add {
-    let mut op = OpSpec::new("Add");
+pub fn add(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Add {
+    let mut op = crate::OpSpec::new("Add");
     op.add_input(x.into());
     op.add_input(y.into());
     Add { op }
@@ -85,7 +85,7 @@ pub fn add(x: impl Into<Output>, y: impl Into<Output>) -> Add {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Add {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Add {
@@ -102,13 +102,13 @@ impl Add {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -124,8 +124,8 @@ impl Add {
 ///   Their sum.
 ///
 /// Call `.build(&graph)` on the returned [`AddN`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn add_n(inputs: impl IntoIterator<Item = impl Into<Output>>) -> AddN {
-    let mut op = OpSpec::new("AddN");
+pub fn add_n(inputs: impl IntoIterator<Item = impl Into<crate::Output>>) -> AddN {
+    let mut op = crate::OpSpec::new("AddN");
     op.add_input_list(inputs.into_iter().map(Into::into).collect());
     AddN { op }
 }
@@ -134,7 +134,7 @@ pub fn add_n(inputs: impl IntoIterator<Item = impl Into<Output>>) -> AddN {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct AddN {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl AddN {
@@ -151,13 +151,13 @@ impl AddN {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -177,8 +177,8 @@ impl AddN {
 ///   The sum.
 ///
 /// Call `.build(&graph)` on the returned [`AddV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn add_v2(x: impl Into<Output>, y: impl Into<Output>) -> AddV2 {
-    let mut op = OpSpec::new("AddV2");
+pub fn add_v2(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> AddV2 {
+    let mut op = crate::OpSpec::new("AddV2");
     op.add_input(x.into());
     op.add_input(y.into());
     AddV2 { op }
@@ -188,7 +188,7 @@ pub fn add_v2(x: impl Into<Output>, y: impl Into<Output>) -> AddV2 {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct AddV2 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl AddV2 {
@@ -205,13 +205,13 @@ impl AddV2 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -231,8 +231,8 @@ impl AddV2 {
 ///   Indices along `dimension`.
 ///
 /// Call `.build(&graph)` on the returned [`ArgMax`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn arg_max(input: impl Into<Output>, dimension: impl Into<Output>) -> ArgMax {
-    let mut op = OpSpec::new("ArgMax");
+pub fn arg_max(input: impl Into<crate::Output>, dimension: impl Into<crate::Output>) -> ArgMax {
+    let mut op = crate::OpSpec::new("ArgMax");
     op.add_input(input.into());
     op.add_input(dimension.into());
     ArgMax { op }
@@ -242,15 +242,15 @@ pub fn arg_max(input: impl Into<Output>, dimension: impl Into<Output>) -> ArgMax
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ArgMax {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ArgMax {
     /// Sets attr `output_type` of `ArgMax`.
     ///
     /// A `type` from: `DataType::Int16`, `DataType::Uint16`, `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int64`.
-    pub fn output_type(mut self, value: DataType) -> Self {
-        self.op.set_attr("output_type", AttrValue::Type(value));
+    pub fn output_type(mut self, value: crate::DataType) -> Self {
+        self.op.set_attr("output_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -267,13 +267,13 @@ impl ArgMax {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -293,8 +293,8 @@ impl ArgMax {
 ///   Indices along `dimension`.
 ///
 /// Call `.build(&graph)` on the returned [`ArgMin`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn arg_min(input: impl Into<Output>, dimension: impl Into<Output>) -> ArgMin {
-    let mut op = OpSpec::new("ArgMin");
+pub fn arg_min(input: impl Into<crate::Output>, dimension: impl Into<crate::Output>) -> ArgMin {
+    let mut op = crate::OpSpec::new("ArgMin");
     op.add_input(input.into());
     op.add_input(dimension.into());
     ArgMin { op }
@@ -304,15 +304,15 @@ pub fn arg_min(input: impl Into<Output>, dimension: impl Into<Output>) -> ArgMin
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ArgMin {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ArgMin {
     /// Sets attr `output_type` of `ArgMin`.
     ///
     /// A `type` from: `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int64`.
-    pub fn output_type(mut self, value: DataType) -> Self {
-        self.op.set_attr("output_type", AttrValue::Type(value));
+    pub fn output_type(mut self, value: crate::DataType) -> Self {
+        self.op.set_attr("output_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -329,13 +329,13 @@ impl ArgMin {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -359,12 +359,12 @@ impl ArgMin {
 ///   The pooled images.
 ///
 /// Call `.build(&graph)` on the returned [`AvgPool`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn avg_pool(value: impl Into<Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> AvgPool {
-    let mut op = OpSpec::new("AvgPool");
+pub fn avg_pool(value: impl Into<crate::Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> AvgPool {
+    let mut op = crate::OpSpec::new("AvgPool");
     op.add_input(value.into());
-    op.set_attr("ksize", AttrValue::IntList(ksize.to_vec()));
-    op.set_attr("strides", AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("ksize", crate::AttrValue::IntList(ksize.to_vec()));
+    op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
+    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
     AvgPool { op }
 }
 
@@ -372,7 +372,7 @@ pub fn avg_pool(value: impl Into<Output>, ksize: &[i64], strides: &[i64], paddin
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct AvgPool {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl AvgPool {
@@ -380,7 +380,7 @@ impl AvgPool {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", AttrValue::String(value.as_ref().to_vec()));
+        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
         self
     }
 
@@ -397,13 +397,13 @@ impl AvgPool {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -423,8 +423,8 @@ impl AvgPool {
 ///   The batch of products.
 ///
 /// Call `.build(&graph)` on the returned [`BatchMatMulV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn batch_mat_mul_v2(x: impl Into<Output>, y: impl Into<Output>) -> BatchMatMulV2 {
-    let mut op = OpSpec::new("BatchMatMulV2");
+pub fn batch_mat_mul_v2(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> BatchMatMulV2 {
+    let mut op = crate::OpSpec::new("BatchMatMulV2");
     op.add_input(x.into());
     op.add_input(y.into());
     BatchMatMulV2 { op }
@@ -434,7 +434,7 @@ pub fn batch_mat_mul_v2(x: impl Into<Output>, y: impl Into<Output>) -> BatchMatM
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct BatchMatMulV2 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl BatchMatMulV2 {
@@ -442,7 +442,7 @@ impl BatchMatMulV2 {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn adj_x(mut self, value: bool) -> Self {
-        self.op.set_attr("adj_x", AttrValue::Bool(value));
+        self.op.set_attr("adj_x", crate::AttrValue::Bool(value));
         self
     }
 
@@ -450,7 +450,7 @@ impl BatchMatMulV2 {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn adj_y(mut self, value: bool) -> Self {
-        self.op.set_attr("adj_y", AttrValue::Bool(value));
+        self.op.set_attr("adj_y", crate::AttrValue::Bool(value));
         self
     }
 
@@ -458,7 +458,7 @@ impl BatchMatMulV2 {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn grad_x(mut self, value: bool) -> Self {
-        self.op.set_attr("grad_x", AttrValue::Bool(value));
+        self.op.set_attr("grad_x", crate::AttrValue::Bool(value));
         self
     }
 
@@ -466,7 +466,7 @@ impl BatchMatMulV2 {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn grad_y(mut self, value: bool) -> Self {
-        self.op.set_attr("grad_y", AttrValue::Bool(value));
+        self.op.set_attr("grad_y", crate::AttrValue::Bool(value));
         self
     }
 
@@ -483,13 +483,13 @@ impl BatchMatMulV2 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -509,8 +509,8 @@ impl BatchMatMulV2 {
 ///   `value + bias`, same shape as `value`.
 ///
 /// Call `.build(&graph)` on the returned [`BiasAdd`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn bias_add(value: impl Into<Output>, bias: impl Into<Output>) -> BiasAdd {
-    let mut op = OpSpec::new("BiasAdd");
+pub fn bias_add(value: impl Into<crate::Output>, bias: impl Into<crate::Output>) -> BiasAdd {
+    let mut op = crate::OpSpec::new("BiasAdd");
     op.add_input(value.into());
     op.add_input(bias.into());
     BiasAdd { op }
@@ -520,7 +520,7 @@ pub fn bias_add(value: impl Into<Output>, bias: impl Into<Output>) -> BiasAdd {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct BiasAdd {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl BiasAdd {
@@ -528,7 +528,7 @@ impl BiasAdd {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", AttrValue::String(value.as_ref().to_vec()));
+        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
         self
     }
 
@@ -545,13 +545,13 @@ impl BiasAdd {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -571,10 +571,10 @@ impl BiasAdd {
 ///   The converted values.
 ///
 /// Call `.build(&graph)` on the returned [`Cast`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn cast(x: impl Into<Output>, dst_t: DataType) -> Cast {
-    let mut op = OpSpec::new("Cast");
+pub fn cast(x: impl Into<crate::Output>, dst_t: crate::DataType) -> Cast {
+    let mut op = crate::OpSpec::new("Cast");
     op.add_input(x.into());
-    op.set_attr("DstT", AttrValue::Type(dst_t));
+    op.set_attr("DstT", crate::AttrValue::Type(dst_t));
     Cast { op }
 }
 
@@ -582,7 +582,7 @@ pub fn cast(x: impl Into<Output>, dst_t: DataType) -> Cast {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Cast {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Cast {
@@ -590,7 +590,7 @@ impl Cast {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn truncate(mut self, value: bool) -> Self {
-        self.op.set_attr("Truncate", AttrValue::Bool(value));
+        self.op.set_attr("Truncate", crate::AttrValue::Bool(value));
         self
     }
 
@@ -607,13 +607,13 @@ impl Cast {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -635,8 +635,8 @@ impl Cast {
 ///   The clamped values.
 ///
 /// Call `.build(&graph)` on the returned [`ClipByValue`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn clip_by_value(t: impl Into<Output>, clip_value_min: impl Into<Output>, clip_value_max: impl Into<Output>) -> ClipByValue {
-    let mut op = OpSpec::new("ClipByValue");
+pub fn clip_by_value(t: impl Into<crate::Output>, clip_value_min: impl Into<crate::Output>, clip_value_max: impl Into<crate::Output>) -> ClipByValue {
+    let mut op = crate::OpSpec::new("ClipByValue");
     op.add_input(t.into());
     op.add_input(clip_value_min.into());
     op.add_input(clip_value_max.into());
@@ -647,7 +647,7 @@ pub fn clip_by_value(t: impl Into<Output>, clip_value_min: impl Into<Output>, cl
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ClipByValue {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ClipByValue {
@@ -664,13 +664,13 @@ impl ClipByValue {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -690,8 +690,8 @@ impl ClipByValue {
 ///   The joined tensor.
 ///
 /// Call `.build(&graph)` on the returned [`ConcatV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn concat_v2(values: impl IntoIterator<Item = impl Into<Output>>, axis: impl Into<Output>) -> ConcatV2 {
-    let mut op = OpSpec::new("ConcatV2");
+pub fn concat_v2(values: impl IntoIterator<Item = impl Into<crate::Output>>, axis: impl Into<crate::Output>) -> ConcatV2 {
+    let mut op = crate::OpSpec::new("ConcatV2");
     op.add_input_list(values.into_iter().map(Into::into).collect());
     op.add_input(axis.into());
     ConcatV2 { op }
@@ -701,7 +701,7 @@ pub fn concat_v2(values: impl IntoIterator<Item = impl Into<Output>>, axis: impl
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ConcatV2 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ConcatV2 {
@@ -718,13 +718,13 @@ impl ConcatV2 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -742,10 +742,10 @@ impl ConcatV2 {
 ///   The constant.
 ///
 /// Call `.build(&graph)` on the returned [`Const`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn const_(value: Tensor, dtype: DataType) -> Const {
-    let mut op = OpSpec::new("Const");
-    op.set_attr("value", AttrValue::Tensor(value));
-    op.set_attr("dtype", AttrValue::Type(dtype));
+pub fn const_(value: crate::Tensor, dtype: crate::DataType) -> Const {
+    let mut op = crate::OpSpec::new("Const");
+    op.set_attr("value", crate::AttrValue::Tensor(value));
+    op.set_attr("dtype", crate::AttrValue::Type(dtype));
     Const { op }
 }
 
@@ -753,7 +753,7 @@ pub fn const_(value: Tensor, dtype: DataType) -> Const {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Const {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Const {
@@ -770,13 +770,13 @@ impl Const {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -800,12 +800,12 @@ impl Const {
 ///   The feature maps.
 ///
 /// Call `.build(&graph)` on the returned [`Conv2D`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn conv2d(input: impl Into<Output>, filter: impl Into<Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> Conv2D {
-    let mut op = OpSpec::new("Conv2D");
+pub fn conv2d(input: impl Into<crate::Output>, filter: impl Into<crate::Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> Conv2D {
+    let mut op = crate::OpSpec::new("Conv2D");
     op.add_input(input.into());
     op.add_input(filter.into());
-    op.set_attr("strides", AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
+    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
     Conv2D { op }
 }
 
@@ -813,7 +813,7 @@ pub fn conv2d(input: impl Into<Output>, filter: impl Into<Output>, strides: &[i6
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Conv2D {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Conv2D {
@@ -821,7 +821,7 @@ impl Conv2D {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn use_cudnn_on_gpu(mut self, value: bool) -> Self {
-        self.op.set_attr("use_cudnn_on_gpu", AttrValue::Bool(value));
+        self.op.set_attr("use_cudnn_on_gpu", crate::AttrValue::Bool(value));
         self
     }
 
@@ -829,7 +829,7 @@ impl Conv2D {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", AttrValue::IntList(value.to_vec()));
+        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -837,7 +837,7 @@ impl Conv2D {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", AttrValue::String(value.as_ref().to_vec()));
+        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
         self
     }
 
@@ -845,7 +845,7 @@ impl Conv2D {
     ///
     /// A `list(int)`. Defaults to `[1, 1, 1, 1]`.
     pub fn dilations(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("dilations", AttrValue::IntList(value.to_vec()));
+        self.op.set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -862,13 +862,13 @@ impl Conv2D {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -888,8 +888,8 @@ impl Conv2D {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Div`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn div(x: impl Into<Output>, y: impl Into<Output>) -> Div {
-    let mut op = OpSpec::new("Div");
+pub fn div(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Div {
+    let mut op = crate::OpSpec::new("Div");
     op.add_input(x.into());
     op.add_input(y.into());
     Div { op }
@@ -899,7 +899,7 @@ pub fn div(x: impl Into<Output>, y: impl Into<Output>) -> Div {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Div {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Div {
@@ -916,13 +916,13 @@ impl Div {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -940,8 +940,8 @@ impl Div {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Elu`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn elu(features: impl Into<Output>) -> Elu {
-    let mut op = OpSpec::new("Elu");
+pub fn elu(features: impl Into<crate::Output>) -> Elu {
+    let mut op = crate::OpSpec::new("Elu");
     op.add_input(features.into());
     Elu { op }
 }
@@ -950,7 +950,7 @@ pub fn elu(features: impl Into<Output>) -> Elu {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Elu {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Elu {
@@ -967,13 +967,13 @@ impl Elu {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -993,8 +993,8 @@ impl Elu {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Equal`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn equal(x: impl Into<Output>, y: impl Into<Output>) -> Equal {
-    let mut op = OpSpec::new("Equal");
+pub fn equal(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Equal {
+    let mut op = crate::OpSpec::new("Equal");
     op.add_input(x.into());
     op.add_input(y.into());
     Equal { op }
@@ -1004,7 +1004,7 @@ pub fn equal(x: impl Into<Output>, y: impl Into<Output>) -> Equal {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Equal {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Equal {
@@ -1012,7 +1012,7 @@ impl Equal {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn incompatible_shape_error(mut self, value: bool) -> Self {
-        self.op.set_attr("incompatible_shape_error", AttrValue::Bool(value));
+        self.op.set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
         self
     }
 
@@ -1029,13 +1029,13 @@ impl Equal {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1053,8 +1053,8 @@ impl Equal {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Erf`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn erf(x: impl Into<Output>) -> Erf {
-    let mut op = OpSpec::new("Erf");
+pub fn erf(x: impl Into<crate::Output>) -> Erf {
+    let mut op = crate::OpSpec::new("Erf");
     op.add_input(x.into());
     Erf { op }
 }
@@ -1063,7 +1063,7 @@ pub fn erf(x: impl Into<Output>) -> Erf {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Erf {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Erf {
@@ -1080,13 +1080,13 @@ impl Erf {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1104,8 +1104,8 @@ impl Erf {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Exp`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn exp(x: impl Into<Output>) -> Exp {
-    let mut op = OpSpec::new("Exp");
+pub fn exp(x: impl Into<crate::Output>) -> Exp {
+    let mut op = crate::OpSpec::new("Exp");
     op.add_input(x.into());
     Exp { op }
 }
@@ -1114,7 +1114,7 @@ pub fn exp(x: impl Into<Output>) -> Exp {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Exp {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Exp {
@@ -1131,13 +1131,13 @@ impl Exp {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1157,8 +1157,8 @@ impl Exp {
 ///   `input` with one more dimension.
 ///
 /// Call `.build(&graph)` on the returned [`ExpandDims`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn expand_dims(input: impl Into<Output>, dim: impl Into<Output>) -> ExpandDims {
-    let mut op = OpSpec::new("ExpandDims");
+pub fn expand_dims(input: impl Into<crate::Output>, dim: impl Into<crate::Output>) -> ExpandDims {
+    let mut op = crate::OpSpec::new("ExpandDims");
     op.add_input(input.into());
     op.add_input(dim.into());
     ExpandDims { op }
@@ -1168,7 +1168,7 @@ pub fn expand_dims(input: impl Into<Output>, dim: impl Into<Output>) -> ExpandDi
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ExpandDims {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ExpandDims {
@@ -1185,13 +1185,13 @@ impl ExpandDims {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1209,8 +1209,8 @@ impl ExpandDims {
 ///   The filled tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Fill`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn fill(dims: impl Into<Output>, value: impl Into<Output>) -> Fill {
-    let mut op = OpSpec::new("Fill");
+pub fn fill(dims: impl Into<crate::Output>, value: impl Into<crate::Output>) -> Fill {
+    let mut op = crate::OpSpec::new("Fill");
     op.add_input(dims.into());
     op.add_input(value.into());
     Fill { op }
@@ -1220,7 +1220,7 @@ pub fn fill(dims: impl Into<Output>, value: impl Into<Output>) -> Fill {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Fill {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Fill {
@@ -1237,13 +1237,13 @@ impl Fill {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1263,8 +1263,8 @@ impl Fill {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`FloorDiv`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn floor_div(x: impl Into<Output>, y: impl Into<Output>) -> FloorDiv {
-    let mut op = OpSpec::new("FloorDiv");
+pub fn floor_div(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> FloorDiv {
+    let mut op = crate::OpSpec::new("FloorDiv");
     op.add_input(x.into());
     op.add_input(y.into());
     FloorDiv { op }
@@ -1274,7 +1274,7 @@ pub fn floor_div(x: impl Into<Output>, y: impl Into<Output>) -> FloorDiv {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct FloorDiv {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl FloorDiv {
@@ -1291,13 +1291,13 @@ impl FloorDiv {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1317,8 +1317,8 @@ impl FloorDiv {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`FloorMod`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn floor_mod(x: impl Into<Output>, y: impl Into<Output>) -> FloorMod {
-    let mut op = OpSpec::new("FloorMod");
+pub fn floor_mod(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> FloorMod {
+    let mut op = crate::OpSpec::new("FloorMod");
     op.add_input(x.into());
     op.add_input(y.into());
     FloorMod { op }
@@ -1328,7 +1328,7 @@ pub fn floor_mod(x: impl Into<Output>, y: impl Into<Output>) -> FloorMod {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct FloorMod {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl FloorMod {
@@ -1345,13 +1345,13 @@ impl FloorMod {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1387,8 +1387,8 @@ impl FloorMod {
 ///   Unused; empty.
 ///
 /// Call `.build(&graph)` on the returned [`FusedBatchNormV3`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn fused_batch_norm_v3(x: impl Into<Output>, scale: impl Into<Output>, offset: impl Into<Output>, mean: impl Into<Output>, variance: impl Into<Output>) -> FusedBatchNormV3 {
-    let mut op = OpSpec::new("FusedBatchNormV3");
+pub fn fused_batch_norm_v3(x: impl Into<crate::Output>, scale: impl Into<crate::Output>, offset: impl Into<crate::Output>, mean: impl Into<crate::Output>, variance: impl Into<crate::Output>) -> FusedBatchNormV3 {
+    let mut op = crate::OpSpec::new("FusedBatchNormV3");
     op.add_input(x.into());
     op.add_input(scale.into());
     op.add_input(offset.into());
@@ -1401,7 +1401,7 @@ pub fn fused_batch_norm_v3(x: impl Into<Output>, scale: impl Into<Output>, offse
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct FusedBatchNormV3 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl FusedBatchNormV3 {
@@ -1409,7 +1409,7 @@ impl FusedBatchNormV3 {
     ///
     /// A `float`. Defaults to `0.0001`.
     pub fn epsilon(mut self, value: f32) -> Self {
-        self.op.set_attr("epsilon", AttrValue::Float(value));
+        self.op.set_attr("epsilon", crate::AttrValue::Float(value));
         self
     }
 
@@ -1417,7 +1417,7 @@ impl FusedBatchNormV3 {
     ///
     /// A `float`. Defaults to `1.0`.
     pub fn exponential_avg_factor(mut self, value: f32) -> Self {
-        self.op.set_attr("exponential_avg_factor", AttrValue::Float(value));
+        self.op.set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
         self
     }
 
@@ -1425,7 +1425,7 @@ impl FusedBatchNormV3 {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", AttrValue::String(value.as_ref().to_vec()));
+        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
         self
     }
 
@@ -1433,7 +1433,7 @@ impl FusedBatchNormV3 {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn is_training(mut self, value: bool) -> Self {
-        self.op.set_attr("is_training", AttrValue::Bool(value));
+        self.op.set_attr("is_training", crate::AttrValue::Bool(value));
         self
     }
 
@@ -1450,13 +1450,13 @@ impl FusedBatchNormV3 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1478,8 +1478,8 @@ impl FusedBatchNormV3 {
 ///   The gathered values.
 ///
 /// Call `.build(&graph)` on the returned [`GatherV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn gather_v2(params: impl Into<Output>, indices: impl Into<Output>, axis: impl Into<Output>) -> GatherV2 {
-    let mut op = OpSpec::new("GatherV2");
+pub fn gather_v2(params: impl Into<crate::Output>, indices: impl Into<crate::Output>, axis: impl Into<crate::Output>) -> GatherV2 {
+    let mut op = crate::OpSpec::new("GatherV2");
     op.add_input(params.into());
     op.add_input(indices.into());
     op.add_input(axis.into());
@@ -1490,7 +1490,7 @@ pub fn gather_v2(params: impl Into<Output>, indices: impl Into<Output>, axis: im
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct GatherV2 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl GatherV2 {
@@ -1498,7 +1498,7 @@ impl GatherV2 {
     ///
     /// An `int`. Defaults to `0`.
     pub fn batch_dims(mut self, value: i64) -> Self {
-        self.op.set_attr("batch_dims", AttrValue::Int(value));
+        self.op.set_attr("batch_dims", crate::AttrValue::Int(value));
         self
     }
 
@@ -1515,13 +1515,13 @@ impl GatherV2 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1541,8 +1541,8 @@ impl GatherV2 {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Greater`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn greater(x: impl Into<Output>, y: impl Into<Output>) -> Greater {
-    let mut op = OpSpec::new("Greater");
+pub fn greater(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Greater {
+    let mut op = crate::OpSpec::new("Greater");
     op.add_input(x.into());
     op.add_input(y.into());
     Greater { op }
@@ -1552,7 +1552,7 @@ pub fn greater(x: impl Into<Output>, y: impl Into<Output>) -> Greater {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Greater {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Greater {
@@ -1569,13 +1569,13 @@ impl Greater {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1595,8 +1595,8 @@ impl Greater {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`GreaterEqual`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn greater_equal(x: impl Into<Output>, y: impl Into<Output>) -> GreaterEqual {
-    let mut op = OpSpec::new("GreaterEqual");
+pub fn greater_equal(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> GreaterEqual {
+    let mut op = crate::OpSpec::new("GreaterEqual");
     op.add_input(x.into());
     op.add_input(y.into());
     GreaterEqual { op }
@@ -1606,7 +1606,7 @@ pub fn greater_equal(x: impl Into<Output>, y: impl Into<Output>) -> GreaterEqual
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct GreaterEqual {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl GreaterEqual {
@@ -1623,13 +1623,13 @@ impl GreaterEqual {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1647,8 +1647,8 @@ impl GreaterEqual {
 ///   The same tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Identity`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn identity(input: impl Into<Output>) -> Identity {
-    let mut op = OpSpec::new("Identity");
+pub fn identity(input: impl Into<crate::Output>) -> Identity {
+    let mut op = crate::OpSpec::new("Identity");
     op.add_input(input.into());
     Identity { op }
 }
@@ -1657,7 +1657,7 @@ pub fn identity(input: impl Into<Output>) -> Identity {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Identity {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Identity {
@@ -1674,13 +1674,13 @@ impl Identity {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1700,8 +1700,8 @@ impl Identity {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Less`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn less(x: impl Into<Output>, y: impl Into<Output>) -> Less {
-    let mut op = OpSpec::new("Less");
+pub fn less(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Less {
+    let mut op = crate::OpSpec::new("Less");
     op.add_input(x.into());
     op.add_input(y.into());
     Less { op }
@@ -1711,7 +1711,7 @@ pub fn less(x: impl Into<Output>, y: impl Into<Output>) -> Less {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Less {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Less {
@@ -1728,13 +1728,13 @@ impl Less {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1754,8 +1754,8 @@ impl Less {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`LessEqual`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn less_equal(x: impl Into<Output>, y: impl Into<Output>) -> LessEqual {
-    let mut op = OpSpec::new("LessEqual");
+pub fn less_equal(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> LessEqual {
+    let mut op = crate::OpSpec::new("LessEqual");
     op.add_input(x.into());
     op.add_input(y.into());
     LessEqual { op }
@@ -1765,7 +1765,7 @@ pub fn less_equal(x: impl Into<Output>, y: impl Into<Output>) -> LessEqual {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct LessEqual {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl LessEqual {
@@ -1782,13 +1782,13 @@ impl LessEqual {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1806,8 +1806,8 @@ impl LessEqual {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Log`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn log(x: impl Into<Output>) -> Log {
-    let mut op = OpSpec::new("Log");
+pub fn log(x: impl Into<crate::Output>) -> Log {
+    let mut op = crate::OpSpec::new("Log");
     op.add_input(x.into());
     Log { op }
 }
@@ -1816,7 +1816,7 @@ pub fn log(x: impl Into<Output>) -> Log {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Log {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Log {
@@ -1833,13 +1833,13 @@ impl Log {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1857,8 +1857,8 @@ impl Log {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Log1p`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn log1p(x: impl Into<Output>) -> Log1p {
-    let mut op = OpSpec::new("Log1p");
+pub fn log1p(x: impl Into<crate::Output>) -> Log1p {
+    let mut op = crate::OpSpec::new("Log1p");
     op.add_input(x.into());
     Log1p { op }
 }
@@ -1867,7 +1867,7 @@ pub fn log1p(x: impl Into<Output>) -> Log1p {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Log1p {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Log1p {
@@ -1884,13 +1884,13 @@ impl Log1p {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1908,8 +1908,8 @@ impl Log1p {
 ///   Log-probabilities, same shape as `logits`.
 ///
 /// Call `.build(&graph)` on the returned [`LogSoftmax`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn log_softmax(logits: impl Into<Output>) -> LogSoftmax {
-    let mut op = OpSpec::new("LogSoftmax");
+pub fn log_softmax(logits: impl Into<crate::Output>) -> LogSoftmax {
+    let mut op = crate::OpSpec::new("LogSoftmax");
     op.add_input(logits.into());
     LogSoftmax { op }
 }
@@ -1918,7 +1918,7 @@ pub fn log_softmax(logits: impl Into<Output>) -> LogSoftmax {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct LogSoftmax {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl LogSoftmax {
@@ -1935,13 +1935,13 @@ impl LogSoftmax {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -1961,8 +1961,8 @@ impl LogSoftmax {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`LogicalAnd`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn logical_and(x: impl Into<Output>, y: impl Into<Output>) -> LogicalAnd {
-    let mut op = OpSpec::new("LogicalAnd");
+pub fn logical_and(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> LogicalAnd {
+    let mut op = crate::OpSpec::new("LogicalAnd");
     op.add_input(x.into());
     op.add_input(y.into());
     LogicalAnd { op }
@@ -1972,7 +1972,7 @@ pub fn logical_and(x: impl Into<Output>, y: impl Into<Output>) -> LogicalAnd {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct LogicalAnd {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl LogicalAnd {
@@ -1989,13 +1989,13 @@ impl LogicalAnd {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2013,8 +2013,8 @@ impl LogicalAnd {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`LogicalNot`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn logical_not(x: impl Into<Output>) -> LogicalNot {
-    let mut op = OpSpec::new("LogicalNot");
+pub fn logical_not(x: impl Into<crate::Output>) -> LogicalNot {
+    let mut op = crate::OpSpec::new("LogicalNot");
     op.add_input(x.into());
     LogicalNot { op }
 }
@@ -2023,7 +2023,7 @@ pub fn logical_not(x: impl Into<Output>) -> LogicalNot {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct LogicalNot {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl LogicalNot {
@@ -2040,13 +2040,13 @@ impl LogicalNot {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2066,8 +2066,8 @@ impl LogicalNot {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`LogicalOr`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn logical_or(x: impl Into<Output>, y: impl Into<Output>) -> LogicalOr {
-    let mut op = OpSpec::new("LogicalOr");
+pub fn logical_or(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> LogicalOr {
+    let mut op = crate::OpSpec::new("LogicalOr");
     op.add_input(x.into());
     op.add_input(y.into());
     LogicalOr { op }
@@ -2077,7 +2077,7 @@ pub fn logical_or(x: impl Into<Output>, y: impl Into<Output>) -> LogicalOr {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct LogicalOr {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl LogicalOr {
@@ -2094,13 +2094,13 @@ impl LogicalOr {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2120,8 +2120,8 @@ impl LogicalOr {
 ///   `a @ b`.
 ///
 /// Call `.build(&graph)` on the returned [`MatMul`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn mat_mul(a: impl Into<Output>, b: impl Into<Output>) -> MatMul {
-    let mut op = OpSpec::new("MatMul");
+pub fn mat_mul(a: impl Into<crate::Output>, b: impl Into<crate::Output>) -> MatMul {
+    let mut op = crate::OpSpec::new("MatMul");
     op.add_input(a.into());
     op.add_input(b.into());
     MatMul { op }
@@ -2131,7 +2131,7 @@ pub fn mat_mul(a: impl Into<Output>, b: impl Into<Output>) -> MatMul {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct MatMul {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl MatMul {
@@ -2139,7 +2139,7 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn transpose_a(mut self, value: bool) -> Self {
-        self.op.set_attr("transpose_a", AttrValue::Bool(value));
+        self.op.set_attr("transpose_a", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2147,7 +2147,7 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn transpose_b(mut self, value: bool) -> Self {
-        self.op.set_attr("transpose_b", AttrValue::Bool(value));
+        self.op.set_attr("transpose_b", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2155,7 +2155,7 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn grad_a(mut self, value: bool) -> Self {
-        self.op.set_attr("grad_a", AttrValue::Bool(value));
+        self.op.set_attr("grad_a", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2163,7 +2163,7 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn grad_b(mut self, value: bool) -> Self {
-        self.op.set_attr("grad_b", AttrValue::Bool(value));
+        self.op.set_attr("grad_b", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2180,13 +2180,13 @@ impl MatMul {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2206,8 +2206,8 @@ impl MatMul {
 ///   The reduced tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Max`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn max(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Max {
-    let mut op = OpSpec::new("Max");
+pub fn max(input: impl Into<crate::Output>, reduction_indices: impl Into<crate::Output>) -> Max {
+    let mut op = crate::OpSpec::new("Max");
     op.add_input(input.into());
     op.add_input(reduction_indices.into());
     Max { op }
@@ -2217,7 +2217,7 @@ pub fn max(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Ma
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Max {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Max {
@@ -2225,7 +2225,7 @@ impl Max {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn keep_dims(mut self, value: bool) -> Self {
-        self.op.set_attr("keep_dims", AttrValue::Bool(value));
+        self.op.set_attr("keep_dims", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2242,13 +2242,13 @@ impl Max {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2270,12 +2270,12 @@ impl Max {
 ///   The pooled images.
 ///
 /// Call `.build(&graph)` on the returned [`MaxPool`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn max_pool(input: impl Into<Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> MaxPool {
-    let mut op = OpSpec::new("MaxPool");
+pub fn max_pool(input: impl Into<crate::Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> MaxPool {
+    let mut op = crate::OpSpec::new("MaxPool");
     op.add_input(input.into());
-    op.set_attr("ksize", AttrValue::IntList(ksize.to_vec()));
-    op.set_attr("strides", AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("ksize", crate::AttrValue::IntList(ksize.to_vec()));
+    op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
+    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
     MaxPool { op }
 }
 
@@ -2283,7 +2283,7 @@ pub fn max_pool(input: impl Into<Output>, ksize: &[i64], strides: &[i64], paddin
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct MaxPool {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl MaxPool {
@@ -2291,7 +2291,7 @@ impl MaxPool {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", AttrValue::IntList(value.to_vec()));
+        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -2299,7 +2299,7 @@ impl MaxPool {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", AttrValue::String(value.as_ref().to_vec()));
+        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
         self
     }
 
@@ -2316,13 +2316,13 @@ impl MaxPool {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2342,8 +2342,8 @@ impl MaxPool {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Maximum`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn maximum(x: impl Into<Output>, y: impl Into<Output>) -> Maximum {
-    let mut op = OpSpec::new("Maximum");
+pub fn maximum(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Maximum {
+    let mut op = crate::OpSpec::new("Maximum");
     op.add_input(x.into());
     op.add_input(y.into());
     Maximum { op }
@@ -2353,7 +2353,7 @@ pub fn maximum(x: impl Into<Output>, y: impl Into<Output>) -> Maximum {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Maximum {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Maximum {
@@ -2370,13 +2370,13 @@ impl Maximum {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2396,8 +2396,8 @@ impl Maximum {
 ///   The reduced tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Mean`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn mean(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Mean {
-    let mut op = OpSpec::new("Mean");
+pub fn mean(input: impl Into<crate::Output>, reduction_indices: impl Into<crate::Output>) -> Mean {
+    let mut op = crate::OpSpec::new("Mean");
     op.add_input(input.into());
     op.add_input(reduction_indices.into());
     Mean { op }
@@ -2407,7 +2407,7 @@ pub fn mean(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> M
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Mean {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Mean {
@@ -2415,7 +2415,7 @@ impl Mean {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn keep_dims(mut self, value: bool) -> Self {
-        self.op.set_attr("keep_dims", AttrValue::Bool(value));
+        self.op.set_attr("keep_dims", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2432,13 +2432,13 @@ impl Mean {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2458,8 +2458,8 @@ impl Mean {
 ///   The reduced tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Min`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn min(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Min {
-    let mut op = OpSpec::new("Min");
+pub fn min(input: impl Into<crate::Output>, reduction_indices: impl Into<crate::Output>) -> Min {
+    let mut op = crate::OpSpec::new("Min");
     op.add_input(input.into());
     op.add_input(reduction_indices.into());
     Min { op }
@@ -2469,7 +2469,7 @@ pub fn min(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Mi
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Min {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Min {
@@ -2477,7 +2477,7 @@ impl Min {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn keep_dims(mut self, value: bool) -> Self {
-        self.op.set_attr("keep_dims", AttrValue::Bool(value));
+        self.op.set_attr("keep_dims", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2494,13 +2494,13 @@ impl Min {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2520,8 +2520,8 @@ impl Min {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Minimum`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn minimum(x: impl Into<Output>, y: impl Into<Output>) -> Minimum {
-    let mut op = OpSpec::new("Minimum");
+pub fn minimum(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Minimum {
+    let mut op = crate::OpSpec::new("Minimum");
     op.add_input(x.into());
     op.add_input(y.into());
     Minimum { op }
@@ -2531,7 +2531,7 @@ pub fn minimum(x: impl Into<Output>, y: impl Into<Output>) -> Minimum {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Minimum {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Minimum {
@@ -2548,13 +2548,13 @@ impl Minimum {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2574,8 +2574,8 @@ impl Minimum {
 ///   The product.
 ///
 /// Call `.build(&graph)` on the returned [`Mul`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn mul(x: impl Into<Output>, y: impl Into<Output>) -> Mul {
-    let mut op = OpSpec::new("Mul");
+pub fn mul(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Mul {
+    let mut op = crate::OpSpec::new("Mul");
     op.add_input(x.into());
     op.add_input(y.into());
     Mul { op }
@@ -2585,7 +2585,7 @@ pub fn mul(x: impl Into<Output>, y: impl Into<Output>) -> Mul {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Mul {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Mul {
@@ -2602,13 +2602,13 @@ impl Mul {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2624,8 +2624,8 @@ impl Mul {
 ///   The negated values.
 ///
 /// Call `.build(&graph)` on the returned [`Neg`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn neg(x: impl Into<Output>) -> Neg {
-    let mut op = OpSpec::new("Neg");
+pub fn neg(x: impl Into<crate::Output>) -> Neg {
+    let mut op = crate::OpSpec::new("Neg");
     op.add_input(x.into());
     Neg { op }
 }
@@ -2634,7 +2634,7 @@ pub fn neg(x: impl Into<Output>) -> Neg {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Neg {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Neg {
@@ -2651,13 +2651,13 @@ impl Neg {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2671,7 +2671,7 @@ impl Neg {
 ///
 /// Call `.build(&graph)` on the returned [`NoOp`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
 pub fn no_op() -> NoOp {
-    let mut op = OpSpec::new("NoOp");
+    let mut op = crate::OpSpec::new("NoOp");
     NoOp { op }
 }
 
@@ -2679,7 +2679,7 @@ pub fn no_op() -> NoOp {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct NoOp {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl NoOp {
@@ -2696,13 +2696,13 @@ impl NoOp {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2722,8 +2722,8 @@ impl NoOp {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`NotEqual`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn not_equal(x: impl Into<Output>, y: impl Into<Output>) -> NotEqual {
-    let mut op = OpSpec::new("NotEqual");
+pub fn not_equal(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> NotEqual {
+    let mut op = crate::OpSpec::new("NotEqual");
     op.add_input(x.into());
     op.add_input(y.into());
     NotEqual { op }
@@ -2733,7 +2733,7 @@ pub fn not_equal(x: impl Into<Output>, y: impl Into<Output>) -> NotEqual {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct NotEqual {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl NotEqual {
@@ -2741,7 +2741,7 @@ impl NotEqual {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn incompatible_shape_error(mut self, value: bool) -> Self {
-        self.op.set_attr("incompatible_shape_error", AttrValue::Bool(value));
+        self.op.set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2758,13 +2758,13 @@ impl NotEqual {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2780,8 +2780,8 @@ impl NotEqual {
 ///   Ones.
 ///
 /// Call `.build(&graph)` on the returned [`OnesLike`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn ones_like(x: impl Into<Output>) -> OnesLike {
-    let mut op = OpSpec::new("OnesLike");
+pub fn ones_like(x: impl Into<crate::Output>) -> OnesLike {
+    let mut op = crate::OpSpec::new("OnesLike");
     op.add_input(x.into());
     OnesLike { op }
 }
@@ -2790,7 +2790,7 @@ pub fn ones_like(x: impl Into<Output>) -> OnesLike {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct OnesLike {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl OnesLike {
@@ -2807,13 +2807,13 @@ impl OnesLike {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2831,8 +2831,8 @@ impl OnesLike {
 ///   The stacked tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Pack`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn pack(values: impl IntoIterator<Item = impl Into<Output>>) -> Pack {
-    let mut op = OpSpec::new("Pack");
+pub fn pack(values: impl IntoIterator<Item = impl Into<crate::Output>>) -> Pack {
+    let mut op = crate::OpSpec::new("Pack");
     op.add_input_list(values.into_iter().map(Into::into).collect());
     Pack { op }
 }
@@ -2841,7 +2841,7 @@ pub fn pack(values: impl IntoIterator<Item = impl Into<Output>>) -> Pack {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Pack {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Pack {
@@ -2849,7 +2849,7 @@ impl Pack {
     ///
     /// An `int`. Defaults to `0`.
     pub fn axis(mut self, value: i64) -> Self {
-        self.op.set_attr("axis", AttrValue::Int(value));
+        self.op.set_attr("axis", crate::AttrValue::Int(value));
         self
     }
 
@@ -2866,13 +2866,13 @@ impl Pack {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2892,8 +2892,8 @@ impl Pack {
 ///   The padded tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Pad`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn pad(input: impl Into<Output>, paddings: impl Into<Output>) -> Pad {
-    let mut op = OpSpec::new("Pad");
+pub fn pad(input: impl Into<crate::Output>, paddings: impl Into<crate::Output>) -> Pad {
+    let mut op = crate::OpSpec::new("Pad");
     op.add_input(input.into());
     op.add_input(paddings.into());
     Pad { op }
@@ -2903,7 +2903,7 @@ pub fn pad(input: impl Into<Output>, paddings: impl Into<Output>) -> Pad {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Pad {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Pad {
@@ -2920,13 +2920,13 @@ impl Pad {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -2944,9 +2944,9 @@ impl Pad {
 ///   The fed tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Placeholder`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn placeholder(dtype: DataType) -> Placeholder {
-    let mut op = OpSpec::new("Placeholder");
-    op.set_attr("dtype", AttrValue::Type(dtype));
+pub fn placeholder(dtype: crate::DataType) -> Placeholder {
+    let mut op = crate::OpSpec::new("Placeholder");
+    op.set_attr("dtype", crate::AttrValue::Type(dtype));
     Placeholder { op }
 }
 
@@ -2954,15 +2954,15 @@ pub fn placeholder(dtype: DataType) -> Placeholder {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Placeholder {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Placeholder {
     /// The shape fed tensors must have; unknown rank accepts any shape.
     ///
     /// A `shape`. Defaults to `Shape::unknown()`.
-    pub fn shape(mut self, value: impl Into<Shape>) -> Self {
-        self.op.set_attr("shape", AttrValue::Shape(value.into()));
+    pub fn shape(mut self, value: impl Into<crate::Shape>) -> Self {
+        self.op.set_attr("shape", crate::AttrValue::Shape(value.into()));
         self
     }
 
@@ -2979,13 +2979,13 @@ impl Placeholder {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3003,10 +3003,10 @@ impl Placeholder {
 ///   The fed tensor, or `input`.
 ///
 /// Call `.build(&graph)` on the returned [`PlaceholderWithDefault`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn placeholder_with_default(input: impl Into<Output>, shape: impl Into<Shape>) -> PlaceholderWithDefault {
-    let mut op = OpSpec::new("PlaceholderWithDefault");
+pub fn placeholder_with_default(input: impl Into<crate::Output>, shape: impl Into<crate::Shape>) -> PlaceholderWithDefault {
+    let mut op = crate::OpSpec::new("PlaceholderWithDefault");
     op.add_input(input.into());
-    op.set_attr("shape", AttrValue::Shape(shape.into()));
+    op.set_attr("shape", crate::AttrValue::Shape(shape.into()));
     PlaceholderWithDefault { op }
 }
 
@@ -3014,7 +3014,7 @@ pub fn placeholder_with_default(input: impl Into<Output>, shape: impl Into<Shape
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct PlaceholderWithDefault {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl PlaceholderWithDefault {
@@ -3031,13 +3031,13 @@ impl PlaceholderWithDefault {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3057,8 +3057,8 @@ impl PlaceholderWithDefault {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`Pow`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn pow(x: impl Into<Output>, y: impl Into<Output>) -> Pow {
-    let mut op = OpSpec::new("Pow");
+pub fn pow(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Pow {
+    let mut op = crate::OpSpec::new("Pow");
     op.add_input(x.into());
     op.add_input(y.into());
     Pow { op }
@@ -3068,7 +3068,7 @@ pub fn pow(x: impl Into<Output>, y: impl Into<Output>) -> Pow {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Pow {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Pow {
@@ -3085,13 +3085,13 @@ impl Pow {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3111,8 +3111,8 @@ impl Pow {
 ///   The reduced tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Prod`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn prod(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Prod {
-    let mut op = OpSpec::new("Prod");
+pub fn prod(input: impl Into<crate::Output>, reduction_indices: impl Into<crate::Output>) -> Prod {
+    let mut op = crate::OpSpec::new("Prod");
     op.add_input(input.into());
     op.add_input(reduction_indices.into());
     Prod { op }
@@ -3122,7 +3122,7 @@ pub fn prod(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> P
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Prod {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Prod {
@@ -3130,7 +3130,7 @@ impl Prod {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn keep_dims(mut self, value: bool) -> Self {
-        self.op.set_attr("keep_dims", AttrValue::Bool(value));
+        self.op.set_attr("keep_dims", crate::AttrValue::Bool(value));
         self
     }
 
@@ -3147,13 +3147,13 @@ impl Prod {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3173,8 +3173,8 @@ impl Prod {
 ///   The 1-D sequence.
 ///
 /// Call `.build(&graph)` on the returned [`Range`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn range(start: impl Into<Output>, limit: impl Into<Output>, delta: impl Into<Output>) -> Range {
-    let mut op = OpSpec::new("Range");
+pub fn range(start: impl Into<crate::Output>, limit: impl Into<crate::Output>, delta: impl Into<crate::Output>) -> Range {
+    let mut op = crate::OpSpec::new("Range");
     op.add_input(start.into());
     op.add_input(limit.into());
     op.add_input(delta.into());
@@ -3185,7 +3185,7 @@ pub fn range(start: impl Into<Output>, limit: impl Into<Output>, delta: impl Int
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Range {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Range {
@@ -3202,13 +3202,13 @@ impl Range {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3224,8 +3224,8 @@ impl Range {
 ///   The rank (a scalar).
 ///
 /// Call `.build(&graph)` on the returned [`Rank`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn rank(input: impl Into<Output>) -> Rank {
-    let mut op = OpSpec::new("Rank");
+pub fn rank(input: impl Into<crate::Output>) -> Rank {
+    let mut op = crate::OpSpec::new("Rank");
     op.add_input(input.into());
     Rank { op }
 }
@@ -3234,7 +3234,7 @@ pub fn rank(input: impl Into<Output>) -> Rank {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Rank {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Rank {
@@ -3251,13 +3251,13 @@ impl Rank {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3277,8 +3277,8 @@ impl Rank {
 ///   The quotient.
 ///
 /// Call `.build(&graph)` on the returned [`RealDiv`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn real_div(x: impl Into<Output>, y: impl Into<Output>) -> RealDiv {
-    let mut op = OpSpec::new("RealDiv");
+pub fn real_div(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> RealDiv {
+    let mut op = crate::OpSpec::new("RealDiv");
     op.add_input(x.into());
     op.add_input(y.into());
     RealDiv { op }
@@ -3288,7 +3288,7 @@ pub fn real_div(x: impl Into<Output>, y: impl Into<Output>) -> RealDiv {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct RealDiv {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl RealDiv {
@@ -3305,13 +3305,13 @@ impl RealDiv {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3329,8 +3329,8 @@ impl RealDiv {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Reciprocal`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn reciprocal(x: impl Into<Output>) -> Reciprocal {
-    let mut op = OpSpec::new("Reciprocal");
+pub fn reciprocal(x: impl Into<crate::Output>) -> Reciprocal {
+    let mut op = crate::OpSpec::new("Reciprocal");
     op.add_input(x.into());
     Reciprocal { op }
 }
@@ -3339,7 +3339,7 @@ pub fn reciprocal(x: impl Into<Output>) -> Reciprocal {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Reciprocal {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Reciprocal {
@@ -3356,13 +3356,13 @@ impl Reciprocal {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3380,8 +3380,8 @@ impl Reciprocal {
 ///   `features` with negatives set to 0.
 ///
 /// Call `.build(&graph)` on the returned [`Relu`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn relu(features: impl Into<Output>) -> Relu {
-    let mut op = OpSpec::new("Relu");
+pub fn relu(features: impl Into<crate::Output>) -> Relu {
+    let mut op = crate::OpSpec::new("Relu");
     op.add_input(features.into());
     Relu { op }
 }
@@ -3390,7 +3390,7 @@ pub fn relu(features: impl Into<Output>) -> Relu {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Relu {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Relu {
@@ -3407,13 +3407,13 @@ impl Relu {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3431,8 +3431,8 @@ impl Relu {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Relu6`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn relu6(features: impl Into<Output>) -> Relu6 {
-    let mut op = OpSpec::new("Relu6");
+pub fn relu6(features: impl Into<crate::Output>) -> Relu6 {
+    let mut op = crate::OpSpec::new("Relu6");
     op.add_input(features.into());
     Relu6 { op }
 }
@@ -3441,7 +3441,7 @@ pub fn relu6(features: impl Into<Output>) -> Relu6 {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Relu6 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Relu6 {
@@ -3458,13 +3458,13 @@ impl Relu6 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3484,8 +3484,8 @@ impl Relu6 {
 ///   `tensor` with shape `shape`.
 ///
 /// Call `.build(&graph)` on the returned [`Reshape`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn reshape(tensor: impl Into<Output>, shape: impl Into<Output>) -> Reshape {
-    let mut op = OpSpec::new("Reshape");
+pub fn reshape(tensor: impl Into<crate::Output>, shape: impl Into<crate::Output>) -> Reshape {
+    let mut op = crate::OpSpec::new("Reshape");
     op.add_input(tensor.into());
     op.add_input(shape.into());
     Reshape { op }
@@ -3495,7 +3495,7 @@ pub fn reshape(tensor: impl Into<Output>, shape: impl Into<Output>) -> Reshape {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Reshape {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Reshape {
@@ -3512,13 +3512,13 @@ impl Reshape {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3536,8 +3536,8 @@ impl Reshape {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Rsqrt`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn rsqrt(x: impl Into<Output>) -> Rsqrt {
-    let mut op = OpSpec::new("Rsqrt");
+pub fn rsqrt(x: impl Into<crate::Output>) -> Rsqrt {
+    let mut op = crate::OpSpec::new("Rsqrt");
     op.add_input(x.into());
     Rsqrt { op }
 }
@@ -3546,7 +3546,7 @@ pub fn rsqrt(x: impl Into<Output>) -> Rsqrt {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Rsqrt {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Rsqrt {
@@ -3563,13 +3563,13 @@ impl Rsqrt {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3591,8 +3591,8 @@ impl Rsqrt {
 ///   The selection.
 ///
 /// Call `.build(&graph)` on the returned [`SelectV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn select_v2(condition: impl Into<Output>, t: impl Into<Output>, e: impl Into<Output>) -> SelectV2 {
-    let mut op = OpSpec::new("SelectV2");
+pub fn select_v2(condition: impl Into<crate::Output>, t: impl Into<crate::Output>, e: impl Into<crate::Output>) -> SelectV2 {
+    let mut op = crate::OpSpec::new("SelectV2");
     op.add_input(condition.into());
     op.add_input(t.into());
     op.add_input(e.into());
@@ -3603,7 +3603,7 @@ pub fn select_v2(condition: impl Into<Output>, t: impl Into<Output>, e: impl Int
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct SelectV2 {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl SelectV2 {
@@ -3620,13 +3620,13 @@ impl SelectV2 {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3644,8 +3644,8 @@ impl SelectV2 {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Selu`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn selu(features: impl Into<Output>) -> Selu {
-    let mut op = OpSpec::new("Selu");
+pub fn selu(features: impl Into<crate::Output>) -> Selu {
+    let mut op = crate::OpSpec::new("Selu");
     op.add_input(features.into());
     Selu { op }
 }
@@ -3654,7 +3654,7 @@ pub fn selu(features: impl Into<Output>) -> Selu {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Selu {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Selu {
@@ -3671,13 +3671,13 @@ impl Selu {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3692,26 +3692,26 @@ impl Selu {
 /// - `output`: a tensor of type attr `out_type`
 ///   Its dimensions.
 ///
-/// Call `.build(&graph)` on the returned [`Shape_`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn shape(input: impl Into<Output>) -> Shape_ {
-    let mut op = OpSpec::new("Shape");
+/// Call `.build(&graph)` on the returned [`Shape`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
+pub fn shape(input: impl Into<crate::Output>) -> Shape {
+    let mut op = crate::OpSpec::new("Shape");
     op.add_input(input.into());
-    Shape_ { op }
+    Shape { op }
 }
 
 /// Builder of a Shape operation; see [`shape`].
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
-pub struct Shape_ {
-    op: OpSpec,
+pub struct Shape {
+    op: crate::OpSpec,
 }
 
-impl Shape_ {
+impl Shape {
     /// Sets attr `out_type` of `Shape`.
     ///
     /// A `type` from: `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int32`.
-    pub fn out_type(mut self, value: DataType) -> Self {
-        self.op.set_attr("out_type", AttrValue::Type(value));
+    pub fn out_type(mut self, value: crate::DataType) -> Self {
+        self.op.set_attr("out_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -3728,13 +3728,13 @@ impl Shape_ {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3752,8 +3752,8 @@ impl Shape_ {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Sigmoid`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn sigmoid(x: impl Into<Output>) -> Sigmoid {
-    let mut op = OpSpec::new("Sigmoid");
+pub fn sigmoid(x: impl Into<crate::Output>) -> Sigmoid {
+    let mut op = crate::OpSpec::new("Sigmoid");
     op.add_input(x.into());
     Sigmoid { op }
 }
@@ -3762,7 +3762,7 @@ pub fn sigmoid(x: impl Into<Output>) -> Sigmoid {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Sigmoid {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Sigmoid {
@@ -3779,13 +3779,13 @@ impl Sigmoid {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3803,8 +3803,8 @@ impl Sigmoid {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Sign`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn sign(x: impl Into<Output>) -> Sign {
-    let mut op = OpSpec::new("Sign");
+pub fn sign(x: impl Into<crate::Output>) -> Sign {
+    let mut op = crate::OpSpec::new("Sign");
     op.add_input(x.into());
     Sign { op }
 }
@@ -3813,7 +3813,7 @@ pub fn sign(x: impl Into<Output>) -> Sign {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Sign {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Sign {
@@ -3830,13 +3830,13 @@ impl Sign {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3852,8 +3852,8 @@ impl Sign {
 ///   The element count (a scalar).
 ///
 /// Call `.build(&graph)` on the returned [`Size`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn size(input: impl Into<Output>) -> Size {
-    let mut op = OpSpec::new("Size");
+pub fn size(input: impl Into<crate::Output>) -> Size {
+    let mut op = crate::OpSpec::new("Size");
     op.add_input(input.into());
     Size { op }
 }
@@ -3862,15 +3862,15 @@ pub fn size(input: impl Into<Output>) -> Size {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Size {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Size {
     /// Sets attr `out_type` of `Size`.
     ///
     /// A `type` from: `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int32`.
-    pub fn out_type(mut self, value: DataType) -> Self {
-        self.op.set_attr("out_type", AttrValue::Type(value));
+    pub fn out_type(mut self, value: crate::DataType) -> Self {
+        self.op.set_attr("out_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -3887,13 +3887,13 @@ impl Size {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3915,8 +3915,8 @@ impl Size {
 ///   The block.
 ///
 /// Call `.build(&graph)` on the returned [`Slice`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn slice(input: impl Into<Output>, begin: impl Into<Output>, size: impl Into<Output>) -> Slice {
-    let mut op = OpSpec::new("Slice");
+pub fn slice(input: impl Into<crate::Output>, begin: impl Into<crate::Output>, size: impl Into<crate::Output>) -> Slice {
+    let mut op = crate::OpSpec::new("Slice");
     op.add_input(input.into());
     op.add_input(begin.into());
     op.add_input(size.into());
@@ -3927,7 +3927,7 @@ pub fn slice(input: impl Into<Output>, begin: impl Into<Output>, size: impl Into
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Slice {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Slice {
@@ -3944,13 +3944,13 @@ impl Slice {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -3968,8 +3968,8 @@ impl Slice {
 ///   Probabilities, same shape as `logits`.
 ///
 /// Call `.build(&graph)` on the returned [`Softmax`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn softmax(logits: impl Into<Output>) -> Softmax {
-    let mut op = OpSpec::new("Softmax");
+pub fn softmax(logits: impl Into<crate::Output>) -> Softmax {
+    let mut op = crate::OpSpec::new("Softmax");
     op.add_input(logits.into());
     Softmax { op }
 }
@@ -3978,7 +3978,7 @@ pub fn softmax(logits: impl Into<Output>) -> Softmax {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Softmax {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Softmax {
@@ -3995,13 +3995,13 @@ impl Softmax {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4019,8 +4019,8 @@ impl Softmax {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Softplus`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn softplus(features: impl Into<Output>) -> Softplus {
-    let mut op = OpSpec::new("Softplus");
+pub fn softplus(features: impl Into<crate::Output>) -> Softplus {
+    let mut op = crate::OpSpec::new("Softplus");
     op.add_input(features.into());
     Softplus { op }
 }
@@ -4029,7 +4029,7 @@ pub fn softplus(features: impl Into<Output>) -> Softplus {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Softplus {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Softplus {
@@ -4046,13 +4046,13 @@ impl Softplus {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4070,8 +4070,8 @@ impl Softplus {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Sqrt`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn sqrt(x: impl Into<Output>) -> Sqrt {
-    let mut op = OpSpec::new("Sqrt");
+pub fn sqrt(x: impl Into<crate::Output>) -> Sqrt {
+    let mut op = crate::OpSpec::new("Sqrt");
     op.add_input(x.into());
     Sqrt { op }
 }
@@ -4080,7 +4080,7 @@ pub fn sqrt(x: impl Into<Output>) -> Sqrt {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Sqrt {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Sqrt {
@@ -4097,13 +4097,13 @@ impl Sqrt {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4121,8 +4121,8 @@ impl Sqrt {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Square`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn square(x: impl Into<Output>) -> Square {
-    let mut op = OpSpec::new("Square");
+pub fn square(x: impl Into<crate::Output>) -> Square {
+    let mut op = crate::OpSpec::new("Square");
     op.add_input(x.into());
     Square { op }
 }
@@ -4131,7 +4131,7 @@ pub fn square(x: impl Into<Output>) -> Square {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Square {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Square {
@@ -4148,13 +4148,13 @@ impl Square {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4174,8 +4174,8 @@ impl Square {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`SquaredDifference`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn squared_difference(x: impl Into<Output>, y: impl Into<Output>) -> SquaredDifference {
-    let mut op = OpSpec::new("SquaredDifference");
+pub fn squared_difference(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> SquaredDifference {
+    let mut op = crate::OpSpec::new("SquaredDifference");
     op.add_input(x.into());
     op.add_input(y.into());
     SquaredDifference { op }
@@ -4185,7 +4185,7 @@ pub fn squared_difference(x: impl Into<Output>, y: impl Into<Output>) -> Squared
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct SquaredDifference {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl SquaredDifference {
@@ -4202,13 +4202,13 @@ impl SquaredDifference {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4226,8 +4226,8 @@ impl SquaredDifference {
 ///   `input` without the squeezed dimensions.
 ///
 /// Call `.build(&graph)` on the returned [`Squeeze`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn squeeze(input: impl Into<Output>) -> Squeeze {
-    let mut op = OpSpec::new("Squeeze");
+pub fn squeeze(input: impl Into<crate::Output>) -> Squeeze {
+    let mut op = crate::OpSpec::new("Squeeze");
     op.add_input(input.into());
     Squeeze { op }
 }
@@ -4236,7 +4236,7 @@ pub fn squeeze(input: impl Into<Output>) -> Squeeze {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Squeeze {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Squeeze {
@@ -4244,7 +4244,7 @@ impl Squeeze {
     ///
     /// A `list(int)` with at least 0 elements. Defaults to `[]`.
     pub fn squeeze_dims(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("squeeze_dims", AttrValue::IntList(value.to_vec()));
+        self.op.set_attr("squeeze_dims", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -4261,13 +4261,13 @@ impl Squeeze {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4291,8 +4291,8 @@ impl Squeeze {
 ///   The slice.
 ///
 /// Call `.build(&graph)` on the returned [`StridedSlice`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn strided_slice(input: impl Into<Output>, begin: impl Into<Output>, end: impl Into<Output>, strides: impl Into<Output>) -> StridedSlice {
-    let mut op = OpSpec::new("StridedSlice");
+pub fn strided_slice(input: impl Into<crate::Output>, begin: impl Into<crate::Output>, end: impl Into<crate::Output>, strides: impl Into<crate::Output>) -> StridedSlice {
+    let mut op = crate::OpSpec::new("StridedSlice");
     op.add_input(input.into());
     op.add_input(begin.into());
     op.add_input(end.into());
@@ -4304,7 +4304,7 @@ pub fn strided_slice(input: impl Into<Output>, begin: impl Into<Output>, end: im
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct StridedSlice {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl StridedSlice {
@@ -4312,7 +4312,7 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn begin_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("begin_mask", AttrValue::Int(value));
+        self.op.set_attr("begin_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -4320,7 +4320,7 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn end_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("end_mask", AttrValue::Int(value));
+        self.op.set_attr("end_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -4328,7 +4328,7 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn ellipsis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("ellipsis_mask", AttrValue::Int(value));
+        self.op.set_attr("ellipsis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -4336,7 +4336,7 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn new_axis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("new_axis_mask", AttrValue::Int(value));
+        self.op.set_attr("new_axis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -4344,7 +4344,7 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn shrink_axis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("shrink_axis_mask", AttrValue::Int(value));
+        self.op.set_attr("shrink_axis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -4361,13 +4361,13 @@ impl StridedSlice {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4387,8 +4387,8 @@ impl StridedSlice {
 ///   The difference.
 ///
 /// Call `.build(&graph)` on the returned [`Sub`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn sub(x: impl Into<Output>, y: impl Into<Output>) -> Sub {
-    let mut op = OpSpec::new("Sub");
+pub fn sub(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> Sub {
+    let mut op = crate::OpSpec::new("Sub");
     op.add_input(x.into());
     op.add_input(y.into());
     Sub { op }
@@ -4398,7 +4398,7 @@ pub fn sub(x: impl Into<Output>, y: impl Into<Output>) -> Sub {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Sub {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Sub {
@@ -4415,13 +4415,13 @@ impl Sub {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4441,8 +4441,8 @@ impl Sub {
 ///   The reduced tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Sum`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn sum(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Sum {
-    let mut op = OpSpec::new("Sum");
+pub fn sum(input: impl Into<crate::Output>, reduction_indices: impl Into<crate::Output>) -> Sum {
+    let mut op = crate::OpSpec::new("Sum");
     op.add_input(input.into());
     op.add_input(reduction_indices.into());
     Sum { op }
@@ -4452,7 +4452,7 @@ pub fn sum(input: impl Into<Output>, reduction_indices: impl Into<Output>) -> Su
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Sum {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Sum {
@@ -4460,7 +4460,7 @@ impl Sum {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn keep_dims(mut self, value: bool) -> Self {
-        self.op.set_attr("keep_dims", AttrValue::Bool(value));
+        self.op.set_attr("keep_dims", crate::AttrValue::Bool(value));
         self
     }
 
@@ -4477,13 +4477,13 @@ impl Sum {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4501,8 +4501,8 @@ impl Sum {
 ///   The result, same shape as the input.
 ///
 /// Call `.build(&graph)` on the returned [`Tanh`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tanh(x: impl Into<Output>) -> Tanh {
-    let mut op = OpSpec::new("Tanh");
+pub fn tanh(x: impl Into<crate::Output>) -> Tanh {
+    let mut op = crate::OpSpec::new("Tanh");
     op.add_input(x.into());
     Tanh { op }
 }
@@ -4511,7 +4511,7 @@ pub fn tanh(x: impl Into<Output>) -> Tanh {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Tanh {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Tanh {
@@ -4528,13 +4528,13 @@ impl Tanh {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4552,8 +4552,8 @@ impl Tanh {
 ///   The tiled tensor.
 ///
 /// Call `.build(&graph)` on the returned [`Tile`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tile(input: impl Into<Output>, multiples: impl Into<Output>) -> Tile {
-    let mut op = OpSpec::new("Tile");
+pub fn tile(input: impl Into<crate::Output>, multiples: impl Into<crate::Output>) -> Tile {
+    let mut op = crate::OpSpec::new("Tile");
     op.add_input(input.into());
     op.add_input(multiples.into());
     Tile { op }
@@ -4563,7 +4563,7 @@ pub fn tile(input: impl Into<Output>, multiples: impl Into<Output>) -> Tile {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Tile {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Tile {
@@ -4580,13 +4580,13 @@ impl Tile {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4606,8 +4606,8 @@ impl Tile {
 ///   The transposed values.
 ///
 /// Call `.build(&graph)` on the returned [`Transpose`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn transpose(x: impl Into<Output>, perm: impl Into<Output>) -> Transpose {
-    let mut op = OpSpec::new("Transpose");
+pub fn transpose(x: impl Into<crate::Output>, perm: impl Into<crate::Output>) -> Transpose {
+    let mut op = crate::OpSpec::new("Transpose");
     op.add_input(x.into());
     op.add_input(perm.into());
     Transpose { op }
@@ -4617,7 +4617,7 @@ pub fn transpose(x: impl Into<Output>, perm: impl Into<Output>) -> Transpose {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Transpose {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Transpose {
@@ -4634,13 +4634,13 @@ impl Transpose {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4660,10 +4660,10 @@ impl Transpose {
 ///   The pieces.
 ///
 /// Call `.build(&graph)` on the returned [`Unpack`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn unpack(value: impl Into<Output>, num: i64) -> Unpack {
-    let mut op = OpSpec::new("Unpack");
+pub fn unpack(value: impl Into<crate::Output>, num: i64) -> Unpack {
+    let mut op = crate::OpSpec::new("Unpack");
     op.add_input(value.into());
-    op.set_attr("num", AttrValue::Int(num));
+    op.set_attr("num", crate::AttrValue::Int(num));
     Unpack { op }
 }
 
@@ -4671,7 +4671,7 @@ pub fn unpack(value: impl Into<Output>, num: i64) -> Unpack {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct Unpack {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl Unpack {
@@ -4679,7 +4679,7 @@ impl Unpack {
     ///
     /// An `int`. Defaults to `0`.
     pub fn axis(mut self, value: i64) -> Self {
-        self.op.set_attr("axis", AttrValue::Int(value));
+        self.op.set_attr("axis", crate::AttrValue::Int(value));
         self
     }
 
@@ -4696,13 +4696,13 @@ impl Unpack {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
@@ -4718,8 +4718,8 @@ impl Unpack {
 ///   Zeros.
 ///
 /// Call `.build(&graph)` on the returned [`ZerosLike`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn zeros_like(x: impl Into<Output>) -> ZerosLike {
-    let mut op = OpSpec::new("ZerosLike");
+pub fn zeros_like(x: impl Into<crate::Output>) -> ZerosLike {
+    let mut op = crate::OpSpec::new("ZerosLike");
     op.add_input(x.into());
     ZerosLike { op }
 }
@@ -4728,7 +4728,7 @@ pub fn zeros_like(x: impl Into<Output>) -> ZerosLike {
 #[derive(Debug)]
 #[must_use = "call .build(&graph) to add the operation"]
 pub struct ZerosLike {
-    op: OpSpec,
+    op: crate::OpSpec,
 }
 
 impl ZerosLike {
@@ -4745,13 +4745,13 @@ impl ZerosLike {
     }
 
     /// Runs `operation` before this one.
-    pub fn control_input(mut self, operation: &Operation) -> Self {
+    pub fn control_input(mut self, operation: &crate::Operation) -> Self {
         self.op.add_control_input(operation);
         self
     }
 
     /// Adds the operation to `graph`.
-    pub fn build(self, graph: &Graph) -> Result<Operation, Error> {
+    pub fn build(self, graph: &crate::Graph) -> Result<crate::Operation, crate::Error> {
         graph.add_operation(self.op)
     }
 }
