@@ -69,6 +69,11 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
     Tensor alive. ``numpy()`` returns such a view too. ``Tensor(handle)`` takes
     ownership of a ``TFE_TensorHandle*``; use :func:`convert_to_tensor` or the
     generated ops to make tensors.
+
+    A Tensor never shares memory with a numpy array the caller passed in: ops read
+    C-contiguous numpy inputs in place while they run (kernels never write their
+    inputs), and an output that would be that memory (Identity, Reshape) is copied;
+    :func:`convert_to_tensor` copies. Later writes to the array do not show through.
     """
 
     __slots__ = ()

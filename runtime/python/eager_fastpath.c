@@ -640,10 +640,12 @@ static PyObject NOT_HANDLED_OBJECT;
 
 static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject* const* args) {
   TF_Tensor* inline_inputs[INLINE_TENSORS];
+  PyObject* inline_holders[INLINE_TENSORS];
   char inline_owned[INLINE_TENSORS], inline_borrowed[INLINE_TENSORS];
   TF_Tensor* inline_outputs[INLINE_TENSORS];
   Py_ssize_t n_in = sig->num_slots, n_out = sig->num_outputs;
   TF_Tensor** inputs = inline_inputs;
+  PyObject** holders = inline_holders;
   char* owned = inline_owned;
   char* borrowed = inline_borrowed;
   TF_Tensor** outputs = inline_outputs;
@@ -651,9 +653,10 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
   Py_ssize_t made = 0;
   if (n_in > INLINE_TENSORS) {
     inputs = PyMem_Calloc(n_in, sizeof(TF_Tensor*));
+    holders = PyMem_Calloc(n_in, sizeof(PyObject*));
     owned = PyMem_Calloc(n_in, 2);
     borrowed = owned + n_in;
-    if (!inputs || !owned) {
+    if (!inputs || !holders || !owned) {
       PyErr_NoMemory();
       goto done;
     }
@@ -677,7 +680,11 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
     for (Py_ssize_t i = 0; i < count; ++i, ++slot, ++made) {
       int is_borrowed = 0;
       if (slot->kind == SLOT_TENSOR) {
+        /* Borrowed: the Tensor is held (below) while the kernel may run without the
+         * GIL, when another thread could drop the caller's last reference. */
+        Py_INCREF(items[i]);
         inputs[made] = ((TensorObject*)items[i])->tensor;
+        holders[made] = items[i];
         owned[made] = 0;
       } else {
         inputs[made] = input_tensor(slot, items[i], &is_borrowed);
@@ -685,6 +692,7 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
           result = PyErr_Occurred() ? NULL : NOT_HANDLED;
           goto done;
         }
+        holders[made] = NULL;
         owned[made] = 1;
       }
       borrowed[made] = (char)is_borrowed;
@@ -746,10 +754,13 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
     if (outputs[o] != NULL) rt.TF_DeleteTensor(outputs[o]);
   if (result == NULL && !PyErr_Occurred()) PyErr_NoMemory();
 done:
-  for (Py_ssize_t i = 0; i < made; ++i)
+  for (Py_ssize_t i = 0; i < made; ++i) {
     if (owned[i]) rt.TF_DeleteTensor(inputs[i]);
+    else Py_DECREF(holders[i]);
+  }
   if (inputs != inline_inputs) {
     PyMem_Free(inputs);
+    PyMem_Free(holders);
     PyMem_Free(owned);
   }
   if (outputs != inline_outputs) PyMem_Free(outputs);
@@ -785,7 +796,11 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
     PyErr_SetString(PyExc_RuntimeError, "opgen's eager fast path is not configured");
     return NULL;
   }
-  if (!bound || kwnames != NULL || (nargs != 3 && nargs != 4)) return call_python_path(args, nargsf, kwnames);
+  if (!bound && ensure_bound() < 0) {
+    PyErr_Clear(); /* e.g. no runtime library: the Python path reports it its way */
+    return call_python_path(args, nargsf, kwnames);
+  }
+  if (kwnames != NULL || (nargs != 3 && nargs != 4)) return call_python_path(args, nargsf, kwnames);
   PyObject *op_type = args[0], *inputs = args[1], *attrs = args[2];
   if (!PyUnicode_CheckExact(op_type) || !PyDict_CheckExact(attrs) ||
       !(PyList_CheckExact(inputs) || PyTuple_CheckExact(inputs)))

@@ -22,9 +22,11 @@ bool CheckOutputOf(const TF_Graph* graph, const TF_Output& out, const char* what
     return false;
   }
   if (out.index < 0 || out.index >= static_cast<int>(out.oper->output_types.size())) {
-    SetStatus(status, TF_INVALID_ARGUMENT,
-              std::string("Cannot ") + what + " '" + TensorName(out) + "': '" + out.oper->name +
-                  "' has " + std::to_string(out.oper->output_types.size()) + " output(s)");
+    SetStatus(status, TF_OUT_OF_RANGE,  // TensorFlow's code and wording
+              std::string("Cannot ") + what + " '" + TensorName(out) + "': node '" +
+                  out.oper->name + "' (type: '" + out.oper->type() + "', num of outputs: " +
+                  std::to_string(out.oper->output_types.size()) + ") does not have output " +
+                  std::to_string(out.index));
     return false;
   }
   return true;

@@ -64,8 +64,8 @@ std::string OutputName(const TF_Output& output) {
 TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   if (!EnsureRuntimeInitialized(status)) return nullptr;
   const OpDef* def = OpRegistry::Global().Find(spec.op_type);
-  if (def == nullptr) {
-    SetStatus(status, TF_NOT_FOUND,
+  if (def == nullptr) {  // TF_INVALID_ARGUMENT, as TensorFlow's TF_FinishOperation says
+    SetStatus(status, TF_INVALID_ARGUMENT,
               "Op type not registered '" + spec.op_type + "' (node '" + spec.name + "')");
     return nullptr;
   }
@@ -94,8 +94,10 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   }
   // Attrs whose names start with '_' belong to the runtime and tools, not the OpDef.
   AttrMap attrs, private_attrs;
-  for (auto& [name, value] : spec.attrs)
-    (IsPrivateAttr(name) ? private_attrs : attrs).emplace(name, std::move(value));
+  for (auto& [name, value] : spec.attrs) {
+    bool unchecked = IsPrivateAttr(name) || (spec.keep_unknown_attrs && !def->FindAttr(name));
+    (unchecked ? private_attrs : attrs).emplace(name, std::move(value));
+  }
   CompleteAttrs(*def, input_dtypes, &attrs, status);
   if (status->code != TF_OK) {
     status->message += " (node '" + spec.name + "')";

@@ -56,6 +56,9 @@ struct NodeSpec {
   AttrMap attrs;
   std::vector<std::vector<TF_Output>> input_groups;  // one per input arg
   std::vector<TF_Operation*> control_inputs;
+  // Imported NodeDefs may carry attrs this OpDef lacks (written by a newer producer);
+  // as TensorFlow does, they are then kept unchecked instead of refused.
+  bool keep_unknown_attrs = false;
 };
 
 // Checks `spec` against its OpDef and the graph and adds it; the caller holds graph->mu.

@@ -168,6 +168,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     spec.op_type = node.op;
     spec.device = node.device.empty() ? opts.default_device : node.device;
     spec.attrs = node.attr;
+    spec.keep_unknown_attrs = true;
     std::vector<TF_Output> data;
     for (const ParsedInput& in : inputs[i]) {
       if (in.index < 0) {

@@ -233,3 +233,11 @@ def test_without_the_extension_execute_op_is_the_ctypes_path():
             "assert np.asarray(t).tolist() == [3.0, 3.0, 3.0]")
     env = dict(os.environ, OPGEN_DISABLE_FAST_PATH="1")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+
+
+def test_the_first_call_of_a_process_binds_the_fast_path():
+    # An op with no tensor in or out, first in a fresh process, is cached too.
+    code = ("from opgen import ops; from opgen.runtime import _eager_fastpath as f;"
+            "assert ops.no_op() is None and ops.no_op() is None;"
+            "assert f.cache_info() == {'NoOp': 1}, f.cache_info()")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -218,10 +218,19 @@ def test_truncated_bytes(api, graph):
         _expect_refused(api, graph, data[:cut], INVALID_ARGUMENT)
 
 
-def test_unknown_attr_and_duplicate_names(api, graph):
+def test_attrs_the_op_def_lacks_are_kept_unchecked(api, graph):
+    """As TensorFlow does for graphs from a newer producer: imported, not validated,
+    and written back."""
     gd = _small_graph_def()
-    gd.node[3].attr["bogus"].i = 1
-    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "bogus")
+    gd.node[3].attr["from_the_future"].i = 7
+    _import(api, graph, gd)
+    written = graph_pb2.GraphDef.FromString(api.graph_def(graph))
+    assert written.node[3].attr["from_the_future"].i == 7
+    got = _run(api, graph, {"x": np.float32([1, 1])}, "y")
+    np.testing.assert_array_equal(got, [2, 0])
+
+
+def test_duplicate_names(api, graph):
     gd = _small_graph_def()
     gd.node.append(_node("y", "NoOp"))
     _expect_refused(api, graph, gd, INVALID_ARGUMENT, "y")

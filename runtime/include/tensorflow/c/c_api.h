@@ -409,7 +409,9 @@ TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsMissingUnusedInputMappings(
 TF_CAPI_EXPORT extern void TF_DeleteImportGraphDefResults(TF_ImportGraphDefResults* results);
 
 /* Imports the serialized GraphDef in `graph_def` into `graph`. Nodes may come in any
- * order. On failure the graph is unchanged and NULL is returned. */
+ * order; attrs a node's OpDef lacks (a newer producer's) are kept unchecked, as
+ * TensorFlow ignores them. On failure the graph is unchanged and NULL is returned; the
+ * caller owns the results. */
 TF_CAPI_EXPORT extern TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResults(
     TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
     TF_Status* status);
