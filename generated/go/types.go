@@ -10,38 +10,38 @@ type DataType int32
 
 // The DataType values.
 const (
-	Float DataType = 1
-	Double DataType = 2
-	Int32 DataType = 3
-	Uint8 DataType = 4
-	Int16 DataType = 5
-	Int8 DataType = 6
-	String DataType = 7
-	Complex64 DataType = 8
-	Int64 DataType = 9
-	Bool DataType = 10
-	QInt8 DataType = 11
-	QUInt8 DataType = 12
-	QInt32 DataType = 13
-	BFloat16 DataType = 14
-	QInt16 DataType = 15
-	QUInt16 DataType = 16
-	Uint16 DataType = 17
-	Complex128 DataType = 18
-	Half DataType = 19
-	Resource DataType = 20
-	Variant DataType = 21
-	Uint32 DataType = 22
-	Uint64 DataType = 23
-	Float8E5m2 DataType = 24
-	Float8E4m3fn DataType = 25
-	Float8E4m3fnuz DataType = 26
+	Float             DataType = 1
+	Double            DataType = 2
+	Int32             DataType = 3
+	Uint8             DataType = 4
+	Int16             DataType = 5
+	Int8              DataType = 6
+	String            DataType = 7
+	Complex64         DataType = 8
+	Int64             DataType = 9
+	Bool              DataType = 10
+	QInt8             DataType = 11
+	QUInt8            DataType = 12
+	QInt32            DataType = 13
+	BFloat16          DataType = 14
+	QInt16            DataType = 15
+	QUInt16           DataType = 16
+	Uint16            DataType = 17
+	Complex128        DataType = 18
+	Half              DataType = 19
+	Resource          DataType = 20
+	Variant           DataType = 21
+	Uint32            DataType = 22
+	Uint64            DataType = 23
+	Float8E5m2        DataType = 24
+	Float8E4m3fn      DataType = 25
+	Float8E4m3fnuz    DataType = 26
 	Float8E4m3b11fnuz DataType = 27
-	Float8E5m2fnuz DataType = 28
-	Int4 DataType = 29
-	Uint4 DataType = 30
-	Int2 DataType = 31
-	Uint2 DataType = 32
+	Float8E5m2fnuz    DataType = 28
+	Int4              DataType = 29
+	Uint4             DataType = 30
+	Int2              DataType = 31
+	Uint2             DataType = 32
 )
 
 // Code is TensorFlow's error code (TF_Code).
@@ -49,23 +49,23 @@ type Code int32
 
 // The Code values.
 const (
-	OK Code = 0
-	Cancelled Code = 1
-	Unknown Code = 2
-	InvalidArgument Code = 3
-	DeadlineExceeded Code = 4
-	NotFound Code = 5
-	AlreadyExists Code = 6
-	PermissionDenied Code = 7
-	ResourceExhausted Code = 8
+	OK                 Code = 0
+	Cancelled          Code = 1
+	Unknown            Code = 2
+	InvalidArgument    Code = 3
+	DeadlineExceeded   Code = 4
+	NotFound           Code = 5
+	AlreadyExists      Code = 6
+	PermissionDenied   Code = 7
+	ResourceExhausted  Code = 8
 	FailedPrecondition Code = 9
-	Aborted Code = 10
-	OutOfRange Code = 11
-	Unimplemented Code = 12
-	Internal Code = 13
-	Unavailable Code = 14
-	DataLoss Code = 15
-	Unauthenticated Code = 16
+	Aborted            Code = 10
+	OutOfRange         Code = 11
+	Unimplemented      Code = 12
+	Internal           Code = 13
+	Unavailable        Code = 14
+	DataLoss           Code = 15
+	Unauthenticated    Code = 16
 )
 
 var codeNames = [...]string{
@@ -126,4 +126,3 @@ func UnknownShape() Shape { return Shape{} }
 
 // Func is a func attr value: the name of a function.
 type Func string
-

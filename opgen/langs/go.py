@@ -217,7 +217,24 @@ def shape_literal(shape: Shape) -> str:
 
 
 def doc_comment(lines: Sequence[str], indent: str = "") -> str:
-    return "\n".join(f"{indent}//{' ' + line if line else ''}" for line in lines)
+    """``//`` lines, with list items indented as gofmt (Go 1.19+) rewrites them."""
+    out, in_list = [], False
+    for line in lines:
+        if line.startswith("- "):
+            line, in_list = "  " + line, True
+        elif in_list and line.startswith("  "):
+            line = "  " + line
+        else:
+            in_list = False
+        out.append(f"{indent}//{' ' + line if line else ''}")
+    return "\n".join(out)
+
+
+def _aligned(names: Iterable[str]) -> list[str]:
+    """Names padded to one width, as gofmt aligns a const block."""
+    names = list(names)
+    width = max(map(len, names), default=0)
+    return [name.ljust(width) for name in names]
 
 
 # ------------------------------------------------------------------ template context
@@ -312,7 +329,10 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
     common = {"source": source, "package": PACKAGE, "module": MODULE_PATH}
     return [
         ("go.mod.j2", "go/go.mod", common),
-        ("types.go.j2", "go/types.go", {**common, "dtypes": dtypes(), "codes": CODES}),
+        ("types.go.j2", "go/types.go", {
+            **common,
+            "dtypes": list(zip(_aligned(name for name, _ in dtypes()), (v for _, v in dtypes()))),
+            "codes": list(zip(_aligned(CODES), CODES))}),
         ("runtime.go.j2", "go/runtime.go", common),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),

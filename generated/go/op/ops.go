@@ -12,12 +12,12 @@ import tf "opgen.dev/tf"
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Abs(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -36,14 +36,14 @@ func Abs(scope *Scope, x tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Add(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -60,12 +60,12 @@ func Add(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Adds N tensors of the same shape and dtype.
 //
 // Arguments:
-// - `inputs`: a list of `N` tensors of type attr `T`
-//   The addends.
+//   - `inputs`: a list of `N` tensors of type attr `T`
+//     The addends.
 //
 // Returns:
-// - `sum`: a tensor of type attr `T`
-//   Their sum.
+//   - `sum`: a tensor of type attr `T`
+//     Their sum.
 //
 // The last result is the error of adding the operation, nil on success.
 func AddN(scope *Scope, inputs []tf.Output) (tf.Output, error) {
@@ -84,14 +84,14 @@ func AddN(scope *Scope, inputs []tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   First addend.
-// - `y`: a tensor of type attr `T`
-//   Second addend.
+//   - `x`: a tensor of type attr `T`
+//     First addend.
+//   - `y`: a tensor of type attr `T`
+//     Second addend.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The sum.
+//   - `z`: a tensor of type attr `T`
+//     The sum.
 //
 // The last result is the error of adding the operation, nil on success.
 func AddV2(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -124,14 +124,14 @@ func ArgMaxOutputType(value tf.DataType) ArgMaxAttr {
 // Ties go to the smallest index.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `dimension`: a tensor of type attr `Tidx`
-//   The axis to search (a scalar).
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `dimension`: a tensor of type attr `Tidx`
+//     The axis to search (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `output_type`
-//   Indices along `dimension`.
+//   - `output`: a tensor of type attr `output_type`
+//     Indices along `dimension`.
 //
 // Optional attrs are set by the ArgMaxAttr options: ArgMaxOutputType.
 //
@@ -169,14 +169,14 @@ func ArgMinOutputType(value tf.DataType) ArgMinAttr {
 // Ties go to the smallest index.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `dimension`: a tensor of type attr `Tidx`
-//   The axis to search (a scalar).
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `dimension`: a tensor of type attr `Tidx`
+//     The axis to search (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `output_type`
-//   Indices along `dimension`.
+//   - `output`: a tensor of type attr `output_type`
+//     Indices along `dimension`.
 //
 // Optional attrs are set by the ArgMinAttr options: ArgMinOutputType.
 //
@@ -214,18 +214,18 @@ func AvgPoolDataFormat(value string) AvgPoolAttr {
 // Padded positions are left out of each average.
 //
 // Arguments:
-// - `value`: a tensor of type attr `T`
-//   The images, NHWC.
-// - `ksize`: a `list(int)` with at least 4 elements.
-//   Window size per dimension.
-// - `strides`: a `list(int)` with at least 4 elements.
-//   Window step per dimension.
-// - `padding`: a `string` from: `"SAME"`, `"VALID"`.
-//   'VALID' or 'SAME'.
+//   - `value`: a tensor of type attr `T`
+//     The images, NHWC.
+//   - `ksize`: a `list(int)` with at least 4 elements.
+//     Window size per dimension.
+//   - `strides`: a `list(int)` with at least 4 elements.
+//     Window step per dimension.
+//   - `padding`: a `string` from: `"SAME"`, `"VALID"`.
+//     'VALID' or 'SAME'.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The pooled images.
+//   - `output`: a tensor of type attr `T`
+//     The pooled images.
 //
 // Optional attrs are set by the AvgPoolAttr options: AvgPoolDataFormat.
 //
@@ -299,14 +299,14 @@ func BatchMatMulV2GradY(value bool) BatchMatMulV2Attr {
 // Leading (batch) dimensions broadcast as in numpy's matmul.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Rank >= 2.
-// - `y`: a tensor of type attr `T`
-//   Rank >= 2.
+//   - `x`: a tensor of type attr `T`
+//     Rank >= 2.
+//   - `y`: a tensor of type attr `T`
+//     Rank >= 2.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The batch of products.
+//   - `output`: a tensor of type attr `T`
+//     The batch of products.
 //
 // Optional attrs are set by the BatchMatMulV2Attr options: BatchMatMulV2AdjX, BatchMatMulV2AdjY, BatchMatMulV2GradX, BatchMatMulV2GradY.
 //
@@ -344,14 +344,14 @@ func BiasAddDataFormat(value string) BiasAddAttr {
 // The channel dimension is the last one for NHWC and the second for NCHW.
 //
 // Arguments:
-// - `value`: a tensor of type attr `T`
-//   Rank >= 2.
-// - `bias`: a tensor of type attr `T`
-//   One value per channel.
+//   - `value`: a tensor of type attr `T`
+//     Rank >= 2.
+//   - `bias`: a tensor of type attr `T`
+//     One value per channel.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   `value + bias`, same shape as `value`.
+//   - `output`: a tensor of type attr `T`
+//     `value + bias`, same shape as `value`.
 //
 // Optional attrs are set by the BiasAddAttr options: BiasAddDataFormat.
 //
@@ -389,14 +389,14 @@ func CastTruncate(value bool) CastAttr {
 // Floating-point values convert to integers by truncation toward zero, as numpy's `astype` does; to bool, non-zero values become true.
 //
 // Arguments:
-// - `x`: a tensor of type attr `SrcT`
-//   Values to convert.
-// - `dstT`: a `type`.
-//   The dtype of the result.
+//   - `x`: a tensor of type attr `SrcT`
+//     Values to convert.
+//   - `dstT`: a `type`.
+//     The dtype of the result.
 //
 // Returns:
-// - `y`: a tensor of type attr `DstT`
-//   The converted values.
+//   - `y`: a tensor of type attr `DstT`
+//     The converted values.
 //
 // Optional attrs are set by the CastAttr options: CastTruncate.
 //
@@ -421,16 +421,16 @@ func Cast(scope *Scope, x tf.Output, dstT tf.DataType, optional ...CastAttr) (tf
 // The bounds broadcast against `t`.
 //
 // Arguments:
-// - `t`: a tensor of type attr `T`
-//   The values.
-// - `clipValueMin`: a tensor of type attr `T`
-//   Lower bound.
-// - `clipValueMax`: a tensor of type attr `T`
-//   Upper bound.
+//   - `t`: a tensor of type attr `T`
+//     The values.
+//   - `clipValueMin`: a tensor of type attr `T`
+//     Lower bound.
+//   - `clipValueMax`: a tensor of type attr `T`
+//     Upper bound.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The clamped values.
+//   - `output`: a tensor of type attr `T`
+//     The clamped values.
 //
 // The last result is the error of adding the operation, nil on success.
 func ClipByValue(scope *Scope, t tf.Output, clipValueMin tf.Output, clipValueMax tf.Output) (tf.Output, error) {
@@ -449,14 +449,14 @@ func ClipByValue(scope *Scope, t tf.Output, clipValueMin tf.Output, clipValueMax
 // All inputs have the same rank and agree in every dimension but `axis`.
 //
 // Arguments:
-// - `values`: a list of `N` tensors of type attr `T`
-//   The tensors to join (at least 2).
-// - `axis`: a tensor of type attr `Tidx`
-//   The dimension to join along.
+//   - `values`: a list of `N` tensors of type attr `T`
+//     The tensors to join (at least 2).
+//   - `axis`: a tensor of type attr `Tidx`
+//     The dimension to join along.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The joined tensor.
+//   - `output`: a tensor of type attr `T`
+//     The joined tensor.
 //
 // The last result is the error of adding the operation, nil on success.
 func ConcatV2(scope *Scope, values []tf.Output, axis tf.Output) (tf.Output, error) {
@@ -473,14 +473,14 @@ func ConcatV2(scope *Scope, values []tf.Output, axis tf.Output) (tf.Output, erro
 // Returns the constant tensor held in attr `value`.
 //
 // Arguments:
-// - `value`: a `tensor`.
-//   The tensor to return.
-// - `dtype`: a `type`.
-//   The dtype of `value`.
+//   - `value`: a `tensor`.
+//     The tensor to return.
+//   - `dtype`: a `type`.
+//     The dtype of `value`.
 //
 // Returns:
-// - `output`: a tensor of type attr `dtype`
-//   The constant.
+//   - `output`: a tensor of type attr `dtype`
+//     The constant.
 //
 // The last result is the error of adding the operation, nil on success.
 func Const(scope *Scope, value *tf.Tensor, dtype tf.DataType) (tf.Output, error) {
@@ -548,18 +548,18 @@ func Conv2DDilations(value []int64) Conv2DAttr {
 // `input` is [batch, height, width, channels] (NHWC) and `filter` is [height, width, in_channels, out_channels]. Computed as an image-to-columns copy and a matrix product.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The images.
-// - `filter`: a tensor of type attr `T`
-//   The filters.
-// - `strides`: a `list(int)`.
-//   Step of the window per input dimension (batch and channel steps are 1).
-// - `padding`: a `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
-//   'VALID' (no padding), 'SAME' (output size = ceil(input / stride)) or 'EXPLICIT' (from explicit_paddings).
+//   - `input`: a tensor of type attr `T`
+//     The images.
+//   - `filter`: a tensor of type attr `T`
+//     The filters.
+//   - `strides`: a `list(int)`.
+//     Step of the window per input dimension (batch and channel steps are 1).
+//   - `padding`: a `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+//     'VALID' (no padding), 'SAME' (output size = ceil(input / stride)) or 'EXPLICIT' (from explicit_paddings).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The feature maps.
+//   - `output`: a tensor of type attr `T`
+//     The feature maps.
 //
 // Optional attrs are set by the Conv2DAttr options: Conv2DUseCudnnOnGpu, Conv2DExplicitPaddings, Conv2DDataFormat, Conv2DDilations.
 //
@@ -585,14 +585,14 @@ func Conv2D(scope *Scope, input tf.Output, filter tf.Output, strides []int64, pa
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Div(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -611,12 +611,12 @@ func Div(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `features`: a tensor of type attr `T`
-//   Input values.
+//   - `features`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `activations`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `activations`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Elu(scope *Scope, features tf.Output) (tf.Output, error) {
@@ -649,14 +649,14 @@ func EqualIncompatibleShapeError(value bool) EqualAttr {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // Optional attrs are set by the EqualAttr options: EqualIncompatibleShapeError.
 //
@@ -680,12 +680,12 @@ func Equal(scope *Scope, x tf.Output, y tf.Output, optional ...EqualAttr) (tf.Ou
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Erf(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -704,12 +704,12 @@ func Erf(scope *Scope, x tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Exp(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -728,14 +728,14 @@ func Exp(scope *Scope, x tf.Output) (tf.Output, error) {
 // `dim` may be negative, counting from the end (-1 appends).
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `dim`: a tensor of type attr `Tdim`
-//   Where to insert (a scalar).
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `dim`: a tensor of type attr `Tdim`
+//     Where to insert (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   `input` with one more dimension.
+//   - `output`: a tensor of type attr `T`
+//     `input` with one more dimension.
 //
 // The last result is the error of adding the operation, nil on success.
 func ExpandDims(scope *Scope, input tf.Output, dim tf.Output) (tf.Output, error) {
@@ -752,14 +752,14 @@ func ExpandDims(scope *Scope, input tf.Output, dim tf.Output) (tf.Output, error)
 // Returns a tensor of shape `dims` with every element `value`.
 //
 // Arguments:
-// - `dims`: a tensor of type attr `index_type`
-//   The output shape (1-D).
-// - `value`: a tensor of type attr `T`
-//   The fill value (a scalar).
+//   - `dims`: a tensor of type attr `index_type`
+//     The output shape (1-D).
+//   - `value`: a tensor of type attr `T`
+//     The fill value (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The filled tensor.
+//   - `output`: a tensor of type attr `T`
+//     The filled tensor.
 //
 // The last result is the error of adding the operation, nil on success.
 func Fill(scope *Scope, dims tf.Output, value tf.Output) (tf.Output, error) {
@@ -778,14 +778,14 @@ func Fill(scope *Scope, dims tf.Output, value tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func FloorDiv(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -804,14 +804,14 @@ func FloorDiv(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func FloorMod(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -877,30 +877,30 @@ func FusedBatchNormV3IsTraining(value bool) FusedBatchNormV3Attr {
 // For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   The activations.
-// - `scale`: a tensor of type attr `U`
-//   Per-channel scale.
-// - `offset`: a tensor of type attr `U`
-//   Per-channel offset.
-// - `mean`: a tensor of type attr `U`
-//   Per-channel mean (running mean when training).
-// - `variance`: a tensor of type attr `U`
-//   Per-channel variance (running variance when training).
+//   - `x`: a tensor of type attr `T`
+//     The activations.
+//   - `scale`: a tensor of type attr `U`
+//     Per-channel scale.
+//   - `offset`: a tensor of type attr `U`
+//     Per-channel offset.
+//   - `mean`: a tensor of type attr `U`
+//     Per-channel mean (running mean when training).
+//   - `variance`: a tensor of type attr `U`
+//     Per-channel variance (running variance when training).
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The normalised activations.
-// - `batchMean`: a tensor of type attr `U`
-//   The mean used or updated.
-// - `batchVariance`: a tensor of type attr `U`
-//   The variance used or updated.
-// - `reserveSpace1`: a tensor of type attr `U`
-//   Batch mean, for the gradient.
-// - `reserveSpace2`: a tensor of type attr `U`
-//   Batch variance, for the gradient.
-// - `reserveSpace3`: a tensor of type attr `U`
-//   Unused; empty.
+//   - `y`: a tensor of type attr `T`
+//     The normalised activations.
+//   - `batchMean`: a tensor of type attr `U`
+//     The mean used or updated.
+//   - `batchVariance`: a tensor of type attr `U`
+//     The variance used or updated.
+//   - `reserveSpace1`: a tensor of type attr `U`
+//     Batch mean, for the gradient.
+//   - `reserveSpace2`: a tensor of type attr `U`
+//     Batch variance, for the gradient.
+//   - `reserveSpace3`: a tensor of type attr `U`
+//     Unused; empty.
 //
 // Optional attrs are set by the FusedBatchNormV3Attr options: FusedBatchNormV3Epsilon, FusedBatchNormV3ExponentialAvgFactor, FusedBatchNormV3DataFormat, FusedBatchNormV3IsTraining.
 //
@@ -938,16 +938,16 @@ func GatherV2BatchDims(value int64) GatherV2Attr {
 // The output shape is params.shape[:axis] + indices.shape + params.shape[axis + 1:].
 //
 // Arguments:
-// - `params`: a tensor of type attr `Tparams`
-//   The values to gather from.
-// - `indices`: a tensor of type attr `Tindices`
-//   Indices into dimension `axis`.
-// - `axis`: a tensor of type attr `Taxis`
-//   The dimension to gather along (a scalar).
+//   - `params`: a tensor of type attr `Tparams`
+//     The values to gather from.
+//   - `indices`: a tensor of type attr `Tindices`
+//     Indices into dimension `axis`.
+//   - `axis`: a tensor of type attr `Taxis`
+//     The dimension to gather along (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `Tparams`
-//   The gathered values.
+//   - `output`: a tensor of type attr `Tparams`
+//     The gathered values.
 //
 // Optional attrs are set by the GatherV2Attr options: GatherV2BatchDims.
 //
@@ -971,14 +971,14 @@ func GatherV2(scope *Scope, params tf.Output, indices tf.Output, axis tf.Output,
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Greater(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -997,14 +997,14 @@ func Greater(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func GreaterEqual(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1023,12 +1023,12 @@ func GreaterEqual(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // The output shares the input's buffer; no data is copied.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   Any tensor.
+//   - `input`: a tensor of type attr `T`
+//     Any tensor.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The same tensor.
+//   - `output`: a tensor of type attr `T`
+//     The same tensor.
 //
 // The last result is the error of adding the operation, nil on success.
 func Identity(scope *Scope, input tf.Output) (tf.Output, error) {
@@ -1047,14 +1047,14 @@ func Identity(scope *Scope, input tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Less(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1073,14 +1073,14 @@ func Less(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func LessEqual(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1099,12 +1099,12 @@ func LessEqual(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Log(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -1123,12 +1123,12 @@ func Log(scope *Scope, x tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Log1p(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -1147,12 +1147,12 @@ func Log1p(scope *Scope, x tf.Output) (tf.Output, error) {
 // Computed stably, by subtracting each row's maximum first.
 //
 // Arguments:
-// - `logits`: a tensor of type attr `T`
-//   Rank >= 1; the last dimension holds the classes.
+//   - `logits`: a tensor of type attr `T`
+//     Rank >= 1; the last dimension holds the classes.
 //
 // Returns:
-// - `logsoftmax`: a tensor of type attr `T`
-//   Log-probabilities, same shape as `logits`.
+//   - `logsoftmax`: a tensor of type attr `T`
+//     Log-probabilities, same shape as `logits`.
 //
 // The last result is the error of adding the operation, nil on success.
 func LogSoftmax(scope *Scope, logits tf.Output) (tf.Output, error) {
@@ -1171,14 +1171,14 @@ func LogSoftmax(scope *Scope, logits tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type `bool`
-//   Left operand.
-// - `y`: a tensor of type `bool`
-//   Right operand.
+//   - `x`: a tensor of type `bool`
+//     Left operand.
+//   - `y`: a tensor of type `bool`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func LogicalAnd(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1197,12 +1197,12 @@ func LogicalAnd(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type `bool`
-//   Input values.
+//   - `x`: a tensor of type `bool`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type `bool`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type `bool`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func LogicalNot(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -1221,14 +1221,14 @@ func LogicalNot(scope *Scope, x tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type `bool`
-//   Left operand.
-// - `y`: a tensor of type `bool`
-//   Right operand.
+//   - `x`: a tensor of type `bool`
+//     Left operand.
+//   - `y`: a tensor of type `bool`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1294,14 +1294,14 @@ func MatMulGradB(value bool) MatMulAttr {
 // Both inputs are rank-2; the inner dimensions (after the optional transposes) must agree. Floating-point products run through BLAS.
 //
 // Arguments:
-// - `a`: a tensor of type attr `T`
-//   Left matrix.
-// - `b`: a tensor of type attr `T`
-//   Right matrix.
+//   - `a`: a tensor of type attr `T`
+//     Left matrix.
+//   - `b`: a tensor of type attr `T`
+//     Right matrix.
 //
 // Returns:
-// - `product`: a tensor of type attr `T`
-//   `a @ b`.
+//   - `product`: a tensor of type attr `T`
+//     `a @ b`.
 //
 // Optional attrs are set by the MatMulAttr options: MatMulTransposeA, MatMulTransposeB, MatMulGradA, MatMulGradB.
 //
@@ -1339,14 +1339,14 @@ func MaxKeepDims(value bool) MaxAttr {
 // Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values to reduce.
-// - `reductionIndices`: a tensor of type attr `Tidx`
-//   The axes to reduce.
+//   - `input`: a tensor of type attr `T`
+//     The values to reduce.
+//   - `reductionIndices`: a tensor of type attr `Tidx`
+//     The axes to reduce.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The reduced tensor.
+//   - `output`: a tensor of type attr `T`
+//     The reduced tensor.
 //
 // Optional attrs are set by the MaxAttr options: MaxKeepDims.
 //
@@ -1393,18 +1393,18 @@ func MaxPoolDataFormat(value string) MaxPoolAttr {
 // Max pooling over 2-D windows.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The images, NHWC.
-// - `ksize`: a `list(int)` with at least 4 elements.
-//   Window size per dimension.
-// - `strides`: a `list(int)` with at least 4 elements.
-//   Window step per dimension.
-// - `padding`: a `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
-//   'VALID', 'SAME' or 'EXPLICIT'.
+//   - `input`: a tensor of type attr `T`
+//     The images, NHWC.
+//   - `ksize`: a `list(int)` with at least 4 elements.
+//     Window size per dimension.
+//   - `strides`: a `list(int)` with at least 4 elements.
+//     Window step per dimension.
+//   - `padding`: a `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+//     'VALID', 'SAME' or 'EXPLICIT'.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The pooled images.
+//   - `output`: a tensor of type attr `T`
+//     The pooled images.
 //
 // Optional attrs are set by the MaxPoolAttr options: MaxPoolExplicitPaddings, MaxPoolDataFormat.
 //
@@ -1431,14 +1431,14 @@ func MaxPool(scope *Scope, input tf.Output, ksize []int64, strides []int64, padd
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Maximum(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1471,14 +1471,14 @@ func MeanKeepDims(value bool) MeanAttr {
 // Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values to reduce.
-// - `reductionIndices`: a tensor of type attr `Tidx`
-//   The axes to reduce.
+//   - `input`: a tensor of type attr `T`
+//     The values to reduce.
+//   - `reductionIndices`: a tensor of type attr `Tidx`
+//     The axes to reduce.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The reduced tensor.
+//   - `output`: a tensor of type attr `T`
+//     The reduced tensor.
 //
 // Optional attrs are set by the MeanAttr options: MeanKeepDims.
 //
@@ -1516,14 +1516,14 @@ func MinKeepDims(value bool) MinAttr {
 // Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values to reduce.
-// - `reductionIndices`: a tensor of type attr `Tidx`
-//   The axes to reduce.
+//   - `input`: a tensor of type attr `T`
+//     The values to reduce.
+//   - `reductionIndices`: a tensor of type attr `Tidx`
+//     The axes to reduce.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The reduced tensor.
+//   - `output`: a tensor of type attr `T`
+//     The reduced tensor.
 //
 // Optional attrs are set by the MinAttr options: MinKeepDims.
 //
@@ -1547,14 +1547,14 @@ func Min(scope *Scope, input tf.Output, reductionIndices tf.Output, optional ...
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Minimum(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1573,14 +1573,14 @@ func Minimum(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   First factor.
-// - `y`: a tensor of type attr `T`
-//   Second factor.
+//   - `x`: a tensor of type attr `T`
+//     First factor.
+//   - `y`: a tensor of type attr `T`
+//     Second factor.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The product.
+//   - `z`: a tensor of type attr `T`
+//     The product.
 //
 // The last result is the error of adding the operation, nil on success.
 func Mul(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1597,12 +1597,12 @@ func Mul(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Returns `-x` element-wise.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The negated values.
+//   - `y`: a tensor of type attr `T`
+//     The negated values.
 //
 // The last result is the error of adding the operation, nil on success.
 func Neg(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -1621,7 +1621,7 @@ func Neg(scope *Scope, x tf.Output) (tf.Output, error) {
 // Useful as a placeholder for control edges.
 //
 // Returns:
-// - the operation (it has no outputs), to run as a session target
+//   - the operation (it has no outputs), to run as a session target
 //
 // The last result is the error of adding the operation, nil on success.
 func NoOp(scope *Scope) (*tf.Operation, error) {
@@ -1654,14 +1654,14 @@ func NotEqualIncompatibleShapeError(value bool) NotEqualAttr {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type `bool`
-//   The result.
+//   - `z`: a tensor of type `bool`
+//     The result.
 //
 // Optional attrs are set by the NotEqualAttr options: NotEqualIncompatibleShapeError.
 //
@@ -1683,12 +1683,12 @@ func NotEqual(scope *Scope, x tf.Output, y tf.Output, optional ...NotEqualAttr) 
 // Returns ones shaped like `x`.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   A tensor giving shape and dtype.
+//   - `x`: a tensor of type attr `T`
+//     A tensor giving shape and dtype.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   Ones.
+//   - `y`: a tensor of type attr `T`
+//     Ones.
 //
 // The last result is the error of adding the operation, nil on success.
 func OnesLike(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -1721,12 +1721,12 @@ func PackAxis(value int64) PackAttr {
 // The new dimension, of size N, is inserted at `axis`.
 //
 // Arguments:
-// - `values`: a list of `N` tensors of type attr `T`
-//   Tensors of equal shape.
+//   - `values`: a list of `N` tensors of type attr `T`
+//     Tensors of equal shape.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The stacked tensor.
+//   - `output`: a tensor of type attr `T`
+//     The stacked tensor.
 //
 // Optional attrs are set by the PackAttr options: PackAxis.
 //
@@ -1750,14 +1750,14 @@ func Pack(scope *Scope, values []tf.Output, optional ...PackAttr) (tf.Output, er
 // `paddings[d]` holds how many zeros go before and after dimension `d`.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `paddings`: a tensor of type attr `Tpaddings`
-//   An [rank, 2] tensor of non-negative counts.
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `paddings`: a tensor of type attr `Tpaddings`
+//     An [rank, 2] tensor of non-negative counts.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The padded tensor.
+//   - `output`: a tensor of type attr `T`
+//     The padded tensor.
 //
 // The last result is the error of adding the operation, nil on success.
 func Pad(scope *Scope, input tf.Output, paddings tf.Output) (tf.Output, error) {
@@ -1790,12 +1790,12 @@ func PlaceholderShape(value tf.Shape) PlaceholderAttr {
 // Running a graph that needs this node without feeding it is an error.
 //
 // Arguments:
-// - `dtype`: a `type`.
-//   The dtype of the fed tensor.
+//   - `dtype`: a `type`.
+//     The dtype of the fed tensor.
 //
 // Returns:
-// - `output`: a tensor of type attr `dtype`
-//   The fed tensor.
+//   - `output`: a tensor of type attr `dtype`
+//     The fed tensor.
 //
 // Optional attrs are set by the PlaceholderAttr options: PlaceholderShape.
 //
@@ -1818,14 +1818,14 @@ func Placeholder(scope *Scope, dtype tf.DataType, optional ...PlaceholderAttr) (
 // A graph input that passes `input` through when no value is fed.
 //
 // Arguments:
-// - `input`: a tensor of type attr `dtype`
-//   The value produced when the output is not fed.
-// - `shape`: a `shape`.
-//   The shape fed tensors must be compatible with.
+//   - `input`: a tensor of type attr `dtype`
+//     The value produced when the output is not fed.
+//   - `shape`: a `shape`.
+//     The shape fed tensors must be compatible with.
 //
 // Returns:
-// - `output`: a tensor of type attr `dtype`
-//   The fed tensor, or `input`.
+//   - `output`: a tensor of type attr `dtype`
+//     The fed tensor, or `input`.
 //
 // The last result is the error of adding the operation, nil on success.
 func PlaceholderWithDefault(scope *Scope, input tf.Output, shape tf.Shape) (tf.Output, error) {
@@ -1845,14 +1845,14 @@ func PlaceholderWithDefault(scope *Scope, input tf.Output, shape tf.Shape) (tf.O
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func Pow(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1885,14 +1885,14 @@ func ProdKeepDims(value bool) ProdAttr {
 // Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values to reduce.
-// - `reductionIndices`: a tensor of type attr `Tidx`
-//   The axes to reduce.
+//   - `input`: a tensor of type attr `T`
+//     The values to reduce.
+//   - `reductionIndices`: a tensor of type attr `Tidx`
+//     The axes to reduce.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The reduced tensor.
+//   - `output`: a tensor of type attr `T`
+//     The reduced tensor.
 //
 // Optional attrs are set by the ProdAttr options: ProdKeepDims.
 //
@@ -1914,16 +1914,16 @@ func Prod(scope *Scope, input tf.Output, reductionIndices tf.Output, optional ..
 // Returns the sequence `start, start + delta, ...` up to but excluding `limit`.
 //
 // Arguments:
-// - `start`: a tensor of type attr `Tidx`
-//   First value (a scalar).
-// - `limit`: a tensor of type attr `Tidx`
-//   Exclusive bound (a scalar).
-// - `delta`: a tensor of type attr `Tidx`
-//   Step, not zero (a scalar).
+//   - `start`: a tensor of type attr `Tidx`
+//     First value (a scalar).
+//   - `limit`: a tensor of type attr `Tidx`
+//     Exclusive bound (a scalar).
+//   - `delta`: a tensor of type attr `Tidx`
+//     Step, not zero (a scalar).
 //
 // Returns:
-// - `output`: a tensor of type attr `Tidx`
-//   The 1-D sequence.
+//   - `output`: a tensor of type attr `Tidx`
+//     The 1-D sequence.
 //
 // The last result is the error of adding the operation, nil on success.
 func Range(scope *Scope, start tf.Output, limit tf.Output, delta tf.Output) (tf.Output, error) {
@@ -1940,12 +1940,12 @@ func Range(scope *Scope, start tf.Output, limit tf.Output, delta tf.Output) (tf.
 // Returns the number of dimensions of `input`.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   Any tensor.
+//   - `input`: a tensor of type attr `T`
+//     Any tensor.
 //
 // Returns:
-// - `output`: a tensor of type `int32`
-//   The rank (a scalar).
+//   - `output`: a tensor of type `int32`
+//     The rank (a scalar).
 //
 // The last result is the error of adding the operation, nil on success.
 func Rank(scope *Scope, input tf.Output) (tf.Output, error) {
@@ -1964,14 +1964,14 @@ func Rank(scope *Scope, input tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do. Integer division truncates toward zero; an integer division by zero is an error.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Dividend.
-// - `y`: a tensor of type attr `T`
-//   Divisor.
+//   - `x`: a tensor of type attr `T`
+//     Dividend.
+//   - `y`: a tensor of type attr `T`
+//     Divisor.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The quotient.
+//   - `z`: a tensor of type attr `T`
+//     The quotient.
 //
 // The last result is the error of adding the operation, nil on success.
 func RealDiv(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -1990,12 +1990,12 @@ func RealDiv(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Reciprocal(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2014,12 +2014,12 @@ func Reciprocal(scope *Scope, x tf.Output) (tf.Output, error) {
 // Applied element by element; negative values become zero.
 //
 // Arguments:
-// - `features`: a tensor of type attr `T`
-//   Input values.
+//   - `features`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `activations`: a tensor of type attr `T`
-//   `features` with negatives set to 0.
+//   - `activations`: a tensor of type attr `T`
+//     `features` with negatives set to 0.
 //
 // The last result is the error of adding the operation, nil on success.
 func Relu(scope *Scope, features tf.Output) (tf.Output, error) {
@@ -2038,12 +2038,12 @@ func Relu(scope *Scope, features tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `features`: a tensor of type attr `T`
-//   Input values.
+//   - `features`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `activations`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `activations`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Relu6(scope *Scope, features tf.Output) (tf.Output, error) {
@@ -2062,14 +2062,14 @@ func Relu6(scope *Scope, features tf.Output) (tf.Output, error) {
 // One entry of `shape` may be -1; it is inferred. The data is shared, not copied.
 //
 // Arguments:
-// - `tensor`: a tensor of type attr `T`
-//   The values.
-// - `shape`: a tensor of type attr `Tshape`
-//   The new shape (1-D).
+//   - `tensor`: a tensor of type attr `T`
+//     The values.
+//   - `shape`: a tensor of type attr `Tshape`
+//     The new shape (1-D).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   `tensor` with shape `shape`.
+//   - `output`: a tensor of type attr `T`
+//     `tensor` with shape `shape`.
 //
 // The last result is the error of adding the operation, nil on success.
 func Reshape(scope *Scope, tensor tf.Output, shape tf.Output) (tf.Output, error) {
@@ -2088,12 +2088,12 @@ func Reshape(scope *Scope, tensor tf.Output, shape tf.Output) (tf.Output, error)
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Rsqrt(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2112,16 +2112,16 @@ func Rsqrt(scope *Scope, x tf.Output) (tf.Output, error) {
 // The three operands broadcast against each other.
 //
 // Arguments:
-// - `condition`: a tensor of type `bool`
-//   Where to pick `t`.
-// - `t`: a tensor of type attr `T`
-//   Values where true.
-// - `e`: a tensor of type attr `T`
-//   Values where false.
+//   - `condition`: a tensor of type `bool`
+//     Where to pick `t`.
+//   - `t`: a tensor of type attr `T`
+//     Values where true.
+//   - `e`: a tensor of type attr `T`
+//     Values where false.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The selection.
+//   - `output`: a tensor of type attr `T`
+//     The selection.
 //
 // The last result is the error of adding the operation, nil on success.
 func SelectV2(scope *Scope, condition tf.Output, t tf.Output, e tf.Output) (tf.Output, error) {
@@ -2140,12 +2140,12 @@ func SelectV2(scope *Scope, condition tf.Output, t tf.Output, e tf.Output) (tf.O
 // Applied element by element.
 //
 // Arguments:
-// - `features`: a tensor of type attr `T`
-//   Input values.
+//   - `features`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `activations`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `activations`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Selu(scope *Scope, features tf.Output) (tf.Output, error) {
@@ -2176,12 +2176,12 @@ func ShapeOutType(value tf.DataType) ShapeAttr {
 // Returns the shape of `input` as a 1-D tensor.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   Any tensor.
+//   - `input`: a tensor of type attr `T`
+//     Any tensor.
 //
 // Returns:
-// - `output`: a tensor of type attr `out_type`
-//   Its dimensions.
+//   - `output`: a tensor of type attr `out_type`
+//     Its dimensions.
 //
 // Optional attrs are set by the ShapeAttr options: ShapeOutType.
 //
@@ -2205,12 +2205,12 @@ func Shape(scope *Scope, input tf.Output, optional ...ShapeAttr) (tf.Output, err
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Sigmoid(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2229,12 +2229,12 @@ func Sigmoid(scope *Scope, x tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Sign(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2265,12 +2265,12 @@ func SizeOutType(value tf.DataType) SizeAttr {
 // Returns the number of elements of `input`.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   Any tensor.
+//   - `input`: a tensor of type attr `T`
+//     Any tensor.
 //
 // Returns:
-// - `output`: a tensor of type attr `out_type`
-//   The element count (a scalar).
+//   - `output`: a tensor of type attr `out_type`
+//     The element count (a scalar).
 //
 // Optional attrs are set by the SizeAttr options: SizeOutType.
 //
@@ -2294,16 +2294,16 @@ func Size(scope *Scope, input tf.Output, optional ...SizeAttr) (tf.Output, error
 // A size of -1 takes everything to the end of that dimension.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `begin`: a tensor of type attr `Index`
-//   Start index per dimension.
-// - `size`: a tensor of type attr `Index`
-//   Extent per dimension (-1: to the end).
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `begin`: a tensor of type attr `Index`
+//     Start index per dimension.
+//   - `size`: a tensor of type attr `Index`
+//     Extent per dimension (-1: to the end).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The block.
+//   - `output`: a tensor of type attr `T`
+//     The block.
 //
 // The last result is the error of adding the operation, nil on success.
 func Slice(scope *Scope, input tf.Output, begin tf.Output, size tf.Output) (tf.Output, error) {
@@ -2322,12 +2322,12 @@ func Slice(scope *Scope, input tf.Output, begin tf.Output, size tf.Output) (tf.O
 // Computed stably, by subtracting each row's maximum first.
 //
 // Arguments:
-// - `logits`: a tensor of type attr `T`
-//   Rank >= 1; the last dimension holds the classes.
+//   - `logits`: a tensor of type attr `T`
+//     Rank >= 1; the last dimension holds the classes.
 //
 // Returns:
-// - `softmax`: a tensor of type attr `T`
-//   Probabilities, same shape as `logits`.
+//   - `softmax`: a tensor of type attr `T`
+//     Probabilities, same shape as `logits`.
 //
 // The last result is the error of adding the operation, nil on success.
 func Softmax(scope *Scope, logits tf.Output) (tf.Output, error) {
@@ -2346,12 +2346,12 @@ func Softmax(scope *Scope, logits tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `features`: a tensor of type attr `T`
-//   Input values.
+//   - `features`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `activations`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `activations`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Softplus(scope *Scope, features tf.Output) (tf.Output, error) {
@@ -2370,12 +2370,12 @@ func Softplus(scope *Scope, features tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Sqrt(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2394,12 +2394,12 @@ func Sqrt(scope *Scope, x tf.Output) (tf.Output, error) {
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Square(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2418,14 +2418,14 @@ func Square(scope *Scope, x tf.Output) (tf.Output, error) {
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Left operand.
-// - `y`: a tensor of type attr `T`
-//   Right operand.
+//   - `x`: a tensor of type attr `T`
+//     Left operand.
+//   - `y`: a tensor of type attr `T`
+//     Right operand.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The result.
+//   - `z`: a tensor of type attr `T`
+//     The result.
 //
 // The last result is the error of adding the operation, nil on success.
 func SquaredDifference(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -2458,12 +2458,12 @@ func SqueezeSqueezeDims(value []int64) SqueezeAttr {
 // With `squeeze_dims` empty, every size-1 dimension goes; otherwise only those listed.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
+//   - `input`: a tensor of type attr `T`
+//     The values.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   `input` without the squeezed dimensions.
+//   - `output`: a tensor of type attr `T`
+//     `input` without the squeezed dimensions.
 //
 // Optional attrs are set by the SqueezeAttr options: SqueezeSqueezeDims.
 //
@@ -2545,18 +2545,18 @@ func StridedSliceShrinkAxisMask(value int64) StridedSliceAttr {
 // Bit i of a mask changes spec entry i: begin_mask/end_mask ignore begin[i]/end[i] (slice from/to the edge), ellipsis_mask makes it `...`, new_axis_mask inserts a dimension of size 1, shrink_axis_mask takes the single index begin[i] and drops the dimension.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `begin`: a tensor of type attr `Index`
-//   Start per spec entry.
-// - `end`: a tensor of type attr `Index`
-//   Stop per spec entry.
-// - `strides`: a tensor of type attr `Index`
-//   Step per spec entry (non-zero).
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `begin`: a tensor of type attr `Index`
+//     Start per spec entry.
+//   - `end`: a tensor of type attr `Index`
+//     Stop per spec entry.
+//   - `strides`: a tensor of type attr `Index`
+//     Step per spec entry (non-zero).
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The slice.
+//   - `output`: a tensor of type attr `T`
+//     The slice.
 //
 // Optional attrs are set by the StridedSliceAttr options: StridedSliceBeginMask, StridedSliceEndMask, StridedSliceEllipsisMask, StridedSliceNewAxisMask, StridedSliceShrinkAxisMask.
 //
@@ -2580,14 +2580,14 @@ func StridedSlice(scope *Scope, input tf.Output, begin tf.Output, end tf.Output,
 // Both operands broadcast against each other as numpy arrays do.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Minuend.
-// - `y`: a tensor of type attr `T`
-//   Subtrahend.
+//   - `x`: a tensor of type attr `T`
+//     Minuend.
+//   - `y`: a tensor of type attr `T`
+//     Subtrahend.
 //
 // Returns:
-// - `z`: a tensor of type attr `T`
-//   The difference.
+//   - `z`: a tensor of type attr `T`
+//     The difference.
 //
 // The last result is the error of adding the operation, nil on success.
 func Sub(scope *Scope, x tf.Output, y tf.Output) (tf.Output, error) {
@@ -2620,14 +2620,14 @@ func SumKeepDims(value bool) SumAttr {
 // Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values to reduce.
-// - `reductionIndices`: a tensor of type attr `Tidx`
-//   The axes to reduce.
+//   - `input`: a tensor of type attr `T`
+//     The values to reduce.
+//   - `reductionIndices`: a tensor of type attr `Tidx`
+//     The axes to reduce.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The reduced tensor.
+//   - `output`: a tensor of type attr `T`
+//     The reduced tensor.
 //
 // Optional attrs are set by the SumAttr options: SumKeepDims.
 //
@@ -2651,12 +2651,12 @@ func Sum(scope *Scope, input tf.Output, reductionIndices tf.Output, optional ...
 // Applied element by element.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   Input values.
+//   - `x`: a tensor of type attr `T`
+//     Input values.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The result, same shape as the input.
+//   - `y`: a tensor of type attr `T`
+//     The result, same shape as the input.
 //
 // The last result is the error of adding the operation, nil on success.
 func Tanh(scope *Scope, x tf.Output) (tf.Output, error) {
@@ -2673,14 +2673,14 @@ func Tanh(scope *Scope, x tf.Output) (tf.Output, error) {
 // Repeats `input` `multiples[d]` times along each dimension `d`.
 //
 // Arguments:
-// - `input`: a tensor of type attr `T`
-//   The values.
-// - `multiples`: a tensor of type attr `Tmultiples`
-//   Repetitions per dimension.
+//   - `input`: a tensor of type attr `T`
+//     The values.
+//   - `multiples`: a tensor of type attr `Tmultiples`
+//     Repetitions per dimension.
 //
 // Returns:
-// - `output`: a tensor of type attr `T`
-//   The tiled tensor.
+//   - `output`: a tensor of type attr `T`
+//     The tiled tensor.
 //
 // The last result is the error of adding the operation, nil on success.
 func Tile(scope *Scope, input tf.Output, multiples tf.Output) (tf.Output, error) {
@@ -2699,14 +2699,14 @@ func Tile(scope *Scope, input tf.Output, multiples tf.Output) (tf.Output, error)
 // Output dimension `i` is input dimension `perm[i]`.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   The values.
-// - `perm`: a tensor of type attr `Tperm`
-//   A permutation of `[0, rank(x))`.
+//   - `x`: a tensor of type attr `T`
+//     The values.
+//   - `perm`: a tensor of type attr `Tperm`
+//     A permutation of `[0, rank(x))`.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   The transposed values.
+//   - `y`: a tensor of type attr `T`
+//     The transposed values.
 //
 // The last result is the error of adding the operation, nil on success.
 func Transpose(scope *Scope, x tf.Output, perm tf.Output) (tf.Output, error) {
@@ -2739,14 +2739,14 @@ func UnpackAxis(value int64) UnpackAttr {
 // The inverse of Pack.
 //
 // Arguments:
-// - `value`: a tensor of type attr `T`
-//   The tensor to split; its size along `axis` must be `num`.
-// - `num`: an `int` that is >= 0.
-//   The size of `value` along `axis`.
+//   - `value`: a tensor of type attr `T`
+//     The tensor to split; its size along `axis` must be `num`.
+//   - `num`: an `int` that is >= 0.
+//     The size of `value` along `axis`.
 //
 // Returns:
-// - `output`: a list of `num` tensors of type attr `T`
-//   The pieces.
+//   - `output`: a list of `num` tensors of type attr `T`
+//     The pieces.
 //
 // Optional attrs are set by the UnpackAttr options: UnpackAxis.
 //
@@ -2773,12 +2773,12 @@ func Unpack(scope *Scope, value tf.Output, num int64, optional ...UnpackAttr) ([
 // Returns zeros shaped like `x`.
 //
 // Arguments:
-// - `x`: a tensor of type attr `T`
-//   A tensor giving shape and dtype.
+//   - `x`: a tensor of type attr `T`
+//     A tensor giving shape and dtype.
 //
 // Returns:
-// - `y`: a tensor of type attr `T`
-//   Zeros.
+//   - `y`: a tensor of type attr `T`
+//     Zeros.
 //
 // The last result is the error of adding the operation, nil on success.
 func ZerosLike(scope *Scope, x tf.Output) (tf.Output, error) {
