@@ -71,9 +71,9 @@ def op_doc(spec: OpSpec, names: dict[str, str], output_names: Sequence[str],
     params += [(names[a.name], attr_phrase(a, literal), a.description) for a in spec.required_attrs]
     if params:
         lines += ["", "Arguments:"]
-        for name, phrase, description in params:
+        for name, phrase, text in params:
             lines.append(f"- `{name}`: {phrase}")
-            lines += ["  " + line if line else "" for line in clean_lines(description)]
+            lines += ["  " + line if line else "" for line in clean_lines(text)]
     lines += ["", "Returns:"]
     if not spec.outputs:
         lines.append(f"- {returns_operation}")
