@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from opgen.langs import doctext
 from opgen.langs.rust import dtype_variant, dtypes
-from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
+from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
 from opgen.protos import types_pb2
 
 NAME = "go"
