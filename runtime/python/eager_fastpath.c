@@ -507,11 +507,8 @@ static Signature* new_signature(PyObject* const* args, Py_ssize_t num_args, PyOb
   }
   if (s != sig->num_slots) goto mismatch;
   return sig;
-mismatch:
-  /* The resolver's view of the call differs from ours: let Python run it. */
-  free_signature(sig);
-  return NULL;
-fail:
+mismatch: /* the resolver's view of the call differs from ours: no error, Python runs it */
+fail:     /* an error is set */
   free_signature(sig);
   return NULL;
 }
@@ -696,7 +693,8 @@ static PyObject* run_signature(const Signature* sig, PyObject* op_type, PyObject
         owned[made] = 1;
       }
       borrowed[made] = (char)is_borrowed;
-      total_bytes += rt.TF_TensorByteSize(inputs[made]);
+      if (slot->kind == SLOT_ARRAY) total_bytes += (size_t)PyArray_NBYTES((PyArrayObject*)items[i]);
+      else if (slot->kind == SLOT_TENSOR) total_bytes += rt.TF_TensorByteSize(inputs[made]);
     }
   }
   TF_Status* status = thread_status();
@@ -847,6 +845,9 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
     Py_DECREF(attr_items);
     return call_python_path(args, nargsf, kwnames);
   }
+  /* The resolver ran Python code: another thread may have changed a shared list. */
+  values = PySequence_Fast_ITEMS(inputs);
+  num_values = PySequence_Fast_GET_SIZE(inputs);
   Signature* sig = new_signature(values, num_values, attr_items, resolved);
   Py_DECREF(attr_items);
   Py_DECREF(resolved);
@@ -905,21 +906,6 @@ static PyObject* cache_info(PyObject* module, PyObject* unused) {
   return info;
 }
 
-static PyObject* clear_cache(PyObject* module, PyObject* unused) {
-  Py_ssize_t pos = 0;
-  PyObject *op_type, *capsule;
-  while (PyDict_Next(op_entries, &pos, &op_type, &capsule)) {
-    OpEntry* entry = PyCapsule_GetPointer(capsule, NULL);
-    while (entry->first != NULL) {
-      Signature* sig = entry->first;
-      entry->first = sig->next;
-      free_signature(sig);
-    }
-    entry->count = 0;
-  }
-  Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
     {"execute_op", (PyCFunction)(void (*)(void))execute_op, METH_FASTCALL | METH_KEYWORDS,
      "execute_op(op_type, inputs, attrs, name=None): runs an op eagerly; see "
@@ -928,8 +914,6 @@ static PyMethodDef methods[] = {
      "configure(binder, python_execute, resolver, raise_status, tensor_class)"},
     {"bind", bind_now, METH_NOARGS, "Binds the runtime library now (loads it)."},
     {"cache_info", cache_info, METH_NOARGS, "{op_type: number of cached signatures}"},
-    {"clear_cache", clear_cache, METH_NOARGS,
-     "Forgets every cached signature. Not safe while another thread runs an op."},
     {NULL}};
 
 static struct PyModuleDef module_def = {

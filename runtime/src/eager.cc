@@ -27,9 +27,10 @@ struct TFE_TensorHandle {
 struct OPGEN_EagerKernel {
   const opgen::OpDef* def;
   const opgen::KernelDef* kernel;
-  opgen::AttrMap attrs;  // complete and checked
+  opgen::AttrMap attrs;  // complete and checked; outlives `instance`, which reads it
   std::vector<TF_DataType> input_types;  // flat
   std::vector<TF_DataType> output_types;
+  std::unique_ptr<opgen::KernelInstance> instance;  // created once, computed per call
 };
 
 struct TFE_Op {
@@ -264,6 +265,10 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     DeviceType(op->device, &device);
     resolved->kernel = opgen::KernelRegistry::Global().Find(def, device, resolved->attrs, status);
     if (resolved->kernel == nullptr) return nullptr;
+    resolved->instance = opgen::KernelInstance::Create(*resolved->kernel, def, def.name,
+                                                       resolved->attrs, resolved->output_types,
+                                                       status);
+    if (resolved->instance == nullptr) return nullptr;
     return resolved.release();
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, op->def->name + ": " + e.what());
@@ -308,23 +313,8 @@ void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const*
         return;
       }
     }
-    // RunKernel takes a vector; a per-thread one saves an allocation per call (a kernel
-    // running an op itself would nest, and gets its own).
-    thread_local std::vector<TF_Tensor*> reused_inputs;
-    thread_local bool reused_in_use = false;
-    struct Claim {
-      bool held;
-      explicit Claim(bool free) : held(free) { if (held) reused_in_use = true; }
-      ~Claim() { if (held) { reused_in_use = false; reused_inputs.clear(); } }
-    } claim(!reused_in_use);
-    std::vector<TF_Tensor*> nested_inputs;
-    std::vector<TF_Tensor*>& flat_inputs = claim.held ? reused_inputs : nested_inputs;
-    flat_inputs.assign(inputs, inputs + num_inputs);
-    std::vector<TF_Tensor*> results;
-    opgen::RunKernel(*kernel->kernel, def, def.name, kernel->attrs, flat_inputs,
-                     kernel->output_types, &results, status);
-    if (status->code != TF_OK) return;
-    for (size_t i = 0; i < results.size(); ++i) outputs[i] = results[i];
+    for (int i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+    kernel->instance->Compute(inputs, num_inputs, outputs, opgen::NextStepId(), status);
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, def.name + ": " + e.what());
   }

@@ -225,19 +225,20 @@ def test_large_ops_from_several_threads():
     assert not failures
 
 
-def test_without_the_extension_execute_op_is_the_ctypes_path():
+def test_without_the_extension_execute_op_is_the_ctypes_path(tmp_path):
     code = ("import numpy as np; from opgen.runtime import eager, tensor; from opgen import ops;"
             "assert eager.execute_op is eager._execute_op_python;"
             "assert tensor._fast_path is None;"
             "t = ops.add_v2(np.ones(3, np.float32), 2.0);"
             "assert np.asarray(t).tolist() == [3.0, 3.0, 3.0]")
     env = dict(os.environ, OPGEN_DISABLE_FAST_PATH="1")
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    # (run from an empty folder: `python -c` would import a source checkout's opgen)
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, check=True, timeout=120)
 
 
-def test_the_first_call_of_a_process_binds_the_fast_path():
+def test_the_first_call_of_a_process_binds_the_fast_path(tmp_path):
     # An op with no tensor in or out, first in a fresh process, is cached too.
     code = ("from opgen import ops; from opgen.runtime import _eager_fastpath as f;"
             "assert ops.no_op() is None and ops.no_op() is None;"
             "assert f.cache_info() == {'NoOp': 1}, f.cache_info()")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True, timeout=120)

@@ -53,7 +53,8 @@ TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* k
  * dtypes must be those the kernel was resolved for (TF_INVALID_ARGUMENT otherwise).
  * On success fills outputs[0 .. num_outputs) with new tensors the caller owns
  * (TF_DeleteTensor); an output may share its buffer with an input (Identity, Reshape).
- * On error leaves `outputs` untouched. Safe to call from several threads at once. */
+ * On error outputs[0 .. num_outputs) are NULL. The kernel is instantiated once, when
+ * resolved; safe to call from several threads at once. */
 TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel,
                                                    TF_Tensor* const* inputs, int num_inputs,
                                                    TF_Tensor** outputs, int num_outputs,
