@@ -13,8 +13,6 @@ from types import ModuleType
 
 #: language name -> module under opgen.langs
 LANGUAGES = {"python": "opgen.langs.python"}
-LANGUAGES["rust"] = "opgen.langs.rust"
-LANGUAGES["go"] = "opgen.langs.go"
 
 
 class UnknownLanguageError(ValueError):
@@ -32,3 +30,8 @@ def get(name: str) -> ModuleType:
 
 def known() -> list[str]:
     return sorted(LANGUAGES)
+
+
+# Compiled-language bindings over the runtime C API (see docs/bindings-rust-go.md).
+LANGUAGES["rust"] = "opgen.langs.rust"
+LANGUAGES["go"] = "opgen.langs.go"

@@ -137,11 +137,12 @@ def test_depfile_lists_outputs_and_inputs(runner, pbtxt, tmp_path):
     assert "__init__.pyi.j2" in dependencies
 
 
-def test_cpp_is_not_a_language_yet_and_the_error_says_which_are(runner, pbtxt, tmp_path):
+def test_an_unknown_language_is_refused_and_the_error_says_which_are_known(runner, pbtxt, tmp_path):
+    from opgen import langs
     out = tmp_path / "gen"
-    result = _invoke(runner, "generate", "--lang", "python,cpp", "--ops", str(pbtxt(OPS)), "--out", str(out))
+    result = _invoke(runner, "generate", "--lang", "python,fortran", "--ops", str(pbtxt(OPS)), "--out", str(out))
     assert result.exit_code == 2
-    assert f"unknown language 'cpp'; known languages: {', '.join(langs.known())}" in result.output
+    assert f"unknown language 'fortran'; known languages: {', '.join(langs.known())}" in result.output
     assert not out.exists()
 
 
