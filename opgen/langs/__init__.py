@@ -11,10 +11,15 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-#: language name -> module under opgen.langs
-LANGUAGES = {"python": "opgen.langs.python"}
-LANGUAGES["c"] = "opgen.langs.c"
-LANGUAGES["cpp"] = "opgen.langs.cpp"
+#: language name -> module under opgen.langs. The compiled languages bind the runtime's
+#: C API (docs/c_and_cpp.md, docs/bindings-rust-go.md).
+LANGUAGES = {
+    "python": "opgen.langs.python",
+    "c": "opgen.langs.c",
+    "cpp": "opgen.langs.cpp",
+    "rust": "opgen.langs.rust",
+    "go": "opgen.langs.go",
+}
 
 
 class UnknownLanguageError(ValueError):

@@ -1,0 +1,345 @@
+"""Rust: a crate of safe wrappers over the runtime's TensorFlow C API, one builder per op.
+
+Each op becomes a function taking its inputs and required attrs (``ops::mat_mul(a, b)``)
+that returns a builder struct (``ops::MatMul``) with one method per optional attr, plus
+``name``, ``device``, ``control_input`` and ``build(&graph)``. The hand-written part of
+the crate (FFI declarations, ``Graph``, ``Operation``, ``Output``, ``Tensor``,
+``Session``, ``Error``) is ``templates/rust/lib.rs.j2``. Everything the templates print
+for an op is computed here: names, Rust types of attrs, the conversion into an
+``AttrValue``, and the doc comment.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from opgen.langs import doctext
+from opgen.langs.python import snake_case
+from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
+from opgen.protos import types_pb2
+
+NAME = "rust"
+
+#: Rust's strict, reserved and (2018+) edition keywords: none can name a parameter or
+#: function without ``r#``, and ``self``/``Self``/``super``/``crate`` not even with it.
+KEYWORDS = frozenset("""
+    as async await break const continue crate dyn else enum extern false fn for gen if impl
+    in let loop match mod move mut pub ref return self Self static struct super trait true
+    try type unsafe use where while abstract become box do final macro override priv typeof
+    unsized virtual yield
+""".split())
+
+#: Prelude names the generated ``ops`` module relies on; an op struct of the same name
+#: would shadow them. (The crate's own types are spelled ``crate::Shape`` there, so an
+#: op may be called ``Shape``.)
+OPS_MODULE_TYPES = frozenset({
+    "Result", "Option", "Some", "None", "Ok", "Err", "Vec", "String", "Box",
+    "Into", "IntoIterator", "AsRef", "Iterator", "Clone", "Copy", "Default", "Drop",
+    "Send", "Sync", "Sized", "From", "Fn", "FnMut", "FnOnce", "ToString", "ToOwned"})
+
+#: Locals and names the generated function bodies use: no parameter may take them.
+BODY_NAMES = frozenset({"op"})
+
+#: Methods every builder has; an optional attr of the same name gets a trailing ``_``.
+BUILDER_METHODS = frozenset({"name", "device", "control_input", "build", "op"})
+
+#: DataType enum names whose CamelCase the crate spells differently from the plain rule.
+_DTYPE_SPELLING = {"DT_BFLOAT16": "BFloat16", "DT_QINT8": "QInt8", "DT_QUINT8": "QUInt8",
+                   "DT_QINT16": "QInt16", "DT_QUINT16": "QUInt16", "DT_QINT32": "QInt32"}
+
+
+# --------------------------------------------------------------------------- naming
+
+
+def avoid_keywords(name: str, taken: Iterable[str] = ()) -> str:
+    """``name`` with trailing underscores until it is neither a keyword nor taken."""
+    taken = set(taken)
+    if not name or name[0].isdigit():
+        name = "_" + name
+    if name == "_":
+        name = "__"
+    while name in KEYWORDS or name in taken:
+        name += "_"
+    return name
+
+
+def snake_identifier(name: str) -> str:
+    """A Rust snake_case identifier for an OpDef arg or attr name (``Tidx`` -> ``tidx``)."""
+    return re.sub(r"[^a-z0-9_]", "_", snake_case(name))
+
+
+def struct_base(op_name: str) -> str:
+    """The op's builder struct name: the op name itself, made an identifier."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", op_name)
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}_{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def op_names(op_names: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Op name -> (function name, struct name), unique in the ``ops`` module; the op
+    whose name sorts first keeps a contested name, later ones get ``_2``, ``_3``..."""
+    functions: set[str] = set()
+    structs: set[str] = set(OPS_MODULE_TYPES)
+    result = {}
+    for op_name in sorted(op_names):
+        function = _unique(avoid_keywords(snake_case(op_name)), functions)
+        struct = _unique(avoid_keywords(struct_base(op_name), OPS_MODULE_TYPES), structs)
+        result[op_name] = (function, struct)
+    return result
+
+
+def parameter_names(spec: OpSpec) -> dict[str, str]:
+    """OpDef input / required-attr name -> parameter name of the op's function."""
+    taken = set(BODY_NAMES)
+    result = {}
+    for item in list(spec.signature_inputs) + list(spec.required_attrs):
+        result[item.name] = avoid_keywords(snake_identifier(item.public_name), taken)
+        taken.add(result[item.name])
+    return result
+
+
+def method_names(spec: OpSpec) -> dict[str, str]:
+    """Optional attr name -> builder method name."""
+    taken = set(BUILDER_METHODS)
+    result = {}
+    for attr in spec.optional_attrs:
+        result[attr.name] = avoid_keywords(snake_identifier(attr.public_name), taken)
+        taken.add(result[attr.name])
+    return result
+
+
+def dtype_variant(enum_name: str) -> str:
+    """``DT_FLOAT`` -> ``Float``, ``DT_FLOAT8_E5M2`` -> ``Float8E5m2``: the ``DataType`` variant."""
+    if enum_name in _DTYPE_SPELLING:
+        return _DTYPE_SPELLING[enum_name]
+    return "".join(part.capitalize() for part in enum_name[3:].split("_"))
+
+
+def dtypes() -> list[tuple[str, int]]:
+    """(variant, enum value) of every non-reference DataType but DT_INVALID, by value."""
+    return sorted(((dtype_variant(name), value) for name, value in types_pb2.DataType.items()
+                   if value and not name.endswith("_REF")), key=lambda item: item[1])
+
+
+def dtype_literal(dtype: DType) -> str:
+    return "DataType::" + dtype_variant(types_pb2.DataType.Name(dtype.enum))
+
+
+# ------------------------------------------------------------------------ attr types
+
+#: attr type -> (parameter type, expression making an AttrValue of ``{}``)
+_ATTR_TYPES = {
+    "string": ("impl AsRef<[u8]>", "crate::AttrValue::String({}.as_ref().to_vec())"),
+    "int": ("i64", "crate::AttrValue::Int({})"),
+    "float": ("f32", "crate::AttrValue::Float({})"),
+    "bool": ("bool", "crate::AttrValue::Bool({})"),
+    "type": ("crate::DataType", "crate::AttrValue::Type({})"),
+    "shape": ("impl Into<crate::Shape>", "crate::AttrValue::Shape({}.into())"),
+    "tensor": ("crate::Tensor", "crate::AttrValue::Tensor({})"),
+    "func": ("impl Into<String>", "crate::AttrValue::Func({}.into())"),
+    "list(string)": ("impl IntoIterator<Item = impl AsRef<[u8]>>",
+                     "crate::AttrValue::StringList({}.into_iter().map(|s| s.as_ref().to_vec()).collect())"),
+    "list(int)": ("&[i64]", "crate::AttrValue::IntList({}.to_vec())"),
+    "list(float)": ("&[f32]", "crate::AttrValue::FloatList({}.to_vec())"),
+    "list(bool)": ("&[bool]", "crate::AttrValue::BoolList({}.to_vec())"),
+    "list(type)": ("&[crate::DataType]", "crate::AttrValue::TypeList({}.to_vec())"),
+    "list(shape)": ("&[crate::Shape]", "crate::AttrValue::ShapeList({}.to_vec())"),
+    "list(tensor)": ("Vec<crate::Tensor>", "crate::AttrValue::TensorList({})"),
+    "list(func)": ("impl IntoIterator<Item = impl Into<String>>",
+                   "crate::AttrValue::FuncList({}.into_iter().map(Into::into).collect())"),
+}
+
+
+def attr_type(attr: AttrSpec) -> str:
+    """The Rust parameter type of an attr: ``i64``, ``&[crate::DataType]``, ``impl Into<crate::Shape>``..."""
+    return _ATTR_TYPES[attr.type][0]
+
+
+def attr_value(attr: AttrSpec, variable: str) -> str:
+    """The expression turning parameter ``variable`` into the crate's ``AttrValue``."""
+    return _ATTR_TYPES[attr.type][1].format(variable)
+
+
+# ------------------------------------------------------------------------- literals
+
+
+def string_literal(text: str | bytes) -> str:
+    """A Rust string literal (``b"..."`` for bytes that are not UTF-8)."""
+    if isinstance(text, bytes):
+        body = "".join(chr(b) if 0x20 <= b < 0x7f and chr(b) not in '"\\' else f"\\x{b:02x}"
+                       for b in text)
+        return f'b"{body}"'
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif ord(c) < 0x20 or ord(c) == 0x7f or not c.isprintable():
+            out.append(f"\\u{{{ord(c):x}}}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def float_literal(value: float) -> str:
+    if math.isnan(value):
+        return "f32::NAN"
+    if math.isinf(value):
+        return "f32::INFINITY" if value > 0 else "f32::NEG_INFINITY"
+    from opgen.langs.python import float_literal as shortest
+    return shortest(value)
+
+
+def literal(value: Any, attr_type: str) -> str:
+    """Rust source spelling an attr value (used in doc comments for defaults)."""
+    if attr_type.startswith("list("):
+        element = attr_type[5:-1]
+        return "[" + ", ".join(literal(v, element) for v in value) + "]"
+    if attr_type == "bool":
+        return "true" if value else "false"
+    if attr_type == "int":
+        return str(int(value))
+    if attr_type == "float":
+        return float_literal(value)
+    if attr_type == "string":
+        return string_literal(value)
+    if attr_type == "type":
+        return dtype_literal(value)
+    if attr_type == "shape":
+        return shape_literal(value)
+    if attr_type == "func":
+        return string_literal(value.name)
+    if attr_type == "tensor":
+        return tensor_description(value)
+    raise ValueError(f"no Rust literal for attr type {attr_type!r}")
+
+
+def shape_literal(shape: Shape) -> str:
+    if shape.dims is None:
+        return "Shape::unknown()"
+    return "Shape::from(&[" + ", ".join("-1" if d is None else str(d) for d in shape.dims) + "][..])"
+
+
+def tensor_description(value: TensorValue) -> str:
+    """Tensor defaults are described, not spelled: Rust has no tensor literal."""
+    return f"a {value.dtype.name} tensor of shape {list(value.shape)}"
+
+
+# ------------------------------------------------------------------------ doc comments
+
+
+def doc_comment(lines: Sequence[str], indent: str = "") -> str:
+    """``///`` lines; an opening code fence becomes ```` ```text```` so that rustdoc never
+    runs an OpDef's example as a doctest."""
+    out, in_fence = [], False
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith("```"):
+            if not in_fence:
+                line = line[:len(line) - len(stripped)] + "```text"
+            in_fence = not in_fence
+        out.append(f"{indent}///{' ' + line if line else ''}")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ template context
+
+
+@dataclass(frozen=True)
+class Input:
+    param: str
+    rust_type: str
+    add: str          # the statement adding it to ``op``
+
+
+@dataclass(frozen=True)
+class Attr:
+    param: str        # parameter (required) or method (optional) name
+    rust_type: str
+    set: str          # the statement setting it on ``op``
+    doc: str          # doc comment (optional attrs)
+
+
+@dataclass(frozen=True)
+class RustOp:
+    op_type: str      # string literal
+    function: str
+    struct: str
+    doc: str
+    parameters: str   # "a: impl Into<crate::Output>, b: impl Into<crate::Output>, ..."
+    inputs: tuple[Input, ...]
+    required: tuple[Attr, ...]
+    optional: tuple[Attr, ...]
+
+
+_LIST_INPUT = "impl IntoIterator<Item = impl Into<crate::Output>>"
+
+
+def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
+    params = parameter_names(spec)
+    methods = method_names(spec)
+    inputs = []
+    for arg in spec.signature_inputs:
+        p = params[arg.name]
+        if arg.kind is ArgKind.SINGLE:
+            inputs.append(Input(p, "impl Into<crate::Output>", f"op.add_input({p}.into());"))
+        else:
+            inputs.append(Input(p, _LIST_INPUT,
+                                f"op.add_input_list({p}.into_iter().map(Into::into).collect());"))
+    by_name = {i.param: i for i in inputs}
+    # TF_AddInput order is the OpDef's, whatever order the caller passes them in.
+    adds = tuple(by_name[params[arg.name]] for arg in spec.inputs)
+    required = tuple(
+        Attr(params[a.name], attr_type(a),
+             f"op.set_attr({string_literal(a.name)}, {attr_value(a, params[a.name])});", "")
+        for a in spec.required_attrs)
+    optional = tuple(
+        Attr(methods[a.name], attr_type(a),
+             f"self.op.set_attr({string_literal(a.name)}, {attr_value(a, 'value')});",
+             doc_comment(doctext.attr_doc(spec, a, literal), "    "))
+        for a in spec.optional_attrs)
+    output_names = [snake_identifier(a.public_name) for a in spec.outputs]
+    doc = doctext.op_doc(spec, params, output_names, literal,
+                         "the operation (it has no outputs); run it as a session target")
+    doc += ["", f"Call `.build(&graph)` on the returned [`{struct}`] to add the operation; "
+                "its outputs are `operation.output(i)`, flattened in the order above."]
+    parameters = ", ".join([f"{i.param}: {i.rust_type}" for i in inputs] +
+                           [f"{a.param}: {a.rust_type}" for a in required])
+    return RustOp(string_literal(spec.name), function, struct, doc_comment(doc), parameters,
+                  adds, required, optional)
+
+
+def rust_ops(specs: Sequence[OpSpec]) -> list[RustOp]:
+    """Every generated op, sorted by op name; ops an ApiDef marks SKIP are left out."""
+    specs = sorted((s for s in specs if s.visibility != "SKIP"), key=lambda s: s.name)
+    names = op_names(s.name for s in specs)
+    return [rust_op(spec, *names[spec.name]) for spec in specs]
+
+
+def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(template, output path, context): the crate manifest, build script, runtime, ops."""
+    source = source.replace("\n", " ")
+    common = {"source": source}
+    return [
+        ("Cargo.toml.j2", "rust/Cargo.toml", common),
+        ("build.rs.j2", "rust/build.rs", common),
+        ("lib.rs.j2", "rust/src/lib.rs", {**common, "dtypes": dtypes()}),
+        ("ops.rs.j2", "rust/src/ops.rs", {**common, "ops": rust_ops(specs)}),
+    ]
+
+
+#: files an earlier run may have written that this run might not: removed when stale
+OWNED_GLOBS = ("rust/src/*.rs",)

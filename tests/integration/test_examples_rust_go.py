@@ -1,0 +1,236 @@
+"""examples/rust and examples/go, compiled against the generated bindings and the
+installed runtime, print what numpy computes for y = relu(x @ W + b); a second program in
+each language checks errors (TensorFlow's codes), default names, optional attrs and list
+inputs and outputs; generated/rust and generated/go are `opgen generate` on ops.pbtxt."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen import _paths
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The example's inputs (examples/c/graph_example.c uses the same).
+X = np.array([[1, 2, 3], [-4, 0.5, 6]], np.float32)
+W = np.array([[0.5, -1, 2, 0], [1, 0.25, -0.5, 1], [-1, 0.5, 1, 2]], np.float32)
+B = np.array([0.1, -0.2, 0.3, -4], np.float32)
+
+
+def _expected() -> np.ndarray:
+    return np.maximum(X @ W + B, 0)
+
+
+def _printed(stdout: str) -> np.ndarray:
+    return np.array([[float(v) for v in line.split()] for line in stdout.strip().splitlines()])
+
+
+def _runtime_dir() -> Path:
+    try:
+        return _paths.runtime_library_path().parent
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("lang", ["rust", "go"])
+def test_generated_bindings_are_fresh(lang):
+    result = subprocess.run(
+        [sys.executable, "-m", "opgen", "generate", "--check", "--lang", lang,
+         "--ops", str(REPO / "ops.pbtxt"), "--out", str(REPO / "generated")],
+        capture_output=True, text=True)
+    assert result.returncode == 0, (
+        f"generated/{lang} is stale; run `opgen generate --lang {lang} --ops ops.pbtxt "
+        f"--out generated`:\n" + result.stdout + result.stderr)
+
+
+# Both behaviour programs print these lines; the numbers are numpy's.
+C = np.array([[1, 2], [3, 4]], np.float32)
+
+
+def _behaviour_expected() -> dict[str, str]:
+    def row(values) -> str:
+        return " ".join(f"{v:.1f}" for v in np.asarray(values, np.float32).ravel())
+    return {
+        "names": "Placeholder Placeholder_1",
+        "mismatch": "InvalidArgument",
+        "transpose_b": row(C @ C.T),
+        "add_n": row(C + C + C),
+        "unpack": f"2 {row(C[0])} | {row(C[1])}",
+        "wrong_type": "InvalidArgument",
+        "unfed": "InvalidArgument",
+    }
+
+
+def _behaviour(stdout: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in stdout.strip().splitlines())
+
+
+@pytest.fixture(scope="module")
+def build_cache(tmp_path_factory) -> Path:
+    """A cargo target folder and Go build cache the programs share: the bindings compile once."""
+    return tmp_path_factory.mktemp("build-cache")
+
+
+def _run_rust(tmp_path: Path, cache: Path, main_rs: str = "") -> str:
+    """Builds and runs examples/rust (with ``main_rs`` as its main.rs, if given)."""
+    cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+    if not os.path.isfile(cargo):
+        pytest.skip("cargo is not installed: the Rust programs are not built")
+    lib_dir = _runtime_dir()
+    example = tmp_path / "example"
+    shutil.copytree(REPO / "examples" / "rust", example, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    if main_rs:
+        (example / "src" / "main.rs").write_text(main_rs)
+    manifest = example / "Cargo.toml"
+    crate = (REPO / "generated" / "rust").as_posix()
+    manifest.write_text(manifest.read_text().replace('"../../generated/rust"', f'"{crate}"'))
+    env = {**os.environ, "OPGEN_LIB_DIR": str(lib_dir), "CARGO_TARGET_DIR": str(cache / "target"),
+           "LD_LIBRARY_PATH": f"{lib_dir}{os.pathsep}{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    result = subprocess.run([cargo, "run", "--offline", "--quiet"], cwd=example, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-5000:]
+    return result.stdout
+
+
+def _run_go(tmp_path: Path, cache: Path, main_go: str = "") -> str:
+    """Builds and runs examples/go (with ``main_go`` as its main.go, if given)."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("the go toolchain is not installed (Debian: apt-get install golang-go)")
+    lib_dir = _runtime_dir()
+    example = tmp_path / "example"
+    shutil.copytree(REPO / "examples" / "go", example)
+    if main_go:
+        (example / "main.go").write_text(main_go)
+    go_mod = example / "go.mod"
+    package = (REPO / "generated" / "go").as_posix()
+    go_mod.write_text(go_mod.read_text().replace("=> ../../generated/go", f"=> {package}"))
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local",
+           "GOPATH": str(tmp_path / "gopath"),
+           "GOCACHE": os.environ.get("GOCACHE", str(cache / "gocache")),
+           "CGO_ENABLED": "1", "CGO_CFLAGS": f"-I{_paths.include_dir()}",
+           "CGO_LDFLAGS": f"-L{lib_dir} -Wl,-rpath,{lib_dir}"}
+    result = subprocess.run([go, "run", "."], cwd=example, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-5000:]
+    return result.stdout
+
+
+def test_rust_example_prints_what_numpy_computes(tmp_path, build_cache):
+    np.testing.assert_allclose(_printed(_run_rust(tmp_path, build_cache)), _expected(),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_go_example_prints_what_numpy_computes(tmp_path, build_cache):
+    np.testing.assert_allclose(_printed(_run_go(tmp_path, build_cache)), _expected(),
+                               rtol=1e-6, atol=1e-6)
+
+
+RUST_BEHAVIOUR = r"""
+use opgen_ops::{ops, DataType, Graph, Session, Tensor};
+
+fn row(values: &[f32]) -> String {
+    values.iter().map(|v| format!("{:.1}", v)).collect::<Vec<_>>().join(" ")
+}
+
+fn main() {
+    let graph = Graph::new();
+    let a = ops::placeholder(DataType::Float).build(&graph).unwrap();
+    let b = ops::placeholder(DataType::Int32).build(&graph).unwrap();
+    println!("names: {} {}", a.name(), b.name());
+    println!("mismatch: {:?}", ops::mat_mul(&a, &b).build(&graph).unwrap_err().code);
+
+    let c = ops::const_(Tensor::new(&[2, 2], &[1f32, 2.0, 3.0, 4.0]).unwrap(), DataType::Float)
+        .build(&graph).unwrap();
+    let t = ops::mat_mul(&c, &c).transpose_b(true).build(&graph).unwrap();
+    let n = ops::add_n(vec![c.output(0), c.output(0), c.output(0)]).build(&graph).unwrap();
+    let u = ops::unpack(&c, 2).build(&graph).unwrap();
+    let session = Session::new(&graph).unwrap();
+    let out = session.run(&[], &[t.output(0), n.output(0), u.output(0), u.output(1)], &[]).unwrap();
+    println!("transpose_b: {}", row(out[0].data::<f32>().unwrap()));
+    println!("add_n: {}", row(out[1].data::<f32>().unwrap()));
+    println!("unpack: {} {} | {}", u.output_list_length("output").unwrap(),
+             row(out[2].data::<f32>().unwrap()), row(out[3].data::<f32>().unwrap()));
+    println!("wrong_type: {:?}", out[0].data::<i32>().unwrap_err().code);
+    println!("unfed: {:?}", session.run(&[], &[a.output(0)], &[]).unwrap_err().code);
+}
+"""
+
+GO_BEHAVIOUR = r"""
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	tf "opgen.dev/tf"
+	"opgen.dev/tf/op"
+)
+
+func row(t *tf.Tensor) string {
+	values, err := tf.TensorData[float32](t)
+	must(err)
+	cells := []string{}
+	for _, v := range values {
+		cells = append(cells, fmt.Sprintf("%.1f", v))
+	}
+	return strings.Join(cells, " ")
+}
+
+func code(err error) tf.Code { return err.(*tf.Error).Code }
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func main() {
+	s := op.NewScope()
+	a, err := op.Placeholder(s, tf.Float)
+	must(err)
+	b, err := op.Placeholder(s, tf.Int32)
+	must(err)
+	fmt.Printf("names: %s %s\n", a.Op.Name(), b.Op.Name())
+	_, err = op.MatMul(s, a, b)
+	fmt.Printf("mismatch: %v\n", code(err))
+
+	value, err := tf.NewTensor([]int64{2, 2}, []float32{1, 2, 3, 4})
+	must(err)
+	c, err := op.Const(s, value, tf.Float)
+	must(err)
+	t, err := op.MatMul(s, c, c, op.MatMulTransposeB(true))
+	must(err)
+	n, err := op.AddN(s, []tf.Output{c, c, c})
+	must(err)
+	u, err := op.Unpack(s, c, 2)
+	must(err)
+	session, err := tf.NewSession(s.Graph())
+	must(err)
+	defer session.Close()
+	out, err := session.Run(nil, []tf.Output{t, n, u[0], u[1]}, nil)
+	must(err)
+	fmt.Printf("transpose_b: %s\n", row(out[0]))
+	fmt.Printf("add_n: %s\n", row(out[1]))
+	fmt.Printf("unpack: %d %s | %s\n", len(u), row(out[2]), row(out[3]))
+	_, err = tf.TensorData[int32](out[0])
+	fmt.Printf("wrong_type: %v\n", code(err))
+	_, err = session.Run(nil, []tf.Output{a}, nil)
+	fmt.Printf("unfed: %v\n", code(err))
+}
+"""
+
+
+def test_rust_bindings_behave_like_tensorflow(tmp_path, build_cache):
+    assert _behaviour(_run_rust(tmp_path, build_cache, RUST_BEHAVIOUR)) == _behaviour_expected()
+
+
+def test_go_bindings_behave_like_tensorflow(tmp_path, build_cache):
+    assert _behaviour(_run_go(tmp_path, build_cache, GO_BEHAVIOUR)) == _behaviour_expected()
