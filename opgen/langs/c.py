@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Sequence
 
 from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec
+from opgen.langs.naming import unique
 
 NAME = "c"
 
@@ -77,16 +78,6 @@ def core_name(op_name: str) -> str:
     if not core or core[0].isdigit():
         core = "Op" + core
     return core
-
-
-def unique(base: str, taken: set[str]) -> str:
-    """``base``, else ``base_2``, ``base_3``...; the result is added to ``taken``."""
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}_{n}"
-    taken.add(candidate)
-    return candidate
 
 
 def op_cores(specs: Iterable[OpSpec], reserved: Collection[str] = ()) -> dict[str, str]:

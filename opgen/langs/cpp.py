@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from opgen.langs import c as c_lang
 from opgen.model import ArgKind, AttrSpec, OpSpec
+from opgen.langs.naming import unique
 
 NAME = "cpp"
 
@@ -177,7 +178,7 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
     members = {arg.name: c_lang.local_name(arg.name, taken, RESERVED) for arg in spec.outputs}
     attrs = []
     for attr in spec.optional_attrs:
-        setter = c_lang.unique(camel_case(attr.public_name), taken)
+        setter = unique(camel_case(attr.public_name), taken)
         member = _member_name(attr.public_name, taken)
         doc = [_optional_attr_doc(attr) + "."] + (
             comment_lines(attr.description) if attr.description.strip() else [])

@@ -18,6 +18,7 @@ from opgen.langs import doctext
 from opgen.langs.rust import dtype_variant, dtypes
 from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
 from opgen.protos import types_pb2
+from opgen.langs.naming import unique
 
 NAME = "go"
 
@@ -81,15 +82,6 @@ def avoid_reserved(name: str, taken: Iterable[str] = ()) -> str:
     return name
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}{n}"
-    taken.add(candidate)
-    return candidate
-
-
 def package_names() -> set[str]:
     """Every name of package ``op`` that is not an op's."""
     return set(RUNTIME_NAMES) | set(PREDECLARED)
@@ -107,12 +99,12 @@ def op_names(specs: Sequence[OpSpec]) -> dict[str, OpNames]:
     op also wants stays with the earlier one (which gets nothing appended)."""
     taken = package_names()
     specs = sorted(specs, key=lambda s: s.name)
-    functions = {s.name: _unique(camel_case(s.name), taken) for s in specs}
+    functions = {s.name: unique(camel_case(s.name), taken, "") for s in specs}
     result = {}
     for spec in specs:
         function = functions[spec.name]
-        attr_type = _unique(function + "Attr", taken) if spec.optional_attrs else ""
-        options = {a.name: _unique(function + camel_case(a.public_name), taken)
+        attr_type = unique(function + "Attr", taken, "") if spec.optional_attrs else ""
+        options = {a.name: unique(function + camel_case(a.public_name), taken, "")
                    for a in spec.optional_attrs}
         result[spec.name] = OpNames(function, attr_type, options)
     return result

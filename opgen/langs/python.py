@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterable, Sequence
 
 from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
+from opgen.langs.naming import unique
 
 NAME = "python"
 
@@ -86,7 +87,7 @@ def function_names(op_names: Iterable[str],
     result: dict[str, str] = {}
     taken = set(MODULE_GLOBALS | GROUP_GLOBALS | INDEX_GLOBALS)
     for op_name in sorted(op_names):
-        result[op_name] = _unique(avoid_reserved(base(op_name)), taken)
+        result[op_name] = unique(avoid_reserved(base(op_name)), taken)
     return result
 
 
@@ -502,15 +503,6 @@ def base_function_name(spec: OpSpec) -> str:
     return ("_" + name) if spec.visibility == "HIDDEN" else name
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}_{n}"
-    taken.add(candidate)
-    return candidate
-
-
 def group_of(function: str) -> str:
     """The submodule a function lives in: one per first letter, so an import stays small."""
     first = function.lstrip("_")[:1].lower()
@@ -536,7 +528,7 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
     for spec in specs:
         output_class = None
         if len(spec.outputs) > 1:
-            output_class = _unique(_output_class_base(spec.name), taken)
+            output_class = unique(_output_class_base(spec.name), taken)
         ops.append(python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ())))
     return ops
 

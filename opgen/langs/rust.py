@@ -20,6 +20,7 @@ from opgen.langs import doctext
 from opgen.langs.python import snake_case
 from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
 from opgen.protos import types_pb2
+from opgen.langs.naming import unique
 
 NAME = "rust"
 
@@ -76,15 +77,6 @@ def struct_base(op_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", op_name)
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}_{n}"
-    taken.add(candidate)
-    return candidate
-
-
 def op_names(op_names: Iterable[str]) -> dict[str, tuple[str, str]]:
     """Op name -> (function name, struct name), unique in the ``ops`` module; the op
     whose name sorts first keeps a contested name, later ones get ``_2``, ``_3``..."""
@@ -92,8 +84,8 @@ def op_names(op_names: Iterable[str]) -> dict[str, tuple[str, str]]:
     structs: set[str] = set(OPS_MODULE_TYPES)
     result = {}
     for op_name in sorted(op_names):
-        function = _unique(avoid_keywords(snake_case(op_name)), functions)
-        struct = _unique(avoid_keywords(struct_base(op_name), OPS_MODULE_TYPES), structs)
+        function = unique(avoid_keywords(snake_case(op_name)), functions)
+        struct = unique(avoid_keywords(struct_base(op_name), OPS_MODULE_TYPES), structs)
         result[op_name] = (function, struct)
     return result
 
