@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from opgen.runtime.dtypes import DType
-    from opgen.runtime.graph import Output
+    from opgen.runtime.graph import Operation, Output
     from opgen.runtime.tensor import Tensor
 
 TensorLike = Union["Tensor", "Output", "np.ndarray", "np.generic", bool, int, float, complex, str, bytes,
@@ -24,3 +24,6 @@ ShapeLike = Union[Sequence[Union[int, None]], None]
 # What an op returns for each output: an eager tensor, or in graph mode (inside
 # ``Graph.as_default()``) an output of the node it added.
 OpOutput = Union["Tensor", "Output"]
+# What an op without outputs returns: None eagerly, in graph mode the Operation it added
+# (to pass to control_dependencies).
+OpNode = Union["Operation", None]

@@ -58,7 +58,7 @@ def _dtype_of(value) -> dtypes.DType:
 def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
     """Adds `op_type` to `g` with `inputs` (Outputs, or values that become Const nodes)
     and `attrs` as execute_op takes them; returns its Outputs, one entry per output arg
-    (a list for list args)."""
+    (a list for list args), or the Operation when the op has no outputs."""
     plan = eager.registry.plan(op_type)
     if len(inputs) != len(plan.inputs):
         raise InvalidArgumentError(
@@ -71,6 +71,8 @@ def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
                        for entry, value in zip(plan.inputs, inputs)]
         inferred = _infer_attrs(plan, node_inputs, prepared, op_type)
         op = g.create_op(op_type, node_inputs, {**prepared, **inferred}, name=scope)
+    if not plan.op_def.output_arg:
+        return op  # the generated function returns it, as TensorFlow's do
     counts = eager._output_counts(plan, prepared, inferred)
     outputs, position = [], 0
     all_outputs = op.outputs

@@ -5,6 +5,9 @@ same calls give eagerly, which numpy checks in turn."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -193,12 +196,16 @@ def test_name_is_accepted_by_every_op_and_scopes_apply():
     g = opgen.Graph()
     with g.as_default():
         first = ops.no_op(name="init")
-        assert first is None  # no outputs: nothing to return, as eagerly
-        assert g.get_operation_by_name("init").type == "NoOp"
+        assert isinstance(first, opgen.Operation)  # no outputs: the Operation, as TensorFlow
+        assert first is g.get_operation_by_name("init") and first.type == "NoOp"
+        with opgen.control_dependencies([first]):
+            waits = ops.no_op()
+        assert waits.control_inputs == [first] and waits.name == "NoOp"
         with opgen.name_scope("layer"):
             out = ops.identity(ops.placeholder(opgen.float32, name="in"), name="result")
     assert out.name == "layer/result:0"
     assert out.op.inputs[0].name == "layer/in:0"
+    assert ops.no_op() is None  # eagerly: nothing to return
 
 
 def test_graph_mode_ends_with_the_last_as_default_block():
@@ -221,3 +228,21 @@ def test_a_graph_output_outside_its_graph_context_is_a_clear_error():
         ops.neg(x)
     with pytest.raises(InvalidArgumentError, match="AddN: input 'inputs' is the graph output"):
         ops.add_n([x, x])
+
+
+def test_graph_mode_without_the_compiled_fast_path(tmp_path):
+    script = tmp_path / "graph_mode_ctypes.py"
+    script.write_text(
+        "import numpy as np, opgen\n"
+        "from opgen import ops\n"
+        "from opgen.runtime import tensor\n"
+        "assert tensor._fast_path is None\n"
+        "g = opgen.Graph()\n"
+        "with g.as_default():\n"
+        "    y = ops.add_v2(ops.placeholder(opgen.float32, name='x'), 1.0)\n"
+        "assert isinstance(y, opgen.Output) and y.op.name == 'AddV2'\n"
+        "assert isinstance(ops.add_v2(1.0, 2.0), opgen.Tensor)\n"
+        "assert opgen.Session(g).run(y, {'x:0': np.float32(2)}) == 3.0\n")
+    env = dict(os.environ, OPGEN_DISABLE_FAST_PATH="1")
+    # (run from an empty folder: it would import a source checkout's opgen)
+    subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, check=True, timeout=120)
