@@ -5,6 +5,7 @@
 from typing import Any, NamedTuple, Sequence
 
 from opgen.op_typing import DTypeLike as DTypeLike
+from opgen.op_typing import OpNode as OpNode
 from opgen.op_typing import OpOutput as OpOutput
 from opgen.op_typing import ShapeLike as ShapeLike
 from opgen.op_typing import TensorLike as TensorLike
@@ -240,7 +241,7 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 def neg(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
-def no_op(name: str | None = None) -> None: ...
+def no_op(name: str | None = None) -> OpNode: ...
 
 
 def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...

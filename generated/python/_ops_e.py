@@ -11,7 +11,7 @@ from opgen.runtime import execute_op as _execute_op
 if _TYPE_CHECKING:
     from typing import Any, Sequence
 
-    from opgen.op_typing import DTypeLike, OpOutput, ShapeLike, TensorLike
+    from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
 def elu(features: TensorLike, name: str | None = None) -> OpOutput:

@@ -11,7 +11,7 @@ from opgen.runtime import execute_op as _execute_op
 if _TYPE_CHECKING:
     from typing import Any, Sequence
 
-    from opgen.op_typing import DTypeLike, OpOutput, ShapeLike, TensorLike
+    from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
 def neg(x: TensorLike, name: str | None = None) -> OpOutput:
@@ -30,7 +30,7 @@ def neg(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def no_op(name: str | None = None) -> None:
+def no_op(name: str | None = None) -> OpNode:
     """Does nothing.
 
     Useful as a placeholder for control edges.
@@ -39,9 +39,10 @@ def no_op(name: str | None = None) -> None:
       name: A name for the operation (optional).
 
     Returns:
-      None.
+      None eagerly; in graph mode, the created Operation.
     """
     _out = _execute_op("NoOp", [], {}, name)
+    return _out or None
 
 
 def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> OpOutput:

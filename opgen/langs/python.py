@@ -364,7 +364,7 @@ def docstring(spec: OpSpec, params: dict[str, str], fields: list[str]) -> str:
             parts += _wrap(attr.description, "    ")
     parts += ["  name: A name for the operation (optional).", "", "Returns:"]
     if not spec.outputs:
-        parts.append("  None.")
+        parts.append("  None eagerly; in graph mode, the created Operation.")
     elif len(spec.outputs) == 1:
         parts.append("  " + _output_doc(spec.outputs[0], spec, params))
         if spec.outputs[0].description.strip():
@@ -436,11 +436,11 @@ class PythonOp:
     function: str
     parameters: str       # "a: TensorLike, b: TensorLike, transpose_a: bool = False, ..."
     stub_parameters: str  # the same with "= ..." for defaults
-    return_hint: str      # "OpOutput", "_UniqueOutput", "None"
+    return_hint: str      # "OpOutput", "_UniqueOutput", "OpNode"
     docstring: str        # a complete literal
     inputs: str           # "[a, b]", OpDef order
     attrs: str            # '{"transpose_a": transpose_a}', keyed by OpDef attr names
-    returns: str          # "" (no outputs), "_out[0]", "_UniqueOutput._make(_out)"
+    returns: str          # "_out or None" (no outputs), "_out[0]", "_UniqueOutput._make(_out)"
     output_tuple: OutputTuple | None
     deprecation: str      # "" or the arguments of _deprecated(...)
     aliases: tuple[str, ...]
@@ -465,7 +465,9 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
     params = parameter_names(spec, extra_taken=[output_class] if output_class else [])
     fields = output_field_names(spec.outputs)
     if not spec.outputs:
-        returns, return_hint = "", "None"
+        # Eagerly `_out` is empty; in graph mode it is the Operation, which TensorFlow
+        # returns too (e.g. for control_dependencies([no_op()])).
+        returns, return_hint = "_out or None", "OpNode"
     elif len(spec.outputs) == 1:
         returns, return_hint = "_out[0]", output_hint(spec.outputs[0])
     else:

@@ -333,7 +333,8 @@ class _Context:
 
 # ---- execution ----------------------------------------------------------------------------
 
-def _resolve_dtypes(plan: _OpPlan, inputs, attrs) -> dict[str, dtypes.DType]:
+def _resolve_dtypes(plan: _OpPlan, inputs, attrs, carries_dtype=carries_dtype,
+                    dtype_of=dtype_of) -> dict[str, dtypes.DType]:
     """The dtype of each type attr that inputs use: given in attrs (prepared DTypes),
     else from the first input that carries a dtype, else the attr's default; Python
     values take what this yields (or TensorFlow's defaults when nothing does)."""
@@ -389,13 +390,28 @@ def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
                 else:
                     converted.append([_convert(v, None, True) for v in value])
         except OpError as e:
+            _check_not_graph_output(op_type, arg, value)
             raise type(e)(f"{op_type}: input '{arg}': {e.message}"
                           if not e.message.startswith("input '") else f"{op_type}: {e.message}",
                           op_type) from None
         except (TypeError, ValueError) as e:
+            _check_not_graph_output(op_type, arg, value)
             raise InvalidArgumentError(
                 f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None
     return converted
+
+
+def _check_not_graph_output(op_type: str, arg: str, value) -> None:
+    """A clear error for a graph Output passed to an op run eagerly (outside any
+    ``Graph.as_default()`` block)."""
+    from opgen.runtime.graph import Output
+
+    values = value if isinstance(value, (list, tuple)) else (value,)
+    found = next((v for v in values if isinstance(v, Output)), None)
+    if found is not None:
+        raise InvalidArgumentError(
+            f"{op_type}: input '{arg}' is the graph output {found.name!r}, but no graph is "
+            "the default here: build the op inside `with graph.as_default():`", op_type)
 
 
 def _infer_attrs(plan: _OpPlan, converted, attrs, op_type) -> dict:
@@ -649,10 +665,36 @@ def _bind_fast_path():
     return addresses, dict(dtypes._BY_ENUM)
 
 
+# ---- graph mode ---------------------------------------------------------------------------
+#
+# While some thread has a default graph (``Graph.as_default()``), opgen.runtime.graph_mode
+# installs a dispatcher that every ``execute_op`` call goes to: it builds a node on that
+# thread, and runs the op eagerly (``execute_eager``) on the others. Unset, the check is
+# one pointer test in C (or one global read in the Python path).
+
+_graph_dispatch = None
+
+
+def set_graph_dispatch(dispatch) -> None:
+    """Sends every execute_op call to `dispatch` (or, for None, nowhere but eager)."""
+    global _graph_dispatch
+    _graph_dispatch = dispatch
+    if _fast_path is not None:
+        _fast_path.set_graph_dispatch(dispatch)
+
+
+def _execute_op_checked(op_type: str, inputs, attrs, name=None):
+    if _graph_dispatch is not None:
+        return _graph_dispatch(op_type, inputs, attrs, name)
+    return _execute_op_python(op_type, inputs, attrs, name)
+
+
 if _fast_path is not None:
     _fast_path.configure(binder=_bind_fast_path, python_execute=_execute_op_python,
                          resolver=_resolve_fast_kernel, raise_status=_raise_status,
                          tensor_class=Tensor)
     execute_op = _fast_path.execute_op
+    execute_eager = _fast_path.execute_eager
 else:
-    execute_op = _execute_op_python
+    execute_op = _execute_op_checked
+    execute_eager = _execute_op_python

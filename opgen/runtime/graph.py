@@ -10,6 +10,7 @@ its outputs the same ``Output`` objects, so both compare and hash by identity (c
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 import weakref
 from contextlib import contextmanager
@@ -31,6 +32,10 @@ class Graph:
         self._c_graph = runtime.TF_NewGraph()
         self._operations: dict[int, Operation] = {}
         self._lock = threading.Lock()
+        # Names handed out so far, lower-cased (TensorFlow treats "foo" and "Foo" as
+        # taken together), with how often each was asked for.
+        self._names_in_use: dict[str, int] = {}
+        self._scopes = threading.local()  # name stack, devices, control deps: per thread
         self._finalizer = weakref.finalize(self, runtime.TF_DeleteGraph, self._c_graph)
 
     # ---- default graph ----
@@ -40,10 +45,79 @@ class Graph:
         """Makes this graph the default graph (of this thread) inside the block."""
         stack = _default_graph_stack()
         stack.append(self)
+        _graph_mode_entered(1)
         try:
             yield self
         finally:
             stack.pop()
+            _graph_mode_entered(-1)
+
+    # ---- scopes (TensorFlow's naming, devices and control dependencies) ----
+
+    def _scope_state(self):
+        state = self._scopes
+        if not hasattr(state, "name_stack"):
+            state.name_stack, state.device, state.controls = "", None, []
+        return state
+
+    @contextmanager
+    def name_scope(self, name: str | None):
+        """Names operations built inside "`name`/...". As TensorFlow: `name` is made
+        unique (`a`, `a_1` ...) unless it ends with "/", which re-enters that scope
+        as it is; None or "" goes back to the root. Yields the scope ("a/b/")."""
+        state = self._scope_state()
+        old = state.name_stack
+        if not name:
+            new, scope = "", ""
+        elif name.endswith("/"):
+            new, scope = name[:-1], name
+        else:
+            _check_scope_name(name, nested=bool(old))
+            new = self.unique_name(name)
+            scope = new + "/"
+        state.name_stack = new
+        try:
+            yield scope
+        finally:
+            state.name_stack = old
+
+    @contextmanager
+    def device(self, device_name: str | None):
+        """Places operations built inside on `device_name` ("/CPU:0"), merged into the
+        enclosing block's device as TensorFlow does ("/job:w" then "/CPU:0" gives
+        "/job:w/device:CPU:0"); None: no device inside."""
+        state = self._scope_state()
+        old = state.device
+        state.device = _merge_device(old, device_name) if device_name else None
+        try:
+            yield
+        finally:
+            state.device = old
+
+    @contextmanager
+    def control_dependencies(self, control_inputs):
+        """Operations built inside run after `control_inputs` (Operations or Outputs);
+        None clears the dependencies of the enclosing blocks. As TensorFlow, an
+        operation gets no control edge it already has through its inputs."""
+        state = self._scope_state()
+        old = state.controls
+        if control_inputs is None:
+            state.controls = []
+        else:
+            ops = []
+            for control in control_inputs:
+                op = control.op if isinstance(control, Output) else control
+                if not isinstance(op, Operation) or op.graph is not self:
+                    raise ValueError(f"control inputs must be operations or outputs of this "
+                                     f"graph, got {control!r}")
+                if op not in ops:
+                    ops.append(op)
+            # (control ops, operations built inside this block)
+            state.controls = old + [(ops, set())]
+        try:
+            yield
+        finally:
+            state.controls = old
 
     # ---- lookup ----
 
@@ -139,13 +213,24 @@ class Graph:
 
     # ---- building ----
 
-    def unique_name(self, name: str) -> str:
-        """`name`, or `name`_1, `name`_2 ... when an operation already has it."""
-        if self._find_operation(name) is None:
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """`name` under the current name scope, with `_1`, `_2` ... appended when it was
+        handed out before (TensorFlow's Graph.unique_name: case-insensitive, and a
+        name already in the graph, e.g. imported, is skipped too)."""
+        stack = self._scope_state().name_stack
+        if stack:
+            name = f"{stack}/{name}"
+        key = name.lower()
+        count = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = count + 1
+        if count == 0 and self._find_operation(name) is None:
             return name
-        suffix = 1
-        while self._find_operation(f"{name}_{suffix}") is not None:
+        suffix = max(count, 1)
+        while f"{key}_{suffix}" in self._names_in_use or self._find_operation(f"{name}_{suffix}"):
             suffix += 1
+        if mark_as_used:
+            self._names_in_use[f"{key}_{suffix}"] = 1
         return f"{name}_{suffix}"
 
     def create_op(self, op_type: str, inputs=(), attrs=None, name: str | None = None,
@@ -157,9 +242,12 @@ class Graph:
         ints, floats, bools, strings, shapes as sequences with None for unknown dims,
         numpy data for tensors, lists of these) or to AttrValue messages; attrs fixed
         by the inputs (``T``, ``N``) and defaults are filled in. Attrs of other types
-        (``list(shape)``, ``func``, ``list(tensor)``) are passed as AttrValue messages. `name` defaults to the
-        op type and is made unique; `control_inputs` are Operations (or Outputs) that
-        must run first.
+        (``list(shape)``, ``func``, ``list(tensor)``) are passed as AttrValue messages.
+        `name` defaults to the op type and is made unique under the current name scope
+        (a name ending with "/", as ``name_scope`` yields, is taken as it is); `device`
+        defaults to the one of the enclosing ``device`` block; `control_inputs` are
+        Operations (or Outputs) that must run first, beside those of enclosing
+        ``control_dependencies`` blocks.
         """
         runtime = _lib.graph_lib()
         op_def = _graph_attrs.op_def(op_type)
@@ -181,6 +269,11 @@ class Graph:
                                  len(outputs)))
             else:
                 c_inputs.append(self._own_output(value, op_type, arg.name)._c)
+        state = self._scope_state()
+        if state.controls:
+            control_inputs = self._scope_control_inputs(state.controls, inputs) + [
+                c for c in control_inputs or ()]
+        device = device if device is not None else state.device
         c_controls = []
         for control in control_inputs or ():
             control_op = control.op if isinstance(control, Output) else control
@@ -194,7 +287,10 @@ class Graph:
         setters = [_graph_attrs.prepare_attr(op_type, attr_name, attr_defs.get(attr_name), value, attrs)
                    for attr_name, value in attrs.items()]
 
-        name = self.unique_name(name or op_type)
+        if name and name.endswith("/"):  # a scope from name_scope(): the name as it is
+            name = name[:-1]
+        else:
+            name = self.unique_name(name or op_type)
         status = _lib.thread_status()
         desc = runtime.TF_NewOperation(self._c_graph, op_type.encode(), name.encode())
         if device:
@@ -215,7 +311,24 @@ class Graph:
         if failure is not None:
             raise exception_class(failure[0])(f"{op_type}: {failure[1]}", op_type)
         raise_for_status(status, op_type)
-        return self._operation(c_op)
+        op = self._operation(c_op)
+        for _, built_inside in state.controls:
+            built_inside.add(op)
+        return op
+
+    @staticmethod
+    def _scope_control_inputs(controllers, inputs) -> list:
+        """The control inputs of the enclosing control_dependencies blocks that a new
+        operation with `inputs` needs: none from a block one of its inputs was built
+        in (that input waits already), and none that is an input's producer."""
+        producers = {v.op for value in inputs
+                     for v in (value if isinstance(value, (list, tuple)) else (value,))}
+        needed = []
+        for control_ops, built_inside in controllers:
+            if producers & built_inside:
+                continue
+            needed.extend(op for op in control_ops if op not in producers and op not in needed)
+        return needed
 
     def _own_output(self, value, op_type: str, arg: str) -> Output:
         if not isinstance(value, Output):
@@ -415,6 +528,57 @@ class Output:
         return f"<opgen.Output {self.name!r} dtype={dtype}>"
 
 
+# ---- scope names ----------------------------------------------------------------------------
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def _check_scope_name(name: str, nested: bool) -> None:
+    """ValueError for a scope name TensorFlow rejects (at the root, names start with a
+    letter, digit or '.')."""
+    if not (_VALID_SCOPE_NAME if nested else _VALID_OP_NAME).match(name):
+        raise ValueError(f"{name!r} is not a valid scope name")
+
+
+# ---- device names -----------------------------------------------------------------------
+
+_DEVICE_FIELDS = ("job", "replica", "task")
+
+
+def _parse_device(spec: str) -> dict | None:
+    """{"job": .., "replica": .., "task": .., "device": "TYPE:ID"} from a device name
+    ("/job:w/task:1/device:CPU:0", "/CPU:0", "/cpu:*"); None when it is not one."""
+    parsed: dict = {}
+    for part in spec.strip("/").split("/"):
+        if not part:
+            continue
+        key, _, rest = part.partition(":")
+        if key in _DEVICE_FIELDS and rest:
+            parsed[key] = rest
+            continue
+        if key == "device":
+            key, _, rest = rest.partition(":")
+        if not key or not rest or ":" in rest:
+            return None
+        parsed["device"] = f"{key.upper()}:{rest}"
+    return parsed
+
+
+def _merge_device(outer: str | None, inner: str) -> str:
+    """`inner` in TensorFlow's canonical form, its unset fields taken from `outer`
+    (a name opgen cannot parse is kept as given)."""
+    parsed_inner = _parse_device(inner)
+    if parsed_inner is None:
+        return inner
+    merged = (_parse_device(outer) or {}) if outer else {}
+    merged.update(parsed_inner)
+    parts = [f"/{key}:{merged[key]}" for key in _DEVICE_FIELDS if key in merged]
+    if "device" in merged:
+        parts.append(f"/device:{merged['device']}")
+    return "".join(parts)
+
+
 # ---- default graph ------------------------------------------------------------------------
 
 _global_default_graph: Graph | None = None
@@ -441,6 +605,26 @@ def get_default_graph() -> Graph:
             if _global_default_graph is None:
                 _global_default_graph = Graph()
     return _global_default_graph
+
+
+_graph_mode_lock = threading.Lock()
+_graph_mode_depth = 0  # as_default() blocks open, all threads together
+_graph_mode_hook = None  # set by opgen.runtime.graph_mode: (active: bool) -> None
+
+
+def _graph_mode_entered(delta: int) -> None:
+    """Counts open as_default() blocks; tells the op dispatch when graph mode starts
+    (first block opened in any thread) and ends (last one closed)."""
+    global _graph_mode_depth
+    with _graph_mode_lock:
+        _graph_mode_depth += delta
+        if _graph_mode_hook is not None and _graph_mode_depth == (1 if delta > 0 else 0):
+            _graph_mode_hook(_graph_mode_depth > 0)
+
+
+def thread_has_default_graph() -> bool:
+    """Whether an as_default() block is open on this thread (ops then build nodes)."""
+    return bool(getattr(_thread_stacks, "stack", None))
 
 
 def reset_default_graph() -> None:

@@ -58,6 +58,10 @@ static PyObject* binder;         /* () -> (functions dict, dtype-by-enum dict); 
 static PyObject* python_execute; /* the Python path: execute_op(op_type, inputs, attrs, name) */
 static PyObject* resolver;       /* (op_type, inputs, attrs) -> (kernel, dtypes, layout) or None */
 static PyObject* raise_status;   /* (op_type, code, message) -> raises the op's error */
+/* Set (by opgen.runtime.graph_mode) while some thread has a default graph: every call
+ * then goes to it, which builds a node or comes back through execute_eager. One
+ * pointer test per eager call otherwise. */
+static PyObject* graph_dispatch;
 static PyTypeObject* tensor_class; /* opgen.Tensor, a subclass of TensorBase */
 static PyObject* dtype_by_enum;  /* dict: TF_DataType -> opgen DType */
 
@@ -787,8 +791,8 @@ static PyObject* call_python_path(PyObject* const* args, size_t nargs, PyObject*
   return PyObject_Vectorcall(python_execute, args, nargs, kwnames);
 }
 
-static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t nargsf,
-                            PyObject* kwnames) {
+static PyObject* execute_eager(PyObject* module, PyObject* const* args, size_t nargsf,
+                               PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (python_execute == NULL) {
     PyErr_SetString(PyExc_RuntimeError, "opgen's eager fast path is not configured");
@@ -868,6 +872,21 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
   return call_python_path(args, nargsf, kwnames);
 }
 
+static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t nargsf,
+                            PyObject* kwnames) {
+  if (graph_dispatch != NULL) return PyObject_Vectorcall(graph_dispatch, args, nargsf, kwnames);
+  return execute_eager(module, args, nargsf, kwnames);
+}
+
+static PyObject* set_graph_dispatch(PyObject* module, PyObject* dispatch) {
+  if (dispatch == Py_None) {
+    Py_CLEAR(graph_dispatch);
+  } else {
+    Py_XSETREF(graph_dispatch, Py_NewRef(dispatch));
+  }
+  Py_RETURN_NONE;
+}
+
 /* ---- module ----------------------------------------------------------------------- */
 
 static PyObject* configure(PyObject* module, PyObject* args, PyObject* kwargs) {
@@ -910,6 +929,11 @@ static PyMethodDef methods[] = {
     {"execute_op", (PyCFunction)(void (*)(void))execute_op, METH_FASTCALL | METH_KEYWORDS,
      "execute_op(op_type, inputs, attrs, name=None): runs an op eagerly; see "
      "opgen.runtime.eager.execute_op."},
+    {"execute_eager", (PyCFunction)(void (*)(void))execute_eager, METH_FASTCALL | METH_KEYWORDS,
+     "execute_eager(op_type, inputs, attrs, name=None): execute_op without the graph-mode "
+     "check."},
+    {"set_graph_dispatch", set_graph_dispatch, METH_O,
+     "set_graph_dispatch(callable or None): where execute_op sends every call while set."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(binder, python_execute, resolver, raise_status, tensor_class)"},
     {"bind", bind_now, METH_NOARGS, "Binds the runtime library now (loads it)."},

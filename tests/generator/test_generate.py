@@ -134,7 +134,7 @@ def test_annotations_name_the_typing_aliases(module):
     assert inspect.signature(module.add_n).parameters["inputs"].annotation == "Sequence[TensorLike]"
     assert inspect.signature(module.cast).parameters["DstT"].annotation == "DTypeLike"
     assert inspect.signature(module.unique).return_annotation == "_UniqueOutput"
-    assert inspect.signature(module.no_op).return_annotation == "None"
+    assert inspect.signature(module.no_op).return_annotation == "OpNode"
 
 
 def test_calls_go_through_execute_op(module, fake_runtime):

@@ -227,7 +227,8 @@ def test_large_ops_from_several_threads():
 
 def test_without_the_extension_execute_op_is_the_ctypes_path(tmp_path):
     code = ("import numpy as np; from opgen.runtime import eager, tensor; from opgen import ops;"
-            "assert eager.execute_op is eager._execute_op_python;"
+            "assert eager.execute_op is eager._execute_op_checked;"
+            "assert eager.execute_eager is eager._execute_op_python;"
             "assert tensor._fast_path is None;"
             "t = ops.add_v2(np.ones(3, np.float32), 2.0);"
             "assert np.asarray(t).tolist() == [3.0, 3.0, 3.0]")

@@ -1,0 +1,239 @@
+"""Graph mode for the generated ops: inside ``Graph.as_default()`` the same op function
+that runs eagerly elsewhere adds a node and returns its ``Output``s, shaped as the
+eager results (one per output arg, a list for list args).
+
+``execute_op`` stays eager-only until the first ``as_default()`` block opens in any
+thread; from then until the last one closes it hands every call to :func:`dispatch`
+here, which builds a node when the calling thread has a default graph and runs the op
+eagerly otherwise. Node construction follows TensorFlow's generated wrappers: the op
+opens a name scope with its name (the op type by default), Python values and numpy
+data for inputs become ``Const`` nodes named after their input arg inside it, and the
+node takes that scope's name.
+
+Also here: ``name_scope``, ``device`` and ``control_dependencies`` for the default
+graph of this thread (no-ops in eager mode, as in TensorFlow 2).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from opgen.protos import attr_value_pb2
+from opgen.runtime import dtypes, eager, graph
+from opgen.runtime.errors import InvalidArgumentError, OpError
+from opgen.runtime.graph import Graph, Output
+from opgen.runtime.tensor import Tensor, _convert
+
+
+def dispatch(op_type: str, inputs, attrs, name=None):
+    """execute_op while some thread is in graph mode: a node on this thread's default
+    graph, else eager execution."""
+    stack = getattr(graph._thread_stacks, "stack", None)
+    if not stack:
+        return eager.execute_eager(op_type, inputs, attrs, name)
+    return build_op(stack[-1], op_type, inputs, attrs, name)
+
+
+def _graph_mode_changed(active: bool) -> None:
+    eager.set_graph_dispatch(dispatch if active else None)
+
+
+graph._graph_mode_hook = _graph_mode_changed
+
+
+# ---- building a node ------------------------------------------------------------------------
+
+def _carries_dtype(value) -> bool:
+    return isinstance(value, (Output, Tensor, np.ndarray, np.generic))
+
+
+def _dtype_of(value) -> dtypes.DType:
+    if isinstance(value, (Output, Tensor)):
+        return value.dtype
+    return dtypes.as_dtype(np.asarray(value).dtype)
+
+
+def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
+    """Adds `op_type` to `g` with `inputs` (Outputs, or values that become Const nodes)
+    and `attrs` as execute_op takes them; returns its Outputs, one entry per output arg
+    (a list for list args), or the Operation when the op has no outputs."""
+    plan = eager.registry.plan(op_type)
+    if len(inputs) != len(plan.inputs):
+        raise InvalidArgumentError(
+            f"{op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}", op_type)
+    prepared = _prepare_attrs(plan, attrs, op_type)
+    with g.name_scope(name or op_type) as scope:
+        resolved = (eager._resolve_dtypes(plan, inputs, prepared, _carries_dtype, _dtype_of)
+                    if plan.inferred else {})
+        node_inputs = [_as_outputs(g, entry, value, resolved, prepared, op_type)
+                       for entry, value in zip(plan.inputs, inputs)]
+        inferred = _infer_attrs(plan, node_inputs, prepared, op_type)
+        op = g.create_op(op_type, node_inputs, {**prepared, **inferred}, name=scope)
+    if not plan.op_def.output_arg:
+        return op  # the generated function returns it, as TensorFlow's do
+    counts = eager._output_counts(plan, prepared, inferred)
+    outputs, position = [], 0
+    all_outputs = op.outputs
+    for arg, count in zip(plan.op_def.output_arg, counts):
+        if arg.number_attr or arg.type_list_attr:
+            outputs.append(all_outputs[position:position + count])
+        else:
+            outputs.append(all_outputs[position])
+        position += count
+    return outputs
+
+
+def _prepare_attrs(plan, attrs, op_type) -> dict:
+    """`attrs` checked as in eager mode (allowed values, minimum, Python types);
+    values of kinds eager mode cannot set (func, list(shape) ...) go through as given."""
+    specs = plan.attrs
+    prepared = {}
+    for attr_name, value in attrs.items():
+        spec = specs.get(attr_name)
+        if spec is None:
+            raise InvalidArgumentError(
+                f"{op_type} has no attr named '{attr_name}'; its attrs are: "
+                f"{', '.join(specs) or '(none)'}", op_type)
+        if spec.prep is not None and not isinstance(value, attr_value_pb2.AttrValue):
+            try:
+                value = spec.prep(value)
+            except (TypeError, ValueError, OverflowError) as e:
+                allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
+                raise InvalidArgumentError(
+                    f"{op_type}: attr '{attr_name}' must be a {spec.type}{allowed}: {e}",
+                    op_type) from None
+            spec.check(op_type, value)
+            if spec.type == "list(shape)":
+                value = _shape_list_attr(value)
+        prepared[attr_name] = value
+    for attr_name in plan.required:
+        if attr_name not in prepared:
+            spec = specs[attr_name]
+            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
+            raise InvalidArgumentError(
+                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}{allowed}",
+                op_type)
+    return prepared
+
+
+def _shape_list_attr(shapes) -> attr_value_pb2.AttrValue:
+    value = attr_value_pb2.AttrValue()
+    for shape in shapes:
+        proto = value.list.shape.add()
+        if shape is None:
+            proto.unknown_rank = True
+        else:
+            for d in shape:
+                proto.dim.add().size = -1 if d is None else d
+    return value
+
+
+def _as_outputs(g: Graph, entry, value, resolved, attrs, op_type):
+    """One input arg's value as Outputs of `g`: Python values, numpy data and eager
+    Tensors become Const nodes named after the arg (`arg`, or `arg_0`, `arg_1` ... in
+    a list), with the dtype the op gives them (as TensorFlow's convert_to_tensor)."""
+    arg, kind, type_attr, fixed, _ = entry
+    try:
+        if kind == "single":
+            want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
+            return _as_output(g, value, want, arg)
+        if isinstance(value, Output) or not isinstance(value, (list, tuple)):
+            raise InvalidArgumentError(
+                f"input '{arg}' takes a list of tensors, got {type(value).__name__}")
+        if kind == "number":
+            want = resolved.get(type_attr) if type_attr else dtypes.as_dtype(fixed)
+            return [_as_output(g, v, want, f"{arg}_{i}") for i, v in enumerate(value)]
+        types = attrs.get(type_attr)
+        if types is not None and len(types) != len(value):
+            raise InvalidArgumentError(
+                f"input '{arg}' has {len(value)} tensors but attr '{type_attr}' "
+                f"lists {len(types)} types")
+        return [_as_output(g, v, types[i] if types is not None else None, f"{arg}_{i}")
+                for i, v in enumerate(value)]
+    except OpError as e:
+        raise type(e)(f"{op_type}: input '{arg}': {e.message}"
+                      if not e.message.startswith("input '") else f"{op_type}: {e.message}",
+                      op_type) from None
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(
+            f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None
+
+
+def _as_output(g: Graph, value, want, const_name: str) -> Output:
+    if isinstance(value, Output):
+        if want is not None and value.dtype != want:
+            raise InvalidArgumentError(
+                f"expected a {want.name} tensor, got {value.name} of type {value.dtype.name}")
+        return value
+    tensor = _convert(value, want, True)  # the dtype rules of eager mode
+    const = g.create_op("Const", [], {"dtype": tensor.dtype, "value": tensor.numpy()},
+                        name=const_name)
+    return const.outputs[0]
+
+
+def _infer_attrs(plan, node_inputs, attrs, op_type) -> dict:
+    """Type, number and type-list attrs from the inputs' dtypes, checked against the
+    OpDef's allowed values as in eager mode."""
+    inferred = {}
+    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, node_inputs):
+        if kind == "number":
+            if number_attr not in attrs:
+                inferred[number_attr] = len(value)
+            if type_attr and type_attr not in attrs and type_attr not in inferred and value:
+                inferred[type_attr] = value[0].dtype
+        elif kind == "typelist":
+            if type_attr not in attrs:
+                inferred[type_attr] = [v.dtype for v in value]
+        elif type_attr and type_attr not in attrs and type_attr not in inferred:
+            inferred[type_attr] = value.dtype
+    for attr_name, value in inferred.items():
+        plan.attrs[attr_name].check(op_type, value)
+    return inferred
+
+
+# ---- scopes of the default graph --------------------------------------------------------------
+
+def _thread_graph() -> Graph | None:
+    stack = getattr(graph._thread_stacks, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextmanager
+def name_scope(name: str | None):
+    """Names ops built inside the block "`name`/..." in the default graph (TensorFlow's
+    rules, see ``Graph.name_scope``); yields the scope. Eagerly, names nothing."""
+    g = _thread_graph()
+    if g is None:
+        yield "" if not name else name if name.endswith("/") else name + "/"
+        return
+    with g.name_scope(name) as scope:
+        yield scope
+
+
+@contextmanager
+def device(device_name: str | None):
+    """Places ops built inside the block on `device_name` ("/CPU:0"). Eagerly, every
+    op runs on the CPU anyway."""
+    g = _thread_graph()
+    if g is None:
+        yield
+        return
+    with g.device(device_name):
+        yield
+
+
+@contextmanager
+def control_dependencies(control_inputs):
+    """Ops built inside the block run after `control_inputs` (Operations or Outputs).
+    Eagerly, ops run in program order anyway."""
+    g = _thread_graph()
+    if g is None:
+        yield
+        return
+    with g.control_dependencies(control_inputs):
+        yield
+
+
+__all__ = ["build_op", "control_dependencies", "device", "dispatch", "name_scope"]
