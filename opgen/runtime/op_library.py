@@ -82,6 +82,12 @@ def _build_module(oplist: op_def_pb2.OpList, name: str, path: str) -> types.Modu
     return package
 
 
+def loaded_op_names() -> set[str]:
+    """Names of the ops that libraries loaded through :func:`load_op_library` added."""
+    with _lock:
+        return {op.name for module in _modules.values() for op in module.OP_LIST.op}
+
+
 def load_op_library(path: str | os.PathLike) -> types.ModuleType:
     """Loads an op library and returns a module with a generated wrapper per op it
     registers (``WeightedSum`` becomes ``weighted_sum``), as ``opgen.ops`` has for the

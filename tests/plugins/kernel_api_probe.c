@@ -1,5 +1,5 @@
 /* A test plugin that exercises the kernel C API: every attr getter, kernel labels, temp
- * allocation, forwarding, the kernel name and input dtypes. Op KernelApiProbe adds `i`
+ * allocation, forwarding, the kernel name and input dtypes. Op OpgenKernelApiProbe adds `i`
  * to its input (subtracts with the "minus" labelled kernel); when `report` is true its
  * compute fails on purpose with a summary of what the kernel read, which the test
  * checks against what it set. */
@@ -191,7 +191,7 @@ static void probe_compute(void* kernel, TF_OpKernelContext* ctx) {
 
 __attribute__((constructor)) static void register_probe(void) {
   TF_Status* s = TF_NewStatus();
-  TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder("KernelApiProbe");
+  TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder("OpgenKernelApiProbe");
   TF_OpDefinitionBuilderAddInput(b, "x: float");
   TF_OpDefinitionBuilderAddOutput(b, "y: float");
   const char* attrs[] = {"i: int = 3", "f: float = 1.5", "b: bool = true", "report: bool = false",
@@ -202,16 +202,16 @@ __attribute__((constructor)) static void register_probe(void) {
   for (size_t k = 0; k < sizeof attrs / sizeof attrs[0]; ++k) TF_OpDefinitionBuilderAddAttr(b, attrs[k]);
   TF_RegisterOpDefinition(b, s);
   if (TF_GetCode(s) == TF_OK) {
-    TF_KernelBuilder* k = TF_NewKernelBuilder("KernelApiProbe", "CPU", probe_create, probe_compute,
+    TF_KernelBuilder* k = TF_NewKernelBuilder("OpgenKernelApiProbe", "CPU", probe_create, probe_compute,
                                               probe_delete);
     TF_KernelBuilder_HostMemory(k, "x");
-    TF_RegisterKernelBuilder("KernelApiProbePlus", k, s);
+    TF_RegisterKernelBuilder("OpgenKernelApiProbePlus", k, s);
   }
   if (TF_GetCode(s) == TF_OK) {
-    TF_KernelBuilder* k = TF_NewKernelBuilder("KernelApiProbe", "CPU", probe_create_minus,
+    TF_KernelBuilder* k = TF_NewKernelBuilder("OpgenKernelApiProbe", "CPU", probe_create_minus,
                                               probe_compute, probe_delete);
     TF_KernelBuilder_Label(k, "minus");
-    TF_RegisterKernelBuilder("KernelApiProbeMinus", k, s);
+    TF_RegisterKernelBuilder("OpgenKernelApiProbeMinus", k, s);
   }
   if (TF_GetCode(s) != TF_OK) fprintf(stderr, "probe registration: %s\n", TF_Message(s));
   TF_DeleteStatus(s);

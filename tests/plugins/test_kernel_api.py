@@ -42,7 +42,7 @@ def run_probe(extra_attrs, name="probe"):
     attrs = {"t": np.array([7.5, -1.0], np.float32),
              "tl": tensor_list(np.zeros(3, np.float32), np.zeros((1, 1), np.float32))}
     attrs.update(extra_attrs)
-    y = g.create_op("KernelApiProbe", [x], attrs, name=name).outputs[0]
+    y = g.create_op("OpgenKernelApiProbe", [x], attrs, name=name).outputs[0]
     with opgen.Session(g) as sess:
         return sess.run(y)
 

@@ -74,10 +74,10 @@ TF_CAPI_EXPORT extern void TF_RegisterKernelBuilder(const char* kernel_name,
  * priority come from a serialized KernelDef message; only the callbacks come from
  * `builder`. As in TensorFlow, `serialized_kernel_def` is read up to its first NUL byte;
  * NULL means "use the builder" (exactly TF_RegisterKernelBuilder). Takes ownership of
- * `builder` whatever the outcome. A constraint allowing several dtypes registers one
+ * `builder` whatever the outcome. The KernelDef's label works as TF_KernelBuilder_Label. A constraint allowing several dtypes registers one
  * kernel per combination (stopping at the first failure). Fails with
- * TF_INVALID_ARGUMENT for malformed bytes, TF_UNIMPLEMENTED for a kernel label or a
- * constraint on anything but dtypes, and as TF_RegisterKernelBuilder otherwise. */
+ * TF_INVALID_ARGUMENT for malformed bytes, TF_UNIMPLEMENTED for a constraint on
+ * anything but dtypes, and as TF_RegisterKernelBuilder otherwise. */
 TF_CAPI_EXPORT extern void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def,
                                                                  const char* name,
                                                                  TF_KernelBuilder* builder,
