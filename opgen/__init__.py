@@ -21,7 +21,7 @@ _RUNTIME_EXPORTS = frozenset({
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string",
     "complex64", "complex128",
     "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
-    "reset_default_graph", "name_scope", "device", "control_dependencies",
+    "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
 })
 
 

@@ -42,10 +42,14 @@ def _specs(oplist, api_defs):
     return model.op_specs(oplist, api_defs)
 
 
-def _load(ops: str | None, from_runtime: bool):
-    """The OpList named by --ops / --from-runtime, validated."""
+def _load(ops: str | None, from_runtime: bool, from_library: str | None = None):
+    """The OpList named by --ops / --from-runtime / --from-library, validated."""
     from opgen import _paths, opdefs
 
+    if from_library is not None:
+        if ops is not None or from_runtime:
+            raise click.UsageError("give one of --ops, --from-runtime and --from-library")
+        return _library_op_list(from_library)
     if from_runtime:
         if ops is not None:
             raise click.UsageError("give either --ops or --from-runtime, not both")
@@ -53,6 +57,22 @@ def _load(ops: str | None, from_runtime: bool):
     if ops is None:
         ops = str(_paths.bundled_ops_path())
     return opdefs.load(ops)
+
+
+def _library_op_list(path: str):
+    """The ops an op library registers, as the opgen runtime loads it (TF_LoadLibrary)."""
+    from opgen import opdefs
+    from opgen.runtime import errors, op_library
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no op library at {path}")
+    try:
+        oplist = op_library.library_op_list(path)
+    except errors.OpError as e:
+        raise _fail(f"cannot load op library {path}: {e}; nothing written") from None
+    problems = opdefs.validate_oplist(oplist)
+    if problems:
+        raise opdefs.OpDefError(problems)
+    return oplist
 
 
 _ops_option = click.option(
@@ -114,6 +134,9 @@ def main() -> None:
               help="Comma-separated target languages.")
 @_ops_option
 @_runtime_option
+@click.option("--from-library", "from_library", metavar="LIB.so",
+              help="Generate for the ops an op library (plugin) registers when the opgen "
+                   "runtime loads it, as opgen.load_op_library does.")
 @_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
@@ -123,8 +146,9 @@ def main() -> None:
 @click.option("--depfile", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a Make-style depfile (outputs: OpList file, ApiDef files and "
                    "templates), for CMake's DEPFILE or Ninja.")
-def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tuple[str, ...],
-             out_dir: Path, check: bool, depfile: Path | None) -> None:
+def generate(languages: str, ops: str | None, from_runtime: bool, from_library: str | None,
+             api_defs: tuple[str, ...], out_dir: Path, check: bool,
+             depfile: Path | None) -> None:
     """Generate wrapper code for every op of an OpList.
 
     Output is sorted by op name and byte-stable; files whose content is unchanged are
@@ -138,6 +162,7 @@ def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tupl
       opgen generate --lang python --ops ops.pbtxt --out generated
       cat oplist.pb | opgen generate --ops - --out build/gen
       opgen generate --from-runtime --out build/gen
+      opgen generate --from-library build/libmy_ops.so --lang python --out gen
       opgen generate --check --ops ops.pbtxt --out generated
       opgen generate --ops ops.pbtxt --out gen --depfile gen/opgen.d
       opgen generate --ops tf-oplist.pb --api-def api_def/base_api --api-def api_def/python_api
@@ -151,13 +176,18 @@ def generate(languages: str, ops: str | None, from_runtime: bool, api_defs: tupl
                                  param_hint="--lang")
     for name in names:
         langs.get(name)  # unknown languages fail before the OpList is read
-    oplist = _load(ops, from_runtime)
+    oplist = _load(ops, from_runtime, from_library)
     api_def_set = _load_api_defs(api_defs)
     files = gen.render(oplist, names, api_def_set)
     stale = gen.stale_files(files, out_dir, names)
     if depfile is not None and not check:
         from opgen import _paths
-        source = [] if from_runtime or ops == "-" else [Path(ops or _paths.bundled_ops_path())]
+        if from_library is not None:
+            source = [Path(from_library)]
+        elif from_runtime or ops == "-":
+            source = []
+        else:
+            source = [Path(ops or _paths.bundled_ops_path())]
         source += api_def_set.files if api_def_set is not None else []
         content = gen.depfile([out_dir / f.path for f in files], source + gen.template_paths(names))
         # An absolute path: the writer puts it beside, not under, the output folder.

@@ -29,6 +29,7 @@ struct TF_OpKernelContext {
   int num_outputs;
   const TF_DataType* output_types;
   int64_t step_id;
+  const std::string* node_name;
   TF_Status failure;
 };
 
@@ -53,6 +54,7 @@ std::string DescribeKernel(const KernelDef& k) {
       return n;
     }(DataTypeName(type)) + "]";
   if (k.priority != 0) s += "; priority=" + std::to_string(k.priority);
+  if (!k.label.empty()) s += "; label='" + k.label + "'";
   return s;
 }
 
@@ -87,7 +89,8 @@ void KernelRegistry::Register(KernelDef def, TF_Status* status) {
   std::lock_guard<std::mutex> lock(table.mu);
   for (const auto& k : table.kernels) {
     if (k->op == def.op && k->device == def.device &&
-        k->type_constraints == def.type_constraints && k->priority == def.priority) {
+        k->type_constraints == def.type_constraints && k->priority == def.priority &&
+        k->label == def.label) {
       SetStatus(status, TF_ALREADY_EXISTS,
                 "A kernel for op '" + def.op + "' with " + DescribeKernel(def) +
                     " is already registered");
@@ -104,10 +107,15 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
   std::lock_guard<std::mutex> lock(table.mu);
   const KernelDef* best = nullptr;
   std::string registered;
+  // As in TensorFlow, a node picks a labelled kernel through its "_kernel" attr.
+  auto label_attr = attrs.find("_kernel");
+  const std::string label = label_attr != attrs.end() && label_attr->second.kind == AttrValue::kString
+                                ? label_attr->second.s
+                                : std::string();
   for (const auto& k : table.kernels) {
     if (k->op != op.name) continue;
     registered += "\n  " + DescribeKernel(*k);
-    if (k->device != device) continue;
+    if (k->device != device || k->label != label) continue;
     bool match = true;
     for (const auto& [attr, type] : k->type_constraints) {
       auto it = attrs.find(attr);
@@ -190,7 +198,7 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
                                                        std::vector<TF_DataType> output_types,
                                                        TF_Status* status) {
   std::unique_ptr<KernelInstance> instance(
-      new KernelInstance(kernel, op, std::move(output_types)));
+      new KernelInstance(kernel, op, node_name, std::move(output_types)));
   TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
   instance->state_ = kernel.create_func ? kernel.create_func(&construction) : nullptr;
   if (construction.failure.code != TF_OK) {
@@ -208,7 +216,8 @@ KernelInstance::~KernelInstance() {
 void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs,
                              int64_t step_id, TF_Status* status) const {
   const int n = num_outputs();
-  TF_OpKernelContext ctx{inputs, num_inputs, outputs, n, output_types_.data(), step_id, {}};
+  TF_OpKernelContext ctx{inputs,  num_inputs, outputs,     n, output_types_.data(),
+                         step_id, &node_name_, {}};
   kernel_.compute_func(state_, &ctx);
   auto discard = [outputs, n] {
     for (int i = 0; i < n; ++i) {
@@ -316,6 +325,10 @@ void TF_KernelBuilder_Priority(TF_KernelBuilder* kernel_builder, int32_t priorit
   kernel_builder->def.priority = priority_number;
 }
 
+void TF_KernelBuilder_Label(TF_KernelBuilder* kernel_builder, const char* label) {
+  kernel_builder->def.label = label ? label : "";
+}
+
 void TF_RegisterKernelBuilder(const char* kernel_name, TF_KernelBuilder* builder,
                               TF_Status* status) {
   std::unique_ptr<TF_KernelBuilder> owned(builder);
@@ -351,10 +364,6 @@ void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, co
     }
     const std::string where = "Cannot register kernel '" + std::string(name ? name : "") +
                               "' for op '" + proto.op + "': ";
-    if (!proto.label.empty()) {
-      opgen::SetStatus(status, TF_UNIMPLEMENTED, where + "kernel labels are not supported");
-      return;
-    }
     // The registry matches one dtype per constrained attr; a constraint allowing several
     // dtypes becomes one kernel per combination.
     std::vector<std::vector<std::pair<std::string, TF_DataType>>> combos(1);
@@ -383,6 +392,7 @@ void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, co
       def.type_constraints = combo;
       def.host_memory_args = proto.host_memory_args;
       def.priority = proto.priority;
+      def.label = proto.label;
       if (def.compute_func == nullptr) {
         opgen::SetStatus(status, TF_INVALID_ARGUMENT, where + "no compute function");
         return;
@@ -451,6 +461,85 @@ TF_DataType TF_ExpectedOutputDataType(TF_OpKernelContext* ctx, int i) {
 
 int64_t TF_StepId(TF_OpKernelContext* ctx) { return ctx->step_id; }
 
+TF_DataType TF_InputDatatype(TF_OpKernelContext* ctx, int index) {
+  if (index < 0 || index >= ctx->num_inputs) return static_cast<TF_DataType>(0);
+  return ctx->inputs[index]->dtype;
+}
+
+bool TF_IsHostMemoryInput(TF_OpKernelContext* ctx, int i, TF_Status* status) {
+  if (i < 0 || i >= ctx->num_inputs) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE, "input index " + std::to_string(i) + " out of range");
+    return false;
+  }
+  opgen::ClearStatus(status);
+  return true;
+}
+
+bool TF_IsHostMemoryOutput(TF_OpKernelContext* ctx, int i, TF_Status* status) {
+  if (i < 0 || i >= ctx->num_outputs) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE, "output index " + std::to_string(i) + " out of range");
+    return false;
+  }
+  opgen::ClearStatus(status);
+  return true;
+}
+
+TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx) {
+  return TF_StringView{ctx->node_name->data(), ctx->node_name->size()};
+}
+
+TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
+                                           const int* /*candidate_input_indices*/,
+                                           int /*num_candidate_input_indices*/, int output_index,
+                                           const int64_t* output_dims, int output_num_dims,
+                                           int* forwarded_input, TF_Status* status) {
+  if (forwarded_input != nullptr) *forwarded_input = -1;
+  if (output_index < 0 || output_index >= context->num_outputs) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "output index " + std::to_string(output_index) + " out of range");
+    return nullptr;
+  }
+  const TF_DataType dtype = context->output_types[output_index];
+  const int64_t elements =
+      opgen::NumElements(std::vector<int64_t>(output_dims, output_dims + output_num_dims));
+  if (elements < 0 || TF_DataTypeSize(dtype) == 0) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "cannot allocate output " + std::to_string(output_index) + " of dtype " +
+                         std::string(opgen::DataTypeName(dtype)) + " and shape " +
+                         opgen::ShapeToString(std::vector<int64_t>(
+                             output_dims, output_dims + output_num_dims)));
+    return nullptr;
+  }
+  return TF_AllocateOutput(context, output_index, dtype, output_dims, output_num_dims,
+                           static_cast<size_t>(elements) * TF_DataTypeSize(dtype), status);
+}
+
+TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* /*context*/, TF_DataType dtype,
+                           const int64_t* dims, int num_dims, TF_AllocatorAttributes* alloc_attrs,
+                           TF_Status* status) {
+  if (alloc_attrs != nullptr && alloc_attrs->struct_size != TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "TF_AllocatorAttributes.struct_size is " +
+                         std::to_string(alloc_attrs->struct_size) + ", expected " +
+                         std::to_string(TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE));
+    return nullptr;
+  }
+  const std::vector<int64_t> shape(dims, dims + num_dims);
+  const int64_t elements = opgen::NumElements(shape);
+  TF_Tensor* t = elements < 0 || TF_DataTypeSize(dtype) == 0
+                     ? nullptr
+                     : TF_AllocateTensor(dtype, dims, num_dims,
+                                         static_cast<size_t>(elements) * TF_DataTypeSize(dtype));
+  if (t == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "cannot allocate a temporary of dtype " + std::string(opgen::DataTypeName(dtype)) +
+                         " and shape " + opgen::ShapeToString(shape));
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return t;
+}
+
 void TF_OpKernelConstruction_Failure(TF_OpKernelConstruction* ctx, TF_Status* status) {
   ctx->failure.code = status->code;
   ctx->failure.message = status->message;
@@ -507,6 +596,12 @@ void TF_OpKernelConstruction_GetAttrSize(TF_OpKernelConstruction* ctx, const cha
   *list_size = -1;
   switch (v.kind) {
     case opgen::AttrValue::kString: *total_size = static_cast<int32_t>(v.s.size()); break;
+    case opgen::AttrValue::kShape:  // total_size: the rank, -1 when unknown
+      *total_size = v.shape.unknown_rank ? -1 : static_cast<int32_t>(v.shape.dims.size());
+      break;
+    case opgen::AttrValue::kListTensor:
+      *list_size = static_cast<int32_t>(v.list_s.size());
+      break;
     case opgen::AttrValue::kListString: {
       *list_size = static_cast<int32_t>(v.list_s.size());
       size_t total = 0;
@@ -550,6 +645,53 @@ void TF_OpKernelConstruction_GetAttrBoolList(TF_OpKernelConstruction* ctx, const
     int n = std::min<int>(max_vals, static_cast<int>(v->list_b.size()));
     for (int i = 0; i < n; ++i) vals[i] = v->list_b[i] ? 1 : 0;
   }
+}
+
+void TF_OpKernelConstruction_GetAttrStringList(TF_OpKernelConstruction* ctx,
+                                               const char* attr_name, char** values,
+                                               size_t* lengths, int max_values, void* storage,
+                                               size_t storage_size, TF_Status* status) {
+  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListString, "list(string)", status);
+  if (v == nullptr) return;
+  const int n = std::min<int>(max_values, static_cast<int>(v->list_s.size()));
+  size_t needed = 0;
+  for (int i = 0; i < n; ++i) needed += v->list_s[i].size();
+  if (needed > storage_size) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("Attr '") + attr_name + "' needs " + std::to_string(needed) +
+                         " bytes of storage, " + std::to_string(storage_size) + " given");
+    return;
+  }
+  char* at = static_cast<char*>(storage);
+  for (int i = 0; i < n; ++i) {
+    const std::string& item = v->list_s[i];
+    if (!item.empty()) std::memcpy(at, item.data(), item.size());
+    values[i] = at;
+    lengths[i] = item.size();
+    at += item.size();
+  }
+}
+
+void TF_OpKernelConstruction_GetAttrTensorList(TF_OpKernelConstruction* ctx,
+                                               const char* attr_name, TF_Tensor** vals,
+                                               int max_values, TF_Status* status) {
+  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kListTensor, "list(tensor)", status);
+  if (v == nullptr) return;
+  const int n = std::min<int>(max_values, static_cast<int>(v->list_s.size()));
+  std::vector<TF_Tensor*> parsed;
+  for (int i = 0; i < n; ++i) {
+    std::string error;
+    TF_Tensor* t = opgen::ParseTensorProto(v->list_s[i], &error);
+    if (t == nullptr) {
+      for (TF_Tensor* done : parsed) delete done;
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       std::string("Attr '") + attr_name + "' element " + std::to_string(i) +
+                           ": " + error);
+      return;
+    }
+    parsed.push_back(t);
+  }
+  std::copy(parsed.begin(), parsed.end(), vals);
 }
 
 void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const char* attr_name,

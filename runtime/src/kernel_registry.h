@@ -20,6 +20,7 @@ struct KernelDef {
   std::vector<std::pair<std::string, TF_DataType>> type_constraints;
   std::vector<std::string> host_memory_args;
   int32_t priority = 0;
+  std::string label;  // matched against a node's "_kernel" attr; "" matches nodes without it
   void* (*create_func)(TF_OpKernelConstruction*) = nullptr;
   void (*compute_func)(void*, TF_OpKernelContext*) = nullptr;
   void (*delete_func)(void*) = nullptr;
@@ -69,10 +70,13 @@ class KernelInstance {
   const KernelDef& kernel() const { return kernel_; }
 
  private:
-  KernelInstance(const KernelDef& kernel, const OpDef& op, std::vector<TF_DataType> types)
-      : kernel_(kernel), op_(op), output_types_(std::move(types)) {}
+  KernelInstance(const KernelDef& kernel, const OpDef& op, std::string node_name,
+                 std::vector<TF_DataType> types)
+      : kernel_(kernel), op_(op), node_name_(std::move(node_name)),
+        output_types_(std::move(types)) {}
   const KernelDef& kernel_;
   const OpDef& op_;
+  std::string node_name_;  // what TF_GetOpKernelName reports
   std::vector<TF_DataType> output_types_;
   void* state_ = nullptr;
 };

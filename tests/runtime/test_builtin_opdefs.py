@@ -30,8 +30,12 @@ def builtin_ops():
         data = _lib.all_op_list_bytes()
     except FileNotFoundError as e:
         pytest.skip(f"runtime library not available: {e}")
-    # Tests elsewhere register ops named OpgenTest*/OpgenSpecTest*; they are not built-ins.
-    return [op for op in op_def_pb2.OpList.FromString(data).op if not op.name.startswith("Opgen")]
+    # Tests elsewhere register ops named OpgenTest*/OpgenSpecTest*, or load plugins
+    # (tests/plugins); those are not built-ins.
+    from opgen.runtime import op_library
+    plugin_ops = op_library.loaded_op_names()
+    return [op for op in op_def_pb2.OpList.FromString(data).op
+            if not op.name.startswith("Opgen") and op.name not in plugin_ops]
 
 
 @pytest.fixture(scope="module")

@@ -58,6 +58,11 @@ TF_CAPI_EXPORT extern void TF_KernelBuilder_HostMemory(TF_KernelBuilder* kernel_
 TF_CAPI_EXPORT extern void TF_KernelBuilder_Priority(TF_KernelBuilder* kernel_builder,
                                                      int32_t priority_number);
 
+/* Restricts the kernel to nodes whose "_kernel" attr equals `label`; a labelled kernel is
+ * never chosen for a node without that attr, nor an unlabelled one for a node with it. */
+TF_CAPI_EXPORT extern void TF_KernelBuilder_Label(TF_KernelBuilder* kernel_builder,
+                                                  const char* label);
+
 /* Adds the kernel to the registry and takes ownership of `builder`, whatever the
  * outcome. Fails when the op is unknown, a constrained attr is not a type attr of the op,
  * or an identical kernel (op, device, constraints, label) is registered. */
@@ -69,10 +74,10 @@ TF_CAPI_EXPORT extern void TF_RegisterKernelBuilder(const char* kernel_name,
  * priority come from a serialized KernelDef message; only the callbacks come from
  * `builder`. As in TensorFlow, `serialized_kernel_def` is read up to its first NUL byte;
  * NULL means "use the builder" (exactly TF_RegisterKernelBuilder). Takes ownership of
- * `builder` whatever the outcome. A constraint allowing several dtypes registers one
+ * `builder` whatever the outcome. The KernelDef's label works as TF_KernelBuilder_Label. A constraint allowing several dtypes registers one
  * kernel per combination (stopping at the first failure). Fails with
- * TF_INVALID_ARGUMENT for malformed bytes, TF_UNIMPLEMENTED for a kernel label or a
- * constraint on anything but dtypes, and as TF_RegisterKernelBuilder otherwise. */
+ * TF_INVALID_ARGUMENT for malformed bytes, TF_UNIMPLEMENTED for a constraint on
+ * anything but dtypes, and as TF_RegisterKernelBuilder otherwise. */
 TF_CAPI_EXPORT extern void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def,
                                                                  const char* name,
                                                                  TF_KernelBuilder* builder,
@@ -90,6 +95,9 @@ TF_CAPI_EXPORT extern int TF_NumOutputs(TF_OpKernelContext* ctx);
  * TF_DeleteTensor. TF_OUT_OF_RANGE for a bad index. */
 TF_CAPI_EXPORT extern void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor,
                                        TF_Status* status);
+
+/* The dtype of input `index` (TF_DataType 0 when out of range). */
+TF_CAPI_EXPORT extern TF_DataType TF_InputDatatype(TF_OpKernelContext* ctx, int index);
 
 /* Sets output `i` to share `tensor`'s data; the caller keeps ownership of `tensor`. */
 TF_CAPI_EXPORT extern void TF_SetOutput(TF_OpKernelContext* ctx, int i,
@@ -111,6 +119,34 @@ TF_CAPI_EXPORT extern TF_DataType TF_ExpectedOutputDataType(TF_OpKernelContext* 
 
 /* An id of the current step (one eager execution or one session run). */
 TF_CAPI_EXPORT extern int64_t TF_StepId(TF_OpKernelContext* ctx);
+
+/* Whether input / output `i` lives in host memory: always true, as opgen runs kernels on
+ * host memory only. TF_OUT_OF_RANGE (and false) for a bad index. */
+TF_CAPI_EXPORT extern bool TF_IsHostMemoryInput(TF_OpKernelContext* ctx, int i,
+                                                TF_Status* status);
+TF_CAPI_EXPORT extern bool TF_IsHostMemoryOutput(TF_OpKernelContext* ctx, int i,
+                                                 TF_Status* status);
+
+/* The name of the node (or eager op) the kernel runs for; owned by the kernel. */
+TF_CAPI_EXPORT extern TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx);
+
+/* Like TF_AllocateOutput with the expected dtype of `output_index`, after trying to reuse
+ * one of the candidate inputs' buffers. `*forwarded_input` is the input reused, or -1.
+ * opgen never reuses an input (it cannot tell whether the caller still reads it), so it
+ * always allocates and sets -1, which the contract allows. */
+TF_CAPI_EXPORT extern TF_Tensor* TF_ForwardInputOrAllocateOutput(
+    TF_OpKernelContext* context, const int* candidate_input_indices,
+    int num_candidate_input_indices, int output_index, const int64_t* output_dims,
+    int output_num_dims, int* forwarded_input, TF_Status* status);
+
+/* Scratch memory for the duration of the compute call: a new tensor the caller frees
+ * with TF_DeleteTensor. `alloc_attrs` may be NULL; when given, its struct_size must be
+ * TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE. Fixed-size dtypes only. */
+TF_CAPI_EXPORT extern TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* context,
+                                                 TF_DataType dtype, const int64_t* dims,
+                                                 int num_dims,
+                                                 TF_AllocatorAttributes* alloc_attrs,
+                                                 TF_Status* status);
 
 /* ---- Construction context: inside create_func ---- */
 
@@ -166,6 +202,17 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrFloatList(
     TF_Status* status);
 TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrBoolList(
     TF_OpKernelConstruction* ctx, const char* attr_name, TF_Bool* vals, int max_vals,
+    TF_Status* status);
+/* Copies up to `max_values` strings of a list(string) attr into `storage` (of
+ * `storage_size` bytes, not NUL-terminated) and sets values[i] / lengths[i] to each.
+ * TF_INVALID_ARGUMENT when they do not fit in `storage`. */
+TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrStringList(
+    TF_OpKernelConstruction* ctx, const char* attr_name, char** values, size_t* lengths,
+    int max_values, void* storage, size_t storage_size, TF_Status* status);
+/* Sets up to `max_values` elements of `vals` to new tensors holding a list(tensor) attr;
+ * the caller frees each with TF_DeleteTensor. On failure none is set. */
+TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensorList(
+    TF_OpKernelConstruction* ctx, const char* attr_name, TF_Tensor** vals, int max_values,
     TF_Status* status);
 /* Sets `*val` to a new tensor holding a tensor-valued attr; the caller frees it with
  * TF_DeleteTensor. */

@@ -19,6 +19,20 @@ extern "C" {
 
 typedef struct TF_Tensor TF_Tensor;
 
+#ifndef TF_BOOL_DEFINED
+#define TF_BOOL_DEFINED
+typedef unsigned char TF_Bool;
+#endif
+
+/* Where a kernel wants memory: set `struct_size` to TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE.
+ * opgen keeps every tensor in host memory, so `on_host` is always satisfied. */
+typedef struct TF_AllocatorAttributes {
+  size_t struct_size;
+  TF_Bool on_host;
+} TF_AllocatorAttributes;
+
+#define TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE TF_OFFSET_OF_END(TF_AllocatorAttributes, on_host)
+
 /* A tensor over caller-provided memory `data[0, len)`. The tensor takes ownership:
  * when no tensor refers to the memory any more, `deallocator(data, len, arg)` is called
  * (it may be NULL when the caller keeps ownership and outlives the tensor). Returns NULL

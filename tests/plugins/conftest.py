@@ -1,0 +1,26 @@
+"""Fixtures: examples/plugin/my_ops.c built against opgen's headers, and loaded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from plugin_build import EXAMPLE, compile_plugin  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def my_ops_path(tmp_path_factory) -> Path:
+    """libmy_ops.so built from the example against opgen's headers."""
+    from opgen import _paths
+    out = tmp_path_factory.mktemp("plugin") / "libmy_ops.so"
+    return compile_plugin(EXAMPLE, out, _paths.include_dir())
+
+
+@pytest.fixture(scope="session")
+def my_ops(my_ops_path):
+    """The example plugin loaded into the runtime and wrapped."""
+    import opgen
+    return opgen.load_op_library(my_ops_path)

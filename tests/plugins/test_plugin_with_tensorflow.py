@@ -1,0 +1,87 @@
+"""The same example plugin source builds against TensorFlow's own headers and
+libtensorflow_framework, loads with tf.load_op_library, and behaves there as it does in
+opgen: same numbers, same inferred shape, same shape error. TensorFlow runs in its own
+interpreter ($OPGEN_TF_PYTHON, default /work/tfvenv/bin/python); skipped without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from plugin_build import EXAMPLE, compile_plugin  # noqa: E402
+
+TF_SCRIPT = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+lib = tf.load_op_library(sys.argv[1])
+values = [np.arange(6, dtype=np.float64).reshape(2, 3), np.full((2, 3), 0.25)]
+result = {"numbers": lib.weighted_sum(values, weights=[2.0, -4.0]).numpy().tolist()}
+graph = tf.Graph()
+with graph.as_default():
+    x = tf.compat.v1.placeholder(tf.float32, [2, None])
+    y = tf.compat.v1.placeholder(tf.float32, [None, 3])
+    result["shape"] = lib.weighted_sum([x, y], weights=[1.0, 1.0]).shape.as_list()
+    try:
+        lib.weighted_sum([tf.compat.v1.placeholder(tf.float32, [2, 3]),
+                          tf.compat.v1.placeholder(tf.float32, [2, 4])], weights=[1.0, 1.0])
+    except ValueError as e:
+        result["shape_error"] = str(e)
+try:
+    lib.weighted_sum([np.ones(2, np.float32)] * 2, weights=[1.0])
+except tf.errors.InvalidArgumentError as e:
+    result["kernel_error"] = e.message
+print(json.dumps(result))
+"""
+
+
+@pytest.fixture(scope="module")
+def tensorflow_run(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    where = subprocess.run(
+        [str(python), "-c", "import os, tensorflow as tf; print(os.path.dirname(tf.__file__))"],
+        capture_output=True, text=True)
+    if where.returncode != 0:
+        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
+    tf_dir = Path(where.stdout.strip().splitlines()[-1])
+    framework = tf_dir / "libtensorflow_framework.so.2"
+    if not (tf_dir / "include" / "tensorflow" / "c" / "kernels.h").exists() or not framework.exists():
+        pytest.skip("this TensorFlow ships no C headers or framework library")
+    lib = compile_plugin(EXAMPLE, tmp_path_factory.mktemp("tf") / "libmy_ops_tf.so",
+                         tf_dir / "include", str(framework), f"-Wl,-rpath,{tf_dir}")
+    run = subprocess.run([str(python), "-c", TF_SCRIPT, str(lib)], capture_output=True,
+                         text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_tensorflow_runs_the_plugin(tensorflow_run):
+    want = 2.0 * np.arange(6.0).reshape(2, 3) - 4.0 * 0.25
+    np.testing.assert_allclose(tensorflow_run["numbers"], want)
+
+
+def test_opgen_and_tensorflow_agree(tensorflow_run, my_ops):
+    import opgen
+    values = [np.arange(6, dtype=np.float64).reshape(2, 3), np.full((2, 3), 0.25)]
+    ours = np.asarray(my_ops.weighted_sum(values, weights=[2.0, -4.0]))
+    np.testing.assert_array_equal(ours, tensorflow_run["numbers"])
+
+    g = opgen.Graph()
+    x = g.create_op("Placeholder", [], {"dtype": opgen.float32, "shape": [2, None]}).outputs[0]
+    y = g.create_op("Placeholder", [], {"dtype": opgen.float32, "shape": [None, 3]}).outputs[0]
+    total = g.create_op("WeightedSum", [[x, y]], {"weights": [1.0, 1.0]}).outputs[0]
+    assert list(total.shape) == tensorflow_run["shape"] == [2, None]
+
+    plugin_message = ("WeightedSum needs values of one shape: dimension 1 of value 1 is 4, "
+                      "of value 0 3")
+    assert plugin_message in tensorflow_run["shape_error"]
+    assert "WeightedSum got 1 weights for 2 values" in tensorflow_run["kernel_error"]
