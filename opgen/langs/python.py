@@ -129,11 +129,19 @@ def _output_class_base(op_name: str) -> str:
 _PLAIN_STRING = re.compile(r'[\x20\x21\x23-\x5b\x5d-\x7e]*')
 
 
+# How each byte stands inside b"...": printable ASCII as itself (backslash and double
+# quote escaped), the usual control characters by name, everything else as \xNN.
+_BYTE_ESCAPES = [
+    {0x5C: "\\\\", 0x22: '\\"', 0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r"}.get(
+        b, chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}")
+    for b in range(256)
+]
+
+
 def string_literal(text: str | bytes) -> str:
     """A double-quoted Python literal for ``text`` (``b"..."`` for non-UTF-8 bytes)."""
     if isinstance(text, bytes):
-        body = repr(text)[2:-1].replace('"', '\\"').replace("\\'", "'")
-        return f'b"{body}"'
+        return 'b"' + "".join(_BYTE_ESCAPES[b] for b in text) + '"'
     if _PLAIN_STRING.fullmatch(text):   # the common case, without the loop below
         return '"' + text + '"'
     out = []

@@ -12,6 +12,7 @@
 #include "core_types.h"
 #include "op_registry.h"
 #include "tensorflow/c/c_api.h"
+#include "tensorflow/c/ops.h"
 #include "wire_format.h"
 
 struct TF_Library {
@@ -44,6 +45,19 @@ void ExposeRuntimeSymbols() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
 }
 
+// A plugin's TF_* calls bind to the first definition in the process's global symbol
+// scope. When another copy of TensorFlow's C API got there first (`import tensorflow`
+// loads its libraries RTLD_GLOBAL), a plugin would register its ops with that copy, not
+// with opgen: refuse the load instead of returning a library without ops.
+bool GlobalScopeReachesThisRuntime(std::string* other) {
+  void* first = dlsym(RTLD_DEFAULT, "TF_NewOpDefinitionBuilder");
+  void* ours = reinterpret_cast<void*>(&TF_NewOpDefinitionBuilder);
+  if (first == nullptr || first == ours) return true;
+  Dl_info info;
+  *other = dladdr(first, &info) && info.dli_fname ? info.dli_fname : "another library";
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -69,6 +83,16 @@ TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status) {
       return nullptr;
     }
     ExposeRuntimeSymbols();
+    std::string other;
+    if (!GlobalScopeReachesThisRuntime(&other)) {
+      opgen::SetStatus(
+          status, TF_FAILED_PRECONDITION,
+          "Cannot load library '" + given + "' into opgen: another copy of TensorFlow's C API (" +
+              other + ") was loaded into this process's global symbol scope first (importing "
+              "tensorflow does that), so the library's ops would register there instead. Load "
+              "it before importing tensorflow, or in a separate process.");
+      return nullptr;
+    }
     opgen::RegistrationLog log;
     opgen::RegistrationLog* previous = opgen::SetThreadRegistrationLog(&log);
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -11,6 +11,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from plugin_build import EXAMPLE, compile_plugin  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _no_tensorflow_in_this_process():
+    """Plugins bind TF_* to the first C API in the global symbol scope, which can be
+    TensorFlow's once an earlier test has imported tensorflow into this process (the
+    plugin's ops then register there). These tests need a process without it."""
+    if "tensorflow" in sys.modules:
+        pytest.skip("tensorflow was imported into this test process by an earlier test; "
+                    "plugins may bind to its C API (run tests/plugins on their own)")
+
+
 @pytest.fixture(scope="session")
 def my_ops_path(tmp_path_factory) -> Path:
     """libmy_ops.so built from the example against opgen's headers."""

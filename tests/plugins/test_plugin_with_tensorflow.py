@@ -85,3 +85,4 @@ def test_opgen_and_tensorflow_agree(tensorflow_run, my_ops):
                       "of value 0 3")
     assert plugin_message in tensorflow_run["shape_error"]
     assert "WeightedSum got 1 weights for 2 values" in tensorflow_run["kernel_error"]
+
