@@ -29,3 +29,15 @@ def tf_oplist_path() -> Path:
 def tf_ops_text_path() -> Path:
     """The same OpList in protobuf text format."""
     return _testdata("OPGEN_TF_OPLIST_TEXT", "tf-2.21-ops.pbtxt")
+
+
+@pytest.fixture
+def no_tensorflow_in_process():
+    """For tests that load plugin libraries. A plugin binds its TF_* calls to the first C
+    API in the process's global symbol scope, which is TensorFlow's once an earlier test
+    has imported tensorflow (only where it is installed): the plugin's ops would then
+    register with TensorFlow. Such tests need a process without it."""
+    import sys
+    if "tensorflow" in sys.modules:
+        pytest.skip("tensorflow was imported into this test process by an earlier test; a "
+                    "plugin would bind to its C API (run this file on its own)")

@@ -12,13 +12,8 @@ from plugin_build import EXAMPLE, compile_plugin  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _no_tensorflow_in_this_process():
-    """Plugins bind TF_* to the first C API in the global symbol scope, which can be
-    TensorFlow's once an earlier test has imported tensorflow into this process (the
-    plugin's ops then register there). These tests need a process without it."""
-    if "tensorflow" in sys.modules:
-        pytest.skip("tensorflow was imported into this test process by an earlier test; "
-                    "plugins may bind to its C API (run tests/plugins on their own)")
+def _plugins_need_a_process_without_tensorflow(no_tensorflow_in_process):
+    """See tests/conftest.py."""
 
 
 @pytest.fixture(scope="session")
@@ -33,4 +28,6 @@ def my_ops_path(tmp_path_factory) -> Path:
 def my_ops(my_ops_path):
     """The example plugin loaded into the runtime and wrapped."""
     import opgen
+    if "tensorflow" in sys.modules:  # session-scoped: set up before the autouse check
+        pytest.skip("tensorflow was imported into this test process; see tests/conftest.py")
     return opgen.load_op_library(my_ops_path)

@@ -17,6 +17,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import ALREADY_EXISTS, NOT_FOUND, OK, TF_FLOAT, Api, CApiError, out  # noqa: E402
 from opgen.protos import op_def_pb2  # noqa: E402
 
+# Loads plugin libraries (see tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_tensorflow_in_process")
+
 PLUGIN_SOURCE = r"""
 #include <stdint.h>
 #include "tensorflow/c/c_api.h"

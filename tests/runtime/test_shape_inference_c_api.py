@@ -12,6 +12,9 @@ import subprocess
 
 import pytest
 
+# Loads plugin libraries (see tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_tensorflow_in_process")
+
 PLUGIN_SOURCE = r"""
 #include "tensorflow/c/ops.h"
 #include "tensorflow/c/tf_status.h"
@@ -130,6 +133,9 @@ PLUGIN_OPS = ["OpgenPluginBadIndex", "OpgenPluginOuter", "OpgenPluginTail", "Opg
 @pytest.fixture(scope="module")
 def plugin(infer_shapes, tmp_path_factory):
     """The plugin built against the public headers and loaded with TF_LoadLibrary."""
+    import sys
+    if "tensorflow" in sys.modules:  # module-scoped: set up before the pytestmark check
+        pytest.skip("tensorflow was imported into this test process; see tests/conftest.py")
     from opgen import _paths
     from opgen.protos import op_def_pb2
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
