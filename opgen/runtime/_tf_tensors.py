@@ -16,33 +16,10 @@ import numpy as np
 
 from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, UnimplementedError
+from opgen.runtime.tensor import castable_on_conversion, default_numpy_value, python_value_as, short_repr
 
-_INT32 = np.iinfo(np.int32)
 _c_int64 = ctypes.c_int64
 _memmove = ctypes.memmove
-
-
-def _default_array(value) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == np.float64:
-        return array.astype(np.float32)
-    if array.dtype == np.int64 and (array.size == 0 or (array.min() >= _INT32.min and array.max() <= _INT32.max)):
-        return array.astype(np.int32)
-    if array.dtype.kind in "OUS":
-        raise InvalidArgumentError(f"cannot convert {_short(value)} to a tensor")
-    return array
-
-
-def _castable(want: dtypes.DType, have: np.dtype) -> bool:
-    """Whether TensorFlow casts numpy data of dtype `have` to `want` on conversion."""
-    kind = have.kind
-    if want.is_integer:
-        return kind in "iu"
-    if want.is_floating:
-        return kind in "iuf"
-    if want.is_complex:
-        return kind in "iufc"
-    return False
 
 
 def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarray:
@@ -52,12 +29,14 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if dtype is not None and array.dtype != dtype.numpy_dtype:
-            if dtype.numpy_dtype is None or not _castable(dtype, array.dtype):
+            if dtype.numpy_dtype is None or not castable_on_conversion(dtype, dtypes.as_dtype(array.dtype)):
                 raise InvalidArgumentError(
                     f"{what}: cannot use numpy {array.dtype} data as {dtype.name}")
             array = array.astype(dtype.numpy_dtype)
     elif dtype is None:
-        array = _default_array(value)
+        array = default_numpy_value(value)
+        if array.dtype.kind in "OUS":
+            raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
     else:
         array = _python_as(value, dtype, what)
     if not array.flags.c_contiguous:
@@ -68,22 +47,7 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
 def _python_as(value, dtype: dtypes.DType, what: str) -> np.ndarray:
     if dtype.numpy_dtype is None:
         raise UnimplementedError(f"{what}: {dtype.name} values are not supported in graph mode")
-    try:
-        array = np.asarray(value)
-    except (ValueError, OverflowError) as e:
-        raise InvalidArgumentError(f"{what}: cannot convert {_short(value)} to {dtype.name}: {e}") from None
-    kind = array.dtype.kind
-    if kind in "OUS":
-        raise InvalidArgumentError(f"{what}: cannot convert {_short(value)} to {dtype.name}")
-    if (kind == "c" and not dtype.is_complex or kind == "f" and (dtype.is_integer or dtype.is_bool)
-            or kind == "b" and not dtype.is_bool or kind in "iuf" and dtype.is_bool):
-        raise InvalidArgumentError(
-            f"{what}: cannot convert {_short(value)} to {dtype.name} without losing data")
-    if kind in "iu" and dtype.is_integer and array.size:
-        info = np.iinfo(dtype.numpy_dtype)
-        if array.min() < info.min or array.max() > info.max:
-            raise InvalidArgumentError(f"{what}: {_short(value)} does not fit in {dtype.name}")
-    return array.astype(dtype.numpy_dtype)
+    return python_value_as(value, dtype, f"{what}: ")
 
 
 # C types of the scalars ctypes reads and writes directly (the rank-0 fast path).
@@ -128,7 +92,3 @@ def to_numpy(tensor: int) -> np.ndarray:
         _memmove(array.ctypes.data, runtime.TF_TensorData(tensor), array.nbytes)
     return array
 
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -415,20 +415,21 @@ def _check_not_graph_output(op_type: str, arg: str, value) -> None:
 
 
 def _infer_attrs(plan: _OpPlan, converted, attrs, op_type) -> dict:
-    """The inferred attrs not given in `attrs`, computed from the converted inputs and
-    checked against the OpDef (e.g. Relu on bool names 'T' and the allowed types)."""
+    """The inferred attrs not given in `attrs`, computed from the converted inputs (eager
+    Tensors, or graph Outputs: anything with a `dtype`) and checked against the OpDef
+    (e.g. Relu on bool names 'T' and the allowed types)."""
     inferred = {}
     for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, converted):
         if kind == "number":
             if number_attr not in attrs:
                 inferred[number_attr] = len(value)
             if type_attr and type_attr not in attrs and type_attr not in inferred and value:
-                inferred[type_attr] = value[0]._dtype
+                inferred[type_attr] = value[0].dtype
         elif kind == "typelist":
             if type_attr not in attrs:
-                inferred[type_attr] = [t._dtype for t in value]
+                inferred[type_attr] = [t.dtype for t in value]
         elif type_attr and type_attr not in attrs and type_attr not in inferred:
-            inferred[type_attr] = value._dtype
+            inferred[type_attr] = value.dtype
     specs = plan.attrs
     for attr_name, value in inferred.items():
         specs[attr_name].check(op_type, value)

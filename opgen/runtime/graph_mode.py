@@ -69,7 +69,7 @@ def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
                     if plan.inferred else {})
         node_inputs = [_as_outputs(g, entry, value, resolved, prepared, op_type)
                        for entry, value in zip(plan.inputs, inputs)]
-        inferred = _infer_attrs(plan, node_inputs, prepared, op_type)
+        inferred = eager._infer_attrs(plan, node_inputs, prepared, op_type)  # as in eager mode
         op = g.create_op(op_type, node_inputs, {**prepared, **inferred}, name=scope)
     if not plan.op_def.output_arg:
         return op  # the generated function returns it, as TensorFlow's do
@@ -171,26 +171,6 @@ def _as_output(g: Graph, value, want, const_name: str) -> Output:
     const = g.create_op("Const", [], {"dtype": tensor.dtype, "value": tensor.numpy()},
                         name=const_name)
     return const.outputs[0]
-
-
-def _infer_attrs(plan, node_inputs, attrs, op_type) -> dict:
-    """Type, number and type-list attrs from the inputs' dtypes, checked against the
-    OpDef's allowed values as in eager mode."""
-    inferred = {}
-    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, node_inputs):
-        if kind == "number":
-            if number_attr not in attrs:
-                inferred[number_attr] = len(value)
-            if type_attr and type_attr not in attrs and type_attr not in inferred and value:
-                inferred[type_attr] = value[0].dtype
-        elif kind == "typelist":
-            if type_attr not in attrs:
-                inferred[type_attr] = [v.dtype for v in value]
-        elif type_attr and type_attr not in attrs and type_attr not in inferred:
-            inferred[type_attr] = value.dtype
-    for attr_name, value in inferred.items():
-        plan.attrs[attr_name].check(op_type, value)
-    return inferred
 
 
 # ---- scopes of the default graph --------------------------------------------------------------

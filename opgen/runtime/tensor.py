@@ -201,7 +201,7 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     return Tensor(handle)
 
 
-def _compatible(want: dtypes.DType, have: dtypes.DType) -> bool:
+def castable_on_conversion(want: dtypes.DType, have: dtypes.DType) -> bool:
     """Whether numpy data of dtype `have` may be cast to `want` on conversion
     (TensorFlow's rule: integers to any integer, integers and floats to floats,
     any number to complex)."""
@@ -239,35 +239,42 @@ def _convert(value, want, strict: bool) -> Tensor:
         have = dtypes.as_dtype(array.dtype)
         if want is None or have == want:
             return _from_numpy(array, have)
-        if strict or want.numpy_dtype is None or not _compatible(want, have):
+        if strict or want.numpy_dtype is None or not castable_on_conversion(want, have):
             raise InvalidArgumentError(
                 f"expected {want.name} data, got a numpy {array.dtype} value; cast it first")
         return _from_numpy(array.astype(want.numpy_dtype), want)
     if want is None:
         array = default_numpy_value(value)
         if array.dtype == object:
-            raise InvalidArgumentError(f"cannot convert {_short(value)} to a tensor")
+            raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
         return _from_numpy(array, dtypes.as_dtype(array.dtype))
     if want.numpy_dtype is None:
         raise InvalidArgumentError(f"cannot make a {want.name} tensor from Python values")
+    return _from_numpy(python_value_as(value, want), want)
+
+
+def python_value_as(value, want: dtypes.DType, context: str = "") -> np.ndarray:
+    """A Python scalar or (nested) list as numpy data of `want` (which has a numpy
+    dtype), where TensorFlow converts it without losing data; InvalidArgumentError
+    otherwise, its message led by `context` ("what: ") when given."""
     try:
         array = np.asarray(value)
     except (ValueError, OverflowError) as e:
-        raise InvalidArgumentError(f"cannot convert {_short(value)} to {want.name}: {e}") from None
+        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}: {e}") from None
     kind = array.dtype.kind
     if kind == "O" or kind in "US":
-        raise InvalidArgumentError(f"cannot convert {_short(value)} to {want.name}")
+        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}")
     if (kind == "c" and not want.is_complex or kind == "f" and (want.is_integer or want.is_bool)
             or kind == "b" and not want.is_bool or kind in "iuf" and want.is_bool):
         raise InvalidArgumentError(
-            f"cannot convert {_short(value)} to {want.name} without losing data")
+            f"{context}cannot convert {short_repr(value)} to {want.name} without losing data")
     if kind in "iu" and want.is_integer and array.size:
         info = np.iinfo(want.numpy_dtype)
         if array.min() < info.min or array.max() > info.max:
-            raise InvalidArgumentError(f"{_short(value)} does not fit in {want.name}")
-    return _from_numpy(array.astype(want.numpy_dtype), want)
+            raise InvalidArgumentError(f"{context}{short_repr(value)} does not fit in {want.name}")
+    return array.astype(want.numpy_dtype)
 
 
-def _short(value) -> str:
+def short_repr(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

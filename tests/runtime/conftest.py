@@ -147,3 +147,21 @@ def infer_shapes(runtime_cdll):
     """A ShapeInference over the runtime library."""
     sys.path.insert(0, str(Path(__file__).parent))  # graph_capi
     return ShapeInference(runtime_cdll)
+
+
+@pytest.fixture(scope="module")
+def api(runtime_cdll):
+    """graph_capi's declarations of the C graph and session API on the runtime library."""
+    sys.path.insert(0, str(Path(__file__).parent))  # graph_capi
+    from graph_capi import Api
+    a = Api(runtime_cdll)
+    yield a
+    a.close()
+
+
+@pytest.fixture
+def graph(api):
+    """A fresh TF_Graph, deleted after the test."""
+    g = api.lib.TF_NewGraph()
+    yield g
+    api.lib.TF_DeleteGraph(g)

@@ -13,23 +13,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import (  # noqa: E402
     ALREADY_EXISTS, INVALID_ARGUMENT, NOT_FOUND, OK, OUT_OF_RANGE, TF_BOOL, TF_DOUBLE, TF_FLOAT,
-    TF_INT32, TF_INT64, Api, CApiError, TF_Buffer, TF_Input, TF_Output, c_float, c_int, c_int64,
+    TF_INT32, TF_INT64, CApiError, TF_Buffer, TF_Input, TF_Output, c_float, c_int, c_int64,
     c_size_t, c_ubyte, c_void_p, out)
 from opgen.protos import attr_value_pb2, node_def_pb2, op_def_pb2, tensor_shape_pb2  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def api(runtime_cdll):
-    a = Api(runtime_cdll)
-    yield a
-    a.close()
-
-
-@pytest.fixture
-def graph(api):
-    g = api.lib.TF_NewGraph()
-    yield g
-    api.lib.TF_DeleteGraph(g)
 
 
 def test_nodes_record_inputs_types_and_consumers(api, graph):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from graph_capi import ALREADY_EXISTS, NOT_FOUND, OK, TF_FLOAT, Api, CApiError, out  # noqa: E402
+from graph_capi import ALREADY_EXISTS, NOT_FOUND, OK, TF_FLOAT, CApiError, out  # noqa: E402
 from opgen.protos import op_def_pb2  # noqa: E402
 
 # Loads plugin libraries (see tests/conftest.py).
@@ -60,13 +60,6 @@ __attribute__((constructor)) static void register_plugin(void) {
   TF_DeleteStatus(s);
 }
 """
-
-
-@pytest.fixture(scope="module")
-def api(runtime_cdll):
-    a = Api(runtime_cdll)
-    yield a
-    a.close()
 
 
 @pytest.fixture(scope="module")

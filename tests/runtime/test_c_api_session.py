@@ -14,22 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import (  # noqa: E402
-    FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND, OK, OUT_OF_RANGE, TF_FLOAT, TF_INT32, Api, CApiError,
+    FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND, OK, OUT_OF_RANGE, TF_FLOAT, TF_INT32, CApiError,
     TF_Buffer, TF_Output, c_void_p, out)
-
-
-@pytest.fixture(scope="module")
-def api(runtime_cdll):
-    a = Api(runtime_cdll)
-    yield a
-    a.close()
-
-
-@pytest.fixture
-def graph(api):
-    g = api.lib.TF_NewGraph()
-    yield g
-    api.lib.TF_DeleteGraph(g)
 
 
 @pytest.fixture

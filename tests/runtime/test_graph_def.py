@@ -13,25 +13,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import (  # noqa: E402
-    INVALID_ARGUMENT, NOT_FOUND, TF_FLOAT, TF_INT32, Api, CApiError, TF_Output, c_char_p, c_int,
+    INVALID_ARGUMENT, NOT_FOUND, TF_FLOAT, TF_INT32, CApiError, TF_Output, c_char_p, c_int,
     c_void_p, out)
 from opgen.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_pb2, tensor_shape_pb2, types_pb2  # noqa: E402
 
 TESTDATA = Path(__file__).parent / "testdata"
-
-
-@pytest.fixture(scope="module")
-def api(runtime_cdll):
-    a = Api(runtime_cdll)
-    yield a
-    a.close()
-
-
-@pytest.fixture
-def graph(api):
-    g = api.lib.TF_NewGraph()
-    yield g
-    api.lib.TF_DeleteGraph(g)
 
 
 def _attr_type(t):
