@@ -60,6 +60,46 @@ TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* ker
                                                    TF_Tensor** outputs, int num_outputs,
                                                    TF_Status* status);
 
+/* ---- Devices and where tensors live ---------------------------------------------------
+ * Device names are TensorFlow's: "/job:localhost/replica:0/task:0/device:GPU:0" in full;
+ * "/device:GPU:0", "/GPU:0", "GPU:0" and "gpu" (ordinal 0) are accepted wherever a
+ * device name is read. The CPU is always device 0. TFE_ContextListDevices lists them. */
+
+/* Why no device of `device_type` ("GPU") is registered ("no CUDA driver: ..."), or NULL
+ * when one is, or when nothing tried to add such a device. Owned by the runtime. */
+TF_CAPI_EXPORT extern const char* OPGEN_DeviceUnavailableReason(const char* device_type);
+
+/* The full name of the device whose memory holds `tensor`'s data (the CPU's for tensors
+ * made by TF_AllocateTensor / TF_NewTensor). Owned by the runtime. */
+TF_CAPI_EXPORT extern const char* OPGEN_TensorDeviceName(const TF_Tensor* tensor);
+
+/* A new tensor holding `tensor`'s elements on device `device_name` (a new reference to
+ * the same data when it is there already). A copy to the CPU waits for the device;
+ * copies to a device are queued. TF_INVALID_ARGUMENT for an unknown device or a
+ * string tensor bound for a device. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_TensorCopyToDevice(const TF_Tensor* tensor,
+                                                          const char* device_name,
+                                                          TF_Status* status);
+
+/* A tensor over existing memory of device `device_name` (for DLPack import): `len`
+ * bytes at `data`, which `deallocator(data, len, arg)` frees once the runtime is done.
+ * On failure the deallocator is not called. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_NewDeviceTensor(const char* device_name,
+                                                       TF_DataType dtype, const int64_t* dims,
+                                                       int num_dims, void* data, size_t len,
+                                                       void (*deallocator)(void* data,
+                                                                           size_t len,
+                                                                           void* arg),
+                                                       void* arg, TF_Status* status);
+
+/* What the plugin says of device `index` of a TFE_ContextListDevices list ("NVIDIA
+ * H100 80GB HBM3, compute capability 9.0"; the CPU's is "host"). Owned by the list. */
+TF_CAPI_EXPORT extern const char* OPGEN_DeviceListDescription(const TF_DeviceList* list,
+                                                              int index, TF_Status* status);
+
+/* Waits until the work queued on `device_name` is done (nothing to do on the CPU). */
+TF_CAPI_EXPORT extern void OPGEN_SynchronizeDevice(const char* device_name, TF_Status* status);
+
 /* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
  * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the
  * values of constant inputs (the shape operand of Reshape, the axes of a reduction, ...),

@@ -120,12 +120,29 @@ TF_CAPI_EXPORT extern TF_DataType TF_ExpectedOutputDataType(TF_OpKernelContext* 
 /* An id of the current step (one eager execution or one session run). */
 TF_CAPI_EXPORT extern int64_t TF_StepId(TF_OpKernelContext* ctx);
 
-/* Whether input / output `i` lives in host memory: always true, as opgen runs kernels on
- * host memory only. TF_OUT_OF_RANGE (and false) for a bad index. */
+/* Whether input / output `i` lives in host memory: true for every arg of a CPU kernel,
+ * and for the args a device kernel declared with TF_KernelBuilder_HostMemory (their
+ * tensors' data is then a host pointer; every other arg of a device kernel holds device
+ * memory). TF_OUT_OF_RANGE (and false) for a bad index. */
 TF_CAPI_EXPORT extern bool TF_IsHostMemoryInput(TF_OpKernelContext* ctx, int i,
                                                 TF_Status* status);
 TF_CAPI_EXPORT extern bool TF_IsHostMemoryOutput(TF_OpKernelContext* ctx, int i,
                                                  TF_Status* status);
+
+/* A device's stream, as the plugin that provides the device defines it: the runtime
+ * hands kernels back the SP_Stream the plugin registered its device with. */
+#ifndef TF_SP_STREAM_DEFINED
+#define TF_SP_STREAM_DEFINED
+typedef struct SP_Stream_st* SP_Stream;
+#endif
+
+/* The stream of the device the kernel runs on. Kernels queue their work on it; the
+ * runtime orders everything on one device through that stream and waits for it only
+ * when the host needs data. On a CPU kernel: NULL and TF_FAILED_PRECONDITION. */
+TF_CAPI_EXPORT extern SP_Stream TF_GetStream(TF_OpKernelContext* ctx, TF_Status* status);
+
+/* The ordinal of the device the kernel runs on (0 for GPU:0); -1 on the CPU. */
+TF_CAPI_EXPORT extern int TF_GetDeviceId(TF_OpKernelContext* ctx);
 
 /* The name of the node (or eager op) the kernel runs for; owned by the kernel. */
 TF_CAPI_EXPORT extern TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx);

@@ -25,7 +25,7 @@ typedef unsigned char TF_Bool;
 #endif
 
 /* Where a kernel wants memory: set `struct_size` to TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE.
- * opgen keeps every tensor in host memory, so `on_host` is always satisfied. */
+ * With `on_host` set, TF_AllocateTemp gives host memory even to a device kernel. */
 typedef struct TF_AllocatorAttributes {
   size_t struct_size;
   TF_Bool on_host;

@@ -52,10 +52,36 @@ TF_CAPI_EXPORT extern int64_t TFE_TensorHandleDim(TFE_TensorHandle* h, int dim_i
  * owned by the handle. */
 TF_CAPI_EXPORT extern const char* TFE_TensorHandleDeviceName(TFE_TensorHandle* h,
                                                              TF_Status* status);
-/* A tensor sharing the handle's host data (no copy on the CPU); the caller frees it
- * with TF_DeleteTensor. */
+/* The device whose memory holds the data; the same as TFE_TensorHandleDeviceName, as
+ * opgen runs an op where its data lives. */
+TF_CAPI_EXPORT extern const char* TFE_TensorHandleBackingDeviceName(TFE_TensorHandle* h,
+                                                                    TF_Status* status);
+/* A tensor with the handle's data in host memory: shared on the CPU, copied from a
+ * device (waiting for the work that produces it). The caller frees it with
+ * TF_DeleteTensor. */
 TF_CAPI_EXPORT extern TF_Tensor* TFE_TensorHandleResolve(TFE_TensorHandle* h,
                                                          TF_Status* status);
+/* A new handle with `h`'s data on device `device_name` (copied unless it is there). */
+TF_CAPI_EXPORT extern TFE_TensorHandle* TFE_TensorHandleCopyToDevice(TFE_TensorHandle* h,
+                                                                     TFE_Context* ctx,
+                                                                     const char* device_name,
+                                                                     TF_Status* status);
+
+/* The devices of the runtime: the CPU, then each device a plugin added. */
+typedef struct TF_DeviceList TF_DeviceList;
+TF_CAPI_EXPORT extern TF_DeviceList* TFE_ContextListDevices(TFE_Context* ctx,
+                                                            TF_Status* status);
+TF_CAPI_EXPORT extern void TF_DeleteDeviceList(TF_DeviceList* list);
+TF_CAPI_EXPORT extern int TF_DeviceListCount(const TF_DeviceList* list);
+/* Full name ("/job:localhost/replica:0/task:0/device:GPU:0") and type ("GPU") of
+ * device `index`, owned by the list; NULL and TF_INVALID_ARGUMENT for a bad index. */
+TF_CAPI_EXPORT extern const char* TF_DeviceListName(const TF_DeviceList* list, int index,
+                                                    TF_Status* status);
+TF_CAPI_EXPORT extern const char* TF_DeviceListType(const TF_DeviceList* list, int index,
+                                                    TF_Status* status);
+/* Memory of the device in bytes; 0 where unknown. */
+TF_CAPI_EXPORT extern int64_t TF_DeviceListMemoryBytes(const TF_DeviceList* list, int index,
+                                                       TF_Status* status);
 
 /* A new op of type `op_or_function_name`; TF_NOT_FOUND when no such op is registered.
  * The caller frees it with TFE_DeleteOp. */

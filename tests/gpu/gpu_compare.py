@@ -1,0 +1,70 @@
+"""Running an op on the CPU and on the GPU and comparing the two (see conftest.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import opgen
+
+# Relative and absolute tolerance per dtype name: float32 math on the GPU uses other
+# instruction sequences (fused multiply-add, its own exp/tanh) than the CPU's.
+TOLERANCES = {
+    "float16": (2e-3, 2e-3),
+    "bfloat16": (1.6e-2, 1.6e-2),
+    "float32": (2e-5, 1e-6),
+    "float64": (1e-12, 1e-14),
+}
+
+
+def gpu_skip_reason() -> str | None:
+    """None where the runtime has a GPU device, else why not."""
+    if any(d.device_type == "GPU" for d in opgen.list_devices()):
+        return None
+    why = opgen.device_unavailable_reason("GPU")
+    if why is None:
+        why = "this build of opgen has no CUDA plugin (nvcc was not found when it was built)"
+    return f"no GPU device: {why}"
+
+
+def _flatten(result):
+    if isinstance(result, (list, tuple)):  # lists and namedtuples of outputs
+        out = []
+        for r in result:
+            out.extend(_flatten(r))
+        return out
+    return [result]
+
+
+def assert_close(got: np.ndarray, want: np.ndarray, dtype_name: str, what: str = "",
+                 rtol=None, atol=None) -> None:
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    if dtype_name in TOLERANCES:
+        r, a = TOLERANCES[dtype_name]
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                   rtol=rtol if rtol is not None else r,
+                                   atol=atol if atol is not None else a,
+                                   equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def assert_gpu_matches_cpu(fn, *args, rtol=None, atol=None, on_host=(), **kwargs):
+    """Runs fn(*args, **kwargs) under opgen.device("/CPU:0") and "/GPU:0"; asserts the
+    outputs match and the GPU's live on the GPU (except the output indices in
+    `on_host`: host-memory outputs such as Shape's). Returns the GPU outputs as numpy."""
+    with opgen.device("/CPU:0"):
+        want = _flatten(fn(*args, **kwargs))
+    with opgen.device("/GPU:0"):
+        got = _flatten(fn(*args, **kwargs))
+    assert len(got) == len(want)
+    results = []
+    for i, (g, w) in enumerate(zip(got, want)):
+        what = f"{getattr(fn, '__name__', fn)} output {i}"
+        where = "CPU:0" if i in on_host else "GPU:0"
+        assert g.device.endswith(where), f"{what} is on {g.device}, not {where}"
+        assert w.device.endswith("CPU:0"), f"{what} (reference) is on {w.device}"
+        gn, wn = g.numpy(), w.numpy()
+        assert_close(gn, wn, g.dtype.name, what, rtol, atol)
+        results.append(gn)
+    return results
