@@ -22,6 +22,7 @@ _RUNTIME_EXPORTS = frozenset({
     "complex64", "complex128",
     "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
+    "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
 })
 
 

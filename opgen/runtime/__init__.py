@@ -6,6 +6,10 @@ import anywhere.
 """
 
 from opgen.runtime import dtypes, errors
+from opgen.runtime.devices import (
+    DeviceInfo, copy_to_device, device_unavailable_reason, list_devices,
+)
+from opgen.runtime.dlpack import from_dlpack
 from opgen.runtime.dtypes import (
     DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
     half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
@@ -21,6 +25,7 @@ from opgen.runtime.tensor import Tensor, convert_to_tensor
 __all__ = [
     "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
+    "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "DType", "Tensor", "as_dtype", "convert_to_tensor", "dtypes", "errors", "execute_op",
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
     "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",

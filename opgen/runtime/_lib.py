@@ -63,9 +63,12 @@ _SIGNATURES = {
     "TFE_OpSetAttrTypeList": (None, [c_void_p, c_char_p, P(c_int), c_int]),
     "TFE_OpSetAttrShapeList": (None, [c_void_p, c_char_p, P(P(c_int64)), P(c_int), c_int, c_void_p]),
     "TFE_Execute": (None, [c_void_p, P(c_void_p), P(c_int), c_void_p]),
+    "TFE_OpSetDevice": (None, [c_void_p, c_char_p, c_void_p]),
     # opgen's extensions (runtime/include/opgen/c_api_ext.h)
     "OPGEN_NewEagerKernel": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_DeleteEagerKernel": (None, [c_void_p]),
+    "OPGEN_EagerKernelNumOutputs": (c_int, [c_void_p]),
+    "OPGEN_EagerKernelExecute": (None, [c_void_p, P(c_void_p), c_int, P(c_void_p), c_int, c_void_p]),
 }
 
 _lock = threading.Lock()
@@ -84,6 +87,60 @@ def _preload_openblas() -> None:
         ctypes.CDLL(candidate, mode=ctypes.RTLD_GLOBAL)
 
 
+CUDA_PLUGIN_NAME = "libopgen_cuda.so"
+
+
+def _nvidia_library_dirs() -> list[str]:
+    """The lib folders of NVIDIA's CUDA wheels (the ``nvidia`` namespace package):
+    ``nvidia/cu13/lib`` for CUDA 13's (``pip install "opgen[cuda]"``), then the
+    per-library folders of older releases (``nvidia/cublas/lib``)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    found = []
+    for root in spec.submodule_search_locations:
+        for sub in ("cu13", "cublas", "cuda_runtime"):
+            candidate = os.path.join(root, sub, "lib")
+            if os.path.isdir(candidate):
+                found.append(candidate)
+    return found
+
+
+def _preload_cuda_libraries(runtime_path: str) -> None:
+    """Where the CUDA plugin sits next to the runtime library (which loads it when it
+    initialises), makes cuBLAS from NVIDIA's wheels findable first: libcublasLt and
+    libcublas (and the CUDA runtime, if there) are loaded with RTLD_GLOBAL, so the
+    plugin's dlopen("libcublas.so.13") finds them. $OPGEN_CUBLAS_LIBRARY, the path of a
+    libcublas.so, wins. Whatever is missing is skipped: the plugin then looks for cuBLAS
+    itself and says what it found through opgen.device_unavailable_reason."""
+    if not os.path.exists(os.path.join(os.path.dirname(runtime_path), CUDA_PLUGIN_NAME)):
+        return
+    if os.environ.get("OPGEN_DISABLE_DEVICE_PLUGINS"):
+        return
+    override = os.environ.get("OPGEN_CUBLAS_LIBRARY")
+    candidates = []
+    if override:
+        folder, name = os.path.split(override)  # libcublasLt first: libcublas needs it
+        if name.startswith("libcublas."):
+            candidates.append(os.path.join(folder, "libcublasLt." + name[len("libcublas."):]))
+        candidates.append(override)
+    else:
+        for folder in _nvidia_library_dirs():
+            candidates += [os.path.join(folder, name) for name in
+                           ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            try:
+                ctypes.CDLL(candidate, mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                pass  # a broken install: the plugin reports what it cannot load
+
+
 def lib() -> ctypes.CDLL:
     """The runtime library with every function declared; loaded once per process."""
     global _lib
@@ -91,7 +148,9 @@ def lib() -> ctypes.CDLL:
         with _lock:
             if _lib is None:
                 _preload_openblas()
-                loaded = ctypes.CDLL(str(_paths.runtime_library_path()))
+                path = str(_paths.runtime_library_path())
+                _preload_cuda_libraries(path)
+                loaded = ctypes.CDLL(path)
                 for name, (restype, argtypes) in _SIGNATURES.items():
                     fn = getattr(loaded, name)
                     fn.restype, fn.argtypes = restype, argtypes
@@ -256,3 +315,48 @@ def graph_lib():
                     functions[name] = fn
                 _graph_lib = types.SimpleNamespace(**functions)
     return _graph_lib
+
+
+# ---- devices, device tensors and DLPack (opgen/c_api_ext.h, eager/c_api.h) ------------
+#
+# Declared on first use like the graph functions; a runtime built before devices existed
+# lacks them, and then the CPU is the only device.
+
+_DEVICE_SIGNATURES = {
+    "TF_NewTensor": (c_void_p, [c_int, P(c_int64), c_int, c_void_p, c_size_t, c_void_p, c_void_p]),
+    "TF_TensorType": (c_int, [c_void_p]),
+    "TF_NumDims": (c_int, [c_void_p]),
+    "TF_Dim": (c_int64, [c_void_p, c_int]),
+    "TFE_ContextListDevices": (c_void_p, [c_void_p, c_void_p]),
+    "TF_DeleteDeviceList": (None, [c_void_p]),
+    "TF_DeviceListCount": (c_int, [c_void_p]),
+    "TF_DeviceListName": (c_char_p, [c_void_p, c_int, c_void_p]),
+    "TF_DeviceListType": (c_char_p, [c_void_p, c_int, c_void_p]),
+    "TF_DeviceListMemoryBytes": (c_int64, [c_void_p, c_int, c_void_p]),
+    "OPGEN_DeviceListDescription": (c_char_p, [c_void_p, c_int, c_void_p]),
+    "OPGEN_DeviceUnavailableReason": (c_char_p, [c_char_p]),
+    "OPGEN_TensorDeviceName": (c_char_p, [c_void_p]),
+    "OPGEN_TensorCopyToDevice": (c_void_p, [c_void_p, c_char_p, c_void_p]),
+    "OPGEN_NewDeviceTensor": (c_void_p, [c_char_p, c_int, P(c_int64), c_int, c_void_p, c_size_t,
+                                         c_void_p, c_void_p, c_void_p]),
+    "OPGEN_SynchronizeDevice": (None, [c_char_p, c_void_p]),
+}
+
+_device_lib = None
+
+
+def device_lib():
+    """A namespace of the device functions above (None for each one the runtime lacks)."""
+    global _device_lib
+    if _device_lib is None:
+        loaded = lib()
+        with _lock:
+            if _device_lib is None:
+                functions = {}
+                for name, (restype, argtypes) in _DEVICE_SIGNATURES.items():
+                    fn = getattr(loaded, name, None)
+                    if fn is not None:
+                        fn.restype, fn.argtypes = restype, argtypes
+                    functions[name] = fn
+                _device_lib = types.SimpleNamespace(**functions)
+    return _device_lib

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from opgen.protos import op_def_pb2
-from opgen.runtime import _lib, dtypes
+from opgen.runtime import _lib, devices, dtypes
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, OpError, exception_class
 from opgen.runtime.tensor import (Tensor, _convert, _fast_path, carries_dtype,
                                   convert_to_tensor, default_numpy_value, dtype_of)
@@ -521,6 +521,11 @@ def _new_op(plan: _OpPlan, op_type: str, inputs, attrs):
     if status.code != 0:
         raise exception_class(status.code)(status.message, op_type)
     try:
+        device = devices.eager_device_bytes()
+        if device is not None:  # inside an opgen.device(...) scope
+            lib.TFE_OpSetDevice(op, device, status.ptr)
+            if status.code != 0:
+                _raise_status(op_type, status.code, status.message)
         for value in converted:
             if isinstance(value, list):
                 handles = (ctypes.c_void_p * len(value))(*[t._handle for t in value])
@@ -550,31 +555,45 @@ def _new_op(plan: _OpPlan, op_type: str, inputs, attrs):
 
 
 def _execute_op_python(op_type: str, inputs, attrs, name=None):
-    """Runs `op_type` eagerly on the CPU.
+    """Runs `op_type` eagerly, on the device of this thread's ``opgen.device`` scope
+    (the runtime's default placement outside one).
 
     `inputs` has one entry per OpDef input arg (a sequence for list args); `attrs`
     holds the attrs that are not inferred from inputs (dtype attrs may be DTypes,
     numpy dtypes or names). Returns one entry per output arg: a Tensor, or a list of
     Tensors for list outputs.
 
-    This is the path through ctypes and TFE_Execute, which checks, converts and
-    resolves every call from scratch; ``execute_op`` is the compiled fast path where it
-    is built, which sends here what it does not handle itself.
+    This is the path through ctypes, which checks, converts and resolves every call
+    from scratch (what TFE_Execute does, with the kernel's TF_Tensor outputs kept as
+    they are, on whichever device holds them); ``execute_op`` is the compiled fast path
+    where it is built, which sends here what it does not handle itself.
     """
     plan = registry._plans.get(op_type) or registry.plan(op_type)
-    op, _, counts = _new_op(plan, op_type, inputs, attrs)
+    op, converted, counts = _new_op(plan, op_type, inputs, attrs)
     lib = _lib.lib()
     status = _lib.thread_status()
     try:
-        capacity = sum(counts)
-        retvals = (ctypes.c_void_p * max(capacity, 1))()
-        num = ctypes.c_int(capacity)
-        lib.TFE_Execute(op, retvals, ctypes.byref(num), status.ptr)
+        kernel = lib.OPGEN_NewEagerKernel(op, status.ptr)
         if status.code != 0:
             _raise_status(op_type, status.code, status.message)
     finally:
         lib.TFE_DeleteOp(op)
-    tensors = [Tensor(retvals[i]) for i in range(num.value)]
+    try:
+        flat = [t._tensor for value in converted
+                for t in (value if isinstance(value, list) else (value,))]
+        num_outputs = lib.OPGEN_EagerKernelNumOutputs(kernel)
+        if num_outputs > sum(counts):  # as TFE_Execute reports it
+            raise InvalidArgumentError(
+                f"{op_type} has {num_outputs} outputs, but room for only {sum(counts)}",
+                op_type)
+        outputs = (ctypes.c_void_p * max(num_outputs, 1))()
+        lib.OPGEN_EagerKernelExecute(kernel, (ctypes.c_void_p * max(len(flat), 1))(*flat),
+                                     len(flat), outputs, num_outputs, status.ptr)
+        if status.code != 0:
+            _raise_status(op_type, status.code, status.message)
+    finally:
+        lib.OPGEN_DeleteEagerKernel(kernel)
+    tensors = [Tensor._from_tf_tensor(outputs[i]) for i in range(num_outputs)]
     if len(plan.op_def.output_arg) == 1 and len(tensors) == 1 and counts == [1]:
         return tensors
     outputs, position = [], 0
@@ -663,6 +682,9 @@ def _bind_fast_path():
              "OPGEN_EagerKernelNumInputs", "OPGEN_EagerKernelNumOutputs",
              "OPGEN_DeleteEagerKernel")
     addresses = {n: ctypes.cast(getattr(runtime, n), ctypes.c_void_p).value for n in names}
+    for n in ("OPGEN_TensorDeviceName",):  # absent from runtimes without devices
+        fn = getattr(runtime, n, None)
+        addresses[n] = ctypes.cast(fn, ctypes.c_void_p).value if fn is not None else None
     return addresses, dict(dtypes._BY_ENUM)
 
 

@@ -11,7 +11,8 @@ data for inputs become ``Const`` nodes named after their input arg inside it, an
 node takes that scope's name.
 
 Also here: ``name_scope``, ``device`` and ``control_dependencies`` for the default
-graph of this thread (no-ops in eager mode, as in TensorFlow 2).
+graph of this thread. Eagerly, ``device`` places the ops run inside it (see
+:mod:`opgen.runtime.devices`); the other two do nothing, as in TensorFlow 2.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from opgen.protos import attr_value_pb2
-from opgen.runtime import dtypes, eager, graph
+from opgen.runtime import devices, dtypes, eager, graph
 from opgen.runtime.errors import InvalidArgumentError, OpError
 from opgen.runtime.graph import Graph, Output
 from opgen.runtime.tensor import Tensor, _convert
@@ -194,11 +195,17 @@ def name_scope(name: str | None):
 
 @contextmanager
 def device(device_name: str | None):
-    """Places ops built inside the block on `device_name` ("/CPU:0"). Eagerly, every
-    op runs on the CPU anyway."""
+    """Places the ops inside the block on `device_name` ("/GPU:0", "/CPU:0", any of
+    TensorFlow's spellings; None: no device).
+
+    In graph mode the nodes built inside get that device (the Session runs them
+    there). Eagerly, the ops called inside run there, on this thread; a device the
+    runtime does not have (a GPU where there is none) means the CPU, as TensorFlow's
+    soft placement does. ``opgen.list_devices()`` says which devices there are."""
     g = _thread_graph()
     if g is None:
-        yield
+        with devices.eager_device_scope(device_name):
+            yield
         return
     with g.device(device_name):
         yield

@@ -21,6 +21,8 @@ def _load_fast_path():
         from opgen.runtime import _eager_fastpath
     except ImportError:
         return None
+    if not hasattr(_eager_fastpath, "set_eager_device"):
+        return None  # a build older than device scopes would ignore them
     return _eager_fastpath
 
 
@@ -31,18 +33,34 @@ class _TensorStorage:
     """What a Tensor holds, kept through ctypes: used when the compiled fast path is
     not available (its ``TensorBase`` holds the same in C)."""
 
-    __slots__ = ("_handle", "_tensor", "_lib", "_dtype", "_shape", "__weakref__")
+    __slots__ = ("_handle_ptr_value", "_tensor", "_lib", "_dtype", "_shape", "_host",
+                 "__weakref__")
 
     def __init__(self, handle: int):
         runtime = _lib.lib()
         self._lib = runtime
-        self._handle = handle
+        self._handle_ptr_value = handle
+        self._host = None
         status = _lib.thread_status()
         self._tensor = runtime.TFE_TensorHandleResolve(handle, status.ptr)
         raise_for_status(status)
         self._dtype = dtypes.as_dtype(runtime.TFE_TensorHandleDataType(handle))
         ndims = runtime.TFE_TensorHandleNumDims(handle, status.ptr)
         self._shape = tuple(runtime.TFE_TensorHandleDim(handle, i, status.ptr) for i in range(ndims))
+
+    @classmethod
+    def _from_tf_tensor(cls, tf_tensor: int):
+        """A Tensor owning the ``TF_Tensor*`` `tf_tensor` (on any device)."""
+        self = cls.__new__(cls)
+        runtime = _lib.lib()
+        d = _lib.device_lib()
+        self._lib = runtime
+        self._handle_ptr_value = None
+        self._host = None
+        self._tensor = tf_tensor
+        self._dtype = dtypes.as_dtype(d.TF_TensorType(tf_tensor))
+        self._shape = tuple(d.TF_Dim(tf_tensor, i) for i in range(d.TF_NumDims(tf_tensor)))
+        return self
 
     def __del__(self):
         runtime = getattr(self, "_lib", None)
@@ -51,24 +69,45 @@ class _TensorStorage:
         try:
             if self._tensor:
                 runtime.TF_DeleteTensor(self._tensor)
-            if self._handle:
-                runtime.TFE_DeleteTensorHandle(self._handle)
+            if self._handle_ptr_value:
+                runtime.TFE_DeleteTensorHandle(self._handle_ptr_value)
         except Exception:  # interpreter shutdown may have torn ctypes down already
             pass
-        self._tensor = self._handle = None
+        self._tensor = self._handle_ptr_value = None
+
+    @property
+    def _handle(self) -> int:
+        """A TFE_TensorHandle* sharing the tensor (made on first use)."""
+        if self._handle_ptr_value is None:
+            status = _lib.thread_status()
+            handle = self._lib.TFE_NewTensorHandle(self._tensor, status.ptr)
+            raise_for_status(status)
+            self._handle_ptr_value = handle
+        return self._handle_ptr_value
 
     @property
     def _data(self) -> int:
         return self._lib.TF_TensorData(self._tensor) or 0
 
+    @property
+    def _on_host(self) -> bool:
+        if self._host is None:
+            from opgen.runtime.devices import tensor_device_name
+            self._host = "CPU:" in tensor_device_name(self._tensor)
+        return self._host
+
 
 class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage):
-    """An eager tensor owned by the runtime.
+    """An eager tensor owned by the runtime, on the CPU or on a GPU (``device``).
 
-    ``np.asarray(t)`` shares the runtime's buffer (no copy); the array keeps the
-    Tensor alive. ``numpy()`` returns such a view too. ``Tensor(handle)`` takes
-    ownership of a ``TFE_TensorHandle*``; use :func:`convert_to_tensor` or the
-    generated ops to make tensors.
+    ``np.asarray(t)`` shares the runtime's buffer (no copy) for a CPU tensor; the
+    array keeps the Tensor alive. ``numpy()`` returns such a view too. A GPU tensor's
+    data is copied to the host for numpy (``numpy()``, ``np.asarray``, ``float(t)``,
+    ``repr``), each time. DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``,
+    :func:`opgen.from_dlpack`) shares memory on either device.
+
+    ``Tensor(handle)`` takes ownership of a ``TFE_TensorHandle*`` (its data resolved
+    to the host); use :func:`convert_to_tensor` or the generated ops to make tensors.
 
     A Tensor never shares memory with a numpy array the caller passed in: ops read
     C-contiguous numpy inputs in place while they run (kernels never write their
@@ -92,10 +131,10 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
 
     @property
     def device(self) -> str:
-        status = _lib.thread_status()
-        name = _lib.lib().TFE_TensorHandleDeviceName(self._handle, status.ptr)
-        raise_for_status(status)
-        return name.decode()
+        """TensorFlow's full name of the device holding the data:
+        ``"/job:localhost/replica:0/task:0/device:CPU:0"`` or ``...device:GPU:0``."""
+        from opgen.runtime.devices import tensor_device_name
+        return tensor_device_name(self._tensor)
 
     @property
     def _handle_ptr(self) -> int:
@@ -106,15 +145,48 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
         np_dtype = self._dtype.numpy_dtype
         if np_dtype is None:
             raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
+        if np.dtype(np_dtype.str) != np_dtype:
+            # bfloat16: the interface's type string cannot say it (numpy would see raw
+            # 2-byte voids); numpy then asks __array__, which gives the right dtype.
+            raise AttributeError(f"{self._dtype.name} tensors have no __array_interface__; "
+                                 "use numpy() or np.asarray")
+        return self._interface()
+
+    def _interface(self) -> dict:
+        """The array interface of the data, on the host (a copy for a GPU tensor)."""
+        np_dtype = self._dtype.numpy_dtype
+        if np_dtype is None:
+            raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
+        if not self._on_host:
+            # A GPU tensor: numpy gets a host copy; numpy keeps `data` (an array over
+            # the copy) alive as the base of what it builds. Never a device pointer.
+            from opgen.runtime.devices import host_copy
+            return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
+                    "data": np.asarray(_ArrayView(host_copy(self)))}
         return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
                 "data": (self._data, False)}
 
     def numpy(self) -> np.ndarray:
-        """A numpy view of the tensor's data (on the CPU, no copy)."""
+        """The tensor's data as numpy: a view (no copy) of a CPU tensor, a host copy
+        of a GPU tensor."""
         return np.asarray(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing the tensor's memory (the Python array API's
+        protocol); for a GPU tensor, the work producing it is finished first."""
+        from opgen.runtime import dlpack
+        return dlpack.to_dlpack(self, stream=stream, max_version=max_version,
+                                dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(1, 0) (kDLCPU) for a CPU tensor, (2, n) (kDLCUDA) for one on GPU:n."""
+        from opgen.runtime import dlpack
+        return dlpack.dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
         view = np.asarray(_ArrayView(self))
+        if view.dtype != self._dtype.numpy_dtype:  # bfloat16 comes as 2-byte voids
+            view = view.view(self._dtype.numpy_dtype)
         if dtype is not None and np.dtype(dtype) != view.dtype:
             return view.astype(dtype)
         return view.copy() if copy else view
@@ -153,7 +225,7 @@ class _ArrayView:
 
     def __init__(self, tensor: Tensor):
         self.tensor = tensor
-        self.__array_interface__ = tensor.__array_interface__
+        self.__array_interface__ = tensor._interface()
 
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1

@@ -1,7 +1,8 @@
 /* opgen.runtime._eager_fastpath: the compiled hot path of eager op dispatch.
  *
  * `execute_op(op_type, inputs, attrs, name)` is what generated Python ops call. The
- * first call with a given op, attr values and input kinds/dtypes (a "signature") goes
+ * first call with a given op, attr values, input kinds/dtypes and eager device (the
+ * thread's `opgen.device(...)` scope; a "signature") goes
  * to Python (opgen/runtime/eager.py), which checks and converts everything as the
  * ctypes path does and resolves the kernel once (OPGEN_NewEagerKernel). Later calls
  * with the same signature are matched here and run that kernel directly: numpy arrays
@@ -47,11 +48,21 @@ _Static_assert(sizeof(npy_intp) == sizeof(int64_t), "numpy dims are passed as in
   X(TFE_TensorHandleResolve) X(OPGEN_EagerKernelExecute) X(OPGEN_EagerKernelNumInputs)    \
   X(OPGEN_EagerKernelNumOutputs) X(OPGEN_DeleteEagerKernel) X(TF_DataTypeSize)
 
+/* Bound when the runtime has them (NULL otherwise: a runtime without devices). */
+#define OPTIONAL_RUNTIME_FUNCTIONS(X) X(OPGEN_TensorDeviceName)
+
 static struct {
 #define DECLARE_POINTER(name) __typeof__(&name) name;
   RUNTIME_FUNCTIONS(DECLARE_POINTER)
+  OPTIONAL_RUNTIME_FUNCTIONS(DECLARE_POINTER)
 #undef DECLARE_POINTER
 } rt;
+
+/* The eager device of this thread (opgen.device(...) outside a graph): an index that
+ * opgen.runtime.devices gives each device name, 0 for none (the runtime's default).
+ * Part of every signature, so a kernel resolved for one device never serves another;
+ * reading it costs one thread-local load per call. */
+static _Thread_local int eager_device_index;
 
 static int bound = 0;
 static PyObject* binder;         /* () -> (functions dict, dtype-by-enum dict); loads the library */
@@ -102,6 +113,18 @@ static int ensure_bound(void) {
   }
   RUNTIME_FUNCTIONS(BIND_POINTER)
 #undef BIND_POINTER
+#define BIND_OPTIONAL(name)                                                        \
+  {                                                                                \
+    PyObject* address = PyDict_GetItemString(functions, #name);                    \
+    rt.name = address && address != Py_None ? (__typeof__(rt.name))PyLong_AsVoidPtr(address) \
+                                            : NULL;                                \
+    if (PyErr_Occurred()) {                                                        \
+      Py_DECREF(result);                                                           \
+      return -1;                                                                   \
+    }                                                                              \
+  }
+  OPTIONAL_RUNTIME_FUNCTIONS(BIND_OPTIONAL)
+#undef BIND_OPTIONAL
   Py_XSETREF(dtype_by_enum, Py_NewRef(dtypes));
   for (int i = 0; i < MAX_DTYPE; ++i) {
     PyObject* key = PyLong_FromLong(i);
@@ -135,15 +158,16 @@ typedef struct {
   PyObject* dtype;           /* opgen DType */
   PyObject* shape;           /* tuple; built on first use */
   PyObject* weakrefs;
+  int on_host;               /* -1 not known yet, else whether the data is in host memory */
 } TensorObject;
 
 static PyTypeObject TensorBaseType;
 
-/* A new Tensor (of `tensor_class`) owning `tensor`; on failure deletes `tensor`. */
-static PyObject* wrap_tensor(TF_Tensor* tensor) {
+/* A new Tensor of type `type` owning `tensor`; on failure deletes `tensor`. */
+static PyObject* wrap_tensor_as(PyTypeObject* type, TF_Tensor* tensor) {
   TF_DataType dtype = rt.TF_TensorType(tensor);
   PyObject* dtype_obj = dtype_object(dtype);
-  TensorObject* self = dtype_obj ? (TensorObject*)tensor_class->tp_alloc(tensor_class, 0) : NULL;
+  TensorObject* self = dtype_obj ? (TensorObject*)type->tp_alloc(type, 0) : NULL;
   if (self == NULL) {
     Py_XDECREF(dtype_obj);
     rt.TF_DeleteTensor(tensor);
@@ -152,7 +176,27 @@ static PyObject* wrap_tensor(TF_Tensor* tensor) {
   self->tensor = tensor;
   self->dtype_enum = dtype;
   self->dtype = dtype_obj;
+  self->on_host = -1;
   return (PyObject*)self;
+}
+
+/* A new Tensor (of `tensor_class`) owning `tensor`; on failure deletes `tensor`. */
+static PyObject* wrap_tensor(TF_Tensor* tensor) { return wrap_tensor_as(tensor_class, tensor); }
+
+/* Tensor._from_tf_tensor(address): a Tensor owning the TF_Tensor* at `address`, which
+ * may live on any device. */
+static PyObject* tensor_from_tf_tensor(PyObject* cls, PyObject* address) {
+  if (ensure_bound() < 0) return NULL;
+  TF_Tensor* tensor = (TF_Tensor*)PyLong_AsVoidPtr(address);
+  if (tensor == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_from_tf_tensor needs a TF_Tensor*");
+    return NULL;
+  }
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject*)cls, &TensorBaseType)) {
+    PyErr_SetString(PyExc_TypeError, "_from_tf_tensor is a classmethod of TensorBase");
+    return NULL;
+  }
+  return wrap_tensor_as((PyTypeObject*)cls, tensor);
 }
 
 static void tensor_dealloc(TensorObject* self) {
@@ -188,6 +232,7 @@ static int tensor_init(TensorObject* self, PyObject* args, PyObject* kwargs) {
   }
   self->dtype_enum = rt.TF_TensorType(self->tensor);
   self->dtype = dtype_object(self->dtype_enum);
+  self->on_host = -1;
   return self->dtype == NULL ? -1 : 0;
 }
 
@@ -236,12 +281,29 @@ static PyObject* tensor_get_handle(TensorObject* self, void* closure) {
   return PyLong_FromVoidPtr(self->handle);
 }
 
+/* Whether the data is in host memory (a CPU tensor); asked of the runtime once. */
+static PyObject* tensor_get_on_host(TensorObject* self, void* closure) {
+  if (self->on_host < 0) {
+    const char* name = self->tensor != NULL && rt.OPGEN_TensorDeviceName != NULL
+                           ? rt.OPGEN_TensorDeviceName(self->tensor)
+                           : NULL;
+    self->on_host = name == NULL || strstr(name, "CPU:") != NULL;
+  }
+  return PyBool_FromLong(self->on_host);
+}
+
 static PyGetSetDef tensor_getset[] = {
     {"_dtype", (getter)tensor_get_dtype, NULL, "the opgen DType", NULL},
     {"_shape", (getter)tensor_get_shape, NULL, "dims as a tuple", NULL},
     {"_tensor", (getter)tensor_get_tensor, NULL, "the TF_Tensor* as an int", NULL},
     {"_data", (getter)tensor_get_data, NULL, "address of the first element", NULL},
     {"_handle", (getter)tensor_get_handle, NULL, "a TFE_TensorHandle* as an int", NULL},
+    {"_on_host", (getter)tensor_get_on_host, NULL, "whether the data is in host memory", NULL},
+    {NULL}};
+
+static PyMethodDef tensor_methods[] = {
+    {"_from_tf_tensor", tensor_from_tf_tensor, METH_O | METH_CLASS,
+     "_from_tf_tensor(address): a Tensor owning the TF_Tensor* at `address`."},
     {NULL}};
 
 static PyTypeObject TensorBaseType = {
@@ -254,6 +316,7 @@ static PyTypeObject TensorBaseType = {
     .tp_init = (initproc)tensor_init,
     .tp_new = PyType_GenericNew,
     .tp_getset = tensor_getset,
+    .tp_methods = tensor_methods,
     .tp_weaklistoffset = offsetof(TensorObject, weakrefs),
 };
 
@@ -277,6 +340,7 @@ typedef struct {
 
 typedef struct Signature {
   struct Signature* next;
+  int device;               /* eager_device_index when it was resolved */
   OPGEN_EagerKernel* kernel;
   PyObject* attrs;          /* tuple of (name, value) pairs, values copied where mutable */
   Py_ssize_t num_args;
@@ -810,11 +874,13 @@ static PyObject* execute_eager(PyObject* module, PyObject* const* args, size_t n
   PyObject* const* values = PySequence_Fast_ITEMS(inputs);
   Py_ssize_t num_values = PySequence_Fast_GET_SIZE(inputs);
 
+  const int device = eager_device_index;
   OpEntry* entry = op_entry(op_type, 0);
   if (entry == NULL && PyErr_Occurred()) return NULL;
   if (entry != NULL) {
     for (Signature* sig = entry->first; sig != NULL; sig = sig->next) {
-      if (inputs_match(sig, values, num_values) && attrs_match(sig, attrs)) {
+      if (sig->device == device && inputs_match(sig, values, num_values) &&
+          attrs_match(sig, attrs)) {
         PyObject* result = run_signature(sig, op_type, values);
         if (result != NOT_HANDLED) return result;
         return call_python_path(args, nargsf, kwnames);
@@ -859,6 +925,7 @@ static PyObject* execute_eager(PyObject* module, PyObject* const* args, size_t n
     if (PyErr_Occurred()) return NULL;
     return call_python_path(args, nargsf, kwnames);
   }
+  sig->device = device; /* the resolver ran on this thread, under this device */
   entry = op_entry(op_type, 1);
   if (entry == NULL) {
     free_signature(sig);
@@ -876,6 +943,21 @@ static PyObject* execute_op(PyObject* module, PyObject* const* args, size_t narg
                             PyObject* kwnames) {
   if (graph_dispatch != NULL) return PyObject_Vectorcall(graph_dispatch, args, nargsf, kwnames);
   return execute_eager(module, args, nargsf, kwnames);
+}
+
+static PyObject* set_eager_device(PyObject* module, PyObject* index) {
+  long value = PyLong_AsLong(index);
+  if (value == -1 && PyErr_Occurred()) return NULL;
+  if (value < 0 || value > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "a device index is a non-negative int");
+    return NULL;
+  }
+  eager_device_index = (int)value;
+  Py_RETURN_NONE;
+}
+
+static PyObject* get_eager_device(PyObject* module, PyObject* unused) {
+  return PyLong_FromLong(eager_device_index);
 }
 
 static PyObject* set_graph_dispatch(PyObject* module, PyObject* dispatch) {
@@ -932,6 +1014,9 @@ static PyMethodDef methods[] = {
     {"execute_eager", (PyCFunction)(void (*)(void))execute_eager, METH_FASTCALL | METH_KEYWORDS,
      "execute_eager(op_type, inputs, attrs, name=None): execute_op without the graph-mode "
      "check."},
+    {"set_eager_device", set_eager_device, METH_O,
+     "set_eager_device(index): this thread's eager device (0: none); see opgen.runtime.devices."},
+    {"eager_device", get_eager_device, METH_NOARGS, "this thread's eager device index"},
     {"set_graph_dispatch", set_graph_dispatch, METH_O,
      "set_graph_dispatch(callable or None): where execute_op sends every call while set."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,

@@ -1,0 +1,272 @@
+"""Devices: which ones the runtime has, where a tensor's data lives, copies between
+devices, and the eager device scope behind ``opgen.device(...)``.
+
+Device names are TensorFlow's: ``"/job:localhost/replica:0/task:0/device:GPU:0"`` in
+full. Wherever a device is named, TensorFlow's shorter spellings work too:
+``"/device:GPU:0"``, ``"/GPU:0"``, ``"GPU:0"``, ``"gpu:0"``, ``"/gpu:0"`` and ``"GPU"``
+(ordinal 0). The CPU is always the first device.
+
+Eagerly, ``with opgen.device("/GPU:0"):`` makes the ops called inside the block run on
+that device (this thread only). A device the runtime does not have (a GPU on a machine
+without one) means the CPU, as with TensorFlow's soft placement. The compiled fast path
+keys its cached kernels on the device, so a scope costs nothing where none is open.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from opgen.runtime import _lib
+from opgen.runtime.errors import InvalidArgumentError, raise_for_status
+from opgen.runtime.tensor import Tensor, _fast_path, convert_to_tensor
+
+CPU_DEVICE_NAME = "/job:localhost/replica:0/task:0/device:CPU:0"
+_CPU_DEVICE_NAME_BYTES = CPU_DEVICE_NAME.encode()
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """One device of the runtime, as :func:`list_devices` reports it."""
+
+    name: str
+    """TensorFlow's full name: ``"/job:localhost/replica:0/task:0/device:GPU:0"``."""
+    device_type: str
+    """``"CPU"`` or ``"GPU"``."""
+    description: str
+    """What the device says of itself: ``"host"`` for the CPU, the model and compute
+    capability for a GPU (``"NVIDIA H100 80GB HBM3, compute capability 9.0"``)."""
+    memory_bytes: int
+    """The device's memory in bytes; 0 where unknown (the CPU)."""
+
+    @property
+    def ordinal(self) -> int:
+        """The device's number among those of its type (the ``0`` of ``GPU:0``)."""
+        return int(self.name.rsplit(":", 1)[1])
+
+
+def _context():
+    from opgen.runtime.eager import _Context
+    return _Context.get()
+
+
+def list_devices() -> list[DeviceInfo]:
+    """The runtime's devices: the CPU first, then each GPU the CUDA plugin added.
+
+    Loads the runtime (and with it the CUDA plugin, where one was built) on first use.
+    Where a GPU is missing, :func:`device_unavailable_reason` says why."""
+    ctx = _context()
+    d = _lib.device_lib()
+    if d.TFE_ContextListDevices is None:  # a runtime without devices: the CPU only
+        return [DeviceInfo(CPU_DEVICE_NAME, "CPU", "host", 0)]
+    status = _lib.thread_status()
+    devices = d.TFE_ContextListDevices(ctx, status.ptr)
+    raise_for_status(status)
+    try:
+        found = []
+        for i in range(d.TF_DeviceListCount(devices)):
+            name = d.TF_DeviceListName(devices, i, status.ptr)
+            raise_for_status(status)
+            device_type = d.TF_DeviceListType(devices, i, status.ptr)
+            raise_for_status(status)
+            memory = d.TF_DeviceListMemoryBytes(devices, i, status.ptr)
+            raise_for_status(status)
+            description = b""
+            if d.OPGEN_DeviceListDescription is not None:
+                description = d.OPGEN_DeviceListDescription(devices, i, status.ptr) or b""
+                raise_for_status(status)
+            found.append(DeviceInfo(name.decode(), device_type.decode(),
+                                    description.decode("utf-8", "replace"), int(memory)))
+        return found
+    finally:
+        d.TF_DeleteDeviceList(devices)
+
+
+def device_unavailable_reason(device_type: str = "GPU") -> str | None:
+    """Why the runtime has no device of `device_type` (``"GPU"``): no CUDA driver, no
+    GPU, a driver too old ...; None when it has one, or when this build of opgen has no
+    plugin for that type (it was built without nvcc) and so nothing tried."""
+    _context()  # plugins load, and fail, while the runtime initialises
+    d = _lib.device_lib()
+    if d.OPGEN_DeviceUnavailableReason is None:
+        return None
+    reason = d.OPGEN_DeviceUnavailableReason(str(device_type).upper().encode())
+    return reason.decode("utf-8", "replace") if reason else None
+
+
+# ---- device names --------------------------------------------------------------------------
+
+def parse_device_name(spec: str) -> tuple[str, int] | None:
+    """(device type, ordinal) of a device name in any of TensorFlow's spellings; None
+    for one that names no device ("" or only a job/task); ValueError when malformed."""
+    if not isinstance(spec, str):
+        raise TypeError(f"a device name is a string, got {spec!r}")
+    device = None
+    for part in spec.strip().split("/"):
+        if not part:
+            continue
+        key = part.split(":", 1)[0].lower()
+        if key in ("job", "replica", "task"):
+            continue
+        if key == "device":
+            part = part[len("device:"):]
+        fields = part.split(":")
+        kind = fields[0]
+        if len(fields) > 2 or not kind or not kind.replace("_", "").isalnum() or kind[0].isdigit():
+            raise ValueError(f"malformed device name {spec!r}: expected e.g. '/GPU:0', "
+                             "'/device:CPU:0' or '/job:localhost/replica:0/task:0/device:GPU:0'")
+        ordinal = 0
+        if len(fields) == 2 and fields[1] != "*":
+            if not fields[1].isdigit():
+                raise ValueError(f"malformed device name {spec!r}: the device number "
+                                 f"{fields[1]!r} is not a non-negative integer")
+            ordinal = int(fields[1])
+        device = (kind.upper(), ordinal)
+    return device
+
+
+def canonical_device_name(spec: str) -> str | None:
+    """TensorFlow's full name of the device `spec` names ("/gpu:0" ->
+    "/job:localhost/replica:0/task:0/device:GPU:0"); None when it names none."""
+    parsed = parse_device_name(spec)
+    if parsed is None:
+        return None
+    return f"/job:localhost/replica:0/task:0/device:{parsed[0]}:{parsed[1]}"
+
+
+_known_names: frozenset | None = None
+
+
+def _existing_device_name(spec: str) -> str | None:
+    """The full name of the device `spec` names where the runtime has it, the CPU's
+    where it does not (soft placement), None where `spec` names no device."""
+    global _known_names
+    name = canonical_device_name(spec)
+    if name is None:
+        return None
+    if _known_names is None:  # devices are added only while the runtime initialises
+        _known_names = frozenset(d.name for d in list_devices())
+    return name if name in _known_names else CPU_DEVICE_NAME
+
+
+# ---- the eager device of each thread --------------------------------------------------------
+#
+# Each device name gets a small index (0: no device, the runtime's default placement).
+# The compiled fast path keeps this thread's index in C, where its per-call check is
+# one thread-local load; without it, a threading.local holds it.
+
+_names_lock = threading.Lock()
+_device_names: list[str | None] = [None]      # index -> full name
+_name_bytes: list[bytes | None] = [None]      # index -> the same, encoded for the C API
+_index_of: dict[str, int] = {}
+
+if _fast_path is not None:
+    _get_index = _fast_path.eager_device
+    _set_index = _fast_path.set_eager_device
+else:
+    _thread_state = threading.local()
+
+    def _get_index() -> int:
+        return getattr(_thread_state, "index", 0)
+
+    def _set_index(index: int) -> None:
+        _thread_state.index = index
+
+
+def _device_index(name: str | None) -> int:
+    if name is None:
+        return 0
+    index = _index_of.get(name)
+    if index is None:
+        with _names_lock:
+            index = _index_of.get(name)
+            if index is None:
+                _device_names.append(name)
+                _name_bytes.append(name.encode())
+                index = _index_of[name] = len(_device_names) - 1
+    return index
+
+
+def eager_device() -> str | None:
+    """The full name of the device eager ops on this thread run on (the innermost
+    ``opgen.device`` scope), or None outside any (the runtime places them: on the
+    CPU, or where their inputs live)."""
+    return _device_names[_get_index()]
+
+
+def eager_device_bytes() -> bytes | None:
+    """eager_device() encoded for TFE_OpSetDevice (the per-call path's view)."""
+    return _name_bytes[_get_index()]
+
+
+@contextmanager
+def eager_device_scope(spec: str | None):
+    """Runs the eager ops of this thread inside the block on device `spec` (None: the
+    runtime's default placement). A device the runtime lacks means the CPU."""
+    index = _device_index(None if spec is None else _existing_device_name(spec))
+    previous = _get_index()
+    _set_index(index)
+    try:
+        yield
+    finally:
+        _set_index(previous)
+
+
+# ---- where tensors live, copies --------------------------------------------------------------
+
+def tensor_device_name(tf_tensor: int) -> str:
+    """The full name of the device holding the data of the ``TF_Tensor*`` `tf_tensor`."""
+    fn = _lib.device_lib().OPGEN_TensorDeviceName
+    if fn is None or not tf_tensor:
+        return CPU_DEVICE_NAME
+    name = fn(tf_tensor)
+    return name.decode() if name else CPU_DEVICE_NAME
+
+
+def _copy_tf_tensor(tf_tensor: int, device_name: bytes) -> Tensor:
+    d = _lib.device_lib()
+    if d.OPGEN_TensorCopyToDevice is None:
+        raise InvalidArgumentError("this opgen runtime has no devices besides the CPU")
+    status = _lib.thread_status()
+    copied = d.OPGEN_TensorCopyToDevice(tf_tensor, device_name, status.ptr)
+    raise_for_status(status)
+    return Tensor._from_tf_tensor(copied)
+
+
+def host_copy(tensor: Tensor) -> Tensor:
+    """`tensor` with its data in host memory (itself when it is there already)."""
+    if tensor._on_host:
+        return tensor
+    return _copy_tf_tensor(tensor._tensor, _CPU_DEVICE_NAME_BYTES)
+
+
+def copy_to_device(value, device: str) -> Tensor:
+    """`value` (a Tensor, or anything convert_to_tensor takes) as a Tensor on `device`
+    ("/GPU:0", "/CPU:0", ...): a copy, or `value` itself where its data is there
+    already. A copy to the CPU waits for the device; one to a GPU is queued. Unlike
+    a device scope, an unknown device is an error (InvalidArgumentError)."""
+    tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    name = canonical_device_name(device)
+    if name is None:
+        raise ValueError(f"{device!r} names no device")
+    if name == CPU_DEVICE_NAME and tensor._on_host:
+        return tensor
+    return _copy_tf_tensor(tensor._tensor, name.encode())
+
+
+def synchronize(device: str) -> None:
+    """Waits until the work queued on `device` is done (nothing to wait for on the CPU)."""
+    fn = _lib.device_lib().OPGEN_SynchronizeDevice
+    name = canonical_device_name(device)
+    if fn is None or name is None or name == CPU_DEVICE_NAME:
+        return
+    status = _lib.thread_status()
+    fn(name.encode(), status.ptr)
+    raise_for_status(status)
+
+
+__all__ = ["CPU_DEVICE_NAME", "DeviceInfo", "canonical_device_name", "copy_to_device",
+           "device_unavailable_reason", "eager_device", "eager_device_scope", "host_copy",
+           "list_devices", "parse_device_name", "synchronize", "tensor_device_name"]
