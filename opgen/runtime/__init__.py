@@ -9,7 +9,6 @@ from opgen.runtime import dtypes, errors
 from opgen.runtime.devices import (
     DeviceInfo, copy_to_device, device_unavailable_reason, list_devices,
 )
-from opgen.runtime.dlpack import from_dlpack
 from opgen.runtime.dtypes import (
     DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
     half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
@@ -30,3 +29,11 @@ __all__ = [
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
     "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",
 ]
+
+
+def from_dlpack(obj) -> Tensor:
+    """A Tensor sharing the memory of `obj` (anything with ``__dlpack__``: a numpy
+    array, a PyTorch, CuPy or JAX tensor, on the CPU or a CUDA GPU; or a DLPack
+    capsule). See :func:`opgen.runtime.dlpack.from_dlpack`."""
+    from opgen.runtime import dlpack  # ctypes declarations made on first use
+    return dlpack.from_dlpack(obj)

@@ -346,3 +346,67 @@ def test_dlpack_with_torch_cpu_tensors():
         assert z.dtype == torch_dtype and torch.equal(z, x)
     strided = torch.arange(20).reshape(4, 5)[:, 1::2]
     np.testing.assert_array_equal(opgen.from_dlpack(strided).numpy(), strided.numpy())
+
+
+def _capsule_labelled_cuda(t, strides=None):
+    """t's DLPack capsule, its device rewritten to CUDA GPU:0 (and its strides to
+    `strides`): what a CUDA producer hands over, on a machine without one."""
+    import ctypes
+    capsule = t.__dlpack__()
+    address = dlpack._py.PyCapsule_GetPointer(id(capsule), b"dltensor")
+    managed = dlpack.DLManagedTensor.from_address(address)
+    managed.dl_tensor.device.device_type = dlpack.kDLCUDA
+    if strides is not None:
+        kept = (ctypes.c_int64 * len(strides))(*strides)
+        managed.dl_tensor.strides = ctypes.cast(kept, ctypes.POINTER(ctypes.c_int64))
+        return capsule, kept
+    return capsule, None
+
+
+def test_a_cuda_capsule_without_a_gpu_raises_and_releases_the_memory():
+    if has_gpu():
+        pytest.skip("this machine has a GPU (tests/gpu covers CUDA capsules)")
+    t = opgen.convert_to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    before = len(dlpack._exports)
+    capsule, _ = _capsule_labelled_cuda(t)
+    with pytest.raises((BufferError, errors.OpError)):
+        opgen.from_dlpack(capsule)
+    assert len(dlpack._exports) == before  # the consumer called the deleter
+    with pytest.raises(ValueError, match="consumed"):
+        opgen.from_dlpack(capsule)
+
+
+def test_strided_cuda_capsules_are_refused_unconsumed():
+    t = opgen.convert_to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    before = len(dlpack._exports)
+    capsule, kept = _capsule_labelled_cuda(t, strides=[1, 2])
+    with pytest.raises(BufferError, match="contiguous"):
+        opgen.from_dlpack(capsule)
+    assert len(dlpack._exports) == before + 1  # still the capsule's
+    del capsule
+    gc.collect()
+    assert len(dlpack._exports) == before
+
+
+def test_the_host_copy_path_of_gpu_tensors(monkeypatch):
+    """What numpy conversion does for a GPU tensor, run on a CPU tensor posing as one
+    (its "copy to the host" is then the runtime's copy of a CPU tensor to the CPU)."""
+    from opgen.runtime import _lib
+    if _lib.device_lib().OPGEN_TensorCopyToDevice is None:
+        pytest.skip("this runtime has no OPGEN_TensorCopyToDevice")
+    values = random_array("float32", (3, 4))
+    t = opgen.convert_to_tensor(values)
+    b = opgen.convert_to_tensor(random_array("bfloat16", (5,)))
+    posing = {id(t), id(b)}
+    on_host = opgen.Tensor._on_host
+    monkeypatch.setattr(opgen.Tensor, "_on_host",
+                        property(lambda self: id(self) not in posing and on_host.__get__(self)))
+    assert not t._on_host
+    interface = t.__array_interface__
+    assert isinstance(interface["data"], np.ndarray)
+    for array in (t.numpy(), np.asarray(t), np.array(t)):
+        assert same_bits(array, values)
+    assert float(opgen.convert_to_tensor(np.float32(2.0))) == 2.0
+    assert b.numpy().dtype == b.dtype.numpy_dtype
+    assert "numpy=[[" in repr(t)
+    assert devices.host_copy(t) is not t
