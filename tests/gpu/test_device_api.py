@@ -27,10 +27,17 @@ def on_gpu(t) -> bool:
 
 
 def gpu_tensor(values):
-    with opgen.device("/GPU:0"):
-        t = ops.identity(values)
+    t = opgen.copy_to_device(values, "/GPU:0")  # a copy, whatever kernels there are
     assert on_gpu(t), t.device
     return t
+
+
+def test_identity_under_a_gpu_scope_copies_to_the_gpu(rng):
+    values = rng.standard_normal((3, 3)).astype(np.float32)
+    with opgen.device("/GPU:0"):
+        t = ops.identity(values)
+    assert on_gpu(t)
+    np.testing.assert_array_equal(t.numpy(), values)
 
 
 def test_list_devices_shows_the_gpu():
