@@ -127,6 +127,15 @@ TF_Tensor* TFE_TensorHandleResolve(TFE_TensorHandle* h, TF_Status* status) {
   }
 }
 
+TF_Tensor* OPGEN_TensorHandleTensor(TFE_TensorHandle* h, TF_Status* status) {
+  if (h == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "OPGEN_TensorHandleTensor: handle is NULL");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return h->tensor->Share();
+}
+
 TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* status) {
   if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
   const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_or_function_name);
