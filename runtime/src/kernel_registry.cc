@@ -261,7 +261,14 @@ void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor
   TF_Tensor* moved_inline[kInline];
   std::unique_ptr<TF_Tensor*[]> moved_heap;
   TF_Tensor** moved = nullptr;  // [i]: a copy of input i this call owns, or null
-  for (int i = 0; i < num_inputs; ++i) {
+  bool all_in_place = true;
+  if (device_->is_host()) {  // the fast path: host memory is a null device
+    for (int i = 0; i < num_inputs && all_in_place; ++i)
+      all_in_place = inputs[i]->buffer->device() == nullptr;
+  } else {
+    all_in_place = false;  // checked input by input below
+  }
+  for (int i = 0; i < num_inputs && !all_in_place; ++i) {
     const Device* have = DeviceOf(inputs[i]);
     const Device* want = host_input(i) ? CpuDevice() : device_;
     if (have == want) continue;
