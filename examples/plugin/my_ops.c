@@ -173,6 +173,10 @@ static void weighted_sum_compute(void* kernel, TF_OpKernelContext* ctx) {
 
 /* ---- registration, at load time ---- */
 
+/* Defined by my_ops_cuda.cu when the library is built with nvcc; weak, so a CPU-only
+ * build (or TensorFlow's, which gives the plugin no GPU stream) leaves it out. */
+extern void my_ops_register_gpu_kernels(TF_Status* status) __attribute__((weak));
+
 static void report(const char* what, TF_Status* status) {
   if (TF_GetCode(status) != TF_OK)
     fprintf(stderr, "my_ops: registering %s failed: %s\n", what, TF_Message(status));
@@ -202,6 +206,10 @@ __attribute__((constructor)) static void register_my_ops(void) {
     }
     TF_RegisterKernelBuilder("WeightedSumOp", kernel, status); /* takes the builder */
     report("the WeightedSum CPU kernel", status);
+  }
+  if (my_ops_register_gpu_kernels != NULL && TF_GetCode(status) == TF_OK) {
+    my_ops_register_gpu_kernels(status);
+    report("the WeightedSum GPU kernel", status);
   }
   TF_DeleteStatus(status);
 }

@@ -21,6 +21,8 @@ struct TF_Status {
 
 namespace opgen {
 
+class Device;
+
 inline void SetStatus(TF_Status* status, TF_Code code, const std::string& message) {
   if (status == nullptr) return;
   status->code = code;
@@ -51,6 +53,9 @@ class TensorBuffer {
   }
   void* data() const { return data_; }
   size_t size() const { return len_; }
+  // The device whose memory holds the data; nullptr for host memory.
+  const Device* device() const { return device_; }
+  void set_device(const Device* device) { device_ = device; }
   OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:
@@ -59,6 +64,7 @@ class TensorBuffer {
   size_t len_;
   Deallocator deallocator_;
   void* arg_;
+  const Device* device_ = nullptr;
   std::atomic<int> refs_{1};
 };
 

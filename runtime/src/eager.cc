@@ -11,9 +11,6 @@
 #include "tensorflow/c/eager/c_api.h"
 #include "wire_format.h"
 
-namespace {
-const char kCpuDeviceName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-}
 
 struct TFE_ContextOptions {};
 struct TFE_Context {};
@@ -47,17 +44,6 @@ struct TFE_Op {
 };
 
 namespace {
-
-// "/CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0", "CPU" -> "CPU".
-bool DeviceType(const std::string& name, std::string* type) {
-  if (name.empty()) { *type = "CPU"; return true; }
-  std::string last = name.substr(name.rfind('/') + 1);
-  if (last.compare(0, 7, "device:") == 0) last = last.substr(7);
-  size_t colon = last.find(':');
-  *type = last.substr(0, colon);
-  for (char& c : *type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return !type->empty();
-}
 
 opgen::AttrValue& SetAttr(TFE_Op* op, const char* name, opgen::AttrValue::Kind kind) {
   opgen::AttrValue& v = op->attrs[name];
@@ -115,10 +101,37 @@ int64_t TFE_TensorHandleDim(TFE_TensorHandle* h, int dim_index, TF_Status* statu
 
 const char* TFE_TensorHandleDeviceName(TFE_TensorHandle* h, TF_Status* status) {
   opgen::ClearStatus(status);
-  return kCpuDeviceName;
+  return opgen::DeviceOf(h->tensor)->name().c_str();
+}
+
+const char* TFE_TensorHandleBackingDeviceName(TFE_TensorHandle* h, TF_Status* status) {
+  return TFE_TensorHandleDeviceName(h, status);
+}
+
+TFE_TensorHandle* TFE_TensorHandleCopyToDevice(TFE_TensorHandle* h, TFE_Context* ctx,
+                                               const char* device_name, TF_Status* status) {
+  if (h == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TFE_TensorHandleCopyToDevice: handle is NULL");
+    return nullptr;
+  }
+  TF_Tensor* copy = OPGEN_TensorCopyToDevice(h->tensor, device_name, status);
+  return copy == nullptr ? nullptr : new TFE_TensorHandle{copy};
 }
 
 TF_Tensor* TFE_TensorHandleResolve(TFE_TensorHandle* h, TF_Status* status) {
+  try {
+    return opgen::CopyTensorTo(h->tensor, opgen::CpuDevice(), status);
+  } catch (const std::exception& e) {
+    opgen::SetStatus(status, TF_INTERNAL, e.what());
+    return nullptr;
+  }
+}
+
+TF_Tensor* OPGEN_TensorHandleTensor(TFE_TensorHandle* h, TF_Status* status) {
+  if (h == nullptr) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "OPGEN_TensorHandleTensor: handle is NULL");
+    return nullptr;
+  }
   opgen::ClearStatus(status);
   return h->tensor->Share();
 }
@@ -147,7 +160,9 @@ const char* TFE_OpGetName(const TFE_Op* op, TF_Status* status) {
 
 void TFE_OpSetDevice(TFE_Op* op, const char* device_name, TF_Status* status) {
   std::string type;
-  if (!DeviceType(device_name ? device_name : "", &type)) {
+  int ordinal = 0;
+  const std::string name = device_name ? device_name : "";
+  if (!name.empty() && !opgen::ParseDeviceName(name, &type, &ordinal)) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      std::string("Malformed device name '") + device_name + "'");
     return;
@@ -261,13 +276,12 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     opgen::CompleteAttrs(def, input_dtypes, &resolved->attrs, status);
     if (status->code != TF_OK) return nullptr;
     resolved->output_types = opgen::OutputDtypes(def, resolved->attrs);
-    std::string device;
-    DeviceType(op->device, &device);
-    resolved->kernel = opgen::KernelRegistry::Global().Find(def, device, resolved->attrs, status);
+    const opgen::Device* device = nullptr;
+    resolved->kernel = opgen::PlaceKernel(op->device, def, resolved->attrs, &device, status);
     if (resolved->kernel == nullptr) return nullptr;
     resolved->instance = opgen::KernelInstance::Create(*resolved->kernel, def, def.name,
                                                        resolved->attrs, resolved->output_types,
-                                                       status);
+                                                       status, device);
     if (resolved->instance == nullptr) return nullptr;
     return resolved.release();
   } catch (const std::exception& e) {

@@ -42,17 +42,14 @@ const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* sta
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kernels_.find(op);
   if (it != kernels_.end()) return it->second.get();
-  std::string device;
-  if (!ParseDeviceType(op->device, &device)) device = "CPU";
-  const KernelDef* def = KernelRegistry::Global().Find(*op->op_def, device, op->attrs, status);
-  if (def == nullptr && device != "CPU")  // soft placement: fall back to the CPU
-    def = KernelRegistry::Global().Find(*op->op_def, "CPU", op->attrs, status);
+  const Device* device = nullptr;
+  const KernelDef* def = PlaceKernel(op->device, *op->op_def, op->attrs, &device, status);
   if (def == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;
   }
-  std::unique_ptr<KernelInstance> kernel =
-      KernelInstance::Create(*def, *op->op_def, op->name, op->attrs, op->output_types, status);
+  std::unique_ptr<KernelInstance> kernel = KernelInstance::Create(
+      *def, *op->op_def, op->name, op->attrs, op->output_types, status, device);
   if (kernel == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;
@@ -158,51 +155,76 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
     first_output[op] = slots;
     slots += static_cast<int>(op->output_types.size());
   }
-  plan->num_slots_ = slots;
   auto slot_of = [&](const TF_Output& out) {
     auto f = fed.find(OutputKey(out.oper, out.index));
     if (f != fed.end()) return plan->feeds_[f->second].slot;
     return first_output.at(out.oper) + out.index;
   };
   for (int i = 0; i < num_fetches; ++i) plan->fetch_slots_.push_back(slot_of(fetches[i]));
-  plan->slot_is_fetched_.assign(slots, false);
-  for (int s : plan->fetch_slots_) plan->slot_is_fetched_[s] = true;
 
-  // Inputs, and the step after which each slot is read no more.
-  std::vector<int> last_reader(slots, -1);
+  // Kernels first: they say where each node's outputs live (the node's device, or the
+  // host for host-memory outputs). Feeds live on the host.
+  std::vector<const KernelInstance*> node_kernels;
+  std::vector<const Device*> location(slots, CpuDevice());
+  for (const TF_Operation* op : order) {
+    const KernelInstance* kernel = kernels->Get(op, status);
+    if (kernel == nullptr) return nullptr;
+    node_kernels.push_back(kernel);
+    for (int i = 0; i < kernel->num_outputs(); ++i)
+      location[first_output.at(op) + i] = kernel->host_output(i) ? CpuDevice() : kernel->device();
+  }
+  // Steps, with an explicit copy step wherever a node reads a tensor that lives on
+  // another device than the node reads it from (host<->GPU edges). A tensor copied to a
+  // device once serves every later reader there.
+  std::map<std::pair<int, const Device*>, int> copies;  // (slot, device) -> copy's slot
   for (size_t pos = 0; pos < order.size(); ++pos) {
     const TF_Operation* op = order[pos];
-    Step step{op, nullptr, static_cast<int>(plan->input_slots_.size()),
-              static_cast<int>(op->inputs.size()), first_output.at(op),
-              static_cast<int>(op->output_types.size()), 0, 0};
-    for (const TF_Output& in : op->inputs) {
-      int s = slot_of(in);
-      plan->input_slots_.push_back(s);
-      last_reader[s] = static_cast<int>(pos);
+    const KernelInstance* kernel = node_kernels[pos];
+    std::vector<int> in_slots;
+    for (size_t j = 0; j < op->inputs.size(); ++j) {
+      int s = slot_of(op->inputs[j]);
+      const Device* want = kernel->host_input(static_cast<int>(j)) ? CpuDevice() : kernel->device();
+      if (location[s] != want) {
+        auto it = copies.find({s, want});
+        if (it == copies.end()) {
+          const int copy_slot = slots++;
+          location.push_back(want);
+          plan->steps_.push_back(Step{op, nullptr, static_cast<int>(plan->input_slots_.size()), 1,
+                                      copy_slot, 1, 0, 0, want});
+          plan->input_slots_.push_back(s);
+          it = copies.emplace(std::make_pair(s, want), copy_slot).first;
+        }
+        s = it->second;
+      }
+      in_slots.push_back(s);
     }
-    step.kernel = kernels->Get(op, status);
-    if (step.kernel == nullptr) return nullptr;
-    plan->steps_.push_back(step);
+    plan->steps_.push_back(Step{op, kernel, static_cast<int>(plan->input_slots_.size()),
+                                static_cast<int>(in_slots.size()), first_output.at(op),
+                                static_cast<int>(op->output_types.size()), 0, 0, nullptr});
+    plan->input_slots_.insert(plan->input_slots_.end(), in_slots.begin(), in_slots.end());
   }
+  plan->num_slots_ = slots;
+  plan->slot_is_fetched_.assign(slots, false);
+  for (int s : plan->fetch_slots_) plan->slot_is_fetched_[s] = true;
   plan->num_inputs_ = static_cast<int>(plan->input_slots_.size());
-  // A slot no step reads is released right after it is made (or, for feeds, before the
-  // first step); fetched slots are handed to the caller instead.
-  std::vector<std::vector<int>> releases(order.size());
-  std::vector<int> release_before_start;
+
+  // The step after which each slot is read no more: it is released there. A slot no
+  // step reads is released right after the step that makes it (feeds: with the run's
+  // leftovers); fetched slots are handed to the caller instead.
+  std::vector<int> last_reader(slots, -1), producer(slots, -1);
+  for (size_t pos = 0; pos < plan->steps_.size(); ++pos) {
+    const Step& st = plan->steps_[pos];
+    for (int j = 0; j < st.num_inputs; ++j)
+      last_reader[plan->input_slots_[st.first_input + j]] = static_cast<int>(pos);
+    for (int j = 0; j < st.num_outputs; ++j) producer[st.first_output + j] = static_cast<int>(pos);
+  }
+  std::vector<std::vector<int>> releases(plan->steps_.size());
   for (int s = 0; s < slots; ++s) {
     if (plan->slot_is_fetched_[s]) continue;
-    int pos = last_reader[s];
-    if (pos < 0) {
-      bool is_feed = s < num_feeds;
-      if (is_feed) continue;  // fed but unread: freed with the run's leftovers
-      // produced by the step whose outputs contain s
-      auto it = std::upper_bound(plan->steps_.begin(), plan->steps_.end(), s,
-                                 [](int slot, const Step& st) { return slot < st.first_output; });
-      pos = static_cast<int>(it - plan->steps_.begin()) - 1;
-    }
-    releases[pos].push_back(s);
+    const int pos = last_reader[s] >= 0 ? last_reader[s] : producer[s];
+    if (pos >= 0) releases[pos].push_back(s);
   }
-  for (size_t pos = 0; pos < order.size(); ++pos) {
+  for (size_t pos = 0; pos < plan->steps_.size(); ++pos) {
     plan->steps_[pos].first_release = static_cast<int>(plan->release_slots_.size());
     plan->steps_[pos].num_releases = static_cast<int>(releases[pos].size());
     plan->release_slots_.insert(plan->release_slots_.end(), releases[pos].begin(),
@@ -275,9 +297,13 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
   bool failed = false;
   for (const Step& step : steps_) {
     const int* in = input_slots_.data() + step.first_input;
-    for (int j = 0; j < step.num_inputs; ++j) inputs[step.first_input + j] = slots[in[j]];
-    step.kernel->Compute(inputs + step.first_input, step.num_inputs, slots + step.first_output,
-                         step_id, &node_status);
+    if (step.kernel == nullptr) {  // a copy between devices, for step.op's input
+      slots[step.first_output] = CopyTensorTo(slots[in[0]], step.copy_to, &node_status);
+    } else {
+      for (int j = 0; j < step.num_inputs; ++j) inputs[step.first_input + j] = slots[in[j]];
+      step.kernel->Compute(inputs + step.first_input, step.num_inputs, slots + step.first_output,
+                           step_id, &node_status);
+    }
     if (node_status.code != TF_OK) {
       SetStatus(status, node_status.code,
                 node_status.message + "\n\t [[{{node " + step.op->name + "}}]]");
@@ -291,8 +317,21 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     }
   }
   if (!failed) {
-    // Hand fetched tensors over; a tensor fetched twice is shared.
-    for (size_t i = 0; i < fetch_slots_.size(); ++i) {
+    // Fetched tensors are handed over in host memory; a tensor fetched twice is shared.
+    for (size_t i = 0; i < fetch_slots_.size() && !failed; ++i) {
+      TF_Tensor*& t = slots[fetch_slots_[i]];
+      if (!DeviceOf(t)->is_host()) {
+        TF_Tensor* host = CopyTensorTo(t, CpuDevice(), &node_status);
+        if (host == nullptr) {
+          SetStatus(status, node_status.code, "fetching a result: " + node_status.message);
+          failed = true;
+          break;
+        }
+        delete t;
+        t = host;
+      }
+    }
+    for (size_t i = 0; i < fetch_slots_.size() && !failed; ++i) {
       TF_Tensor*& t = slots[fetch_slots_[i]];
       bool fetched_again = false;
       for (size_t k = i + 1; k < fetch_slots_.size(); ++k)
@@ -304,7 +343,7 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
         t = nullptr;
       }
     }
-    ClearStatus(status);
+    if (!failed) ClearStatus(status);
   }
   for (int s = 0; s < num_slots_; ++s) {  // leftovers: unread feeds, or a failed run
     if (slots[s] != nullptr) {

@@ -55,6 +55,8 @@ class ExecutionPlan {
     int num_outputs;
     int first_release;  // into release_slots_: slots no later step reads
     int num_releases;
+    // A copy step (kernel == nullptr) moves its one input to this device for op.
+    const Device* copy_to;
   };
   struct Feed {
     int slot;

@@ -30,6 +30,7 @@ struct TF_OpKernelContext {
   const TF_DataType* output_types;
   int64_t step_id;
   const std::string* node_name;
+  const opgen::KernelInstance* instance;  // device and host-memory args
   TF_Status failure;
 };
 
@@ -143,6 +144,22 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
   return best;
 }
 
+const KernelDef* PlaceKernel(const std::string& requested, const OpDef& op, const AttrMap& attrs,
+                             const Device** device, TF_Status* status) {
+  const Device* wanted = requested.empty() ? CpuDevice() : FindDevice(requested);
+  if (wanted != nullptr && !wanted->is_host()) {
+    TF_Status miss;
+    const KernelDef* k = KernelRegistry::Global().Find(op, wanted->type(), attrs, &miss);
+    if (k != nullptr) {
+      *device = wanted;
+      ClearStatus(status);
+      return k;
+    }
+  }
+  *device = CpuDevice();
+  return KernelRegistry::Global().Find(op, "CPU", attrs, status);
+}
+
 bool ParseDeviceType(const std::string& name, std::string* type) {
   if (name.empty()) {
     *type = "CPU";
@@ -196,9 +213,31 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
                                                        const std::string& node_name,
                                                        const AttrMap& attrs,
                                                        std::vector<TF_DataType> output_types,
-                                                       TF_Status* status) {
+                                                       TF_Status* status, const Device* device) {
   std::unique_ptr<KernelInstance> instance(
       new KernelInstance(kernel, op, node_name, std::move(output_types)));
+  instance->device_ = device != nullptr ? device : CpuDevice();
+  if (!instance->device_->is_host() && !kernel.host_memory_args.empty()) {
+    // Host-memory args are named; map them to flat indices (list args count their
+    // elements, given by the node's attrs).
+    auto mark = [&](const std::vector<ArgDef>& args, std::vector<bool>* mask) {
+      for (const ArgDef& arg : args) {
+        int64_t count = 1;
+        if (!arg.number_attr.empty()) {
+          auto it = attrs.find(arg.number_attr);
+          count = it != attrs.end() ? it->second.i : 0;
+        } else if (!arg.type_list_attr.empty()) {
+          auto it = attrs.find(arg.type_list_attr);
+          count = it != attrs.end() ? static_cast<int64_t>(it->second.list_type.size()) : 0;
+        }
+        const bool host = std::find(kernel.host_memory_args.begin(), kernel.host_memory_args.end(),
+                                    arg.name) != kernel.host_memory_args.end();
+        mask->insert(mask->end(), static_cast<size_t>(count), host);
+      }
+    };
+    mark(op.input_arg, &instance->host_inputs_);
+    mark(op.output_arg, &instance->host_outputs_);
+  }
   TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
   instance->state_ = kernel.create_func ? kernel.create_func(&construction) : nullptr;
   if (construction.failure.code != TF_OK) {
@@ -216,9 +255,56 @@ KernelInstance::~KernelInstance() {
 void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs,
                              int64_t step_id, TF_Status* status) const {
   const int n = num_outputs();
-  TF_OpKernelContext ctx{inputs,  num_inputs, outputs,     n, output_types_.data(),
-                         step_id, &node_name_, {}};
+  // Inputs that live elsewhere than the kernel reads them are copied for this call.
+  // On the CPU with host inputs (the common case) this is one check per input.
+  constexpr int kInline = 8;
+  TF_Tensor* moved_inline[kInline];
+  std::unique_ptr<TF_Tensor*[]> moved_heap;
+  TF_Tensor** moved = nullptr;  // [i]: a copy of input i this call owns, or null
+  bool all_in_place = true;
+  if (device_->is_host()) {  // the fast path: host memory is a null device
+    for (int i = 0; i < num_inputs && all_in_place; ++i)
+      all_in_place = inputs[i]->buffer->device() == nullptr;
+  } else {
+    all_in_place = false;  // checked input by input below
+  }
+  for (int i = 0; i < num_inputs && !all_in_place; ++i) {
+    const Device* have = DeviceOf(inputs[i]);
+    const Device* want = host_input(i) ? CpuDevice() : device_;
+    if (have == want) continue;
+    if (moved == nullptr) {
+      if (num_inputs <= kInline) {
+        moved = moved_inline;
+      } else {
+        moved_heap.reset(new TF_Tensor*[num_inputs]);
+        moved = moved_heap.get();
+      }
+      for (int k = 0; k < num_inputs; ++k) moved[k] = nullptr;
+    }
+    moved[i] = CopyTensorTo(inputs[i], want, status);
+    if (moved[i] == nullptr) {
+      for (int k = 0; k < i; ++k) delete moved[k];
+      status->message = op_.name + ": input " + std::to_string(i) + ": " + status->message;
+      return;
+    }
+  }
+  TF_Tensor* placed_inline[kInline];
+  std::unique_ptr<TF_Tensor*[]> placed_heap;
+  TF_Tensor* const* kernel_inputs = inputs;
+  if (moved != nullptr) {
+    TF_Tensor** placed = placed_inline;
+    if (num_inputs > kInline) {
+      placed_heap.reset(new TF_Tensor*[num_inputs]);
+      placed = placed_heap.get();
+    }
+    for (int i = 0; i < num_inputs; ++i) placed[i] = moved[i] ? moved[i] : inputs[i];
+    kernel_inputs = placed;
+  }
+  TF_OpKernelContext ctx{kernel_inputs, num_inputs,  outputs, n, output_types_.data(),
+                         step_id,       &node_name_, this,    {}};
   kernel_.compute_func(state_, &ctx);
+  if (moved != nullptr)
+    for (int i = 0; i < num_inputs; ++i) delete moved[i];
   auto discard = [outputs, n] {
     for (int i = 0; i < n; ++i) {
       delete outputs[i];
@@ -436,12 +522,16 @@ TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType
                      "output index " + std::to_string(index) + " out of range");
     return nullptr;
   }
-  TF_Tensor* t = TF_AllocateTensor(dtype, dims, num_dims, len);
+  TF_Tensor* t = context->instance->host_output(index)
+                    ? TF_AllocateTensor(dtype, dims, num_dims, len)
+                    : opgen::AllocateDeviceTensor(context->instance->device(), dtype, dims,
+                                                  num_dims, len, status);
   if (t == nullptr) {
-    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     "cannot allocate output " + std::to_string(index) + ": " +
-                         std::to_string(len) + " bytes do not fit dtype and shape " +
-                         opgen::ShapeToString(std::vector<int64_t>(dims, dims + num_dims)));
+    if (status == nullptr || status->code == TF_OK)
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       "cannot allocate output " + std::to_string(index) + ": " +
+                           std::to_string(len) + " bytes do not fit dtype and shape " +
+                           opgen::ShapeToString(std::vector<int64_t>(dims, dims + num_dims)));
     return nullptr;
   }
   delete context->outputs[index];
@@ -472,7 +562,7 @@ bool TF_IsHostMemoryInput(TF_OpKernelContext* ctx, int i, TF_Status* status) {
     return false;
   }
   opgen::ClearStatus(status);
-  return true;
+  return ctx->instance->host_input(i);
 }
 
 bool TF_IsHostMemoryOutput(TF_OpKernelContext* ctx, int i, TF_Status* status) {
@@ -481,7 +571,23 @@ bool TF_IsHostMemoryOutput(TF_OpKernelContext* ctx, int i, TF_Status* status) {
     return false;
   }
   opgen::ClearStatus(status);
-  return true;
+  return ctx->instance->host_output(i);
+}
+
+SP_Stream TF_GetStream(TF_OpKernelContext* ctx, TF_Status* status) {
+  const opgen::Device* device = ctx->instance->device();
+  if (device->is_host()) {
+    opgen::SetStatus(status, TF_FAILED_PRECONDITION,
+                     "Accessing device stream is not supported for a CPU device.");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return device->stream();
+}
+
+int TF_GetDeviceId(TF_OpKernelContext* ctx) {
+  const opgen::Device* device = ctx->instance->device();
+  return device->is_host() ? -1 : device->ordinal();
 }
 
 TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx) {
@@ -514,7 +620,7 @@ TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
                            static_cast<size_t>(elements) * TF_DataTypeSize(dtype), status);
 }
 
-TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* /*context*/, TF_DataType dtype,
+TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* context, TF_DataType dtype,
                            const int64_t* dims, int num_dims, TF_AllocatorAttributes* alloc_attrs,
                            TF_Status* status) {
   if (alloc_attrs != nullptr && alloc_attrs->struct_size != TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE) {
@@ -526,10 +632,15 @@ TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* /*context*/, TF_DataType dtype,
   }
   const std::vector<int64_t> shape(dims, dims + num_dims);
   const int64_t elements = opgen::NumElements(shape);
-  TF_Tensor* t = elements < 0 || TF_DataTypeSize(dtype) == 0
-                     ? nullptr
-                     : TF_AllocateTensor(dtype, dims, num_dims,
-                                         static_cast<size_t>(elements) * TF_DataTypeSize(dtype));
+  const opgen::Device* device = context->instance->device();
+  const bool on_host = device->is_host() || (alloc_attrs != nullptr && alloc_attrs->on_host);
+  const size_t len = static_cast<size_t>(elements) * TF_DataTypeSize(dtype);
+  TF_Tensor* t = nullptr;
+  if (elements >= 0 && TF_DataTypeSize(dtype) != 0) {
+    t = on_host ? TF_AllocateTensor(dtype, dims, num_dims, len)
+                : opgen::AllocateDeviceTensor(device, dtype, dims, num_dims, len, status);
+    if (t == nullptr && !on_host) return nullptr;  // the device said why
+  }
   if (t == nullptr) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "cannot allocate a temporary of dtype " + std::string(opgen::DataTypeName(dtype)) +

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core_types.h"
+#include "device.h"
 #include "op_def.h"
 #include "tensorflow/c/kernels.h"
 
@@ -36,6 +37,13 @@ class KernelRegistry {
                         TF_Status* status) const;
 };
 
+// Where an op runs: the device `requested` names ("" or an unknown device: the CPU) if
+// it has a kernel for the op there, else the CPU (soft placement, as TensorFlow's eager
+// mode and sessions with allow_soft_placement). Sets `*device` and returns the kernel,
+// or nullptr with `status` set when the CPU has none either.
+const KernelDef* PlaceKernel(const std::string& requested, const OpDef& op, const AttrMap& attrs,
+                             const Device** device, TF_Status* status);
+
 // The device type of a device name: "/CPU:0", "/device:CPU:0", "CPU" and
 // "/job:localhost/replica:0/task:0/device:CPU:0" give "CPU"; "" gives "CPU".
 bool ParseDeviceType(const std::string& name, std::string* type);
@@ -54,12 +62,15 @@ class KernelInstance {
                                                 const std::string& node_name,
                                                 const AttrMap& attrs,
                                                 std::vector<TF_DataType> output_types,
-                                                TF_Status* status);
+                                                TF_Status* status,
+                                                const Device* device = nullptr);
   ~KernelInstance();
   KernelInstance(const KernelInstance&) = delete;
   KernelInstance& operator=(const KernelInstance&) = delete;
 
-  // Runs compute on `num_inputs` borrowed inputs. `outputs` has room for num_outputs()
+  // Runs compute on `num_inputs` borrowed inputs. An input whose data is not where the
+  // kernel reads it (the device's memory, or the host for host-memory args and CPU
+  // kernels) is copied there first, for this call only. `outputs` has room for num_outputs()
   // tensors, all null on entry; on success each holds a new tensor the caller owns, of
   // the expected dtype. On failure they are null again and `status` says why. Allocates
   // nothing itself, so an executor can call it per run at the kernels' own cost.
@@ -68,6 +79,10 @@ class KernelInstance {
 
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   const KernelDef& kernel() const { return kernel_; }
+  const Device* device() const { return device_; }
+  // Whether flat input / output `i` lives in host memory.
+  bool host_input(int i) const { return device_->is_host() || InMask(host_inputs_, i); }
+  bool host_output(int i) const { return device_->is_host() || InMask(host_outputs_, i); }
 
  private:
   KernelInstance(const KernelDef& kernel, const OpDef& op, std::string node_name,
@@ -77,7 +92,12 @@ class KernelInstance {
   const KernelDef& kernel_;
   const OpDef& op_;
   std::string node_name_;  // what TF_GetOpKernelName reports
+  static bool InMask(const std::vector<bool>& mask, int i) {
+    return i >= 0 && static_cast<size_t>(i) < mask.size() && mask[i];
+  }
   std::vector<TF_DataType> output_types_;
+  const Device* device_ = nullptr;  // never null once created
+  std::vector<bool> host_inputs_, host_outputs_;  // host-memory args of a device kernel
   void* state_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 // The op registry, the op-definition builder of the C API, TF_GetAllOpList, and the
 // lazy registration of the built-in ops and kernels.
 #include "op_registry.h"
+#include "device.h"
 
 #include <algorithm>
 #include <map>
@@ -92,6 +93,9 @@ bool EnsureRuntimeInitialized(TF_Status* status) {
     t_initializing = true;
     opgen_register_builtin_ops(&init_status);
     if (init_status.code == TF_OK) opgen_register_cpu_kernels(&init_status);
+    // Device plugins register through the public API, like any plugin; one that cannot
+    // start leaves the CPU runtime as it is (see device.h).
+    if (init_status.code == TF_OK) LoadDevicePlugins();
     t_initializing = false;
     if (init_status.code != TF_OK)
       init_status.message = "the runtime's built-in registry failed to initialise: " +

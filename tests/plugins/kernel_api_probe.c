@@ -173,13 +173,15 @@ static void probe_compute(void* kernel, TF_OpKernelContext* ctx) {
     const int host_in = TF_IsHostMemoryInput(ctx, 0, probe);
     const int bad_in = TF_IsHostMemoryInput(ctx, 5, probe);
     const int bad_code = TF_GetCode(probe);
+    const int has_stream = TF_GetStream(ctx, probe) != NULL;
+    const int stream_code = TF_GetCode(probe);
     TF_DeleteStatus(probe);
     snprintf(buf, sizeof buf,
              "REPORT %s | kernel=%.*s inputs=%d outputs=%d in_dtype=%d out_dtype=%d "
-             "forwarded=%d host_in=%d bad_in=%d/%d step=%d",
+             "forwarded=%d host_in=%d bad_in=%d/%d step=%d stream=%d/%d device_id=%d",
              p->summary, (int)kname.len, kname.data, TF_NumInputs(ctx), TF_NumOutputs(ctx),
              TF_InputDatatype(ctx, 0), TF_ExpectedOutputDataType(ctx, 0), forwarded, host_in,
-             bad_in, bad_code, TF_StepId(ctx) > 0);
+             bad_in, bad_code, TF_StepId(ctx) > 0, has_stream, stream_code, TF_GetDeviceId(ctx));
     TF_SetStatus(s, TF_CANCELLED, buf);
   }
   if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);

@@ -73,6 +73,10 @@ TF_CAPI_EXPORT extern const char* OPGEN_DeviceUnavailableReason(const char* devi
  * made by TF_AllocateTensor / TF_NewTensor). Owned by the runtime. */
 TF_CAPI_EXPORT extern const char* OPGEN_TensorDeviceName(const TF_Tensor* tensor);
 
+/* A new tensor sharing the handle's data wherever it lives (TFE_TensorHandleResolve
+ * copies device data to the host instead). The caller frees it with TF_DeleteTensor. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_TensorHandleTensor(TFE_TensorHandle* h, TF_Status* status);
+
 /* A new tensor holding `tensor`'s elements on device `device_name` (a new reference to
  * the same data when it is there already). A copy to the CPU waits for the device;
  * copies to a device are queued. TF_INVALID_ARGUMENT for an unknown device or a

@@ -7,22 +7,29 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
 
 // What TF_GetStream returns to this plugin's kernels: the plugin defines the struct,
-// the runtime only passes the pointer around.
+// the runtime only passes the pointer around. Its layout is the public
+// OPGEN_CudaStream (opgen/cuda_stream.h), which other plugins' CUDA kernels read.
 struct SP_Stream_st {
   cudaStream_t stream;
   int ordinal;
 };
+static_assert(sizeof(SP_Stream_st) == sizeof(OPGEN_CudaStream) &&
+                  offsetof(SP_Stream_st, stream) == offsetof(OPGEN_CudaStream, cuda_stream) &&
+                  offsetof(SP_Stream_st, ordinal) == offsetof(OPGEN_CudaStream, ordinal),
+              "SP_Stream_st must keep OPGEN_CudaStream's layout");
 
 namespace opgen {
 namespace cuda {

@@ -168,7 +168,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
     cudaDeviceProp props{};
     if ((err = cudaSetDevice(i)) != cudaSuccess ||
         (err = cudaGetDeviceProperties(&props, i)) != cudaSuccess ||
-        (err = cudaStreamCreateWithFlags(&d->stream.stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        (err = cudaStreamCreateWithFlags(&d->stream.stream, cudaStreamDefault)) != cudaSuccess) {
       SetCudaError(status, err, ("setting up GPU:" + std::to_string(i)).c_str());
       return;
     }
