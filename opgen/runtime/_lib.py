@@ -336,6 +336,7 @@ _DEVICE_SIGNATURES = {
     "OPGEN_DeviceListDescription": (c_char_p, [c_void_p, c_int, c_void_p]),
     "OPGEN_DeviceUnavailableReason": (c_char_p, [c_char_p]),
     "OPGEN_TensorDeviceName": (c_char_p, [c_void_p]),
+    "OPGEN_TensorHandleTensor": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_TensorCopyToDevice": (c_void_p, [c_void_p, c_char_p, c_void_p]),
     "OPGEN_NewDeviceTensor": (c_void_p, [c_char_p, c_int, P(c_int64), c_int, c_void_p, c_size_t,
                                          c_void_p, c_void_p, c_void_p]),

@@ -7,9 +7,11 @@ full. Wherever a device is named, TensorFlow's shorter spellings work too:
 (ordinal 0). The CPU is always the first device.
 
 Eagerly, ``with opgen.device("/GPU:0"):`` makes the ops called inside the block run on
-that device (this thread only). A device the runtime does not have (a GPU on a machine
-without one) means the CPU, as with TensorFlow's soft placement. The compiled fast path
-keys its cached kernels on the device, so a scope costs nothing where none is open.
+that device (this thread only). The runtime places each op: on the named device where
+it has that device and a kernel there for the op, on the CPU otherwise (TensorFlow's
+soft placement: a GPU scope on a machine without one runs on the CPU). Outside any
+scope ops run on the CPU. The compiled fast path keys its cached kernels on the
+thread's device, so a scope costs nothing where none is open.
 """
 
 from __future__ import annotations
@@ -136,21 +138,6 @@ def canonical_device_name(spec: str) -> str | None:
     return f"/job:localhost/replica:0/task:0/device:{parsed[0]}:{parsed[1]}"
 
 
-_known_names: frozenset | None = None
-
-
-def _existing_device_name(spec: str) -> str | None:
-    """The full name of the device `spec` names where the runtime has it, the CPU's
-    where it does not (soft placement), None where `spec` names no device."""
-    global _known_names
-    name = canonical_device_name(spec)
-    if name is None:
-        return None
-    if _known_names is None:  # devices are added only while the runtime initialises
-        _known_names = frozenset(d.name for d in list_devices())
-    return name if name in _known_names else CPU_DEVICE_NAME
-
-
 # ---- the eager device of each thread --------------------------------------------------------
 #
 # Each device name gets a small index (0: no device, the runtime's default placement).
@@ -190,9 +177,9 @@ def _device_index(name: str | None) -> int:
 
 
 def eager_device() -> str | None:
-    """The full name of the device eager ops on this thread run on (the innermost
-    ``opgen.device`` scope), or None outside any (the runtime places them: on the
-    CPU, or where their inputs live)."""
+    """The full name of the device the innermost ``opgen.device`` scope of this thread
+    names (the runtime runs an op there where it can, else on the CPU), or None
+    outside any scope (ops run on the CPU)."""
     return _device_names[_get_index()]
 
 
@@ -204,8 +191,9 @@ def eager_device_bytes() -> bytes | None:
 @contextmanager
 def eager_device_scope(spec: str | None):
     """Runs the eager ops of this thread inside the block on device `spec` (None: the
-    runtime's default placement). A device the runtime lacks means the CPU."""
-    index = _device_index(None if spec is None else _existing_device_name(spec))
+    runtime's default placement, the CPU). Where the runtime lacks that device, or a
+    kernel there for an op, the op runs on the CPU (the runtime decides, per op)."""
+    index = _device_index(None if spec is None else canonical_device_name(spec))
     previous = _get_index()
     _set_index(index)
     try:

@@ -682,7 +682,7 @@ def _bind_fast_path():
              "OPGEN_EagerKernelNumInputs", "OPGEN_EagerKernelNumOutputs",
              "OPGEN_DeleteEagerKernel")
     addresses = {n: ctypes.cast(getattr(runtime, n), ctypes.c_void_p).value for n in names}
-    for n in ("OPGEN_TensorDeviceName",):  # absent from runtimes without devices
+    for n in ("OPGEN_TensorDeviceName", "OPGEN_TensorHandleTensor"):  # absent from older runtimes
         fn = getattr(runtime, n, None)
         addresses[n] = ctypes.cast(fn, ctypes.c_void_p).value if fn is not None else None
     return addresses, dict(dtypes._BY_ENUM)

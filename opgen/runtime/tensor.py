@@ -42,7 +42,8 @@ class _TensorStorage:
         self._handle_ptr_value = handle
         self._host = None
         status = _lib.thread_status()
-        self._tensor = runtime.TFE_TensorHandleResolve(handle, status.ptr)
+        handle_tensor = _lib.device_lib().OPGEN_TensorHandleTensor  # the data where it lives
+        self._tensor = (handle_tensor or runtime.TFE_TensorHandleResolve)(handle, status.ptr)
         raise_for_status(status)
         self._dtype = dtypes.as_dtype(runtime.TFE_TensorHandleDataType(handle))
         ndims = runtime.TFE_TensorHandleNumDims(handle, status.ptr)
@@ -106,8 +107,7 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
     ``repr``), each time. DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``,
     :func:`opgen.from_dlpack`) shares memory on either device.
 
-    ``Tensor(handle)`` takes ownership of a ``TFE_TensorHandle*`` (its data resolved
-    to the host); use :func:`convert_to_tensor` or the generated ops to make tensors.
+    ``Tensor(handle)`` takes ownership of a ``TFE_TensorHandle*``; use :func:`convert_to_tensor` or the generated ops to make tensors.
 
     A Tensor never shares memory with a numpy array the caller passed in: ops read
     C-contiguous numpy inputs in place while they run (kernels never write their

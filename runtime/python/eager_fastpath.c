@@ -49,7 +49,7 @@ _Static_assert(sizeof(npy_intp) == sizeof(int64_t), "numpy dims are passed as in
   X(OPGEN_EagerKernelNumOutputs) X(OPGEN_DeleteEagerKernel) X(TF_DataTypeSize)
 
 /* Bound when the runtime has them (NULL otherwise: a runtime without devices). */
-#define OPTIONAL_RUNTIME_FUNCTIONS(X) X(OPGEN_TensorDeviceName)
+#define OPTIONAL_RUNTIME_FUNCTIONS(X) X(OPGEN_TensorDeviceName) X(OPGEN_TensorHandleTensor)
 
 static struct {
 #define DECLARE_POINTER(name) __typeof__(&name) name;
@@ -223,7 +223,9 @@ static int tensor_init(TensorObject* self, PyObject* args, PyObject* kwargs) {
   }
   self->handle = handle;
   TF_Status* status = thread_status();
-  self->tensor = rt.TFE_TensorHandleResolve(handle, status);
+  /* The handle's tensor where it lives (Resolve would copy device data to the host). */
+  self->tensor = rt.OPGEN_TensorHandleTensor != NULL ? rt.OPGEN_TensorHandleTensor(handle, status)
+                                                     : rt.TFE_TensorHandleResolve(handle, status);
   if (rt.TF_GetCode(status) != TF_OK) {
     PyObject* result = PyObject_CallFunction(raise_status, "siy", "Tensor", (int)rt.TF_GetCode(status),
                                              rt.TF_Message(status));

@@ -123,7 +123,8 @@ def test_gpu_tensors_feed_cpu_ops_and_back(rng):
         back = ops.add_v2(c, g)
     assert back.device == GPU
     np.testing.assert_allclose(back.numpy(), values * 3, rtol=1e-6)
-    plain = ops.neg(g)  # no scope: the runtime places it; the values are right anyway
+    plain = ops.neg(g)  # no scope: on the CPU, g copied there
+    assert plain.device == CPU
     np.testing.assert_array_equal(plain.numpy(), -values)
 
 
