@@ -180,7 +180,12 @@ def to_dlpack(tensor: Tensor, *, stream=None, max_version=None, dl_device=None, 
     if dl is None:
         raise BufferError(f"DLPack has no data type for {tensor.dtype.name} tensors")
     is_copy = False
-    here = dlpack_device(tensor)
+    try:
+        here = dlpack_device(tensor)
+    except BufferError:  # a device DLPack has no type for: only a copy can leave it
+        if dl_device is None:
+            raise
+        here = None
     if dl_device is not None and tuple(int(x) for x in dl_device) != here:
         if copy is False:
             raise BufferError(f"the tensor is on DLPack device {here}, not {tuple(dl_device)}, "
