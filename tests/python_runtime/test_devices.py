@@ -410,3 +410,57 @@ def test_the_host_copy_path_of_gpu_tensors(monkeypatch):
     assert b.numpy().dtype == b.dtype.numpy_dtype
     assert "numpy=[[" in repr(t)
     assert devices.host_copy(t) is not t
+
+
+# ---- cuBLAS from NVIDIA's wheels -----------------------------------------------------------------
+
+def _record_loads(monkeypatch):
+    from opgen.runtime import _lib
+    loaded = []
+
+    def fake_cdll(path, mode=0):
+        loaded.append((path, mode))
+        if path.endswith("libcudart.so.13"):
+            raise OSError("broken")  # skipped, as a broken install would be
+    monkeypatch.setattr(_lib.ctypes, "CDLL", fake_cdll)
+    monkeypatch.delenv("OPGEN_CUBLAS_LIBRARY", raising=False)
+    monkeypatch.delenv("OPGEN_DISABLE_DEVICE_PLUGINS", raising=False)
+    return _lib, loaded
+
+
+def test_cublas_is_preloaded_from_the_nvidia_wheels(tmp_path, monkeypatch):
+    _lib, loaded = _record_loads(monkeypatch)
+    runtime = tmp_path / "lib" / "libopgen_runtime.so"
+    runtime.parent.mkdir()
+    runtime.touch()
+    _lib._preload_cuda_libraries(str(runtime))
+    assert loaded == []  # no CUDA plugin next to the runtime: nothing to do
+
+    (runtime.parent / "libopgen_cuda.so").touch()
+    wheel = tmp_path / "site" / "nvidia" / "cu13" / "lib"  # nvidia-cublas 13's layout
+    wheel.mkdir(parents=True)
+    for name in ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13"):
+        (wheel / name).touch()
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    import importlib
+    importlib.invalidate_caches()
+    monkeypatch.delitem(__import__("sys").modules, "nvidia", raising=False)
+    _lib._preload_cuda_libraries(str(runtime))
+    ours = [p for p, _ in loaded if p.startswith(str(tmp_path))]  # (real wheels may add theirs)
+    assert ours == [str(wheel / n) for n in
+                    ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")]
+    assert all(mode == _lib.ctypes.RTLD_GLOBAL for _, mode in loaded)
+
+    loaded.clear()
+    mine = tmp_path / "toolkit"
+    mine.mkdir()
+    (mine / "libcublas.so.12").touch()
+    (mine / "libcublasLt.so.12").touch()
+    monkeypatch.setenv("OPGEN_CUBLAS_LIBRARY", str(mine / "libcublas.so.12"))
+    _lib._preload_cuda_libraries(str(runtime))
+    assert [p for p, _ in loaded] == [str(mine / "libcublasLt.so.12"), str(mine / "libcublas.so.12")]
+
+    loaded.clear()
+    monkeypatch.setenv("OPGEN_DISABLE_DEVICE_PLUGINS", "1")
+    _lib._preload_cuda_libraries(str(runtime))
+    assert loaded == []
