@@ -238,15 +238,24 @@ def to_dlpack(tensor: Tensor, *, stream=None, max_version=None, dl_device=None, 
 # ---- import ---------------------------------------------------------------------------------
 #
 # The tensor made over a producer's memory calls `_import_deallocator` once the runtime
-# is done with it, which calls the producer's deleter. `_imports` maps the managed
-# struct's address to that deleter's address.
+# drops it, which calls the producer's deleter. `_imports` maps the managed struct's
+# address to that deleter's address and, for GPU memory, the device: work the runtime
+# queued on its stream may still read the memory, so the deallocator waits for the
+# device before the producer may reuse it.
 
-_imports: dict[int, int] = {}
+_imports: dict[int, tuple[int, bytes | None]] = {}
 
 
-def _call_deleter(address) -> None:
+def _call_deleter(address, wait: bool = False) -> None:
     with _lock:
-        deleter = _imports.pop(address, None)
+        deleter, device = _imports.pop(address, (0, None))
+    if device is not None and wait:
+        d = _lib.device_lib()
+        status = _lib.lib().TF_NewStatus()
+        try:  # its own status: this may run inside another runtime call on this thread
+            d.OPGEN_SynchronizeDevice(device, status)
+        finally:
+            _lib.lib().TF_DeleteStatus(status)
     if deleter:
         _DELETER(deleter)(address)
 
@@ -254,7 +263,7 @@ def _call_deleter(address) -> None:
 @_DEALLOCATOR
 def _import_deallocator(data, length, arg):
     try:
-        _call_deleter(arg)
+        _call_deleter(arg, wait=True)
     except Exception:
         pass
 
@@ -343,8 +352,9 @@ def from_dlpack(obj) -> Tensor:
     # From here on the capsule's memory is ours to release (by calling its deleter).
     if _py.PyCapsule_SetName(capsule, used) != 0:
         raise ValueError("cannot mark the DLPack capsule as used")
+    gpu_name = _gpu_device_name(ordinal).encode() if kind == kDLCUDA else None
     with _lock:
-        _imports[address] = deleter or 0
+        _imports[address] = (deleter or 0, gpu_name)
 
     if kind != kDLCUDA and (not compact or count == 0 or not data):
         try:  # a fresh CPU tensor with the elements, in row-major order
@@ -361,7 +371,7 @@ def from_dlpack(obj) -> Tensor:
         if new_device_tensor is None:
             _call_deleter(address)
             raise BufferError("this opgen runtime has no CUDA devices")
-        raw = new_device_tensor(_gpu_device_name(ordinal).encode(), dtype.as_datatype_enum, dims,
+        raw = new_device_tensor(gpu_name, dtype.as_datatype_enum, dims,
                                 ndim, data, nbytes, _DEALLOCATOR_ADDRESS, address, status.ptr)
         if not raw:
             _call_deleter(address)  # (not called by the runtime on failure)
