@@ -156,3 +156,29 @@ def test_scopes_of_other_threads_do_not_leak(rng):
         thread.join(30)
         assert ops.add_v2(x, x).device == FAKE0
     assert seen == [CPU]
+
+
+def test_dlpack_import_of_device_memory(monkeypatch):
+    """A CUDA capsule, with FAKE:0 standing in for GPU:0: the tensor wraps the memory
+    without a copy (so the device, which stores bytes XOR 0x5A, reads them scrambled),
+    and once dropped the producer's deleter runs, after the device is waited for."""
+    import ctypes
+    import gc
+
+    from opgen.runtime import dlpack
+    monkeypatch.setattr(dlpack, "_gpu_device_name", lambda ordinal: FAKE0)
+    values = np.arange(8, dtype=np.uint8)
+    source = opgen.convert_to_tensor(values)
+    before = len(dlpack._exports)
+    capsule = source.__dlpack__(max_version=(1, 0))
+    address = dlpack._py.PyCapsule_GetPointer(id(capsule), b"dltensor_versioned")
+    dlpack.DLManagedTensorVersioned.from_address(address).dl_tensor.device.device_type = \
+        dlpack.kDLCUDA
+    t = opgen.from_dlpack(capsule)
+    assert t.device == FAKE0 and t._data == source._data
+    np.testing.assert_array_equal(t.numpy(), values ^ 0x5A)
+    assert len(dlpack._exports) == before + 1
+    del t, capsule
+    gc.collect()
+    assert len(dlpack._exports) == before  # the producer (opgen itself here) was told
+    assert ctypes.sizeof(dlpack.DLManagedTensorVersioned) == 8 + 8 + 8 + 8 + 48
