@@ -389,21 +389,66 @@ WindowGeometry<Index> Geometry(int64_t ih, int64_t iw, int64_t c, int64_t oh, in
 
 // im2col: row (b, y, x) of `cols` holds the kh*kw*c input values under output pixel
 // (y, x) of image b, tap-major then channel, zeros where the window leaves the image.
-// Signed index math: a window may start above or left of the image.
-template <typename T, typename Index>
-__global__ void Im2ColKernel(const T* in, T* cols, Index total, WindowGeometry<Index> g) {
-  const Index taps = g.kh * g.kw * g.c;
+// It moves bytes, not values: W is the widest word (up to 16 bytes) that divides one
+// pixel's channels, and g.c counts words, so each thread copies up to 8 bfloat16 or 4
+// floats per index decomposition (zero bits are zero in every type here). Signed index
+// math: a window may start above or left of the image.
+template <typename W, typename Index>
+__global__ void Im2ColKernel(const W* in, W* cols, Index total, WindowGeometry<Index> g) {
+  const Index taps = g.kh * g.kw;
   for (Index i = GlobalThread<Index>(); i < total; i += GridStride<Index>()) {
-    const Index row = i / taps, col = i % taps;
-    const Index ch = col % g.c, tap = col / g.c;
+    const Index word = i % g.c, pair = i / g.c;  // pair: (output pixel, tap)
+    const Index tap = pair % taps, row = pair / taps;
     const Index kx = tap % g.kw, ky = tap / g.kw;
     const Index x = row % g.ow, rest = row / g.ow;
     const Index y = rest % g.oh, b = rest / g.oh;
     const Index sy = y * g.sh - g.pt + ky * g.dh, sx = x * g.sw - g.pl + kx * g.dw;
     cols[i] = sy >= 0 && sy < g.ih && sx >= 0 && sx < g.iw
-                  ? in[((b * g.ih + sy) * g.iw + sx) * g.c + ch]
-                  : Narrow<T>(0.0f);
+                  ? in[((b * g.ih + sy) * g.iw + sx) * g.c + word]
+                  : W{};
   }
+}
+
+template <typename W>
+bool LaunchIm2ColWords(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, void* cols,
+                       int64_t images, int64_t channel_bytes, int64_t ih, int64_t iw, int64_t oh,
+                       int64_t ow, int64_t kh, int64_t kw, const Window2D& w, int64_t pt,
+                       int64_t pl) {
+  const int64_t words = channel_bytes / static_cast<int64_t>(sizeof(W));
+  const int64_t total = images * oh * ow * kh * kw * words;
+  const int64_t largest = std::max(total, images * ih * iw * words);
+  const W* src = static_cast<const W*>(in);
+  W* dst = static_cast<W*>(cols);
+  if (Fits32(largest + ih + iw))
+    Im2ColKernel<W, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+        src, dst, static_cast<int32_t>(total),
+        Geometry<int32_t>(ih, iw, words, oh, ow, kh, kw, w, pt, pl));
+  else
+    Im2ColKernel<W, int64_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+        src, dst, total, Geometry<int64_t>(ih, iw, words, oh, ow, kh, kw, w, pt, pl));
+  return CheckLaunch(ctx, "Conv2D im2col");
+}
+
+// The widest word dividing a pixel's channels; the buffers are allocator-aligned and
+// every pixel starts a multiple of channel_bytes into them.
+bool LaunchIm2Col(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, void* cols,
+                  int64_t images, int64_t channel_bytes, int64_t ih, int64_t iw, int64_t oh,
+                  int64_t ow, int64_t kh, int64_t kw, const Window2D& w, int64_t pt, int64_t pl) {
+  const auto aligned = [&](uintptr_t n) {
+    return channel_bytes % n == 0 && reinterpret_cast<uintptr_t>(in) % n == 0 &&
+           reinterpret_cast<uintptr_t>(cols) % n == 0;
+  };
+  if (aligned(16))
+    return LaunchIm2ColWords<uint4>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                    kh, kw, w, pt, pl);
+  if (aligned(8))
+    return LaunchIm2ColWords<uint2>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                    kh, kw, w, pt, pl);
+  if (aligned(4))
+    return LaunchIm2ColWords<uint32_t>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh,
+                                       ow, kh, kw, w, pt, pl);
+  return LaunchIm2ColWords<uint16_t>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                     kh, kw, w, pt, pl);
 }
 
 // The im2col buffer is limited to about this many elements; larger batches run in chunks.
@@ -449,17 +494,9 @@ struct Conv2DKernel {
     // Chunks reuse the buffer: everything is queued on one stream, in order.
     for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
       const int64_t images = std::min(chunk, batch - b0);
-      const int64_t total = images * per_image;
-      const T* src = in + b0 * ih * iw * ic;
-      const int64_t largest = std::max(total, images * ih * iw * ic);
-      if (Fits32(largest + ih + iw))
-        Im2ColKernel<T, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
-            src, Data<T>(cols), static_cast<int32_t>(total),
-            Geometry<int32_t>(ih, iw, ic, oh, ow, kh, kw, w, pt, pl));
-      else
-        Im2ColKernel<T, int64_t><<<BlocksFor(total), kThreads, 0, stream>>>(
-            src, Data<T>(cols), total, Geometry<int64_t>(ih, iw, ic, oh, ow, kh, kw, w, pt, pl));
-      if (!CheckLaunch(ctx, "Conv2D im2col")) return;
+      if (!LaunchIm2Col(ctx, stream, in + b0 * ih * iw * ic, Data<T>(cols), images,
+                        ic * static_cast<int64_t>(sizeof(T)), ih, iw, oh, ow, kh, kw, w, pt, pl))
+        return;
       if (!Gemm<T>(ctx, stream, false, false, images * oh * ow, oc, taps, Data<T>(cols), f,
                    out + b0 * oh * ow * oc))
         return;
