@@ -144,29 +144,38 @@ std::vector<MapDim> Collapse(MapKind kind, const std::vector<MapDim>& dims) {
   return out;
 }
 
+// The input element that output element `i` reads; *inside is false where it reads
+// padding instead.
+template <MapKind kKind, typename I>
+__host__ __device__ inline int64_t SourceOf(I i, const StridedMap& m, bool* inside) {
+  I rest = i;
+  int64_t src = m.base;
+  *inside = true;
+  for (int d = m.rank - 1; d >= 0; --d) {
+    const I extent = static_cast<I>(m.out[d]);
+    const I q = rest / extent;
+    const I index = rest - q * extent;
+    rest = q;
+    if constexpr (kKind == MapKind::kLinear) {
+      src += static_cast<int64_t>(index) * m.stride[d];
+    } else if constexpr (kKind == MapKind::kTile) {
+      src += static_cast<int64_t>(index % static_cast<I>(m.in[d])) * m.stride[d];
+    } else {
+      const int64_t j = static_cast<int64_t>(index) - m.low[d];
+      *inside = *inside && j >= 0 && j < m.in[d];
+      src += j * m.stride[d];
+    }
+  }
+  return src;
+}
+
 template <typename W, MapKind kKind, typename I>
 __global__ void __launch_bounds__(kThreads)
     StridedCopyKernel(const W* __restrict__ in, W* __restrict__ out, I n, StridedMap m) {
   const I step = static_cast<I>(gridDim.x) * blockDim.x;
   for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    I rest = i;
-    int64_t src = m.base;
-    bool inside = true;
-    for (int d = m.rank - 1; d >= 0; --d) {
-      const I extent = static_cast<I>(m.out[d]);
-      const I q = rest / extent;
-      const I index = rest - q * extent;
-      rest = q;
-      if constexpr (kKind == MapKind::kLinear) {
-        src += static_cast<int64_t>(index) * m.stride[d];
-      } else if constexpr (kKind == MapKind::kTile) {
-        src += static_cast<int64_t>(index % static_cast<I>(m.in[d])) * m.stride[d];
-      } else {
-        const int64_t j = static_cast<int64_t>(index) - m.low[d];
-        inside = inside && j >= 0 && j < m.in[d];
-        src += j * m.stride[d];
-      }
-    }
+    bool inside;
+    const int64_t src = SourceOf<kKind>(i, m, &inside);
     out[i] = inside ? in[src] : W{};
   }
 }
@@ -187,25 +196,33 @@ void LaunchStridedCopy(int64_t word, const void* in, void* out, int64_t n, const
   });
 }
 
-// Fills `out` (the n elements of esize bytes the output dims of `dims` hold) from `in`,
-// element (i_0, ..., i_r-1) from input element base + sum of each dim's mapped index
-// times its stride.
-void StridedCopy(TF_OpKernelContext* ctx, cudaStream_t stream, const char* op, MapKind kind,
-                 const std::vector<MapDim>& full_dims, int64_t base, int64_t esize,
-                 const void* in, void* out, int64_t n) {
-  if (n == 0) return;
-  std::vector<MapDim> dims = Collapse(kind, full_dims);
-  const char* src = static_cast<const char*>(in) + base * esize;
+// How a strided copy runs: as one contiguous copy from input element `base`, or as a
+// kernel over `words` output words of `word` bytes.
+struct StridedPlan {
+  enum How { kContiguous, kKernel, kTooManyDims } how;
+  StridedMap map;
+  int64_t word;
+  int64_t words;
+};
+
+// Plans filling the n elements (of esize bytes) of the output dims of `full_dims` from
+// `in`: element (i_0, ..., i_r-1) from input element base + the sum of each dim's
+// mapped index times its stride. n > 0.
+StridedPlan PlanStridedCopy(MapKind kind, const std::vector<MapDim>& full_dims, int64_t base,
+                            int64_t esize, const void* in, const void* out, int64_t n) {
+  StridedPlan plan{};
+  const std::vector<MapDim> dims = Collapse(kind, full_dims);
   if (kind == MapKind::kLinear && (dims.empty() || (dims.size() == 1 && dims[0].stride == 1))) {
-    CopyDeviceToDevice(ctx, stream, out, src, n * esize);  // one contiguous run
-    return;
+    plan.how = StridedPlan::kContiguous;
+    plan.map.base = base;
+    plan.word = esize;
+    plan.words = n;
+    return plan;
   }
   if (dims.size() > static_cast<size_t>(kMaxRank)) {
-    Fail(ctx, TF_UNIMPLEMENTED, std::string(op) + ": the GPU kernel handles at most " +
-                                    std::to_string(kMaxRank) +
-                                    " dimensions that cannot be merged, got " +
-                                    std::to_string(dims.size()));
-    return;
+    plan.how = StridedPlan::kTooManyDims;
+    plan.map.rank = static_cast<int>(dims.size());
+    return plan;
   }
   // Where the innermost dim is contiguous in the input, a thread moves f elements at
   // once when every extent, offset and address along it is a multiple of f.
@@ -221,7 +238,8 @@ void StridedCopy(TF_OpKernelContext* ctx, cudaStream_t stream, const char* op, M
       bits = CommonWordBytes({bits, static_cast<uint64_t>(dims[d].stride * esize)});
     factor = std::max<int64_t>(1, static_cast<int64_t>(bits) / esize);
   }
-  StridedMap m{};
+  plan.how = StridedPlan::kKernel;
+  StridedMap& m = plan.map;
   m.rank = static_cast<int>(dims.size());
   m.base = base / factor;
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -231,11 +249,34 @@ void StridedCopy(TF_OpKernelContext* ctx, cudaStream_t stream, const char* op, M
     m.low[d] = inner ? dims[d].low / factor : dims[d].low;
     m.stride[d] = inner ? dims[d].stride : dims[d].stride / factor;
   }
-  const int64_t word = esize * factor;
+  plan.word = esize * factor;
+  plan.words = n / factor;
+  return plan;
+}
+
+// Runs PlanStridedCopy's plan on the stream. n > 0.
+void StridedCopy(TF_OpKernelContext* ctx, cudaStream_t stream, const char* op, MapKind kind,
+                 const std::vector<MapDim>& full_dims, int64_t base, int64_t esize,
+                 const void* in, void* out, int64_t n) {
+  const StridedPlan plan = PlanStridedCopy(kind, full_dims, base, esize, in, out, n);
+  switch (plan.how) {
+    case StridedPlan::kContiguous:
+      CopyDeviceToDevice(ctx, stream, out, static_cast<const char*>(in) + base * esize, n * esize);
+      return;
+    case StridedPlan::kTooManyDims:
+      Fail(ctx, TF_UNIMPLEMENTED, std::string(op) + ": the GPU kernel handles at most " +
+                                      std::to_string(kMaxRank) +
+                                      " dimensions that cannot be merged, got " +
+                                      std::to_string(plan.map.rank));
+      return;
+    case StridedPlan::kKernel:
+      break;
+  }
+  const StridedMap& m = plan.map;
   switch (kind) {
-    case MapKind::kLinear: LaunchStridedCopy<MapKind::kLinear>(word, in, out, n / factor, m, stream); break;
-    case MapKind::kTile: LaunchStridedCopy<MapKind::kTile>(word, in, out, n / factor, m, stream); break;
-    case MapKind::kPad: LaunchStridedCopy<MapKind::kPad>(word, in, out, n / factor, m, stream); break;
+    case MapKind::kLinear: LaunchStridedCopy<MapKind::kLinear>(plan.word, in, out, plan.words, m, stream); break;
+    case MapKind::kTile: LaunchStridedCopy<MapKind::kTile>(plan.word, in, out, plan.words, m, stream); break;
+    case MapKind::kPad: LaunchStridedCopy<MapKind::kPad>(plan.word, in, out, plan.words, m, stream); break;
   }
   CheckLaunch(ctx, op);
 }
@@ -453,6 +494,19 @@ __global__ void __launch_bounds__(kTileEdge * kTileRows)
   }
 }
 
+// Whether merged output dims (with their input strides) swap the last two of at most
+// three merged input dims, [B, R, C] -> [B, C, R]: what the shared-memory tiles do.
+bool SwapsLastTwo(const std::vector<MapDim>& merged, int64_t* batches, int64_t* rows, int64_t* cols) {
+  const size_t m = merged.size();
+  if (m != 2 && m != 3) return false;
+  if (merged[m - 2].stride != 1 || merged[m - 1].stride != merged[m - 2].out) return false;
+  if (m == 3 && merged[0].stride != merged[1].out * merged[2].out) return false;
+  *batches = m == 3 ? merged[0].out : 1;
+  *rows = merged[m - 1].out;
+  *cols = merged[m - 2].out;
+  return true;
+}
+
 void TransposeCompute(void*, TF_OpKernelContext* ctx) {
   TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
   if (!input || !perm_t) return;
@@ -483,19 +537,11 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t esize = ElementBytes(input.get());
   const void* in = TF_TensorData(input.get());
   void* out = TF_TensorData(output.get());
-  // Swapping the last two of (at most) three merged dims, [B, R, C] -> [B, C, R], goes
-  // through shared-memory tiles; every other permutation through the strided copy.
-  const std::vector<MapDim> merged = Collapse(MapKind::kLinear, map);
-  const size_t m = merged.size();
-  const bool swap_last_two =
-      (m == 2 || m == 3) && merged[m - 2].stride == 1 && merged[m - 1].stride == merged[m - 2].out &&
-      (m == 2 || merged[0].stride == merged[1].out * merged[2].out);
-  if (!swap_last_two) {
+  int64_t batches, rows, cols;
+  if (!SwapsLastTwo(Collapse(MapKind::kLinear, map), &batches, &rows, &cols)) {
     StridedCopy(ctx, stream, "Transpose", MapKind::kLinear, map, 0, esize, in, out, n);
     return;
   }
-  const int64_t batches = m == 3 ? merged[0].out : 1;
-  const int64_t rows = merged[m - 1].out, cols = merged[m - 2].out;
   const int64_t row_tiles = (rows + kTileEdge - 1) / kTileEdge, col_tiles = (cols + kTileEdge - 1) / kTileEdge;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(col_tiles, 1 << 30)),
                   static_cast<unsigned>(std::min<int64_t>(row_tiles, 65535)),
@@ -521,40 +567,56 @@ struct PieceTable {
   int64_t column[kMaxPieces];
 };
 
+// Where word i of a piece with `row` words per row, starting at word `column` of each
+// joined row, sits in the joined tensor.
+__host__ __device__ inline int64_t JoinedWord(int64_t i, int64_t row, int64_t column, int64_t joined_row) {
+  const int64_t r = i / row;
+  return r * joined_row + column + (i - r * row);
+}
+
 // Copies every piece into the joined tensor (kSplit: the other way). blockIdx.y picks
 // the piece, so no thread searches for one.
 template <typename W, bool kSplit>
 __global__ void __launch_bounds__(kThreads)
     JoinKernel(W* __restrict__ joined, int64_t rows, int64_t joined_row, PieceTable t) {
   const int p = blockIdx.y;
-  const int64_t row = t.row[p], n = rows * row;
+  const int64_t row = t.row[p], column = t.column[p], n = rows * row;
   W* piece = static_cast<W*>(t.data[p]);
-  W* base = joined + t.column[p];
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    const int64_t r = i / row, k = i - r * row;
-    if constexpr (kSplit) piece[i] = base[r * joined_row + k];
-    else base[r * joined_row + k] = piece[i];
+    const int64_t at = JoinedWord(i, row, column, joined_row);
+    if constexpr (kSplit) piece[i] = joined[at];
+    else joined[at] = piece[i];
   }
 }
 
-// Joins (or splits) `rows` rows of `row_bytes` bytes: piece p holds `piece_bytes[p]`
-// bytes of each row, after those of the pieces before it.
-void JoinPieces(TF_OpKernelContext* ctx, const char* op, bool split, void* joined, int64_t rows,
-                int64_t row_bytes, const std::vector<void*>& pieces,
-                const std::vector<int64_t>& piece_bytes) {
-  if (rows == 0 || row_bytes == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
+// Launches of JoinKernel for a join: words of `word` bytes, `joined_row` words per
+// joined row, and tables of at most kMaxPieces non-empty pieces.
+struct JoinPlan {
+  int64_t word;
+  int64_t joined_row;
+  std::vector<PieceTable> tables;
+  std::vector<int> counts;        // pieces in each table
+  std::vector<int64_t> largest;   // words of each table's largest piece
+};
+
+// Plans joining (or splitting) `rows` rows of `row_bytes` bytes (both > 0): piece p
+// holds `piece_bytes[p]` bytes of each row, after those of the pieces before it.
+JoinPlan PlanJoin(const void* joined, int64_t rows, int64_t row_bytes, const std::vector<void*>& pieces,
+                  const std::vector<int64_t>& piece_bytes) {
+  JoinPlan plan{};
   std::vector<int64_t> column(pieces.size());
   uint64_t word = CommonWordBytes({static_cast<uint64_t>(row_bytes), Address(joined)});
-  for (size_t p = 0, at = 0; p < pieces.size(); at += piece_bytes[p], ++p) {
-    column[p] = static_cast<int64_t>(at);
+  int64_t at = 0;
+  for (size_t p = 0; p < pieces.size(); at += piece_bytes[p], ++p) {
+    column[p] = at;
     if (piece_bytes[p] > 0)
-      word = CommonWordBytes({word, static_cast<uint64_t>(piece_bytes[p]),
-                              static_cast<uint64_t>(at), Address(pieces[p])});
+      word = CommonWordBytes({word, static_cast<uint64_t>(piece_bytes[p]), static_cast<uint64_t>(at),
+                              Address(pieces[p])});
   }
   const int64_t w = static_cast<int64_t>(word);
+  plan.word = w;
+  plan.joined_row = row_bytes / w;
   std::vector<size_t> nonempty;
   for (size_t p = 0; p < pieces.size(); ++p)
     if (piece_bytes[p] > 0) nonempty.push_back(p);
@@ -569,13 +631,29 @@ void JoinPieces(TF_OpKernelContext* ctx, const char* op, bool split, void* joine
       table.column[k] = column[p] / w;
       largest = std::max(largest, table.row[k] * rows);
     }
-    const dim3 grid(BlocksFor(largest), static_cast<unsigned>(count));
-    WithWord(w, [&](auto word_type) {
+    plan.tables.push_back(table);
+    plan.counts.push_back(static_cast<int>(count));
+    plan.largest.push_back(largest);
+  }
+  return plan;
+}
+
+void JoinPieces(TF_OpKernelContext* ctx, const char* op, bool split, void* joined, int64_t rows,
+                int64_t row_bytes, const std::vector<void*>& pieces,
+                const std::vector<int64_t>& piece_bytes) {
+  if (rows == 0 || row_bytes == 0) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  const JoinPlan plan = PlanJoin(joined, rows, row_bytes, pieces, piece_bytes);
+  for (size_t t = 0; t < plan.tables.size(); ++t) {
+    const dim3 grid(BlocksFor(plan.largest[t]), static_cast<unsigned>(plan.counts[t]));
+    WithWord(plan.word, [&](auto word_type) {
       using W = decltype(word_type);
+      W* data = static_cast<W*>(joined);
       if (split)
-        JoinKernel<W, true><<<grid, kThreads, 0, stream>>>(static_cast<W*>(joined), rows, row_bytes / w, table);
+        JoinKernel<W, true><<<grid, kThreads, 0, stream>>>(data, rows, plan.joined_row, plan.tables[t]);
       else
-        JoinKernel<W, false><<<grid, kThreads, 0, stream>>>(static_cast<W*>(joined), rows, row_bytes / w, table);
+        JoinKernel<W, false><<<grid, kThreads, 0, stream>>>(data, rows, plan.joined_row, plan.tables[t]);
     });
     if (!CheckLaunch(ctx, op)) return;
   }
@@ -956,19 +1034,33 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// out[o][j][k] = params[o][indices[j]][k], in words; a bad index (reported by the
-// check above) gives zeros instead of a read outside `params`.
+// The word of `params` that output word i reads: out[o][j][k] = params[o][indices[j]][k]
+// with `inner` words per k-row and `limit` rows along the axis; -1 for a bad index
+// (reported by the check above).
+template <typename Index>
+__host__ __device__ inline int64_t GatherSource(int64_t i, const Index* indices, int64_t count, int64_t inner,
+                                                int64_t limit) {
+  const int64_t t = i / inner, k = i - t * inner;
+  const int64_t o = t / count, j = t - o * count;
+  const int64_t v = static_cast<int64_t>(indices[j]);
+  return v >= 0 && v < limit ? (o * limit + v) * inner + k : -1;
+}
+
 template <typename W, typename Index>
 __global__ void __launch_bounds__(kThreads)
     GatherKernel(const W* __restrict__ params, const Index* __restrict__ indices, W* __restrict__ out,
                  int64_t n, int64_t count, int64_t inner, int64_t limit) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    const int64_t t = i / inner, k = i - t * inner;
-    const int64_t o = t / count, j = t - o * count;
-    const int64_t v = static_cast<int64_t>(indices[j]);
-    out[i] = v >= 0 && v < limit ? params[(o * limit + v) * inner + k] : W{};
+    const int64_t src = GatherSource(i, indices, count, inner, limit);
+    out[i] = src >= 0 ? params[src] : W{};
   }
+}
+
+// The word size of a gather: k-rows of `inner_bytes` move in the widest words that
+// divide them and both buffers' addresses.
+int64_t GatherWordBytes(int64_t inner_bytes, const void* params, const void* out) {
+  return CommonWordBytes({static_cast<uint64_t>(inner_bytes), Address(params), Address(out)});
 }
 
 // batch_dims other than 0 are refused at construction, as on the CPU.
@@ -996,7 +1088,7 @@ void Gather(TF_OpKernelContext* ctx, cudaStream_t stream, const void* params, co
     return;
   FindBadIndexKernel<Index><<<BlocksFor(count), kThreads, 0, stream>>>(indices, count, limit, first_bad);
   if (!CheckLaunch(ctx, "GatherV2")) return;
-  const int64_t word = CommonWordBytes({static_cast<uint64_t>(inner_bytes), Address(params), Address(out)});
+  const int64_t word = GatherWordBytes(inner_bytes, params, out);
   const int64_t inner = inner_bytes / word, n = outer * count * inner;
   if (n > 0) {
     WithWord(word, [&](auto w) {
