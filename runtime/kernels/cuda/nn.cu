@@ -1,0 +1,611 @@
+// Neural-network kernels on the GPU: BiasAdd, FusedBatchNormV3, Conv2D (im2col + the
+// GEMMs of gemm.cu), MaxPool and AvgPool. Semantics, dtypes and errors mirror the CPU
+// kernels (kernels/cpu/nn.cc and conv_pool.cc): NHWC only, NCHW refused.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cuda_kernel_util.h"
+#include "cuda_kernels.h"
+#include "gemm.h"
+
+namespace opgen {
+namespace cuda {
+namespace {
+
+// ---- attrs -------------------------------------------------------------------------------
+
+std::vector<int64_t> IntListAttr(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
+  int32_t size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
+  std::vector<int64_t> out(size > 0 ? size : 0);
+  if (TF_GetCode(s) == TF_OK && size > 0)
+    TF_OpKernelConstruction_GetAttrInt64List(ctx, name, out.data(), size, s);
+  return out;
+}
+
+std::string StringAttr(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
+  int32_t size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
+  std::string out(total > 0 ? total : 0, '\0');
+  if (TF_GetCode(s) == TF_OK && total > 0)
+    TF_OpKernelConstruction_GetAttrString(ctx, name, out.data(), out.size(), s);
+  return out;
+}
+
+// Unsigned for 64-bit-free index math where the tensor is small enough: divisions by
+// runtime values cost several times more in 64 bits.
+template <typename Index> __device__ inline Index GlobalThread() {
+  return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+template <typename Index> __device__ inline Index GridStride() {
+  return static_cast<Index>(gridDim.x) * blockDim.x;
+}
+inline bool Fits32(int64_t n) { return n <= std::numeric_limits<int32_t>::max(); }
+
+// ---- BiasAdd -----------------------------------------------------------------------------
+
+struct BiasAddAttrs { bool channels_first = false; };
+
+void* CreateBiasAdd(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new BiasAddAttrs();
+  StatusPtr s = NewStatus();
+  attrs->channels_first = StringAttr(ctx, "data_format", s.get()) == "NCHW";
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return attrs;
+}
+void DeleteBiasAdd(void* p) { delete static_cast<BiasAddAttrs*>(p); }
+
+// x + y wrapping on integer overflow, as the CPU's WrappingAdd.
+template <typename T> __device__ inline T WrappingAdd(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+  } else {
+    return Narrow<T>(Widen(x) + Widen(y));
+  }
+}
+
+// Element i gets the bias of its channel, (i / inner) % channels.
+template <typename T, typename Index>
+__global__ void BiasAddKernel(const T* x, const T* bias, T* y, Index n, Index channels,
+                              Index inner) {
+  for (Index i = GlobalThread<Index>(); i < n; i += GridStride<Index>())
+    y[i] = WrappingAdd(x[i], bias[(i / inner) % channels]);
+}
+
+template <typename T>
+struct BiasAddKernelOp {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const bool channels_first = static_cast<BiasAddAttrs*>(state)->channels_first;
+    TensorPtr value = Input(ctx, 0), bias = Input(ctx, 1);
+    if (!value || !bias) return;
+    const std::vector<int64_t> dims = Dims(value.get()), bdims = Dims(bias.get());
+    const size_t channel_axis = channels_first ? 1 : dims.size() - 1;
+    if (dims.size() < 2 || bdims.size() != 1 || bdims[0] != dims[channel_axis]) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "Must provide as many biases as the channel dimension of the input: value " +
+               ShapeString(dims) + ", bias " + ShapeString(bdims));
+      return;
+    }
+    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+    const int64_t n = NumElements(dims);
+    if (!output || n == 0) return;
+    cudaStream_t stream = GetStream(ctx);
+    if (stream == nullptr) return;
+    const int64_t channels = dims[channel_axis];
+    int64_t inner = 1;
+    for (size_t d = channel_axis + 1; d < dims.size(); ++d) inner *= dims[d];
+    const T* x = Data<T>(value);
+    const T* b = Data<T>(bias);
+    T* y = Data<T>(output);
+    if (Fits32(n))
+      BiasAddKernel<T, uint32_t><<<BlocksFor(n), kThreads, 0, stream>>>(
+          x, b, y, static_cast<uint32_t>(n), static_cast<uint32_t>(channels),
+          static_cast<uint32_t>(inner));
+    else
+      BiasAddKernel<T, int64_t><<<BlocksFor(n), kThreads, 0, stream>>>(x, b, y, n, channels, inner);
+    CheckLaunch(ctx, "BiasAdd");
+  }
+};
+
+// ---- FusedBatchNormV3 ----------------------------------------------------------------------
+
+struct BatchNormAttrs {
+  float epsilon = 1e-4f;
+  float exponential_avg_factor = 1.0f;
+  bool is_training = true;
+};
+
+void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new BatchNormAttrs();
+  StatusPtr s = NewStatus();
+  TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &attrs->epsilon, s.get());
+  if (TF_GetCode(s.get()) == TF_OK)
+    TF_OpKernelConstruction_GetAttrFloat(ctx, "exponential_avg_factor",
+                                         &attrs->exponential_avg_factor, s.get());
+  std::string format;
+  if (TF_GetCode(s.get()) == TF_OK) format = StringAttr(ctx, "data_format", s.get());
+  if (TF_GetCode(s.get()) == TF_OK && format.size() > 1 && format[1] == 'C')  // NCHW, NCDHW
+    TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
+                 "FusedBatchNormV3: only channels-last layouts are implemented");
+  TF_Bool training = 1;
+  if (TF_GetCode(s.get()) == TF_OK)
+    TF_OpKernelConstruction_GetAttrBool(ctx, "is_training", &training, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  attrs->is_training = training != 0;
+  return attrs;
+}
+void DeleteBatchNorm(void* p) { delete static_cast<BatchNormAttrs*>(p); }
+
+constexpr int kStatChannels = 32, kStatRows = 8;
+
+// Training statistics of x viewed as [rows, c]: sums[k] += x[r, k] (kSquares: false) or
+// (x[r, k] - mean_k)^2 with mean_k = sums[k] / rows (kSquares: true, into sums[c + k]).
+// Threads along x cover 32 neighbouring channels (coalesced), along y rows; each block
+// adds its partial sums with one double atomic per channel.
+template <bool kSquares>
+__global__ void ChannelSumsKernel(const float* x, int64_t rows, int64_t c, double* sums) {
+  __shared__ double partial[kStatRows][kStatChannels];
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * kStatChannels + threadIdx.x;
+  double acc = 0;
+  if (k < c) {
+    const double mean = kSquares ? sums[k] / rows : 0.0;
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kStatRows + threadIdx.y; r < rows;
+         r += static_cast<int64_t>(gridDim.y) * kStatRows) {
+      const double v = x[r * c + k];
+      if (kSquares) acc += (v - mean) * (v - mean);
+      else acc += v;
+    }
+  }
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && k < c) {
+    for (int j = 1; j < kStatRows; ++j) acc += partial[j][threadIdx.x];
+    atomicAdd(&sums[kSquares ? c + k : k], acc);
+  }
+}
+
+struct BatchNormChannelArgs {
+  const float* scale;
+  const float* offset;
+  const float* mean;      // running mean input; read when has_mean (or in inference)
+  const float* variance;  // likewise with has_variance
+  bool has_mean, has_variance;
+  const double* sums;  // training: [sum of x, sum of squared deviations] per channel
+  int64_t c, rows;
+  double epsilon, factor;
+  bool training;
+  float* multiplier;  // y = x * multiplier + shift, per channel
+  float* shift;
+  float* outputs[4];  // running mean, running variance, reserve space 1 and 2
+};
+
+// Per channel: the statistics, the affine transform, and outputs 1-4, in double like
+// the CPU kernel.
+__global__ void BatchNormChannelKernel(BatchNormChannelArgs a) {
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= a.c) return;
+  const int64_t count = a.rows > 1 ? a.rows : 1;
+  const double mean = a.training ? a.sums[k] / count : static_cast<double>(a.mean[k]);
+  const double var = a.training ? a.sums[a.c + k] / count : static_cast<double>(a.variance[k]);
+  const float multiplier = static_cast<float>(a.scale[k] / sqrt(var + a.epsilon));
+  a.multiplier[k] = multiplier;
+  a.shift[k] = static_cast<float>(__dsub_rn(a.offset[k], __dmul_rn(mean, multiplier)));
+  float running_mean, running_var;
+  if (a.training) {
+    const double f = a.factor;
+    const double corrected = a.rows > 1 ? var * a.rows / (a.rows - 1) : var;
+    const double old_mean = a.has_mean ? a.mean[k] : 0.0;
+    const double old_var = a.has_variance ? a.variance[k] : 0.0;
+    running_mean = static_cast<float>(__dadd_rn(__dmul_rn(1 - f, old_mean), __dmul_rn(f, mean)));
+    running_var = static_cast<float>(__dadd_rn(__dmul_rn(1 - f, old_var), __dmul_rn(f, corrected)));
+  } else {
+    running_mean = static_cast<float>(mean);
+    running_var = static_cast<float>(var);
+  }
+  a.outputs[0][k] = running_mean;
+  a.outputs[1][k] = running_var;
+  // Reserve spaces hold the batch statistics themselves when training.
+  a.outputs[2][k] = a.training ? static_cast<float>(mean) : running_mean;
+  a.outputs[3][k] = a.training ? static_cast<float>(var) : running_var;
+}
+
+// y = x * multiplier + shift, rounded after each step (no fused multiply-add) as on the CPU.
+template <typename Index>
+__global__ void BatchNormApplyKernel(const float* x, const float* multiplier, const float* shift,
+                                     float* y, Index n, Index c) {
+  for (Index i = GlobalThread<Index>(); i < n; i += GridStride<Index>()) {
+    const Index k = i % c;
+    y[i] = __fadd_rn(__fmul_rn(x[i], multiplier[k]), shift[k]);
+  }
+}
+
+// FusedBatchNormV3 on float, channels last: inference normalises with the given
+// statistics; training computes them over every dimension but the channel one and
+// blends them into the running ones with exponential_avg_factor.
+void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
+  const BatchNormAttrs& attrs = *static_cast<BatchNormAttrs*>(state);
+  TensorPtr x = Input(ctx, 0), scale = Input(ctx, 1), offset = Input(ctx, 2),
+            mean = Input(ctx, 3), variance = Input(ctx, 4);
+  if (!x || !scale || !offset || !mean || !variance) return;
+  const std::vector<int64_t> dims = Dims(x.get());
+  const int64_t c = dims.empty() ? 0 : dims.back();
+  const bool has_mean = TF_TensorElementCount(mean.get()) == c;
+  const bool has_variance = TF_TensorElementCount(variance.get()) == c;
+  if (dims.size() < 2 || TF_TensorElementCount(scale.get()) != c ||
+      TF_TensorElementCount(offset.get()) != c ||
+      (!attrs.is_training && (!has_mean || !has_variance))) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "FusedBatchNormV3: scale, offset, mean and variance need one value per channel of x " +
+             ShapeString(dims));
+    return;
+  }
+  const int64_t n = NumElements(dims);
+  const int64_t rows = n / (c > 1 ? c : 1);
+  TensorPtr y = AllocateOutput<float>(ctx, 0, dims);
+  if (!y) return;
+  TensorPtr outputs[4];
+  for (int i = 0; i < 4; ++i)
+    if (!(outputs[i] = AllocateOutput<float>(ctx, 1 + i, {c}))) return;
+  if (!AllocateOutput<float>(ctx, 5, {0})) return;
+  if (c == 0) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  TensorPtr transform = AllocateTemp(ctx, TF_FLOAT, {2 * c});
+  if (!transform) return;
+  TensorPtr sums;
+  if (attrs.is_training) {
+    if (!(sums = AllocateTemp(ctx, TF_DOUBLE, {2 * c}))) return;
+    if (!CheckCuda(ctx, cudaMemsetAsync(Data<double>(sums), 0, 2 * c * sizeof(double), stream),
+                   "FusedBatchNormV3 statistics"))
+      return;
+    if (rows > 0) {
+      const int64_t channel_blocks = (c + kStatChannels - 1) / kStatChannels;
+      int64_t row_blocks = (rows + kStatRows - 1) / kStatRows;
+      const int64_t wanted = std::max<int64_t>(1, 2048 / channel_blocks);  // fill the device
+      row_blocks = std::min<int64_t>(std::min<int64_t>(row_blocks, wanted), 65535);
+      if (channel_blocks > std::numeric_limits<int32_t>::max()) {
+        Fail(ctx, TF_UNIMPLEMENTED, "FusedBatchNormV3: too many channels");
+        return;
+      }
+      const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(row_blocks));
+      const dim3 block(kStatChannels, kStatRows);
+      ChannelSumsKernel<false><<<grid, block, 0, stream>>>(Data<float>(x), rows, c, Data<double>(sums));
+      ChannelSumsKernel<true><<<grid, block, 0, stream>>>(Data<float>(x), rows, c, Data<double>(sums));
+      if (!CheckLaunch(ctx, "FusedBatchNormV3 statistics")) return;
+    }
+  }
+  BatchNormChannelArgs args{};
+  args.scale = Data<float>(scale);
+  args.offset = Data<float>(offset);
+  args.mean = has_mean ? Data<float>(mean) : nullptr;
+  args.variance = has_variance ? Data<float>(variance) : nullptr;
+  args.has_mean = has_mean;
+  args.has_variance = has_variance;
+  args.sums = sums ? Data<double>(sums) : nullptr;
+  args.c = c;
+  args.rows = rows;
+  args.epsilon = attrs.epsilon;
+  args.factor = attrs.exponential_avg_factor;
+  args.training = attrs.is_training;
+  args.multiplier = Data<float>(transform);
+  args.shift = Data<float>(transform) + c;
+  for (int i = 0; i < 4; ++i) args.outputs[i] = Data<float>(outputs[i]);
+  BatchNormChannelKernel<<<BlocksFor(c), kThreads, 0, stream>>>(args);
+  if (!CheckLaunch(ctx, "FusedBatchNormV3") || n == 0) return;
+  if (Fits32(n))
+    BatchNormApplyKernel<uint32_t><<<BlocksFor(n), kThreads, 0, stream>>>(
+        Data<float>(x), args.multiplier, args.shift, Data<float>(y), static_cast<uint32_t>(n),
+        static_cast<uint32_t>(c));
+  else
+    BatchNormApplyKernel<int64_t><<<BlocksFor(n), kThreads, 0, stream>>>(
+        Data<float>(x), args.multiplier, args.shift, Data<float>(y), n, c);
+  CheckLaunch(ctx, "FusedBatchNormV3");
+}
+
+// ---- windows: Conv2D, MaxPool, AvgPool -------------------------------------------------
+
+struct Window2D {
+  std::vector<int64_t> ksize{1, 1, 1, 1}, strides{1, 1, 1, 1}, dilations{1, 1, 1, 1};
+  std::vector<int64_t> explicit_paddings;
+  std::string padding;
+};
+
+// Reads the window attrs an op has; `is_conv` selects Conv2D's attr names.
+void* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv) {
+  auto* w = new Window2D();
+  StatusPtr s = NewStatus();
+  w->strides = IntListAttr(ctx, "strides", s.get());
+  if (TF_GetCode(s.get()) == TF_OK) {
+    if (is_conv) w->dilations = IntListAttr(ctx, "dilations", s.get());
+    else w->ksize = IntListAttr(ctx, "ksize", s.get());
+  }
+  if (TF_GetCode(s.get()) == TF_OK) w->padding = StringAttr(ctx, "padding", s.get());
+  if (TF_GetCode(s.get()) == TF_OK &&
+      TF_OpKernelConstruction_HasAttr(ctx, "explicit_paddings", s.get()))
+    w->explicit_paddings = IntListAttr(ctx, "explicit_paddings", s.get());
+  bool nchw = false;
+  if (TF_GetCode(s.get()) == TF_OK) nchw = StringAttr(ctx, "data_format", s.get()) != "NHWC";
+  if (TF_GetCode(s.get()) == TF_OK) {
+    if (nchw) {
+      TF_SetStatus(s.get(), TF_UNIMPLEMENTED, "only data_format NHWC is implemented on the GPU");
+    } else if (w->strides.size() != 4 || w->ksize.size() != 4 || w->dilations.size() != 4) {
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "strides, ksize and dilations need 4 entries");
+    } else if (w->strides[0] != 1 || w->strides[3] != 1 || w->ksize[0] != 1 ||
+               w->ksize[3] != 1 || w->dilations[0] != 1 || w->dilations[3] != 1) {
+      TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
+                   "windows over the batch or channel dimension are not supported");
+    } else if (w->padding == "EXPLICIT" && w->explicit_paddings.size() != 8) {
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "EXPLICIT padding needs 8 explicit_paddings");
+    }
+  }
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return w;
+}
+void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return CreateWindow(ctx, true); }
+void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return CreateWindow(ctx, false); }
+void DeleteWindow(void* p) { delete static_cast<Window2D*>(p); }
+
+// Output size and leading padding of one spatial dimension, as TensorFlow computes them.
+void OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out,
+                int64_t* pad_before) {
+  const int64_t stride = w.strides[d], effective = (k - 1) * w.dilations[d] + 1;
+  if (w.padding == "VALID") {
+    *out = in >= effective ? (in - effective) / stride + 1 : 0;
+    *pad_before = 0;
+  } else if (w.padding == "SAME") {
+    *out = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((*out - 1) * stride + effective - in, 0);
+    *pad_before = total / 2;
+  } else {  // EXPLICIT
+    const int64_t before = w.explicit_paddings[2 * d], after = w.explicit_paddings[2 * d + 1];
+    *out = (in + before + after - effective) / stride + 1;
+    *pad_before = before;
+  }
+}
+
+// The geometry of a 2-D window over NHWC images, by value into kernels.
+template <typename Index>
+struct WindowGeometry {
+  Index ih, iw, c;        // input height, width, channels
+  Index oh, ow;           // output height, width
+  Index kh, kw;           // window
+  Index sh, sw, dh, dw;   // strides, dilations
+  Index pt, pl;           // padding before (top, left); may make rows negative
+};
+
+template <typename Index>
+WindowGeometry<Index> Geometry(int64_t ih, int64_t iw, int64_t c, int64_t oh, int64_t ow,
+                               int64_t kh, int64_t kw, const Window2D& w, int64_t pt,
+                               int64_t pl) {
+  auto i = [](int64_t v) { return static_cast<Index>(v); };
+  return {i(ih), i(iw), i(c), i(oh), i(ow), i(kh), i(kw), i(w.strides[1]), i(w.strides[2]),
+          i(w.dilations[1]), i(w.dilations[2]), i(pt), i(pl)};
+}
+
+// im2col: row (b, y, x) of `cols` holds the kh*kw*c input values under output pixel
+// (y, x) of image b, tap-major then channel, zeros where the window leaves the image.
+// It moves bytes, not values: W is the widest word (up to 16 bytes) that divides one
+// pixel's channels, and g.c counts words, so each thread copies up to 8 bfloat16 or 4
+// floats per index decomposition (zero bits are zero in every type here). Signed index
+// math: a window may start above or left of the image.
+template <typename W, typename Index>
+__global__ void Im2ColKernel(const W* in, W* cols, Index total, WindowGeometry<Index> g) {
+  const Index taps = g.kh * g.kw;
+  for (Index i = GlobalThread<Index>(); i < total; i += GridStride<Index>()) {
+    const Index word = i % g.c, pair = i / g.c;  // pair: (output pixel, tap)
+    const Index tap = pair % taps, row = pair / taps;
+    const Index kx = tap % g.kw, ky = tap / g.kw;
+    const Index x = row % g.ow, rest = row / g.ow;
+    const Index y = rest % g.oh, b = rest / g.oh;
+    const Index sy = y * g.sh - g.pt + ky * g.dh, sx = x * g.sw - g.pl + kx * g.dw;
+    cols[i] = sy >= 0 && sy < g.ih && sx >= 0 && sx < g.iw
+                  ? in[((b * g.ih + sy) * g.iw + sx) * g.c + word]
+                  : W{};
+  }
+}
+
+template <typename W>
+bool LaunchIm2ColWords(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, void* cols,
+                       int64_t images, int64_t channel_bytes, int64_t ih, int64_t iw, int64_t oh,
+                       int64_t ow, int64_t kh, int64_t kw, const Window2D& w, int64_t pt,
+                       int64_t pl) {
+  const int64_t words = channel_bytes / static_cast<int64_t>(sizeof(W));
+  const int64_t total = images * oh * ow * kh * kw * words;
+  const int64_t largest = std::max(total, images * ih * iw * words);
+  const W* src = static_cast<const W*>(in);
+  W* dst = static_cast<W*>(cols);
+  if (Fits32(largest + ih + iw))
+    Im2ColKernel<W, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+        src, dst, static_cast<int32_t>(total),
+        Geometry<int32_t>(ih, iw, words, oh, ow, kh, kw, w, pt, pl));
+  else
+    Im2ColKernel<W, int64_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+        src, dst, total, Geometry<int64_t>(ih, iw, words, oh, ow, kh, kw, w, pt, pl));
+  return CheckLaunch(ctx, "Conv2D im2col");
+}
+
+// The widest word dividing a pixel's channels; the buffers are allocator-aligned and
+// every pixel starts a multiple of channel_bytes into them.
+bool LaunchIm2Col(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, void* cols,
+                  int64_t images, int64_t channel_bytes, int64_t ih, int64_t iw, int64_t oh,
+                  int64_t ow, int64_t kh, int64_t kw, const Window2D& w, int64_t pt, int64_t pl) {
+  const auto aligned = [&](uintptr_t n) {
+    return channel_bytes % n == 0 && reinterpret_cast<uintptr_t>(in) % n == 0 &&
+           reinterpret_cast<uintptr_t>(cols) % n == 0;
+  };
+  if (aligned(16))
+    return LaunchIm2ColWords<uint4>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                    kh, kw, w, pt, pl);
+  if (aligned(8))
+    return LaunchIm2ColWords<uint2>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                    kh, kw, w, pt, pl);
+  if (aligned(4))
+    return LaunchIm2ColWords<uint32_t>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh,
+                                       ow, kh, kw, w, pt, pl);
+  return LaunchIm2ColWords<uint16_t>(ctx, stream, in, cols, images, channel_bytes, ih, iw, oh, ow,
+                                     kh, kw, w, pt, pl);
+}
+
+// The im2col buffer is limited to about this many elements; larger batches run in chunks.
+constexpr int64_t kIm2ColElements = int64_t{1} << 26;
+
+template <typename T>
+struct Conv2DKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const Window2D& w = *static_cast<Window2D*>(state);
+    TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
+    if (!input || !filter) return;
+    const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
+    if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2]) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) +
+                                         " (NHWC) and filter " + ShapeString(fd) +
+                                         " (HWIO) do not fit");
+      return;
+    }
+    const int64_t batch = id[0], ih = id[1], iw = id[2], ic = id[3];
+    const int64_t kh = fd[0], kw = fd[1], oc = fd[3];
+    int64_t oh, ow, pt, pl;
+    OutputSize(w, 1, ih, kh, &oh, &pt);
+    OutputSize(w, 2, iw, kw, &ow, &pl);
+    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, oc});
+    if (!output || batch * oh * ow * oc == 0) return;
+    cudaStream_t stream = GetStream(ctx);
+    if (stream == nullptr) return;
+    const T* in = Data<T>(input);
+    const T* f = Data<T>(filter);
+    T* out = Data<T>(output);
+    const int64_t taps = kh * kw * ic;  // the GEMM's inner dimension
+    // A 1x1 window at stride 1 without padding reads each pixel's channels as they lie:
+    // the input is its own im2col matrix. So is any window when there are no channels.
+    if (taps == 0 || (kh == 1 && kw == 1 && w.strides[1] == 1 && w.strides[2] == 1 && pt == 0 &&
+                      pl == 0 && oh == ih && ow == iw)) {
+      Gemm<T>(ctx, stream, false, false, batch * oh * ow, oc, taps, in, f, out);
+      return;
+    }
+    const int64_t per_image = oh * ow * taps;
+    const int64_t chunk = std::max<int64_t>(1, std::min(batch, kIm2ColElements / per_image));
+    TensorPtr cols = AllocateTemp(ctx, DtypeOf<T>::value, {chunk * per_image});
+    if (!cols) return;
+    // Chunks reuse the buffer: everything is queued on one stream, in order.
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t images = std::min(chunk, batch - b0);
+      if (!LaunchIm2Col(ctx, stream, in + b0 * ih * iw * ic, Data<T>(cols), images,
+                        ic * static_cast<int64_t>(sizeof(T)), ih, iw, oh, ow, kh, kw, w, pt, pl))
+        return;
+      if (!Gemm<T>(ctx, stream, false, false, images * oh * ow, oc, taps, Data<T>(cols), f,
+                   out + b0 * oh * ow * oc))
+        return;
+    }
+  }
+};
+
+template <typename T> __device__ inline typename ComputeType<T>::type LowestValue() {
+  if constexpr (std::is_same_v<T, __half>) return -65504.0f;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return -3.38953139e38f;
+  else return std::numeric_limits<T>::lowest();
+}
+
+// One output value per thread. Max starts from the type's lowest value and ignores
+// NaN (as std::max(acc, v) on the CPU); the average is over the window's part inside
+// the image. An empty window gives the lowest value or zero.
+template <typename T, bool kMax, typename Index>
+__global__ void PoolKernel(const T* in, T* out, Index total, WindowGeometry<Index> g) {
+  using C = typename ComputeType<T>::type;
+  for (Index i = GlobalThread<Index>(); i < total; i += GridStride<Index>()) {
+    const Index ch = i % g.c, pixel = i / g.c;
+    const Index x = pixel % g.ow, rest = pixel / g.ow;
+    const Index y = rest % g.oh, b = rest / g.oh;
+    C acc = kMax ? LowestValue<T>() : C(0);
+    Index count = 0;
+    for (Index ky = 0; ky < g.kh; ++ky) {
+      const Index sy = y * g.sh - g.pt + ky;
+      if (sy < 0 || sy >= g.ih) continue;
+      for (Index kx = 0; kx < g.kw; ++kx) {
+        const Index sx = x * g.sw - g.pl + kx;
+        if (sx < 0 || sx >= g.iw) continue;
+        const C v = Widen(in[((b * g.ih + sy) * g.iw + sx) * g.c + ch]);
+        if (kMax) acc = acc < v ? v : acc;
+        else acc += v;
+        ++count;
+      }
+    }
+    if (!kMax && count > 0) acc /= static_cast<C>(count);
+    out[i] = Narrow<T>(acc);
+  }
+}
+
+template <typename T, bool kMax>
+struct PoolKernelOp {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const Window2D& w = *static_cast<Window2D*>(state);
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    const std::vector<int64_t> id = Dims(input.get());
+    if (id.size() != 4) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "pooling needs a 4-D NHWC input, got " + ShapeString(id));
+      return;
+    }
+    const int64_t batch = id[0], ih = id[1], iw = id[2], c = id[3];
+    int64_t oh, ow, pt, pl;
+    OutputSize(w, 1, ih, w.ksize[1], &oh, &pt);
+    OutputSize(w, 2, iw, w.ksize[2], &ow, &pl);
+    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, c});
+    const int64_t total = batch * oh * ow * c;
+    if (!output || total <= 0) return;
+    cudaStream_t stream = GetStream(ctx);
+    if (stream == nullptr) return;
+    const int64_t largest = std::max(total, NumElements(id));
+    if (Fits32(largest + ih + iw + w.ksize[1] + w.ksize[2]))
+      PoolKernel<T, kMax, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+          Data<T>(input), Data<T>(output), static_cast<int32_t>(total),
+          Geometry<int32_t>(ih, iw, c, oh, ow, w.ksize[1], w.ksize[2], w, pt, pl));
+    else
+      PoolKernel<T, kMax, int64_t><<<BlocksFor(total), kThreads, 0, stream>>>(
+          Data<T>(input), Data<T>(output), total,
+          Geometry<int64_t>(ih, iw, c, oh, ow, w.ksize[1], w.ksize[2], w, pt, pl));
+    CheckLaunch(ctx, kMax ? "MaxPool" : "AvgPool");
+  }
+};
+template <typename T> using MaxPoolKernel = PoolKernelOp<T, true>;
+template <typename T> using AvgPoolKernel = PoolKernelOp<T, false>;
+
+// ---- registration --------------------------------------------------------------------------
+
+template <template <typename> class Kernel, typename... Ts>
+void RegisterWithState(const char* op, Types<Ts...>, CreateFn create, DeleteFn destroy,
+                       TF_Status* status) {
+  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute, create, destroy},
+            status),
+   ...);
+}
+
+using FloatTypes = Types<float, double, __half, __nv_bfloat16>;
+using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
+                        uint8_t, uint16_t, uint32_t, uint64_t>;
+// The CPU registers MaxPool on every real type, but its OpDef allows no uint32 or uint64.
+using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
+                           uint8_t, uint16_t>;
+
+}  // namespace
+
+// The CPU kernels' registrations: BiasAdd on every real type, MaxPool on those its OpDef
+// allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNormV3 on float.
+void RegisterNnKernels(TF_Status* status) {
+  RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), CreateBiasAdd, DeleteBiasAdd, status);
+  Register(KernelSpec{"FusedBatchNormV3", {{"T", TF_FLOAT}, {"U", TF_FLOAT}}, {}, BatchNormCompute,
+                      CreateBatchNorm, DeleteBatchNorm},
+           status);
+  RegisterWithState<Conv2DKernel>("Conv2D", Types<float, double, __half, __nv_bfloat16, int32_t>(),
+                                  CreateConvWindow, DeleteWindow, status);
+  RegisterWithState<MaxPoolKernel>("MaxPool", MaxPoolTypes(), CreatePoolWindow, DeleteWindow,
+                                   status);
+  RegisterWithState<AvgPoolKernel>("AvgPool", FloatTypes(), CreatePoolWindow, DeleteWindow, status);
+}
+
+}  // namespace cuda
+}  // namespace opgen
