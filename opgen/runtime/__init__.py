@@ -1,5 +1,6 @@
-"""Python binding of opgen's C runtime: tensors, dtypes, errors, eager execution, and
-graphs run by sessions.
+"""Python binding of opgen's C runtime: tensors, dtypes, errors, eager execution,
+graphs run by sessions, devices (``list_devices``, ``device``, ``copy_to_device``) and
+DLPack (``from_dlpack``; see docs/gpu.md).
 
 The shared library is loaded on first use, not at import, so generated op modules
 import anywhere.

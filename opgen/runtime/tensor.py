@@ -184,12 +184,16 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
         return dlpack.dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
+        on_host = self._on_host
+        if copy is False and not on_host:
+            raise ValueError(f"the data of a tensor on {self.device} reaches numpy only as a "
+                             "copy (copy=False was asked)")
         view = np.asarray(_ArrayView(self))
         if view.dtype != self._dtype.numpy_dtype:  # bfloat16 comes as 2-byte voids
             view = view.view(self._dtype.numpy_dtype)
         if dtype is not None and np.dtype(dtype) != view.dtype:
             return view.astype(dtype)
-        return view.copy() if copy else view
+        return view.copy() if copy and on_host else view  # (a device tensor's is a copy)
 
     def __len__(self) -> int:
         if not self._shape:

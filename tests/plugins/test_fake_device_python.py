@@ -56,6 +56,9 @@ def test_numpy_sees_the_values_not_the_device_memory(rng):
     for array in (t.numpy(), np.asarray(t), np.array(t), np.asarray(t, dtype=np.float64)):
         np.testing.assert_array_equal(array, values.astype(array.dtype))
     assert isinstance(t.__array_interface__["data"], np.ndarray)
+    with pytest.raises(ValueError, match="copy"):
+        t.__array__(copy=False)
+    np.testing.assert_array_equal(t.__array__(copy=True), values)
     scalar = on_fake(np.float32(1.25))
     assert float(scalar) == 1.25 and bool(scalar)
     assert int(on_fake(np.float32(3.0))) == 3
