@@ -68,7 +68,8 @@ _SIGNATURES = {
     "OPGEN_NewEagerKernel": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_DeleteEagerKernel": (None, [c_void_p]),
     "OPGEN_EagerKernelNumOutputs": (c_int, [c_void_p]),
-    "OPGEN_EagerKernelExecute": (None, [c_void_p, P(c_void_p), c_int, P(c_void_p), c_int, c_void_p]),
+    "OPGEN_EagerKernelExecute": (None, [c_void_p, P(c_void_p), c_int, P(c_void_p), c_int,
+                                        c_void_p]),
 }
 
 _lock = threading.Lock()

@@ -100,9 +100,12 @@ def device_unavailable_reason(device_type: str = "GPU") -> str | None:
 
 # ---- device names --------------------------------------------------------------------------
 
-def parse_device_name(spec: str) -> tuple[str, int] | None:
-    """(device type, ordinal) of a device name in any of TensorFlow's spellings; None
-    for one that names no device ("" or only a job/task); ValueError when malformed."""
+def parse_device_name(spec) -> tuple[str, int] | None:
+    """(device type, ordinal) of a device name in any of TensorFlow's spellings (or of
+    a DeviceInfo); None for one that names no device ("" or only a job/task);
+    ValueError when malformed."""
+    if isinstance(spec, DeviceInfo):
+        spec = spec.name
     if not isinstance(spec, str):
         raise TypeError(f"a device name is a string, got {spec!r}")
     device = None
@@ -129,7 +132,7 @@ def parse_device_name(spec: str) -> tuple[str, int] | None:
     return device
 
 
-def canonical_device_name(spec: str) -> str | None:
+def canonical_device_name(spec) -> str | None:
     """TensorFlow's full name of the device `spec` names ("/gpu:0" ->
     "/job:localhost/replica:0/task:0/device:GPU:0"); None when it names none."""
     parsed = parse_device_name(spec)
@@ -189,7 +192,7 @@ def eager_device_bytes() -> bytes | None:
 
 
 @contextmanager
-def eager_device_scope(spec: str | None):
+def eager_device_scope(spec):
     """Runs the eager ops of this thread inside the block on device `spec` (None: the
     runtime's default placement, the CPU). Where the runtime lacks that device, or a
     kernel there for an op, the op runs on the CPU (the runtime decides, per op)."""

@@ -194,9 +194,10 @@ def name_scope(name: str | None):
 
 
 @contextmanager
-def device(device_name: str | None):
+def device(device_name):
     """Places the ops inside the block on `device_name` ("/GPU:0", "/CPU:0", any of
-    TensorFlow's spellings; None: no device).
+    TensorFlow's spellings, or a DeviceInfo from ``opgen.list_devices()``; None: no
+    device).
 
     In graph mode the nodes built inside get that device (the Session runs them
     there). Eagerly, the ops called inside run there, on this thread; a device the
@@ -207,6 +208,8 @@ def device(device_name: str | None):
         with devices.eager_device_scope(device_name):
             yield
         return
+    if isinstance(device_name, devices.DeviceInfo):
+        device_name = device_name.name
     with g.device(device_name):
         yield
 

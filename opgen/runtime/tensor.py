@@ -107,7 +107,8 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
     ``repr``), each time. DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``,
     :func:`opgen.from_dlpack`) shares memory on either device.
 
-    ``Tensor(handle)`` takes ownership of a ``TFE_TensorHandle*``; use :func:`convert_to_tensor` or the generated ops to make tensors.
+    ``Tensor(handle)`` takes ownership of a ``TFE_TensorHandle*``; use
+    :func:`convert_to_tensor` or the generated ops to make tensors.
 
     A Tensor never shares memory with a numpy array the caller passed in: ops read
     C-contiguous numpy inputs in place while they run (kernels never write their

@@ -129,7 +129,8 @@ def test_tensors_made_anywhere_report_the_cpu():
     assert eager._execute_op_python("AddV2", [np.ones(2), np.ones(2)], {})[0].device == CPU
 
 
-@pytest.mark.parametrize("spelling", ["/GPU:0", "gpu:0", "/device:GPU:1", "/job:localhost/replica:0/task:0/device:GPU:0"])
+@pytest.mark.parametrize("spelling", ["/GPU:0", "gpu:0", "/device:GPU:1",
+                                      "/job:localhost/replica:0/task:0/device:GPU:0"])
 def test_a_missing_gpu_means_the_cpu(spelling):
     if has_gpu() and spelling != "/device:GPU:1":
         pytest.skip("this machine has a GPU (tests/gpu covers it)")
@@ -143,6 +144,18 @@ def test_a_missing_gpu_means_the_cpu(spelling):
     assert t.device == CPU and p.device == CPU
     np.testing.assert_array_equal(t.numpy(), -x)
     np.testing.assert_array_equal(p.numpy(), -x)
+
+
+def test_device_info_names_a_device():
+    cpu = opgen.list_devices()[0]
+    with opgen.device(cpu):
+        assert devices.eager_device() == CPU
+        assert ops.neg(np.ones(2)).device == CPU
+    assert opgen.copy_to_device([1.0], cpu).device == CPU
+    g = opgen.Graph()
+    with g.as_default(), opgen.device(cpu):
+        out = ops.neg(np.float32(1))
+    assert out.op.device.endswith("CPU:0")
 
 
 def test_scopes_nest_restore_and_none_clears():
@@ -458,7 +471,8 @@ def test_cublas_is_preloaded_from_the_nvidia_wheels(tmp_path, monkeypatch):
     (mine / "libcublasLt.so.12").touch()
     monkeypatch.setenv("OPGEN_CUBLAS_LIBRARY", str(mine / "libcublas.so.12"))
     _lib._preload_cuda_libraries(str(runtime))
-    assert [p for p, _ in loaded] == [str(mine / "libcublasLt.so.12"), str(mine / "libcublas.so.12")]
+    assert [p for p, _ in loaded] == [str(mine / "libcublasLt.so.12"),
+                                      str(mine / "libcublas.so.12")]
 
     loaded.clear()
     monkeypatch.setenv("OPGEN_DISABLE_DEVICE_PLUGINS", "1")
