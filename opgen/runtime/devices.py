@@ -17,6 +17,7 @@ thread's device, so a scope costs nothing where none is open.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ def parse_device_name(spec) -> tuple[str, int] | None:
     return device
 
 
+@functools.lru_cache(maxsize=256)
 def canonical_device_name(spec) -> str | None:
     """TensorFlow's full name of the device `spec` names ("/gpu:0" ->
     "/job:localhost/replica:0/task:0/device:GPU:0"); None when it names none."""
@@ -191,14 +193,25 @@ def eager_device_bytes() -> bytes | None:
     return _name_bytes[_get_index()]
 
 
+def set_eager_device(spec) -> int:
+    """Makes `spec` (None: no device) this thread's eager device; returns the previous
+    one's index, for :func:`restore_eager_device`."""
+    index = _device_index(None if spec is None else canonical_device_name(spec))
+    previous = _get_index()
+    _set_index(index)
+    return previous
+
+
+def restore_eager_device(previous: int) -> None:
+    _set_index(previous)
+
+
 @contextmanager
 def eager_device_scope(spec):
     """Runs the eager ops of this thread inside the block on device `spec` (None: the
     runtime's default placement, the CPU). Where the runtime lacks that device, or a
     kernel there for an op, the op runs on the CPU (the runtime decides, per op)."""
-    index = _device_index(None if spec is None else canonical_device_name(spec))
-    previous = _get_index()
-    _set_index(index)
+    previous = set_eager_device(spec)
     try:
         yield
     finally:

@@ -205,8 +205,11 @@ def device(device_name):
     soft placement does. ``opgen.list_devices()`` says which devices there are."""
     g = _thread_graph()
     if g is None:
-        with devices.eager_device_scope(device_name):
+        previous = devices.set_eager_device(device_name)
+        try:
             yield
+        finally:
+            devices.restore_eager_device(previous)
         return
     if isinstance(device_name, devices.DeviceInfo):
         device_name = device_name.name
