@@ -273,4 +273,5 @@ def synchronize(device: str) -> None:
 
 __all__ = ["CPU_DEVICE_NAME", "DeviceInfo", "canonical_device_name", "copy_to_device",
            "device_unavailable_reason", "eager_device", "eager_device_scope", "host_copy",
-           "list_devices", "parse_device_name", "synchronize", "tensor_device_name"]
+           "list_devices", "parse_device_name", "restore_eager_device", "set_eager_device",
+           "synchronize", "tensor_device_name"]
