@@ -135,22 +135,23 @@ __device__ __forceinline__ V ShuffleDown(V v, int delta) {
   return v;
 }
 
-// Combines `v` across a group of G threads (32: a warp; 256: the block). The result is
-// valid in the group's first thread. `shared` holds G / 32 values; every thread of the
-// block must call this when G is 256.
-template <int G, typename V, typename F>
-__device__ __forceinline__ V GroupReduce(V v, F combine, V* shared) {
+// Combines `v` across a group of `group` threads: 32 (a warp) or kThreads (the block).
+// The result is valid in the group's first thread. `shared` holds kThreads / 32 values;
+// for a block-wide group every thread of the block must call this.
+template <typename V, typename F>
+__device__ __forceinline__ V GroupReduce(V v, F combine, int group, V* shared) {
   for (int d = 16; d > 0; d >>= 1) v = combine(v, ShuffleDown(v, d));
-  if constexpr (G > 32) {
+  if (group > 32) {
+    constexpr int kWarps = kThreads / 32;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (lane == 0) shared[warp] = v;
     __syncthreads();
-    if (warp == 0) v = shared[lane < G / 32 ? lane : 0];
+    if (warp == 0) v = shared[lane < kWarps ? lane : 0];
     __syncthreads();  // `shared` may be written again by the caller's next round
     if (warp == 0) {
-      // Lanes past G / 32 hold a copy of value 0; the shuffles below only bring lanes
-      // below G / 32 into lane 0, so the copies are never combined into the result.
-      for (int d = G / 64; d > 0; d >>= 1) v = combine(v, ShuffleDown(v, d));
+      // Lanes past kWarps hold a copy of value 0; the shuffles below only bring lanes
+      // below kWarps into lane 0, so the copies are never combined into the result.
+      for (int d = kWarps / 2; d > 0; d >>= 1) v = combine(v, ShuffleDown(v, d));
     }
   }
   return v;
@@ -165,9 +166,9 @@ struct alignas(16) Pack {
 };
 
 // Reduces p[0..len) over the G threads of a group (this one is `lane`), 16 bytes per load
-// once p is aligned; the caller combines the group's results.
-template <typename R, typename A, int G, typename In>
-__device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, int lane) {
+// once p is aligned; the caller combines the group's results. G >= 16.
+template <typename R, typename A, typename In>
+__device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, int lane, int G) {
   constexpr int kVec = Pack<In>::kSize;
   A acc = R::template Init<A>();
   const uintptr_t misalign = reinterpret_cast<uintptr_t>(p) % 16;
@@ -199,22 +200,22 @@ __device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, i
 
 // Row `row` of the input is in[row * row_len .. +row_len); it is cut into `splits`
 // segments of `chunk` elements. out[g] is the reduction of segment g (row g / splits,
-// segment g % splits) for g < segments = rows * splits. One group of G threads per
-// segment.
-template <typename R, typename In, typename A, typename Out, int G>
+// segment g % splits) for g < segments = rows * splits. One group of `group` threads
+// (32 or kThreads) per segment.
+template <typename R, typename In, typename A, typename Out>
 __global__ void __launch_bounds__(kThreads)
 ReduceRowsKernel(const In* __restrict__ in, int64_t segments, int64_t splits, int64_t chunk,
-                 int64_t row_len, Out* __restrict__ out, int64_t divisor) {
+                 int64_t row_len, Out* __restrict__ out, int64_t divisor, int group) {
   __shared__ A shared[kThreads / 32];
-  constexpr int kGroups = kThreads / G;
-  const int lane = threadIdx.x % G;
+  const int kGroups = kThreads / group;
+  const int lane = threadIdx.x % group;
   const auto combine = [](A a, A b) { return R::Combine(a, b); };
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * kGroups + threadIdx.x / G; g < segments;
+  for (int64_t g = static_cast<int64_t>(blockIdx.x) * kGroups + threadIdx.x / group; g < segments;
        g += static_cast<int64_t>(gridDim.x) * kGroups) {
     const int64_t row = g / splits, begin = (g - row * splits) * chunk;
     const int64_t len = row_len - begin < chunk ? row_len - begin : chunk;
-    A acc = ReduceSpan<R, A, G>(in + row * row_len + begin, len, lane);
-    acc = GroupReduce<G>(acc, combine, shared);
+    A acc = ReduceSpan<R, A>(in + row * row_len + begin, len, lane, group);
+    acc = GroupReduce(acc, combine, group, shared);
     if (lane == 0) out[g] = Finish<R, A, Out>(acc, divisor);
   }
 }
@@ -283,7 +284,7 @@ ReduceGeneralKernel(const T* __restrict__ in, StridedDims kept, StridedDims redu
     const T* base = in + OffsetOf(o, kept);
     A acc = R::template Init<A>();
     for (int64_t r = lane; r < count; r += 32) acc = R::Combine(acc, Load<A>(base[OffsetOf(r, reduced)]));
-    acc = GroupReduce<32>(acc, combine, static_cast<A*>(nullptr));
+    acc = GroupReduce(acc, combine, 32, static_cast<A*>(nullptr));
     if (lane == 0) out[o] = Finish<R, A, T>(acc, divisor);
   }
 }
@@ -334,15 +335,11 @@ bool ReduceRows(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, int64
                 int64_t row_len, T* out, int64_t divisor) {
   using A = Accumulator<T, R>;
   const int sms = MultiprocessorCount();
-  if (row_len <= 2048) {  // a warp per row
-    ReduceRowsKernel<R, T, A, T, 32><<<GridFor(rows, kThreads / 32, sms), kThreads, 0, stream>>>(
-        in, rows, 1, row_len, row_len, out, divisor);
-    return CheckLaunch(ctx, "ReduceRowsKernel");
-  }
-  // A block per row; too few rows to fill the device cut each into segments.
+  // A warp per short row; a block per long one, and too few long rows to fill the device
+  // are cut into segments, each a block's.
   const int64_t want_blocks = static_cast<int64_t>(sms) * (2048 / kThreads);
   int64_t splits = 1;
-  if (rows < want_blocks / 2) {
+  if (row_len > 2048 && rows < want_blocks / 2) {
     const int64_t min_chunk = static_cast<int64_t>(kThreads) * Pack<T>::kSize * 2;
     splits = CeilDiv(want_blocks, rows);
     const int64_t max_splits = CeilDiv(row_len, min_chunk);
@@ -350,8 +347,9 @@ bool ReduceRows(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, int64
     if (splits > 1024) splits = 1024;
   }
   if (splits <= 1) {
-    ReduceRowsKernel<R, T, A, T, kThreads><<<GridFor(rows, 1, sms), kThreads, 0, stream>>>(
-        in, rows, 1, row_len, row_len, out, divisor);
+    const int group = row_len <= 2048 ? 32 : kThreads;
+    ReduceRowsKernel<R, T, A, T><<<GridFor(rows, kThreads / group, sms), kThreads, 0, stream>>>(
+        in, rows, 1, row_len, row_len, out, divisor, group);
     return CheckLaunch(ctx, "ReduceRowsKernel");
   }
   // Chunks a multiple of 16 elements keep every segment's 16-byte loads aligned alike.
@@ -360,15 +358,15 @@ bool ReduceRows(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, int64
   TensorPtr partial = AllocateTemp(ctx, DtypeOf<A>::value, {rows * splits});
   if (!partial) return false;
   A* part = Data<A>(partial);
-  ReduceRowsKernel<R, T, A, A, kThreads><<<GridFor(rows * splits, 1, sms), kThreads, 0, stream>>>(
-      in, rows * splits, splits, chunk, row_len, part, 0);
+  ReduceRowsKernel<R, T, A, A><<<GridFor(rows * splits, 1, sms), kThreads, 0, stream>>>(
+      in, rows * splits, splits, chunk, row_len, part, 0, kThreads);
   if (!CheckLaunch(ctx, "ReduceRowsKernel (segments)")) return false;
-  ReduceRowsKernel<R, A, A, T, kThreads><<<GridFor(rows, 1, sms), kThreads, 0, stream>>>(
-      part, rows, 1, splits, splits, out, divisor);
+  ReduceRowsKernel<R, A, A, T><<<GridFor(rows, 1, sms), kThreads, 0, stream>>>(
+      part, rows, 1, splits, splits, out, divisor, kThreads);
   return CheckLaunch(ctx, "ReduceRowsKernel (partials)");
 }
 
-// Launches the columns kernel for an [outer, rows, inner] input (inner > 1).
+// Launches the columns kernel for an [outer, rows, inner] input.
 template <typename R, typename T>
 bool ReduceColumns(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, int64_t outer,
                    int64_t rows, int64_t inner, T* out, int64_t divisor) {
@@ -394,14 +392,10 @@ bool ReduceColumns(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, in
   ReduceColumnsKernel<R, T, A, A><<<GridFor(columns * splits, kThreads, sms), kThreads, 0, stream>>>(
       in, outer, rows, inner, splits, chunk, part, 0);
   if (!CheckLaunch(ctx, "ReduceColumnsKernel (chunks)")) return false;
-  // The partials are [columns, splits]: rows of a contiguous run each.
-  if (splits <= 2048) {
-    ReduceRowsKernel<R, A, A, T, 32><<<GridFor(columns, kThreads / 32, sms), kThreads, 0, stream>>>(
-        part, columns, 1, splits, splits, out, divisor);
-  } else {
-    ReduceRowsKernel<R, A, A, T, kThreads><<<GridFor(columns, 1, sms), kThreads, 0, stream>>>(
-        part, columns, 1, splits, splits, out, divisor);
-  }
+  // The partials are [columns, splits]: a contiguous row per column.
+  const int group = splits <= 2048 ? 32 : kThreads;
+  ReduceRowsKernel<R, A, A, T><<<GridFor(columns, kThreads / group, sms), kThreads, 0, stream>>>(
+      part, columns, 1, splits, splits, out, divisor, group);
   return CheckLaunch(ctx, "ReduceRowsKernel (partials)");
 }
 
@@ -412,26 +406,6 @@ bool NormalizeAxes(std::vector<int64_t>* axes, int64_t rank) {
     if (a < 0) a += rank;
   }
   return true;
-}
-
-// Neighbouring dims that are both reduced or both kept merged; size-1 dims dropped.
-struct ReductionLayout {
-  std::vector<int64_t> sizes;
-  std::vector<bool> reduced;
-};
-
-ReductionLayout MergeDims(const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
-  ReductionLayout layout;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] == 1) continue;
-    if (!layout.sizes.empty() && layout.reduced.back() == reduced[d]) {
-      layout.sizes.back() *= dims[d];
-    } else {
-      layout.sizes.push_back(dims[d]);
-      layout.reduced.push_back(reduced[d]);
-    }
-  }
-  return layout;
 }
 
 struct ReduceAttrs {
@@ -446,6 +420,119 @@ void* CreateReduce(TF_OpKernelConstruction* ctx) {
   return new ReduceAttrs{keep_dims != 0};
 }
 void DeleteReduce(void* p) { delete static_cast<ReduceAttrs*>(p); }
+
+// What a reduction kernel launches, worked out on the host once for every dtype.
+struct ReducePlan {
+  enum Kind { kFill, kRows, kColumns, kGeneral } kind = kFill;
+  cudaStream_t stream = nullptr;
+  const void* in = nullptr;
+  void* out = nullptr;
+  int64_t outer = 1, rows = 1, inner = 1;  // kRows: outer rows of `rows`; kColumns: all three
+  int64_t out_n = 0, count = 0;            // outputs; inputs per output
+  int64_t divisor = 1;                     // what a mean divides by
+  StridedDims kept, reduced;               // kGeneral
+};
+
+// Validates the axes, allocates the output and chooses the kernel. False when there is
+// nothing to launch (an empty output) or after reporting a failure.
+bool PlanReduce(TF_OpKernelContext* ctx, void* state, TF_DataType dtype, ReducePlan* plan) {
+  const bool keep_dims = static_cast<ReduceAttrs*>(state)->keep_dims;
+  TensorPtr input = Input(ctx, 0), axes_t = Input(ctx, 1);
+  if (!input || !axes_t) return false;
+  const std::vector<int64_t> dims = Dims(input.get());
+  std::vector<int64_t> axes = IndexValues(axes_t.get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (!NormalizeAxes(&axes, rank)) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction dimension for input of rank " +
+                                       std::to_string(rank) + ": " +
+                                       ShapeString(IndexValues(axes_t.get())));
+    return false;
+  }
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[a] = true;
+  std::vector<int64_t> out_dims;
+  int64_t reduce_count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) reduce_count *= dims[d];
+    if (!reduced[d] || keep_dims) out_dims.push_back(reduced[d] ? 1 : dims[d]);
+  }
+  TensorPtr output = AllocateOutput(ctx, 0, dtype, out_dims);
+  if (!output) return false;
+  plan->out_n = NumElements(out_dims);
+  if (plan->out_n == 0) return false;
+  plan->stream = GetStream(ctx);
+  if (!plan->stream) return false;
+  // The context keeps the output alive after this reference goes.
+  plan->in = TF_TensorData(input.get());
+  plan->out = TF_TensorData(output.get());
+  plan->divisor = reduce_count;
+  const int64_t n = NumElements(dims);
+  if (n == 0) {
+    plan->kind = ReducePlan::kFill;
+    return true;
+  }
+  plan->count = n / plan->out_n;
+  // Neighbouring dims both reduced or both kept merge; size-1 dims drop out.
+  std::vector<int64_t> sizes;
+  std::vector<bool> is_reduced;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (dims[d] == 1) continue;
+    if (!sizes.empty() && is_reduced.back() == reduced[d]) {
+      sizes.back() *= dims[d];
+    } else {
+      sizes.push_back(dims[d]);
+      is_reduced.push_back(reduced[d]);
+    }
+  }
+  const size_t k = sizes.size();
+  if (k == 0 || (k == 1 && !is_reduced[0])) {  // nothing reduced: each value finished alone
+    plan->kind = ReducePlan::kColumns;
+    plan->outer = 1;
+    plan->rows = 1;
+    plan->inner = n;
+  } else if (k == 1) {  // everything
+    plan->kind = ReducePlan::kRows;
+    plan->outer = 1;
+    plan->rows = n;
+  } else if (k == 2 && is_reduced[1]) {  // [kept, reduced]
+    plan->kind = ReducePlan::kRows;
+    plan->outer = sizes[0];
+    plan->rows = sizes[1];
+  } else if (k == 2) {  // [reduced, kept]
+    plan->kind = ReducePlan::kColumns;
+    plan->outer = 1;
+    plan->rows = sizes[0];
+    plan->inner = sizes[1];
+  } else if (k == 3 && !is_reduced[0]) {  // [kept, reduced, kept]
+    plan->kind = ReducePlan::kColumns;
+    plan->outer = sizes[0];
+    plan->rows = sizes[1];
+    plan->inner = sizes[2];
+  } else {
+    plan->kind = ReducePlan::kGeneral;
+    int64_t stride = 1;
+    for (size_t g = k; g-- > 0;) {  // innermost first; reversed below
+      StridedDims& d = is_reduced[g] ? plan->reduced : plan->kept;
+      if (d.rank == kMaxGroups) {
+        Fail(ctx, TF_UNIMPLEMENTED, "GPU reduction of input shape " + ShapeString(dims) +
+                                        " over axes " + ShapeString(axes) +
+                                        ": too many alternating reduced and kept dimensions");
+        return false;
+      }
+      d.size[d.rank] = sizes[g];
+      d.stride[d.rank] = stride;
+      ++d.rank;
+      stride *= sizes[g];
+    }
+    for (StridedDims* d : {&plan->kept, &plan->reduced}) {
+      for (int i = 0, j = d->rank - 1; i < j; ++i, --j) {
+        std::swap(d->size[i], d->size[j]);
+        std::swap(d->stride[i], d->stride[j]);
+      }
+    }
+  }
+  return true;
+}
 
 // The output of an empty reduction: the identity, through the mean's division by 0 for
 // floats (NaN); an empty integer mean stays 0, as on the CPU.
@@ -462,81 +549,29 @@ template <typename R>
 struct Reduce {
   template <typename T>
   static void Compute(void* state, TF_OpKernelContext* ctx) {
-    using A = Accumulator<T, R>;
-    const bool keep_dims = static_cast<ReduceAttrs*>(state)->keep_dims;
-    TensorPtr input = Input(ctx, 0), axes_t = Input(ctx, 1);
-    if (!input || !axes_t) return;
-    const std::vector<int64_t> dims = Dims(input.get());
-    std::vector<int64_t> axes = IndexValues(axes_t.get());
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (!NormalizeAxes(&axes, rank)) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction dimension for input of rank " +
-                                         std::to_string(rank) + ": " +
-                                         ShapeString(IndexValues(axes_t.get())));
-      return;
-    }
-    std::vector<bool> reduced(rank, false);
-    for (int64_t a : axes) reduced[a] = true;
-    std::vector<int64_t> out_dims;
-    int64_t reduce_count = 1;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (reduced[d]) reduce_count *= dims[d];
-      if (!reduced[d] || keep_dims) out_dims.push_back(reduced[d] ? 1 : dims[d]);
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, out_dims);
-    if (!output) return;
-    const int64_t out_n = NumElements(out_dims);
-    if (out_n == 0) return;
-    cudaStream_t stream = GetStream(ctx);
-    if (!stream) return;
-    const T* in = Data<T>(input);
-    T* out = Data<T>(output);
+    ReducePlan p;
+    if (!PlanReduce(ctx, state, DtypeOf<T>::value, &p)) return;
+    const T* in = static_cast<const T*>(p.in);
+    T* out = static_cast<T*>(p.out);
     const int sms = MultiprocessorCount();
-    if (NumElements(dims) == 0) {
-      FillKernel<T><<<GridFor(out_n, kThreads, sms), kThreads, 0, stream>>>(out, out_n,
-                                                                            EmptyValue<R, T>());
-      CheckLaunch(ctx, "FillKernel");
-      return;
-    }
-    const ReductionLayout l = MergeDims(dims, reduced);
-    const size_t k = l.sizes.size();
-    const int64_t n = NumElements(dims);
-    if (k == 0 || (k == 1 && !l.reduced[0])) {  // nothing reduced: each value finished alone
-      ReduceColumns<R, T>(ctx, stream, in, 1, 1, n, out, reduce_count);
-    } else if (k == 1) {  // everything
-      ReduceRows<R, T>(ctx, stream, in, 1, n, out, reduce_count);
-    } else if (k == 2 && l.reduced[1]) {  // [kept, reduced]
-      ReduceRows<R, T>(ctx, stream, in, l.sizes[0], l.sizes[1], out, reduce_count);
-    } else if (k == 2) {  // [reduced, kept]
-      ReduceColumns<R, T>(ctx, stream, in, 1, l.sizes[0], l.sizes[1], out, reduce_count);
-    } else if (k == 3 && !l.reduced[0]) {  // [kept, reduced, kept]
-      ReduceColumns<R, T>(ctx, stream, in, l.sizes[0], l.sizes[1], l.sizes[2], out, reduce_count);
-    } else {
-      StridedDims kept, red;
-      int64_t stride = 1;
-      for (size_t g = k; g-- > 0;) {
-        StridedDims& d = l.reduced[g] ? red : kept;
-        if (d.rank == kMaxGroups) {
-          Fail(ctx, TF_UNIMPLEMENTED, "GPU reduction of input shape " + ShapeString(dims) +
-                                          " over axes " + ShapeString(axes) +
-                                          ": too many alternating reduced and kept dimensions");
-          return;
-        }
-        d.size[d.rank] = l.sizes[g];
-        d.stride[d.rank] = stride;
-        ++d.rank;
-        stride *= l.sizes[g];
-      }
-      // Filled innermost first: put them outermost first.
-      for (StridedDims* d : {&kept, &red}) {
-        for (int i = 0, j = d->rank - 1; i < j; ++i, --j) {
-          std::swap(d->size[i], d->size[j]);
-          std::swap(d->stride[i], d->stride[j]);
-        }
-      }
-      ReduceGeneralKernel<R, T, A><<<GridFor(out_n, kThreads / 32, sms), kThreads, 0, stream>>>(
-          in, kept, red, out_n, n / out_n, out, reduce_count);
-      CheckLaunch(ctx, "ReduceGeneralKernel");
+    switch (p.kind) {
+      case ReducePlan::kFill:
+        FillKernel<T><<<GridFor(p.out_n, kThreads, sms), kThreads, 0, p.stream>>>(
+            out, p.out_n, EmptyValue<R, T>());
+        CheckLaunch(ctx, "FillKernel");
+        break;
+      case ReducePlan::kRows:
+        ReduceRows<R, T>(ctx, p.stream, in, p.outer, p.rows, out, p.divisor);
+        break;
+      case ReducePlan::kColumns:
+        ReduceColumns<R, T>(ctx, p.stream, in, p.outer, p.rows, p.inner, out, p.divisor);
+        break;
+      case ReducePlan::kGeneral:
+        ReduceGeneralKernel<R, T, Accumulator<T, R>>
+            <<<GridFor(p.out_n, kThreads / 32, sms), kThreads, 0, p.stream>>>(
+                in, p.kept, p.reduced, p.out_n, p.count, out, p.divisor);
+        CheckLaunch(ctx, "ReduceGeneralKernel");
+        break;
     }
   }
 };
@@ -593,7 +628,7 @@ ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* o
     const T* x = in + row * len;
     ArgCandidate<C> best{C(), -1};
     for (int64_t k = lane; k < len; k += 32) best = better(best, ArgCandidate<C>{Widen(x[k]), k});
-    best = GroupReduce<32>(best, better, static_cast<ArgCandidate<C>*>(nullptr));
+    best = GroupReduce(best, better, 32, static_cast<ArgCandidate<C>*>(nullptr));
     if (lane == 0) StoreIndex(out, row, IsNan(Widen(x[0])) ? int64_t{0} : best.index, out64);
   }
 }
@@ -622,43 +657,64 @@ ArgReduceColumnsKernel(const T* __restrict__ in, int64_t outer, int64_t len, int
   }
 }
 
-template <bool kMax, typename T, typename Out>
-void ArgReduceCompute(void*, TF_OpKernelContext* ctx) {
+// An ArgMax / ArgMin worked out on the host: the input as [outer, len, inner].
+struct ArgPlan {
+  cudaStream_t stream = nullptr;
+  const void* in = nullptr;
+  void* out = nullptr;
+  bool out64 = false;
+  int64_t outer = 1, len = 1, inner = 1;
+};
+
+// Validates the axis and allocates the output. False when there is nothing to launch
+// or after reporting a failure.
+bool PlanArgReduce(TF_OpKernelContext* ctx, TF_DataType out_type, ArgPlan* plan) {
   TensorPtr input = Input(ctx, 0), axis_t = Input(ctx, 1);
-  if (!input || !axis_t) return;
+  if (!input || !axis_t) return false;
   const std::vector<int64_t> dims = Dims(input.get());
   std::vector<int64_t> axis = IndexValues(axis_t.get());
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (axis.size() != 1 || !NormalizeAxes(&axis, rank)) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Expected a dimension in [-" + std::to_string(rank) + ", " +
                                        std::to_string(rank) + ")");
-    return;
+    return false;
   }
   const int64_t a = axis[0];
   if (dims[a] == 0) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Reduction axis " + std::to_string(a) + " is empty in shape " +
                                        ShapeString(dims));
-    return;
+    return false;
   }
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < a; ++d) outer *= dims[d];
-  for (int64_t d = a + 1; d < rank; ++d) inner *= dims[d];
+  for (int64_t d = 0; d < a; ++d) plan->outer *= dims[d];
+  for (int64_t d = a + 1; d < rank; ++d) plan->inner *= dims[d];
+  plan->len = dims[a];
   std::vector<int64_t> out_dims;
   for (int64_t d = 0; d < rank; ++d)
     if (d != a) out_dims.push_back(dims[d]);
-  TensorPtr output = AllocateOutput<Out>(ctx, 0, out_dims);
-  if (!output) return;
-  if (outer * inner == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (!stream) return;
+  TensorPtr output = AllocateOutput(ctx, 0, out_type, out_dims);
+  if (!output) return false;
+  if (plan->outer * plan->inner == 0) return false;
+  plan->stream = GetStream(ctx);
+  if (!plan->stream) return false;
+  plan->in = TF_TensorData(input.get());
+  plan->out = TF_TensorData(output.get());  // the context keeps the output alive
+  plan->out64 = out_type == TF_INT64;
+  return true;
+}
+
+template <bool kMax, typename T, TF_DataType kOut>
+void ArgReduceCompute(void*, TF_OpKernelContext* ctx) {
+  ArgPlan p;
+  if (!PlanArgReduce(ctx, kOut, &p)) return;
   const int sms = MultiprocessorCount();
-  const bool out64 = std::is_same_v<Out, int64_t>;
-  if (inner == 1) {
-    ArgReduceRowsKernel<kMax, T><<<GridFor(outer, kThreads / 32, sms), kThreads, 0, stream>>>(
-        Data<T>(input), outer, dims[a], TF_TensorData(output.get()), out64);
+  const T* in = static_cast<const T*>(p.in);
+  if (p.inner == 1) {
+    ArgReduceRowsKernel<kMax, T><<<GridFor(p.outer, kThreads / 32, sms), kThreads, 0, p.stream>>>(
+        in, p.outer, p.len, p.out, p.out64);
   } else {
-    ArgReduceColumnsKernel<kMax, T><<<GridFor(outer * inner, kThreads, sms), kThreads, 0, stream>>>(
-        Data<T>(input), outer, dims[a], inner, TF_TensorData(output.get()), out64);
+    ArgReduceColumnsKernel<kMax, T>
+        <<<GridFor(p.outer * p.inner, kThreads, sms), kThreads, 0, p.stream>>>(
+            in, p.outer, p.len, p.inner, p.out, p.out64);
   }
   CheckLaunch(ctx, kMax ? "ArgMax" : "ArgMin");
 }
@@ -706,12 +762,12 @@ __device__ __forceinline__ SoftmaxState<C> SoftmaxMerge(SoftmaxState<C> a, Softm
 
 // One group of G threads per row of `depth` values: one read for the maximum and the sum
 // together, one more (from L2 for rows that fit there) to write.
-template <bool kLog, typename T, int G>
+template <bool kLog, typename T>
 __global__ void __launch_bounds__(kThreads)
-SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t depth) {
+SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t depth, int G) {
   using C = Compute<T>;
   __shared__ SoftmaxState<C> shared[kThreads / 32];
-  constexpr int kGroups = kThreads / G;
+  const int kGroups = kThreads / G;
   const int lane = threadIdx.x % G;
   const auto merge = [](SoftmaxState<C> a, SoftmaxState<C> b) { return SoftmaxMerge(a, b); };
   for (int64_t row = static_cast<int64_t>(blockIdx.x) * kGroups + threadIdx.x / G; row < rows;
@@ -720,9 +776,9 @@ SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64
     T* y = out + row * depth;
     SoftmaxState<C> s{-std::numeric_limits<C>::infinity(), C(0)};
     for (int64_t k = lane; k < depth; k += G) s = SoftmaxAdd(s, Widen(x[k]));
-    s = GroupReduce<G>(s, merge, shared);
+    s = GroupReduce(s, merge, G, shared);
     // Every thread of the group needs the row's result.
-    if constexpr (G == 32) {
+    if (G == 32) {
       s.max = __shfl_sync(0xffffffffu, s.max, 0);
       s.sum = __shfl_sync(0xffffffffu, s.sum, 0);
     } else {
@@ -760,13 +816,9 @@ struct Softmax {
       cudaStream_t stream = GetStream(ctx);
       if (!stream) return;
       const int sms = MultiprocessorCount();
-      if (depth <= 1024) {
-        SoftmaxKernel<kLog, T, 32><<<GridFor(rows, kThreads / 32, sms), kThreads, 0, stream>>>(
-            Data<T>(logits), Data<T>(output), rows, depth);
-      } else {
-        SoftmaxKernel<kLog, T, kThreads><<<GridFor(rows, 1, sms), kThreads, 0, stream>>>(
-            Data<T>(logits), Data<T>(output), rows, depth);
-      }
+      const int group = depth <= 1024 ? 32 : kThreads;
+      SoftmaxKernel<kLog, T><<<GridFor(rows, kThreads / group, sms), kThreads, 0, stream>>>(
+          Data<T>(logits), Data<T>(output), rows, depth, group);
       CheckLaunch(ctx, kLog ? "LogSoftmax" : "Softmax");
     }
   };
@@ -794,11 +846,11 @@ template <bool kMax, typename... Ts>
 void RegisterArgReduce(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
     (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT64}},
-                         {"dimension"}, &ArgReduceCompute<kMax, Ts, int64_t>},
+                         {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT64>},
               status),
      ...);
     (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT32}},
-                         {"dimension"}, &ArgReduceCompute<kMax, Ts, int32_t>},
+                         {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT32>},
               status),
      ...);
   }
