@@ -54,7 +54,9 @@ LARGE_CASES = [
     (((1 << 20) + 3,), [0]),       # everything: segments, an unaligned tail
     ((3001, 300), [0]),            # few columns, many rows: split
     ((2, 60001, 3), [1]),          # very few columns
-    ((64, 64, 64), [0, 2]),        # general, larger
+    ((64, 64, 64), [0, 2]),        # general, inputs cut into chunks
+    ((7, 3, 50001), [0, 2]),       # general, chunks across the inner rows
+    ((3, 5000, 7), [0, 2]),        # general, many outputs
     ((600, 700), [0, 1]),
 ]
 

@@ -135,12 +135,13 @@ __device__ __forceinline__ V ShuffleDown(V v, int delta) {
   return v;
 }
 
-// Combines `v` across a group of `group` threads: 32 (a warp) or kThreads (the block).
-// The result is valid in the group's first thread. `shared` holds kThreads / 32 values;
-// for a block-wide group every thread of the block must call this.
+// Combines `v` across a group of `group` threads: a power of two up to 32 (aligned
+// parts of a warp) or kThreads (the block). The result is valid in the group's first
+// thread. Every thread of the warp (of the block, for a block-wide group) must call
+// this; `shared` holds kThreads / 32 values.
 template <typename V, typename F>
 __device__ __forceinline__ V GroupReduce(V v, F combine, int group, V* shared) {
-  for (int d = 16; d > 0; d >>= 1) v = combine(v, ShuffleDown(v, d));
+  for (int d = (group < 32 ? group : 32) / 2; d > 0; d >>= 1) v = combine(v, ShuffleDown(v, d));
   if (group > 32) {
     constexpr int kWarps = kThreads / 32;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -166,7 +167,7 @@ struct alignas(16) Pack {
 };
 
 // Reduces p[0..len) over the G threads of a group (this one is `lane`), 16 bytes per load
-// once p is aligned; the caller combines the group's results. G >= 16.
+// once p is aligned; the caller combines the group's results.
 template <typename R, typename A, typename In>
 __device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, int lane, int G) {
   constexpr int kVec = Pack<In>::kSize;
@@ -174,7 +175,7 @@ __device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, i
   const uintptr_t misalign = reinterpret_cast<uintptr_t>(p) % 16;
   int64_t head = misalign == 0 ? 0 : static_cast<int64_t>((16 - misalign) / sizeof(In));
   if (head > len) head = len;
-  if (lane < head) acc = R::Combine(acc, Load<A>(p[lane]));
+  for (int64_t t = lane; t < head; t += G) acc = R::Combine(acc, Load<A>(p[t]));
   const Pack<In>* __restrict__ v = reinterpret_cast<const Pack<In>*>(p + head);
   const int64_t packs = (len - head) / kVec;
   int64_t i = lane;
@@ -201,22 +202,30 @@ __device__ __forceinline__ A ReduceSpan(const In* __restrict__ p, int64_t len, i
 // Row `row` of the input is in[row * row_len .. +row_len); it is cut into `splits`
 // segments of `chunk` elements. out[g] is the reduction of segment g (row g / splits,
 // segment g % splits) for g < segments = rows * splits. One group of `group` threads
-// (32 or kThreads) per segment.
+// per segment (a power of two up to 32, or kThreads); the loop runs alike for the whole
+// block, so that every thread takes part in the group's shuffles.
 template <typename R, typename In, typename A, typename Out>
 __global__ void __launch_bounds__(kThreads)
 ReduceRowsKernel(const In* __restrict__ in, int64_t segments, int64_t splits, int64_t chunk,
                  int64_t row_len, Out* __restrict__ out, int64_t divisor, int group) {
   __shared__ A shared[kThreads / 32];
-  const int kGroups = kThreads / group;
+  const int groups = kThreads / group;
   const int lane = threadIdx.x % group;
   const auto combine = [](A a, A b) { return R::Combine(a, b); };
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * kGroups + threadIdx.x / group; g < segments;
-       g += static_cast<int64_t>(gridDim.x) * kGroups) {
-    const int64_t row = g / splits, begin = (g - row * splits) * chunk;
-    const int64_t len = row_len - begin < chunk ? row_len - begin : chunk;
-    A acc = ReduceSpan<R, A>(in + row * row_len + begin, len, lane, group);
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * groups; first < segments;
+       first += static_cast<int64_t>(gridDim.x) * groups) {
+    const int64_t g = first + threadIdx.x / group;
+    const In* p = in;
+    int64_t len = 0;  // past the last segment: nothing to read
+    if (g < segments) {
+      const int64_t row = splits == 1 ? g : g / splits;  // a 64-bit division costs
+      const int64_t begin = (g - row * splits) * chunk;
+      len = row_len - begin < chunk ? row_len - begin : chunk;
+      p = in + row * row_len + begin;
+    }
+    A acc = ReduceSpan<R, A>(p, len, lane, group);
     acc = GroupReduce(acc, combine, group, shared);
-    if (lane == 0) out[g] = Finish<R, A, Out>(acc, divisor);
+    if (lane == 0 && g < segments) out[g] = Finish<R, A, Out>(acc, divisor);
   }
 }
 
@@ -271,21 +280,41 @@ __device__ __forceinline__ int64_t OffsetOf(int64_t index, const StridedDims& d)
   return offset;
 }
 
-// A warp per output element: out[o] reduces the `count` inputs at kept offset(o) +
-// reduced offset(r).
-template <typename R, typename T, typename A>
+// Output o reduces the inputs at kept offset(o) + reduced offset(q, r), where q indexes
+// the reduced dims but the innermost (`outer_reduced`) and r the innermost (`last`
+// values `last_stride` apart), over the flat index q * last + r in [0, count). That range
+// is cut into `splits` chunks of `chunk`: out[o * splits + s] reduces chunk s (with one
+// chunk, out[o] is the finished result). A group of `group` threads (a power of two up to
+// 32, or kThreads) per chunk; r is walked by the group's threads, q one at a time, so
+// divisions stay out of the inner loop.
+template <typename R, typename T, typename A, typename Out>
 __global__ void __launch_bounds__(kThreads)
-ReduceGeneralKernel(const T* __restrict__ in, StridedDims kept, StridedDims reduced,
-                    int64_t out_n, int64_t count, T* __restrict__ out, int64_t divisor) {
-  const int lane = threadIdx.x % 32;
+ReduceGeneralKernel(const T* __restrict__ in, StridedDims kept, StridedDims outer_reduced,
+                    int64_t last, int64_t last_stride, int64_t count, int64_t segments,
+                    int64_t splits, int64_t chunk, Out* __restrict__ out, int64_t divisor,
+                    int group) {
+  __shared__ A shared[kThreads / 32];
+  const int groups = kThreads / group;
+  const int lane = threadIdx.x % group;
   const auto combine = [](A a, A b) { return R::Combine(a, b); };
-  for (int64_t o = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32; o < out_n;
-       o += static_cast<int64_t>(gridDim.x) * (kThreads / 32)) {
-    const T* base = in + OffsetOf(o, kept);
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * groups; first < segments;
+       first += static_cast<int64_t>(gridDim.x) * groups) {
+    const int64_t g = first + threadIdx.x / group;
     A acc = R::template Init<A>();
-    for (int64_t r = lane; r < count; r += 32) acc = R::Combine(acc, Load<A>(base[OffsetOf(r, reduced)]));
-    acc = GroupReduce(acc, combine, 32, static_cast<A*>(nullptr));
-    if (lane == 0) out[o] = Finish<R, A, T>(acc, divisor);
+    if (g < segments) {
+      const int64_t o = g / splits;
+      const int64_t begin = (g - o * splits) * chunk;
+      const int64_t end = count - begin < chunk ? count : begin + chunk;
+      const T* base = in + OffsetOf(o, kept);
+      for (int64_t q = begin / last; q * last < end; ++q) {
+        const T* p = base + OffsetOf(q, outer_reduced);
+        const int64_t r0 = begin > q * last ? begin - q * last : 0;
+        const int64_t r1 = end - q * last < last ? end - q * last : last;
+        for (int64_t r = r0 + lane; r < r1; r += group) acc = R::Combine(acc, Load<A>(p[r * last_stride]));
+      }
+    }
+    acc = GroupReduce(acc, combine, group, shared);
+    if (lane == 0 && g < segments) out[g] = Finish<R, A, Out>(acc, divisor);
   }
 }
 
@@ -326,6 +355,14 @@ unsigned GridFor(int64_t work_items, int64_t per_block, int sms) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Threads for a row of `len` values read `per_load` at a time: a power of two up to a
+// warp, about two loads each, so that short rows do not leave most of a warp idle.
+int SubWarpGroup(int64_t len, int per_load) {
+  int group = 1;
+  while (group < 32 && static_cast<int64_t>(group) * per_load * 2 < len) group *= 2;
+  return group;
+}
+
 // Threads a device keeps busy at full occupancy (2048 per multiprocessor).
 int64_t ResidentThreads(int sms) { return static_cast<int64_t>(sms) * 2048; }
 
@@ -347,7 +384,7 @@ bool ReduceRows(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, int64
     if (splits > 1024) splits = 1024;
   }
   if (splits <= 1) {
-    const int group = row_len <= 2048 ? 32 : kThreads;
+    const int group = row_len <= 2048 ? SubWarpGroup(row_len, Pack<T>::kSize) : kThreads;
     ReduceRowsKernel<R, T, A, T><<<GridFor(rows, kThreads / group, sms), kThreads, 0, stream>>>(
         in, rows, 1, row_len, row_len, out, divisor, group);
     return CheckLaunch(ctx, "ReduceRowsKernel");
@@ -393,7 +430,7 @@ bool ReduceColumns(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, in
       in, outer, rows, inner, splits, chunk, part, 0);
   if (!CheckLaunch(ctx, "ReduceColumnsKernel (chunks)")) return false;
   // The partials are [columns, splits]: a contiguous row per column.
-  const int group = splits <= 2048 ? 32 : kThreads;
+  const int group = splits <= 2048 ? SubWarpGroup(splits, Pack<A>::kSize) : kThreads;
   ReduceRowsKernel<R, A, A, T><<<GridFor(columns, kThreads / group, sms), kThreads, 0, stream>>>(
       part, columns, 1, splits, splits, out, divisor, group);
   return CheckLaunch(ctx, "ReduceRowsKernel (partials)");
@@ -430,7 +467,8 @@ struct ReducePlan {
   int64_t outer = 1, rows = 1, inner = 1;  // kRows: outer rows of `rows`; kColumns: all three
   int64_t out_n = 0, count = 0;            // outputs; inputs per output
   int64_t divisor = 1;                     // what a mean divides by
-  StridedDims kept, reduced;               // kGeneral
+  StridedDims kept, reduced;               // kGeneral: reduced less its innermost dim,
+  int64_t last = 1, last_stride = 1;       // which is `last` values `last_stride` apart
 };
 
 // Validates the axes, allocates the output and chooses the kernel. False when there is
@@ -530,8 +568,48 @@ bool PlanReduce(TF_OpKernelContext* ctx, void* state, TF_DataType dtype, ReduceP
         std::swap(d->stride[i], d->stride[j]);
       }
     }
+    StridedDims& r = plan->reduced;  // at least two reduced dims in this layout
+    --r.rank;
+    plan->last = r.size[r.rank];
+    plan->last_stride = r.stride[r.rank];
   }
   return true;
+}
+
+// Launches the general kernel; too few outputs to fill the device cut their inputs into
+// chunks, a block's each, finished by the rows kernel.
+template <typename R, typename T>
+bool ReduceGeneral(TF_OpKernelContext* ctx, const ReducePlan& p, const T* in, T* out) {
+  using A = Accumulator<T, R>;
+  const int sms = MultiprocessorCount();
+  const int64_t want_blocks = static_cast<int64_t>(sms) * (2048 / kThreads);
+  const int64_t min_chunk = 4 * kThreads;
+  int64_t splits = 1;
+  if (p.out_n < want_blocks / 2 && p.count >= 2 * min_chunk) {
+    splits = CeilDiv(want_blocks, p.out_n);
+    if (splits > CeilDiv(p.count, min_chunk)) splits = CeilDiv(p.count, min_chunk);
+  }
+  const int64_t chunk = CeilDiv(p.count, splits);
+  splits = CeilDiv(p.count, chunk);
+  const int group = chunk >= 2048 ? kThreads : SubWarpGroup(chunk, 2);
+  const unsigned grid = GridFor(p.out_n * splits, kThreads / group, sms);
+  if (splits == 1) {
+    ReduceGeneralKernel<R, T, A, T><<<grid, kThreads, 0, p.stream>>>(
+        in, p.kept, p.reduced, p.last, p.last_stride, p.count, p.out_n, 1, chunk, out, p.divisor,
+        group);
+    return CheckLaunch(ctx, "ReduceGeneralKernel");
+  }
+  TensorPtr partial = AllocateTemp(ctx, DtypeOf<A>::value, {p.out_n * splits});
+  if (!partial) return false;
+  A* part = Data<A>(partial);
+  ReduceGeneralKernel<R, T, A, A><<<grid, kThreads, 0, p.stream>>>(
+      in, p.kept, p.reduced, p.last, p.last_stride, p.count, p.out_n * splits, splits, chunk, part,
+      0, group);
+  if (!CheckLaunch(ctx, "ReduceGeneralKernel (chunks)")) return false;
+  const int rows_group = splits <= 2048 ? SubWarpGroup(splits, Pack<A>::kSize) : kThreads;
+  ReduceRowsKernel<R, A, A, T><<<GridFor(p.out_n, kThreads / rows_group, sms), kThreads, 0, p.stream>>>(
+      part, p.out_n, 1, splits, splits, out, p.divisor, rows_group);
+  return CheckLaunch(ctx, "ReduceRowsKernel (partials)");
 }
 
 // The output of an empty reduction: the identity, through the mean's division by 0 for
@@ -567,10 +645,7 @@ struct Reduce {
         ReduceColumns<R, T>(ctx, p.stream, in, p.outer, p.rows, p.inner, out, p.divisor);
         break;
       case ReducePlan::kGeneral:
-        ReduceGeneralKernel<R, T, Accumulator<T, R>>
-            <<<GridFor(p.out_n, kThreads / 32, sms), kThreads, 0, p.stream>>>(
-                in, p.kept, p.reduced, p.out_n, p.count, out, p.divisor);
-        CheckLaunch(ctx, "ReduceGeneralKernel");
+        ReduceGeneral<R, T>(ctx, p, in, out);
         break;
     }
   }
@@ -767,20 +842,24 @@ __global__ void __launch_bounds__(kThreads)
 SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t depth, int G) {
   using C = Compute<T>;
   __shared__ SoftmaxState<C> shared[kThreads / 32];
-  const int kGroups = kThreads / G;
+  const int groups = kThreads / G;
   const int lane = threadIdx.x % G;
   const auto merge = [](SoftmaxState<C> a, SoftmaxState<C> b) { return SoftmaxMerge(a, b); };
-  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kGroups + threadIdx.x / G; row < rows;
-       row += static_cast<int64_t>(gridDim.x) * kGroups) {
-    const T* x = in + row * depth;
-    T* y = out + row * depth;
+  // The loop runs alike for the whole block: every thread takes part in the shuffles.
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * groups; first < rows;
+       first += static_cast<int64_t>(gridDim.x) * groups) {
+    const int64_t row = first + threadIdx.x / G;
+    const int64_t len = row < rows ? depth : 0;  // past the last row: nothing to do
+    const T* x = in + (row < rows ? row : 0) * depth;
+    T* y = out + (row < rows ? row : 0) * depth;
     SoftmaxState<C> s{-std::numeric_limits<C>::infinity(), C(0)};
-    for (int64_t k = lane; k < depth; k += G) s = SoftmaxAdd(s, Widen(x[k]));
+    for (int64_t k = lane; k < len; k += G) s = SoftmaxAdd(s, Widen(x[k]));
     s = GroupReduce(s, merge, G, shared);
     // Every thread of the group needs the row's result.
-    if (G == 32) {
-      s.max = __shfl_sync(0xffffffffu, s.max, 0);
-      s.sum = __shfl_sync(0xffffffffu, s.sum, 0);
+    if (G <= 32) {
+      const int leader = threadIdx.x % 32 / G * G;
+      s.max = __shfl_sync(0xffffffffu, s.max, leader);
+      s.sum = __shfl_sync(0xffffffffu, s.sum, leader);
     } else {
       if (threadIdx.x == 0) shared[0] = s;
       __syncthreads();
@@ -789,9 +868,10 @@ SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64
     }
     if constexpr (kLog) {
       const C log_sum = Log(s.sum);
-      for (int64_t k = lane; k < depth; k += G) y[k] = Narrow<T>(Widen(x[k]) - s.max - log_sum);
+      for (int64_t k = lane; k < len; k += G) y[k] = Narrow<T>(Widen(x[k]) - s.max - log_sum);
     } else {
-      for (int64_t k = lane; k < depth; k += G) y[k] = Narrow<T>(Exp(Widen(x[k]) - s.max) / s.sum);
+      const C scale = C(1) / s.sum;  // one division per row: within an ulp of the CPU's
+      for (int64_t k = lane; k < len; k += G) y[k] = Narrow<T>(Exp(Widen(x[k]) - s.max) * scale);
     }
   }
 }
@@ -816,7 +896,7 @@ struct Softmax {
       cudaStream_t stream = GetStream(ctx);
       if (!stream) return;
       const int sms = MultiprocessorCount();
-      const int group = depth <= 1024 ? 32 : kThreads;
+      const int group = depth <= 1024 ? SubWarpGroup(depth, 2) : kThreads;
       SoftmaxKernel<kLog, T><<<GridFor(rows, kThreads / group, sms), kThreads, 0, stream>>>(
           Data<T>(logits), Data<T>(output), rows, depth, group);
       CheckLaunch(ctx, kLog ? "LogSoftmax" : "Softmax");
