@@ -835,15 +835,20 @@ __device__ __forceinline__ SoftmaxState<C> SoftmaxMerge(SoftmaxState<C> a, Softm
   return {max, Rescale(a.sum, a.max, max) + Rescale(b.sum, b.max, max)};
 }
 
-// One group of G threads per row of `depth` values: one read for the maximum and the sum
-// together, one more (from L2 for rows that fit there) to write.
+// One group of G threads per row of `depth` values: one read of the input for the
+// maximum and the sum together, then the write. With `cached`, each thread keeps the
+// values it read in dynamic shared memory (a row per group; each thread reads back only
+// its own, so no barrier) instead of reading the input a second time.
 template <bool kLog, typename T>
 __global__ void __launch_bounds__(kThreads)
-SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t depth, int G) {
+SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t depth, int G,
+              bool cached) {
   using C = Compute<T>;
   __shared__ SoftmaxState<C> shared[kThreads / 32];
+  extern __shared__ __align__(16) unsigned char row_cache[];
   const int groups = kThreads / G;
   const int lane = threadIdx.x % G;
+  C* cache = reinterpret_cast<C*>(row_cache) + (cached ? (threadIdx.x / G) * depth : 0);
   const auto merge = [](SoftmaxState<C> a, SoftmaxState<C> b) { return SoftmaxMerge(a, b); };
   // The loop runs alike for the whole block: every thread takes part in the shuffles.
   for (int64_t first = static_cast<int64_t>(blockIdx.x) * groups; first < rows;
@@ -853,7 +858,15 @@ SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64
     const T* x = in + (row < rows ? row : 0) * depth;
     T* y = out + (row < rows ? row : 0) * depth;
     SoftmaxState<C> s{-std::numeric_limits<C>::infinity(), C(0)};
-    for (int64_t k = lane; k < len; k += G) s = SoftmaxAdd(s, Widen(x[k]));
+    if (cached) {
+      for (int64_t k = lane; k < len; k += G) {
+        const C v = Widen(x[k]);
+        cache[k] = v;
+        s = SoftmaxAdd(s, v);
+      }
+    } else {
+      for (int64_t k = lane; k < len; k += G) s = SoftmaxAdd(s, Widen(x[k]));
+    }
     s = GroupReduce(s, merge, G, shared);
     // Every thread of the group needs the row's result.
     if (G <= 32) {
@@ -868,10 +881,12 @@ SoftmaxKernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64
     }
     if constexpr (kLog) {
       const C log_sum = Log(s.sum);
-      for (int64_t k = lane; k < len; k += G) y[k] = Narrow<T>(Widen(x[k]) - s.max - log_sum);
+      for (int64_t k = lane; k < len; k += G)
+        y[k] = Narrow<T>((cached ? cache[k] : Widen(x[k])) - s.max - log_sum);
     } else {
       const C scale = C(1) / s.sum;  // one division per row: within an ulp of the CPU's
-      for (int64_t k = lane; k < len; k += G) y[k] = Narrow<T>(Exp(Widen(x[k]) - s.max) * scale);
+      for (int64_t k = lane; k < len; k += G)
+        y[k] = Narrow<T>(Exp((cached ? cache[k] : Widen(x[k])) - s.max) * scale);
     }
   }
 }
@@ -897,8 +912,13 @@ struct Softmax {
       if (!stream) return;
       const int sms = MultiprocessorCount();
       const int group = depth <= 1024 ? SubWarpGroup(depth, 2) : kThreads;
-      SoftmaxKernel<kLog, T><<<GridFor(rows, kThreads / group, sms), kThreads, 0, stream>>>(
-          Data<T>(logits), Data<T>(output), rows, depth, group);
+      // The block's rows kept in shared memory where they fit the default 48 KiB.
+      const int64_t cache_bytes =
+          static_cast<int64_t>(kThreads / group) * depth * sizeof(typename ComputeType<T>::type);
+      const bool cached = cache_bytes <= 48 * 1024;
+      SoftmaxKernel<kLog, T><<<GridFor(rows, kThreads / group, sms), kThreads,
+                               cached ? static_cast<size_t>(cache_bytes) : 0, stream>>>(
+          Data<T>(logits), Data<T>(output), rows, depth, group, cached);
       CheckLaunch(ctx, kLog ? "LogSoftmax" : "Softmax");
     }
   };
