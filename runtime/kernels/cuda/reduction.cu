@@ -8,11 +8,15 @@
 // the common layouts, each one pass over the input where the output alone has enough
 // parallelism, else two (partial results in a temp, then a small second kernel; no host
 // synchronisation):
-//   rows     inner == 1: a warp or a block per contiguous row, 16-byte loads;
-//            a long row (or the whole tensor) is split into segments across blocks;
+//   rows     inner == 1: a part of a warp (short rows), a warp or a block per contiguous
+//            row, 16-byte loads; a long row (or the whole tensor) is split into
+//            segments across blocks;
 //   columns  inner > 1: a thread per output column, looping over the reduced rows;
 //            few columns with many rows split the rows into chunks;
-//   general  any other pattern: a warp per output walking the reduced index space.
+//   general  any other pattern: a group of threads per output walking the innermost
+//            reduced dim; few outputs split their inputs into chunks.
+// The host works out the layout once for every dtype (PlanReduce); only the launches
+// are templates, which keeps the file's compile time down.
 #include <atomic>
 #include <cmath>
 #include <cstdint>
