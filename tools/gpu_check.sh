@@ -3,7 +3,7 @@
 # run the GPU tests, compute-sanitizer over them, and the GPU benchmarks. Logs go to
 # $OUT (default ./gpu-out); the last lines printed are a summary.
 #
-#   tools/gpu_check.sh [build] [tests] [cpu-tests] [sanitize] [bench]   (default: all)
+#   tools/gpu_check.sh [build] [tests] [cpu-tests] [bench] [sanitize]   (default: all)
 #
 # Wheels placed in .whl/ (e.g. a newer protobuf) are installed first, into /tmp/site,
 # where opgen is installed too, so the machine's Python is left as it is.
@@ -11,7 +11,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$REPO/gpu-out}
 mkdir -p "$OUT"
-STAGES=${*:-build tests cpu-tests sanitize bench}
+STAGES=${*:-build tests cpu-tests bench sanitize}
 ARCH=${OPGEN_CUDA_ARCHITECTURES:-90}
 PY=${PYTHON:-python3}
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
@@ -30,7 +30,9 @@ if has build; then
     $PY -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site "$REPO"/.whl/*.whl
   fi
   start=$(date +%s)
-  if CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -v --no-deps --no-build-isolation \
+  if compgen -G "$REPO/.whl/opgen-*.whl" > /dev/null; then
+    note "build: using the prebuilt $(basename "$REPO"/.whl/opgen-*.whl)"
+  elif CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -v --no-deps --no-build-isolation \
        --no-compile --upgrade --target /tmp/site "$REPO" \
        -Ccmake.define.OPGEN_CUDA_ARCHITECTURES="$ARCH" -Cbuild-dir=/tmp/opgen-build > "$OUT/build.log" 2>&1; then
     note "build: ok in $(( $(date +%s) - start )) s (sm_$ARCH)"
@@ -43,24 +45,26 @@ cd /tmp  # import the installed opgen, not the checkout
 $PY -c "import opgen; [print(d) for d in opgen.list_devices()]; print('GPU unavailable:', opgen.device_unavailable_reason('GPU'))" 2>&1 | tee "$OUT/devices.txt"
 
 if has tests; then
-  $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider -rfEs --durations=10 > "$OUT/gpu-tests.log" 2>&1
+  xdist=""; $PY -c "import xdist" 2>/dev/null && xdist="-n 8"
+  timeout "${TEST_TIMEOUT:-900}" $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider -rfEs $xdist \
+    > "$OUT/gpu-tests.log" 2>&1
   note "gpu tests: $(tail -1 "$OUT/gpu-tests.log")"
-  grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.log" | head -40
+  grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.log" | cut -c1-200 | head -40
 fi
 if has cpu-tests; then
   $PY -m pytest "$REPO/tests/python_runtime" "$REPO/tests/runtime" -q -p no:cacheprovider -x > "$OUT/cpu-tests.log" 2>&1
   note "cpu tests with the GPU plugin loaded: $(tail -1 "$OUT/cpu-tests.log")"
 fi
-if has sanitize; then
-  compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 --print-limit 20 \
-    $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider -x > "$OUT/sanitizer.log" 2>&1
-  note "compute-sanitizer memcheck: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)) $(tail -1 "$OUT/sanitizer.log")"
-fi
 if has bench; then
   for b in "$REPO"/benchmarks/bench_cuda_*.py; do
-    $PY "$b" > "$OUT/$(basename "$b" .py).txt" 2>&1
+    timeout "${BENCH_TIMEOUT:-300}" $PY "$b" > "$OUT/$(basename "$b" .py).txt" 2>&1
     note "$(basename "$b"): exit $?"
     tail -25 "$OUT/$(basename "$b" .py).txt"
   done
+fi
+if has sanitize; then
+  timeout "${SANITIZE_TIMEOUT:-1200}" compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 --print-limit 20 \
+    $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider -x ${SANITIZE_SELECT:-} > "$OUT/sanitizer.log" 2>&1
+  note "compute-sanitizer memcheck: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)) $(tail -1 "$OUT/sanitizer.log")"
 fi
 printf '%s\n' "${summary[@]}"

@@ -15,6 +15,19 @@ import opgen
 REPO = Path(__file__).resolve().parents[2]
 
 
+def opgen_command(folder: Path) -> str:
+    """The `opgen` command find_package(opgen) asks for: the installed one, or (for a
+    `pip install --target` without console scripts) a wrapper around this Python."""
+    import sys
+    found = shutil.which("opgen")
+    if found:
+        return found
+    wrapper = folder / "opgen"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 @pytest.fixture(scope="module")
 def my_ops(tmp_path_factory):
     from opgen import config
@@ -22,7 +35,7 @@ def my_ops(tmp_path_factory):
         pytest.skip("needs cmake and nvcc")
     build = tmp_path_factory.mktemp("my_ops_gpu") / "build"
     configure = subprocess.run(["cmake", "-S", str(REPO / "examples" / "plugin"), "-B", str(build),
-                                f"-Dopgen_DIR={config.cmake_dir()}", "-DCMAKE_CUDA_ARCHITECTURES=native"],
+                                f"-Dopgen_DIR={config.cmake_dir()}", f"-DOPGEN_EXECUTABLE={opgen_command(build.parent)}", "-DCMAKE_CUDA_ARCHITECTURES=native"],
                                capture_output=True, text=True)
     assert configure.returncode == 0, configure.stdout + configure.stderr
     assert "with the GPU kernel" in configure.stdout

@@ -14,6 +14,19 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
+
+def opgen_command(folder: Path) -> str:
+    """The `opgen` command find_package(opgen) asks for: the installed one, or (for a
+    `pip install --target` without console scripts) a wrapper around this Python."""
+    import sys
+    found = shutil.which("opgen")
+    if found:
+        return found
+    wrapper = folder / "opgen"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 
 RUN = """
@@ -35,7 +48,7 @@ def test_example_plugin_builds_with_cmake_and_runs(tmp_path):
     build = tmp_path / "build"
     configure = subprocess.run(
         ["cmake", "-S", str(REPO / "examples" / "plugin"), "-B", str(build),
-         f"-Dopgen_DIR={cmake_dir}", "-DCMAKE_CUDA_ARCHITECTURES=90"],
+         f"-Dopgen_DIR={cmake_dir}", f"-DOPGEN_EXECUTABLE={opgen_command(tmp_path)}", "-DCMAKE_CUDA_ARCHITECTURES=90"],
         capture_output=True, text=True)
     assert configure.returncode == 0, configure.stdout + configure.stderr
     if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
