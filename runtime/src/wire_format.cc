@@ -648,7 +648,9 @@ TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
       case 4: ok = wire == kLengthDelimited && r.Bytes(&content); has_content = true; break;
       case 5: ok = ReadRepeated(&r, wire, &floats); break;
       case 6: ok = ReadRepeated(&r, wire, &doubles); break;
-      case 7: case 10: case 11: case 13: ok = ReadRepeated(&r, wire, &ints); break;
+      // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
+      // ones keep their bits through int64_t)
+      case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &ints); break;
       default: ok = r.Skip(wire); break;
     }
     if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return nullptr; }
@@ -683,6 +685,8 @@ TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
     case TF_INT8: FillFrom(ints, static_cast<int8_t*>(data), n); break;
     case TF_INT16: FillFrom(ints, static_cast<int16_t*>(data), n); break;
     case TF_UINT16: case TF_HALF: case TF_BFLOAT16: FillFrom(ints, static_cast<uint16_t*>(data), n); break;
+    case TF_UINT32: FillFrom(ints, static_cast<uint32_t*>(data), n); break;
+    case TF_UINT64: FillFrom(ints, static_cast<uint64_t*>(data), n); break;
     default:
       TF_DeleteTensor(t);
       *error = std::string("typed values of dtype ") + DataTypeName(type) + " are not supported";

@@ -92,7 +92,7 @@ BINARY_SHAPES = [
 
 BINARY = [
     (ops.add_v2, REALS, {}),
-    (ops.add, REALS, {}),
+    (ops.add, FLOATS + SIGNED_INTS + [np.uint8], {}),  # the OpDef allows no wider unsigned
     (ops.sub, REALS, {}),
     (ops.mul, REALS, {}),
     (ops.real_div, REALS, {"nonzero": True}),

@@ -121,7 +121,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- broadcasting ----------------------------------------------------------------------
 
-constexpr int kMaxBroadcastRank = 8;
+// 16: broadcasts whose dims cannot merge are rare beyond 8, but the CPU has no limit.
+constexpr int kMaxBroadcastRank = 16;
 
 // n / d and n % d for 32-bit n by a multiply and a shift (the round-up method: with
 // l = ceil(log2 d) and m = floor(2^32 (2^l - d) / d) + 1, n / d = (hi32(n m) + n) >> l
