@@ -24,7 +24,22 @@ constexpr size_t kSmallBuffer = 4096;
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageThreshold = size_t{4} << 20;
 
+// Tiny buffers (scalars, short vectors: most tensors of a graph of small nodes) come
+// from a per-thread cache of fixed blocks instead of malloc, aligned inside the block.
+constexpr size_t kTinyBuffer = 64;
+struct TinyBlock {
+  unsigned char bytes[kTinyBuffer + kAlignment];
+  OPGEN_CACHED_ALLOCATION(TinyBlock)
+};
+static void FreeTinyBlock(void*, size_t, void* block) { delete static_cast<TinyBlock*>(block); }
+
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
+  if (len <= kTinyBuffer) {
+    TinyBlock* block = new TinyBlock;  // callers catch std::bad_alloc
+    auto address = reinterpret_cast<uintptr_t>(block->bytes);
+    void* data = reinterpret_cast<void*>((address + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
+    return new TensorBuffer(data, len, FreeTinyBlock, block);
+  }
   if (len <= kSmallBuffer) {
     void* block = std::malloc(len + kAlignment);
     if (block == nullptr) return nullptr;

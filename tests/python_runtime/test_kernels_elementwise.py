@@ -253,3 +253,21 @@ def test_concurrent_callers_share_the_worker_pool():
     for t in threads:
         t.join(timeout=60)
     assert not failures and not any(t.is_alive() for t in threads)
+
+
+@pytest.mark.parametrize("op_name, want", [("equal", False), ("not_equal", True)])
+def test_equality_of_incompatible_shapes_without_error_is_one_bool(op_name, want):
+    """TensorFlow's semantics: with incompatible_shape_error=False, operands that cannot
+    broadcast are unequal, a scalar; broadcastable ones compare element-wise; with the
+    default (True) the shapes are an error."""
+    from opgen import ops
+    op = getattr(ops, op_name)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.arange(4, dtype=np.float32)
+    got = op(x, y, incompatible_shape_error=False).numpy()
+    assert got.shape == () and got.dtype == np.bool_ and bool(got) is want
+    z = np.array([0, 9, 2], np.float32)
+    np.testing.assert_array_equal(op(x, z, incompatible_shape_error=False).numpy(),
+                                  (x == z) if want is False else (x != z))
+    with pytest.raises(errors.InvalidArgumentError, match="Incompatible shapes"):
+        op(x, y)

@@ -243,6 +243,17 @@ void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vecto
   *zd = cz;
 }
 
+// Equal / NotEqual read incompatible_shape_error: when it is false, operands that
+// cannot broadcast are unequal, and the result is one bool (TensorFlow's semantics).
+// The kernel's state is a tag, not an allocation.
+void* const kIncompatibleShapesCompareUnequal = reinterpret_cast<void*>(uintptr_t{1});
+void* EqualityCreate(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  TF_Bool raise = 1;
+  TF_OpKernelConstruction_GetAttrBool(ctx, "incompatible_shape_error", &raise, s.get());
+  return TF_GetCode(s.get()) == TF_OK && !raise ? kIncompatibleShapesCompareUnequal : nullptr;
+}
+
 // Binary kernels over T -> Op's output type, with numpy broadcasting.
 template <typename Op>
 struct Binary {
@@ -250,11 +261,18 @@ struct Binary {
   struct Kernel {
     using F = OnStorage<Op, T>;
     using Out = typename F::Out;
-    static void Compute(void*, TF_OpKernelContext* ctx) {
+    static void Compute(void* state, TF_OpKernelContext* ctx) {
       TensorPtr x = Input(ctx, 0), y = Input(ctx, 1);
       if (!x || !y) return;
       std::vector<int64_t> xd = Dims(x.get()), yd = Dims(y.get()), zd;
       if (!BroadcastShape(xd, yd, &zd)) {
+        if constexpr (std::is_same_v<Op, EqualOp> || std::is_same_v<Op, NotEqualOp>) {
+          if (state == kIncompatibleShapesCompareUnequal) {
+            TensorPtr z = AllocateOutput<bool>(ctx, 0, {});
+            if (z) *Data<bool>(z) = std::is_same_v<Op, NotEqualOp>;
+            return;
+          }
+        }
         Fail(ctx, TF_INVALID_ARGUMENT,
              "Incompatible shapes: " + ShapeString(xd) + " vs. " + ShapeString(yd));
         return;
@@ -444,6 +462,13 @@ void RegisterBinary(const char* op, TF_Status* status) {
   RegisterForTypes<Binary<Op>::template Kernel>(op, List(), status);
 }
 
+template <typename Op, typename... Ts>
+void RegisterEquality(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Binary<Op>::template Kernel<Ts>::Compute, status,
+                  &EqualityCreate),
+   ...);
+}
+
 template <typename Op, typename List>
 void RegisterUnary(const char* op, TF_Status* status) {
   RegisterForTypes<Unary<Op>::template Kernel>(op, List(), status);
@@ -479,8 +504,8 @@ void RegisterElementwiseKernels(TF_Status* status) {
   RegisterBinary<LessEqualOp, Reals>("LessEqual", status);
   RegisterBinary<GreaterOp, Reals>("Greater", status);
   RegisterBinary<GreaterEqualOp, Reals>("GreaterEqual", status);
-  RegisterBinary<EqualOp, RealAndBoolTypes>("Equal", status);
-  RegisterBinary<NotEqualOp, RealAndBoolTypes>("NotEqual", status);
+  RegisterEquality<EqualOp>("Equal", RealAndBoolTypes(), status);
+  RegisterEquality<NotEqualOp>("NotEqual", RealAndBoolTypes(), status);
   RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);

@@ -1,6 +1,7 @@
 // The CUDA plugin's entry point: finds the devices, gives each a stream and a caching
 // allocator, registers them with the runtime, then registers the kernels.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <map>
@@ -146,6 +147,16 @@ int NumDevices() { return g_num_devices; }
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
   using namespace opgen::cuda;
+  // Without a driver the CUDA runtime only says "insufficient driver"; name the cause.
+  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(driver);
+  } else {
+    const char* why = dlerror();
+    const std::string msg = std::string("no NVIDIA driver: libcuda.so.1 cannot be loaded (") +
+                            (why ? why : "not found") + ")";
+    TF_SetStatus(status, TF_UNAVAILABLE, msg.c_str());
+    return;
+  }
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
