@@ -49,7 +49,12 @@ class TensorBuffer {
 
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    // The sole owner can skip the atomic read-modify-write: nobody else can take a
+    // reference to a buffer they do not hold (the last release of every small graph
+    // node's output goes this way).
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      delete this;
   }
   void* data() const { return data_; }
   size_t size() const { return len_; }

@@ -290,7 +290,20 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
   std::unique_ptr<RunState> state = AcquireState();
   TF_Tensor** slots = state->slots.data();
   TF_Tensor** inputs = state->inputs.data();
-  for (size_t i = 0; i < feeds_.size(); ++i) slots[feeds_[i].slot] = feed_values[i]->Share();
+  // Feeds are planned in host memory; a tensor fed from a device is copied there.
+  for (size_t i = 0; i < feeds_.size(); ++i) {
+    TF_Tensor* fed = feed_values[i];
+    slots[feeds_[i].slot] = fed->buffer->device() == nullptr ? fed->Share()
+                                                             : CopyTensorTo(fed, CpuDevice(), status);
+    if (slots[feeds_[i].slot] == nullptr) {
+      for (size_t k = 0; k < i; ++k) {
+        delete slots[feeds_[k].slot];
+        slots[feeds_[k].slot] = nullptr;
+      }
+      ReleaseState(std::move(state));
+      return;
+    }
+  }
 
   const int64_t step_id = NextStepId();
   TF_Status node_status;
@@ -302,7 +315,7 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     } else {
       for (int j = 0; j < step.num_inputs; ++j) inputs[step.first_input + j] = slots[in[j]];
       step.kernel->Compute(inputs + step.first_input, step.num_inputs, slots + step.first_output,
-                           step_id, &node_status);
+                           step_id, &node_status, /*inputs_in_place=*/true);
     }
     if (node_status.code != TF_OK) {
       SetStatus(status, node_status.code,

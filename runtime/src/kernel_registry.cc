@@ -217,6 +217,7 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
   std::unique_ptr<KernelInstance> instance(
       new KernelInstance(kernel, op, node_name, std::move(output_types)));
   instance->device_ = device != nullptr ? device : CpuDevice();
+  instance->on_host_ = instance->device_->is_host();
   if (!instance->device_->is_host() && !kernel.host_memory_args.empty()) {
     // Host-memory args are named; map them to flat indices (list args count their
     // elements, given by the node's attrs).
@@ -253,7 +254,7 @@ KernelInstance::~KernelInstance() {
 }
 
 void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs,
-                             int64_t step_id, TF_Status* status) const {
+                             int64_t step_id, TF_Status* status, bool inputs_in_place) const {
   const int n = num_outputs();
   // Inputs that live elsewhere than the kernel reads them are copied for this call.
   // On the CPU with host inputs (the common case) this is one check per input.
@@ -262,7 +263,9 @@ void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor
   std::unique_ptr<TF_Tensor*[]> moved_heap;
   TF_Tensor** moved = nullptr;  // [i]: a copy of input i this call owns, or null
   bool all_in_place = true;
-  if (device_->is_host()) {  // the fast path: host memory is a null device
+  if (inputs_in_place) {
+    // nothing to check
+  } else if (on_host_) {  // the fast path: host memory is a null device
     for (int i = 0; i < num_inputs && all_in_place; ++i)
       all_in_place = inputs[i]->buffer->device() == nullptr;
   } else {

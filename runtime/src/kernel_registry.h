@@ -74,15 +74,17 @@ class KernelInstance {
   // tensors, all null on entry; on success each holds a new tensor the caller owns, of
   // the expected dtype. On failure they are null again and `status` says why. Allocates
   // nothing itself, so an executor can call it per run at the kernels' own cost.
+  // `inputs_in_place`: the caller guarantees every input is where the kernel reads it
+  // (a session plan, whose copy steps put them there), so no check is made.
   void Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs, int64_t step_id,
-               TF_Status* status) const;
+               TF_Status* status, bool inputs_in_place = false) const;
 
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   const KernelDef& kernel() const { return kernel_; }
   const Device* device() const { return device_; }
   // Whether flat input / output `i` lives in host memory.
-  bool host_input(int i) const { return device_->is_host() || InMask(host_inputs_, i); }
-  bool host_output(int i) const { return device_->is_host() || InMask(host_outputs_, i); }
+  bool host_input(int i) const { return on_host_ || InMask(host_inputs_, i); }
+  bool host_output(int i) const { return on_host_ || InMask(host_outputs_, i); }
 
  private:
   KernelInstance(const KernelDef& kernel, const OpDef& op, std::string node_name,
@@ -97,6 +99,7 @@ class KernelInstance {
   }
   std::vector<TF_DataType> output_types_;
   const Device* device_ = nullptr;  // never null once created
+  bool on_host_ = true;             // device_->is_host(), kept at hand for every call
   std::vector<bool> host_inputs_, host_outputs_;  // host-memory args of a device kernel
   void* state_ = nullptr;
 };
