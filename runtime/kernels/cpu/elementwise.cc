@@ -6,6 +6,7 @@
 
 #include "kernel_util.h"
 #include "parallel.h"
+#include "simd_loops.h"
 #include "vector_math.h"
 
 namespace opgen {
@@ -442,6 +443,15 @@ struct Unary {
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
+      // float32 tanh and exp: simd_loops.cc's loops, for AVX-512 / AVX2 where present.
+      if constexpr ((std::is_same_v<Op, TanhOp> || std::is_same_v<Op, ExpOp>) &&
+                    std::is_same_v<T, float>) {
+        ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
+          if constexpr (std::is_same_v<Op, TanhOp>) TanhFloatArray(xp + begin, yp + begin, end - begin);
+          else ExpFloatArray(xp + begin, yp + begin, end - begin);
+        });
+        return;
+      }
       ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
         const T* __restrict a = xp;
         T* __restrict b = yp;

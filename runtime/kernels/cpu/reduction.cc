@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernel_util.h"
+#include "simd_loops.h"
 #include "parallel.h"
 
 namespace opgen {
@@ -68,6 +69,10 @@ constexpr int64_t kPairwiseBlock = 4096;
 // compiler keep them in vector registers.
 template <typename Reducer, typename A, typename T>
 A ReduceContiguous(const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<A, float>) {
+    if constexpr (std::is_same_v<Reducer, MaxReducer>) return MaxFloatArray(x, n);
+    if constexpr (std::is_same_v<Reducer, MinReducer>) return MinFloatArray(x, n);
+  }
   constexpr bool kPairwise = kIsFloating<T> && std::is_same_v<Reducer, SumReducer>;
   if (kPairwise && n > kPairwiseBlock) {
     const int64_t half = n / 2 / 64 * 64;

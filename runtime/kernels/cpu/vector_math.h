@@ -1,8 +1,9 @@
 // float32 exp and tanh written branch-free, so loops over them vectorise (libm's
 // expf and tanhf are scalar calls). Cephes' range reduction and polynomials: within
-// 2 ulp of the exact result, with exp's overflow, underflow and NaN kept. Measured
-// with GCC 12 for SSE2: TanhFloat is twice as fast as tanhf, but ExpFloat alone is
-// slower than glibc's expf, so Exp and Sigmoid keep libm.
+// 2 ulp of the exact result, with exp's overflow, underflow and NaN kept. They must
+// stay free of branches under AVX2 and AVX-512 as well (simd_loops.cc): check with
+// -fopt-info-vec when changing them. float32 Tanh and Exp run them through
+// simd_loops.cc; Sigmoid keeps libm's expf.
 #pragma once
 
 #include <cstdint>
@@ -13,16 +14,30 @@
 namespace opgen {
 namespace cpu {
 
-inline float ExpFloat(float x) {
-  constexpr float kMaxArg = 88.72283935546875f;  // above: exp(x) overflows to inf
-  constexpr float kMinArg = -103.97208404541015625f;  // below: rounds to 0
+// Always inlined: GCC inlines into the AVX2 / AVX-512 clones of simd_loops.cc only
+// functions that ask for it.
+#if defined(__GNUC__)
+#define OPGEN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define OPGEN_ALWAYS_INLINE inline
+#endif
+
+OPGEN_ALWAYS_INLINE float ExpFloat(float x) {
+  // Clamped where exp already overflows to inf (n = 128) or underflows to 0 (n = -159)
+  // in the final scaling, so those limits need no selects of their own: selects on x
+  // next to the clamp made GCC branch instead of vectorising for AVX2 and AVX-512.
+  constexpr float kMaxArg = 89.0f;
+  constexpr float kMinArg = -110.0f;
   float c = x > kMaxArg ? kMaxArg : x;
   c = c < kMinArg ? kMinArg : c;
   // exp(x) = 2^n exp(r) with n = round(x / ln 2) and |r| <= ln(2) / 2; ln 2 is split
-  // in two parts so n ln 2 subtracts exactly.
+  // in two parts so n ln 2 subtracts exactly. n is rounded with float arithmetic
+  // (adding 1.5 * 2^23 leaves it in the low mantissa bits): no float-to-int
+  // conversion, which a NaN would make undefined; a NaN flows through to the result.
   const float scaled = c * 1.44269504088896341f;
-  const int32_t n = static_cast<int32_t>(scaled + (scaled >= 0.0f ? 0.5f : -0.5f));
-  const float fn = static_cast<float>(n);
+  const float shifted = scaled + 12582912.0f;
+  const float fn = shifted - 12582912.0f;
+  const int32_t n = static_cast<int32_t>(FloatBits(shifted)) - 0x4B400000;
   float r = c - fn * 0.693359375f;
   r = r + fn * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -32,16 +47,15 @@ inline float ExpFloat(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const float y = p * r * r + r + 1.0f;
-  // 2^n as two factors: n reaches -150 (subnormal results), beyond one float exponent.
+  // 2^n as two factors: n reaches -159 (subnormal and zero results), beyond one float
+  // exponent.
   const int32_t n1 = n / 2, n2 = n - n1;
   const float result = y * BitsFloat(static_cast<uint32_t>(n1 + 127) << 23) *
                        BitsFloat(static_cast<uint32_t>(n2 + 127) << 23);
-  const float limited = x > kMaxArg ? std::numeric_limits<float>::infinity()
-                                    : (x < kMinArg ? 0.0f : result);
-  return x != x ? x : limited;
+  return x != x ? x : result;
 }
 
-inline float TanhFloat(float x) {
+OPGEN_ALWAYS_INLINE float TanhFloat(float x) {
   const float a = x < 0.0f ? -x : x;
   // Near zero, an odd polynomial; elsewhere 1 - 2 / (e^2|x| + 1), which cancels little.
   const float z = x * x;

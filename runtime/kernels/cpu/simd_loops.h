@@ -1,0 +1,21 @@
+// Float32 loops compiled several times, for AVX-512, for AVX2 with FMA and for the
+// baseline, with the copy to run picked once by the CPU at load time (GCC's
+// target_clones; numpy dispatches its loops the same way). The rest of the runtime is
+// built for the x86-64 baseline, whose 4-wide SSE2 halves or quarters the speed of
+// loops that are bound by arithmetic rather than memory.
+#pragma once
+
+#include <cstdint>
+
+namespace opgen {
+namespace cpu {
+
+// y[i] = tanh(x[i]), y[i] = exp(x[i]) (vector_math.h's algorithms, within 2 ulp).
+void TanhFloatArray(const float* x, float* y, int64_t n);
+void ExpFloatArray(const float* x, float* y, int64_t n);
+// The largest / smallest of x[0..n) (-inf / +inf for n == 0), NaN when any is NaN.
+float MaxFloatArray(const float* x, int64_t n);
+float MinFloatArray(const float* x, int64_t n);
+
+}  // namespace cpu
+}  // namespace opgen
