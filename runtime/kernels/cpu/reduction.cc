@@ -134,6 +134,28 @@ ReductionLayout MergeDims(const std::vector<int64_t>& dims, const std::vector<bo
 template <typename Reducer, typename A, typename T>
 void ReduceColumns(const T* in, int64_t outer, int64_t rows, int64_t inner, A* out) {
   const int64_t total = outer * inner;
+  // Few, short columns over many rows (a sum over the first axis of a tall matrix):
+  // split the rows instead of the columns, so that each thread streams whole rows
+  // into a partial result of its own; the partials are combined in order.
+  const int64_t row_blocks =
+      std::min<int64_t>(ParallelWorkers(), rows * inner / kParallelThreshold);
+  if (outer == 1 && row_blocks > 1 && inner <= 16384) {
+    std::vector<A> partial(static_cast<size_t>(row_blocks * inner));
+    const int64_t step = (rows + row_blocks - 1) / row_blocks;
+    RunTasks(row_blocks, [&](int64_t b) {
+      const int64_t r0 = std::min(rows, b * step), r1 = std::min(rows, r0 + step);
+      A* __restrict acc = partial.data() + b * inner;
+      for (int64_t j = 0; j < inner; ++j) acc[j] = Reducer::template Init<A>();
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* __restrict row = in + r * inner;
+        for (int64_t j = 0; j < inner; ++j) acc[j] = Reducer::Combine(acc[j], A(Widen(row[j])));
+      }
+    });
+    for (int64_t j = 0; j < inner; ++j) out[j] = partial[j];
+    for (int64_t b = 1; b < row_blocks; ++b)
+      for (int64_t j = 0; j < inner; ++j) out[j] = Reducer::Combine(out[j], partial[b * inner + j]);
+    return;
+  }
   ParallelFor(total, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin / inner; o * inner < end; ++o) {
       const int64_t j0 = std::max(begin, o * inner) - o * inner;
