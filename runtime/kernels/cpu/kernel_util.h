@@ -1,5 +1,6 @@
-// Small helpers shared by the CPU kernels: dtype traits, status handling, shapes,
-// and registration of one compute function per dtype. Kernels use only the public
+// Small helpers shared by the CPU kernels: dtype traits and registration of one
+// compute function per dtype (the helpers over the kernel API itself are
+// ../kernel_api_util.h, shared with the CUDA plugin). Kernels use only the public
 // C API (kernels.h), as a plugin would.
 #pragma once
 
@@ -11,84 +12,31 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
+#include "../kernel_api_util.h"
 #include "dtypes.h"
 
 namespace opgen {
 namespace cpu {
 
-struct StatusDeleter { void operator()(TF_Status* s) const { TF_DeleteStatus(s); } };
-using StatusPtr = std::unique_ptr<TF_Status, StatusDeleter>;
-struct TensorDeleter { void operator()(TF_Tensor* t) const { TF_DeleteTensor(t); } };
-using TensorPtr = std::unique_ptr<TF_Tensor, TensorDeleter>;
-
-inline StatusPtr NewStatus() { return StatusPtr(TF_NewStatus()); }
-
-// A status of this thread's own, for the helpers below: their calls almost always
-// succeed, and a status made and freed per call was a tenth of a small graph node's
-// time. Every call that takes it overwrites it, and kernels do not nest.
-inline TF_Status* ThreadStatus() {
-  struct Holder {
-    TF_Status* status = TF_NewStatus();
-    ~Holder() { TF_DeleteStatus(status); }
-  };
-  static thread_local Holder holder;
-  return holder.status;
-}
-
-// Reports `message` as the kernel's failure.
-inline void Fail(TF_OpKernelContext* ctx, TF_Code code, const std::string& message) {
-  StatusPtr s = NewStatus();
-  TF_SetStatus(s.get(), code, message.c_str());
-  TF_OpKernelContext_Failure(ctx, s.get());
-}
-
-inline std::vector<int64_t> Dims(const TF_Tensor* t) {
-  std::vector<int64_t> dims(TF_NumDims(t));
-  for (size_t i = 0; i < dims.size(); ++i) dims[i] = TF_Dim(t, static_cast<int>(i));
-  return dims;
-}
-
-inline std::string ShapeString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-inline int64_t NumElements(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-// Input `i`, or nullptr after reporting the failure.
-inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
-  TF_Status* s = ThreadStatus();
-  TF_Tensor* t = nullptr;
-  TF_GetInput(ctx, i, &t, s);
-  if (TF_GetCode(s) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s);
-    return nullptr;
-  }
-  return TensorPtr(t);
-}
+using kernels::Data;
+using kernels::Dims;
+using kernels::Fail;
+using kernels::IndexValues;
+using kernels::Input;
+using kernels::NewStatus;
+using kernels::NumElements;
+using kernels::ShapeString;
+using kernels::StatusPtr;
+using kernels::TensorPtr;
+using kernels::ThreadStatus;
 
 // Allocates output `i` of `dims` with the dtype the OpDef expects; nullptr on failure.
 template <typename T>
 TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims) {
-  TF_Status* s = ThreadStatus();
-  TF_Tensor* t = TF_AllocateOutput(ctx, i, DtypeOf<T>::value, dims.data(),
-                                   static_cast<int>(dims.size()),
-                                   sizeof(T) * static_cast<size_t>(NumElements(dims)), s);
-  if (TF_GetCode(s) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s);
-    return nullptr;
-  }
-  return TensorPtr(t);
+  return kernels::AllocateOutput(ctx, i, DtypeOf<T>::value, dims);
 }
 
-template <typename T> T* Data(const TensorPtr& t) { return static_cast<T*>(TF_TensorData(t.get())); }
-
-using ComputeFn = void (*)(void*, TF_OpKernelContext*);
+using ComputeFn = kernels::ComputeFn;
 
 // Registers `compute` for `op` on the CPU with the type attr `type_attr` = `dtype`.
 inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dtype,
@@ -106,20 +54,6 @@ inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dt
   }
   std::string name = std::string(op) + "_CPU";
   TF_RegisterKernelBuilder(name.c_str(), b, status);
-}
-
-// Reads an int32 or int64 tensor (a shape, axes, a permutation) as int64 values.
-inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
-  const int64_t n = TF_TensorElementCount(t);
-  std::vector<int64_t> out(n);
-  if (TF_TensorType(t) == TF_INT32) {
-    const int32_t* p = static_cast<const int32_t*>(TF_TensorData(t));
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else {
-    const int64_t* p = static_cast<const int64_t*>(TF_TensorData(t));
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  }
-  return out;
 }
 
 // Registers `compute` with two type constraints, e.g. T and Tidx.

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "../kernel_api_util.h"
 #include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
@@ -34,19 +35,18 @@ static_assert(sizeof(SP_Stream_st) == sizeof(OPGEN_CudaStream) &&
 namespace opgen {
 namespace cuda {
 
-struct StatusDeleter { void operator()(TF_Status* s) const { TF_DeleteStatus(s); } };
-using StatusPtr = std::unique_ptr<TF_Status, StatusDeleter>;
-struct TensorDeleter { void operator()(TF_Tensor* t) const { TF_DeleteTensor(t); } };
-using TensorPtr = std::unique_ptr<TF_Tensor, TensorDeleter>;
-
-inline StatusPtr NewStatus() { return StatusPtr(TF_NewStatus()); }
-
-// Reports `message` as the kernel's failure.
-inline void Fail(TF_OpKernelContext* ctx, TF_Code code, const std::string& message) {
-  StatusPtr s = NewStatus();
-  TF_SetStatus(s.get(), code, message.c_str());
-  TF_OpKernelContext_Failure(ctx, s.get());
-}
+using kernels::Data;
+using kernels::Dims;
+using kernels::Fail;
+using kernels::IndexValues;
+using kernels::Input;
+using kernels::NewStatus;
+using kernels::NumElements;
+using kernels::ShapeString;
+using kernels::StatusPtr;
+using kernels::TensorPtr;
+using kernels::ThreadStatus;
+using kernels::AllocateOutput;
 
 // True when `err` is cudaSuccess; otherwise reports "<what>: <CUDA's message>".
 inline bool CheckCuda(TF_OpKernelContext* ctx, cudaError_t err, const char* what) {
@@ -129,91 +129,32 @@ inline unsigned BlocksFor(int64_t n, int threads = kThreads) {
 }
 
 // ---- shapes and tensors ----------------------------------------------------------------
+// Inputs hold device memory unless the kernel declared the arg host memory;
+// AllocateOutput (kernel_api_util.h) allocates on the device likewise.
 
-inline std::vector<int64_t> Dims(const TF_Tensor* t) {
-  std::vector<int64_t> dims(TF_NumDims(t));
-  for (size_t i = 0; i < dims.size(); ++i) dims[i] = TF_Dim(t, static_cast<int>(i));
-  return dims;
-}
-
-inline std::string ShapeString(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-inline int64_t NumElements(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-// Input `i`, or nullptr after reporting the failure. Its data is device memory unless
-// the kernel declared the arg host memory.
-inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
-  StatusPtr s = NewStatus();
-  TF_Tensor* t = nullptr;
-  TF_GetInput(ctx, i, &t, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return nullptr;
-  }
-  return TensorPtr(t);
-}
-
-// Allocates output `i` (device memory unless declared host memory) of `dims` and
-// `dtype`; nullptr after reporting the failure.
-inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
-                                const std::vector<int64_t>& dims) {
-  StatusPtr s = NewStatus();
-  TF_Tensor* t = TF_AllocateOutput(ctx, i, dtype, dims.data(), static_cast<int>(dims.size()),
-                                   TF_DataTypeSize(dtype) * static_cast<size_t>(NumElements(dims)),
-                                   s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return nullptr;
-  }
-  return TensorPtr(t);
-}
 template <typename T>
 TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims) {
-  return AllocateOutput(ctx, i, DtypeOf<T>::value, dims);
+  return kernels::AllocateOutput(ctx, i, DtypeOf<T>::value, dims);
 }
 
 // Device scratch memory for the compute call; nullptr after reporting the failure.
 inline TensorPtr AllocateTemp(TF_OpKernelContext* ctx, TF_DataType dtype,
                               const std::vector<int64_t>& dims) {
-  StatusPtr s = NewStatus();
+  TF_Status* s = ThreadStatus();
   TF_Tensor* t = TF_AllocateTemp(ctx, dtype, dims.data(), static_cast<int>(dims.size()),
-                                 nullptr, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
+                                 nullptr, s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s);
     return nullptr;
   }
   return TensorPtr(t);
 }
 
-template <typename T> T* Data(const TensorPtr& t) { return static_cast<T*>(TF_TensorData(t.get())); }
-
-// Reads a host-memory int32 or int64 tensor (a shape, axes, a permutation) as int64.
-inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
-  const int64_t n = TF_TensorElementCount(t);
-  std::vector<int64_t> out(n);
-  if (TF_TensorType(t) == TF_INT32) {
-    const int32_t* p = static_cast<const int32_t*>(TF_TensorData(t));
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else {
-    const int64_t* p = static_cast<const int64_t*>(TF_TensorData(t));
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  }
-  return out;
-}
-
 // ---- registration ----------------------------------------------------------------------
 
-using ComputeFn = void (*)(void*, TF_OpKernelContext*);
-using CreateFn = void* (*)(TF_OpKernelConstruction*);
-using DeleteFn = void (*)(void*);
+using kernels::ComputeFn;
+using kernels::CreateFn;
+using kernels::DeleteFn;
 
 struct KernelSpec {
   const char* op;

@@ -1,0 +1,112 @@
+// Helpers over the public kernel C API (tensorflow/c/kernels.h) that every kernel
+// library of opgen uses, the built-in CPU kernels and the CUDA plugin alike: owning
+// pointers, failure reporting, shapes, inputs and outputs. Header-only, so a plugin
+// library gets them without linking anything of the runtime's internals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorflow/c/kernels.h"
+#include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
+
+namespace opgen {
+namespace kernels {
+
+struct StatusDeleter { void operator()(TF_Status* s) const { TF_DeleteStatus(s); } };
+using StatusPtr = std::unique_ptr<TF_Status, StatusDeleter>;
+struct TensorDeleter { void operator()(TF_Tensor* t) const { TF_DeleteTensor(t); } };
+using TensorPtr = std::unique_ptr<TF_Tensor, TensorDeleter>;
+
+inline StatusPtr NewStatus() { return StatusPtr(TF_NewStatus()); }
+
+// A status of this thread's own, for the helpers below: their calls almost always
+// succeed, and a status made and freed per call was a tenth of a small graph node's
+// time. Every call that takes it overwrites it, and kernels do not nest.
+inline TF_Status* ThreadStatus() {
+  struct Holder {
+    TF_Status* status = TF_NewStatus();
+    ~Holder() { TF_DeleteStatus(status); }
+  };
+  static thread_local Holder holder;
+  return holder.status;
+}
+
+// Reports `message` as the kernel's failure.
+inline void Fail(TF_OpKernelContext* ctx, TF_Code code, const std::string& message) {
+  StatusPtr s = NewStatus();
+  TF_SetStatus(s.get(), code, message.c_str());
+  TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+inline std::vector<int64_t> Dims(const TF_Tensor* t) {
+  std::vector<int64_t> dims(TF_NumDims(t));
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = TF_Dim(t, static_cast<int>(i));
+  return dims;
+}
+
+// "[2,3]", as TensorFlow prints shapes in messages.
+inline std::string ShapeString(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+inline int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Input `i`, or nullptr after reporting the failure.
+inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
+  TF_Status* s = ThreadStatus();
+  TF_Tensor* t = nullptr;
+  TF_GetInput(ctx, i, &t, s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s);
+    return nullptr;
+  }
+  return TensorPtr(t);
+}
+
+// Allocates output `i` of `dtype` and `dims` (on the kernel's device, or the host for
+// a host-memory output); nullptr after reporting the failure.
+inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
+                                const std::vector<int64_t>& dims) {
+  TF_Status* s = ThreadStatus();
+  TF_Tensor* t = TF_AllocateOutput(ctx, i, dtype, dims.data(), static_cast<int>(dims.size()),
+                                   TF_DataTypeSize(dtype) * static_cast<size_t>(NumElements(dims)),
+                                   s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s);
+    return nullptr;
+  }
+  return TensorPtr(t);
+}
+
+template <typename T> T* Data(const TensorPtr& t) { return static_cast<T*>(TF_TensorData(t.get())); }
+
+// Reads a host int32 or int64 tensor (a shape, axes, a permutation) as int64 values.
+inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
+  const int64_t n = TF_TensorElementCount(t);
+  std::vector<int64_t> out(n);
+  if (TF_TensorType(t) == TF_INT32) {
+    const int32_t* p = static_cast<const int32_t*>(TF_TensorData(t));
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  } else {
+    const int64_t* p = static_cast<const int64_t*>(TF_TensorData(t));
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  }
+  return out;
+}
+
+using ComputeFn = void (*)(void*, TF_OpKernelContext*);
+using CreateFn = void* (*)(TF_OpKernelConstruction*);
+using DeleteFn = void (*)(void*);
+
+}  // namespace kernels
+}  // namespace opgen
