@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../strided_slice_spec.h"
 #include "kernel_util.h"
 
 namespace opgen {
@@ -190,104 +191,21 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
     }
 }
 
-// StridedSlice's five bit masks, read once per kernel.
-struct StridedSliceMasks {
-  int64_t begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink_axis = 0;
-};
-
-void* CreateStridedSlice(TF_OpKernelConstruction* ctx) {
-  auto* m = new StridedSliceMasks();
-  StatusPtr s = NewStatus();
-  const std::pair<const char*, int64_t*> attrs[] = {
-      {"begin_mask", &m->begin}, {"end_mask", &m->end}, {"ellipsis_mask", &m->ellipsis},
-      {"new_axis_mask", &m->new_axis}, {"shrink_axis_mask", &m->shrink_axis}};
-  for (const auto& [name, value] : attrs) {
-    if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrInt64(ctx, name, value, s.get());
-  }
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return m;
-}
-void DeleteStridedSlice(void* p) { delete static_cast<StridedSliceMasks*>(p); }
-
-// numpy's basic indexing, spelled as TensorFlow's begin/end/strides and masks: each
-// spec entry slices one input dimension, or stands for `...` (ellipsis), a new axis of
-// size 1, or a single index whose dimension is dropped (shrink).
+// numpy's basic indexing (strided_slice_spec.h resolves the spec); the copy is a walk
+// over the box of input elements it selects.
 void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
-  const StridedSliceMasks& m = *static_cast<StridedSliceMasks*>(state);
+  const auto& m = *static_cast<kernels::StridedSliceMasks*>(state);
   TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), end_t = Input(ctx, 2), strides_t = Input(ctx, 3);
   if (!input || !begin_t || !end_t || !strides_t) return;
   const std::vector<int64_t> dims = Dims(input.get());
-  const std::vector<int64_t> begin = IndexValues(begin_t.get()), end = IndexValues(end_t.get()),
-                             strides = IndexValues(strides_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size()), spec = static_cast<int64_t>(begin.size());
-  if (end.size() != begin.size() || strides.size() != begin.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: begin, end and strides must have the same length");
+  kernels::StridedSliceBox box;
+  if (!kernels::ResolveStridedSlice(ctx, m, dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
+                                    IndexValues(strides_t.get()), &box))
     return;
-  }
-  auto bit = [](int64_t mask, int64_t i) { return (mask >> i) & 1; };
-  int64_t consumed = 0;  // input dims named explicitly (not by ellipsis or new axis)
-  int64_t ellipses = 0;
-  for (int64_t i = 0; i < spec; ++i) {
-    if (bit(m.ellipsis, i)) ++ellipses;
-    else if (!bit(m.new_axis, i)) ++consumed;
-  }
-  if (ellipses > 1) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: at most one ellipsis is allowed");
-    return;
-  }
-  if (consumed > rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: " + std::to_string(consumed) +
-                                       " indices for a tensor of rank " + std::to_string(rank));
-    return;
-  }
-  // Per input dimension: first index, step, count; and the output shape.
-  std::vector<int64_t> first(rank, 0), step(rank, 1), count(dims), out_dims;
-  int64_t d = 0;
-  auto full_dims = [&](int64_t n) {
-    for (int64_t k = 0; k < n; ++k, ++d) out_dims.push_back(dims[d]);
-  };
-  for (int64_t i = 0; i < spec; ++i) {
-    if (bit(m.ellipsis, i)) {
-      full_dims(rank - consumed);  // `...` covers every dimension not named explicitly
-      continue;
-    }
-    if (bit(m.new_axis, i)) {
-      out_dims.push_back(1);
-      continue;
-    }
-    const int64_t size = dims[d], s = strides[i];
-    if (s == 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: strides[" + std::to_string(i) + "] must be non-zero");
-      return;
-    }
-    if (bit(m.shrink_axis, i)) {
-      int64_t index = begin[i] < 0 ? begin[i] + size : begin[i];
-      if (index < 0 || index >= size) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: index " + std::to_string(begin[i]) +
-                                           " out of bounds for dimension of size " + std::to_string(size));
-        return;
-      }
-      first[d] = index;
-      count[d] = 1;
-      ++d;
-      continue;
-    }
-    // Clamp begin and end into range as numpy does; masks mean "from the edge".
-    auto clamp = [&](int64_t v, bool masked, bool is_begin) {
-      if (masked) return is_begin ? (s > 0 ? int64_t{0} : size - 1) : (s > 0 ? size : int64_t{-1});
-      if (v < 0) v += size;
-      return s > 0 ? std::min(std::max(v, int64_t{0}), size) : std::min(std::max(v, int64_t{-1}), size - 1);
-    };
-    const int64_t b = clamp(begin[i], bit(m.begin, i), true);
-    const int64_t e = clamp(end[i], bit(m.end, i), false);
-    const int64_t n = s > 0 ? (e > b ? (e - b + s - 1) / s : 0) : (b > e ? (b - e - s - 1) / -s : 0);
-    first[d] = b;
-    step[d] = s;
-    count[d] = n;
-    out_dims.push_back(n);
-    ++d;
-  }
-  full_dims(rank - d);  // dimensions after the spec are taken whole
+  const std::vector<int64_t>& first = box.first;
+  const std::vector<int64_t>& step = box.step;
+  const std::vector<int64_t>& count = box.count;
+  const std::vector<int64_t>& out_dims = box.out_dims;
   TensorPtr output = AllocateLike(ctx, input.get(), out_dims);
   if (!output) return;
   const int64_t e = ElementBytes(input.get());
@@ -351,7 +269,7 @@ void RegisterSlicingKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes)
     for (TF_DataType index : {TF_INT32, TF_INT64})
       RegisterKernel2("StridedSlice", "T", t, "Index", index, StridedSliceCompute, status,
-                      CreateStridedSlice, DeleteStridedSlice);
+                      kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks);
   RegisterKernel("Range", "Tidx", TF_FLOAT, &RangeKernel<float>::Compute, status);
   RegisterKernel("Range", "Tidx", TF_DOUBLE, &RangeKernel<double>::Compute, status);
   RegisterKernel("Range", "Tidx", TF_INT32, &RangeKernel<int32_t>::Compute, status);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../strided_slice_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 
@@ -839,103 +840,22 @@ void SliceCompute(void*, TF_OpKernelContext* ctx) {
               TF_TensorData(input.get()), TF_TensorData(output.get()), n);
 }
 
-// StridedSlice's five bit masks, read once per kernel.
-struct StridedSliceMasks {
-  int64_t begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink_axis = 0;
-};
-
-void* CreateStridedSlice(TF_OpKernelConstruction* ctx) {
-  auto* m = new StridedSliceMasks();
-  StatusPtr s = NewStatus();
-  const std::pair<const char*, int64_t*> attrs[] = {
-      {"begin_mask", &m->begin}, {"end_mask", &m->end}, {"ellipsis_mask", &m->ellipsis},
-      {"new_axis_mask", &m->new_axis}, {"shrink_axis_mask", &m->shrink_axis}};
-  for (const auto& [name, value] : attrs) {
-    if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrInt64(ctx, name, value, s.get());
-  }
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return m;
-}
-void DeleteStridedSlice(void* p) { delete static_cast<StridedSliceMasks*>(p); }
-
-// numpy's basic indexing as TensorFlow spells it (begin/end/strides and masks), resolved
-// on the host exactly as the CPU kernel does; the copy is a strided one.
+// numpy's basic indexing as TensorFlow spells it, resolved on the host by the CPU
+// kernel's own code (strided_slice_spec.h); the copy is a strided one.
 void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
-  const StridedSliceMasks& m = *static_cast<StridedSliceMasks*>(state);
+  const auto& m = *static_cast<kernels::StridedSliceMasks*>(state);
   TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), end_t = Input(ctx, 2), strides_t = Input(ctx, 3);
   if (!input || !begin_t || !end_t || !strides_t) return;
   const std::vector<int64_t> dims = Dims(input.get());
-  const std::vector<int64_t> begin = IndexValues(begin_t.get()), end = IndexValues(end_t.get()),
-                             strides = IndexValues(strides_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size()), spec = static_cast<int64_t>(begin.size());
-  if (end.size() != begin.size() || strides.size() != begin.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: begin, end and strides must have the same length");
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  kernels::StridedSliceBox box;
+  if (!kernels::ResolveStridedSlice(ctx, m, dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
+                                    IndexValues(strides_t.get()), &box))
     return;
-  }
-  auto bit = [](int64_t mask, int64_t i) { return (mask >> i) & 1; };
-  int64_t consumed = 0;  // input dims named explicitly (not by ellipsis or new axis)
-  int64_t ellipses = 0;
-  for (int64_t i = 0; i < spec; ++i) {
-    if (bit(m.ellipsis, i)) ++ellipses;
-    else if (!bit(m.new_axis, i)) ++consumed;
-  }
-  if (ellipses > 1) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: at most one ellipsis is allowed");
-    return;
-  }
-  if (consumed > rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: " + std::to_string(consumed) +
-                                       " indices for a tensor of rank " + std::to_string(rank));
-    return;
-  }
-  // Per input dimension: first index, step, count; and the output shape.
-  std::vector<int64_t> first(rank, 0), step(rank, 1), count(dims), out_dims;
-  int64_t d = 0;
-  auto full_dims = [&](int64_t n) {
-    for (int64_t k = 0; k < n; ++k, ++d) out_dims.push_back(dims[d]);
-  };
-  for (int64_t i = 0; i < spec; ++i) {
-    if (bit(m.ellipsis, i)) {
-      full_dims(rank - consumed);  // `...` covers every dimension not named explicitly
-      continue;
-    }
-    if (bit(m.new_axis, i)) {
-      out_dims.push_back(1);
-      continue;
-    }
-    const int64_t size = dims[d], s = strides[i];
-    if (s == 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: strides[" + std::to_string(i) + "] must be non-zero");
-      return;
-    }
-    if (bit(m.shrink_axis, i)) {
-      const int64_t index = begin[i] < 0 ? begin[i] + size : begin[i];
-      if (index < 0 || index >= size) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: index " + std::to_string(begin[i]) +
-                                           " out of bounds for dimension of size " + std::to_string(size));
-        return;
-      }
-      first[d] = index;
-      count[d] = 1;
-      ++d;
-      continue;
-    }
-    // Clamp begin and end into range as numpy does; masks mean "from the edge".
-    auto clamp = [&](int64_t v, bool masked, bool is_begin) {
-      if (masked) return is_begin ? (s > 0 ? int64_t{0} : size - 1) : (s > 0 ? size : int64_t{-1});
-      if (v < 0) v += size;
-      return s > 0 ? std::min(std::max(v, int64_t{0}), size) : std::min(std::max(v, int64_t{-1}), size - 1);
-    };
-    const int64_t b = clamp(begin[i], bit(m.begin, i), true);
-    const int64_t e = clamp(end[i], bit(m.end, i), false);
-    const int64_t n = s > 0 ? (e > b ? (e - b + s - 1) / s : 0) : (b > e ? (b - e - s - 1) / -s : 0);
-    first[d] = b;
-    step[d] = s;
-    count[d] = n;
-    out_dims.push_back(n);
-    ++d;
-  }
-  full_dims(rank - d);  // dimensions after the spec are taken whole
+  const std::vector<int64_t>& first = box.first;
+  const std::vector<int64_t>& step = box.step;
+  const std::vector<int64_t>& count = box.count;
+  const std::vector<int64_t>& out_dims = box.out_dims;
   TensorPtr output = AllocateLike(ctx, 0, input.get(), out_dims);
   if (!output) return;
   const int64_t n = NumElements(count);
@@ -1250,7 +1170,7 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
     Add("ConcatV2", {{"T", t}, {"Tidx", index}}, {"axis"}, ConcatV2Compute, status);
     Add("Slice", {{"T", t}, {"Index", index}}, {"begin", "size"}, SliceCompute, status);
     Add("StridedSlice", {{"T", t}, {"Index", index}}, {"begin", "end", "strides"}, StridedSliceCompute,
-        status, CreateStridedSlice, DeleteStridedSlice);
+        status, kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks);
     Add("Tile", {{"T", t}, {"Tmultiples", index}}, {"multiples"}, TileCompute, status);
     Add("Pad", {{"T", t}, {"Tpaddings", index}}, {"paddings"}, PadCompute, status);
   }
