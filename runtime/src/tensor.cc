@@ -187,6 +187,30 @@ int64_t TF_Dim(const TF_Tensor* tensor, int dim_index) {
 size_t TF_TensorByteSize(const TF_Tensor* tensor) { return tensor->buffer->size(); }
 void* TF_TensorData(const TF_Tensor* tensor) { return tensor->buffer->data(); }
 int64_t TF_TensorElementCount(const TF_Tensor* tensor) { return opgen::NumElements(tensor->dims); }
+void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type, TF_Tensor* to,
+                          const int64_t* new_dims, int num_new_dims, TF_Status* status) {
+  if (from == nullptr || to == nullptr || num_new_dims < 0) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_TensorBitcastFrom: NULL tensor or negative rank");
+    return;
+  }
+  const size_t element = TF_DataTypeSize(type);
+  int64_t n = 1;
+  for (int i = 0; i < num_new_dims; ++i) n = new_dims[i] < 0 ? -1 : n * new_dims[i];
+  if (element == 0 || n < 0 || static_cast<size_t>(n) * element != from->buffer->size()) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "TF_TensorBitcastFrom: " + std::to_string(from->buffer->size()) +
+                         " bytes cannot be seen as " + opgen::DataTypeName(type) + " of shape " +
+                         opgen::ShapeToString(std::vector<int64_t>(new_dims, new_dims + num_new_dims)));
+    return;
+  }
+  from->buffer->Ref();  // before the Unref: `to` may already share the same buffer
+  to->buffer->Unref();
+  to->buffer = from->buffer;
+  to->dtype = type;
+  to->dims.assign(new_dims, new_dims + num_new_dims);
+  opgen::ClearStatus(status);
+}
+
 bool TF_TensorIsAligned(const TF_Tensor* tensor) {
   return reinterpret_cast<uintptr_t>(tensor->buffer->data()) % opgen::kAlignment == 0;
 }

@@ -5,7 +5,8 @@
  *
  * It adds FAKE:0 and FAKE:1 and kernels for them:
  *   AddV2 (float)        inputs and output in device memory
- *   Reshape (float)      "shape" in host memory, checked with TF_IsHostMemoryInput
+ *   Reshape (float)      "shape" in host memory, checked with TF_IsHostMemoryInput;
+ *                        the output shares the input's buffer (TF_TensorBitcastFrom)
  *   Shape (float->int32) "output" in host memory
  * Every kernel checks that TF_GetStream returns the stream its device registered with,
  * and TF_GetDeviceId its ordinal. Registration runs from a load-time constructor. */
@@ -130,8 +131,11 @@ static void reshape_compute(void* kernel, TF_OpKernelContext* ctx) {
     if (n > 8 || total != TF_TensorElementCount(x)) {
       TF_SetStatus(s, TF_INVALID_ARGUMENT, "fake device: bad Reshape shape");
     } else {
-      out = TF_AllocateOutput(ctx, 0, TF_FLOAT, dims, n, TF_TensorByteSize(x), s);
-      if (TF_GetCode(s) == TF_OK) memcpy(TF_TensorData(out), TF_TensorData(x), TF_TensorByteSize(x));
+      /* The output shares the input's device buffer: TF_TensorBitcastFrom must keep the
+       * buffer's device, or the host would later read scrambled bytes. */
+      TF_GetInput(ctx, 0, &out, s);
+      if (TF_GetCode(s) == TF_OK) TF_TensorBitcastFrom(x, TF_FLOAT, out, dims, n, s);
+      if (TF_GetCode(s) == TF_OK) TF_SetOutput(ctx, 0, out, s);
     }
   }
   if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);

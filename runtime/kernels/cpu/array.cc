@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../shape_ops.h"
 #include "kernel_util.h"
 
 namespace opgen {
@@ -20,112 +21,12 @@ struct IdentityKernel {
   }
 };
 
-// Sets output 0 to `input`'s data seen with `dims`. The new tensor holds a reference to
-// the input (released by the deallocator), so no element is copied.
-void SetReshapedOutput(TF_OpKernelContext* ctx, TensorPtr input, const std::vector<int64_t>& dims) {
-  TF_Tensor* owner = input.release();
-  TensorPtr view(TF_NewTensor(
-      TF_TensorType(owner), dims.data(), static_cast<int>(dims.size()), TF_TensorData(owner),
-      TF_TensorByteSize(owner),
-      [](void*, size_t, void* arg) { TF_DeleteTensor(static_cast<TF_Tensor*>(arg)); }, owner));
-  if (!view) {
-    Fail(ctx, TF_INTERNAL, "cannot view the input with shape " + ShapeString(dims));
-    return;
-  }
-  StatusPtr s = NewStatus();
-  TF_SetOutput(ctx, 0, view.get(), s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
-}
-
-void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), shape_t = Input(ctx, 1);
-  if (!input || !shape_t) return;
-  std::vector<int64_t> shape = IndexValues(shape_t.get());
-  const int64_t n = TF_TensorElementCount(input.get());
-  int64_t known = 1, unknown_at = -1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) {
-      if (unknown_at >= 0) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: only one dimension can be -1, got " + ShapeString(shape));
-        return;
-      }
-      unknown_at = static_cast<int64_t>(i);
-    } else if (shape[i] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: size " + std::to_string(shape[i]) + " must be >= -1");
-      return;
-    } else {
-      known *= shape[i];
-    }
-  }
-  if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
-  if (NumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "Input to reshape is a tensor with " + std::to_string(n) +
-             " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +
-             " does not fit them");
-    return;
-  }
-  SetReshapedOutput(ctx, std::move(input), shape);
-}
-
-void ExpandDimsCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), dim_t = Input(ctx, 1);
-  if (!input || !dim_t) return;
-  std::vector<int64_t> dims = Dims(input.get());
-  std::vector<int64_t> dim = IndexValues(dim_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (dim.size() != 1 || dim[0] < -rank - 1 || dim[0] > rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "ExpandDims: dim must be a scalar in [" +
-                                       std::to_string(-rank - 1) + ", " + std::to_string(rank) + "]");
-    return;
-  }
-  int64_t at = dim[0] < 0 ? dim[0] + rank + 1 : dim[0];
-  dims.insert(dims.begin() + at, 1);
-  SetReshapedOutput(ctx, std::move(input), dims);
-}
-
-struct SqueezeAttrs { std::vector<int64_t> axes; };
-
-void* CreateSqueeze(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new SqueezeAttrs();
-  StatusPtr s = NewStatus();
-  int32_t size = 0, total = 0;
-  TF_OpKernelConstruction_GetAttrSize(ctx, "squeeze_dims", &size, &total, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && size > 0) {
-    attrs->axes.resize(size);
-    TF_OpKernelConstruction_GetAttrInt64List(ctx, "squeeze_dims", attrs->axes.data(), size, s.get());
-  }
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return attrs;
-}
-void DeleteSqueeze(void* p) { delete static_cast<SqueezeAttrs*>(p); }
-
-void SqueezeCompute(void* state, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0);
-  if (!input) return;
-  std::vector<int64_t> dims = Dims(input.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  std::vector<bool> drop(rank, false);
-  const auto& axes = static_cast<SqueezeAttrs*>(state)->axes;
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Squeeze: dimension " + std::to_string(a) +
-                                         " out of range for rank " + std::to_string(rank));
-      return;
-    }
-    int64_t d = a < 0 ? a + rank : a;
-    if (dims[d] != 1) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Can not squeeze dim[" + std::to_string(d) +
-                                         "], expected a dimension of 1, got " + std::to_string(dims[d]));
-      return;
-    }
-    drop[d] = true;
-  }
-  std::vector<int64_t> out;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!(axes.empty() ? dims[d] == 1 : drop[d])) out.push_back(dims[d]);
-  SetReshapedOutput(ctx, std::move(input), out);
-}
+// Reshape, ExpandDims, Squeeze: ../shape_ops.h, shared with the CUDA plugin.
+using kernels::CreateSqueeze;
+using kernels::DeleteSqueeze;
+using kernels::ExpandDimsCompute;
+using kernels::ReshapeCompute;
+using kernels::SqueezeCompute;
 
 // Elements are moved as opaque words of their width, so one instantiation per size
 // serves every dtype.

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../shape_ops.h"
 #include "../strided_slice_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
@@ -356,110 +357,13 @@ void IdentityCompute(void*, TF_OpKernelContext* ctx) {
 void NoOpCompute(void*, TF_OpKernelContext*) {}
 
 // ---- Reshape, ExpandDims, Squeeze -----------------------------------------------------
-
-// Sets output 0 to `input`'s elements seen with `dims`. The output is a device-to-device
-// copy on the stream: the C API has no way to forward an input's buffer under another
-// shape (the CPU kernel's TF_NewTensor view would hand the runtime a device pointer as
-// if it were host memory).
-void SetReshapedOutput(TF_OpKernelContext* ctx, const TensorPtr& input, const std::vector<int64_t>& dims) {
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), dims);
-  if (!output) return;
-  const int64_t bytes = static_cast<int64_t>(TF_TensorByteSize(input.get()));
-  if (bytes == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
-  CopyDeviceToDevice(ctx, stream, TF_TensorData(output.get()), TF_TensorData(input.get()), bytes);
-}
-
-void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), shape_t = Input(ctx, 1);
-  if (!input || !shape_t) return;
-  std::vector<int64_t> shape = IndexValues(shape_t.get());
-  const int64_t n = TF_TensorElementCount(input.get());
-  int64_t known = 1, unknown_at = -1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) {
-      if (unknown_at >= 0) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: only one dimension can be -1, got " + ShapeString(shape));
-        return;
-      }
-      unknown_at = static_cast<int64_t>(i);
-    } else if (shape[i] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: size " + std::to_string(shape[i]) + " must be >= -1");
-      return;
-    } else {
-      known *= shape[i];
-    }
-  }
-  if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
-  if (NumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "Input to reshape is a tensor with " + std::to_string(n) +
-             " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +
-             " does not fit them");
-    return;
-  }
-  SetReshapedOutput(ctx, input, shape);
-}
-
-void ExpandDimsCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), dim_t = Input(ctx, 1);
-  if (!input || !dim_t) return;
-  std::vector<int64_t> dims = Dims(input.get());
-  std::vector<int64_t> dim = IndexValues(dim_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (dim.size() != 1 || dim[0] < -rank - 1 || dim[0] > rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "ExpandDims: dim must be a scalar in [" +
-                                       std::to_string(-rank - 1) + ", " + std::to_string(rank) + "]");
-    return;
-  }
-  const int64_t at = dim[0] < 0 ? dim[0] + rank + 1 : dim[0];
-  dims.insert(dims.begin() + at, 1);
-  SetReshapedOutput(ctx, input, dims);
-}
-
-struct SqueezeAttrs { std::vector<int64_t> axes; };
-
-void* CreateSqueeze(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new SqueezeAttrs();
-  StatusPtr s = NewStatus();
-  int32_t size = 0, total = 0;
-  TF_OpKernelConstruction_GetAttrSize(ctx, "squeeze_dims", &size, &total, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && size > 0) {
-    attrs->axes.resize(size);
-    TF_OpKernelConstruction_GetAttrInt64List(ctx, "squeeze_dims", attrs->axes.data(), size, s.get());
-  }
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return attrs;
-}
-void DeleteSqueeze(void* p) { delete static_cast<SqueezeAttrs*>(p); }
-
-void SqueezeCompute(void* state, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0);
-  if (!input) return;
-  std::vector<int64_t> dims = Dims(input.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  std::vector<bool> drop(rank, false);
-  const auto& axes = static_cast<SqueezeAttrs*>(state)->axes;
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Squeeze: dimension " + std::to_string(a) +
-                                         " out of range for rank " + std::to_string(rank));
-      return;
-    }
-    const int64_t d = a < 0 ? a + rank : a;
-    if (dims[d] != 1) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Can not squeeze dim[" + std::to_string(d) +
-                                         "], expected a dimension of 1, got " + std::to_string(dims[d]));
-      return;
-    }
-    drop[d] = true;
-  }
-  std::vector<int64_t> out;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!(axes.empty() ? dims[d] == 1 : drop[d])) out.push_back(dims[d]);
-  SetReshapedOutput(ctx, input, out);
-}
+// The CPU kernels' own code (../shape_ops.h): the output shares the input's device
+// buffer under the new shape, so nothing is copied.
+using kernels::CreateSqueeze;
+using kernels::DeleteSqueeze;
+using kernels::ExpandDimsCompute;
+using kernels::ReshapeCompute;
+using kernels::SqueezeCompute;
 
 // ---- Transpose ------------------------------------------------------------------------
 

@@ -62,6 +62,13 @@ TF_CAPI_EXPORT extern int64_t TF_TensorElementCount(const TF_Tensor* tensor);
 /* Whether the tensor's data is aligned for vectorised kernels (64 bytes). */
 TF_CAPI_EXPORT extern bool TF_TensorIsAligned(const TF_Tensor* tensor);
 
+/* Makes `to` share `from`'s buffer (wherever it lives: host or device memory), seen
+ * with dtype `type` and dims `new_dims`; its own buffer is released. The byte sizes must
+ * agree: TF_INVALID_ARGUMENT otherwise, and `to` is left as it was. */
+TF_CAPI_EXPORT extern void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type,
+                                                TF_Tensor* to, const int64_t* new_dims,
+                                                int num_new_dims, TF_Status* status);
+
 #ifdef __cplusplus
 }
 #endif
