@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../concat_spec.h"
 #include "../shape_ops.h"
 #include "../strided_slice_spec.h"
 #include "cuda_kernel_util.h"
@@ -590,75 +591,25 @@ void Concatenate(TF_OpKernelContext* ctx, const char* op, const std::vector<Tens
              data, bytes);
 }
 
+// ConcatV2 and Pack: inputs checked and the output shape worked out by the CPU
+// kernels' own code (../concat_spec.h); here only the copy.
 void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
-  const int n = TF_NumInputs(ctx) - 1;
-  std::vector<TensorPtr> pieces;
-  for (int i = 0; i < n; ++i) {
-    pieces.push_back(Input(ctx, i));
-    if (!pieces.back()) return;
-  }
-  TensorPtr axis_t = Input(ctx, n);
-  if (!axis_t) return;
-  std::vector<int64_t> dims = Dims(pieces[0].get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  std::vector<int64_t> axis = IndexValues(axis_t.get());
-  if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "ConcatV2: axis must be a scalar in [" + std::to_string(-rank) +
-                                       ", " + std::to_string(rank) + ")");
-    return;
-  }
-  const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
-  std::vector<int64_t> out_dims = dims;
-  out_dims[a] = 0;
-  for (const TensorPtr& piece : pieces) {
-    std::vector<int64_t> pd = Dims(piece.get());
-    bool fits = pd.size() == dims.size();
-    for (int64_t d = 0; fits && d < rank; ++d) fits = d == a || pd[d] == dims[d];
-    if (!fits) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "ConcatV2: shapes " + ShapeString(dims) + " and " +
-                                         ShapeString(pd) + " differ outside axis " + std::to_string(a));
-      return;
-    }
-    out_dims[a] += pd[a];
-  }
-  Concatenate(ctx, "ConcatV2", pieces, a, out_dims);
+  kernels::JoinPlan plan;
+  if (!kernels::PlanConcat(ctx, &plan)) return;
+  Concatenate(ctx, "ConcatV2", plan.pieces, plan.axis, plan.out_dims);
 }
 
-struct AxisAttr { int64_t axis = 0; };
-void* CreateAxisAttr(TF_OpKernelConstruction* ctx) {
-  auto* attr = new AxisAttr();
-  StatusPtr s = NewStatus();
-  TF_OpKernelConstruction_GetAttrInt64(ctx, "axis", &attr->axis, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return attr;
-}
-void DeleteAxisAttr(void* p) { delete static_cast<AxisAttr*>(p); }
+using kernels::AxisAttr;
+using kernels::CreateAxisAttr;
+using kernels::DeleteAxisAttr;
 
 void PackCompute(void* state, TF_OpKernelContext* ctx) {
-  const int n = TF_NumInputs(ctx);
-  std::vector<TensorPtr> pieces;
-  for (int i = 0; i < n; ++i) {
-    pieces.push_back(Input(ctx, i));
-    if (!pieces.back()) return;
-  }
-  std::vector<int64_t> dims = Dims(pieces[0].get());
-  const int64_t rank = static_cast<int64_t>(dims.size()) + 1;
-  int64_t axis = static_cast<AxisAttr*>(state)->axis;
-  if (axis < -rank || axis >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Pack: axis " + std::to_string(axis) + " out of range for rank " +
-                                       std::to_string(rank));
-    return;
-  }
-  if (axis < 0) axis += rank;
-  for (const TensorPtr& piece : pieces) {
-    if (Dims(piece.get()) != dims) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Pack: shapes of all inputs must match: " + ShapeString(dims) +
-                                         " vs. " + ShapeString(Dims(piece.get())));
-      return;
-    }
-  }
-  std::vector<int64_t> out_dims = dims;
-  out_dims.insert(out_dims.begin() + axis, n);
+  kernels::JoinPlan plan;
+  if (!kernels::PlanPack(ctx, *static_cast<AxisAttr*>(state), &plan)) return;
+  const std::vector<TensorPtr>& pieces = plan.pieces;
+  const int64_t axis = plan.axis;
+  const std::vector<int64_t>& out_dims = plan.out_dims;
+  const int n = static_cast<int>(pieces.size());
   // Packing is concatenating pieces that each have a size-1 dimension at `axis`.
   TensorPtr output = AllocateLike(ctx, 0, pieces[0].get(), out_dims);
   if (!output) return;
