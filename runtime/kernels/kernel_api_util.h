@@ -104,6 +104,26 @@ inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
   return out;
 }
 
+// Attr readers for a kernel's create function; they leave failures in `s`.
+inline std::vector<int64_t> IntListAttr(TF_OpKernelConstruction* ctx, const char* name,
+                                        TF_Status* s) {
+  int32_t size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
+  std::vector<int64_t> out(size > 0 ? size : 0);
+  if (TF_GetCode(s) == TF_OK && size > 0)
+    TF_OpKernelConstruction_GetAttrInt64List(ctx, name, out.data(), size, s);
+  return out;
+}
+
+inline std::string StringAttr(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
+  int32_t size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
+  std::string out(total > 0 ? total : 0, '\0');
+  if (TF_GetCode(s) == TF_OK && total > 0)
+    TF_OpKernelConstruction_GetAttrString(ctx, name, out.data(), out.size(), s);
+  return out;
+}
+
 using ComputeFn = void (*)(void*, TF_OpKernelContext*);
 using CreateFn = void* (*)(TF_OpKernelConstruction*);
 using DeleteFn = void (*)(void*);

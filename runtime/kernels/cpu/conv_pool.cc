@@ -5,86 +5,19 @@
 #include <limits>
 
 #include "gemm.h"
+#include "../window_spec.h"
 #include "kernel_util.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-struct Window2D {
-  std::vector<int64_t> ksize{1, 1, 1, 1}, strides{1, 1, 1, 1}, dilations{1, 1, 1, 1};
-  std::vector<int64_t> explicit_paddings;
-  std::string padding;
-  bool nchw = false;
-};
-
-std::vector<int64_t> IntList(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
-  int32_t size = 0, total = 0;
-  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
-  std::vector<int64_t> out(size > 0 ? size : 0);
-  if (TF_GetCode(s) == TF_OK && size > 0)
-    TF_OpKernelConstruction_GetAttrInt64List(ctx, name, out.data(), size, s);
-  return out;
-}
-
-std::string StringAttr(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
-  int32_t size = 0, total = 0;
-  TF_OpKernelConstruction_GetAttrSize(ctx, name, &size, &total, s);
-  std::string out(total > 0 ? total : 0, '\0');
-  if (TF_GetCode(s) == TF_OK && total > 0)
-    TF_OpKernelConstruction_GetAttrString(ctx, name, out.data(), out.size(), s);
-  return out;
-}
-
-// Reads the window attrs an op has; `is_conv` selects Conv2D's attr names.
-void* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv) {
-  auto* w = new Window2D();
-  StatusPtr s = NewStatus();
-  w->strides = IntList(ctx, "strides", s.get());
-  if (TF_GetCode(s.get()) == TF_OK) {
-    if (is_conv) w->dilations = IntList(ctx, "dilations", s.get());
-    else w->ksize = IntList(ctx, "ksize", s.get());
-  }
-  if (TF_GetCode(s.get()) == TF_OK) w->padding = StringAttr(ctx, "padding", s.get());
-  if (TF_GetCode(s.get()) == TF_OK && TF_OpKernelConstruction_HasAttr(ctx, "explicit_paddings", s.get()))
-    w->explicit_paddings = IntList(ctx, "explicit_paddings", s.get());
-  if (TF_GetCode(s.get()) == TF_OK) w->nchw = StringAttr(ctx, "data_format", s.get()) != "NHWC";
-  if (TF_GetCode(s.get()) == TF_OK) {
-    if (w->nchw) {
-      TF_SetStatus(s.get(), TF_UNIMPLEMENTED, "only data_format NHWC is implemented on the CPU");
-    } else if (w->strides.size() != 4 || w->ksize.size() != 4 || w->dilations.size() != 4) {
-      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "strides, ksize and dilations need 4 entries");
-    } else if (w->strides[0] != 1 || w->strides[3] != 1 || w->ksize[0] != 1 || w->ksize[3] != 1 ||
-               w->dilations[0] != 1 || w->dilations[3] != 1) {
-      TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
-                   "windows over the batch or channel dimension are not supported");
-    } else if (w->padding == "EXPLICIT" && w->explicit_paddings.size() != 8) {
-      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "EXPLICIT padding needs 8 explicit_paddings");
-    }
-  }
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return w;
-}
-void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return CreateWindow(ctx, true); }
-void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return CreateWindow(ctx, false); }
-void DeleteWindow(void* p) { delete static_cast<Window2D*>(p); }
-
-// Output size and leading padding of one spatial dimension, as TensorFlow computes them.
-void OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out, int64_t* pad_before) {
-  const int64_t stride = w.strides[d], effective = (k - 1) * w.dilations[d] + 1;
-  if (w.padding == "VALID") {
-    *out = in >= effective ? (in - effective) / stride + 1 : 0;
-    *pad_before = 0;
-  } else if (w.padding == "SAME") {
-    *out = (in + stride - 1) / stride;
-    const int64_t total = std::max<int64_t>((*out - 1) * stride + effective - in, 0);
-    *pad_before = total / 2;
-  } else {  // EXPLICIT
-    const int64_t before = w.explicit_paddings[2 * d], after = w.explicit_paddings[2 * d + 1];
-    *out = (in + before + after - effective) / stride + 1;
-    *pad_before = before;
-  }
-}
+// The window attrs and output sizes: ../window_spec.h, shared with the CUDA plugin.
+using kernels::DeleteWindow;
+using kernels::OutputSize;
+using kernels::Window2D;
+void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, true, "CPU"); }
+void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, false, "CPU"); }
 
 template <typename T>
 struct Conv2DKernel {

@@ -1,0 +1,76 @@
+// The attrs of a 2-D window over NHWC images (Conv2D, MaxPool, AvgPool) and the output
+// size they give, as TensorFlow computes it: shared by the CPU kernels and the CUDA
+// plugin's.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernel_api_util.h"
+
+namespace opgen {
+namespace kernels {
+
+struct Window2D {
+  std::vector<int64_t> ksize{1, 1, 1, 1}, strides{1, 1, 1, 1}, dilations{1, 1, 1, 1};
+  std::vector<int64_t> explicit_paddings;
+  std::string padding;
+};
+
+// Reads the window attrs an op has (the kernel's state); `is_conv` selects Conv2D's
+// attr names. `device` ("CPU", "GPU") names where NCHW is missing, in the error.
+inline Window2D* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv, const char* device) {
+  auto* w = new Window2D();
+  StatusPtr s = NewStatus();
+  w->strides = IntListAttr(ctx, "strides", s.get());
+  if (TF_GetCode(s.get()) == TF_OK) {
+    if (is_conv) w->dilations = IntListAttr(ctx, "dilations", s.get());
+    else w->ksize = IntListAttr(ctx, "ksize", s.get());
+  }
+  if (TF_GetCode(s.get()) == TF_OK) w->padding = StringAttr(ctx, "padding", s.get());
+  if (TF_GetCode(s.get()) == TF_OK &&
+      TF_OpKernelConstruction_HasAttr(ctx, "explicit_paddings", s.get()))
+    w->explicit_paddings = IntListAttr(ctx, "explicit_paddings", s.get());
+  bool nchw = false;
+  if (TF_GetCode(s.get()) == TF_OK) nchw = StringAttr(ctx, "data_format", s.get()) != "NHWC";
+  if (TF_GetCode(s.get()) == TF_OK) {
+    if (nchw) {
+      TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
+                   (std::string("only data_format NHWC is implemented on the ") + device).c_str());
+    } else if (w->strides.size() != 4 || w->ksize.size() != 4 || w->dilations.size() != 4) {
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "strides, ksize and dilations need 4 entries");
+    } else if (w->strides[0] != 1 || w->strides[3] != 1 || w->ksize[0] != 1 ||
+               w->ksize[3] != 1 || w->dilations[0] != 1 || w->dilations[3] != 1) {
+      TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
+                   "windows over the batch or channel dimension are not supported");
+    } else if (w->padding == "EXPLICIT" && w->explicit_paddings.size() != 8) {
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "EXPLICIT padding needs 8 explicit_paddings");
+    }
+  }
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return w;
+}
+inline void DeleteWindow(void* p) { delete static_cast<Window2D*>(p); }
+
+// Output size and leading padding of spatial dimension `d` (1: height, 2: width), as
+// TensorFlow computes them.
+inline void OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out,
+                       int64_t* pad_before) {
+  const int64_t stride = w.strides[d], effective = (k - 1) * w.dilations[d] + 1;
+  if (w.padding == "VALID") {
+    *out = in >= effective ? (in - effective) / stride + 1 : 0;
+    *pad_before = 0;
+  } else if (w.padding == "SAME") {
+    *out = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((*out - 1) * stride + effective - in, 0);
+    *pad_before = total / 2;
+  } else {  // EXPLICIT
+    const int64_t before = w.explicit_paddings[2 * d], after = w.explicit_paddings[2 * d + 1];
+    *out = (in + before + after - effective) / stride + 1;
+    *pad_before = before;
+  }
+}
+
+}  // namespace kernels
+}  // namespace opgen
