@@ -160,18 +160,6 @@ const KernelDef* PlaceKernel(const std::string& requested, const OpDef& op, cons
   return KernelRegistry::Global().Find(op, "CPU", attrs, status);
 }
 
-bool ParseDeviceType(const std::string& name, std::string* type) {
-  if (name.empty()) {
-    *type = "CPU";
-    return true;
-  }
-  std::string last = name.substr(name.rfind('/') + 1);
-  if (last.compare(0, 7, "device:") == 0) last = last.substr(7);
-  *type = last.substr(0, last.find(':'));
-  for (char& c : *type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return !type->empty();
-}
-
 std::string AttrValueToString(const AttrValue& v) {
   auto type_name = [](TF_DataType t) {
     std::string n = DataTypeName(t);

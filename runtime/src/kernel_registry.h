@@ -44,10 +44,6 @@ class KernelRegistry {
 const KernelDef* PlaceKernel(const std::string& requested, const OpDef& op, const AttrMap& attrs,
                              const Device** device, TF_Status* status);
 
-// The device type of a device name: "/CPU:0", "/device:CPU:0", "CPU" and
-// "/job:localhost/replica:0/task:0/device:CPU:0" give "CPU"; "" gives "CPU".
-bool ParseDeviceType(const std::string& name, std::string* type);
-
 // Readable "T=DT_FLOAT, transpose_a=false" for error messages.
 std::string AttrMapToString(const AttrMap& attrs);
 std::string AttrValueToString(const AttrValue& v);

@@ -102,13 +102,19 @@ struct SignOp {
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
 struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
-struct ExpOp { template <typename T> static T Apply(T x) { return std::exp(x); } };
+// Ops may name a whole-array float32 loop (kFloatArray, simd_loops.h) that Unary runs
+// instead of Apply element by element.
+struct ExpOp {
+  template <typename T> static T Apply(T x) { return std::exp(x); }
+  static constexpr auto kFloatArray = &ExpFloatArray;
+};
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
 struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
 struct SqrtOp { template <typename T> static T Apply(T x) { return std::sqrt(x); } };
 struct RsqrtOp { template <typename T> static T Apply(T x) { return T(1) / std::sqrt(x); } };
 // float (and so half and bfloat16) through vector_math.h: twice as fast as libm's tanhf.
 struct TanhOp {
+  static constexpr auto kFloatArray = &TanhFloatArray;
   template <typename T> static T Apply(T x) {
     if constexpr (std::is_same_v<T, float>) return TanhFloat(x);
     else return std::tanh(x);
@@ -443,12 +449,9 @@ struct Unary {
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
-      // float32 tanh and exp: simd_loops.cc's loops, for AVX-512 / AVX2 where present.
-      if constexpr ((std::is_same_v<Op, TanhOp> || std::is_same_v<Op, ExpOp>) &&
-                    std::is_same_v<T, float>) {
+      if constexpr (HasFloatArray<Op>::value && std::is_same_v<T, float>) {
         ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-          if constexpr (std::is_same_v<Op, TanhOp>) TanhFloatArray(xp + begin, yp + begin, end - begin);
-          else ExpFloatArray(xp + begin, yp + begin, end - begin);
+          Op::kFloatArray(xp + begin, yp + begin, end - begin);  // AVX-512 / AVX2 where present
         });
         return;
       }

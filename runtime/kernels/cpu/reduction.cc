@@ -44,6 +44,7 @@ struct MaxReducer {
     else return std::numeric_limits<A>::lowest();
   }
   template <typename A> static A Combine(A a, A b) { return b > a || b != b ? b : a; }
+  static constexpr auto kFloatArray = &MaxFloatArray;  // the AVX-512 / AVX2 loop
 };
 struct MinReducer {
   template <typename A> static A Init() {
@@ -51,6 +52,7 @@ struct MinReducer {
     else return std::numeric_limits<A>::max();
   }
   template <typename A> static A Combine(A a, A b) { return b < a || b != b ? b : a; }
+  static constexpr auto kFloatArray = &MinFloatArray;
 };
 
 // What values of T are reduced in: float for half and bfloat16; for integer means a
@@ -69,10 +71,9 @@ constexpr int64_t kPairwiseBlock = 4096;
 // compiler keep them in vector registers.
 template <typename Reducer, typename A, typename T>
 A ReduceContiguous(const T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<A, float>) {
-    if constexpr (std::is_same_v<Reducer, MaxReducer>) return MaxFloatArray(x, n);
-    if constexpr (std::is_same_v<Reducer, MinReducer>) return MinFloatArray(x, n);
-  }
+  if constexpr (HasFloatArray<Reducer>::value && std::is_same_v<T, float> &&
+                std::is_same_v<A, float>)
+    return Reducer::kFloatArray(x, n);
   constexpr bool kPairwise = kIsFloating<T> && std::is_same_v<Reducer, SumReducer>;
   if (kPairwise && n > kPairwiseBlock) {
     const int64_t half = n / 2 / 64 * 64;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace opgen {
 namespace cpu {
@@ -16,6 +17,12 @@ void ExpFloatArray(const float* x, float* y, int64_t n);
 // The largest / smallest of x[0..n) (-inf / +inf for n == 0), NaN when any is NaN.
 float MaxFloatArray(const float* x, int64_t n);
 float MinFloatArray(const float* x, int64_t n);
+
+// Whether an op or reducer names one of these loops as its `kFloatArray`, which the
+// kernel families then run on float32 data instead of their element-by-element loop.
+template <typename Op, typename = void> struct HasFloatArray : std::false_type {};
+template <typename Op>
+struct HasFloatArray<Op, std::void_t<decltype(Op::kFloatArray)>> : std::true_type {};
 
 }  // namespace cpu
 }  // namespace opgen

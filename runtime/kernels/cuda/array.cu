@@ -22,6 +22,7 @@
 
 #include "../concat_spec.h"
 #include "../shape_ops.h"
+#include "../range_spec.h"
 #include "../strided_slice_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
@@ -978,25 +979,9 @@ struct RangeKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
     TensorPtr start_t = Input(ctx, 0), limit_t = Input(ctx, 1), delta_t = Input(ctx, 2);
     if (!start_t || !limit_t || !delta_t) return;
-    for (const TensorPtr* t : {&start_t, &limit_t, &delta_t}) {
-      if (TF_NumDims(t->get()) != 0) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "Range: start, limit and delta must be scalars");
-        return;
-      }
-    }
-    const T start = *Data<T>(start_t), limit = *Data<T>(limit_t), delta = *Data<T>(delta_t);
-    if (delta == T(0) || (delta > T(0) && start > limit) || (delta < T(0) && start < limit)) {
-      Fail(ctx, TF_INVALID_ARGUMENT, delta == T(0) ? "Range: delta must not be 0"
-                                                   : "Range: delta moves start away from limit");
-      return;
-    }
+    T start, delta;
     int64_t n;
-    if constexpr (std::is_integral_v<T>) {
-      n = (std::abs(static_cast<int64_t>(limit - start)) + std::abs(static_cast<int64_t>(delta)) - 1) /
-          std::abs(static_cast<int64_t>(delta));
-    } else {
-      n = static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
-    }
+    if (!kernels::PlanRange(ctx, start_t, limit_t, delta_t, &start, &delta, &n)) return;
     TensorPtr output = AllocateOutput<T>(ctx, 0, {n});
     if (!output || n == 0) return;
     cudaStream_t stream = GetStream(ctx);
