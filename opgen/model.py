@@ -129,7 +129,8 @@ class DeprecatedEndpoint:
     """An ApiDef endpoint kept for old callers.
 
     ``removed_in`` is the ApiDef's ``deprecation_version``: the major API version that no
-    longer has the name (TensorFlow leaves such names out of its 2.x exports); 0 if unset.
+    longer has the name (TensorFlow exports a name with version 2 or lower only in its 1.x
+    API); 0 if unset.
     """
 
     name: str
