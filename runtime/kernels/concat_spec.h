@@ -1,8 +1,9 @@
-// ConcatV2's and Pack's inputs checked and their output shape worked out, on the host:
-// shared by the CPU kernels and the CUDA plugin's, which differ only in the copy.
+// ConcatV2's, Pack's and Unpack's inputs checked and their output shapes worked out, on
+// the host: shared by the CPU kernels and the CUDA plugin's, which differ only in the copy.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_api_util.h"
@@ -92,6 +93,45 @@ inline bool PlanPack(TF_OpKernelContext* ctx, const AxisAttr& attr, JoinPlan* pl
   plan->axis = axis;
   plan->out_dims = dims;
   plan->out_dims.insert(plan->out_dims.begin() + axis, n);
+  return true;
+}
+
+// Unpack(value; attrs num, axis): output i is the value's slice i along `axis`, which
+// has TF_NumOutputs entries. The value seen as [outer, num, inner].
+struct UnpackPlan {
+  TensorPtr value;
+  int64_t axis = 0;  // non-negative
+  int num = 0;
+  int64_t outer = 1, inner = 1;
+  std::vector<int64_t> out_dims;  // the value's shape without `axis`
+};
+
+// False after reporting the failure.
+inline bool PlanUnpack(TF_OpKernelContext* ctx, const AxisAttr& attr, UnpackPlan* plan) {
+  TensorPtr value = Input(ctx, 0);
+  if (!value) return false;
+  const std::vector<int64_t> dims = Dims(value.get());
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t axis = attr.axis;
+  if (axis < -rank || axis >= rank) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: axis " + std::to_string(axis) + " out of range for rank " +
+                                       std::to_string(rank));
+    return false;
+  }
+  if (axis < 0) axis += rank;
+  const int num = TF_NumOutputs(ctx);
+  if (dims[axis] != num) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: input has " + std::to_string(dims[axis]) +
+                                       " entries along axis " + std::to_string(axis) + ", but num is " +
+                                       std::to_string(num));
+    return false;
+  }
+  OuterInner(dims, axis, &plan->outer, &plan->inner);
+  plan->out_dims = dims;
+  plan->out_dims.erase(plan->out_dims.begin() + axis);
+  plan->value = std::move(value);
+  plan->axis = axis;
+  plan->num = num;
   return true;
 }
 

@@ -61,6 +61,15 @@ inline int64_t NumElements(const std::vector<int64_t>& dims) {
   return n;
 }
 
+// Splits `dims` around `axis` into the element counts before and after it.
+inline void OuterInner(const std::vector<int64_t>& dims, int64_t axis, int64_t* outer,
+                       int64_t* inner) {
+  *outer = 1;
+  *inner = 1;
+  for (int64_t d = 0; d < axis; ++d) *outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) *inner *= dims[d];
+}
+
 // Input `i`, or nullptr after reporting the failure.
 inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
   TF_Status* s = ThreadStatus();
@@ -105,6 +114,12 @@ inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {
 }
 
 // Attr readers for a kernel's create function; they leave failures in `s`.
+inline bool BoolAttr(TF_OpKernelConstruction* ctx, const char* name, TF_Status* s) {
+  TF_Bool v = 0;
+  TF_OpKernelConstruction_GetAttrBool(ctx, name, &v, s);
+  return v != 0;
+}
+
 inline std::vector<int64_t> IntListAttr(TF_OpKernelConstruction* ctx, const char* name,
                                         TF_Status* s) {
   int32_t size = 0, total = 0;

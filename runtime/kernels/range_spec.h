@@ -12,11 +12,12 @@
 namespace opgen {
 namespace kernels {
 
-// Reads start and delta and sets `*n`, the number of values; false after reporting the
-// failure.
+// Reads the operands start, limit and delta, and sets `*n`, the number of values; false
+// after reporting the failure.
 template <typename T>
-bool PlanRange(TF_OpKernelContext* ctx, const TensorPtr& start_t, const TensorPtr& limit_t,
-               const TensorPtr& delta_t, T* start, T* delta, int64_t* n) {
+bool PlanRange(TF_OpKernelContext* ctx, T* start, T* delta, int64_t* n) {
+  TensorPtr start_t = Input(ctx, 0), limit_t = Input(ctx, 1), delta_t = Input(ctx, 2);
+  if (!start_t || !limit_t || !delta_t) return false;
   for (const TensorPtr* t : {&start_t, &limit_t, &delta_t}) {
     if (TF_NumDims(t->get()) != 0) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Range: start, limit and delta must be scalars");

@@ -1,9 +1,11 @@
-// Kernels that only change a tensor's shape: Reshape, ExpandDims, Squeeze. The output
-// shares the input's buffer (TF_TensorBitcastFrom), wherever it lives, so the same code
-// serves the CPU kernels and the CUDA plugin's: nothing is copied on either.
+// Kernels that only change or describe a tensor's shape: Reshape, ExpandDims, Squeeze
+// (the output shares the input's buffer through TF_TensorBitcastFrom, wherever it lives)
+// and Shape, Size, Rank (host outputs; the input's elements are never read). The same
+// code serves the CPU kernels and the CUDA plugin's: nothing is copied on either.
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -115,6 +117,33 @@ inline void SqueezeCompute(void* state, TF_OpKernelContext* ctx) {
     if (!(axes.empty() ? dims[d] == 1 : drop[d])) out.push_back(dims[d]);
   SetReshapedOutput(ctx, input, out);
 }
+
+// Shape, Size and Rank: Out (int32_t or int64_t) is the output's element type; the
+// output is host memory on every device.
+template <typename Out>
+struct DescribeKernels {
+  static constexpr TF_DataType kOutType = std::is_same_v<Out, int32_t> ? TF_INT32 : TF_INT64;
+  static void Shape(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    std::vector<int64_t> dims = Dims(input.get());
+    TensorPtr output = AllocateOutput(ctx, 0, kOutType, {static_cast<int64_t>(dims.size())});
+    if (!output) return;
+    for (size_t i = 0; i < dims.size(); ++i) Data<Out>(output)[i] = static_cast<Out>(dims[i]);
+  }
+  static void Size(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    TensorPtr output = AllocateOutput(ctx, 0, kOutType, {});
+    if (output) *Data<Out>(output) = static_cast<Out>(TF_TensorElementCount(input.get()));
+  }
+  static void Rank(void*, TF_OpKernelContext* ctx) {
+    TensorPtr input = Input(ctx, 0);
+    if (!input) return;
+    TensorPtr output = AllocateOutput(ctx, 0, kOutType, {});
+    if (output) *Data<Out>(output) = static_cast<Out>(TF_NumDims(input.get()));
+  }
+};
 
 }  // namespace kernels
 }  // namespace opgen

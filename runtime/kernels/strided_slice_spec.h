@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_api_util.h"
@@ -120,6 +121,23 @@ inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks
   }
   full_dims(rank - d);  // dimensions after the spec are taken whole
   return true;
+}
+
+// StridedSlice(input, begin, end, strides): the spec resolved against the input's shape.
+struct StridedSlicePlan {
+  TensorPtr input;
+  std::vector<int64_t> dims;  // the input's shape
+  StridedSliceBox box;
+};
+
+// False after reporting the failure.
+inline bool PlanStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks& m, StridedSlicePlan* plan) {
+  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), end_t = Input(ctx, 2), strides_t = Input(ctx, 3);
+  if (!input || !begin_t || !end_t || !strides_t) return false;
+  plan->dims = Dims(input.get());
+  plan->input = std::move(input);
+  return ResolveStridedSlice(ctx, m, plan->dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
+                             IndexValues(strides_t.get()), &plan->box);
 }
 
 }  // namespace kernels

@@ -1,10 +1,11 @@
-// The attrs of a 2-D window over NHWC images (Conv2D, MaxPool, AvgPool) and the output
-// size they give, as TensorFlow computes it: shared by the CPU kernels and the CUDA
-// plugin's.
+// The attrs of a 2-D window over NHWC images (Conv2D, MaxPool, AvgPool), the input
+// checks and the output size they give, as TensorFlow computes it: shared by the CPU
+// kernels and the CUDA plugin's.
 #pragma once
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_api_util.h"
@@ -70,6 +71,68 @@ inline void OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t*
     *out = (in + before + after - effective) / stride + 1;
     *pad_before = before;
   }
+}
+
+// One windowed op's call: the NHWC input [batch, ih, iw, ic], a kh x kw window, and the
+// output [batch, oh, ow, oc] with pt / pl rows / columns of padding before.
+struct WindowPlan {
+  TensorPtr input;
+  TensorPtr filter;  // Conv2D's HWIO filter [kh, kw, ic, oc]; null for pooling
+  int64_t batch = 0, ih = 0, iw = 0, ic = 0;
+  int64_t kh = 0, kw = 0;
+  int64_t oh = 0, ow = 0, oc = 0;
+  int64_t pt = 0, pl = 0;
+  std::vector<int64_t> out_dims;
+};
+
+inline void PlanOutput(const Window2D& w, WindowPlan* plan) {
+  OutputSize(w, 1, plan->ih, plan->kh, &plan->oh, &plan->pt);
+  OutputSize(w, 2, plan->iw, plan->kw, &plan->ow, &plan->pl);
+  plan->out_dims = {plan->batch, plan->oh, plan->ow, plan->oc};
+}
+
+// Conv2D(input, filter). False after reporting the failure.
+inline bool PlanConv2D(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+  TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
+  if (!input || !filter) return false;
+  const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
+  if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2]) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) + " (NHWC) and filter " +
+                                       ShapeString(fd) + " (HWIO) do not fit");
+    return false;
+  }
+  plan->input = std::move(input);
+  plan->filter = std::move(filter);
+  plan->batch = id[0];
+  plan->ih = id[1];
+  plan->iw = id[2];
+  plan->ic = id[3];
+  plan->kh = fd[0];
+  plan->kw = fd[1];
+  plan->oc = fd[3];
+  PlanOutput(w, plan);
+  return true;
+}
+
+// MaxPool / AvgPool(input): the window is ksize, channels stay (oc == ic). False after
+// reporting the failure.
+inline bool PlanPool(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+  TensorPtr input = Input(ctx, 0);
+  if (!input) return false;
+  const std::vector<int64_t> id = Dims(input.get());
+  if (id.size() != 4) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "pooling needs a 4-D NHWC input, got " + ShapeString(id));
+    return false;
+  }
+  plan->input = std::move(input);
+  plan->batch = id[0];
+  plan->ih = id[1];
+  plan->iw = id[2];
+  plan->ic = plan->oc = id[3];
+  plan->kh = w.ksize[1];
+  plan->kw = w.ksize[2];
+  PlanOutput(w, plan);
+  return true;
 }
 
 }  // namespace kernels

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../constant_spec.h"
 #include "../shape_ops.h"
+#include "../transpose_spec.h"
 #include "kernel_util.h"
 
 namespace opgen {
@@ -65,34 +67,18 @@ void TransposeWords(const W* in, const std::vector<int64_t>& dims, const std::ve
   }
 }
 
+// The permutation checked and the output shape worked out by ../transpose_spec.h
+// (shared with the CUDA plugin); here only the copy.
 void TransposeCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
-  if (!input || !perm_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
-  const size_t rank = dims.size();
-  std::vector<bool> seen(rank, false);
-  bool valid = perm.size() == rank;
-  for (int64_t p : perm) {
-    if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) { valid = false; break; }
-    seen[p] = true;
-  }
-  if (!valid) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) +
-                                       " is not a permutation of the " + std::to_string(rank) + " dimensions");
-    return;
-  }
-  std::vector<int64_t> out_dims(rank);
-  for (size_t d = 0; d < rank; ++d) out_dims[d] = dims[perm[d]];
-  const TF_DataType dtype = TF_TensorType(input.get());
+  kernels::TransposePlan plan;
+  if (!kernels::PlanTranspose(ctx, &plan)) return;
+  const TF_DataType dtype = TF_TensorType(plan.input.get());
   const size_t width = TF_DataTypeSize(dtype);
-  StatusPtr s = NewStatus();
-  TensorPtr output(TF_AllocateOutput(ctx, 0, dtype, out_dims.data(), static_cast<int>(rank),
-                                     width * static_cast<size_t>(NumElements(out_dims)), s.get()));
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return;
-  }
-  const void* in = TF_TensorData(input.get());
+  TensorPtr output = kernels::AllocateOutput(ctx, 0, dtype, plan.out_dims);
+  if (!output) return;
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& perm = plan.perm;
+  const void* in = TF_TensorData(plan.input.get());
   void* out = TF_TensorData(output.get());
   switch (width) {
     case 1: TransposeWords(static_cast<const uint8_t*>(in), dims, perm, static_cast<uint8_t*>(out)); break;
@@ -104,30 +90,8 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
   }
 }
 
-// Shape, Size and Rank describe their input; Out is the output's element type.
-template <typename Out>
-struct DescribeKernels {
-  static void Shape(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    std::vector<int64_t> dims = Dims(input.get());
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {static_cast<int64_t>(dims.size())});
-    if (!output) return;
-    for (size_t i = 0; i < dims.size(); ++i) Data<Out>(output)[i] = static_cast<Out>(dims[i]);
-  }
-  static void Size(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
-    if (output) *Data<Out>(output) = static_cast<Out>(TF_TensorElementCount(input.get()));
-  }
-  static void Rank(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
-    if (output) *Data<Out>(output) = static_cast<Out>(TF_NumDims(input.get()));
-  }
-};
+// Shape, Size and Rank: ../shape_ops.h, shared with the CUDA plugin.
+using kernels::DescribeKernels;
 
 // ZerosLike: every supported type's zero is all-zero bytes.
 void ZerosLikeCompute(void*, TF_OpKernelContext* ctx) {
@@ -162,30 +126,15 @@ struct OnesLikeKernel {
 
 // Fill copies the value's bytes, whatever its type.
 void FillCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
-  if (!dims_t || !value) return;
-  std::vector<int64_t> dims = IndexValues(dims_t.get());
-  if (TF_NumDims(value.get()) != 0) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
-    return;
-  }
-  for (int64_t d : dims) {
-    if (d < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
-      return;
-    }
-  }
-  const size_t width = TF_TensorByteSize(value.get());
-  const int64_t n = NumElements(dims);
-  StatusPtr s = NewStatus();
-  TensorPtr output(TF_AllocateOutput(ctx, 0, TF_TensorType(value.get()), dims.data(),
-                                     static_cast<int>(dims.size()), width * n, s.get()));
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return;
-  }
+  kernels::FillPlan plan;  // operands checked by ../constant_spec.h, shared with the CUDA plugin
+  if (!kernels::PlanFill(ctx, &plan)) return;
+  const TF_Tensor* value = plan.value.get();
+  const size_t width = TF_TensorByteSize(value);
+  const int64_t n = NumElements(plan.dims);
+  TensorPtr output = kernels::AllocateOutput(ctx, 0, TF_TensorType(value), plan.dims);
+  if (!output) return;
   char* out = static_cast<char*>(TF_TensorData(output.get()));
-  const char* v = static_cast<const char*>(TF_TensorData(value.get()));
+  const char* v = static_cast<const char*>(TF_TensorData(value));
   for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * width, v, width);
 }
 

@@ -1,12 +1,7 @@
 // Cast between every pair of real types and bool: floats, half, bfloat16, signed and
-// unsigned integers. In-range values convert as C++ (and numpy's astype) convert them:
-// floats truncate toward zero, narrower floats round to nearest even, any non-zero value
-// is true, integers wrap to narrower integers. The `Truncate` attr (round toward zero
-// when narrowing floats) is not implemented: conversions always round to nearest.
-#include <cmath>
-#include <limits>
-#include <type_traits>
-
+// unsigned integers, converted as ../cast_spec.h says. The `Truncate` attr (round toward
+// zero when narrowing floats) is not implemented: conversions always round to nearest.
+#include "../cast_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
@@ -14,39 +9,16 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-// A float that is NaN or outside int32/int64's range has no C++ conversion (it is
-// undefined behaviour). It becomes the type's minimum, the "integer indefinite" value
-// x86 produces and so what numpy's astype gives there. Narrower and unsigned integer
-// types go through int64 and wrap, as numpy's conversions do on x86.
-template <typename F, typename Dst>
-Dst FloatToInteger(F x) {
-  if constexpr (std::is_signed_v<Dst> && sizeof(Dst) >= 4) {
-    // -2^(bits-1) and 2^(bits-1) are exact in float and double; values just below the
-    // minimum truncate to it, which the early return gives as well.
-    constexpr F kLow = static_cast<F>(std::numeric_limits<Dst>::min());
-    if (!(x >= kLow && x < -kLow)) return std::numeric_limits<Dst>::min();
-    return static_cast<Dst>(x);
-  } else if constexpr (std::is_same_v<Dst, uint64_t>) {
-    if (x >= F(0) && x < F(18446744073709551616.0)) return static_cast<uint64_t>(x);
-    return static_cast<uint64_t>(FloatToInteger<F, int64_t>(x));
-  } else {
-    return static_cast<Dst>(FloatToInteger<F, int64_t>(x));
-  }
-}
+// The conversion rules (../cast_spec.h, shared with the CUDA plugin) over this file's
+// 16-bit float types.
+struct Float16Types {
+  template <typename T> static constexpr bool kIs = kIsFloat16<T>;
+  template <typename T> static T From(float f) { return Narrow<T>(f); }
+};
 
 template <typename Src, typename Dst>
 Dst Convert(Src x) {
-  if constexpr (std::is_same_v<Src, Dst>) {
-    return x;
-  } else if constexpr (kIsFloat16<Src>) {
-    return Convert<float, Dst>(static_cast<float>(x));
-  } else if constexpr (kIsFloat16<Dst>) {
-    return Dst(static_cast<float>(x));
-  } else if constexpr (std::is_floating_point_v<Src> && kIsInteger<Dst>) {
-    return FloatToInteger<Src, Dst>(x);
-  } else {
-    return static_cast<Dst>(x);
-  }
+  return kernels::ConvertValue<Float16Types, Src, Dst>(x);
 }
 
 template <typename Src, typename Dst>

@@ -11,13 +11,7 @@ namespace {
 
 int64_t ElementSize(const TF_Tensor* t) { return static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(t))); }
 
-// Splits `dims` around `axis` into (outer, inner) element counts.
-void OuterInner(const std::vector<int64_t>& dims, int64_t axis, int64_t* outer, int64_t* inner) {
-  *outer = 1;
-  *inner = 1;
-  for (int64_t d = 0; d < axis; ++d) *outer *= dims[d];
-  for (size_t d = axis + 1; d < dims.size(); ++d) *inner *= dims[d];
-}
+using kernels::OuterInner;
 
 // Concatenates `pieces` (all of rank `rank`, equal except along `axis`).
 void Concatenate(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& pieces, int64_t axis,
@@ -43,7 +37,7 @@ void Concatenate(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& pieces, 
   }
 }
 
-// ConcatV2 and Pack: inputs checked and the output shape worked out by
+// ConcatV2, Pack and Unpack: inputs checked and the output shapes worked out by
 // ../concat_spec.h (shared with the CUDA plugin); here only the copy.
 void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
   kernels::JoinPlan plan;
@@ -78,42 +72,17 @@ void PackCompute(void* state, TF_OpKernelContext* ctx) {
 }
 
 void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
-  TensorPtr value = Input(ctx, 0);
-  if (!value) return;
-  std::vector<int64_t> dims = Dims(value.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t axis = static_cast<AxisAttr*>(state)->axis;
-  if (axis < -rank || axis >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: axis " + std::to_string(axis) + " out of range for rank " +
-                                       std::to_string(rank));
-    return;
-  }
-  if (axis < 0) axis += rank;
-  const int num = TF_NumOutputs(ctx);
-  if (dims[axis] != num) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: input has " + std::to_string(dims[axis]) +
-                                       " entries along axis " + std::to_string(axis) + ", but num is " +
-                                       std::to_string(num));
-    return;
-  }
-  std::vector<int64_t> out_dims = dims;
-  out_dims.erase(out_dims.begin() + axis);
-  int64_t outer, inner;
-  OuterInner(dims, axis, &outer, &inner);
-  const int64_t esize = ElementSize(value.get());
-  const char* src = static_cast<const char*>(TF_TensorData(value.get()));
-  StatusPtr s = NewStatus();
-  for (int i = 0; i < num; ++i) {
-    TensorPtr out(TF_AllocateOutput(ctx, i, TF_TensorType(value.get()), out_dims.data(),
-                                    static_cast<int>(out_dims.size()),
-                                    static_cast<size_t>(NumElements(out_dims) * esize), s.get()));
-    if (TF_GetCode(s.get()) != TF_OK) {
-      TF_OpKernelContext_Failure(ctx, s.get());
-      return;
-    }
+  kernels::UnpackPlan plan;
+  if (!kernels::PlanUnpack(ctx, *static_cast<AxisAttr*>(state), &plan)) return;
+  const TF_Tensor* value = plan.value.get();
+  const int64_t esize = ElementSize(value), inner = plan.inner;
+  const char* src = static_cast<const char*>(TF_TensorData(value));
+  for (int i = 0; i < plan.num; ++i) {
+    TensorPtr out = kernels::AllocateOutput(ctx, i, TF_TensorType(value), plan.out_dims);
+    if (!out) return;
     char* dst = static_cast<char*>(TF_TensorData(out.get()));
-    for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(dst + o * inner * esize, src + (o * num + i) * inner * esize, inner * esize);
+    for (int64_t o = 0; o < plan.outer; ++o)
+      std::memcpy(dst + o * inner * esize, src + (o * plan.num + i) * inner * esize, inner * esize);
   }
 }
 

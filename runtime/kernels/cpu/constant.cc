@@ -1,26 +1,13 @@
 // Const: outputs the tensor held in its `value` attr (decoded once, at construction).
+#include "../constant_spec.h"
 #include "kernel_util.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-void* CreateConst(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  TF_Tensor* value = nullptr;
-  TF_DataType dtype = TF_FLOAT;
-  TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
-  if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &dtype, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && TF_TensorType(value) != dtype) {
-    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "Const: the value's dtype differs from attr dtype");
-  }
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_DeleteTensor(value);
-    TF_OpKernelConstruction_Failure(ctx, s.get());
-    return nullptr;
-  }
-  return value;
-}
+// The value attr read and checked by ../constant_spec.h (shared with the CUDA plugin).
+void* CreateConst(TF_OpKernelConstruction* ctx) { return kernels::ReadConstValue(ctx); }
 
 void DeleteConst(void* value) { TF_DeleteTensor(static_cast<TF_Tensor*>(value)); }
 

@@ -12,9 +12,9 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-// The window attrs and output sizes: ../window_spec.h, shared with the CUDA plugin.
+// The window attrs, input checks and output sizes: ../window_spec.h, shared with the
+// CUDA plugin; here the arithmetic.
 using kernels::DeleteWindow;
-using kernels::OutputSize;
 using kernels::Window2D;
 void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, true, "CPU"); }
 void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, false, "CPU"); }
@@ -23,23 +23,14 @@ template <typename T>
 struct Conv2DKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
-    TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
-    if (!input || !filter) return;
-    std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
-    if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2]) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) + " (NHWC) and filter " +
-                                         ShapeString(fd) + " (HWIO) do not fit");
-      return;
-    }
-    const int64_t batch = id[0], ih = id[1], iw = id[2], ic = id[3];
-    const int64_t kh = fd[0], kw = fd[1], oc = fd[3];
-    int64_t oh, ow, pt, pl;
-    OutputSize(w, 1, ih, kh, &oh, &pt);
-    OutputSize(w, 2, iw, kw, &ow, &pl);
-    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, oc});
+    kernels::WindowPlan p;
+    if (!kernels::PlanConv2D(ctx, w, &p)) return;
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
+    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!output || batch * oh * ow * oc == 0) return;
-    const T* in = Data<T>(input);
-    const T* f = Data<T>(filter);
+    const T* in = Data<T>(p.input);
+    const T* f = Data<T>(p.filter);
     T* out = Data<T>(output);
     // im2col: one row per output pixel, kh*kw*ic columns, then [oh*ow, K] @ [K, oc].
     const int64_t K = kh * kw * ic;
@@ -69,20 +60,13 @@ template <typename T, bool kMax>
 struct PoolKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    std::vector<int64_t> id = Dims(input.get());
-    if (id.size() != 4) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "pooling needs a 4-D NHWC input, got " + ShapeString(id));
-      return;
-    }
-    const int64_t batch = id[0], ih = id[1], iw = id[2], c = id[3];
-    int64_t oh, ow, pt, pl;
-    OutputSize(w, 1, ih, w.ksize[1], &oh, &pt);
-    OutputSize(w, 2, iw, w.ksize[2], &ow, &pl);
-    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, c});
+    kernels::WindowPlan p;
+    if (!kernels::PlanPool(ctx, w, &p)) return;
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, c = p.ic;
+    const int64_t oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!output) return;
-    const T* in = Data<T>(input);
+    const T* in = Data<T>(p.input);
     T* out = Data<T>(output);
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t y = 0; y < oh; ++y)

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "tensorflow/c/tf_datatype.h"
+#include "../type_list.h"
 
 namespace opgen {
 namespace cpu {
@@ -168,15 +169,8 @@ OPGEN_DTYPE_OF(std::complex<double>, TF_COMPLEX128);
 
 // ---- Type lists -----------------------------------------------------------------------
 
-template <typename... Ts> struct Types {};
-
-template <typename... Lists> struct ConcatOf;
-template <typename... As> struct ConcatOf<Types<As...>> { using type = Types<As...>; };
-template <typename... As, typename... Bs, typename... Rest>
-struct ConcatOf<Types<As...>, Types<Bs...>, Rest...> {
-  using type = typename ConcatOf<Types<As..., Bs...>, Rest...>::type;
-};
-template <typename... Lists> using Concat = typename ConcatOf<Lists...>::type;
+using kernels::Concat;  // ../type_list.h, shared with the CUDA plugin
+using kernels::Types;
 
 using FloatTypes = Types<float, double, Half, BFloat16>;
 using SignedIntTypes = Types<int8_t, int16_t, int32_t, int64_t>;

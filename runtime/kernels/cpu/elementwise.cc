@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../broadcast_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 #include "simd_loops.h"
@@ -154,19 +155,10 @@ struct OnStorageUnary {
   static T Apply(T x) { return Narrow<T>(Op::Apply(Widen(x))); }
 };
 
-// numpy's rule: align trailing dims; each pair must be equal or contain a 1.
-bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                    std::vector<int64_t>* out) {
-  size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
-}
+// numpy's broadcasting and the shape errors: ../broadcast_spec.h, shared with the CUDA
+// plugin.
+using kernels::BroadcastShape;
+using kernels::FailIncompatibleShapes;
 
 // Element strides of `dims` seen through the broadcast shape `out` (0 where broadcast).
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims,
@@ -251,15 +243,11 @@ void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vecto
   *zd = cz;
 }
 
-// Equal / NotEqual read incompatible_shape_error: when it is false, operands that
-// cannot broadcast are unequal, and the result is one bool (TensorFlow's semantics).
-// The kernel's state is a tag, not an allocation.
+// Equal / NotEqual read incompatible_shape_error (see ../broadcast_spec.h). The
+// kernel's state is a tag, not an allocation.
 void* const kIncompatibleShapesCompareUnequal = reinterpret_cast<void*>(uintptr_t{1});
 void* EqualityCreate(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  TF_Bool raise = 1;
-  TF_OpKernelConstruction_GetAttrBool(ctx, "incompatible_shape_error", &raise, s.get());
-  return TF_GetCode(s.get()) == TF_OK && !raise ? kIncompatibleShapesCompareUnequal : nullptr;
+  return kernels::IncompatibleShapeError(ctx) ? nullptr : kIncompatibleShapesCompareUnequal;
 }
 
 // Binary kernels over T -> Op's output type, with numpy broadcasting.
@@ -281,8 +269,7 @@ struct Binary {
             return;
           }
         }
-        Fail(ctx, TF_INVALID_ARGUMENT,
-             "Incompatible shapes: " + ShapeString(xd) + " vs. " + ShapeString(yd));
+        FailIncompatibleShapes(ctx, {xd, yd});
         return;
       }
       const int64_t nx = NumElements(xd), ny = NumElements(yd), n = NumElements(zd);
@@ -360,8 +347,7 @@ struct Ternary {
       if (!a || !b || !c) return;
       std::vector<int64_t> ad = Dims(a.get()), bd = Dims(b.get()), cd = Dims(c.get()), ab, out;
       if (!BroadcastShape(ad, bd, &ab) || !BroadcastShape(ab, cd, &out)) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "Incompatible shapes: " + ShapeString(ad) + ", " +
-                                           ShapeString(bd) + " and " + ShapeString(cd));
+        FailIncompatibleShapes(ctx, {ad, bd, cd});
         return;
       }
       TensorPtr z = AllocateOutput<T>(ctx, 0, out);

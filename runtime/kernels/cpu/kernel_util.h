@@ -74,15 +74,6 @@ inline void RegisterKernel2(const char* op, const char* attr1, TF_DataType type1
   TF_RegisterKernelBuilder(name.c_str(), b, status);
 }
 
-// Copies a bool attr at kernel construction; reports a failure if it is missing.
-inline bool GetBoolAttr(TF_OpKernelConstruction* ctx, const char* name) {
-  StatusPtr s = NewStatus();
-  TF_Bool v = 0;
-  TF_OpKernelConstruction_GetAttrBool(ctx, name, &v, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return v != 0;
-}
-
 // Registers Kernel<T>::Compute for `op` with attr "T" = T, for each T of the list.
 template <template <typename> class Kernel, typename... Ts>
 void RegisterForTypes(const char* op, Types<Ts...>, TF_Status* status) {

@@ -1,8 +1,8 @@
 // Neural-network kernels: Softmax and LogSoftmax over the last axis, BiasAdd.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
+#include "../nn_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
@@ -17,18 +17,12 @@ struct Softmax {
   template <typename T>
   struct Kernel {
     static void Compute(void*, TF_OpKernelContext* ctx) {
-      TensorPtr logits = Input(ctx, 0);
-      if (!logits) return;
-      std::vector<int64_t> dims = Dims(logits.get());
-      if (dims.empty()) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "logits must have rank >= 1, got a scalar");
-        return;
-      }
-      TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+      kernels::SoftmaxPlan p;
+      if (!kernels::PlanSoftmax(ctx, &p)) return;
+      TensorPtr output = AllocateOutput<T>(ctx, 0, p.dims);
       if (!output) return;
-      const int64_t depth = dims.back();
-      const int64_t rows = depth == 0 ? 0 : NumElements(dims) / depth;
-      const T* in = Data<T>(logits);
+      const int64_t depth = p.depth, rows = p.rows;
+      const T* in = Data<T>(p.logits);
       T* out = Data<T>(output);
       using C = ComputeType<T>;
       ParallelFor(rows, [=](int64_t begin, int64_t end) {
@@ -51,41 +45,22 @@ struct Softmax {
   };
 };
 
-struct BiasAddAttrs { bool channels_first = false; };
-
-void* CreateBiasAdd(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new BiasAddAttrs();
-  char format[8] = {0};
-  StatusPtr s = NewStatus();
-  TF_OpKernelConstruction_GetAttrString(ctx, "data_format", format, sizeof(format) - 1, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  attrs->channels_first = std::strcmp(format, "NCHW") == 0;
-  return attrs;
-}
-void DeleteBiasAdd(void* p) { delete static_cast<BiasAddAttrs*>(p); }
+// The attrs and input checks of BiasAdd and FusedBatchNormV3: ../nn_spec.h, shared
+// with the CUDA plugin; here the arithmetic.
+using kernels::BatchNormAttrs;
+using kernels::BiasAddAttrs;
 
 template <typename T>
 struct BiasAddKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
-    const bool channels_first = static_cast<BiasAddAttrs*>(state)->channels_first;
-    TensorPtr value = Input(ctx, 0), bias = Input(ctx, 1);
-    if (!value || !bias) return;
-    std::vector<int64_t> dims = Dims(value.get()), bdims = Dims(bias.get());
-    const size_t channel_axis = channels_first ? 1 : dims.size() - 1;
-    if (dims.size() < 2 || bdims.size() != 1 || bdims[0] != dims[channel_axis]) {
-      Fail(ctx, TF_INVALID_ARGUMENT,
-           "Must provide as many biases as the channel dimension of the input: value " +
-               ShapeString(dims) + ", bias " + ShapeString(bdims));
-      return;
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
-    if (!output || NumElements(dims) == 0) return;
-    const int64_t channels = dims[channel_axis];
-    int64_t inner = 1;
-    for (size_t d = channel_axis + 1; d < dims.size(); ++d) inner *= dims[d];
-    const int64_t n = NumElements(dims);
-    const T* x = Data<T>(value);
-    const T* b = Data<T>(bias);
+    kernels::BiasAddPlan p;
+    if (!kernels::PlanBiasAdd(ctx, *static_cast<BiasAddAttrs*>(state), &p)) return;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.dims);
+    const int64_t n = NumElements(p.dims);
+    if (!output || n == 0) return;
+    const int64_t channels = p.channels, inner = p.inner;
+    const T* x = Data<T>(p.value);
+    const T* b = Data<T>(p.bias);
     T* y = Data<T>(output);
     const int64_t rows = n / (channels * inner);
     ParallelFor(rows * channels, [=](int64_t begin, int64_t end) {
@@ -98,52 +73,17 @@ struct BiasAddKernel {
   }
 };
 
-struct BatchNormAttrs {
-  float epsilon = 1e-4f;
-  float exponential_avg_factor = 1.0f;
-  bool is_training = true;
-  bool channels_last = true;
-};
-
-void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new BatchNormAttrs();
-  StatusPtr s = NewStatus();
-  TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &attrs->epsilon, s.get());
-  if (TF_GetCode(s.get()) == TF_OK)
-    TF_OpKernelConstruction_GetAttrFloat(ctx, "exponential_avg_factor", &attrs->exponential_avg_factor, s.get());
-  char format[8] = {0};
-  if (TF_GetCode(s.get()) == TF_OK)
-    TF_OpKernelConstruction_GetAttrString(ctx, "data_format", format, sizeof(format) - 1, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && format[1] == 'C')  // NCHW, NCDHW
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED, "FusedBatchNormV3: only channels-last layouts are implemented");
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelConstruction_Failure(ctx, s.get());
-    return attrs;
-  }
-  attrs->is_training = GetBoolAttr(ctx, "is_training");
-  return attrs;
-}
-void DeleteBatchNorm(void* p) { delete static_cast<BatchNormAttrs*>(p); }
-
 // FusedBatchNormV3 on float, channels last. Inference normalises with the given
 // statistics; training computes them over every dimension but the channel one and
 // blends them into the running ones with exponential_avg_factor.
 void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const BatchNormAttrs& a = *static_cast<BatchNormAttrs*>(state);
-  TensorPtr x = Input(ctx, 0), scale = Input(ctx, 1), offset = Input(ctx, 2), mean = Input(ctx, 3),
-            variance = Input(ctx, 4);
-  if (!x || !scale || !offset || !mean || !variance) return;
-  std::vector<int64_t> dims = Dims(x.get());
-  const int64_t c = dims.empty() ? 0 : dims.back();
-  if (dims.size() < 2 || TF_TensorElementCount(scale.get()) != c ||
-      TF_TensorElementCount(offset.get()) != c ||
-      (!a.is_training && (TF_TensorElementCount(mean.get()) != c ||
-                          TF_TensorElementCount(variance.get()) != c))) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "FusedBatchNormV3: scale, offset, mean and variance need one "
-                                   "value per channel of x " + ShapeString(dims));
-    return;
-  }
-  const int64_t rows = NumElements(dims) / std::max<int64_t>(c, 1);
+  kernels::BatchNormPlan p;
+  if (!kernels::PlanBatchNorm(ctx, a, &p)) return;
+  const TensorPtr &x = p.x, &scale = p.scale, &offset = p.offset;
+  const TensorPtr &mean = p.mean, &variance = p.variance;
+  const std::vector<int64_t>& dims = p.dims;
+  const int64_t c = p.c, rows = p.rows;
   const float* xp = Data<float>(x);
   std::vector<double> batch_mean(c, 0.0), batch_var(c, 0.0);
   if (a.is_training) {
@@ -178,8 +118,8 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
     if (a.is_training) {
       const double f = a.exponential_avg_factor;
       const double corrected = rows > 1 ? batch_var[k] * rows / (rows - 1) : batch_var[k];
-      const double old_mean = TF_TensorElementCount(mean.get()) == c ? Data<float>(mean)[k] : 0.0;
-      const double old_var = TF_TensorElementCount(variance.get()) == c ? Data<float>(variance)[k] : 0.0;
+      const double old_mean = p.has_mean ? Data<float>(mean)[k] : 0.0;
+      const double old_var = p.has_variance ? Data<float>(variance)[k] : 0.0;
       running_mean[k] = static_cast<float>((1 - f) * old_mean + f * batch_mean[k]);
       running_var[k] = static_cast<float>((1 - f) * old_var + f * corrected);
     } else {
@@ -203,7 +143,7 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
 template <typename... Ts>
 void RegisterBiasAdd(Types<Ts...>, TF_Status* status) {
   (RegisterKernel("BiasAdd", "T", DtypeOf<Ts>::value, &BiasAddKernel<Ts>::Compute, status,
-                  CreateBiasAdd, DeleteBiasAdd),
+                  kernels::CreateBiasAdd, kernels::DeleteBiasAdd),
    ...);
 }
 
@@ -211,7 +151,7 @@ void RegisterBiasAdd(Types<Ts...>, TF_Status* status) {
 
 void RegisterNnKernels(TF_Status* status) {
   RegisterKernel2("FusedBatchNormV3", "T", TF_FLOAT, "U", TF_FLOAT, BatchNormCompute, status,
-                  CreateBatchNorm, DeleteBatchNorm);
+                  kernels::CreateBatchNorm, kernels::DeleteBatchNorm);
   RegisterForTypes<Softmax<false>::Kernel>("Softmax", FloatTypes(), status);
   RegisterForTypes<Softmax<true>::Kernel>("LogSoftmax", FloatTypes(), status);
   RegisterBiasAdd(RealTypes(), status);

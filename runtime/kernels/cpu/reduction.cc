@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../reduction_spec.h"
 #include "kernel_util.h"
 #include "simd_loops.h"
 #include "parallel.h"
@@ -11,15 +12,6 @@
 namespace opgen {
 namespace cpu {
 namespace {
-
-// Normalises axes against `rank` (negative counts from the end); false if out of range.
-bool NormalizeAxes(std::vector<int64_t>* axes, int64_t rank) {
-  for (int64_t& a : *axes) {
-    if (a < -rank || a >= rank) return false;
-    if (a < 0) a += rank;
-  }
-  return true;
-}
 
 // Row-major strides of `dims`.
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
@@ -224,40 +216,22 @@ void ReduceInto(const T* in, const std::vector<int64_t>& dims, const std::vector
   }
 }
 
-struct ReduceAttrs { bool keep_dims = false; };
-
-void* CreateReduce(TF_OpKernelConstruction* ctx) {
-  return new ReduceAttrs{GetBoolAttr(ctx, "keep_dims")};
-}
-void DeleteReduce(void* p) { delete static_cast<ReduceAttrs*>(p); }
+// The attrs, axes checks and output shapes: ../reduction_spec.h, shared with the CUDA
+// plugin; here the arithmetic.
+using kernels::CreateReduce;
+using kernels::DeleteReduce;
+using kernels::ReduceAttrs;
 
 template <typename Reducer, bool kMean>
 struct Reduce {
   template <typename T>
   static void Compute(void* state, TF_OpKernelContext* ctx) {
-    const bool keep_dims = static_cast<ReduceAttrs*>(state)->keep_dims;
-    TensorPtr input = Input(ctx, 0), axes_t = Input(ctx, 1);
-    if (!input || !axes_t) return;
-    std::vector<int64_t> dims = Dims(input.get());
-    std::vector<int64_t> axes = IndexValues(axes_t.get());
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (!NormalizeAxes(&axes, rank)) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction dimension for input of rank " +
-                                         std::to_string(rank) + ": " + ShapeString(IndexValues(axes_t.get())));
-      return;
-    }
-    std::vector<bool> reduced(rank, false);
-    for (int64_t a : axes) reduced[a] = true;
-    // The output keeps unreduced dims; reduced ones become 1 (dropped unless keep_dims).
-    std::vector<int64_t> out_dims;
-    int64_t reduce_count = 1;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (reduced[d]) reduce_count *= dims[d];
-      if (!reduced[d] || keep_dims) out_dims.push_back(reduced[d] ? 1 : dims[d]);
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, out_dims);
+    kernels::ReductionSpec r;
+    if (!kernels::ResolveReduction(ctx, *static_cast<ReduceAttrs*>(state), &r)) return;
+    const int64_t reduce_count = r.reduce_count;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, r.out_dims);
     if (!output) return;
-    const int64_t out_n = NumElements(out_dims);
+    const int64_t out_n = NumElements(r.out_dims);
     T* out = Data<T>(output);
     // Results are made in the accumulator type, in place when that is T itself.
     using A = AccumulatorOf<T, kMean>;
@@ -269,7 +243,7 @@ struct Reduce {
       wide.resize(out_n);
       acc = wide.data();
     }
-    ReduceInto<Reducer, A>(Data<T>(input), dims, reduced, acc, out_n);
+    ReduceInto<Reducer, A>(Data<T>(r.input), r.dims, r.reduced, acc, out_n);
     if constexpr (kMean) {
       // Integer means truncate, as TensorFlow's do; an empty integer mean stays 0.
       if (kIsFloating<T> || reduce_count > 0)
@@ -284,36 +258,18 @@ template <bool kMax>
 struct ArgReduce {
   template <typename T, typename Out>
   static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0), axis_t = Input(ctx, 1);
-    if (!input || !axis_t) return;
-    std::vector<int64_t> dims = Dims(input.get());
-    std::vector<int64_t> axis = IndexValues(axis_t.get());
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (axis.size() != 1 || !NormalizeAxes(&axis, rank)) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Expected a dimension in [-" + std::to_string(rank) +
-                                         ", " + std::to_string(rank) + ")");
-      return;
-    }
-    const int64_t a = axis[0];
-    if (dims[a] == 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Reduction axis " + std::to_string(a) + " is empty in shape " +
-                                         ShapeString(dims));
-      return;
-    }
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < a; ++d) outer *= dims[d];
-    for (int64_t d = a + 1; d < rank; ++d) inner *= dims[d];
-    std::vector<int64_t> out_dims;
-    for (int64_t d = 0; d < rank; ++d) if (d != a) out_dims.push_back(dims[d]);
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, out_dims);
+    kernels::ArgReductionSpec r;
+    if (!kernels::ResolveArgReduction(ctx, &r)) return;
+    const int64_t outer = r.outer, len = r.len, inner = r.inner;
+    TensorPtr output = AllocateOutput<Out>(ctx, 0, r.out_dims);
     if (!output) return;
-    const T* in = Data<T>(input);
+    const T* in = Data<T>(r.input);
     Out* out = Data<Out>(output);
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
-        const T* base = in + o * dims[a] * inner + i;
+        const T* base = in + o * len * inner + i;
         int64_t best = 0;
-        for (int64_t k = 1; k < dims[a]; ++k) {
+        for (int64_t k = 1; k < len; ++k) {
           const ComputeType<T> v = Widen(base[k * inner]), b = Widen(base[best * inner]);
           if (kMax ? v > b : v < b) best = k;
         }

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "../gather_spec.h"
 #include "../range_spec.h"
+#include "../slice_spec.h"
 #include "../strided_slice_spec.h"
 #include "kernel_util.h"
 
@@ -50,57 +52,32 @@ void ForEachOutput(const std::vector<int64_t>& out_dims, const std::vector<int64
   }
 }
 
+// Slice, Pad and Tile: operands checked and output shapes worked out by
+// ../slice_spec.h (shared with the CUDA plugin); here only the copy.
 void SliceCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), size_t_ = Input(ctx, 2);
-  if (!input || !begin_t || !size_t_) return;
-  std::vector<int64_t> dims = Dims(input.get()), begin = IndexValues(begin_t.get()),
-                       size = IndexValues(size_t_.get());
-  if (begin.size() != dims.size() || size.size() != dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin and size must have one entry per dimension of " +
-                                       ShapeString(dims));
-    return;
-  }
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (size[d] == -1) size[d] = dims[d] - begin[d];
-    if (begin[d] < 0 || size[d] < 0 || begin[d] + size[d] > dims[d]) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin " + ShapeString(begin) + " and size " +
-                                         ShapeString(IndexValues(size_t_.get())) + " exceed shape " +
-                                         ShapeString(dims));
-      return;
-    }
-  }
-  TensorPtr output = AllocateLike(ctx, input.get(), size);
+  kernels::SlicePlan plan;
+  if (!kernels::PlanSlice(ctx, &plan)) return;
+  const std::vector<int64_t>& begin = plan.begin;
+  TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.size);
   if (!output) return;
-  const int64_t e = ElementBytes(input.get());
-  const char* src = static_cast<const char*>(TF_TensorData(input.get()));
+  const int64_t e = ElementBytes(plan.input.get());
+  const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(size, dims, [&](size_t d, int64_t i) { return begin[d] + i; },
+  ForEachOutput(plan.size, plan.dims, [&](size_t d, int64_t i) { return begin[d] + i; },
                 [&](int64_t i, int64_t from) { std::memcpy(dst + i * e, src + from * e, e); });
 }
 
 void PadCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), pad_t = Input(ctx, 1);
-  if (!input || !pad_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), pads = IndexValues(pad_t.get());
-  if (pads.size() != 2 * dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must have shape [" + std::to_string(dims.size()) +
-                                       ", 2] for input of shape " + ShapeString(dims));
-    return;
-  }
-  std::vector<int64_t> out(dims.size());
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (pads[2 * d] < 0 || pads[2 * d + 1] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must be non-negative");
-      return;
-    }
-    out[d] = dims[d] + pads[2 * d] + pads[2 * d + 1];
-  }
-  TensorPtr output = AllocateLike(ctx, input.get(), out);
+  kernels::PadPlan plan;
+  if (!kernels::PlanPad(ctx, &plan)) return;
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& pads = plan.pads;
+  TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.out_dims);
   if (!output) return;
-  const int64_t e = ElementBytes(input.get());
-  const char* src = static_cast<const char*>(TF_TensorData(input.get()));
+  const int64_t e = ElementBytes(plan.input.get());
+  const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(out, dims,
+  ForEachOutput(plan.out_dims, dims,
                 [&](size_t d, int64_t i) {
                   const int64_t j = i - pads[2 * d];
                   return j >= 0 && j < dims[d] ? j : -1;
@@ -112,82 +89,46 @@ void PadCompute(void*, TF_OpKernelContext* ctx) {
 }
 
 void TileCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), mult_t = Input(ctx, 1);
-  if (!input || !mult_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), mult = IndexValues(mult_t.get());
-  if (mult.size() != dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must have one entry per dimension of " +
-                                       ShapeString(dims) + ", got " + ShapeString(mult));
-    return;
-  }
-  std::vector<int64_t> out(dims.size());
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (mult[d] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must be non-negative, got " + ShapeString(mult));
-      return;
-    }
-    out[d] = dims[d] * mult[d];
-  }
-  TensorPtr output = AllocateLike(ctx, input.get(), out);
+  kernels::TilePlan plan;
+  if (!kernels::PlanTile(ctx, &plan)) return;
+  const std::vector<int64_t>& dims = plan.dims;
+  TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.out_dims);
   if (!output) return;
-  const int64_t e = ElementBytes(input.get());
-  const char* src = static_cast<const char*>(TF_TensorData(input.get()));
+  const int64_t e = ElementBytes(plan.input.get());
+  const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(out, dims, [&](size_t d, int64_t i) { return i % dims[d]; },
+  ForEachOutput(plan.out_dims, dims, [&](size_t d, int64_t i) { return i % dims[d]; },
                 [&](int64_t i, int64_t from) { std::memcpy(dst + i * e, src + from * e, e); });
 }
 
-// batch_dims other than 0 are refused at construction, with a clear message.
-void* CreateGather(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  int64_t batch_dims = 0;
-  TF_OpKernelConstruction_GetAttrInt64(ctx, "batch_dims", &batch_dims, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && batch_dims != 0)
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED, "GatherV2 with batch_dims != 0 is not implemented yet");
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return nullptr;
-}
-
+// GatherV2: the attr, axis and output shape from ../gather_spec.h (shared with the
+// CUDA plugin); the indices are checked here, before anything is written.
 void GatherCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr params = Input(ctx, 0), indices_t = Input(ctx, 1), axis_t = Input(ctx, 2);
-  if (!params || !indices_t || !axis_t) return;
-  std::vector<int64_t> dims = Dims(params.get()), idims = Dims(indices_t.get());
-  std::vector<int64_t> axis = IndexValues(axis_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "GatherV2: axis must be a scalar in [" + std::to_string(-rank) +
-                                       ", " + std::to_string(rank) + ")");
-    return;
-  }
-  const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
+  kernels::GatherPlan plan;
+  if (!kernels::PlanGather(ctx, &plan)) return;
+  const int64_t limit = plan.dims[plan.axis];
   std::vector<int64_t> indices;
-  if (TF_TensorType(indices_t.get()) == TF_INT16) {
-    const int16_t* p = static_cast<const int16_t*>(TF_TensorData(indices_t.get()));
-    indices.assign(p, p + TF_TensorElementCount(indices_t.get()));
+  if (TF_TensorType(plan.indices.get()) == TF_INT16) {
+    const int16_t* p = static_cast<const int16_t*>(TF_TensorData(plan.indices.get()));
+    indices.assign(p, p + TF_TensorElementCount(plan.indices.get()));
   } else {
-    indices = IndexValues(indices_t.get());
+    indices = IndexValues(plan.indices.get());
   }
   for (int64_t i : indices) {
-    if (i < 0 || i >= dims[a]) {
+    if (i < 0 || i >= limit) {
       Fail(ctx, TF_INVALID_ARGUMENT, "GatherV2: index " + std::to_string(i) + " is not in [0, " +
-                                         std::to_string(dims[a]) + ")");
+                                         std::to_string(limit) + ")");
       return;
     }
   }
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < a; ++d) outer *= dims[d];
-  for (int64_t d = a + 1; d < rank; ++d) inner *= dims[d];
-  std::vector<int64_t> out(dims.begin(), dims.begin() + a);
-  out.insert(out.end(), idims.begin(), idims.end());
-  out.insert(out.end(), dims.begin() + a + 1, dims.end());
-  TensorPtr output = AllocateLike(ctx, params.get(), out);
+  TensorPtr output = AllocateLike(ctx, plan.params.get(), plan.out_dims);
   if (!output) return;
-  const int64_t run = inner * ElementBytes(params.get());
-  const char* src = static_cast<const char*>(TF_TensorData(params.get()));
+  const int64_t run = plan.inner * ElementBytes(plan.params.get());
+  const char* src = static_cast<const char*>(TF_TensorData(plan.params.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  for (int64_t o = 0; o < outer; ++o)
+  for (int64_t o = 0; o < plan.outer; ++o)
     for (int64_t i : indices) {
-      std::memcpy(dst, src + (o * dims[a] + i) * run, run);
+      std::memcpy(dst, src + (o * limit + i) * run, run);
       dst += run;
     }
 }
@@ -195,14 +136,11 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
 // numpy's basic indexing (strided_slice_spec.h resolves the spec); the copy is a walk
 // over the box of input elements it selects.
 void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
-  const auto& m = *static_cast<kernels::StridedSliceMasks*>(state);
-  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), end_t = Input(ctx, 2), strides_t = Input(ctx, 3);
-  if (!input || !begin_t || !end_t || !strides_t) return;
-  const std::vector<int64_t> dims = Dims(input.get());
-  kernels::StridedSliceBox box;
-  if (!kernels::ResolveStridedSlice(ctx, m, dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
-                                    IndexValues(strides_t.get()), &box))
-    return;
+  kernels::StridedSlicePlan plan;
+  if (!kernels::PlanStridedSlice(ctx, *static_cast<kernels::StridedSliceMasks*>(state), &plan)) return;
+  const TensorPtr& input = plan.input;
+  const std::vector<int64_t>& dims = plan.dims;
+  const kernels::StridedSliceBox& box = plan.box;
   const std::vector<int64_t>& first = box.first;
   const std::vector<int64_t>& step = box.step;
   const std::vector<int64_t>& count = box.count;
@@ -219,11 +157,9 @@ void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
 template <typename T>
 struct RangeKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr start_t = Input(ctx, 0), limit_t = Input(ctx, 1), delta_t = Input(ctx, 2);
-    if (!start_t || !limit_t || !delta_t) return;
     T start, delta;
     int64_t n;
-    if (!kernels::PlanRange(ctx, start_t, limit_t, delta_t, &start, &delta, &n)) return;
+    if (!kernels::PlanRange(ctx, &start, &delta, &n)) return;
     TensorPtr output = AllocateOutput<T>(ctx, 0, {n});
     if (!output) return;
     T* p = Data<T>(output);
@@ -243,7 +179,7 @@ void RegisterSlicingKernels(TF_Status* status) {
     for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64}) {
       for (TF_DataType axis : {TF_INT32, TF_INT64}) {
         if (TF_GetCode(status) != TF_OK) return;
-        TF_KernelBuilder* b = TF_NewKernelBuilder("GatherV2", "CPU", CreateGather, GatherCompute, nullptr);
+        TF_KernelBuilder* b = TF_NewKernelBuilder("GatherV2", "CPU", kernels::CreateGather, GatherCompute, nullptr);
         TF_KernelBuilder_TypeConstraint(b, "Tparams", t, status);
         TF_KernelBuilder_TypeConstraint(b, "Tindices", indices, status);
         TF_KernelBuilder_TypeConstraint(b, "Taxis", axis, status);

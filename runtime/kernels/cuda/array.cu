@@ -4,10 +4,11 @@
 //
 // Elements are moved as opaque words of 1 to 16 bytes, widened beyond the element size
 // where extents, offsets and addresses allow, so one instantiation per word size serves
-// every dtype; only Range computes values. Ops, dtypes, shape checks and error messages
-// mirror the CPU kernels (runtime/kernels/cpu/array.cc, concat_split.cc, slicing.cc,
-// constant.cc). Shapes, axes, permutations and the like are host-memory args, read on
-// the host as TensorFlow's GPU kernels read them.
+// every dtype; only Range computes values. Ops and dtypes mirror the CPU kernels
+// (runtime/kernels/cpu/array.cc, concat_split.cc, slicing.cc, constant.cc), and the shape
+// checks and error messages are theirs, from the shared ../*_spec.h headers. Shapes,
+// axes, permutations and the like are host-memory args, read on the host as
+// TensorFlow's GPU kernels read them.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,9 +22,13 @@
 #include <vector>
 
 #include "../concat_spec.h"
-#include "../shape_ops.h"
+#include "../constant_spec.h"
+#include "../gather_spec.h"
 #include "../range_spec.h"
+#include "../shape_ops.h"
+#include "../slice_spec.h"
 #include "../strided_slice_spec.h"
+#include "../transpose_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 
@@ -302,20 +307,10 @@ struct ConstState {
   std::vector<std::pair<int, TensorPtr>> on_device;  // (device ordinal, tensor)
 };
 
+// The value attr read and checked by the CPU kernel's own code (../constant_spec.h).
 void* CreateConst(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  TF_Tensor* value = nullptr;
-  TF_DataType dtype = TF_FLOAT;
-  TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
-  if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &dtype, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && TF_TensorType(value) != dtype) {
-    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "Const: the value's dtype differs from attr dtype");
-  }
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_DeleteTensor(value);
-    TF_OpKernelConstruction_Failure(ctx, s.get());
-    return nullptr;
-  }
+  TF_Tensor* value = kernels::ReadConstValue(ctx);
+  if (value == nullptr) return nullptr;
   auto* state = new ConstState();
   state->host.reset(value);
   return state;
@@ -414,25 +409,17 @@ bool SwapsLastTwo(const std::vector<MapDim>& merged, int64_t* batches, int64_t* 
   return true;
 }
 
+// The permutation checked and the output shape worked out by the CPU kernel's own code
+// (../transpose_spec.h); here only the copy.
 void TransposeCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
-  if (!input || !perm_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
+  kernels::TransposePlan plan;
+  if (!kernels::PlanTranspose(ctx, &plan)) return;
+  const TF_Tensor* input = plan.input.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& perm = plan.perm;
+  const std::vector<int64_t>& out_dims = plan.out_dims;
   const size_t rank = dims.size();
-  std::vector<bool> seen(rank, false);
-  bool valid = perm.size() == rank;
-  for (int64_t p : perm) {
-    if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) { valid = false; break; }
-    seen[p] = true;
-  }
-  if (!valid) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) +
-                                       " is not a permutation of the " + std::to_string(rank) + " dimensions");
-    return;
-  }
-  std::vector<int64_t> out_dims(rank);
-  for (size_t d = 0; d < rank; ++d) out_dims[d] = dims[perm[d]];
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), out_dims);
+  TensorPtr output = AllocateLike(ctx, 0, input, out_dims);
   if (!output) return;
   const int64_t n = NumElements(out_dims);
   if (n == 0) return;
@@ -441,8 +428,8 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
   const std::vector<int64_t> in_strides = StridesOf(dims);
   std::vector<MapDim> map(rank);
   for (size_t d = 0; d < rank; ++d) map[d] = MapDim{out_dims[d], in_strides[perm[d]], 0, 0};
-  const int64_t esize = ElementBytes(input.get());
-  const void* in = TF_TensorData(input.get());
+  const int64_t esize = ElementBytes(input);
+  const void* in = TF_TensorData(input);
   void* out = TF_TensorData(output.get());
   int64_t batches, rows, cols;
   if (!SwapsLastTwo(Collapse(MapKind::kLinear, map), &batches, &rows, &cols)) {
@@ -566,13 +553,7 @@ void JoinPieces(TF_OpKernelContext* ctx, const char* op, bool split, void* joine
   }
 }
 
-// Splits `dims` around `axis` into (outer, inner) element counts.
-void OuterInner(const std::vector<int64_t>& dims, int64_t axis, int64_t* outer, int64_t* inner) {
-  *outer = 1;
-  *inner = 1;
-  for (int64_t d = 0; d < axis; ++d) *outer *= dims[d];
-  for (size_t d = axis + 1; d < dims.size(); ++d) *inner *= dims[d];
-}
+using kernels::OuterInner;
 
 // Concatenates `pieces` (all of the output's rank, equal except along `axis`).
 void Concatenate(TF_OpKernelContext* ctx, const char* op, const std::vector<TensorPtr>& pieces,
@@ -592,7 +573,7 @@ void Concatenate(TF_OpKernelContext* ctx, const char* op, const std::vector<Tens
              data, bytes);
 }
 
-// ConcatV2 and Pack: inputs checked and the output shape worked out by the CPU
+// ConcatV2, Pack and Unpack: inputs checked and the output shapes worked out by the CPU
 // kernels' own code (../concat_spec.h); here only the copy.
 void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
   kernels::JoinPlan plan;
@@ -624,62 +605,34 @@ void PackCompute(void* state, TF_OpKernelContext* ctx) {
 }
 
 void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
-  TensorPtr value = Input(ctx, 0);
-  if (!value) return;
-  std::vector<int64_t> dims = Dims(value.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t axis = static_cast<AxisAttr*>(state)->axis;
-  if (axis < -rank || axis >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: axis " + std::to_string(axis) + " out of range for rank " +
-                                       std::to_string(rank));
-    return;
-  }
-  if (axis < 0) axis += rank;
-  const int num = TF_NumOutputs(ctx);
-  if (dims[axis] != num) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Unpack: input has " + std::to_string(dims[axis]) +
-                                       " entries along axis " + std::to_string(axis) + ", but num is " +
-                                       std::to_string(num));
-    return;
-  }
-  std::vector<int64_t> out_dims = dims;
-  out_dims.erase(out_dims.begin() + axis);
-  int64_t outer, inner;
-  OuterInner(dims, axis, &outer, &inner);
-  const int64_t esize = ElementBytes(value.get());
+  kernels::UnpackPlan plan;
+  if (!kernels::PlanUnpack(ctx, *static_cast<AxisAttr*>(state), &plan)) return;
+  const TF_Tensor* value = plan.value.get();
+  const int num = plan.num;
+  const int64_t esize = ElementBytes(value), inner = plan.inner;
   std::vector<TensorPtr> outputs;
   std::vector<void*> data;
   for (int i = 0; i < num; ++i) {
-    outputs.push_back(AllocateLike(ctx, i, value.get(), out_dims));
+    outputs.push_back(AllocateLike(ctx, i, value, plan.out_dims));
     if (!outputs.back()) return;
     data.push_back(TF_TensorData(outputs.back().get()));
   }
-  JoinPieces(ctx, "Unpack", true, TF_TensorData(value.get()), outer, num * inner * esize, data,
+  JoinPieces(ctx, "Unpack", true, TF_TensorData(value), plan.outer, num * inner * esize, data,
              std::vector<int64_t>(num, inner * esize));
 }
 
 // ---- Slice, StridedSlice, Tile, Pad ---------------------------------------------------
 
+// Slice, Tile and Pad: operands checked and output shapes worked out by the CPU kernels'
+// own code (../slice_spec.h); here the strided copy.
 void SliceCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), size_t_ = Input(ctx, 2);
-  if (!input || !begin_t || !size_t_) return;
-  std::vector<int64_t> dims = Dims(input.get()), begin = IndexValues(begin_t.get()),
-                       size = IndexValues(size_t_.get());
-  if (begin.size() != dims.size() || size.size() != dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin and size must have one entry per dimension of " +
-                                       ShapeString(dims));
-    return;
-  }
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (size[d] == -1) size[d] = dims[d] - begin[d];
-    if (begin[d] < 0 || size[d] < 0 || begin[d] + size[d] > dims[d]) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin " + ShapeString(begin) + " and size " +
-                                         ShapeString(IndexValues(size_t_.get())) + " exceed shape " +
-                                         ShapeString(dims));
-      return;
-    }
-  }
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), size);
+  kernels::SlicePlan plan;
+  if (!kernels::PlanSlice(ctx, &plan)) return;
+  const TF_Tensor* input = plan.input.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& begin = plan.begin;
+  const std::vector<int64_t>& size = plan.size;
+  TensorPtr output = AllocateLike(ctx, 0, input, size);
   if (!output) return;
   const int64_t n = NumElements(size);
   if (n == 0) return;
@@ -692,22 +645,19 @@ void SliceCompute(void*, TF_OpKernelContext* ctx) {
     map[d] = MapDim{size[d], strides[d], 0, 0};
     base += begin[d] * strides[d];
   }
-  StridedCopy(ctx, stream, "Slice", MapKind::kLinear, map, base, ElementBytes(input.get()),
-              TF_TensorData(input.get()), TF_TensorData(output.get()), n);
+  StridedCopy(ctx, stream, "Slice", MapKind::kLinear, map, base, ElementBytes(input),
+              TF_TensorData(input), TF_TensorData(output.get()), n);
 }
 
 // numpy's basic indexing as TensorFlow spells it, resolved on the host by the CPU
 // kernel's own code (strided_slice_spec.h); the copy is a strided one.
 void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
-  const auto& m = *static_cast<kernels::StridedSliceMasks*>(state);
-  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), end_t = Input(ctx, 2), strides_t = Input(ctx, 3);
-  if (!input || !begin_t || !end_t || !strides_t) return;
-  const std::vector<int64_t> dims = Dims(input.get());
+  kernels::StridedSlicePlan plan;
+  if (!kernels::PlanStridedSlice(ctx, *static_cast<kernels::StridedSliceMasks*>(state), &plan)) return;
+  const TensorPtr& input = plan.input;
+  const std::vector<int64_t>& dims = plan.dims;
+  const kernels::StridedSliceBox& box = plan.box;
   const int64_t rank = static_cast<int64_t>(dims.size());
-  kernels::StridedSliceBox box;
-  if (!kernels::ResolveStridedSlice(ctx, m, dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
-                                    IndexValues(strides_t.get()), &box))
-    return;
   const std::vector<int64_t>& first = box.first;
   const std::vector<int64_t>& step = box.step;
   const std::vector<int64_t>& count = box.count;
@@ -731,23 +681,12 @@ void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
 }
 
 void TileCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), mult_t = Input(ctx, 1);
-  if (!input || !mult_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), mult = IndexValues(mult_t.get());
-  if (mult.size() != dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must have one entry per dimension of " +
-                                       ShapeString(dims) + ", got " + ShapeString(mult));
-    return;
-  }
-  std::vector<int64_t> out(dims.size());
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (mult[d] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must be non-negative, got " + ShapeString(mult));
-      return;
-    }
-    out[d] = dims[d] * mult[d];
-  }
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), out);
+  kernels::TilePlan plan;
+  if (!kernels::PlanTile(ctx, &plan)) return;
+  const TF_Tensor* input = plan.input.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& out = plan.out_dims;
+  TensorPtr output = AllocateLike(ctx, 0, input, out);
   if (!output) return;
   const int64_t n = NumElements(out);
   if (n == 0) return;
@@ -756,35 +695,25 @@ void TileCompute(void*, TF_OpKernelContext* ctx) {
   const std::vector<int64_t> strides = StridesOf(dims);
   std::vector<MapDim> map(dims.size());
   for (size_t d = 0; d < dims.size(); ++d) map[d] = MapDim{out[d], strides[d], dims[d], 0};
-  StridedCopy(ctx, stream, "Tile", MapKind::kTile, map, 0, ElementBytes(input.get()),
-              TF_TensorData(input.get()), TF_TensorData(output.get()), n);
+  StridedCopy(ctx, stream, "Tile", MapKind::kTile, map, 0, ElementBytes(input),
+              TF_TensorData(input), TF_TensorData(output.get()), n);
 }
 
 void PadCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr input = Input(ctx, 0), pad_t = Input(ctx, 1);
-  if (!input || !pad_t) return;
-  std::vector<int64_t> dims = Dims(input.get()), pads = IndexValues(pad_t.get());
-  if (pads.size() != 2 * dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must have shape [" + std::to_string(dims.size()) +
-                                       ", 2] for input of shape " + ShapeString(dims));
-    return;
-  }
-  std::vector<int64_t> out(dims.size());
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (pads[2 * d] < 0 || pads[2 * d + 1] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must be non-negative");
-      return;
-    }
-    out[d] = dims[d] + pads[2 * d] + pads[2 * d + 1];
-  }
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), out);
+  kernels::PadPlan plan;
+  if (!kernels::PlanPad(ctx, &plan)) return;
+  const TF_Tensor* input = plan.input.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const std::vector<int64_t>& pads = plan.pads;
+  const std::vector<int64_t>& out = plan.out_dims;
+  TensorPtr output = AllocateLike(ctx, 0, input, out);
   if (!output) return;
   const int64_t n = NumElements(out);
   if (n == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
-  const int64_t esize = ElementBytes(input.get());
-  if (TF_TensorElementCount(input.get()) == 0) {  // all padding; every dtype's zero is 0 bytes
+  const int64_t esize = ElementBytes(input);
+  if (TF_TensorElementCount(input) == 0) {  // all padding; every dtype's zero is 0 bytes
     CheckCuda(ctx, cudaMemsetAsync(TF_TensorData(output.get()), 0, static_cast<size_t>(n * esize), stream),
               "Pad: cudaMemsetAsync");
     return;
@@ -792,7 +721,7 @@ void PadCompute(void*, TF_OpKernelContext* ctx) {
   const std::vector<int64_t> strides = StridesOf(dims);
   std::vector<MapDim> map(dims.size());
   for (size_t d = 0; d < dims.size(); ++d) map[d] = MapDim{out[d], strides[d], dims[d], pads[2 * d]};
-  StridedCopy(ctx, stream, "Pad", MapKind::kPad, map, 0, esize, TF_TensorData(input.get()),
+  StridedCopy(ctx, stream, "Pad", MapKind::kPad, map, 0, esize, TF_TensorData(input),
               TF_TensorData(output.get()), n);
 }
 
@@ -839,17 +768,6 @@ int64_t GatherWordBytes(int64_t inner_bytes, const void* params, const void* out
   return CommonWordBytes({static_cast<uint64_t>(inner_bytes), Address(params), Address(out)});
 }
 
-// batch_dims other than 0 are refused at construction, as on the CPU.
-void* CreateGather(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  int64_t batch_dims = 0;
-  TF_OpKernelConstruction_GetAttrInt64(ctx, "batch_dims", &batch_dims, s.get());
-  if (TF_GetCode(s.get()) == TF_OK && batch_dims != 0)
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED, "GatherV2 with batch_dims != 0 is not implemented yet");
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return nullptr;
-}
-
 // Gathers on the stream, checks the indices there too, and waits for the check: the
 // CPU kernel reports the first bad index, so the GPU one must know before it returns.
 template <typename Index>
@@ -889,35 +807,25 @@ void Gather(TF_OpKernelContext* ctx, cudaStream_t stream, const void* params, co
                                      " is not in [0, " + std::to_string(limit) + ")");
 }
 
+// The attr, axis and output shape from the CPU kernel's own code (../gather_spec.h).
 void GatherCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr params = Input(ctx, 0), indices_t = Input(ctx, 1), axis_t = Input(ctx, 2);
-  if (!params || !indices_t || !axis_t) return;
-  std::vector<int64_t> dims = Dims(params.get()), idims = Dims(indices_t.get());
-  std::vector<int64_t> axis = IndexValues(axis_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "GatherV2: axis must be a scalar in [" + std::to_string(-rank) +
-                                       ", " + std::to_string(rank) + ")");
-    return;
-  }
-  const int64_t a = axis[0] < 0 ? axis[0] + rank : axis[0];
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < a; ++d) outer *= dims[d];
-  for (int64_t d = a + 1; d < rank; ++d) inner *= dims[d];
-  std::vector<int64_t> out(dims.begin(), dims.begin() + a);
-  out.insert(out.end(), idims.begin(), idims.end());
-  out.insert(out.end(), dims.begin() + a + 1, dims.end());
-  TensorPtr output = AllocateLike(ctx, 0, params.get(), out);
+  kernels::GatherPlan plan;
+  if (!kernels::PlanGather(ctx, &plan)) return;
+  const TF_Tensor* params = plan.params.get();
+  const TF_Tensor* indices_t = plan.indices.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const int64_t a = plan.axis, outer = plan.outer, inner = plan.inner;
+  TensorPtr output = AllocateLike(ctx, 0, params, plan.out_dims);
   if (!output) return;
-  const int64_t count = TF_TensorElementCount(indices_t.get());
+  const int64_t count = TF_TensorElementCount(indices_t);
   if (count == 0) return;  // no index to check, nothing to gather
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
-  const void* p = TF_TensorData(params.get());
-  const void* idx = TF_TensorData(indices_t.get());
+  const void* p = TF_TensorData(params);
+  const void* idx = TF_TensorData(indices_t);
   void* o = TF_TensorData(output.get());
-  const int64_t inner_bytes = inner * ElementBytes(params.get());
-  switch (TF_TensorType(indices_t.get())) {
+  const int64_t inner_bytes = inner * ElementBytes(params);
+  switch (TF_TensorType(indices_t)) {
     case TF_INT16: Gather<int16_t>(ctx, stream, p, idx, o, outer, count, inner_bytes, dims[a]); break;
     case TF_INT32: Gather<int32_t>(ctx, stream, p, idx, o, outer, count, inner_bytes, dims[a]); break;
     default: Gather<int64_t>(ctx, stream, p, idx, o, outer, count, inner_bytes, dims[a]); break;
@@ -926,31 +834,9 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
 
 // ---- Shape, Size, Rank ----------------------------------------------------------------
 
-// Shape, Size and Rank describe their input (left on the device, never read) in a
-// host-memory output; Out is the output's element type.
-template <typename Out>
-struct DescribeKernels {
-  static void Shape(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    std::vector<int64_t> dims = Dims(input.get());
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {static_cast<int64_t>(dims.size())});
-    if (!output) return;
-    for (size_t i = 0; i < dims.size(); ++i) Data<Out>(output)[i] = static_cast<Out>(dims[i]);
-  }
-  static void Size(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
-    if (output) *Data<Out>(output) = static_cast<Out>(TF_TensorElementCount(input.get()));
-  }
-  static void Rank(void*, TF_OpKernelContext* ctx) {
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    TensorPtr output = AllocateOutput<Out>(ctx, 0, {});
-    if (output) *Data<Out>(output) = static_cast<Out>(TF_NumDims(input.get()));
-  }
-};
+// Shape, Size and Rank: the CPU kernels' own code (../shape_ops.h); the input is left on
+// the device, never read.
+using kernels::DescribeKernels;
 
 // ---- Range ----------------------------------------------------------------------------
 
@@ -977,11 +863,9 @@ __global__ void __launch_bounds__(kThreads) RangeFillKernel(T start, T delta, T*
 template <typename T>
 struct RangeKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
-    TensorPtr start_t = Input(ctx, 0), limit_t = Input(ctx, 1), delta_t = Input(ctx, 2);
-    if (!start_t || !limit_t || !delta_t) return;
     T start, delta;
     int64_t n;
-    if (!kernels::PlanRange(ctx, start_t, limit_t, delta_t, &start, &delta, &n)) return;
+    if (!kernels::PlanRange(ctx, &start, &delta, &n)) return;
     TensorPtr output = AllocateOutput<T>(ctx, 0, {n});
     if (!output || n == 0) return;
     cudaStream_t stream = GetStream(ctx);
@@ -1020,7 +904,7 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
   for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64})
     for (TF_DataType axis : kIndexTypes)
       Add("GatherV2", {{"Tparams", t}, {"Tindices", indices}, {"Taxis", axis}}, {"axis"}, GatherCompute,
-          status, CreateGather, nullptr);
+          status, kernels::CreateGather, nullptr);
   Add("Shape", {{"T", t}, {"out_type", TF_INT32}}, {"output"}, &DescribeKernels<int32_t>::Shape, status);
   Add("Shape", {{"T", t}, {"out_type", TF_INT64}}, {"output"}, &DescribeKernels<int64_t>::Shape, status);
   Add("Size", {{"T", t}, {"out_type", TF_INT32}}, {"output"}, &DescribeKernels<int32_t>::Size, status);

@@ -1,16 +1,17 @@
-// Cast between every pair of real types and bool on the GPU, converting exactly as the
-// CPU kernel does (kernels/cpu/cast.cc): floats truncate toward zero into integers, with
+// Cast between every pair of real types and bool on the GPU, converting with the CPU
+// kernel's own rules (../cast_spec.h): floats truncate toward zero into integers, with
 // NaN and out-of-range values giving the type's minimum (narrower and unsigned types
 // through int64, wrapping); half and bfloat16 round to nearest even, from double through
-// float as the CPU does; non-zero is true. The `Truncate` attr is accepted and ignored,
-// as on the CPU. Also the kernels that write a value everywhere: Fill (the value read on
-// the device), ZerosLike and OnesLike, for every fixed-size type.
+// float; non-zero is true. The `Truncate` attr is accepted and ignored, as on the CPU.
+// Also the kernels that write a value everywhere: Fill (the value read on the device),
+// ZerosLike and OnesLike, for every fixed-size type.
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "../cast_spec.h"
+#include "../constant_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "elementwise_launch.cuh"
@@ -19,43 +20,13 @@ namespace opgen {
 namespace cuda {
 namespace {
 
-template <typename T>
-constexpr bool kIsFloat16 = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
-template <typename T>
-constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// NaN and values outside int32/int64's range become the type's minimum (x86's "integer
-// indefinite", what the CPU kernel and numpy give); narrower and unsigned integer types
-// go through int64 and wrap.
-template <typename F, typename Dst>
-__device__ __forceinline__ Dst FloatToInteger(F x) {
-  if constexpr (std::is_signed_v<Dst> && sizeof(Dst) >= 4) {
-    // -2^(bits-1) and 2^(bits-1) are exact in float and double.
-    constexpr F kLow = static_cast<F>(std::numeric_limits<Dst>::min());
-    if (!(x >= kLow && x < -kLow)) return std::numeric_limits<Dst>::min();
-    return static_cast<Dst>(x);
-  } else if constexpr (std::is_same_v<Dst, uint64_t>) {
-    if (x >= F(0) && x < F(18446744073709551616.0)) return static_cast<uint64_t>(x);
-    return static_cast<uint64_t>(FloatToInteger<F, int64_t>(x));
-  } else {
-    return static_cast<Dst>(FloatToInteger<F, int64_t>(x));
-  }
-}
-
-template <typename Src, typename Dst>
-__device__ __forceinline__ Dst Convert(Src x) {
-  if constexpr (std::is_same_v<Src, Dst>) {
-    return x;
-  } else if constexpr (kIsFloat16<Src>) {
-    return Convert<float, Dst>(static_cast<float>(x));
-  } else if constexpr (kIsFloat16<Dst>) {
-    return Narrow<Dst>(static_cast<float>(x));  // double rounds to float first, as on the CPU
-  } else if constexpr (std::is_floating_point_v<Src> && kIsInteger<Dst>) {
-    return FloatToInteger<Src, Dst>(x);
-  } else {
-    return static_cast<Dst>(x);
-  }
-}
+// The conversion rules (../cast_spec.h, shared with the CPU kernel) over CUDA's 16-bit
+// float types.
+struct Float16Types {
+  template <typename T>
+  static constexpr bool kIs = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+  template <typename T> __host__ __device__ static T From(float f) { return Narrow<T>(f); }
+};
 
 template <typename Src, typename Dst>
 struct ConvertFn {
@@ -64,7 +35,7 @@ struct ConvertFn {
   using B = NoInput;
   using C = NoInput;
   static constexpr int kArity = 1;
-  __device__ Dst operator()(Src x) const { return Convert<Src, Dst>(x); }
+  __device__ Dst operator()(Src x) const { return kernels::ConvertValue<Float16Types, Src, Dst>(x); }
 };
 
 // The input and the allocated output of a Cast to `dst`; false when there is nothing
@@ -172,21 +143,11 @@ void Unsupported(TF_OpKernelContext* ctx, const char* op, TF_DataType dtype) {
 
 // Fill: `dims` in host memory, `value` a scalar on the device, read by the kernel.
 void FillCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
-  if (!dims_t || !value) return;
-  const std::vector<int64_t> dims = IndexValues(dims_t.get());
-  if (TF_NumDims(value.get()) != 0) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
-    return;
-  }
-  for (int64_t d : dims) {
-    if (d < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
-      return;
-    }
-  }
-  const TF_DataType dtype = TF_TensorType(value.get());
+  kernels::FillPlan plan;  // the CPU kernel's checks (../constant_spec.h)
+  if (!kernels::PlanFill(ctx, &plan)) return;
+  const TF_Tensor* value = plan.value.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  const TF_DataType dtype = TF_TensorType(value);
   if (!HasWord(TF_DataTypeSize(dtype))) {
     Unsupported(ctx, "Fill", dtype);
     return;
@@ -197,7 +158,7 @@ void FillCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t n = NumElements(dims);
   if (!out || n == 0) return;
   ByWidth<FillFromDevice>(TF_DataTypeSize(dtype), ctx, stream, n, TF_TensorData(out.get()),
-                          static_cast<const void*>(TF_TensorData(value.get())));
+                          static_cast<const void*>(TF_TensorData(value)));
 }
 
 // ZerosLike: every supported type's zero is all-zero bytes.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../kernel_api_util.h"
+#include "../type_list.h"
 #include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
@@ -114,7 +115,7 @@ template <> __host__ __device__ inline __nv_bfloat16 Narrow<__nv_bfloat16, float
   return __float2bfloat16_rn(v);
 }
 
-template <typename... Ts> struct Types {};
+using kernels::Types;  // ../type_list.h, shared with the CPU kernels
 
 // ---- launch geometry -------------------------------------------------------------------
 

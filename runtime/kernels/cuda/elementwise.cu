@@ -335,21 +335,14 @@ bool OperandsValid(TF_OpKernelContext* ctx, cudaStream_t stream, const T* y, int
 
 // ---- kernels: the shape work in plain functions, the typed launch in templates ---------
 
-// Equal and NotEqual's attr: with incompatible_shape_error false, operands that do not
-// broadcast compare unequal as wholes, giving a scalar (TensorFlow's behaviour).
+// Equal and NotEqual's incompatible_shape_error attr, read as on the CPU
+// (../broadcast_spec.h).
 struct EqualityAttrs {
   bool incompatible_shape_error = true;
 };
 
 void* CreateEqualityAttrs(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new EqualityAttrs;
-  StatusPtr s = NewStatus();
-  if (TF_OpKernelConstruction_HasAttr(ctx, "incompatible_shape_error", s.get())) {
-    TF_Bool value = 1;
-    TF_OpKernelConstruction_GetAttrBool(ctx, "incompatible_shape_error", &value, s.get());
-    if (TF_GetCode(s.get()) == TF_OK) attrs->incompatible_shape_error = value != 0;
-  }
-  return attrs;
+  return new EqualityAttrs{kernels::IncompatibleShapeError(ctx)};
 }
 void DeleteEqualityAttrs(void* attrs) { delete static_cast<EqualityAttrs*>(attrs); }
 
@@ -382,10 +375,7 @@ bool Begin(TF_OpKernelContext* ctx, int arity, const EqualityAttrs* equality, bo
     return false;
   }
   if (!compatible) {
-    const std::string shapes = arity == 2 ? ShapeString(call->dims[0]) + " vs. " + ShapeString(call->dims[1])
-                                          : ShapeString(call->dims[0]) + ", " + ShapeString(call->dims[1]) +
-                                                " and " + ShapeString(call->dims[2]);
-    Fail(ctx, TF_INVALID_ARGUMENT, "Incompatible shapes: " + shapes);
+    kernels::FailIncompatibleShapes(ctx, call->dims);
     return false;
   }
   call->stream = GetStream(ctx);
@@ -514,13 +504,7 @@ void AddNCompute(void*, TF_OpKernelContext* ctx) {
 
 // ---- registration ----------------------------------------------------------------------
 
-template <typename... Lists> struct ConcatOf;
-template <typename... As> struct ConcatOf<Types<As...>> { using type = Types<As...>; };
-template <typename... As, typename... Bs, typename... Rest>
-struct ConcatOf<Types<As...>, Types<Bs...>, Rest...> {
-  using type = typename ConcatOf<Types<As..., Bs...>, Rest...>::type;
-};
-template <typename... Lists> using Concat = typename ConcatOf<Lists...>::type;
+using kernels::Concat;
 
 using Floats = Types<float, double, __half, __nv_bfloat16>;
 using SignedInts = Types<int8_t, int16_t, int32_t, int64_t>;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../broadcast_spec.h"
 #include "cuda_kernel_util.h"
 
 namespace opgen {
@@ -183,20 +184,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// numpy's rule: align trailing dims; each pair must be equal or contain a 1.
-inline bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                           std::vector<int64_t>* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> result(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    result[i] = da == 1 ? db : da;
-  }
-  *out = std::move(result);
-  return true;
-}
+// numpy's rule, as the CPU kernels apply it (../broadcast_spec.h).
+using kernels::BroadcastShape;
 
 // The output's dims with size-1 dims dropped and neighbours merged where every operand
 // is either whole along both or broadcast along both; `broadcast[k][d]` says operand k

@@ -1,6 +1,7 @@
 // Neural-network kernels on the GPU: BiasAdd, FusedBatchNormV3, Conv2D (im2col + the
-// GEMMs of gemm.cu), MaxPool and AvgPool. Semantics, dtypes and errors mirror the CPU
-// kernels (kernels/cpu/nn.cc and conv_pool.cc): NHWC only, NCHW refused.
+// GEMMs of gemm.cu), MaxPool and AvgPool. Semantics and dtypes mirror the CPU kernels
+// (kernels/cpu/nn.cc and conv_pool.cc), whose attr and shape checks and errors these
+// share (../nn_spec.h, ../window_spec.h): NHWC only, NCHW refused.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -8,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../nn_spec.h"
 #include "../window_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
@@ -16,11 +18,6 @@
 namespace opgen {
 namespace cuda {
 namespace {
-
-// ---- attrs -------------------------------------------------------------------------------
-
-using kernels::IntListAttr;
-using kernels::StringAttr;
 
 // Unsigned for 64-bit-free index math where the tensor is small enough: divisions by
 // runtime values cost several times more in 64 bits.
@@ -34,16 +31,10 @@ inline bool Fits32(int64_t n) { return n <= std::numeric_limits<int32_t>::max();
 
 // ---- BiasAdd -----------------------------------------------------------------------------
 
-struct BiasAddAttrs { bool channels_first = false; };
-
-void* CreateBiasAdd(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new BiasAddAttrs();
-  StatusPtr s = NewStatus();
-  attrs->channels_first = StringAttr(ctx, "data_format", s.get()) == "NCHW";
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return attrs;
-}
-void DeleteBiasAdd(void* p) { delete static_cast<BiasAddAttrs*>(p); }
+// The attrs and input checks of BiasAdd and FusedBatchNormV3 are the CPU kernels' own
+// code (../nn_spec.h); here the arithmetic.
+using kernels::BatchNormAttrs;
+using kernels::BiasAddAttrs;
 
 // x + y wrapping on integer overflow, as the CPU's WrappingAdd.
 template <typename T> __device__ inline T WrappingAdd(T x, T y) {
@@ -66,27 +57,16 @@ __global__ void BiasAddKernel(const T* x, const T* bias, T* y, Index n, Index ch
 template <typename T>
 struct BiasAddKernelOp {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
-    const bool channels_first = static_cast<BiasAddAttrs*>(state)->channels_first;
-    TensorPtr value = Input(ctx, 0), bias = Input(ctx, 1);
-    if (!value || !bias) return;
-    const std::vector<int64_t> dims = Dims(value.get()), bdims = Dims(bias.get());
-    const size_t channel_axis = channels_first ? 1 : dims.size() - 1;
-    if (dims.size() < 2 || bdims.size() != 1 || bdims[0] != dims[channel_axis]) {
-      Fail(ctx, TF_INVALID_ARGUMENT,
-           "Must provide as many biases as the channel dimension of the input: value " +
-               ShapeString(dims) + ", bias " + ShapeString(bdims));
-      return;
-    }
-    TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
-    const int64_t n = NumElements(dims);
+    kernels::BiasAddPlan p;
+    if (!kernels::PlanBiasAdd(ctx, *static_cast<BiasAddAttrs*>(state), &p)) return;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.dims);
+    const int64_t n = NumElements(p.dims);
     if (!output || n == 0) return;
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
-    const int64_t channels = dims[channel_axis];
-    int64_t inner = 1;
-    for (size_t d = channel_axis + 1; d < dims.size(); ++d) inner *= dims[d];
-    const T* x = Data<T>(value);
-    const T* b = Data<T>(bias);
+    const int64_t channels = p.channels, inner = p.inner;
+    const T* x = Data<T>(p.value);
+    const T* b = Data<T>(p.bias);
     T* y = Data<T>(output);
     if (Fits32(n))
       BiasAddKernel<T, uint32_t><<<BlocksFor(n), kThreads, 0, stream>>>(
@@ -99,33 +79,6 @@ struct BiasAddKernelOp {
 };
 
 // ---- FusedBatchNormV3 ----------------------------------------------------------------------
-
-struct BatchNormAttrs {
-  float epsilon = 1e-4f;
-  float exponential_avg_factor = 1.0f;
-  bool is_training = true;
-};
-
-void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new BatchNormAttrs();
-  StatusPtr s = NewStatus();
-  TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &attrs->epsilon, s.get());
-  if (TF_GetCode(s.get()) == TF_OK)
-    TF_OpKernelConstruction_GetAttrFloat(ctx, "exponential_avg_factor",
-                                         &attrs->exponential_avg_factor, s.get());
-  std::string format;
-  if (TF_GetCode(s.get()) == TF_OK) format = StringAttr(ctx, "data_format", s.get());
-  if (TF_GetCode(s.get()) == TF_OK && format.size() > 1 && format[1] == 'C')  // NCHW, NCDHW
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
-                 "FusedBatchNormV3: only channels-last layouts are implemented");
-  TF_Bool training = 1;
-  if (TF_GetCode(s.get()) == TF_OK)
-    TF_OpKernelConstruction_GetAttrBool(ctx, "is_training", &training, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  attrs->is_training = training != 0;
-  return attrs;
-}
-void DeleteBatchNorm(void* p) { delete static_cast<BatchNormAttrs*>(p); }
 
 constexpr int kStatChannels = 32, kStatRows = 8;
 
@@ -215,23 +168,13 @@ __global__ void BatchNormApplyKernel(const float* x, const float* multiplier, co
 // blends them into the running ones with exponential_avg_factor.
 void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const BatchNormAttrs& attrs = *static_cast<BatchNormAttrs*>(state);
-  TensorPtr x = Input(ctx, 0), scale = Input(ctx, 1), offset = Input(ctx, 2),
-            mean = Input(ctx, 3), variance = Input(ctx, 4);
-  if (!x || !scale || !offset || !mean || !variance) return;
-  const std::vector<int64_t> dims = Dims(x.get());
-  const int64_t c = dims.empty() ? 0 : dims.back();
-  const bool has_mean = TF_TensorElementCount(mean.get()) == c;
-  const bool has_variance = TF_TensorElementCount(variance.get()) == c;
-  if (dims.size() < 2 || TF_TensorElementCount(scale.get()) != c ||
-      TF_TensorElementCount(offset.get()) != c ||
-      (!attrs.is_training && (!has_mean || !has_variance))) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "FusedBatchNormV3: scale, offset, mean and variance need one value per channel of x " +
-             ShapeString(dims));
-    return;
-  }
-  const int64_t n = NumElements(dims);
-  const int64_t rows = n / (c > 1 ? c : 1);
+  kernels::BatchNormPlan p;
+  if (!kernels::PlanBatchNorm(ctx, attrs, &p)) return;
+  const TensorPtr &x = p.x, &scale = p.scale, &offset = p.offset;
+  const TensorPtr &mean = p.mean, &variance = p.variance;
+  const std::vector<int64_t>& dims = p.dims;
+  const int64_t c = p.c, rows = p.rows, n = NumElements(dims);
+  const bool has_mean = p.has_mean, has_variance = p.has_variance;
   TensorPtr y = AllocateOutput<float>(ctx, 0, dims);
   if (!y) return;
   TensorPtr outputs[4];
@@ -295,8 +238,9 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
 
 // ---- windows: Conv2D, MaxPool, AvgPool -------------------------------------------------
 
+// The window attrs, input checks and output sizes are the CPU kernels' own code
+// (../window_spec.h).
 using kernels::DeleteWindow;
-using kernels::OutputSize;
 using kernels::Window2D;
 void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, true, "GPU"); }
 void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, false, "GPU"); }
@@ -391,26 +335,16 @@ template <typename T>
 struct Conv2DKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
-    TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
-    if (!input || !filter) return;
-    const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
-    if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2]) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) +
-                                         " (NHWC) and filter " + ShapeString(fd) +
-                                         " (HWIO) do not fit");
-      return;
-    }
-    const int64_t batch = id[0], ih = id[1], iw = id[2], ic = id[3];
-    const int64_t kh = fd[0], kw = fd[1], oc = fd[3];
-    int64_t oh, ow, pt, pl;
-    OutputSize(w, 1, ih, kh, &oh, &pt);
-    OutputSize(w, 2, iw, kw, &ow, &pl);
-    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, oc});
+    kernels::WindowPlan p;
+    if (!kernels::PlanConv2D(ctx, w, &p)) return;
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
+    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!output || batch * oh * ow * oc == 0) return;
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
-    const T* in = Data<T>(input);
-    const T* f = Data<T>(filter);
+    const T* in = Data<T>(p.input);
+    const T* f = Data<T>(p.filter);
     T* out = Data<T>(output);
     const int64_t taps = kh * kw * ic;  // the GEMM's inner dimension
     // A 1x1 window at stride 1 without padding reads each pixel's channels as they lie:
@@ -476,23 +410,17 @@ template <typename T, bool kMax>
 struct PoolKernelOp {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
-    TensorPtr input = Input(ctx, 0);
-    if (!input) return;
-    const std::vector<int64_t> id = Dims(input.get());
-    if (id.size() != 4) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "pooling needs a 4-D NHWC input, got " + ShapeString(id));
-      return;
-    }
-    const int64_t batch = id[0], ih = id[1], iw = id[2], c = id[3];
-    int64_t oh, ow, pt, pl;
-    OutputSize(w, 1, ih, w.ksize[1], &oh, &pt);
-    OutputSize(w, 2, iw, w.ksize[2], &ow, &pl);
-    TensorPtr output = AllocateOutput<T>(ctx, 0, {batch, oh, ow, c});
+    kernels::WindowPlan p;
+    if (!kernels::PlanPool(ctx, w, &p)) return;
+    const TensorPtr& input = p.input;
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, c = p.ic;
+    const int64_t oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     const int64_t total = batch * oh * ow * c;
     if (!output || total <= 0) return;
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
-    const int64_t largest = std::max(total, NumElements(id));
+    const int64_t largest = std::max(total, batch * ih * iw * c);
     if (Fits32(largest + ih + iw + w.ksize[1] + w.ksize[2]))
       PoolKernel<T, kMax, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
           Data<T>(input), Data<T>(output), static_cast<int32_t>(total),
@@ -529,9 +457,10 @@ using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t
 // The CPU kernels' registrations: BiasAdd on every real type, MaxPool on those its OpDef
 // allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNormV3 on float.
 void RegisterNnKernels(TF_Status* status) {
-  RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), CreateBiasAdd, DeleteBiasAdd, status);
+  RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), kernels::CreateBiasAdd,
+                                     kernels::DeleteBiasAdd, status);
   Register(KernelSpec{"FusedBatchNormV3", {{"T", TF_FLOAT}, {"U", TF_FLOAT}}, {}, BatchNormCompute,
-                      CreateBatchNorm, DeleteBatchNorm},
+                      kernels::CreateBatchNorm, kernels::DeleteBatchNorm},
            status);
   RegisterWithState<Conv2DKernel>("Conv2D", Types<float, double, __half, __nv_bfloat16, int32_t>(),
                                   CreateConvWindow, DeleteWindow, status);

@@ -26,6 +26,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "../nn_spec.h"
+#include "../reduction_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 
@@ -440,27 +442,11 @@ bool ReduceColumns(TF_OpKernelContext* ctx, cudaStream_t stream, const T* in, in
   return CheckLaunch(ctx, "ReduceRowsKernel (partials)");
 }
 
-// Normalises axes against `rank` (negative counts from the end); false if out of range.
-bool NormalizeAxes(std::vector<int64_t>* axes, int64_t rank) {
-  for (int64_t& a : *axes) {
-    if (a < -rank || a >= rank) return false;
-    if (a < 0) a += rank;
-  }
-  return true;
-}
-
-struct ReduceAttrs {
-  bool keep_dims = false;
-};
-
-void* CreateReduce(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  TF_Bool keep_dims = 0;
-  TF_OpKernelConstruction_GetAttrBool(ctx, "keep_dims", &keep_dims, s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  return new ReduceAttrs{keep_dims != 0};
-}
-void DeleteReduce(void* p) { delete static_cast<ReduceAttrs*>(p); }
+// The attrs, axes checks and output shapes of the reductions and of ArgMax / ArgMin are
+// the CPU kernels' own code (../reduction_spec.h); here the layouts and launches.
+using kernels::CreateReduce;
+using kernels::DeleteReduce;
+using kernels::ReduceAttrs;
 
 // What a reduction kernel launches, worked out on the host once for every dtype.
 struct ReducePlan {
@@ -478,36 +464,23 @@ struct ReducePlan {
 // Validates the axes, allocates the output and chooses the kernel. False when there is
 // nothing to launch (an empty output) or after reporting a failure.
 bool PlanReduce(TF_OpKernelContext* ctx, void* state, TF_DataType dtype, ReducePlan* plan) {
-  const bool keep_dims = static_cast<ReduceAttrs*>(state)->keep_dims;
-  TensorPtr input = Input(ctx, 0), axes_t = Input(ctx, 1);
-  if (!input || !axes_t) return false;
-  const std::vector<int64_t> dims = Dims(input.get());
-  std::vector<int64_t> axes = IndexValues(axes_t.get());
+  kernels::ReductionSpec spec;
+  if (!kernels::ResolveReduction(ctx, *static_cast<ReduceAttrs*>(state), &spec)) return false;
+  const TF_Tensor* input = spec.input.get();
+  const std::vector<int64_t>& dims = spec.dims;
+  const std::vector<int64_t>& axes = spec.axes;
+  const std::vector<bool>& reduced = spec.reduced;
   const int64_t rank = static_cast<int64_t>(dims.size());
-  if (!NormalizeAxes(&axes, rank)) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction dimension for input of rank " +
-                                       std::to_string(rank) + ": " +
-                                       ShapeString(IndexValues(axes_t.get())));
-    return false;
-  }
-  std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) reduced[a] = true;
-  std::vector<int64_t> out_dims;
-  int64_t reduce_count = 1;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (reduced[d]) reduce_count *= dims[d];
-    if (!reduced[d] || keep_dims) out_dims.push_back(reduced[d] ? 1 : dims[d]);
-  }
-  TensorPtr output = AllocateOutput(ctx, 0, dtype, out_dims);
+  TensorPtr output = AllocateOutput(ctx, 0, dtype, spec.out_dims);
   if (!output) return false;
-  plan->out_n = NumElements(out_dims);
+  plan->out_n = NumElements(spec.out_dims);
   if (plan->out_n == 0) return false;
   plan->stream = GetStream(ctx);
   if (!plan->stream) return false;
   // The context keeps the output alive after this reference goes.
-  plan->in = TF_TensorData(input.get());
+  plan->in = TF_TensorData(input);
   plan->out = TF_TensorData(output.get());
-  plan->divisor = reduce_count;
+  plan->divisor = spec.reduce_count;
   const int64_t n = NumElements(dims);
   if (n == 0) {
     plan->kind = ReducePlan::kFill;
@@ -748,34 +721,17 @@ struct ArgPlan {
 // Validates the axis and allocates the output. False when there is nothing to launch
 // or after reporting a failure.
 bool PlanArgReduce(TF_OpKernelContext* ctx, TF_DataType out_type, ArgPlan* plan) {
-  TensorPtr input = Input(ctx, 0), axis_t = Input(ctx, 1);
-  if (!input || !axis_t) return false;
-  const std::vector<int64_t> dims = Dims(input.get());
-  std::vector<int64_t> axis = IndexValues(axis_t.get());
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (axis.size() != 1 || !NormalizeAxes(&axis, rank)) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Expected a dimension in [-" + std::to_string(rank) + ", " +
-                                       std::to_string(rank) + ")");
-    return false;
-  }
-  const int64_t a = axis[0];
-  if (dims[a] == 0) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Reduction axis " + std::to_string(a) + " is empty in shape " +
-                                       ShapeString(dims));
-    return false;
-  }
-  for (int64_t d = 0; d < a; ++d) plan->outer *= dims[d];
-  for (int64_t d = a + 1; d < rank; ++d) plan->inner *= dims[d];
-  plan->len = dims[a];
-  std::vector<int64_t> out_dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != a) out_dims.push_back(dims[d]);
-  TensorPtr output = AllocateOutput(ctx, 0, out_type, out_dims);
+  kernels::ArgReductionSpec spec;
+  if (!kernels::ResolveArgReduction(ctx, &spec)) return false;
+  plan->outer = spec.outer;
+  plan->len = spec.len;
+  plan->inner = spec.inner;
+  TensorPtr output = AllocateOutput(ctx, 0, out_type, spec.out_dims);
   if (!output) return false;
   if (plan->outer * plan->inner == 0) return false;
   plan->stream = GetStream(ctx);
   if (!plan->stream) return false;
-  plan->in = TF_TensorData(input.get());
+  plan->in = TF_TensorData(spec.input.get());
   plan->out = TF_TensorData(output.get());  // the context keeps the output alive
   plan->out64 = out_type == TF_INT64;
   return true;
@@ -900,17 +856,12 @@ struct Softmax {
   template <typename T>
   struct Kernel {
     static void Compute(void*, TF_OpKernelContext* ctx) {
-      TensorPtr logits = Input(ctx, 0);
-      if (!logits) return;
-      const std::vector<int64_t> dims = Dims(logits.get());
-      if (dims.empty()) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "logits must have rank >= 1, got a scalar");
-        return;
-      }
-      TensorPtr output = AllocateOutput<T>(ctx, 0, dims);
+      kernels::SoftmaxPlan p;  // the CPU kernel's checks (../nn_spec.h)
+      if (!kernels::PlanSoftmax(ctx, &p)) return;
+      const TensorPtr& logits = p.logits;
+      TensorPtr output = AllocateOutput<T>(ctx, 0, p.dims);
       if (!output) return;
-      const int64_t depth = dims.back();
-      const int64_t rows = depth == 0 ? 0 : NumElements(dims) / depth;
+      const int64_t depth = p.depth, rows = p.rows;
       if (rows == 0) return;
       cudaStream_t stream = GetStream(ctx);
       if (!stream) return;

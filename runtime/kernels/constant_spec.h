@@ -1,0 +1,59 @@
+// The ops that make a tensor of given values: Const's value attr and Fill's operands
+// checked, on the host: shared by the CPU kernels and the CUDA plugin's.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "kernel_api_util.h"
+
+namespace opgen {
+namespace kernels {
+
+// Const's `value` attr, checked against its `dtype` attr at construction; the caller
+// owns it. Nullptr after reporting the failure.
+inline TF_Tensor* ReadConstValue(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  TF_Tensor* value = nullptr;
+  TF_DataType dtype = TF_FLOAT;
+  TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
+  if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &dtype, s.get());
+  if (TF_GetCode(s.get()) == TF_OK && TF_TensorType(value) != dtype) {
+    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "Const: the value's dtype differs from attr dtype");
+  }
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_DeleteTensor(value);
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    return nullptr;
+  }
+  return value;
+}
+
+// Fill(dims, value): every element of the output, of shape `dims`, is the scalar value.
+struct FillPlan {
+  TensorPtr value;
+  std::vector<int64_t> dims;
+};
+
+// False after reporting the failure.
+inline bool PlanFill(TF_OpKernelContext* ctx, FillPlan* plan) {
+  TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
+  if (!dims_t || !value) return false;
+  std::vector<int64_t> dims = IndexValues(dims_t.get());
+  if (TF_NumDims(value.get()) != 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
+    return false;
+  }
+  for (int64_t d : dims) {
+    if (d < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be non-negative, got " + ShapeString(dims));
+      return false;
+    }
+  }
+  plan->value = std::move(value);
+  plan->dims = std::move(dims);
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace opgen

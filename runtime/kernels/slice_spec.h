@@ -1,0 +1,117 @@
+// Slice's, Pad's and Tile's operands checked and their output shapes worked out, on the
+// host: shared by the CPU kernels and the CUDA plugin's, which differ only in the copy.
+// The begin / size / paddings / multiples operands are host memory on both.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel_api_util.h"
+
+namespace opgen {
+namespace kernels {
+
+// Slice(input, begin, size): output element i_d along dim d is input element
+// begin[d] + i_d.
+struct SlicePlan {
+  TensorPtr input;
+  std::vector<int64_t> dims;   // the input's shape
+  std::vector<int64_t> begin;  // per dim, the first input index read
+  std::vector<int64_t> size;   // the output's shape (a size of -1 resolved: to the end)
+};
+
+// False after reporting the failure.
+inline bool PlanSlice(TF_OpKernelContext* ctx, SlicePlan* plan) {
+  TensorPtr input = Input(ctx, 0), begin_t = Input(ctx, 1), size_t_ = Input(ctx, 2);
+  if (!input || !begin_t || !size_t_) return false;
+  const std::vector<int64_t> dims = Dims(input.get()), begin = IndexValues(begin_t.get()),
+                             requested = IndexValues(size_t_.get());
+  if (begin.size() != dims.size() || requested.size() != dims.size()) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin and size must have one entry per dimension of " +
+                                       ShapeString(dims));
+    return false;
+  }
+  std::vector<int64_t> size = requested;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (size[d] == -1) size[d] = dims[d] - begin[d];
+    if (begin[d] < 0 || size[d] < 0 || begin[d] + size[d] > dims[d]) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin " + ShapeString(begin) + " and size " +
+                                         ShapeString(requested) + " exceed shape " + ShapeString(dims));
+      return false;
+    }
+  }
+  plan->input = std::move(input);
+  plan->dims = dims;
+  plan->begin = begin;
+  plan->size = std::move(size);
+  return true;
+}
+
+// Pad(input, paddings): output element i_d along dim d is input element
+// i_d - pads[2d], or zero where that falls outside the input.
+struct PadPlan {
+  TensorPtr input;
+  std::vector<int64_t> dims;      // the input's shape
+  std::vector<int64_t> pads;      // per dim: padding before, padding after
+  std::vector<int64_t> out_dims;
+};
+
+// False after reporting the failure.
+inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan) {
+  TensorPtr input = Input(ctx, 0), pad_t = Input(ctx, 1);
+  if (!input || !pad_t) return false;
+  const std::vector<int64_t> dims = Dims(input.get()), pads = IndexValues(pad_t.get());
+  if (pads.size() != 2 * dims.size()) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must have shape [" + std::to_string(dims.size()) +
+                                       ", 2] for input of shape " + ShapeString(dims));
+    return false;
+  }
+  std::vector<int64_t> out(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (pads[2 * d] < 0 || pads[2 * d + 1] < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must be non-negative");
+      return false;
+    }
+    out[d] = dims[d] + pads[2 * d] + pads[2 * d + 1];
+  }
+  plan->input = std::move(input);
+  plan->dims = dims;
+  plan->pads = pads;
+  plan->out_dims = std::move(out);
+  return true;
+}
+
+// Tile(input, multiples): output element i_d along dim d is input element i_d % dims[d].
+struct TilePlan {
+  TensorPtr input;
+  std::vector<int64_t> dims;  // the input's shape
+  std::vector<int64_t> out_dims;
+};
+
+// False after reporting the failure.
+inline bool PlanTile(TF_OpKernelContext* ctx, TilePlan* plan) {
+  TensorPtr input = Input(ctx, 0), mult_t = Input(ctx, 1);
+  if (!input || !mult_t) return false;
+  const std::vector<int64_t> dims = Dims(input.get()), mult = IndexValues(mult_t.get());
+  if (mult.size() != dims.size()) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must have one entry per dimension of " +
+                                       ShapeString(dims) + ", got " + ShapeString(mult));
+    return false;
+  }
+  std::vector<int64_t> out(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (mult[d] < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must be non-negative, got " + ShapeString(mult));
+      return false;
+    }
+    out[d] = dims[d] * mult[d];
+  }
+  plan->input = std::move(input);
+  plan->dims = dims;
+  plan->out_dims = std::move(out);
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace opgen

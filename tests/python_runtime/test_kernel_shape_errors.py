@@ -1,0 +1,92 @@
+"""The operand checks the CPU kernels share with the CUDA plugin (runtime/kernels/*_spec.h)
+report these exact messages; the GPU kernels run the same code, so the messages are the
+same on both devices."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from opgen.runtime import errors, execute_op
+
+pytestmark = pytest.mark.usefixtures("runtime_lib")
+
+f32 = np.float32
+i32 = np.int32
+BAD = errors.InvalidArgumentError
+UNIMPLEMENTED = errors.UnimplementedError
+WINDOW = {"strides": [1, 1, 1, 1], "padding": "VALID"}
+
+CASES = [
+    ("Transpose", [np.ones((2, 3), f32), np.array([0, 0], i32)], {}, BAD,
+     "Transpose: [0,0] is not a permutation of the 2 dimensions"),
+    ("Slice", [np.ones((2, 3), f32), np.array([0], i32), np.array([1], i32)], {}, BAD,
+     "Slice: begin and size must have one entry per dimension of [2,3]"),
+    ("Slice", [np.ones((2, 3), f32), np.array([1, 1], i32), np.array([-1, 3], i32)], {}, BAD,
+     "Slice: begin [1,1] and size [-1,3] exceed shape [2,3]"),
+    ("Pad", [np.ones((2, 3), f32), np.array([[0, 1]], i32)], {}, BAD,
+     "Pad: paddings must have shape [2, 2] for input of shape [2,3]"),
+    ("Pad", [np.ones((2, 3), f32), np.array([[0, 1], [-1, 0]], i32)], {}, BAD,
+     "Pad: paddings must be non-negative"),
+    ("Tile", [np.ones((2, 3), f32), np.array([1], i32)], {}, BAD,
+     "Tile: multiples must have one entry per dimension of [2,3], got [1]"),
+    ("Tile", [np.ones((2, 3), f32), np.array([1, -2], i32)], {}, BAD,
+     "Tile: multiples must be non-negative, got [1,-2]"),
+    ("GatherV2", [np.ones((2, 3), f32), np.array([0, 5], i32), i32(1)], {}, BAD,
+     "GatherV2: index 5 is not in [0, 3)"),
+    ("GatherV2", [np.ones((2, 3), f32), np.array([0], i32), i32(2)], {}, BAD,
+     "GatherV2: axis must be a scalar in [-2, 2)"),
+    ("GatherV2", [np.ones((2, 3), f32), np.array([0], i32), i32(0)], {"batch_dims": 1}, UNIMPLEMENTED,
+     "GatherV2 with batch_dims != 0 is not implemented yet"),
+    ("Unpack", [np.ones((2, 3), f32)], {"num": 3, "axis": 0}, BAD,
+     "Unpack: input has 2 entries along axis 0, but num is 3"),
+    ("Unpack", [np.ones((2, 3), f32)], {"num": 2, "axis": 2}, BAD,
+     "Unpack: axis 2 out of range for rank 2"),
+    ("MatMul", [np.ones((2, 3), f32), np.ones((3,), f32)], {}, BAD,
+     "In[0] and In[1] must be matrices, got shapes [2,3] and [3]"),
+    ("MatMul", [np.ones((2, 3), f32), np.ones((2, 3), f32)], {"transpose_a": True, "transpose_b": True}, BAD,
+     "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3] (transpose_a=true, transpose_b=true)"),
+    ("BatchMatMulV2", [np.ones((3,), f32), np.ones((2, 3, 4), f32)], {}, BAD,
+     "BatchMatMulV2 needs inputs of rank >= 2, got [3] and [2,3,4]"),
+    ("BatchMatMulV2", [np.ones((2, 2, 3), f32), np.ones((3, 3, 4), f32)], {}, BAD,
+     "BatchMatMulV2: incompatible shapes [2,2,3] and [3,3,4]"),
+    ("BatchMatMulV2", [np.ones((2, 2, 3), f32), np.ones((2, 4, 4), f32)], {}, BAD,
+     "BatchMatMulV2: incompatible shapes [2,2,3] and [2,4,4]"),
+    ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 3, 1), f32)], WINDOW, BAD,
+     "Conv2D: input [1,4,4,2] (NHWC) and filter [2,2,3,1] (HWIO) do not fit"),
+    ("MaxPool", [np.ones((4, 4, 2), f32)], {"ksize": [1, 2, 2, 1], **WINDOW}, BAD,
+     "pooling needs a 4-D NHWC input, got [4,4,2]"),
+    ("BiasAdd", [np.ones((2, 3, 4), f32), np.ones((4,), f32)], {"data_format": "NCHW"}, BAD,
+     "Must provide as many biases as the channel dimension of the input: value [2,3,4], bias [4]"),
+    ("FusedBatchNormV3", [np.ones((2, 3), f32), np.ones((2,), f32)] + [np.ones((3,), f32)] * 3,
+     {"is_training": False}, BAD,
+     "FusedBatchNormV3: scale, offset, mean and variance need one value per channel of x [2,3]"),
+    ("FusedBatchNormV3", [np.ones((2, 3), f32)] * 5, {"data_format": "NCHW"}, UNIMPLEMENTED,
+     "FusedBatchNormV3: only channels-last layouts are implemented"),
+    ("Softmax", [f32(1)], {}, BAD, "logits must have rank >= 1, got a scalar"),
+    ("Sum", [np.ones((2, 2), f32), i32(5)], {}, BAD, "Invalid reduction dimension for input of rank 2: [5]"),
+    ("ArgMax", [np.ones((2, 2), f32), i32(3)], {}, BAD, "Expected a dimension in [-2, 2)"),
+    ("ArgMax", [np.ones((2, 0), f32), i32(1)], {}, BAD, "Reduction axis 1 is empty in shape [2,0]"),
+    ("Fill", [np.array([2, -1], i32), f32(1)], {}, BAD, "Fill: dims must be non-negative, got [2,-1]"),
+    ("Fill", [np.array([2], i32), np.ones((1,), f32)], {}, BAD, "Fill: value must be a scalar, got shape [1]"),
+    ("AddV2", [np.ones((2, 3), f32), np.ones((2,), f32)], {}, BAD, "Incompatible shapes: [2,3] vs. [2]"),
+    ("SelectV2", [np.ones((2, 3), bool), np.ones((2,), f32), np.ones((3,), f32)], {}, BAD,
+     "Incompatible shapes: [2,3], [2] and [3]"),
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs, error, message", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_shared_check_reports_its_message(op, inputs, attrs, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        execute_op(op, inputs, attrs)
+
+
+def test_equal_without_incompatible_shape_error_is_one_false():
+    got = execute_op("Equal", [np.ones((2, 3), f32), np.ones((2,), f32)], {"incompatible_shape_error": False})
+    assert np.asarray(got[0]).shape == () and not np.asarray(got[0])
+    got = execute_op("NotEqual", [np.ones((2, 3), f32), np.ones((2,), f32)],
+                     {"incompatible_shape_error": False})
+    assert np.asarray(got[0])
