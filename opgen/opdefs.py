@@ -251,56 +251,99 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
     for index, op in enumerate(oplist.op):
-        where = locate(index, op.name)
-        if op.name in first_seen:
-            problems.append(Problem(where, op.name, (
+        name = op.name
+        duplicate_of = first_seen.setdefault(name, index)
+        messages = validate_opdef(op)
+        if duplicate_of == index and not messages:
+            continue   # the common case: no location to compute
+        where = locate(index, name)
+        if duplicate_of != index:
+            problems.append(Problem(where, name, (
                 f"duplicate op name (first defined at "
-                f"{locate(first_seen[op.name], op.name) or f'op #{first_seen[op.name]}'})")))
-        else:
-            first_seen[op.name] = index
-        problems.extend(Problem(where, op.name or f"#{index}", message)
-                        for message in validate_opdef(op))
+                f"{locate(duplicate_of, name) or f'op #{duplicate_of}'})")))
+        problems.extend(Problem(where, name or f"#{index}", message) for message in messages)
     return problems
+
+
+class _NameRule:
+    """A name pattern with the names already found valid remembered: registries repeat
+    the same arg and attr names ("T", "x", "output") thousands of times."""
+
+    def __init__(self, pattern: re.Pattern[str]):
+        self._pattern = pattern
+        self._valid: set[str] = set()
+
+    def __call__(self, name: str) -> bool:
+        if name in self._valid:
+            return True
+        if self._pattern.match(name) is None:
+            return False
+        if len(self._valid) < 65536:   # bounded: a stream of registries cannot grow it forever
+            self._valid.add(name)
+        return True
+
+
+_valid_op_name = _NameRule(_OP_NAME)
+_valid_arg_name = _NameRule(_ARG_NAME)
+_valid_attr_name = _NameRule(_ATTR_NAME)
+
+# attr type -> (is a list, element type, the AttrValue field its values live in)
+_ATTR_TYPE_PARTS = {t: (t.startswith("list("), t[5:-1] if t.startswith("list(") else t,
+                        _VALUE_FIELD[t[5:-1] if t.startswith("list(") else t])
+                    for t in ATTR_TYPES}
+# An arg's fields that name attrs, and the type the attr they name must have.
+_ARG_ATTR_FIELDS = (("type_attr", "type"), ("number_attr", "int"), ("type_list_attr", "list(type)"))
 
 
 def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
     """Messages describing what is wrong with one OpDef (empty when it is valid)."""
     errors: list[str] = []
-    if not _OP_NAME.match(op.name):
+    if not _valid_op_name(op.name):
         errors.append(f"invalid op name {op.name!r}: expected CamelCase letters, digits, "
                       "'_' and '>' namespace separators")
     attrs = {}
-    seen: set[str] = set()
     for attr in op.attr:
-        if attr.name in seen:
-            errors.append(f"duplicate name '{attr.name}' (attr)")
-        seen.add(attr.name)
-        attrs[attr.name] = attr
-        errors.extend(_validate_attr(attr))
+        name = attr.name
+        if name in attrs:
+            errors.append(f"duplicate name '{name}' (attr)")
+        attrs[name] = attr
+        attr_errors = _validate_attr(attr)
+        if attr_errors:
+            errors.extend(attr_errors)
+    seen = set(attrs)
     for kind, args in (("input", op.input_arg), ("output", op.output_arg)):
         for arg in args:
-            if arg.name in seen:
-                errors.append(f"duplicate name '{arg.name}' ({kind} arg)")
-            seen.add(arg.name)
-            errors.extend(_validate_arg(kind, arg, attrs))
+            name = arg.name
+            if name in seen:
+                errors.append(f"duplicate name '{name}' ({kind} arg)")
+            seen.add(name)
+            arg_errors = _validate_arg(kind, arg, attrs)
+            if arg_errors:
+                errors.extend(arg_errors)
     return errors
 
 
 def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[str]:
+    name = arg.name
+    has_type = arg.type != 0
+    type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
+    if (_valid_arg_name(name) and has_type + bool(type_attr) + bool(type_list_attr) == 1
+            and not (number_attr and type_list_attr)
+            and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")
+            and not number_attr and not type_list_attr):
+        return []   # a plain tensor arg, fine: the common case without the checks below
     errors = []
-    what = f"{kind} '{arg.name}'"
-    if not _ARG_NAME.match(arg.name):
+    what = f"{kind} '{name}'"
+    if not _valid_arg_name(name):
         errors.append(f"{what}: invalid name, expected lower_case letters, digits and '_'")
-    type_sources = [field for field in ("type", "type_attr", "type_list_attr")
-                    if (getattr(arg, field) if field != "type" else arg.type != 0)]
+    type_sources = [field for field, present in (("type", has_type), ("type_attr", type_attr),
+                                                 ("type_list_attr", type_list_attr)) if present]
     if len(type_sources) != 1:
         errors.append(f"{what}: needs exactly one of 'type', 'type_attr' and 'type_list_attr'"
                       f" (has {', '.join(type_sources) or 'none'})")
-    if arg.number_attr and arg.type_list_attr:
+    if number_attr and type_list_attr:
         errors.append(f"{what}: 'number_attr' and 'type_list_attr' cannot be combined")
-    for field, wanted in (("type_attr", "type"), ("number_attr", "int"),
-                          ("type_list_attr", "list(type)")):
-        attr_name = getattr(arg, field)
+    for (field, wanted), attr_name in zip(_ARG_ATTR_FIELDS, (type_attr, number_attr, type_list_attr)):
         if not attr_name:
             continue
         attr = attrs.get(attr_name)
@@ -315,44 +358,50 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
 
 
 def _validate_attr(attr: op_def_pb2.OpDef.AttrDef) -> list[str]:
+    if not _valid_attr_name(attr.name):
+        return [f"attr '{attr.name}': invalid name, expected letters, digits and '_'"]
+    parts = _ATTR_TYPE_PARTS.get(attr.type)
+    if parts is None:
+        return [f"attr '{attr.name}': unknown attr type '{attr.type}' "
+                f"(known: {', '.join(sorted(ATTR_TYPES))})"]
+    is_list, element, field = parts
+    has_minimum = attr.has_minimum
+    has_allowed = attr.HasField("allowed_values")
+    has_default = attr.HasField("default_value")
+    if not (has_minimum or has_allowed or has_default):
+        return []
     what = f"attr '{attr.name}'"
-    if not _ATTR_NAME.match(attr.name):
-        return [f"{what}: invalid name, expected letters, digits and '_'"]
-    if attr.type not in ATTR_TYPES:
-        return [f"{what}: unknown attr type '{attr.type}' (known: {', '.join(sorted(ATTR_TYPES))})"]
     errors = []
-    is_list = attr.type.startswith("list(")
-    element = attr.type[5:-1] if is_list else attr.type
-    if attr.has_minimum and element in ("type", "string", "float", "bool", "shape", "tensor", "func") \
-            and not is_list:
+    if has_minimum and element != "int" and not is_list:
         errors.append(f"{what}: a minimum only applies to 'int' and list attrs, not '{attr.type}'")
-    if attr.HasField("allowed_values"):
+    if has_allowed:
         if element not in ("type", "string"):
             errors.append(f"{what}: allowed_values only apply to type and string attrs")
         elif attr.allowed_values.WhichOneof("value") != "list":
             errors.append(f"{what}: allowed_values must be a list")
-    if not attr.HasField("default_value"):
+    if not has_default:
         return errors
     default = attr.default_value
     kind = default.WhichOneof("value")
-    expected = "list" if is_list else _VALUE_FIELD[element]
+    expected = "list" if is_list else field
     if kind != expected:
         errors.append(f"{what}: default_value must hold a '{attr.type}' value, not '{kind}'")
         return errors
-    values = list(getattr(default.list, _VALUE_FIELD[element])) if is_list \
-        else [getattr(default, _VALUE_FIELD[element])]
     if is_list:
-        other = [f for f in _VALUE_FIELD.values() if f != _VALUE_FIELD[element]
-                 and len(getattr(default.list, f))]
+        values = list(getattr(default.list, field))
+        # ListFields gives the set fields in field-number order, which is _VALUE_FIELD's.
+        other = [d.name for d, _ in default.list.ListFields() if d.name != field]
         if other:
             errors.append(f"{what}: list default holds '{other[0]}' values, not '{element}'")
-    if attr.HasField("allowed_values") and element in ("type", "string"):
-        allowed = list(getattr(attr.allowed_values.list, _VALUE_FIELD[element]))
+    else:
+        values = [getattr(default, field)]
+    if has_allowed and element in ("type", "string"):
+        allowed = list(getattr(attr.allowed_values.list, field))
         for value in values:
             if value not in allowed:
                 errors.append(f"{what}: default {_show(element, value)} is not among the "
                               f"allowed values {', '.join(_show(element, a) for a in allowed)}")
-    if attr.has_minimum:
+    if has_minimum:
         if is_list and len(values) < attr.minimum:
             errors.append(f"{what}: default has {len(values)} elements, fewer than the "
                           f"minimum {attr.minimum}")
