@@ -192,7 +192,34 @@ def to_text(oplist: op_def_pb2.OpList) -> str:
 
 
 def to_binary(oplist: op_def_pb2.OpList) -> bytes:
-    return sorted_oplist(oplist).SerializeToString(deterministic=True)
+    """Binary ``oplist``, ops sorted by name: the bytes of
+    ``sorted_oplist(oplist).SerializeToString(deterministic=True)``, without copying the ops.
+
+    An OpList has no field but ``op`` (1), so its wire format is each op as a
+    length-delimited field 1: the tag byte, the length as a varint, the op's bytes.
+    """
+    parts = []
+    for op in sorted(oplist.op, key=_op_name):
+        body = op.SerializeToString(deterministic=True)
+        parts.append(_OP_FIELD_TAG + _varint(len(body)))
+        parts.append(body)
+    return b"".join(parts)
+
+
+_OP_FIELD_TAG = bytes([1 << 3 | 2])   # field 1, wire type 2 (length-delimited)
+
+
+def _op_name(op: op_def_pb2.OpDef) -> str:
+    return op.name
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 # ------------------------------------------------------------------------- locations
