@@ -210,6 +210,9 @@ def _check(api_def: api_def_pb2.ApiDef, op: op_def_pb2.OpDef) -> list[str]:
     for endpoint in api_def.endpoint:
         if not _ENDPOINT.match(endpoint.name):
             errors.append(f"endpoint {endpoint.name!r} is not a dotted identifier")
+        if endpoint.deprecation_version < 0:
+            errors.append(f"endpoint {endpoint.name!r}: deprecation_version "
+                          f"{endpoint.deprecation_version} is not an API version")
     for kind, items, known in (("in_arg", api_def.in_arg, inputs),
                                ("out_arg", api_def.out_arg, [a.name for a in op.output_arg]),
                                ("attr", api_def.attr, list(attrs))):

@@ -252,7 +252,10 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
 @_api_def_option
-def diff(old: str, new: str, api_defs: tuple[str, ...]) -> None:
+@click.option("--old-api-def", "old_api_defs", multiple=True, metavar="DIR_OR_FILE",
+              help="ApiDefs for OLD alone (repeatable); default: those of --api-def. With "
+                   "them, renamed, deprecated and removed endpoints show up as changes.")
+def diff(old: str, new: str, api_defs: tuple[str, ...], old_api_defs: tuple[str, ...]) -> None:
     """Compare two OpLists: added and removed ops, and every change to an op, each
     classified as breaking callers or compatible. Exits 1 when anything breaks.
 
@@ -260,12 +263,14 @@ def diff(old: str, new: str, api_defs: tuple[str, ...]) -> None:
     Examples:
       opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen diff old/ops.pbtxt ops.pbtxt --api-def api_def/python_api
+      opgen diff ops.pbtxt ops.pbtxt --old-api-def old_api_def/ --api-def api_def/
     """
     from opgen import diff as diff_module
     from opgen import opdefs
     api_def_set = _load_api_defs(api_defs)
-    old_specs = _specs(opdefs.load(old), api_def_set) if api_def_set is None else \
-        _specs_lenient(opdefs.load(old), api_def_set)
+    old_set = _load_api_defs(old_api_defs) if old_api_defs else api_def_set
+    old_specs = _specs(opdefs.load(old), old_set) if old_set is None else \
+        _specs_lenient(opdefs.load(old), old_set)
     new_specs = _specs(opdefs.load(new), api_def_set)
     result = diff_module.diff_specs(old_specs, new_specs)
     click.echo(diff_module.format_diff(result), nl=False)

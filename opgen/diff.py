@@ -57,8 +57,7 @@ def diff_op(old: OpSpec, new: OpSpec) -> list[Change]:
     def add(breaking: bool, message: str) -> None:
         changes.append(Change(old.name, breaking, message))
 
-    if old.endpoints[:1] != new.endpoints[:1]:
-        add(True, f"renamed from {old.endpoints[0]} to {new.endpoints[0]}")
+    _diff_endpoints(old, new, add)
     if old.visibility != new.visibility:
         add(new.visibility == "HIDDEN", f"visibility {old.visibility} -> {new.visibility}")
     _diff_inputs(old, new, add)
@@ -70,6 +69,30 @@ def diff_op(old: OpSpec, new: OpSpec) -> list[Change]:
     if (old.summary, old.description) != (new.summary, new.description):
         add(False, "documentation changed")
     return changes
+
+
+def _diff_endpoints(old: OpSpec, new: OpSpec, add) -> None:
+    """Callers use endpoint names: removing one breaks them; deprecating one, adding one,
+    or making another one primary while keeping the old name does not."""
+    old_primary, new_primary = old.endpoints[0], new.endpoints[0]
+    if old_primary != new_primary:
+        if old_primary in new.endpoints:
+            add(False, f"primary endpoint {old_primary} -> {new_primary} "
+                       f"({old_primary} is still an endpoint)")
+        else:
+            add(True, f"renamed from {old_primary} to {new_primary}")
+    for name in old.endpoints:
+        if name not in new.endpoints:
+            if name != old_primary:
+                add(True, f"endpoint {name} removed")
+            continue
+        deprecation = new.endpoint_deprecation(name)
+        if deprecation and not old.endpoint_deprecation(name):
+            removal = f", removed in version {deprecation.removed_in}" if deprecation.removed_in else ""
+            add(False, f"endpoint {name} deprecated{removal}")
+    for name in new.endpoints:
+        if name not in old.endpoints and name != new_primary:
+            add(False, f"endpoint {name} added")
 
 
 def _arg_type(arg: ArgSpec) -> str:

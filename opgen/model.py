@@ -125,6 +125,19 @@ class Deprecation:
 
 
 @dataclass(frozen=True)
+class DeprecatedEndpoint:
+    """An ApiDef endpoint kept for old callers.
+
+    ``removed_in`` is the ApiDef's ``deprecation_version``: the major API version that no
+    longer has the name (TensorFlow exports a name with version 2 or lower only in its 1.x
+    API); 0 if unset.
+    """
+
+    name: str
+    removed_in: int = 0
+
+
+@dataclass(frozen=True)
 class OpSpec:
     name: str
     inputs: tuple[ArgSpec, ...]
@@ -144,6 +157,7 @@ class OpSpec:
     # From ApiDefs (defaults without any): how callers see the op.
     visibility: str = "VISIBLE"                 # VISIBLE, HIDDEN (internal) or SKIP
     endpoints: tuple[str, ...] = ()             # public names, first one primary
+    deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()   # those of endpoints kept for old callers
     input_order: tuple[str, ...] = ()           # OpDef input names in signature order
 
     @functools.cached_property   # frozen, so computed once; from_opdef fills it in
@@ -161,6 +175,12 @@ class OpSpec:
     def caller_attrs(self) -> tuple[AttrSpec, ...]:
         """The attrs a caller passes, in signature order: required, then optional."""
         return self.required_attrs + self.optional_attrs
+
+    def endpoint_deprecation(self, endpoint: str) -> DeprecatedEndpoint | None:
+        for deprecated in self.deprecated_endpoints:
+            if deprecated.name == endpoint:
+                return deprecated
+        return None
 
     def attr(self, name: str) -> AttrSpec:
         for attrs in (self.inferred_attrs, self.required_attrs, self.optional_attrs):
@@ -204,6 +224,7 @@ class OpSpec:
                                                    shared)
         summary, description = op.summary, op.description
         endpoints: tuple[str, ...] = (op.name,)
+        deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()
         input_order: tuple[str, ...] = ()
         visibility = "VISIBLE"
         if api_def is not None:
@@ -214,7 +235,7 @@ class OpSpec:
             if api_def.description_suffix:
                 description = (description + "\n\n" if description else "") + api_def.description_suffix
             if api_def.endpoint:
-                endpoints = tuple(e.name for e in api_def.endpoint)
+                endpoints, deprecated_endpoints = _endpoints(api_def.endpoint)
             input_order = tuple(api_def.arg_order)
             from opgen import api_def as api_defs
             visibility = api_defs.visibility(api_def)
@@ -240,6 +261,7 @@ class OpSpec:
             control_outputs=tuple(op.control_output),
             visibility=visibility,
             endpoints=endpoints,
+            deprecated_endpoints=deprecated_endpoints,
             input_order=input_order,
             # the cached properties, known here for free
             signature_inputs=signature_inputs,
@@ -262,6 +284,23 @@ def make_frozen(cls, values: dict[str, Any]):
     record = _new_object(cls)
     record.__dict__.update(values)
     return record
+
+
+def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ...]]:
+    """The names, the first non-deprecated one moved to the front, and the deprecated ones.
+
+    An endpoint is deprecated when it says so or names a ``deprecation_version``, as in
+    TensorFlow's Python generator. ApiDefs should list the canonical endpoint first; one
+    that lists a deprecated name first still gets a current name as the primary. When
+    every endpoint is deprecated, the first stays primary.
+    """
+    deprecated = tuple(DeprecatedEndpoint(e.name, max(e.deprecation_version, 0))
+                       for e in endpoints if e.deprecated or e.deprecation_version > 0)
+    names = [e.name for e in endpoints]
+    stale = {d.name for d in deprecated}
+    primary = next((n for n in names if n not in stale), names[0])
+    names.remove(primary)
+    return (primary, *names), deprecated
 
 
 def _deprecation(op: op_def_pb2.OpDef, api_def) -> Deprecation | None:

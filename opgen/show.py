@@ -38,6 +38,14 @@ def _attr_line(attr: AttrSpec) -> str:
     return " ".join(parts)
 
 
+def _endpoint(spec: OpSpec, name: str) -> str:
+    deprecation = spec.endpoint_deprecation(name)
+    if deprecation is None:
+        return name
+    removal = f", removed in version {deprecation.removed_in}" if deprecation.removed_in else ""
+    return f"{name} (deprecated{removal})"
+
+
 def _doc(text: str, indent: str) -> list[str]:
     return [indent + line if line else "" for line in text.strip().splitlines()]
 
@@ -47,7 +55,7 @@ def format_spec(spec: OpSpec) -> str:
     functions = py.python_ops([spec])
     lines = [f"op {spec.name}"]
     lines.append(f"  visibility: {spec.visibility}")
-    lines.append(f"  endpoints: {', '.join(spec.endpoints)}")
+    lines.append(f"  endpoints: {', '.join(_endpoint(spec, e) for e in spec.endpoints)}")
     if functions:
         op = functions[0]
         parameters = op.parameters.replace("_dtypes.", "opgen.").replace("_math.", "math.")

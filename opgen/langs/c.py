@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Collection, Iterable, Sequence
 
 from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec
+from opgen.langs.endpoints import EndpointAlias, deprecation_message, endpoint_aliases
 from opgen.langs.naming import unique
 
 NAME = "c"
@@ -407,6 +408,17 @@ class COp:
     output_statements: tuple[str, ...]
     statics: tuple[str, ...]
     doc: tuple[str, ...]          # comment lines
+    aliases: tuple[CAlias, ...] = ()   # the function under its ApiDef endpoint names
+
+
+@dataclass(frozen=True)
+class CAlias:
+    """A ``static inline`` function in the header that calls the op's function."""
+
+    function: str                 # opgen_Dot
+    attribute: str                # "" or 'OPGEN_DEPRECATED("...") '
+    arguments: str                # the parameters' names, to pass on
+    doc: str
 
 
 def c_op(spec: OpSpec, core: str) -> COp:
@@ -527,11 +539,38 @@ def c_op(spec: OpSpec, core: str) -> COp:
     )
 
 
+def alias_core(endpoint: str) -> str:
+    """An endpoint name as an identifier core; "" where it would reach the helpers'
+    ``opgen_internal_`` names."""
+    core = core_name(endpoint)
+    return "" if core.startswith("internal") else core
+
+
+def c_alias(alias: EndpointAlias, op: COp) -> CAlias:
+    function = PREFIX + alias.name
+    arguments = ", ".join(p.split()[-1].lstrip("*") for p in op.parameters)
+    if alias.deprecation is None:
+        return CAlias(function, "", arguments,
+                      f"{function}: {op.function} under the name of an ApiDef endpoint.")
+    message = deprecation_message(function, op.function, alias.deprecation)
+    return CAlias(function, f"OPGEN_DEPRECATED({string_literal(message)}) ", arguments,
+                  f"{function}: {op.function} under a deprecated ApiDef endpoint name.")
+
+
 def c_ops(specs: Sequence[OpSpec]) -> list[COp]:
     """Every generated op, sorted by op name; SKIP ops are left out."""
     specs = [s for s in specs if s.visibility != "SKIP"]
     cores = op_cores(specs)
-    return [c_op(spec, cores[spec.name]) for spec in sorted(specs, key=lambda s: s.name)]
+    # An alias takes no op's core, nor the Attrs / AttrsInit names beside it.
+    taken = {c + suffix for c in cores.values() for suffix in ("Attrs", "AttrsInit")}
+    aliases = endpoint_aliases(specs, cores, alias_core, taken)
+    ops = []
+    for spec in sorted(specs, key=lambda s: s.name):
+        op = c_op(spec, cores[spec.name])
+        if spec.name in aliases:
+            op = replace(op, aliases=tuple(c_alias(a, op) for a in aliases[spec.name]))
+        ops.append(op)
+    return ops
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -546,7 +585,8 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
                "uses_list_output": any("list_output" in s for op in ops
                                        for s in op.output_statements),
                "uses_output": any("internal_output(" in s for op in ops
-                                  for s in op.output_statements)}
+                                  for s in op.output_statements),
+               "uses_deprecated_aliases": any(a.attribute for op in ops for a in op.aliases)}
     return [("opgen_ops.h.j2", "c/opgen_ops.h", context),
             ("opgen_ops.c.j2", "c/opgen_ops.c", context)]
 

@@ -11,10 +11,11 @@ in ``templates/cpp``. Identifier cores and C literals come from :mod:`opgen.lang
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from opgen.langs import c as c_lang
+from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.model import ArgKind, AttrSpec, OpSpec
 from opgen.langs.naming import unique
 
@@ -157,6 +158,13 @@ class CppOp:
     single_output: str            # the member an op converts to Output/Input, "" if none
     list_output: str              # the member for operator[] / size(), "" if none
     doc: tuple[str, ...]
+    aliases: tuple[CppAlias, ...] = ()   # the class under its ApiDef endpoint names
+
+
+@dataclass(frozen=True)
+class CppAlias:
+    doc: str
+    declaration: str              # using Dot [[deprecated("...")]] = MatMul;
 
 
 def _set_statement(attr: AttrSpec, value: str) -> str:
@@ -256,11 +264,29 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
     )
 
 
+def cpp_alias(alias: EndpointAlias, class_name: str) -> CppAlias:
+    """``using Dot = MatMul;``, with ``[[deprecated("...")]]`` for a deprecated endpoint."""
+    message = message_of(alias, class_name)
+    if not message:
+        return CppAlias(f"{alias.name}: {class_name} under the name of an ApiDef endpoint.",
+                        f"using {alias.name} = {class_name};")
+    return CppAlias(f"{alias.name}: {class_name} under a deprecated ApiDef endpoint name.",
+                    f"using {alias.name} [[deprecated({c_lang.string_literal(message)})]] = "
+                    f"{class_name};")
+
+
 def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
     """Every generated op, sorted by op name; SKIP ops are left out."""
     specs = [s for s in specs if s.visibility != "SKIP"]
     cores = c_lang.op_cores(specs, RESERVED)
-    return [cpp_op(spec, cores[spec.name]) for spec in sorted(specs, key=lambda s: s.name)]
+    aliases = endpoint_aliases(specs, cores, c_lang.core_name, RESERVED)
+    ops = []
+    for spec in sorted(specs, key=lambda s: s.name):
+        op = cpp_op(spec, cores[spec.name])
+        if spec.name in aliases:
+            op = replace(op, aliases=tuple(cpp_alias(a, op.class_name) for a in aliases[spec.name]))
+        ops.append(op)
+    return ops
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:

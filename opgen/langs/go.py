@@ -11,13 +11,14 @@ outputs and an ``error``. Everything the templates print for an op is computed h
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 from opgen.langs import doctext
 from opgen.langs.rust import dtype_variant, dtypes
 from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
 from opgen.protos import types_pb2
+from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import unique
 
 NAME = "go"
@@ -255,6 +256,13 @@ class GoOp:
     error_return: str     # "return Output{}, err"
     output_args: str      # "" or the arguments of op.splitOutputs(...)
     success_return: str   # "return op.Output(0), nil"
+    aliases: tuple[GoAlias, ...] = ()   # the function under its ApiDef endpoint names
+
+
+@dataclass(frozen=True)
+class GoAlias:
+    name: str
+    doc: str              # ends in a "Deprecated:" paragraph for a deprecated endpoint
 
 
 def _zero(kind: ArgKind) -> str:
@@ -308,11 +316,33 @@ def go_op(spec: OpSpec, names: OpNames) -> GoOp:
                 f"return {zero}, err", output_args, success)
 
 
+def go_alias(alias: EndpointAlias, function: str) -> GoAlias:
+    message = message_of(alias, function)
+    if not message:
+        return GoAlias(alias.name, doc_comment(
+            [f"{alias.name} is {function} under the name of an ApiDef endpoint."]))
+    # The paragraph gopls and staticcheck read to flag callers.
+    return GoAlias(alias.name, doc_comment(
+        [f"{alias.name} is {function} under a deprecated ApiDef endpoint name.", "",
+         f"Deprecated: {message}."]))
+
+
 def go_ops(specs: Sequence[OpSpec]) -> list[GoOp]:
     """Every generated op, sorted by op name; ops an ApiDef marks SKIP are left out."""
     specs = sorted((s for s in specs if s.visibility != "SKIP"), key=lambda s: s.name)
     names = op_names(specs)
-    return [go_op(spec, names[spec.name]) for spec in specs]
+    # Aliases take no name of the package: functions, option types and options.
+    taken = package_names() | {n for op in names.values()
+                               for n in (op.attr_type, *op.options.values()) if n}
+    aliases = endpoint_aliases(specs, {s.name: names[s.name].function for s in specs},
+                               lambda e: avoid_reserved(camel_case(e)), taken)
+    ops = []
+    for spec in specs:
+        op = go_op(spec, names[spec.name])
+        if spec.name in aliases:
+            op = replace(op, aliases=tuple(go_alias(a, op.function) for a in aliases[spec.name]))
+        ops.append(op)
+    return ops
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:

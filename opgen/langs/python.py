@@ -12,11 +12,12 @@ import keyword
 import math
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Collection, Iterable, Sequence
 
 from opgen.model import (NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue,
                          make_frozen)
+from opgen.langs.endpoints import deprecation_message
 from opgen.langs.naming import unique
 
 NAME = "python"
@@ -31,7 +32,8 @@ MODULE_GLOBALS = frozenset({"_collections", "_execute_op", "_math", "_np", "_dty
 GROUP_GLOBALS = frozenset({
     "annotations", "_TYPE_CHECKING", "_collections", "_dtypes", "_execute_op", "_math",
     "_np", "_warnings", "_deprecated", "_warned", "Any", "Sequence", "NamedTuple",
-    "DTypeLike", "OpOutput", "ShapeLike", "TensorLike", "int", "float", "bool", "str", "list"})
+    "DTypeLike", "OpOutput", "ShapeLike", "TensorLike", "int", "float", "bool", "str", "list",
+    "_functools", "_deprecated_alias", "_warned_aliases", "_deprecated_endpoint"})
 
 
 # Names the index module (__init__.py) defines.
@@ -512,6 +514,14 @@ class OutputTuple:
 
 
 @dataclass(frozen=True)
+class DeprecatedAlias:
+    """A name kept for a deprecated endpoint: it warns once, then calls the function."""
+
+    name: str
+    message: str          # the warning, as a literal
+
+
+@dataclass(frozen=True)
 class PythonOp:
     """What the templates print for one op."""
 
@@ -528,6 +538,11 @@ class PythonOp:
     deprecation: str      # "" or the arguments of _deprecated(...)
     aliases: tuple[str, ...]
     public: bool
+    deprecated_aliases: tuple[DeprecatedAlias, ...] = ()
+
+    @property
+    def alias_names(self) -> tuple[str, ...]:
+        return self.aliases + tuple(a.name for a in self.deprecated_aliases)
 
 
 def _annotated_default(attr: AttrSpec) -> tuple[str, str]:
@@ -622,6 +637,7 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
     functions = function_names(by_name, lambda op_name: base_function_name(by_name[op_name]))
     taken = set(MODULE_GLOBALS | GROUP_GLOBALS | INDEX_GLOBALS) | set(functions.values())
     aliases: dict[str, list[str]] = {}
+    deprecated: dict[str, list[DeprecatedAlias]] = {}
     for spec in specs:
         for endpoint in spec.endpoints[1:]:
             alias = avoid_reserved(snake_case(endpoint.rsplit(".", 1)[-1]))
@@ -629,15 +645,23 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
                 alias = "_" + alias
             if alias not in taken:   # an alias never displaces a function name
                 taken.add(alias)
-                aliases.setdefault(spec.name, []).append(alias)
+                deprecation = spec.endpoint_deprecation(endpoint)
+                if deprecation is None:
+                    aliases.setdefault(spec.name, []).append(alias)
+                else:
+                    message = deprecation_message(alias, functions[spec.name], deprecation)
+                    deprecated.setdefault(spec.name, []).append(
+                        DeprecatedAlias(alias, string_literal(message)))
     ops = []
     shared = SharedText()
     for spec in specs:
         output_class = None
         if len(spec.outputs) > 1:
             output_class = unique(_output_class_base(spec.name), taken)
-        ops.append(python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ()),
-                             shared))
+        op = python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ()), shared)
+        if spec.name in deprecated:
+            op = replace(op, deprecated_aliases=tuple(deprecated[spec.name]))
+        ops.append(op)
     return ops
 
 
@@ -649,7 +673,9 @@ def _group_context(ops: Sequence[PythonOp]) -> dict[str, Any]:
         "uses_math": "_math." in sources,
         "uses_numpy": "_np." in sources,
         "uses_dtypes": "_dtypes." in sources,
-        "uses_warnings": any(op.deprecation for op in ops),
+        "uses_warnings": any(op.deprecation or op.deprecated_aliases for op in ops),
+        "uses_op_deprecation": any(op.deprecation for op in ops),
+        "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops),
     }
 
 
@@ -661,14 +687,16 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
         groups.setdefault(group_of(op.function), []).append(op)
     source = source.replace("\n", " ")
     names = {group: " ".join(sorted([op.function for op in members] +
-                                    [a for op in members for a in op.aliases]))
+                                    [a for op in members for a in op.alias_names]))
              for group, members in sorted(groups.items())}
-    public = sorted(n for op in ops if op.public for n in (op.function, *op.aliases)
+    public = sorted(n for op in ops if op.public for n in (op.function, *op.alias_names)
                     if not n.startswith("_"))
     index = {"source": source, "groups": names, "public": public}
     stub_ops = sorted(ops, key=lambda op: op.function)
     out = [("__init__.py.j2", "python/__init__.py", index),
-           ("__init__.pyi.j2", "python/__init__.pyi", {"source": source, "ops": stub_ops, "public": public})]
+           ("__init__.pyi.j2", "python/__init__.pyi",
+            {"source": source, "ops": stub_ops, "public": public,
+             "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops)})]
     for group, members in sorted(groups.items()):
         context = {"source": source, "group": group, **_group_context(members)}
         out.append(("group.py.j2", f"python/{group}.py", context))

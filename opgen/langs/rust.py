@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 from opgen.langs import doctext
 from opgen.langs.python import snake_case
 from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
 from opgen.protos import types_pb2
+from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import unique
 
 NAME = "rust"
@@ -275,6 +276,19 @@ class RustOp:
     inputs: tuple[Input, ...]
     required: tuple[Attr, ...]
     optional: tuple[Attr, ...]
+    aliases: tuple[RustAlias, ...] = ()   # the function under its ApiDef endpoint names
+
+    @property
+    def arguments(self) -> str:
+        """The parameters' names, to pass on."""
+        return ", ".join([i.param for i in self.inputs] + [a.param for a in self.required])
+
+
+@dataclass(frozen=True)
+class RustAlias:
+    name: str
+    doc: str
+    attribute: str    # "" or #[deprecated(note = "...")]
 
 
 _LIST_INPUT = "impl IntoIterator<Item = impl Into<crate::Output>>"
@@ -314,11 +328,30 @@ def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
                   adds, required, optional)
 
 
+def rust_alias(alias: EndpointAlias, function: str) -> RustAlias:
+    # `since` would name the version that deprecated the name; an ApiDef gives the one
+    # that removes it, so that goes in the note.
+    message = message_of(alias, function)
+    if not message:
+        return RustAlias(alias.name, f"/// [`{function}`] under the name of an ApiDef endpoint.", "")
+    return RustAlias(alias.name, f"/// [`{function}`] under a deprecated ApiDef endpoint name.",
+                     f"#[deprecated(note = {string_literal(message)})]")
+
+
 def rust_ops(specs: Sequence[OpSpec]) -> list[RustOp]:
     """Every generated op, sorted by op name; ops an ApiDef marks SKIP are left out."""
     specs = sorted((s for s in specs if s.visibility != "SKIP"), key=lambda s: s.name)
     names = op_names(s.name for s in specs)
-    return [rust_op(spec, *names[spec.name]) for spec in specs]
+    functions = {op_name: function for op_name, (function, _) in names.items()}
+    aliases = endpoint_aliases(specs, functions, lambda e: avoid_keywords(snake_identifier(e)),
+                               ())
+    ops = []
+    for spec in specs:
+        op = rust_op(spec, *names[spec.name])
+        if spec.name in aliases:
+            op = replace(op, aliases=tuple(rust_alias(a, op.function) for a in aliases[spec.name]))
+        ops.append(op)
+    return ops
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:

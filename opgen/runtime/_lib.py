@@ -342,6 +342,8 @@ _DEVICE_SIGNATURES = {
     "OPGEN_NewDeviceTensor": (c_void_p, [c_char_p, c_int, P(c_int64), c_int, c_void_p, c_size_t,
                                          c_void_p, c_void_p, c_void_p]),
     "OPGEN_SynchronizeDevice": (None, [c_char_p, c_void_p]),
+    "OPGEN_ReleaseCachedHostMemory": (c_size_t, []),
+    "OPGEN_CachedHostMemoryBytes": (c_size_t, []),
 }
 
 _device_lib = None

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "core_types.h"
+#include "host_block_cache.h"
 
 namespace opgen {
 
@@ -33,6 +34,27 @@ struct TinyBlock {
 };
 static void FreeTinyBlock(void*, size_t, void* block) { delete static_cast<TinyBlock*>(block); }
 
+static size_t LargeBufferAlignment(size_t len) {
+  return len >= kHugePageThreshold ? kHugePage : kAlignment;
+}
+// aligned_alloc needs a size that is a multiple of the alignment, and not zero.
+static size_t LargeBufferSize(size_t len, size_t alignment) {
+  const size_t padded = ((len + alignment - 1) / alignment) * alignment;
+  return padded == 0 ? alignment : padded;
+}
+static void* NewLargeBlock(size_t padded, size_t alignment) {
+  void* data = std::aligned_alloc(alignment, padded);
+#ifdef MADV_HUGEPAGE
+  // A hint; failure is fine.
+  if (data != nullptr && alignment == kHugePage) madvise(data, padded, MADV_HUGEPAGE);
+#endif
+  return data;
+}
+static void ReturnCachedBlock(void* data, size_t len, void*) {
+  const size_t alignment = LargeBufferAlignment(len);
+  ReturnHostBlock(data, LargeBufferSize(len, alignment), alignment);
+}
+
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
   if (len <= kTinyBuffer) {
     TinyBlock* block = new TinyBlock;  // callers catch std::bad_alloc
@@ -47,15 +69,17 @@ TensorBuffer* TensorBuffer::Allocate(size_t len) {
     void* data = reinterpret_cast<void*>((address + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
     return new TensorBuffer(data, len, FreeBlock, block);
   }
-  const size_t alignment = len >= kHugePageThreshold ? kHugePage : kAlignment;
-  // aligned_alloc needs a size that is a multiple of the alignment, and not zero.
-  size_t padded = ((len + alignment - 1) / alignment) * alignment;
-  if (padded == 0) padded = alignment;
-  void* data = std::aligned_alloc(alignment, padded);
+  const size_t alignment = LargeBufferAlignment(len);
+  const size_t padded = LargeBufferSize(len, alignment);
+  if (padded >= kCachedHostBlockMin) {
+    // A block freed a moment ago has its pages mapped already (host_block_cache.h).
+    void* data = TakeCachedHostBlock(padded, alignment);
+    if (data == nullptr) data = NewLargeBlock(padded, alignment);
+    if (data == nullptr) return nullptr;
+    return new TensorBuffer(data, len, ReturnCachedBlock, nullptr);
+  }
+  void* data = NewLargeBlock(padded, alignment);
   if (data == nullptr) return nullptr;
-#ifdef MADV_HUGEPAGE
-  if (alignment == kHugePage) madvise(data, padded, MADV_HUGEPAGE);  // a hint; failure is fine
-#endif
   return new TensorBuffer(data, len, FreeAligned, nullptr);
 }
 

@@ -104,6 +104,16 @@ TF_CAPI_EXPORT extern const char* OPGEN_DeviceListDescription(const TF_DeviceLis
 /* Waits until the work queued on `device_name` is done (nothing to do on the CPU). */
 TF_CAPI_EXPORT extern void OPGEN_SynchronizeDevice(const char* device_name, TF_Status* status);
 
+/* ---- Host memory ------------------------------------------------------------------------
+ * Freed host buffers of 1 MiB and more are kept for reuse by later tensors of the same
+ * size, up to OPGEN_HOST_CACHE_MB megabytes (default 256; 0 turns reuse off): a fresh
+ * buffer costs a page fault and a page clear per page when first written. */
+
+/* Frees every kept buffer; returns the bytes given back. */
+TF_CAPI_EXPORT extern size_t OPGEN_ReleaseCachedHostMemory(void);
+/* Bytes of freed host buffers kept for reuse now. */
+TF_CAPI_EXPORT extern size_t OPGEN_CachedHostMemoryBytes(void);
+
 /* ---- Shape inference beyond TensorFlow's C API ---------------------------------------- *
  * What a shape function needs and tensorflow/c/ops.h lacks: the node's other attrs, the
  * values of constant inputs (the shape operand of Reshape, the axes of a reduction, ...),

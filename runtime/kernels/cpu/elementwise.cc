@@ -7,6 +7,7 @@
 #include "kernel_util.h"
 #include "parallel.h"
 #include "simd_loops.h"
+#include "streaming_store.h"
 #include "vector_math.h"
 
 namespace opgen {
@@ -291,26 +292,30 @@ struct Binary {
       TensorPtr z = AllocateOutput<Out>(ctx, 0, zd);
       if (!z || n == 0) return;
       Out* zp = Data<Out>(z);
+      const bool stream = static_cast<size_t>(n) * sizeof(Out) >= kStreamingOutputBytes;
       if (nx == n && ny == n) {
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          const T* __restrict a = xp;
-          const T* __restrict b = yp;
-          Out* __restrict c = zp;
-          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a[i], b[i]);
+          WriteOutput(zp, begin, end, stream, [=](Out* __restrict c, int64_t b, int64_t e) {
+            const T* __restrict u = xp + b;
+            const T* __restrict v = yp + b;
+            for (int64_t i = 0; i < e - b; ++i) c[i] = F::Apply(u[i], v[i]);
+          });
         });
       } else if (ny == 1 && nx == n) {
-        const T b = yp[0];  // hoisted so the loop vectorises
+        const T scalar = yp[0];  // hoisted so the loop vectorises
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          const T* __restrict a = xp;
-          Out* __restrict c = zp;
-          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a[i], b);
+          WriteOutput(zp, begin, end, stream, [=](Out* __restrict c, int64_t b, int64_t e) {
+            const T* __restrict u = xp + b;
+            for (int64_t i = 0; i < e - b; ++i) c[i] = F::Apply(u[i], scalar);
+          });
         });
       } else if (nx == 1 && ny == n) {
-        const T a = xp[0];
+        const T scalar = xp[0];
         ParallelFor(n, [=](int64_t begin, int64_t end) {
-          const T* __restrict b = yp;
-          Out* __restrict c = zp;
-          for (int64_t i = begin; i < end; ++i) c[i] = F::Apply(a, b[i]);
+          WriteOutput(zp, begin, end, stream, [=](Out* __restrict c, int64_t b, int64_t e) {
+            const T* __restrict v = yp + b;
+            for (int64_t i = 0; i < e - b; ++i) c[i] = F::Apply(scalar, v[i]);
+          });
         });
       } else {
         CollapseDims(&xd, &yd, &zd);
@@ -449,16 +454,17 @@ struct Unary {
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);
-      if constexpr (HasFloatArray<Op>::value && std::is_same_v<T, float>) {
-        ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-          Op::kFloatArray(xp + begin, yp + begin, end - begin);  // AVX-512 / AVX2 where present
+      const int64_t n = NumElements(dims);
+      const bool stream = static_cast<size_t>(n) * sizeof(T) >= kStreamingOutputBytes;
+      ParallelFor(n, [=](int64_t begin, int64_t end) {
+        WriteOutput(yp, begin, end, stream, [=](T* __restrict out, int64_t b, int64_t e) {
+          if constexpr (HasFloatArray<Op>::value && std::is_same_v<T, float>) {
+            Op::kFloatArray(xp + b, out, e - b);  // AVX-512 / AVX2 where present
+          } else {
+            const T* __restrict in = xp + b;
+            for (int64_t i = 0; i < e - b; ++i) out[i] = OnStorageUnary<Op, T>::Apply(in[i]);
+          }
         });
-        return;
-      }
-      ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-        const T* __restrict a = xp;
-        T* __restrict b = yp;
-        for (int64_t i = begin; i < end; ++i) b[i] = OnStorageUnary<Op, T>::Apply(a[i]);
       });
     }
   };
