@@ -292,27 +292,24 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     return problems
 
 
-class _NameRule:
-    """A name pattern with the names already found valid remembered: registries repeat
-    the same arg and attr names ("T", "x", "output") thousands of times."""
-
-    def __init__(self, pattern: re.Pattern[str]):
-        self._pattern = pattern
-        self._valid: set[str] = set()
-
-    def __call__(self, name: str) -> bool:
-        if name in self._valid:
-            return True
-        if self._pattern.match(name) is None:
-            return False
-        if len(self._valid) < 65536:   # bounded: a stream of registries cannot grow it forever
-            self._valid.add(name)
-        return True
+# Names already found valid: registries repeat the same arg and attr names ("T", "x",
+# "output") thousands of times, and a set lookup is much cheaper than a regex match.
+_VALID_NAMES: dict[re.Pattern[str], set[str]] = {_OP_NAME: set(), _ARG_NAME: set(), _ATTR_NAME: set()}
 
 
-_valid_op_name = _NameRule(_OP_NAME)
-_valid_arg_name = _NameRule(_ARG_NAME)
-_valid_attr_name = _NameRule(_ATTR_NAME)
+def _matches(pattern: re.Pattern[str], name: str) -> bool:
+    """``pattern.match(name)``, remembering valid names (see _VALID_NAMES)."""
+    if pattern.match(name) is None:
+        return False
+    valid = _VALID_NAMES[pattern]
+    if len(valid) < 65536:   # bounded: a stream of registries cannot grow it forever
+        valid.add(name)
+    return True
+
+
+_VALID_OP_NAMES = _VALID_NAMES[_OP_NAME]
+_VALID_ARG_NAMES = _VALID_NAMES[_ARG_NAME]
+_VALID_ATTR_NAMES = _VALID_NAMES[_ATTR_NAME]
 
 # attr type -> (is a list, element type, the AttrValue field its values live in)
 _ATTR_TYPE_PARTS = {t: (t.startswith("list("), t[5:-1] if t.startswith("list(") else t,
@@ -325,7 +322,7 @@ _ARG_ATTR_FIELDS = (("type_attr", "type"), ("number_attr", "int"), ("type_list_a
 def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
     """Messages describing what is wrong with one OpDef (empty when it is valid)."""
     errors: list[str] = []
-    if not _valid_op_name(op.name):
+    if op.name not in _VALID_OP_NAMES and not _matches(_OP_NAME, op.name):
         errors.append(f"invalid op name {op.name!r}: expected CamelCase letters, digits, "
                       "'_' and '>' namespace separators")
     attrs = {}
@@ -354,14 +351,15 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
     name = arg.name
     has_type = arg.type != 0
     type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
-    if (_valid_arg_name(name) and has_type + bool(type_attr) + bool(type_list_attr) == 1
+    valid_name = name in _VALID_ARG_NAMES or _matches(_ARG_NAME, name)
+    if (valid_name and has_type + bool(type_attr) + bool(type_list_attr) == 1
             and not (number_attr and type_list_attr)
             and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")
             and not number_attr and not type_list_attr):
         return []   # a plain tensor arg, fine: the common case without the checks below
     errors = []
     what = f"{kind} '{name}'"
-    if not _valid_arg_name(name):
+    if not valid_name:
         errors.append(f"{what}: invalid name, expected lower_case letters, digits and '_'")
     type_sources = [field for field, present in (("type", has_type), ("type_attr", type_attr),
                                                  ("type_list_attr", type_list_attr)) if present]
@@ -385,7 +383,7 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
 
 
 def _validate_attr(attr: op_def_pb2.OpDef.AttrDef) -> list[str]:
-    if not _valid_attr_name(attr.name):
+    if attr.name not in _VALID_ATTR_NAMES and not _matches(_ATTR_NAME, attr.name):
         return [f"attr '{attr.name}': invalid name, expected letters, digits and '_'"]
     parts = _ATTR_TYPE_PARTS.get(attr.type)
     if parts is None:

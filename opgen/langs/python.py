@@ -272,10 +272,10 @@ def _escape_char(match: "re.Match[str]") -> str:
     return c if c.isprintable() else repr(c)[1:-1]
 
 
-# Where a continuation line starts (a line break before a non-empty line), and blanks
-# that end a line.
-_LINE_START = re.compile(r"\n(?=[^\n])")
+# Blanks that end a line.
 _TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
+# The bytes that stand for themselves in a docstring (see _NOT_PLAIN).
+_PLAIN_BYTES = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 
 
 def docstring_literal(text: str, indent: str = "    ") -> str:
@@ -284,15 +284,25 @@ def docstring_literal(text: str, indent: str = "    ") -> str:
     Backslashes, quotes that could close the literal and control characters are
     escaped; continuation lines are indented by ``indent``.
     """
-    body = text.replace("\\", "\\\\")
-    if _NOT_PLAIN.search(body):
+    # Each step first asks (at C speed) whether it has anything to do: most docstrings
+    # are plain ASCII without backslashes, trailing blanks or triple quotes.
+    body = text.replace("\\", "\\\\") if "\\" in text else text
+    if not body.isascii() or body.encode("ascii").translate(None, _PLAIN_BYTES):
         body = _NOT_PLAIN.sub(_escape_char, body)
     # (the escapes leave "\n" as the only line break and tabs as the only other blank)
     if " \n" in body or "\t\n" in body or body.endswith((" ", "\t")):
         body = _TRAILING_BLANKS.sub("", body)
     multiline = "\n" in body
     if multiline:
-        body = _LINE_START.sub("\n" + indent, body)
+        # indent every line after the first, except empty ones
+        continuation = "\n" + indent
+        body = body.replace("\n", continuation)
+        if indent:
+            blank = continuation + "\n"
+            while blank in body:
+                body = body.replace(blank, "\n\n")
+            if body.endswith(continuation):
+                body = body[:-len(indent)]
     if '"""' in body:
         body = body.replace('"""', '\\"\\"\\"')
     unescaped_quote_at_end = body.endswith('"') and (len(body) - 1 - len(body[:-1].rstrip("\\"))) % 2 == 0
