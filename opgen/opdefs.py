@@ -341,9 +341,14 @@ def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
             if name in seen:
                 errors.append(f"duplicate name '{name}' ({kind} arg)")
             seen.add(name)
-            arg_errors = _validate_arg(kind, arg, attrs)
-            if arg_errors:
-                errors.extend(arg_errors)
+            # The common case needs no more checks: a known-good name, one tensor of a
+            # fixed type or of a 'type' attr.
+            type_attr = arg.type_attr
+            if (name in _VALID_ARG_NAMES and not arg.number_attr and not arg.type_list_attr
+                    and (arg.type != 0) != bool(type_attr)
+                    and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")):
+                continue
+            errors.extend(_validate_arg(kind, arg, attrs))
     return errors
 
 
@@ -352,11 +357,6 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
     has_type = arg.type != 0
     type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
     valid_name = name in _VALID_ARG_NAMES or _matches(_ARG_NAME, name)
-    if (valid_name and has_type + bool(type_attr) + bool(type_list_attr) == 1
-            and not (number_attr and type_list_attr)
-            and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")
-            and not number_attr and not type_list_attr):
-        return []   # a plain tensor arg, fine: the common case without the checks below
     errors = []
     what = f"{kind} '{name}'"
     if not valid_name:

@@ -522,6 +522,11 @@ class OutputTuple:
     fields: tuple[str, ...]
     hints: tuple[str, ...]
 
+    @property
+    def annotated_fields(self) -> tuple[tuple[str, str], ...]:
+        """(field, annotation) pairs, for the stub's NamedTuple."""
+        return tuple(zip(self.fields, self.hints))
+
 
 @dataclass(frozen=True)
 class DeprecatedAlias:
