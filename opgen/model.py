@@ -243,30 +243,30 @@ class OpSpec:
         if input_order:
             by_name = {a.name: a for a in inputs}
             signature_inputs = tuple(by_name[n] for n in input_order)
-        return make_frozen(cls, dict(
-            name=op.name,
-            inputs=inputs,
-            outputs=_arg_specs(op.output_arg, renames, out_docs, shared),
-            inferred_attrs=inferred,
-            required_attrs=required,
-            optional_attrs=optional,
-            summary=summary,
-            description=description,
-            deprecation=_deprecation(op, api_def),
-            is_stateful=op.is_stateful,
-            is_commutative=op.is_commutative,
-            is_aggregate=op.is_aggregate,
-            allows_uninitialized_input=op.allows_uninitialized_input,
-            is_distributed_communication=op.is_distributed_communication,
-            control_outputs=tuple(op.control_output),
-            visibility=visibility,
-            endpoints=endpoints,
-            deprecated_endpoints=deprecated_endpoints,
-            input_order=input_order,
+        return make_frozen(cls, {
+            "name": op.name,
+            "inputs": inputs,
+            "outputs": _arg_specs(op.output_arg, renames, out_docs, shared),
+            "inferred_attrs": inferred,
+            "required_attrs": required,
+            "optional_attrs": optional,
+            "summary": summary,
+            "description": description,
+            "deprecation": _deprecation(op, api_def),
+            "is_stateful": op.is_stateful,
+            "is_commutative": op.is_commutative,
+            "is_aggregate": op.is_aggregate,
+            "allows_uninitialized_input": op.allows_uninitialized_input,
+            "is_distributed_communication": op.is_distributed_communication,
+            "control_outputs": tuple(op.control_output),
+            "visibility": visibility,
+            "endpoints": endpoints,
+            "deprecated_endpoints": deprecated_endpoints,
+            "input_order": input_order,
             # the cached properties, known here for free
-            signature_inputs=signature_inputs,
-            caller_attrs=required + optional,
-        ))
+            "signature_inputs": signature_inputs,
+            "caller_attrs": required + optional,
+        })
 
 
 _new_object = object.__new__

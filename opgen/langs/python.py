@@ -615,21 +615,21 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         tuple_spec = OutputTuple(output_class, re.sub(r"\W", "_", spec.name), tuple(fields),
                                  tuple(output_hint(a) for a in outputs))
     parameters, stub_parameters = parameter_lists(spec, params, shared)
-    return make_frozen(PythonOp, dict(
-        op_type=string_literal(spec.name),
-        function=function,
-        parameters=parameters,
-        stub_parameters=stub_parameters,
-        return_hint=return_hint,
-        docstring=docstring_literal(docstring(spec, params, fields, shared)),
-        inputs="[" + ", ".join([params[a.name] for a in spec.inputs]) + "]",
-        attrs="{" + attrs + "}",
-        returns=returns,
-        output_tuple=tuple_spec,
-        deprecation=deprecation,
-        aliases=tuple(aliases),
-        public=spec.visibility != "HIDDEN",
-    ))
+    return make_frozen(PythonOp, {
+        "op_type": string_literal(spec.name),
+        "function": function,
+        "parameters": parameters,
+        "stub_parameters": stub_parameters,
+        "return_hint": return_hint,
+        "docstring": docstring_literal(docstring(spec, params, fields, shared)),
+        "inputs": "[" + ", ".join([params[a.name] for a in spec.inputs]) + "]",
+        "attrs": "{" + attrs + "}",
+        "returns": returns,
+        "output_tuple": tuple_spec,
+        "deprecation": deprecation,
+        "aliases": tuple(aliases),
+        "public": spec.visibility != "HIDDEN",
+    })
 
 
 def base_function_name(spec: OpSpec) -> str:
