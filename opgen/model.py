@@ -330,8 +330,9 @@ class SharedSpecs:
     """The arg and attr specs built so far, by the serialized ``ArgDef``/``AttrDef`` they
     come from: ops repeat the same ones (TensorFlow's 1,900 ops have 5,757 attrs but 1,301
     distinct ones, 7,367 args but 1,636 distinct ones), and a spec is immutable, so one
-    object serves every op that has it. Identical protos serialize to identical bytes;
-    the reverse need not hold (map order), which only costs a second, equal spec.
+    object serves every op that has it (a list default is a list: read it, never change
+    it). Identical protos serialize to identical bytes; the reverse need not hold (map
+    order), which only costs a second, equal spec.
     """
 
     def __init__(self) -> None:

@@ -356,7 +356,7 @@ class SharedText:
 
 
 def _types_phrase(types: Sequence[DType]) -> str:
-    return "`" + "`, `".join([t.name for t in types]) + "`"
+    return ", ".join([f"`{t.name}`" for t in types])
 
 
 def _type_attr_phrase(attr_name: str, spec: OpSpec, seen_type_attrs: dict[str, str],
