@@ -277,10 +277,11 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     locate = locate or (lambda index, name: "")
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
+    names = _ValidNames()
     for index, op in enumerate(oplist.op):
         name = op.name
         duplicate_of = first_seen.setdefault(name, index)
-        messages = validate_opdef(op)
+        messages = validate_opdef(op, names)
         if duplicate_of == index and not messages:
             continue   # the common case: no location to compute
         where = locate(index, name)
@@ -292,24 +293,28 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     return problems
 
 
-# Names already found valid: registries repeat the same arg and attr names ("T", "x",
-# "output") thousands of times, and a set lookup is much cheaper than a regex match.
-_VALID_NAMES: dict[re.Pattern[str], set[str]] = {_OP_NAME: set(), _ARG_NAME: set(), _ATTR_NAME: set()}
+class _ValidNames:
+    """Arg and attr names found valid so far in one validation: a registry repeats the
+    same ones ("T", "x", "output") thousands of times, and a set lookup is much cheaper
+    than a regex match."""
 
+    def __init__(self) -> None:
+        self.args: set[str] = set()
+        self.attrs: set[str] = set()
 
-def _matches(pattern: re.Pattern[str], name: str) -> bool:
-    """``pattern.match(name)``, remembering valid names (see _VALID_NAMES)."""
-    if pattern.match(name) is None:
-        return False
-    valid = _VALID_NAMES[pattern]
-    if len(valid) < 65536:   # bounded: a stream of registries cannot grow it forever
+    def arg(self, name: str) -> bool:
+        return name in self.args or self._check(_ARG_NAME, self.args, name)
+
+    def attr(self, name: str) -> bool:
+        return name in self.attrs or self._check(_ATTR_NAME, self.attrs, name)
+
+    @staticmethod
+    def _check(pattern: re.Pattern[str], valid: set[str], name: str) -> bool:
+        if pattern.match(name) is None:
+            return False
         valid.add(name)
-    return True
+        return True
 
-
-_VALID_OP_NAMES = _VALID_NAMES[_OP_NAME]
-_VALID_ARG_NAMES = _VALID_NAMES[_ARG_NAME]
-_VALID_ATTR_NAMES = _VALID_NAMES[_ATTR_NAME]
 
 # attr type -> (is a list, element type, the AttrValue field its values live in)
 _ATTR_TYPE_PARTS = {t: (t.startswith("list("), t[5:-1] if t.startswith("list(") else t,
@@ -319,10 +324,12 @@ _ATTR_TYPE_PARTS = {t: (t.startswith("list("), t[5:-1] if t.startswith("list(") 
 _ARG_ATTR_FIELDS = (("type_attr", "type"), ("number_attr", "int"), ("type_list_attr", "list(type)"))
 
 
-def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
+def validate_opdef(op: op_def_pb2.OpDef, _names: _ValidNames | None = None) -> list[str]:
     """Messages describing what is wrong with one OpDef (empty when it is valid)."""
+    names = _names or _ValidNames()
+    valid_args = names.args
     errors: list[str] = []
-    if op.name not in _VALID_OP_NAMES and not _matches(_OP_NAME, op.name):
+    if not _OP_NAME.match(op.name):
         errors.append(f"invalid op name {op.name!r}: expected CamelCase letters, digits, "
                       "'_' and '>' namespace separators")
     attrs = {}
@@ -331,7 +338,7 @@ def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
         if name in attrs:
             errors.append(f"duplicate name '{name}' (attr)")
         attrs[name] = attr
-        attr_errors = _validate_attr(attr)
+        attr_errors = _validate_attr(attr, names)
         if attr_errors:
             errors.extend(attr_errors)
     seen = set(attrs)
@@ -344,19 +351,20 @@ def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
             # The common case needs no more checks: a known-good name, one tensor of a
             # fixed type or of a 'type' attr.
             type_attr = arg.type_attr
-            if (name in _VALID_ARG_NAMES and not arg.number_attr and not arg.type_list_attr
+            if (name in valid_args and not arg.number_attr and not arg.type_list_attr
                     and (arg.type != 0) != bool(type_attr)
                     and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")):
                 continue
-            errors.extend(_validate_arg(kind, arg, attrs))
+            errors.extend(_validate_arg(kind, arg, attrs, names))
     return errors
 
 
-def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[str]:
+def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict,
+                  names: _ValidNames) -> list[str]:
     name = arg.name
     has_type = arg.type != 0
     type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
-    valid_name = name in _VALID_ARG_NAMES or _matches(_ARG_NAME, name)
+    valid_name = names.arg(name)
     errors = []
     what = f"{kind} '{name}'"
     if not valid_name:
@@ -382,8 +390,9 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
     return errors
 
 
-def _validate_attr(attr: op_def_pb2.OpDef.AttrDef) -> list[str]:
-    if attr.name not in _VALID_ATTR_NAMES and not _matches(_ATTR_NAME, attr.name):
+def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[str]:
+    name = attr.name
+    if name not in names.attrs and not names.attr(name):
         return [f"attr '{attr.name}': invalid name, expected letters, digits and '_'"]
     parts = _ATTR_TYPE_PARTS.get(attr.type)
     if parts is None:
