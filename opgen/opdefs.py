@@ -10,6 +10,7 @@ belongs to and, for text input, ``FILE:LINE:COLUMN``.
 from __future__ import annotations
 
 import ctypes
+import operator
 import re
 import sys
 from dataclasses import dataclass
@@ -207,13 +208,12 @@ def to_binary(oplist: op_def_pb2.OpList) -> bytes:
 
 
 _OP_FIELD_TAG = bytes([1 << 3 | 2])   # field 1, wire type 2 (length-delimited)
-
-
-def _op_name(op: op_def_pb2.OpDef) -> str:
-    return op.name
+_op_name = operator.attrgetter("name")
 
 
 def _varint(value: int) -> bytes:
+    if value < 0x4000:   # the usual op: up to two bytes
+        return bytes((value,)) if value < 0x80 else bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
