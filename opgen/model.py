@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -196,10 +197,12 @@ class OpSpec:
 
         ``shared`` lets the specs of many ops share their identical arg and attr specs.
         """
-        renames: dict[str, str] = {}
-        docs: dict[str, str] = {}
-        defaults: dict[str, Any] = {}
+        renames: dict[str, str] = _NOTHING    # filled only from an ApiDef
+        docs: dict[str, str] = _NOTHING
+        defaults: dict[str, Any] = _NOTHING
+        out_docs: dict[str, str] = _NOTHING
         if api_def is not None:
+            renames, docs, defaults = {}, {}, {}
             for item in list(api_def.in_arg) + list(api_def.out_arg) + list(api_def.attr):
                 if item.rename_to:
                     renames[item.name] = item.rename_to
@@ -210,8 +213,6 @@ class OpSpec:
             for item in api_def.attr:
                 if item.HasField("default_value"):
                     defaults[item.name] = item.default_value
-        else:
-            out_docs = {}
         if shared is not None and (renames or docs or out_docs or defaults):
             shared = None   # overridden names and docs make this op's args its own
         inputs = _arg_specs(op.input_arg, renames, docs, shared)
@@ -222,8 +223,9 @@ class OpSpec:
                     inferred_from.setdefault(attr_name, []).append(arg.name)
         inferred, required, optional = _attr_specs(op.attr, inferred_from, renames, docs, defaults,
                                                    shared)
+        name = op.name
         summary, description = op.summary, op.description
-        endpoints: tuple[str, ...] = (op.name,)
+        endpoints: tuple[str, ...] = (name,)
         deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()
         input_order: tuple[str, ...] = ()
         visibility = "VISIBLE"
@@ -244,7 +246,7 @@ class OpSpec:
             by_name = {a.name: a for a in inputs}
             signature_inputs = tuple(by_name[n] for n in input_order)
         return make_frozen(cls, {
-            "name": op.name,
+            "name": name,
             "inputs": inputs,
             "outputs": _arg_specs(op.output_arg, renames, out_docs, shared),
             "inferred_attrs": inferred,
@@ -270,6 +272,7 @@ class OpSpec:
 
 
 _new_object = object.__new__
+_NOTHING: Any = types.MappingProxyType({})   # the overrides of an op without an ApiDef
 
 
 def make_frozen(cls, values: dict[str, Any]):
@@ -385,7 +388,7 @@ def _attr_specs(attrs, inferred_from: dict[str, list[str]], renames: dict[str, s
     inferred, required, optional = [], [], []
     for attr in attrs:
         if shared is not None:
-            sources = inferred_from.get(attr.name)
+            sources = inferred_from.get(attr.name) if inferred_from else None
             key = (attr.SerializeToString(), *sources) if sources else attr.SerializeToString()
             spec = shared.attrs.get(key)
             if spec is None:
