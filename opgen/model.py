@@ -385,7 +385,9 @@ def _attr_specs(attrs, inferred_from: dict[str, list[str]], renames: dict[str, s
                 docs: dict[str, str], defaults: dict[str, Any], shared: SharedSpecs | None = None
                 ) -> tuple[tuple[AttrSpec, ...], tuple[AttrSpec, ...], tuple[AttrSpec, ...]]:
     """The specs of ``attrs`` (``AttrDef``s) as (inferred, required, optional)."""
-    inferred, required, optional = [], [], []
+    inferred: list[AttrSpec] = []
+    required: list[AttrSpec] = []
+    optional: list[AttrSpec] = []
     for attr in attrs:
         if shared is not None:
             sources = inferred_from.get(attr.name) if inferred_from else None
