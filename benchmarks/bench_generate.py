@@ -7,7 +7,9 @@ Measures (medians of --repeats):
    imports, load, render, write), wall and CPU seconds;
 2. in-process: opgen's load + render of every op, against TensorFlow's C++ Python op
    generator (`_pywrap_python_op_gen.GetPythonWrappers`, what tf.load_op_library runs)
-   on the same bytes, when tensorflow is importable here: the ratio tf/opgen;
+   on the same bytes, when tensorflow is importable here: the ratio tf/opgen; with
+   --stages, also the CPU time of each stage of opgen's (load and validation, OpSpecs,
+   the Python text, the templates);
 3. `import` of the generated package with warm bytecode, in a fresh interpreter; then
    the first call's extra cost (one submodule and opgen.runtime); and, with
    tensorflow, the import of TensorFlow's own generated module for the same registry.
@@ -83,6 +85,36 @@ def in_process(oplist: Path, repeats: int):
     return ours, theirs
 
 
+def stages(oplist: Path, repeats: int) -> dict[str, float]:
+    """Median CPU seconds of each stage of ``generate.render(opdefs.load(data), ["python"])``."""
+    from opgen import generate, langs, model, opdefs
+
+    data = oplist.read_bytes()
+    python = langs.get("python")
+    env = generate._environment("python")
+    samples: dict[str, list[float]] = {}
+    for run in range(repeats + 1):   # the first one warms up
+        clock = time.process_time()
+        times = []
+        loaded = opdefs.load(data)
+        times.append(("load and validate", time.process_time()))
+        specs = model.op_specs(loaded)
+        times.append(("OpSpecs", time.process_time()))
+        source = generate.describe_oplist(loaded)
+        times.append(("describe the OpList (sha256)", time.process_time()))
+        files = python.files(specs, source)
+        times.append(("Python names, signatures, docstrings", time.process_time()))
+        for template, _, context in files:
+            env.get_template(template).render(**context).encode("utf-8")
+        times.append(("Jinja templates", time.process_time()))
+        if run:
+            for label, end in times:
+                samples.setdefault(label, []).append(end - clock)
+                clock = end
+        del loaded, specs, files
+    return {label: statistics.median(values) for label, values in samples.items()}
+
+
 def _import_seconds(folder: Path, statement: str, repeats: int) -> float:
     """Median seconds of ``statement`` in a fresh interpreter with ``folder`` on sys.path."""
     code = ("import sys, time; sys.path.insert(0, %r); t = time.perf_counter(); %s; "
@@ -123,6 +155,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--oplist", type=Path, default=DEFAULT_OPLIST)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--stages", action="store_true",
+                        help="also time each stage of opgen's in-process generation")
     args = parser.parse_args()
     print(f"OpList: {args.oplist}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     wall, cpu = cli_process(args.oplist, args.repeats)
@@ -134,6 +168,9 @@ def main() -> None:
             line += (f", TensorFlow's C++ generator {theirs[index]:.3f} s, "
                      f"ratio tf/opgen {theirs[index] / ours[index]:.2f}")
         print(line)
+    if args.stages:
+        for label, seconds in stages(args.oplist, args.repeats).items():
+            print(f"  stage {label}: CPU {seconds * 1000:.1f} ms")
     for label, seconds in import_times(args.oplist, args.repeats).items():
         print(f"{label}: {seconds * 1000:.1f} ms")
 

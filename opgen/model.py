@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -160,7 +161,7 @@ class OpSpec:
     deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()   # those of endpoints kept for old callers
     input_order: tuple[str, ...] = ()           # OpDef input names in signature order
 
-    @property
+    @functools.cached_property   # frozen, so computed once; from_opdef fills it in
     def signature_inputs(self) -> tuple[ArgSpec, ...]:
         """The inputs in the order callers pass them (ApiDef ``arg_order``).
 
@@ -171,7 +172,7 @@ class OpSpec:
         by_name = {a.name: a for a in self.inputs}
         return tuple(by_name[n] for n in self.input_order)
 
-    @property
+    @functools.cached_property
     def caller_attrs(self) -> tuple[AttrSpec, ...]:
         """The attrs a caller passes, in signature order: required, then optional."""
         return self.required_attrs + self.optional_attrs
@@ -183,21 +184,25 @@ class OpSpec:
         return None
 
     def attr(self, name: str) -> AttrSpec:
-        for attr in self.inferred_attrs + self.caller_attrs:
-            if attr.name == name:
-                return attr
+        for attrs in (self.inferred_attrs, self.required_attrs, self.optional_attrs):
+            for attr in attrs:
+                if attr.name == name:
+                    return attr
         raise KeyError(name)
 
     @classmethod
-    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: "api_def_pb2.ApiDef | None" = None
-                   ) -> "OpSpec":
-        """The spec of ``op``, with the overrides of ``api_def`` (validated) applied."""
-        from opgen import api_def as api_defs
+    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: "api_def_pb2.ApiDef | None" = None,
+                   *, shared: "SharedSpecs | None" = None) -> "OpSpec":
+        """The spec of ``op``, with the overrides of ``api_def`` (validated) applied.
 
-        renames: dict[str, str] = {}
-        docs: dict[str, str] = {}
-        defaults: dict[str, Any] = {}
+        ``shared`` lets the specs of many ops share their identical arg and attr specs.
+        """
+        renames: dict[str, str] = _NOTHING    # filled only from an ApiDef
+        docs: dict[str, str] = _NOTHING
+        defaults: dict[str, Any] = _NOTHING
+        out_docs: dict[str, str] = _NOTHING
         if api_def is not None:
+            renames, docs, defaults = {}, {}, {}
             for item in list(api_def.in_arg) + list(api_def.out_arg) + list(api_def.attr):
                 if item.rename_to:
                     renames[item.name] = item.rename_to
@@ -208,19 +213,22 @@ class OpSpec:
             for item in api_def.attr:
                 if item.HasField("default_value"):
                     defaults[item.name] = item.default_value
-        else:
-            out_docs = {}
+        if shared is not None and (renames or docs or out_docs or defaults):
+            shared = None   # overridden names and docs make this op's args its own
+        inputs = _arg_specs(op.input_arg, renames, docs, shared)
         inferred_from: dict[str, list[str]] = {}
-        for arg in op.input_arg:
+        for arg in inputs:
             for attr_name in (arg.type_attr, arg.number_attr, arg.type_list_attr):
                 if attr_name:
                     inferred_from.setdefault(attr_name, []).append(arg.name)
-        attrs = [_attr_spec(a, tuple(inferred_from.get(a.name, ())), renames.get(a.name, ""),
-                            docs.get(a.name), defaults.get(a.name)) for a in op.attr]
+        inferred, required, optional = _attr_specs(op.attr, inferred_from, renames, docs, defaults,
+                                                   shared)
+        name = op.name
         summary, description = op.summary, op.description
-        endpoints: tuple[str, ...] = (op.name,)
+        endpoints: tuple[str, ...] = (name,)
         deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()
         input_order: tuple[str, ...] = ()
+        visibility = "VISIBLE"
         if api_def is not None:
             summary = api_def.summary or summary
             description = api_def.description or description
@@ -231,29 +239,54 @@ class OpSpec:
             if api_def.endpoint:
                 endpoints, deprecated_endpoints = _endpoints(api_def.endpoint)
             input_order = tuple(api_def.arg_order)
-        return cls(
-            name=op.name,
-            inputs=tuple(_arg_spec(a, renames.get(a.name, ""), docs.get(a.name))
-                         for a in op.input_arg),
-            outputs=tuple(_arg_spec(a, renames.get(a.name, ""), out_docs.get(a.name))
-                          for a in op.output_arg),
-            inferred_attrs=tuple(a for a in attrs if a.inferred_from),
-            required_attrs=tuple(a for a in attrs if not a.inferred_from and not a.has_default),
-            optional_attrs=tuple(a for a in attrs if not a.inferred_from and a.has_default),
-            summary=summary,
-            description=description,
-            deprecation=_deprecation(op, api_def),
-            is_stateful=op.is_stateful,
-            is_commutative=op.is_commutative,
-            is_aggregate=op.is_aggregate,
-            allows_uninitialized_input=op.allows_uninitialized_input,
-            is_distributed_communication=op.is_distributed_communication,
-            control_outputs=tuple(op.control_output),
-            visibility=api_defs.visibility(api_def),
-            endpoints=endpoints,
-            deprecated_endpoints=deprecated_endpoints,
-            input_order=input_order,
-        )
+            from opgen import api_def as api_defs
+            visibility = api_defs.visibility(api_def)
+        signature_inputs = inputs
+        if input_order:
+            by_name = {a.name: a for a in inputs}
+            signature_inputs = tuple(by_name[n] for n in input_order)
+        return make_frozen(cls, {
+            "name": name,
+            "inputs": inputs,
+            "outputs": _arg_specs(op.output_arg, renames, out_docs, shared),
+            "inferred_attrs": inferred,
+            "required_attrs": required,
+            "optional_attrs": optional,
+            "summary": summary,
+            "description": description,
+            "deprecation": _deprecation(op, api_def),
+            "is_stateful": op.is_stateful,
+            "is_commutative": op.is_commutative,
+            "is_aggregate": op.is_aggregate,
+            "allows_uninitialized_input": op.allows_uninitialized_input,
+            "is_distributed_communication": op.is_distributed_communication,
+            "control_outputs": tuple(op.control_output),
+            "visibility": visibility,
+            "endpoints": endpoints,
+            "deprecated_endpoints": deprecated_endpoints,
+            "input_order": input_order,
+            # the cached properties, known here for free
+            "signature_inputs": signature_inputs,
+            "caller_attrs": required + optional,
+        })
+
+
+_new_object = object.__new__
+_NOTHING: Any = types.MappingProxyType({})   # the overrides of an op without an ApiDef
+
+
+def make_frozen(cls, values: dict[str, Any]):
+    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``values``: every
+    field, plus any cached properties already known.
+
+    The generated ``__init__`` of a frozen dataclass sets each field through
+    ``object.__setattr__``, which makes it ~3x slower than this; generating TensorFlow's
+    registry builds some 20,000 such records. ``tests/generator/test_model.py`` checks that
+    what this builds equals what the constructor builds.
+    """
+    record = _new_object(cls)
+    record.__dict__.update(values)
+    return record
 
 
 def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ...]]:
@@ -291,53 +324,121 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
     """
     ops = oplist.op if isinstance(oplist, op_def_pb2.OpList) else oplist
     lookup = api_defs.get if api_defs is not None else (lambda name: None)
-    return sorted((OpSpec.from_opdef(op, lookup(op.name)) for op in ops),
+    shared = SharedSpecs()
+    return sorted((OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in ops),
                   key=lambda spec: spec.name)
 
 
-def _arg_spec(arg: op_def_pb2.OpDef.ArgDef, api_name: str = "",
-              description: str | None = None) -> ArgSpec:
-    if arg.type_list_attr:
-        kind = ArgKind.TYPE_LIST
-    elif arg.number_attr:
-        kind = ArgKind.NUMBER_LIST
-    else:
-        kind = ArgKind.SINGLE
-    return ArgSpec(
-        name=arg.name,
-        kind=kind,
-        type_attr=arg.type_attr or None,
-        fixed_type=DType.from_enum(arg.type) if arg.type else None,
-        number_attr=arg.number_attr or None,
-        type_list_attr=arg.type_list_attr or None,
-        is_ref=arg.is_ref,
-        description=arg.description if description is None else description,
-        api_name=api_name,
-    )
+class SharedSpecs:
+    """The arg and attr specs built so far, by the serialized ``ArgDef``/``AttrDef`` they
+    come from: ops repeat the same ones (TensorFlow's 1,900 ops have 5,757 attrs but 1,301
+    distinct ones, 7,367 args but 1,636 distinct ones), and a spec is immutable, so one
+    object serves every op that has it (a list default is a list: read it, never change
+    it). Identical protos serialize to identical bytes; the reverse need not hold (map
+    order), which only costs a second, equal spec.
+    """
+
+    def __init__(self) -> None:
+        self.args: dict[bytes, ArgSpec] = {}
+        self.attrs: dict[Any, AttrSpec] = {}
+        # allowed dtype lists repeat too (every numeric type, every float type)
+        self.allowed_types: dict[tuple[int, ...], tuple[DType, ...]] = {}
 
 
-def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, inferred_from: tuple[str, ...],
-               api_name: str = "", description: str | None = None,
-               default_override=None) -> AttrSpec:
-    element = attr.type[5:-1] if attr.type.startswith("list(") else attr.type
+_SINGLE, _NUMBER_LIST, _TYPE_LIST = ArgKind.SINGLE, ArgKind.NUMBER_LIST, ArgKind.TYPE_LIST
+
+
+def _arg_specs(args, renames: dict[str, str], docs: dict[str, str],
+               shared: SharedSpecs | None = None) -> tuple[ArgSpec, ...]:
+    """The specs of ``args`` (``ArgDef``s)."""
+    if shared is None:
+        return tuple([_arg_spec(arg, renames, docs) for arg in args])
+    specs = []
+    for arg in args:
+        key = arg.SerializeToString()
+        spec = shared.args.get(key)
+        if spec is None:
+            spec = shared.args[key] = _arg_spec(arg, renames, docs)
+        specs.append(spec)
+    return tuple(specs)
+
+
+def _arg_spec(arg, renames: dict[str, str], docs: dict[str, str]) -> ArgSpec:
+    """The spec of one ``ArgDef``, each proto field read once."""
+    name = arg.name
+    type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
+    fixed = arg.type
+    return make_frozen(ArgSpec, {
+        "name": name,
+        "kind": _TYPE_LIST if type_list_attr else _NUMBER_LIST if number_attr else _SINGLE,
+        "type_attr": type_attr or None,
+        "fixed_type": _dtype(fixed) if fixed else None,
+        "number_attr": number_attr or None,
+        "type_list_attr": type_list_attr or None,
+        "is_ref": arg.is_ref,
+        "description": docs.get(name) or arg.description,
+        "api_name": renames.get(name, ""),
+    })
+
+
+def _attr_specs(attrs, inferred_from: dict[str, list[str]], renames: dict[str, str],
+                docs: dict[str, str], defaults: dict[str, Any], shared: SharedSpecs | None = None
+                ) -> tuple[tuple[AttrSpec, ...], tuple[AttrSpec, ...], tuple[AttrSpec, ...]]:
+    """The specs of ``attrs`` (``AttrDef``s) as (inferred, required, optional)."""
+    inferred: list[AttrSpec] = []
+    required: list[AttrSpec] = []
+    optional: list[AttrSpec] = []
+    for attr in attrs:
+        if shared is not None:
+            sources = inferred_from.get(attr.name) if inferred_from else None
+            key = (attr.SerializeToString(), *sources) if sources else attr.SerializeToString()
+            spec = shared.attrs.get(key)
+            if spec is None:
+                spec = shared.attrs[key] = _attr_spec(attr, sources, renames, docs, defaults, shared)
+        else:
+            spec = _attr_spec(attr, inferred_from.get(attr.name), renames, docs, defaults, None)
+        (inferred if spec.inferred_from else required if spec.default is NO_DEFAULT
+         else optional).append(spec)
+    return tuple(inferred), tuple(required), tuple(optional)
+
+
+def _attr_spec(attr, sources: list[str] | None, renames: dict[str, str], docs: dict[str, str],
+               defaults: dict[str, Any], shared: SharedSpecs | None) -> AttrSpec:
+    name, attr_type = attr.name, attr.type
+    is_list = attr_type.startswith("list(")
+    element = attr_type[5:-1] if is_list else attr_type
     allowed = None
     if attr.HasField("allowed_values"):
-        allowed = tuple(_list_values(attr.allowed_values.list, element))
-    default = NO_DEFAULT
-    if default_override is not None:
-        default = attr_value_to_python(default_override, attr.type)
+        allowed = _allowed_values(attr.allowed_values.list, element, shared)
+    override = defaults.get(name)
+    if override is not None:
+        default = attr_value_to_python(override, attr_type)
     elif attr.HasField("default_value"):
-        default = attr_value_to_python(attr.default_value, attr.type)
-    return AttrSpec(
-        name=attr.name,
-        type=attr.type,
-        default=default,
-        allowed_values=allowed,
-        minimum=attr.minimum if attr.has_minimum else None,
-        inferred_from=inferred_from,
-        description=attr.description if description is None else description,
-        api_name=api_name,
-    )
+        default = attr_value_to_python(attr.default_value, attr_type)
+    else:
+        default = NO_DEFAULT
+    return make_frozen(AttrSpec, {
+        "name": name,
+        "type": attr_type,
+        "default": default,
+        "allowed_values": allowed,
+        "minimum": attr.minimum if attr.has_minimum else None,
+        "inferred_from": tuple(sources) if sources else (),
+        "description": docs.get(name) or attr.description,
+        "api_name": renames.get(name, ""),
+        "is_list": is_list,             # the cached properties
+        "element_type": element,
+    })
+
+
+def _allowed_values(list_value, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
+    if element != "type" or shared is None:
+        return tuple(_list_values(list_value, element))
+    key = tuple(list_value.type)
+    types = shared.allowed_types.get(key)
+    if types is None:
+        types = shared.allowed_types[key] = tuple([_dtype(v) for v in key])
+    return types
 
 
 # ------------------------------------------------------------------ AttrValue -> Python

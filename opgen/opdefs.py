@@ -10,6 +10,7 @@ belongs to and, for text input, ``FILE:LINE:COLUMN``.
 from __future__ import annotations
 
 import ctypes
+import operator
 import re
 import sys
 from dataclasses import dataclass
@@ -192,7 +193,33 @@ def to_text(oplist: op_def_pb2.OpList) -> str:
 
 
 def to_binary(oplist: op_def_pb2.OpList) -> bytes:
-    return sorted_oplist(oplist).SerializeToString(deterministic=True)
+    """Binary ``oplist``, ops sorted by name: the bytes of
+    ``sorted_oplist(oplist).SerializeToString(deterministic=True)``, without copying the ops.
+
+    An OpList has no field but ``op`` (1), so its wire format is each op as a
+    length-delimited field 1: the tag byte, the length as a varint, the op's bytes.
+    """
+    parts = []
+    for op in sorted(oplist.op, key=_op_name):
+        body = op.SerializeToString(deterministic=True)
+        parts.append(_OP_FIELD_TAG + _varint(len(body)))
+        parts.append(body)
+    return b"".join(parts)
+
+
+_OP_FIELD_TAG = bytes([1 << 3 | 2])   # field 1, wire type 2 (length-delimited)
+_op_name = operator.attrgetter("name")
+
+
+def _varint(value: int) -> bytes:
+    if value < 0x4000:   # the usual op: up to two bytes
+        return bytes((value,)) if value < 0x80 else bytes((value & 0x7F | 0x80, value >> 7))
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 # ------------------------------------------------------------------------- locations
@@ -250,57 +277,106 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     locate = locate or (lambda index, name: "")
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
+    names = _ValidNames()
     for index, op in enumerate(oplist.op):
-        where = locate(index, op.name)
-        if op.name in first_seen:
-            problems.append(Problem(where, op.name, (
+        name = op.name
+        duplicate_of = first_seen.setdefault(name, index)
+        messages = validate_opdef(op, names)
+        if duplicate_of == index and not messages:
+            continue   # the common case: no location to compute
+        where = locate(index, name)
+        if duplicate_of != index:
+            problems.append(Problem(where, name, (
                 f"duplicate op name (first defined at "
-                f"{locate(first_seen[op.name], op.name) or f'op #{first_seen[op.name]}'})")))
-        else:
-            first_seen[op.name] = index
-        problems.extend(Problem(where, op.name or f"#{index}", message)
-                        for message in validate_opdef(op))
+                f"{locate(duplicate_of, name) or f'op #{duplicate_of}'})")))
+        problems.extend(Problem(where, name or f"#{index}", message) for message in messages)
     return problems
 
 
-def validate_opdef(op: op_def_pb2.OpDef) -> list[str]:
+class _ValidNames:
+    """Arg and attr names found valid so far in one validation: a registry repeats the
+    same ones ("T", "x", "output") thousands of times, and a set lookup is much cheaper
+    than a regex match."""
+
+    def __init__(self) -> None:
+        self.args: set[str] = set()
+        self.attrs: set[str] = set()
+
+    def arg(self, name: str) -> bool:
+        return name in self.args or self._check(_ARG_NAME, self.args, name)
+
+    def attr(self, name: str) -> bool:
+        return name in self.attrs or self._check(_ATTR_NAME, self.attrs, name)
+
+    @staticmethod
+    def _check(pattern: re.Pattern[str], valid: set[str], name: str) -> bool:
+        if pattern.match(name) is None:
+            return False
+        valid.add(name)
+        return True
+
+
+# attr type -> (is a list, element type, the AttrValue field its values live in)
+_ATTR_TYPE_PARTS = {t: (t.startswith("list("), t[5:-1] if t.startswith("list(") else t,
+                        _VALUE_FIELD[t[5:-1] if t.startswith("list(") else t])
+                    for t in ATTR_TYPES}
+# An arg's fields that name attrs, and the type the attr they name must have.
+_ARG_ATTR_FIELDS = (("type_attr", "type"), ("number_attr", "int"), ("type_list_attr", "list(type)"))
+
+
+def validate_opdef(op: op_def_pb2.OpDef, _names: _ValidNames | None = None) -> list[str]:
     """Messages describing what is wrong with one OpDef (empty when it is valid)."""
+    names = _names or _ValidNames()
+    valid_args = names.args
     errors: list[str] = []
     if not _OP_NAME.match(op.name):
         errors.append(f"invalid op name {op.name!r}: expected CamelCase letters, digits, "
                       "'_' and '>' namespace separators")
     attrs = {}
-    seen: set[str] = set()
     for attr in op.attr:
-        if attr.name in seen:
-            errors.append(f"duplicate name '{attr.name}' (attr)")
-        seen.add(attr.name)
-        attrs[attr.name] = attr
-        errors.extend(_validate_attr(attr))
+        name = attr.name
+        if name in attrs:
+            errors.append(f"duplicate name '{name}' (attr)")
+        attrs[name] = attr
+        attr_errors = _validate_attr(attr, names)
+        if attr_errors:
+            errors.extend(attr_errors)
+    seen = set(attrs)
     for kind, args in (("input", op.input_arg), ("output", op.output_arg)):
         for arg in args:
-            if arg.name in seen:
-                errors.append(f"duplicate name '{arg.name}' ({kind} arg)")
-            seen.add(arg.name)
-            errors.extend(_validate_arg(kind, arg, attrs))
+            name = arg.name
+            if name in seen:
+                errors.append(f"duplicate name '{name}' ({kind} arg)")
+            seen.add(name)
+            # The common case needs no more checks: a known-good name, one tensor of a
+            # fixed type or of a 'type' attr.
+            type_attr = arg.type_attr
+            if (name in valid_args and not arg.number_attr and not arg.type_list_attr
+                    and (arg.type != 0) != bool(type_attr)
+                    and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")):
+                continue
+            errors.extend(_validate_arg(kind, arg, attrs, names))
     return errors
 
 
-def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[str]:
+def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict,
+                  names: _ValidNames) -> list[str]:
+    name = arg.name
+    has_type = arg.type != 0
+    type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
+    valid_name = names.arg(name)
     errors = []
-    what = f"{kind} '{arg.name}'"
-    if not _ARG_NAME.match(arg.name):
+    what = f"{kind} '{name}'"
+    if not valid_name:
         errors.append(f"{what}: invalid name, expected lower_case letters, digits and '_'")
-    type_sources = [field for field in ("type", "type_attr", "type_list_attr")
-                    if (getattr(arg, field) if field != "type" else arg.type != 0)]
+    type_sources = [field for field, present in (("type", has_type), ("type_attr", type_attr),
+                                                 ("type_list_attr", type_list_attr)) if present]
     if len(type_sources) != 1:
         errors.append(f"{what}: needs exactly one of 'type', 'type_attr' and 'type_list_attr'"
                       f" (has {', '.join(type_sources) or 'none'})")
-    if arg.number_attr and arg.type_list_attr:
+    if number_attr and type_list_attr:
         errors.append(f"{what}: 'number_attr' and 'type_list_attr' cannot be combined")
-    for field, wanted in (("type_attr", "type"), ("number_attr", "int"),
-                          ("type_list_attr", "list(type)")):
-        attr_name = getattr(arg, field)
+    for (field, wanted), attr_name in zip(_ARG_ATTR_FIELDS, (type_attr, number_attr, type_list_attr)):
         if not attr_name:
             continue
         attr = attrs.get(attr_name)
@@ -314,45 +390,52 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict) -> list[
     return errors
 
 
-def _validate_attr(attr: op_def_pb2.OpDef.AttrDef) -> list[str]:
+def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[str]:
+    name = attr.name
+    if name not in names.attrs and not names.attr(name):
+        return [f"attr '{attr.name}': invalid name, expected letters, digits and '_'"]
+    parts = _ATTR_TYPE_PARTS.get(attr.type)
+    if parts is None:
+        return [f"attr '{attr.name}': unknown attr type '{attr.type}' "
+                f"(known: {', '.join(sorted(ATTR_TYPES))})"]
+    is_list, element, field = parts
+    has_minimum = attr.has_minimum
+    has_allowed = attr.HasField("allowed_values")
+    has_default = attr.HasField("default_value")
+    if not (has_minimum or has_allowed or has_default):
+        return []
     what = f"attr '{attr.name}'"
-    if not _ATTR_NAME.match(attr.name):
-        return [f"{what}: invalid name, expected letters, digits and '_'"]
-    if attr.type not in ATTR_TYPES:
-        return [f"{what}: unknown attr type '{attr.type}' (known: {', '.join(sorted(ATTR_TYPES))})"]
     errors = []
-    is_list = attr.type.startswith("list(")
-    element = attr.type[5:-1] if is_list else attr.type
-    if attr.has_minimum and element in ("type", "string", "float", "bool", "shape", "tensor", "func") \
-            and not is_list:
+    if has_minimum and element != "int" and not is_list:
         errors.append(f"{what}: a minimum only applies to 'int' and list attrs, not '{attr.type}'")
-    if attr.HasField("allowed_values"):
+    if has_allowed:
         if element not in ("type", "string"):
             errors.append(f"{what}: allowed_values only apply to type and string attrs")
         elif attr.allowed_values.WhichOneof("value") != "list":
             errors.append(f"{what}: allowed_values must be a list")
-    if not attr.HasField("default_value"):
+    if not has_default:
         return errors
     default = attr.default_value
     kind = default.WhichOneof("value")
-    expected = "list" if is_list else _VALUE_FIELD[element]
+    expected = "list" if is_list else field
     if kind != expected:
         errors.append(f"{what}: default_value must hold a '{attr.type}' value, not '{kind}'")
         return errors
-    values = list(getattr(default.list, _VALUE_FIELD[element])) if is_list \
-        else [getattr(default, _VALUE_FIELD[element])]
     if is_list:
-        other = [f for f in _VALUE_FIELD.values() if f != _VALUE_FIELD[element]
-                 and len(getattr(default.list, f))]
+        values = list(getattr(default.list, field))
+        # ListFields gives the set fields in field-number order, which is _VALUE_FIELD's.
+        other = [d.name for d, _ in default.list.ListFields() if d.name != field]
         if other:
             errors.append(f"{what}: list default holds '{other[0]}' values, not '{element}'")
-    if attr.HasField("allowed_values") and element in ("type", "string"):
-        allowed = list(getattr(attr.allowed_values.list, _VALUE_FIELD[element]))
+    else:
+        values = [getattr(default, field)]
+    if has_allowed and element in ("type", "string"):
+        allowed = list(getattr(attr.allowed_values.list, field))
         for value in values:
             if value not in allowed:
                 errors.append(f"{what}: default {_show(element, value)} is not among the "
                               f"allowed values {', '.join(_show(element, a) for a in allowed)}")
-    if attr.has_minimum:
+    if has_minimum:
         if is_list and len(values) < attr.minimum:
             errors.append(f"{what}: default has {len(values)} elements, fewer than the "
                           f"minimum {attr.minimum}")

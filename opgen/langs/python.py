@@ -15,11 +15,14 @@ import struct
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Collection, Iterable, Sequence
 
-from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue
+from opgen.model import (NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue,
+                         make_frozen)
 from opgen.langs.endpoints import deprecation_message
 from opgen.langs.naming import unique
 
 NAME = "python"
+
+_SINGLE, _NUMBER_LIST, _TYPE_LIST = ArgKind.SINGLE, ArgKind.NUMBER_LIST, ArgKind.TYPE_LIST
 
 # Names a generated function body or default refers to; no parameter may shadow them.
 MODULE_GLOBALS = frozenset({"_collections", "_execute_op", "_math", "_np", "_dtypes",
@@ -94,17 +97,21 @@ def function_names(op_names: Iterable[str],
 
 
 _PARAMETER_TAKEN = MODULE_GLOBALS | FUNCTION_LOCALS
+_NOT_A_PARAMETER = RESERVED | _PARAMETER_TAKEN
 
 
 def parameter_names(spec: OpSpec, extra_taken: Iterable[str] = ()) -> dict[str, str]:
     """OpDef input/attr name -> Python parameter name (after ApiDef renames), for
     inputs and caller attrs."""
-    taken = set(_PARAMETER_TAKEN)
-    taken.update(extra_taken)
+    taken = set(extra_taken)
     result: dict[str, str] = {}
-    for arg in list(spec.signature_inputs) + list(spec.caller_attrs):
-        result[arg.name] = avoid_reserved(arg.public_name, taken)
-        taken.add(result[arg.name])
+    for args in (spec.signature_inputs, spec.caller_attrs):
+        for arg in args:
+            name = arg.api_name or arg.name
+            if name in _NOT_A_PARAMETER or name in taken or not name.isidentifier():
+                name = avoid_reserved(name, taken | _PARAMETER_TAKEN)
+            result[arg.name] = name
+            taken.add(name)
     return result
 
 
@@ -265,73 +272,145 @@ def _escape_char(match: "re.Match[str]") -> str:
     return c if c.isprintable() else repr(c)[1:-1]
 
 
+# Blanks that end a line.
+_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
+# The bytes that stand for themselves in a docstring (see _NOT_PLAIN).
+_PLAIN_BYTES = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
+
+
 def docstring_literal(text: str, indent: str = "    ") -> str:
     """``text`` as a triple-quoted docstring that always compiles and reads back as ``text``.
 
     Backslashes, quotes that could close the literal and control characters are
     escaped; continuation lines are indented by ``indent``.
     """
-    escaped = _NOT_PLAIN.sub(_escape_char, text.replace("\\", "\\\\"))
-    lines = [line.rstrip(" \t") for line in escaped.split("\n")]
-    body = "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
-    body = body.replace('"""', '\\"\\"\\"')
+    # Each step first asks (at C speed) whether it has anything to do: most docstrings
+    # are plain ASCII without backslashes, trailing blanks or triple quotes.
+    body = text.replace("\\", "\\\\") if "\\" in text else text
+    if not body.isascii() or body.encode("ascii").translate(None, _PLAIN_BYTES):
+        body = _NOT_PLAIN.sub(_escape_char, body)
+    # (the escapes leave "\n" as the only line break and tabs as the only other blank)
+    if " \n" in body or "\t\n" in body or body.endswith((" ", "\t")):
+        body = _TRAILING_BLANKS.sub("", body)
+    multiline = "\n" in body
+    if multiline:
+        # indent every line after the first, except empty ones
+        continuation = "\n" + indent
+        body = body.replace("\n", continuation)
+        if indent:
+            blank = continuation + "\n"
+            while blank in body:
+                body = body.replace(blank, "\n\n")
+            if body.endswith(continuation):
+                body = body[:-len(indent)]
+    if '"""' in body:
+        body = body.replace('"""', '\\"\\"\\"')
     unescaped_quote_at_end = body.endswith('"') and (len(body) - 1 - len(body[:-1].rstrip("\\"))) % 2 == 0
-    if len(lines) == 1 and unescaped_quote_at_end:
+    if not multiline and unescaped_quote_at_end:
         body = body[:-1] + '\\"'  # it would run into the closing quotes
-    return f'"""{body}\n{indent}"""' if len(lines) > 1 else f'"""{body}"""'
+    return f'"""{body}\n{indent}"""' if multiline else f'"""{body}"""'
+
+
+class SharedText:
+    """The Python text of specs that many ops share, made once per spec object.
+
+    ``model.op_specs`` gives identical args and attrs (and allowed-type lists) one object;
+    an attr's docstring phrase, default and the like are the same in every op that has
+    it. Entries are keyed by ``id()`` and keep the object they describe, so an id cannot
+    be reused while an entry stands.
+    """
+
+    def __init__(self) -> None:
+        self._attr_docs: dict[int, tuple[AttrSpec, str]] = {}
+        self._defaults: dict[int, tuple[AttrSpec, tuple[str, str]]] = {}
+        self._types: dict[int, tuple[Sequence[DType], str]] = {}
+        self._literals: dict[str, str] = {}
+
+    def attr_doc(self, attr: AttrSpec) -> str:
+        """``_attr_doc(attr)``."""
+        hit = self._attr_docs.get(id(attr))
+        if hit is None or hit[0] is not attr:
+            hit = self._attr_docs[id(attr)] = (attr, _attr_doc(attr))
+        return hit[1]
+
+    def default(self, attr: AttrSpec) -> tuple[str, str]:
+        """An optional attr's annotation and default: ``("str", "\"NHWC\"")``."""
+        hit = self._defaults.get(id(attr))
+        if hit is None or hit[0] is not attr:
+            hit = self._defaults[id(attr)] = (attr, _annotated_default(attr))
+        return hit[1]
+
+    def types(self, types: Sequence[DType]) -> str:
+        """``_types_phrase(types)``."""
+        hit = self._types.get(id(types))
+        if hit is None or hit[0] is not types:
+            hit = self._types[id(types)] = (types, _types_phrase(types))
+        return hit[1]
+
+    def literal(self, text: str) -> str:
+        """``string_literal(text)``, for the attr names every op repeats."""
+        literal = self._literals.get(text)
+        if literal is None:
+            literal = self._literals[text] = string_literal(text)
+        return literal
 
 
 def _types_phrase(types: Sequence[DType]) -> str:
-    return ", ".join(f"`{t.name}`" for t in types)
+    return ", ".join([f"`{t.name}`" for t in types])
+
+
+def _type_attr_phrase(attr_name: str, spec: OpSpec, seen_type_attrs: dict[str, str],
+                      param: str, shared: SharedText) -> str:
+    """What an input of type attr ``attr_name`` (parameter ``param``) may be: the allowed
+    types the first time, then "the same type as" the first input of that attr."""
+    if attr_name in seen_type_attrs:
+        return f"Must have the same type as `{seen_type_attrs[attr_name]}`."
+    seen_type_attrs[attr_name] = param
+    allowed = spec.attr(attr_name).allowed_values
+    if allowed:
+        return f"Must be one of the following types: {shared.types(allowed)}."
+    return ""
 
 
 def _input_doc(arg: ArgSpec, spec: OpSpec, seen_type_attrs: dict[str, str],
-               params: dict[str, str]) -> str:
-    def type_attr_phrase(attr_name: str) -> str:
-        if attr_name in seen_type_attrs:
-            return f"Must have the same type as `{seen_type_attrs[attr_name]}`."
-        seen_type_attrs[attr_name] = params[arg.name]
-        attr = spec.attr(attr_name)
-        if attr.allowed_values:
-            return f"Must be one of the following types: {_types_phrase(attr.allowed_values)}."
-        return ""
-
-    if arg.kind is ArgKind.TYPE_LIST:
+               params: dict[str, str], shared: SharedText) -> str:
+    kind = arg.kind
+    if kind is _SINGLE:
+        if arg.fixed_type:
+            text = f"A `Tensor` of type `{arg.fixed_type.name}`."
+        else:
+            text = "A `Tensor`. " + _type_attr_phrase(arg.type_attr, spec, seen_type_attrs,
+                                                     params[arg.name], shared)
+    elif kind is _TYPE_LIST:
         text = "A list of `Tensor` objects."
-    elif arg.kind is ArgKind.NUMBER_LIST:
+    else:
         minimum = spec.attr(arg.number_attr).minimum or 0
         count = f"at least {minimum} " if minimum else ""
         if arg.fixed_type:
             text = f"A list of {count}`Tensor` objects with type `{arg.fixed_type.name}`."
         else:
             text = f"A list of {count}`Tensor` objects with the same type. " + \
-                type_attr_phrase(arg.type_attr)
-    elif arg.fixed_type:
-        text = f"A `Tensor` of type `{arg.fixed_type.name}`."
-    else:
-        text = "A `Tensor`. " + type_attr_phrase(arg.type_attr)
+                _type_attr_phrase(arg.type_attr, spec, seen_type_attrs, params[arg.name], shared)
     if arg.is_ref:
         text = text.replace("`Tensor`", "mutable `Tensor`", 1)
     return text.strip()
 
 
 def _attr_doc(attr: AttrSpec) -> str:
-    article = "An" if attr.type[0] in "aeiou" else "A"
-    kind = f"`{attr.type}`"
-    if attr.type == "type":
-        kind = "dtype"
-    if attr.allowed_values:
-        kind += " from: " + ", ".join(
-            f"`{v.name}`" if isinstance(v, DType) else f"`{doc_literal(v, attr.element_type)}`"
-            for v in attr.allowed_values)
-    text = f"{article} {kind}"
+    attr_type = attr.type
+    kind = "dtype" if attr_type == "type" else f"`{attr_type}`"
+    allowed = attr.allowed_values
+    if allowed:
+        element = attr.element_type
+        kind += " from: " + ", ".join([
+            f"`{v.name}`" if isinstance(v, DType) else f"`{doc_literal(v, element)}`"
+            for v in allowed])
     if attr.minimum is not None:
-        text += f" with at least {attr.minimum} elements" if attr.is_list \
+        kind += f" with at least {attr.minimum} elements" if attr.is_list \
             else f" that is `>= {attr.minimum}`"
-    if attr.has_default:
-        text = "An optional " + text.split(" ", 1)[1] + \
-            f". Defaults to `{doc_literal(attr.default, attr.type)}`"
-    return text + "."
+    if attr.default is not NO_DEFAULT:
+        return f"An optional {kind}. Defaults to `{doc_literal(attr.default, attr_type)}`."
+    return f"{'An' if attr_type[0] in 'aeiou' else 'A'} {kind}."
 
 
 def _output_doc(arg: ArgSpec, spec: OpSpec, params: dict[str, str]) -> str:
@@ -354,37 +433,41 @@ def _wrap(text: str, indent: str) -> list[str]:
     return lines
 
 
-def docstring(spec: OpSpec, params: dict[str, str], fields: list[str]) -> str:
+def docstring(spec: OpSpec, params: dict[str, str], fields: list[str],
+              shared: SharedText | None = None) -> str:
     """The docstring text (not yet a literal): summary, description, Args, Returns."""
+    shared = shared or SharedText()
     parts = [spec.summary.strip() or f"Runs the `{spec.name}` op."]
-    if spec.description.strip():
-        parts += ["", spec.description.strip()]
+    description = spec.description.strip()
+    if description:
+        parts += ["", description]
     if spec.deprecation:
         parts += ["", f"Deprecated at GraphDef version {spec.deprecation.version}: "
                       f"{spec.deprecation.explanation}"]
     parts += ["", "Args:"]
     seen_type_attrs: dict[str, str] = {}
     for arg in spec.inputs:
-        parts.append(f"  {params[arg.name]}: {_input_doc(arg, spec, seen_type_attrs, params)}")
-        if arg.description.strip():
+        parts.append(f"  {params[arg.name]}: {_input_doc(arg, spec, seen_type_attrs, params, shared)}")
+        if arg.description and arg.description.strip():
             parts += _wrap(arg.description, "    ")
     for attr in spec.caller_attrs:
-        parts.append(f"  {params[attr.name]}: {_attr_doc(attr)}")
-        if attr.description.strip():
+        parts.append(f"  {params[attr.name]}: {shared.attr_doc(attr)}")
+        if attr.description and attr.description.strip():
             parts += _wrap(attr.description, "    ")
     parts += ["  name: A name for the operation (optional).", "", "Returns:"]
-    if not spec.outputs:
+    outputs = spec.outputs
+    if not outputs:
         parts.append("  None eagerly; in graph mode, the created Operation.")
-    elif len(spec.outputs) == 1:
-        parts.append("  " + _output_doc(spec.outputs[0], spec, params))
-        if spec.outputs[0].description.strip():
-            parts += _wrap(spec.outputs[0].description, "  ")
+    elif len(outputs) == 1:
+        parts.append("  " + _output_doc(outputs[0], spec, params))
+        if outputs[0].description and outputs[0].description.strip():
+            parts += _wrap(outputs[0].description, "  ")
     else:
         parts.append(f"  A tuple of `Tensor` objects ({', '.join(fields)}).")
         parts.append("")
-        for field, arg in zip(fields, spec.outputs):
+        for field, arg in zip(fields, outputs):
             parts.append(f"  {field}: {_output_doc(arg, spec, params)}")
-            if arg.description.strip():
+            if arg.description and arg.description.strip():
                 parts += _wrap(arg.description, "    ")
     return "\n".join(parts)
 
@@ -397,20 +480,22 @@ _SCALAR_HINTS = {"int": "int", "float": "float", "bool": "bool", "string": "str"
                  "func": "Any"}
 
 
+# attr type -> its annotation: ``int``, ``Sequence[DTypeLike]``... (a float attr takes
+# ints too, which PEP 484's numeric tower lets ``float`` say)
+_ATTR_HINTS = {**_SCALAR_HINTS, **{f"list({t})": f"Sequence[{hint}]" for t, hint in _SCALAR_HINTS.items()}}
+
+
 def attr_hint(attr: AttrSpec) -> str:
     """The annotation of an attr parameter: ``int``, ``Sequence[DTypeLike]``..."""
-    element = _SCALAR_HINTS[attr.element_type]
-    if attr.element_type == "float":
-        element = "float"  # an int is a float for type checkers (PEP 484 numeric tower)
-    return f"Sequence[{element}]" if attr.is_list else element
+    return _ATTR_HINTS[attr.type]
 
 
 def input_hint(arg: ArgSpec) -> str:
-    return "TensorLike" if arg.kind is ArgKind.SINGLE else "Sequence[TensorLike]"
+    return "TensorLike" if arg.kind is _SINGLE else "Sequence[TensorLike]"
 
 
 def output_hint(arg: ArgSpec) -> str:
-    return "OpOutput" if arg.kind is ArgKind.SINGLE else "list[OpOutput]"
+    return "OpOutput" if arg.kind is _SINGLE else "list[OpOutput]"
 
 
 # ------------------------------------------------------------------ template context
@@ -436,6 +521,11 @@ class OutputTuple:
     typename: str
     fields: tuple[str, ...]
     hints: tuple[str, ...]
+
+    @property
+    def annotated_fields(self) -> tuple[tuple[str, str], ...]:
+        """(field, annotation) pairs, for the stub's NamedTuple."""
+        return tuple(zip(self.fields, self.hints))
 
 
 @dataclass(frozen=True)
@@ -470,32 +560,52 @@ class PythonOp:
         return self.aliases + tuple(a.name for a in self.deprecated_aliases)
 
 
-def parameter_list(spec: OpSpec, params: dict[str, str], stub: bool = False) -> str:
-    parts = [f"{params[a.name]}: {input_hint(a)}" for a in spec.signature_inputs]
-    parts += [f"{params[a.name]}: {attr_hint(a)}" for a in spec.required_attrs]
+def _annotated_default(attr: AttrSpec) -> tuple[str, str]:
+    """An optional attr parameter's annotation and default: ``("str", "\"NHWC\"")``."""
+    hint = _ATTR_HINTS[attr.type]
+    if attr.type == "func" or attr.type == "shape" and attr.default.dims is None:
+        hint = f"{hint} | None" if hint != "Any" else hint
+    return hint, default_source(attr.default, attr.type)
+
+
+def parameter_lists(spec: OpSpec, params: dict[str, str],
+                    shared: SharedText | None = None) -> tuple[str, str]:
+    """The parameters of the function and of its stub (which has ``= ...`` for defaults)."""
+    shared = shared or SharedText()
+    head = [f"{params[a.name]}: {'TensorLike' if a.kind is _SINGLE else 'Sequence[TensorLike]'}"
+            for a in spec.signature_inputs]
+    head += [f"{params[a.name]}: {_ATTR_HINTS[a.type]}" for a in spec.required_attrs]
+    source, stub = list(head), head
     for a in spec.optional_attrs:
-        default = "..." if stub else default_source(a.default, a.type)
-        hint = attr_hint(a)
-        if a.type == "shape" and a.default.dims is None or a.type == "func":
-            hint = f"{hint} | None" if hint != "Any" else hint
-        parts.append(f"{params[a.name]}: {hint} = {default}")
-    parts.append("name: str | None = None")
-    return ", ".join(parts)
+        hint, default = shared.default(a)
+        source.append(f"{params[a.name]}: {hint} = {default}")
+        stub.append(f"{params[a.name]}: {hint} = ...")
+    source.append("name: str | None = None")
+    stub.append("name: str | None = None")
+    return ", ".join(source), ", ".join(stub)
+
+
+def parameter_list(spec: OpSpec, params: dict[str, str], stub: bool = False) -> str:
+    return parameter_lists(spec, params)[1 if stub else 0]
 
 
 def python_op(spec: OpSpec, function: str, output_class: str | None,
-              aliases: Sequence[str] = ()) -> PythonOp:
+              aliases: Sequence[str] = (), shared: SharedText | None = None) -> PythonOp:
+    """What the templates print for ``spec``; ``shared`` carries the text of specs that
+    other ops share (made once per python_ops call)."""
+    shared = shared or SharedText()
     params = parameter_names(spec, extra_taken=[output_class] if output_class else [])
-    fields = output_field_names(spec.outputs)
-    if not spec.outputs:
+    outputs = spec.outputs
+    fields = output_field_names(outputs)
+    if not outputs:
         # Eagerly `_out` is empty; in graph mode it is the Operation, which TensorFlow
         # returns too (e.g. for control_dependencies([no_op()])).
         returns, return_hint = "_out or None", "OpNode"
-    elif len(spec.outputs) == 1:
-        returns, return_hint = "_out[0]", output_hint(spec.outputs[0])
+    elif len(outputs) == 1:
+        returns, return_hint = "_out[0]", output_hint(outputs[0])
     else:
         returns, return_hint = f"{output_class}._make(_out)", str(output_class)
-    attrs = ", ".join(f"{string_literal(a.name)}: {params[a.name]}" for a in spec.caller_attrs)
+    attrs = ", ".join([f"{shared.literal(a.name)}: {params[a.name]}" for a in spec.caller_attrs])
     deprecation = ""
     if spec.deprecation:
         deprecation = (f"{string_literal(spec.name)}, {spec.deprecation.version}, "
@@ -503,22 +613,23 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
     tuple_spec = None
     if output_class:
         tuple_spec = OutputTuple(output_class, re.sub(r"\W", "_", spec.name), tuple(fields),
-                                 tuple(output_hint(a) for a in spec.outputs))
-    return PythonOp(
-        op_type=string_literal(spec.name),
-        function=function,
-        parameters=parameter_list(spec, params),
-        stub_parameters=parameter_list(spec, params, stub=True),
-        return_hint=return_hint,
-        docstring=docstring_literal(docstring(spec, params, fields)),
-        inputs="[" + ", ".join(params[a.name] for a in spec.inputs) + "]",
-        attrs="{" + attrs + "}",
-        returns=returns,
-        output_tuple=tuple_spec,
-        deprecation=deprecation,
-        aliases=tuple(aliases),
-        public=spec.visibility != "HIDDEN",
-    )
+                                 tuple(output_hint(a) for a in outputs))
+    parameters, stub_parameters = parameter_lists(spec, params, shared)
+    return make_frozen(PythonOp, {
+        "op_type": string_literal(spec.name),
+        "function": function,
+        "parameters": parameters,
+        "stub_parameters": stub_parameters,
+        "return_hint": return_hint,
+        "docstring": docstring_literal(docstring(spec, params, fields, shared)),
+        "inputs": "[" + ", ".join([params[a.name] for a in spec.inputs]) + "]",
+        "attrs": "{" + attrs + "}",
+        "returns": returns,
+        "output_tuple": tuple_spec,
+        "deprecation": deprecation,
+        "aliases": tuple(aliases),
+        "public": spec.visibility != "HIDDEN",
+    })
 
 
 def base_function_name(spec: OpSpec) -> str:
@@ -557,11 +668,12 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
                     deprecated.setdefault(spec.name, []).append(
                         DeprecatedAlias(alias, string_literal(message)))
     ops = []
+    shared = SharedText()
     for spec in specs:
         output_class = None
         if len(spec.outputs) > 1:
             output_class = unique(_output_class_base(spec.name), taken)
-        op = python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ()))
+        op = python_op(spec, functions[spec.name], output_class, aliases.get(spec.name, ()), shared)
         if spec.name in deprecated:
             op = replace(op, deprecated_aliases=tuple(deprecated[spec.name]))
         ops.append(op)

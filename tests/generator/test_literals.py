@@ -137,3 +137,25 @@ def test_docstring_literal_inside_a_function_compiles(text):
     namespace = {}
     exec(compile(source, "<test>", "exec"), namespace)
     assert namespace["f"]() == 1
+
+
+def _docstring_literal_by_lines(text: str, indent: str) -> str:
+    """The plain statement of docstring_literal's layout, line by line (the reference
+    for its faster whole-text version)."""
+    escaped = "".join(c if c in "\n\t" or c.isprintable() else repr(c)[1:-1]
+                      for c in text.replace("\\", "\\\\"))
+    lines = [line.rstrip(" \t") for line in escaped.split("\n")]
+    body = "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
+    body = body.replace('"""', '\\"\\"\\"')
+    if len(lines) > 1:
+        return f'"""{body}\n{indent}"""'
+    if body.endswith('"') and (len(body) - 1 - len(body[:-1].rstrip("\\"))) % 2 == 0:
+        body = body[:-1] + '\\"'
+    return f'"""{body}"""'
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from(list(' \t\n\r"\\ab\x00\x0b\u2028\xe9\x7f'))),
+       st.sampled_from(["", "  ", "    "]))
+def test_docstring_literal_lays_out_lines_as_the_line_by_line_statement(text, indent):
+    assert py.docstring_literal(text, indent) == _docstring_literal_by_lines(text, indent)

@@ -3,6 +3,9 @@ and classifies each argument."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 from google.protobuf import text_format
 
 from opgen.model import NO_DEFAULT, ArgKind, OpSpec, op_specs
@@ -80,3 +83,44 @@ def test_docs_and_flags_carry_over():
     assert (spec.summary, spec.description) == ("Does it.", "At length.")
     assert spec.deprecation.version == 12 and spec.deprecation.explanation == "Use New."
     assert spec.is_stateful and spec.is_commutative and not spec.is_aggregate
+
+
+# --- the fast paths of op_specs build the same specs the plain constructors would
+
+
+@pytest.fixture(params=["bundled", "tensorflow"])
+def registry(request):
+    from opgen import _paths, opdefs
+    if request.param == "bundled":
+        return opdefs.load(_paths.bundled_ops_path())
+    return opdefs.load(request.getfixturevalue("tf_oplist_path"))
+
+
+def _rebuilt(record):
+    """``record`` made again through its dataclass constructor."""
+    return dataclasses.replace(record)
+
+
+def test_specs_hold_every_field_and_equal_constructor_built_ones(registry):
+    for spec in op_specs(registry):
+        for record in (spec, *spec.inputs, *spec.outputs, *spec.inferred_attrs, *spec.caller_attrs):
+            assert set(f.name for f in dataclasses.fields(record)) <= set(vars(record))
+            assert _rebuilt(record) == record
+        assert spec.caller_attrs == spec.required_attrs + spec.optional_attrs
+        assert spec.signature_inputs == spec.inputs   # no ApiDef reorders them
+        for attr in spec.inferred_attrs + spec.caller_attrs:
+            assert attr.is_list == attr.type.startswith("list(")
+            assert attr.element_type == (attr.type[5:-1] if attr.is_list else attr.type)
+
+
+def test_op_specs_share_identical_arg_and_attr_specs(registry):
+    specs = op_specs(registry)
+    alone = sorted((OpSpec.from_opdef(op) for op in registry.op), key=lambda s: s.name)
+    assert specs == alone
+    attrs = [a for s in specs for a in s.inferred_attrs + s.caller_attrs]
+    args = [a for s in specs for a in s.inputs + s.outputs]
+    assert len({id(a) for a in attrs}) < len(attrs) and len({id(a) for a in args}) < len(args)
+    # a shared attr is only shared by ops whose inputs infer it the same way
+    for spec in specs:
+        for attr in spec.inferred_attrs:
+            assert set(attr.inferred_from) <= {a.name for a in spec.inputs}

@@ -3,6 +3,8 @@ renamed with a trailing underscore, collisions resolved deterministically."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import keyword
 
 import pytest
@@ -96,3 +98,13 @@ def test_output_fields_are_valid_namedtuple_fields():
         output_arg { name: "hidden" type: DT_FLOAT }
     ''')
     assert py.output_field_names(spec.outputs) == ["is_", "hidden", "hidden_"]
+
+
+def test_text_shared_between_ops_is_what_each_op_alone_gets(tf_oplist_path):
+    from opgen import model, opdefs
+    specs = {s.name: s for s in model.op_specs(opdefs.load(tf_oplist_path))}
+    for op in py.python_ops(list(specs.values())):
+        spec = specs[ast.literal_eval(op.op_type)]
+        output_class = op.output_tuple.class_name if op.output_tuple else None
+        alone = py.python_op(spec, op.function, output_class, op.aliases)   # its own SharedText
+        assert dataclasses.replace(alone, deprecated_aliases=op.deprecated_aliases) == op

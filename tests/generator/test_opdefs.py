@@ -187,3 +187,12 @@ def test_dump_text_is_sorted_and_round_trips():
 
 def test_text_with_a_byte_order_mark_loads():
     assert len(opdefs.load(b"\xef\xbb\xbf" + GOOD.encode()).op) == 2
+
+
+def test_to_binary_is_the_sorted_oplist_serialized(tf_oplist_path):
+    from opgen import _paths
+    for path in (_paths.bundled_ops_path(), tf_oplist_path):
+        oplist = opdefs.load(path)
+        expected = opdefs.sorted_oplist(oplist).SerializeToString(deterministic=True)
+        assert opdefs.to_binary(oplist) == expected
+        assert op_def_pb2.OpList.FromString(expected) == opdefs.sorted_oplist(oplist)
