@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "opgen/c_api_ext.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -82,6 +83,16 @@ inline TensorPtr Input(TF_OpKernelContext* ctx, int i) {
   return TensorPtr(t);
 }
 
+// Input `i` borrowed from the context until the kernel returns (OPGEN_KernelInput: no
+// TF_Tensor made and freed), or nullptr after reporting the failure. For hot kernels;
+// Input() is what a plugin written against TensorFlow's C API alone would use.
+inline const TF_Tensor* BorrowInput(TF_OpKernelContext* ctx, int i) {
+  TF_Status* s = ThreadStatus();
+  const TF_Tensor* t = OPGEN_KernelInput(ctx, i, s);
+  if (t == nullptr) TF_OpKernelContext_Failure(ctx, s);
+  return t;
+}
+
 // Allocates output `i` of `dtype` and `dims` (on the kernel's device, or the host for
 // a host-memory output); nullptr after reporting the failure.
 inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
@@ -97,7 +108,23 @@ inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtyp
   return TensorPtr(t);
 }
 
+// AllocateOutput's output borrowed from the context (OPGEN_KernelAllocateOutput): valid
+// until the kernel returns, not to be freed.
+inline TF_Tensor* AllocateBorrowedOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
+                                         const std::vector<int64_t>& dims) {
+  TF_Status* s = ThreadStatus();
+  TF_Tensor* t = OPGEN_KernelAllocateOutput(
+      ctx, i, dtype, dims.data(), static_cast<int>(dims.size()),
+      TF_DataTypeSize(dtype) * static_cast<size_t>(NumElements(dims)), s);
+  if (t == nullptr) TF_OpKernelContext_Failure(ctx, s);
+  return t;
+}
+
 template <typename T> T* Data(const TensorPtr& t) { return static_cast<T*>(TF_TensorData(t.get())); }
+template <typename T> const T* Data(const TF_Tensor* t) {
+  return static_cast<const T*>(TF_TensorData(t));
+}
+template <typename T> T* Data(TF_Tensor* t) { return static_cast<T*>(TF_TensorData(t)); }
 
 // Reads a host int32 or int64 tensor (a shape, axes, a permutation) as int64 values.
 inline std::vector<int64_t> IndexValues(const TF_Tensor* t) {

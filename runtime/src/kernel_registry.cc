@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "op_registry.h"
+#include "opgen/c_api_ext.h"
 #include "wire_format.h"
 
 struct TF_KernelBuilder {
@@ -496,6 +497,15 @@ void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor, TF_Status* 
   opgen::ClearStatus(status);
 }
 
+const TF_Tensor* OPGEN_KernelInput(TF_OpKernelContext* ctx, int index, TF_Status* status) {
+  if (index < 0 || index >= ctx->num_inputs) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "input index " + std::to_string(index) + " out of range");
+    return nullptr;
+  }
+  return ctx->inputs[index];
+}
+
 void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_Status* status) {
   if (i < 0 || i >= ctx->num_outputs) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE, "output index " + std::to_string(i) + " out of range");
@@ -506,8 +516,10 @@ void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_St
   opgen::ClearStatus(status);
 }
 
-TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType dtype,
-                             const int64_t* dims, int num_dims, size_t len, TF_Status* status) {
+// Allocates output `index` into the context, which owns it; nullptr after a failure.
+static TF_Tensor* AllocateContextOutput(TF_OpKernelContext* context, int index,
+                                        TF_DataType dtype, const int64_t* dims, int num_dims,
+                                        size_t len, TF_Status* status) {
   if (index < 0 || index >= context->num_outputs) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE,
                      "output index " + std::to_string(index) + " out of range");
@@ -526,9 +538,21 @@ TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType
     return nullptr;
   }
   delete context->outputs[index];
-  context->outputs[index] = t->Share();
+  context->outputs[index] = t;
   opgen::ClearStatus(status);
   return t;
+}
+
+TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* context, int index, TF_DataType dtype,
+                             const int64_t* dims, int num_dims, size_t len, TF_Status* status) {
+  TF_Tensor* t = AllocateContextOutput(context, index, dtype, dims, num_dims, len, status);
+  return t == nullptr ? nullptr : t->Share();  // the caller's own reference
+}
+
+TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* context, int index, TF_DataType dtype,
+                                      const int64_t* dims, int num_dims, size_t len,
+                                      TF_Status* status) {
+  return AllocateContextOutput(context, index, dtype, dims, num_dims, len, status);
 }
 
 void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status) {

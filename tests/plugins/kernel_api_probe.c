@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opgen/c_api_ext.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/ops.h"
 
@@ -175,13 +176,20 @@ static void probe_compute(void* kernel, TF_OpKernelContext* ctx) {
     const int bad_code = TF_GetCode(probe);
     const int has_stream = TF_GetStream(ctx, probe) != NULL;
     const int stream_code = TF_GetCode(probe);
+    /* opgen's borrowed input: the same tensor data as TF_GetInput's, no new reference */
+    const TF_Tensor* borrowed = OPGEN_KernelInput(ctx, 0, probe);
+    const int borrowed_same = borrowed != NULL && TF_TensorData(borrowed) == TF_TensorData(x);
+    const int borrowed_bad = OPGEN_KernelInput(ctx, 5, probe) == NULL;
+    const int borrowed_bad_code = TF_GetCode(probe);
     TF_DeleteStatus(probe);
     snprintf(buf, sizeof buf,
              "REPORT %s | kernel=%.*s inputs=%d outputs=%d in_dtype=%d out_dtype=%d "
-             "forwarded=%d host_in=%d bad_in=%d/%d step=%d stream=%d/%d device_id=%d",
+             "forwarded=%d host_in=%d bad_in=%d/%d step=%d stream=%d/%d device_id=%d "
+             "borrowed=%d bad_borrowed=%d/%d",
              p->summary, (int)kname.len, kname.data, TF_NumInputs(ctx), TF_NumOutputs(ctx),
              TF_InputDatatype(ctx, 0), TF_ExpectedOutputDataType(ctx, 0), forwarded, host_in,
-             bad_in, bad_code, TF_StepId(ctx) > 0, has_stream, stream_code, TF_GetDeviceId(ctx));
+             bad_in, bad_code, TF_StepId(ctx) > 0, has_stream, stream_code, TF_GetDeviceId(ctx),
+             borrowed_same, borrowed_bad, borrowed_bad_code);
     TF_SetStatus(s, TF_CANCELLED, buf);
   }
   if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);

@@ -57,7 +57,8 @@ def test_every_attr_getter_reads_what_the_node_holds(probe):
         "wrong_kind_code=3 untouched=42")
     assert want_construction in message
     want_compute = ("kernel=probe inputs=1 outputs=1 in_dtype=1 out_dtype=1 forwarded=-1 "
-                    "host_in=1 bad_in=0/11 step=1 stream=0/9 device_id=-1")
+                    "host_in=1 bad_in=0/11 step=1 stream=0/9 device_id=-1 "
+                    "borrowed=1 bad_borrowed=1/11")
     assert want_compute in message
 
 

@@ -8,6 +8,7 @@
 
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/eager/c_api.h"
+#include "tensorflow/c/kernels.h"
 #include "tensorflow/c/ops.h"
 #include "tensorflow/c/tf_tensor.h"
 
@@ -103,6 +104,20 @@ TF_CAPI_EXPORT extern const char* OPGEN_DeviceListDescription(const TF_DeviceLis
 
 /* Waits until the work queued on `device_name` is done (nothing to do on the CPU). */
 TF_CAPI_EXPORT extern void OPGEN_SynchronizeDevice(const char* device_name, TF_Status* status);
+
+/* ---- Kernels ----------------------------------------------------------------------------
+ * Input `index` of the running kernel, borrowed: valid until the kernel's compute function
+ * returns, and not to be freed. TF_GetInput makes a new TF_Tensor that the kernel must
+ * free; for a small op those two steps were a fifth of its time. NULL and TF_OUT_OF_RANGE
+ * for a bad index. */
+TF_CAPI_EXPORT extern const TF_Tensor* OPGEN_KernelInput(TF_OpKernelContext* ctx, int index,
+                                                         TF_Status* status);
+/* TF_AllocateOutput whose result stays owned by the context: the kernel writes it until
+ * its compute function returns and does not free it. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* ctx, int index,
+                                                            TF_DataType dtype,
+                                                            const int64_t* dims, int num_dims,
+                                                            size_t len, TF_Status* status);
 
 /* ---- Host memory ------------------------------------------------------------------------
  * Freed host buffers of 1 MiB and more are kept for reuse by later tensors of the same

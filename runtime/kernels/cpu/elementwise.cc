@@ -258,9 +258,10 @@ struct Binary {
     using F = OnStorage<Op, T>;
     using Out = typename F::Out;
     static void Compute(void* state, TF_OpKernelContext* ctx) {
-      TensorPtr x = Input(ctx, 0), y = Input(ctx, 1);
+      const TF_Tensor* x = BorrowInput(ctx, 0);
+      const TF_Tensor* y = BorrowInput(ctx, 1);
       if (!x || !y) return;
-      std::vector<int64_t> xd = Dims(x.get()), yd = Dims(y.get()), zd;
+      std::vector<int64_t> xd = Dims(x), yd = Dims(y), zd;
       if (!BroadcastShape(xd, yd, &zd)) {
         if constexpr (std::is_same_v<Op, EqualOp> || std::is_same_v<Op, NotEqualOp>) {
           if (state == kIncompatibleShapesCompareUnequal) {
@@ -276,7 +277,7 @@ struct Binary {
       const T* xp = Data<T>(x);
       const T* yp = Data<T>(y);
       if (!CheckOperands(ctx, yp, ny)) return;
-      TensorPtr z = AllocateOutput<Out>(ctx, 0, zd);
+      TF_Tensor* z = AllocateBorrowedOutput<Out>(ctx, 0, zd);
       if (!z || n == 0) return;
       Out* zp = Data<Out>(z);
       const bool stream = static_cast<size_t>(n) * sizeof(Out) >= kStreamingOutputBytes;
@@ -433,10 +434,10 @@ struct Unary {
   template <typename T>
   struct Kernel {
     static void Compute(void*, TF_OpKernelContext* ctx) {
-      TensorPtr x = Input(ctx, 0);
+      const TF_Tensor* x = BorrowInput(ctx, 0);
       if (!x) return;
-      std::vector<int64_t> dims = Dims(x.get());
-      TensorPtr y = AllocateOutput<T>(ctx, 0, dims);
+      std::vector<int64_t> dims = Dims(x);
+      TF_Tensor* y = AllocateBorrowedOutput<T>(ctx, 0, dims);
       if (!y) return;
       const T* xp = Data<T>(x);
       T* yp = Data<T>(y);

@@ -18,6 +18,7 @@
 namespace opgen {
 namespace cpu {
 
+using kernels::BorrowInput;
 using kernels::Data;
 using kernels::Dims;
 using kernels::Fail;
@@ -34,6 +35,13 @@ using kernels::ThreadStatus;
 template <typename T>
 TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims) {
   return kernels::AllocateOutput(ctx, i, DtypeOf<T>::value, dims);
+}
+
+// The same, borrowed from the context (valid until the kernel returns, not freed): for
+// hot kernels, where making and freeing the caller's own TF_Tensor showed.
+template <typename T>
+TF_Tensor* AllocateBorrowedOutput(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims) {
+  return kernels::AllocateBorrowedOutput(ctx, i, DtypeOf<T>::value, dims);
 }
 
 using ComputeFn = kernels::ComputeFn;
