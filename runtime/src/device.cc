@@ -204,6 +204,17 @@ const char* DeviceUnavailableReason(const std::string& type) {
   return it == t.unavailable.end() ? nullptr : it->second.c_str();
 }
 
+// The plugins ship beside the runtime and link it: RTLD_DEEPBIND makes their TF_* calls
+// bind to it first. Plain RTLD_LOCAL binds them to the first C API in the global symbol
+// scope, which is TensorFlow's when tensorflow was imported before opgen: the plugin
+// then registered its kernels into TensorFlow and crashed. Sanitizer runtimes refuse
+// RTLD_DEEPBIND, so sanitized builds go without it.
+#if defined(RTLD_DEEPBIND) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+constexpr int kPluginBinding = RTLD_DEEPBIND;
+#else
+constexpr int kPluginBinding = 0;
+#endif
+
 void LoadDevicePlugins() {
   const char* disabled = std::getenv("OPGEN_DISABLE_DEVICE_PLUGINS");
   // The plugins shipped with the runtime sit in the runtime library's own folder.
@@ -221,7 +232,7 @@ void LoadDevicePlugins() {
                                               " was not loaded: OPGEN_DISABLE_DEVICE_PLUGINS is set");
       continue;
     }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | kPluginBinding);
     if (handle == nullptr) {
       const char* err = dlerror();
       SetDeviceUnavailable(p.device_type, "cannot load " + path + ": " + (err ? err : "?"));

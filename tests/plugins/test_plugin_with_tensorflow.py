@@ -86,3 +86,42 @@ def test_opgen_and_tensorflow_agree(tensorflow_run, my_ops):
     assert plugin_message in tensorflow_run["shape_error"]
     assert "WeightedSum got 1 weights for 2 values" in tensorflow_run["kernel_error"]
 
+
+
+IMPORT_ORDER_SCRIPT = r"""
+import numpy as np
+import tensorflow as tf  # its C API enters the global symbol scope first
+import opgen
+from opgen import ops
+print(np.asarray(ops.add_v2(np.ones(4, np.float32), np.full(4, 2, np.float32))).tolist())
+print(opgen.device_unavailable_reason("GPU"))
+"""
+
+
+@pytest.fixture
+def runtime_library_path() -> Path:
+    from opgen import _paths
+    try:
+        return Path(_paths.runtime_library_path())
+    except FileNotFoundError as e:
+        pytest.skip(f"runtime library not available: {e}")
+
+
+def test_device_plugin_binds_to_opgen_after_tensorflow_is_imported(runtime_library_path):
+    """The CUDA plugin beside the runtime links it; loaded into a process that imported
+    tensorflow first, its TF_* calls must still reach opgen's runtime (they reached
+    TensorFlow's and crashed before the plugin was opened with RTLD_DEEPBIND)."""
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    if not (runtime_library_path.parent / "libopgen_cuda.so").exists():
+        pytest.skip("no device plugin beside the runtime library (built without nvcc)")
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OPGEN_RUNTIME_LIB": str(runtime_library_path),
+           "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([str(python), "-c", IMPORT_ORDER_SCRIPT], capture_output=True, text=True,
+                         env=env)
+    if run.returncode != 0 and "No module named 'tensorflow'" in run.stderr:
+        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines()[0] == "[3.0, 3.0, 3.0, 3.0]"
