@@ -89,8 +89,10 @@ def test_opgen_and_tensorflow_agree(tensorflow_run, my_ops):
 
 
 IMPORT_ORDER_SCRIPT = r"""
+import sys
 import numpy as np
 import tensorflow as tf  # its C API enters the global symbol scope first
+sys.path.insert(0, sys.argv[1])  # the opgen under test, not one installed beside tensorflow
 import opgen
 from opgen import ops
 print(np.asarray(ops.add_v2(np.ones(4, np.float32), np.full(4, 2, np.float32))).tolist())
@@ -107,7 +109,7 @@ def runtime_library_path() -> Path:
         pytest.skip(f"runtime library not available: {e}")
 
 
-def test_device_plugin_binds_to_opgen_after_tensorflow_is_imported(runtime_library_path):
+def test_device_plugin_binds_to_opgen_after_tensorflow_is_imported(runtime_library_path, tmp_path):
     """The CUDA plugin beside the runtime links it; loaded into a process that imported
     tensorflow first, its TF_* calls must still reach opgen's runtime (they reached
     TensorFlow's and crashed before the plugin was opened with RTLD_DEEPBIND)."""
@@ -116,11 +118,12 @@ def test_device_plugin_binds_to_opgen_after_tensorflow_is_imported(runtime_libra
         pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     if not (runtime_library_path.parent / "libopgen_cuda.so").exists():
         pytest.skip("no device plugin beside the runtime library (built without nvcc)")
-    repo = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OPGEN_RUNTIME_LIB": str(runtime_library_path),
-           "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([str(python), "-c", IMPORT_ORDER_SCRIPT], capture_output=True, text=True,
-                         env=env)
+    import opgen
+    opgen_parent = str(Path(opgen.__file__).resolve().parents[1])
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OPGEN_RUNTIME_LIB": str(runtime_library_path)}
+    env.pop("PYTHONPATH", None)
+    run = subprocess.run([str(python), "-c", IMPORT_ORDER_SCRIPT, opgen_parent],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
     if run.returncode != 0 and "No module named 'tensorflow'" in run.stderr:
         pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
     assert run.returncode == 0, run.stderr[-3000:]
