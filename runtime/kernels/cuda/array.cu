@@ -623,18 +623,13 @@ void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
 
 // ---- Slice, StridedSlice, Tile, Pad ---------------------------------------------------
 
-// Slice, Tile and Pad: operands checked and output shapes worked out by the CPU kernels'
-// own code (../slice_spec.h); here the strided copy.
-void SliceCompute(void*, TF_OpKernelContext* ctx) {
-  kernels::SlicePlan plan;
-  if (!kernels::PlanSlice(ctx, &plan)) return;
-  const TF_Tensor* input = plan.input.get();
-  const std::vector<int64_t>& dims = plan.dims;
-  const std::vector<int64_t>& begin = plan.begin;
-  const std::vector<int64_t>& size = plan.size;
-  TensorPtr output = AllocateLike(ctx, 0, input, size);
-  if (!output) return;
-  const int64_t n = NumElements(size);
+// Copies the box of `input` (dims `dims`) that starts at `first` and takes count[d]
+// elements `step[d]` apart along each dim into `output`, in order: Slice and StridedSlice.
+void CopyBox(TF_OpKernelContext* ctx, const char* op, const TF_Tensor* input,
+             const std::vector<int64_t>& dims, const std::vector<int64_t>& first,
+             const std::vector<int64_t>& step, const std::vector<int64_t>& count,
+             TF_Tensor* output) {
+  const int64_t n = NumElements(count);
   if (n == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
@@ -642,11 +637,22 @@ void SliceCompute(void*, TF_OpKernelContext* ctx) {
   std::vector<MapDim> map(dims.size());
   int64_t base = 0;
   for (size_t d = 0; d < dims.size(); ++d) {
-    map[d] = MapDim{size[d], strides[d], 0, 0};
-    base += begin[d] * strides[d];
+    map[d] = MapDim{count[d], step[d] * strides[d], 0, 0};
+    base += first[d] * strides[d];
   }
-  StridedCopy(ctx, stream, "Slice", MapKind::kLinear, map, base, ElementBytes(input),
-              TF_TensorData(input), TF_TensorData(output.get()), n);
+  StridedCopy(ctx, stream, op, MapKind::kLinear, map, base, ElementBytes(input),
+              TF_TensorData(input), TF_TensorData(output), n);
+}
+
+// Slice, Tile and Pad: operands checked and output shapes worked out by the CPU kernels'
+// own code (../slice_spec.h); here the strided copy.
+void SliceCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::SlicePlan plan;
+  if (!kernels::PlanSlice(ctx, &plan)) return;
+  TensorPtr output = AllocateLike(ctx, 0, plan.input.get(), plan.size);
+  if (!output) return;
+  CopyBox(ctx, "Slice", plan.input.get(), plan.dims, plan.begin,
+          std::vector<int64_t>(plan.dims.size(), 1), plan.size, output.get());
 }
 
 // numpy's basic indexing as TensorFlow spells it, resolved on the host by the CPU
@@ -654,30 +660,11 @@ void SliceCompute(void*, TF_OpKernelContext* ctx) {
 void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
   kernels::StridedSlicePlan plan;
   if (!kernels::PlanStridedSlice(ctx, *static_cast<kernels::StridedSliceMasks*>(state), &plan)) return;
-  const TensorPtr& input = plan.input;
-  const std::vector<int64_t>& dims = plan.dims;
   const kernels::StridedSliceBox& box = plan.box;
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  const std::vector<int64_t>& first = box.first;
-  const std::vector<int64_t>& step = box.step;
-  const std::vector<int64_t>& count = box.count;
-  const std::vector<int64_t>& out_dims = box.out_dims;
-  TensorPtr output = AllocateLike(ctx, 0, input.get(), out_dims);
+  TensorPtr output = AllocateLike(ctx, 0, plan.input.get(), box.out_dims);
   if (!output) return;
-  const int64_t n = NumElements(count);
-  if (n == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
-  // The output's elements in order are those of the per-input-dim `count` box.
-  const std::vector<int64_t> in_strides = StridesOf(dims);
-  std::vector<MapDim> map(rank);
-  int64_t base = 0;
-  for (int64_t k = 0; k < rank; ++k) {
-    map[k] = MapDim{count[k], step[k] * in_strides[k], 0, 0};
-    base += first[k] * in_strides[k];
-  }
-  StridedCopy(ctx, stream, "StridedSlice", MapKind::kLinear, map, base, ElementBytes(input.get()),
-              TF_TensorData(input.get()), TF_TensorData(output.get()), n);
+  CopyBox(ctx, "StridedSlice", plan.input.get(), plan.dims, box.first, box.step, box.count,
+          output.get());
 }
 
 void TileCompute(void*, TF_OpKernelContext* ctx) {

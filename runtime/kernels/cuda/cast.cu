@@ -29,12 +29,7 @@ struct Float16Types {
 };
 
 template <typename Src, typename Dst>
-struct ConvertFn {
-  using Out = Dst;
-  using A = Src;
-  using B = NoInput;
-  using C = NoInput;
-  static constexpr int kArity = 1;
+struct ConvertFn : Operands<Dst, Src> {
   __device__ Dst operator()(Src x) const { return kernels::ConvertValue<Float16Types, Src, Dst>(x); }
 };
 
@@ -79,23 +74,13 @@ struct alignas(16) Bytes16 {
 
 // Copies its one operand: with the operand flagged scalar, a fill from device memory.
 template <typename W>
-struct CopyFn {
-  using Out = W;
-  using A = W;
-  using B = NoInput;
-  using C = NoInput;
-  static constexpr int kArity = 1;
+struct CopyFn : Operands<W, W> {
   __device__ W operator()(W x) const { return x; }
 };
 
 // A constant known on the host.
 template <typename W>
-struct ConstantFn {
-  using Out = W;
-  using A = NoInput;
-  using B = NoInput;
-  using C = NoInput;
-  static constexpr int kArity = 0;
+struct ConstantFn : Operands<W> {
   W value;
   __device__ W operator()() const { return value; }
 };

@@ -242,12 +242,8 @@ struct LogicalNotOp : UnaryOp_ { __device__ static bool Apply(bool x) { return !
 
 // Op on two T's widened to the compute type; the result narrowed back to T, or bool.
 template <typename Op, typename T>
-struct BinaryFn {
-  using Out = std::conditional_t<Op::kPredicate, bool, T>;
-  using A = T;
-  using B = T;
-  using C = NoInput;
-  static constexpr int kArity = 2;
+struct BinaryFn : Operands<std::conditional_t<Op::kPredicate, bool, T>, T, T> {
+  using typename BinaryFn::Operands::Out;
   __device__ Out operator()(T x, T y) const {
     if constexpr (Op::kPredicate) return Op::Apply(Widen(x), Widen(y));
     else return Narrow<T>(Op::Apply(Widen(x), Widen(y)));
@@ -255,33 +251,18 @@ struct BinaryFn {
 };
 
 template <typename Op, typename T>
-struct UnaryFn {
-  using Out = T;
-  using A = T;
-  using B = NoInput;
-  using C = NoInput;
-  static constexpr int kArity = 1;
+struct UnaryFn : Operands<T, T> {
   __device__ T operator()(T x) const { return Narrow<T>(Op::Apply(Widen(x))); }
 };
 
 template <typename T>
-struct SelectFn {
-  using Out = T;
-  using A = bool;
-  using B = T;
-  using C = T;
-  static constexpr int kArity = 3;
+struct SelectFn : Operands<T, bool, T, T> {
   __device__ T operator()(bool condition, T t, T e) const { return condition ? t : e; }
 };
 
 // min(x, hi) first, then max with lo: where lo > hi the result is lo, as TensorFlow's.
 template <typename T>
-struct ClipFn {
-  using Out = T;
-  using A = T;
-  using B = T;
-  using C = T;
-  static constexpr int kArity = 3;
+struct ClipFn : Operands<T, T, T, T> {
   __device__ T operator()(T x, T lo, T hi) const {
     const T below_hi = Widen(hi) < Widen(x) ? hi : x;
     return Widen(below_hi) < Widen(lo) ? lo : below_hi;

@@ -1,9 +1,8 @@
 // Launching element-wise work: one output element from up to three operands, each
 // operand either as large as the output, a scalar, or broadcast numpy-style.
 //
-// A functor F describes the work:
-//   using Out, A, B, C;              // output and operand element types (NoInput if unused)
-//   static constexpr int kArity;     // 0..3 operands
+// A functor F describes the work, deriving from Operands<Out, A, B, C> (below) for its
+// output and operand element types, and defining
 //   __device__ Out operator()(A, B, C) const;  // with kArity arguments
 // F is passed to the kernel by value, so it may carry a constant (OnesLike's one).
 //
@@ -17,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../broadcast_spec.h"
@@ -26,6 +26,18 @@ namespace opgen {
 namespace cuda {
 
 struct NoInput {};
+
+// A functor's output and operand types; operands left out are NoInput, and kArity counts
+// the rest: struct AddFn : Operands<float, float, float> { ... }.
+template <typename O, typename A0 = NoInput, typename B0 = NoInput, typename C0 = NoInput>
+struct Operands {
+  using Out = O;
+  using A = A0;
+  using B = B0;
+  using C = C0;
+  static constexpr int kArity = !std::is_same_v<A0, NoInput> + !std::is_same_v<B0, NoInput> +
+                                !std::is_same_v<C0, NoInput>;
+};
 
 // N elements moved as one load or store: at most 16 bytes, aligned to its size.
 template <typename T, int N>
