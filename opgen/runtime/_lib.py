@@ -318,10 +318,10 @@ def graph_lib():
     return _graph_lib
 
 
-# ---- devices, device tensors and DLPack (opgen/c_api_ext.h, eager/c_api.h) ------------
+# ---- devices, device tensors, DLPack, host memory (opgen/c_api_ext.h, eager/c_api.h) ---
 #
 # Declared on first use like the graph functions; a runtime built before devices existed
-# lacks them, and then the CPU is the only device.
+# lacks them, and then the CPU is the only device (and no host buffers are kept).
 
 _DEVICE_SIGNATURES = {
     "TF_NewTensor": (c_void_p, [c_int, P(c_int64), c_int, c_void_p, c_size_t, c_void_p, c_void_p]),

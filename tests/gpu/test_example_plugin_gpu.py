@@ -4,7 +4,7 @@ and nvcc, gives the CPU kernel's numbers on the GPU."""
 from __future__ import annotations
 
 import shutil
-import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,35 +12,17 @@ import pytest
 
 import opgen
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def opgen_command(folder: Path) -> str:
-    """The `opgen` command find_package(opgen) asks for: the installed one, or (for a
-    `pip install --target` without console scripts) a wrapper around this Python."""
-    import sys
-    found = shutil.which("opgen")
-    if found:
-        return found
-    wrapper = folder / "opgen"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n')
-    wrapper.chmod(0o755)
-    return str(wrapper)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
+from plugin_build import build_example_with_cmake  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def my_ops(tmp_path_factory):
-    from opgen import config
-    if shutil.which("cmake") is None or shutil.which("nvcc") is None:
-        pytest.skip("needs cmake and nvcc")
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc")
     build = tmp_path_factory.mktemp("my_ops_gpu") / "build"
-    configure = subprocess.run(["cmake", "-S", str(REPO / "examples" / "plugin"), "-B", str(build),
-                                f"-Dopgen_DIR={config.cmake_dir()}", f"-DOPGEN_EXECUTABLE={opgen_command(build.parent)}", "-DCMAKE_CUDA_ARCHITECTURES=native"],
-                               capture_output=True, text=True)
-    assert configure.returncode == 0, configure.stdout + configure.stderr
-    assert "with the GPU kernel" in configure.stdout
-    built = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout + built.stderr
+    configured = build_example_with_cmake(build, cuda_architectures="native")
+    assert "with the GPU kernel" in configured
     try:
         return opgen.load_op_library(build / "libmy_ops.so")
     except opgen.errors.OpError as e:  # this process loaded the example from elsewhere

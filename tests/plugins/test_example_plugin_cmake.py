@@ -12,22 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def opgen_command(folder: Path) -> str:
-    """The `opgen` command find_package(opgen) asks for: the installed one, or (for a
-    `pip install --target` without console scripts) a wrapper around this Python."""
-    import sys
-    found = shutil.which("opgen")
-    if found:
-        return found
-    wrapper = folder / "opgen"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n')
-    wrapper.chmod(0o755)
-    return str(wrapper)
-
-pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+sys.path.insert(0, str(Path(__file__).parent))
+from plugin_build import build_example_with_cmake  # noqa: E402
 
 RUN = """
 import sys, numpy as np, opgen
@@ -40,21 +26,10 @@ print("ok")
 
 
 def test_example_plugin_builds_with_cmake_and_runs(tmp_path):
-    from opgen import config
-    try:
-        cmake_dir = config.cmake_dir()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
     build = tmp_path / "build"
-    configure = subprocess.run(
-        ["cmake", "-S", str(REPO / "examples" / "plugin"), "-B", str(build),
-         f"-Dopgen_DIR={cmake_dir}", f"-DOPGEN_EXECUTABLE={opgen_command(tmp_path)}", "-DCMAKE_CUDA_ARCHITECTURES=90"],
-        capture_output=True, text=True)
-    assert configure.returncode == 0, configure.stdout + configure.stderr
+    configured = build_example_with_cmake(build, cuda_architectures="90")
     if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
-        assert "my_ops: with the GPU kernel" in configure.stdout
-    compile_ = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
-    assert compile_.returncode == 0, compile_.stdout + compile_.stderr
+        assert "my_ops: with the GPU kernel" in configured
     library = build / "libmy_ops.so"
     run = subprocess.run([sys.executable, "-c", RUN, str(library)], capture_output=True,
                          text=True, cwd=tmp_path)
