@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import opgen
@@ -14,6 +16,27 @@ TOLERANCES = {
     "float32": (2e-5, 1e-6),
     "float64": (1e-12, 1e-14),
 }
+
+
+# Sums of many products (MatMul, Conv2D as a GEMM) accumulate in another order on the GPU
+# (cuBLAS) than on the CPU (OpenBLAS); float16 and bfloat16 round once from float32 on
+# both. (rtol, atol for a sum of one product) per dtype name; integers are exact.
+GEMM_TOLERANCES = {
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-10, 1e-12),
+    "float16": (1e-2, 2e-3),
+    "bfloat16": (2e-2, 1.6e-2),
+}
+
+
+def gemm_tolerance(dtype, products: int) -> dict:
+    """assert_gpu_matches_cpu's tolerances for results that each sum `products`
+    products: the absolute one grows as the size of such a sum of random terms."""
+    name = np.dtype(dtype).name
+    if name not in GEMM_TOLERANCES:
+        return {}
+    rtol, atol = GEMM_TOLERANCES[name]
+    return {"rtol": rtol, "atol": atol * math.sqrt(max(products, 1))}
 
 
 def gpu_skip_reason() -> str | None:

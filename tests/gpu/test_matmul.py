@@ -4,14 +4,14 @@ errors for shapes that do not fit."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 import opgen
 from opgen import ops
 from opgen.runtime import errors
+
+from gpu_compare import gemm_tolerance
 
 try:
     from ml_dtypes import bfloat16
@@ -33,22 +33,6 @@ def random(rng, shape, dtype):
     return rng.standard_normal(shape).astype(dtype)
 
 
-def tolerance(dtype, k: int) -> dict:
-    """Sums of k products accumulate in another order on the GPU (cuBLAS) than on the
-    CPU (OpenBLAS); 16-bit results are rounded once from float32 on both, so they
-    differ by at most about one unit in the last place."""
-    scale = math.sqrt(max(k, 1))  # the size of a sum of k random products
-    if np.dtype(dtype) == np.float32:
-        return {"rtol": 1e-4, "atol": 1e-5 * scale}
-    if np.dtype(dtype) == np.float64:
-        return {"rtol": 1e-10, "atol": 1e-12 * scale}
-    if np.dtype(dtype) == np.float16:
-        return {"rtol": 1e-2, "atol": 2e-3 * scale}
-    if bfloat16 is not None and np.dtype(dtype) == np.dtype(bfloat16):
-        return {"rtol": 2e-2, "atol": 1.6e-2 * scale}
-    return {}  # integers: exact
-
-
 @pytest.mark.parametrize("dtype", MATMUL_TYPES, ids=name)
 @pytest.mark.parametrize("transpose_a", [False, True])
 @pytest.mark.parametrize("transpose_b", [False, True])
@@ -57,7 +41,7 @@ def test_mat_mul(gpu_matches_cpu, rng, dtype, transpose_a, transpose_b, m, k, n)
     a = random(rng, (k, m) if transpose_a else (m, k), dtype)
     b = random(rng, (n, k) if transpose_b else (k, n), dtype)
     gpu_matches_cpu(ops.mat_mul, a, b, transpose_a=transpose_a, transpose_b=transpose_b,
-                    **tolerance(dtype, k))
+                    **gemm_tolerance(dtype, k))
 
 
 @pytest.mark.parametrize("dtype", MATMUL_TYPES, ids=name)
@@ -106,7 +90,7 @@ def test_batch_mat_mul(gpu_matches_cpu, rng, dtype, adj_x, adj_y, batch_x, batch
     m, k, n = 5, 7, 3
     x = random(rng, batch_x + ((k, m) if adj_x else (m, k)), dtype)
     y = random(rng, batch_y + ((n, k) if adj_y else (k, n)), dtype)
-    gpu_matches_cpu(ops.batch_mat_mul_v2, x, y, adj_x=adj_x, adj_y=adj_y, **tolerance(dtype, k))
+    gpu_matches_cpu(ops.batch_mat_mul_v2, x, y, adj_x=adj_x, adj_y=adj_y, **gemm_tolerance(dtype, k))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16] + ([bfloat16] if bfloat16 else []),
@@ -114,7 +98,7 @@ def test_batch_mat_mul(gpu_matches_cpu, rng, dtype, adj_x, adj_y, batch_x, batch
 def test_batch_mat_mul_larger(gpu_matches_cpu, rng, dtype):
     x = random(rng, (3, 4, 96, 200), dtype)
     y = random(rng, (4, 200, 80), dtype)
-    gpu_matches_cpu(ops.batch_mat_mul_v2, x, y, **tolerance(dtype, 200))
+    gpu_matches_cpu(ops.batch_mat_mul_v2, x, y, **gemm_tolerance(dtype, 200))
 
 
 @pytest.mark.parametrize("dtype", BATCH_MATMUL_TYPES, ids=name)

@@ -4,14 +4,14 @@ strides, dilations, empty tensors, NaN in pooling, and the same errors."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 import opgen
 from opgen import ops
 from opgen.runtime import errors
+
+from gpu_compare import gemm_tolerance
 
 try:
     from ml_dtypes import bfloat16
@@ -121,21 +121,6 @@ def test_fused_batch_norm_errors(rng):
 CONV_TYPES = FLOATS + [np.int32]
 
 
-def conv_tolerance(dtype, taps: int) -> dict:
-    """One GEMM over `taps` products per output, summed in another order on the GPU;
-    half and bfloat16 round once from float32 on both."""
-    scale = math.sqrt(taps)
-    if np.dtype(dtype) == np.float32:
-        return {"rtol": 1e-4, "atol": 1e-5 * scale}
-    if np.dtype(dtype) == np.float64:
-        return {"rtol": 1e-10, "atol": 1e-12 * scale}
-    if np.dtype(dtype) == np.float16:
-        return {"rtol": 1e-2, "atol": 2e-3 * scale}
-    if bfloat16 is not None and np.dtype(dtype) == np.dtype(bfloat16):
-        return {"rtol": 2e-2, "atol": 1.6e-2 * scale}
-    return {}
-
-
 @pytest.mark.parametrize("dtype", CONV_TYPES, ids=name)
 @pytest.mark.parametrize("padding", ["VALID", "SAME"])
 @pytest.mark.parametrize("strides, dilations", [((1, 1), (1, 1)), ((2, 2), (1, 1)),
@@ -145,7 +130,7 @@ def test_conv2d(gpu_matches_cpu, rng, dtype, padding, strides, dilations):
     x = random(rng, (2, 9, 8, 3), dtype)
     f = random(rng, (3, 2, 3, 4), dtype)
     gpu_matches_cpu(ops.conv2d, x, f, strides=[1, *strides, 1], padding=padding,
-                    dilations=[1, *dilations, 1], **conv_tolerance(dtype, 3 * 2 * 3))
+                    dilations=[1, *dilations, 1], **gemm_tolerance(dtype, 3 * 2 * 3))
 
 
 @pytest.mark.parametrize("dtype", CONV_TYPES, ids=name)
@@ -153,7 +138,7 @@ def test_conv2d_explicit_padding(gpu_matches_cpu, rng, dtype):
     x = random(rng, (2, 6, 7, 2), dtype)
     f = random(rng, (3, 3, 2, 5), dtype)
     gpu_matches_cpu(ops.conv2d, x, f, strides=[1, 2, 1, 1], padding="EXPLICIT",
-                    explicit_paddings=[0, 0, 2, 1, 0, 3, 0, 0], **conv_tolerance(dtype, 18))
+                    explicit_paddings=[0, 0, 2, 1, 0, 3, 0, 0], **gemm_tolerance(dtype, 18))
 
 
 @pytest.mark.parametrize("dtype", CONV_TYPES, ids=name)
@@ -162,17 +147,17 @@ def test_conv2d_1x1_is_one_gemm(gpu_matches_cpu, rng, dtype, padding):
     x = random(rng, (3, 5, 6, 16), dtype)
     f = random(rng, (1, 1, 16, 8), dtype)
     gpu_matches_cpu(ops.conv2d, x, f, strides=[1, 1, 1, 1], padding=padding,
-                    **conv_tolerance(dtype, 16))
+                    **gemm_tolerance(dtype, 16))
     # Strided 1x1 windows skip pixels: the im2col path.
     gpu_matches_cpu(ops.conv2d, x, f, strides=[1, 2, 2, 1], padding=padding,
-                    **conv_tolerance(dtype, 16))
+                    **gemm_tolerance(dtype, 16))
 
 
 def test_conv2d_larger(gpu_matches_cpu, rng):
     x = random(rng, (8, 32, 32, 32), np.float32)
     f = random(rng, (3, 3, 32, 64), np.float32)
     gpu_matches_cpu(ops.conv2d, x, f, strides=[1, 1, 1, 1], padding="SAME",
-                    **conv_tolerance(np.float32, 288))
+                    **gemm_tolerance(np.float32, 288))
 
 
 @pytest.mark.parametrize("x_shape, f_shape, padding", [
