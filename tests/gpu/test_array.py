@@ -9,12 +9,18 @@ passes rtol=atol=0."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import opgen
 from opgen import ops
 from opgen.runtime import errors
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_runtime"))
+from strided_slice_args import strided_slice_args  # noqa: E402
 
 try:
     from ml_dtypes import bfloat16
@@ -253,34 +259,6 @@ def test_slice(gpu_matches_cpu, rng, dtype, index_type, shape, begin, size):
 def test_slice_errors(rng, begin, size):
     assert_same_error(ops.slice, values(rng, (4, 5), np.float32), np.array(begin, np.int32),
                       np.array(size, np.int32))
-
-
-def strided_slice_args(spec):
-    """begin, end, strides and masks for a numpy index tuple."""
-    begin, end, strides = [], [], []
-    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
-             "shrink_axis_mask": 0}
-    for i, entry in enumerate(spec):
-        b, e, s = 0, 0, 1
-        if entry is Ellipsis:
-            masks["ellipsis_mask"] |= 1 << i
-        elif entry is None:
-            masks["new_axis_mask"] |= 1 << i
-        elif isinstance(entry, int):
-            b, e = entry, entry + 1
-            masks["shrink_axis_mask"] |= 1 << i
-        else:
-            s = entry.step if entry.step is not None else 1
-            if entry.start is None:
-                masks["begin_mask"] |= 1 << i
-            else:
-                b = entry.start
-            if entry.stop is None:
-                masks["end_mask"] |= 1 << i
-            else:
-                e = entry.stop
-        begin.append(b), end.append(e), strides.append(s)
-    return begin, end, strides, masks
 
 
 S = slice
