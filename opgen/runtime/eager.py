@@ -217,6 +217,35 @@ class _AttrSpec:
                     f"{op_type}: attr '{self.name}' has {len(value)} values, fewer than the "
                     f"minimum {self.minimum}", op_type)
 
+    def prepare(self, op_type: str, value):
+        """`value` in the form the runtime takes (DType, int, bytes ...), checked."""
+        try:
+            value = self.prep(value)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise InvalidArgumentError(
+                f"{op_type}: attr '{self.name}' must be a {self.type}{self._allowed()}: {e}",
+                op_type) from None
+        self.check(op_type, value)
+        return value
+
+    def _allowed(self) -> str:
+        return f" (allowed: {self.allowed_text})" if self.allowed_text else ""
+
+
+def _no_such_attr(op_type: str, attr_name: str, specs) -> InvalidArgumentError:
+    return InvalidArgumentError(f"{op_type} has no attr named '{attr_name}'; its attrs are: "
+                                f"{', '.join(specs) or '(none)'}", op_type)
+
+
+def _check_required_attrs(plan, prepared: dict, op_type: str) -> None:
+    """InvalidArgumentError naming the first required attr that `prepared` lacks."""
+    for attr_name in plan.required:
+        if attr_name not in prepared:
+            spec = plan.attrs[attr_name]
+            raise InvalidArgumentError(
+                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}"
+                f"{spec._allowed()}", op_type)
+
 
 # ---- per-op plans ---------------------------------------------------------------------------
 
@@ -465,9 +494,7 @@ def _prepare_attrs(plan: _OpPlan, attrs, op_type) -> dict:
     for attr_name, value in attrs.items():
         spec = specs.get(attr_name)
         if spec is None:
-            raise InvalidArgumentError(
-                f"{op_type} has no attr named '{attr_name}'; its attrs are: "
-                f"{', '.join(specs) or '(none)'}", op_type)
+            raise _no_such_attr(op_type, attr_name, specs)
         if spec.set is None:
             raise InvalidArgumentError(
                 f"{op_type}: attrs of type {spec.type} ('{attr_name}') are not supported in "
@@ -475,22 +502,8 @@ def _prepare_attrs(plan: _OpPlan, attrs, op_type) -> dict:
         if spec.prep is None:  # a tensor attr: converted once the dtype attr is known
             prepared[attr_name] = value
             continue
-        try:
-            value = spec.prep(value)
-        except (TypeError, ValueError, OverflowError) as e:
-            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
-            raise InvalidArgumentError(
-                f"{op_type}: attr '{attr_name}' must be a {spec.type}{allowed}: {e}",
-                op_type) from None
-        spec.check(op_type, value)
-        prepared[attr_name] = value
-    for attr_name in plan.required:
-        if attr_name not in prepared:
-            spec = specs[attr_name]
-            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
-            raise InvalidArgumentError(
-                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}{allowed}",
-                op_type)
+        prepared[attr_name] = spec.prepare(op_type, value)
+    _check_required_attrs(plan, prepared, op_type)
     return prepared
 
 

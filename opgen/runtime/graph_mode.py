@@ -94,28 +94,13 @@ def _prepare_attrs(plan, attrs, op_type) -> dict:
     for attr_name, value in attrs.items():
         spec = specs.get(attr_name)
         if spec is None:
-            raise InvalidArgumentError(
-                f"{op_type} has no attr named '{attr_name}'; its attrs are: "
-                f"{', '.join(specs) or '(none)'}", op_type)
+            raise eager._no_such_attr(op_type, attr_name, specs)
         if spec.prep is not None and not isinstance(value, attr_value_pb2.AttrValue):
-            try:
-                value = spec.prep(value)
-            except (TypeError, ValueError, OverflowError) as e:
-                allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
-                raise InvalidArgumentError(
-                    f"{op_type}: attr '{attr_name}' must be a {spec.type}{allowed}: {e}",
-                    op_type) from None
-            spec.check(op_type, value)
+            value = spec.prepare(op_type, value)
             if spec.type == "list(shape)":
                 value = _shape_list_attr(value)
         prepared[attr_name] = value
-    for attr_name in plan.required:
-        if attr_name not in prepared:
-            spec = specs[attr_name]
-            allowed = f" (allowed: {spec.allowed_text})" if spec.allowed_text else ""
-            raise InvalidArgumentError(
-                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}{allowed}",
-                op_type)
+    eager._check_required_attrs(plan, prepared, op_type)
     return prepared
 
 

@@ -126,6 +126,30 @@ def test_python_side_validation(call, error, fragments):
 
 
 @lib_needed
+@pytest.mark.parametrize("op_type, inputs, attrs, fragments", [
+    ("Cast", [np.ones(2)], {}, ["Cast", "missing required attr 'DstT'"]),
+    ("MatMul", [np.ones((1, 1)), np.ones((1, 1))], {"transpose_a": 1},
+     ["MatMul", "attr 'transpose_a' must be a bool"]),
+    ("Neg", [np.ones(2)], {"bogus": 1}, ["Neg has no attr named 'bogus'", "T"]),
+    ("Relu", [[1, 2]], {"T": "bool"}, ["Relu", "'T'", "bool", "allowed"]),
+    ("ConcatV2", [[np.ones(2)], 0], {}, ["ConcatV2", "'N'", "minimum 2"]),
+])
+def test_graph_mode_checks_attrs_as_eager_mode_does(op_type, inputs, attrs, fragments):
+    """A node is refused at build time with the message eager execution gives."""
+    messages = []
+    for graph in (None, opgen.Graph()):
+        with pytest.raises(errors.InvalidArgumentError) as info:
+            if graph is None:
+                opgen.execute_op(op_type, inputs, attrs)
+            else:
+                with graph.as_default():
+                    opgen.execute_op(op_type, inputs, attrs)
+        messages.append(str(info.value))
+    for fragment in fragments:
+        assert all(fragment in message for message in messages), messages
+
+
+@lib_needed
 def test_dtype_attrs_accept_names_dtypes_and_numpy():
     x = np.arange(4, dtype=np.int32)
     for spelling in ("float32", "float", dtypes.float32, np.float32, 1):
