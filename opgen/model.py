@@ -348,13 +348,15 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
     """``OpSpec.from_opdef`` of an op without ApiDef, from its ``OpDefWire``
     (:mod:`opgen.opdef_wire`): an arg or attr an earlier op had costs a dict lookup."""
     args, new_arg = shared.args, shared.new_arg
-    inputs = tuple([args.get(key) or new_arg(key) for key in op.input_arg])
+    # [:] makes a list in one call, where iterating a upb container ends in a formatted
+    # IndexError
+    inputs = tuple([args.get(key) or new_arg(key) for key in op.input_arg[:]])
     inferred_from = _inferred_from(inputs) if inputs else None
     inferred: list[AttrSpec] = []
     required: list[AttrSpec] = []
     optional: list[AttrSpec] = []
     attrs, new_attr = shared.attrs, shared.new_attr
-    for key in op.attr:
+    for key in op.attr[:]:
         spec = attrs.get(key) or new_attr(key)
         if inferred_from:
             sources = inferred_from.get(spec.name)
@@ -367,7 +369,7 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
     return make_frozen(OpSpec, {
         "name": name,
         "inputs": inputs,
-        "outputs": tuple([args.get(key) or new_arg(key) for key in op.output_arg]),
+        "outputs": tuple([args.get(key) or new_arg(key) for key in op.output_arg[:]]),
         "inferred_attrs": tuple(inferred),
         "required_attrs": required_attrs,
         "optional_attrs": optional_attrs,
@@ -380,7 +382,7 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
         "is_aggregate": op.is_aggregate,
         "allows_uninitialized_input": op.allows_uninitialized_input,
         "is_distributed_communication": op.is_distributed_communication,
-        "control_outputs": tuple(op.control_output),
+        "control_outputs": tuple(op.control_output[:]),
         "visibility": "VISIBLE",
         "endpoints": (name,),
         "deprecated_endpoints": (),
@@ -531,7 +533,7 @@ def _attr_spec(attr, sources: list[str] | None, renames: dict[str, str], docs: d
 def _allowed_values(list_value, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
     if element != "type" or shared is None:
         return tuple(_list_values(list_value, element))
-    key = tuple(list_value.type)
+    key = tuple(list_value.type[:])   # [:]: one call (see _spec_from_wire)
     types = shared.allowed_types.get(key)
     if types is None:
         types = shared.allowed_types[key] = tuple([_dtype(v) for v in key])

@@ -336,38 +336,40 @@ class _CheckedParts:
 
     def __init__(self, names: "_ValidNames") -> None:
         self.names = names
-        # bytes -> (name, role) of a valid attr, or None; role: its type, or "count" for
-        # an int with a minimum >= 0 (what a number_attr needs)
-        self.attrs: dict[bytes, tuple[str, str] | None] = {}
-        # bytes -> (name, ((attr name, role it needs), ...)) of a valid arg, or None
-        self.args: dict[bytes, tuple[str, tuple[tuple[str, str], ...]] | None] = {}
+        # bytes -> (name, role) of a valid attr, else False; role: its type, or "count"
+        # for an int with a minimum >= 0 (what a number_attr needs)
+        self.attrs: dict[bytes, tuple[str, str] | bool] = {}
+        # bytes -> (name, ((attr name, role it needs), ...)) of a valid arg, else False
+        self.args: dict[bytes, tuple[str, tuple[tuple[str, str], ...]] | bool] = {}
 
     def op_is_valid(self, op) -> bool:
         attr_facts, arg_facts = self.attrs, self.args
-        found = [attr_facts[key] if key in attr_facts else self._attr(key) for key in op.attr]
-        if None in found:
+        # [:] makes the list in one call, where iterating a upb container ends in a
+        # formatted IndexError. (A part found invalid is checked again: its op takes
+        # the slow path anyway.)
+        found = [attr_facts.get(key) or self._attr(key) for key in op.attr[:]]
+        if False in found:
             return False
         roles = dict(found)
         if len(roles) != len(found):
             return False   # a duplicate attr name
         seen = set(roles)
-        for args in (op.input_arg, op.output_arg):
-            for key in args:
-                facts = arg_facts[key] if key in arg_facts else self._arg(key)
-                if facts is None:
+        for key in op.input_arg[:] + op.output_arg[:]:
+            facts = arg_facts.get(key) or self._arg(key)
+            if not facts:
+                return False
+            name, needs = facts
+            if name in seen:
+                return False
+            seen.add(name)
+            for attr_name, role in needs:
+                if roles.get(attr_name) != role:
                     return False
-                name, needs = facts
-                if name in seen:
-                    return False
-                seen.add(name)
-                for attr_name, role in needs:
-                    if roles.get(attr_name) != role:
-                        return False
         return True
 
-    def _attr(self, key: bytes) -> tuple[str, str] | None:
+    def _attr(self, key: bytes) -> tuple[str, str] | bool:
         attr = op_def_pb2.OpDef.AttrDef.FromString(key)
-        facts = None
+        facts: tuple[str, str] | bool = False
         if not _validate_attr(attr, self.names):
             role = attr.type
             if role == "int" and attr.has_minimum and attr.minimum >= 0:
@@ -376,10 +378,10 @@ class _CheckedParts:
         self.attrs[key] = facts
         return facts
 
-    def _arg(self, key: bytes) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    def _arg(self, key: bytes) -> tuple[str, tuple[tuple[str, str], ...]] | bool:
         arg = op_def_pb2.OpDef.ArgDef.FromString(key)
         type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
-        facts = None
+        facts: tuple[str, tuple[tuple[str, str], ...]] | bool = False
         if (self.names.arg(arg.name)
                 and (arg.type != 0) + bool(type_attr) + bool(type_list_attr) == 1
                 and not (number_attr and type_list_attr)):
