@@ -345,8 +345,8 @@ class _CheckedParts:
     def op_is_valid(self, op) -> bool:
         attr_facts, arg_facts = self.attrs, self.args
         # [:] makes the list in one call, where iterating a upb container ends in a
-        # formatted IndexError. (A part found invalid is checked again: its op takes
-        # the slow path anyway.)
+        # formatted IndexError. A part cached as invalid (False) is checked again by
+        # `or`: its op takes the slow path anyway.
         found = [attr_facts.get(key) or self._attr(key) for key in op.attr[:]]
         if False in found:
             return False
