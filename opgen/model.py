@@ -12,10 +12,12 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import operator
 import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
+from opgen import opdef_wire
 from opgen.protos import op_def_pb2, types_pb2
 
 if TYPE_CHECKING:
@@ -309,10 +311,14 @@ def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ..
 def _deprecation(op: op_def_pb2.OpDef, api_def) -> Deprecation | None:
     """The OpDef's deprecation, else the one an ApiDef declares (deprecation_message)."""
     if op.HasField("deprecation"):
-        return Deprecation(op.deprecation.version, op.deprecation.explanation)
+        return _deprecation_of(op.deprecation)
     if api_def is not None and api_def.deprecation_message:
         return Deprecation(api_def.deprecation_version, api_def.deprecation_message)
     return None
+
+
+def _deprecation_of(proto: op_def_pb2.OpDeprecation) -> Deprecation:
+    return Deprecation(proto.version, proto.explanation)
 
 
 def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
@@ -322,11 +328,78 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
     ``api_defs`` (already validated against ``oplist``) rename and document; ops they
     mark SKIP are still returned (with ``visibility == "SKIP"``), languages leave them out.
     """
-    ops = oplist.op if isinstance(oplist, op_def_pb2.OpList) else oplist
     lookup = api_defs.get if api_defs is not None else (lambda name: None)
     shared = SharedSpecs()
-    return sorted((OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in ops),
-                  key=lambda spec: spec.name)
+    if not isinstance(oplist, op_def_pb2.OpList):
+        specs = [OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in oplist]
+    else:
+        specs = []
+        for index, op in enumerate(opdef_wire.wire_ops(oplist)):
+            api_def = lookup(op.name)
+            specs.append(_spec_from_wire(op, shared) if api_def is None else
+                         OpSpec.from_opdef(oplist.op[index], api_def, shared=shared))
+    return sorted(specs, key=_spec_name)
+
+
+_spec_name = operator.attrgetter("name")
+
+
+def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
+    """``OpSpec.from_opdef`` of an op without ApiDef, from its ``OpDefWire``
+    (:mod:`opgen.opdef_wire`): an arg or attr an earlier op had costs a dict lookup."""
+    args, new_arg = shared.args, shared.new_arg
+    # [:] makes a list in one call, where iterating a upb container ends in a formatted
+    # IndexError
+    inputs = tuple([args.get(key) or new_arg(key) for key in op.input_arg[:]])
+    inferred_from = _inferred_from(inputs) if inputs else None
+    inferred: list[AttrSpec] = []
+    required: list[AttrSpec] = []
+    optional: list[AttrSpec] = []
+    attrs, new_attr = shared.attrs, shared.new_attr
+    for key in op.attr[:]:
+        spec = attrs.get(key) or new_attr(key)
+        if inferred_from:
+            sources = inferred_from.get(spec.name)
+            if sources:
+                inferred.append(shared.inferred(spec, key, sources))
+                continue
+        (required if spec.default is NO_DEFAULT else optional).append(spec)
+    required_attrs, optional_attrs = tuple(required), tuple(optional)
+    name = op.name
+    return make_frozen(OpSpec, {
+        "name": name,
+        "inputs": inputs,
+        "outputs": tuple([args.get(key) or new_arg(key) for key in op.output_arg[:]]),
+        "inferred_attrs": tuple(inferred),
+        "required_attrs": required_attrs,
+        "optional_attrs": optional_attrs,
+        "summary": op.summary,
+        "description": op.description,
+        "deprecation": (_deprecation_of(op_def_pb2.OpDeprecation.FromString(op.deprecation))
+                        if op.HasField("deprecation") else None),
+        "is_stateful": op.is_stateful,
+        "is_commutative": op.is_commutative,
+        "is_aggregate": op.is_aggregate,
+        "allows_uninitialized_input": op.allows_uninitialized_input,
+        "is_distributed_communication": op.is_distributed_communication,
+        "control_outputs": tuple(op.control_output[:]),
+        "visibility": "VISIBLE",
+        "endpoints": (name,),
+        "deprecated_endpoints": (),
+        "input_order": (),
+        "signature_inputs": inputs,
+        "caller_attrs": required_attrs + optional_attrs,
+    })
+
+
+def _inferred_from(inputs: Iterable[ArgSpec]) -> dict[str, list[str]]:
+    """attr name -> the names of the inputs whose dtype or length it gives."""
+    inferred_from: dict[str, list[str]] = {}
+    for arg in inputs:
+        for attr_name in (arg.type_attr, arg.number_attr, arg.type_list_attr):
+            if attr_name:
+                inferred_from.setdefault(attr_name, []).append(arg.name)
+    return inferred_from
 
 
 class SharedSpecs:
@@ -335,7 +408,9 @@ class SharedSpecs:
     distinct ones, 7,367 args but 1,636 distinct ones), and a spec is immutable, so one
     object serves every op that has it (a list default is a list: read it, never change
     it). Identical protos serialize to identical bytes; the reverse need not hold (map
-    order), which only costs a second, equal spec.
+    order), which only costs a second, equal spec. An attr that inputs infer is kept
+    under (bytes, *the input names). Ops without ApiDef come as :mod:`opgen.opdef_wire`
+    gives them, their args and attrs already as bytes.
     """
 
     def __init__(self) -> None:
@@ -343,6 +418,30 @@ class SharedSpecs:
         self.attrs: dict[Any, AttrSpec] = {}
         # allowed dtype lists repeat too (every numeric type, every float type)
         self.allowed_types: dict[tuple[int, ...], tuple[DType, ...]] = {}
+
+    # The specs of args and attrs an op without ApiDef has, from their bytes (opdef_wire).
+
+    def new_arg(self, key: bytes) -> ArgSpec:
+        spec = self.args[key] = _arg_spec(_ArgDef.FromString(key), _NOTHING, _NOTHING)
+        return spec
+
+    def new_attr(self, key: bytes) -> AttrSpec:
+        """The spec of an attr no input infers."""
+        spec = self.attrs[key] = _attr_spec(_AttrDef.FromString(key), None, _NOTHING, _NOTHING,
+                                            _NOTHING, self)
+        return spec
+
+    def inferred(self, spec: AttrSpec, key: bytes, sources: list[str]) -> AttrSpec:
+        """``spec`` (from ``new_attr(key)``) of an attr the inputs ``sources`` infer."""
+        sources_key = (key, *sources)
+        inferred = self.attrs.get(sources_key)
+        if inferred is None:
+            inferred = self.attrs[sources_key] = make_frozen(
+                AttrSpec, {**spec.__dict__, "inferred_from": tuple(sources)})
+        return inferred
+
+
+_ArgDef, _AttrDef = op_def_pb2.OpDef.ArgDef, op_def_pb2.OpDef.AttrDef
 
 
 _SINGLE, _NUMBER_LIST, _TYPE_LIST = ArgKind.SINGLE, ArgKind.NUMBER_LIST, ArgKind.TYPE_LIST
@@ -434,7 +533,7 @@ def _attr_spec(attr, sources: list[str] | None, renames: dict[str, str], docs: d
 def _allowed_values(list_value, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
     if element != "type" or shared is None:
         return tuple(_list_values(list_value, element))
-    key = tuple(list_value.type)
+    key = tuple(list_value.type[:])   # [:]: one call (see _spec_from_wire)
     types = shared.allowed_types.get(key)
     if types is None:
         types = shared.allowed_types[key] = tuple([_dtype(v) for v in key])

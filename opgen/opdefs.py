@@ -15,11 +15,12 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Union
+from typing import Callable, Iterable, Sequence, Union
 
 from google.protobuf import message as _message
 from google.protobuf import text_format
 
+from opgen import opdef_wire
 from opgen.protos import op_def_pb2
 
 #: ``--ops -`` reads the OpList from standard input.
@@ -90,8 +91,11 @@ def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op
     if oplist is None:
         oplist, text = _parse_text(data, display)
     if validate:
-        locate = _text_locator(text, display) if text is not None else _binary_locator(display)
-        problems = validate_oplist(oplist, locate)
+        if text is None:   # the bytes at hand: no need to serialize the OpList again
+            problems = _problems(oplist, opdef_wire.OpListWire.FromString(data).op,
+                                 _binary_locator(display))
+        else:
+            problems = validate_oplist(oplist, _text_locator(text, display))
         if problems:
             raise OpDefError(problems)
     return oplist
@@ -198,13 +202,38 @@ def to_binary(oplist: op_def_pb2.OpList) -> bytes:
 
     An OpList has no field but ``op`` (1), so its wire format is each op as a
     length-delimited field 1: the tag byte, the length as a varint, the op's bytes.
+    Serializing the whole list is one call, where serializing op by op is one per op;
+    its fields are then put in name order.
     """
-    parts = []
-    for op in sorted(oplist.op, key=_op_name):
-        body = op.SerializeToString(deterministic=True)
-        parts.append(_OP_FIELD_TAG + _varint(len(body)))
-        parts.append(body)
-    return b"".join(parts)
+    data = oplist.SerializeToString(deterministic=True)
+    names = [op.name for op in oplist.op]
+    fields = _op_fields(data)
+    if fields is None or len(fields) != len(names):   # unknown fields beside the ops
+        return b"".join(_OP_FIELD_TAG + _varint(len(body)) + body
+                        for body in (op.SerializeToString(deterministic=True)
+                                     for op in sorted(oplist.op, key=_op_name)))
+    return b"".join([fields[i] for i in sorted(range(len(names)), key=names.__getitem__)])
+
+
+def _op_fields(data: bytes) -> list[bytes] | None:
+    """The op fields of a serialized OpList, each with its tag and length; None when
+    ``data`` holds a field that is not an op."""
+    fields = []
+    pos, end = 0, len(data)
+    while pos < end:
+        if data[pos] != _OP_FIELD_TAG[0]:
+            return None
+        start, length, shift = pos + 1, 0, 0
+        while True:   # the length varint
+            byte = data[start]
+            start += 1
+            length |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        fields.append(data[pos:start + length])
+        pos = start + length
+    return fields
 
 
 _OP_FIELD_TAG = bytes([1 << 3 | 2])   # field 1, wire type 2 (length-delimited)
@@ -212,8 +241,6 @@ _op_name = operator.attrgetter("name")
 
 
 def _varint(value: int) -> bytes:
-    if value < 0x4000:   # the usual op: up to two bytes
-        return bytes((value,)) if value < 0x80 else bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
@@ -274,16 +301,23 @@ def op_block_positions(text: str, key: str = "name") -> list[tuple[int, int]]:
 
 def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) -> list[Problem]:
     """Every problem in ``oplist``; an empty list means it is fine."""
-    locate = locate or (lambda index, name: "")
+    return _problems(oplist, opdef_wire.wire_ops(oplist), locate or (lambda index, name: ""))
+
+
+def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:
+    """:func:`validate_oplist`, with ``wire_ops`` the ops of ``oplist`` as ``OpDefWire``."""
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
     names = _ValidNames()
-    for index, op in enumerate(oplist.op):
+    checked = _CheckedParts(names)
+    for index, op in enumerate(wire_ops):
         name = op.name
         duplicate_of = first_seen.setdefault(name, index)
-        messages = validate_opdef(op, names)
+        if duplicate_of == index and _OP_NAME.match(name) and checked.op_is_valid(op):
+            continue   # the common case: no messages, no location to compute
+        messages = validate_opdef(oplist.op[index], names)
         if duplicate_of == index and not messages:
-            continue   # the common case: no location to compute
+            continue
         where = locate(index, name)
         if duplicate_of != index:
             problems.append(Problem(where, name, (
@@ -291,6 +325,76 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
                 f"{locate(duplicate_of, name) or f'op #{duplicate_of}'})")))
         problems.extend(Problem(where, name or f"#{index}", message) for message in messages)
     return problems
+
+
+class _CheckedParts:
+    """Whether an op is valid, from its ``OpDefWire``: each distinct arg and attr (by its
+    bytes) is checked once, and an op then costs dict lookups and its cross-checks (names
+    distinct, the attrs its args name exist with the right type). Says only valid or
+    not: :func:`validate_opdef` describes the problems of an op that is not.
+    """
+
+    def __init__(self, names: "_ValidNames") -> None:
+        self.names = names
+        # bytes -> (name, role) of a valid attr, else False; role: its type, or "count"
+        # for an int with a minimum >= 0 (what a number_attr needs)
+        self.attrs: dict[bytes, tuple[str, str] | bool] = {}
+        # bytes -> (name, ((attr name, role it needs), ...)) of a valid arg, else False
+        self.args: dict[bytes, tuple[str, tuple[tuple[str, str], ...]] | bool] = {}
+
+    def op_is_valid(self, op) -> bool:
+        attr_facts, arg_facts = self.attrs, self.args
+        # [:] makes the list in one call, where iterating a upb container ends in a
+        # formatted IndexError. A part cached as invalid (False) is checked again by
+        # `or`: its op takes the slow path anyway.
+        found = [attr_facts.get(key) or self._attr(key) for key in op.attr[:]]
+        if False in found:
+            return False
+        roles = dict(found)
+        if len(roles) != len(found):
+            return False   # a duplicate attr name
+        seen = set(roles)
+        for key in op.input_arg[:] + op.output_arg[:]:
+            facts = arg_facts.get(key) or self._arg(key)
+            if not facts:
+                return False
+            name, needs = facts
+            if name in seen:
+                return False
+            seen.add(name)
+            for attr_name, role in needs:
+                if roles.get(attr_name) != role:
+                    return False
+        return True
+
+    def _attr(self, key: bytes) -> tuple[str, str] | bool:
+        attr = op_def_pb2.OpDef.AttrDef.FromString(key)
+        facts: tuple[str, str] | bool = False
+        if not _validate_attr(attr, self.names):
+            role = attr.type
+            if role == "int" and attr.has_minimum and attr.minimum >= 0:
+                role = "count"
+            facts = (attr.name, role)
+        self.attrs[key] = facts
+        return facts
+
+    def _arg(self, key: bytes) -> tuple[str, tuple[tuple[str, str], ...]] | bool:
+        arg = op_def_pb2.OpDef.ArgDef.FromString(key)
+        type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
+        facts: tuple[str, tuple[tuple[str, str], ...]] | bool = False
+        if (self.names.arg(arg.name)
+                and (arg.type != 0) + bool(type_attr) + bool(type_list_attr) == 1
+                and not (number_attr and type_list_attr)):
+            needs = []
+            if type_attr:
+                needs.append((type_attr, "type"))
+            if number_attr:
+                needs.append((number_attr, "count"))
+            if type_list_attr:
+                needs.append((type_list_attr, "list(type)"))
+            facts = (arg.name, tuple(needs))
+        self.args[key] = facts
+        return facts
 
 
 class _ValidNames:

@@ -196,3 +196,72 @@ def test_to_binary_is_the_sorted_oplist_serialized(tf_oplist_path):
         expected = opdefs.sorted_oplist(oplist).SerializeToString(deterministic=True)
         assert opdefs.to_binary(oplist) == expected
         assert op_def_pb2.OpList.FromString(expected) == opdefs.sorted_oplist(oplist)
+
+
+def test_wire_ops_hold_each_arg_and_attr_serialized(tf_oplist_path):
+    from opgen import opdef_wire
+    oplist = opdefs.load(tf_oplist_path)
+    wire = opdef_wire.wire_ops(oplist)
+    assert len(wire) == len(oplist.op)
+    for op, wire_op in zip(oplist.op, wire):
+        assert wire_op.name == op.name and wire_op.summary == op.summary
+        for field in ("input_arg", "output_arg", "attr"):
+            assert list(getattr(wire_op, field)) == [
+                part.SerializeToString(deterministic=True) for part in getattr(op, field)]
+        assert wire_op.HasField("deprecation") == op.HasField("deprecation")
+    deprecated = next(op for op in oplist.op if op.HasField("deprecation"))
+    empty = op_def_pb2.OpList(op=[op_def_pb2.OpDef(name="Old", deprecation={})])
+    assert opdef_wire.wire_ops(empty)[0].HasField("deprecation")   # present though empty
+    assert deprecated.deprecation.version > 0
+
+
+def _broken_copies(oplist, seed: int, count: int):
+    """OpLists of 30 ops of ``oplist``, each with a few random breakages."""
+    import random
+    rng = random.Random(seed)
+    ops = list(oplist.op)
+    for _ in range(count):
+        sub = op_def_pb2.OpList(op=rng.sample(ops, 30))
+        for _ in range(rng.randrange(1, 8)):
+            op = sub.op[rng.randrange(len(sub.op))]
+            args = op.input_arg if op.input_arg and rng.random() < 0.5 else op.output_arg
+            arg = args[rng.randrange(len(args))] if args else None
+            attr = op.attr[rng.randrange(len(op.attr))] if op.attr else None
+            change = rng.randrange(10)
+            if change == 0:
+                op.name = rng.choice(["bad name", "Add", ops[rng.randrange(len(ops))].name])
+            elif attr is not None and change == 1:
+                attr.name = rng.choice(["1x", "T", "x", ""])
+            elif attr is not None and change == 2:
+                attr.type = rng.choice(["int", "type", "list(type)", "bogus", "float"])
+            elif attr is not None and change == 3:
+                attr.has_minimum, attr.minimum = rng.random() < 0.7, rng.choice([-1, 0, 2])
+            elif attr is not None and change == 4:
+                attr.default_value.type = rng.choice([1, 2, 9])
+            elif attr is not None and change == 5:
+                del op.attr[rng.randrange(len(op.attr))]
+            elif arg is not None and change == 6:
+                arg.name = rng.choice(["X", "x", "output", "T"])
+            elif arg is not None and change == 7:
+                arg.type = rng.choice([0, 1])
+            elif arg is not None and change == 8:
+                arg.number_attr = rng.choice(["", "N", "T"])
+            elif arg is not None:
+                arg.type_list_attr = rng.choice(["", "T", "Tout"])
+        yield sub
+
+
+def test_validation_reports_what_validate_opdef_reports_for_each_op(tf_oplist_path):
+    # validate_oplist decides most ops valid without validate_opdef (each distinct arg
+    # and attr checked once); it must never pass an op validate_opdef finds fault with.
+    seen = 0
+    for oplist in _broken_copies(opdefs.load(tf_oplist_path), seed=4, count=80):
+        expected, first = [], {}
+        for index, op in enumerate(oplist.op):
+            duplicate_of = first.setdefault(op.name, index)
+            if duplicate_of != index:
+                expected.append(f"op '{op.name}': duplicate op name (first defined at op #{duplicate_of})")
+            expected += [f"op '{op.name or f'#{index}'}': {m}" for m in opdefs.validate_opdef(op)]
+        assert [str(p) for p in opdefs.validate_oplist(oplist)] == expected
+        seen += len(expected)
+    assert seen > 200

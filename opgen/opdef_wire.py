@@ -1,0 +1,55 @@
+"""An OpList read with each op's args, attrs and deprecation left as their wire bytes.
+
+A message field and a ``bytes`` field have the same wire format (length-delimited), so
+the bytes of an OpList parse as ``OpListWire``: OpList and OpDef with every message-typed
+field of OpDef declared ``bytes``. One C call then gives every ``ArgDef`` and ``AttrDef``
+as its serialized bytes, where reading them through ``oplist.op`` costs a Python object
+per arg and attr and a ``SerializeToString`` call for each. TensorFlow's registry has
+13,000 args and attrs but fewer than 3,000 distinct ones: the bytes are the keys by which
+validation (:mod:`opgen.opdefs`) and the specs (:mod:`opgen.model`) do each distinct one
+once, parsing it back with ``ArgDef.FromString`` / ``AttrDef.FromString``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from opgen.protos import op_def_pb2
+
+
+def _wire_classes():
+    """OpListWire, built from OpDef's own descriptor so the field numbers cannot drift."""
+    field_type = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(name="opgen/opdef_wire.proto",
+                                              package="opgen.wire", syntax="proto2")
+    opdef = file.message_type.add()
+    op_def_pb2.OpDef.DESCRIPTOR.CopyToProto(opdef)
+    opdef.name = "OpDefWire"
+    del opdef.nested_type[:]
+    for field in opdef.field:
+        if field.type == field_type.TYPE_MESSAGE:
+            field.type = field_type.TYPE_BYTES
+            field.ClearField("type_name")
+        if field.label != field_type.LABEL_REPEATED:
+            field.label = field_type.LABEL_OPTIONAL   # proto2: HasField("deprecation") works
+    oplist = file.message_type.add(name="OpListWire")
+    oplist.field.add(name="op", number=op_def_pb2.OpList.OP_FIELD_NUMBER,
+                     label=field_type.LABEL_REPEATED, type=field_type.TYPE_MESSAGE,
+                     type_name=".opgen.wire.OpDefWire")
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("opgen.wire.OpListWire"))
+
+
+OpListWire = _wire_classes()
+
+
+def wire_ops(oplist: op_def_pb2.OpList) -> Sequence:
+    """The ops of ``oplist`` as ``OpDefWire`` messages, in order.
+
+    Deterministic serialization orders map entries (a func attr's attrs), so equal args
+    and attrs give equal bytes.
+    """
+    return OpListWire.FromString(oplist.SerializeToString(deterministic=True)).op
