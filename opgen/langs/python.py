@@ -72,8 +72,10 @@ def snake_case(op_name: str) -> str:
     capitalised word (``_Arg`` -> ``__arg``, ``_TPUReplicate`` -> ``_tpu_replicate``),
     exactly as TensorFlow's generator names them.
     """
-    joined = _JOINER.sub("_", op_name)
-    return _NOT_IDENTIFIER.sub("_", joined.replace(">", "_").lower())
+    name = _JOINER.sub("_", op_name).replace(">", "_").lower()
+    if name.isascii() and name.isidentifier():   # op names are: nothing to replace
+        return name
+    return _NOT_IDENTIFIER.sub("_", name)
 
 
 def avoid_reserved(name: str, taken: Collection[str] = ()) -> str:
@@ -453,7 +455,8 @@ def _docstring_lines(spec: OpSpec, params: dict[str, str], fields: Sequence[str]
         lines.append(text.doc)
         if not text.plain_doc:
             generated = False
-    lines += ["  name: A name for the operation (optional).\n", "Returns:"]
+    lines.append("  name: A name for the operation (optional).\n")
+    lines.append("Returns:")
     outputs = spec.outputs
     if not outputs:
         lines.append("  None eagerly; in graph mode, the created Operation.")
@@ -627,11 +630,14 @@ def parameter_lists(spec: OpSpec, params: dict[str, str],
                     attrs: Sequence[AttrText]) -> tuple[str, str]:
     """The parameters of the function and of its stub (which has ``= ...`` for defaults);
     ``attrs`` is the text of ``spec.caller_attrs``."""
-    source = [f"{params[a.name]}: {'TensorLike' if a.kind is _SINGLE else 'Sequence[TensorLike]'}"
-              for a in spec.signature_inputs]
+    # (plain loops: most ops have a few parameters, too few to pay for comprehensions)
+    source = []
+    for arg in spec.signature_inputs:
+        source.append(f"{params[arg.name]}: {'TensorLike' if arg.kind is _SINGLE else 'Sequence[TensorLike]'}")
     stub = source.copy()
-    source += [text.parameter for text in attrs]
-    stub += [text.stub_parameter for text in attrs]
+    for text in attrs:
+        source.append(text.parameter)
+        stub.append(text.stub_parameter)
     source.append("name: str | None = None")
     stub.append("name: str | None = None")
     return ", ".join(source), ", ".join(stub)
@@ -668,6 +674,11 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         deprecation = (f"{string_literal(spec.name)}, {spec.deprecation.version}, "
                        f"{string_literal(spec.deprecation.explanation)}")
     parameters, stub_parameters = parameter_lists(spec, params, attrs)
+    inputs, attr_entries = [], []   # (loops, not comprehensions: see parameter_lists)
+    for arg in spec.inputs:
+        inputs.append(params[arg.name])
+    for text in attrs:
+        attr_entries.append(text.attrs_entry)
     return make_frozen(PythonOp, {
         "op_type": string_literal(spec.name),
         "function": function,
@@ -675,8 +686,8 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "stub_parameters": stub_parameters,
         "return_hint": return_hint,
         "docstring": docstring_source(spec, params, fields, attrs, shared),
-        "inputs": "[" + ", ".join([params[a.name] for a in spec.inputs]) + "]",
-        "attrs": "{" + ", ".join([text.attrs_entry for text in attrs]) + "}",
+        "inputs": "[" + ", ".join(inputs) + "]",
+        "attrs": "{" + ", ".join(attr_entries) + "}",
         "returns": returns,
         "output_tuple": tuple_spec,
         "deprecation": deprecation,
