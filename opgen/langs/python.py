@@ -622,7 +622,10 @@ def attr_text(attr: AttrSpec, param: str) -> AttrText:
     if attr.description and attr.description.strip():
         doc += _wrap(attr.description, "    ")
     doc = "\n".join(doc)
-    plain_doc = "\n" not in doc and docstring_literal(doc) == f'"""{doc}"""'
+    # What docstring_literal would leave as it is: one line of printable ASCII without
+    # backslashes, triple quotes or a quote or blank at its end.
+    plain_doc = (doc.isascii() and doc.isprintable() and "\\" not in doc and '"""' not in doc
+                 and not doc.endswith(('"', " ")))
     return AttrText(param, parameter, stub_parameter, doc, plain_doc,
                     f"{string_literal(attr.name)}: {param}")
 
