@@ -427,7 +427,7 @@ def _wrap(text: str, indent: str) -> list[str]:
     return lines
 
 
-def _docstring_lines(spec: OpSpec, params: dict[str, str], fields: Sequence[str],
+def _docstring_parts(spec: OpSpec, params: dict[str, str], fields: Sequence[str],
                      attrs: Sequence[AttrText], shared: SharedText) -> tuple[list[str], bool]:
     """The docstring's parts, to be joined by newlines (a part that ends with a newline is
     followed by an empty line), and whether all of them are made here, with no text from
@@ -436,44 +436,44 @@ def _docstring_lines(spec: OpSpec, params: dict[str, str], fields: Sequence[str]
     summary = spec.summary.strip()
     if summary:
         generated = False
-    lines = [(summary or f"Runs the `{spec.name}` op.") + "\n"]
+    parts = [(summary or f"Runs the `{spec.name}` op.") + "\n"]
     description = spec.description.strip()
     if description:
         generated = False
-        lines.append(description + "\n")
+        parts.append(description + "\n")
     if spec.deprecation:
         generated = False
-        lines.append(f"Deprecated at GraphDef version {spec.deprecation.version}: "
+        parts.append(f"Deprecated at GraphDef version {spec.deprecation.version}: "
                      f"{spec.deprecation.explanation}\n")
-    lines.append("Args:")
+    parts.append("Args:")
     seen_type_attrs: dict[str, str] = {}
     for arg in spec.inputs:
-        lines.append(f"  {params[arg.name]}: {_input_doc(arg, spec, seen_type_attrs, params, shared)}")
+        parts.append(f"  {params[arg.name]}: {_input_doc(arg, spec, seen_type_attrs, params, shared)}")
         if arg.description and arg.description.strip():
             generated = False
-            lines += _wrap(arg.description, "    ")
+            parts += _wrap(arg.description, "    ")
     for text in attrs:
-        lines.append(text.doc)
+        parts.append(text.doc)
         if not text.plain_doc:
             generated = False
-    lines.append("  name: A name for the operation (optional).\n")
-    lines.append("Returns:")
+    parts.append("  name: A name for the operation (optional).\n")
+    parts.append("Returns:")
     outputs = spec.outputs
     if not outputs:
-        lines.append("  None eagerly; in graph mode, the created Operation.")
+        parts.append("  None eagerly; in graph mode, the created Operation.")
     elif len(outputs) == 1:
-        lines.append("  " + _output_doc(outputs[0], spec, params))
+        parts.append("  " + _output_doc(outputs[0], spec, params))
         if outputs[0].description and outputs[0].description.strip():
             generated = False
-            lines += _wrap(outputs[0].description, "  ")
+            parts += _wrap(outputs[0].description, "  ")
     else:
-        lines.append(f"  A tuple of `Tensor` objects ({', '.join(fields)}).\n")
+        parts.append(f"  A tuple of `Tensor` objects ({', '.join(fields)}).\n")
         for field, arg in zip(fields, outputs):
-            lines.append(f"  {field}: {_output_doc(arg, spec, params)}")
+            parts.append(f"  {field}: {_output_doc(arg, spec, params)}")
             if arg.description and arg.description.strip():
                 generated = False
-                lines += _wrap(arg.description, "    ")
-    return lines, generated
+                parts += _wrap(arg.description, "    ")
+    return parts, generated
 
 
 def docstring(spec: OpSpec, params: dict[str, str], fields: Sequence[str],
@@ -483,7 +483,7 @@ def docstring(spec: OpSpec, params: dict[str, str], fields: Sequence[str],
     ``attrs`` is the text of ``spec.caller_attrs``; ``fields`` name the outputs when
     there are several.
     """
-    return "\n".join(_docstring_lines(spec, params, fields, attrs, shared)[0])
+    return "\n".join(_docstring_parts(spec, params, fields, attrs, shared)[0])
 
 
 def docstring_source(spec: OpSpec, params: dict[str, str], fields: Sequence[str],
@@ -493,12 +493,12 @@ def docstring_source(spec: OpSpec, params: dict[str, str], fields: Sequence[str]
     Most ops' docstrings hold only text made here: names, types, plain phrases (attr
     docs are checked once per attr). Such text needs no escapes and has no blanks at
     line ends, so it is laid out by one join instead of docstring_literal's ~10 passes
-    over it (a third of the Python stage's time on TensorFlow's registry).
+    over it (~7 ms on TensorFlow's registry).
     """
-    lines, generated = _docstring_lines(spec, params, fields, attrs, shared)
+    parts, generated = _docstring_parts(spec, params, fields, attrs, shared)
     if generated:
-        return '"""' + "\n    ".join(lines) + '\n    """'
-    return docstring_literal("\n".join(lines))
+        return '"""' + "\n    ".join(parts) + '\n    """'
+    return docstring_literal("\n".join(parts))
 
 
 # ------------------------------------------------------------------------ type hints
@@ -612,6 +612,7 @@ class AttrText(NamedTuple):
 
 
 def attr_text(attr: AttrSpec, param: str) -> AttrText:
+    """The text of caller attr ``attr`` as parameter ``param``."""
     if attr.default is NO_DEFAULT:
         hint = _ATTR_HINTS[attr.type]
         parameter = stub_parameter = f"{param}: {hint}"
