@@ -11,6 +11,7 @@ import pytest
 from google.protobuf import text_format
 from hypothesis import example, given, settings, strategies as st
 
+from opgen import model, opdefs
 from opgen.langs import python as py
 from opgen.model import OpSpec
 from opgen.protos import op_def_pb2
@@ -159,3 +160,45 @@ def _docstring_literal_by_lines(text: str, indent: str) -> str:
        st.sampled_from(["", "  ", "    "]))
 def test_docstring_literal_lays_out_lines_as_the_line_by_line_statement(text, indent):
     assert py.docstring_literal(text, indent) == _docstring_literal_by_lines(text, indent)
+
+
+_DOCSTRING_OPS = r'''
+op { name: "Plain" input_arg { name: "x" type_attr: "T" } output_arg { name: "y" type_attr: "T" }
+     attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }
+     attr { name: "mode" type: "string" default_value { s: "SAME" } allowed_values { list { s: "SAME" s: "VALID" } } } }
+op { name: "OddDefault" output_arg { name: "a" type: DT_FLOAT } output_arg { name: "b" type: DT_INT32 }
+     attr { name: "sep" type: "string" default_value { s: "\\\"\"\"\t" } } }
+op { name: "Described" summary: "Sums,  caf\303\251.  " description: "One\\two  \n\n\n  \"\"\" three\t"
+     input_arg { name: "x" type: DT_FLOAT description: "trailing  \n\n  blanks " }
+     output_arg { name: "y" type: DT_FLOAT description: "out \\ put" }
+     attr { name: "k" type: "int" description: "a count  \n  more" } }
+op { name: "Old" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 3 explanation: "use \"New\"" } }
+'''
+
+
+def _docstrings_two_ways(specs):
+    """Each op's docstring as python_ops prints it, and as docstring_literal lays out
+    the docstring's text."""
+    by_name = {spec.name: spec for spec in specs}
+    for op in py.python_ops(specs):
+        spec = by_name[ast.literal_eval(op.op_type)]
+        output_class = op.output_tuple.class_name if op.output_tuple else None
+        params = py.parameter_names(spec, [output_class] if output_class else [])
+        fields = list(op.output_tuple.fields) if op.output_tuple else []
+        shared = py.SharedText()
+        text = py.docstring(spec, params, fields, shared.attrs(spec.caller_attrs, params), shared)
+        yield op.docstring, py.docstring_literal(text)
+
+
+def test_docstrings_made_of_generated_text_are_laid_out_as_docstring_literal_does():
+    # python_ops lays out docstrings of only generated text without docstring_literal;
+    # text from the OpDef (or an attr doc needing escapes) goes through it.
+    specs = model.op_specs(opdefs.load(_DOCSTRING_OPS.encode()))
+    for printed, expected in _docstrings_two_ways(specs):
+        assert printed == expected
+        compile(f"def f():\n    {printed}\n", "<test>", "exec")
+
+
+def test_tensorflow_docstrings_are_laid_out_as_docstring_literal_does(tf_oplist_path):
+    for printed, expected in _docstrings_two_ways(model.op_specs(opdefs.load(tf_oplist_path))):
+        assert printed == expected
