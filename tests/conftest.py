@@ -7,6 +7,17 @@ from pathlib import Path
 
 import pytest
 
+
+def pytest_addoption(parser):
+    # Here, not in tests/gpu/conftest.py, so that pytest knows it however it is started
+    # (an option of a conftest below the rootdir's test folder is unknown from the root).
+    parser.addoption(
+        "--kernel-sample", action="store_true",
+        help="GPU tests: run one case per test and kernel choice (dtypes, op ...: "
+             "see tests/gpu/conftest.py), deselecting the rest: enough for "
+             "compute-sanitizer to see every kernel, in a fraction of the time")
+
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TESTDATA = REPO.parent / "shared" / "testdata"
 

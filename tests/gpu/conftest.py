@@ -17,8 +17,39 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gpu_compare import gpu_skip_reason, assert_gpu_matches_cpu  # noqa: E402
 
 
+# The parameters that choose which compiled kernel runs, besides any whose value is a
+# dtype (index types...); the others (shapes, axes, values) pick inputs for the same one.
+KERNEL_PARAMS = frozenset({"dtype", "op", "fn", "name", "src", "dst", "transpose_a", "transpose_b",
+                           "keep_dims", "padding"})
+
+
+def _chooses_kernel(name: str, value) -> bool:
+    return name in KERNEL_PARAMS or isinstance(value, np.dtype) or (
+        isinstance(value, type) and issubclass(value, np.generic))
+
+
+def beyond_kernel_sample(items) -> list:
+    """The items after the first of each test function and kernel choice."""
+    seen, beyond = set(), []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        choice = tuple(sorted((k, repr(v)) for k, v in params.items() if _chooses_kernel(k, v)))
+        key = (str(item.fspath), item.originalname, choice)
+        if key in seen:
+            beyond.append(item)
+        seen.add(key)
+    return beyond
+
+
 def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
+    if config.getoption("--kernel-sample", default=False):   # declared in tests/conftest.py
+        deselected = beyond_kernel_sample(
+            [item for item in items if here in Path(str(item.fspath)).parents])
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            drop = set(map(id, deselected))
+            items[:] = [item for item in items if id(item) not in drop]
     reason = None
     for item in items:
         if here in Path(str(item.fspath)).parents:
