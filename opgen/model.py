@@ -257,12 +257,7 @@ class OpSpec:
             "summary": summary,
             "description": description,
             "deprecation": _deprecation(op, api_def),
-            "is_stateful": op.is_stateful,
-            "is_commutative": op.is_commutative,
-            "is_aggregate": op.is_aggregate,
-            "allows_uninitialized_input": op.allows_uninitialized_input,
-            "is_distributed_communication": op.is_distributed_communication,
-            "control_outputs": tuple(op.control_output),
+            **_op_flags(op),
             "visibility": visibility,
             "endpoints": endpoints,
             "deprecated_endpoints": deprecated_endpoints,
@@ -377,12 +372,7 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
         "description": op.description,
         "deprecation": (_deprecation_of(op_def_pb2.OpDeprecation.FromString(op.deprecation))
                         if op.HasField("deprecation") else None),
-        "is_stateful": op.is_stateful,
-        "is_commutative": op.is_commutative,
-        "is_aggregate": op.is_aggregate,
-        "allows_uninitialized_input": op.allows_uninitialized_input,
-        "is_distributed_communication": op.is_distributed_communication,
-        "control_outputs": tuple(op.control_output[:]),
+        **_op_flags(op),
         "visibility": "VISIBLE",
         "endpoints": (name,),
         "deprecated_endpoints": (),
@@ -390,6 +380,19 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
         "signature_inputs": inputs,
         "caller_attrs": required_attrs + optional_attrs,
     })
+
+
+def _op_flags(op) -> dict[str, Any]:
+    """The OpSpec fields copied as they are from an ``OpDef`` or its ``OpDefWire`` (which
+    shares these fields)."""
+    return {
+        "is_stateful": op.is_stateful,
+        "is_commutative": op.is_commutative,
+        "is_aggregate": op.is_aggregate,
+        "allows_uninitialized_input": op.allows_uninitialized_input,
+        "is_distributed_communication": op.is_distributed_communication,
+        "control_outputs": tuple(op.control_output[:]),
+    }
 
 
 def _inferred_from(inputs: Iterable[ArgSpec]) -> dict[str, list[str]]:

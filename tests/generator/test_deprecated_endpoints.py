@@ -269,6 +269,15 @@ def _compile(compiler: str, args: list[str], source: Path) -> subprocess.Complet
                            str(source)], capture_output=True, text=True, timeout=120)
 
 
+def _assert_warned_only_if(result, fails: bool, warning: str) -> None:
+    """A -Werror compile fails with ``warning`` exactly when ``fails``, else is silent."""
+    assert (result.returncode != 0) == fails, result.stderr[-3000:]
+    if fails:
+        assert warning in result.stderr
+    else:
+        assert result.stderr == ""
+
+
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler (c++) on PATH")
 @pytest.mark.parametrize("name, fails", [("Dot", True), ("MatrixProduct", False), ("Mm", False)])
 def test_cpp_using_a_deprecated_alias_fails_under_werror(generated, name, fails):
@@ -277,12 +286,8 @@ def test_cpp_using_a_deprecated_alias_fails_under_werror(generated, name, fails)
                       "opgen::Output Use(const opgen::Scope& root, opgen::Input a, opgen::Input b) {\n"
                       f"  return opgen::ops::{name}(root, a, b, opgen::ops::{name}::TransposeA(true));\n"
                       "}\n")
-    result = _compile(CXX, ["-std=c++17"], source)
-    assert (result.returncode != 0) == fails, result.stderr[-3000:]
-    if fails:
-        assert "Dot is deprecated (removed in version 2): use MatMul instead" in result.stderr
-    else:
-        assert result.stderr == ""
+    _assert_warned_only_if(_compile(CXX, ["-std=c++17"], source), fails,
+                           "Dot is deprecated (removed in version 2): use MatMul instead")
 
 
 @pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
@@ -293,12 +298,8 @@ def test_c_using_a_deprecated_alias_fails_under_werror(generated, name, fails):
                       "TF_Operation* use(TF_Graph* graph, TF_Output a, TF_Output b, TF_Status* status) {\n"
                       f"  return {name}(graph, NULL, a, b, NULL, NULL, status);\n"
                       "}\n")
-    result = _compile(CC, ["-std=c11"], source)
-    assert (result.returncode != 0) == fails, result.stderr[-3000:]
-    if fails:
-        assert "opgen_Dot is deprecated (removed in version 2): use opgen_MatMul instead" in result.stderr
-    else:
-        assert result.stderr == ""
+    _assert_warned_only_if(_compile(CC, ["-std=c11"], source), fails,
+                           "opgen_Dot is deprecated (removed in version 2): use opgen_MatMul instead")
 
 
 def _cargo() -> str:
