@@ -17,7 +17,8 @@ from typing import Iterable, Sequence
 
 from google.protobuf import text_format
 
-from opgen.opdefs import OpDefError, Problem, op_block_positions
+from opgen.opdefs import (OpDefError, Problem, decode_text, op_block_positions, read_file,
+                          syntax_problem)
 from opgen.protos import api_def_pb2, op_def_pb2
 
 VISIBLE = "VISIBLE"
@@ -87,9 +88,7 @@ def parse(text: str, display: str) -> tuple[api_def_pb2.ApiDefs, list[str]]:
     try:
         text_format.Parse(expanded, api_defs)
     except text_format.ParseError as e:
-        message = re.sub(r"^\d+:\d+\s*:\s*", "", str(e))
-        where = f"{display}:{e.GetLine()}:{e.GetColumn()}" if e.GetLine() is not None else display
-        raise OpDefError([Problem(where, "", f"ApiDef syntax error: {message}")]) from None
+        raise OpDefError([syntax_problem(e, expanded, display, "ApiDef syntax error")]) from None
     positions = op_block_positions(expanded, key="graph_op_name")
     locations = [f"{display}:{line}:{col}" for line, col in positions]
     locations += [display] * (len(api_defs.op) - len(locations))
@@ -116,20 +115,17 @@ def load(paths: Sequence[str | Path]) -> ApiDefSet:
     for path in api_def_files(paths):
         result.files.append(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            problems.append(Problem(str(path), "", f"cannot read the ApiDef file: {e}"))
-            continue
-        try:
+            text = decode_text(read_file(path, "ApiDef file"), str(path), "ApiDef syntax error")
+            text = text.replace("\r\n", "\n")   # a Windows checkout: same lines, and <<END works
             api_defs, locations = parse(text, str(path))
         except OpDefError as e:
             problems.extend(e.problems)
             continue
         seen_here: set[str] = set()
-        for api_def, where in zip(api_defs.op, locations):
+        for index, (api_def, where) in enumerate(zip(api_defs.op, locations)):
             name = api_def.graph_op_name
             if not name:
-                problems.append(Problem(where, "", "ApiDef without graph_op_name"))
+                problems.append(Problem(where, f"#{index}", "ApiDef without graph_op_name"))
                 continue
             if name in seen_here:
                 problems.append(Problem(where, name, "second ApiDef for this op in one file"))
@@ -205,6 +201,10 @@ def validate(api_defs: ApiDefSet, oplist: op_def_pb2.OpList) -> list[Problem]:
 
 def _check(api_def: api_def_pb2.ApiDef, op: op_def_pb2.OpDef) -> list[str]:
     errors = []
+    if api_def.visibility not in api_def_pb2.ApiDef.Visibility.values():
+        # proto3 keeps an unknown enum number (visibility: 7) instead of refusing it
+        errors.append(f"visibility {api_def.visibility} is not one of "
+                      f"{', '.join(api_def_pb2.ApiDef.Visibility.keys())}")
     inputs = [a.name for a in op.input_arg]
     attrs = {a.name: a for a in op.attr}
     for endpoint in api_def.endpoint:

@@ -9,8 +9,10 @@ belongs to and, for text input, ``FILE:LINE:COLUMN``.
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import operator
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from google.protobuf import message as _message
 from google.protobuf import text_format
 
 from opgen import opdef_wire
-from opgen.protos import op_def_pb2
+from opgen.protos import op_def_pb2, types_pb2
 
 #: ``--ops -`` reads the OpList from standard input.
 STDIN = "-"
@@ -35,6 +37,8 @@ _ARG_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _ATTR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SCALAR_ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
 ATTR_TYPES = frozenset(_SCALAR_ATTR_TYPES) | {f"list({t})" for t in _SCALAR_ATTR_TYPES}
+# proto3 keeps DataType numbers it does not know (type: 99999): no generator can name them.
+_DATA_TYPES = frozenset(types_pb2.DataType.values())
 # The AttrValue oneof field each attr type's value lives in.
 _VALUE_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
                 "shape": "shape", "tensor": "tensor", "func": "func"}
@@ -49,9 +53,19 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.location}: " if self.location else ""
-        what = f"op '{self.op}': " if self.op else ""
-        return f"{where}{what}{self.message}"
+        where = f"{printable(self.location)}: " if self.location else ""
+        what = f"op '{printable(self.op)}': " if self.op else ""
+        return f"{where}{what}{printable(self.message)}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control and other unprintable characters escaped (``\\n``,
+    ``\\x1b``): a name read from a damaged file cannot break a message across lines or
+    drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class OpDefError(Exception):
@@ -71,11 +85,23 @@ def read_source(source: OpsSource) -> tuple[bytes, str]:
         return source, "<bytes>"
     if str(source) == STDIN:
         return sys.stdin.buffer.read(), "<stdin>"
-    path = Path(source)
+    if isinstance(source, str) and "{" in source and not os.path.lexists(source):
+        # OpList text passed where a path belongs; naming it as a path would print it all
+        raise OpDefError([Problem("<str>", "", "a str names a file, and no file has this "
+                                  "name; to parse OpList text, pass it as bytes")])
+    return read_file(Path(source), "OpList"), str(source)
+
+
+def read_file(path: Path, what: str) -> bytes:
+    """The bytes of ``path``; :class:`OpDefError` naming it and ``what`` it should hold
+    when it cannot be read (missing, a folder, no permission, a NUL in the name)."""
     try:
-        return path.read_bytes(), str(path)
+        return path.read_bytes()
     except OSError as e:
-        raise OpDefError([Problem(str(path), "", f"cannot read the OpList: {e.strerror or e}")])
+        reason = e.strerror or str(e)
+    except ValueError as e:   # a path with a NUL character: no file can have it
+        reason = str(e)
+    raise OpDefError([Problem(str(path), "", f"cannot read the {what}: {reason}")])
 
 
 def load(source: OpsSource, *, validate: bool = True) -> op_def_pb2.OpList:
@@ -102,18 +128,16 @@ def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op
 
 
 def _parse_binary(data: bytes) -> op_def_pb2.OpList | None:
-    """``data`` as a binary OpList, or None when it is not a plausible one."""
+    """``data`` as a binary OpList, or None when it does not parse as one with ops."""
     if not data or _looks_like_text(data):
         # An empty input is an empty OpList either way; text is left to the text parser
-        # (a text file is never valid wire format with plausible op names anyway).
+        # (a text file is never valid wire format holding ops anyway).
         return None
     try:
         oplist = op_def_pb2.OpList.FromString(data)
     except _message.DecodeError:
         return None
-    if not oplist.op or not all(_OP_NAME.match(op.name) for op in oplist.op):
-        return None
-    return oplist
+    return oplist if oplist.op else None
 
 
 def _looks_like_text(data: bytes) -> bool:
@@ -124,23 +148,107 @@ def _looks_like_text(data: bytes) -> bool:
     return all(c.isprintable() or c in "\t\n\r\f\v" for c in text)
 
 
+def _mostly_text(data: bytes) -> bool:
+    """Whether ``data`` that is not clean text is text with a few bad bytes (an editing
+    accident: report where they are) rather than a damaged binary OpList, where every
+    field's tag and length is a control byte."""
+    text = data.decode("utf-8", "replace")
+    bad = sum(1 for c in text if c == "\ufffd" or not (c.isprintable() or c in "\t\n\r\f\v"))
+    return bad <= max(4, len(text) // 100)
+
+
+def decode_text(data: bytes, display: str, what: str) -> str:
+    """``data`` as UTF-8 text (a leading BOM dropped); :class:`OpDefError` at the
+    ``FILE:LINE:COLUMN`` of the first byte that is not UTF-8."""
+    body = data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = body.count(b"\n", 0, e.start) + 1
+        line_start = body.rfind(b"\n", 0, e.start) + 1
+        column = len(body[line_start:e.start].decode("utf-8", "replace")) + 1
+        raise OpDefError([Problem(f"{display}:{line}:{column}", "", (
+            f"{what}: byte 0x{body[e.start]:02x} is not UTF-8 text"))]) from None
+
+
+def syntax_problem(error: text_format.ParseError, text: str, display: str,
+                   what: str) -> Problem:
+    """A protobuf text-format error as a Problem located at ``FILE:LINE:COLUMN``."""
+    line, column = error.GetLine(), error.GetColumn()
+    # protobuf puts "LINE:COL : " in front, and for most errors the whole line it was
+    # reading in quotes: the location says where, and a line can be very long.
+    message = re.sub(r"^\d+:\d+\s*:\s*", "", str(error))
+    if line is not None and 0 < line <= text.count("\n") + 1:
+        echo = f"'{text.split(chr(10))[line - 1]}': "
+        if message.startswith(echo):
+            message = message[len(echo):]
+    where = f"{display}:{line}:{column}" if line is not None else display
+    return Problem(where, "", f"{what}: {message}")
+
+
 def _parse_text(data: bytes, display: str) -> tuple[op_def_pb2.OpList, str]:
-    if not _looks_like_text(data):
-        raise OpDefError([Problem(display, "", (
-            f"not a valid OpList: the {len(data)} bytes are neither protobuf text format "
-            "nor a complete binary OpList (truncated or corrupt?)"))])
-    text = data.decode("utf-8-sig")
+    if not _looks_like_text(data) and not _mostly_text(data):
+        raise OpDefError([_binary_problem(data, display)])
+    text = decode_text(data, display, "syntax error")
     oplist = op_def_pb2.OpList()
     try:
         text_format.Parse(text, oplist)
     except text_format.ParseError as e:
-        line, col = e.GetLine(), e.GetColumn()
-        message = str(e)
-        # protobuf prefixes "LINE:COL : "; the location goes in front of the file instead.
-        message = re.sub(r"^\d+:\d+\s*:\s*", "", message)
-        where = f"{display}:{line}:{col}" if line is not None else display
-        raise OpDefError([Problem(where, "", f"syntax error: {message}")]) from None
+        raise OpDefError([syntax_problem(e, text, display, "syntax error")]) from None
     return oplist, text
+
+
+def _binary_problem(data: bytes, display: str) -> Problem:
+    """What is wrong with ``data`` read as a binary OpList: the first op field (tag 1,
+    length-delimited) that is not one, is cut short or does not parse as an OpDef."""
+    pos, index, end = 0, 0, len(data)
+    while pos < end:
+        where = f"{display} (op #{index}, byte {pos})"
+        tag, pos = _read_varint(data, pos)
+        if tag != _OP_FIELD_TAG[0]:
+            return Problem(where, "", "not a valid OpList: neither protobuf text format nor "
+                                      "binary (where an op should start, there is none)")
+        length, pos = _read_varint(data, pos)
+        if length is None:
+            return Problem(where, "", "not a valid binary OpList: the op's length is cut "
+                                      "short (truncated or corrupt?)")
+        if pos + length > end:
+            return Problem(where, _wire_op_name(data[pos:end]), (
+                f"not a valid binary OpList: the op needs {length} bytes, {end - pos} remain "
+                "(truncated or corrupt?)"))
+        body = data[pos:pos + length]
+        try:
+            op_def_pb2.OpDef.FromString(body)
+        except _message.DecodeError as e:
+            return Problem(where, _wire_op_name(body),
+                           f"not a valid binary OpList: the op does not parse ({e}; corrupt?)")
+        pos += length
+        index += 1
+    return Problem(display, "", "not a valid OpList (truncated or corrupt?)")
+
+
+def _wire_op_name(body: bytes) -> str:
+    """The name of a serialized OpDef whose first field is its name, as far as it can be
+    read ("" when it cannot): to say which op is damaged."""
+    if not body.startswith(b"\n"):
+        return ""
+    length, pos = _read_varint(body, 1)
+    if length is None or pos + length > len(body):
+        return ""
+    return body[pos:pos + length].decode("utf-8", "replace")
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int | None, int]:
+    """The varint at ``pos`` and the position after it; None when ``data`` ends inside it."""
+    value, shift = 0, 0
+    while pos < len(data) and shift < 64:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+    return None, pos
 
 
 def load_runtime_registry(library: str | Path | None = None) -> op_def_pb2.OpList:
@@ -319,11 +427,12 @@ def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) ->
         if duplicate_of == index and not messages:
             continue
         where = locate(index, name)
+        shown = name or f"#{index}"   # a nameless op is known by its index
         if duplicate_of != index:
-            problems.append(Problem(where, name, (
+            problems.append(Problem(where, shown, (
                 f"duplicate op name (first defined at "
                 f"{locate(duplicate_of, name) or f'op #{duplicate_of}'})")))
-        problems.extend(Problem(where, name or f"#{index}", message) for message in messages)
+        problems.extend(Problem(where, shown, message) for message in messages)
     return problems
 
 
@@ -382,7 +491,7 @@ class _CheckedParts:
         arg = op_def_pb2.OpDef.ArgDef.FromString(key)
         type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
         facts: tuple[str, tuple[tuple[str, str], ...]] | bool = False
-        if (self.names.arg(arg.name)
+        if (self.names.arg(arg.name) and (arg.type == 0 or arg.type in _DATA_TYPES)
                 and (arg.type != 0) + bool(type_attr) + bool(type_list_attr) == 1
                 and not (number_attr and type_list_attr)):
             needs = []
@@ -456,7 +565,7 @@ def validate_opdef(op: op_def_pb2.OpDef, _names: _ValidNames | None = None) -> l
             # fixed type or of a 'type' attr.
             type_attr = arg.type_attr
             if (name in valid_args and not arg.number_attr and not arg.type_list_attr
-                    and (arg.type != 0) != bool(type_attr)
+                    and (arg.type in _DATA_TYPES and not type_attr if arg.type else type_attr)
                     and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")):
                 continue
             errors.extend(_validate_arg(kind, arg, attrs, names))
@@ -480,6 +589,8 @@ def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict,
                       f" (has {', '.join(type_sources) or 'none'})")
     if number_attr and type_list_attr:
         errors.append(f"{what}: 'number_attr' and 'type_list_attr' cannot be combined")
+    if has_type and arg.type not in _DATA_TYPES:
+        errors.append(f"{what}: type {arg.type} is not a DataType")
     for (field, wanted), attr_name in zip(_ARG_ATTR_FIELDS, (type_attr, number_attr, type_list_attr)):
         if not attr_name:
             continue
@@ -517,6 +628,9 @@ def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[s
             errors.append(f"{what}: allowed_values only apply to type and string attrs")
         elif attr.allowed_values.WhichOneof("value") != "list":
             errors.append(f"{what}: allowed_values must be a list")
+        elif element == "type":
+            errors.extend(f"{what}: allowed value {value} is not a DataType"
+                          for value in attr.allowed_values.list.type if value not in _DATA_TYPES)
     if not has_default:
         return errors
     default = attr.default_value
@@ -533,6 +647,9 @@ def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[s
             errors.append(f"{what}: list default holds '{other[0]}' values, not '{element}'")
     else:
         values = [getattr(default, field)]
+    if element == "type":
+        errors.extend(f"{what}: default {value} is not a DataType"
+                      for value in values if value not in _DATA_TYPES)
     if has_allowed and element in ("type", "string"):
         allowed = list(getattr(attr.allowed_values.list, field))
         for value in values:
