@@ -15,6 +15,7 @@ Runs derandomized with few examples; OPGEN_FUZZ_EXAMPLES=2000 hunts for bugs.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -33,6 +34,11 @@ from opgen.cli import EXIT_ERROR, EXIT_STALE, main
 from opgen.protos import api_def_pb2, op_def_pb2
 
 from .conftest import REPO, TF_OPLIST, TF_OPLIST_TEXT
+
+# protobuf's Python parser reads an unknown escape ("\\q") as the two characters, with a
+# DeprecationWarning from Python's codec: accepted, as protobuf accepts it.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:invalid (octal )?escape sequence:DeprecationWarning")
 
 LANGUAGES = ("python", "c", "cpp", "rust", "go")
 _SCALE = int(os.environ.get("OPGEN_FUZZ_EXAMPLES", "0"))
@@ -201,6 +207,7 @@ FIELD_NAMES = r"\b(name|type|type_attr|number_attr|type_list_attr|input_arg|outp
               r"default_value|allowed_values|list|summary|description|graph_op_name|endpoint|" \
               r"visibility|rename_to|arg_order|in_arg|out_arg|minimum|has_minimum|is_stateful)\b"
 BAD_NAMES = ["nmae", "Name", "typ", "input", "attrs", "x", "deprecated_name", "op"]
+ENUM_VALUES = r"\b(DT_[A-Z0-9_]+|HIDDEN|SKIP|VISIBLE|true|false)\b"
 BAD_ENUMS = ["DT_NOPE", "dt_float", "DT_FLOAT32", "99999", "-1", "DT_", "HIDDENN", "VISIBLE"]
 ODD_NUMBERS = ["nan", "inf", "-inf", "1e999", "-0", "0.0", "9223372036854775807",
                "-9223372036854775808", "4294967296", "-1", "1.5", "0x7f", "true"]
@@ -228,7 +235,7 @@ def corrupt_text(draw, text: str) -> bytes:
             return raw[:at] + draw(st.sampled_from(NON_UTF8)) + raw[at:]
         elif kind in ("field", "enum", "string", "number"):
             pattern, bad = {"field": (FIELD_NAMES, BAD_NAMES),
-                            "enum": (r"\b(DT_[A-Z0-9_]+|HIDDEN|SKIP|VISIBLE|true|false)\b", BAD_ENUMS),
+                            "enum": (ENUM_VALUES, BAD_ENUMS),
                             "string": (r'"(?:[^"\\\n]|\\.)*"', BAD_STRINGS + ODD_STRINGS),
                             "number": (r"(?<![\w.])-?\d+(\.\d+)?(e-?\d+)?\b", ODD_NUMBERS)}[kind]
             matches = list(re.finditer(pattern, text))
@@ -283,8 +290,11 @@ Runner = CliRunner()
 _PROBLEM_START = re.compile(r"^Error: ")
 
 
-def _workdir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="opgen-bad-input-"))
+@contextlib.contextmanager
+def workdir():
+    """A fresh folder per example (function-scoped fixtures do not reset between them)."""
+    with tempfile.TemporaryDirectory(prefix="opgen-bad-input-") as folder:
+        yield Path(folder)
 
 
 def run(args: list[str], stdin: bytes | None = None):
@@ -349,9 +359,9 @@ def assert_reports(result, path: Path, data: bytes, *, is_text: bool,
     # The input parses: the problems are about content, each located and naming its op.
     problems = [line for line in output.splitlines()[1:] if line.strip()]
     assert problems, output
+    where = r":\d+:\d+" if is_text else r" \(op #\d+\)"
     for line in problems:
-        location = rf"{re.escape(str(path))}(:\d+:\d+| \(op #\d+\))?: "
-        assert re.match(location + r"(op|ApiDef) '", line), line
+        assert re.match(rf"{re.escape(str(path))}{where}: op '", line), line
 
 
 def _looks_textual(data: bytes) -> bool:
@@ -369,8 +379,7 @@ def write(folder: Path, name: str, data: bytes) -> Path:
 
 # ------------------------------------------------------------------------ OpList: CLI
 
-def _commands(st_path: str):
-    return st.sampled_from([("generate", lang) for lang in LANGUAGES]
+COMMANDS = st.sampled_from([("generate", lang) for lang in LANGUAGES]
                            + [("check", None), ("depfile", None), ("show", None),
                               ("diff_old", None), ("diff_new", None)])
 
@@ -394,7 +403,11 @@ def run_command(command: tuple[str, str | None], folder: Path, bad: Path, clean:
 
 
 def check_oplist(command, data: bytes, *, is_text: bool, clean: bytes) -> None:
-    folder = _workdir()
+    with workdir() as folder:
+        check_oplist_in(folder, command, data, is_text=is_text, clean=clean)
+
+
+def check_oplist_in(folder: Path, command, data: bytes, *, is_text: bool, clean: bytes) -> None:
     bad = write(folder, "bad.pbtxt" if is_text else "bad.pb", data)
     clean_path = write(folder, "clean.pbtxt", clean)
     result, allowed = run_command(command, folder, bad, clean_path)
@@ -411,7 +424,7 @@ def check_oplist(command, data: bytes, *, is_text: bool, clean: bytes) -> None:
 
 
 @fuzz_settings(60)
-@given(st.data(), _commands(""))
+@given(st.data(), COMMANDS)
 def test_corrupted_bundled_oplist(data, command):
     corrupted = data.draw(corrupt_text(bundled_text()))
     check_oplist(command, corrupted, is_text=True, clean=MATMUL_OPS.encode())
@@ -419,7 +432,7 @@ def test_corrupted_bundled_oplist(data, command):
 
 @pytest.mark.skipif(TF_OPLIST_TEXT is None, reason="TensorFlow's text OpList is absent")
 @fuzz_settings(80)
-@given(st.data(), _commands(""))
+@given(st.data(), COMMANDS)
 def test_corrupted_tensorflow_text(data, command):
     corrupted = data.draw(tf_text_slice().flatmap(corrupt_text))
     check_oplist(command, corrupted, is_text=True, clean=MATMUL_OPS.encode())
@@ -427,7 +440,7 @@ def test_corrupted_tensorflow_text(data, command):
 
 @pytest.mark.skipif(TF_OPLIST is None, reason="TensorFlow's binary OpList is absent")
 @fuzz_settings(100)
-@given(st.data(), _commands(""))
+@given(st.data(), COMMANDS)
 def test_corrupted_tensorflow_binary(data, command):
     corrupted = data.draw(tf_binary_slice().flatmap(corrupt_binary))
     check_oplist(command, corrupted, is_text=False, clean=MATMUL_OPS.encode())
@@ -439,9 +452,9 @@ def test_corrupted_tensorflow_binary(data, command):
 def test_corrupted_whole_tensorflow_registry(data):
     """The whole registry, where corrupted length fields can point far away."""
     corrupted = data.draw(corrupt_binary(tf_binary()))
-    folder = _workdir()
-    bad = write(folder, "tf.pb", corrupted)
-    result = run(["show", "MatMul", "--ops", bad])
+    with workdir() as folder:
+        bad = write(folder, "tf.pb", corrupted)
+        result = run(["show", "MatMul", "--ops", bad])
     assert_clean_exit(result, {0, EXIT_ERROR})
     if result.exit_code == EXIT_ERROR and "no op named" not in result.output:
         assert_reports(result, bad, corrupted, is_text=False)
@@ -453,12 +466,16 @@ def test_corrupted_whole_tensorflow_registry(data):
 @fuzz_settings(80)
 @given(st.data(), st.sampled_from(["python", "c", "cpp", "rust", "go", "show", "diff"]))
 def test_corrupted_api_def(data, command):
-    corrupted = data.draw(corrupt_text(API_DEFS))
-    folder = _workdir()
+    with workdir() as folder:
+        check_api_def_in(folder, command, data.draw(corrupt_text(API_DEFS)))
+
+
+def check_api_def_in(folder: Path, command: str, corrupted: bytes) -> None:
     ops = write(folder, "ops.pbtxt", MATMUL_OPS.encode())
     bad = write(folder, "api_def.pbtxt", corrupted)
     if command == "show":
-        result, allowed = run(["show", "MatMul", "--ops", ops, "--api-def", bad]), {0, EXIT_ERROR}
+        result = run(["show", "MatMul", "--ops", ops, "--api-def", bad])
+        allowed = {0, EXIT_ERROR}
     elif command == "diff":
         result = run(["diff", ops, ops, "--api-def", bad])
         allowed = {0, EXIT_STALE, EXIT_ERROR}
@@ -481,11 +498,15 @@ def test_corrupted_api_def(data, command):
                  st.binary(max_size=64)))
 def test_library_raises_opdef_error(data):
     """opdefs.load(bytes) and what follows it raise OpDefError, never a protobuf or
-    Unicode error, and its problems carry the same information as the CLI's message."""
+    Unicode error, and its problems are what the CLI prints for the same bytes."""
     try:
         oplist = opdefs.load(data)
     except opdefs.OpDefError as e:
         assert e.problems and all(p.location.startswith("<bytes>") for p in e.problems)
+        with workdir() as folder:
+            result = run(["generate", "--ops", "-", "--out", folder], stdin=data)
+        assert_clean_exit(result, {EXIT_ERROR})
+        assert result.output.split("\n", 1)[1] == f"{e}\n".replace("<bytes>", "<stdin>")
         return
     generate.render(oplist, list(LANGUAGES))   # a valid OpList renders in every language
 
@@ -493,13 +514,13 @@ def test_library_raises_opdef_error(data):
 @fuzz_settings(60)
 @given(corrupt_text(API_DEFS))
 def test_library_api_def_load_raises_opdef_error(data):
-    folder = _workdir()
-    path = write(folder, "api.pbtxt", data)
-    try:
-        api_defs = api_def.load([path])
-    except opdefs.OpDefError as e:
-        assert e.problems and all(p.location.startswith(str(path)) for p in e.problems)
-        return
+    with workdir() as folder:
+        path = write(folder, "api.pbtxt", data)
+        try:
+            api_defs = api_def.load([path])
+        except opdefs.OpDefError as e:
+            assert e.problems and all(p.location.startswith(str(path)) for p in e.problems)
+            return
     oplist = opdefs.load(MATMUL_OPS.encode())
     problems = api_def.validate(api_defs, oplist)
     if not problems:
@@ -523,8 +544,10 @@ def _error(result) -> str:
 
 def test_a_folder_given_as_the_oplist(folder):
     assert f"Error: invalid OpList (1 problem), nothing written:\n{folder}: cannot read the " \
-           "OpList: Is a directory" in _error(run(["generate", "--ops", folder, "--out", folder / "o"]))
-    assert f"{folder}: cannot read the OpList" in _error(run(["diff", folder, folder / "ops.pbtxt"]))
+           "OpList: Is a directory" in \
+        _error(run(["generate", "--ops", folder, "--out", folder / "o"]))
+    assert f"{folder}: cannot read the OpList: Is a directory" in \
+        _error(run(["diff", folder, folder / "ops.pbtxt"]))
 
 
 def test_a_missing_or_unreachable_oplist(folder):
@@ -601,3 +624,75 @@ def test_outputs_that_cannot_be_written(folder):
     assert f"Invalid value for '--depfile': File '{folder}' is a directory" in \
         _error(run(["generate", "--ops", ops, "--out", folder / "o", "--depfile", folder]))
     assert not (folder / "o").exists()
+
+
+# ------------------------------------------------- what the fuzzing found, one case each
+
+
+def _problems(data: bytes) -> str:
+    with pytest.raises(opdefs.OpDefError) as info:
+        opdefs.load(data)
+    return str(info.value)
+
+
+def test_a_number_that_is_no_data_type_names_the_op():
+    text = b'op {\n  name: "A"\n  input_arg { name: "x" type: 9999 }\n' \
+           b'  attr { name: "T" type: "type" default_value { type: 777 } ' \
+           b'allowed_values { list { type: DT_FLOAT type: 555 } } }\n}\n'
+    assert _problems(text).splitlines() == [
+        "<bytes>:2:3: op 'A': attr 'T': allowed value 555 is not a DataType",
+        "<bytes>:2:3: op 'A': attr 'T': default 777 is not a DataType",
+        "<bytes>:2:3: op 'A': attr 'T': default 777 is not among the allowed values "
+        "DT_FLOAT, 555",
+        "<bytes>:2:3: op 'A': input 'x': type 9999 is not a DataType"]
+
+
+def test_an_unknown_visibility_number_names_the_api_def(tmp_path):
+    ops = write(tmp_path, "ops.pbtxt", MATMUL_OPS.encode())
+    api = write(tmp_path, "api.pbtxt", b'op {\n  graph_op_name: "Scale"\n  visibility: 7\n}\n')
+    assert f"{api}:2:3: op 'Scale': visibility 7 is not one of DEFAULT_VISIBILITY, VISIBLE, " \
+           "SKIP, HIDDEN" in _error(run(["show", "Scale", "--ops", ops, "--api-def", api]))
+
+
+def test_a_byte_that_is_not_utf8_is_located_in_oplists_and_api_defs(tmp_path):
+    # Columns count characters: the two bytes of the \u00e9 before it are one.
+    assert _problems(b'op {\n  summary: "caf\xc3\xa9 \xff"\n}\n') == \
+        "<bytes>:2:18: syntax error: byte 0xff is not UTF-8 text"
+    api = write(tmp_path, "api.pbtxt", b'op {\n  graph_op_name: "Scale"\n  summary: "\xc3"\n}\n')
+    with pytest.raises(opdefs.OpDefError) as info:
+        api_def.load([api])
+    assert str(info.value) == f"{api}:3:13: ApiDef syntax error: byte 0xc3 is not UTF-8 text"
+
+
+def test_damaged_names_are_escaped_and_nameless_duplicates_named_by_index():
+    oplist = op_def_pb2.OpList()
+    oplist.op.add(name="Bad\nName\x1b[31m")
+    oplist.op.add()
+    oplist.op.add()
+    assert _problems(oplist.SerializeToString()).splitlines() == [
+        "<bytes> (op #0): op 'Bad\\nName\\x1b[31m': invalid op name 'Bad\\nName\\x1b[31m': "
+        "expected CamelCase letters, digits, '_' and '>' namespace separators",
+        "<bytes> (op #1): op '#1': invalid op name '': expected CamelCase letters, digits, "
+        "'_' and '>' namespace separators",
+        "<bytes> (op #2): op '#2': duplicate op name (first defined at <bytes> (op #1))",
+        "<bytes> (op #2): op '#2': invalid op name '': expected CamelCase letters, digits, "
+        "'_' and '>' namespace separators"]
+
+
+def test_a_syntax_error_on_a_long_line_does_not_repeat_the_line():
+    line = b'op { name: "A" summary: "' + b"x" * 5000 + b'" input_arg { type: DT_NOPE } }'
+    assert _problems(line) == "<bytes>:1:5046: syntax error: Enum type \"opgen.DataType\" " \
+                              "has no value named DT_NOPE."
+
+
+def test_paths_that_no_file_can_have():
+    assert _problems_of("a\0b") == "a\\x00b: cannot read the OpList: embedded null byte"
+    assert _problems_of('op { name: "A" }') == \
+        "<str>: a str names a file, and no file has this name; to parse OpList text, pass " \
+        "it as bytes"
+
+
+def _problems_of(source: str) -> str:
+    with pytest.raises(opdefs.OpDefError) as info:
+        opdefs.load(source)
+    return str(info.value)
