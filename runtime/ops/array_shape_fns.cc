@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../kernels/range_spec.h"
 #include "shape_fn_context.h"
 #include "shape_fns.h"
 
@@ -255,16 +256,9 @@ void Gather(ShapeFnContext& c) {
 // The number of steps of `delta` from `start` to before `limit`.
 template <typename T>
 int64_t RangeLength(T start, T limit, T delta) {
-  if (delta == 0) Fail("delta must not be 0");
-  if ((delta > 0 && start > limit) || (delta < 0 && start < limit))
-    Fail("delta moves start away from limit");
-  if constexpr (std::is_integral_v<T>) {  // exact, where doubles would round large values
-    const T span = start < limit ? limit - start : start - limit;
-    const T step = delta < 0 ? -delta : delta;
-    return static_cast<int64_t>((span + step - 1) / step);
-  } else {
-    return static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
-  }
+  int64_t n = 0;
+  if (const char* error = kernels::RangeCount(start, limit, delta, &n)) Fail(error);
+  return n;
 }
 
 void Range(ShapeFnContext& c) {
