@@ -54,6 +54,7 @@ inline bool PlanFill(TF_OpKernelContext* ctx, FillPlan* plan) {
       return false;
     }
   }
+  if (!CheckShapeSize(ctx, "Fill", dims)) return false;
   plan->value = std::move(value);
   plan->dims = std::move(dims);
   return true;

@@ -56,10 +56,30 @@ inline std::string ShapeString(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+// The element count of a tensor's dims (valid by construction).
 inline int64_t NumElements(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;
+}
+
+// The element count of dims that come from operands (a shape, multiples, paddings), or
+// -1 when a dim is negative or the count, multiplied out in order, passes int64.
+inline int64_t CheckedNumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+  return n;
+}
+
+// CheckedNumElements, reporting "<what>: shape [..] has a negative dimension or more
+// elements than int64 counts" and returning false where it gives -1.
+inline bool CheckShapeSize(TF_OpKernelContext* ctx, const std::string& what,
+                           const std::vector<int64_t>& dims) {
+  if (CheckedNumElements(dims) >= 0) return true;
+  Fail(ctx, TF_INVALID_ARGUMENT, what + ": shape " + ShapeString(dims) +
+                                     " has a negative dimension or more elements than int64 counts");
+  return false;
 }
 
 // Splits `dims` around `axis` into the element counts before and after it.
@@ -98,9 +118,8 @@ inline const TF_Tensor* BorrowInput(TF_OpKernelContext* ctx, int i) {
 // operands, such as Fill's dims or Tile's multiples, can be anything).
 inline bool OutputBytes(TF_OpKernelContext* ctx, TF_DataType dtype,
                         const std::vector<int64_t>& dims, size_t* bytes) {
-  int64_t n = 1;
-  bool ok = true;
-  for (int64_t d : dims) ok = ok && d >= 0 && !__builtin_mul_overflow(n, d, &n);
+  const int64_t n = CheckedNumElements(dims);
+  const bool ok = n >= 0;
   int64_t total = 0;
   if (!ok || __builtin_mul_overflow(n, static_cast<int64_t>(TF_DataTypeSize(dtype)), &total)) {
     Fail(ctx, TF_INVALID_ARGUMENT, "output shape " + ShapeString(dims) +

@@ -83,6 +83,7 @@ inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan) {
       return false;
     }
   }
+  if (!CheckShapeSize(ctx, "Pad", out)) return false;
   plan->input = std::move(input);
   plan->dims = dims;
   plan->pads = pads;
@@ -124,6 +125,7 @@ inline bool PlanTile(TF_OpKernelContext* ctx, TilePlan* plan) {
       return false;
     }
   }
+  if (!CheckShapeSize(ctx, "Tile", out)) return false;
   plan->input = std::move(input);
   plan->dims = dims;
   plan->out_dims = std::move(out);

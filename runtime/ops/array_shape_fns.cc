@@ -120,8 +120,8 @@ void Slice(ShapeFnContext& c) {
     if (sz == -1) {
       out.dims[k] = (begin && dim >= 0) ? dim - b : kUnknownDim;
     } else {
-      if (begin && dim >= 0 && b + sz > dim)
-        Fail("slice [" + std::to_string(b) + ", " + std::to_string(b + sz) + ") of dimension " +
+      if (begin && dim >= 0 && sz > dim - b)  // (b is in [0, dim]; b + sz can overflow)
+        Fail("a slice of " + std::to_string(sz) + " from " + std::to_string(b) + " of dimension " +
              std::to_string(k) + " exceeds its size " + std::to_string(dim));
       out.dims[k] = sz;
     }
@@ -209,7 +209,11 @@ void Pad(ShapeFnContext& c) {
   for (int64_t k = 0; pads && k < rank; ++k) {
     const int64_t before = (*pads)[2 * k], after = (*pads)[2 * k + 1];
     if (before < 0 || after < 0) Fail("paddings must not be negative");
-    if (in.rank_known && in.dims[k] >= 0) out.dims[k] = in.dims[k] + before + after;
+    if (in.rank_known && in.dims[k] >= 0 &&
+        (__builtin_add_overflow(in.dims[k], before, &out.dims[k]) ||
+         __builtin_add_overflow(out.dims[k], after, &out.dims[k])))
+      Fail("paddings " + std::to_string(before) + " and " + std::to_string(after) +
+           " overflow int64 for dimension " + std::to_string(k));
   }
   c.SetOutput(0, out);
 }
@@ -224,7 +228,11 @@ void Tile(ShapeFnContext& c) {
   for (int64_t k = 0; multiples && k < rank; ++k) {
     const int64_t m = (*multiples)[k], dim = in.rank_known ? in.dims[k] : kUnknownDim;
     if (m < 0) Fail("multiples must not be negative");
-    out.dims[k] = m == 0 ? 0 : (dim < 0 ? kUnknownDim : dim * m);
+    if (m == 0 || dim < 0) {
+      out.dims[k] = m == 0 ? 0 : kUnknownDim;
+    } else if (__builtin_mul_overflow(dim, m, &out.dims[k])) {
+      Fail("multiple " + std::to_string(m) + " overflows int64 for dimension " + std::to_string(k));
+    }
   }
   c.SetOutput(0, out);
 }
@@ -291,8 +299,8 @@ void Reshape(ShapeFnContext& c) {
       inferred = static_cast<int64_t>(k);
     } else if (out.dims[k] < 0) {
       Fail("shape " + PartialShape::Of(*shape).ToString() + " has a negative dimension");
-    } else {
-      known_product *= out.dims[k];
+    } else if (__builtin_mul_overflow(known_product, out.dims[k], &known_product)) {
+      Fail("shape " + PartialShape::Of(*shape).ToString() + " has more elements than int64 counts");
     }
   }
   const int64_t n = in.NumElements();

@@ -76,7 +76,7 @@ CASES = [
     # Found by the adversarial sweep (test_kernel_adversarial.py): each crashed, hung or
     # returned garbage before its check.
     ("Fill", [np.array([I64_MAX, 3], i64), f32(1)], {}, BAD,
-     "output shape [9223372036854775807,3] has a negative dimension or more elements than int64 counts"),
+     "Fill: shape [9223372036854775807,3] has a negative dimension or more elements than int64 counts"),
     ("Fill", [np.array([[2, 2]], i32), f32(1)], {}, BAD, "Fill: dims must be a vector, got shape [1,2]"),
     ("Slice", [np.ones((2, 3), f32), np.array([1, 1], i64), np.array([I64_MAX, 1], i64)], {}, BAD,
      "Slice: begin [1,1] and size [9223372036854775807,1] exceed shape [2,3]"),
