@@ -671,7 +671,23 @@ def all_cases(op_defs):
     return cases
 
 
+def builtin_op_names() -> list[str]:
+    """The ops of the checked-in ops.pbtxt: the runtime's built-in ops (a generator test
+    proves them equal)."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "ops.pbtxt").read_text()
+    return sorted(line.split('"')[1] for line in text.splitlines() if line.startswith('  name: "'))
+
+
 def runtime_op_defs():
-    """The OpDefs of every op the runtime registers (its TF_GetAllOpList)."""
+    """The OpDefs of the built-in ops, as the runtime registers them (TF_GetAllOpList);
+    ops that plugin libraries loaded into this process added are left out."""
     from opgen import opdefs
-    return list(opdefs.load_runtime_registry().op)
+    builtin = set(builtin_op_names())
+    return [op for op in opdefs.load_runtime_registry().op if op.name in builtin]
+
+
+def registered_op_names() -> list[str]:
+    """Every op the runtime of this process registers."""
+    from opgen import opdefs
+    return sorted(op.name for op in opdefs.load_runtime_registry().op)

@@ -233,7 +233,7 @@ def worker(first: int, last: int, only_op: str | None) -> None:
             verdict = f"sweep error: {type(exc).__name__}: {exc}"
         out.write(json.dumps({"done": i, "verdict": verdict}) + "\n")
         out.flush()
-    out.write(json.dumps({"end": len(cases)}) + "\n")
+    out.write(json.dumps({"end": len(cases), "registered": ac.registered_op_names()}) + "\n")
     out.flush()
 
 
@@ -250,22 +250,24 @@ def _child_env():
 
 def sweep(timeout: float = 20.0, only_op: str | None = None, jobs: int = 2):
     """({case index: verdict} for the cases that failed, crashes and hangs included;
-    the number of cases run). The cases are split into `jobs` ranges, each run by its
-    own chain of child processes."""
+    the number of cases run; the ops a fresh process's runtime registers). The cases are
+    split into `jobs` ranges, each run by its own chain of child processes."""
     total = len(ac.all_cases(ac.runtime_op_defs()))
     bounds = [total * k // jobs for k in range(jobs + 1)]
     with ThreadPoolExecutor(jobs) as pool:
         parts = list(pool.map(lambda k: _sweep_range(bounds[k], bounds[k + 1], timeout, only_op),
                               range(jobs)))
     failures: dict[int, str] = {}
-    for part, _ in parts:
+    registered: list[str] = []
+    for part, _, names in parts:
         failures.update(part)
-    return failures, sum(ran for _, ran in parts)
+        registered = registered or names
+    return failures, sum(ran for _, ran, _ in parts), registered
 
 
 def _sweep_range(first: int, last: int, timeout: float, only_op: str | None):
     failures: dict[int, str] = {}
-    ran = 0
+    ran, registered = 0, []
     while first < last:
         proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--worker", str(first), str(last)]
@@ -307,7 +309,7 @@ def _sweep_range(first: int, last: int, timeout: float, only_op: str | None):
                                 failures[record["done"]] = record["verdict"]
                             current, first = None, record["done"] + 1
                         elif "end" in record:
-                            finished = True
+                            finished, registered = True, record["registered"]
         selector.close()
         if hung:
             proc.kill()
@@ -328,7 +330,7 @@ def _sweep_range(first: int, last: int, timeout: float, only_op: str | None):
                                  + stderr_tail.decode(errors="replace")[-4000:])
         ran += 1
         first = current + 1
-    return failures, ran
+    return failures, ran, registered
 
 
 def main(argv):
@@ -340,7 +342,7 @@ def main(argv):
     timeout = float(argv[argv.index("--timeout") + 1]) if "--timeout" in argv else 20.0
     jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
     start = time.monotonic()
-    failures, ran = sweep(timeout, only, jobs)
+    failures, ran, _ = sweep(timeout, only, jobs)
     cases = ac.all_cases(ac.runtime_op_defs())
     for i, verdict in sorted(failures.items()):
         print(f"FAIL #{i} {cases[i].describe()}\n    {verdict}\n")

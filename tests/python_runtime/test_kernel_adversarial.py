@@ -11,8 +11,6 @@ must raise."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
-
 import pytest
 
 import adversarial_cases as ac
@@ -21,14 +19,7 @@ import adversarial_sweep
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
 
-def _checked_in_op_names() -> list[str]:
-    """The ops of the checked-in ops.pbtxt (proven equal to the runtime's registry by
-    the generator tests), for parametrizing at collection time, before the library loads."""
-    text = (Path(__file__).resolve().parents[2] / "ops.pbtxt").read_text()
-    return sorted(line.split('"')[1] for line in text.splitlines() if line.startswith('  name: "'))
-
-
-OPS = _checked_in_op_names()
+OPS = ac.builtin_op_names()
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +27,13 @@ def sweep():
     cases = ac.all_cases(ac.runtime_op_defs())
     # A sanitizer build runs several times slower: give each case more time there.
     timeout = 120.0 if "asan" in os.environ.get("LD_PRELOAD", "") else 30.0
-    failures, ran = adversarial_sweep.sweep(timeout=timeout, jobs=2)
-    return cases, failures, ran
+    failures, ran, registered = adversarial_sweep.sweep(timeout=timeout, jobs=2)
+    return cases, failures, ran, registered
 
 
 def test_every_registered_op_is_swept(sweep):
-    cases, _, ran = sweep
-    registered = sorted(op.name for op in ac.runtime_op_defs())
-    assert registered == OPS, "ops.pbtxt and the runtime's registry differ"
+    cases, _, ran, registered = sweep
+    assert registered == OPS, "a fresh runtime registers other ops than ops.pbtxt holds"
     per_op = {name: [c for c in cases if c.op == name] for name in registered}
     thin = {name: len(c) for name, c in per_op.items() if len(c) < 15 and name != "NoOp"}
     assert not thin, f"ops with too few adversarial cases: {thin}"
@@ -52,7 +42,7 @@ def test_every_registered_op_is_swept(sweep):
 
 @pytest.mark.parametrize("op", OPS)
 def test_op_survives_adversarial_calls(op, sweep):
-    cases, failures, _ = sweep
+    cases, failures, _, _ = sweep
     mine = [(i, verdict) for i, verdict in sorted(failures.items()) if cases[i].op == op]
     if mine:
         pytest.fail(f"{len(mine)} of {sum(c.op == op for c in cases)} adversarial calls of {op} "
@@ -74,13 +64,14 @@ def test_the_sweep_reports_a_crash_as_the_case_that_crashed(monkeypatch, tmp_pat
         "    print(json.dumps({'start': i}), flush=True)\n"
         "    if i == 1: os.abort()\n"
         "    print(json.dumps({'done': i, 'verdict': None}), flush=True)\n"
-        "print(json.dumps({'end': last}), flush=True)\n")
+        "print(json.dumps({'end': last, 'registered': ['Fake']}), flush=True)\n")
     real_popen = subprocess.Popen
 
     def popen(args, **kwargs):
         return real_popen([sys.executable, str(script)] + args[2:], **kwargs)
 
     monkeypatch.setattr(adversarial_sweep.subprocess, "Popen", popen)
-    failures, ran = adversarial_sweep._sweep_range(0, 4, timeout=10, only_op=None)
+    failures, ran, registered = adversarial_sweep._sweep_range(0, 4, timeout=10, only_op=None)
     assert list(failures) == [1] and "killed by signal 6" in failures[1]
+    assert registered == ["Fake"]
     assert ran == 4
