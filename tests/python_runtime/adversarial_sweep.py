@@ -171,6 +171,8 @@ def judge(case) -> str | None:
     """None when the case behaved, else what went wrong."""
     eager = _attempt(_run_eager, case)
     runs = {"eager": eager}
+    if eager[0] == "bad":
+        return f"eager: {eager[1]}"
     if eager[0] == "ok":
         again = _attempt(_run_eager, case)
         if again != eager:
@@ -178,8 +180,9 @@ def judge(case) -> str | None:
     op_def_inputs = _input_count(case.op)
     if op_def_inputs == len(case.inputs) and _generated_function(case.op) is not None:
         generated = _attempt(_run_generated, case)
-        if generated[0] == "bad" or (generated[0] == "ok") != (eager[0] == "ok") or (
-                eager[0] == "ok" and generated != eager):
+        if generated[0] == "bad":
+            return f"generated function: {generated[1]}"
+        if (generated[0] == "ok") != (eager[0] == "ok") or (eager[0] == "ok" and generated != eager):
             return (f"the generated function and execute_op differ: {_short(generated[1])} vs "
                     f"{_short(eager[1])}")
     if "graph" in case.modes:
