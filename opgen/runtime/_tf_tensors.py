@@ -39,6 +39,8 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
             raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
     else:
         array = _python_as(value, dtype, what)
+    if not array.dtype.isnative:  # byte-swapped data: tensors hold the machine's order
+        array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
     return array

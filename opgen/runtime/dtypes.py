@@ -155,6 +155,8 @@ def as_dtype(value) -> DType:
         np_dtype = np.dtype(value)
     except (TypeError, ValueError):
         raise TypeError(f"cannot interpret {value!r} as a dtype") from None
+    if not np_dtype.isnative:  # the same type in the other byte order; data converts on copy
+        np_dtype = np_dtype.newbyteorder("=")
     if np_dtype in _BY_NUMPY:
         return _BY_NUMPY[np_dtype]
     raise TypeError(f"numpy dtype {np_dtype} has no opgen equivalent")

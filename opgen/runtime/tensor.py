@@ -263,6 +263,8 @@ def dtype_of(value) -> dtypes.DType:
 
 def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     runtime = _lib.lib()
+    if not array.dtype.isnative:  # byte-swapped data: tensors hold the machine's order
+        array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:  # (np.ascontiguousarray would make scalars 1-d)
         array = array.copy(order="C")
     dims = (ctypes.c_int64 * array.ndim)(*array.shape)

@@ -39,6 +39,10 @@ struct FillPlan {
 inline bool PlanFill(TF_OpKernelContext* ctx, FillPlan* plan) {
   TensorPtr dims_t = Input(ctx, 0), value = Input(ctx, 1);
   if (!dims_t || !value) return false;
+  if (TF_NumDims(dims_t.get()) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Fill: dims must be a vector, got shape " + ShapeString(Dims(dims_t.get())));
+    return false;
+  }
   std::vector<int64_t> dims = IndexValues(dims_t.get());
   if (TF_NumDims(value.get()) != 0) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
@@ -50,6 +54,7 @@ inline bool PlanFill(TF_OpKernelContext* ctx, FillPlan* plan) {
       return false;
     }
   }
+  if (!CheckShapeSize(ctx, "Fill", dims)) return false;
   plan->value = std::move(value);
   plan->dims = std::move(dims);
   return true;

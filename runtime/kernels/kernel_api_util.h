@@ -56,10 +56,30 @@ inline std::string ShapeString(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+// The element count of a tensor's dims (valid by construction).
 inline int64_t NumElements(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;
+}
+
+// The element count of dims that come from operands (a shape, multiples, paddings), or
+// -1 when a dim is negative or the count, multiplied out in order, passes int64.
+inline int64_t CheckedNumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+  return n;
+}
+
+// CheckedNumElements, reporting "<what>: shape [..] has a negative dimension or more
+// elements than int64 counts" and returning false where it gives -1.
+inline bool CheckShapeSize(TF_OpKernelContext* ctx, const std::string& what,
+                           const std::vector<int64_t>& dims) {
+  if (CheckedNumElements(dims) >= 0) return true;
+  Fail(ctx, TF_INVALID_ARGUMENT, what + ": shape " + ShapeString(dims) +
+                                     " has a negative dimension or more elements than int64 counts");
+  return false;
 }
 
 // Splits `dims` around `axis` into the element counts before and after it.
@@ -93,14 +113,33 @@ inline const TF_Tensor* BorrowInput(TF_OpKernelContext* ctx, int i) {
   return t;
 }
 
+// The bytes of a `dtype` tensor of shape `dims`; false after reporting the failure when
+// a dim is negative or the count does not fit in int64 (a shape computed from caller
+// operands, such as Fill's dims or Tile's multiples, can be anything).
+inline bool OutputBytes(TF_OpKernelContext* ctx, TF_DataType dtype,
+                        const std::vector<int64_t>& dims, size_t* bytes) {
+  const int64_t n = CheckedNumElements(dims);
+  const bool ok = n >= 0;
+  int64_t total = 0;
+  if (!ok || __builtin_mul_overflow(n, static_cast<int64_t>(TF_DataTypeSize(dtype)), &total)) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "output shape " + ShapeString(dims) +
+                                       (ok ? " needs more bytes than int64 counts"
+                                           : " has a negative dimension or more elements than int64 counts"));
+    return false;
+  }
+  *bytes = static_cast<size_t>(total);
+  return true;
+}
+
 // Allocates output `i` of `dtype` and `dims` (on the kernel's device, or the host for
 // a host-memory output); nullptr after reporting the failure.
 inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
                                 const std::vector<int64_t>& dims) {
+  size_t bytes = 0;
+  if (!OutputBytes(ctx, dtype, dims, &bytes)) return nullptr;
   TF_Status* s = ThreadStatus();
   TF_Tensor* t = TF_AllocateOutput(ctx, i, dtype, dims.data(), static_cast<int>(dims.size()),
-                                   TF_DataTypeSize(dtype) * static_cast<size_t>(NumElements(dims)),
-                                   s);
+                                   bytes, s);
   if (TF_GetCode(s) != TF_OK) {
     TF_OpKernelContext_Failure(ctx, s);
     return nullptr;
@@ -112,10 +151,11 @@ inline TensorPtr AllocateOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtyp
 // until the kernel returns, not to be freed.
 inline TF_Tensor* AllocateBorrowedOutput(TF_OpKernelContext* ctx, int i, TF_DataType dtype,
                                          const std::vector<int64_t>& dims) {
+  size_t bytes = 0;
+  if (!OutputBytes(ctx, dtype, dims, &bytes)) return nullptr;
   TF_Status* s = ThreadStatus();
   TF_Tensor* t = OPGEN_KernelAllocateOutput(
-      ctx, i, dtype, dims.data(), static_cast<int>(dims.size()),
-      TF_DataTypeSize(dtype) * static_cast<size_t>(NumElements(dims)), s);
+      ctx, i, dtype, dims.data(), static_cast<int>(dims.size()), bytes, s);
   if (t == nullptr) TF_OpKernelContext_Failure(ctx, s);
   return t;
 }

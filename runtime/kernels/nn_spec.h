@@ -100,7 +100,9 @@ inline bool PlanBatchNorm(TF_OpKernelContext* ctx, const BatchNormAttrs& attrs, 
   const int64_t c = dims.empty() ? 0 : dims.back();
   const bool has_mean = TF_TensorElementCount(mean.get()) == c;
   const bool has_variance = TF_TensorElementCount(variance.get()) == c;
-  if (dims.size() < 2 || TF_TensorElementCount(scale.get()) != c ||
+  bool vectors = true;  // the per-channel operands, each of rank 1
+  for (const TensorPtr* t : {&scale, &offset, &mean, &variance}) vectors = vectors && TF_NumDims(t->get()) == 1;
+  if (dims.size() < 2 || !vectors || TF_TensorElementCount(scale.get()) != c ||
       TF_TensorElementCount(offset.get()) != c ||
       (!attrs.is_training && (!has_mean || !has_variance))) {
     Fail(ctx, TF_INVALID_ARGUMENT,

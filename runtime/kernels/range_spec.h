@@ -12,6 +12,37 @@
 namespace opgen {
 namespace kernels {
 
+// The number of values of Range(start, limit, delta), or the reason there is none (null
+// when `*n` is set). Shared with Range's shape function, so graphs and kernels agree.
+// Integers are measured as unsigned 64-bit magnitudes, exact for every integer type
+// (limit - start in T itself overflows for spans past T's range); floats must be finite.
+template <typename T>
+const char* RangeCount(T start, T limit, T delta, int64_t* n) {
+  if constexpr (std::is_integral_v<T>) {
+    if (delta == T(0)) return "delta must not be 0";
+    if ((delta > T(0) && start > limit) || (delta < T(0) && start < limit))
+      return "delta moves start away from limit";
+    const uint64_t span = start < limit ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
+                                        : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
+    const uint64_t step = delta < T(0) ? uint64_t(0) - static_cast<uint64_t>(delta)
+                                       : static_cast<uint64_t>(delta);
+    const uint64_t count = span / step + (span % step != 0);
+    if (count > static_cast<uint64_t>(INT64_MAX)) return "more values than int64 counts";
+    *n = static_cast<int64_t>(count);
+  } else {
+    const double s = static_cast<double>(start), l = static_cast<double>(limit),
+                 d = static_cast<double>(delta);
+    if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d))
+      return "start, limit and delta must be finite";
+    if (d == 0) return "delta must not be 0";
+    if ((d > 0 && s > l) || (d < 0 && s < l)) return "delta moves start away from limit";
+    const double count = std::ceil(std::abs((l - s) / d));
+    if (!(count < 9.2e18)) return "more values than int64 counts";  // also NaN, inf
+    *n = static_cast<int64_t>(count);
+  }
+  return nullptr;
+}
+
 // Reads the operands start, limit and delta, and sets `*n`, the number of values; false
 // after reporting the failure.
 template <typename T>
@@ -26,17 +57,9 @@ bool PlanRange(TF_OpKernelContext* ctx, T* start, T* delta, int64_t* n) {
   }
   *start = *Data<T>(start_t);
   *delta = *Data<T>(delta_t);
-  const T limit = *Data<T>(limit_t);
-  if (*delta == T(0) || (*delta > T(0) && *start > limit) || (*delta < T(0) && *start < limit)) {
-    Fail(ctx, TF_INVALID_ARGUMENT, *delta == T(0) ? "Range: delta must not be 0"
-                                                  : "Range: delta moves start away from limit");
+  if (const char* error = RangeCount(*start, *Data<T>(limit_t), *delta, n)) {
+    Fail(ctx, TF_INVALID_ARGUMENT, std::string("Range: ") + error);
     return false;
-  }
-  if constexpr (std::is_integral_v<T>) {
-    *n = (std::abs(static_cast<int64_t>(limit - *start)) + std::abs(static_cast<int64_t>(*delta)) - 1) /
-         std::abs(static_cast<int64_t>(*delta));
-  } else {
-    *n = static_cast<int64_t>(std::ceil(std::abs((limit - *start) / *delta)));
   }
   return true;
 }

@@ -44,12 +44,13 @@ inline void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
     } else if (shape[i] < 0) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: size " + std::to_string(shape[i]) + " must be >= -1");
       return;
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      known = -1;  // past int64: more than any tensor holds
+      break;
     }
   }
   if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
-  if (NumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
+  if (known < 0 || CheckedNumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
     Fail(ctx, TF_INVALID_ARGUMENT,
          "Input to reshape is a tensor with " + std::to_string(n) +
              " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +

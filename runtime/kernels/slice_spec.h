@@ -34,8 +34,11 @@ inline bool PlanSlice(TF_OpKernelContext* ctx, SlicePlan* plan) {
   }
   std::vector<int64_t> size = requested;
   for (size_t d = 0; d < dims.size(); ++d) {
-    if (size[d] == -1) size[d] = dims[d] - begin[d];
-    if (begin[d] < 0 || size[d] < 0 || begin[d] + size[d] > dims[d]) {
+    // begin in [0, dim] first: then dims[d] - begin[d] cannot overflow, where
+    // begin[d] + size[d] can.
+    const bool begin_ok = begin[d] >= 0 && begin[d] <= dims[d];
+    if (begin_ok && size[d] == -1) size[d] = dims[d] - begin[d];
+    if (!begin_ok || size[d] < 0 || size[d] > dims[d] - begin[d]) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Slice: begin " + ShapeString(begin) + " and size " +
                                          ShapeString(requested) + " exceed shape " + ShapeString(dims));
       return false;
@@ -62,7 +65,7 @@ inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan) {
   TensorPtr input = Input(ctx, 0), pad_t = Input(ctx, 1);
   if (!input || !pad_t) return false;
   const std::vector<int64_t> dims = Dims(input.get()), pads = IndexValues(pad_t.get());
-  if (pads.size() != 2 * dims.size()) {
+  if (TF_NumDims(pad_t.get()) != 2 || TF_Dim(pad_t.get(), 1) != 2 || pads.size() != 2 * dims.size()) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must have shape [" + std::to_string(dims.size()) +
                                        ", 2] for input of shape " + ShapeString(dims));
     return false;
@@ -73,8 +76,14 @@ inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must be non-negative");
       return false;
     }
-    out[d] = dims[d] + pads[2 * d] + pads[2 * d + 1];
+    if (__builtin_add_overflow(dims[d], pads[2 * d], &out[d]) ||
+        __builtin_add_overflow(out[d], pads[2 * d + 1], &out[d])) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings " + ShapeString(pads) + " overflow int64 for shape " +
+                                         ShapeString(dims));
+      return false;
+    }
   }
+  if (!CheckShapeSize(ctx, "Pad", out)) return false;
   plan->input = std::move(input);
   plan->dims = dims;
   plan->pads = pads;
@@ -94,6 +103,11 @@ inline bool PlanTile(TF_OpKernelContext* ctx, TilePlan* plan) {
   TensorPtr input = Input(ctx, 0), mult_t = Input(ctx, 1);
   if (!input || !mult_t) return false;
   const std::vector<int64_t> dims = Dims(input.get()), mult = IndexValues(mult_t.get());
+  if (TF_NumDims(mult_t.get()) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must be a vector, got shape " +
+                                       ShapeString(Dims(mult_t.get())));
+    return false;
+  }
   if (mult.size() != dims.size()) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must have one entry per dimension of " +
                                        ShapeString(dims) + ", got " + ShapeString(mult));
@@ -105,8 +119,13 @@ inline bool PlanTile(TF_OpKernelContext* ctx, TilePlan* plan) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples must be non-negative, got " + ShapeString(mult));
       return false;
     }
-    out[d] = dims[d] * mult[d];
+    if (__builtin_mul_overflow(dims[d], mult[d], &out[d])) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Tile: multiples " + ShapeString(mult) + " overflow int64 for shape " +
+                                         ShapeString(dims));
+      return false;
+    }
   }
+  if (!CheckShapeSize(ctx, "Tile", out)) return false;
   plan->input = std::move(input);
   plan->dims = dims;
   plan->out_dims = std::move(out);

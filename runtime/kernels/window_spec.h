@@ -47,6 +47,24 @@ inline Window2D* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv, const 
                    "windows over the batch or channel dimension are not supported");
     } else if (w->padding == "EXPLICIT" && w->explicit_paddings.size() != 8) {
       TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "EXPLICIT padding needs 8 explicit_paddings");
+    } else if (w->padding != "VALID" && w->padding != "SAME" && w->padding != "EXPLICIT") {
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
+                   ("padding must be VALID, SAME or EXPLICIT, got '" + w->padding + "'").c_str());
+    }
+    for (int d = 1; d <= 2 && TF_GetCode(s.get()) == TF_OK; ++d) {
+      // Zero or negative sizes would divide by zero or walk backwards through the input.
+      if (w->strides[d] <= 0 || w->ksize[d] <= 0 || w->dilations[d] <= 0) {
+        TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
+                     ("strides, ksize and dilations must be positive, got strides " +
+                      ShapeString(w->strides) + (is_conv ? ", dilations " + ShapeString(w->dilations)
+                                                         : ", ksize " + ShapeString(w->ksize)))
+                         .c_str());
+      } else if (w->padding == "EXPLICIT" &&
+                 (w->explicit_paddings[2 * d] < 0 || w->explicit_paddings[2 * d + 1] < 0)) {
+        TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
+                     ("explicit_paddings must not be negative, got " +
+                      ShapeString(w->explicit_paddings)).c_str());
+      }
     }
   }
   if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
@@ -55,22 +73,36 @@ inline Window2D* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv, const 
 inline void DeleteWindow(void* p) { delete static_cast<Window2D*>(p); }
 
 // Output size and leading padding of spatial dimension `d` (1: height, 2: width), as
-// TensorFlow computes them.
-inline void OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out,
+// TensorFlow computes them; false when a size overflows int64 or the padded input is
+// shorter than the window with EXPLICIT padding. Strides, ksize and dilations are
+// positive and explicit paddings non-negative (CreateWindow checked them).
+inline bool OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out,
                        int64_t* pad_before) {
-  const int64_t stride = w.strides[d], effective = (k - 1) * w.dilations[d] + 1;
+  const int64_t stride = w.strides[d];
+  int64_t effective = 0;  // (k - 1) * dilation + 1
+  if (k < 1 || __builtin_mul_overflow(k - 1, w.dilations[d], &effective) ||
+      __builtin_add_overflow(effective, 1, &effective))
+    return false;
   if (w.padding == "VALID") {
     *out = in >= effective ? (in - effective) / stride + 1 : 0;
     *pad_before = 0;
   } else if (w.padding == "SAME") {
-    *out = (in + stride - 1) / stride;
-    const int64_t total = std::max<int64_t>((*out - 1) * stride + effective - in, 0);
-    *pad_before = total / 2;
+    *out = in / stride + (in % stride != 0);
+    int64_t covered = 0;  // (out - 1) * stride + effective
+    if (*out > 0 && (__builtin_mul_overflow(*out - 1, stride, &covered) ||
+                     __builtin_add_overflow(covered, effective, &covered)))
+      return false;
+    *pad_before = std::max<int64_t>(covered - in, 0) / 2;
   } else {  // EXPLICIT
     const int64_t before = w.explicit_paddings[2 * d], after = w.explicit_paddings[2 * d + 1];
-    *out = (in + before + after - effective) / stride + 1;
+    int64_t padded = 0;
+    if (__builtin_add_overflow(in, before, &padded) || __builtin_add_overflow(padded, after, &padded) ||
+        padded < effective)
+      return false;
+    *out = (padded - effective) / stride + 1;
     *pad_before = before;
   }
+  return true;
 }
 
 // One windowed op's call: the NHWC input [batch, ih, iw, ic], a kh x kw window, and the
@@ -85,10 +117,19 @@ struct WindowPlan {
   std::vector<int64_t> out_dims;
 };
 
-inline void PlanOutput(const Window2D& w, WindowPlan* plan) {
-  OutputSize(w, 1, plan->ih, plan->kh, &plan->oh, &plan->pt);
-  OutputSize(w, 2, plan->iw, plan->kw, &plan->ow, &plan->pl);
+// False after reporting the failure.
+inline bool PlanOutput(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+  if (!OutputSize(w, 1, plan->ih, plan->kh, &plan->oh, &plan->pt) ||
+      !OutputSize(w, 2, plan->iw, plan->kw, &plan->ow, &plan->pl)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "a " + std::to_string(plan->kh) + "x" + std::to_string(plan->kw) + " window (strides " +
+             ShapeString(w.strides) + ", dilations " + ShapeString(w.dilations) + ", padding " +
+             w.padding + ") gives no output size for input " +
+             ShapeString({plan->batch, plan->ih, plan->iw, plan->ic}));
+    return false;
+  }
   plan->out_dims = {plan->batch, plan->oh, plan->ow, plan->oc};
+  return true;
 }
 
 // Conv2D(input, filter). False after reporting the failure.
@@ -96,7 +137,7 @@ inline bool PlanConv2D(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* p
   TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
   if (!input || !filter) return false;
   const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
-  if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2]) {
+  if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2] || NumElements(fd) == 0) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) + " (NHWC) and filter " +
                                        ShapeString(fd) + " (HWIO) do not fit");
     return false;
@@ -110,8 +151,7 @@ inline bool PlanConv2D(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* p
   plan->kh = fd[0];
   plan->kw = fd[1];
   plan->oc = fd[3];
-  PlanOutput(w, plan);
-  return true;
+  return PlanOutput(ctx, w, plan);
 }
 
 // MaxPool / AvgPool(input): the window is ksize, channels stay (oc == ic). False after
@@ -131,8 +171,7 @@ inline bool PlanPool(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* pla
   plan->ic = plan->oc = id[3];
   plan->kh = w.ksize[1];
   plan->kw = w.ksize[2];
-  PlanOutput(w, plan);
-  return true;
+  return PlanOutput(ctx, w, plan);
 }
 
 }  // namespace kernels

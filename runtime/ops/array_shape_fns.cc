@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../kernels/range_spec.h"
 #include "shape_fn_context.h"
 #include "shape_fns.h"
 
@@ -119,8 +120,8 @@ void Slice(ShapeFnContext& c) {
     if (sz == -1) {
       out.dims[k] = (begin && dim >= 0) ? dim - b : kUnknownDim;
     } else {
-      if (begin && dim >= 0 && b + sz > dim)
-        Fail("slice [" + std::to_string(b) + ", " + std::to_string(b + sz) + ") of dimension " +
+      if (begin && dim >= 0 && sz > dim - b)  // (b is in [0, dim]; b + sz can overflow)
+        Fail("a slice of " + std::to_string(sz) + " from " + std::to_string(b) + " of dimension " +
              std::to_string(k) + " exceeds its size " + std::to_string(dim));
       out.dims[k] = sz;
     }
@@ -208,7 +209,11 @@ void Pad(ShapeFnContext& c) {
   for (int64_t k = 0; pads && k < rank; ++k) {
     const int64_t before = (*pads)[2 * k], after = (*pads)[2 * k + 1];
     if (before < 0 || after < 0) Fail("paddings must not be negative");
-    if (in.rank_known && in.dims[k] >= 0) out.dims[k] = in.dims[k] + before + after;
+    if (in.rank_known && in.dims[k] >= 0 &&
+        (__builtin_add_overflow(in.dims[k], before, &out.dims[k]) ||
+         __builtin_add_overflow(out.dims[k], after, &out.dims[k])))
+      Fail("paddings " + std::to_string(before) + " and " + std::to_string(after) +
+           " overflow int64 for dimension " + std::to_string(k));
   }
   c.SetOutput(0, out);
 }
@@ -223,7 +228,11 @@ void Tile(ShapeFnContext& c) {
   for (int64_t k = 0; multiples && k < rank; ++k) {
     const int64_t m = (*multiples)[k], dim = in.rank_known ? in.dims[k] : kUnknownDim;
     if (m < 0) Fail("multiples must not be negative");
-    out.dims[k] = m == 0 ? 0 : (dim < 0 ? kUnknownDim : dim * m);
+    if (m == 0 || dim < 0) {
+      out.dims[k] = m == 0 ? 0 : kUnknownDim;
+    } else if (__builtin_mul_overflow(dim, m, &out.dims[k])) {
+      Fail("multiple " + std::to_string(m) + " overflows int64 for dimension " + std::to_string(k));
+    }
   }
   c.SetOutput(0, out);
 }
@@ -255,16 +264,9 @@ void Gather(ShapeFnContext& c) {
 // The number of steps of `delta` from `start` to before `limit`.
 template <typename T>
 int64_t RangeLength(T start, T limit, T delta) {
-  if (delta == 0) Fail("delta must not be 0");
-  if ((delta > 0 && start > limit) || (delta < 0 && start < limit))
-    Fail("delta moves start away from limit");
-  if constexpr (std::is_integral_v<T>) {  // exact, where doubles would round large values
-    const T span = start < limit ? limit - start : start - limit;
-    const T step = delta < 0 ? -delta : delta;
-    return static_cast<int64_t>((span + step - 1) / step);
-  } else {
-    return static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
-  }
+  int64_t n = 0;
+  if (const char* error = kernels::RangeCount(start, limit, delta, &n)) Fail(error);
+  return n;
 }
 
 void Range(ShapeFnContext& c) {
@@ -297,8 +299,8 @@ void Reshape(ShapeFnContext& c) {
       inferred = static_cast<int64_t>(k);
     } else if (out.dims[k] < 0) {
       Fail("shape " + PartialShape::Of(*shape).ToString() + " has a negative dimension");
-    } else {
-      known_product *= out.dims[k];
+    } else if (__builtin_mul_overflow(known_product, out.dims[k], &known_product)) {
+      Fail("shape " + PartialShape::Of(*shape).ToString() + " has more elements than int64 counts");
     }
   }
   const int64_t n = in.NumElements();

@@ -25,11 +25,15 @@ void BiasAdd(ShapeFnContext& c) {
 int64_t WindowedSize(int64_t in, int64_t window, int64_t stride, int64_t dilation,
                      const std::string& padding, int64_t pad_before, int64_t pad_after) {
   if (stride <= 0 || dilation <= 0) Fail("strides and dilations must be positive");
+  if (window == 0) Fail("a window must not be empty");
   if (in < 0) return kUnknownDim;
-  if (padding == "SAME") return (in + stride - 1) / stride;
+  if (padding == "SAME") return in / stride + (in % stride != 0);
   if (window < 0) return kUnknownDim;
-  const int64_t span = (window - 1) * dilation + 1;
-  const int64_t padded = padding == "EXPLICIT" ? in + pad_before + pad_after : in;
+  int64_t span = 0, padded = in;  // (window - 1) * dilation + 1; the padded input
+  if (__builtin_mul_overflow(window - 1, dilation, &span) || __builtin_add_overflow(span, 1, &span) ||
+      (padding == "EXPLICIT" && (__builtin_add_overflow(in, pad_before, &padded) ||
+                                 __builtin_add_overflow(padded, pad_after, &padded))))
+    Fail("window, dilation and padding overflow int64");
   if (padded < span)
     Fail("a window of " + std::to_string(span) + " does not fit in " + std::to_string(padded) +
          " with padding " + padding);
@@ -82,6 +86,8 @@ void Pool(ShapeFnContext& c) {
   if (c.AttrString("data_format") == "NCHW_VECT_C") return c.SetOutput(0, PartialShape::Unknown());
   const PartialShape input = c.InputWithRank(0, 4, "input");
   const std::vector<int64_t> ksize = FourInts(c, "ksize"), strides = FourInts(c, "strides");
+  for (int64_t k : ksize)
+    if (k <= 0) Fail("ksize must be positive, got " + PartialShape::Of(ksize).ToString());
   const std::string padding = c.AttrString("padding");
   const std::vector<int64_t> pads = ExplicitPaddings(c, padding);
   PartialShape out = PartialShape::UnknownDims(4);

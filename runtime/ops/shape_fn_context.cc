@@ -14,8 +14,7 @@ int64_t PartialShape::NumElements() const {
   if (!rank_known) return -1;
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0) return -1;
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;  // unknown, or past int64
   }
   return n;
 }

@@ -150,10 +150,11 @@ static bool LengthMatches(TF_DataType dtype, const int64_t* dims, int num_dims, 
   if (element == 0) return true;
   int64_t n = 1;  // (no vector: this runs for every tensor an op makes)
   for (int i = 0; i < num_dims; ++i) {
-    if (dims[i] < 0) return false;
-    n *= dims[i];
+    // An element count past int64 must not wrap into one that matches `len`.
+    if (dims[i] < 0 || __builtin_mul_overflow(n, dims[i], &n)) return false;
   }
-  return static_cast<size_t>(n) * element == len;
+  size_t bytes = 0;
+  return !__builtin_mul_overflow(static_cast<size_t>(n), element, &bytes) && bytes == len;
 }
 
 }  // namespace opgen

@@ -13,8 +13,9 @@ from opgen.runtime import errors, execute_op
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
-f32 = np.float32
-i32 = np.int32
+f32, f64 = np.float32, np.float64
+i32, i64 = np.int32, np.int64
+I64_MAX = np.iinfo(np.int64).max
 BAD = errors.InvalidArgumentError
 UNIMPLEMENTED = errors.UnimplementedError
 WINDOW = {"strides": [1, 1, 1, 1], "padding": "VALID"}
@@ -72,6 +73,50 @@ CASES = [
     ("Fill", [np.array([2, -1], i32), f32(1)], {}, BAD, "Fill: dims must be non-negative, got [2,-1]"),
     ("Fill", [np.array([2], i32), np.ones((1,), f32)], {}, BAD, "Fill: value must be a scalar, got shape [1]"),
     ("AddV2", [np.ones((2, 3), f32), np.ones((2,), f32)], {}, BAD, "Incompatible shapes: [2,3] vs. [2]"),
+    # Found by the adversarial sweep (test_kernel_adversarial.py): each crashed, hung or
+    # returned garbage before its check.
+    ("Fill", [np.array([I64_MAX, 3], i64), f32(1)], {}, BAD,
+     "Fill: shape [9223372036854775807,3] has a negative dimension or more elements than int64 counts"),
+    ("Fill", [np.array([[2, 2]], i32), f32(1)], {}, BAD, "Fill: dims must be a vector, got shape [1,2]"),
+    ("Slice", [np.ones((2, 3), f32), np.array([1, 1], i64), np.array([I64_MAX, 1], i64)], {}, BAD,
+     "Slice: begin [1,1] and size [9223372036854775807,1] exceed shape [2,3]"),
+    ("Slice", [np.ones((2, 3), f32), np.array([I64_MAX, 0], i64), np.array([1, 1], i64)], {}, BAD,
+     "Slice: begin [9223372036854775807,0] and size [1,1] exceed shape [2,3]"),
+    ("Pad", [np.ones((2, 3), f32), np.zeros(4, i32)], {}, BAD,
+     "Pad: paddings must have shape [2, 2] for input of shape [2,3]"),
+    ("Pad", [np.ones((2, 3), f32), np.array([[I64_MAX, 0], [0, 0]], i64)], {}, BAD,
+     "Pad: paddings [9223372036854775807,0,0,0] overflow int64 for shape [2,3]"),
+    ("Tile", [np.ones((2, 3), f32), np.array([[1, 2]], i32)], {}, BAD,
+     "Tile: multiples must be a vector, got shape [1,2]"),
+    ("Tile", [np.ones((2, 3), f32), np.array([I64_MAX, 1], i64)], {}, BAD,
+     "Tile: multiples [9223372036854775807,1] overflow int64 for shape [2,3]"),
+    ("Range", [i64(0), i64(I64_MAX), i64(1)], {}, BAD,
+     "output shape [9223372036854775807] needs more bytes than int64 counts"),
+    ("Range", [f32(0), f32(np.nan), f32(1)], {}, BAD, "Range: start, limit and delta must be finite"),
+    ("Range", [f64(0), f64(1e300), f64(1e-300)], {}, BAD, "Range: more values than int64 counts"),
+    ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
+     {"strides": [1, 0, 1, 1], "padding": "VALID"}, BAD,
+     "strides, ksize and dilations must be positive, got strides [1,0,1,1], dilations [1,1,1,1]"),
+    ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
+     {"strides": [1, 1, 1, 1], "padding": "VALID", "dilations": [1, -2, 1, 1]}, BAD,
+     "strides, ksize and dilations must be positive, got strides [1,1,1,1], dilations [1,-2,1,1]"),
+    ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
+     {"strides": [1, 1, 1, 1], "padding": "VALID", "dilations": [1, I64_MAX, 1, 1]}, BAD,
+     "a 2x2 window (strides [1,1,1,1], dilations [1,9223372036854775807,1,1], padding VALID) "
+     "gives no output size for input [1,4,4,2]"),
+    ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
+     {"strides": [1, 1, 1, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, -1, 0, 0, 0, 0, 0]},
+     BAD, "explicit_paddings must not be negative, got [0,0,-1,0,0,0,0,0]"),
+    ("MaxPool", [np.ones((1, 4, 4, 2), f32)], {**WINDOW, "ksize": [1, 0, 2, 1]}, BAD,
+     "strides, ksize and dilations must be positive, got strides [1,1,1,1], ksize [1,0,2,1]"),
+    ("AvgPool", [np.ones((1, 4, 4, 2), f32)], {"ksize": [1, 2, 2, 1], "strides": [1, 1, 0, 1],
+                                               "padding": "VALID"}, BAD,
+     "strides, ksize and dilations must be positive, got strides [1,1,0,1], ksize [1,2,2,1]"),
+    ("Unpack", [np.ones((2, 3), f32)], {"num": 2 ** 31 - 1}, BAD,
+     "Unpack: attr 'num' is 2147483647; list arg 'output' holds 0 to 16777216 tensors"),
+    ("FusedBatchNormV3", [np.ones((1, 2, 2, 2), f32), np.ones((2, 1), f32)] + [np.ones((2,), f32)] * 3,
+     {"is_training": False}, BAD,
+     "FusedBatchNormV3: scale, offset, mean and variance need one value per channel of x [1,2,2,2]"),
     ("SelectV2", [np.ones((2, 3), bool), np.ones((2,), f32), np.ones((3,), f32)], {}, BAD,
      "Incompatible shapes: [2,3], [2] and [3]"),
 ]
@@ -90,3 +135,32 @@ def test_equal_without_incompatible_shape_error_is_one_false():
     got = execute_op("NotEqual", [np.ones((2, 3), f32), np.ones((2,), f32)],
                      {"incompatible_shape_error": False})
     assert np.asarray(got[0])
+
+
+@pytest.mark.parametrize("start, limit, delta, dtype", [
+    (np.iinfo(np.int32).min, np.iinfo(np.int32).max, np.iinfo(np.int32).max, np.int32),
+    (np.iinfo(np.int64).min, np.iinfo(np.int64).max, np.iinfo(np.int64).max, np.int64),
+    (np.iinfo(np.int64).max, np.iinfo(np.int64).min, -3 * 2 ** 61, np.int64),
+])
+def test_range_spanning_more_than_its_type_counts_exactly(start, limit, delta, dtype):
+    """limit - start passes the type's range; the length and values must not wrap (the
+    shape function, which graphs use, agrees with the kernel)."""
+    want = np.array([start + i * delta for i in range(-(-(limit - start) // delta))], dtype)
+    args = [dtype(start), dtype(limit), dtype(delta)]
+    got = np.asarray(execute_op("Range", args, {})[0])
+    np.testing.assert_array_equal(got, want)
+    import opgen
+    graph = opgen.Graph()
+    with graph.as_default():
+        node = execute_op("Range", args, {})[0]
+    assert node.shape == want.shape
+    with opgen.Session(graph) as session:
+        np.testing.assert_array_equal(session.run(node), want)
+
+
+def test_byte_swapped_numpy_input_is_read_in_its_byte_order():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    swapped = x.astype(x.dtype.newbyteorder())
+    got = np.asarray(execute_op("AddV2", [x, swapped], {})[0])
+    np.testing.assert_array_equal(got, 2 * x)
+    assert got.dtype == np.float32 and got.dtype.isnative

@@ -3,6 +3,7 @@
 // the exception: it computes values).
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "../gather_spec.h"
 #include "../range_spec.h"
@@ -163,7 +164,15 @@ struct RangeKernel {
     TensorPtr output = AllocateOutput<T>(ctx, 0, {n});
     if (!output) return;
     T* p = Data<T>(output);
-    for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<T>(i) * delta;
+    if constexpr (std::is_integral_v<T>) {
+      // Wrapping unsigned arithmetic: i * delta can pass T's range on the way to a value
+      // that is in it (start near one end of T's range, limit near the other).
+      using U = std::make_unsigned_t<T>;
+      for (int64_t i = 0; i < n; ++i)
+        p[i] = static_cast<T>(static_cast<U>(start) + static_cast<U>(i) * static_cast<U>(delta));
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<T>(i) * delta;
+    }
   }
 };
 

@@ -834,9 +834,12 @@ __device__ inline float RangeValue(float start, int64_t i, float delta) {
 __device__ inline double RangeValue(double start, int64_t i, double delta) {
   return __dadd_rn(start, __dmul_rn(static_cast<double>(i), delta));
 }
+// Integers: wrapping unsigned arithmetic, as the CPU kernel (i * delta can pass T's range
+// on the way to a value that is in it).
 template <typename T>
 __device__ inline T RangeValue(T start, int64_t i, T delta) {
-  return static_cast<T>(start + static_cast<T>(i) * delta);
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(start) + static_cast<U>(i) * static_cast<U>(delta));
 }
 
 template <typename T>

@@ -1,0 +1,693 @@
+"""Adversarial calls for every op the runtime registers: the inputs a careless or hostile
+caller could pass (wrong and mismatched dtypes, wrong ranks, shapes that do not fit,
+empty and 0-d tensors, axes / indices / sizes out of range or overflowing int64, NaN
+where integers belong, non-contiguous and byte-swapped arrays, object and string arrays,
+lists of the wrong length, attrs out of range).
+
+Each op has one valid call (its *baseline*); the cases are that call with one thing
+broken, generated from the op's OpDef, plus hand-written cases whose input is invalid
+by the op's definition (these must raise). The same seed gives the same cases, in the
+same order, in every process, so a child process can run case number i alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from opgen.runtime import dtypes
+
+try:
+    from ml_dtypes import bfloat16
+except ImportError:  # ml_dtypes is a dependency; without it bfloat16 cases are left out
+    bfloat16 = None
+
+SEED = 20261123
+
+f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
+I32_MAX, I32_MIN = np.iinfo(np.int32).max, np.iinfo(np.int32).min
+I64_MAX, I64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+# Expectations. ERROR: the input is invalid by the op's definition, so the call must
+# raise. ANY: a result or an error are both right; a result must be the same in every
+# mode and from run to run. SAME: the result must equal the one for `reference`
+# (the same values in ordinary C-contiguous, native-order arrays).
+# OK: the baseline, which must succeed (else its variants test nothing).
+ERROR, ANY, SAME, OK = "error", "any", "same", "ok"
+
+
+@dataclass(eq=False)
+class Case:
+    op: str
+    inputs: list
+    attrs: dict
+    expect: str
+    what: str
+    reference: tuple | None = None  # (inputs, attrs) of the plain call, for SAME
+    modes: tuple = ("eager", "graph", "fed")  # fed: inputs are fed Placeholders
+
+    def describe(self) -> str:
+        attrs = ", ".join(f"{k}={describe_value(v)}" for k, v in self.attrs.items())
+        return f"{self.op} [{self.what}] inputs={describe_values(self.inputs)} attrs={{{attrs}}}"
+
+
+def describe_values(values) -> str:
+    return "[" + ", ".join(describe_value(v) for v in values) + "]"
+
+
+def describe_value(value) -> str:
+    if isinstance(value, np.ndarray):
+        layout = "" if value.flags.c_contiguous else " non-contiguous"
+        order = "" if value.dtype.isnative else " byte-swapped"
+        text = " ".join(np.array2string(value, threshold=8, edgeitems=2).split())
+        text = text if len(text) <= 60 else text[:57] + "..."
+        return f"{value.dtype.name}{list(value.shape)}{layout}{order} {text}"
+    if isinstance(value, np.generic):
+        return f"{type(value).__name__}({value!r})"
+    if isinstance(value, list) and value and all(isinstance(v, np.ndarray) for v in value):
+        return describe_values(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---- the dtypes a sweep tries -------------------------------------------------------------
+
+PALETTE = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64,
+           np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128]
+if bfloat16 is not None:
+    PALETTE.append(bfloat16)
+
+
+def allowed_dtypes(attr) -> list:
+    """numpy dtypes an OpDef type attr allows (all of PALETTE when unconstrained)."""
+    if not attr.allowed_values.list.type:
+        return [np.dtype(d) for d in PALETTE]
+    out = []
+    for enum in attr.allowed_values.list.type:
+        try:
+            numpy_dtype = dtypes.as_dtype(enum).numpy_dtype
+        except (TypeError, ValueError, KeyError):
+            continue
+        if numpy_dtype is not None and numpy_dtype.kind != "O":
+            out.append(numpy_dtype)
+    return out
+
+
+def cast(value, dtype):
+    """`value` (an array) in `dtype`, through float64 for bfloat16 / complex targets."""
+    dtype = np.dtype(dtype)
+    array = np.asarray(value)
+    if array.dtype == np.bool_ and dtype.kind != "b":
+        array = array.astype(np.int8)
+    if dtype.kind == "b":
+        return array != 0
+    return array.astype(dtype)
+
+
+# ---- baselines: one valid call per op -----------------------------------------------------
+
+def _x(rng, shape=(2, 3), dtype=f32):
+    return rng.uniform(0.5, 2.0, size=shape).astype(dtype)
+
+
+WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+
+
+def baseline(op_def, rng):
+    """(inputs, attrs) of one call of `op_def` that succeeds."""
+    name = op_def.name
+    special = {
+        "ArgMax": lambda: ([_x(rng), i32(1)], {}),
+        "ArgMin": lambda: ([_x(rng), i32(1)], {}),
+        "AvgPool": lambda: ([_x(rng, (1, 4, 4, 2))], dict(WINDOW)),
+        "MaxPool": lambda: ([_x(rng, (1, 4, 4, 2))], dict(WINDOW)),
+        "BatchMatMulV2": lambda: ([_x(rng, (2, 2, 3)), _x(rng, (2, 3, 4))], {}),
+        "MatMul": lambda: ([_x(rng, (2, 3)), _x(rng, (3, 4))], {}),
+        "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
+        "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),
+        "ConcatV2": lambda: ([[_x(rng), _x(rng)], i32(0)], {}),
+        "Const": lambda: ([], {"value": _x(rng), "dtype": dtypes.float32}),
+        "Conv2D": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2, 3))],
+                           {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+        "ExpandDims": lambda: ([_x(rng), i32(0)], {}),
+        "Fill": lambda: ([np.array([2, 3], i32), f32(1.5)], {}),
+        "FusedBatchNormV3": lambda: ([_x(rng, (2, 2, 2, 3))] + [_x(rng, (3,)) for _ in range(4)],
+                                     {"is_training": False}),
+        "GatherV2": lambda: ([_x(rng, (3, 4)), np.array([0, 2], i32), i32(0)], {}),
+        "NoOp": lambda: ([], {}),
+        "Pack": lambda: ([[_x(rng), _x(rng)]], {"axis": 0}),
+        "Pad": lambda: ([_x(rng), np.array([[1, 0], [0, 2]], i32)], {}),
+        "Placeholder": lambda: ([], {"dtype": dtypes.float32, "shape": [2]}),
+        "PlaceholderWithDefault": lambda: ([_x(rng)], {"shape": [2, 3]}),
+        "Range": lambda: ([i32(0), i32(5), i32(1)], {}),
+        "Reshape": lambda: ([_x(rng), np.array([3, 2], i32)], {}),
+        "SelectV2": lambda: ([rng.random((2, 3)) < 0.5, _x(rng), _x(rng)], {}),
+        "Slice": lambda: ([_x(rng, (3, 4)), np.array([1, 0], i32), np.array([2, 3], i32)], {}),
+        "Squeeze": lambda: ([_x(rng, (1, 3, 1))], {}),
+        "StridedSlice": lambda: ([_x(rng, (3, 4)), np.array([0, 1], i32), np.array([3, 4], i32),
+                                  np.array([1, 2], i32)], {}),
+        "Tile": lambda: ([_x(rng), np.array([2, 1], i32)], {}),
+        "Transpose": lambda: ([_x(rng), np.array([1, 0], i32)], {}),
+        "Unpack": lambda: ([_x(rng)], {"num": 2}),
+        "AddN": lambda: ([[_x(rng), _x(rng), _x(rng)]], {}),
+        "Max": lambda: ([_x(rng), i32(1)], {}),
+        "Min": lambda: ([_x(rng), i32(1)], {}),
+        "Mean": lambda: ([_x(rng), i32(1)], {}),
+        "Sum": lambda: ([_x(rng), i32(1)], {}),
+        "Prod": lambda: ([_x(rng), i32(1)], {}),
+    }
+    if name in special:
+        return special[name]()
+    # Element-wise ops and the like: every input a [2,3] array of the first type the
+    # op allows (float32 where it may), or bool for bool inputs.
+    inputs = []
+    for arg in op_def.input_arg:
+        if arg.number_attr or arg.type_list_attr:
+            raise KeyError(f"no baseline for {name}: list input {arg.name}")
+        if arg.type == dtypes.bool.as_datatype_enum:
+            inputs.append(rng.random((2, 3)) < 0.5)
+            continue
+        attr = next(a for a in op_def.attr if a.name == arg.type_attr)
+        allowed = allowed_dtypes(attr)
+        dtype = np.dtype(f32) if np.dtype(f32) in allowed else allowed[0]
+        inputs.append(cast(_x(rng), dtype))
+    return inputs, {}
+
+
+# ---- cases generated from the OpDef -------------------------------------------------------
+
+# Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
+INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples",
+                    "Tindices", "Taxis", "Tdim", "index_type"}
+
+
+def _type_attr_of(op_def, arg_index):
+    arg = op_def.input_arg[arg_index]
+    return arg.type_attr or None
+
+
+def _attr(op_def, name):
+    return next((a for a in op_def.attr if a.name == name), None)
+
+
+def _is_index_input(op_def, i) -> bool:
+    return op_def.name != "Range" and _type_attr_of(op_def, i) in INDEX_TYPE_ATTRS
+
+
+def _with(inputs, i, value):
+    out = list(inputs)
+    out[i] = value
+    return out
+
+
+def _layout_variants(array):
+    """(label, array) with the same values in another memory layout."""
+    if not isinstance(array, np.ndarray) or array.ndim == 0 or array.size == 0:
+        return
+    wide = np.repeat(array, 2, axis=-1)[..., ::2]  # every other element of a wider array
+    assert np.array_equal(wide, array, equal_nan=True)
+    yield "strided view", wide
+    if array.ndim >= 2:
+        yield "Fortran order", np.asfortranarray(array)
+    if array.dtype.itemsize > 1 and array.dtype.kind in "iufc":
+        yield "byte-swapped", array.astype(array.dtype.newbyteorder())
+    raw = np.empty(array.nbytes + 1, np.uint8)[1:]
+    unaligned = raw.view(array.dtype).reshape(array.shape)
+    unaligned[...] = array
+    if array.dtype.itemsize > 1:
+        yield "unaligned", unaligned
+
+
+def _shape_variants(array, rng):
+    if not isinstance(array, np.ndarray) and not isinstance(array, np.generic):
+        return
+    dtype = np.asarray(array).dtype
+    for shape in [(), (0,), (2, 0, 3), (3, 2), (1,), (1, 1, 1, 1, 1, 1, 1), (7, 1)]:
+        yield f"shape {list(shape)}", cast(_x(rng, shape), dtype)
+
+
+JUNK = [
+    ("None", None),
+    ("a str", "abc"),
+    ("a dict", {"a": 1}),
+    ("ragged nested list", [[1, 2], [3]]),
+    ("object array with None", np.array([1, None, 3], dtype=object)),
+    ("object array of ints", np.array([1, 2, 3], dtype=object)),
+    ("unicode array", np.array(["a", "bc"])),
+    ("bytes array", np.array([b"a", b"bc"])),
+    ("Python int beyond int64", 2 ** 70),
+    ("datetime64 array", np.array(["2020-01-01"], dtype="datetime64[D]")),
+    ("structured array", np.zeros(2, dtype=[("a", "i4"), ("b", "f4")])),
+]
+
+INDEX_VALUES = [-1, -3, 3, 1000, I32_MAX, I32_MIN, I64_MAX, I64_MIN, 2 ** 40]
+
+
+def _index_variants(value):
+    """(label, value, expect) replacements for an index input (int array or scalar)."""
+    array = np.asarray(value)
+    for v in INDEX_VALUES:
+        for dtype in (i32, i64):
+            if not np.iinfo(dtype).min <= v <= np.iinfo(dtype).max:
+                continue
+            if array.ndim == 0:
+                yield f"index {v} ({np.dtype(dtype).name})", dtype(v), ANY
+            elif array.size:
+                changed = array.astype(dtype).copy()
+                changed.flat[0] = v
+                yield f"first entry {v} ({np.dtype(dtype).name})", changed, ANY
+                changed = np.full_like(array.astype(dtype), v)
+                yield f"every entry {v} ({np.dtype(dtype).name})", changed, ANY
+    if array.ndim >= 1:
+        yield "one entry more", np.concatenate([array.reshape(-1), array.reshape(-1)[:1]]), ANY
+        if array.size:
+            yield "one entry less", array.reshape(-1)[1:], ANY
+        yield "as a matrix", array.reshape(1, -1), ANY
+        yield "empty", np.zeros((0,), array.dtype), ANY
+    else:
+        yield "as a vector", array.reshape(1), ANY
+        yield "as a matrix", array.reshape(1, 1), ANY
+    for label, bad in [("NaN", np.nan), ("inf", np.inf), ("1.5", 1.5)]:
+        yield f"float {label} instead of an integer", np.full(array.shape, bad, f32), ERROR
+        yield f"Python float {label} instead of an integer", (bad if array.ndim == 0
+                                                              else [bad] * array.size), ERROR
+    yield "bool instead of an integer", np.zeros(array.shape, np.bool_), ERROR
+
+
+def _attr_variants(attr):
+    """(label, value) replacements for an attr of the op."""
+    if attr.type == "int":
+        for v in [-1, -2, 1000, I32_MAX, I32_MIN, I64_MAX, I64_MIN]:
+            yield f"{attr.name}={v}", v
+        yield f"{attr.name}=1.5 (float)", 1.5
+        yield f"{attr.name}='1' (str)", "1"
+    elif attr.type == "list(int)":
+        for v in [[], [1, 1, 1], [0, 0, 0, 0], [-1, -1, -1, -1], [1, I64_MAX, I64_MAX, 1],
+                  [1, 2 ** 40, 2 ** 40, 1], [1, 1, 1, 1, 1], [1, -5, 1, 1]]:
+            yield f"{attr.name}={v}", v
+        yield f"{attr.name}=[1.5, ...]", [1.5, 1, 1, 1]
+        yield f"{attr.name}=3 (not a list)", 3
+    elif attr.type == "string":
+        for v in ["", "BOGUS", "NCHW", "SAME", "VALID", "EXPLICIT", "NHWC\x00x", "\u00e9"]:
+            yield f"{attr.name}={v!r}", v
+        yield f"{attr.name}=3 (int)", 3
+    elif attr.type == "bool":
+        yield f"{attr.name}=True", True
+        yield f"{attr.name}=1 (int)", 1
+    elif attr.type == "float":
+        for v in [float("nan"), float("inf"), -1.0, 0.0, 1e300]:
+            yield f"{attr.name}={v}", v
+        yield f"{attr.name}='x' (str)", "x"
+    elif attr.type == "type":
+        for t in ["float32", "int64", "bool", "complex128", "string", "qint8", "resource"]:
+            yield f"{attr.name}={t}", t
+        yield f"{attr.name}=12345 (bad enum)", 12345
+    elif attr.type == "shape":
+        for v in [None, [], [-1], [2, 3], [0], [-5, 3], [2 ** 62, 2 ** 62]]:
+            yield f"{attr.name}={v}", v
+
+
+def generated_cases(op_def, rng):
+    name = op_def.name
+    base_inputs, base_attrs = baseline(op_def, rng)
+    # A Placeholder runs only fed, in a graph.
+    yield Case(name, base_inputs, base_attrs, ANY if name == "Placeholder" else OK, "baseline")
+
+    # Inputs of one type attr: every allowed dtype together (each kernel), then one
+    # input alone in another dtype (a mismatch).
+    by_attr: dict = {}
+    for i, arg in enumerate(op_def.input_arg):
+        if arg.type_attr and not arg.number_attr:
+            by_attr.setdefault(arg.type_attr, []).append(i)
+    for attr_name, indices in by_attr.items():
+        attr = _attr(op_def, attr_name)
+        allowed = allowed_dtypes(attr)
+        for dtype in PALETTE:
+            dtype = np.dtype(dtype)
+            changed = list(base_inputs)
+            for i in indices:
+                changed[i] = cast(base_inputs[i], dtype)
+            expect = ANY if dtype in allowed else ERROR
+            yield Case(name, changed, base_attrs, expect, f"{attr_name}={dtype.name} for every input")
+        if len(indices) >= 2:
+            for dtype in [np.float64, np.int32, np.bool_]:
+                yield Case(name, _with(base_inputs, indices[-1], cast(base_inputs[indices[-1]], dtype)),
+                           base_attrs, ERROR if np.dtype(dtype) != np.asarray(base_inputs[indices[0]]).dtype
+                           else ANY, f"last {attr_name} input alone {np.dtype(dtype).name}")
+
+    for i, value in enumerate(base_inputs):
+        arg = op_def.input_arg[i]
+        if isinstance(value, list):  # a number_attr list
+            yield from _list_cases(op_def, base_inputs, base_attrs, i, rng)
+            continue
+        for label, variant in _layout_variants(value):
+            yield Case(name, _with(base_inputs, i, variant), base_attrs, SAME,
+                       f"input {arg.name} as {label}", reference=(base_inputs, base_attrs))
+        if _is_index_input(op_def, i):
+            for label, variant, expect in _index_variants(value):
+                yield Case(name, _with(base_inputs, i, variant), base_attrs, expect,
+                           f"{arg.name}: {label}")
+        else:
+            for label, variant in _shape_variants(value, rng):
+                yield Case(name, _with(base_inputs, i, variant), base_attrs, ANY,
+                           f"{arg.name} of {label}")
+            if np.asarray(value).dtype.kind in "fc":
+                special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e38], np.asarray(value).dtype)
+                yield Case(name, _with(base_inputs, i, special), base_attrs, ANY,
+                           f"{arg.name} with NaN / inf / -0")
+        for label, junk in JUNK:
+            yield Case(name, _with(base_inputs, i, junk), base_attrs, ANY, f"{arg.name} as {label}",
+                       modes=("eager", "graph"))
+    if base_inputs:
+        yield Case(name, base_inputs[:-1], base_attrs, ERROR, "one input too few",
+                   modes=("eager", "graph"))
+        yield Case(name, base_inputs + [base_inputs[-1]], base_attrs, ERROR, "one input too many",
+                   modes=("eager", "graph"))
+        zero = [cast(_x(rng, (0, 3)), np.asarray(v).dtype) if not isinstance(v, list) and
+                not _is_index_input(op_def, j) else v for j, v in enumerate(base_inputs)]
+        yield Case(name, zero, base_attrs, ANY, "every data input of shape [0,3]")
+
+    for attr in op_def.attr:
+        if attr.name in base_attrs or attr.HasField("default_value") or attr.type in ("int", "type"):
+            if any(attr.name in (a.type_attr, a.number_attr, a.type_list_attr)
+                   for a in op_def.input_arg):
+                continue  # inferred from the inputs: the mismatch cases cover it
+            for label, value in _attr_variants(attr):
+                yield Case(name, base_inputs, {**base_attrs, attr.name: value}, ANY, label)
+    yield Case(name, base_inputs, {**base_attrs, "no_such_attr": 1}, ERROR, "an unknown attr")
+    if name == "Const":
+        yield from _const_value_cases(base_attrs["value"])
+
+
+def _const_value_cases(value):
+    """Const's tensor-valued attr: every dtype, other layouts, and values that are not
+    tensors of its dtype."""
+    for dtype in PALETTE:
+        dtype = np.dtype(dtype)
+        as_dtype = cast(value, dtype)
+        yield Case("Const", [], {"value": as_dtype, "dtype": dtypes.as_dtype(dtype)}, ANY,
+                   f"value and dtype {dtype.name}")
+        if dtype != np.float32:  # numpy integers and floats convert to float32 (TensorFlow's rule)
+            yield Case("Const", [], {"value": as_dtype, "dtype": dtypes.float32},
+                       ERROR if dtype.kind in "bc" else ANY, f"a {dtype.name} value for dtype float32")
+    for label, variant in _layout_variants(value):
+        yield Case("Const", [], {"value": variant, "dtype": dtypes.float32}, SAME, f"value as {label}",
+                   reference=([], {"value": value, "dtype": dtypes.float32}))
+    for label, junk in JUNK:
+        yield Case("Const", [], {"value": junk, "dtype": dtypes.float32}, ANY, f"value as {label}",
+                   modes=("eager", "graph"))
+    for shape in [(), (0,), (0, 5), (1,) * 8]:
+        yield Case("Const", [], {"value": np.zeros(shape, np.float32), "dtype": dtypes.float32}, ANY,
+                   f"value of shape {list(shape)}")
+
+
+def _list_cases(op_def, base_inputs, base_attrs, i, rng):
+    name = op_def.name
+    items = base_inputs[i]
+    arg = op_def.input_arg[i]
+    n_attr = _attr(op_def, arg.number_attr)
+    minimum = n_attr.minimum if n_attr.has_minimum else 0
+    yield Case(name, _with(base_inputs, i, []), base_attrs, ERROR, f"{arg.name} an empty list",
+               modes=("eager", "graph"))
+    yield Case(name, _with(base_inputs, i, items[:1]), base_attrs, ANY if minimum <= 1 else ERROR,
+               f"{arg.name} of one entry")
+    yield Case(name, _with(base_inputs, i, items * 20), base_attrs, ANY, f"{arg.name} of 40 entries")
+    yield Case(name, _with(base_inputs, i, items[0]), base_attrs, ANY,
+               f"{arg.name} a single array, not a list", modes=("eager", "graph"))
+    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.float64)]), base_attrs, ERROR,
+               f"{arg.name} of mixed dtypes")
+    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.int32)]), base_attrs, ERROR,
+               f"{arg.name} of float32 and int32")
+    yield Case(name, _with(base_inputs, i, [items[0], None]), base_attrs, ANY,
+               f"{arg.name} with a None entry", modes=("eager", "graph"))
+    for shape in [(3, 2), (2,), (), (2, 3, 1), (0, 3), (2, 0)]:
+        yield Case(name, _with(base_inputs, i, [items[0], _x(rng, shape)]), base_attrs, ANY,
+                   f"{arg.name} with a second entry of shape {list(shape)}")
+    yield Case(name, _with(base_inputs, i, [_x(rng, ()), _x(rng, ())]), base_attrs, ANY,
+               f"{arg.name} of scalars")
+    yield Case(name, _with(base_inputs, i, [_x(rng, (0, 3)), _x(rng, (0, 3))]), base_attrs, ANY,
+               f"{arg.name} of empty arrays")
+    for label, variant in _layout_variants(items[0]):
+        yield Case(name, _with(base_inputs, i, [variant] + items[1:]), base_attrs, SAME,
+                   f"{arg.name}[0] as {label}", reference=(base_inputs, base_attrs))
+    if n_attr is not None:
+        for n in [0, 1, len(items) + 1, -1]:
+            yield Case(name, base_inputs, {**base_attrs, arg.number_attr: n}, ERROR,
+                       f"{arg.number_attr}={n} with {len(items)} entries", modes=("eager", "graph"))
+
+
+# ---- hand-written cases: inputs invalid by the op's definition ----------------------------
+
+def _a(shape, dtype=f32):
+    return np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape).astype(dtype)
+
+
+def _v(*values, dtype=i32):
+    return np.array(values, dtype)
+
+
+BIG = 2 ** 40  # a dimension whose square overflows no int64, but whose bytes no machine has
+
+
+def invalid_cases():
+    """Cases that must raise, per op: (op, inputs, attrs, what)."""
+    x = _a((2, 3))
+    window = dict(WINDOW)
+    conv = {"strides": [1, 1, 1, 1], "padding": "VALID"}
+    img, flt = _a((1, 4, 4, 2)), _a((2, 2, 2, 3))
+    cases = [
+        ("GatherV2", [_a((3, 4)), _v(0, 3), i32(0)], {}, "index 3 of 3 rows"),
+        ("GatherV2", [_a((3, 4)), _v(-1), i32(0)], {}, "index -1"),
+        ("GatherV2", [_a((3, 4)), _v(I64_MIN, dtype=i64), i32(1)], {}, "index int64 min"),
+        ("GatherV2", [_a((3, 4)), _v(0), i32(2)], {}, "axis 2 of rank 2"),
+        ("GatherV2", [_a((3, 4)), _v(0), i32(-3)], {}, "axis -3 of rank 2"),
+        ("GatherV2", [_a((3, 4)), _v(0), _v(0, 1)], {}, "axis a vector"),
+        ("GatherV2", [_a((0, 4)), _v(0), i32(0)], {}, "index 0 of an empty axis"),
+        ("GatherV2", [f32(1), _v(0), i32(0)], {}, "params a scalar"),
+        ("Slice", [x, _v(0, 0), _v(3, 3)], {}, "size beyond the input"),
+        ("Slice", [x, _v(-1, 0), _v(1, 1)], {}, "negative begin"),
+        ("Slice", [x, _v(0, 0), _v(-2, 1)], {}, "size -2"),
+        ("Slice", [x, _v(1, 1, dtype=i64), _v(I64_MAX, 1, dtype=i64)], {}, "begin + size overflows"),
+        ("Slice", [x, _v(I64_MAX, 0, dtype=i64), _v(1, 1, dtype=i64)], {}, "begin int64 max"),
+        ("Slice", [x, _v(0), _v(1)], {}, "begin and size of the wrong length"),
+        ("StridedSlice", [x, _v(0, 0), _v(2, 3), _v(1, 0)], {}, "stride 0"),
+        ("StridedSlice", [x, _v(0, 0), _v(2, 3), _v(1)], {}, "strides shorter than begin"),
+        ("StridedSlice", [x, _v(0, 0, 0), _v(2, 3, 1), _v(1, 1, 1)], {}, "more dims than the input"),
+        ("StridedSlice", [x, _v(5, 0), _v(6, 3), _v(1, 1)], {"shrink_axis_mask": 1},
+         "shrink index 5 of 2"),
+        ("StridedSlice", [x, _v(-3, 0), _v(6, 3), _v(1, 1)], {"shrink_axis_mask": 1},
+         "shrink index -3 of 2"),
+        ("StridedSlice", [x, _v(0, 0), _v(2, 3), _v(1, 1)], {"ellipsis_mask": 3},
+         "two ellipses"),
+        ("Transpose", [x, _v(0, 0)], {}, "perm with a repeat"),
+        ("Transpose", [x, _v(0, 2)], {}, "perm entry 2 of rank 2"),
+        ("Transpose", [x, _v(-1, 0)], {}, "perm entry -1"),
+        ("Transpose", [x, _v(1, 0, 2)], {}, "perm longer than the rank"),
+        ("Transpose", [x, _v(0)], {}, "perm shorter than the rank"),
+        ("Transpose", [x, _v(I32_MAX, I32_MIN)], {}, "perm int32 extremes"),
+        ("Reshape", [x, _v(4, 2)], {}, "8 elements for 6"),
+        ("Reshape", [x, _v(-1, -1)], {}, "two -1"),
+        ("Reshape", [x, _v(-2, 3)], {}, "a dim of -2"),
+        ("Reshape", [x, _v(-1, 4)], {}, "-1 that does not divide"),
+        ("Reshape", [x, _v(2 ** 32, 2 ** 32, dtype=i64)], {}, "element count 2^64"),
+        ("Reshape", [x, _v(2 ** 32, 2 ** 32, 0, dtype=i64)], {}, "2^64 x 0 for 6 elements"),
+        ("Reshape", [_a((0, 3)), _v(-1, 0)], {}, "-1 beside 0"),
+        ("Reshape", [x, _v(I64_MAX, -1, dtype=i64)], {}, "int64 max and -1"),
+        ("Reshape", [x, _v(-1, 2 ** 32, 2 ** 32, dtype=i64)], {}, "-1 beside dims whose product wraps to 0"),
+        ("Reshape", [x, _v(2 ** 62, -1, dtype=i64)], {}, "-1 beside 2^62"),
+        ("Reshape", [x, _v(0, -1)], {}, "0 and -1 for 6 elements"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [1, 1]}, "a repeated dim of 3"),
+        ("Transpose", [f32(1), _v(0)], {}, "perm of one entry for a scalar"),
+        ("GatherV2", [_a((3, 4)), _v(0), i32(0)], {"batch_dims": -3}, "batch_dims -3"),
+        ("GatherV2", [_a((3, 4)), _v(0), i32(0)], {"batch_dims": I64_MIN}, "batch_dims int64 min"),
+        ("StridedSlice", [x, _v(I64_MIN, 0, dtype=i64), _v(I64_MAX, 3, dtype=i64), _v(1, 1, dtype=i64)],
+         {"shrink_axis_mask": 1}, "shrink at int64 min"),
+        ("ConcatV2", [[x, x], i32(2)], {}, "axis 2 of rank 2"),
+        ("ConcatV2", [[x, x], i32(-3)], {}, "axis -3 of rank 2"),
+        ("ConcatV2", [[x, _a((2, 4))], i32(0)], {}, "shapes differ off the axis"),
+        ("ConcatV2", [[x, _a((2, 3, 1))], i32(0)], {}, "ranks differ"),
+        ("ConcatV2", [[f32(1), f32(2)], i32(0)], {}, "scalars"),
+        ("ConcatV2", [[x, x], _v(0, 1)], {}, "axis a vector"),
+        ("ConcatV2", [[x, x], i32(I32_MIN)], {}, "axis int32 min"),
+        ("Pack", [[x, _a((3, 2))]], {"axis": 0}, "shapes differ"),
+        ("Pack", [[x, x]], {"axis": 3}, "axis 3 for rank 3 output"),
+        ("Pack", [[x, x]], {"axis": -4}, "axis -4 for rank 3 output"),
+        ("Pack", [[x, x]], {"axis": I64_MIN}, "axis int64 min"),
+        ("Unpack", [x], {"num": 3}, "num 3 for 2"),
+        ("Unpack", [x], {"num": 2, "axis": 2}, "axis 2 of rank 2"),
+        ("Unpack", [x], {"num": 2, "axis": I64_MIN}, "axis int64 min"),
+        ("Unpack", [f32(1)], {"num": 1}, "a scalar"),
+        ("Pad", [x, _v(-1, 0, 0, 0).reshape(2, 2)], {}, "negative padding"),
+        ("Pad", [x, _v(0, 0, 0, 0, 0, 0).reshape(3, 2)], {}, "paddings for rank 3"),
+        ("Pad", [x, _v(0, 0, 0, 0)], {}, "paddings a vector"),
+        ("Pad", [x, _v(BIG, BIG, BIG, BIG, dtype=i64).reshape(2, 2)], {}, "padding 2^40"),
+        ("Pad", [x, _v(I64_MAX, 0, 0, 0, dtype=i64).reshape(2, 2)], {}, "padding int64 max"),
+        ("Tile", [x, _v(1, -1)], {}, "negative multiple"),
+        ("Tile", [x, _v(1, 1, 1)], {}, "multiples longer than the rank"),
+        ("Tile", [x, _v(BIG, BIG, dtype=i64)], {}, "multiples 2^40"),
+        ("Tile", [x, _v(I64_MAX, I64_MAX, dtype=i64)], {}, "multiples int64 max"),
+        ("Tile", [x, _v(1, 2).reshape(1, 2)], {}, "multiples a matrix"),
+        ("Range", [i32(0), i32(5), i32(0)], {}, "delta 0"),
+        ("Range", [i32(0), i32(5), i32(-1)], {}, "delta against the direction"),
+        ("Range", [f32(0), f32(5), f32(0)], {}, "float delta 0"),
+        ("Range", [f32(0), f32(np.nan), f32(1)], {}, "NaN limit"),
+        ("Range", [f32(0), f32(np.inf), f32(1)], {}, "inf limit"),
+        ("Range", [f32(np.nan), f32(5), f32(1)], {}, "NaN start"),
+        ("Range", [f32(0), f32(5), f32(np.nan)], {}, "NaN delta"),
+        ("Range", [i64(0), i64(I64_MAX), i64(1)], {}, "2^63 elements"),
+        ("Range", [f64(0), f64(1e300), f64(1e-300)], {}, "1e600 float elements"),
+        ("Range", [_v(0, 1), i32(5), i32(1)], {}, "start a vector"),
+        ("Fill", [_v(2, -1), f32(1)], {}, "negative dim"),
+        ("Fill", [_v(BIG, BIG, dtype=i64), f32(1)], {}, "2^80 elements"),
+        ("Fill", [_v(I64_MAX, 2, dtype=i64), f32(1)], {}, "element count overflowing int64"),
+        ("Fill", [_v(I64_MAX, 2, 0, dtype=i64), f32(1)], {}, "int64 max x 2 x 0"),
+        ("Fill", [_v(2 ** 31, 2 ** 31, dtype=i64), np.int8(1)], {}, "2^62 bytes"),
+        ("Fill", [_v(2, 2), _v(1, 2).astype(f32)], {}, "value a vector"),
+        ("Fill", [_v(2, 2).reshape(1, 2), f32(1)], {}, "dims a matrix"),
+        ("ExpandDims", [x, i32(3)], {}, "dim 3 of rank 2"),
+        ("ExpandDims", [x, i32(-4)], {}, "dim -4 of rank 2"),
+        ("ExpandDims", [x, i32(I32_MIN)], {}, "dim int32 min"),
+        ("ExpandDims", [x, _v(0, 1)], {}, "dim of two entries"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [1]}, "squeezing a dim of 3"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [3]}, "dim 3 of rank 3"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [-4]}, "dim -4 of rank 3"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [I64_MIN]}, "dim int64 min"),
+        ("Sum", [x, i32(2)], {}, "axis 2 of rank 2"),
+        ("Sum", [x, i32(-3)], {}, "axis -3 of rank 2"),
+        ("Sum", [x, _v(0, 0, 5)], {}, "axis list with 5"),
+        ("Mean", [x, i32(I32_MIN)], {}, "axis int32 min"),
+        ("Prod", [x, _v(I64_MAX, dtype=i64)], {}, "axis int64 max"),
+        ("ArgMax", [x, i32(2)], {}, "axis 2 of rank 2"),
+        ("ArgMax", [_a((2, 0)), i32(1)], {}, "an empty axis"),
+        ("ArgMin", [x, i32(I32_MIN)], {}, "axis int32 min"),
+        ("ArgMax", [x, _v(0, 1)], {}, "axis a vector"),
+        ("ArgMax", [f32(1), i32(0)], {}, "a scalar"),
+        ("MatMul", [_a((2, 3)), _a((2, 3))], {}, "inner dims differ"),
+        ("MatMul", [_a((2, 3, 1)), _a((3, 2))], {}, "rank 3"),
+        ("MatMul", [f32(1), f32(1)], {}, "scalars"),
+        ("BatchMatMulV2", [_a((2, 2, 3)), _a((3, 3, 4))], {}, "batch dims 2 and 3"),
+        ("BatchMatMulV2", [_a((3,)), _a((3, 4))], {}, "a vector"),
+        ("BatchMatMulV2", [_a((2, 2, 3)), _a((2, 4, 4))], {}, "inner dims differ"),
+        ("BiasAdd", [x, _a((2,))], {}, "bias of 2 for 3 channels"),
+        ("BiasAdd", [x, _a((3, 1))], {}, "bias a matrix"),
+        ("BiasAdd", [_a((3,)), _a((3,))], {}, "value of rank 1"),
+        ("BiasAdd", [x, _a((3,))], {"data_format": "BOGUS"}, "data_format BOGUS"),
+        ("Conv2D", [img, _a((2, 2, 3, 3))], conv, "filter in-channels 3 for 2"),
+        ("Conv2D", [img, flt], {"strides": [1, 0, 1, 1], "padding": "VALID"}, "stride 0"),
+        ("Conv2D", [img, flt], {"strides": [1, -1, 1, 1], "padding": "VALID"}, "stride -1"),
+        ("Conv2D", [img, flt], {"strides": [1, 1, 1], "padding": "VALID"}, "3 strides"),
+        ("Conv2D", [img, flt], {**conv, "dilations": [1, 0, 1, 1]}, "dilation 0"),
+        ("Conv2D", [img, flt], {**conv, "dilations": [1, -2, 1, 1]}, "dilation -2"),
+        ("Conv2D", [img, flt], {**conv, "dilations": [1, I64_MAX, 1, 1]}, "dilation int64 max"),
+        ("Conv2D", [img, flt], {"strides": [1, 1, 1, 1], "padding": "BOGUS"}, "padding BOGUS"),
+        ("Conv2D", [img, flt], {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                                "explicit_paddings": [0, 0, -1, 0, 0, 0, 0, 0]}, "negative explicit padding"),
+        ("Conv2D", [img, flt], {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                                "explicit_paddings": [0, 0, 1]}, "3 explicit paddings"),
+        ("Conv2D", [img, flt], {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                                "explicit_paddings": [0, 0, I64_MAX, I64_MAX, 0, 0, 0, 0]},
+         "explicit padding int64 max"),
+        ("Conv2D", [_a((4, 4, 2)), flt], conv, "input of rank 3"),
+        ("Conv2D", [img, _a((2, 2, 2))], conv, "filter of rank 3"),
+        ("Conv2D", [img, _a((2, 2, 0, 3))], conv, "filter with 0 in-channels"),
+        ("MaxPool", [img], {**window, "ksize": [1, 0, 2, 1]}, "window 0"),
+        ("MaxPool", [img], {**window, "ksize": [1, -2, 2, 1]}, "window -2"),
+        ("MaxPool", [img], {**window, "strides": [1, 0, 2, 1]}, "stride 0"),
+        ("MaxPool", [img], {**window, "ksize": [1, 2, 2, 1, 1]}, "5 window sizes"),
+        ("MaxPool", [img], {**window, "ksize": [2, 2, 2, 1]}, "window over the batch"),
+        ("MaxPool", [_a((4, 4, 2))], window, "input of rank 3"),
+        ("AvgPool", [img], {**window, "ksize": [1, 0, 2, 1]}, "window 0"),
+        ("AvgPool", [img], {**window, "strides": [1, 1, 0, 1]}, "stride 0"),
+        ("AvgPool", [img], {**window, "padding": "BOGUS"}, "padding BOGUS"),
+        ("FusedBatchNormV3", [img, _a((3,)), _a((2,)), _a((2,)), _a((2,))], {"is_training": False},
+         "scale of 3 for 2 channels"),
+        ("FusedBatchNormV3", [img, _a((2, 1)), _a((2,)), _a((2,)), _a((2,))], {"is_training": False},
+         "scale a matrix"),
+        ("FusedBatchNormV3", [_a((2,)), _a((2,)), _a((2,)), _a((2,)), _a((2,))],
+         {"is_training": False}, "x of rank 1"),
+        ("FusedBatchNormV3", [img, _a((2,)), _a((2,)), _a((1,)), _a((2,))], {"is_training": False},
+         "mean of 1 for 2 channels"),
+        ("Softmax", [f32(1)], {}, "a scalar"),
+        ("LogSoftmax", [f32(1)], {}, "a scalar"),
+        ("AddV2", [x, _a((2,))], {}, "shapes [2,3] and [2]"),
+        ("Mul", [_a((2, 3, 4)), _a((3, 3))], {}, "shapes [2,3,4] and [3,3]"),
+        ("Equal", [x, _a((2,))], {}, "shapes [2,3] and [2]"),
+        ("SelectV2", [np.ones((2, 3), bool), _a((2,)), _a((3,))], {}, "three shapes that do not fit"),
+        ("SelectV2", [np.ones((4,), bool), x, x], {}, "condition of 4 for 3"),
+        ("ClipByValue", [x, _a((2,)), f32(1)], {}, "min of shape [2] for [2,3]"),
+        ("ClipByValue", [x, f32(0), _a((3, 1))], {}, "max of shape [3,1] for [2,3]"),
+        ("AddN", [[x, _a((3, 2))]], {}, "shapes differ"),
+        ("AddN", [[x, _a((3,))]], {}, "shapes [2,3] and [3] (AddN does not broadcast)"),
+        ("Cast", [x], {"DstT": "string"}, "to string"),
+        ("Cast", [np.array([1, 2], np.int32)], {"DstT": "resource"}, "to resource"),
+        ("Const", [], {"value": _a((2,)), "dtype": dtypes.int32}, "value and dtype differ"),
+    ]
+    for op, inputs, attrs, what in cases:
+        yield Case(op, inputs, attrs, ERROR, what)
+    # Edge cases TensorFlow answers with a result: a result or a clean error will do.
+    edges = [
+        ("Max", [_a((2, 0)), i32(1)], {}, "max over an empty axis (TensorFlow: -inf)"),
+        ("Min", [_a((0,)), i32(0)], {}, "min over an empty vector (TensorFlow: +inf)"),
+        ("MaxPool", [img], {**window, "padding": "EXPLICIT", "explicit_paddings": [0] * 8},
+         "EXPLICIT padding of zeros"),
+        ("AvgPool", [img], {**window, "ksize": [1, 5, 5, 1]}, "window bigger than the VALID input"),
+        ("FusedBatchNormV3", [img, _a((2,)), _a((2,)), _a((0,)), _a((0,))], {"is_training": True},
+         "training with empty running mean and variance"),
+        ("PlaceholderWithDefault", [x], {"shape": [3, 2]}, "default of another shape"),
+        ("Conv2D", [img, flt], {"strides": [1, I64_MAX, 1, 1], "padding": "SAME"}, "stride int64 max"),
+        ("MaxPool", [img], {**window, "ksize": [1, I64_MAX, 2, 1]}, "window int64 max, VALID"),
+        ("MaxPool", [img], {**window, "strides": [1, I64_MAX, 2, 1], "padding": "SAME"},
+         "stride int64 max, SAME"),
+        ("Range", [i32(I32_MIN), i32(I32_MAX), i32(I32_MAX)], {}, "int32 span past int32"),
+        ("Range", [i64(I64_MIN), i64(I64_MAX), i64(I64_MAX)], {}, "int64 span past int64"),
+        ("Reshape", [_a((0, 3)), _v(2 ** 40, 2 ** 40, 0, dtype=i64)], {}, "0 elements, huge dims"),
+        ("Tile", [_a((0, 3)), _v(I64_MAX, 1, dtype=i64)], {}, "0 elements tiled int64 max times"),
+        ("StridedSlice", [x, _v(I64_MIN, I64_MAX, dtype=i64), _v(I64_MAX, I64_MIN, dtype=i64),
+                          _v(1, -1, dtype=i64)], {}, "begin and end at the int64 extremes"),
+        ("StridedSlice", [x, _v(I64_MAX, I64_MIN, dtype=i64), _v(I64_MIN, I64_MAX, dtype=i64),
+                          _v(I64_MAX, I64_MIN + 1, dtype=i64)], {}, "strides at the int64 extremes"),
+        ("StridedSlice", [x, _v(0, 0), _v(1, 1), _v(1, 1)], {"begin_mask": -1, "end_mask": -1,
+                                                           "new_axis_mask": -1}, "masks of all ones"),
+        ("Slice", [x, _v(3, 0), _v(-1, -1)], {}, "begin past the end, size -1"),
+        ("StridedSlice", [x, _v(0, 0, dtype=i64), _v(2, 3, dtype=i64), _v(1, I64_MIN, dtype=i64)], {},
+         "stride int64 min"),
+        ("StridedSlice", [x, _v(0, 0), _v(1, 1), _v(1, 1)], {"ellipsis_mask": 1, "new_axis_mask": 3,
+                                                           "shrink_axis_mask": 3}, "every mask on one axis"),
+        ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [0, -3]}, "one dim named twice"),
+    ]
+    for op, inputs, attrs, what in edges:
+        yield Case(op, inputs, attrs, ANY, what)
+
+
+def all_cases(op_defs):
+    """Every case for `op_defs` (OpDef protos), seeded, in a fixed order."""
+    rng = np.random.default_rng(SEED)
+    cases = []
+    names = {op.name for op in op_defs}
+    for op_def in sorted(op_defs, key=lambda o: o.name):
+        cases.extend(generated_cases(op_def, rng))
+    cases.extend(c for c in invalid_cases() if c.op in names)
+    return cases
+
+
+def builtin_op_names() -> list[str]:
+    """The ops of the checked-in ops.pbtxt: the runtime's built-in ops (a generator test
+    proves them equal)."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "ops.pbtxt").read_text()
+    return sorted(line.split('"')[1] for line in text.splitlines() if line.startswith('  name: "'))
+
+
+def runtime_op_defs():
+    """The OpDefs of the built-in ops, as the runtime registers them (TF_GetAllOpList);
+    ops that plugin libraries loaded into this process added are left out."""
+    from opgen import opdefs
+    builtin = set(builtin_op_names())
+    return [op for op in opdefs.load_runtime_registry().op if op.name in builtin]
+
+
+def registered_op_names() -> list[str]:
+    """Every op the runtime of this process registers."""
+    from opgen import opdefs
+    return sorted(op.name for op in opdefs.load_runtime_registry().op)
