@@ -297,8 +297,8 @@ void Reshape(ShapeFnContext& c) {
       inferred = static_cast<int64_t>(k);
     } else if (out.dims[k] < 0) {
       Fail("shape " + PartialShape::Of(*shape).ToString() + " has a negative dimension");
-    } else {
-      known_product *= out.dims[k];
+    } else if (__builtin_mul_overflow(known_product, out.dims[k], &known_product)) {
+      Fail("shape " + PartialShape::Of(*shape).ToString() + " has more elements than int64 counts");
     }
   }
   const int64_t n = in.NumElements();

@@ -13,11 +13,14 @@ namespace opgen {
 int64_t PartialShape::NumElements() const {
   if (!rank_known) return -1;
   int64_t n = 1;
+  bool overflow = false, has_zero = false;
   for (int64_t d : dims) {
     if (d < 0) return -1;
-    n *= d;
+    has_zero = has_zero || d == 0;
+    // Known dims come from caller attrs and constants: their product may not fit.
+    if (!overflow) overflow = __builtin_mul_overflow(n, d, &n);
   }
-  return n;
+  return has_zero ? 0 : overflow ? -1 : n;
 }
 
 std::string DimToString(int64_t dim) { return dim < 0 ? "?" : std::to_string(dim); }

@@ -30,7 +30,8 @@ struct PartialShape {
     return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
   }
   int64_t rank() const { return rank_known ? static_cast<int64_t>(dims.size()) : -1; }
-  // The element count, or -1 when a dim or the rank is unknown.
+  // The element count, or -1 when a dim or the rank is unknown (or the count does not
+  // fit in int64).
   int64_t NumElements() const;
   // "[2,?,3]", or "<unknown>" for an unknown rank.
   std::string ToString() const;

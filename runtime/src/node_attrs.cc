@@ -172,6 +172,22 @@ void CompleteAttrs(const OpDef& op, const InputDtypes& inputs, AttrMap* attrs,
       }
     }
   }
+  // A length attr sizes per-tensor structures before any kernel can compare it with its
+  // inputs (Unpack's num): bound it, so a huge value is an error, not an allocation of
+  // gigabytes, or a count that wraps in the C API's int.
+  for (const std::vector<ArgDef>* args : {&op.input_arg, &op.output_arg}) {
+    for (const ArgDef& arg : *args) {
+      if (arg.number_attr.empty()) continue;
+      const int64_t n = attrs->at(arg.number_attr).i;
+      if (n < 0 || n > kMaxListArgLength) {
+        SetStatus(status, TF_INVALID_ARGUMENT,
+                  op.name + ": attr '" + arg.number_attr + "' is " + std::to_string(n) +
+                      "; list arg '" + arg.name + "' holds 0 to " +
+                      std::to_string(kMaxListArgLength) + " tensors");
+        return;
+      }
+    }
+  }
   ClearStatus(status);
 }
 

@@ -11,6 +11,9 @@
 
 namespace opgen {
 
+// The most tensors one list arg (a number_attr's value) may hold.
+constexpr int64_t kMaxListArgLength = int64_t{1} << 24;
+
 // The dtypes of the tensors given for one input arg (one entry for a single input).
 using InputDtypes = std::vector<std::vector<TF_DataType>>;
 

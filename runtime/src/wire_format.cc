@@ -246,32 +246,46 @@ class Reader {
   const char* end_;
 };
 
-// Appends the values of one repeated scalar field, packed or not.
+// A DataType enum value as TF_DataType. Values past the last TF_DataType (unknown
+// types, and reference types, 100 + the type) do not fit the C++ enum, so storing one
+// would be undefined behaviour: readers refuse them.
+bool ToDataType(uint64_t value, TF_DataType* out) {
+  if (value > static_cast<uint64_t>(TF_UINT2)) return false;
+  *out = static_cast<TF_DataType>(value);
+  return true;
+}
+
+// Appends the values of one repeated scalar field, packed or not. The wire type must be
+// the element's own (varint for integers, fixed32 / fixed64 for float / double) or
+// length-delimited (packed).
 template <typename T>
 bool ReadRepeated(Reader* r, int wire_type, std::vector<T>* out) {
-  auto read_one = [](Reader* rd, int wt, T* v) {
-    if (wt == kVarint) {
+  constexpr int element_wire =
+      std::is_floating_point_v<T> ? (sizeof(T) == 4 ? kFixed32 : kFixed64) : kVarint;
+  auto read_one = [](Reader* rd, T* v) {
+    if constexpr (element_wire == kVarint) {
       uint64_t x;
       if (!rd->Varint(&x)) return false;
       *v = static_cast<T>(static_cast<int64_t>(x));
       return true;
+    } else {
+      return rd->Fixed(v, sizeof(T));
     }
-    return rd->Fixed(v, sizeof(T));
   };
   if (wire_type == kLengthDelimited) {
     std::string packed;
     if (!r->Bytes(&packed)) return false;
     Reader inner(packed.data(), packed.size());
-    const int element_wire = std::is_floating_point_v<T> ? (sizeof(T) == 4 ? kFixed32 : kFixed64) : kVarint;
     while (!inner.done()) {
       T v;
-      if (!read_one(&inner, element_wire, &v)) return false;
+      if (!read_one(&inner, &v)) return false;
       out->push_back(v);
     }
     return true;
   }
+  if (wire_type != element_wire) return false;
   T v;
-  if (!read_one(r, wire_type, &v)) return false;
+  if (!read_one(r, &v)) return false;
   out->push_back(v);
   return true;
 }
@@ -392,7 +406,11 @@ bool ParseListValue(const std::string& bytes, AttrValue* v) {
       case 6: {
         std::vector<int64_t> ts;
         if (!claim(AttrValue::kListType) || !ReadRepeated(r, wire, &ts)) return false;
-        for (int64_t t : ts) v->list_type.push_back(static_cast<TF_DataType>(t));
+        for (int64_t t : ts) {
+          TF_DataType type;
+          if (!ToDataType(static_cast<uint64_t>(t), &type)) return false;
+          v->list_type.push_back(type);
+        }
         return true;
       }
       case 7: {
@@ -436,9 +454,7 @@ bool ParseArgDef(const std::string& bytes, ArgDef* arg) {
       case 1: return ReadString(r, wire, &arg->name);
       case 2: return ReadString(r, wire, &arg->description);
       case 3:
-        if (!ReadVarint(r, wire, &v)) return false;
-        arg->type = static_cast<TF_DataType>(v);
-        return true;
+        return ReadVarint(r, wire, &v) && ToDataType(v, &arg->type);
       case 4: return ReadString(r, wire, &arg->type_attr);
       case 5: return ReadString(r, wire, &arg->number_attr);
       case 6: return ReadString(r, wire, &arg->type_list_attr);
@@ -474,12 +490,12 @@ bool ParseAttrDef(const std::string& bytes, AttrDef* attr) {
 }
 
 // Fills `count` elements of `dst` from `values`, repeating the last one (zeros if none).
+// The repeat is one std::fill: a splat constant of a few bytes may describe gigabytes.
 template <typename Dst, typename Src>
 void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    if (values.empty()) dst[i] = Dst();
-    else dst[i] = static_cast<Dst>(values[std::min<size_t>(i, values.size() - 1)]);
-  }
+  const int64_t given = std::min<int64_t>(count, static_cast<int64_t>(values.size()));
+  for (int64_t i = 0; i < given; ++i) dst[i] = static_cast<Dst>(values[i]);
+  std::fill(dst + given, dst + count, given > 0 ? static_cast<Dst>(values[given - 1]) : Dst());
 }
 
 }  // namespace
@@ -497,9 +513,7 @@ bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error
       case 5: out->kind = AttrValue::kBool; return ReadBool(r, wire, &out->b);
       case 6:
         out->kind = AttrValue::kType;
-        if (!ReadVarint(r, wire, &v)) return false;
-        out->type = static_cast<TF_DataType>(v);
-        return true;
+        return ReadVarint(r, wire, &v) && ToDataType(v, &out->type);
       case 7: out->kind = AttrValue::kShape; return ReadString(r, wire, &b) && ParseShape(b, &out->shape);
       case 8: out->kind = AttrValue::kTensor; return ReadString(r, wire, &out->tensor_proto);
       case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, wire, &out->s);
@@ -655,14 +669,24 @@ TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
     }
     if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return nullptr; }
   }
-  const TF_DataType type = static_cast<TF_DataType>(dtype);
+  TF_DataType type;
+  if (!ToDataType(dtype, &type)) {
+    *error = "TensorProto has an unknown dtype " + std::to_string(dtype);
+    return nullptr;
+  }
   const size_t element = TF_DataTypeSize(type);
   const int64_t n = NumElements(dims);
-  if (element == 0 || n < 0) {
+  if (element == 0) {
     *error = std::string("TensorProto of dtype ") + DataTypeName(type) + " is not supported";
     return nullptr;
   }
-  const size_t len = element * static_cast<size_t>(n);
+  size_t len;
+  if (!ByteSize(element, n, &len)) {
+    const bool negative = std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; });
+    *error = "TensorProto shape " + ShapeToString(dims) +
+             (negative ? " has a negative dimension" : " has too many elements");
+    return nullptr;
+  }
   if (has_content && content.size() != len) {
     *error = "TensorProto content has " + std::to_string(content.size()) + " bytes, shape " +
              ShapeToString(dims) + " needs " + std::to_string(len);
