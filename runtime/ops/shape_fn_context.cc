@@ -196,13 +196,10 @@ PartialShape ShapeFnContext::AttrShape(const char* name) {
 }
 
 PartialShape ShapeFnContext::AttrTensorShape(const char* name) {
-  TF_Tensor* raw = nullptr;
-  OPGEN_ShapeInferenceContextGetAttrTensor(ctx_, name, &raw, status_);
+  ShapeHandle h;
+  OPGEN_ShapeInferenceContextGetAttrTensorShape(ctx_, name, h.h, status_);
   Check();
-  TensorPtr t(raw);
-  PartialShape s = PartialShape::Of({});
-  for (int d = 0; d < TF_NumDims(t.get()); ++d) s.dims.push_back(TF_Dim(t.get(), d));
-  return s;
+  return FromHandle(ctx_, h.h);
 }
 
 void ShapeFnContext::SetOutput(int i, const PartialShape& shape) {

@@ -238,3 +238,18 @@ def test_reshape_to_a_shape_whose_size_overflows_is_refused(api, graph):
         api.op(graph, "Reshape", "r", [out(x), out(shape)])
     assert e.value.code == INVALID_ARGUMENT
     assert "more elements than int64 counts" in e.value.message
+
+
+def test_a_splat_constant_gets_its_shape_without_being_made(api, graph):
+    # float_val [0] over [2^40]: 4 TiB described in a few bytes, as TensorFlow writes
+    # splat constants. Building the graph used to make the tensor (for Const's own shape
+    # and again for every consumer's shape inference); it failed to allocate, and the
+    # shape came out unknown. Nothing is made now, and the shape is known.
+    api.import_graph_def(graph, _const_graph(_tensor_proto([1 << 40], float_val=[0.0])))
+    for name in ("c", "i"):
+        output = out(api.lib.TF_GraphOperationByName(graph, name.encode()))
+        assert api.lib.TF_GraphGetTensorNumDims(graph, output, api.status) == 1
+        dims = (c_int64 * 1)()
+        api.lib.TF_GraphGetTensorShape(graph, output, dims, 1, api.status)
+        api.check()
+        assert list(dims) == [1 << 40]
