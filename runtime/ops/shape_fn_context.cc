@@ -10,6 +10,12 @@
 
 namespace opgen {
 
+PartialShape PartialShape::UnknownDims(int64_t rank) {
+  if (rank < 0 || rank > kMaxRank)
+    Fail("rank " + std::to_string(rank) + " is not between 0 and " + std::to_string(kMaxRank));
+  return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
+}
+
 int64_t PartialShape::NumElements() const {
   if (!rank_known) return -1;
   int64_t n = 1;

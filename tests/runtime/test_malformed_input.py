@@ -253,3 +253,14 @@ def test_a_splat_constant_gets_its_shape_without_being_made(api, graph):
         api.lib.TF_GraphGetTensorShape(graph, output, dims, 1, api.status)
         api.check()
         assert list(dims) == [1 << 40]
+
+
+def test_reshape_to_a_shape_operand_of_absurd_length_is_refused(api, graph):
+    # A shape operand of 2^40 elements (its value unknown) made Reshape's shape function
+    # allocate 2^40 unknown dims (ASan: out of memory; std::bad_alloc as TF_INTERNAL).
+    x = api.placeholder(graph, "x")
+    shape = api.placeholder(graph, "shape", dtype=3, shape=[1 << 40])  # int32
+    with pytest.raises(CApiError) as e:
+        api.op(graph, "Reshape", "r", [out(x), out(shape)])
+    assert e.value.code == INVALID_ARGUMENT
+    assert "rank 1099511627776 is not between 0 and 254" in e.value.message
