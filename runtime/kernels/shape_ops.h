@@ -44,8 +44,11 @@ inline void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
     } else if (shape[i] < 0) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: size " + std::to_string(shape[i]) + " must be >= -1");
       return;
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      // Wrapped, the product could equal the input's count and pass the check below.
+      Fail(ctx, TF_INVALID_ARGUMENT, "Reshape: shape " + ShapeString(shape) +
+                                         " has more elements than int64 counts");
+      return;
     }
   }
   if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;

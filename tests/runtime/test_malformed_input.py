@@ -146,7 +146,10 @@ def test_setting_a_dtype_attr_to_a_value_outside_tf_datatype_fails_the_node(api,
     assert b"dtype value -5 is not a TF_DataType" in lib.TF_Message(api.status)
 
 
-def test_eager_dtype_attr_outside_tf_datatype_fails_execute(runtime_cdll, api):
+@pytest.fixture
+def eager(runtime_cdll, api):
+    """execute(op, arrays, setattr) -> (code, message) of TFE_Execute on `op` with the
+    arrays as inputs; `setattr(lib, op)` sets attrs. Outputs are deleted."""
     lib = runtime_cdll
     for name, restype, argtypes in [
             ("TFE_NewContextOptions", c_void_p, []), ("TFE_DeleteContextOptions", None, [c_void_p]),
@@ -162,19 +165,36 @@ def test_eager_dtype_attr_outside_tf_datatype_fails_execute(runtime_cdll, api):
     ctx = lib.TFE_NewContext(opts, api.status)
     lib.TFE_DeleteContextOptions(opts)
     api.check()
-    t = api.tensor(np.float32([1, 2]))
-    h = lib.TFE_NewTensorHandle(t, api.status)
-    lib.TF_DeleteTensor(t)
-    op = lib.TFE_NewOp(ctx, b"Cast", api.status)
-    lib.TFE_OpAddInput(op, h, api.status)
-    lib.TFE_OpSetAttrType(op, b"DstT", 1000)
-    retvals, n = (c_void_p * 1)(), c_int(1)
-    lib.TFE_Execute(op, retvals, ctypes.byref(n), api.status)
-    code, message = lib.TF_GetCode(api.status), lib.TF_Message(api.status)
-    lib.TFE_DeleteOp(op)
-    lib.TFE_DeleteTensorHandle(h)
+
+    def execute(op_type, arrays, setattr=lambda lib, op: None):
+        handles = []
+        for array in arrays:
+            t = api.tensor(array)
+            handles.append(lib.TFE_NewTensorHandle(t, api.status))
+            lib.TF_DeleteTensor(t)
+        op = lib.TFE_NewOp(ctx, op_type.encode(), api.status)
+        for h in handles:
+            lib.TFE_OpAddInput(op, h, api.status)
+        setattr(lib, op)
+        retvals, n = (c_void_p * 4)(), c_int(4)
+        lib.TFE_Execute(op, retvals, ctypes.byref(n), api.status)
+        code, message = lib.TF_GetCode(api.status), lib.TF_Message(api.status).decode()
+        if code == 0:
+            for i in range(n.value):
+                lib.TFE_DeleteTensorHandle(retvals[i])
+        lib.TFE_DeleteOp(op)
+        for h in handles:
+            lib.TFE_DeleteTensorHandle(h)
+        return code, message
+
+    yield execute
     lib.TFE_DeleteContext(ctx)
-    assert code == INVALID_ARGUMENT and b"dtype value 1000 is not a TF_DataType" in message
+
+
+def test_eager_dtype_attr_outside_tf_datatype_fails_execute(eager):
+    code, message = eager("Cast", [np.float32([1, 2])],
+                          lambda lib, op: lib.TFE_OpSetAttrType(op, b"DstT", 1000))
+    assert code == INVALID_ARGUMENT and "dtype value 1000 is not a TF_DataType" in message
 
 
 def test_allocate_tensor_refuses_a_dtype_outside_tf_datatype(api):
@@ -264,3 +284,10 @@ def test_reshape_to_a_shape_operand_of_absurd_length_is_refused(api, graph):
         api.op(graph, "Reshape", "r", [out(x), out(shape)])
     assert e.value.code == INVALID_ARGUMENT
     assert "rank 1099511627776 is not between 0 and 254" in e.value.message
+
+
+def test_reshape_kernel_refuses_a_shape_whose_size_overflows(eager):
+    # Eagerly there is no shape function first: the kernel's own product wrapped to 4,
+    # matched the input's 4 elements, and gave a tensor of dims [2^62 + 1, 4] over 16 bytes.
+    code, message = eager("Reshape", [np.float32([1, 2, 3, 4]), np.int64([WRAPS_TO_FOUR_BYTES, 4])])
+    assert code == INVALID_ARGUMENT and "more elements than int64 counts" in message
