@@ -10,23 +10,13 @@
 
 namespace opgen {
 
-PartialShape PartialShape::UnknownDims(int64_t rank) {
-  if (rank < 0 || rank > kMaxRank)
-    Fail("rank " + std::to_string(rank) + " is not between 0 and " + std::to_string(kMaxRank));
-  return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
-}
-
 int64_t PartialShape::NumElements() const {
   if (!rank_known) return -1;
   int64_t n = 1;
-  bool overflow = false, has_zero = false;
   for (int64_t d : dims) {
-    if (d < 0) return -1;
-    has_zero = has_zero || d == 0;
-    // Known dims come from caller attrs and constants: their product may not fit.
-    if (!overflow) overflow = __builtin_mul_overflow(n, d, &n);
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;  // unknown, or past int64
   }
-  return has_zero ? 0 : overflow ? -1 : n;
+  return n;
 }
 
 std::string DimToString(int64_t dim) { return dim < 0 ? "?" : std::to_string(dim); }
@@ -39,6 +29,12 @@ std::string PartialShape::ToString() const {
 }
 
 void Fail(const std::string& message) { throw ShapeError(message); }
+
+PartialShape PartialShape::UnknownDims(int64_t rank) {
+  if (rank < 0 || rank > kMaxRank)
+    Fail("rank " + std::to_string(rank) + " is not between 0 and " + std::to_string(kMaxRank));
+  return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
+}
 
 // ---- ShapeFnContext ------------------------------------------------------------------
 

@@ -32,8 +32,7 @@ struct PartialShape {
   // from operand sizes, which callers control.
   static PartialShape UnknownDims(int64_t rank);
   int64_t rank() const { return rank_known ? static_cast<int64_t>(dims.size()) : -1; }
-  // The element count, or -1 when a dim or the rank is unknown (or the count does not
-  // fit in int64).
+  // The element count, or -1 when a dim or the rank is unknown.
   int64_t NumElements() const;
   // "[2,?,3]", or "<unknown>" for an unknown rank.
   std::string ToString() const;
