@@ -964,6 +964,11 @@ static TF_Operation* add_site_op(TF_Graph* graph, const AttrSite* site, const ch
 }
 
 static void run_attr_value(const Bytes* in) {
+  /* Any message bytes also stand in for a ConfigProto. */
+  TF_SessionOptions* config = TF_NewSessionOptions();
+  TF_SetConfig(config, in->data, in->len, g_status);
+  status_ok(g_status, "TF_SetConfig");
+  TF_DeleteSessionOptions(config);
   TF_Graph* graph = TF_NewGraph();
   TF_Operation* x = float_const(graph);
   const AttrSite* site = &kAttrSites[below(sizeof kAttrSites / sizeof kAttrSites[0])];
