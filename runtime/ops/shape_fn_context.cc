@@ -30,6 +30,12 @@ std::string PartialShape::ToString() const {
 
 void Fail(const std::string& message) { throw ShapeError(message); }
 
+PartialShape PartialShape::UnknownDims(int64_t rank) {
+  if (rank < 0 || rank > kMaxRank)
+    Fail("rank " + std::to_string(rank) + " is not between 0 and " + std::to_string(kMaxRank));
+  return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
+}
+
 // ---- ShapeFnContext ------------------------------------------------------------------
 
 namespace {
@@ -192,13 +198,10 @@ PartialShape ShapeFnContext::AttrShape(const char* name) {
 }
 
 PartialShape ShapeFnContext::AttrTensorShape(const char* name) {
-  TF_Tensor* raw = nullptr;
-  OPGEN_ShapeInferenceContextGetAttrTensor(ctx_, name, &raw, status_);
+  ShapeHandle h;
+  OPGEN_ShapeInferenceContextGetAttrTensorShape(ctx_, name, h.h, status_);
   Check();
-  TensorPtr t(raw);
-  PartialShape s = PartialShape::Of({});
-  for (int d = 0; d < TF_NumDims(t.get()); ++d) s.dims.push_back(TF_Dim(t.get(), d));
-  return s;
+  return FromHandle(ctx_, h.h);
 }
 
 void ShapeFnContext::SetOutput(int i, const PartialShape& shape) {

@@ -18,6 +18,8 @@
 namespace opgen {
 
 constexpr int64_t kUnknownDim = -1;
+// The most dimensions a tensor may have (TensorFlow's TensorShape limit).
+constexpr int64_t kMaxRank = 254;
 
 // A shape known in part: unknown rank, or dims where kUnknownDim is an unknown size.
 struct PartialShape {
@@ -26,9 +28,9 @@ struct PartialShape {
 
   static PartialShape Unknown() { return {}; }
   static PartialShape Of(std::vector<int64_t> dims) { return {true, std::move(dims)}; }
-  static PartialShape UnknownDims(int64_t rank) {
-    return Of(std::vector<int64_t>(static_cast<size_t>(rank), kUnknownDim));
-  }
+  // `rank` unknown dims; fails (ShapeError) for a rank no tensor can have: ranks come
+  // from operand sizes, which callers control.
+  static PartialShape UnknownDims(int64_t rank);
   int64_t rank() const { return rank_known ? static_cast<int64_t>(dims.size()) : -1; }
   // The element count, or -1 when a dim or the rank is unknown.
   int64_t NumElements() const;

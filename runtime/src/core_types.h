@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,31 @@ class TensorBuffer {
   std::atomic<int> refs_{1};
 };
 
-// Number of elements of a shape; -1 if a dim is negative.
-int64_t NumElements(const std::vector<int64_t>& dims);
+// Number of elements of a shape; -1 if a dim is negative or the count does not fit in
+// int64 (dims come from callers and from parsed bytes, so their product may overflow).
+int64_t NumElements(const int64_t* dims, size_t num_dims);
+inline int64_t NumElements(const std::vector<int64_t>& dims) {
+  return NumElements(dims.data(), dims.size());
+}
+// The bytes that `num_elements` (>= 0) elements of `element_size` bytes take, in
+// `*bytes`; false when that does not fit in size_t.
+bool ByteSize(size_t element_size, int64_t num_elements, size_t* bytes);
+// Whether `dtype` is one of the TF_DataType values (DT_INVALID included). A C caller
+// can pass any int; C++ code must not keep one outside the enum's range.
+// (The bits are copied out: loading an out-of-range value as the enum type is itself
+// undefined behaviour in C++.)
+inline bool IsDataType(const TF_DataType& dtype) {
+  static_assert(sizeof(TF_DataType) == sizeof(int), "TF_DataType is an int in C");
+  int code;
+  std::memcpy(&code, &dtype, sizeof code);
+  return code >= 0 && code <= static_cast<int>(TF_UINT2);
+}
+// The int a TF_DataType holds, for messages about one that IsDataType refuses.
+inline int DataTypeBits(const TF_DataType& dtype) {
+  int code;
+  std::memcpy(&code, &dtype, sizeof code);
+  return code;
+}
 // "[2,3]"
 std::string ShapeToString(const std::vector<int64_t>& dims);
 // "float", "int32", ... as TensorFlow spells dtypes in messages and specs.

@@ -36,6 +36,7 @@ struct TFE_Op {
   std::string device;
   std::vector<std::vector<TF_Tensor*>> inputs;  // one group per input arg; owned shares
   opgen::AttrMap attrs;
+  std::string error;  // the first attr value a setter refused, reported by TFE_Execute
 
   ~TFE_Op() {
     for (auto& group : inputs)
@@ -50,6 +51,20 @@ opgen::AttrValue& SetAttr(TFE_Op* op, const char* name, opgen::AttrValue::Kind k
   v = opgen::AttrValue();
   v.kind = kind;
   return v;
+}
+
+// Setters have no status: a value that is not a TF_DataType is remembered in
+// op->error, which TFE_Execute reports.
+bool CheckDataTypes(TFE_Op* op, const char* attr_name, const TF_DataType* values, int num_values) {
+  for (int i = 0; i < num_values; ++i) {
+    if (opgen::IsDataType(values[i])) continue;
+    if (op->error.empty())
+      op->error = op->def->name + ": attr '" + (attr_name ? attr_name : "") +
+                  "': dtype value " + std::to_string(opgen::DataTypeBits(values[i])) +
+                  " is not a TF_DataType";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -207,6 +222,7 @@ void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name, unsigned char value) {
   SetAttr(op, attr_name, opgen::AttrValue::kBool).b = value != 0;
 }
 void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name, TF_DataType value) {
+  if (!CheckDataTypes(op, attr_name, &value, 1)) return;
   SetAttr(op, attr_name, opgen::AttrValue::kType).type = value;
 }
 void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name, const int64_t* dims,
@@ -245,6 +261,7 @@ void TFE_OpSetAttrBoolList(TFE_Op* op, const char* attr_name, const unsigned cha
 }
 void TFE_OpSetAttrTypeList(TFE_Op* op, const char* attr_name, const TF_DataType* values,
                            int num_values) {
+  if (!CheckDataTypes(op, attr_name, values, num_values)) return;
   SetAttr(op, attr_name, opgen::AttrValue::kListType).list_type.assign(values, values + num_values);
 }
 void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** dims,
@@ -262,6 +279,10 @@ void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** d
 OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
   try {
     const opgen::OpDef& def = *op->def;
+    if (!op->error.empty()) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT, op->error);
+      return nullptr;
+    }
     auto resolved = std::make_unique<OPGEN_EagerKernel>();
     resolved->def = &def;
     opgen::InputDtypes input_dtypes;

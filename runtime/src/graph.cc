@@ -21,6 +21,9 @@ struct TF_OperationDescription {
 namespace opgen {
 namespace {
 
+// The most elements of a constant input whose value shape inference gets.
+constexpr int64_t kMaxConstantForShapes = int64_t{1} << 16;
+
 bool IsPrivateAttr(const std::string& name) { return !name.empty() && name[0] == '_'; }
 
 // Tensors per arg of `args` once attrs are complete.
@@ -122,7 +125,11 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   for (size_t i = 0; i < op->inputs.size(); ++i) {
     const TF_Output& in = op->inputs[i];
     shape_inputs[i].shape = in.oper->output_shapes[in.index];
-    if (in.oper->type() == "Const") {
+    // Shape functions read small constants (shapes, axes, paddings). A large one stays
+    // unread: a TensorProto of a few bytes can describe a splat of gigabytes.
+    const int64_t elements = shape_inputs[i].shape.unknown_rank
+                                 ? -1 : NumElements(shape_inputs[i].shape.dims);
+    if (in.oper->type() == "Const" && elements >= 0 && elements <= kMaxConstantForShapes) {
       auto value = in.oper->attrs.find("value");
       std::string ignored;
       if (value != in.oper->attrs.end() && value->second.kind == AttrValue::kTensor) {
@@ -207,6 +214,20 @@ AttrValue& NewAttr(TF_OperationDescription* desc, const char* name, AttrValue::K
   v = AttrValue();
   v.kind = kind;
   return v;
+}
+
+// Setters have no status: a value that is not a TF_DataType is remembered in
+// desc->error, which TF_FinishOperation reports.
+bool CheckDataTypes(TF_OperationDescription* desc, const char* attr_name,
+                    const TF_DataType* values, int num_values) {
+  for (int i = 0; i < num_values; ++i) {
+    if (opgen::IsDataType(values[i])) continue;
+    if (desc->error.empty())
+      desc->error = "attr '" + std::string(attr_name ? attr_name : "") + "': dtype value " +
+                    std::to_string(opgen::DataTypeBits(values[i])) + " is not a TF_DataType";
+    return false;
+  }
+  return true;
 }
 
 opgen::Shape MakeShape(const int64_t* dims, int num_dims) {
@@ -412,11 +433,13 @@ void TF_SetAttrBoolList(TF_OperationDescription* desc, const char* attr_name,
 }
 
 void TF_SetAttrType(TF_OperationDescription* desc, const char* attr_name, TF_DataType value) {
+  if (!CheckDataTypes(desc, attr_name, &value, 1)) return;
   NewAttr(desc, attr_name, AttrValue::kType).type = value;
 }
 
 void TF_SetAttrTypeList(TF_OperationDescription* desc, const char* attr_name,
                         const TF_DataType* values, int num_values) {
+  if (!CheckDataTypes(desc, attr_name, values, num_values)) return;
   NewAttr(desc, attr_name, AttrValue::kListType).list_type.assign(values, values + num_values);
 }
 
@@ -520,6 +543,12 @@ void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name,
 TF_Operation* TF_FinishOperation(TF_OperationDescription* desc, TF_Status* status) {
   std::unique_ptr<TF_OperationDescription> owned(desc);
   try {
+    if (!desc->error.empty()) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       "Node '" + desc->spec.name + "' (" + desc->spec.op_type +
+                           "): " + desc->error);
+      return nullptr;
+    }
     if (!desc->colocate_with.empty()) {
       AttrValue& v = desc->spec.attrs["_class"];
       v.kind = AttrValue::kListString;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -67,6 +68,12 @@ std::vector<int> InputArgLengths(const OpDef& def, const AttrMap& attrs, std::st
       if (it == attrs.end() || it->second.kind != AttrValue::kInt) {
         *error = "attr '" + arg.number_attr + "' (the length of input '" + arg.name +
                  "') is missing";
+        return {};
+      }
+      // The NodeDef's own inputs bound a sane length; anything else cannot match them.
+      if (it->second.i < 0 || it->second.i > std::numeric_limits<int>::max()) {
+        *error = "attr '" + arg.number_attr + "' (the length of input '" + arg.name +
+                 "') is " + std::to_string(it->second.i);
         return {};
       }
       lengths.push_back(static_cast<int>(it->second.i));
@@ -195,7 +202,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     std::string error;
     std::vector<int> lengths = InputArgLengths(*def, spec.attrs, &error);
     size_t expected = 0;
-    for (int l : lengths) expected += static_cast<size_t>(std::max(l, 0));
+    for (int l : lengths) expected += static_cast<size_t>(l);
     if (error.empty() && expected != data.size())
       error = "expects " + std::to_string(expected) + " data inputs, the NodeDef has " +
               std::to_string(data.size());

@@ -66,6 +66,11 @@ TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status) {
   try {
     if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
     const std::string given = library_filename ? library_filename : "";
+    if (given.empty()) {
+      // dlopen("") hands back the main program, which is not a library of ops.
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_LoadLibrary: the file name is empty");
+      return nullptr;
+    }
     char resolved[PATH_MAX];
     const std::string path = realpath(given.c_str(), resolved) ? resolved : given;
 

@@ -279,4 +279,19 @@ void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInferenceContext* ctx, con
     SetStatus(status, TF_INVALID_ARGUMENT, "attr '" + std::string(attr_name) + "': " + error);
 }
 
+void OPGEN_ShapeInferenceContextGetAttrTensorShape(TF_ShapeInferenceContext* ctx,
+                                                   const char* attr_name, TF_ShapeHandle* result,
+                                                   TF_Status* status) {
+  const AttrValue* v = FindAttr(ctx, attr_name, AttrValue::kTensor, status);
+  if (v == nullptr) return;
+  TF_DataType dtype;
+  std::vector<int64_t> dims;
+  std::string error;
+  if (!opgen::ParseTensorProtoShape(v->tensor_proto, &dtype, &dims, &error)) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "attr '" + std::string(attr_name) + "': " + error);
+    return;
+  }
+  result->shape = opgen::Shape{false, std::move(dims)};
+}
+
 }  // extern "C"

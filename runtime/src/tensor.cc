@@ -87,13 +87,21 @@ TensorBuffer::~TensorBuffer() {
   if (deallocator_ != nullptr) deallocator_(data_, len_, arg_);
 }
 
-int64_t NumElements(const std::vector<int64_t>& dims) {
+int64_t NumElements(const int64_t* dims, size_t num_dims) {
   int64_t n = 1;
-  for (int64_t d : dims) {
-    if (d < 0) return -1;
-    n *= d;
+  bool overflow = false, has_zero = false;
+  for (size_t i = 0; i < num_dims; ++i) {
+    if (dims[i] < 0) return -1;
+    has_zero = has_zero || dims[i] == 0;
+    if (!overflow) overflow = __builtin_mul_overflow(n, dims[i], &n);
   }
-  return n;
+  // A zero dim makes the count 0 however large the others are.
+  return has_zero ? 0 : overflow ? -1 : n;
+}
+
+bool ByteSize(size_t element_size, int64_t num_elements, size_t* bytes) {
+  return num_elements >= 0 &&
+         !__builtin_mul_overflow(static_cast<uint64_t>(num_elements), element_size, bytes);
 }
 
 std::string ShapeToString(const std::vector<int64_t>& dims) {
@@ -179,7 +187,8 @@ size_t TF_DataTypeSize(TF_DataType dt) {
 TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, void* data,
                         size_t len, void (*deallocator)(void*, size_t, void*),
                         void* deallocator_arg) {
-  if (num_dims < 0 || !opgen::LengthMatches(dtype, dims, num_dims, len)) {
+  if (!opgen::IsDataType(dtype) || num_dims < 0 ||
+      !opgen::LengthMatches(dtype, dims, num_dims, len)) {
     if (deallocator != nullptr) deallocator(data, len, deallocator_arg);
     return nullptr;
   }
@@ -192,7 +201,9 @@ TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, vo
 }
 
 TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
-  if (num_dims < 0 || !opgen::LengthMatches(dtype, dims, num_dims, len)) return nullptr;
+  if (!opgen::IsDataType(dtype) || num_dims < 0 ||
+      !opgen::LengthMatches(dtype, dims, num_dims, len))
+    return nullptr;
   try {
     opgen::TensorBuffer* buffer = opgen::TensorBuffer::Allocate(len);
     if (buffer == nullptr) return nullptr;
@@ -218,10 +229,17 @@ void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type, TF_Tensor* to
     opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_TensorBitcastFrom: NULL tensor or negative rank");
     return;
   }
+  if (!opgen::IsDataType(type)) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "TF_TensorBitcastFrom: dtype value " +
+                         std::to_string(opgen::DataTypeBits(type)) + " is not a TF_DataType");
+    return;
+  }
   const size_t element = TF_DataTypeSize(type);
-  int64_t n = 1;
-  for (int i = 0; i < num_new_dims; ++i) n = new_dims[i] < 0 ? -1 : n * new_dims[i];
-  if (element == 0 || n < 0 || static_cast<size_t>(n) * element != from->buffer->size()) {
+  const int64_t elements = opgen::NumElements(new_dims, static_cast<size_t>(num_new_dims));
+  size_t bytes;
+  if (element == 0 || !opgen::ByteSize(element, elements, &bytes) ||
+      bytes != from->buffer->size()) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "TF_TensorBitcastFrom: " + std::to_string(from->buffer->size()) +
                          " bytes cannot be seen as " + opgen::DataTypeName(type) + " of shape " +

@@ -246,32 +246,46 @@ class Reader {
   const char* end_;
 };
 
-// Appends the values of one repeated scalar field, packed or not.
+// A DataType enum value as TF_DataType. Values past the last TF_DataType (unknown
+// types, and reference types, 100 + the type) do not fit the C++ enum, so storing one
+// would be undefined behaviour: readers refuse them.
+bool ToDataType(uint64_t value, TF_DataType* out) {
+  if (value > static_cast<uint64_t>(TF_UINT2)) return false;
+  *out = static_cast<TF_DataType>(value);
+  return true;
+}
+
+// Appends the values of one repeated scalar field, packed or not. The wire type must be
+// the element's own (varint for integers, fixed32 / fixed64 for float / double) or
+// length-delimited (packed).
 template <typename T>
 bool ReadRepeated(Reader* r, int wire_type, std::vector<T>* out) {
-  auto read_one = [](Reader* rd, int wt, T* v) {
-    if (wt == kVarint) {
+  constexpr int element_wire =
+      std::is_floating_point_v<T> ? (sizeof(T) == 4 ? kFixed32 : kFixed64) : kVarint;
+  auto read_one = [](Reader* rd, T* v) {
+    if constexpr (element_wire == kVarint) {
       uint64_t x;
       if (!rd->Varint(&x)) return false;
       *v = static_cast<T>(static_cast<int64_t>(x));
       return true;
+    } else {
+      return rd->Fixed(v, sizeof(T));
     }
-    return rd->Fixed(v, sizeof(T));
   };
   if (wire_type == kLengthDelimited) {
     std::string packed;
     if (!r->Bytes(&packed)) return false;
     Reader inner(packed.data(), packed.size());
-    const int element_wire = std::is_floating_point_v<T> ? (sizeof(T) == 4 ? kFixed32 : kFixed64) : kVarint;
     while (!inner.done()) {
       T v;
-      if (!read_one(&inner, element_wire, &v)) return false;
+      if (!read_one(&inner, &v)) return false;
       out->push_back(v);
     }
     return true;
   }
+  if (wire_type != element_wire) return false;
   T v;
-  if (!read_one(r, wire_type, &v)) return false;
+  if (!read_one(r, &v)) return false;
   out->push_back(v);
   return true;
 }
@@ -392,7 +406,11 @@ bool ParseListValue(const std::string& bytes, AttrValue* v) {
       case 6: {
         std::vector<int64_t> ts;
         if (!claim(AttrValue::kListType) || !ReadRepeated(r, wire, &ts)) return false;
-        for (int64_t t : ts) v->list_type.push_back(static_cast<TF_DataType>(t));
+        for (int64_t t : ts) {
+          TF_DataType type;
+          if (!ToDataType(static_cast<uint64_t>(t), &type)) return false;
+          v->list_type.push_back(type);
+        }
         return true;
       }
       case 7: {
@@ -436,9 +454,7 @@ bool ParseArgDef(const std::string& bytes, ArgDef* arg) {
       case 1: return ReadString(r, wire, &arg->name);
       case 2: return ReadString(r, wire, &arg->description);
       case 3:
-        if (!ReadVarint(r, wire, &v)) return false;
-        arg->type = static_cast<TF_DataType>(v);
-        return true;
+        return ReadVarint(r, wire, &v) && ToDataType(v, &arg->type);
       case 4: return ReadString(r, wire, &arg->type_attr);
       case 5: return ReadString(r, wire, &arg->number_attr);
       case 6: return ReadString(r, wire, &arg->type_list_attr);
@@ -474,12 +490,12 @@ bool ParseAttrDef(const std::string& bytes, AttrDef* attr) {
 }
 
 // Fills `count` elements of `dst` from `values`, repeating the last one (zeros if none).
+// The repeat is one std::fill: a splat constant of a few bytes may describe gigabytes.
 template <typename Dst, typename Src>
 void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    if (values.empty()) dst[i] = Dst();
-    else dst[i] = static_cast<Dst>(values[std::min<size_t>(i, values.size() - 1)]);
-  }
+  const int64_t given = std::min<int64_t>(count, static_cast<int64_t>(values.size()));
+  for (int64_t i = 0; i < given; ++i) dst[i] = static_cast<Dst>(values[i]);
+  std::fill(dst + given, dst + count, given > 0 ? static_cast<Dst>(values[given - 1]) : Dst());
 }
 
 }  // namespace
@@ -497,9 +513,7 @@ bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error
       case 5: out->kind = AttrValue::kBool; return ReadBool(r, wire, &out->b);
       case 6:
         out->kind = AttrValue::kType;
-        if (!ReadVarint(r, wire, &v)) return false;
-        out->type = static_cast<TF_DataType>(v);
-        return true;
+        return ReadVarint(r, wire, &v) && ToDataType(v, &out->type);
       case 7: out->kind = AttrValue::kShape; return ReadString(r, wire, &b) && ParseShape(b, &out->shape);
       case 8: out->kind = AttrValue::kTensor; return ReadString(r, wire, &out->tensor_proto);
       case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, wire, &out->s);
@@ -627,8 +641,10 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out) {
   return true;
 }
 
-TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
-  Reader r(bytes.data(), bytes.size());
+namespace {
+
+// What a TensorProto holds, as read (not yet checked against its dtype and shape).
+struct TensorProtoFields {
   uint64_t dtype = 0;
   std::vector<int64_t> dims;
   std::string content;
@@ -636,61 +652,108 @@ TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
   std::vector<float> floats;
   std::vector<double> doubles;
   std::vector<int64_t> ints;  // int_val, int64_val, bool_val, half_val bits
+};
+
+// Whether typed values (rather than tensor_content) can fill a tensor of `type`.
+bool HasTypedValues(TF_DataType type) {
+  switch (type) {
+    case TF_FLOAT: case TF_DOUBLE: case TF_INT32: case TF_INT64: case TF_BOOL: case TF_UINT8:
+    case TF_INT8: case TF_INT16: case TF_UINT16: case TF_HALF: case TF_BFLOAT16: case TF_UINT32:
+    case TF_UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Reads the fields and checks them: a known fixed-size dtype, a shape whose byte size
+// (`*len`) fits in size_t, content of that size or typed values the dtype can take.
+// Makes nothing: a TensorProto of a few bytes can describe a splat of gigabytes.
+bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType* type,
+                     size_t* len, std::string* error) {
+  Reader r(bytes.data(), bytes.size());
   while (!r.done()) {
     uint64_t tag;
-    if (!r.Varint(&tag)) { *error = "truncated TensorProto"; return nullptr; }
+    if (!r.Varint(&tag)) { *error = "truncated TensorProto"; return false; }
     const int field = static_cast<int>(tag >> 3), wire = static_cast<int>(tag & 7);
     bool ok = true;
     std::string shape;
     switch (field) {
-      case 1: ok = wire == kVarint && r.Varint(&dtype); break;
-      case 2: ok = wire == kLengthDelimited && r.Bytes(&shape) && ParseShapeProto(shape, &dims); break;
-      case 4: ok = wire == kLengthDelimited && r.Bytes(&content); has_content = true; break;
-      case 5: ok = ReadRepeated(&r, wire, &floats); break;
-      case 6: ok = ReadRepeated(&r, wire, &doubles); break;
+      case 1: ok = wire == kVarint && r.Varint(&f->dtype); break;
+      case 2: ok = wire == kLengthDelimited && r.Bytes(&shape) && ParseShapeProto(shape, &f->dims); break;
+      case 4: ok = wire == kLengthDelimited && r.Bytes(&f->content); f->has_content = true; break;
+      case 5: ok = ReadRepeated(&r, wire, &f->floats); break;
+      case 6: ok = ReadRepeated(&r, wire, &f->doubles); break;
       // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
       // ones keep their bits through int64_t)
-      case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &ints); break;
+      case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &f->ints); break;
       default: ok = r.Skip(wire); break;
     }
-    if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return nullptr; }
+    if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return false; }
   }
-  const TF_DataType type = static_cast<TF_DataType>(dtype);
-  const size_t element = TF_DataTypeSize(type);
-  const int64_t n = NumElements(dims);
-  if (element == 0 || n < 0) {
-    *error = std::string("TensorProto of dtype ") + DataTypeName(type) + " is not supported";
-    return nullptr;
+  if (!ToDataType(f->dtype, type)) {
+    *error = "TensorProto has an unknown dtype " + std::to_string(f->dtype);
+    return false;
   }
-  const size_t len = element * static_cast<size_t>(n);
-  if (has_content && content.size() != len) {
-    *error = "TensorProto content has " + std::to_string(content.size()) + " bytes, shape " +
-             ShapeToString(dims) + " needs " + std::to_string(len);
-    return nullptr;
+  const size_t element = TF_DataTypeSize(*type);
+  if (element == 0) {
+    *error = std::string("TensorProto of dtype ") + DataTypeName(*type) + " is not supported";
+    return false;
   }
-  TF_Tensor* t = TF_AllocateTensor(type, dims.data(), static_cast<int>(dims.size()), len);
+  if (!ByteSize(element, NumElements(f->dims), len)) {
+    const bool negative = std::any_of(f->dims.begin(), f->dims.end(), [](int64_t d) { return d < 0; });
+    *error = "TensorProto shape " + ShapeToString(f->dims) +
+             (negative ? " has a negative dimension" : " has too many elements");
+    return false;
+  }
+  if (f->has_content && f->content.size() != *len) {
+    *error = "TensorProto content has " + std::to_string(f->content.size()) + " bytes, shape " +
+             ShapeToString(f->dims) + " needs " + std::to_string(*len);
+    return false;
+  }
+  if (!f->has_content && !HasTypedValues(*type)) {
+    *error = std::string("typed values of dtype ") + DataTypeName(*type) + " are not supported";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,
+                           std::vector<int64_t>* dims, std::string* error) {
+  TensorProtoFields f;
+  size_t len;
+  if (!ReadTensorProto(bytes, &f, dtype, &len, error)) return false;
+  *dims = std::move(f.dims);
+  return true;
+}
+
+TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
+  TensorProtoFields f;
+  TF_DataType type;
+  size_t len;
+  if (!ReadTensorProto(bytes, &f, &type, &len, error)) return nullptr;
+  TF_Tensor* t = TF_AllocateTensor(type, f.dims.data(), static_cast<int>(f.dims.size()), len);
   if (t == nullptr) { *error = "cannot allocate the tensor"; return nullptr; }
   void* data = t->buffer->data();
-  if (has_content) {
-    std::memcpy(data, content.data(), len);
+  if (f.has_content) {
+    std::memcpy(data, f.content.data(), len);
     return t;
   }
+  const int64_t n = NumElements(f.dims);
   switch (type) {
-    case TF_FLOAT: FillFrom(floats, static_cast<float*>(data), n); break;
-    case TF_DOUBLE: FillFrom(doubles, static_cast<double*>(data), n); break;
-    case TF_INT32: FillFrom(ints, static_cast<int32_t*>(data), n); break;
-    case TF_INT64: FillFrom(ints, static_cast<int64_t*>(data), n); break;
-    case TF_BOOL: FillFrom(ints, static_cast<bool*>(data), n); break;
-    case TF_UINT8: FillFrom(ints, static_cast<uint8_t*>(data), n); break;
-    case TF_INT8: FillFrom(ints, static_cast<int8_t*>(data), n); break;
-    case TF_INT16: FillFrom(ints, static_cast<int16_t*>(data), n); break;
-    case TF_UINT16: case TF_HALF: case TF_BFLOAT16: FillFrom(ints, static_cast<uint16_t*>(data), n); break;
-    case TF_UINT32: FillFrom(ints, static_cast<uint32_t*>(data), n); break;
-    case TF_UINT64: FillFrom(ints, static_cast<uint64_t*>(data), n); break;
-    default:
-      TF_DeleteTensor(t);
-      *error = std::string("typed values of dtype ") + DataTypeName(type) + " are not supported";
-      return nullptr;
+    case TF_FLOAT: FillFrom(f.floats, static_cast<float*>(data), n); break;
+    case TF_DOUBLE: FillFrom(f.doubles, static_cast<double*>(data), n); break;
+    case TF_INT32: FillFrom(f.ints, static_cast<int32_t*>(data), n); break;
+    case TF_INT64: FillFrom(f.ints, static_cast<int64_t*>(data), n); break;
+    case TF_BOOL: FillFrom(f.ints, static_cast<bool*>(data), n); break;
+    case TF_UINT8: FillFrom(f.ints, static_cast<uint8_t*>(data), n); break;
+    case TF_INT8: FillFrom(f.ints, static_cast<int8_t*>(data), n); break;
+    case TF_INT16: FillFrom(f.ints, static_cast<int16_t*>(data), n); break;
+    case TF_UINT16: case TF_HALF: case TF_BFLOAT16: FillFrom(f.ints, static_cast<uint16_t*>(data), n); break;
+    case TF_UINT32: FillFrom(f.ints, static_cast<uint32_t*>(data), n); break;
+    default: FillFrom(f.ints, static_cast<uint64_t*>(data), n); break;  // TF_UINT64
   }
   return t;
 }

@@ -175,6 +175,11 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInfe
                                                                    const char* attr_name,
                                                                    TF_Tensor** value,
                                                                    TF_Status* status);
+/* The shape of the tensor held by tensor attr `attr_name`, read without making the tensor
+ * (whose TensorProto may describe gigabytes in a few bytes). */
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensorShape(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, TF_ShapeHandle* result,
+    TF_Status* status);
 
 #ifdef __cplusplus
 }

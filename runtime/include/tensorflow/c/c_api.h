@@ -102,7 +102,8 @@ TF_CAPI_EXPORT extern void TF_ColocateWith(TF_OperationDescription* desc, TF_Ope
 
 /* Attr setters. Every value is copied; a later call for the same name replaces it.
  * Errors that need a status (malformed protos, unsupported tensors) are reported there;
- * a value of the wrong kind for the OpDef is reported by TF_FinishOperation. */
+ * a value of the wrong kind for the OpDef, or a dtype that is not a TF_DataType value,
+ * is reported by TF_FinishOperation. */
 TF_CAPI_EXPORT extern void TF_SetAttrString(TF_OperationDescription* desc,
                                             const char* attr_name, const void* value,
                                             size_t length);

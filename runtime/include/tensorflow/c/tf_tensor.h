@@ -36,14 +36,16 @@ typedef struct TF_AllocatorAttributes {
 /* A tensor over caller-provided memory `data[0, len)`. The tensor takes ownership:
  * when no tensor refers to the memory any more, `deallocator(data, len, arg)` is called
  * (it may be NULL when the caller keeps ownership and outlives the tensor). Returns NULL
- * when `len` does not match the dims and dtype (for fixed-size dtypes); then the
+ * when `len` does not match the dims and dtype (for fixed-size dtypes; a negative dim or
+ * a size past 64 bits never matches), or `dtype` is not a TF_DataType value; then the
  * deallocator is called at once. Free the tensor with TF_DeleteTensor. */
 TF_CAPI_EXPORT extern TF_Tensor* TF_NewTensor(
     TF_DataType dtype, const int64_t* dims, int num_dims, void* data, size_t len,
     void (*deallocator)(void* data, size_t len, void* arg), void* deallocator_arg);
 
 /* A tensor with `len` bytes of fresh, 64-byte aligned, uninitialised memory. Returns
- * NULL when `len` does not match the dims and dtype. Free with TF_DeleteTensor. */
+ * NULL when `len` does not match the dims and dtype (as TF_NewTensor), or the memory
+ * cannot be had. Free with TF_DeleteTensor. */
 TF_CAPI_EXPORT extern TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims,
                                                    int num_dims, size_t len);
 
