@@ -244,8 +244,11 @@ def worker(first: int, last: int, only_op: str | None) -> None:
 
 def _child_env():
     env = dict(os.environ)
-    repo = str(HERE.parents[1])
-    env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "") if env.get("PYTHONPATH") else repo
+    # The child imports the same opgen as this process (an installed wheel in CI, where
+    # the checkout has no compiled runtime), not whatever the checkout holds.
+    import opgen
+    where = str(Path(opgen.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = where + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else where
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     return env
