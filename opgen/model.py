@@ -328,12 +328,31 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
     if not isinstance(oplist, op_def_pb2.OpList):
         specs = [OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in oplist]
     else:
-        specs = []
-        for index, op in enumerate(opdef_wire.wire_ops(oplist)):
-            api_def = lookup(op.name)
-            specs.append(_spec_from_wire(op, shared) if api_def is None else
-                         OpSpec.from_opdef(oplist.op[index], api_def, shared=shared))
+        scan = opdef_wire.scanner()
+        compiled = None if scan is None else scan.op_specs(opdef_wire.canonical_bytes(oplist),
+                                                           _scan_context(shared))
+        if compiled is not None:   # every op valid: ops with an ApiDef are redone below
+            specs = compiled
+            if api_defs is not None:
+                for index, op in enumerate(oplist.op):
+                    api_def = lookup(op.name)
+                    if api_def is not None:
+                        specs[index] = OpSpec.from_opdef(op, api_def, shared=shared)
+        else:
+            specs = []
+            for index, op in enumerate(opdef_wire.wire_ops(oplist)):
+                api_def = lookup(op.name)
+                specs.append(_spec_from_wire(op, shared) if api_def is None else
+                             OpSpec.from_opdef(oplist.op[index], api_def, shared=shared))
     return sorted(specs, key=_spec_name)
+
+
+def _scan_context(shared: "SharedSpecs") -> tuple:
+    """What ``opgen._oplist_scan.op_specs`` builds specs with: the record classes, the
+    values it puts in them, and the Python builder of an attr whose default it does not
+    convert (shape, tensor, func)."""
+    return (OpSpec, ArgSpec, AttrSpec, Deprecation, ArgKind.SINGLE, ArgKind.NUMBER_LIST,
+            ArgKind.TYPE_LIST, NO_DEFAULT, _dtype, shared.new_attr, opdef_wire.DATA_TYPES)
 
 
 _spec_name = operator.attrgetter("name")

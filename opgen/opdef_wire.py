@@ -8,15 +8,27 @@ per arg and attr and a ``SerializeToString`` call for each. TensorFlow's registr
 13,000 args and attrs but fewer than 3,000 distinct ones: the bytes are the keys by which
 validation (:mod:`opgen.opdefs`) and the specs (:mod:`opgen.model`) do each distinct one
 once, parsing it back with ``ArgDef.FromString`` / ``AttrDef.FromString``.
+
+:func:`scanner` gives the compiled form of that front end (``opgen._oplist_scan``, built
+from ``native/oplist_scan.cc`` with the runtime): it validates an OpList and builds its
+OpSpecs from the canonical bytes in C. It is an accelerator of the common case only:
+when it is missing, when ``$OPGEN_PURE_PYTHON`` is set, when an OpList has a problem (the
+Python validator then says which) or ApiDefs apply, the Python code runs, and
+``tests/generator/test_oplist_scan.py`` holds the two to the same answers.
 """
 
 from __future__ import annotations
 
+import os
+from types import ModuleType
 from typing import Sequence
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from opgen.protos import op_def_pb2
+from opgen.protos import op_def_pb2, types_pb2
+
+# proto3 keeps DataType numbers it does not know (type: 99999): no generator can name them.
+DATA_TYPES = frozenset(types_pb2.DataType.values())
 
 
 def _wire_classes():
@@ -53,3 +65,28 @@ def wire_ops(oplist: op_def_pb2.OpList) -> Sequence:
     and attrs give equal bytes.
     """
     return OpListWire.FromString(oplist.SerializeToString(deterministic=True)).op
+
+
+def canonical_bytes(oplist: op_def_pb2.OpList) -> bytes:
+    """The OpList as :func:`scanner` reads it: deterministic, every field in one place."""
+    return oplist.SerializeToString(deterministic=True)
+
+
+_UNSET: object = object()
+_scanner: "ModuleType | None | object" = _UNSET
+
+
+def scanner() -> ModuleType | None:
+    """``opgen._oplist_scan``, or None where it is not built or ``$OPGEN_PURE_PYTHON`` is set
+    (read on the first call)."""
+    global _scanner
+    if _scanner is _UNSET:
+        _scanner = None
+        if not os.environ.get("OPGEN_PURE_PYTHON"):
+            try:
+                from opgen import _oplist_scan
+            except ImportError:
+                pass
+            else:
+                _scanner = _oplist_scan
+    return _scanner  # type: ignore[return-value]

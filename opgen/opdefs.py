@@ -32,13 +32,12 @@ OpsSource = Union[str, Path, bytes]
 
 # TensorFlow's own rules (op_def_util): op names are CamelCase, with a leading "_" for
 # internal ops and ">" separating a namespace.
-_OP_NAME = re.compile(r"^_*[A-Za-z][A-Za-z0-9_]*(>[A-Za-z][A-Za-z0-9_]*)*$")
-_ARG_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
-_ATTR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_OP_NAME = re.compile(r"^_*[A-Za-z][A-Za-z0-9_]*(>[A-Za-z][A-Za-z0-9_]*)*\Z")
+_ARG_NAME = re.compile(r"^[a-z_][a-z0-9_]*\Z")
+_ATTR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _SCALAR_ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
 ATTR_TYPES = frozenset(_SCALAR_ATTR_TYPES) | {f"list({t})" for t in _SCALAR_ATTR_TYPES}
-# proto3 keeps DataType numbers it does not know (type: 99999): no generator can name them.
-_DATA_TYPES = frozenset(types_pb2.DataType.values())
+_DATA_TYPES = opdef_wire.DATA_TYPES
 # The AttrValue oneof field each attr type's value lives in.
 _VALUE_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
                 "shape": "shape", "tensor": "tensor", "func": "func"}
@@ -116,7 +115,7 @@ def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op
     text = None
     if oplist is None:
         oplist, text = _parse_text(data, display)
-    if validate:
+    if validate and not _passes_compiled_check(oplist):
         if text is None:   # the bytes at hand: no need to serialize the OpList again
             problems = _problems(oplist, opdef_wire.OpListWire.FromString(data).op,
                                  _binary_locator(display))
@@ -409,7 +408,17 @@ def op_block_positions(text: str, key: str = "name") -> list[tuple[int, int]]:
 
 def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) -> list[Problem]:
     """Every problem in ``oplist``; an empty list means it is fine."""
+    if _passes_compiled_check(oplist):
+        return []
     return _problems(oplist, opdef_wire.wire_ops(oplist), locate or (lambda index, name: ""))
+
+
+def _passes_compiled_check(oplist: op_def_pb2.OpList) -> bool:
+    """Whether the compiled front end (:func:`opdef_wire.scanner`) finds every op valid;
+    False also where it is not built: the Python checks below then decide, and describe
+    what is wrong."""
+    scan = opdef_wire.scanner()
+    return scan is not None and scan.check(opdef_wire.canonical_bytes(oplist), _DATA_TYPES)
 
 
 def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:
