@@ -579,10 +579,10 @@ const AttrInfo* op_attr(const Scan& scan, const OpInfo& op, Bytes name) {
   return nullptr;
 }
 
-// opgen.opdefs._CheckedParts.op_is_valid, plus the op name and duplicate names.
-bool op_is_valid(const Scan& scan, const OpInfo& op) {
+// opgen.opdefs._CheckedParts.op_is_valid, plus the op name. `seen` is scratch space.
+bool op_is_valid(const Scan& scan, const OpInfo& op, std::vector<Bytes>& seen) {
   if (!valid_op_name(op.name)) return false;
-  std::vector<Bytes> seen;
+  seen.clear();
   for (int id : op.attrs) {
     const AttrInfo& attr = scan.attrs[id];
     if (!attr.valid) return false;
@@ -613,6 +613,8 @@ bool op_is_valid(const Scan& scan, const OpInfo& op) {
 // cannot be read; scan->all_valid says whether everything passed.
 bool scan_oplist(Bytes data, const Rules& rules, Scan* scan) {
   std::unordered_map<Bytes, int> arg_index, attr_index;
+  arg_index.reserve(4096);   // TensorFlow's registry: ~1,600 distinct args, ~1,300 attrs
+  attr_index.reserve(4096);
   Reader r(data);
   uint32_t number, wire_type;
   while (r.more()) {
@@ -635,8 +637,10 @@ bool scan_oplist(Bytes data, const Rules& rules, Scan* scan) {
     if (!read_attr(attr.bytes, &attr) || !check_attr(&attr, rules)) return false;
   }
   std::unordered_set<Bytes> names;
+  names.reserve(scan->ops.size());
+  std::vector<Bytes> seen;
   for (const OpInfo& op : scan->ops) {
-    if (!names.insert(op.name).second || !op_is_valid(*scan, op)) return true;
+    if (!names.insert(op.name).second || !op_is_valid(*scan, op, seen)) return true;
   }
   scan->all_valid = true;
   return true;

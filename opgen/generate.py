@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 import jinja2
 
-from opgen import _paths, api_def, langs, model, opdefs
+from opgen import _paths, api_def, langs, model, opdef_wire, opdefs
 from opgen.protos import op_def_pb2
 
 
@@ -50,9 +50,11 @@ class WriteResult:
     removed: tuple[Path, ...] = ()  # stale files of an earlier run (or would be removed)
 
 
-def describe_oplist(oplist: op_def_pb2.OpList) -> str:
-    """Names the input by content, not by file, so text and binary give the same output."""
-    digest = hashlib.sha256(opdefs.to_binary(oplist)).hexdigest()[:16]
+def describe_oplist(oplist: op_def_pb2.OpList, *, canonical: bytes | None = None) -> str:
+    """Names the input by content, not by file, so text and binary give the same output.
+
+    ``canonical`` is ``opdef_wire.canonical_bytes(oplist)`` where the caller has it."""
+    digest = hashlib.sha256(opdefs.to_binary(oplist, canonical=canonical)).hexdigest()[:16]
     return f"an OpList of {len(oplist.op)} ops (sha256 {digest})"
 
 
@@ -85,8 +87,9 @@ def render(oplist: op_def_pb2.OpList, languages: Sequence[str],
         problems = api_def.validate(api_defs, oplist)
         if problems:
             raise opdefs.OpDefError(problems)
-    specs = model.op_specs(oplist, api_defs)
-    source = describe_oplist(oplist)
+    canonical = opdef_wire.canonical_bytes(oplist)   # serialized once for both
+    specs = model.op_specs(oplist, api_defs, canonical=canonical)
+    source = describe_oplist(oplist, canonical=canonical)
     files = []
     for module in modules:
         env = _environment(module.NAME)

@@ -317,11 +317,13 @@ def _deprecation_of(proto: op_def_pb2.OpDeprecation) -> Deprecation:
 
 
 def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
-             api_defs: "ApiDefSet | None" = None) -> list[OpSpec]:
+             api_defs: "ApiDefSet | None" = None, *, canonical: bytes | None = None
+             ) -> list[OpSpec]:
     """``OpSpec`` of every op, sorted by op name whatever the input order.
 
     ``api_defs`` (already validated against ``oplist``) rename and document; ops they
     mark SKIP are still returned (with ``visibility == "SKIP"``), languages leave them out.
+    ``canonical`` is ``opdef_wire.canonical_bytes(oplist)`` where the caller has it.
     """
     lookup = api_defs.get if api_defs is not None else (lambda name: None)
     shared = SharedSpecs()
@@ -329,8 +331,9 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
         specs = [OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in oplist]
     else:
         scan = opdef_wire.scanner()
-        compiled = None if scan is None else scan.op_specs(opdef_wire.canonical_bytes(oplist),
-                                                           _scan_context(shared))
+        if scan is not None and canonical is None:
+            canonical = opdef_wire.canonical_bytes(oplist)
+        compiled = None if scan is None else scan.op_specs(canonical, _scan_context(shared))
         if compiled is not None:   # every op valid: ops with an ApiDef are redone below
             specs = compiled
             if api_defs is not None:

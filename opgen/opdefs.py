@@ -303,16 +303,17 @@ def to_text(oplist: op_def_pb2.OpList) -> str:
     return text_format.MessageToString(sorted_oplist(oplist))
 
 
-def to_binary(oplist: op_def_pb2.OpList) -> bytes:
+def to_binary(oplist: op_def_pb2.OpList, *, canonical: bytes | None = None) -> bytes:
     """Binary ``oplist``, ops sorted by name: the bytes of
     ``sorted_oplist(oplist).SerializeToString(deterministic=True)``, without copying the ops.
 
     An OpList has no field but ``op`` (1), so its wire format is each op as a
     length-delimited field 1: the tag byte, the length as a varint, the op's bytes.
     Serializing the whole list is one call, where serializing op by op is one per op;
-    its fields are then put in name order.
+    its fields are then put in name order. ``canonical`` is that one call's result
+    (``opdef_wire.canonical_bytes(oplist)``) where the caller has it.
     """
-    data = oplist.SerializeToString(deterministic=True)
+    data = opdef_wire.canonical_bytes(oplist) if canonical is None else canonical
     names = [op.name for op in oplist.op]
     fields = _op_fields(data)
     if fields is None or len(fields) != len(names):   # unknown fields beside the ops
