@@ -323,6 +323,7 @@ struct ArgInfo {
   bool is_ref = false;
   bool valid = false;
   PyObject* spec = nullptr;   // borrowed from the call's list of specs
+  PyObject* spec_name = nullptr;   // spec.name, borrowed from the spec
 };
 
 struct AttrInfo {
@@ -337,6 +338,7 @@ struct AttrInfo {
   const Element* element = nullptr;
   Bytes role;               // what an arg may ask of it: its type, or "count"
   PyObject* spec = nullptr; // borrowed
+  bool required = false;    // spec.default is NO_DEFAULT
 };
 
 bool read_arg(Bytes bytes, ArgInfo* arg) {
@@ -623,6 +625,10 @@ bool scan_oplist(Bytes data, const Rules& rules, Scan* scan) {
       Bytes op_bytes;
       if (!r.length_delimited(&op_bytes)) return false;
       scan->ops.emplace_back();
+      OpInfo& op = scan->ops.back();   // typical sizes: one allocation each
+      op.inputs.reserve(4);
+      op.outputs.reserve(2);
+      op.attrs.reserve(4);
       if (!read_op(op_bytes, &scan->ops.back(), scan, arg_index, attr_index)) return false;
     } else if (!r.skip(wire_type, number)) {
       return false;
@@ -989,20 +995,14 @@ PyObject* op_spec(const Context& ctx, const Scan& scan, const OpInfo& op, PyObje
       Ref names(PyTuple_New(Py_ssize_t(sources->size())));
       if (!names) return nullptr;
       for (size_t i = 0; i < sources->size(); ++i) {
-        PyObject* name = PyObject_GetAttr(scan.args[(*sources)[i]].spec, keys.name);
-        if (!name) return nullptr;
-        PyTuple_SET_ITEM(names.get(), Py_ssize_t(i), name);
+        PyTuple_SET_ITEM(names.get(), Py_ssize_t(i), Py_NewRef(scan.args[(*sources)[i]].spec_name));
       }
       PyObject* spec = inferred_spec(ctx, id, attr.spec, names.get(), inferred_cache);
       if (!spec) return nullptr;
       inferred.items.push_back(spec);
       continue;
     }
-    PyObject* default_object = PyObject_GetAttr(attr.spec, keys.default_);
-    if (!default_object) return nullptr;
-    bool is_required = default_object == ctx.no_default;
-    Py_DECREF(default_object);
-    (is_required ? required : optional).push_back(attr.spec);
+    (attr.required ? required : optional).push_back(attr.spec);
   }
   std::vector<PyObject*> caller = required;
   caller.insert(caller.end(), optional.begin(), optional.end());
@@ -1113,12 +1113,20 @@ PyObject* op_specs(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     if (!spec) return nullptr;
     PyList_SET_ITEM(arg_specs.get(), Py_ssize_t(i), spec);
     scan.args[i].spec = spec;
+    PyObject* name = PyObject_GetAttr(spec, keys.name);   // the spec keeps it alive
+    if (!name) return nullptr;
+    Py_DECREF(name);
+    scan.args[i].spec_name = name;
   }
   for (size_t i = 0; i < scan.attrs.size(); ++i) {
     PyObject* spec = attr_spec(ctx, scan.attrs[i], type_cache.get());
     if (!spec) return nullptr;
     PyList_SET_ITEM(attr_specs.get(), Py_ssize_t(i), spec);
     scan.attrs[i].spec = spec;
+    PyObject* default_object = PyObject_GetAttr(spec, keys.default_);
+    if (!default_object) return nullptr;
+    scan.attrs[i].required = default_object == ctx.no_default;
+    Py_DECREF(default_object);
   }
   Ref specs(PyList_New(Py_ssize_t(scan.ops.size())));
   if (!specs) return nullptr;
