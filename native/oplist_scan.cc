@@ -3,10 +3,11 @@
 // Two functions read the canonical serialization of an OpList (what
 // `OpList.SerializeToString(deterministic=True)` gives):
 //
-//   check(data)          True when every op passes opgen's validation and op names are
-//                        distinct; False when any does not, or when the bytes hold
-//                        something this file does not read (then the Python validator,
-//                        opgen.opdefs, runs and says what is wrong).
+//   check(data, types)   True when every op passes opgen's validation and op names are
+//                        distinct, False when any does not, None when the bytes hold
+//                        something this file does not read (an unterminated unknown
+//                        group, say). Unless True, the Python validator (opgen.opdefs)
+//                        runs and says what is wrong.
 //   op_specs(data, ctx)  the OpSpec of every op, in input order, as opgen.model builds
 //                        them for ops without ApiDef; None when check(data) is False.
 //
@@ -1062,8 +1063,8 @@ PyObject* py_check(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   if (!read_bytes_arg(args[0], &data) || !read_rules(args[1], &rules)) return nullptr;
   Scan scan;
-  bool read = scan_oplist(data, rules, &scan);
-  return PyBool_FromLong(read && scan.all_valid);
+  if (!scan_oplist(data, rules, &scan)) Py_RETURN_NONE;
+  return PyBool_FromLong(scan.all_valid);
 }
 
 PyObject* op_specs(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -1152,8 +1153,9 @@ PyObject* py_op_specs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef methods[] = {
     {"check", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_check)),
      METH_FASTCALL,
-     "check(data, data_types) -> bool: every op of the canonical OpList bytes `data` is "
-     "valid and op names are distinct (False also when the bytes are not read here)."},
+     "check(data, data_types) -> bool | None: whether every op of the canonical OpList "
+     "bytes `data` is valid and op names are distinct; None when the bytes hold something "
+     "this module does not read."},
     {"op_specs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_op_specs)),
      METH_FASTCALL,
      "op_specs(data, context) -> list[OpSpec] | None: the OpSpecs of every op, in input "

@@ -419,7 +419,7 @@ def _passes_compiled_check(oplist: op_def_pb2.OpList) -> bool:
     False also where it is not built: the Python checks below then decide, and describe
     what is wrong."""
     scan = opdef_wire.scanner()
-    return scan is not None and scan.check(opdef_wire.canonical_bytes(oplist), _DATA_TYPES)
+    return scan is not None and scan.check(opdef_wire.canonical_bytes(oplist), _DATA_TYPES) is True
 
 
 def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:
