@@ -115,7 +115,7 @@ def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op
     text = None
     if oplist is None:
         oplist, text = _parse_text(data, display)
-    if validate and not _passes_compiled_check(oplist):
+    if validate and not _passes_compiled_check(oplist, data if text is None else None):
         if text is None:   # the bytes at hand: no need to serialize the OpList again
             problems = _problems(oplist, opdef_wire.OpListWire.FromString(data).op,
                                  _binary_locator(display))
@@ -414,12 +414,21 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     return _problems(oplist, opdef_wire.wire_ops(oplist), locate or (lambda index, name: ""))
 
 
-def _passes_compiled_check(oplist: op_def_pb2.OpList) -> bool:
+def _passes_compiled_check(oplist: op_def_pb2.OpList, data: bytes | None = None) -> bool:
     """Whether the compiled front end (:func:`opdef_wire.scanner`) finds every op valid;
     False also where it is not built: the Python checks below then decide, and describe
-    what is wrong."""
+    what is wrong.
+
+    ``data`` are the binary bytes ``oplist`` was parsed from, if it was: the scanner reads
+    them as protobuf does (last value wins, packed or not, fields of an unexpected wire
+    type are unknown ones) and declines what it would read differently (a singular
+    message given twice, which protobuf merges), so they need not be serialized again.
+    """
     scan = opdef_wire.scanner()
-    return scan is not None and scan.check(opdef_wire.canonical_bytes(oplist), _DATA_TYPES) is True
+    if scan is None:
+        return False
+    return scan.check(opdef_wire.canonical_bytes(oplist) if data is None else data,
+                      _DATA_TYPES) is True
 
 
 def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:

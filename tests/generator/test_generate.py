@@ -232,3 +232,29 @@ def test_files_are_written_with_ordinary_permissions(oplist, tmp_path):
     generate.generate(oplist, ["python"], tmp_path)
     mode = (tmp_path / "python" / "__init__.py").stat().st_mode & 0o777
     assert mode & 0o644 == 0o644
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_render_leaves_the_garbage_collector_as_it_found_it(oplist, enabled, monkeypatch):
+    """render pauses cyclic collection while it builds, and restores it, errors included."""
+    import gc
+
+    seen = []
+    real_op_specs = generate.model.op_specs
+
+    def op_specs(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real_op_specs(*args, **kwargs)
+
+    monkeypatch.setattr(generate.model, "op_specs", op_specs)
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        generate.render(oplist, ["python"])
+        assert seen == [False] and gc.isenabled() == enabled
+        with pytest.raises(KeyError):
+            monkeypatch.setattr(generate.langs, "get", lambda name: {}[name])
+            generate.render(oplist, ["python"])
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()

@@ -387,6 +387,127 @@ def test_corrupted_tensorflow_bytes(data):
     except protobuf_message.DecodeError:
         return
     assert_same_answers(oplist, may_refuse=True)
+    # opdefs.load checks binary input as it came, not serialized again
+    assert SCANNER.check(raw, opdef_wire.DATA_TYPES) in (None, python_valid(oplist))
+
+
+# ----------------------------------------------- the same content, encoded differently
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    value &= (1 << 64) - 1
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _fields(data: bytes) -> list[tuple[int, int, bytes]]:
+    """A message's fields as (number, wire type, encoded value) in wire order."""
+    fields, pos = [], 0
+    while pos < len(data):
+        key, pos = _read_varint(data, pos)
+        number, wire_type = key >> 3, key & 7
+        start = pos
+        if wire_type == 0:
+            _, pos = _read_varint(data, pos)
+        elif wire_type == 1:
+            pos += 8
+        elif wire_type == 5:
+            pos += 4
+        else:
+            length, pos = _read_varint(data, pos)
+            pos += length
+        fields.append((number, wire_type, data[start:pos]))
+    return fields
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _encode(fields: list[tuple[int, int, bytes]]) -> bytes:
+    return b"".join(_varint(number << 3 | wire_type) + value for number, wire_type, value in fields)
+
+
+def _body(value: bytes) -> bytes:
+    """The payload of an encoded length-delimited value."""
+    return value[_read_varint(value, 0)[1]:]
+
+
+def _delimited(body: bytes) -> bytes:
+    return _varint(len(body)) + body
+
+
+@st.composite
+def reencoded(draw, message: bytes, depth: int = 0) -> bytes:
+    """``message`` with fields repeated, reordered, unpacked, or unknown ones (some with a
+    known number and the wrong wire type) added; nested messages likewise."""
+    fields = _fields(message)
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["duplicate", "shuffle", "unknown", "nested", "unpack"]))
+        if kind == "duplicate" and fields:
+            fields.append(draw(st.sampled_from(fields)))
+        elif kind == "shuffle":
+            fields = draw(st.permutations(fields))
+        elif kind == "unknown":
+            extra = draw(st.sampled_from([(99, 0, _varint(5)), (1, 0, _varint(7)),
+                                          (4, 5, b"\0\0\0\0"), (3, 1, bytes(8)),
+                                          (2, 0, _varint(1)), (77, 2, _delimited(b"zz"))]))
+            fields.insert(draw(st.integers(0, len(fields))), extra)
+        elif kind == "nested" and depth < 3:
+            nested = [i for i, f in enumerate(fields) if f[1] == 2]
+            if nested:
+                i = draw(st.sampled_from(nested))
+                number, wire_type, value = fields[i]
+                try:
+                    _fields(_body(value))
+                except IndexError:
+                    continue   # a string, not a message
+                fields[i] = (number, wire_type,
+                             _delimited(draw(reencoded(_body(value), depth + 1))))
+        elif kind == "unpack":
+            # a packed field of varints as one field per value (protobuf reads both)
+            packed = [i for i, f in enumerate(fields) if f[1] == 2]
+            if packed:
+                i = draw(st.sampled_from(packed))
+                number, _, value = fields[i]
+                body, values, pos = _body(value), [], 0
+                try:
+                    while pos < len(body):
+                        v, pos = _read_varint(body, pos)
+                        values.append((number, 0, _varint(v)))
+                except IndexError:
+                    continue
+                fields[i:i + 1] = values
+    return _encode(fields)
+
+
+@pytest.mark.skipif(TF_OPLIST is None, reason="TensorFlow's binary OpList is absent")
+@fuzz_settings(200)
+@given(st.data())
+def test_tensorflow_ops_encoded_differently(data):
+    """opgen.opdefs.load checks binary input as it came: the scanner must read any
+    encoding protobuf accepts as protobuf does, or decline it."""
+    ops = tf_binary_ops()
+    start = data.draw(st.integers(0, len(ops) - 1))
+    bodies = [_body(op[1:]) for op in ops[start:start + data.draw(st.integers(1, 3))]]
+    raw = b"".join(b"\x0a" + _delimited(data.draw(reencoded(body))) for body in bodies)
+    try:
+        oplist = op_def_pb2.OpList.FromString(raw)
+    except protobuf_message.DecodeError:
+        return
+    assert SCANNER.check(raw, opdef_wire.DATA_TYPES) in (None, python_valid(oplist))
+    assert_same_answers(oplist, may_refuse=True)
 
 
 @fuzz_settings(200)
