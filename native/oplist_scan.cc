@@ -25,6 +25,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -1150,7 +1151,53 @@ PyObject* py_op_specs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   return specs;
 }
 
+// The ops of a serialized OpList, sorted by name (stably), as one serialized OpList;
+// None when it holds a field other than op, or bytes that do not read.
+PyObject* py_sorted_by_name(PyObject*, PyObject* data_object) {
+  Bytes data;
+  if (!read_bytes_arg(data_object, &data)) return nullptr;
+  struct Field {
+    Bytes name, field;
+  };
+  std::vector<Field> fields;
+  Reader r(data);
+  uint32_t number, wire_type;
+  while (r.more()) {
+    const char* start = reinterpret_cast<const char*>(r.p);
+    Bytes body;
+    if (!r.tag(&number, &wire_type) || number != 1 || wire_type != kLengthDelimited ||
+        !r.length_delimited(&body))
+      Py_RETURN_NONE;
+    Field f{Bytes(), Bytes(start, size_t(reinterpret_cast<const char*>(r.p) - start))};
+    Reader op(body);   // the name: last one wins, as protobuf reads it
+    uint32_t op_number, op_wire_type;
+    while (op.more()) {
+      if (!op.tag(&op_number, &op_wire_type)) Py_RETURN_NONE;
+      if (op_number == 1 && op_wire_type == kLengthDelimited) {
+        if (!op.length_delimited(&f.name)) Py_RETURN_NONE;
+      } else if (!op.skip(op_wire_type, op_number)) {
+        Py_RETURN_NONE;
+      }
+    }
+    fields.push_back(f);
+  }
+  // UTF-8 byte order is code point order, which is how Python sorts the names
+  std::stable_sort(fields.begin(), fields.end(),
+                   [](const Field& a, const Field& b) { return a.name < b.name; });
+  PyObject* out = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(data.size()));
+  if (!out) return nullptr;
+  char* cursor = PyBytes_AS_STRING(out);
+  for (const Field& f : fields) {
+    std::memcpy(cursor, f.field.data(), f.field.size());
+    cursor += f.field.size();
+  }
+  return out;
+}
+
 PyMethodDef methods[] = {
+    {"sorted_by_name", py_sorted_by_name, METH_O,
+     "sorted_by_name(data) -> bytes | None: the ops of serialized OpList `data` in name "
+     "order (stable), serialized; None when `data` holds other fields or does not read."},
     {"check", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_check)),
      METH_FASTCALL,
      "check(data, data_types) -> bool | None: whether every op of the canonical OpList "

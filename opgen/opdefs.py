@@ -314,6 +314,11 @@ def to_binary(oplist: op_def_pb2.OpList, *, canonical: bytes | None = None) -> b
     (``opdef_wire.canonical_bytes(oplist)``) where the caller has it.
     """
     data = opdef_wire.canonical_bytes(oplist) if canonical is None else canonical
+    scan = opdef_wire.scanner()
+    if scan is not None:
+        ordered = scan.sorted_by_name(data)
+        if ordered is not None:
+            return ordered
     names = [op.name for op in oplist.op]
     fields = _op_fields(data)
     if fields is None or len(fields) != len(names):   # unknown fields beside the ops

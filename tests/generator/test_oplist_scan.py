@@ -66,6 +66,9 @@ def compiled_valid(oplist: op_def_pb2.OpList) -> bool | None:
 def assert_same_answers(oplist: op_def_pb2.OpList, *, may_refuse: bool = False) -> None:
     """Both front ends agree on ``oplist``; with ``may_refuse``, the compiled one may also
     decline to read it (an unknown group protobuf kept, say): Python decides then."""
+    with pure_python():   # the description's bytes: ops in name order
+        assert opdefs.to_binary(oplist) == _sorted_binary(oplist)
+    assert opdefs.to_binary(oplist) == _sorted_binary(oplist)
     valid = python_valid(oplist)
     verdict = compiled_valid(oplist)
     if verdict is None and may_refuse:
@@ -86,11 +89,15 @@ def assert_same_answers(oplist: op_def_pb2.OpList, *, may_refuse: bool = False) 
         assert compiled == expected
     # what the Python layers read through cached properties is there, and right
     for spec, reference in zip(compiled, expected):
-        assert spec.caller_attrs == reference.caller_attrs
-        assert spec.signature_inputs == reference.signature_inputs
+        assert repr(spec.caller_attrs) == repr(reference.caller_attrs)   # (nan != nan)
+        assert repr(spec.signature_inputs) == repr(reference.signature_inputs)
         for attr in spec.inferred_attrs + spec.caller_attrs:
             assert (attr.is_list, attr.element_type) == (attr.type.startswith("list("),
                                                          attr.type[5:-1] if attr.is_list else attr.type)
+
+
+def _sorted_binary(oplist: op_def_pb2.OpList) -> bytes:
+    return opdefs.sorted_oplist(oplist).SerializeToString(deterministic=True)
 
 
 def _has_nan(spec: model.OpSpec) -> bool:
