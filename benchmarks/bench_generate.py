@@ -87,7 +87,7 @@ def in_process(oplist: Path, repeats: int):
 
 def stages(oplist: Path, repeats: int) -> dict[str, float]:
     """Median CPU seconds of each stage of ``generate.render(opdefs.load(data), ["python"])``."""
-    from opgen import generate, langs, model, opdefs
+    from opgen import generate, langs, model, opdef_wire, opdefs
 
     data = oplist.read_bytes()
     python = langs.get("python")
@@ -98,15 +98,17 @@ def stages(oplist: Path, repeats: int) -> dict[str, float]:
         times = []
         loaded = opdefs.load(data)
         times.append(("load and validate", time.process_time()))
-        specs = model.op_specs(loaded)
-        times.append(("OpSpecs", time.process_time()))
-        source = generate.describe_oplist(loaded)
-        times.append(("describe the OpList (sha256)", time.process_time()))
-        files = python.files(specs, source)
-        times.append(("Python names, signatures, docstrings", time.process_time()))
-        for template, _, context in files:
-            env.get_template(template).render(**context).encode("utf-8")
-        times.append(("Jinja templates", time.process_time()))
+        with generate._cyclic_gc_paused():   # the rest as render does it
+            canonical = opdef_wire.canonical_bytes(loaded)
+            specs = model.op_specs(loaded, canonical=canonical)
+            times.append(("OpSpecs (and serializing the OpList once)", time.process_time()))
+            source = generate.describe_oplist(loaded, canonical=canonical)
+            times.append(("describe the OpList (sha256)", time.process_time()))
+            files = python.files(specs, source)
+            times.append(("Python names, signatures, docstrings", time.process_time()))
+            for template, _, context in files:
+                env.get_template(template).render(**context).encode("utf-8")
+            times.append(("Jinja templates", time.process_time()))
         if run:
             for label, end in times:
                 samples.setdefault(label, []).append(end - clock)
@@ -159,6 +161,9 @@ def main() -> None:
                         help="also time each stage of opgen's in-process generation")
     args = parser.parse_args()
     print(f"OpList: {args.oplist}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    from opgen import opdef_wire
+    print("front end:", "compiled (opgen._oplist_scan)" if opdef_wire.scanner() else
+          "Python only (opgen._oplist_scan not built, or OPGEN_PURE_PYTHON set)")
     wall, cpu = cli_process(args.oplist, args.repeats)
     print(f"CLI process `opgen generate` (every op, Python):  wall {wall:.3f} s, CPU {cpu:.3f} s")
     ours, theirs = in_process(args.oplist, args.repeats)
