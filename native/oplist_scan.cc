@@ -8,8 +8,10 @@
 //                        something this file does not read (an unterminated unknown
 //                        group, say). Unless True, the Python validator (opgen.opdefs)
 //                        runs and says what is wrong.
-//   op_specs(data, ctx)  the OpSpec of every op, in input order, as opgen.model builds
-//                        them for ops without ApiDef; None when check(data) is False.
+//   op_specs(data, ctx, skip)
+//                        the OpSpec of every op, in input order, as opgen.model builds
+//                        them for ops without ApiDef (None in place of those named in
+//                        `skip`: the caller builds them); None unless check(data) holds.
 //
 // They are an accelerator, not a second authority: opgen.opdefs and opgen.model are the
 // reference, used whenever this module is missing (or OPGEN_PURE_PYTHON is set), and
@@ -1069,10 +1071,12 @@ PyObject* py_check(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyObject* op_specs(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != 11) {
-    PyErr_SetString(PyExc_TypeError, "op_specs(data, context): context is an 11-tuple");
+  if (nargs < 2 || nargs > 3 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != 11) {
+    PyErr_SetString(PyExc_TypeError,
+                    "op_specs(data, context, skip=None): context is an 11-tuple");
     return nullptr;
   }
+  PyObject* skip = nargs == 3 && args[2] != Py_None ? args[2] : nullptr;
   Bytes data;
   Context ctx;
   PyObject* c = args[1];
@@ -1133,6 +1137,16 @@ PyObject* op_specs(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Ref specs(PyList_New(Py_ssize_t(scan.ops.size())));
   if (!specs) return nullptr;
   for (size_t i = 0; i < scan.ops.size(); ++i) {
+    if (skip) {   // ops the caller builds itself (those with an ApiDef) stay None
+      Ref name(text(scan.ops[i].name));
+      if (!name) return nullptr;
+      int skipped = PySequence_Contains(skip, name.get());
+      if (skipped < 0) return nullptr;
+      if (skipped) {
+        PyList_SET_ITEM(specs.get(), Py_ssize_t(i), Py_NewRef(Py_None));
+        continue;
+      }
+    }
     PyObject* spec = op_spec(ctx, scan, scan.ops[i], inferred_cache.get());
     if (!spec) return nullptr;
     PyList_SET_ITEM(specs.get(), Py_ssize_t(i), spec);
@@ -1205,8 +1219,9 @@ PyMethodDef methods[] = {
      "this module does not read."},
     {"op_specs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_op_specs)),
      METH_FASTCALL,
-     "op_specs(data, context) -> list[OpSpec] | None: the OpSpecs of every op, in input "
-     "order, as opgen.model builds them for ops without ApiDef; None unless check() holds."},
+     "op_specs(data, context, skip=None) -> list[OpSpec | None] | None: the OpSpecs of "
+     "every op, in input order, as opgen.model builds them for ops without ApiDef (None for "
+     "ops whose name is in `skip`); None unless check() holds."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -333,14 +333,16 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
         scan = opdef_wire.scanner()
         if scan is not None and canonical is None:
             canonical = opdef_wire.canonical_bytes(oplist)
-        compiled = None if scan is None else scan.op_specs(canonical, _scan_context(shared))
-        if compiled is not None:   # every op valid: ops with an ApiDef are redone below
+        compiled = None if scan is None else scan.op_specs(
+            canonical, _scan_context(shared), api_defs.by_op if api_defs is not None else None)
+        if compiled is not None:   # every op valid; those with an ApiDef are left as None
             specs = compiled
             if api_defs is not None:
-                for index, op in enumerate(oplist.op):
-                    api_def = lookup(op.name)
-                    if api_def is not None:
-                        specs[index] = OpSpec.from_opdef(op, api_def, shared=shared)
+                ops = oplist.op
+                for index, spec in enumerate(specs):
+                    if spec is None:
+                        op = ops[index]
+                        specs[index] = OpSpec.from_opdef(op, lookup(op.name), shared=shared)
         else:
             specs = []
             for index, op in enumerate(opdef_wire.wire_ops(oplist)):

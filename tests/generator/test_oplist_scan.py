@@ -143,6 +143,25 @@ def test_specs_share_identical_args_and_attrs():
     assert neg.inferred_attrs[0].inferred_from == ("x",)
 
 
+def test_ops_with_api_defs_are_built_by_the_python_code(tmp_path):
+    """ApiDefs rename and document: those ops come from OpSpec.from_opdef, the rest from C."""
+    from opgen import api_def
+
+    from .test_bad_input import API_DEFS, MATMUL_OPS
+
+    extra = 'op { name: "Plain" input_arg { name: "x" type: DT_FLOAT } }\n'
+    oplist = opdefs.load((MATMUL_OPS + extra).encode())
+    (tmp_path / "api.pbtxt").write_text(API_DEFS)
+    api_defs = api_def.load([tmp_path / "api.pbtxt"])
+    specs = model.op_specs(oplist, api_defs)
+    with pure_python():
+        expected = model.op_specs(oplist, api_defs)
+    assert specs == expected and repr(specs) == repr(expected)
+    by_name = {s.name: s for s in specs}
+    assert by_name["MatMul"].endpoints[0] == "linalg.MatrixProduct"
+    assert by_name["Scale"].visibility == "HIDDEN" and by_name["Plain"].visibility == "VISIBLE"
+
+
 def test_pure_python_switch():
     code = ("from opgen import opdef_wire, opdefs, model;"
             "assert opdef_wire.scanner() is None;"
