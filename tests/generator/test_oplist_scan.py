@@ -27,6 +27,8 @@ from opgen import model, opdef_wire, opdefs
 from opgen.protos import attr_value_pb2, op_def_pb2, tensor_shape_pb2
 
 from .conftest import REPO, TF_OPLIST, TF_OPLIST_TEXT
+from .test_bad_input import _encode_varint as _varint
+from .test_bad_input import _varint as _read_varint
 from .test_bad_input import corrupt_binary, tf_binary_ops, tf_binary_slice
 
 SCANNER = opdef_wire.scanner()
@@ -420,16 +422,6 @@ def test_corrupted_tensorflow_bytes(data):
 # ----------------------------------------------- the same content, encoded differently
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _fields(data: bytes) -> list[tuple[int, int, bytes]]:
     """A message's fields as (number, wire type, encoded value) in wire order."""
     fields, pos = [], 0
@@ -448,17 +440,6 @@ def _fields(data: bytes) -> list[tuple[int, int, bytes]]:
             pos += length
         fields.append((number, wire_type, data[start:pos]))
     return fields
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
 
 
 def _encode(fields: list[tuple[int, int, bytes]]) -> bytes:
