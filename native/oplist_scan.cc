@@ -143,13 +143,17 @@ bool set_borrowed(PyObject* dict, PyObject* key, PyObject* value) {
   return PyDict_SetItem(dict, key, value) == 0;
 }
 
-// An instance of frozen dataclass `cls` whose __dict__ is `values`, as model.make_frozen.
-PyObject* make_frozen(PyObject* cls, PyObject* values) {
-  Ref record(PyBaseObject_Type.tp_new(reinterpret_cast<PyTypeObject*>(cls), keys.empty_tuple,
-                                      nullptr));
-  if (!record || PyObject_GenericSetDict(record.get(), values, nullptr) < 0) return nullptr;
-  return record.release();
-}
+// A new instance of frozen dataclass `cls`, filled through its own __dict__ as
+// model.make_frozen does. (Giving it another dict instead would bypass how Python keeps
+// an instance's attributes: 3.13 then finds none of them.)
+struct Record {
+  Ref object, dict;
+  explicit Record(PyObject* cls)
+      : object(PyBaseObject_Type.tp_new(reinterpret_cast<PyTypeObject*>(cls), keys.empty_tuple,
+                                        nullptr)),
+        dict(object ? PyObject_GenericGetDict(object.get(), nullptr) : nullptr) {}
+  PyObject* release() { return object.release(); }
+};
 
 PyObject* optional_text(Bytes bytes) {
   if (bytes.empty()) Py_RETURN_NONE;
@@ -163,12 +167,12 @@ PyObject* dtype(const Context& ctx, int64_t value) {
 
 // model._arg_spec of an op without ApiDef.
 PyObject* arg_spec(const Context& ctx, const ArgInfo& arg) {
-  Ref values(PyDict_New());
-  if (!values) return nullptr;
+  Record record(ctx.arg_spec);
+  if (!record.dict) return nullptr;
   PyObject* kind = !arg.type_list_attr.empty() ? ctx.type_list
                    : !arg.number_attr.empty()  ? ctx.number_list
                                                : ctx.single;
-  PyObject* d = values.get();
+  PyObject* d = record.dict.get();
   if (!set(d, keys.name, text(arg.name)) || !set_borrowed(d, keys.kind, kind) ||
       !set(d, keys.type_attr, optional_text(arg.type_attr)) ||
       !set(d, keys.fixed_type, arg.type ? dtype(ctx, arg.type) : Py_NewRef(Py_None)) ||
@@ -178,7 +182,7 @@ PyObject* arg_spec(const Context& ctx, const ArgInfo& arg) {
       !set(d, keys.description, text(arg.description)) ||
       !set_borrowed(d, keys.api_name, keys.empty_text))
     return nullptr;
-  return make_frozen(ctx.arg_spec, d);
+  return record.release();
 }
 
 // One scalar of `element` from an AttrValue list or member.
@@ -255,9 +259,9 @@ PyObject* attr_spec(const Context& ctx, const AttrInfo& attr, PyObject* type_cac
     Ref bytes(PyBytes_FromStringAndSize(attr.bytes.data(), Py_ssize_t(attr.bytes.size())));
     return bytes ? PyObject_CallOneArg(ctx.new_attr, bytes.get()) : nullptr;
   }
-  Ref values(PyDict_New());
-  if (!values) return nullptr;
-  PyObject* d = values.get();
+  Record record(ctx.attr_spec);
+  if (!record.dict) return nullptr;
+  PyObject* d = record.dict.get();
   PyObject* default_object;
   if (attr.has_default) {
     AttrValue value;
@@ -281,7 +285,7 @@ PyObject* attr_spec(const Context& ctx, const AttrInfo& attr, PyObject* type_cac
       !set(d, keys.is_list, PyBool_FromLong(attr.is_list)) ||
       !set(d, keys.element_type, text(element)))
     return nullptr;
-  return make_frozen(ctx.attr_spec, d);
+  return record.release();
 }
 
 // The spec of `attr` inferred from the inputs `sources`, shared by (attr, sources)
@@ -295,13 +299,13 @@ PyObject* inferred_spec(const Context& ctx, int attr_id, PyObject* plain, PyObje
   PyObject* cached = PyDict_GetItemWithError(cache, key.get());
   if (cached) return Py_NewRef(cached);
   if (PyErr_Occurred()) return nullptr;
-  PyObject* plain_dict = PyObject_GenericGetDict(plain, nullptr);
-  if (!plain_dict) return nullptr;
-  Ref values(PyDict_Copy(plain_dict));
-  Py_DECREF(plain_dict);
-  if (!values || !set_borrowed(values.get(), keys.inferred_from, sources)) return nullptr;
-  Ref spec(make_frozen(ctx.attr_spec, values.get()));
-  if (!spec || PyDict_SetItem(cache, key.get(), spec.get()) < 0) return nullptr;
+  Ref plain_dict(PyObject_GenericGetDict(plain, nullptr));
+  Record record(ctx.attr_spec);
+  if (!plain_dict || !record.dict || PyDict_Update(record.dict.get(), plain_dict.get()) < 0 ||
+      !set_borrowed(record.dict.get(), keys.inferred_from, sources))
+    return nullptr;
+  Ref spec(record.release());
+  if (PyDict_SetItem(cache, key.get(), spec.get()) < 0) return nullptr;
   return spec.release();
 }
 
@@ -410,9 +414,9 @@ PyObject* op_spec(const Context& ctx, const Scan& scan, const Records& records, 
   Ref name(text(op.name));
   if (!name) return nullptr;
   Ref endpoints(PyTuple_Pack(1, name.get()));
-  Ref values(PyDict_New());
-  if (!endpoints || !values) return nullptr;
-  PyObject* d = values.get();
+  Record record(ctx.op_spec);
+  if (!endpoints || !record.dict) return nullptr;
+  PyObject* d = record.dict.get();
   if (!set_borrowed(d, keys.name, name.get()) || !set_borrowed(d, keys.inputs, inputs.get()) ||
       !set_borrowed(d, keys.outputs, outputs.get()) ||
       !set(d, keys.inferred_attrs, tuple_of(inferred.items)) ||
@@ -436,7 +440,7 @@ PyObject* op_spec(const Context& ctx, const Scan& scan, const Records& records, 
       !set_borrowed(d, keys.signature_inputs, inputs.get()) ||
       !set(d, keys.caller_attrs, tuple_of(caller)))
     return nullptr;
-  return make_frozen(ctx.op_spec, d);
+  return record.release();
 }
 
 bool read_bytes_arg(PyObject* object, Bytes* out) {
