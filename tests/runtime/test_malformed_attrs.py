@@ -349,3 +349,18 @@ def test_valid_calls_still_succeed_after_the_null_checks(api, graph):
     lib.TF_OperationGetAttrValueProto(c, b"dtype", buf, api.status)
     lib.TF_DeleteBuffer(buf)
     api.check()
+
+
+@pytest.mark.parametrize("name", [
+    "TF_DeleteGraph", "TF_DeleteTensor", "TF_DeleteBuffer", "TF_DeleteStatus",
+    "TF_DeleteSessionOptions", "TF_DeleteImportGraphDefOptions",
+    "TF_DeleteImportGraphDefResults", "TF_DeleteLibraryHandle", "TFE_DeleteOp",
+    "TFE_DeleteTensorHandle", "TFE_DeleteContext", "TFE_DeleteContextOptions",
+    "TF_DeleteDeviceList", "TF_DeleteKernelBuilder", "TF_DeleteOpDefinitionBuilder"])
+def test_delete_functions_accept_null(runtime_cdll, name):
+    _declare(runtime_cdll, name, None, [c_void_p])(None)
+
+
+def test_delete_session_accepts_null(api):
+    api.lib.TF_DeleteSession(None, api.status)
+    api.check()
