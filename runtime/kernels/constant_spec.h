@@ -19,7 +19,10 @@ inline TF_Tensor* ReadConstValue(TF_OpKernelConstruction* ctx) {
   TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
   if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &dtype, s.get());
   if (TF_GetCode(s.get()) == TF_OK && TF_TensorType(value) != dtype) {
-    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "Const: the value's dtype differs from attr dtype");
+    const std::string message = std::string("type mismatch between value (") +
+                                DTypeName(TF_TensorType(value)) + ") and attr 'dtype' (" +
+                                DTypeName(dtype) + ")";
+    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, message.c_str());
   }
   if (TF_GetCode(s.get()) != TF_OK) {
     TF_DeleteTensor(value);

@@ -56,6 +56,27 @@ inline std::string ShapeString(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+// A dtype as TensorFlow spells it in messages ("float", "int32"); its number otherwise.
+inline std::string DTypeName(TF_DataType dtype) {
+  switch (dtype) {
+    case TF_FLOAT: return "float";
+    case TF_DOUBLE: return "double";
+    case TF_HALF: return "half";
+    case TF_BFLOAT16: return "bfloat16";
+    case TF_INT8: return "int8";
+    case TF_INT16: return "int16";
+    case TF_INT32: return "int32";
+    case TF_INT64: return "int64";
+    case TF_UINT8: return "uint8";
+    case TF_UINT16: return "uint16";
+    case TF_UINT32: return "uint32";
+    case TF_UINT64: return "uint64";
+    case TF_BOOL: return "bool";
+    case TF_STRING: return "string";
+    default: return "dtype " + std::to_string(static_cast<int>(dtype));
+  }
+}
+
 // The element count of a tensor's dims (valid by construction).
 inline int64_t NumElements(const std::vector<int64_t>& dims) {
   int64_t n = 1;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,29 @@ inline void ClearStatus(TF_Status* status) {
   if (status == nullptr) return;
   status->code = TF_OK;
   status->message.clear();  // no allocation: ClearStatus runs several times per kernel call
+}
+
+// The C functions that report through a status check their required pointer arguments
+// with this: a NULL one is TF_INVALID_ARGUMENT naming the function and the argument.
+// (The status itself must be valid; functions without one do not check.)
+struct NamedArg {
+  const char* name;
+  const void* value;
+};
+// An array argument of `count` elements for CheckNotNull: one of none may be NULL.
+inline const void* ArrayArg(const void* values, int64_t count) {
+  static const char kEmpty = 0;
+  return count > 0 ? values : &kEmpty;
+}
+inline bool CheckNotNull(TF_Status* status, const char* function,
+                         std::initializer_list<NamedArg> args) {
+  for (const NamedArg& arg : args) {
+    if (arg.value != nullptr) continue;
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              std::string(function) + ": argument '" + arg.name + "' is NULL");
+    return false;
+  }
+  return true;
 }
 
 // Reference-counted storage of a tensor's elements. Tensors, kernel inputs and eager

@@ -326,17 +326,20 @@ TF_Tensor* OPGEN_NewDeviceTensor(const char* device_name, TF_DataType dtype, con
                                  int num_dims, void* data, size_t len,
                                  void (*deallocator)(void*, size_t, void*), void* arg,
                                  TF_Status* status) {
-  if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
+  if (!opgen::CheckNotNull(status, __func__, {{"dims", opgen::ArrayArg(dims, num_dims)}}) ||
+      !opgen::EnsureRuntimeInitialized(status))
+    return nullptr;
   const opgen::Device* device = opgen::FindDevice(device_name ? device_name : "");
   if (device == nullptr) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      std::string("no device '") + (device_name ? device_name : "") + "'");
     return nullptr;
   }
-  size_t element = TF_DataTypeSize(dtype);
-  int64_t n = 1;
-  for (int i = 0; i < num_dims; ++i) n *= dims[i] < 0 ? -1 : dims[i];
-  if (num_dims < 0 || element == 0 || n < 0 || static_cast<size_t>(n) * element != len) {
+  const size_t element = opgen::IsDataType(dtype) ? TF_DataTypeSize(dtype) : 0;
+  // Checked: the dims are the caller's, and their product may overflow.
+  const int64_t n = num_dims < 0 ? -1 : opgen::NumElements(dims, static_cast<size_t>(num_dims));
+  size_t bytes = 0;
+  if (element == 0 || n < 0 || !opgen::ByteSize(element, n, &bytes) || bytes != len) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "OPGEN_NewDeviceTensor: " + std::to_string(len) + " bytes do not fit dtype " +
                          opgen::DataTypeName(dtype) + " and the given shape");

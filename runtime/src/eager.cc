@@ -8,6 +8,7 @@
 #include "node_attrs.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
+#include "shape_check.h"
 #include "tensorflow/c/eager/c_api.h"
 #include "wire_format.h"
 
@@ -67,6 +68,16 @@ bool CheckDataTypes(TFE_Op* op, const char* attr_name, const TF_DataType* values
   return true;
 }
 
+// A shape given as (dims, num_dims): dims >= -1 (-1: unknown), rank <= 254.
+bool CheckShapeArg(TFE_Op* op, const char* attr_name, const int64_t* dims, int num_dims,
+                   TF_Status* status) {
+  std::string error;
+  if (opgen::CheckPartialDims(dims, num_dims, &error)) return true;
+  opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                   op->def->name + ": attr '" + attr_name + "': " + error);
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -94,16 +105,19 @@ void TFE_DeleteTensorHandle(TFE_TensorHandle* h) { delete h; }
 TF_DataType TFE_TensorHandleDataType(TFE_TensorHandle* h) { return h->tensor->dtype; }
 
 int TFE_TensorHandleNumDims(TFE_TensorHandle* h, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"h", h}})) return -1;
   opgen::ClearStatus(status);
   return static_cast<int>(h->tensor->dims.size());
 }
 
 int64_t TFE_TensorHandleNumElements(TFE_TensorHandle* h, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"h", h}})) return -1;
   opgen::ClearStatus(status);
   return opgen::NumElements(h->tensor->dims);
 }
 
 int64_t TFE_TensorHandleDim(TFE_TensorHandle* h, int dim_index, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"h", h}})) return -1;
   if (dim_index < 0 || static_cast<size_t>(dim_index) >= h->tensor->dims.size()) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE,
                      "dimension " + std::to_string(dim_index) + " out of range for a tensor of rank " +
@@ -115,6 +129,7 @@ int64_t TFE_TensorHandleDim(TFE_TensorHandle* h, int dim_index, TF_Status* statu
 }
 
 const char* TFE_TensorHandleDeviceName(TFE_TensorHandle* h, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"h", h}})) return nullptr;
   opgen::ClearStatus(status);
   return opgen::DeviceOf(h->tensor)->name().c_str();
 }
@@ -134,6 +149,7 @@ TFE_TensorHandle* TFE_TensorHandleCopyToDevice(TFE_TensorHandle* h, TFE_Context*
 }
 
 TF_Tensor* TFE_TensorHandleResolve(TFE_TensorHandle* h, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"h", h}})) return nullptr;
   try {
     return opgen::CopyTensorTo(h->tensor, opgen::CpuDevice(), status);
   } catch (const std::exception& e) {
@@ -152,7 +168,10 @@ TF_Tensor* OPGEN_TensorHandleTensor(TFE_TensorHandle* h, TF_Status* status) {
 }
 
 TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* status) {
-  if (!opgen::EnsureRuntimeInitialized(status)) return nullptr;
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"ctx", ctx}, {"op_or_function_name", op_or_function_name}}) ||
+      !opgen::EnsureRuntimeInitialized(status))
+    return nullptr;
   const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_or_function_name);
   if (def == nullptr) {
     opgen::SetStatus(status, TF_NOT_FOUND,
@@ -169,11 +188,13 @@ TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* 
 void TFE_DeleteOp(TFE_Op* op) { delete op; }
 
 const char* TFE_OpGetName(const TFE_Op* op, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"op", op}})) return nullptr;
   opgen::ClearStatus(status);
   return op->def->name.c_str();
 }
 
 void TFE_OpSetDevice(TFE_Op* op, const char* device_name, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"op", op}})) return;
   std::string type;
   int ordinal = 0;
   const std::string name = device_name ? device_name : "";
@@ -187,6 +208,7 @@ void TFE_OpSetDevice(TFE_Op* op, const char* device_name, TF_Status* status) {
 }
 
 void TFE_OpAddInput(TFE_Op* op, TFE_TensorHandle* input, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"op", op}})) return;
   if (input == nullptr) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT, op->def->name + ": input handle is NULL");
     return;
@@ -196,6 +218,9 @@ void TFE_OpAddInput(TFE_Op* op, TFE_TensorHandle* input, TF_Status* status) {
 }
 
 void TFE_OpAddInputList(TFE_Op* op, TFE_TensorHandle** inputs, int num_inputs, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"op", op}, {"inputs", opgen::ArrayArg(inputs, num_inputs)}}))
+    return;
   std::vector<TF_Tensor*> group;
   for (int i = 0; i < num_inputs; ++i) {
     if (inputs[i] == nullptr) {
@@ -227,14 +252,20 @@ void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name, TF_DataType value) {
 }
 void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name, const int64_t* dims,
                         const int num_dims, TF_Status* out_status) {
+  if (!opgen::CheckNotNull(out_status, "TFE_OpSetAttrShape", {{"op", op}, {"attr_name", attr_name}}) ||
+      !CheckShapeArg(op, attr_name, dims, num_dims, out_status))
+    return;
   opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kShape);
   v.shape.unknown_rank = num_dims < 0;
   if (num_dims > 0) v.shape.dims.assign(dims, dims + num_dims);
   opgen::ClearStatus(out_status);
 }
 void TFE_OpSetAttrTensor(TFE_Op* op, const char* attr_name, TF_Tensor* tensor, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"op", op}, {"attr_name", attr_name}, {"tensor", tensor}}))
+    return;
   std::string bytes;
-  if (tensor == nullptr || !opgen::SerializeTensorProto(tensor, &bytes)) {
+  if (!opgen::SerializeTensorProto(tensor, &bytes)) {
     opgen::SetStatus(status, TF_UNIMPLEMENTED,
                      op->def->name + ": attr '" + attr_name + "' needs a tensor of a fixed-size dtype");
     return;
@@ -266,6 +297,15 @@ void TFE_OpSetAttrTypeList(TFE_Op* op, const char* attr_name, const TF_DataType*
 }
 void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** dims,
                             const int* num_dims, int num_values, TF_Status* out_status) {
+  if (!opgen::CheckNotNull(out_status, "TFE_OpSetAttrShapeList", {{"op", op}, {"attr_name", attr_name}}))
+    return;
+  if (num_values > 0 && (dims == nullptr || num_dims == nullptr)) {
+    opgen::SetStatus(out_status, TF_INVALID_ARGUMENT,
+                     op->def->name + ": attr '" + attr_name + "': dims or num_dims is NULL");
+    return;
+  }
+  for (int i = 0; i < num_values; ++i)
+    if (!CheckShapeArg(op, attr_name, dims[i], num_dims[i], out_status)) return;
   opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kListShape);
   for (int i = 0; i < num_values; ++i) {
     opgen::Shape s;
@@ -277,6 +317,7 @@ void TFE_OpSetAttrShapeList(TFE_Op* op, const char* attr_name, const int64_t** d
 }
 
 OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"op", op}})) return nullptr;
   try {
     const opgen::OpDef& def = *op->def;
     if (!op->error.empty()) {
@@ -324,6 +365,10 @@ int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* kernel) {
 void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const* inputs,
                               int num_inputs, TF_Tensor** outputs, int num_outputs,
                               TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"kernel", kernel}, {"inputs", opgen::ArrayArg(inputs, num_inputs)},
+                            {"outputs", opgen::ArrayArg(outputs, num_outputs)}}))
+    return;
   const opgen::OpDef& def = *kernel->def;
   try {
     if (num_inputs != static_cast<int>(kernel->input_types.size())) {
@@ -356,6 +401,9 @@ void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const*
 }
 
 void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"op", op}, {"num_retvals", num_retvals}}) ||
+      !opgen::CheckNotNull(status, __func__, {{"retvals", opgen::ArrayArg(retvals, *num_retvals)}}))
+    return;
   std::unique_ptr<OPGEN_EagerKernel> kernel(OPGEN_NewEagerKernel(op, status));
   if (kernel == nullptr) return;
   const int num_outputs = static_cast<int>(kernel->output_types.size());

@@ -9,6 +9,7 @@
 #include "kernel_registry.h"
 #include "node_attrs.h"
 #include "op_registry.h"
+#include "shape_check.h"
 #include "shape_inference.h"
 
 struct TF_OperationDescription {
@@ -53,6 +54,44 @@ bool CheckOutputRef(const TF_Graph* graph, const TF_Output& out, const std::stri
                   std::to_string(out.index) + "' does not exist; '" + out.oper->name +
                   "' has " + std::to_string(out.oper->output_types.size()) + " outputs");
     return false;
+  }
+  return true;
+}
+
+// Tensor attrs are checked once the node is complete, before anything reads them: a
+// TensorProto whose dtype or shape no tensor can have is refused while the graph is
+// built, not when a kernel or a getter first parses it. A Const's value must also have
+// the dtype its `dtype` attr gives the output (TensorFlow checks that when it makes
+// the Const kernel; graph building is the earliest point the node is complete).
+bool CheckTensorAttrs(const OpDef& def, const std::string& node, const AttrMap& attrs,
+                      TF_Status* status) {
+  for (const auto& [name, value] : attrs) {
+    const bool is_list = value.kind == AttrValue::kListTensor;
+    if (value.kind != AttrValue::kTensor && !is_list) continue;
+    const size_t n = is_list ? value.list_s.size() : 1;
+    for (size_t i = 0; i < n; ++i) {
+      TF_DataType dtype;
+      std::vector<int64_t> dims;
+      std::string error;
+      if (!ParseTensorProtoHeader(is_list ? value.list_s[i] : value.tensor_proto, &dtype, &dims,
+                                  &error)) {
+        SetStatus(status, TF_INVALID_ARGUMENT,
+                  "Node '" + node + "' (" + def.name + "): attr '" + name + "'" +
+                      (is_list ? " element " + std::to_string(i) : std::string()) + ": " + error);
+        return false;
+      }
+      if ((def.name == "Const" || def.name == "HostConst") && name == "value") {
+        auto declared = attrs.find("dtype");
+        if (declared != attrs.end() && declared->second.kind == AttrValue::kType &&
+            declared->second.type != dtype) {
+          SetStatus(status, TF_INVALID_ARGUMENT,
+                    "Node '" + node + "' (" + def.name + "): type mismatch between value (" +
+                        DataTypeName(dtype) + ") and attr 'dtype' (" +
+                        DataTypeName(declared->second.type) + ")");
+          return false;
+        }
+      }
+    }
   }
   return true;
 }
@@ -106,6 +145,7 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
     status->message += " (node '" + spec.name + "')";
     return nullptr;
   }
+  if (!CheckTensorAttrs(*def, spec.name, attrs, status)) return nullptr;
 
   auto op = std::make_unique<TF_Operation>();
   op->graph = graph;
@@ -230,6 +270,18 @@ bool CheckDataTypes(TF_OperationDescription* desc, const char* attr_name,
   return true;
 }
 
+// A shape given as (dims, num_dims), checked as TensorFlow documents it (dims >= -1,
+// -1: unknown). The setters have no status: a bad one is remembered for
+// TF_FinishOperation.
+bool CheckShapeArg(TF_OperationDescription* desc, const char* attr_name, const int64_t* dims,
+                   int num_dims) {
+  std::string error;
+  if (opgen::CheckPartialDims(dims, num_dims, &error)) return true;
+  if (desc->error.empty())
+    desc->error = "attr '" + std::string(attr_name ? attr_name : "") + "': " + error;
+  return false;
+}
+
 opgen::Shape MakeShape(const int64_t* dims, int num_dims) {
   opgen::Shape s;
   s.unknown_rank = num_dims < 0;
@@ -252,6 +304,10 @@ std::string WrapInAttrValue(int field, const void* bytes, size_t len) {
 
 bool ParseShapeProto(const void* proto, size_t len, opgen::Shape* shape, std::string* error) {
   AttrValue v;
+  if (proto == nullptr && len > 0) {
+    *error = "proto is NULL";
+    return false;
+  }
   if (!opgen::ParseAttrValue(WrapInAttrValue(7, proto, len), &v, error)) return false;
   if (v.kind != AttrValue::kShape) {
     if (v.kind == AttrValue::kNone) {  // an empty TensorShapeProto: a scalar
@@ -263,6 +319,14 @@ bool ParseShapeProto(const void* proto, size_t len, opgen::Shape* shape, std::st
   }
   *shape = v.shape;
   return true;
+}
+
+// "Unparseable <what>" for bytes that are not the message, "Invalid <what>" for a
+// message whose value breaks a rule (a dim below -1).
+std::string ProtoErrorPrefix(const std::string& error, const char* what) {
+  const bool unparseable = error == "malformed AttrValue" || error == "not a TensorShapeProto" ||
+                           error == "proto is NULL";
+  return std::string(unparseable ? "Unparseable " : "Invalid ") + what;
 }
 
 // TensorShapeProto bytes: the AttrValue of the shape without its field header.
@@ -285,8 +349,18 @@ void FillBuffer(TF_Buffer* buffer, const std::string& bytes) {
   buffer->data_deallocator = [](void* data, size_t) { std::free(data); };
 }
 
-const AttrValue* FindAttr(TF_Operation* oper, const char* name, TF_Status* status) {
-  auto it = oper->attrs.find(name ? name : "");
+// A non-null stand-in for an output that need not be given.
+const void* const kNoOutput = &kNoOutput;
+const void* OutArray(const void* values, int64_t count) { return opgen::ArrayArg(values, count); }
+
+// The attr getters' common checks: the operation, the name and where the value goes
+// (`out`) must not be NULL.
+const AttrValue* FindAttr(const char* function, TF_Operation* oper, const char* name,
+                          TF_Status* status, const void* out = kNoOutput) {
+  if (!opgen::CheckNotNull(status, function,
+                           {{"oper", oper}, {"attr_name", name}, {"value", out}}))
+    return nullptr;
+  auto it = oper->attrs.find(name);
   if (it == oper->attrs.end()) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "Operation '" + oper->name + "' has no attr named '" +
@@ -297,9 +371,10 @@ const AttrValue* FindAttr(TF_Operation* oper, const char* name, TF_Status* statu
   return &it->second;
 }
 
-const AttrValue* FindAttrOfKind(TF_Operation* oper, const char* name, AttrValue::Kind kind,
-                                const char* kind_name, TF_Status* status) {
-  const AttrValue* v = FindAttr(oper, name, status);
+const AttrValue* FindAttrOfKind(const char* function, TF_Operation* oper, const char* name,
+                                AttrValue::Kind kind, const char* kind_name, TF_Status* status,
+                                const void* out) {
+  const AttrValue* v = FindAttr(function, oper, name, status, out);
   if (v == nullptr) return nullptr;
   bool empty_list = v->IsList() && v->ListSize() == 0 && kind >= AttrValue::kListString;
   if (v->kind != kind && !empty_list) {
@@ -331,7 +406,8 @@ int ArgLength(const std::vector<opgen::ArgDef>& args, const std::vector<int>& le
   return -1;
 }
 
-bool CheckOutput(TF_Graph* graph, TF_Output output, TF_Status* status) {
+bool CheckOutput(const char* function, TF_Graph* graph, TF_Output output, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, function, {{"graph", graph}})) return false;
   if (output.oper == nullptr || output.oper->graph != graph) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT, "The operation is not in this graph");
     return false;
@@ -455,23 +531,32 @@ void TF_SetAttrFuncName(TF_OperationDescription* desc, const char* attr_name, co
 
 void TF_SetAttrShape(TF_OperationDescription* desc, const char* attr_name, const int64_t* dims,
                      int num_dims) {
+  if (!CheckShapeArg(desc, attr_name, dims, num_dims)) return;
   NewAttr(desc, attr_name, AttrValue::kShape).shape = MakeShape(dims, num_dims);
 }
 
 void TF_SetAttrShapeList(TF_OperationDescription* desc, const char* attr_name,
                          const int64_t* const* dims, const int* num_dims, int num_shapes) {
+  if (num_shapes > 0 && (dims == nullptr || num_dims == nullptr)) {
+    if (desc->error.empty())
+      desc->error = "attr '" + std::string(attr_name ? attr_name : "") + "': dims or num_dims is NULL";
+    return;
+  }
+  for (int i = 0; i < num_shapes; ++i)
+    if (!CheckShapeArg(desc, attr_name, dims[i], num_dims[i])) return;
   AttrValue& v = NewAttr(desc, attr_name, AttrValue::kListShape);
   for (int i = 0; i < num_shapes; ++i) v.list_shape.push_back(MakeShape(dims[i], num_dims[i]));
 }
 
 void TF_SetAttrTensorShapeProto(TF_OperationDescription* desc, const char* attr_name,
                                 const void* proto, size_t proto_len, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"desc", desc}, {"attr_name", attr_name}})) return;
   opgen::Shape shape;
   std::string error;
   if (!ParseShapeProto(proto, proto_len, &shape, &error)) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     "Unparseable TensorShapeProto for attr '" + std::string(attr_name) +
-                         "': " + error);
+                     ProtoErrorPrefix(error, "TensorShapeProto") + " for attr '" +
+                         std::string(attr_name) + "': " + error);
     return;
   }
   NewAttr(desc, attr_name, AttrValue::kShape).shape = std::move(shape);
@@ -481,13 +566,18 @@ void TF_SetAttrTensorShapeProto(TF_OperationDescription* desc, const char* attr_
 void TF_SetAttrTensorShapeProtoList(TF_OperationDescription* desc, const char* attr_name,
                                     const void* const* protos, const size_t* proto_lens,
                                     int num_shapes, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"desc", desc}, {"attr_name", attr_name},
+                            {"protos", OutArray(protos, num_shapes)},
+                            {"proto_lens", OutArray(proto_lens, num_shapes)}}))
+    return;
   std::vector<opgen::Shape> shapes(std::max(num_shapes, 0));
   for (int i = 0; i < num_shapes; ++i) {
     std::string error;
     if (!ParseShapeProto(protos[i], proto_lens[i], &shapes[i], &error)) {
       opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                       "Unparseable TensorShapeProto " + std::to_string(i) + " for attr '" +
-                           std::string(attr_name) + "': " + error);
+                       ProtoErrorPrefix(error, "TensorShapeProto") + " " + std::to_string(i) +
+                           " for attr '" + std::string(attr_name) + "': " + error);
       return;
     }
   }
@@ -497,8 +587,11 @@ void TF_SetAttrTensorShapeProtoList(TF_OperationDescription* desc, const char* a
 
 void TF_SetAttrTensor(TF_OperationDescription* desc, const char* attr_name, TF_Tensor* value,
                       TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"desc", desc}, {"attr_name", attr_name}, {"value", value}}))
+    return;
   std::string bytes;
-  if (value == nullptr || !opgen::SerializeTensorProto(value, &bytes)) {
+  if (!opgen::SerializeTensorProto(value, &bytes)) {
     opgen::SetStatus(status, TF_UNIMPLEMENTED,
                      "Attr '" + std::string(attr_name) +
                          "': only tensors of fixed-size dtypes can be attr values");
@@ -510,10 +603,19 @@ void TF_SetAttrTensor(TF_OperationDescription* desc, const char* attr_name, TF_T
 
 void TF_SetAttrTensorList(TF_OperationDescription* desc, const char* attr_name,
                           TF_Tensor* const* values, int num_values, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"desc", desc}, {"attr_name", attr_name},
+                            {"values", OutArray(values, num_values)}}))
+    return;
   std::vector<std::string> protos;
   for (int i = 0; i < num_values; ++i) {
     std::string bytes;
-    if (values[i] == nullptr || !opgen::SerializeTensorProto(values[i], &bytes)) {
+    if (values[i] == nullptr) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       std::string(__func__) + ": values[" + std::to_string(i) + "] is NULL");
+      return;
+    }
+    if (!opgen::SerializeTensorProto(values[i], &bytes)) {
       opgen::SetStatus(status, TF_UNIMPLEMENTED,
                        "Attr '" + std::string(attr_name) +
                            "': only tensors of fixed-size dtypes can be attr values");
@@ -527,13 +629,17 @@ void TF_SetAttrTensorList(TF_OperationDescription* desc, const char* attr_name,
 
 void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name,
                           const void* proto, size_t proto_len, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"desc", desc}, {"attr_name", attr_name},
+                            {"proto", OutArray(proto, static_cast<int64_t>(proto_len > 0))}}))
+    return;
   AttrValue v;
   std::string error;
   if (!opgen::ParseAttrValue(std::string(static_cast<const char*>(proto), proto_len), &v,
                              &error)) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     "Unparseable AttrValue proto for attr '" + std::string(attr_name) +
-                         "': " + error);
+                     ProtoErrorPrefix(error, "AttrValue proto") + " for attr '" +
+                         std::string(attr_name) + "': " + error);
     return;
   }
   desc->spec.attrs[attr_name] = std::move(v);
@@ -542,6 +648,9 @@ void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name,
 
 TF_Operation* TF_FinishOperation(TF_OperationDescription* desc, TF_Status* status) {
   std::unique_ptr<TF_OperationDescription> owned(desc);
+  if (!opgen::CheckNotNull(status, __func__, {{"desc", desc}}) ||
+      !opgen::CheckNotNull(status, "TF_NewOperation", {{"graph", desc->graph}}))
+    return nullptr;
   try {
     if (!desc->error.empty()) {
       opgen::SetStatus(status, TF_INVALID_ARGUMENT,
@@ -579,6 +688,7 @@ TF_DataType TF_OperationOutputType(TF_Output oper_out) {
 }
 
 int TF_OperationOutputListLength(TF_Operation* oper, const char* arg_name, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"oper", oper}})) return -1;
   return ArgLength(oper->op_def->output_arg, oper->output_arg_lengths, oper, arg_name, status);
 }
 
@@ -591,6 +701,7 @@ TF_DataType TF_OperationInputType(TF_Input oper_in) {
 }
 
 int TF_OperationInputListLength(TF_Operation* oper, const char* arg_name, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"oper", oper}})) return -1;
   return ArgLength(oper->op_def->input_arg, oper->input_arg_lengths, oper, arg_name, status);
 }
 
@@ -647,7 +758,7 @@ int TF_OperationGetControlOutputs(TF_Operation* oper, TF_Operation** control_out
 TF_AttrMetadata TF_OperationGetAttrMetadata(TF_Operation* oper, const char* attr_name,
                                             TF_Status* status) {
   TF_AttrMetadata m{0, -1, TF_ATTR_STRING, -1};
-  const AttrValue* v = FindAttr(oper, attr_name, status);
+  const AttrValue* v = FindAttr(__func__, oper, attr_name, status);
   if (v == nullptr) return m;
   auto rank = [](const opgen::Shape& s) -> int64_t {
     return s.unknown_rank ? -1 : static_cast<int64_t>(s.dims.size());
@@ -689,7 +800,7 @@ TF_AttrMetadata TF_OperationGetAttrMetadata(TF_Operation* oper, const char* attr
 
 void TF_OperationGetAttrString(TF_Operation* oper, const char* attr_name, void* value,
                                size_t max_length, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kString, "string", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kString, "string", status, OutArray(value, static_cast<int64_t>(max_length > 0))))
     std::memcpy(value, v->s.data(), std::min(max_length, v->s.size()));
 }
 
@@ -697,7 +808,7 @@ void TF_OperationGetAttrStringList(TF_Operation* oper, const char* attr_name, vo
                                    size_t* lengths, int max_values, void* storage,
                                    size_t storage_size, TF_Status* status) {
   const AttrValue* v =
-      FindAttrOfKind(oper, attr_name, AttrValue::kListString, "list(string)", status);
+      FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListString, "list(string)", status, max_values > 0 && (values == nullptr || lengths == nullptr || (storage == nullptr && storage_size > 0)) ? nullptr : kNoOutput);
   if (v == nullptr) return;
   char* out = static_cast<char*>(storage);
   size_t used = 0;
@@ -719,51 +830,52 @@ void TF_OperationGetAttrStringList(TF_Operation* oper, const char* attr_name, vo
 
 void TF_OperationGetAttrInt(TF_Operation* oper, const char* attr_name, int64_t* value,
                             TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kInt, "int", status)) *value = v->i;
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kInt, "int", status, value)) *value = v->i;
 }
 
 void TF_OperationGetAttrIntList(TF_Operation* oper, const char* attr_name, int64_t* values,
                                 int max_values, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kListInt, "list(int)", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListInt, "list(int)", status, OutArray(values, max_values)))
     CopyOut(v->list_i, values, max_values);
 }
 
 void TF_OperationGetAttrFloat(TF_Operation* oper, const char* attr_name, float* value,
                               TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kFloat, "float", status)) *value = v->f;
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kFloat, "float", status, value)) *value = v->f;
 }
 
 void TF_OperationGetAttrFloatList(TF_Operation* oper, const char* attr_name, float* values,
                                   int max_values, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kListFloat, "list(float)", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListFloat, "list(float)", status, OutArray(values, max_values)))
     CopyOut(v->list_f, values, max_values);
 }
 
 void TF_OperationGetAttrBool(TF_Operation* oper, const char* attr_name, unsigned char* value,
                              TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kBool, "bool", status)) *value = v->b;
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kBool, "bool", status, value)) *value = v->b;
 }
 
 void TF_OperationGetAttrBoolList(TF_Operation* oper, const char* attr_name,
                                  unsigned char* values, int max_values, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kListBool, "list(bool)", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListBool, "list(bool)", status, OutArray(values, max_values)))
     CopyOut(v->list_b, values, max_values);
 }
 
 void TF_OperationGetAttrType(TF_Operation* oper, const char* attr_name, TF_DataType* value,
                              TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kType, "type", status)) *value = v->type;
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kType, "type", status, value)) *value = v->type;
 }
 
 void TF_OperationGetAttrTypeList(TF_Operation* oper, const char* attr_name, TF_DataType* values,
                                  int max_values, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kListType, "list(type)", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListType, "list(type)", status, OutArray(values, max_values)))
     CopyOut(v->list_type, values, max_values);
 }
 
 void TF_OperationGetAttrShape(TF_Operation* oper, const char* attr_name, int64_t* value,
                               int num_dims, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kShape, "shape", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kShape, "shape", status,
+                               OutArray(value, num_dims)))
     CopyOut(v->shape.dims, value, num_dims);
 }
 
@@ -771,7 +883,10 @@ void TF_OperationGetAttrShapeList(TF_Operation* oper, const char* attr_name, int
                                   int* num_dims, int num_shapes, int64_t* storage,
                                   int storage_size, TF_Status* status) {
   const AttrValue* v =
-      FindAttrOfKind(oper, attr_name, AttrValue::kListShape, "list(shape)", status);
+      FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListShape, "list(shape)", status,
+                     num_shapes > 0 && (dims == nullptr || num_dims == nullptr ||
+                                        (storage == nullptr && storage_size > 0))
+                         ? nullptr : kNoOutput);
   if (v == nullptr) return;
   int used = 0;
   int n = std::min<int>(num_shapes, static_cast<int>(v->list_shape.size()));
@@ -794,7 +909,7 @@ void TF_OperationGetAttrShapeList(TF_Operation* oper, const char* attr_name, int
 
 void TF_OperationGetAttrTensorShapeProto(TF_Operation* oper, const char* attr_name,
                                          TF_Buffer* value, TF_Status* status) {
-  if (auto* v = FindAttrOfKind(oper, attr_name, AttrValue::kShape, "shape", status))
+  if (auto* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kShape, "shape", status, value))
     FillBuffer(value, SerializeShapeProto(v->shape));
 }
 
@@ -802,7 +917,8 @@ void TF_OperationGetAttrTensorShapeProtoList(TF_Operation* oper, const char* att
                                              TF_Buffer** values, int max_values,
                                              TF_Status* status) {
   const AttrValue* v =
-      FindAttrOfKind(oper, attr_name, AttrValue::kListShape, "list(shape)", status);
+      FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListShape, "list(shape)", status,
+                     OutArray(values, max_values));
   if (v == nullptr) return;
   int n = std::min<int>(max_values, static_cast<int>(v->list_shape.size()));
   for (int i = 0; i < n; ++i) {
@@ -813,7 +929,7 @@ void TF_OperationGetAttrTensorShapeProtoList(TF_Operation* oper, const char* att
 
 void TF_OperationGetAttrTensor(TF_Operation* oper, const char* attr_name, TF_Tensor** value,
                                TF_Status* status) {
-  const AttrValue* v = FindAttrOfKind(oper, attr_name, AttrValue::kTensor, "tensor", status);
+  const AttrValue* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kTensor, "tensor", status, value);
   if (v == nullptr) return;
   std::string error;
   TF_Tensor* t = opgen::ParseTensorProto(v->tensor_proto, &error);
@@ -828,7 +944,7 @@ void TF_OperationGetAttrTensor(TF_Operation* oper, const char* attr_name, TF_Ten
 void TF_OperationGetAttrTensorList(TF_Operation* oper, const char* attr_name, TF_Tensor** values,
                                    int max_values, TF_Status* status) {
   const AttrValue* v =
-      FindAttrOfKind(oper, attr_name, AttrValue::kListTensor, "list(tensor)", status);
+      FindAttrOfKind(__func__, oper, attr_name, AttrValue::kListTensor, "list(tensor)", status, OutArray(values, max_values));
   if (v == nullptr) return;
   int n = std::min<int>(max_values, static_cast<int>(v->list_s.size()));
   std::vector<TF_Tensor*> out;
@@ -848,7 +964,7 @@ void TF_OperationGetAttrTensorList(TF_Operation* oper, const char* attr_name, TF
 
 void TF_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                    TF_Buffer* output_attr_value, TF_Status* status) {
-  if (auto* v = FindAttr(oper, attr_name, status))
+  if (auto* v = FindAttr(__func__, oper, attr_name, status, output_attr_value))
     FillBuffer(output_attr_value, opgen::SerializeAttrValue(*v));
 }
 
@@ -860,6 +976,7 @@ int TF_OperationGetAttrNameLength(TF_Operation* oper, int i) {
 }
 
 void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"oper", oper}, {"output", output}})) return;
   if (i < 0 || i >= static_cast<int>(oper->attrs.size())) {
     opgen::SetStatus(status, TF_OUT_OF_RANGE,
                      "Attr index " + std::to_string(i) + " out of range for '" + oper->name +
@@ -872,6 +989,8 @@ void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output, TF_Status*
 }
 
 void TF_OperationToNodeDef(TF_Operation* oper, TF_Buffer* output_node_def, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"oper", oper}, {"output_node_def", output_node_def}}))
+    return;
   try {
     FillBuffer(output_node_def, opgen::SerializeNodeDef(opgen::ToNodeDef(*oper)));
     opgen::ClearStatus(status);
@@ -896,7 +1015,13 @@ TF_Operation* TF_GraphNextOperation(TF_Graph* graph, size_t* pos) {
 
 void TF_GraphSetTensorShape(TF_Graph* graph, TF_Output output, const int64_t* dims,
                             const int num_dims, TF_Status* status) {
-  if (!CheckOutput(graph, output, status)) return;
+  if (!CheckOutput(__func__, graph, output, status)) return;
+  std::string error;
+  if (!opgen::CheckPartialDims(dims, num_dims, &error)) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     "TF_GraphSetTensorShape of '" + opgen::OutputName(output) + "': " + error);
+    return;
+  }
   std::lock_guard<std::mutex> lock(graph->mu);
   opgen::Shape& have = output.oper->output_shapes[output.index];
   opgen::Shape given = MakeShape(dims, num_dims);
@@ -925,7 +1050,7 @@ void TF_GraphSetTensorShape(TF_Graph* graph, TF_Output output, const int64_t* di
 }
 
 int TF_GraphGetTensorNumDims(TF_Graph* graph, TF_Output output, TF_Status* status) {
-  if (!CheckOutput(graph, output, status)) return -1;
+  if (!CheckOutput(__func__, graph, output, status)) return -1;
   std::lock_guard<std::mutex> lock(graph->mu);
   const opgen::Shape& s = output.oper->output_shapes[output.index];
   opgen::ClearStatus(status);
@@ -934,9 +1059,10 @@ int TF_GraphGetTensorNumDims(TF_Graph* graph, TF_Output output, TF_Status* statu
 
 void TF_GraphGetTensorShape(TF_Graph* graph, TF_Output output, int64_t* dims, int num_dims,
                             TF_Status* status) {
-  if (!CheckOutput(graph, output, status)) return;
+  if (!CheckOutput(__func__, graph, output, status)) return;
   std::lock_guard<std::mutex> lock(graph->mu);
   const opgen::Shape& s = output.oper->output_shapes[output.index];
+  if (!opgen::CheckNotNull(status, __func__, {{"dims", OutArray(dims, num_dims)}})) return;
   int rank = s.unknown_rank ? -1 : static_cast<int>(s.dims.size());
   if (num_dims != rank) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
@@ -951,7 +1077,9 @@ void TF_GraphGetTensorShape(TF_Graph* graph, TF_Output output, int64_t* dims, in
 
 void TF_GraphGetOpDef(TF_Graph* graph, const char* op_name, TF_Buffer* output_op_def,
                       TF_Status* status) {
-  if (!opgen::EnsureRuntimeInitialized(status)) return;
+  if (!opgen::CheckNotNull(status, __func__, {{"output_op_def", output_op_def}}) ||
+      !opgen::EnsureRuntimeInitialized(status))
+    return;
   const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_name ? op_name : "");
   if (def == nullptr) {
     opgen::SetStatus(status, TF_NOT_FOUND,

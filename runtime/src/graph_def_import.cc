@@ -254,7 +254,13 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
 
 TF_ImportGraphDefResults* Import(TF_Graph* graph, const TF_Buffer* graph_def,
                                  const TF_ImportGraphDefOptions* options, TF_Status* status) {
-  if (!EnsureRuntimeInitialized(status)) return nullptr;
+  if (!CheckNotNull(status, "TF_GraphImportGraphDef", {{"graph", graph}, {"graph_def", graph_def}}) ||
+      !EnsureRuntimeInitialized(status))
+    return nullptr;
+  if (graph_def->data == nullptr && graph_def->length > 0) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "TF_GraphImportGraphDef: graph_def->data is NULL");
+    return nullptr;
+  }
   GraphDefProto gd;
   std::string error;
   const std::string bytes(static_cast<const char*>(graph_def->data), graph_def->length);
@@ -276,6 +282,8 @@ TF_ImportGraphDefResults* Import(TF_Graph* graph, const TF_Buffer* graph_def,
 extern "C" {
 
 void TF_GraphToGraphDef(TF_Graph* graph, TF_Buffer* output_graph_def, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"graph", graph}, {"output_graph_def", output_graph_def}}))
+    return;
   try {
     opgen::GraphDefProto gd;
     gd.producer = opgen::kGraphDefProducer;
@@ -385,6 +393,8 @@ void TF_GraphImportGraphDefWithReturnOutputs(TF_Graph* graph, const TF_Buffer* g
                                              TF_Output* return_outputs, int num_return_outputs,
                                              TF_Status* status) {
   int expected = options ? TF_ImportGraphDefOptionsNumReturnOutputs(options) : 0;
+  if (expected > 0 && !opgen::CheckNotNull(status, __func__, {{"return_outputs", return_outputs}}))
+    return;
   if (num_return_outputs != expected) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "Expected 'num_return_outputs' to be " + std::to_string(expected) +

@@ -391,6 +391,9 @@ TF_KernelBuilder* TF_NewKernelBuilder(const char* op_name, const char* device_na
 
 void TF_KernelBuilder_TypeConstraint(TF_KernelBuilder* kernel_builder, const char* attr_name,
                                      const TF_DataType type, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"kernel_builder", kernel_builder}, {"attr_name", attr_name}}))
+    return;
   kernel_builder->def.type_constraints.emplace_back(attr_name, type);
   opgen::ClearStatus(status);
 }
@@ -410,6 +413,7 @@ void TF_KernelBuilder_Label(TF_KernelBuilder* kernel_builder, const char* label)
 void TF_RegisterKernelBuilder(const char* kernel_name, TF_KernelBuilder* builder,
                               TF_Status* status) {
   std::unique_ptr<TF_KernelBuilder> owned(builder);
+  if (!opgen::CheckNotNull(status, __func__, {{"builder", builder}})) return;
   if (builder->def.compute_func == nullptr) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "Kernel for op '" + builder->def.op + "' has no compute function");
@@ -430,6 +434,7 @@ void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, co
     return;
   }
   std::unique_ptr<TF_KernelBuilder> owned(builder);
+  if (!opgen::CheckNotNull(status, __func__, {{"builder", builder}})) return;
   try {
     // TensorFlow's signature passes the bytes without a length; like TensorFlow, read
     // them up to the first NUL.

@@ -217,6 +217,7 @@ void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status)
   std::unique_ptr<TF_OpDefinitionBuilder> owned(builder);
   TF_Status local;
   if (status == nullptr) status = &local;
+  if (!opgen::CheckNotNull(status, __func__, {{"builder", builder}})) return;
   struct Logger {
     const std::string name;
     TF_Status* status;

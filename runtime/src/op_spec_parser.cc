@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core_types.h"
+#include "shape_check.h"
 
 namespace opgen {
 namespace {
@@ -335,7 +336,7 @@ bool ParseScalarValue(const std::string& kind, const std::string& text, AttrValu
   }
   if (kind == "shape") {
     value->kind = AttrValue::kShape;
-    return ParseShape(s, &value->shape);
+    return ParseShape(s, &value->shape) && CheckPartialShape(value->shape, nullptr);  // dims >= -1
   }
   return false;  // tensor and func defaults are not expressible in specs
 }

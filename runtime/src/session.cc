@@ -79,6 +79,9 @@ void TF_SetTarget(TF_SessionOptions* options, const char* target) {
 
 void TF_SetConfig(TF_SessionOptions* options, const void* proto, size_t proto_len,
                   TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"options", options}}) ||
+      (proto_len > 0 && !opgen::CheckNotNull(status, __func__, {{"proto", proto}})))
+    return;
   std::string bytes(static_cast<const char*>(proto), proto_len);
   if (!IsWellFormedMessage(bytes)) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT, "Unparseable ConfigProto");
@@ -113,6 +116,7 @@ TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Sta
 }
 
 void TF_CloseSession(TF_Session* session, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"session", session}})) return;
   session->closed = true;
   opgen::ClearStatus(status);
 }
@@ -134,6 +138,14 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
                    TF_Tensor** output_values, int noutputs,
                    const TF_Operation* const* target_opers, int ntargets,
                    TF_Buffer* run_metadata, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"session", session},
+                            {"inputs", opgen::ArrayArg(inputs, ninputs)},
+                            {"input_values", opgen::ArrayArg(input_values, ninputs)},
+                            {"outputs", opgen::ArrayArg(outputs, noutputs)},
+                            {"output_values", opgen::ArrayArg(output_values, noutputs)},
+                            {"target_opers", opgen::ArrayArg(target_opers, ntargets)}}))
+    return;
   for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   if (session->closed) {
     opgen::SetStatus(status, TF_FAILED_PRECONDITION, "Attempted to use a closed Session.");

@@ -69,6 +69,9 @@ TensorBuffer* TensorBuffer::Allocate(size_t len) {
     void* data = reinterpret_cast<void*>((address + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
     return new TensorBuffer(data, len, FreeBlock, block);
   }
+  // No object is larger than PTRDIFF_MAX; above it, rounding `len` up to the alignment
+  // would also wrap to a small block (a byte size from dims near 2^64 fits in size_t).
+  if (len > static_cast<size_t>(PTRDIFF_MAX)) return nullptr;
   const size_t alignment = LargeBufferAlignment(len);
   const size_t padded = LargeBufferSize(len, alignment);
   if (padded >= kCachedHostBlockMin) {
@@ -225,8 +228,11 @@ void* TF_TensorData(const TF_Tensor* tensor) { return tensor->buffer->data(); }
 int64_t TF_TensorElementCount(const TF_Tensor* tensor) { return opgen::NumElements(tensor->dims); }
 void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type, TF_Tensor* to,
                           const int64_t* new_dims, int num_new_dims, TF_Status* status) {
-  if (from == nullptr || to == nullptr || num_new_dims < 0) {
-    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_TensorBitcastFrom: NULL tensor or negative rank");
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"from", from}, {"to", to}, {"new_dims", opgen::ArrayArg(new_dims, num_new_dims)}}))
+    return;
+  if (num_new_dims < 0) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT, "TF_TensorBitcastFrom: negative rank");
     return;
   }
   if (!opgen::IsDataType(type)) {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "shape_check.h"
+
 namespace opgen {
 namespace {
 
@@ -290,6 +292,7 @@ bool ReadRepeated(Reader* r, int wire_type, std::vector<T>* out) {
   return true;
 }
 
+// A TensorProto's TensorShapeProto, as read (CheckTensorShape judges it).
 bool ParseShapeProto(const std::string& bytes, std::vector<int64_t>* dims) {
   Reader r(bytes.data(), bytes.size());
   while (!r.done()) {
@@ -352,10 +355,12 @@ bool ReadInt64(Reader* r, int wire, int64_t* out) {
   return true;
 }
 
-bool ParseShape(const std::string& bytes, Shape* shape) {
+// A TensorShapeProto of an attr value: well-formed bytes and a valid partial shape
+// (dims >= -1, ...); `*reason` says what is wrong with a shape that parses but is not.
+bool ParseShape(const std::string& bytes, Shape* shape, std::string* reason) {
   shape->unknown_rank = false;
   shape->dims.clear();
-  return ForEachField(bytes, [shape](int field, int wire, Reader* r) {
+  bool ok = ForEachField(bytes, [shape](int field, int wire, Reader* r) {
     if (field == 3) return ReadBool(r, wire, &shape->unknown_rank);
     if (field != 2) return r->Skip(wire);
     std::string dim;
@@ -367,6 +372,7 @@ bool ParseShape(const std::string& bytes, Shape* shape) {
     shape->dims.push_back(size);
     return ok;
   });
+  return ok && CheckPartialShape(*shape, reason);
 }
 
 // NameAttrList: only the function name is kept (opgen has no function attrs yet).
@@ -376,7 +382,7 @@ bool ParseFuncName(const std::string& bytes, std::string* name) {
   });
 }
 
-bool ParseListValue(const std::string& bytes, AttrValue* v) {
+bool ParseListValue(const std::string& bytes, AttrValue* v, std::string* reason) {
   v->kind = AttrValue::kListString;  // an empty list; refined by the first element
   bool seen = false;
   auto claim = [&](AttrValue::Kind kind) {
@@ -417,7 +423,7 @@ bool ParseListValue(const std::string& bytes, AttrValue* v) {
         std::string bytes7;
         Shape shape;
         if (!claim(AttrValue::kListShape) || !ReadString(r, wire, &bytes7) ||
-            !ParseShape(bytes7, &shape))
+            !ParseShape(bytes7, &shape, reason))
           return false;
         v->list_shape.push_back(shape);
         return true;
@@ -502,11 +508,12 @@ void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
 
 bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error) {
   *out = AttrValue();
-  bool ok = ForEachField(bytes, [out](int field, int wire, Reader* r) {
+  std::string reason;  // what is wrong with a value that parses but is not valid
+  bool ok = ForEachField(bytes, [out, &reason](int field, int wire, Reader* r) {
     std::string b;
     uint64_t v;
     switch (field) {
-      case 1: return ReadString(r, wire, &b) && ParseListValue(b, out);
+      case 1: return ReadString(r, wire, &b) && ParseListValue(b, out, &reason);
       case 2: out->kind = AttrValue::kString; return ReadString(r, wire, &out->s);
       case 3: out->kind = AttrValue::kInt; return ReadInt64(r, wire, &out->i);
       case 4: out->kind = AttrValue::kFloat; return wire == kFixed32 && r->Fixed(&out->f, 4);
@@ -514,14 +521,16 @@ bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error
       case 6:
         out->kind = AttrValue::kType;
         return ReadVarint(r, wire, &v) && ToDataType(v, &out->type);
-      case 7: out->kind = AttrValue::kShape; return ReadString(r, wire, &b) && ParseShape(b, &out->shape);
+      case 7:
+        out->kind = AttrValue::kShape;
+        return ReadString(r, wire, &b) && ParseShape(b, &out->shape, &reason);
       case 8: out->kind = AttrValue::kTensor; return ReadString(r, wire, &out->tensor_proto);
       case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, wire, &out->s);
       case 10: out->kind = AttrValue::kFunc; return ReadString(r, wire, &b) && ParseFuncName(b, &out->s);
       default: return r->Skip(wire);
     }
   });
-  if (!ok && error != nullptr) *error = "malformed AttrValue";
+  if (!ok && error != nullptr) *error = reason.empty() ? "malformed AttrValue" : reason;
   return ok;
 }
 
@@ -666,11 +675,10 @@ bool HasTypedValues(TF_DataType type) {
   }
 }
 
-// Reads the fields and checks them: a known fixed-size dtype, a shape whose byte size
-// (`*len`) fits in size_t, content of that size or typed values the dtype can take.
-// Makes nothing: a TensorProto of a few bytes can describe a splat of gigabytes.
-bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType* type,
-                     size_t* len, std::string* error) {
+// Reads the dtype and shape, and the values unless `header_only`, and checks the
+// header: a TF_DataType dtype and a valid tensor shape.
+bool ReadTensorProtoFields(const std::string& bytes, bool header_only, TensorProtoFields* f,
+                           TF_DataType* type, std::string* error) {
   Reader r(bytes.data(), bytes.size());
   while (!r.done()) {
     uint64_t tag;
@@ -678,16 +686,23 @@ bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType
     const int field = static_cast<int>(tag >> 3), wire = static_cast<int>(tag & 7);
     bool ok = true;
     std::string shape;
-    switch (field) {
-      case 1: ok = wire == kVarint && r.Varint(&f->dtype); break;
-      case 2: ok = wire == kLengthDelimited && r.Bytes(&shape) && ParseShapeProto(shape, &f->dims); break;
-      case 4: ok = wire == kLengthDelimited && r.Bytes(&f->content); f->has_content = true; break;
-      case 5: ok = ReadRepeated(&r, wire, &f->floats); break;
-      case 6: ok = ReadRepeated(&r, wire, &f->doubles); break;
-      // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
-      // ones keep their bits through int64_t)
-      case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &f->ints); break;
-      default: ok = r.Skip(wire); break;
+    if (header_only && field != 1 && field != 2) {
+      ok = r.Skip(wire);
+    } else {
+      switch (field) {
+        case 1: ok = wire == kVarint && r.Varint(&f->dtype); break;
+        case 2:
+          ok = wire == kLengthDelimited && r.Bytes(&shape) &&
+               ParseShapeProto(shape, &f->dims);
+          break;
+        case 4: ok = wire == kLengthDelimited && r.Bytes(&f->content); f->has_content = true; break;
+        case 5: ok = ReadRepeated(&r, wire, &f->floats); break;
+        case 6: ok = ReadRepeated(&r, wire, &f->doubles); break;
+        // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
+        // ones keep their bits through int64_t)
+        case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &f->ints); break;
+        default: ok = r.Skip(wire); break;
+      }
     }
     if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return false; }
   }
@@ -695,15 +710,23 @@ bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType
     *error = "TensorProto has an unknown dtype " + std::to_string(f->dtype);
     return false;
   }
+  return CheckTensorShape("TensorProto shape", f->dims, error);
+}
+
+// Reads the fields and checks them: a known fixed-size dtype, a valid shape whose byte
+// size (`*len`) fits in size_t, content of that size or typed values the dtype can take.
+// Makes nothing: a TensorProto of a few bytes can describe a splat of gigabytes.
+bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType* type,
+                     size_t* len, std::string* error) {
+  if (!ReadTensorProtoFields(bytes, /*header_only=*/false, f, type, error)) return false;
   const size_t element = TF_DataTypeSize(*type);
   if (element == 0) {
     *error = std::string("TensorProto of dtype ") + DataTypeName(*type) + " is not supported";
     return false;
   }
   if (!ByteSize(element, NumElements(f->dims), len)) {
-    const bool negative = std::any_of(f->dims.begin(), f->dims.end(), [](int64_t d) { return d < 0; });
-    *error = "TensorProto shape " + ShapeToString(f->dims) +
-             (negative ? " has a negative dimension" : " has too many elements");
+    *error = "TensorProto shape " + ShapeToString(f->dims) + " has too many elements of " +
+             DataTypeName(*type) + " (the byte size overflows)";
     return false;
   }
   if (f->has_content && f->content.size() != *len) {
@@ -719,6 +742,14 @@ bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType
 }
 
 }  // namespace
+
+bool ParseTensorProtoHeader(const std::string& bytes, TF_DataType* dtype,
+                            std::vector<int64_t>* dims, std::string* error) {
+  TensorProtoFields f;
+  if (!ReadTensorProtoFields(bytes, /*header_only=*/true, &f, dtype, error)) return false;
+  *dims = std::move(f.dims);
+  return true;
+}
 
 bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,
                            std::vector<int64_t>* dims, std::string* error) {
@@ -801,7 +832,8 @@ std::string SerializeGraphDef(const GraphDefProto& graph) {
 bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* error) {
   *out = NodeDefProto();
   std::string failed;
-  bool ok = ForEachField(bytes, [out, &failed](int field, int wire, Reader* r) {
+  bool invalid = false;  // well-formed bytes, but a value that breaks a rule
+  bool ok = ForEachField(bytes, [out, &failed, &invalid](int field, int wire, Reader* r) {
     std::string b;
     switch (field) {
       case 1: return ReadString(r, wire, &out->name);
@@ -812,7 +844,7 @@ bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* erro
         return true;
       case 4: return ReadString(r, wire, &out->device);
       case 5: {
-        std::string key, value_bytes;
+        std::string key, value_bytes, attr_error;
         AttrValue value;
         bool good = ReadString(r, wire, &b) &&
                     ForEachField(b, [&](int f, int w, Reader* e) {
@@ -820,9 +852,11 @@ bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* erro
                       if (f == 2) return ReadString(e, w, &value_bytes);
                       return e->Skip(w);
                     }) &&
-                    ParseAttrValue(value_bytes, &value, nullptr);
+                    ParseAttrValue(value_bytes, &value, &attr_error);
         if (!good) {
           failed = key.empty() ? "an attr" : "attr '" + key + "'";
+          invalid = !attr_error.empty() && attr_error != "malformed AttrValue";
+          if (invalid) failed += ": " + attr_error;
           return false;
         }
         out->attr[key] = std::move(value);  // a repeated key keeps the last, as protobuf does
@@ -832,7 +866,8 @@ bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* erro
     }
   });
   if (!ok && error != nullptr)
-    *error = "malformed NodeDef" + (out->name.empty() ? std::string() : " '" + out->name + "'") +
+    *error = std::string(invalid ? "invalid NodeDef" : "malformed NodeDef") +
+             (out->name.empty() ? std::string() : " '" + out->name + "'") +
              (failed.empty() ? "" : " (" + failed + ")");
   return ok;
 }

@@ -52,6 +52,12 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out);
 // `error` set for malformed bytes or unsupported dtypes; the caller owns the result.
 TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error);
 
+// The dtype and dims of TensorProto bytes, checked as a tensor's (a TF_DataType, a
+// known rank, dims >= 0, an element count in int64), whatever the dtype and however the
+// values are given: what graph building checks of every tensor attr.
+bool ParseTensorProtoHeader(const std::string& bytes, TF_DataType* dtype,
+                            std::vector<int64_t>* dims, std::string* error);
+
 // The dtype and dims of TensorProto bytes, checked as ParseTensorProto checks them, but
 // without making the tensor (a few bytes of typed values can describe gigabytes).
 bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,

@@ -30,7 +30,7 @@ def _tensor_proto(dims, dtype=types_pb2.DT_FLOAT, **values):
 
 def _const_graph(tensor: tensor_pb2.TensorProto) -> bytes:
     """c = Const(tensor); i = Identity(c): the import parses c's value for i's shape."""
-    f = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
+    f = attr_value_pb2.AttrValue(type=tensor.dtype if 0 < tensor.dtype < 64 else types_pb2.DT_FLOAT)
     return graph_pb2.GraphDef(node=[
         node_def_pb2.NodeDef(name="c", op="Const", attr={
             "value": attr_value_pb2.AttrValue(tensor=tensor), "dtype": f}),
@@ -56,21 +56,39 @@ def _declare(lib, name, restype, argtypes):
 
 # ---- Element counts and byte sizes that overflow ------------------------------------------
 
-@pytest.mark.parametrize("dims", [[WRAPS_TO_FOUR_BYTES], [1 << 32, 1 << 32], [1 << 62, 4]])
-def test_tensor_proto_whose_size_overflows_is_refused_not_filled(api, graph, dims):
+def _import_error(api, graph, data: bytes) -> CApiError:
+    with pytest.raises(CApiError) as e:
+        api.import_graph_def(graph, data)
+    assert api.lib.TF_GraphOperationByName(graph, b"c") is None, "a failed import adds nothing"
+    return e.value
+
+
+def test_tensor_proto_whose_byte_size_overflows_is_refused_not_filled(api, graph):
     # The byte size used to be computed in wrapping arithmetic: [2^62 + 1] floats got a
     # 4-byte buffer that float_val then filled with 2^62 + 1 values (a heap overflow,
-    # already while importing, where Identity's shape inference reads c's value).
-    api.import_graph_def(graph, _const_graph(_tensor_proto(dims, float_val=[1.0])))
+    # already while importing, where Identity's shape inference reads c's value). The
+    # element count fits in int64, so the graph takes the shape; making the tensor fails.
+    api.import_graph_def(graph, _const_graph(_tensor_proto([WRAPS_TO_FOUR_BYTES], float_val=[1.0])))
     error = _attr_tensor_error(api, graph)
     assert error.code == INVALID_ARGUMENT
-    assert "too many elements" in error.message
+    assert "too many elements of float" in error.message
+
+
+@pytest.mark.parametrize("dims", [[1 << 32, 1 << 32], [1 << 62, 4]])
+def test_tensor_proto_whose_element_count_overflows_is_refused_by_the_import(api, graph, dims):
+    # No tensor has more than 2^63 - 1 elements: refused while the graph is built, as
+    # TensorFlow's Const shape function refuses it ("is too large").
+    error = _import_error(api, graph, _const_graph(_tensor_proto(dims, float_val=[1.0])))
+    assert error.code == INVALID_ARGUMENT
+    assert "Node 'c' (Const): attr 'value'" in error.message
+    assert "has too many elements (more than 2^63 - 1)" in error.message
 
 
 def test_tensor_proto_with_a_negative_dim_is_refused(api, graph):
-    api.import_graph_def(graph, _const_graph(_tensor_proto([2, -3], float_val=[1.0])))
-    error = _attr_tensor_error(api, graph)
-    assert error.code == INVALID_ARGUMENT and "negative dimension" in error.message
+    # Used to import, failing only when something made the tensor.
+    error = _import_error(api, graph, _const_graph(_tensor_proto([2, -3], float_val=[1.0])))
+    assert error.code == INVALID_ARGUMENT
+    assert "attr 'value': TensorProto shape [2,-3] has a negative dimension (-3 at index 1)" in error.message
 
 
 @pytest.mark.parametrize("dims, length", [
@@ -84,6 +102,24 @@ def test_allocate_tensor_refuses_dims_whose_size_overflows(api, dims, length):
     if t:
         api.lib.TF_DeleteTensor(t)
     assert not t
+
+
+def test_allocate_tensor_refuses_a_byte_size_no_allocation_can_have(api):
+    # [2^63 - 1] halfs take 2^64 - 2 bytes, which fits in size_t: the allocator rounded
+    # that up to its 2 MiB alignment, wrapped to a 2 MiB block, and handed it out as the
+    # tensor's buffer (ASan: heap overflow filling it, via a Const's half_val).
+    dims = (c_int64 * 1)((1 << 63) - 1)
+    t = api.lib.TF_AllocateTensor(19, dims, 1, (1 << 64) - 2)  # TF_HALF
+    if t:
+        api.lib.TF_DeleteTensor(t)
+    assert not t
+
+
+def test_tensor_proto_of_a_byte_size_no_allocation_can_have_is_refused(api, graph):
+    api.import_graph_def(graph, _const_graph(
+        _tensor_proto([(1 << 63) - 1], dtype=types_pb2.DT_HALF, half_val=[1])))
+    error = _attr_tensor_error(api, graph)
+    assert error.code == INVALID_ARGUMENT and "cannot allocate" in error.message
 
 
 def test_allocate_tensor_still_accepts_an_empty_tensor_with_huge_dims(api):
@@ -127,8 +163,7 @@ def test_attr_value_proto_with_an_unknown_dtype_is_refused(api, graph, value):
 
 
 def test_tensor_proto_with_an_unknown_dtype_is_refused(api, graph):
-    api.import_graph_def(graph, _const_graph(_tensor_proto([2], dtype=77, int_val=[1])))
-    error = _attr_tensor_error(api, graph)
+    error = _import_error(api, graph, _const_graph(_tensor_proto([2], dtype=77, int_val=[1])))
     assert error.code == INVALID_ARGUMENT and "unknown dtype 77" in error.message
 
 

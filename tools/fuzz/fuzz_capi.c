@@ -214,6 +214,21 @@ static void add_value_seeds(void) {
   b = shape_proto(dunk, 2, false); add_seed(K_SHAPE, &b);
   b = shape_proto(NULL, 0, true); add_seed(K_SHAPE, &b);
   b = shape_proto(dbig, 2, false); add_seed(K_SHAPE, &b);
+  /* Shapes every reader must refuse: a dim below -1, dims under an unknown rank, rank
+   * 255 (and 254, the largest that is valid). */
+  {
+    static const int64_t below_unknown[] = {2, -2}, most_negative[] = {INT64_MIN};
+    static int64_t ones[255];
+    for (int i = 0; i < 255; ++i) ones[i] = 1;
+    b = shape_proto(below_unknown, 2, false); add_seed(K_SHAPE, &b);
+    b = shape_proto(most_negative, 1, false); add_seed(K_SHAPE, &b);
+    b = shape_proto(d23, 2, true); add_seed(K_SHAPE, &b);
+    b = shape_proto(ones, 255, false); add_seed(K_SHAPE, &b);
+    b = shape_proto(ones, 254, false); add_seed(K_SHAPE, &b);
+    /* Tensors with an unknown or negative dim: never a tensor's shape. */
+    b = tensor_proto_head(1, dunk, 2); field_fixed32(&b, 5, 1.0f); add_seed(K_TENSOR, &b);
+    b = tensor_proto_head(1, below_unknown, 2); field_fixed32(&b, 5, 1.0f); add_seed(K_TENSOR, &b);
+  }
   /* Tensors: content, and each typed-value field (float 5, double 6, int 7, int64 10,
    * bool 11, half 13), packed and not. */
   b = tensor_proto_content(1, d23, 2, f6, sizeof f6); add_seed(K_TENSOR, &b);
@@ -1026,6 +1041,12 @@ static void run_shape(const Bytes* in) {
     status_ok(g_status, "TF_GraphSetTensorShape");
     TF_GraphSetTensorShape(graph, (TF_Output){op, (int)below(3) - 1}, set, rank, g_status);
     status_ok(g_status, "TF_GraphSetTensorShape");
+    /* The same dims as a shape attr, through the setter without a status. */
+    TF_OperationDescription* d2 = TF_NewOperation(graph, "Placeholder", "p2");
+    TF_SetAttrType(d2, "dtype", TF_FLOAT);
+    TF_SetAttrShape(d2, "shape", set, rank);
+    TF_FinishOperation(d2, g_status);
+    status_ok(g_status, "TF_FinishOperation (TF_SetAttrShape)");
   }
   TF_DeleteGraph(graph);
 }
@@ -1038,7 +1059,13 @@ static void run_tensor(const Bytes* in) {
   TF_SetAttrValueProto(d, "value", attr.data, attr.len, g_status);
   status_ok(g_status, "TF_SetAttrValueProto");
   static const TF_DataType dtypes[] = {TF_FLOAT, TF_INT32, TF_INT64, TF_DOUBLE, TF_BOOL, TF_HALF, TF_STRING};
-  TF_SetAttrType(d, "dtype", dtypes[below(7)]);
+  TF_DataType dtype = dtypes[below(7)];
+  /* Mostly the value's own dtype (the seeds start with it): a Const whose dtype attr
+   * differs is refused while the graph is built, and would keep most inputs from the
+   * consumers below. */
+  if (in->len >= 2 && in->data[0] == 0x08 && in->data[1] < 0x80 && !one_in(4))
+    dtype = (TF_DataType)in->data[1];
+  TF_SetAttrType(d, "dtype", dtype);
   TF_Operation* op = TF_FinishOperation(d, g_status);
   bool ok = status_ok(g_status, "TF_FinishOperation");
   accepted(K_TENSOR, ok);
@@ -1235,6 +1262,44 @@ static void run_session_misuse(void) {
   TF_DeleteSession(session, g_status);
 }
 
+/* NULL for a required pointer argument of a function with a status: the status must
+ * say so (INVALID_ARGUMENT), never a crash. */
+static void run_null_args(void) {
+  TF_Graph* graph = TF_NewGraph();
+  TF_OperationDescription* d = TF_NewOperation(graph, "Placeholder", "p");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  const TF_Output x = {g_mlp_x, 0};
+  const int64_t dims[2] = {2, 3};
+  TF_DataType type;
+  TFE_TensorHandle* retvals[1];
+  int num_retvals = 1;
+  switch (below(18)) {
+    case 0: TF_FinishOperation(NULL, g_status); break;
+    case 1: TF_FinishOperation(TF_NewOperation(NULL, "NoOp", "n"), g_status); break;
+    case 2: TF_SetAttrValueProto(d, NULL, "", 0, g_status); break;
+    case 3: TF_SetAttrValueProto(d, "shape", NULL, 3, g_status); break;
+    case 4: TF_SetAttrTensorShapeProto(d, "shape", NULL, 3, g_status); break;
+    case 5: TF_SetAttrTensor(d, "value", NULL, g_status); break;
+    case 6: TF_OperationGetAttrType(NULL, "dtype", &type, g_status); break;
+    case 7: TF_OperationGetAttrType(g_mlp_x, NULL, &type, g_status); break;
+    case 8: TF_OperationGetAttrType(g_mlp_x, "dtype", NULL, g_status); break;
+    case 9: TF_OperationGetAttrValueProto(g_mlp_x, "dtype", NULL, g_status); break;
+    case 10: TF_GraphGetTensorNumDims(NULL, x, g_status); break;
+    case 11: TF_GraphSetTensorShape(g_mlp, x, NULL, 2, g_status); break;
+    case 12: TF_GraphToGraphDef(graph, NULL, g_status); break;
+    case 13: TF_GraphImportGraphDef(graph, NULL, NULL, g_status); break;
+    case 14: TF_SessionRun(NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, g_status); break;
+    case 15: TFE_NewOp(NULL, "Identity", g_status); break;
+    case 16: TFE_Execute(NULL, retvals, &num_retvals, g_status); break;
+    default: TF_TensorBitcastFrom(NULL, TF_FLOAT, NULL, dims, 2, g_status); break;
+  }
+  if (status_ok(g_status, "a call with a NULL argument") || TF_GetCode(g_status) != TF_INVALID_ARGUMENT)
+    die("a NULL argument", "not reported as INVALID_ARGUMENT");
+  TF_FinishOperation(d, g_status);
+  status_ok(g_status, "TF_FinishOperation");
+  TF_DeleteGraph(graph);
+}
+
 /* TF_LoadLibrary of files that are not libraries: text, an empty file, a truncated ELF
  * header, a folder, a missing path. Once per run: the runtime remembers failed paths. */
 static void run_load_library_once(void) {
@@ -1268,8 +1333,9 @@ static void one_iteration(void) {
   enum Kind kind = pick < 40 ? K_GRAPH_DEF : pick < 58 ? K_ATTR_VALUE : pick < 68 ? K_SHAPE
                  : pick < 80 ? K_TENSOR : pick < 88 ? K_OP_SPEC : pick < 96 ? K_DIMS : K_COUNT;
   if (kind == K_COUNT) {
-    g_target = "session misuse";
-    run_session_misuse();
+    g_target = pick < 98 ? "session misuse" : "NULL arguments";
+    if (pick < 98) run_session_misuse();
+    else run_null_args();
     return;
   }
   g_target = kKindNames[kind];
