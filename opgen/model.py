@@ -345,7 +345,7 @@ def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
                         specs[index] = OpSpec.from_opdef(op, lookup(op.name), shared=shared)
         else:
             specs = []
-            for index, op in enumerate(opdef_wire.wire_ops(oplist)):
+            for index, op in enumerate(opdef_wire.wire_ops(oplist, canonical)):
                 api_def = lookup(op.name)
                 specs.append(_spec_from_wire(op, shared) if api_def is None else
                              OpSpec.from_opdef(oplist.op[index], api_def, shared=shared))

@@ -58,13 +58,14 @@ def _wire_classes():
 OpListWire = _wire_classes()
 
 
-def wire_ops(oplist: op_def_pb2.OpList) -> Sequence:
-    """The ops of ``oplist`` as ``OpDefWire`` messages, in order.
+def wire_ops(oplist: op_def_pb2.OpList, canonical: bytes | None = None) -> Sequence:
+    """The ops of ``oplist`` as ``OpDefWire`` messages, in order; ``canonical`` is
+    :func:`canonical_bytes` of it where the caller has them.
 
     Deterministic serialization orders map entries (a func attr's attrs), so equal args
     and attrs give equal bytes.
     """
-    return OpListWire.FromString(oplist.SerializeToString(deterministic=True)).op
+    return OpListWire.FromString(canonical_bytes(oplist) if canonical is None else canonical).op
 
 
 def canonical_bytes(oplist: op_def_pb2.OpList) -> bytes:

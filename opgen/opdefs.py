@@ -691,7 +691,6 @@ def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[s
 
 def _show(element: str, value) -> str:
     if element == "type":
-        from opgen.protos import types_pb2
         try:
             return types_pb2.DataType.Name(value)
         except ValueError:
