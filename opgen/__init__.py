@@ -23,6 +23,7 @@ _RUNTIME_EXPORTS = frozenset({
     "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
+    "registered_kernels",
 })
 
 

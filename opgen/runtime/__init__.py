@@ -1,6 +1,7 @@
 """Python binding of opgen's C runtime: tensors, dtypes, errors, eager execution,
-graphs run by sessions, devices (``list_devices``, ``device``, ``copy_to_device``) and
-DLPack (``from_dlpack``; see docs/gpu.md).
+graphs run by sessions, devices (``list_devices``, ``device``, ``copy_to_device``),
+the kernels registered for them (``registered_kernels``) and DLPack (``from_dlpack``;
+see docs/gpu.md).
 
 The shared library is loaded on first use, not at import, so generated op modules
 import anywhere.
@@ -18,6 +19,7 @@ from opgen.runtime.eager import execute_op
 from opgen.runtime.graph import Graph, Operation, Output, get_default_graph, reset_default_graph
 from opgen.runtime.graph_import import import_graph_def
 from opgen.runtime.graph_mode import control_dependencies, device, name_scope
+from opgen.runtime.kernels import registered_kernels
 from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_memory
 from opgen.runtime.op_library import load_op_library
 from opgen.runtime.session import Session
@@ -27,7 +29,7 @@ __all__ = [
     "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
-    "cached_host_memory_bytes", "release_cached_host_memory",
+    "registered_kernels", "cached_host_memory_bytes", "release_cached_host_memory",
     "DType", "Tensor", "as_dtype", "convert_to_tensor", "dtypes", "errors", "execute_op",
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
     "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",

@@ -336,6 +336,8 @@ _DEVICE_SIGNATURES = {
     "TF_DeviceListMemoryBytes": (c_int64, [c_void_p, c_int, c_void_p]),
     "OPGEN_DeviceListDescription": (c_char_p, [c_void_p, c_int, c_void_p]),
     "OPGEN_DeviceUnavailableReason": (c_char_p, [c_char_p]),
+    "TF_GetAllRegisteredKernels": (P(TF_Buffer), [c_void_p]),
+    "TF_GetRegisteredKernelsForOp": (P(TF_Buffer), [c_char_p, c_void_p]),
     "OPGEN_TensorDeviceName": (c_char_p, [c_void_p]),
     "OPGEN_TensorHandleTensor": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_TensorCopyToDevice": (c_void_p, [c_void_p, c_char_p, c_void_p]),

@@ -6,9 +6,11 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
+#include "tensorflow/c/c_api.h"
 #include "wire_format.h"
 
 struct TF_KernelBuilder {
@@ -40,7 +42,9 @@ namespace {
 
 struct KernelTable {
   std::mutex mu;
-  std::vector<std::unique_ptr<KernelDef>> kernels;
+  std::vector<std::unique_ptr<KernelDef>> kernels;  // in registration order
+  // The same kernels by op: a lookup scans only its op's kernels, not every device's.
+  std::unordered_map<std::string, std::vector<const KernelDef*>> by_op;
 };
 
 KernelTable& Table() {
@@ -89,10 +93,10 @@ void KernelRegistry::Register(KernelDef def, TF_Status* status) {
   std::sort(def.type_constraints.begin(), def.type_constraints.end());
   KernelTable& table = Table();
   std::lock_guard<std::mutex> lock(table.mu);
-  for (const auto& k : table.kernels) {
-    if (k->op == def.op && k->device == def.device &&
-        k->type_constraints == def.type_constraints && k->priority == def.priority &&
-        k->label == def.label) {
+  std::vector<const KernelDef*>& same_op = table.by_op[def.op];
+  for (const KernelDef* k : same_op) {
+    if (k->device == def.device && k->type_constraints == def.type_constraints &&
+        k->priority == def.priority && k->label == def.label) {
       SetStatus(status, TF_ALREADY_EXISTS,
                 "A kernel for op '" + def.op + "' with " + DescribeKernel(def) +
                     " is already registered");
@@ -100,6 +104,7 @@ void KernelRegistry::Register(KernelDef def, TF_Status* status) {
     }
   }
   table.kernels.push_back(std::make_unique<KernelDef>(std::move(def)));
+  same_op.push_back(table.kernels.back().get());
   ClearStatus(status);
 }
 
@@ -108,15 +113,16 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
   KernelTable& table = Table();
   std::lock_guard<std::mutex> lock(table.mu);
   const KernelDef* best = nullptr;
-  std::string registered;
   // As in TensorFlow, a node picks a labelled kernel through its "_kernel" attr.
   auto label_attr = attrs.find("_kernel");
   const std::string label = label_attr != attrs.end() && label_attr->second.kind == AttrValue::kString
                                 ? label_attr->second.s
                                 : std::string();
-  for (const auto& k : table.kernels) {
-    if (k->op != op.name) continue;
-    registered += "\n  " + DescribeKernel(*k);
+  static const std::vector<const KernelDef*> kNone;
+  auto same_op = table.by_op.find(op.name);
+  const std::vector<const KernelDef*>& candidates =
+      same_op == table.by_op.end() ? kNone : same_op->second;
+  for (const KernelDef* k : candidates) {
     if (k->device != device || k->label != label) continue;
     bool match = true;
     for (const auto& [attr, type] : k->type_constraints) {
@@ -133,9 +139,11 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
       }
       if (!match) break;
     }
-    if (match && (best == nullptr || k->priority > best->priority)) best = k.get();
+    if (match && (best == nullptr || k->priority > best->priority)) best = k;
   }
   if (best == nullptr) {
+    std::string registered;
+    for (const KernelDef* k : candidates) registered += "\n  " + DescribeKernel(*k);
     SetStatus(status, TF_NOT_FOUND,
               "No registered '" + op.name + "' OpKernel for '" + device +
                   "' devices compatible with node {{node " + op.name + "}}. Requested: " +
@@ -143,6 +151,31 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
                   (registered.empty() ? std::string(" <no registered kernels>") : registered));
   }
   return best;
+}
+
+std::string KernelRegistry::SerializeKernels(const std::string* op) const {
+  KernelTable& table = Table();
+  std::vector<KernelDefProto> listed;
+  {
+    std::lock_guard<std::mutex> lock(table.mu);
+    for (const auto& k : table.kernels) {
+      if (op != nullptr && k->op != *op) continue;
+      KernelDefProto proto;
+      proto.op = k->op;
+      proto.device_type = k->device;
+      for (const auto& [attr, type] : k->type_constraints) {
+        AttrValue allowed;
+        allowed.kind = AttrValue::kListType;
+        allowed.list_type.push_back(type);
+        proto.constraints.emplace_back(attr, std::move(allowed));
+      }
+      proto.host_memory_args = k->host_memory_args;
+      proto.label = k->label;
+      proto.priority = k->priority;
+      listed.push_back(std::move(proto));
+    }
+  }
+  return SerializeKernelList(listed);
 }
 
 const KernelDef* PlaceKernel(const std::string& requested, const OpDef& op, const AttrMap& attrs,
@@ -374,6 +407,26 @@ void CopyList(const std::vector<In>& from, Out* to, int max_vals) {
 
 }  // namespace
 
+namespace opgen {
+namespace {
+
+// The KernelList that TF_GetAllRegisteredKernels / TF_GetRegisteredKernelsForOp return:
+// the kernels of every library and plugin the runtime has loaded.
+TF_Buffer* RegisteredKernels(const std::string* op, TF_Status* status) {
+  try {
+    EnsureRuntimeInitialized(nullptr);  // on failure, list what did register
+    const std::string bytes = KernelRegistry::Global().SerializeKernels(op);
+    ClearStatus(status);
+    return TF_NewBufferFromString(bytes.data(), bytes.size());
+  } catch (const std::exception& e) {
+    SetStatus(status, TF_INTERNAL, e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+}  // namespace opgen
+
 extern "C" {
 
 TF_KernelBuilder* TF_NewKernelBuilder(const char* op_name, const char* device_name,
@@ -489,6 +542,16 @@ void TF_RegisterKernelBuilderWithKernelDef(const char* serialized_kernel_def, co
 }
 
 void TF_DeleteKernelBuilder(TF_KernelBuilder* builder) { delete builder; }
+
+TF_Buffer* TF_GetAllRegisteredKernels(TF_Status* status) {
+  return opgen::RegisteredKernels(nullptr, status);
+}
+
+TF_Buffer* TF_GetRegisteredKernelsForOp(const char* name, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"name", name}})) return nullptr;
+  const std::string op = name;
+  return opgen::RegisteredKernels(&op, status);
+}
 
 int TF_NumInputs(TF_OpKernelContext* ctx) { return ctx->num_inputs; }
 int TF_NumOutputs(TF_OpKernelContext* ctx) { return ctx->num_outputs; }

@@ -35,6 +35,10 @@ class KernelRegistry {
   // sets status to TF_NOT_FOUND with the kernels that are registered for the op.
   const KernelDef* Find(const OpDef& op, const std::string& device, const AttrMap& attrs,
                         TF_Status* status) const;
+  // The registered kernels as KernelList bytes, in registration order: all of them, or
+  // those of op `op` when it is not null (none for an op without kernels). Each kernel's
+  // type constraints are one AttrConstraint per attr, allowing the one dtype it matches.
+  std::string SerializeKernels(const std::string* op) const;
 };
 
 // Where an op runs: the device `requested` names ("" or an unknown device: the CPU) if

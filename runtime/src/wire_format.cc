@@ -193,6 +193,26 @@ std::string SerializeOpList(const std::vector<const OpDef*>& ops) {
   return w.str();
 }
 
+std::string SerializeKernelList(const std::vector<KernelDefProto>& kernels) {
+  Writer list;
+  for (const KernelDefProto& k : kernels) {
+    Writer w;
+    w.OptionalString(1, k.op);
+    w.OptionalString(2, k.device_type);
+    for (const auto& [attr, allowed] : k.constraints) {
+      Writer c;
+      c.OptionalString(1, attr);
+      c.Bytes(2, SerializeAttrValue(allowed));
+      w.Bytes(3, c.str());
+    }
+    for (const std::string& arg : k.host_memory_args) w.Bytes(4, arg);
+    w.OptionalString(5, k.label);
+    w.OptionalVarint(6, static_cast<uint64_t>(static_cast<int64_t>(k.priority)));
+    list.Bytes(1, w.str());
+  }
+  return list.str();
+}
+
 }  // namespace opgen
 
 // ---- TensorProto: writer and reader --------------------------------------------------

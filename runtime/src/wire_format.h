@@ -36,6 +36,8 @@ struct KernelDefProto {
   int32_t priority = 0;
 };
 bool ParseKernelDef(const std::string& bytes, KernelDefProto* out, std::string* error);
+// A KernelList message (what TF_GetAllRegisteredKernels returns).
+std::string SerializeKernelList(const std::vector<KernelDefProto>& kernels);
 
 }  // namespace opgen
 

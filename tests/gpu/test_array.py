@@ -1,7 +1,7 @@
 """The GPU's array kernels (runtime/kernels/cuda/array.cu) equal the CPU's: Const,
 Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, ConcatV2, Pack, Unpack, Slice,
 StridedSlice, GatherV2, Tile, Pad, Shape, Size, Rank and Range, for every dtype the CPU
-registers them for (less complex), on several shapes including empty ones and negative
+registers them for (complex included), on several shapes including empty ones and negative
 axes; bad arguments raise the same exception class on both devices.
 
 These ops only move bytes (Range aside), so results must be bit-equal: every comparison
@@ -29,7 +29,7 @@ except ImportError:  # ml_dtypes is a dependency; without it bfloat16 cases are 
 
 DTYPES = ([np.float32, np.float64, np.float16] + ([bfloat16] if bfloat16 is not None else [])
           + [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-             np.bool_])
+             np.bool_, np.complex64, np.complex128])
 INDEX_TYPES = [np.int32, np.int64]
 EXACT = {"rtol": 0, "atol": 0}
 
@@ -49,6 +49,8 @@ def values(rng, shape, dtype):
     x = (rng.standard_normal(shape) * 100).astype(np.float32)
     if x.size >= 4:
         x.flat[:3] = [np.nan, np.inf, -np.inf]
+    if np.issubdtype(dtype, np.complexfloating):  # 8- and 16-byte words; distinct halves
+        return (x + 1j * (rng.standard_normal(shape) * 100)).astype(dtype)
     return x.astype(dtype)
 
 

@@ -93,9 +93,9 @@ import sys
 import numpy as np
 import tensorflow as tf  # its C API enters the global symbol scope first
 sys.path.insert(0, sys.argv[1])  # the opgen under test, not one installed beside tensorflow
-import opgen
-from opgen import ops
-print(np.asarray(ops.add_v2(np.ones(4, np.float32), np.full(4, 2, np.float32))).tolist())
+import opgen  # execute_op, not opgen.ops: a checkout has the generated package elsewhere
+print(np.asarray(opgen.execute_op("AddV2", [np.ones(4, np.float32), np.full(4, 2, np.float32)],
+                                  {})[0]).tolist())
 print(opgen.device_unavailable_reason("GPU"))
 """
 

@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import text_format
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from opgen.protos import api_def_pb2, graph_pb2, op_def_pb2, tensor_pb2, types_pb2
+from opgen.protos import api_def_pb2, graph_pb2, kernel_def_pb2, op_def_pb2, tensor_pb2, types_pb2
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -88,3 +88,29 @@ def test_graph_and_api_defs_round_trip():
     entry.in_arg.add(name="a", rename_to="x")
     entry.arg_order.extend(["b", "a"])
     assert text_format.Parse(text_format.MessageToString(api), api_def_pb2.ApiDefs()) == api
+
+
+def _fields(descriptor) -> dict:
+    return {f.name: (f.number, f.type, f.is_repeated) for f in descriptor.fields}
+
+
+def test_kernel_def_is_tensorflows_on_the_wire():
+    """opgen's KernelDef/KernelList have TensorFlow's fields, and TensorFlow's own kernel
+    list reads back with nothing unknown."""
+    tf_kernels = pytest.importorskip("tensorflow.python.framework.kernels",
+                                     reason="TensorFlow is the reference here")
+    from tensorflow.core.framework import kernel_def_pb2 as tf_kernel_def_pb2
+
+    for name in ("KernelDef", "KernelList"):
+        ours = getattr(kernel_def_pb2, name).DESCRIPTOR
+        theirs = getattr(tf_kernel_def_pb2, name).DESCRIPTOR
+        assert _fields(ours) == _fields(theirs)
+    ours = kernel_def_pb2.KernelDef.AttrConstraint.DESCRIPTOR
+    theirs = tf_kernel_def_pb2.KernelDef.AttrConstraint.DESCRIPTOR
+    assert _fields(ours) == _fields(theirs)
+
+    tf_list = tf_kernels.get_registered_kernels_for_op("MatMul")
+    assert len(tf_list.kernel) > 1
+    read = kernel_def_pb2.KernelList.FromString(tf_list.SerializeToString())
+    assert _unknown_field_count(read) == 0
+    assert read.SerializeToString() == tf_list.SerializeToString()

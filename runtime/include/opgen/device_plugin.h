@@ -8,9 +8,11 @@
  *
  * The runtime loads the device plugins it ships (libopgen_cuda.so next to the runtime
  * library) at initialisation, unless $OPGEN_DISABLE_DEVICE_PLUGINS is set, and calls the
- * plugin's exported OPGEN_InitDevicePlugin. The plugin registers its devices and
- * kernels there, or, where it cannot (no driver, no device), reports why through its
- * status; the runtime keeps that reason for OPGEN_DeviceUnavailableReason. */
+ * plugin's exported OPGEN_InitDevicePlugin. The plugin registers its kernels there,
+ * and its devices where it finds them; where it finds none (no driver, no device) it
+ * reports why through its status, and the runtime keeps that reason for
+ * OPGEN_DeviceUnavailableReason. Kernels of a device type without a device are listed
+ * (TF_GetAllRegisteredKernels) but never placed. */
 #ifndef OPGEN_DEVICE_PLUGIN_H_
 #define OPGEN_DEVICE_PLUGIN_H_
 

@@ -104,10 +104,11 @@ template <typename T> using AvgPoolKernel = PoolKernel<T, false>;
 }  // namespace
 
 // TensorFlow's CPU registrations: Conv2D on floats and int32, MaxPool on every real
-// type, AvgPool on floats.
+// type its OpDef allows (no uint32 or uint64), AvgPool on floats.
 void RegisterConvPoolKernels(TF_Status* status) {
   RegisterWindowed<Conv2DKernel>("Conv2D", Concat<FloatTypes, Types<int32_t>>(), CreateConvWindow, status);
-  RegisterWindowed<MaxPoolKernel>("MaxPool", RealTypes(), CreatePoolWindow, status);
+  RegisterWindowed<MaxPoolKernel>("MaxPool", Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>(),
+                                  CreatePoolWindow, status);
   RegisterWindowed<AvgPoolKernel>("AvgPool", FloatTypes(), CreatePoolWindow, status);
 }
 

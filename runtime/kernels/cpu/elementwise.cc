@@ -493,12 +493,14 @@ using PowTypes = SignedTypes;
 using SquaredDifferenceTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
 // ClipByValue has no 32- and 64-bit unsigned kernels.
 using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;
+// Add (the older AddV2) allows no unsigned type but uint8.
+using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>>;
 
 }  // namespace
 
 void RegisterElementwiseKernels(TF_Status* status) {
   RegisterBinary<AddOp, Reals>("AddV2", status);
-  RegisterBinary<AddOp, Reals>("Add", status);
+  RegisterBinary<AddOp, AddTypes>("Add", status);
   RegisterBinary<SubOp, Reals>("Sub", status);
   RegisterBinary<MulOp, Reals>("Mul", status);
   // TensorFlow has no integer RealDiv kernel on the CPU; ours divides as Div does.

@@ -37,10 +37,10 @@ namespace cuda {
 namespace {
 
 // The dtypes of the kernels that only move bytes or look at shapes: the CPU's
-// kAllFixedSizeTypes less the complex types.
-constexpr TF_DataType kDataTypes[] = {TF_FLOAT, TF_DOUBLE, TF_HALF,   TF_BFLOAT16, TF_INT8,
-                                      TF_INT16, TF_INT32,  TF_INT64,  TF_UINT8,    TF_UINT16,
-                                      TF_UINT32, TF_UINT64, TF_BOOL};
+// kAllFixedSizeTypes. They move words of the element's size (complex128: 16 bytes).
+constexpr TF_DataType kDataTypes[] = {TF_FLOAT,  TF_DOUBLE, TF_HALF,      TF_BFLOAT16,   TF_INT8,
+                                      TF_INT16,  TF_INT32,  TF_INT64,     TF_UINT8,      TF_UINT16,
+                                      TF_UINT32, TF_UINT64, TF_BOOL,      TF_COMPLEX64,  TF_COMPLEX128};
 constexpr TF_DataType kIndexTypes[] = {TF_INT32, TF_INT64};
 
 bool SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor) {

@@ -493,6 +493,8 @@ using UnsignedInts = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
 using Reals = Concat<Floats, SignedInts, UnsignedInts>;
 using Signed = Concat<Floats, SignedInts>;
 using RealsAndBool = Concat<Reals, Types<bool>>;
+// Add (the older AddV2) allows no unsigned type but uint8.
+using AddTypes = Concat<Floats, SignedInts, Types<uint8_t>>;
 // Pow: no unsigned types; SquaredDifference: no narrow integers either.
 using PowTypes = Signed;
 using SquaredDifferenceTypes = Concat<Floats, Types<int32_t, int64_t>>;
@@ -551,7 +553,7 @@ void RegisterBoolOp(const char* op, ComputeFn compute, TF_Status* status) {
 
 void RegisterElementwiseKernels(TF_Status* status) {
   RegisterBinary<AddOp>("AddV2", Reals(), status);
-  RegisterBinary<AddOp>("Add", Reals(), status);
+  RegisterBinary<AddOp>("Add", AddTypes(), status);
   RegisterBinary<SubOp>("Sub", Reals(), status);
   RegisterBinary<MulOp>("Mul", Reals(), status);
   RegisterBinary<DivOp>("RealDiv", Reals(), status);

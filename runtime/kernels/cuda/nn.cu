@@ -448,7 +448,7 @@ void RegisterWithState(const char* op, Types<Ts...>, CreateFn create, DeleteFn d
 using FloatTypes = Types<float, double, __half, __nv_bfloat16>;
 using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                         uint8_t, uint16_t, uint32_t, uint64_t>;
-// The CPU registers MaxPool on every real type, but its OpDef allows no uint32 or uint64.
+// MaxPool's OpDef allows every real type but uint32 and uint64.
 using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                            uint8_t, uint16_t>;
 

@@ -1,5 +1,5 @@
-// The CUDA plugin's entry point: finds the devices, gives each a stream and a caching
-// allocator, registers them with the runtime, then registers the kernels.
+// The CUDA plugin's entry point: registers the kernels, then finds the devices, gives
+// each a stream and a caching allocator, and registers them with the runtime.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -147,6 +147,15 @@ int NumDevices() { return g_num_devices; }
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
   using namespace opgen::cuda;
+  // The kernels register first, whatever the machine has: they are this library's code,
+  // as a CUDA build of TensorFlow lists its GPU kernels without a GPU. Nothing places an
+  // op on device type "GPU" until a GPU device exists, and TF_GetAllRegisteredKernels
+  // then shows what a GPU would run everywhere the plugin is built.
+  for (auto family : {RegisterElementwiseKernels, RegisterCastKernels, RegisterMatMulKernels,
+                      RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels}) {
+    family(status);
+    if (TF_GetCode(status) != TF_OK) return;
+  }
   // Without a driver the CUDA runtime only says "insufficient driver"; name the cause.
   if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
     dlclose(driver);
@@ -198,10 +207,4 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
     if (TF_GetCode(status) != TF_OK) return;
   }
   cudaSetDevice(0);
-  RegisterElementwiseKernels(status);
-  RegisterCastKernels(status);
-  RegisterMatMulKernels(status);
-  RegisterNnKernels(status);
-  RegisterReductionKernels(status);
-  RegisterArrayKernels(status);
 }

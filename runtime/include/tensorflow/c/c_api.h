@@ -47,6 +47,15 @@ TF_CAPI_EXPORT extern const char* TF_Version(void);
  * buffer and frees it with TF_DeleteBuffer. */
 TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllOpList(void);
 
+/* A serialized KernelList of every registered kernel (the runtime's CPU kernels, the
+ * GPU kernels of the CUDA plugin where it is built, even without a GPU, and those of
+ * loaded libraries), or of op `name` only (empty for an op without kernels). Each
+ * kernel's type constraints list the one dtype it is registered for. The caller owns
+ * the buffer (TF_DeleteBuffer). */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllRegisteredKernels(TF_Status* status);
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetRegisteredKernelsForOp(const char* name,
+                                                              TF_Status* status);
+
 /* ==== Graphs ========================================================================== */
 
 /* A graph of operations. Thread-safe: operations may be added while sessions run it. */

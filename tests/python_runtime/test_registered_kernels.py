@@ -1,0 +1,177 @@
+"""TF_GetAllRegisteredKernels / TF_GetRegisteredKernelsForOp and opgen.registered_kernels:
+the KernelList the runtime reports is what the protobuf library reads, every kernel in it
+fits its op's OpDef, and the CUDA plugin, wherever it is built, has a GPU kernel for every
+CPU kernel (checked from the registry, so no GPU is needed)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections import defaultdict
+
+import pytest
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+import opgen
+from opgen.protos import attr_value_pb2, kernel_def_pb2, op_def_pb2, types_pb2
+from opgen.runtime import _lib, errors
+
+# CPU kernels that have no GPU twin, and why. Placeholders produce no data (a fed value
+# replaces them, on the host), so a GPU placement falls back to the CPU for them.
+CPU_ONLY = {
+    "Placeholder": "fed values arrive on the host",
+    "PlaceholderWithDefault": "fed values arrive on the host",
+}
+
+
+def _raw_kernel_list(runtime_lib, op: str | None = None) -> bytes:
+    d = _lib.device_lib()
+    status = _lib.Status()
+    buf = (d.TF_GetAllRegisteredKernels(status.ptr) if op is None
+           else d.TF_GetRegisteredKernelsForOp(op.encode(), status.ptr))
+    assert runtime_lib.TF_GetCode(status.ptr) == 0, runtime_lib.TF_Message(status.ptr)
+    try:
+        return ctypes.string_at(buf.contents.data, buf.contents.length)
+    finally:
+        runtime_lib.TF_DeleteBuffer(buf)
+
+
+def _key(kernel) -> tuple:
+    """What makes a kernel: op, type constraints (attr, dtypes), label."""
+    return (kernel.op, tuple(sorted((c.name, tuple(c.allowed_values.list.type))
+                                    for c in kernel.constraint)), kernel.label)
+
+
+@pytest.fixture(scope="module")
+def kernels(runtime_lib):
+    return opgen.registered_kernels()
+
+
+@pytest.fixture(scope="module")
+def opdefs(runtime_lib):
+    return {op.name: op for op in op_def_pb2.OpList.FromString(_lib.all_op_list_bytes()).op}
+
+
+def test_the_list_is_a_kernel_list_that_protobuf_reads_whole(runtime_lib):
+    raw = _raw_kernel_list(runtime_lib)
+    parsed = kernel_def_pb2.KernelList.FromString(raw)
+    assert len(parsed.kernel) > 1000
+    assert all(len(UnknownFieldSet(k)) == 0 for k in parsed.kernel)
+    # protobuf writes fields in number order, packed, defaults left out: so does the runtime
+    assert parsed.SerializeToString() == raw
+
+
+def test_every_kernel_fits_its_opdef(kernels, opdefs):
+    problems = []
+    for k in kernels.kernel:
+        op = opdefs.get(k.op)
+        if op is None:
+            problems.append(f"{k.op}: no such op")
+            continue
+        assert k.device_type, k  # "CPU", "GPU", or a test plugin's device
+        attrs = {a.name: a for a in op.attr}
+        for c in k.constraint:
+            attr = attrs.get(c.name)
+            if attr is None or attr.type not in ("type", "list(type)"):
+                problems.append(f"{k.op}: constraint on {c.name}, not a type attr")
+                continue
+            assert len(c.allowed_values.list.type) == 1, k
+            allowed = attr.allowed_values.list.type
+            dtype = c.allowed_values.list.type[0]
+            if allowed and dtype not in allowed:
+                problems.append(f"{k.op} on {k.device_type}: {c.name}={types_pb2.DataType.Name(dtype)}"
+                                " is not among the attr's allowed values")
+        args = {a.name for a in list(op.input_arg) + list(op.output_arg)}
+        problems += [f"{k.op}: host memory arg {a} is no arg" for a in k.host_memory_arg
+                     if a not in args]
+    assert not problems, "\n".join(sorted(set(problems)))
+
+
+@pytest.mark.parametrize("op", ["MatMul", "Const", "Placeholder", "AddV2", "NoSuchOp"])
+def test_one_ops_kernels_are_the_whole_list_filtered(runtime_lib, kernels, op):
+    for_op = kernel_def_pb2.KernelList.FromString(_raw_kernel_list(runtime_lib, op))
+    assert list(for_op.kernel) == [k for k in kernels.kernel if k.op == op]
+    assert list(opgen.registered_kernels(op).kernel) == list(for_op.kernel)
+    assert (len(for_op.kernel) == 0) == (op == "NoSuchOp")
+
+
+def test_a_null_op_name_is_an_invalid_argument(runtime_lib):
+    d = _lib.device_lib()
+    status = _lib.Status()
+    assert not d.TF_GetRegisteredKernelsForOp(None, status.ptr)
+    assert runtime_lib.TF_GetCode(status.ptr) == errors.InvalidArgumentError.code
+    with pytest.raises(TypeError):
+        opgen.registered_kernels(b"MatMul")
+
+
+_COMPUTE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+_kept = []  # the registry keeps the function pointers for the life of the process
+
+
+def test_a_kernel_def_registration_is_listed_as_given(runtime_lib):
+    """A KernelDef that protobuf wrote, registered through the C API, comes back with its
+    label, priority and host-memory args, one kernel per allowed dtype."""
+    rt = runtime_lib
+    rt.TF_NewKernelBuilder.restype = ctypes.c_void_p
+    rt.TF_NewKernelBuilder.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p,
+                                       ctypes.c_void_p, ctypes.c_void_p]
+    rt.TF_RegisterKernelBuilderWithKernelDef.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                                         ctypes.c_void_p, ctypes.c_void_p]
+    label = f"listed_{os.getpid()}"  # a labelled kernel runs only for nodes that ask for it
+    given = kernel_def_pb2.KernelDef(op="Identity", device_type="CPU", label=label, priority=7,
+                                     host_memory_arg=["input"])
+    given.constraint.add(name="T", allowed_values=attr_value_pb2.AttrValue(
+        list=attr_value_pb2.AttrValue.ListValue(type=[types_pb2.DT_INT8, types_pb2.DT_UINT16])))
+    compute = _COMPUTE(lambda kernel, ctx: None)
+    _kept.append(compute)
+    builder = rt.TF_NewKernelBuilder(b"Identity", b"CPU", None,
+                                     ctypes.cast(compute, ctypes.c_void_p), None)
+    status = _lib.Status()
+    rt.TF_RegisterKernelBuilderWithKernelDef(given.SerializeToString(), b"listed", builder,
+                                             status.ptr)
+    assert rt.TF_GetCode(status.ptr) == 0, rt.TF_Message(status.ptr)
+
+    listed = [k for k in opgen.registered_kernels("Identity").kernel if k.label == label]
+    assert [k.constraint[0].allowed_values.list.type[0] for k in listed] == [
+        types_pb2.DT_INT8, types_pb2.DT_UINT16]
+    for k in listed:
+        assert (k.device_type, k.priority, list(k.host_memory_arg)) == ("CPU", 7, ["input"])
+
+
+def _gpu_plugin_reason() -> str | None:
+    """Why this build has no CUDA plugin to check, or None."""
+    from opgen import _paths
+    runtime = _paths.runtime_library_path()
+    if not (runtime.parent / _lib.CUDA_PLUGIN_NAME).exists():
+        return f"no {_lib.CUDA_PLUGIN_NAME} beside {runtime}: built without nvcc"
+    if os.environ.get("OPGEN_DISABLE_DEVICE_PLUGINS", "") not in ("", "0"):
+        return "OPGEN_DISABLE_DEVICE_PLUGINS is set"
+    return None
+
+
+def _builtin_op_names() -> set[str]:
+    """The runtime's own ops (the bundled ops.pbtxt is its registry written out): other
+    tests load plugins that add ops and CPU kernels to this process."""
+    from google.protobuf import text_format
+    from opgen import _paths
+    ops = text_format.Parse(_paths.bundled_ops_path().read_text(), op_def_pb2.OpList())
+    return {op.name for op in ops.op}
+
+
+def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
+    reason = _gpu_plugin_reason()
+    if reason:
+        pytest.skip(reason)
+    builtin = _builtin_op_names()
+    by_device = defaultdict(set)
+    for k in kernels.kernel:
+        if k.op in builtin and not k.label:  # labelled kernels here are other tests'
+            by_device[k.device_type].add(_key(k))
+    assert by_device["GPU"], "the CUDA plugin is built but registered no GPU kernel"
+    missing = sorted(key for key in by_device["CPU"] - by_device["GPU"] if key[0] not in CPU_ONLY)
+    described = [f"{op} {dict((a, types_pb2.DataType.Name(t[0])) for a, t in cons)}"
+                 for op, cons, _ in missing]
+    assert not missing, f"{len(missing)} CPU kernels have no GPU kernel:\n" + "\n".join(described)
+    # and the GPU has nothing the CPU lacks: every GPU kernel can be compared with one
+    assert by_device["GPU"] <= by_device["CPU"]
+    assert {key[0] for key in by_device["CPU"] - by_device["GPU"]} == set(CPU_ONLY)
