@@ -74,13 +74,13 @@ bool read_list_value(Bytes bytes, AttrValue* value) {
       if (wire_type == kVarint || wire_type == kLengthDelimited) {
         std::vector<uint64_t>& ints = number == 3 ? value->list_i
                                       : number == 5 ? value->list_b : value->list_type;
-        if (!repeated<uint64_t>(r, wire_type, [&](uint64_t v) { ints.push_back(v); })) return false;
+        if (!repeated<kVarint>(r, wire_type, [&](uint64_t v) { ints.push_back(v); })) return false;
         value->count[number] = ints.size();
         read = true;
       }
     } else if (number == 4) {   // f
       if (wire_type == kFixed32 || wire_type == kLengthDelimited) {
-        if (!repeated<uint32_t>(r, wire_type, [&](uint32_t v) { value->floats.push_back(v); }))
+        if (!repeated<kFixed32>(r, wire_type, [&](uint32_t v) { value->floats.push_back(v); }))
           return false;
         value->count[4] = value->floats.size();
         read = true;

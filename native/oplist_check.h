@@ -9,9 +9,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "wire_reader.h"
+#include "wire_reader.h"   // runtime/src: the cursor the runtime's readers use too
 
 namespace opgen_native {
+
+using opgen::wire::Bytes;
+using opgen::wire::Reader;
+using opgen::wire::repeated;
+using opgen::wire::kVarint;
+using opgen::wire::kLengthDelimited;
+using opgen::wire::kFixed32;
 
 constexpr uint32_t kAttrValueList = 1;   // AttrValue.list
 

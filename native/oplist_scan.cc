@@ -22,7 +22,7 @@
 // does not convert (shape, tensor, func) is built by the Python callback in ctx.
 //
 // oplist_check.{h,cc} read and validate (no Python there); this file makes the Python
-// records; wire_reader.h is the cursor over the bytes.
+// records; runtime/src/wire_reader.h is the cursor over the bytes.
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -302,31 +302,33 @@ std::string WrapInAttrValue(int field, const void* bytes, size_t len) {
   return out;
 }
 
-bool ParseShapeProto(const void* proto, size_t len, opgen::Shape* shape, std::string* error) {
+opgen::ParseOutcome ParseShapeProto(const void* proto, size_t len, opgen::Shape* shape,
+                                    std::string* error) {
   AttrValue v;
   if (proto == nullptr && len > 0) {
     *error = "proto is NULL";
-    return false;
+    return opgen::ParseOutcome::kUnparseable;
   }
-  if (!opgen::ParseAttrValue(WrapInAttrValue(7, proto, len), &v, error)) return false;
+  const opgen::ParseOutcome outcome =
+      opgen::ReadAttrValue(WrapInAttrValue(7, proto, len), &v, error);
+  if (outcome != opgen::ParseOutcome::kOk) return outcome;
   if (v.kind != AttrValue::kShape) {
     if (v.kind == AttrValue::kNone) {  // an empty TensorShapeProto: a scalar
       *shape = opgen::Shape{false, {}};
-      return true;
+      return outcome;
     }
     *error = "not a TensorShapeProto";
-    return false;
+    return opgen::ParseOutcome::kUnparseable;
   }
   *shape = v.shape;
-  return true;
+  return outcome;
 }
 
 // "Unparseable <what>" for bytes that are not the message, "Invalid <what>" for a
 // message whose value breaks a rule (a dim below -1).
-std::string ProtoErrorPrefix(const std::string& error, const char* what) {
-  const bool unparseable = error == "malformed AttrValue" || error == "not a TensorShapeProto" ||
-                           error == "proto is NULL";
-  return std::string(unparseable ? "Unparseable " : "Invalid ") + what;
+std::string ProtoErrorPrefix(opgen::ParseOutcome outcome, const char* what) {
+  return std::string(outcome == opgen::ParseOutcome::kInvalid ? "Invalid " : "Unparseable ") +
+         what;
 }
 
 // TensorShapeProto bytes: the AttrValue of the shape without its field header.
@@ -553,9 +555,10 @@ void TF_SetAttrTensorShapeProto(TF_OperationDescription* desc, const char* attr_
   if (!opgen::CheckNotNull(status, __func__, {{"desc", desc}, {"attr_name", attr_name}})) return;
   opgen::Shape shape;
   std::string error;
-  if (!ParseShapeProto(proto, proto_len, &shape, &error)) {
+  const opgen::ParseOutcome outcome = ParseShapeProto(proto, proto_len, &shape, &error);
+  if (outcome != opgen::ParseOutcome::kOk) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     ProtoErrorPrefix(error, "TensorShapeProto") + " for attr '" +
+                     ProtoErrorPrefix(outcome, "TensorShapeProto") + " for attr '" +
                          std::string(attr_name) + "': " + error);
     return;
   }
@@ -574,9 +577,11 @@ void TF_SetAttrTensorShapeProtoList(TF_OperationDescription* desc, const char* a
   std::vector<opgen::Shape> shapes(std::max(num_shapes, 0));
   for (int i = 0; i < num_shapes; ++i) {
     std::string error;
-    if (!ParseShapeProto(protos[i], proto_lens[i], &shapes[i], &error)) {
+    const opgen::ParseOutcome outcome =
+        ParseShapeProto(protos[i], proto_lens[i], &shapes[i], &error);
+    if (outcome != opgen::ParseOutcome::kOk) {
       opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                       ProtoErrorPrefix(error, "TensorShapeProto") + " " + std::to_string(i) +
+                       ProtoErrorPrefix(outcome, "TensorShapeProto") + " " + std::to_string(i) +
                            " for attr '" + std::string(attr_name) + "': " + error);
       return;
     }
@@ -635,10 +640,11 @@ void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name,
     return;
   AttrValue v;
   std::string error;
-  if (!opgen::ParseAttrValue(std::string(static_cast<const char*>(proto), proto_len), &v,
-                             &error)) {
+  const opgen::ParseOutcome outcome = opgen::ReadAttrValue(
+      std::string_view(static_cast<const char*>(proto), proto_len), &v, &error);
+  if (outcome != opgen::ParseOutcome::kOk) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     ProtoErrorPrefix(error, "AttrValue proto") + " for attr '" +
+                     ProtoErrorPrefix(outcome, "AttrValue proto") + " for attr '" +
                          std::string(attr_name) + "': " + error);
     return;
   }

@@ -1,19 +1,24 @@
 // The protobuf wire format of the messages the runtime exchanges. Writer: varints,
 // length-delimited fields, and OpList / OpDef / AttrValue / TensorShapeProto /
 // TensorProto in field-number order, as the protobuf library writes them. Reader: the
-// same messages plus KernelDef, bounds-checked, skipping unknown fields.
+// same messages plus KernelDef and NodeDef / GraphDef, over wire_reader.h's cursor:
+// bounds-checked, and skipping what protobuf keeps as unknown fields (unknown numbers,
+// known numbers with another wire type, groups).
 #include "wire_format.h"
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <type_traits>
 
 #include "shape_check.h"
+#include "wire_reader.h"
 
 namespace opgen {
-namespace {
 
-enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+using namespace wire;  // NOLINT: the cursor's vocabulary, used throughout this file
+
+namespace {
 
 class Writer {
  public:
@@ -222,51 +227,84 @@ std::string SerializeKernelList(const std::vector<KernelDefProto>& kernels) {
 namespace opgen {
 namespace {
 
-// A cursor over protobuf bytes; every read checks bounds.
-class Reader {
- public:
-  Reader(const char* data, size_t size) : p_(data), end_(data + size) {}
-  bool done() const { return p_ >= end_; }
-  bool Varint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
-      uint8_t byte = static_cast<uint8_t>(*p_++);
-      *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return true;
-    }
-    return false;
-  }
-  bool Bytes(std::string* out) {
-    uint64_t n;
-    if (!Varint(&n) || n > static_cast<uint64_t>(end_ - p_)) return false;
-    out->assign(p_, n);
-    p_ += n;
-    return true;
-  }
-  bool Fixed(void* out, size_t n) {
-    if (static_cast<size_t>(end_ - p_) < n) return false;
-    std::memcpy(out, p_, n);
-    p_ += n;
-    return true;
-  }
-  // Skips one field of `wire_type`.
-  bool Skip(int wire_type) {
-    uint64_t v;
-    std::string s;
-    char buf[8];
-    switch (wire_type) {
-      case kVarint: return Varint(&v);
-      case kFixed64: return Fixed(buf, 8);
-      case kLengthDelimited: return Bytes(&s);
-      case kFixed32: return Fixed(buf, 4);
-      default: return false;
-    }
-  }
+// ---- reading: fields, scalars, repeated scalars ---------------------------------------
 
- private:
-  const char* p_;
-  const char* end_;
-};
+// The wire types a known field takes, as a mask for wire::Accepts. A repeated scalar
+// takes its element's own type (one value per field) or length-delimited (packed).
+constexpr unsigned kLen = 1u << kLengthDelimited;
+constexpr unsigned kVar = 1u << kVarint;
+constexpr unsigned kF32 = 1u << kFixed32;
+constexpr unsigned kRepeatedVarint = kVar | kLen;
+constexpr unsigned kRepeatedF32 = kF32 | kLen;
+constexpr unsigned kRepeatedF64 = (1u << kFixed64) | kLen;
+
+// A message's known fields: number and accepted wire types.
+using FieldType = std::pair<uint32_t, unsigned>;
+
+// Calls `on_field(field, wire_type, reader)` for each field of `bytes` that [first, last)
+// names with a wire type it accepts; the callback consumes the value, or returns false
+// for one that does not read. Every other field is skipped, as protobuf keeps it as an
+// unknown field: unknown numbers, known numbers with another wire type, groups. On
+// failure `*failed` (when given) is the number of the field that did not read, 0 when
+// a tag did not.
+template <typename OnField>
+bool ForEachField(Bytes bytes, const FieldType* first, const FieldType* last, OnField on_field,
+                  uint32_t* failed = nullptr) {
+  Reader r(bytes);
+  uint32_t field = 0, wire_type;
+  while (r.more()) {
+    if (!r.tag(&field, &wire_type)) {
+      field = 0;
+      break;
+    }
+    unsigned accepted = 0;
+    for (const FieldType* f = first; f != last; ++f) {
+      if (f->first == field) {
+        accepted = f->second;
+        break;
+      }
+    }
+    const bool good = Accepts(accepted, wire_type) ? on_field(field, wire_type, &r)
+                                                   : r.skip(wire_type, field);
+    if (!good) {
+      r.ok = false;
+      break;
+    }
+  }
+  if (!r.ok && failed != nullptr) *failed = field;
+  return r.ok;
+}
+
+template <typename OnField>
+bool ForEachField(Bytes bytes, std::initializer_list<FieldType> fields, OnField on_field,
+                  uint32_t* failed = nullptr) {
+  return ForEachField(bytes, fields.begin(), fields.end(), on_field, failed);
+}
+
+bool ReadString(Reader* r, std::string* out) {
+  Bytes b;
+  if (!r->length_delimited(&b)) return false;
+  out->assign(b.data(), b.size());
+  return true;
+}
+bool ReadBool(Reader* r, bool* out) {
+  uint64_t v;
+  if (!r->varint(&v)) return false;
+  *out = v != 0;
+  return true;
+}
+bool ReadInt64(Reader* r, int64_t* out) {
+  uint64_t v;
+  if (!r->varint(&v)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+bool ReadFloat(Reader* r, float* out) {
+  uint32_t bits;
+  if (!r->fixed32(&bits)) return false;
+  std::memcpy(out, &bits, sizeof bits);
+  return true;
+}
 
 // A DataType enum value as TF_DataType. Values past the last TF_DataType (unknown
 // types, and reference types, 100 + the type) do not fit the C++ enum, so storing one
@@ -277,132 +315,74 @@ bool ToDataType(uint64_t value, TF_DataType* out) {
   return true;
 }
 
-// Appends the values of one repeated scalar field, packed or not. The wire type must be
-// the element's own (varint for integers, fixed32 / fixed64 for float / double) or
-// length-delimited (packed).
+// Appends the values of one repeated scalar field, packed or not (ForEachField has
+// checked the wire type): varints for integers, fixed32 / fixed64 for float / double.
 template <typename T>
-bool ReadRepeated(Reader* r, int wire_type, std::vector<T>* out) {
-  constexpr int element_wire =
-      std::is_floating_point_v<T> ? (sizeof(T) == 4 ? kFixed32 : kFixed64) : kVarint;
-  auto read_one = [](Reader* rd, T* v) {
-    if constexpr (element_wire == kVarint) {
-      uint64_t x;
-      if (!rd->Varint(&x)) return false;
-      *v = static_cast<T>(static_cast<int64_t>(x));
-      return true;
-    } else {
-      return rd->Fixed(v, sizeof(T));
-    }
-  };
-  if (wire_type == kLengthDelimited) {
-    std::string packed;
-    if (!r->Bytes(&packed)) return false;
-    Reader inner(packed.data(), packed.size());
-    while (!inner.done()) {
-      T v;
-      if (!read_one(&inner, &v)) return false;
-      out->push_back(v);
-    }
-    return true;
+bool ReadRepeated(Reader* r, uint32_t wire_type, std::vector<T>* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    return repeated<kFixed32>(*r, wire_type, [out](uint32_t bits) {
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      out->push_back(f);
+    });
+  } else if constexpr (std::is_same_v<T, double>) {
+    return repeated<kFixed64>(*r, wire_type, [out](uint64_t bits) {
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      out->push_back(d);
+    });
+  } else {
+    return repeated<kVarint>(*r, wire_type, [out](uint64_t x) {
+      out->push_back(static_cast<T>(static_cast<int64_t>(x)));
+    });
   }
-  if (wire_type != element_wire) return false;
-  T v;
-  if (!read_one(r, &v)) return false;
-  out->push_back(v);
-  return true;
 }
 
 // A TensorProto's TensorShapeProto, as read (CheckTensorShape judges it).
-bool ParseShapeProto(const std::string& bytes, std::vector<int64_t>* dims) {
-  Reader r(bytes.data(), bytes.size());
-  while (!r.done()) {
-    uint64_t tag;
-    if (!r.Varint(&tag)) return false;
-    if ((tag >> 3) == 2 && (tag & 7) == kLengthDelimited) {
-      std::string dim;
-      if (!r.Bytes(&dim)) return false;
-      Reader d(dim.data(), dim.size());
-      int64_t size = 0;
-      while (!d.done()) {
-        uint64_t dtag, v;
-        if (!d.Varint(&dtag)) return false;
-        if ((dtag >> 3) == 1 && (dtag & 7) == kVarint) {
-          if (!d.Varint(&v)) return false;
-          size = static_cast<int64_t>(v);
-        } else if (!d.Skip(static_cast<int>(dtag & 7))) {
-          return false;
-        }
-      }
-      dims->push_back(size);
-    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+bool ParseShapeProto(Bytes bytes, std::vector<int64_t>* dims) {
+  return ForEachField(bytes, {{2, kLen}}, [dims](uint32_t, uint32_t, Reader* r) {
+    Bytes dim;
+    int64_t size = 0;
+    if (!r->length_delimited(&dim) ||
+        !ForEachField(dim, {{1, kVar}}, [&size](uint32_t, uint32_t, Reader* d) {
+          return ReadInt64(d, &size);
+        }))
       return false;
-    }
-  }
-  return true;
+    dims->push_back(size);
+    return true;
+  });
 }
 
 // ---- OpList / OpDef / AttrValue / TensorShapeProto: reader ----------------------------
 
-// Calls `on_field(field, wire_type, reader)` for each field of a message; the callback
-// consumes the value (or returns false for a malformed one). Unknown fields are skipped
-// by callbacks returning `r->Skip(wire)`.
-template <typename OnField>
-bool ForEachField(const std::string& bytes, OnField on_field) {
-  Reader r(bytes.data(), bytes.size());
-  while (!r.done()) {
-    uint64_t tag;
-    if (!r.Varint(&tag)) return false;
-    const int field = static_cast<int>(tag >> 3), wire = static_cast<int>(tag & 7);
-    if (field == 0 || !on_field(field, wire, &r)) return false;
-  }
-  return true;
-}
-
-bool ReadString(Reader* r, int wire, std::string* out) {
-  return wire == kLengthDelimited && r->Bytes(out);
-}
-bool ReadVarint(Reader* r, int wire, uint64_t* out) { return wire == kVarint && r->Varint(out); }
-bool ReadBool(Reader* r, int wire, bool* out) {
-  uint64_t v;
-  if (!ReadVarint(r, wire, &v)) return false;
-  *out = v != 0;
-  return true;
-}
-bool ReadInt64(Reader* r, int wire, int64_t* out) {
-  uint64_t v;
-  if (!ReadVarint(r, wire, &v)) return false;
-  *out = static_cast<int64_t>(v);
-  return true;
-}
-
 // A TensorShapeProto of an attr value: well-formed bytes and a valid partial shape
 // (dims >= -1, ...); `*reason` says what is wrong with a shape that parses but is not.
-bool ParseShape(const std::string& bytes, Shape* shape, std::string* reason) {
+ParseOutcome ParseShape(Bytes bytes, Shape* shape, std::string* reason) {
   shape->unknown_rank = false;
   shape->dims.clear();
-  bool ok = ForEachField(bytes, [shape](int field, int wire, Reader* r) {
-    if (field == 3) return ReadBool(r, wire, &shape->unknown_rank);
-    if (field != 2) return r->Skip(wire);
-    std::string dim;
-    if (!ReadString(r, wire, &dim)) return false;
+  bool ok = ForEachField(bytes, {{2, kLen}, {3, kVar}}, [shape](uint32_t field, uint32_t, Reader* r) {
+    if (field == 3) return ReadBool(r, &shape->unknown_rank);
+    Bytes dim;
+    if (!r->length_delimited(&dim)) return false;
     int64_t size = 0;
-    bool ok = ForEachField(dim, [&size](int f, int w, Reader* d) {
-      return f == 1 ? ReadInt64(d, w, &size) : d->Skip(w);  // the dim's name is not kept
+    bool ok = ForEachField(dim, {{1, kVar}}, [&size](uint32_t, uint32_t, Reader* d) {
+      return ReadInt64(d, &size);  // the dim's name (field 2) is not kept
     });
     shape->dims.push_back(size);
     return ok;
   });
-  return ok && CheckPartialShape(*shape, reason);
+  if (!ok) return ParseOutcome::kUnparseable;
+  return CheckPartialShape(*shape, reason) ? ParseOutcome::kOk : ParseOutcome::kInvalid;
 }
 
 // NameAttrList: only the function name is kept (opgen has no function attrs yet).
-bool ParseFuncName(const std::string& bytes, std::string* name) {
-  return ForEachField(bytes, [name](int field, int wire, Reader* r) {
-    return field == 1 ? ReadString(r, wire, name) : r->Skip(wire);
+bool ParseFuncName(Bytes bytes, std::string* name) {
+  return ForEachField(bytes, {{1, kLen}}, [name](uint32_t, uint32_t, Reader* r) {
+    return ReadString(r, name);
   });
 }
 
-bool ParseListValue(const std::string& bytes, AttrValue* v, std::string* reason) {
+ParseOutcome ParseListValue(Bytes bytes, AttrValue* v, std::string* reason) {
   v->kind = AttrValue::kListString;  // an empty list; refined by the first element
   bool seen = false;
   auto claim = [&](AttrValue::Kind kind) {
@@ -411,12 +391,17 @@ bool ParseListValue(const std::string& bytes, AttrValue* v, std::string* reason)
     v->kind = kind;
     return true;
   };
-  return ForEachField(bytes, [&](int field, int wire, Reader* r) {
+  ParseOutcome shape_outcome = ParseOutcome::kOk;
+  static constexpr FieldType kFields[] = {
+      {2, kLen}, {3, kRepeatedVarint}, {4, kRepeatedF32}, {5, kRepeatedVarint},
+      {6, kRepeatedVarint}, {7, kLen}, {8, kLen}, {9, kLen}};
+  bool ok = ForEachField(bytes, std::begin(kFields), std::end(kFields),
+                         [&](uint32_t field, uint32_t wire, Reader* r) {
     switch (field) {
       case 2: case 8: {  // strings; serialized TensorProtos
         std::string bytes_value;
         if (!claim(field == 2 ? AttrValue::kListString : AttrValue::kListTensor) ||
-            !ReadString(r, wire, &bytes_value))
+            !ReadString(r, &bytes_value))
           return false;
         v->list_s.push_back(std::move(bytes_value));
         return true;
@@ -440,25 +425,28 @@ bool ParseListValue(const std::string& bytes, AttrValue* v, std::string* reason)
         return true;
       }
       case 7: {
-        std::string bytes7;
+        Bytes shape_bytes;
         Shape shape;
-        if (!claim(AttrValue::kListShape) || !ReadString(r, wire, &bytes7) ||
-            !ParseShape(bytes7, &shape, reason))
-          return false;
+        if (!claim(AttrValue::kListShape) || !r->length_delimited(&shape_bytes)) return false;
+        shape_outcome = ParseShape(shape_bytes, &shape, reason);
+        if (shape_outcome != ParseOutcome::kOk) return false;
         v->list_shape.push_back(shape);
         return true;
       }
-      case 9: {
-        std::string bytes9, name;
-        if (!claim(AttrValue::kListFunc) || !ReadString(r, wire, &bytes9) ||
-            !ParseFuncName(bytes9, &name))
+      default: {  // 9: functions
+        Bytes func_bytes;
+        std::string name;
+        if (!claim(AttrValue::kListFunc) || !r->length_delimited(&func_bytes) ||
+            !ParseFuncName(func_bytes, &name))
           return false;
         v->list_s.push_back(name);
         return true;
       }
-      default: return r->Skip(wire);
     }
   });
+  if (ok) return ParseOutcome::kOk;
+  return shape_outcome == ParseOutcome::kInvalid ? ParseOutcome::kInvalid
+                                                 : ParseOutcome::kUnparseable;
 }
 
 // The list kind an attr type names ("list(int)" -> kListInt), for empty lists.
@@ -473,39 +461,41 @@ AttrValue::Kind ListKindOf(const std::string& type) {
   return AttrValue::kNone;
 }
 
-bool ParseArgDef(const std::string& bytes, ArgDef* arg) {
-  return ForEachField(bytes, [arg](int field, int wire, Reader* r) {
+bool ParseArgDef(Bytes bytes, ArgDef* arg) {
+  // handle_data (7) and experimental_full_type (17) are not modelled: skipped.
+  return ForEachField(bytes, {{1, kLen}, {2, kLen}, {3, kVar}, {4, kLen}, {5, kLen}, {6, kLen},
+                              {16, kVar}},
+                      [arg](uint32_t field, uint32_t, Reader* r) {
     uint64_t v;
     switch (field) {
-      case 1: return ReadString(r, wire, &arg->name);
-      case 2: return ReadString(r, wire, &arg->description);
-      case 3:
-        return ReadVarint(r, wire, &v) && ToDataType(v, &arg->type);
-      case 4: return ReadString(r, wire, &arg->type_attr);
-      case 5: return ReadString(r, wire, &arg->number_attr);
-      case 6: return ReadString(r, wire, &arg->type_list_attr);
-      case 16: return ReadBool(r, wire, &arg->is_ref);
-      default: return r->Skip(wire);  // handle_data, experimental_full_type: not modelled
+      case 1: return ReadString(r, &arg->name);
+      case 2: return ReadString(r, &arg->description);
+      case 3: return r->varint(&v) && ToDataType(v, &arg->type);
+      case 4: return ReadString(r, &arg->type_attr);
+      case 5: return ReadString(r, &arg->number_attr);
+      case 6: return ReadString(r, &arg->type_list_attr);
+      default: return ReadBool(r, &arg->is_ref);  // 16
     }
   });
 }
 
-bool ParseAttrDef(const std::string& bytes, AttrDef* attr) {
-  bool ok = ForEachField(bytes, [attr](int field, int wire, Reader* r) {
-    std::string value;
+bool ParseAttrDef(Bytes bytes, AttrDef* attr) {
+  bool ok = ForEachField(bytes, {{1, kLen}, {2, kLen}, {3, kLen}, {4, kLen}, {5, kVar},
+                                 {6, kVar}, {7, kLen}},
+                         [attr](uint32_t field, uint32_t, Reader* r) {
+    Bytes value;
     switch (field) {
-      case 1: return ReadString(r, wire, &attr->name);
-      case 2: return ReadString(r, wire, &attr->type);
+      case 1: return ReadString(r, &attr->name);
+      case 2: return ReadString(r, &attr->type);
       case 3:
         attr->has_default = true;
-        return ReadString(r, wire, &value) && ParseAttrValue(value, &attr->default_value, nullptr);
-      case 4: return ReadString(r, wire, &attr->description);
-      case 5: return ReadBool(r, wire, &attr->has_minimum);
-      case 6: return ReadInt64(r, wire, &attr->minimum);
-      case 7:
+        return r->length_delimited(&value) && ParseAttrValue(value, &attr->default_value, nullptr);
+      case 4: return ReadString(r, &attr->description);
+      case 5: return ReadBool(r, &attr->has_minimum);
+      case 6: return ReadInt64(r, &attr->minimum);
+      default:  // 7
         attr->has_allowed_values = true;
-        return ReadString(r, wire, &value) && ParseAttrValue(value, &attr->allowed_values, nullptr);
-      default: return r->Skip(wire);
+        return r->length_delimited(&value) && ParseAttrValue(value, &attr->allowed_values, nullptr);
     }
   });
   // An empty default list carries no element kind on the wire; the attr type gives it.
@@ -526,77 +516,96 @@ void FillFrom(const std::vector<Src>& values, Dst* dst, int64_t count) {
 
 }  // namespace
 
-bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error) {
+ParseOutcome ReadAttrValue(std::string_view bytes, AttrValue* out, std::string* error) {
   *out = AttrValue();
   std::string reason;  // what is wrong with a value that parses but is not valid
-  bool ok = ForEachField(bytes, [out, &reason](int field, int wire, Reader* r) {
-    std::string b;
-    uint64_t v;
-    switch (field) {
-      case 1: return ReadString(r, wire, &b) && ParseListValue(b, out, &reason);
-      case 2: out->kind = AttrValue::kString; return ReadString(r, wire, &out->s);
-      case 3: out->kind = AttrValue::kInt; return ReadInt64(r, wire, &out->i);
-      case 4: out->kind = AttrValue::kFloat; return wire == kFixed32 && r->Fixed(&out->f, 4);
-      case 5: out->kind = AttrValue::kBool; return ReadBool(r, wire, &out->b);
-      case 6:
-        out->kind = AttrValue::kType;
-        return ReadVarint(r, wire, &v) && ToDataType(v, &out->type);
-      case 7:
-        out->kind = AttrValue::kShape;
-        return ReadString(r, wire, &b) && ParseShape(b, &out->shape, &reason);
-      case 8: out->kind = AttrValue::kTensor; return ReadString(r, wire, &out->tensor_proto);
-      case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, wire, &out->s);
-      case 10: out->kind = AttrValue::kFunc; return ReadString(r, wire, &b) && ParseFuncName(b, &out->s);
-      default: return r->Skip(wire);
-    }
-  });
-  if (!ok && error != nullptr) *error = reason.empty() ? "malformed AttrValue" : reason;
-  return ok;
+  ParseOutcome nested = ParseOutcome::kOk;  // of a list or shape member
+  // The value is a oneof: ForEachField hands over only members of their own wire type,
+  // so a member that protobuf would keep as an unknown field never sets the kind.
+  bool ok = ForEachField(
+      bytes, {{1, kLen}, {2, kLen}, {3, kVar}, {4, kF32}, {5, kVar}, {6, kVar}, {7, kLen},
+              {8, kLen}, {9, kLen}, {10, kLen}},
+      [out, &reason, &nested](uint32_t field, uint32_t, Reader* r) {
+        Bytes b;
+        uint64_t v;
+        switch (field) {
+          case 1:
+            if (!r->length_delimited(&b)) return false;
+            nested = ParseListValue(b, out, &reason);
+            return nested == ParseOutcome::kOk;
+          case 2: out->kind = AttrValue::kString; return ReadString(r, &out->s);
+          case 3: out->kind = AttrValue::kInt; return ReadInt64(r, &out->i);
+          case 4: out->kind = AttrValue::kFloat; return ReadFloat(r, &out->f);
+          case 5: out->kind = AttrValue::kBool; return ReadBool(r, &out->b);
+          case 6:
+            out->kind = AttrValue::kType;
+            return r->varint(&v) && ToDataType(v, &out->type);
+          case 7:
+            out->kind = AttrValue::kShape;
+            if (!r->length_delimited(&b)) return false;
+            nested = ParseShape(b, &out->shape, &reason);
+            return nested == ParseOutcome::kOk;
+          case 8: out->kind = AttrValue::kTensor; return ReadString(r, &out->tensor_proto);
+          case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, &out->s);
+          default:  // 10
+            out->kind = AttrValue::kFunc;
+            return r->length_delimited(&b) && ParseFuncName(b, &out->s);
+        }
+      });
+  if (ok) return ParseOutcome::kOk;
+  const ParseOutcome outcome =
+      nested == ParseOutcome::kInvalid ? ParseOutcome::kInvalid : ParseOutcome::kUnparseable;
+  if (error != nullptr) *error = outcome == ParseOutcome::kInvalid ? reason : "malformed AttrValue";
+  return outcome;
 }
 
-bool ParseOpDef(const std::string& bytes, OpDef* out, std::string* error) {
+bool ParseOpDef(std::string_view bytes, OpDef* out, std::string* error) {
   *out = OpDef();
   std::string failed;  // which part did not parse, for the message
-  bool ok = ForEachField(bytes, [out, &failed](int field, int wire, Reader* r) {
-    std::string b;
+  bool ok = ForEachField(
+      bytes, {{1, kLen}, {2, kLen}, {3, kLen}, {4, kLen}, {5, kLen}, {6, kLen}, {8, kLen},
+              {16, kVar}, {17, kVar}, {18, kVar}, {19, kVar}, {20, kLen}, {21, kVar}},
+      [out, &failed](uint32_t field, uint32_t, Reader* r) {
+    Bytes b;
     bool good = true;
     switch (field) {
-      case 1: good = ReadString(r, wire, &out->name); break;
+      case 1: good = ReadString(r, &out->name); break;
       case 2: case 3: {
         ArgDef arg;
-        good = ReadString(r, wire, &b) && ParseArgDef(b, &arg);
+        good = r->length_delimited(&b) && ParseArgDef(b, &arg);
         (field == 2 ? out->input_arg : out->output_arg).push_back(std::move(arg));
         if (!good) failed = std::string(field == 2 ? "input_arg" : "output_arg");
         return good;
       }
       case 4: {
         AttrDef attr;
-        good = ReadString(r, wire, &b) && ParseAttrDef(b, &attr);
+        good = r->length_delimited(&b) && ParseAttrDef(b, &attr);
         out->attr.push_back(std::move(attr));
         if (!good) failed = "attr";
         return good;
       }
-      case 5: good = ReadString(r, wire, &out->summary); break;
-      case 6: good = ReadString(r, wire, &out->description); break;
+      case 5: good = ReadString(r, &out->summary); break;
+      case 6: good = ReadString(r, &out->description); break;
       case 8:
         out->has_deprecation = true;
-        good = ReadString(r, wire, &b) &&
-               ForEachField(b, [out](int f, int w, Reader* d) {
+        good = r->length_delimited(&b) &&
+               ForEachField(b, {{1, kVar}, {2, kLen}}, [out](uint32_t f, uint32_t, Reader* d) {
                  int64_t version;
-                 if (f == 2) return ReadString(d, w, &out->deprecation.explanation);
-                 if (f != 1) return d->Skip(w);
-                 if (!ReadInt64(d, w, &version)) return false;
+                 if (f == 2) return ReadString(d, &out->deprecation.explanation);
+                 if (!ReadInt64(d, &version)) return false;
                  out->deprecation.version = static_cast<int32_t>(version);
                  return true;
                });
         break;
-      case 16: good = ReadBool(r, wire, &out->is_aggregate); break;
-      case 17: good = ReadBool(r, wire, &out->is_stateful); break;
-      case 18: good = ReadBool(r, wire, &out->is_commutative); break;
-      case 19: good = ReadBool(r, wire, &out->allows_uninitialized_input); break;
-      case 20: good = ReadString(r, wire, &b); out->control_output.push_back(b); break;
-      case 21: good = ReadBool(r, wire, &out->is_distributed_communication); break;
-      default: return r->Skip(wire);
+      case 16: good = ReadBool(r, &out->is_aggregate); break;
+      case 17: good = ReadBool(r, &out->is_stateful); break;
+      case 18: good = ReadBool(r, &out->is_commutative); break;
+      case 19: good = ReadBool(r, &out->allows_uninitialized_input); break;
+      case 20:
+        out->control_output.emplace_back();
+        good = ReadString(r, &out->control_output.back());
+        break;
+      default: good = ReadBool(r, &out->is_distributed_communication); break;  // 21
     }
     if (!good) failed = "field " + std::to_string(field);
     return good;
@@ -606,50 +615,49 @@ bool ParseOpDef(const std::string& bytes, OpDef* out, std::string* error) {
   return ok;
 }
 
-bool ParseOpList(const std::string& bytes, std::vector<OpDef>* out, std::string* error) {
+bool ParseOpList(std::string_view bytes, std::vector<OpDef>* out, std::string* error) {
   out->clear();
   std::string op_error;
-  bool ok = ForEachField(bytes, [out, &op_error](int field, int wire, Reader* r) {
-    if (field != 1) return r->Skip(wire);
-    std::string b;
+  bool ok = ForEachField(bytes, {{1, kLen}}, [out, &op_error](uint32_t, uint32_t, Reader* r) {
+    Bytes b;
     out->emplace_back();
-    return ReadString(r, wire, &b) && ParseOpDef(b, &out->back(), &op_error);
+    return r->length_delimited(&b) && ParseOpDef(b, &out->back(), &op_error);
   });
   if (!ok && error != nullptr)
     *error = op_error.empty() ? "malformed OpList (op " + std::to_string(out->size()) + ")" : op_error;
   return ok;
 }
 
-bool ParseKernelDef(const std::string& bytes, KernelDefProto* out, std::string* error) {
+bool ParseKernelDef(std::string_view bytes, KernelDefProto* out, std::string* error) {
   *out = KernelDefProto();
-  bool ok = ForEachField(bytes, [out](int field, int wire, Reader* r) {
-    std::string b;
+  bool ok = ForEachField(
+      bytes, {{1, kLen}, {2, kLen}, {3, kLen}, {4, kLen}, {5, kLen}, {6, kVar}},
+      [out](uint32_t field, uint32_t, Reader* r) {
+    Bytes b;
     int64_t priority;
     switch (field) {
-      case 1: return ReadString(r, wire, &out->op);
-      case 2: return ReadString(r, wire, &out->device_type);
-      case 3: {
+      case 1: return ReadString(r, &out->op);
+      case 2: return ReadString(r, &out->device_type);
+      case 3: {  // AttrConstraint: name, allowed_values
         std::pair<std::string, AttrValue> constraint;
-        if (!ReadString(r, wire, &b)) return false;
-        bool good = ForEachField(b, [&constraint](int f, int w, Reader* c) {
-          std::string value;
-          if (f == 1) return ReadString(c, w, &constraint.first);
-          if (f != 2) return c->Skip(w);
-          return ReadString(c, w, &value) && ParseAttrValue(value, &constraint.second, nullptr);
+        if (!r->length_delimited(&b)) return false;
+        bool good = ForEachField(b, {{1, kLen}, {2, kLen}},
+                                 [&constraint](uint32_t f, uint32_t, Reader* c) {
+          Bytes value;
+          if (f == 1) return ReadString(c, &constraint.first);
+          return c->length_delimited(&value) && ParseAttrValue(value, &constraint.second, nullptr);
         });
         out->constraints.push_back(std::move(constraint));
         return good;
       }
       case 4:
-        if (!ReadString(r, wire, &b)) return false;
-        out->host_memory_args.push_back(b);
-        return true;
-      case 5: return ReadString(r, wire, &out->label);
-      case 6:
-        if (!ReadInt64(r, wire, &priority)) return false;
+        out->host_memory_args.emplace_back();
+        return ReadString(r, &out->host_memory_args.back());
+      case 5: return ReadString(r, &out->label);
+      default:  // 6
+        if (!ReadInt64(r, &priority)) return false;
         out->priority = static_cast<int32_t>(priority);
         return true;
-      default: return r->Skip(wire);
     }
   });
   if (!ok && error != nullptr) *error = "malformed KernelDef";
@@ -676,7 +684,7 @@ namespace {
 struct TensorProtoFields {
   uint64_t dtype = 0;
   std::vector<int64_t> dims;
-  std::string content;
+  Bytes content;  // a view of the bytes being read
   bool has_content = false;
   std::vector<float> floats;
   std::vector<double> doubles;
@@ -697,34 +705,31 @@ bool HasTypedValues(TF_DataType type) {
 
 // Reads the dtype and shape, and the values unless `header_only`, and checks the
 // header: a TF_DataType dtype and a valid tensor shape.
-bool ReadTensorProtoFields(const std::string& bytes, bool header_only, TensorProtoFields* f,
+bool ReadTensorProtoFields(std::string_view bytes, bool header_only, TensorProtoFields* f,
                            TF_DataType* type, std::string* error) {
-  Reader r(bytes.data(), bytes.size());
-  while (!r.done()) {
-    uint64_t tag;
-    if (!r.Varint(&tag)) { *error = "truncated TensorProto"; return false; }
-    const int field = static_cast<int>(tag >> 3), wire = static_cast<int>(tag & 7);
-    bool ok = true;
-    std::string shape;
-    if (header_only && field != 1 && field != 2) {
-      ok = r.Skip(wire);
-    } else {
-      switch (field) {
-        case 1: ok = wire == kVarint && r.Varint(&f->dtype); break;
-        case 2:
-          ok = wire == kLengthDelimited && r.Bytes(&shape) &&
-               ParseShapeProto(shape, &f->dims);
-          break;
-        case 4: ok = wire == kLengthDelimited && r.Bytes(&f->content); f->has_content = true; break;
-        case 5: ok = ReadRepeated(&r, wire, &f->floats); break;
-        case 6: ok = ReadRepeated(&r, wire, &f->doubles); break;
-        // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
-        // ones keep their bits through int64_t)
-        case 7: case 10: case 11: case 13: case 16: case 17: ok = ReadRepeated(&r, wire, &f->ints); break;
-        default: ok = r.Skip(wire); break;
-      }
+  static constexpr FieldType kFields[] = {
+      {1, kVar}, {2, kLen}, {4, kLen}, {5, kRepeatedF32}, {6, kRepeatedF64},
+      // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
+      // ones keep their bits through int64_t)
+      {7, kRepeatedVarint}, {10, kRepeatedVarint}, {11, kRepeatedVarint},
+      {13, kRepeatedVarint}, {16, kRepeatedVarint}, {17, kRepeatedVarint}};
+  const auto* last = header_only ? std::begin(kFields) + 2 : std::end(kFields);
+  uint32_t failed = 0;
+  bool ok = ForEachField(bytes, std::begin(kFields), last, [f](uint32_t field, uint32_t wire, Reader* r) {
+    Bytes shape;
+    switch (field) {
+      case 1: return r->varint(&f->dtype);
+      case 2: return r->length_delimited(&shape) && ParseShapeProto(shape, &f->dims);
+      case 4: f->has_content = true; return r->length_delimited(&f->content);
+      case 5: return ReadRepeated(r, wire, &f->floats);
+      case 6: return ReadRepeated(r, wire, &f->doubles);
+      default: return ReadRepeated(r, wire, &f->ints);
     }
-    if (!ok) { *error = "malformed TensorProto (field " + std::to_string(field) + ")"; return false; }
+  }, &failed);
+  if (!ok) {
+    *error = failed == 0 ? "truncated TensorProto"
+                         : "malformed TensorProto (field " + std::to_string(failed) + ")";
+    return false;
   }
   if (!ToDataType(f->dtype, type)) {
     *error = "TensorProto has an unknown dtype " + std::to_string(f->dtype);
@@ -736,7 +741,7 @@ bool ReadTensorProtoFields(const std::string& bytes, bool header_only, TensorPro
 // Reads the fields and checks them: a known fixed-size dtype, a valid shape whose byte
 // size (`*len`) fits in size_t, content of that size or typed values the dtype can take.
 // Makes nothing: a TensorProto of a few bytes can describe a splat of gigabytes.
-bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType* type,
+bool ReadTensorProto(std::string_view bytes, TensorProtoFields* f, TF_DataType* type,
                      size_t* len, std::string* error) {
   if (!ReadTensorProtoFields(bytes, /*header_only=*/false, f, type, error)) return false;
   const size_t element = TF_DataTypeSize(*type);
@@ -763,7 +768,7 @@ bool ReadTensorProto(const std::string& bytes, TensorProtoFields* f, TF_DataType
 
 }  // namespace
 
-bool ParseTensorProtoHeader(const std::string& bytes, TF_DataType* dtype,
+bool ParseTensorProtoHeader(std::string_view bytes, TF_DataType* dtype,
                             std::vector<int64_t>* dims, std::string* error) {
   TensorProtoFields f;
   if (!ReadTensorProtoFields(bytes, /*header_only=*/true, &f, dtype, error)) return false;
@@ -771,7 +776,7 @@ bool ParseTensorProtoHeader(const std::string& bytes, TF_DataType* dtype,
   return true;
 }
 
-bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,
+bool ParseTensorProtoShape(std::string_view bytes, TF_DataType* dtype,
                            std::vector<int64_t>* dims, std::string* error) {
   TensorProtoFields f;
   size_t len;
@@ -780,7 +785,7 @@ bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,
   return true;
 }
 
-TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error) {
+TF_Tensor* ParseTensorProto(std::string_view bytes, std::string* error) {
   TensorProtoFields f;
   TF_DataType type;
   size_t len;
@@ -849,40 +854,40 @@ std::string SerializeGraphDef(const GraphDefProto& graph) {
   return w.str();
 }
 
-bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* error) {
+bool ParseNodeDef(std::string_view bytes, NodeDefProto* out, std::string* error) {
   *out = NodeDefProto();
   std::string failed;
   bool invalid = false;  // well-formed bytes, but a value that breaks a rule
-  bool ok = ForEachField(bytes, [out, &failed, &invalid](int field, int wire, Reader* r) {
-    std::string b;
+  bool ok = ForEachField(
+      bytes, {{1, kLen}, {2, kLen}, {3, kLen}, {4, kLen}, {5, kLen}},
+      [out, &failed, &invalid](uint32_t field, uint32_t, Reader* r) {
+    Bytes b;
     switch (field) {
-      case 1: return ReadString(r, wire, &out->name);
-      case 2: return ReadString(r, wire, &out->op);
+      case 1: return ReadString(r, &out->name);
+      case 2: return ReadString(r, &out->op);
       case 3:
-        if (!ReadString(r, wire, &b)) return false;
-        out->input.push_back(std::move(b));
-        return true;
-      case 4: return ReadString(r, wire, &out->device);
-      case 5: {
-        std::string key, value_bytes, attr_error;
+        out->input.emplace_back();
+        return ReadString(r, &out->input.back());
+      case 4: return ReadString(r, &out->device);
+      default: {  // 5: a map<string, AttrValue> entry
+        std::string key, attr_error;
+        Bytes value_bytes;
         AttrValue value;
-        bool good = ReadString(r, wire, &b) &&
-                    ForEachField(b, [&](int f, int w, Reader* e) {
-                      if (f == 1) return ReadString(e, w, &key);
-                      if (f == 2) return ReadString(e, w, &value_bytes);
-                      return e->Skip(w);
-                    }) &&
-                    ParseAttrValue(value_bytes, &value, &attr_error);
-        if (!good) {
+        ParseOutcome outcome = ParseOutcome::kUnparseable;
+        if (r->length_delimited(&b) &&
+            ForEachField(b, {{1, kLen}, {2, kLen}}, [&](uint32_t f, uint32_t, Reader* e) {
+              return f == 1 ? ReadString(e, &key) : e->length_delimited(&value_bytes);
+            }))
+          outcome = ReadAttrValue(value_bytes, &value, &attr_error);
+        if (outcome != ParseOutcome::kOk) {
           failed = key.empty() ? "an attr" : "attr '" + key + "'";
-          invalid = !attr_error.empty() && attr_error != "malformed AttrValue";
+          invalid = outcome == ParseOutcome::kInvalid;
           if (invalid) failed += ": " + attr_error;
           return false;
         }
         out->attr[key] = std::move(value);  // a repeated key keeps the last, as protobuf does
         return true;
       }
-      default: return r->Skip(wire);
     }
   });
   if (!ok && error != nullptr)
@@ -892,39 +897,33 @@ bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* erro
   return ok;
 }
 
-bool ParseGraphDef(const std::string& bytes, GraphDefProto* out, std::string* error) {
+bool ParseGraphDef(std::string_view bytes, GraphDefProto* out, std::string* error) {
   *out = GraphDefProto();
   std::string node_error;
-  bool ok = ForEachField(bytes, [out, &node_error](int field, int wire, Reader* r) {
-    std::string b;
+  bool ok = ForEachField(
+      bytes, {{1, kLen}, {2, kLen}, {4, kLen}},
+      [out, &node_error](uint32_t field, uint32_t, Reader* r) {
+    Bytes b;
     switch (field) {
       case 1:
         out->node.emplace_back();
-        return ReadString(r, wire, &b) && ParseNodeDef(b, &out->node.back(), &node_error);
-      case 2: {
+        return r->length_delimited(&b) && ParseNodeDef(b, &out->node.back(), &node_error);
+      case 2:
         // Several occurrences of a message field merge; for opaque bytes, concatenating
         // the encodings is that merge.
-        if (!ReadString(r, wire, &b)) return false;
-        out->library += b;
+        if (!r->length_delimited(&b)) return false;
+        out->library.append(b.data(), b.size());
         return true;
-      }
-      case 4:
-        return ReadString(r, wire, &b) && ForEachField(b, [out](int f, int w, Reader* v) {
+      default:  // 4: VersionDef
+        return r->length_delimited(&b) &&
+               ForEachField(b, {{1, kVar}, {2, kVar}, {3, kRepeatedVarint}},
+                            [out](uint32_t f, uint32_t w, Reader* v) {
                  int64_t x;
-                 switch (f) {
-                   case 1:
-                     if (!ReadInt64(v, w, &x)) return false;
-                     out->producer = static_cast<int32_t>(x);
-                     return true;
-                   case 2:
-                     if (!ReadInt64(v, w, &x)) return false;
-                     out->min_consumer = static_cast<int32_t>(x);
-                     return true;
-                   case 3: return ReadRepeated(v, w, &out->bad_consumers);
-                   default: return v->Skip(w);
-                 }
+                 if (f == 3) return ReadRepeated(v, w, &out->bad_consumers);
+                 if (!ReadInt64(v, &x)) return false;
+                 (f == 1 ? out->producer : out->min_consumer) = static_cast<int32_t>(x);
+                 return true;
                });
-      default: return r->Skip(wire);
     }
   });
   if (!ok && error != nullptr) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,9 +23,22 @@ std::string SerializeOpList(const std::vector<const OpDef*>& ops);
 // names, and the attrs of function values (only the function name stays). An empty
 // ListValue reads as an empty list(string) except as an AttrDef default, where the
 // attr's type gives the kind.
-bool ParseAttrValue(const std::string& bytes, AttrValue* out, std::string* error);
-bool ParseOpDef(const std::string& bytes, OpDef* out, std::string* error);
-bool ParseOpList(const std::string& bytes, std::vector<OpDef>* out, std::string* error);
+//
+// The readers take the encodings the protobuf library takes: packed and unpacked
+// repeated scalars, and fields it keeps as unknown (unknown numbers, a known number with
+// another wire type, groups) are skipped. Malformed bytes (truncated, a bad varint, field
+// number 0, a stray or mismatched end-group tag) are refused.
+
+// Why a reader refused bytes: they are not the message (kUnparseable), or they are but
+// a value breaks a rule, such as a dim below -1 (kInvalid).
+enum class ParseOutcome { kOk, kUnparseable, kInvalid };
+
+ParseOutcome ReadAttrValue(std::string_view bytes, AttrValue* out, std::string* error);
+inline bool ParseAttrValue(std::string_view bytes, AttrValue* out, std::string* error) {
+  return ReadAttrValue(bytes, out, error) == ParseOutcome::kOk;
+}
+bool ParseOpDef(std::string_view bytes, OpDef* out, std::string* error);
+bool ParseOpList(std::string_view bytes, std::vector<OpDef>* out, std::string* error);
 
 // TensorFlow's KernelDef message, as TF_RegisterKernelBuilderWithKernelDef receives it.
 struct KernelDefProto {
@@ -35,7 +49,7 @@ struct KernelDefProto {
   std::string label;
   int32_t priority = 0;
 };
-bool ParseKernelDef(const std::string& bytes, KernelDefProto* out, std::string* error);
+bool ParseKernelDef(std::string_view bytes, KernelDefProto* out, std::string* error);
 // A KernelList message (what TF_GetAllRegisteredKernels returns).
 std::string SerializeKernelList(const std::vector<KernelDefProto>& kernels);
 
@@ -52,17 +66,17 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out);
 // A new tensor from TensorProto bytes, accepting tensor_content or the typed value
 // fields (a short list repeats its last value, as TensorFlow does). nullptr with
 // `error` set for malformed bytes or unsupported dtypes; the caller owns the result.
-TF_Tensor* ParseTensorProto(const std::string& bytes, std::string* error);
+TF_Tensor* ParseTensorProto(std::string_view bytes, std::string* error);
 
 // The dtype and dims of TensorProto bytes, checked as a tensor's (a TF_DataType, a
 // known rank, dims >= 0, an element count in int64), whatever the dtype and however the
 // values are given: what graph building checks of every tensor attr.
-bool ParseTensorProtoHeader(const std::string& bytes, TF_DataType* dtype,
+bool ParseTensorProtoHeader(std::string_view bytes, TF_DataType* dtype,
                             std::vector<int64_t>* dims, std::string* error);
 
 // The dtype and dims of TensorProto bytes, checked as ParseTensorProto checks them, but
 // without making the tensor (a few bytes of typed values can describe gigabytes).
-bool ParseTensorProtoShape(const std::string& bytes, TF_DataType* dtype,
+bool ParseTensorProtoShape(std::string_view bytes, TF_DataType* dtype,
                            std::vector<int64_t>* dims, std::string* error);
 
 }  // namespace opgen
@@ -92,7 +106,7 @@ struct GraphDefProto {
 
 std::string SerializeNodeDef(const NodeDefProto& node);
 std::string SerializeGraphDef(const GraphDefProto& graph);
-bool ParseNodeDef(const std::string& bytes, NodeDefProto* out, std::string* error);
-bool ParseGraphDef(const std::string& bytes, GraphDefProto* out, std::string* error);
+bool ParseNodeDef(std::string_view bytes, NodeDefProto* out, std::string* error);
+bool ParseGraphDef(std::string_view bytes, GraphDefProto* out, std::string* error);
 
 }  // namespace opgen

@@ -243,18 +243,53 @@ def test_allocate_tensor_refuses_a_dtype_outside_tf_datatype(api):
 
 # ---- Wire format ----------------------------------------------------------------------------
 
-def test_repeated_int_with_a_fixed64_wire_type_is_refused(api, graph):
+def test_repeated_int_with_a_fixed64_wire_type_is_skipped_as_protobuf_skips_it(api, graph):
     # AttrValue.list (field 1) holding i (field 3) written as fixed64 (wire type 1): the
-    # reader used to take 8 raw bytes as an int, whatever the wire type said.
+    # reader once took 8 raw bytes as an int, whatever the wire type said. Protobuf keeps
+    # the element as an unknown field: the list is empty, and Squeeze takes it.
     list_value = bytes([0x19]) + (5).to_bytes(8, "little")
     data = bytes([0x0A, len(list_value)]) + list_value
+    want = attr_value_pb2.AttrValue.FromString(data)
+    want.DiscardUnknownFields()
+    assert want.HasField("list") and not want.list.i
     lib = api.lib
     desc = lib.TF_NewOperation(graph, b"Squeeze", b"s")
     lib.TF_AddInput(desc, out(api.const(graph, "c", np.float32([[1]]))))
     lib.TF_SetAttrValueProto(desc, b"squeeze_dims", data, len(data), api.status)
-    assert lib.TF_GetCode(api.status) == INVALID_ARGUMENT
-    lib.TF_FinishOperation(desc, api.status)
-    api.check()  # the attr was not set: Squeeze takes its default
+    api.check()
+    op = lib.TF_FinishOperation(desc, api.status)
+    api.check()
+    got = api.buffer_bytes(
+        lambda b: lib.TF_OperationGetAttrValueProto(op, b"squeeze_dims", b, api.status))
+    assert got == want.SerializeToString()
+
+
+# AttrValue bytes with a oneof member of the wrong wire type: protobuf keeps it as an
+# unknown field, so it does not select the member (nor clear the one selected).
+ODD_ATTR_VALUES = {
+    "i as fixed32 after s": b"\x12\x01x" + b"\x1d" + bytes(4),
+    "s as a varint after i": b"\x18\x07" + b"\x10\x01",
+    "f as a varint after b": b"\x28\x01" + b"\x20\x01",
+    "type as length-delimited after f": b"\x25" + bytes(4) + b"\x32\x01\x01",
+    "list as fixed64 after type": b"\x30\x01" + b"\x09" + bytes(8),
+    "shape as a group after i": b"\x18\x02" + b"\x3b\x08\x01\x3c",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_ATTR_VALUES))
+def test_a_oneof_member_of_the_wrong_wire_type_does_not_select_it(api, graph, case):
+    data = ODD_ATTR_VALUES[case]
+    want = attr_value_pb2.AttrValue.FromString(data)
+    want.DiscardUnknownFields()
+    assert want.WhichOneof("value") is not None
+    lib = api.lib
+    desc = lib.TF_NewOperation(graph, b"NoOp", b"n")
+    lib.TF_SetAttrValueProto(desc, b"_v", data, len(data), api.status)
+    api.check()
+    op = lib.TF_FinishOperation(desc, api.status)
+    api.check()
+    got = api.buffer_bytes(lambda b: lib.TF_OperationGetAttrValueProto(op, b"_v", b, api.status))
+    assert got == want.SerializeToString()
 
 
 # ---- GraphDef structure ---------------------------------------------------------------------
