@@ -1,4 +1,5 @@
-"""The ``opgen`` command line: generate wrappers, list ops, dump the runtime registry.
+"""The ``opgen`` command line: generate wrappers, list ops, dump the runtime registry,
+list its kernels.
 
 Every failure ends in one message on stderr and a non-zero exit status, never a
 traceback (set ``OPGEN_DEBUG=1`` to see one), and nothing written.
@@ -126,6 +127,7 @@ def main() -> None:
       opgen show MatMul --ops tf-oplist.pb
       opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen dump --from-runtime --out ops.pbtxt
+      opgen kernels MatMul --device GPU
     """
 
 
@@ -317,6 +319,76 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
         sys.stdout.buffer.flush()
         return
     gen.write([gen.GeneratedFile(Path(out_file.name), data)], out_file.parent or Path("."))
+
+
+def _kernel_line(kernel) -> str:
+    """One kernel as a line: op, device, its dtypes (attr=dtype), then what else it has."""
+    from opgen.protos import types_pb2
+
+    def dtype(value: int) -> str:
+        name = types_pb2.DataType.Name(value) if value in types_pb2.DataType.values() else str(value)
+        return name.removeprefix("DT_").lower()
+
+    fields = [kernel.op, kernel.device_type,
+              " ".join(f"{c.name}={','.join(dtype(t) for t in c.allowed_values.list.type)}"
+                       for c in sorted(kernel.constraint, key=lambda c: c.name)) or "-"]
+    if kernel.host_memory_arg:
+        fields.append("host_memory=" + ",".join(kernel.host_memory_arg))
+    if kernel.label:
+        fields.append(f"label={kernel.label}")
+    if kernel.priority:
+        fields.append(f"priority={kernel.priority}")
+    return "\t".join(fields)
+
+
+@main.command()
+@click.argument("op_names", metavar="[OP]...", nargs=-1)
+@click.option("--device", "device_type", metavar="TYPE",
+              help="Only the kernels of this device type (CPU, GPU).")
+@click.option("--from-library", "libraries", metavar="LIB.so", multiple=True,
+              help="Load this op library (plugin) first, so its kernels are listed too; "
+                   "repeatable.")
+def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple[str, ...]) -> None:
+    """Print the kernels the opgen runtime has, one per line, sorted: op, device type,
+    dtypes (attr=dtype), then host-memory args, label and priority where set,
+    tab-separated.
+
+    GPU kernels are listed wherever opgen was built with its CUDA plugin, even on a
+    machine without a GPU (a note on stderr says so): they are what a GPU would run.
+
+    \b
+    Examples:
+      opgen kernels MatMul
+      opgen kernels --device GPU | cut -f1 | sort -u
+      opgen kernels --from-library build/libmy_ops.so WeightedSum
+    """
+    import opgen
+    from opgen.runtime import errors, op_library
+
+    for path in libraries:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no op library at {path}")
+        try:
+            op_library.load_op_library(path)
+        except errors.OpError as e:
+            raise _fail(f"cannot load op library {path}: {e}") from None
+    listed = list(opgen.registered_kernels().kernel)
+    wanted = device_type.upper() if device_type else None
+    if wanted is not None:
+        listed = [k for k in listed if k.device_type.upper() == wanted]
+    if op_names:
+        have = {k.op for k in listed}
+        missing = [name for name in op_names if name not in have]
+        if missing:
+            where = f" on {wanted}" if wanted else ""
+            raise _fail(f"no kernels{where} for {', '.join(missing)}")
+        listed = [k for k in listed if k.op in set(op_names)]
+    for line in sorted(_kernel_line(k) for k in listed):
+        click.echo(line)
+    reason = opgen.device_unavailable_reason("GPU")
+    if reason and any(k.device_type == "GPU" for k in listed):
+        click.echo(f"note: GPU kernels are listed, but this machine has no GPU: {reason}",
+                   err=True)
 
 
 @main.command()

@@ -126,3 +126,13 @@ def test_cli_reports_a_missing_library(tmp_path):
     result = CliRunner().invoke(main, ["generate", "--from-library", str(tmp_path / "x.so"),
                                        "--out", str(tmp_path)])
     assert result.exit_code == 2 and "no op library" in result.output
+
+
+def test_cli_lists_a_librarys_kernels(my_ops_path):
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+    result = CliRunner().invoke(main, ["kernels", "--from-library", str(my_ops_path),
+                                       "WeightedSum"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["WeightedSum\tCPU\tT=double", "WeightedSum\tCPU\tT=float"]

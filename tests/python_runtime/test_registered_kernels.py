@@ -175,3 +175,42 @@ def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
     # and the GPU has nothing the CPU lacks: every GPU kernel can be compared with one
     assert by_device["GPU"] <= by_device["CPU"]
     assert {key[0] for key in by_device["CPU"] - by_device["GPU"]} == set(CPU_ONLY)
+
+
+# ---- opgen kernels ---------------------------------------------------------------------
+
+def _cli(*args):
+    """`opgen kernels ARGS`; click >= 8.2 keeps the result's stdout and stderr apart."""
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+    return CliRunner().invoke(main, ["kernels", *args])
+
+
+def test_the_cli_prints_one_line_per_kernel(runtime_lib):
+    result = _cli("MatMul", "Reshape")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    listed = [k for k in opgen.registered_kernels().kernel if k.op in ("MatMul", "Reshape")]
+    assert len(lines) == len(listed) and lines == sorted(lines)
+    assert "MatMul\tCPU\tT=float" in lines
+    assert "Reshape\tCPU\tT=complex128 Tshape=int64" in lines  # the CPU reads shapes in place
+    assert {tuple(line.split("\t")[:2]) for line in lines} == {(k.op, k.device_type) for k in listed}
+
+
+def test_the_cli_filters_by_device_and_says_why_a_gpu_is_missing(runtime_lib):
+    result = _cli("--device", "cpu", "AddV2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout and all(line.split("\t")[1] == "CPU" for line in result.stdout.splitlines())
+    gpu = _cli("--device", "GPU", "AddV2")
+    if _gpu_plugin_reason() is not None:
+        assert gpu.exit_code == 2 and "no kernels on GPU for AddV2" in gpu.output
+    else:
+        assert gpu.exit_code == 0 and "AddV2\tGPU\tT=float" in gpu.stdout.splitlines()
+        reason = opgen.device_unavailable_reason("GPU")
+        assert (reason is not None) == ("this machine has no GPU" in gpu.stderr)
+
+
+def test_the_cli_names_ops_without_kernels(runtime_lib):
+    result = _cli("MatMul", "NoSuchOp")
+    assert result.exit_code == 2 and "no kernels for NoSuchOp" in result.output
