@@ -321,26 +321,6 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
     gen.write([gen.GeneratedFile(Path(out_file.name), data)], out_file.parent or Path("."))
 
 
-def _kernel_line(kernel) -> str:
-    """One kernel as a line: op, device, its dtypes (attr=dtype), then what else it has."""
-    from opgen.protos import types_pb2
-
-    def dtype(value: int) -> str:
-        name = types_pb2.DataType.Name(value) if value in types_pb2.DataType.values() else str(value)
-        return name.removeprefix("DT_").lower()
-
-    fields = [kernel.op, kernel.device_type,
-              " ".join(f"{c.name}={','.join(dtype(t) for t in c.allowed_values.list.type)}"
-                       for c in sorted(kernel.constraint, key=lambda c: c.name)) or "-"]
-    if kernel.host_memory_arg:
-        fields.append("host_memory=" + ",".join(kernel.host_memory_arg))
-    if kernel.label:
-        fields.append(f"label={kernel.label}")
-    if kernel.priority:
-        fields.append(f"priority={kernel.priority}")
-    return "\t".join(fields)
-
-
 @main.command()
 @click.argument("op_names", metavar="[OP]...", nargs=-1)
 @click.option("--device", "device_type", metavar="TYPE",
@@ -364,6 +344,7 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
     """
     import opgen
     from opgen.runtime import errors, op_library
+    from opgen.runtime.kernels import describe_kernel
 
     for path in libraries:
         if not os.path.isfile(path):
@@ -383,7 +364,7 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
             where = f" on {wanted}" if wanted else ""
             raise _fail(f"no kernels{where} for {', '.join(missing)}")
         listed = [k for k in listed if k.op in set(op_names)]
-    for line in sorted(_kernel_line(k) for k in listed):
+    for line in sorted(describe_kernel(k) for k in listed):
         click.echo(line)
     reason = opgen.device_unavailable_reason("GPU")
     if reason and any(k.device_type == "GPU" for k in listed):

@@ -49,6 +49,7 @@ if has tests; then
   timeout "${TEST_TIMEOUT:-540}" $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider -rfEs $xdist \
     > "$OUT/gpu-tests.log" 2>&1
   note "gpu tests: $(tail -1 "$OUT/gpu-tests.log")"
+  note "$(grep -m1 "GPU kernels reached" "$OUT/gpu-tests.log" || echo "GPU kernel coverage: not reported")"
   grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.log" | cut -c1-200 | head -40
 fi
 if has cpu-tests; then
@@ -68,5 +69,6 @@ if has sanitize; then
   timeout "${SANITIZE_TIMEOUT:-540}" compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 --print-limit 20 \
     $PY -m pytest "$REPO/tests/gpu" -q -p no:cacheprovider ${SANITIZE_SELECT---kernel-sample} > "$OUT/sanitizer.log" 2>&1
   note "compute-sanitizer memcheck: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)) $(tail -1 "$OUT/sanitizer.log")"
+  note "under memcheck, $(grep -m1 "GPU kernels reached" "$OUT/sanitizer.log" || echo "GPU kernel coverage: not reported")"
 fi
 printf '%s\n' "${summary[@]}"

@@ -338,6 +338,7 @@ _DEVICE_SIGNATURES = {
     "OPGEN_DeviceUnavailableReason": (c_char_p, [c_char_p]),
     "TF_GetAllRegisteredKernels": (P(TF_Buffer), [c_void_p]),
     "TF_GetRegisteredKernelsForOp": (P(TF_Buffer), [c_char_p, c_void_p]),
+    "OPGEN_GetInstantiatedKernels": (P(TF_Buffer), [c_void_p]),
     "OPGEN_TensorDeviceName": (c_char_p, [c_void_p]),
     "OPGEN_TensorHandleTensor": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_TensorCopyToDevice": (c_void_p, [c_void_p, c_char_p, c_void_p]),

@@ -29,20 +29,64 @@ def registered_kernels(op_name: str | None = None) -> kernel_def_pb2.KernelList:
         >>> gpu = {(k.op, tuple(c.allowed_values.list.type[0] for c in k.constraint))
         ...        for k in opgen.registered_kernels("MatMul").kernel if k.device_type == "GPU"}
     """
-    from opgen.protos import kernel_def_pb2
+    if op_name is not None and not isinstance(op_name, str):
+        raise TypeError(f"op_name is a string, got {op_name!r}")
+    d = _runtime_kernel_lib()
+    if op_name is None:
+        return _kernel_list(lambda status: d.TF_GetAllRegisteredKernels(status))
+    return _kernel_list(lambda status: d.TF_GetRegisteredKernelsForOp(op_name.encode(), status))
+
+
+def instantiated_kernels() -> kernel_def_pb2.KernelList:
+    """The kernels this process has made an instance of so far (an eager op or a graph
+    node ran, or was planned to run, on them), as a ``KernelList``: with
+    :func:`registered_kernels`, which kernels a test run never reached. The GPU tests
+    report it (tests/gpu/conftest.py)."""
+    d = _runtime_kernel_lib()
+    return _kernel_list(lambda status: d.OPGEN_GetInstantiatedKernels(status))
+
+
+def _runtime_kernel_lib():
     from opgen.runtime.eager import _Context
     _Context.get()  # the runtime initialises, loading its device plugins
-    d = _lib.device_lib()
+    return _lib.device_lib()
+
+
+def _kernel_list(call) -> kernel_def_pb2.KernelList:
+    from opgen.protos import kernel_def_pb2
     status = _lib.thread_status()
-    if op_name is None:
-        buf = d.TF_GetAllRegisteredKernels(status.ptr)
-    else:
-        if not isinstance(op_name, str):
-            raise TypeError(f"op_name is a string, got {op_name!r}")
-        buf = d.TF_GetRegisteredKernelsForOp(op_name.encode(), status.ptr)
+    buf = call(status.ptr)
     raise_for_status(status)
     try:
         return kernel_def_pb2.KernelList.FromString(
             ctypes.string_at(buf.contents.data, buf.contents.length))
     finally:
         _lib.lib().TF_DeleteBuffer(buf)
+
+
+def describe_kernel(kernel: kernel_def_pb2.KernelDef) -> str:
+    """One kernel as a tab-separated line: op, device type, its dtypes (``attr=dtype``,
+    attrs sorted), then host-memory args, label and priority where set. What
+    ``opgen kernels`` prints::
+
+        MatMul  GPU  T=bfloat16
+        GatherV2  GPU  Taxis=int32 Tindices=int64 Tparams=float  host_memory=axis
+    """
+    from opgen.protos import types_pb2
+
+    def dtype(value: int) -> str:
+        if value not in types_pb2.DataType.values():
+            return str(value)
+        return types_pb2.DataType.Name(value).removeprefix("DT_").lower()
+
+    constraints = sorted(kernel.constraint, key=lambda c: c.name)
+    fields = [kernel.op, kernel.device_type,
+              " ".join(f"{c.name}={','.join(dtype(t) for t in c.allowed_values.list.type)}"
+                       for c in constraints) or "-"]
+    if kernel.host_memory_arg:
+        fields.append("host_memory=" + ",".join(kernel.host_memory_arg))
+    if kernel.label:
+        fields.append(f"label={kernel.label}")
+    if kernel.priority:
+        fields.append(f"priority={kernel.priority}")
+    return "\t".join(fields)

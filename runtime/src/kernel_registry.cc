@@ -153,13 +153,14 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
   return best;
 }
 
-std::string KernelRegistry::SerializeKernels(const std::string* op) const {
+std::string KernelRegistry::SerializeKernels(const std::string* op, bool only_instantiated) const {
   KernelTable& table = Table();
   std::vector<KernelDefProto> listed;
   {
     std::lock_guard<std::mutex> lock(table.mu);
     for (const auto& k : table.kernels) {
       if (op != nullptr && k->op != *op) continue;
+      if (only_instantiated && !k->instantiated.set.load(std::memory_order_relaxed)) continue;
       KernelDefProto proto;
       proto.op = k->op;
       proto.device_type = k->device;
@@ -236,6 +237,8 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
                                                        const AttrMap& attrs,
                                                        std::vector<TF_DataType> output_types,
                                                        TF_Status* status, const Device* device) {
+  if (!kernel.instantiated.set.load(std::memory_order_relaxed))
+    kernel.instantiated.set.store(true, std::memory_order_relaxed);
   std::unique_ptr<KernelInstance> instance(
       new KernelInstance(kernel, op, node_name, std::move(output_types)));
   instance->device_ = device != nullptr ? device : CpuDevice();
@@ -412,10 +415,11 @@ namespace {
 
 // The KernelList that TF_GetAllRegisteredKernels / TF_GetRegisteredKernelsForOp return:
 // the kernels of every library and plugin the runtime has loaded.
-TF_Buffer* RegisteredKernels(const std::string* op, TF_Status* status) {
+TF_Buffer* RegisteredKernels(const std::string* op, TF_Status* status,
+                             bool only_instantiated = false) {
   try {
     EnsureRuntimeInitialized(nullptr);  // on failure, list what did register
-    const std::string bytes = KernelRegistry::Global().SerializeKernels(op);
+    const std::string bytes = KernelRegistry::Global().SerializeKernels(op, only_instantiated);
     ClearStatus(status);
     return TF_NewBufferFromString(bytes.data(), bytes.size());
   } catch (const std::exception& e) {
@@ -551,6 +555,10 @@ TF_Buffer* TF_GetRegisteredKernelsForOp(const char* name, TF_Status* status) {
   if (!opgen::CheckNotNull(status, __func__, {{"name", name}})) return nullptr;
   const std::string op = name;
   return opgen::RegisteredKernels(&op, status);
+}
+
+TF_Buffer* OPGEN_GetInstantiatedKernels(TF_Status* status) {
+  return opgen::RegisteredKernels(nullptr, status, /*only_instantiated=*/true);
 }
 
 int TF_NumInputs(TF_OpKernelContext* ctx) { return ctx->num_inputs; }

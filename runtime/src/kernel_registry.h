@@ -2,6 +2,7 @@
 // kernels see through the C API.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,6 +15,14 @@
 
 namespace opgen {
 
+// A flag that copies as "not set": a KernelDef is copied while it is registered.
+struct InstantiatedFlag {
+  mutable std::atomic<bool> set{false};
+  InstantiatedFlag() = default;
+  InstantiatedFlag(const InstantiatedFlag&) {}
+  InstantiatedFlag& operator=(const InstantiatedFlag&) { return *this; }
+};
+
 struct KernelDef {
   std::string name;
   std::string op;
@@ -25,6 +34,9 @@ struct KernelDef {
   void* (*create_func)(TF_OpKernelConstruction*) = nullptr;
   void (*compute_func)(void*, TF_OpKernelContext*) = nullptr;
   void (*delete_func)(void*) = nullptr;
+  // Whether an instance was ever made: which kernels a test run reached
+  // (OPGEN_GetInstantiatedKernels).
+  InstantiatedFlag instantiated;
 };
 
 class KernelRegistry {
@@ -38,7 +50,7 @@ class KernelRegistry {
   // The registered kernels as KernelList bytes, in registration order: all of them, or
   // those of op `op` when it is not null (none for an op without kernels). Each kernel's
   // type constraints are one AttrConstraint per attr, allowing the one dtype it matches.
-  std::string SerializeKernels(const std::string* op) const;
+  std::string SerializeKernels(const std::string* op, bool only_instantiated = false) const;
 };
 
 // Where an op runs: the device `requested` names ("" or an unknown device: the CPU) if

@@ -59,6 +59,56 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+# ---- which GPU kernels the run reached ---------------------------------------------------
+#
+# Each process (each xdist worker) lists the GPU kernels it made instances of; the
+# controller merges them and reports the registered GPU kernels no test reached, so a run
+# on a GPU shows that every kernel was compared with the CPU's, not only that the tests
+# passed. tools/gpu_check.sh prints the count in its summary.
+
+_REACHED = "gpu_kernels_reached"          # in an xdist worker's output
+_REACHED_KEY = pytest.StashKey[set]()      # in the controller's (or the only) process
+
+
+def _gpu_kernel_lines(kernel_list) -> set:
+    from opgen.runtime.kernels import describe_kernel
+    return {describe_kernel(k) for k in kernel_list.kernel if k.device_type == "GPU"}
+
+
+def pytest_sessionfinish(session):
+    if gpu_skip_reason():
+        return
+    from opgen.runtime.kernels import instantiated_kernels
+    reached = sorted(_gpu_kernel_lines(instantiated_kernels()))
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: hand them on
+        session.config.workeroutput[_REACHED] = reached
+    else:
+        session.config.stash.setdefault(_REACHED_KEY, set()).update(reached)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    reached = getattr(node, "workeroutput", {}).get(_REACHED)
+    if reached is not None:
+        node.config.stash.setdefault(_REACHED_KEY, set()).update(reached)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    reached = config.stash.get(_REACHED_KEY, None)
+    if reached is None or hasattr(config, "workeroutput"):
+        return
+    import opgen
+    registered = _gpu_kernel_lines(opgen.registered_kernels())
+    missed = sorted(registered - reached)
+    terminalreporter.section("GPU kernel coverage")
+    terminalreporter.write_line(f"GPU kernels reached: {len(registered & reached)} of "
+                                f"{len(registered)}; not reached: {len(missed)}")
+    for line in missed[:200]:
+        terminalreporter.write_line("  " + line.replace("\t", "  "))
+    if len(missed) > 200:
+        terminalreporter.write_line(f"  ... and {len(missed) - 200} more")
+
+
 @pytest.fixture
 def gpu_matches_cpu():
     return assert_gpu_matches_cpu

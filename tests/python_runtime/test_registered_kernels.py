@@ -5,6 +5,7 @@ CPU kernel (checked from the registry, so no GPU is needed)."""
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import os
 from collections import defaultdict
@@ -214,3 +215,32 @@ def test_the_cli_filters_by_device_and_says_why_a_gpu_is_missing(runtime_lib):
 def test_the_cli_names_ops_without_kernels(runtime_lib):
     result = _cli("MatMul", "NoSuchOp")
     assert result.exit_code == 2 and "no kernels for NoSuchOp" in result.output
+
+
+_REACH_SCRIPT = r"""
+import numpy as np, opgen
+from opgen.runtime.kernels import describe_kernel, instantiated_kernels
+before = {describe_kernel(k) for k in instantiated_kernels().kernel}
+opgen.execute_op("AddV2", [np.ones(3, np.float32), np.ones(3, np.float32)], {})
+from opgen import ops
+g = opgen.Graph()
+with g.as_default():
+    x = ops.placeholder(opgen.float64, shape=[2])
+    y = ops.neg(x)
+with opgen.Session(graph=g) as s:
+    s.run(y, {x: np.ones(2)})
+after = {describe_kernel(k) for k in instantiated_kernels().kernel}
+print(sorted(after - before))
+"""
+
+
+def test_instantiated_kernels_are_the_ones_a_process_ran(runtime_lib, tmp_path):
+    """A fresh process lists exactly the kernels its eager op and its graph ran on."""
+    import subprocess
+    import sys
+    env = {**os.environ, "OPGEN_DISABLE_DEVICE_PLUGINS": "1"}
+    run = subprocess.run([sys.executable, "-c", _REACH_SCRIPT], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    # the fed Placeholder runs no kernel: the feed replaces it
+    assert ast.literal_eval(run.stdout) == ["AddV2\tCPU\tT=float", "Neg\tCPU\tT=double"]

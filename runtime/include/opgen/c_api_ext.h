@@ -105,6 +105,11 @@ TF_CAPI_EXPORT extern const char* OPGEN_DeviceListDescription(const TF_DeviceLis
 /* Waits until the work queued on `device_name` is done (nothing to do on the CPU). */
 TF_CAPI_EXPORT extern void OPGEN_SynchronizeDevice(const char* device_name, TF_Status* status);
 
+/* A serialized KernelList, as TF_GetAllRegisteredKernels gives, of the kernels this
+ * process has made an instance of so far (a graph node or an eager op ran, or was set
+ * to run, on it): which kernels a test run reached. The caller owns the buffer. */
+TF_CAPI_EXPORT extern TF_Buffer* OPGEN_GetInstantiatedKernels(TF_Status* status);
+
 /* ---- Kernels ----------------------------------------------------------------------------
  * Input `index` of the running kernel, borrowed: valid until the kernel's compute function
  * returns, and not to be freed. TF_GetInput makes a new TF_Tensor that the kernel must
