@@ -343,16 +343,10 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
       opgen kernels --from-library build/libmy_ops.so WeightedSum
     """
     import opgen
-    from opgen.runtime import errors, op_library
     from opgen.runtime.kernels import describe_kernel
 
     for path in libraries:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"no op library at {path}")
-        try:
-            op_library.load_op_library(path)
-        except errors.OpError as e:
-            raise _fail(f"cannot load op library {path}: {e}") from None
+        _library_op_list(path)  # loads it, registering its kernels
     listed = list(opgen.registered_kernels().kernel)
     wanted = device_type.upper() if device_type else None
     if wanted is not None:

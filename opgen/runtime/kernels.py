@@ -70,14 +70,15 @@ def describe_kernel(kernel: kernel_def_pb2.KernelDef) -> str:
     ``opgen kernels`` prints::
 
         MatMul  GPU  T=bfloat16
-        GatherV2  GPU  Taxis=int32 Tindices=int64 Tparams=float  host_memory=axis
+        GatherV2  GPU  Taxis=int32 Tindices=int64 Tparams=float32  host_memory=axis
     """
-    from opgen.protos import types_pb2
+    from opgen.runtime.dtypes import as_dtype
 
-    def dtype(value: int) -> str:
-        if value not in types_pb2.DataType.values():
+    def dtype(value: int) -> str:  # tf.DType's names, as `opgen show` prints them
+        try:
+            return as_dtype(value).name
+        except TypeError:
             return str(value)
-        return types_pb2.DataType.Name(value).removeprefix("DT_").lower()
 
     constraints = sorted(kernel.constraint, key=lambda c: c.name)
     fields = [kernel.op, kernel.device_type,

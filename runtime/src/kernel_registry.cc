@@ -158,8 +158,13 @@ std::string KernelRegistry::SerializeKernels(const std::string* op, bool only_in
   std::vector<KernelDefProto> listed;
   {
     std::lock_guard<std::mutex> lock(table.mu);
-    for (const auto& k : table.kernels) {
-      if (op != nullptr && k->op != *op) continue;
+    std::vector<const KernelDef*> kernels;
+    if (op == nullptr) {
+      for (const auto& k : table.kernels) kernels.push_back(k.get());
+    } else if (auto same_op = table.by_op.find(*op); same_op != table.by_op.end()) {
+      kernels = same_op->second;
+    }
+    for (const KernelDef* k : kernels) {
       if (only_instantiated && !k->instantiated.set.load(std::memory_order_relaxed)) continue;
       KernelDefProto proto;
       proto.op = k->op;

@@ -135,4 +135,4 @@ def test_cli_lists_a_librarys_kernels(my_ops_path):
     result = CliRunner().invoke(main, ["kernels", "--from-library", str(my_ops_path),
                                        "WeightedSum"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines() == ["WeightedSum\tCPU\tT=double", "WeightedSum\tCPU\tT=float"]
+    assert result.stdout.splitlines() == ["WeightedSum\tCPU\tT=float32", "WeightedSum\tCPU\tT=float64"]

@@ -194,7 +194,7 @@ def test_the_cli_prints_one_line_per_kernel(runtime_lib):
     lines = result.stdout.splitlines()
     listed = [k for k in opgen.registered_kernels().kernel if k.op in ("MatMul", "Reshape")]
     assert len(lines) == len(listed) and lines == sorted(lines)
-    assert "MatMul\tCPU\tT=float" in lines
+    assert "MatMul\tCPU\tT=float32" in lines
     assert "Reshape\tCPU\tT=complex128 Tshape=int64" in lines  # the CPU reads shapes in place
     assert {tuple(line.split("\t")[:2]) for line in lines} == {(k.op, k.device_type) for k in listed}
 
@@ -207,7 +207,7 @@ def test_the_cli_filters_by_device_and_says_why_a_gpu_is_missing(runtime_lib):
     if _gpu_plugin_reason() is not None:
         assert gpu.exit_code == 2 and "no kernels on GPU for AddV2" in gpu.output
     else:
-        assert gpu.exit_code == 0 and "AddV2\tGPU\tT=float" in gpu.stdout.splitlines()
+        assert gpu.exit_code == 0 and "AddV2\tGPU\tT=float32" in gpu.stdout.splitlines()
         reason = opgen.device_unavailable_reason("GPU")
         assert (reason is not None) == ("this machine has no GPU" in gpu.stderr)
 
@@ -243,4 +243,4 @@ def test_instantiated_kernels_are_the_ones_a_process_ran(runtime_lib, tmp_path):
                          env=env, cwd=tmp_path, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     # the fed Placeholder runs no kernel: the feed replaces it
-    assert ast.literal_eval(run.stdout) == ["AddV2\tCPU\tT=float", "Neg\tCPU\tT=double"]
+    assert ast.literal_eval(run.stdout) == ["AddV2\tCPU\tT=float32", "Neg\tCPU\tT=float64"]
