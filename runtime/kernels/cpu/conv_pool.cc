@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
+#include "conv2d_float.h"
 #include "gemm.h"
 #include "../window_spec.h"
 #include "kernel_util.h"
@@ -32,6 +34,12 @@ struct Conv2DKernel {
     const T* in = Data<T>(p.input);
     const T* f = Data<T>(p.filter);
     T* out = Data<T>(output);
+    if constexpr (std::is_same_v<T, float>) {  // the tuned core (conv2d_float.h)
+      const Conv2DGeometry g{batch, ih, iw, ic, kh, kw, oc, oh, ow, w.strides[1], w.strides[2],
+                             w.dilations[1], w.dilations[2], pt, pl};
+      Conv2DFloat(g, in, f, out, Epilogue{});
+      return;
+    }
     // im2col: one row per output pixel, kh*kw*ic columns, then [oh*ow, K] @ [K, oc].
     const int64_t K = kh * kw * ic;
     std::vector<T> cols(static_cast<size_t>(oh * ow * K));

@@ -1,0 +1,77 @@
+// The float32 convolution core: im2col + one OpenBLAS GEMM per image, then the
+// epilogue over that image's output while it is still in cache.
+#include "conv2d_float.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "gemm.h"
+#include "parallel.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+inline float Activate(float x, const Epilogue& ep) {
+  switch (ep.activation) {
+    case Activation::kNone: return x;
+    // Written as TensorFlow's kernels behave on NaN: max/min keep a NaN input.
+    case Activation::kRelu: return std::isnan(x) ? x : std::max(x, 0.0f);
+    case Activation::kRelu6: return std::isnan(x) ? x : std::min(std::max(x, 0.0f), 6.0f);
+    case Activation::kElu: return x < 0.0f ? std::expm1(x) : x;
+    case Activation::kLeakyRelu: return x < 0.0f ? ep.alpha * x : x;
+    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kSwish: return x / (1.0f + std::exp(-x));
+    case Activation::kTanh: return std::tanh(x);
+    case Activation::kGeluExact: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Activation::kGeluTanh: {
+      const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+      return 0.5f * x * (1.0f + std::tanh(inner));
+    }
+  }
+  return x;
+}
+
+}  // namespace
+
+void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
+  if (ep.empty()) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = out + r * cols;
+    if (ep.bias != nullptr)
+      for (int64_t c = 0; c < cols; ++c) row[c] += ep.bias[c];
+    if (ep.activation != Activation::kNone)
+      for (int64_t c = 0; c < cols; ++c) row[c] = Activate(row[c], ep);
+  }
+}
+
+void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
+                 const Epilogue& ep) {
+  const int64_t K = g.kh * g.kw * g.ic;
+  const int64_t pixels = g.oh * g.ow;
+  std::vector<float> cols(static_cast<size_t>(pixels * K));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const float* image = input + b * g.ih * g.iw * g.ic;
+    for (int64_t y = 0; y < g.oh; ++y) {
+      for (int64_t x = 0; x < g.ow; ++x) {
+        float* row = cols.data() + (y * g.ow + x) * K;
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
+          for (int64_t j = 0; j < g.kw; ++j) {
+            const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
+            float* dst = row + (i * g.kw + j) * g.ic;
+            if (sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw) std::fill_n(dst, g.ic, 0.0f);
+            else std::copy_n(image + (sy * g.iw + sx) * g.ic, g.ic, dst);
+          }
+        }
+      }
+    }
+    float* out = output + b * pixels * g.oc;
+    Gemm(false, false, pixels, g.oc, K, cols.data(), filter, out);
+    ApplyEpilogue(out, pixels, g.oc, ep);
+  }
+}
+
+}  // namespace cpu
+}  // namespace opgen

@@ -1,0 +1,56 @@
+// The float32 NHWC convolution core and the fused epilogue (bias + activation) shared by
+// Conv2D, the optimizer's fused convolution and MatMul kernels (_OpgenFused*), and
+// anything else that ends in "add a per-channel bias, apply an activation".
+//
+// One function per job so the algorithm behind it (im2col + GEMM today; 1x1 as a plain
+// GEMM, Winograd or direct kernels where they are faster) can change without touching
+// the kernels that call it.
+#pragma once
+
+#include <cstdint>
+
+namespace opgen {
+namespace cpu {
+
+// Activations the fused kernels apply after the bias; the names of the `activation`
+// attr of the _OpgenFused* ops (runtime/ops/fused_ops.cc) map onto these.
+enum class Activation {
+  kNone,
+  kRelu,
+  kRelu6,
+  kElu,
+  kLeakyRelu,  // alpha * x below zero
+  kSigmoid,
+  kSwish,      // x * sigmoid(x)
+  kTanh,
+  kGeluExact,  // x * Phi(x), with erf
+  kGeluTanh,   // the tanh approximation
+};
+
+// What follows the product: out[r, c] = act(out[r, c] + bias[c]) (bias may be null).
+struct Epilogue {
+  const float* bias = nullptr;
+  Activation activation = Activation::kNone;
+  float alpha = 0.2f;  // LeakyRelu's slope
+  bool empty() const { return bias == nullptr && activation == Activation::kNone; }
+};
+
+// Applies `ep` to a row-major [rows, cols] block in place (cols is the channel count).
+void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep);
+
+// A 2-D convolution's sizes, NHWC input [batch, ih, iw, ic], HWIO filter [kh, kw, ic, oc],
+// NHWC output [batch, oh, ow, oc], with pad_top / pad_left rows / columns of zeros before.
+struct Conv2DGeometry {
+  int64_t batch, ih, iw, ic;
+  int64_t kh, kw, oc;
+  int64_t oh, ow;
+  int64_t stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+};
+
+// output = act(conv(input, filter) + bias). `output` holds batch*oh*ow*oc floats.
+void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
+                 const Epilogue& ep);
+
+}  // namespace cpu
+}  // namespace opgen
