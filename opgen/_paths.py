@@ -17,6 +17,21 @@ SOURCE_ROOT = PACKAGE_DIR.parent
 RUNTIME_LIBRARY_NAME = "libopgen_runtime.so"
 
 
+def _package_dirs() -> list[Path]:
+    """This package's folders: its own, then any other on ``opgen.__path__``. An
+    editable install (scikit-build-core's redirect mode) imports the sources from the
+    checkout but puts the built library in site-packages/opgen, which it adds there."""
+    import sys
+
+    dirs = [PACKAGE_DIR]
+    package = sys.modules.get(__package__ or "opgen")
+    for entry in getattr(package, "__path__", []) or []:
+        path = Path(entry).resolve()
+        if path not in dirs:
+            dirs.append(path)
+    return dirs
+
+
 def _first_existing(*candidates: Path) -> Path | None:
     for candidate in candidates:
         if candidate.exists():
@@ -60,8 +75,10 @@ def runtime_library_path() -> Path:
             raise FileNotFoundError(f"OPGEN_RUNTIME_LIB names {path}, which is not a file")
         return path
     installed = PACKAGE_DIR / "lib" / RUNTIME_LIBRARY_NAME
-    if installed.is_file():
-        return installed
+    for folder in _package_dirs():
+        candidate = folder / "lib" / RUNTIME_LIBRARY_NAME
+        if candidate.is_file():
+            return candidate
     raise FileNotFoundError(
         f"the opgen runtime library was not found at {installed}. Install opgen with "
         "`pip install .` (which builds it), or build it with CMake and point "

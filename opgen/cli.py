@@ -1,5 +1,5 @@
 """The ``opgen`` command line: generate wrappers, list ops, dump the runtime registry,
-list its kernels.
+list its kernels, run a frozen graph.
 
 Every failure ends in one message on stderr and a non-zero exit status, never a
 traceback (set ``OPGEN_DEBUG=1`` to see one), and nothing written.
@@ -128,6 +128,7 @@ def main() -> None:
       opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen dump --from-runtime --out ops.pbtxt
       opgen kernels MatMul --device GPU
+      opgen run model.pb --input x:0=image.npy --output probs:0 --benchmark 20
     """
 
 
@@ -364,6 +365,77 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
     if reason and any(k.device_type == "GPU" for k in listed):
         click.echo(f"note: GPU kernels are listed, but this machine has no GPU: {reason}",
                    err=True)
+
+
+@main.command("run")
+@click.argument("model_path", metavar="MODEL", type=click.Path(exists=True, dir_okay=False,
+                                                                path_type=Path))
+@click.option("--input", "-i", "inputs", multiple=True, metavar="NAME=FILE.npy",
+              help="Feed this .npy array to the tensor NAME (\"x\" means \"x:0\"); repeatable.")
+@click.option("--random-inputs", is_flag=True,
+              help="Feed random values shaped as each Placeholder says (unknown sizes: 1).")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="NAME",
+              help="Fetch this tensor; repeatable. Default: the outputs nothing else reads.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE.npz", help="Save the outputs to this .npz (keys: tensor names).")
+@click.option("--optimize/--no-optimize", default=None,
+              help="Run with or without the session's graph optimizer "
+                   "(default: on, unless $OPGEN_GRAPH_OPTIMIZER=0).")
+@click.option("--benchmark", "runs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Time N runs after a warm-up and print latency percentiles.")
+@click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Untimed runs before --benchmark's timed ones.")
+def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs: tuple[str, ...],
+        save_path: Path | None, optimize: bool | None, runs: int | None, warmup: int) -> None:
+    """Run a frozen TensorFlow graph (a GraphDef .pb or .pbtxt) on .npy inputs and print
+    or save its outputs.
+
+    \b
+    Examples:
+      opgen run model.pb --input x:0=image.npy --output probs:0
+      opgen run model.pb --random-inputs --benchmark 50
+      opgen run model.pb -i x=batch.npy --save out.npz --no-optimize
+    """
+    import numpy as np
+
+    from opgen import run_model
+    from opgen.runtime import errors
+
+    try:
+        model = run_model.load(model_path)
+        if random_inputs and inputs:
+            raise click.UsageError("give either --input or --random-inputs, not both")
+        feeds = run_model.random_inputs(model) if random_inputs else run_model.read_inputs(model, list(inputs))
+        fetches = run_model.check_outputs(model, list(outputs)) if outputs else run_model.guess_outputs(model)
+        if not fetches:
+            raise run_model.ModelError(f"{model_path} has no outputs to fetch: name them with --output")
+        session = run_model.make_session(model, optimize)
+        try:
+            values = session.run(fetches, feeds)
+            if runs is not None:
+                with click.progressbar(length=runs, label="timing", file=sys.stderr,
+                                       show_pos=True) as bar:
+                    last = [0]
+
+                    def advance(done):
+                        bar.update(done - last[0])
+                        last[0] = done
+
+                    timing = run_model.benchmark(session, fetches, feeds, runs, warmup, advance)
+        finally:
+            session.close()
+    except run_model.ModelError as e:
+        raise _fail(str(e)) from None
+    except errors.OpError as e:
+        raise _fail(f"running {model_path} failed: {type(e).__name__}: {e}") from None
+    if save_path is not None:
+        np.savez(save_path, **dict(zip(fetches, values)))
+        click.echo(f"saved {len(fetches)} output{'s' if len(fetches) != 1 else ''} to {save_path}")
+    else:
+        for name, value in zip(fetches, values):
+            click.echo(run_model.describe(name, value))
+    if runs is not None:
+        click.echo(timing.summary())
 
 
 @main.command()

@@ -1,0 +1,197 @@
+"""``opgen run``: load a frozen GraphDef, feed it ``.npy`` inputs, fetch outputs, and
+optionally time it. The CLI (``opgen.cli``) parses arguments; this module does the work
+and is importable on its own (tests and benchmarks use it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from opgen.protos import graph_pb2
+
+# Node types that produce no value worth printing when outputs are guessed.
+_NOT_OUTPUTS = {"NoOp", "Const", "Placeholder", "Assert", "ControlTrigger"}
+
+
+class ModelError(ValueError):
+    """A model, input or output the user named is unusable; the message says why."""
+
+
+@dataclass
+class Model:
+    """A frozen GraphDef imported into its own graph, with its inputs and outputs."""
+
+    path: Path
+    graph_def: graph_pb2.GraphDef
+    graph: object
+    placeholders: list = field(default_factory=list)  # NodeDefs of op Placeholder
+
+
+def read_graph_def(path: Path) -> graph_pb2.GraphDef:
+    """A GraphDef from binary protobuf (``.pb``) or text format (``.pbtxt``)."""
+    from google.protobuf import text_format
+
+    data = Path(path).read_bytes()
+    graph_def = graph_pb2.GraphDef()
+    try:
+        graph_def.ParseFromString(data)
+        if graph_def.node or not data:
+            return graph_def
+    except Exception:  # not binary; try text below
+        pass
+    try:
+        return text_format.Parse(data.decode("utf-8"), graph_pb2.GraphDef())
+    except Exception as e:
+        raise ModelError(f"{path} is neither a binary nor a text-format GraphDef ({e})") from None
+
+
+def load(path: Path) -> Model:
+    import opgen
+
+    graph_def = read_graph_def(Path(path))
+    graph = opgen.Graph()
+    with graph.as_default():
+        opgen.import_graph_def(graph_def, name="")
+    placeholders = [n for n in graph_def.node if n.op == "Placeholder"]
+    return Model(Path(path), graph_def, graph, placeholders)
+
+
+def tensor_name(name: str) -> str:
+    """"x" -> "x:0"; "x:1" unchanged."""
+    return name if ":" in name else name + ":0"
+
+
+def guess_outputs(model: Model) -> list[str]:
+    """The outputs nothing else reads: what a frozen model returns (its Identity
+    outputs, usually), in the GraphDef's order."""
+    consumed = set()
+    for node in model.graph_def.node:
+        for inp in node.input:
+            if not inp.startswith("^"):
+                consumed.add(tensor_name(inp))
+    names = []
+    for op in model.graph.get_operations():
+        if op.type in _NOT_OUTPUTS:
+            continue
+        for out in op.outputs:
+            if out.name not in consumed:
+                names.append(out.name)
+    return names
+
+
+def read_inputs(model: Model, specs: list[str]) -> dict[str, np.ndarray]:
+    """Parses ``NAME=FILE.npy`` specs into feeds checked against the placeholders."""
+    feeds = {}
+    for spec in specs:
+        name, sep, file_name = spec.partition("=")
+        if not sep or not name or not file_name:
+            raise ModelError(f"--input wants NAME=FILE.npy, got {spec!r}")
+        name = tensor_name(name)
+        try:
+            model.graph.get_tensor_by_name(name)
+        except (KeyError, ValueError):
+            raise ModelError(f"{model.path} has no tensor {name!r}; its inputs are "
+                             f"{', '.join(n.name + ':0' for n in model.placeholders) or 'none'}") from None
+        try:
+            value = np.load(file_name, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise ModelError(f"cannot read {file_name} for {name}: {e}") from None
+        if isinstance(value, np.lib.npyio.NpzFile):
+            raise ModelError(f"{file_name} is an .npz archive; give one array per --input (.npy)")
+        feeds[name] = value
+    missing = [n.name + ":0" for n in model.placeholders if n.name + ":0" not in feeds]
+    if missing:
+        raise ModelError(f"no value for input{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)}: give --input NAME=FILE.npy, or --random-inputs")
+    return feeds
+
+
+def random_inputs(model: Model, seed: int = 0, unknown_dim: int = 1) -> dict[str, np.ndarray]:
+    """Feeds of random values shaped as each placeholder says (unknown sizes: 1)."""
+    from opgen.runtime import dtypes
+
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for node in model.placeholders:
+        dtype = dtypes.as_dtype(node.attr["dtype"].type).as_numpy_dtype
+        shape_proto = node.attr["shape"].shape
+        if shape_proto.unknown_rank:
+            raise ModelError(f"input {node.name} has an unknown rank: give --input "
+                             f"{node.name}=FILE.npy")
+        shape = [d.size if d.size >= 0 else unknown_dim for d in shape_proto.dim]
+        if np.issubdtype(dtype, np.floating):
+            value = rng.standard_normal(shape).astype(dtype)
+        elif np.issubdtype(dtype, np.integer):
+            value = rng.integers(0, 2, size=shape).astype(dtype)
+        elif dtype == np.bool_:
+            value = rng.integers(0, 2, size=shape).astype(bool)
+        else:
+            raise ModelError(f"cannot make random values of {dtype} for input {node.name}")
+        feeds[node.name + ":0"] = value
+    return feeds
+
+
+def make_session(model: Model, optimize: bool | None):
+    """A Session over the model's graph, with the graph optimizer on, off, or as the
+    runtime decides (None: on unless $OPGEN_GRAPH_OPTIMIZER=0)."""
+    import opgen
+
+    if optimize is None:
+        return opgen.Session(graph=model.graph)
+    return opgen.Session(graph=model.graph, options=opgen.SessionOptions(optimize=optimize))
+
+
+def check_outputs(model: Model, names: list[str]) -> list[str]:
+    checked = []
+    for name in names:
+        full = tensor_name(name)
+        try:
+            model.graph.get_tensor_by_name(full)
+        except (KeyError, ValueError):
+            raise ModelError(f"{model.path} has no tensor {full!r} to fetch") from None
+        checked.append(full)
+    return checked
+
+
+@dataclass
+class Timing:
+    runs: int
+    times_ms: list[float]
+
+    def percentile(self, q: float) -> float:
+        return float(np.percentile(self.times_ms, q))
+
+    def summary(self) -> str:
+        t = self.times_ms
+        return (f"{self.runs} runs: median {self.percentile(50):.3f} ms, "
+                f"p90 {self.percentile(90):.3f} ms, p99 {self.percentile(99):.3f} ms, "
+                f"min {min(t):.3f} ms, mean {float(np.mean(t)):.3f} ms")
+
+
+def benchmark(session, outputs, feeds, runs: int, warmup: int = 2, progress=None) -> Timing:
+    """Times ``runs`` calls of ``session.run`` after ``warmup`` untimed ones. `progress`,
+    when given, is called with the number of finished runs after each one."""
+    for _ in range(warmup):
+        session.run(outputs, feeds)
+    times = []
+    for i in range(runs):
+        start = time.perf_counter()
+        session.run(outputs, feeds)
+        times.append((time.perf_counter() - start) * 1e3)
+        if progress is not None:
+            progress(i + 1)
+    return Timing(runs, times)
+
+
+def describe(name: str, value: np.ndarray, max_items: int = 1000) -> str:
+    """One block per output: name, dtype, shape and (a short view of) its values."""
+    head = f"{name}: {value.dtype} {list(value.shape)}"
+    if value.size == 0:
+        return head
+    with np.printoptions(threshold=max_items, edgeitems=3, precision=6, suppress=False):
+        body = np.array2string(value, separator=", ")
+    return head + "\n" + body

@@ -1,0 +1,81 @@
+"""The model families people freeze from Keras and tf.function code
+(tests/fixtures/tf_models/families, made by tools/make_model_fixtures.py) import into
+opgen and give TensorFlow's recorded outputs, with the session's graph optimizer on and
+off; the optimized run also agrees with the unoptimized one to float rounding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_models" / "families"
+FAMILIES = sorted(p.name[:-3] for p in FIXTURES.glob("*.pb"))
+
+
+@pytest.fixture(autouse=True)
+def graph_runtime(runtime_lib):
+    if not hasattr(runtime_lib, "TF_NewGraph"):
+        pytest.skip("this runtime was built without the graph API")
+
+
+class Fixture:
+    def __init__(self, name: str):
+        self.name = name
+        self.graph_def = (FIXTURES / f"{name}.pb").read_bytes()
+        io = np.load(FIXTURES / f"{name}_io.npz")
+        self.input_names = [str(n) for n in io["input_names"]]
+        self.output_names = [str(n) for n in io["output_names"]]
+        self.inputs = [io[f"in_{i}"] for i in range(len(self.input_names))]
+        self.expected = [io[f"out_{i}"] for i in range(len(self.output_names))]
+
+    def run(self, optimize: bool) -> list[np.ndarray]:
+        graph = opgen.Graph()
+        with graph.as_default():
+            opgen.import_graph_def(self.graph_def, name="")
+        options = opgen.SessionOptions(optimize=optimize)
+        with opgen.Session(graph=graph, options=options) as session:
+            return session.run(self.output_names, dict(zip(self.input_names, self.inputs)))
+
+
+def assert_close(got: np.ndarray, want: np.ndarray, what: str, rel: float = 1e-4):
+    """Equal dtype and shape; values within `rel` of the largest magnitude (exact for
+    integers and booleans)."""
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, TensorFlow {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, TensorFlow {want.shape}"
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    scale = float(np.max(np.abs(want))) if want.size else 0.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=rel * max(scale, 1e-30), err_msg=what)
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def family(request) -> Fixture:
+    return Fixture(request.param)
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "unoptimized"])
+def test_family_gives_tensorflows_outputs(family, optimize):
+    got = family.run(optimize)
+    assert len(got) == len(family.expected)
+    for name, g, want in zip(family.output_names, got, family.expected):
+        assert_close(g, want, f"{family.name} {name} (optimize={optimize})")
+
+
+def test_optimized_agrees_with_unoptimized(family):
+    optimized, plain = family.run(True), family.run(False)
+    for name, a, b in zip(family.output_names, optimized, plain):
+        assert_close(a, b, f"{family.name} {name}: optimized vs unoptimized", rel=2e-5)
+
+
+def test_every_family_is_present():
+    """The fixture list is what tools/make_model_fixtures.py makes: a family whose
+    files went missing must not pass by being skipped."""
+    assert set(FAMILIES) >= {
+        "resnet", "mobilenetv2", "efficientnet", "densenet", "transformer",
+        "attention_masked", "lstm", "gru", "conv1d_text", "unet", "image_ops",
+        "detection_head"}
