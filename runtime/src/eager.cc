@@ -175,7 +175,7 @@ TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* 
   const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_or_function_name);
   if (def == nullptr) {
     opgen::SetStatus(status, TF_NOT_FOUND,
-                     std::string("Op type not registered '") + op_or_function_name + "'");
+                     opgen::OpNotRegisteredMessage(op_or_function_name, ""));
     return nullptr;
   }
   opgen::ClearStatus(status);

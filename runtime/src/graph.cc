@@ -108,7 +108,7 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   const OpDef* def = OpRegistry::Global().Find(spec.op_type);
   if (def == nullptr) {  // TF_INVALID_ARGUMENT, as TensorFlow's TF_FinishOperation says
     SetStatus(status, TF_INVALID_ARGUMENT,
-              "Op type not registered '" + spec.op_type + "' (node '" + spec.name + "')");
+              OpNotRegisteredMessage(spec.op_type, spec.name));
     return nullptr;
   }
   if (spec.name.empty()) {

@@ -196,7 +196,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     const OpDef* def = OpRegistry::Global().Find(node.op);
     if (def == nullptr) {
       SetStatus(status, TF_NOT_FOUND,
-                "Op type not registered '" + node.op + "' (node '" + node.name + "')");
+                OpNotRegisteredMessage(node.op, node.name));
       return fail();
     }
     std::string error;

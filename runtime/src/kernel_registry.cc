@@ -148,7 +148,9 @@ const KernelDef* KernelRegistry::Find(const OpDef& op, const std::string& device
               "No registered '" + op.name + "' OpKernel for '" + device +
                   "' devices compatible with node {{node " + op.name + "}}. Requested: " +
                   AttrMapToString(attrs) + ". Registered:" +
-                  (registered.empty() ? std::string(" <no registered kernels>") : registered));
+                  (registered.empty() ? std::string(" <no registered kernels>") : registered) +
+                  "\n(`opgen kernels " + op.name + "` lists them; an op library can register "
+                  "more: see docs/plugins.md)");
   }
   return best;
 }

@@ -47,6 +47,15 @@ void OpRegistry::Register(std::unique_ptr<OpDef> op, ShapeInferenceFn shape_fn,
   ClearStatus(status);
 }
 
+std::string OpNotRegisteredMessage(const std::string& op, const std::string& node) {
+  std::string message = "Op type not registered '" + op + "'";
+  if (!node.empty()) message += " (node '" + node + "')";
+  return message +
+         ". opgen's runtime has no op of that name: `opgen list --from-runtime` lists the "
+         "ops it has; an op library written against TensorFlow's C op and kernel API adds "
+         "one (TF_LoadLibrary, opgen.load_op_library; see docs/plugins.md)";
+}
+
 const OpDef* OpRegistry::Find(const std::string& name) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto it = impl_->ops.find(name);

@@ -34,6 +34,11 @@ class OpRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
+// "Op type not registered 'Op' (node 'node')" (TensorFlow's words) with what a user can
+// do about it: which ops this runtime has, and how an op library adds one. `node` may be
+// empty (eager ops, OpDef lookups).
+std::string OpNotRegisteredMessage(const std::string& op, const std::string& node);
+
 // What op registrations on one thread did while a log was installed there: TF_LoadLibrary
 // installs one around dlopen to learn which ops a plugin registered and which failed.
 struct RegistrationLog {
