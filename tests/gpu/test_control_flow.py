@@ -1,0 +1,45 @@
+"""v1 control flow placed on the GPU: Switch/Merge and a while loop whose nodes all ask
+for GPU:0 give the CPU's results (int32 counters, predicates and value_index stay in host
+memory, float loop variables on the device)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import opgen
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_runtime"))
+import test_control_flow as cpu_tests  # noqa: E402
+from graph_def_builder import run  # noqa: E402
+
+
+def on_gpu(builder):
+    for node in builder.graph_def.node:
+        node.device = "/device:GPU:0"
+    return builder
+
+
+def test_cond_on_the_gpu_matches_the_cpu():
+    x = np.array([1.5, -2.0, 4.0], np.float32)
+    for pred in (True, False):
+        got = run(on_gpu(cpu_tests.cond_graph()), ["merge:0", "merge:1"], {"x:0": x, "pred:0": pred})
+        want = run(cpu_tests.cond_graph(), ["merge:0", "merge:1"], {"x:0": x, "pred:0": pred})
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+
+
+def test_a_while_loop_on_the_gpu_matches_the_cpu():
+    feeds = {"n:0": np.int32(9), "acc0:0": np.float32(0.5), "k:0": np.float32(-0.25)}
+    got = run(on_gpu(cpu_tests.counting_loop()), ["i_final:0", "acc_final:0"], feeds)
+    want = run(cpu_tests.counting_loop(), ["i_final:0", "acc_final:0"], feeds)
+    assert got[0] == want[0] == 9
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    assert got[1] == cpu_tests.counting_reference(9, 0.5, -0.25)[1]
+
+
+def test_nested_loops_on_the_gpu():
+    got = run(on_gpu(cpu_tests.nested_loops()), "total:0", {"n:0": np.int32(3), "m:0": np.int32(4)})
+    assert got == sum(i * 4 + j + 1 for i in range(3) for j in range(4))
