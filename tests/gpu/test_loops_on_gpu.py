@@ -4,16 +4,21 @@ memory, float loop variables on the device)."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
-import opgen
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_runtime"))
-import test_control_flow as cpu_tests  # noqa: E402
-from graph_def_builder import run  # noqa: E402
+# The CPU tests' graphs (tests/python_runtime/test_control_flow.py), loaded by path: a
+# module of that name may already be imported from elsewhere.
+_CPU_TESTS = Path(__file__).resolve().parents[1] / "python_runtime"
+sys.path.insert(0, str(_CPU_TESTS))
+_spec = importlib.util.spec_from_file_location("cpu_control_flow_tests", _CPU_TESTS / "test_control_flow.py")
+cpu_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cpu_tests)
+run = cpu_tests.run
 
 
 def on_gpu(builder):
