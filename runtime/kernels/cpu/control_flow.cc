@@ -17,16 +17,12 @@ void Forward(TF_OpKernelContext* ctx, int input, int output) {
 
 void ForwardCompute(void*, TF_OpKernelContext* ctx) { Forward(ctx, 0, 0); }
 
-// Sets only the output `pred` selects; outside a session the other one is missing.
+// A Switch's untaken output is dead, which only a session graph can express; the
+// session executor computes Switch itself, so this runs only outside one (eagerly).
 void SwitchCompute(void*, TF_OpKernelContext* ctx) {
-  const TF_Tensor* pred = BorrowInput(ctx, 1);
-  if (pred == nullptr) return;
-  if (TF_NumDims(pred) != 0) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "The second input must be a scalar, but it has shape " + ShapeString(Dims(pred)));
-    return;
-  }
-  Forward(ctx, 0, *Data<bool>(pred) ? 1 : 0);
+  Fail(ctx, TF_UNIMPLEMENTED,
+       "Switch runs only in a session graph (its untaken output is dead); use tf.cond-style "
+       "graphs, or select with SelectV2 eagerly");
 }
 
 // With every input live (outside a session), the first one.

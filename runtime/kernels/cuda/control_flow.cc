@@ -21,15 +21,11 @@ void Forward(TF_OpKernelContext* ctx, int input, int output) {
 
 void ForwardCompute(void*, TF_OpKernelContext* ctx) { Forward(ctx, 0, 0); }
 
+// Only outside a session (the executor computes Switch itself): see ../cpu/control_flow.cc.
 void SwitchCompute(void*, TF_OpKernelContext* ctx) {
-  TensorPtr pred = Input(ctx, 1);  // host memory
-  if (!pred) return;
-  if (TF_NumDims(pred.get()) != 0) {
-    Fail(ctx, TF_INVALID_ARGUMENT,
-         "The second input must be a scalar, but it has shape " + ShapeString(Dims(pred.get())));
-    return;
-  }
-  Forward(ctx, 0, *static_cast<const bool*>(TF_TensorData(pred.get())) ? 1 : 0);
+  Fail(ctx, TF_UNIMPLEMENTED,
+       "Switch runs only in a session graph (its untaken output is dead); use tf.cond-style "
+       "graphs, or select with SelectV2 eagerly");
 }
 
 void MergeCompute(void*, TF_OpKernelContext* ctx) {
