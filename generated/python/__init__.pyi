@@ -24,11 +24,14 @@ __all__ = [
     "clip_by_value",
     "concat_v2",
     "const",
+    "control_trigger",
     "conv2d",
     "div",
     "elu",
+    "enter",
     "equal",
     "erf",
+    "exit",
     "exp",
     "expand_dims",
     "fill",
@@ -47,15 +50,18 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "loop_cond",
     "mat_mul",
     "max",
     "max_pool",
     "maximum",
     "mean",
+    "merge",
     "min",
     "minimum",
     "mul",
     "neg",
+    "next_iteration",
     "no_op",
     "not_equal",
     "ones_like",
@@ -89,7 +95,15 @@ __all__ = [
     "strided_slice",
     "sub",
     "sum",
+    "switch",
     "tanh",
+    "tensor_list_element_shape",
+    "tensor_list_from_tensor",
+    "tensor_list_get_item",
+    "tensor_list_length",
+    "tensor_list_reserve",
+    "tensor_list_set_item",
+    "tensor_list_stack",
     "tile",
     "transpose",
     "unpack",
@@ -136,6 +150,9 @@ def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None =
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
 
 
+def control_trigger(name: str | None = None) -> OpNode: ...
+
+
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -145,10 +162,16 @@ def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def enter(data: TensorLike, frame_name: str, is_constant: bool = ..., parallel_iterations: int = ..., name: str | None = None) -> OpOutput: ...
+
+
 def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
 def erf(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def exit(data: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def exp(x: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -214,6 +237,9 @@ def logical_not(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -229,6 +255,14 @@ def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: 
 def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+class _MergeOutput(NamedTuple):
+    output: OpOutput
+    value_index: OpOutput
+
+
+def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput: ...
+
+
 def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -239,6 +273,9 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def neg(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def no_op(name: str | None = None) -> OpNode: ...
@@ -340,7 +377,36 @@ def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+class _SwitchOutput(NamedTuple):
+    output_false: OpOutput
+    output_true: OpOutput
+
+
+def switch(data: TensorLike, pred: TensorLike, name: str | None = None) -> _SwitchOutput: ...
+
+
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: TensorLike, resize_if_index_out_of_bounds: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, num_elements: int = ..., name: str | None = None) -> OpOutput: ...
 
 
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput: ...

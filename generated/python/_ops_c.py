@@ -96,6 +96,21 @@ def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOut
     return _out[0]
 
 
+def control_trigger(name: str | None = None) -> OpNode:
+    """Does nothing; its control output is never dead.
+
+    Runs once all its control inputs are done, whether they were dead or live.
+
+    Args:
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ControlTrigger", [], {}, name)
+    return _out or None
+
+
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
     """2-D convolution of a batch of images with a bank of filters.
 

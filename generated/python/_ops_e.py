@@ -32,6 +32,30 @@ def elu(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def enter(data: TensorLike, frame_name: str, is_constant: bool = False, parallel_iterations: int = 10, name: str | None = None) -> OpOutput:
+    """Moves `data` into the child frame (a while loop) named `frame_name`.
+
+    A constant Enter makes `data` visible to every iteration of the loop; otherwise it is the value of the loop's first iteration.
+
+    Args:
+      data: A `Tensor`.
+        The tensor entering the frame.
+      frame_name: A `string`.
+        The name of the child frame.
+      is_constant: An optional `bool`. Defaults to `False`.
+        Whether the value is a loop invariant, seen by every iteration.
+      parallel_iterations: An optional `int`. Defaults to `10`.
+        How many iterations may run at once.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      The same tensor, in the frame.
+    """
+    _out = _execute_op("Enter", [data], {"frame_name": frame_name, "is_constant": is_constant, "parallel_iterations": parallel_iterations}, name)
+    return _out[0]
+
+
 def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> OpOutput:
     """Returns the truth value of `x == y` element-wise.
 
@@ -69,6 +93,22 @@ def erf(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Erf", [x], {}, name)
+    return _out[0]
+
+
+def exit(data: TensorLike, name: str | None = None) -> OpOutput:
+    """Moves `data` from a while loop's frame to the enclosing frame.
+
+    Args:
+      data: A `Tensor`.
+        The tensor leaving the frame.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      The same tensor, in the parent frame.
+    """
+    _out = _execute_op("Exit", [data], {}, name)
     return _out[0]
 
 

@@ -164,3 +164,21 @@ def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
     """
     _out = _execute_op("LogicalOr", [x, y], {}, name)
     return _out[0]
+
+
+def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The predicate of a while loop: whether another iteration runs.
+
+    The loop's Switches read it; a false value sends the loop variables to the Exits.
+
+    Args:
+      input: A `Tensor` of type `bool`.
+        A boolean scalar.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      The same boolean.
+    """
+    _out = _execute_op("LoopCond", [input], {}, name)
+    return _out[0]

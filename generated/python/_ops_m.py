@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -130,6 +131,31 @@ def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fal
     """
     _out = _execute_op("Mean", [input, reduction_indices], {"keep_dims": keep_dims}, name)
     return _out[0]
+
+
+_MergeOutput = _collections.namedtuple("Merge", ["output", "value_index"])
+
+
+def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput:
+    """Forwards the first of its inputs that is live.
+
+    Merge runs as soon as one input is live, without waiting for the others; it is dead only when every input is dead. In a while loop its inputs are the loop's Enter (first iteration) and NextIteration (every later one).
+
+    Args:
+      inputs: A list of at least 1 `Tensor` objects with the same type.
+        The candidates, at most one of them live per step.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output, value_index).
+
+      output: A `Tensor`.
+        The live input.
+      value_index: A `Tensor` of type `int32`.
+        The index of the live input.
+    """
+    _out = _execute_op("Merge", [inputs], {}, name)
+    return _MergeOutput._make(_out)
 
 
 def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:

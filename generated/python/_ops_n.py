@@ -30,6 +30,24 @@ def neg(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput:
+    """Passes `data` to the next iteration of the while loop.
+
+    Its reader is the loop's Merge, which then runs in the next iteration.
+
+    Args:
+      data: A `Tensor`.
+        The value for the next iteration.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      The same tensor, in the next iteration.
+    """
+    _out = _execute_op("NextIteration", [data], {}, name)
+    return _out[0]
+
+
 def no_op(name: str | None = None) -> OpNode:
     """Does nothing.
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import dtypes as _dtypes
@@ -333,3 +334,30 @@ def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
     """
     _out = _execute_op("Sum", [input, reduction_indices], {"keep_dims": keep_dims}, name)
     return _out[0]
+
+
+_SwitchOutput = _collections.namedtuple("Switch", ["output_false", "output_true"])
+
+
+def switch(data: TensorLike, pred: TensorLike, name: str | None = None) -> _SwitchOutput:
+    """Forwards `data` to the output `pred` selects.
+
+    The other output is dead: the nodes that read it do not run in this step (their outputs are dead too), up to a Merge.
+
+    Args:
+      data: A `Tensor`.
+        The tensor to forward.
+      pred: A `Tensor` of type `bool`.
+        A scalar: which output gets `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_false, output_true).
+
+      output_false: A `Tensor`. Has the same type as `data`.
+        `data` when `pred` is false, else dead.
+      output_true: A `Tensor`. Has the same type as `data`.
+        `data` when `pred` is true, else dead.
+    """
+    _out = _execute_op("Switch", [data, pred], {}, name)
+    return _SwitchOutput._make(_out)

@@ -32,6 +32,154 @@ def tanh(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None) -> OpOutput:
+    """The list's element shape.
+
+    -1 for unknown dims, or a scalar -1 for an unknown rank.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      shape_type: A dtype from: `int32`, `int64`.
+        The dtype of the result.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `shape_type`.
+      The shape.
+    """
+    _out = _execute_op("TensorListElementShape", [input_handle], {"shape_type": shape_type}, name)
+    return _out[0]
+
+
+def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name: str | None = None) -> OpOutput:
+    """A list of the slices of `tensor` along its first dimension.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to split, of rank 1 or more.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the slices must fit.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListFromTensor", [tensor, element_shape], {}, name)
+    return _out[0]
+
+
+def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput:
+    """Element `index` of the list.
+
+    An unset element reads as zeros of the element shape.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      index: A `Tensor` of type `int32`.
+        Which element, in [0, length).
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The shape an unset element takes, merged with the list's.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `element_dtype`.
+      The element.
+    """
+    _out = _execute_op("TensorListGetItem", [input_handle, index, element_shape], {"element_dtype": element_dtype}, name)
+    return _out[0]
+
+
+def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpOutput:
+    """The number of elements in the list.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      Its length.
+    """
+    _out = _execute_op("TensorListLength", [input_handle], {}, name)
+    return _out[0]
+
+
+def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput:
+    """A list of `num_elements` unset elements.
+
+    An unset element reads as zeros of the element shape once that is fully known.
+
+    Args:
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape; -1 entries (or a scalar -1) are unknown.
+      num_elements: A `Tensor` of type `int32`.
+        The list's length.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListReserve", [element_shape, num_elements], {"element_dtype": element_dtype}, name)
+    return _out[0]
+
+
+def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: TensorLike, resize_if_index_out_of_bounds: bool = False, name: str | None = None) -> OpOutput:
+    """A list like the input with element `index` replaced by `item`.
+
+    The input list is unchanged.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      index: A `Tensor` of type `int32`.
+        Which element.
+      item: A `Tensor`.
+        The new element.
+      resize_if_index_out_of_bounds: An optional `bool`. Defaults to `False`.
+        Grow the list to index + 1 instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The new list.
+    """
+    _out = _execute_op("TensorListSetItem", [input_handle, index, item], {"resize_if_index_out_of_bounds": resize_if_index_out_of_bounds}, name)
+    return _out[0]
+
+
+def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, num_elements: int = -1, name: str | None = None) -> OpOutput:
+    """The list's elements stacked along a new first dimension.
+
+    Every element must have the same shape; unset ones are zeros of it.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      element_shape: A `Tensor` of type `int32`.
+        The elements' expected shape.
+      element_dtype: A dtype.
+        The elements' dtype.
+      num_elements: An optional `int`. Defaults to `-1`.
+        The list's expected length, or -1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `element_dtype`.
+      The stacked elements.
+    """
+    _out = _execute_op("TensorListStack", [input_handle, element_shape], {"element_dtype": element_dtype, "num_elements": num_elements}, name)
+    return _out[0]
+
+
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput:
     """Repeats `input` `multiples[d]` times along each dimension `d`.
 

@@ -36,6 +36,8 @@ void RegisterElementwiseMathOps(TF_Status* status);
 void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
 void RegisterPlaceholderOps(TF_Status* status);
+void RegisterControlFlowOps(TF_Status* status);  // control_flow_ops.cc
+void RegisterListOps(TF_Status* status);         // list_ops.cc
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
 // type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the

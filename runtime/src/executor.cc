@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "frame_executor.h"
 #include "op_registry.h"
 
 namespace opgen {
@@ -89,6 +90,7 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
   // overflow the stack.
   std::vector<const TF_Operation*> order;
   std::unordered_map<const TF_Operation*, int> state;  // 1: on the stack, 2: done
+  std::vector<const TF_Operation*> back_edges;  // NextIterations that Merges read
   auto visit = [&](const TF_Operation* root) -> bool {
     if (state.count(root)) return true;
     std::vector<std::pair<const TF_Operation*, size_t>> stack{{root, 0}};
@@ -101,7 +103,15 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
         size_t i = next++;
         if (i < n_data) {
           const TF_Output& in = op->inputs[i];
-          if (!fed.count(OutputKey(in.oper, in.index))) dep = in.oper;
+          if (fed.count(OutputKey(in.oper, in.index))) {
+            // cut by the feed
+          } else if (in.oper->type() == "NextIteration" && op->type() == "Merge") {
+            // A loop's back edge, not a dependency: the NextIteration runs after the
+            // Merge (in the next iteration); it is planned from its own visit.
+            back_edges.push_back(in.oper);
+          } else {
+            dep = in.oper;
+          }
         } else {
           dep = op->control_inputs[i - n_data];
         }
@@ -133,6 +143,8 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
       return nullptr;
   for (int i = 0; i < num_targets; ++i)
     if (!visit(targets[i])) return nullptr;
+  for (size_t i = 0; i < back_edges.size(); ++i)  // visits may find more
+    if (!visit(back_edges[i])) return nullptr;
 
   // Slots: feeds first, then each node's outputs.
   int slots = 0;
@@ -204,6 +216,22 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
     plan->input_slots_.insert(plan->input_slots_.end(), in_slots.begin(), in_slots.end());
   }
   plan->num_slots_ = slots;
+  if (std::any_of(order.begin(), order.end(),
+                  [](const TF_Operation* op) { return IsControlFlowOp(op->type()); })) {
+    // Control flow: the same steps, scheduled by frame and iteration at run time.
+    std::vector<FrameStepView> views;
+    for (const Step& st : plan->steps_)
+      views.push_back(FrameStepView{
+          st.op, st.kernel, st.copy_to,
+          std::vector<int>(plan->input_slots_.begin() + st.first_input,
+                           plan->input_slots_.begin() + st.first_input + st.num_inputs),
+          st.first_output, st.num_outputs});
+    std::vector<int> feed_slots;
+    for (const Feed& f : plan->feeds_) feed_slots.push_back(f.slot);
+    plan->frames_ = FrameGraph::Build(std::move(views), feed_slots, plan->fetch_slots_, slots, status);
+    if (plan->frames_ == nullptr) return nullptr;
+    return plan;
+  }
   plan->slot_is_fetched_.assign(slots, false);
   for (int s : plan->fetch_slots_) plan->slot_is_fetched_[s] = true;
   plan->num_inputs_ = static_cast<int>(plan->input_slots_.size());
@@ -287,6 +315,10 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
   for (size_t i = 0; i < feeds_.size(); ++i)
     if (!CheckFeed(feeds_[i], feed_values[i], status)) return;
 
+  if (frames_ != nullptr) {
+    RunWithFrames(feed_values, fetch_values, status);
+    return;
+  }
   std::unique_ptr<RunState> state = AcquireState();
   TF_Tensor** slots = state->slots.data();
   TF_Tensor** inputs = state->inputs.data();
@@ -365,6 +397,43 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     }
   }
   ReleaseState(std::move(state));
+}
+
+}  // namespace opgen
+
+namespace opgen {
+
+void ExecutionPlan::RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
+                                  TF_Status* status) const {
+  // Feeds are planned in host memory, as in Run.
+  std::vector<TF_Tensor*> feeds;
+  bool ok = true;
+  for (size_t i = 0; i < feeds_.size() && ok; ++i) {
+    TF_Tensor* fed = feed_values[i];
+    feeds.push_back(fed->buffer->device() == nullptr ? fed->Share()
+                                                     : CopyTensorTo(fed, CpuDevice(), status));
+    ok = feeds.back() != nullptr;
+  }
+  if (ok) frames_->Run(feeds, fetch_values, status);
+  for (TF_Tensor* t : feeds) delete t;
+  if (status->code != TF_OK) return;
+  // Fetched tensors are handed over in host memory.
+  for (size_t i = 0; i < fetch_slots_.size(); ++i) {
+    TF_Tensor*& t = fetch_values[i];
+    if (DeviceOf(t)->is_host()) continue;
+    TF_Status copy_status;
+    TF_Tensor* host = CopyTensorTo(t, CpuDevice(), &copy_status);
+    if (host == nullptr) {
+      for (size_t k = 0; k < fetch_slots_.size(); ++k) {
+        delete fetch_values[k];
+        fetch_values[k] = nullptr;
+      }
+      SetStatus(status, copy_status.code, "fetching a result: " + copy_status.message);
+      return;
+    }
+    delete t;
+    t = host;
+  }
 }
 
 }  // namespace opgen

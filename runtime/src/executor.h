@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frame_executor.h"
 #include "graph.h"
 #include "kernel_registry.h"
 
@@ -75,6 +76,9 @@ class ExecutionPlan {
   std::unique_ptr<RunState> AcquireState() const;
   void ReleaseState(std::unique_ptr<RunState> state) const;
   bool CheckFeed(const Feed& feed, const TF_Tensor* value, TF_Status* status) const;
+  // Run for plans with control flow: the frame executor schedules the same steps.
+  void RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
+                     TF_Status* status) const;
 
   std::vector<Step> steps_;
   std::vector<int> input_slots_;
@@ -84,6 +88,7 @@ class ExecutionPlan {
   std::vector<bool> slot_is_fetched_;
   int num_slots_ = 0;
   int num_inputs_ = 0;
+  std::unique_ptr<FrameGraph> frames_;  // set for graphs with v1 control flow
 
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<RunState>> pool_;

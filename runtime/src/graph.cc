@@ -221,6 +221,19 @@ void TruncateGraphLocked(TF_Graph* graph, size_t keep) {
   }
 }
 
+void ReplaceInputLocked(TF_Operation* op, int index, TF_Output source) {
+  TF_Output& in = op->inputs[index];
+  auto& old_list = in.oper->consumers[in.index];
+  for (auto it = old_list.begin(); it != old_list.end(); ++it) {
+    if (it->oper == op && it->index == index) {
+      old_list.erase(it);
+      break;
+    }
+  }
+  in = source;
+  source.oper->consumers[source.index].push_back(TF_Input{op, index});
+}
+
 NodeDefProto ToNodeDef(const TF_Operation& op) {
   NodeDefProto node;
   node.name = op.name;

@@ -69,6 +69,11 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status);
 // the caller holds graph->mu. Used to undo a failed import.
 void TruncateGraphLocked(TF_Graph* graph, size_t keep);
 
+// Makes data input `index` of `op` read `source` (same dtype, checked by the caller),
+// keeping the consumer lists right; the caller holds graph->mu. A while loop's
+// NextIteration -> Merge edge is added this way, after both nodes exist.
+void ReplaceInputLocked(TF_Operation* op, int index, TF_Output source);
+
 // The node as a NodeDef: inputs as "name", "name:i" and "^name".
 NodeDefProto ToNodeDef(const TF_Operation& op);
 

@@ -137,6 +137,10 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
                   "Node '" + node.name + "': Unknown input node '" + input + "'");
         return false;
       }
+      // A while loop's back edge (NextIteration -> Merge) is the one cycle a GraphDef
+      // may hold, as in TensorFlow's importer: the Merge is added first, the edge last.
+      if (in.index >= 0 && node.op == "Merge" && gd.node[producer->second].op == "NextIteration")
+        continue;
       dependents[producer->second].push_back(i);
       ++pending[i];
     }
@@ -164,6 +168,13 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
 
   const size_t keep = graph->ops.size();
   std::vector<TF_Operation*> created(n, nullptr);
+  struct BackEdge {
+    size_t merge;
+    int input;  // the Merge's data input
+    size_t source;
+    int index;
+  };
+  std::vector<BackEdge> back_edges;
   auto fail = [&] {
     TruncateGraphLocked(graph, keep);
     return false;
@@ -186,9 +197,27 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
         continue;
       }
       auto mapped = opts.input_mapping.find({in.node, in.index});
-      data.push_back(mapped != opts.input_mapping.end()
-                         ? mapped->second
-                         : TF_Output{created[index_of.at(in.node)], in.index});
+      const size_t source = mapped != opts.input_mapping.end() ? n : index_of.at(in.node);
+      if (source < n && created[source] == nullptr) {  // a back edge: patched in below
+        back_edges.push_back(BackEdge{i, static_cast<int>(data.size()), source, in.index});
+        data.push_back(TF_Output{nullptr, 0});
+        continue;
+      }
+      data.push_back(source == n ? mapped->second : TF_Output{created[source], in.index});
+    }
+    // Until its back edges are added, a Merge reads its first forward input there.
+    if (!back_edges.empty() && back_edges.back().merge == i) {
+      TF_Output stand_in{nullptr, 0};
+      for (const TF_Output& d : data)
+        if (d.oper != nullptr) stand_in = d;
+      if (stand_in.oper == nullptr) {
+        SetStatus(status, TF_INVALID_ARGUMENT,
+                  "Merge node '" + node.name +
+                      "' has only NextIteration inputs: no value can ever enter its loop");
+        return fail();
+      }
+      for (TF_Output& d : data)
+        if (d.oper == nullptr) d = stand_in;
     }
     if (node.input.empty())
       spec.control_inputs.insert(spec.control_inputs.end(), opts.control_dependencies.begin(),
@@ -240,6 +269,21 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     }
     results->return_operations.push_back(created[it->second]);
   }
+  for (const BackEdge& e : back_edges) {
+    const TF_Operation* merge = created[e.merge];
+    const TF_Operation* source = created[e.source];
+    if (e.index >= static_cast<int>(source->output_types.size()) ||
+        source->output_types[e.index] != merge->output_types[0]) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "Merge node '" + gd.node[e.merge].name + "': input " + std::to_string(e.input) +
+                    " ('" + gd.node[e.source].name + ":" + std::to_string(e.index) +
+                    "') does not exist or has another dtype than the Merge's other inputs");
+      return fail();
+    }
+  }
+  // Nothing fails past this point: a removed node must not be left as a Merge's input.
+  for (const BackEdge& e : back_edges)
+    ReplaceInputLocked(created[e.merge], e.input, TF_Output{created[e.source], e.index});
   for (const auto& [key, dst] : opts.input_mapping) {
     if (used_mappings.count(key)) continue;
     results->missing_names.push_back(key.first);

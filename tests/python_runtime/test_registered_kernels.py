@@ -22,6 +22,13 @@ from opgen.runtime import _lib, errors
 CPU_ONLY = {
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
+    # A TensorList is a host object (a DT_VARIANT scalar); TensorFlow's GPU builds run
+    # these ops on the host too, and the GPU control-flow kernels pass lists through
+    # in host memory.
+    **{op: "TensorLists are host objects (DT_VARIANT), as in TensorFlow"
+       for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
+                  "TensorListSetItem", "TensorListStack", "TensorListLength",
+                  "TensorListElementShape")},
 }
 
 

@@ -99,6 +99,8 @@ void RegisterConcatSplitKernels(TF_Status* status);
 void RegisterSlicingKernels(TF_Status* status);
 void RegisterConvPoolKernels(TF_Status* status);
 void RegisterConstKernels(TF_Status* status);
+void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc
+void RegisterTensorListKernels(TF_Status* status);   // tensor_list.cc
 
 }  // namespace cpu
 }  // namespace opgen

@@ -13,6 +13,7 @@ void RegisterMatMulKernels(TF_Status* status);       // matmul.cu: MatMul, Batch
 void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBatchNormV3, Conv2D, MaxPool, AvgPool
 void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
+void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 
 }  // namespace cuda
 }  // namespace opgen

@@ -1,0 +1,355 @@
+// TensorList kernels (TensorFlow registers them on the host only: a list is a host
+// object even when its elements would live on a device). The list is ../tensor_list.h.
+#include <cstring>
+
+#include "../tensor_list.h"
+#include "kernel_util.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+using kernels::TensorList;
+
+struct ListAttrs {
+  TF_DataType element_dtype = TF_FLOAT;
+  int64_t num_elements = -1;  // TensorListStack's attr
+  bool resize = false;        // TensorListSetItem's resize_if_index_out_of_bounds
+};
+
+void* CreateListAttrs(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* attrs = new ListAttrs();
+  if (TF_OpKernelConstruction_HasAttr(ctx, "element_dtype", s.get()))
+    TF_OpKernelConstruction_GetAttrType(ctx, "element_dtype", &attrs->element_dtype, s.get());
+  if (TF_OpKernelConstruction_HasAttr(ctx, "num_elements", s.get()))
+    TF_OpKernelConstruction_GetAttrInt64(ctx, "num_elements", &attrs->num_elements, s.get());
+  if (TF_OpKernelConstruction_HasAttr(ctx, "resize_if_index_out_of_bounds", s.get()))
+    attrs->resize = kernels::BoolAttr(ctx, "resize_if_index_out_of_bounds", s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete attrs;
+    return nullptr;
+  }
+  return attrs;
+}
+
+void DeleteListAttrs(void* attrs) { delete static_cast<ListAttrs*>(attrs); }
+
+// Input `i` as a list whose elements have the dtype the op expects, or null after failing.
+const TensorList* ListInput(TF_OpKernelContext* ctx, int i, const ListAttrs* attrs) {
+  const TF_Tensor* t = BorrowInput(ctx, i);
+  if (t == nullptr) return nullptr;
+  const TensorList* list = TensorList::From(t);
+  if (list == nullptr) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Input " + std::to_string(i) + " is not a TensorList: a " +
+             kernels::DTypeName(TF_TensorType(t)) + " tensor of shape " + ShapeString(Dims(t)));
+    return nullptr;
+  }
+  if (attrs != nullptr && list->element_dtype != attrs->element_dtype) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Invalid data types; op elements " + kernels::DTypeName(attrs->element_dtype) +
+             " but list elements " + kernels::DTypeName(list->element_dtype));
+    return nullptr;
+  }
+  return list;
+}
+
+// An element_shape operand: a scalar -1 is an unknown rank, -1 entries unknown dims.
+bool ReadElementShape(TF_OpKernelContext* ctx, int i, bool* rank_known, std::vector<int64_t>* dims) {
+  const TF_Tensor* t = BorrowInput(ctx, i);
+  if (t == nullptr) return false;
+  const std::vector<int64_t> values = kernels::IndexValues(t);
+  if (TF_NumDims(t) == 0) {
+    if (values[0] != -1) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "element_shape: a scalar must be -1 (unknown rank), got " + std::to_string(values[0]));
+      return false;
+    }
+    *rank_known = false;
+    dims->clear();
+    return true;
+  }
+  if (TF_NumDims(t) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "element_shape must be a scalar or a vector, got shape " + ShapeString(Dims(t)));
+    return false;
+  }
+  for (int64_t d : values) {
+    if (d < -1) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "element_shape has a dimension " + std::to_string(d));
+      return false;
+    }
+  }
+  *rank_known = true;
+  *dims = values;
+  return true;
+}
+
+// Merges a known shape into a partial one; false (with `error`) when they disagree.
+bool MergeInto(bool* rank_known, std::vector<int64_t>* dims, bool other_rank_known,
+               const std::vector<int64_t>& other, std::string* error) {
+  if (!other_rank_known) return true;
+  if (!*rank_known) {
+    *rank_known = true;
+    *dims = other;
+    return true;
+  }
+  if (dims->size() != other.size()) {
+    *error = "ranks differ";
+    return false;
+  }
+  for (size_t k = 0; k < other.size(); ++k) {
+    if ((*dims)[k] >= 0 && other[k] >= 0 && (*dims)[k] != other[k]) {
+      *error = "dimension " + std::to_string(k) + " differs";
+      return false;
+    }
+    if ((*dims)[k] < 0) (*dims)[k] = other[k];
+  }
+  return true;
+}
+
+std::string PartialShapeString(bool rank_known, const std::vector<int64_t>& dims) {
+  TensorList l;
+  l.element_rank_known = rank_known;
+  l.element_shape = dims;
+  return l.ShapeString();
+}
+
+void SetListOutput(TF_OpKernelContext* ctx, int i, std::unique_ptr<TensorList> list) {
+  TF_Tensor* t = TensorList::ToTensor(std::move(list));
+  if (t == nullptr) {
+    Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorList");
+    return;
+  }
+  TF_SetOutput(ctx, i, t, ThreadStatus());
+  TF_DeleteTensor(t);
+  if (TF_GetCode(ThreadStatus()) != TF_OK) TF_OpKernelContext_Failure(ctx, ThreadStatus());
+}
+
+bool FullyDefined(bool rank_known, const std::vector<int64_t>& dims) {
+  if (!rank_known) return false;
+  for (int64_t d : dims)
+    if (d < 0) return false;
+  return true;
+}
+
+void ReserveCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  auto list = std::make_unique<TensorList>();
+  list->element_dtype = attrs->element_dtype;
+  if (!ReadElementShape(ctx, 0, &list->element_rank_known, &list->element_shape)) return;
+  const TF_Tensor* n = BorrowInput(ctx, 1);
+  if (n == nullptr) return;
+  if (TF_NumDims(n) != 0 || *Data<int32_t>(n) < 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "num_elements must be a non-negative scalar, got " +
+             (TF_NumDims(n) == 0 ? std::to_string(*Data<int32_t>(n)) : "shape " + ShapeString(Dims(n))));
+    return;
+  }
+  list->items.resize(static_cast<size_t>(*Data<int32_t>(n)));
+  SetListOutput(ctx, 0, std::move(list));
+}
+
+void FromTensorCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TF_Tensor* tensor = BorrowInput(ctx, 0);
+  if (tensor == nullptr) return;
+  std::vector<int64_t> dims = Dims(tensor);
+  if (dims.empty()) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "TensorListFromTensor needs a tensor of rank 1 or more, got a scalar");
+    return;
+  }
+  auto list = std::make_unique<TensorList>();
+  list->element_dtype = attrs->element_dtype;
+  if (!ReadElementShape(ctx, 1, &list->element_rank_known, &list->element_shape)) return;
+  const std::vector<int64_t> element(dims.begin() + 1, dims.end());
+  std::string error;
+  if (!MergeInto(&list->element_rank_known, &list->element_shape, true, element, &error)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "The tensor's element shape " + ShapeString(element) + " does not fit element_shape " +
+             list->ShapeString() + ": " + error);
+    return;
+  }
+  const size_t bytes = static_cast<size_t>(NumElements(element)) * TF_DataTypeSize(TF_TensorType(tensor));
+  const char* src = static_cast<const char*>(TF_TensorData(tensor));
+  for (int64_t i = 0; i < dims[0]; ++i) {
+    TF_Tensor* item = TF_AllocateTensor(TF_TensorType(tensor), element.data(),
+                                        static_cast<int>(element.size()), bytes);
+    if (item == nullptr) {
+      Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a list element");
+      return;
+    }
+    if (bytes) std::memcpy(TF_TensorData(item), src + i * bytes, bytes);
+    list->items.push_back(TensorList::Hold(item));
+  }
+  SetListOutput(ctx, 0, std::move(list));
+}
+
+// The index operand checked against the list's length.
+bool ReadIndex(TF_OpKernelContext* ctx, int i, size_t length, bool allow_past_end, int32_t* index) {
+  const TF_Tensor* t = BorrowInput(ctx, i);
+  if (t == nullptr) return false;
+  if (TF_NumDims(t) != 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "index must be a scalar, got shape " + ShapeString(Dims(t)));
+    return false;
+  }
+  *index = *Data<int32_t>(t);
+  if (*index < 0 || (!allow_past_end && static_cast<size_t>(*index) >= length)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Trying to access element " + std::to_string(*index) + " in a list with " +
+             std::to_string(length) + " elements.");
+    return false;
+  }
+  return true;
+}
+
+// A zero tensor standing for an unset element of `dims` (fully known).
+TF_Tensor* Zeros(TF_DataType dtype, const std::vector<int64_t>& dims) {
+  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(dtype);
+  TF_Tensor* t = TF_AllocateTensor(dtype, dims.data(), static_cast<int>(dims.size()), bytes);
+  if (t != nullptr && bytes) std::memset(TF_TensorData(t), 0, bytes);
+  return t;
+}
+
+void GetItemCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  int32_t index = 0;
+  if (list == nullptr || !ReadIndex(ctx, 1, list->items.size(), false, &index)) return;
+  const std::shared_ptr<TF_Tensor>& item = list->items[index];
+  if (item) {
+    TF_SetOutput(ctx, 0, item.get(), ThreadStatus());
+    if (TF_GetCode(ThreadStatus()) != TF_OK) TF_OpKernelContext_Failure(ctx, ThreadStatus());
+    return;
+  }
+  bool rank_known = list->element_rank_known;
+  std::vector<int64_t> dims = list->element_shape, wanted;
+  bool wanted_rank_known = false;
+  std::string error;
+  if (!ReadElementShape(ctx, 2, &wanted_rank_known, &wanted)) return;
+  if (!MergeInto(&rank_known, &dims, wanted_rank_known, wanted, &error) ||
+      !FullyDefined(rank_known, dims)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Element " + std::to_string(index) + " is unset and the element shape " +
+             PartialShapeString(rank_known, dims) + " (the list's " + list->ShapeString() +
+             " with element_shape " + PartialShapeString(wanted_rank_known, wanted) +
+             ") is not fully known" + (error.empty() ? "" : ": " + error));
+    return;
+  }
+  TF_Tensor* zeros = Zeros(list->element_dtype, dims);
+  if (zeros == nullptr) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate an element");
+  TF_SetOutput(ctx, 0, zeros, ThreadStatus());
+  TF_DeleteTensor(zeros);
+}
+
+void SetItemCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  int32_t index = 0;
+  if (list == nullptr || !ReadIndex(ctx, 1, list->items.size(), attrs->resize, &index)) return;
+  TensorPtr item = Input(ctx, 2);
+  if (!item) return;
+  bool rank_known = list->element_rank_known;
+  std::vector<int64_t> dims = list->element_shape;
+  std::string error;
+  if (!MergeInto(&rank_known, &dims, true, Dims(item.get()), &error)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Tried to set an element of shape " + ShapeString(Dims(item.get())) +
+             " in a list with element shape " + list->ShapeString() + ": " + error);
+    return;
+  }
+  auto out = std::make_unique<TensorList>(*list);
+  if (static_cast<size_t>(index) >= out->items.size()) out->items.resize(index + 1);
+  out->items[index] = TensorList::Hold(item.release());
+  SetListOutput(ctx, 0, std::move(out));
+}
+
+void StackCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  if (list == nullptr) return;
+  const int64_t n = static_cast<int64_t>(list->items.size());
+  if (attrs->num_elements != -1 && attrs->num_elements != n) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Operation expected a list with " + std::to_string(attrs->num_elements) +
+             " elements but got a list with " + std::to_string(n) + " elements.");
+    return;
+  }
+  bool rank_known = list->element_rank_known, wanted_rank_known = false;
+  std::vector<int64_t> dims = list->element_shape, wanted;
+  std::string error;
+  if (!ReadElementShape(ctx, 1, &wanted_rank_known, &wanted)) return;
+  bool ok = MergeInto(&rank_known, &dims, wanted_rank_known, wanted, &error);
+  for (int64_t i = 0; ok && i < n; ++i)
+    if (list->items[i]) ok = MergeInto(&rank_known, &dims, true, Dims(list->items[i].get()), &error);
+  if (!ok || !FullyDefined(rank_known, dims)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Cannot stack the list: its elements' shape " + PartialShapeString(rank_known, dims) +
+             (ok ? " is not fully known" : " is inconsistent: " + error));
+    return;
+  }
+  std::vector<int64_t> out_dims{n};
+  out_dims.insert(out_dims.end(), dims.begin(), dims.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
+  if (!out) return;
+  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(list->element_dtype);
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (int64_t i = 0; i < n && bytes; ++i) {
+    if (list->items[i]) {
+      // Same shape as `dims`, as MergeInto checked.
+      std::memcpy(dst + i * bytes, TF_TensorData(list->items[i].get()), bytes);
+    } else {
+      std::memset(dst + i * bytes, 0, bytes);
+    }
+  }
+}
+
+void LengthCompute(void*, TF_OpKernelContext* ctx) {
+  const TensorList* list = ListInput(ctx, 0, nullptr);
+  if (list == nullptr) return;
+  TensorPtr out = AllocateOutput<int32_t>(ctx, 0, {});
+  if (out) *Data<int32_t>(out) = static_cast<int32_t>(list->items.size());
+}
+
+template <typename T>
+void ElementShapeCompute(void*, TF_OpKernelContext* ctx) {
+  const TensorList* list = ListInput(ctx, 0, nullptr);
+  if (list == nullptr) return;
+  if (!list->element_rank_known) {
+    TensorPtr out = AllocateOutput<T>(ctx, 0, {});
+    if (out) *Data<T>(out) = -1;
+    return;
+  }
+  TensorPtr out = AllocateOutput<T>(ctx, 0, {static_cast<int64_t>(list->element_shape.size())});
+  if (!out) return;
+  for (size_t k = 0; k < list->element_shape.size(); ++k)
+    Data<T>(out)[k] = static_cast<T>(list->element_shape[k]);
+}
+
+}  // namespace
+
+void RegisterTensorListKernels(TF_Status* status) {
+  auto with_attrs = [&](const char* op, const char* attr, TF_DataType t, ComputeFn fn) {
+    RegisterKernel(op, attr, t, fn, status, CreateListAttrs, DeleteListAttrs);
+  };
+  for (TF_DataType t : kAllFixedSizeTypes) {
+    for (TF_DataType shape_type : {TF_INT32, TF_INT64}) {
+      RegisterKernel2("TensorListReserve", "element_dtype", t, "shape_type", shape_type,
+                      ReserveCompute, status, CreateListAttrs, DeleteListAttrs);
+      RegisterKernel2("TensorListFromTensor", "element_dtype", t, "shape_type", shape_type,
+                      FromTensorCompute, status, CreateListAttrs, DeleteListAttrs);
+      RegisterKernel2("TensorListGetItem", "element_dtype", t, "Tshape", shape_type,
+                      GetItemCompute, status, CreateListAttrs, DeleteListAttrs);
+    }
+    with_attrs("TensorListSetItem", "element_dtype", t, SetItemCompute);
+    with_attrs("TensorListStack", "element_dtype", t, StackCompute);
+  }
+  RegisterKernel("TensorListLength", nullptr, TF_FLOAT, LengthCompute, status);
+  RegisterKernel("TensorListElementShape", "shape_type", TF_INT32, ElementShapeCompute<int32_t>, status);
+  RegisterKernel("TensorListElementShape", "shape_type", TF_INT64, ElementShapeCompute<int64_t>, status);
+}
+
+}  // namespace cpu
+}  // namespace opgen
