@@ -18,6 +18,12 @@ namespace cpu {
 bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float* filter,
                        float* output, const Epilogue& ep);
 
+// 3x3, stride 1, undilated convolutions by Winograd F(2x2, 3x3) (conv2d_winograd.cc):
+// returns false, writing nothing, for other shapes, too few output tiles or channels to
+// repay the transforms, or a CPU without AVX-512F.
+bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const float* filter,
+                         float* output, const Epilogue& ep);
+
 // Applies the activation only (the bias already added) to a [rows, cols] block whose
 // rows are `ldc` floats apart. Defined in conv2d_float.cc.
 void ApplyActivationBlock(float* out, int64_t rows, int64_t cols, int64_t ldc, const Epilogue& ep);
