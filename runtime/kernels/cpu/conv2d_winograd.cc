@@ -23,10 +23,10 @@ namespace {
 
 using namespace avx512;
 
-// U[j][panel][c][nr] = (G g Gt)[j] for input channel c, output channels of the panel.
+// u[j * j_stride + c * nr + o] = (G g Gt)[j] for input channel c and output channel
+// panel * nr + o (zero past oc).
 OPGEN_TARGET_AVX512 void TransformFilter(const float* filter, int64_t ic, int64_t oc, int64_t nr,
-                                         int64_t panel, float* u) {
-  const int64_t panels = (oc + nr - 1) / nr;
+                                         int64_t panel, float* u, int64_t j_stride) {
   for (int64_t c = 0; c < ic; ++c) {
     for (int64_t o = 0; o < nr; o += 16) {
       const int64_t n0 = panel * nr + o;
@@ -51,18 +51,18 @@ OPGEN_TARGET_AVX512 void TransformFilter(const float* filter, int64_t ic, int64_
         const __m512 u3 = r[i][2];
         const __m512 row[4] = {u0, u1, u2, u3};
         for (int j = 0; j < 4; ++j)
-          _mm512_storeu_ps(u + (((i * 4 + j) * panels + panel) * ic + c) * nr + o, row[j]);
+          _mm512_storeu_ps(u + (i * 4 + j) * j_stride + c * nr + o, row[j]);
       }
     }
   }
 }
 
-// V[j][t][c] for tiles [t0, t0 + tiles): the 4x4 input block at (2*ty - pad_top,
-// 2*tx - pad_left), zeros outside the image; rows up to `padded` are zeros.
+// v[j * plane + t * ld + c] for tiles [t0, t0 + tiles): the 4x4 input block at
+// (2*ty - pad_top, 2*tx - pad_left), zeros outside the image; rows up to `padded` zeros.
 OPGEN_TARGET_AVX512 void TransformInput(const Conv2DGeometry& g, const float* input, int64_t t0,
-                                        int64_t tiles, int64_t padded, int64_t ld,
+                                        int64_t tiles, int64_t padded, int64_t ld, int64_t plane,
                                         int64_t tiles_h, int64_t tiles_w, float* v) {
-  const int64_t per_image = tiles_h * tiles_w, plane = padded * ld;
+  const int64_t per_image = tiles_h * tiles_w;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t id = t0 + t, b = id / per_image;
     const int64_t y0 = (id % per_image) / tiles_w * 2 - g.pad_top;
@@ -165,11 +165,42 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
   // (16 * ic * oc floats) and channels enough for the GEMMs to run near full speed.
   if (T < 32 || ic < 16 || oc < 16) return false;
   constexpr int64_t mr = 14, nr = 32;
-  const int64_t panels = (oc + nr - 1) / nr, ld = TileStride(ic);
+  const int64_t panels = (oc + nr - 1) / nr, ld = TileStride(ic), threads = ParallelWorkers();
+  if (oc > T) {
+    // The transformed filter (16 * ic * oc) outweighs the tiles (deep layers, small
+    // maps): transform all tiles once, then let tasks split the output channels, each
+    // transforming only its own filter columns (into L2, never to memory) and running
+    // the 16 products over all tiles; the output transform follows over tile slices.
+    const int64_t padded = (T + mr - 1) / mr * mr, plane_v = padded * ld, plane_m = padded * oc;
+    float* v = SharedAScratch(static_cast<size_t>(16 * plane_v));
+    float* mm = SharedBScratch(static_cast<size_t>(16 * plane_m));
+    RunTasks(padded / mr, [&](int64_t s) {
+      TransformInput(g, input, s * mr, std::min(mr, T - s * mr), mr, ld, plane_v, tiles_h,
+                     tiles_w, v + s * mr * ld);
+    });
+    const int64_t group = std::max<int64_t>(1, panels / (2 * threads));
+    RunTasks((panels + group - 1) / group, [&](int64_t task) {
+      const int64_t p0 = task * group, gp = std::min(group, panels - p0);
+      float* u = ThreadScratch(static_cast<size_t>(16 * gp * ic * nr));
+      for (int64_t q = 0; q < gp; ++q)
+        TransformFilter(filter, ic, oc, nr, p0 + q, u + q * ic * nr, gp * ic * nr);
+      const int64_t n0 = p0 * nr, n1 = std::min(oc, (p0 + gp) * nr);
+      for (int j = 0; j < 16; ++j)
+        GemmBlock<14, 2>(T, ic, v + j * plane_v, ld, u + j * gp * ic * nr, n0, n0, n1,
+                         mm + j * plane_m, oc, nullptr, kInRegNone);
+    });
+    RunTasks(padded / mr, [&](int64_t s) {
+      TransformOutput(g, mm + s * mr * oc, s * mr, std::min(mr, T - s * mr), plane_m, tiles_h,
+                      tiles_w, output, ep);
+    });
+    return true;
+  }
+  // Many tiles: the filter is transformed once, shared; tasks take blocks of tiles whose
+  // V (16 x tb x ld) and M (16 x tb x oc) stay within ~1 MiB of L2.
   float* u = SharedBScratch(static_cast<size_t>(16 * panels * nr * ic));
-  RunTasks(panels, [&](int64_t p) { TransformFilter(filter, ic, oc, nr, p, u); });
-  // Tile blocks whose V (16 x tb x ld) and M (16 x tb x oc) stay within ~1 MiB of L2.
-  const int64_t threads = ParallelWorkers();
+  RunTasks(panels, [&](int64_t p) {
+    TransformFilter(filter, ic, oc, nr, p, u + p * ic * nr, panels * ic * nr);
+  });
   int64_t tb = std::clamp<int64_t>((1 << 20) / (64 * (ld + oc)) / mr, 1, 8) * mr;
   while (tb > mr && (T + tb - 1) / tb < 2 * threads) tb -= mr;
   RunTasks((T + tb - 1) / tb, [&](int64_t task) {
@@ -177,7 +208,7 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
     const int64_t padded = (tiles + mr - 1) / mr * mr;
     float* v = ThreadScratch(static_cast<size_t>(16 * padded * (ld + oc)));
     float* mm = v + 16 * padded * ld;
-    TransformInput(g, input, t0, tiles, padded, ld, tiles_h, tiles_w, v);
+    TransformInput(g, input, t0, tiles, padded, ld, padded * ld, tiles_h, tiles_w, v);
     for (int j = 0; j < 16; ++j)
       GemmBlock<14, 2>(tiles, ic, v + j * padded * ld, ld, u + j * panels * nr * ic, 0, 0, oc,
                        mm + j * padded * oc, oc, nullptr, kInRegNone);
