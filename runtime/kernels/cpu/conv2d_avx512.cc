@@ -28,6 +28,13 @@ void Im2colRows(const Conv2DGeometry& g, const float* input, int64_t p0, int64_t
     float* row = dst + r * ld;
     for (int64_t i = 0; i < g.kh; ++i) {
       const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
+      const int64_t sx0 = x * g.stride_w - g.pad_left;
+      if (g.dilation_w == 1 && sy >= 0 && sy < g.ih && sx0 >= 0 && sx0 + g.kw <= g.iw) {
+        // The window's row lies inside the image: kw pixels, contiguous in NHWC.
+        std::memcpy(row + i * g.kw * g.ic, image + (sy * g.iw + sx0) * g.ic,
+                    sizeof(float) * g.kw * g.ic);
+        continue;
+      }
       for (int64_t j = 0; j < g.kw; ++j) {
         const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
         float* out = row + (i * g.kw + j) * g.ic;
