@@ -108,7 +108,7 @@ def main() -> None:
         if args.only == "resnet" and count == 0 or args.only == "mobile" and count > 0:
             continue
         x = rng.standard_normal((1, h, w, ic), dtype=np.float32)
-        f = (rng.standard_normal((kh, kw, ic, oc), dtype=np.float32) / np.sqrt(kh * kw * ic))
+        f = (rng.standard_normal((kh, kw, ic, oc)) / np.sqrt(kh * kw * ic)).astype(np.float32)
         fl = flops(h, w, ic, kh, kw, oc, stride)
         tx, tfl = opgen.convert_to_tensor(x), opgen.convert_to_tensor(f)
         strides = [1, stride, stride, 1]

@@ -24,7 +24,8 @@ enum InRegisterActivation : int { kInRegNone, kInRegRelu, kInRegRelu6, kInRegLat
 
 // C[rows, NV*16] = A[MR rows, K] @ B[K, NV*16] (+ bias, activation). A's MR rows are
 // readable (rows beyond `rows` are computed and dropped), `lda` floats apart; B's rows
-// `ldb` apart, masked to the panel's valid columns. Accumulators: MR*NV zmm registers.
+// `ldb` apart, NV*16 wide (packed, zero-padded); `masks` pick the columns to store.
+// Accumulators: MR*NV zmm registers.
 // Row r's pointer is base[r / 3] + (r % 3) * lda, so a handful of registers address all
 // rows with base + index * scale.
 template <int MR, int NV>
@@ -46,7 +47,7 @@ OPGEN_TARGET_AVX512 inline void MicroKernel(int64_t K, const float* a, int64_t l
   for (int64_t k = 0; k < K; ++k) {
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(m[v], b + 16 * v);
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
     b += ldb;
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
