@@ -88,6 +88,8 @@ def check(shape, filter_shape, strides=(1, 1), padding="SAME", dilations=(1, 1))
     ((2, 5, 5, 512), (1, 1, 512, 33)),
     ((3, 10, 9, 24), (1, 1, 24, 144)),
     ((1, 1, 1, 8), (1, 1, 8, 3)),
+    ((1, 11, 11, 24), (1, 1, 24, 200)),  # more channels than pixels, partial 14-row slice
+    ((1, 5, 5, 24), (1, 1, 24, 40)),     # the same with the 7-row kernel
 ], ids=str)
 def test_pointwise(shape, filter_shape):
     check(shape, filter_shape, padding="VALID")

@@ -88,8 +88,9 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   };
   // out[rows p0.., columns n0..n1) for A rows read in place from the input (all but a
   // partial last MR slice, which goes through a small copy) or from `tile`.
+  // `spare` holds mr * ld floats for that copy.
   auto multiply = [&](int64_t p0, int64_t rows, const float* tile, const float* packed,
-                      int64_t pcol0, int64_t n0, int64_t n1) {
+                      int64_t pcol0, int64_t n0, int64_t n1, float* spare) {
     float* out = output + p0 * N;
     if (tile != nullptr) {
       gemm(rows, K, tile, ld, packed, pcol0, n0, n1, out, N, ep.bias, act);
@@ -98,9 +99,8 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
     const int64_t full = rows / mr * mr;
     if (full > 0) gemm(full, K, input + p0 * K, K, packed, pcol0, n0, n1, out, N, ep.bias, act);
     if (full < rows) {
-      float* last = ThreadScratch(static_cast<size_t>(mr * ld));
-      fill_rows(p0 + full, rows - full, last);
-      gemm(rows - full, K, last, ld, packed, pcol0, n0, n1, out + full * N, N, ep.bias, act);
+      fill_rows(p0 + full, rows - full, spare);
+      gemm(rows - full, K, spare, ld, packed, pcol0, n0, n1, out + full * N, N, ep.bias, act);
     }
   };
 
@@ -127,7 +127,7 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
       for (int64_t c0 = n0; c0 < n1; c0 += chunk) {
         const int64_t c1 = std::min(n1, c0 + chunk);
         PackFilterColumns(filter, K, N, nr, c0, c1, packed);
-        multiply(0, M, tile, packed, c0, c0, c1);
+        multiply(0, M, tile, packed, c0, c0, c1, packed + K * chunk);
       }
       if (act == kInRegLater) ApplyActivationBlock(output + n0, M, n1 - n0, N, ep);
     });
@@ -144,12 +144,10 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   while (mb > mr && (M + mb - 1) / mb < 2 * threads) mb -= mr;
   RunTasks((M + mb - 1) / mb, [&](int64_t t) {
     const int64_t p0 = t * mb, rows = std::min(mb, M - p0);
-    float* tile = nullptr;
-    if (!direct) {
-      tile = ThreadScratch(static_cast<size_t>((rows + mr - 1) / mr * mr * ld));
-      fill_rows(p0, rows, tile);
-    }
-    multiply(p0, rows, tile, packed, 0, 0, N);
+    // The A tile, or (rows read in place) room for a partial last slice.
+    float* scratch = ThreadScratch(static_cast<size_t>((rows + mr - 1) / mr * mr * ld));
+    if (!direct) fill_rows(p0, rows, scratch);
+    multiply(p0, rows, direct ? nullptr : scratch, packed, 0, 0, N, scratch);
     if (act == kInRegLater) ApplyActivationBlock(output + p0 * N, rows, N, N, ep);
   });
   return true;
