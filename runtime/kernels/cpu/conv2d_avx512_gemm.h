@@ -22,6 +22,18 @@ namespace avx512 {
 // The activations applied in registers; the rest run over the block afterwards.
 enum InRegisterActivation : int { kInRegNone, kInRegRelu, kInRegRelu6, kInRegLater };
 
+// max(0, x) and min(6, max(0, x)) that return x where x is NaN, as TensorFlow's Relu
+// does (vmaxps / vminps return their second operand when either is NaN). The masked
+// forms avoid _mm512_max_ps's undefined pass-through, which GCC 12 warns about.
+OPGEN_TARGET_AVX512 inline __m512 Relu(__m512 x) {
+  const __m512 zero = _mm512_setzero_ps();
+  return _mm512_mask_max_ps(zero, 0xFFFF, zero, x);
+}
+OPGEN_TARGET_AVX512 inline __m512 Relu6(__m512 x) {
+  const __m512 six = _mm512_set1_ps(6.0f);
+  return _mm512_mask_min_ps(six, 0xFFFF, six, Relu(x));
+}
+
 // C[rows, NV*16] = A[MR rows, K] @ B[K, NV*16] (+ bias, activation). A's MR rows are
 // readable (rows beyond `rows` are computed and dropped), `lda` floats apart; B's rows
 // `ldb` apart, NV*16 wide (packed, zero-padded); `masks` pick the columns to store.
@@ -60,16 +72,14 @@ OPGEN_TARGET_AVX512 inline void MicroKernel(int64_t K, const float* a, int64_t l
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v)
     bias_v[v] = bias != nullptr ? _mm512_maskz_loadu_ps(m[v], bias + 16 * v) : _mm512_setzero_ps();
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #pragma GCC unroll 32
   for (int r = 0; r < MR; ++r) {
     if (r >= rows) break;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       __m512 x = _mm512_add_ps(acc[r][v], bias_v[v]);
-      // max(0, x) / min(6, .) return x when x is NaN, as TensorFlow's Relu does.
-      if (act == kInRegRelu) x = _mm512_max_ps(zero, x);
-      else if (act == kInRegRelu6) x = _mm512_min_ps(six, _mm512_max_ps(zero, x));
+      if (act == kInRegRelu) x = Relu(x);
+      else if (act == kInRegRelu6) x = Relu6(x);
       _mm512_mask_storeu_ps(c + r * ldc + 16 * v, m[v], x);
     }
   }

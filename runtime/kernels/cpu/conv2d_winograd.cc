@@ -108,7 +108,6 @@ OPGEN_TARGET_AVX512 void TransformOutput(const Conv2DGeometry& g, const float* m
                                          int64_t tiles, int64_t plane, int64_t tiles_h,
                                          int64_t tiles_w, float* output, const Epilogue& ep) {
   const int64_t per_image = tiles_h * tiles_w, oc = g.oc;
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t id = t0 + t, b = id / per_image;
     const int64_t y0 = (id % per_image) / tiles_w * 2, x0 = id % tiles_w * 2;
@@ -138,8 +137,8 @@ OPGEN_TARGET_AVX512 void TransformOutput(const Conv2DGeometry& g, const float* m
         for (int j = 0; j < 2; ++j) {
           if (dst[i][j] == nullptr) continue;
           __m512 x = _mm512_add_ps(y[j], bias);
-          if (ep.activation == Activation::kRelu) x = _mm512_max_ps(zero, x);
-          else if (ep.activation == Activation::kRelu6) x = _mm512_min_ps(six, _mm512_max_ps(zero, x));
+          if (ep.activation == Activation::kRelu) x = Relu(x);
+          else if (ep.activation == Activation::kRelu6) x = Relu6(x);
           _mm512_mask_storeu_ps(dst[i][j] + o, m, x);
         }
       }
