@@ -11,7 +11,8 @@ on channels-last tensors, when importable (run with /work/tfvenv's python and op
 installed there, or --no-tf). Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for the run:
 users do not have them and they slow this OpenBLAS.
 
-    python benchmarks/bench_conv.py [--repeats 9] [--only resnet|mobile] [--no-tf]
+    python benchmarks/bench_conv.py [--repeats 9] [--only resnet|mobile] [--no-tf] [--torch]
+                                    [--stat median|min]
 """
 
 from __future__ import annotations
@@ -56,7 +57,11 @@ LAYERS = [
 ]
 
 
+STAT = statistics.median
+
+
 def median_seconds(fn, repeats: int) -> float:
+    """The median (or, with --stat min, the fastest) of `repeats` timed runs."""
     for _ in range(2):
         fn()  # warm-up: first touch, lazy pools, filter caches
     times = []
@@ -64,7 +69,7 @@ def median_seconds(fn, repeats: int) -> float:
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return STAT(times)
 
 
 def flops(h, w, ic, kh, kw, oc, stride):
@@ -78,7 +83,11 @@ def main() -> None:
     parser.add_argument("--only", choices=["resnet", "mobile"], default=None)
     parser.add_argument("--no-tf", action="store_true")
     parser.add_argument("--torch", action="store_true", help="also time PyTorch")
+    parser.add_argument("--stat", choices=["median", "min"], default="median",
+                        help="min: the fastest run, steadier on a machine others load")
     args = parser.parse_args()
+    global STAT
+    STAT = min if args.stat == "min" else statistics.median
 
     tf = torch = None
     if not args.no_tf:
@@ -94,7 +103,8 @@ def main() -> None:
             torch = None
 
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, opgen "
-          f"{opgen.__file__}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}")
+          f"{opgen.__file__}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}, "
+          f"{args.stat} of {args.repeats}, load average {os.getloadavg()[0]:.1f}")
     header = f"{'layer':26s} {'n':>2s} {'opgen ms':>9s} {'GFLOP/s':>8s}"
     if tf is not None:
         header += f" {'TF ms':>8s} {'GFLOP/s':>8s} {'TF/opgen':>8s}"
