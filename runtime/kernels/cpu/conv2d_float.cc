@@ -1,11 +1,13 @@
-// The float32 convolution core: im2col + one OpenBLAS GEMM per image, then the
-// epilogue over that image's output while it is still in cache.
+// The float32 convolution core: the AVX-512 kernels of conv2d_avx512.h where the CPU has
+// them; elsewhere im2col + one OpenBLAS GEMM per image, then the epilogue over that
+// image's output while it is still in cache.
 #include "conv2d_float.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "conv2d_avx512.h"
 #include "gemm.h"
 #include "parallel.h"
 
@@ -35,6 +37,14 @@ inline float Activate(float x, const Epilogue& ep) {
 
 }  // namespace
 
+void ApplyActivationBlock(float* out, int64_t rows, int64_t cols, int64_t ldc, const Epilogue& ep) {
+  if (ep.activation == Activation::kNone) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = out + r * ldc;
+    for (int64_t c = 0; c < cols; ++c) row[c] = Activate(row[c], ep);
+  }
+}
+
 void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
   if (ep.empty()) return;
   for (int64_t r = 0; r < rows; ++r) {
@@ -48,6 +58,13 @@ void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
 
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
                  const Epilogue& ep) {
+  if (Conv2DFloatWinograd(g, input, filter, output, ep)) return;
+  if (Conv2DFloatAvx512(g, input, filter, output, ep)) return;
+  Conv2DFloatPortable(g, input, filter, output, ep);
+}
+
+void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const float* filter,
+                         float* output, const Epilogue& ep) {
   const int64_t K = g.kh * g.kw * g.ic;
   const int64_t pixels = g.oh * g.ow;
   std::vector<float> cols(static_cast<size_t>(pixels * K));

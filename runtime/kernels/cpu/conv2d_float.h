@@ -49,8 +49,14 @@ struct Conv2DGeometry {
 };
 
 // output = act(conv(input, filter) + bias). `output` holds batch*oh*ow*oc floats.
+// Uses both cores (ParallelFor's pool, or OpenBLAS's on the portable path).
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
                  const Epilogue& ep);
+
+// The same through im2col + OpenBLAS, the path for CPUs without AVX-512 (and a reference
+// the tests compare the fast path with).
+void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const float* filter,
+                         float* output, const Epilogue& ep);
 
 }  // namespace cpu
 }  // namespace opgen
