@@ -19,12 +19,17 @@ __all__ = [
     "arg_min",
     "avg_pool",
     "batch_mat_mul_v2",
+    "batch_to_space_nd",
     "bias_add",
     "cast",
     "clip_by_value",
     "concat_v2",
     "const",
     "conv2d",
+    "conv2d_backprop_input",
+    "conv3d",
+    "depth_to_space",
+    "depthwise_conv2d_native",
     "div",
     "elu",
     "equal",
@@ -34,6 +39,8 @@ __all__ = [
     "fill",
     "floor_div",
     "floor_mod",
+    "fused_batch_norm",
+    "fused_batch_norm_v2",
     "fused_batch_norm_v3",
     "gather_v2",
     "greater",
@@ -54,6 +61,7 @@ __all__ = [
     "mean",
     "min",
     "minimum",
+    "mirror_pad",
     "mul",
     "neg",
     "no_op",
@@ -72,6 +80,8 @@ __all__ = [
     "relu",
     "relu6",
     "reshape",
+    "resize_bilinear",
+    "resize_nearest_neighbor",
     "rsqrt",
     "select_v2",
     "selu",
@@ -82,6 +92,8 @@ __all__ = [
     "slice",
     "softmax",
     "softplus",
+    "space_to_batch_nd",
+    "space_to_depth",
     "sqrt",
     "square",
     "squared_difference",
@@ -121,6 +133,9 @@ def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
 def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = ..., adj_y: bool = ..., grad_x: bool = ..., grad_y: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -137,6 +152,18 @@ def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOut
 
 
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def depth_to_space(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
+
+
+def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
 
 
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -164,6 +191,28 @@ def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput
 
 
 def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+class _FusedBatchNormOutput(NamedTuple):
+    y: OpOutput
+    batch_mean: OpOutput
+    batch_variance: OpOutput
+    reserve_space_1: OpOutput
+    reserve_space_2: OpOutput
+
+
+def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormOutput: ...
+
+
+class _FusedBatchNormV2Output(NamedTuple):
+    y: OpOutput
+    batch_mean: OpOutput
+    batch_variance: OpOutput
+    reserve_space_1: OpOutput
+    reserve_space_2: OpOutput
+
+
+def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormV2Output: ...
 
 
 class _FusedBatchNormV3Output(NamedTuple):
@@ -235,6 +284,9 @@ def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ...,
 def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def mirror_pad(input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None) -> OpOutput: ...
+
+
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -289,6 +341,12 @@ def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
 def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -317,6 +375,12 @@ def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def space_to_depth(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...

@@ -99,6 +99,10 @@ void RegisterConcatSplitKernels(TF_Status* status);
 void RegisterSlicingKernels(TF_Status* status);
 void RegisterConvPoolKernels(TF_Status* status);
 void RegisterConstKernels(TF_Status* status);
+void RegisterConvFamilyKernels(TF_Status* status);  // conv_family.cc
+void RegisterSpaceKernels(TF_Status* status);       // space_ops.cc
+void RegisterImageKernels(TF_Status* status);       // image.cc
+void RegisterBatchNormKernels(TF_Status* status);   // batch_norm.cc
 
 }  // namespace cpu
 }  // namespace opgen

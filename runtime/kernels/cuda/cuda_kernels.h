@@ -13,6 +13,9 @@ void RegisterMatMulKernels(TF_Status* status);       // matmul.cu: MatMul, Batch
 void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBatchNormV3, Conv2D, MaxPool, AvgPool
 void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
+void RegisterConvFamilyKernels(TF_Status* status);   // conv_family.cu: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
+void RegisterSpaceKernels(TF_Status* status);        // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterImageKernels(TF_Status* status);        // image.cu: ResizeBilinear, ResizeNearestNeighbor
 
 }  // namespace cuda
 }  // namespace opgen

@@ -180,7 +180,7 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   TensorPtr outputs[4];
   for (int i = 0; i < 4; ++i)
     if (!(outputs[i] = AllocateOutput<float>(ctx, 1 + i, {c}))) return;
-  if (!AllocateOutput<float>(ctx, 5, {0})) return;
+  if (TF_NumOutputs(ctx) > 5 && !AllocateOutput<float>(ctx, 5, {0})) return;  // V3's reserve_space_3
   if (c == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
@@ -455,12 +455,17 @@ using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t
 }  // namespace
 
 // The CPU kernels' registrations: BiasAdd on every real type, MaxPool on those its OpDef
-// allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNormV3 on float.
+// allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNorm (V1, V2, V3) on
+// float (NHWC here; the CPU's also takes NCHW).
 void RegisterNnKernels(TF_Status* status) {
   RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), kernels::CreateBiasAdd,
                                      kernels::DeleteBiasAdd, status);
-  Register(KernelSpec{"FusedBatchNormV3", {{"T", TF_FLOAT}, {"U", TF_FLOAT}}, {}, BatchNormCompute,
-                      kernels::CreateBatchNorm, kernels::DeleteBatchNorm},
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
+    Register(KernelSpec{op, {{"T", TF_FLOAT}, {"U", TF_FLOAT}}, {}, BatchNormCompute,
+                        kernels::CreateBatchNorm, kernels::DeleteBatchNorm},
+             status);
+  Register(KernelSpec{"FusedBatchNorm", {{"T", TF_FLOAT}}, {}, BatchNormCompute, kernels::CreateBatchNorm,
+                      kernels::DeleteBatchNorm},
            status);
   RegisterWithState<Conv2DKernel>("Conv2D", Types<float, double, __half, __nv_bfloat16, int32_t>(),
                                   CreateConvWindow, DeleteWindow, status);
