@@ -107,6 +107,15 @@ def test_fused_batch_norm(gpu_matches_cpu, rng, fn, is_training):
     gpu_matches_cpu(fn, x, scale, offset, mean, var, is_training=is_training, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.float16] + ([bfloat16] if bfloat16 is not None else []), ids=name)
+@pytest.mark.parametrize("fn", [ops.fused_batch_norm_v2, ops.fused_batch_norm_v3])
+def test_fused_batch_norm_16_bit(gpu_matches_cpu, rng, dtype, fn):
+    x = random(rng, (2, 3, 4, 5), dtype)
+    scale, offset = random(rng, (5,), np.float32), random(rng, (5,), np.float32)
+    empty = np.zeros(0, np.float32)
+    gpu_matches_cpu(fn, x, scale, offset, empty, empty, is_training=True, rtol=2e-2, atol=2e-2)
+
+
 def test_same_errors():
     _raises_on_both(errors.InvalidArgumentError, ops.depth_to_space, np.ones((1, 2, 2, 6), np.float32),
                     block_size=2)

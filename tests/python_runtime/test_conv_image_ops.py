@@ -496,6 +496,29 @@ def test_fused_batch_norm(op, data_format, is_training):
     np.testing.assert_allclose(np.asarray(outs[2]), use_var * n / (n - 1) if is_training else var, rtol=1e-4)
 
 
+@pytest.mark.parametrize("op", ["FusedBatchNormV2", "FusedBatchNormV3"])
+@pytest.mark.parametrize("dtype", [np.float16] + ([bfloat16] if bfloat16 is not None else []),
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_fused_batch_norm_16_bit(op, dtype, data_format):
+    """x and y in half or bfloat16, the statistics in float, computed in float."""
+    x = rng.standard_normal((2, 3, 4, 5)).astype(dtype)
+    c_axis = 3 if data_format == "NHWC" else 1
+    c = x.shape[c_axis]
+    scale, offset = rng.standard_normal(c).astype(np.float32), rng.standard_normal(c).astype(np.float32)
+    outs = execute_op(op, [x, scale, offset, np.zeros(0, np.float32), np.zeros(0, np.float32)],
+                      {"is_training": True, "epsilon": 0.001, "data_format": data_format})
+    assert np.asarray(outs[0]).dtype == np.dtype(dtype) and np.asarray(outs[1]).dtype == np.float32
+    xf = x.astype(np.float32)
+    axes = tuple(a for a in range(4) if a != c_axis)
+    bshape = [1, 1, 1, 1]
+    bshape[c_axis] = c
+    want = ((xf - xf.mean(axis=axes).reshape(bshape)) / np.sqrt(xf.var(axis=axes).reshape(bshape) + 0.001)
+            * scale.reshape(bshape) + offset.reshape(bshape))
+    close(outs[0], want, dtype, scale=4)
+    np.testing.assert_allclose(np.asarray(outs[1]), xf.mean(axis=axes), rtol=1e-5, atol=1e-5)
+
+
 def test_fused_batch_norm_generated_wrappers():
     x = rng.standard_normal((1, 2, 2, 3)).astype(np.float32)
     ones, zeros = np.ones(3, np.float32), np.zeros(3, np.float32)

@@ -1,4 +1,5 @@
-// FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3: one kernel, on float, channels
+// FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3: one kernel, x in float, half or
+// bfloat16 (computed in float, rounded once), statistics in float, channels
 // last (NHWC, NDHWC) or first (NCHW, NCDHW): x is seen as [outer, c, inner]. Inference
 // normalises with the given statistics; training computes them over every dimension but
 // the channel one and blends them into the running ones with exponential_avg_factor.
@@ -6,6 +7,7 @@
 // ../nn_spec.h's, shared with the CUDA plugin.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "../nn_spec.h"
@@ -17,6 +19,7 @@ namespace {
 
 using kernels::BatchNormAttrs;
 
+template <typename T>
 void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const BatchNormAttrs& a = *static_cast<BatchNormAttrs*>(state);
   kernels::BatchNormPlan p;
@@ -24,7 +27,7 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const TensorPtr &x = p.x, &scale = p.scale, &offset = p.offset;
   const TensorPtr &mean = p.mean, &variance = p.variance;
   const int64_t c = p.c, rows = p.rows, outer = p.outer, inner = p.inner;
-  const float* xp = Data<float>(x);
+  const T* xp = Data<T>(x);
   // Element (o, k, i) of x sits at (o * c + k) * inner + i.
   auto for_each = [&](auto&& fn) {
     for (int64_t o = 0; o < outer; ++o)
@@ -35,10 +38,10 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   };
   std::vector<double> batch_mean(c, 0.0), batch_var(c, 0.0);
   if (a.is_training) {
-    for_each([&](int64_t k, int64_t at) { batch_mean[k] += xp[at]; });
+    for_each([&](int64_t k, int64_t at) { batch_mean[k] += static_cast<float>(xp[at]); });
     for (int64_t k = 0; k < c; ++k) batch_mean[k] /= std::max<int64_t>(rows, 1);
     for_each([&](int64_t k, int64_t at) {
-      const double d = xp[at] - batch_mean[k];
+      const double d = static_cast<float>(xp[at]) - batch_mean[k];
       batch_var[k] += d * d;
     });
     for (int64_t k = 0; k < c; ++k) batch_var[k] /= std::max<int64_t>(rows, 1);
@@ -48,9 +51,9 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
       batch_var[k] = Data<float>(variance)[k];
     }
   }
-  TensorPtr y = AllocateOutput<float>(ctx, 0, p.dims);
+  TensorPtr y = AllocateOutput<T>(ctx, 0, p.dims);
   if (!y) return;
-  float* yp = Data<float>(y);
+  T* yp = Data<T>(y);
   std::vector<float> multiplier(c), shift(c);
   for (int64_t k = 0; k < c; ++k) {
     multiplier[k] = static_cast<float>(Data<float>(scale)[k] / std::sqrt(batch_var[k] + a.epsilon));
@@ -58,9 +61,12 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   }
   if (inner == 1) {  // channels last: rows of c
     for (int64_t r = 0; r < outer; ++r)
-      for (int64_t k = 0; k < c; ++k) yp[r * c + k] = xp[r * c + k] * multiplier[k] + shift[k];
+      for (int64_t k = 0; k < c; ++k)
+        yp[r * c + k] = Narrow<T>(static_cast<float>(xp[r * c + k]) * multiplier[k] + shift[k]);
   } else {
-    for_each([&](int64_t k, int64_t at) { yp[at] = xp[at] * multiplier[k] + shift[k]; });
+    for_each([&](int64_t k, int64_t at) {
+      yp[at] = Narrow<T>(static_cast<float>(xp[at]) * multiplier[k] + shift[k]);
+    });
   }
   // Outputs 1..4: running statistics and the reserve spaces; V3's output 5 is empty.
   std::vector<float> running_mean(c), running_var(c);
@@ -92,14 +98,18 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
 
 }  // namespace
 
-// TensorFlow's CPU kernels accept channels-first layouts; float here (V2 and V3 also
-// take half and bfloat16 x in TensorFlow, not yet here).
+// TensorFlow's CPU registrations: channels first or last; FusedBatchNorm on float, V2
+// and V3 on float, half and bfloat16 x with float statistics.
 void RegisterBatchNormKernels(TF_Status* status) {
-  RegisterKernel("FusedBatchNorm", "T", TF_FLOAT, BatchNormCompute, status,
+  RegisterKernel("FusedBatchNorm", "T", TF_FLOAT, BatchNormCompute<float>, status,
                  kernels::CreateBatchNormAnyLayout, kernels::DeleteBatchNorm);
+  const std::pair<TF_DataType, ComputeFn> types[] = {
+      {TF_FLOAT, BatchNormCompute<float>}, {TF_HALF, BatchNormCompute<Half>},
+      {TF_BFLOAT16, BatchNormCompute<BFloat16>}};
   for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
-    RegisterKernel2(op, "T", TF_FLOAT, "U", TF_FLOAT, BatchNormCompute, status,
-                    kernels::CreateBatchNormAnyLayout, kernels::DeleteBatchNorm);
+    for (const auto& [t, compute] : types)
+      RegisterKernel2(op, "T", t, "U", TF_FLOAT, compute, status, kernels::CreateBatchNormAnyLayout,
+                      kernels::DeleteBatchNorm);
 }
 
 }  // namespace cpu
