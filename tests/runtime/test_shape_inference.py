@@ -534,6 +534,21 @@ _CALLS = {
     "Tile": lambda P: ([P((2, 3)), np.array([1, 2], I32)], {}, None),
     "Pad": lambda P: ([P((2, 3)), np.zeros((2, 2), I32)], {}, None),
     "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
+    # convolution-family and image ops (runtime/ops/conv_image_ops.cc)
+    "DepthwiseConv2dNative": lambda P: ([P((1, 3, 3, 2)), P((1, 1, 2, 2))], _WINDOW, None),
+    "Conv2DBackpropInput": lambda P: ([np.array([1, 3, 3, 2], I32), P((1, 1, 2, 4)), P((1, 3, 3, 4))],
+                                      _WINDOW, None),
+    "Conv3D": lambda P: ([P((1, 3, 3, 3, 1)), P((1, 1, 1, 1, 2))],
+                         {"strides": [1] * 5, "padding": "SAME"}, None),
+    "SpaceToBatchND": lambda P: ([P((1, 4, 4, 1)), np.array([2, 2], I32), np.zeros((2, 2), I32)], {}, None),
+    "BatchToSpaceND": lambda P: ([P((4, 2, 2, 1)), np.array([2, 2], I32), np.zeros((2, 2), I32)], {}, None),
+    "FusedBatchNorm": lambda P: ([P((1, 2, 2, 3))] + [P((3,))] * 4, {}, None),
+    "FusedBatchNormV2": lambda P: ([P((1, 2, 2, 3))] + [P((3,))] * 4, {}, None),
+    "ResizeBilinear": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None),
+    "ResizeNearestNeighbor": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None),
+    "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
+    "SpaceToDepth": lambda P: ([P((1, 2, 2, 3))], {"block_size": 2}, None),
+    "MirrorPad": lambda P: ([P((2, 3)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
     **{op: (lambda P: ([P((2, 3)), np.array(0, I32)], {}, None))
        for op in ("ArgMax", "ArgMin", "ExpandDims", "Sum", "Mean", "Prod", "Max", "Min")},
 }
