@@ -57,8 +57,8 @@ inline bool PlanBiasAdd(TF_OpKernelContext* ctx, const BiasAddAttrs& attrs, Bias
 
 // ---- FusedBatchNormV3 -----------------------------------------------------------------
 
-// The kernel's state. Channels-first layouts are refused at construction unless the
-// kernel handles them (CreateBatchNormAnyLayout: the CPU's).
+// The kernel's state: both layouts, channels last (NHWC, NDHWC) or first (NCHW, NCDHW),
+// as TensorFlow's CPU and GPU kernels take them.
 struct BatchNormAttrs {
   float epsilon = 1e-4f;
   float exponential_avg_factor = 1.0f;
@@ -66,7 +66,7 @@ struct BatchNormAttrs {
   bool channels_first = false;  // NCHW / NCDHW: x seen as [outer, c, inner]
 };
 
-inline void* CreateBatchNormLayouts(TF_OpKernelConstruction* ctx, bool allow_channels_first) {
+inline void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
   auto* attrs = new BatchNormAttrs();
   StatusPtr s = NewStatus();
   TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &attrs->epsilon, s.get());
@@ -75,17 +75,10 @@ inline void* CreateBatchNormLayouts(TF_OpKernelConstruction* ctx, bool allow_cha
                                          &attrs->exponential_avg_factor, s.get());
   std::string format;
   if (TF_GetCode(s.get()) == TF_OK) format = StringAttr(ctx, "data_format", s.get());
-  attrs->channels_first = format.size() > 1 && format[1] == 'C';  // NCHW, NCDHW
-  if (TF_GetCode(s.get()) == TF_OK && attrs->channels_first && !allow_channels_first)
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
-                 "FusedBatchNorm: only channels-last layouts are implemented on this device");
+  attrs->channels_first = format.size() > 1 && format[1] == 'C';
   if (TF_GetCode(s.get()) == TF_OK) attrs->is_training = BoolAttr(ctx, "is_training", s.get());
   if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
   return attrs;
-}
-inline void* CreateBatchNorm(TF_OpKernelConstruction* ctx) { return CreateBatchNormLayouts(ctx, false); }
-inline void* CreateBatchNormAnyLayout(TF_OpKernelConstruction* ctx) {
-  return CreateBatchNormLayouts(ctx, true);
 }
 inline void DeleteBatchNorm(void* p) { delete static_cast<BatchNormAttrs*>(p); }
 

@@ -98,13 +98,15 @@ def test_resize(gpu_matches_cpu, rng, dtype, align, half):
         gpu_matches_cpu(ops.resize_nearest_neighbor, x, size, align_corners=align, half_pixel_centers=half)
 
 
-@pytest.mark.parametrize("fn", [ops.fused_batch_norm, ops.fused_batch_norm_v2])
+@pytest.mark.parametrize("fn", [ops.fused_batch_norm, ops.fused_batch_norm_v2, ops.fused_batch_norm_v3])
 @pytest.mark.parametrize("is_training", [False, True])
-def test_fused_batch_norm(gpu_matches_cpu, rng, fn, is_training):
-    x = random(rng, (2, 3, 4, 5), np.float32)
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_fused_batch_norm(gpu_matches_cpu, rng, fn, is_training, data_format):
+    x = random(rng, (2, 5, 4, 5), np.float32)
     scale, offset = random(rng, (5,), np.float32), random(rng, (5,), np.float32)
     mean, var = random(rng, (5,), np.float32), np.abs(random(rng, (5,), np.float32)) + 0.5
-    gpu_matches_cpu(fn, x, scale, offset, mean, var, is_training=is_training, rtol=1e-4, atol=1e-4)
+    gpu_matches_cpu(fn, x, scale, offset, mean, var, is_training=is_training, data_format=data_format,
+                    rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", [np.float16] + ([bfloat16] if bfloat16 is not None else []), ids=name)

@@ -102,13 +102,13 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
 // and V3 on float, half and bfloat16 x with float statistics.
 void RegisterBatchNormKernels(TF_Status* status) {
   RegisterKernel("FusedBatchNorm", "T", TF_FLOAT, BatchNormCompute<float>, status,
-                 kernels::CreateBatchNormAnyLayout, kernels::DeleteBatchNorm);
+                 kernels::CreateBatchNorm, kernels::DeleteBatchNorm);
   const std::pair<TF_DataType, ComputeFn> types[] = {
       {TF_FLOAT, BatchNormCompute<float>}, {TF_HALF, BatchNormCompute<Half>},
       {TF_BFLOAT16, BatchNormCompute<BFloat16>}};
   for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
     for (const auto& [t, compute] : types)
-      RegisterKernel2(op, "T", t, "U", TF_FLOAT, compute, status, kernels::CreateBatchNormAnyLayout,
+      RegisterKernel2(op, "T", t, "U", TF_FLOAT, compute, status, kernels::CreateBatchNorm,
                       kernels::DeleteBatchNorm);
 }
 
