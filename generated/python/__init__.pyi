@@ -19,6 +19,7 @@ __all__ = [
     "arg_min",
     "avg_pool",
     "batch_mat_mul_v2",
+    "batch_to_space_nd",
     "bias_add",
     "cast",
     "clip_by_value",
@@ -26,6 +27,10 @@ __all__ = [
     "const",
     "control_trigger",
     "conv2d",
+    "conv2d_backprop_input",
+    "conv3d",
+    "depth_to_space",
+    "depthwise_conv2d_native",
     "div",
     "elu",
     "enter",
@@ -37,6 +42,8 @@ __all__ = [
     "fill",
     "floor_div",
     "floor_mod",
+    "fused_batch_norm",
+    "fused_batch_norm_v2",
     "fused_batch_norm_v3",
     "gather_v2",
     "greater",
@@ -59,6 +66,7 @@ __all__ = [
     "merge",
     "min",
     "minimum",
+    "mirror_pad",
     "mul",
     "neg",
     "next_iteration",
@@ -78,6 +86,8 @@ __all__ = [
     "relu",
     "relu6",
     "reshape",
+    "resize_bilinear",
+    "resize_nearest_neighbor",
     "rsqrt",
     "select_v2",
     "selu",
@@ -88,6 +98,8 @@ __all__ = [
     "slice",
     "softmax",
     "softplus",
+    "space_to_batch_nd",
+    "space_to_depth",
     "sqrt",
     "square",
     "squared_difference",
@@ -135,6 +147,9 @@ def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
 def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = ..., adj_y: bool = ..., grad_x: bool = ..., grad_y: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -154,6 +169,18 @@ def control_trigger(name: str | None = None) -> OpNode: ...
 
 
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def depth_to_space(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
+
+
+def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
 
 
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -187,6 +214,28 @@ def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput
 
 
 def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+class _FusedBatchNormOutput(NamedTuple):
+    y: OpOutput
+    batch_mean: OpOutput
+    batch_variance: OpOutput
+    reserve_space_1: OpOutput
+    reserve_space_2: OpOutput
+
+
+def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormOutput: ...
+
+
+class _FusedBatchNormV2Output(NamedTuple):
+    y: OpOutput
+    batch_mean: OpOutput
+    batch_variance: OpOutput
+    reserve_space_1: OpOutput
+    reserve_space_2: OpOutput
+
+
+def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormV2Output: ...
 
 
 class _FusedBatchNormV3Output(NamedTuple):
@@ -269,6 +318,9 @@ def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ...,
 def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def mirror_pad(input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None) -> OpOutput: ...
+
+
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -326,6 +378,12 @@ def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
 def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -354,6 +412,12 @@ def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def space_to_depth(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...

@@ -42,6 +42,26 @@ def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: b
     return _out[0]
 
 
+def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> OpOutput:
+    """The inverse of SpaceToBatchND: moves batch blocks back into space, then crops.
+
+    Args:
+      input: A `Tensor`.
+        [batch] + spatial_shape (M dims) + remaining_shape; batch divides by prod(block_shape).
+      block_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        1-D [M], each >= 1.
+      crops: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [M, 2], how much to take off the start and end of each spatial dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged tensor.
+    """
+    _out = _execute_op("BatchToSpaceND", [input, block_shape, crops], {}, name)
+    return _out[0]
+
+
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
     """Adds a 1-D `bias` along the channel dimension of `value`.
 

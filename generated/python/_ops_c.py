@@ -141,3 +141,65 @@ def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], paddin
     """
     _out = _execute_op("Conv2D", [input, filter], {"strides": strides, "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
     return _out[0]
+
+
+def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
+    """The gradient of Conv2D with respect to its input: a transposed convolution.
+
+    What Keras' Conv2DTranspose computes. Each value of `out_backprop` is spread over the input window that produced it, weighted by the filter.
+
+    Args:
+      input_sizes: A `Tensor` of type `int32`.
+        The shape of the convolution's input, [batch, height, width, channels].
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`, `int32`.
+        The convolution's filter, [height, width, in_channels, out_channels].
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)`.
+        Step of the window per input dimension (batch and channel steps are 1).
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID' (no padding), 'SAME' (output size = ceil(input / stride)) or 'EXPLICIT' (from explicit_paddings).
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
+        Accepted for compatibility; ignored.
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout; the CPU kernel supports NHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+      The gradient with respect to the convolution's input, of input_sizes.
+    """
+    _out = _execute_op("Conv2DBackpropInput", [input_sizes, filter, out_backprop], {"strides": strides, "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
+    return _out[0]
+
+
+def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = "NDHWC", dilations: Sequence[int] = [1, 1, 1, 1, 1], name: str | None = None) -> OpOutput:
+    """3-D convolution of a batch of volumes with a bank of filters.
+
+    `input` is [batch, depth, height, width, channels] and `filter` is [depth, height, width, in_channels, out_channels].
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The volumes.
+      filter: A `Tensor`. Must have the same type as `input`.
+        The filters.
+      strides: A `list(int)` with at least 5 elements.
+        Step of the window per input dimension (batch and channel steps are 1).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout; the CPU kernel supports NDHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The feature maps.
+    """
+    _out = _execute_op("Conv3D", [input, filter], {"strides": strides, "padding": padding, "data_format": data_format, "dilations": dilations}, name)
+    return _out[0]

@@ -14,6 +14,58 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def depth_to_space(input: TensorLike, block_size: int, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+    """Moves blocks of channels into block_size x block_size spatial tiles.
+
+    [batch, h, w, c] becomes [batch, h * block_size, w * block_size, c / block_size^2] (the pixel shuffle of super-resolution models).
+
+    Args:
+      input: A `Tensor`.
+        The images; channels divide by block_size^2.
+      block_size: An `int` that is `>= 2`.
+        The tile edge.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
+        Layout; the CPU kernel supports NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged images.
+    """
+    _out = _execute_op("DepthToSpace", [input], {"block_size": block_size, "data_format": data_format}, name)
+    return _out[0]
+
+
+def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
+    """Depthwise 2-D convolution: each input channel has filters of its own.
+
+    `filter` is [height, width, in_channels, channel_multiplier]; output channel `c * channel_multiplier + m` convolves input channel `c` with filter `[:, :, c, m]`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The images, NHWC.
+      filter: A `Tensor`. Must have the same type as `input`.
+        The per-channel filters.
+      strides: A `list(int)`.
+        Step of the window per input dimension (batch and channel steps are 1).
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID' (no padding), 'SAME' (output size = ceil(input / stride)) or 'EXPLICIT' (from explicit_paddings).
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of input and output; the CPU kernel supports NHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      [batch, out_height, out_width, in_channels * channel_multiplier].
+    """
+    _out = _execute_op("DepthwiseConv2dNative", [input, filter], {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
+    return _out[0]
+
+
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x / y` element-wise.
 

@@ -73,6 +73,100 @@ def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput
     return _out[0]
 
 
+_FusedBatchNormOutput = _collections.namedtuple("FusedBatchNorm", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"])
+
+
+def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = "NHWC", is_training: bool = True, name: str | None = None) -> _FusedBatchNormOutput:
+    """Batch normalisation: `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
+
+    As FusedBatchNormV3, without the third reserve space. For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`.
+        4-D activations.
+      scale: A `Tensor`. Must have the same type as `x`.
+        Per-channel scale.
+      offset: A `Tensor`. Must have the same type as `x`.
+        Per-channel offset.
+      mean: A `Tensor`. Must have the same type as `x`.
+        Per-channel mean (running mean when training).
+      variance: A `Tensor`. Must have the same type as `x`.
+        Per-channel variance (running variance when training).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+        Added to the variance for stability.
+      exponential_avg_factor: An optional `float`. Defaults to `1.0`.
+        Weight of the batch statistics in the running ones.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout: 'NHWC' or 'NCHW'.
+      is_training: An optional `bool`. Defaults to `True`.
+        Compute batch statistics (true) or use the given ones (false).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The normalised activations.
+      batch_mean: A `Tensor`. Has the same type as `x`.
+        The mean used or updated.
+      batch_variance: A `Tensor`. Has the same type as `x`.
+        The variance used or updated.
+      reserve_space_1: A `Tensor`. Has the same type as `x`.
+        Batch mean, for the gradient.
+      reserve_space_2: A `Tensor`. Has the same type as `x`.
+        Batch variance, for the gradient.
+    """
+    _out = _execute_op("FusedBatchNorm", [x, scale, offset, mean, variance], {"epsilon": epsilon, "exponential_avg_factor": exponential_avg_factor, "data_format": data_format, "is_training": is_training}, name)
+    return _FusedBatchNormOutput._make(_out)
+
+
+_FusedBatchNormV2Output = _collections.namedtuple("FusedBatchNormV2", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"])
+
+
+def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = "NHWC", is_training: bool = True, name: str | None = None) -> _FusedBatchNormV2Output:
+    """Batch normalisation: `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
+
+    As FusedBatchNormV3, without the third reserve space. For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        4-D activations.
+      scale: A `Tensor`. Must be one of the following types: `float32`.
+        Per-channel scale.
+      offset: A `Tensor`. Must have the same type as `scale`.
+        Per-channel offset.
+      mean: A `Tensor`. Must have the same type as `scale`.
+        Per-channel mean (running mean when training).
+      variance: A `Tensor`. Must have the same type as `scale`.
+        Per-channel variance (running variance when training).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+        Added to the variance for stability.
+      exponential_avg_factor: An optional `float`. Defaults to `1.0`.
+        Weight of the batch statistics in the running ones.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout: 'NHWC' or 'NCHW'.
+      is_training: An optional `bool`. Defaults to `True`.
+        Compute batch statistics (true) or use the given ones (false).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The normalised activations.
+      batch_mean: A `Tensor`. Has the same type as `scale`.
+        The mean used or updated.
+      batch_variance: A `Tensor`. Has the same type as `scale`.
+        The variance used or updated.
+      reserve_space_1: A `Tensor`. Has the same type as `scale`.
+        Batch mean, for the gradient.
+      reserve_space_2: A `Tensor`. Has the same type as `scale`.
+        Batch variance, for the gradient.
+    """
+    _out = _execute_op("FusedBatchNormV2", [x, scale, offset, mean, variance], {"epsilon": epsilon, "exponential_avg_factor": exponential_avg_factor, "data_format": data_format, "is_training": is_training}, name)
+    return _FusedBatchNormV2Output._make(_out)
+
+
 _FusedBatchNormV3Output = _collections.namedtuple("FusedBatchNormV3", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"])
 
 

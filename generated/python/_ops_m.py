@@ -200,6 +200,28 @@ def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def mirror_pad(input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None) -> OpOutput:
+    """Pads `input` with mirrored copies of its own values.
+
+    REFLECT mirrors around the edge value (which is not repeated, so a pad may be at most size - 1); SYMMETRIC repeats it (a pad may be at most size).
+
+    Args:
+      input: A `Tensor`.
+        The values.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        An [rank, 2] tensor of non-negative counts.
+      mode: A `string` from: `"REFLECT"`, `"SYMMETRIC"`.
+        'REFLECT' or 'SYMMETRIC'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The padded tensor.
+    """
+    _out = _execute_op("MirrorPad", [input, paddings], {"mode": mode}, name)
+    return _out[0]
+
+
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x * y` element-wise.
 

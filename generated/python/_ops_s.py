@@ -184,6 +184,50 @@ def softplus(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput:
+    """Pads the M spatial dimensions, then moves blocks of them into the batch.
+
+    The output batch is prod(block_shape) * batch, the spatial dimensions shrink by the block sizes; what dilated convolutions are written with.
+
+    Args:
+      input: A `Tensor`.
+        [batch] + spatial_shape (M dims) + remaining_shape.
+      block_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        1-D [M], each >= 1.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [M, 2], before/after padding of each spatial dimension (non-negative); each padded size must divide by its block size.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged tensor.
+    """
+    _out = _execute_op("SpaceToBatchND", [input, block_shape, paddings], {}, name)
+    return _out[0]
+
+
+def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+    """Moves block_size x block_size spatial tiles into the channels.
+
+    [batch, h, w, c] becomes [batch, h / block_size, w / block_size, c * block_size^2].
+
+    Args:
+      input: A `Tensor`.
+        The images; height and width divide by block_size.
+      block_size: An `int` that is `>= 2`.
+        The tile edge.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
+        Layout; the CPU kernel supports NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged images.
+    """
+    _out = _execute_op("SpaceToDepth", [input], {"block_size": block_size, "data_format": data_format}, name)
+    return _out[0]
+
+
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the square root of `x`.
 

@@ -57,11 +57,13 @@ inline bool PlanBiasAdd(TF_OpKernelContext* ctx, const BiasAddAttrs& attrs, Bias
 
 // ---- FusedBatchNormV3 -----------------------------------------------------------------
 
-// The kernel's state. Channels-first layouts are refused at construction.
+// The kernel's state: both layouts, channels last (NHWC, NDHWC) or first (NCHW, NCDHW),
+// as TensorFlow's CPU and GPU kernels take them.
 struct BatchNormAttrs {
   float epsilon = 1e-4f;
   float exponential_avg_factor = 1.0f;
   bool is_training = true;
+  bool channels_first = false;  // NCHW / NCDHW: x seen as [outer, c, inner]
 };
 
 inline void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
@@ -73,21 +75,20 @@ inline void* CreateBatchNorm(TF_OpKernelConstruction* ctx) {
                                          &attrs->exponential_avg_factor, s.get());
   std::string format;
   if (TF_GetCode(s.get()) == TF_OK) format = StringAttr(ctx, "data_format", s.get());
-  if (TF_GetCode(s.get()) == TF_OK && format.size() > 1 && format[1] == 'C')  // NCHW, NCDHW
-    TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
-                 "FusedBatchNormV3: only channels-last layouts are implemented");
+  attrs->channels_first = format.size() > 1 && format[1] == 'C';
   if (TF_GetCode(s.get()) == TF_OK) attrs->is_training = BoolAttr(ctx, "is_training", s.get());
   if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
   return attrs;
 }
 inline void DeleteBatchNorm(void* p) { delete static_cast<BatchNormAttrs*>(p); }
 
-// FusedBatchNormV3(x, scale, offset, mean, variance) on x seen as [rows, c]. In
-// training, mean and variance may be empty (no running statistics yet).
+// FusedBatchNorm*(x, scale, offset, mean, variance) on x seen as [outer, c, inner]
+// (inner == 1 channels last; rows == outer * inner values per channel). In training,
+// mean and variance may be empty (no running statistics yet).
 struct BatchNormPlan {
   TensorPtr x, scale, offset, mean, variance;
   std::vector<int64_t> dims;  // x's and y's shape
-  int64_t c = 0, rows = 0;
+  int64_t c = 0, rows = 0, outer = 0, inner = 1;
   bool has_mean = false, has_variance = false;  // one value per channel
 };
 
@@ -97,7 +98,8 @@ inline bool PlanBatchNorm(TF_OpKernelContext* ctx, const BatchNormAttrs& attrs, 
             variance = Input(ctx, 4);
   if (!x || !scale || !offset || !mean || !variance) return false;
   const std::vector<int64_t> dims = Dims(x.get());
-  const int64_t c = dims.empty() ? 0 : dims.back();
+  const size_t channel_axis = attrs.channels_first ? 1 : (dims.empty() ? 0 : dims.size() - 1);
+  const int64_t c = dims.size() < 2 ? 0 : dims[channel_axis];
   const bool has_mean = TF_TensorElementCount(mean.get()) == c;
   const bool has_variance = TF_TensorElementCount(variance.get()) == c;
   bool vectors = true;  // the per-channel operands, each of rank 1
@@ -117,7 +119,8 @@ inline bool PlanBatchNorm(TF_OpKernelContext* ctx, const BatchNormAttrs& attrs, 
   plan->variance = std::move(variance);
   plan->dims = dims;
   plan->c = c;
-  plan->rows = NumElements(dims) / (c > 1 ? c : 1);
+  OuterInner(dims, static_cast<int64_t>(channel_axis), &plan->outer, &plan->inner);
+  plan->rows = plan->outer * plan->inner;
   plan->has_mean = has_mean;
   plan->has_variance = has_variance;
   return true;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "conv_image_shape_fns.h"
 #include "op_table.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/ops.h"
@@ -55,7 +56,7 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
-                      opgen::RegisterListOps}) {
+                      opgen::RegisterListOps, opgen::RegisterConvImageOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -112,7 +112,8 @@ def test_fused_batch_norm_errors(rng):
                     mean, variance, is_training=False)
     _raises_on_both(errors.InvalidArgumentError, ops.fused_batch_norm_v3, x, scale, offset,
                     mean[:2], variance, is_training=False)
-    _raises_on_both(errors.UnimplementedError, ops.fused_batch_norm_v3, x, scale, offset, mean,
+    # NCHW: x's channels are its second dimension (3), not the 5 statistics
+    _raises_on_both(errors.InvalidArgumentError, ops.fused_batch_norm_v3, x, scale, offset, mean,
                     variance, data_format="NCHW", is_training=False)
 
 

@@ -12,7 +12,9 @@ void opgen_register_cpu_kernels(TF_Status* status) {
   for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
                       RegisterCastKernels, RegisterReductionKernels, RegisterNnKernels, RegisterConcatSplitKernels, RegisterSlicingKernels,
                       RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels,
-                      RegisterControlFlowKernels, RegisterTensorListKernels}) {
+                      RegisterControlFlowKernels, RegisterTensorListKernels,
+                      RegisterConvFamilyKernels, RegisterSpaceKernels, RegisterImageKernels,
+                      RegisterBatchNormKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -101,6 +101,10 @@ void RegisterConvPoolKernels(TF_Status* status);
 void RegisterConstKernels(TF_Status* status);
 void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc
 void RegisterTensorListKernels(TF_Status* status);   // tensor_list.cc
+void RegisterConvFamilyKernels(TF_Status* status);  // conv_family.cc
+void RegisterSpaceKernels(TF_Status* status);       // space_ops.cc
+void RegisterImageKernels(TF_Status* status);       // image.cc
+void RegisterBatchNormKernels(TF_Status* status);   // batch_norm.cc
 
 }  // namespace cpu
 }  // namespace opgen

@@ -14,6 +14,9 @@ void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBat
 void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
 void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
+void RegisterConvFamilyKernels(TF_Status* status);   // conv_family.cu: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
+void RegisterSpaceKernels(TF_Status* status);        // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterImageKernels(TF_Status* status);        // image.cu: ResizeBilinear, ResizeNearestNeighbor
 
 }  // namespace cuda
 }  // namespace opgen

@@ -1,7 +1,8 @@
 // Neural-network kernels on the GPU: BiasAdd, FusedBatchNormV3, Conv2D (im2col + the
 // GEMMs of gemm.cu), MaxPool and AvgPool. Semantics and dtypes mirror the CPU kernels
 // (kernels/cpu/nn.cc and conv_pool.cc), whose attr and shape checks and errors these
-// share (../nn_spec.h, ../window_spec.h): NHWC only, NCHW refused.
+// share (../nn_spec.h, ../window_spec.h): the windows NHWC only (NCHW refused), batch
+// norm in both layouts.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -84,10 +85,11 @@ constexpr int kStatChannels = 32, kStatRows = 8;
 
 // Training statistics of x viewed as [rows, c]: sums[k] += x[r, k] (kSquares: false) or
 // (x[r, k] - mean_k)^2 with mean_k = sums[k] / rows (kSquares: true, into sums[c + k]).
-// Threads along x cover 32 neighbouring channels (coalesced), along y rows; each block
-// adds its partial sums with one double atomic per channel.
-template <bool kSquares>
-__global__ void ChannelSumsKernel(const float* x, int64_t rows, int64_t c, double* sums) {
+// Channels first, x is [outer, c, inner] and row r is (r / inner, r % inner). Threads
+// along x cover 32 neighbouring channels (coalesced when channels are last), along y
+// rows; each block adds its partial sums with one double atomic per channel.
+template <typename T, bool kSquares>
+__global__ void ChannelSumsKernel(const T* x, int64_t rows, int64_t c, int64_t inner, double* sums) {
   __shared__ double partial[kStatRows][kStatChannels];
   const int64_t k = static_cast<int64_t>(blockIdx.x) * kStatChannels + threadIdx.x;
   double acc = 0;
@@ -95,7 +97,8 @@ __global__ void ChannelSumsKernel(const float* x, int64_t rows, int64_t c, doubl
     const double mean = kSquares ? sums[k] / rows : 0.0;
     for (int64_t r = static_cast<int64_t>(blockIdx.y) * kStatRows + threadIdx.y; r < rows;
          r += static_cast<int64_t>(gridDim.y) * kStatRows) {
-      const double v = x[r * c + k];
+      const int64_t at = inner == 1 ? r * c + k : ((r / inner) * c + k) * inner + r % inner;
+      const double v = static_cast<double>(Widen(x[at]));
       if (kSquares) acc += (v - mean) * (v - mean);
       else acc += v;
     }
@@ -153,19 +156,21 @@ __global__ void BatchNormChannelKernel(BatchNormChannelArgs a) {
   a.outputs[3][k] = a.training ? static_cast<float>(var) : running_var;
 }
 
-// y = x * multiplier + shift, rounded after each step (no fused multiply-add) as on the CPU.
-template <typename Index>
-__global__ void BatchNormApplyKernel(const float* x, const float* multiplier, const float* shift,
-                                     float* y, Index n, Index c) {
+// y = x * multiplier + shift, rounded after each step (no fused multiply-add) as on the
+// CPU; 16-bit x in float, rounded once at the end.
+template <typename T, typename Index>
+__global__ void BatchNormApplyKernel(const T* x, const float* multiplier, const float* shift,
+                                     T* y, Index n, Index c, Index inner) {
   for (Index i = GlobalThread<Index>(); i < n; i += GridStride<Index>()) {
-    const Index k = i % c;
-    y[i] = __fadd_rn(__fmul_rn(x[i], multiplier[k]), shift[k]);
+    const Index k = (inner == 1 ? i : i / inner) % c;
+    y[i] = Narrow<T>(__fadd_rn(__fmul_rn(static_cast<float>(Widen(x[i])), multiplier[k]), shift[k]));
   }
 }
 
-// FusedBatchNormV3 on float, channels last: inference normalises with the given
-// statistics; training computes them over every dimension but the channel one and
+// FusedBatchNorm, V2 and V3 (x in float, half or bfloat16), channels last or first: inference
+// normalises with the given statistics; training computes them over every dimension but the channel one and
 // blends them into the running ones with exponential_avg_factor.
+template <typename T>
 void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const BatchNormAttrs& attrs = *static_cast<BatchNormAttrs*>(state);
   kernels::BatchNormPlan p;
@@ -175,12 +180,12 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   const std::vector<int64_t>& dims = p.dims;
   const int64_t c = p.c, rows = p.rows, n = NumElements(dims);
   const bool has_mean = p.has_mean, has_variance = p.has_variance;
-  TensorPtr y = AllocateOutput<float>(ctx, 0, dims);
+  TensorPtr y = AllocateOutput<T>(ctx, 0, dims);
   if (!y) return;
   TensorPtr outputs[4];
   for (int i = 0; i < 4; ++i)
     if (!(outputs[i] = AllocateOutput<float>(ctx, 1 + i, {c}))) return;
-  if (!AllocateOutput<float>(ctx, 5, {0})) return;
+  if (TF_NumOutputs(ctx) > 5 && !AllocateOutput<float>(ctx, 5, {0})) return;  // V3's reserve_space_3
   if (c == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
@@ -203,8 +208,8 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
       }
       const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(row_blocks));
       const dim3 block(kStatChannels, kStatRows);
-      ChannelSumsKernel<false><<<grid, block, 0, stream>>>(Data<float>(x), rows, c, Data<double>(sums));
-      ChannelSumsKernel<true><<<grid, block, 0, stream>>>(Data<float>(x), rows, c, Data<double>(sums));
+      ChannelSumsKernel<T, false><<<grid, block, 0, stream>>>(Data<T>(x), rows, c, p.inner, Data<double>(sums));
+      ChannelSumsKernel<T, true><<<grid, block, 0, stream>>>(Data<T>(x), rows, c, p.inner, Data<double>(sums));
       if (!CheckLaunch(ctx, "FusedBatchNormV3 statistics")) return;
     }
   }
@@ -227,12 +232,12 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   BatchNormChannelKernel<<<BlocksFor(c), kThreads, 0, stream>>>(args);
   if (!CheckLaunch(ctx, "FusedBatchNormV3") || n == 0) return;
   if (Fits32(n))
-    BatchNormApplyKernel<uint32_t><<<BlocksFor(n), kThreads, 0, stream>>>(
-        Data<float>(x), args.multiplier, args.shift, Data<float>(y), static_cast<uint32_t>(n),
-        static_cast<uint32_t>(c));
+    BatchNormApplyKernel<T, uint32_t><<<BlocksFor(n), kThreads, 0, stream>>>(
+        Data<T>(x), args.multiplier, args.shift, Data<T>(y), static_cast<uint32_t>(n),
+        static_cast<uint32_t>(c), static_cast<uint32_t>(p.inner));
   else
-    BatchNormApplyKernel<int64_t><<<BlocksFor(n), kThreads, 0, stream>>>(
-        Data<float>(x), args.multiplier, args.shift, Data<float>(y), n, c);
+    BatchNormApplyKernel<T, int64_t><<<BlocksFor(n), kThreads, 0, stream>>>(
+        Data<T>(x), args.multiplier, args.shift, Data<T>(y), n, c, p.inner);
   CheckLaunch(ctx, "FusedBatchNormV3");
 }
 
@@ -455,11 +460,21 @@ using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t
 }  // namespace
 
 // The CPU kernels' registrations: BiasAdd on every real type, MaxPool on those its OpDef
-// allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNormV3 on float.
+// allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNorm on
+// float, V2 and V3 on float, half and bfloat16 x both layouts, as on the CPU.
 void RegisterNnKernels(TF_Status* status) {
   RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), kernels::CreateBiasAdd,
                                      kernels::DeleteBiasAdd, status);
-  Register(KernelSpec{"FusedBatchNormV3", {{"T", TF_FLOAT}, {"U", TF_FLOAT}}, {}, BatchNormCompute,
+  // V2 and V3: x (T) in float, half or bfloat16, statistics (U) in float; V1: float.
+  const std::pair<TF_DataType, ComputeFn> batch_norm_types[] = {
+      {TF_FLOAT, BatchNormCompute<float>}, {TF_HALF, BatchNormCompute<__half>},
+      {TF_BFLOAT16, BatchNormCompute<__nv_bfloat16>}};
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
+    for (const auto& [t, compute] : batch_norm_types)
+      Register(KernelSpec{op, {{"T", t}, {"U", TF_FLOAT}}, {}, compute,
+                          kernels::CreateBatchNorm, kernels::DeleteBatchNorm},
+               status);
+  Register(KernelSpec{"FusedBatchNorm", {{"T", TF_FLOAT}}, {}, BatchNormCompute<float>,
                       kernels::CreateBatchNorm, kernels::DeleteBatchNorm},
            status);
   RegisterWithState<Conv2DKernel>("Conv2D", Types<float, double, __half, __nv_bfloat16, int32_t>(),

@@ -153,7 +153,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   // then shows what a GPU would run everywhere the plugin is built.
   for (auto family : {RegisterElementwiseKernels, RegisterCastKernels, RegisterMatMulKernels,
                       RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels,
-                      RegisterControlFlowKernels}) {
+                      RegisterControlFlowKernels, RegisterConvFamilyKernels, RegisterSpaceKernels,
+                      RegisterImageKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -1,0 +1,235 @@
+// The float32 depthwise convolution. NHWC keeps each pixel's channels contiguous, in the
+// input, the filter ([kh, kw, c]) and the output alike, so the kernel works on blocks of
+// 16 channels (one AVX-512 vector, two AVX2 ones) of a few neighbouring output pixels:
+// their sums stay in registers over all kh x kw taps, each filter vector loaded once per
+// tap serves every pixel of the block, and the block is stored once, with bias and
+// Relu / Relu6 already applied. Threads take whole output rows.
+//
+// The loops are compiled for AVX-512, AVX2 + FMA and the x86-64 baseline, picked at load
+// time (GCC's target_clones, as simd_loops.cc); GCC's vector extensions give the same
+// source 16-lane arithmetic on each.
+#include "depthwise_float.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "parallel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OPGEN_DEPTHWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OPGEN_DEPTHWISE_CLONES
+#endif
+// The helpers passing 16-lane vectors are always inlined: no call ABI is involved.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+#if defined(__GNUC__)
+#define OPGEN_DW_INLINE inline __attribute__((always_inline))
+#else
+#define OPGEN_DW_INLINE inline
+#endif
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+constexpr int kLanes = 16;
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+OPGEN_DW_INLINE Vec Load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+OPGEN_DW_INLINE void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+// Relu and Relu6 written so that a NaN stays NaN (as TensorFlow's kernels and
+// conv2d_float.cc's epilogue do): a comparison with NaN is false and keeps x.
+enum class Clamp { kNone, kRelu, kRelu6 };
+
+OPGEN_DW_INLINE Vec ClampVec(Vec x, Clamp clamp) {
+  if (clamp == Clamp::kNone) return x;
+  const Vec zero = Vec{} ;
+  x = x < zero ? zero : x;
+  if (clamp == Clamp::kRelu6) {
+    const Vec six = zero + 6.0f;
+    x = x > six ? six : x;
+  }
+  return x;
+}
+OPGEN_DW_INLINE float ClampScalar(float x, Clamp clamp) {
+  if (clamp == Clamp::kNone) return x;
+  x = x < 0.0f ? 0.0f : x;
+  if (clamp == Clamp::kRelu6) x = x > 6.0f ? 6.0f : x;
+  return x;
+}
+
+// One output row's invariants.
+struct Row {
+  const float* image;  // the input image of this row's batch entry
+  float* out;          // the output row, ow * c floats
+  int64_t y0;          // input row of tap row 0 (may be negative)
+  int64_t i_lo, i_hi;  // the tap rows that fall inside the image
+};
+
+// kPixels neighbouring output pixels from x, channels [c0, c0 + 16), taps columns
+// [j_lo, j_hi) (all inside the image for every pixel of the block).
+template <int kPixels>
+OPGEN_DW_INLINE void VecBlock(const DepthwiseGeometry& g, const Row& r, const float* filter,
+                              const float* bias, Clamp clamp, int64_t x, int64_t c0,
+                              int64_t j_lo, int64_t j_hi) {
+  const int64_t c = g.ic, row_stride = g.iw * c;
+  Vec acc[kPixels];
+  const Vec init = bias != nullptr ? Load(bias + c0) : Vec{};
+  for (int p = 0; p < kPixels; ++p) acc[p] = init;
+  const int64_t x0 = x * g.stride_w - g.pad_left;
+  for (int64_t i = r.i_lo; i < r.i_hi; ++i) {
+    const float* in_row = r.image + (r.y0 + i * g.dilation_h) * row_stride + c0;
+    const float* f_row = filter + i * g.kw * c + c0;
+    for (int64_t j = j_lo; j < j_hi; ++j) {
+      const Vec f = Load(f_row + j * c);
+      const float* in = in_row + (x0 + j * g.dilation_w) * c;
+      for (int p = 0; p < kPixels; ++p) acc[p] += Load(in + p * g.stride_w * c) * f;
+    }
+  }
+  float* out = r.out + x * c + c0;
+  for (int p = 0; p < kPixels; ++p) Store(out + p * c, ClampVec(acc[p], clamp));
+}
+
+// The channels past the last whole vector, one pixel, one channel at a time.
+OPGEN_DW_INLINE void ScalarTail(const DepthwiseGeometry& g, const Row& r, const float* filter,
+                                const float* bias, Clamp clamp, int64_t x, int64_t c0,
+                                int64_t j_lo, int64_t j_hi) {
+  const int64_t c = g.ic, row_stride = g.iw * c;
+  const int64_t x0 = x * g.stride_w - g.pad_left;
+  for (int64_t k = c0; k < c; ++k) {
+    float acc = bias != nullptr ? bias[k] : 0.0f;
+    for (int64_t i = r.i_lo; i < r.i_hi; ++i) {
+      const float* in_row = r.image + (r.y0 + i * g.dilation_h) * row_stride + k;
+      const float* f_row = filter + i * g.kw * c + k;
+      for (int64_t j = j_lo; j < j_hi; ++j) acc += in_row[(x0 + j * g.dilation_w) * c] * f_row[j * c];
+    }
+    r.out[x * c + k] = ClampScalar(acc, clamp);
+  }
+}
+
+// Every channel of kPixels pixels from x, with tap columns [j_lo, j_hi).
+template <int kPixels>
+OPGEN_DW_INLINE void Pixels(const DepthwiseGeometry& g, const Row& r, const float* filter,
+                            const float* bias, Clamp clamp, int64_t x, int64_t j_lo, int64_t j_hi) {
+  int64_t c0 = 0;
+  for (; c0 + kLanes <= g.ic; c0 += kLanes) VecBlock<kPixels>(g, r, filter, bias, clamp, x, c0, j_lo, j_hi);
+  if (c0 < g.ic)
+    for (int p = 0; p < kPixels; ++p) ScalarTail(g, r, filter, bias, clamp, x + p, c0, j_lo, j_hi);
+}
+
+// Ceiling of a / b for b > 0 and any a.
+OPGEN_DW_INLINE int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// The tap indices t in [0, k) with 0 <= start + t * dilation < size.
+OPGEN_DW_INLINE void TapRange(int64_t start, int64_t dilation, int64_t k, int64_t size, int64_t* lo,
+                              int64_t* hi) {
+  *lo = std::min(k, std::max<int64_t>(0, CeilDiv(-start, dilation)));
+  *hi = std::max(*lo, std::min(k, CeilDiv(size - start, dilation)));
+}
+
+// Output rows [begin, end) of the flattened [batch * oh] rows, multiplier 1.
+OPGEN_DEPTHWISE_CLONES
+void DepthwiseRows(const DepthwiseGeometry& g, const float* input, const float* filter,
+                   float* output, const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+  const int64_t c = g.ic;
+  // Output columns whose taps all fall inside the image.
+  const int64_t span = (g.kw - 1) * g.dilation_w;
+  const int64_t x_lo = std::min(g.ow, CeilDiv(g.pad_left, g.stride_w));
+  const int64_t x_hi = std::max(x_lo, std::min(g.ow, g.iw - 1 - span + g.pad_left >= 0
+                                                         ? (g.iw - 1 - span + g.pad_left) / g.stride_w + 1
+                                                         : 0));
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / g.oh, y = row % g.oh;
+    Row r;
+    r.image = input + b * g.ih * g.iw * c;
+    r.out = output + row * g.ow * c;
+    r.y0 = y * g.stride_h - g.pad_top;
+    TapRange(r.y0, g.dilation_h, g.kh, g.ih, &r.i_lo, &r.i_hi);
+    // Border columns (some taps outside the image) one at a time, with their tap
+    // ranges; the interior four at a time. No lambda here: it would be compiled for the
+    // baseline only, outside the target clones.
+    int64_t x = 0;
+    while (x < g.ow) {
+      if (x >= x_lo && x + 4 <= x_hi) {
+        Pixels<4>(g, r, filter, bias, clamp, x, 0, g.kw);
+        x += 4;
+        continue;
+      }
+      int64_t j_lo, j_hi;
+      TapRange(x * g.stride_w - g.pad_left, g.dilation_w, g.kw, g.iw, &j_lo, &j_hi);
+      Pixels<1>(g, r, filter, bias, clamp, x, j_lo, j_hi);
+      ++x;
+    }
+  }
+}
+
+// Any channel multiplier: output channel k * m_count + m from input channel k. Rare in
+// models (Keras' depth_multiplier defaults to 1); a plain loop over the multiplier.
+void DepthwiseRowsMultiplier(const DepthwiseGeometry& g, const float* input, const float* filter,
+                             float* output, const float* bias, Clamp clamp, int64_t begin,
+                             int64_t end) {
+  const int64_t c = g.ic, m_count = g.multiplier, oc = c * m_count;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / g.oh, y = row % g.oh;
+    const float* image = input + b * g.ih * g.iw * c;
+    float* out = output + row * g.ow * oc;
+    const int64_t y0 = y * g.stride_h - g.pad_top;
+    int64_t i_lo, i_hi;
+    TapRange(y0, g.dilation_h, g.kh, g.ih, &i_lo, &i_hi);
+    for (int64_t x = 0; x < g.ow; ++x) {
+      float* o = out + x * oc;
+      for (int64_t k = 0; k < oc; ++k) o[k] = bias != nullptr ? bias[k] : 0.0f;
+      const int64_t x0 = x * g.stride_w - g.pad_left;
+      int64_t j_lo, j_hi;
+      TapRange(x0, g.dilation_w, g.kw, g.iw, &j_lo, &j_hi);
+      for (int64_t i = i_lo; i < i_hi; ++i)
+        for (int64_t j = j_lo; j < j_hi; ++j) {
+          const float* in = image + ((y0 + i * g.dilation_h) * g.iw + x0 + j * g.dilation_w) * c;
+          const float* f = filter + (i * g.kw + j) * oc;
+          for (int64_t k = 0; k < c; ++k)
+            for (int64_t m = 0; m < m_count; ++m) o[k * m_count + m] += in[k] * f[k * m_count + m];
+        }
+      for (int64_t k = 0; k < oc; ++k) o[k] = ClampScalar(o[k], clamp);
+    }
+  }
+}
+
+}  // namespace
+
+void DepthwiseConv2DFloat(const DepthwiseGeometry& g, const float* input, const float* filter,
+                          float* output, const Epilogue& ep) {
+  const int64_t oc = g.ic * g.multiplier, rows = g.batch * g.oh;
+  if (rows == 0 || g.ow == 0 || oc == 0) return;
+  // Relu and Relu6 are applied to the registers before the store; other activations by
+  // ApplyEpilogue over each row block while it is still in cache.
+  Clamp clamp = Clamp::kNone;
+  Epilogue rest;  // what is left for ApplyEpilogue: the bias goes in with the sums
+  rest.alpha = ep.alpha;
+  if (ep.activation == Activation::kRelu) clamp = Clamp::kRelu;
+  else if (ep.activation == Activation::kRelu6) clamp = Clamp::kRelu6;
+  else rest.activation = ep.activation;
+  const int64_t per_row = g.ow * oc * std::max<int64_t>(1, g.kh * g.kw);
+  // Rows per task: enough multiply-adds (~32K) to outweigh waking a thread.
+  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(per_row, 1));
+  const int64_t tasks = std::max<int64_t>(1, std::min(ParallelWorkers(), rows / min_rows));
+  const int64_t step = (rows + tasks - 1) / tasks;
+  auto run = [&](int64_t t) {
+    const int64_t begin = t * step, end = std::min(rows, begin + step);
+    if (begin >= end) return;
+    if (g.multiplier == 1) DepthwiseRows(g, input, filter, output, ep.bias, clamp, begin, end);
+    else DepthwiseRowsMultiplier(g, input, filter, output, ep.bias, clamp, begin, end);
+    if (!rest.empty()) ApplyEpilogue(output + begin * g.ow * oc, (end - begin) * g.ow, oc, rest);
+  };
+  if (tasks == 1) run(0);
+  else RunTasks(tasks, run);
+}
+
+}  // namespace cpu
+}  // namespace opgen
