@@ -15,23 +15,33 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "all",
+    "any",
     "arg_max",
     "arg_min",
     "avg_pool",
     "batch_mat_mul_v2",
     "bias_add",
+    "broadcast_to",
     "cast",
+    "ceil",
     "clip_by_value",
     "concat_v2",
     "const",
     "conv2d",
+    "cos",
+    "cumprod",
+    "cumsum",
     "div",
+    "einsum",
     "elu",
     "equal",
     "erf",
+    "erfc",
     "exp",
     "expand_dims",
     "fill",
+    "floor",
     "floor_div",
     "floor_mod",
     "fused_batch_norm_v3",
@@ -39,6 +49,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "identity",
+    "identity_n",
+    "leaky_relu",
     "less",
     "less_equal",
     "log",
@@ -58,6 +70,7 @@ __all__ = [
     "neg",
     "no_op",
     "not_equal",
+    "one_hot",
     "ones_like",
     "pack",
     "pad",
@@ -72,27 +85,36 @@ __all__ = [
     "relu",
     "relu6",
     "reshape",
+    "round",
     "rsqrt",
+    "select",
     "select_v2",
     "selu",
     "shape",
     "sigmoid",
     "sign",
+    "sin",
     "size",
     "slice",
     "softmax",
     "softplus",
+    "softsign",
+    "split",
+    "split_v",
     "sqrt",
     "square",
     "squared_difference",
     "squeeze",
+    "stop_gradient",
     "strided_slice",
     "sub",
     "sum",
     "tanh",
     "tile",
+    "top_kv2",
     "transpose",
     "unpack",
+    "where",
     "zeros_like",
 ]
 
@@ -107,6 +129,12 @@ def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> OpOutput: ..
 
 
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
 def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
@@ -124,7 +152,13 @@ def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = ..., adj_y: boo
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
+def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -139,7 +173,19 @@ def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOut
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
 
 
+def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> OpOutput: ...
 
 
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -151,6 +197,9 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., na
 def erf(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def erfc(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def exp(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -158,6 +207,9 @@ def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> 
 
 
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def floor(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -188,6 +240,12 @@ def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOu
 
 
 def identity(input: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpOutput]: ...
+
+
+def leaky_relu(features: TensorLike, alpha: float = ..., name: str | None = None) -> OpOutput: ...
 
 
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -247,6 +305,9 @@ def no_op(name: str | None = None) -> OpNode: ...
 def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = ..., name: str | None = None) -> OpOutput: ...
+
+
 def ones_like(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -289,7 +350,13 @@ def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
 def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def round(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -307,6 +374,9 @@ def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def sign(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def sin(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def size(input: TensorLike, out_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -319,6 +389,15 @@ def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
+
+
+def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
+
+
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -329,6 +408,9 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
 
 
 def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, begin_mask: int = ..., end_mask: int = ..., ellipsis_mask: int = ..., new_axis_mask: int = ..., shrink_axis_mask: int = ..., name: str | None = None) -> OpOutput: ...
@@ -346,10 +428,21 @@ def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+class _TopKV2Output(NamedTuple):
+    values: OpOutput
+    indices: OpOutput
+
+
+def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = ..., index_type: DTypeLike = ..., name: str | None = None) -> _TopKV2Output: ...
+
+
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def unpack(value: TensorLike, num: int, axis: int = ..., name: str | None = None) -> list[OpOutput]: ...
+
+
+def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...

@@ -11,7 +11,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
                       RegisterCastKernels, RegisterReductionKernels, RegisterNnKernels, RegisterConcatSplitKernels, RegisterSlicingKernels,
-                      RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels}) {
+                      RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels,
+                      RegisterEinsumKernels, RegisterMiscKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -99,6 +99,8 @@ void RegisterConcatSplitKernels(TF_Status* status);
 void RegisterSlicingKernels(TF_Status* status);
 void RegisterConvPoolKernels(TF_Status* status);
 void RegisterConstKernels(TF_Status* status);
+void RegisterEinsumKernels(TF_Status* status);  // einsum.cc
+void RegisterMiscKernels(TF_Status* status);    // misc_kernels.cc
 
 }  // namespace cpu
 }  // namespace opgen

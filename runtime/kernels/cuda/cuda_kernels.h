@@ -12,7 +12,10 @@ void RegisterCastKernels(TF_Status* status);         // cast.cu: Cast, Fill, Zer
 void RegisterMatMulKernels(TF_Status* status);       // matmul.cu: MatMul, BatchMatMulV2 (cuBLAS)
 void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBatchNormV3, Conv2D, MaxPool, AvgPool
 void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
-void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
+void RegisterArrayKernels(TF_Status* status);
+void RegisterEinsumKernels(TF_Status* status);       // einsum.cu: Einsum
+void RegisterMiscArrayKernels(TF_Status* status);    // misc_array.cu: StopGradient, IdentityN, Split, SplitV, OneHot, BroadcastTo, Select
+void RegisterScanTopKKernels(TF_Status* status);     // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where, All, Any        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
 
 }  // namespace cuda
 }  // namespace opgen
