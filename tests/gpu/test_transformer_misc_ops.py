@@ -111,7 +111,7 @@ def test_scans_top_k_arg_max_match_cpu(gpu_matches_cpu, rng, dtype):
             gpu_matches_cpu(lambda v: fn(v, tidx(1), exclusive=True, reverse=True), x)
             gpu_matches_cpu(lambda v: fn(v, tidx(-1)), x)
     for index_type in ("int16", "int32", "int64"):
-        gpu_matches_cpu(lambda v: ops.top_k_v2(v, np.int32(4), index_type=index_type), x)
+        gpu_matches_cpu(lambda v: ops.top_kv2(v, np.int32(4), index_type=index_type), x)
     for out in ("int16", "uint16"):
         gpu_matches_cpu(lambda v: ops.arg_max(v, np.int32(2), output_type=out), x)
 
@@ -128,5 +128,5 @@ def test_bad_operands_fail_alike():
     from test_elementwise import assert_same_error
     x = np.ones((4, 6), np.float32)
     assert_same_error(lambda v: ops.split(np.int32(1), v, num_split=4), x, phrase="evenly divide")
-    assert_same_error(lambda v: ops.top_k_v2(v, np.int32(7)), x, phrase="at least k")
+    assert_same_error(lambda v: ops.top_kv2(v, np.int32(7)), x, phrase="at least k")
     assert_same_error(lambda v: ops.broadcast_to(v, np.array([3, 6], np.int32)), x, phrase="compatible")
