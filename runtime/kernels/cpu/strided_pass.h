@@ -34,7 +34,9 @@ void RunPass(const StridedPass& p, const T* in, T* out) {
     }
     for (int64_t row = row_begin; row < row_end; ++row) {
       T* dst = out + row * inner;
-      if constexpr (!std::is_arithmetic_v<ComputeType<T>>) {  // opaque words: copies only
+      if (sum_n == 1 && inner_stride == 1) {  // a contiguous run: a plain copy
+        std::copy_n(in + src, inner, dst);
+      } else if constexpr (!std::is_arithmetic_v<ComputeType<T>>) {  // opaque words: copies only
         for (int64_t j = 0; j < inner; ++j) dst[j] = in[src + j * inner_stride];
       } else if (sum_n == 1) {
         for (int64_t j = 0; j < inner; ++j) dst[j] = in[src + j * inner_stride];
