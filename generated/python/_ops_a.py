@@ -89,6 +89,50 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+    """Computes the logical AND across dimensions.
+
+    Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
+
+    Args:
+      input: A `Tensor` of type `bool`.
+        The values to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The axes to reduce.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep reduced dimensions with size 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      The reduced tensor.
+    """
+    _out = _execute_op("All", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    return _out[0]
+
+
+def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+    """Computes the logical OR across dimensions.
+
+    Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
+
+    Args:
+      input: A `Tensor` of type `bool`.
+        The values to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The axes to reduce.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep reduced dimensions with size 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      The reduced tensor.
+    """
+    _out = _execute_op("Any", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    return _out[0]
+
+
 def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = _dtypes.int64, name: str | None = None) -> OpOutput:
     """Returns the index of the largest value along a dimension.
 

@@ -82,3 +82,21 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str = "NHWC", nam
     """
     _out = _execute_op("BiasAdd", [value, bias], {"data_format": data_format}, name)
     return _out[0]
+
+
+def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput:
+    """Broadcasts `input` to `shape` as numpy's broadcast_to does.
+
+    Args:
+      input: A `Tensor`.
+        The values.
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The target shape (1-D).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      `input` repeated to `shape`.
+    """
+    _out = _execute_op("BroadcastTo", [input, shape], {}, name)
+    return _out[0]

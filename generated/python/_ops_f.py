@@ -33,6 +33,24 @@ def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutp
     return _out[0]
 
 
+def floor(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the largest integer not greater than `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Floor", [x], {}, name)
+    return _out[0]
+
+
 def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `floor(x / y)` element-wise, rounding toward negative infinity.
 

@@ -30,3 +30,21 @@ def identity(input: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Identity", [input], {}, name)
     return _out[0]
+
+
+def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpOutput]:
+    """Returns its inputs unchanged.
+
+    Each output shares its input's buffer.
+
+    Args:
+      input: A list of `Tensor` objects.
+        Any tensors.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `T`.
+      The same tensors.
+    """
+    _out = _execute_op("IdentityN", [input], {}, name)
+    return _out[0]

@@ -14,6 +14,26 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> OpOutput:
+    """Returns `x` where `x >= 0` and `alpha * x` elsewhere.
+
+    Applied element by element.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        Input values.
+      alpha: An optional `float`. Defaults to `0.2`.
+        The slope below zero.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+      The result, shaped as the input.
+    """
+    _out = _execute_op("LeakyRelu", [features], {"alpha": alpha}, name)
+    return _out[0]
+
+
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the truth value of `x < y` element-wise.
 

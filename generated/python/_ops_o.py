@@ -14,6 +14,32 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> OpOutput:
+    """Returns a one-hot tensor: `on_value` where the new axis equals the index, `off_value` elsewhere.
+
+    A new dimension of size `depth` goes in at `axis` (-1: last). Indices outside `[0, depth)` give `off_value` everywhere.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int32`, `int64`.
+        The hot positions.
+      depth: A `Tensor` of type `int32`.
+        The size of the new dimension (a scalar).
+      on_value: A `Tensor`.
+        The value at the index (a scalar).
+      off_value: A `Tensor`. Must have the same type as `on_value`.
+        The value elsewhere (a scalar).
+      axis: An optional `int`. Defaults to `-1`.
+        Where the new dimension goes.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `on_value`.
+      The one-hot tensor.
+    """
+    _out = _execute_op("OneHot", [indices, depth, on_value, off_value], {"axis": axis}, name)
+    return _out[0]
+
+
 def ones_like(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns ones shaped like `x`.
 

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -196,6 +198,36 @@ def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> O
     """
     _out = _execute_op("Tile", [input, multiples], {}, name)
     return _out[0]
+
+
+_TopKV2Output = _collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = True, index_type: DTypeLike = _dtypes.int32, name: str | None = None) -> _TopKV2Output:
+    """Returns the `k` largest entries of each row (the last dimension) and their indices.
+
+    Largest first; equal values keep their order (lower index first).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        Rank >= 1.
+      k: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+        How many to keep (a scalar).
+      sorted: An optional `bool`. Defaults to `True`.
+        Accepted; results are always sorted.
+      index_type: An optional dtype from: `int16`, `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (values, indices).
+
+      values: A `Tensor`. Has the same type as `input`.
+        The k largest entries of each row.
+      indices: A `Tensor` of type `index_type`.
+        Their indices in the row.
+    """
+    _out = _execute_op("TopKV2", [input, k], {"sorted": sorted, "index_type": index_type}, name)
+    return _TopKV2Output._make(_out)
 
 
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput:

@@ -56,7 +56,8 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
-                      opgen::RegisterListOps, opgen::RegisterConvImageOps}) {
+                      opgen::RegisterListOps, opgen::RegisterConvImageOps,
+                      opgen::RegisterMiscOps, opgen::RegisterEinsumOp}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -38,6 +38,8 @@ void RegisterNnOps(TF_Status* status);
 void RegisterPlaceholderOps(TF_Status* status);
 void RegisterControlFlowOps(TF_Status* status);  // control_flow_ops.cc
 void RegisterListOps(TF_Status* status);         // list_ops.cc
+void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
+void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
 // type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the

@@ -174,6 +174,18 @@ def baseline(op_def, rng):
         "Mean": lambda: ([_x(rng), i32(1)], {}),
         "Sum": lambda: ([_x(rng), i32(1)], {}),
         "Prod": lambda: ([_x(rng), i32(1)], {}),
+        # issue 17's ops
+        "Einsum": lambda: ([[_x(rng, (2, 3)), _x(rng, (3, 4))]], {"equation": "ab,bc->ac"}),
+        "IdentityN": lambda: ([[_x(rng), _x(rng, (3,))]], {}),
+        "Split": lambda: ([i32(1), _x(rng, (2, 4))], {"num_split": 2}),
+        "SplitV": lambda: ([_x(rng, (2, 4)), np.array([1, -1], i64), i32(1)], {"num_split": 2}),
+        "OneHot": lambda: ([np.array([0, 2, 1], i64), i32(3), f32(1), f32(0)], {}),
+        "BroadcastTo": lambda: ([_x(rng, (1, 3)), np.array([2, 3], i32)], {}),
+        "TopKV2": lambda: ([_x(rng), i32(2)], {}),
+        "Cumsum": lambda: ([_x(rng), i32(1)], {}),
+        "Cumprod": lambda: ([_x(rng), i32(1)], {}),
+        "All": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
+        "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
     }
     if name in special:
         return special[name]()
@@ -424,6 +436,22 @@ def _list_cases(op_def, base_inputs, base_attrs, i, rng):
     name = op_def.name
     items = base_inputs[i]
     arg = op_def.input_arg[i]
+    if arg.type_list_attr:  # a list of any dtypes (IdentityN): mixing them is allowed
+        yield Case(name, _with(base_inputs, i, []), base_attrs, ERROR, f"{arg.name} an empty list",
+                   modes=("eager", "graph"))
+        yield Case(name, _with(base_inputs, i, items[:1]), base_attrs, ANY, f"{arg.name} of one entry")
+        yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.int32)]), base_attrs, ANY,
+                   f"{arg.name} of float32 and int32")
+        yield Case(name, _with(base_inputs, i, [items[0], None]), base_attrs, ANY,
+                   f"{arg.name} with a None entry", modes=("eager", "graph"))
+        yield Case(name, _with(base_inputs, i, items * 20), base_attrs, ANY, f"{arg.name} of 40 entries")
+        for shape in [(3, 2), (2,), (), (2, 3, 1), (0, 3), (2, 0)]:
+            yield Case(name, _with(base_inputs, i, [items[0], _x(rng, shape)]), base_attrs, ANY,
+                       f"{arg.name} with a second entry of shape {list(shape)}")
+        for label, variant in _layout_variants(items[0]):
+            yield Case(name, _with(base_inputs, i, [variant] + items[1:]), base_attrs, SAME,
+                       f"{arg.name}[0] as {label}", reference=(base_inputs, base_attrs))
+        return
     n_attr = _attr(op_def, arg.number_attr)
     minimum = n_attr.minimum if n_attr.has_minimum else 0
     yield Case(name, _with(base_inputs, i, []), base_attrs, ERROR, f"{arg.name} an empty list",

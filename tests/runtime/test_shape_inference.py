@@ -558,6 +558,18 @@ _CALLS = {
     "TensorListReserve": lambda P: ([np.array([3], I32), np.array(2, I32)],
                                     {"element_dtype": np.dtype(F32)}, None),
     "TensorListFromTensor": lambda P: ([P((4, 3)), np.array([3], I32)], {}, None),
+    # issue 17's ops
+    "Einsum": lambda P: ([P((2, 3)), P((3, 4))], {"equation": "ab,bc->ac"}, [2]),
+    "IdentityN": lambda P: ([P((2,)), P((3,), I32)], {}, [2]),
+    "Select": lambda P: ([P((2,), bool), P((2,)), P((2,))], {}, None),
+    "Split": lambda P: ([np.array(1, I32), P((2, 4))], {"num_split": 2}, None),
+    "SplitV": lambda P: ([P((2, 4)), np.array([1, -1], np.int64), np.array(1, I32)],
+                         {"num_split": 2}, None),
+    "OneHot": lambda P: ([P((3,), np.int64), np.array(3, I32), P(()), P(())], {}, None),
+    "BroadcastTo": lambda P: ([P((1, 3)), np.array([2, 3], I32)], {}, None),
+    "TopKV2": lambda P: ([P((2, 3)), np.array(2, I32)], {}, None),
+    **{op: (lambda P: ([P((2, 3)), np.array(1, I32)], {}, None)) for op in ("Cumsum", "Cumprod")},
+    **{op: (lambda P: ([P((2, 3), bool), np.array(0, I32)], {}, None)) for op in ("All", "Any")},
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
@@ -588,3 +600,32 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if infer_shapes(op.name, inputs, attrs, arg_sizes)[0] is None:
             unknown.append(op.name)
     assert unknown == []
+
+
+def test_issue17_ops_shapes(infer_shapes):
+    """Einsum, the splits, OneHot, BroadcastTo, TopKV2, Where and Select (v1): exact
+    where the deciding operands are known, partial dims carried through."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    eq = {"equation": "abc,cde->abde"}
+    assert infer_shapes("Einsum", [P((None, 5, 8)), P((8, 3, 4))], eq, [2]) == [(None, 5, 3, 4)]
+    assert infer_shapes("Einsum", [P((2, 5, 8)), P((8, 3, 4))], eq, [2]) == [(2, 5, 3, 4)]
+    assert infer_shapes("Einsum", [P((2, None, 8)), P((8, 7))], {"equation": "...b,bc->...c"},
+                        [2]) == [(None, None, 7)]  # broadcast dims unknown with a partial shape
+    with pytest.raises(ShapeInferenceError, match="dimension"):
+        infer_shapes("Einsum", [P((2, 5, 8)), P((7, 3, 4))], eq, [2])
+    with pytest.raises(ShapeInferenceError, match="'->'"):
+        infer_shapes("Einsum", [P((2, 3)), P((3, 4))], {"equation": "ab,bc"}, [2])
+    assert infer_shapes("Split", [np.array(1, I32), P((2, 6))], {"num_split": 3}) == [(2, 2)] * 3
+    assert infer_shapes("SplitV", [P((2, 6)), np.array([1, -1], np.int64), np.array(-1, I32)],
+                        {"num_split": 2}) == [(2, 1), (2, 5)]
+    with pytest.raises(ShapeInferenceError, match="evenly divide"):
+        infer_shapes("Split", [np.array(1, I32), P((2, 5))], {"num_split": 3})
+    assert infer_shapes("OneHot", [P((2, None), np.int64), np.array(4, I32), P(()), P(())],
+                        {"axis": 1}) == [(2, 4, None)]
+    assert infer_shapes("BroadcastTo", [P((1, 3)), np.array([2, 4, 3], I32)]) == [(2, 4, 3)]
+    with pytest.raises(ShapeInferenceError, match="broadcast"):
+        infer_shapes("BroadcastTo", [P((2, 3)), np.array([4, 3], I32)])
+    assert infer_shapes("TopKV2", [P((None, 9)), np.array(4, I32)]) == [(None, 4), (None, 4)]
+    assert infer_shapes("Where", [P((2, 3), bool)]) == [(None, 2)]
+    assert infer_shapes("Select", [P((4,), bool), P((4, 2)), P((4, None))]) == [(4, 2)]

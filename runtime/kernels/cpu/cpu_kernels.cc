@@ -14,7 +14,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
                       RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels,
                       RegisterControlFlowKernels, RegisterTensorListKernels,
                       RegisterConvFamilyKernels, RegisterSpaceKernels, RegisterImageKernels,
-                      RegisterBatchNormKernels}) {
+                      RegisterBatchNormKernels, RegisterEinsumKernels, RegisterMiscKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

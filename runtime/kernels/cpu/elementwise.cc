@@ -137,6 +137,21 @@ struct SeluOp {
   }
 };
 struct LogicalNotOp { static bool Apply(bool x) { return !x; } };
+// Issue 17's element-wise ops. Round halves to even (rint in the default rounding mode),
+// as TensorFlow's; integers are already round. Softsign is x / (1 + |x|) as written, so
+// an infinite x gives NaN, as TensorFlow's does.
+struct ErfcOp { template <typename T> static T Apply(T x) { return std::erfc(x); } };
+struct SinOp { template <typename T> static T Apply(T x) { return std::sin(x); } };
+struct CosOp { template <typename T> static T Apply(T x) { return std::cos(x); } };
+struct FloorOp { template <typename T> static T Apply(T x) { return std::floor(x); } };
+struct CeilOp { template <typename T> static T Apply(T x) { return std::ceil(x); } };
+struct RoundOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_integral_v<T>) return x;
+    else return std::nearbyint(x);
+  }
+};
+struct SoftsignOp { template <typename T> static T Apply(T x) { return x / (T(1) + std::fabs(x)); } };
 
 // Applies Op to storage values of T: widened to the compute type, the result narrowed
 // back to T (or kept, for ops whose result is bool).
@@ -543,6 +558,13 @@ void RegisterElementwiseKernels(TF_Status* status) {
   RegisterUnary<SoftplusOp, Floats>("Softplus", status);
   RegisterUnary<EluOp, Floats>("Elu", status);
   RegisterUnary<SeluOp, Floats>("Selu", status);
+  RegisterUnary<ErfcOp, Floats>("Erfc", status);
+  RegisterUnary<SinOp, Floats>("Sin", status);
+  RegisterUnary<CosOp, Floats>("Cos", status);
+  RegisterUnary<FloorOp, Floats>("Floor", status);
+  RegisterUnary<CeilOp, Floats>("Ceil", status);
+  RegisterUnary<RoundOp, Concat<Floats, Types<int32_t, int64_t>>>("Round", status);
+  RegisterUnary<SoftsignOp, Floats>("Softsign", status);
 }
 
 }  // namespace cpu

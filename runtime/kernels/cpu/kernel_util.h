@@ -105,6 +105,8 @@ void RegisterConvFamilyKernels(TF_Status* status);  // conv_family.cc
 void RegisterSpaceKernels(TF_Status* status);       // space_ops.cc
 void RegisterImageKernels(TF_Status* status);       // image.cc
 void RegisterBatchNormKernels(TF_Status* status);   // batch_norm.cc
+void RegisterEinsumKernels(TF_Status* status);  // einsum.cc
+void RegisterMiscKernels(TF_Status* status);    // misc_kernels.cc
 
 }  // namespace cpu
 }  // namespace opgen

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../reduction_spec.h"
@@ -311,6 +312,28 @@ void RegisterArg(const char* op, TF_Status* status) {
   }
 }
 
+// ArgMax's OpDef also allows int16 and uint16 indices, which TensorFlow's CPU kernels
+// take; ArgMin's does not.
+template <typename T>
+void RegisterArgMaxNarrowIndices(TF_Status* status) {
+  for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
+    for (auto [out, compute] : {std::pair{TF_INT16, &ArgReduce<true>::template Compute<T, int16_t>},
+                                std::pair{TF_UINT16, &ArgReduce<true>::template Compute<T, uint16_t>}}) {
+      if (TF_GetCode(status) != TF_OK) return;
+      TF_KernelBuilder* b = TF_NewKernelBuilder("ArgMax", "CPU", nullptr, compute, nullptr);
+      TF_KernelBuilder_TypeConstraint(b, "T", DtypeOf<T>::value, status);
+      TF_KernelBuilder_TypeConstraint(b, "Tidx", tidx, status);
+      TF_KernelBuilder_TypeConstraint(b, "output_type", out, status);
+      TF_RegisterKernelBuilder("ArgMax", b, status);
+    }
+  }
+}
+
+template <typename... Ts>
+void RegisterArgMaxNarrow(Types<Ts...>, TF_Status* status) {
+  (RegisterArgMaxNarrowIndices<Ts>(status), ...);
+}
+
 template <bool kMax, typename... Ts>
 void RegisterArgAll(const char* op, Types<Ts...>, TF_Status* status) {
   (RegisterArg<kMax, Ts>(op, status), ...);
@@ -326,6 +349,7 @@ void RegisterReductionKernels(TF_Status* status) {
   RegisterReduceAll<MinReducer, false>("Min", RealTypes(), status);
   RegisterArgAll<true>("ArgMax", RealAndBoolTypes(), status);
   RegisterArgAll<false>("ArgMin", RealAndBoolTypes(), status);
+  RegisterArgMaxNarrow(RealAndBoolTypes(), status);
 }
 
 }  // namespace cpu

@@ -17,6 +17,9 @@ void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc: Switch,
 void RegisterConvFamilyKernels(TF_Status* status);   // conv_family.cu: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
 void RegisterSpaceKernels(TF_Status* status);        // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterImageKernels(TF_Status* status);        // image.cu: ResizeBilinear, ResizeNearestNeighbor
+void RegisterEinsumKernels(TF_Status* status);       // einsum.cu: Einsum
+void RegisterMiscArrayKernels(TF_Status* status);    // misc_array.cu: StopGradient, IdentityN, Split, SplitV, OneHot, BroadcastTo, Select
+void RegisterScanTopKKernels(TF_Status* status);     // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where, All, Any
 
 }  // namespace cuda
 }  // namespace opgen

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../misc_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "elementwise_launch.cuh"
@@ -55,6 +56,12 @@ OPGEN_MATH1(Sqrt, sqrtf, sqrt)
 OPGEN_MATH1(Tanh, tanhf, tanh)
 OPGEN_MATH1(Erf, erff, erf)
 OPGEN_MATH1(Floor, floorf, floor)
+OPGEN_MATH1(Ceil, ceilf, ceil)
+OPGEN_MATH1(Erfc, erfcf, erfc)
+OPGEN_MATH1(Sin, sinf, sin)
+OPGEN_MATH1(Cos, cosf, cos)
+OPGEN_MATH1(Rint, rintf, rint)
+OPGEN_MATH1(Fabs, fabsf, fabs)
 #undef OPGEN_MATH1
 __device__ __forceinline__ float Pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double Pow(double x, double y) { return pow(x, y); }
@@ -237,6 +244,22 @@ struct SeluOp : UnaryOp_ {
   }
 };
 struct LogicalNotOp : UnaryOp_ { __device__ static bool Apply(bool x) { return !x; } };
+// Issue 17's element-wise ops, as the CPU computes them (kernels/cpu/elementwise.cc):
+// Round halves to even, Softsign is x / (1 + |x|) as written (infinity gives NaN).
+struct ErfcOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Erfc(x); } };
+struct SinOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Sin(x); } };
+struct CosOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Cos(x); } };
+struct FloorOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Floor(x); } };
+struct CeilOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Ceil(x); } };
+struct RoundOp : UnaryOp_ {
+  template <typename T> __device__ static T Apply(T x) {
+    if constexpr (kIsInteger<T>) return x;
+    else return Rint(x);
+  }
+};
+struct SoftsignOp : UnaryOp_ {
+  template <typename T> __device__ static T Apply(T x) { return x / (T(1) + Fabs(x)); }
+};
 
 // ---- functors over storage types (see elementwise_launch.cuh) --------------------------
 
@@ -426,6 +449,27 @@ struct Unary {
   };
 };
 
+// LeakyRelu: x where x > 0, alpha * x elsewhere; alpha read once (../misc_spec.h).
+template <typename T>
+struct LeakyReluFn : Operands<T, T> {
+  float alpha;
+  __device__ T operator()(T x) const {
+    const Wide<T> v = Widen(x);
+    return Narrow<T>(v > Wide<T>(0) ? v : v * static_cast<Wide<T>>(alpha));
+  }
+};
+
+template <typename T>
+void LeakyReluCompute(void* state, TF_OpKernelContext* ctx) {
+  Call call;
+  if (!Begin(ctx, 1, nullptr, false, &call) || !Plan(ctx, DtypeOf<T>::value, &call)) return;
+  LeakyReluFn<T> fn;
+  fn.alpha = static_cast<const kernels::LeakyReluAttrs*>(state)->alpha;
+  LaunchFlat(ctx, call.stream, fn, NumElements(call.out_dims), static_cast<T*>(TF_TensorData(call.out.get())),
+             Operand<T>{static_cast<const T*>(call.Data(0)), false}, Operand<NoInput>{nullptr, true},
+             Operand<NoInput>{nullptr, true});
+}
+
 // Three operands broadcast together: SelectV2 (condition, t, e), ClipByValue (t, min, max).
 template <template <typename> class Fn, typename T, typename K = T>
 void TernaryCompute(void*, TF_OpKernelContext* ctx) {
@@ -544,6 +588,14 @@ void RegisterClip(Types<Ts...>, TF_Status* status) {
   (Register(KernelSpec{"ClipByValue", {{"T", DtypeOf<Ts>::value}}, {}, &TernaryCompute<ClipFn, Ts>}, status), ...);
 }
 
+template <typename... Ts>
+void RegisterLeakyRelu(Types<Ts...>, TF_Status* status) {
+  (Register(KernelSpec{"LeakyRelu", {{"T", DtypeOf<Ts>::value}}, {}, &LeakyReluCompute<Ts>,
+                       kernels::CreateLeakyRelu, kernels::DeleteLeakyRelu},
+            status),
+   ...);
+}
+
 // Ops on bool without a type attr: no type constraint.
 void RegisterBoolOp(const char* op, ComputeFn compute, TF_Status* status) {
   Register(KernelSpec{op, {}, {}, compute}, status);
@@ -596,6 +648,14 @@ void RegisterElementwiseKernels(TF_Status* status) {
   RegisterUnary<SoftplusOp>("Softplus", Floats(), status);
   RegisterUnary<EluOp>("Elu", Floats(), status);
   RegisterUnary<SeluOp>("Selu", Floats(), status);
+  RegisterUnary<ErfcOp>("Erfc", Floats(), status);
+  RegisterUnary<SinOp>("Sin", Floats(), status);
+  RegisterUnary<CosOp>("Cos", Floats(), status);
+  RegisterUnary<FloorOp>("Floor", Floats(), status);
+  RegisterUnary<CeilOp>("Ceil", Floats(), status);
+  RegisterUnary<RoundOp>("Round", Concat<Floats, Types<int32_t, int64_t>>(), status);
+  RegisterUnary<SoftsignOp>("Softsign", Floats(), status);
+  RegisterLeakyRelu(Floats(), status);
 }
 
 }  // namespace cuda

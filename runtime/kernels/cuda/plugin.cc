@@ -154,7 +154,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   for (auto family : {RegisterElementwiseKernels, RegisterCastKernels, RegisterMatMulKernels,
                       RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels,
                       RegisterControlFlowKernels, RegisterConvFamilyKernels, RegisterSpaceKernels,
-                      RegisterImageKernels}) {
+                      RegisterImageKernels, RegisterEinsumKernels, RegisterMiscArrayKernels,
+                      RegisterScanTopKKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

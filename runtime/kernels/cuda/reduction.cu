@@ -662,16 +662,21 @@ __device__ __forceinline__ ArgCandidate<C> Better(ArgCandidate<C> a, ArgCandidat
   return b.index < a.index ? b : a;
 }
 
+// `out_type`: the output's TF_DataType (int64, int32, or ArgMax's int16 / uint16).
 template <typename Index>
-__device__ __forceinline__ void StoreIndex(void* out, int64_t i, Index value, bool out64) {
-  if (out64) static_cast<int64_t*>(out)[i] = static_cast<int64_t>(value);
-  else static_cast<int32_t*>(out)[i] = static_cast<int32_t>(value);
+__device__ __forceinline__ void StoreIndex(void* out, int64_t i, Index value, int out_type) {
+  switch (out_type) {
+    case TF_INT64: static_cast<int64_t*>(out)[i] = static_cast<int64_t>(value); break;
+    case TF_INT16: static_cast<int16_t*>(out)[i] = static_cast<int16_t>(value); break;
+    case TF_UINT16: static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(value); break;
+    default: static_cast<int32_t*>(out)[i] = static_cast<int32_t>(value);
+  }
 }
 
 // inner == 1: a warp per row of `len` values.
 template <bool kMax, typename T>
 __global__ void __launch_bounds__(kThreads)
-ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* out, bool out64) {
+ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* out, int out_type_code) {
   using C = Compute<T>;
   const int lane = threadIdx.x % 32;
   const auto better = [](ArgCandidate<C> a, ArgCandidate<C> b) { return Better<kMax>(a, b); };
@@ -681,7 +686,7 @@ ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* o
     ArgCandidate<C> best{C(), -1};
     for (int64_t k = lane; k < len; k += 32) best = better(best, ArgCandidate<C>{Widen(x[k]), k});
     best = GroupReduce(best, better, 32, static_cast<ArgCandidate<C>*>(nullptr));
-    if (lane == 0) StoreIndex(out, row, IsNan(Widen(x[0])) ? int64_t{0} : best.index, out64);
+    if (lane == 0) StoreIndex(out, row, IsNan(Widen(x[0])) ? int64_t{0} : best.index, out_type_code);
   }
 }
 
@@ -689,7 +694,7 @@ ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* o
 template <bool kMax, typename T>
 __global__ void __launch_bounds__(kThreads)
 ArgReduceColumnsKernel(const T* __restrict__ in, int64_t outer, int64_t len, int64_t inner,
-                       void* out, bool out64) {
+                       void* out, int out_type_code) {
   using C = Compute<T>;
   const int64_t total = outer * inner;
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
@@ -705,7 +710,7 @@ ArgReduceColumnsKernel(const T* __restrict__ in, int64_t outer, int64_t len, int
         best_value = v;
       }
     }
-    StoreIndex(out, t, best, out64);
+    StoreIndex(out, t, best, out_type_code);
   }
 }
 
@@ -714,7 +719,7 @@ struct ArgPlan {
   cudaStream_t stream = nullptr;
   const void* in = nullptr;
   void* out = nullptr;
-  bool out64 = false;
+  int out_type_code = TF_INT32;  // the output dtype
   int64_t outer = 1, len = 1, inner = 1;
 };
 
@@ -733,7 +738,7 @@ bool PlanArgReduce(TF_OpKernelContext* ctx, TF_DataType out_type, ArgPlan* plan)
   if (!plan->stream) return false;
   plan->in = TF_TensorData(spec.input.get());
   plan->out = TF_TensorData(output.get());  // the context keeps the output alive
-  plan->out64 = out_type == TF_INT64;
+  plan->out_type_code = static_cast<int>(out_type);
   return true;
 }
 
@@ -745,11 +750,11 @@ void ArgReduceCompute(void*, TF_OpKernelContext* ctx) {
   const T* in = static_cast<const T*>(p.in);
   if (p.inner == 1) {
     ArgReduceRowsKernel<kMax, T><<<GridFor(p.outer, kThreads / 32, sms), kThreads, 0, p.stream>>>(
-        in, p.outer, p.len, p.out, p.out64);
+        in, p.outer, p.len, p.out, p.out_type_code);
   } else {
     ArgReduceColumnsKernel<kMax, T>
         <<<GridFor(p.outer * p.inner, kThreads, sms), kThreads, 0, p.stream>>>(
-            in, p.outer, p.len, p.inner, p.out, p.out64);
+            in, p.outer, p.len, p.inner, p.out, p.out_type_code);
   }
   CheckLaunch(ctx, kMax ? "ArgMax" : "ArgMin");
 }
@@ -908,6 +913,16 @@ void RegisterArgReduce(const char* op, Types<Ts...>, TF_Status* status) {
                          {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT32>},
               status),
      ...);
+    if constexpr (kMax) {  // ArgMax's OpDef also allows int16 and uint16 indices
+      (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT16}},
+                           {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT16>},
+                status),
+       ...);
+      (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_UINT16}},
+                           {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_UINT16>},
+                status),
+       ...);
+    }
   }
 }
 
