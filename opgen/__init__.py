@@ -20,7 +20,7 @@ _RUNTIME_EXPORTS = frozenset({
     "float16", "half", "bfloat16", "float32", "float64", "double", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string",
     "complex64", "complex128",
-    "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
+    "Graph", "Operation", "Output", "Session", "SessionOptions", "get_default_graph", "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels",

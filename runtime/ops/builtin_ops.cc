@@ -54,7 +54,7 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
-                      opgen::RegisterPlaceholderOps}) {
+                      opgen::RegisterPlaceholderOps, opgen::RegisterFusedOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

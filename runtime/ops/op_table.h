@@ -36,6 +36,7 @@ void RegisterElementwiseMathOps(TF_Status* status);
 void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
 void RegisterPlaceholderOps(TF_Status* status);
+void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
 // type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the

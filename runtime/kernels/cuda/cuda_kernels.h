@@ -12,7 +12,8 @@ void RegisterCastKernels(TF_Status* status);         // cast.cu: Cast, Fill, Zer
 void RegisterMatMulKernels(TF_Status* status);       // matmul.cu: MatMul, BatchMatMulV2 (cuBLAS)
 void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBatchNormV3, Conv2D, MaxPool, AvgPool
 void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
-void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
+void RegisterArrayKernels(TF_Status* status);
+void RegisterFusedKernels(TF_Status* status);        // fused.cu: the graph optimizer's _OpgenFused* ops        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
 
 }  // namespace cuda
 }  // namespace opgen

@@ -152,7 +152,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   // op on device type "GPU" until a GPU device exists, and TF_GetAllRegisteredKernels
   // then shows what a GPU would run everywhere the plugin is built.
   for (auto family : {RegisterElementwiseKernels, RegisterCastKernels, RegisterMatMulKernels,
-                      RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels}) {
+                      RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels,
+                      RegisterFusedKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
