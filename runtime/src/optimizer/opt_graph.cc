@@ -39,10 +39,15 @@ OptGraph::OptGraph(std::vector<NodeDefProto> nodes, std::set<std::string> keep,
   }
 }
 
-void OptGraph::Rebuild() {
-  readers_.clear();
+void OptGraph::RebuildPositions() {
   position_.clear();
   for (size_t i = 0; i < nodes_.size(); ++i) position_[nodes_[i].name] = static_cast<int>(i);
+  positions_valid_ = true;
+}
+
+void OptGraph::Rebuild() {
+  if (!positions_valid_) RebuildPositions();
+  readers_.clear();
   for (size_t i = 0; i < nodes_.size(); ++i)
     for (size_t j = 0; j < nodes_[i].input.size(); ++j)
       readers_[ParseTensorRef(nodes_[i].input[j]).node].push_back(
@@ -51,7 +56,7 @@ void OptGraph::Rebuild() {
 }
 
 NodeDefProto* OptGraph::Find(const std::string& name) {
-  if (!readers_valid_) Rebuild();
+  if (!positions_valid_) RebuildPositions();
   auto it = position_.find(name);
   return it == position_.end() ? nullptr : &nodes_[it->second];
 }
@@ -124,7 +129,7 @@ bool OptGraph::AddConst(const std::string& base, const TF_Tensor& value, const s
   node.device = device;
   *name = node.name;
   nodes_.push_back(std::move(node));
-  Invalidate();
+  InvalidatePositions();
   return true;
 }
 
@@ -163,7 +168,7 @@ int OptGraph::SweepDead() {
   nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(),
                               [&](const NodeDefProto& n) { return !live.count(n.name); }),
                nodes_.end());
-  Invalidate();
+  if (nodes_.size() != before) InvalidatePositions();
   return static_cast<int>(before - nodes_.size());
 }
 

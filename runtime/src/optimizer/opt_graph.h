@@ -60,8 +60,9 @@ class OptGraph {
   std::vector<Reader> DataReaders(const std::string& name, int index);
   // Whether `name`'s only use is one data input of one node (so a pass may absorb it).
   bool HasSingleDataReader(const std::string& name);
-  // Call after changing inputs, names or the node list.
+  // Call after changing inputs (readers) or the node list (positions too).
   void Invalidate() { readers_valid_ = false; }
+  void InvalidatePositions() { readers_valid_ = positions_valid_ = false; }
 
   // The value of a Const node's output (nullptr for anything else); owned by the graph.
   const TF_Tensor* ConstValue(const TensorRef& ref);
@@ -86,10 +87,12 @@ class OptGraph {
   std::vector<std::string> roots_;
   std::set<std::string> names_;  // every name ever used, so new names never collide
   bool readers_valid_ = false;
+  bool positions_valid_ = false;
   std::unordered_map<std::string, std::vector<Reader>> readers_;
   std::unordered_map<std::string, int> position_;
   std::map<std::string, TensorPtr> const_cache_;  // by node name (invalidated on rewrite)
   void Rebuild();
+  void RebuildPositions();
 };
 
 // Helpers for attrs of rewritten nodes.
