@@ -26,7 +26,8 @@ from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
 
 __all__ = [
-    "Graph", "Operation", "Output", "Session", "SessionOptions", "get_default_graph", "import_graph_def",
+    "Graph", "Operation", "Output", "Session", "SessionOptions", "get_default_graph",
+    "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "cached_host_memory_bytes", "release_cached_host_memory",

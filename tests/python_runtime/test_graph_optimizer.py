@@ -150,7 +150,8 @@ def test_folding_that_would_grow_a_constant_is_left_alone():
 def test_conv_batchnorm_relu_folds_and_fuses():
     rng = np.random.default_rng(2)
     w = rng.normal(size=(3, 3, 4, 5)).astype(np.float32)
-    scale, offset = rng.uniform(0.5, 1.5, 5).astype(np.float32), rng.normal(size=5).astype(np.float32)
+    scale = rng.uniform(0.5, 1.5, 5).astype(np.float32)
+    offset = rng.normal(size=5).astype(np.float32)
     mean, var = rng.normal(size=5).astype(np.float32), rng.uniform(0.5, 2, 5).astype(np.float32)
     g = opgen.Graph()
     x = placeholder(g, [2, 6, 6, 4])
@@ -242,7 +243,8 @@ def test_an_activation_read_elsewhere_is_not_fused_away():
     y = op(g, "Relu", h, name="y")
     z = op(g, "AddV2", y, h, name="z")  # h is read twice: only the bias can be fused
     xv = np.array([[1, 2, 3], [-4, 5, -6]], np.float32)
-    np.testing.assert_allclose(run_both(g, z, {x: xv}), np.maximum(xv + [1, -2, .5], 0) + xv + [1, -2, .5])
+    h_value = xv + [1, -2, .5]
+    np.testing.assert_allclose(run_both(g, z, {x: xv}), np.maximum(h_value, 0) + h_value)
     nodes = optimized_ops(g, z, [x])
     assert nodes["h"].op == "_OpgenFusedMatMul" and nodes["h"].attr["activation"].s == b"None"
     assert nodes["y"].op == "Relu"
@@ -344,7 +346,8 @@ def test_the_environment_turns_the_optimizer_off(monkeypatch):
     monkeypatch.setenv("OPGEN_GRAPH_OPTIMIZER", "0")
     assert "Identity" in types(optimized_ops(g, y, [x]))
     # An explicit SessionOptions choice wins over the environment.
-    assert "_OpgenFusedMatMul" in types(optimized_ops(g, y, [x], opgen.SessionOptions(optimize=True)))
+    forced = opgen.SessionOptions(optimize=True)
+    assert "_OpgenFusedMatMul" in types(optimized_ops(g, y, [x], forced))
 
 
 def test_the_log_says_what_the_passes_did(monkeypatch, capfd):
@@ -408,3 +411,57 @@ def test_frozen_models_match_tensorflow_both_ways(name):
     assert len(fused) == EXPECTED_FUSED[name], types(nodes)
     assert not {"FusedBatchNormV3", "Identity", "BiasAdd"} & {n.op for n in nodes.values()
                                                               if n.name != fetch.split(":")[0]}
+
+
+def _spelled_with_main_ops(graph_def):
+    """The graph with the ops other branches of issue 17 add spelled with older ones, so
+    the Keras patterns around them are tested here already: Erfc(z) as 1 - Erf(z),
+    IdentityN (swish's custom gradient) as an Identity of its first input, LeakyRelu as
+    Maximum(x, alpha * x)."""
+    present = registered_ops()
+    new = graph_pb2.GraphDef()
+
+    def node(name, op_type, inputs):
+        n = new.node.add(name=name, op=op_type, input=inputs)
+        n.attr["T"].type = 1  # DT_FLOAT
+        return n
+
+    def scalar(name, value):
+        n = new.node.add(name=name, op="Const")
+        n.attr["dtype"].type = 1
+        n.attr["value"].tensor.dtype = 1
+        n.attr["value"].tensor.float_val.append(value)
+        return name
+
+    for n in graph_def.node:
+        if n.op == "Erfc" and "Erfc" not in present:
+            node(n.name + "/erf", "Erf", list(n.input))
+            node(n.name, "Sub", [scalar(n.name + "/one", 1.0), n.name + "/erf"])
+        elif n.op == "IdentityN" and "IdentityN" not in present:
+            node(n.name, "Identity", [n.input[0]])
+        elif n.op == "LeakyRelu" and "LeakyRelu" not in present:
+            alpha = scalar(n.name + "/alpha", n.attr["alpha"].f)
+            node(n.name + "/scaled", "Mul", [n.input[0], alpha])
+            node(n.name, "Maximum", [n.input[0], n.name + "/scaled"])
+        else:
+            new.node.add().CopyFrom(n)
+    return new
+
+
+@pytest.mark.parametrize("name, activations", [
+    ("opt_dense_activations", ["GeluExact", "GeluTanh", "Swish", "Elu", "Sigmoid", "Tanh", "None"]),
+    ("opt_conv_activations", ["LeakyRelu", "Elu", "Sigmoid", "Tanh", "Swish"]),
+])
+def test_keras_activation_spellings_fuse(name, activations):
+    io = np.load(FIXTURES / f"{name}_io.npz")
+    graph_def = graph_pb2.GraphDef.FromString((FIXTURES / f"{name}.pb").read_bytes())
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(_spelled_with_main_ops(graph_def), name="")
+    fetch, feed, expected = str(io["output_name"]), str(io["input_name"]), io["output"]
+    got = run_both(g, fetch, {feed: io["input"]}, atol=1e-5 * np.abs(expected).max())
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+    with opgen.Session(g) as s:
+        nodes = s.optimized_graph_def(fetch, [feed]).node
+    assert [n.attr["activation"].s.decode() for n in nodes if n.op.startswith("_OpgenFused")] \
+        == activations

@@ -195,8 +195,9 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensorShape(
 TF_CAPI_EXPORT extern void OPGEN_SetGraphOptimizer(TF_SessionOptions* options, int enabled);
 
 /* The GraphDef the session runs for a TF_SessionRun signature (feeds, fetches,
- * targets): the optimized copy, or the graph as given where the optimizer is off or
- * declines (v1 control flow, a bad signature). */
+ * targets): the optimized copy; where the optimizer is off, the signature's nodes as
+ * given (pruned as the executor prunes them); where it declines (v1 control flow, a bad
+ * signature), the whole graph as given. */
 TF_CAPI_EXPORT extern void OPGEN_SessionOptimizedGraphDef(
     TF_Session* session, const TF_Output* inputs, int ninputs, const TF_Output* outputs,
     int noutputs, const TF_Operation* const* target_opers, int ntargets,
