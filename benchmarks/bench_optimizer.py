@@ -93,25 +93,29 @@ def opgen_median(pb: Path, inp: str, out: str, x: np.ndarray, optimize: bool, re
         first = time.perf_counter() - start
         for _ in range(3):
             session.run(out, {inp: x})
-        times = []
+        times, cpu = [], []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             session.run(out, {inp: x})
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
         nodes = len(session.optimized_graph_def(out, [inp]).node)
-    return statistics.median(times), first, y, nodes
+    return statistics.median(times), first, y, nodes, statistics.median(cpu)
 
 
 def bench(name: str, pb: Path, inp: str, out: str, x: np.ndarray, repeats: int,
           tf_exe: str | None) -> None:
-    on, on_first, y_on, n_on = opgen_median(pb, inp, out, x, True, repeats)
-    off, off_first, y_off, n_off = opgen_median(pb, inp, out, x, False, repeats)
+    on, on_first, y_on, n_on, on_cpu = opgen_median(pb, inp, out, x, True, repeats)
+    off, off_first, y_off, n_off, off_cpu = opgen_median(pb, inp, out, x, False, repeats)
     scale = float(np.abs(y_off).max()) or 1.0
     diff = float(np.abs(y_on - y_off).max()) / scale
     print(f"{name}: opgen optimized {on * 1e3:8.3f} ms ({n_on} nodes; first run "
           f"{on_first * 1e3:.0f} ms)   unoptimized {off * 1e3:8.3f} ms ({n_off} nodes; first "
           f"run {off_first * 1e3:.0f} ms)   speed-up x{off / on:.2f}   max |diff| / max|y| "
           f"{diff:.1e}")
+    # CPU time (all threads) per run: the work done, less disturbed by a busy machine.
+    print(f"{name}: CPU time per run, optimized {on_cpu * 1e3:8.3f} ms   unoptimized "
+          f"{off_cpu * 1e3:8.3f} ms   x{off_cpu / on_cpu:.2f}")
     if tf_exe is None:
         return
     with tempfile.TemporaryDirectory() as tmp:
