@@ -251,7 +251,8 @@ def _read_varint(data: bytes, pos: int) -> tuple[int | None, int]:
 
 
 def load_runtime_registry(library: str | Path | None = None) -> op_def_pb2.OpList:
-    """The live op registry of the opgen runtime library, through ``TF_GetAllOpList``.
+    """The live op registry of the opgen runtime library, through ``TF_GetAllOpList``,
+    without the runtime's internal ``_Opgen*`` ops.
 
     ``library`` defaults to :func:`opgen._paths.runtime_library_path`. Raises
     ``FileNotFoundError`` when there is no library, :class:`OpDefError` when the
@@ -288,7 +289,17 @@ def load_runtime_registry(library: str | Path | None = None) -> op_def_pb2.OpLis
     problems = validate_oplist(oplist, _binary_locator(f"{path} (TF_GetAllOpList)"))
     if problems:
         raise OpDefError(problems)
+    # The runtime's own internal ops (the graph optimizer's fused kernels) are no part of
+    # what a graph is built from: no binding gets them.
+    public = [op for op in oplist.op if not op.name.startswith(RUNTIME_INTERNAL_PREFIX)]
+    del oplist.op[:]
+    oplist.op.extend(public)
     return oplist
+
+
+#: Ops the opgen runtime registers for itself (the session optimizer's fused ops);
+#: :func:`load_runtime_registry` leaves them out.
+RUNTIME_INTERNAL_PREFIX = "_Opgen"
 
 
 def sorted_oplist(oplist: op_def_pb2.OpList) -> op_def_pb2.OpList:

@@ -22,11 +22,12 @@ from opgen.runtime.graph_mode import control_dependencies, device, name_scope
 from opgen.runtime.kernels import registered_kernels
 from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_memory
 from opgen.runtime.op_library import load_op_library
-from opgen.runtime.session import Session
+from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
 
 __all__ = [
-    "Graph", "Operation", "Output", "Session", "get_default_graph", "import_graph_def",
+    "Graph", "Operation", "Output", "Session", "SessionOptions", "get_default_graph",
+    "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "cached_host_memory_bytes", "release_cached_host_memory",

@@ -25,26 +25,61 @@ _empty = np.empty
 _MAX_PLANS = 256
 
 
+class SessionOptions:
+    """How a Session runs its graph.
+
+    `optimize`: whether the session's graph optimizer rewrites the graph it runs
+    (constant folding, folding constant Mul/Add/BatchNorm into convolutions, fused
+    convolution / MatMul + bias + activation kernels, identity removal); None leaves it
+    to `config` and the environment (``OPGEN_GRAPH_OPTIMIZER=0`` turns it off).
+    `config`: a serialized TensorFlow ``ConfigProto`` (bytes), or a message with
+    ``SerializeToString``, as ``TF_SetConfig`` takes it; the optimizer honours
+    ``graph_options.optimizer_options.opt_level = L0`` and ``graph_options.rewrite_options``
+    (``disable_meta_optimizer``, and ``constant_folding`` / ``arithmetic_optimization`` /
+    ``remapping`` / ``dependency_optimization`` = OFF), as Grappler does.
+    """
+
+    def __init__(self, optimize: bool | None = None, config=None):
+        if optimize is not None and not isinstance(optimize, bool):
+            raise TypeError(f"optimize must be a bool or None, not {type(optimize).__name__}")
+        if config is not None and not isinstance(config, bytes):
+            config = config.SerializeToString()
+        self.optimize = optimize
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"opgen.SessionOptions(optimize={self.optimize!r}, config={self.config!r})"
+
+
 class Session:
     """Runs operations of one Graph (the default graph when `graph` is None).
 
     Use it as a context manager, or call :meth:`close`, to free it at once. ``run``
     may be called from several threads at once; close the session only once they
-    have returned.
+    have returned. `options` (a :class:`SessionOptions`) says how the graph runs.
     """
 
-    def __init__(self, graph: Graph | None = None):
+    def __init__(self, graph: Graph | None = None, options: SessionOptions | None = None):
         if graph is None:
             graph = get_default_graph()
         if not isinstance(graph, Graph):
             raise TypeError(f"graph must be an opgen.Graph, not {type(graph).__name__}")
+        if options is not None and not isinstance(options, SessionOptions):
+            raise TypeError(f"options must be an opgen.SessionOptions, not "
+                            f"{type(options).__name__}")
         runtime = _lib.graph_lib()
         status = _lib.thread_status()
-        options = runtime.TF_NewSessionOptions()
+        c_options = runtime.TF_NewSessionOptions()
         try:
-            c_session = runtime.TF_NewSession(graph._c_graph, options, status.ptr)
+            if options is not None and options.config is not None:
+                runtime.TF_SetConfig(c_options, options.config, len(options.config), status.ptr)
+                if status.code != 0:
+                    raise exception_class(status.code)(status.message)
+            if options is not None and options.optimize is not None:
+                runtime.OPGEN_SetGraphOptimizer(c_options, int(options.optimize))
+            c_session = runtime.TF_NewSession(graph._c_graph, c_options, status.ptr)
         finally:
-            runtime.TF_DeleteSessionOptions(options)
+            runtime.TF_DeleteSessionOptions(c_options)
         if status.code != 0:
             raise exception_class(status.code)(status.message)
         self._graph = graph
@@ -93,6 +128,29 @@ class Session:
                         self._plans.clear()
                     self._plans[key] = plan
         return plan.run(self._c_session, feed_dict.values() if feed_dict else ())
+
+    def optimized_graph_def(self, fetches, feeds=()):
+        """The GraphDef (a ``GraphDef`` message) this session runs for `fetches` (as for
+        :meth:`run`) given the fed tensors `feeds` (Outputs or names, or the keys of a
+        feed dict): the graph optimizer's copy, or the graph as given where the
+        optimizer is off or leaves it alone."""
+        from opgen.protos import graph_pb2
+        if self._c_session is None:
+            raise RuntimeError("Attempted to use a closed Session.")
+        plan = _RunPlan(self._graph, fetches, tuple(feeds))
+        runtime = _lib.graph_lib()
+        buffer = runtime.TF_NewBuffer()
+        try:
+            status = _lib.thread_status()
+            runtime.OPGEN_SessionOptimizedGraphDef(
+                self._c_session, plan.c_inputs, plan.n_inputs, plan.c_outputs, plan.n_outputs,
+                plan.c_targets, plan.n_targets, buffer, status.ptr)
+            if status.code != 0:
+                raise exception_class(status.code)(status.message)
+            data = ctypes.string_at(buffer.contents.data, buffer.contents.length)
+        finally:
+            runtime.TF_DeleteBuffer(buffer)
+        return graph_pb2.GraphDef.FromString(data)
 
     def __repr__(self) -> str:
         state = "closed" if self._c_session is None else "open"

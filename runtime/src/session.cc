@@ -10,15 +10,20 @@
 #include "executor.h"
 #include "graph.h"
 #include "op_registry.h"
+#include "opgen/c_api_ext.h"
+#include "optimizer/session_plan.h"
 
 struct TF_SessionOptions {
   std::string target;
   std::string config;  // serialized ConfigProto, kept as given
+  int graph_optimizer = -1;  // OPGEN_SetGraphOptimizer: 0 off, 1 on, -1 as config/env say
 };
 
 struct TF_Session {
   TF_Graph* graph;
   std::string config;
+  opgen::OptimizerOptions optimizer;
+  opgen::OptimizedGraphs optimized;  // declared before kernels: kernels point into it
   opgen::SessionKernels kernels;  // declared before plans: plans point into it
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<opgen::ExecutionPlan>> plans;
@@ -107,6 +112,8 @@ TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Sta
   auto* session = new TF_Session();
   session->graph = graph;
   if (opts != nullptr) session->config = opts->config;
+  session->optimizer = opgen::ParseOptimizerConfig(session->config);
+  if (opts != nullptr && opts->graph_optimizer >= 0) session->optimizer.enabled = opts->graph_optimizer;
   {
     std::lock_guard<std::mutex> lock(graph->mu);
     ++graph->sessions;
@@ -167,9 +174,9 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
       if (it != session->plans.end()) plan = it->second.get();
     }
     if (plan == nullptr) {
-      std::unique_ptr<opgen::ExecutionPlan> built = opgen::ExecutionPlan::Build(
-          session->graph, inputs, ninputs, outputs, noutputs, target_opers, ntargets,
-          &session->kernels, status);
+      std::unique_ptr<opgen::ExecutionPlan> built = opgen::BuildSessionPlan(
+          session->graph, session->optimizer, inputs, ninputs, outputs, noutputs, target_opers,
+          ntargets, &session->kernels, &session->optimized, status);
       if (built == nullptr) return;
       std::lock_guard<std::mutex> lock(session->mu);
       // Another thread may have built the same plan meanwhile; keep the first.
@@ -192,6 +199,32 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
     }
     opgen::SetStatus(status, TF_INTERNAL, e.what());
   }
+}
+
+void OPGEN_SetGraphOptimizer(TF_SessionOptions* options, int enabled) {
+  if (options != nullptr) options->graph_optimizer = enabled ? 1 : 0;
+}
+
+void OPGEN_SessionOptimizedGraphDef(TF_Session* session, const TF_Output* inputs, int ninputs,
+                                    const TF_Output* outputs, int noutputs,
+                                    const TF_Operation* const* target_opers, int ntargets,
+                                    TF_Buffer* output_graph_def, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"session", session},
+                            {"inputs", opgen::ArrayArg(inputs, ninputs)},
+                            {"outputs", opgen::ArrayArg(outputs, noutputs)},
+                            {"target_opers", opgen::ArrayArg(target_opers, ntargets)},
+                            {"output_graph_def", output_graph_def}}))
+    return;
+  opgen::OptimizerReport report;
+  opgen::GraphPtr copy =
+      opgen::OptimizeGraph(session->graph, inputs, ninputs, outputs, noutputs, target_opers,
+                           ntargets, session->optimizer, &report);
+  if (copy == nullptr) {  // what the session runs then: the graph as given
+    TF_GraphToGraphDef(session->graph, output_graph_def, status);
+    return;
+  }
+  TF_GraphToGraphDef(copy.get(), output_graph_def, status);
 }
 
 }  // extern "C"

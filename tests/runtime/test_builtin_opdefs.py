@@ -31,11 +31,12 @@ def builtin_ops():
     except FileNotFoundError as e:
         pytest.skip(f"runtime library not available: {e}")
     # Tests elsewhere register ops named OpgenTest*/OpgenSpecTest*, or load plugins
-    # (tests/plugins); those are not built-ins.
+    # (tests/plugins); those are not built-ins. Nor are the runtime's internal _Opgen*
+    # ops (the graph optimizer's fused kernels), which no TensorFlow graph holds.
     from opgen.runtime import op_library
     plugin_ops = op_library.loaded_op_names()
     return [op for op in op_def_pb2.OpList.FromString(data).op
-            if not op.name.startswith("Opgen") and op.name not in plugin_ops]
+            if not op.name.startswith(("Opgen", "_Opgen")) and op.name not in plugin_ops]
 
 
 @pytest.fixture(scope="module")

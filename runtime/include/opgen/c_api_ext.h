@@ -186,6 +186,23 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensorShape(
     TF_ShapeInferenceContext* ctx, const char* attr_name, TF_ShapeHandle* result,
     TF_Status* status);
 
+/* The session's graph optimizer (runtime/src/optimizer/): on unless the session's
+ * ConfigProto turns Grappler off (graph_options.optimizer_options.opt_level = L0, or
+ * graph_options.rewrite_options.disable_meta_optimizer; rewrite_options.constant_folding,
+ * arithmetic_optimization, remapping, dependency_optimization = OFF turn single passes
+ * off) or the environment says OPGEN_GRAPH_OPTIMIZER=0. OPGEN_LOG_OPTIMIZER=1 prints
+ * what it did to stderr. OPGEN_SetGraphOptimizer overrides both (0 off, else on). */
+TF_CAPI_EXPORT extern void OPGEN_SetGraphOptimizer(TF_SessionOptions* options, int enabled);
+
+/* The GraphDef the session runs for a TF_SessionRun signature (feeds, fetches,
+ * targets): the optimized copy; where the optimizer is off, the signature's nodes as
+ * given (pruned as the executor prunes them); where it declines (v1 control flow, a bad
+ * signature), the whole graph as given. */
+TF_CAPI_EXPORT extern void OPGEN_SessionOptimizedGraphDef(
+    TF_Session* session, const TF_Output* inputs, int ninputs, const TF_Output* outputs,
+    int noutputs, const TF_Operation* const* target_opers, int ntargets,
+    TF_Buffer* output_graph_def, TF_Status* status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 
 namespace opgen::cpu {
 void RegisterPlaceholderKernels(TF_Status* status);  // placeholder.cc
+void RegisterFusedKernels(TF_Status* status);        // fused.cc: the optimizer's _Opgen* ops
 }
 
 void opgen_register_cpu_kernels(TF_Status* status) {
@@ -14,7 +15,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
                       RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels,
                       RegisterControlFlowKernels, RegisterTensorListKernels,
                       RegisterConvFamilyKernels, RegisterSpaceKernels, RegisterImageKernels,
-                      RegisterBatchNormKernels, RegisterEinsumKernels, RegisterMiscKernels}) {
+                      RegisterBatchNormKernels, RegisterEinsumKernels, RegisterMiscKernels,
+                      RegisterFusedKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

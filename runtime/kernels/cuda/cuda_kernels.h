@@ -20,6 +20,7 @@ void RegisterImageKernels(TF_Status* status);        // image.cu: ResizeBilinear
 void RegisterEinsumKernels(TF_Status* status);       // einsum.cu: Einsum
 void RegisterMiscArrayKernels(TF_Status* status);    // misc_array.cu: StopGradient, IdentityN, Split, SplitV, OneHot, BroadcastTo, Select
 void RegisterScanTopKKernels(TF_Status* status);     // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where, All, Any
+void RegisterFusedKernels(TF_Status* status);        // fused.cu: the graph optimizer's _OpgenFused* ops
 
 }  // namespace cuda
 }  // namespace opgen

@@ -155,7 +155,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
                       RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels,
                       RegisterControlFlowKernels, RegisterConvFamilyKernels, RegisterSpaceKernels,
                       RegisterImageKernels, RegisterEinsumKernels, RegisterMiscArrayKernels,
-                      RegisterScanTopKKernels}) {
+                      RegisterScanTopKKernels, RegisterFusedKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -1,0 +1,98 @@
+// The attrs of the optimizer's fused ops (_OpgenFusedConv2D, _OpgenFusedMatMul), on the
+// host: shared by the CPU kernels and the CUDA plugin's. The convolution or product is
+// Conv2D's / MatMul's (window_spec.h, matmul_spec.h); this adds the epilogue: a bias
+// (input 2, one value per output channel) and an activation.
+#pragma once
+
+#include <string>
+
+#include "cpu/conv2d_float.h"  // the Activation enum (plain C++, no CPU code)
+#include "kernel_api_util.h"
+#include "matmul_spec.h"
+#include "window_spec.h"
+
+namespace opgen {
+namespace kernels {
+
+using cpu::Activation;
+
+// The `activation` attr's names, in the order of cpu::Activation.
+inline bool ActivationFromName(const std::string& name, Activation* out) {
+  static const char* const kNames[] = {"None",    "Relu", "Relu6",     "Elu",      "LeakyRelu",
+                                       "Sigmoid", "Swish", "Tanh", "GeluExact", "GeluTanh"};
+  for (int i = 0; i < static_cast<int>(sizeof(kNames) / sizeof(kNames[0])); ++i) {
+    if (name == kNames[i]) {
+      *out = static_cast<Activation>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+struct FusedEpilogueAttrs {
+  Activation activation = Activation::kNone;
+  float alpha = 0.2f;
+};
+
+// Reads `activation` and `leakyrelu_alpha`; false after failing the construction.
+inline bool ReadFusedEpilogue(TF_OpKernelConstruction* ctx, FusedEpilogueAttrs* out) {
+  StatusPtr s = NewStatus();
+  const std::string name = StringAttr(ctx, "activation", s.get());
+  if (TF_GetCode(s.get()) == TF_OK)
+    TF_OpKernelConstruction_GetAttrFloat(ctx, "leakyrelu_alpha", &out->alpha, s.get());
+  if (TF_GetCode(s.get()) == TF_OK && !ActivationFromName(name, &out->activation))
+    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, ("unknown fused activation '" + name + "'").c_str());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    return false;
+  }
+  return true;
+}
+
+// _OpgenFusedConv2D's state: Conv2D's window and the epilogue.
+struct FusedConvAttrs {
+  Window2D window;
+  FusedEpilogueAttrs epilogue;
+};
+
+inline void* CreateFusedConv(TF_OpKernelConstruction* ctx, const char* device) {
+  auto* attrs = new FusedConvAttrs();
+  Window2D* w = CreateWindow(ctx, true, device);
+  attrs->window = *w;
+  DeleteWindow(w);
+  ReadFusedEpilogue(ctx, &attrs->epilogue);
+  return attrs;
+}
+inline void DeleteFusedConv(void* p) { delete static_cast<FusedConvAttrs*>(p); }
+
+// _OpgenFusedMatMul's state: MatMul's transposes and the epilogue.
+struct FusedMatMulAttrs {
+  MatMulAttrs matmul;
+  FusedEpilogueAttrs epilogue;
+};
+
+inline void* CreateFusedMatMul(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new FusedMatMulAttrs();
+  auto* m = static_cast<MatMulAttrs*>(CreateMatMul(ctx));
+  attrs->matmul = *m;
+  DeleteMatMulAttrs(m);
+  ReadFusedEpilogue(ctx, &attrs->epilogue);
+  return attrs;
+}
+inline void DeleteFusedMatMul(void* p) { delete static_cast<FusedMatMulAttrs*>(p); }
+
+// The bias (input 2): a vector of `channels` values. False after reporting the failure.
+inline bool CheckFusedBias(TF_OpKernelContext* ctx, int64_t channels, TensorPtr* bias) {
+  *bias = Input(ctx, 2);
+  if (!*bias) return false;
+  const std::vector<int64_t> bd = Dims(bias->get());
+  if (bd.size() != 1 || bd[0] != channels) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "the fused bias must have one value per output channel (" +
+                                       std::to_string(channels) + "), got " + ShapeString(bd));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace opgen

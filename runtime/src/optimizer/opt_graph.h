@@ -1,0 +1,119 @@
+// The optimizer's working copy of a graph: NodeDefs that passes rewrite in place, with
+// the helpers every pass needs (inputs as (node, index), consumers, constant values,
+// new constants). It becomes a TF_Graph again through the GraphDef importer, which
+// checks every rewritten node against its OpDef.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../core_types.h"
+#include "../wire_format.h"
+
+namespace opgen {
+
+// One tensor a NodeDef input names: "node" (output 0), "node:2"; control inputs
+// ("^node") have index -1.
+struct TensorRef {
+  std::string node;
+  int index = 0;
+  bool control() const { return index < 0; }
+  bool operator==(const TensorRef& o) const { return node == o.node && index == o.index; }
+  bool operator<(const TensorRef& o) const {
+    return node < o.node || (node == o.node && index < o.index);
+  }
+};
+TensorRef ParseTensorRef(const std::string& input);
+std::string TensorRefName(const TensorRef& ref);  // as a NodeDef input: "node", "node:1", "^node"
+
+// A tensor deleted with its owner.
+struct TensorDeleter {
+  void operator()(TF_Tensor* t) const { delete t; }
+};
+using TensorPtr = std::unique_ptr<TF_Tensor, TensorDeleter>;
+
+class OptGraph {
+ public:
+  // `keep`: nodes that must stay as they are named and numbered (fed, fetched,
+  // targets); `fed`: the fed outputs; `roots`: what the signature runs (fetched and
+  // target nodes), from which dead nodes are swept.
+  OptGraph(std::vector<NodeDefProto> nodes, std::set<std::string> keep, std::set<TensorRef> fed,
+           std::vector<std::string> roots);
+
+  std::vector<NodeDefProto>& nodes() { return nodes_; }
+  NodeDefProto* Find(const std::string& name);
+  bool IsKept(const std::string& name) const { return keep_.count(name) > 0; }
+  bool IsFed(const TensorRef& ref) const { return fed_.count(ref) > 0; }
+
+  // The readers of each node: (reader position in nodes(), input position), control
+  // readers included (their TensorRef index is -1). Recomputed after each rewrite.
+  struct Reader {
+    int node;
+    int input;
+  };
+  const std::vector<Reader>& Readers(const std::string& name);
+  // Data readers of output `index` of `name`.
+  std::vector<Reader> DataReaders(const std::string& name, int index);
+  // Whether `name`'s only use is one data input of one node (so a pass may absorb it).
+  bool HasSingleDataReader(const std::string& name);
+  // Call after changing inputs (readers) or the node list (positions too).
+  void Invalidate() { readers_valid_ = false; }
+  void InvalidatePositions() { readers_valid_ = positions_valid_ = false; }
+
+  // The value of a Const node's output (nullptr for anything else); owned by the graph.
+  const TF_Tensor* ConstValue(const TensorRef& ref);
+  // Adds a Const node holding `value` (named from `base`, made unique) and returns its
+  // name; nullptr-safe: false when the dtype cannot be written as a TensorProto.
+  bool AddConst(const std::string& base, const TF_Tensor& value, const std::string& device,
+                std::string* name);
+  // Turns node `name` into a Const holding `value`, keeping its name, device and control
+  // inputs. False when the dtype cannot be written.
+  bool ReplaceWithConst(const std::string& name, const TF_Tensor& value);
+  std::string UniqueName(const std::string& base);
+
+  // Removes nodes that the roots no longer reach (kept nodes stay).
+  int SweepDead();
+  // The node count (after SweepDead: the nodes the signature runs).
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  std::vector<NodeDefProto> nodes_;
+  std::set<std::string> keep_;
+  std::set<TensorRef> fed_;
+  std::vector<std::string> roots_;
+  std::set<std::string> names_;  // every name ever used, so new names never collide
+  bool readers_valid_ = false;
+  bool positions_valid_ = false;
+  std::unordered_map<std::string, std::vector<Reader>> readers_;
+  std::unordered_map<std::string, int> position_;
+  std::map<std::string, TensorPtr> const_cache_;  // by node name (invalidated on rewrite)
+  void Rebuild();
+  void RebuildPositions();
+};
+
+// Helpers for attrs of rewritten nodes.
+AttrValue TypeAttr(TF_DataType type);
+AttrValue StringAttr(const std::string& s);
+AttrValue FloatAttr(float f);
+// An attr of `node` (nullptr when absent).
+const AttrValue* GetAttr(const NodeDefProto& node, const char* name);
+// A node's "T" attr (DT_INVALID when absent).
+TF_DataType NodeType(const NodeDefProto& node);
+
+// The values of float32 constant `c` per output channel when c broadcasts along the
+// channels only (a scalar, [C], [1, ..., 1, C], or [1, ..., 1]) without growing an
+// output of rank `out_rank`; false otherwise.
+bool PerChannel(const TF_Tensor* c, int64_t channels, int out_rank, std::vector<double>* out);
+
+// A new float32 tensor of `dims`, zero-filled.
+TensorPtr NewFloatTensor(const std::vector<int64_t>& dims);
+inline float* FloatData(TF_Tensor* t) { return static_cast<float*>(t->buffer->data()); }
+inline const float* FloatData(const TF_Tensor* t) {
+  return static_cast<const float*>(t->buffer->data());
+}
+
+}  // namespace opgen

@@ -1,0 +1,34 @@
+// The rewrite passes over the optimizer's working graph, one file each. Each returns how
+// many rewrites it made and leaves fed, fetched and target nodes as they are named.
+#pragma once
+
+#include "opt_graph.h"
+
+namespace opgen {
+
+// identity_removal.cc: Identity / IdentityN / StopGradient / Snapshot readers read the
+// identity's input; a NoOp that only orders is replaced by its control inputs.
+int RemoveIdentities(OptGraph& g);
+// The same for the one node `name`; false when it is not a removable identity.
+bool BypassIdentity(OptGraph& g, const std::string& name);
+
+// constant_folding.cc: nodes whose inputs are all constant (deterministic ops, not fed)
+// are computed once with the CPU kernels and become Const nodes, unless the result
+// would be much larger than its inputs (Fill, Tile, BroadcastTo of a scalar).
+int FoldConstants(OptGraph& g);
+
+// arithmetic.cc: a constant per-channel Mul, Add/AddV2/BiasAdd/Sub or an inference
+// FusedBatchNorm after a float32 convolution or MatMul with a constant filter becomes
+// part of its filter and a BiasAdd.
+int FoldArithmetic(OptGraph& g);
+
+// remapper.cc: float32 Conv2D / MatMul (/ DepthwiseConv2dNative when its fused kernel
+// is registered) + BiasAdd or constant Add + activation become one _OpgenFused* node,
+// where the fused op has a kernel on the device the original node runs on.
+int FuseConvolutions(OptGraph& g);
+
+// The ops whose semantics are v1 control flow frames: the optimizer leaves graphs with
+// them alone.
+bool IsControlFlowOp(const std::string& op);
+
+}  // namespace opgen

@@ -1,0 +1,139 @@
+// The remapper: a float32 convolution or MatMul, its bias (a BiasAdd, or an Add of a
+// per-channel constant) and its activation become one _OpgenFused* node, which computes
+// the bias and activation while each output block is still in cache. The fused node
+// takes the name of the pattern's last node, so what read (or fetches) it is unchanged.
+// Fused only where the fused op has a kernel on the device the convolution runs on.
+#include <algorithm>
+#include <set>
+
+#include "../kernel_registry.h"
+#include "../op_registry.h"
+#include "activation_match.h"
+#include "passes.h"
+
+namespace opgen {
+namespace {
+
+bool AttrIsOr(const NodeDefProto& n, const char* name, const std::string& value) {
+  const AttrValue* a = GetAttr(n, name);
+  return a == nullptr || (a->kind == AttrValue::kString && a->s == value);
+}
+
+// Output channels of a convolution / MatMul with a constant filter (0 when unknown).
+int64_t OutputChannels(OptGraph& g, const NodeDefProto& conv) {
+  const TF_Tensor* f = g.ConstValue(ParseTensorRef(conv.input[1]));
+  if (f == nullptr) return 0;
+  const std::vector<int64_t>& d = f->dims;
+  if (conv.op == "Conv2D" && d.size() == 4) return d[3];
+  if (conv.op == "DepthwiseConv2dNative" && d.size() == 4) return d[2] * d[3];
+  if (conv.op == "MatMul" && d.size() == 2) {
+    const AttrValue* tb = GetAttr(conv, "transpose_b");
+    return tb != nullptr && tb->b ? d[0] : d[1];
+  }
+  return 0;
+}
+
+// The fused node's attrs: the convolution's that the fused OpDef has, its defaults,
+// and the epilogue.
+AttrMap FusedAttrs(const OpDef& fused, const NodeDefProto& conv, const MatchedActivation& act) {
+  AttrMap attrs;
+  for (const AttrDef& a : fused.attr) {
+    auto it = conv.attr.find(a.name);
+    if (it != conv.attr.end()) attrs[a.name] = it->second;
+    else if (a.has_default) attrs[a.name] = a.default_value;
+  }
+  attrs["activation"] = StringAttr(act.name);
+  attrs["leakyrelu_alpha"] = FloatAttr(act.alpha);
+  return attrs;
+}
+
+// Whether `fused` with `attrs` runs where `conv` runs (same device, a kernel there).
+bool RunsWhereConvRuns(const NodeDefProto& conv, const OpDef& fused, const AttrMap& attrs) {
+  const OpDef* def = OpRegistry::Global().Find(conv.op);
+  if (def == nullptr) return false;
+  TF_Status status;
+  const Device* conv_device = nullptr;
+  const Device* fused_device = nullptr;
+  if (PlaceKernel(conv.device, *def, conv.attr, &conv_device, &status) == nullptr) return false;
+  if (PlaceKernel(conv.device, fused, attrs, &fused_device, &status) == nullptr) return false;
+  return conv_device == fused_device;
+}
+
+bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
+  const NodeDefProto conv = *g.Find(conv_name);
+  if (NodeType(conv) != TF_FLOAT || g.IsKept(conv_name) || conv.input.size() < 2 ||
+      !AttrIsOr(conv, "data_format", "NHWC"))
+    return false;
+  const OpDef* fused = OpRegistry::Global().Find("_OpgenFused" + conv.op);
+  if (fused == nullptr) return false;  // e.g. depthwise before its fused kernel is wired
+  const int64_t channels = OutputChannels(g, conv);
+
+  // The bias: a BiasAdd (any rank-1 bias), or an Add / AddV2 of a per-channel constant.
+  std::string head = conv_name, bias_ref;
+  std::vector<double> bias_values;
+  if (g.HasSingleDataReader(conv_name)) {
+    const OptGraph::Reader r = g.Readers(conv_name)[0];
+    const NodeDefProto& reader = g.nodes()[r.node];
+    if (reader.op == "BiasAdd" && r.input == 0 && NodeType(reader) == TF_FLOAT &&
+        AttrIsOr(reader, "data_format", "NHWC")) {
+      head = reader.name;
+      bias_ref = reader.input[1];
+    } else if ((reader.op == "Add" || reader.op == "AddV2") && NodeType(reader) == TF_FLOAT &&
+               channels > 0) {
+      const TensorRef other = ParseTensorRef(reader.input[1 - r.input]);
+      const TF_Tensor* c = other.control() ? nullptr : g.ConstValue(other);
+      if (PerChannel(c, channels, conv.op == "MatMul" ? 2 : 4, &bias_values)) head = reader.name;
+    }
+  }
+  MatchedActivation act;
+  const bool has_activation = MatchActivation(g, head, &act);
+  if (!has_activation && head == conv_name) return false;  // nothing to fuse
+  if (head == conv_name && channels <= 0) return false;    // no bias, and no size for zeros
+  if (!has_activation) act.sink = head;
+
+  AttrMap attrs = FusedAttrs(*fused, conv, act);
+  if (!RunsWhereConvRuns(conv, *fused, attrs)) return false;
+  if (bias_ref.empty()) {
+    TensorPtr bias = NewFloatTensor({channels});
+    for (size_t i = 0; i < bias_values.size(); ++i)
+      FloatData(bias.get())[i] = static_cast<float>(bias_values[i]);
+    if (!g.AddConst(conv_name + "/_opgen_fused_bias", *bias, conv.device, &bias_ref)) return false;
+  }
+  // Control inputs of every absorbed node move onto the fused node.
+  std::set<std::string> absorbed(act.nodes.begin(), act.nodes.end());
+  absorbed.insert(conv_name);
+  absorbed.insert(head);
+  std::vector<std::string> inputs{conv.input[0], conv.input[1], bias_ref};
+  for (const std::string& name : absorbed)
+    for (const std::string& in : g.Find(name)->input)
+      if (in[0] == '^' && std::find(inputs.begin(), inputs.end(), in) == inputs.end())
+        inputs.push_back(in);
+  NodeDefProto* sink = g.Find(act.sink);
+  sink->op = fused->name;
+  sink->attr = std::move(attrs);
+  sink->input = std::move(inputs);
+  sink->device = conv.device;
+  g.Invalidate();
+  return true;
+}
+
+}  // namespace
+
+int FuseConvolutions(OptGraph& g) {
+  // By name: sweeping moves the nodes.
+  std::vector<std::string> candidates;
+  for (const NodeDefProto& node : g.nodes())
+    if (node.op == "Conv2D" || node.op == "MatMul" || node.op == "DepthwiseConv2dNative")
+      candidates.push_back(node.name);
+  int fused = 0;
+  for (const std::string& name : candidates) {
+    if (g.Find(name) == nullptr) continue;
+    if (FuseAt(g, name)) {
+      ++fused;
+      g.SweepDead();  // the absorbed nodes' reads must not block the next fusion
+    }
+  }
+  return fused;
+}
+
+}  // namespace opgen
