@@ -15,13 +15,17 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "all",
+    "any",
     "arg_max",
     "arg_min",
     "avg_pool",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
+    "broadcast_to",
     "cast",
+    "ceil",
     "clip_by_value",
     "concat_v2",
     "const",
@@ -29,17 +33,23 @@ __all__ = [
     "conv2d",
     "conv2d_backprop_input",
     "conv3d",
+    "cos",
+    "cumprod",
+    "cumsum",
     "depth_to_space",
     "depthwise_conv2d_native",
     "div",
+    "einsum",
     "elu",
     "enter",
     "equal",
     "erf",
+    "erfc",
     "exit",
     "exp",
     "expand_dims",
     "fill",
+    "floor",
     "floor_div",
     "floor_mod",
     "fused_batch_norm",
@@ -49,6 +59,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "identity",
+    "identity_n",
+    "leaky_relu",
     "less",
     "less_equal",
     "log",
@@ -72,6 +84,7 @@ __all__ = [
     "next_iteration",
     "no_op",
     "not_equal",
+    "one_hot",
     "ones_like",
     "pack",
     "pad",
@@ -88,22 +101,29 @@ __all__ = [
     "reshape",
     "resize_bilinear",
     "resize_nearest_neighbor",
+    "round",
     "rsqrt",
+    "select",
     "select_v2",
     "selu",
     "shape",
     "sigmoid",
     "sign",
+    "sin",
     "size",
     "slice",
     "softmax",
     "softplus",
+    "softsign",
     "space_to_batch_nd",
     "space_to_depth",
+    "split",
+    "split_v",
     "sqrt",
     "square",
     "squared_difference",
     "squeeze",
+    "stop_gradient",
     "strided_slice",
     "sub",
     "sum",
@@ -117,8 +137,10 @@ __all__ = [
     "tensor_list_set_item",
     "tensor_list_stack",
     "tile",
+    "top_kv2",
     "transpose",
     "unpack",
+    "where",
     "zeros_like",
 ]
 
@@ -133,6 +155,12 @@ def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> OpOutput: ..
 
 
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
 def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
@@ -153,7 +181,13 @@ def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorL
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
+def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -177,6 +211,15 @@ def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backp
 def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
 
 
+def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
+def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
+
+
 def depth_to_space(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -184,6 +227,9 @@ def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequ
 
 
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> OpOutput: ...
 
 
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -198,6 +244,9 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., na
 def erf(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def erfc(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def exit(data: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -208,6 +257,9 @@ def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> 
 
 
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def floor(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -260,6 +312,12 @@ def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOu
 
 
 def identity(input: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpOutput]: ...
+
+
+def leaky_relu(features: TensorLike, alpha: float = ..., name: str | None = None) -> OpOutput: ...
 
 
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -336,6 +394,9 @@ def no_op(name: str | None = None) -> OpNode: ...
 def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = ..., name: str | None = None) -> OpOutput: ...
+
+
 def ones_like(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
@@ -384,7 +445,13 @@ def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = 
 def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
 
 
+def round(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -402,6 +469,9 @@ def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def sign(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def sin(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def size(input: TensorLike, out_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
 
 
@@ -414,10 +484,19 @@ def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
 def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def space_to_depth(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
+
+
+def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
+
+
+def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
 
 
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -430,6 +509,9 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
 
 
 def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
+
+
+def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, begin_mask: int = ..., end_mask: int = ..., ellipsis_mask: int = ..., new_axis_mask: int = ..., shrink_axis_mask: int = ..., name: str | None = None) -> OpOutput: ...
@@ -476,10 +558,21 @@ def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, eleme
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
+class _TopKV2Output(NamedTuple):
+    values: OpOutput
+    indices: OpOutput
+
+
+def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = ..., index_type: DTypeLike = ..., name: str | None = None) -> _TopKV2Output: ...
+
+
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def unpack(value: TensorLike, num: int, axis: int = ..., name: str | None = None) -> list[OpOutput]: ...
+
+
+def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...

@@ -36,6 +36,24 @@ def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | Non
     return _out[0]
 
 
+def ceil(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the smallest integer not less than `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Ceil", [x], {}, name)
+    return _out[0]
+
+
 def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput:
     """Clamps `t` to `[clip_value_min, clip_value_max]`.
 
@@ -202,4 +220,70 @@ def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], paddin
       The feature maps.
     """
     _out = _execute_op("Conv3D", [input, filter], {"strides": strides, "padding": padding, "data_format": data_format, "dilations": dilations}, name)
+    return _out[0]
+
+
+def cos(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the cosine of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Cos", [x], {}, name)
+    return _out[0]
+
+
+def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> OpOutput:
+    """Returns the running products of `x` along `axis`.
+
+    Along `axis`; `exclusive` leaves each element out of its own result (the first is the identity), `reverse` runs from the end.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The dimension to run along (a scalar, negative counts from the end).
+      exclusive: An optional `bool`. Defaults to `False`.
+        Leave each element out of its own result.
+      reverse: An optional `bool`. Defaults to `False`.
+        Run from the last element to the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The running results, shaped as `x`.
+    """
+    _out = _execute_op("Cumprod", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name)
+    return _out[0]
+
+
+def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> OpOutput:
+    """Returns the running sums of `x` along `axis`.
+
+    Along `axis`; `exclusive` leaves each element out of its own result (the first is the identity), `reverse` runs from the end.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The dimension to run along (a scalar, negative counts from the end).
+      exclusive: An optional `bool`. Defaults to `False`.
+        Leave each element out of its own result.
+      reverse: An optional `bool`. Defaults to `False`.
+        Run from the last element to the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The running results, shaped as `x`.
+    """
+    _out = _execute_op("Cumsum", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name)
     return _out[0]

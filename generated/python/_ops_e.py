@@ -14,6 +14,26 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> OpOutput:
+    """Tensor contraction over the labels of `equation`, as numpy's einsum.
+
+    One or two inputs; `equation` is "<labels>[,<labels>]-><labels>" with letters as labels and at most one '...' per operand standing for broadcast dimensions. Labels shared by both inputs and missing from the output are summed over; a label repeated in one input takes its diagonal.
+
+    Args:
+      inputs: A list of at least 1 `Tensor` objects with the same type.
+        One or two tensors.
+      equation: A `string`.
+        The subscripts, e.g. "abc,cd->abd".
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      The contraction.
+    """
+    _out = _execute_op("Einsum", [inputs], {"equation": equation}, name)
+    return _out[0]
+
+
 def elu(features: TensorLike, name: str | None = None) -> OpOutput:
     """Exponential linear unit: `exp(features) - 1` below 0, `features` above.
 
@@ -93,6 +113,24 @@ def erf(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Erf", [x], {}, name)
+    return _out[0]
+
+
+def erfc(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the complementary error function `1 - erf(x)`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Erfc", [x], {}, name)
     return _out[0]
 
 

@@ -192,6 +192,24 @@ def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners:
     return _out[0]
 
 
+def round(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Rounds `x` to the nearest integer, halves to even (banker's rounding).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Round", [x], {}, name)
+    return _out[0]
+
+
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `1 / sqrt(x)`.
 

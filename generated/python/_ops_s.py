@@ -16,6 +16,28 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput:
+    """Picks from `t` where `condition` is true and from `e` elsewhere.
+
+    `t` and `e` have one shape; `condition` is a scalar, has that shape too, or is a vector over the first dimension (picking whole rows).
+
+    Args:
+      condition: A `Tensor` of type `bool`.
+        Where to pick `t`.
+      t: A `Tensor`.
+        Values where true.
+      e: A `Tensor`. Must have the same type as `t`.
+        Values where false.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+      The selection.
+    """
+    _out = _execute_op("Select", [condition, t, e], {}, name)
+    return _out[0]
+
+
 def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput:
     """Picks from `t` where `condition` is true and from `e` elsewhere.
 
@@ -109,6 +131,24 @@ def sign(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def sin(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the sine of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Sin", [x], {}, name)
+    return _out[0]
+
+
 def size(input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None) -> OpOutput:
     """Returns the number of elements of `input`.
 
@@ -184,6 +224,24 @@ def softplus(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def softsign(features: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `x / (1 + |x|)`.
+
+    Applied element by element.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Softsign", [features], {}, name)
+    return _out[0]
+
+
 def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput:
     """Pads the M spatial dimensions, then moves blocks of them into the batch.
 
@@ -225,6 +283,52 @@ def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC"
       The rearranged images.
     """
     _out = _execute_op("SpaceToDepth", [input], {"block_size": block_size, "data_format": data_format}, name)
+    return _out[0]
+
+
+def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]:
+    """Splits `value` along `split_dim` into `num_split` equal pieces.
+
+    The size of that dimension must be a multiple of `num_split`.
+
+    Args:
+      split_dim: A `Tensor` of type `int32`.
+        The dimension to split (a scalar, negative counts from the end).
+      value: A `Tensor`.
+        The tensor to split.
+      num_split: An `int` that is `>= 1`.
+        The number of pieces.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `num_split` `Tensor` objects.
+      The pieces.
+    """
+    _out = _execute_op("Split", [split_dim, value], {"num_split": num_split}, name)
+    return _out[0]
+
+
+def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]:
+    """Splits `value` along `split_dim` into pieces of the sizes in `size_splits`.
+
+    One size may be -1: it takes what the others leave.
+
+    Args:
+      value: A `Tensor`.
+        The tensor to split.
+      size_splits: A `Tensor`. Must be one of the following types: `int8`, `int32`, `int64`.
+        The size of each piece (1-D).
+      split_dim: A `Tensor` of type `int32`.
+        The dimension to split (a scalar, negative counts from the end).
+      num_split: An `int` that is `>= 1`.
+        The number of pieces.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `num_split` `Tensor` objects.
+      The pieces.
+    """
+    _out = _execute_op("SplitV", [value, size_splits, split_dim], {"num_split": num_split}, name)
     return _out[0]
 
 
@@ -301,6 +405,24 @@ def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | Non
       `input` without the squeezed dimensions.
     """
     _out = _execute_op("Squeeze", [input], {"squeeze_dims": squeeze_dims}, name)
+    return _out[0]
+
+
+def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns its input unchanged, and stops gradients.
+
+    The output shares the input's buffer; no data is copied.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same tensor.
+    """
+    _out = _execute_op("StopGradient", [input], {}, name)
     return _out[0]
 
 

@@ -3,6 +3,7 @@
 // and its activation. Their names start with "_Opgen": like TensorFlow's own internal
 // ops ("_FusedConv2D"), they never appear in a graph a user builds or imports, and
 // `opgen dump --from-runtime` leaves them out of the public registry.
+#include "conv_image_shape_fns.h"
 #include "op_table.h"
 
 namespace opgen {
@@ -34,6 +35,24 @@ void RegisterFusedOps(TF_Status* status) {
         {"strides", "As Conv2D's."}, {"padding", "As Conv2D's."},
         {"explicit_paddings", "As Conv2D's."}, {"data_format", "As Conv2D's (NHWC only)."},
         {"dilations", "As Conv2D's."}, {"activation", kActivationDoc},
+        {"leakyrelu_alpha", "LeakyRelu's slope below zero."}}},
+      {"_OpgenFusedDepthwiseConv2dNative",
+       {"T: {float}", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+        "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+        "dilations: list(int) = [1, 1, 1, 1]", kActivationAttr, "leakyrelu_alpha: float = 0.2"},
+       {"input: T", "filter: T", "bias: T"}, {"output: T"}, shape_fns::kDepthwiseConv2D,
+       "Internal: DepthwiseConv2dNative, then a per-channel bias, then an activation, in one "
+       "kernel.",
+       "Made by the session's graph optimizer from DepthwiseConv2dNative + BiasAdd/Add + "
+       "activation (MobileNet's and EfficientNet's blocks); the convolution attrs are "
+       "DepthwiseConv2dNative's.",
+       {{"input", "The images, NHWC."}, {"filter", "[height, width, in_channels, multiplier]."},
+        {"bias", "One value per output channel (in_channels * multiplier)."},
+        {"output", "act(depthwise_conv2d(input, filter) + bias)."},
+        {"strides", "As DepthwiseConv2dNative's."}, {"padding", "As DepthwiseConv2dNative's."},
+        {"explicit_paddings", "As DepthwiseConv2dNative's."},
+        {"data_format", "As DepthwiseConv2dNative's (NHWC only)."},
+        {"dilations", "As DepthwiseConv2dNative's."}, {"activation", kActivationDoc},
         {"leakyrelu_alpha", "LeakyRelu's slope below zero."}}},
       {"_OpgenFusedMatMul",
        {"T: {float}", "transpose_a: bool = false", "transpose_b: bool = false", kActivationAttr,

@@ -86,7 +86,12 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
     }
     float* out = output + b * pixels * g.oc;
     Gemm(false, false, pixels, g.oc, K, cols.data(), filter, out);
-    ApplyEpilogue(out, pixels, g.oc, ep);
+    // On both cores, as OpenBLAS ran the product: the fused kernels' epilogue must not
+    // cost more than the BiasAdd and activation kernels it replaces.
+    if (!ep.empty())
+      ParallelFor(pixels, [&](int64_t begin, int64_t end) {
+        ApplyEpilogue(out + begin * g.oc, end - begin, g.oc, ep);
+      }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.oc, 1)));
   }
 }
 

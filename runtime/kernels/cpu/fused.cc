@@ -3,8 +3,10 @@
 // epilogue while the product is still in cache. float32 only, as the ops' OpDefs say.
 #include <algorithm>
 
+#include "../conv_family_spec.h"
 #include "../fused_spec.h"
 #include "conv2d_float.h"
+#include "depthwise_float.h"
 #include "gemm.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -23,10 +25,8 @@ Epilogue MakeEpilogue(const kernels::FusedEpilogueAttrs& attrs, const float* bia
   return ep;
 }
 
-// The epilogue over a [rows, cols] output on all cores. Measured on ResNet50 (2 cores):
-// passing the epilogue into Conv2DFloat, which applies it on the calling thread after
-// each image's GEMM, made the graph slower than the unfused one, whose BiasAdd and Relu
-// kernels run on both cores while OpenBLAS's workers wait.
+// The epilogue over a [rows, cols] output on all cores (MatMul's: OpenBLAS's GEMM has no
+// epilogue of its own). The convolution cores apply theirs inside their parallel loops.
 void ParallelEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
   if (ep.empty() || rows * cols == 0) return;
   ParallelFor(rows, [&](int64_t begin, int64_t end) {
@@ -45,9 +45,24 @@ void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
   if (!output || p.batch * p.oh * p.ow * p.oc == 0) return;
   const Conv2DGeometry g{p.batch, p.ih, p.iw, p.ic, p.kh, p.kw, p.oc, p.oh, p.ow,
                          w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
-  Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output), Epilogue{});
-  ParallelEpilogue(Data<float>(output), p.batch * p.oh * p.ow, p.oc,
-                   MakeEpilogue(attrs.epilogue, Data<float>(bias)));
+  Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
+              MakeEpilogue(attrs.epilogue, Data<float>(bias)));
+}
+
+void FusedDepthwiseCompute(void* state, TF_OpKernelContext* ctx) {
+  const auto& attrs = *static_cast<const kernels::FusedConvAttrs*>(state);
+  const kernels::Window2D& w = attrs.window;
+  kernels::WindowPlan p;
+  int64_t multiplier = 1;
+  if (!kernels::PlanDepthwise(ctx, w, &p, &multiplier)) return;
+  TensorPtr bias;
+  if (!kernels::CheckFusedBias(ctx, p.oc, &bias)) return;
+  TensorPtr output = AllocateOutput<float>(ctx, 0, p.out_dims);
+  if (!output || NumElements(p.out_dims) == 0) return;
+  const DepthwiseGeometry g{p.batch, p.ih, p.iw, p.ic, p.kh, p.kw, multiplier, p.oh, p.ow,
+                            w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
+  DepthwiseConv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
+                       MakeEpilogue(attrs.epilogue, Data<float>(bias)));
 }
 
 void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
@@ -73,6 +88,8 @@ void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
 void RegisterFusedKernels(TF_Status* status) {
   RegisterKernel("_OpgenFusedConv2D", "T", TF_FLOAT, &FusedConv2DCompute, status,
                  CreateFusedConvCpu, kernels::DeleteFusedConv);
+  RegisterKernel("_OpgenFusedDepthwiseConv2dNative", "T", TF_FLOAT, &FusedDepthwiseCompute,
+                 status, CreateFusedConvCpu, kernels::DeleteFusedConv);
   RegisterKernel("_OpgenFusedMatMul", "T", TF_FLOAT, &FusedMatMulCompute, status,
                  kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../conv_family_spec.h"
+#include "conv_gpu.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "gemm.h"
@@ -219,6 +220,14 @@ void RegisterWith(const char* op, Types<Ts...>, CreateFn create, DeleteFn destro
 using FloatTypes = Types<float, double, __half, __nv_bfloat16>;
 
 }  // namespace
+
+bool DepthwiseFloatGpu(TF_OpKernelContext* ctx, cudaStream_t stream, const kernels::Window2D& w,
+                       const kernels::WindowPlan& p, int64_t multiplier, float* out) {
+  const int64_t total = NumElements(p.out_dims);
+  DepthwiseKernel<float><<<BlocksFor(total), kThreads, 0, stream>>>(
+      Data<float>(p.input), Data<float>(p.filter), out, total, MakeGeometry(p, w, multiplier));
+  return CheckLaunch(ctx, "DepthwiseConv2dNative");
+}
 
 // The CPU kernels' registrations (kernels/cpu/conv_family.cc); input_sizes stays on the host.
 void RegisterConvFamilyKernels(TF_Status* status) {

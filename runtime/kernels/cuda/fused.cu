@@ -1,10 +1,13 @@
-// The graph optimizer's fused kernels on the GPU (_OpgenFusedConv2D, _OpgenFusedMatMul,
-// float32): a plain direct convolution / the cuBLAS GEMM of gemm.cu, then one epilogue
-// pass adding the bias and applying the activation. Attrs and checks are the CPU
+// The graph optimizer's fused kernels on the GPU (_OpgenFusedConv2D,
+// _OpgenFusedDepthwiseConv2dNative, _OpgenFusedMatMul, float32): Conv2D's and
+// DepthwiseConv2dNative's own computations (conv_gpu.h) / the cuBLAS GEMM of gemm.cu,
+// then one epilogue pass adding the bias and applying the activation. Attrs and checks are the CPU
 // kernels' (../fused_spec.h); the activation formulas match conv2d_float.cc's.
 #include <cmath>
 
+#include "../conv_family_spec.h"
 #include "../fused_spec.h"
+#include "conv_gpu.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "gemm.h"
@@ -47,33 +50,6 @@ bool LaunchEpilogue(TF_OpKernelContext* ctx, cudaStream_t stream, float* out, co
   return CheckLaunch(ctx, "fused epilogue");
 }
 
-struct ConvShape {
-  int64_t ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
-};
-
-// One output value per thread: the window's taps times the filter, summed in float.
-__global__ void DirectConvKernel(const float* in, const float* filter, float* out, int64_t n,
-                                 ConvShape s) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t o = i % s.oc, x = (i / s.oc) % s.ow, y = (i / (s.oc * s.ow)) % s.oh;
-    const int64_t b = i / (s.oc * s.ow * s.oh);
-    float acc = 0.0f;
-    for (int64_t ky = 0; ky < s.kh; ++ky) {
-      const int64_t sy = y * s.sh - s.pt + ky * s.dh;
-      if (sy < 0 || sy >= s.ih) continue;
-      for (int64_t kx = 0; kx < s.kw; ++kx) {
-        const int64_t sx = x * s.sw - s.pl + kx * s.dw;
-        if (sx < 0 || sx >= s.iw) continue;
-        const float* pixel = in + ((b * s.ih + sy) * s.iw + sx) * s.ic;
-        const float* taps = filter + (ky * s.kw + kx) * s.ic * s.oc + o;
-        for (int64_t c = 0; c < s.ic; ++c) acc += pixel[c] * taps[c * s.oc];
-      }
-    }
-    out[i] = acc;
-  }
-}
-
 void* CreateFusedConvGpu(TF_OpKernelConstruction* ctx) { return kernels::CreateFusedConv(ctx, "GPU"); }
 
 void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
@@ -88,12 +64,24 @@ void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
   if (!output || n == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
-  const ConvShape s{p.ih, p.iw, p.ic, p.oh, p.ow, p.oc, p.kh, p.kw, w.strides[1], w.strides[2],
-                    w.dilations[1], w.dilations[2], p.pt, p.pl};
-  DirectConvKernel<<<BlocksFor(n), kThreads, 0, stream>>>(Data<float>(p.input),
-                                                          Data<float>(p.filter),
-                                                          Data<float>(output), n, s);
-  if (!CheckLaunch(ctx, "_OpgenFusedConv2D")) return;
+  if (!Conv2DFloatGpu(ctx, stream, w, p, Data<float>(output))) return;
+  LaunchEpilogue(ctx, stream, Data<float>(output), Data<float>(bias), n, p.oc, attrs.epilogue);
+}
+
+void FusedDepthwiseCompute(void* state, TF_OpKernelContext* ctx) {
+  const auto& attrs = *static_cast<const kernels::FusedConvAttrs*>(state);
+  const kernels::Window2D& w = attrs.window;
+  kernels::WindowPlan p;
+  int64_t multiplier = 1;
+  if (!kernels::PlanDepthwise(ctx, w, &p, &multiplier)) return;
+  TensorPtr bias;
+  if (!kernels::CheckFusedBias(ctx, p.oc, &bias)) return;
+  TensorPtr output = AllocateOutput<float>(ctx, 0, p.out_dims);
+  const int64_t n = NumElements(p.out_dims);
+  if (!output || n == 0) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  if (!DepthwiseFloatGpu(ctx, stream, w, p, multiplier, Data<float>(output))) return;
   LaunchEpilogue(ctx, stream, Data<float>(output), Data<float>(bias), n, p.oc, attrs.epilogue);
 }
 
@@ -118,6 +106,9 @@ void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
 void RegisterFusedKernels(TF_Status* status) {
   Register(KernelSpec{"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute,
                       CreateFusedConvGpu, kernels::DeleteFusedConv},
+           status);
+  Register(KernelSpec{"_OpgenFusedDepthwiseConv2dNative", {{"T", TF_FLOAT}}, {},
+                      &FusedDepthwiseCompute, CreateFusedConvGpu, kernels::DeleteFusedConv},
            status);
   Register(KernelSpec{"_OpgenFusedMatMul", {{"T", TF_FLOAT}}, {}, &FusedMatMulCompute,
                       kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul},

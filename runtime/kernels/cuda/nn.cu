@@ -13,6 +13,7 @@
 #include "../nn_spec.h"
 #include "../window_spec.h"
 #include "cuda_kernel_util.h"
+#include "conv_gpu.h"
 #include "cuda_kernels.h"
 #include "gemm.h"
 
@@ -336,43 +337,50 @@ bool LaunchIm2Col(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, 
 // The im2col buffer is limited to about this many elements; larger batches run in chunks.
 constexpr int64_t kIm2ColElements = int64_t{1} << 26;
 
+// The convolution of a planned Conv2D into `out` (im2col + GEMM per chunk of images);
+// false after reporting a failure.
+template <typename T>
+bool RunConv2D(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
+               const kernels::WindowPlan& p, T* out) {
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
+    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+    const T* in = Data<T>(p.input);
+    const T* f = Data<T>(p.filter);
+    const int64_t taps = kh * kw * ic;  // the GEMM's inner dimension
+    // A 1x1 window at stride 1 without padding reads each pixel's channels as they lie:
+    // the input is its own im2col matrix. So is any window when there are no channels.
+    if (taps == 0 || (kh == 1 && kw == 1 && w.strides[1] == 1 && w.strides[2] == 1 && pt == 0 &&
+                      pl == 0 && oh == ih && ow == iw)) {
+      return Gemm<T>(ctx, stream, false, false, batch * oh * ow, oc, taps, in, f, out);
+    }
+    const int64_t per_image = oh * ow * taps;
+    const int64_t chunk = std::max<int64_t>(1, std::min(batch, kIm2ColElements / per_image));
+    TensorPtr cols = AllocateTemp(ctx, DtypeOf<T>::value, {chunk * per_image});
+    if (!cols) return false;
+    // Chunks reuse the buffer: everything is queued on one stream, in order.
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t images = std::min(chunk, batch - b0);
+      if (!LaunchIm2Col(ctx, stream, in + b0 * ih * iw * ic, Data<T>(cols), images,
+                        ic * static_cast<int64_t>(sizeof(T)), ih, iw, oh, ow, kh, kw, w, pt, pl))
+        return false;
+      if (!Gemm<T>(ctx, stream, false, false, images * oh * ow, oc, taps, Data<T>(cols), f,
+                   out + b0 * oh * ow * oc))
+        return false;
+    }
+    return true;
+}
+
 template <typename T>
 struct Conv2DKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
     if (!kernels::PlanConv2D(ctx, w, &p)) return;
-    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
-    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
     TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
-    if (!output || batch * oh * ow * oc == 0) return;
+    if (!output || p.batch * p.oh * p.ow * p.oc == 0) return;
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
-    const T* in = Data<T>(p.input);
-    const T* f = Data<T>(p.filter);
-    T* out = Data<T>(output);
-    const int64_t taps = kh * kw * ic;  // the GEMM's inner dimension
-    // A 1x1 window at stride 1 without padding reads each pixel's channels as they lie:
-    // the input is its own im2col matrix. So is any window when there are no channels.
-    if (taps == 0 || (kh == 1 && kw == 1 && w.strides[1] == 1 && w.strides[2] == 1 && pt == 0 &&
-                      pl == 0 && oh == ih && ow == iw)) {
-      Gemm<T>(ctx, stream, false, false, batch * oh * ow, oc, taps, in, f, out);
-      return;
-    }
-    const int64_t per_image = oh * ow * taps;
-    const int64_t chunk = std::max<int64_t>(1, std::min(batch, kIm2ColElements / per_image));
-    TensorPtr cols = AllocateTemp(ctx, DtypeOf<T>::value, {chunk * per_image});
-    if (!cols) return;
-    // Chunks reuse the buffer: everything is queued on one stream, in order.
-    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
-      const int64_t images = std::min(chunk, batch - b0);
-      if (!LaunchIm2Col(ctx, stream, in + b0 * ih * iw * ic, Data<T>(cols), images,
-                        ic * static_cast<int64_t>(sizeof(T)), ih, iw, oh, ow, kh, kw, w, pt, pl))
-        return;
-      if (!Gemm<T>(ctx, stream, false, false, images * oh * ow, oc, taps, Data<T>(cols), f,
-                   out + b0 * oh * ow * oc))
-        return;
-    }
+    RunConv2D<T>(ctx, stream, w, p, Data<T>(output));
   }
 };
 
@@ -458,6 +466,11 @@ using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t
                            uint8_t, uint16_t>;
 
 }  // namespace
+
+bool Conv2DFloatGpu(TF_OpKernelContext* ctx, cudaStream_t stream, const kernels::Window2D& w,
+                    const kernels::WindowPlan& p, float* out) {
+  return RunConv2D<float>(ctx, stream, w, p, out);
+}
 
 // The CPU kernels' registrations: BiasAdd on every real type, MaxPool on those its OpDef
 // allows, Conv2D on floats and int32, AvgPool on floats, FusedBatchNorm on

@@ -38,13 +38,6 @@ bool FeedNodeDef(const TF_Operation& op, NodeDefProto* out) {
 
 }  // namespace
 
-bool IsControlFlowOp(const std::string& op) {
-  static const std::unordered_set<std::string> kOps = {
-      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"};
-  return kOps.count(op) > 0;
-}
-
 std::string OptimizerReport::ToString() const {
   return "opgen graph optimizer: " + std::to_string(nodes_before) + " -> " +
          std::to_string(nodes_after) + " nodes; identities removed " +

@@ -2,6 +2,7 @@
 // many rewrites it made and leaves fed, fetched and target nodes as they are named.
 #pragma once
 
+#include "../frame_executor.h"
 #include "opt_graph.h"
 
 namespace opgen {
@@ -22,13 +23,12 @@ int FoldConstants(OptGraph& g);
 // part of its filter and a BiasAdd.
 int FoldArithmetic(OptGraph& g);
 
-// remapper.cc: float32 Conv2D / MatMul (/ DepthwiseConv2dNative when its fused kernel
-// is registered) + BiasAdd or constant Add + activation become one _OpgenFused* node,
+// remapper.cc: float32 Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd or constant Add
+// + activation become one _OpgenFused* node,
 // where the fused op has a kernel on the device the original node runs on.
 int FuseConvolutions(OptGraph& g);
 
-// The ops whose semantics are v1 control flow frames: the optimizer leaves graphs with
-// them alone.
-bool IsControlFlowOp(const std::string& op);
+// IsControlFlowOp (../frame_executor.h): the optimizer leaves graphs with v1 control
+// flow frames alone.
 
 }  // namespace opgen

@@ -65,7 +65,7 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
       !AttrIsOr(conv, "data_format", "NHWC"))
     return false;
   const OpDef* fused = OpRegistry::Global().Find("_OpgenFused" + conv.op);
-  if (fused == nullptr) return false;  // e.g. depthwise before its fused kernel is wired
+  if (fused == nullptr) return false;  // an op a plugin's registry lacks
   const int64_t channels = OutputChannels(g, conv);
 
   // The bias: a BiasAdd (any rank-1 bias), or an Add / AddV2 of a per-channel constant.
