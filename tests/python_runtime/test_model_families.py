@@ -72,6 +72,31 @@ def test_optimized_agrees_with_unoptimized(family):
         assert_close(a, b, f"{family.name} {name}: optimized vs unoptimized", rel=2e-5)
 
 
+def test_recurrent_families_hold_lowered_loops_over_tensor_lists():
+    """Freezing lowers Keras' While to v1 control flow over TensorLists: the executor's
+    frames are what these fixtures exercise."""
+    from opgen.protos import graph_pb2
+    for name in ("lstm", "gru"):
+        ops = {n.op for n in graph_pb2.GraphDef.FromString(Fixture(name).graph_def).node}
+        assert {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit",
+                "TensorListReserve", "TensorListGetItem", "TensorListSetItem",
+                "TensorListStack"} <= ops
+
+
+def test_a_recurrent_model_reads_its_input_on_every_run():
+    lstm = Fixture("lstm")
+    graph = opgen.Graph()
+    with graph.as_default():
+        opgen.import_graph_def(lstm.graph_def, name="")
+    with opgen.Session(graph=graph) as session:
+        feeds = dict(zip(lstm.input_names, lstm.inputs))
+        for run in range(2):  # the second run reuses the plan
+            got = session.run(lstm.output_names, feeds)
+            assert_close(got[0], lstm.expected[0], f"lstm, run {run}")
+        other = session.run(lstm.output_names, {k: -0.5 * v for k, v in feeds.items()})
+        assert not np.allclose(other[0], lstm.expected[0])
+
+
 def test_every_family_is_present():
     """The fixture list is what tools/make_model_fixtures.py makes: a family whose
     files went missing must not pass by being skipped."""
