@@ -4,8 +4,6 @@
 // ordered for cache-friendly access (wrapping on overflow).
 #pragma once
 
-#include <cblas.h>
-
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -15,17 +13,13 @@
 namespace opgen {
 namespace cpu {
 
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
-          float* c) {
-  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, c, n);
-}
-
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
-          double* c) {
-  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    m, n, k, 1.0, a, ta ? m : k, b, tb ? k : n, 0.0, c, n);
-}
+// float and double: OpenBLAS, single-threaded, with large products split into row or
+// column blocks over the runtime's own pool (gemm.cc). OpenBLAS's own threads spin for a
+// long time after each call, taking a core from every kernel that follows.
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
+          float* c);
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
+          double* c);
 
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
