@@ -49,6 +49,43 @@ def test_slice_pad_tile(dtype):
         execute_op("Slice", [x, [3, 0, 0], [2, 1, 1]], {})
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_row_copies_match_numpy(seed):
+    # Slice, Pad, Tile and StridedSlice copy whole rows after merging the trailing
+    # dimensions they leave intact, on all cores for big tensors: random ranks (0-5),
+    # operands that leave 0..rank trailing dims whole, and sizes on both sides of the
+    # parallel threshold.
+    r = np.random.default_rng(seed)
+    rank = int(r.integers(0, 6))
+    big = seed % 4 == 0
+    shape = tuple(int(r.integers(1, 40 if big and d >= rank - 2 else 5)) for d in range(rank))
+    dtype = [np.float32, np.uint8, np.int64, np.float16][seed % 4]
+    x = (r.standard_normal(shape) * 10).astype(dtype)
+    whole = int(r.integers(0, rank + 1))  # how many trailing dims each op leaves alone
+    changed = [d < rank - whole for d in range(rank)]
+
+    begin = [int(r.integers(0, n)) if c else 0 for n, c in zip(shape, changed)]
+    size = [int(r.integers(0, n - b + 1)) if c else -1 for n, b, c in zip(shape, begin, changed)]
+    want = x[tuple(slice(b, None if s < 0 else b + s) for b, s in zip(begin, size))]
+    np.testing.assert_array_equal(run("Slice", [x, np.array(begin, np.int64).reshape(rank),
+                                                np.array(size, np.int64).reshape(rank)]), want)
+
+    pads = [[int(r.integers(0, 3)), int(r.integers(0, 3))] if c else [0, 0] for c in changed]
+    np.testing.assert_array_equal(run("Pad", [x, np.array(pads, np.int32).reshape(rank, 2)]),
+                                  np.pad(x, pads) if rank else x)
+
+    reps = [int(r.integers(1, 3)) if c else 1 for c in changed]
+    np.testing.assert_array_equal(run("Tile", [x, np.array(reps, np.int32).reshape(rank)]),
+                                  np.tile(x, reps) if rank else x)
+
+    if rank:
+        steps = [int(r.choice([-2, -1, 1, 2, 3])) if c else 1 for c in changed]
+        starts = [int(r.integers(0, n)) if c else 0 for n, c in zip(shape, changed)]
+        got = run("StridedSlice", [x, np.array(starts, np.int32), np.full(rank, 0, np.int32),
+                                   np.array(steps, np.int32)], {"end_mask": (1 << rank) - 1})
+        np.testing.assert_array_equal(got, x[tuple(slice(s, None, k) for s, k in zip(starts, steps))])
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_gather(axis, index_dtype):

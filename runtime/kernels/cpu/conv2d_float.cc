@@ -10,6 +10,7 @@
 #include "conv2d_avx512.h"
 #include "gemm.h"
 #include "parallel.h"
+#include "simd_loops.h"
 
 namespace opgen {
 namespace cpu {
@@ -37,23 +38,43 @@ inline float Activate(float x, const Epilogue& ep) {
 
 }  // namespace
 
+namespace {
+
+// One row of `n` channels: the activation through simd_loops' vector loops where there
+// is one (Elu and the exact GELU keep libm's expm1 / erf).
+void ActivateRow(float* row, int64_t n, const Epilogue& ep) {
+  switch (ep.activation) {
+    case Activation::kNone: return;
+    case Activation::kRelu: ReluFloatArray(row, n); return;
+    case Activation::kRelu6: Relu6FloatArray(row, n); return;
+    case Activation::kLeakyRelu: LeakyReluFloatArray(row, n, ep.alpha); return;
+    case Activation::kSigmoid: SigmoidFloatArray(row, n); return;
+    case Activation::kSwish: SwishFloatArray(row, n); return;
+    case Activation::kTanh: TanhFloatArrayInPlace(row, n); return;
+    case Activation::kGeluTanh: GeluTanhFloatArray(row, n); return;
+    case Activation::kElu:
+    case Activation::kGeluExact:
+      for (int64_t c = 0; c < n; ++c) row[c] = Activate(row[c], ep);
+      return;
+  }
+}
+
+}  // namespace
+
 void ApplyActivationBlock(float* out, int64_t rows, int64_t cols, int64_t ldc, const Epilogue& ep) {
   if (ep.activation == Activation::kNone) return;
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = out + r * ldc;
-    for (int64_t c = 0; c < cols; ++c) row[c] = Activate(row[c], ep);
+  if (ldc == cols) {  // one contiguous run: one call
+    ActivateRow(out, rows * cols, ep);
+    return;
   }
+  for (int64_t r = 0; r < rows; ++r) ActivateRow(out + r * ldc, cols, ep);
 }
 
 void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
   if (ep.empty()) return;
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = out + r * cols;
-    if (ep.bias != nullptr)
-      for (int64_t c = 0; c < cols; ++c) row[c] += ep.bias[c];
-    if (ep.activation != Activation::kNone)
-      for (int64_t c = 0; c < cols; ++c) row[c] = Activate(row[c], ep);
-  }
+  if (ep.bias != nullptr)
+    for (int64_t r = 0; r < rows; ++r) AddFloatArray(out + r * cols, ep.bias, cols);
+  ApplyActivationBlock(out, rows, cols, cols, ep);
 }
 
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,

@@ -25,6 +25,55 @@ void ExpFloatArray(const float* __restrict x, float* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = ExpFloat(x[i]);
 }
 
+OPGEN_SIMD_CLONES
+void AddFloatArray(float* __restrict x, const float* __restrict bias, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += bias[i];
+}
+
+// max / min written as selects that keep a NaN x (x > 0 is false for NaN).
+OPGEN_SIMD_CLONES
+void ReluFloatArray(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+OPGEN_SIMD_CLONES
+void Relu6FloatArray(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] < 0.0f ? 0.0f : x[i];
+    x[i] = v > 6.0f ? 6.0f : v;
+  }
+}
+
+OPGEN_SIMD_CLONES
+void LeakyReluFloatArray(float* __restrict x, int64_t n, float alpha) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
+}
+
+// 1 / (1 + e^-x): e^-x overflows to inf for x < -88.7, giving 0 as it should.
+OPGEN_SIMD_CLONES
+void SigmoidFloatArray(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + ExpFloat(-x[i]));
+}
+
+OPGEN_SIMD_CLONES
+void SwishFloatArray(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + ExpFloat(-x[i]));
+}
+
+OPGEN_SIMD_CLONES
+void TanhFloatArrayInPlace(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = TanhFloat(x[i]);
+}
+
+OPGEN_SIMD_CLONES
+void GeluTanhFloatArray(float* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const float inner = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+    x[i] = 0.5f * v * (1.0f + TanhFloat(inner));
+  }
+}
+
 namespace {
 
 // Independent lanes keep the comparisons in vector registers; NaNs are tracked apart,

@@ -14,6 +14,17 @@ namespace cpu {
 // y[i] = tanh(x[i]), y[i] = exp(x[i]) (vector_math.h's algorithms, within 2 ulp).
 void TanhFloatArray(const float* x, float* y, int64_t n);
 void ExpFloatArray(const float* x, float* y, int64_t n);
+// In place over x[0..n): x += bias (per element), and the activations the fused
+// convolution and MatMul kernels apply (conv2d_float.h's Epilogue), with ExpFloat /
+// TanhFloat so the loops vectorise. NaN stays NaN in all of them, as in TensorFlow's.
+void AddFloatArray(float* x, const float* bias, int64_t n);
+void ReluFloatArray(float* x, int64_t n);
+void Relu6FloatArray(float* x, int64_t n);
+void LeakyReluFloatArray(float* x, int64_t n, float alpha);
+void SigmoidFloatArray(float* x, int64_t n);
+void SwishFloatArray(float* x, int64_t n);   // x * sigmoid(x)
+void TanhFloatArrayInPlace(float* x, int64_t n);
+void GeluTanhFloatArray(float* x, int64_t n);  // the tanh approximation of GELU
 // The largest / smallest of x[0..n) (-inf / +inf for n == 0), NaN when any is NaN.
 float MaxFloatArray(const float* x, int64_t n);
 float MinFloatArray(const float* x, int64_t n);

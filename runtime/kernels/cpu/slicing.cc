@@ -1,6 +1,7 @@
 // Kernels that select or repeat parts of a tensor: Slice, Pad, Tile, GatherV2, and
 // Range. Element copies go by byte size, so one kernel serves every dtype (Range is
 // the exception: it computes values).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "../slice_spec.h"
 #include "../strided_slice_spec.h"
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -28,29 +30,60 @@ TensorPtr AllocateLike(TF_OpKernelContext* ctx, const TF_Tensor* like, const std
   return TensorPtr(t);
 }
 
-// Calls visit(out_index, in_offset_elements) over every output element, where the input
-// element is found through per-dimension `map(d, i)` (an input index, or -1 for none).
-template <typename Map, typename Visit>
-void ForEachOutput(const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_dims, Map map,
-                   Visit visit) {
-  const size_t rank = out_dims.size();
-  std::vector<int64_t> in_strides(rank, 1), index(rank, 0);
-  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * in_dims[d];
-  const int64_t n = NumElements(out_dims);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = 0;
-    bool inside = true;
-    for (size_t d = 0; d < rank && inside; ++d) {
-      const int64_t j = map(d, index[d]);
-      inside = j >= 0;
-      src += j * in_strides[d];
-    }
-    visit(i, inside ? src : -1);
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < out_dims[d]) break;
-      index[d] = 0;
+// The three copies below work on rows: the innermost dimension after merging the
+// trailing dimensions that the op leaves whole (unpadded, unsliced, untiled), so a row
+// is one memcpy/memset however small the elements are, and rows split across cores.
+
+// Merges the last dimension into the one before while whole(last) holds (the op
+// leaves it as it is: unpadded, unsliced, untiled), in every vector of `shapes`: sizes
+// and per-dimension offsets alike scale by that dimension's size (an offset's entry
+// there is 0). A [1, 112, 112, 32] padded in H and W becomes [1, 112, 3584] rows.
+template <typename Whole>
+void MergeWholeTrailingDims(std::vector<std::vector<int64_t>*> shapes, Whole whole) {
+  std::vector<int64_t>& first = *shapes[0];
+  while (first.size() >= 2 && whole(first.size() - 1)) {
+    const int64_t size = first.back();
+    for (std::vector<int64_t>* v : shapes) {
+      v->pop_back();
+      v->back() *= size;
     }
   }
+}
+
+// Calls row(out_row, in_row) for every output row (all dimensions but the last), where
+// the input row is found through per-dimension `map(d, i)` (an input index, or -1 when
+// the row is outside the input, as padding is). Rows run on all cores when the copy is
+// large.
+template <typename Map, typename Row>
+void ForEachRow(const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_dims,
+                int64_t row_bytes, Map map, Row row) {
+  const size_t outer = out_dims.empty() ? 0 : out_dims.size() - 1;
+  std::vector<int64_t> in_strides(outer, 1);  // in rows
+  for (size_t d = outer; d-- > 1;) in_strides[d - 1] = in_strides[d] * in_dims[d];
+  int64_t rows = 1;
+  for (size_t d = 0; d < outer; ++d) rows *= out_dims[d];
+  const int64_t min_rows = std::max<int64_t>(1, kParallelThreshold * 4 / std::max<int64_t>(row_bytes, 1));
+  ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> index(outer, 0);
+    for (size_t d = outer, rest = begin; d-- > 0;) {
+      index[d] = static_cast<int64_t>(rest) % out_dims[d];
+      rest /= out_dims[d];
+    }
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t src = 0;
+      bool inside = true;
+      for (size_t d = 0; d < outer && inside; ++d) {
+        const int64_t j = map(d, index[d]);
+        inside = j >= 0;
+        src += j * in_strides[d];
+      }
+      row(r, inside ? src : -1);
+      for (size_t d = outer; d-- > 0;) {
+        if (++index[d] < out_dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  }, min_rows);
 }
 
 // Slice, Pad and Tile: operands checked and output shapes worked out by
@@ -58,48 +91,79 @@ void ForEachOutput(const std::vector<int64_t>& out_dims, const std::vector<int64
 void SliceCompute(void*, TF_OpKernelContext* ctx) {
   kernels::SlicePlan plan;
   if (!kernels::PlanSlice(ctx, &plan)) return;
-  const std::vector<int64_t>& begin = plan.begin;
   TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.size);
-  if (!output) return;
+  if (!output || NumElements(plan.size) == 0) return;
   const int64_t e = ElementBytes(plan.input.get());
+  std::vector<int64_t> in = plan.dims, out = plan.size, begin = plan.begin;
+  MergeWholeTrailingDims({&out, &in, &begin}, [&](size_t d) { return out[d] == in[d]; });
   const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(plan.size, plan.dims, [&](size_t d, int64_t i) { return begin[d] + i; },
-                [&](int64_t i, int64_t from) { std::memcpy(dst + i * e, src + from * e, e); });
+  if (out.empty()) {  // a scalar
+    std::memcpy(dst, src, e);
+    return;
+  }
+  const int64_t width = out.back(), in_width = in.back(), first = begin.back();
+  ForEachRow(out, in, width * e, [&](size_t d, int64_t i) { return begin[d] + i; },
+             [&](int64_t r, int64_t from) {
+               std::memcpy(dst + r * width * e, src + (from * in_width + first) * e, width * e);
+             });
 }
 
 void PadCompute(void*, TF_OpKernelContext* ctx) {
   kernels::PadPlan plan;
   if (!kernels::PlanPad(ctx, &plan)) return;
-  const std::vector<int64_t>& dims = plan.dims;
-  const std::vector<int64_t>& pads = plan.pads;
   TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.out_dims);
-  if (!output) return;
+  if (!output || NumElements(plan.out_dims) == 0) return;
   const int64_t e = ElementBytes(plan.input.get());
+  std::vector<int64_t> in = plan.dims, out = plan.out_dims, before(in.size()), after(in.size());
+  for (size_t d = 0; d < in.size(); ++d) before[d] = plan.pads[2 * d], after[d] = plan.pads[2 * d + 1];
+  MergeWholeTrailingDims({&out, &in, &before, &after},
+                         [&](size_t d) { return before[d] == 0 && after[d] == 0; });
   const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(plan.out_dims, dims,
-                [&](size_t d, int64_t i) {
-                  const int64_t j = i - pads[2 * d];
-                  return j >= 0 && j < dims[d] ? j : -1;
-                },
-                [&](int64_t i, int64_t from) {
-                  if (from < 0) std::memset(dst + i * e, 0, e);
-                  else std::memcpy(dst + i * e, src + from * e, e);
-                });
+  if (out.empty()) {  // a scalar
+    std::memcpy(dst, src, e);
+    return;
+  }
+  const int64_t width = out.back(), in_width = in.back(), lead = before.back();
+  ForEachRow(out, in, width * e,
+             [&](size_t d, int64_t i) {
+               const int64_t j = i - before[d];
+               return j >= 0 && j < in[d] ? j : -1;
+             },
+             [&](int64_t r, int64_t from) {
+               char* row = dst + r * width * e;
+               if (from < 0 || in_width == 0) {
+                 std::memset(row, 0, width * e);
+                 return;
+               }
+               std::memset(row, 0, lead * e);
+               std::memcpy(row + lead * e, src + from * in_width * e, in_width * e);
+               std::memset(row + (lead + in_width) * e, 0, (width - lead - in_width) * e);
+             });
 }
 
 void TileCompute(void*, TF_OpKernelContext* ctx) {
   kernels::TilePlan plan;
   if (!kernels::PlanTile(ctx, &plan)) return;
-  const std::vector<int64_t>& dims = plan.dims;
   TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.out_dims);
-  if (!output) return;
+  if (!output || NumElements(plan.out_dims) == 0) return;
   const int64_t e = ElementBytes(plan.input.get());
+  std::vector<int64_t> in = plan.dims, out = plan.out_dims;
+  MergeWholeTrailingDims({&out, &in}, [&](size_t d) { return out[d] == in[d]; });
   const char* src = static_cast<const char*>(TF_TensorData(plan.input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(plan.out_dims, dims, [&](size_t d, int64_t i) { return i % dims[d]; },
-                [&](int64_t i, int64_t from) { std::memcpy(dst + i * e, src + from * e, e); });
+  if (out.empty()) {  // a scalar
+    std::memcpy(dst, src, e);
+    return;
+  }
+  const int64_t width = out.back(), in_width = in.back();
+  ForEachRow(out, in, width * e, [&](size_t d, int64_t i) { return i % in[d]; },
+             [&](int64_t r, int64_t from) {
+               char* row = dst + r * width * e;
+               for (int64_t c = 0; c < width; c += in_width)
+                 std::memcpy(row + c * e, src + from * in_width * e, in_width * e);
+             });
 }
 
 // GatherV2: the attr, axis and output shape from ../gather_spec.h (shared with the
@@ -151,8 +215,22 @@ void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t e = ElementBytes(input.get());
   const char* src = static_cast<const char*>(TF_TensorData(input.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  ForEachOutput(count, dims, [&](size_t dim, int64_t i) { return first[dim] + i * step[dim]; },
-                [&](int64_t i, int64_t from) { std::memcpy(dst + i * e, src + from * e, e); });
+  if (NumElements(count) == 0) return;
+  if (count.empty()) {  // a scalar
+    std::memcpy(dst, src, e);
+    return;
+  }
+  const int64_t width = count.back(), in_width = dims.back(), x0 = first.back(), dx = step.back();
+  ForEachRow(count, dims, width * e, [&](size_t dim, int64_t i) { return first[dim] + i * step[dim]; },
+             [&](int64_t r, int64_t from) {
+               char* row = dst + r * width * e;
+               const char* in_row = src + from * in_width * e;
+               if (dx == 1) {
+                 std::memcpy(row, in_row + x0 * e, width * e);
+                 return;
+               }
+               for (int64_t i = 0; i < width; ++i) std::memcpy(row + i * e, in_row + (x0 + i * dx) * e, e);
+             });
 }
 
 template <typename T>

@@ -43,7 +43,8 @@ std::string OptimizerReport::ToString() const {
          std::to_string(nodes_after) + " nodes; identities removed " +
          std::to_string(identities_removed) + ", nodes folded to constants " +
          std::to_string(nodes_folded) + ", arithmetic folded into convolutions " +
-         std::to_string(arithmetic_folded) + ", fused " + std::to_string(fused);
+         std::to_string(arithmetic_folded) + ", pads folded into convolutions " +
+         std::to_string(pads_folded) + ", fused " + std::to_string(fused);
 }
 
 void GraphDeleter::operator()(TF_Graph* graph) const { TF_DeleteGraph(graph); }
@@ -138,6 +139,8 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
     if (options.constant_folding) report->nodes_folded += FoldConstants(g);
     g.SweepDead();
     if (options.arithmetic) report->arithmetic_folded += FoldArithmetic(g);
+    g.SweepDead();
+    if (options.remapping) report->pads_folded += FoldPadsIntoConvolutions(g);
     g.SweepDead();
     if (options.remapping) report->fused += FuseConvolutions(g);
     g.SweepDead();

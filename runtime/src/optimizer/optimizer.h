@@ -39,6 +39,7 @@ struct OptimizerReport {
   int identities_removed = 0;
   int nodes_folded = 0;         // nodes replaced by constants
   int arithmetic_folded = 0;    // Mul/Add/BiasAdd/Sub/BatchNorm folded into a convolution
+  int pads_folded = 0;          // Pads become a convolution's explicit padding
   int fused = 0;                // _OpgenFused* nodes made
   std::string ToString() const;
 };

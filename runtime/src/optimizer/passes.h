@@ -23,6 +23,11 @@ int FoldConstants(OptGraph& g);
 // part of its filter and a BiasAdd.
 int FoldArithmetic(OptGraph& g);
 
+// pad_folding.cc: a constant zero Pad / PadV2 of the spatial dimensions read only by a
+// VALID or EXPLICIT NHWC Conv2D / DepthwiseConv2dNative becomes that convolution's
+// EXPLICIT padding.
+int FoldPadsIntoConvolutions(OptGraph& g);
+
 // remapper.cc: float32 Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd or constant Add
 // + activation become one _OpgenFused* node,
 // where the fused op has a kernel on the device the original node runs on.
