@@ -235,6 +235,51 @@ def test_conv_activation_without_bias_fuses_with_zero_bias(activation):
     assert optimized_ops(g, y, [x])["act"].op == "_OpgenFusedConv2D"
 
 
+@pytest.mark.parametrize("conv_op", ["Conv2D", "DepthwiseConv2dNative"])
+def test_a_zero_pad_becomes_the_convolutions_explicit_padding(conv_op):
+    # Keras' ZeroPadding2D before a strided VALID convolution (MobileNet, EfficientNet).
+    rng = np.random.default_rng(11)
+    w = rng.normal(size=(3, 3, 4, 1 if conv_op != "Conv2D" else 5)).astype(np.float32)
+    xv = rng.normal(size=(2, 7, 8, 4)).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [2, 7, 8, 4])
+    pads = const(g, [[0, 0], [1, 2], [0, 1], [0, 0]], dtype=np.int32)
+    padded = op(g, "Pad", x, pads, name="pad")
+    y = op(g, conv_op, padded, const(g, w), name="conv", strides=[1, 2, 2, 1], padding="VALID")
+    got = run_both(g, y, {x: xv})
+    nodes = optimized_ops(g, y, [x])
+    assert "pad" not in nodes
+    assert nodes["conv"].attr["padding"].s == b"EXPLICIT"
+    assert list(nodes["conv"].attr["explicit_paddings"].list.i) == [0, 0, 1, 2, 0, 1, 0, 0]
+    if conv_op == "Conv2D":  # numpy: the padded input through a VALID stride-2 convolution
+        xp = np.pad(xv, [(0, 0), (1, 2), (0, 1), (0, 0)]).astype(np.float64)
+        want = np.zeros((2, 4, 4, 5))
+        for i in range(3):
+            for j in range(3):
+                want += np.einsum("nhwc,co->nhwo", xp[:, i:i + 7:2, j:j + 7:2, :], w[i, j])
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_pads_the_convolution_cannot_take_stay():
+    w = np.ones((3, 3, 2, 2), np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 5, 5, 2])
+    spatial = const(g, [[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32)
+    same = conv2d(g, op(g, "Pad", x, spatial, name="pad_same"), const(g, w), padding="SAME")
+    channels = op(g, "Pad", x, const(g, [[0, 0], [1, 1], [1, 1], [0, 1]], dtype=np.int32),
+                  name="pad_channels")
+    by_channels = conv2d(g, channels, const(g, np.ones((3, 3, 3, 2), np.float32)), padding="VALID")
+    fetched = op(g, "Pad", x, spatial, name="pad_fetched")
+    by_fetched = conv2d(g, fetched, const(g, w), padding="VALID")
+    fetches = [same, by_channels, by_fetched, fetched]
+    feeds = {x: np.arange(50, dtype=np.float32).reshape(1, 5, 5, 2)}
+    for got, want in zip(run(g, fetches, feeds, True), run(g, fetches, feeds, False)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    nodes = optimized_ops(g, fetches, [x])
+    for name in ["pad_same", "pad_channels", "pad_fetched"]:
+        assert name in nodes, name
+
+
 def test_an_activation_read_elsewhere_is_not_fused_away():
     g = opgen.Graph()
     x = placeholder(g, [2, 3])

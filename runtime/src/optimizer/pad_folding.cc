@@ -4,7 +4,6 @@
 // convolution takes the Pad's input and EXPLICIT padding instead, and the Pad's copy of
 // the activation is gone; the result is the same to the bit (padding is zeros either
 // way).
-#include <cmath>
 #include <cstring>
 
 #include "passes.h"
@@ -29,14 +28,6 @@ bool ConstPaddings(const TF_Tensor* t, std::vector<int64_t>* pads) {
   return true;
 }
 
-// Whether PadV2's constant value is a zero scalar (of the Pad's dtype).
-bool IsZeroScalar(const TF_Tensor* t) {
-  if (t == nullptr || !t->dims.empty() || t->dtype != TF_FLOAT) return false;
-  float v;
-  std::memcpy(&v, t->buffer->data(), sizeof v);
-  return v == 0.0f && !std::signbit(v);
-}
-
 bool FoldAt(OptGraph& g, const std::string pad_name) {  // a copy: nodes move
   const NodeDefProto pad = *g.Find(pad_name);
   if (g.IsKept(pad_name) || g.IsFed(TensorRef{pad_name, 0}) || NodeType(pad) != TF_FLOAT ||
@@ -45,10 +36,6 @@ bool FoldAt(OptGraph& g, const std::string pad_name) {  // a copy: nodes move
   std::vector<int64_t> pads;
   const TensorRef paddings = ParseTensorRef(pad.input[1]);
   if (paddings.control() || !ConstPaddings(g.ConstValue(paddings), &pads)) return false;
-  if (pad.op == "PadV2") {
-    const TensorRef value = ParseTensorRef(pad.input[2]);
-    if (value.control() || !IsZeroScalar(g.ConstValue(value))) return false;
-  }
   // Only the spatial dimensions (NHWC: 1 and 2), and only by adding zeros.
   for (int i = 0; i < 8; ++i)
     if (pads[i] < 0 || ((i < 2 || i >= 6) && pads[i] != 0)) return false;
@@ -87,7 +74,7 @@ bool FoldAt(OptGraph& g, const std::string pad_name) {  // a copy: nodes move
 int FoldPadsIntoConvolutions(OptGraph& g) {
   std::vector<std::string> candidates;
   for (const NodeDefProto& node : g.nodes())
-    if (node.op == "Pad" || node.op == "PadV2") candidates.push_back(node.name);
+    if (node.op == "Pad") candidates.push_back(node.name);
   int folded = 0;
   for (const std::string& name : candidates)
     if (g.Find(name) != nullptr && FoldAt(g, name)) ++folded;

@@ -23,7 +23,7 @@ int FoldConstants(OptGraph& g);
 // part of its filter and a BiasAdd.
 int FoldArithmetic(OptGraph& g);
 
-// pad_folding.cc: a constant zero Pad / PadV2 of the spatial dimensions read only by a
+// pad_folding.cc: a constant Pad (zeros) of the spatial dimensions read only by a
 // VALID or EXPLICIT NHWC Conv2D / DepthwiseConv2dNative becomes that convolution's
 // EXPLICIT padding.
 int FoldPadsIntoConvolutions(OptGraph& g);
