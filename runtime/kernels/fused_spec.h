@@ -53,14 +53,25 @@ inline bool ReadFusedEpilogue(TF_OpKernelConstruction* ctx, FusedEpilogueAttrs* 
 struct FusedConvAttrs {
   Window2D window;
   FusedEpilogueAttrs epilogue;
+  bool constant_filter = false;  // _OpgenFusedConv2D's: the filter input is a Const
 };
 
-inline void* CreateFusedConv(TF_OpKernelConstruction* ctx, const char* device) {
-  auto* attrs = new FusedConvAttrs();
+inline void ReadFusedConv(TF_OpKernelConstruction* ctx, const char* device, FusedConvAttrs* attrs) {
   Window2D* w = CreateWindow(ctx, true, device);
   attrs->window = *w;
   DeleteWindow(w);
-  ReadFusedEpilogue(ctx, &attrs->epilogue);
+  if (!ReadFusedEpilogue(ctx, &attrs->epilogue)) return;
+  StatusPtr s = NewStatus();
+  if (TF_OpKernelConstruction_HasAttr(ctx, "constant_filter", s.get())) {
+    TF_Bool value = 0;
+    TF_OpKernelConstruction_GetAttrBool(ctx, "constant_filter", &value, s.get());
+    attrs->constant_filter = value != 0;
+  }
+}
+
+inline void* CreateFusedConv(TF_OpKernelConstruction* ctx, const char* device) {
+  auto* attrs = new FusedConvAttrs();
+  ReadFusedConv(ctx, device, attrs);
   return attrs;
 }
 inline void DeleteFusedConv(void* p) { delete static_cast<FusedConvAttrs*>(p); }

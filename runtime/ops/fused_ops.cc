@@ -25,7 +25,8 @@ void RegisterFusedOps(TF_Status* status) {
       {"_OpgenFusedConv2D",
        {"T: {float}", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
         "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-        "dilations: list(int) = [1, 1, 1, 1]", kActivationAttr, "leakyrelu_alpha: float = 0.2"},
+        "dilations: list(int) = [1, 1, 1, 1]", kActivationAttr, "leakyrelu_alpha: float = 0.2",
+        "constant_filter: bool = false"},
        {"input: T", "filter: T", "bias: T"}, {"output: T"}, shape_fns::kConv2D,
        "Internal: Conv2D, then a per-channel bias, then an activation, in one kernel.",
        "Made by the session's graph optimizer from Conv2D + BiasAdd/Add + activation; the "
@@ -35,7 +36,10 @@ void RegisterFusedOps(TF_Status* status) {
         {"strides", "As Conv2D's."}, {"padding", "As Conv2D's."},
         {"explicit_paddings", "As Conv2D's."}, {"data_format", "As Conv2D's (NHWC only)."},
         {"dilations", "As Conv2D's."}, {"activation", kActivationDoc},
-        {"leakyrelu_alpha", "LeakyRelu's slope below zero."}}},
+        {"leakyrelu_alpha", "LeakyRelu's slope below zero."},
+        {"constant_filter",
+         "Set by the optimizer where the filter is a Const: the CPU kernel then prepares "
+         "the filter (packing, Winograd's transform) once and keeps it between runs."}}},
       {"_OpgenFusedDepthwiseConv2dNative",
        {"T: {float}", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
         "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",

@@ -235,6 +235,51 @@ def test_conv_activation_without_bias_fuses_with_zero_bias(activation):
     assert optimized_ops(g, y, [x])["act"].op == "_OpgenFusedConv2D"
 
 
+def test_a_constant_filter_is_prepared_once_and_reused_for_every_shape():
+    # The fused kernel keeps a constant filter's packed / Winograd-transformed forms
+    # between runs. On 8x8 maps the batch size picks the path: batch 1 runs the 3x3
+    # layers as GEMMs (16 Winograd tiles are too few) with 64-column panels (64 pixels),
+    # batches 2-3 through Winograd; the 1x1 layers take 64-column panels at batch 1 and
+    # 32-column ones from batch 2, the same number of floats in another order; the 3x3
+    # 32->64 layer has more output channels than tiles at batch 3 and the 1x1 64->128
+    # more than pixels at batch 1 (the other splits). Every run must equal numpy,
+    # whatever was prepared before.
+    rng = np.random.default_rng(21)
+    shapes = [(3, 3, 16, 32), (3, 3, 32, 64), (1, 1, 64, 64), (1, 1, 64, 128)]
+    filters = [(rng.normal(size=s) / np.sqrt(s[0] * s[1] * s[2])).astype(np.float32) for s in shapes]
+    g = opgen.Graph()
+    x = placeholder(g, [None, 8, 8, 16])
+    h = x
+    for i, w in enumerate(filters):
+        h = op(g, "Relu", conv2d(g, h, const(g, w)), name=f"h{i}")
+    nodes = optimized_ops(g, h, [x])
+    for i in range(len(filters)):
+        node = nodes[f"h{i}"]
+        assert node.op == "_OpgenFusedConv2D" and node.attr["constant_filter"].b
+    with opgen.Session(g) as s:
+        for batch in [1, 3, 2, 1, 3]:
+            xv = rng.normal(size=(batch, 8, 8, 16)).astype(np.float32)
+            want = xv
+            for w in filters:
+                want = np.maximum(np_conv_same(want, w), 0)
+            np.testing.assert_allclose(s.run(h, {x: xv}), want, rtol=1e-4, atol=1e-4)
+
+
+def test_a_fed_filter_is_not_kept():
+    rng = np.random.default_rng(22)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 8, 8, 16])
+    w = placeholder(g, [3, 3, 16, 32], name="w")
+    y = op(g, "Relu", conv2d(g, x, w), name="y")
+    assert not optimized_ops(g, y, [x, w])["y"].attr["constant_filter"].b
+    xv = rng.normal(size=(1, 8, 8, 16)).astype(np.float32)
+    with opgen.Session(g) as s:
+        for _ in range(2):
+            wv = rng.normal(size=(3, 3, 16, 32)).astype(np.float32)
+            np.testing.assert_allclose(s.run(y, {x: xv, w: wv}), np.maximum(np_conv_same(xv, wv), 0),
+                                       rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("conv_op", ["Conv2D", "DepthwiseConv2dNative"])
 def test_a_zero_pad_becomes_the_convolutions_explicit_padding(conv_op):
     # Keras' ZeroPadding2D before a strided VALID convolution (MobileNet, EfficientNet).

@@ -51,7 +51,7 @@ void Im2colRows(const Conv2DGeometry& g, const float* input, int64_t p0, int64_t
 }  // namespace
 
 bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float* filter,
-                       float* output, const Epilogue& ep) {
+                       float* output, const Epilogue& ep, FilterCache* cache) {
   static const bool supported = __builtin_cpu_supports("avx512f");
   if (!supported) return false;
   const int64_t M = g.batch * g.oh * g.ow, K = g.kh * g.kw * g.ic, N = g.oc;
@@ -74,6 +74,16 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   else mr = 14, nr = 32, gemm = GemmBlock<14, 2>;
   const int64_t ld = TileStride(K);
   const int64_t threads = ParallelWorkers(), panels = (N + nr - 1) / nr;
+  // All panels of the filter, packed on all cores.
+  auto pack_all = [&](float* packed) {
+    RunTasks(panels, [&](int64_t p) {
+      PackFilterColumns(filter, K, N, nr, p * nr, std::min(N, (p + 1) * nr), packed + p * nr * K);
+    });
+  };
+  const float* prepacked =
+      cache != nullptr
+          ? cache->Get(FilterCache::kGemmPanels, nr, static_cast<size_t>(panels * nr * K), pack_all)
+          : nullptr;
 
   // Rows [p0, p0 + rows) of A into `tile` (`ld` apart, zero rows up to a multiple of MR).
   auto fill_rows = [&](int64_t p0, int64_t rows, float* tile) {
@@ -123,6 +133,11 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
     const int64_t chunk = std::max<int64_t>(nr, (int64_t{1} << 20) / (4 * K) / nr * nr);
     RunTasks((N + cb - 1) / cb, [&](int64_t t) {
       const int64_t n0 = t * cb, n1 = std::min(N, n0 + cb);
+      if (prepacked != nullptr) {
+        multiply(0, M, tile, prepacked, 0, n0, n1, ThreadScratch(static_cast<size_t>(mr * ld)));
+        if (act == kInRegLater) ApplyActivationBlock(output + n0, M, n1 - n0, N, ep);
+        return;
+      }
       float* packed = ThreadScratch(static_cast<size_t>(K * chunk) + mr * ld);
       for (int64_t c0 = n0; c0 < n1; c0 += chunk) {
         const int64_t c1 = std::min(n1, c0 + chunk);
@@ -136,10 +151,12 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
 
   // Many pixels: the filter is packed once and shared; tasks split the pixels in blocks
   // whose A tile (~512 KiB) stays in L2 while every panel of B meets it.
-  float* packed = SharedBScratch(static_cast<size_t>(panels * nr * K));
-  RunTasks(panels, [&](int64_t p) {
-    PackFilterColumns(filter, K, N, nr, p * nr, std::min(N, (p + 1) * nr), packed + p * nr * K);
-  });
+  const float* packed = prepacked;
+  if (packed == nullptr) {
+    float* scratch = SharedBScratch(static_cast<size_t>(panels * nr * K));
+    pack_all(scratch);
+    packed = scratch;
+  }
   int64_t mb = std::clamp<int64_t>((512 << 10) / (4 * ld) / mr, 1, 16) * mr;
   while (mb > mr && (M + mb - 1) / mb < 2 * threads) mb -= mr;
   RunTasks((M + mb - 1) / mb, [&](int64_t t) {
@@ -155,7 +172,8 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
 
 #else  // no x86-64 GCC/Clang: the caller's portable path runs instead
 
-bool Conv2DFloatAvx512(const Conv2DGeometry&, const float*, const float*, float*, const Epilogue&) {
+bool Conv2DFloatAvx512(const Conv2DGeometry&, const float*, const float*, float*, const Epilogue&,
+                       FilterCache*) {
   return false;
 }
 

@@ -16,13 +16,13 @@ namespace cpu {
 // Computes the convolution and returns true, or returns false (and writes nothing)
 // where this CPU has no AVX-512F.
 bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float* filter,
-                       float* output, const Epilogue& ep);
+                       float* output, const Epilogue& ep, FilterCache* cache = nullptr);
 
 // 3x3, stride 1, undilated convolutions by Winograd F(2x2, 3x3) (conv2d_winograd.cc):
 // returns false, writing nothing, for other shapes, too few output tiles or channels to
 // repay the transforms, or a CPU without AVX-512F.
 bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const float* filter,
-                         float* output, const Epilogue& ep);
+                         float* output, const Epilogue& ep, FilterCache* cache = nullptr);
 
 // Applies the activation only (the bias already added) to a [rows, cols] block whose
 // rows are `ldc` floats apart. Defined in conv2d_float.cc.

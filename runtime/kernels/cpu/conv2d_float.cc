@@ -78,9 +78,9 @@ void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
 }
 
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
-                 const Epilogue& ep) {
-  if (Conv2DFloatWinograd(g, input, filter, output, ep)) return;
-  if (Conv2DFloatAvx512(g, input, filter, output, ep)) return;
+                 const Epilogue& ep, FilterCache* cache) {
+  if (Conv2DFloatWinograd(g, input, filter, output, ep, cache)) return;
+  if (Conv2DFloatAvx512(g, input, filter, output, ep, cache)) return;
   Conv2DFloatPortable(g, input, filter, output, ep);
 }
 

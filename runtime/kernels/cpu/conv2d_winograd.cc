@@ -154,7 +154,7 @@ OPGEN_TARGET_AVX512 void TransformOutput(const Conv2DGeometry& g, const float* m
 }  // namespace
 
 bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const float* filter,
-                         float* output, const Epilogue& ep) {
+                         float* output, const Epilogue& ep, FilterCache* cache) {
   static const bool supported = __builtin_cpu_supports("avx512f");
   if (!supported || g.kh != 3 || g.kw != 3 || g.stride_h != 1 || g.stride_w != 1 ||
       g.dilation_h != 1 || g.dilation_w != 1)
@@ -166,6 +166,16 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
   if (T < 32 || ic < 16 || oc < 16) return false;
   constexpr int64_t mr = 14, nr = 32;
   const int64_t panels = (oc + nr - 1) / nr, ld = TileStride(ic), threads = ParallelWorkers();
+  // The whole transformed filter U (16 products x panels x ic x nr), on all cores.
+  auto transform_all = [&](float* u) {
+    RunTasks(panels, [&](int64_t p) {
+      TransformFilter(filter, ic, oc, nr, p, u + p * ic * nr, panels * ic * nr);
+    });
+  };
+  const float* cached_u =
+      cache != nullptr ? cache->Get(FilterCache::kWinograd, nr,
+                                    static_cast<size_t>(16 * panels * nr * ic), transform_all)
+                       : nullptr;
   if (oc > T) {
     // The transformed filter (16 * ic * oc) outweighs the tiles (deep layers, small
     // maps): transform all tiles once, then let tasks split the output channels, each
@@ -181,10 +191,16 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
     const int64_t group = std::max<int64_t>(1, panels / (2 * threads));
     RunTasks((panels + group - 1) / group, [&](int64_t task) {
       const int64_t p0 = task * group, gp = std::min(group, panels - p0);
+      const int64_t n0 = p0 * nr, n1 = std::min(oc, (p0 + gp) * nr);
+      if (cached_u != nullptr) {
+        for (int j = 0; j < 16; ++j)
+          GemmBlock<14, 2>(T, ic, v + j * plane_v, ld, cached_u + j * panels * nr * ic, 0, n0, n1,
+                           mm + j * plane_m, oc, nullptr, kInRegNone);
+        return;
+      }
       float* u = ThreadScratch(static_cast<size_t>(16 * gp * ic * nr));
       for (int64_t q = 0; q < gp; ++q)
         TransformFilter(filter, ic, oc, nr, p0 + q, u + q * ic * nr, gp * ic * nr);
-      const int64_t n0 = p0 * nr, n1 = std::min(oc, (p0 + gp) * nr);
       for (int j = 0; j < 16; ++j)
         GemmBlock<14, 2>(T, ic, v + j * plane_v, ld, u + j * gp * ic * nr, n0, n0, n1,
                          mm + j * plane_m, oc, nullptr, kInRegNone);
@@ -197,10 +213,12 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
   }
   // Many tiles: the filter is transformed once, shared; tasks take blocks of tiles whose
   // V (16 x tb x ld) and M (16 x tb x oc) stay within ~1 MiB of L2.
-  float* u = SharedBScratch(static_cast<size_t>(16 * panels * nr * ic));
-  RunTasks(panels, [&](int64_t p) {
-    TransformFilter(filter, ic, oc, nr, p, u + p * ic * nr, panels * ic * nr);
-  });
+  const float* u = cached_u;
+  if (u == nullptr) {
+    float* scratch = SharedBScratch(static_cast<size_t>(16 * panels * nr * ic));
+    transform_all(scratch);
+    u = scratch;
+  }
   int64_t tb = std::clamp<int64_t>((1 << 20) / (64 * (ld + oc)) / mr, 1, 8) * mr;
   while (tb > mr && (T + tb - 1) / tb < 2 * threads) tb -= mr;
   RunTasks((T + tb - 1) / tb, [&](int64_t task) {
@@ -219,7 +237,8 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
 
 #else
 
-bool Conv2DFloatWinograd(const Conv2DGeometry&, const float*, const float*, float*, const Epilogue&) {
+bool Conv2DFloatWinograd(const Conv2DGeometry&, const float*, const float*, float*, const Epilogue&,
+                         FilterCache*) {
   return false;
 }
 

@@ -15,7 +15,18 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-void* CreateFusedConvCpu(TF_OpKernelConstruction* ctx) { return kernels::CreateFusedConv(ctx, "CPU"); }
+// The CPU kernels' state: the attrs, and for a constant filter the prepared forms of it.
+struct FusedConvState {
+  kernels::FusedConvAttrs attrs;
+  FilterCache filter_cache;
+};
+
+void* CreateFusedConvCpu(TF_OpKernelConstruction* ctx) {
+  auto* state = new FusedConvState();
+  kernels::ReadFusedConv(ctx, "CPU", &state->attrs);
+  return state;
+}
+void DeleteFusedConvCpu(void* state) { delete static_cast<FusedConvState*>(state); }
 
 Epilogue MakeEpilogue(const kernels::FusedEpilogueAttrs& attrs, const float* bias) {
   Epilogue ep;
@@ -35,7 +46,8 @@ void ParallelEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep
 }
 
 void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
-  const auto& attrs = *static_cast<const kernels::FusedConvAttrs*>(state);
+  auto& cpu_state = *static_cast<FusedConvState*>(state);
+  const kernels::FusedConvAttrs& attrs = cpu_state.attrs;
   const kernels::Window2D& w = attrs.window;
   kernels::WindowPlan p;
   if (!kernels::PlanConv2D(ctx, w, &p)) return;
@@ -46,11 +58,12 @@ void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
   const Conv2DGeometry g{p.batch, p.ih, p.iw, p.ic, p.kh, p.kw, p.oc, p.oh, p.ow,
                          w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
   Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
-              MakeEpilogue(attrs.epilogue, Data<float>(bias)));
+              MakeEpilogue(attrs.epilogue, Data<float>(bias)),
+              attrs.constant_filter ? &cpu_state.filter_cache : nullptr);
 }
 
 void FusedDepthwiseCompute(void* state, TF_OpKernelContext* ctx) {
-  const auto& attrs = *static_cast<const kernels::FusedConvAttrs*>(state);
+  const kernels::FusedConvAttrs& attrs = static_cast<FusedConvState*>(state)->attrs;
   const kernels::Window2D& w = attrs.window;
   kernels::WindowPlan p;
   int64_t multiplier = 1;
@@ -87,9 +100,9 @@ void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
 
 void RegisterFusedKernels(TF_Status* status) {
   RegisterKernel("_OpgenFusedConv2D", "T", TF_FLOAT, &FusedConv2DCompute, status,
-                 CreateFusedConvCpu, kernels::DeleteFusedConv);
+                 CreateFusedConvCpu, DeleteFusedConvCpu);
   RegisterKernel("_OpgenFusedDepthwiseConv2dNative", "T", TF_FLOAT, &FusedDepthwiseCompute,
-                 status, CreateFusedConvCpu, kernels::DeleteFusedConv);
+                 status, CreateFusedConvCpu, DeleteFusedConvCpu);
   RegisterKernel("_OpgenFusedMatMul", "T", TF_FLOAT, &FusedMatMulCompute, status,
                  kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul);
 }

@@ -34,8 +34,9 @@ int64_t OutputChannels(OptGraph& g, const NodeDefProto& conv) {
 }
 
 // The fused node's attrs: the convolution's that the fused OpDef has, its defaults,
-// and the epilogue.
-AttrMap FusedAttrs(const OpDef& fused, const NodeDefProto& conv, const MatchedActivation& act) {
+// the epilogue, and whether the filter is a Const (its prepared forms are then kept).
+AttrMap FusedAttrs(const OpDef& fused, const NodeDefProto& conv, const MatchedActivation& act,
+                   bool constant_filter) {
   AttrMap attrs;
   for (const AttrDef& a : fused.attr) {
     auto it = conv.attr.find(a.name);
@@ -44,6 +45,12 @@ AttrMap FusedAttrs(const OpDef& fused, const NodeDefProto& conv, const MatchedAc
   }
   attrs["activation"] = StringAttr(act.name);
   attrs["leakyrelu_alpha"] = FloatAttr(act.alpha);
+  if (constant_filter && fused.name == "_OpgenFusedConv2D") {
+    AttrValue yes;
+    yes.kind = AttrValue::kBool;
+    yes.b = true;
+    attrs["constant_filter"] = yes;
+  }
   return attrs;
 }
 
@@ -91,7 +98,9 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   if (head == conv_name && channels <= 0) return false;    // no bias, and no size for zeros
   if (!has_activation) act.sink = head;
 
-  AttrMap attrs = FusedAttrs(*fused, conv, act);
+  const TensorRef filter = ParseTensorRef(conv.input[1]);
+  const bool constant_filter = !filter.control() && g.ConstValue(filter) != nullptr;
+  AttrMap attrs = FusedAttrs(*fused, conv, act, constant_filter);
   if (!RunsWhereConvRuns(conv, *fused, attrs)) return false;
   if (bias_ref.empty()) {
     TensorPtr bias = NewFloatTensor({channels});
