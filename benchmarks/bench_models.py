@@ -138,7 +138,19 @@ def max_rel_diff(got, want) -> float:
     return worst
 
 
-def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx):
+def with_co_runner(fn):
+    """fn() while one busy-looping process competes for the cores (issue 18's
+    co-runner test: a user's other work on the same machine)."""
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)  # let the scheduler see it
+        return fn()
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx, co_runner=False):
     runners = {}
     errors = {}
     for label, make in [("opgen", lambda: OpgenRunner(graph_def, inputs, outputs, True)),
@@ -167,6 +179,11 @@ def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx):
     print("  ".join(cols), flush=True)
     for label, message in errors.items():
         print(f"    {label} failed: {message}", flush=True)
+    if co_runner:
+        loaded = with_co_runner(lambda: measure(runners, values, repeats))
+        print("    with one busy-loop co-runner: " + "  ".join(
+            f"{label} {loaded[label]:.2f} ms ({loaded[label] / times[label]:.2f}x idle)"
+            for label in loaded), flush=True)
 
 
 def main(argv=None) -> None:
@@ -178,6 +195,8 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/opgen-bench-models"))
     parser.add_argument("--no-onnx", action="store_true")
+    parser.add_argument("--co-runner", action="store_true",
+                        help="also time each model beside one busy-looping process")
     args = parser.parse_args(argv)
 
     try:
@@ -197,11 +216,11 @@ def main(argv=None) -> None:
         graph_def, inputs, outputs, values = load_fixture(args.cache, name)
         for batch in args.batch:
             bench(name, rebatch_graph_def(graph_def, batch), inputs, outputs,
-                  with_batch(values, batch), args.repeats, batch, use_onnx)
+                  with_batch(values, batch), args.repeats, batch, use_onnx, args.co_runner)
     for name in args.families:
         graph_def, inputs, outputs, values = load_fixture(FAMILIES, name)
         bench(name, graph_def, inputs, outputs, values, args.repeats, values[0].shape[0],
-              use_onnx)
+              use_onnx, args.co_runner)
 
 
 if __name__ == "__main__":

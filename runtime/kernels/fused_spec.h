@@ -105,5 +105,45 @@ inline bool CheckFusedBias(TF_OpKernelContext* ctx, int64_t channels, TensorPtr*
   return true;
 }
 
+// _OpgenFusedScaleShift: act(x * scale + offset) with `scale` and `offset` of one shape,
+// [C] or [1, ..., 1, C] (an inference BatchNorm that precedes a convolution, as in
+// DenseNet, or stands alone). Broadcast as Mul and Add broadcast them: the output is x
+// with ones prepended up to their rank, its last dimension C (x's last dimension is C,
+// or 1 and repeated).
+struct ScaleShiftPlan {
+  TensorPtr x, scale, offset;
+  std::vector<int64_t> out_dims;
+  int64_t channels = 0;  // C
+  bool repeat_x = false;  // x's last dimension is 1 (or x is a scalar): one value per row
+};
+
+// False after reporting the failure.
+inline bool PlanScaleShift(TF_OpKernelContext* ctx, ScaleShiftPlan* p) {
+  p->x = Input(ctx, 0);
+  p->scale = Input(ctx, 1);
+  p->offset = Input(ctx, 2);
+  if (!p->x || !p->scale || !p->offset) return false;
+  const std::vector<int64_t> xd = Dims(p->x.get()), sd = Dims(p->scale.get());
+  bool per_channel = !sd.empty() && sd == Dims(p->offset.get());
+  for (size_t i = 0; per_channel && i + 1 < sd.size(); ++i) per_channel = sd[i] == 1;
+  if (!per_channel) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "scale and offset must both be [C] or [1, ..., 1, C], got " +
+                                       ShapeString(sd) + " and " + ShapeString(Dims(p->offset.get())));
+    return false;
+  }
+  p->channels = sd.back();
+  const int64_t x_last = xd.empty() ? 1 : xd.back();
+  if (x_last != p->channels && x_last != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "Incompatible shapes: " + ShapeString(xd) + " vs. " + ShapeString(sd));
+    return false;
+  }
+  p->repeat_x = x_last != p->channels;
+  p->out_dims.assign(sd.size() > xd.size() ? sd.size() - xd.size() : 0, 1);
+  p->out_dims.insert(p->out_dims.end(), xd.begin(), xd.end());
+  if (p->out_dims.empty()) p->out_dims.push_back(1);
+  p->out_dims.back() = p->channels;
+  return true;
+}
+
 }  // namespace kernels
 }  // namespace opgen

@@ -4,6 +4,7 @@
 // ops ("_FusedConv2D"), they never appear in a graph a user builds or imports, and
 // `opgen dump --from-runtime` leaves them out of the public registry.
 #include "conv_image_shape_fns.h"
+#include "shape_fns.h"
 #include "op_table.h"
 
 namespace opgen {
@@ -58,6 +59,17 @@ void RegisterFusedOps(TF_Status* status) {
         {"data_format", "As DepthwiseConv2dNative's (NHWC only)."},
         {"dilations", "As DepthwiseConv2dNative's."}, {"activation", kActivationDoc},
         {"leakyrelu_alpha", "LeakyRelu's slope below zero."}}},
+      {"_OpgenFusedScaleShift",
+       {"T: {float}", kActivationAttr, "leakyrelu_alpha: float = 0.2"},
+       {"x: T", "scale: T", "offset: T"}, {"y: T"}, shape_fns::kBroadcast,
+       "Internal: x * scale + offset per channel, then an activation, in one pass.",
+       "Made by the session's graph optimizer from Mul + Add/AddV2/Sub by per-channel "
+       "constants (an inference BatchNorm that no convolution can absorb, such as "
+       "DenseNet's before each convolution) + activation.",
+       {{"x", "The input; its last dimension is the channels (or 1)."},
+        {"scale", "[C] or [1, ..., 1, C]."}, {"offset", "The same shape as scale."},
+        {"y", "act(x * scale + offset), broadcast as Mul and Add broadcast."},
+        {"activation", kActivationDoc}, {"leakyrelu_alpha", "LeakyRelu's slope below zero."}}},
       {"_OpgenFusedMatMul",
        {"T: {float}", "transpose_a: bool = false", "transpose_b: bool = false", kActivationAttr,
         "leakyrelu_alpha: float = 0.2"},

@@ -325,6 +325,44 @@ def test_pads_the_convolution_cannot_take_stay():
         assert name in nodes, name
 
 
+@pytest.mark.parametrize("x_shape, const_shape, spelling", [
+    ((2, 5, 5, 3), (3,), "add"),             # DenseNet's BatchNorm + Relu before a conv
+    ((2, 5, 5, 3), (1, 1, 1, 3), "sub"),     # Keras' reshaped form; x * s - b
+    ((2, 5, 5, 1), (3,), "add_swapped"),     # x's last dim 1: repeated over the channels
+    ((3,), (1, 1, 1, 3), "add"),             # x of lower rank: ones prepended
+])
+def test_a_per_channel_scale_and_shift_fuse_with_their_activation(x_shape, const_shape, spelling):
+    rng = np.random.default_rng(31)
+    sv = rng.normal(size=const_shape).astype(np.float32)
+    bv = rng.normal(size=const_shape).astype(np.float32)
+    xv = rng.normal(size=x_shape).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, list(x_shape))
+    scaled = (op(g, "Mul", const(g, sv), x, name="mul") if spelling == "add_swapped"
+              else op(g, "Mul", x, const(g, sv), name="mul"))
+    shifted = op(g, "Sub" if spelling == "sub" else "AddV2", scaled, const(g, bv), name="shift")
+    y = op(g, "Relu", shifted, name="y")
+    want = np.maximum(xv * sv - bv if spelling == "sub" else xv * sv + bv, 0)
+    got = run_both(g, y, {x: xv})
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    nodes = optimized_ops(g, y, [x])
+    assert nodes["y"].op == "_OpgenFusedScaleShift" and nodes["y"].attr["activation"].s == b"Relu"
+    assert "mul" not in nodes and "shift" not in nodes
+
+
+def test_a_scale_and_shift_read_elsewhere_stays():
+    g = opgen.Graph()
+    x = placeholder(g, [4, 3])
+    scaled = op(g, "Mul", x, const(g, [1.0, 2.0, 3.0]), name="mul")
+    shifted = op(g, "AddV2", scaled, const(g, [0.5, 0.5, 0.5]), name="shift")
+    y = op(g, "Relu", shifted, name="y")
+    xv = np.arange(-6, 6, dtype=np.float32).reshape(4, 3)
+    got = run(g, [y, scaled], {x: xv}, True)
+    np.testing.assert_allclose(got[0], np.maximum(xv * [1, 2, 3] + 0.5, 0))
+    assert optimized_ops(g, [y, scaled], [x])["mul"].op == "Mul"
+
+
 def test_an_activation_read_elsewhere_is_not_fused_away():
     g = opgen.Graph()
     x = placeholder(g, [2, 3])

@@ -5,15 +5,29 @@
 
 #include "../conv_family_spec.h"
 #include "../fused_spec.h"
+#include "conv2d_avx512.h"  // ApplyActivationBlock
 #include "conv2d_float.h"
 #include "depthwise_float.h"
 #include "gemm.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OPGEN_FUSED_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OPGEN_FUSED_CLONES
+#endif
+
 namespace opgen {
 namespace cpu {
 namespace {
+
+// y[c] = x[c] * scale[c] + offset[c] over one row of channels (vectorised per CPU).
+OPGEN_FUSED_CLONES
+void ScaleShiftRow(const float* __restrict x, const float* __restrict scale,
+                   const float* __restrict offset, float* __restrict y, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) y[c] = x[c] * scale[c] + offset[c];
+}
 
 // The CPU kernels' state: the attrs, and for a constant filter the prepared forms of it.
 struct FusedConvState {
@@ -96,6 +110,40 @@ void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
   ParallelEpilogue(out, p.m, p.n, MakeEpilogue(attrs.epilogue, Data<float>(bias)));
 }
 
+void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
+  const auto& ep_attrs = *static_cast<const kernels::FusedEpilogueAttrs*>(state);
+  kernels::ScaleShiftPlan p;
+  if (!kernels::PlanScaleShift(ctx, &p)) return;
+  TensorPtr y = AllocateOutput<float>(ctx, 0, p.out_dims);
+  const int64_t C = p.channels, rows = C == 0 ? 0 : NumElements(p.out_dims) / C;
+  if (!y || rows == 0) return;
+  const float* x = Data<float>(p.x);
+  const float* scale = Data<float>(p.scale);
+  const float* offset = Data<float>(p.offset);
+  float* out = Data<float>(y);
+  Epilogue act;  // the activation alone: the offset is already in
+  act.activation = ep_attrs.activation;
+  act.alpha = ep_attrs.alpha;
+  ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      float* row = out + r * C;
+      if (p.repeat_x) {
+        for (int64_t c = 0; c < C; ++c) row[c] = x[r] * scale[c] + offset[c];
+      } else {
+        ScaleShiftRow(x + r * C, scale, offset, row, C);
+      }
+    }
+    ApplyActivationBlock(out + begin * C, end - begin, C, C, act);
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(C, 1)));
+}
+
+void* CreateFusedScaleShift(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new kernels::FusedEpilogueAttrs();
+  kernels::ReadFusedEpilogue(ctx, attrs);
+  return attrs;
+}
+void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueAttrs*>(p); }
+
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
@@ -105,6 +153,8 @@ void RegisterFusedKernels(TF_Status* status) {
                  status, CreateFusedConvCpu, DeleteFusedConvCpu);
   RegisterKernel("_OpgenFusedMatMul", "T", TF_FLOAT, &FusedMatMulCompute, status,
                  kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul);
+  RegisterKernel("_OpgenFusedScaleShift", "T", TF_FLOAT, &FusedScaleShiftCompute, status,
+                 CreateFusedScaleShift, DeleteFusedScaleShift);
 }
 
 }  // namespace cpu

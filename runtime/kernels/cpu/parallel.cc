@@ -1,11 +1,18 @@
 // The worker pool behind ParallelFor: one thread per usable core but the caller's,
 // sleeping on a condition variable between jobs. One job runs at a time; its tasks are handed out
 // through an atomic counter, so a slow thread never holds the others back.
+//
+// A model runs hundreds of short jobs back to back, and a futex wake-up costs more than
+// many of them: a worker that has just finished a job, and a caller whose tasks are
+// done, first spin for a short while (kSpin) watching for the next job / the last
+// task, and only then sleep. The spin is short so that a co-runner on a busy machine
+// loses little to it.
 #include "parallel.h"
 
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -15,6 +22,25 @@
 namespace opgen {
 namespace cpu {
 namespace {
+
+constexpr std::chrono::microseconds kSpin{50};
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpin has passed; returns done()'s last value.
+template <typename Done>
+bool SpinUntil(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return done();
+  }
+}
 
 class WorkerPool {
  public:
@@ -36,16 +62,20 @@ class WorkerPool {
       for (int64_t i = 0; i < count; ++i) task(i);
       return;
     }
+    bool sleepers;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       task_ = &task;
       count_ = count;
       next_.store(0);
       pending_ = count;
-      ++generation_;
+      finished_.store(false, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+      sleepers = sleeping_ > 0;
     }
-    wake_.notify_all();
+    if (sleepers) wake_.notify_all();
     RunAvailable();
+    SpinUntil([this] { return finished_.load(std::memory_order_acquire); });
     std::unique_lock<std::mutex> lock(mutex_);
     // Workers still inside this job hold `task`: wait for them too.
     done_.wait(lock, [this] { return pending_ == 0 && active_ == 0; });
@@ -69,7 +99,10 @@ class WorkerPool {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ -= ran;
     if (worker) --active_;
-    if (pending_ == 0 && active_ == 0) done_.notify_all();
+    if (pending_ == 0 && active_ == 0) {
+      finished_.store(true, std::memory_order_release);
+      done_.notify_all();
+    }
   }
 
   void WorkerLoop() {
@@ -77,10 +110,15 @@ class WorkerPool {
     for (;;) {
       const std::function<void(int64_t)>* task;
       int64_t count;
+      SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        if (generation_.load(std::memory_order_relaxed) == seen) {
+          ++sleeping_;
+          wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+          --sleeping_;
+        }
+        seen = generation_.load(std::memory_order_relaxed);
         task = task_;
         count = count_;
         if (task != nullptr) ++active_;
@@ -97,7 +135,9 @@ class WorkerPool {
   int64_t count_ = 0;
   int64_t pending_ = 0;  // tasks not yet finished
   int64_t active_ = 0;   // workers that joined the current job and have not left it
-  uint64_t generation_ = 0;
+  int64_t sleeping_ = 0; // workers blocked on wake_ (the rest are spinning or busy)
+  std::atomic<uint64_t> generation_{0};  // changed (under mutex_) by each new job
+  std::atomic<bool> finished_{true};     // pending_ == 0 && active_ == 0, for spinning
   std::atomic<int64_t> next_{0};
 };
 

@@ -25,7 +25,9 @@ int64_t ParallelWorkers();
 // worth a thread of its own.
 template <typename Fn>
 void ParallelFor(int64_t n, Fn fn, int64_t min_chunk = kParallelThreshold) {
-  const int64_t chunks = std::min<int64_t>(ParallelWorkers(), n / std::max<int64_t>(min_chunk, 1));
+  // Up to 4 chunks per thread: a thread the OS runs late (a busy machine) then holds
+  // back only a small part of the loop, which the others finish.
+  const int64_t chunks = std::min<int64_t>(4 * ParallelWorkers(), n / std::max<int64_t>(min_chunk, 1));
   if (chunks <= 1) {
     if (n > 0) fn(int64_t{0}, n);
     return;

@@ -101,6 +101,40 @@ void FusedMatMulCompute(void* state, TF_OpKernelContext* ctx) {
   LaunchEpilogue(ctx, stream, Data<float>(c), Data<float>(bias), p.m * p.n, p.n, attrs.epilogue);
 }
 
+// y[i] = act(x[i or row] * scale[c] + offset[c]) over [rows, channels].
+__global__ void ScaleShiftKernel(const float* x, const float* scale, const float* offset, float* y,
+                                 int64_t n, int64_t channels, bool repeat_x, Activation act,
+                                 float alpha) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t c = i % channels;
+    const float v = x[repeat_x ? i / channels : i];
+    y[i] = Activate(v * scale[c] + offset[c], act, alpha);
+  }
+}
+
+void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
+  const auto& ep = *static_cast<const kernels::FusedEpilogueAttrs*>(state);
+  kernels::ScaleShiftPlan p;
+  if (!kernels::PlanScaleShift(ctx, &p)) return;
+  TensorPtr y = AllocateOutput<float>(ctx, 0, p.out_dims);
+  const int64_t n = NumElements(p.out_dims);
+  if (!y || n == 0) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  ScaleShiftKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
+      Data<float>(p.x), Data<float>(p.scale), Data<float>(p.offset), Data<float>(y), n,
+      p.channels, p.repeat_x, ep.activation, ep.alpha);
+  CheckLaunch(ctx, "_OpgenFusedScaleShift");
+}
+
+void* CreateFusedScaleShift(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new kernels::FusedEpilogueAttrs();
+  kernels::ReadFusedEpilogue(ctx, attrs);
+  return attrs;
+}
+void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueAttrs*>(p); }
+
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
@@ -112,6 +146,9 @@ void RegisterFusedKernels(TF_Status* status) {
            status);
   Register(KernelSpec{"_OpgenFusedMatMul", {{"T", TF_FLOAT}}, {}, &FusedMatMulCompute,
                       kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul},
+           status);
+  Register(KernelSpec{"_OpgenFusedScaleShift", {{"T", TF_FLOAT}}, {}, &FusedScaleShiftCompute,
+                      CreateFusedScaleShift, DeleteFusedScaleShift},
            status);
 }
 

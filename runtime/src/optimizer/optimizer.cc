@@ -144,6 +144,8 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
     g.SweepDead();
     if (options.remapping) report->fused += FuseConvolutions(g);
     g.SweepDead();
+    if (options.remapping) report->fused += FuseScaleShifts(g);
+    g.SweepDead();
     if (options.identity_removal) report->identities_removed += RemoveIdentities(g);
   }
   g.SweepDead();

@@ -33,6 +33,12 @@ int FoldPadsIntoConvolutions(OptGraph& g);
 // where the fused op has a kernel on the device the original node runs on.
 int FuseConvolutions(OptGraph& g);
 
+// scale_shift.cc: a float32 Mul by a per-channel constant ([C] or [1, ..., 1, C]) read only
+// by an Add / AddV2 / Sub of another such constant, and the activation after it, become
+// one _OpgenFusedScaleShift node (what the convolution passes left of inference
+// BatchNorms).
+int FuseScaleShifts(OptGraph& g);
+
 // IsControlFlowOp (../frame_executor.h): the optimizer leaves graphs with v1 control
 // flow frames alone.
 
