@@ -94,12 +94,15 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   }
   MatchedActivation act;
   const bool has_activation = MatchActivation(g, head, &act);
-  if (!has_activation && head == conv_name) return false;  // nothing to fuse
+  const TensorRef filter = ParseTensorRef(conv.input[1]);
+  const bool constant_filter = !filter.control() && g.ConstValue(filter) != nullptr;
+  // Nothing to fuse: still worth it for a Conv2D with a constant filter (DenseNet's 3x3
+  // convolutions feed a concat), whose fused kernel prepares the filter once.
+  if (!has_activation && head == conv_name && !(constant_filter && conv.op == "Conv2D"))
+    return false;
   if (head == conv_name && channels <= 0) return false;    // no bias, and no size for zeros
   if (!has_activation) act.sink = head;
 
-  const TensorRef filter = ParseTensorRef(conv.input[1]);
-  const bool constant_filter = !filter.control() && g.ConstValue(filter) != nullptr;
   AttrMap attrs = FusedAttrs(*fused, conv, act, constant_filter);
   if (!RunsWhereConvRuns(conv, *fused, attrs)) return false;
   if (bias_ref.empty()) {
