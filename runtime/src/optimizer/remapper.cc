@@ -68,7 +68,7 @@ bool RunsWhereConvRuns(const NodeDefProto& conv, const OpDef& fused, const AttrM
 
 bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   const NodeDefProto conv = *g.Find(conv_name);
-  if (NodeType(conv) != TF_FLOAT || g.IsKept(conv_name) || conv.input.size() < 2 ||
+  if (NodeType(conv) != TF_FLOAT || conv.input.size() < 2 ||
       !AttrIsOr(conv, "data_format", "NHWC"))
     return false;
   const OpDef* fused = OpRegistry::Global().Find("_OpgenFused" + conv.op);
@@ -101,6 +101,8 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   if (!has_activation && head == conv_name && !(constant_filter && conv.op == "Conv2D"))
     return false;
   if (head == conv_name && channels <= 0) return false;    // no bias, and no size for zeros
+  // A fetched convolution keeps its name and value only where it is the fused node.
+  if (g.IsKept(conv_name) && (has_activation || head != conv_name)) return false;
   if (!has_activation) act.sink = head;
 
   AttrMap attrs = FusedAttrs(*fused, conv, act, constant_filter);
