@@ -105,6 +105,21 @@ inline bool CheckFusedBias(TF_OpKernelContext* ctx, int64_t channels, TensorPtr*
   return true;
 }
 
+// _OpgenFusedConv2DWithResidual's residual (input 3): shaped as the output. False after
+// reporting the failure.
+inline bool CheckFusedResidual(TF_OpKernelContext* ctx, const std::vector<int64_t>& out_dims,
+                               TensorPtr* residual) {
+  *residual = Input(ctx, 3);
+  if (!*residual) return false;
+  const std::vector<int64_t> rd = Dims(residual->get());
+  if (rd != out_dims) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "the fused residual must have the output's shape " +
+                                       ShapeString(out_dims) + ", got " + ShapeString(rd));
+    return false;
+  }
+  return true;
+}
+
 // _OpgenFusedScaleShift: act(x * scale + offset) with `scale` and `offset` of one shape,
 // [C] or [1, ..., 1, C] (an inference BatchNorm that precedes a convolution, as in
 // DenseNet, or stands alone). Broadcast as Mul and Add broadcast them: the output is x

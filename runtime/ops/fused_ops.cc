@@ -41,6 +41,26 @@ void RegisterFusedOps(TF_Status* status) {
         {"constant_filter",
          "Set by the optimizer where the filter is a Const: the CPU kernel then prepares "
          "the filter (packing, Winograd's transform) once and keeps it between runs."}}},
+      {"_OpgenFusedConv2DWithResidual",
+       {"T: {float}", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+        "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+        "dilations: list(int) = [1, 1, 1, 1]", kActivationAttr, "leakyrelu_alpha: float = 0.2",
+        "constant_filter: bool = false"},
+       {"input: T", "filter: T", "bias: T", "residual: T"}, {"output: T"}, shape_fns::kConv2D,
+       "Internal: Conv2D, then a per-channel bias and a tensor of the output's shape, then an "
+       "activation, in one kernel.",
+       "Made by the session's graph optimizer from Conv2D + BiasAdd/Add + Add of another "
+       "tensor of the same static shape + activation (the end of a ResNet block); the "
+       "convolution attrs are Conv2D's.",
+       {{"input", "The images, NHWC."}, {"filter", "The filters, HWIO."},
+        {"bias", "One value per output channel."},
+        {"residual", "Added to the biased convolution; shaped as the output."},
+        {"output", "act(conv2d(input, filter) + bias + residual)."},
+        {"strides", "As Conv2D's."}, {"padding", "As Conv2D's."},
+        {"explicit_paddings", "As Conv2D's."}, {"data_format", "As Conv2D's (NHWC only)."},
+        {"dilations", "As Conv2D's."}, {"activation", kActivationDoc},
+        {"leakyrelu_alpha", "LeakyRelu's slope below zero."},
+        {"constant_filter", "As _OpgenFusedConv2D's."}}},
       {"_OpgenFusedDepthwiseConv2dNative",
        {"T: {float}", "strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
         "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",

@@ -366,6 +366,64 @@ def test_a_scale_and_shift_read_elsewhere_stays():
     assert optimized_ops(g, [y, scaled], [x])["mul"].op == "Mul"
 
 
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("window", [3, 1])
+def test_a_residual_add_and_its_activation_fuse_into_the_convolution(with_bias, window):
+    # The end of a ResNet identity block: relu(conv(h) + bias + x), h = relu(x). 12x12 maps
+    # with 32 channels: the 3x3 convolution goes through Winograd, the 1x1 through the
+    # GEMM path.
+    rng = np.random.default_rng(41)
+    w = (rng.normal(size=(window, window, 32, 32)) / 16).astype(np.float32)
+    b = rng.normal(size=32).astype(np.float32)
+    xv = rng.normal(size=(2, 12, 12, 32)).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [2, 12, 12, 32])
+    h = conv2d(g, op(g, "Relu", x, name="h"), const(g, w), name="conv")
+    if with_bias:
+        h = op(g, "BiasAdd", h, const(g, b), name="bias")
+    y = op(g, "Relu", op(g, "AddV2", x, h, name="add"), name="y")
+    want = np.maximum(np_conv_same(np.maximum(xv, 0), w) + (b if with_bias else 0) + xv, 0)
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), want, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, y, [x])
+    assert nodes["y"].op == "_OpgenFusedConv2DWithResidual"
+    assert nodes["y"].attr["activation"].s == b"Relu"
+    assert nodes["y"].input[0] == "h" and nodes["y"].input[3] == "x"
+    assert "add" not in nodes and "conv" not in nodes
+
+
+def test_static_shapes_are_not_trusted_when_an_inner_node_is_fed():
+    # Through the C API an inner node may be fed a value of another shape than the graph
+    # inferred (the Python layer checks, TF_SessionRun does not), and the Add would then
+    # broadcast: with an inner node fed, the optimizer trusts no static shape, so the Add
+    # stays. (Python refuses the odd shape, so the value here has the inferred one.)
+    rng = np.random.default_rng(43)
+    w = (rng.normal(size=(1, 1, 4, 4)) / 2).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 3, 3, 4])
+    h = op(g, "Relu", x, name="h")
+    y = op(g, "Relu", op(g, "AddV2", h, conv2d(g, x, const(g, w)), name="add"), name="y")
+    xv = rng.normal(size=(1, 3, 3, 4)).astype(np.float32)
+    hv = rng.normal(size=(1, 3, 3, 4)).astype(np.float32)
+    got = run_both(g, y, {x: xv, h: hv})
+    np.testing.assert_allclose(got, np.maximum(np_conv_same(xv, w) + hv, 0), rtol=1e-5, atol=1e-5)
+    assert optimized_ops(g, y, [x, h])["add"].op == "AddV2"
+
+
+def test_an_add_that_broadcasts_is_not_a_residual():
+    # Adding a [32] tensor that is not a constant: the shapes differ, so the Add stays.
+    rng = np.random.default_rng(42)
+    w = (rng.normal(size=(3, 3, 4, 32)) / 6).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 6, 6, 4])
+    v = placeholder(g, [32], name="v")
+    y = op(g, "Relu", op(g, "AddV2", conv2d(g, x, const(g, w)), v, name="add"), name="y")
+    xv = rng.normal(size=(1, 6, 6, 4)).astype(np.float32)
+    vv = rng.normal(size=32).astype(np.float32)
+    np.testing.assert_allclose(run_both(g, y, {x: xv, v: vv}),
+                               np.maximum(np_conv_same(xv, w) + vv, 0), rtol=1e-4, atol=1e-4)
+    assert optimized_ops(g, y, [x, v])["add"].op == "AddV2"
+
+
 def test_an_activation_read_elsewhere_is_not_fused_away():
     g = opgen.Graph()
     x = placeholder(g, [2, 3])

@@ -102,15 +102,18 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   auto multiply = [&](int64_t p0, int64_t rows, const float* tile, const float* packed,
                       int64_t pcol0, int64_t n0, int64_t n1, float* spare) {
     float* out = output + p0 * N;
+    const float* side = ep.residual != nullptr ? ep.residual + p0 * N : nullptr;
     if (tile != nullptr) {
-      gemm(rows, K, tile, ld, packed, pcol0, n0, n1, out, N, ep.bias, act);
+      gemm(rows, K, tile, ld, packed, pcol0, n0, n1, out, N, ep.bias, act, side);
       return;
     }
     const int64_t full = rows / mr * mr;
-    if (full > 0) gemm(full, K, input + p0 * K, K, packed, pcol0, n0, n1, out, N, ep.bias, act);
+    if (full > 0)
+      gemm(full, K, input + p0 * K, K, packed, pcol0, n0, n1, out, N, ep.bias, act, side);
     if (full < rows) {
       fill_rows(p0 + full, rows - full, spare);
-      gemm(rows - full, K, spare, ld, packed, pcol0, n0, n1, out + full * N, N, ep.bias, act);
+      gemm(rows - full, K, spare, ld, packed, pcol0, n0, n1, out + full * N, N, ep.bias, act,
+           side != nullptr ? side + full * N : nullptr);
     }
   };
 

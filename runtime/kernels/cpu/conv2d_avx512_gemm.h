@@ -40,10 +40,13 @@ OPGEN_TARGET_AVX512 inline __m512 Relu6(__m512 x) {
 // Accumulators: MR*NV zmm registers.
 // Row r's pointer is base[r / 3] + (r % 3) * lda, so a handful of registers address all
 // rows with base + index * scale.
+// `side`, where not null, is added before the activation: a tensor laid out as C (the
+// residual of a ResNet block).
 template <int MR, int NV>
 OPGEN_TARGET_AVX512 inline void MicroKernel(int64_t K, const float* a, int64_t lda, const float* b,
                                             int64_t ldb, float* c, int64_t ldc, int rows,
-                                            const __mmask16* masks, const float* bias, int act) {
+                                            const __mmask16* masks, const float* bias, int act,
+                                            const float* side) {
   constexpr int Q = (MR + 2) / 3;
   __m512 acc[MR][NV];
 #pragma GCC unroll 32
@@ -78,6 +81,8 @@ OPGEN_TARGET_AVX512 inline void MicroKernel(int64_t K, const float* a, int64_t l
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       __m512 x = _mm512_add_ps(acc[r][v], bias_v[v]);
+      if (side != nullptr)
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m[v], side + r * ldc + 16 * v));
       if (act == kInRegRelu) x = Relu(x);
       else if (act == kInRegRelu6) x = Relu6(x);
       _mm512_mask_storeu_ps(c + r * ldc + 16 * v, m[v], x);
@@ -86,14 +91,16 @@ OPGEN_TARGET_AVX512 inline void MicroKernel(int64_t K, const float* a, int64_t l
 }
 
 // One task's product: `rows` rows of A (MR-padded, readable) times columns [n0, n1) of
-// B, packed in panels of NR columns (K rows of NR floats, zero-padded) from column pcol0.
+// B, packed in panels of NR columns (K rows of NR floats, zero-padded) from column pcol0;
+// `side` (or null) is laid out as `c` and added before the activation.
 // Columns go in blocks whose B part stays in L2; inside, each MR-row slice of A (in L1)
 // meets every panel of the block.
 template <int MR, int NV>
 OPGEN_TARGET_AVX512 inline void GemmBlock(int64_t rows, int64_t K, const float* a, int64_t lda,
                                    const float* packed_b, int64_t pcol0, int64_t n0, int64_t n1,
                                    float* c,
-                                   int64_t ldc, const float* bias, int act) {
+                                   int64_t ldc, const float* bias, int act,
+                                   const float* side = nullptr) {
   constexpr int64_t NR = 16 * NV;
   const int64_t nb_cols = std::max<int64_t>(NR, (int64_t{1} << 20) / (4 * K) / NR * NR);
   for (int64_t nb = n0; nb < n1; nb += nb_cols) {
@@ -108,14 +115,14 @@ OPGEN_TARGET_AVX512 inline void GemmBlock(int64_t rows, int64_t K, const float* 
         }
         MicroKernel<MR, NV>(K, a + m * lda, lda, packed_b + (n - pcol0) * K, NR,
                             c + m * ldc + n, ldc, r, masks, bias != nullptr ? bias + n : nullptr,
-                            act);
+                            act, side != nullptr ? side + m * ldc + n : nullptr);
       }
     }
   }
 }
 
 using GemmBlockFn = void (*)(int64_t, int64_t, const float*, int64_t, const float*, int64_t,
-                             int64_t, int64_t, float*, int64_t, const float*, int);
+                             int64_t, int64_t, float*, int64_t, const float*, int, const float*);
 
 // Columns [c0, c1) of B (the [K, N] filter) as panels of `nr` columns: panel p holds K
 // rows of nr floats, zero-padded past c1. Contiguous panels keep the kernel's B loads on

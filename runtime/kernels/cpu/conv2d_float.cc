@@ -70,10 +70,12 @@ void ApplyActivationBlock(float* out, int64_t rows, int64_t cols, int64_t ldc, c
   for (int64_t r = 0; r < rows; ++r) ActivateRow(out + r * ldc, cols, ep);
 }
 
-void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep) {
+void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep,
+                   const float* residual) {
   if (ep.empty()) return;
   if (ep.bias != nullptr)
     for (int64_t r = 0; r < rows; ++r) AddFloatArray(out + r * cols, ep.bias, cols);
+  if (residual != nullptr) AddFloatArray(out, residual, rows * cols);
   ApplyActivationBlock(out, rows, cols, cols, ep);
 }
 
@@ -109,9 +111,11 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
     Gemm(false, false, pixels, g.oc, K, cols.data(), filter, out);
     // On both cores, as OpenBLAS ran the product: the fused kernels' epilogue must not
     // cost more than the BiasAdd and activation kernels it replaces.
+    const float* residual = ep.residual != nullptr ? ep.residual + b * pixels * g.oc : nullptr;
     if (!ep.empty())
       ParallelFor(pixels, [&](int64_t begin, int64_t end) {
-        ApplyEpilogue(out + begin * g.oc, end - begin, g.oc, ep);
+        ApplyEpilogue(out + begin * g.oc, end - begin, g.oc, ep,
+                      residual != nullptr ? residual + begin * g.oc : nullptr);
       }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.oc, 1)));
   }
 }

@@ -32,16 +32,23 @@ enum class Activation {
   kGeluTanh,   // the tanh approximation
 };
 
-// What follows the product: out[r, c] = act(out[r, c] + bias[c]) (bias may be null).
+// What follows the product: out[r, c] = act(out[r, c] + bias[c] + residual[r, c]) (bias
+// and residual may be null; the residual, a tensor shaped as the output, is only taken
+// by the convolution core, Conv2DFloat).
 struct Epilogue {
   const float* bias = nullptr;
+  const float* residual = nullptr;
   Activation activation = Activation::kNone;
   float alpha = 0.2f;  // LeakyRelu's slope
-  bool empty() const { return bias == nullptr && activation == Activation::kNone; }
+  bool empty() const {
+    return bias == nullptr && residual == nullptr && activation == Activation::kNone;
+  }
 };
 
-// Applies `ep` to a row-major [rows, cols] block in place (cols is the channel count).
-void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep);
+// Applies `ep` to a row-major [rows, cols] block in place (cols is the channel count);
+// `residual`, laid out as `out` (or null), is added before the activation.
+void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep,
+                   const float* residual = nullptr);
 
 // A 2-D convolution's sizes, NHWC input [batch, ih, iw, ic], HWIO filter [kh, kw, ic, oc],
 // NHWC output [batch, oh, ow, oc], with pad_top / pad_left rows / columns of zeros before.

@@ -112,11 +112,14 @@ OPGEN_TARGET_AVX512 void TransformOutput(const Conv2DGeometry& g, const float* m
     const int64_t id = t0 + t, b = id / per_image;
     const int64_t y0 = (id % per_image) / tiles_w * 2, x0 = id % tiles_w * 2;
     float* dst[2][2];
+    const float* side[2][2];  // the residual at the same pixels, or null
     for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 2; ++j)
-        dst[i][j] = (y0 + i < g.oh && x0 + j < g.ow)
-                        ? output + ((b * g.oh + y0 + i) * g.ow + x0 + j) * oc
-                        : nullptr;
+      for (int j = 0; j < 2; ++j) {
+        const bool inside = y0 + i < g.oh && x0 + j < g.ow;
+        const int64_t at = ((b * g.oh + y0 + i) * g.ow + x0 + j) * oc;
+        dst[i][j] = inside ? output + at : nullptr;
+        side[i][j] = inside && ep.residual != nullptr ? ep.residual + at : nullptr;
+      }
     for (int64_t o = 0; o < oc; o += 16) {
       const __mmask16 m = static_cast<__mmask16>((1u << std::min<int64_t>(16, oc - o)) - 1u);
       __m512 s[2][4];  // At M
@@ -137,6 +140,7 @@ OPGEN_TARGET_AVX512 void TransformOutput(const Conv2DGeometry& g, const float* m
         for (int j = 0; j < 2; ++j) {
           if (dst[i][j] == nullptr) continue;
           __m512 x = _mm512_add_ps(y[j], bias);
+          if (side[i][j] != nullptr) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, side[i][j] + o));
           if (ep.activation == Activation::kRelu) x = Relu(x);
           else if (ep.activation == Activation::kRelu6) x = Relu6(x);
           _mm512_mask_storeu_ps(dst[i][j] + o, m, x);

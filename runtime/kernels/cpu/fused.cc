@@ -59,20 +59,24 @@ void ParallelEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(cols, 1)));
 }
 
+// _OpgenFusedConv2D, and with `with_residual` _OpgenFusedConv2DWithResidual.
+template <bool with_residual>
 void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
   auto& cpu_state = *static_cast<FusedConvState*>(state);
   const kernels::FusedConvAttrs& attrs = cpu_state.attrs;
   const kernels::Window2D& w = attrs.window;
   kernels::WindowPlan p;
   if (!kernels::PlanConv2D(ctx, w, &p)) return;
-  TensorPtr bias;
+  TensorPtr bias, residual;
   if (!kernels::CheckFusedBias(ctx, p.oc, &bias)) return;
+  if (with_residual && !kernels::CheckFusedResidual(ctx, p.out_dims, &residual)) return;
   TensorPtr output = AllocateOutput<float>(ctx, 0, p.out_dims);
   if (!output || p.batch * p.oh * p.ow * p.oc == 0) return;
   const Conv2DGeometry g{p.batch, p.ih, p.iw, p.ic, p.kh, p.kw, p.oc, p.oh, p.ow,
                          w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
-  Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
-              MakeEpilogue(attrs.epilogue, Data<float>(bias)),
+  Epilogue ep = MakeEpilogue(attrs.epilogue, Data<float>(bias));
+  if (with_residual) ep.residual = Data<float>(residual);
+  Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output), ep,
               attrs.constant_filter ? &cpu_state.filter_cache : nullptr);
 }
 
@@ -147,7 +151,9 @@ void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueA
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
-  RegisterKernel("_OpgenFusedConv2D", "T", TF_FLOAT, &FusedConv2DCompute, status,
+  RegisterKernel("_OpgenFusedConv2D", "T", TF_FLOAT, &FusedConv2DCompute<false>, status,
+                 CreateFusedConvCpu, DeleteFusedConvCpu);
+  RegisterKernel("_OpgenFusedConv2DWithResidual", "T", TF_FLOAT, &FusedConv2DCompute<true>, status,
                  CreateFusedConvCpu, DeleteFusedConvCpu);
   RegisterKernel("_OpgenFusedDepthwiseConv2dNative", "T", TF_FLOAT, &FusedDepthwiseCompute,
                  status, CreateFusedConvCpu, DeleteFusedConvCpu);

@@ -35,37 +35,46 @@ __device__ inline float Activate(float x, Activation act, float alpha) {
   return x;
 }
 
-// out[i] = act(out[i] + bias[i % channels]) over a row-major [rows, channels] block.
-__global__ void EpilogueKernel(float* out, const float* bias, int64_t n, int64_t channels,
-                               Activation act, float alpha) {
+// out[i] = act(out[i] + bias[i % channels] (+ residual[i])) over a row-major
+// [rows, channels] block; `residual` may be null.
+__global__ void EpilogueKernel(float* out, const float* bias, const float* residual, int64_t n,
+                               int64_t channels, Activation act, float alpha) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    out[i] = Activate(out[i] + bias[i % channels], act, alpha);
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float x = out[i] + bias[i % channels];
+    if (residual != nullptr) x += residual[i];
+    out[i] = Activate(x, act, alpha);
+  }
 }
 
 bool LaunchEpilogue(TF_OpKernelContext* ctx, cudaStream_t stream, float* out, const float* bias,
-                    int64_t n, int64_t channels, const kernels::FusedEpilogueAttrs& ep) {
-  EpilogueKernel<<<BlocksFor(n), kThreads, 0, stream>>>(out, bias, n, channels, ep.activation,
-                                                        ep.alpha);
+                    int64_t n, int64_t channels, const kernels::FusedEpilogueAttrs& ep,
+                    const float* residual = nullptr) {
+  EpilogueKernel<<<BlocksFor(n), kThreads, 0, stream>>>(out, bias, residual, n, channels,
+                                                        ep.activation, ep.alpha);
   return CheckLaunch(ctx, "fused epilogue");
 }
 
 void* CreateFusedConvGpu(TF_OpKernelConstruction* ctx) { return kernels::CreateFusedConv(ctx, "GPU"); }
 
+// _OpgenFusedConv2D, and with `with_residual` _OpgenFusedConv2DWithResidual.
+template <bool with_residual>
 void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
   const auto& attrs = *static_cast<const kernels::FusedConvAttrs*>(state);
   const kernels::Window2D& w = attrs.window;
   kernels::WindowPlan p;
   if (!kernels::PlanConv2D(ctx, w, &p)) return;
-  TensorPtr bias;
+  TensorPtr bias, residual;
   if (!kernels::CheckFusedBias(ctx, p.oc, &bias)) return;
+  if (with_residual && !kernels::CheckFusedResidual(ctx, p.out_dims, &residual)) return;
   TensorPtr output = AllocateOutput<float>(ctx, 0, p.out_dims);
   const int64_t n = p.batch * p.oh * p.ow * p.oc;
   if (!output || n == 0) return;
   cudaStream_t stream = GetStream(ctx);
   if (stream == nullptr) return;
   if (!Conv2DFloatGpu(ctx, stream, w, p, Data<float>(output))) return;
-  LaunchEpilogue(ctx, stream, Data<float>(output), Data<float>(bias), n, p.oc, attrs.epilogue);
+  LaunchEpilogue(ctx, stream, Data<float>(output), Data<float>(bias), n, p.oc, attrs.epilogue,
+                 with_residual ? Data<float>(residual) : nullptr);
 }
 
 void FusedDepthwiseCompute(void* state, TF_OpKernelContext* ctx) {
@@ -138,8 +147,11 @@ void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueA
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
-  Register(KernelSpec{"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute,
+  Register(KernelSpec{"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute<false>,
                       CreateFusedConvGpu, kernels::DeleteFusedConv},
+           status);
+  Register(KernelSpec{"_OpgenFusedConv2DWithResidual", {{"T", TF_FLOAT}}, {},
+                      &FusedConv2DCompute<true>, CreateFusedConvGpu, kernels::DeleteFusedConv},
            status);
   Register(KernelSpec{"_OpgenFusedDepthwiseConv2dNative", {{"T", TF_FLOAT}}, {},
                       &FusedDepthwiseCompute, CreateFusedConvGpu, kernels::DeleteFusedConv},

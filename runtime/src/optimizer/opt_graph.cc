@@ -203,6 +203,18 @@ TF_DataType NodeType(const NodeDefProto& node) {
   return t != nullptr && t->kind == AttrValue::kType ? t->type : static_cast<TF_DataType>(0);
 }
 
+bool OptGraph::StaticShape(const TensorRef& ref, std::vector<int64_t>* dims) const {
+  auto it = shapes_.find(ref.node);
+  if (ref.control() || it == shapes_.end() || ref.index >= static_cast<int>(it->second.size()))
+    return false;
+  const Shape& shape = it->second[ref.index];
+  if (shape.unknown_rank) return false;
+  for (int64_t d : shape.dims)
+    if (d < 0) return false;
+  *dims = shape.dims;
+  return true;
+}
+
 bool PerChannel(const TF_Tensor* c, int64_t channels, int out_rank, std::vector<double>* out) {
   if (c == nullptr || c->dtype != TF_FLOAT || static_cast<int>(c->dims.size()) > out_rank)
     return false;

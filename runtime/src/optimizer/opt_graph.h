@@ -75,6 +75,14 @@ class OptGraph {
   bool ReplaceWithConst(const std::string& name, const TF_Tensor& value);
   std::string UniqueName(const std::string& base);
 
+  // The output shapes the original graph inferred, by node name (passes keep a
+  // rewritten pattern's name on the node that yields its value, so they stay valid).
+  void SetOutputShapes(std::unordered_map<std::string, std::vector<Shape>> shapes) {
+    shapes_ = std::move(shapes);
+  }
+  // `ref`'s shape when fully known (rank and every dimension), else false.
+  bool StaticShape(const TensorRef& ref, std::vector<int64_t>* dims) const;
+
   // Removes nodes that the roots no longer reach (kept nodes stay).
   int SweepDead();
   // The node count (after SweepDead: the nodes the signature runs).
@@ -91,6 +99,7 @@ class OptGraph {
   std::unordered_map<std::string, std::vector<Reader>> readers_;
   std::unordered_map<std::string, int> position_;
   std::map<std::string, TensorPtr> const_cache_;  // by node name (invalidated on rewrite)
+  std::unordered_map<std::string, std::vector<Shape>> shapes_;
   void Rebuild();
   void RebuildPositions();
 };

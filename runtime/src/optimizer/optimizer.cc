@@ -115,20 +115,31 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
   for (int i = 0; i < num_feeds; ++i) keep.insert(feeds[i].oper->name);
 
   std::vector<NodeDefProto> nodes;
+  std::unordered_map<std::string, std::vector<Shape>> shapes;
+  bool shapes_hold = true;
   {
     std::lock_guard<std::mutex> lock(graph->mu);
     for (const auto& op : graph->ops) {
       if (state.count(op.get())) {
         if (IsControlFlowOp(op->type())) return nullptr;  // frames: left to the executor
         nodes.push_back(ToNodeDef(*op));
+        shapes[op->name] = op->output_shapes;
       } else if (feed_nodes.count(op.get())) {
         nodes.emplace_back();
         if (!FeedNodeDef(*op, &nodes.back())) return nullptr;
       }
     }
+    // Static shapes hold as the graph inferred them only while every feed is a
+    // Placeholder, whose value the executor checks against its shape; a fed inner node
+    // may carry any shape, and so may everything after it.
+    for (const TF_Operation* op : feed_nodes) {
+      const std::string& type = op->type();
+      if (type != "Placeholder" && type != "PlaceholderWithDefault") shapes_hold = false;
+      else shapes[op->name] = op->output_shapes;
+    }
   }
-
   OptGraph g(std::move(nodes), std::move(keep), std::move(fed), std::move(roots));
+  if (shapes_hold) g.SetOutputShapes(std::move(shapes));
   report->nodes_before = static_cast<int>(g.size());
   // Each pass sees only live nodes: a reader that is no longer needed (an IdentityN
   // whose readers moved on) must not stop a rewrite.

@@ -72,6 +72,7 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
       !AttrIsOr(conv, "data_format", "NHWC"))
     return false;
   const OpDef* fused = OpRegistry::Global().Find("_OpgenFused" + conv.op);
+  std::vector<std::string> absorbed_before_activation;  // the bias node, under a residual Add
   if (fused == nullptr) return false;  // an op a plugin's registry lacks
   const int64_t channels = OutputChannels(g, conv);
 
@@ -92,6 +93,28 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
       if (PerChannel(c, channels, conv.op == "MatMul" ? 2 : 4, &bias_values)) head = reader.name;
     }
   }
+  // The residual: an Add / AddV2 of another tensor of the same static shape (the end of
+  // a ResNet block, conv + bias + shortcut), for Conv2D.
+  std::string residual_ref;
+  const OpDef* with_residual = OpRegistry::Global().Find("_OpgenFusedConv2DWithResidual");
+  if (conv.op == "Conv2D" && with_residual != nullptr && !g.IsKept(head) &&
+      g.HasSingleDataReader(head)) {
+    const OptGraph::Reader r = g.Readers(head)[0];
+    const NodeDefProto& add = g.nodes()[r.node];
+    const bool is_add = (add.op == "Add" || add.op == "AddV2") && add.input.size() >= 2 &&
+                        r.input < 2 && NodeType(add) == TF_FLOAT;
+    const TensorRef other = is_add ? ParseTensorRef(add.input[1 - r.input]) : TensorRef{"", -1};
+    std::vector<int64_t> out_dims, other_dims, sum_dims;
+    if (is_add && !other.control() && g.ConstValue(other) == nullptr &&
+        g.StaticShape(TensorRef{head, 0}, &out_dims) && g.StaticShape(other, &other_dims) &&
+        g.StaticShape(TensorRef{add.name, 0}, &sum_dims) && out_dims == other_dims &&
+        out_dims == sum_dims) {
+      residual_ref = add.input[1 - r.input];
+      absorbed_before_activation.push_back(head);
+      head = add.name;
+      fused = with_residual;
+    }
+  }
   MatchedActivation act;
   const bool has_activation = MatchActivation(g, head, &act);
   const TensorRef filter = ParseTensorRef(conv.input[1]);
@@ -100,7 +123,7 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   // convolutions feed a concat), whose fused kernel prepares the filter once.
   if (!has_activation && head == conv_name && !(constant_filter && conv.op == "Conv2D"))
     return false;
-  if (head == conv_name && channels <= 0) return false;    // no bias, and no size for zeros
+  if (bias_ref.empty() && bias_values.empty() && channels <= 0) return false;  // no size for zeros
   // A fetched convolution keeps its name and value only where it is the fused node.
   if (g.IsKept(conv_name) && (has_activation || head != conv_name)) return false;
   if (!has_activation) act.sink = head;
@@ -117,7 +140,9 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
   std::set<std::string> absorbed(act.nodes.begin(), act.nodes.end());
   absorbed.insert(conv_name);
   absorbed.insert(head);
+  absorbed.insert(absorbed_before_activation.begin(), absorbed_before_activation.end());
   std::vector<std::string> inputs{conv.input[0], conv.input[1], bias_ref};
+  if (!residual_ref.empty()) inputs.push_back(residual_ref);
   for (const std::string& name : absorbed)
     for (const std::string& in : g.Find(name)->input)
       if (in[0] == '^' && std::find(inputs.begin(), inputs.end(), in) == inputs.end())
