@@ -18,7 +18,7 @@ import numpy as np
 from opgen.runtime import _lib
 from opgen.runtime._dlpack import (  # noqa: F401  (to_dlpack, dlpack_device: this module's API too)
     _CAPSULE_NAME, _FROM_DL, _USED_CAPSULE_NAME, _USED_VERSIONED_CAPSULE_NAME,
-    _VERSIONED_CAPSULE_NAME, _DELETER, DLPACK_VERSION, DLManagedTensor,
+    _TO_DL, _VERSIONED_CAPSULE_NAME, _DELETER, DLPACK_VERSION, _exports, DLManagedTensor,
     DLManagedTensorVersioned, _gpu_device_name, _py, dlpack_device, kDLCPU, kDLCUDA,
     kDLCUDAHost, to_dlpack,
 )
