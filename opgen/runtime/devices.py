@@ -16,7 +16,6 @@ thread's device, so a scope costs nothing where none is open.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import threading
 from contextlib import contextmanager
