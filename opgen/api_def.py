@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from google.protobuf import text_format
-
-from opgen.opdefs import (OpDefError, Problem, decode_text, op_block_positions, read_file,
-                          syntax_problem)
+from opgen.opdefs import (OpDefError, Problem, decode_text, op_block_positions,
+                          parse_text_message, read_file)
 from opgen.protos import api_def_pb2, op_def_pb2
 
 VISIBLE = "VISIBLE"
@@ -85,10 +83,7 @@ def parse(text: str, display: str) -> tuple[api_def_pb2.ApiDefs, list[str]]:
     """One ApiDef file's content; also the ``FILE:LINE:COL`` of each op block."""
     expanded = expand_heredocs(text)
     api_defs = api_def_pb2.ApiDefs()
-    try:
-        text_format.Parse(expanded, api_defs)
-    except text_format.ParseError as e:
-        raise OpDefError([syntax_problem(e, expanded, display, "ApiDef syntax error")]) from None
+    parse_text_message(expanded, api_defs, display, "ApiDef syntax error")
     positions = op_block_positions(expanded, key="graph_op_name")
     locations = [f"{display}:{line}:{col}" for line, col in positions]
     locations += [display] * (len(api_defs.op) - len(locations))

@@ -20,7 +20,8 @@ EXIT_ERROR = 2
 
 
 def _fail(message: str) -> "click.ClickException":
-    error = click.ClickException(message)
+    from opgen.opdefs import cut_long_words  # names echoed from the input stay short
+    error = click.ClickException(cut_long_words(message))
     error.exit_code = EXIT_ERROR
     return error
 

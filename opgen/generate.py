@@ -161,16 +161,71 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
         (unchanged if same else changed).append(f)
     result = WriteResult(tuple(f.path for f in changed), tuple(f.path for f in unchanged),
                          tuple(remove))
-    if check or not (changed or remove):
+    if check:
         return result
+    folders = {(out_dir / f.path).parent for f in (*changed, *unchanged)}
+    with _output_lock(out_dir):
+        remove_stray_temp_files(folders)
+        if changed or remove:
+            _write_locked(changed, out_dir, remove)
+    return result
 
+
+# Temporary files are named TEMP_PREFIX + the destination's name + random + ".tmp" in the
+# destination's folder (os.replace needs the same file system). A run killed between
+# creating one and renaming it leaves it behind; the next run removes it.
+TEMP_PREFIX = ".opgen_"
+
+
+def remove_stray_temp_files(folders: Iterable[Path]) -> list[Path]:
+    """Deletes the temporary files an interrupted run left in `folders` (only files
+    named as :func:`write` names its own); returns them."""
+    removed = []
+    for folder in folders:
+        for stray in folder.glob(f"{TEMP_PREFIX}*.tmp"):
+            try:
+                stray.unlink()
+                removed.append(stray)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass  # not ours to fix; writing then reports what is wrong, if anything
+    return removed
+
+
+@contextlib.contextmanager
+def _output_lock(out_dir: Path):
+    """Holds an exclusive lock on the output folder (flock on the folder itself, no
+    lock file), so that a concurrent run's temporary files are never taken for
+    strays. Where flock is unavailable, runs unlocked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        fd = os.open(out_dir, os.O_RDONLY)
+    except OSError:  # not there yet (nothing stray in it), or unusable: the write says
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a file system without flock: as before, unlocked
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _write_locked(changed: Sequence[GeneratedFile], out_dir: Path, remove: Sequence[Path]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for f in changed:
             destination = out_dir / f.path
             destination.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp",
-                                        dir=destination.parent)
+            fd, temp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{destination.name}.",
+                                        suffix=".tmp", dir=destination.parent)
             staged.append((temp, destination))
             with os.fdopen(fd, "wb") as out:
                 out.write(f.content)
@@ -184,7 +239,6 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
             if os.path.exists(temp):
                 os.unlink(temp)
         raise GenerateError(f"cannot write under {out_dir}: {e}") from e
-    return result
 
 
 def template_paths(languages: Sequence[str]) -> list[Path]:

@@ -53,8 +53,31 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{printable(self.location)}: " if self.location else ""
-        what = f"op '{printable(self.op)}': " if self.op else ""
-        return f"{where}{what}{printable(self.message)}"
+        what = f"op '{shown_name(self.op)}': " if self.op else ""
+        return f"{where}{what}{cut_long_words(printable(self.message))}"
+
+
+# Names echoed in messages are cut to this many characters: a damaged or hostile file
+# can hold a name of any length, and a message must stay readable.
+MAX_SHOWN_NAME = 100
+_LONG_WORD = re.compile(r"[^\s'\"]{%d,}" % (MAX_SHOWN_NAME + 1))
+
+
+def shown_name(name: str) -> str:
+    """`name` made printable and cut to MAX_SHOWN_NAME characters (saying how long it
+    was), for messages."""
+    name = printable(name)
+    if len(name) <= MAX_SHOWN_NAME:
+        return name
+    return f"{name[:MAX_SHOWN_NAME - 40]}...({len(name)} characters)"
+
+
+def cut_long_words(text: str) -> str:
+    """`text` with every run longer than MAX_SHOWN_NAME characters without spaces or
+    quotes (a name, a value echoed from the input) cut as :func:`shown_name` cuts it."""
+    if len(text) <= MAX_SHOWN_NAME:
+        return text
+    return _LONG_WORD.sub(lambda m: shown_name(m.group()), text)
 
 
 def printable(text: str) -> str:
@@ -190,11 +213,45 @@ def _parse_text(data: bytes, display: str) -> tuple[op_def_pb2.OpList, str]:
         raise OpDefError([_binary_problem(data, display)])
     text = decode_text(data, display, "syntax error")
     oplist = op_def_pb2.OpList()
-    try:
-        text_format.Parse(text, oplist)
-    except text_format.ParseError as e:
-        raise OpDefError([syntax_problem(e, text, display, "syntax error")]) from None
+    parse_text_message(text, oplist, display, "syntax error")
     return oplist, text
+
+
+def parse_text_message(text: str, message, display: str, what: str) -> None:
+    """Merges protobuf text `text` into `message`; :class:`OpDefError` at the
+    ``FILE:LINE:COLUMN`` of what does not parse, including a value its field cannot
+    hold (an enum number outside int32, an int64 out of range), which protobuf
+    reports without a location."""
+    try:
+        if _LocatingParser is not None:
+            _LocatingParser().ParseLines(text.split("\n"), message)
+        else:  # pragma: no cover - a protobuf without the parser class
+            text_format.Parse(text, message)
+    except text_format.ParseError as e:
+        raise OpDefError([syntax_problem(e, text, display, what)]) from None
+    except ValueError as e:  # (only without _LocatingParser)
+        raise OpDefError([Problem(display, "", f"{what}: {e}")]) from None
+
+
+def _locating_parser():
+    """protobuf's text parser, with a value its field cannot hold reported as a
+    ParseError at the value (protobuf raises a bare ValueError from setattr). None
+    where this protobuf has no such class: then errors name the file only."""
+    base = getattr(text_format, "_Parser", None)
+    if base is None or not hasattr(base, "_MergeScalarField"):  # pragma: no cover
+        return None
+
+    class LocatingParser(base):
+        def _MergeScalarField(self, tokenizer, message, field):
+            try:
+                return super()._MergeScalarField(tokenizer, message, field)
+            except ValueError as e:  # ParseError is no ValueError: this is setattr's
+                raise tokenizer.ParseErrorPreviousToken(
+                    f"field '{field.name}': {e}") from None
+    return LocatingParser
+
+
+_LocatingParser = _locating_parser()
 
 
 def _binary_problem(data: bytes, display: str) -> Problem:

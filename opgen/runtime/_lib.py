@@ -12,6 +12,7 @@ import threading
 import types
 
 from opgen import _paths
+from opgen.runtime import errors
 
 c_void_p, c_int, c_char_p, c_size_t = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t
 c_int64, c_float, c_ubyte = ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte
@@ -155,8 +156,16 @@ def lib() -> ctypes.CDLL:
                 for name, (restype, argtypes) in _SIGNATURES.items():
                     fn = getattr(loaded, name)
                     fn.restype, fn.argtypes = restype, argtypes
+                errors.set_raw_status_reader(_raw_status_reader(loaded))
                 _lib = loaded
     return _lib
+
+
+def _raw_status_reader(loaded):
+    def read(status) -> tuple[int, str]:
+        code = loaded.TF_GetCode(status)
+        return code, loaded.TF_Message(status).decode("utf-8", "replace") if code else ""
+    return read
 
 
 class Status:
@@ -296,8 +305,7 @@ _graph_lib = None
 
 def _unimplemented(name: str):
     def call(*args):
-        from opgen.runtime.errors import UnimplementedError
-        raise UnimplementedError(f"this opgen runtime does not implement {name}")
+        raise errors.UnimplementedError(f"this opgen runtime does not implement {name}")
     return call
 
 
@@ -371,3 +379,39 @@ def device_lib():
                     functions[name] = fn
                 _device_lib = types.SimpleNamespace(**functions)
     return _device_lib
+
+
+# ---- where a tensor's data lives (used by the layers above: tensor, devices, DLPack) ----
+
+CPU_DEVICE_NAME = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def tensor_device_name(tf_tensor: int) -> str:
+    """The full name of the device holding the data of the ``TF_Tensor*`` `tf_tensor`."""
+    fn = device_lib().OPGEN_TensorDeviceName
+    if fn is None or not tf_tensor:
+        return CPU_DEVICE_NAME
+    name = fn(tf_tensor)
+    return name.decode() if name else CPU_DEVICE_NAME
+
+
+def copy_tf_tensor(tf_tensor: int, device_name: bytes) -> int:
+    """A new ``TF_Tensor*`` with the data of `tf_tensor` on the device named (in full)
+    by `device_name`; the caller owns it."""
+    d = device_lib()
+    if d.OPGEN_TensorCopyToDevice is None:
+        raise errors.InvalidArgumentError("this opgen runtime has no devices besides the CPU")
+    status = thread_status()
+    copied = d.OPGEN_TensorCopyToDevice(tf_tensor, device_name, status.ptr)
+    errors.raise_for_status(status)
+    return copied
+
+
+def synchronize_device(full_name: str) -> None:
+    """Waits until the work queued on the device `full_name` names is done."""
+    fn = device_lib().OPGEN_SynchronizeDevice
+    if fn is None or full_name == CPU_DEVICE_NAME:
+        return
+    status = thread_status()
+    fn(full_name.encode(), status.ptr)
+    errors.raise_for_status(status)

@@ -16,17 +16,17 @@ thread's device, so a scope costs nothing where none is open.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from opgen.runtime import _lib
-from opgen.runtime.errors import InvalidArgumentError, raise_for_status
-from opgen.runtime.tensor import Tensor, _fast_path, convert_to_tensor
+from opgen.runtime import _context, _lib
+from opgen.runtime._lib import CPU_DEVICE_NAME, tensor_device_name
+from opgen.runtime.errors import raise_for_status
+from opgen.runtime.tensor import Tensor, convert_to_tensor
 
-CPU_DEVICE_NAME = "/job:localhost/replica:0/task:0/device:CPU:0"
+_fast_path = _context.fast_path
 _CPU_DEVICE_NAME_BYTES = CPU_DEVICE_NAME.encode()
 
 
@@ -50,17 +50,12 @@ class DeviceInfo:
         return int(self.name.rsplit(":", 1)[1])
 
 
-def _context():
-    from opgen.runtime.eager import _Context
-    return _Context.get()
-
-
 def list_devices() -> list[DeviceInfo]:
     """The runtime's devices: the CPU first, then each GPU the CUDA plugin added.
 
     Loads the runtime (and with it the CUDA plugin, where one was built) on first use.
     Where a GPU is missing, :func:`device_unavailable_reason` says why."""
-    ctx = _context()
+    ctx = _context.eager_context()
     d = _lib.device_lib()
     if d.TFE_ContextListDevices is None:  # a runtime without devices: the CPU only
         return [DeviceInfo(CPU_DEVICE_NAME, "CPU", "host", 0)]
@@ -91,7 +86,7 @@ def device_unavailable_reason(device_type: str = "GPU") -> str | None:
     """Why the runtime has no device of `device_type` (``"GPU"``): no CUDA driver, no
     GPU, a driver too old ...; None when it has one, or when this build of opgen has no
     plugin for that type (it was built without nvcc) and so nothing tried."""
-    _context()  # plugins load, and fail, while the runtime initialises
+    _context.eager_context()  # plugins load, and fail, while the runtime initialises
     d = _lib.device_lib()
     if d.OPGEN_DeviceUnavailableReason is None:
         return None
@@ -220,23 +215,8 @@ def eager_device_scope(spec):
 
 # ---- where tensors live, copies --------------------------------------------------------------
 
-def tensor_device_name(tf_tensor: int) -> str:
-    """The full name of the device holding the data of the ``TF_Tensor*`` `tf_tensor`."""
-    fn = _lib.device_lib().OPGEN_TensorDeviceName
-    if fn is None or not tf_tensor:
-        return CPU_DEVICE_NAME
-    name = fn(tf_tensor)
-    return name.decode() if name else CPU_DEVICE_NAME
-
-
 def _copy_tf_tensor(tf_tensor: int, device_name: bytes) -> Tensor:
-    d = _lib.device_lib()
-    if d.OPGEN_TensorCopyToDevice is None:
-        raise InvalidArgumentError("this opgen runtime has no devices besides the CPU")
-    status = _lib.thread_status()
-    copied = d.OPGEN_TensorCopyToDevice(tf_tensor, device_name, status.ptr)
-    raise_for_status(status)
-    return Tensor._from_tf_tensor(copied)
+    return Tensor._from_tf_tensor(_lib.copy_tf_tensor(tf_tensor, device_name))
 
 
 def host_copy(tensor: Tensor) -> Tensor:
@@ -262,13 +242,9 @@ def copy_to_device(value, device: str) -> Tensor:
 
 def synchronize(device: str) -> None:
     """Waits until the work queued on `device` is done (nothing to wait for on the CPU)."""
-    fn = _lib.device_lib().OPGEN_SynchronizeDevice
     name = canonical_device_name(device)
-    if fn is None or name is None or name == CPU_DEVICE_NAME:
-        return
-    status = _lib.thread_status()
-    fn(name.encode(), status.ptr)
-    raise_for_status(status)
+    if name is not None:
+        _lib.synchronize_device(name)
 
 
 __all__ = ["CPU_DEVICE_NAME", "DeviceInfo", "canonical_device_name", "copy_to_device",

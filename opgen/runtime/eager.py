@@ -1,10 +1,10 @@
 """``execute_op``: the one entry point generated Python code calls.
 
-Per op, a plan is computed once from the runtime's OpDef (which inputs are lists,
-which attrs they fix, how to set each attr); a call then only converts its inputs,
-sets attrs and runs ``TFE_Execute``. The C side checks attrs against the OpDef too;
-Python checks what only it can see (a value of the wrong Python type) and names the
-op and attr in every error.
+Per op, a plan is computed once from the runtime's OpDef (opgen.runtime._opplan: which
+inputs are lists, which attrs they fix, how each attr converts, the same for graph
+mode); a call then only converts its inputs, sets attrs and runs the op's kernel. The
+C side checks attrs against the OpDef too; Python checks what only it can see (a value
+of the wrong Python type) and names the op and attr in every error.
 
 Where the compiled fast path (``opgen.runtime._eager_fastpath``) is built,
 ``execute_op`` is its C function: calls it has seen before (same op, attr values,
@@ -15,386 +15,20 @@ back here, so results and errors are this module's either way.
 from __future__ import annotations
 
 import ctypes
-import numbers
-import threading
-from dataclasses import dataclass, field
 
-import numpy as np
+from opgen.runtime import _context, _lib, devices, dtypes
+from opgen.runtime._opplan import OpPlan, registry
+from opgen.runtime.errors import InvalidArgumentError, OpError, exception_class
+from opgen.runtime.graph import Output
+from opgen.runtime.tensor import Tensor, _convert, carries_dtype, dtype_of
 
-from opgen.protos import op_def_pb2
-from opgen.runtime import _lib, devices, dtypes
-from opgen.runtime.errors import InvalidArgumentError, NotFoundError, OpError, exception_class
-from opgen.runtime.tensor import (Tensor, _convert, _fast_path, carries_dtype,
-                                  convert_to_tensor, default_numpy_value, dtype_of)
-
-_c_int64, _c_float, _c_ubyte, _c_int = ctypes.c_int64, ctypes.c_float, ctypes.c_ubyte, ctypes.c_int
-
-
-# ---- attrs: normalise, check, set; one entry per OpDef attr type --------------------------
-#
-# ``prep`` turns what Python code passes into a canonical value (TypeError / ValueError
-# when the Python type is wrong), ``check`` applies the OpDef's allowed_values and
-# minimum, ``set`` hands the value to the C API.
-
-def _shape_dims(value):
-    """(dims array, rank) for a shape given as None (unknown rank) or a sequence with
-    None / -1 for unknown dims."""
-    if value is None:
-        return None, -1
-    dims = [-1 if d is None else int(d) for d in value]
-    return (_c_int64 * len(dims))(*dims), len(dims)
-
-
-def _prep_type(value):
-    return dtypes.as_dtype(value)
-
-
-def _prep_int(value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"expected an int, got {value!r}")
-    return int(value)
-
-
-def _prep_float(value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"expected a float, got {value!r}")
-    return float(value)
-
-
-def _prep_bool(value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"expected a bool, got {value!r}")
-    return bool(value)
-
-
-def _prep_string(value):
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, bytes):
-        return value
-    raise TypeError(f"expected a string, got {value!r}")
-
-
-def _prep_shape(value):
-    if value is None:
-        return None
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"expected a shape (a sequence of ints / None, or None), got {value!r}")
-    return tuple(None if d is None or d == -1 else _prep_int(d) for d in value)
-
-
-def _list_of(prep):
-    def prep_list(value):
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {value!r}")
-        return [prep(v) for v in value]
-    return prep_list
-
-
-def _set_type(lib, op, name, value, status):
-    lib.TFE_OpSetAttrType(op, name, value.as_datatype_enum)
-
-
-def _set_int(lib, op, name, value, status):
-    lib.TFE_OpSetAttrInt(op, name, value)
-
-
-def _set_float(lib, op, name, value, status):
-    lib.TFE_OpSetAttrFloat(op, name, value)
-
-
-def _set_bool(lib, op, name, value, status):
-    lib.TFE_OpSetAttrBool(op, name, 1 if value else 0)
-
-
-def _set_string(lib, op, name, value, status):
-    lib.TFE_OpSetAttrString(op, name, value, len(value))
-
-
-def _set_shape(lib, op, name, value, status):
-    dims, rank = _shape_dims(value)
-    lib.TFE_OpSetAttrShape(op, name, dims, rank, status.ptr)
-
-
-def _set_tensor(lib, op, name, value, status):
-    """`value` is a Tensor already converted with the op's `dtype` attr, if it has one."""
-    lib.TFE_OpSetAttrTensor(op, name, value._tensor, status.ptr)
-
-
-def _set_type_list(lib, op, name, value, status):
-    values = [v.as_datatype_enum for v in value]
-    lib.TFE_OpSetAttrTypeList(op, name, (_c_int * len(values))(*values), len(values))
-
-
-def _set_int_list(lib, op, name, value, status):
-    lib.TFE_OpSetAttrIntList(op, name, (_c_int64 * len(value))(*value), len(value))
-
-
-def _set_float_list(lib, op, name, value, status):
-    lib.TFE_OpSetAttrFloatList(op, name, (_c_float * len(value))(*value), len(value))
-
-
-def _set_bool_list(lib, op, name, value, status):
-    values = [1 if v else 0 for v in value]
-    lib.TFE_OpSetAttrBoolList(op, name, (_c_ubyte * len(values))(*values), len(values))
-
-
-def _set_string_list(lib, op, name, value, status):
-    lib.TFE_OpSetAttrStringList(op, name, (ctypes.c_char_p * len(value))(*value),
-                                (ctypes.c_size_t * len(value))(*map(len, value)), len(value))
-
-
-def _set_shape_list(lib, op, name, value, status):
-    shapes = [_shape_dims(v) for v in value]
-    dims = (ctypes.POINTER(_c_int64) * len(shapes))(
-        *[ctypes.cast(d, ctypes.POINTER(_c_int64)) if d is not None else None for d, _ in shapes])
-    ranks = (_c_int * len(shapes))(*[r for _, r in shapes])
-    lib.TFE_OpSetAttrShapeList(op, name, dims, ranks, len(shapes), status.ptr)
-
-
-# attr type -> (prep, set)
-_KINDS = {
-    "type": (_prep_type, _set_type),
-    "int": (_prep_int, _set_int),
-    "float": (_prep_float, _set_float),
-    "bool": (_prep_bool, _set_bool),
-    "string": (_prep_string, _set_string),
-    "shape": (_prep_shape, _set_shape),
-    "tensor": (None, _set_tensor),
-    "list(type)": (_list_of(_prep_type), _set_type_list),
-    "list(int)": (_list_of(_prep_int), _set_int_list),
-    "list(float)": (_list_of(_prep_float), _set_float_list),
-    "list(bool)": (_list_of(_prep_bool), _set_bool_list),
-    "list(string)": (_list_of(_prep_string), _set_string_list),
-    "list(shape)": (_list_of(_prep_shape), _set_shape_list),
-}
-
-
-class _AttrSpec:
-    """One OpDef attr, precomputed for the per-call path."""
-
-    __slots__ = ("name", "bname", "type", "prep", "set", "allowed", "allowed_text",
-                 "minimum", "has_default", "default")
-
-    def __init__(self, attr: op_def_pb2.OpDef.AttrDef):
-        self.name, self.bname, self.type = attr.name, attr.name.encode(), attr.type
-        self.prep, self.set = _KINDS.get(attr.type, (None, None))
-        self.allowed = self.allowed_text = None
-        if attr.HasField("allowed_values"):
-            allowed = attr.allowed_values.list
-            if attr.type in ("type", "list(type)") and allowed.type:
-                known = [dtypes.as_dtype(t) for t in allowed.type if t in dtypes._BY_ENUM]
-                self.allowed = frozenset(d.as_datatype_enum for d in known)
-                self.allowed_text = ", ".join(d.name for d in known)
-            elif attr.type in ("string", "list(string)") and allowed.s:
-                self.allowed = frozenset(allowed.s)
-                self.allowed_text = ", ".join(repr(v.decode()) for v in allowed.s)
-        self.minimum = attr.minimum if attr.has_minimum else None
-        self.has_default = attr.HasField("default_value")
-        self.default = _default_value(attr) if self.has_default else None
-
-    def check(self, op_type: str, value) -> None:
-        """InvalidArgumentError naming the op and attr when `value` (prepared) breaks
-        the OpDef's allowed_values or minimum."""
-        kind = self.type
-        if self.allowed is not None:
-            items = value if kind.startswith("list(") else (value,)
-            for item in items:
-                key = item.as_datatype_enum if isinstance(item, dtypes.DType) else item
-                if key not in self.allowed:
-                    shown = item.name if isinstance(item, dtypes.DType) else repr(
-                        item.decode() if isinstance(item, bytes) else item)
-                    raise InvalidArgumentError(
-                        f"{op_type}: value for attr '{self.name}' of {shown} is not in the "
-                        f"list of allowed values: {self.allowed_text}", op_type)
-        if self.minimum is not None:
-            if kind == "int" and value < self.minimum:
-                raise InvalidArgumentError(
-                    f"{op_type}: value for attr '{self.name}' of {value} must be at least "
-                    f"minimum {self.minimum}", op_type)
-            if kind.startswith("list(") and len(value) < self.minimum:
-                raise InvalidArgumentError(
-                    f"{op_type}: attr '{self.name}' has {len(value)} values, fewer than the "
-                    f"minimum {self.minimum}", op_type)
-
-    def prepare(self, op_type: str, value):
-        """`value` in the form the runtime takes (DType, int, bytes ...), checked."""
-        try:
-            value = self.prep(value)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise InvalidArgumentError(
-                f"{op_type}: attr '{self.name}' must be a {self.type}{self._allowed()}: {e}",
-                op_type) from None
-        self.check(op_type, value)
-        return value
-
-    def _allowed(self) -> str:
-        return f" (allowed: {self.allowed_text})" if self.allowed_text else ""
-
-
-def _no_such_attr(op_type: str, attr_name: str, specs) -> InvalidArgumentError:
-    return InvalidArgumentError(f"{op_type} has no attr named '{attr_name}'; its attrs are: "
-                                f"{', '.join(specs) or '(none)'}", op_type)
-
-
-def _check_required_attrs(plan, prepared: dict, op_type: str) -> None:
-    """InvalidArgumentError naming the first required attr that `prepared` lacks."""
-    for attr_name in plan.required:
-        if attr_name not in prepared:
-            spec = plan.attrs[attr_name]
-            raise InvalidArgumentError(
-                f"{op_type}: missing required attr '{attr_name}' of type {spec.type}"
-                f"{spec._allowed()}", op_type)
-
-
-# ---- per-op plans ---------------------------------------------------------------------------
-
-@dataclass
-class _OpPlan:
-    op_def: op_def_pb2.OpDef
-    name_bytes: bytes
-    attrs: dict[str, _AttrSpec]
-    attr_types: dict[str, str]
-    attr_defaults: dict[str, object]
-    # For each input: (arg name, "single" | "number" | "typelist", type attr or None,
-    # fixed dtype, number attr or None)
-    inputs: list[tuple[str, str, str | None, int, str | None]] = field(default_factory=list)
-    # Defaults of the type attrs that inputs use: the dtype Python values take when
-    # no input carries one.
-    input_type_defaults: dict[str, dtypes.DType] = field(default_factory=dict)
-    # Attrs computed from the inputs (type attrs of inputs, number attrs, type lists).
-    inferred: frozenset = frozenset()
-    # Attrs without a default that are not inferred: the caller must pass them.
-    required: tuple = ()
-
-
-def _default_value(attr: op_def_pb2.OpDef.AttrDef):
-    if not attr.HasField("default_value"):
-        return None
-    v = attr.default_value
-    kind = v.WhichOneof("value")
-    if kind == "type":
-        return dtypes.as_dtype(v.type) if v.type in dtypes._BY_ENUM else None
-    if kind == "i":
-        return v.i
-    if kind == "list":
-        return list(v.list.type) or list(v.list.i) or list(v.list.s) or []
-    return None
-
-
-class _Registry:
-    """OpDefs of the runtime's registry, parsed once and refreshed on a miss (a library
-    loaded later may have added ops)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._op_defs: dict[str, op_def_pb2.OpDef] = {}
-        self._plans: dict[str, _OpPlan] = {}
-
-    def _refresh(self):
-        oplist = op_def_pb2.OpList.FromString(_lib.all_op_list_bytes())
-        self._op_defs = {op.name: op for op in oplist.op}
-
-    def plan(self, op_type: str) -> _OpPlan:
-        plan = self._plans.get(op_type)
-        if plan is not None:
-            return plan
-        with self._lock:
-            if op_type not in self._op_defs:
-                self._refresh()
-            op_def = self._op_defs.get(op_type)
-            if op_def is None:
-                raise NotFoundError(f"Op type not registered '{op_type}' in the opgen runtime",
-                                    op_type)
-            specs = {a.name: _AttrSpec(a) for a in op_def.attr}
-            plan = _OpPlan(op_def, op_type.encode(), specs,
-                           {a.name: a.type for a in op_def.attr},
-                           {a.name: specs[a.name].default for a in op_def.attr})
-            inferred = set()
-            for arg in op_def.input_arg:
-                if arg.type_list_attr:
-                    plan.inputs.append((arg.name, "typelist", arg.type_list_attr, 0, None))
-                    inferred.add(arg.type_list_attr)
-                elif arg.number_attr:
-                    plan.inputs.append((arg.name, "number", arg.type_attr or None, arg.type,
-                                        arg.number_attr))
-                    inferred.add(arg.number_attr)
-                else:
-                    plan.inputs.append((arg.name, "single", arg.type_attr or None, arg.type, None))
-                if arg.type_attr:
-                    inferred.add(arg.type_attr)
-                    if plan.attr_defaults.get(arg.type_attr) is not None:
-                        plan.input_type_defaults[arg.type_attr] = plan.attr_defaults[arg.type_attr]
-            plan.inferred = frozenset(inferred)
-            plan.required = tuple(a.name for a in op_def.attr
-                                  if a.name not in inferred and not specs[a.name].has_default)
-            self._plans[op_type] = plan
-            return plan
-
-    def op_def(self, op_type: str) -> op_def_pb2.OpDef:
-        return self.plan(op_type).op_def
-
-
-registry = _Registry()
-
-
-class _Context:
-    """The process-wide eager context, created on first use."""
-
-    _ctx = None
-    _lock = threading.Lock()
-
-    @classmethod
-    def get(cls):
-        if cls._ctx is None:
-            with cls._lock:
-                if cls._ctx is None:
-                    lib = _lib.lib()
-                    status = _lib.thread_status()
-                    options = lib.TFE_NewContextOptions()
-                    ctx = lib.TFE_NewContext(options, status.ptr)
-                    lib.TFE_DeleteContextOptions(options)
-                    if status.code != 0:
-                        raise exception_class(status.code)(status.message)
-                    cls._ctx = ctx
-        return cls._ctx
+_fast_path = _context.fast_path
 
 
 # ---- execution ----------------------------------------------------------------------------
 
-def _resolve_dtypes(plan: _OpPlan, inputs, attrs, carries_dtype=carries_dtype,
-                    dtype_of=dtype_of) -> dict[str, dtypes.DType]:
-    """The dtype of each type attr that inputs use: given in attrs (prepared DTypes),
-    else from the first input that carries a dtype, else the attr's default; Python
-    values take what this yields (or TensorFlow's defaults when nothing does)."""
-    resolved: dict[str, dtypes.DType] = {}
-    for (arg, kind, type_attr, _, _), value in zip(plan.inputs, inputs):
-        if type_attr is None or kind == "typelist" or type_attr in resolved:
-            continue
-        if type_attr in attrs:
-            resolved[type_attr] = attrs[type_attr]
-            continue
-        values = value if kind == "number" else (value,)
-        for v in values:
-            if carries_dtype(v):
-                resolved[type_attr] = dtype_of(v)
-                break
-    # An attr default is only a preference for Python values, as in TensorFlow: Range's
-    # Tidx defaults to int32, yet Range(0.5, 2.0, 0.25) is float32.
-    for name, default in plan.input_type_defaults.items():
-        if name in resolved:
-            continue
-        python_values = [v for (_, kind, type_attr, _, _), value in zip(plan.inputs, inputs)
-                         if type_attr == name for v in (value if kind == "number" else [value])]
-        if default.is_integer and any(np.asarray(v).dtype.kind in "fc" for v in python_values):
-            resolved[name] = dtype_of(default_numpy_value(python_values[0]))
-        else:
-            resolved[name] = default
-    return resolved
-
-
-def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
-    resolved = _resolve_dtypes(plan, inputs, attrs) if plan.inferred else {}
+def _convert_inputs(plan: OpPlan, inputs, attrs, op_type):
+    resolved = plan.resolve_dtypes(inputs, attrs, carries_dtype, dtype_of) if plan.inferred else {}
     converted = []
     for (arg, kind, type_attr, fixed, _), value in zip(plan.inputs, inputs):
         try:
@@ -433,78 +67,12 @@ def _convert_inputs(plan: _OpPlan, inputs, attrs, op_type):
 def _check_not_graph_output(op_type: str, arg: str, value) -> None:
     """A clear error for a graph Output passed to an op run eagerly (outside any
     ``Graph.as_default()`` block)."""
-    from opgen.runtime.graph import Output
-
     values = value if isinstance(value, (list, tuple)) else (value,)
     found = next((v for v in values if isinstance(v, Output)), None)
     if found is not None:
         raise InvalidArgumentError(
             f"{op_type}: input '{arg}' is the graph output {found.name!r}, but no graph is "
             "the default here: build the op inside `with graph.as_default():`", op_type)
-
-
-def _infer_attrs(plan: _OpPlan, converted, attrs, op_type) -> dict:
-    """The inferred attrs not given in `attrs`, computed from the converted inputs (eager
-    Tensors, or graph Outputs: anything with a `dtype`) and checked against the OpDef
-    (e.g. Relu on bool names 'T' and the allowed types)."""
-    inferred = {}
-    for (_, kind, type_attr, _, number_attr), value in zip(plan.inputs, converted):
-        if kind == "number":
-            if number_attr not in attrs:
-                inferred[number_attr] = len(value)
-            if type_attr and type_attr not in attrs and type_attr not in inferred and value:
-                inferred[type_attr] = value[0].dtype
-        elif kind == "typelist":
-            if type_attr not in attrs:
-                inferred[type_attr] = [t.dtype for t in value]
-        elif type_attr and type_attr not in attrs and type_attr not in inferred:
-            inferred[type_attr] = value.dtype
-    specs = plan.attrs
-    for attr_name, value in inferred.items():
-        specs[attr_name].check(op_type, value)
-    for attr_name in plan.inferred:
-        if attr_name not in attrs and attr_name not in inferred and not specs[attr_name].has_default:
-            raise InvalidArgumentError(
-                f"{op_type}: cannot infer attr '{attr_name}' from empty list inputs; pass it",
-                op_type)
-    return inferred
-
-
-def _output_counts(plan: _OpPlan, attrs, inferred) -> list[int]:
-    """How many tensors each output arg yields, from attrs given or inferred."""
-    counts = []
-    for arg in plan.op_def.output_arg:
-        if arg.number_attr:
-            n = attrs.get(arg.number_attr, inferred.get(arg.number_attr,
-                                                        plan.attr_defaults.get(arg.number_attr)))
-            counts.append(int(n or 0))
-        elif arg.type_list_attr:
-            types = attrs.get(arg.type_list_attr, inferred.get(arg.type_list_attr,
-                                                                plan.attr_defaults.get(arg.type_list_attr)))
-            counts.append(len(types or ()))
-        else:
-            counts.append(1)
-    return counts
-
-
-def _prepare_attrs(plan: _OpPlan, attrs, op_type) -> dict:
-    """`attrs` normalised (DTypes, ints, bytes ...) and checked against the OpDef."""
-    specs = plan.attrs
-    prepared = {}
-    for attr_name, value in attrs.items():
-        spec = specs.get(attr_name)
-        if spec is None:
-            raise _no_such_attr(op_type, attr_name, specs)
-        if spec.set is None:
-            raise InvalidArgumentError(
-                f"{op_type}: attrs of type {spec.type} ('{attr_name}') are not supported in "
-                "eager mode yet", op_type)
-        if spec.prep is None:  # a tensor attr: converted once the dtype attr is known
-            prepared[attr_name] = value
-            continue
-        prepared[attr_name] = spec.prepare(op_type, value)
-    _check_required_attrs(plan, prepared, op_type)
-    return prepared
 
 
 def _raise_status(op_type: str, code: int, message) -> None:
@@ -517,20 +85,18 @@ def _raise_status(op_type: str, code: int, message) -> None:
     raise exception_class(code)(message, op_type)
 
 
-def _new_op(plan: _OpPlan, op_type: str, inputs, attrs):
+def _new_op(plan: OpPlan, op_type: str, inputs, attrs):
     """A TFE_Op with `inputs` converted and added and `attrs` checked and set, as
     TFE_Execute takes it; with the converted inputs and the number of tensors each
     output arg yields. The caller deletes the op."""
-    if len(inputs) != len(plan.inputs):
-        raise InvalidArgumentError(
-            f"{op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}", op_type)
-    prepared = _prepare_attrs(plan, attrs, op_type) if attrs or plan.required else {}
+    plan.check_input_count(op_type, inputs)
+    prepared = plan.prepare_attrs(op_type, attrs) if attrs or plan.required else {}
     converted = _convert_inputs(plan, inputs, prepared, op_type)
-    inferred = _infer_attrs(plan, converted, prepared, op_type) if plan.inferred else {}
+    inferred = plan.infer_attrs(op_type, converted, prepared)
     specs = plan.attrs
     lib = _lib.lib()
     status = _lib.thread_status()
-    op = lib.TFE_NewOp(_Context.get(), plan.name_bytes, status.ptr)
+    op = lib.TFE_NewOp(_context.eager_context(), plan.name_bytes, status.ptr)
     if status.code != 0:
         raise exception_class(status.code)(status.message, op_type)
     try:
@@ -549,22 +115,13 @@ def _new_op(plan: _OpPlan, op_type: str, inputs, attrs):
                 raise exception_class(status.code)(f"{op_type}: {status.message}", op_type)
         for attr_name, value in prepared.items():
             spec = specs[attr_name]
-            if spec.prep is None:  # e.g. Const: the value takes the op's `dtype`
-                pinned = prepared.get("dtype") if plan.attr_types.get("dtype") == "type" else None
-                try:
-                    value = convert_to_tensor(value, pinned)
-                except (TypeError, ValueError) as e:
-                    raise InvalidArgumentError(
-                        f"{op_type}: attr '{attr_name}' must be a tensor: {e}", op_type) from None
-                except OpError as e:
-                    raise type(e)(f"{op_type}: attr '{attr_name}': {e.message}", op_type) from None
-            spec.set(lib, op, spec.bname, value, status)
+            spec.kind.set_eager(lib, op, spec.bname, value, status)
             if status.code != 0:
                 _raise_status(op_type, status.code, status.message)
     except BaseException:
         lib.TFE_DeleteOp(op)
         raise
-    return op, converted, _output_counts(plan, prepared, inferred)
+    return op, converted, plan.output_counts(prepared, inferred)
 
 
 def _execute_op_python(op_type: str, inputs, attrs, name=None):
@@ -609,14 +166,7 @@ def _execute_op_python(op_type: str, inputs, attrs, name=None):
     tensors = [Tensor._from_tf_tensor(outputs[i]) for i in range(num_outputs)]
     if len(plan.op_def.output_arg) == 1 and len(tensors) == 1 and counts == [1]:
         return tensors
-    outputs, position = [], 0
-    for arg, count in zip(plan.op_def.output_arg, counts):
-        if arg.number_attr or arg.type_list_attr:
-            outputs.append(tensors[position:position + count])
-        else:
-            outputs.append(tensors[position])
-        position += count
-    return outputs
+    return plan.group_outputs(tensors, counts)
 
 
 # ---- the compiled fast path's side -------------------------------------------------------
@@ -630,7 +180,7 @@ _FAST_SCALAR_DTYPES = frozenset(d.as_datatype_enum for d in (
     dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool))
 
 
-def _scalar_dtypes_fixed(plan: _OpPlan, inputs, attrs) -> bool:
+def _scalar_dtypes_fixed(plan: OpPlan, inputs, attrs) -> bool:
     """Whether every Python scalar among `inputs` takes a dtype that does not depend on
     the scalar values (fixed by the OpDef, by attrs, or by an input carrying a dtype):
     only then can the resolution of this call serve later calls."""

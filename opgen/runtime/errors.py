@@ -50,22 +50,33 @@ def exception_class(code: int) -> type[OpError]:
     return _BY_CODE.get(code, UnknownError)
 
 
+# (code, message) of a raw ``TF_Status*``. This module sits below the ctypes layer
+# (opgen.runtime._lib), which installs the reader when it loads the library: a raw
+# status only exists once the library is loaded.
+_raw_status_reader = None
+
+
+def set_raw_status_reader(reader) -> None:
+    """Called by opgen.runtime._lib: `reader(status) -> (code, message)`."""
+    global _raw_status_reader
+    _raw_status_reader = reader
+
+
 def raise_for_status(status, op_name: str | None = None) -> None:
     """Raises the matching OpError when `status` is not OK. `status` is an
-    ``_lib.Status`` or a raw ``TF_Status*`` (an int or ``ctypes.c_void_p``). With
-    `op_name`, the message starts "OpType: "."""
+    ``_lib.Status`` or a raw ``TF_Status*`` (an int or ``ctypes.c_void_p``) of the
+    loaded runtime. With `op_name`, the message starts "OpType: "."""
     if hasattr(status, "code") and hasattr(status, "message"):
         code = status.code
         if code == 0:
             return
         message = status.message
     else:
-        from opgen.runtime import _lib
-        runtime = _lib.lib()
-        code = runtime.TF_GetCode(status)
+        if _raw_status_reader is None:
+            raise TypeError("a raw TF_Status* before the opgen runtime was loaded")
+        code, message = _raw_status_reader(status)
         if code == 0:
             return
-        message = runtime.TF_Message(status).decode("utf-8", "replace")
     if op_name and not message.startswith(op_name):
         message = f"{op_name}: {message}"
     raise exception_class(code)(message, op_name, code)

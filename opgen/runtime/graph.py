@@ -16,7 +16,7 @@ import weakref
 from contextlib import contextmanager
 
 from opgen.protos import attr_value_pb2, graph_pb2
-from opgen.runtime import _graph_attrs, _lib, dtypes
+from opgen.runtime import _lib, _opplan, dtypes
 from opgen.runtime.errors import InvalidArgumentError, exception_class, raise_for_status
 
 _TF_Output = _lib.TF_Output
@@ -249,8 +249,16 @@ class Graph:
         Operations (or Outputs) that must run first, beside those of enclosing
         ``control_dependencies`` blocks.
         """
+        plan = _opplan.registry.plan(op_type)
+        attrs = plan.prepare_attrs(op_type, attrs or {}, graph=True, require=False)
+        return self._create_op(op_type, plan, inputs, attrs, name, device, control_inputs)
+
+    def _create_op(self, op_type: str, plan, inputs, attrs: dict, name: str | None,
+                   device: str | None = None, control_inputs=()) -> Operation:
+        """create_op with `attrs` already converted and checked (plan.prepare_attrs),
+        as graph mode has them."""
         runtime = _lib.graph_lib()
-        op_def = _graph_attrs.op_def(op_type)
+        op_def = plan.op_def
         if len(inputs) != len(op_def.input_arg):
             raise InvalidArgumentError(
                 f"{op_type} takes {len(op_def.input_arg)} input(s) "
@@ -282,9 +290,7 @@ class Graph:
                     f"{op_type}: control inputs must be operations of this graph, "
                     f"got {control!r}", op_type)
             c_controls.append(control_op._c_op)
-        attrs = dict(attrs or {})
-        attr_defs = {a.name: a for a in op_def.attr}
-        setters = [_graph_attrs.prepare_attr(op_type, attr_name, attr_defs.get(attr_name), value, attrs)
+        setters = [(_graph_setter(plan, attr_name, value), attr_name.encode(), value)
                    for attr_name, value in attrs.items()]
 
         if name and name.endswith("/"):  # a scope from name_scope(): the name as it is
@@ -304,8 +310,8 @@ class Graph:
             runtime.TF_AddControlInput(desc, c_control)
         failure = None
         try:
-            for apply in setters:
-                failure = apply(runtime, desc, status) or failure
+            for setter, bname, value in setters:
+                failure = setter(runtime, desc, bname, value, status) or failure
         finally:
             c_op = runtime.TF_FinishOperation(desc, status.ptr)  # also frees `desc`
         if failure is not None:
@@ -451,7 +457,7 @@ class Operation:
             proto = ctypes.string_at(buffer.contents.data, buffer.contents.length)
         finally:
             runtime.TF_DeleteBuffer(buffer)
-        return _graph_attrs.attr_value_to_python(attr_value_pb2.AttrValue.FromString(proto))
+        return attr_value_to_python(attr_value_pb2.AttrValue.FromString(proto))
 
     def __repr__(self) -> str:
         return f"<opgen.Operation {self._name!r} type={self._type}>"
@@ -526,6 +532,41 @@ class Output:
         except TypeError:
             dtype = "?"
         return f"<opgen.Output {self.name!r} dtype={dtype}>"
+
+
+def _graph_setter(plan, attr_name: str, value):
+    """The TF_SetAttr* call for a converted attr value (see opgen.runtime._opplan)."""
+    if isinstance(value, attr_value_pb2.AttrValue):
+        return _opplan.set_attr_value_proto
+    spec = plan.attrs.get(attr_name)
+    kind = spec.kind if spec is not None else _opplan.ATTR_KINDS[_opplan.python_attr_type(value)]
+    return kind.set_graph
+
+
+def attr_value_to_python(value: attr_value_pb2.AttrValue):
+    """An AttrValue as TensorFlow's Operation.get_attr gives it."""
+    kind = value.WhichOneof("value")
+    if kind is None:
+        return []
+    if kind == "list":
+        lst = value.list
+        for name in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(lst, name)
+            if items:
+                if name == "type":
+                    return [_as_dtype_or_enum(t) for t in items]
+                return list(items)
+        return []
+    if kind == "type":
+        return _as_dtype_or_enum(value.type)
+    return getattr(value, kind)
+
+
+def _as_dtype_or_enum(enum: int):
+    try:
+        return dtypes.as_dtype(enum)
+    except TypeError:
+        return enum
 
 
 # ---- scope names ----------------------------------------------------------------------------

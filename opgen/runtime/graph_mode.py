@@ -21,8 +21,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from opgen.protos import attr_value_pb2
 from opgen.runtime import devices, dtypes, eager, graph
+from opgen.runtime._opplan import registry
 from opgen.runtime.errors import InvalidArgumentError, OpError
 from opgen.runtime.graph import Graph, Output
 from opgen.runtime.tensor import Tensor, _convert
@@ -59,61 +59,21 @@ def _dtype_of(value) -> dtypes.DType:
 def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
     """Adds `op_type` to `g` with `inputs` (Outputs, or values that become Const nodes)
     and `attrs` as execute_op takes them; returns its Outputs, one entry per output arg
-    (a list for list args), or the Operation when the op has no outputs."""
-    plan = eager.registry.plan(op_type)
-    if len(inputs) != len(plan.inputs):
-        raise InvalidArgumentError(
-            f"{op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}", op_type)
-    prepared = _prepare_attrs(plan, attrs, op_type)
+    (a list for list args), or the Operation when the op has no outputs. The attrs are
+    converted and checked once, by the same plan eager mode uses."""
+    plan = registry.plan(op_type)
+    plan.check_input_count(op_type, inputs)
+    prepared = plan.prepare_attrs(op_type, attrs, graph=True)
     with g.name_scope(name or op_type) as scope:
-        resolved = (eager._resolve_dtypes(plan, inputs, prepared, _carries_dtype, _dtype_of)
+        resolved = (plan.resolve_dtypes(inputs, prepared, _carries_dtype, _dtype_of)
                     if plan.inferred else {})
         node_inputs = [_as_outputs(g, entry, value, resolved, prepared, op_type)
                        for entry, value in zip(plan.inputs, inputs)]
-        inferred = eager._infer_attrs(plan, node_inputs, prepared, op_type)  # as in eager mode
-        op = g.create_op(op_type, node_inputs, {**prepared, **inferred}, name=scope)
+        inferred = plan.infer_attrs(op_type, node_inputs, prepared)
+        op = g._create_op(op_type, plan, node_inputs, {**prepared, **inferred}, name=scope)
     if not plan.op_def.output_arg:
         return op  # the generated function returns it, as TensorFlow's do
-    counts = eager._output_counts(plan, prepared, inferred)
-    outputs, position = [], 0
-    all_outputs = op.outputs
-    for arg, count in zip(plan.op_def.output_arg, counts):
-        if arg.number_attr or arg.type_list_attr:
-            outputs.append(all_outputs[position:position + count])
-        else:
-            outputs.append(all_outputs[position])
-        position += count
-    return outputs
-
-
-def _prepare_attrs(plan, attrs, op_type) -> dict:
-    """`attrs` checked as in eager mode (allowed values, minimum, Python types);
-    values of kinds eager mode cannot set (func, list(shape) ...) go through as given."""
-    specs = plan.attrs
-    prepared = {}
-    for attr_name, value in attrs.items():
-        spec = specs.get(attr_name)
-        if spec is None:
-            raise eager._no_such_attr(op_type, attr_name, specs)
-        if spec.prep is not None and not isinstance(value, attr_value_pb2.AttrValue):
-            value = spec.prepare(op_type, value)
-            if spec.type == "list(shape)":
-                value = _shape_list_attr(value)
-        prepared[attr_name] = value
-    eager._check_required_attrs(plan, prepared, op_type)
-    return prepared
-
-
-def _shape_list_attr(shapes) -> attr_value_pb2.AttrValue:
-    value = attr_value_pb2.AttrValue()
-    for shape in shapes:
-        proto = value.list.shape.add()
-        if shape is None:
-            proto.unknown_rank = True
-        else:
-            for d in shape:
-                proto.dim.add().size = -1 if d is None else d
-    return value
+    return plan.group_outputs(op.outputs, plan.output_counts(prepared, inferred))
 
 
 def _as_outputs(g: Graph, entry, value, resolved, attrs, op_type):

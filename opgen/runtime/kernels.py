@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING
 
-from opgen.runtime import _lib
+from opgen.runtime import _context, _lib
 from opgen.runtime.errors import raise_for_status
 
 if TYPE_CHECKING:
@@ -47,8 +47,7 @@ def instantiated_kernels() -> kernel_def_pb2.KernelList:
 
 
 def _runtime_kernel_lib():
-    from opgen.runtime.eager import _Context
-    _Context.get()  # the runtime initialises, loading its device plugins
+    _context.eager_context()  # the runtime initialises, loading its device plugins
     return _lib.device_lib()
 
 

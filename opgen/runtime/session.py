@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from opgen.runtime import _lib, _tf_tensors, dtypes
+from opgen.runtime import _convert, _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, UnimplementedError, exception_class
 from opgen.runtime.graph import Graph, Operation, Output, get_default_graph
 
@@ -192,7 +192,7 @@ class _FeedSpec:
         self.shape = output.shape  # None, or a tuple with None for unknown dims
         # Scalars whose type says they need no conversion check take the fast path:
         # the numpy scalar of the fed dtype, or a Python float for a float tensor.
-        self.scalar_ctype = _tf_tensors.SCALAR_CTYPES.get(self.np_dtype)
+        self.scalar_ctype = _convert.SCALAR_CTYPES.get(self.np_dtype)
         self.scalar_types = ()
         if self.scalar_ctype is not None and self.shape in (None, ()):
             self.scalar_types = (self.np_dtype.type, float) if self.np_dtype.kind == "f" \
@@ -209,14 +209,14 @@ class _FeedSpec:
         if type(value) is _ndarray and value.dtype == self.np_dtype and value.flags.c_contiguous:
             array = value
         else:
-            array = _tf_tensors.as_array(value, self.dtype, f"feed for {self.output.name}")
+            array = _convert.as_array(value, self.dtype, f"feed for {self.output.name}")
         shape = self.shape
         if shape is not None and (len(shape) != array.ndim or any(
                 want is not None and want != have for want, have in zip(shape, array.shape))):
             raise InvalidArgumentError(
                 f"Cannot feed value of shape {array.shape} for tensor {self.output.name!r}, "
                 f"which has shape {_shape_text(shape)}")
-        return _tf_tensors.new_tf_tensor(array, self.enum)
+        return _convert.new_tf_tensor(array, self.enum)
 
 
 def _shape_text(shape) -> str:
@@ -334,10 +334,10 @@ def _output_reader(dtype: dtypes.DType):
     """A function copying a fetched ``TF_Tensor*`` of `dtype` into numpy: an array, or
     for a rank-0 tensor a numpy scalar, as TensorFlow's Session.run returns them."""
     if dtype.numpy_dtype is None:
-        return _tf_tensors.to_numpy  # raises UnimplementedError naming the dtype
+        return _convert.to_numpy  # raises UnimplementedError naming the dtype
     runtime = _lib.graph_lib()
     np_dtype = dtype.numpy_dtype
-    scalar_type, scalar_ctype = np_dtype.type, _tf_tensors.SCALAR_CTYPES.get(np_dtype)
+    scalar_type, scalar_ctype = np_dtype.type, _convert.SCALAR_CTYPES.get(np_dtype)
     enum = dtype.as_datatype_enum
     num_dims, dim, data, byte_size, tensor_type = (
         runtime.TF_NumDims, runtime.TF_Dim, runtime.TF_TensorData, runtime.TF_TensorByteSize,
@@ -345,7 +345,7 @@ def _output_reader(dtype: dtypes.DType):
 
     def read(tensor):
         if tensor_type(tensor) != enum:  # not what the graph declared: read it as it is
-            value = _tf_tensors.to_numpy(tensor)
+            value = _convert.to_numpy(tensor)
             return value[()] if value.ndim == 0 else value
         rank = num_dims(tensor)
         if rank == 0 and scalar_ctype is not None:

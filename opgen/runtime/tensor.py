@@ -1,104 +1,33 @@
 """``Tensor``: a runtime tensor handle seen from Python, and conversion of Python and
-numpy values into tensors."""
+numpy values into tensors (the rules themselves live in opgen.runtime._convert)."""
 
 from __future__ import annotations
 
 import ctypes
-import os
 
 import numpy as np
 
-from opgen.runtime import _lib, dtypes
+from opgen.runtime import _context, _dlpack, _lib, dtypes
+from opgen.runtime._convert import (  # noqa: F401  (also this module's API)
+    castable_on_conversion, default_numpy_value, python_value_as, short_repr,
+)
+from opgen.runtime._tensor_storage import TensorStorage
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 
-
-def _load_fast_path():
-    """The compiled fast path (opgen.runtime._eager_fastpath), or None where it is not
-    built or $OPGEN_DISABLE_FAST_PATH is set; everything works without it, slower."""
-    if os.environ.get("OPGEN_DISABLE_FAST_PATH"):
-        return None
-    try:
-        from opgen.runtime import _eager_fastpath
-    except ImportError:
-        return None
-    if not hasattr(_eager_fastpath, "set_eager_device"):
-        return None  # a build older than device scopes would ignore them
-    return _eager_fastpath
+# The compiled fast path or None (decided once, in opgen.runtime._context).
+_fast_path = _context.fast_path
 
 
-_fast_path = _load_fast_path()
+def _storage_base():
+    """What holds a Tensor's data: the fast path's TensorBase (in C) where it is
+    built, else its ctypes twin. Both offer the same attributes (_tensor, _handle,
+    _dtype, _shape, _data, _on_host, _from_tf_tensor)."""
+    if _fast_path is not None:
+        return _fast_path.TensorBase
+    return TensorStorage
 
 
-class _TensorStorage:
-    """What a Tensor holds, kept through ctypes: used when the compiled fast path is
-    not available (its ``TensorBase`` holds the same in C)."""
-
-    __slots__ = ("_handle_ptr_value", "_tensor", "_lib", "_dtype", "_shape", "_host",
-                 "__weakref__")
-
-    def __init__(self, handle: int):
-        runtime = _lib.lib()
-        self._lib = runtime
-        self._handle_ptr_value = handle
-        self._host = None
-        status = _lib.thread_status()
-        handle_tensor = _lib.device_lib().OPGEN_TensorHandleTensor  # the data where it lives
-        self._tensor = (handle_tensor or runtime.TFE_TensorHandleResolve)(handle, status.ptr)
-        raise_for_status(status)
-        self._dtype = dtypes.as_dtype(runtime.TFE_TensorHandleDataType(handle))
-        ndims = runtime.TFE_TensorHandleNumDims(handle, status.ptr)
-        self._shape = tuple(runtime.TFE_TensorHandleDim(handle, i, status.ptr) for i in range(ndims))
-
-    @classmethod
-    def _from_tf_tensor(cls, tf_tensor: int):
-        """A Tensor owning the ``TF_Tensor*`` `tf_tensor` (on any device)."""
-        self = cls.__new__(cls)
-        runtime = _lib.lib()
-        d = _lib.device_lib()
-        self._lib = runtime
-        self._handle_ptr_value = None
-        self._host = None
-        self._tensor = tf_tensor
-        self._dtype = dtypes.as_dtype(d.TF_TensorType(tf_tensor))
-        self._shape = tuple(d.TF_Dim(tf_tensor, i) for i in range(d.TF_NumDims(tf_tensor)))
-        return self
-
-    def __del__(self):
-        runtime = getattr(self, "_lib", None)
-        if runtime is None:
-            return
-        try:
-            if self._tensor:
-                runtime.TF_DeleteTensor(self._tensor)
-            if self._handle_ptr_value:
-                runtime.TFE_DeleteTensorHandle(self._handle_ptr_value)
-        except Exception:  # interpreter shutdown may have torn ctypes down already
-            pass
-        self._tensor = self._handle_ptr_value = None
-
-    @property
-    def _handle(self) -> int:
-        """A TFE_TensorHandle* sharing the tensor (made on first use)."""
-        if self._handle_ptr_value is None:
-            status = _lib.thread_status()
-            handle = self._lib.TFE_NewTensorHandle(self._tensor, status.ptr)
-            raise_for_status(status)
-            self._handle_ptr_value = handle
-        return self._handle_ptr_value
-
-    @property
-    def _data(self) -> int:
-        return self._lib.TF_TensorData(self._tensor) or 0
-
-    @property
-    def _on_host(self) -> bool:
-        if self._host is None:
-            from opgen.runtime.devices import tensor_device_name
-            self._host = "CPU:" in tensor_device_name(self._tensor)
-        return self._host
-
-
-class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage):
+class Tensor(_storage_base()):
     """An eager tensor owned by the runtime, on the CPU or on a GPU (``device``).
 
     ``np.asarray(t)`` shares the runtime's buffer (no copy) for a CPU tensor; the
@@ -134,8 +63,7 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
     def device(self) -> str:
         """TensorFlow's full name of the device holding the data:
         ``"/job:localhost/replica:0/task:0/device:CPU:0"`` or ``...device:GPU:0``."""
-        from opgen.runtime.devices import tensor_device_name
-        return tensor_device_name(self._tensor)
+        return _lib.tensor_device_name(self._tensor)
 
     @property
     def _handle_ptr(self) -> int:
@@ -161,9 +89,10 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
         if not self._on_host:
             # A GPU tensor: numpy gets a host copy; numpy keeps `data` (an array over
             # the copy) alive as the base of what it builds. Never a device pointer.
-            from opgen.runtime.devices import host_copy
+            host = Tensor._from_tf_tensor(
+                _lib.copy_tf_tensor(self._tensor, _lib.CPU_DEVICE_NAME.encode()))
             return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
-                    "data": np.asarray(_ArrayView(host_copy(self)))}
+                    "data": np.asarray(_ArrayView(host))}
         return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
                 "data": (self._data, False)}
 
@@ -175,14 +104,12 @@ class Tensor(_fast_path.TensorBase if _fast_path is not None else _TensorStorage
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing the tensor's memory (the Python array API's
         protocol); for a GPU tensor, the work producing it is finished first."""
-        from opgen.runtime import dlpack
-        return dlpack.to_dlpack(self, stream=stream, max_version=max_version,
-                                dl_device=dl_device, copy=copy)
+        return _dlpack.to_dlpack(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """(1, 0) (kDLCPU) for a CPU tensor, (2, n) (kDLCUDA) for one on GPU:n."""
-        from opgen.runtime import dlpack
-        return dlpack.dlpack_device(self)
+        return _dlpack.dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
         on_host = self._on_host
@@ -233,22 +160,6 @@ class _ArrayView:
         self.__array_interface__ = tensor._interface()
 
 
-_INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
-
-
-def default_numpy_value(value) -> np.ndarray:
-    """A Python value as numpy with TensorFlow's default dtypes: float -> float32,
-    int -> int32 (int64 when it does not fit), bool -> bool, complex -> complex128."""
-    array = np.asarray(value)
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        return array
-    if array.dtype == np.float64:
-        return array.astype(np.float32)
-    if array.dtype == np.int64 and (array.size == 0 or (array.min() >= _INT32_MIN and array.max() <= _INT32_MAX)):
-        return array.astype(np.int32)
-    return array
-
-
 def carries_dtype(value) -> bool:
     """Whether `value` fixes its own dtype (a Tensor or numpy data) rather than taking
     one from context (Python scalars and lists)."""
@@ -278,19 +189,6 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     runtime.TF_DeleteTensor(raw)  # the handle holds its own reference to the buffer
     raise_for_status(status)
     return Tensor(handle)
-
-
-def castable_on_conversion(want: dtypes.DType, have: dtypes.DType) -> bool:
-    """Whether numpy data of dtype `have` may be cast to `want` on conversion
-    (TensorFlow's rule: integers to any integer, integers and floats to floats,
-    any number to complex)."""
-    if want.is_integer or want.is_quantized:
-        return have.is_integer
-    if want.is_floating:
-        return have.is_floating or have.is_integer
-    if want.is_complex:
-        return have.is_floating or have.is_integer or have.is_complex
-    return False
 
 
 def convert_to_tensor(value, dtype=None) -> Tensor:
@@ -330,30 +228,3 @@ def _convert(value, want, strict: bool) -> Tensor:
     if want.numpy_dtype is None:
         raise InvalidArgumentError(f"cannot make a {want.name} tensor from Python values")
     return _from_numpy(python_value_as(value, want), want)
-
-
-def python_value_as(value, want: dtypes.DType, context: str = "") -> np.ndarray:
-    """A Python scalar or (nested) list as numpy data of `want` (which has a numpy
-    dtype), where TensorFlow converts it without losing data; InvalidArgumentError
-    otherwise, its message led by `context` ("what: ") when given."""
-    try:
-        array = np.asarray(value)
-    except (ValueError, OverflowError) as e:
-        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}: {e}") from None
-    kind = array.dtype.kind
-    if kind == "O" or kind in "US":
-        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}")
-    if (kind == "c" and not want.is_complex or kind == "f" and (want.is_integer or want.is_bool)
-            or kind == "b" and not want.is_bool or kind in "iuf" and want.is_bool):
-        raise InvalidArgumentError(
-            f"{context}cannot convert {short_repr(value)} to {want.name} without losing data")
-    if kind in "iu" and want.is_integer and array.size:
-        info = np.iinfo(want.numpy_dtype)
-        if array.min() < info.min or array.max() > info.max:
-            raise InvalidArgumentError(f"{context}{short_repr(value)} does not fit in {want.name}")
-    return array.astype(want.numpy_dtype)
-
-
-def short_repr(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

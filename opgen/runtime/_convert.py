@@ -1,11 +1,11 @@
-"""numpy data to and from ``TF_Tensor*`` for graph mode: Const attrs, Session feeds and
-fetches.
+"""Python and numpy values as tensor data, with TensorFlow's conversion rules, below
+any Tensor class: the rules eager tensors, graph Const attrs and Session feeds share,
+and numpy data to and from ``TF_Tensor*``.
 
-Values are converted with TensorFlow's rules: numpy data keeps its dtype unless one is
-asked for, and is then cast only where TensorFlow casts (integers to integers, integers
-and floats to floats, numbers to complex); Python scalars and lists take the dtype asked
-for when no data is lost, else TensorFlow's defaults (float -> float32, int -> int32 or
-int64 when it does not fit).
+numpy data keeps its dtype unless one is asked for, and is then cast only where
+TensorFlow casts (integers to integers, integers and floats to floats, numbers to
+complex); Python scalars and lists take the dtype asked for when no data is lost, else
+TensorFlow's defaults (float -> float32, int -> int32, or int64 when it does not fit).
 """
 
 from __future__ import annotations
@@ -16,7 +16,62 @@ import numpy as np
 
 from opgen.runtime import _lib, dtypes
 from opgen.runtime.errors import InvalidArgumentError, UnimplementedError
-from opgen.runtime.tensor import castable_on_conversion, default_numpy_value, python_value_as, short_repr
+
+_INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+def default_numpy_value(value) -> np.ndarray:
+    """A Python value as numpy with TensorFlow's default dtypes: float -> float32,
+    int -> int32 (int64 when it does not fit), bool -> bool, complex -> complex128."""
+    array = np.asarray(value)
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        return array
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64 and (array.size == 0 or (array.min() >= _INT32_MIN and array.max() <= _INT32_MAX)):
+        return array.astype(np.int32)
+    return array
+
+
+def castable_on_conversion(want: dtypes.DType, have: dtypes.DType) -> bool:
+    """Whether numpy data of dtype `have` may be cast to `want` on conversion
+    (TensorFlow's rule: integers to any integer, integers and floats to floats,
+    any number to complex)."""
+    if want.is_integer or want.is_quantized:
+        return have.is_integer
+    if want.is_floating:
+        return have.is_floating or have.is_integer
+    if want.is_complex:
+        return have.is_floating or have.is_integer or have.is_complex
+    return False
+
+
+def python_value_as(value, want: dtypes.DType, context: str = "") -> np.ndarray:
+    """A Python scalar or (nested) list as numpy data of `want` (which has a numpy
+    dtype), where TensorFlow converts it without losing data; InvalidArgumentError
+    otherwise, its message led by `context` ("what: ") when given."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, OverflowError) as e:
+        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}: {e}") from None
+    kind = array.dtype.kind
+    if kind == "O" or kind in "US":
+        raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}")
+    if (kind == "c" and not want.is_complex or kind == "f" and (want.is_integer or want.is_bool)
+            or kind == "b" and not want.is_bool or kind in "iuf" and want.is_bool):
+        raise InvalidArgumentError(
+            f"{context}cannot convert {short_repr(value)} to {want.name} without losing data")
+    if kind in "iu" and want.is_integer and array.size:
+        info = np.iinfo(want.numpy_dtype)
+        if array.min() < info.min or array.max() > info.max:
+            raise InvalidArgumentError(f"{context}{short_repr(value)} does not fit in {want.name}")
+    return array.astype(want.numpy_dtype)
+
+
+def short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
 
 _c_int64 = ctypes.c_int64
 _memmove = ctypes.memmove
