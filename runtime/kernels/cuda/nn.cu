@@ -402,12 +402,12 @@ __global__ void PoolKernel(const T* in, T* out, Index total, WindowGeometry<Inde
     const Index y = rest % g.oh, b = rest / g.oh;
     C acc = kMax ? LowestValue<T>() : C(0);
     Index count = 0;
-    for (Index ky = 0; ky < g.kh; ++ky) {
-      const Index sy = y * g.sh - g.pt + ky;
-      if (sy < 0 || sy >= g.ih) continue;
-      for (Index kx = 0; kx < g.kw; ++kx) {
-        const Index sx = x * g.sw - g.pl + kx;
-        if (sx < 0 || sx >= g.iw) continue;
+    // Only the taps inside the image: the cost follows the input, not ksize.
+    const Index y0 = y * g.sh - g.pt, x0 = x * g.sw - g.pl;
+    const Index sy_end = g.kh < g.ih - y0 ? y0 + g.kh : g.ih;
+    const Index sx_end = g.kw < g.iw - x0 ? x0 + g.kw : g.iw;
+    for (Index sy = y0 < 0 ? 0 : y0; sy < sy_end; ++sy) {
+      for (Index sx = x0 < 0 ? 0 : x0; sx < sx_end; ++sx) {
         const C v = Widen(in[((b * g.ih + sy) * g.iw + sx) * g.c + ch]);
         if (kMax) acc = acc < v ? v : acc;
         else acc += v;
@@ -424,7 +424,7 @@ struct PoolKernelOp {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
-    if (!kernels::PlanPool(ctx, w, &p)) return;
+    if (!kernels::PlanPool(ctx, w, &p, kMax ? "MaxPool" : "AvgPool")) return;
     const TensorPtr& input = p.input;
     const int64_t batch = p.batch, ih = p.ih, iw = p.iw, c = p.ic;
     const int64_t oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
