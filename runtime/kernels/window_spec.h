@@ -182,7 +182,7 @@ inline bool PlanPool(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* pla
   if (!input) return false;
   const std::vector<int64_t> id = Dims(input.get());
   if (id.size() != 4) {
-    Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + " needs a 4-D NHWC input, got " + ShapeString(id));
+    Fail(ctx, TF_INVALID_ARGUMENT, "pooling needs a 4-D NHWC input, got " + ShapeString(id));
     return false;
   }
   plan->input = std::move(input);

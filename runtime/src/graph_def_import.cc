@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "device_name.h"
+#include "opgen/c_api_ext.h"
 #include "graph.h"
 #include "op_registry.h"
 
@@ -22,6 +23,7 @@ struct TF_ImportGraphDefOptions {
   std::vector<TF_Operation*> control_dependencies;
   std::vector<std::pair<std::string, int>> return_outputs;
   std::vector<std::string> return_operations;
+  bool check_devices = false;  // OPGEN_ImportGraphDefOptionsSetCheckDevices
 };
 
 struct TF_ImportGraphDefResults {
@@ -91,13 +93,14 @@ bool CheckFunctionLibrary(const std::string& library, TF_Status* status) {
   return true;
 }
 
-// What TensorFlow's importer checks of one NodeDef before its inputs: a parseable
-// device, and every OpDef attr without a default present (TF_FinishOperation infers a
-// missing type attr from the inputs; a GraphDef must carry it). Attrs the OpDef lacks
-// are kept unchecked, as TensorFlow 2.21 ignores them (docs/graphs.md).
-bool CheckNodeDef(const NodeDefProto& node, const OpDef& def, TF_Status* status) {
+// What TensorFlow's importer checks of one NodeDef before its inputs: every OpDef attr
+// without a default present (TF_FinishOperation infers a missing type attr from the
+// inputs; a GraphDef must carry it), and where asked (as tf.import_graph_def does) a
+// parseable device. Attrs the OpDef lacks are kept unchecked, as TensorFlow 2.21
+// ignores them (docs/architecture.md, "Bad input").
+bool CheckNodeDef(const NodeDefProto& node, const OpDef& def, bool check_device, TF_Status* status) {
   std::string why;
-  if (!IsValidDeviceSpec(node.device, &why)) {
+  if (check_device && !IsValidDeviceSpec(node.device, &why)) {
     SetStatus(status, TF_INVALID_ARGUMENT,
               "Node '" + node.name + "' (" + node.op + "): malformed device '" + node.device +
                   "': " + why);
@@ -305,7 +308,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
                 OpNotRegisteredMessage(node.op, node.name));
       return fail();
     }
-    if (!CheckNodeDef(node, *def, status)) return fail();
+    if (!CheckNodeDef(node, *def, opts.check_devices, status)) return fail();
     std::string error;
     std::vector<int> lengths = InputArgLengths(*def, spec.attrs, &error);
     size_t expected = 0;
@@ -497,6 +500,10 @@ void TF_ImportGraphDefResultsMissingUnusedInputMappings(TF_ImportGraphDefResults
 }
 
 void TF_DeleteImportGraphDefResults(TF_ImportGraphDefResults* results) { delete results; }
+
+void OPGEN_ImportGraphDefOptionsSetCheckDevices(TF_ImportGraphDefOptions* opts, unsigned char check) {
+  if (opts != nullptr) opts->check_devices = check != 0;
+}
 
 TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResults(TF_Graph* graph,
                                                             const TF_Buffer* graph_def,

@@ -374,16 +374,67 @@ BAD_DEVICES = ["garbage", "/replica:a", "/cpu:0/gpu:1", "/device:CPU", "/task:x"
                "/bogus:1", "/device:CPU:0:1", "/device:GPU:0/cpu:0", "cpu:0:1"]
 
 
+def _import_checking_devices(api, graph, gd):
+    """Imports with OPGEN_ImportGraphDefOptionsSetCheckDevices on, as opgen.import_graph_def does."""
+    lib = api.lib
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices.argtypes = [c_void_p, ctypes.c_ubyte]
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices.restype = None
+    data = gd.SerializeToString()
+    opts = lib.TF_NewImportGraphDefOptions()
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices(opts, 1)
+    buf = lib.TF_NewBufferFromString(data, len(data))
+    lib.TF_GraphImportGraphDef(graph, buf, opts, api.status)
+    lib.TF_DeleteBuffer(buf)
+    lib.TF_DeleteImportGraphDefOptions(opts)
+    api.check()
+
+
+def _device_of(api, graph, name="y"):
+    return api.lib.TF_OperationDevice(api.lib.TF_GraphOperationByName(graph, name.encode())).decode()
+
+
 @pytest.mark.parametrize("device", GOOD_DEVICES)
 def test_device_strings_tensorflow_parses_are_accepted(api, graph, device):
     gd = _small_graph_def()
     gd.node[3].device = device
-    _import(api, graph, gd)
-    assert api.lib.TF_OperationDevice(api.lib.TF_GraphOperationByName(graph, b"y")).decode() == device
+    _import_checking_devices(api, graph, gd)
+    assert _device_of(api, graph) == device
 
 
 @pytest.mark.parametrize("device", BAD_DEVICES)
-def test_device_strings_that_do_not_parse_are_refused(api, graph, device):
+def test_device_strings_that_do_not_parse_are_refused_when_checked(api, graph, device):
     gd = _small_graph_def()
     gd.node[3].device = device
-    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "'y'", "device", repr(device)[1:-1])
+    before = _names(api, graph)
+    with pytest.raises(CApiError) as e:
+        _import_checking_devices(api, graph, gd)
+    assert e.value.code == INVALID_ARGUMENT
+    for word in ("'y'", "device", device):
+        assert word in e.value.message, e.value.message
+    assert _names(api, graph) == before
+
+
+@pytest.mark.parametrize("device", BAD_DEVICES[:3])
+def test_the_c_importer_takes_any_device_string_as_tensorflows_does(api, graph, device):
+    """TensorFlow's TF_GraphImportGraphDef (like TF_SetDevice) keeps any string; only
+    its Python import_graph_def parses them. The runtime's own graph rewrites round-trip
+    through this importer, so a graph built with any device string keeps working."""
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    _import(api, graph, gd)
+    assert _device_of(api, graph) == device
+
+
+@pytest.mark.parametrize("device", ["garbage", "/cpu:0/gpu:1"])
+def test_python_import_graph_def_refuses_devices_as_tensorflow_does(device):
+    import opgen
+    from opgen.runtime import errors
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    with opgen.Graph().as_default() as g:
+        with pytest.raises(errors.InvalidArgumentError, match="device"):
+            opgen.import_graph_def(gd, name="")
+        assert g.get_operations() == []
+        gd.node[3].device = "/device:CPU:0"
+        opgen.import_graph_def(gd, name="")
+        assert g.get_operation_by_name("y").device == "/device:CPU:0"
