@@ -286,6 +286,7 @@ _GRAPH_SIGNATURES = {
     "TF_ImportGraphDefResultsMissingUnusedInputMappings": (
         None, [c_void_p, P(c_int), P(P(c_char_p)), P(P(c_int))]),
     "TF_DeleteImportGraphDefResults": (None, [c_void_p]),
+    "OPGEN_ImportGraphDefOptionsSetCheckDevices": (None, [c_void_p, c_ubyte]),
     "TF_NewSessionOptions": (c_void_p, []),
     "TF_SetConfig": (None, [c_void_p, c_void_p, c_size_t, c_void_p]),
     "OPGEN_SetGraphOptimizer": (None, [c_void_p, c_int]),

@@ -43,6 +43,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     try:
         if prefix:
             runtime.TF_ImportGraphDefOptionsSetPrefix(options, prefix.encode())
+        # Device strings TensorFlow's DeviceSpec cannot parse are refused, as
+        # tf.import_graph_def refuses them (TensorFlow's C importer takes any).
+        runtime.OPGEN_ImportGraphDefOptionsSetCheckDevices(options, 1)
         for source, target in (input_map or {}).items():
             source_name, source_index = _split_tensor_name(source, "input_map key")
             if not isinstance(target, Output):

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from opgen.runtime import _convert, _lib, dtypes
-from opgen.runtime.errors import InvalidArgumentError, UnimplementedError, exception_class
+from opgen.runtime.errors import (FailedPreconditionError, InvalidArgumentError, UnimplementedError,
+                                  exception_class)
 from opgen.runtime.graph import Graph, Operation, Output, get_default_graph
 
 _c_void_p, _c_int64 = ctypes.c_void_p, ctypes.c_int64
@@ -55,8 +56,9 @@ class Session:
     """Runs operations of one Graph (the default graph when `graph` is None).
 
     Use it as a context manager, or call :meth:`close`, to free it at once. ``run``
-    may be called from several threads at once; close the session only once they
-    have returned. `options` (a :class:`SessionOptions`) says how the graph runs.
+    may be called from several threads at once, and :meth:`close` from any thread: it
+    waits for the runs in flight, and a run that starts after it raises RuntimeError.
+    `options` (a :class:`SessionOptions`) says how the graph runs.
     """
 
     def __init__(self, graph: Graph | None = None, options: SessionOptions | None = None):
@@ -86,6 +88,10 @@ class Session:
         self._c_session = c_session
         self._plans: dict = {}
         self._plans_lock = threading.Lock()
+        # Runs in flight hold the C session: close() frees it only when none is left, so
+        # no thread hands a freed pointer to TF_SessionRun.
+        self._in_flight = 0
+        self._state = threading.Condition(threading.Lock())
         # The finalizer holds the Graph, so the graph is deleted after the session.
         self._finalizer = weakref.finalize(self, _delete_session, runtime, c_session, graph)
 
@@ -94,9 +100,34 @@ class Session:
         return self._graph
 
     def close(self) -> None:
-        """Frees the session; later calls to run raise RuntimeError."""
-        self._c_session = None
+        """Frees the session once the runs in flight (in other threads) have returned;
+        runs that start later raise RuntimeError. Closing twice is harmless."""
+        with self._state:
+            c_session, self._c_session = self._c_session, None
+        if c_session is None:
+            return
+        # TF_CloseSession fails the runs that enter C from now on and waits for those
+        # inside it; the wait below covers runs between their check and the C call.
+        status = _lib.Status()
+        _lib.graph_lib().TF_CloseSession(c_session, status.ptr)
+        with self._state:
+            self._state.wait_for(lambda: self._in_flight == 0)
         self._finalizer()
+
+    def _acquire(self):
+        """The C session for one call, counted in flight; RuntimeError once closed."""
+        with self._state:
+            c_session = self._c_session
+            if c_session is None:
+                raise RuntimeError("Attempted to use a closed Session.")
+            self._in_flight += 1
+        return c_session
+
+    def _release(self) -> None:
+        with self._state:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._state.notify_all()
 
     def __enter__(self):
         return self
@@ -113,8 +144,17 @@ class Session:
         `feed_dict` maps Outputs or tensor names to values (numpy arrays, Python scalars
         or lists), converted to the fed tensor's dtype as TensorFlow converts them.
         """
-        if self._c_session is None:
-            raise RuntimeError("Attempted to use a closed Session.")
+        c_session = self._acquire()
+        try:
+            return self._run(c_session, fetches, feed_dict)
+        except FailedPreconditionError:
+            if self._c_session is None:  # closed by another thread while this one ran
+                raise RuntimeError("Attempted to use a closed Session.") from None
+            raise
+        finally:
+            self._release()
+
+    def _run(self, c_session, fetches, feed_dict):
         try:
             key = (_structure_key(fetches), tuple(feed_dict) if feed_dict else ())
             plan = self._plans.get(key)
@@ -127,7 +167,7 @@ class Session:
                     if len(self._plans) >= _MAX_PLANS:
                         self._plans.clear()
                     self._plans[key] = plan
-        return plan.run(self._c_session, feed_dict.values() if feed_dict else ())
+        return plan.run(c_session, feed_dict.values() if feed_dict else ())
 
     def optimized_graph_def(self, fetches, feeds=()):
         """The GraphDef (a ``GraphDef`` message) this session runs for `fetches` (as for
@@ -135,21 +175,21 @@ class Session:
         feed dict): the graph optimizer's copy, or the graph as given where the
         optimizer is off or leaves it alone."""
         from opgen.protos import graph_pb2
-        if self._c_session is None:
-            raise RuntimeError("Attempted to use a closed Session.")
         plan = _RunPlan(self._graph, fetches, tuple(feeds))
         runtime = _lib.graph_lib()
+        c_session = self._acquire()
         buffer = runtime.TF_NewBuffer()
         try:
             status = _lib.thread_status()
             runtime.OPGEN_SessionOptimizedGraphDef(
-                self._c_session, plan.c_inputs, plan.n_inputs, plan.c_outputs, plan.n_outputs,
+                c_session, plan.c_inputs, plan.n_inputs, plan.c_outputs, plan.n_outputs,
                 plan.c_targets, plan.n_targets, buffer, status.ptr)
             if status.code != 0:
                 raise exception_class(status.code)(status.message)
             data = ctypes.string_at(buffer.contents.data, buffer.contents.length)
         finally:
             runtime.TF_DeleteBuffer(buffer)
+            self._release()
         return graph_pb2.GraphDef.FromString(data)
 
     def __repr__(self) -> str:

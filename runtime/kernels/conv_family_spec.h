@@ -19,6 +19,7 @@ namespace kernels {
 // plan, oc = ic * multiplier. False after reporting the failure.
 inline bool PlanDepthwise(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan,
                           int64_t* multiplier) {
+  plan->op = "DepthwiseConv2dNative";
   TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
   if (!input || !filter) return false;
   const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
@@ -48,6 +49,7 @@ inline bool PlanDepthwise(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan
 // (the kernel's output), oh/ow/oc the convolution's output (out_backprop's), and
 // `input` holds out_backprop.
 inline bool PlanConv2DBackpropInput(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+  plan->op = "Conv2DBackpropInput";
   TensorPtr sizes = Input(ctx, 0), filter = Input(ctx, 1), dy = Input(ctx, 2);
   if (!sizes || !filter || !dy) return false;
   const std::vector<int64_t> fd = Dims(filter.get()), dd = Dims(dy.get());
@@ -161,8 +163,9 @@ inline bool PlanConv3D(TF_OpKernelContext* ctx, const Window3D& w, Conv3DPlan* p
     if (!OutputSize(as2d, 1, id[1 + d], fd[d], &plan->out[d], &plan->pad[d])) {
       Fail(ctx, TF_INVALID_ARGUMENT, "Conv3D: filter " + ShapeString(fd) + " with strides " +
                                          ShapeString(w.strides) + " and dilations " +
-                                         ShapeString(w.dilations) + " gives no output for input " +
-                                         ShapeString(id));
+                                         ShapeString(w.dilations) + " and padding " +
+                                         as2d.padding + " is larger than input " +
+                                         ShapeString(id) + ", or its size overflows");
       return false;
     }
   }

@@ -73,8 +73,9 @@ inline Window2D* CreateWindow(TF_OpKernelConstruction* ctx, bool is_conv, const 
 inline void DeleteWindow(void* p) { delete static_cast<Window2D*>(p); }
 
 // Output size and leading padding of spatial dimension `d` (1: height, 2: width), as
-// TensorFlow computes them; false when a size overflows int64 or the padded input is
-// shorter than the window with EXPLICIT padding. Strides, ksize and dilations are
+// TensorFlow computes them; false when a size overflows int64 or the (padded) input is
+// shorter than the dilated window with VALID or EXPLICIT padding (TensorFlow's kernels
+// return an empty tensor, garbage or die there; the shape functions refuse it). Strides, ksize and dilations are
 // positive and explicit paddings non-negative (CreateWindow checked them).
 inline bool OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t* out,
                        int64_t* pad_before) {
@@ -84,15 +85,16 @@ inline bool OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t*
       __builtin_add_overflow(effective, 1, &effective))
     return false;
   if (w.padding == "VALID") {
-    *out = in >= effective ? (in - effective) / stride + 1 : 0;
+    if (in < effective) return false;
+    *out = (in - effective) / stride + 1;
     *pad_before = 0;
   } else if (w.padding == "SAME") {
     *out = in / stride + (in % stride != 0);
-    int64_t covered = 0;  // (out - 1) * stride + effective
-    if (*out > 0 && (__builtin_mul_overflow(*out - 1, stride, &covered) ||
-                     __builtin_add_overflow(covered, effective, &covered)))
-      return false;
-    *pad_before = std::max<int64_t>(covered - in, 0) / 2;
+    // (out - 1) * stride + effective can pass int64 (a window of 2^63 - 1); (out - 1) *
+    // stride < in, so the padding, half of what the window passes the input by, fits.
+    const __int128 covered =
+        *out > 0 ? static_cast<__int128>(*out - 1) * stride + effective : 0;
+    *pad_before = static_cast<int64_t>(std::max<__int128>(covered - in, 0) / 2);
   } else {  // EXPLICIT
     const int64_t before = w.explicit_paddings[2 * d], after = w.explicit_paddings[2 * d + 1];
     int64_t padded = 0;
@@ -105,9 +107,25 @@ inline bool OutputSize(const Window2D& w, int d, int64_t in, int64_t k, int64_t*
   return true;
 }
 
+// The positions [begin, end) of a window of `size` taps starting at `start` (may be
+// negative: padding) that fall inside [0, extent): without overflow for any size.
+struct Span {
+  int64_t begin = 0, end = 0;
+};
+inline Span ClipWindow(int64_t start, int64_t size, int64_t extent) {
+  Span s;
+  s.begin = std::max<int64_t>(start, 0);
+  // start + size, saturated: size can be near INT64_MAX with start near it too.
+  const int64_t stop = size > extent - start ? extent : start + size;
+  s.end = std::min<int64_t>(stop, extent);
+  if (s.end < s.begin) s.end = s.begin;
+  return s;
+}
+
 // One windowed op's call: the NHWC input [batch, ih, iw, ic], a kh x kw window, and the
 // output [batch, oh, ow, oc] with pt / pl rows / columns of padding before.
 struct WindowPlan {
+  const char* op = "Conv2D";  // for errors
   TensorPtr input;
   TensorPtr filter;  // Conv2D's HWIO filter [kh, kw, ic, oc]; null for pooling
   int64_t batch = 0, ih = 0, iw = 0, ic = 0;
@@ -122,10 +140,12 @@ inline bool PlanOutput(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* p
   if (!OutputSize(w, 1, plan->ih, plan->kh, &plan->oh, &plan->pt) ||
       !OutputSize(w, 2, plan->iw, plan->kw, &plan->ow, &plan->pl)) {
     Fail(ctx, TF_INVALID_ARGUMENT,
-         "a " + std::to_string(plan->kh) + "x" + std::to_string(plan->kw) + " window (strides " +
-             ShapeString(w.strides) + ", dilations " + ShapeString(w.dilations) + ", padding " +
-             w.padding + ") gives no output size for input " +
-             ShapeString({plan->batch, plan->ih, plan->iw, plan->ic}));
+         "a " + std::to_string(plan->kh) + "x" + std::to_string(plan->kw) + " " + plan->op +
+             " window (strides " + ShapeString(w.strides) + ", dilations " +
+             ShapeString(w.dilations) + ", padding " + w.padding +
+             ") is larger than the (padded) input " + std::to_string(plan->ih) + "x" +
+             std::to_string(plan->iw) + " of shape " +
+             ShapeString({plan->batch, plan->ih, plan->iw, plan->ic}) + ", or its size overflows");
     return false;
   }
   plan->out_dims = {plan->batch, plan->oh, plan->ow, plan->oc};
@@ -154,9 +174,10 @@ inline bool PlanConv2D(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* p
   return PlanOutput(ctx, w, plan);
 }
 
-// MaxPool / AvgPool(input): the window is ksize, channels stay (oc == ic). False after
-// reporting the failure.
-inline bool PlanPool(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+// MaxPool / AvgPool(input) (`op` names which): the window is ksize, channels stay
+// (oc == ic). False after reporting the failure.
+inline bool PlanPool(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan, const char* op) {
+  plan->op = op;
   TensorPtr input = Input(ctx, 0);
   if (!input) return false;
   const std::vector<int64_t> id = Dims(input.get());

@@ -245,11 +245,13 @@ NodeDefProto ToNodeDef(const TF_Operation& op) {
   return node;
 }
 
-void ReleaseGraphIfUnused(TF_Graph* graph) {
+void ReleaseGraphSession(TF_Graph* graph) {
   bool free_it;
   {
+    // Decided under the same lock TF_DeleteGraph decides under: of a session's delete
+    // and the graph's, racing, exactly one sees the last reference go.
     std::lock_guard<std::mutex> lock(graph->mu);
-    free_it = graph->delete_requested && graph->sessions == 0;
+    free_it = --graph->sessions == 0 && graph->delete_requested;
   }
   if (free_it) delete graph;
 }
@@ -447,11 +449,13 @@ TF_Graph* TF_NewGraph(void) { return new TF_Graph(); }
 
 void TF_DeleteGraph(TF_Graph* graph) {
   if (graph == nullptr) return;
+  bool free_it;
   {
     std::lock_guard<std::mutex> lock(graph->mu);
     graph->delete_requested = true;
+    free_it = graph->sessions == 0;  // else the last session's delete frees it
   }
-  opgen::ReleaseGraphIfUnused(graph);
+  if (free_it) delete graph;
 }
 
 TF_OperationDescription* TF_NewOperation(TF_Graph* graph, const char* op_type,

@@ -80,7 +80,8 @@ NodeDefProto ToNodeDef(const TF_Operation& op);
 // "name" for output 0, else "name:index", as NodeDef inputs spell them.
 std::string OutputName(const TF_Output& output);
 
-// Frees the graph once no session holds it and TF_DeleteGraph was called.
-void ReleaseGraphIfUnused(TF_Graph* graph);
+// Drops one session's hold on the graph (TF_DeleteSession); frees the graph when that
+// was the last hold and TF_DeleteGraph was called.
+void ReleaseGraphSession(TF_Graph* graph);
 
 }  // namespace opgen

@@ -10,6 +10,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "device_name.h"
+#include "opgen/c_api_ext.h"
 #include "graph.h"
 #include "op_registry.h"
 
@@ -21,6 +23,7 @@ struct TF_ImportGraphDefOptions {
   std::vector<TF_Operation*> control_dependencies;
   std::vector<std::pair<std::string, int>> return_outputs;
   std::vector<std::string> return_operations;
+  bool check_devices = false;  // OPGEN_ImportGraphDefOptionsSetCheckDevices
 };
 
 struct TF_ImportGraphDefResults {
@@ -34,8 +37,84 @@ struct TF_ImportGraphDefResults {
 namespace opgen {
 namespace {
 
-// TensorFlow 2.21's GraphDef version, written into the graphs the runtime produces.
+// TensorFlow 2.21's GraphDef version, written into the graphs the runtime produces and
+// the consumer version imported GraphDefs are checked against; the oldest producer
+// TensorFlow 2.21 reads is 0.
 constexpr int32_t kGraphDefProducer = 2474;
+constexpr int32_t kGraphDefMinProducer = 0;
+
+// TensorFlow's CheckVersions for a GraphDef's VersionDef: a producer older than the
+// oldest supported, a min_consumer newer than this consumer, or this consumer listed
+// in bad_consumers. (A producer below min_consumer is allowed, as TensorFlow does.)
+bool CheckVersions(const GraphDefProto& gd, TF_Status* status) {
+  std::string error;
+  if (gd.producer < kGraphDefMinProducer) {
+    error = "GraphDef producer version " + std::to_string(gd.producer) + " below min producer " +
+            std::to_string(kGraphDefMinProducer) + " supported by this runtime (TensorFlow 2.21)";
+  } else if (gd.min_consumer > kGraphDefProducer) {
+    error = "GraphDef min consumer version " + std::to_string(gd.min_consumer) +
+            " above current version " + std::to_string(kGraphDefProducer) +
+            " of this runtime (TensorFlow 2.21)";
+  } else if (std::find(gd.bad_consumers.begin(), gd.bad_consumers.end(), kGraphDefProducer) !=
+             gd.bad_consumers.end()) {
+    error = "GraphDef disallows consumer version " + std::to_string(kGraphDefProducer) +
+            " (versions.bad_consumers), the version of this runtime";
+  }
+  if (error.empty()) return true;
+  SetStatus(status, TF_INVALID_ARGUMENT, error);
+  return false;
+}
+
+// The FunctionDefLibrary must parse, and, as in TensorFlow, no function may take the
+// name of an op or of a different function (the runtime keeps the library as bytes).
+bool CheckFunctionLibrary(const std::string& library, TF_Status* status) {
+  if (library.empty()) return true;
+  std::vector<FunctionDefSummary> functions;
+  std::string error;
+  if (!ParseFunctionLibrary(library, &functions, &error)) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "Invalid GraphDef: " + error);
+    return false;
+  }
+  std::map<std::string, const std::string*> seen;
+  for (const FunctionDefSummary& f : functions) {
+    if (!f.name.empty() && OpRegistry::Global().Find(f.name) != nullptr) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "Cannot add function '" + f.name + "' because an op with the same name already exists");
+      return false;
+    }
+    auto [it, added] = seen.emplace(f.name, &f.bytes);
+    if (!added && *it->second != f.bytes) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                "Cannot add function '" + f.name +
+                    "' because a different function with the same name already exists");
+      return false;
+    }
+  }
+  return true;
+}
+
+// What TensorFlow's importer checks of one NodeDef before its inputs: every OpDef attr
+// without a default present (TF_FinishOperation infers a missing type attr from the
+// inputs; a GraphDef must carry it), and where asked (as tf.import_graph_def does) a
+// parseable device. Attrs the OpDef lacks are kept unchecked, as TensorFlow 2.21
+// ignores them (docs/architecture.md, "Bad input").
+bool CheckNodeDef(const NodeDefProto& node, const OpDef& def, bool check_device, TF_Status* status) {
+  std::string why;
+  if (check_device && !IsValidDeviceSpec(node.device, &why)) {
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              "Node '" + node.name + "' (" + node.op + "): malformed device '" + node.device +
+                  "': " + why);
+    return false;
+  }
+  for (const AttrDef& attr : def.attr) {
+    if (attr.has_default || node.attr.count(attr.name)) continue;
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              "Node '" + node.name + "' (" + node.op + "): NodeDef missing attr '" + attr.name +
+                  "' (" + attr.type + ", no default in the OpDef)");
+    return false;
+  }
+  return true;
+}
 
 // "x" -> (x, 0), "x:2" -> (x, 2), "^x" -> (x, -1).
 bool ParseInputName(const std::string& input, std::string* node, int* index) {
@@ -101,6 +180,7 @@ struct ParsedInput {
 // what it added and returns false.
 bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraphDefOptions& opts,
                   TF_ImportGraphDefResults* results, TF_Status* status) {
+  if (!CheckVersions(gd, status) || !CheckFunctionLibrary(gd.library, status)) return false;
   const size_t n = gd.node.size();
   std::unordered_map<std::string, size_t> index_of;
   for (size_t i = 0; i < n; ++i) {
@@ -228,6 +308,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
                 OpNotRegisteredMessage(node.op, node.name));
       return fail();
     }
+    if (!CheckNodeDef(node, *def, opts.check_devices, status)) return fail();
     std::string error;
     std::vector<int> lengths = InputArgLengths(*def, spec.attrs, &error);
     size_t expected = 0;
@@ -419,6 +500,10 @@ void TF_ImportGraphDefResultsMissingUnusedInputMappings(TF_ImportGraphDefResults
 }
 
 void TF_DeleteImportGraphDefResults(TF_ImportGraphDefResults* results) { delete results; }
+
+void OPGEN_ImportGraphDefOptionsSetCheckDevices(TF_ImportGraphDefOptions* opts, unsigned char check) {
+  if (opts != nullptr) opts->check_devices = check != 0;
+}
 
 TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResults(TF_Graph* graph,
                                                             const TF_Buffer* graph_def,

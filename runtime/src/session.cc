@@ -1,6 +1,6 @@
 // TF_SessionOptions and TF_Session: a session caches one ExecutionPlan per
 // (feeds, fetches, targets) signature and one kernel per node.
-#include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -27,7 +27,12 @@ struct TF_Session {
   opgen::SessionKernels kernels;  // declared before plans: plans point into it
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<opgen::ExecutionPlan>> plans;
-  std::atomic<bool> closed{false};
+  // Close and delete wait for the runs in flight: a run holds the session (its plans,
+  // kernels and graph) until it returns. Both fields under run_mu.
+  std::mutex run_mu;
+  std::condition_variable runs_done;
+  int runs_in_flight = 0;
+  bool closed = false;
 };
 
 namespace {
@@ -64,6 +69,37 @@ bool IsWellFormedMessage(const std::string& bytes) {
     if (pos > bytes.size()) return false;
   }
   return true;
+}
+
+// Marks one TF_SessionRun in flight for its lifetime; refuses to start on a closed
+// session (ok() is then false).
+class RunGuard {
+ public:
+  explicit RunGuard(TF_Session* session) : session_(session) {
+    std::lock_guard<std::mutex> lock(session_->run_mu);
+    if (session_->closed) return;
+    ++session_->runs_in_flight;
+    ok_ = true;
+  }
+  ~RunGuard() {
+    if (!ok_) return;
+    std::lock_guard<std::mutex> lock(session_->run_mu);
+    if (--session_->runs_in_flight == 0) session_->runs_done.notify_all();
+  }
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  TF_Session* session_;
+  bool ok_ = false;
+};
+
+// Refuses new runs, then waits until the runs in flight have returned.
+void CloseAndDrain(TF_Session* session) {
+  std::unique_lock<std::mutex> lock(session->run_mu);
+  session->closed = true;
+  session->runs_done.wait(lock, [session] { return session->runs_in_flight == 0; });
 }
 
 // The plan cache key of one signature: the outputs' addresses and indices.
@@ -122,22 +158,24 @@ TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Sta
   return session;
 }
 
+// Closing makes later runs fail with FAILED_PRECONDITION and returns once the runs in
+// flight (other threads') have finished, so deleting the session afterwards is safe.
 void TF_CloseSession(TF_Session* session, TF_Status* status) {
   if (!opgen::CheckNotNull(status, __func__, {{"session", session}})) return;
-  session->closed = true;
+  CloseAndDrain(session);
   opgen::ClearStatus(status);
 }
 
+// Waits for the runs in flight as TF_CloseSession does, then frees the session (and the
+// graph, where TF_DeleteGraph was called and this was its last session). Calling
+// TF_SessionRun with a session already deleted remains the caller's error.
 void TF_DeleteSession(TF_Session* session, TF_Status* status) {
   opgen::ClearStatus(status);
   if (session == nullptr) return;
+  CloseAndDrain(session);
   TF_Graph* graph = session->graph;
   delete session;
-  {
-    std::lock_guard<std::mutex> lock(graph->mu);
-    --graph->sessions;
-  }
-  opgen::ReleaseGraphIfUnused(graph);
+  opgen::ReleaseGraphSession(graph);
 }
 
 void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
@@ -154,7 +192,8 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
                             {"target_opers", opgen::ArrayArg(target_opers, ntargets)}}))
     return;
   for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
-  if (session->closed) {
+  RunGuard in_flight(session);
+  if (!in_flight.ok()) {
     opgen::SetStatus(status, TF_FAILED_PRECONDITION, "Attempted to use a closed Session.");
     return;
   }
@@ -216,6 +255,11 @@ void OPGEN_SessionOptimizedGraphDef(TF_Session* session, const TF_Output* inputs
                             {"target_opers", opgen::ArrayArg(target_opers, ntargets)},
                             {"output_graph_def", output_graph_def}}))
     return;
+  RunGuard in_flight(session);
+  if (!in_flight.ok()) {
+    opgen::SetStatus(status, TF_FAILED_PRECONDITION, "Attempted to use a closed Session.");
+    return;
+  }
   opgen::OptimizerReport report;
   opgen::GraphPtr copy =
       opgen::OptimizeGraph(session->graph, inputs, ninputs, outputs, noutputs, target_opers,

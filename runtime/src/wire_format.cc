@@ -935,4 +935,53 @@ bool ParseGraphDef(std::string_view bytes, GraphDefProto* out, std::string* erro
   return ok;
 }
 
+bool ParseFunctionLibrary(std::string_view bytes, std::vector<FunctionDefSummary>* functions,
+                          std::string* error) {
+  functions->clear();
+  std::string what;
+  // FunctionDefLibrary: function = 1, gradient = 2, registered_gradients = 3.
+  const bool ok = ForEachField(bytes, {{1, kLen}, {2, kLen}, {3, kLen}},
+                               [&](uint32_t field, uint32_t, Reader* r) {
+    Bytes b;
+    if (!r->length_delimited(&b)) return false;
+    if (field != 1) {  // GradientDef / RegisteredGradient: two strings each
+      what = field == 2 ? "a GradientDef" : "a RegisteredGradient";
+      std::string ignored;
+      if (!ForEachField(b, {{1, kLen}, {2, kLen}},
+                        [&](uint32_t, uint32_t, Reader* g) { return ReadString(g, &ignored); }))
+        return false;
+      what.clear();
+      return true;
+    }
+    FunctionDefSummary function;
+    function.bytes.assign(b.data(), b.size());
+    what = "FunctionDef " + std::to_string(functions->size());
+    std::string part_error;
+    // FunctionDef: signature = 1 (OpDef), node_def = 3; the rest is skipped (but framed).
+    const bool parsed = ForEachField(b, {{1, kLen}, {3, kLen}}, [&](uint32_t f, uint32_t, Reader* fr) {
+      Bytes part;
+      if (!fr->length_delimited(&part)) return false;
+      if (f == 1) {
+        OpDef signature;
+        if (!ParseOpDef(part, &signature, &part_error)) return false;
+        function.name = signature.name;
+        return true;
+      }
+      NodeDefProto node;
+      return ParseNodeDef(part, &node, &part_error);
+    });
+    if (!function.name.empty()) what += " '" + function.name + "'";
+    if (!parsed) {
+      if (!part_error.empty()) what += ": " + part_error;
+      return false;
+    }
+    functions->push_back(std::move(function));
+    what.clear();
+    return true;
+  });
+  if (!ok && error != nullptr)
+    *error = "malformed function library" + (what.empty() ? std::string() : " (" + what + ")");
+  return ok;
+}
+
 }  // namespace opgen

@@ -109,4 +109,14 @@ std::string SerializeGraphDef(const GraphDefProto& graph);
 bool ParseNodeDef(std::string_view bytes, NodeDefProto* out, std::string* error);
 bool ParseGraphDef(std::string_view bytes, GraphDefProto* out, std::string* error);
 
+// One FunctionDef of a FunctionDefLibrary: its signature's name and its encoding.
+struct FunctionDefSummary {
+  std::string name;
+  std::string bytes;
+};
+// Reads a FunctionDefLibrary (GraphDef field 2) as far as the importer checks it: every
+// FunctionDef's signature (an OpDef) and node_defs, and every GradientDef, must parse.
+bool ParseFunctionLibrary(std::string_view bytes, std::vector<FunctionDefSummary>* functions,
+                          std::string* error);
+
 }  // namespace opgen

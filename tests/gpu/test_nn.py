@@ -163,7 +163,6 @@ def test_conv2d_larger(gpu_matches_cpu, rng):
 
 @pytest.mark.parametrize("x_shape, f_shape, padding", [
     ((0, 5, 5, 2), (3, 3, 2, 4), "SAME"),   # no images
-    ((2, 2, 2, 2), (3, 3, 2, 4), "VALID"),  # window larger than the image
     ((2, 5, 5, 0), (3, 3, 0, 4), "SAME"),   # no input channels: zeros
     ((2, 5, 5, 3), (3, 3, 3, 0), "SAME"),   # no output channels
 ])
@@ -180,6 +179,9 @@ def test_conv2d_errors(rng):
                     strides=[1, 1, 1, 1], padding="VALID", data_format="NCHW")
     _raises_on_both(errors.UnimplementedError, ops.conv2d, x, random(rng, (2, 2, 2, 1), np.float32),
                     strides=[2, 1, 1, 1], padding="VALID")
+    # A VALID window larger than the image (issue 18: it gave an empty tensor).
+    _raises_on_both(errors.InvalidArgumentError, ops.conv2d, random(rng, (2, 2, 2, 2), np.float32),
+                    random(rng, (3, 3, 2, 4), np.float32), strides=[1, 1, 1, 1], padding="VALID")
 
 
 # ---- MaxPool and AvgPool -----------------------------------------------------------------------
@@ -229,8 +231,7 @@ def test_pool_larger(gpu_matches_cpu, rng):
 
 
 @pytest.mark.parametrize("shape, ksize, padding", [((0, 4, 4, 3), 2, "SAME"),
-                                                   ((2, 4, 4, 0), 2, "SAME"),
-                                                   ((2, 2, 2, 3), 3, "VALID")])
+                                                   ((2, 4, 4, 0), 2, "SAME")])
 def test_pool_empty(gpu_matches_cpu, rng, shape, ksize, padding):
     x = random(rng, shape, np.float32)
     for op in (ops.max_pool, ops.avg_pool):
@@ -242,3 +243,14 @@ def test_pool_errors(rng):
                     ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID")
     _raises_on_both(errors.UnimplementedError, ops.avg_pool, random(rng, (1, 4, 4, 3), np.float32),
                     ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID", data_format="NCHW")
+    for op in (ops.max_pool, ops.avg_pool):  # a VALID window larger than the image
+        _raises_on_both(errors.InvalidArgumentError, op, random(rng, (2, 2, 2, 3), np.float32),
+                        ksize=[1, 3, 3, 1], strides=[1, 1, 1, 1], padding="VALID")
+
+
+@pytest.mark.parametrize("ksize", [2**31 - 1, 2**63 - 1])
+def test_pool_huge_window_costs_the_clipped_window(gpu_matches_cpu, rng, ksize):
+    # Issue 18: the window loop ran over ksize, not over the image (66 s on the CPU).
+    x = random(rng, (2, 4, 5, 3), np.float32)
+    for op in (ops.max_pool, ops.avg_pool):
+        gpu_matches_cpu(op, x, ksize=[1, ksize, ksize, 1], strides=[1, 1, 1, 1], padding="SAME")

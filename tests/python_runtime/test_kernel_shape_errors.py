@@ -102,8 +102,8 @@ CASES = [
      "strides, ksize and dilations must be positive, got strides [1,1,1,1], dilations [1,-2,1,1]"),
     ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
      {"strides": [1, 1, 1, 1], "padding": "VALID", "dilations": [1, I64_MAX, 1, 1]}, BAD,
-     "a 2x2 window (strides [1,1,1,1], dilations [1,9223372036854775807,1,1], padding VALID) "
-     "gives no output size for input [1,4,4,2]"),
+     "a 2x2 Conv2D window (strides [1,1,1,1], dilations [1,9223372036854775807,1,1], padding "
+     "VALID) is larger than the (padded) input 4x4 of shape [1,4,4,2], or its size overflows"),
     ("Conv2D", [np.ones((1, 4, 4, 2), f32), np.ones((2, 2, 2, 3), f32)],
      {"strides": [1, 1, 1, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, -1, 0, 0, 0, 0, 0]},
      BAD, "explicit_paddings must not be negative, got [0,0,-1,0,0,0,0,0]"),

@@ -257,3 +257,184 @@ def test_shape_mismatch(api, graph):
     gd.node[0].attr["shape"].shape.CopyFrom(tensor_shape_pb2.TensorShapeProto(
         dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=3)]))  # x: [3], c: [2]
     _expect_refused(api, graph, gd, INVALID_ARGUMENT, "mul")
+
+
+# ---- What TensorFlow's importer refuses (issue 18) -----------------------------------
+# Each case was checked against TensorFlow 2.21's tf.compat.v1.import_graph_def.
+
+@pytest.mark.parametrize("node, attr", [(3, "T"), (2, "T"), (0, "dtype")])
+def test_a_required_attr_missing_from_a_node_def_is_refused(api, graph, node, attr):
+    """TF_FinishOperation infers a missing T from the inputs; a GraphDef must say it."""
+    gd = _small_graph_def()
+    del gd.node[node].attr[attr]
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, gd.node[node].name, f"'{attr}'", "missing")
+
+
+def test_attrs_with_defaults_may_be_left_out(api, graph):
+    gd = _small_graph_def()
+    del gd.node[0].attr["shape"]  # Placeholder's shape defaults to unknown
+    _import(api, graph, gd)
+    np.testing.assert_array_equal(_run(api, graph, {"x": np.float32([1, -1])}, "y"), [2, 3])
+
+
+def test_private_attrs_are_accepted(api, graph):
+    gd = _small_graph_def()
+    gd.node[3].attr["_output_shapes"].list.shape.add()
+    gd.node[3].attr["_class"].list.s.append(b"loc:@x")
+    _import(api, graph, gd)
+
+
+@pytest.mark.parametrize("versions, words", [
+    ({"producer": -1}, ["producer version -1", "min producer 0"]),
+    ({"producer": 5, "min_consumer": 100000}, ["min consumer version 100000", "2474"]),
+    ({"producer": 2474, "bad_consumers": [17, 2474]}, ["disallows consumer version 2474"]),
+])
+def test_impossible_versions_are_refused(api, graph, versions, words):
+    gd = _small_graph_def()
+    gd.versions.Clear()
+    for key, value in versions.items():
+        if key == "bad_consumers":
+            gd.versions.bad_consumers.extend(value)
+        else:
+            setattr(gd.versions, key, value)
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, *words)
+
+
+@pytest.mark.parametrize("versions", [
+    {}, {"producer": 0}, {"producer": 5}, {"producer": 100000},
+    {"producer": 10, "min_consumer": 20},  # producer below min_consumer: TensorFlow accepts it
+    {"producer": 2474, "min_consumer": 2474, "bad_consumers": [2473, 2475]},
+])
+def test_possible_versions_are_accepted(api, graph, versions):
+    gd = _small_graph_def()
+    gd.versions.Clear()
+    for key, value in versions.items():
+        if key == "bad_consumers":
+            gd.versions.bad_consumers.extend(value)
+        else:
+            setattr(gd.versions, key, value)
+    _import(api, graph, gd)
+
+
+def _with_library(library_bytes: bytes) -> bytes:
+    """The small GraphDef with field 2 (library) holding `library_bytes` as given."""
+    head = _small_graph_def().SerializeToString()
+    length, n = bytearray(), len(library_bytes)
+    while True:
+        length.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not length[-1] & 0x80:
+            break
+    return head + b"\x12" + bytes(length) + library_bytes
+
+
+@pytest.mark.parametrize("library", [
+    b"\x0a\x05\xff\xff\xff\xff\xff",  # a FunctionDef that is not a message
+    b"\x0a\x04\x0a\x02\x0a\x05",  # a signature whose name runs past its end
+    b"\x0a\x06\x1a\x04\x0a\x05ab",  # a node_def whose name runs past its end
+    b"\x12\x03\x0a\x05a",  # a GradientDef whose function name runs past its end
+    b"\x0b\x00",  # a group start: not a FunctionDefLibrary
+], ids=["function", "signature", "node_def", "gradient", "wire-type"])
+def test_an_unparseable_function_library_is_refused(api, graph, library):
+    _expect_refused(api, graph, _with_library(library), INVALID_ARGUMENT, "function library")
+
+
+def test_function_library_names_clash_as_in_tensorflow(api, graph):
+    from opgen.protos import function_pb2
+    gd = _small_graph_def()
+    gd.library.function.add().signature.name = "Relu"  # an op's name
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "'Relu'", "op with the same name")
+    gd = _small_graph_def()
+    gd.library.function.add().signature.name = "f"
+    twin = gd.library.function.add()
+    twin.signature.name = "f"
+    twin.signature.description = "another body"
+    _expect_refused(api, graph, gd, INVALID_ARGUMENT, "'f'", "different function")
+    # What TensorFlow accepts: well-formed functions, twins that are the same, gradients.
+    gd = _small_graph_def()
+    f = gd.library.function.add()
+    f.signature.name = "f"
+    gd.library.function.add().CopyFrom(f)
+    gd.library.gradient.add(function_name="f", gradient_func="g")
+    assert isinstance(f, function_pb2.FunctionDef)
+    _import(api, graph, gd)
+    written = graph_pb2.GraphDef.FromString(api.graph_def(graph))
+    assert written.library == gd.library
+
+
+# Device strings as TensorFlow 2.21's import_graph_def takes them (its DeviceSpec
+# parser): every one below was checked there.
+GOOD_DEVICES = ["", "/cpu:0", "/CPU:0", "/device:CPU:0", "/job:x/replica:0/task:0/device:GPU:1",
+                "CPU:0", "cpu:0", "gpu", "GPU:*", "/gpu:*", "/job:x", "/task:1", "/replica:0",
+                "/job:localhost/replica:0/task:0/cpu:0", "/device:XLA_CPU:0", "/device:FOO:1",
+                "//", "/job:x/device:CPU:0/", "/job:worker_1/task:3",
+                # lenient there, so accepted here too
+                "/cpu:-1", "/job:", "/device:1a:0", ":0"]
+BAD_DEVICES = ["garbage", "/replica:a", "/cpu:0/gpu:1", "/device:CPU", "/task:x", "CPU:zero",
+               "/bogus:1", "/device:CPU:0:1", "/device:GPU:0/cpu:0", "cpu:0:1"]
+
+
+def _import_checking_devices(api, graph, gd):
+    """Imports with OPGEN_ImportGraphDefOptionsSetCheckDevices on, as opgen.import_graph_def does."""
+    lib = api.lib
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices.argtypes = [c_void_p, ctypes.c_ubyte]
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices.restype = None
+    data = gd.SerializeToString()
+    opts = lib.TF_NewImportGraphDefOptions()
+    lib.OPGEN_ImportGraphDefOptionsSetCheckDevices(opts, 1)
+    buf = lib.TF_NewBufferFromString(data, len(data))
+    lib.TF_GraphImportGraphDef(graph, buf, opts, api.status)
+    lib.TF_DeleteBuffer(buf)
+    lib.TF_DeleteImportGraphDefOptions(opts)
+    api.check()
+
+
+def _device_of(api, graph, name="y"):
+    return api.lib.TF_OperationDevice(api.lib.TF_GraphOperationByName(graph, name.encode())).decode()
+
+
+@pytest.mark.parametrize("device", GOOD_DEVICES)
+def test_device_strings_tensorflow_parses_are_accepted(api, graph, device):
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    _import_checking_devices(api, graph, gd)
+    assert _device_of(api, graph) == device
+
+
+@pytest.mark.parametrize("device", BAD_DEVICES)
+def test_device_strings_that_do_not_parse_are_refused_when_checked(api, graph, device):
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    before = _names(api, graph)
+    with pytest.raises(CApiError) as e:
+        _import_checking_devices(api, graph, gd)
+    assert e.value.code == INVALID_ARGUMENT
+    for word in ("'y'", "device", device):
+        assert word in e.value.message, e.value.message
+    assert _names(api, graph) == before
+
+
+@pytest.mark.parametrize("device", BAD_DEVICES[:3])
+def test_the_c_importer_takes_any_device_string_as_tensorflows_does(api, graph, device):
+    """TensorFlow's TF_GraphImportGraphDef (like TF_SetDevice) keeps any string; only
+    its Python import_graph_def parses them. The runtime's own graph rewrites round-trip
+    through this importer, so a graph built with any device string keeps working."""
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    _import(api, graph, gd)
+    assert _device_of(api, graph) == device
+
+
+@pytest.mark.parametrize("device", ["garbage", "/cpu:0/gpu:1"])
+def test_python_import_graph_def_refuses_devices_as_tensorflow_does(device):
+    import opgen
+    from opgen.runtime import errors
+    gd = _small_graph_def()
+    gd.node[3].device = device
+    with opgen.Graph().as_default() as g:
+        with pytest.raises(errors.InvalidArgumentError, match="device"):
+            opgen.import_graph_def(gd, name="")
+        assert g.get_operations() == []
+        gd.node[3].device = "/device:CPU:0"
+        opgen.import_graph_def(gd, name="")
+        assert g.get_operation_by_name("y").device == "/device:CPU:0"

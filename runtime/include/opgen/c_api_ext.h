@@ -203,6 +203,14 @@ TF_CAPI_EXPORT extern void OPGEN_SessionOptimizedGraphDef(
     int noutputs, const TF_Operation* const* target_opers, int ntargets,
     TF_Buffer* output_graph_def, TF_Status* status);
 
+/* Whether TF_GraphImportGraphDef* with these options refuses a node whose device string
+ * TensorFlow's DeviceSpec does not parse ("garbage", "/cpu:0/gpu:1"), naming the node:
+ * what tf.import_graph_def does in Python. Off by default, as in TensorFlow's C API,
+ * whose importer (like TF_SetDevice) takes any string; opgen.import_graph_def turns it
+ * on. */
+TF_CAPI_EXPORT extern void OPGEN_ImportGraphDefOptionsSetCheckDevices(
+    TF_ImportGraphDefOptions* opts, unsigned char check);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,7 +69,7 @@ struct PoolKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
-    if (!kernels::PlanPool(ctx, w, &p)) return;
+    if (!kernels::PlanPool(ctx, w, &p, kMax ? "MaxPool" : "AvgPool")) return;
     const int64_t batch = p.batch, ih = p.ih, iw = p.iw, c = p.ic;
     const int64_t oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
     TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
@@ -82,12 +82,12 @@ struct PoolKernel {
           for (int64_t ch = 0; ch < c; ++ch) {
             ComputeType<T> acc = kMax ? Lowest<T>() : ComputeType<T>(0);
             int64_t count = 0;  // average over the window's part inside the image
-            for (int64_t i = 0; i < w.ksize[1]; ++i) {
-              const int64_t sy = y * w.strides[1] - pt + i;
-              if (sy < 0 || sy >= ih) continue;
-              for (int64_t j = 0; j < w.ksize[2]; ++j) {
-                const int64_t sx = x * w.strides[2] - pl + j;
-                if (sx < 0 || sx >= iw) continue;
+            // Only the window's part inside the image is visited: the cost follows the
+            // input, not ksize (which may be 2^31 - 1).
+            const kernels::Span rows = kernels::ClipWindow(y * w.strides[1] - pt, w.ksize[1], ih);
+            const kernels::Span cols = kernels::ClipWindow(x * w.strides[2] - pl, w.ksize[2], iw);
+            for (int64_t sy = rows.begin; sy < rows.end; ++sy) {
+              for (int64_t sx = cols.begin; sx < cols.end; ++sx) {
                 const ComputeType<T> v = Widen(in[((b * ih + sy) * iw + sx) * c + ch]);
                 acc = kMax ? std::max(acc, v) : acc + v;
                 ++count;

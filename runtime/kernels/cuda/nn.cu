@@ -5,6 +5,7 @@
 // norm in both layouts.
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -30,6 +31,16 @@ template <typename Index> __device__ inline Index GridStride() {
   return static_cast<Index>(gridDim.x) * blockDim.x;
 }
 inline bool Fits32(int64_t n) { return n <= std::numeric_limits<int32_t>::max(); }
+
+// Whether a window kernel's indices fit 32 bits: `largest` (the biggest element count)
+// plus every size, stride, dilation and padding it combines, summed without wrapping (a
+// ksize, stride or dilation near 2^63 must not look small once the sum wraps).
+inline bool WindowFits32(int64_t largest, std::initializer_list<int64_t> parts) {
+  int64_t sum = largest;
+  for (int64_t v : parts)
+    if (v < 0 || __builtin_add_overflow(sum, v, &sum)) return false;
+  return Fits32(sum);
+}
 
 // ---- BiasAdd -----------------------------------------------------------------------------
 
@@ -302,7 +313,9 @@ bool LaunchIm2ColWords(TF_OpKernelContext* ctx, cudaStream_t stream, const void*
   const int64_t largest = std::max(total, images * ih * iw * words);
   const W* src = static_cast<const W*>(in);
   W* dst = static_cast<W*>(cols);
-  if (Fits32(largest + ih + iw))
+  // The dilated window spans (k - 1) * dilation + 1, which PlanOutput checked fits int64.
+  if (WindowFits32(largest, {ih, iw, (kh - 1) * w.dilations[1] + 1, (kw - 1) * w.dilations[2] + 1,
+                             w.strides[1], w.strides[2], pt, pl}))
     Im2ColKernel<W, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
         src, dst, static_cast<int32_t>(total),
         Geometry<int32_t>(ih, iw, words, oh, ow, kh, kw, w, pt, pl));
@@ -402,12 +415,12 @@ __global__ void PoolKernel(const T* in, T* out, Index total, WindowGeometry<Inde
     const Index y = rest % g.oh, b = rest / g.oh;
     C acc = kMax ? LowestValue<T>() : C(0);
     Index count = 0;
-    for (Index ky = 0; ky < g.kh; ++ky) {
-      const Index sy = y * g.sh - g.pt + ky;
-      if (sy < 0 || sy >= g.ih) continue;
-      for (Index kx = 0; kx < g.kw; ++kx) {
-        const Index sx = x * g.sw - g.pl + kx;
-        if (sx < 0 || sx >= g.iw) continue;
+    // Only the taps inside the image: the cost follows the input, not ksize.
+    const Index y0 = y * g.sh - g.pt, x0 = x * g.sw - g.pl;
+    const Index sy_end = g.kh < g.ih - y0 ? y0 + g.kh : g.ih;
+    const Index sx_end = g.kw < g.iw - x0 ? x0 + g.kw : g.iw;
+    for (Index sy = y0 < 0 ? 0 : y0; sy < sy_end; ++sy) {
+      for (Index sx = x0 < 0 ? 0 : x0; sx < sx_end; ++sx) {
         const C v = Widen(in[((b * g.ih + sy) * g.iw + sx) * g.c + ch]);
         if (kMax) acc = acc < v ? v : acc;
         else acc += v;
@@ -424,7 +437,7 @@ struct PoolKernelOp {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
-    if (!kernels::PlanPool(ctx, w, &p)) return;
+    if (!kernels::PlanPool(ctx, w, &p, kMax ? "MaxPool" : "AvgPool")) return;
     const TensorPtr& input = p.input;
     const int64_t batch = p.batch, ih = p.ih, iw = p.iw, c = p.ic;
     const int64_t oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
@@ -434,7 +447,7 @@ struct PoolKernelOp {
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
     const int64_t largest = std::max(total, batch * ih * iw * c);
-    if (Fits32(largest + ih + iw + w.ksize[1] + w.ksize[2]))
+    if (WindowFits32(largest, {ih, iw, w.ksize[1], w.ksize[2], w.strides[1], w.strides[2], pt, pl}))
       PoolKernel<T, kMax, int32_t><<<BlocksFor(total), kThreads, 0, stream>>>(
           Data<T>(input), Data<T>(output), static_cast<int32_t>(total),
           Geometry<int32_t>(ih, iw, c, oh, ow, w.ksize[1], w.ksize[2], w, pt, pl));
