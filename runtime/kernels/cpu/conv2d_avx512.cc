@@ -161,7 +161,9 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
     packed = scratch;
   }
   int64_t mb = std::clamp<int64_t>((512 << 10) / (4 * ld) / mr, 1, 16) * mr;
-  while (mb > mr && (M + mb - 1) / mb < 2 * threads) mb -= mr;
+  // At least 4 tasks per thread: a thread the OS runs late (a busy machine) then holds
+  // back a small part of the layer, which the others finish.
+  while (mb > mr && (M + mb - 1) / mb < 4 * threads) mb -= mr;
   RunTasks((M + mb - 1) / mb, [&](int64_t t) {
     const int64_t p0 = t * mb, rows = std::min(mb, M - p0);
     // The A tile, or (rows read in place) room for a partial last slice.

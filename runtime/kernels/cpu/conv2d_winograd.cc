@@ -192,7 +192,7 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
       TransformInput(g, input, s * mr, std::min(mr, T - s * mr), mr, ld, plane_v, tiles_h,
                      tiles_w, v + s * mr * ld);
     });
-    const int64_t group = std::max<int64_t>(1, panels / (2 * threads));
+    const int64_t group = std::max<int64_t>(1, panels / (4 * threads));
     RunTasks((panels + group - 1) / group, [&](int64_t task) {
       const int64_t p0 = task * group, gp = std::min(group, panels - p0);
       const int64_t n0 = p0 * nr, n1 = std::min(oc, (p0 + gp) * nr);
@@ -224,7 +224,7 @@ bool Conv2DFloatWinograd(const Conv2DGeometry& g, const float* input, const floa
     u = scratch;
   }
   int64_t tb = std::clamp<int64_t>((1 << 20) / (64 * (ld + oc)) / mr, 1, 8) * mr;
-  while (tb > mr && (T + tb - 1) / tb < 2 * threads) tb -= mr;
+  while (tb > mr && (T + tb - 1) / tb < 4 * threads) tb -= mr;  // as conv2d_avx512.cc
   RunTasks((T + tb - 1) / tb, [&](int64_t task) {
     const int64_t t0 = task * tb, tiles = std::min(tb, T - t0);
     const int64_t padded = (tiles + mr - 1) / mr * mr;

@@ -218,7 +218,8 @@ void DepthwiseConv2DFloat(const DepthwiseGeometry& g, const float* input, const 
   const int64_t per_row = g.ow * oc * std::max<int64_t>(1, g.kh * g.kw);
   // Rows per task: enough multiply-adds (~32K) to outweigh waking a thread.
   const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(per_row, 1));
-  const int64_t tasks = std::max<int64_t>(1, std::min(ParallelWorkers(), rows / min_rows));
+  // Up to 4 tasks per thread, so that a thread the OS runs late holds back little.
+  const int64_t tasks = std::max<int64_t>(1, std::min(4 * ParallelWorkers(), rows / min_rows));
   const int64_t step = (rows + tasks - 1) / tasks;
   auto run = [&](int64_t t) {
     const int64_t begin = t * step, end = std::min(rows, begin + step);
