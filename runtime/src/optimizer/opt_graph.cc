@@ -203,6 +203,21 @@ TF_DataType NodeType(const NodeDefProto& node) {
   return t != nullptr && t->kind == AttrValue::kType ? t->type : static_cast<TF_DataType>(0);
 }
 
+void OptGraph::ReplaceWithFused(const std::string& sink, const std::set<std::string>& absorbed,
+                                const std::string& op, AttrMap attrs,
+                                std::vector<std::string> inputs, const std::string& device) {
+  for (const std::string& name : absorbed)
+    for (const std::string& in : Find(name)->input)
+      if (in[0] == '^' && std::find(inputs.begin(), inputs.end(), in) == inputs.end())
+        inputs.push_back(in);
+  NodeDefProto* node = Find(sink);
+  node->op = op;
+  node->attr = std::move(attrs);
+  node->input = std::move(inputs);
+  node->device = device;
+  Invalidate();
+}
+
 bool OptGraph::StaticShape(const TensorRef& ref, std::vector<int64_t>* dims) const {
   auto it = shapes_.find(ref.node);
   if (ref.control() || it == shapes_.end() || ref.index >= static_cast<int>(it->second.size()))

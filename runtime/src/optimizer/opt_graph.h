@@ -74,6 +74,12 @@ class OptGraph {
   // inputs. False when the dtype cannot be written.
   bool ReplaceWithConst(const std::string& name, const TF_Tensor& value);
   std::string UniqueName(const std::string& base);
+  // Turns node `sink` into one `op` node with `attrs`, `inputs` and `device` that stands
+  // for the pattern `absorbed` (sink included): the control inputs of every absorbed
+  // node move onto it, and it keeps the sink's name, so readers and fetches are kept.
+  void ReplaceWithFused(const std::string& sink, const std::set<std::string>& absorbed,
+                        const std::string& op, AttrMap attrs, std::vector<std::string> inputs,
+                        const std::string& device);
 
   // The output shapes the original graph inferred, by node name (passes keep a
   // rewritten pattern's name on the node that yields its value, so they stay valid).

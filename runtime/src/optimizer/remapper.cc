@@ -136,23 +136,14 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
       FloatData(bias.get())[i] = static_cast<float>(bias_values[i]);
     if (!g.AddConst(conv_name + "/_opgen_fused_bias", *bias, conv.device, &bias_ref)) return false;
   }
-  // Control inputs of every absorbed node move onto the fused node.
   std::set<std::string> absorbed(act.nodes.begin(), act.nodes.end());
   absorbed.insert(conv_name);
   absorbed.insert(head);
   absorbed.insert(absorbed_before_activation.begin(), absorbed_before_activation.end());
   std::vector<std::string> inputs{conv.input[0], conv.input[1], bias_ref};
   if (!residual_ref.empty()) inputs.push_back(residual_ref);
-  for (const std::string& name : absorbed)
-    for (const std::string& in : g.Find(name)->input)
-      if (in[0] == '^' && std::find(inputs.begin(), inputs.end(), in) == inputs.end())
-        inputs.push_back(in);
-  NodeDefProto* sink = g.Find(act.sink);
-  sink->op = fused->name;
-  sink->attr = std::move(attrs);
-  sink->input = std::move(inputs);
-  sink->device = conv.device;
-  g.Invalidate();
+  g.ReplaceWithFused(act.sink, absorbed, fused->name, std::move(attrs), std::move(inputs),
+                     conv.device);
   return true;
 }
 

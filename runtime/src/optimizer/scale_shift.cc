@@ -82,17 +82,8 @@ bool FuseAt(OptGraph& g, const std::string mul_name) {  // a copy: nodes move
   std::set<std::string> absorbed(act.nodes.begin(), act.nodes.end());
   absorbed.insert(mul_name);
   absorbed.insert(add.name);
-  std::vector<std::string> inputs{mul.input[1 - scale_index], mul.input[scale_index], offset_name};
-  for (const std::string& name : absorbed)
-    for (const std::string& in : g.Find(name)->input)
-      if (in[0] == '^' && std::find(inputs.begin(), inputs.end(), in) == inputs.end())
-        inputs.push_back(in);
-  NodeDefProto* sink = g.Find(act.sink);
-  sink->op = fused->name;
-  sink->attr = std::move(attrs);
-  sink->input = std::move(inputs);
-  sink->device = mul.device;
-  g.Invalidate();
+  g.ReplaceWithFused(act.sink, absorbed, fused->name, std::move(attrs),
+                     {mul.input[1 - scale_index], mul.input[scale_index], offset_name}, mul.device);
   return true;
 }
 
