@@ -37,7 +37,8 @@ class SessionOptions:
     ``SerializeToString``, as ``TF_SetConfig`` takes it; the optimizer honours
     ``graph_options.optimizer_options.opt_level = L0`` and ``graph_options.rewrite_options``
     (``disable_meta_optimizer``, and ``constant_folding`` / ``arithmetic_optimization`` /
-    ``remapping`` / ``dependency_optimization`` = OFF), as Grappler does.
+    ``remapping`` / ``dependency_optimization`` = OFF), as Grappler does, and the session's
+    kernels run on the calling thread alone with ``intra_op_parallelism_threads = 1``.
     """
 
     def __init__(self, optimize: bool | None = None, config=None):

@@ -12,6 +12,7 @@
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
 #include "optimizer/session_plan.h"
+#include "../kernels/cpu/thread_limit.h"
 
 struct TF_SessionOptions {
   std::string target;
@@ -23,6 +24,7 @@ struct TF_Session {
   TF_Graph* graph;
   std::string config;
   opgen::OptimizerOptions optimizer;
+  int64_t intra_op_threads = 0;  // ConfigProto.intra_op_parallelism_threads; 0: the pool's
   opgen::OptimizedGraphs optimized;  // declared before kernels: kernels point into it
   opgen::SessionKernels kernels;  // declared before plans: plans point into it
   std::mutex mu;
@@ -149,6 +151,7 @@ TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Sta
   session->graph = graph;
   if (opts != nullptr) session->config = opts->config;
   session->optimizer = opgen::ParseOptimizerConfig(session->config);
+  session->intra_op_threads = opgen::ParseIntraOpThreads(session->config);
   if (opts != nullptr && opts->graph_optimizer >= 0) session->optimizer.enabled = opts->graph_optimizer;
   {
     std::lock_guard<std::mutex> lock(graph->mu);
@@ -221,6 +224,7 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
       // Another thread may have built the same plan meanwhile; keep the first.
       plan = session->plans.emplace(key, std::move(built)).first->second.get();
     }
+    opgen::cpu::ScopedIntraOpThreadLimit threads(session->intra_op_threads);
     plan->Run(input_values, output_values, status);
     if (status->code == TF_OK && run_metadata != nullptr) {
       // An empty RunMetadata: the runtime collects no step stats.

@@ -654,3 +654,50 @@ def test_keras_activation_spellings_fuse(name, activations):
         nodes = s.optimized_graph_def(fetch, [feed]).node
     assert [n.attr["activation"].s.decode() for n in nodes if n.op.startswith("_OpgenFused")] \
         == activations
+
+
+def _other_threads_cpu_ticks() -> int:
+    """utime + stime of every thread of this process but the calling one (Linux)."""
+    import threading
+    me = threading.get_native_id()
+    total = 0
+    for task in Path("/proc/self/task").iterdir():
+        if int(task.name) == me:
+            continue
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_intra_op_parallelism_threads_1_keeps_kernels_on_the_calling_thread():
+    # ConfigProto.intra_op_parallelism_threads (field 2) = 1: the session's kernels run on
+    # the thread that called run; without it the pool's workers take part.
+    import os
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the pool has no workers")
+    rng = np.random.default_rng(51)
+    w = rng.normal(size=(3, 3, 64, 64)).astype(np.float32)
+    xv = rng.normal(size=(1, 56, 56, 64)).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 56, 56, 64])
+    y = op(g, "Relu", conv2d(g, x, const(g, w)), name="y")
+
+    def worker_ticks(config):
+        with opgen.Session(g, options=opgen.SessionOptions(config=config)) as s:
+            s.run(y, {x: xv})
+            import time
+            time.sleep(0.05)  # let the workers' spin after the first run end
+            before = _other_threads_cpu_ticks()
+            start = time.process_time()
+            while time.process_time() - start < 0.6:
+                s.run(y, {x: xv})
+            return _other_threads_cpu_ticks() - before
+
+    one_thread = _varint(2 << 3) + _varint(1)
+    assert worker_ticks(one_thread) <= 2
+    assert worker_ticks(None) >= 5
+

@@ -8,6 +8,7 @@
 // task, and only then sleep. The spin is short so that a co-runner on a busy machine
 // loses little to it.
 #include "parallel.h"
+#include "thread_limit.h"
 
 #include <sched.h>
 
@@ -162,9 +163,17 @@ WorkerPool& Pool() {
   return *pool;
 }
 
+thread_local int64_t intra_op_limit = 0;
+
 }  // namespace
 
-int64_t ParallelWorkers() { return Pool().Size(); }
+void SetIntraOpThreadLimit(int64_t limit) { intra_op_limit = limit > 0 ? limit : 0; }
+int64_t IntraOpThreadLimit() { return intra_op_limit; }
+
+int64_t ParallelWorkers() {
+  const int64_t size = Pool().Size();
+  return intra_op_limit > 0 ? std::min(size, intra_op_limit) : size;
+}
 
 void RunTasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 1 || ParallelWorkers() == 1) {

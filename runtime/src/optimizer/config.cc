@@ -1,6 +1,6 @@
-// The optimizer's switches: the environment and the session's ConfigProto, read with
-// the runtime's wire-format cursor (field numbers from TensorFlow's config.proto and
-// rewriter_config.proto).
+// What a session takes from its ConfigProto and the environment: the optimizer's
+// switches and the intra-op thread limit, read with the runtime's wire-format cursor
+// (field numbers from TensorFlow's config.proto and rewriter_config.proto).
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
@@ -11,6 +11,8 @@
 namespace opgen {
 namespace {
 
+// ConfigProto.intra_op_parallelism_threads.
+constexpr uint32_t kIntraOpThreads = 2;
 // ConfigProto.graph_options, GraphOptions.optimizer_options / rewrite_options,
 // OptimizerOptions.opt_level, RewriterConfig's toggles.
 constexpr uint32_t kGraphOptions = 10;
@@ -87,6 +89,18 @@ OptimizerOptions ParseOptimizerConfig(const std::string& config) {
   if (EnvIsSet("OPGEN_GRAPH_OPTIMIZER", &on) && !on) o.enabled = false;
   EnvIsSet("OPGEN_LOG_OPTIMIZER", &o.log);
   return o;
+}
+
+int64_t ParseIntraOpThreads(const std::string& config) {
+  int64_t threads = 0;
+  ForEachField(config, [&](uint32_t number, uint32_t type, wire::Reader& r) {
+    if (number != kIntraOpThreads || type != wire::kVarint) return false;
+    uint64_t v;
+    // An int32 field: negative values come as 10-byte varints; 0 and below mean "unset".
+    if (r.varint(&v)) threads = static_cast<int32_t>(v) > 0 ? static_cast<int32_t>(v) : 0;
+    return true;
+  });
+  return threads;
 }
 
 }  // namespace opgen

@@ -33,6 +33,11 @@ struct OptimizerOptions {
 // dependency_optimization = OFF).
 OptimizerOptions ParseOptimizerConfig(const std::string& config);
 
+// The serialized ConfigProto's intra_op_parallelism_threads (0 when unset or not
+// positive): how many threads the session's kernels may use (../kernels/cpu/
+// thread_limit.h). config.cc reads it with the optimizer's switches.
+int64_t ParseIntraOpThreads(const std::string& config);
+
 // What the passes did, for the log and the tests.
 struct OptimizerReport {
   int nodes_before = 0, nodes_after = 0;
