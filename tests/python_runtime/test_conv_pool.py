@@ -76,6 +76,19 @@ def test_pooling(padding, ksize, strides):
                                pool_reference(x, ksize, strides, padding, np.mean), rtol=1e-5)
 
 
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_pooling_large_enough_to_split_across_threads(padding):
+    # ResNet's stem pool on a 57x61 map of 70 channels: output rows split over the pool's
+    # threads, channels the inner loop.
+    x = rng.standard_normal((2, 57, 61, 70)).astype(np.float32)
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": padding}
+    np.testing.assert_array_equal(np.asarray(execute_op("MaxPool", [x], attrs)[0]),
+                                  pool_reference(x, (3, 3), (2, 2), padding, np.max))
+    np.testing.assert_allclose(np.asarray(execute_op("AvgPool", [x], attrs)[0]),
+                               pool_reference(x, (3, 3), (2, 2), padding, np.mean), rtol=1e-5,
+                               atol=1e-6)
+
+
 def test_unsupported_layouts_and_bad_shapes_are_errors():
     x = np.ones((1, 4, 4, 2), np.float32)
     with pytest.raises(errors.UnimplementedError, match="NHWC"):

@@ -4,11 +4,13 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "conv2d_float.h"
 #include "gemm.h"
 #include "../window_spec.h"
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -76,26 +78,41 @@ struct PoolKernel {
     if (!output) return;
     const T* in = Data<T>(p.input);
     T* out = Data<T>(output);
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t x = 0; x < ow; ++x)
-          for (int64_t ch = 0; ch < c; ++ch) {
-            ComputeType<T> acc = kMax ? Lowest<T>() : ComputeType<T>(0);
-            int64_t count = 0;  // average over the window's part inside the image
-            // Only the window's part inside the image is visited: the cost follows the
-            // input, not ksize (which may be 2^31 - 1).
-            const kernels::Span rows = kernels::ClipWindow(y * w.strides[1] - pt, w.ksize[1], ih);
-            const kernels::Span cols = kernels::ClipWindow(x * w.strides[2] - pl, w.ksize[2], iw);
-            for (int64_t sy = rows.begin; sy < rows.end; ++sy) {
-              for (int64_t sx = cols.begin; sx < cols.end; ++sx) {
-                const ComputeType<T> v = Widen(in[((b * ih + sy) * iw + sx) * c + ch]);
-                acc = kMax ? std::max(acc, v) : acc + v;
-                ++count;
+    if (batch * oh * ow * c == 0) return;
+    // One output row (b, y) per step, on all cores; inside, the channels are the inner
+    // loop (contiguous in NHWC, so it vectorises), each channel visiting the window in
+    // the same order as a per-channel loop would: max keeps the first of equal values
+    // and a NaN only where it comes first, as std::max(acc, v) does.
+    const int64_t row_work = std::max<int64_t>(1, ow * c * std::min<int64_t>(w.ksize[1] * w.ksize[2], 64));
+    ParallelFor(batch * oh, [&](int64_t first, int64_t last) {
+      std::vector<ComputeType<T>> acc(static_cast<size_t>(c));
+      for (int64_t row = first; row < last; ++row) {
+        const int64_t b = row / oh, y = row % oh;
+        // Only the window's part inside the image is visited: the cost follows the
+        // input, not ksize (which may be 2^31 - 1).
+        const kernels::Span rows = kernels::ClipWindow(y * w.strides[1] - pt, w.ksize[1], ih);
+        for (int64_t x = 0; x < ow; ++x) {
+          const kernels::Span cols = kernels::ClipWindow(x * w.strides[2] - pl, w.ksize[2], iw);
+          std::fill(acc.begin(), acc.end(), kMax ? Lowest<T>() : ComputeType<T>(0));
+          for (int64_t sy = rows.begin; sy < rows.end; ++sy)
+            for (int64_t sx = cols.begin; sx < cols.end; ++sx) {
+              const T* src = in + ((b * ih + sy) * iw + sx) * c;
+              for (int64_t ch = 0; ch < c; ++ch) {
+                const ComputeType<T> v = Widen(src[ch]);
+                acc[ch] = kMax ? (acc[ch] < v ? v : acc[ch]) : acc[ch] + v;
               }
             }
-            if (!kMax && count > 0) acc /= static_cast<ComputeType<T>>(count);
-            out[((b * oh + y) * ow + x) * c + ch] = Narrow<T>(acc);
+          // The average is over the window's part inside the image.
+          const int64_t count = (rows.end - rows.begin) * (cols.end - cols.begin);
+          T* dst = out + ((b * oh + y) * ow + x) * c;
+          for (int64_t ch = 0; ch < c; ++ch) {
+            ComputeType<T> a = acc[ch];
+            if (!kMax && count > 0) a /= static_cast<ComputeType<T>>(count);
+            dst[ch] = Narrow<T>(a);
           }
+        }
+      }
+    }, std::max<int64_t>(1, kParallelThreshold / row_work));
   }
 };
 
