@@ -21,18 +21,23 @@ class HostBlockCache {
  public:
   HostBlockCache() : budget_(BudgetFromEnvironment()) {}
 
-  void* Take(size_t size, size_t alignment) {
+  void* Take(size_t size, size_t alignment, size_t* block_size) {
     std::lock_guard<std::mutex> lock(mu_);
-    // Newest first: its pages are the likeliest to be in the CPU's caches still.
+    // The best fit; among equal sizes the newest, whose pages are the likeliest to be in
+    // the CPU's caches still.
+    size_t best = blocks_.size();
     for (size_t i = blocks_.size(); i-- > 0;) {
-      if (blocks_[i].size == size && blocks_[i].alignment == alignment) {
-        void* data = blocks_[i].data;
-        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
-        held_ -= size;
-        return data;
-      }
+      const Block& b = blocks_[i];
+      if (b.alignment != alignment || b.size < size || b.size / 2 > size) continue;
+      if (best == blocks_.size() || b.size < blocks_[best].size) best = i;
+      if (b.size == size) break;
     }
-    return nullptr;
+    if (best == blocks_.size()) return nullptr;
+    void* data = blocks_[best].data;
+    *block_size = blocks_[best].size;
+    held_ -= *block_size;
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(best));
+    return data;
   }
 
   void Return(void* data, size_t size, size_t alignment) {
@@ -101,7 +106,9 @@ HostBlockCache& Cache() {
 
 }  // namespace
 
-void* TakeCachedHostBlock(size_t size, size_t alignment) { return Cache().Take(size, alignment); }
+void* TakeCachedHostBlock(size_t size, size_t alignment, size_t* block_size) {
+  return Cache().Take(size, alignment, block_size);
+}
 
 void ReturnHostBlock(void* block, size_t size, size_t alignment) {
   Cache().Return(block, size, alignment);

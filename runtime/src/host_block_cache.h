@@ -16,8 +16,11 @@ namespace opgen {
 // Buffers at least this large are cached; smaller ones live in malloc's warm heap.
 constexpr size_t kCachedHostBlockMin = size_t{1} << 20;
 
-// A cached block of exactly `size` bytes aligned to `alignment`, or nullptr.
-void* TakeCachedHostBlock(size_t size, size_t alignment);
+// The smallest cached block of at least `size` and at most twice `size` bytes, aligned
+// to `alignment`, or nullptr; `*block_size` is its size, which ReturnHostBlock takes
+// back. Not only exact sizes: a model's layers free and ask for many different sizes in
+// one run, and a block a little larger serves as well.
+void* TakeCachedHostBlock(size_t size, size_t alignment, size_t* block_size);
 // Keeps `block` (from std::aligned_alloc) for reuse, or frees it when it does not fit
 // the budget.
 void ReturnHostBlock(void* block, size_t size, size_t alignment);

@@ -50,9 +50,9 @@ static void* NewLargeBlock(size_t padded, size_t alignment) {
 #endif
   return data;
 }
-static void ReturnCachedBlock(void* data, size_t len, void*) {
-  const size_t alignment = LargeBufferAlignment(len);
-  ReturnHostBlock(data, LargeBufferSize(len, alignment), alignment);
+// `block_size`: the block's own size (it may be larger than the buffer, host_block_cache.h).
+static void ReturnCachedBlock(void* data, size_t len, void* block_size) {
+  ReturnHostBlock(data, reinterpret_cast<size_t>(block_size), LargeBufferAlignment(len));
 }
 
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
@@ -76,10 +76,11 @@ TensorBuffer* TensorBuffer::Allocate(size_t len) {
   const size_t padded = LargeBufferSize(len, alignment);
   if (padded >= kCachedHostBlockMin) {
     // A block freed a moment ago has its pages mapped already (host_block_cache.h).
-    void* data = TakeCachedHostBlock(padded, alignment);
+    size_t block_size = padded;
+    void* data = TakeCachedHostBlock(padded, alignment, &block_size);
     if (data == nullptr) data = NewLargeBlock(padded, alignment);
     if (data == nullptr) return nullptr;
-    return new TensorBuffer(data, len, ReturnCachedBlock, nullptr);
+    return new TensorBuffer(data, len, ReturnCachedBlock, reinterpret_cast<void*>(block_size));
   }
   void* data = NewLargeBlock(padded, alignment);
   if (data == nullptr) return nullptr;

@@ -81,6 +81,31 @@ def test_reused_buffers_hold_fresh_results():
     assert runtime.cached_host_memory_bytes() == 0
 
 
+def test_a_freed_block_serves_a_smaller_output_up_to_half_its_size():
+    """A layer's freed output serves the next layer's smaller one (best fit within 2x),
+    and goes back to the cache at its own size."""
+    n = elements(np.float32)
+    if _lib.device_lib().OPGEN_CachedHostMemoryBytes is None:
+        pytest.skip("this runtime predates the host buffer cache")
+    runtime.release_cached_host_memory()
+    big = runtime.convert_to_tensor(values(rng, (n,), np.float32))
+    del big  # n floats cached
+    kept = runtime.cached_host_memory_bytes()
+    assert kept >= 4 * n
+    smaller = values(rng, (n * 3 // 4,), np.float32)
+    z = runtime.execute_op("Neg", [smaller], {})[0]  # takes the n-float block
+    assert runtime.cached_host_memory_bytes() <= kept - 4 * n
+    np.testing.assert_array_equal(np.asarray(z), -smaller)
+    del z
+    assert runtime.cached_host_memory_bytes() == kept  # back at its own size
+    tiny = values(rng, (n // 3,), np.float32)
+    t = runtime.execute_op("Neg", [tiny], {})[0]  # under half: a block of its own
+    assert runtime.cached_host_memory_bytes() == kept
+    np.testing.assert_array_equal(np.asarray(t), -tiny)
+    del t
+    runtime.release_cached_host_memory()
+
+
 _BUDGET_SCRIPT = """
 import numpy as np
 from opgen import runtime
