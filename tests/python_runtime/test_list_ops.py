@@ -27,6 +27,22 @@ def test_concat(dtype, axis):
     np.testing.assert_array_equal(got, np.concatenate(pieces, axis))
 
 
+@pytest.mark.parametrize("axis", [0, 2, 3])
+def test_concat_large_enough_to_split_across_threads(axis):
+    # DenseNet's concatenation of channels: 56x56 rows of 96 + 32 (+ an empty piece),
+    # rows split over the pool's threads.
+    shapes = [[1, 56, 56, 96], [1, 56, 56, 32], [1, 56, 56, 0]]
+    pieces = []
+    for shape in shapes:
+        shape = list(shape)
+        if axis != 3:
+            shape[3] = 40
+            shape[axis] = [5, 3, 0][len(pieces)]
+        pieces.append(values(shape, np.float32))
+    got = np.asarray(execute_op("ConcatV2", [pieces, axis], {})[0])
+    np.testing.assert_array_equal(got, np.concatenate(pieces, axis))
+
+
 @pytest.mark.parametrize("dtype", TYPES)
 @pytest.mark.parametrize("axis", [0, 1, 2, -1])
 def test_pack_and_unpack_round_trip(dtype, axis):

@@ -1,9 +1,12 @@
 // Joining and splitting along an axis: ConcatV2, Pack, Unpack. The copies are of
 // contiguous byte runs, so one kernel serves every dtype.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "../concat_spec.h"
 #include "kernel_util.h"
+#include "parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -27,14 +30,26 @@ void Concatenate(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& pieces, 
   TensorPtr output(raw);
   int64_t outer, inner;
   OuterInner(out_dims, axis, &outer, &inner);
-  char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  for (int64_t o = 0; o < outer; ++o) {
-    for (const TensorPtr& piece : pieces) {
-      const int64_t run = TF_Dim(piece.get(), static_cast<int>(axis)) * inner * esize;
-      std::memcpy(dst, static_cast<const char*>(TF_TensorData(piece.get())) + o * run, run);
-      dst += run;
-    }
+  // Each output row (one index of the dimensions before `axis`) is every piece's row in
+  // turn; rows are independent, so they split across the cores.
+  std::vector<const char*> sources(pieces.size());
+  std::vector<int64_t> runs(pieces.size());
+  int64_t row_bytes = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    sources[i] = static_cast<const char*>(TF_TensorData(pieces[i].get()));
+    runs[i] = TF_Dim(pieces[i].get(), static_cast<int>(axis)) * inner * esize;
+    row_bytes += runs[i];
   }
+  char* out = static_cast<char*>(TF_TensorData(output.get()));
+  ParallelFor(outer, [&](int64_t begin, int64_t end) {
+    char* dst = out + begin * row_bytes;
+    for (int64_t o = begin; o < end; ++o) {
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        std::memcpy(dst, sources[i] + o * runs[i], runs[i]);
+        dst += runs[i];
+      }
+    }
+  }, std::max<int64_t>(1, kParallelThreshold * 4 / std::max<int64_t>(row_bytes, 1)));
 }
 
 // ConcatV2, Pack and Unpack: inputs checked and the output shapes worked out by
