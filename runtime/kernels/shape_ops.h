@@ -50,7 +50,10 @@ inline void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
     }
   }
   if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
-  if (known < 0 || CheckedNumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
+  // No values and a 0 among the given sizes: -1 cannot be solved for; TensorFlow makes
+  // it 0 ((0,3) to [-1,0] gives (0,0)).
+  if (unknown_at >= 0 && known == 0 && n == 0) shape[unknown_at] = 0;
+  if (known < 0 || CheckedNumElements(shape) != n || (unknown_at >= 0 && known == 0 && n != 0)) {
     Fail(ctx, TF_INVALID_ARGUMENT,
          "Input to reshape is a tensor with " + std::to_string(n) +
              " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +
