@@ -1,0 +1,235 @@
+"""The (op, dtypes) pairs known to differ from TensorFlow, and why: the differential test
+marks them strict xfail, so a fixed pair shows up as XPASS and must leave this table.
+Keys are a pair id (cases.Pair.id, e.g. "Softmax-float32") or an op name (all its pairs).
+Every entry is explained in docs/conformance.md."""
+
+from __future__ import annotations
+
+KNOWN: dict[str, str] = {
+    'BatchToSpaceND-bool-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Cast-bool-bfloat16':
+        'bfloat16 subnormals to bool: opgen reads them through float32 under denormals-are-zero (false), TensorFlow tests their bits (true) [remaining]',
+    'ClipByValue-bfloat16':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-float16':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-float32':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-float64':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-int16':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-int32':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-int64':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-int8':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-uint16':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'ClipByValue-uint8':
+        "bounds of another shape than x: opgen broadcasts them, TensorFlow's kernel wants scalars or x's shape [remaining]",
+    'Conv2D-float64':
+        'infinities of both signs in one sum: NaN or +-inf depending on the summation order (TensorFlow: NaN)',
+    'Conv2DBackpropInput-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv2DBackpropInput-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3D-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3D-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-float32':
+        "overflow in a sum of finite values: TensorFlow's order reaches inf - inf (NaN), opgen's a finite value",
+    'DepthwiseConv2dNative-float64':
+        "overflow in a sum of finite values: TensorFlow's order reaches inf - inf (NaN), opgen's a finite value",
+    'Einsum-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Einsum-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Elu-bfloat16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Elu-float16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Erf-float64':
+        "TensorFlow's float64 erf(+-inf) is NaN (wrong: erf(+-inf) is +-1); opgen's is +-1",
+    'FusedBatchNorm-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV2-bfloat16-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV2-float16-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV2-float32-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV3-bfloat16-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV3-float16-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'FusedBatchNormV3-float32-float32':
+        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
+    'LeakyRelu-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'LeakyRelu-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Log-float64':
+        "log of a float64 subnormal: opgen's libm log sees it (-745.13), TensorFlow's vectorised log reads it as zero (-inf) [remaining]",
+    'LogSoftmax-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'LogSoftmax-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Pow-float64':
+        'pow(NaN, 0) and pow(1, NaN): TensorFlow (and IEEE 754) give 1, opgen NaN [remaining]',
+    'RealDiv-int16':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int32':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int64':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int8':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint16':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint32':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint64':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint8':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Round-int32':
+        "TensorFlow 2.21's CPU Round of int32/int64 returns zeros (a TensorFlow bug); opgen returns the input",
+    'Round-int64':
+        "TensorFlow 2.21's CPU Round of int32/int64 returns zeros (a TensorFlow bug); opgen returns the input",
+    'Selu-bfloat16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Selu-float16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Softplus-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'SpaceToBatchND-bool-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SquaredDifference-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'SquaredDifference-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'StridedSlice-int32-bfloat16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-bool':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-complex128':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-complex64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-float16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-float32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-float64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-int16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-int32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-int64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-int8':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-uint16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-uint32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-uint64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int32-uint8':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-bfloat16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-bool':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-complex128':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-complex64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-float16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-float32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-float64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-int16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-int32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-int64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-int8':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-uint16':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-uint32':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-uint64':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'StridedSlice-int64-uint8':
+        "shrink_axis_mask with stride -1: opgen takes the element at begin, TensorFlow refuses ('only stride 1 allowed on non-range indexing') [remaining]",
+    'Tile-uint16-int32':
+        "no TensorFlow CPU kernel for uint16 Tile (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Tile-uint16-int64':
+        "no TensorFlow CPU kernel for uint16 Tile (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Where-bfloat16':
+        'bfloat16 subnormals: opgen reads them through float32 under denormals-are-zero (zero), TensorFlow tests their bits (non-zero) [remaining]',
+    'Where-float16':
+        "no TensorFlow CPU kernel for float16 Where: opgen's kernel is a deliberate superset",
+}
+
+
+def reason(pair) -> str | None:
+    return KNOWN.get(pair.id) or KNOWN.get(pair.op)
