@@ -184,6 +184,7 @@ void StridedSlice(ShapeFnContext& c) {
     if (stride == 0) Fail("stride of entry " + std::to_string(i) + " is 0");
     if (bit(shrink_mask, i)) {
       const int64_t index = (*begin)[i];
+      if (stride < 0) Fail("only stride 1 allowed on non-range indexing (entry " + std::to_string(i) + ")");
       if (dim >= 0 && (index < -dim || index >= dim))
         Fail("index " + std::to_string(index) + " is out of range for dimension " +
              std::to_string(d - 1) + " of size " + std::to_string(dim));

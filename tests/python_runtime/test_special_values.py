@@ -103,3 +103,14 @@ def test_reductions_refuse_an_axis_named_twice(op):
     from opgen.runtime import errors
     with pytest.raises(errors.InvalidArgumentError, match="duplicate"):
         run(op, [np.ones((2, 3), np.float32), np.array([1, -1], np.int32)])
+
+
+def test_strided_slice_refuses_an_index_entry_with_a_negative_stride():
+    from opgen.runtime import errors
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    args = [x, np.array([1], np.int32), np.array([0], np.int32)]
+    with pytest.raises(errors.InvalidArgumentError, match="only stride 1"):
+        run("StridedSlice", args + [np.array([-1], np.int32)], {"shrink_axis_mask": 1})
+    # A positive stride on an index entry is ignored, as in TensorFlow.
+    np.testing.assert_array_equal(
+        run("StridedSlice", args + [np.array([2], np.int32)], {"shrink_axis_mask": 1}), x[1])
