@@ -264,7 +264,27 @@ def _pinned(pair: Pair) -> dict:
     return dict(pair.constraints)
 
 
+def _cast_cases(pair: Pair) -> list[Call]:
+    """Cast with Truncate=True, and out-of-range values, for float sources."""
+    pinned = _pinned(pair)
+    src, dst = pinned.get("SrcT"), pinned.get("DstT")
+    if src is None or dst is None or not _known_dtype(src) or not _known_dtype(dst):
+        return []
+    src_dtype = np.dtype(bfloat16) if src == "bfloat16" else np.dtype(src)
+    dst_dtype = np.dtype(bfloat16) if dst == "bfloat16" else np.dtype(dst)
+    if not is_float(src_dtype):
+        return []
+    with np.errstate(over="ignore", invalid="ignore"):  # 3.4e38 overflows half: inf, wanted
+        x = ac.cast(np.array([1.00390625, -1.00390625, 1.0009765625, 3.1415926, -1.0, 300.0,
+                              -300.0, 70000.0, np.nan, 3.4e38, -3.4e38, 1e10]), src_dtype)
+    attrs = {"DstT": dtypes.as_dtype(dst_dtype)}
+    return [Call("Cast", [x], dict(attrs, Truncate=True), "Truncate=True"),
+            Call("Cast", [x], attrs, "rounding and out-of-range values")]
+
+
 def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
+    if pair.op == "Cast":
+        return _cast_cases(pair)
     t = _pinned(pair).get("T")
     out = []
     f32 = np.float32

@@ -6,6 +6,26 @@ Every entry is explained in docs/conformance.md."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
+    'Cast-bfloat16-float32':
+        'Truncate=True to bfloat16: TensorFlow truncates toward zero, opgen ignores the attr and rounds to nearest [remaining]',
+    'Cast-int16-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int16-float32':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int16-float64':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int8-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-float32':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-float64':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint32-float16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint8-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
     'BatchToSpaceND-bool-int32-int32':
         "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
     'BatchToSpaceND-bool-int32-int64':

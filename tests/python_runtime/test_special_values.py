@@ -60,6 +60,15 @@ def test_subnormals_are_flushed_to_zero_as_in_tensorflow():
     assert run("Equal", [np.float64(0.0), np.float64(5e-324)]) == np.bool_(True)
 
 
+def test_subnormals_are_flushed_on_the_pool_threads_too():
+    """A large op is split across the worker pool: every part flushes."""
+    n = 1 << 20
+    got = run("Mul", [np.full(n, 1e-30, np.float32), np.full(n, 1e-15, np.float32)])
+    assert not got.any()
+    got = run("Add", [np.full(n, 1e-40, np.float32), np.zeros(n, np.float32)])  # DAZ
+    assert not got.any()
+
+
 def test_subnormals_are_kept_with_opgen_flush_denormals_0():
     code = ("import numpy as np; from opgen.runtime import execute_op; "
             "print(np.asarray(execute_op('Equal', [np.float32(0), np.float32(1.4e-45)], {})[0]))")
