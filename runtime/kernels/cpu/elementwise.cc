@@ -95,7 +95,12 @@ struct LogicalOrOp { static bool Apply(bool x, bool y) { return x || y; } };
 struct NegOp { template <typename T> static T Apply(T x) { return WrappingNeg(x); } };
 // max(x, 0) as TensorFlow computes it: NaN stays NaN and -0.0 stays -0.0 (only x < 0
 // becomes 0), as in its Relu6 and Maximum.
-struct ReluOp { template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : x; } };
+struct ReluOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else return x < T(0) ? T(0) : x;
+  }
+};
 struct Relu6Op {
   template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
 };

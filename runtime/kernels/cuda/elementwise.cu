@@ -205,7 +205,12 @@ struct NegOp {
   static constexpr bool kSignAgnostic = true;
   template <typename T> __device__ static T Apply(T x) { return WrappingNeg(x); } };
 // NaN stays NaN and -0.0 stays -0.0 (only x < 0 becomes 0), as in TensorFlow.
-struct ReluOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return x < T(0) ? T(0) : x; } };
+struct ReluOp : UnaryOp_ {
+  template <typename T> __device__ static T Apply(T x) {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else return x < T(0) ? T(0) : x;
+  }
+};
 struct Relu6Op : UnaryOp_ {
   template <typename T> __device__ static T Apply(T x) {
     if constexpr (std::is_unsigned_v<T>) return x > T(6) ? T(6) : x;
