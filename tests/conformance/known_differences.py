@@ -6,8 +6,6 @@ Every entry is explained in docs/conformance.md."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
-    'Cast-bfloat16-float32':
-        'Truncate=True to bfloat16: TensorFlow truncates toward zero, opgen ignores the attr and rounds to nearest [remaining]',
     'Cast-int16-bfloat16':
         "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
     'Cast-int16-float32':

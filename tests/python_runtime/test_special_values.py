@@ -123,3 +123,20 @@ def test_strided_slice_refuses_an_index_entry_with_a_negative_stride():
     # A positive stride on an index entry is ignored, as in TensorFlow.
     np.testing.assert_array_equal(
         run("StridedSlice", args + [np.array([2], np.int32)], {"shrink_axis_mask": 1}), x[1])
+
+
+@pytest.mark.parametrize("src", [np.float32], ids=name)
+def test_cast_to_bfloat16_with_truncate_rounds_toward_zero(src):
+    """float32 only: TensorFlow 2.21 rounds float64 to bfloat16 to nearest even even with
+    Truncate=True (the differential test holds opgen to that)."""
+    from kernel_dtypes import bfloat16
+    if bfloat16 is None:
+        pytest.skip("ml_dtypes is not installed")
+    x = np.array([1.00390625, -1.00390625, 1.0009765625, 70000.0, np.inf, -np.inf], src)
+    got = run("Cast", [x], {"DstT": "bfloat16", "Truncate": True}).view(np.uint16)
+    want = (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # the upper half
+    np.testing.assert_array_equal(got, want)
+    nan = run("Cast", [np.array([np.nan], src)], {"DstT": "bfloat16", "Truncate": True})
+    assert np.isnan(nan.astype(np.float32)).all()
+    # Without Truncate, to nearest even: 1.00390625 is a tie, rounding to 1.0.
+    assert run("Cast", [x[:1]], {"DstT": "bfloat16"}).view(np.uint16)[0] == 0x3F80
