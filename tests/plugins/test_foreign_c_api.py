@@ -47,7 +47,8 @@ def test_plugin_is_refused_when_its_c_api_calls_would_bind_elsewhere(tmp_path):
     plugin = compile_plugin(Path(__file__).parent / "fake_device.c", tmp_path / "libfake.so",
                             _paths.include_dir())
     child = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD), str(other_so),
-                            str(plugin)], capture_output=True, text=True, timeout=120)
+                            str(plugin)], capture_output=True, text=True, timeout=120,
+                           cwd=tmp_path)  # not the checkout: its opgen/ has no built library
     assert child.returncode == 0, f"the child died ({child.returncode}):\n{child.stderr[-2000:]}"
     assert "REFUSED:" in child.stdout, child.stdout
     assert "TF_NewStatus" in child.stdout and "libother_c_api.so" in child.stdout, child.stdout
@@ -60,6 +61,6 @@ def test_plugin_loads_when_its_c_api_calls_bind_to_opgen(tmp_path):
                             _paths.include_dir())
     child = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD).replace(
         "ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)", "pass"), "-", str(plugin)],
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert child.returncode == 0, child.stderr[-2000:]
     assert "LOADED" in child.stdout, child.stdout

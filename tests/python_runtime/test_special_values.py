@@ -69,12 +69,12 @@ def test_subnormals_are_flushed_on_the_pool_threads_too():
     assert not got.any()
 
 
-def test_subnormals_are_kept_with_opgen_flush_denormals_0():
+def test_subnormals_are_kept_with_opgen_flush_denormals_0(tmp_path):
     code = ("import numpy as np; from opgen.runtime import execute_op; "
             "print(np.asarray(execute_op('Equal', [np.float32(0), np.float32(1.4e-45)], {})[0]))")
     env = {**os.environ, "OPGEN_FLUSH_DENORMALS": "0"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=120)
+                         timeout=120, cwd=tmp_path)  # not the checkout, whose opgen/ is unbuilt
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"
 
