@@ -98,20 +98,6 @@ KNOWN: dict[str, str] = {
         'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
     'Erf-float64':
         "TensorFlow's float64 erf(+-inf) is NaN (wrong: erf(+-inf) is +-1); opgen's is +-1",
-    'FusedBatchNorm-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV2-bfloat16-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV2-float16-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV2-float32-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV3-bfloat16-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV3-float16-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
-    'FusedBatchNormV3-float32-float32':
-        'inference mode (is_training=False): outputs 1-4 (batch statistics, reserve spaces) are unspecified; TensorFlow returns uninitialised memory there',
     'LeakyRelu-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'LeakyRelu-float16':

@@ -134,7 +134,8 @@ def tensorflow_results():
 def pair_disagreements(pair, tf_results) -> list[str]:
     problems = []
     for call, want in tf_results:
-        problem = compare.disagreement(call.op, run_opgen(call), want)
+        problem = compare.disagreement(call.op, run_opgen(call), want,
+                                       compare.compared_outputs(call))
         if problem:
             problems.append(f"{call.what}: {problem}")
     return problems

@@ -140,3 +140,13 @@ def test_cast_to_bfloat16_with_truncate_rounds_toward_zero(src):
     assert np.isnan(nan.astype(np.float32)).all()
     # Without Truncate, to nearest even: 1.00390625 is a tie, rounding to 1.0.
     assert run("Cast", [x[:1]], {"DstT": "bfloat16"}).view(np.uint16)[0] == 0x3F80
+
+
+@pytest.mark.parametrize("op", ["FusedBatchNorm", "FusedBatchNormV3"])
+def test_batch_norm_training_on_no_rows_gives_nan_statistics(op):
+    empty, ones = np.zeros((0, 2, 2, 3), np.float32), np.ones(3, np.float32)
+    none = np.zeros(0, np.float32)
+    from opgen.runtime import execute_op
+    out = execute_op(op, [empty, ones, ones, none, none], {"is_training": True})
+    assert np.asarray(out[0]).shape == (0, 2, 2, 3)
+    assert np.isnan(np.asarray(out[1])).all() and np.isnan(np.asarray(out[2])).all()
