@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -39,6 +40,15 @@ OPGEN_CAST_INLINE Dst FloatToInteger(F x) {
   } else {
     return static_cast<Dst>(FloatToInteger<F, int64_t>(x));
   }
+}
+
+// Cast's Truncate=True narrowing to bfloat16: the float's upper 16 bits (round toward
+// zero), as TensorFlow does; a NaN stays NaN (its payload may lie in the dropped bits).
+OPGEN_CAST_INLINE uint16_t TruncatedBfloat16Bits(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  const uint16_t high = static_cast<uint16_t>(bits >> 16);
+  return f != f ? static_cast<uint16_t>(high | 0x40) : high;
 }
 
 // Src -> Dst. `Float16` describes the includer's 16-bit float types (the CPU's and

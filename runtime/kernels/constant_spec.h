@@ -47,7 +47,9 @@ inline bool PlanFill(TF_OpKernelContext* ctx, FillPlan* plan) {
     return false;
   }
   std::vector<int64_t> dims = IndexValues(dims_t.get());
-  if (TF_NumDims(value.get()) != 0) {
+  // A scalar; TensorFlow's kernel also takes a vector of one element (its legacy form).
+  if (TF_NumDims(value.get()) != 0 &&
+      !(TF_NumDims(value.get()) == 1 && TF_TensorElementCount(value.get()) == 1)) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Fill: value must be a scalar, got shape " + ShapeString(Dims(value.get())));
     return false;
   }

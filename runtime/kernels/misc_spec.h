@@ -338,6 +338,22 @@ inline bool PlanSelectV1(TF_OpKernelContext* ctx, SelectV1Plan* plan) {
   return true;
 }
 
+// ---- Cast ----------------------------------------------------------------------------
+
+// `Truncate`: narrowing float32 to bfloat16 rounds toward zero instead of to nearest
+// even. TensorFlow 2.21 honours it there only (float64 to bfloat16 still rounds);
+// ../cast_spec.h TruncatedBfloat16Bits.
+struct CastAttrs { bool truncate = false; };
+inline void* CreateCast(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* attrs = new CastAttrs;
+  TF_Bool truncate = 0;
+  TF_OpKernelConstruction_GetAttrBool(ctx, "Truncate", &truncate, s.get());
+  attrs->truncate = TF_GetCode(s.get()) == TF_OK && truncate;  // absent: the default, false
+  return attrs;
+}
+inline void DeleteCast(void* p) { delete static_cast<CastAttrs*>(p); }
+
 // ---- LeakyRelu -----------------------------------------------------------------------
 
 struct LeakyReluAttrs { float alpha = 0.2f; };

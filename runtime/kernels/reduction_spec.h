@@ -57,7 +57,14 @@ inline bool ResolveReduction(TF_OpKernelContext* ctx, const ReduceAttrs& attrs, 
     return false;
   }
   std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) reduced[a] = true;
+  for (int64_t a : axes) {
+    if (reduced[a]) {  // [1, -1] names one axis twice: TensorFlow refuses it
+      Fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction arguments: Axes contains duplicate "
+                                     "dimension: " + std::to_string(a));
+      return false;
+    }
+    reduced[a] = true;
+  }
   std::vector<int64_t> out_dims;
   int64_t reduce_count = 1;
   for (int64_t d = 0; d < rank; ++d) {

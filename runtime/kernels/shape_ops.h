@@ -50,7 +50,21 @@ inline void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
     }
   }
   if (unknown_at >= 0 && known > 0 && n % known == 0) shape[unknown_at] = n / known;
-  if (known < 0 || CheckedNumElements(shape) != n || (unknown_at >= 0 && known == 0)) {
+  // No values and a 0 among the given sizes: -1 cannot be solved from the counts.
+  // TensorFlow solves it from the non-zero sizes on both sides ((0,3) to [-1,0] gives
+  // (3,0)); so does this.
+  if (unknown_at >= 0 && known == 0 && n == 0) {
+    int64_t in_nonzero = 1, out_nonzero = 1;
+    for (int64_t d : Dims(input.get()))
+      if (d != 0 && __builtin_mul_overflow(in_nonzero, d, &in_nonzero)) in_nonzero = -1;
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (static_cast<int64_t>(i) != unknown_at && shape[i] != 0) out_nonzero *= shape[i];
+    if (in_nonzero > 0 && out_nonzero > 0 && in_nonzero % out_nonzero == 0)
+      shape[unknown_at] = in_nonzero / out_nonzero;
+    else
+      known = -1;  // reported below
+  }
+  if (known < 0 || CheckedNumElements(shape) != n || (unknown_at >= 0 && known == 0 && n != 0)) {
     Fail(ctx, TF_INVALID_ARGUMENT,
          "Input to reshape is a tensor with " + std::to_string(n) +
              " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +

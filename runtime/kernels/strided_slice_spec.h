@@ -93,6 +93,12 @@ inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks
       return false;
     }
     if (bit(m.shrink_axis, i)) {
+      // TensorFlow refuses a negative stride on an index entry (a positive one is ignored).
+      if (s < 0) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: only stride 1 allowed on non-range indexing "
+                                       "(strides[" + std::to_string(i) + "] is " + std::to_string(s) + ")");
+        return false;
+      }
       const int64_t index = begin[i] < 0 ? begin[i] + size : begin[i];
       if (index < 0 || index >= size) {
         Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: index " + std::to_string(begin[i]) +

@@ -23,11 +23,14 @@ struct TransposePlan {
 inline bool PlanTranspose(TF_OpKernelContext* ctx, TransposePlan* plan) {
   TensorPtr input = Input(ctx, 0), perm_t = Input(ctx, 1);
   if (!input || !perm_t) return false;
-  const std::vector<int64_t> dims = Dims(input.get()), perm = IndexValues(perm_t.get());
+  const std::vector<int64_t> dims = Dims(input.get());
+  std::vector<int64_t> perm = IndexValues(perm_t.get());
   const size_t rank = dims.size();
   std::vector<bool> seen(rank, false);
   bool valid = perm.size() == rank;
-  for (int64_t p : perm) {
+  for (int64_t& p : perm) {
+    // Entries in [-rank, 0) count from the end, as TensorFlow's kernel takes them.
+    if (p < 0 && p >= -static_cast<int64_t>(rank)) p += static_cast<int64_t>(rank);
     if (!valid || p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) {
       valid = false;
       break;
@@ -35,7 +38,7 @@ inline bool PlanTranspose(TF_OpKernelContext* ctx, TransposePlan* plan) {
     seen[p] = true;
   }
   if (!valid) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(perm) + " is not a permutation of the " +
+    Fail(ctx, TF_INVALID_ARGUMENT, "Transpose: " + ShapeString(IndexValues(perm_t.get())) + " is not a permutation of the " +
                                        std::to_string(rank) + " dimensions");
     return false;
   }

@@ -184,6 +184,7 @@ void StridedSlice(ShapeFnContext& c) {
     if (stride == 0) Fail("stride of entry " + std::to_string(i) + " is 0");
     if (bit(shrink_mask, i)) {
       const int64_t index = (*begin)[i];
+      if (stride < 0) Fail("only stride 1 allowed on non-range indexing (entry " + std::to_string(i) + ")");
       if (dim >= 0 && (index < -dim || index >= dim))
         Fail("index " + std::to_string(index) + " is out of range for dimension " +
              std::to_string(d - 1) + " of size " + std::to_string(dim));
@@ -326,7 +327,8 @@ void Transpose(ShapeFnContext& c) {
   if (perm) {
     std::vector<bool> seen(rank, false);
     for (int64_t k = 0; k < rank; ++k) {
-      const int64_t p = (*perm)[k];
+      int64_t p = (*perm)[k];
+      if (p < 0 && p >= -rank) p += rank;  // counts from the end, as the kernel takes it
       if (p < 0 || p >= rank || seen[p])
         Fail(PartialShape::Of(*perm).ToString() + " is not a permutation of " +
              std::to_string(rank) + " dimensions");
@@ -376,7 +378,11 @@ void Squeeze(ShapeFnContext& c) {
 void ShapeOf(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({c.Input(0).rank()})); }
 
 void Fill(ShapeFnContext& c) {
-  c.InputWithRank(1, 0, "value");
+  // A scalar value, or a vector of one element as TensorFlow's kernel also takes.
+  const PartialShape value = c.Input(1);
+  if (value.rank_known && !(value.rank() == 0 ||
+                            (value.rank() == 1 && (value.dims[0] == 1 || value.dims[0] < 0))))
+    Fail("value must be a scalar, got shape " + value.ToString());
   const int64_t length = VectorLength(c, 0, "dims");
   std::optional<std::vector<int64_t>> dims = c.InputInts(0);
   if (!dims)

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "denormals.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/c_api.h"
@@ -337,7 +338,12 @@ void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor
   }
   TF_OpKernelContext ctx{kernel_inputs, num_inputs,  outputs, n, output_types_.data(),
                          step_id,       &node_name_, this,    {}};
-  kernel_.compute_func(state_, &ctx);
+  {
+    // The pool's workers inherit the modes when the pool starts inside a kernel call
+    // (its threads are created lazily, from here); see denormals.h.
+    ScopedFlushDenormals flush_denormals;
+    kernel_.compute_func(state_, &ctx);
+  }
   if (moved != nullptr)
     for (int i = 0; i < num_inputs; ++i) delete moved[i];
   auto discard = [outputs, n] {

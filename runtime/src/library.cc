@@ -11,6 +11,7 @@
 
 #include "core_types.h"
 #include "op_registry.h"
+#include "plugin_symbols.h"
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/ops.h"
 #include "wire_format.h"
@@ -45,19 +46,6 @@ void ExposeRuntimeSymbols() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
 }
 
-// A plugin's TF_* calls bind to the first definition in the process's global symbol
-// scope. When another copy of TensorFlow's C API got there first (`import tensorflow`
-// loads its libraries RTLD_GLOBAL), a plugin would register its ops with that copy, not
-// with opgen: refuse the load instead of returning a library without ops.
-bool GlobalScopeReachesThisRuntime(std::string* other) {
-  void* first = dlsym(RTLD_DEFAULT, "TF_NewOpDefinitionBuilder");
-  void* ours = reinterpret_cast<void*>(&TF_NewOpDefinitionBuilder);
-  if (first == nullptr || first == ours) return true;
-  Dl_info info;
-  *other = dladdr(first, &info) && info.dli_fname ? info.dli_fname : "another library";
-  return false;
-}
-
 }  // namespace
 
 extern "C" {
@@ -88,14 +76,14 @@ TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status) {
       return nullptr;
     }
     ExposeRuntimeSymbols();
-    std::string other;
-    if (!GlobalScopeReachesThisRuntime(&other)) {
+    std::string symbol, other;
+    if (!opgen::PluginImportsBindToThisRuntime(path, &symbol, &other)) {
       opgen::SetStatus(
           status, TF_FAILED_PRECONDITION,
           "Cannot load library '" + given + "' into opgen: another copy of TensorFlow's C API (" +
               other + ") was loaded into this process's global symbol scope first (importing "
-              "tensorflow does that), so the library's ops would register there instead. Load "
-              "it before importing tensorflow, or in a separate process.");
+              "tensorflow does that), so the library's call of " + symbol + " would go there "
+              "instead. Load it before importing tensorflow, or in a separate process.");
       return nullptr;
     }
     opgen::RegistrationLog log;

@@ -108,20 +108,20 @@ def test_list_of_tensors_default():
     assert value.dtype == np.int64 and value == 5
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True)  # the same examples every run
 @given(st.text())
 def test_string_literal_round_trips_any_text(text):
     assert ast.literal_eval(py.string_literal(text)) == text
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, derandomize=True)  # the same examples every run
 @given(st.binary())
 @example(b"\\'")  # an escaped backslash before a quote once lost its backslash
 def test_string_literal_round_trips_any_bytes(data):
     assert ast.literal_eval(py.string_literal(data)) == data
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)  # the same examples every run
 @given(st.text())
 def test_docstring_literal_always_compiles_and_keeps_the_text(text):
     source = py.docstring_literal(text, indent="")
@@ -155,7 +155,7 @@ def _docstring_literal_by_lines(text: str, indent: str) -> str:
     return f'"""{body}"""'
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500, deadline=None, derandomize=True)  # the same examples every run
 @given(st.text(st.sampled_from(list(' \t\n\r"\\ab\x00\x0b\u2028\xe9\x7f'))),
        st.sampled_from(["", "  ", "    "]))
 def test_docstring_literal_lays_out_lines_as_the_line_by_line_statement(text, indent):

@@ -76,6 +76,20 @@ def test_cast_truncate_attr_is_accepted(gpu_matches_cpu, rng):
     gpu_matches_cpu(ops.cast, source(rng, np.float32), DstT="float16", Truncate=True)
 
 
+@pytest.mark.parametrize("src", [np.float32, np.float64], ids=name)
+def test_cast_truncate_to_bfloat16_matches_cpu(gpu_matches_cpu, rng, src):
+    """float32 to bfloat16 rounds toward zero with Truncate=True (float64 still rounds to
+    nearest, as in TensorFlow); NaN stays NaN."""
+    if bfloat16 is None:
+        pytest.skip("ml_dtypes is not installed")
+    x = source(rng, src)
+    got = gpu_matches_cpu(ops.cast, x, DstT="bfloat16", Truncate=True)[0]
+    with opgen.device("/CPU:0"):
+        want = ops.cast(x, DstT="bfloat16", Truncate=True).numpy()
+    nan = np.isnan(want.astype(np.float64))
+    np.testing.assert_array_equal(got[~nan].view(np.uint16), want[~nan].view(np.uint16))
+
+
 def value_of(rng, dtype):
     dtype = np.dtype(dtype)
     if np.issubdtype(dtype, np.complexfloating):

@@ -270,3 +270,11 @@ def test_add_n_matches_cpu(gpu_matches_cpu, rng, dtype, shape, count):
 def test_add_n_shape_mismatch_fails_alike(rng):
     assert_same_error(ops.add_n, [values(rng, (3, 4), np.float32), values(rng, (4, 3), np.float32)],
                       phrase="AddN: inputs must have the same shape")
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=name)
+@pytest.mark.parametrize("fn", [ops.relu, ops.relu6, ops.abs, ops.sign], ids=lambda f: f.__name__)
+def test_special_values_match_cpu(gpu_matches_cpu, fn, dtype):
+    """Issue 18: Relu keeps NaN and -0.0; Abs and Sign of -0.0 are +0.0 (as TensorFlow)."""
+    x = np.array([np.nan, -0.0, 0.0, -1.0, 2.0, -np.inf, np.inf, 7.0]).astype(dtype)
+    gpu_matches_cpu(fn, x)

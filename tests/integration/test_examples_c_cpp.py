@@ -19,7 +19,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 C_EXAMPLE = REPO / "examples" / "c" / "generated_ops_example.c"
 CPP_EXAMPLE = REPO / "examples" / "cpp" / "relu_example.cc"
-TF_PYTHON = Path("/work/tfvenv/bin/python")
+# The interpreter with TensorFlow installed, as for the other TensorFlow comparisons.
+TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
 
 X = np.float32([[1, 2, 3], [-4, 0.5, 6]])
 W = np.float32([[0.5, -1, 2, 0], [1, 0.25, -0.5, 1], [-1, 0.5, 1, 2]])
@@ -106,13 +107,13 @@ def tensorflow_root():
     """The tensorflow pip package's folder: its libtensorflow_cc.so.2 exports TensorFlow's
     C API (TF_NewGraph, TF_SessionRun...) and include/ holds the C headers."""
     if not TF_PYTHON.exists():
-        pytest.skip("tensorflow is not installed (no /work/tfvenv)")
+        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
     found = subprocess.run(
         [str(TF_PYTHON), "-c", "import importlib.util, os; "
          "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
         capture_output=True, text=True)
     if found.returncode != 0:
-        pytest.skip("tensorflow is not importable in /work/tfvenv")
+        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
     root = Path(found.stdout.strip())
     if not (root / "libtensorflow_cc.so.2").exists() or not (root / "include").is_dir():
         pytest.skip("this tensorflow package ships no C library and headers")

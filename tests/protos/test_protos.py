@@ -94,6 +94,7 @@ def _fields(descriptor) -> dict:
     return {f.name: (f.number, f.type, f.is_repeated) for f in descriptor.fields}
 
 
+@pytest.mark.tensorflow
 def test_kernel_def_is_tensorflows_on_the_wire():
     """opgen's KernelDef/KernelList have TensorFlow's fields, and TensorFlow's own kernel
     list reads back with nothing unknown."""

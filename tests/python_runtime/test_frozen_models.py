@@ -143,6 +143,7 @@ def test_one_session_serves_many_threads(model):
     assert not failures
 
 
+@pytest.mark.tensorflow
 def test_tensorflows_own_graph_def_message_is_accepted(model):
     tf = pytest.importorskip("tensorflow")
     graph_def = tf.compat.v1.GraphDef.FromString(model.graph_def_bytes)
@@ -154,6 +155,7 @@ def test_tensorflows_own_graph_def_message_is_accepted(model):
     assert_matches_tensorflow(got, model.expected)
 
 
+@pytest.mark.tensorflow
 def test_tensorflow_runs_the_graph_def_opgen_exports(model):
     tf = pytest.importorskip("tensorflow")
     graph = opgen.Graph()

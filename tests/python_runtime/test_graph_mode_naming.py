@@ -76,6 +76,7 @@ def test_names_follow_tensorflows_rules():
     assert _opgen_names() == EXPECTED_NAMES
 
 
+@pytest.mark.tensorflow
 def test_names_equal_tensorflows_on_the_same_construction():
     tf = pytest.importorskip("tensorflow")
     from tensorflow.python.ops import gen_array_ops, gen_math_ops, gen_nn_ops
@@ -183,6 +184,7 @@ def _build_with_devices_and_controls(o, scopes, float32):
         i = o.identity(1.0)
 
 
+@pytest.mark.tensorflow
 def test_devices_and_control_inputs_equal_tensorflows():
     tf = pytest.importorskip("tensorflow")
     from tensorflow.python.ops import gen_array_ops, gen_math_ops

@@ -71,7 +71,7 @@ CASES = [
     ("ArgMax", [np.ones((2, 2), f32), i32(3)], {}, BAD, "Expected a dimension in [-2, 2)"),
     ("ArgMax", [np.ones((2, 0), f32), i32(1)], {}, BAD, "Reduction axis 1 is empty in shape [2,0]"),
     ("Fill", [np.array([2, -1], i32), f32(1)], {}, BAD, "Fill: dims must be non-negative, got [2,-1]"),
-    ("Fill", [np.array([2], i32), np.ones((1,), f32)], {}, BAD, "Fill: value must be a scalar, got shape [1]"),
+    ("Fill", [np.array([2], i32), np.ones((2,), f32)], {}, BAD, "Fill: value must be a scalar, got shape [2]"),
     ("AddV2", [np.ones((2, 3), f32), np.ones((2,), f32)], {}, BAD, "Incompatible shapes: [2,3] vs. [2]"),
     # Found by the adversarial sweep (test_kernel_adversarial.py): each crashed, hung or
     # returned garbage before its check.

@@ -123,7 +123,7 @@ def test_arg_reductions_pick_the_first_extreme(dtype, op, reference_fn):
             np.testing.assert_array_equal(got, want)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)  # the same examples every run
 @given(data=st.data(), op=st.sampled_from(REDUCTIONS),
        dtype=st.sampled_from([np.float32, np.float16, np.int32, np.int8]),
        keep_dims=st.booleans())

@@ -36,7 +36,7 @@ def arrays_and_indices(draw):
     return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape), tuple(entries)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)  # the same examples every run
 @given(arrays_and_indices())
 def test_strided_slice_matches_numpy_indexing(case):
     x, spec = case

@@ -39,12 +39,13 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
   std::vector<double> batch_mean(c, 0.0), batch_var(c, 0.0);
   if (a.is_training) {
     for_each([&](int64_t k, int64_t at) { batch_mean[k] += static_cast<float>(xp[at]); });
-    for (int64_t k = 0; k < c; ++k) batch_mean[k] /= std::max<int64_t>(rows, 1);
+    // No rows: the statistics of nothing are NaN (0/0), as TensorFlow's.
+    for (int64_t k = 0; k < c; ++k) batch_mean[k] /= static_cast<double>(rows);
     for_each([&](int64_t k, int64_t at) {
       const double d = static_cast<float>(xp[at]) - batch_mean[k];
       batch_var[k] += d * d;
     });
-    for (int64_t k = 0; k < c; ++k) batch_var[k] /= std::max<int64_t>(rows, 1);
+    for (int64_t k = 0; k < c; ++k) batch_var[k] /= static_cast<double>(rows);
   } else {
     for (int64_t k = 0; k < c; ++k) {
       batch_mean[k] = Data<float>(mean)[k];

@@ -1,7 +1,9 @@
 // Cast between every pair of real types and bool: floats, half, bfloat16, signed and
 // unsigned integers, converted as ../cast_spec.h says. The `Truncate` attr (round toward
-// zero when narrowing floats) is not implemented: conversions always round to nearest.
+// zero when narrowing) applies to float32 -> bfloat16, as in TensorFlow; every other
+// conversion rounds to nearest.
 #include "../cast_spec.h"
+#include "../misc_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
@@ -23,7 +25,7 @@ Dst Convert(Src x) {
 
 template <typename Src, typename Dst>
 struct CastKernel {
-  static void Compute(void*, TF_OpKernelContext* ctx) {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
     TensorPtr x = Input(ctx, 0);
     if (!x) return;
     std::vector<int64_t> dims = Dims(x.get());
@@ -31,6 +33,15 @@ struct CastKernel {
     if (!y) return;
     const Src* xp = Data<Src>(x);
     Dst* yp = Data<Dst>(y);
+    if constexpr (std::is_same_v<Dst, BFloat16> && std::is_same_v<Src, float>) {
+      if (static_cast<const kernels::CastAttrs*>(state)->truncate) {
+        ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            yp[i].bits = kernels::TruncatedBfloat16Bits(static_cast<float>(xp[i]));
+        });
+        return;
+      }
+    }
     ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
       const Src* __restrict a = xp;
       Dst* __restrict b = yp;
@@ -42,7 +53,7 @@ struct CastKernel {
 template <typename Src, typename... Dsts>
 void RegisterFrom(Types<Dsts...>, TF_Status* status) {
   (RegisterKernel2("Cast", "SrcT", DtypeOf<Src>::value, "DstT", DtypeOf<Dsts>::value,
-                   &CastKernel<Src, Dsts>::Compute, status),
+                   &CastKernel<Src, Dsts>::Compute, status, kernels::CreateCast, kernels::DeleteCast),
    ...);
 }
 

@@ -93,14 +93,29 @@ struct LogicalAndOp { static bool Apply(bool x, bool y) { return x && y; } };
 struct LogicalOrOp { static bool Apply(bool x, bool y) { return x || y; } };
 
 struct NegOp { template <typename T> static T Apply(T x) { return WrappingNeg(x); } };
-struct ReluOp { template <typename T> static T Apply(T x) { return x > T(0) ? x : T(0); } };
+// max(x, 0) as TensorFlow computes it: NaN stays NaN and -0.0 stays -0.0 (only x < 0
+// becomes 0), as in its Relu6 and Maximum.
+struct ReluOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else return x < T(0) ? T(0) : x;
+  }
+};
 struct Relu6Op {
   template <typename T> static T Apply(T x) { return x < T(0) ? T(0) : (x > T(6) ? T(6) : x); }
 };
-struct AbsOp { template <typename T> static T Apply(T x) { return x < T(0) ? WrappingNeg(x) : x; } };
-// Zero and NaN are their own sign.
+// |-0.0| is +0.0 (fabs), as in TensorFlow; NaN stays NaN.
+struct AbsOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (std::is_integral_v<T>) return x < T(0) ? WrappingNeg(x) : x;
+    else return x < T(0) ? WrappingNeg(x) : (x == T(0) ? T(0) : x);
+  }
+};
+// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow.
 struct SignOp {
-  template <typename T> static T Apply(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+  template <typename T> static T Apply(T x) {
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+  }
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
 struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };

@@ -269,10 +269,12 @@ struct ArgReduce {
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const T* base = in + o * len * inner + i;
+        // As TensorFlow: NaN is skipped (the first of equals wins; an all-NaN row gives 0).
         int64_t best = 0;
         for (int64_t k = 1; k < len; ++k) {
           const ComputeType<T> v = Widen(base[k * inner]), b = Widen(base[best * inner]);
           if (kMax ? v > b : v < b) best = k;
+          else if (b != b && v == v) best = k;  // the first non-NaN replaces a leading NaN
         }
         out[o * inner + i] = static_cast<Out>(best);
       }

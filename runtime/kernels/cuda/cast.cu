@@ -12,6 +12,7 @@
 
 #include "../cast_spec.h"
 #include "../constant_spec.h"
+#include "../misc_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "elementwise_launch.cuh"
@@ -31,6 +32,16 @@ struct Float16Types {
 template <typename Src, typename Dst>
 struct ConvertFn : Operands<Dst, Src> {
   __device__ Dst operator()(Src x) const { return kernels::ConvertValue<Float16Types, Src, Dst>(x); }
+};
+
+// Truncate=True to bfloat16: round toward zero (../cast_spec.h).
+template <typename Src>
+struct TruncateToBfloat16Fn : Operands<__nv_bfloat16, Src> {
+  __device__ __nv_bfloat16 operator()(Src x) const {
+    __nv_bfloat16_raw raw;
+    raw.x = kernels::TruncatedBfloat16Bits(static_cast<float>(x));
+    return __nv_bfloat16(raw);
+  }
 };
 
 // The input and the allocated output of a Cast to `dst`; false when there is nothing
@@ -54,11 +65,19 @@ bool BeginCast(TF_OpKernelContext* ctx, TF_DataType dst, TensorPtr* x, TensorPtr
 }
 
 template <typename Src, typename Dst>
-void CastCompute(void*, TF_OpKernelContext* ctx) {
+void CastCompute(void* state, TF_OpKernelContext* ctx) {
   TensorPtr x, y;
   int64_t n = 0;
   cudaStream_t stream = nullptr;
   if (!BeginCast(ctx, DtypeOf<Dst>::value, &x, &y, &n, &stream)) return;
+  if constexpr (std::is_same_v<Dst, __nv_bfloat16> && std::is_same_v<Src, float>) {
+    if (static_cast<const kernels::CastAttrs*>(state)->truncate) {
+      LaunchFlat(ctx, stream, TruncateToBfloat16Fn<Src>(), n, Data<Dst>(y),
+                 Operand<Src>{Data<Src>(x), false}, Operand<NoInput>{nullptr, true},
+                 Operand<NoInput>{nullptr, true});
+      return;
+    }
+  }
   if constexpr (!std::is_same_v<Src, Dst>) {
     LaunchFlat(ctx, stream, ConvertFn<Src, Dst>(), n, Data<Dst>(y), Operand<Src>{Data<Src>(x), false},
                Operand<NoInput>{nullptr, true}, Operand<NoInput>{nullptr, true});
@@ -201,7 +220,7 @@ void OnesLikeCompute(void*, TF_OpKernelContext* ctx) {
 template <typename Src, typename... Dsts>
 void RegisterFrom(Types<Dsts...>, TF_Status* status) {
   (Register(KernelSpec{"Cast", {{"SrcT", DtypeOf<Src>::value}, {"DstT", DtypeOf<Dsts>::value}}, {},
-                       &CastCompute<Src, Dsts>},
+                       &CastCompute<Src, Dsts>, kernels::CreateCast, kernels::DeleteCast},
             status),
    ...);
 }

@@ -204,17 +204,31 @@ struct UnaryOp_ { static constexpr bool kSignAgnostic = false; };
 struct NegOp {
   static constexpr bool kSignAgnostic = true;
   template <typename T> __device__ static T Apply(T x) { return WrappingNeg(x); } };
-struct ReluOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return x > T(0) ? x : T(0); } };
+// NaN stays NaN and -0.0 stays -0.0 (only x < 0 becomes 0), as in TensorFlow.
+struct ReluOp : UnaryOp_ {
+  template <typename T> __device__ static T Apply(T x) {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else return x < T(0) ? T(0) : x;
+  }
+};
 struct Relu6Op : UnaryOp_ {
   template <typename T> __device__ static T Apply(T x) {
     if constexpr (std::is_unsigned_v<T>) return x > T(6) ? T(6) : x;
     else return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
   }
 };
-struct AbsOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return x < T(0) ? WrappingNeg(x) : x; } };
-// Zero and NaN are their own sign.
+// |-0.0| is +0.0, as in TensorFlow; NaN stays NaN.
+struct AbsOp : UnaryOp_ {
+  template <typename T> __device__ static T Apply(T x) {
+    if constexpr (std::is_integral_v<T>) return x < T(0) ? WrappingNeg(x) : x;
+    else return x < T(0) ? WrappingNeg(x) : (x == T(0) ? T(0) : x);
+  }
+};
+// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow.
 struct SignOp : UnaryOp_ {
-  template <typename T> __device__ static T Apply(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+  template <typename T> __device__ static T Apply(T x) {
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+  }
 };
 struct SquareOp {
   static constexpr bool kSignAgnostic = true;

@@ -143,7 +143,8 @@ struct BatchNormChannelArgs {
 __global__ void BatchNormChannelKernel(BatchNormChannelArgs a) {
   const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= a.c) return;
-  const int64_t count = a.rows > 1 ? a.rows : 1;
+  // No rows: the statistics of nothing are NaN (0/0), as TensorFlow's (and the CPU's).
+  const double count = static_cast<double>(a.rows);
   const double mean = a.training ? a.sums[k] / count : static_cast<double>(a.mean[k]);
   const double var = a.training ? a.sums[a.c + k] / count : static_cast<double>(a.variance[k]);
   const float multiplier = static_cast<float>(a.scale[k] / sqrt(var + a.epsilon));

@@ -647,8 +647,8 @@ __device__ __forceinline__ ArgCandidate<C> ShuffleDown(ArgCandidate<C> c, int de
   return {ShuffleDown(c.value, delta), ShuffleDown(c.index, delta)};
 }
 
-// The CPU's scan keeps the first strictly better value, so NaN is never chosen (a NaN at
-// index 0 aside, handled by the caller): the best non-NaN value, the first of equals.
+// As TensorFlow (and the CPU kernel): NaN is never chosen, the best non-NaN value wins,
+// the first of equals; an all-NaN row gives 0.
 template <bool kMax, typename C>
 __device__ __forceinline__ ArgCandidate<C> Better(ArgCandidate<C> a, ArgCandidate<C> b) {
   if (b.index < 0) return a;
@@ -686,7 +686,7 @@ ArgReduceRowsKernel(const T* __restrict__ in, int64_t rows, int64_t len, void* o
     ArgCandidate<C> best{C(), -1};
     for (int64_t k = lane; k < len; k += 32) best = better(best, ArgCandidate<C>{Widen(x[k]), k});
     best = GroupReduce(best, better, 32, static_cast<ArgCandidate<C>*>(nullptr));
-    if (lane == 0) StoreIndex(out, row, IsNan(Widen(x[0])) ? int64_t{0} : best.index, out_type_code);
+    if (lane == 0) StoreIndex(out, row, best.index, out_type_code);
   }
 }
 
@@ -705,7 +705,7 @@ ArgReduceColumnsKernel(const T* __restrict__ in, int64_t outer, int64_t len, int
     C best_value = Widen(base[0]);
     for (int64_t k = 1; k < len; ++k) {
       const C v = Widen(base[k * inner]);
-      if (kMax ? v > best_value : v < best_value) {
+      if ((kMax ? v > best_value : v < best_value) || (IsNan(best_value) && !IsNan(v))) {
         best = k;
         best_value = v;
       }

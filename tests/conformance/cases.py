@@ -1,0 +1,337 @@
+"""The differential test's calls: for every registered CPU kernel (an op and the dtypes
+its type attrs are pinned to: a *pair*), the op's one valid call (adversarial_cases.
+baseline) in those dtypes, then the same call with the data inputs (those typed by a
+non-index type attr) holding random values, special values (NaN, +-inf, -0.0,
+subnormals, float and integer extremes) and, where the op is element-wise, no elements;
+plus hand-written calls for the disagreement classes of issue 18 (EXTRA_CASES).
+
+Everything here is deterministic (one seed), so the TensorFlow child and the test see
+the same calls, and a pair's cases are built alone (``cases_for_pair``)."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import adversarial_cases as ac
+from opgen.runtime import dtypes
+
+try:
+    from ml_dtypes import bfloat16
+except ImportError:  # ml_dtypes is a dependency of opgen
+    bfloat16 = None
+
+SEED = 20261127
+
+# Ops the comparison leaves out, and why (docs/conformance.md lists them too).
+NOT_COMPARED = {
+    "Const": "its value is an attr (a TensorProto), not an input: nothing to vary",
+    "NoOp": "no outputs",
+    "Placeholder": "has no value outside a fed graph",
+    "PlaceholderWithDefault": "the identity on its default: tested by the graph tests",
+    "Enter": "a control-flow frame op: no eager meaning in TensorFlow",
+    "Exit": "a control-flow frame op: no eager meaning in TensorFlow",
+    "NextIteration": "a control-flow frame op: no eager meaning in TensorFlow",
+    "LoopCond": "a control-flow frame op: no eager meaning in TensorFlow",
+    "Merge": "a control-flow op of graphs: no eager meaning in TensorFlow",
+    "Switch": "a control-flow op of graphs: TensorFlow's eager Switch returns both outputs",
+    "ControlTrigger": "no outputs",
+}
+NOT_COMPARED_PREFIXES = {
+    "TensorList": "TensorLists are DT_VARIANT host objects, not arrays",
+    "_": "opgen's internal ops (graph-optimizer fusions): TensorFlow has no such op; the "
+         "optimizer tests compare them with the unfused graph",
+}
+
+# Ops whose T-typed inputs are sizes or bounds rather than data: special values there
+# only ask for absurd sizes (Range(0, inf, 1)), so they get the hand-written cases only.
+NO_SPECIAL_VALUES = {"Range", "Fill", "OneHot"}
+
+
+@dataclass
+class Call:
+    op: str
+    inputs: list           # arrays, or lists of arrays for list inputs
+    attrs: dict            # as execute_op takes them (dtype attrs as opgen DTypes)
+    what: str
+    tf_attrs: dict = field(default_factory=dict)  # the attrs tf.raw_ops wants (not inferred)
+
+
+def _dtype_name(dtype) -> str:
+    return np.dtype(dtype).name
+
+
+def numpy_dtype(enum: int):
+    return np.dtype(dtypes.as_dtype(enum).numpy_dtype)
+
+
+def is_float(dtype) -> bool:
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or (bfloat16 is not None and dtype == np.dtype(bfloat16))
+
+
+def finfo(dtype):
+    if bfloat16 is not None and np.dtype(dtype) == np.dtype(bfloat16):
+        import ml_dtypes
+        return ml_dtypes.finfo(bfloat16)
+    return np.finfo(dtype)
+
+
+def special_values(dtype) -> np.ndarray:
+    """The values every data input of `dtype` is tried with."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return np.array([True, False, False, True, True, False])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        values = [0, 1, info.max, info.min, info.max - 1, info.min + 1, 2, 7, info.max // 2]
+        if dtype.kind == "i":
+            values += [-1, -2, -7]
+        return np.array(values, dtype=dtype)
+    if dtype.kind == "c":
+        parts = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.5, 1e-40]
+        return np.array([complex(a, b) for a in parts[:4] for b in parts[3:7]], dtype=dtype)
+    info = finfo(dtype)
+    tiny = float(info.smallest_normal)
+    values = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 0.5, -2.5,
+              float(info.max), -float(info.max), tiny, -tiny,
+              tiny / 4, -tiny / 4,  # subnormals
+              float(info.smallest_subnormal), 1e-3, -1e-3, 88.5, -88.5, 3.0]
+    return ac.cast(np.array(values, np.float64), dtype)
+
+
+def random_values(rng, shape, dtype) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape,
+                            endpoint=True).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.uniform(-3, 3, shape) + 1j * rng.uniform(-3, 3, shape)).astype(dtype)
+    return ac.cast(rng.uniform(-3, 3, shape), dtype)
+
+
+def _fill(pool: np.ndarray, shape, shift: int) -> np.ndarray:
+    size = int(np.prod(shape))
+    index = (np.arange(size) * 1 + shift) % len(pool)
+    return pool[index].reshape(shape)
+
+
+# ---- the pairs -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pair:
+    op: str
+    constraints: tuple  # ((attr name, numpy dtype name), ...), sorted
+
+    @property
+    def id(self) -> str:
+        return self.op + "-" + "-".join(d for _, d in self.constraints) if self.constraints else self.op
+
+
+def registered_pairs() -> list[Pair]:
+    """Every CPU kernel of the runtime as a Pair (ops NOT_COMPARED included)."""
+    import opgen
+    out = set()
+    for kernel in opgen.registered_kernels().kernel:
+        if kernel.device_type != "CPU":
+            continue
+        constraints = []
+        for c in kernel.constraint:
+            try:
+                constraints.append((c.name, _dtype_name(numpy_dtype(c.allowed_values.list.type[0]))))
+            except (TypeError, ValueError, KeyError):
+                constraints.append((c.name, dtypes.as_dtype(c.allowed_values.list.type[0]).name))
+        out.add(Pair(kernel.op, tuple(sorted(constraints))))
+    return sorted(out, key=lambda p: p.id)
+
+
+def not_compared_reason(op: str) -> str | None:
+    if op in NOT_COMPARED:
+        return NOT_COMPARED[op]
+    for prefix, why in NOT_COMPARED_PREFIXES.items():
+        if op.startswith(prefix):
+            return why
+    return None
+
+
+_OP_DEFS = None
+
+
+def op_defs() -> dict:
+    global _OP_DEFS
+    if _OP_DEFS is None:
+        _OP_DEFS = {op.name: op for op in ac.runtime_op_defs()}
+    return _OP_DEFS
+
+
+def _inferred_attrs(op_def) -> set:
+    names = set()
+    for arg in op_def.input_arg:
+        names.update(a for a in (arg.type_attr, arg.number_attr, arg.type_list_attr) if a)
+    return names
+
+
+def _tf_attrs(op_def, attrs: dict) -> dict:
+    inferred = _inferred_attrs(op_def)
+    return {k: v for k, v in attrs.items() if k not in inferred}
+
+
+def _data_inputs(op_def, pinned: dict) -> list[int]:
+    """Indices of the inputs that carry data: typed by a pinned type attr that is not an
+    index attr (adversarial_cases.INDEX_TYPE_ATTRS), or of a fixed float type."""
+    out = []
+    for i, arg in enumerate(op_def.input_arg):
+        if arg.type_attr and arg.type_attr in pinned and arg.type_attr not in ac.INDEX_TYPE_ATTRS:
+            out.append(i)
+    return out
+
+
+def _cast_input(value, dtype):
+    if isinstance(value, list):
+        return [ac.cast(v, dtype) for v in value]
+    return ac.cast(value, dtype)
+
+
+def _map_data(inputs, data, fn):
+    out = list(inputs)
+    for n, i in enumerate(data):
+        if isinstance(out[i], list):
+            out[i] = [fn(np.asarray(v), n + k) for k, v in enumerate(out[i])]
+        else:
+            out[i] = fn(np.asarray(out[i]), n)
+    return out
+
+
+def _is_elementwise(op_def, inputs, data) -> bool:
+    """All inputs data, all of the baseline's [2,3] shape: an element-wise op."""
+    return (len(data) == len(op_def.input_arg) and all(
+        not isinstance(inputs[i], list) and np.shape(inputs[i]) == (2, 3) for i in data))
+
+
+def cases_for_pair(pair: Pair) -> list[Call]:
+    op_def = op_defs()[pair.op]
+    rng = np.random.default_rng(zlib.crc32(pair.id.encode()) ^ SEED)
+    pinned = {name: np.dtype(dt) if dt != "bfloat16" else np.dtype(bfloat16)
+              for name, dt in pair.constraints if _known_dtype(dt)}
+    try:
+        inputs, attrs = ac.baseline(op_def, np.random.default_rng(SEED))
+    except KeyError:
+        return [c for c in EXTRA_CASES(pair) if c]
+    inputs = list(inputs)
+    attrs = dict(attrs)
+    for i, arg in enumerate(op_def.input_arg):
+        if arg.type_attr in pinned:
+            inputs[i] = _cast_input(inputs[i], pinned[arg.type_attr])
+    for name, dtype in pinned.items():
+        if name not in _inferred_attrs(op_def):
+            attrs[name] = dtypes.as_dtype(dtype)
+    data = _data_inputs(op_def, pinned)
+    calls = [Call(pair.op, inputs, attrs, "baseline")]
+    calls.append(Call(pair.op, _map_data(inputs, data,
+                                         lambda a, n: random_values(rng, a.shape, a.dtype)),
+                      attrs, "random"))
+    if pair.op not in NO_SPECIAL_VALUES and data:
+        pools = {}
+        for shift in range(4):
+            def special(a, n, shift=shift):
+                pool = pools.setdefault(a.dtype.str, special_values(a.dtype))
+                if a.ndim == 0:
+                    return pool[(shift * 5 + n * 3) % len(pool)]
+                return _fill(pool, a.shape, shift * 6 + n * 7)
+            calls.append(Call(pair.op, _map_data(inputs, data, special), attrs,
+                              f"special values #{shift}"))
+        if _is_elementwise(op_def, inputs, data):
+            calls.append(Call(pair.op, _map_data(inputs, data, lambda a, n: a[:0]), attrs,
+                              "empty"))
+    calls += EXTRA_CASES(pair)
+    for call in calls:
+        call.tf_attrs = _tf_attrs(op_def, call.attrs)
+    return calls
+
+
+def _known_dtype(name: str) -> bool:
+    return name in ("bfloat16",) or hasattr(np, name)
+
+
+# ---- hand-written cases: issue 18's classes -------------------------------------------------
+
+def _pinned(pair: Pair) -> dict:
+    return dict(pair.constraints)
+
+
+def _cast_cases(pair: Pair) -> list[Call]:
+    """Cast with Truncate=True, and out-of-range values, for float sources."""
+    pinned = _pinned(pair)
+    src, dst = pinned.get("SrcT"), pinned.get("DstT")
+    if src is None or dst is None or not _known_dtype(src) or not _known_dtype(dst):
+        return []
+    src_dtype = np.dtype(bfloat16) if src == "bfloat16" else np.dtype(src)
+    dst_dtype = np.dtype(bfloat16) if dst == "bfloat16" else np.dtype(dst)
+    if not is_float(src_dtype):
+        return []
+    with np.errstate(over="ignore", invalid="ignore"):  # 3.4e38 overflows half: inf, wanted
+        x = ac.cast(np.array([1.00390625, -1.00390625, 1.0009765625, 3.1415926, -1.0, 300.0,
+                              -300.0, 70000.0, np.nan, 3.4e38, -3.4e38, 1e10]), src_dtype)
+    attrs = {"DstT": dtypes.as_dtype(dst_dtype)}
+    return [Call("Cast", [x], dict(attrs, Truncate=True), "Truncate=True"),
+            Call("Cast", [x], attrs, "rounding and out-of-range values")]
+
+
+def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
+    if pair.op == "Cast":
+        return _cast_cases(pair)
+    t = _pinned(pair).get("T")
+    out = []
+    f32 = np.float32
+    i32 = np.int32
+    if t is None:
+        return out
+    dt = np.dtype(bfloat16) if t == "bfloat16" else (np.dtype(t) if hasattr(np, t) else None)
+    if dt is None:
+        return out
+
+    def a(values, dtype=dt):
+        return ac.cast(np.asarray(values, np.float64), dtype)
+
+    op = pair.op
+    floaty = is_float(dt)
+    if op in ("ArgMax", "ArgMin") and floaty:
+        out.append(Call(op, [a([[np.nan, 1, 2], [3, np.nan, -1]]), i32(1)], {}, "NaN skipped"))
+        out.append(Call(op, [a([[np.nan, np.nan], [1, 2]]), i32(1)], {}, "all-NaN row"))
+    if op == "Softmax" or op == "LogSoftmax":
+        out.append(Call(op, [a([[1, np.inf, 2], [1, 2, 3], [np.nan, 0, 1]])], {}, "inf / NaN rows"))
+    if op in ("Sum", "Mean", "Max", "Min", "Prod"):
+        out.append(Call(op, [a(np.arange(6).reshape(2, 3)), np.array([1, -1], i32)], {},
+                        "duplicate axes"))
+        out.append(Call(op, [a(np.zeros((0, 3))), i32(0)], {}, "empty reduction"))
+    if op == "Fill":
+        out.append(Call(op, [np.array([2], i32), a([1.5])], {}, "shape-[1] value"))
+    if op == "Reshape":
+        out.append(Call(op, [a(np.zeros((0, 3))), np.array([-1, 0], i32)], {}, "(0,3) -> [-1,0]"))
+    if op == "Transpose":
+        out.append(Call(op, [a(np.arange(6).reshape(2, 3)), np.array([-1, 0], i32)], {},
+                        "negative perm"))
+    if op == "GatherV2":
+        out.append(Call(op, [a(np.arange(12).reshape(2, 3, 2)), np.array([[0, 1], [2, 0]], i32),
+                             i32(1)], {"batch_dims": 1}, "batch_dims=1"))
+    if op == "ClipByValue":
+        out.append(Call(op, [a(np.arange(6).reshape(2, 3)), a([1, 2, 3]), a([4, 4, 4])], {},
+                        "bounds of another shape"))
+    if op == "StridedSlice":
+        out.append(Call(op, [a(np.arange(6).reshape(2, 3)), np.array([1], i32), np.array([0], i32),
+                             np.array([-1], i32)], {"shrink_axis_mask": 1}, "shrink with stride -1"))
+    if op in ("Elu", "Selu") and floaty:
+        out.append(Call(op, [a([-1e-7, -1e-5, -3e-4, -0.0, 1e-8, -1e-30])], {}, "expm1 near 0"))
+    if op == "FusedBatchNormV3" and floaty and dt == np.float32:
+        empty = np.zeros((0, 2, 2, 3), f32)
+        ones = np.ones(3, f32)
+        out.append(Call(op, [empty, ones, ones, np.zeros(0, f32), np.zeros(0, f32)],
+                        {"is_training": True}, "training on empty x"))
+    if op == "Relu" and floaty:
+        out.append(Call(op, [a([np.nan, -np.nan, -0.0, 0.0])], {}, "NaN and -0.0"))
+    return out

@@ -1,0 +1,179 @@
+"""The (op, dtypes) pairs known to differ from TensorFlow, and why: the differential test
+marks them strict xfail, so a fixed pair shows up as XPASS and must leave this table.
+Keys are a pair id (cases.Pair.id, e.g. "Softmax-float32") or an op name (all its pairs).
+Every entry is explained in docs/conformance.md."""
+
+from __future__ import annotations
+
+KNOWN: dict[str, str] = {
+    'Cast-int16-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int16-float32':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int16-float64':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-int8-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-float32':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint16-float64':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint32-float16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'Cast-uint8-bfloat16':
+        "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
+    'BatchToSpaceND-bool-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-bool-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex128-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'BatchToSpaceND-complex64-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Cast-bool-bfloat16':
+        'bfloat16 subnormals to bool: opgen reads them through float32 under denormals-are-zero (false), TensorFlow tests their bits (true) [remaining]',
+    'ClipByValue-bfloat16':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-float16':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-float32':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-float64':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-int16':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-int32':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-int64':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-int8':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-uint16':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'ClipByValue-uint8':
+        "bounds of another shape than x: opgen broadcasts them (as tf.clip_by_value does in Python; a deliberate superset, tested as such); TensorFlow's kernel wants scalars or x's shape",
+    'Conv2D-float64':
+        'infinities of both signs in one sum: NaN or +-inf depending on the summation order (TensorFlow: NaN)',
+    'Conv2DBackpropInput-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv2DBackpropInput-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3D-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3D-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNative-float32':
+        "overflow in a sum of finite values: TensorFlow's order reaches inf - inf (NaN), opgen's a finite value",
+    'DepthwiseConv2dNative-float64':
+        "overflow in a sum of finite values: TensorFlow's order reaches inf - inf (NaN), opgen's a finite value",
+    'Einsum-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Einsum-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Elu-bfloat16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Elu-float16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Erf-float64':
+        "TensorFlow's float64 erf(+-inf) is NaN (wrong: erf(+-inf) is +-1); opgen's is +-1",
+    'LeakyRelu-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'LeakyRelu-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Log-float64':
+        "log of a float64 subnormal: opgen's libm log sees it (-745.13), TensorFlow's vectorised log reads it as zero (-inf) [remaining]",
+    'LogSoftmax-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'LogSoftmax-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Pow-float64':
+        'float64 pow of a subnormal exponent: TensorFlow reads it as 0 (pow(-1, 5e-324) = 1), opgen\'s libm pow sees it (NaN) [remaining]',
+    'RealDiv-int16':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int32':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int64':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-int8':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint16':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint32':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint64':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'RealDiv-uint8':
+        "no TensorFlow CPU kernel for integer RealDiv (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Round-int32':
+        "TensorFlow 2.21's CPU Round of int32/int64 returns zeros (a TensorFlow bug); opgen returns the input",
+    'Round-int64':
+        "TensorFlow 2.21's CPU Round of int32/int64 returns zeros (a TensorFlow bug); opgen returns the input",
+    'Selu-bfloat16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Selu-float16':
+        'TensorFlow computes expm1(x) as exp(x) - 1 in the storage type (half/bfloat16), losing small negative x; opgen uses expm1 in float32 (more accurate)',
+    'Softplus-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'SpaceToBatchND-bool-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-bool-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex128-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int32-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int32-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int64-int32':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SpaceToBatchND-complex64-int64-int64':
+        "no TensorFlow CPU kernel for this dtype (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'SquaredDifference-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'SquaredDifference-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Tile-uint16-int32':
+        "no TensorFlow CPU kernel for uint16 Tile (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Tile-uint16-int64':
+        "no TensorFlow CPU kernel for uint16 Tile (the OpDef allows it): opgen's kernel is a deliberate superset",
+    'Where-bfloat16':
+        'bfloat16 subnormals: opgen reads them through float32 under denormals-are-zero (zero), TensorFlow tests their bits (non-zero) [remaining]',
+    'Where-float16':
+        "no TensorFlow CPU kernel for float16 Where: opgen's kernel is a deliberate superset",
+}
+
+
+def reason(pair) -> str | None:
+    return KNOWN.get(pair.id) or KNOWN.get(pair.op)
