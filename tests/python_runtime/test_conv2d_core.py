@@ -170,6 +170,7 @@ def harness(tmp_path_factory):
                     str(HERE / "conv2d_core_harness.cc"), str(cpu / "conv2d_float.cc"),
                     str(cpu / "conv2d_avx512.cc"), str(cpu / "conv2d_winograd.cc"),
                     str(cpu / "parallel.cc"), str(cpu / "gemm.cc"), str(cpu / "simd_loops.cc"),
+                    str(REPO / "runtime" / "src" / "denormals.cc"),
                     f"-L{lib_dir}", "-lscipy_openblas", f"-Wl,-rpath,{lib_dir}",
                     "-o", str(exe)], check=True)
     return exe

@@ -9,6 +9,7 @@
 // loses little to it.
 #include "parallel.h"
 #include "thread_limit.h"
+#include "../../src/denormals.h"
 
 #include <sched.h>
 
@@ -107,6 +108,7 @@ class WorkerPool {
   }
 
   void WorkerLoop() {
+    FlushDenormalsOnThisThread();  // as the threads that call kernels (denormals.h)
     uint64_t seen = 0;
     for (;;) {
       const std::function<void(int64_t)>* task;
