@@ -122,6 +122,10 @@ def measure(runners: dict, values, repeats: int) -> dict:
     samples = {name: [] for name in runners}
     for _ in range(repeats):
         for name, run in runners.items():
+            # A pause between runtimes: TensorFlow's and ONNX Runtime's thread pools spin
+            # on both cores for a while after a run, and would slow whichever runtime
+            # came next. Every runtime starts its timed run on a quiet machine.
+            time.sleep(0.05)
             start = time.perf_counter()
             run(values)
             samples[name].append((time.perf_counter() - start) * 1e3)
