@@ -85,14 +85,6 @@ def run_tensorflow(all_calls, python: Path) -> list:
             ("outputs", [wire.get_array(blobs, ref) for ref in r["outputs"]]) for r in results]
 
 
-def _flatten(result):
-    if result is None:
-        return []
-    if isinstance(result, (list, tuple)):
-        return [leaf for entry in result for leaf in _flatten(entry)]
-    return [result]
-
-
 def run_opgen(call):
     from opgen.runtime import execute_op
     try:
@@ -100,7 +92,7 @@ def run_opgen(call):
     except Exception as e:  # noqa: BLE001 (every error is a result to compare)
         return ("error", f"{type(e).__name__}: {e}")
     out = []
-    for t in _flatten(result):
+    for t in wire.flatten(result):
         array = np.asarray(t)
         if array.dtype.kind == "V" and cases.bfloat16 is not None:
             array = array.view(cases.bfloat16)

@@ -25,14 +25,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
 
 
-def _flatten(result):
-    if result is None:
-        return []
-    if isinstance(result, (list, tuple)):
-        return [leaf for entry in result for leaf in _flatten(entry)]
-    return [result]
-
-
 def _tensor(tf, array):
     """A tf.Tensor of exactly the array's dtype. Given numpy arrays, raw_ops may convert
     by the op's default type (Range's scalars became int32) and read bfloat16 as float32."""
@@ -73,7 +65,7 @@ def main(calls_json, calls_npz, results_json, results_npz):
                     kwargs[name] = wire.decode_value(blobs, value, tf.dtypes.as_dtype)
                 fn = getattr(tf.raw_ops, call["op"])
                 out = fn(**_python_names(fn, kwargs))
-                outputs = [store.put(t.numpy()) for t in _flatten(out)]
+                outputs = [store.put(t.numpy()) for t in wire.flatten(out)]
                 results.append({"outputs": outputs})
             except Exception as e:  # noqa: BLE001 (every error is a result to compare)
                 results.append({"error": f"{type(e).__name__}: {str(e)[:300]}"})

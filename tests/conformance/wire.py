@@ -67,3 +67,12 @@ def decode_value(blobs, value, dtype_of_enum):
     if "plain_list" in value:
         return [decode_value(blobs, v, dtype_of_enum) for v in value["plain_list"]]
     return value["plain"]
+
+
+def flatten(result) -> list:
+    """An op's result (a tensor, a list of them, nested lists, or None) as a flat list."""
+    if result is None:
+        return []
+    if isinstance(result, (list, tuple)):
+        return [leaf for entry in result for leaf in flatten(entry)]
+    return [result]
