@@ -45,20 +45,16 @@ void SplitGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, co
   }
   if (m >= 4 * workers) {  // blocks of rows: A's rows (columns when transposed), C's rows
     const int64_t step = (m + workers - 1) / workers;
-    ParallelFor(workers, [&](int64_t begin, int64_t end) {
-      for (int64_t w = begin; w < end; ++w) {
-        const int64_t r0 = w * step, rows = std::min(m, r0 + step) - r0;
-        if (rows > 0) block(rows, n, a + (ta ? r0 : r0 * k), b, c + r0 * n, lda, ldb);
-      }
-    }, 1);
+    RunTasks(workers, [&](int64_t w) {
+      const int64_t r0 = w * step, rows = std::min(m, r0 + step) - r0;
+      if (rows > 0) block(rows, n, a + (ta ? r0 : r0 * k), b, c + r0 * n, lda, ldb);
+    });
   } else {  // blocks of columns: B's columns (rows when transposed), C's columns
     const int64_t step = ((n + workers - 1) / workers + 15) / 16 * 16;
-    ParallelFor(workers, [&](int64_t begin, int64_t end) {
-      for (int64_t w = begin; w < end; ++w) {
-        const int64_t c0 = w * step, cols = std::min(n, c0 + step) - c0;
-        if (cols > 0) block(m, cols, a, b + (tb ? c0 * k : c0), c + c0, lda, ldb);
-      }
-    }, 1);
+    RunTasks(workers, [&](int64_t w) {
+      const int64_t c0 = w * step, cols = std::min(n, c0 + step) - c0;
+      if (cols > 0) block(m, cols, a, b + (tb ? c0 * k : c0), c + c0, lda, ldb);
+    });
   }
 }
 

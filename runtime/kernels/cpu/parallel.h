@@ -32,8 +32,11 @@ void ParallelFor(int64_t n, Fn fn, int64_t min_chunk = kParallelThreshold) {
     if (n > 0) fn(int64_t{0}, n);
     return;
   }
-  // Chunk edges on 64-element boundaries keep each thread's writes in its own cache lines.
-  const int64_t step = ((n + chunks - 1) / chunks + 63) / 64 * 64;
+  // Chunk edges on 64-element boundaries keep each thread's writes in its own cache lines
+  // where chunks are long; a short range (rows, images, blocks: min_chunk is small) is
+  // split as it is, or rounding would leave it one chunk.
+  int64_t step = (n + chunks - 1) / chunks;
+  if (step >= 1024) step = (step + 63) / 64 * 64;
   RunTasks(chunks, [&](int64_t c) {
     const int64_t begin = c * step, end = std::min(n, begin + step);
     if (begin < end) fn(begin, end);
