@@ -132,6 +132,14 @@ struct ScaleShiftPlan {
   bool repeat_x = false;  // x's last dimension is 1 (or x is a scalar): one value per row
 };
 
+// The kernels' state: the epilogue attrs.
+inline void* CreateFusedScaleShift(TF_OpKernelConstruction* ctx) {
+  auto* attrs = new FusedEpilogueAttrs();
+  ReadFusedEpilogue(ctx, attrs);
+  return attrs;
+}
+inline void DeleteFusedScaleShift(void* p) { delete static_cast<FusedEpilogueAttrs*>(p); }
+
 // False after reporting the failure.
 inline bool PlanScaleShift(TF_OpKernelContext* ctx, ScaleShiftPlan* p) {
   p->x = Input(ctx, 0);

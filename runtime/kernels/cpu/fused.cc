@@ -141,13 +141,6 @@ void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(C, 1)));
 }
 
-void* CreateFusedScaleShift(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new kernels::FusedEpilogueAttrs();
-  kernels::ReadFusedEpilogue(ctx, attrs);
-  return attrs;
-}
-void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueAttrs*>(p); }
-
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
@@ -160,7 +153,7 @@ void RegisterFusedKernels(TF_Status* status) {
   RegisterKernel("_OpgenFusedMatMul", "T", TF_FLOAT, &FusedMatMulCompute, status,
                  kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul);
   RegisterKernel("_OpgenFusedScaleShift", "T", TF_FLOAT, &FusedScaleShiftCompute, status,
-                 CreateFusedScaleShift, DeleteFusedScaleShift);
+                 kernels::CreateFusedScaleShift, kernels::DeleteFusedScaleShift);
 }
 
 }  // namespace cpu

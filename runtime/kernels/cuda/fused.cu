@@ -137,13 +137,6 @@ void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
   CheckLaunch(ctx, "_OpgenFusedScaleShift");
 }
 
-void* CreateFusedScaleShift(TF_OpKernelConstruction* ctx) {
-  auto* attrs = new kernels::FusedEpilogueAttrs();
-  kernels::ReadFusedEpilogue(ctx, attrs);
-  return attrs;
-}
-void DeleteFusedScaleShift(void* p) { delete static_cast<kernels::FusedEpilogueAttrs*>(p); }
-
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
@@ -160,7 +153,7 @@ void RegisterFusedKernels(TF_Status* status) {
                       kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul},
            status);
   Register(KernelSpec{"_OpgenFusedScaleShift", {{"T", TF_FLOAT}}, {}, &FusedScaleShiftCompute,
-                      CreateFusedScaleShift, DeleteFusedScaleShift},
+                      kernels::CreateFusedScaleShift, kernels::DeleteFusedScaleShift},
            status);
 }
 

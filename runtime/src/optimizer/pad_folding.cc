@@ -4,8 +4,6 @@
 // convolution takes the Pad's input and EXPLICIT padding instead, and the Pad's copy of
 // the activation is gone; the result is the same to the bit (padding is zeros either
 // way).
-#include <cstring>
-
 #include "passes.h"
 
 namespace opgen {

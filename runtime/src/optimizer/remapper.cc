@@ -72,8 +72,8 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
       !AttrIsOr(conv, "data_format", "NHWC"))
     return false;
   const OpDef* fused = OpRegistry::Global().Find("_OpgenFused" + conv.op);
-  std::vector<std::string> absorbed_before_activation;  // the bias node, under a residual Add
   if (fused == nullptr) return false;  // an op a plugin's registry lacks
+  std::vector<std::string> absorbed_before_activation;  // the bias node, under a residual Add
   const int64_t channels = OutputChannels(g, conv);
 
   // The bias: a BiasAdd (any rank-1 bias), or an Add / AddV2 of a per-channel constant.
