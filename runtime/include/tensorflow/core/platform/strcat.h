@@ -1,0 +1,5 @@
+// TensorFlow's include path for this part of the custom-op API; see platform/errors.h.
+#ifndef TENSORFLOW_CORE_PLATFORM_STRCAT_H_
+#define TENSORFLOW_CORE_PLATFORM_STRCAT_H_
+#include "tensorflow/core/platform/errors.h"
+#endif  // TENSORFLOW_CORE_PLATFORM_STRCAT_H_
