@@ -1,0 +1,28 @@
+"""Building examples/plugin_cpp (C++ ops written for TensorFlow) into one plugin library:
+against opgen's headers here, against TensorFlow's in test_cpp_api_with_tensorflow.py."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "plugin_cpp"
+# The kernels of WeightedAddN before its op, as in the example's CMakeLists.txt.
+SOURCES = ["weighted_add_n_kernels.cc", "weighted_add_n_op.cc", "zero_out.cc", "scale_clip.cc",
+           "repeat_rows.cc"]
+
+
+def compile_cpp_plugin(out: Path, *flags: str) -> Path:
+    """`c++ -std=c++17 -shared -fPIC` of the example's sources; skips without a compiler.
+    -O0: the tests check behaviour, and the build is most of their time."""
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    command = [cxx, "-std=c++17", "-O0", "-shared", "-fPIC",
+               *[str(EXAMPLE_DIR / s) for s in SOURCES], "-o", str(out), *flags]
+    build = subprocess.run(command, capture_output=True, text=True)
+    assert build.returncode == 0, f"{' '.join(command)}\n{build.stderr[-4000:]}"
+    return out

@@ -1,0 +1,171 @@
+"""C++ custom ops written for TensorFlow (examples/plugin_cpp: REGISTER_OP, OpKernel,
+REGISTER_KERNEL_BUILDER, shape functions) built unchanged against opgen's headers
+(runtime/include/tensorflow/core/...), loaded with opgen.load_op_library, and checked
+against numpy: eager results, graph-time shapes from their shape functions, OP_REQUIRES
+failures as the right error class and message, the OpDef their builders describe, and
+the plugin's undefined symbols being the C API's only."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import opgen
+from cpp_api_build import compile_cpp_plugin
+
+
+@pytest.fixture(scope="module")
+def cpp_ops_path(tmp_path_factory):
+    from opgen import _paths
+    out = tmp_path_factory.mktemp("cpp_plugin") / "libcpp_ops.so"
+    return compile_cpp_plugin(out, f"-I{_paths.include_dir()}", "-Wall", "-Wextra", "-Werror")
+
+
+@pytest.fixture(scope="module")
+def cpp_ops(cpp_ops_path):
+    return opgen.load_op_library(cpp_ops_path)
+
+
+def placeholder(graph, dtype, shape, name):
+    return graph.create_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name=name).outputs[0]
+
+
+def test_guides_zero_out(cpp_ops):
+    x = np.array([[5, 6, 7], [8, 9, 10]], np.int32)
+    got = np.asarray(cpp_ops.zero_out(x))
+    want = np.zeros_like(x)
+    want.flat[0] = 5
+    np.testing.assert_array_equal(got, want)
+    got = np.asarray(cpp_ops.zero_out(x, preserve_index=4))
+    want = np.zeros_like(x)
+    want.flat[4] = 9
+    assert got.dtype == np.int32 and got.shape == (2, 3)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_type_polymorphic_kernel_with_float_attrs(cpp_ops, dtype):
+    x = (np.arange(-6, 6).reshape(3, 4) * 1.5).astype(dtype)
+    got = np.asarray(cpp_ops.scale_clip(x, scale=0.75, limit=2.5))
+    want = np.clip(x.astype(np.float64) * np.float32(0.75), -np.float32(2.5), np.float32(2.5)).astype(dtype)
+    assert got.dtype == dtype and got.shape == x.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_list_input_read_with_input_list(cpp_ops, dtype):
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal((2, 5)).astype(dtype) for _ in range(3)]
+    weights = [0.5, -2.0, 1.25]
+    got = np.asarray(cpp_ops.weighted_add_n(values, weights=weights))
+    want = sum(np.float32(w).astype(dtype) * v for w, v in zip(weights, values))
+    np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_matrix_views(cpp_ops, dtype):
+    x = np.arange(6).reshape(2, 3).astype(dtype)
+    got = np.asarray(cpp_ops.repeat_rows(x, times=3))
+    np.testing.assert_array_equal(got, np.repeat(x, 3, axis=0))
+
+
+def test_op_requires_in_constructor_and_compute(cpp_ops):
+    cases = [
+        (lambda: cpp_ops.zero_out(np.ones(3, np.int32), preserve_index=-1),
+         "Need preserve_index >= 0, got -1"),
+        (lambda: cpp_ops.zero_out(np.ones(3, np.int32), preserve_index=3),
+         "preserve_index out of range"),
+        (lambda: cpp_ops.scale_clip(np.ones(2, np.float32), limit=-0.5),
+         "ScaleClip needs limit > 0, got -0.5"),
+        (lambda: cpp_ops.weighted_add_n([np.ones(3), np.ones(3)], weights=[1.0]),
+         "WeightedAddN got 1 weights for 2 values"),
+        (lambda: cpp_ops.weighted_add_n([np.ones((2, 3)), np.ones(3)], weights=[1.0, 1.0]),
+         "WeightedAddN needs values of one shape: value 1 has shape [3], value 0 [2,3]"),
+        (lambda: cpp_ops.repeat_rows(np.ones(3, np.float32), times=2),
+         "RepeatRows expects a matrix, got shape [3]"),
+    ]
+    for call, message in cases:
+        with pytest.raises(opgen.errors.InvalidArgumentError) as info:
+            call()
+        assert info.value.code == 3  # TF_INVALID_ARGUMENT
+        assert message in str(info.value)
+    # the kernels still work afterwards
+    np.testing.assert_array_equal(np.asarray(cpp_ops.zero_out(np.array([4, 2], np.int32))), [4, 0])
+
+
+def test_type_constraints_pick_the_kernels(cpp_ops):
+    with pytest.raises(opgen.errors.OpError):
+        cpp_ops.repeat_rows(np.ones((2, 2), np.float64), times=2)  # no double kernel
+
+
+def test_shape_functions_in_graph_mode(cpp_ops):
+    g = opgen.Graph()
+    x = placeholder(g, opgen.float32, [2, None], "x")
+    y = placeholder(g, opgen.float32, [None, 3], "y")
+    total = g.create_op("WeightedAddN", [[x, y]], {"weights": [1.0, 2.0]}).outputs[0]
+    assert total.shape == (2, 3)  # Merge of [2,?] and [?,3]
+    m = placeholder(g, opgen.float32, [None, 4], "m")
+    assert g.create_op("RepeatRows", [m], {"times": 3}).outputs[0].shape == (None, 4)
+    k = placeholder(g, opgen.int32, [5, 2], "k")
+    assert g.create_op("RepeatRows", [k], {"times": 3}).outputs[0].shape == (15, 2)
+    assert g.create_op("ZeroOut", [placeholder(g, opgen.int32, [7], "z")]).outputs[0].shape == (7,)
+    assert g.create_op("ScaleClip", [m], {"limit": 1.0}).outputs[0].shape == (None, 4)
+    assert g.create_op("CallCounter", []).outputs[0].shape == ()
+    with opgen.Session(g) as sess:
+        got = sess.run(total, {x: np.full((2, 3), 2.0), y: np.ones((2, 3))})
+    np.testing.assert_allclose(got, np.full((2, 3), 4.0))
+
+
+def test_shape_function_errors_at_graph_build_time(cpp_ops):
+    g = opgen.Graph()
+    a = placeholder(g, opgen.float32, [2, 3], "a")
+    b = placeholder(g, opgen.float32, [2, 4], "b")
+    with pytest.raises(Exception, match=re.escape(
+            "Dimension 1 in both shapes must be equal, but are 3 and 4")):
+        g.create_op("WeightedAddN", [[a, b]], {"weights": [1.0, 1.0]})
+    with pytest.raises(Exception, match="Shape must be rank 2 but is rank 1"):
+        g.create_op("RepeatRows", [placeholder(g, opgen.float32, [3], "v")], {"times": 2})
+
+
+def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
+    g = opgen.Graph()
+    count = g.create_op("CallCounter", []).outputs[0]
+    with opgen.Session(g) as sess:
+        assert [int(sess.run(count)) for _ in range(3)] == [1, 2, 3]
+
+
+def test_op_defs_from_the_builder(cpp_ops):
+    ops = {op.name: op for op in cpp_ops.OP_LIST.op}
+    assert sorted(ops) == ["CallCounter", "RepeatRows", "ScaleClip", "WeightedAddN", "ZeroOut"]
+    zero_out = ops["ZeroOut"]
+    assert zero_out.summary == "Zeroes all elements of a tensor but one."
+    assert zero_out.input_arg[0].description == "the tensor to copy."
+    assert zero_out.attr[0].name == "preserve_index" and zero_out.attr[0].default_value.i == 0
+    assert ops["CallCounter"].is_stateful and not zero_out.is_stateful
+    assert ops["WeightedAddN"].input_arg[0].number_attr == "N"
+    scale_clip = {a.name: a for a in ops["ScaleClip"].attr}
+    assert scale_clip["scale"].default_value.f == 1.0
+    assert list(scale_clip["T"].allowed_values.list.type) == [1, 2, 3, 9]
+
+
+def test_plugin_needs_only_the_c_api(cpp_ops_path):
+    """No C++ symbol of opgen's crosses the boundary: what the plugin takes from outside
+    is C API functions (TF_, TFE_, OPGEN_) and the C/C++ standard libraries (versioned);
+    and it exports no process-unique objects of namespace tensorflow that a second plugin
+    would share."""
+    if shutil.which("nm") is None:
+        pytest.skip("nm is not installed")
+    undefined = subprocess.run(["nm", "-D", "-u", str(cpp_ops_path)], capture_output=True,
+                               text=True, check=True).stdout.split("\n")
+    names = [line.split()[-1] for line in undefined if line.strip() and line.split()[0] == "U"]
+    foreign = [n for n in names if not re.match(r"(TF_|TFE_|OPGEN_)\w+$", n) and "@" not in n]
+    assert foreign == []
+    assert "TF_RegisterKernelBuilder" in names and "TF_RegisterOpDefinition" in names
+    defined = subprocess.run(["nm", "-D", "-C", "--defined-only", str(cpp_ops_path)],
+                             capture_output=True, text=True, check=True).stdout.split("\n")
+    shared = [line for line in defined if " u " in line and "tensorflow::" in line]
+    assert shared == []
