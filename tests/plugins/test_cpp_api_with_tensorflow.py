@@ -1,0 +1,133 @@
+"""The C++ ops of examples/plugin_cpp, built from the same sources with TensorFlow's
+tf.sysconfig flags and loaded with tf.load_op_library, give what opgen gives for them:
+equal numbers, the same inferred shapes, the same OP_REQUIRES messages. TensorFlow runs
+in its own interpreter ($OPGEN_TF_PYTHON, default /work/tfvenv/bin/python); skipped
+without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+from cpp_api_build import compile_cpp_plugin
+
+# Every call below, run by both runtimes; `run(ops)` returns plain lists and messages.
+CALLS = r"""
+import numpy as np
+
+def run(ops, error_types):
+    x = np.arange(-6, 6).reshape(3, 4)
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal((2, 5)) for _ in range(3)]
+    out = {
+        "zero_out": ops.zero_out(np.array([[5, 6, 7], [8, 9, 10]], np.int32), preserve_index=4),
+        "scale_clip_f32": ops.scale_clip((x * 1.5).astype(np.float32), scale=0.75, limit=2.5),
+        "scale_clip_f64": ops.scale_clip(x * 1.5, scale=0.75, limit=2.5),
+        "scale_clip_i64": ops.scale_clip(x.astype(np.int64), scale=0.5, limit=2.0),
+        "weighted_add_n": ops.weighted_add_n(values, weights=[0.5, -2.0, 1.25]),
+        "weighted_add_n_f32": ops.weighted_add_n([v.astype(np.float32) for v in values],
+                                                 weights=[0.5, -2.0, 1.25]),
+        "repeat_rows": ops.repeat_rows(np.arange(6, dtype=np.int32).reshape(2, 3), times=2),
+    }
+    out = {k: np.asarray(v).tolist() for k, v in out.items()}
+    errors = {
+        "constructor": lambda: ops.scale_clip(np.ones(2, np.float32), limit=-0.5),
+        "compute": lambda: ops.zero_out(np.ones(3, np.int32), preserve_index=3),
+        "list": lambda: ops.weighted_add_n([np.ones((2, 3)), np.ones(3)], weights=[1.0, 1.0]),
+    }
+    for name, call in errors.items():
+        try:
+            call()
+            out["error_" + name] = None
+        except error_types as e:
+            out["error_" + name] = [type(e).__name__, str(e)]
+    return out
+"""
+
+TF_SCRIPT = CALLS + r"""
+import json, sys
+import tensorflow as tf
+ops = tf.load_op_library(sys.argv[1])
+result = run(ops, (tf.errors.InvalidArgumentError,))
+g = tf.Graph()
+with g.as_default():
+    a = tf.compat.v1.placeholder(tf.float32, [2, None])
+    b = tf.compat.v1.placeholder(tf.float32, [None, 3])
+    result["shape_merge"] = ops.weighted_add_n([a, b], weights=[1.0, 1.0]).shape.as_list()
+    m = tf.compat.v1.placeholder(tf.int32, [5, None])
+    result["shape_repeat"] = ops.repeat_rows(m, times=3).shape.as_list()
+    try:
+        ops.repeat_rows(tf.compat.v1.placeholder(tf.float32, [3]), times=2)
+    except ValueError as e:
+        result["shape_error"] = str(e)
+print(json.dumps(result))
+"""
+
+
+@pytest.fixture(scope="module")
+def tensorflow_results(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    where = subprocess.run(
+        [str(python), "-c", "import json, tensorflow as tf; print(json.dumps("
+         "[tf.sysconfig.get_compile_flags(), tf.sysconfig.get_link_flags(), tf.sysconfig.get_lib()]))"],
+        capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if where.returncode != 0:
+        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
+    compile_flags, link_flags, tf_lib = json.loads(where.stdout.strip().splitlines()[-1])
+    if not (Path(compile_flags[0][2:]) / "tensorflow" / "core" / "framework" / "op_kernel.h").exists():
+        pytest.skip("this TensorFlow ships no C++ headers")
+    lib = compile_cpp_plugin(tmp_path_factory.mktemp("tf_cpp") / "libcpp_ops_tf.so",
+                             *compile_flags, *link_flags, f"-Wl,-rpath,{tf_lib}", "-w")
+    run = subprocess.run([str(python), "-c", TF_SCRIPT, str(lib)], capture_output=True, text=True,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def opgen_results(tmp_path_factory):
+    from opgen import _paths
+    lib = compile_cpp_plugin(tmp_path_factory.mktemp("opgen_cpp") / "libcpp_ops.so",
+                             f"-I{_paths.include_dir()}")
+    ops = opgen.load_op_library(lib)
+    namespace: dict = {}
+    exec(CALLS, namespace)
+    result = namespace["run"](ops, (opgen.errors.InvalidArgumentError,))
+    g = opgen.Graph()
+    a = g.create_op("Placeholder", [], {"dtype": opgen.float32, "shape": [2, None]}).outputs[0]
+    b = g.create_op("Placeholder", [], {"dtype": opgen.float32, "shape": [None, 3]}).outputs[0]
+    result["shape_merge"] = list(g.create_op("WeightedAddN", [[a, b]], {"weights": [1.0, 1.0]})
+                                 .outputs[0].shape)
+    m = g.create_op("Placeholder", [], {"dtype": opgen.int32, "shape": [5, None]}).outputs[0]
+    result["shape_repeat"] = list(g.create_op("RepeatRows", [m], {"times": 3}).outputs[0].shape)
+    return result
+
+
+def test_same_numbers(tensorflow_results, opgen_results):
+    for key in ["zero_out", "scale_clip_f32", "scale_clip_f64", "scale_clip_i64",
+                "weighted_add_n", "weighted_add_n_f32", "repeat_rows"]:
+        np.testing.assert_array_equal(opgen_results[key], tensorflow_results[key], err_msg=key)
+
+
+def test_same_shapes(tensorflow_results, opgen_results):
+    assert tensorflow_results["shape_merge"] == opgen_results["shape_merge"] == [2, 3]
+    assert tensorflow_results["shape_repeat"] == opgen_results["shape_repeat"] == [15, None]
+    assert "Shape must be rank 2 but is rank 1" in tensorflow_results["shape_error"]
+
+
+def test_same_op_requires_failures(tensorflow_results, opgen_results):
+    for key in ["error_constructor", "error_compute", "error_list"]:
+        tf_class, tf_message = tensorflow_results[key]
+        ours_class, ours_message = opgen_results[key]
+        assert tf_class == ours_class == "InvalidArgumentError"
+        # TensorFlow appends " [Op:Name] ..."; the kernel's own message is the same
+        kernel_message = ours_message.split(": ", 1)[1]
+        assert kernel_message in tf_message, (key, tf_message, ours_message)
