@@ -26,3 +26,19 @@ def compile_cpp_plugin(out: Path, *flags: str) -> Path:
     build = subprocess.run(command, capture_output=True, text=True)
     assert build.returncode == 0, f"{' '.join(command)}\n{build.stderr[-4000:]}"
     return out
+
+
+def compile_cpp_plugin_with_gpu_kernel(out: Path, include_dir: Path) -> Path:
+    """The example with its GPU kernel (scale_clip_gpu.cu), all through nvcc, the CUDA
+    runtime linked statically; PTX for compute 8.0, which the driver compiles for the GPU
+    it finds. Skips without nvcc."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("needs nvcc")
+    command = [nvcc, "-std=c++17", "-O1", "-shared", "-Xcompiler", "-fPIC", "-cudart", "static",
+               "-gencode=arch=compute_80,code=compute_80", f"-I{include_dir}",
+               str(EXAMPLE_DIR / "scale_clip_gpu.cu"), *[str(EXAMPLE_DIR / s) for s in SOURCES],
+               "-o", str(out)]
+    build = subprocess.run(command, capture_output=True, text=True)
+    assert build.returncode == 0, f"{' '.join(command)}\n{build.stderr[-4000:]}"
+    return out

@@ -227,6 +227,9 @@ class OpKernelContext {
 
   Status allocate_output(int index, const TensorShape& shape, Tensor** out) {
     const DataType dtype = expected_output_dtype(index);
+    if (DataTypeSize(dtype) == 0)
+      return errors::Unimplemented("allocate_output: outputs of type ", DataTypeString(dtype),
+                                   " are not supported by opgen's C++ API");
     const size_t bytes = static_cast<size_t>(shape.num_elements()) * static_cast<size_t>(DataTypeSize(dtype));
     TF_Tensor* t = nullptr;
     TF_RETURN_IF_ERROR(opgen_detail::CallC([&](TF_Status* s) {
