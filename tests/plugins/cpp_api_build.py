@@ -42,3 +42,18 @@ def compile_cpp_plugin_with_gpu_kernel(out: Path, include_dir: Path) -> Path:
     build = subprocess.run(command, capture_output=True, text=True)
     assert build.returncode == 0, f"{' '.join(command)}\n{build.stderr[-4000:]}"
     return out
+
+
+_LOADED: dict = {}
+
+
+def load_cpp_ops(tmp_path_factory):
+    """(path, module) of the example built against opgen's headers and loaded, once per
+    process: a second copy of the library could not register the same ops again."""
+    if "ops" not in _LOADED:
+        import opgen
+        from opgen import _paths
+        out = tmp_path_factory.mktemp("cpp_plugin") / "libcpp_ops.so"
+        path = compile_cpp_plugin(out, f"-I{_paths.include_dir()}", "-Wall", "-Wextra", "-Werror")
+        _LOADED["ops"] = (path, opgen.load_op_library(path))
+    return _LOADED["ops"]

@@ -10,24 +10,23 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import opgen
-from cpp_api_build import compile_cpp_plugin
+from cpp_api_build import load_cpp_ops
 
 
 @pytest.fixture(scope="module")
 def cpp_ops_path(tmp_path_factory):
-    from opgen import _paths
-    out = tmp_path_factory.mktemp("cpp_plugin") / "libcpp_ops.so"
-    return compile_cpp_plugin(out, f"-I{_paths.include_dir()}", "-Wall", "-Wextra", "-Werror")
+    return load_cpp_ops(tmp_path_factory)[0]
 
 
 @pytest.fixture(scope="module")
-def cpp_ops(cpp_ops_path):
-    return opgen.load_op_library(cpp_ops_path)
+def cpp_ops(tmp_path_factory):
+    return load_cpp_ops(tmp_path_factory)[1]
 
 
 def placeholder(graph, dtype, shape, name):
@@ -169,3 +168,17 @@ def test_plugin_needs_only_the_c_api(cpp_ops_path):
                              capture_output=True, text=True, check=True).stdout.split("\n")
     shared = [line for line in defined if " u " in line and "tensorflow::" in line]
     assert shared == []
+
+
+def test_bindings_generated_from_the_library(cpp_ops_path, tmp_path):
+    """`opgen generate --from-library` reads the ops (and their Doc) from the C++ plugin."""
+    run = subprocess.run([sys.executable, "-m", "opgen", "generate", "--from-library",
+                          str(cpp_ops_path), "--lang", "cpp,python,rust", "--out", str(tmp_path)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    header = (tmp_path / "cpp" / "opgen_ops.h").read_text()
+    assert "class ZeroOut" in header and "class WeightedAddN" in header
+    assert "/// ZeroOut: Zeroes all elements of a tensor but one." in header
+    python = "".join(p.read_text() for p in (tmp_path / "python").glob("_ops_*.py"))
+    assert "def zero_out(to_zero: TensorLike, preserve_index: int = 0" in python
+    assert "pub fn repeat_rows(" in (tmp_path / "rust" / "src" / "ops.rs").read_text()

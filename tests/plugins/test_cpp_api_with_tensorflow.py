@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import opgen
-from cpp_api_build import compile_cpp_plugin
+from cpp_api_build import compile_cpp_plugin, load_cpp_ops
 
 # Every call below, run by both runtimes; `run(ops)` returns plain lists and messages.
 CALLS = r"""
@@ -94,10 +94,7 @@ def tensorflow_results(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def opgen_results(tmp_path_factory):
-    from opgen import _paths
-    lib = compile_cpp_plugin(tmp_path_factory.mktemp("opgen_cpp") / "libcpp_ops.so",
-                             f"-I{_paths.include_dir()}")
-    ops = opgen.load_op_library(lib)
+    ops = load_cpp_ops(tmp_path_factory)[1]
     namespace: dict = {}
     exec(CALLS, namespace)
     result = namespace["run"](ops, (opgen.errors.InvalidArgumentError,))
