@@ -14,12 +14,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from opgen.langs import doctext
-from opgen.langs.rust import dtype_variant, dtypes
+from opgen.langs import doctext, numbers
+from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
+from opgen.langs.naming import camel_dtypes, dtype_camel_name, unique
 from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
 from opgen.protos import types_pb2
-from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.langs.naming import unique
 
 NAME = "go"
 
@@ -176,6 +175,17 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+#: How doc comments spell float32's special values: as Go's strconv formats them (no
+#: Go expression names a float32 NaN or infinity; math.NaN() is a float64 call).
+_SPECIAL_FLOATS = {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}
+
+
+def float_literal(value: float) -> str:
+    """A ``float32`` value: the shortest digits that round-trip, else NaN / +Inf / -Inf."""
+    special = numbers.special_float(value)
+    return _SPECIAL_FLOATS[special] if special else numbers.shortest_float32_repr(value)
+
+
 def literal(value: Any, attr_type: str) -> str:
     """Go source spelling an attr value (doc comments show defaults this way)."""
     if attr_type.startswith("list("):
@@ -187,13 +197,11 @@ def literal(value: Any, attr_type: str) -> str:
     if attr_type == "int":
         return str(int(value))
     if attr_type == "float":
-        from opgen.langs.rust import float_literal
-        text = float_literal(value)
-        return {"f32::NAN": "NaN", "f32::INFINITY": "+Inf", "f32::NEG_INFINITY": "-Inf"}.get(text, text)
+        return float_literal(value)
     if attr_type == "string":
         return string_literal(value)
     if attr_type == "type":
-        return "tf." + dtype_variant(types_pb2.DataType.Name(value.enum))
+        return "tf." + dtype_camel_name(types_pb2.DataType.Name(value.enum))
     if attr_type == "shape":
         return shape_literal(value)
     if attr_type == "func":
@@ -353,7 +361,7 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
         ("go.mod.j2", "go/go.mod", common),
         ("types.go.j2", "go/types.go", {
             **common,
-            "dtypes": list(zip(_aligned(name for name, _ in dtypes()), (v for _, v in dtypes()))),
+            "dtypes": list(zip(_aligned(name for name, _ in camel_dtypes()), (v for _, v in camel_dtypes()))),
             "codes": list(zip(_aligned(CODES), CODES))}),
         ("runtime.go.j2", "go/runtime.go", common),
         ("scope.go.j2", "go/op/scope.go", common),

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import math
 import operator
 import re
-import struct
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterable, NamedTuple, Sequence
 
 from opgen.model import (NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue,
                          make_frozen)
 from opgen.langs.endpoints import deprecation_message
-from opgen.langs.naming import unique
+from opgen.langs import numbers
+from opgen.langs.naming import snake_case, unique
 
 NAME = "python"
 
@@ -53,30 +52,6 @@ RESERVED = frozenset(keyword.kwlist) | {"print", "exec"} | frozenset(
 
 
 # --------------------------------------------------------------------------- naming
-
-
-# Before an upper-case letter that follows a lower-case one, or that is followed by one
-# (and is not first, nor right after a '>' separator). Asking for the upper-case letter
-# first makes most positions fail at once (1.6x faster than the two lookbehinds first).
-_JOINER = re.compile(r"(?=[A-Z])(?:(?<=[a-z])|(?<=[^>])(?=[A-Z][a-z]))")
-_NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]")
-
-
-def snake_case(op_name: str) -> str:
-    """TensorFlow's op-name -> Python function-name rule.
-
-    A ``_`` goes before an upper-case letter (not the first character) that follows a
-    lower-case one or is followed by one, so acronyms stay together (``FFT2D`` ->
-    ``fft2d``, ``Conv3DBackpropInputV2`` -> ``conv3d_backprop_input_v2``). A ``>``
-    namespace separator becomes ``_`` and is not doubled. The rule looks only at
-    letter case, so an internal op keeps its leading ``_`` and gains one more before a
-    capitalised word (``_Arg`` -> ``__arg``, ``_TPUReplicate`` -> ``_tpu_replicate``),
-    exactly as TensorFlow's generator names them.
-    """
-    name = _JOINER.sub("_", op_name).replace(">", "_").lower()
-    if name.isascii() and name.isidentifier():   # op names are: nothing to replace
-        return name
-    return _NOT_IDENTIFIER.sub("_", name)
 
 
 def avoid_reserved(name: str, taken: Collection[str] = ()) -> str:
@@ -171,34 +146,17 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _to_float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:   # beyond float32's range: it rounds to infinity there
-        return math.copysign(math.inf, value)
-
-
-def _shortest_float32_digits(value: float) -> str:
-    target = _to_float32(value)
-    for digits in range(1, 10):     # 9 significant digits always round-trip a float32
-        text = f"{target:.{digits}g}"
-        if _to_float32(float(text)) == target:
-            return text
-    return repr(target)
+_SPECIAL_FLOATS = {"nan": "_math.nan", "inf": "_math.inf", "-inf": "-_math.inf"}
 
 
 def float_literal(value: float, single_precision: bool = True) -> str:
     """Shortest source for a float attr (float32 by default: ``0.1``, not ``0.100000001``)."""
-    if math.isnan(value):
-        return "_math.nan"
-    if math.isinf(value):
-        return "_math.inf" if value > 0 else "-_math.inf"
+    special = numbers.special_float(value)
+    if special is not None:
+        return _SPECIAL_FLOATS[special]
     if single_precision:
-        # The shortest digits that round-trip through float32 (what numpy prints for
-        # np.float32); Python's repr then writes them its own way (0.0001, not 1e-04).
-        text = repr(float(_shortest_float32_digits(value)))
-    else:
-        text = repr(float(value))
+        return numbers.shortest_float32_repr(value)
+    text = repr(float(value))
     if not re.search(r"[.eE]", text):
         text += ".0"
     return text

@@ -11,17 +11,15 @@ for an op is computed here: names, Rust types of attrs, the conversion into an
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from opgen.langs import doctext
-from opgen.langs.python import snake_case
+from opgen.langs import doctext, numbers
+from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
+from opgen.langs.naming import camel_dtypes, dtype_camel_name, snake_case, unique
 from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
 from opgen.protos import types_pb2
-from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.langs.naming import unique
 
 NAME = "rust"
 
@@ -47,11 +45,6 @@ BODY_NAMES = frozenset({"op"})
 
 #: Methods every builder has; an optional attr of the same name gets a trailing ``_``.
 BUILDER_METHODS = frozenset({"name", "device", "control_input", "build", "op"})
-
-#: DataType enum names whose CamelCase the crate spells differently from the plain rule.
-_DTYPE_SPELLING = {"DT_BFLOAT16": "BFloat16", "DT_QINT8": "QInt8", "DT_QUINT8": "QUInt8",
-                   "DT_QINT16": "QInt16", "DT_QUINT16": "QUInt16", "DT_QINT32": "QInt32"}
-
 
 # --------------------------------------------------------------------------- naming
 
@@ -112,16 +105,13 @@ def method_names(spec: OpSpec) -> dict[str, str]:
 
 
 def dtype_variant(enum_name: str) -> str:
-    """``DT_FLOAT`` -> ``Float``, ``DT_FLOAT8_E5M2`` -> ``Float8E5m2``: the ``DataType`` variant."""
-    if enum_name in _DTYPE_SPELLING:
-        return _DTYPE_SPELLING[enum_name]
-    return "".join(part.capitalize() for part in enum_name[3:].split("_"))
+    """``DT_FLOAT`` -> ``Float``: the crate's ``DataType`` variant."""
+    return dtype_camel_name(enum_name)
 
 
 def dtypes() -> list[tuple[str, int]]:
     """(variant, enum value) of every non-reference DataType but DT_INVALID, by value."""
-    return sorted(((dtype_variant(name), value) for name, value in types_pb2.DataType.items()
-                   if value and not name.endswith("_REF")), key=lambda item: item[1])
+    return camel_dtypes()
 
 
 def dtype_literal(dtype: DType) -> str:
@@ -187,13 +177,13 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+_SPECIAL_FLOATS = {"nan": "f32::NAN", "inf": "f32::INFINITY", "-inf": "f32::NEG_INFINITY"}
+
+
 def float_literal(value: float) -> str:
-    if math.isnan(value):
-        return "f32::NAN"
-    if math.isinf(value):
-        return "f32::INFINITY" if value > 0 else "f32::NEG_INFINITY"
-    from opgen.langs.python import float_literal as shortest
-    return shortest(value)
+    """An ``f32`` value: the shortest digits that round-trip, or f32's named constants."""
+    special = numbers.special_float(value)
+    return _SPECIAL_FLOATS[special] if special else numbers.shortest_float32_repr(value)
 
 
 def literal(value: Any, attr_type: str) -> str:

@@ -9,7 +9,7 @@ import keyword
 
 import pytest
 
-from opgen.langs import python as py
+from opgen.langs import naming, python as py
 from opgen.model import OpSpec
 from opgen.protos import op_def_pb2
 from google.protobuf import text_format
@@ -42,7 +42,7 @@ from google.protobuf import text_format
     ("Outer>Inner>OpV2", "outer_inner_op_v2"),
 ])
 def test_snake_case_matches_tensorflow(op_name, expected):
-    assert py.snake_case(op_name) == expected
+    assert naming.snake_case(op_name) == expected
 
 
 def test_function_names_rename_keywords_and_are_identifiers():
