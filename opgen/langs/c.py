@@ -19,13 +19,25 @@ Generated API, for op ``MatMul``::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence, Union
+from typing import Any
 
-from opgen.langs.c_family import (UNSET_WHEN_EMPTY, attr_doc, comment_lines,
-                                  comment_text, core_name, default_doc, dtype_literal,
-                                  float_literal, input_type_doc, int_literal, local_name,
-                                  op_cores, string_literal)
+from opgen.langs.c_family import (
+    UNSET_WHEN_EMPTY,
+    attr_doc,
+    comment_lines,
+    comment_text,
+    core_name,
+    default_doc,
+    dtype_literal,
+    float_literal,
+    input_type_doc,
+    int_literal,
+    local_name,
+    op_cores,
+    string_literal,
+)
 from opgen.langs.endpoints import EndpointAlias, deprecation_message, endpoint_aliases
 from opgen.model import ArgKind, AttrSpec, OpSpec
 
@@ -72,7 +84,7 @@ class FieldValue:
 
 
 #: a setter argument: a field's value, or a name written as is (``status``)
-Argument = Union[FieldValue, str]
+Argument = FieldValue | str
 
 
 @dataclass(frozen=True)
@@ -139,8 +151,8 @@ class COutput:
         if not self.is_list:
             return (f"if ({self.pointer} != NULL) *{self.pointer} = opgen_internal_output(op, index);",
                     "index += 1;")
-        return (f"index = opgen_internal_list_output(op, {string_literal(self.arg_name)}, index, "
-                f"{self.pointer}, {self.capacity}, {self.length}, status);",
+        return ((f"index = opgen_internal_list_output(op, {string_literal(self.arg_name)}, index, "
+                 f"{self.pointer}, {self.capacity}, {self.length}, status);"),
                 "if (index < 0) return NULL;")
 
 
@@ -182,7 +194,7 @@ def c_attr(attr: AttrSpec, field: str, taken: set[str], static_prefix: str) -> C
     """The C fields and setter of ``attr``. ``field`` is its identifier; extra fields
     (counts, dims) take names from ``taken``."""
     optional = attr.has_default
-    default = attr.default if optional else None
+    default: Any = attr.default if optional else None   # its type follows attr.type
     element = attr.element_type
     doc_default = default_doc(default, attr.type) if optional and attr.type not in UNSET_WHEN_EMPTY else ""
     doc = attr_doc(attr, doc_default)

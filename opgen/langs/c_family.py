@@ -9,15 +9,16 @@ build on it; neither imports the other.
 from __future__ import annotations
 
 import re
-from typing import Any, Collection, Iterable
+from collections.abc import Collection, Iterable
+from typing import Any
 
 from opgen.langs import numbers
-from opgen.langs.naming import unique
+from opgen.langs.naming import unique, words
 from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec
 
 # C11 and C23 keywords, and the macros of the standard headers the generated files
 # include (stdint.h, stddef.h, math.h, stdbool.h) that an identifier would clash with.
-C_RESERVED = frozenset("""
+C_RESERVED = words("""
     auto break case char const continue default do double else enum extern float for goto
     if inline int long register restrict return short signed sizeof static struct switch
     typedef union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex
@@ -26,10 +27,10 @@ C_RESERVED = frozenset("""
     NULL INFINITY NAN HUGE_VAL errno assert offsetof complex imaginary I
     int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t
     intptr_t uintptr_t
-""".split())
+""")
 
 # C++ keywords and alternative tokens: the header is also included from C++.
-CPP_RESERVED = frozenset("""
+CPP_RESERVED = words("""
     alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
     char16_t char32_t class compl concept const consteval constexpr constinit const_cast
     continue co_await co_return co_yield decltype default delete do double dynamic_cast
@@ -39,7 +40,7 @@ CPP_RESERVED = frozenset("""
     static_assert static_cast struct switch template this thread_local throw true try
     typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
     xor_eq final override import module
-""".split())
+""")
 
 #: names no generated C identifier may take
 RESERVED = C_RESERVED | CPP_RESERVED
@@ -183,7 +184,7 @@ def default_doc(value: Any, attr_type: str) -> str:
         element = attr_type[5:-1]
         return "[" + ", ".join(default_doc(v, element) for v in value) + "]"
     if attr_type == "type":
-        return value.name
+        return str(value.name)
     if attr_type == "shape":
         return "unknown rank" if value.dims is None else \
             "[" + ", ".join("?" if d is None else str(d) for d in value.dims) + "]"

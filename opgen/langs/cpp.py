@@ -4,21 +4,23 @@ One class per op in ``opgen::ops``, constructed from a ``Scope`` with the inputs
 required attrs; optional attrs through chained setters on the op's ``Attrs``
 (``MatMul::TransposeA(true)``); the outputs are public members. The framework it
 builds on (``Scope``, ``Input``, ``Output``, ``Tensor``, ``ClientSession``, ``Error``)
-is the op-independent ``opgen_framework.h`` template. Names and literals here; layout
-in ``templates/cpp``. Identifier cores and C literals come from :mod:`opgen.langs.c_family`,
-which the C language module shares.
+is ``templates/cpp/static/opgen_framework.h``, copied unchanged. Names and literals
+here; layout in ``templates/cpp``. Identifier cores and C literals come from
+:mod:`opgen.langs.c_family`, which the C language module shares.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 from opgen.langs import c_family
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.model import ArgKind, AttrSpec, OpSpec
 from opgen.langs.naming import unique
+from opgen.langs.static_files import static_file
+from opgen.model import ArgKind, AttrSpec, OpSpec
 
 NAME = "cpp"
 
@@ -217,16 +219,16 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
     for arg in spec.outputs:
         member = members[arg.name]
         kind = c_family.input_type_doc(arg, spec)
-        doc = (kind,) + tuple(comment_lines(arg.description) if arg.description.strip() else ())
+        output_doc = (kind,) + tuple(comment_lines(arg.description) if arg.description.strip() else ())
         if arg.kind is ArgKind.SINGLE:
             outputs.append(CppOutput(member, "::opgen::Output",
                                      f"this->{member} = ::opgen::Output(this->operation, _next_output++);",
-                                     doc))
+                                     output_doc))
         else:
             outputs.append(CppOutput(
                 member, "::opgen::OutputList",
                 f"this->{member} = ::opgen::internal::ListOutputs(this->operation, "
-                f"{c_family.string_literal(arg.name)}, &_next_output);", doc))
+                f"{c_family.string_literal(arg.name)}, &_next_output);", output_doc))
     single = outputs[0].member if len(outputs) == 1 and outputs[0].type == "::opgen::Output" else ""
     list_output = outputs[0].member if len(outputs) == 1 and not single else ""
 
@@ -292,9 +294,9 @@ def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """The framework header (the same for every OpList) and the ops header."""
+    """The framework header (static: the same for every OpList) and the ops header."""
     source = source.replace("\n", " ")
-    return [("opgen_framework.h.j2", "cpp/opgen_framework.h", {"source": source}),
+    return [static_file(NAME, "opgen_framework.h", "cpp/opgen_framework.h"),
             ("opgen_ops.h.j2", "cpp/opgen_ops.h", {"source": source, "ops": cpp_ops(specs)})]
 
 

@@ -4,8 +4,19 @@ of an op name, and the CamelCase names of TensorFlow's DataType values."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from opgen.model import DType
 from opgen.protos import types_pb2
+
+#: TensorFlow's DataType enum (types.proto); protoc's Python code has no type stubs.
+_DATA_TYPE: Any = types_pb2.DataType  # type: ignore[attr-defined]
+
+
+def words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text``: a list of reserved words, as written
+    in a language's reference."""
+    return frozenset(text.split())
 
 
 def unique(base: str, taken: set[str], separator: str = "_") -> str:
@@ -59,7 +70,12 @@ def dtype_camel_name(enum_name: str) -> str:
     return "".join(part.capitalize() for part in enum_name[3:].split("_"))
 
 
+def dtype_camel(dtype: DType) -> str:
+    """The CamelCase name of the model's ``dtype``: ``Float`` for float32."""
+    return dtype_camel_name(_DATA_TYPE.Name(dtype.enum))
+
+
 def camel_dtypes() -> list[tuple[str, int]]:
     """(CamelCase name, enum value) of every non-reference DataType but DT_INVALID, by value."""
-    return sorted(((dtype_camel_name(name), value) for name, value in types_pb2.DataType.items()
+    return sorted(((dtype_camel_name(name), value) for name, value in _DATA_TYPE.items()
                    if value and not name.endswith("_REF")), key=lambda item: item[1])

@@ -11,14 +11,23 @@ import builtins
 import keyword
 import operator
 import re
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from opgen.model import (NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue,
-                         make_frozen)
-from opgen.langs.endpoints import deprecation_message
 from opgen.langs import numbers
+from opgen.langs.endpoints import deprecation_message
 from opgen.langs.naming import snake_case, unique
+from opgen.model import (
+    NO_DEFAULT,
+    ArgKind,
+    ArgSpec,
+    AttrSpec,
+    DType,
+    OpSpec,
+    TensorValue,
+    make_frozen,
+)
 
 NAME = "python"
 
@@ -215,7 +224,7 @@ def tensor_literal(value: TensorValue) -> str:
     if value.dtype.name == "string":
         dtype = "object"
     else:   # bfloat16, qint8...: numpy has no such dtype
-        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else None
+        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else ""
     dtype_arg = f", dtype={string_literal(dtype)}" if dtype else ""
     if not value.shape:
         return f"_np.array({element(value.values[0]) if value.values else '0'}{dtype_arg})"
@@ -230,7 +239,7 @@ def tensor_literal(value: TensorValue) -> str:
 _NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
 
 
-def _escape_char(match: "re.Match[str]") -> str:
+def _escape_char(match: re.Match[str]) -> str:
     c = match.group()
     return c if c.isprintable() else repr(c)[1:-1]
 
@@ -327,22 +336,25 @@ def _type_attr_phrase(attr_name: str, spec: OpSpec, seen_type_attrs: dict[str, s
 def _input_doc(arg: ArgSpec, spec: OpSpec, seen_type_attrs: dict[str, str],
                params: dict[str, str], shared: SharedText) -> str:
     kind = arg.kind
+    # The model guarantees an arg without a fixed type a type attr, a number list its
+    # number attr ("" never reaches these lines).
+    type_attr, number_attr = arg.type_attr or "", arg.number_attr or ""
     if kind is _SINGLE:
         if arg.fixed_type:
             text = f"A `Tensor` of type `{arg.fixed_type.name}`."
         else:
-            text = "A `Tensor`. " + _type_attr_phrase(arg.type_attr, spec, seen_type_attrs,
+            text = "A `Tensor`. " + _type_attr_phrase(type_attr, spec, seen_type_attrs,
                                                      params[arg.name], shared)
     elif kind is _TYPE_LIST:
         text = "A list of `Tensor` objects."
     else:
-        minimum = spec.attr(arg.number_attr).minimum or 0
+        minimum = spec.attr(number_attr).minimum or 0
         count = f"at least {minimum} " if minimum else ""
         if arg.fixed_type:
             text = f"A list of {count}`Tensor` objects with type `{arg.fixed_type.name}`."
         else:
             text = f"A list of {count}`Tensor` objects with the same type. " + \
-                _type_attr_phrase(arg.type_attr, spec, seen_type_attrs, params[arg.name], shared)
+                _type_attr_phrase(type_attr, spec, seen_type_attrs, params[arg.name], shared)
     if arg.is_ref:
         text = text.replace("`Tensor`", "mutable `Tensor`", 1)
     return text.strip()
@@ -577,10 +589,10 @@ def attr_text(attr: AttrSpec, param: str) -> AttrText:
     else:
         hint, default = _annotated_default(attr)
         parameter, stub_parameter = f"{param}: {hint} = {default}", f"{param}: {hint} = ..."
-    doc = [f"  {param}: {_attr_doc(attr)}"]
+    doc_lines = [f"  {param}: {_attr_doc(attr)}"]
     if attr.description and attr.description.strip():
-        doc += _wrap(attr.description, "    ")
-    doc = "\n".join(doc)
+        doc_lines += _wrap(attr.description, "    ")
+    doc = "\n".join(doc_lines)
     # What docstring_literal would leave as it is: one line of printable ASCII without
     # backslashes, triple quotes or a quote or blank at its end.
     plain_doc = (doc.isascii() and doc.isprintable() and "\\" not in doc and '"""' not in doc
@@ -642,7 +654,7 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         inputs.append(params[arg.name])
     for text in attrs:
         attr_entries.append(text.attrs_entry)
-    return make_frozen(PythonOp, {
+    op: PythonOp = make_frozen(PythonOp, {
         "op_type": string_literal(spec.name),
         "function": function,
         "parameters": parameters,
@@ -658,6 +670,7 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "public": spec.visibility != "HIDDEN",
         "deprecated_aliases": tuple(deprecated_aliases),
     })
+    return op
 
 
 def base_function_name(spec: OpSpec) -> str:
@@ -734,7 +747,7 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
                     if not n.startswith("_"))
     index = {"source": source, "groups": names, "public": public}
     stub_ops = sorted(ops, key=operator.attrgetter("function"))
-    out = [("__init__.py.j2", "python/__init__.py", index),
+    out: list[tuple[str, str, dict[str, Any]]] = [("__init__.py.j2", "python/__init__.py", index),
            ("__init__.pyi.j2", "python/__init__.pyi",
             {"source": source, "ops": stub_ops, "public": public,
              "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops)})]

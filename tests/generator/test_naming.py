@@ -8,11 +8,12 @@ import dataclasses
 import keyword
 
 import pytest
+from google.protobuf import text_format
 
-from opgen.langs import naming, python as py
+from opgen.langs import naming
+from opgen.langs import python as py
 from opgen.model import OpSpec
 from opgen.protos import op_def_pb2
-from google.protobuf import text_format
 
 
 @pytest.mark.parametrize("op_name, expected", [
