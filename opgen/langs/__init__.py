@@ -3,7 +3,14 @@
 A language module provides ``NAME``, ``files(specs, source)`` — a list of (template
 under ``templates/<NAME>/``, output path under the output folder, the values the
 template prints) — and ``OWNED_GLOBS``, patterns of output files an earlier run may
-have written that the writer removes when a run no longer produces them.
+have written that the writer removes when a run no longer produces them. A file shipped
+unchanged (hand-written source under ``templates/<NAME>/static/``) is listed through
+:func:`opgen.langs.static_files.static_file`.
+
+Language modules share :mod:`~opgen.langs.naming`, :mod:`~opgen.langs.numbers`,
+:mod:`~opgen.langs.c_family`, :mod:`~opgen.langs.doctext` and
+:mod:`~opgen.langs.endpoints`; none imports another language module
+(tests/generator/test_lang_independence.py).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """C: one function per op that adds it to a ``TF_Graph`` through TensorFlow's C API.
 
-Everything ``templates/c`` prints is computed here: identifiers (C reserved words and
-names reserved by the C and C++ standards avoided), the C type of each attr, the
-default of each optional attr as a C initialiser, string literals that always compile,
-and doc comments that cannot close early. The C++ language module reuses the names and
-literals (``opgen.langs.cpp``).
+Everything ``templates/c`` prints is computed here: the C type of each attr, the
+default of each optional attr as a C initialiser, the statements that set attrs and
+read outputs, and doc comments. Identifiers and literals are spelled by
+:mod:`opgen.langs.c_family`, which the C++ language module shares.
+
+Declarations and statements are built as values (:class:`CDecl`, :class:`CSetter`,
+:class:`COutput`) and turned into text only when printed, so nothing here edits C text.
 
 Generated API, for op ``MatMul``::
 
@@ -17,177 +19,141 @@ Generated API, for op ``MatMul``::
 
 from __future__ import annotations
 
-import math
-import re
-import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any
 
-from opgen.model import ArgKind, ArgSpec, AttrSpec, DType, OpSpec
+from opgen.langs.c_family import (
+    UNSET_WHEN_EMPTY,
+    attr_doc,
+    comment_lines,
+    comment_text,
+    core_name,
+    default_doc,
+    dtype_literal,
+    float_literal,
+    input_type_doc,
+    int_literal,
+    local_name,
+    op_cores,
+    string_literal,
+)
 from opgen.langs.endpoints import EndpointAlias, deprecation_message, endpoint_aliases
-from opgen.langs.naming import unique
+from opgen.model import ArgKind, AttrSpec, OpSpec
 
 NAME = "c"
 
 #: the prefix of every generated C identifier (the runtime's own extensions use OPGEN_)
 PREFIX = "opgen_"
 
-# C11 and C23 keywords, and the macros of the standard headers the generated files
-# include (stdint.h, stddef.h, math.h, stdbool.h) that an identifier would clash with.
-C_RESERVED = frozenset("""
-    auto break case char const continue default do double else enum extern float for goto
-    if inline int long register restrict return short signed sizeof static struct switch
-    typedef union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex
-    _Generic _Imaginary _Noreturn _Static_assert _Thread_local alignas alignof bool
-    constexpr false nullptr static_assert thread_local true typeof typeof_unqual
-    NULL INFINITY NAN HUGE_VAL errno assert offsetof complex imaginary I
-    int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t
-    intptr_t uintptr_t
-""".split())
-
-# C++ keywords and alternative tokens: the header is also included from C++.
-CPP_RESERVED = frozenset("""
-    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
-    char16_t char32_t class compl concept const consteval constexpr constinit const_cast
-    continue co_await co_return co_yield decltype default delete do double dynamic_cast
-    else enum explicit export extern false float for friend goto if inline int long
-    mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected
-    public register reinterpret_cast requires return short signed sizeof static
-    static_assert static_cast struct switch template this thread_local throw true try
-    typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
-    xor_eq final override import module
-""".split())
-
-#: names no generated C identifier may take
-RESERVED = C_RESERVED | CPP_RESERVED
-
 # The parameters and locals every generated function has.
 FUNCTION_NAMES = frozenset({"graph", "name", "attrs", "status", "desc", "op", "index",
                             "defaults", "unique_name"})
 
-
-# --------------------------------------------------------------------------- naming
-
-
-def core_name(op_name: str) -> str:
-    """The op name as a C/C++ identifier core: ``Namespace>Op`` -> ``Namespace_Op``;
-    leading underscores move to the end (``_Arg`` -> ``Arg_``), so no name starts with
-    ``_`` or holds ``__`` (both reserved in C++)."""
-    stripped = op_name.lstrip("_")
-    core = re.sub(r"[^A-Za-z0-9_]", "_", stripped) + "_" * (len(op_name) - len(stripped))
-    core = re.sub(r"_{2,}", "_", core)
-    if not core or core[0].isdigit():
-        core = "Op" + core
-    return core
+# The helpers opgen_ops.c defines (each only when some op calls it).
+SET_STRING_LIST = "opgen_internal_set_string_list"
+SET_FUNC_LIST = "opgen_internal_set_func_list"
 
 
-def op_cores(specs: Iterable[OpSpec], reserved: Collection[str] = ()) -> dict[str, str]:
-    """Op name -> identifier core, unique; when two ops map to one core, the op name that
-    sorts first keeps it (the same result for any input order)."""
-    taken = set(reserved)
-    return {name: unique(core_name(name), taken)
-            for name in sorted(s.name for s in specs)}
+# ------------------------------------------------------------ declarations, statements
 
 
-def local_name(name: str, taken: set[str], reserved: Collection[str] = RESERVED) -> str:
-    """An OpDef arg/attr name as a parameter or field name: a valid identifier without
-    ``__`` or a leading ``_``, not reserved, not in ``taken`` (then added to it)."""
-    base = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_]", "_", name)).strip("_") or "arg"
-    if base[0].isdigit():
-        base = "arg_" + base
-    if base in reserved or base in taken:
-        base += "_"
-    candidate, n = base, 1
-    while candidate in taken or candidate in reserved:
-        n += 1
-        candidate = f"{base.rstrip('_')}_{n}"
-    taken.add(candidate)
-    return candidate
+@dataclass(frozen=True)
+class CDecl:
+    """One C declaration (a parameter or struct field) and its default initialiser."""
+
+    type: str                     # "const int64_t*"
+    name: str
+    default: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.type} {self.name}"
 
 
-# ------------------------------------------------------------------------- literals
+@dataclass(frozen=True)
+class FieldValue:
+    """One of an attr's fields as a setter argument: as is, or through a function."""
 
-# TF_DataType enumerators of TensorFlow 2.21's tf_datatype.h, by DataType value.
-DATATYPE_ENUMERATORS = {
-    1: "TF_FLOAT", 2: "TF_DOUBLE", 3: "TF_INT32", 4: "TF_UINT8", 5: "TF_INT16", 6: "TF_INT8",
-    7: "TF_STRING", 8: "TF_COMPLEX64", 9: "TF_INT64", 10: "TF_BOOL", 11: "TF_QINT8",
-    12: "TF_QUINT8", 13: "TF_QINT32", 14: "TF_BFLOAT16", 15: "TF_QINT16", 16: "TF_QUINT16",
-    17: "TF_UINT16", 18: "TF_COMPLEX128", 19: "TF_HALF", 20: "TF_RESOURCE", 21: "TF_VARIANT",
-    22: "TF_UINT32", 23: "TF_UINT64", 24: "TF_FLOAT8_E5M2", 25: "TF_FLOAT8_E4M3FN",
-    26: "TF_FLOAT8_E4M3FNUZ", 27: "TF_FLOAT8_E4M3B11FNUZ", 28: "TF_FLOAT8_E5M2FNUZ",
-    29: "TF_INT4", 30: "TF_UINT4", 31: "TF_INT2", 32: "TF_UINT2",
-}
+    field: str
+    through: str = ""             # "strlen": pass strlen(field)
+
+    def render(self, access: str) -> str:
+        value = access + self.field
+        return f"{self.through}({value})" if self.through else value
 
 
-def dtype_literal(dtype: DType) -> str:
-    """``TF_FLOAT``; a value the header does not name becomes a cast of its number."""
-    return DATATYPE_ENUMERATORS.get(dtype.enum, f"(TF_DataType){dtype.enum}")
+#: a setter argument: a field's value, or a name written as is (``status``)
+Argument = FieldValue | str
 
 
-def int_literal(value: int) -> str:
-    """An ``int64_t`` value: plain when it fits in ``int``, else through ``INT64_C``."""
-    value = int(value)
-    if -2**31 < value < 2**31:
-        return str(value)
-    if value == -2**63:
-        return "(-INT64_C(9223372036854775807) - 1)"
-    return f"-INT64_C({-value})" if value < 0 else f"INT64_C({value})"
+@dataclass(frozen=True)
+class Guard:
+    """The condition an optional attr's setter runs under: ``field`` passes ``test``."""
+
+    field: str
+    test: str                     # "!= NULL", "> 0"
+
+    def render(self, access: str) -> str:
+        return f"if ({access}{self.field} {self.test}) "
 
 
-def _to_float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:   # beyond float32's range: it rounds to infinity there
-        return math.copysign(math.inf, value)
+@dataclass(frozen=True)
+class CSetter:
+    """The statement setting one attr: ``function(desc, "name", arguments...);``."""
+
+    function: str                 # TF_SetAttrInt, opgen_internal_set_string_list
+    attr_name: str                # the OpDef attr name
+    arguments: tuple[Argument, ...]
+    guard: Guard | None = None
+    reports_status: bool = False  # the last argument is status: check it afterwards
+
+    def render(self, access: str) -> str:
+        """The statement, reaching the fields through ``access`` (``attrs->`` for the
+        optional attrs struct, nothing for parameters)."""
+        arguments = ["desc", string_literal(self.attr_name)]
+        arguments += [a if isinstance(a, str) else a.render(access) for a in self.arguments]
+        call = f"{self.function}({', '.join(arguments)});"
+        return (self.guard.render(access) if self.guard else "") + call
 
 
-def float_literal(value: float) -> str:
-    """A ``float`` literal with the shortest digits that round-trip through float32."""
-    value = _to_float32(float(value))
-    if math.isnan(value):
-        return "NAN"
-    if math.isinf(value):
-        return "INFINITY" if value > 0 else "-INFINITY"
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        if _to_float32(float(text)) == value:
-            break
-    if not re.search(r"[.eE]", text):
-        text += ".0"
-    if text.startswith("-") and float(text) == 0:
-        return "-0.0f"
-    return text + "f"
+@dataclass(frozen=True)
+class AttrStatement:
+    """A setter as the op's function calls it."""
+
+    setter: CSetter
+    access: str                   # "" (parameters) or "attrs->"
+
+    @property
+    def text(self) -> str:
+        return self.setter.render(self.access)
+
+    @property
+    def reports_status(self) -> bool:
+        return self.setter.reports_status
 
 
-def string_literal(text: str | bytes) -> str:
-    """A C (and C++) string literal of the UTF-8 bytes of ``text``: printable ASCII as
-    is, everything else as 3-digit octal escapes (which never swallow a following
-    digit), ``?`` escaped so no trigraph can form."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    out = []
-    for byte in data:
-        c = chr(byte)
-        if c in '"\\?':
-            out.append("\\" + c)
-        elif 0x20 <= byte < 0x7F:
-            out.append(c)
-        else:
-            out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
+@dataclass(frozen=True)
+class COutput:
+    """One output of an op and the out-parameters it is written to."""
 
+    arg_name: str                 # the OpDef arg name
+    pointer: str                  # the TF_Output* parameter
+    capacity: str = ""            # list outputs: the capacity and the length parameters
+    length: str = ""
 
-def comment_text(text: str) -> str:
-    """``text`` safe inside a ``/* */`` comment: cannot close or open one, no trigraphs,
-    no control characters."""
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", text)
-    text = text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?")
-    return text
+    @property
+    def is_list(self) -> bool:
+        return bool(self.capacity)
 
-
-def comment_lines(text: str, indent: str = "") -> list[str]:
-    """Comment body lines (without the leading `` * ``), right-stripped."""
-    return [(indent + line).rstrip() if line.strip() else ""
-            for line in comment_text(text.strip()).split("\n")]
+    def statements(self) -> tuple[str, ...]:
+        """What the function runs after TF_FinishOperation, ``index`` the next flat output."""
+        if not self.is_list:
+            return (f"if ({self.pointer} != NULL) *{self.pointer} = opgen_internal_output(op, index);",
+                    "index += 1;")
+        return ((f"index = opgen_internal_list_output(op, {string_literal(self.arg_name)}, index, "
+                 f"{self.pointer}, {self.capacity}, {self.length}, status);"),
+                "if (index < 0) return NULL;")
 
 
 # ------------------------------------------------------------------ attr types in C
@@ -198,64 +164,16 @@ _SCALAR = {
     "float": ("float", "TF_SetAttrFloat"),
     "bool": ("unsigned char", "TF_SetAttrBool"),
     "type": ("TF_DataType", "TF_SetAttrType"),
-    "string": ("const char*", None),
-    "shape": (None, None),
-    "tensor": ("TF_Tensor*", None),
-    "func": ("const char*", None),
 }
-
-# Optional attrs of these types are left unset when their field is NULL / empty: the
-# runtime then applies the OpDef default (which C cannot spell as an initialiser).
-UNSET_WHEN_EMPTY = frozenset({"tensor", "func", "list(shape)", "list(tensor)", "list(func)"})
-
-
-@dataclass(frozen=True)
-class CField:
-    """One C declaration (a parameter or struct field) and its default initialiser."""
-
-    decl: str
-    default: str = ""
 
 
 @dataclass(frozen=True)
 class CAttr:
     name: str                     # the OpDef attr name
-    fields: tuple[CField, ...]    # its parameters / struct fields
-    setter: str                   # C statement(s) that set it; ACCESS is replaced
+    fields: tuple[CDecl, ...]     # its parameters / struct fields; the first holds the value
+    setter: CSetter
     doc: str
     statics: tuple[str, ...] = ()  # static arrays holding a list default
-    needs_status: bool = False    # the setter reports through status
-
-
-def attr_doc(attr: AttrSpec, c_default_doc: str = "") -> str:
-    kind = attr.type
-    if attr.allowed_values:
-        kind += " from {" + ", ".join(
-            v.name if isinstance(v, DType) else str(v) for v in attr.allowed_values) + "}"
-    if attr.minimum is not None:
-        kind += f", at least {attr.minimum}" + (" elements" if attr.is_list else "")
-    if attr.has_default:
-        kind += f"; default {c_default_doc}" if c_default_doc else "; default: the OpDef's"
-    return kind
-
-
-def default_doc(value: Any, attr_type: str) -> str:
-    """A default as a reader of the header wants it (``[1, 2]``, ``float32``)."""
-    if attr_type.startswith("list("):
-        element = attr_type[5:-1]
-        return "[" + ", ".join(default_doc(v, element) for v in value) + "]"
-    if attr_type == "type":
-        return value.name
-    if attr_type == "shape":
-        return "unknown rank" if value.dims is None else \
-            "[" + ", ".join("?" if d is None else str(d) for d in value.dims) + "]"
-    if attr_type == "bool":
-        return "true" if value else "false"
-    if attr_type == "string":
-        return string_literal(value)
-    if attr_type == "float":
-        return float_literal(value)[:-1].replace("INFINITY", "inf")
-    return str(value)
 
 
 def _scalar_literal(value: Any, element: str) -> str:
@@ -274,28 +192,37 @@ def _scalar_literal(value: Any, element: str) -> str:
 
 def c_attr(attr: AttrSpec, field: str, taken: set[str], static_prefix: str) -> CAttr:
     """The C fields and setter of ``attr``. ``field`` is its identifier; extra fields
-    (counts, dims) take names from ``taken``. In the setter, ``ACCESS`` stands for how
-    the value is reached (``attrs->`` for a struct field, nothing for a parameter)."""
-    name = string_literal(attr.name)
+    (counts, dims) take names from ``taken``."""
     optional = attr.has_default
-    default = attr.default if optional else None
+    default: Any = attr.default if optional else None   # its type follows attr.type
     element = attr.element_type
     doc_default = default_doc(default, attr.type) if optional and attr.type not in UNSET_WHEN_EMPTY else ""
     doc = attr_doc(attr, doc_default)
+    value = FieldValue(field)
+
+    def setter(function: str, *arguments: Argument, guard: Guard | None = None,
+               reports_status: bool = False) -> CSetter:
+        return CSetter(function, attr.name, arguments, guard, reports_status)
+
+    def if_optional(initialiser: str) -> str:
+        """A field's default: only optional attrs have one."""
+        return initialiser if optional else ""
+
     if not attr.is_list:
-        if element in ("int", "float", "bool", "type"):
-            ctype, setter = _SCALAR[element]
-            return CAttr(attr.name, (CField(f"{ctype} {field}",
-                                            _scalar_literal(default, element) if optional else ""),),
-                         f"{setter}(desc, {name}, ACCESS{field});", doc)
+        if element in _SCALAR:
+            ctype, function = _SCALAR[element]
+            return CAttr(attr.name, (CDecl(ctype, field, _scalar_literal(default, element)
+                                           if optional else ""),),
+                         setter(function, value), doc)
         if element == "string":
-            return CAttr(attr.name, (CField(f"const char* {field}",
-                                            string_literal(default) if optional else ""),),
-                         f"TF_SetAttrString(desc, {name}, ACCESS{field}, strlen(ACCESS{field}));",
+            return CAttr(attr.name, (CDecl("const char*", field, string_literal(default)
+                                           if optional else ""),),
+                         setter("TF_SetAttrString", value, FieldValue(field, "strlen")),
                          doc + " (NUL-terminated)")
         if element == "shape":
             dims = local_name(f"{field}_num_dims", taken)
-            statics, values, count = (), "NULL", "-1"
+            statics: tuple[str, ...] = ()
+            values, count = "NULL", "-1"
             if optional and default.dims is not None:
                 count = str(len(default.dims))
                 if default.dims:
@@ -305,89 +232,67 @@ def c_attr(attr: AttrSpec, field: str, taken: set[str], static_prefix: str) -> C
                                + "};",)
                     values = array
             return CAttr(attr.name,
-                         (CField(f"const int64_t* {field}", values if optional else ""),
-                          CField(f"int {dims}", count if optional else "")),
-                         f"TF_SetAttrShape(desc, {name}, ACCESS{field}, ACCESS{dims});",
+                         (CDecl("const int64_t*", field, if_optional(values)),
+                          CDecl("int", dims, if_optional(count))),
+                         setter("TF_SetAttrShape", value, FieldValue(dims)),
                          doc + f" ({dims} dims, -1 for an unknown rank; -1 dims unknown)",
                          statics)
+        # Left unset when NULL: the runtime then applies the OpDef default.
+        unset_guard = Guard(field, "!= NULL") if optional else None
         if element == "tensor":
-            setter = f"TF_SetAttrTensor(desc, {name}, ACCESS{field}, status);"
-            if optional:
-                setter = f"if (ACCESS{field} != NULL) {setter}"
-            return CAttr(attr.name, (CField(f"TF_Tensor* {field}", "NULL" if optional else ""),),
-                         setter, doc + " (copied; NULL leaves the OpDef default)" * optional,
-                         needs_status=True)
+            return CAttr(attr.name, (CDecl("TF_Tensor*", field, if_optional("NULL")),),
+                         setter("TF_SetAttrTensor", value, "status", guard=unset_guard,
+                                reports_status=True),
+                         doc + " (copied; NULL leaves the OpDef default)" * optional)
         if element == "func":
-            setter = f"TF_SetAttrFuncName(desc, {name}, ACCESS{field}, strlen(ACCESS{field}));"
-            if optional:
-                setter = f"if (ACCESS{field} != NULL) {setter}"
-            return CAttr(attr.name, (CField(f"const char* {field}", "NULL" if optional else ""),),
-                         setter, doc + " (a function name" + "; NULL leaves the OpDef default" * optional + ")")
+            return CAttr(attr.name, (CDecl("const char*", field, if_optional("NULL")),),
+                         setter("TF_SetAttrFuncName", value, FieldValue(field, "strlen"),
+                                guard=unset_guard),
+                         doc + " (a function name" + "; NULL leaves the OpDef default" * optional + ")")
         raise ValueError(f"attr {attr.name}: no C type for {attr.type!r}")
 
     count = local_name(f"num_{field}", taken)
-    count_field = CField(f"int {count}", "0" if optional else "")
-    unset_guard = f"if (ACCESS{count} > 0) " if optional and attr.type in UNSET_WHEN_EMPTY else ""
-    if element in ("int", "float", "bool", "type", "string"):
-        ctype, setter = _SCALAR[element]
-        const_ctype = "const char* const*" if element == "string" else f"const {ctype}*"
+    count_field = CDecl("int", count, if_optional("0"))
+    empty_guard = Guard(count, "> 0") if optional and attr.type in UNSET_WHEN_EMPTY else None
+    if element in _SCALAR or element == "string":
         statics, values = (), "NULL"
+        # The elements are const (a string's pointer too): the array and its type.
+        element_type = "const char* const" if element == "string" else f"const {_SCALAR[element][0]}"
         if optional and default:
             array = f"{static_prefix}{field}_default"
-            decl_type = "const char* const" if element == "string" else f"const {ctype}"
-            statics = (f"static {decl_type} {array}[] = {{"
+            statics = (f"static {element_type} {array}[] = {{"
                        + ", ".join(_scalar_literal(v, element) for v in default) + "};",)
             values = array
-            count_field = CField(f"int {count}", str(len(default)))
+            count_field = CDecl("int", count, str(len(default)))
         if element == "string":
-            call = f"opgen_internal_set_string_list(desc, {name}, ACCESS{field}, ACCESS{count});"
+            set_list = setter(SET_STRING_LIST, value, FieldValue(count))
         else:
-            call = f"{setter}List(desc, {name}, ACCESS{field}, ACCESS{count});"
-        return CAttr(attr.name, (CField(f"{const_ctype} {field}", values if optional else ""),
-                                 count_field), call,
+            set_list = setter(_SCALAR[element][1] + "List", value, FieldValue(count))
+        return CAttr(attr.name, (CDecl(f"{element_type}*", field, if_optional(values)),
+                                 count_field), set_list,
                      doc + f" ({count} values)", statics)
     if element == "shape":
         dims = local_name(f"{field}_num_dims", taken)
         return CAttr(attr.name,
-                     (CField(f"const int64_t* const* {field}", "NULL" if optional else ""),
-                      CField(f"const int* {dims}", "NULL" if optional else ""), count_field),
-                     unset_guard + f"TF_SetAttrShapeList(desc, {name}, ACCESS{field}, ACCESS{dims}, ACCESS{count});",
+                     (CDecl("const int64_t* const*", field, if_optional("NULL")),
+                      CDecl("const int*", dims, if_optional("NULL")), count_field),
+                     setter("TF_SetAttrShapeList", value, FieldValue(dims), FieldValue(count),
+                            guard=empty_guard),
                      doc + f" ({count} shapes; {dims}[i] -1 for an unknown rank"
                      + "; none leaves the OpDef default" * optional + ")")
     if element == "tensor":
-        return CAttr(attr.name, (CField(f"TF_Tensor* const* {field}", "NULL" if optional else ""),
+        return CAttr(attr.name, (CDecl("TF_Tensor* const*", field, if_optional("NULL")),
                                  count_field),
-                     unset_guard + f"TF_SetAttrTensorList(desc, {name}, ACCESS{field}, ACCESS{count}, status);",
-                     doc + f" ({count} tensors, copied" + "; none leaves the OpDef default" * optional + ")",
-                     needs_status=True)
+                     setter("TF_SetAttrTensorList", value, FieldValue(count), "status",
+                            guard=empty_guard, reports_status=True),
+                     doc + f" ({count} tensors, copied" + "; none leaves the OpDef default" * optional + ")")
     if element == "func":
-        return CAttr(attr.name, (CField(f"const char* const* {field}", "NULL" if optional else ""),
+        return CAttr(attr.name, (CDecl("const char* const*", field, if_optional("NULL")),
                                  count_field),
-                     unset_guard + f"opgen_internal_set_func_list(desc, {name}, ACCESS{field}, ACCESS{count}, status);",
-                     doc + f" ({count} function names" + "; none leaves the OpDef default" * optional + ")",
-                     needs_status=True)
+                     setter(SET_FUNC_LIST, value, FieldValue(count), "status",
+                            guard=empty_guard, reports_status=True),
+                     doc + f" ({count} function names" + "; none leaves the OpDef default" * optional + ")")
     raise ValueError(f"attr {attr.name}: no C type for {attr.type!r}")
-
-
-# ---------------------------------------------------------------------- docs per op
-
-
-def input_type_doc(arg: ArgSpec, spec: OpSpec) -> str:
-    """``float32``, ``T in {float32, int32}``, ``N x T``, ``list Tout``."""
-    if arg.fixed_type is not None:
-        kind = arg.fixed_type.name
-    elif arg.type_attr:
-        attr = spec.attr(arg.type_attr)
-        kind = arg.type_attr
-        if attr.allowed_values:
-            kind += " in {" + ", ".join(t.name for t in attr.allowed_values) + "}"
-    else:
-        kind = ""
-    if arg.kind is ArgKind.NUMBER_LIST:
-        kind = f"{arg.number_attr} x {kind}"
-    elif arg.kind is ArgKind.TYPE_LIST:
-        kind = f"list of types {arg.type_list_attr}"
-    return ("ref " if arg.is_ref else "") + kind
 
 
 # ------------------------------------------------------------------ template context
@@ -401,14 +306,23 @@ class COp:
     function: str                 # opgen_MatMul
     attrs_type: str               # opgen_MatMulAttrs, "" without optional attrs
     attrs_init: str               # opgen_MatMulAttrsInit
-    parameters: tuple[str, ...]   # declarations, in order
-    optional_fields: tuple[CField, ...]
+    naming_error: str             # string literal: the message when naming it fails
+    parameters: tuple[CDecl, ...]
+    optional_fields: tuple[CDecl, ...]
     input_statements: tuple[str, ...]
-    attr_statements: tuple[tuple[str, bool], ...]  # (statement, reports through status)
-    output_statements: tuple[str, ...]
+    attr_statements: tuple[AttrStatement, ...]
+    outputs: tuple[COutput, ...]
     statics: tuple[str, ...]
     doc: tuple[str, ...]          # comment lines
     aliases: tuple[CAlias, ...] = ()   # the function under its ApiDef endpoint names
+
+    @property
+    def parameter_list(self) -> str:
+        return ", ".join(p.text for p in self.parameters)
+
+    @property
+    def output_statements(self) -> tuple[str, ...]:
+        return tuple(s for output in self.outputs for s in output.statements())
 
 
 @dataclass(frozen=True)
@@ -421,68 +335,65 @@ class CAlias:
     doc: str
 
 
+def _attr_doc_lines(specs: Sequence[AttrSpec], attrs: Sequence[CAttr]) -> list[str]:
+    lines = []
+    for attr_spec, attr in zip(specs, attrs):
+        lines.append(f"  {attr.fields[0].name}: {attr.doc}")
+        if attr_spec.description.strip():
+            lines += comment_lines(attr_spec.description, "    ")
+    return lines
+
+
 def c_op(spec: OpSpec, core: str) -> COp:
     function = PREFIX + core
     attrs_type = f"{function}Attrs" if spec.optional_attrs else ""
     taken = set(FUNCTION_NAMES)
-    params: dict[str, str] = {}
-    for arg in spec.signature_inputs:
-        params[arg.name] = local_name(arg.public_name, taken)
-    required = []
-    for attr in spec.required_attrs:
-        field = local_name(attr.public_name, taken)
-        required.append(c_attr(attr, field, taken, f"{PREFIX}internal_{core}_"))
-    outputs = {arg.name: local_name(arg.name, taken) for arg in spec.outputs}
-    output_counts = {}
+    params = {arg.name: local_name(arg.public_name, taken) for arg in spec.signature_inputs}
+    required = [c_attr(attr, local_name(attr.public_name, taken), taken, f"{PREFIX}internal_{core}_")
+                for attr in spec.required_attrs]
+    pointers = {arg.name: local_name(arg.name, taken) for arg in spec.outputs}
+    outputs = []
     for arg in spec.outputs:
-        if arg.kind is not ArgKind.SINGLE:
-            output_counts[arg.name] = (local_name(f"{outputs[arg.name]}_capacity", taken),
-                                       local_name(f"num_{outputs[arg.name]}", taken))
+        pointer = pointers[arg.name]
+        if arg.kind is ArgKind.SINGLE:
+            outputs.append(COutput(arg.name, pointer))
+        else:
+            outputs.append(COutput(arg.name, pointer, local_name(f"{pointer}_capacity", taken),
+                                   local_name(f"num_{pointer}", taken)))
     field_taken: set[str] = set()
     optional = [c_attr(attr, local_name(attr.public_name, field_taken), field_taken,
                        f"{PREFIX}internal_{core}_") for attr in spec.optional_attrs]
 
-    parameters = ["TF_Graph* graph", "const char* name"]
-    input_statements = []
+    parameters = [CDecl("TF_Graph*", "graph"), CDecl("const char*", "name")]
+    list_lengths: dict[str, str] = {}
     doc_inputs = []
     for arg in spec.signature_inputs:
         p = params[arg.name]
         if arg.kind is ArgKind.SINGLE:
-            parameters.append(f"TF_Output {p}")
+            parameters.append(CDecl("TF_Output", p))
         else:
-            count = local_name(f"num_{p}", taken)
-            parameters += [f"const TF_Output* {p}", f"int {count}"]
-            params[arg.name] = (p, count)  # type: ignore[assignment]
+            list_lengths[arg.name] = local_name(f"num_{p}", taken)
+            parameters += [CDecl("const TF_Output*", p), CDecl("int", list_lengths[arg.name])]
         doc_inputs.append((p, input_type_doc(arg, spec), arg.kind is not ArgKind.SINGLE,
                            arg.description))
+    input_statements = []
     for arg in spec.inputs:     # the runtime receives OpDef order
-        p = params[arg.name]
         if arg.kind is ArgKind.SINGLE:
-            input_statements.append(f"TF_AddInput(desc, {p});")
+            input_statements.append(f"TF_AddInput(desc, {params[arg.name]});")
         else:
-            input_statements.append(f"TF_AddInputList(desc, {p[0]}, {p[1]});")
+            input_statements.append(f"TF_AddInputList(desc, {params[arg.name]}, {list_lengths[arg.name]});")
     for attr in required:
-        parameters += [f.decl for f in attr.fields]
+        parameters += attr.fields
     if attrs_type:
-        parameters.append(f"const {attrs_type}* attrs")
-    output_statements = []
-    for arg in spec.outputs:
-        out = outputs[arg.name]
-        if arg.kind is ArgKind.SINGLE:
-            parameters.append(f"TF_Output* {out}")
-            output_statements.append(f"if ({out} != NULL) *{out} = opgen_internal_output(op, index);")
-            output_statements.append("index += 1;")
-        else:
-            capacity, count = output_counts[arg.name]
-            parameters += [f"TF_Output* {out}", f"int {capacity}", f"int* {count}"]
-            output_statements.append(
-                f"index = opgen_internal_list_output(op, {string_literal(arg.name)}, index, "
-                f"{out}, {capacity}, {count}, status);")
-            output_statements.append("if (index < 0) return NULL;")
-    parameters.append("TF_Status* status")
+        parameters.append(CDecl(f"const {attrs_type}*", "attrs"))
+    for output in outputs:
+        parameters.append(CDecl("TF_Output*", output.pointer))
+        if output.is_list:
+            parameters += [CDecl("int", output.capacity), CDecl("int*", output.length)]
+    parameters.append(CDecl("TF_Status*", "status"))
 
-    attr_statements = [(a.setter.replace("ACCESS", ""), a.needs_status) for a in required]
-    attr_statements += [(a.setter.replace("ACCESS", "attrs->"), a.needs_status) for a in optional]
+    attr_statements = [AttrStatement(a.setter, "") for a in required]
+    attr_statements += [AttrStatement(a.setter, "attrs->") for a in optional]
 
     doc = [f"{spec.name}: " + (comment_lines(spec.summary)[0] if spec.summary.strip()
                                   else f"adds a {spec.name} operation.")]
@@ -500,26 +411,18 @@ def c_op(spec: OpSpec, core: str) -> COp:
             if description.strip():
                 doc += comment_lines(description, "    ")
     if required:
-        doc += ["", "Required attrs:"]
-        for attr_spec, attr in zip(spec.required_attrs, required):
-            doc.append(f"  {attr.fields[0].decl.split()[-1]}: {attr.doc}")
-            if attr_spec.description.strip():
-                doc += comment_lines(attr_spec.description, "    ")
+        doc += ["", "Required attrs:"] + _attr_doc_lines(spec.required_attrs, required)
     if optional:
         doc += ["", f"Optional attrs (fields of {attrs_type}; NULL `attrs` means every default):"]
-        for attr_spec, attr in zip(spec.optional_attrs, optional):
-            doc.append(f"  {attr.fields[0].decl.split()[-1]}: {attr.doc}")
-            if attr_spec.description.strip():
-                doc += comment_lines(attr_spec.description, "    ")
+        doc += _attr_doc_lines(spec.optional_attrs, optional)
     if spec.outputs:
         doc += ["", "Outputs (each out-parameter may be NULL):"]
-        for arg in spec.outputs:
+        for arg, output in zip(spec.outputs, outputs):
             kind = input_type_doc(arg, spec)
-            if arg.kind is not ArgKind.SINGLE:
-                capacity, count = output_counts[arg.name]
-                kind += (f"; up to {capacity} written to {outputs[arg.name]}, "
-                         f"the list's length to *{count}")
-            doc.append(f"  {outputs[arg.name]}: {kind}")
+            if output.is_list:
+                kind += (f"; up to {output.capacity} written to {output.pointer}, "
+                         f"the list's length to *{output.length}")
+            doc.append(f"  {output.pointer}: {kind}")
             if arg.description.strip():
                 doc += comment_lines(arg.description, "    ")
     doc += ["", "`name` NULL or \"\" picks a unique name from the op type. Returns the new",
@@ -529,11 +432,12 @@ def c_op(spec: OpSpec, core: str) -> COp:
         function=function,
         attrs_type=attrs_type,
         attrs_init=f"{attrs_type}Init" if attrs_type else "",
+        naming_error=string_literal(f"out of memory naming a {spec.name} operation"),
         parameters=tuple(parameters),
         optional_fields=tuple(f for a in optional for f in a.fields),
         input_statements=tuple(input_statements),
         attr_statements=tuple(attr_statements),
-        output_statements=tuple(output_statements),
+        outputs=tuple(outputs),
         statics=tuple(s for a in required + optional for s in a.statics),
         doc=tuple(doc),
     )
@@ -548,7 +452,7 @@ def alias_core(endpoint: str) -> str:
 
 def c_alias(alias: EndpointAlias, op: COp) -> CAlias:
     function = PREFIX + alias.name
-    arguments = ", ".join(p.split()[-1].lstrip("*") for p in op.parameters)
+    arguments = ", ".join(p.name for p in op.parameters)
     if alias.deprecation is None:
         return CAlias(function, "", arguments,
                       f"{function}: {op.function} under the name of an ApiDef endpoint.")
@@ -576,16 +480,15 @@ def c_ops(specs: Sequence[OpSpec]) -> list[COp]:
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
     """The header (declarations, attrs structs, docs) and the source defining them."""
     ops = c_ops(specs)
-    statements = " ".join(s for op in ops for s, _ in op.attr_statements)
+    setters = [s.setter for op in ops for s in op.attr_statements]
+    outputs = [o for op in ops for o in op.outputs]
     context = {"source": source.replace("\n", " "), "ops": ops,
                # helpers the .c file defines only when some op calls them
-               "uses_string_list": "opgen_internal_set_string_list" in statements,
-               "uses_func_list": "opgen_internal_set_func_list" in statements,
-               "uses_status_setters": any(r for op in ops for _, r in op.attr_statements),
-               "uses_list_output": any("list_output" in s for op in ops
-                                       for s in op.output_statements),
-               "uses_output": any("internal_output(" in s for op in ops
-                                  for s in op.output_statements),
+               "uses_string_list": any(s.function == SET_STRING_LIST for s in setters),
+               "uses_func_list": any(s.function == SET_FUNC_LIST for s in setters),
+               "uses_status_setters": any(s.reports_status for s in setters),
+               "uses_list_output": any(o.is_list for o in outputs),
+               "uses_output": any(not o.is_list for o in outputs),
                "uses_deprecated_aliases": any(a.attribute for op in ops for a in op.aliases)}
     return [("opgen_ops.h.j2", "c/opgen_ops.h", context),
             ("opgen_ops.c.j2", "c/opgen_ops.c", context)]

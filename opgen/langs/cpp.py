@@ -4,26 +4,29 @@ One class per op in ``opgen::ops``, constructed from a ``Scope`` with the inputs
 required attrs; optional attrs through chained setters on the op's ``Attrs``
 (``MatMul::TransposeA(true)``); the outputs are public members. The framework it
 builds on (``Scope``, ``Input``, ``Output``, ``Tensor``, ``ClientSession``, ``Error``)
-is the op-independent ``opgen_framework.h`` template. Names and literals here; layout
-in ``templates/cpp``. Identifier cores and C literals come from :mod:`opgen.langs.c`.
+is ``templates/cpp/static/opgen_framework.h``, copied unchanged. Names and literals
+here; layout in ``templates/cpp``. Identifier cores and C literals come from
+:mod:`opgen.langs.c_family`, which the C language module shares.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
-from opgen.langs import c as c_lang
+from opgen.langs import c_family
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.model import ArgKind, AttrSpec, OpSpec
 from opgen.langs.naming import unique
+from opgen.langs.static_files import static_file
+from opgen.model import ArgKind, AttrSpec, OpSpec
 
 NAME = "cpp"
 
 #: names an op class may not take in ``opgen::ops`` (C++ reserved words; the framework's
 #: names live in ``opgen`` and are always spelled qualified in generated code)
-RESERVED = c_lang.RESERVED | {"ops", "internal", "opgen", "std"}
+RESERVED = c_family.RESERVED | {"ops", "internal", "opgen", "std"}
 
 # Members and locals of every op class and constructor besides the op's own names.
 CLASS_NAMES = frozenset({"Attrs", "operation", "scope", "attrs"})
@@ -41,7 +44,7 @@ def camel_case(name: str) -> str:
 
 def _member_name(name: str, taken: set[str]) -> str:
     """The ``Attrs`` field of an attr: its name with a trailing ``_``, as TensorFlow's."""
-    base = c_lang.local_name(name, set(), ()).rstrip("_")
+    base = c_family.local_name(name, set(), ()).rstrip("_")
     candidate, n = base + "_", 1
     while candidate in taken:
         n += 1
@@ -53,7 +56,7 @@ def _member_name(name: str, taken: set[str]) -> str:
 def comment_lines(text: str, indent: str = "") -> list[str]:
     """Lines for ``///`` comments: also no trailing backslash (it would continue the
     comment onto the next line)."""
-    lines = c_lang.comment_lines(text, indent)
+    lines = c_family.comment_lines(text, indent)
     return [line + "." if line.endswith("\\") else line for line in lines]
 
 
@@ -83,8 +86,8 @@ def string_literal(value: str | bytes) -> str:
     """A ``std::string`` expression; with the length when the text holds a NUL."""
     data = value.encode("utf-8") if isinstance(value, str) else value
     if b"\0" in data:
-        return f"std::string({c_lang.string_literal(data)}, {len(data)})"
-    return f"std::string({c_lang.string_literal(data)})"
+        return f"std::string({c_family.string_literal(data)}, {len(data)})"
+    return f"std::string({c_family.string_literal(data)})"
 
 
 def literal(value: Any, attr_type_name: str) -> str:
@@ -94,20 +97,20 @@ def literal(value: Any, attr_type_name: str) -> str:
         cpp = _SCALAR_TYPES[element]
         return f"std::vector<{cpp}>{{" + ", ".join(literal(v, element) for v in value) + "}"
     if attr_type_name == "int":
-        return f"int64_t{{{c_lang.int_literal(value)}}}"
+        return f"int64_t{{{c_family.int_literal(value)}}}"
     if attr_type_name == "float":
-        return c_lang.float_literal(value)
+        return c_family.float_literal(value)
     if attr_type_name == "bool":
         return "true" if value else "false"
     if attr_type_name == "string":
         return string_literal(value)
     if attr_type_name == "type":
-        return c_lang.dtype_literal(value)
+        return c_family.dtype_literal(value)
     if attr_type_name == "shape":
         if value.dims is None:
             return "::opgen::PartialTensorShape::UnknownRank()"
         return "::opgen::PartialTensorShape({" + ", ".join(
-            c_lang.int_literal(-1 if d is None else d) for d in value.dims) + "})"
+            c_family.int_literal(-1 if d is None else d) for d in value.dims) + "})"
     if attr_type_name == "func":
         return string_literal(value.name)
     if attr_type_name == "tensor":
@@ -117,9 +120,9 @@ def literal(value: Any, attr_type_name: str) -> str:
 
 def _optional_attr_doc(attr: AttrSpec) -> str:
     """``type from {int32, int64}; default int32``, as the C header says it."""
-    if attr.type in c_lang.UNSET_WHEN_EMPTY:
-        return c_lang.attr_doc(attr) + " when not set"
-    return c_lang.attr_doc(attr, c_lang.default_doc(attr.default, attr.type))
+    if attr.type in c_family.UNSET_WHEN_EMPTY:
+        return c_family.attr_doc(attr) + " when not set"
+    return c_family.attr_doc(attr, c_family.default_doc(attr.default, attr.type))
 
 
 # ------------------------------------------------------------------ template context
@@ -169,8 +172,8 @@ class CppAlias:
 
 def _set_statement(attr: AttrSpec, value: str) -> str:
     setter = _SETTERS[attr.element_type] + ("List" if attr.is_list else "")
-    statement = f"_builder.{setter}({c_lang.string_literal(attr.name)}, {value});"
-    if attr.has_default and attr.type in c_lang.UNSET_WHEN_EMPTY:
+    statement = f"_builder.{setter}({c_family.string_literal(attr.name)}, {value});"
+    if attr.has_default and attr.type in c_family.UNSET_WHEN_EMPTY:
         empty = f"{value}.empty()"
         statement = f"if (!{empty}) {statement}"
     return statement
@@ -180,10 +183,10 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
     taken = set(CLASS_NAMES) | {class_name}
     params: dict[str, str] = {}
     for arg in spec.signature_inputs:
-        params[arg.name] = c_lang.local_name(arg.public_name, taken, RESERVED)
+        params[arg.name] = c_family.local_name(arg.public_name, taken, RESERVED)
     for attr in spec.required_attrs:
-        params[attr.name] = c_lang.local_name(attr.public_name, taken, RESERVED)
-    members = {arg.name: c_lang.local_name(arg.name, taken, RESERVED) for arg in spec.outputs}
+        params[attr.name] = c_family.local_name(attr.public_name, taken, RESERVED)
+    members = {arg.name: c_family.local_name(arg.name, taken, RESERVED) for arg in spec.outputs}
     attrs = []
     for attr in spec.optional_attrs:
         setter = unique(camel_case(attr.public_name), taken)
@@ -194,10 +197,11 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
                              literal(attr.default, attr.type),
                              _set_statement(attr, f"attrs.{member}"), tuple(doc)))
 
-    parameters, conversions, input_statements = [], [], []
+    parameters: list[tuple[str, str]] = []     # (type, name) of the constructor's parameters
+    conversions, input_statements = [], []
     for arg in spec.signature_inputs:
         kind = "::opgen::Input" if arg.kind is ArgKind.SINGLE else "::opgen::InputList"
-        parameters.append(f"{kind} {params[arg.name]}")
+        parameters.append((kind, params[arg.name]))
     for arg in spec.inputs:     # converted in OpDef order: constants are made in that order
         p = params[arg.name]
         local = f"_in_{p}"
@@ -208,23 +212,23 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
             conversions.append(f"::opgen::OutputList {local} = scope.AsOutputList({p});")
             input_statements.append(f"_builder.AddInputList({local});")
     for attr in spec.required_attrs:
-        parameters.append(f"{parameter_type(attr)} {params[attr.name]}")
+        parameters.append((parameter_type(attr), params[attr.name]))
     required_statements = tuple(_set_statement(a, params[a.name]) for a in spec.required_attrs)
 
     outputs = []
     for arg in spec.outputs:
         member = members[arg.name]
-        kind = c_lang.input_type_doc(arg, spec)
-        doc = (kind,) + tuple(comment_lines(arg.description) if arg.description.strip() else ())
+        kind = c_family.input_type_doc(arg, spec)
+        output_doc = (kind,) + tuple(comment_lines(arg.description) if arg.description.strip() else ())
         if arg.kind is ArgKind.SINGLE:
             outputs.append(CppOutput(member, "::opgen::Output",
                                      f"this->{member} = ::opgen::Output(this->operation, _next_output++);",
-                                     doc))
+                                     output_doc))
         else:
             outputs.append(CppOutput(
                 member, "::opgen::OutputList",
                 f"this->{member} = ::opgen::internal::ListOutputs(this->operation, "
-                f"{c_lang.string_literal(arg.name)}, &_next_output);", doc))
+                f"{c_family.string_literal(arg.name)}, &_next_output);", output_doc))
     single = outputs[0].member if len(outputs) == 1 and outputs[0].type == "::opgen::Output" else ""
     list_output = outputs[0].member if len(outputs) == 1 and not single else ""
 
@@ -235,24 +239,24 @@ def cpp_op(spec: OpSpec, class_name: str) -> CppOp:
         doc += [""] + comment_lines(spec.description)
     if spec.deprecation:
         doc += ["", f"Deprecated at GraphDef version {spec.deprecation.version}: "
-                    + c_lang.comment_text(spec.deprecation.explanation)]
+                    + c_family.comment_text(spec.deprecation.explanation)]
     if spec.inputs or spec.required_attrs:
         doc += ["", "Arguments:"]
         for arg in spec.signature_inputs:
-            doc.append(f"  {params[arg.name]}: {c_lang.input_type_doc(arg, spec)}")
+            doc.append(f"  {params[arg.name]}: {c_family.input_type_doc(arg, spec)}")
             doc += comment_lines(arg.description, "    ") if arg.description.strip() else []
         for attr in spec.required_attrs:
-            doc.append(f"  {params[attr.name]}: {c_lang.attr_doc(attr)}")
+            doc.append(f"  {params[attr.name]}: {c_family.attr_doc(attr)}")
             doc += comment_lines(attr.description, "    ") if attr.description.strip() else []
     if attrs:
         doc += ["", "Optional attrs (see Attrs): " + ", ".join(a.setter for a in attrs) + "."]
     if outputs:
         doc += ["", "Outputs: " + ", ".join(o.member for o in outputs) + "."]
     return CppOp(
-        op_type=c_lang.string_literal(spec.name),
+        op_type=c_family.string_literal(spec.name),
         class_name=class_name,
-        parameters="".join(", " + p for p in parameters),
-        arguments="".join(", " + p.rsplit(" ", 1)[1] for p in parameters),
+        parameters="".join(f", {kind} {name}" for kind, name in parameters),
+        arguments="".join(f", {name}" for _, name in parameters),
         conversions=tuple(conversions),
         input_statements=tuple(input_statements),
         required_statements=required_statements,
@@ -271,15 +275,15 @@ def cpp_alias(alias: EndpointAlias, class_name: str) -> CppAlias:
         return CppAlias(f"{alias.name}: {class_name} under the name of an ApiDef endpoint.",
                         f"using {alias.name} = {class_name};")
     return CppAlias(f"{alias.name}: {class_name} under a deprecated ApiDef endpoint name.",
-                    f"using {alias.name} [[deprecated({c_lang.string_literal(message)})]] = "
+                    f"using {alias.name} [[deprecated({c_family.string_literal(message)})]] = "
                     f"{class_name};")
 
 
 def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
     """Every generated op, sorted by op name; SKIP ops are left out."""
     specs = [s for s in specs if s.visibility != "SKIP"]
-    cores = c_lang.op_cores(specs, RESERVED)
-    aliases = endpoint_aliases(specs, cores, c_lang.core_name, RESERVED)
+    cores = c_family.op_cores(specs, RESERVED)
+    aliases = endpoint_aliases(specs, cores, c_family.core_name, RESERVED)
     ops = []
     for spec in sorted(specs, key=lambda s: s.name):
         op = cpp_op(spec, cores[spec.name])
@@ -290,9 +294,9 @@ def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """The framework header (the same for every OpList) and the ops header."""
+    """The framework header (static: the same for every OpList) and the ops header."""
     source = source.replace("\n", " ")
-    return [("opgen_framework.h.j2", "cpp/opgen_framework.h", {"source": source}),
+    return [static_file(NAME, "opgen_framework.h", "cpp/opgen_framework.h"),
             ("opgen_ops.h.j2", "cpp/opgen_ops.h", {"source": source, "ops": cpp_ops(specs)})]
 
 

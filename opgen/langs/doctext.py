@@ -6,7 +6,8 @@ spells attr defaults its own way (``literal`` argument).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from opgen.model import ArgKind, ArgSpec, AttrSpec, OpSpec
 

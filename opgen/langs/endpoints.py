@@ -8,8 +8,8 @@ alias never displaces a generated name: one that is taken is dropped, as in Pyth
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from opgen.model import DeprecatedEndpoint, OpSpec
 

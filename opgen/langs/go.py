@@ -11,36 +11,42 @@ outputs and an ``error``. Everything the templates print for an op is computed h
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from opgen.langs import doctext
-from opgen.langs.rust import dtype_variant, dtypes
-from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
-from opgen.protos import types_pb2
+from opgen.langs import doctext, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.langs.naming import unique
+from opgen.langs.naming import (
+    camel_dtypes,
+    dtype_camel,
+    unique,
+    words,
+)
+from opgen.langs.static_files import static_file
+from opgen.model import ArgKind, AttrSpec, OpSpec, Shape
 
 NAME = "go"
 
 #: The Go module path of the generated module (its go.mod), the root package's name;
 #: the ops are package ``op`` in the ``op`` folder, which imports the root as ``tf``.
+#: templates/go/static/runtime.go spells both as written here (a test checks).
 MODULE_PATH = "opgen.dev/tf"
 PACKAGE = "tf"
 
-KEYWORDS = frozenset("""
+KEYWORDS = words("""
     break case chan const continue default defer else fallthrough for func go goto if
     import interface map package range return select struct switch type var
-""".split())
+""")
 
 #: Predeclared identifiers: a parameter of such a name would shadow the type or builtin
 #: the function body (or its signature) uses.
-PREDECLARED = frozenset("""
+PREDECLARED = words("""
     any bool byte comparable complex64 complex128 error float32 float64 int int8 int16
     int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr true false iota nil
     append cap clear close complex copy delete imag len make max min new panic print
     println real recover
-""".split())
+""")
 
 #: Locals of a generated function and unexported package names it refers to.
 BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs", "tf",
@@ -176,6 +182,17 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+#: How doc comments spell float32's special values: as Go's strconv formats them (no
+#: Go expression names a float32 NaN or infinity; math.NaN() is a float64 call).
+_SPECIAL_FLOATS = {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}
+
+
+def float_literal(value: float) -> str:
+    """A ``float32`` value: the shortest digits that round-trip, else NaN / +Inf / -Inf."""
+    special = numbers.special_float(value)
+    return _SPECIAL_FLOATS[special] if special else numbers.shortest_float32_repr(value)
+
+
 def literal(value: Any, attr_type: str) -> str:
     """Go source spelling an attr value (doc comments show defaults this way)."""
     if attr_type.startswith("list("):
@@ -187,13 +204,11 @@ def literal(value: Any, attr_type: str) -> str:
     if attr_type == "int":
         return str(int(value))
     if attr_type == "float":
-        from opgen.langs.rust import float_literal
-        text = float_literal(value)
-        return {"f32::NAN": "NaN", "f32::INFINITY": "+Inf", "f32::NEG_INFINITY": "-Inf"}.get(text, text)
+        return float_literal(value)
     if attr_type == "string":
         return string_literal(value)
     if attr_type == "type":
-        return "tf." + dtype_variant(types_pb2.DataType.Name(value.enum))
+        return "tf." + dtype_camel(value)
     if attr_type == "shape":
         return shape_literal(value)
     if attr_type == "func":
@@ -299,8 +314,8 @@ def go_op(spec: OpSpec, names: OpNames) -> GoOp:
 
     options = tuple(
         Option(names.options[a.name], attr_type(a), attr_value(a, "value"), string_literal(a.name),
-               doc_comment([f"{names.options[a.name]} sets the optional `{a.name}` attr of "
-                            f"{names.function}.", ""] + doctext.attr_doc(spec, a, literal)))
+               doc_comment([(f"{names.options[a.name]} sets the optional `{a.name}` attr of "
+                             f"{names.function}."), ""] + doctext.attr_doc(spec, a, literal)))
         for a in spec.optional_attrs)
     output_names = [lower_camel_case(a.public_name) for a in spec.outputs]
     lines = [f"{names.function} adds a `{spec.name}` operation to the scope's graph.", ""]
@@ -346,16 +361,17 @@ def go_ops(specs: Sequence[OpSpec]) -> list[GoOp]:
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """(template, output path, context): go.mod, the hand-written runtime, the ops."""
+    """(template, output path, context): go.mod, the dtype and code constants, the
+    hand-written runtime (static: package ``PACKAGE``), the ops."""
     source = source.replace("\n", " ")
     common = {"source": source, "package": PACKAGE, "module": MODULE_PATH}
     return [
         ("go.mod.j2", "go/go.mod", common),
         ("types.go.j2", "go/types.go", {
             **common,
-            "dtypes": list(zip(_aligned(name for name, _ in dtypes()), (v for _, v in dtypes()))),
+            "dtypes": list(zip(_aligned(name for name, _ in camel_dtypes()), (v for _, v in camel_dtypes()))),
             "codes": list(zip(_aligned(CODES), CODES))}),
-        ("runtime.go.j2", "go/runtime.go", common),
+        static_file(NAME, "runtime.go", "go/runtime.go"),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
     ]

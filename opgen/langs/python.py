@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import math
 import operator
 import re
-import struct
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from opgen.model import (NO_DEFAULT, ArgKind, ArgSpec, AttrSpec, DType, OpSpec, TensorValue,
-                         make_frozen)
+from opgen.langs import numbers
 from opgen.langs.endpoints import deprecation_message
-from opgen.langs.naming import unique
+from opgen.langs.naming import snake_case, unique
+from opgen.model import (
+    NO_DEFAULT,
+    ArgKind,
+    ArgSpec,
+    AttrSpec,
+    DType,
+    OpSpec,
+    TensorValue,
+    make_frozen,
+)
 
 NAME = "python"
 
@@ -53,30 +61,6 @@ RESERVED = frozenset(keyword.kwlist) | {"print", "exec"} | frozenset(
 
 
 # --------------------------------------------------------------------------- naming
-
-
-# Before an upper-case letter that follows a lower-case one, or that is followed by one
-# (and is not first, nor right after a '>' separator). Asking for the upper-case letter
-# first makes most positions fail at once (1.6x faster than the two lookbehinds first).
-_JOINER = re.compile(r"(?=[A-Z])(?:(?<=[a-z])|(?<=[^>])(?=[A-Z][a-z]))")
-_NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]")
-
-
-def snake_case(op_name: str) -> str:
-    """TensorFlow's op-name -> Python function-name rule.
-
-    A ``_`` goes before an upper-case letter (not the first character) that follows a
-    lower-case one or is followed by one, so acronyms stay together (``FFT2D`` ->
-    ``fft2d``, ``Conv3DBackpropInputV2`` -> ``conv3d_backprop_input_v2``). A ``>``
-    namespace separator becomes ``_`` and is not doubled. The rule looks only at
-    letter case, so an internal op keeps its leading ``_`` and gains one more before a
-    capitalised word (``_Arg`` -> ``__arg``, ``_TPUReplicate`` -> ``_tpu_replicate``),
-    exactly as TensorFlow's generator names them.
-    """
-    name = _JOINER.sub("_", op_name).replace(">", "_").lower()
-    if name.isascii() and name.isidentifier():   # op names are: nothing to replace
-        return name
-    return _NOT_IDENTIFIER.sub("_", name)
 
 
 def avoid_reserved(name: str, taken: Collection[str] = ()) -> str:
@@ -171,34 +155,17 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _to_float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:   # beyond float32's range: it rounds to infinity there
-        return math.copysign(math.inf, value)
-
-
-def _shortest_float32_digits(value: float) -> str:
-    target = _to_float32(value)
-    for digits in range(1, 10):     # 9 significant digits always round-trip a float32
-        text = f"{target:.{digits}g}"
-        if _to_float32(float(text)) == target:
-            return text
-    return repr(target)
+_SPECIAL_FLOATS = {"nan": "_math.nan", "inf": "_math.inf", "-inf": "-_math.inf"}
 
 
 def float_literal(value: float, single_precision: bool = True) -> str:
     """Shortest source for a float attr (float32 by default: ``0.1``, not ``0.100000001``)."""
-    if math.isnan(value):
-        return "_math.nan"
-    if math.isinf(value):
-        return "_math.inf" if value > 0 else "-_math.inf"
+    special = numbers.special_float(value)
+    if special is not None:
+        return _SPECIAL_FLOATS[special]
     if single_precision:
-        # The shortest digits that round-trip through float32 (what numpy prints for
-        # np.float32); Python's repr then writes them its own way (0.0001, not 1e-04).
-        text = repr(float(_shortest_float32_digits(value)))
-    else:
-        text = repr(float(value))
+        return numbers.shortest_float32_repr(value)
+    text = repr(float(value))
     if not re.search(r"[.eE]", text):
         text += ".0"
     return text
@@ -257,7 +224,7 @@ def tensor_literal(value: TensorValue) -> str:
     if value.dtype.name == "string":
         dtype = "object"
     else:   # bfloat16, qint8...: numpy has no such dtype
-        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else None
+        dtype = value.dtype.name if value.dtype.name in _NUMPY_DTYPES else ""
     dtype_arg = f", dtype={string_literal(dtype)}" if dtype else ""
     if not value.shape:
         return f"_np.array({element(value.values[0]) if value.values else '0'}{dtype_arg})"
@@ -272,7 +239,7 @@ def tensor_literal(value: TensorValue) -> str:
 _NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
 
 
-def _escape_char(match: "re.Match[str]") -> str:
+def _escape_char(match: re.Match[str]) -> str:
     c = match.group()
     return c if c.isprintable() else repr(c)[1:-1]
 
@@ -369,22 +336,25 @@ def _type_attr_phrase(attr_name: str, spec: OpSpec, seen_type_attrs: dict[str, s
 def _input_doc(arg: ArgSpec, spec: OpSpec, seen_type_attrs: dict[str, str],
                params: dict[str, str], shared: SharedText) -> str:
     kind = arg.kind
+    # The model guarantees an arg without a fixed type a type attr, a number list its
+    # number attr ("" never reaches these lines).
+    type_attr, number_attr = arg.type_attr or "", arg.number_attr or ""
     if kind is _SINGLE:
         if arg.fixed_type:
             text = f"A `Tensor` of type `{arg.fixed_type.name}`."
         else:
-            text = "A `Tensor`. " + _type_attr_phrase(arg.type_attr, spec, seen_type_attrs,
+            text = "A `Tensor`. " + _type_attr_phrase(type_attr, spec, seen_type_attrs,
                                                      params[arg.name], shared)
     elif kind is _TYPE_LIST:
         text = "A list of `Tensor` objects."
     else:
-        minimum = spec.attr(arg.number_attr).minimum or 0
+        minimum = spec.attr(number_attr).minimum or 0
         count = f"at least {minimum} " if minimum else ""
         if arg.fixed_type:
             text = f"A list of {count}`Tensor` objects with type `{arg.fixed_type.name}`."
         else:
             text = f"A list of {count}`Tensor` objects with the same type. " + \
-                _type_attr_phrase(arg.type_attr, spec, seen_type_attrs, params[arg.name], shared)
+                _type_attr_phrase(type_attr, spec, seen_type_attrs, params[arg.name], shared)
     if arg.is_ref:
         text = text.replace("`Tensor`", "mutable `Tensor`", 1)
     return text.strip()
@@ -619,10 +589,10 @@ def attr_text(attr: AttrSpec, param: str) -> AttrText:
     else:
         hint, default = _annotated_default(attr)
         parameter, stub_parameter = f"{param}: {hint} = {default}", f"{param}: {hint} = ..."
-    doc = [f"  {param}: {_attr_doc(attr)}"]
+    doc_lines = [f"  {param}: {_attr_doc(attr)}"]
     if attr.description and attr.description.strip():
-        doc += _wrap(attr.description, "    ")
-    doc = "\n".join(doc)
+        doc_lines += _wrap(attr.description, "    ")
+    doc = "\n".join(doc_lines)
     # What docstring_literal would leave as it is: one line of printable ASCII without
     # backslashes, triple quotes or a quote or blank at its end.
     plain_doc = (doc.isascii() and doc.isprintable() and "\\" not in doc and '"""' not in doc
@@ -684,7 +654,7 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         inputs.append(params[arg.name])
     for text in attrs:
         attr_entries.append(text.attrs_entry)
-    return make_frozen(PythonOp, {
+    op: PythonOp = make_frozen(PythonOp, {
         "op_type": string_literal(spec.name),
         "function": function,
         "parameters": parameters,
@@ -700,6 +670,7 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "public": spec.visibility != "HIDDEN",
         "deprecated_aliases": tuple(deprecated_aliases),
     })
+    return op
 
 
 def base_function_name(spec: OpSpec) -> str:
@@ -776,7 +747,7 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
                     if not n.startswith("_"))
     index = {"source": source, "groups": names, "public": public}
     stub_ops = sorted(ops, key=operator.attrgetter("function"))
-    out = [("__init__.py.j2", "python/__init__.py", index),
+    out: list[tuple[str, str, dict[str, Any]]] = [("__init__.py.j2", "python/__init__.py", index),
            ("__init__.pyi.j2", "python/__init__.pyi",
             {"source": source, "ops": stub_ops, "public": public,
              "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops)})]

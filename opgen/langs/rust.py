@@ -4,35 +4,42 @@ Each op becomes a function taking its inputs and required attrs (``ops::mat_mul(
 that returns a builder struct (``ops::MatMul``) with one method per optional attr, plus
 ``name``, ``device``, ``control_input`` and ``build(&graph)``. The hand-written part of
 the crate (FFI declarations, ``Graph``, ``Operation``, ``Output``, ``Tensor``,
-``Session``, ``Error``) is ``templates/rust/lib.rs.j2``. Everything the templates print
-for an op is computed here: names, Rust types of attrs, the conversion into an
+``Session``, ``Error``) is ``templates/rust/static/lib.rs``, copied unchanged; its
+``DataType`` enum is generated beside it (``data_type.rs``). Everything the templates
+print for an op is computed here: names, Rust types of attrs, the conversion into an
 ``AttrValue``, and the doc comment.
 """
 
 from __future__ import annotations
 
-import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from opgen.langs import doctext
-from opgen.langs.python import snake_case
-from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
-from opgen.protos import types_pb2
+from opgen.langs import doctext, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
-from opgen.langs.naming import unique
+from opgen.langs.naming import (
+    camel_dtypes,
+    dtype_camel,
+    dtype_camel_name,
+    snake_case,
+    unique,
+    words,
+)
+from opgen.langs.static_files import static_file
+from opgen.model import ArgKind, AttrSpec, DType, OpSpec, Shape, TensorValue
 
 NAME = "rust"
 
 #: Rust's strict, reserved and (2018+) edition keywords: none can name a parameter or
 #: function without ``r#``, and ``self``/``Self``/``super``/``crate`` not even with it.
-KEYWORDS = frozenset("""
+KEYWORDS = words("""
     as async await break const continue crate dyn else enum extern false fn for gen if impl
     in let loop match mod move mut pub ref return self Self static struct super trait true
     try type unsafe use where while abstract become box do final macro override priv typeof
     unsized virtual yield
-""".split())
+""")
 
 #: Prelude names the generated ``ops`` module relies on; an op struct of the same name
 #: would shadow them. (The crate's own types are spelled ``crate::Shape`` there, so an
@@ -47,11 +54,6 @@ BODY_NAMES = frozenset({"op"})
 
 #: Methods every builder has; an optional attr of the same name gets a trailing ``_``.
 BUILDER_METHODS = frozenset({"name", "device", "control_input", "build", "op"})
-
-#: DataType enum names whose CamelCase the crate spells differently from the plain rule.
-_DTYPE_SPELLING = {"DT_BFLOAT16": "BFloat16", "DT_QINT8": "QInt8", "DT_QUINT8": "QUInt8",
-                   "DT_QINT16": "QInt16", "DT_QUINT16": "QUInt16", "DT_QINT32": "QInt32"}
-
 
 # --------------------------------------------------------------------------- naming
 
@@ -112,20 +114,17 @@ def method_names(spec: OpSpec) -> dict[str, str]:
 
 
 def dtype_variant(enum_name: str) -> str:
-    """``DT_FLOAT`` -> ``Float``, ``DT_FLOAT8_E5M2`` -> ``Float8E5m2``: the ``DataType`` variant."""
-    if enum_name in _DTYPE_SPELLING:
-        return _DTYPE_SPELLING[enum_name]
-    return "".join(part.capitalize() for part in enum_name[3:].split("_"))
+    """``DT_FLOAT`` -> ``Float``: the crate's ``DataType`` variant."""
+    return dtype_camel_name(enum_name)
 
 
 def dtypes() -> list[tuple[str, int]]:
     """(variant, enum value) of every non-reference DataType but DT_INVALID, by value."""
-    return sorted(((dtype_variant(name), value) for name, value in types_pb2.DataType.items()
-                   if value and not name.endswith("_REF")), key=lambda item: item[1])
+    return camel_dtypes()
 
 
 def dtype_literal(dtype: DType) -> str:
-    return "DataType::" + dtype_variant(types_pb2.DataType.Name(dtype.enum))
+    return "DataType::" + dtype_camel(dtype)
 
 
 # ------------------------------------------------------------------------ attr types
@@ -187,13 +186,13 @@ def string_literal(text: str | bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
+_SPECIAL_FLOATS = {"nan": "f32::NAN", "inf": "f32::INFINITY", "-inf": "f32::NEG_INFINITY"}
+
+
 def float_literal(value: float) -> str:
-    if math.isnan(value):
-        return "f32::NAN"
-    if math.isinf(value):
-        return "f32::INFINITY" if value > 0 else "f32::NEG_INFINITY"
-    from opgen.langs.python import float_literal as shortest
-    return shortest(value)
+    """An ``f32`` value: the shortest digits that round-trip, or f32's named constants."""
+    special = numbers.special_float(value)
+    return _SPECIAL_FLOATS[special] if special else numbers.shortest_float32_repr(value)
 
 
 def literal(value: Any, attr_type: str) -> str:
@@ -320,8 +319,8 @@ def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
     output_names = [snake_identifier(a.public_name) for a in spec.outputs]
     doc = doctext.op_doc(spec, params, output_names, literal,
                          "the operation (it has no outputs); run it as a session target")
-    doc += ["", f"Call `.build(&graph)` on the returned [`{struct}`] to add the operation; "
-                "its outputs are `operation.output(i)`, flattened in the order above."]
+    doc += ["", (f"Call `.build(&graph)` on the returned [`{struct}`] to add the operation; "
+                 "its outputs are `operation.output(i)`, flattened in the order above.")]
     parameters = ", ".join([f"{i.param}: {i.rust_type}" for i in inputs] +
                            [f"{a.param}: {a.rust_type}" for a in required])
     return RustOp(string_literal(spec.name), function, struct, doc_comment(doc), parameters,
@@ -355,13 +354,15 @@ def rust_ops(specs: Sequence[OpSpec]) -> list[RustOp]:
 
 
 def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """(template, output path, context): the crate manifest, build script, runtime, ops."""
+    """(template, output path, context): the crate manifest, build script, the
+    hand-written crate root (static), its ``DataType`` enum, the ops."""
     source = source.replace("\n", " ")
     common = {"source": source}
     return [
         ("Cargo.toml.j2", "rust/Cargo.toml", common),
         ("build.rs.j2", "rust/build.rs", common),
-        ("lib.rs.j2", "rust/src/lib.rs", {**common, "dtypes": dtypes()}),
+        static_file(NAME, "lib.rs", "rust/src/lib.rs"),
+        ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes()}),
         ("ops.rs.j2", "rust/src/ops.rs", {**common, "ops": rust_ops(specs)}),
     ]
 

@@ -8,11 +8,12 @@ import dataclasses
 import keyword
 
 import pytest
+from google.protobuf import text_format
 
+from opgen.langs import naming
 from opgen.langs import python as py
 from opgen.model import OpSpec
 from opgen.protos import op_def_pb2
-from google.protobuf import text_format
 
 
 @pytest.mark.parametrize("op_name, expected", [
@@ -42,7 +43,7 @@ from google.protobuf import text_format
     ("Outer>Inner>OpV2", "outer_inner_op_v2"),
 ])
 def test_snake_case_matches_tensorflow(op_name, expected):
-    assert py.snake_case(op_name) == expected
+    assert naming.snake_case(op_name) == expected
 
 
 def test_function_names_rename_keywords_and_are_identifiers():
