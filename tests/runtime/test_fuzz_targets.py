@@ -103,7 +103,7 @@ def test_the_driver_saves_the_input_that_crashes(tmp_path):
     crashes = list(tmp_path.glob("crash-*"))
     assert len(crashes) == 1 and b"boom" in crashes[0].read_bytes(), run.stderr
     # The saved input replays the crash.
-    replay = subprocess.run([str(binary), str(crashes[0])], capture_output=True)
+    replay = subprocess.run([str(binary), str(crashes[0])], capture_output=True, cwd=tmp_path)
     assert replay.returncode != 0
 
 

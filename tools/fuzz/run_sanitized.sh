@@ -31,6 +31,8 @@ ninja -C "$build" _oplist_scan 2>/dev/null || echo "fuzz: no compiled OpList sca
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# ASan warns on each allocation it refuses (inputs ask for absurd sizes on purpose).
+quiet() { "$@" 2> >(grep -v 'AddressSanitizer failed to allocate' >&2); }
 link=(-L"$build" -l:libopgen_runtime.so -Wl,-rpath,"$PWD/$build")
 fixtures=(tests/fixtures/tf_models/*.pb)
 
@@ -44,7 +46,7 @@ for target in graphdef eager_attrs; do
   seeds=()
   [ "$target" = graphdef ] && seeds=("${fixtures[@]}")
   echo "fuzz: $target for ${seconds}s (seed $seed)"
-  "$binary" -max_total_time="$seconds" -seed="$seed" -timeout=20 \
+  quiet "$binary" -max_total_time="$seconds" -seed="$seed" -timeout=20 \
     -artifact_prefix="$work/$target-" "$corpus" "${seeds[@]}"
 done
 
@@ -52,24 +54,30 @@ done
 gcc -std=c11 -g -O1 $san -Iruntime/include tools/fuzz/fuzz_capi.c "${link[@]}" \
   -o "$build/fuzz_capi"
 echo "fuzz: fuzz_capi, $((seconds * 4000)) inputs (seed $seed)"
-"$build/fuzz_capi" --seed "$seed" --iterations $((seconds * 4000)) "${fixtures[@]}" | tail -8
+quiet "$build/fuzz_capi" --seed "$seed" --iterations $((seconds * 4000)) "${fixtures[@]}" | tail -8
 
-# The OpList loaders (Python, and the compiled scanner under ASan, preloaded).
+# The OpList loaders. atheris's coverage of Python code breaks when GCC's libasan is
+# preloaded (libasan defines the same coverage hooks), so the guided run uses the
+# installed opgen, and then every input it kept is replayed through the build's sanitized
+# compiled scanner (first on PYTHONPATH, libasan/libubsan preloaded).
 if ! "$python" -c "import atheris" 2>/dev/null; then
   echo "fuzz: $python has no atheris (pip install '.[fuzz]'): the OpList target is skipped" >&2
   exit 0
 fi
+"$python" tools/fuzz/fuzz_oplist.py --make-seeds "$work/seeds-oplist"
+mkdir -p "$work/corpus-oplist"
+echo "fuzz: oplist (atheris) for ${seconds}s (seed $seed)"
+"$python" tools/fuzz/fuzz_oplist.py -max_total_time="$seconds" -seed="$seed" \
+  -artifact_prefix="$work/oplist-" -print_final_stats=1 \
+  "$work/corpus-oplist" "$work/seeds-oplist" 2>&1 | grep -v '^INFO: Instrumenting'
 overlay="$work/overlay"
 rm -rf "$overlay" && mkdir -p "$overlay"
 cp -r opgen "$overlay/opgen"
 cp "$build"/_oplist_scan*.so "$overlay/opgen/" 2>/dev/null || true
-"$python" tools/fuzz/fuzz_oplist.py --make-seeds "$work/seeds-oplist"
-mkdir -p "$work/corpus-oplist"
-echo "fuzz: oplist (atheris) for ${seconds}s (seed $seed)"
+echo "fuzz: oplist corpus ($(ls "$work/corpus-oplist" | wc -l) inputs and the seeds) under ASan + UBSan"
 # CPython's own allocations live until exit: leak checking is for the C targets above.
-ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" PYTHONPATH="$overlay" OPGEN_FUZZ_OVERLAY=1 \
+ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" PYTHONPATH="$overlay" \
   LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
-  "$python" tools/fuzz/fuzz_oplist.py -max_total_time="$seconds" -seed="$seed" \
-  -artifact_prefix="$work/oplist-" -print_final_stats=1 \
-  "$work/corpus-oplist" "$work/seeds-oplist" 2>&1 | grep -v '^INFO: Instrumenting'
+  "$python" tools/fuzz/fuzz_oplist.py -runs=0 -artifact_prefix="$work/oplist-asan-" \
+  "$work/corpus-oplist" "$work/seeds-oplist" 2>&1 | grep -v '^INFO: Instrumenting\|Coverage symbols\|atheris_no_libfuzzer'
 echo "fuzz: all targets ran clean (work folder: $work)"
