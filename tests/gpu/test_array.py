@@ -1,4 +1,5 @@
-"""The GPU's array kernels (runtime/kernels/cuda/array.cu) equal the CPU's: Const,
+"""The GPU's array kernels (runtime/kernels/cuda/array.cu, concat_split.cu,
+slicing.cu, constant.cu) equal the CPU's: Const,
 Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, ConcatV2, Pack, Unpack, Slice,
 StridedSlice, GatherV2, Tile, Pad, Shape, Size, Rank and Range, for every dtype the CPU
 registers them for (complex included), on several shapes including empty ones and negative

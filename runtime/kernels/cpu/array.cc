@@ -140,29 +140,36 @@ void FillCompute(void*, TF_OpKernelContext* ctx) {
 
 // Kernels that only look at shapes or move bytes: registered for every fixed-size type.
 void RegisterDataKernels(TF_DataType t, TF_Status* status) {
-  RegisterKernel("Identity", "T", t, &IdentityKernel::Compute, status);
+  RegisterKernel(kDevice, {"Identity", {{"T", t}}, {}, &IdentityKernel::Compute}, status);
   for (TF_DataType index : {TF_INT32, TF_INT64}) {
-    RegisterKernel2("Reshape", "T", t, "Tshape", index, ReshapeCompute, status);
-    RegisterKernel2("ExpandDims", "T", t, "Tdim", index, ExpandDimsCompute, status);
-    RegisterKernel2("Transpose", "T", t, "Tperm", index, TransposeCompute, status);
-    RegisterKernel2("Fill", "T", t, "index_type", index, FillCompute, status);
+    RegisterKernel(kDevice, {"Reshape", {{"T", t}, {"Tshape", index}}, {}, ReshapeCompute}, status);
+    RegisterKernel(kDevice, {"ExpandDims", {{"T", t}, {"Tdim", index}}, {}, ExpandDimsCompute},
+        status);
+    RegisterKernel(kDevice, {"Transpose", {{"T", t}, {"Tperm", index}}, {}, TransposeCompute},
+        status);
+    RegisterKernel(kDevice, {"Fill", {{"T", t}, {"index_type", index}}, {}, FillCompute}, status);
   }
-  RegisterKernel("Squeeze", "T", t, SqueezeCompute, status, CreateSqueeze, DeleteSqueeze);
-  RegisterKernel2("Shape", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Shape, status);
-  RegisterKernel2("Shape", "T", t, "out_type", TF_INT64, &DescribeKernels<int64_t>::Shape, status);
-  RegisterKernel2("Size", "T", t, "out_type", TF_INT32, &DescribeKernels<int32_t>::Size, status);
-  RegisterKernel2("Size", "T", t, "out_type", TF_INT64, &DescribeKernels<int64_t>::Size, status);
-  RegisterKernel("Rank", "T", t, &DescribeKernels<int32_t>::Rank, status);
-  RegisterKernel("ZerosLike", "T", t, ZerosLikeCompute, status);
+  RegisterKernel(kDevice, {"Squeeze", {{"T", t}}, {}, SqueezeCompute, CreateSqueeze, DeleteSqueeze},
+      status);
+  RegisterKernel(kDevice, {"Shape", {{"T", t}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::Shape}, status);
+  RegisterKernel(kDevice, {"Shape", {{"T", t}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::Shape}, status);
+  RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::Size}, status);
+  RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::Size}, status);
+  RegisterKernel(kDevice, {"Rank", {{"T", t}}, {}, &DescribeKernels<int32_t>::Rank}, status);
+  RegisterKernel(kDevice, {"ZerosLike", {{"T", t}}, {}, ZerosLikeCompute}, status);
 }
 
 }  // namespace
 
 void RegisterArrayKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) RegisterDataKernels(t, status);
-  RegisterForTypes<OnesLikeKernel>(
+  RegisterForTypes<OnesLikeKernel>(kDevice, 
       "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
-  RegisterKernel("NoOp", nullptr, TF_FLOAT, [](void*, TF_OpKernelContext*) {}, status);
+  RegisterKernel(kDevice, {"NoOp", {}, {}, [](void*, TF_OpKernelContext*) {}}, status);
 }
 
 }  // namespace cpu

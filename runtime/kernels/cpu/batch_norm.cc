@@ -102,15 +102,15 @@ void BatchNormCompute(void* state, TF_OpKernelContext* ctx) {
 // TensorFlow's CPU registrations: channels first or last; FusedBatchNorm on float, V2
 // and V3 on float, half and bfloat16 x with float statistics.
 void RegisterBatchNormKernels(TF_Status* status) {
-  RegisterKernel("FusedBatchNorm", "T", TF_FLOAT, BatchNormCompute<float>, status,
-                 kernels::CreateBatchNorm, kernels::DeleteBatchNorm);
+  RegisterKernel(kDevice, {"FusedBatchNorm", {{"T", TF_FLOAT}}, {}, BatchNormCompute<float>,
+      kernels::CreateBatchNorm, kernels::DeleteBatchNorm}, status);
   const std::pair<TF_DataType, ComputeFn> types[] = {
       {TF_FLOAT, BatchNormCompute<float>}, {TF_HALF, BatchNormCompute<Half>},
       {TF_BFLOAT16, BatchNormCompute<BFloat16>}};
   for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
     for (const auto& [t, compute] : types)
-      RegisterKernel2(op, "T", t, "U", TF_FLOAT, compute, status, kernels::CreateBatchNorm,
-                      kernels::DeleteBatchNorm);
+      RegisterKernel(kDevice, {op, {{"T", t}, {"U", TF_FLOAT}}, {}, compute,
+          kernels::CreateBatchNorm, kernels::DeleteBatchNorm}, status);
 }
 
 }  // namespace cpu

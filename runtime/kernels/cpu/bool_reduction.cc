@@ -5,7 +5,6 @@
 
 #include "../reduction_spec.h"
 #include "kernel_util.h"
-#include "misc_kernels.h"
 
 namespace opgen {
 namespace cpu {
@@ -58,10 +57,10 @@ void BoolReduceCompute(void* state, TF_OpKernelContext* ctx) {
 
 void RegisterBoolReductionKernels(TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
-    RegisterKernel("All", "Tidx", tidx, &BoolReduceCompute<true>, status, kernels::CreateReduce,
-                   kernels::DeleteReduce);
-    RegisterKernel("Any", "Tidx", tidx, &BoolReduceCompute<false>, status, kernels::CreateReduce,
-                   kernels::DeleteReduce);
+    RegisterKernel(kDevice, {"All", {{"Tidx", tidx}}, {}, &BoolReduceCompute<true>,
+        kernels::CreateReduce, kernels::DeleteReduce}, status);
+    RegisterKernel(kDevice, {"Any", {{"Tidx", tidx}}, {}, &BoolReduceCompute<false>,
+        kernels::CreateReduce, kernels::DeleteReduce}, status);
   }
 }
 

@@ -52,8 +52,8 @@ struct CastKernel {
 
 template <typename Src, typename... Dsts>
 void RegisterFrom(Types<Dsts...>, TF_Status* status) {
-  (RegisterKernel2("Cast", "SrcT", DtypeOf<Src>::value, "DstT", DtypeOf<Dsts>::value,
-                   &CastKernel<Src, Dsts>::Compute, status, kernels::CreateCast, kernels::DeleteCast),
+  (RegisterKernel(kDevice, {"Cast", {{"SrcT", DtypeOf<Src>::value}, {"DstT", DtypeOf<Dsts>::value}},
+       {}, &CastKernel<Src, Dsts>::Compute, kernels::CreateCast, kernels::DeleteCast}, status),
    ...);
 }
 

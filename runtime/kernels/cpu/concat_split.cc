@@ -105,10 +105,14 @@ void UnpackCompute(void* state, TF_OpKernelContext* ctx) {
 
 void RegisterConcatSplitKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) {
-    RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT32, ConcatV2Compute, status);
-    RegisterKernel2("ConcatV2", "T", t, "Tidx", TF_INT64, ConcatV2Compute, status);
-    RegisterKernel("Pack", "T", t, PackCompute, status, CreateAxisAttr, DeleteAxisAttr);
-    RegisterKernel("Unpack", "T", t, UnpackCompute, status, CreateAxisAttr, DeleteAxisAttr);
+    RegisterKernel(kDevice, {"ConcatV2", {{"T", t}, {"Tidx", TF_INT32}}, {}, ConcatV2Compute},
+        status);
+    RegisterKernel(kDevice, {"ConcatV2", {{"T", t}, {"Tidx", TF_INT64}}, {}, ConcatV2Compute},
+        status);
+    RegisterKernel(kDevice, {"Pack", {{"T", t}}, {}, PackCompute, CreateAxisAttr, DeleteAxisAttr},
+        status);
+    RegisterKernel(kDevice, {"Unpack", {{"T", t}}, {}, UnpackCompute, CreateAxisAttr,
+        DeleteAxisAttr}, status);
   }
 }
 

@@ -23,7 +23,8 @@ void RegisterConstKernels(TF_Status* status) {
   for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL, TF_UINT8, TF_INT8,
                         TF_INT16, TF_UINT16, TF_HALF, TF_BFLOAT16, TF_UINT32, TF_UINT64,
                         TF_COMPLEX64, TF_COMPLEX128})
-    RegisterKernel("Const", "dtype", t, ConstCompute, status, CreateConst, DeleteConst);
+    RegisterKernel(kDevice, {"Const", {{"dtype", t}}, {}, ConstCompute, CreateConst, DeleteConst},
+        status);
 }
 
 }  // namespace cpu

@@ -38,18 +38,18 @@ void NoOpCompute(void*, TF_OpKernelContext*) {}
 
 void RegisterControlFlowKernels(TF_Status* status) {
   auto each_type = [&](TF_DataType t) {
-    RegisterKernel("Switch", "T", t, SwitchCompute, status);
-    RegisterKernel("Merge", "T", t, MergeCompute, status);
-    RegisterKernel("Enter", "T", t, ForwardCompute, status);
-    RegisterKernel("Exit", "T", t, ForwardCompute, status);
-    RegisterKernel("NextIteration", "T", t, ForwardCompute, status);
+    RegisterKernel(kDevice, {"Switch", {{"T", t}}, {}, SwitchCompute}, status);
+    RegisterKernel(kDevice, {"Merge", {{"T", t}}, {}, MergeCompute}, status);
+    RegisterKernel(kDevice, {"Enter", {{"T", t}}, {}, ForwardCompute}, status);
+    RegisterKernel(kDevice, {"Exit", {{"T", t}}, {}, ForwardCompute}, status);
+    RegisterKernel(kDevice, {"NextIteration", {{"T", t}}, {}, ForwardCompute}, status);
   };
   for (TF_DataType t : kAllFixedSizeTypes) each_type(t);
   each_type(TF_VARIANT);  // TensorLists travel through loops
   // ...and through the Identity nodes lowered loops put on every loop variable.
-  RegisterKernel("Identity", "T", TF_VARIANT, ForwardCompute, status);
-  RegisterKernel("LoopCond", nullptr, TF_BOOL, ForwardCompute, status);
-  RegisterKernel("ControlTrigger", nullptr, TF_FLOAT, NoOpCompute, status);
+  RegisterKernel(kDevice, {"Identity", {{"T", TF_VARIANT}}, {}, ForwardCompute}, status);
+  RegisterKernel(kDevice, {"LoopCond", {}, {}, ForwardCompute}, status);
+  RegisterKernel(kDevice, {"ControlTrigger", {}, {}, NoOpCompute}, status);
 }
 
 }  // namespace cpu

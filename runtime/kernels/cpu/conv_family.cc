@@ -157,7 +157,8 @@ struct Conv3DKernel {
 template <template <typename> class Kernel, typename... Ts>
 void RegisterWith(const char* op, Types<Ts...>, void* (*create)(TF_OpKernelConstruction*),
                   void (*destroy)(void*), TF_Status* status) {
-  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status, create, destroy), ...);
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute, create,
+       destroy}, status), ...);
 }
 
 }  // namespace

@@ -119,7 +119,8 @@ struct PoolKernel {
 template <template <typename> class Kernel, typename... Ts>
 void RegisterWindowed(const char* op, Types<Ts...>, void* (*create)(TF_OpKernelConstruction*),
                       TF_Status* status) {
-  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status, create, DeleteWindow),
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute, create,
+       DeleteWindow}, status),
    ...);
 }
 

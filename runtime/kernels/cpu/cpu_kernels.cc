@@ -1,22 +1,40 @@
-// Registration of every built-in CPU kernel family.
+// Registration of every built-in CPU kernel family (kernel_util.h lists them).
 #include "cpu_kernels.h"
 
 #include "kernel_util.h"
 
-namespace opgen::cpu {
-void RegisterPlaceholderKernels(TF_Status* status);  // placeholder.cc
-void RegisterFusedKernels(TF_Status* status);        // fused.cc: the optimizer's _Opgen* ops
-}
-
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
-  for (auto family : {RegisterArrayKernels, RegisterElementwiseKernels, RegisterMatMulKernels,
-                      RegisterCastKernels, RegisterReductionKernels, RegisterNnKernels, RegisterConcatSplitKernels, RegisterSlicingKernels,
-                      RegisterConvPoolKernels, RegisterConstKernels, RegisterPlaceholderKernels,
-                      RegisterControlFlowKernels, RegisterTensorListKernels,
-                      RegisterConvFamilyKernels, RegisterSpaceKernels, RegisterImageKernels,
-                      RegisterBatchNormKernels, RegisterEinsumKernels, RegisterMiscKernels,
-                      RegisterFusedKernels}) {
+  for (auto family : {
+      RegisterArrayKernels,
+      RegisterBatchNormKernels,
+      RegisterBoolReductionKernels,
+      RegisterCastKernels,
+      RegisterConcatSplitKernels,
+      RegisterConstKernels,
+      RegisterControlFlowKernels,
+      RegisterConvFamilyKernels,
+      RegisterConvPoolKernels,
+      RegisterEinsumKernels,
+      RegisterElementwiseActivationKernels,
+      RegisterElementwiseArithmeticKernels,
+      RegisterElementwiseCompareKernels,
+      RegisterElementwiseDivisionKernels,
+      RegisterElementwiseMathKernels,
+      RegisterForwardKernels,
+      RegisterFusedKernels,
+      RegisterImageKernels,
+      RegisterLeakyReluKernels,
+      RegisterMatMulKernels,
+      RegisterNnKernels,
+      RegisterPlaceholderKernels,
+      RegisterReductionKernels,
+      RegisterScanTopKKernels,
+    RegisterSelectV1Kernels,
+      RegisterSlicingKernels,
+      RegisterSpaceKernels,
+      RegisterSplitOneHotKernels,
+      RegisterTensorListKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "tensorflow/c/tf_datatype.h"
+#include "../dtype_of.h"
 #include "../type_list.h"
 
 namespace opgen {
@@ -147,25 +148,9 @@ template <typename T> T WrappingNeg(T x) {
 
 // ---- TF_DataType of each element type -------------------------------------------------
 
-template <typename T> struct DtypeOf;
-#define OPGEN_DTYPE_OF(type, enum_value) \
-  template <> struct DtypeOf<type> { static constexpr TF_DataType value = enum_value; }
-OPGEN_DTYPE_OF(float, TF_FLOAT);
-OPGEN_DTYPE_OF(double, TF_DOUBLE);
-OPGEN_DTYPE_OF(Half, TF_HALF);
-OPGEN_DTYPE_OF(BFloat16, TF_BFLOAT16);
-OPGEN_DTYPE_OF(int8_t, TF_INT8);
-OPGEN_DTYPE_OF(int16_t, TF_INT16);
-OPGEN_DTYPE_OF(int32_t, TF_INT32);
-OPGEN_DTYPE_OF(int64_t, TF_INT64);
-OPGEN_DTYPE_OF(uint8_t, TF_UINT8);
-OPGEN_DTYPE_OF(uint16_t, TF_UINT16);
-OPGEN_DTYPE_OF(uint32_t, TF_UINT32);
-OPGEN_DTYPE_OF(uint64_t, TF_UINT64);
-OPGEN_DTYPE_OF(bool, TF_BOOL);
-OPGEN_DTYPE_OF(std::complex<float>, TF_COMPLEX64);
-OPGEN_DTYPE_OF(std::complex<double>, TF_COMPLEX128);
-#undef OPGEN_DTYPE_OF
+// The table is ../dtype_of.h, shared with the CUDA plugin; the CPU's 16-bit storage
+// types are named after the namespace, below.
+using kernels::DtypeOf;
 
 // ---- Type lists -----------------------------------------------------------------------
 
@@ -189,3 +174,5 @@ constexpr TF_DataType kAllFixedSizeTypes[] = {
 
 }  // namespace cpu
 }  // namespace opgen
+
+OPGEN_FLOAT16_DTYPES(opgen::cpu::Half, opgen::cpu::BFloat16);

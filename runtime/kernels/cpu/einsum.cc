@@ -71,8 +71,8 @@ using EinsumTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
 
 template <typename... Ts>
 void RegisterEinsum(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel("Einsum", "T", DtypeOf<Ts>::value, &EinsumKernel<Ts>::Compute, status,
-                  kernels::CreateEinsum, kernels::DeleteEinsum),
+  (RegisterKernel(kDevice, {"Einsum", {{"T", DtypeOf<Ts>::value}}, {}, &EinsumKernel<Ts>::Compute,
+       kernels::CreateEinsum, kernels::DeleteEinsum}, status),
    ...);
 }
 

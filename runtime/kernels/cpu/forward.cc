@@ -1,7 +1,6 @@
 // StopGradient and IdentityN: each output is its input's buffer, forwarded as Identity
 // does (no copy).
 #include "kernel_util.h"
-#include "misc_kernels.h"
 
 namespace opgen {
 namespace cpu {
@@ -21,9 +20,10 @@ void ForwardAll(void*, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterForwardKernels(TF_Status* status) {
-  for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel("StopGradient", "T", t, ForwardAll, status);
+  for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {"StopGradient", {{"T", t}}, {},
+                                               ForwardAll}, status);
   // IdentityN's T is a list of types: one kernel takes every combination.
-  RegisterKernel("IdentityN", nullptr, TF_FLOAT, ForwardAll, status);
+  RegisterKernel(kDevice, {"IdentityN", {}, {}, ForwardAll}, status);
 }
 
 }  // namespace cpu

@@ -144,16 +144,16 @@ void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
-  RegisterKernel("_OpgenFusedConv2D", "T", TF_FLOAT, &FusedConv2DCompute<false>, status,
-                 CreateFusedConvCpu, DeleteFusedConvCpu);
-  RegisterKernel("_OpgenFusedConv2DWithResidual", "T", TF_FLOAT, &FusedConv2DCompute<true>, status,
-                 CreateFusedConvCpu, DeleteFusedConvCpu);
-  RegisterKernel("_OpgenFusedDepthwiseConv2dNative", "T", TF_FLOAT, &FusedDepthwiseCompute,
-                 status, CreateFusedConvCpu, DeleteFusedConvCpu);
-  RegisterKernel("_OpgenFusedMatMul", "T", TF_FLOAT, &FusedMatMulCompute, status,
-                 kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul);
-  RegisterKernel("_OpgenFusedScaleShift", "T", TF_FLOAT, &FusedScaleShiftCompute, status,
-                 kernels::CreateFusedScaleShift, kernels::DeleteFusedScaleShift);
+  RegisterKernel(kDevice, {"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute<false>,
+      CreateFusedConvCpu, DeleteFusedConvCpu}, status);
+  RegisterKernel(kDevice, {"_OpgenFusedConv2DWithResidual", {{"T", TF_FLOAT}}, {},
+      &FusedConv2DCompute<true>, CreateFusedConvCpu, DeleteFusedConvCpu}, status);
+  RegisterKernel(kDevice, {"_OpgenFusedDepthwiseConv2dNative", {{"T", TF_FLOAT}}, {},
+      &FusedDepthwiseCompute, CreateFusedConvCpu, DeleteFusedConvCpu}, status);
+  RegisterKernel(kDevice, {"_OpgenFusedMatMul", {{"T", TF_FLOAT}}, {}, &FusedMatMulCompute,
+      kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul}, status);
+  RegisterKernel(kDevice, {"_OpgenFusedScaleShift", {{"T", TF_FLOAT}}, {}, &FusedScaleShiftCompute,
+      kernels::CreateFusedScaleShift, kernels::DeleteFusedScaleShift}, status);
 }
 
 }  // namespace cpu

@@ -88,8 +88,8 @@ struct ResizeNearestKernel {
 
 template <template <typename> class Kernel, typename... Ts>
 void RegisterResize(const char* op, Types<Ts...>, TF_Status* status) {
-  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status, kernels::CreateResize,
-                  kernels::DeleteResize),
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute,
+       kernels::CreateResize, kernels::DeleteResize}, status),
    ...);
 }
 

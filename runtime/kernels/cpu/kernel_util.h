@@ -1,5 +1,5 @@
-// Small helpers shared by the CPU kernels: dtype traits and registration of one
-// compute function per dtype (the helpers over the kernel API itself are
+// Small helpers shared by the CPU kernels: typed outputs and the names of the shared
+// registration helper (the helpers over the kernel API itself are
 // ../kernel_api_util.h, shared with the CUDA plugin). Kernels use only the public
 // C API (kernels.h), as a plugin would.
 #pragma once
@@ -13,6 +13,7 @@
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
 #include "../kernel_api_util.h"
+#include "../kernel_registration.h"
 #include "dtypes.h"
 
 namespace opgen {
@@ -46,67 +47,45 @@ TF_Tensor* AllocateBorrowedOutput(TF_OpKernelContext* ctx, int i, const std::vec
 
 using ComputeFn = kernels::ComputeFn;
 
-// Registers `compute` for `op` on the CPU with the type attr `type_attr` = `dtype`.
-inline void RegisterKernel(const char* op, const char* type_attr, TF_DataType dtype,
-                           ComputeFn compute, TF_Status* status,
-                           void* (*create)(TF_OpKernelConstruction*) = nullptr,
-                           void (*destroy)(void*) = nullptr) {
-  if (TF_GetCode(status) != TF_OK) return;  // keep the first failure
-  TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
-  if (type_attr != nullptr) {
-    TF_KernelBuilder_TypeConstraint(b, type_attr, dtype, status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteKernelBuilder(b);
-      return;
-    }
-  }
-  std::string name = std::string(op) + "_CPU";
-  TF_RegisterKernelBuilder(name.c_str(), b, status);
-}
+// Registration, shared with the CUDA plugin (../kernel_registration.h): a family
+// registers with RegisterKernel(kDevice, {op, constraints, host memory, compute}, status).
+constexpr char kDevice[] = "CPU";
+using kernels::KernelSpec;
+using kernels::RegisterForTypes;
+using kernels::RegisterKernel;
 
-// Registers `compute` with two type constraints, e.g. T and Tidx.
-inline void RegisterKernel2(const char* op, const char* attr1, TF_DataType type1,
-                            const char* attr2, TF_DataType type2, ComputeFn compute,
-                            TF_Status* status,
-                            void* (*create)(TF_OpKernelConstruction*) = nullptr,
-                            void (*destroy)(void*) = nullptr) {
-  if (TF_GetCode(status) != TF_OK) return;
-  TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
-  TF_KernelBuilder_TypeConstraint(b, attr1, type1, status);
-  if (TF_GetCode(status) == TF_OK) TF_KernelBuilder_TypeConstraint(b, attr2, type2, status);
-  if (TF_GetCode(status) != TF_OK) {
-    TF_DeleteKernelBuilder(b);
-    return;
-  }
-  std::string name = std::string(op) + "_CPU";
-  TF_RegisterKernelBuilder(name.c_str(), b, status);
-}
-
-// Registers Kernel<T>::Compute for `op` with attr "T" = T, for each T of the list.
-template <template <typename> class Kernel, typename... Ts>
-void RegisterForTypes(const char* op, Types<Ts...>, TF_Status* status) {
-  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Kernel<Ts>::Compute, status), ...);
-}
-
-// The family registrations, one per file.
-void RegisterElementwiseKernels(TF_Status* status);
-void RegisterMatMulKernels(TF_Status* status);
-void RegisterCastKernels(TF_Status* status);
-void RegisterArrayKernels(TF_Status* status);
-void RegisterReductionKernels(TF_Status* status);
-void RegisterNnKernels(TF_Status* status);
-void RegisterConcatSplitKernels(TF_Status* status);
-void RegisterSlicingKernels(TF_Status* status);
-void RegisterConvPoolKernels(TF_Status* status);
-void RegisterConstKernels(TF_Status* status);
-void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc
-void RegisterTensorListKernels(TF_Status* status);   // tensor_list.cc
-void RegisterConvFamilyKernels(TF_Status* status);  // conv_family.cc
-void RegisterSpaceKernels(TF_Status* status);       // space_ops.cc
-void RegisterImageKernels(TF_Status* status);       // image.cc
-void RegisterBatchNormKernels(TF_Status* status);   // batch_norm.cc
-void RegisterEinsumKernels(TF_Status* status);  // einsum.cc
-void RegisterMiscKernels(TF_Status* status);    // misc_kernels.cc
+// The kernel families, one registration function per file; each file X.cc has its
+// CUDA twin ../cuda/X.cu registering the same ops, but for placeholder.cc and
+// tensor_list.cc (host-only ops; tests/python_runtime/test_kernel_twins.py checks).
+void RegisterArrayKernels(TF_Status* status);             // array.cc: Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, Shape, Size, Rank, Fill, ZerosLike, OnesLike
+void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cc: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
+void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cc: All, Any
+void RegisterCastKernels(TF_Status* status);              // cast.cc: Cast
+void RegisterConcatSplitKernels(TF_Status* status);       // concat_split.cc: ConcatV2, Pack, Unpack
+void RegisterConstKernels(TF_Status* status);             // constant.cc: Const
+void RegisterControlFlowKernels(TF_Status* status);       // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
+void RegisterConvFamilyKernels(TF_Status* status);        // conv_family.cc: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
+void RegisterConvPoolKernels(TF_Status* status);          // conv_pool.cc: Conv2D, MaxPool, AvgPool
+void RegisterEinsumKernels(TF_Status* status);            // einsum.cc: Einsum
+void RegisterElementwiseActivationKernels(TF_Status* status);// elementwise_activation.cc: Relu, Relu6, Tanh, Sigmoid, Softplus, Elu, Selu, Softsign
+void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arithmetic.cc: AddV2, Add, Sub, Mul, Maximum, Minimum, SquaredDifference, AddN, ClipByValue
+void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cc: Less, ..., Equal, NotEqual, Logical*, SelectV2
+void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cc: RealDiv, Div, FloorDiv, FloorMod, Pow
+void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ...
+void RegisterForwardKernels(TF_Status* status);           // forward.cc: StopGradient, IdentityN
+void RegisterFusedKernels(TF_Status* status);             // fused.cc: the graph optimizer's _OpgenFused* ops
+void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBilinear, ResizeNearestNeighbor
+void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cc: LeakyRelu
+void RegisterMatMulKernels(TF_Status* status);            // matmul.cc: MatMul, BatchMatMulV2
+void RegisterNnKernels(TF_Status* status);                // nn.cc: BiasAdd
+void RegisterPlaceholderKernels(TF_Status* status);       // placeholder.cc: Placeholder, PlaceholderWithDefault
+void RegisterReductionKernels(TF_Status* status);         // reduction.cc: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
+void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cc: Cumsum, Cumprod, TopKV2, Where
+void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cc: Select
+void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, StridedSlice, Tile, Pad, GatherV2, Range
+void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cc: Split, SplitV, OneHot, BroadcastTo
+void RegisterTensorListKernels(TF_Status* status);        // tensor_list.cc: TensorList*
 
 }  // namespace cpu
 }  // namespace opgen

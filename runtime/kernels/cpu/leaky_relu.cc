@@ -4,7 +4,6 @@
 
 #include "../misc_spec.h"
 #include "kernel_util.h"
-#include "misc_kernels.h"
 #include "parallel.h"
 
 namespace opgen {
@@ -34,8 +33,8 @@ struct LeakyReluKernel {
 
 template <typename... Ts>
 void RegisterLeakyRelu(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel("LeakyRelu", "T", DtypeOf<Ts>::value, &LeakyReluKernel<Ts>::Compute, status,
-                  kernels::CreateLeakyRelu, kernels::DeleteLeakyRelu),
+  (RegisterKernel(kDevice, {"LeakyRelu", {{"T", DtypeOf<Ts>::value}}, {},
+       &LeakyReluKernel<Ts>::Compute, kernels::CreateLeakyRelu, kernels::DeleteLeakyRelu}, status),
    ...);
 }
 

@@ -73,15 +73,16 @@ struct BatchMatMulKernel {
 
 template <typename... Ts>
 void RegisterMatMul(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel("MatMul", "T", DtypeOf<Ts>::value, &MatMulKernel<Ts>::Compute, status,
-                  kernels::CreateMatMul, kernels::DeleteMatMulAttrs),
+  (RegisterKernel(kDevice, {"MatMul", {{"T", DtypeOf<Ts>::value}}, {}, &MatMulKernel<Ts>::Compute,
+       kernels::CreateMatMul, kernels::DeleteMatMulAttrs}, status),
    ...);
 }
 
 template <typename... Ts>
 void RegisterBatchMatMul(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel("BatchMatMulV2", "T", DtypeOf<Ts>::value, &BatchMatMulKernel<Ts>::Compute,
-                  status, kernels::CreateBatchMatMul, kernels::DeleteMatMulAttrs),
+  (RegisterKernel(kDevice, {"BatchMatMulV2", {{"T", DtypeOf<Ts>::value}}, {},
+       &BatchMatMulKernel<Ts>::Compute, kernels::CreateBatchMatMul, kernels::DeleteMatMulAttrs},
+       status),
    ...);
 }
 

@@ -41,10 +41,9 @@ void PlaceholderWithDefaultCompute(void*, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterPlaceholderKernels(TF_Status* status) {
-  RegisterKernel("Placeholder", nullptr, TF_FLOAT, PlaceholderCompute, status, CreatePlaceholder,
-                 DeletePlaceholder);
-  RegisterKernel("PlaceholderWithDefault", nullptr, TF_FLOAT, PlaceholderWithDefaultCompute,
-                 status);
+  RegisterKernel(kDevice, {"Placeholder", {}, {}, PlaceholderCompute, CreatePlaceholder,
+      DeletePlaceholder}, status);
+  RegisterKernel(kDevice, {"PlaceholderWithDefault", {}, {}, PlaceholderWithDefaultCompute}, status);
 }
 
 }  // namespace cpu

@@ -1,10 +1,13 @@
-// Reductions over a set of axes (Sum, Mean, Max, Min, Prod) and ArgMax / ArgMin.
+// Reductions over a set of axes (Sum, Mean, Max, Min, Prod), ArgMax / ArgMin, and
+// Softmax / LogSoftmax over the last axis.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "../nn_spec.h"
 #include "../reduction_spec.h"
 #include "kernel_util.h"
 #include "simd_loops.h"
@@ -284,10 +287,10 @@ struct ArgReduce {
 
 template <typename Reducer, bool kMean, typename T>
 void RegisterReduce(const char* op, TF_Status* status) {
-  RegisterKernel2(op, "T", DtypeOf<T>::value, "Tidx", TF_INT32,
-                  &Reduce<Reducer, kMean>::template Compute<T>, status, CreateReduce, DeleteReduce);
-  RegisterKernel2(op, "T", DtypeOf<T>::value, "Tidx", TF_INT64,
-                  &Reduce<Reducer, kMean>::template Compute<T>, status, CreateReduce, DeleteReduce);
+  RegisterKernel(kDevice, {op, {{"T", DtypeOf<T>::value}, {"Tidx", TF_INT32}}, {},
+      &Reduce<Reducer, kMean>::template Compute<T>, CreateReduce, DeleteReduce}, status);
+  RegisterKernel(kDevice, {op, {{"T", DtypeOf<T>::value}, {"Tidx", TF_INT64}}, {},
+      &Reduce<Reducer, kMean>::template Compute<T>, CreateReduce, DeleteReduce}, status);
 }
 
 template <typename Reducer, bool kMean, typename... Ts>
@@ -298,19 +301,10 @@ void RegisterReduceAll(const char* op, Types<Ts...>, TF_Status* status) {
 template <bool kMax, typename T>
 void RegisterArg(const char* op, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
-    if (TF_GetCode(status) != TF_OK) return;
-    TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", nullptr,
-                                              &ArgReduce<kMax>::template Compute<T, int64_t>, nullptr);
-    TF_KernelBuilder_TypeConstraint(b, "T", DtypeOf<T>::value, status);
-    TF_KernelBuilder_TypeConstraint(b, "Tidx", tidx, status);
-    TF_KernelBuilder_TypeConstraint(b, "output_type", TF_INT64, status);
-    TF_RegisterKernelBuilder(op, b, status);
-    if (TF_GetCode(status) != TF_OK) return;
-    b = TF_NewKernelBuilder(op, "CPU", nullptr, &ArgReduce<kMax>::template Compute<T, int32_t>, nullptr);
-    TF_KernelBuilder_TypeConstraint(b, "T", DtypeOf<T>::value, status);
-    TF_KernelBuilder_TypeConstraint(b, "Tidx", tidx, status);
-    TF_KernelBuilder_TypeConstraint(b, "output_type", TF_INT32, status);
-    TF_RegisterKernelBuilder(op, b, status);
+    RegisterKernel(kDevice, {op, {{"T", DtypeOf<T>::value}, {"Tidx", tidx}, {"output_type", TF_INT64}},
+        {}, &ArgReduce<kMax>::template Compute<T, int64_t>}, status);
+    RegisterKernel(kDevice, {op, {{"T", DtypeOf<T>::value}, {"Tidx", tidx}, {"output_type", TF_INT32}},
+        {}, &ArgReduce<kMax>::template Compute<T, int32_t>}, status);
   }
 }
 
@@ -321,12 +315,8 @@ void RegisterArgMaxNarrowIndices(TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
     for (auto [out, compute] : {std::pair{TF_INT16, &ArgReduce<true>::template Compute<T, int16_t>},
                                 std::pair{TF_UINT16, &ArgReduce<true>::template Compute<T, uint16_t>}}) {
-      if (TF_GetCode(status) != TF_OK) return;
-      TF_KernelBuilder* b = TF_NewKernelBuilder("ArgMax", "CPU", nullptr, compute, nullptr);
-      TF_KernelBuilder_TypeConstraint(b, "T", DtypeOf<T>::value, status);
-      TF_KernelBuilder_TypeConstraint(b, "Tidx", tidx, status);
-      TF_KernelBuilder_TypeConstraint(b, "output_type", out, status);
-      TF_RegisterKernelBuilder("ArgMax", b, status);
+      RegisterKernel(kDevice, {"ArgMax", {{"T", DtypeOf<T>::value}, {"Tidx", tidx}, {"output_type", out}},
+          {}, compute}, status);
     }
   }
 }
@@ -341,6 +331,43 @@ void RegisterArgAll(const char* op, Types<Ts...>, TF_Status* status) {
   (RegisterArg<kMax, Ts>(op, status), ...);
 }
 
+// ---- Softmax, LogSoftmax over the last axis ---------------------------------------------
+
+// One pass for the max, one for the sum of exponentials, one to write: numerically
+// stable for large logits.
+template <bool kLog>
+struct Softmax {
+  template <typename T>
+  struct Kernel {
+    static void Compute(void*, TF_OpKernelContext* ctx) {
+      kernels::SoftmaxPlan p;
+      if (!kernels::PlanSoftmax(ctx, &p)) return;
+      TensorPtr output = AllocateOutput<T>(ctx, 0, p.dims);
+      if (!output) return;
+      const int64_t depth = p.depth, rows = p.rows;
+      const T* in = Data<T>(p.logits);
+      T* out = Data<T>(output);
+      using C = ComputeType<T>;
+      ParallelFor(rows, [=](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const T* x = in + r * depth;
+          T* y = out + r * depth;
+          C max = Widen(x[0]);
+          for (int64_t i = 1; i < depth; ++i) max = Widen(x[i]) > max ? Widen(x[i]) : max;
+          C sum = 0;
+          for (int64_t i = 0; i < depth; ++i) sum += std::exp(Widen(x[i]) - max);
+          if constexpr (kLog) {
+            const C log_sum = std::log(sum);
+            for (int64_t i = 0; i < depth; ++i) y[i] = Narrow<T>(Widen(x[i]) - max - log_sum);
+          } else {
+            for (int64_t i = 0; i < depth; ++i) y[i] = Narrow<T>(std::exp(Widen(x[i]) - max) / sum);
+          }
+        }
+      }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(depth, 1)));
+    }
+  };
+};
+
 }  // namespace
 
 void RegisterReductionKernels(TF_Status* status) {
@@ -352,6 +379,8 @@ void RegisterReductionKernels(TF_Status* status) {
   RegisterArgAll<true>("ArgMax", RealAndBoolTypes(), status);
   RegisterArgAll<false>("ArgMin", RealAndBoolTypes(), status);
   RegisterArgMaxNarrow(RealAndBoolTypes(), status);
+  RegisterForTypes<Softmax<false>::Kernel>(kDevice, "Softmax", FloatTypes(), status);
+  RegisterForTypes<Softmax<true>::Kernel>(kDevice, "LogSoftmax", FloatTypes(), status);
 }
 
 }  // namespace cpu

@@ -5,7 +5,6 @@
 
 #include "../misc_spec.h"
 #include "kernel_util.h"
-#include "misc_kernels.h"
 #include "parallel.h"
 
 namespace opgen {
@@ -130,25 +129,25 @@ void WhereCompute(void*, TF_OpKernelContext* ctx) {
 template <typename Scan, typename... Ts>
 void RegisterCumulative(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64})
-    (RegisterKernel2(op, "T", DtypeOf<Ts>::value, "Tidx", tidx,
-                     &Cumulative<Scan>::template Compute<Ts>, status, kernels::CreateCumulative,
-                     kernels::DeleteCumulative),
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {},
+         &Cumulative<Scan>::template Compute<Ts>, kernels::CreateCumulative,
+         kernels::DeleteCumulative}, status),
      ...);
 }
 
 template <typename... Ts>
 void RegisterTopK(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel2("TopKV2", "T", DtypeOf<Ts>::value, "index_type", TF_INT16,
-                   &TopKCompute<Ts, int16_t>, status), ...);
-  (RegisterKernel2("TopKV2", "T", DtypeOf<Ts>::value, "index_type", TF_INT32,
-                   &TopKCompute<Ts, int32_t>, status), ...);
-  (RegisterKernel2("TopKV2", "T", DtypeOf<Ts>::value, "index_type", TF_INT64,
-                   &TopKCompute<Ts, int64_t>, status), ...);
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT16}}, {},
+       &TopKCompute<Ts, int16_t>}, status), ...);
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT32}}, {},
+       &TopKCompute<Ts, int32_t>}, status), ...);
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT64}}, {},
+       &TopKCompute<Ts, int64_t>}, status), ...);
 }
 
 template <typename... Ts>
 void RegisterWhere(Types<Ts...>, TF_Status* status) {
-  (RegisterKernel("Where", "T", DtypeOf<Ts>::value, &WhereCompute<Ts>, status), ...);
+  (RegisterKernel(kDevice, {"Where", {{"T", DtypeOf<Ts>::value}}, {}, &WhereCompute<Ts>}, status), ...);
 }
 
 }  // namespace

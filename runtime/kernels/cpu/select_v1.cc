@@ -4,7 +4,6 @@
 
 #include "../misc_spec.h"
 #include "kernel_util.h"
-#include "misc_kernels.h"
 
 namespace opgen {
 namespace cpu {
@@ -47,7 +46,8 @@ void SelectCompute(void*, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterSelectV1Kernels(TF_Status* status) {
-  for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel("Select", "T", t, SelectCompute, status);
+  for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {"Select", {{"T", t}}, {},
+                                               SelectCompute}, status);
 }
 
 }  // namespace cpu

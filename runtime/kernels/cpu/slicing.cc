@@ -259,29 +259,29 @@ struct RangeKernel {
 void RegisterSlicingKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) {
     for (TF_DataType index : {TF_INT32, TF_INT64}) {
-      RegisterKernel2("Slice", "T", t, "Index", index, SliceCompute, status);
-      RegisterKernel2("Pad", "T", t, "Tpaddings", index, PadCompute, status);
-      RegisterKernel2("Tile", "T", t, "Tmultiples", index, TileCompute, status);
+      RegisterKernel(kDevice, {"Slice", {{"T", t}, {"Index", index}}, {}, SliceCompute}, status);
+      RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {}, PadCompute}, status);
+      RegisterKernel(kDevice, {"Tile", {{"T", t}, {"Tmultiples", index}}, {}, TileCompute}, status);
     }
     for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64}) {
       for (TF_DataType axis : {TF_INT32, TF_INT64}) {
-        if (TF_GetCode(status) != TF_OK) return;
-        TF_KernelBuilder* b = TF_NewKernelBuilder("GatherV2", "CPU", kernels::CreateGather, GatherCompute, nullptr);
-        TF_KernelBuilder_TypeConstraint(b, "Tparams", t, status);
-        TF_KernelBuilder_TypeConstraint(b, "Tindices", indices, status);
-        TF_KernelBuilder_TypeConstraint(b, "Taxis", axis, status);
-        TF_RegisterKernelBuilder("GatherV2_CPU", b, status);
+        RegisterKernel(kDevice, {"GatherV2", {{"Tparams", t}, {"Tindices", indices}, {"Taxis", axis}},
+            {}, GatherCompute, kernels::CreateGather}, status);
       }
     }
   }
   for (TF_DataType t : kAllFixedSizeTypes)
     for (TF_DataType index : {TF_INT32, TF_INT64})
-      RegisterKernel2("StridedSlice", "T", t, "Index", index, StridedSliceCompute, status,
-                      kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks);
-  RegisterKernel("Range", "Tidx", TF_FLOAT, &RangeKernel<float>::Compute, status);
-  RegisterKernel("Range", "Tidx", TF_DOUBLE, &RangeKernel<double>::Compute, status);
-  RegisterKernel("Range", "Tidx", TF_INT32, &RangeKernel<int32_t>::Compute, status);
-  RegisterKernel("Range", "Tidx", TF_INT64, &RangeKernel<int64_t>::Compute, status);
+      RegisterKernel(kDevice, {"StridedSlice", {{"T", t}, {"Index", index}}, {},
+          StridedSliceCompute, kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks},
+          status);
+  RegisterKernel(kDevice, {"Range", {{"Tidx", TF_FLOAT}}, {}, &RangeKernel<float>::Compute}, status);
+  RegisterKernel(kDevice, {"Range", {{"Tidx", TF_DOUBLE}}, {}, &RangeKernel<double>::Compute},
+      status);
+  RegisterKernel(kDevice, {"Range", {{"Tidx", TF_INT32}}, {}, &RangeKernel<int32_t>::Compute},
+      status);
+  RegisterKernel(kDevice, {"Range", {{"Tidx", TF_INT64}}, {}, &RangeKernel<int64_t>::Compute},
+      status);
 }
 
 }  // namespace cpu

@@ -77,28 +77,18 @@ void RegisterSpaceKernels(TF_Status* status) {
     for (TF_DataType b : kIndexTypes)
       for (TF_DataType p : kIndexTypes) {
         for (const char* op : {"SpaceToBatchND", "BatchToSpaceND"}) {
-          if (TF_GetCode(status) != TF_OK) return;
           const bool to_batch = op[0] == 'S';
-          TF_KernelBuilder* kb = TF_NewKernelBuilder(
-              op, "CPU", nullptr, to_batch ? SpaceBatchCompute<true> : SpaceBatchCompute<false>, nullptr);
-          TF_KernelBuilder_TypeConstraint(kb, "T", t, status);
-          if (TF_GetCode(status) == TF_OK) TF_KernelBuilder_TypeConstraint(kb, "Tblock_shape", b, status);
-          if (TF_GetCode(status) == TF_OK)
-            TF_KernelBuilder_TypeConstraint(kb, to_batch ? "Tpaddings" : "Tcrops", p, status);
-          if (TF_GetCode(status) != TF_OK) {
-            TF_DeleteKernelBuilder(kb);
-            return;
-          }
-          TF_RegisterKernelBuilder((std::string(op) + "_CPU").c_str(), kb, status);
+          RegisterKernel(kDevice, {op, {{"T", t}, {"Tblock_shape", b}, {to_batch ? "Tpaddings" : "Tcrops", p}},
+              {}, to_batch ? SpaceBatchCompute<true> : SpaceBatchCompute<false>}, status);
         }
       }
-    RegisterKernel("DepthToSpace", "T", t, DepthSpaceCompute<true>, status, CreateBlockSizeCpu,
-                   kernels::DeleteBlockSize);
-    RegisterKernel("SpaceToDepth", "T", t, DepthSpaceCompute<false>, status, CreateBlockSizeCpu,
-                   kernels::DeleteBlockSize);
+    RegisterKernel(kDevice, {"DepthToSpace", {{"T", t}}, {}, DepthSpaceCompute<true>,
+        CreateBlockSizeCpu, kernels::DeleteBlockSize}, status);
+    RegisterKernel(kDevice, {"SpaceToDepth", {{"T", t}}, {}, DepthSpaceCompute<false>,
+        CreateBlockSizeCpu, kernels::DeleteBlockSize}, status);
     for (TF_DataType p : kIndexTypes)
-      RegisterKernel2("MirrorPad", "T", t, "Tpaddings", p, MirrorPadCompute, status,
-                      kernels::CreateMirrorPad, kernels::DeleteMirrorPad);
+      RegisterKernel(kDevice, {"MirrorPad", {{"T", t}, {"Tpaddings", p}}, {}, MirrorPadCompute,
+          kernels::CreateMirrorPad, kernels::DeleteMirrorPad}, status);
   }
 }
 

@@ -7,7 +7,6 @@
 
 #include "../misc_spec.h"
 #include "kernel_util.h"
-#include "misc_kernels.h"
 #include "strided_pass.h"
 
 namespace opgen {
@@ -102,19 +101,21 @@ void BroadcastToCompute(void*, TF_OpKernelContext* ctx) {
 
 void RegisterSplitOneHotKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) {
-    RegisterKernel("Split", "T", t, SplitCompute, status);
+    RegisterKernel(kDevice, {"Split", {{"T", t}}, {}, SplitCompute}, status);
     for (TF_DataType len : {TF_INT8, TF_INT32, TF_INT64})
-      RegisterKernel2("SplitV", "T", t, "Tlen", len, SplitVCompute, status);
-    RegisterKernel2("OneHot", "T", t, "TI", TF_UINT8, OneHotCompute<uint8_t>, status,
-                    kernels::CreateOneHot, kernels::DeleteOneHot);
-    RegisterKernel2("OneHot", "T", t, "TI", TF_INT8, OneHotCompute<int8_t>, status,
-                    kernels::CreateOneHot, kernels::DeleteOneHot);
-    RegisterKernel2("OneHot", "T", t, "TI", TF_INT32, OneHotCompute<int32_t>, status,
-                    kernels::CreateOneHot, kernels::DeleteOneHot);
-    RegisterKernel2("OneHot", "T", t, "TI", TF_INT64, OneHotCompute<int64_t>, status,
-                    kernels::CreateOneHot, kernels::DeleteOneHot);
-    RegisterKernel2("BroadcastTo", "T", t, "Tidx", TF_INT32, BroadcastToCompute, status);
-    RegisterKernel2("BroadcastTo", "T", t, "Tidx", TF_INT64, BroadcastToCompute, status);
+      RegisterKernel(kDevice, {"SplitV", {{"T", t}, {"Tlen", len}}, {}, SplitVCompute}, status);
+    RegisterKernel(kDevice, {"OneHot", {{"T", t}, {"TI", TF_UINT8}}, {}, OneHotCompute<uint8_t>,
+        kernels::CreateOneHot, kernels::DeleteOneHot}, status);
+    RegisterKernel(kDevice, {"OneHot", {{"T", t}, {"TI", TF_INT8}}, {}, OneHotCompute<int8_t>,
+        kernels::CreateOneHot, kernels::DeleteOneHot}, status);
+    RegisterKernel(kDevice, {"OneHot", {{"T", t}, {"TI", TF_INT32}}, {}, OneHotCompute<int32_t>,
+        kernels::CreateOneHot, kernels::DeleteOneHot}, status);
+    RegisterKernel(kDevice, {"OneHot", {{"T", t}, {"TI", TF_INT64}}, {}, OneHotCompute<int64_t>,
+        kernels::CreateOneHot, kernels::DeleteOneHot}, status);
+    RegisterKernel(kDevice, {"BroadcastTo", {{"T", t}, {"Tidx", TF_INT32}}, {}, BroadcastToCompute},
+        status);
+    RegisterKernel(kDevice, {"BroadcastTo", {{"T", t}, {"Tidx", TF_INT64}}, {}, BroadcastToCompute},
+        status);
   }
 }
 

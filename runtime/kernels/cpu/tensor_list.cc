@@ -332,23 +332,27 @@ void ElementShapeCompute(void*, TF_OpKernelContext* ctx) {
 
 void RegisterTensorListKernels(TF_Status* status) {
   auto with_attrs = [&](const char* op, const char* attr, TF_DataType t, ComputeFn fn) {
-    RegisterKernel(op, attr, t, fn, status, CreateListAttrs, DeleteListAttrs);
+    RegisterKernel(kDevice, {op, {{attr, t}}, {}, fn, CreateListAttrs, DeleteListAttrs}, status);
   };
   for (TF_DataType t : kAllFixedSizeTypes) {
     for (TF_DataType shape_type : {TF_INT32, TF_INT64}) {
-      RegisterKernel2("TensorListReserve", "element_dtype", t, "shape_type", shape_type,
-                      ReserveCompute, status, CreateListAttrs, DeleteListAttrs);
-      RegisterKernel2("TensorListFromTensor", "element_dtype", t, "shape_type", shape_type,
-                      FromTensorCompute, status, CreateListAttrs, DeleteListAttrs);
-      RegisterKernel2("TensorListGetItem", "element_dtype", t, "Tshape", shape_type,
-                      GetItemCompute, status, CreateListAttrs, DeleteListAttrs);
+      RegisterKernel(kDevice, {"TensorListReserve",
+          {{"element_dtype", t}, {"shape_type", shape_type}}, {}, ReserveCompute, CreateListAttrs,
+          DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListFromTensor",
+          {{"element_dtype", t}, {"shape_type", shape_type}}, {}, FromTensorCompute,
+          CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListGetItem", {{"element_dtype", t}, {"Tshape", shape_type}},
+          {}, GetItemCompute, CreateListAttrs, DeleteListAttrs}, status);
     }
     with_attrs("TensorListSetItem", "element_dtype", t, SetItemCompute);
     with_attrs("TensorListStack", "element_dtype", t, StackCompute);
   }
-  RegisterKernel("TensorListLength", nullptr, TF_FLOAT, LengthCompute, status);
-  RegisterKernel("TensorListElementShape", "shape_type", TF_INT32, ElementShapeCompute<int32_t>, status);
-  RegisterKernel("TensorListElementShape", "shape_type", TF_INT64, ElementShapeCompute<int64_t>, status);
+  RegisterKernel(kDevice, {"TensorListLength", {}, {}, LengthCompute}, status);
+  RegisterKernel(kDevice, {"TensorListElementShape", {{"shape_type", TF_INT32}}, {},
+      ElementShapeCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"TensorListElementShape", {{"shape_type", TF_INT64}}, {},
+      ElementShapeCompute<int64_t>}, status);
 }
 
 }  // namespace cpu

@@ -49,18 +49,18 @@ void RegisterControlFlowKernels(TF_Status* status) {
       if (on_host) always.insert(always.end(), data.begin(), data.end());
       return always;
     };
-    Register(KernelSpec{"Switch", {{"T", t}}, host({"pred"}, {"data", "output_false", "output_true"}),
+    RegisterKernel(kDevice, {"Switch", {{"T", t}}, host({"pred"}, {"data", "output_false", "output_true"}),
                         SwitchCompute},
              status);
-    Register(KernelSpec{"Merge", {{"T", t}}, host({"value_index"}, {"inputs", "output"}), MergeCompute},
+    RegisterKernel(kDevice, {"Merge", {{"T", t}}, host({"value_index"}, {"inputs", "output"}), MergeCompute},
              status);
     for (const char* op : {"Enter", "Exit", "NextIteration"})
-      Register(KernelSpec{op, {{"T", t}}, host({}, {"data", "output"}), ForwardCompute}, status);
+      RegisterKernel(kDevice, {op, {{"T", t}}, host({}, {"data", "output"}), ForwardCompute}, status);
   }
   // Lowered loops put an Identity on every loop variable, TensorLists included.
-  Register(KernelSpec{"Identity", {{"T", TF_VARIANT}}, {"input", "output"}, ForwardCompute}, status);
-  Register(KernelSpec{"LoopCond", {}, {"input", "output"}, ForwardCompute}, status);
-  Register(KernelSpec{"ControlTrigger", {}, {}, NoOpCompute}, status);
+  RegisterKernel(kDevice, {"Identity", {{"T", TF_VARIANT}}, {"input", "output"}, ForwardCompute}, status);
+  RegisterKernel(kDevice, {"LoopCond", {}, {"input", "output"}, ForwardCompute}, status);
+  RegisterKernel(kDevice, {"ControlTrigger", {}, {}, NoOpCompute}, status);
 }
 
 }  // namespace cuda

@@ -3,7 +3,7 @@
 // ../window_spec.h); here the arithmetic: depthwise directly, one thread per output
 // value; the transposed convolution as one GEMM (out_backprop times the transposed
 // filter) and a gather of the columns back onto the input pixels; Conv3D as im2col and
-// a GEMM, both per chunk of images as Conv2D in nn.cu.
+// a GEMM, both per chunk of images as Conv2D in conv_pool.cu.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -212,7 +212,7 @@ void* CreateConv3DWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateW
 template <template <typename> class Kernel, typename... Ts>
 void RegisterWith(const char* op, Types<Ts...>, CreateFn create, DeleteFn destroy,
                   std::vector<const char*> host_memory, TF_Status* status) {
-  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, host_memory, &Kernel<Ts>::Compute, create, destroy},
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, host_memory, &Kernel<Ts>::Compute, create, destroy},
             status),
    ...);
 }

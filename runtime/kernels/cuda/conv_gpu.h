@@ -1,4 +1,4 @@
-// The float32 convolutions of Conv2D (im2col + cuBLAS, nn.cu) and DepthwiseConv2dNative
+// The float32 convolutions of Conv2D (im2col + cuBLAS, conv_pool.cu) and DepthwiseConv2dNative
 // (conv_family.cu) on the GPU, for the kernels that add to them: the graph optimizer's
 // _OpgenFused* kernels (fused.cu) run them, then their epilogue, so a fused convolution
 // costs what the convolution, BiasAdd and activation cost apart, less two passes.

@@ -1,5 +1,6 @@
 // Helpers shared by the CUDA kernels: the plugin's stream type, error reporting,
-// dtype traits, launch geometry, shapes, and registration for device "GPU". Kernels use
+// 16-bit float arithmetic, launch geometry, shapes, and the device name for the shared
+// registration helper. Kernels use
 // only the public C API (tensorflow/c/kernels.h), as any plugin would.
 #pragma once
 
@@ -14,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "../dtype_of.h"
 #include "../kernel_api_util.h"
+#include "../kernel_registration.h"
 #include "../type_list.h"
 #include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
@@ -80,22 +83,9 @@ inline cudaStream_t GetStream(TF_OpKernelContext* ctx) {
 
 // ---- dtypes ----------------------------------------------------------------------------
 
-template <typename T> struct DtypeOf;
-#define OPGEN_CUDA_DTYPE(T, V) template <> struct DtypeOf<T> { static constexpr TF_DataType value = V; };
-OPGEN_CUDA_DTYPE(float, TF_FLOAT)
-OPGEN_CUDA_DTYPE(double, TF_DOUBLE)
-OPGEN_CUDA_DTYPE(__half, TF_HALF)
-OPGEN_CUDA_DTYPE(__nv_bfloat16, TF_BFLOAT16)
-OPGEN_CUDA_DTYPE(int8_t, TF_INT8)
-OPGEN_CUDA_DTYPE(int16_t, TF_INT16)
-OPGEN_CUDA_DTYPE(int32_t, TF_INT32)
-OPGEN_CUDA_DTYPE(int64_t, TF_INT64)
-OPGEN_CUDA_DTYPE(uint8_t, TF_UINT8)
-OPGEN_CUDA_DTYPE(uint16_t, TF_UINT16)
-OPGEN_CUDA_DTYPE(uint32_t, TF_UINT32)
-OPGEN_CUDA_DTYPE(uint64_t, TF_UINT64)
-OPGEN_CUDA_DTYPE(bool, TF_BOOL)
-#undef OPGEN_CUDA_DTYPE
+// The table is ../dtype_of.h, shared with the CPU kernels; it names the CUDA 16-bit
+// types __half and __nv_bfloat16 at the end of this file.
+using kernels::DtypeOf;
 
 // The type a kernel computes in: 16-bit floats widen to float, everything else stays.
 template <typename T> struct ComputeType { using type = T; };
@@ -153,43 +143,17 @@ inline TensorPtr AllocateTemp(TF_OpKernelContext* ctx, TF_DataType dtype,
 
 // ---- registration ----------------------------------------------------------------------
 
+// Registration, shared with the CPU kernels (../kernel_registration.h): a family
+// registers with RegisterKernel(kDevice, {op, constraints, host memory, compute}, status).
+constexpr char kDevice[] = "GPU";
 using kernels::ComputeFn;
 using kernels::CreateFn;
 using kernels::DeleteFn;
-
-struct KernelSpec {
-  const char* op;
-  std::vector<std::pair<const char*, TF_DataType>> type_constraints;
-  std::vector<const char*> host_memory;  // arg names kept in host memory
-  ComputeFn compute;
-  CreateFn create = nullptr;
-  DeleteFn destroy = nullptr;
-};
-
-// Registers one kernel for device "GPU". Does nothing when `status` already failed.
-inline void Register(const KernelSpec& spec, TF_Status* status) {
-  if (TF_GetCode(status) != TF_OK) return;
-  TF_KernelBuilder* b = TF_NewKernelBuilder(spec.op, "GPU", spec.create, spec.compute, spec.destroy);
-  for (const auto& [attr, dtype] : spec.type_constraints) {
-    TF_KernelBuilder_TypeConstraint(b, attr, dtype, status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteKernelBuilder(b);
-      return;
-    }
-  }
-  for (const char* arg : spec.host_memory) TF_KernelBuilder_HostMemory(b, arg);
-  const std::string name = std::string(spec.op) + "_GPU";
-  TF_RegisterKernelBuilder(name.c_str(), b, status);
-}
-
-// Registers Kernel<T>::Compute for `op` with attr "T" = T for each T of the list.
-template <template <typename> class Kernel, typename... Ts>
-void RegisterForTypes(const char* op, Types<Ts...>, TF_Status* status,
-                      std::vector<const char*> host_memory = {}) {
-  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, host_memory, &Kernel<Ts>::Compute},
-            status),
-   ...);
-}
+using kernels::KernelSpec;
+using kernels::RegisterForTypes;
+using kernels::RegisterKernel;
 
 }  // namespace cuda
 }  // namespace opgen
+
+OPGEN_FLOAT16_DTYPES(__half, __nv_bfloat16);

@@ -1,5 +1,7 @@
-// The CUDA plugin's kernel families, one registration function per file. Each stops
-// at the first failure, leaving it in `status`.
+// The CUDA plugin's kernel families, one registration function per file, each the twin
+// of the CPU file of the same name (../cpu/X.cc) and registering the same ops
+// (tests/python_runtime/test_kernel_twins.py checks). Each stops at the first failure,
+// leaving it in `status`.
 #pragma once
 
 #include "tensorflow/c/tf_status.h"
@@ -7,20 +9,33 @@
 namespace opgen {
 namespace cuda {
 
-void RegisterElementwiseKernels(TF_Status* status);  // elementwise.cu: unary, binary, compare, logical, select, clip
-void RegisterCastKernels(TF_Status* status);         // cast.cu: Cast, Fill, ZerosLike, OnesLike
-void RegisterMatMulKernels(TF_Status* status);       // matmul.cu: MatMul, BatchMatMulV2 (cuBLAS)
-void RegisterNnKernels(TF_Status* status);           // nn.cu: BiasAdd, FusedBatchNormV3, Conv2D, MaxPool, AvgPool
-void RegisterReductionKernels(TF_Status* status);    // reduction.cu: Sum, Mean, Max, Min, Prod, ArgMax, ArgMin, Softmax, LogSoftmax
-void RegisterArrayKernels(TF_Status* status);        // array.cu: Const, Identity, NoOp, Reshape, ... (see the file)
-void RegisterControlFlowKernels(TF_Status* status);  // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
-void RegisterConvFamilyKernels(TF_Status* status);   // conv_family.cu: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
-void RegisterSpaceKernels(TF_Status* status);        // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
-void RegisterImageKernels(TF_Status* status);        // image.cu: ResizeBilinear, ResizeNearestNeighbor
-void RegisterEinsumKernels(TF_Status* status);       // einsum.cu: Einsum
-void RegisterMiscArrayKernels(TF_Status* status);    // misc_array.cu: StopGradient, IdentityN, Split, SplitV, OneHot, BroadcastTo, Select
-void RegisterScanTopKKernels(TF_Status* status);     // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where, All, Any
-void RegisterFusedKernels(TF_Status* status);        // fused.cu: the graph optimizer's _OpgenFused* ops
+void RegisterArrayKernels(TF_Status* status);             // array.cu: Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, Shape, Size, Rank, Fill, ZerosLike, OnesLike
+void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cu: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
+void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cu: All, Any
+void RegisterCastKernels(TF_Status* status);              // cast.cu: Cast
+void RegisterConcatSplitKernels(TF_Status* status);       // concat_split.cu: ConcatV2, Pack, Unpack
+void RegisterConstKernels(TF_Status* status);             // constant.cu: Const
+void RegisterControlFlowKernels(TF_Status* status);       // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
+void RegisterConvFamilyKernels(TF_Status* status);        // conv_family.cu: DepthwiseConv2dNative, Conv2DBackpropInput, Conv3D
+void RegisterConvPoolKernels(TF_Status* status);          // conv_pool.cu: Conv2D, MaxPool, AvgPool
+void RegisterEinsumKernels(TF_Status* status);            // einsum.cu: Einsum
+void RegisterElementwiseActivationKernels(TF_Status* status);// elementwise_activation.cu: Relu, Relu6, Tanh, Sigmoid, Softplus, Elu, Selu, Softsign
+void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arithmetic.cu: AddV2, Add, Sub, Mul, Maximum, Minimum, SquaredDifference, AddN, ClipByValue
+void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cu: Less, ..., Equal, NotEqual, Logical*, SelectV2
+void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cu: RealDiv, Div, FloorDiv, FloorMod, Pow
+void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cu: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ...
+void RegisterForwardKernels(TF_Status* status);           // forward.cu: StopGradient, IdentityN
+void RegisterFusedKernels(TF_Status* status);             // fused.cu: the graph optimizer's _OpgenFused* ops
+void RegisterImageKernels(TF_Status* status);             // image.cu: ResizeBilinear, ResizeNearestNeighbor
+void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cu: LeakyRelu
+void RegisterMatMulKernels(TF_Status* status);            // matmul.cu: MatMul, BatchMatMulV2
+void RegisterNnKernels(TF_Status* status);                // nn.cu: BiasAdd
+void RegisterReductionKernels(TF_Status* status);         // reduction.cu: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
+void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where
+void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cu: Select
+void RegisterSlicingKernels(TF_Status* status);           // slicing.cu: Slice, StridedSlice, Tile, Pad, GatherV2, Range
+void RegisterSpaceKernels(TF_Status* status);             // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cu: Split, SplitV, OneHot, BroadcastTo
 
 }  // namespace cuda
 }  // namespace opgen

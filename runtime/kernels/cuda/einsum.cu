@@ -86,7 +86,7 @@ struct EinsumKernel {
 
 template <typename... Ts>
 void RegisterEinsum(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"Einsum", {{"T", DtypeOf<Ts>::value}}, {}, &EinsumKernel<Ts>::Compute,
+  (RegisterKernel(kDevice, {"Einsum", {{"T", DtypeOf<Ts>::value}}, {}, &EinsumKernel<Ts>::Compute,
                        kernels::CreateEinsum, kernels::DeleteEinsum},
             status),
    ...);

@@ -140,19 +140,19 @@ void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
 }  // namespace
 
 void RegisterFusedKernels(TF_Status* status) {
-  Register(KernelSpec{"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute<false>,
+  RegisterKernel(kDevice, {"_OpgenFusedConv2D", {{"T", TF_FLOAT}}, {}, &FusedConv2DCompute<false>,
                       CreateFusedConvGpu, kernels::DeleteFusedConv},
            status);
-  Register(KernelSpec{"_OpgenFusedConv2DWithResidual", {{"T", TF_FLOAT}}, {},
+  RegisterKernel(kDevice, {"_OpgenFusedConv2DWithResidual", {{"T", TF_FLOAT}}, {},
                       &FusedConv2DCompute<true>, CreateFusedConvGpu, kernels::DeleteFusedConv},
            status);
-  Register(KernelSpec{"_OpgenFusedDepthwiseConv2dNative", {{"T", TF_FLOAT}}, {},
+  RegisterKernel(kDevice, {"_OpgenFusedDepthwiseConv2dNative", {{"T", TF_FLOAT}}, {},
                       &FusedDepthwiseCompute, CreateFusedConvGpu, kernels::DeleteFusedConv},
            status);
-  Register(KernelSpec{"_OpgenFusedMatMul", {{"T", TF_FLOAT}}, {}, &FusedMatMulCompute,
+  RegisterKernel(kDevice, {"_OpgenFusedMatMul", {{"T", TF_FLOAT}}, {}, &FusedMatMulCompute,
                       kernels::CreateFusedMatMul, kernels::DeleteFusedMatMul},
            status);
-  Register(KernelSpec{"_OpgenFusedScaleShift", {{"T", TF_FLOAT}}, {}, &FusedScaleShiftCompute,
+  RegisterKernel(kDevice, {"_OpgenFusedScaleShift", {{"T", TF_FLOAT}}, {}, &FusedScaleShiftCompute,
                       kernels::CreateFusedScaleShift, kernels::DeleteFusedScaleShift},
            status);
 }

@@ -85,7 +85,7 @@ template <typename T> using NearestOp = ResizeOp<T, false>;
 
 template <template <typename> class Kernel, typename... Ts>
 void RegisterResize(const char* op, Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, {"size"}, &Kernel<Ts>::Compute,
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {"size"}, &Kernel<Ts>::Compute,
                        kernels::CreateResize, kernels::DeleteResize},
             status),
    ...);

@@ -57,7 +57,7 @@ struct BatchMatMulKernel {
 
 template <template <typename> class Kernel, typename... Ts>
 void RegisterWithAttrs(const char* op, Types<Ts...>, CreateFn create, TF_Status* status) {
-  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute, create,
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute, create,
                        kernels::DeleteMatMulAttrs},
             status),
    ...);

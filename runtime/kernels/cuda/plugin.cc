@@ -151,11 +151,34 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   // as a CUDA build of TensorFlow lists its GPU kernels without a GPU. Nothing places an
   // op on device type "GPU" until a GPU device exists, and TF_GetAllRegisteredKernels
   // then shows what a GPU would run everywhere the plugin is built.
-  for (auto family : {RegisterElementwiseKernels, RegisterCastKernels, RegisterMatMulKernels,
-                      RegisterNnKernels, RegisterReductionKernels, RegisterArrayKernels,
-                      RegisterControlFlowKernels, RegisterConvFamilyKernels, RegisterSpaceKernels,
-                      RegisterImageKernels, RegisterEinsumKernels, RegisterMiscArrayKernels,
-                      RegisterScanTopKKernels, RegisterFusedKernels}) {
+  for (auto family : {
+      RegisterArrayKernels,
+      RegisterBatchNormKernels,
+      RegisterBoolReductionKernels,
+      RegisterCastKernels,
+      RegisterConcatSplitKernels,
+      RegisterConstKernels,
+      RegisterControlFlowKernels,
+      RegisterConvFamilyKernels,
+      RegisterConvPoolKernels,
+      RegisterEinsumKernels,
+      RegisterElementwiseActivationKernels,
+      RegisterElementwiseArithmeticKernels,
+      RegisterElementwiseCompareKernels,
+      RegisterElementwiseDivisionKernels,
+      RegisterElementwiseMathKernels,
+      RegisterForwardKernels,
+      RegisterFusedKernels,
+      RegisterImageKernels,
+      RegisterLeakyReluKernels,
+      RegisterMatMulKernels,
+      RegisterNnKernels,
+      RegisterReductionKernels,
+      RegisterScanTopKKernels,
+    RegisterSelectV1Kernels,
+      RegisterSlicingKernels,
+      RegisterSpaceKernels,
+      RegisterSplitOneHotKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

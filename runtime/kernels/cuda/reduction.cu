@@ -895,7 +895,7 @@ using RealAndBoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int
 template <typename R, typename... Ts>
 void RegisterReduce(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
-    (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {"reduction_indices"},
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {"reduction_indices"},
                          &Reduce<R>::template Compute<Ts>, CreateReduce, DeleteReduce},
               status),
      ...);
@@ -905,20 +905,20 @@ void RegisterReduce(const char* op, Types<Ts...>, TF_Status* status) {
 template <bool kMax, typename... Ts>
 void RegisterArgReduce(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
-    (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT64}},
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT64}},
                          {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT64>},
               status),
      ...);
-    (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT32}},
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT32}},
                          {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT32>},
               status),
      ...);
     if constexpr (kMax) {  // ArgMax's OpDef also allows int16 and uint16 indices
-      (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT16}},
+      (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_INT16}},
                            {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_INT16>},
                 status),
        ...);
-      (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_UINT16}},
+      (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}, {"output_type", TF_UINT16}},
                            {"dimension"}, &ArgReduceCompute<kMax, Ts, TF_UINT16>},
                 status),
        ...);
@@ -936,8 +936,8 @@ void RegisterReductionKernels(TF_Status* status) {
   RegisterReduce<MinReducer>("Min", RealTypes(), status);
   RegisterArgReduce<true>("ArgMax", RealAndBoolTypes(), status);
   RegisterArgReduce<false>("ArgMin", RealAndBoolTypes(), status);
-  RegisterForTypes<Softmax<false>::Kernel>("Softmax", FloatTypes(), status);
-  RegisterForTypes<Softmax<true>::Kernel>("LogSoftmax", FloatTypes(), status);
+  RegisterForTypes<Softmax<false>::Kernel>(kDevice, "Softmax", FloatTypes(), status);
+  RegisterForTypes<Softmax<true>::Kernel>(kDevice, "LogSoftmax", FloatTypes(), status);
 }
 
 }  // namespace cuda

@@ -1,5 +1,5 @@
-// Cumsum, Cumprod, TopKV2, Where, All and Any on the GPU. Checks, shapes and messages
-// are the CPU kernels' (../misc_spec.h, ../reduction_spec.h); results are theirs: scans
+// Cumsum, Cumprod, TopKV2 and Where on the GPU (twin of ../cpu/scan_topk.cc). Checks, shapes and messages
+// are the CPU kernels' (../misc_spec.h); results are theirs: scans
 // in the compute type rounded once per element, TopKV2 largest first with NaN largest
 // and ties to the lower index, Where's coordinates in row-major order.
 #include <cstring>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "../misc_spec.h"
-#include "../reduction_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "strided_pass.cuh"
@@ -174,48 +173,13 @@ void WhereCompute(void*, TF_OpKernelContext* ctx) {
     CheckCuda(ctx, cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // `coords` is freed next
 }
 
-// All / Any: the kept dims in order, the reduced ones summed with AND / OR.
-struct AndCombine {
-  template <typename A> __device__ static A Init() { return A(true); }
-  template <typename A> __device__ static A Combine(A a, A b) { return a && b; }
-};
-struct OrCombine {
-  template <typename A> __device__ static A Init() { return A(false); }
-  template <typename A> __device__ static A Combine(A a, A b) { return a || b; }
-};
-
-template <typename Combine>
-void BoolReduceCompute(void* state, TF_OpKernelContext* ctx) {
-  kernels::ReductionSpec r;
-  if (!kernels::ResolveReduction(ctx, *static_cast<kernels::ReduceAttrs*>(state), &r)) return;
-  TensorPtr out = AllocateOutput(ctx, 0, TF_BOOL, r.out_dims);
-  if (!out || NumElements(r.out_dims) == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
-  kernels::StridedPass pass;
-  int64_t stride = 1;
-  for (size_t d = r.dims.size(); d-- > 0;) {
-    auto& dims = r.reduced[d] ? pass.sum_dims : pass.dims;
-    auto& strides = r.reduced[d] ? pass.sum_strides : pass.strides;
-    dims.insert(dims.begin(), r.dims[d]);
-    strides.insert(strides.begin(), stride);
-    stride *= r.dims[d];
-  }
-  if (pass.sum_dims.empty()) {  // nothing reduced: AND / OR of one value is the value
-    pass.sum_dims.push_back(1);
-    pass.sum_strides.push_back(0);
-  }
-  RunPass<bool, bool, Combine>(ctx, stream, pass, Data<bool>(r.input), Data<bool>(out),
-                               std::is_same_v<Combine, AndCombine> ? "All" : "Any");
-}
-
 using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                         uint8_t, uint16_t, uint32_t, uint64_t>;
 
 template <bool kProd, typename... Ts>
 void RegisterCumulative(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64})
-    (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {"axis"},
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {"axis"},
                          &Cumulative<kProd>::template Compute<Ts>, kernels::CreateCumulative,
                          kernels::DeleteCumulative},
               status),
@@ -224,15 +188,15 @@ void RegisterCumulative(const char* op, Types<Ts...>, TF_Status* status) {
 
 template <typename... Ts>
 void RegisterTopK(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT16}}, {"k"},
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT16}}, {"k"},
                        &TopKCompute<Ts, int16_t>},
             status),
    ...);
-  (Register(KernelSpec{"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT32}}, {"k"},
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT32}}, {"k"},
                        &TopKCompute<Ts, int32_t>},
             status),
    ...);
-  (Register(KernelSpec{"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT64}}, {"k"},
+  (RegisterKernel(kDevice, {"TopKV2", {{"T", DtypeOf<Ts>::value}, {"index_type", TF_INT64}}, {"k"},
                        &TopKCompute<Ts, int64_t>},
             status),
    ...);
@@ -240,7 +204,7 @@ void RegisterTopK(Types<Ts...>, TF_Status* status) {
 
 template <typename... Ts>
 void RegisterWhere(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"Where", {{"T", DtypeOf<Ts>::value}}, {}, &WhereCompute<Ts>}, status), ...);
+  (RegisterKernel(kDevice, {"Where", {{"T", DtypeOf<Ts>::value}}, {}, &WhereCompute<Ts>}, status), ...);
 }
 
 }  // namespace
@@ -252,16 +216,8 @@ void RegisterScanTopKKernels(TF_Status* status) {
   RegisterWhere(RealTypes(), status);
   RegisterWhere(Types<bool>(), status);
   // complex: compared as two parts (float2 / double2 stand in for the element type).
-  Register(KernelSpec{"Where", {{"T", TF_COMPLEX64}}, {}, &WhereCompute<float2>}, status);
-  Register(KernelSpec{"Where", {{"T", TF_COMPLEX128}}, {}, &WhereCompute<double2>}, status);
-  for (TF_DataType tidx : {TF_INT32, TF_INT64}) {
-    Register(KernelSpec{"All", {{"Tidx", tidx}}, {"reduction_indices"}, &BoolReduceCompute<AndCombine>,
-                        kernels::CreateReduce, kernels::DeleteReduce},
-             status);
-    Register(KernelSpec{"Any", {{"Tidx", tidx}}, {"reduction_indices"}, &BoolReduceCompute<OrCombine>,
-                        kernels::CreateReduce, kernels::DeleteReduce},
-             status);
-  }
+  RegisterKernel(kDevice, {"Where", {{"T", TF_COMPLEX64}}, {}, &WhereCompute<float2>}, status);
+  RegisterKernel(kDevice, {"Where", {{"T", TF_COMPLEX128}}, {}, &WhereCompute<double2>}, status);
 }
 
 }  // namespace cuda

@@ -88,21 +88,21 @@ void RegisterSpaceKernels(TF_Status* status) {
   for (TF_DataType t : kDataTypes) {
     for (TF_DataType b : kIndexTypes)
       for (TF_DataType p : kIndexTypes) {
-        Register(KernelSpec{"SpaceToBatchND", {{"T", t}, {"Tblock_shape", b}, {"Tpaddings", p}},
+        RegisterKernel(kDevice, {"SpaceToBatchND", {{"T", t}, {"Tblock_shape", b}, {"Tpaddings", p}},
                             {"block_shape", "paddings"}, SpaceBatchCompute<true>},
                  status);
-        Register(KernelSpec{"BatchToSpaceND", {{"T", t}, {"Tblock_shape", b}, {"Tcrops", p}},
+        RegisterKernel(kDevice, {"BatchToSpaceND", {{"T", t}, {"Tblock_shape", b}, {"Tcrops", p}},
                             {"block_shape", "crops"}, SpaceBatchCompute<false>},
                  status);
       }
-    Register(KernelSpec{"DepthToSpace", {{"T", t}}, {}, DepthSpaceCompute<true>, CreateBlockSizeGpu,
+    RegisterKernel(kDevice, {"DepthToSpace", {{"T", t}}, {}, DepthSpaceCompute<true>, CreateBlockSizeGpu,
                         kernels::DeleteBlockSize},
              status);
-    Register(KernelSpec{"SpaceToDepth", {{"T", t}}, {}, DepthSpaceCompute<false>, CreateBlockSizeGpu,
+    RegisterKernel(kDevice, {"SpaceToDepth", {{"T", t}}, {}, DepthSpaceCompute<false>, CreateBlockSizeGpu,
                         kernels::DeleteBlockSize},
              status);
     for (TF_DataType p : kIndexTypes)
-      Register(KernelSpec{"MirrorPad", {{"T", t}, {"Tpaddings", p}}, {"paddings"}, MirrorPadCompute,
+      RegisterKernel(kDevice, {"MirrorPad", {{"T", t}, {"Tpaddings", p}}, {"paddings"}, MirrorPadCompute,
                           kernels::CreateMirrorPad, kernels::DeleteMirrorPad},
                status);
   }

@@ -1,7 +1,13 @@
 // Element-wise kernels on the GPU: binary arithmetic and comparisons with numpy
 // broadcasting, unary math, logical ops, SelectV2, ClipByValue and AddN. Semantics, dtypes and
-// messages are the CPU kernels' (kernels/cpu/elementwise.cc); the launch machinery is in
+// messages are the CPU kernels' (kernels/cpu/elementwise_*.cc); the launch machinery is in
 // elementwise_launch.cuh.
+//
+// The ops' definitions and launch machinery, shared by the elementwise_*.cu files
+// (one per op family, so that they compile in parallel). Internal to each including
+// file (an unnamed namespace).
+#pragma once
+
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -258,7 +264,7 @@ struct SeluOp : UnaryOp_ {
   }
 };
 struct LogicalNotOp : UnaryOp_ { __device__ static bool Apply(bool x) { return !x; } };
-// Issue 17's element-wise ops, as the CPU computes them (kernels/cpu/elementwise.cc):
+// Issue 17's element-wise ops, as the CPU computes them (kernels/cpu/elementwise_ops.h):
 // Round halves to even, Softsign is x / (1 + |x|) as written (infinity gives NaN).
 struct ErfcOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Erfc(x); } };
 struct SinOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Sin(x); } };
@@ -319,7 +325,7 @@ __global__ void FindBadOperandKernel(const T* __restrict__ y, int64_t n, int* fo
 }
 
 // A zeroed device int for FindBadOperandKernel, held by `holder`; nullptr on failure.
-int* NewFlag(TF_OpKernelContext* ctx, cudaStream_t stream, TensorPtr* holder) {
+inline int* NewFlag(TF_OpKernelContext* ctx, cudaStream_t stream, TensorPtr* holder) {
   *holder = AllocateTemp(ctx, TF_INT32, {1});
   if (!*holder) return nullptr;
   int* flag = Data<int>(*holder);
@@ -328,7 +334,7 @@ int* NewFlag(TF_OpKernelContext* ctx, cudaStream_t stream, TensorPtr* holder) {
 
 // Waits for the flag; false (after reporting `message`) when it was set. The one place
 // these kernels wait for the device, and only for integer division and integer powers.
-bool FlagClear(TF_OpKernelContext* ctx, cudaStream_t stream, const int* flag, const char* message) {
+inline bool FlagClear(TF_OpKernelContext* ctx, cudaStream_t stream, const int* flag, const char* message) {
   if (!CheckLaunch(ctx, "operand check kernel launch")) return false;
   int found = 0;
   if (!CheckCuda(ctx, cudaMemcpyAsync(&found, flag, sizeof(int), cudaMemcpyDeviceToHost, stream),
@@ -359,10 +365,10 @@ struct EqualityAttrs {
   bool incompatible_shape_error = true;
 };
 
-void* CreateEqualityAttrs(TF_OpKernelConstruction* ctx) {
+inline void* CreateEqualityAttrs(TF_OpKernelConstruction* ctx) {
   return new EqualityAttrs{kernels::IncompatibleShapeError(ctx)};
 }
-void DeleteEqualityAttrs(void* attrs) { delete static_cast<EqualityAttrs*>(attrs); }
+inline void DeleteEqualityAttrs(void* attrs) { delete static_cast<EqualityAttrs*>(attrs); }
 
 struct Call {
   std::vector<TensorPtr> inputs;
@@ -377,7 +383,7 @@ struct Call {
 // Reads `arity` inputs, broadcasts their shapes and gets the stream; false when the
 // kernel is done (a failure reported, or Equal/NotEqual's scalar answer written, for
 // which `equality` is non-null with `not_equal` telling which).
-bool Begin(TF_OpKernelContext* ctx, int arity, const EqualityAttrs* equality, bool not_equal, Call* call) {
+inline bool Begin(TF_OpKernelContext* ctx, int arity, const EqualityAttrs* equality, bool not_equal, Call* call) {
   for (int i = 0; i < arity; ++i) {
     call->inputs.push_back(Input(ctx, i));
     if (!call->inputs.back()) return false;
@@ -401,7 +407,7 @@ bool Begin(TF_OpKernelContext* ctx, int arity, const EqualityAttrs* equality, bo
 }
 
 // Allocates the output and plans the launches; false when there is nothing (more) to do.
-bool Plan(TF_OpKernelContext* ctx, TF_DataType out_dtype, Call* call) {
+inline bool Plan(TF_OpKernelContext* ctx, TF_DataType out_dtype, Call* call) {
   call->out = AllocateOutput(ctx, 0, out_dtype, call->out_dims);
   if (!call->out || NumElements(call->out_dims) == 0) return false;
   return PlanElementwise(ctx, call->out_dims, call->dims, &call->pieces);
@@ -496,7 +502,7 @@ void TernaryCompute(void*, TF_OpKernelContext* ctx) {
 // AddN: the sum of N same-shape tensors, each addition rounded to T as on the CPU. The
 // plain part reads the inputs, checks their shapes and allocates the output (copying
 // the one input when N is 1); false when there is nothing more to do.
-bool BeginAddN(TF_OpKernelContext* ctx, TF_DataType dtype, Call* call) {
+inline bool BeginAddN(TF_OpKernelContext* ctx, TF_DataType dtype, Call* call) {
   const int n = TF_NumInputs(ctx);
   for (int i = 0; i < n; ++i) {
     call->inputs.push_back(Input(ctx, i));
@@ -561,12 +567,12 @@ using ClipTypes = Concat<Floats, SignedInts, Types<uint8_t, uint16_t>>;
 
 template <typename Op, typename... Ts>
 void RegisterBinary(const char* op, Types<Ts...> types, TF_Status* status) {
-  RegisterForTypes<Binary<Op>::template Kernel>(op, types, status);
+  RegisterForTypes<Binary<Op>::template Kernel>(kDevice, op, types, status);
 }
 
 template <typename Op, typename... Ts>
 void RegisterEquality(const char* op, Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{op, {{"T", DtypeOf<Ts>::value}}, {}, &Binary<Op>::template Kernel<Ts>::Compute,
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Binary<Op>::template Kernel<Ts>::Compute,
                        &CreateEqualityAttrs, &DeleteEqualityAttrs},
             status),
    ...);
@@ -574,7 +580,7 @@ void RegisterEquality(const char* op, Types<Ts...>, TF_Status* status) {
 
 template <typename Op, typename... Ts>
 void RegisterUnary(const char* op, Types<Ts...> types, TF_Status* status) {
-  RegisterForTypes<Unary<Op>::template Kernel>(op, types, status);
+  RegisterForTypes<Unary<Op>::template Kernel>(kDevice, op, types, status);
 }
 
 // SelectV2 only moves elements: one kernel per element width.
@@ -585,92 +591,36 @@ template <> struct WordOf<4> { using type = uint32_t; };
 template <> struct WordOf<8> { using type = uint64_t; };
 
 template <typename... Ts>
-void RegisterSelect(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"SelectV2", {{"T", DtypeOf<Ts>::value}}, {},
+void RegisterSelect(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {},
                        &TernaryCompute<SelectFn, Ts, typename WordOf<sizeof(Ts)>::type>},
             status),
    ...);
 }
 
 template <typename... Ts>
-void RegisterAddN(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"AddN", {{"T", DtypeOf<Ts>::value}}, {}, &AddNCompute<Ts>}, status), ...);
+void RegisterAddN(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &AddNCompute<Ts>}, status), ...);
 }
 
 template <typename... Ts>
-void RegisterClip(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"ClipByValue", {{"T", DtypeOf<Ts>::value}}, {}, &TernaryCompute<ClipFn, Ts>}, status), ...);
+void RegisterClip(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &TernaryCompute<ClipFn, Ts>}, status), ...);
 }
 
 template <typename... Ts>
-void RegisterLeakyRelu(Types<Ts...>, TF_Status* status) {
-  (Register(KernelSpec{"LeakyRelu", {{"T", DtypeOf<Ts>::value}}, {}, &LeakyReluCompute<Ts>,
+void RegisterLeakyRelu(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &LeakyReluCompute<Ts>,
                        kernels::CreateLeakyRelu, kernels::DeleteLeakyRelu},
             status),
    ...);
 }
 
 // Ops on bool without a type attr: no type constraint.
-void RegisterBoolOp(const char* op, ComputeFn compute, TF_Status* status) {
-  Register(KernelSpec{op, {}, {}, compute}, status);
+inline void RegisterBoolOp(const char* op, ComputeFn compute, TF_Status* status) {
+  RegisterKernel(kDevice, {op, {}, {}, compute}, status);
 }
 
 }  // namespace
-
-void RegisterElementwiseKernels(TF_Status* status) {
-  RegisterBinary<AddOp>("AddV2", Reals(), status);
-  RegisterBinary<AddOp>("Add", AddTypes(), status);
-  RegisterBinary<SubOp>("Sub", Reals(), status);
-  RegisterBinary<MulOp>("Mul", Reals(), status);
-  RegisterBinary<DivOp>("RealDiv", Reals(), status);
-  RegisterBinary<DivOp>("Div", Reals(), status);
-  RegisterBinary<FloorDivOp>("FloorDiv", Reals(), status);
-  RegisterBinary<FloorModOp>("FloorMod", Reals(), status);
-  RegisterBinary<MaximumOp>("Maximum", Reals(), status);
-  RegisterBinary<MinimumOp>("Minimum", Reals(), status);
-  RegisterBinary<PowOp>("Pow", PowTypes(), status);
-  RegisterBinary<SquaredDifferenceOp>("SquaredDifference", SquaredDifferenceTypes(), status);
-  RegisterBinary<LessOp>("Less", Reals(), status);
-  RegisterBinary<LessEqualOp>("LessEqual", Reals(), status);
-  RegisterBinary<GreaterOp>("Greater", Reals(), status);
-  RegisterBinary<GreaterEqualOp>("GreaterEqual", Reals(), status);
-  RegisterEquality<EqualOp>("Equal", RealsAndBool(), status);
-  RegisterEquality<NotEqualOp>("NotEqual", RealsAndBool(), status);
-  RegisterBoolOp("LogicalAnd", &Binary<LogicalAndOp>::Kernel<bool>::Compute, status);
-  RegisterBoolOp("LogicalOr", &Binary<LogicalOrOp>::Kernel<bool>::Compute, status);
-  RegisterBoolOp("LogicalNot", &Unary<LogicalNotOp>::Kernel<bool>::Compute, status);
-
-  RegisterSelect(RealsAndBool(), status);
-  RegisterClip(ClipTypes(), status);
-  RegisterAddN(Reals(), status);
-
-  RegisterUnary<NegOp>("Neg", Signed(), status);
-  RegisterUnary<ReluOp>("Relu", Reals(), status);
-  RegisterUnary<Relu6Op>("Relu6", Reals(), status);
-  RegisterUnary<AbsOp>("Abs", Signed(), status);
-  RegisterUnary<SignOp>("Sign", Signed(), status);
-  RegisterUnary<SquareOp>("Square", Reals(), status);
-  RegisterUnary<ReciprocalOp>("Reciprocal", Floats(), status);
-  RegisterUnary<ExpOp>("Exp", Floats(), status);
-  RegisterUnary<LogOp>("Log", Floats(), status);
-  RegisterUnary<Log1pOp>("Log1p", Floats(), status);
-  RegisterUnary<SqrtOp>("Sqrt", Floats(), status);
-  RegisterUnary<RsqrtOp>("Rsqrt", Floats(), status);
-  RegisterUnary<TanhOp>("Tanh", Floats(), status);
-  RegisterUnary<SigmoidOp>("Sigmoid", Floats(), status);
-  RegisterUnary<ErfOp>("Erf", Floats(), status);
-  RegisterUnary<SoftplusOp>("Softplus", Floats(), status);
-  RegisterUnary<EluOp>("Elu", Floats(), status);
-  RegisterUnary<SeluOp>("Selu", Floats(), status);
-  RegisterUnary<ErfcOp>("Erfc", Floats(), status);
-  RegisterUnary<SinOp>("Sin", Floats(), status);
-  RegisterUnary<CosOp>("Cos", Floats(), status);
-  RegisterUnary<FloorOp>("Floor", Floats(), status);
-  RegisterUnary<CeilOp>("Ceil", Floats(), status);
-  RegisterUnary<RoundOp>("Round", Concat<Floats, Types<int32_t, int64_t>>(), status);
-  RegisterUnary<SoftsignOp>("Softsign", Floats(), status);
-  RegisterLeakyRelu(Floats(), status);
-}
-
 }  // namespace cuda
 }  // namespace opgen

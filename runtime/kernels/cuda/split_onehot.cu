@@ -1,46 +1,19 @@
-// Issue 17's data-movement ops on the GPU: StopGradient and IdentityN (forwarded),
-// Split and SplitV (2-D copies), OneHot, BroadcastTo (a strided pass) and the v1
-// Select. Checks, shapes and messages are the CPU kernels' (../misc_spec.h); elements
-// move as opaque words of their width, for every fixed-size dtype.
+// Split and SplitV (2-D copies), OneHot and BroadcastTo (a strided pass) on the GPU.
+// Checks, shapes and messages are the CPU kernels' (../misc_spec.h); elements move as
+// opaque words of their width, for every fixed-size dtype. Twin of ../cpu/split_onehot.cc.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../misc_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
+#include "fixed_size_words.cuh"
 #include "strided_pass.cuh"
 
 namespace opgen {
 namespace cuda {
 namespace {
-
-constexpr TF_DataType kDataTypes[] = {TF_FLOAT, TF_DOUBLE, TF_HALF,   TF_BFLOAT16, TF_INT8,
-                                      TF_INT16, TF_INT32,  TF_INT64,  TF_UINT8,    TF_UINT16,
-                                      TF_UINT32, TF_UINT64, TF_BOOL, TF_COMPLEX64, TF_COMPLEX128};
-
-struct Word128 { uint64_t lo, hi; };
-
-template <typename Fn>
-bool WithWord(size_t width, Fn fn) {
-  switch (width) {
-    case 1: fn(uint8_t{}); return true;
-    case 2: fn(uint16_t{}); return true;
-    case 4: fn(uint32_t{}); return true;
-    case 8: fn(uint64_t{}); return true;
-    case 16: fn(Word128{}); return true;
-    default: return false;
-  }
-}
-
-void ForwardAll(void*, TF_OpKernelContext* ctx) {
-  for (int i = 0; i < TF_NumInputs(ctx); ++i) {
-    TensorPtr input = Input(ctx, i);
-    if (!input) return;
-    TF_Status* s = ThreadStatus();
-    TF_SetOutput(ctx, i, input.get(), s);
-    if (TF_GetCode(s) != TF_OK) return TF_OpKernelContext_Failure(ctx, s);
-  }
-}
 
 void SplitPieces(TF_OpKernelContext* ctx, const kernels::SplitPlan& plan) {
   const TF_DataType dtype = TF_TensorType(plan.value.get());
@@ -126,61 +99,26 @@ void BroadcastToCompute(void*, TF_OpKernelContext* ctx) {
   });
 }
 
-template <typename W>
-__global__ void SelectV1Kernel(const bool* __restrict__ c, const W* __restrict__ t,
-                               const W* __restrict__ e, int64_t n, int64_t inner,
-                               W* __restrict__ out) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    out[i] = c[i / inner] ? t[i] : e[i];
-}
-
-void SelectCompute(void*, TF_OpKernelContext* ctx) {
-  kernels::SelectV1Plan p;
-  if (!kernels::PlanSelectV1(ctx, &p)) return;
-  const TF_DataType dtype = TF_TensorType(p.t.get());
-  TensorPtr out = AllocateOutput(ctx, 0, dtype, p.dims);
-  if (!out || p.n == 0) return;
-  cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
-  WithWord(TF_DataTypeSize(dtype), [&](auto word) {
-    using W = decltype(word);
-    SelectV1Kernel<W><<<BlocksFor(p.n), kThreads, 0, stream>>>(
-        Data<bool>(p.condition.get()), Data<W>(p.t.get()), Data<W>(p.e.get()), p.n, p.inner,
-        Data<W>(out));
-  });
-  CheckLaunch(ctx, "Select");
-}
-
 }  // namespace
 
-void RegisterMiscArrayKernels(TF_Status* status) {
+void RegisterSplitOneHotKernels(TF_Status* status) {
   for (TF_DataType t : kDataTypes) {
-    Register(KernelSpec{"StopGradient", {{"T", t}}, {}, ForwardAll}, status);
-    Register(KernelSpec{"Split", {{"T", t}}, {"split_dim"}, SplitCompute}, status);
+    RegisterKernel(kDevice, {"Split", {{"T", t}}, {"split_dim"}, SplitCompute}, status);
     for (TF_DataType len : {TF_INT8, TF_INT32, TF_INT64})
-      Register(KernelSpec{"SplitV", {{"T", t}, {"Tlen", len}}, {"size_splits", "split_dim"},
-                          SplitVCompute},
-               status);
-    Register(KernelSpec{"OneHot", {{"T", t}, {"TI", TF_UINT8}}, {"depth"}, OneHotCompute<uint8_t>,
-                        kernels::CreateOneHot, kernels::DeleteOneHot},
-             status);
-    Register(KernelSpec{"OneHot", {{"T", t}, {"TI", TF_INT8}}, {"depth"}, OneHotCompute<int8_t>,
-                        kernels::CreateOneHot, kernels::DeleteOneHot},
-             status);
-    Register(KernelSpec{"OneHot", {{"T", t}, {"TI", TF_INT32}}, {"depth"}, OneHotCompute<int32_t>,
-                        kernels::CreateOneHot, kernels::DeleteOneHot},
-             status);
-    Register(KernelSpec{"OneHot", {{"T", t}, {"TI", TF_INT64}}, {"depth"}, OneHotCompute<int64_t>,
-                        kernels::CreateOneHot, kernels::DeleteOneHot},
-             status);
+      RegisterKernel(kDevice, {"SplitV", {{"T", t}, {"Tlen", len}}, {"size_splits", "split_dim"},
+                               SplitVCompute},
+                     status);
+    for (auto [ti, compute] : {std::pair{TF_UINT8, &OneHotCompute<uint8_t>},
+                               std::pair{TF_INT8, &OneHotCompute<int8_t>},
+                               std::pair{TF_INT32, &OneHotCompute<int32_t>},
+                               std::pair{TF_INT64, &OneHotCompute<int64_t>}})
+      RegisterKernel(kDevice, {"OneHot", {{"T", t}, {"TI", ti}}, {"depth"}, compute,
+                               kernels::CreateOneHot, kernels::DeleteOneHot},
+                     status);
     for (TF_DataType idx : {TF_INT32, TF_INT64})
-      Register(KernelSpec{"BroadcastTo", {{"T", t}, {"Tidx", idx}}, {"shape"}, BroadcastToCompute},
-               status);
-    Register(KernelSpec{"Select", {{"T", t}}, {}, SelectCompute}, status);
+      RegisterKernel(kDevice, {"BroadcastTo", {{"T", t}, {"Tidx", idx}}, {"shape"}, BroadcastToCompute},
+                     status);
   }
-  // IdentityN's T is a list of types: one kernel takes every combination.
-  Register(KernelSpec{"IdentityN", {}, {}, ForwardAll}, status);
 }
 
 }  // namespace cuda

@@ -1,5 +1,11 @@
 // Element-wise kernels: binary arithmetic with numpy-style broadcasting, and unary
 // math. The same-shape and scalar cases run as flat loops the compiler vectorises.
+//
+// The ops' definitions and launch machinery, shared by the elementwise_*.cc files
+// (one per op family, so that they compile in parallel). Internal to each including
+// file (an unnamed namespace).
+#pragma once
+
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -191,7 +197,7 @@ using kernels::BroadcastShape;
 using kernels::FailIncompatibleShapes;
 
 // Element strides of `dims` seen through the broadcast shape `out` (0 where broadcast).
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims,
+inline std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims,
                                       const std::vector<int64_t>& out) {
   std::vector<int64_t> strides(out.size(), 0);
   int64_t stride = 1;
@@ -248,7 +254,7 @@ void BroadcastLoop(const T* x, const std::vector<int64_t>& xs, const T* y,
 // Dims with size-1 axes dropped where both operands agree they are 1, and runs of
 // axes merged where both operands are either whole or broadcast along all of them:
 // [8,1,4] + [8,5,4] stays, but [2,3,4] + [2,3,4] becomes [24].
-void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vector<int64_t>* zd) {
+inline void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vector<int64_t>* zd) {
   const size_t rank = zd->size();
   xd->insert(xd->begin(), rank - xd->size(), 1);
   yd->insert(yd->begin(), rank - yd->size(), 1);
@@ -276,7 +282,7 @@ void CollapseDims(std::vector<int64_t>* xd, std::vector<int64_t>* yd, std::vecto
 // Equal / NotEqual read incompatible_shape_error (see ../broadcast_spec.h). The
 // kernel's state is a tag, not an allocation.
 void* const kIncompatibleShapesCompareUnequal = reinterpret_cast<void*>(uintptr_t{1});
-void* EqualityCreate(TF_OpKernelConstruction* ctx) {
+inline void* EqualityCreate(TF_OpKernelConstruction* ctx) {
   return kernels::IncompatibleShapeError(ctx) ? nullptr : kIncompatibleShapesCompareUnequal;
 }
 
@@ -494,24 +500,24 @@ struct Unary {
 // Kernels of ops without a type attr (bool in, bool out): no type constraint.
 template <template <typename> class Kernel>
 void RegisterBoolOp(const char* op, TF_Status* status) {
-  RegisterKernel(op, nullptr, TF_BOOL, &Kernel<bool>::Compute, status);
+  RegisterKernel(kDevice, {op, {}, {}, &Kernel<bool>::Compute}, status);
 }
 
 template <typename Op, typename List>
 void RegisterBinary(const char* op, TF_Status* status) {
-  RegisterForTypes<Binary<Op>::template Kernel>(op, List(), status);
+  RegisterForTypes<Binary<Op>::template Kernel>(kDevice, op, List(), status);
 }
 
 template <typename Op, typename... Ts>
 void RegisterEquality(const char* op, Types<Ts...>, TF_Status* status) {
-  (RegisterKernel(op, "T", DtypeOf<Ts>::value, &Binary<Op>::template Kernel<Ts>::Compute, status,
-                  &EqualityCreate),
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {},
+       &Binary<Op>::template Kernel<Ts>::Compute, &EqualityCreate}, status),
    ...);
 }
 
 template <typename Op, typename List>
 void RegisterUnary(const char* op, TF_Status* status) {
-  RegisterForTypes<Unary<Op>::template Kernel>(op, List(), status);
+  RegisterForTypes<Unary<Op>::template Kernel>(kDevice, op, List(), status);
 }
 
 // TensorFlow's CPU registrations of these ops, less complex types.
@@ -527,60 +533,5 @@ using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;
 using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>>;
 
 }  // namespace
-
-void RegisterElementwiseKernels(TF_Status* status) {
-  RegisterBinary<AddOp, Reals>("AddV2", status);
-  RegisterBinary<AddOp, AddTypes>("Add", status);
-  RegisterBinary<SubOp, Reals>("Sub", status);
-  RegisterBinary<MulOp, Reals>("Mul", status);
-  // TensorFlow has no integer RealDiv kernel on the CPU; ours divides as Div does.
-  RegisterBinary<DivOp, Reals>("RealDiv", status);
-  RegisterBinary<DivOp, Reals>("Div", status);
-  RegisterBinary<FloorDivOp, Reals>("FloorDiv", status);
-  RegisterBinary<FloorModOp, Reals>("FloorMod", status);
-  RegisterBinary<MaximumOp, Reals>("Maximum", status);
-  RegisterBinary<MinimumOp, Reals>("Minimum", status);
-  RegisterBinary<PowOp, PowTypes>("Pow", status);
-  RegisterBinary<SquaredDifferenceOp, SquaredDifferenceTypes>("SquaredDifference", status);
-  RegisterBinary<LessOp, Reals>("Less", status);
-  RegisterBinary<LessEqualOp, Reals>("LessEqual", status);
-  RegisterBinary<GreaterOp, Reals>("Greater", status);
-  RegisterBinary<GreaterEqualOp, Reals>("GreaterEqual", status);
-  RegisterEquality<EqualOp>("Equal", RealAndBoolTypes(), status);
-  RegisterEquality<NotEqualOp>("NotEqual", RealAndBoolTypes(), status);
-  RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
-  RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
-  RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
-
-  RegisterForTypes<Ternary<SelectOp>::Kernel>("SelectV2", RealAndBoolTypes(), status);
-  RegisterForTypes<Ternary<ClipOp>::Kernel>("ClipByValue", ClipTypes(), status);
-  RegisterForTypes<AddNKernel>("AddN", Reals(), status);
-  RegisterUnary<NegOp, Signed>("Neg", status);
-  RegisterUnary<ReluOp, Reals>("Relu", status);
-  RegisterUnary<Relu6Op, Reals>("Relu6", status);
-  RegisterUnary<AbsOp, Signed>("Abs", status);
-  RegisterUnary<SignOp, Signed>("Sign", status);
-  RegisterUnary<SquareOp, Reals>("Square", status);
-  RegisterUnary<ReciprocalOp, Floats>("Reciprocal", status);
-  RegisterUnary<ExpOp, Floats>("Exp", status);
-  RegisterUnary<LogOp, Floats>("Log", status);
-  RegisterUnary<Log1pOp, Floats>("Log1p", status);
-  RegisterUnary<SqrtOp, Floats>("Sqrt", status);
-  RegisterUnary<RsqrtOp, Floats>("Rsqrt", status);
-  RegisterUnary<TanhOp, Floats>("Tanh", status);
-  RegisterUnary<SigmoidOp, Floats>("Sigmoid", status);
-  RegisterUnary<ErfOp, Floats>("Erf", status);
-  RegisterUnary<SoftplusOp, Floats>("Softplus", status);
-  RegisterUnary<EluOp, Floats>("Elu", status);
-  RegisterUnary<SeluOp, Floats>("Selu", status);
-  RegisterUnary<ErfcOp, Floats>("Erfc", status);
-  RegisterUnary<SinOp, Floats>("Sin", status);
-  RegisterUnary<CosOp, Floats>("Cos", status);
-  RegisterUnary<FloorOp, Floats>("Floor", status);
-  RegisterUnary<CeilOp, Floats>("Ceil", status);
-  RegisterUnary<RoundOp, Concat<Floats, Types<int32_t, int64_t>>>("Round", status);
-  RegisterUnary<SoftsignOp, Floats>("Softsign", status);
-}
-
 }  // namespace cpu
 }  // namespace opgen

@@ -1,0 +1,23 @@
+// Comparisons and logic with numpy broadcasting: Less, LessEqual, Greater,
+// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, and SelectV2.
+// The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
+#include "elementwise_ops.h"
+
+namespace opgen {
+namespace cpu {
+
+void RegisterElementwiseCompareKernels(TF_Status* status) {
+  RegisterBinary<LessOp, Reals>("Less", status);
+  RegisterBinary<LessEqualOp, Reals>("LessEqual", status);
+  RegisterBinary<GreaterOp, Reals>("Greater", status);
+  RegisterBinary<GreaterEqualOp, Reals>("GreaterEqual", status);
+  RegisterEquality<EqualOp>("Equal", RealAndBoolTypes(), status);
+  RegisterEquality<NotEqualOp>("NotEqual", RealAndBoolTypes(), status);
+  RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
+  RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
+  RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
+  RegisterForTypes<Ternary<SelectOp>::Kernel>(kDevice, "SelectV2", RealAndBoolTypes(), status);
+}
+
+}  // namespace cpu
+}  // namespace opgen

@@ -1,0 +1,24 @@
+// Comparisons and logic with numpy broadcasting: Less, LessEqual, Greater,
+// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, and SelectV2.
+// The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
+#include "elementwise_ops.cuh"
+#include "cuda_kernels.h"
+
+namespace opgen {
+namespace cuda {
+
+void RegisterElementwiseCompareKernels(TF_Status* status) {
+  RegisterBinary<LessOp>("Less", Reals(), status);
+  RegisterBinary<LessEqualOp>("LessEqual", Reals(), status);
+  RegisterBinary<GreaterOp>("Greater", Reals(), status);
+  RegisterBinary<GreaterEqualOp>("GreaterEqual", Reals(), status);
+  RegisterEquality<EqualOp>("Equal", RealsAndBool(), status);
+  RegisterEquality<NotEqualOp>("NotEqual", RealsAndBool(), status);
+  RegisterBoolOp("LogicalAnd", &Binary<LogicalAndOp>::Kernel<bool>::Compute, status);
+  RegisterBoolOp("LogicalOr", &Binary<LogicalOrOp>::Kernel<bool>::Compute, status);
+  RegisterBoolOp("LogicalNot", &Unary<LogicalNotOp>::Kernel<bool>::Compute, status);
+  RegisterSelect("SelectV2", RealsAndBool(), status);
+}
+
+}  // namespace cuda
+}  // namespace opgen

@@ -1,0 +1,18 @@
+// Division and powers with numpy broadcasting: RealDiv, Div, FloorDiv, FloorMod, Pow.
+// The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
+#include "elementwise_ops.cuh"
+#include "cuda_kernels.h"
+
+namespace opgen {
+namespace cuda {
+
+void RegisterElementwiseDivisionKernels(TF_Status* status) {
+  RegisterBinary<DivOp>("RealDiv", Reals(), status);
+  RegisterBinary<DivOp>("Div", Reals(), status);
+  RegisterBinary<FloorDivOp>("FloorDiv", Reals(), status);
+  RegisterBinary<FloorModOp>("FloorMod", Reals(), status);
+  RegisterBinary<PowOp>("Pow", PowTypes(), status);
+}
+
+}  // namespace cuda
+}  // namespace opgen

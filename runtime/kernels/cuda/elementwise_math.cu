@@ -1,0 +1,31 @@
+// Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
+// Erfc, Sin, Cos, Floor, Ceil, Round.
+// The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
+#include "elementwise_ops.cuh"
+#include "cuda_kernels.h"
+
+namespace opgen {
+namespace cuda {
+
+void RegisterElementwiseMathKernels(TF_Status* status) {
+  RegisterUnary<NegOp>("Neg", Signed(), status);
+  RegisterUnary<AbsOp>("Abs", Signed(), status);
+  RegisterUnary<SignOp>("Sign", Signed(), status);
+  RegisterUnary<SquareOp>("Square", Reals(), status);
+  RegisterUnary<ReciprocalOp>("Reciprocal", Floats(), status);
+  RegisterUnary<ExpOp>("Exp", Floats(), status);
+  RegisterUnary<LogOp>("Log", Floats(), status);
+  RegisterUnary<Log1pOp>("Log1p", Floats(), status);
+  RegisterUnary<SqrtOp>("Sqrt", Floats(), status);
+  RegisterUnary<RsqrtOp>("Rsqrt", Floats(), status);
+  RegisterUnary<ErfOp>("Erf", Floats(), status);
+  RegisterUnary<ErfcOp>("Erfc", Floats(), status);
+  RegisterUnary<SinOp>("Sin", Floats(), status);
+  RegisterUnary<CosOp>("Cos", Floats(), status);
+  RegisterUnary<FloorOp>("Floor", Floats(), status);
+  RegisterUnary<CeilOp>("Ceil", Floats(), status);
+  RegisterUnary<RoundOp>("Round", Concat<Floats, Types<int32_t, int64_t>>(), status);
+}
+
+}  // namespace cuda
+}  // namespace opgen
