@@ -8,6 +8,7 @@ import anywhere.
 """
 
 from opgen.runtime import dtypes, errors
+from opgen.runtime.constant_op import constant
 from opgen.runtime.devices import (
     DeviceInfo, copy_to_device, device_unavailable_reason, list_devices,
 )
@@ -31,10 +32,13 @@ __all__ = [
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "cached_host_memory_bytes", "release_cached_host_memory",
-    "DType", "Tensor", "as_dtype", "convert_to_tensor", "dtypes", "errors", "execute_op",
+    "DType", "Tensor", "as_dtype", "constant", "convert_to_tensor", "newaxis", "dtypes", "errors", "execute_op",
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
     "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",
 ]
+
+#: ``t[opgen.newaxis]`` adds a dimension of size 1 (it is None, as ``tf.newaxis``).
+newaxis = None
 
 
 def from_dlpack(obj) -> Tensor:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 
 from opgen.protos import attr_value_pb2, graph_pb2
 from opgen.runtime import _lib, _opplan, dtypes
+from opgen.runtime._operators import TensorOperators
 from opgen.runtime.errors import InvalidArgumentError, exception_class, raise_for_status
 
 _TF_Output = _lib.TF_Output
@@ -463,9 +464,17 @@ class Operation:
         return f"<opgen.Operation {self._name!r} type={self._type}>"
 
 
-class Output:
+class Output(TensorOperators):
     """One output tensor of an Operation, named "op_name:index" (TensorFlow's
-    graph-mode ``tf.Tensor``)."""
+    graph-mode ``tf.Tensor``).
+
+    Python's operators (``o + 1``, ``o @ w``, ``o[:, 1:]`` ...) add nodes to the
+    Output's graph, with the eager Tensor's rules (opgen.runtime._operators). As for
+    tensors of a TensorFlow ``tf.Graph``, ``==`` and ``hash`` go by identity (Outputs
+    are ``feed_dict`` keys), and an Output has no value to take ``bool``, ``len``,
+    iteration or numpy conversion of: those raise TypeError (NotImplementedError for
+    numpy).
+    """
 
     __slots__ = ("_op", "_index", "_c", "_dtype", "__weakref__")
 
@@ -532,6 +541,28 @@ class Output:
         except TypeError:
             dtype = "?"
         return f"<opgen.Output {self.name!r} dtype={dtype}>"
+
+    # Identity, as written out: the operators mixin must not make these elementwise.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"using the graph output {self.name!r} as a Python bool is not "
+                        "allowed: it has no value until a Session runs it")
+
+    def __len__(self) -> int:
+        raise TypeError(f"len is not well defined for the graph output {self.name!r}; "
+                        "use its .shape")
+
+    def __iter__(self):
+        raise TypeError(f"iterating over the graph output {self.name!r} is not allowed: "
+                        "it has no value until a Session runs it")
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"cannot convert the graph output {self.name!r} to a numpy array: run it with "
+            "a Session first")
 
 
 def _graph_setter(plan, attr_name: str, value):

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from opgen.runtime import devices, dtypes, eager, graph
+from opgen.runtime import _operators, devices, dtypes, eager, graph
 from opgen.runtime._opplan import registry
 from opgen.runtime.errors import InvalidArgumentError, OpError
 from opgen.runtime.graph import Graph, Output
@@ -42,6 +42,21 @@ def _graph_mode_changed(active: bool) -> None:
 
 
 graph._graph_mode_hook = _graph_mode_changed
+
+
+def run_operator_op(op_type: str, inputs, attrs):
+    """How Tensor and Output operators run an op: a node in the graph of the first
+    graph Output among `inputs` (whether or not that graph is the default here, as
+    TensorFlow finds an op's graph from its inputs), else execute_op (eager, or a node
+    of this thread's default graph)."""
+    for value in inputs:
+        for v in value if isinstance(value, list) else (value,):
+            if isinstance(v, Output):
+                return build_op(v.graph, op_type, inputs, attrs)
+    return eager.execute_op(op_type, inputs, attrs, None)
+
+
+_operators.install_runner(run_operator_op)
 
 
 # ---- building a node ------------------------------------------------------------------------

@@ -4,10 +4,12 @@ numpy values into tensors (the rules themselves live in opgen.runtime._convert).
 from __future__ import annotations
 
 import ctypes
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
 from opgen.runtime import _context, _dlpack, _lib, dtypes
+from opgen.runtime._operators import TensorOperators
 from opgen.runtime._convert import (  # noqa: F401  (also this module's API)
     castable_on_conversion, default_numpy_value, python_value_as, short_repr,
 )
@@ -27,8 +29,20 @@ def _storage_base():
     return TensorStorage
 
 
-class Tensor(_storage_base()):
+if TYPE_CHECKING:  # (both bases offer the same attributes; checkers see the ctypes one)
+    _StorageBase = TensorStorage
+else:
+    _StorageBase = _storage_base()
+
+
+class Tensor(TensorOperators, _StorageBase):
     """An eager tensor owned by the runtime, on the CPU or on a GPU (``device``).
+
+    Python's operators work as on TensorFlow's eager tensors (``t + 1``, ``t @ u``,
+    ``t > 0``, ``t[1:, ::-1]``, ``t == u`` elementwise), with TensorFlow's dtype rules
+    (opgen.runtime._promotion: no implicit promotion between tensors; Python and
+    numpy operands take the tensor's dtype). As there, a Tensor is not hashable
+    (``==`` is elementwise): use ``t.ref()`` as a dict key or set member.
 
     ``np.asarray(t)`` shares the runtime's buffer (no copy) for a CPU tensor; the
     array keeps the Tensor alive. ``numpy()`` returns such a view too. A GPU tensor's
@@ -123,10 +137,52 @@ class Tensor(_storage_base()):
             return view.astype(dtype)
         return view.copy() if copy and on_host else view  # (a device tensor's is a copy)
 
+    @property
+    def size(self) -> int:
+        """The number of elements (the product of the shape)."""
+        size = 1
+        for dim in self._shape:
+            size *= dim
+        return size
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar (numpy's ``item``)."""
+        return self.numpy().item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of Python scalars (numpy's ``tolist``)."""
+        return self.numpy().tolist()
+
+    def ref(self) -> TensorRef:
+        """A hashable reference to this tensor (compared by identity), for dict keys and
+        sets; ``ref.deref()`` gives the tensor back (TensorFlow's ``Tensor.ref``)."""
+        return TensorRef(self)
+
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        """Elementwise Equal (TensorFlow 2.x); operands that do not broadcast give False."""
+        if other is None:
+            return False
+        return self._equal("Equal", other)
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        if other is None:
+            return True
+        return self._equal("NotEqual", other)
+
+    def __hash__(self) -> int:
+        raise TypeError("Tensor is unhashable (== is elementwise). Instead, use tensor.ref() "
+                        "as the key.")
+
     def __len__(self) -> int:
         if not self._shape:
-            raise TypeError("len() of a scalar tensor")
+            raise TypeError("Scalar tensor has no `len()`")
         return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The slices along dimension 0 (``t[0]``, ``t[1]`` ...)."""
+        if not self._shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (self[i] for i in range(self._shape[0]))
 
     def __float__(self) -> float:
         return float(self.numpy())
@@ -148,6 +204,27 @@ class Tensor(_storage_base()):
         except TypeError:
             values = "<no numpy view>"
         return f"<opgen.Tensor: shape={self._shape}, dtype={self._dtype.name}, numpy={values}>"
+
+
+class TensorRef:
+    """A hashable reference to a Tensor, equal only to references to the same one."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._tensor!r}>"
 
 
 class _ArrayView:
