@@ -147,5 +147,5 @@ def test_each_layer_imports_alone(module):
     import sys
 
     result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
-                            text=True)
+                            text=True, check=False)
     assert result.returncode == 0, result.stderr

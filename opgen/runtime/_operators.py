@@ -14,16 +14,17 @@ What differs between the two classes stays with them: ``==``/``hash``, ``bool``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from opgen.runtime import _promotion, _slicing, dtypes
 
 if TYPE_CHECKING:
-    from opgen.runtime.dtypes import DType
+    from typing_extensions import Self  # (typing.Self from Python 3.11)
 
-_T = TypeVar("_T", bound="TensorOperators")
+    from opgen.runtime.dtypes import DType
 
 # How an operator runs an op: fn(op_type, inputs, attrs) -> the op's outputs, one entry
 # per output arg (what execute_op returns). Installed by opgen.runtime.graph_mode, the
@@ -77,123 +78,123 @@ class TensorOperators:
             return NotImplemented
         return _promotion.operand_as(other, self.dtype)
 
-    def _binary(self: _T, op_type: str, other: object, reflected: bool = False,
-                attrs: dict[str, Any] | None = None) -> _T:
+    def _binary(self, op_type: str, other: object, reflected: bool = False,
+                attrs: dict[str, Any] | None = None) -> Self:
         y = self._other(other)
         if y is NotImplemented:
-            return cast(_T, NotImplemented)
+            return cast("Self", NotImplemented)
         return self._run(op_type, [y, self] if reflected else [self, y], attrs)
 
-    def _run(self: _T, op_type: str, inputs: Sequence[Any],
-             attrs: dict[str, Any] | None = None) -> _T:
+    def _run(self, op_type: str, inputs: Sequence[Any],
+             attrs: dict[str, Any] | None = None) -> Self:
         """run_op, typed as this class (Tensor's operators make Tensors, Output's
         Outputs)."""
-        return cast(_T, run_op(op_type, inputs, attrs))
+        return cast("Self", run_op(op_type, inputs, attrs))
 
     # ---- arithmetic ----
 
-    def __add__(self: _T, other: object) -> _T:
+    def __add__(self, other: object) -> Self:
         return self._binary("Add" if self.dtype == dtypes.string else "AddV2", other)
 
-    def __radd__(self: _T, other: object) -> _T:
+    def __radd__(self, other: object) -> Self:
         return self._binary("Add" if self.dtype == dtypes.string else "AddV2", other, True)
 
-    def __sub__(self: _T, other: object) -> _T:
+    def __sub__(self, other: object) -> Self:
         return self._binary("Sub", other)
 
-    def __rsub__(self: _T, other: object) -> _T:
+    def __rsub__(self, other: object) -> Self:
         return self._binary("Sub", other, True)
 
-    def __mul__(self: _T, other: object) -> _T:
+    def __mul__(self, other: object) -> Self:
         return self._binary("Mul", other)
 
-    def __rmul__(self: _T, other: object) -> _T:
+    def __rmul__(self, other: object) -> Self:
         return self._binary("Mul", other, True)
 
-    def __truediv__(self: _T, other: object) -> _T:
+    def __truediv__(self, other: object) -> Self:
         return self._truediv(other, False)
 
-    def __rtruediv__(self: _T, other: object) -> _T:
+    def __rtruediv__(self, other: object) -> Self:
         return self._truediv(other, True)
 
-    def _truediv(self: _T, other: object, reflected: bool) -> _T:
+    def _truediv(self, other: object, reflected: bool) -> Self:
         y = self._other(other)
         if y is NotImplemented:
-            return cast(_T, NotImplemented)
+            return cast("Self", NotImplemented)
         x = self
         as_float = _promotion.TRUEDIV_FLOAT.get(self.dtype)
         if as_float is not None:  # integers divide as floats (see _promotion)
             x, y = (_cast(v, as_float) for v in (x, y))
         return self._run("RealDiv", [y, x] if reflected else [x, y])
 
-    def __floordiv__(self: _T, other: object) -> _T:
+    def __floordiv__(self, other: object) -> Self:
         return self._binary("FloorDiv", other)
 
-    def __rfloordiv__(self: _T, other: object) -> _T:
+    def __rfloordiv__(self, other: object) -> Self:
         return self._binary("FloorDiv", other, True)
 
-    def __mod__(self: _T, other: object) -> _T:
+    def __mod__(self, other: object) -> Self:
         return self._binary("FloorMod", other)
 
-    def __rmod__(self: _T, other: object) -> _T:
+    def __rmod__(self, other: object) -> Self:
         return self._binary("FloorMod", other, True)
 
-    def __pow__(self: _T, other: object) -> _T:
+    def __pow__(self, other: object) -> Self:
         return self._binary("Pow", other)
 
-    def __rpow__(self: _T, other: object) -> _T:
+    def __rpow__(self, other: object) -> Self:
         return self._binary("Pow", other, True)
 
-    def __matmul__(self: _T, other: object) -> _T:
+    def __matmul__(self, other: object) -> Self:
         return self._matmul(other, False)
 
-    def __rmatmul__(self: _T, other: object) -> _T:
+    def __rmatmul__(self, other: object) -> Self:
         return self._matmul(other, True)
 
-    def _matmul(self: _T, other: object, reflected: bool) -> _T:
+    def _matmul(self, other: object, reflected: bool) -> Self:
         y = self._other(other)
         if y is NotImplemented:
-            return cast(_T, NotImplemented)
+            return cast("Self", NotImplemented)
         a, b = (y, self) if reflected else (self, y)
         both_matrices = _rank(a) == 2 and _rank(b) == 2
         return self._run("MatMul" if both_matrices else "BatchMatMulV2", [a, b])
 
     # ---- comparison ----
 
-    def __lt__(self: _T, other: object) -> _T:
+    def __lt__(self, other: object) -> Self:
         return self._binary("Less", other)
 
-    def __le__(self: _T, other: object) -> _T:
+    def __le__(self, other: object) -> Self:
         return self._binary("LessEqual", other)
 
-    def __gt__(self: _T, other: object) -> _T:
+    def __gt__(self, other: object) -> Self:
         return self._binary("Greater", other)
 
-    def __ge__(self: _T, other: object) -> _T:
+    def __ge__(self, other: object) -> Self:
         return self._binary("GreaterEqual", other)
 
-    def _equal(self: _T, op_type: str, other: object) -> _T:
+    def _equal(self, op_type: str, other: object) -> Self:
         """Elementwise ``==``/``!=`` (what eager Tensors use for them)."""
         return self._binary(op_type, other, attrs={"incompatible_shape_error": False})
 
     # ---- logical (bool) / bitwise (integers) ----
 
-    def __and__(self: _T, other: object) -> _T:
+    def __and__(self, other: object) -> Self:
         return self._binary(self._logical("LogicalAnd", "BitwiseAnd"), other)
 
-    def __rand__(self: _T, other: object) -> _T:
+    def __rand__(self, other: object) -> Self:
         return self._binary(self._logical("LogicalAnd", "BitwiseAnd"), other, True)
 
-    def __or__(self: _T, other: object) -> _T:
+    def __or__(self, other: object) -> Self:
         return self._binary(self._logical("LogicalOr", "BitwiseOr"), other)
 
-    def __ror__(self: _T, other: object) -> _T:
+    def __ror__(self, other: object) -> Self:
         return self._binary(self._logical("LogicalOr", "BitwiseOr"), other, True)
 
-    def __xor__(self: _T, other: object) -> _T:
+    def __xor__(self, other: object) -> Self:
         return self._binary(self._logical("NotEqual", "BitwiseXor"), other)
 
-    def __rxor__(self: _T, other: object) -> _T:
+    def __rxor__(self, other: object) -> Self:
         return self._binary(self._logical("NotEqual", "BitwiseXor"), other, True)
 
     def _logical(self, bool_op: str, int_op: str) -> str:
@@ -201,25 +202,27 @@ class TensorOperators:
 
     # ---- unary ----
 
-    def __neg__(self: _T) -> _T:
+    def __neg__(self) -> Self:
         return self._run("Neg", [self])
 
-    def __abs__(self: _T) -> _T:
+    def __abs__(self) -> Self:
         if self.dtype == dtypes.complex64 or self.dtype == dtypes.complex128:
             tout = dtypes.float32 if self.dtype == dtypes.complex64 else dtypes.float64
             return self._run("ComplexAbs", [self], {"Tout": tout})
         return self._run("Abs", [self])
 
-    def __invert__(self: _T) -> _T:
+    def __invert__(self) -> Self:
         return self._run(self._logical("LogicalNot", "Invert"), [self])
 
     # ---- slicing ----
 
-    def __getitem__(self: _T, key: object) -> _T:
+    def __getitem__(self, key: object) -> Self:
         args = _slicing.strided_slice_args(key, is_tensor)
         if args.has_tensors(is_tensor):
             packed: list[Any] = [run_op("Pack", [parts], {"axis": 0})
-                      for parts in (args.begin, args.end, args.strides)]
+                                 for parts in (args.begin, args.end, args.strides)]
+            if any(p.dtype == dtypes.int64 for p in packed):  # one index dtype, as TF
+                packed = [_cast(p, dtypes.int64) for p in packed]
         else:
             index_dtype = args.constant_dtype()
             packed = [np.array(parts, dtype=index_dtype)

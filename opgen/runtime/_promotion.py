@@ -81,6 +81,8 @@ def operand_as(value: Any, dtype: dtypes.DType) -> Any:
         if array.dtype.kind in "OUSV" and array.dtype != np_dtype:
             raise TypeError(f"cannot use numpy {array.dtype} data as {dtype.name}")
         return array.astype(np_dtype, copy=False)
+    if isinstance(value, bool) and not dtype.is_bool:
+        return np.asarray(value).astype(np_dtype)  # True + int32_t: bool -> number
     try:
         return _convert.python_value_as(value, dtype)
     except InvalidArgumentError as e:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numbers
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -115,8 +116,8 @@ def _scalar_index(item: object, is_tensor: Callable[[object], bool]) -> Any:
         raise TypeError("boolean masks as indices (tensor[mask]) are not supported: "
                         "they need the Where and GatherNd ops, which this runtime lacks")
     if is_tensor(item):
-        dtype = getattr(item, "dtype")
-        shape = getattr(item, "shape")
+        tensor: Any = item
+        dtype, shape = tensor.dtype, tensor.shape
         if dtype.name not in ("int32", "int64") or (shape is not None and len(shape) != 0):
             raise TypeError(f"{_VALID}, got {item!r}")
         return item

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -38,7 +38,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     if g is not None:
         const = g.create_op("Const", [], {"dtype": dtypes.as_dtype(array.dtype), "value": array},
                             name=name)
-        return const.outputs[0]  # type: ignore[no-any-return]
+        return cast(Tensor, const.outputs[0])  # (an Output: see the docstring)
     return _from_numpy(array, dtypes.as_dtype(array.dtype))
 
 

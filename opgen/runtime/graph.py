@@ -372,7 +372,7 @@ class Graph:
 class Operation:
     """One node of a Graph."""
 
-    __slots__ = ("_graph", "_c_op", "_name", "_type", "_outputs", "__weakref__")
+    __slots__ = ("__weakref__", "_c_op", "_graph", "_name", "_outputs", "_type")
 
     def __init__(self, graph: Graph, c_op: int):
         runtime = _lib.graph_lib()
@@ -439,7 +439,7 @@ class Operation:
 
     def _output(self, index: int) -> Output:
         if self._outputs is None:
-            self.outputs
+            _ = self.outputs  # (made on first use)
         return self._outputs[index]
 
     def get_attr(self, name: str):
@@ -476,7 +476,7 @@ class Output(TensorOperators):
     numpy).
     """
 
-    __slots__ = ("_op", "_index", "_c", "_dtype", "__weakref__")
+    __slots__ = ("__weakref__", "_c", "_dtype", "_index", "_op")
 
     def __init__(self, op: Operation, index: int):
         self._op = op

@@ -4,15 +4,19 @@ numpy values into tensors (the rules themselves live in opgen.runtime._convert).
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from opgen.runtime import _context, _dlpack, _lib, dtypes
-from opgen.runtime._operators import TensorOperators
-from opgen.runtime._convert import (  # noqa: F401  (also this module's API)
-    castable_on_conversion, default_numpy_value, python_value_as, short_repr,
+from opgen.runtime._convert import (
+    castable_on_conversion,
+    default_numpy_value,
+    python_value_as,
+    short_repr,
 )
+from opgen.runtime._operators import TensorOperators
 from opgen.runtime._tensor_storage import TensorStorage
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 
@@ -158,13 +162,13 @@ class Tensor(TensorOperators, _StorageBase):
         sets; ``ref.deref()`` gives the tensor back (TensorFlow's ``Tensor.ref``)."""
         return TensorRef(self)
 
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         """Elementwise Equal (TensorFlow 2.x); operands that do not broadcast give False."""
         if other is None:
             return False
         return self._equal("Equal", other)
 
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+    def __ne__(self, other: object) -> Any:
         if other is None:
             return True
         return self._equal("NotEqual", other)
@@ -230,7 +234,7 @@ class TensorRef:
 class _ArrayView:
     """Exposes a Tensor's buffer to numpy while keeping the Tensor alive (as base)."""
 
-    __slots__ = ("tensor", "__array_interface__")
+    __slots__ = ("__array_interface__", "tensor")
 
     def __init__(self, tensor: Tensor):
         self.tensor = tensor
