@@ -13,7 +13,9 @@ use, and the generated op wrappers, :mod:`opgen.ops`, on first use of ``opgen.op
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# `typing` is not imported: it would double the cost of `import opgen` (type checkers
+# read this name as typing.TYPE_CHECKING; annotations here are never evaluated).
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -32,6 +34,8 @@ _RUNTIME_EXPORTS = frozenset({
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
+    from typing import Any
+
     from opgen.runtime import (  # noqa: F401
         DeviceInfo,
         DType,
