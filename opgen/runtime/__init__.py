@@ -107,7 +107,7 @@ __all__ = [
 newaxis = None
 
 
-def from_dlpack(obj) -> Tensor:
+def from_dlpack(obj: object) -> Tensor:
     """A Tensor sharing the memory of `obj` (anything with ``__dlpack__``: a numpy
     array, a PyTorch, CuPy or JAX tensor, on the CPU or a CUDA GPU; or a DLPack
     capsule). See :func:`opgen.runtime.dlpack.from_dlpack`."""

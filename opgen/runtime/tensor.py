@@ -24,12 +24,13 @@ from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 _fast_path = _context.fast_path
 
 
-def _storage_base():
+def _storage_base() -> type:
     """What holds a Tensor's data: the fast path's TensorBase (in C) where it is
     built, else its ctypes twin. Both offer the same attributes (_tensor, _handle,
     _dtype, _shape, _data, _on_host, _from_tf_tensor)."""
     if _fast_path is not None:
-        return _fast_path.TensorBase
+        base: type = _fast_path.TensorBase
+        return base
     return TensorStorage
 
 
@@ -88,7 +89,7 @@ class Tensor(TensorOperators, _StorageBase):
         return self._handle
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         np_dtype = self._dtype.numpy_dtype
         if np_dtype is None:
             raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
@@ -99,7 +100,7 @@ class Tensor(TensorOperators, _StorageBase):
                                  "use numpy() or np.asarray")
         return self._interface()
 
-    def _interface(self) -> dict:
+    def _interface(self) -> dict[str, Any]:
         """The array interface of the data, on the host (a copy for a GPU tensor)."""
         np_dtype = self._dtype.numpy_dtype
         if np_dtype is None:
@@ -119,24 +120,26 @@ class Tensor(TensorOperators, _StorageBase):
         of a GPU tensor."""
         return np.asarray(self)
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
         """A DLPack capsule sharing the tensor's memory (the Python array API's
         protocol); for a GPU tensor, the work producing it is finished first."""
-        return _dlpack.to_dlpack(self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+        # (_dlpack is untyped ctypes code)
+        return _dlpack.to_dlpack(  # type: ignore[no-untyped-call]
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """(1, 0) (kDLCPU) for a CPU tensor, (2, n) (kDLCUDA) for one on GPU:n."""
         return _dlpack.dlpack_device(self)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         on_host = self._on_host
         if copy is False and not on_host:
             raise ValueError(f"the data of a tensor on {self.device} reaches numpy only as a "
                              "copy (copy=False was asked)")
         view = np.asarray(_ArrayView(self))
         if view.dtype != self._dtype.numpy_dtype:  # bfloat16 comes as 2-byte voids
-            view = view.view(self._dtype.numpy_dtype)
+            view = view.view(np.dtype(self._dtype.numpy_dtype))
         if dtype is not None and np.dtype(dtype) != view.dtype:
             return view.astype(dtype)
         return view.copy() if copy and on_host else view  # (a device tensor's is a copy)
@@ -180,7 +183,7 @@ class Tensor(TensorOperators, _StorageBase):
     def __len__(self) -> int:
         if not self._shape:
             raise TypeError("Scalar tensor has no `len()`")
-        return self._shape[0]
+        return int(self._shape[0])
 
     def __iter__(self) -> Iterator[Tensor]:
         """The slices along dimension 0 (``t[0]``, ``t[1]`` ...)."""
@@ -241,13 +244,13 @@ class _ArrayView:
         self.__array_interface__ = tensor._interface()
 
 
-def carries_dtype(value) -> bool:
+def carries_dtype(value: object) -> bool:
     """Whether `value` fixes its own dtype (a Tensor or numpy data) rather than taking
     one from context (Python scalars and lists)."""
     return isinstance(value, (Tensor, np.ndarray, np.generic))
 
 
-def dtype_of(value) -> dtypes.DType:
+def dtype_of(value: Any) -> dtypes.DType:
     if isinstance(value, Tensor):
         return value.dtype
     return dtypes.as_dtype(np.asarray(value).dtype)
@@ -272,7 +275,7 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     return Tensor(handle)
 
 
-def convert_to_tensor(value, dtype=None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
     """`value` as a Tensor.
 
     A Tensor passes through (InvalidArgumentError when `dtype` names another type).
@@ -284,7 +287,7 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
     return _convert(value, dtypes.as_dtype(dtype) if dtype is not None else None, False)
 
 
-def _convert(value, want, strict: bool) -> Tensor:
+def _convert(value: Any, want: dtypes.DType | None, strict: bool) -> Tensor:
     """As convert_to_tensor; with `strict`, numpy data must already have `want`'s dtype
     (how op inputs behave: TensorFlow does not cast an op's numpy inputs)."""
     if isinstance(value, Tensor):
