@@ -14,6 +14,7 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
+from typing import NoReturn
 
 from opgen.protos import attr_value_pb2, graph_pb2
 from opgen.runtime import _lib, _opplan, dtypes
@@ -482,7 +483,7 @@ class Output(TensorOperators):
         self._op = op
         self._index = index
         self._c = _TF_Output(op._c_op, index)
-        self._dtype = None
+        self._dtype: dtypes.DType | None = None
 
     @property
     def op(self) -> Operation:
@@ -522,7 +523,7 @@ class Output(TensorOperators):
         raise_for_status(status)
         return tuple(None if d < 0 else d for d in dims[:rank])
 
-    def get_shape(self):
+    def get_shape(self) -> tuple[int | None, ...] | None:
         return self.shape
 
     def consumers(self) -> list[Operation]:
@@ -555,11 +556,11 @@ class Output(TensorOperators):
         raise TypeError(f"len is not well defined for the graph output {self.name!r}; "
                         "use its .shape")
 
-    def __iter__(self):
+    def __iter__(self) -> NoReturn:
         raise TypeError(f"iterating over the graph output {self.name!r} is not allowed: "
                         "it has no value until a Session runs it")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: object = None, copy: object = None) -> NoReturn:
         raise NotImplementedError(
             f"cannot convert the graph output {self.name!r} to a numpy array: run it with "
             "a Session first")
