@@ -454,7 +454,7 @@ def test_operators_match_tensorflow(tmp_path, runtime_lib):
 def test_docs_example_runs(runtime_lib, capsys):
     import re
     doc = Path(__file__).resolve().parents[2] / "docs" / "tensors.md"
-    example = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)[0]
+    example = re.findall(r"```python\n(.*?)```", doc.read_text(), re.DOTALL)[0]
     exec(example, {})  # noqa: S102 (the docs' own example)
     printed = capsys.readouterr().out
     assert "[[ 20.  28.]" in printed and "[3. 5.]" in printed
