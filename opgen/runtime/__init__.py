@@ -8,15 +8,43 @@ import anywhere.
 """
 
 from opgen.runtime import dtypes, errors
+from opgen.runtime.constant_op import constant
 from opgen.runtime.devices import (
-    DeviceInfo, copy_to_device, device_unavailable_reason, list_devices,
+    DeviceInfo,
+    copy_to_device,
+    device_unavailable_reason,
+    list_devices,
 )
 from opgen.runtime.dtypes import (
-    DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
-    half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from opgen.runtime.eager import execute_op
-from opgen.runtime.graph import Graph, Operation, Output, get_default_graph, reset_default_graph
+from opgen.runtime.graph import (
+    Graph,
+    Operation,
+    Output,
+    get_default_graph,
+    reset_default_graph,
+)
 from opgen.runtime.graph_import import import_graph_def
 from opgen.runtime.graph_mode import control_dependencies, device, name_scope
 from opgen.runtime.kernels import registered_kernels
@@ -26,18 +54,60 @@ from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
 
 __all__ = [
-    "Graph", "Operation", "Output", "Session", "SessionOptions", "get_default_graph",
+    "DType",
+    "DeviceInfo",
+    "Graph",
+    "Operation",
+    "Output",
+    "Session",
+    "SessionOptions",
+    "Tensor",
+    "as_dtype",
+    "bfloat16",
+    "bool",
+    "cached_host_memory_bytes",
+    "complex64",
+    "complex128",
+    "constant",
+    "control_dependencies",
+    "convert_to_tensor",
+    "copy_to_device",
+    "device",
+    "device_unavailable_reason",
+    "double",
+    "dtypes",
+    "errors",
+    "execute_op",
+    "float16",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "get_default_graph",
+    "half",
     "import_graph_def",
-    "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
-    "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
-    "registered_kernels", "cached_host_memory_bytes", "release_cached_host_memory",
-    "DType", "Tensor", "as_dtype", "convert_to_tensor", "dtypes", "errors", "execute_op",
-    "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
-    "half", "int8", "int16", "int32", "int64", "string", "uint8", "uint16", "uint32", "uint64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "list_devices",
+    "load_op_library",
+    "name_scope",
+    "newaxis",
+    "registered_kernels",
+    "release_cached_host_memory",
+    "reset_default_graph",
+    "string",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
+#: ``t[opgen.newaxis]`` adds a dimension of size 1 (it is None, as ``tf.newaxis``).
+newaxis = None
 
-def from_dlpack(obj) -> Tensor:
+
+def from_dlpack(obj: object) -> Tensor:
     """A Tensor sharing the memory of `obj` (anything with ``__dlpack__``: a numpy
     array, a PyTorch, CuPy or JAX tensor, on the CPU or a CUDA GPU; or a DLPack
     capsule). See :func:`opgen.runtime.dlpack.from_dlpack`."""

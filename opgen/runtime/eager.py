@@ -57,7 +57,8 @@ def _convert_inputs(plan: OpPlan, inputs, attrs, op_type):
             raise type(e)(f"{op_type}: input '{arg}': {e.message}"
                           if not e.message.startswith("input '") else f"{op_type}: {e.message}",
                           op_type) from None
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, NotImplementedError) as e:
+            # (NotImplementedError: numpy was asked for a graph Output's values)
             _check_not_graph_output(op_type, arg, value)
             raise InvalidArgumentError(
                 f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None

@@ -14,9 +14,11 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
+from typing import NoReturn
 
 from opgen.protos import attr_value_pb2, graph_pb2
 from opgen.runtime import _lib, _opplan, dtypes
+from opgen.runtime._operators import TensorOperators
 from opgen.runtime.errors import InvalidArgumentError, exception_class, raise_for_status
 
 _TF_Output = _lib.TF_Output
@@ -371,7 +373,7 @@ class Graph:
 class Operation:
     """One node of a Graph."""
 
-    __slots__ = ("_graph", "_c_op", "_name", "_type", "_outputs", "__weakref__")
+    __slots__ = ("__weakref__", "_c_op", "_graph", "_name", "_outputs", "_type")
 
     def __init__(self, graph: Graph, c_op: int):
         runtime = _lib.graph_lib()
@@ -438,7 +440,7 @@ class Operation:
 
     def _output(self, index: int) -> Output:
         if self._outputs is None:
-            self.outputs
+            _ = self.outputs  # (made on first use)
         return self._outputs[index]
 
     def get_attr(self, name: str):
@@ -463,17 +465,25 @@ class Operation:
         return f"<opgen.Operation {self._name!r} type={self._type}>"
 
 
-class Output:
+class Output(TensorOperators):
     """One output tensor of an Operation, named "op_name:index" (TensorFlow's
-    graph-mode ``tf.Tensor``)."""
+    graph-mode ``tf.Tensor``).
 
-    __slots__ = ("_op", "_index", "_c", "_dtype", "__weakref__")
+    Python's operators (``o + 1``, ``o @ w``, ``o[:, 1:]`` ...) add nodes to the
+    Output's graph, with the eager Tensor's rules (opgen.runtime._operators). As for
+    tensors of a TensorFlow ``tf.Graph``, ``==`` and ``hash`` go by identity (Outputs
+    are ``feed_dict`` keys), and an Output has no value to take ``bool``, ``len``,
+    iteration or numpy conversion of: those raise TypeError (NotImplementedError for
+    numpy).
+    """
+
+    __slots__ = ("__weakref__", "_c", "_dtype", "_index", "_op")
 
     def __init__(self, op: Operation, index: int):
         self._op = op
         self._index = index
         self._c = _TF_Output(op._c_op, index)
-        self._dtype = None
+        self._dtype: dtypes.DType | None = None
 
     @property
     def op(self) -> Operation:
@@ -513,7 +523,7 @@ class Output:
         raise_for_status(status)
         return tuple(None if d < 0 else d for d in dims[:rank])
 
-    def get_shape(self):
+    def get_shape(self) -> tuple[int | None, ...] | None:
         return self.shape
 
     def consumers(self) -> list[Operation]:
@@ -532,6 +542,28 @@ class Output:
         except TypeError:
             dtype = "?"
         return f"<opgen.Output {self.name!r} dtype={dtype}>"
+
+    # Identity, as written out: the operators mixin must not make these elementwise.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"using the graph output {self.name!r} as a Python bool is not "
+                        "allowed: it has no value until a Session runs it")
+
+    def __len__(self) -> int:
+        raise TypeError(f"len is not well defined for the graph output {self.name!r}; "
+                        "use its .shape")
+
+    def __iter__(self) -> NoReturn:
+        raise TypeError(f"iterating over the graph output {self.name!r} is not allowed: "
+                        "it has no value until a Session runs it")
+
+    def __array__(self, dtype: object = None, copy: object = None) -> NoReturn:
+        raise NotImplementedError(
+            f"cannot convert the graph output {self.name!r} to a numpy array: run it with "
+            "a Session first")
 
 
 def _graph_setter(plan, attr_name: str, value):

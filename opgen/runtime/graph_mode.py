@@ -17,18 +17,21 @@ graph of this thread. Eagerly, ``device`` places the ops run inside it (see
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
-from opgen.runtime import devices, dtypes, eager, graph
+from opgen.runtime import _operators, devices, dtypes, eager, graph
 from opgen.runtime._opplan import registry
 from opgen.runtime.errors import InvalidArgumentError, OpError
 from opgen.runtime.graph import Graph, Output
 from opgen.runtime.tensor import Tensor, _convert
 
 
-def dispatch(op_type: str, inputs, attrs, name=None):
+def dispatch(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any],
+             name: str | None = None) -> Any:
     """execute_op while some thread is in graph mode: a node on this thread's default
     graph, else eager execution."""
     stack = getattr(graph._thread_stacks, "stack", None)
@@ -41,22 +44,38 @@ def _graph_mode_changed(active: bool) -> None:
     eager.set_graph_dispatch(dispatch if active else None)
 
 
-graph._graph_mode_hook = _graph_mode_changed
+graph._graph_mode_hook = _graph_mode_changed  # type: ignore[assignment]
+
+
+def run_operator_op(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """How Tensor and Output operators run an op: a node in the graph of the first
+    graph Output among `inputs` (whether or not that graph is the default here, as
+    TensorFlow finds an op's graph from its inputs), else execute_op (eager, or a node
+    of this thread's default graph)."""
+    for value in inputs:
+        for v in value if isinstance(value, list) else (value,):
+            if isinstance(v, Output):
+                return build_op(v.graph, op_type, inputs, attrs)
+    return eager.execute_op(op_type, inputs, attrs, None)
+
+
+_operators.install_runner(run_operator_op)
 
 
 # ---- building a node ------------------------------------------------------------------------
 
-def _carries_dtype(value) -> bool:
+def _carries_dtype(value: object) -> bool:
     return isinstance(value, (Output, Tensor, np.ndarray, np.generic))
 
 
-def _dtype_of(value) -> dtypes.DType:
+def _dtype_of(value: Any) -> dtypes.DType:
     if isinstance(value, (Output, Tensor)):
         return value.dtype
     return dtypes.as_dtype(np.asarray(value).dtype)
 
 
-def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
+def build_op(g: Graph, op_type: str, inputs: Sequence[Any], attrs: dict[str, Any],
+             name: str | None = None) -> Any:
     """Adds `op_type` to `g` with `inputs` (Outputs, or values that become Const nodes)
     and `attrs` as execute_op takes them; returns its Outputs, one entry per output arg
     (a list for list args), or the Operation when the op has no outputs. The attrs are
@@ -76,7 +95,8 @@ def build_op(g: Graph, op_type: str, inputs, attrs, name=None):
     return plan.group_outputs(op.outputs, plan.output_counts(prepared, inferred))
 
 
-def _as_outputs(g: Graph, entry, value, resolved, attrs, op_type):
+def _as_outputs(g: Graph, entry: tuple[Any, ...], value: Any, resolved: dict[str, Any],
+                attrs: dict[str, Any], op_type: str) -> Any:
     """One input arg's value as Outputs of `g`: Python values, numpy data and eager
     Tensors become Const nodes named after the arg (`arg`, or `arg_0`, `arg_1` ... in
     a list), with the dtype the op gives them (as TensorFlow's convert_to_tensor)."""
@@ -107,7 +127,7 @@ def _as_outputs(g: Graph, entry, value, resolved, attrs, op_type):
             f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None
 
 
-def _as_output(g: Graph, value, want, const_name: str) -> Output:
+def _as_output(g: Graph, value: Any, want: dtypes.DType | None, const_name: str) -> Output:
     if isinstance(value, Output):
         if want is not None and value.dtype != want:
             raise InvalidArgumentError(
@@ -127,7 +147,7 @@ def _thread_graph() -> Graph | None:
 
 
 @contextmanager
-def name_scope(name: str | None):
+def name_scope(name: str | None) -> Iterator[str]:
     """Names ops built inside the block "`name`/..." in the default graph (TensorFlow's
     rules, see ``Graph.name_scope``); yields the scope. Eagerly, names nothing."""
     g = _thread_graph()
@@ -139,7 +159,7 @@ def name_scope(name: str | None):
 
 
 @contextmanager
-def device(device_name):
+def device(device_name: Any) -> Iterator[None]:
     """Places the ops inside the block on `device_name` ("/GPU:0", "/CPU:0", any of
     TensorFlow's spellings, or a DeviceInfo from ``opgen.list_devices()``; None: no
     device).
@@ -163,7 +183,7 @@ def device(device_name):
 
 
 @contextmanager
-def control_dependencies(control_inputs):
+def control_dependencies(control_inputs: Any) -> Iterator[None]:
     """Ops built inside the block run after `control_inputs` (Operations or Outputs).
     Eagerly, ops run in program order anyway."""
     g = _thread_graph()

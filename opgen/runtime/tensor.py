@@ -4,13 +4,19 @@ numpy values into tensors (the rules themselves live in opgen.runtime._convert).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from opgen.runtime import _context, _dlpack, _lib, dtypes
-from opgen.runtime._convert import (  # noqa: F401  (also this module's API)
-    castable_on_conversion, default_numpy_value, python_value_as, short_repr,
+from opgen.runtime._convert import (
+    castable_on_conversion,
+    default_numpy_value,
+    python_value_as,
+    short_repr,
 )
+from opgen.runtime._operators import TensorOperators
 from opgen.runtime._tensor_storage import TensorStorage
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 
@@ -18,17 +24,30 @@ from opgen.runtime.errors import InvalidArgumentError, raise_for_status
 _fast_path = _context.fast_path
 
 
-def _storage_base():
+def _storage_base() -> type:
     """What holds a Tensor's data: the fast path's TensorBase (in C) where it is
     built, else its ctypes twin. Both offer the same attributes (_tensor, _handle,
     _dtype, _shape, _data, _on_host, _from_tf_tensor)."""
     if _fast_path is not None:
-        return _fast_path.TensorBase
+        base: type = _fast_path.TensorBase
+        return base
     return TensorStorage
 
 
-class Tensor(_storage_base()):
+if TYPE_CHECKING:  # (both bases offer the same attributes; checkers see the ctypes one)
+    _StorageBase = TensorStorage
+else:
+    _StorageBase = _storage_base()
+
+
+class Tensor(TensorOperators, _StorageBase):
     """An eager tensor owned by the runtime, on the CPU or on a GPU (``device``).
+
+    Python's operators work as on TensorFlow's eager tensors (``t + 1``, ``t @ u``,
+    ``t > 0``, ``t[1:, ::-1]``, ``t == u`` elementwise), with TensorFlow's dtype rules
+    (opgen.runtime._promotion: no implicit promotion between tensors; Python and
+    numpy operands take the tensor's dtype). As there, a Tensor is not hashable
+    (``==`` is elementwise): use ``t.ref()`` as a dict key or set member.
 
     ``np.asarray(t)`` shares the runtime's buffer (no copy) for a CPU tensor; the
     array keeps the Tensor alive. ``numpy()`` returns such a view too. A GPU tensor's
@@ -70,7 +89,7 @@ class Tensor(_storage_base()):
         return self._handle
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         np_dtype = self._dtype.numpy_dtype
         if np_dtype is None:
             raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
@@ -81,7 +100,7 @@ class Tensor(_storage_base()):
                                  "use numpy() or np.asarray")
         return self._interface()
 
-    def _interface(self) -> dict:
+    def _interface(self) -> dict[str, Any]:
         """The array interface of the data, on the host (a copy for a GPU tensor)."""
         np_dtype = self._dtype.numpy_dtype
         if np_dtype is None:
@@ -101,32 +120,76 @@ class Tensor(_storage_base()):
         of a GPU tensor."""
         return np.asarray(self)
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
         """A DLPack capsule sharing the tensor's memory (the Python array API's
         protocol); for a GPU tensor, the work producing it is finished first."""
-        return _dlpack.to_dlpack(self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+        # (_dlpack is untyped ctypes code)
+        return _dlpack.to_dlpack(  # type: ignore[no-untyped-call]
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """(1, 0) (kDLCPU) for a CPU tensor, (2, n) (kDLCUDA) for one on GPU:n."""
         return _dlpack.dlpack_device(self)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         on_host = self._on_host
         if copy is False and not on_host:
             raise ValueError(f"the data of a tensor on {self.device} reaches numpy only as a "
                              "copy (copy=False was asked)")
         view = np.asarray(_ArrayView(self))
         if view.dtype != self._dtype.numpy_dtype:  # bfloat16 comes as 2-byte voids
-            view = view.view(self._dtype.numpy_dtype)
+            view = view.view(np.dtype(self._dtype.numpy_dtype))
         if dtype is not None and np.dtype(dtype) != view.dtype:
             return view.astype(dtype)
         return view.copy() if copy and on_host else view  # (a device tensor's is a copy)
 
+    @property
+    def size(self) -> int:
+        """The number of elements (the product of the shape)."""
+        size = 1
+        for dim in self._shape:
+            size *= dim
+        return size
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar (numpy's ``item``)."""
+        return self.numpy().item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of Python scalars (numpy's ``tolist``)."""
+        return self.numpy().tolist()
+
+    def ref(self) -> TensorRef:
+        """A hashable reference to this tensor (compared by identity), for dict keys and
+        sets; ``ref.deref()`` gives the tensor back (TensorFlow's ``Tensor.ref``)."""
+        return TensorRef(self)
+
+    def __eq__(self, other: object) -> Any:
+        """Elementwise Equal (TensorFlow 2.x); operands that do not broadcast give False."""
+        if other is None:
+            return False
+        return self._equal("Equal", other)
+
+    def __ne__(self, other: object) -> Any:
+        if other is None:
+            return True
+        return self._equal("NotEqual", other)
+
+    def __hash__(self) -> int:
+        raise TypeError("Tensor is unhashable (== is elementwise). Instead, use tensor.ref() "
+                        "as the key.")
+
     def __len__(self) -> int:
         if not self._shape:
-            raise TypeError("len() of a scalar tensor")
-        return self._shape[0]
+            raise TypeError("Scalar tensor has no `len()`")
+        return int(self._shape[0])
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The slices along dimension 0 (``t[0]``, ``t[1]`` ...)."""
+        if not self._shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (self[i] for i in range(self._shape[0]))
 
     def __float__(self) -> float:
         return float(self.numpy())
@@ -150,23 +213,44 @@ class Tensor(_storage_base()):
         return f"<opgen.Tensor: shape={self._shape}, dtype={self._dtype.name}, numpy={values}>"
 
 
+class TensorRef:
+    """A hashable reference to a Tensor, equal only to references to the same one."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._tensor!r}>"
+
+
 class _ArrayView:
     """Exposes a Tensor's buffer to numpy while keeping the Tensor alive (as base)."""
 
-    __slots__ = ("tensor", "__array_interface__")
+    __slots__ = ("__array_interface__", "tensor")
 
     def __init__(self, tensor: Tensor):
         self.tensor = tensor
         self.__array_interface__ = tensor._interface()
 
 
-def carries_dtype(value) -> bool:
+def carries_dtype(value: object) -> bool:
     """Whether `value` fixes its own dtype (a Tensor or numpy data) rather than taking
     one from context (Python scalars and lists)."""
     return isinstance(value, (Tensor, np.ndarray, np.generic))
 
 
-def dtype_of(value) -> dtypes.DType:
+def dtype_of(value: Any) -> dtypes.DType:
     if isinstance(value, Tensor):
         return value.dtype
     return dtypes.as_dtype(np.asarray(value).dtype)
@@ -191,7 +275,7 @@ def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     return Tensor(handle)
 
 
-def convert_to_tensor(value, dtype=None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
     """`value` as a Tensor.
 
     A Tensor passes through (InvalidArgumentError when `dtype` names another type).
@@ -203,7 +287,7 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
     return _convert(value, dtypes.as_dtype(dtype) if dtype is not None else None, False)
 
 
-def _convert(value, want, strict: bool) -> Tensor:
+def _convert(value: Any, want: dtypes.DType | None, strict: bool) -> Tensor:
     """As convert_to_tensor; with `strict`, numpy data must already have `want`'s dtype
     (how op inputs behave: TensorFlow does not cast an op's numpy inputs)."""
     if isinstance(value, Tensor):
