@@ -161,9 +161,6 @@ def main() -> None:
                         help="also time each stage of opgen's in-process generation")
     args = parser.parse_args()
     print(f"OpList: {args.oplist}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    from opgen import opdef_wire
-    print("front end:", "compiled (opgen._oplist_scan)" if opdef_wire.scanner() else
-          "Python only (opgen._oplist_scan not built, or OPGEN_PURE_PYTHON set)")
     wall, cpu = cli_process(args.oplist, args.repeats)
     print(f"CLI process `opgen generate` (every op, Python):  wall {wall:.3f} s, CPU {cpu:.3f} s")
     ours, theirs = in_process(args.oplist, args.repeats)

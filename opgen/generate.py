@@ -17,7 +17,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import jinja2
 
@@ -101,7 +101,8 @@ def render(oplist: op_def_pb2.OpList, languages: Sequence[str],
            api_defs: "api_def.ApiDefSet | None" = None) -> list[GeneratedFile]:
     """Every file of every language in ``languages`` for ``oplist``, sorted by path.
 
-    ``api_defs`` (see :mod:`opgen.api_def`) are checked against ``oplist`` first.
+    ``api_defs`` (see :mod:`opgen.api_def`) are checked against ``oplist`` first
+    (:func:`opgen.model.op_specs`).
     """
     with _cyclic_gc_paused():
         return _render(oplist, languages, api_defs)
@@ -110,13 +111,22 @@ def render(oplist: op_def_pb2.OpList, languages: Sequence[str],
 def _render(oplist: op_def_pb2.OpList, languages: Sequence[str],
             api_defs: "api_def.ApiDefSet | None") -> list[GeneratedFile]:
     modules = [langs.get(name) for name in languages]   # unknown names fail before any work
-    if api_defs is not None:
-        problems = api_def.validate(api_defs, oplist)
-        if problems:
-            raise opdefs.OpDefError(problems)
     canonical = opdef_wire.canonical_bytes(oplist)   # serialized once for both
     specs = model.op_specs(oplist, api_defs, canonical=canonical)
-    source = describe_oplist(oplist, canonical=canonical)
+    return _render_specs(modules, specs, describe_oplist(oplist, canonical=canonical))
+
+
+def render_specs(specs: Sequence[model.OpSpec], languages: Sequence[str],
+                 source: str) -> list[GeneratedFile]:
+    """Every file of every language in ``languages`` for ``specs`` (from
+    :func:`opgen.model.op_specs`), sorted by path; ``source`` names the OpList in the
+    files' headers (:func:`describe_oplist`)."""
+    with _cyclic_gc_paused():
+        return _render_specs([langs.get(name) for name in languages], specs, source)
+
+
+def _render_specs(modules: Sequence[Any], specs: Sequence[model.OpSpec],
+                  source: str) -> list[GeneratedFile]:
     files = []
     for module in modules:
         env = _environment(module.NAME)
