@@ -10,23 +10,28 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from opgen import __version__
 
+if TYPE_CHECKING:
+    from opgen import pipeline
+
 EXIT_STALE = 1      # --check found files that would change
 EXIT_ERROR = 2
 
 
-def _fail(message: str) -> "click.ClickException":
+def _fail(message: str) -> click.ClickException:
     from opgen.opdefs import cut_long_words  # names echoed from the input stay short
     error = click.ClickException(cut_long_words(message))
     error.exit_code = EXIT_ERROR
     return error
 
 
-def _source(ops: str | None, from_runtime: bool, from_library: str | None = None):
+def _source(ops: str | None, from_runtime: bool,
+            from_library: str | None = None) -> pipeline.Source:
     """The OpList source --ops / --from-runtime / --from-library name."""
     from opgen import pipeline
     if from_library is not None and (ops is not None or from_runtime):

@@ -14,8 +14,9 @@ import functools
 import math
 import operator
 import types
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgen import opdef_wire
 from opgen.api_def import validate as validate_api_defs
@@ -42,7 +43,7 @@ class DType:
     name: str
 
     @classmethod
-    def from_enum(cls, value: int) -> "DType":
+    def from_enum(cls, value: int) -> DType:
         return _dtype(value)
 
 
@@ -196,8 +197,8 @@ class OpSpec:
         raise KeyError(name)
 
     @classmethod
-    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: "api_def_pb2.ApiDef | None" = None,
-                   *, shared: "SharedSpecs | None" = None) -> "OpSpec":
+    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = None,
+                   *, shared: SharedSpecs | None = None) -> OpSpec:
         """The spec of ``op``, with the overrides of ``api_def`` (validated) applied.
 
         ``shared`` lets the specs of many ops share their identical arg and attr specs.
@@ -244,7 +245,7 @@ def _endpoints(endpoints: Iterable[Any]) -> tuple[tuple[str, ...], tuple[Depreca
     return (primary, *names), deprecated
 
 
-def _deprecation(op: Any, api_def: "api_def_pb2.ApiDef | None") -> Deprecation | None:
+def _deprecation(op: Any, api_def: api_def_pb2.ApiDef | None) -> Deprecation | None:
     """The OpDef's deprecation (``op`` an ``OpDefWire``), else the one an ApiDef
     declares (deprecation_message)."""
     if op.HasField("deprecation"):
@@ -256,7 +257,7 @@ def _deprecation(op: Any, api_def: "api_def_pb2.ApiDef | None") -> Deprecation |
 
 
 def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
-             api_defs: "ApiDefSet | None" = None, *, canonical: bytes | None = None
+             api_defs: ApiDefSet | None = None, *, canonical: bytes | None = None
              ) -> list[OpSpec]:
     """``OpSpec`` of every op, sorted by op name whatever the input order.
 
@@ -287,7 +288,7 @@ def _no_api_def(name: str) -> None:
 _spec_name = operator.attrgetter("name")
 
 
-def build_spec(op: Any, api_def: "api_def_pb2.ApiDef | None", shared: "SharedSpecs") -> OpSpec:
+def build_spec(op: Any, api_def: api_def_pb2.ApiDef | None, shared: SharedSpecs) -> OpSpec:
     """The one builder of an ``OpSpec``: from ``op``, an ``OpDefWire``
     (:mod:`opgen.opdef_wire`, its args and attrs as bytes), with the overrides of
     ``api_def`` (validated) applied. An arg or attr an earlier op had costs a dict lookup
@@ -345,7 +346,7 @@ def build_spec(op: Any, api_def: "api_def_pb2.ApiDef | None", shared: "SharedSpe
     return make_frozen(OpSpec, values)
 
 
-def _apply_api_def(values: dict[str, Any], api_def: "api_def_pb2.ApiDef") -> None:
+def _apply_api_def(values: dict[str, Any], api_def: api_def_pb2.ApiDef) -> None:
     """What an ApiDef changes of a spec's op-level ``values``: docs, names, visibility,
     the callers' input order."""
     values["summary"] = api_def.summary or values["summary"]
@@ -369,7 +370,7 @@ class _Overrides:
     """An ApiDef's renames, docs and attr defaults, and the arg and attr specs built with
     them (one op's own: they are not shared with other ops)."""
 
-    def __init__(self, api_def: "api_def_pb2.ApiDef") -> None:
+    def __init__(self, api_def: api_def_pb2.ApiDef) -> None:
         items = [*api_def.in_arg, *api_def.out_arg, *api_def.attr]
         self.renames = {item.name: item.rename_to for item in items if item.rename_to}
         self.docs = {item.name: item.description for item in [*api_def.in_arg, *api_def.attr]
@@ -501,7 +502,7 @@ def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, sources: list[str] | None,
     })
 
 
-def _allowed_values(list_value, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
+def _allowed_values(list_value: Any, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
     if element != "type" or shared is None:
         return tuple(_list_values(list_value, element))
     key = tuple(list_value.type[:])   # [:]: one call (see _spec_from_wire)
@@ -517,18 +518,18 @@ _FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
           "shape": "shape", "tensor": "tensor", "func": "func"}
 
 
-def attr_value_to_python(value, attr_type: str) -> Any:
+def attr_value_to_python(value: Any, attr_type: str) -> Any:
     """An ``AttrValue`` of ``attr_type`` as a Python value (a list for list types)."""
     if attr_type.startswith("list("):
         return list(_list_values(value.list, attr_type[5:-1]))
     return _scalar(getattr(value, _FIELD[attr_type]), attr_type)
 
 
-def _list_values(list_value, element: str) -> Iterable[Any]:
+def _list_values(list_value: Any, element: str) -> Iterable[Any]:
     return (_scalar(v, element) for v in getattr(list_value, _FIELD[element]))
 
 
-def _scalar(value, element: str) -> Any:
+def _scalar(value: Any, element: str) -> Any:
     if element == "string":
         try:
             return value.decode("utf-8")
@@ -547,7 +548,7 @@ def _scalar(value, element: str) -> Any:
     return value
 
 
-def _shape(proto) -> Shape:
+def _shape(proto: Any) -> Shape:
     if proto.unknown_rank:
         return Shape(None)
     return Shape(tuple(d.size if d.size >= 0 else None for d in proto.dim))
@@ -557,12 +558,12 @@ _TENSOR_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                   "uint32_val", "uint64_val", "half_val", "scomplex_val", "dcomplex_val")
 
 
-def _tensor(proto) -> TensorValue:
+def _tensor(proto: Any) -> TensorValue:
     dtype = DType.from_enum(proto.dtype)
     shape = tuple(max(d.size, 0) for d in proto.tensor_shape.dim)
     size = math.prod(shape)
     if proto.tensor_content:
-        import numpy as np   # only here and for float16: generation needs no numpy otherwise
+        import numpy as np  # only here and for float16: generation needs no numpy otherwise
         np_dtype = np.dtype("float16" if dtype.name == "float16" else dtype.name)
         values = tuple(np.frombuffer(proto.tensor_content, np_dtype).tolist())
     else:
@@ -593,16 +594,16 @@ def _tensor(proto) -> TensorValue:
 _DTYPE_NAMES = {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_HALF": "float16"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dtype(value: int) -> DType:
     return DType(value, dtype_name(value))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dtype_name(value: int) -> str:
     """``DT_FLOAT`` -> ``float32``, ``DT_INT32_REF`` -> ``int32_ref``, as in ``tf.DType.name``."""
     try:
-        enum_name = types_pb2.DataType.Name(value)
+        enum_name: str = types_pb2.DataType.Name(value)
     except ValueError:
         return f"dtype_{value}"
     ref = enum_name.endswith("_REF")

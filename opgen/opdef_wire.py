@@ -12,7 +12,8 @@ once, parsing it back with ``ArgDef.FromString`` / ``AttrDef.FromString``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
@@ -57,9 +58,12 @@ def wire_ops(oplist: op_def_pb2.OpList, canonical: bytes | None = None) -> Seque
     Deterministic serialization orders map entries (a func attr's attrs), so equal args
     and attrs give equal bytes.
     """
-    return OpListWire.FromString(canonical_bytes(oplist) if canonical is None else canonical).op
+    ops: Sequence[Any] = OpListWire.FromString(
+        canonical_bytes(oplist) if canonical is None else canonical).op
+    return ops
 
 
 def canonical_bytes(oplist: op_def_pb2.OpList) -> bytes:
     """The OpList's bytes, deterministic: equal args and attrs give equal bytes."""
-    return oplist.SerializeToString(deterministic=True)
+    data: bytes = oplist.SerializeToString(deterministic=True)
+    return data

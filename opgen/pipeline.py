@@ -11,9 +11,9 @@ built (:func:`opgen.model.op_specs`).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from opgen import _paths, api_def, model, opdef_wire, opdefs
 from opgen.protos import op_def_pb2
@@ -64,7 +64,10 @@ def load_oplist(source: Source) -> op_def_pb2.OpList:
 def load_library(path: str) -> op_def_pb2.OpList:
     """The ops an op library registers, as the opgen runtime loads it (TF_LoadLibrary,
     as :func:`opgen.load_op_library` does; its kernels are registered too), validated."""
-    from opgen.runtime import errors, op_library   # the runtime only where a library is loaded
+    from opgen.runtime import (  # the runtime only where a library is loaded
+        errors,
+        op_library,
+    )
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no op library at {path}")
     try:

@@ -105,7 +105,7 @@ def _rebuilt(record):
 def test_specs_hold_every_field_and_equal_constructor_built_ones(registry):
     for spec in op_specs(registry):
         for record in (spec, *spec.inputs, *spec.outputs, *spec.inferred_attrs, *spec.caller_attrs):
-            assert set(f.name for f in dataclasses.fields(record)) <= set(vars(record))
+            assert {f.name for f in dataclasses.fields(record)} <= set(vars(record))
             assert _rebuilt(record) == record
         assert spec.caller_attrs == spec.required_attrs + spec.optional_attrs
         assert spec.signature_inputs == spec.inputs   # no ApiDef reorders them
@@ -166,7 +166,7 @@ def test_specs_with_api_defs_hold_every_field(api_def_specs):
     _, _, specs = api_def_specs
     for spec in specs.values():
         for record in (spec, *spec.inputs, *spec.outputs, *spec.inferred_attrs, *spec.caller_attrs):
-            assert set(f.name for f in dataclasses.fields(record)) <= set(vars(record))
+            assert {f.name for f in dataclasses.fields(record)} <= set(vars(record))
             assert _rebuilt(record) == record
     matmul = specs["MatMul"]
     assert matmul.endpoints == ("linalg.MatrixProduct", "Dot")
