@@ -98,7 +98,7 @@ def stages(oplist: Path, repeats: int) -> dict[str, float]:
         times = []
         loaded = opdefs.load(data)
         times.append(("load and validate", time.process_time()))
-        with generate._cyclic_gc_paused():   # the rest as render does it
+        with generate.cyclic_gc_paused():   # the rest as render does it
             canonical = opdef_wire.canonical_bytes(loaded)
             specs = model.op_specs(loaded, canonical=canonical)
             times.append(("OpSpecs (and serializing the OpList once)", time.process_time()))

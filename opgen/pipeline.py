@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen import _paths, api_def, model, opdef_wire, opdefs
+from opgen import _paths, api_def, generate, model, opdef_wire, opdefs
 from opgen.protos import op_def_pb2
 
 
@@ -111,8 +111,9 @@ def load(source: Source, api_def_paths: Sequence[str | Path] = (), *, specs: boo
     if not specs:
         return Loaded(oplist, api_defs, [], None)
     canonical = opdef_wire.canonical_bytes(oplist)   # serialized once, for all who need it
-    return Loaded(oplist, api_defs, model.op_specs(oplist, api_defs, canonical=canonical),
-                  canonical)
+    with generate.cyclic_gc_paused():   # as render does: thousands of records, no cycles
+        specs_built = model.op_specs(oplist, api_defs, canonical=canonical)
+    return Loaded(oplist, api_defs, specs_built, canonical)
 
 
 def _only_ops_of(api_defs: api_def.ApiDefSet,
