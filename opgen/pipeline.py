@@ -64,10 +64,8 @@ def load_oplist(source: Source) -> op_def_pb2.OpList:
 def load_library(path: str) -> op_def_pb2.OpList:
     """The ops an op library registers, as the opgen runtime loads it (TF_LoadLibrary,
     as :func:`opgen.load_op_library` does; its kernels are registered too), validated."""
-    from opgen.runtime import (  # the runtime only where a library is loaded
-        errors,
-        op_library,
-    )
+    # the runtime is imported only where a library is loaded
+    from opgen.runtime import errors, op_library
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no op library at {path}")
     try:
