@@ -37,6 +37,10 @@ const char* __asan_default_options(void) {
   return "allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1";
 }
 
+/* A runtime built for the coverage-guided targets (-DOPGEN_FUZZ_COVERAGE=ON) calls this in
+ * every basic block; this fuzzer is not guided by it (driver.c is). */
+__attribute__((weak)) void __sanitizer_cov_trace_pc(void) {}
+
 /* ---- Randomness: one stream per iteration, from (seed, iteration) ------------------- */
 
 static uint64_t rng;

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds the runtime, the compiled OpList scanner and every fuzz target under
+# AddressSanitizer + UBSan (LeakSanitizer on), then runs each target for a bounded time.
+# CI runs it with a short budget; long runs by hand give a longer one (README.md here).
+#
+#   tools/fuzz/run_sanitized.sh [SECONDS_PER_TARGET] [SEED]
+#
+# Environment: OPGEN_FUZZ_BUILD (default build-san), OPGEN_FUZZ_WORK (default: a fresh
+# temporary folder; it keeps the grown corpora and any crash-*/timeout-* input),
+# PYTHON (default python3; the atheris target is skipped, saying so, where that Python
+# lacks atheris). Exits non-zero on the first finding, naming the input that shows it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+seed=${2:-1}
+build=${OPGEN_FUZZ_BUILD:-build-san}
+work=${OPGEN_FUZZ_WORK:-$(mktemp -d)}
+python=${PYTHON:-python3}
+mkdir -p "$work"
+
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_CUDA_COMPILER=NOTFOUND -DOPGEN_BUILD_FAST_PATH=OFF -DOPGEN_FUZZ_COVERAGE=ON \
+  -DPython_EXECUTABLE="$(command -v "$python")" >/dev/null
+ninja -C "$build" opgen_runtime
+ninja -C "$build" _oplist_scan 2>/dev/null || echo "fuzz: no compiled OpList scanner in this build"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+link=(-L"$build" -l:libopgen_runtime.so -Wl,-rpath,"$PWD/$build")
+fixtures=(tests/fixtures/tf_models/*.pb)
+
+# The libFuzzer-style targets, with the coverage-guided driver (GCC has no libFuzzer).
+for target in graphdef eager_attrs; do
+  binary="$build/fuzz_$target"
+  gcc -std=c11 -g -O1 $san -Iruntime/include "tools/fuzz/target_$target.c" \
+    tools/fuzz/driver.c "${link[@]}" -o "$binary"
+  corpus="$work/corpus-$target"
+  mkdir -p "$corpus"
+  seeds=()
+  [ "$target" = graphdef ] && seeds=("${fixtures[@]}")
+  echo "fuzz: $target for ${seconds}s (seed $seed)"
+  "$binary" -max_total_time="$seconds" -seed="$seed" -timeout=20 \
+    -artifact_prefix="$work/$target-" "$corpus" "${seeds[@]}"
+done
+
+# The mutation fuzzer of the whole C ABI, for the same time (about 4,000 inputs a second).
+gcc -std=c11 -g -O1 $san -Iruntime/include tools/fuzz/fuzz_capi.c "${link[@]}" \
+  -o "$build/fuzz_capi"
+echo "fuzz: fuzz_capi, $((seconds * 4000)) inputs (seed $seed)"
+"$build/fuzz_capi" --seed "$seed" --iterations $((seconds * 4000)) "${fixtures[@]}" | tail -8
+
+# The OpList loaders (Python, and the compiled scanner under ASan, preloaded).
+if ! "$python" -c "import atheris" 2>/dev/null; then
+  echo "fuzz: $python has no atheris (pip install '.[fuzz]'): the OpList target is skipped" >&2
+  exit 0
+fi
+overlay="$work/overlay"
+rm -rf "$overlay" && mkdir -p "$overlay"
+cp -r opgen "$overlay/opgen"
+cp "$build"/_oplist_scan*.so "$overlay/opgen/" 2>/dev/null || true
+"$python" tools/fuzz/fuzz_oplist.py --make-seeds "$work/seeds-oplist"
+mkdir -p "$work/corpus-oplist"
+echo "fuzz: oplist (atheris) for ${seconds}s (seed $seed)"
+# CPython's own allocations live until exit: leak checking is for the C targets above.
+ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" PYTHONPATH="$overlay" OPGEN_FUZZ_OVERLAY=1 \
+  LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+  "$python" tools/fuzz/fuzz_oplist.py -max_total_time="$seconds" -seed="$seed" \
+  -artifact_prefix="$work/oplist-" -print_final_stats=1 \
+  "$work/corpus-oplist" "$work/seeds-oplist" 2>&1 | grep -v '^INFO: Instrumenting'
+echo "fuzz: all targets ran clean (work folder: $work)"
