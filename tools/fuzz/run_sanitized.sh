@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the runtime, the compiled OpList scanner and every fuzz target under
+# Builds the runtime and every fuzz target under
 # AddressSanitizer + UBSan (LeakSanitizer on), then runs each target for a bounded time.
 # CI runs it with a short budget; long runs by hand give a longer one (README.md here).
 #
@@ -27,7 +27,6 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CUDA_COMPILER=NOTFOUND -DOPGEN_BUILD_FAST_PATH=OFF -DOPGEN_FUZZ_COVERAGE=ON \
   -DPython_EXECUTABLE="$(command -v "$python")" >/dev/null
 ninja -C "$build" opgen_runtime
-ninja -C "$build" _oplist_scan 2>/dev/null || echo "fuzz: no compiled OpList scanner in this build"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -54,7 +53,7 @@ gcc -std=c11 -g -O1 $san -Iruntime/include tools/fuzz/fuzz_capi.c "${link[@]}" \
 echo "fuzz: fuzz_capi, $((seconds * 4000)) inputs (seed $seed)"
 "$build/fuzz_capi" --seed "$seed" --iterations $((seconds * 4000)) "${fixtures[@]}" | tail -8
 
-# The OpList loaders (Python, and the compiled scanner under ASan, preloaded).
+# The OpList loaders (Python; the runtime they may load under ASan, preloaded).
 if ! "$python" -c "import atheris" 2>/dev/null; then
   echo "fuzz: $python has no atheris (pip install '.[fuzz]'): the OpList target is skipped" >&2
   exit 0
@@ -62,7 +61,6 @@ fi
 overlay="$work/overlay"
 rm -rf "$overlay" && mkdir -p "$overlay"
 cp -r opgen "$overlay/opgen"
-cp "$build"/_oplist_scan*.so "$overlay/opgen/" 2>/dev/null || true
 "$python" tools/fuzz/fuzz_oplist.py --make-seeds "$work/seeds-oplist"
 mkdir -p "$work/corpus-oplist"
 echo "fuzz: oplist (atheris) for ${seconds}s (seed $seed)"
