@@ -98,7 +98,7 @@ def stages(oplist: Path, repeats: int) -> dict[str, float]:
         times = []
         loaded = opdefs.load(data)
         times.append(("load and validate", time.process_time()))
-        with generate._cyclic_gc_paused():   # the rest as render does it
+        with generate.cyclic_gc_paused():   # the rest as render does it
             canonical = opdef_wire.canonical_bytes(loaded)
             specs = model.op_specs(loaded, canonical=canonical)
             times.append(("OpSpecs (and serializing the OpList once)", time.process_time()))
@@ -161,9 +161,6 @@ def main() -> None:
                         help="also time each stage of opgen's in-process generation")
     args = parser.parse_args()
     print(f"OpList: {args.oplist}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    from opgen import opdef_wire
-    print("front end:", "compiled (opgen._oplist_scan)" if opdef_wire.scanner() else
-          "Python only (opgen._oplist_scan not built, or OPGEN_PURE_PYTHON set)")
     wall, cpu = cli_process(args.oplist, args.repeats)
     print(f"CLI process `opgen generate` (every op, Python):  wall {wall:.3f} s, CPU {cpu:.3f} s")
     ours, theirs = in_process(args.oplist, args.repeats)

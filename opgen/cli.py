@@ -10,71 +10,35 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from opgen import __version__
 
+if TYPE_CHECKING:
+    from opgen import pipeline
+
 EXIT_STALE = 1      # --check found files that would change
 EXIT_ERROR = 2
 
 
-def _fail(message: str) -> "click.ClickException":
+def _fail(message: str) -> click.ClickException:
     from opgen.opdefs import cut_long_words  # names echoed from the input stay short
     error = click.ClickException(cut_long_words(message))
     error.exit_code = EXIT_ERROR
     return error
 
 
-def _load_api_defs(paths):
-    """The ApiDefs named by --api-def, merged; None when there are none."""
-    if not paths:
-        return None
-    from opgen import api_def
-    return api_def.load(paths)
-
-
-def _specs(oplist, api_defs):
-    """OpSpecs of ``oplist`` with ``api_defs`` checked and applied."""
-    from opgen import api_def, model, opdefs
-    if api_defs is not None:
-        problems = api_def.validate(api_defs, oplist)
-        if problems:
-            raise opdefs.OpDefError(problems)
-    return model.op_specs(oplist, api_defs)
-
-
-def _load(ops: str | None, from_runtime: bool, from_library: str | None = None):
-    """The OpList named by --ops / --from-runtime / --from-library, validated."""
-    from opgen import _paths, opdefs
-
-    if from_library is not None:
-        if ops is not None or from_runtime:
-            raise click.UsageError("give one of --ops, --from-runtime and --from-library")
-        return _library_op_list(from_library)
-    if from_runtime:
-        if ops is not None:
-            raise click.UsageError("give either --ops or --from-runtime, not both")
-        return opdefs.load_runtime_registry()
-    if ops is None:
-        ops = str(_paths.bundled_ops_path())
-    return opdefs.load(ops)
-
-
-def _library_op_list(path: str):
-    """The ops an op library registers, as the opgen runtime loads it (TF_LoadLibrary)."""
-    from opgen import opdefs
-    from opgen.runtime import errors, op_library
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no op library at {path}")
-    try:
-        oplist = op_library.library_op_list(path)
-    except errors.OpError as e:
-        raise _fail(f"cannot load op library {path}: {e}; nothing written") from None
-    problems = opdefs.validate_oplist(oplist)
-    if problems:
-        raise opdefs.OpDefError(problems)
-    return oplist
+def _source(ops: str | None, from_runtime: bool,
+            from_library: str | None = None) -> pipeline.Source:
+    """The OpList source --ops / --from-runtime / --from-library name."""
+    from opgen import pipeline
+    if from_library is not None and (ops is not None or from_runtime):
+        raise click.UsageError("give one of --ops, --from-runtime and --from-library")
+    if from_runtime and ops is not None:
+        raise click.UsageError("give either --ops or --from-runtime, not both")
+    return pipeline.Source(ops, from_runtime, from_library)
 
 
 _ops_option = click.option(
@@ -98,13 +62,15 @@ class _Group(click.Group):
         from opgen.generate import GenerateError
         from opgen.langs import UnknownLanguageError
         from opgen.opdefs import OpDefError
+        from opgen.pipeline import SourceError
         try:
             return super().invoke(ctx)
         except OpDefError as e:
             count = len(e.problems)
             raise _fail(f"invalid OpList ({count} problem{'s' if count != 1 else ''}), "
                         f"nothing written:\n{e}") from None
-        except (GenerateError, UnknownLanguageError, FileNotFoundError, OSError) as e:
+        except (GenerateError, UnknownLanguageError, SourceError, FileNotFoundError,
+                OSError) as e:
             raise _fail(f"{e}; nothing written") from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -172,7 +138,7 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
       opgen generate --ops tf-oplist.pb --api-def api_def/base_api --api-def api_def/python_api
     """
     from opgen import generate as gen
-    from opgen import langs
+    from opgen import langs, pipeline
 
     names = [name.strip() for name in languages.split(",") if name.strip()]
     if not names:
@@ -180,20 +146,14 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
                                  param_hint="--lang")
     for name in names:
         langs.get(name)  # unknown languages fail before the OpList is read
-    oplist = _load(ops, from_runtime, from_library)
-    api_def_set = _load_api_defs(api_defs)
-    files = gen.render(oplist, names, api_def_set)
+    source = _source(ops, from_runtime, from_library)
+    loaded = pipeline.load(source, api_defs)
+    files = gen.render_specs(loaded.specs, names,
+                             gen.describe_oplist(loaded.oplist, canonical=loaded.canonical))
     stale = gen.stale_files(files, out_dir, names)
     if depfile is not None and not check:
-        from opgen import _paths
-        if from_library is not None:
-            source = [Path(from_library)]
-        elif from_runtime or ops == "-":
-            source = []
-        else:
-            source = [Path(ops or _paths.bundled_ops_path())]
-        source += api_def_set.files if api_def_set is not None else []
-        content = gen.depfile([out_dir / f.path for f in files], source + gen.template_paths(names))
+        inputs = source.files() + (loaded.api_defs.files if loaded.api_defs is not None else [])
+        content = gen.depfile([out_dir / f.path for f in files], inputs + gen.template_paths(names))
         # An absolute path: the writer puts it beside, not under, the output folder.
         files.append(gen.GeneratedFile(depfile.resolve(), content))
     result = gen.write(files, out_dir, check=check, remove=stale)
@@ -218,7 +178,8 @@ def list_ops(ops: str | None, from_runtime: bool) -> None:
       opgen list
       opgen list --ops tf-oplist.pb | grep Conv
     """
-    oplist = _load(ops, from_runtime)
+    from opgen import pipeline
+    oplist = pipeline.load(_source(ops, from_runtime), specs=False).oplist
     for name in sorted(op.name for op in oplist.op):
         click.echo(name)
 
@@ -240,12 +201,13 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
     """
     import difflib
 
+    from opgen import pipeline
     from opgen import show as show_module
-    oplist = _load(ops, from_runtime)
-    specs = {spec.name: spec for spec in _specs(oplist, _load_api_defs(api_defs))}
+    source = _source(ops, from_runtime)
+    specs = {spec.name: spec for spec in pipeline.load(source, api_defs).specs}
     spec = specs.get(op_name)
     if spec is None:
-        where = "the runtime registry" if from_runtime else (ops or "the bundled ops.pbtxt")
+        where = source.describe()
         close = difflib.get_close_matches(op_name, list(specs), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise _fail(f"{where}: no op named '{op_name}' among {len(specs)} ops{hint}")
@@ -270,25 +232,14 @@ def diff(old: str, new: str, api_defs: tuple[str, ...], old_api_defs: tuple[str,
       opgen diff ops.pbtxt ops.pbtxt --old-api-def old_api_def/ --api-def api_def/
     """
     from opgen import diff as diff_module
-    from opgen import opdefs
-    api_def_set = _load_api_defs(api_defs)
-    old_set = _load_api_defs(old_api_defs) if old_api_defs else api_def_set
-    old_specs = _specs(opdefs.load(old), old_set) if old_set is None else \
-        _specs_lenient(opdefs.load(old), old_set)
-    new_specs = _specs(opdefs.load(new), api_def_set)
+    from opgen import pipeline
+    old_specs = pipeline.load(pipeline.Source(old), old_api_defs or api_defs,
+                              api_defs_of_other_ops=True).specs
+    new_specs = pipeline.load(pipeline.Source(new), api_defs).specs
     result = diff_module.diff_specs(old_specs, new_specs)
     click.echo(diff_module.format_diff(result), nl=False)
     if result.has_breaking:
         sys.exit(EXIT_STALE)
-
-
-def _specs_lenient(oplist, api_defs):
-    """Like _specs, but ApiDefs of ops the (older) OpList lacks are ignored."""
-    from opgen import api_def, model
-    names = {op.name for op in oplist.op}
-    subset = api_def.ApiDefSet({n: d for n, d in api_defs.by_op.items() if n in names},
-                               api_defs.locations, api_defs.files)
-    return _specs(oplist, subset) if subset.by_op else model.op_specs(oplist)
 
 
 @main.command()
@@ -309,11 +260,11 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
       opgen dump --ops oplist.pb --format text
     """
     from opgen import generate as gen
-    from opgen import opdefs
+    from opgen import opdefs, pipeline
 
     if not from_runtime and ops is None:
         raise click.UsageError("say what to dump: --from-runtime or --ops PATH")
-    oplist = _load(ops, from_runtime)
+    oplist = pipeline.load_oplist(_source(ops, from_runtime))
     data = opdefs.to_text(oplist).encode("utf-8") if fmt == "text" else opdefs.to_binary(oplist)
     if out_file is None:
         sys.stdout.flush()
@@ -345,10 +296,11 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
       opgen kernels --from-library build/libmy_ops.so WeightedSum
     """
     import opgen
+    from opgen import pipeline
     from opgen.runtime.kernels import describe_kernel
 
     for path in libraries:
-        _library_op_list(path)  # loads it, registering its kernels
+        pipeline.load_library(path)  # loads it, registering its kernels
     listed = list(opgen.registered_kernels().kernel)
     wanted = device_type.upper() if device_type else None
     if wanted is not None:

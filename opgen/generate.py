@@ -15,9 +15,10 @@ import gc
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any
 
 import jinja2
 
@@ -64,7 +65,7 @@ def _environment(language: str) -> jinja2.Environment:
     return _environment_for(str(_paths.templates_dir() / language))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _environment_for(folder: str) -> jinja2.Environment:
     # One per template folder and process: an Environment keeps its compiled templates
     # (compiling the Python ones takes ~7 ms) and recompiles a file that changed.
@@ -79,7 +80,7 @@ def _environment_for(folder: str) -> jinja2.Environment:
 
 
 @contextlib.contextmanager
-def _cyclic_gc_paused():
+def cyclic_gc_paused():
     """Pauses Python's cyclic garbage collector, if it runs, until the block ends.
 
     Rendering builds tens of thousands of records (specs, texts) that all stay alive until
@@ -98,25 +99,35 @@ def _cyclic_gc_paused():
 
 
 def render(oplist: op_def_pb2.OpList, languages: Sequence[str],
-           api_defs: "api_def.ApiDefSet | None" = None) -> list[GeneratedFile]:
+           api_defs: api_def.ApiDefSet | None = None) -> list[GeneratedFile]:
     """Every file of every language in ``languages`` for ``oplist``, sorted by path.
 
-    ``api_defs`` (see :mod:`opgen.api_def`) are checked against ``oplist`` first.
+    ``api_defs`` (see :mod:`opgen.api_def`) are checked against ``oplist`` first
+    (:func:`opgen.model.op_specs`).
     """
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _render(oplist, languages, api_defs)
 
 
 def _render(oplist: op_def_pb2.OpList, languages: Sequence[str],
-            api_defs: "api_def.ApiDefSet | None") -> list[GeneratedFile]:
+            api_defs: api_def.ApiDefSet | None) -> list[GeneratedFile]:
     modules = [langs.get(name) for name in languages]   # unknown names fail before any work
-    if api_defs is not None:
-        problems = api_def.validate(api_defs, oplist)
-        if problems:
-            raise opdefs.OpDefError(problems)
     canonical = opdef_wire.canonical_bytes(oplist)   # serialized once for both
     specs = model.op_specs(oplist, api_defs, canonical=canonical)
-    source = describe_oplist(oplist, canonical=canonical)
+    return _render_specs(modules, specs, describe_oplist(oplist, canonical=canonical))
+
+
+def render_specs(specs: Sequence[model.OpSpec], languages: Sequence[str],
+                 source: str) -> list[GeneratedFile]:
+    """Every file of every language in ``languages`` for ``specs`` (from
+    :func:`opgen.model.op_specs`), sorted by path; ``source`` names the OpList in the
+    files' headers (:func:`describe_oplist`)."""
+    with cyclic_gc_paused():
+        return _render_specs([langs.get(name) for name in languages], specs, source)
+
+
+def _render_specs(modules: Sequence[Any], specs: Sequence[model.OpSpec],
+                  source: str) -> list[GeneratedFile]:
     files = []
     for module in modules:
         env = _environment(module.NAME)
@@ -259,7 +270,7 @@ def depfile(targets: Iterable[Path], dependencies: Iterable[Path]) -> bytes:
 
 
 def generate(oplist: op_def_pb2.OpList, languages: Sequence[str], out_dir: str | Path, *,
-             check: bool = False, api_defs: "api_def.ApiDefSet | None" = None) -> WriteResult:
+             check: bool = False, api_defs: api_def.ApiDefSet | None = None) -> WriteResult:
     """Render ``languages`` for ``oplist`` and write them under ``out_dir``, removing
     files an earlier run wrote that this one no longer produces."""
     files = render(oplist, languages, api_defs)

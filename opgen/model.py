@@ -14,10 +14,14 @@ import functools
 import math
 import operator
 import types
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgen import opdef_wire
+from opgen.api_def import validate as validate_api_defs
+from opgen.api_def import visibility as api_def_visibility
+from opgen.opdefs import OpDefError
 from opgen.protos import op_def_pb2, types_pb2
 
 if TYPE_CHECKING:
@@ -39,7 +43,7 @@ class DType:
     name: str
 
     @classmethod
-    def from_enum(cls, value: int) -> "DType":
+    def from_enum(cls, value: int) -> DType:
         return _dtype(value)
 
 
@@ -193,100 +197,37 @@ class OpSpec:
         raise KeyError(name)
 
     @classmethod
-    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: "api_def_pb2.ApiDef | None" = None,
-                   *, shared: "SharedSpecs | None" = None) -> "OpSpec":
+    def from_opdef(cls, op: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = None,
+                   *, shared: SharedSpecs | None = None) -> OpSpec:
         """The spec of ``op``, with the overrides of ``api_def`` (validated) applied.
 
         ``shared`` lets the specs of many ops share their identical arg and attr specs.
+        The spec is built as :func:`op_specs` builds every op's (:func:`build_spec`).
         """
-        renames: dict[str, str] = _NOTHING    # filled only from an ApiDef
-        docs: dict[str, str] = _NOTHING
-        defaults: dict[str, Any] = _NOTHING
-        out_docs: dict[str, str] = _NOTHING
-        if api_def is not None:
-            renames, docs, defaults = {}, {}, {}
-            for item in list(api_def.in_arg) + list(api_def.out_arg) + list(api_def.attr):
-                if item.rename_to:
-                    renames[item.name] = item.rename_to
-            for item in list(api_def.in_arg) + list(api_def.attr):
-                if item.description:
-                    docs[item.name] = item.description
-            out_docs = {item.name: item.description for item in api_def.out_arg if item.description}
-            for item in api_def.attr:
-                if item.HasField("default_value"):
-                    defaults[item.name] = item.default_value
-        if shared is not None and (renames or docs or out_docs or defaults):
-            shared = None   # overridden names and docs make this op's args its own
-        inputs = _arg_specs(op.input_arg, renames, docs, shared)
-        inferred_from: dict[str, list[str]] = {}
-        for arg in inputs:
-            for attr_name in (arg.type_attr, arg.number_attr, arg.type_list_attr):
-                if attr_name:
-                    inferred_from.setdefault(attr_name, []).append(arg.name)
-        inferred, required, optional = _attr_specs(op.attr, inferred_from, renames, docs, defaults,
-                                                   shared)
-        name = op.name
-        summary, description = op.summary, op.description
-        endpoints: tuple[str, ...] = (name,)
-        deprecated_endpoints: tuple[DeprecatedEndpoint, ...] = ()
-        input_order: tuple[str, ...] = ()
-        visibility = "VISIBLE"
-        if api_def is not None:
-            summary = api_def.summary or summary
-            description = api_def.description or description
-            if api_def.description_prefix:
-                description = api_def.description_prefix + ("\n\n" + description if description else "")
-            if api_def.description_suffix:
-                description = (description + "\n\n" if description else "") + api_def.description_suffix
-            if api_def.endpoint:
-                endpoints, deprecated_endpoints = _endpoints(api_def.endpoint)
-            input_order = tuple(api_def.arg_order)
-            from opgen import api_def as api_defs
-            visibility = api_defs.visibility(api_def)
-        signature_inputs = inputs
-        if input_order:
-            by_name = {a.name: a for a in inputs}
-            signature_inputs = tuple(by_name[n] for n in input_order)
-        return make_frozen(cls, {
-            "name": name,
-            "inputs": inputs,
-            "outputs": _arg_specs(op.output_arg, renames, out_docs, shared),
-            "inferred_attrs": inferred,
-            "required_attrs": required,
-            "optional_attrs": optional,
-            "summary": summary,
-            "description": description,
-            "deprecation": _deprecation(op, api_def),
-            **_op_flags(op),
-            "visibility": visibility,
-            "endpoints": endpoints,
-            "deprecated_endpoints": deprecated_endpoints,
-            "input_order": input_order,
-            # the cached properties, known here for free
-            "signature_inputs": signature_inputs,
-            "caller_attrs": required + optional,
-        })
+        wire = opdef_wire.OpDefWire.FromString(op.SerializeToString(deterministic=True))
+        return build_spec(wire, api_def, SharedSpecs() if shared is None else shared)
 
 
 _new_object = object.__new__
+_Record = TypeVar("_Record")
 _NOTHING: Any = types.MappingProxyType({})   # the overrides of an op without an ApiDef
 
 
-def make_frozen(cls, values: dict[str, Any]):
+def make_frozen(cls: type[_Record], values: dict[str, Any]) -> _Record:
     """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``values``: every
     field, plus any cached properties already known.
 
     The generated ``__init__`` of a frozen dataclass sets each field through
     ``object.__setattr__``, which makes it ~3x slower than this; generating TensorFlow's
     registry builds some 20,000 such records. ``tests/generator/test_model.py`` checks that
-    what this builds equals what the constructor builds.
+    what this builds holds every field and equals what the constructor builds.
     """
-    record = _new_object(cls)
+    record: _Record = _new_object(cls)
     record.__dict__.update(values)
     return record
 
 
-def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ...]]:
+def _endpoints(endpoints: Iterable[Any]) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ...]]:
     """The names, the first non-deprecated one moved to the front, and the deprecated ones.
 
     An endpoint is deprecated when it says so or names a ``deprecation_version``, as in
@@ -294,6 +235,7 @@ def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ..
     that lists a deprecated name first still gets a current name as the primary. When
     every endpoint is deprecated, the first stays primary.
     """
+    endpoints = list(endpoints)
     deprecated = tuple(DeprecatedEndpoint(e.name, max(e.deprecation_version, 0))
                        for e in endpoints if e.deprecated or e.deprecation_version > 0)
     names = [e.name for e in endpoints]
@@ -303,80 +245,70 @@ def _endpoints(endpoints) -> tuple[tuple[str, ...], tuple[DeprecatedEndpoint, ..
     return (primary, *names), deprecated
 
 
-def _deprecation(op: op_def_pb2.OpDef, api_def) -> Deprecation | None:
-    """The OpDef's deprecation, else the one an ApiDef declares (deprecation_message)."""
+def _deprecation(op: Any, api_def: api_def_pb2.ApiDef | None) -> Deprecation | None:
+    """The OpDef's deprecation (``op`` an ``OpDefWire``), else the one an ApiDef
+    declares (deprecation_message)."""
     if op.HasField("deprecation"):
-        return _deprecation_of(op.deprecation)
+        proto = op_def_pb2.OpDeprecation.FromString(op.deprecation)
+        return Deprecation(proto.version, proto.explanation)
     if api_def is not None and api_def.deprecation_message:
         return Deprecation(api_def.deprecation_version, api_def.deprecation_message)
     return None
 
 
-def _deprecation_of(proto: op_def_pb2.OpDeprecation) -> Deprecation:
-    return Deprecation(proto.version, proto.explanation)
-
-
 def op_specs(oplist: op_def_pb2.OpList | Iterable[op_def_pb2.OpDef],
-             api_defs: "ApiDefSet | None" = None, *, canonical: bytes | None = None
+             api_defs: ApiDefSet | None = None, *, canonical: bytes | None = None
              ) -> list[OpSpec]:
     """``OpSpec`` of every op, sorted by op name whatever the input order.
 
-    ``api_defs`` (already validated against ``oplist``) rename and document; ops they
-    mark SKIP are still returned (with ``visibility == "SKIP"``), languages leave them out.
+    ``api_defs`` rename and document; they are checked against ``oplist`` first
+    (:class:`opgen.opdefs.OpDefError` lists every way they do not fit). Ops they mark
+    SKIP are still returned (with ``visibility == "SKIP"``), languages leave them out.
     ``canonical`` is ``opdef_wire.canonical_bytes(oplist)`` where the caller has it.
     """
-    lookup = api_defs.get if api_defs is not None else (lambda name: None)
-    shared = SharedSpecs()
     if not isinstance(oplist, op_def_pb2.OpList):
-        specs = [OpSpec.from_opdef(op, lookup(op.name), shared=shared) for op in oplist]
-    else:
-        scan = opdef_wire.scanner()
-        if scan is not None and canonical is None:
-            canonical = opdef_wire.canonical_bytes(oplist)
-        compiled = None if scan is None else scan.op_specs(
-            canonical, _scan_context(shared), api_defs.by_op if api_defs is not None else None)
-        if compiled is not None:   # every op valid; those with an ApiDef are left as None
-            specs = compiled
-            if api_defs is not None:
-                ops = oplist.op
-                for index, spec in enumerate(specs):
-                    if spec is None:
-                        op = ops[index]
-                        specs[index] = OpSpec.from_opdef(op, lookup(op.name), shared=shared)
-        else:
-            specs = []
-            for index, op in enumerate(opdef_wire.wire_ops(oplist, canonical)):
-                api_def = lookup(op.name)
-                specs.append(_spec_from_wire(op, shared) if api_def is None else
-                             OpSpec.from_opdef(oplist.op[index], api_def, shared=shared))
+        ops = op_def_pb2.OpList()
+        ops.op.extend(oplist)
+        oplist, canonical = ops, None
+    if api_defs is not None:
+        problems = validate_api_defs(api_defs, oplist)
+        if problems:
+            raise OpDefError(problems)
+    lookup = api_defs.get if api_defs is not None else _no_api_def
+    shared = SharedSpecs()
+    specs = [build_spec(op, lookup(op.name), shared)
+             for op in opdef_wire.wire_ops(oplist, canonical)]
     return sorted(specs, key=_spec_name)
 
 
-def _scan_context(shared: "SharedSpecs") -> tuple:
-    """What ``opgen._oplist_scan.op_specs`` builds specs with: the record classes, the
-    values it puts in them, and the Python builder of an attr whose default it does not
-    convert (shape, tensor, func)."""
-    return (OpSpec, ArgSpec, AttrSpec, Deprecation, ArgKind.SINGLE, ArgKind.NUMBER_LIST,
-            ArgKind.TYPE_LIST, NO_DEFAULT, _dtype, shared.new_attr, opdef_wire.DATA_TYPES)
+def _no_api_def(name: str) -> None:
+    return None
 
 
 _spec_name = operator.attrgetter("name")
 
 
-def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
-    """``OpSpec.from_opdef`` of an op without ApiDef, from its ``OpDefWire``
-    (:mod:`opgen.opdef_wire`): an arg or attr an earlier op had costs a dict lookup."""
-    args, new_arg = shared.args, shared.new_arg
+def build_spec(op: Any, api_def: api_def_pb2.ApiDef | None, shared: SharedSpecs) -> OpSpec:
+    """The one builder of an ``OpSpec``: from ``op``, an ``OpDefWire``
+    (:mod:`opgen.opdef_wire`, its args and attrs as bytes), with the overrides of
+    ``api_def`` (validated) applied. An arg or attr an earlier op had costs a dict lookup
+    in ``shared``, unless the ApiDef renames or documents this op's own."""
+    overrides = _Overrides(api_def) if api_def is not None else None
+    if overrides is not None and overrides.any:
+        arg_spec, attr_spec = overrides.arg_spec, overrides.attr_spec
+        out_spec = overrides.output_spec
+    else:
+        arg_spec = out_spec = shared.arg
+        attr_spec = shared.attr
     # [:] makes a list in one call, where iterating a upb container ends in a formatted
     # IndexError
-    inputs = tuple([args.get(key) or new_arg(key) for key in op.input_arg[:]])
+    inputs = tuple([arg_spec(key) for key in op.input_arg[:]])
     inferred_from = _inferred_from(inputs) if inputs else None
     inferred: list[AttrSpec] = []
     required: list[AttrSpec] = []
     optional: list[AttrSpec] = []
-    attrs, new_attr = shared.attrs, shared.new_attr
     for key in op.attr[:]:
-        spec = attrs.get(key) or new_attr(key)
+        spec = attr_spec(key)
         if inferred_from:
             sources = inferred_from.get(spec.name)
             if sources:
@@ -385,38 +317,79 @@ def _spec_from_wire(op, shared: "SharedSpecs") -> OpSpec:
         (required if spec.default is NO_DEFAULT else optional).append(spec)
     required_attrs, optional_attrs = tuple(required), tuple(optional)
     name = op.name
-    return make_frozen(OpSpec, {
+    values = {
         "name": name,
         "inputs": inputs,
-        "outputs": tuple([args.get(key) or new_arg(key) for key in op.output_arg[:]]),
+        "outputs": tuple([out_spec(key) for key in op.output_arg[:]]),
         "inferred_attrs": tuple(inferred),
         "required_attrs": required_attrs,
         "optional_attrs": optional_attrs,
         "summary": op.summary,
         "description": op.description,
-        "deprecation": (_deprecation_of(op_def_pb2.OpDeprecation.FromString(op.deprecation))
-                        if op.HasField("deprecation") else None),
-        **_op_flags(op),
-        "visibility": "VISIBLE",
-        "endpoints": (name,),
-        "deprecated_endpoints": (),
-        "input_order": (),
-        "signature_inputs": inputs,
-        "caller_attrs": required_attrs + optional_attrs,
-    })
-
-
-def _op_flags(op) -> dict[str, Any]:
-    """The OpSpec fields copied as they are from an ``OpDef`` or its ``OpDefWire`` (which
-    shares these fields)."""
-    return {
+        "deprecation": _deprecation(op, api_def),
         "is_stateful": op.is_stateful,
         "is_commutative": op.is_commutative,
         "is_aggregate": op.is_aggregate,
         "allows_uninitialized_input": op.allows_uninitialized_input,
         "is_distributed_communication": op.is_distributed_communication,
         "control_outputs": tuple(op.control_output[:]),
+        "visibility": "VISIBLE",
+        "endpoints": (name,),
+        "deprecated_endpoints": (),
+        "input_order": (),
+        # the cached properties, known here for free
+        "signature_inputs": inputs,
+        "caller_attrs": required_attrs + optional_attrs,
     }
+    if api_def is not None:
+        _apply_api_def(values, api_def)
+    return make_frozen(OpSpec, values)
+
+
+def _apply_api_def(values: dict[str, Any], api_def: api_def_pb2.ApiDef) -> None:
+    """What an ApiDef changes of a spec's op-level ``values``: docs, names, visibility,
+    the callers' input order."""
+    values["summary"] = api_def.summary or values["summary"]
+    description = api_def.description or values["description"]
+    if api_def.description_prefix:
+        description = api_def.description_prefix + ("\n\n" + description if description else "")
+    if api_def.description_suffix:
+        description = (description + "\n\n" if description else "") + api_def.description_suffix
+    values["description"] = description
+    if api_def.endpoint:
+        values["endpoints"], values["deprecated_endpoints"] = _endpoints(api_def.endpoint)
+    values["visibility"] = api_def_visibility(api_def)
+    input_order = tuple(api_def.arg_order)
+    if input_order:
+        values["input_order"] = input_order
+        by_name = {a.name: a for a in values["inputs"]}
+        values["signature_inputs"] = tuple(by_name[n] for n in input_order)
+
+
+class _Overrides:
+    """An ApiDef's renames, docs and attr defaults, and the arg and attr specs built with
+    them (one op's own: they are not shared with other ops)."""
+
+    def __init__(self, api_def: api_def_pb2.ApiDef) -> None:
+        items = [*api_def.in_arg, *api_def.out_arg, *api_def.attr]
+        self.renames = {item.name: item.rename_to for item in items if item.rename_to}
+        self.docs = {item.name: item.description for item in [*api_def.in_arg, *api_def.attr]
+                     if item.description}
+        self.out_docs = {item.name: item.description for item in api_def.out_arg
+                         if item.description}
+        self.defaults = {item.name: item.default_value for item in api_def.attr
+                         if item.HasField("default_value")}
+        self.any = bool(self.renames or self.docs or self.out_docs or self.defaults)
+
+    def arg_spec(self, key: bytes) -> ArgSpec:
+        return _arg_spec(_ArgDef.FromString(key), self.renames, self.docs)
+
+    def output_spec(self, key: bytes) -> ArgSpec:
+        return _arg_spec(_ArgDef.FromString(key), self.renames, self.out_docs)
+
+    def attr_spec(self, key: bytes) -> AttrSpec:
+        return _attr_spec(_AttrDef.FromString(key), None, self.renames, self.docs,
+                          self.defaults, None)
 
 
 def _inferred_from(inputs: Iterable[ArgSpec]) -> dict[str, list[str]]:
@@ -436,8 +409,7 @@ class SharedSpecs:
     object serves every op that has it (a list default is a list: read it, never change
     it). Identical protos serialize to identical bytes; the reverse need not hold (map
     order), which only costs a second, equal spec. An attr that inputs infer is kept
-    under (bytes, *the input names). Ops without ApiDef come as :mod:`opgen.opdef_wire`
-    gives them, their args and attrs already as bytes.
+    under (bytes, *the input names).
     """
 
     def __init__(self) -> None:
@@ -446,20 +418,27 @@ class SharedSpecs:
         # allowed dtype lists repeat too (every numeric type, every float type)
         self.allowed_types: dict[tuple[int, ...], tuple[DType, ...]] = {}
 
-    # The specs of args and attrs an op without ApiDef has, from their bytes (opdef_wire).
-
-    def new_arg(self, key: bytes) -> ArgSpec:
-        spec = self.args[key] = _arg_spec(_ArgDef.FromString(key), _NOTHING, _NOTHING)
+    def arg(self, key: bytes) -> ArgSpec:
+        """The spec of the ``ArgDef`` serialized as ``key``, without ApiDef overrides."""
+        spec = self.args.get(key)
+        if spec is None:
+            spec = self.args[key] = _arg_spec(_ArgDef.FromString(key), _NOTHING, _NOTHING)
         return spec
 
-    def new_attr(self, key: bytes) -> AttrSpec:
-        """The spec of an attr no input infers."""
-        spec = self.attrs[key] = _attr_spec(_AttrDef.FromString(key), None, _NOTHING, _NOTHING,
-                                            _NOTHING, self)
+    def attr(self, key: bytes) -> AttrSpec:
+        """The spec of the ``AttrDef`` serialized as ``key`` as if no input inferred it,
+        without ApiDef overrides."""
+        spec = self.attrs.get(key)
+        if spec is None:
+            spec = self.attrs[key] = _attr_spec(_AttrDef.FromString(key), None, _NOTHING,
+                                                _NOTHING, _NOTHING, self)
         return spec
 
     def inferred(self, spec: AttrSpec, key: bytes, sources: list[str]) -> AttrSpec:
-        """``spec`` (from ``new_attr(key)``) of an attr the inputs ``sources`` infer."""
+        """``spec`` (of the AttrDef serialized as ``key``) of an attr the inputs
+        ``sources`` infer; shared when ``spec`` is."""
+        if self.attrs.get(key) is not spec:   # an op's own (ApiDef overrides)
+            return make_frozen(AttrSpec, {**spec.__dict__, "inferred_from": tuple(sources)})
         sources_key = (key, *sources)
         inferred = self.attrs.get(sources_key)
         if inferred is None:
@@ -474,22 +453,8 @@ _ArgDef, _AttrDef = op_def_pb2.OpDef.ArgDef, op_def_pb2.OpDef.AttrDef
 _SINGLE, _NUMBER_LIST, _TYPE_LIST = ArgKind.SINGLE, ArgKind.NUMBER_LIST, ArgKind.TYPE_LIST
 
 
-def _arg_specs(args, renames: dict[str, str], docs: dict[str, str],
-               shared: SharedSpecs | None = None) -> tuple[ArgSpec, ...]:
-    """The specs of ``args`` (``ArgDef``s)."""
-    if shared is None:
-        return tuple([_arg_spec(arg, renames, docs) for arg in args])
-    specs = []
-    for arg in args:
-        key = arg.SerializeToString()
-        spec = shared.args.get(key)
-        if spec is None:
-            spec = shared.args[key] = _arg_spec(arg, renames, docs)
-        specs.append(spec)
-    return tuple(specs)
-
-
-def _arg_spec(arg, renames: dict[str, str], docs: dict[str, str]) -> ArgSpec:
+def _arg_spec(arg: op_def_pb2.OpDef.ArgDef, renames: Mapping[str, str],
+              docs: Mapping[str, str]) -> ArgSpec:
     """The spec of one ``ArgDef``, each proto field read once."""
     name = arg.name
     type_attr, number_attr, type_list_attr = arg.type_attr, arg.number_attr, arg.type_list_attr
@@ -507,29 +472,9 @@ def _arg_spec(arg, renames: dict[str, str], docs: dict[str, str]) -> ArgSpec:
     })
 
 
-def _attr_specs(attrs, inferred_from: dict[str, list[str]], renames: dict[str, str],
-                docs: dict[str, str], defaults: dict[str, Any], shared: SharedSpecs | None = None
-                ) -> tuple[tuple[AttrSpec, ...], tuple[AttrSpec, ...], tuple[AttrSpec, ...]]:
-    """The specs of ``attrs`` (``AttrDef``s) as (inferred, required, optional)."""
-    inferred: list[AttrSpec] = []
-    required: list[AttrSpec] = []
-    optional: list[AttrSpec] = []
-    for attr in attrs:
-        if shared is not None:
-            sources = inferred_from.get(attr.name) if inferred_from else None
-            key = (attr.SerializeToString(), *sources) if sources else attr.SerializeToString()
-            spec = shared.attrs.get(key)
-            if spec is None:
-                spec = shared.attrs[key] = _attr_spec(attr, sources, renames, docs, defaults, shared)
-        else:
-            spec = _attr_spec(attr, inferred_from.get(attr.name), renames, docs, defaults, None)
-        (inferred if spec.inferred_from else required if spec.default is NO_DEFAULT
-         else optional).append(spec)
-    return tuple(inferred), tuple(required), tuple(optional)
-
-
-def _attr_spec(attr, sources: list[str] | None, renames: dict[str, str], docs: dict[str, str],
-               defaults: dict[str, Any], shared: SharedSpecs | None) -> AttrSpec:
+def _attr_spec(attr: op_def_pb2.OpDef.AttrDef, sources: list[str] | None,
+               renames: Mapping[str, str], docs: Mapping[str, str], defaults: Mapping[str, Any],
+               shared: SharedSpecs | None) -> AttrSpec:
     name, attr_type = attr.name, attr.type
     is_list = attr_type.startswith("list(")
     element = attr_type[5:-1] if is_list else attr_type
@@ -557,7 +502,7 @@ def _attr_spec(attr, sources: list[str] | None, renames: dict[str, str], docs: d
     })
 
 
-def _allowed_values(list_value, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
+def _allowed_values(list_value: Any, element: str, shared: SharedSpecs | None) -> tuple[Any, ...]:
     if element != "type" or shared is None:
         return tuple(_list_values(list_value, element))
     key = tuple(list_value.type[:])   # [:]: one call (see _spec_from_wire)
@@ -573,18 +518,18 @@ _FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type",
           "shape": "shape", "tensor": "tensor", "func": "func"}
 
 
-def attr_value_to_python(value, attr_type: str) -> Any:
+def attr_value_to_python(value: Any, attr_type: str) -> Any:
     """An ``AttrValue`` of ``attr_type`` as a Python value (a list for list types)."""
     if attr_type.startswith("list("):
         return list(_list_values(value.list, attr_type[5:-1]))
     return _scalar(getattr(value, _FIELD[attr_type]), attr_type)
 
 
-def _list_values(list_value, element: str) -> Iterable[Any]:
+def _list_values(list_value: Any, element: str) -> Iterable[Any]:
     return (_scalar(v, element) for v in getattr(list_value, _FIELD[element]))
 
 
-def _scalar(value, element: str) -> Any:
+def _scalar(value: Any, element: str) -> Any:
     if element == "string":
         try:
             return value.decode("utf-8")
@@ -603,7 +548,7 @@ def _scalar(value, element: str) -> Any:
     return value
 
 
-def _shape(proto) -> Shape:
+def _shape(proto: Any) -> Shape:
     if proto.unknown_rank:
         return Shape(None)
     return Shape(tuple(d.size if d.size >= 0 else None for d in proto.dim))
@@ -613,12 +558,12 @@ _TENSOR_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                   "uint32_val", "uint64_val", "half_val", "scomplex_val", "dcomplex_val")
 
 
-def _tensor(proto) -> TensorValue:
+def _tensor(proto: Any) -> TensorValue:
     dtype = DType.from_enum(proto.dtype)
     shape = tuple(max(d.size, 0) for d in proto.tensor_shape.dim)
     size = math.prod(shape)
     if proto.tensor_content:
-        import numpy as np   # only here and for float16: generation needs no numpy otherwise
+        import numpy as np  # only here and for float16: generation needs no numpy otherwise
         np_dtype = np.dtype("float16" if dtype.name == "float16" else dtype.name)
         values = tuple(np.frombuffer(proto.tensor_content, np_dtype).tolist())
     else:
@@ -649,16 +594,16 @@ def _tensor(proto) -> TensorValue:
 _DTYPE_NAMES = {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_HALF": "float16"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dtype(value: int) -> DType:
     return DType(value, dtype_name(value))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dtype_name(value: int) -> str:
     """``DT_FLOAT`` -> ``float32``, ``DT_INT32_REF`` -> ``int32_ref``, as in ``tf.DType.name``."""
     try:
-        enum_name = types_pb2.DataType.Name(value)
+        enum_name: str = types_pb2.DataType.Name(value)
     except ValueError:
         return f"dtype_{value}"
     ref = enum_name.endswith("_REF")

@@ -8,20 +8,12 @@ per arg and attr and a ``SerializeToString`` call for each. TensorFlow's registr
 13,000 args and attrs but fewer than 3,000 distinct ones: the bytes are the keys by which
 validation (:mod:`opgen.opdefs`) and the specs (:mod:`opgen.model`) do each distinct one
 once, parsing it back with ``ArgDef.FromString`` / ``AttrDef.FromString``.
-
-:func:`scanner` gives the compiled form of that front end (``opgen._oplist_scan``, built
-from ``native/oplist_scan.cc`` with the runtime): it validates an OpList and builds its
-OpSpecs from the canonical bytes in C. It is an accelerator of the common case only:
-when it is missing, when ``$OPGEN_PURE_PYTHON`` is set, when an OpList has a problem (the
-Python validator then says which) or ApiDefs apply, the Python code runs, and
-``tests/generator/test_oplist_scan.py`` holds the two to the same answers.
 """
 
 from __future__ import annotations
 
-import os
-from types import ModuleType
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
@@ -31,8 +23,8 @@ from opgen.protos import op_def_pb2, types_pb2
 DATA_TYPES = frozenset(types_pb2.DataType.values())
 
 
-def _wire_classes():
-    """OpListWire, built from OpDef's own descriptor so the field numbers cannot drift."""
+def _wire_classes() -> tuple[Any, Any]:
+    """OpListWire and OpDefWire, built from OpDef's own descriptor so the field numbers cannot drift."""
     field_type = descriptor_pb2.FieldDescriptorProto
     file = descriptor_pb2.FileDescriptorProto(name="opgen/opdef_wire.proto",
                                               package="opgen.wire", syntax="proto2")
@@ -52,42 +44,26 @@ def _wire_classes():
                      type_name=".opgen.wire.OpDefWire")
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("opgen.wire.OpListWire"))
+    return (message_factory.GetMessageClass(pool.FindMessageTypeByName("opgen.wire.OpListWire")),
+            message_factory.GetMessageClass(pool.FindMessageTypeByName("opgen.wire.OpDefWire")))
 
 
-OpListWire = _wire_classes()
+OpListWire, OpDefWire = _wire_classes()
 
 
-def wire_ops(oplist: op_def_pb2.OpList, canonical: bytes | None = None) -> Sequence:
+def wire_ops(oplist: op_def_pb2.OpList, canonical: bytes | None = None) -> Sequence[Any]:
     """The ops of ``oplist`` as ``OpDefWire`` messages, in order; ``canonical`` is
     :func:`canonical_bytes` of it where the caller has them.
 
     Deterministic serialization orders map entries (a func attr's attrs), so equal args
     and attrs give equal bytes.
     """
-    return OpListWire.FromString(canonical_bytes(oplist) if canonical is None else canonical).op
+    ops: Sequence[Any] = OpListWire.FromString(
+        canonical_bytes(oplist) if canonical is None else canonical).op
+    return ops
 
 
 def canonical_bytes(oplist: op_def_pb2.OpList) -> bytes:
-    """The OpList as :func:`scanner` reads it: deterministic, every field in one place."""
-    return oplist.SerializeToString(deterministic=True)
-
-
-_UNSET: object = object()
-_scanner: "ModuleType | None | object" = _UNSET
-
-
-def scanner() -> ModuleType | None:
-    """``opgen._oplist_scan``, or None where it is not built or ``$OPGEN_PURE_PYTHON`` is set
-    (read on the first call)."""
-    global _scanner
-    if _scanner is _UNSET:
-        _scanner = None
-        if not os.environ.get("OPGEN_PURE_PYTHON"):
-            try:
-                from opgen import _oplist_scan
-            except ImportError:
-                pass
-            else:
-                _scanner = _oplist_scan
-    return _scanner  # type: ignore[return-value]
+    """The OpList's bytes, deterministic: equal args and attrs give equal bytes."""
+    data: bytes = oplist.SerializeToString(deterministic=True)
+    return data

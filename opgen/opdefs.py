@@ -138,7 +138,7 @@ def parse(data: bytes, display: str = "<bytes>", *, validate: bool = True) -> op
     text = None
     if oplist is None:
         oplist, text = _parse_text(data, display)
-    if validate and not _passes_compiled_check(oplist, data if text is None else None):
+    if validate:
         if text is None:   # the bytes at hand: no need to serialize the OpList again
             problems = _problems(oplist, opdef_wire.OpListWire.FromString(data).op,
                                  _binary_locator(display))
@@ -382,11 +382,6 @@ def to_binary(oplist: op_def_pb2.OpList, *, canonical: bytes | None = None) -> b
     (``opdef_wire.canonical_bytes(oplist)``) where the caller has it.
     """
     data = opdef_wire.canonical_bytes(oplist) if canonical is None else canonical
-    scan = opdef_wire.scanner()
-    if scan is not None:
-        ordered = scan.sorted_by_name(data)
-        if ordered is not None:
-            return ordered
     names = [op.name for op in oplist.op]
     fields = _op_fields(data)
     if fields is None or len(fields) != len(names):   # unknown fields beside the ops
@@ -440,9 +435,13 @@ def _binary_locator(display: str) -> Locator:
 
 
 def _text_locator(text: str, display: str) -> Locator:
-    positions = op_block_positions(text)
+    positions: list[tuple[int, int]] = []
 
     def locate(index: int, name: str) -> str:
+        # Scanning the text for op blocks costs ~50 ms on TensorFlow's registry: done
+        # once, on the first problem, never for a valid OpList.
+        if not positions:
+            positions.extend(op_block_positions(text))
         if index < len(positions):
             line, col = positions[index]
             return f"{display}:{line}:{col}"
@@ -482,26 +481,7 @@ def op_block_positions(text: str, key: str = "name") -> list[tuple[int, int]]:
 
 def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) -> list[Problem]:
     """Every problem in ``oplist``; an empty list means it is fine."""
-    if _passes_compiled_check(oplist):
-        return []
     return _problems(oplist, opdef_wire.wire_ops(oplist), locate or (lambda index, name: ""))
-
-
-def _passes_compiled_check(oplist: op_def_pb2.OpList, data: bytes | None = None) -> bool:
-    """Whether the compiled front end (:func:`opdef_wire.scanner`) finds every op valid;
-    False also where it is not built: the Python checks below then decide, and describe
-    what is wrong.
-
-    ``data`` are the binary bytes ``oplist`` was parsed from, if it was: the scanner reads
-    them as protobuf does (last value wins, packed or not, fields of an unexpected wire
-    type are unknown ones) and declines what it would read differently (a singular
-    message given twice, which protobuf merges), so they need not be serialized again.
-    """
-    scan = opdef_wire.scanner()
-    if scan is None:
-        return False
-    return scan.check(opdef_wire.canonical_bytes(oplist) if data is None else data,
-                      _DATA_TYPES) is True
 
 
 def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:

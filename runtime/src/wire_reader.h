@@ -1,5 +1,5 @@
 // The protobuf wire-format cursor, header-only: the runtime's readers (wire_format.cc)
-// and the generator's compiled OpList front end (native/) both read with it. Varints,
+// read with it. Varints,
 // tags, length-delimited fields (as views of the input, no copies), fixed32/64, and
 // skipping what a reader does not take, unknown groups included, as the protobuf
 // library reads them. Bounds-checked; any malformation clears `ok`.

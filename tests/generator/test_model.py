@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 from google.protobuf import text_format
 
+from opgen import opdefs
 from opgen.model import NO_DEFAULT, ArgKind, OpSpec, op_specs
 from opgen.protos import op_def_pb2
 
@@ -104,7 +105,7 @@ def _rebuilt(record):
 def test_specs_hold_every_field_and_equal_constructor_built_ones(registry):
     for spec in op_specs(registry):
         for record in (spec, *spec.inputs, *spec.outputs, *spec.inferred_attrs, *spec.caller_attrs):
-            assert set(f.name for f in dataclasses.fields(record)) <= set(vars(record))
+            assert {f.name for f in dataclasses.fields(record)} <= set(vars(record))
             assert _rebuilt(record) == record
         assert spec.caller_attrs == spec.required_attrs + spec.optional_attrs
         assert spec.signature_inputs == spec.inputs   # no ApiDef reorders them
@@ -124,3 +125,71 @@ def test_op_specs_share_identical_arg_and_attr_specs(registry):
     for spec in specs:
         for attr in spec.inferred_attrs:
             assert set(attr.inferred_from) <= {a.name for a in spec.inputs}
+
+
+def test_specs_share_identical_args_and_attrs_across_ops():
+    """One object per distinct ArgDef / AttrDef, and one per attr and the inputs it is
+    inferred from."""
+    two_ops = """
+    op { name: "Neg" input_arg { name: "x" type_attr: "T" } output_arg { name: "y" type_attr: "T" }
+         attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }
+         attr { name: "keep" type: "bool" default_value { b: true } } }
+    op { name: "Abs" input_arg { name: "x" type_attr: "T" } output_arg { name: "y" type_attr: "T" }
+         attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }
+         attr { name: "keep" type: "bool" default_value { b: true } } }
+    """
+    specs = {s.name: s for s in op_specs(opdefs.load(two_ops.encode()))}
+    neg, abs_ = specs["Neg"], specs["Abs"]
+    assert neg.inputs[0] is abs_.inputs[0] and neg.outputs[0] is abs_.outputs[0]
+    assert neg.inferred_attrs[0] is abs_.inferred_attrs[0]
+    assert neg.optional_attrs[0] is abs_.optional_attrs[0]
+    assert neg.inferred_attrs[0].inferred_from == ("x",)
+
+
+@pytest.fixture
+def api_def_specs(tmp_path):
+    from opgen import api_def
+
+    from .test_bad_input import API_DEFS, MATMUL_OPS
+
+    extra = 'op { name: "Plain" input_arg { name: "x" type: DT_FLOAT } }\n'
+    oplist = opdefs.load((MATMUL_OPS + extra).encode())
+    (tmp_path / "api.pbtxt").write_text(API_DEFS)
+    api_defs = api_def.load([tmp_path / "api.pbtxt"])
+    return oplist, api_defs, {s.name: s for s in op_specs(oplist, api_defs)}
+
+
+def test_specs_with_api_defs_hold_every_field(api_def_specs):
+    """The one builder fills every field of every record, with ApiDefs or without: a
+    field added to a record but not to model.build_spec fails here (and in
+    test_specs_hold_every_field_and_equal_constructor_built_ones)."""
+    _, _, specs = api_def_specs
+    for spec in specs.values():
+        for record in (spec, *spec.inputs, *spec.outputs, *spec.inferred_attrs, *spec.caller_attrs):
+            assert {f.name for f in dataclasses.fields(record)} <= set(vars(record))
+            assert _rebuilt(record) == record
+    matmul = specs["MatMul"]
+    assert matmul.endpoints == ("linalg.MatrixProduct", "Dot")
+    assert [a.public_name for a in matmul.signature_inputs] == ["right", "left"]
+    assert [a.name for a in matmul.inputs] == ["a", "b"]   # OpDef order, what runs
+    assert matmul.inputs[1].description == "The right factor."
+    assert matmul.summary == "Multiplies two matrices."
+    assert matmul.optional_attrs[0].default is True        # the ApiDef's default
+    assert matmul.inferred_attrs[0].inferred_from == ("a", "b")
+    assert specs["Scale"].visibility == "HIDDEN" and specs["Plain"].visibility == "VISIBLE"
+    assert specs["Scale"].required_attrs == ()                # a default makes it optional
+    assert specs["Scale"].optional_attrs[0].public_name == "by"
+
+
+def test_from_opdef_builds_as_op_specs_does(api_def_specs):
+    oplist, api_defs, specs = api_def_specs
+    for op in oplist.op:
+        alone = OpSpec.from_opdef(op, api_defs.get(op.name))
+        assert alone == specs[op.name] and repr(alone) == repr(specs[op.name])
+
+
+def test_op_specs_checks_api_defs_against_the_oplist(api_def_specs):
+    oplist, api_defs, _ = api_def_specs
+    del oplist.op[0]   # MatMul, which an ApiDef names
+    with pytest.raises(opdefs.OpDefError, match="MatMul.*not in the OpList"):
+        op_specs(oplist, api_defs)

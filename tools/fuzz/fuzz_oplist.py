@@ -1,15 +1,14 @@
-"""atheris target: the generator's OpList loaders, compiled and pure Python side by side.
+"""atheris target: the generator's OpList loaders and its one OpSpec builder.
 
 The input is whatever ``opgen generate --ops FILE`` could be given: a binary OpList, an
 ``ops.pbtxt`` text, or neither. The promises checked, for every input:
 
 - loading either succeeds or raises ``OpDefError`` with a message (every other exception
-  is a finding, as is a crash of the compiled scanner ``opgen._oplist_scan``);
-- the compiled scanner and the pure-Python path agree: both accept, with the same
-  OpSpecs, or both refuse, with the same problems;
-- what loads, renders in every language without an exception.
+  is a finding);
+- what loads builds the same OpSpecs op by op (``OpSpec.from_opdef``) as for the whole
+  list (``model.op_specs``), and renders in every language without an exception.
 
-Run it (see README.md here for the sanitizer build of the compiled scanner):
+Run it (see README.md here):
 
     python tools/fuzz/fuzz_oplist.py -max_total_time=60 CORPUS_DIR [SEED_FILES...]
 
@@ -38,41 +37,20 @@ def make_seeds(folder: Path) -> None:
         (folder / f"binary-{start}.pb").write_bytes(opdefs.to_binary(part))
 
 
-def _outcome(data: bytes, compiled: bool):
-    """('ok', specs) or ('refused', problems) for ``data``, on one of the two paths."""
-    from opgen import model, opdef_wire, opdefs
-
-    saved = opdef_wire._scanner
-    if not compiled:
-        opdef_wire._scanner = None
-    try:
-        try:
-            oplist = opdefs.parse(data, "<fuzz>")
-        except opdefs.OpDefError as e:
-            message = str(e)
-            if not message.strip():
-                raise AssertionError("an OpDefError without a message") from e
-            return "refused", message
-        return "ok", (oplist, model.op_specs(oplist))
-    finally:
-        opdef_wire._scanner = saved
-
-
 def test_one_input(data: bytes) -> None:
-    from opgen import generate, opdef_wire
+    from opgen import generate, model, opdefs
 
-    compiled = _outcome(data, compiled=True)
-    if opdef_wire.scanner() is not None:
-        pure = _outcome(data, compiled=False)
-        if compiled[0] != pure[0]:
-            raise AssertionError(f"compiled path {compiled[0]}, pure Python {pure[0]}: "
-                                 f"{compiled[1] if compiled[0] == 'refused' else pure[1]}")
-        if compiled[0] == "refused" and compiled[1] != pure[1]:
-            raise AssertionError(f"the two paths refuse differently:\n{compiled[1]}\n---\n{pure[1]}")
-        if compiled[0] == "ok" and compiled[1][1] != pure[1][1]:
-            raise AssertionError("the two paths build different OpSpecs")
-    if compiled[0] == "ok":
-        generate.render(compiled[1][0], ["python", "c", "cpp", "rust", "go"])
+    try:
+        oplist = opdefs.parse(data, "<fuzz>")
+    except opdefs.OpDefError as e:
+        if not str(e).strip():
+            raise AssertionError("an OpDefError without a message") from e
+        return
+    specs = model.op_specs(oplist)
+    alone = sorted((model.OpSpec.from_opdef(op) for op in oplist.op), key=lambda s: s.name)
+    if repr(alone) != repr(specs):   # repr: nan defaults equal themselves
+        raise AssertionError("OpSpec.from_opdef and op_specs build different OpSpecs")
+    generate.render(oplist, ["python", "c", "cpp", "rust", "go"])
 
 
 def main() -> None:
@@ -86,11 +64,7 @@ def main() -> None:
     import opgen.opdefs  # noqa: F401
     # instrument_all rather than instrument_imports: an editable install imports opgen
     # through its own loader, which instrument_imports does not see into.
-    if "-runs=0" not in sys.argv:   # a replay of a corpus needs no coverage
-        atheris.instrument_all()
-    from opgen import opdef_wire
-    scanner = opdef_wire.scanner()
-    print("fuzz_oplist: compiled scanner:", getattr(scanner, "__file__", "none"), flush=True)
+    atheris.instrument_all()
     atheris.Setup(sys.argv, test_one_input)
     atheris.Fuzz()
 
