@@ -253,10 +253,12 @@ def _write_locked(changed: Sequence[GeneratedFile], out_dir: Path, remove: Seque
 
 
 def template_paths(languages: Sequence[str]) -> list[Path]:
-    """The template files ``languages`` render: dependencies of the output."""
+    """The template files ``languages`` render and the static files they copy
+    (``templates/<lang>/static``): dependencies of the output."""
     root = _paths.templates_dir()
     return sorted(path for name in languages
-                  for path in (root / langs.get(name).NAME).glob("*.j2"))
+                  for pattern in ("*.j2", "static/*")
+                  for path in (root / langs.get(name).NAME).glob(pattern))
 
 
 def depfile(targets: Iterable[Path], dependencies: Iterable[Path]) -> bytes:

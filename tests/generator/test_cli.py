@@ -170,3 +170,14 @@ def test_depfile_escapes_spaces_for_make(runner, tmp_path):
                      "--depfile", str(dep))
     assert result.exit_code == 0, result.output
     assert str(ops).replace(" ", "\\ ") in dep.read_text()
+
+
+def test_depfile_lists_the_static_files_a_language_copies(runner, pbtxt, tmp_path):
+    # An edit to templates/<lang>/static/* must make a build system regenerate.
+    dep = tmp_path / "opgen.d"
+    result = _invoke(runner, "generate", "--lang", "cpp,go,rust", "--ops", str(pbtxt(OPS)),
+                     "--out", str(tmp_path / "gen"), "--depfile", str(dep))
+    assert result.exit_code == 0, result.output
+    dependencies = dep.read_text().split(":", 1)[1]
+    for static in ("cpp/static/opgen_framework.h", "go/static/runtime.go", "rust/static/lib.rs"):
+        assert static in dependencies, static
