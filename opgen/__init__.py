@@ -12,6 +12,8 @@ generated op wrappers live in :mod:`opgen.ops`::
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 # Names re-exported from opgen.runtime, loaded lazily (PEP 562).
@@ -28,12 +30,12 @@ _RUNTIME_EXPORTS = frozenset({
 })
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _RUNTIME_EXPORTS:
         from opgen import runtime
         return getattr(runtime, name)
     raise AttributeError(f"module 'opgen' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | _RUNTIME_EXPORTS | {"ops"})
