@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from opgen.opdefs import (OpDefError, Problem, decode_text, op_block_positions,
                           parse_text_message, read_file)
@@ -250,4 +250,4 @@ def visibility(api_def: api_def_pb2.ApiDef | None) -> str:
     value = api_def.visibility if api_def is not None else api_def_pb2.ApiDef.DEFAULT_VISIBILITY
     if value == api_def_pb2.ApiDef.DEFAULT_VISIBILITY:
         return VISIBLE
-    return api_def_pb2.ApiDef.Visibility.Name(value)
+    return str(api_def_pb2.ApiDef.Visibility.Name(value))

@@ -11,9 +11,13 @@ is compared is what the generated functions expose.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from opgen.model import NO_DEFAULT, ArgSpec, AttrSpec, DType, OpSpec
+
+# add(breaking, message): records one change of an op
+_Add = Callable[[bool, str], None]
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def diff_op(old: OpSpec, new: OpSpec) -> list[Change]:
     return changes
 
 
-def _diff_endpoints(old: OpSpec, new: OpSpec, add) -> None:
+def _diff_endpoints(old: OpSpec, new: OpSpec, add: _Add) -> None:
     """Callers use endpoint names: removing one breaks them; deprecating one, adding one,
     or making another one primary while keeping the old name does not."""
     old_primary, new_primary = old.endpoints[0], new.endpoints[0]
@@ -99,7 +103,7 @@ def _arg_type(arg: ArgSpec) -> str:
     return arg.fixed_type.name if arg.fixed_type else f"attr {arg.type_attr or arg.type_list_attr}"
 
 
-def _diff_inputs(old: OpSpec, new: OpSpec, add) -> None:
+def _diff_inputs(old: OpSpec, new: OpSpec, add: _Add) -> None:
     old_inputs = [a.public_name for a in old.signature_inputs]
     new_inputs = [a.public_name for a in new.signature_inputs]
     old_by, new_by = {a.public_name: a for a in old.inputs}, {a.public_name: a for a in new.inputs}
@@ -136,11 +140,11 @@ def _shown(value: Any, attr: AttrSpec) -> str:
     return doc_literal(value, attr.type)
 
 
-def _allowed_names(attr: AttrSpec) -> set:
+def _allowed_names(attr: AttrSpec) -> set[Any]:
     return {v.name if isinstance(v, DType) else v for v in attr.allowed_values or ()}
 
 
-def _diff_attrs(old: OpSpec, new: OpSpec, add) -> None:
+def _diff_attrs(old: OpSpec, new: OpSpec, add: _Add) -> None:
     old_attrs = {a.public_name: a for a in old.inferred_attrs + old.caller_attrs}
     new_attrs = {a.public_name: a for a in new.inferred_attrs + new.caller_attrs}
     old_caller = {a.public_name for a in old.caller_attrs}
@@ -189,7 +193,7 @@ def _diff_attrs(old: OpSpec, new: OpSpec, add) -> None:
             add(True, f"attr '{name}' added without a default: callers must pass it")
 
 
-def _diff_outputs(old: OpSpec, new: OpSpec, add) -> None:
+def _diff_outputs(old: OpSpec, new: OpSpec, add: _Add) -> None:
     a = [(o.public_name, o.kind) for o in old.outputs]
     b = [(o.public_name, o.kind) for o in new.outputs]
     if a != b:

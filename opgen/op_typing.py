@@ -8,7 +8,8 @@ run time: the runtime classes are only imported for type checkers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 TensorLike = Union["Tensor", "Output", "np.ndarray", "np.generic", bool, int, float, complex, str, bytes,
                    Sequence[Any]]
 DTypeLike = Union["DType", str, type, "np.dtype"]
-ShapeLike = Union[Sequence[Union[int, None]], None]
+ShapeLike = Sequence[int | None] | None
 # What an op returns for each output: an eager tensor, or in graph mode (inside
 # ``Graph.as_default()``) an output of the node it added.
 OpOutput = Union["Tensor", "Output"]

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from opgen.protos import graph_pb2
+
+if TYPE_CHECKING:  # the runtime loads only when a model is run
+    from opgen.runtime.graph import Graph
+    from opgen.runtime.session import Session
 
 # Node types that produce no value worth printing when outputs are guessed.
 _NOT_OUTPUTS = {"NoOp", "Const", "Placeholder", "Assert", "ControlTrigger"}
@@ -27,13 +33,13 @@ class Model:
 
     path: Path
     graph_def: graph_pb2.GraphDef
-    graph: object
-    placeholders: list = field(default_factory=list)  # NodeDefs of op Placeholder
+    graph: Graph
+    placeholders: list[Any] = field(default_factory=list)  # NodeDefs of op Placeholder
 
 
 def read_graph_def(path: Path) -> graph_pb2.GraphDef:
     """A GraphDef from binary protobuf (``.pb``) or text format (``.pbtxt``)."""
-    from google.protobuf import text_format
+    from google.protobuf import message, text_format
 
     data = Path(path).read_bytes()
     graph_def = graph_pb2.GraphDef()
@@ -41,11 +47,11 @@ def read_graph_def(path: Path) -> graph_pb2.GraphDef:
         graph_def.ParseFromString(data)
         if graph_def.node or not data:
             return graph_def
-    except Exception:  # not binary; try text below
+    except message.DecodeError:  # not binary; try text below
         pass
     try:
         return text_format.Parse(data.decode("utf-8"), graph_pb2.GraphDef())
-    except Exception as e:
+    except (text_format.ParseError, UnicodeDecodeError) as e:
         raise ModelError(f"{path} is neither a binary nor a text-format GraphDef ({e})") from None
 
 
@@ -135,14 +141,14 @@ def random_inputs(model: Model, seed: int = 0, unknown_dim: int = 1) -> dict[str
     return feeds
 
 
-def make_session(model: Model, optimize: bool | None):
+def make_session(model: Model, optimize: bool | None) -> Session:
     """A Session over the model's graph, with the graph optimizer on, off, or as the
     runtime decides (None: on unless $OPGEN_GRAPH_OPTIMIZER=0)."""
-    import opgen
+    from opgen.runtime.session import Session, SessionOptions
 
     if optimize is None:
-        return opgen.Session(graph=model.graph)
-    return opgen.Session(graph=model.graph, options=opgen.SessionOptions(optimize=optimize))
+        return Session(graph=model.graph)
+    return Session(graph=model.graph, options=SessionOptions(optimize=optimize))
 
 
 def check_outputs(model: Model, names: list[str]) -> list[str]:
@@ -172,7 +178,8 @@ class Timing:
                 f"min {min(t):.3f} ms, mean {float(np.mean(t)):.3f} ms")
 
 
-def benchmark(session, outputs, feeds, runs: int, warmup: int = 2, progress=None) -> Timing:
+def benchmark(session: Session, outputs: list[str], feeds: dict[str, np.ndarray], runs: int,
+              warmup: int = 2, progress: Callable[[int], None] | None = None) -> Timing:
     """Times ``runs`` calls of ``session.run`` after ``warmup`` untimed ones. `progress`,
     when given, is called with the number of finished runs after each one."""
     for _ in range(warmup):

@@ -19,7 +19,7 @@ def _load_fast_path():
     if os.environ.get("OPGEN_DISABLE_FAST_PATH"):
         return None
     try:
-        from opgen.runtime import _eager_fastpath
+        from opgen.runtime import _eager_fastpath  # type: ignore[attr-defined]  # compiled, may be absent
     except ImportError:
         return None
     if not hasattr(_eager_fastpath, "set_eager_device"):

@@ -11,6 +11,7 @@ TensorFlow's defaults (float -> float32, int -> int32, or int64 when it does not
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ def default_numpy_value(value) -> np.ndarray:
     """A Python value as numpy with TensorFlow's default dtypes: float -> float32,
     int -> int32 (int64 when it does not fit), bool -> bool, complex -> complex128."""
     array = np.asarray(value)
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         return array
     if array.dtype == np.float64:
         return array.astype(np.float32)
@@ -57,8 +58,8 @@ def python_value_as(value, want: dtypes.DType, context: str = "") -> np.ndarray:
     kind = array.dtype.kind
     if kind == "O" or kind in "US":
         raise InvalidArgumentError(f"{context}cannot convert {short_repr(value)} to {want.name}")
-    if (kind == "c" and not want.is_complex or kind == "f" and (want.is_integer or want.is_bool)
-            or kind == "b" and not want.is_bool or kind in "iuf" and want.is_bool):
+    if ((kind == "c" and not want.is_complex) or (kind == "f" and (want.is_integer or want.is_bool))
+            or (kind == "b" and not want.is_bool) or (kind in "iuf" and want.is_bool)):
         raise InvalidArgumentError(
             f"{context}cannot convert {short_repr(value)} to {want.name} without losing data")
     if kind in "iu" and want.is_integer and array.size:
@@ -108,7 +109,8 @@ def _python_as(value, dtype: dtypes.DType, what: str) -> np.ndarray:
 
 
 # C types of the scalars ctypes reads and writes directly (the rank-0 fast path).
-SCALAR_CTYPES = {
+# (ctypes scalar types: their .value is typed per class, so Any here)
+SCALAR_CTYPES: dict[np.dtype[Any], Any] = {
     np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
     np.dtype(np.int8): ctypes.c_int8, np.dtype(np.int16): ctypes.c_int16,
     np.dtype(np.int32): ctypes.c_int32, np.dtype(np.int64): ctypes.c_int64,

@@ -139,7 +139,7 @@ def _release_export(address) -> None:
 def _export_deleter(address):
     try:
         _release_export(address)
-    except Exception:  # interpreter shutdown: nothing left to keep alive
+    except Exception:  # noqa: BLE001, S110  (a C callback must not raise; at interpreter shutdown nothing is left to keep alive)
         pass
 
 
@@ -152,7 +152,7 @@ def _capsule_destructor(capsule):
             if _py.PyCapsule_IsValid(capsule, name):
                 _release_export(_py.PyCapsule_GetPointer(capsule, name))
                 return
-    except Exception:
+    except Exception:  # noqa: BLE001, S110  (a C callback must not raise: a capsule destructor at shutdown)
         pass
 
 
@@ -199,6 +199,7 @@ def to_dlpack(tensor, *, stream=None, max_version=None, dl_device=None, copy=Non
         here = dlpack_device(tensor)
     elif copy:
         tensor, is_copy = _copied(tensor, None), True
+    assert here is not None  # a tensor on a device DLPack cannot name was copied above
     if here[0] == kDLCUDA:
         if stream is not None and stream != -1 and not isinstance(stream, int):
             raise TypeError(f"stream must be an int or None, got {stream!r}")

@@ -22,6 +22,8 @@ import numbers
 import operator
 import threading
 from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -145,7 +147,8 @@ def _strings(values):
 
 def _shape_list(values):
     shapes = [shape_dims(v) for v in values]
-    dims = (ctypes.POINTER(_c_int64) * max(len(shapes), 1))(
+    # None is a NULL pointer: an unknown rank
+    dims = (ctypes.POINTER(_c_int64) * max(len(shapes), 1))(  # type: ignore[misc]
         *[ctypes.cast(d, ctypes.POINTER(_c_int64)) if d is not None else None for d, _ in shapes])
     ranks = (_c_int * max(len(shapes), 1))(*[r for _, r in shapes])
     return dims, ranks, shapes  # `shapes` keeps the dims arrays alive
@@ -198,9 +201,9 @@ class AttrKind:
     """One OpDef attr type: how a Python value becomes its canonical value, and how
     that value reaches an eager op and a graph node."""
 
-    convert: object
-    set_eager: object
-    set_graph: object
+    convert: Callable[..., Any] | None  # None: a tensor, converted with the op's inputs
+    set_eager: Callable[..., None]
+    set_graph: Callable[..., None]
 
 
 ATTR_KINDS: dict[str, AttrKind] = {
@@ -469,7 +472,7 @@ class OpPlan:
         the OpDef (e.g. Relu on bool names 'T' and the allowed types)."""
         if not self.inferred:
             return {}
-        inferred = {}
+        inferred: dict[Any, Any] = {}  # attr name -> a length, a DType or a list of DTypes
         for (_, kind, type_attr, _, number_attr), value in zip(self.inputs, converted):
             if kind == "number":
                 if number_attr not in attrs:
@@ -585,8 +588,10 @@ def _new_plan(op_type: str, op_def: op_def_pb2.OpDef) -> OpPlan:
             plan.inputs.append((arg.name, "single", arg.type_attr or None, arg.type, None))
         if arg.type_attr:
             inferred.add(arg.type_attr)
-            if plan.attr_defaults.get(arg.type_attr) is not None:
-                plan.input_type_defaults[arg.type_attr] = plan.attr_defaults[arg.type_attr]
+            default = plan.attr_defaults.get(arg.type_attr)
+            if default is not None:
+                # a `type` attr's default is a DType (its converter made it one)
+                plan.input_type_defaults[arg.type_attr] = cast(dtypes.DType, default)
     plan.inferred = frozenset(inferred)
     plan.required = tuple(a.name for a in op_def.attr
                           if a.name not in inferred and not specs[a.name].has_default)

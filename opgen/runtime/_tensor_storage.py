@@ -14,6 +14,9 @@ class TensorStorage:
 
     __slots__ = ("_handle_ptr_value", "_tensor", "_lib", "_dtype", "_shape", "_host",
                  "__weakref__")
+    _handle_ptr_value: int | None  # a TFE_TensorHandle*, made on first use
+    _tensor: int | None            # the TF_Tensor* (None once deleted)
+    _host: bool | None             # whether the data is in host memory (found on first use)
 
     def __init__(self, handle: int):
         runtime = _lib.lib()
@@ -51,7 +54,7 @@ class TensorStorage:
                 runtime.TF_DeleteTensor(self._tensor)
             if self._handle_ptr_value:
                 runtime.TFE_DeleteTensorHandle(self._handle_ptr_value)
-        except Exception:  # interpreter shutdown may have torn ctypes down already
+        except Exception:  # noqa: BLE001, S110  (__del__ at interpreter shutdown, when ctypes may be torn down)
             pass
         self._tensor = self._handle_ptr_value = None
 
@@ -72,5 +75,5 @@ class TensorStorage:
     @property
     def _on_host(self) -> bool:
         if self._host is None:
-            self._host = "CPU:" in _lib.tensor_device_name(self._tensor)
+            self._host = "CPU:" in _lib.tensor_device_name(self._tensor)  # type: ignore[arg-type]  # live while self is
         return self._host

@@ -59,7 +59,7 @@ def _call_deleter(address, wait: bool = False) -> None:
 def _import_deallocator(data, length, arg):
     try:
         _call_deleter(arg, wait=True)
-    except Exception:
+    except Exception:  # noqa: BLE001, S110  (a C callback must not raise: the runtime frees the tensor anyway)
         pass
 
 
@@ -115,6 +115,7 @@ def from_dlpack(obj) -> Tensor:
         raise ValueError("not a DLPack capsule, or one already consumed "
                          "(a capsule can be used once)")
     address = _py.PyCapsule_GetPointer(capsule_ptr, name)
+    managed: DLManagedTensor | DLManagedTensorVersioned
     if versioned:
         managed = DLManagedTensorVersioned.from_address(address)
         if managed.version.major != DLPACK_VERSION[0]:

@@ -40,31 +40,31 @@ class DType:
         return self._numpy
 
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> builtins.bool:
         return self.name in ("float16", "bfloat16", "float32", "float64")
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> builtins.bool:
         return self._numpy is not None and np.issubdtype(self._numpy, np.integer)
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> builtins.bool:
         return self.name in ("complex64", "complex128")
 
     @property
-    def is_unsigned(self) -> bool:
+    def is_unsigned(self) -> builtins.bool:
         return self.name in ("uint8", "uint16", "uint32", "uint64", "quint8", "quint16")
 
     @property
-    def is_bool(self) -> bool:
+    def is_bool(self) -> builtins.bool:
         return self.name == "bool"
 
     @property
-    def is_quantized(self) -> bool:
+    def is_quantized(self) -> builtins.bool:
         return self.name in ("qint8", "quint8", "qint16", "quint16", "qint32")
 
     @property
-    def is_numpy_compatible(self) -> bool:
+    def is_numpy_compatible(self) -> builtins.bool:
         return self._numpy is not None
 
     @property
@@ -74,7 +74,7 @@ class DType:
     def __repr__(self) -> str:
         return f"opgen.{self.name}"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other) -> builtins.bool:
         if isinstance(other, DType):
             return other.as_datatype_enum == self.as_datatype_enum
         try:
@@ -98,7 +98,7 @@ int8 = DType("int8", 6, np.int8)
 string = DType("string", 7, None)
 complex64 = DType("complex64", 8, np.complex64)
 int64 = DType("int64", 9, np.int64)
-bool = DType("bool", 10, np.bool_)  # noqa: A001  (TensorFlow's name)
+bool = DType("bool", 10, np.bool_)
 qint8 = DType("qint8", 11, None)
 quint8 = DType("quint8", 12, None)
 qint32 = DType("qint32", 13, None)

@@ -15,6 +15,7 @@ back here, so results and errors are this module's either way.
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 from opgen.runtime import _context, _lib, devices, dtypes
 from opgen.runtime._opplan import OpPlan, registry
@@ -29,7 +30,7 @@ _fast_path = _context.fast_path
 
 def _convert_inputs(plan: OpPlan, inputs, attrs, op_type):
     resolved = plan.resolve_dtypes(inputs, attrs, carries_dtype, dtype_of) if plan.inferred else {}
-    converted = []
+    converted: list[Any] = []  # a Tensor per single input, a list of them per list input
     for (arg, kind, type_attr, fixed, _), value in zip(plan.inputs, inputs):
         try:
             if kind == "single":
@@ -116,7 +117,7 @@ def _new_op(plan: OpPlan, op_type: str, inputs, attrs):
                 raise exception_class(status.code)(f"{op_type}: {status.message}", op_type)
         for attr_name, value in prepared.items():
             spec = specs[attr_name]
-            spec.kind.set_eager(lib, op, spec.bname, value, status)
+            spec.kind.set_eager(lib, op, spec.bname, value, status)  # type: ignore[union-attr]  # prepare_attrs refused kindless attrs
             if status.code != 0:
                 _raise_status(op_type, status.code, status.message)
     except BaseException:

@@ -13,8 +13,9 @@ import ctypes
 import re
 import threading
 import weakref
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from opgen.protos import attr_value_pb2, graph_pb2
 from opgen.runtime import _lib, _opplan, dtypes
@@ -137,7 +138,7 @@ class Graph:
         """Every operation, in the order they were added."""
         runtime = _lib.graph_lib()
         position = _c_size_t(0)
-        ops = []
+        ops: list[Operation] = []
         while True:
             c_op = runtime.TF_GraphNextOperation(self._c_graph, ctypes.byref(position))
             if not c_op:
@@ -268,7 +269,7 @@ class Graph:
                 op_type)
         # Everything is checked before TF_NewOperation: TensorFlow's API cannot drop a
         # started description, and finishing one adds the operation to the graph.
-        c_inputs = []  # (TF_Output) or (TF_Output array, count) per input arg
+        c_inputs: list[Any] = []  # (TF_Output) or (TF_Output array, count) per input arg
         for arg, value in zip(op_def.input_arg, inputs):
             if arg.number_attr or arg.type_list_attr:
                 if isinstance(value, Output) or not isinstance(value, (list, tuple)):
@@ -331,7 +332,7 @@ class Graph:
         in (that input waits already), and none that is an input's producer."""
         producers = {v.op for value in inputs
                      for v in (value if isinstance(value, (list, tuple)) else (value,))}
-        needed = []
+        needed: list[Operation] = []
         for control_ops, built_inside in controllers:
             if producers & built_inside:
                 continue
@@ -381,7 +382,7 @@ class Operation:
         self._c_op = c_op
         self._name = runtime.TF_OperationName(c_op).decode()
         self._type = runtime.TF_OperationOpType(c_op).decode()
-        self._outputs = None
+        self._outputs: list[Output] | None = None
 
     @property
     def graph(self) -> Graph:
@@ -682,7 +683,7 @@ def get_default_graph() -> Graph:
 
 _graph_mode_lock = threading.Lock()
 _graph_mode_depth = 0  # as_default() blocks open, all threads together
-_graph_mode_hook = None  # set by opgen.runtime.graph_mode: (active: bool) -> None
+_graph_mode_hook: Callable[[bool], None] | None = None  # set by opgen.runtime.graph_mode: (active: bool) -> None
 
 
 def _graph_mode_entered(delta: int) -> None:

@@ -7,7 +7,7 @@ import ctypes
 
 from opgen.runtime import _lib
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
-from opgen.runtime.graph import Graph, Output, get_default_graph
+from opgen.runtime.graph import Graph, Operation, Output, get_default_graph
 
 _TF_Output = _lib.TF_Output
 _c_int, _c_void_p = ctypes.c_int, ctypes.c_void_p
@@ -128,7 +128,7 @@ def _returned_elements(runtime, graph: Graph, results, wanted: list[str]) -> lis
     runtime.TF_ImportGraphDefResultsReturnOperations(results, ctypes.byref(num_ops),
                                                      ctypes.byref(operations))
     next_output = next_op = 0
-    elements = []
+    elements: list[Output | Operation] = []
     for kind in wanted:
         if kind == "output":
             item = outputs[next_output]

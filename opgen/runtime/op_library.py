@@ -76,8 +76,8 @@ def _build_module(oplist: op_def_pb2.OpList, name: str, path: str) -> types.Modu
     package.__file__ = f"<generated for {path}>"
     package.__path__ = []          # a package, so the submodule names resolve
     exec(compile(files["python/__init__.py"], package.__file__, "exec"), package.__dict__)
-    package.LIBRARY_PATH = path
-    package.OP_LIST = oplist
+    package.LIBRARY_PATH = path  # type: ignore[attr-defined]  # a module built at run time
+    package.OP_LIST = oplist  # type: ignore[attr-defined]
     sys.modules[name] = package
     return package
 

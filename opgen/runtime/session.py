@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +137,7 @@ class Session:
     def __exit__(self, *exc_info):
         self.close()
 
-    def run(self, fetches, feed_dict=None):
+    def run(self, fetches: Any, feed_dict: dict[Any, Any] | None = None) -> Any:
         """Runs the graph and returns the values of `fetches` as numpy arrays.
 
         `fetches` is an Output, a tensor name ("probs:0"), an Operation or operation
@@ -156,6 +157,7 @@ class Session:
             self._release()
 
     def _run(self, c_session, fetches, feed_dict):
+        key: tuple[Any, ...] | None
         try:
             key = (_structure_key(fetches), tuple(feed_dict) if feed_dict else ())
             plan = self._plans.get(key)
@@ -234,7 +236,7 @@ class _FeedSpec:
         # Scalars whose type says they need no conversion check take the fast path:
         # the numpy scalar of the fed dtype, or a Python float for a float tensor.
         self.scalar_ctype = _convert.SCALAR_CTYPES.get(self.np_dtype)
-        self.scalar_types = ()
+        self.scalar_types: tuple[type, ...] = ()
         if self.scalar_ctype is not None and self.shape in (None, ()):
             self.scalar_types = (self.np_dtype.type, float) if self.np_dtype.kind == "f" \
                 else (self.np_dtype.type,)
@@ -245,7 +247,7 @@ class _FeedSpec:
     def to_tf_tensor(self, value) -> int:
         if type(value) in self.scalar_types:
             tensor = self.allocate(self.enum, None, 0, self.itemsize)
-            self.scalar_ctype.from_address(self.data(tensor)).value = value
+            self.scalar_ctype.from_address(self.data(tensor)).value = value  # type: ignore[union-attr]  # scalar_types is () without a ctype
             return tensor
         if type(value) is _ndarray and value.dtype == self.np_dtype and value.flags.c_contiguous:
             array = value
@@ -309,8 +311,8 @@ class _RunPlan:
             return lambda values: kind([child(values) for child in children])
         if isinstance(fetch, dict):
             items = [(key, self._build(graph, value)) for key, value in fetch.items()]
-            kind = type(fetch)
-            return lambda values: kind([(key, child(values)) for key, child in items])
+            mapping = type(fetch)
+            return lambda values: mapping([(key, child(values)) for key, child in items])
         element = _leaf(graph, fetch)
         if isinstance(element, Operation):
             if element not in self.targets:
@@ -333,10 +335,8 @@ class _RunPlan:
         outputs = self._outputs_type()
         delete = self._delete_tensor
         try:
-            i = 0
-            for spec, value in zip(self.feeds, feed_values):
+            for i, (spec, value) in enumerate(zip(self.feeds, feed_values)):
                 inputs[i] = spec.to_tf_tensor(value)
-                i += 1
             self._session_run(c_session, None, self.c_inputs, inputs, n_inputs,
                               self.c_outputs, outputs, n_outputs, self.c_targets,
                               self.n_targets, None, status.ptr)
