@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,11 +23,14 @@ EXIT_STALE = 1      # --check found files that would change
 EXIT_ERROR = 2
 
 
+class _Failure(click.ClickException):
+    """An expected failure: its message, and exit status EXIT_ERROR."""
+    exit_code = EXIT_ERROR
+
+
 def _fail(message: str) -> click.ClickException:
     from opgen.opdefs import cut_long_words  # names echoed from the input stay short
-    error = click.ClickException(cut_long_words(message))
-    error.exit_code = EXIT_ERROR
-    return error
+    return _Failure(cut_long_words(message))
 
 
 def _source(ops: str | None, from_runtime: bool,
@@ -58,7 +61,7 @@ _runtime_option = click.option(
 class _Group(click.Group):
     """Turns every expected failure into a one-paragraph message."""
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: click.Context) -> Any:
         from opgen.generate import GenerateError
         from opgen.langs import UnknownLanguageError
         from opgen.opdefs import OpDefError
@@ -370,7 +373,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
                                        show_pos=True) as bar:
                     last = [0]
 
-                    def advance(done):
+                    def advance(done: int) -> None:
                         bar.update(done - last[0])
                         last[0] = done
 

@@ -15,7 +15,7 @@ import gc
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,7 @@ def _environment_for(folder: str) -> jinja2.Environment:
 
 
 @contextlib.contextmanager
-def cyclic_gc_paused():
+def cyclic_gc_paused() -> Iterator[None]:
     """Pauses Python's cyclic garbage collector, if it runs, until the block ends.
 
     Rendering builds tens of thousands of records (specs, texts) that all stay alive until
@@ -145,7 +145,7 @@ def stale_files(files: Iterable[GeneratedFile], out_dir: str | Path,
     """Files under ``out_dir`` an earlier run of ``languages`` wrote that ``files`` lacks."""
     out_dir = Path(out_dir)
     produced = {f.path for f in files}
-    stale = set()
+    stale: set[Path] = set()
     for name in languages:
         for pattern in getattr(langs.get(name), "OWNED_GLOBS", ()):
             stale.update(p.relative_to(out_dir) for p in out_dir.glob(pattern))
@@ -162,7 +162,8 @@ def write(files: Iterable[GeneratedFile], out_dir: str | Path, *, check: bool = 
     replaced.
     """
     out_dir = Path(out_dir)
-    changed, unchanged = [], []
+    changed: list[GeneratedFile] = []
+    unchanged: list[GeneratedFile] = []
     for f in files:
         destination = out_dir / f.path
         try:
@@ -205,7 +206,7 @@ def remove_stray_temp_files(folders: Iterable[Path]) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _output_lock(out_dir: Path):
+def _output_lock(out_dir: Path) -> Iterator[None]:
     """Holds an exclusive lock on the output folder (flock on the folder itself, no
     lock file), so that a concurrent run's temporary files are never taken for
     strays. Where flock is unavailable, runs unlocked."""

@@ -17,7 +17,8 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from google.protobuf import message as _message
 from google.protobuf import text_format
@@ -28,7 +29,7 @@ from opgen.protos import op_def_pb2, types_pb2
 #: ``--ops -`` reads the OpList from standard input.
 STDIN = "-"
 
-OpsSource = Union[str, Path, bytes]
+OpsSource = str | Path | bytes
 
 # TensorFlow's own rules (op_def_util): op names are CamelCase, with a leading "_" for
 # internal ops and ">" separating a namespace.
@@ -60,7 +61,7 @@ class Problem:
 # Names echoed in messages are cut to this many characters: a damaged or hostile file
 # can hold a name of any length, and a message must stay readable.
 MAX_SHOWN_NAME = 100
-_LONG_WORD = re.compile(r"[^\s'\"]{%d,}" % (MAX_SHOWN_NAME + 1))
+_LONG_WORD = re.compile(r"[^\s'\"]{" + str(MAX_SHOWN_NAME + 1) + ",}")
 
 
 def shown_name(name: str) -> str:
@@ -217,7 +218,7 @@ def _parse_text(data: bytes, display: str) -> tuple[op_def_pb2.OpList, str]:
     return oplist, text
 
 
-def parse_text_message(text: str, message, display: str, what: str) -> None:
+def parse_text_message(text: str, message: Any, display: str, what: str) -> None:
     """Merges protobuf text `text` into `message`; :class:`OpDefError` at the
     ``FILE:LINE:COLUMN`` of what does not parse, including a value its field cannot
     hold (an enum number outside int32, an int64 out of range), which protobuf
@@ -233,7 +234,7 @@ def parse_text_message(text: str, message, display: str, what: str) -> None:
         raise OpDefError([Problem(display, "", f"{what}: {e}")]) from None
 
 
-def _locating_parser():
+def _locating_parser() -> Any:
     """protobuf's text parser, with a value its field cannot hold reported as a
     ParseError at the value (protobuf raises a bare ValueError from setattr). None
     where this protobuf has no such class: then errors name the file only."""
@@ -241,8 +242,8 @@ def _locating_parser():
     if base is None or not hasattr(base, "_MergeScalarField"):  # pragma: no cover
         return None
 
-    class LocatingParser(base):
-        def _MergeScalarField(self, tokenizer, message, field):
+    class LocatingParser(base):  # type: ignore[valid-type,misc]  # a class found at run time
+        def _MergeScalarField(self, tokenizer: Any, message: Any, field: Any) -> Any:
             try:
                 return super()._MergeScalarField(tokenizer, message, field)
             except ValueError as e:  # ParseError is no ValueError: this is setattr's
@@ -342,7 +343,7 @@ def load_runtime_registry(library: str | Path | None = None) -> op_def_pb2.OpLis
     try:
         oplist.ParseFromString(data)
     except _message.DecodeError as e:
-        raise OpDefError([Problem(f"{path} (TF_GetAllOpList)", "", f"corrupt OpList: {e}")])
+        raise OpDefError([Problem(f"{path} (TF_GetAllOpList)", "", f"corrupt OpList: {e}")]) from e
     problems = validate_oplist(oplist, _binary_locator(f"{path} (TF_GetAllOpList)"))
     if problems:
         raise OpDefError(problems)
@@ -368,7 +369,7 @@ def sorted_oplist(oplist: op_def_pb2.OpList) -> op_def_pb2.OpList:
 
 def to_text(oplist: op_def_pb2.OpList) -> str:
     """Protobuf text format of ``oplist``, ops sorted by name (what ``opgen dump`` writes)."""
-    return text_format.MessageToString(sorted_oplist(oplist))
+    return str(text_format.MessageToString(sorted_oplist(oplist)))
 
 
 def to_binary(oplist: op_def_pb2.OpList, *, canonical: bytes | None = None) -> bytes:
@@ -484,7 +485,7 @@ def validate_oplist(oplist: op_def_pb2.OpList, locate: Locator | None = None) ->
     return _problems(oplist, opdef_wire.wire_ops(oplist), locate or (lambda index, name: ""))
 
 
-def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence, locate: Locator) -> list[Problem]:
+def _problems(oplist: op_def_pb2.OpList, wire_ops: Sequence[Any], locate: Locator) -> list[Problem]:
     """:func:`validate_oplist`, with ``wire_ops`` the ops of ``oplist`` as ``OpDefWire``."""
     problems: list[Problem] = []
     first_seen: dict[str, int] = {}
@@ -515,7 +516,7 @@ class _CheckedParts:
     not: :func:`validate_opdef` describes the problems of an op that is not.
     """
 
-    def __init__(self, names: "_ValidNames") -> None:
+    def __init__(self, names: _ValidNames) -> None:
         self.names = names
         # bytes -> (name, role) of a valid attr, else False; role: its type, or "count"
         # for an int with a minimum >= 0 (what a number_attr needs)
@@ -523,7 +524,7 @@ class _CheckedParts:
         # bytes -> (name, ((attr name, role it needs), ...)) of a valid arg, else False
         self.args: dict[bytes, tuple[str, tuple[tuple[str, str], ...]] | bool] = {}
 
-    def op_is_valid(self, op) -> bool:
+    def op_is_valid(self, op: Any) -> bool:
         attr_facts, arg_facts = self.attrs, self.args
         # [:] makes the list in one call, where iterating a upb container ends in a
         # formatted IndexError. A part cached as invalid (False) is checked again by
@@ -531,7 +532,7 @@ class _CheckedParts:
         found = [attr_facts.get(key) or self._attr(key) for key in op.attr[:]]
         if False in found:
             return False
-        roles = dict(found)
+        roles = dict(found)  # type: ignore[arg-type]  # no False left in it
         if len(roles) != len(found):
             return False   # a duplicate attr name
         seen = set(roles)
@@ -539,7 +540,7 @@ class _CheckedParts:
             facts = arg_facts.get(key) or self._arg(key)
             if not facts:
                 return False
-            name, needs = facts
+            name, needs = facts  # type: ignore[misc]  # a tuple: False returned above
             if name in seen:
                 return False
             seen.add(name)
@@ -638,13 +639,13 @@ def validate_opdef(op: op_def_pb2.OpDef, _names: _ValidNames | None = None) -> l
             type_attr = arg.type_attr
             if (name in valid_args and not arg.number_attr and not arg.type_list_attr
                     and (arg.type in _DATA_TYPES and not type_attr if arg.type else type_attr)
-                    and (not type_attr or type_attr in attrs and attrs[type_attr].type == "type")):
+                    and (not type_attr or (type_attr in attrs and attrs[type_attr].type == "type"))):
                 continue
             errors.extend(_validate_arg(kind, arg, attrs, names))
     return errors
 
 
-def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict,
+def _validate_arg(kind: str, arg: op_def_pb2.OpDef.ArgDef, attrs: dict[str, Any],
                   names: _ValidNames) -> list[str]:
     name = arg.name
     has_type = arg.type != 0
@@ -737,10 +738,10 @@ def _validate_attr(attr: op_def_pb2.OpDef.AttrDef, names: _ValidNames) -> list[s
     return errors
 
 
-def _show(element: str, value) -> str:
+def _show(element: str, value: Any) -> str:
     if element == "type":
         try:
-            return types_pb2.DataType.Name(value)
+            return str(types_pb2.DataType.Name(value))
         except ValueError:
             return str(value)
     if element == "string":

@@ -18,7 +18,7 @@ def clean_lines(text: str) -> list[str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     for separator in ("\u2028", "\u2029", "\x0b", "\x0c", "\x85"):
         text = text.replace(separator, "\n")
-    text = "".join(c for c in text if c == "\n" or c == "\t" or ord(c) >= 0x20 and c != "\x7f")
+    text = "".join(c for c in text if c == "\n" or c == "\t" or (ord(c) >= 0x20 and c != "\x7f"))
     lines = [line.rstrip() for line in text.strip("\n").split("\n")]
     return lines if any(lines) else []
 

@@ -10,7 +10,7 @@ from opgen.model import DType
 from opgen.protos import types_pb2
 
 #: TensorFlow's DataType enum (types.proto); protoc's Python code has no type stubs.
-_DATA_TYPE: Any = types_pb2.DataType  # type: ignore[attr-defined]
+_DATA_TYPE: Any = types_pb2.DataType
 
 
 def words(text: str) -> frozenset[str]:

@@ -564,7 +564,7 @@ class PythonOp:
 def _annotated_default(attr: AttrSpec) -> tuple[str, str]:
     """An optional attr parameter's annotation and default: ``("str", "\"NHWC\"")``."""
     hint = _ATTR_HINTS[attr.type]
-    if attr.type == "func" or attr.type == "shape" and attr.default.dims is None:
+    if attr.type == "func" or (attr.type == "shape" and attr.default.dims is None):
         hint = f"{hint} | None" if hint != "Any" else hint
     return hint, default_source(attr.default, attr.type)
 

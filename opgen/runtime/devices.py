@@ -223,7 +223,7 @@ def host_copy(tensor: Tensor) -> Tensor:
     """`tensor` with its data in host memory (itself when it is there already)."""
     if tensor._on_host:
         return tensor
-    return _copy_tf_tensor(tensor._tensor, _CPU_DEVICE_NAME_BYTES)
+    return _copy_tf_tensor(tensor._tensor, _CPU_DEVICE_NAME_BYTES)  # type: ignore[arg-type]
 
 
 def copy_to_device(value, device: str) -> Tensor:
@@ -237,7 +237,7 @@ def copy_to_device(value, device: str) -> Tensor:
         raise ValueError(f"{device!r} names no device")
     if name == CPU_DEVICE_NAME and tensor._on_host:
         return tensor
-    return _copy_tf_tensor(tensor._tensor, name.encode())
+    return _copy_tf_tensor(tensor._tensor, name.encode())  # type: ignore[arg-type]
 
 
 def synchronize(device: str) -> None:

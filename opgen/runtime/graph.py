@@ -441,7 +441,7 @@ class Operation:
 
     def _output(self, index: int) -> Output:
         if self._outputs is None:
-            _ = self.outputs  # (made on first use)
+            return self.outputs[index]  # (made on first use)
         return self._outputs[index]
 
     def get_attr(self, name: str):

@@ -44,7 +44,7 @@ def _graph_mode_changed(active: bool) -> None:
     eager.set_graph_dispatch(dispatch if active else None)
 
 
-graph._graph_mode_hook = _graph_mode_changed  # type: ignore[assignment]
+graph._graph_mode_hook = _graph_mode_changed
 
 
 def run_operator_op(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> Any:

@@ -82,7 +82,7 @@ class Tensor(TensorOperators, _StorageBase):
     def device(self) -> str:
         """TensorFlow's full name of the device holding the data:
         ``"/job:localhost/replica:0/task:0/device:CPU:0"`` or ``...device:GPU:0``."""
-        return _lib.tensor_device_name(self._tensor)
+        return _lib.tensor_device_name(self._tensor)  # type: ignore[arg-type]  # live while self is
 
     @property
     def _handle_ptr(self) -> int:
@@ -109,7 +109,7 @@ class Tensor(TensorOperators, _StorageBase):
             # A GPU tensor: numpy gets a host copy; numpy keeps `data` (an array over
             # the copy) alive as the base of what it builds. Never a device pointer.
             host = Tensor._from_tf_tensor(
-                _lib.copy_tf_tensor(self._tensor, _lib.CPU_DEVICE_NAME.encode()))
+                _lib.copy_tf_tensor(self._tensor, _lib.CPU_DEVICE_NAME.encode()))  # type: ignore[arg-type]
             return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
                     "data": np.asarray(_ArrayView(host))}
         return {"shape": self._shape, "typestr": np_dtype.str, "version": 3,
@@ -125,7 +125,7 @@ class Tensor(TensorOperators, _StorageBase):
         """A DLPack capsule sharing the tensor's memory (the Python array API's
         protocol); for a GPU tensor, the work producing it is finished first."""
         # (_dlpack is untyped ctypes code)
-        return _dlpack.to_dlpack(  # type: ignore[no-untyped-call]
+        return _dlpack.to_dlpack(
             self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
