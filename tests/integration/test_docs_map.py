@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 README = REPO / "README.md"
 
-TOP_LEVEL = ("\\.ci", "protos", "opgen", "native", "runtime", "templates", "generated",
+TOP_LEVEL = ("\\.ci", "protos", "opgen", "runtime", "templates", "generated",
              "cmake", "examples", "tools", "benchmarks", "docs", "tests", "tensorflow")
 # A slashed path starting at a top-level folder (the character before it must not
 # continue a longer path, e.g. site-packages/opgen/lib).
@@ -78,9 +78,9 @@ def test_the_checker_catches_a_missing_path():
     assert _missing_paths(text) == ["opgen/runtime/nonexistent_module.py", "gone_file.cc"]
 
 
-def test_readme_layout_lists_the_native_front_end_and_the_cuda_kernels():
+def test_readme_layout_lists_the_kernel_folders_of_both_devices():
     layout = _layout_section(README.read_text())
-    for folder in ("native/", "runtime/kernels/cuda/", "runtime/kernels/cpu/"):
+    for folder in ("runtime/kernels/cuda/", "runtime/kernels/cpu/"):
         assert folder in layout
 
 
@@ -92,7 +92,7 @@ def test_architecture_points_nowhere_outside_the_repository():
 # Every module of these folders must be named on the map (its file name, or its stem
 # followed by `.*` / `*` for a header and source pair).
 COVERED_FOLDERS = ("runtime/src", "runtime/src/optimizer", "runtime/kernels", "runtime/python",
-                   "native", "opgen", "opgen/runtime", "opgen/langs")
+                   "opgen", "opgen/runtime", "opgen/langs")
 SOURCE_SUFFIXES = {".py", ".cc", ".h", ".c", ".cu", ".cuh"}
 
 
