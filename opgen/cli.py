@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 EXIT_STALE = 1      # --check found files that would change
 EXIT_ERROR = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
 
 
 class _Failure(click.ClickException):
@@ -58,6 +59,16 @@ _runtime_option = click.option(
          "(the library is found as opgen installs it, or via $OPGEN_RUNTIME_LIB).")
 
 
+def _quiet_on_closed_pipe() -> None:
+    """The reader of our output went away (`opgen list | head`): stop quietly, as Unix
+    tools do. stdout is pointed at /dev/null so the interpreter's final flush of what is
+    still buffered cannot fail again and print a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
 class _Group(click.Group):
     """Turns every expected failure into a one-paragraph message."""
 
@@ -68,6 +79,8 @@ class _Group(click.Group):
         from opgen.pipeline import SourceError
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            _quiet_on_closed_pipe()
         except OpDefError as e:
             count = len(e.problems)
             raise _fail(f"invalid OpList ({count} problem{'s' if count != 1 else ''}), "
@@ -307,6 +320,11 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
     listed = list(opgen.registered_kernels().kernel)
     wanted = device_type.upper() if device_type else None
     if wanted is not None:
+        known = sorted({k.device_type.upper() for k in listed})
+        if wanted not in known:
+            raise click.BadParameter(f"{device_type!r} has no kernels here; device types "
+                                     f"with kernels: {', '.join(known)}",
+                                     param_hint="'--device'")
         listed = [k for k in listed if k.device_type.upper() == wanted]
     if op_names:
         have = {k.op for k in listed}
@@ -395,29 +413,34 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
 
 
 @main.command()
-@click.option("--cflags", "what", flag_value="cflags",
+@click.option("--cflags", is_flag=True,
               help="Compiler flags: -I for the runtime's C headers (tensorflow/c/c_api.h).")
-@click.option("--libs", "what", flag_value="libs",
+@click.option("--libs", is_flag=True,
               help="Linker flags: -L, -l and -Wl,-rpath for the runtime library.")
-@click.option("--cmake-dir", "what", flag_value="cmake-dir",
+@click.option("--cmake-dir", is_flag=True,
               help="The folder holding opgenConfig.cmake, for find_package(opgen).")
-def config(what: str | None) -> None:
+def config(cflags: bool, libs: bool, cmake_dir: bool) -> None:
     """Print where the installed headers, runtime library and CMake package live.
+    `--cflags --libs` prints both on one line, as pkg-config does.
 
     \b
     Examples:
-      cc prog.c $(opgen config --cflags) $(opgen config --libs)
+      cc prog.c $(opgen config --cflags --libs)
       cmake -Dopgen_DIR="$(opgen config --cmake-dir)" ..
     """
     from opgen import config as config_module
-    if what is None:
-        raise click.UsageError("say what to print: --cflags, --libs or --cmake-dir")
-    if what == "cflags":
-        click.echo(config_module.cflags())
-    elif what == "libs":
-        click.echo(config_module.libs())
-    else:
+    if cmake_dir and (cflags or libs):
+        raise click.UsageError("--cmake-dir prints a folder: ask for it alone")
+    if cmake_dir:
         click.echo(str(config_module.cmake_dir()))
+    elif cflags or libs:
+        parts = [config_module.cflags()] if cflags else []
+        if libs:
+            parts.append(config_module.libs())
+        click.echo(" ".join(parts))
+    else:
+        raise click.UsageError("say what to print: --cflags, --libs (both may be given) "
+                               "or --cmake-dir")
 
 
 if __name__ == "__main__":  # pragma: no cover

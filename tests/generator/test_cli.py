@@ -181,3 +181,36 @@ def test_depfile_lists_the_static_files_a_language_copies(runner, pbtxt, tmp_pat
     dependencies = dep.read_text().split(":", 1)[1]
     for static in ("cpp/static/opgen_framework.h", "go/static/runtime.go", "rust/static/lib.rs"):
         assert static in dependencies, static
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    # `opgen list | head -1`: the pipe closes under a long listing. Unix tools stop
+    # quietly there (a shell reports 141); no "Broken pipe" message, no traceback.
+    import subprocess
+    import sys
+    big = "\n".join(OPS.strip().replace("Relu", f"Relu{i}").splitlines()[0] for i in range(20000))
+    ops = tmp_path / "ops.pbtxt"
+    ops.write_text(big)
+    script = ("import sys; from opgen.cli import main; "
+              "sys.argv = ['opgen', 'list', '--ops', sys.argv[1]]; main()")
+    listing = subprocess.Popen([sys.executable, "-c", script, str(ops)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert listing.stdout.readline()
+    listing.stdout.close()   # the reader goes away
+    _, err = listing.communicate(timeout=120)
+    assert listing.returncode == 141, err
+    assert err == b""
+
+
+def test_config_prints_cflags_and_libs_together_as_pkg_config_does(runner, monkeypatch):
+    from opgen import config
+    monkeypatch.setattr(config, "cflags", lambda: "-I/inc")
+    monkeypatch.setattr(config, "libs", lambda: "-L/lib -lopgen_runtime")
+    both = _invoke(runner, "config", "--cflags", "--libs")
+    assert both.exit_code == 0 and both.output == "-I/inc -L/lib -lopgen_runtime\n"
+    assert _invoke(runner, "config", "--libs", "--cflags").output == both.output
+    assert _invoke(runner, "config", "--cflags").output == "-I/inc\n"
+    mixed = _invoke(runner, "config", "--cmake-dir", "--libs")
+    assert mixed.exit_code == 2 and "--cmake-dir prints a folder" in mixed.output
+    none = _invoke(runner, "config")
+    assert none.exit_code == 2 and "--cflags, --libs (both may be given)" in none.output

@@ -212,11 +212,19 @@ def test_the_cli_filters_by_device_and_says_why_a_gpu_is_missing(runtime_lib):
     assert result.stdout and all(line.split("\t")[1] == "CPU" for line in result.stdout.splitlines())
     gpu = _cli("--device", "GPU", "AddV2")
     if _gpu_plugin_reason() is not None:
-        assert gpu.exit_code == 2 and "no kernels on GPU for AddV2" in gpu.output
+        assert gpu.exit_code == 2 and "'GPU' has no kernels here" in gpu.output
     else:
         assert gpu.exit_code == 0 and "AddV2\tGPU\tT=float32" in gpu.stdout.splitlines()
         reason = opgen.device_unavailable_reason("GPU")
         assert (reason is not None) == ("this machine has no GPU" in gpu.stderr)
+
+
+def test_the_cli_refuses_a_device_type_without_kernels_and_lists_those_with(runtime_lib):
+    result = _cli("--device", "TPU")
+    assert result.exit_code == 2 and result.stdout == ""
+    known = sorted({k.device_type for k in opgen.registered_kernels().kernel})
+    assert f"'TPU' has no kernels here; device types with kernels: {', '.join(known)}" \
+        in result.output
 
 
 def test_the_cli_names_ops_without_kernels(runtime_lib):
