@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterable, Sequence
 
-from opgen.opdefs import (OpDefError, Problem, decode_text, op_block_positions,
+from opgen.opdefs import (OpDefError, Problem, UnreadableError, decode_text, op_block_positions,
                           parse_text_message, read_file)
 from opgen.protos import api_def_pb2, op_def_pb2
 
@@ -99,7 +99,7 @@ def api_def_files(paths: Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise OpDefError([Problem(str(path), "", "no such ApiDef file or folder")])
+            raise UnreadableError([Problem(str(path), "", "no such ApiDef file or folder")])
     return files
 
 
@@ -113,6 +113,8 @@ def load(paths: Sequence[str | Path]) -> ApiDefSet:
             text = decode_text(read_file(path, "ApiDef file"), str(path), "ApiDef syntax error")
             text = text.replace("\r\n", "\n")   # a Windows checkout: same lines, and <<END works
             api_defs, locations = parse(text, str(path))
+        except UnreadableError:
+            raise
         except OpDefError as e:
             problems.extend(e.problems)
             continue

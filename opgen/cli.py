@@ -75,12 +75,14 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from opgen.generate import GenerateError
         from opgen.langs import UnknownLanguageError
-        from opgen.opdefs import OpDefError
+        from opgen.opdefs import OpDefError, UnreadableError
         from opgen.pipeline import SourceError
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             _quiet_on_closed_pipe()
+        except UnreadableError as e:   # the path is the culprit, not the OpDefs
+            raise _fail(f"{e}; nothing written") from None
         except OpDefError as e:
             count = len(e.problems)
             raise _fail(f"invalid OpList ({count} problem{'s' if count != 1 else ''}), "

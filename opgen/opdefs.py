@@ -99,6 +99,11 @@ class OpDefError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class UnreadableError(OpDefError):
+    """An input file that cannot be read at all (missing, a folder, no permission): the
+    culprit is the path, not the OpDefs, and messages say so."""
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -124,7 +129,7 @@ def read_file(path: Path, what: str) -> bytes:
         reason = e.strerror or str(e)
     except ValueError as e:   # a path with a NUL character: no file can have it
         reason = str(e)
-    raise OpDefError([Problem(str(path), "", f"cannot read the {what}: {reason}")])
+    raise UnreadableError([Problem(str(path), "", f"cannot read the {what}: {reason}")])
 
 
 def load(source: OpsSource, *, validate: bool = True) -> op_def_pb2.OpList:

@@ -214,3 +214,11 @@ def test_config_prints_cflags_and_libs_together_as_pkg_config_does(runner, monke
     assert mixed.exit_code == 2 and "--cmake-dir prints a folder" in mixed.output
     none = _invoke(runner, "config")
     assert none.exit_code == 2 and "--cflags, --libs (both may be given)" in none.output
+
+
+def test_a_missing_api_def_folder_is_named_as_such_not_as_an_invalid_oplist(runner, pbtxt, tmp_path):
+    missing = tmp_path / "no_such_api_def"
+    result = _invoke(runner, "generate", "--ops", str(pbtxt(OPS)), "--api-def", str(missing),
+                     "--out", str(tmp_path / "gen"))
+    assert result.exit_code == 2
+    assert result.output == f"Error: {missing}: no such ApiDef file or folder; nothing written\n"
