@@ -381,12 +381,14 @@ def test_constant_as_tensorflow(runtime_lib):
         np.testing.assert_array_equal(session.run(c), [1.0, 2.0])
 
 
-def test_import_opgen_reaches_ops_lazily():
+def test_import_opgen_reaches_ops_lazily(tmp_path):
+    # Run outside the checkout: `python -c` puts the current folder first on sys.path, and
+    # a checkout's opgen/ has no ops/ (generated/python is installed as opgen.ops).
     code = ("import sys, opgen; assert 'opgen.ops' not in sys.modules; "
             "assert 'opgen.runtime' not in sys.modules; "
             "ops = opgen.ops; assert 'opgen.ops' in sys.modules and ops.add_v2; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=False)
+                         check=False, cwd=tmp_path)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
 
 
