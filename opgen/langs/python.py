@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from opgen.langs import numbers
 from opgen.langs.endpoints import deprecation_message
 from opgen.langs.naming import snake_case, unique
+from opgen.langs.pylayout import layout, statement
 from opgen.model import (
     NO_DEFAULT,
     ArgKind,
@@ -553,6 +554,53 @@ class PythonOp:
     aliases: tuple[str, ...]
     public: bool
     deprecated_aliases: tuple[DeprecatedAlias, ...] = ()
+
+    # The lines the templates print, laid out as ruff format / black would (pylayout).
+
+    @property
+    def definition(self) -> str:
+        """The ``def`` line(s) of the function."""
+        return layout(f"def {self.function}({self.parameters}) -> {self.return_hint}:", is_def=True)
+
+    def stub_definition(self, function: str | None = None) -> str:
+        """The stub's ``def ...: ...`` line(s), for the function or an alias of it."""
+        return layout(f"def {function or self.function}({self.stub_parameters}) -> "
+                      f"{self.return_hint}: ...", is_def=True)
+
+    @property
+    def call(self) -> str:
+        """The body's call into the runtime."""
+        return layout(f"_out = _execute_op({self.op_type}, {self.inputs}, {self.attrs}, name)",
+                      "    ")
+
+    @property
+    def deprecation_call(self) -> str:
+        return layout(f"_deprecated({self.deprecation})", "    ")
+
+    @property
+    def output_tuple_definition(self) -> str:
+        """The namedtuple class of several outputs (``output_tuple`` is set)."""
+        t = self.output_tuple
+        assert t is not None
+        fields = ", ".join(f'"{f}"' for f in t.fields)
+        return statement(f"{t.class_name} = ",
+                         f'_collections.namedtuple("{t.typename}", [{fields}])')
+
+    @property
+    def return_statement(self) -> str:
+        return statement("return ", self.returns, "    ")
+
+    @property
+    def output_class(self) -> str:
+        """The stub's ``class ...(NamedTuple):`` line(s) (``output_tuple`` is set)."""
+        assert self.output_tuple is not None
+        return layout(f"class {self.output_tuple.class_name}(NamedTuple):")
+
+    @property
+    def deprecated_alias_definitions(self) -> tuple[str, ...]:
+        return tuple(statement(f"{a.name} = ",
+                               f'_deprecated_alias({self.function}, "{a.name}", {a.message})')
+                     for a in self.deprecated_aliases)
 
     @property
     def alias_names(self) -> tuple[str, ...]:
