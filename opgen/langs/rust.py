@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from opgen.langs import doctext, numbers
+from opgen.langs import doctext, numbers, rslayout
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import (
     camel_dtypes,
@@ -131,7 +131,7 @@ def dtype_literal(dtype: DType) -> str:
 
 #: attr type -> (parameter type, expression making an AttrValue of ``{}``)
 _ATTR_TYPES = {
-    "string": ("impl AsRef<[u8]>", "crate::AttrValue::String({}.as_ref().to_vec())"),
+    "string": ("impl AsRef<[u8]>", "crate::AttrValue::string({})"),
     "int": ("i64", "crate::AttrValue::Int({})"),
     "float": ("f32", "crate::AttrValue::Float({})"),
     "bool": ("bool", "crate::AttrValue::Bool({})"),
@@ -140,7 +140,7 @@ _ATTR_TYPES = {
     "tensor": ("crate::Tensor", "crate::AttrValue::Tensor({})"),
     "func": ("impl Into<String>", "crate::AttrValue::Func({}.into())"),
     "list(string)": ("impl IntoIterator<Item = impl AsRef<[u8]>>",
-                     "crate::AttrValue::StringList({}.into_iter().map(|s| s.as_ref().to_vec()).collect())"),
+                     "crate::AttrValue::string_list({})"),
     "list(int)": ("&[i64]", "crate::AttrValue::IntList({}.to_vec())"),
     "list(float)": ("&[f32]", "crate::AttrValue::FloatList({}.to_vec())"),
     "list(bool)": ("&[bool]", "crate::AttrValue::BoolList({}.to_vec())"),
@@ -148,7 +148,7 @@ _ATTR_TYPES = {
     "list(shape)": ("&[crate::Shape]", "crate::AttrValue::ShapeList({}.to_vec())"),
     "list(tensor)": ("Vec<crate::Tensor>", "crate::AttrValue::TensorList({})"),
     "list(func)": ("impl IntoIterator<Item = impl Into<String>>",
-                   "crate::AttrValue::FuncList({}.into_iter().map(Into::into).collect())"),
+                   "crate::AttrValue::func_list({})"),
 }
 
 
@@ -264,6 +264,12 @@ class Attr:
     set: str          # the statement setting it on ``op``
     doc: str          # doc comment (optional attrs)
 
+    @property
+    def setter_signature(self) -> str:
+        """The builder method's ``pub fn ...(mut self, value: T) -> Self {`` (optional attrs)."""
+        return rslayout.signature("    ", f"pub fn {self.param}",
+                                  ["mut self", f"value: {self.rust_type}"], " -> Self {")
+
 
 @dataclass(frozen=True)
 class RustOp:
@@ -276,11 +282,29 @@ class RustOp:
     required: tuple[Attr, ...]
     optional: tuple[Attr, ...]
     aliases: tuple[RustAlias, ...] = ()   # the function under its ApiDef endpoint names
+    parameter_list: tuple[str, ...] = ()   # "a: impl Into<crate::Output>", ...
 
     @property
     def arguments(self) -> str:
         """The parameters' names, to pass on."""
         return ", ".join([i.param for i in self.inputs] + [a.param for a in self.required])
+
+    # The lines the template prints, laid out as rustfmt would (rslayout).
+
+    def signature(self, function: str | None = None) -> str:
+        """``pub fn ...(...) -> Struct {`` of the function or of an alias of it."""
+        return rslayout.signature("", f"pub fn {function or self.function}",
+                                  self.parameter_list, f" -> {self.struct} {{")
+
+    @property
+    def new_op(self) -> str:
+        return rslayout.let_call("    ", "let mut op", "crate::OpSpec::new", [self.op_type])
+
+    @property
+    def alias_body(self) -> str:
+        """An alias's call of the function."""
+        args = [i.param for i in self.inputs] + [a.param for a in self.required]
+        return rslayout.call("    ", self.function, args, "")
 
 
 @dataclass(frozen=True)
@@ -300,20 +324,22 @@ def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
     for arg in spec.signature_inputs:
         p = params[arg.name]
         if arg.kind is ArgKind.SINGLE:
-            inputs.append(Input(p, "impl Into<crate::Output>", f"op.add_input({p}.into());"))
+            inputs.append(Input(p, "impl Into<crate::Output>",
+                                rslayout.call("    ", "op.add_input", [f"{p}.into()"])))
         else:
-            inputs.append(Input(p, _LIST_INPUT,
-                                f"op.add_input_list({p}.into_iter().map(Into::into).collect());"))
+            inputs.append(Input(p, _LIST_INPUT, rslayout.call("    ", "op.add_input_list", [p])))
     by_name = {i.param: i for i in inputs}
     # TF_AddInput order is the OpDef's, whatever order the caller passes them in.
     adds = tuple(by_name[params[arg.name]] for arg in spec.inputs)
     required = tuple(
         Attr(params[a.name], attr_type(a),
-             f"op.set_attr({string_literal(a.name)}, {attr_value(a, params[a.name])});", "")
+             rslayout.call("    ", "op.set_attr",
+                           [string_literal(a.name), attr_value(a, params[a.name])]), "")
         for a in spec.required_attrs)
     optional = tuple(
         Attr(methods[a.name], attr_type(a),
-             f"self.op.set_attr({string_literal(a.name)}, {attr_value(a, 'value')});",
+             rslayout.method_call("        ", "self.op", "set_attr",
+                                  [string_literal(a.name), attr_value(a, "value")]),
              doc_comment(doctext.attr_doc(spec, a, literal), "    "))
         for a in spec.optional_attrs)
     output_names = [snake_identifier(a.public_name) for a in spec.outputs]
@@ -321,10 +347,11 @@ def rust_op(spec: OpSpec, function: str, struct: str) -> RustOp:
                          "the operation (it has no outputs); run it as a session target")
     doc += ["", (f"Call `.build(&graph)` on the returned [`{struct}`] to add the operation; "
                  "its outputs are `operation.output(i)`, flattened in the order above.")]
-    parameters = ", ".join([f"{i.param}: {i.rust_type}" for i in inputs] +
+    parameter_list = tuple([f"{i.param}: {i.rust_type}" for i in inputs] +
                            [f"{a.param}: {a.rust_type}" for a in required])
-    return RustOp(string_literal(spec.name), function, struct, doc_comment(doc), parameters,
-                  adds, required, optional)
+    return RustOp(string_literal(spec.name), function, struct, doc_comment(doc),
+                  ", ".join(parameter_list), adds, required, optional,
+                  parameter_list=parameter_list)
 
 
 def rust_alias(alias: EndpointAlias, function: str) -> RustAlias:
