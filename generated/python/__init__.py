@@ -170,7 +170,9 @@ _where = {}
 
 def __getattr__(name):
     if not _where:
-        _where.update((n, group) for group, names in _GROUPS.items() for n in names.split())
+        _where.update(
+            (n, group) for group, names in _GROUPS.items() for n in names.split()
+        )
     group = _where.get(name)
     if group is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -180,4 +182,6 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {n for names in _GROUPS.values() for n in names.split()})
+    return sorted(
+        set(globals()) | {n for names in _GROUPS.values() for n in names.split()}
+    )

@@ -144,129 +144,167 @@ __all__ = [
     "zeros_like",
 ]
 
-
 def abs(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def add(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> OpOutput: ...
-
-
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
-
-
-def arg_min(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
-
-
-def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = ..., name: str | None = None) -> OpOutput: ...
-
-
-def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = ..., adj_y: bool = ..., grad_x: bool = ..., grad_y: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None) -> OpOutput: ...
-
-
-def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
+def all(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def any(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def arg_max(
+    input: TensorLike,
+    dimension: TensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def arg_min(
+    input: TensorLike,
+    dimension: TensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def avg_pool(
+    value: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def batch_mat_mul_v2(
+    x: TensorLike,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def batch_to_space_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    crops: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def bias_add(
+    value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+def broadcast_to(
+    input: TensorLike, shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def cast(
+    x: TensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None
+) -> OpOutput: ...
 def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def clip_by_value(
+    t: TensorLike,
+    clip_value_min: TensorLike,
+    clip_value_max: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def concat_v2(
+    values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
-
-
 def control_trigger(name: str | None = None) -> OpNode: ...
-
-
-def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
-
-
-def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = ..., explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
-
-
-def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
-
-
+def conv2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def conv2d_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def conv3d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = ..., reverse: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def depth_to_space(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
-
-
-def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = ..., data_format: str = ..., dilations: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
-
-
+def cumprod(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def cumsum(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def depth_to_space(
+    input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+def depthwise_conv2d_native(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> OpOutput: ...
-
-
+def einsum(
+    inputs: Sequence[TensorLike], equation: str, name: str | None = None
+) -> OpOutput: ...
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def enter(data: TensorLike, frame_name: str, is_constant: bool = ..., parallel_iterations: int = ..., name: str | None = None) -> OpOutput: ...
-
-
-def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
+def enter(
+    data: TensorLike,
+    frame_name: str,
+    is_constant: bool = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def equal(
+    x: TensorLike,
+    y: TensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def erf(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def erfc(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def exit(data: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def exp(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def expand_dims(
+    input: TensorLike, dim: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def floor(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
 
 class _FusedBatchNormOutput(NamedTuple):
     y: OpOutput
@@ -275,9 +313,18 @@ class _FusedBatchNormOutput(NamedTuple):
     reserve_space_1: OpOutput
     reserve_space_2: OpOutput
 
-
-def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormOutput: ...
-
+def fused_batch_norm(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = ...,
+    exponential_avg_factor: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormOutput: ...
 
 class _FusedBatchNormV2Output(NamedTuple):
     y: OpOutput
@@ -286,9 +333,18 @@ class _FusedBatchNormV2Output(NamedTuple):
     reserve_space_1: OpOutput
     reserve_space_2: OpOutput
 
-
-def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormV2Output: ...
-
+def fused_batch_norm_v2(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = ...,
+    exponential_avg_factor: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormV2Output: ...
 
 class _FusedBatchNormV3Output(NamedTuple):
     y: OpOutput
@@ -298,281 +354,289 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: OpOutput
     reserve_space_3: OpOutput
 
-
-def fused_batch_norm_v3(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = ..., exponential_avg_factor: float = ..., data_format: str = ..., is_training: bool = ..., name: str | None = None) -> _FusedBatchNormV3Output: ...
-
-
-def gather_v2(params: TensorLike, indices: TensorLike, axis: TensorLike, batch_dims: int = ..., name: str | None = None) -> OpOutput: ...
-
-
+def fused_batch_norm_v3(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = ...,
+    exponential_avg_factor: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormV3Output: ...
+def gather_v2(
+    params: TensorLike,
+    indices: TensorLike,
+    axis: TensorLike,
+    batch_dims: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def greater_equal(
+    x: TensorLike, y: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def identity(input: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpOutput]: ...
-
-
-def leaky_relu(features: TensorLike, alpha: float = ..., name: str | None = None) -> OpOutput: ...
-
-
+def identity_n(
+    input: Sequence[TensorLike], name: str | None = None
+) -> list[OpOutput]: ...
+def leaky_relu(
+    features: TensorLike, alpha: float = ..., name: str | None = None
+) -> OpOutput: ...
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def log(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def log1p(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def log_softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def logical_not(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def max(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = ..., data_format: str = ..., name: str | None = None) -> OpOutput: ...
-
-
+def mat_mul(
+    a: TensorLike,
+    b: TensorLike,
+    transpose_a: bool = ...,
+    transpose_b: bool = ...,
+    grad_a: bool = ...,
+    grad_b: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def max(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def max_pool(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
+def mean(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 
 class _MergeOutput(NamedTuple):
     output: OpOutput
     value_index: OpOutput
 
-
 def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput: ...
-
-
-def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
+def min(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def mirror_pad(input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None) -> OpOutput: ...
-
-
+def mirror_pad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput: ...
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def neg(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def no_op(name: str | None = None) -> OpNode: ...
-
-
-def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = ..., name: str | None = None) -> OpOutput: ...
-
-
+def not_equal(
+    x: TensorLike,
+    y: TensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def one_hot(
+    indices: TensorLike,
+    depth: TensorLike,
+    on_value: TensorLike,
+    off_value: TensorLike,
+    axis: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def ones_like(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def pack(values: Sequence[TensorLike], axis: int = ..., name: str | None = None) -> OpOutput: ...
-
-
-def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def placeholder(dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None) -> OpOutput: ...
-
-
-def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | None = None) -> OpOutput: ...
-
-
+def pack(
+    values: Sequence[TensorLike], axis: int = ..., name: str | None = None
+) -> OpOutput: ...
+def pad(
+    input: TensorLike, paddings: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def placeholder(
+    dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None
+) -> OpOutput: ...
+def placeholder_with_default(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def prod(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def prod(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def range(
+    start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def rank(input: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def relu(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
+def reshape(
+    tensor: TensorLike, shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def resize_bilinear(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def resize_nearest_neighbor(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def round(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def select(
+    condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def select_v2(
+    condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def selu(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def shape(input: TensorLike, out_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
-
-
+def shape(
+    input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
 def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def sign(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def sin(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def size(input: TensorLike, out_type: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
-
-
-def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
+def size(
+    input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+def slice(
+    input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def space_to_depth(input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None) -> OpOutput: ...
-
-
-def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
-
-
-def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]: ...
-
-
+def space_to_batch_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    paddings: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def space_to_depth(
+    input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+def split(
+    split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None
+) -> list[OpOutput]: ...
+def split_v(
+    value: TensorLike,
+    size_splits: TensorLike,
+    split_dim: TensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[OpOutput]: ...
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def square(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None) -> OpOutput: ...
-
-
+def squared_difference(
+    x: TensorLike, y: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def squeeze(
+    input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
+) -> OpOutput: ...
 def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, begin_mask: int = ..., end_mask: int = ..., ellipsis_mask: int = ..., new_axis_mask: int = ..., shrink_axis_mask: int = ..., name: str | None = None) -> OpOutput: ...
-
-
+def strided_slice(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = ..., name: str | None = None) -> OpOutput: ...
-
+def sum(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 
 class _SwitchOutput(NamedTuple):
     output_false: OpOutput
     output_true: OpOutput
 
-
-def switch(data: TensorLike, pred: TensorLike, name: str | None = None) -> _SwitchOutput: ...
-
-
+def switch(
+    data: TensorLike, pred: TensorLike, name: str | None = None
+) -> _SwitchOutput: ...
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: TensorLike, resize_if_index_out_of_bounds: bool = ..., name: str | None = None) -> OpOutput: ...
-
-
-def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, num_elements: int = ..., name: str | None = None) -> OpOutput: ...
-
-
-def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput: ...
-
+def tensor_list_element_shape(
+    input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
+) -> OpOutput: ...
+def tensor_list_from_tensor(
+    tensor: TensorLike, element_shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def tensor_list_get_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def tensor_list_length(
+    input_handle: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def tensor_list_reserve(
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def tensor_list_set_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    item: TensorLike,
+    resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def tensor_list_stack(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    num_elements: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def tile(
+    input: TensorLike, multiples: TensorLike, name: str | None = None
+) -> OpOutput: ...
 
 class _TopKV2Output(NamedTuple):
     values: OpOutput
     indices: OpOutput
 
-
-def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = ..., index_type: DTypeLike = ..., name: str | None = None) -> _TopKV2Output: ...
-
-
+def top_kv2(
+    input: TensorLike,
+    k: TensorLike,
+    sorted: bool = ...,
+    index_type: DTypeLike = ...,
+    name: str | None = None,
+) -> _TopKV2Output: ...
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
-def unpack(value: TensorLike, num: int, axis: int = ..., name: str | None = None) -> list[OpOutput]: ...
-
-
+def unpack(
+    value: TensorLike, num: int, axis: int = ..., name: str | None = None
+) -> list[OpOutput]: ...
 def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
-
-
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...

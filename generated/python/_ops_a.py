@@ -89,7 +89,12 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def all(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Computes the logical AND across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -107,11 +112,18 @@ def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor` of type `bool`.
       The reduced tensor.
     """
-    _out = _execute_op("All", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "All", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
-def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def any(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Computes the logical OR across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -129,11 +141,18 @@ def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor` of type `bool`.
       The reduced tensor.
     """
-    _out = _execute_op("Any", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Any", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
-def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = _dtypes.int64, name: str | None = None) -> OpOutput:
+def arg_max(
+    input: TensorLike,
+    dimension: TensorLike,
+    output_type: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the index of the largest value along a dimension.
 
     Ties go to the smallest index.
@@ -154,7 +173,12 @@ def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = _
     return _out[0]
 
 
-def arg_min(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = _dtypes.int64, name: str | None = None) -> OpOutput:
+def arg_min(
+    input: TensorLike,
+    dimension: TensorLike,
+    output_type: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the index of the smallest value along a dimension.
 
     Ties go to the smallest index.
@@ -175,7 +199,14 @@ def arg_min(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = _
     return _out[0]
 
 
-def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+def avg_pool(
+    value: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
     """Average pooling over 2-D windows.
 
     Padded positions are left out of each average.
@@ -197,5 +228,15 @@ def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
       A `Tensor`. Has the same type as `value`.
       The pooled images.
     """
-    _out = _execute_op("AvgPool", [value], {"ksize": ksize, "strides": strides, "padding": padding, "data_format": data_format}, name)
+    _out = _execute_op(
+        "AvgPool",
+        [value],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
     return _out[0]

@@ -14,7 +14,15 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: bool = False, grad_x: bool = False, grad_y: bool = False, name: str | None = None) -> OpOutput:
+def batch_mat_mul_v2(
+    x: TensorLike,
+    y: TensorLike,
+    adj_x: bool = False,
+    adj_y: bool = False,
+    grad_x: bool = False,
+    grad_y: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Multiplies the matrices in the last two dimensions of `x` and `y`.
 
     Leading (batch) dimensions broadcast as in numpy's matmul.
@@ -38,11 +46,21 @@ def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: b
       A `Tensor`. Has the same type as `x`.
       The batch of products.
     """
-    _out = _execute_op("BatchMatMulV2", [x, y], {"adj_x": adj_x, "adj_y": adj_y, "grad_x": grad_x, "grad_y": grad_y}, name)
+    _out = _execute_op(
+        "BatchMatMulV2",
+        [x, y],
+        {"adj_x": adj_x, "adj_y": adj_y, "grad_x": grad_x, "grad_y": grad_y},
+        name,
+    )
     return _out[0]
 
 
-def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> OpOutput:
+def batch_to_space_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    crops: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
     """The inverse of SpaceToBatchND: moves batch blocks back into space, then crops.
 
     Args:
@@ -62,7 +80,12 @@ def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorL
     return _out[0]
 
 
-def bias_add(value: TensorLike, bias: TensorLike, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+def bias_add(
+    value: TensorLike,
+    bias: TensorLike,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
     """Adds a 1-D `bias` along the channel dimension of `value`.
 
     The channel dimension is the last one for NHWC and the second for NCHW.
@@ -84,7 +107,9 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str = "NHWC", nam
     return _out[0]
 
 
-def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput:
+def broadcast_to(
+    input: TensorLike, shape: TensorLike, name: str | None = None
+) -> OpOutput:
     """Broadcasts `input` to `shape` as numpy's broadcast_to does.
 
     Args:

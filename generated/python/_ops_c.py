@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | None = None) -> OpOutput:
+def cast(
+    x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | None = None
+) -> OpOutput:
     """Converts `x` to dtype `DstT`.
 
     Floating-point values convert to integers by truncation toward zero, as numpy's `astype` does; to bool, non-zero values become true.
@@ -54,7 +56,12 @@ def ceil(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput:
+def clip_by_value(
+    t: TensorLike,
+    clip_value_min: TensorLike,
+    clip_value_max: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
     """Clamps `t` to `[clip_value_min, clip_value_max]`.
 
     The bounds broadcast against `t`.
@@ -76,7 +83,9 @@ def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: Ten
     return _out[0]
 
 
-def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None = None) -> OpOutput:
+def concat_v2(
+    values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
+) -> OpOutput:
     """Concatenates tensors along one dimension.
 
     All inputs have the same rank and agree in every dimension but `axis`.
@@ -129,7 +138,17 @@ def control_trigger(name: str | None = None) -> OpNode:
     return _out or None
 
 
-def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
+def conv2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = True,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
     """2-D convolution of a batch of images with a bank of filters.
 
     `input` is [batch, height, width, channels] (NHWC) and `filter` is [height, width, in_channels, out_channels]. Computed as an image-to-columns copy and a matrix product.
@@ -157,11 +176,34 @@ def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], paddin
       A `Tensor`. Has the same type as `input`.
       The feature maps.
     """
-    _out = _execute_op("Conv2D", [input, filter], {"strides": strides, "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
+    _out = _execute_op(
+        "Conv2D",
+        [input, filter],
+        {
+            "strides": strides,
+            "padding": padding,
+            "use_cudnn_on_gpu": use_cudnn_on_gpu,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
     return _out[0]
 
 
-def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
+def conv2d_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = True,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
     """The gradient of Conv2D with respect to its input: a transposed convolution.
 
     What Keras' Conv2DTranspose computes. Each value of `out_backprop` is spread over the input window that produced it, weighted by the filter.
@@ -191,11 +233,31 @@ def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backp
       A `Tensor`. Has the same type as `filter`.
       The gradient with respect to the convolution's input, of input_sizes.
     """
-    _out = _execute_op("Conv2DBackpropInput", [input_sizes, filter, out_backprop], {"strides": strides, "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
+    _out = _execute_op(
+        "Conv2DBackpropInput",
+        [input_sizes, filter, out_backprop],
+        {
+            "strides": strides,
+            "padding": padding,
+            "use_cudnn_on_gpu": use_cudnn_on_gpu,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
     return _out[0]
 
 
-def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = "NDHWC", dilations: Sequence[int] = [1, 1, 1, 1, 1], name: str | None = None) -> OpOutput:
+def conv3d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
     """3-D convolution of a batch of volumes with a bank of filters.
 
     `input` is [batch, depth, height, width, channels] and `filter` is [depth, height, width, in_channels, out_channels].
@@ -219,7 +281,17 @@ def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], paddin
       A `Tensor`. Has the same type as `input`.
       The feature maps.
     """
-    _out = _execute_op("Conv3D", [input, filter], {"strides": strides, "padding": padding, "data_format": data_format, "dilations": dilations}, name)
+    _out = _execute_op(
+        "Conv3D",
+        [input, filter],
+        {
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
     return _out[0]
 
 
@@ -241,7 +313,13 @@ def cos(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> OpOutput:
+def cumprod(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the running products of `x` along `axis`.
 
     Along `axis`; `exclusive` leaves each element out of its own result (the first is the identity), `reverse` runs from the end.
@@ -261,11 +339,19 @@ def cumprod(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: b
       A `Tensor`. Has the same type as `x`.
       The running results, shaped as `x`.
     """
-    _out = _execute_op("Cumprod", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name)
+    _out = _execute_op(
+        "Cumprod", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name
+    )
     return _out[0]
 
 
-def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> OpOutput:
+def cumsum(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the running sums of `x` along `axis`.
 
     Along `axis`; `exclusive` leaves each element out of its own result (the first is the identity), `reverse` runs from the end.
@@ -285,5 +371,7 @@ def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bo
       A `Tensor`. Has the same type as `x`.
       The running results, shaped as `x`.
     """
-    _out = _execute_op("Cumsum", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name)
+    _out = _execute_op(
+        "Cumsum", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name
+    )
     return _out[0]

@@ -14,7 +14,12 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def depth_to_space(input: TensorLike, block_size: int, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+def depth_to_space(
+    input: TensorLike,
+    block_size: int,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
     """Moves blocks of channels into block_size x block_size spatial tiles.
 
     [batch, h, w, c] becomes [batch, h * block_size, w * block_size, c / block_size^2] (the pixel shuffle of super-resolution models).
@@ -32,11 +37,25 @@ def depth_to_space(input: TensorLike, block_size: int, data_format: str = "NHWC"
       A `Tensor`. Has the same type as `input`.
       The rearranged images.
     """
-    _out = _execute_op("DepthToSpace", [input], {"block_size": block_size, "data_format": data_format}, name)
+    _out = _execute_op(
+        "DepthToSpace",
+        [input],
+        {"block_size": block_size, "data_format": data_format},
+        name,
+    )
     return _out[0]
 
 
-def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> OpOutput:
+def depthwise_conv2d_native(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
     """Depthwise 2-D convolution: each input channel has filters of its own.
 
     `filter` is [height, width, in_channels, channel_multiplier]; output channel `c * channel_multiplier + m` convolves input channel `c` with filter `[:, :, c, m]`.
@@ -62,7 +81,18 @@ def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequ
       A `Tensor`. Has the same type as `input`.
       [batch, out_height, out_width, in_channels * channel_multiplier].
     """
-    _out = _execute_op("DepthwiseConv2dNative", [input, filter], {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings, "data_format": data_format, "dilations": dilations}, name)
+    _out = _execute_op(
+        "DepthwiseConv2dNative",
+        [input, filter],
+        {
+            "strides": strides,
+            "padding": padding,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
     return _out[0]
 
 

@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> OpOutput:
+def einsum(
+    inputs: Sequence[TensorLike], equation: str, name: str | None = None
+) -> OpOutput:
     """Tensor contraction over the labels of `equation`, as numpy's einsum.
 
     One or two inputs; `equation` is "<labels>[,<labels>]-><labels>" with letters as labels and at most one '...' per operand standing for broadcast dimensions. Labels shared by both inputs and missing from the output are summed over; a label repeated in one input takes its diagonal.
@@ -52,7 +54,13 @@ def elu(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def enter(data: TensorLike, frame_name: str, is_constant: bool = False, parallel_iterations: int = 10, name: str | None = None) -> OpOutput:
+def enter(
+    data: TensorLike,
+    frame_name: str,
+    is_constant: bool = False,
+    parallel_iterations: int = 10,
+    name: str | None = None,
+) -> OpOutput:
     """Moves `data` into the child frame (a while loop) named `frame_name`.
 
     A constant Enter makes `data` visible to every iteration of the loop; otherwise it is the value of the loop's first iteration.
@@ -72,11 +80,25 @@ def enter(data: TensorLike, frame_name: str, is_constant: bool = False, parallel
       A `Tensor`. Has the same type as `data`.
       The same tensor, in the frame.
     """
-    _out = _execute_op("Enter", [data], {"frame_name": frame_name, "is_constant": is_constant, "parallel_iterations": parallel_iterations}, name)
+    _out = _execute_op(
+        "Enter",
+        [data],
+        {
+            "frame_name": frame_name,
+            "is_constant": is_constant,
+            "parallel_iterations": parallel_iterations,
+        },
+        name,
+    )
     return _out[0]
 
 
-def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> OpOutput:
+def equal(
+    x: TensorLike,
+    y: TensorLike,
+    incompatible_shape_error: bool = True,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the truth value of `x == y` element-wise.
 
     Both operands broadcast against each other as numpy arrays do.
@@ -94,7 +116,9 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, n
       A `Tensor` of type `bool`.
       The result.
     """
-    _out = _execute_op("Equal", [x, y], {"incompatible_shape_error": incompatible_shape_error}, name)
+    _out = _execute_op(
+        "Equal", [x, y], {"incompatible_shape_error": incompatible_shape_error}, name
+    )
     return _out[0]
 
 
@@ -168,7 +192,9 @@ def exp(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> OpOutput:
+def expand_dims(
+    input: TensorLike, dim: TensorLike, name: str | None = None
+) -> OpOutput:
     """Inserts a dimension of size 1 at index `dim`.
 
     `dim` may be negative, counting from the end (-1 appends).

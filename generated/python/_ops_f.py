@@ -91,10 +91,24 @@ def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput
     return _out[0]
 
 
-_FusedBatchNormOutput = _collections.namedtuple("FusedBatchNorm", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"])
+_FusedBatchNormOutput = _collections.namedtuple(
+    "FusedBatchNorm",
+    ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"],
+)
 
 
-def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = "NHWC", is_training: bool = True, name: str | None = None) -> _FusedBatchNormOutput:
+def fused_batch_norm(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = 0.0001,
+    exponential_avg_factor: float = 1.0,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormOutput:
     """Batch normalisation: `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
 
     As FusedBatchNormV3, without the third reserve space. For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
@@ -134,14 +148,38 @@ def fused_batch_norm(x: TensorLike, scale: TensorLike, offset: TensorLike, mean:
       reserve_space_2: A `Tensor`. Has the same type as `x`.
         Batch variance, for the gradient.
     """
-    _out = _execute_op("FusedBatchNorm", [x, scale, offset, mean, variance], {"epsilon": epsilon, "exponential_avg_factor": exponential_avg_factor, "data_format": data_format, "is_training": is_training}, name)
+    _out = _execute_op(
+        "FusedBatchNorm",
+        [x, scale, offset, mean, variance],
+        {
+            "epsilon": epsilon,
+            "exponential_avg_factor": exponential_avg_factor,
+            "data_format": data_format,
+            "is_training": is_training,
+        },
+        name,
+    )
     return _FusedBatchNormOutput._make(_out)
 
 
-_FusedBatchNormV2Output = _collections.namedtuple("FusedBatchNormV2", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"])
+_FusedBatchNormV2Output = _collections.namedtuple(
+    "FusedBatchNormV2",
+    ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"],
+)
 
 
-def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = "NHWC", is_training: bool = True, name: str | None = None) -> _FusedBatchNormV2Output:
+def fused_batch_norm_v2(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = 0.0001,
+    exponential_avg_factor: float = 1.0,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormV2Output:
     """Batch normalisation: `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
 
     As FusedBatchNormV3, without the third reserve space. For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
@@ -181,14 +219,45 @@ def fused_batch_norm_v2(x: TensorLike, scale: TensorLike, offset: TensorLike, me
       reserve_space_2: A `Tensor`. Has the same type as `scale`.
         Batch variance, for the gradient.
     """
-    _out = _execute_op("FusedBatchNormV2", [x, scale, offset, mean, variance], {"epsilon": epsilon, "exponential_avg_factor": exponential_avg_factor, "data_format": data_format, "is_training": is_training}, name)
+    _out = _execute_op(
+        "FusedBatchNormV2",
+        [x, scale, offset, mean, variance],
+        {
+            "epsilon": epsilon,
+            "exponential_avg_factor": exponential_avg_factor,
+            "data_format": data_format,
+            "is_training": is_training,
+        },
+        name,
+    )
     return _FusedBatchNormV2Output._make(_out)
 
 
-_FusedBatchNormV3Output = _collections.namedtuple("FusedBatchNormV3", ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"])
+_FusedBatchNormV3Output = _collections.namedtuple(
+    "FusedBatchNormV3",
+    [
+        "y",
+        "batch_mean",
+        "batch_variance",
+        "reserve_space_1",
+        "reserve_space_2",
+        "reserve_space_3",
+    ],
+)
 
 
-def fused_batch_norm_v3(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = "NHWC", is_training: bool = True, name: str | None = None) -> _FusedBatchNormV3Output:
+def fused_batch_norm_v3(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike,
+    variance: TensorLike,
+    epsilon: float = 0.0001,
+    exponential_avg_factor: float = 1.0,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormV3Output:
     """Batch normalisation: `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
 
     For inference (is_training false) the given statistics are used; for training they are computed over every dimension but the channel one.
@@ -230,5 +299,15 @@ def fused_batch_norm_v3(x: TensorLike, scale: TensorLike, offset: TensorLike, me
       reserve_space_3: A `Tensor`. Has the same type as `scale`.
         Unused; empty.
     """
-    _out = _execute_op("FusedBatchNormV3", [x, scale, offset, mean, variance], {"epsilon": epsilon, "exponential_avg_factor": exponential_avg_factor, "data_format": data_format, "is_training": is_training}, name)
+    _out = _execute_op(
+        "FusedBatchNormV3",
+        [x, scale, offset, mean, variance],
+        {
+            "epsilon": epsilon,
+            "exponential_avg_factor": exponential_avg_factor,
+            "data_format": data_format,
+            "is_training": is_training,
+        },
+        name,
+    )
     return _FusedBatchNormV3Output._make(_out)

@@ -14,7 +14,13 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def gather_v2(params: TensorLike, indices: TensorLike, axis: TensorLike, batch_dims: int = 0, name: str | None = None) -> OpOutput:
+def gather_v2(
+    params: TensorLike,
+    indices: TensorLike,
+    axis: TensorLike,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> OpOutput:
     """Gathers slices of `params` along `axis` at `indices`.
 
     The output shape is params.shape[:axis] + indices.shape + params.shape[axis + 1:].
@@ -34,7 +40,9 @@ def gather_v2(params: TensorLike, indices: TensorLike, axis: TensorLike, batch_d
       A `Tensor`. Has the same type as `params`.
       The gathered values.
     """
-    _out = _execute_op("GatherV2", [params, indices, axis], {"batch_dims": batch_dims}, name)
+    _out = _execute_op(
+        "GatherV2", [params, indices, axis], {"batch_dims": batch_dims}, name
+    )
     return _out[0]
 
 

@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> OpOutput:
+def leaky_relu(
+    features: TensorLike, alpha: float = 0.2, name: str | None = None
+) -> OpOutput:
     """Returns `x` where `x >= 0` and `alpha * x` elsewhere.
 
     Applied element by element.

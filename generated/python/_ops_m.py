@@ -15,7 +15,15 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False, grad_a: bool = False, grad_b: bool = False, name: str | None = None) -> OpOutput:
+def mat_mul(
+    a: TensorLike,
+    b: TensorLike,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    grad_a: bool = False,
+    grad_b: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Multiplies matrix `a` by matrix `b`.
 
     Both inputs are rank-2; the inner dimensions (after the optional transposes) must agree. Floating-point products run through BLAS.
@@ -39,11 +47,26 @@ def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b
       A `Tensor`. Has the same type as `a`.
       `a @ b`.
     """
-    _out = _execute_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b, "grad_a": grad_a, "grad_b": grad_b}, name)
+    _out = _execute_op(
+        "MatMul",
+        [a, b],
+        {
+            "transpose_a": transpose_a,
+            "transpose_b": transpose_b,
+            "grad_a": grad_a,
+            "grad_b": grad_b,
+        },
+        name,
+    )
     return _out[0]
 
 
-def max(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def max(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Takes the maximum across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -61,11 +84,21 @@ def max(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor`. Has the same type as `input`.
       The reduced tensor.
     """
-    _out = _execute_op("Max", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Max", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
-def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+def max_pool(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
     """Max pooling over 2-D windows.
 
     Args:
@@ -87,7 +120,18 @@ def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
       A `Tensor`. Has the same type as `input`.
       The pooled images.
     """
-    _out = _execute_op("MaxPool", [input], {"ksize": ksize, "strides": strides, "padding": padding, "explicit_paddings": explicit_paddings, "data_format": data_format}, name)
+    _out = _execute_op(
+        "MaxPool",
+        [input],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+        },
+        name,
+    )
     return _out[0]
 
 
@@ -111,7 +155,12 @@ def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def mean(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Averages elements across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -129,7 +178,9 @@ def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fal
       A `Tensor`. Has the same type as `input`.
       The reduced tensor.
     """
-    _out = _execute_op("Mean", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Mean", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
@@ -158,7 +209,12 @@ def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput
     return _MergeOutput._make(_out)
 
 
-def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def min(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Takes the minimum across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -176,7 +232,9 @@ def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor`. Has the same type as `input`.
       The reduced tensor.
     """
-    _out = _execute_op("Min", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Min", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
@@ -200,7 +258,9 @@ def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def mirror_pad(input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None) -> OpOutput:
+def mirror_pad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput:
     """Pads `input` with mirrored copies of its own values.
 
     REFLECT mirrors around the edge value (which is not repeated, so a pad may be at most size - 1); SYMMETRIC repeats it (a pad may be at most size).

@@ -63,7 +63,12 @@ def no_op(name: str | None = None) -> OpNode:
     return _out or None
 
 
-def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> OpOutput:
+def not_equal(
+    x: TensorLike,
+    y: TensorLike,
+    incompatible_shape_error: bool = True,
+    name: str | None = None,
+) -> OpOutput:
     """Returns the truth value of `x != y` element-wise.
 
     Both operands broadcast against each other as numpy arrays do.
@@ -81,5 +86,7 @@ def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = Tru
       A `Tensor` of type `bool`.
       The result.
     """
-    _out = _execute_op("NotEqual", [x, y], {"incompatible_shape_error": incompatible_shape_error}, name)
+    _out = _execute_op(
+        "NotEqual", [x, y], {"incompatible_shape_error": incompatible_shape_error}, name
+    )
     return _out[0]

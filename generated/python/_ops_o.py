@@ -14,7 +14,14 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> OpOutput:
+def one_hot(
+    indices: TensorLike,
+    depth: TensorLike,
+    on_value: TensorLike,
+    off_value: TensorLike,
+    axis: int = -1,
+    name: str | None = None,
+) -> OpOutput:
     """Returns a one-hot tensor: `on_value` where the new axis equals the index, `off_value` elsewhere.
 
     A new dimension of size `depth` goes in at `axis` (-1: last). Indices outside `[0, depth)` give `off_value` everywhere.
@@ -36,7 +43,9 @@ def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_va
       A `Tensor`. Has the same type as `on_value`.
       The one-hot tensor.
     """
-    _out = _execute_op("OneHot", [indices, depth, on_value, off_value], {"axis": axis}, name)
+    _out = _execute_op(
+        "OneHot", [indices, depth, on_value, off_value], {"axis": axis}, name
+    )
     return _out[0]
 
 

@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def pack(values: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> OpOutput:
+def pack(
+    values: Sequence[TensorLike], axis: int = 0, name: str | None = None
+) -> OpOutput:
     """Stacks N tensors of the same shape into one of rank one higher.
 
     The new dimension, of size N, is inserted at `axis`.
@@ -54,7 +56,9 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
-def placeholder(dtype: DTypeLike, shape: ShapeLike | None = None, name: str | None = None) -> OpOutput:
+def placeholder(
+    dtype: DTypeLike, shape: ShapeLike | None = None, name: str | None = None
+) -> OpOutput:
     """A graph input whose value each session run must feed.
 
     Running a graph that needs this node without feeding it is an error.
@@ -74,7 +78,9 @@ def placeholder(dtype: DTypeLike, shape: ShapeLike | None = None, name: str | No
     return _out[0]
 
 
-def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | None = None) -> OpOutput:
+def placeholder_with_default(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput:
     """A graph input that passes `input` through when no value is fed.
 
     Args:
@@ -112,7 +118,12 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def prod(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def prod(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Multiplies elements across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -130,5 +141,7 @@ def prod(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fal
       A `Tensor`. Has the same type as `input`.
       The reduced tensor.
     """
-    _out = _execute_op("Prod", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Prod", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]

@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None) -> OpOutput:
+def range(
+    start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput:
     """Returns the sequence `start, start + delta, ...` up to but excluding `limit`.
 
     Args:
@@ -144,7 +146,13 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> O
     return _out[0]
 
 
-def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = False, half_pixel_centers: bool = False, name: str | None = None) -> OpOutput:
+def resize_bilinear(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Resizes images with bilinear interpolation.
 
     With align_corners the corner pixels of input and output line up; with half_pixel_centers pixels are sampled at their centres (as most image libraries do); the two may not both be set.
@@ -164,11 +172,22 @@ def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = 
       A `Tensor` of type `float32`.
       4-D [batch, new_height, new_width, channels].
     """
-    _out = _execute_op("ResizeBilinear", [images, size], {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers}, name)
+    _out = _execute_op(
+        "ResizeBilinear",
+        [images, size],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
     return _out[0]
 
 
-def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners: bool = False, half_pixel_centers: bool = False, name: str | None = None) -> OpOutput:
+def resize_nearest_neighbor(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Resizes images by taking the nearest input pixel.
 
     With align_corners the corner pixels of input and output line up; with half_pixel_centers pixels are sampled at their centres (as most image libraries do); the two may not both be set.
@@ -188,7 +207,12 @@ def resize_nearest_neighbor(images: TensorLike, size: TensorLike, align_corners:
       A `Tensor`. Has the same type as `images`.
       4-D [batch, new_height, new_width, channels].
     """
-    _out = _execute_op("ResizeNearestNeighbor", [images, size], {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers}, name)
+    _out = _execute_op(
+        "ResizeNearestNeighbor",
+        [images, size],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
     return _out[0]
 
 

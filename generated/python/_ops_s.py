@@ -16,7 +16,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput:
+def select(
+    condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
+) -> OpOutput:
     """Picks from `t` where `condition` is true and from `e` elsewhere.
 
     `t` and `e` have one shape; `condition` is a scalar, has that shape too, or is a vector over the first dimension (picking whole rows).
@@ -38,7 +40,9 @@ def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None
     return _out[0]
 
 
-def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> OpOutput:
+def select_v2(
+    condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
+) -> OpOutput:
     """Picks from `t` where `condition` is true and from `e` elsewhere.
 
     The three operands broadcast against each other.
@@ -78,7 +82,9 @@ def selu(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def shape(input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None) -> OpOutput:
+def shape(
+    input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
+) -> OpOutput:
     """Returns the shape of `input` as a 1-D tensor.
 
     Args:
@@ -149,7 +155,9 @@ def sin(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def size(input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None) -> OpOutput:
+def size(
+    input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
+) -> OpOutput:
     """Returns the number of elements of `input`.
 
     Args:
@@ -166,7 +174,9 @@ def size(input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | Non
     return _out[0]
 
 
-def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None) -> OpOutput:
+def slice(
+    input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput:
     """Extracts a block of `input` starting at `begin`, of extent `size`.
 
     A size of -1 takes everything to the end of that dimension.
@@ -242,7 +252,12 @@ def softsign(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> OpOutput:
+def space_to_batch_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    paddings: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
     """Pads the M spatial dimensions, then moves blocks of them into the batch.
 
     The output batch is prod(block_shape) * batch, the spatial dimensions shrink by the block sizes; what dilated convolutions are written with.
@@ -264,7 +279,12 @@ def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: Tens
     return _out[0]
 
 
-def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC", name: str | None = None) -> OpOutput:
+def space_to_depth(
+    input: TensorLike,
+    block_size: int,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
     """Moves block_size x block_size spatial tiles into the channels.
 
     [batch, h, w, c] becomes [batch, h / block_size, w / block_size, c * block_size^2].
@@ -282,11 +302,18 @@ def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC"
       A `Tensor`. Has the same type as `input`.
       The rearranged images.
     """
-    _out = _execute_op("SpaceToDepth", [input], {"block_size": block_size, "data_format": data_format}, name)
+    _out = _execute_op(
+        "SpaceToDepth",
+        [input],
+        {"block_size": block_size, "data_format": data_format},
+        name,
+    )
     return _out[0]
 
 
-def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]:
+def split(
+    split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None
+) -> list[OpOutput]:
     """Splits `value` along `split_dim` into `num_split` equal pieces.
 
     The size of that dimension must be a multiple of `num_split`.
@@ -308,7 +335,13 @@ def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | 
     return _out[0]
 
 
-def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[OpOutput]:
+def split_v(
+    value: TensorLike,
+    size_splits: TensorLike,
+    split_dim: TensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[OpOutput]:
     """Splits `value` along `split_dim` into pieces of the sizes in `size_splits`.
 
     One size may be -1: it takes what the others leave.
@@ -328,7 +361,9 @@ def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, n
       A list of `num_split` `Tensor` objects.
       The pieces.
     """
-    _out = _execute_op("SplitV", [value, size_splits, split_dim], {"num_split": num_split}, name)
+    _out = _execute_op(
+        "SplitV", [value, size_splits, split_dim], {"num_split": num_split}, name
+    )
     return _out[0]
 
 
@@ -368,7 +403,9 @@ def square(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+def squared_difference(
+    x: TensorLike, y: TensorLike, name: str | None = None
+) -> OpOutput:
     """Returns `(x - y) * (x - y)` element-wise.
 
     Both operands broadcast against each other as numpy arrays do.
@@ -388,7 +425,9 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
     return _out[0]
 
 
-def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | None = None) -> OpOutput:
+def squeeze(
+    input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | None = None
+) -> OpOutput:
     """Removes dimensions of size 1.
 
     With `squeeze_dims` empty, every size-1 dimension goes; otherwise only those listed.
@@ -426,7 +465,18 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0, name: str | None = None) -> OpOutput:
+def strided_slice(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    name: str | None = None,
+) -> OpOutput:
     """Slices `input` as numpy's `input[b0:e0:s0, b1:e1:s1, ...]` does.
 
     Bit i of a mask changes spec entry i: begin_mask/end_mask ignore begin[i]/end[i] (slice from/to the edge), ellipsis_mask makes it `...`, new_axis_mask inserts a dimension of size 1, shrink_axis_mask takes the single index begin[i] and drops the dimension.
@@ -456,7 +506,18 @@ def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides
       A `Tensor`. Has the same type as `input`.
       The slice.
     """
-    _out = _execute_op("StridedSlice", [input, begin, end, strides], {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask, "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}, name)
+    _out = _execute_op(
+        "StridedSlice",
+        [input, begin, end, strides],
+        {
+            "begin_mask": begin_mask,
+            "end_mask": end_mask,
+            "ellipsis_mask": ellipsis_mask,
+            "new_axis_mask": new_axis_mask,
+            "shrink_axis_mask": shrink_axis_mask,
+        },
+        name,
+    )
     return _out[0]
 
 
@@ -480,7 +541,12 @@ def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> OpOutput:
+def sum(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """Sums elements across dimensions.
 
     Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
@@ -498,14 +564,18 @@ def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor`. Has the same type as `input`.
       The reduced tensor.
     """
-    _out = _execute_op("Sum", [input, reduction_indices], {"keep_dims": keep_dims}, name)
+    _out = _execute_op(
+        "Sum", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
     return _out[0]
 
 
 _SwitchOutput = _collections.namedtuple("Switch", ["output_false", "output_true"])
 
 
-def switch(data: TensorLike, pred: TensorLike, name: str | None = None) -> _SwitchOutput:
+def switch(
+    data: TensorLike, pred: TensorLike, name: str | None = None
+) -> _SwitchOutput:
     """Forwards `data` to the output `pred` selects.
 
     The other output is dead: the nodes that read it do not run in this step (their outputs are dead too), up to a Merge.

@@ -34,7 +34,9 @@ def tanh(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
-def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None) -> OpOutput:
+def tensor_list_element_shape(
+    input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
+) -> OpOutput:
     """The list's element shape.
 
     -1 for unknown dims, or a scalar -1 for an unknown rank.
@@ -50,11 +52,15 @@ def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, n
       A `Tensor` of type `shape_type`.
       The shape.
     """
-    _out = _execute_op("TensorListElementShape", [input_handle], {"shape_type": shape_type}, name)
+    _out = _execute_op(
+        "TensorListElementShape", [input_handle], {"shape_type": shape_type}, name
+    )
     return _out[0]
 
 
-def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name: str | None = None) -> OpOutput:
+def tensor_list_from_tensor(
+    tensor: TensorLike, element_shape: TensorLike, name: str | None = None
+) -> OpOutput:
     """A list of the slices of `tensor` along its first dimension.
 
     Args:
@@ -72,7 +78,13 @@ def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name:
     return _out[0]
 
 
-def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput:
+def tensor_list_get_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
     """Element `index` of the list.
 
     An unset element reads as zeros of the element shape.
@@ -92,7 +104,12 @@ def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_sh
       A `Tensor` of type `element_dtype`.
       The element.
     """
-    _out = _execute_op("TensorListGetItem", [input_handle, index, element_shape], {"element_dtype": element_dtype}, name)
+    _out = _execute_op(
+        "TensorListGetItem",
+        [input_handle, index, element_shape],
+        {"element_dtype": element_dtype},
+        name,
+    )
     return _out[0]
 
 
@@ -112,7 +129,12 @@ def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
-def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> OpOutput:
+def tensor_list_reserve(
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
     """A list of `num_elements` unset elements.
 
     An unset element reads as zeros of the element shape once that is fully known.
@@ -130,11 +152,22 @@ def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, ele
       A `Tensor` of type `variant`.
       The list.
     """
-    _out = _execute_op("TensorListReserve", [element_shape, num_elements], {"element_dtype": element_dtype}, name)
+    _out = _execute_op(
+        "TensorListReserve",
+        [element_shape, num_elements],
+        {"element_dtype": element_dtype},
+        name,
+    )
     return _out[0]
 
 
-def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: TensorLike, resize_if_index_out_of_bounds: bool = False, name: str | None = None) -> OpOutput:
+def tensor_list_set_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    item: TensorLike,
+    resize_if_index_out_of_bounds: bool = False,
+    name: str | None = None,
+) -> OpOutput:
     """A list like the input with element `index` replaced by `item`.
 
     The input list is unchanged.
@@ -154,11 +187,22 @@ def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: Tens
       A `Tensor` of type `variant`.
       The new list.
     """
-    _out = _execute_op("TensorListSetItem", [input_handle, index, item], {"resize_if_index_out_of_bounds": resize_if_index_out_of_bounds}, name)
+    _out = _execute_op(
+        "TensorListSetItem",
+        [input_handle, index, item],
+        {"resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
+        name,
+    )
     return _out[0]
 
 
-def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, num_elements: int = -1, name: str | None = None) -> OpOutput:
+def tensor_list_stack(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    num_elements: int = -1,
+    name: str | None = None,
+) -> OpOutput:
     """The list's elements stacked along a new first dimension.
 
     Every element must have the same shape; unset ones are zeros of it.
@@ -178,7 +222,12 @@ def tensor_list_stack(input_handle: TensorLike, element_shape: TensorLike, eleme
       A `Tensor` of type `element_dtype`.
       The stacked elements.
     """
-    _out = _execute_op("TensorListStack", [input_handle, element_shape], {"element_dtype": element_dtype, "num_elements": num_elements}, name)
+    _out = _execute_op(
+        "TensorListStack",
+        [input_handle, element_shape],
+        {"element_dtype": element_dtype, "num_elements": num_elements},
+        name,
+    )
     return _out[0]
 
 
@@ -203,7 +252,13 @@ def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> O
 _TopKV2Output = _collections.namedtuple("TopKV2", ["values", "indices"])
 
 
-def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = True, index_type: DTypeLike = _dtypes.int32, name: str | None = None) -> _TopKV2Output:
+def top_kv2(
+    input: TensorLike,
+    k: TensorLike,
+    sorted: bool = True,
+    index_type: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> _TopKV2Output:
     """Returns the `k` largest entries of each row (the last dimension) and their indices.
 
     Largest first; equal values keep their order (lower index first).
@@ -226,7 +281,9 @@ def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = True, index_type: D
       indices: A `Tensor` of type `index_type`.
         Their indices in the row.
     """
-    _out = _execute_op("TopKV2", [input, k], {"sorted": sorted, "index_type": index_type}, name)
+    _out = _execute_op(
+        "TopKV2", [input, k], {"sorted": sorted, "index_type": index_type}, name
+    )
     return _TopKV2Output._make(_out)
 
 

@@ -14,7 +14,9 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
-def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) -> list[OpOutput]:
+def unpack(
+    value: TensorLike, num: int, axis: int = 0, name: str | None = None
+) -> list[OpOutput]:
     """Splits a tensor into `num` tensors along dimension `axis`, removing it.
 
     The inverse of Pack.

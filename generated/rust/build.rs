@@ -15,7 +15,10 @@ use std::process::Command;
 fn from_python() -> Option<PathBuf> {
     let python = env::var("OPGEN_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let out = Command::new(python)
-        .args(["-c", "from opgen import _paths; print(_paths.runtime_library_path().parent)"])
+        .args([
+            "-c",
+            "from opgen import _paths; print(_paths.runtime_library_path().parent)",
+        ])
         .output()
         .ok()?;
     if !out.status.success() {

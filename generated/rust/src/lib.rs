@@ -777,6 +777,25 @@ pub enum AttrValue {
     FuncList(Vec<String>),
 }
 
+// Conversions the generated builders call: one short call each, so that the generated
+// statements stay within rustfmt's widths whatever the parameter names.
+impl AttrValue {
+    /// `String` of any bytes-like value.
+    pub fn string(value: impl AsRef<[u8]>) -> AttrValue {
+        AttrValue::String(value.as_ref().to_vec())
+    }
+
+    /// `StringList` of any bytes-like values.
+    pub fn string_list(values: impl IntoIterator<Item = impl AsRef<[u8]>>) -> AttrValue {
+        AttrValue::StringList(values.into_iter().map(|s| s.as_ref().to_vec()).collect())
+    }
+
+    /// `FuncList` of function names.
+    pub fn func_list(values: impl IntoIterator<Item = impl Into<String>>) -> AttrValue {
+        AttrValue::FuncList(values.into_iter().map(Into::into).collect())
+    }
+}
+
 #[derive(Debug)]
 enum InputArg {
     Single(Output),
@@ -812,7 +831,8 @@ impl OpSpec {
     }
 
     /// The next input arg, a list of tensors.
-    pub fn add_input_list(&mut self, outputs: Vec<Output>) {
+    pub fn add_input_list(&mut self, outputs: impl IntoIterator<Item = impl Into<Output>>) {
+        let outputs = outputs.into_iter().map(Into::into).collect();
         self.inputs.push(InputArg::List(outputs));
     }
 

@@ -126,7 +126,7 @@ impl Add {
 /// Call `.build(&graph)` on the returned [`AddN`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
 pub fn add_n(inputs: impl IntoIterator<Item = impl Into<crate::Output>>) -> AddN {
     let mut op = crate::OpSpec::new("AddN");
-    op.add_input_list(inputs.into_iter().map(Into::into).collect());
+    op.add_input_list(inputs);
     AddN { op }
 }
 
@@ -374,7 +374,8 @@ impl ArgMax {
     ///
     /// A `type` from: `DataType::Int16`, `DataType::Uint16`, `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int64`.
     pub fn output_type(mut self, value: crate::DataType) -> Self {
-        self.op.set_attr("output_type", crate::AttrValue::Type(value));
+        self.op
+            .set_attr("output_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -436,7 +437,8 @@ impl ArgMin {
     ///
     /// A `type` from: `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int64`.
     pub fn output_type(mut self, value: crate::DataType) -> Self {
-        self.op.set_attr("output_type", crate::AttrValue::Type(value));
+        self.op
+            .set_attr("output_type", crate::AttrValue::Type(value));
         self
     }
 
@@ -483,12 +485,17 @@ impl ArgMin {
 ///   The pooled images.
 ///
 /// Call `.build(&graph)` on the returned [`AvgPool`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn avg_pool(value: impl Into<crate::Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> AvgPool {
+pub fn avg_pool(
+    value: impl Into<crate::Output>,
+    ksize: &[i64],
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> AvgPool {
     let mut op = crate::OpSpec::new("AvgPool");
     op.add_input(value.into());
     op.set_attr("ksize", crate::AttrValue::IntList(ksize.to_vec()));
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     AvgPool { op }
 }
 
@@ -504,7 +511,8 @@ impl AvgPool {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -633,7 +641,11 @@ impl BatchMatMulV2 {
 ///   The rearranged tensor.
 ///
 /// Call `.build(&graph)` on the returned [`BatchToSpaceND`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn batch_to_space_nd(input: impl Into<crate::Output>, block_shape: impl Into<crate::Output>, crops: impl Into<crate::Output>) -> BatchToSpaceND {
+pub fn batch_to_space_nd(
+    input: impl Into<crate::Output>,
+    block_shape: impl Into<crate::Output>,
+    crops: impl Into<crate::Output>,
+) -> BatchToSpaceND {
     let mut op = crate::OpSpec::new("BatchToSpaceND");
     op.add_input(input.into());
     op.add_input(block_shape.into());
@@ -707,7 +719,8 @@ impl BiasAdd {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -748,7 +761,10 @@ impl BiasAdd {
 ///   `input` repeated to `shape`.
 ///
 /// Call `.build(&graph)` on the returned [`BroadcastTo`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn broadcast_to(input: impl Into<crate::Output>, shape: impl Into<crate::Output>) -> BroadcastTo {
+pub fn broadcast_to(
+    input: impl Into<crate::Output>,
+    shape: impl Into<crate::Output>,
+) -> BroadcastTo {
     let mut op = crate::OpSpec::new("BroadcastTo");
     op.add_input(input.into());
     op.add_input(shape.into());
@@ -917,7 +933,11 @@ impl Ceil {
 ///   The clamped values.
 ///
 /// Call `.build(&graph)` on the returned [`ClipByValue`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn clip_by_value(t: impl Into<crate::Output>, clip_value_min: impl Into<crate::Output>, clip_value_max: impl Into<crate::Output>) -> ClipByValue {
+pub fn clip_by_value(
+    t: impl Into<crate::Output>,
+    clip_value_min: impl Into<crate::Output>,
+    clip_value_max: impl Into<crate::Output>,
+) -> ClipByValue {
     let mut op = crate::OpSpec::new("ClipByValue");
     op.add_input(t.into());
     op.add_input(clip_value_min.into());
@@ -972,9 +992,12 @@ impl ClipByValue {
 ///   The joined tensor.
 ///
 /// Call `.build(&graph)` on the returned [`ConcatV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn concat_v2(values: impl IntoIterator<Item = impl Into<crate::Output>>, axis: impl Into<crate::Output>) -> ConcatV2 {
+pub fn concat_v2(
+    values: impl IntoIterator<Item = impl Into<crate::Output>>,
+    axis: impl Into<crate::Output>,
+) -> ConcatV2 {
     let mut op = crate::OpSpec::new("ConcatV2");
-    op.add_input_list(values.into_iter().map(Into::into).collect());
+    op.add_input_list(values);
     op.add_input(axis.into());
     ConcatV2 { op }
 }
@@ -1127,12 +1150,17 @@ impl ControlTrigger {
 ///   The feature maps.
 ///
 /// Call `.build(&graph)` on the returned [`Conv2D`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn conv2d(input: impl Into<crate::Output>, filter: impl Into<crate::Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> Conv2D {
+pub fn conv2d(
+    input: impl Into<crate::Output>,
+    filter: impl Into<crate::Output>,
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> Conv2D {
     let mut op = crate::OpSpec::new("Conv2D");
     op.add_input(input.into());
     op.add_input(filter.into());
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     Conv2D { op }
 }
 
@@ -1148,7 +1176,8 @@ impl Conv2D {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn use_cudnn_on_gpu(mut self, value: bool) -> Self {
-        self.op.set_attr("use_cudnn_on_gpu", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("use_cudnn_on_gpu", crate::AttrValue::Bool(value));
         self
     }
 
@@ -1156,7 +1185,10 @@ impl Conv2D {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
+        self.op.set_attr(
+            "explicit_paddings",
+            crate::AttrValue::IntList(value.to_vec()),
+        );
         self
     }
 
@@ -1164,7 +1196,8 @@ impl Conv2D {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -1172,7 +1205,8 @@ impl Conv2D {
     ///
     /// A `list(int)`. Defaults to `[1, 1, 1, 1]`.
     pub fn dilations(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
+        self.op
+            .set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -1221,13 +1255,19 @@ impl Conv2D {
 ///   The gradient with respect to the convolution's input, of input_sizes.
 ///
 /// Call `.build(&graph)` on the returned [`Conv2DBackpropInput`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn conv2d_backprop_input(input_sizes: impl Into<crate::Output>, filter: impl Into<crate::Output>, out_backprop: impl Into<crate::Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> Conv2DBackpropInput {
+pub fn conv2d_backprop_input(
+    input_sizes: impl Into<crate::Output>,
+    filter: impl Into<crate::Output>,
+    out_backprop: impl Into<crate::Output>,
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> Conv2DBackpropInput {
     let mut op = crate::OpSpec::new("Conv2DBackpropInput");
     op.add_input(input_sizes.into());
     op.add_input(filter.into());
     op.add_input(out_backprop.into());
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     Conv2DBackpropInput { op }
 }
 
@@ -1243,7 +1283,8 @@ impl Conv2DBackpropInput {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn use_cudnn_on_gpu(mut self, value: bool) -> Self {
-        self.op.set_attr("use_cudnn_on_gpu", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("use_cudnn_on_gpu", crate::AttrValue::Bool(value));
         self
     }
 
@@ -1251,7 +1292,10 @@ impl Conv2DBackpropInput {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
+        self.op.set_attr(
+            "explicit_paddings",
+            crate::AttrValue::IntList(value.to_vec()),
+        );
         self
     }
 
@@ -1259,7 +1303,8 @@ impl Conv2DBackpropInput {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -1267,7 +1312,8 @@ impl Conv2DBackpropInput {
     ///
     /// A `list(int)`. Defaults to `[1, 1, 1, 1]`.
     pub fn dilations(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
+        self.op
+            .set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -1314,12 +1360,17 @@ impl Conv2DBackpropInput {
 ///   The feature maps.
 ///
 /// Call `.build(&graph)` on the returned [`Conv3D`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn conv3d(input: impl Into<crate::Output>, filter: impl Into<crate::Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> Conv3D {
+pub fn conv3d(
+    input: impl Into<crate::Output>,
+    filter: impl Into<crate::Output>,
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> Conv3D {
     let mut op = crate::OpSpec::new("Conv3D");
     op.add_input(input.into());
     op.add_input(filter.into());
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     Conv3D { op }
 }
 
@@ -1335,7 +1386,8 @@ impl Conv3D {
     ///
     /// A `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -1343,7 +1395,8 @@ impl Conv3D {
     ///
     /// A `list(int)`. Defaults to `[1, 1, 1, 1, 1]`.
     pub fn dilations(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
+        self.op
+            .set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -1596,7 +1649,8 @@ impl DepthToSpace {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -1643,12 +1697,17 @@ impl DepthToSpace {
 ///   [batch, out_height, out_width, in_channels * channel_multiplier].
 ///
 /// Call `.build(&graph)` on the returned [`DepthwiseConv2dNative`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn depthwise_conv2d_native(input: impl Into<crate::Output>, filter: impl Into<crate::Output>, strides: &[i64], padding: impl AsRef<[u8]>) -> DepthwiseConv2dNative {
+pub fn depthwise_conv2d_native(
+    input: impl Into<crate::Output>,
+    filter: impl Into<crate::Output>,
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> DepthwiseConv2dNative {
     let mut op = crate::OpSpec::new("DepthwiseConv2dNative");
     op.add_input(input.into());
     op.add_input(filter.into());
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     DepthwiseConv2dNative { op }
 }
 
@@ -1664,7 +1723,10 @@ impl DepthwiseConv2dNative {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
+        self.op.set_attr(
+            "explicit_paddings",
+            crate::AttrValue::IntList(value.to_vec()),
+        );
         self
     }
 
@@ -1672,7 +1734,8 @@ impl DepthwiseConv2dNative {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -1680,7 +1743,8 @@ impl DepthwiseConv2dNative {
     ///
     /// A `list(int)`. Defaults to `[1, 1, 1, 1]`.
     pub fn dilations(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
+        self.op
+            .set_attr("dilations", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -1777,10 +1841,13 @@ impl Div {
 ///   The contraction.
 ///
 /// Call `.build(&graph)` on the returned [`Einsum`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn einsum(inputs: impl IntoIterator<Item = impl Into<crate::Output>>, equation: impl AsRef<[u8]>) -> Einsum {
+pub fn einsum(
+    inputs: impl IntoIterator<Item = impl Into<crate::Output>>,
+    equation: impl AsRef<[u8]>,
+) -> Einsum {
     let mut op = crate::OpSpec::new("Einsum");
-    op.add_input_list(inputs.into_iter().map(Into::into).collect());
-    op.set_attr("equation", crate::AttrValue::String(equation.as_ref().to_vec()));
+    op.add_input_list(inputs);
+    op.set_attr("equation", crate::AttrValue::string(equation));
     Einsum { op }
 }
 
@@ -1885,7 +1952,7 @@ impl Elu {
 pub fn enter(data: impl Into<crate::Output>, frame_name: impl AsRef<[u8]>) -> Enter {
     let mut op = crate::OpSpec::new("Enter");
     op.add_input(data.into());
-    op.set_attr("frame_name", crate::AttrValue::String(frame_name.as_ref().to_vec()));
+    op.set_attr("frame_name", crate::AttrValue::string(frame_name));
     Enter { op }
 }
 
@@ -1901,7 +1968,8 @@ impl Enter {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn is_constant(mut self, value: bool) -> Self {
-        self.op.set_attr("is_constant", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("is_constant", crate::AttrValue::Bool(value));
         self
     }
 
@@ -1909,7 +1977,8 @@ impl Enter {
     ///
     /// An `int`. Defaults to `10`.
     pub fn parallel_iterations(mut self, value: i64) -> Self {
-        self.op.set_attr("parallel_iterations", crate::AttrValue::Int(value));
+        self.op
+            .set_attr("parallel_iterations", crate::AttrValue::Int(value));
         self
     }
 
@@ -1971,7 +2040,8 @@ impl Equal {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn incompatible_shape_error(mut self, value: bool) -> Self {
-        self.op.set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2495,7 +2565,13 @@ impl FloorMod {
 ///   Batch variance, for the gradient.
 ///
 /// Call `.build(&graph)` on the returned [`FusedBatchNorm`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn fused_batch_norm(x: impl Into<crate::Output>, scale: impl Into<crate::Output>, offset: impl Into<crate::Output>, mean: impl Into<crate::Output>, variance: impl Into<crate::Output>) -> FusedBatchNorm {
+pub fn fused_batch_norm(
+    x: impl Into<crate::Output>,
+    scale: impl Into<crate::Output>,
+    offset: impl Into<crate::Output>,
+    mean: impl Into<crate::Output>,
+    variance: impl Into<crate::Output>,
+) -> FusedBatchNorm {
     let mut op = crate::OpSpec::new("FusedBatchNorm");
     op.add_input(x.into());
     op.add_input(scale.into());
@@ -2525,7 +2601,8 @@ impl FusedBatchNorm {
     ///
     /// A `float`. Defaults to `1.0`.
     pub fn exponential_avg_factor(mut self, value: f32) -> Self {
-        self.op.set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
+        self.op
+            .set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
         self
     }
 
@@ -2533,7 +2610,8 @@ impl FusedBatchNorm {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -2541,7 +2619,8 @@ impl FusedBatchNorm {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn is_training(mut self, value: bool) -> Self {
-        self.op.set_attr("is_training", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("is_training", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2598,7 +2677,13 @@ impl FusedBatchNorm {
 ///   Batch variance, for the gradient.
 ///
 /// Call `.build(&graph)` on the returned [`FusedBatchNormV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn fused_batch_norm_v2(x: impl Into<crate::Output>, scale: impl Into<crate::Output>, offset: impl Into<crate::Output>, mean: impl Into<crate::Output>, variance: impl Into<crate::Output>) -> FusedBatchNormV2 {
+pub fn fused_batch_norm_v2(
+    x: impl Into<crate::Output>,
+    scale: impl Into<crate::Output>,
+    offset: impl Into<crate::Output>,
+    mean: impl Into<crate::Output>,
+    variance: impl Into<crate::Output>,
+) -> FusedBatchNormV2 {
     let mut op = crate::OpSpec::new("FusedBatchNormV2");
     op.add_input(x.into());
     op.add_input(scale.into());
@@ -2628,7 +2713,8 @@ impl FusedBatchNormV2 {
     ///
     /// A `float`. Defaults to `1.0`.
     pub fn exponential_avg_factor(mut self, value: f32) -> Self {
-        self.op.set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
+        self.op
+            .set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
         self
     }
 
@@ -2636,7 +2722,8 @@ impl FusedBatchNormV2 {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -2644,7 +2731,8 @@ impl FusedBatchNormV2 {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn is_training(mut self, value: bool) -> Self {
-        self.op.set_attr("is_training", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("is_training", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2703,7 +2791,13 @@ impl FusedBatchNormV2 {
 ///   Unused; empty.
 ///
 /// Call `.build(&graph)` on the returned [`FusedBatchNormV3`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn fused_batch_norm_v3(x: impl Into<crate::Output>, scale: impl Into<crate::Output>, offset: impl Into<crate::Output>, mean: impl Into<crate::Output>, variance: impl Into<crate::Output>) -> FusedBatchNormV3 {
+pub fn fused_batch_norm_v3(
+    x: impl Into<crate::Output>,
+    scale: impl Into<crate::Output>,
+    offset: impl Into<crate::Output>,
+    mean: impl Into<crate::Output>,
+    variance: impl Into<crate::Output>,
+) -> FusedBatchNormV3 {
     let mut op = crate::OpSpec::new("FusedBatchNormV3");
     op.add_input(x.into());
     op.add_input(scale.into());
@@ -2733,7 +2827,8 @@ impl FusedBatchNormV3 {
     ///
     /// A `float`. Defaults to `1.0`.
     pub fn exponential_avg_factor(mut self, value: f32) -> Self {
-        self.op.set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
+        self.op
+            .set_attr("exponential_avg_factor", crate::AttrValue::Float(value));
         self
     }
 
@@ -2741,7 +2836,8 @@ impl FusedBatchNormV3 {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -2749,7 +2845,8 @@ impl FusedBatchNormV3 {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn is_training(mut self, value: bool) -> Self {
-        self.op.set_attr("is_training", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("is_training", crate::AttrValue::Bool(value));
         self
     }
 
@@ -2794,7 +2891,11 @@ impl FusedBatchNormV3 {
 ///   The gathered values.
 ///
 /// Call `.build(&graph)` on the returned [`GatherV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn gather_v2(params: impl Into<crate::Output>, indices: impl Into<crate::Output>, axis: impl Into<crate::Output>) -> GatherV2 {
+pub fn gather_v2(
+    params: impl Into<crate::Output>,
+    indices: impl Into<crate::Output>,
+    axis: impl Into<crate::Output>,
+) -> GatherV2 {
     let mut op = crate::OpSpec::new("GatherV2");
     op.add_input(params.into());
     op.add_input(indices.into());
@@ -3016,7 +3117,7 @@ impl Identity {
 /// Call `.build(&graph)` on the returned [`IdentityN`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
 pub fn identity_n(input: impl IntoIterator<Item = impl Into<crate::Output>>) -> IdentityN {
     let mut op = crate::OpSpec::new("IdentityN");
-    op.add_input_list(input.into_iter().map(Into::into).collect());
+    op.add_input_list(input);
     IdentityN { op }
 }
 
@@ -3616,7 +3717,8 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn transpose_a(mut self, value: bool) -> Self {
-        self.op.set_attr("transpose_a", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("transpose_a", crate::AttrValue::Bool(value));
         self
     }
 
@@ -3624,7 +3726,8 @@ impl MatMul {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn transpose_b(mut self, value: bool) -> Self {
-        self.op.set_attr("transpose_b", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("transpose_b", crate::AttrValue::Bool(value));
         self
     }
 
@@ -3747,12 +3850,17 @@ impl Max {
 ///   The pooled images.
 ///
 /// Call `.build(&graph)` on the returned [`MaxPool`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn max_pool(input: impl Into<crate::Output>, ksize: &[i64], strides: &[i64], padding: impl AsRef<[u8]>) -> MaxPool {
+pub fn max_pool(
+    input: impl Into<crate::Output>,
+    ksize: &[i64],
+    strides: &[i64],
+    padding: impl AsRef<[u8]>,
+) -> MaxPool {
     let mut op = crate::OpSpec::new("MaxPool");
     op.add_input(input.into());
     op.set_attr("ksize", crate::AttrValue::IntList(ksize.to_vec()));
     op.set_attr("strides", crate::AttrValue::IntList(strides.to_vec()));
-    op.set_attr("padding", crate::AttrValue::String(padding.as_ref().to_vec()));
+    op.set_attr("padding", crate::AttrValue::string(padding));
     MaxPool { op }
 }
 
@@ -3768,7 +3876,10 @@ impl MaxPool {
     ///
     /// A `list(int)`. Defaults to `[]`.
     pub fn explicit_paddings(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("explicit_paddings", crate::AttrValue::IntList(value.to_vec()));
+        self.op.set_attr(
+            "explicit_paddings",
+            crate::AttrValue::IntList(value.to_vec()),
+        );
         self
     }
 
@@ -3776,7 +3887,8 @@ impl MaxPool {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -3937,7 +4049,7 @@ impl Mean {
 /// Call `.build(&graph)` on the returned [`Merge`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
 pub fn merge(inputs: impl IntoIterator<Item = impl Into<crate::Output>>) -> Merge {
     let mut op = crate::OpSpec::new("Merge");
-    op.add_input_list(inputs.into_iter().map(Into::into).collect());
+    op.add_input_list(inputs);
     Merge { op }
 }
 
@@ -4106,11 +4218,15 @@ impl Minimum {
 ///   The padded tensor.
 ///
 /// Call `.build(&graph)` on the returned [`MirrorPad`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn mirror_pad(input: impl Into<crate::Output>, paddings: impl Into<crate::Output>, mode: impl AsRef<[u8]>) -> MirrorPad {
+pub fn mirror_pad(
+    input: impl Into<crate::Output>,
+    paddings: impl Into<crate::Output>,
+    mode: impl AsRef<[u8]>,
+) -> MirrorPad {
     let mut op = crate::OpSpec::new("MirrorPad");
     op.add_input(input.into());
     op.add_input(paddings.into());
-    op.set_attr("mode", crate::AttrValue::String(mode.as_ref().to_vec()));
+    op.set_attr("mode", crate::AttrValue::string(mode));
     MirrorPad { op }
 }
 
@@ -4379,7 +4495,8 @@ impl NotEqual {
     ///
     /// A `bool`. Defaults to `true`.
     pub fn incompatible_shape_error(mut self, value: bool) -> Self {
-        self.op.set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("incompatible_shape_error", crate::AttrValue::Bool(value));
         self
     }
 
@@ -4426,7 +4543,12 @@ impl NotEqual {
 ///   The one-hot tensor.
 ///
 /// Call `.build(&graph)` on the returned [`OneHot`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn one_hot(indices: impl Into<crate::Output>, depth: impl Into<crate::Output>, on_value: impl Into<crate::Output>, off_value: impl Into<crate::Output>) -> OneHot {
+pub fn one_hot(
+    indices: impl Into<crate::Output>,
+    depth: impl Into<crate::Output>,
+    on_value: impl Into<crate::Output>,
+    off_value: impl Into<crate::Output>,
+) -> OneHot {
     let mut op = crate::OpSpec::new("OneHot");
     op.add_input(indices.into());
     op.add_input(depth.into());
@@ -4539,7 +4661,7 @@ impl OnesLike {
 /// Call `.build(&graph)` on the returned [`Pack`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
 pub fn pack(values: impl IntoIterator<Item = impl Into<crate::Output>>) -> Pack {
     let mut op = crate::OpSpec::new("Pack");
-    op.add_input_list(values.into_iter().map(Into::into).collect());
+    op.add_input_list(values);
     Pack { op }
 }
 
@@ -4668,7 +4790,8 @@ impl Placeholder {
     ///
     /// A `shape`. Defaults to `Shape::unknown()`.
     pub fn shape(mut self, value: impl Into<crate::Shape>) -> Self {
-        self.op.set_attr("shape", crate::AttrValue::Shape(value.into()));
+        self.op
+            .set_attr("shape", crate::AttrValue::Shape(value.into()));
         self
     }
 
@@ -4709,7 +4832,10 @@ impl Placeholder {
 ///   The fed tensor, or `input`.
 ///
 /// Call `.build(&graph)` on the returned [`PlaceholderWithDefault`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn placeholder_with_default(input: impl Into<crate::Output>, shape: impl Into<crate::Shape>) -> PlaceholderWithDefault {
+pub fn placeholder_with_default(
+    input: impl Into<crate::Output>,
+    shape: impl Into<crate::Shape>,
+) -> PlaceholderWithDefault {
     let mut op = crate::OpSpec::new("PlaceholderWithDefault");
     op.add_input(input.into());
     op.set_attr("shape", crate::AttrValue::Shape(shape.into()));
@@ -4879,7 +5005,11 @@ impl Prod {
 ///   The 1-D sequence.
 ///
 /// Call `.build(&graph)` on the returned [`Range`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn range(start: impl Into<crate::Output>, limit: impl Into<crate::Output>, delta: impl Into<crate::Output>) -> Range {
+pub fn range(
+    start: impl Into<crate::Output>,
+    limit: impl Into<crate::Output>,
+    delta: impl Into<crate::Output>,
+) -> Range {
     let mut op = crate::OpSpec::new("Range");
     op.add_input(start.into());
     op.add_input(limit.into());
@@ -5244,7 +5374,10 @@ impl Reshape {
 ///   4-D [batch, new_height, new_width, channels].
 ///
 /// Call `.build(&graph)` on the returned [`ResizeBilinear`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn resize_bilinear(images: impl Into<crate::Output>, size: impl Into<crate::Output>) -> ResizeBilinear {
+pub fn resize_bilinear(
+    images: impl Into<crate::Output>,
+    size: impl Into<crate::Output>,
+) -> ResizeBilinear {
     let mut op = crate::OpSpec::new("ResizeBilinear");
     op.add_input(images.into());
     op.add_input(size.into());
@@ -5263,7 +5396,8 @@ impl ResizeBilinear {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn align_corners(mut self, value: bool) -> Self {
-        self.op.set_attr("align_corners", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("align_corners", crate::AttrValue::Bool(value));
         self
     }
 
@@ -5271,7 +5405,8 @@ impl ResizeBilinear {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn half_pixel_centers(mut self, value: bool) -> Self {
-        self.op.set_attr("half_pixel_centers", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("half_pixel_centers", crate::AttrValue::Bool(value));
         self
     }
 
@@ -5314,7 +5449,10 @@ impl ResizeBilinear {
 ///   4-D [batch, new_height, new_width, channels].
 ///
 /// Call `.build(&graph)` on the returned [`ResizeNearestNeighbor`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn resize_nearest_neighbor(images: impl Into<crate::Output>, size: impl Into<crate::Output>) -> ResizeNearestNeighbor {
+pub fn resize_nearest_neighbor(
+    images: impl Into<crate::Output>,
+    size: impl Into<crate::Output>,
+) -> ResizeNearestNeighbor {
     let mut op = crate::OpSpec::new("ResizeNearestNeighbor");
     op.add_input(images.into());
     op.add_input(size.into());
@@ -5333,7 +5471,8 @@ impl ResizeNearestNeighbor {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn align_corners(mut self, value: bool) -> Self {
-        self.op.set_attr("align_corners", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("align_corners", crate::AttrValue::Bool(value));
         self
     }
 
@@ -5341,7 +5480,8 @@ impl ResizeNearestNeighbor {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn half_pixel_centers(mut self, value: bool) -> Self {
-        self.op.set_attr("half_pixel_centers", crate::AttrValue::Bool(value));
+        self.op
+            .set_attr("half_pixel_centers", crate::AttrValue::Bool(value));
         self
     }
 
@@ -5488,7 +5628,11 @@ impl Rsqrt {
 ///   The selection.
 ///
 /// Call `.build(&graph)` on the returned [`Select`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn select(condition: impl Into<crate::Output>, t: impl Into<crate::Output>, e: impl Into<crate::Output>) -> Select {
+pub fn select(
+    condition: impl Into<crate::Output>,
+    t: impl Into<crate::Output>,
+    e: impl Into<crate::Output>,
+) -> Select {
     let mut op = crate::OpSpec::new("Select");
     op.add_input(condition.into());
     op.add_input(t.into());
@@ -5545,7 +5689,11 @@ impl Select {
 ///   The selection.
 ///
 /// Call `.build(&graph)` on the returned [`SelectV2`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn select_v2(condition: impl Into<crate::Output>, t: impl Into<crate::Output>, e: impl Into<crate::Output>) -> SelectV2 {
+pub fn select_v2(
+    condition: impl Into<crate::Output>,
+    t: impl Into<crate::Output>,
+    e: impl Into<crate::Output>,
+) -> SelectV2 {
     let mut op = crate::OpSpec::new("SelectV2");
     op.add_input(condition.into());
     op.add_input(t.into());
@@ -5920,7 +6068,11 @@ impl Size {
 ///   The block.
 ///
 /// Call `.build(&graph)` on the returned [`Slice`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn slice(input: impl Into<crate::Output>, begin: impl Into<crate::Output>, size: impl Into<crate::Output>) -> Slice {
+pub fn slice(
+    input: impl Into<crate::Output>,
+    begin: impl Into<crate::Output>,
+    size: impl Into<crate::Output>,
+) -> Slice {
     let mut op = crate::OpSpec::new("Slice");
     op.add_input(input.into());
     op.add_input(begin.into());
@@ -6130,7 +6282,11 @@ impl Softsign {
 ///   The rearranged tensor.
 ///
 /// Call `.build(&graph)` on the returned [`SpaceToBatchND`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn space_to_batch_nd(input: impl Into<crate::Output>, block_shape: impl Into<crate::Output>, paddings: impl Into<crate::Output>) -> SpaceToBatchND {
+pub fn space_to_batch_nd(
+    input: impl Into<crate::Output>,
+    block_shape: impl Into<crate::Output>,
+    paddings: impl Into<crate::Output>,
+) -> SpaceToBatchND {
     let mut op = crate::OpSpec::new("SpaceToBatchND");
     op.add_input(input.into());
     op.add_input(block_shape.into());
@@ -6204,7 +6360,8 @@ impl SpaceToDepth {
     ///
     /// A `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
     pub fn data_format(mut self, value: impl AsRef<[u8]>) -> Self {
-        self.op.set_attr("data_format", crate::AttrValue::String(value.as_ref().to_vec()));
+        self.op
+            .set_attr("data_format", crate::AttrValue::string(value));
         self
     }
 
@@ -6249,7 +6406,11 @@ impl SpaceToDepth {
 ///   The pieces.
 ///
 /// Call `.build(&graph)` on the returned [`Split`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn split(split_dim: impl Into<crate::Output>, value: impl Into<crate::Output>, num_split: i64) -> Split {
+pub fn split(
+    split_dim: impl Into<crate::Output>,
+    value: impl Into<crate::Output>,
+    num_split: i64,
+) -> Split {
     let mut op = crate::OpSpec::new("Split");
     op.add_input(split_dim.into());
     op.add_input(value.into());
@@ -6308,7 +6469,12 @@ impl Split {
 ///   The pieces.
 ///
 /// Call `.build(&graph)` on the returned [`SplitV`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn split_v(value: impl Into<crate::Output>, size_splits: impl Into<crate::Output>, split_dim: impl Into<crate::Output>, num_split: i64) -> SplitV {
+pub fn split_v(
+    value: impl Into<crate::Output>,
+    size_splits: impl Into<crate::Output>,
+    split_dim: impl Into<crate::Output>,
+    num_split: i64,
+) -> SplitV {
     let mut op = crate::OpSpec::new("SplitV");
     op.add_input(value.into());
     op.add_input(size_splits.into());
@@ -6466,7 +6632,10 @@ impl Square {
 ///   The result.
 ///
 /// Call `.build(&graph)` on the returned [`SquaredDifference`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn squared_difference(x: impl Into<crate::Output>, y: impl Into<crate::Output>) -> SquaredDifference {
+pub fn squared_difference(
+    x: impl Into<crate::Output>,
+    y: impl Into<crate::Output>,
+) -> SquaredDifference {
     let mut op = crate::OpSpec::new("SquaredDifference");
     op.add_input(x.into());
     op.add_input(y.into());
@@ -6536,7 +6705,8 @@ impl Squeeze {
     ///
     /// A `list(int)` with at least 0 elements. Defaults to `[]`.
     pub fn squeeze_dims(mut self, value: &[i64]) -> Self {
-        self.op.set_attr("squeeze_dims", crate::AttrValue::IntList(value.to_vec()));
+        self.op
+            .set_attr("squeeze_dims", crate::AttrValue::IntList(value.to_vec()));
         self
     }
 
@@ -6634,7 +6804,12 @@ impl StopGradient {
 ///   The slice.
 ///
 /// Call `.build(&graph)` on the returned [`StridedSlice`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn strided_slice(input: impl Into<crate::Output>, begin: impl Into<crate::Output>, end: impl Into<crate::Output>, strides: impl Into<crate::Output>) -> StridedSlice {
+pub fn strided_slice(
+    input: impl Into<crate::Output>,
+    begin: impl Into<crate::Output>,
+    end: impl Into<crate::Output>,
+    strides: impl Into<crate::Output>,
+) -> StridedSlice {
     let mut op = crate::OpSpec::new("StridedSlice");
     op.add_input(input.into());
     op.add_input(begin.into());
@@ -6671,7 +6846,8 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn ellipsis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("ellipsis_mask", crate::AttrValue::Int(value));
+        self.op
+            .set_attr("ellipsis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -6679,7 +6855,8 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn new_axis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("new_axis_mask", crate::AttrValue::Int(value));
+        self.op
+            .set_attr("new_axis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -6687,7 +6864,8 @@ impl StridedSlice {
     ///
     /// An `int`. Defaults to `0`.
     pub fn shrink_axis_mask(mut self, value: i64) -> Self {
-        self.op.set_attr("shrink_axis_mask", crate::AttrValue::Int(value));
+        self.op
+            .set_attr("shrink_axis_mask", crate::AttrValue::Int(value));
         self
     }
 
@@ -6953,7 +7131,10 @@ impl Tanh {
 ///   The shape.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListElementShape`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_element_shape(input_handle: impl Into<crate::Output>, shape_type: crate::DataType) -> TensorListElementShape {
+pub fn tensor_list_element_shape(
+    input_handle: impl Into<crate::Output>,
+    shape_type: crate::DataType,
+) -> TensorListElementShape {
     let mut op = crate::OpSpec::new("TensorListElementShape");
     op.add_input(input_handle.into());
     op.set_attr("shape_type", crate::AttrValue::Type(shape_type));
@@ -7005,7 +7186,10 @@ impl TensorListElementShape {
 ///   The list.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListFromTensor`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_from_tensor(tensor: impl Into<crate::Output>, element_shape: impl Into<crate::Output>) -> TensorListFromTensor {
+pub fn tensor_list_from_tensor(
+    tensor: impl Into<crate::Output>,
+    element_shape: impl Into<crate::Output>,
+) -> TensorListFromTensor {
     let mut op = crate::OpSpec::new("TensorListFromTensor");
     op.add_input(tensor.into());
     op.add_input(element_shape.into());
@@ -7063,7 +7247,12 @@ impl TensorListFromTensor {
 ///   The element.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListGetItem`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_get_item(input_handle: impl Into<crate::Output>, index: impl Into<crate::Output>, element_shape: impl Into<crate::Output>, element_dtype: crate::DataType) -> TensorListGetItem {
+pub fn tensor_list_get_item(
+    input_handle: impl Into<crate::Output>,
+    index: impl Into<crate::Output>,
+    element_shape: impl Into<crate::Output>,
+    element_dtype: crate::DataType,
+) -> TensorListGetItem {
     let mut op = crate::OpSpec::new("TensorListGetItem");
     op.add_input(input_handle.into());
     op.add_input(index.into());
@@ -7170,7 +7359,11 @@ impl TensorListLength {
 ///   The list.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListReserve`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_reserve(element_shape: impl Into<crate::Output>, num_elements: impl Into<crate::Output>, element_dtype: crate::DataType) -> TensorListReserve {
+pub fn tensor_list_reserve(
+    element_shape: impl Into<crate::Output>,
+    num_elements: impl Into<crate::Output>,
+    element_dtype: crate::DataType,
+) -> TensorListReserve {
     let mut op = crate::OpSpec::new("TensorListReserve");
     op.add_input(element_shape.into());
     op.add_input(num_elements.into());
@@ -7227,7 +7420,11 @@ impl TensorListReserve {
 ///   The new list.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListSetItem`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_set_item(input_handle: impl Into<crate::Output>, index: impl Into<crate::Output>, item: impl Into<crate::Output>) -> TensorListSetItem {
+pub fn tensor_list_set_item(
+    input_handle: impl Into<crate::Output>,
+    index: impl Into<crate::Output>,
+    item: impl Into<crate::Output>,
+) -> TensorListSetItem {
     let mut op = crate::OpSpec::new("TensorListSetItem");
     op.add_input(input_handle.into());
     op.add_input(index.into());
@@ -7247,7 +7444,10 @@ impl TensorListSetItem {
     ///
     /// A `bool`. Defaults to `false`.
     pub fn resize_if_index_out_of_bounds(mut self, value: bool) -> Self {
-        self.op.set_attr("resize_if_index_out_of_bounds", crate::AttrValue::Bool(value));
+        self.op.set_attr(
+            "resize_if_index_out_of_bounds",
+            crate::AttrValue::Bool(value),
+        );
         self
     }
 
@@ -7292,7 +7492,11 @@ impl TensorListSetItem {
 ///   The stacked elements.
 ///
 /// Call `.build(&graph)` on the returned [`TensorListStack`] to add the operation; its outputs are `operation.output(i)`, flattened in the order above.
-pub fn tensor_list_stack(input_handle: impl Into<crate::Output>, element_shape: impl Into<crate::Output>, element_dtype: crate::DataType) -> TensorListStack {
+pub fn tensor_list_stack(
+    input_handle: impl Into<crate::Output>,
+    element_shape: impl Into<crate::Output>,
+    element_dtype: crate::DataType,
+) -> TensorListStack {
     let mut op = crate::OpSpec::new("TensorListStack");
     op.add_input(input_handle.into());
     op.add_input(element_shape.into());
@@ -7312,7 +7516,8 @@ impl TensorListStack {
     ///
     /// An `int`. Defaults to `-1`.
     pub fn num_elements(mut self, value: i64) -> Self {
-        self.op.set_attr("num_elements", crate::AttrValue::Int(value));
+        self.op
+            .set_attr("num_elements", crate::AttrValue::Int(value));
         self
     }
 
@@ -7436,7 +7641,8 @@ impl TopKV2 {
     ///
     /// A `type` from: `DataType::Int16`, `DataType::Int32`, `DataType::Int64`. Defaults to `DataType::Int32`.
     pub fn index_type(mut self, value: crate::DataType) -> Self {
-        self.op.set_attr("index_type", crate::AttrValue::Type(value));
+        self.op
+            .set_attr("index_type", crate::AttrValue::Type(value));
         self
     }
 
