@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from opgen.langs import doctext, numbers
+from opgen.langs import doctext, godoc, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import (
     camel_dtypes,
@@ -225,7 +225,8 @@ def shape_literal(shape: Shape) -> str:
 
 
 def doc_comment(lines: Sequence[str], indent: str = "") -> str:
-    """``//`` lines, with list items indented as gofmt (Go 1.19+) rewrites them."""
+    """``//`` lines as gofmt (Go 1.19+) prints them (godoc); the text's ``- `` lines
+    (and their indented continuations) are list items."""
     out, in_list = [], False
     for line in lines:
         if line.startswith("- "):
@@ -234,8 +235,8 @@ def doc_comment(lines: Sequence[str], indent: str = "") -> str:
             line = "  " + line
         else:
             in_list = False
-        out.append(f"{indent}//{' ' + line if line else ''}")
-    return "\n".join(out)
+        out.append(line)
+    return godoc.comment(out, indent)
 
 
 def _aligned(names: Iterable[str]) -> list[str]:
