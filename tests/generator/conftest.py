@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -98,3 +100,52 @@ def tf_oplist_text_path():
         pytest.skip("TensorFlow's text OpList is absent (set OPGEN_TF_OPLIST_TEXT or provide "
                     "../shared/testdata/tf-2.21-ops.pbtxt)")
     return TF_OPLIST_TEXT
+
+
+class Formatters:
+    """Each language's formatter, run in check mode over generated output with its
+    default settings; a check skips, saying why, where its tool is not installed.
+    Each returns the formatter's complaint ("" when the output is formatted)."""
+
+    @staticmethod
+    def _tool(name: str) -> str:
+        found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+        if not found:
+            pytest.skip(f"{name} not installed: generated output is not checked with it")
+        return found
+
+    @staticmethod
+    def _run(command: list[str], **kwargs) -> str:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                                check=False, **kwargs)
+        if result.returncode != 0 or result.stdout.strip():
+            return (result.stdout[-4000:] + result.stderr[-4000:]) or f"exit {result.returncode}"
+        return ""
+
+    def gofmt(self, folder: Path) -> str:
+        # -l lists the files gofmt would change; -e reports every syntax error
+        return self._run([self._tool("gofmt"), "-l", "-e", str(folder)])
+
+    def rustfmt(self, crate: Path) -> str:
+        # The crate root pulls in its modules; build.rs stands alone. (Not `cargo fmt`:
+        # its diff of a file as large as TensorFlow's ops.rs runs out of memory.)
+        return self._run([self._tool("rustfmt"), "--edition", "2021", "--check",
+                          str(crate / "src" / "lib.rs"), str(crate / "build.rs")], cwd=crate)
+
+    def ruff_format(self, folder: Path) -> str:
+        # --isolated: ruff's defaults (line length 88), not this repository's settings
+        result = subprocess.run([self._tool("ruff"), "format", "--isolated", "--check",
+                                 str(folder)], capture_output=True, text=True, timeout=600,
+                                check=False)
+        return "" if result.returncode == 0 else result.stdout[-4000:] + result.stderr[-4000:]
+
+    def black(self, folder: Path) -> str:
+        result = subprocess.run([self._tool("black"), "--check", "--quiet", str(folder)],
+                                capture_output=True, text=True, timeout=600, check=False,
+                                cwd=folder)
+        return "" if result.returncode == 0 else result.stderr[-4000:] or "black --check failed"
+
+
+@pytest.fixture(scope="session")
+def formatters() -> Formatters:
+    return Formatters()
