@@ -187,7 +187,10 @@ def _list(lines: Sequence[str], blank_before: bool) -> tuple[list[str], bool]:
 def canonical(lines: Sequence[str]) -> list[str]:
     """The text lines of a doc comment (without ``//``) as gofmt prints them: "" for a
     blank line, a leading tab for code."""
-    text = _unindent([line.rstrip() for line in lines])
+    text = [line.rstrip() for line in lines]
+    if all(line and line[0] not in " \t" for line in text):
+        return text   # one paragraph (most options' comments): printed as it is
+    text = _unindent(text)
     out: list[str] = []
     previous_end = -1
     for start, end, kind in _spans(text):

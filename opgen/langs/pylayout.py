@@ -16,11 +16,18 @@ line at its last bracket (their right-hand split). String literals are never spl
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import NamedTuple, TypeAlias
+
 #: ruff format's and black's default line length
 WIDTH = 88
 
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = frozenset(")]}")
+# What the layout looks at in a line: string literals (skipped whole; the generator
+# writes them double-quoted, escapes inside), brackets and commas. (One regex pass: a
+# loop over characters in Python would cost ~0.3 s on TensorFlow's registry.)
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[()\[\]{},]')
+_OPENING = frozenset("([{")
 
 
 def _scan(text: str) -> list[tuple[int, int, int]]:
@@ -28,63 +35,31 @@ def _scan(text: str) -> list[tuple[int, int, int]]:
     string literals, in order of their opening."""
     pairs: list[tuple[int, int, int]] = []
     stack: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"' or c == "'":
-            i = _string_end(text, i)
-            continue
-        if c in _OPEN:
+    for match in _TOKENS.finditer(text):
+        c = match.group()
+        if c in _OPENING:
             stack.append(len(pairs))
-            pairs.append((len(stack) - 1, i, -1))
-        elif c in _CLOSE and stack:
+            pairs.append((len(stack) - 1, match.start(), -1))
+        elif len(c) == 1 and c != "," and stack:
             k = stack.pop()
-            depth, start, _ = pairs[k]
-            pairs[k] = (depth, start, i)
-        i += 1
+            pairs[k] = (pairs[k][0], pairs[k][1], match.start())
     return pairs
-
-
-def _string_end(text: str, i: int) -> int:
-    """The index after the string literal that starts at ``text[i]`` (a quote)."""
-    quote = text[i]
-    if text.startswith(quote * 3, i):
-        end = text.find(quote * 3, i + 3)
-        while end != -1 and _escaped(text, end):
-            end = text.find(quote * 3, end + 1)
-        return len(text) if end == -1 else end + 3
-    j = i + 1
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            return j + 1
-        j += 1
-    return len(text)
-
-
-def _escaped(text: str, i: int) -> bool:
-    backslashes = len(text[:i]) - len(text[:i].rstrip("\\"))
-    return backslashes % 2 == 1
 
 
 def split_items(body: str) -> list[str]:
     """``body`` (the inside of a bracket) cut at its top-level commas."""
-    items, depth, start, i = [], 0, 0, 0
-    while i < len(body):
-        c = body[i]
-        if c == '"' or c == "'":
-            i = _string_end(body, i)
-            continue
-        if c in _OPEN:
+    items, depth, start = [], 0, 0
+    for match in _TOKENS.finditer(body):
+        c = match.group()
+        if len(c) != 1:
+            continue   # a string literal
+        if c in _OPENING:
             depth += 1
-        elif c in _CLOSE:
+        elif c != ",":
             depth -= 1
-        elif c == "," and depth == 0:
-            items.append(body[start:i].strip())
-            start = i + 1
-        i += 1
+        elif depth == 0:
+            items.append(body[start:match.start()].strip())
+            start = match.end()
     last = body[start:].strip()
     if last:
         items.append(last)
@@ -114,24 +89,56 @@ def statement(keyword: str, value: str, indent: str = "") -> str:
     return "\n".join([f"{indent}{keyword}(", *inner, indent + ")"])
 
 
-def _split(text: str, indent: str, is_def: bool) -> list[str]:
+class Group(NamedTuple):
+    """A bracketed expression whose items the caller knows (no scan needed)."""
+
+    head: str                 # up to and including the opening bracket: "_f(", "{"
+    items: Sequence[Item]
+    tail: str                 # from the closing bracket on: ")", ") -> T:"
+
+    def text(self) -> str:
+        return self.head + ", ".join([_text(i) for i in self.items]) + self.tail
+
+
+Item: TypeAlias = "str | Group"
+
+
+def _text(item: Item) -> str:
+    return item if isinstance(item, str) else item.text()
+
+
+def bracketed(indent: str, head: str, items: Sequence[Item], tail: str,
+              is_def: bool = False) -> str:
+    """``head``, ``items`` joined by commas, ``tail`` (``head`` ends with the bracket that
+    holds the items), laid out at ``indent``; ``is_def``: a def's parameters."""
+    line = indent + head + ", ".join([_text(i) for i in items]) + tail
+    if len(line) <= WIDTH:   # nearly every line
+        return line
+    return "\n".join(_layout(indent, head, items, tail, is_def))
+
+
+def _item_lines(item: Item, suffix: str, indent: str) -> list[str]:
+    if isinstance(item, str):
+        return _split(item + suffix, indent, False)
+    text = item.text() + suffix
     if len(indent) + len(text) <= WIDTH:
         return [indent + text]
-    top = [(start, end) for depth, start, end in _scan(text) if depth == 0 and end > start + 1]
-    if not top:
-        return [indent + text]   # nothing to split at (a long string literal)
-    start, end = top[0] if is_def else top[-1]
-    head, body, tail = text[:start + 1], text[start + 1:end], text[end:]
+    return _layout(indent, item.head, item.items, item.tail + suffix, False)
+
+
+def _layout(indent: str, head: str, items: Sequence[Item], tail: str,
+            is_def: bool) -> list[str]:
     inner = indent + "    "
-    items = split_items(body)
-    if is_def and len(items) == 1:
-        body += ","   # a def split at its parameters always ends them with a comma
-    if len(inner) + len(body) <= WIDTH or len(items) == 1:
-        lines = [indent + head, *_split(body, inner, False)]
+    body = ", ".join([_text(i) for i in items])
+    if len(items) == 1:
+        # a def split at its parameters always ends them with a comma
+        lines = [indent + head, *_item_lines(items[0], "," if is_def else "", inner)]
+    elif len(inner) + len(body) <= WIDTH:
+        lines = [indent + head, inner + body]
     else:
         lines = [indent + head]
         for item in items:
-            lines += _split(item + ",", inner, False)
+            lines += _item_lines(item, ",", inner)
     if is_def and len(indent) + len(tail) > WIDTH and tail.startswith(") -> "):
         # a return annotation too long for its line goes in parentheses of its own
         annotation, colon = tail[5:].split(":", 1)
@@ -139,3 +146,15 @@ def _split(text: str, indent: str, is_def: bool) -> list[str]:
     else:
         lines.append(indent + tail)
     return lines
+
+
+def _split(text: str, indent: str, is_def: bool) -> list[str]:
+    """``text`` laid out by scanning it for its brackets."""
+    if len(indent) + len(text) <= WIDTH:
+        return [indent + text]
+    top = [(start, end) for depth, start, end in _scan(text) if depth == 0 and end > start + 1]
+    if not top:
+        return [indent + text]   # nothing to split at (a long string literal)
+    start, end = top[0] if is_def else top[-1]
+    return _layout(indent, text[:start + 1], split_items(text[start + 1:end]), text[end:],
+                   is_def)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from opgen.langs import numbers
 from opgen.langs.endpoints import deprecation_message
 from opgen.langs.naming import snake_case, unique
-from opgen.langs.pylayout import layout, statement
+from opgen.langs.pylayout import Group, bracketed, layout, statement
 from opgen.model import (
     NO_DEFAULT,
     ArgKind,
@@ -554,24 +554,31 @@ class PythonOp:
     aliases: tuple[str, ...]
     public: bool
     deprecated_aliases: tuple[DeprecatedAlias, ...] = ()
+    # the items of parameters, stub_parameters, inputs and attrs, for the layout
+    parameter_items: tuple[str, ...] = ()
+    stub_parameter_items: tuple[str, ...] = ()
+    input_items: tuple[str, ...] = ()
+    attr_items: tuple[str, ...] = ()
 
     # The lines the templates print, laid out as ruff format / black would (pylayout).
 
     @property
     def definition(self) -> str:
         """The ``def`` line(s) of the function."""
-        return layout(f"def {self.function}({self.parameters}) -> {self.return_hint}:", is_def=True)
+        return bracketed("", f"def {self.function}(", self.parameter_items,
+                         f") -> {self.return_hint}:", is_def=True)
 
     def stub_definition(self, function: str | None = None) -> str:
         """The stub's ``def ...: ...`` line(s), for the function or an alias of it."""
-        return layout(f"def {function or self.function}({self.stub_parameters}) -> "
-                      f"{self.return_hint}: ...", is_def=True)
+        return bracketed("", f"def {function or self.function}(", self.stub_parameter_items,
+                         f") -> {self.return_hint}: ...", is_def=True)
 
     @property
     def call(self) -> str:
         """The body's call into the runtime."""
-        return layout(f"_out = _execute_op({self.op_type}, {self.inputs}, {self.attrs}, name)",
-                      "    ")
+        return bracketed("    ", "_out = _execute_op(",
+                         [self.op_type, Group("[", self.input_items, "]"),
+                          Group("{", self.attr_items, "}"), "name"], ")")
 
     @property
     def deprecation_call(self) -> str:
@@ -650,7 +657,7 @@ def attr_text(attr: AttrSpec, param: str) -> AttrText:
 
 
 def parameter_lists(spec: OpSpec, params: dict[str, str],
-                    attrs: Sequence[AttrText]) -> tuple[str, str]:
+                    attrs: Sequence[AttrText]) -> tuple[list[str], list[str]]:
     """The parameters of the function and of its stub (which has ``= ...`` for defaults);
     ``attrs`` is the text of ``spec.caller_attrs``."""
     # (plain loops: most ops have a few parameters, too few to pay for comprehensions)
@@ -663,7 +670,7 @@ def parameter_lists(spec: OpSpec, params: dict[str, str],
         stub.append(text.stub_parameter)
     source.append("name: str | None = None")
     stub.append("name: str | None = None")
-    return ", ".join(source), ", ".join(stub)
+    return source, stub
 
 
 _NOT_WORD = re.compile(r"\W")
@@ -705,8 +712,8 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
     op: PythonOp = make_frozen(PythonOp, {
         "op_type": string_literal(spec.name),
         "function": function,
-        "parameters": parameters,
-        "stub_parameters": stub_parameters,
+        "parameters": ", ".join(parameters),
+        "stub_parameters": ", ".join(stub_parameters),
         "return_hint": return_hint,
         "docstring": docstring_source(spec, params, fields, attrs, shared),
         "inputs": "[" + ", ".join(inputs) + "]",
@@ -717,6 +724,10 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "aliases": tuple(aliases),
         "public": spec.visibility != "HIDDEN",
         "deprecated_aliases": tuple(deprecated_aliases),
+        "parameter_items": tuple(parameters),
+        "stub_parameter_items": tuple(stub_parameters),
+        "input_items": tuple(inputs),
+        "attr_items": tuple(attr_entries),
     })
     return op
 
