@@ -573,6 +573,10 @@ class PythonOp:
         return bracketed("", f"def {function or self.function}(", self.stub_parameter_items,
                          f") -> {self.return_hint}: ...", is_def=True)
 
+    def deprecation_decorator(self, alias: DeprecatedAlias) -> str:
+        """The stub's ``@_deprecated_endpoint(...)`` line(s) of a deprecated alias."""
+        return bracketed("", "@_deprecated_endpoint(", [alias.message], ")")
+
     @property
     def call(self) -> str:
         """The body's call into the runtime."""
@@ -778,6 +782,32 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
     return ops
 
 
+def stub_body(ops: Sequence[PythonOp]) -> str:
+    """The stub's classes, functions and aliases, with the blank lines ruff format and
+    black put in a stub: none between functions or between assignments, one where the
+    kind of statement changes, one around a class."""
+    out: list[str] = []
+    previous = ""
+    for op in ops:
+        entries: list[tuple[str, str]] = []
+        if op.output_tuple:
+            fields = "".join(f"\n    {field}: {hint}"
+                             for field, hint in op.output_tuple.annotated_fields)
+            entries.append(("class", op.output_class + fields))
+        entries.append(("def", op.stub_definition()))
+        for alias in op.aliases:
+            entries.append(("assign", f"{alias} = {op.function}"))
+        for deprecated in op.deprecated_aliases:
+            entries.append(("def", op.deprecation_decorator(deprecated) + "\n" +
+                            op.stub_definition(deprecated.name)))
+        for kind, text in entries:
+            if previous and (kind != previous or kind == "class"):
+                out.append("")
+            out.append(text)
+            previous = kind
+    return "\n".join(out)
+
+
 def _group_context(ops: Sequence[PythonOp]) -> dict[str, Any]:
     sources = " ".join(op.parameters for op in ops)
     return {
@@ -808,7 +838,7 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
     stub_ops = sorted(ops, key=operator.attrgetter("function"))
     out: list[tuple[str, str, dict[str, Any]]] = [("__init__.py.j2", "python/__init__.py", index),
            ("__init__.pyi.j2", "python/__init__.pyi",
-            {"source": source, "ops": stub_ops, "public": public,
+            {"source": source, "stub_body": stub_body(stub_ops), "public": public,
              "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops)})]
     for group, members in sorted(groups.items()):
         context = {"source": source, "group": group, **_group_context(members)}

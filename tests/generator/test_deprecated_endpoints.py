@@ -155,8 +155,9 @@ def test_the_stub_marks_deprecated_aliases_for_type_checkers(tmp_path):
                       api_defs=_api_defs(tmp_path, API_DEFS))
     stub = (out / "python" / "__init__.pyi").read_text()
     assert "from typing_extensions import deprecated as _deprecated_endpoint\n" in stub
-    assert ('@_deprecated_endpoint("dot is deprecated (removed in version 2): use matrix_product '
-            'instead")\ndef dot(a: TensorLike, b: TensorLike, transpose_a: bool = ..., ') in stub
+    assert ('@_deprecated_endpoint(\n    "dot is deprecated (removed in version 2): use '
+            'matrix_product instead"\n)\ndef dot(\n    a: TensorLike, b: TensorLike, '
+            'transpose_a: bool = ..., ') in stub
     assert "\nmm = matrix_product\n" in stub
 
 
@@ -370,3 +371,21 @@ def test_cli_diff_compares_the_old_api_defs_with_the_new(tmp_path, pbtxt):
     removing = run("deprecated.pbtxt", "removed.pbtxt")
     assert removing.exit_code == 1
     assert "  breaking: endpoint Dot removed\n" in removing.output
+
+
+def test_output_with_deprecated_aliases_is_formatted(tmp_path, formatters):
+    # The aliases' lines (decorators, alias functions, #[deprecated], Go's paragraph) laid
+    # out as the formatters print them; each check skips without its tool.
+    out = tmp_path / "out"
+    generate.generate(opdefs.load(OPS.encode()), ["python", "go", "rust"], out,
+                      api_defs=_api_defs(tmp_path, API_DEFS))
+    problems, skipped = {}, []
+    for lang, check in (("python", formatters.ruff_format), ("go", formatters.gofmt),
+                        ("rust", formatters.rustfmt)):
+        try:
+            problems[lang] = check(out / lang)
+        except pytest.skip.Exception as e:
+            skipped.append(str(e))
+    if not problems:
+        pytest.skip("; ".join(skipped))
+    assert problems == dict.fromkeys(problems, "")
