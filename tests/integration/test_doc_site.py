@@ -159,3 +159,18 @@ def test_every_page_is_in_the_site_navigation():
     listed = set(re.findall(r"^\s*-\s*(?:[^:\n]+:\s*)?(\S+\.md)\s*$", nav, re.M))
     pages = {str(p.relative_to(REPO / "docs")) for p in (REPO / "docs").rglob("*.md")}
     assert sorted(pages - listed) == [] and sorted(listed - pages - {"index.md", "changelog.md"}) == []
+
+
+# `opgen.runtime._lib`, `from opgen import _paths`: a private module in a user's command.
+PRIVATE = re.compile(r"\bopgen(?:\.[a-z]\w*)*\._[a-z]\w*|\bfrom opgen(?:\.\w+)* import _[a-z]")
+
+
+def test_user_docs_use_public_names_only():
+    """Users reach opgen's files through `opgen config` and its modules through public
+    names. docs/architecture.md, the map of the code, names private modules on purpose."""
+    pages = [p for p in documents() if p.name != "architecture.md"]
+    pages += sorted((REPO / "examples").rglob("README.md"))
+    found = [f"{p.relative_to(REPO)}: {m}" for p in pages for m in PRIVATE.findall(p.read_text())]
+    assert found == []
+    assert PRIVATE.findall('INC=$(python -c "from opgen import _paths; print(_paths.include_dir())")')
+    assert PRIVATE.findall("opgen.runtime._lib.load()") == ["opgen.runtime._lib"]
