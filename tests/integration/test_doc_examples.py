@@ -1,13 +1,14 @@
 """The README's and docs/*.md's examples run as written (doc_blocks.py: which blocks, and
 the `<!-- docs-test: ... -->` markers that skip one or opt a shell block in).
 
-Each document's python blocks run in order in one fresh interpreter (later blocks use
-what earlier ones defined, as a reader pastes them), with `-W error::ResourceWarning`,
-from a temporary folder outside the checkout, so that the opgen found is the installed
-one (here: the one PYTHONPATH names), not the checkout's by accident of the current
-folder. That folder links `examples/` to the repository's, for the files examples open
-(`examples/models/mlp.pb`). Marked shell blocks run there with bash, `opgen` being this
-interpreter's `python -m opgen`.
+Each document's runnable blocks run in document order in one fresh interpreter, as a
+reader pastes them: python blocks in one namespace (later blocks use what earlier ones
+defined), marked shell blocks with bash (`opgen` being this interpreter's
+`python -m opgen`), so a shell block may build what the next python block loads. The
+interpreter runs with `-W error::ResourceWarning`, from a temporary folder outside the
+checkout, so that the opgen found is the installed one (here: the one PYTHONPATH names),
+not the checkout's by accident of the current folder. That folder links `examples/` to the
+repository's, for the files examples open (`examples/models/mlp.pb`).
 """
 
 from __future__ import annotations
@@ -31,12 +32,16 @@ EXPECTED_OUTPUT = {
 }
 
 DRIVER = textwrap.dedent('''\
-    import gc, json, sys, warnings
+    import gc, json, subprocess, sys, warnings
     warnings.simplefilter("error", ResourceWarning)
     with open(sys.argv[1]) as f:
         blocks = json.load(f)
     namespace = {"__name__": "__main__"}
     for block in blocks:
+        if block["language"] != "python":
+            sys.stdout.flush()
+            subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block["code"]], check=True)
+            continue
         # Padded so that a traceback names the line of the document.
         code = "\\n" * (block["line"] - 1) + block["code"]
         exec(compile(code, block["document"], "exec"), namespace)
@@ -68,43 +73,37 @@ def workdir(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("document", _documents_with(lambda b: b.language == "python"))
-def test_python_examples_run(document, workdir):
-    runnable = [b for b in blocks(REPO / document) if b.runs and b.language == "python"]
-    result = _run_python(runnable, workdir)
+@pytest.mark.parametrize("document", _documents_with(lambda b: True))
+def test_examples_run(document, workdir):
+    runnable = [b for b in blocks(REPO / document) if b.runs]
+    result = _run(runnable, workdir)
     where = ", ".join(b.where for b in runnable)
-    assert result.returncode == 0, f"{document}'s examples ({where}) failed:\n{result.stderr}"
+    assert result.returncode == 0, \
+        f"{document}'s examples ({where}) failed:\n{result.stdout[-3000:]}\n{result.stderr}"
     assert "ResourceWarning" not in result.stderr, result.stderr
     for expected in EXPECTED_OUTPUT.get(document, []):
         assert expected in result.stdout
 
 
-def _run_python(runnable: list[Block], workdir: Path) -> subprocess.CompletedProcess:
+def _run(runnable: list[Block], workdir: Path) -> subprocess.CompletedProcess:
     spec = workdir / (runnable[0].document.replace("/", "_") + ".json")
     spec.write_text(json.dumps([b.__dict__ for b in runnable]))
+    env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     return subprocess.run([sys.executable, "-W", "error::ResourceWarning", "driver.py", spec.name],
-                          cwd=workdir, capture_output=True, text=True, timeout=300)
+                          cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_the_runner_reports_failures_and_unclosed_files(workdir):
-    def block(code: str) -> Block:
-        return Block("fake.md", 3, "python", code, None, None)
-    failing = _run_python([block("x = 1\n"), block("1 / 0\n")], workdir)
+    def block(code: str, language: str = "python") -> Block:
+        return Block("fake.md", 3, language, code, None, None)
+    failing = _run([block("x = 1\n"), block("1 / 0\n")], workdir)
     assert failing.returncode != 0 and 'File "fake.md", line 3' in failing.stderr
-    leaking = _run_python([block("data = open('driver.py').read()\n")], workdir)
+    leaking = _run([block("data = open('driver.py').read()\n")], workdir)
     assert "ResourceWarning" in leaking.stderr
-
-
-def _shell_blocks() -> list[Block]:
-    return [b for p in documents() for b in blocks(p) if b.runs and b.language != "python"]
-
-
-@pytest.mark.parametrize("block", _shell_blocks(), ids=lambda b: b.where)
-def test_marked_shell_examples_run(block, workdir):
-    env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
-    result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.code], cwd=workdir,
-                            env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, f"{block.where} failed:\n{result.stdout}\n{result.stderr}"
+    in_order = _run([block("opgen --version > version.txt\n", "sh"),
+                     block("import pathlib, opgen\nprint(pathlib.Path('version.txt').read_text().split()[-1] == opgen.__version__)\n"),
+                     block("false\n", "sh"), block("print('not reached')\n")], workdir)
+    assert in_order.returncode != 0 and in_order.stdout.split() == ["True"]
 
 
 def test_markers_are_well_formed():
