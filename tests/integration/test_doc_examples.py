@@ -25,10 +25,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from doc_blocks import REPO, Block, blocks, documents, malformed_markers
 
-# What the README's first example prints: the test checks results, not only that it ran.
+# What examples print, as their comments say: the test checks results, not only that they ran.
 EXPECTED_OUTPUT = {
     "README.md": ["float32 (2, 2)", "[[0. 0.]\n [8. 8.]]", "Matrix size-incompatible",
                   "(4, 10) [1. 1. 1. 1.]"],
+    "docs/plugins.md": ["[2.  2.5 3. ] float64", "(2, None)"],
+    "docs/languages/python.md": ["[[5.0, 11.0], [11.0, 25.0]]"],
 }
 
 DRIVER = textwrap.dedent('''\
