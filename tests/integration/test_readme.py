@@ -9,7 +9,11 @@ REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_commands_in_order():
+    first_command = "pip install . && opgen generate --lang python --out out"
     test_command = 'pip install ".[test]" && pytest -q'
-    assert test_command in README
-    assert test_command in (REPO / ".ci" / "run").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    for command in (first_command, test_command):
+        assert command in README
+        assert command in ci
+    assert ci.index(first_command) < ci.index(test_command)
