@@ -57,6 +57,16 @@ _runtime_option = click.option(
     "--from-runtime", is_flag=True,
     help="Read the live op registry of the opgen runtime library instead "
          "(the library is found as opgen installs it, or via $OPGEN_RUNTIME_LIB).")
+_library_option = click.option(
+    "--from-library", "from_library", metavar="LIB.so",
+    help="Read the ops an op library (plugin) registers when the opgen runtime loads it, "
+         "as opgen.load_op_library does.")
+
+
+def _input_options(command: Any) -> Any:
+    """--ops, --from-runtime and --from-library: where a command reads its OpList
+    (the parameters ops, from_runtime, from_library; :func:`_source` checks them)."""
+    return _ops_option(_runtime_option(_library_option(command)))
 
 
 def _quiet_on_closed_pipe() -> None:
@@ -120,11 +130,7 @@ def main() -> None:
 @main.command()
 @click.option("--lang", "languages", default="python", show_default=True, metavar="LANGS",
               help="Comma-separated target languages.")
-@_ops_option
-@_runtime_option
-@click.option("--from-library", "from_library", metavar="LIB.so",
-              help="Generate for the ops an op library (plugin) registers when the opgen "
-                   "runtime loads it, as opgen.load_op_library does.")
+@_input_options
 @_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
@@ -186,28 +192,28 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
 
 
 @main.command("list")
-@_ops_option
-@_runtime_option
-def list_ops(ops: str | None, from_runtime: bool) -> None:
+@_input_options
+def list_ops(ops: str | None, from_runtime: bool, from_library: str | None) -> None:
     """Print the op names of an OpList, one per line, sorted.
 
     \b
     Examples:
       opgen list
       opgen list --ops tf-oplist.pb | grep Conv
+      opgen list --from-library build/libmy_ops.so
     """
     from opgen import pipeline
-    oplist = pipeline.load(_source(ops, from_runtime), specs=False).oplist
+    oplist = pipeline.load(_source(ops, from_runtime, from_library), specs=False).oplist
     for name in sorted(op.name for op in oplist.op):
         click.echo(name)
 
 
 @main.command()
 @click.argument("op_name", metavar="OP")
-@_ops_option
-@_runtime_option
+@_input_options
 @_api_def_option
-def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str, ...]) -> None:
+def show(op_name: str, ops: str | None, from_runtime: bool, from_library: str | None,
+         api_defs: tuple[str, ...]) -> None:
     """Print the OpSpec of OP as the templates see it: names after ApiDefs, inputs,
     attrs (inferred, required, optional with defaults and allowed values), outputs, docs.
 
@@ -216,12 +222,13 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
       opgen show AddV2
       opgen show Conv2D --ops tf-oplist.pb
       opgen show MatMul --ops tf-oplist.pb --api-def api_def/base_api
+      opgen show WeightedSum --from-library build/libmy_ops.so
     """
     import difflib
 
     from opgen import pipeline
     from opgen import show as show_module
-    source = _source(ops, from_runtime)
+    source = _source(ops, from_runtime, from_library)
     specs = {spec.name: spec for spec in pipeline.load(source, api_defs).specs}
     spec = specs.get(op_name)
     if spec is None:
@@ -234,26 +241,43 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
 
 @main.command()
 @click.argument("old", metavar="OLD")
-@click.argument("new", metavar="NEW")
+@click.argument("new", metavar="[NEW]", required=False)
+@_input_options
 @_api_def_option
 @click.option("--old-api-def", "old_api_defs", multiple=True, metavar="DIR_OR_FILE",
               help="ApiDefs for OLD alone (repeatable); default: those of --api-def. With "
                    "them, renamed, deprecated and removed endpoints show up as changes.")
-def diff(old: str, new: str, api_defs: tuple[str, ...], old_api_defs: tuple[str, ...]) -> None:
+def diff(old: str, new: str | None, ops: str | None, from_runtime: bool,
+         from_library: str | None, api_defs: tuple[str, ...],
+         old_api_defs: tuple[str, ...]) -> None:
     """Compare two OpLists: added and removed ops, and every change to an op, each
-    classified as breaking callers or compatible. Exits 1 when anything breaks.
+    classified as breaking callers or compatible, one per line (OP: breaking|compatible:
+    what), then a summary line. Exits 1 when anything breaks.
+
+    NEW is a file, or else the OpList --ops, --from-runtime or --from-library names.
 
     \b
     Examples:
       opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen diff old/ops.pbtxt ops.pbtxt --api-def api_def/python_api
       opgen diff ops.pbtxt ops.pbtxt --old-api-def old_api_def/ --api-def api_def/
+      opgen diff ops.pbtxt --from-runtime
+      opgen diff my_ops-1.0.pbtxt --from-library build/libmy_ops.so | grep breaking
     """
     from opgen import diff as diff_module
     from opgen import pipeline
+    given = ops is not None or from_runtime or from_library is not None
+    if new is not None and given:
+        raise click.UsageError("give NEW or one of --ops, --from-runtime and --from-library, "
+                               "not both")
+    if new is None and not given:
+        raise click.UsageError("say what to compare OLD with: NEW, --ops, --from-runtime "
+                               "or --from-library")
+    new_source = pipeline.Source(new) if new is not None else _source(ops, from_runtime,
+                                                                        from_library)
     old_specs = pipeline.load(pipeline.Source(old), old_api_defs or api_defs,
                               api_defs_of_other_ops=True).specs
-    new_specs = pipeline.load(pipeline.Source(new), api_defs).specs
+    new_specs = pipeline.load(new_source, api_defs).specs
     result = diff_module.diff_specs(old_specs, new_specs)
     click.echo(diff_module.format_diff(result), nl=False)
     if result.has_breaking:
