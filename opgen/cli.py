@@ -208,7 +208,8 @@ def main() -> None:
 @_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder; each language writes under OUT/<lang>/.")
+              help="Output folder; each language writes under OUT/<lang>/ (Python: "
+                   "OUT/<package>/, see --python-package).")
 @click.option("--check", is_flag=True,
               help="Write nothing; list the files that would change and exit 1 if any would.")
 @click.option("--depfile", type=click.Path(dir_okay=False, path_type=Path),

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import math
 import re
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opgen.model import OpSpec
@@ -71,16 +72,18 @@ def kernel_summary(kernels: Sequence[kernel_def_pb2.KernelDef]) -> str:
     """One sentence saying on which devices and dtypes ``kernels`` (one op's) run::
 
         Kernels in the opgen runtime: CPU for float32, float64; GPU for float32.
-        Kernels in the opgen runtime: GPU for Tindices=int32 Tparams=float32.
+        Kernels in the opgen runtime: GPU for Tindices in {int32, int64} x Tparams in {float32}.
+        Kernels in the opgen runtime: CPU for Tidx=int32 T=float32, Tidx=int64 T=int32.
         Kernels in the opgen runtime: CPU.
 
     A kernel's dtypes are its type constraints; with one type attr only the dtype is
-    named, with several ``attr=dtype`` each. An op without kernels says so."""
+    named; with several, the sets of values where the kernels cover every combination of
+    them, else each kernel's ``attr=dtype``. An op without kernels says so."""
     from opgen.runtime.dtypes import as_dtype
 
     if not kernels:
-        return ("No kernel in the opgen runtime: running it fails with NotFoundError "
-                "(building a graph with it works).")
+        return _wrapped("No kernel in the opgen runtime: running it fails with NotFoundError "
+                        "(building a graph with it works).")
 
     def dtype(value: int) -> str:
         try:
@@ -106,10 +109,28 @@ def kernel_summary(kernels: Sequence[kernel_def_pb2.KernelDef]) -> str:
         elif len(attrs) == 1:
             parts.append(f"{device} for {', '.join(value for (_, value), in combos)}")
         else:
-            parts.append(f"{device} for " + ", ".join(
-                " ".join(f"{name}={value}" for name, value in combo) for combo in combos))
-    return textwrap.fill(f"Kernels in the opgen runtime: {'; '.join(parts)}.", width=80,
-                         break_long_words=False, break_on_hyphens=False)
+            parts.append(f"{device} for {_combinations(combos, natural)}")
+    return _wrapped(f"Kernels in the opgen runtime: {'; '.join(parts)}.")
+
+
+def _wrapped(text: str) -> str:
+    """At 80 columns: doc comments keep an op description's line breaks."""
+    return textwrap.fill(text, width=80, break_long_words=False, break_on_hyphens=False)
+
+
+def _combinations(combos: Sequence[tuple[tuple[str, str], ...]],
+                  natural: Callable[[str], Any]) -> str:
+    """Kernels over several type attrs: ``T in {a, b} x U in {c}`` where they cover
+    every combination of their values, else each one as ``T=a U=c``."""
+    values: dict[str, set[str]] = {}
+    for combo in combos:
+        for name, value in combo:
+            values.setdefault(name, set()).add(value)
+    full = math.prod(len(v) for v in values.values())
+    if len(combos) == full and all(len(combo) == len(values) for combo in combos):
+        return " x ".join(f"{name} in {{{', '.join(sorted(v, key=natural))}}}"
+                          for name, v in sorted(values.items()))
+    return ", ".join(" ".join(f"{name}={value}" for name, value in combo) for combo in combos)
 
 
 def with_kernel_docs(specs: Sequence[OpSpec],

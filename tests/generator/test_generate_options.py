@@ -296,3 +296,33 @@ def test_without_kernel_docs_no_kernel_text_is_written():
     for path in GENERATED.rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
             assert "Kernels in the opgen runtime" not in path.read_text(errors="replace"), path
+
+
+def _kernel(op: str, device: str, **dtypes: int):
+    from opgen.protos import kernel_def_pb2
+    kernel = kernel_def_pb2.KernelDef(op=op, device_type=device)
+    for name, value in dtypes.items():
+        kernel.constraint.add(name=name).allowed_values.list.type.append(value)
+    return kernel
+
+
+def test_kernel_summary_wording():
+    from opgen.op_selection import kernel_summary
+
+    def flat(kernels):   # wrapped at 80 columns for doc comments; compared as prose
+        text = kernel_summary(kernels)
+        assert all(len(line) <= 80 for line in text.splitlines())
+        return " ".join(text.split())
+    f32, f64, i32, i64 = 1, 2, 3, 9   # DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64
+    assert flat([_kernel("A", "GPU", T=f32), _kernel("A", "CPU", T=f64),
+                 _kernel("A", "CPU", T=f32)]) == \
+        "Kernels in the opgen runtime: CPU for float32, float64; GPU for float32."
+    product = [_kernel("G", "CPU", T=t, Tidx=i) for t in (f32, f64) for i in (i64, i32)]
+    assert flat(product) == \
+        "Kernels in the opgen runtime: CPU for T in {float32, float64} x Tidx in {int32, int64}."
+    assert flat(product[:3]) == (   # not every combination: each kernel
+        "Kernels in the opgen runtime: CPU for T=float32 Tidx=int32, T=float32 Tidx=int64, "
+        "T=float64 Tidx=int64.")
+    assert flat([_kernel("NoOp", "CPU"), _kernel("NoOp", "GPU")]) == \
+        "Kernels in the opgen runtime: CPU; GPU."
+    assert flat([]).startswith("No kernel in the opgen runtime")
