@@ -162,3 +162,18 @@ def test_cli_list_show_and_diff_read_a_library(my_ops_path, tmp_path):
         "Retired: breaking: op removed",
         "1 breaking change(s) (1 removed op(s), 0 changed op(s)), 0 compatible change(s), "
         "0 added op(s)"]
+
+
+def test_cli_generate_counts_a_librarys_kernels_as_runnable(my_ops_path, tmp_path):
+    """--only-runnable and --kernel-docs see the kernels the library registers."""
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+    result = CliRunner().invoke(main, ["generate", "--from-library", str(my_ops_path),
+                                       "--only-runnable", "--kernel-docs", "--lang", "python,go",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    python = (tmp_path / "python" / "_ops_w.py").read_text()
+    assert "Kernels in the opgen runtime: CPU for float32, float64." in python
+    assert "// Kernels in the opgen runtime: CPU for float32, float64." in \
+        (tmp_path / "go" / "op" / "ops.go").read_text()
