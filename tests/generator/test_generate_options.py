@@ -106,6 +106,19 @@ def test_bad_names_are_refused_naming_the_option(tmp_path):
     assert DEFAULT.c_files == "opgen_ops" and DEFAULT.cpp_header == "opgen_ops.h"
 
 
+def test_every_name_has_an_option_whose_help_gives_its_default():
+    """The CLI spells the defaults in its help (it does not import the language modules
+    to start); they must be Identity's."""
+    from dataclasses import fields
+
+    from opgen.cli import generate
+    options = {p.name: p for p in generate.params}
+    for field in fields(Identity):
+        option = options[field.name]
+        assert option.opts == ["--" + field.name.replace("_", "-")]
+        assert option.help.endswith(f"[default: {field.default}]"), option.help
+
+
 def test_python_package_imports_by_its_name_from_out(renamed, tmp_path):
     """OUT on sys.path, cwd outside the checkout: `import myproj.nn_ops` runs ops."""
     _runtime_library()
