@@ -37,7 +37,7 @@ def select(specs: Sequence[OpSpec], only: Iterable[str] = (), exclude: Iterable[
     ``exclude`` (shell-style patterns: ``*``, ``?``, ``[...]``, case-sensitive), and,
     when ``runnable`` is given, is one of those names. A pattern matching no op of
     ``specs`` is an error (a typo would otherwise silently drop or keep ops), and so is
-    a selection left empty; ``where`` names the OpList in those messages."""
+    a selection that leaves no op; ``where`` names the OpList in those messages."""
     only, exclude = list(only), list(exclude)
     names = [spec.name for spec in specs]
     for option, patterns in (("--only", only), ("--exclude", exclude)):
@@ -52,9 +52,9 @@ def select(specs: Sequence[OpSpec], only: Iterable[str] = (), exclude: Iterable[
     if runnable is not None:
         with_kernel = set(runnable)
         kept = [spec for spec in kept if spec.name in with_kernel]
-    if not kept:
-        asked = [*(f"--only {p!r}" for p in only), *(f"--exclude {p!r}" for p in exclude),
-                 *(["--only-runnable"] if runnable is not None else [])]
+    asked = [*(f"--only {p!r}" for p in only), *(f"--exclude {p!r}" for p in exclude),
+             *(["--only-runnable"] if runnable is not None else [])]
+    if not kept and asked:   # an empty OpList, selecting nothing, still generates
         raise SelectionError(f"{' '.join(asked)} leave no op of {where} to generate")
     return kept
 
