@@ -7,8 +7,10 @@ traceback (set ``OPGEN_DEBUG=1`` to see one), and nothing written.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +59,88 @@ _runtime_option = click.option(
     "--from-runtime", is_flag=True,
     help="Read the live op registry of the opgen runtime library instead "
          "(the library is found as opgen installs it, or via $OPGEN_RUNTIME_LIB).")
+_library_option = click.option(
+    "--from-library", "from_library", metavar="LIB.so",
+    help="Read the ops an op library (plugin) registers when the opgen runtime loads it, "
+         "as opgen.load_op_library does.")
+
+
+def _input_options(command: Any) -> Any:
+    """--ops, --from-runtime and --from-library: where a command reads its OpList
+    (the parameters ops, from_runtime, from_library; :func:`_source` checks them)."""
+    return _ops_option(_runtime_option(_library_option(command)))
+
+
+def _option_group(parameter: str, build: Callable[..., Any],
+                  *options: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Adds ``options`` to a command, which receives their values as one parameter,
+    ``build(**values)`` (a click.BadParameter from ``build`` is a usage error)."""
+    def decorate(command: Any) -> Any:
+        names: list[str] = []
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            return command(*args, **kwargs, **{parameter: build(**values)})
+        decorated: Any = wrapper
+        for option in reversed(options):
+            decorated = option(decorated)
+        names.extend(p.name for p in decorated.__click_params__[-len(options):] if p.name)
+        return decorated
+    return decorate
+
+
+def _identity(**names: str | None) -> Any:
+    from opgen.langs.identity import Identity, IdentityError
+    try:
+        return Identity(**{k: v for k, v in names.items() if v is not None})
+    except IdentityError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def _name_option(flag: str, default: str, what: str,
+                 metavar: str = "NAME") -> Callable[[Any], Any]:
+    return click.option(flag, metavar=metavar, help=f"{what}  [default: {default}]")
+
+
+_identity_options = _option_group(
+    "identity", _identity,
+    _name_option("--python-package", "python", "Python package (dotted) written to "
+                 "OUT/<its folders>/, importable by that name with OUT on sys.path."),
+    _name_option("--rust-crate", "opgen-ops", "Rust crate (Cargo package) name; its library "
+                 "is the same with '_' for '-'."),
+    _name_option("--rust-version", "0.1.0", "Rust crate version.", "VERSION"),
+    _name_option("--go-module", "opgen.dev/tf", "Go module path (go.mod); the ops are in "
+                 "its op package.", "PATH"),
+    _name_option("--go-package", "tf", "Go name of the module's root package."),
+    _name_option("--c-prefix", "opgen_", "C: prefix of every function and type, and of the "
+                 "files (<prefix>ops.h, <prefix>ops.c).", "PREFIX"),
+    _name_option("--cpp-namespace", "opgen::ops", "C++ namespace of the op classes; it also "
+                 "names the header (a::b -> OUT/cpp/a_b.h)."))
+
+
+def _selection(only: tuple[str, ...], exclude: tuple[str, ...], only_runnable: bool,
+               kernel_docs: bool) -> dict[str, Any]:
+    return {"only": only, "exclude": exclude, "only_runnable": only_runnable,
+            "kernel_docs": kernel_docs}
+
+
+_selection_options = _option_group(
+    "selection", _selection,
+    click.option("--only", multiple=True, metavar="PATTERN",
+                 help="Generate only the ops whose name matches PATTERN (shell-style: * ? "
+                      "[...], case-sensitive); repeatable. A pattern that matches no op is "
+                      "an error."),
+    click.option("--exclude", multiple=True, metavar="PATTERN",
+                 help="Leave out the ops whose name matches PATTERN; repeatable."),
+    click.option("--only-runnable", is_flag=True,
+                 help="Generate only the ops the opgen runtime has a kernel for (built-in, "
+                      "CUDA plugin, and --from-library's): no function that can only fail "
+                      "with 'no kernel'."),
+    click.option("--kernel-docs", is_flag=True,
+                 help="End each op's docs (every language) with the devices and dtypes its "
+                      "kernels in the opgen runtime run on. Off by default, so output for "
+                      "an OpList stays the same whatever runtime is installed."))
 
 
 def _quiet_on_closed_pipe() -> None:
@@ -120,30 +204,34 @@ def main() -> None:
 @main.command()
 @click.option("--lang", "languages", default="python", show_default=True, metavar="LANGS",
               help="Comma-separated target languages.")
-@_ops_option
-@_runtime_option
-@click.option("--from-library", "from_library", metavar="LIB.so",
-              help="Generate for the ops an op library (plugin) registers when the opgen "
-                   "runtime loads it, as opgen.load_op_library does.")
+@_input_options
 @_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder; each language writes under OUT/<lang>/.")
+              help="Output folder; each language writes under OUT/<lang>/ (Python: "
+                   "OUT/<package>/, see --python-package).")
 @click.option("--check", is_flag=True,
               help="Write nothing; list the files that would change and exit 1 if any would.")
 @click.option("--depfile", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a Make-style depfile (outputs: OpList file, ApiDef files and "
                    "templates), for CMake's DEPFILE or Ninja.")
+@_selection_options
+@_identity_options
 def generate(languages: str, ops: str | None, from_runtime: bool, from_library: str | None,
              api_defs: tuple[str, ...], out_dir: Path, check: bool,
-             depfile: Path | None) -> None:
+             depfile: Path | None, selection: dict[str, Any], identity: Any) -> None:
     """Generate wrapper code for every op of an OpList.
 
     Output is sorted by op name and byte-stable; files whose content is unchanged are
     not rewritten; files an earlier run wrote that are no longer produced are removed.
     Python goes to OUT/python/ (a package: __init__.py, __init__.pyi, _ops_*.py).
     C goes to OUT/c/ (opgen_ops.h, opgen_ops.c); C++ to OUT/cpp/ (opgen_framework.h,
-    opgen_ops.h, header-only).
+    opgen_ops.h, header-only); Rust to OUT/rust/ (crate opgen-ops), Go to OUT/go/
+    (module opgen.dev/tf). The --python-package ... --cpp-namespace options rename them.
+
+    All ops are generated unless --only, --exclude or --only-runnable select some.
+    --kernel-docs (off by default: the output then depends on the runtime installed)
+    adds to each op's docs where it runs here; `opgen kernels` lists the same.
 
     \b
     Examples:
@@ -154,6 +242,8 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
       opgen generate --check --ops ops.pbtxt --out generated
       opgen generate --ops ops.pbtxt --out gen --depfile gen/opgen.d
       opgen generate --ops tf-oplist.pb --api-def api_def/base_api --api-def api_def/python_api
+      opgen generate --ops tf-oplist.pb --only-runnable --python-package myproj.tf_ops
+      opgen generate --lang c,rust --only 'Conv*' --exclude '*Backprop*' --c-prefix my_
     """
     from opgen import generate as gen
     from opgen import langs, pipeline
@@ -166,9 +256,9 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
         langs.get(name)  # unknown languages fail before the OpList is read
     source = _source(ops, from_runtime, from_library)
     loaded = pipeline.load(source, api_defs)
-    files = gen.render_specs(loaded.specs, names,
-                             gen.describe_oplist(loaded.oplist, canonical=loaded.canonical))
-    stale = gen.stale_files(files, out_dir, names)
+    specs, described = _selected(loaded, source, **selection)
+    files = gen.render_specs(specs, names, described, identity)
+    stale = gen.stale_files(files, out_dir, names, identity)
     if depfile is not None and not check:
         inputs = source.files() + (loaded.api_defs.files if loaded.api_defs is not None else [])
         content = gen.depfile([out_dir / f.path for f in files], inputs + gen.template_paths(names))
@@ -185,29 +275,51 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
         sys.exit(EXIT_STALE)
 
 
+def _selected(loaded: pipeline.Loaded, source: pipeline.Source, only: tuple[str, ...],
+              exclude: tuple[str, ...], only_runnable: bool,
+              kernel_docs: bool) -> tuple[list[Any], str]:
+    """The specs `generate` writes (--only, --exclude, --only-runnable, --kernel-docs) and
+    the OpList as the files' headers name it (with how many ops were selected)."""
+    from opgen import generate as gen
+    from opgen import op_selection
+    kernels = op_selection.registered_kernels() if only_runnable or kernel_docs else {}
+    try:
+        specs = op_selection.select(loaded.specs, only, exclude,
+                                    set(kernels) if only_runnable else None,
+                                    where=source.describe())
+    except op_selection.SelectionError as e:
+        raise _fail(f"{e}; nothing written") from None
+    if kernel_docs:
+        specs = op_selection.with_kernel_docs(specs, kernels)
+    described = gen.describe_oplist(loaded.oplist, canonical=loaded.canonical)
+    if len(specs) != len(loaded.specs):
+        described += f", {len(specs)} of them selected"
+    return specs, described
+
+
 @main.command("list")
-@_ops_option
-@_runtime_option
-def list_ops(ops: str | None, from_runtime: bool) -> None:
+@_input_options
+def list_ops(ops: str | None, from_runtime: bool, from_library: str | None) -> None:
     """Print the op names of an OpList, one per line, sorted.
 
     \b
     Examples:
       opgen list
       opgen list --ops tf-oplist.pb | grep Conv
+      opgen list --from-library build/libmy_ops.so
     """
     from opgen import pipeline
-    oplist = pipeline.load(_source(ops, from_runtime), specs=False).oplist
+    oplist = pipeline.load(_source(ops, from_runtime, from_library), specs=False).oplist
     for name in sorted(op.name for op in oplist.op):
         click.echo(name)
 
 
 @main.command()
 @click.argument("op_name", metavar="OP")
-@_ops_option
-@_runtime_option
+@_input_options
 @_api_def_option
-def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str, ...]) -> None:
+def show(op_name: str, ops: str | None, from_runtime: bool, from_library: str | None,
+         api_defs: tuple[str, ...]) -> None:
     """Print the OpSpec of OP as the templates see it: names after ApiDefs, inputs,
     attrs (inferred, required, optional with defaults and allowed values), outputs, docs.
 
@@ -216,12 +328,13 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
       opgen show AddV2
       opgen show Conv2D --ops tf-oplist.pb
       opgen show MatMul --ops tf-oplist.pb --api-def api_def/base_api
+      opgen show WeightedSum --from-library build/libmy_ops.so
     """
     import difflib
 
     from opgen import pipeline
     from opgen import show as show_module
-    source = _source(ops, from_runtime)
+    source = _source(ops, from_runtime, from_library)
     specs = {spec.name: spec for spec in pipeline.load(source, api_defs).specs}
     spec = specs.get(op_name)
     if spec is None:
@@ -234,26 +347,43 @@ def show(op_name: str, ops: str | None, from_runtime: bool, api_defs: tuple[str,
 
 @main.command()
 @click.argument("old", metavar="OLD")
-@click.argument("new", metavar="NEW")
+@click.argument("new", metavar="[NEW]", required=False)
+@_input_options
 @_api_def_option
 @click.option("--old-api-def", "old_api_defs", multiple=True, metavar="DIR_OR_FILE",
               help="ApiDefs for OLD alone (repeatable); default: those of --api-def. With "
                    "them, renamed, deprecated and removed endpoints show up as changes.")
-def diff(old: str, new: str, api_defs: tuple[str, ...], old_api_defs: tuple[str, ...]) -> None:
+def diff(old: str, new: str | None, ops: str | None, from_runtime: bool,
+         from_library: str | None, api_defs: tuple[str, ...],
+         old_api_defs: tuple[str, ...]) -> None:
     """Compare two OpLists: added and removed ops, and every change to an op, each
-    classified as breaking callers or compatible. Exits 1 when anything breaks.
+    classified as breaking callers or compatible, one per line (OP: breaking|compatible:
+    what), then a summary line. Exits 1 when anything breaks.
+
+    NEW is a file, or else the OpList --ops, --from-runtime or --from-library names.
 
     \b
     Examples:
       opgen diff tf-2.20-oplist.pb tf-2.21-oplist.pb
       opgen diff old/ops.pbtxt ops.pbtxt --api-def api_def/python_api
       opgen diff ops.pbtxt ops.pbtxt --old-api-def old_api_def/ --api-def api_def/
+      opgen diff ops.pbtxt --from-runtime
+      opgen diff my_ops-1.0.pbtxt --from-library build/libmy_ops.so | grep breaking
     """
     from opgen import diff as diff_module
     from opgen import pipeline
+    given = ops is not None or from_runtime or from_library is not None
+    if new is not None and given:
+        raise click.UsageError("give NEW or one of --ops, --from-runtime and --from-library, "
+                               "not both")
+    if new is None and not given:
+        raise click.UsageError("say what to compare OLD with: NEW, --ops, --from-runtime "
+                               "or --from-library")
+    new_source = pipeline.Source(new) if new is not None else _source(ops, from_runtime,
+                                                                        from_library)
     old_specs = pipeline.load(pipeline.Source(old), old_api_defs or api_defs,
                               api_defs_of_other_ops=True).specs
-    new_specs = pipeline.load(pipeline.Source(new), api_defs).specs
+    new_specs = pipeline.load(new_source, api_defs).specs
     result = diff_module.diff_specs(old_specs, new_specs)
     click.echo(diff_module.format_diff(result), nl=False)
     if result.has_breaking:

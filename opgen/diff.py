@@ -201,17 +201,14 @@ def _diff_outputs(old: OpSpec, new: OpSpec, add: _Add) -> None:
 
 
 def format_diff(result: Diff) -> str:
-    lines = []
-    if result.added:
-        lines.append(f"added ops ({len(result.added)}): {', '.join(result.added)}")
-    if result.removed:
-        lines.append(f"removed ops ({len(result.removed)}), breaking: {', '.join(result.removed)}")
-    by_op: dict[str, list[Change]] = {}
-    for change in result.changes:
-        by_op.setdefault(change.op, []).append(change)
-    for op, changes in by_op.items():
-        lines.append(f"{op}:")
-        lines += [f"  {c}" for c in sorted(changes, key=lambda c: (not c.breaking, c.message))]
+    """One change per line, ``OP: breaking|compatible: what`` (an added or removed op is
+    a change of its own), sorted by op, breaking first; then a summary line. Lines can
+    be filtered: ``grep ': breaking: '``, ``grep '^Conv2D: '``."""
+    changes = [*result.changes,
+               *(Change(op, True, "op removed") for op in result.removed),
+               *(Change(op, False, "op added") for op in result.added)]
+    lines = [f"{c.op}: {c}" for c in sorted(changes, key=lambda c: (c.op, not c.breaking,
+                                                                     c.message))]
     breaking_ops = len({c.op for c in result.breaking})
     lines.append(f"{len(result.breaking) + len(result.removed)} breaking change(s) "
                  f"({len(result.removed)} removed op(s), {breaking_ops} changed op(s)), "

@@ -23,6 +23,7 @@ from typing import Any
 import jinja2
 
 from opgen import _paths, api_def, langs, model, opdef_wire, opdefs
+from opgen.langs.identity import DEFAULT, Identity
 from opgen.protos import op_def_pb2
 
 
@@ -118,20 +119,21 @@ def _render(oplist: op_def_pb2.OpList, languages: Sequence[str],
 
 
 def render_specs(specs: Sequence[model.OpSpec], languages: Sequence[str],
-                 source: str) -> list[GeneratedFile]:
+                 source: str, identity: Identity = DEFAULT) -> list[GeneratedFile]:
     """Every file of every language in ``languages`` for ``specs`` (from
     :func:`opgen.model.op_specs`), sorted by path; ``source`` names the OpList in the
-    files' headers (:func:`describe_oplist`)."""
+    files' headers (:func:`describe_oplist`), ``identity`` the package, crate, module,
+    prefix and namespace the output is published under."""
     with cyclic_gc_paused():
-        return _render_specs([langs.get(name) for name in languages], specs, source)
+        return _render_specs([langs.get(name) for name in languages], specs, source, identity)
 
 
 def _render_specs(modules: Sequence[Any], specs: Sequence[model.OpSpec],
-                  source: str) -> list[GeneratedFile]:
+                  source: str, identity: Identity = DEFAULT) -> list[GeneratedFile]:
     files = []
     for module in modules:
         env = _environment(module.NAME)
-        for template_name, out_path, context in module.files(specs, source):
+        for template_name, out_path, context in module.files(specs, source, identity):
             try:
                 text = env.get_template(template_name).render(**context)
             except jinja2.TemplateError as e:
@@ -141,13 +143,16 @@ def _render_specs(modules: Sequence[Any], specs: Sequence[model.OpSpec],
 
 
 def stale_files(files: Iterable[GeneratedFile], out_dir: str | Path,
-                languages: Sequence[str]) -> list[Path]:
-    """Files under ``out_dir`` an earlier run of ``languages`` wrote that ``files`` lacks."""
+                languages: Sequence[str], identity: Identity = DEFAULT) -> list[Path]:
+    """Files under ``out_dir`` an earlier run of ``languages`` wrote that ``files`` lacks
+    (under the names ``identity`` gives)."""
     out_dir = Path(out_dir)
     produced = {f.path for f in files}
     stale: set[Path] = set()
     for name in languages:
-        for pattern in getattr(langs.get(name), "OWNED_GLOBS", ()):
+        module = langs.get(name)
+        owned = getattr(module, "owned_globs", None)
+        for pattern in owned(identity) if owned else getattr(module, "OWNED_GLOBS", ()):
             stale.update(p.relative_to(out_dir) for p in out_dir.glob(pattern))
     return sorted(stale - produced)
 

@@ -39,6 +39,7 @@ from opgen.langs.c_family import (
     string_literal,
 )
 from opgen.langs.endpoints import EndpointAlias, deprecation_message, endpoint_aliases
+from opgen.langs.identity import DEFAULT, Identity, include_guard
 from opgen.model import ArgKind, AttrSpec, OpSpec
 
 NAME = "c"
@@ -344,8 +345,8 @@ def _attr_doc_lines(specs: Sequence[AttrSpec], attrs: Sequence[CAttr]) -> list[s
     return lines
 
 
-def c_op(spec: OpSpec, core: str) -> COp:
-    function = PREFIX + core
+def c_op(spec: OpSpec, core: str, prefix: str = PREFIX) -> COp:
+    function = prefix + core
     attrs_type = f"{function}Attrs" if spec.optional_attrs else ""
     taken = set(FUNCTION_NAMES)
     params = {arg.name: local_name(arg.public_name, taken) for arg in spec.signature_inputs}
@@ -450,8 +451,8 @@ def alias_core(endpoint: str) -> str:
     return "" if core.startswith("internal") else core
 
 
-def c_alias(alias: EndpointAlias, op: COp) -> CAlias:
-    function = PREFIX + alias.name
+def c_alias(alias: EndpointAlias, op: COp, prefix: str = PREFIX) -> CAlias:
+    function = prefix + alias.name
     arguments = ", ".join(p.name for p in op.parameters)
     if alias.deprecation is None:
         return CAlias(function, "", arguments,
@@ -461,8 +462,9 @@ def c_alias(alias: EndpointAlias, op: COp) -> CAlias:
                   f"{function}: {op.function} under a deprecated ApiDef endpoint name.")
 
 
-def c_ops(specs: Sequence[OpSpec]) -> list[COp]:
-    """Every generated op, sorted by op name; SKIP ops are left out."""
+def c_ops(specs: Sequence[OpSpec], prefix: str = PREFIX) -> list[COp]:
+    """Every generated op, sorted by op name; SKIP ops are left out. Public names start
+    with ``prefix`` (the static helpers of the .c file keep ``opgen_internal_``)."""
     specs = [s for s in specs if s.visibility != "SKIP"]
     cores = op_cores(specs)
     # An alias takes no op's core, nor the Attrs / AttrsInit names beside it.
@@ -470,19 +472,23 @@ def c_ops(specs: Sequence[OpSpec]) -> list[COp]:
     aliases = endpoint_aliases(specs, cores, alias_core, taken)
     ops = []
     for spec in sorted(specs, key=lambda s: s.name):
-        op = c_op(spec, cores[spec.name])
+        op = c_op(spec, cores[spec.name], prefix)
         if spec.name in aliases:
-            op = replace(op, aliases=tuple(c_alias(a, op) for a in aliases[spec.name]))
+            op = replace(op, aliases=tuple(c_alias(a, op, prefix) for a in aliases[spec.name]))
         ops.append(op)
     return ops
 
 
-def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """The header (declarations, attrs structs, docs) and the source defining them."""
-    ops = c_ops(specs)
+def files(specs: Sequence[OpSpec], source: str,
+          identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
+    """The header (declarations, attrs structs, docs) and the source defining them, named
+    ``<prefix>ops.h`` / ``.c`` after ``identity.c_prefix``, which starts every symbol."""
+    ops = c_ops(specs, identity.c_prefix)
+    stem = identity.c_files
     setters = [s.setter for op in ops for s in op.attr_statements]
     outputs = [o for op in ops for o in op.outputs]
-    context = {"source": source.replace("\n", " "), "ops": ops,
+    context = {"source": source.replace("\n", " "), "ops": ops, "stem": stem,
+               "prefix": identity.c_prefix, "guard": include_guard(stem, "_H_"),
                # helpers the .c file defines only when some op calls them
                "uses_string_list": any(s.function == SET_STRING_LIST for s in setters),
                "uses_func_list": any(s.function == SET_FUNC_LIST for s in setters),
@@ -490,8 +496,8 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
                "uses_list_output": any(o.is_list for o in outputs),
                "uses_output": any(not o.is_list for o in outputs),
                "uses_deprecated_aliases": any(a.attribute for op in ops for a in op.aliases)}
-    return [("opgen_ops.h.j2", "c/opgen_ops.h", context),
-            ("opgen_ops.c.j2", "c/opgen_ops.c", context)]
+    return [("opgen_ops.h.j2", f"c/{stem}.h", context),
+            ("opgen_ops.c.j2", f"c/{stem}.c", context)]
 
 
 OWNED_GLOBS = ()

@@ -18,6 +18,7 @@ from typing import Any
 
 from opgen.langs import c_family
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
+from opgen.langs.identity import DEFAULT, Identity, include_guard
 from opgen.langs.naming import unique
 from opgen.langs.static_files import static_file
 from opgen.model import ArgKind, AttrSpec, OpSpec
@@ -279,11 +280,13 @@ def cpp_alias(alias: EndpointAlias, class_name: str) -> CppAlias:
                     f"{class_name};")
 
 
-def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
-    """Every generated op, sorted by op name; SKIP ops are left out."""
+def cpp_ops(specs: Sequence[OpSpec], namespaces: Sequence[str] = ()) -> list[CppOp]:
+    """Every generated op, sorted by op name; SKIP ops are left out. No class takes the
+    name of one of the ``namespaces`` it is declared in."""
     specs = [s for s in specs if s.visibility != "SKIP"]
-    cores = c_family.op_cores(specs, RESERVED)
-    aliases = endpoint_aliases(specs, cores, c_family.core_name, RESERVED)
+    reserved = RESERVED | set(namespaces)
+    cores = c_family.op_cores(specs, reserved)
+    aliases = endpoint_aliases(specs, cores, c_family.core_name, reserved)
     ops = []
     for spec in sorted(specs, key=lambda s: s.name):
         op = cpp_op(spec, cores[spec.name])
@@ -293,11 +296,17 @@ def cpp_ops(specs: Sequence[OpSpec]) -> list[CppOp]:
     return ops
 
 
-def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """The framework header (static: the same for every OpList) and the ops header."""
+def files(specs: Sequence[OpSpec], source: str,
+          identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
+    """The framework header (static: the same for every OpList, namespace ``opgen``) and
+    the ops header (named after ``identity.cpp_namespace``, which holds its classes)."""
     source = source.replace("\n", " ")
+    header = identity.cpp_header
+    context = {"source": source, "ops": cpp_ops(specs, identity.cpp_namespaces),
+               "namespace": identity.cpp_namespace, "namespaces": identity.cpp_namespaces,
+               "guard": include_guard(header.removesuffix(".h"), "_H_CC_")}
     return [static_file(NAME, "opgen_framework.h", "cpp/opgen_framework.h"),
-            ("opgen_ops.h.j2", "cpp/opgen_ops.h", {"source": source, "ops": cpp_ops(specs)})]
+            ("opgen_ops.h.j2", f"cpp/{header}", context)]
 
 
 OWNED_GLOBS = ()

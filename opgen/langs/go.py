@@ -17,6 +17,7 @@ from typing import Any
 
 from opgen.langs import doctext, godoc, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
+from opgen.langs.identity import DEFAULT, GO_KEYWORDS, Identity
 from opgen.langs.naming import (
     camel_dtypes,
     dtype_camel,
@@ -34,10 +35,7 @@ NAME = "go"
 MODULE_PATH = "opgen.dev/tf"
 PACKAGE = "tf"
 
-KEYWORDS = words("""
-    break case chan const continue default defer else fallthrough for func go goto if
-    import interface map package range return select struct switch type var
-""")
+KEYWORDS = GO_KEYWORDS
 
 #: Predeclared identifiers: a parameter of such a name would shadow the type or builtin
 #: the function body (or its signature) uses.
@@ -361,21 +359,34 @@ def go_ops(specs: Sequence[OpSpec]) -> list[GoOp]:
     return ops
 
 
-def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
+def files(specs: Sequence[OpSpec], source: str,
+          identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
     """(template, output path, context): go.mod, the dtype and code constants, the
     hand-written runtime (static: package ``PACKAGE``), the ops."""
     source = source.replace("\n", " ")
-    common = {"source": source, "package": PACKAGE, "module": MODULE_PATH}
+    common = {"source": source, "package": identity.go_package, "module": identity.go_module}
     return [
         ("go.mod.j2", "go/go.mod", common),
         ("types.go.j2", "go/types.go", {
             **common,
             "dtypes": list(zip(_aligned(name for name, _ in camel_dtypes()), (v for _, v in camel_dtypes()))),
             "codes": list(zip(_aligned(CODES), CODES))}),
-        static_file(NAME, "runtime.go", "go/runtime.go"),
+        _runtime_file(identity),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
     ]
+
+
+def _runtime_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
+    """runtime.go (static, written for ``PACKAGE`` in ``MODULE_PATH``) in the package and
+    module ``identity`` names: its package clause and the names its comment gives."""
+    template, path, context = static_file(NAME, "runtime.go", "go/runtime.go")
+    text = context["text"]
+    if identity.go_package != PACKAGE:
+        text = text.replace(f"\npackage {PACKAGE}\n", f"\npackage {identity.go_package}\n", 1)
+        text = text.replace(f"// Package {PACKAGE} ", f"// Package {identity.go_package} ", 1)
+    text = text.replace(f"{MODULE_PATH}/op", f"{identity.go_module}/op")
+    return template, path, {"text": text}
 
 
 #: files an earlier run may have written that this run might not: removed when stale

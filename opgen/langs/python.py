@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from opgen.langs import numbers
 from opgen.langs.endpoints import deprecation_message
+from opgen.langs.identity import DEFAULT, Identity
 from opgen.langs.naming import snake_case, unique
 from opgen.langs.pylayout import Group, bracketed, layout, statement
 from opgen.model import (
@@ -822,8 +823,12 @@ def _group_context(ops: Sequence[PythonOp]) -> dict[str, Any]:
     }
 
 
-def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """(template, output path, context) of every file: the lazy index, its stub, the groups."""
+def files(specs: Sequence[OpSpec], source: str,
+          identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
+    """(template, output path, context) of every file: the lazy index, its stub, the groups,
+    in the folder of ``identity.python_package`` (the package imports itself by
+    ``__name__``, so its text does not depend on its name)."""
+    folder = identity.python_folder
     ops = python_ops(specs)
     groups: dict[str, list[PythonOp]] = {}
     for op in ops:
@@ -836,15 +841,20 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
                     if not n.startswith("_"))
     index = {"source": source, "groups": names, "public": public}
     stub_ops = sorted(ops, key=operator.attrgetter("function"))
-    out: list[tuple[str, str, dict[str, Any]]] = [("__init__.py.j2", "python/__init__.py", index),
-           ("__init__.pyi.j2", "python/__init__.pyi",
+    out: list[tuple[str, str, dict[str, Any]]] = [("__init__.py.j2", f"{folder}/__init__.py", index),
+           ("__init__.pyi.j2", f"{folder}/__init__.pyi",
             {"source": source, "stub_body": stub_body(stub_ops), "public": public,
              "uses_deprecated_aliases": any(op.deprecated_aliases for op in ops)})]
     for group, members in sorted(groups.items()):
         context = {"source": source, "group": group, **_group_context(members)}
-        out.append(("group.py.j2", f"python/{group}.py", context))
+        out.append(("group.py.j2", f"{folder}/{group}.py", context))
     return out
 
 
 #: files an earlier run may have written that this run might not: removed when stale
 OWNED_GLOBS = ("python/_ops_*.py",)
+
+
+def owned_globs(identity: Identity) -> tuple[str, ...]:
+    """OWNED_GLOBS for the package ``identity`` names."""
+    return (f"{identity.python_folder}/_ops_*.py",)

@@ -19,6 +19,7 @@ from typing import Any
 
 from opgen.langs import doctext, numbers, rslayout
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
+from opgen.langs.identity import DEFAULT, Identity
 from opgen.langs.naming import (
     camel_dtypes,
     dtype_camel,
@@ -380,13 +381,16 @@ def rust_ops(specs: Sequence[OpSpec]) -> list[RustOp]:
     return ops
 
 
-def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str, Any]]]:
+def files(specs: Sequence[OpSpec], source: str,
+          identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
     """(template, output path, context): the crate manifest, build script, the
     hand-written crate root (static), its ``DataType`` enum, the ops."""
     source = source.replace("\n", " ")
     common = {"source": source}
     return [
-        ("Cargo.toml.j2", "rust/Cargo.toml", common),
+        ("Cargo.toml.j2", "rust/Cargo.toml", {**common, "crate": identity.rust_crate,
+                                              "lib": identity.rust_lib,
+                                              "version": identity.rust_version}),
         ("build.rs.j2", "rust/build.rs", common),
         static_file(NAME, "lib.rs", "rust/src/lib.rs"),
         ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes()}),

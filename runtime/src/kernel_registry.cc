@@ -12,6 +12,7 @@
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/c_api.h"
+#include "tensorflow/c/kernels_experimental.h"
 #include "wire_format.h"
 
 struct TF_KernelBuilder {
@@ -920,6 +921,23 @@ void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const c
     }
     *val = t;
   }
+}
+
+void TF_OpKernelConstruction_GetAttrTensorShape(TF_OpKernelConstruction* ctx, const char* attr_name,
+                                                int64_t* dims, size_t num_dims, TF_Status* status) {
+  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kShape, "shape", status);
+  if (v == nullptr) return;
+  const auto fail = [&](const std::string& why) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("Attr '") + attr_name + "' of " + ctx->op->name + " " + why);
+  };
+  if (v->shape.unknown_rank) return fail("has an unknown rank: a fully defined shape is needed");
+  for (int64_t d : v->shape.dims)
+    if (d < 0) return fail("has an unknown dim: a fully defined shape is needed");
+  if (v->shape.dims.size() > num_dims)
+    return fail("has " + std::to_string(v->shape.dims.size()) + " dims, more than the " +
+                std::to_string(num_dims) + " there is room for");
+  std::copy(v->shape.dims.begin(), v->shape.dims.end(), dims);
 }
 
 bool TF_OpKernelConstruction_HasAttr(TF_OpKernelConstruction* ctx, const char* attr_name,

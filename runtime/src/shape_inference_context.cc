@@ -237,6 +237,11 @@ void OPGEN_ShapeInferenceContextGetAttrInt(TF_ShapeInferenceContext* ctx, const 
   if (const AttrValue* v = FindAttr(ctx, attr_name, AttrValue::kInt, status)) *value = v->i;
 }
 
+void OPGEN_ShapeInferenceContextGetAttrFloat(TF_ShapeInferenceContext* ctx, const char* attr_name,
+                                             float* value, TF_Status* status) {
+  if (const AttrValue* v = FindAttr(ctx, attr_name, AttrValue::kFloat, status)) *value = v->f;
+}
+
 void OPGEN_ShapeInferenceContextGetAttrBool(TF_ShapeInferenceContext* ctx, const char* attr_name,
                                             unsigned char* value, TF_Status* status) {
   if (const AttrValue* v = FindAttr(ctx, attr_name, AttrValue::kBool, status)) *value = v->b;

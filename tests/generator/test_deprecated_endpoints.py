@@ -367,10 +367,10 @@ def test_cli_diff_compares_the_old_api_defs_with_the_new(tmp_path, pbtxt):
 
     deprecating = run("current.pbtxt", "deprecated.pbtxt")
     assert deprecating.exit_code == 0, deprecating.output
-    assert "  compatible: endpoint Dot deprecated, removed in version 2\n" in deprecating.output
+    assert "MatMul: compatible: endpoint Dot deprecated, removed in version 2\n" in deprecating.output
     removing = run("deprecated.pbtxt", "removed.pbtxt")
     assert removing.exit_code == 1
-    assert "  breaking: endpoint Dot removed\n" in removing.output
+    assert "MatMul: breaking: endpoint Dot removed\n" in removing.output
 
 
 def test_output_with_deprecated_aliases_is_formatted(tmp_path, formatters):

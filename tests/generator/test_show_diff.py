@@ -99,13 +99,39 @@ def test_cli_diff_exits_1_on_breaking_changes_and_summarises(files):
     old, new = files
     result = CliRunner().invoke(main, ["diff", str(old), str(new)])
     assert result.exit_code == 1, result.output
-    assert "added ops (1): Fresh" in result.output
-    assert "removed ops (1), breaking: Gone" in result.output
-    assert "  breaking: input 'filter' renamed to 'kernel'" in result.output
-    assert result.output.endswith("5 breaking change(s) (1 removed op(s), 1 changed op(s)), "
-                                  "3 compatible change(s), 1 added op(s)\n")
+    # one change per line, sorted by op, breaking first; then the summary
+    assert result.output.splitlines() == [
+        "Conv: breaking: attr 'T': allowed values narrowed (no longer: float16)",
+        "Conv: breaking: attr 'data_format': default \"NHWC\" -> \"NCHW\"",
+        "Conv: breaking: attr 'groups' added without a default: callers must pass it",
+        "Conv: breaking: input 'filter' renamed to 'kernel'",
+        "Conv: compatible: attr 'dilation' added with default 1",
+        "Conv: compatible: attr 'padding': allowed values widened (now also: EXPLICIT)",
+        "Fresh: compatible: op added",
+        "Gone: breaking: op removed",
+        "Keep: compatible: documentation changed",
+        "5 breaking change(s) (1 removed op(s), 1 changed op(s)), "
+        "3 compatible change(s), 1 added op(s)"]
     same = CliRunner().invoke(main, ["diff", str(old), str(old)])
     assert same.exit_code == 0, same.output
+
+
+def test_cli_diff_takes_new_from_the_input_options(files):
+    """NEW may come from --ops / --from-runtime / --from-library instead of a path; the
+    runtime's live registry equals the bundled ops.pbtxt, so comparing them finds nothing."""
+    old, new = files
+    by_option = CliRunner().invoke(main, ["diff", str(old), "--ops", str(new)])
+    by_path = CliRunner().invoke(main, ["diff", str(old), str(new)])
+    assert by_option.exit_code == 1 and by_option.output == by_path.output
+    from opgen import _paths
+    live = CliRunner().invoke(main, ["diff", str(_paths.bundled_ops_path()), "--from-runtime"])
+    assert live.exit_code == 0, live.output
+    assert live.output == ("0 breaking change(s) (0 removed op(s), 0 changed op(s)), "
+                           "0 compatible change(s), 0 added op(s)\n")
+    both = CliRunner().invoke(main, ["diff", str(old), str(new), "--from-runtime"])
+    assert both.exit_code == 2 and "not both" in both.output
+    neither = CliRunner().invoke(main, ["diff", str(old)])
+    assert neither.exit_code == 2 and "say what to compare OLD with" in neither.output
 
 
 def test_cli_diff_reports_a_bad_file_with_its_location(files, tmp_path):

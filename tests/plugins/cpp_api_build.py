@@ -12,7 +12,7 @@ import pytest
 EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "plugin_cpp"
 # The kernels of WeightedAddN before its op, as in the example's CMakeLists.txt.
 SOURCES = ["weighted_add_n_kernels.cc", "weighted_add_n_op.cc", "zero_out.cc", "scale_clip.cc",
-           "repeat_rows.cc"]
+           "repeat_rows.cc", "fill_shaped.cc"]
 
 
 def compile_cpp_plugin(out: Path, *flags: str) -> Path:

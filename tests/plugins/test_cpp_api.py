@@ -130,6 +130,32 @@ def test_shape_function_errors_at_graph_build_time(cpp_ops):
         g.create_op("RepeatRows", [placeholder(g, opgen.float32, [3], "v")], {"times": 2})
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shape_attr_in_a_kernel_constructor(cpp_ops, dtype):
+    got = np.asarray(cpp_ops.fill_shaped(shape=[2, 0, 3], value=2.5, T=dtype))
+    assert got.dtype == dtype and got.shape == (2, 0, 3)
+    got = np.asarray(cpp_ops.fill_shaped(shape=[3, 1], value=-0.75, T=dtype))
+    np.testing.assert_array_equal(got, np.full((3, 1), -0.75, dtype))
+    scalar = np.asarray(cpp_ops.fill_shaped(shape=[], value=4.0, T=dtype))
+    assert scalar.shape == () and scalar == 4.0
+    # TensorShape needs every dim: a partial shape fails where the kernel is made
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="unknown dim"):
+        cpp_ops.fill_shaped(shape=[-1, 2], T=dtype)
+
+
+def test_float_and_shape_attrs_in_a_shape_function(cpp_ops):
+    g = opgen.Graph()
+    y = g.create_op("FillShaped", [], {"T": opgen.float64, "shape": [4, 1, 2], "value": 0.5})
+    assert y.outputs[0].shape == (4, 1, 2)
+    with pytest.raises(Exception, match="FillShaped needs a finite value, got inf"):
+        g.create_op("FillShaped", [], {"T": opgen.float32, "shape": [2], "value": float("inf")})
+    # TensorShape from a partial shape attr fails in the shape function too
+    with pytest.raises(Exception, match=r"not a fully defined shape: \[\?,2\]"):
+        g.create_op("FillShaped", [], {"T": opgen.float32, "shape": [None, 2]})
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(y.outputs[0]), np.full((4, 1, 2), 0.5))
+
+
 def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
     g = opgen.Graph()
     count = g.create_op("CallCounter", []).outputs[0]
@@ -139,7 +165,8 @@ def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
 
 def test_op_defs_from_the_builder(cpp_ops):
     ops = {op.name: op for op in cpp_ops.OP_LIST.op}
-    assert sorted(ops) == ["CallCounter", "RepeatRows", "ScaleClip", "WeightedAddN", "ZeroOut"]
+    assert sorted(ops) == ["CallCounter", "FillShaped", "RepeatRows", "ScaleClip", "WeightedAddN",
+                           "ZeroOut"]
     zero_out = ops["ZeroOut"]
     assert zero_out.summary == "Zeroes all elements of a tensor but one."
     assert zero_out.input_arg[0].description == "the tensor to copy."

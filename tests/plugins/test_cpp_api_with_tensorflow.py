@@ -34,6 +34,7 @@ def run(ops, error_types):
         "weighted_add_n_f32": ops.weighted_add_n([v.astype(np.float32) for v in values],
                                                  weights=[0.5, -2.0, 1.25]),
         "repeat_rows": ops.repeat_rows(np.arange(6, dtype=np.int32).reshape(2, 3), times=2),
+        "fill_shaped": ops.fill_shaped(shape=[2, 3], value=-1.25, T=np.float64),
     }
     out = {k: np.asarray(v).tolist() for k, v in out.items()}
     errors = {
@@ -66,6 +67,11 @@ with g.as_default():
         ops.repeat_rows(tf.compat.v1.placeholder(tf.float32, [3]), times=2)
     except ValueError as e:
         result["shape_error"] = str(e)
+    result["shape_fill"] = ops.fill_shaped(shape=[4, 1, 2], T=tf.float32).shape.as_list()
+    try:
+        ops.fill_shaped(shape=[2], value=float("nan"), T=tf.float32)
+    except ValueError as e:
+        result["shape_fill_error"] = str(e)
 print(json.dumps(result))
 """
 
@@ -105,12 +111,14 @@ def opgen_results(tmp_path_factory):
                                  .outputs[0].shape)
     m = g.create_op("Placeholder", [], {"dtype": opgen.int32, "shape": [5, None]}).outputs[0]
     result["shape_repeat"] = list(g.create_op("RepeatRows", [m], {"times": 3}).outputs[0].shape)
+    result["shape_fill"] = list(g.create_op("FillShaped", [], {"T": opgen.float32, "shape": [4, 1, 2]})
+                                .outputs[0].shape)
     return result
 
 
 def test_same_numbers(tensorflow_results, opgen_results):
     for key in ["zero_out", "scale_clip_f32", "scale_clip_f64", "scale_clip_i64",
-                "weighted_add_n", "weighted_add_n_f32", "repeat_rows"]:
+                "weighted_add_n", "weighted_add_n_f32", "repeat_rows", "fill_shaped"]:
         np.testing.assert_array_equal(opgen_results[key], tensorflow_results[key], err_msg=key)
 
 
@@ -118,6 +126,9 @@ def test_same_shapes(tensorflow_results, opgen_results):
     assert tensorflow_results["shape_merge"] == opgen_results["shape_merge"] == [2, 3]
     assert tensorflow_results["shape_repeat"] == opgen_results["shape_repeat"] == [15, None]
     assert "Shape must be rank 2 but is rank 1" in tensorflow_results["shape_error"]
+    # a shape attr and a float attr read by the shape function
+    assert tensorflow_results["shape_fill"] == opgen_results["shape_fill"] == [4, 1, 2]
+    assert "FillShaped needs a finite value, got nan" in tensorflow_results["shape_fill_error"]
 
 
 def test_same_op_requires_failures(tensorflow_results, opgen_results):

@@ -136,3 +136,44 @@ def test_cli_lists_a_librarys_kernels(my_ops_path):
                                        "WeightedSum"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == ["WeightedSum\tCPU\tT=float32", "WeightedSum\tCPU\tT=float64"]
+
+
+def test_cli_list_show_and_diff_read_a_library(my_ops_path, tmp_path):
+    """list, show and diff take --from-library as generate does (one shared option)."""
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+    listed = CliRunner().invoke(main, ["list", "--from-library", str(my_ops_path)])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout == "WeightedSum\n"
+    shown = CliRunner().invoke(main, ["show", "WeightedSum", "--from-library", str(my_ops_path)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[0] == "op WeightedSum"
+    assert "    weights: list(float)" in shown.stdout
+    # the library's OpList written out with one more op: diff names it as removed
+    from opgen import opdefs, pipeline
+    old = pipeline.load_library(str(my_ops_path))
+    old.op.add(name="Retired")
+    (tmp_path / "old.pbtxt").write_text(opdefs.to_text(old))
+    diffed = CliRunner().invoke(main, ["diff", str(tmp_path / "old.pbtxt"),
+                                       "--from-library", str(my_ops_path)])
+    assert diffed.exit_code == 1, diffed.output
+    assert diffed.stdout.splitlines() == [
+        "Retired: breaking: op removed",
+        "1 breaking change(s) (1 removed op(s), 0 changed op(s)), 0 compatible change(s), "
+        "0 added op(s)"]
+
+
+def test_cli_generate_counts_a_librarys_kernels_as_runnable(my_ops_path, tmp_path):
+    """--only-runnable and --kernel-docs see the kernels the library registers."""
+    from click.testing import CliRunner
+
+    from opgen.cli import main
+    result = CliRunner().invoke(main, ["generate", "--from-library", str(my_ops_path),
+                                       "--only-runnable", "--kernel-docs", "--lang", "python,go",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    python = (tmp_path / "python" / "_ops_w.py").read_text()
+    assert "Kernels in the opgen runtime: CPU for float32, float64." in python
+    assert "// Kernels in the opgen runtime: CPU for float32, float64." in \
+        (tmp_path / "go" / "op" / "ops.go").read_text()

@@ -156,12 +156,15 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetInputTensor(TF_ShapeInf
                                                                     int i, TF_Tensor** out,
                                                                     TF_Status* status);
 
-/* The node's attr `attr_name`, of kind int, bool, string, list(int), shape or tensor.
+/* The node's attr `attr_name`, of kind int, float, bool, string, list(int), shape or tensor.
  * String and list values point into the context (valid while the shape function runs);
  * a tensor is new, for the caller to free with TF_DeleteTensor. */
 TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrInt(TF_ShapeInferenceContext* ctx,
                                                                 const char* attr_name,
                                                                 int64_t* value, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrFloat(TF_ShapeInferenceContext* ctx,
+                                                                  const char* attr_name,
+                                                                  float* value, TF_Status* status);
 TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrBool(TF_ShapeInferenceContext* ctx,
                                                                  const char* attr_name,
                                                                  unsigned char* value,

@@ -15,6 +15,7 @@
 #include "opgen/c_api_ext.h"
 #include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
+#include "tensorflow/c/kernels_experimental.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/opgen_registry.h"
 #include "tensorflow/core/framework/tensor.h"
@@ -91,9 +92,16 @@ class OpKernelConstruction {
     *v = Tensor::FromC(t);
     return OkStatus();
   }
+  // A fully defined shape attr (TensorFlow fails on an unknown rank or dim as this does).
   Status GetAttr(const std::string& n, TensorShape* v) {
-    (void)v;
-    return errors::Unimplemented("opgen's C kernel API cannot read shape attrs (attr '", n, "')");
+    int32_t list_size = 0, rank = 0;
+    TF_RETURN_IF_ERROR(Size(n, &list_size, &rank));
+    std::vector<int64_t> dims(static_cast<size_t>(rank > 0 ? rank : 0));
+    TF_RETURN_IF_ERROR(C([&](TF_Status* s) {
+      TF_OpKernelConstruction_GetAttrTensorShape(ctx_, n.c_str(), dims.data(), dims.size(), s);
+    }));
+    *v = TensorShape(dims);
+    return OkStatus();
   }
   Status GetAttr(const std::string& n, std::vector<int32_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt32List); }
   Status GetAttr(const std::string& n, std::vector<int64_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt64List); }

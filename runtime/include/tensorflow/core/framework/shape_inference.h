@@ -375,8 +375,40 @@ class InferenceContext {
     return st;
   }
   Status GetAttr(const std::string& name, float* value) {
-    (void)value;
-    return errors::Unimplemented("opgen's C API gives shape functions no float attrs (attr '", name, "')");
+    return Call([&](TF_Status* s) { OPGEN_ShapeInferenceContextGetAttrFloat(ctx_, name.c_str(), value, s); });
+  }
+  Status GetAttr(const std::string& name, PartialTensorShape* value) {
+    ShapeHandle shape;
+    TF_RETURN_IF_ERROR(GetAttr(name, &shape));
+    if (!RankKnown(shape)) {
+      *value = PartialTensorShape();
+      return OkStatus();
+    }
+    std::vector<int64_t> dims;
+    for (const DimRep* d : shape.ptr_->dims) dims.push_back(d->value);
+    *value = PartialTensorShape(dims);
+    return OkStatus();
+  }
+  Status GetAttr(const std::string& name, TensorShape* value) {
+    PartialTensorShape partial;
+    TF_RETURN_IF_ERROR(GetAttr(name, &partial));
+    if (!partial.AsTensorShape(value))
+      return errors::InvalidArgument("Attr '", name, "' is not a fully defined shape: ",
+                                     partial.DebugString());
+    return OkStatus();
+  }
+  Status MakeShapeFromPartialTensorShape(const PartialTensorShape& partial, ShapeHandle* out) {
+    if (partial.unknown_rank()) {
+      *out = UnknownShape();
+      return OkStatus();
+    }
+    std::vector<DimensionHandle> dims;
+    for (int64_t d : partial.dim_sizes()) dims.push_back(MakeDim(d));
+    *out = MakeShape(dims);
+    return OkStatus();
+  }
+  Status MakeShapeFromTensorShape(const TensorShape& shape, ShapeHandle* out) {
+    return MakeShapeFromPartialTensorShape(PartialTensorShape(shape), out);
   }
 
   // For the thunk that runs a shape function: writes the outputs set to the runtime.

@@ -69,6 +69,51 @@ inline std::ostream& operator<<(std::ostream& os, const TensorShape& s) {
   return os << s.DebugString();
 }
 
+// A shape that may have an unknown rank or unknown dims (-1), as shape attrs and shape
+// functions hold them.
+class PartialTensorShape {
+ public:
+  PartialTensorShape() = default;  // unknown rank
+  PartialTensorShape(std::initializer_list<int64_t> dims) : known_rank_(true), dims_(dims) {}
+  explicit PartialTensorShape(const std::vector<int64_t>& dims) : known_rank_(true), dims_(dims) {
+    for (int64_t& d : dims_) d = d < 0 ? -1 : d;
+  }
+  PartialTensorShape(const TensorShape& shape)  // NOLINT: implicit as in TensorFlow
+      : known_rank_(true), dims_(shape.dim_sizes()) {}
+
+  bool unknown_rank() const { return !known_rank_; }
+  int dims() const { return known_rank_ ? static_cast<int>(dims_.size()) : -1; }
+  int64_t dim_size(int d) const { return dims_.at(static_cast<size_t>(d)); }
+  const std::vector<int64_t>& dim_sizes() const { return dims_; }
+  bool IsFullyDefined() const {
+    if (!known_rank_) return false;
+    for (int64_t d : dims_)
+      if (d < 0) return false;
+    return true;
+  }
+  // The shape as a TensorShape, where it is fully defined.
+  bool AsTensorShape(TensorShape* out) const {
+    if (!IsFullyDefined()) return false;
+    *out = TensorShape(dims_);
+    return true;
+  }
+  std::string DebugString() const {
+    if (!known_rank_) return "<unknown>";
+    std::string s = "[";
+    for (size_t i = 0; i < dims_.size(); ++i)
+      s += (i ? "," : "") + (dims_[i] < 0 ? std::string("?") : std::to_string(dims_[i]));
+    return s + "]";
+  }
+
+ private:
+  bool known_rank_ = false;
+  std::vector<int64_t> dims_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const PartialTensorShape& s) {
+  return os << s.DebugString();
+}
+
 class TensorShapeUtils {
  public:
   static bool IsScalar(const TensorShape& s) { return s.dims() == 0; }
