@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from opgen import __version__
+from opgen.cli_support import (LanguageList, complete_op_names, is_quiet, log, set_verbosity,
+                               timed)
 
 if TYPE_CHECKING:
     from opgen import pipeline
@@ -101,8 +103,15 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="opgen")
-def main() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print results and errors only: no progress "
+              "or summary lines.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say what is loaded from where, and "
+              "how long each step takes (on stderr).")
+def main(quiet: bool, verbose: bool) -> None:
     """Generate language bindings for TensorFlow OpDefs.
+
+    Shell completion (bash; zsh and fish likewise, see docs/generator.md):
+    eval "$(_OPGEN_COMPLETE=bash_source opgen)"
 
     \b
     Examples:
@@ -115,11 +124,12 @@ def main() -> None:
       opgen kernels MatMul --device GPU
       opgen run model.pb --input x:0=image.npy --output probs:0 --benchmark 20
     """
+    set_verbosity(quiet, verbose)
 
 
 @main.command()
-@click.option("--lang", "languages", default="python", show_default=True, metavar="LANGS",
-              help="Comma-separated target languages.")
+@click.option("--lang", "languages", type=LanguageList(), default="python", show_default=True,
+              help="Comma-separated target languages: c, cpp, go, python, rust.")
 @_ops_option
 @_runtime_option
 @click.option("--from-library", "from_library", metavar="LIB.so",
@@ -134,7 +144,7 @@ def main() -> None:
 @click.option("--depfile", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a Make-style depfile (outputs: OpList file, ApiDef files and "
                    "templates), for CMake's DEPFILE or Ninja.")
-def generate(languages: str, ops: str | None, from_runtime: bool, from_library: str | None,
+def generate(languages: list[str], ops: str | None, from_runtime: bool, from_library: str | None,
              api_defs: tuple[str, ...], out_dir: Path, check: bool,
              depfile: Path | None) -> None:
     """Generate wrapper code for every op of an OpList.
@@ -156,32 +166,30 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
       opgen generate --ops tf-oplist.pb --api-def api_def/base_api --api-def api_def/python_api
     """
     from opgen import generate as gen
-    from opgen import langs, pipeline
+    from opgen import pipeline
 
-    names = [name.strip() for name in languages.split(",") if name.strip()]
-    if not names:
-        raise click.BadParameter(f"no language given; known: {', '.join(langs.known())}",
-                                 param_hint="--lang")
-    for name in names:
-        langs.get(name)  # unknown languages fail before the OpList is read
+    names = languages  # checked by LanguageList before the OpList is read
     source = _source(ops, from_runtime, from_library)
     loaded = pipeline.load(source, api_defs)
-    files = gen.render_specs(loaded.specs, names,
-                             gen.describe_oplist(loaded.oplist, canonical=loaded.canonical))
+    with timed(f"rendered {', '.join(names)}"):
+        files = gen.render_specs(loaded.specs, names,
+                                 gen.describe_oplist(loaded.oplist, canonical=loaded.canonical))
     stale = gen.stale_files(files, out_dir, names)
     if depfile is not None and not check:
         inputs = source.files() + (loaded.api_defs.files if loaded.api_defs is not None else [])
         content = gen.depfile([out_dir / f.path for f in files], inputs + gen.template_paths(names))
         # An absolute path: the writer puts it beside, not under, the output folder.
         files.append(gen.GeneratedFile(depfile.resolve(), content))
-    result = gen.write(files, out_dir, check=check, remove=stale)
-    for path in result.changed:
+    with timed(f"{'checked' if check else 'wrote'} {len(files)} files under {out_dir}"):
+        result = gen.write(files, out_dir, check=check, remove=stale)
+    listed = check or not is_quiet()   # what --check finds is its result; progress is not
+    for path in result.changed if listed else ():
         click.echo(f"{'stale' if check else 'wrote'}: {out_dir / path}")
-    for path in result.removed:
+    for path in result.removed if listed else ():
         click.echo(f"{'obsolete' if check else 'removed'}: {out_dir / path}")
     if check and (result.changed or result.removed):
-        click.echo(f"{len(result.changed)} file(s) out of date, {len(result.removed)} obsolete; "
-                   "run `opgen generate` without --check", err=True)
+        log.info(f"{len(result.changed)} file(s) out of date, {len(result.removed)} obsolete; "
+                 "run `opgen generate` without --check")
         sys.exit(EXIT_STALE)
 
 
@@ -203,7 +211,7 @@ def list_ops(ops: str | None, from_runtime: bool) -> None:
 
 
 @main.command()
-@click.argument("op_name", metavar="OP")
+@click.argument("op_name", metavar="OP", shell_complete=complete_op_names)
 @_ops_option
 @_runtime_option
 @_api_def_option
@@ -293,7 +301,7 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
 
 
 @main.command()
-@click.argument("op_names", metavar="[OP]...", nargs=-1)
+@click.argument("op_names", metavar="[OP]...", nargs=-1, shell_complete=complete_op_names)
 @click.option("--device", "device_type", metavar="TYPE",
               help="Only the kernels of this device type (CPU, GPU).")
 @click.option("--from-library", "libraries", metavar="LIB.so", multiple=True,
@@ -339,8 +347,7 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
         click.echo(line)
     reason = opgen.device_unavailable_reason("GPU")
     if reason and any(k.device_type == "GPU" for k in listed):
-        click.echo(f"note: GPU kernels are listed, but this machine has no GPU: {reason}",
-                   err=True)
+        log.info(f"note: GPU kernels are listed, but this machine has no GPU: {reason}")
 
 
 @main.command("run")
@@ -390,7 +397,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
             values = session.run(fetches, feeds)
             if runs is not None:
                 with click.progressbar(length=runs, label="timing", file=sys.stderr,
-                                       show_pos=True) as bar:
+                                       show_pos=True, hidden=is_quiet()) as bar:
                     last = [0]
 
                     def advance(done: int) -> None:
@@ -406,7 +413,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
         raise _fail(f"running {model_path} failed: {type(e).__name__}: {e}") from None
     if save_path is not None:
         np.savez(save_path, **dict(zip(fetches, values)))
-        click.echo(f"saved {len(fetches)} output{'s' if len(fetches) != 1 else ''} to {save_path}")
+        log.info(f"saved {len(fetches)} output{'s' if len(fetches) != 1 else ''} to {save_path}")
     else:
         for name, value in zip(fetches, values):
             click.echo(run_model.describe(name, value))
