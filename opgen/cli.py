@@ -427,29 +427,35 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
 @click.option("--libs", is_flag=True,
               help="Linker flags: -L, -l and -Wl,-rpath for the runtime library.")
 @click.option("--cmake-dir", is_flag=True,
-              help="The folder holding opgenConfig.cmake, for find_package(opgen).")
-def config(cflags: bool, libs: bool, cmake_dir: bool) -> None:
+              help="The folder holding opgenConfig.cmake, for find_package(opgen) "
+                   "(as opgen_DIR or CMAKE_PREFIX_PATH).")
+@click.option("--pkgconfig-dir", is_flag=True,
+              help="The folder holding opgen.pc, for PKG_CONFIG_PATH.")
+def config(cflags: bool, libs: bool, cmake_dir: bool, pkgconfig_dir: bool) -> None:
     """Print where the installed headers, runtime library and CMake package live.
     `--cflags --libs` prints both on one line, as pkg-config does.
 
     \b
     Examples:
       cc prog.c $(opgen config --cflags --libs)
-      cmake -Dopgen_DIR="$(opgen config --cmake-dir)" ..
+      cmake -DCMAKE_PREFIX_PATH="$(opgen config --cmake-dir)" ..
+      PKG_CONFIG_PATH="$(opgen config --pkgconfig-dir)" pkg-config --cflags --libs opgen
     """
     from opgen import config as config_module
-    if cmake_dir and (cflags or libs):
-        raise click.UsageError("--cmake-dir prints a folder: ask for it alone")
-    if cmake_dir:
-        click.echo(str(config_module.cmake_dir()))
+    for flag, given in (("--cmake-dir", cmake_dir), ("--pkgconfig-dir", pkgconfig_dir)):
+        if given and (cflags or libs or cmake_dir and pkgconfig_dir):
+            raise click.UsageError(f"{flag} prints a folder: ask for it alone")
+    if cmake_dir or pkgconfig_dir:
+        folder = config_module.cmake_dir() if cmake_dir else config_module.pkgconfig_dir()
+        click.echo(str(folder))
     elif cflags or libs:
         parts = [config_module.cflags()] if cflags else []
         if libs:
             parts.append(config_module.libs())
         click.echo(" ".join(parts))
     else:
-        raise click.UsageError("say what to print: --cflags, --libs (both may be given) "
-                               "or --cmake-dir")
+        raise click.UsageError("say what to print: --cflags, --libs (both may be given), "
+                               "--cmake-dir or --pkgconfig-dir")
 
 
 if __name__ == "__main__":  # pragma: no cover

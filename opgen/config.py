@@ -2,7 +2,9 @@
 
 ``opgen config --cflags`` / ``--libs`` print pkg-config style flags for the runtime's
 public headers and shared library (with an rpath, so programs find it at run time);
-``--cmake-dir`` the folder of ``opgenConfig.cmake`` for ``find_package(opgen)``.
+``--cmake-dir`` the folder of ``opgenConfig.cmake`` for ``find_package(opgen)`` (as
+``opgen_DIR`` or on ``CMAKE_PREFIX_PATH``); ``--pkgconfig-dir`` the folder of ``opgen.pc``
+for ``PKG_CONFIG_PATH``.
 """
 
 from __future__ import annotations
@@ -42,4 +44,15 @@ def cmake_dir() -> Path:
         raise FileNotFoundError(
             f"opgenConfig.cmake is not installed under {folder}: it comes with an "
             "installed opgen (`pip install .`), not with a source checkout")
+    return folder
+
+
+def pkgconfig_dir() -> Path:
+    """The folder of ``opgen.pc`` (installed with the package), for ``PKG_CONFIG_PATH``."""
+    folder = _paths.PACKAGE_DIR / "lib" / "pkgconfig"
+    if not (folder / "opgen.pc").is_file():
+        raise FileNotFoundError(
+            f"opgen.pc is not installed under {folder}: it comes with an installed opgen "
+            "(`pip install .`), not with a source checkout; `opgen config --cflags --libs` "
+            "prints the same flags anywhere")
     return folder

@@ -121,3 +121,14 @@ def test_op_names_of_a_binary_oplist_are_completed(tmp_path):
     path = tmp_path / "ops.pb"
     path.write_bytes(opdefs.to_binary(opdefs.parse(OPS.encode())))
     assert _complete(f"opgen show --ops {path} Add") == ["AddN", "AddV2"]
+
+
+def test_pkgconfig_dir_names_the_folder_of_opgen_pc_or_says_why_not():
+    result = _invoke("config", "--pkgconfig-dir")
+    if result.exit_code == 0:   # an installed opgen
+        from pathlib import Path
+        assert (Path(result.stdout.strip()) / "opgen.pc").is_file()
+    else:                       # a source checkout: the flags are there, the file is not
+        assert result.exit_code == 2 and "opgen.pc is not installed" in result.stderr
+    mixed = _invoke("config", "--pkgconfig-dir", "--libs")
+    assert mixed.exit_code == 2 and "--pkgconfig-dir prints a folder" in mixed.stderr
