@@ -110,8 +110,9 @@ class _Group(click.Group):
 def main(quiet: bool, verbose: bool) -> None:
     """Generate language bindings for TensorFlow OpDefs.
 
+    \b
     Shell completion (bash; zsh and fish likewise, see docs/generator.md):
-    eval "$(_OPGEN_COMPLETE=bash_source opgen)"
+      eval "$(_OPGEN_COMPLETE=bash_source opgen)"
 
     \b
     Examples:
