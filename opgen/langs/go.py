@@ -19,6 +19,7 @@ from opgen.langs import doctext, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import (
     camel_dtypes,
+    named_dtypes,
     dtype_camel,
     unique,
     words,
@@ -370,7 +371,9 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
         ("types.go.j2", "go/types.go", {
             **common,
             "dtypes": list(zip(_aligned(name for name, _ in camel_dtypes()), (v for _, v in camel_dtypes()))),
-            "codes": list(zip(_aligned(CODES), CODES))}),
+            "codes": list(zip(_aligned(CODES), CODES)),
+            "dtype_names": list(zip(_aligned(f"{c}:" for c, _ in named_dtypes()),
+                                    (n for _, n in named_dtypes())))}),
         static_file(NAME, "runtime.go", "go/runtime.go"),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),

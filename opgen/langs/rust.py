@@ -21,6 +21,7 @@ from opgen.langs import doctext, numbers
 from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.naming import (
     camel_dtypes,
+    named_dtypes,
     dtype_camel,
     dtype_camel_name,
     snake_case,
@@ -362,7 +363,8 @@ def files(specs: Sequence[OpSpec], source: str) -> list[tuple[str, str, dict[str
         ("Cargo.toml.j2", "rust/Cargo.toml", common),
         ("build.rs.j2", "rust/build.rs", common),
         static_file(NAME, "lib.rs", "rust/src/lib.rs"),
-        ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes()}),
+        ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes(),
+                                                           "dtype_names": named_dtypes()}),
         ("ops.rs.j2", "rust/src/ops.rs", {**common, "ops": rust_ops(specs)}),
     ]
 
