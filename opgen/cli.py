@@ -444,7 +444,7 @@ def config(cflags: bool, libs: bool, cmake_dir: bool, pkgconfig_dir: bool) -> No
     """
     from opgen import config as config_module
     for flag, given in (("--cmake-dir", cmake_dir), ("--pkgconfig-dir", pkgconfig_dir)):
-        if given and (cflags or libs or cmake_dir and pkgconfig_dir):
+        if given and (cflags or libs or (cmake_dir and pkgconfig_dir)):
             raise click.UsageError(f"{flag} prints a folder: ask for it alone")
     if cmake_dir or pkgconfig_dir:
         folder = config_module.cmake_dir() if cmake_dir else config_module.pkgconfig_dir()

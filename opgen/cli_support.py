@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.shell_completion import CompletionItem
@@ -62,7 +62,13 @@ def _known_languages() -> list[str]:
     return list(langs.known())
 
 
-class LanguageList(click.ParamType):
+if TYPE_CHECKING:   # generic to type checkers since click 8.2; plain at run time before
+    _ListParamType = click.ParamType[list[str], Any]
+else:
+    _ListParamType = click.ParamType
+
+
+class LanguageList(_ListParamType):
     """Comma-separated target languages, each one opgen knows; an unknown one is refused
     with the known ones listed, and the shell completes them."""
 
