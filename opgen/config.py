@@ -37,22 +37,31 @@ def libs() -> str:
     return f"-L{folder} {link} -Wl,-rpath,{folder}"
 
 
+def _installed_folder(sub: str, name: str) -> Path | None:
+    """The folder ``sub`` of the package that holds ``name``: the package's own, or for an
+    editable install the site-packages folder the build installed into."""
+    for package in _paths._package_dirs():
+        if (package / sub / name).is_file():
+            return package / sub
+    return None
+
+
 def cmake_dir() -> Path:
     """The folder of ``opgenConfig.cmake`` (installed with the package)."""
-    folder = _paths.PACKAGE_DIR / "cmake"
-    if not (folder / "opgenConfig.cmake").is_file():
+    folder = _installed_folder("cmake", "opgenConfig.cmake")
+    if folder is None:
         raise FileNotFoundError(
-            f"opgenConfig.cmake is not installed under {folder}: it comes with an "
-            "installed opgen (`pip install .`), not with a source checkout")
+            f"opgenConfig.cmake is not installed under {_paths.PACKAGE_DIR / 'cmake'}: it "
+            "comes with an installed opgen (`pip install .`), not with a source checkout")
     return folder
 
 
 def pkgconfig_dir() -> Path:
     """The folder of ``opgen.pc`` (installed with the package), for ``PKG_CONFIG_PATH``."""
-    folder = _paths.PACKAGE_DIR / "lib" / "pkgconfig"
-    if not (folder / "opgen.pc").is_file():
+    folder = _installed_folder("lib/pkgconfig", "opgen.pc")
+    if folder is None:
         raise FileNotFoundError(
-            f"opgen.pc is not installed under {folder}: it comes with an installed opgen "
-            "(`pip install .`), not with a source checkout; `opgen config --cflags --libs` "
-            "prints the same flags anywhere")
+            f"opgen.pc is not installed under {_paths.PACKAGE_DIR / 'lib' / 'pkgconfig'}: it "
+            "comes with an installed opgen (`pip install .`), not with a source checkout; "
+            "`opgen config --cflags --libs` prints the same flags anywhere")
     return folder
