@@ -85,3 +85,16 @@ def test_an_unknown_environment_level_is_said_and_everything_logged():
                             env={**os.environ, "OPGEN_LOG_LEVEL": "loud"}, timeout=120)
     assert result.stdout.strip() == "0"
     assert "OPGEN_LOG_LEVEL=loud is not 0-3" in result.stderr
+
+
+def test_verbose_cli_names_the_runtime_library_it_loads():
+    from opgen import _paths
+    result = subprocess.run([sys.executable, "-m", "opgen", "-v", "kernels", "Neg"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    library = _paths.runtime_library_path()
+    assert f"loaded the opgen runtime library {library}" in result.stderr.splitlines()
+    assert result.stdout.startswith("Neg\tCPU\t")
+    quiet = subprocess.run([sys.executable, "-m", "opgen", "-q", "kernels", "Neg"],
+                           capture_output=True, text=True, timeout=120)
+    assert quiet.stderr == "" and quiet.stdout == result.stdout
