@@ -30,7 +30,7 @@ _RUNTIME_EXPORTS = frozenset({
     "import_graph_def",
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
-    "registered_kernels",
+    "registered_kernels", "debugging", "set_log_device_placement",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         control_dependencies as control_dependencies,
         convert_to_tensor as convert_to_tensor,
         copy_to_device as copy_to_device,
+        debugging as debugging,
         device as device,
         device_unavailable_reason as device_unavailable_reason,
         double as double,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         newaxis as newaxis,
         registered_kernels as registered_kernels,
         reset_default_graph as reset_default_graph,
+        set_log_device_placement as set_log_device_placement,
         string as string,
         uint8 as uint8,
         uint16 as uint16,

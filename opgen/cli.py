@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from opgen import __version__
+from opgen.cli_support import (LanguageList, complete_op_names, is_quiet, log, set_verbosity,
+                               timed)
 
 if TYPE_CHECKING:
     from opgen import pipeline
@@ -185,8 +187,16 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="opgen")
-def main() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print results and errors only: no progress "
+              "or summary lines.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say what is loaded from where, and "
+              "how long each step takes (on stderr).")
+def main(quiet: bool, verbose: bool) -> None:
     """Generate language bindings for TensorFlow OpDefs.
+
+    \b
+    Shell completion (bash; zsh and fish likewise, see docs/generator.md):
+      eval "$(_OPGEN_COMPLETE=bash_source opgen)"
 
     \b
     Examples:
@@ -199,11 +209,12 @@ def main() -> None:
       opgen kernels MatMul --device GPU
       opgen run model.pb --input x:0=image.npy --output probs:0 --benchmark 20
     """
+    set_verbosity(quiet, verbose)
 
 
 @main.command()
-@click.option("--lang", "languages", default="python", show_default=True, metavar="LANGS",
-              help="Comma-separated target languages.")
+@click.option("--lang", "languages", type=LanguageList(), default="python", show_default=True,
+              help="Comma-separated target languages: c, cpp, go, python, rust.")
 @_input_options
 @_api_def_option
 @click.option("--out", "out_dir", default="generated", show_default=True,
@@ -217,7 +228,7 @@ def main() -> None:
                    "templates), for CMake's DEPFILE or Ninja.")
 @_selection_options
 @_identity_options
-def generate(languages: str, ops: str | None, from_runtime: bool, from_library: str | None,
+def generate(languages: list[str], ops: str | None, from_runtime: bool, from_library: str | None,
              api_defs: tuple[str, ...], out_dir: Path, check: bool,
              depfile: Path | None, selection: dict[str, Any], identity: Any) -> None:
     """Generate wrapper code for every op of an OpList.
@@ -246,32 +257,30 @@ def generate(languages: str, ops: str | None, from_runtime: bool, from_library: 
       opgen generate --lang c,rust --only 'Conv*' --exclude '*Backprop*' --c-prefix my_
     """
     from opgen import generate as gen
-    from opgen import langs, pipeline
+    from opgen import pipeline
 
-    names = [name.strip() for name in languages.split(",") if name.strip()]
-    if not names:
-        raise click.BadParameter(f"no language given; known: {', '.join(langs.known())}",
-                                 param_hint="--lang")
-    for name in names:
-        langs.get(name)  # unknown languages fail before the OpList is read
+    names = languages  # checked by LanguageList before the OpList is read
     source = _source(ops, from_runtime, from_library)
     loaded = pipeline.load(source, api_defs)
     specs, described = _selected(loaded, source, **selection)
-    files = gen.render_specs(specs, names, described, identity)
+    with timed(f"rendered {', '.join(names)}"):
+        files = gen.render_specs(specs, names, described, identity)
     stale = gen.stale_files(files, out_dir, names, identity)
     if depfile is not None and not check:
         inputs = source.files() + (loaded.api_defs.files if loaded.api_defs is not None else [])
         content = gen.depfile([out_dir / f.path for f in files], inputs + gen.template_paths(names))
         # An absolute path: the writer puts it beside, not under, the output folder.
         files.append(gen.GeneratedFile(depfile.resolve(), content))
-    result = gen.write(files, out_dir, check=check, remove=stale)
-    for path in result.changed:
+    with timed(f"{'checked' if check else 'wrote'} {len(files)} files under {out_dir}"):
+        result = gen.write(files, out_dir, check=check, remove=stale)
+    listed = check or not is_quiet()   # what --check finds is its result; progress is not
+    for path in result.changed if listed else ():
         click.echo(f"{'stale' if check else 'wrote'}: {out_dir / path}")
-    for path in result.removed:
+    for path in result.removed if listed else ():
         click.echo(f"{'obsolete' if check else 'removed'}: {out_dir / path}")
     if check and (result.changed or result.removed):
-        click.echo(f"{len(result.changed)} file(s) out of date, {len(result.removed)} obsolete; "
-                   "run `opgen generate` without --check", err=True)
+        log.info(f"{len(result.changed)} file(s) out of date, {len(result.removed)} obsolete; "
+                 "run `opgen generate` without --check")
         sys.exit(EXIT_STALE)
 
 
@@ -315,7 +324,7 @@ def list_ops(ops: str | None, from_runtime: bool, from_library: str | None) -> N
 
 
 @main.command()
-@click.argument("op_name", metavar="OP")
+@click.argument("op_name", metavar="OP", shell_complete=complete_op_names)
 @_input_options
 @_api_def_option
 def show(op_name: str, ops: str | None, from_runtime: bool, from_library: str | None,
@@ -423,7 +432,7 @@ def dump(ops: str | None, from_runtime: bool, fmt: str, out_file: Path | None) -
 
 
 @main.command()
-@click.argument("op_names", metavar="[OP]...", nargs=-1)
+@click.argument("op_names", metavar="[OP]...", nargs=-1, shell_complete=complete_op_names)
 @click.option("--device", "device_type", metavar="TYPE",
               help="Only the kernels of this device type (CPU, GPU).")
 @click.option("--from-library", "libraries", metavar="LIB.so", multiple=True,
@@ -469,8 +478,7 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
         click.echo(line)
     reason = opgen.device_unavailable_reason("GPU")
     if reason and any(k.device_type == "GPU" for k in listed):
-        click.echo(f"note: GPU kernels are listed, but this machine has no GPU: {reason}",
-                   err=True)
+        log.info(f"note: GPU kernels are listed, but this machine has no GPU: {reason}")
 
 
 @main.command("run")
@@ -520,7 +528,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
             values = session.run(fetches, feeds)
             if runs is not None:
                 with click.progressbar(length=runs, label="timing", file=sys.stderr,
-                                       show_pos=True) as bar:
+                                       show_pos=True, hidden=is_quiet()) as bar:
                     last = [0]
 
                     def advance(done: int) -> None:
@@ -536,7 +544,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
         raise _fail(f"running {model_path} failed: {type(e).__name__}: {e}") from None
     if save_path is not None:
         np.savez(save_path, **dict(zip(fetches, values)))
-        click.echo(f"saved {len(fetches)} output{'s' if len(fetches) != 1 else ''} to {save_path}")
+        log.info(f"saved {len(fetches)} output{'s' if len(fetches) != 1 else ''} to {save_path}")
     else:
         for name, value in zip(fetches, values):
             click.echo(run_model.describe(name, value))
@@ -550,29 +558,35 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
 @click.option("--libs", is_flag=True,
               help="Linker flags: -L, -l and -Wl,-rpath for the runtime library.")
 @click.option("--cmake-dir", is_flag=True,
-              help="The folder holding opgenConfig.cmake, for find_package(opgen).")
-def config(cflags: bool, libs: bool, cmake_dir: bool) -> None:
+              help="The folder holding opgenConfig.cmake, for find_package(opgen) "
+                   "(as opgen_DIR or CMAKE_PREFIX_PATH).")
+@click.option("--pkgconfig-dir", is_flag=True,
+              help="The folder holding opgen.pc, for PKG_CONFIG_PATH.")
+def config(cflags: bool, libs: bool, cmake_dir: bool, pkgconfig_dir: bool) -> None:
     """Print where the installed headers, runtime library and CMake package live.
     `--cflags --libs` prints both on one line, as pkg-config does.
 
     \b
     Examples:
       cc prog.c $(opgen config --cflags --libs)
-      cmake -Dopgen_DIR="$(opgen config --cmake-dir)" ..
+      cmake -DCMAKE_PREFIX_PATH="$(opgen config --cmake-dir)" ..
+      PKG_CONFIG_PATH="$(opgen config --pkgconfig-dir)" pkg-config --cflags --libs opgen
     """
     from opgen import config as config_module
-    if cmake_dir and (cflags or libs):
-        raise click.UsageError("--cmake-dir prints a folder: ask for it alone")
-    if cmake_dir:
-        click.echo(str(config_module.cmake_dir()))
+    for flag, given in (("--cmake-dir", cmake_dir), ("--pkgconfig-dir", pkgconfig_dir)):
+        if given and (cflags or libs or (cmake_dir and pkgconfig_dir)):
+            raise click.UsageError(f"{flag} prints a folder: ask for it alone")
+    if cmake_dir or pkgconfig_dir:
+        folder = config_module.cmake_dir() if cmake_dir else config_module.pkgconfig_dir()
+        click.echo(str(folder))
     elif cflags or libs:
         parts = [config_module.cflags()] if cflags else []
         if libs:
             parts.append(config_module.libs())
         click.echo(" ".join(parts))
     else:
-        raise click.UsageError("say what to print: --cflags, --libs (both may be given) "
-                               "or --cmake-dir")
+        raise click.UsageError("say what to print: --cflags, --libs (both may be given), "
+                               "--cmake-dir or --pkgconfig-dir")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,9 @@
 
 ``opgen config --cflags`` / ``--libs`` print pkg-config style flags for the runtime's
 public headers and shared library (with an rpath, so programs find it at run time);
-``--cmake-dir`` the folder of ``opgenConfig.cmake`` for ``find_package(opgen)``.
+``--cmake-dir`` the folder of ``opgenConfig.cmake`` for ``find_package(opgen)`` (as
+``opgen_DIR`` or on ``CMAKE_PREFIX_PATH``); ``--pkgconfig-dir`` the folder of ``opgen.pc``
+for ``PKG_CONFIG_PATH``.
 """
 
 from __future__ import annotations
@@ -35,11 +37,31 @@ def libs() -> str:
     return f"-L{folder} {link} -Wl,-rpath,{folder}"
 
 
+def _installed_folder(sub: str, name: str) -> Path | None:
+    """The folder ``sub`` of the package that holds ``name``: the package's own, or for an
+    editable install the site-packages folder the build installed into."""
+    for package in _paths._package_dirs():
+        if (package / sub / name).is_file():
+            return package / sub
+    return None
+
+
 def cmake_dir() -> Path:
     """The folder of ``opgenConfig.cmake`` (installed with the package)."""
-    folder = _paths.PACKAGE_DIR / "cmake"
-    if not (folder / "opgenConfig.cmake").is_file():
+    folder = _installed_folder("cmake", "opgenConfig.cmake")
+    if folder is None:
         raise FileNotFoundError(
-            f"opgenConfig.cmake is not installed under {folder}: it comes with an "
-            "installed opgen (`pip install .`), not with a source checkout")
+            f"opgenConfig.cmake is not installed under {_paths.PACKAGE_DIR / 'cmake'}: it "
+            "comes with an installed opgen (`pip install .`), not with a source checkout")
+    return folder
+
+
+def pkgconfig_dir() -> Path:
+    """The folder of ``opgen.pc`` (installed with the package), for ``PKG_CONFIG_PATH``."""
+    folder = _installed_folder("lib/pkgconfig", "opgen.pc")
+    if folder is None:
+        raise FileNotFoundError(
+            f"opgen.pc is not installed under {_paths.PACKAGE_DIR / 'lib' / 'pkgconfig'}: it "
+            "comes with an installed opgen (`pip install .`), not with a source checkout; "
+            "`opgen config --cflags --libs` prints the same flags anywhere")
     return folder

@@ -10,13 +10,21 @@ built (:func:`opgen.model.op_specs`).
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from opgen import _paths, api_def, generate, model, opdef_wire, opdefs
 from opgen.protos import op_def_pb2
+
+log = logging.getLogger("opgen")   # what is read from where, and how long it took (-v)
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1e3
 
 
 class SourceError(Exception):
@@ -102,15 +110,23 @@ def load(source: Source, api_def_paths: Sequence[str | Path] = (), *, specs: boo
     ``api_defs_of_other_ops``, those of ops the OpList lacks are left out instead (an
     older OpList, compared with ApiDefs written for a newer one).
     """
+    start = time.perf_counter()
     oplist = load_oplist(source)
+    log.debug("read %d ops from %s in %.1f ms", len(oplist.op), source.describe(), _ms_since(start))
+    start = time.perf_counter()
     api_defs = load_api_defs(api_def_paths)
+    if api_defs is not None:
+        log.debug("read ApiDefs from %s in %.1f ms", ", ".join(map(str, api_def_paths)),
+                  _ms_since(start))
     if api_defs is not None and api_defs_of_other_ops:
         api_defs = _only_ops_of(api_defs, oplist)
     if not specs:
         return Loaded(oplist, api_defs, [], None)
+    start = time.perf_counter()
     canonical = opdef_wire.canonical_bytes(oplist)   # serialized once, for all who need it
     with generate.cyclic_gc_paused():   # as render does: thousands of records, no cycles
         specs_built = model.op_specs(oplist, api_defs, canonical=canonical)
+    log.debug("built %d op specs in %.1f ms", len(specs_built), _ms_since(start))
     return Loaded(oplist, api_defs, specs_built, canonical)
 
 

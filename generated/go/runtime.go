@@ -479,7 +479,7 @@ func (t *Tensor) Shape() []int64 {
 func TensorData[T TensorElement](t *Tensor) ([]T, error) {
 	defer runtime.KeepAlive(t)
 	if t.DataType() != dataTypeOf[T]() {
-		return nil, &Error{Code: InvalidArgument, Message: fmt.Sprintf("the tensor holds DataType %d, not %d", t.DataType(), dataTypeOf[T]())}
+		return nil, &Error{Code: InvalidArgument, Message: fmt.Sprintf("the tensor holds %v, not %v", t.DataType(), dataTypeOf[T]())}
 	}
 	var zero T
 	n := int(uintptr(C.TF_TensorByteSize(t.c)) / unsafe.Sizeof(zero))

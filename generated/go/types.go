@@ -44,6 +44,49 @@ const (
 	Uint2             DataType = 32
 )
 
+var dataTypeNames = map[DataType]string{
+	Float:             "float32",
+	Double:            "float64",
+	Int32:             "int32",
+	Uint8:             "uint8",
+	Int16:             "int16",
+	Int8:              "int8",
+	String:            "string",
+	Complex64:         "complex64",
+	Int64:             "int64",
+	Bool:              "bool",
+	QInt8:             "qint8",
+	QUInt8:            "quint8",
+	QInt32:            "qint32",
+	BFloat16:          "bfloat16",
+	QInt16:            "qint16",
+	QUInt16:           "quint16",
+	Uint16:            "uint16",
+	Complex128:        "complex128",
+	Half:              "float16",
+	Resource:          "resource",
+	Variant:           "variant",
+	Uint32:            "uint32",
+	Uint64:            "uint64",
+	Float8E5m2:        "float8_e5m2",
+	Float8E4m3fn:      "float8_e4m3fn",
+	Float8E4m3fnuz:    "float8_e4m3fnuz",
+	Float8E4m3b11fnuz: "float8_e4m3b11fnuz",
+	Float8E5m2fnuz:    "float8_e5m2fnuz",
+	Int4:              "int4",
+	Uint4:             "uint4",
+	Int2:              "int2",
+	Uint2:             "uint2",
+}
+
+// String is the name users write, as TensorFlow's Python API spells it: "float32".
+func (t DataType) String() string {
+	if name, ok := dataTypeNames[t]; ok {
+		return name
+	}
+	return fmt.Sprintf("DataType(%d)", int32(t))
+}
+
 // Code is TensorFlow's error code (TF_Code).
 type Code int32
 

@@ -21,6 +21,7 @@ from opgen.langs.identity import DEFAULT, GO_KEYWORDS, Identity
 from opgen.langs.naming import (
     camel_dtypes,
     dtype_camel,
+    named_dtypes,
     unique,
     words,
 )
@@ -370,7 +371,9 @@ def files(specs: Sequence[OpSpec], source: str,
         ("types.go.j2", "go/types.go", {
             **common,
             "dtypes": list(zip(_aligned(name for name, _ in camel_dtypes()), (v for _, v in camel_dtypes()))),
-            "codes": list(zip(_aligned(CODES), CODES))}),
+            "codes": list(zip(_aligned(CODES), CODES)),
+            "dtype_names": list(zip(_aligned(f"{c}:" for c, _ in named_dtypes()),
+                                    (n for _, n in named_dtypes())))}),
         _runtime_file(identity),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),

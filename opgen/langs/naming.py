@@ -75,6 +75,13 @@ def dtype_camel(dtype: DType) -> str:
     return dtype_camel_name(_DATA_TYPE.Name(dtype.enum))
 
 
+def named_dtypes() -> list[tuple[str, str]]:
+    """(CamelCase name, the name users write: ``float32``) of every dtype of camel_dtypes(),
+    for messages of the Rust and Go bindings."""
+    from opgen.model import dtype_name
+    return [(camel, dtype_name(value)) for camel, value in camel_dtypes()]
+
+
 def camel_dtypes() -> list[tuple[str, int]]:
     """(CamelCase name, enum value) of every non-reference DataType but DT_INVALID, by value."""
     return sorted(((dtype_camel_name(name), value) for name, value in _DATA_TYPE.items()

@@ -22,6 +22,7 @@ from opgen.langs.endpoints import EndpointAlias, endpoint_aliases, message_of
 from opgen.langs.identity import DEFAULT, Identity
 from opgen.langs.naming import (
     camel_dtypes,
+    named_dtypes,
     dtype_camel,
     dtype_camel_name,
     snake_case,
@@ -393,7 +394,8 @@ def files(specs: Sequence[OpSpec], source: str,
                                               "version": identity.rust_version}),
         ("build.rs.j2", "rust/build.rs", common),
         static_file(NAME, "lib.rs", "rust/src/lib.rs"),
-        ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes()}),
+        ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes(),
+                                                           "dtype_names": named_dtypes()}),
         ("ops.rs.j2", "rust/src/ops.rs", {**common, "ops": rust_ops(specs)}),
     ]
 

@@ -7,8 +7,9 @@ The shared library is loaded on first use, not at import, so generated op module
 import anywhere.
 """
 
-from opgen.runtime import dtypes, errors
+from opgen.runtime import debugging, dtypes, errors
 from opgen.runtime.constant_op import constant
+from opgen.runtime.debugging import set_log_device_placement
 from opgen.runtime.devices import (
     DeviceInfo,
     copy_to_device,
@@ -72,6 +73,7 @@ __all__ = [
     "control_dependencies",
     "convert_to_tensor",
     "copy_to_device",
+    "debugging",
     "device",
     "device_unavailable_reason",
     "double",
@@ -96,6 +98,7 @@ __all__ = [
     "registered_kernels",
     "release_cached_host_memory",
     "reset_default_graph",
+    "set_log_device_placement",
     "string",
     "uint8",
     "uint16",

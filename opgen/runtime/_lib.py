@@ -7,6 +7,7 @@ must import on machines where only the generator is used. :func:`lib` loads it o
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import threading
 import types
@@ -157,6 +158,7 @@ def lib() -> ctypes.CDLL:
                     fn = getattr(loaded, name)
                     fn.restype, fn.argtypes = restype, argtypes
                 errors.set_raw_status_reader(_raw_status_reader(loaded))
+                logging.getLogger("opgen").debug("loaded the opgen runtime library %s", path)
                 _lib = loaded
     return _lib
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernel_registry.h"
+#include "logging.h"
 #include "node_attrs.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
@@ -29,6 +30,7 @@ struct OPGEN_EagerKernel {
   std::vector<TF_DataType> input_types;  // flat
   std::vector<TF_DataType> output_types;
   std::unique_ptr<opgen::KernelInstance> instance;  // created once, computed per call
+  const opgen::Device* device;  // where it runs, for device-placement logging
 };
 
 struct TFE_Op {
@@ -341,6 +343,7 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     const opgen::Device* device = nullptr;
     resolved->kernel = opgen::PlaceKernel(op->device, def, resolved->attrs, &device, status);
     if (resolved->kernel == nullptr) return nullptr;
+    resolved->device = device;
     resolved->instance = opgen::KernelInstance::Create(*resolved->kernel, def, def.name,
                                                        resolved->attrs, resolved->output_types,
                                                        status, device);
@@ -394,6 +397,9 @@ void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const*
       }
     }
     for (int i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+    if (opgen::LogDevicePlacement())  // on every run, as TensorFlow's eager executor logs
+      opgen::Log(opgen::LogSeverity::kInfo,
+                 "Executing op " + def.name + " in device " + kernel->device->name());
     kernel->instance->Compute(inputs, num_inputs, outputs, opgen::NextStepId(), status);
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, def.name + ": " + e.what());

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "frame_executor.h"
+#include "logging.h"
 #include "op_registry.h"
 
 namespace opgen {
@@ -55,6 +56,8 @@ const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* sta
     status->message += " (node '" + op->name + "')";
     return nullptr;
   }
+  if (LogDevicePlacement())  // once per node, as TensorFlow's placer logs a session's nodes
+    Log(LogSeverity::kInfo, op->name + ": (" + op->type() + "): " + device->name());
   return kernels_.emplace(op, std::move(kernel)).first->second.get();
 }
 

@@ -106,8 +106,11 @@ std::string OutputName(const TF_Output& output) {
 TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   if (!EnsureRuntimeInitialized(status)) return nullptr;
   const OpDef* def = OpRegistry::Global().Find(spec.op_type);
-  if (def == nullptr) {  // TF_INVALID_ARGUMENT, as TensorFlow's TF_FinishOperation says
-    SetStatus(status, TF_INVALID_ARGUMENT,
+  // TF_NOT_FOUND, as TFE_NewOp, TF_GraphImportGraphDef and every binding say it
+  // (TensorFlow's own TF_FinishOperation folds it into INVALID_ARGUMENT; one code for
+  // one condition in every language matters more here).
+  if (def == nullptr) {
+    SetStatus(status, TF_NOT_FOUND,
               OpNotRegisteredMessage(spec.op_type, spec.name));
     return nullptr;
   }

@@ -64,7 +64,12 @@ def _behaviour_expected() -> dict[str, str]:
         "add_n": row(C + C + C),
         "unpack": f"2 {row(C[0])} | {row(C[1])}",
         "wrong_type": "InvalidArgument",
+        "wrong_type_message": "the tensor holds float32, not int32",
         "unfed": "InvalidArgument",
+        # as TFE_NewOp says in C and NotFoundError in Python (one code, every language)
+        "unregistered": "NotFound",
+        "unregistered_message": "true",   # the runtime's message, passed through
+        "dtype": "float32 int64 bfloat16 bool string",
     }
 
 
@@ -134,7 +139,7 @@ def test_go_example_prints_what_numpy_computes(tmp_path, build_cache):
 
 
 RUST_BEHAVIOUR = r"""
-use opgen_ops::{ops, DataType, Graph, Session, Tensor};
+use opgen_ops::{ops, DataType, Graph, OpSpec, Session, Tensor};
 
 fn row(values: &[f32]) -> String {
     values.iter().map(|v| format!("{:.1}", v)).collect::<Vec<_>>().join(" ")
@@ -158,8 +163,16 @@ fn main() {
     println!("add_n: {}", row(out[1].data::<f32>().unwrap()));
     println!("unpack: {} {} | {}", u.output_list_length("output").unwrap(),
              row(out[2].data::<f32>().unwrap()), row(out[3].data::<f32>().unwrap()));
-    println!("wrong_type: {:?}", out[0].data::<i32>().unwrap_err().code);
+    let wrong = out[0].data::<i32>().unwrap_err();
+    println!("wrong_type: {:?}", wrong.code);
+    println!("wrong_type_message: {}", wrong.message);
     println!("unfed: {:?}", session.run(&[], &[a.output(0)], &[]).unwrap_err().code);
+    let unregistered = graph.add_operation(OpSpec::new("NoSuchOp")).unwrap_err();
+    println!("unregistered: {:?}", unregistered.code);
+    println!("unregistered_message: {}",
+             unregistered.message.contains("Op type not registered 'NoSuchOp'"));
+    println!("dtype: {} {} {} {} {}", DataType::Float, DataType::Int64, DataType::BFloat16,
+             DataType::Bool, DataType::String);
 }
 """
 
@@ -222,8 +235,13 @@ func main() {
 	fmt.Printf("unpack: %d %s | %s\n", len(u), row(out[2]), row(out[3]))
 	_, err = tf.TensorData[int32](out[0])
 	fmt.Printf("wrong_type: %v\n", code(err))
+	fmt.Printf("wrong_type_message: %s\n", err.(*tf.Error).Message)
 	_, err = session.Run(nil, []tf.Output{a}, nil)
 	fmt.Printf("unfed: %v\n", code(err))
+	_, err = s.Graph().AddOperation(tf.OpSpec{Type: "NoSuchOp", Name: "n"})
+	fmt.Printf("unregistered: %v\n", code(err))
+	fmt.Printf("unregistered_message: %v\n", strings.Contains(err.(*tf.Error).Message, "Op type not registered 'NoSuchOp'"))
+	fmt.Printf("dtype: %v %v %v %v %v\n", tf.Float, tf.Int64, tf.BFloat16, tf.Bool, tf.String)
 }
 """
 

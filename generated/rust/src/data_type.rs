@@ -81,4 +81,49 @@ impl DataType {
             _ => None,
         }
     }
+
+    /// The name users write, as TensorFlow's Python API spells it: `float32`, `int64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Float => "float32",
+            DataType::Double => "float64",
+            DataType::Int32 => "int32",
+            DataType::Uint8 => "uint8",
+            DataType::Int16 => "int16",
+            DataType::Int8 => "int8",
+            DataType::String => "string",
+            DataType::Complex64 => "complex64",
+            DataType::Int64 => "int64",
+            DataType::Bool => "bool",
+            DataType::QInt8 => "qint8",
+            DataType::QUInt8 => "quint8",
+            DataType::QInt32 => "qint32",
+            DataType::BFloat16 => "bfloat16",
+            DataType::QInt16 => "qint16",
+            DataType::QUInt16 => "quint16",
+            DataType::Uint16 => "uint16",
+            DataType::Complex128 => "complex128",
+            DataType::Half => "float16",
+            DataType::Resource => "resource",
+            DataType::Variant => "variant",
+            DataType::Uint32 => "uint32",
+            DataType::Uint64 => "uint64",
+            DataType::Float8E5m2 => "float8_e5m2",
+            DataType::Float8E4m3fn => "float8_e4m3fn",
+            DataType::Float8E4m3fnuz => "float8_e4m3fnuz",
+            DataType::Float8E4m3b11fnuz => "float8_e4m3b11fnuz",
+            DataType::Float8E5m2fnuz => "float8_e5m2fnuz",
+            DataType::Int4 => "int4",
+            DataType::Uint4 => "uint4",
+            DataType::Int2 => "int2",
+            DataType::Uint2 => "uint2",
+        }
+    }
+}
+
+/// Messages name dtypes as users write them: `float32`, not `Float`.
+impl std::fmt::Display for DataType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }

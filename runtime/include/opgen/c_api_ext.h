@@ -214,6 +214,25 @@ TF_CAPI_EXPORT extern void OPGEN_SessionOptimizedGraphDef(
 TF_CAPI_EXPORT extern void OPGEN_ImportGraphDefOptionsSetCheckDevices(
     TF_ImportGraphDefOptions* opts, unsigned char check);
 
+/* ---- Logging ------------------------------------------------------------------------
+ * The runtime logs on stderr. $OPGEN_LOG_LEVEL sets the least severity printed, as
+ * TF_CPP_MIN_LOG_LEVEL does for TensorFlow: 0 or "info" (the default) prints everything,
+ * 1 or "warning" hides INFO, 2 or "error" hides WARNING too, 3 or "none" prints nothing. */
+
+/* Sets the level as $OPGEN_LOG_LEVEL would (0-3); returns 0, or -1 for a level out of
+ * range (left unchanged). */
+TF_CAPI_EXPORT extern int OPGEN_SetLogLevel(int level);
+TF_CAPI_EXPORT extern int OPGEN_GetLogLevel(void);
+
+/* With `enable` non-zero, every op run logs (INFO) where it runs, as
+ * tf.debugging.set_log_device_placement(True) makes TensorFlow do: eagerly
+ *   "Executing op MatMul in device /job:localhost/replica:0/task:0/device:CPU:0"
+ * on every run, and in a session, once per node when its kernel is placed,
+ *   "y: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0".
+ * Off by default; for the whole process. */
+TF_CAPI_EXPORT extern void OPGEN_SetLogDevicePlacement(int enable);
+TF_CAPI_EXPORT extern int OPGEN_GetLogDevicePlacement(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -460,6 +460,15 @@ impl Tensor {
         DataType::from_c(unsafe { ffi::TF_TensorType(self.as_ptr()) })
     }
 
+    /// The element type as messages name it: `float32` (`dtype 99` for one this crate
+    /// does not know).
+    fn dtype_name(&self) -> String {
+        match self.data_type() {
+            Some(dtype) => dtype.name().to_string(),
+            None => format!("dtype {}", unsafe { ffi::TF_TensorType(self.as_ptr()) }),
+        }
+    }
+
     pub fn dims(&self) -> Vec<i64> {
         let rank = unsafe { ffi::TF_NumDims(self.as_ptr()) };
         (0..rank)
@@ -471,8 +480,8 @@ impl Tensor {
     pub fn data<T: TensorType>(&self) -> Result<&[T], Error> {
         if self.data_type() != Some(T::DATA_TYPE) {
             return Err(Error::invalid_argument(format!(
-                "the tensor holds {:?}, not {:?}",
-                self.data_type(),
+                "the tensor holds {}, not {}",
+                self.dtype_name(),
                 T::DATA_TYPE
             )));
         }
@@ -500,7 +509,7 @@ impl Drop for Tensor {
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Tensor({:?}, {:?})", self.data_type(), self.dims())
+        write!(f, "Tensor({}, {:?})", self.dtype_name(), self.dims())
     }
 }
 
