@@ -1,7 +1,7 @@
 // Resource variables, with TensorFlow's OpDefs: a VarHandleOp names a variable of the
 // session's (or eager context's) resource manager; the other ops read, assign, update,
 // test and delete it through that handle. Every op with a resource arg is stateful, so
-// the graph optimizer neither folds nor merges them.
+// constant folding leaves them alone.
 #include "op_table.h"
 
 namespace opgen {
