@@ -60,6 +60,10 @@ class Variable:
     ``trainable`` is kept for optimizers.
     """
 
+    # numpy defers its binary operators (`array @ v`) to the variable's reflected ones,
+    # as it does for Tensors (TensorOperators sets the same priority).
+    __array_priority__ = 100
+
     def __init__(self, initial_value: Any, dtype: Any = None, name: str | None = None,
                  trainable: bool = True) -> None:
         if initial_value is None:
@@ -228,8 +232,8 @@ class Variable:
                 raise TypeError(f"cannot {what} a {value.dtype.name} value to variable "
                                 f"'{self._name}' of dtype {self._dtype.name}")
         else:
-            try:
-                value = _convert(value, self._dtype, False)
+            try:  # Python values convert; tensors and numpy data must have the dtype
+                value = _convert(value, self._dtype, True)
             except Exception as e:  # noqa: BLE001 - re-raised naming the variable
                 raise type(e)(f"cannot {what} to variable '{self._name}' "
                               f"({self._dtype.name}): {e}") from None
@@ -282,6 +286,8 @@ class Variable:
 
 def _delegate(method: str):
     def operator(self: Variable, *args: Any) -> Any:
+        # Another Variable operand counts by its value too (`v + w`).
+        args = tuple(a.value() if isinstance(a, Variable) else a for a in args)
         return getattr(self.value(), method)(*args)
     operator.__name__ = method
     operator.__doc__ = f"``{method}`` of the variable's value."

@@ -45,7 +45,7 @@ def test_dtype_converts_python_values_and_names_the_variable():
     assert v.numpy() == 3.0 and v.numpy().dtype == np.float64
     i = opgen.Variable(np.int64([1, 2]))
     i.assign_add([10, 20])
-    np.testing.assert_array_equal(i.numpy(), np.int64([11, 21]))
+    np.testing.assert_array_equal(i.numpy(), np.int64([1, 2]) + np.int64([10, 20]))
 
 
 def test_operators_and_op_inputs_use_the_current_value():

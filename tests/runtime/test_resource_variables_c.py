@@ -33,7 +33,7 @@ def lines(tmp_path_factory):
                    check=True)
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[str]] = {"stdout": [run.stdout]}
     for line in run.stdout.splitlines():
         key, _, rest = line.partition(": ")
         out.setdefault(key, []).append(rest)
@@ -47,7 +47,8 @@ def floats(text: str) -> np.ndarray:
 def test_reading_before_the_initializer_is_failed_precondition_naming_the_variable(lines):
     code, _, message = lines["before_init"][0].removeprefix("error ").partition(" ")
     assert int(code) == FAILED_PRECONDITION
-    assert "Could not find variable w" in message and "read" in message
+    assert message.startswith("ReadVariableOp: Could not find variable w.")
+    assert "container=localhost\n\t [[{{node read}}]]" in lines["stdout"][0]
 
 
 def test_train_op_updates_the_variable_across_session_runs(lines):

@@ -57,8 +57,9 @@ static void Run(TF_Session* session, const char* key, TF_Operation* fetch, TF_Op
                 TF_Status* s) {
   TF_Output out = {fetch, 0};
   TF_Tensor* value = NULL;
+  const TF_Operation* targets[1] = {target};
   TF_SessionRun(session, NULL, NULL, NULL, 0, fetch ? &out : NULL, fetch ? &value : NULL,
-                fetch ? 1 : 0, target ? &target : NULL, target ? 1 : 0, NULL, s);
+                fetch ? 1 : 0, target ? targets : NULL, target ? 1 : 0, NULL, s);
   if (TF_GetCode(s) != TF_OK) {
     printf("%s: error %d %s\n", key, (int)TF_GetCode(s), TF_Message(s));
     return;
