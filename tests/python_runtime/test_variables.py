@@ -169,6 +169,17 @@ def test_graph_variable_builds_tensorflows_nodes():
         v.numpy()
 
 
+def test_graph_shapes_handle_and_flag_scalar_read_unknown():
+    """As TensorFlow's shape functions without handle data: VarHandleOp and
+    VarIsInitializedOp give scalars; ReadVariableOp's shape is the variable's, unknown
+    while the graph is built (Variable.shape keeps it)."""
+    g = opgen.Graph()
+    with g.as_default():
+        v = opgen.Variable(np.zeros((2, 3), np.float32), name="s")
+    assert v.handle.shape == () and v.is_initialized().shape == ()
+    assert v.value().shape is None and v.shape == (2, 3)
+
+
 def test_session_keeps_variables_across_runs_and_trains_with_a_noop():
     g = opgen.Graph()
     with g.as_default():
