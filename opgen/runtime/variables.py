@@ -20,6 +20,7 @@ TensorFlow's do.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any
 
@@ -40,10 +41,8 @@ _graph_variables: weakref.WeakKeyDictionary[Graph, list[Variable]] = weakref.Wea
 
 def _destroy(handle: Tensor) -> None:
     """Deletes an eager variable's state once its Variable is gone."""
-    try:
+    with contextlib.suppress(Exception):  # at interpreter exit the runtime may be gone
         eager.execute_eager("DestroyResourceOp", [handle], {"ignore_lookup_error": True})
-    except Exception:  # noqa: BLE001 - at interpreter exit the runtime may be gone
-        pass
 
 
 def _static_shape(value: Any) -> tuple[int | None, ...] | None:
@@ -87,9 +86,9 @@ class Variable:
         value = _convert(initial_value, want, False)
         self._graph: Graph | None = None
         self._dtype = value.dtype
-        self._shape = tuple(value.shape)
+        self._shape: tuple[int | None, ...] | None = tuple(value.shape)
         self._name = f"{name or 'Variable'}:0"
-        self._initial_value = value
+        self._initial_value: Tensor | Output = value
         self._initializer: Operation | None = None
         self._handle = eager.execute_eager(
             "VarHandleOp", [],
@@ -101,6 +100,7 @@ class Variable:
     def _init_graph(self, g: Graph, initial_value: Any, want: dtypes.DType | None,
                     name: str | None) -> None:
         self._graph = g
+        init: Output
         with g.name_scope(name or "Variable") as scope:
             shared_name = scope[:-1]
             if isinstance(initial_value, Output):
@@ -177,7 +177,7 @@ class Variable:
         """The VarHandleOp (graph mode)."""
         if self._graph is None:
             raise AttributeError("an eager variable has no op")
-        return self._handle.op  # type: ignore[union-attr]
+        return self._handle.op
 
     def is_initialized(self) -> Any:
         """Whether the variable holds a value: a bool eagerly, an Output in a graph."""
@@ -209,7 +209,7 @@ class Variable:
         if self._graph is not None:
             raise NotImplementedError("numpy() is only available for eager variables; "
                                       "run read_value() in a Session")
-        return self.read_value().numpy()  # type: ignore[union-attr]
+        return self.read_value().numpy()  # type: ignore[union-attr]  # eager: a Tensor
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = self.numpy()

@@ -167,24 +167,15 @@ inline void DestroyCompute(void* ignore, TF_OpKernelContext* ctx) {
 // The dtypes AssignAdd/AssignSubVariableOp run for on every device.
 using UpdateTypes = Types<float, double, int32_t, int64_t>;
 
-// Registers the kernels for `device_type`, with `Update` doing its arithmetic.
-template <template <typename, int> class Update, typename... Ts>
-void RegisterVariableKernels(const char* device_type, Types<Ts...>, TF_Status* status) {
-  RegisterKernel(device_type, {"VarHandleOp", {}, {"resource"}, VarHandleCompute,
-                               CreateVarHandle, DeleteVarHandle}, status);
-  RegisterKernel(device_type, {"ReadVariableOp", {}, {"resource"}, ReadVariableCompute}, status);
-  RegisterKernel(device_type, {"AssignVariableOp", {}, {"resource"}, AssignCompute, CreateAssign,
-                               DeleteFlag}, status);
-  (RegisterKernel(device_type, {"AssignAddVariableOp", {{"dtype", DtypeOf<Ts>::value}},
-                                {"resource"}, &AssignUpdate<Update, Ts, 1>::Compute}, status),
+// Registers AssignAdd/AssignSubVariableOp's `op` (Sign 1 / -1) for each dtype of `Ts`,
+// with `Update` doing the device's arithmetic. The family files name every op they
+// register (tests/python_runtime/test_kernel_twins.py reads them).
+template <template <typename, int> class Update, int Sign, typename... Ts>
+void RegisterUpdateKernels(const char* device_type, const char* op, Types<Ts...>,
+                           TF_Status* status) {
+  (RegisterKernel(device_type, {op, {{"dtype", DtypeOf<Ts>::value}}, {"resource"},
+                                &AssignUpdate<Update, Ts, Sign>::Compute}, status),
    ...);
-  (RegisterKernel(device_type, {"AssignSubVariableOp", {{"dtype", DtypeOf<Ts>::value}},
-                                {"resource"}, &AssignUpdate<Update, Ts, -1>::Compute}, status),
-   ...);
-  RegisterKernel(device_type, {"VarIsInitializedOp", {}, {"resource", "is_initialized"},
-                               IsInitializedCompute}, status);
-  RegisterKernel(device_type, {"DestroyResourceOp", {}, {"resource"}, DestroyCompute,
-                               CreateDestroy, DeleteFlag}, status);
 }
 
 }  // namespace variables

@@ -118,9 +118,9 @@ def test_eager_errors_are_tensorflows():
         ops.assign_add_variable_op(h, np.float32([1, 1]))
     ops.assign_variable_op(h, np.float32([1, 2]))
     with pytest.raises(errors.InvalidArgumentError,
-                       match="wrong dtype. Expected float got int32.*errors_var"):
+                       match=r"wrong dtype\. Expected float got int32.*errors_var"):
         ops.assign_variable_op(h, np.int32([1, 2]))
-    with pytest.raises(errors.InvalidArgumentError, match="wrong dtype.*errors_var"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"wrong dtype.*errors_var"):
         ops.read_variable_op(h, dtype=opgen.int32)
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"wrong shape. Expected \[2\] got \[3\]"):
@@ -137,7 +137,7 @@ def test_eager_errors_are_tensorflows():
 
 def test_variable_assign_checks_dtype_and_shape_naming_it():
     v = opgen.Variable([1.0, 2.0], name="checked")
-    with pytest.raises(ValueError, match="checked:0.*shape mismatch"):
+    with pytest.raises(ValueError, match=r"checked:0.*shape mismatch"):
         v.assign([1.0, 2.0, 3.0])
     with pytest.raises(opgen.errors.InvalidArgumentError, match="checked:0"):
         v.assign(np.int32([1, 2]))
@@ -235,7 +235,7 @@ def test_graph_errors_wrong_dtype_and_shape():
         wrong = ops.assign_variable_op(h, np.int32([1, 2]))
     with opgen.Session(g) as sess:
         sess.run(v.initializer)
-        with pytest.raises(errors.InvalidArgumentError, match="Expected float got int32.*'v'"):
+        with pytest.raises(errors.InvalidArgumentError, match=r"Expected float got int32.*'v'"):
             sess.run(wrong)
 
 

@@ -18,8 +18,18 @@ struct CpuUpdate {
 }  // namespace
 
 void RegisterResourceVariableKernels(TF_Status* status) {
-  kernels::variables::RegisterVariableKernels<CpuUpdate>(kDevice, kernels::variables::UpdateTypes(),
-                                                         status);
+  using namespace kernels::variables;  // NOLINT: the family's kernels, spelled once
+  RegisterKernel(kDevice, {"VarHandleOp", {}, {"resource"}, VarHandleCompute, CreateVarHandle,
+                           DeleteVarHandle}, status);
+  RegisterKernel(kDevice, {"ReadVariableOp", {}, {"resource"}, ReadVariableCompute}, status);
+  RegisterKernel(kDevice, {"AssignVariableOp", {}, {"resource"}, AssignCompute, CreateAssign,
+                           DeleteFlag}, status);
+  RegisterUpdateKernels<CpuUpdate, 1>(kDevice, "AssignAddVariableOp", UpdateTypes(), status);
+  RegisterUpdateKernels<CpuUpdate, -1>(kDevice, "AssignSubVariableOp", UpdateTypes(), status);
+  RegisterKernel(kDevice, {"VarIsInitializedOp", {}, {"resource", "is_initialized"},
+                           IsInitializedCompute}, status);
+  RegisterKernel(kDevice, {"DestroyResourceOp", {}, {"resource"}, DestroyCompute, CreateDestroy,
+                           DeleteFlag}, status);
 }
 
 }  // namespace cpu

@@ -40,8 +40,18 @@ struct CudaUpdate {
 }  // namespace
 
 void RegisterResourceVariableKernels(TF_Status* status) {
-  kernels::variables::RegisterVariableKernels<CudaUpdate>(
-      kDevice, kernels::variables::UpdateTypes(), status);
+  using namespace kernels::variables;  // NOLINT: the family's kernels, spelled once
+  RegisterKernel(kDevice, {"VarHandleOp", {}, {"resource"}, VarHandleCompute, CreateVarHandle,
+                           DeleteVarHandle}, status);
+  RegisterKernel(kDevice, {"ReadVariableOp", {}, {"resource"}, ReadVariableCompute}, status);
+  RegisterKernel(kDevice, {"AssignVariableOp", {}, {"resource"}, AssignCompute, CreateAssign,
+                           DeleteFlag}, status);
+  RegisterUpdateKernels<CudaUpdate, 1>(kDevice, "AssignAddVariableOp", UpdateTypes(), status);
+  RegisterUpdateKernels<CudaUpdate, -1>(kDevice, "AssignSubVariableOp", UpdateTypes(), status);
+  RegisterKernel(kDevice, {"VarIsInitializedOp", {}, {"resource", "is_initialized"},
+                           IsInitializedCompute}, status);
+  RegisterKernel(kDevice, {"DestroyResourceOp", {}, {"resource"}, DestroyCompute, CreateDestroy,
+                           DeleteFlag}, status);
 }
 
 }  // namespace cuda
