@@ -31,6 +31,7 @@ _RUNTIME_EXPORTS = frozenset({
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "debugging", "set_log_device_placement",
+    "Variable", "global_variables_initializer", "variables_initializer",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         Session as Session,
         SessionOptions as SessionOptions,
         Tensor as Tensor,
+        Variable as Variable,
         as_dtype as as_dtype,
         bfloat16 as bfloat16,
         bool as bool,

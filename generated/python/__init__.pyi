@@ -19,6 +19,9 @@ __all__ = [
     "any",
     "arg_max",
     "arg_min",
+    "assign_add_variable_op",
+    "assign_sub_variable_op",
+    "assign_variable_op",
     "avg_pool",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
@@ -38,6 +41,7 @@ __all__ = [
     "cumsum",
     "depth_to_space",
     "depthwise_conv2d_native",
+    "destroy_resource_op",
     "div",
     "einsum",
     "elu",
@@ -94,6 +98,7 @@ __all__ = [
     "prod",
     "range",
     "rank",
+    "read_variable_op",
     "real_div",
     "reciprocal",
     "relu",
@@ -140,6 +145,8 @@ __all__ = [
     "top_kv2",
     "transpose",
     "unpack",
+    "var_handle_op",
+    "var_is_initialized_op",
     "where",
     "zeros_like",
 ]
@@ -172,6 +179,18 @@ def arg_min(
     output_type: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def assign_add_variable_op(
+    resource: TensorLike, value: TensorLike, name: str | None = None
+) -> OpNode: ...
+def assign_sub_variable_op(
+    resource: TensorLike, value: TensorLike, name: str | None = None
+) -> OpNode: ...
+def assign_variable_op(
+    resource: TensorLike,
+    value: TensorLike,
+    validate_shape: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def avg_pool(
     value: TensorLike,
     ksize: Sequence[int],
@@ -276,6 +295,9 @@ def depthwise_conv2d_native(
     dilations: Sequence[int] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def destroy_resource_op(
+    resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
+) -> OpNode: ...
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 def einsum(
     inputs: Sequence[TensorLike], equation: str, name: str | None = None
@@ -482,6 +504,9 @@ def range(
     start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 def rank(input: TensorLike, name: str | None = None) -> OpOutput: ...
+def read_variable_op(
+    resource: TensorLike, dtype: DTypeLike, name: str | None = None
+) -> OpOutput: ...
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def relu(features: TensorLike, name: str | None = None) -> OpOutput: ...
@@ -638,5 +663,17 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOut
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+def var_handle_op(
+    dtype: DTypeLike,
+    shape: ShapeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    debug_name: str = ...,
+    allowed_devices: Sequence[str] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def var_is_initialized_op(
+    resource: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...

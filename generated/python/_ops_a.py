@@ -199,6 +199,76 @@ def arg_min(
     return _out[0]
 
 
+def assign_add_variable_op(
+    resource: TensorLike, value: TensorLike, name: str | None = None
+) -> OpNode:
+    """Adds `value` to a variable.
+
+    The variable must hold a value of `value`'s dtype and shape (NOT_FOUND when it does not exist); readers that ran before keep the value they read.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the variable.
+      value: A `Tensor`.
+        The operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("AssignAddVariableOp", [resource, value], {}, name)
+    return _out or None
+
+
+def assign_sub_variable_op(
+    resource: TensorLike, value: TensorLike, name: str | None = None
+) -> OpNode:
+    """Subtracts `value` from a variable.
+
+    The variable must hold a value of `value`'s dtype and shape (NOT_FOUND when it does not exist); readers that ran before keep the value they read.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the variable.
+      value: A `Tensor`.
+        The operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("AssignSubVariableOp", [resource, value], {}, name)
+    return _out or None
+
+
+def assign_variable_op(
+    resource: TensorLike,
+    value: TensorLike,
+    validate_shape: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Sets the value of a variable, making the variable if needed.
+
+    A variable that holds a value keeps its dtype; its shape may change unless `validate_shape`.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the variable.
+      value: A `Tensor`.
+        The new value.
+      validate_shape: An optional `bool`. Defaults to `False`.
+        Refuse a value whose shape differs from the current one.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "AssignVariableOp", [resource, value], {"validate_shape": validate_shape}, name
+    )
+    return _out or None
+
+
 def avg_pool(
     value: TensorLike,
     ksize: Sequence[int],

@@ -96,6 +96,32 @@ def depthwise_conv2d_native(
     return _out[0]
 
 
+def destroy_resource_op(
+    resource: TensorLike, ignore_lookup_error: bool = True, name: str | None = None
+) -> OpNode:
+    """Deletes the resource a handle names.
+
+    Ops running on it finish with the value they hold.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the resource.
+      ignore_lookup_error: An optional `bool`. Defaults to `True`.
+        Succeed when the resource does not exist.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "DestroyResourceOp",
+        [resource],
+        {"ignore_lookup_error": ignore_lookup_error},
+        name,
+    )
+    return _out or None
+
+
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x / y` element-wise.
 

@@ -52,6 +52,28 @@ def rank(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def read_variable_op(
+    resource: TensorLike, dtype: DTypeLike, name: str | None = None
+) -> OpOutput:
+    """Reads the value of a variable.
+
+    FAILED_PRECONDITION when the variable was never assigned. The value read is a snapshot: later assignments do not change it.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the variable.
+      dtype: A dtype.
+        The dtype of the variable's value.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The variable's value.
+    """
+    _out = _execute_op("ReadVariableOp", [resource], {"dtype": dtype}, name)
+    return _out[0]
+
+
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x / y` element-wise.
 

@@ -53,6 +53,11 @@ from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_m
 from opgen.runtime.op_library import load_op_library
 from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
+from opgen.runtime.variables import (
+    Variable,
+    global_variables_initializer,
+    variables_initializer,
+)
 
 __all__ = [
     "DType",
@@ -63,6 +68,7 @@ __all__ = [
     "Session",
     "SessionOptions",
     "Tensor",
+    "Variable",
     "as_dtype",
     "bfloat16",
     "bool",
@@ -85,6 +91,7 @@ __all__ = [
     "float64",
     "from_dlpack",
     "get_default_graph",
+    "global_variables_initializer",
     "half",
     "import_graph_def",
     "int8",
@@ -104,6 +111,7 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "variables_initializer",
 ]
 
 #: ``t[opgen.newaxis]`` adds a dimension of size 1 (it is None, as ``tf.newaxis``).

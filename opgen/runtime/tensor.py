@@ -304,6 +304,9 @@ def _convert(value: Any, want: dtypes.DType | None, strict: bool) -> Tensor:
             raise InvalidArgumentError(
                 f"expected {want.name} data, got a numpy {array.dtype} value; cast it first")
         return _from_numpy(array.astype(want.numpy_dtype), want)
+    as_value = getattr(value, "_opgen_value", None)
+    if as_value is not None:  # an opgen.Variable: its current value
+        return _convert(as_value(), want, strict)
     if want is None:
         array = default_numpy_value(value)
         if array.dtype == object:

@@ -57,7 +57,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
-                      opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterFusedOps}) {
+                      opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
+                      opgen::RegisterFusedOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -8,6 +8,7 @@
 #include "logging.h"
 #include "node_attrs.h"
 #include "op_registry.h"
+#include "resource_mgr.h"
 #include "opgen/c_api_ext.h"
 #include "shape_check.h"
 #include "tensorflow/c/eager/c_api.h"
@@ -15,7 +16,11 @@
 
 
 struct TFE_ContextOptions {};
-struct TFE_Context {};
+// Owns the variables of the eager ops run in it (shared with the kernels resolved for
+// it, which may outlive it).
+struct TFE_Context {
+  std::shared_ptr<opgen::ResourceMgr> resources = std::make_shared<opgen::ResourceMgr>();
+};
 
 struct TFE_TensorHandle {
   TF_Tensor* tensor;  // owned; shares its buffer with whoever made the handle
@@ -29,6 +34,7 @@ struct OPGEN_EagerKernel {
   opgen::AttrMap attrs;  // complete and checked; outlives `instance`, which reads it
   std::vector<TF_DataType> input_types;  // flat
   std::vector<TF_DataType> output_types;
+  std::shared_ptr<opgen::ResourceMgr> resources;  // the context's; outlives `instance`
   std::unique_ptr<opgen::KernelInstance> instance;  // created once, computed per call
   const opgen::Device* device;  // where it runs, for device-placement logging
 };
@@ -344,9 +350,10 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     resolved->kernel = opgen::PlaceKernel(op->device, def, resolved->attrs, &device, status);
     if (resolved->kernel == nullptr) return nullptr;
     resolved->device = device;
+    if (op->ctx != nullptr) resolved->resources = op->ctx->resources;
     resolved->instance = opgen::KernelInstance::Create(*resolved->kernel, def, def.name,
                                                        resolved->attrs, resolved->output_types,
-                                                       status, device);
+                                                       status, device, resolved->resources.get());
     if (resolved->instance == nullptr) return nullptr;
     return resolved.release();
   } catch (const std::exception& e) {

@@ -51,7 +51,7 @@ const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* sta
     return nullptr;
   }
   std::unique_ptr<KernelInstance> kernel = KernelInstance::Create(
-      *def, *op->op_def, op->name, op->attrs, op->output_types, status, device);
+      *def, *op->op_def, op->name, op->attrs, op->output_types, status, device, resources_);
   if (kernel == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;

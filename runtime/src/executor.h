@@ -19,10 +19,13 @@ namespace opgen {
 // decode attrs at construction (Const) do so once.
 class SessionKernels {
  public:
+  // `resources`: the session's, handed to every kernel (it outlives them).
+  explicit SessionKernels(ResourceMgr* resources = nullptr) : resources_(resources) {}
   // The node's kernel, or nullptr with `status` set (no kernel, or creation failed).
   const KernelInstance* Get(const TF_Operation* op, TF_Status* status);
 
  private:
+  ResourceMgr* resources_;
   std::mutex mu_;
   std::unordered_map<const TF_Operation*, std::unique_ptr<KernelInstance>> kernels_;
 };

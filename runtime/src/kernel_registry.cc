@@ -9,10 +9,10 @@
 #include <unordered_map>
 
 #include "denormals.h"
+#include "kernel_context.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/c_api.h"
-#include "tensorflow/c/kernels_experimental.h"
 #include "wire_format.h"
 
 struct TF_KernelBuilder {
@@ -26,18 +26,6 @@ struct TF_OpKernelConstruction {
   TF_Status failure;
 };
 
-// Lives on the stack of one KernelInstance::Compute call; points into the caller's arrays.
-struct TF_OpKernelContext {
-  TF_Tensor* const* inputs;  // borrowed
-  int num_inputs;
-  TF_Tensor** outputs;       // owned by the caller of Compute; null until set
-  int num_outputs;
-  const TF_DataType* output_types;
-  int64_t step_id;
-  const std::string* node_name;
-  const opgen::KernelInstance* instance;  // device and host-memory args
-  TF_Status failure;
-};
 
 namespace opgen {
 namespace {
@@ -245,13 +233,15 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
                                                        const std::string& node_name,
                                                        const AttrMap& attrs,
                                                        std::vector<TF_DataType> output_types,
-                                                       TF_Status* status, const Device* device) {
+                                                       TF_Status* status, const Device* device,
+                                                       ResourceMgr* resources) {
   if (!kernel.instantiated.set.load(std::memory_order_relaxed))
     kernel.instantiated.set.store(true, std::memory_order_relaxed);
   std::unique_ptr<KernelInstance> instance(
       new KernelInstance(kernel, op, node_name, std::move(output_types)));
   instance->device_ = device != nullptr ? device : CpuDevice();
   instance->on_host_ = instance->device_->is_host();
+  instance->resources_ = resources;
   if (!instance->device_->is_host() && !kernel.host_memory_args.empty()) {
     // Host-memory args are named; map them to flat indices (list args count their
     // elements, given by the node's attrs).
@@ -798,6 +788,22 @@ void TF_OpKernelConstruction_GetAttrString(TF_OpKernelConstruction* ctx, const c
     std::memcpy(val, v->s.data(), std::min(max_length, v->s.size()));
 }
 
+void TF_OpKernelConstruction_GetAttrTensorShape(TF_OpKernelConstruction* ctx,
+                                                const char* attr_name, int64_t* dims,
+                                                size_t num_dims, TF_Status* status) {
+  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kShape, "shape", status);
+  if (v == nullptr) return;
+  if (v->shape.unknown_rank || v->shape.dims.size() != num_dims) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("attr '") + attr_name + "' has rank " +
+                         (v->shape.unknown_rank ? std::string("unknown")
+                                                : std::to_string(v->shape.dims.size())) +
+                         ", asked for " + std::to_string(num_dims) + " dims");
+    return;
+  }
+  for (size_t i = 0; i < num_dims; ++i) dims[i] = v->shape.dims[i];
+}
+
 void TF_OpKernelConstruction_GetAttrSize(TF_OpKernelConstruction* ctx, const char* attr_name,
                                          int32_t* list_size, int32_t* total_size,
                                          TF_Status* status) {
@@ -921,23 +927,6 @@ void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const c
     }
     *val = t;
   }
-}
-
-void TF_OpKernelConstruction_GetAttrTensorShape(TF_OpKernelConstruction* ctx, const char* attr_name,
-                                                int64_t* dims, size_t num_dims, TF_Status* status) {
-  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kShape, "shape", status);
-  if (v == nullptr) return;
-  const auto fail = [&](const std::string& why) {
-    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     std::string("Attr '") + attr_name + "' of " + ctx->op->name + " " + why);
-  };
-  if (v->shape.unknown_rank) return fail("has an unknown rank: a fully defined shape is needed");
-  for (int64_t d : v->shape.dims)
-    if (d < 0) return fail("has an unknown dim: a fully defined shape is needed");
-  if (v->shape.dims.size() > num_dims)
-    return fail("has " + std::to_string(v->shape.dims.size()) + " dims, more than the " +
-                std::to_string(num_dims) + " there is room for");
-  std::copy(v->shape.dims.begin(), v->shape.dims.end(), dims);
 }
 
 bool TF_OpKernelConstruction_HasAttr(TF_OpKernelConstruction* ctx, const char* attr_name,

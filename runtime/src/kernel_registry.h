@@ -15,6 +15,8 @@
 
 namespace opgen {
 
+class ResourceMgr;
+
 // A flag that copies as "not set": a KernelDef is copied while it is registered.
 struct InstantiatedFlag {
   mutable std::atomic<bool> set{false};
@@ -75,7 +77,8 @@ class KernelInstance {
                                                 const AttrMap& attrs,
                                                 std::vector<TF_DataType> output_types,
                                                 TF_Status* status,
-                                                const Device* device = nullptr);
+                                                const Device* device = nullptr,
+                                                ResourceMgr* resources = nullptr);
   ~KernelInstance();
   KernelInstance(const KernelInstance&) = delete;
   KernelInstance& operator=(const KernelInstance&) = delete;
@@ -94,6 +97,9 @@ class KernelInstance {
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   const KernelDef& kernel() const { return kernel_; }
   const Device* device() const { return device_; }
+  // The session's or eager context's resources (variables) that the kernel's resource
+  // inputs name; nullptr where there are none (constant folding).
+  ResourceMgr* resources() const { return resources_; }
   // Whether flat input / output `i` lives in host memory.
   bool host_input(int i) const { return on_host_ || InMask(host_inputs_, i); }
   bool host_output(int i) const { return on_host_ || InMask(host_outputs_, i); }
@@ -111,6 +117,7 @@ class KernelInstance {
   }
   std::vector<TF_DataType> output_types_;
   const Device* device_ = nullptr;  // never null once created
+  ResourceMgr* resources_ = nullptr;  // outlives the instance (its owner holds both)
   bool on_host_ = true;             // device_->is_host(), kept at hand for every call
   std::vector<bool> host_inputs_, host_outputs_;  // host-memory args of a device kernel
   void* state_ = nullptr;

@@ -13,6 +13,7 @@
 #include "opgen/c_api_ext.h"
 #include "optimizer/session_plan.h"
 #include "../kernels/cpu/thread_limit.h"
+#include "resource_mgr.h"
 
 struct TF_SessionOptions {
   std::string target;
@@ -26,7 +27,9 @@ struct TF_Session {
   opgen::OptimizerOptions optimizer;
   int64_t intra_op_threads = 0;  // ConfigProto.intra_op_parallelism_threads; 0: the pool's
   opgen::OptimizedGraphs optimized;  // declared before kernels: kernels point into it
-  opgen::SessionKernels kernels;  // declared before plans: plans point into it
+  // Variables, kept across runs (declared before kernels: kernels point to it).
+  opgen::ResourceMgr resources;
+  opgen::SessionKernels kernels{&resources};  // declared before plans: plans point into it
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<opgen::ExecutionPlan>> plans;
   // Close and delete wait for the runs in flight: a run holds the session (its plans,

@@ -124,6 +124,71 @@ TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* 
                                                             const int64_t* dims, int num_dims,
                                                             size_t len, TF_Status* status);
 
+/* ---- Resource variables in kernels ---------------------------------------------------
+ * A DT_RESOURCE tensor is a scalar whose bytes are a serialized ResourceHandleProto
+ * (TensorFlow's message and field numbers: device, container, name, hash_code,
+ * maybe_type_name, dtypes_and_shapes), as TensorFlow's C API passes resource tensors.
+ * The variable a handle names lives in the resource manager of the session (kept
+ * across TF_SessionRun calls) or of the eager context running the kernel, keyed by
+ * (container, name). `resource_index` is the kernel's input holding the handle, which
+ * its kernels keep in host memory (TF_KernelBuilder_HostMemory on device kernels).
+ * Errors name the variable; a kernel passes them on with TF_OpKernelContext_Failure. */
+
+/* Sets output `index` (host memory) to a new handle of a variable of `dtype` and shape
+ * `dims` (num_dims < 0: unknown rank) named (`container`, `shared_name`); an empty
+ * container is "localhost". A shared_name equal to TensorFlow's anonymous name
+ * "cd2c89b7-88b7-44c8-ad83-06c2a9158347" names a new variable on every call (container
+ * "Anonymous"), as tf.Variable's eager handles do. Creates no variable: the first
+ * assignment does. */
+TF_CAPI_EXPORT extern void OPGEN_KernelSetVariableHandleOutput(
+    TF_OpKernelContext* ctx, int index, const char* container, const char* shared_name,
+    TF_DataType dtype, const int64_t* dims, int num_dims, TF_Status* status);
+
+/* A new tensor, for the caller to free with TF_DeleteTensor, holding the variable's value
+ * on the kernel's device (the variable's own data where it is there already; values are
+ * never changed in place, so it stays a snapshot). TF_FAILED_PRECONDITION when the
+ * variable does not exist or was never assigned; TF_INVALID_ARGUMENT when its dtype is
+ * not `dtype`. NULL on error. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelReadVariable(TF_OpKernelContext* ctx,
+                                                          int resource_index, TF_DataType dtype,
+                                                          TF_Status* status);
+
+/* Makes `value` the variable's value (the variable shares its data), creating the
+ * variable if needed. TF_INVALID_ARGUMENT when the variable holds another dtype, or,
+ * with `validate_shape`, another shape (AssignVariableOp's attr: without it the shape
+ * may change, as in TensorFlow). */
+TF_CAPI_EXPORT extern void OPGEN_KernelAssignVariable(TF_OpKernelContext* ctx,
+                                                      int resource_index,
+                                                      const TF_Tensor* value,
+                                                      unsigned char validate_shape,
+                                                      TF_Status* status);
+
+/* Replaces the variable's value by a computed one, under the variable's lock (no other
+ * update or assignment runs in between): `update(old_value, new_value, arg, status)`
+ * fills `new_value`, a fresh tensor of the variable's dtype and shape on the kernel's
+ * device, from `old_value` (on that device too); an error it sets in `status` leaves the
+ * variable unchanged and is reported. TF_NOT_FOUND when the variable does not exist,
+ * TF_FAILED_PRECONDITION when it has no value, TF_INVALID_ARGUMENT when its dtype is not
+ * `dtype`. */
+typedef void (*OPGEN_VariableUpdateFn)(const TF_Tensor* old_value, TF_Tensor* new_value,
+                                      void* arg, TF_Status* status);
+TF_CAPI_EXPORT extern void OPGEN_KernelUpdateVariable(TF_OpKernelContext* ctx,
+                                                      int resource_index, TF_DataType dtype,
+                                                      OPGEN_VariableUpdateFn update, void* arg,
+                                                      TF_Status* status);
+
+/* 1 when the variable exists and has a value, else 0 (also on error, with `status` set). */
+TF_CAPI_EXPORT extern int OPGEN_KernelVariableIsInitialized(TF_OpKernelContext* ctx,
+                                                            int resource_index,
+                                                            TF_Status* status);
+
+/* Deletes the resource; kernels running on it finish with the value they hold. A
+ * missing one is TF_NOT_FOUND unless `ignore_lookup_error`. */
+TF_CAPI_EXPORT extern void OPGEN_KernelDestroyResource(TF_OpKernelContext* ctx,
+                                                       int resource_index,
+                                                       unsigned char ignore_lookup_error,
+                                                       TF_Status* status);
+
 /* ---- Host memory ------------------------------------------------------------------------
  * Freed host buffers of 1 MiB and more are kept for reuse by later tensors of the same
  * size, up to OPGEN_HOST_CACHE_MB megabytes (default 256; 0 turns reuse off): a fresh

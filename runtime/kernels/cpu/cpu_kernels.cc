@@ -29,6 +29,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterNnKernels,
       RegisterPlaceholderKernels,
       RegisterReductionKernels,
+      RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
       RegisterSlicingKernels,

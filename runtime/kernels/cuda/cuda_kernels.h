@@ -31,6 +31,7 @@ void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cu: Leak
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cu: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cu: BiasAdd
 void RegisterReductionKernels(TF_Status* status);         // reduction.cu: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
+void RegisterResourceVariableKernels(TF_Status* status);  // resource_variable.cu: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where
 void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cu: Select
 void RegisterSlicingKernels(TF_Status* status);           // slicing.cu: Slice, StridedSlice, Tile, Pad, GatherV2, Range

@@ -174,6 +174,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterMatMulKernels,
       RegisterNnKernels,
       RegisterReductionKernels,
+      RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
       RegisterSlicingKernels,

@@ -197,6 +197,12 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrString(TF_OpKernelCons
                                                                  const char* attr_name,
                                                                  char* val, size_t max_length,
                                                                  TF_Status* status);
+/* The dims of shape attr `attr_name` into dims[0 .. num_dims), num_dims being its rank
+ * as TF_OpKernelConstruction_GetAttrSize gives it in total_size (-1 dims are unknown);
+ * TF_INVALID_ARGUMENT when num_dims is not the rank. */
+TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensorShape(
+    TF_OpKernelConstruction* ctx, const char* attr_name, int64_t* dims, size_t num_dims,
+    TF_Status* status);
 /* For list attrs: the number of elements, and for list(string) / string the total
  * byte size (-1 otherwise). For scalar attrs `*list_size` is -1. */
 TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrSize(TF_OpKernelConstruction* ctx,

@@ -92,15 +92,31 @@ class OpKernelConstruction {
     *v = Tensor::FromC(t);
     return OkStatus();
   }
-  // A fully defined shape attr (TensorFlow fails on an unknown rank or dim as this does).
-  Status GetAttr(const std::string& n, TensorShape* v) {
+  // A shape attr; as a TensorShape it must be fully defined (TensorFlow fails on an
+  // unknown rank or dim, as this does).
+  Status GetAttr(const std::string& n, PartialTensorShape* v) {
     int32_t list_size = 0, rank = 0;
     TF_RETURN_IF_ERROR(Size(n, &list_size, &rank));
-    std::vector<int64_t> dims(static_cast<size_t>(rank > 0 ? rank : 0));
+    if (rank < 0) {
+      *v = PartialTensorShape();
+      return OkStatus();
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(rank));
     TF_RETURN_IF_ERROR(C([&](TF_Status* s) {
       TF_OpKernelConstruction_GetAttrTensorShape(ctx_, n.c_str(), dims.data(), dims.size(), s);
     }));
-    *v = TensorShape(dims);
+    *v = PartialTensorShape(dims);
+    return OkStatus();
+  }
+  Status GetAttr(const std::string& n, TensorShape* v) {
+    PartialTensorShape partial;
+    TF_RETURN_IF_ERROR(GetAttr(n, &partial));
+    if (partial.unknown_rank())
+      return errors::InvalidArgument("Attr '", n, "' has an unknown rank: a TensorShape needs a "
+                                     "fully defined shape");
+    if (!partial.AsTensorShape(v))
+      return errors::InvalidArgument("Attr '", n, "' has an unknown dim: ", partial.DebugString(),
+                                     "; a TensorShape needs a fully defined shape");
     return OkStatus();
   }
   Status GetAttr(const std::string& n, std::vector<int32_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt32List); }

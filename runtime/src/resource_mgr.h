@@ -1,0 +1,67 @@
+// Per-session and per-eager-context state: resources keyed by (container, name), as
+// TensorFlow's ResourceMgr keeps them. Variables are the one kind so far; a variable's
+// value is an immutable tensor that an assignment replaces, so a value read earlier
+// stays a snapshot, as TensorFlow's copy-on-write reads are.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "core_types.h"
+
+namespace opgen {
+
+class Variable {
+ public:
+  Variable() = default;
+  ~Variable() { delete value_; }
+  Variable(const Variable&) = delete;
+  Variable& operator=(const Variable&) = delete;
+
+  // Held while a kernel reads, assigns or updates the value.
+  std::mutex& mu() { return mu_; }
+  // The value, or nullptr before the first assignment; owned by the variable.
+  const TF_Tensor* value() const { return value_; }
+  // Replaces the value by `value`, whose ownership passes to the variable.
+  void set_value(TF_Tensor* value) {
+    delete value_;
+    value_ = value;
+  }
+
+ private:
+  std::mutex mu_;
+  TF_Tensor* value_ = nullptr;
+};
+
+class ResourceMgr {
+ public:
+  // The container a handle with an empty one uses, as in TensorFlow.
+  static constexpr const char* kDefaultContainer = "localhost";
+
+  // The variable (container, name), or nullptr when none exists.
+  std::shared_ptr<Variable> LookupVariable(const std::string& container,
+                                           const std::string& name) const;
+  // The variable (container, name), made (uninitialized) when none exists.
+  std::shared_ptr<Variable> LookupOrCreateVariable(const std::string& container,
+                                                   const std::string& name);
+  // Removes (container, name); false when there was none. Kernels running on it keep
+  // their reference until they finish.
+  bool Delete(const std::string& container, const std::string& name);
+  // A VarHandleOp whose shared_name is this makes a new resource on every run, in
+  // container kAnonymousContainer under UniqueAnonymousName() (TensorFlow's
+  // ResourceHandle::ANONYMOUS_NAME; tf.Variable passes it in eager mode).
+  static constexpr const char* kAnonymousName = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
+  static constexpr const char* kAnonymousContainer = "Anonymous";
+  // A name no other anonymous resource of this process has ("7").
+  static std::string UniqueAnonymousName();
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Variable>> variables_;
+};
+
+}  // namespace opgen
