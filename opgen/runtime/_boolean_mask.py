@@ -32,7 +32,8 @@ def is_mask(key: object, is_tensor: Callable[[object], bool]) -> bool:
     if isinstance(key, bool):
         return True
     if is_tensor(key):
-        return getattr(key, "dtype").name == "bool"
+        tensor: Any = key
+        return bool(tensor.dtype.name == "bool")
     return isinstance(key, np.ndarray) and key.dtype == np.bool_
 
 
