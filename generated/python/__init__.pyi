@@ -26,10 +26,14 @@ __all__ = [
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
     "broadcast_to",
     "cast",
     "ceil",
     "clip_by_value",
+    "complex_abs",
     "concat_v2",
     "const",
     "control_trigger",
@@ -63,6 +67,7 @@ __all__ = [
     "greater_equal",
     "identity",
     "identity_n",
+    "invert",
     "leaky_relu",
     "less",
     "less_equal",
@@ -333,6 +338,54 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str = ..., name: 
 
 
 @overload
+def bitwise_and(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_and(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_and(x: EagerTensorLike, y: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+
+
+@overload
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+@overload
+def bitwise_or(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_or(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_or(x: EagerTensorLike, y: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+
+
+@overload
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+@overload
+def bitwise_xor(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_xor(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def bitwise_xor(x: EagerTensorLike, y: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+
+
+@overload
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+@overload
 def broadcast_to(input: GraphOutput, shape: TensorLike, name: str | None = None) -> GraphOutput: ...
 
 
@@ -390,6 +443,18 @@ def clip_by_value(t: EagerTensorLike, clip_value_min: EagerTensorLike, clip_valu
 
 @overload
 def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> OpOutput: ...
+
+
+@overload
+def complex_abs(x: GraphOutput, Tout: DTypeLike = ..., name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def complex_abs(x: EagerTensorLike, Tout: DTypeLike = ..., name: str | None = None) -> EagerOutput: ...
+
+
+@overload
+def complex_abs(x: TensorLike, Tout: DTypeLike = ..., name: str | None = None) -> OpOutput: ...
 
 
 @overload
@@ -838,6 +903,18 @@ def identity_n(input: Sequence[EagerTensorLike], name: str | None = None) -> lis
 
 @overload
 def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpOutput]: ...
+
+
+@overload
+def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+
+
+@overload
+def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+
+
+@overload
+def invert(x: TensorLike, name: str | None = None) -> OpOutput: ...
 
 
 @overload
