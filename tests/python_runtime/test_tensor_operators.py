@@ -179,6 +179,12 @@ OP_CASES = [
     ("~i", ("int32", [-2, -3]), "Invert"),
     ("~u8", ("uint8", [254, 55]), "Invert"),
     ("abs(c)", ("float32", [5.0]), "ComplexAbs"),
+    ("abs(C([-6 + 8j, 0j], 'complex128'))", ("float64", [10.0, 0.0]), "ComplexAbs"),
+    ("i8 & C([3, -1], 'int8')", ("int8", [1, 2]), "BitwiseAnd"),
+    ("l | C([1, 8], 'int64')", ("int64", [3, 12]), "BitwiseOr"),
+    ("u8 ^ 255", ("uint8", [254, 55]), "BitwiseXor"),
+    ("~C([0, 7], 'uint64')", ("uint64", [2**64 - 1, 2**64 - 8]), "Invert"),
+    ("x[0, 0] & 6", ("int32", [0, 0, 2, 2]), "BitwiseAnd"),
 ]
 
 # Where opgen is knowingly stricter than TensorFlow (which wraps an out-of-range
