@@ -59,7 +59,7 @@ def load(path: Path) -> Model:
     import opgen
 
     graph_def = read_graph_def(Path(path))
-    graph = opgen.Graph()  # type: ignore[no-untyped-call]  # the ctypes layer is untyped
+    graph = opgen.Graph()
     with graph.as_default():
         opgen.import_graph_def(graph_def, name="")  # type: ignore[no-untyped-call]
     placeholders = [n for n in graph_def.node if n.op == "Placeholder"]

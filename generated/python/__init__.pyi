@@ -2,9 +2,12 @@
 # Do not edit: regenerate instead.
 # Type stubs: the signatures of every op wrapper, for type checkers and IDEs.
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence, overload
 
 from opgen.op_typing import DTypeLike as DTypeLike
+from opgen.op_typing import EagerOutput as EagerOutput
+from opgen.op_typing import EagerTensorLike as EagerTensorLike
+from opgen.op_typing import GraphOutput as GraphOutput
 from opgen.op_typing import OpNode as OpNode
 from opgen.op_typing import OpOutput as OpOutput
 from opgen.op_typing import ShapeLike as ShapeLike
@@ -26,10 +29,14 @@ __all__ = [
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
     "broadcast_to",
     "cast",
     "ceil",
     "clip_by_value",
+    "complex_abs",
     "concat_v2",
     "const",
     "control_trigger",
@@ -64,6 +71,7 @@ __all__ = [
     "greater_equal",
     "identity",
     "identity_n",
+    "invert",
     "leaky_relu",
     "less",
     "less_equal",
@@ -151,28 +159,146 @@ __all__ = [
     "zeros_like",
 ]
 
+@overload
+def abs(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def abs(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def abs(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def add(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def add(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def add(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def add(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def add_n(inputs: Sequence[GraphOutput], name: str | None = None) -> GraphOutput: ...
+@overload
+def add_n(
+    inputs: Sequence[EagerTensorLike], name: str | None = None
+) -> EagerOutput: ...
+@overload
 def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> OpOutput: ...
+@overload
+def add_v2(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def add_v2(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def add_v2(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def all(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def all(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def all(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def all(
     input: TensorLike,
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def any(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def any(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def any(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def any(
     input: TensorLike,
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def arg_max(
+    input: GraphOutput,
+    dimension: TensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def arg_max(
+    input: TensorLike,
+    dimension: GraphOutput,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def arg_max(
+    input: EagerTensorLike,
+    dimension: EagerTensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def arg_max(
     input: TensorLike,
     dimension: TensorLike,
     output_type: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def arg_min(
+    input: GraphOutput,
+    dimension: TensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def arg_min(
+    input: TensorLike,
+    dimension: GraphOutput,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def arg_min(
+    input: EagerTensorLike,
+    dimension: EagerTensorLike,
+    output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def arg_min(
     input: TensorLike,
     dimension: TensorLike,
@@ -191,6 +317,25 @@ def assign_variable_op(
     validate_shape: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
+@overload
+def avg_pool(
+    value: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool(
+    value: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def avg_pool(
     value: TensorLike,
     ksize: Sequence[int],
@@ -199,6 +344,37 @@ def avg_pool(
     data_format: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def batch_mat_mul_v2(
+    x: GraphOutput,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul_v2(
+    x: TensorLike,
+    y: GraphOutput,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul_v2(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def batch_mat_mul_v2(
     x: TensorLike,
     y: TensorLike,
@@ -208,33 +384,244 @@ def batch_mat_mul_v2(
     grad_y: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def batch_to_space_nd(
+    input: GraphOutput,
+    block_shape: TensorLike,
+    crops: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_to_space_nd(
+    input: TensorLike,
+    block_shape: GraphOutput,
+    crops: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_to_space_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    crops: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_to_space_nd(
+    input: EagerTensorLike,
+    block_shape: EagerTensorLike,
+    crops: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def batch_to_space_nd(
     input: TensorLike,
     block_shape: TensorLike,
     crops: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def bias_add(
+    value: GraphOutput,
+    bias: TensorLike,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def bias_add(
+    value: TensorLike,
+    bias: GraphOutput,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def bias_add(
+    value: EagerTensorLike,
+    bias: EagerTensorLike,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def bias_add(
     value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def bitwise_and(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_and(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_and(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def bitwise_or(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_or(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_or(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def bitwise_xor(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_xor(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitwise_xor(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def broadcast_to(
+    input: GraphOutput, shape: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_to(
+    input: TensorLike, shape: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_to(
+    input: EagerTensorLike, shape: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def broadcast_to(
     input: TensorLike, shape: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def cast(
+    x: GraphOutput, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def cast(
+    x: EagerTensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def cast(
     x: TensorLike, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def ceil(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ceil(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def clip_by_value(
+    t: GraphOutput,
+    clip_value_min: TensorLike,
+    clip_value_max: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def clip_by_value(
+    t: TensorLike,
+    clip_value_min: GraphOutput,
+    clip_value_max: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def clip_by_value(
+    t: TensorLike,
+    clip_value_min: TensorLike,
+    clip_value_max: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def clip_by_value(
+    t: EagerTensorLike,
+    clip_value_min: EagerTensorLike,
+    clip_value_max: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def clip_by_value(
     t: TensorLike,
     clip_value_min: TensorLike,
     clip_value_max: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def complex_abs(
+    x: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def complex_abs(
+    x: EagerTensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def complex_abs(
+    x: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def concat_v2(
+    values: Sequence[GraphOutput], axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat_v2(
+    values: Sequence[TensorLike], axis: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat_v2(
+    values: Sequence[EagerTensorLike], axis: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def concat_v2(
     values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
 def control_trigger(name: str | None = None) -> OpNode: ...
+@overload
+def conv2d(
+    input: GraphOutput,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d(
+    input: TensorLike,
+    filter: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def conv2d(
     input: TensorLike,
     filter: TensorLike,
@@ -246,6 +633,59 @@ def conv2d(
     dilations: Sequence[int] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def conv2d_backprop_input(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_input(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_input(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def conv2d_backprop_input(
     input_sizes: TensorLike,
     filter: TensorLike,
@@ -258,6 +698,37 @@ def conv2d_backprop_input(
     dilations: Sequence[int] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def conv3d(
+    input: GraphOutput,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d(
+    input: TensorLike,
+    filter: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def conv3d(
     input: TensorLike,
     filter: TensorLike,
@@ -267,7 +738,37 @@ def conv3d(
     dilations: Sequence[int] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def cos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def cumprod(
+    x: GraphOutput,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumprod(
+    x: TensorLike,
+    axis: GraphOutput,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumprod(
+    x: EagerTensorLike,
+    axis: EagerTensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def cumprod(
     x: TensorLike,
     axis: TensorLike,
@@ -275,6 +776,31 @@ def cumprod(
     reverse: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def cumsum(
+    x: GraphOutput,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumsum(
+    x: TensorLike,
+    axis: GraphOutput,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumsum(
+    x: EagerTensorLike,
+    axis: EagerTensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def cumsum(
     x: TensorLike,
     axis: TensorLike,
@@ -282,9 +808,55 @@ def cumsum(
     reverse: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def depth_to_space(
+    input: GraphOutput, block_size: int, data_format: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def depth_to_space(
+    input: EagerTensorLike,
+    block_size: int,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def depth_to_space(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def depthwise_conv2d_native(
+    input: GraphOutput,
+    filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native(
+    input: TensorLike,
+    filter: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def depthwise_conv2d_native(
     input: TensorLike,
     filter: TensorLike,
@@ -298,11 +870,51 @@ def depthwise_conv2d_native(
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
 ) -> OpNode: ...
+@overload
+def div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def div(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def div(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def einsum(
+    inputs: Sequence[GraphOutput], equation: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def einsum(
+    inputs: Sequence[EagerTensorLike], equation: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def einsum(
     inputs: Sequence[TensorLike], equation: str, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def elu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def elu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def enter(
+    data: GraphOutput,
+    frame_name: str,
+    is_constant: bool = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def enter(
+    data: EagerTensorLike,
+    frame_name: str,
+    is_constant: bool = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def enter(
     data: TensorLike,
     frame_name: str,
@@ -310,22 +922,121 @@ def enter(
     parallel_iterations: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def equal(
+    x: GraphOutput,
+    y: TensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def equal(
+    x: TensorLike,
+    y: GraphOutput,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def equal(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def equal(
     x: TensorLike,
     y: TensorLike,
     incompatible_shape_error: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def erf(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def erf(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def erf(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def erfc(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def erfc(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def erfc(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def exit(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def exit(data: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def exit(data: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def exp(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def exp(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def exp(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def expand_dims(
+    input: GraphOutput, dim: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def expand_dims(
+    input: TensorLike, dim: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def expand_dims(
+    input: EagerTensorLike, dim: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def expand_dims(
     input: TensorLike, dim: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def fill(
+    dims: GraphOutput, value: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fill(
+    dims: TensorLike, value: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fill(
+    dims: EagerTensorLike, value: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def floor(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def floor(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def floor(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def floor_div(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def floor_div(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def floor_div(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def floor_mod(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def floor_mod(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def floor_mod(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 
 class _FusedBatchNormOutput(NamedTuple):
@@ -388,6 +1099,39 @@ def fused_batch_norm_v3(
     is_training: bool = ...,
     name: str | None = None,
 ) -> _FusedBatchNormV3Output: ...
+@overload
+def gather_v2(
+    params: GraphOutput,
+    indices: TensorLike,
+    axis: TensorLike,
+    batch_dims: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_v2(
+    params: TensorLike,
+    indices: GraphOutput,
+    axis: TensorLike,
+    batch_dims: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_v2(
+    params: TensorLike,
+    indices: TensorLike,
+    axis: GraphOutput,
+    batch_dims: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_v2(
+    params: EagerTensorLike,
+    indices: EagerTensorLike,
+    axis: EagerTensorLike,
+    batch_dims: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def gather_v2(
     params: TensorLike,
     indices: TensorLike,
@@ -395,26 +1139,181 @@ def gather_v2(
     batch_dims: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def greater(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def greater(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def greater(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def greater_equal(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def greater_equal(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def greater_equal(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def identity(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def identity(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def identity(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def identity_n(
+    input: Sequence[GraphOutput], name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def identity_n(
+    input: Sequence[EagerTensorLike], name: str | None = None
+) -> list[EagerOutput]: ...
+@overload
 def identity_n(
     input: Sequence[TensorLike], name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def invert(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def leaky_relu(
+    features: GraphOutput, alpha: float = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def leaky_relu(
+    features: EagerTensorLike, alpha: float = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def leaky_relu(
     features: TensorLike, alpha: float = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def less(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def less(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def less(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def less_equal(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def less_equal(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def less_equal(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def log(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def log(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def log(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def log1p(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def log1p(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def log1p(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def log_softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def log_softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def log_softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def logical_and(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def logical_and(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def logical_and(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def logical_not(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def logical_not(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def logical_not(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def logical_or(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def logical_or(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def logical_or(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def loop_cond(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def loop_cond(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def mat_mul(
+    a: GraphOutput,
+    b: TensorLike,
+    transpose_a: bool = ...,
+    transpose_b: bool = ...,
+    grad_a: bool = ...,
+    grad_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mat_mul(
+    a: TensorLike,
+    b: GraphOutput,
+    transpose_a: bool = ...,
+    transpose_b: bool = ...,
+    grad_a: bool = ...,
+    grad_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mat_mul(
+    a: EagerTensorLike,
+    b: EagerTensorLike,
+    transpose_a: bool = ...,
+    transpose_b: bool = ...,
+    grad_a: bool = ...,
+    grad_b: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def mat_mul(
     a: TensorLike,
     b: TensorLike,
@@ -424,12 +1323,55 @@ def mat_mul(
     grad_b: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def max(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def max(
     input: TensorLike,
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def max_pool(
+    input: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool(
+    input: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def max_pool(
     input: TensorLike,
     ksize: Sequence[int],
@@ -439,7 +1381,38 @@ def max_pool(
     data_format: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def maximum(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def maximum(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def maximum(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def mean(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mean(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mean(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def mean(
     input: TensorLike,
     reduction_indices: TensorLike,
@@ -452,26 +1425,160 @@ class _MergeOutput(NamedTuple):
     value_index: OpOutput
 
 def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput: ...
+@overload
+def min(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def min(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def min(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def min(
     input: TensorLike,
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def minimum(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def minimum(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def minimum(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def mirror_pad(
+    input: GraphOutput, paddings: TensorLike, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad(
+    input: TensorLike, paddings: GraphOutput, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    mode: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def mirror_pad(
     input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def mul(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def mul(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def mul(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def neg(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def neg(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def neg(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def next_iteration(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def next_iteration(data: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 def no_op(name: str | None = None) -> OpNode: ...
+@overload
+def not_equal(
+    x: GraphOutput,
+    y: TensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def not_equal(
+    x: TensorLike,
+    y: GraphOutput,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def not_equal(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    incompatible_shape_error: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def not_equal(
     x: TensorLike,
     y: TensorLike,
     incompatible_shape_error: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def one_hot(
+    indices: GraphOutput,
+    depth: TensorLike,
+    on_value: TensorLike,
+    off_value: TensorLike,
+    axis: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def one_hot(
+    indices: TensorLike,
+    depth: GraphOutput,
+    on_value: TensorLike,
+    off_value: TensorLike,
+    axis: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def one_hot(
+    indices: TensorLike,
+    depth: TensorLike,
+    on_value: GraphOutput,
+    off_value: TensorLike,
+    axis: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def one_hot(
+    indices: TensorLike,
+    depth: TensorLike,
+    on_value: TensorLike,
+    off_value: GraphOutput,
+    axis: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def one_hot(
+    indices: EagerTensorLike,
+    depth: EagerTensorLike,
+    on_value: EagerTensorLike,
+    off_value: EagerTensorLike,
+    axis: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def one_hot(
     indices: TensorLike,
     depth: TensorLike,
@@ -480,40 +1587,203 @@ def one_hot(
     axis: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def ones_like(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ones_like(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def ones_like(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def pack(
+    values: Sequence[GraphOutput], axis: int = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def pack(
+    values: Sequence[EagerTensorLike], axis: int = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def pack(
     values: Sequence[TensorLike], axis: int = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def pad(
+    input: GraphOutput, paddings: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def pad(
+    input: TensorLike, paddings: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def pad(
+    input: EagerTensorLike, paddings: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 def placeholder(
     dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None
-) -> OpOutput: ...
+) -> GraphOutput: ...
+@overload
+def placeholder_with_default(
+    input: GraphOutput, shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def placeholder_with_default(
+    input: EagerTensorLike, shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def placeholder_with_default(
     input: TensorLike, shape: ShapeLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def pow(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def pow(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def pow(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def prod(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def prod(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def prod(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def prod(
     input: TensorLike,
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def range(
+    start: GraphOutput, limit: TensorLike, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def range(
+    start: TensorLike, limit: GraphOutput, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def range(
+    start: TensorLike, limit: TensorLike, delta: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def range(
+    start: EagerTensorLike,
+    limit: EagerTensorLike,
+    delta: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def range(
     start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def rank(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def rank(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def rank(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def read_variable_op(
+    resource: GraphOutput, dtype: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def read_variable_op(
+    resource: EagerTensorLike, dtype: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def read_variable_op(
     resource: TensorLike, dtype: DTypeLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def real_div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def real_div(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def real_div(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def reciprocal(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def reciprocal(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def relu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def relu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def relu(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def relu6(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def relu6(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def reshape(
+    tensor: GraphOutput, shape: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reshape(
+    tensor: TensorLike, shape: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reshape(
+    tensor: EagerTensorLike, shape: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def reshape(
     tensor: TensorLike, shape: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def resize_bilinear(
+    images: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear(
+    images: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def resize_bilinear(
     images: TensorLike,
     size: TensorLike,
@@ -521,6 +1791,31 @@ def resize_bilinear(
     half_pixel_centers: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def resize_nearest_neighbor(
+    images: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor(
+    images: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def resize_nearest_neighbor(
     images: TensorLike,
     size: TensorLike,
@@ -528,42 +1823,255 @@ def resize_nearest_neighbor(
     half_pixel_centers: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def round(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def round(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def rsqrt(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def rsqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def select(
+    condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select(
+    condition: TensorLike, t: GraphOutput, e: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select(
+    condition: TensorLike, t: TensorLike, e: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select(
+    condition: EagerTensorLike,
+    t: EagerTensorLike,
+    e: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def select(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def select_v2(
+    condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select_v2(
+    condition: TensorLike, t: GraphOutput, e: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select_v2(
+    condition: TensorLike, t: TensorLike, e: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def select_v2(
+    condition: EagerTensorLike,
+    t: EagerTensorLike,
+    e: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def select_v2(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def selu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def selu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def selu(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def shape(
+    input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def shape(
+    input: EagerTensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def shape(
     input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def sigmoid(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sigmoid(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sign(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sign(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def sign(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sin(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sin(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def sin(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def size(
+    input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def size(
+    input: EagerTensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def size(
     input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def slice(
+    input: GraphOutput, begin: TensorLike, size: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def slice(
+    input: TensorLike, begin: GraphOutput, size: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def slice(
+    input: TensorLike, begin: TensorLike, size: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def slice(
+    input: EagerTensorLike,
+    begin: EagerTensorLike,
+    size: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def slice(
     input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def softplus(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def softplus(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def softsign(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def softsign(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def space_to_batch_nd(
+    input: GraphOutput,
+    block_shape: TensorLike,
+    paddings: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def space_to_batch_nd(
+    input: TensorLike,
+    block_shape: GraphOutput,
+    paddings: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def space_to_batch_nd(
+    input: TensorLike,
+    block_shape: TensorLike,
+    paddings: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def space_to_batch_nd(
+    input: EagerTensorLike,
+    block_shape: EagerTensorLike,
+    paddings: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def space_to_batch_nd(
     input: TensorLike,
     block_shape: TensorLike,
     paddings: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def space_to_depth(
+    input: GraphOutput, block_size: int, data_format: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def space_to_depth(
+    input: EagerTensorLike,
+    block_size: int,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def split(
+    split_dim: GraphOutput, value: TensorLike, num_split: int, name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def split(
+    split_dim: TensorLike, value: GraphOutput, num_split: int, name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def split(
+    split_dim: EagerTensorLike,
+    value: EagerTensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
 def split(
     split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def split_v(
+    value: GraphOutput,
+    size_splits: TensorLike,
+    split_dim: TensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def split_v(
+    value: TensorLike,
+    size_splits: GraphOutput,
+    split_dim: TensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def split_v(
+    value: TensorLike,
+    size_splits: TensorLike,
+    split_dim: GraphOutput,
+    num_split: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def split_v(
+    value: EagerTensorLike,
+    size_splits: EagerTensorLike,
+    split_dim: EagerTensorLike,
+    num_split: int,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
 def split_v(
     value: TensorLike,
     size_splits: TensorLike,
@@ -571,15 +2079,118 @@ def split_v(
     num_split: int,
     name: str | None = None,
 ) -> list[OpOutput]: ...
+@overload
+def sqrt(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def square(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def square(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def square(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def squared_difference(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def squared_difference(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def squared_difference(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def squared_difference(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def squeeze(
+    input: GraphOutput, squeeze_dims: Sequence[int] = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def squeeze(
+    input: EagerTensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
 def squeeze(
     input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def stop_gradient(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def stop_gradient(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def strided_slice(
+    input: GraphOutput,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice(
+    input: TensorLike,
+    begin: GraphOutput,
+    end: TensorLike,
+    strides: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice(
+    input: TensorLike,
+    begin: TensorLike,
+    end: GraphOutput,
+    strides: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: GraphOutput,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice(
+    input: EagerTensorLike,
+    begin: EagerTensorLike,
+    end: EagerTensorLike,
+    strides: EagerTensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def strided_slice(
     input: TensorLike,
     begin: TensorLike,
@@ -592,7 +2203,38 @@ def strided_slice(
     shrink_axis_mask: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def sub(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sub(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sum(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sum(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sum(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def sum(
     input: TensorLike,
     reduction_indices: TensorLike,
@@ -607,13 +2249,73 @@ class _SwitchOutput(NamedTuple):
 def switch(
     data: TensorLike, pred: TensorLike, name: str | None = None
 ) -> _SwitchOutput: ...
+@overload
+def tanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def tanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def tensor_list_element_shape(
+    input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_element_shape(
+    input_handle: EagerTensorLike, shape_type: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def tensor_list_element_shape(
     input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def tensor_list_from_tensor(
+    tensor: GraphOutput, element_shape: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_from_tensor(
+    tensor: TensorLike, element_shape: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_from_tensor(
+    tensor: EagerTensorLike, element_shape: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def tensor_list_from_tensor(
     tensor: TensorLike, element_shape: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def tensor_list_get_item(
+    input_handle: GraphOutput,
+    index: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_get_item(
+    input_handle: TensorLike,
+    index: GraphOutput,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_get_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    element_shape: GraphOutput,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_get_item(
+    input_handle: EagerTensorLike,
+    index: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def tensor_list_get_item(
     input_handle: TensorLike,
     index: TensorLike,
@@ -621,15 +2323,79 @@ def tensor_list_get_item(
     element_dtype: DTypeLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def tensor_list_length(
+    input_handle: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_length(
+    input_handle: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def tensor_list_length(
     input_handle: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def tensor_list_reserve(
+    element_shape: GraphOutput,
+    num_elements: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_reserve(
+    element_shape: TensorLike,
+    num_elements: GraphOutput,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_reserve(
+    element_shape: EagerTensorLike,
+    num_elements: EagerTensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def tensor_list_reserve(
     element_shape: TensorLike,
     num_elements: TensorLike,
     element_dtype: DTypeLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def tensor_list_set_item(
+    input_handle: GraphOutput,
+    index: TensorLike,
+    item: TensorLike,
+    resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_set_item(
+    input_handle: TensorLike,
+    index: GraphOutput,
+    item: TensorLike,
+    resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_set_item(
+    input_handle: TensorLike,
+    index: TensorLike,
+    item: GraphOutput,
+    resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_set_item(
+    input_handle: EagerTensorLike,
+    index: EagerTensorLike,
+    item: EagerTensorLike,
+    resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def tensor_list_set_item(
     input_handle: TensorLike,
     index: TensorLike,
@@ -637,6 +2403,31 @@ def tensor_list_set_item(
     resize_if_index_out_of_bounds: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def tensor_list_stack(
+    input_handle: GraphOutput,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    num_elements: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_stack(
+    input_handle: TensorLike,
+    element_shape: GraphOutput,
+    element_dtype: DTypeLike,
+    num_elements: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_stack(
+    input_handle: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    element_dtype: DTypeLike,
+    num_elements: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
 def tensor_list_stack(
     input_handle: TensorLike,
     element_shape: TensorLike,
@@ -644,6 +2435,19 @@ def tensor_list_stack(
     num_elements: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def tile(
+    input: GraphOutput, multiples: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tile(
+    input: TensorLike, multiples: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tile(
+    input: EagerTensorLike, multiples: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def tile(
     input: TensorLike, multiples: TensorLike, name: str | None = None
 ) -> OpOutput: ...
@@ -659,7 +2463,29 @@ def top_kv2(
     index_type: DTypeLike = ...,
     name: str | None = None,
 ) -> _TopKV2Output: ...
+@overload
+def transpose(
+    x: GraphOutput, perm: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def transpose(
+    x: TensorLike, perm: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def transpose(
+    x: EagerTensorLike, perm: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def unpack(
+    value: GraphOutput, num: int, axis: int = ..., name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def unpack(
+    value: EagerTensorLike, num: int, axis: int = ..., name: str | None = None
+) -> list[EagerOutput]: ...
+@overload
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
@@ -672,8 +2498,27 @@ def var_handle_op(
     allowed_devices: Sequence[str] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def var_is_initialized_op(
+    resource: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def var_is_initialized_op(
+    resource: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
 def var_is_initialized_op(
     resource: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def where(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def where(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def zeros_like(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def zeros_like(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...

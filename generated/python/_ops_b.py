@@ -107,6 +107,66 @@ def bias_add(
     return _out[0]
 
 
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the bitwise AND of `x` and `y`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("BitwiseAnd", [x, y], {}, name)
+    return _out[0]
+
+
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the bitwise OR of `x` and `y`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("BitwiseOr", [x, y], {}, name)
+    return _out[0]
+
+
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the bitwise XOR of `x` and `y`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("BitwiseXor", [x, y], {}, name)
+    return _out[0]
+
+
 def broadcast_to(
     input: TensorLike, shape: TensorLike, name: str | None = None
 ) -> OpOutput:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -80,6 +81,28 @@ def clip_by_value(
       The clamped values.
     """
     _out = _execute_op("ClipByValue", [t, clip_value_min, clip_value_max], {}, name)
+    return _out[0]
+
+
+def complex_abs(
+    x: TensorLike, Tout: DTypeLike = _dtypes.float32, name: str | None = None
+) -> OpOutput:
+    """Returns the absolute value (magnitude) of complex `x`.
+
+    `sqrt(re^2 + im^2)` computed without overflow or underflow in the squares.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        Complex values.
+      Tout: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+        The result's dtype: float for complex64, double for complex128.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+      Their magnitudes.
+    """
+    _out = _execute_op("ComplexAbs", [x], {"Tout": Tout}, name)
     return _out[0]
 
 

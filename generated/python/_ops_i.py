@@ -48,3 +48,21 @@ def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpO
     """
     _out = _execute_op("IdentityN", [input], {}, name)
     return _out[0]
+
+
+def invert(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Flips every bit of `x` (`~x`).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Invert", [x], {}, name)
+    return _out[0]

@@ -45,6 +45,7 @@ GROUP_GLOBALS = frozenset({
     "annotations", "_TYPE_CHECKING", "_collections", "_dtypes", "_execute_op", "_math",
     "_np", "_warnings", "_deprecated", "_warned", "Any", "Sequence", "NamedTuple",
     "DTypeLike", "OpOutput", "ShapeLike", "TensorLike", "int", "float", "bool", "str", "list",
+    "overload", "EagerTensorLike", "EagerOutput", "GraphOutput",
     "_functools", "_deprecated_alias", "_warned_aliases", "_deprecated_endpoint"})
 
 
@@ -495,8 +496,42 @@ def input_hint(arg: ArgSpec) -> str:
     return "TensorLike" if arg.kind is _SINGLE else "Sequence[TensorLike]"
 
 
-def output_hint(arg: ArgSpec) -> str:
-    return "OpOutput" if arg.kind is _SINGLE else "list[OpOutput]"
+def output_hint(arg: ArgSpec, output: str = "OpOutput") -> str:
+    return output if arg.kind is _SINGLE else f"list[{output}]"
+
+
+# Ops of no inputs that only a graph runs (a Session feeds them; eagerly they fail):
+# their stub returns the graph's Output, where other input-less ops say OpOutput.
+GRAPH_ONLY_OPS = frozenset({"Placeholder", "PlaceholderV2"})
+
+
+def stub_overloads(spec: OpSpec, params: dict[str, str],
+                   tail: Sequence[str]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The stub's overloads of an op of one output, as (parameters, return hint): for
+    each input, that input a graph Output -> the node's Output; then every input eager
+    (EagerTensorLike) -> a Tensor; last any TensorLike mix -> OpOutput. Empty (one plain
+    signature) for ops of several or no outputs. ``tail``: the attr and name parameters."""
+    inputs = spec.signature_inputs
+    if len(spec.outputs) != 1 or not inputs:
+        return ()
+    output = spec.outputs[0]
+
+    def signature(hints: Sequence[str]) -> tuple[str, ...]:
+        return tuple([f"{params[a.name]}: {h}" for a, h in zip(inputs, hints)] + list(tail))
+
+    def hint_of(arg: ArgSpec, hint: str) -> str:
+        return hint if arg.kind is _SINGLE else f"Sequence[{hint}]"
+
+    general = [input_hint(arg) for arg in inputs]
+    overloads = []
+    for i, arg in enumerate(inputs):
+        graph = general.copy()
+        graph[i] = hint_of(arg, "GraphOutput")
+        overloads.append((signature(graph), output_hint(output, "GraphOutput")))
+    overloads.append((signature([hint_of(arg, "EagerTensorLike") for arg in inputs]),
+                      output_hint(output, "EagerOutput")))
+    overloads.append((signature(general), output_hint(output)))
+    return tuple(overloads)
 
 
 # ------------------------------------------------------------------ template context
@@ -546,6 +581,10 @@ class PythonOp:
     parameters: str       # "a: TensorLike, b: TensorLike, transpose_a: bool = False, ..."
     stub_parameters: str  # the same with "= ..." for defaults
     return_hint: str      # "OpOutput", "_UniqueOutput", "OpNode"
+    stub_return_hint: str  # the stub's: return_hint, or "GraphOutput" (GRAPH_ONLY_OPS)
+    # the stub's @overload signatures, (stub parameters, return hint); () for one plain
+    # signature (see stub_overloads)
+    stub_overloads: tuple[tuple[tuple[str, ...], str], ...]
     docstring: str        # a complete literal
     inputs: str           # "[a, b]", OpDef order
     attrs: str            # '{"transpose_a": transpose_a}', keyed by OpDef attr names
@@ -570,9 +609,14 @@ class PythonOp:
                          f") -> {self.return_hint}:", is_def=True)
 
     def stub_definition(self, function: str | None = None) -> str:
-        """The stub's ``def ...: ...`` line(s), for the function or an alias of it."""
+        """The stub's ``def ...: ...`` line(s): the function's ``@overload`` signatures
+        (stub_overloads) or its one signature; an alias of it (``function``) gets that one."""
+        if function is None and self.stub_overloads:
+            return "\n".join("@overload\n" + bracketed("", f"def {self.function}(", items,
+                                                       f") -> {hint}: ...", is_def=True)
+                             for items, hint in self.stub_overloads)
         return bracketed("", f"def {function or self.function}(", self.stub_parameter_items,
-                         f") -> {self.return_hint}: ...", is_def=True)
+                         f") -> {self.stub_return_hint}: ...", is_def=True)
 
     def deprecation_decorator(self, alias: DeprecatedAlias) -> str:
         """The stub's ``@_deprecated_endpoint(...)`` line(s) of a deprecated alias."""
@@ -720,6 +764,9 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "parameters": ", ".join(parameters),
         "stub_parameters": ", ".join(stub_parameters),
         "return_hint": return_hint,
+        "stub_return_hint": "GraphOutput" if spec.name in GRAPH_ONLY_OPS else return_hint,
+        "stub_overloads": stub_overloads(
+            spec, params, [text.stub_parameter for text in attrs] + ["name: str | None = None"]),
         "docstring": docstring_source(spec, params, fields, attrs, shared),
         "inputs": "[" + ", ".join(inputs) + "]",
         "attrs": "{" + ", ".join(attr_entries) + "}",

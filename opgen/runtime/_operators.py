@@ -1,6 +1,6 @@
 """Python operators for eager ``Tensor`` and graph ``Output`` alike (TensorFlow's
 ``tf.Tensor`` overloads): arithmetic, comparison, logical/bitwise, ``@``, unary
-operators and ``t[...]`` slicing.
+operators and ``t[...]`` slicing (and ``t[mask]``, :mod:`opgen.runtime._boolean_mask`).
 
 One implementation serves both: each operator calls the op through the same entry
 generated op functions use (``execute_op``, via :func:`run_op`), which runs it eagerly
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from opgen.runtime import _promotion, _slicing, dtypes
+from opgen.runtime import _boolean_mask, _promotion, _slicing, dtypes
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # (typing.Self from Python 3.11)
@@ -217,6 +217,8 @@ class TensorOperators:
     # ---- slicing ----
 
     def __getitem__(self, key: object) -> Self:
+        if _boolean_mask.is_mask(key, is_tensor):  # t[t > 0], as TensorFlow
+            return cast("Self", _boolean_mask.boolean_mask(self, key, run_op))
         args = _slicing.strided_slice_args(key, is_tensor)
         if args.has_tensors(is_tensor):
             packed: list[Any] = [run_op("Pack", [parts], {"axis": 0})

@@ -14,8 +14,10 @@ numpy's fancy indexing) of:
 
 Where every part is a Python int, begin/end/strides are int32 constants (int64 when
 a value does not fit); where some part is a tensor, they are packed (Pack) from the
-parts, which must then all be of one index dtype, as in TensorFlow. Boolean masks
-(``t[t > 0]``) are refused: they need ops (Where, GatherNd) this runtime lacks.
+parts, which must then all be of one index dtype, as in TensorFlow. A bool mask as the
+whole index (``t[t > 0]``) is no slice: it is :mod:`opgen.runtime._boolean_mask`'s; a
+bool inside a tuple or list index is a TypeError here (TensorFlow's errors for them
+vary: TypeError for a bool tensor, the op's InvalidArgumentError for Python bools).
 """
 
 from __future__ import annotations
@@ -113,8 +115,8 @@ def _is_bool(value: object) -> bool:
 def _scalar_index(item: object, is_tensor: Callable[[object], bool]) -> Any:
     """An int, or a scalar int32/int64 tensor, for one index item or slice bound."""
     if _is_bool(item):
-        raise TypeError("boolean masks as indices (tensor[mask]) are not supported: "
-                        "they need the Where and GatherNd ops, which this runtime lacks")
+        raise TypeError(f"{_VALID}, got {item!r} (a bool mask must be the whole index: "
+                        "tensor[mask])")
     if is_tensor(item):
         tensor: Any = item
         dtype, shape = tensor.dtype, tensor.shape

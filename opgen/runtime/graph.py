@@ -13,7 +13,7 @@ import ctypes
 import re
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -30,7 +30,7 @@ class Graph:
     """A dataflow graph: build it with :meth:`create_op` or :func:`import_graph_def`,
     run it with ``opgen.Session``."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         runtime = _lib.graph_lib()
         self._c_graph = runtime.TF_NewGraph()
         self._operations: dict[int, Operation] = {}
@@ -44,7 +44,7 @@ class Graph:
     # ---- default graph ----
 
     @contextmanager
-    def as_default(self):
+    def as_default(self) -> Iterator[Graph]:
         """Makes this graph the default graph (of this thread) inside the block."""
         stack = _default_graph_stack()
         stack.append(self)

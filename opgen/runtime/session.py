@@ -131,10 +131,10 @@ class Session:
             if self._in_flight == 0:
                 self._state.notify_all()
 
-    def __enter__(self):
+    def __enter__(self) -> Session:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def run(self, fetches: Any, feed_dict: dict[Any, Any] | None = None) -> Any:

@@ -11,6 +11,9 @@ constexpr const char* kRealTypes =
     "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}";
 constexpr const char* kFloatComplexTypes =
     "T: {bfloat16, half, float, double, complex64, complex128}";
+// The bitwise ops' integer types, in TensorFlow's order.
+constexpr const char* kBitwiseTypes =
+    "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}";
 
 OpRegistration Comparison(const char* name, const char* summary, bool equality) {
   OpRegistration op = BinaryOp(name, equality ? "T: type" : kRealTypes, summary,
@@ -106,6 +109,10 @@ void RegisterElementwiseMathOps(TF_Status* status) {
       BinaryOp("LogicalAnd", nullptr, "Returns `x AND y` element-wise.", true, "bool"),
       BinaryOp("LogicalOr", nullptr, "Returns `x OR y` element-wise.", true, "bool"),
       UnaryOp("LogicalNot", nullptr, "Returns `NOT x` element-wise."),
+      BinaryOp("BitwiseAnd", kBitwiseTypes, "Returns the bitwise AND of `x` and `y`.", true),
+      BinaryOp("BitwiseOr", kBitwiseTypes, "Returns the bitwise OR of `x` and `y`.", true),
+      BinaryOp("BitwiseXor", kBitwiseTypes, "Returns the bitwise XOR of `x` and `y`.", true),
+      UnaryOp("Invert", kBitwiseTypes, "Flips every bit of `x` (`~x`)."),
       {"ClipByValue", {"T: numbertypes"}, {"t: T", "clip_value_min: T", "clip_value_max: T"},
        {"output: T"}, shape_fns::kBroadcast, "Clamps `t` to `[clip_value_min, clip_value_max]`.",
        "The bounds broadcast against `t`.",
@@ -118,6 +125,15 @@ void RegisterElementwiseMathOps(TF_Status* status) {
        /*is_aggregate=*/true},
       UnaryOp("Abs", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
               "Returns the absolute value of `x`."),
+      // Tout is the real type of T's parts: float for complex64, double for complex128
+      // (the only pairs with kernels, as in TensorFlow).
+      {"ComplexAbs",
+       {"T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"},
+       {"x: T"}, {"y: Tout"}, shape_fns::kUnchanged,
+       "Returns the absolute value (magnitude) of complex `x`.",
+       "`sqrt(re^2 + im^2)` computed without overflow or underflow in the squares.",
+       {{"x", "Complex values."}, {"y", "Their magnitudes."},
+        {"Tout", "The result's dtype: float for complex64, double for complex128."}}},
       UnaryOp("Sign",
               "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
               "complex128}",

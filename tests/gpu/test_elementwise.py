@@ -278,3 +278,28 @@ def test_special_values_match_cpu(gpu_matches_cpu, fn, dtype):
     """Issue 18: Relu keeps NaN and -0.0; Abs and Sign of -0.0 are +0.0 (as TensorFlow)."""
     x = np.array([np.nan, -0.0, 0.0, -1.0, 2.0, -np.inf, np.inf, 7.0]).astype(dtype)
     gpu_matches_cpu(fn, x)
+
+
+# Issue 20: the bitwise ops behind `&`, `|`, `^`, `~` on integer tensors, and ComplexAbs
+# behind abs() of complex tensors.
+@pytest.mark.parametrize("fn", [ops.bitwise_and, ops.bitwise_or, ops.bitwise_xor],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("xs, ys", BINARY_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", INTS, ids=name)
+def test_bitwise_ops_match_cpu(gpu_matches_cpu, rng, fn, dtype, xs, ys):
+    gpu_matches_cpu(fn, values(rng, xs, dtype), values(rng, ys, dtype))
+
+
+@pytest.mark.parametrize("shape", UNARY_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", INTS, ids=name)
+def test_invert_matches_cpu(gpu_matches_cpu, rng, dtype, shape):
+    gpu_matches_cpu(ops.invert, values(rng, shape, dtype))
+
+
+@pytest.mark.parametrize("shape", UNARY_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype, tout", [(np.complex64, np.float32), (np.complex128, np.float64)],
+                         ids=["complex64", "complex128"])
+def test_complex_abs_matches_cpu(gpu_matches_cpu, rng, dtype, tout, shape):
+    parts = rng.uniform(-1e3, 1e3, size=(2, *shape))
+    x = (parts[0] + 1j * parts[1]).astype(dtype)
+    gpu_matches_cpu(lambda v: ops.complex_abs(v, Tout=opgen.as_dtype(tout)), x)

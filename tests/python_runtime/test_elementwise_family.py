@@ -122,3 +122,68 @@ def test_large_tensors_split_across_threads_give_the_same_results(dtype):
     np.testing.assert_array_equal(run("Sub", x, y[:1]), x - y[0])
     np.testing.assert_array_equal(run("Maximum", x[:1], y), np.maximum(x[0], y))
     np.testing.assert_array_equal(run("Abs", x), np.abs(x))
+
+
+# Issue 20: the bitwise ops behind `&`, `|`, `^`, `~` on integer tensors (TensorFlow
+# registers them for every integer type) and ComplexAbs behind abs() of complex ones.
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+BITWISE = [("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or),
+           ("BitwiseXor", np.bitwise_xor)]
+
+
+def whole_range(shape, dtype):
+    """Integers over dtype's whole range, its extremes among them."""
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+    if x.size >= 2:
+        x.reshape(-1)[:2] = [info.min, info.max]
+    return x
+
+
+@pytest.mark.parametrize("op, reference", BITWISE, ids=[b[0] for b in BITWISE])
+@pytest.mark.parametrize("xs, ys", SHAPES)
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
+def test_bitwise_ops(op, reference, xs, ys, dtype):
+    x, y = whole_range(xs, dtype), whole_range(ys, dtype)
+    got = run(op, x, y)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, reference(x, y), err_msg=f"{op} {np.dtype(dtype).name}")
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
+def test_invert(dtype):
+    x = whole_range((5, 7), dtype)
+    got = run("Invert", x)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.invert(x))
+
+
+@pytest.mark.parametrize("op", ["BitwiseAnd", "Invert"])
+def test_bitwise_ops_refuse_floats_and_bools(op):
+    for dtype in (np.float32, np.bool_):
+        inputs = [np.zeros(2, dtype)] * (1 if op == "Invert" else 2)
+        with pytest.raises((errors.InvalidArgumentError, errors.NotFoundError)):
+            execute_op(op, inputs, {})
+
+
+@pytest.mark.parametrize("dtype, tout", [(np.complex64, np.float32), (np.complex128, np.float64)])
+def test_complex_abs(dtype, tout):
+    from opgen import as_dtype
+    parts = rng.uniform(-50, 50, size=(2, 4, 6))
+    x = (parts[0] + 1j * parts[1]).astype(dtype)
+    # parts whose squares overflow (or underflow) the type: hypot's result is exact
+    big = np.finfo(tout).max / 4
+    tiny = np.finfo(tout).tiny * 4
+    x[0, :4] = [3 * big / 5 + 4j * big / 5, 3 * tiny + 4j * tiny, np.inf + 1j, np.nan + 0j]
+    got = np.asarray(execute_op("ComplexAbs", [x], {"Tout": as_dtype(tout)})[0])
+    assert got.dtype == np.dtype(tout) and got.shape == x.shape
+    np.testing.assert_allclose(got, np.abs(x), rtol=1e-6 if tout == np.float32 else 1e-14)
+    assert got[0, 0] == pytest.approx(big, rel=1e-6) and got[0, 2] == np.inf
+
+
+def test_complex_abs_runs_only_for_matching_tout():
+    from opgen import as_dtype
+    x = np.array([3 + 4j], np.complex64)
+    np.testing.assert_array_equal(execute_op("ComplexAbs", [x], {})[0].numpy(), [5.0])  # Tout=float
+    with pytest.raises(errors.NotFoundError, match="ComplexAbs"):
+        execute_op("ComplexAbs", [x], {"Tout": as_dtype(np.float64)})

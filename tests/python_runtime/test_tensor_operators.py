@@ -157,6 +157,17 @@ CASES = [
     ("x[C(0.0)]", RAISES),
     ("x[::0]", RAISES),
     ("x[..., ...]", RAISES),
+    # A bool mask as the whole index is tf.boolean_mask (numpy's t[mask] for it).
+    ("x[x > 20]", ("int32", [21, 22, 23])),
+    ("x[x > 100]", ("int32", [])),
+    ("x[np.array([False, True])]", ("int32", _X[[1]].tolist())),
+    ("x[x[:, :, 0] > 4]", ("int32", _X[_X[:, :, 0] > 4].tolist())),
+    ("i[b]", ("int32", [1])),
+    ("m[m > 1.5]", ("float32", [2.0, 3.0, 4.0])),
+    ("x[True]", RAISES),  # "mask cannot be scalar."
+    ("x[C(False)]", RAISES),
+    ("x[C([True, False, True])]", RAISES),  # the mask's shape is not x's first dims'
+    ("x[b, 0]", RAISES),  # a mask inside a tuple is no index
 ]
 
 # Bitwise operators and complex abs, where this runtime registers the op.
@@ -168,6 +179,12 @@ OP_CASES = [
     ("~i", ("int32", [-2, -3]), "Invert"),
     ("~u8", ("uint8", [254, 55]), "Invert"),
     ("abs(c)", ("float32", [5.0]), "ComplexAbs"),
+    ("abs(C([-6 + 8j, 0j], 'complex128'))", ("float64", [10.0, 0.0]), "ComplexAbs"),
+    ("i8 & C([3, -1], 'int8')", ("int8", [1, 2]), "BitwiseAnd"),
+    ("l | C([1, 8], 'int64')", ("int64", [3, 12]), "BitwiseOr"),
+    ("u8 ^ 255", ("uint8", [254, 55]), "BitwiseXor"),
+    ("~C([0, 7], 'uint64')", ("uint64", [2**64 - 1, 2**64 - 8]), "Invert"),
+    ("x[0, 0] & 6", ("int32", [0, 0, 2, 2]), "BitwiseAnd"),
 ]
 
 # Where opgen is knowingly stricter than TensorFlow (which wraps an out-of-range

@@ -97,11 +97,13 @@ def test_out_of_range_index_is_an_op_error(tensor, key):
 
 @pytest.mark.parametrize("key, match", [
     (1.0, "valid indices"), ("a", "valid indices"), ((0, [1]), "valid indices"),
-    (True, "boolean"), (np.array([True, False]), "boolean"),
+    (True, "mask cannot be scalar"), (np.array(True), "mask cannot be scalar"),
+    (np.array([True, False, True]), r"Shapes \(2,\) and \(3,\) are incompatible"),
+    ((np.array([True, False]), 0), "bool mask must be the whole index"),
     ((Ellipsis, Ellipsis), "single ellipsis"), (slice(0, 1.5), "valid indices"),
 ])
 def test_invalid_indices_raise(tensor, key, match):
-    with pytest.raises((TypeError, IndexError), match=match):
+    with pytest.raises((TypeError, IndexError, ValueError), match=match):
         tensor[key]
 
 
@@ -112,8 +114,56 @@ def test_tensor_indices(tensor):
     np.testing.assert_array_equal(tensor[opgen.constant(-1, "int64"), 0].numpy(), ARRAY[-1, 0])
     with pytest.raises(TypeError, match="valid indices"):
         tensor[opgen.constant([0, 1])]
-    with pytest.raises(TypeError, match="boolean"):
-        tensor[tensor > 0]
+    np.testing.assert_array_equal(tensor[tensor > 0].numpy(), ARRAY[ARRAY > 0])
+
+
+# ---- boolean masks (TensorFlow's tf.boolean_mask as the whole index) ----------------------
+
+MASK_SHAPES = [(2,), (2, 3), (2, 3, 4)]
+
+
+@pytest.mark.parametrize("mask_shape", MASK_SHAPES, ids=str)
+@pytest.mark.parametrize("seed", range(3))
+def test_eager_boolean_mask_matches_numpy(tensor, mask_shape, seed):
+    mask = np.random.default_rng(seed).random(mask_shape) < 0.5
+    want = ARRAY[mask]
+    for key in (mask, opgen.constant(mask)):
+        got = tensor[key]
+        assert got.dtype == opgen.float32 and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_boolean_mask_all_false_and_all_true(tensor):
+    assert tensor[np.zeros((2, 3), bool)].shape == (0, 4)
+    np.testing.assert_array_equal(tensor[np.ones(2, bool)].numpy(), ARRAY)
+
+
+def test_graph_boolean_mask_matches_numpy(runtime_lib):
+    """Placeholders of unknown dims: the shapes are checked by the ops when they run."""
+    rng = np.random.default_rng(5)
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[None, 3, 4])
+        mask = opgen.ops.placeholder(opgen.bool, shape=[None, None])
+        picked = x[mask]
+        positive = x[x > 0]
+    assert isinstance(picked, opgen.Output) and picked.op.graph is g
+    mask_value = rng.random((2, 3)) < 0.5
+    with opgen.Session(graph=g) as session:
+        got, got_positive = session.run([picked, positive], {x: ARRAY, mask: mask_value})
+        np.testing.assert_array_equal(got, ARRAY[mask_value])
+        np.testing.assert_array_equal(got_positive, ARRAY[ARRAY > 0])
+        with pytest.raises(OpError):
+            session.run(picked, {x: ARRAY, mask: np.ones((3, 3), bool)})
+
+
+def test_graph_boolean_mask_of_unknown_rank_is_refused(runtime_lib):
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[None, 3])
+        mask = opgen.ops.placeholder(opgen.bool)
+        with pytest.raises(ValueError, match="Number of mask dimensions"):
+            x[mask]
 
 
 def test_other_dtypes_slice(runtime_lib):

@@ -1,5 +1,6 @@
 // Comparisons and logic with numpy broadcasting: Less, LessEqual, Greater,
-// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, and SelectV2.
+// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, SelectV2, and the
+// bitwise BitwiseAnd, BitwiseOr, BitwiseXor and Invert.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
 #include "elementwise_ops.h"
 
@@ -17,6 +18,10 @@ void RegisterElementwiseCompareKernels(TF_Status* status) {
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
   RegisterForTypes<Ternary<SelectOp>::Kernel>(kDevice, "SelectV2", RealAndBoolTypes(), status);
+  RegisterBinary<BitwiseAndOp, IntTypes>("BitwiseAnd", status);
+  RegisterBinary<BitwiseOrOp, IntTypes>("BitwiseOr", status);
+  RegisterBinary<BitwiseXorOp, IntTypes>("BitwiseXor", status);
+  RegisterUnary<InvertOp, IntTypes>("Invert", status);
 }
 
 }  // namespace cpu

@@ -1,10 +1,32 @@
 // Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
-// Erfc, Sin, Cos, Floor, Ceil, Round.
+// Erfc, Sin, Cos, Floor, Ceil, Round, and ComplexAbs.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
 #include "elementwise_ops.h"
 
 namespace opgen {
 namespace cpu {
+namespace {
+
+// ComplexAbs: |x| of complex64 as float, of complex128 as double (std::abs is hypot,
+// so the squares of large or tiny parts neither overflow nor underflow).
+template <typename Complex>
+struct ComplexAbsKernel {
+  using Real = typename Complex::value_type;
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    const TF_Tensor* x = BorrowInput(ctx, 0);
+    if (!x) return;
+    const std::vector<int64_t> dims = Dims(x);
+    TF_Tensor* y = AllocateBorrowedOutput<Real>(ctx, 0, dims);
+    if (!y) return;
+    const Complex* xp = Data<Complex>(x);
+    Real* yp = Data<Real>(y);
+    ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) yp[i] = std::abs(xp[i]);
+    });
+  }
+};
+
+}  // namespace
 
 void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<NegOp, Signed>("Neg", status);
@@ -24,6 +46,10 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<FloorOp, Floats>("Floor", status);
   RegisterUnary<CeilOp, Floats>("Ceil", status);
   RegisterUnary<RoundOp, Concat<Floats, Types<int32_t, int64_t>>>("Round", status);
+  RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX64}, {"Tout", TF_FLOAT}}, {},
+                           &ComplexAbsKernel<std::complex<float>>::Compute}, status);
+  RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX128}, {"Tout", TF_DOUBLE}}, {},
+                           &ComplexAbsKernel<std::complex<double>>::Compute}, status);
 }
 
 }  // namespace cpu

@@ -97,6 +97,10 @@ struct EqualOp { template <typename T> static bool Apply(T x, T y) { return x ==
 struct NotEqualOp { template <typename T> static bool Apply(T x, T y) { return x != y; } };
 struct LogicalAndOp { static bool Apply(bool x, bool y) { return x && y; } };
 struct LogicalOrOp { static bool Apply(bool x, bool y) { return x || y; } };
+// Bitwise ops on the integer types; the int the operators promote to is narrowed back.
+struct BitwiseAndOp { template <typename T> static T Apply(T x, T y) { return T(x & y); } };
+struct BitwiseOrOp { template <typename T> static T Apply(T x, T y) { return T(x | y); } };
+struct BitwiseXorOp { template <typename T> static T Apply(T x, T y) { return T(x ^ y); } };
 
 struct NegOp { template <typename T> static T Apply(T x) { return WrappingNeg(x); } };
 // max(x, 0) as TensorFlow computes it: NaN stays NaN and -0.0 stays -0.0 (only x < 0
@@ -158,6 +162,7 @@ struct SeluOp {
   }
 };
 struct LogicalNotOp { static bool Apply(bool x) { return !x; } };
+struct InvertOp { template <typename T> static T Apply(T x) { return T(~x); } };
 // Issue 17's element-wise ops. Round halves to even (rint in the default rounding mode),
 // as TensorFlow's; integers are already round. Softsign is x / (1 + |x|) as written, so
 // an infinite x gives NaN, as TensorFlow's does.

@@ -69,9 +69,9 @@ void RegisterConvPoolKernels(TF_Status* status);          // conv_pool.cc: Conv2
 void RegisterEinsumKernels(TF_Status* status);            // einsum.cc: Einsum
 void RegisterElementwiseActivationKernels(TF_Status* status);// elementwise_activation.cc: Relu, Relu6, Tanh, Sigmoid, Softplus, Elu, Selu, Softsign
 void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arithmetic.cc: AddV2, Add, Sub, Mul, Maximum, Minimum, SquaredDifference, AddN, ClipByValue
-void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cc: Less, ..., Equal, NotEqual, Logical*, SelectV2
+void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cc: Less, ..., Equal, NotEqual, Logical*, SelectV2, Bitwise*, Invert
 void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cc: RealDiv, Div, FloorDiv, FloorMod, Pow
-void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ...
+void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ComplexAbs, ...
 void RegisterForwardKernels(TF_Status* status);           // forward.cc: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cc: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBilinear, ResizeNearestNeighbor

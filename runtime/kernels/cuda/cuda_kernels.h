@@ -21,9 +21,9 @@ void RegisterConvPoolKernels(TF_Status* status);          // conv_pool.cu: Conv2
 void RegisterEinsumKernels(TF_Status* status);            // einsum.cu: Einsum
 void RegisterElementwiseActivationKernels(TF_Status* status);// elementwise_activation.cu: Relu, Relu6, Tanh, Sigmoid, Softplus, Elu, Selu, Softsign
 void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arithmetic.cu: AddV2, Add, Sub, Mul, Maximum, Minimum, SquaredDifference, AddN, ClipByValue
-void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cu: Less, ..., Equal, NotEqual, Logical*, SelectV2
+void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cu: Less, ..., Equal, NotEqual, Logical*, SelectV2, Bitwise*, Invert
 void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cu: RealDiv, Div, FloorDiv, FloorMod, Pow
-void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cu: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ...
+void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cu: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ComplexAbs, ...
 void RegisterForwardKernels(TF_Status* status);           // forward.cu: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cu: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cu: ResizeBilinear, ResizeNearestNeighbor

@@ -1,5 +1,6 @@
 // Comparisons and logic with numpy broadcasting: Less, LessEqual, Greater,
-// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, and SelectV2.
+// GreaterEqual, Equal, NotEqual, LogicalAnd, LogicalOr, LogicalNot, SelectV2, and the
+// bitwise BitwiseAnd, BitwiseOr, BitwiseXor and Invert.
 // The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
 #include "elementwise_ops.cuh"
 #include "cuda_kernels.h"
@@ -18,6 +19,10 @@ void RegisterElementwiseCompareKernels(TF_Status* status) {
   RegisterBoolOp("LogicalOr", &Binary<LogicalOrOp>::Kernel<bool>::Compute, status);
   RegisterBoolOp("LogicalNot", &Unary<LogicalNotOp>::Kernel<bool>::Compute, status);
   RegisterSelect("SelectV2", RealsAndBool(), status);
+  RegisterBinary<BitwiseAndOp>("BitwiseAnd", Ints(), status);
+  RegisterBinary<BitwiseOrOp>("BitwiseOr", Ints(), status);
+  RegisterBinary<BitwiseXorOp>("BitwiseXor", Ints(), status);
+  RegisterUnary<InvertOp>("Invert", Ints(), status);
 }
 
 }  // namespace cuda

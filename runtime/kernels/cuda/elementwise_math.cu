@@ -1,5 +1,5 @@
 // Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
-// Erfc, Sin, Cos, Floor, Ceil, Round.
+// Erfc, Sin, Cos, Floor, Ceil, Round, and ComplexAbs.
 // The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
 #include "elementwise_ops.cuh"
 #include "cuda_kernels.h"
@@ -25,6 +25,10 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<FloorOp>("Floor", Floats(), status);
   RegisterUnary<CeilOp>("Ceil", Floats(), status);
   RegisterUnary<RoundOp>("Round", Concat<Floats, Types<int32_t, int64_t>>(), status);
+  RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX64}, {"Tout", TF_FLOAT}}, {},
+                           &ComplexAbsCompute<float>}, status);
+  RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX128}, {"Tout", TF_DOUBLE}}, {},
+                           &ComplexAbsCompute<double>}, status);
 }
 
 }  // namespace cuda

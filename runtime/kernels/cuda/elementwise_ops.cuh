@@ -69,6 +69,8 @@ OPGEN_MATH1(Cos, cosf, cos)
 OPGEN_MATH1(Rint, rintf, rint)
 OPGEN_MATH1(Fabs, fabsf, fabs)
 #undef OPGEN_MATH1
+__device__ __forceinline__ float Hypot(float x, float y) { return hypotf(x, y); }
+__device__ __forceinline__ double Hypot(double x, double y) { return hypot(x, y); }
 __device__ __forceinline__ float Pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double Pow(double x, double y) { return pow(x, y); }
 __device__ __forceinline__ float Fmod(float x, float y) { return fmodf(x, y); }
@@ -205,6 +207,19 @@ struct LogicalOrOp : Predicate_ {
   using Base = LogicalOrOp;
   __device__ static bool Apply(bool x, bool y) { return x || y; }
 };
+// Bitwise ops: the same bits for signed and unsigned integers of a width.
+struct BitwiseAndOp : SignAgnostic_ {
+  using Base = BitwiseAndOp;
+  template <typename T> __device__ static T Apply(T x, T y) { return T(x & y); }
+};
+struct BitwiseOrOp : SignAgnostic_ {
+  using Base = BitwiseOrOp;
+  template <typename T> __device__ static T Apply(T x, T y) { return T(x | y); }
+};
+struct BitwiseXorOp : SignAgnostic_ {
+  using Base = BitwiseXorOp;
+  template <typename T> __device__ static T Apply(T x, T y) { return T(x ^ y); }
+};
 
 struct UnaryOp_ { static constexpr bool kSignAgnostic = false; };
 struct NegOp {
@@ -264,6 +279,10 @@ struct SeluOp : UnaryOp_ {
   }
 };
 struct LogicalNotOp : UnaryOp_ { __device__ static bool Apply(bool x) { return !x; } };
+struct InvertOp {
+  static constexpr bool kSignAgnostic = true;
+  template <typename T> __device__ static T Apply(T x) { return T(~x); }
+};
 // Issue 17's element-wise ops, as the CPU computes them (kernels/cpu/elementwise_ops.h):
 // Round halves to even, Softsign is x / (1 + |x|) as written (infinity gives NaN).
 struct ErfcOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Erfc(x); } };
@@ -310,6 +329,19 @@ struct ClipFn : Operands<T, T, T, T> {
     const T below_hi = Widen(hi) < Widen(x) ? hi : x;
     return Widen(below_hi) < Widen(lo) ? lo : below_hi;
   }
+};
+
+// ComplexAbs: a complex element as its two parts (complex64 and complex128 are stored
+// as real then imaginary, aligned to their whole size), and its magnitude by hypot, as
+// the CPU's std::abs.
+template <typename Real>
+struct alignas(2 * sizeof(Real)) ComplexParts {
+  Real re, im;
+};
+
+template <typename Real>
+struct ComplexAbsFn : Operands<Real, ComplexParts<Real>> {
+  __device__ Real operator()(ComplexParts<Real> z) const { return Hypot(z.re, z.im); }
 };
 
 // ---- refusing integer operands without a value ----------------------------------------
@@ -469,6 +501,17 @@ struct Unary {
   };
 };
 
+// ComplexAbs: complex in, its real type out.
+template <typename Real>
+void ComplexAbsCompute(void*, TF_OpKernelContext* ctx) {
+  Call call;
+  if (!Begin(ctx, 1, nullptr, false, &call) || !Plan(ctx, DtypeOf<Real>::value, &call)) return;
+  LaunchFlat(ctx, call.stream, ComplexAbsFn<Real>(), NumElements(call.out_dims),
+             static_cast<Real*>(TF_TensorData(call.out.get())),
+             Operand<ComplexParts<Real>>{static_cast<const ComplexParts<Real>*>(call.Data(0)), false},
+             Operand<NoInput>{nullptr, true}, Operand<NoInput>{nullptr, true});
+}
+
 // LeakyRelu: x where x > 0, alpha * x elsewhere; alpha read once (../misc_spec.h).
 template <typename T>
 struct LeakyReluFn : Operands<T, T> {
@@ -555,6 +598,7 @@ using Floats = Types<float, double, __half, __nv_bfloat16>;
 using SignedInts = Types<int8_t, int16_t, int32_t, int64_t>;
 using UnsignedInts = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
 using Reals = Concat<Floats, SignedInts, UnsignedInts>;
+using Ints = Concat<SignedInts, UnsignedInts>;
 using Signed = Concat<Floats, SignedInts>;
 using RealsAndBool = Concat<Reals, Types<bool>>;
 // Add (the older AddV2) allows no unsigned type but uint8.
