@@ -17,7 +17,7 @@ RUNTIME_LAYERS = [
     ["_lib"],                                    # ctypes declarations of the C ABI
     ["_context", "_convert"],                    # fast path choice, eager context; value rules
     ["_opplan", "_dlpack", "_tensor_storage",    # registry, plans, attr table; DLPack export
-     "_promotion", "_slicing", "_operators"],    # Tensor/Output operators: dtype rules, indices
+     "_promotion", "_slicing", "_boolean_mask", "_operators"],    # Tensor/Output operators: dtype rules, indices
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging"],

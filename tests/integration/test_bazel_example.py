@@ -34,12 +34,14 @@ X = np.float32([[1, 2, 3], [-4, 0.5, 6]])
 W = np.float32([[0.5, -1, 2, 0], [1, 0.25, -0.5, 1], [-1, 0.5, 1, 2]])
 B = np.float32([0.1, -0.2, 0.3, -4])
 
+# Linked where it is installed (`opgen config --libs`), not copied into Bazel's _solib:
+# the installed runtime finds OpenBLAS relative to its own folder ($ORIGIN).
 RUNTIME_BUILD = '''
 cc_library(
     name = "runtime",
     hdrs = glob(["include/**/*.h"]),
     strip_include_prefix = "include",
-    srcs = ["lib/libopgen_runtime.so"],
+    linkopts = ["-L{lib}", "-lopgen_runtime", "-Wl,-rpath,{lib}"],
     visibility = ["//visibility:public"],
 )
 '''
@@ -98,11 +100,11 @@ def bazel_build():
     workspace = ""
     if library is not None:
         runtime = root / "runtime"
-        (runtime / "lib").mkdir(parents=True)
+        runtime.mkdir()
         (runtime / "include").symlink_to(_paths.include_dir())
-        shutil.copy(library, runtime / "lib" / "libopgen_runtime.so")
+        build = RUNTIME_BUILD.replace("{lib}", str(Path(library).resolve().parent))
         workspace = (f'new_local_repository(\n    name = "opgen_runtime",\n    path = "{runtime}",\n'
-                     f'    build_file_content = """{RUNTIME_BUILD}""",\n)\n')
+                     f'    build_file_content = """{build}""",\n)\n')
         targets.append("//ex:relu_example")
     (ws / "WORKSPACE").write_text(workspace)
 

@@ -69,32 +69,35 @@ def test_bad_log_levels_are_refused():
 
 @pytest.mark.parametrize("value, printed", [("1", False), ("warning", False), ("0", True),
                                             ("INFO", True)])
-def test_log_level_comes_from_the_environment(value, printed):
+def test_log_level_comes_from_the_environment(value, printed, tmp_path):
+    # (run outside the checkout, whose opgen/ would shadow the installed one)
     program = ("import numpy as np, opgen; from opgen import ops; "
                "opgen.set_log_device_placement(True); ops.neg(np.float32([1]))")
     env = {**os.environ, "OPGEN_LOG_LEVEL": value}
     result = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (f"Executing op Neg in device {CPU}" in result.stderr) == printed, result.stderr
 
 
-def test_an_unknown_environment_level_is_said_and_everything_logged():
+def test_an_unknown_environment_level_is_said_and_everything_logged(tmp_path):
     program = "import opgen; print(opgen.debugging.get_log_level())"
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                            env={**os.environ, "OPGEN_LOG_LEVEL": "loud"}, timeout=120)
+                            env={**os.environ, "OPGEN_LOG_LEVEL": "loud"}, timeout=120,
+                            cwd=tmp_path)
     assert result.stdout.strip() == "0"
     assert "OPGEN_LOG_LEVEL=loud is not 0-3" in result.stderr
 
 
-def test_verbose_cli_names_the_runtime_library_it_loads():
+def test_verbose_cli_names_the_runtime_library_it_loads(tmp_path):
     from opgen import _paths
+    # (outside the checkout, whose opgen/ would shadow the installed one)
     result = subprocess.run([sys.executable, "-m", "opgen", "-v", "kernels", "Neg"],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     library = _paths.runtime_library_path()
     assert f"loaded the opgen runtime library {library}" in result.stderr.splitlines()
     assert result.stdout.startswith("Neg\tCPU\t")
     quiet = subprocess.run([sys.executable, "-m", "opgen", "-q", "kernels", "Neg"],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert quiet.stderr == "" and quiet.stdout == result.stdout
