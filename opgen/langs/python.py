@@ -579,7 +579,6 @@ class PythonOp:
     op_type: str          # the OpDef name, as a literal
     function: str
     parameters: str       # "a: TensorLike, b: TensorLike, transpose_a: bool = False, ..."
-    stub_parameters: str  # the same with "= ..." for defaults
     return_hint: str      # "OpOutput", "_UniqueOutput", "OpNode"
     stub_return_hint: str  # the stub's: return_hint, or "GraphOutput" (GRAPH_ONLY_OPS)
     # the stub's @overload signatures, (stub parameters, return hint); () for one plain
@@ -594,7 +593,7 @@ class PythonOp:
     aliases: tuple[str, ...]
     public: bool
     deprecated_aliases: tuple[DeprecatedAlias, ...] = ()
-    # the items of parameters, stub_parameters, inputs and attrs, for the layout
+    # the items of parameters, the stub's parameters, inputs and attrs, for the layout
     parameter_items: tuple[str, ...] = ()
     stub_parameter_items: tuple[str, ...] = ()
     input_items: tuple[str, ...] = ()
@@ -762,7 +761,6 @@ def python_op(spec: OpSpec, function: str, output_class: str | None,
         "op_type": string_literal(spec.name),
         "function": function,
         "parameters": ", ".join(parameters),
-        "stub_parameters": ", ".join(stub_parameters),
         "return_hint": return_hint,
         "stub_return_hint": "GraphOutput" if spec.name in GRAPH_ONLY_OPS else return_hint,
         "stub_overloads": stub_overloads(
