@@ -88,6 +88,15 @@ def test_fill_zeros_ones(dtype):
     same(run("Fill", [np.array([0, 2], np.int64), value]), np.zeros((0, 2), dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.complex128], ids=name)
+@pytest.mark.parametrize("count", [1, 5, 16384, 16385, 100003])
+def test_fill_of_many_elements_repeats_the_value_exactly(dtype, count):
+    # Fill copies what it already wrote in growing, then cache-sized, blocks: counts on
+    # both sides of a block (64 KiB / element size) and one not a multiple of it.
+    value = values(rng, (), dtype)
+    same(run("Fill", [np.array([count], np.int64), value]), np.full((count,), value, dtype))
+
+
 @settings(max_examples=30, deadline=None, derandomize=True)  # the same examples every run
 @given(data=st.data(), dtype=st.sampled_from([np.float32, np.int8, np.float16, np.complex128]))
 def test_random_transposes(data, dtype):

@@ -321,6 +321,8 @@ int main(int argc, char** argv) {
     uint8_t* data = read_file(paths[0], &size);
     run_one(data, size);
     printf("replayed %s (%zu bytes): no crash\n", paths[0], size);
+    free(data);
+    free(paths);
     return 0;
   }
 
