@@ -31,7 +31,7 @@ _RUNTIME_EXPORTS = frozenset({
     "reset_default_graph", "name_scope", "device", "control_dependencies", "load_op_library",
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "debugging", "set_log_device_placement",
-    "Variable", "global_variables_initializer", "variables_initializer",
+    "Variable", "global_variables_initializer", "variables_initializer", "summary",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -82,6 +82,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         reset_default_graph as reset_default_graph,
         set_log_device_placement as set_log_device_placement,
         string as string,
+        summary as summary,
         uint8 as uint8,
         uint16 as uint16,
         uint32 as uint32,

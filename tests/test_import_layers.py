@@ -20,7 +20,7 @@ RUNTIME_LAYERS = [
      "_promotion", "_slicing", "_boolean_mask", "_operators"],    # Tensor/Output operators: dtype rules, indices
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
-    ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging"],
+    ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
     ["constant_op", "variables"],
     ["__init__"],
 ]

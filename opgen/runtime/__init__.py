@@ -7,7 +7,7 @@ The shared library is loaded on first use, not at import, so generated op module
 import anywhere.
 """
 
-from opgen.runtime import debugging, dtypes, errors
+from opgen.runtime import debugging, dtypes, errors, summary
 from opgen.runtime.constant_op import constant
 from opgen.runtime.debugging import set_log_device_placement
 from opgen.runtime.devices import (
@@ -107,6 +107,7 @@ __all__ = [
     "reset_default_graph",
     "set_log_device_placement",
     "string",
+    "summary",
     "uint8",
     "uint16",
     "uint32",

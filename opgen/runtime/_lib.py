@@ -418,3 +418,20 @@ def synchronize_device(full_name: str) -> None:
     status = thread_status()
     fn(full_name.encode(), status.ptr)
     errors.raise_for_status(status)
+
+
+def declared(signatures: dict) -> types.SimpleNamespace:
+    """The runtime's functions named in `signatures` (name: (restype, argtypes)), declared
+    on the loaded library; for a module's own slice of the C API, declared on first use.
+    A function this runtime lacks raises UnimplementedError when called."""
+    loaded = lib()
+    functions = {}
+    with _lock:
+        for name, (restype, argtypes) in signatures.items():
+            fn = getattr(loaded, name, None)
+            if fn is None:
+                functions[name] = _unimplemented(name)
+                continue
+            fn.restype, fn.argtypes = restype, argtypes
+            functions[name] = fn
+    return types.SimpleNamespace(**functions)

@@ -1,5 +1,5 @@
-// The protobuf wire format of the messages the runtime exchanges. Writer: varints,
-// length-delimited fields, and OpList / OpDef / AttrValue / TensorShapeProto /
+// The protobuf wire format of the messages the runtime exchanges. Writers (over
+// wire_writer.h) of OpList / OpDef / AttrValue / TensorShapeProto /
 // TensorProto in field-number order, as the protobuf library writes them. Reader: the
 // same messages plus KernelDef and NodeDef / GraphDef, over wire_reader.h's cursor:
 // bounds-checked, and skipping what protobuf keeps as unknown fields (unknown numbers,
@@ -13,6 +13,7 @@
 
 #include "shape_check.h"
 #include "wire_reader.h"
+#include "wire_writer.h"
 
 namespace opgen {
 
@@ -20,40 +21,6 @@ using namespace wire;  // NOLINT: the cursor's vocabulary, used throughout this 
 
 namespace {
 
-class Writer {
- public:
-  void Varint(uint64_t v) {
-    while (v >= 0x80) {
-      out_ += static_cast<char>((v & 0x7f) | 0x80);
-      v >>= 7;
-    }
-    out_ += static_cast<char>(v);
-  }
-  void Tag(int field, WireType type) { Varint((static_cast<uint64_t>(field) << 3) | type); }
-  void VarintField(int field, uint64_t v) { Tag(field, kVarint); Varint(v); }
-  // proto3 scalar fields are omitted when they hold the default value.
-  void OptionalVarint(int field, uint64_t v) { if (v != 0) VarintField(field, v); }
-  void OptionalBool(int field, bool v) { if (v) VarintField(field, 1); }
-  void Bytes(int field, const std::string& bytes) {
-    Tag(field, kLengthDelimited);
-    Varint(bytes.size());
-    out_ += bytes;
-  }
-  void OptionalString(int field, const std::string& s) { if (!s.empty()) Bytes(field, s); }
-  void Fixed32Field(int field, float f) {
-    Tag(field, kFixed32);
-    Fixed32Raw(f);
-  }
-  void Fixed32Raw(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    for (int i = 0; i < 4; ++i) out_ += static_cast<char>((bits >> (8 * i)) & 0xff);
-  }
-  std::string& str() { return out_; }
-
- private:
-  std::string out_;
-};
 
 std::string SerializeShape(const Shape& shape) {
   Writer w;
