@@ -16,6 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+# the resource-variable programs' expected lines, beside this file (importlib mode)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import variable_programs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,3 +187,19 @@ def test_cpp_variable_example_updates_across_runs_as_numpy_computes(tmp_path, fl
     # TF_FAILED_PRECONDITION is 9, TF_INVALID_ARGUMENT 3
     lines = variable_programs.check(run.stdout, "9", "3")
     assert lines["no_initializer"] == "9 | variable 'counter' has no initial value"
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or shutil.which("cc") is None
+                    or shutil.which("nm") is None, reason="no C/C++ compiler or nm on PATH")
+def test_cpp_variable_example_runs_alike_on_tensorflows_c_library(tmp_path, tensorflow_root):
+    # TensorFlow's own VarHandleOp ... kernels behind the same opgen::Variable code.
+    obj = tmp_path / "variable_example.o"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-c", str(VARIABLE_EXAMPLE),
+                    f"-I{REPO / 'generated' / 'cpp'}", f"-I{tensorflow_root / 'include'}",
+                    "-o", str(obj)], check=True)
+    binary = tmp_path / "variable_on_tf"
+    _link_against_tensorflow([obj], "c++", tensorflow_root, binary)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    variable_programs.check(run.stdout, "9", "3")

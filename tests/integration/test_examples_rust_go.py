@@ -14,9 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import variable_programs
 
 from opgen import _paths
+
+# the resource-variable programs' expected lines, beside this file (importlib mode)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import variable_programs
 
 REPO = Path(__file__).resolve().parents[2]
 
