@@ -782,7 +782,7 @@ class Variable {
     } else {
       value = initial_value->output();
     }
-    CheckValue(value, "initialize");
+    CheckValue(value, "assign");
     internal::OperationBuilder assign(scope, "AssignVariableOp", name_ + "/Assign");
     assign.AddInput(handle_);
     assign.AddInput(value);

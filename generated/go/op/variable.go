@@ -114,7 +114,7 @@ func NewVariable(s *Scope, dtype tf.DataType, shape tf.Shape, optional ...Variab
 	default:
 		return v, nil
 	}
-	if err := v.checkValue(initial, "initialize"); err != nil {
+	if err := v.checkValue(initial, "assign"); err != nil {
 		return nil, err
 	}
 	v.initializer, err = s.addNamed("AssignVariableOp", v.name+"/Assign", []tf.Input{v.handle, initial}, nil)

@@ -154,7 +154,7 @@ impl VariableBuilder {
             initializer: None,
         };
         if let Some(value) = initial {
-            variable.check_value(&value, "initialize")?;
+            variable.check_value(&value, "assign")?;
             let mut assign = spec("AssignVariableOp", format!("{}/Assign", variable.name));
             assign.add_input(variable.handle());
             assign.add_input(value);
