@@ -69,6 +69,12 @@ int main() {
       PrintError("wrong_dtype", e);
     }
     try {
+      weights.Assign(root, {1.f, 2.f, 3.f});  // shape (3,): refused while building
+      std::printf("wrong_shape: no error\n");
+    } catch (const opgen::Error& e) {
+      PrintError("wrong_shape", e);
+    }
+    try {
       counter.Initializer();
       std::printf("no_initializer: no error\n");
     } catch (const opgen::Error& e) {

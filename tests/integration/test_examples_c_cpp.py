@@ -178,7 +178,7 @@ def test_c_and_cpp_examples_run_on_tensorflows_c_library(tmp_path, tensorflow_ro
 @pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")
 def test_cpp_variable_example_updates_across_runs_as_numpy_computes(tmp_path, flags):
     # opgen::Variable: initialize, update in loops across ClientSession runs, read back;
-    # an unassigned read and a wrong dtype fail with TensorFlow's codes.
+    # an unassigned read, a wrong dtype and a wrong shape fail with TensorFlow's codes.
     binary = tmp_path / "variable_example"
     subprocess.run(["c++", "-std=c++17", "-Wall", "-Werror", str(VARIABLE_EXAMPLE),
                     f"-I{REPO / 'generated' / 'cpp'}", *flags, "-o", str(binary)], check=True)

@@ -323,6 +323,8 @@ fn main() -> Result<(), Error> {
     let ints = ops::const_(Tensor::new(&[2, 2], &[1i32, 2, 3, 4])?, DataType::Int32).build(&graph)?;
     let error = weights.assign(&ints).unwrap_err();
     println!("wrong_dtype: {:?} | {}", error.code, error.message);
+    let error = weights.assign(constant(&[3], &[1.0, 2.0, 3.0], &graph)?).unwrap_err();
+    println!("wrong_shape: {:?} | {}", error.code, error.message);
     println!("no_initializer: {}", counter.initializer().is_none());
     println!("handle: {} {} {:?}", weights.handle().operation.op_type(), weights.name(),
              weights.shape().0);
@@ -440,6 +442,8 @@ func main() {
 	must(err)
 	_, err = weights.Assign(s, intConst)
 	fmt.Printf("wrong_dtype: %v | %s\n", err.(*tf.Error).Code, err.(*tf.Error).Message)
+	_, err = weights.Assign(s, constant(s, []int64{3}, []float32{1, 2, 3}))
+	fmt.Printf("wrong_shape: %v | %s\n", err.(*tf.Error).Code, err.(*tf.Error).Message)
 	fmt.Printf("no_initializer: %v\n", counter.Initializer() == nil)
 	fmt.Printf("handle: %s %s %v\n", weights.Handle().Op.Type(), weights.Name(), weights.Shape().Dims)
 }

@@ -11,6 +11,8 @@ import numpy as np
 
 #: the message every binding gives for an int32 value assigned to the float32 variable
 WRONG_DTYPE = "cannot assign a int32 value to variable 'weights' of dtype float32"
+#: ... and for a value of static shape (3,) assigned to the (2, 2) variable
+WRONG_SHAPE = "cannot assign a value of shape (3,) to variable 'weights' of shape (2, 2)"
 
 
 def expected_values() -> dict[str, np.ndarray]:
@@ -57,4 +59,6 @@ def check(stdout: str, failed_precondition: str, invalid_argument: str) -> dict[
     assert "weights" in message, message                       # names the variable
     code, message = lines["wrong_dtype"].split(" | ", 1)
     assert (code, message) == (invalid_argument, WRONG_DTYPE)
+    code, message = lines["wrong_shape"].split(" | ", 1)
+    assert (code, message) == (invalid_argument, WRONG_SHAPE)
     return lines
