@@ -1,7 +1,8 @@
 """What the resource-variable programs in C++ (examples/cpp/variable_example.cc), Rust and
 Go (test_examples_rust_go.py) print, "what: values" a line, and the values numpy computes
 for the same steps: initialize, three AssignAdds, an Assign, two AssignSubs, a read, an
-int64 counter assigned then incremented across runs; then the errors."""
+int64 counter assigned then incremented across runs; then the errors (a read no run
+assigned, a wrong dtype, a wrong shape)."""
 
 from __future__ import annotations
 
