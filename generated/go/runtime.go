@@ -124,6 +124,27 @@ func (o Output) DataType() DataType {
 	return DataType(C.TF_OperationOutputType(o.c()))
 }
 
+// Shape is the static shape shape inference gave this output: UnknownShape() when it
+// gave none, -1 for a dim it does not know.
+func (o Output) Shape() Shape {
+	var rank C.int
+	err := withStatus(func(s *C.TF_Status) { rank = C.TF_GraphGetTensorNumDims(o.Op.g.c, o.c(), s) })
+	if err != nil || rank < 0 {
+		return UnknownShape()
+	}
+	dims := make([]int64, int(rank))
+	if rank > 0 {
+		err = withStatus(func(s *C.TF_Status) {
+			C.TF_GraphGetTensorShape(o.Op.g.c, o.c(), (*C.int64_t)(unsafe.Pointer(&dims[0])), rank, s)
+		})
+	}
+	runtime.KeepAlive(o.Op.g)
+	if err != nil {
+		return UnknownShape()
+	}
+	return Shape{Dims: dims}
+}
+
 func (o Output) c() C.TF_Output {
 	return C.TF_Output{oper: o.Op.c, index: C.int(o.Index)}
 }

@@ -51,8 +51,12 @@ PREDECLARED = words("""
 BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs", "tf",
                         "optionalAttr", "funcNames", "splitOutputs"})
 
-#: Exported names package ``op`` defines besides the ops.
-RUNTIME_NAMES = frozenset({"Scope", "NewScope", "NewScopeWithGraph"})
+#: Exported names package ``op`` defines besides the ops: scope.go's, and variable.go's
+#: (TensorFlow's ref-variable op ``Variable`` gets ``Variable2``, as any collision would).
+RUNTIME_NAMES = frozenset({"Scope", "NewScope", "NewScopeWithGraph",
+                           "Variable", "VariableAttr", "NewVariable", "VariableName",
+                           "VariableInitialValue", "VariableInitialTensor", "VariableContainer",
+                           "VariableSharedName", "GlobalVariablesInitializer"})
 
 #: TF_Code names as the package spells them.
 CODES = ("OK", "Cancelled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
@@ -363,7 +367,8 @@ def go_ops(specs: Sequence[OpSpec]) -> list[GoOp]:
 def files(specs: Sequence[OpSpec], source: str,
           identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
     """(template, output path, context): go.mod, the dtype and code constants, the
-    hand-written runtime (static: package ``PACKAGE``), the ops."""
+    hand-written runtime (static: package ``PACKAGE``), the ops and the hand-written
+    resource variables of package op (static)."""
     source = source.replace("\n", " ")
     common = {"source": source, "package": identity.go_package, "module": identity.go_module}
     return [
@@ -377,6 +382,7 @@ def files(specs: Sequence[OpSpec], source: str,
         _runtime_file(identity),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
+        _variable_file(identity),
     ]
 
 
@@ -393,4 +399,12 @@ def _runtime_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
 
 
 #: files an earlier run may have written that this run might not: removed when stale
+def _variable_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
+    """op/variable.go (static, importing ``MODULE_PATH``) importing the module ``identity``
+    names."""
+    template, path, context = static_file(NAME, "variable.go", "go/op/variable.go")
+    text = context["text"].replace(f'tf "{MODULE_PATH}"', f'tf "{identity.go_module}"', 1)
+    return template, path, {"text": text}
+
+
 OWNED_GLOBS = ("go/*.go", "go/op/*.go")

@@ -385,7 +385,8 @@ def rust_ops(specs: Sequence[OpSpec]) -> list[RustOp]:
 def files(specs: Sequence[OpSpec], source: str,
           identity: Identity = DEFAULT) -> list[tuple[str, str, dict[str, Any]]]:
     """(template, output path, context): the crate manifest, build script, the
-    hand-written crate root (static), its ``DataType`` enum, the ops."""
+    hand-written crate root and resource variables (static), its ``DataType`` enum, the
+    ops."""
     source = source.replace("\n", " ")
     common = {"source": source}
     return [
@@ -394,6 +395,7 @@ def files(specs: Sequence[OpSpec], source: str,
                                               "version": identity.rust_version}),
         ("build.rs.j2", "rust/build.rs", common),
         static_file(NAME, "lib.rs", "rust/src/lib.rs"),
+        static_file(NAME, "variable.rs", "rust/src/variable.rs"),
         ("data_type.rs.j2", "rust/src/data_type.rs", {**common, "dtypes": dtypes(),
                                                            "dtype_names": named_dtypes()}),
         ("ops.rs.j2", "rust/src/ops.rs", {**common, "ops": rust_ops(specs)}),

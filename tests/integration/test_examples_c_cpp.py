@@ -1,6 +1,7 @@
 """The C and C++ examples (examples/c/generated_ops_example.c, examples/cpp/relu_example.cc)
 compile on the checked-in generated/c and generated/cpp with the flags `opgen config`
-prints, run, and print what numpy and opgen's Python ops compute for relu(x @ W + b).
+prints, run, and print what numpy and opgen's Python ops compute for relu(x @ W + b);
+examples/cpp/variable_example.cc's resource variables take the values numpy computes.
 The same sources also build and run against TensorFlow's own C library when the
 tensorflow package is installed."""
 
@@ -16,9 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# the resource-variable programs' expected lines, beside this file (importlib mode)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import variable_programs
+
 REPO = Path(__file__).resolve().parents[2]
 C_EXAMPLE = REPO / "examples" / "c" / "generated_ops_example.c"
 CPP_EXAMPLE = REPO / "examples" / "cpp" / "relu_example.cc"
+VARIABLE_EXAMPLE = REPO / "examples" / "cpp" / "variable_example.cc"
 # The interpreter with TensorFlow installed, as for the other TensorFlow comparisons.
 TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
 
@@ -167,3 +173,33 @@ def test_c_and_cpp_examples_run_on_tensorflows_c_library(tmp_path, tensorflow_ro
         linked = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
         assert str(tensorflow_root / "libtensorflow_cc.so.2") in linked   # the real one
         np.testing.assert_allclose(_run_quietly(binary), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")
+def test_cpp_variable_example_updates_across_runs_as_numpy_computes(tmp_path, flags):
+    # opgen::Variable: initialize, update in loops across ClientSession runs, read back;
+    # an unassigned read, a wrong dtype and a wrong shape fail with TensorFlow's codes.
+    binary = tmp_path / "variable_example"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-Werror", str(VARIABLE_EXAMPLE),
+                    f"-I{REPO / 'generated' / 'cpp'}", *flags, "-o", str(binary)], check=True)
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    # TF_FAILED_PRECONDITION is 9, TF_INVALID_ARGUMENT 3
+    lines = variable_programs.check(run.stdout, "9", "3")
+    assert lines["no_initializer"] == "9 | variable 'counter' has no initial value"
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or shutil.which("cc") is None
+                    or shutil.which("nm") is None, reason="no C/C++ compiler or nm on PATH")
+def test_cpp_variable_example_runs_alike_on_tensorflows_c_library(tmp_path, tensorflow_root):
+    # TensorFlow's own VarHandleOp ... kernels behind the same opgen::Variable code.
+    obj = tmp_path / "variable_example.o"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-c", str(VARIABLE_EXAMPLE),
+                    f"-I{REPO / 'generated' / 'cpp'}", f"-I{tensorflow_root / 'include'}",
+                    "-o", str(obj)], check=True)
+    binary = tmp_path / "variable_on_tf"
+    _link_against_tensorflow([obj], "c++", tensorflow_root, binary)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    variable_programs.check(run.stdout, "9", "3")

@@ -1,7 +1,8 @@
 """examples/rust and examples/go, compiled against the generated bindings and the
 installed runtime, print what numpy computes for y = relu(x @ W + b); a second program in
 each language checks errors (TensorFlow's codes), default names, optional attrs and list
-inputs and outputs; generated/rust and generated/go are `opgen generate` on ops.pbtxt."""
+inputs and outputs; a third uses resource variables (Variable) across session runs;
+generated/rust and generated/go are `opgen generate` on ops.pbtxt."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ import numpy as np
 import pytest
 
 from opgen import _paths
+
+# the resource-variable programs' expected lines, beside this file (importlib mode)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import variable_programs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -252,3 +257,208 @@ def test_rust_bindings_behave_like_tensorflow(tmp_path, build_cache):
 
 def test_go_bindings_behave_like_tensorflow(tmp_path, build_cache):
     assert _behaviour(_run_go(tmp_path, build_cache, GO_BEHAVIOUR)) == _behaviour_expected()
+
+
+# Resource variables (Variable in variable.rs and op/variable.go): the steps and lines of
+# examples/cpp/variable_example.cc, checked against numpy by variable_programs.
+RUST_VARIABLES = r"""
+use opgen_ops::{global_variables_initializer, ops, DataType, Error, Graph, Output, Session, Tensor};
+
+fn print(what: &str, session: &Session, fetch: &Output) -> Result<(), Error> {
+    let value = &session.run(&[], &[fetch.clone()], &[])?[0];
+    let cells: Vec<String> = value.data::<f32>()?.iter().map(|v| v.to_string()).collect();
+    println!("{}: {}", what, cells.join(" "));
+    Ok(())
+}
+
+fn constant(dims: &[i64], values: &[f32], graph: &Graph) -> Result<Output, Error> {
+    Ok(ops::const_(Tensor::new(dims, values)?, DataType::Float).build(graph)?.output(0))
+}
+
+fn main() -> Result<(), Error> {
+    let graph = Graph::new();
+    let weights = opgen_ops::Variable::builder()
+        .name("weights")
+        .const_initial_value(Tensor::new(&[2, 2], &[1f32, 2.0, 3.0, 4.0])?)
+        .build(&graph)?;
+    let counter = opgen_ops::Variable::builder()
+        .name("counter")
+        .data_type(DataType::Int64)
+        .shape([])
+        .build(&graph)?;
+    let init = global_variables_initializer(&graph)?;
+
+    let add = weights.assign_add(constant(&[2, 2], &[0.5; 4], &graph)?)?;
+    let ones = ops::ones_like(weights.read()?).build(&graph)?;
+    let sub = weights.assign_sub(&ones)?;
+    let assign = weights.assign(constant(&[2, 2], &[10.0, 20.0, 30.0, 40.0], &graph)?)?;
+    let read = weights.read()?;
+    let five = ops::const_(Tensor::scalar(5i64)?, DataType::Int64).build(&graph)?;
+    let one = ops::const_(Tensor::scalar(1i64)?, DataType::Int64).build(&graph)?;
+    let set_counter = counter.assign(&five)?;
+    let count = counter.assign_add(&one)?;
+
+    let session = Session::new(&graph)?;
+    session.run(&[], &[], &[init])?;
+    print("init", &session, &read)?;
+    for step in 1..=3 {
+        print(&format!("add_{}", step), &session, &add)?;
+    }
+    print("assign", &session, &assign)?;
+    for step in 1..=2 {
+        print(&format!("sub_{}", step), &session, &sub)?;
+    }
+    print("read", &session, &read)?;
+    let mut counts = vec![session.run(&[], &[set_counter], &[])?[0].data::<i64>()?[0]];
+    for _ in 0..3 {
+        counts.push(session.run(&[], &[count.clone()], &[])?[0].data::<i64>()?[0]);
+    }
+    let counts: Vec<String> = counts.iter().map(|c| c.to_string()).collect();
+    println!("counter: {}", counts.join(" "));
+
+    // A second session has values of its own: nothing is assigned there yet.
+    let fresh = Session::new(&graph)?;
+    let error = fresh.run(&[], &[read], &[]).unwrap_err();
+    println!("uninitialized: {:?} | {}", error.code, error.message);
+    let ints = ops::const_(Tensor::new(&[2, 2], &[1i32, 2, 3, 4])?, DataType::Int32).build(&graph)?;
+    let error = weights.assign(&ints).unwrap_err();
+    println!("wrong_dtype: {:?} | {}", error.code, error.message);
+    let error = weights.assign(constant(&[3], &[1.0, 2.0, 3.0], &graph)?).unwrap_err();
+    println!("wrong_shape: {:?} | {}", error.code, error.message);
+    println!("no_initializer: {}", counter.initializer().is_none());
+    println!("handle: {} {} {:?}", weights.handle().operation.op_type(), weights.name(),
+             weights.shape().0);
+    Ok(())
+}
+"""
+
+GO_VARIABLES = r"""
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	tf "opgen.dev/tf"
+	"opgen.dev/tf/op"
+)
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func print(what string, session *tf.Session, fetch tf.Output) {
+	out, err := session.Run(nil, []tf.Output{fetch}, nil)
+	must(err)
+	values, err := tf.TensorData[float32](out[0])
+	must(err)
+	cells := []string{}
+	for _, v := range values {
+		cells = append(cells, fmt.Sprint(v))
+	}
+	fmt.Printf("%s: %s\n", what, strings.Join(cells, " "))
+}
+
+func constant(s *op.Scope, dims []int64, values []float32) tf.Output {
+	t, err := tf.NewTensor(dims, values)
+	must(err)
+	c, err := op.Const(s, t, tf.Float)
+	must(err)
+	return c
+}
+
+func scalar(s *op.Scope, value int64) tf.Output {
+	t, err := tf.NewScalar(value)
+	must(err)
+	c, err := op.Const(s, t, tf.Int64)
+	must(err)
+	return c
+}
+
+func main() {
+	s := op.NewScope()
+	initial, err := tf.NewTensor([]int64{2, 2}, []float32{1, 2, 3, 4})
+	must(err)
+	weights, err := op.NewVariable(s, tf.Float, tf.MakeShape(2, 2), op.VariableName("weights"),
+		op.VariableInitialTensor(initial))
+	must(err)
+	counter, err := op.NewVariable(s, tf.Int64, tf.ScalarShape(), op.VariableName("counter"))
+	must(err)
+	init, err := op.GlobalVariablesInitializer(s)
+	must(err)
+
+	add, err := weights.AssignAdd(s, constant(s, []int64{2, 2}, []float32{0.5, 0.5, 0.5, 0.5}))
+	must(err)
+	current, err := weights.Read(s)
+	must(err)
+	ones, err := op.OnesLike(s, current)
+	must(err)
+	sub, err := weights.AssignSub(s, ones)
+	must(err)
+	assign, err := weights.Assign(s, constant(s, []int64{2, 2}, []float32{10, 20, 30, 40}))
+	must(err)
+	read, err := weights.Read(s)
+	must(err)
+	setCounter, err := counter.Assign(s, scalar(s, 5))
+	must(err)
+	count, err := counter.AssignAdd(s, scalar(s, 1))
+	must(err)
+
+	session, err := tf.NewSession(s.Graph())
+	must(err)
+	defer session.Close()
+	_, err = session.Run(nil, nil, []*tf.Operation{init})
+	must(err)
+	print("init", session, read)
+	for step := 1; step <= 3; step++ {
+		print(fmt.Sprintf("add_%d", step), session, add)
+	}
+	print("assign", session, assign)
+	for step := 1; step <= 2; step++ {
+		print(fmt.Sprintf("sub_%d", step), session, sub)
+	}
+	print("read", session, read)
+	counts := []string{}
+	for _, fetch := range []tf.Output{setCounter, count, count, count} {
+		out, err := session.Run(nil, []tf.Output{fetch}, nil)
+		must(err)
+		values, err := tf.TensorData[int64](out[0])
+		must(err)
+		counts = append(counts, fmt.Sprint(values[0]))
+	}
+	fmt.Printf("counter: %s\n", strings.Join(counts, " "))
+
+	// A second session has values of its own: nothing is assigned there yet.
+	fresh, err := tf.NewSession(s.Graph())
+	must(err)
+	defer fresh.Close()
+	_, err = fresh.Run(nil, []tf.Output{read}, nil)
+	fmt.Printf("uninitialized: %v | %s\n", err.(*tf.Error).Code, err.(*tf.Error).Message)
+	ints, err := tf.NewTensor([]int64{2, 2}, []int32{1, 2, 3, 4})
+	must(err)
+	intConst, err := op.Const(s, ints, tf.Int32)
+	must(err)
+	_, err = weights.Assign(s, intConst)
+	fmt.Printf("wrong_dtype: %v | %s\n", err.(*tf.Error).Code, err.(*tf.Error).Message)
+	_, err = weights.Assign(s, constant(s, []int64{3}, []float32{1, 2, 3}))
+	fmt.Printf("wrong_shape: %v | %s\n", err.(*tf.Error).Code, err.(*tf.Error).Message)
+	fmt.Printf("no_initializer: %v\n", counter.Initializer() == nil)
+	fmt.Printf("handle: %s %s %v\n", weights.Handle().Op.Type(), weights.Name(), weights.Shape().Dims)
+}
+"""
+
+
+def test_rust_variables_update_across_runs_as_numpy_computes(tmp_path, build_cache):
+    lines = variable_programs.check(_run_rust(tmp_path, build_cache, RUST_VARIABLES),
+                                    "FailedPrecondition", "InvalidArgument")
+    assert lines["no_initializer"] == "true"
+    assert lines["handle"] == "VarHandleOp weights Some([2, 2])"
+
+
+def test_go_variables_update_across_runs_as_numpy_computes(tmp_path, build_cache):
+    lines = variable_programs.check(_run_go(tmp_path, build_cache, GO_VARIABLES),
+                                    "FailedPrecondition", "InvalidArgument")
+    assert lines["no_initializer"] == "true"
+    assert lines["handle"] == "VarHandleOp weights [2 2]"

@@ -20,7 +20,8 @@ type Scope struct {
 	namespace string
 	device    string
 	control   []*tf.Operation
-	names     map[string]int // shared by every scope of one root
+	names     map[string]int   // shared by every scope of one root
+	variables *[]*tf.Operation // the initializers of the root's Variables (variable.go)
 }
 
 // NewScope is a root scope over a new graph.
@@ -28,7 +29,7 @@ func NewScope() *Scope { return NewScopeWithGraph(tf.NewGraph()) }
 
 // NewScopeWithGraph is a root scope adding to g.
 func NewScopeWithGraph(g *tf.Graph) *Scope {
-	return &Scope{graph: g, names: map[string]int{}}
+	return &Scope{graph: g, names: map[string]int{}, variables: &[]*tf.Operation{}}
 }
 
 // Graph is the scope's graph.

@@ -14,6 +14,9 @@
 //!
 //! Every C handle is owned by a Rust value that frees it on `Drop`; every C status
 //! becomes a `Result<_, Error>` carrying TensorFlow's error code.
+//!
+//! Resource variables: [`Variable`] (`read`, `assign`, `assign_add`, `assign_sub`) and
+//! [`global_variables_initializer`], in `variable.rs`.
 
 #![allow(clippy::all)]
 
@@ -26,6 +29,8 @@ use std::ptr::{self, NonNull};
 use std::rc::Rc;
 
 pub mod ops;
+mod variable;
+pub use variable::{global_variables_initializer, Variable, VariableBuilder};
 
 /// The C API this crate calls, declared by hand (no bindgen, no dependencies).
 #[allow(non_camel_case_types, dead_code)]
@@ -85,6 +90,18 @@ pub mod ffi {
         pub fn TF_NewGraph() -> *mut TF_Graph;
         pub fn TF_DeleteGraph(g: *mut TF_Graph);
         pub fn TF_GraphOperationByName(g: *mut TF_Graph, name: *const c_char) -> *mut TF_Operation;
+        pub fn TF_GraphGetTensorNumDims(
+            g: *mut TF_Graph,
+            output: TF_Output,
+            status: *mut TF_Status,
+        ) -> c_int;
+        pub fn TF_GraphGetTensorShape(
+            g: *mut TF_Graph,
+            output: TF_Output,
+            dims: *mut i64,
+            num_dims: c_int,
+            status: *mut TF_Status,
+        );
 
         pub fn TF_NewOperation(
             g: *mut TF_Graph,
@@ -519,6 +536,8 @@ struct GraphHandle {
     ptr: NonNull<ffi::TF_Graph>,
     /// op type -> how many default names were handed out for it
     default_names: RefCell<HashMap<String, usize>>,
+    /// the initializers of the graph's `Variable`s (operations the graph owns)
+    variable_initializers: RefCell<Vec<NonNull<ffi::TF_Operation>>>,
 }
 
 impl Drop for GraphHandle {
@@ -547,6 +566,7 @@ impl Graph {
             inner: Rc::new(GraphHandle {
                 ptr,
                 default_names: RefCell::new(HashMap::new()),
+                variable_initializers: RefCell::new(Vec::new()),
             }),
         }
     }

@@ -12,6 +12,8 @@
 //                  that becomes a Const operation
 //   Tensor         a shared, immutable TF_Tensor
 //   ClientSession  runs the scope's graph: Run(feeds, fetches)
+//   Variable       a resource variable (VarHandleOp): Read, Assign, AssignAdd, AssignSub,
+//                  Initializer; GlobalVariablesInitializer runs every initializer of a graph
 //
 // Every C handle is owned by an RAII object. Every failure of the C API is thrown as
 // opgen::Error, which carries TensorFlow's TF_Code; nothing here returns a status.
@@ -294,6 +296,8 @@ class InputList {
 };
 
 class Scope;
+class Variable;
+inline Operation GlobalVariablesInitializer(const Scope& scope);
 
 namespace internal {
 
@@ -434,6 +438,7 @@ class Scope {
     Scope scope;
     scope.graph_ = std::shared_ptr<TF_Graph>(graph, internal::GraphDeleter());
     scope.names_ = std::make_shared<Names>();
+    scope.initializers_ = std::make_shared<std::vector<Operation>>();
     return scope;
   }
 
@@ -500,6 +505,8 @@ class Scope {
   }
 
  private:
+  friend class Variable;  // adds its initializer to initializers_
+  friend Operation GlobalVariablesInitializer(const Scope& scope);
   Scope() = default;
 
   // Names handed out at one level of the scope tree; shared by the copies of a scope.
@@ -530,6 +537,8 @@ class Scope {
 
   std::shared_ptr<TF_Graph> graph_;
   std::shared_ptr<Names> names_;
+  // The initializers of the Variables made in the graph: shared by every scope of one root.
+  std::shared_ptr<std::vector<Operation>> initializers_;
   std::string prefix_;
   std::string op_name_;
   std::string device_;
@@ -599,6 +608,234 @@ class ClientSession {
   std::shared_ptr<TF_Graph> graph_;
   TF_Session* session_ = nullptr;
 };
+
+
+// ----------------------------------------------------------------- resource variables
+
+namespace internal {
+
+/// TensorFlow's name of a dtype ("float32", "int64"), as messages give it.
+inline std::string DataTypeName(TF_DataType dtype) {
+  static const char* const names[] = {
+      "invalid", "float32", "float64", "int32", "uint8", "int16", "int8", "string", "complex64",
+      "int64", "bool", "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
+      "complex128", "float16", "resource", "variant", "uint32", "uint64"};
+  int index = static_cast<int>(dtype);
+  if (index >= 0 && index < static_cast<int>(sizeof(names) / sizeof(names[0]))) return names[index];
+  return "dtype " + std::to_string(index);
+}
+
+/// The static shape shape inference gave `output`; an unknown rank when it gave none.
+inline PartialTensorShape StaticShape(TF_Graph* graph, const Output& output) {
+  Status status;
+  int rank = TF_GraphGetTensorNumDims(graph, output.c_output(), status.get());
+  if (TF_GetCode(status.get()) != TF_OK || rank < 0) return PartialTensorShape::UnknownRank();
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  TF_GraphGetTensorShape(graph, output.c_output(), dims.data(), rank, status.get());
+  if (TF_GetCode(status.get()) != TF_OK) return PartialTensorShape::UnknownRank();
+  return PartialTensorShape(std::move(dims));
+}
+
+/// Whether a value of shape `b` may be stored in a variable of shape `a` (unknown dims and
+/// ranks match anything).
+inline bool ShapesCompatible(const PartialTensorShape& a, const PartialTensorShape& b) {
+  if (a.unknown_rank() || b.unknown_rank()) return true;
+  if (a.dims().size() != b.dims().size()) return false;
+  for (size_t i = 0; i < a.dims().size(); ++i) {
+    if (a.dims()[i] >= 0 && b.dims()[i] >= 0 && a.dims()[i] != b.dims()[i]) return false;
+  }
+  return true;
+}
+
+inline std::string ShapeString(const PartialTensorShape& shape) {
+  if (shape.unknown_rank()) return "<unknown>";
+  std::string out = "(";
+  for (size_t i = 0; i < shape.dims().size(); ++i) {
+    if (i > 0) out += ", ";
+    out += shape.dims()[i] < 0 ? "None" : std::to_string(shape.dims()[i]);
+  }
+  return out + (shape.dims().size() == 1 ? ",)" : ")");
+}
+
+}  // namespace internal
+
+/// A resource variable, as TensorFlow's graph-mode ResourceVariable builds it: a
+/// VarHandleOp whose value a ClientSession keeps between Run calls (one value per
+/// session). The graph gets, for a variable named NAME (the scope's WithOpName, else
+/// "Variable", made unique):
+///   NAME                               VarHandleOp, shared_name NAME
+///   NAME/Initializer/initial_value     Const, for a constant initial value
+///   NAME/Assign                        AssignVariableOp: Initializer()
+/// Read, Assign, AssignAdd and AssignSub add operations named by the scope they are given
+/// (which must be of the variable's graph). A value of another dtype, or of a static shape
+/// that cannot be the variable's, is refused here with TF_INVALID_ARGUMENT; reading a
+/// variable no run has assigned fails in Run with TF_FAILED_PRECONDITION naming it.
+///
+///   Variable w(scope.WithOpName("w"), TF_FLOAT, {2}, {1.f, 2.f});
+///   Output step = w.AssignAdd(scope, {0.5f, 0.5f});    // the value after the update
+///   session.Run({}, {}, {GlobalVariablesInitializer(scope)});
+///   session.Run({step});                                 // {1.5, 2.5}
+class Variable {
+ public:
+  /// Optional attrs of the VarHandleOp; each setter returns a changed copy.
+  struct Attrs {
+    // User-provided, so that Attrs is no aggregate: braces go to the initial value.
+    Attrs() {}
+    /// The resource container ("" is the default one, "localhost").
+    Attrs Container(const std::string& value) const {
+      Attrs copy = *this;
+      copy.container_ = value;
+      return copy;
+    }
+    /// The name the variable's value is kept under; by default the VarHandleOp's name.
+    /// Variables of one session with the same shared name share their value.
+    Attrs SharedName(const std::string& value) const {
+      Attrs copy = *this;
+      copy.shared_name_ = value;
+      return copy;
+    }
+    std::string container_;
+    std::string shared_name_;
+  };
+  static Attrs Container(const std::string& value) { return Attrs().Container(value); }
+  static Attrs SharedName(const std::string& value) { return Attrs().SharedName(value); }
+
+  /// A variable of `dtype` and `shape` (-1 dims and UnknownRank() leave it open) without
+  /// an initial value: Initializer() throws; assign it before reading it.
+  Variable(const Scope& scope, TF_DataType dtype, const PartialTensorShape& shape,
+           const Attrs& attrs = Attrs())
+      : dtype_(dtype), shape_(shape) {
+    Build(scope, attrs, nullptr);
+  }
+  /// A variable of `dtype` and `shape` whose Initializer() assigns `initial_value`.
+  Variable(const Scope& scope, TF_DataType dtype, const PartialTensorShape& shape,
+           const Input& initial_value, const Attrs& attrs = Attrs())
+      : dtype_(dtype), shape_(shape) {
+    Build(scope, attrs, &initial_value);
+  }
+  /// A variable of the dtype and static shape of `initial_value`.
+  Variable(const Scope& scope, const Input& initial_value, const Attrs& attrs = Attrs()) {
+    Output value = initial_value.is_constant() ? Output() : initial_value.output();
+    dtype_ = value.op().c_op() != nullptr ? value.type() : initial_value.constant().dtype();
+    shape_ = value.op().c_op() != nullptr ? internal::StaticShape(scope.graph(), value)
+                                          : PartialTensorShape(initial_value.constant().shape());
+    Build(scope, attrs, &initial_value);
+  }
+
+  /// The DT_RESOURCE scalar naming the variable: the input of the generated
+  /// ReadVariableOp, AssignVariableOp... classes.
+  Output handle() const { return handle_; }
+  TF_DataType dtype() const { return dtype_; }
+  const PartialTensorShape& shape() const { return shape_; }
+  /// The VarHandleOp's name ("w", "layer/Variable_1").
+  const std::string& name() const { return name_; }
+
+  /// The operation assigning the initial value (run it once per session); throws
+  /// TF_FAILED_PRECONDITION for a variable made without one.
+  Operation Initializer() const {
+    if (initializer_.c_op() == nullptr)
+      throw Error(TF_FAILED_PRECONDITION, "variable '" + name_ + "' has no initial value");
+    return initializer_;
+  }
+
+  /// The value when the returned output is computed (a ReadVariableOp).
+  Output Read(const Scope& scope) const {
+    CheckScope(scope, "read");
+    internal::OperationBuilder builder(scope, "ReadVariableOp",
+                                       scope.GetUniqueNameForOp("ReadVariableOp"));
+    builder.AddInput(handle_);
+    builder.SetAttrType("dtype", dtype_);
+    return Output(builder.Finish(), 0);
+  }
+  /// Sets the value to `value`; returns the value read after the assignment (fetch it,
+  /// or run its op as a target, to assign).
+  Output Assign(const Scope& scope, const Input& value) const {
+    return Update(scope, "AssignVariableOp", "assign", value);
+  }
+  /// Adds `delta` (same shape); returns the value after the addition.
+  Output AssignAdd(const Scope& scope, const Input& delta) const {
+    return Update(scope, "AssignAddVariableOp", "add", delta);
+  }
+  /// Subtracts `delta` (same shape); returns the value after the subtraction.
+  Output AssignSub(const Scope& scope, const Input& delta) const {
+    return Update(scope, "AssignSubVariableOp", "subtract", delta);
+  }
+
+ private:
+  void Build(const Scope& scope, const Attrs& attrs, const Input* initial_value) {
+    graph_ = scope.graph();
+    name_ = scope.GetUniqueNameForOp("Variable");
+    internal::OperationBuilder handle(scope, "VarHandleOp", name_);
+    handle.SetAttrString("container", attrs.container_);
+    handle.SetAttrString("shared_name", attrs.shared_name_.empty() ? name_ : attrs.shared_name_);
+    handle.SetAttrString("debug_name", name_);
+    handle.SetAttrType("dtype", dtype_);
+    handle.SetAttrShape("shape", shape_);
+    handle_ = Output(handle.Finish(), 0);
+    if (initial_value == nullptr) return;
+    Output value;
+    if (initial_value->is_constant()) {
+      internal::OperationBuilder constant(scope, "Const", name_ + "/Initializer/initial_value");
+      constant.SetAttrTensor("value", initial_value->constant());
+      constant.SetAttrType("dtype", initial_value->constant().dtype());
+      value = Output(constant.Finish(), 0);
+    } else {
+      value = initial_value->output();
+    }
+    CheckValue(value, "assign");
+    internal::OperationBuilder assign(scope, "AssignVariableOp", name_ + "/Assign");
+    assign.AddInput(handle_);
+    assign.AddInput(value);
+    initializer_ = assign.Finish();
+    scope.initializers_->push_back(initializer_);
+  }
+
+  void CheckScope(const Scope& scope, const char* what) const {
+    if (scope.graph() != graph_)
+      throw Error(TF_INVALID_ARGUMENT, std::string("cannot ") + what + " variable '" + name_ +
+                                           "' in a scope of another graph");
+  }
+
+  void CheckValue(const Output& value, const char* what) const {
+    if (value.type() != dtype_)
+      throw Error(TF_INVALID_ARGUMENT, std::string("cannot ") + what + " a " +
+                                           internal::DataTypeName(value.type()) +
+                                           " value to variable '" + name_ + "' of dtype " +
+                                           internal::DataTypeName(dtype_));
+    PartialTensorShape shape = internal::StaticShape(graph_, value);
+    if (!internal::ShapesCompatible(shape_, shape))
+      throw Error(TF_INVALID_ARGUMENT, std::string("cannot ") + what + " a value of shape " +
+                                           internal::ShapeString(shape) + " to variable '" +
+                                           name_ + "' of shape " + internal::ShapeString(shape_));
+  }
+
+  Output Update(const Scope& scope, const char* op_type, const char* what,
+                const Input& value) const {
+    CheckScope(scope, what);
+    Output operand = scope.AsOutput(value);
+    CheckValue(operand, what);
+    internal::OperationBuilder builder(scope, op_type, scope.GetUniqueNameForOp(op_type));
+    builder.AddInput(handle_);
+    builder.AddInput(operand);
+    Operation update = builder.Finish();
+    return Read(scope.WithControlDependencies(std::vector<Operation>{update}));
+  }
+
+  TF_Graph* graph_ = nullptr;
+  std::string name_;
+  TF_DataType dtype_ = TF_FLOAT;
+  PartialTensorShape shape_;
+  Output handle_;
+  Operation initializer_;
+};
+
+/// One NoOp ("init", made unique) that runs the initializers of every Variable made in
+/// the scope's graph (through any scope of its root) so far.
+inline Operation GlobalVariablesInitializer(const Scope& scope) {
+  Scope with_deps = scope.WithControlDependencies(*scope.initializers_);
+  internal::OperationBuilder builder(with_deps, "NoOp", with_deps.GetUniqueNameForOp("init"));
+  return builder.Finish();
+}
 
 }  // namespace opgen
 
