@@ -24,7 +24,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def raw_values() -> dict[str, np.ndarray]:

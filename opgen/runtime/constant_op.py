@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from opgen.runtime import _convert, dtypes, graph_mode
+from opgen.runtime import _convert, _strings, dtypes, graph_mode
 from opgen.runtime.errors import InvalidArgumentError
 from opgen.runtime.tensor import Tensor, _from_numpy
 
@@ -47,6 +47,11 @@ def _as_numpy(value: Any, want: dtypes.DType | None) -> np.ndarray:
         if want is not None and value.dtype != want:
             raise TypeError(f"expected a {want.name} tensor, got a {value.dtype.name} tensor")
         return value.numpy()
+    if want == dtypes.string or (want is None and _strings.is_string_value(value)):
+        try:  # an object array of bytes (str is encoded as UTF-8)
+            return _strings.string_array(value)
+        except InvalidArgumentError as e:
+            raise TypeError(str(e)) from None
     if want is not None and want.numpy_dtype is None:
         raise TypeError(f"cannot make a {want.name} constant from Python values")
     if isinstance(value, (np.ndarray, np.generic)):

@@ -103,7 +103,7 @@ def test_missing_checkpoint_and_name(tmp_path):
 
 
 def test_dtype_mismatch_names_the_tensor():
-    with pytest.raises(errors.InvalidArgumentError, match="'floats'.*float.*int32"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"'floats'.*float.*int32"):
         _restore(FIXTURES / "raw", ["floats"], [opgen.int32])
 
 
@@ -118,7 +118,7 @@ def test_corrupt_data_is_data_loss(tmp_path):
     data = bytearray((tmp_path / "raw.data-00000-of-00001").read_bytes())
     data[-3] ^= 0x40  # inside the last tensor, "u8"
     (tmp_path / "raw.data-00000-of-00001").write_bytes(bytes(data))
-    with pytest.raises(errors.DataLossError, match="'u8'.*checksum"):
+    with pytest.raises(errors.DataLossError, match=r"'u8'.*checksum"):
         _restore(prefix, ["u8"], [opgen.uint8])
     _restore(prefix, ["floats"], [opgen.float32])  # the others still read
 
@@ -131,7 +131,7 @@ def test_truncated_files_are_data_loss(tmp_path):
         _restore(prefix, ["u8"], [opgen.uint8])
     index = tmp_path / "raw.index"
     index.write_bytes(index.read_bytes()[:-10])
-    with pytest.raises(errors.DataLossError, match="raw.index"):
+    with pytest.raises(errors.DataLossError, match=r"raw\.index"):
         _restore(prefix, ["floats"], [opgen.float32])
 
 

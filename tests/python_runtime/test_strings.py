@@ -78,7 +78,7 @@ def test_graph_const_feed_fetch_and_graph_def():
     assert out_fed.dtype == object and list(out_fed) == [b"fed", b"y" * 50]
     assert list(out_const) == VALUES
     gd = g.as_graph_def()
-    const = [n for n in gd.node if n.op == "Const"][0]
+    const = next(n for n in gd.node if n.op == "Const")
     assert list(const.attr["value"].tensor.string_val) == VALUES
     # ... and the GraphDef imports and runs again
     g2 = opgen.Graph()
