@@ -82,10 +82,12 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
     """`value` as a C-contiguous numpy array of `dtype` (or of its own / the default
     dtype when `dtype` is None). InvalidArgumentError, naming `what`, when TensorFlow
     would not convert it. Strings come as an object array of bytes (_strings.py)."""
-    if dtype == dtypes.string or (dtype is None and _strings.is_string_value(value)):
+    if dtype == dtypes.string:
         return _strings.string_array(value, what)
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
+        if dtype is None and array.dtype.kind in "SUO":
+            return _strings.string_array(array, what)
         if dtype is not None and array.dtype != dtype.numpy_dtype:
             if dtype.numpy_dtype is None or not castable_on_conversion(dtype, dtypes.as_dtype(array.dtype)):
                 raise InvalidArgumentError(
@@ -93,6 +95,8 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
             array = array.astype(dtype.numpy_dtype)
     elif dtype is None:
         array = default_numpy_value(value)
+        if array.dtype.kind in "SU":  # bytes / str (and lists of them)
+            return _strings.string_array(value, what)
         if array.dtype.kind in "OUS":
             raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
     else:

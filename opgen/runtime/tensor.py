@@ -319,10 +319,12 @@ def _convert(value: Any, want: dtypes.DType | None, strict: bool) -> Tensor:
     as_value = getattr(value, "_opgen_value", None)
     if as_value is not None:  # an opgen.Variable: its current value
         return _convert(as_value(), want, strict)
-    if want == dtypes.string or (want is None and _strings.is_string_value(value)):
+    if want == dtypes.string:
         return _from_numpy(_strings.string_array(value), dtypes.string)
     if want is None:
         array = default_numpy_value(value)
+        if array.dtype.kind in "SU":  # bytes / str (and lists of them)
+            return _from_numpy(_strings.string_array(value), dtypes.string)
         if array.dtype == object:
             raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
         return _from_numpy(array, dtypes.as_dtype(array.dtype))
