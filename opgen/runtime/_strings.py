@@ -23,20 +23,6 @@ _TSTRING_SIZE = 24
 _SMALL, _LARGE, _OFFSET, _VIEW = 0, 1, 2, 3
 
 
-def is_string_value(value) -> bool:
-    """Whether `value` (numpy data or Python values) holds strings."""
-    if isinstance(value, (bytes, str)):
-        return True
-    if isinstance(value, (np.ndarray, np.generic)):
-        return np.asarray(value).dtype.kind in "SUO"
-    if isinstance(value, (list, tuple)):
-        try:
-            return np.asarray(value).dtype.kind in "SU"
-        except (ValueError, OverflowError):
-            return False
-    return False
-
-
 def _as_bytes(item, what: str) -> bytes:
     if isinstance(item, bytes):
         return item
