@@ -3,11 +3,6 @@
 
 #include "kernel_util.h"
 
-namespace opgen::cpu {
-// checkpoint.cc: SaveV2, RestoreV2, MergeV2Checkpoints (host only; no CUDA twin)
-void RegisterCheckpointKernels(TF_Status* status);
-}  // namespace opgen::cpu
-
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
