@@ -4,9 +4,11 @@
 //                                      BundleEntryProto (dtype, shape, shard, offset,
 //                                      size, masked crc32c of the tensor's bytes)
 //   <prefix>.data-NNNNN-of-MMMMM       the tensors' bytes, one file per shard
-// A tensor's bytes are its little-endian elements; a string tensor's are the varint64
-// lengths of its elements, a fixed32 masked crc32c of those length bytes, then the
-// elements' bytes. Files are written under temporary names and renamed, so a failed
+// A tensor's bytes are its little-endian elements, and its entry's crc32c is theirs. A
+// string tensor's bytes are the varint64 lengths of its elements, a fixed32 masked
+// crc32c, then the elements' bytes; both crcs run over each length as 4 little-endian
+// bytes (not over the varints), the entry's continuing over the stored crc and the bytes
+// (as TensorFlow computes them; tests compare with files TensorFlow writes). Files are written under temporary names and renamed, so a failed
 // save leaves the previous checkpoint whole. Errors come as TF_Status codes and
 // messages that name the tensor and the file.
 #pragma once
