@@ -206,3 +206,16 @@ def test_saver_graph_mode(tmp_path):
         np.testing.assert_array_equal(sess.run(v.value()), [1.0, 2.0])
         assert sess.run(s.value()) == b"text"
     assert g.get_operation_by_name("save/SaveV2").type == "SaveV2"
+
+
+def test_graph_building_checks_operand_ranks():
+    g = opgen.Graph()
+    with g.as_default():
+        prefixes = g.create_op("Placeholder", [], {"dtype": opgen.string, "shape": [2]},
+                               name="prefixes").outputs[0]
+        with pytest.raises(errors.InvalidArgumentError, match="prefix"):
+            ops.restore_v2(prefixes, ["a"], [""], [opgen.float32])
+        with pytest.raises(errors.InvalidArgumentError, match="length"):
+            ops.save_v2("p", ["a", "b"], [""], [np.zeros(1, np.float32)] * 2)
+        restored = ops.restore_v2("p", ["a"], [""], [opgen.float32])
+        assert restored[0].shape is None  # known only from the file
