@@ -219,3 +219,30 @@ def test_graph_building_checks_operand_ranks():
             ops.save_v2("p", ["a", "b"], [""], [np.zeros(1, np.float32)] * 2)
         restored = ops.restore_v2("p", ["a"], [""], [opgen.float32])
         assert restored[0].shape is None  # known only from the file
+
+
+def test_saver_object_checkpoint_by_name_and_missing_names(expected, tmp_path):
+    v = opgen.Variable(np.zeros(3, np.float32), name="v")
+    opgen.train.Saver({"v/.ATTRIBUTES/VARIABLE_VALUE": v}).restore(None, str(FIXTURES / "object"))
+    _assert_equal(v.numpy(), expected["object/v/.ATTRIBUTES/VARIABLE_VALUE"], "v")
+    with pytest.raises(errors.NotFoundError, match="Key v not found"):
+        opgen.train.Saver([v]).restore(None, str(FIXTURES / "object"))
+    g = opgen.Graph()
+    with g.as_default():
+        w = opgen.Variable(np.zeros(2, np.float32), name="missing")
+        saver = opgen.train.Saver()
+    with opgen.Session(graph=g) as sess, pytest.raises(errors.NotFoundError, match="missing"):
+        saver.restore(sess, str(FIXTURES / "saver"))
+    assert w.name == "missing:0"
+
+
+def test_saver_keeps_max_to_keep(tmp_path):
+    v = opgen.Variable(np.zeros(1, np.float32), name="v")
+    saver = opgen.train.Saver([v], max_to_keep=2)
+    for step in range(4):
+        saver.save(None, str(tmp_path / "m"), global_step=step)
+    assert sorted(p for p in os.listdir(tmp_path) if p.endswith(".index")) == \
+        ["m-2.index", "m-3.index"]
+    state = (tmp_path / "checkpoint").read_text()
+    assert 'model_checkpoint_path: "m-3"' in state and 'all_model_checkpoint_paths: "m-2"' in state
+    assert opgen.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "m-3")
