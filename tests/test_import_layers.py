@@ -15,13 +15,13 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "opgen"
 RUNTIME_LAYERS = [
     ["errors", "dtypes"],                        # no runtime dependency at all
     ["_lib"],                                    # ctypes declarations of the C ABI
-    ["_context", "_convert"],                    # fast path choice, eager context; value rules
+    ["_context", "_convert", "_strings"],        # fast path choice, eager context; value rules
     ["_opplan", "_dlpack", "_tensor_storage",    # registry, plans, attr table; DLPack export
      "_promotion", "_slicing", "_boolean_mask", "_operators"],    # Tensor/Output operators: dtype rules, indices
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
-    ["constant_op", "variables"],
+    ["constant_op", "variables", "checkpoint"],
     ["__init__"],
 ]
 

@@ -88,6 +88,7 @@ __all__ = [
     "maximum",
     "mean",
     "merge",
+    "merge_v2_checkpoints",
     "min",
     "minimum",
     "mirror_pad",
@@ -114,8 +115,10 @@ __all__ = [
     "reshape",
     "resize_bilinear",
     "resize_nearest_neighbor",
+    "restore_v2",
     "round",
     "rsqrt",
+    "save_v2",
     "select",
     "select_v2",
     "selu",
@@ -1425,6 +1428,13 @@ class _MergeOutput(NamedTuple):
     value_index: OpOutput
 
 def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput: ...
+def merge_v2_checkpoints(
+    checkpoint_prefixes: TensorLike,
+    destination_prefix: TensorLike,
+    delete_old_dirs: bool = ...,
+    allow_missing_files: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def min(
     input: GraphOutput,
@@ -1824,6 +1834,46 @@ def resize_nearest_neighbor(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def restore_v2(
+    prefix: GraphOutput,
+    tensor_names: TensorLike,
+    shape_and_slices: TensorLike,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def restore_v2(
+    prefix: TensorLike,
+    tensor_names: GraphOutput,
+    shape_and_slices: TensorLike,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def restore_v2(
+    prefix: TensorLike,
+    tensor_names: TensorLike,
+    shape_and_slices: GraphOutput,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def restore_v2(
+    prefix: EagerTensorLike,
+    tensor_names: EagerTensorLike,
+    shape_and_slices: EagerTensorLike,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def restore_v2(
+    prefix: TensorLike,
+    tensor_names: TensorLike,
+    shape_and_slices: TensorLike,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def round(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -1835,6 +1885,13 @@ def rsqrt(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def rsqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+def save_v2(
+    prefix: TensorLike,
+    tensor_names: TensorLike,
+    shape_and_slices: TensorLike,
+    tensors: Sequence[TensorLike],
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def select(
     condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None

@@ -209,6 +209,43 @@ def merge(inputs: Sequence[TensorLike], name: str | None = None) -> _MergeOutput
     return _MergeOutput._make(_out)
 
 
+def merge_v2_checkpoints(
+    checkpoint_prefixes: TensorLike,
+    destination_prefix: TensorLike,
+    delete_old_dirs: bool = True,
+    allow_missing_files: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Merges checkpoints saved in parts into one.
+
+    The data files of the parts are renamed to the destination's and one index is written for all; the parts' index files are deleted.
+
+    Args:
+      checkpoint_prefixes: A `Tensor` of type `string`.
+        The prefixes of the parts (a vector).
+      destination_prefix: A `Tensor` of type `string`.
+        The prefix of the merged checkpoint (a scalar).
+      delete_old_dirs: An optional `bool`. Defaults to `True`.
+        Also delete the parts' directories (when empty).
+      allow_missing_files: An optional `bool`. Defaults to `False`.
+        Skip parts that do not exist.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "MergeV2Checkpoints",
+        [checkpoint_prefixes, destination_prefix],
+        {
+            "delete_old_dirs": delete_old_dirs,
+            "allow_missing_files": allow_missing_files,
+        },
+        name,
+    )
+    return _out or None
+
+
 def min(
     input: TensorLike,
     reduction_indices: TensorLike,

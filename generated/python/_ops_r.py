@@ -238,6 +238,38 @@ def resize_nearest_neighbor(
     return _out[0]
 
 
+def restore_v2(
+    prefix: TensorLike,
+    tensor_names: TensorLike,
+    shape_and_slices: TensorLike,
+    dtypes: Sequence[DTypeLike],
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Reads tensors from a tensor-bundle checkpoint.
+
+    NOT_FOUND for a missing checkpoint or a name it lacks, INVALID_ARGUMENT when a tensor's dtype is not the one asked for, DATA_LOSS for a truncated or corrupted file (checksums are checked).
+
+    Args:
+      prefix: A `Tensor` of type `string`.
+        The checkpoint's path prefix (a scalar).
+      tensor_names: A `Tensor` of type `string`.
+        The names of the tensors to read (a vector).
+      shape_and_slices: A `Tensor` of type `string`.
+        Empty strings (slices are not supported).
+      dtypes: A `list(type)` with at least 1 elements.
+        The dtypes of the tensors to read.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `dtypes`.
+      The tensors read, one per name.
+    """
+    _out = _execute_op(
+        "RestoreV2", [prefix, tensor_names, shape_and_slices], {"dtypes": dtypes}, name
+    )
+    return _out[0]
+
+
 def round(x: TensorLike, name: str | None = None) -> OpOutput:
     """Rounds `x` to the nearest integer, halves to even (banker's rounding).
 

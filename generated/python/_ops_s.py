@@ -16,6 +16,37 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def save_v2(
+    prefix: TensorLike,
+    tensor_names: TensorLike,
+    shape_and_slices: TensorLike,
+    tensors: Sequence[TensorLike],
+    name: str | None = None,
+) -> OpNode:
+    """Saves tensors in the tensor-bundle checkpoint format.
+
+    Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` under temporary names, then renames them, so that a failed save leaves an earlier checkpoint at `prefix` whole. Only whole tensors are saved: every `shape_and_slices` entry must be empty.
+
+    Args:
+      prefix: A `Tensor` of type `string`.
+        The checkpoint's path prefix (a scalar).
+      tensor_names: A `Tensor` of type `string`.
+        The names to save the tensors under (a vector).
+      shape_and_slices: A `Tensor` of type `string`.
+        Empty strings (slices are not supported).
+      tensors: A list of `Tensor` objects.
+        The tensors to save, one per name.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "SaveV2", [prefix, tensor_names, shape_and_slices, tensors], {}, name
+    )
+    return _out or None
+
+
 def select(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput:

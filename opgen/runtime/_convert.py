@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import _lib, dtypes
+from opgen.runtime import _lib, _strings, dtypes
 from opgen.runtime.errors import InvalidArgumentError, UnimplementedError
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
@@ -81,9 +81,13 @@ _memmove = ctypes.memmove
 def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarray:
     """`value` as a C-contiguous numpy array of `dtype` (or of its own / the default
     dtype when `dtype` is None). InvalidArgumentError, naming `what`, when TensorFlow
-    would not convert it."""
+    would not convert it. Strings come as an object array of bytes (_strings.py)."""
+    if dtype == dtypes.string:
+        return _strings.string_array(value, what)
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
+        if dtype is None and array.dtype.kind in "SUO":
+            return _strings.string_array(array, what)
         if dtype is not None and array.dtype != dtype.numpy_dtype:
             if dtype.numpy_dtype is None or not castable_on_conversion(dtype, dtypes.as_dtype(array.dtype)):
                 raise InvalidArgumentError(
@@ -91,6 +95,8 @@ def as_array(value, dtype: dtypes.DType | None, what: str = "value") -> np.ndarr
             array = array.astype(dtype.numpy_dtype)
     elif dtype is None:
         array = default_numpy_value(value)
+        if array.dtype.kind in "SU":  # bytes / str (and lists of them)
+            return _strings.string_array(value, what)
         if array.dtype.kind in "OUS":
             raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
     else:
@@ -126,6 +132,8 @@ _SMALL_BYTES = 4096
 def new_tf_tensor(array: np.ndarray, dtype_enum: int) -> int:
     """A fresh ``TF_Tensor*`` holding a copy of the C-contiguous `array`; the caller
     frees it with TF_DeleteTensor."""
+    if dtype_enum == _strings.STRING_ENUM:
+        return _strings.new_string_tensor(_strings.string_array(array))
     runtime = _lib.lib()
     ndim = array.ndim
     dims = (_c_int64 * ndim)(*array.shape) if ndim else None
@@ -143,6 +151,9 @@ def to_numpy(tensor: int) -> np.ndarray:
     """A numpy copy of a ``TF_Tensor*`` (which stays the caller's to free)."""
     runtime = _lib.graph_lib()
     dtype = dtypes.as_dtype(runtime.TF_TensorType(tensor))
+    if dtype == dtypes.string:
+        shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))
+        return _strings.string_tensor_to_numpy(tensor, shape)
     if dtype.numpy_dtype is None:
         raise UnimplementedError(f"{dtype.name} tensors cannot be read into numpy yet")
     shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))

@@ -37,6 +37,7 @@ _SIGNATURES = {
     "TF_DeleteTensor": (None, [c_void_p]),
     "TF_TensorData": (c_void_p, [c_void_p]),
     "TF_TensorByteSize": (c_size_t, [c_void_p]),
+    "TF_StringCopy": (None, [c_void_p, c_char_p, c_size_t]),
     "TFE_NewContextOptions": (c_void_p, []),
     "TFE_DeleteContextOptions": (None, [c_void_p]),
     "TFE_NewContext": (c_void_p, [c_void_p, c_void_p]),

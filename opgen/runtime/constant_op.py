@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from opgen.runtime import _convert, dtypes, graph_mode
+from opgen.runtime import _convert, _strings, dtypes, graph_mode
 from opgen.runtime.errors import InvalidArgumentError
 from opgen.runtime.tensor import Tensor, _from_numpy
 
@@ -47,6 +47,10 @@ def _as_numpy(value: Any, want: dtypes.DType | None) -> np.ndarray:
         if want is not None and value.dtype != want:
             raise TypeError(f"expected a {want.name} tensor, got a {value.dtype.name} tensor")
         return value.numpy()
+    strings = isinstance(value, (bytes, str)) or (
+        isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "SUO")
+    if want == dtypes.string or (want is None and strings):
+        return _string_array(value)
     if want is not None and want.numpy_dtype is None:
         raise TypeError(f"cannot make a {want.name} constant from Python values")
     if isinstance(value, (np.ndarray, np.generic)):
@@ -55,6 +59,8 @@ def _as_numpy(value: Any, want: dtypes.DType | None) -> np.ndarray:
     try:
         if want is None:
             array = _convert.default_numpy_value(value)
+            if array.dtype.kind in "SU":  # lists of bytes / str
+                return _string_array(value)
             if array.dtype.kind in "OUSV":
                 raise TypeError(f"cannot convert {_convert.short_repr(value)} to a tensor")
             return array
@@ -63,6 +69,13 @@ def _as_numpy(value: Any, want: dtypes.DType | None) -> np.ndarray:
         raise TypeError(e.message) from None
     except ValueError as e:  # (ragged nested lists)
         raise TypeError(f"cannot convert {_convert.short_repr(value)} to a tensor: {e}") from None
+
+
+def _string_array(value: Any) -> np.ndarray:
+    try:  # an object array of bytes (str is encoded as UTF-8)
+        return _strings.string_array(value)
+    except InvalidArgumentError as e:
+        raise TypeError(e.message) from None
 
 
 def _with_shape(array: np.ndarray, shape: tuple[int, ...], value: Any) -> np.ndarray:

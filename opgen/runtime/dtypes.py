@@ -159,6 +159,8 @@ def as_dtype(value) -> DType:
         np_dtype = np_dtype.newbyteorder("=")
     if np_dtype in _BY_NUMPY:
         return _BY_NUMPY[np_dtype]
+    if np_dtype.kind in "SUO":  # bytes, str and object arrays hold strings, as in TensorFlow
+        return string
     raise TypeError(f"numpy dtype {np_dtype} has no opgen equivalent")
 
 

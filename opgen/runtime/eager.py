@@ -166,8 +166,9 @@ def _execute_op_python(op_type: str, inputs, attrs, name=None):
     finally:
         lib.OPGEN_DeleteEagerKernel(kernel)
     tensors = [Tensor._from_tf_tensor(outputs[i]) for i in range(num_outputs)]
-    if len(plan.op_def.output_arg) == 1 and len(tensors) == 1 and counts == [1]:
-        return tensors
+    if len(plan.op_def.output_arg) == 1 and len(tensors) == 1 and counts == [1] and not (
+            plan.op_def.output_arg[0].number_attr or plan.op_def.output_arg[0].type_list_attr):
+        return tensors  # (a list arg of one tensor is still a list: IdentityN([x]))
     return plan.group_outputs(tensors, counts)
 
 

@@ -227,10 +227,12 @@ class _FeedSpec:
     def __init__(self, output: Output):
         self.output = output
         self.dtype = output.dtype
-        if self.dtype.numpy_dtype is None:
+        # strings: object arrays of bytes (_convert.as_array converts other data)
+        np_dtype = np.dtype(object) if self.dtype == dtypes.string else self.dtype.numpy_dtype
+        if np_dtype is None:
             raise UnimplementedError(f"feeding {self.dtype.name} tensors ({output.name}) is not "
                                      "supported yet")
-        self.np_dtype = self.dtype.numpy_dtype
+        self.np_dtype = np_dtype
         self.enum = self.dtype.as_datatype_enum
         self.shape = output.shape  # None, or a tuple with None for unknown dims
         # Scalars whose type says they need no conversion check take the fast path:
@@ -374,6 +376,11 @@ def _feed_output(graph: Graph, key) -> Output:
 def _output_reader(dtype: dtypes.DType):
     """A function copying a fetched ``TF_Tensor*`` of `dtype` into numpy: an array, or
     for a rank-0 tensor a numpy scalar, as TensorFlow's Session.run returns them."""
+    if dtype == dtypes.string:  # object arrays of bytes; bytes for a scalar
+        def read_strings(tensor):
+            value = _convert.to_numpy(tensor)
+            return value[()] if value.ndim == 0 else value
+        return read_strings
     if dtype.numpy_dtype is None:
         return _convert.to_numpy  # raises UnimplementedError naming the dtype
     runtime = _lib.graph_lib()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from opgen.runtime import _context, _dlpack, _lib, dtypes
+from opgen.runtime import _context, _dlpack, _lib, _strings, dtypes
 from opgen.runtime._convert import (
     castable_on_conversion,
     default_numpy_value,
@@ -91,6 +91,8 @@ class Tensor(TensorOperators, _StorageBase):
     @property
     def __array_interface__(self) -> dict[str, Any]:
         np_dtype = self._dtype.numpy_dtype
+        if self._dtype == dtypes.string:  # numpy then asks __array__
+            raise AttributeError("string tensors have no __array_interface__; use numpy()")
         if np_dtype is None:
             raise TypeError(f"a {self._dtype.name} tensor has no numpy equivalent")
         if np.dtype(np_dtype.str) != np_dtype:
@@ -133,6 +135,9 @@ class Tensor(TensorOperators, _StorageBase):
         return _dlpack.dlpack_device(self)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._dtype == dtypes.string:  # an object array of bytes, always a copy
+            strings = _strings.string_tensor_to_numpy(self._tensor, self._shape)  # type: ignore[arg-type]
+            return strings if dtype is None else strings.astype(dtype)
         on_host = self._on_host
         if copy is False and not on_host:
             raise ValueError(f"the data of a tensor on {self.device} reaches numpy only as a "
@@ -258,6 +263,13 @@ def dtype_of(value: Any) -> dtypes.DType:
 
 def _from_numpy(array: np.ndarray, dtype: dtypes.DType) -> Tensor:
     runtime = _lib.lib()
+    if dtype == dtypes.string:
+        raw = _strings.new_string_tensor(_strings.string_array(array))
+        status = _lib.thread_status()
+        handle = runtime.TFE_NewTensorHandle(raw, status.ptr)
+        runtime.TF_DeleteTensor(raw)
+        raise_for_status(status)
+        return Tensor(handle)
     if not array.dtype.isnative:  # byte-swapped data: tensors hold the machine's order
         array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:  # (np.ascontiguousarray would make scalars 1-d)
@@ -307,8 +319,12 @@ def _convert(value: Any, want: dtypes.DType | None, strict: bool) -> Tensor:
     as_value = getattr(value, "_opgen_value", None)
     if as_value is not None:  # an opgen.Variable: its current value
         return _convert(as_value(), want, strict)
+    if want == dtypes.string:
+        return _from_numpy(_strings.string_array(value), dtypes.string)
     if want is None:
         array = default_numpy_value(value)
+        if array.dtype.kind in "SU":  # bytes / str (and lists of them)
+            return _from_numpy(_strings.string_array(value), dtypes.string)
         if array.dtype == object:
             raise InvalidArgumentError(f"cannot convert {short_repr(value)} to a tensor")
         return _from_numpy(array, dtypes.as_dtype(array.dtype))

@@ -18,6 +18,7 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
     for (const std::string& spec : op.outputs) TF_OpDefinitionBuilderAddOutput(b, spec.c_str());
     if (op.is_commutative) TF_OpDefinitionBuilderSetIsCommutative(b, true);
     if (op.is_aggregate) TF_OpDefinitionBuilderSetIsAggregate(b, true);
+    if (op.is_stateful) TF_OpDefinitionBuilderSetIsStateful(b, true);
     TF_OpDefinitionBuilderSetShapeInferenceFunction(b, op.shape_fn);
     OPGEN_OpDefinitionBuilderSetSummary(b, op.summary.c_str());
     OPGEN_OpDefinitionBuilderSetDescription(b, op.description.c_str());
@@ -58,6 +59,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
+                      opgen::RegisterIoOps,
                       opgen::RegisterFusedOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;

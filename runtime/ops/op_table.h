@@ -24,6 +24,7 @@ struct OpRegistration {
   std::vector<std::pair<std::string, std::string>> arg_docs;
   bool is_commutative = false;
   bool is_aggregate = false;
+  bool is_stateful = false;
 };
 
 // Registers each op in turn; stops at the first failure, leaving it in `status`.
@@ -41,6 +42,7 @@ void RegisterListOps(TF_Status* status);         // list_ops.cc
 void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
 void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.cc
+void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one

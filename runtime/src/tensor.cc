@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "core_types.h"
 #include "host_block_cache.h"
+#include "string_tensor.h"
 
 namespace opgen {
 
@@ -87,6 +89,22 @@ TensorBuffer* TensorBuffer::Allocate(size_t len) {
   return new TensorBuffer(data, len, FreeAligned, nullptr);
 }
 
+// TF_STRING buffers: zeroed (empty SMALL strings), and their elements' heap memory is
+// freed with them (string_tensor.h).
+static void FreeStrings(void* data, size_t len, void*) {
+  DeallocStrings(data, len / sizeof(TF_TString));
+  std::free(data);
+}
+
+TensorBuffer* AllocateStringBuffer(size_t len) {
+  if (len > static_cast<size_t>(PTRDIFF_MAX)) return nullptr;
+  const size_t padded = LargeBufferSize(len, kAlignment);
+  void* data = std::aligned_alloc(kAlignment, padded);
+  if (data == nullptr) return nullptr;
+  std::memset(data, 0, padded);
+  return new TensorBuffer(data, len, FreeStrings, nullptr);
+}
+
 TensorBuffer::~TensorBuffer() {
   if (deallocator_ != nullptr) deallocator_(data_, len_, arg_);
 }
@@ -158,7 +176,8 @@ const char* DataTypeName(TF_DataType dtype) {
 // Whether `len` bytes are exactly what dims x dtype need (types without a fixed
 // element size accept any length).
 static bool LengthMatches(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
-  size_t element = TF_DataTypeSize(dtype);
+  // A string element is a TF_TString, though TF_DataTypeSize says 0 as TensorFlow's does.
+  size_t element = dtype == TF_STRING ? sizeof(TF_TString) : TF_DataTypeSize(dtype);
   if (element == 0) return true;
   int64_t n = 1;  // (no vector: this runs for every tensor an op makes)
   for (int i = 0; i < num_dims; ++i) {
@@ -209,7 +228,8 @@ TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dim
       !opgen::LengthMatches(dtype, dims, num_dims, len))
     return nullptr;
   try {
-    opgen::TensorBuffer* buffer = opgen::TensorBuffer::Allocate(len);
+    opgen::TensorBuffer* buffer = dtype == TF_STRING ? opgen::AllocateStringBuffer(len)
+                                                     : opgen::TensorBuffer::Allocate(len);
     if (buffer == nullptr) return nullptr;
     return new TF_Tensor(dtype, std::vector<int64_t>(dims, dims + num_dims), buffer);
   } catch (const std::bad_alloc&) {

@@ -190,6 +190,7 @@ std::string SerializeKernelList(const std::vector<KernelDefProto>& kernels) {
 // ---- TensorProto: writer and reader --------------------------------------------------
 
 #include "core_types.h"
+#include "string_tensor.h"
 
 namespace opgen {
 namespace {
@@ -632,13 +633,21 @@ bool ParseKernelDef(std::string_view bytes, KernelDefProto* out, std::string* er
 }
 
 bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out) {
-  if (TF_DataTypeSize(tensor->dtype) == 0) return false;
+  const bool strings = tensor->dtype == TF_STRING;
+  if (TF_DataTypeSize(tensor->dtype) == 0 && !strings) return false;
   Writer w;
   w.OptionalVarint(1, static_cast<uint64_t>(tensor->dtype));
   Shape shape;
   shape.unknown_rank = false;
   shape.dims = tensor->dims;
   w.Bytes(2, SerializeShape(shape));
+  if (strings) {  // string_val, one per element, as TensorFlow writes string tensors
+    const TF_TString* elements = StringElements(tensor);
+    const int64_t n = NumElements(tensor->dims);
+    for (int64_t i = 0; i < n; ++i) w.Bytes(8, std::string(StringElement(&elements[i])));
+    *out = w.str();
+    return true;
+  }
   std::string content(static_cast<const char*>(tensor->buffer->data()), tensor->buffer->size());
   w.OptionalString(4, content);
   *out = w.str();
@@ -656,6 +665,7 @@ struct TensorProtoFields {
   std::vector<float> floats;
   std::vector<double> doubles;
   std::vector<int64_t> ints;  // int_val, int64_val, bool_val, half_val bits
+  std::vector<Bytes> strings;  // string_val, views of the bytes being read
 };
 
 // Whether typed values (rather than tensor_content) can fill a tensor of `type`.
@@ -679,7 +689,7 @@ bool ReadTensorProtoFields(std::string_view bytes, bool header_only, TensorProto
       // int_val, int64_val, bool_val, half_val, uint32_val, uint64_val (the unsigned
       // ones keep their bits through int64_t)
       {7, kRepeatedVarint}, {10, kRepeatedVarint}, {11, kRepeatedVarint},
-      {13, kRepeatedVarint}, {16, kRepeatedVarint}, {17, kRepeatedVarint}};
+      {13, kRepeatedVarint}, {16, kRepeatedVarint}, {17, kRepeatedVarint}, {8, kLen}};
   const auto* last = header_only ? std::begin(kFields) + 2 : std::end(kFields);
   uint32_t failed = 0;
   bool ok = ForEachField(bytes, std::begin(kFields), last, [f](uint32_t field, uint32_t wire, Reader* r) {
@@ -690,6 +700,12 @@ bool ReadTensorProtoFields(std::string_view bytes, bool header_only, TensorProto
       case 4: f->has_content = true; return r->length_delimited(&f->content);
       case 5: return ReadRepeated(r, wire, &f->floats);
       case 6: return ReadRepeated(r, wire, &f->doubles);
+      case 8: {
+        Bytes value;
+        if (!r->length_delimited(&value)) return false;
+        f->strings.push_back(value);
+        return true;
+      }
       default: return ReadRepeated(r, wire, &f->ints);
     }
   }, &failed);
@@ -711,6 +727,17 @@ bool ReadTensorProtoFields(std::string_view bytes, bool header_only, TensorProto
 bool ReadTensorProto(std::string_view bytes, TensorProtoFields* f, TF_DataType* type,
                      size_t* len, std::string* error) {
   if (!ReadTensorProtoFields(bytes, /*header_only=*/false, f, type, error)) return false;
+  if (*type == TF_STRING) {  // string_val only (TensorFlow writes no tensor_content)
+    if (f->has_content) {
+      *error = "TensorProto of dtype string with tensor_content is not supported";
+      return false;
+    }
+    if (!ByteSize(sizeof(TF_TString), NumElements(f->dims), len)) {
+      *error = "TensorProto shape " + ShapeToString(f->dims) + " has too many strings";
+      return false;
+    }
+    return true;
+  }
   const size_t element = TF_DataTypeSize(*type);
   if (element == 0) {
     *error = std::string("TensorProto of dtype ") + DataTypeName(*type) + " is not supported";
@@ -757,6 +784,22 @@ TF_Tensor* ParseTensorProto(std::string_view bytes, std::string* error) {
   TF_DataType type;
   size_t len;
   if (!ReadTensorProto(bytes, &f, &type, &len, error)) return nullptr;
+  if (type == TF_STRING) {
+    TF_Tensor* t = NewStringTensor(f.dims);
+    if (t == nullptr) { *error = "cannot allocate the tensor"; return nullptr; }
+    TF_TString* out = MutableStringElements(t);
+    const int64_t n = NumElements(f.dims);
+    // A short list repeats its last value, as for numbers.
+    for (int64_t i = 0; i < n && !f.strings.empty(); ++i) {
+      const Bytes& v = f.strings[std::min<size_t>(static_cast<size_t>(i), f.strings.size() - 1)];
+      if (!AssignString(&out[i], v)) {
+        TF_DeleteTensor(t);
+        *error = "cannot allocate the tensor";
+        return nullptr;
+      }
+    }
+    return t;
+  }
   TF_Tensor* t = TF_AllocateTensor(type, f.dims.data(), static_cast<int>(f.dims.size()), len);
   if (t == nullptr) { *error = "cannot allocate the tensor"; return nullptr; }
   void* data = t->buffer->data();

@@ -36,12 +36,14 @@ def test_import_does_not_load_the_library(tmp_path):
     ("double", dtypes.float64), ("half", dtypes.float16), ("int64", dtypes.int64),
     (1, dtypes.float32), (9, dtypes.int64), (np.float64, dtypes.float64),
     (np.dtype("int8"), dtypes.int8), (float, dtypes.float32), (np.bool_, dtypes.bool),
-    (dtypes.uint16, dtypes.uint16)])
+    (dtypes.uint16, dtypes.uint16),
+    # numpy's string and object dtypes are TensorFlow's string, as tf.as_dtype has them
+    (np.dtype("U3"), dtypes.string), (np.bytes_, dtypes.string), (np.object_, dtypes.string)])
 def test_as_dtype_spellings(spelling, want):
     assert dtypes.as_dtype(spelling) is want
 
 
-@pytest.mark.parametrize("bad", ["floaty", 99, True, object(), np.dtype("U3"), None])
+@pytest.mark.parametrize("bad", ["floaty", 99, True, object(), np.dtype("M8[s]"), None])
 def test_as_dtype_refusals(bad):
     with pytest.raises(TypeError):
         dtypes.as_dtype(bad)

@@ -23,6 +23,7 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 # CPU_ONLY, op by op).
 CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
+    "checkpoint": "checkpoint files are read and written on the host",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
 }
 

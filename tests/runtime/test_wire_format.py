@@ -31,7 +31,7 @@ def roundtrip(tmp_path_factory):
         [compiler, "-std=c++17", "-O0", f"-I{REPO / 'runtime' / 'include'}", f"-I{src}",
          str(REPO / "tests" / "runtime" / "wire_format_roundtrip.cc"),
          str(src / "wire_format.cc"), str(src / "tensor.cc"), str(src / "status.cc"),
-         str(src / "host_block_cache.cc"), str(src / "shape_check.cc"),
+         str(src / "host_block_cache.cc"), str(src / "shape_check.cc"), str(src / "tstring.cc"),
          "-o", str(exe)],
         check=True)
 

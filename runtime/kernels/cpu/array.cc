@@ -178,6 +178,17 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
 
 void RegisterArrayKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) RegisterDataKernels(t, status);
+  // Strings: the kernels that share the input's buffer or read only its shape. The others
+  // copy bytes, which would duplicate the TF_TString structs' heap pointers; they are not
+  // registered for strings, so a string input finds no kernel.
+  RegisterKernel(kDevice, {"Identity", {{"T", TF_STRING}}, {}, &IdentityKernel::Compute}, status);
+  RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::Shape}, status);
+  RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::Shape}, status);
+  RegisterKernel(kDevice, {"Size", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::Size}, status);
+  RegisterKernel(kDevice, {"Rank", {{"T", TF_STRING}}, {}, &DescribeKernels<int32_t>::Rank}, status);
   RegisterForTypes<OnesLikeKernel>(kDevice, 
       "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
   RegisterKernel(kDevice, {"NoOp", {}, {}, [](void*, TF_OpKernelContext*) {}}, status);

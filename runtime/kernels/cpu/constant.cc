@@ -22,7 +22,7 @@ void ConstCompute(void* value, TF_OpKernelContext* ctx) {
 void RegisterConstKernels(TF_Status* status) {
   for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL, TF_UINT8, TF_INT8,
                         TF_INT16, TF_UINT16, TF_HALF, TF_BFLOAT16, TF_UINT32, TF_UINT64,
-                        TF_COMPLEX64, TF_COMPLEX128})
+                        TF_COMPLEX64, TF_COMPLEX128, TF_STRING})
     RegisterKernel(kDevice, {"Const", {{"dtype", t}}, {}, ConstCompute, CreateConst, DeleteConst},
         status);
 }

@@ -10,6 +10,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
       RegisterCastKernels,
+      RegisterCheckpointKernels,
       RegisterConcatSplitKernels,
       RegisterConstKernels,
       RegisterControlFlowKernels,

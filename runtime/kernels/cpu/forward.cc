@@ -22,6 +22,7 @@ void ForwardAll(void*, TF_OpKernelContext* ctx) {
 void RegisterForwardKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {"StopGradient", {{"T", t}}, {},
                                                ForwardAll}, status);
+  RegisterKernel(kDevice, {"StopGradient", {{"T", TF_STRING}}, {}, ForwardAll}, status);
   // IdentityN's T is a list of types: one kernel takes every combination.
   RegisterKernel(kDevice, {"IdentityN", {}, {}, ForwardAll}, status);
 }

@@ -79,6 +79,7 @@ void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cc: Leak
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cc: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cc: BiasAdd
 void RegisterPlaceholderKernels(TF_Status* status);       // placeholder.cc: Placeholder, PlaceholderWithDefault
+void RegisterCheckpointKernels(TF_Status* status);        // checkpoint.cc: SaveV2, RestoreV2, MergeV2Checkpoints (host only)
 void RegisterResourceVariableKernels(TF_Status* status); // resource_variable.cc: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp
 void RegisterReductionKernels(TF_Status* status);         // reduction.cc: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cc: Cumsum, Cumprod, TopKV2, Where
