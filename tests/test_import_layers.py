@@ -22,6 +22,7 @@ RUNTIME_LAYERS = [
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging"],
     ["constant_op", "variables"],
+    ["training"],                                # optimizers over Variables
     ["__init__"],
 ]
 
