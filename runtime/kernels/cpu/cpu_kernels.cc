@@ -3,11 +3,6 @@
 
 #include "kernel_util.h"
 
-// training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum,
-// ResourceApplyAdam (declared here rather than with the others in kernel_util.h, which
-// every kernel file includes)
-namespace opgen::cpu { void RegisterTrainingKernels(TF_Status* status); }
-
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {

@@ -9,8 +9,6 @@
 namespace opgen {
 namespace cpu {
 
-void RegisterTrainingKernels(TF_Status* status);  // the family's entry (cpu_kernels.cc)
-
 namespace {
 
 struct CpuTraining {

@@ -9,8 +9,6 @@
 namespace opgen {
 namespace cuda {
 
-void RegisterTrainingKernels(TF_Status* status);  // the family's entry (plugin.cc)
-
 namespace {
 
 // The stream of the kernel's device, or nullptr with `status` set.
