@@ -1,5 +1,10 @@
-"""``opgen.train``: what ``tf.compat.v1.train`` offers, as far as opgen has it:
-checkpoints (:mod:`opgen.runtime.checkpoint`)::
+"""``opgen.train``: what ``tf.compat.v1.train`` offers, as far as opgen has it: the
+optimizers (:mod:`opgen.runtime.training`) and checkpoints
+(:mod:`opgen.runtime.checkpoint`)::
+
+    opt = opgen.train.MomentumOptimizer(learning_rate=0.1, momentum=0.9)
+    opt.apply_gradients([(grad, var)])         # eagerly: updates var now
+    train_op = opt.apply_gradients(pairs)      # in a graph: the op a Session runs
 
     saver = opgen.train.Saver([v])
     saver.restore(None, saver.save(None, "/tmp/model/ckpt"))
@@ -8,5 +13,12 @@ checkpoints (:mod:`opgen.runtime.checkpoint`)::
 from __future__ import annotations
 
 from opgen.runtime.checkpoint import Saver, latest_checkpoint
+from opgen.runtime.training import (
+    AdamOptimizer,
+    GradientDescentOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+)
 
-__all__ = ["Saver", "latest_checkpoint"]
+__all__ = ["AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
+           "Saver", "latest_checkpoint"]

@@ -59,7 +59,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterIoOps,
+                      opgen::RegisterIoOps, opgen::RegisterTrainingOps,
                       opgen::RegisterFusedOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;

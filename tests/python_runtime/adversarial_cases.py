@@ -735,6 +735,10 @@ NOT_SWEPT = {
     **{op: "checkpoint files (string paths; a sweep would write files wherever its strings "
            "point): tests/python_runtime/test_checkpoints.py"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},
+    **{op: "optimizer ops on resource variables: tests/python_runtime/test_training.py"
+       for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
+                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum",
+                  "ResourceApplyRMSProp")},
 }
 
 

@@ -36,7 +36,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
-      RegisterTensorListKernels}) {
+      RegisterTensorListKernels,
+      RegisterTrainingKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -88,6 +88,7 @@ void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, 
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cc: Split, SplitV, OneHot, BroadcastTo
 void RegisterTensorListKernels(TF_Status* status);        // tensor_list.cc: TensorList*
+void RegisterTrainingKernels(TF_Status* status);          // training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp
 
 }  // namespace cpu
 }  // namespace opgen

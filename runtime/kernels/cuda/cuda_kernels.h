@@ -37,6 +37,7 @@ void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cu: Selec
 void RegisterSlicingKernels(TF_Status* status);           // slicing.cu: Slice, StridedSlice, Tile, Pad, GatherV2, Range
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cu: Split, SplitV, OneHot, BroadcastTo
+void RegisterTrainingKernels(TF_Status* status);          // training.cu: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp
 
 }  // namespace cuda
 }  // namespace opgen

@@ -179,7 +179,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
     RegisterSelectV1Kernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
-      RegisterSplitOneHotKernels}) {
+      RegisterSplitOneHotKernels,
+      RegisterTrainingKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
