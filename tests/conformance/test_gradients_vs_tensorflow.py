@@ -61,7 +61,8 @@ def _cases():
     cases.append(_case("SelectV2", [cond[0], _u((2, 3)), _u((1, 3))], diff=[1, 2]))
     cases.append(_case("Select", [cond, _u((2, 3)), _u((2, 3))], diff=[1, 2]))
     cases.append(_case("ClipByValue", [np.array([[-2.0, -0.5, 0.3], [0.9, 2.5, -0.2]]),
-                                       np.array([-1.0, -0.6, 0.5]), np.array(0.8)]))
+                                       np.array([[-1.0, -0.6, 0.5], [0.0, 0.1, -1.0]]),
+                                       np.array(0.8)]))
     return cases
 
 

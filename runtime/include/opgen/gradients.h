@@ -25,7 +25,10 @@
  * registering NULL as the function removes it, so that the built-in one (if any)
  * applies again. Registrations are process-wide and thread-safe; a graph's gradient
  * nodes keep what they were built with. The op type need not be registered yet (a
- * library may register its gradients before or after its ops). */
+ * library may register its gradients before or after its ops).
+ *
+ * TF_AddGradients / TF_AddGradientsWithPrefix themselves are TensorFlow's, declared in
+ * tensorflow/c/c_api.h. */
 #ifndef OPGEN_GRADIENTS_H_
 #define OPGEN_GRADIENTS_H_
 
@@ -33,18 +36,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* TEMPORARY (moves to tensorflow/c/c_api.h before merging; kept here while building
- * so that the shared compiler cache stays warm). */
-#ifndef OPGEN_TF_ADD_GRADIENTS_DECLARED
-TF_CAPI_EXPORT extern void TF_AddGradients(TF_Graph* g, TF_Output* y, int ny, TF_Output* x,
-                                           int nx, TF_Output* dx, TF_Status* status,
-                                           TF_Output* dy);
-TF_CAPI_EXPORT extern void TF_AddGradientsWithPrefix(TF_Graph* g, const char* prefix,
-                                                     TF_Output* y, int ny, TF_Output* x,
-                                                     int nx, TF_Output* dx, TF_Status* status,
-                                                     TF_Output* dy);
 #endif
 
 /* The state of one gradient function call; valid only during that call. */

@@ -7,7 +7,7 @@ namespace opgen {
 namespace cpu {
 // math_grad.cc: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
 // ReciprocalGrad (declared here rather than in kernel_util.h, which every family includes).
-void RegisterMathGradKernels(TF_Status* status);
+  void RegisterMathGradKernels(TF_Status* status);
 }  // namespace cpu
 }  // namespace opgen
 

@@ -17,7 +17,7 @@ namespace opgen {
 namespace cuda {
 // math_grad.cu: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
 // ReciprocalGrad (declared here rather than in cuda_kernels.h, which every family includes).
-void RegisterMathGradKernels(TF_Status* status);
+  void RegisterMathGradKernels(TF_Status* status);
 namespace {
 
 int g_num_devices = 0;
