@@ -18,12 +18,7 @@ void IdentityNGrad(GradBuilder& b) {
 
 // Reshape, ExpandDims, Squeeze: the gradient takes the input's shape back.
 void ReshapeGrad(GradBuilder& b) {
-  const TF_Output x = b.input(0);
-  std::vector<int64_t> dims;
-  const TF_Output shape = b.StaticShape(x, &dims)
-                              ? b.Int32s(std::vector<int32_t>(dims.begin(), dims.end()))
-                              : b.Op("Shape", {x});
-  b.Set(0, b.Op("Reshape", {b.grad(0), shape}));
+  b.Set(0, b.Op("Reshape", {b.grad(0), b.ShapeOf(b.input(0))}));
 }
 
 // The gradient transposed by the inverse permutation: a constant when perm is one, else

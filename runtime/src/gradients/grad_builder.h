@@ -18,7 +18,7 @@
 //   an input list is a std::vector<TF_Output> ({a, b} inside braces makes one input each).
 //   Type attrs inferred from inputs (T, N) need not be given.
 //   Constants: Scalar(value, dtype), Int32s({..}), Int32(v).
-// Compounds: SumToShapeOf(g, x) (reduce a broadcast gradient to x's shape: static shapes
+// Compounds: ShapeOf(x) (a constant when known, else Shape), SumToShapeOf(g, x) (reduce a broadcast gradient to x's shape: static shapes
 //   fold to at most one Sum + Reshape, else BroadcastGradientArgs + Sum + Reshape),
 //   SetBroadcastGrads(gx, gy) (inputs 0 and 1), KeptDimsShape(x, axes) (x's shape with the
 //   reduced axes set to 1), Set(i, g).
@@ -232,6 +232,12 @@ class GradBuilder {
   TF_Output ScalarLike(double value, TF_Output t) { return Scalar(value, dtype(t)); }
 
   // ---- compounds ----
+  // x's shape (int32): a constant when the graph knows it, else a Shape node.
+  TF_Output ShapeOf(TF_Output x) {
+    std::vector<int64_t> dims;
+    if (StaticShape(x, &dims)) return Int32s(Narrow(dims));
+    return Op("Shape", {x});
+  }
   // `g`, a gradient of the broadcast shape of an op's operands, summed back to the shape
   // of operand `x`.
   TF_Output SumToShapeOf(TF_Output g, TF_Output x) {

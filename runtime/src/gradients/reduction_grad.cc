@@ -7,18 +7,11 @@ namespace opgen {
 namespace gradients {
 namespace {
 
-// x's shape: a constant when the graph knows it, else a Shape node.
-TF_Output ShapeOf(GradBuilder& b, TF_Output x) {
-  std::vector<int64_t> dims;
-  if (b.StaticShape(x, &dims)) return b.Int32s(std::vector<int32_t>(dims.begin(), dims.end()));
-  return b.Op("Shape", {x});
-}
-
 // The reduced gradient spread back over the reduced axes.
 TF_Output SpreadBack(GradBuilder& b, TF_Output g) {
   const TF_Output x = b.input(0);
   const TF_Output kept = b.Op("Reshape", {g, b.KeptDimsShape(x, b.input(1))});
-  return b.Op("BroadcastTo", {kept, ShapeOf(b, x)});
+  return b.Op("BroadcastTo", {kept, b.ShapeOf(x)});
 }
 
 void SumGrad(GradBuilder& b) { b.Set(0, SpreadBack(b, b.grad(0))); }
