@@ -53,8 +53,8 @@ void BroadcastGradientArgsCompute(void*, TF_OpKernelContext* ctx) {
   if (!s0 || !s1) return;
   for (const TF_Tensor* s : {s0.get(), s1.get()}) {
     if (TF_NumDims(s) != 1) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "BroadcastGradientArgs: s0 and s1 must be vectors, got "
-                                     "shape " + ShapeString(Dims(s)));
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "s0 and s1 must be vectors, got shape " + ShapeString(Dims(s)));
       return;
     }
   }
