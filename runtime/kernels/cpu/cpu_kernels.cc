@@ -6,6 +6,8 @@
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
+      RegisterActivationGradKernels,
+      RegisterArrayGradKernels,
       RegisterArrayKernels,
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
@@ -27,6 +29,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterNnKernels,
+      RegisterNnGradKernels,
       RegisterPlaceholderKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
