@@ -185,6 +185,16 @@ def baseline(op_def, rng):
         "Cumsum": lambda: ([_x(rng), i32(1)], {}),
         "Cumprod": lambda: ([_x(rng), i32(1)], {}),
         "All": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
+        # issue 22's gradient kernels (runtime/ops/nn_grad_ops.cc, array_grad_ops.cc)
+        "SparseSoftmaxCrossEntropyWithLogits": lambda: ([_x(rng), np.array([0, 2], i64)], {}),
+        "UnsortedSegmentSum": lambda: ([_x(rng, (3, 2)), np.array([0, 2, 0], i32), i32(3)], {}),
+        "ConcatOffset": lambda: ([i32(1), [np.array([2, 3], i32), np.array([2, 4], i32)]], {}),
+        "InvertPermutation": lambda: ([np.array([2, 0, 1], i32)], {}),
+        "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
+                                      np.array([3, 4], i32), np.array([1, 2], i32),
+                                      _x(rng, (3, 2))], {}),
+        "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
+                                  {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
     }
     if name in special:
@@ -208,8 +218,8 @@ def baseline(op_def, rng):
 # ---- cases generated from the OpDef -------------------------------------------------------
 
 # Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
-INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples",
-                    "Tindices", "Taxis", "Tdim", "index_type"}
+INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples", "Tlabels",
+                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type"}
 
 
 def _type_attr_of(op_def, arg_index):
