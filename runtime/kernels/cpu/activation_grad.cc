@@ -19,26 +19,26 @@ namespace {
 struct ReluGradOp {
   static constexpr const char* kName = "ReluGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> static C Apply(C g, C f, C) {
+  template <typename T, typename C> static C Apply(C g, C f, C) {
     return WrappingMul(g, f > C(0) ? C(1) : C(0));
   }
 };
 struct Relu6GradOp {
   static constexpr const char* kName = "Relu6Grad";
   static constexpr const char* kSaved = "features";
-  template <typename C> static C Apply(C g, C f, C) {
+  template <typename T, typename C> static C Apply(C g, C f, C) {
     return WrappingMul(g, f > C(0) && f < C(6) ? C(1) : C(0));
   }
 };
 struct EluGradOp {
   static constexpr const char* kName = "EluGrad";
   static constexpr const char* kSaved = "outputs";
-  template <typename C> static C Apply(C g, C y, C) { return y < C(0) ? (y + C(1)) * g : g; }
+  template <typename T, typename C> static C Apply(C g, C y, C) { return y < C(0) ? (y + C(1)) * g : g; }
 };
 struct SeluGradOp {
   static constexpr const char* kName = "SeluGrad";
   static constexpr const char* kSaved = "outputs";
-  template <typename C> static C Apply(C g, C y, C) {
+  template <typename T, typename C> static C Apply(C g, C y, C) {
     const C scale = C(1.0507009873554804934193349852946);
     const C scale_alpha = C(1.7580993408473768599402175208123);
     return y < C(0) ? g * (y + scale_alpha) : g * scale;
@@ -47,20 +47,22 @@ struct SeluGradOp {
 struct SoftplusGradOp {
   static constexpr const char* kName = "SoftplusGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> static C Apply(C g, C f, C) { return g / (std::exp(-f) + C(1)); }
+  template <typename T, typename C> static C Apply(C g, C f, C) { return g / (std::exp(-f) + C(1)); }
 };
 struct SoftsignGradOp {
   static constexpr const char* kName = "SoftsignGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> static C Apply(C g, C f, C) {
-    const C d = std::fabs(f) + C(1);
-    return g / (d * d);
+  // In T, as TensorFlow computes it: for half, (|f| + 1)^2 overflows to inf (and
+  // inf / inf is NaN) where float would not.
+  template <typename T, typename C> static C Apply(C g, C f, C) {
+    const C d = Widen(Narrow<T>(std::fabs(f) + C(1)));
+    return g / Widen(Narrow<T>(d * d));
   }
 };
 struct LeakyReluGradOp {
   static constexpr const char* kName = "LeakyReluGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> static C Apply(C g, C f, C alpha) { return f > C(0) ? g : g * alpha; }
+  template <typename T, typename C> static C Apply(C g, C f, C alpha) { return f > C(0) ? g : g * alpha; }
 };
 
 template <typename Op, typename T>
@@ -78,7 +80,7 @@ struct Kernel {
     const T* sp = Data<T>(saved);
     T* bp = Data<T>(out);
     ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) bp[i] = Narrow<T>(Op::Apply(Widen(gp[i]), Widen(sp[i]), alpha));
+      for (int64_t i = begin; i < end; ++i) bp[i] = Narrow<T>(Op::template Apply<T>(Widen(gp[i]), Widen(sp[i]), alpha));
     });
   }
 };

@@ -46,16 +46,22 @@ struct BiasAddGradKernel {
   }
 };
 
-// One row of logits: its maximum and sum(exp(logit - max)).
-template <typename C, typename Logit>
-void RowStats(int64_t classes, Logit logit, C* max, C* sum_exp) {
+// TensorFlow computes the losses in T itself: for half and bfloat16 every operation
+// rounds to T. R does the same, so that results, and overflow to infinity (with the
+// NaN that may follow), match its kernels'; for float and double it changes nothing.
+template <typename T> ComputeType<T> R(ComputeType<T> x) { return Widen(Narrow<T>(x)); }
+
+// One row of logits: its maximum and sum(exp(logit - max)), added up in order.
+template <typename T, typename Logit>
+void RowStats(int64_t classes, Logit logit, ComputeType<T>* max, ComputeType<T>* sum_exp) {
+  using C = ComputeType<T>;
   C m = -std::numeric_limits<C>::infinity();
   for (int64_t c = 0; c < classes; ++c) {
     const C v = logit(c);
     m = v > m || v != v ? v : m;  // a NaN logit makes the row NaN
   }
   C sum = C(0);
-  for (int64_t c = 0; c < classes; ++c) sum += std::exp(logit(c) - m);
+  for (int64_t c = 0; c < classes; ++c) sum = R<T>(sum + R<T>(std::exp(R<T>(logit(c) - m))));
   *max = m;
   *sum_exp = sum;
 }
@@ -78,13 +84,13 @@ struct XentKernel {
       for (int64_t b = begin; b < end; ++b) {
         auto logit = [&](int64_t c) { return Widen(f[b * f0 + c * f1]); };
         C max, sum_exp;
-        RowStats<C>(classes, logit, &max, &sum_exp);
-        const C log_sum = std::log(sum_exp);
+        RowStats<T>(classes, logit, &max, &sum_exp);
+        const C log_sum = R<T>(std::log(sum_exp));
         C total = C(0);
         for (int64_t c = 0; c < classes; ++c) {
-          const C shifted = logit(c) - max, label = Widen(l[b * l0 + c * l1]);
-          total += label * (log_sum - shifted);
-          bp[b * classes + c] = Narrow<T>(std::exp(shifted) / sum_exp - label);
+          const C shifted = R<T>(logit(c) - max), label = Widen(l[b * l0 + c * l1]);
+          total = R<T>(total + R<T>(label * R<T>(log_sum - shifted)));
+          bp[b * classes + c] = Narrow<T>(R<T>(R<T>(std::exp(shifted)) / sum_exp) - label);
         }
         lp[b] = Narrow<T>(total);
       }
@@ -111,11 +117,13 @@ struct SparseXentKernel {
       for (int64_t b = begin; b < end; ++b) {
         auto logit = [&](int64_t c) { return Widen(f[b * classes + c]); };
         C max, sum_exp;
-        RowStats<C>(classes, logit, &max, &sum_exp);
+        RowStats<T>(classes, logit, &max, &sum_exp);
         const int64_t label = static_cast<int64_t>(labels[b]);
-        for (int64_t c = 0; c < classes; ++c)
-          bp[b * classes + c] = Narrow<T>(std::exp(logit(c) - max) / sum_exp - C(c == label ? 1 : 0));
-        lp[b] = Narrow<T>(std::log(sum_exp) - (logit(label) - max));
+        for (int64_t c = 0; c < classes; ++c) {
+          const C p_c = R<T>(R<T>(std::exp(R<T>(logit(c) - max))) / sum_exp);
+          bp[b * classes + c] = Narrow<T>(p_c - C(c == label ? 1 : 0));
+        }
+        lp[b] = Narrow<T>(R<T>(std::log(sum_exp)) - R<T>(logit(label) - max));
       }
     }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(classes, 1)));
   }

@@ -15,26 +15,26 @@ namespace {
 struct ReluGradOp {
   static constexpr const char* kName = "ReluGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> __device__ static C Apply(C g, C f, C) {
+  template <typename T, typename C> __device__ static C Apply(C g, C f, C) {
     return grad::Mul(g, f > C(0) ? C(1) : C(0));
   }
 };
 struct Relu6GradOp {
   static constexpr const char* kName = "Relu6Grad";
   static constexpr const char* kSaved = "features";
-  template <typename C> __device__ static C Apply(C g, C f, C) {
+  template <typename T, typename C> __device__ static C Apply(C g, C f, C) {
     return grad::Mul(g, f > C(0) && f < C(6) ? C(1) : C(0));
   }
 };
 struct EluGradOp {
   static constexpr const char* kName = "EluGrad";
   static constexpr const char* kSaved = "outputs";
-  template <typename C> __device__ static C Apply(C g, C y, C) { return y < C(0) ? (y + C(1)) * g : g; }
+  template <typename T, typename C> __device__ static C Apply(C g, C y, C) { return y < C(0) ? (y + C(1)) * g : g; }
 };
 struct SeluGradOp {
   static constexpr const char* kName = "SeluGrad";
   static constexpr const char* kSaved = "outputs";
-  template <typename C> __device__ static C Apply(C g, C y, C) {
+  template <typename T, typename C> __device__ static C Apply(C g, C y, C) {
     const C scale = C(1.0507009873554804934193349852946);
     const C scale_alpha = C(1.7580993408473768599402175208123);
     return y < C(0) ? g * (y + scale_alpha) : g * scale;
@@ -43,26 +43,27 @@ struct SeluGradOp {
 struct SoftplusGradOp {
   static constexpr const char* kName = "SoftplusGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> __device__ static C Apply(C g, C f, C) { return g / (grad::Exp(-f) + C(1)); }
+  template <typename T, typename C> __device__ static C Apply(C g, C f, C) { return g / (grad::Exp(-f) + C(1)); }
 };
 struct SoftsignGradOp {
   static constexpr const char* kName = "SoftsignGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> __device__ static C Apply(C g, C f, C) {
-    const C d = grad::Abs(f) + C(1);
-    return g / (d * d);
+  // In T, as the CPU kernel (and TensorFlow) computes it.
+  template <typename T, typename C> __device__ static C Apply(C g, C f, C) {
+    const C d = Widen(Narrow<T>(grad::Abs(f) + C(1)));
+    return g / Widen(Narrow<T>(d * d));
   }
 };
 struct LeakyReluGradOp {
   static constexpr const char* kName = "LeakyReluGrad";
   static constexpr const char* kSaved = "features";
-  template <typename C> __device__ static C Apply(C g, C f, C alpha) { return f > C(0) ? g : g * alpha; }
+  template <typename T, typename C> __device__ static C Apply(C g, C f, C alpha) { return f > C(0) ? g : g * alpha; }
 };
 
 template <typename Op, typename T, typename C>
 __global__ void ActivationGradKernel(const T* g, const T* s, T* out, int64_t n, C alpha) {
   for (int64_t i = GlobalThread<int64_t>(); i < n; i += GridStride<int64_t>())
-    out[i] = Narrow<T>(Op::template Apply<C>(Widen(g[i]), Widen(s[i]), alpha));
+    out[i] = Narrow<T>(Op::template Apply<T, C>(Widen(g[i]), Widen(s[i]), alpha));
 }
 
 template <typename Op, typename T>

@@ -45,7 +45,11 @@ struct BiasAddGradOp {
   }
 };
 
-// The row's maximum and sum(exp(logit - max)).
+// Each operation rounded to T, as the CPU kernels (and TensorFlow's) compute the
+// losses; nothing for float and double.
+template <typename T, typename C> __device__ inline C R(C x) { return Widen(Narrow<T>(x)); }
+
+// The row's maximum and sum(exp(logit - max)), added up in order.
 template <typename T, typename C>
 __device__ void RowStats(const T* f, int64_t step, int64_t classes, C* max, C* sum_exp) {
   C m = -INFINITY;
@@ -54,7 +58,8 @@ __device__ void RowStats(const T* f, int64_t step, int64_t classes, C* max, C* s
     m = v > m || v != v ? v : m;
   }
   C sum = C(0);
-  for (int64_t c = 0; c < classes; ++c) sum += grad::Exp(Widen(f[c * step]) - m);
+  for (int64_t c = 0; c < classes; ++c)
+    sum = R<T>(sum + R<T>(grad::Exp(R<T>(Widen(f[c * step]) - m))));
   *max = m;
   *sum_exp = sum;
 }
@@ -65,12 +70,12 @@ __global__ void XentKernel(const T* f, const T* l, T* loss, T* back, int64_t bat
   for (int64_t b = GlobalThread<int64_t>(); b < batch; b += GridStride<int64_t>()) {
     C max, sum_exp;
     RowStats<T, C>(f + b * f0, f1, classes, &max, &sum_exp);
-    const C log_sum = grad::Log(sum_exp);
+    const C log_sum = R<T>(grad::Log(sum_exp));
     C total = C(0);
     for (int64_t c = 0; c < classes; ++c) {
-      const C shifted = Widen(f[b * f0 + c * f1]) - max, label = Widen(l[b * l0 + c * l1]);
-      total += label * (log_sum - shifted);
-      back[b * classes + c] = Narrow<T>(grad::Exp(shifted) / sum_exp - label);
+      const C shifted = R<T>(Widen(f[b * f0 + c * f1]) - max), label = Widen(l[b * l0 + c * l1]);
+      total = R<T>(total + R<T>(label * R<T>(log_sum - shifted)));
+      back[b * classes + c] = Narrow<T>(R<T>(R<T>(grad::Exp(shifted)) / sum_exp) - label);
     }
     loss[b] = Narrow<T>(total);
   }
@@ -107,9 +112,11 @@ __global__ void SparseXentKernel(const T* f, const L* labels, T* loss, T* back, 
     }
     C max, sum_exp;
     RowStats<T, C>(row, 1, classes, &max, &sum_exp);
-    for (int64_t c = 0; c < classes; ++c)
-      back[b * classes + c] = Narrow<T>(grad::Exp(Widen(row[c]) - max) / sum_exp - C(c == label ? 1 : 0));
-    loss[b] = Narrow<T>(grad::Log(sum_exp) - (Widen(row[label]) - max));
+    for (int64_t c = 0; c < classes; ++c) {
+      const C p_c = R<T>(R<T>(grad::Exp(R<T>(Widen(row[c]) - max))) / sum_exp);
+      back[b * classes + c] = Narrow<T>(p_c - C(c == label ? 1 : 0));
+    }
+    loss[b] = Narrow<T>(R<T>(grad::Log(sum_exp)) - R<T>(Widen(row[label]) - max));
   }
 }
 
