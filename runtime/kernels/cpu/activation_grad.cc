@@ -3,11 +3,11 @@
 // gradient and one saved value (the forward op's input or output), in the compute type
 // (float for half and bfloat16), written as TensorFlow's formulas are so that NaN and
 // infinities propagate the same way (ReluGrad multiplies by 0 or 1 rather than
-// selecting). The operand checks: ../grad_spec.h; the CUDA twin:
+// selecting). The operand checks: ../nn_array_grad_spec.h; the CUDA twin:
 // ../cuda/activation_grad.cu.
 #include <cmath>
 
-#include "../grad_spec.h"
+#include "../nn_array_grad_spec.h"
 #include "../misc_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"

@@ -1,11 +1,11 @@
 // Array ops of gradients: UnsortedSegmentSum (added up in id order, each addition
 // rounded to T as TensorFlow's are), StridedSliceGrad (dy scattered into zeros),
 // MirrorPadGrad (each output element gathers the padded elements mirrored from it),
-// and ConcatOffset / InvertPermutation (host-side index math, ../grad_spec.h, shared
+// and ConcatOffset / InvertPermutation (host-side index math, ../nn_array_grad_spec.h, shared
 // with the CUDA twin ../cuda/array_grad.cu).
 #include <cstring>
 
-#include "../grad_spec.h"
+#include "../nn_array_grad_spec.h"
 #include "../space_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"

@@ -1,11 +1,11 @@
 // BiasAddGrad and the softmax cross-entropy losses (whose second output is their own
 // gradient): sums and softmax rows in the compute type (float for half and bfloat16),
-// each result rounded once. The operand checks: ../grad_spec.h; the CUDA twin:
+// each result rounded once. The operand checks: ../nn_array_grad_spec.h; the CUDA twin:
 // ../cuda/nn_grad.cu.
 #include <cmath>
 #include <limits>
 
-#include "../grad_spec.h"
+#include "../nn_array_grad_spec.h"
 #include "../nn_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"

@@ -1,7 +1,7 @@
 // The activations' gradient kernels on the GPU: ReluGrad, Relu6Grad, EluGrad, SeluGrad,
 // SoftplusGrad, SoftsignGrad, LeakyReluGrad, with the CPU kernels' formulas and operand
-// checks (../grad_spec.h). Twin of ../cpu/activation_grad.cc.
-#include "../grad_spec.h"
+// checks (../nn_array_grad_spec.h). Twin of ../cpu/activation_grad.cc.
+#include "../nn_array_grad_spec.h"
 #include "../misc_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"

@@ -1,11 +1,11 @@
 // Array ops of gradients on the GPU, with the CPU kernels' operand checks
-// (../grad_spec.h): UnsortedSegmentSum as a gather (each output element adds up the
+// (../nn_array_grad_spec.h): UnsortedSegmentSum as a gather (each output element adds up the
 // rows of its segment in id order, rounding each addition to T as the CPU kernel does,
 // so both give the same bits; ids of `num_segments` or more are dropped, as
 // TensorFlow's GPU kernel drops them), StridedSliceGrad (dy scattered into zeros),
 // MirrorPadGrad (a gather), and ConcatOffset / InvertPermutation on the host (their
 // operands are host memory, as in TensorFlow). Twin of ../cpu/array_grad.cc.
-#include "../grad_spec.h"
+#include "../nn_array_grad_spec.h"
 #include "../space_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"

@@ -1,11 +1,11 @@
 // BiasAddGrad and the softmax cross-entropy losses on the GPU, with the CPU kernels'
-// operand checks (../grad_spec.h): one thread per channel or per row, adding up in the
+// operand checks (../nn_array_grad_spec.h): one thread per channel or per row, adding up in the
 // CPU kernels' order in the compute type. A label outside [0, classes) gives NaN for
 // its row (TensorFlow's GPU kernels do the same; the labels stay on the device). Twin of
 // ../cpu/nn_grad.cc.
 #include <cmath>
 
-#include "../grad_spec.h"
+#include "../nn_array_grad_spec.h"
 #include "../nn_spec.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
