@@ -29,6 +29,7 @@ __all__ = [
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
+    "bias_add_grad",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -38,6 +39,7 @@ __all__ = [
     "ceil",
     "clip_by_value",
     "complex_abs",
+    "concat_offset",
     "concat_v2",
     "const",
     "control_trigger",
@@ -53,6 +55,7 @@ __all__ = [
     "div",
     "einsum",
     "elu",
+    "elu_grad",
     "enter",
     "equal",
     "erf",
@@ -73,7 +76,9 @@ __all__ = [
     "identity",
     "identity_n",
     "invert",
+    "invert_permutation",
     "leaky_relu",
+    "leaky_relu_grad",
     "less",
     "less_equal",
     "log",
@@ -92,6 +97,7 @@ __all__ = [
     "min",
     "minimum",
     "mirror_pad",
+    "mirror_pad_grad",
     "mul",
     "neg",
     "next_iteration",
@@ -113,6 +119,8 @@ __all__ = [
     "reciprocal_grad",
     "relu",
     "relu6",
+    "relu6_grad",
+    "relu_grad",
     "reshape",
     "resize_bilinear",
     "resize_nearest_neighbor",
@@ -122,6 +130,7 @@ __all__ = [
     "select",
     "select_v2",
     "selu",
+    "selu_grad",
     "shape",
     "sigmoid",
     "sigmoid_grad",
@@ -130,10 +139,14 @@ __all__ = [
     "size",
     "slice",
     "softmax",
+    "softmax_cross_entropy_with_logits",
     "softplus",
+    "softplus_grad",
     "softsign",
+    "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_softmax_cross_entropy_with_logits",
     "split",
     "split_v",
     "sqrt",
@@ -143,6 +156,7 @@ __all__ = [
     "squeeze",
     "stop_gradient",
     "strided_slice",
+    "strided_slice_grad",
     "sub",
     "sum",
     "switch",
@@ -159,6 +173,7 @@ __all__ = [
     "top_kv2",
     "transpose",
     "unpack",
+    "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
     "where",
@@ -451,6 +466,18 @@ def bias_add(
     value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def bias_add_grad(
+    out_backprop: GraphOutput, data_format: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_grad(
+    out_backprop: EagerTensorLike, data_format: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bias_add_grad(
+    out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def bitwise_and(
     x: GraphOutput, y: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -581,6 +608,24 @@ def complex_abs(
 def complex_abs(
     x: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def concat_offset(
+    concat_dim: GraphOutput, shape: Sequence[TensorLike], name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[GraphOutput], name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: EagerTensorLike,
+    shape: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[TensorLike], name: str | None = None
+) -> list[OpOutput]: ...
 @overload
 def concat_v2(
     values: Sequence[GraphOutput], axis: TensorLike, name: str | None = None
@@ -913,6 +958,22 @@ def elu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def elu_grad(
+    gradients: GraphOutput, outputs: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def elu_grad(
+    gradients: TensorLike, outputs: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def elu_grad(
+    gradients: EagerTensorLike, outputs: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def elu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def enter(
     data: GraphOutput,
     frame_name: str,
@@ -1204,6 +1265,12 @@ def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def invert(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def invert_permutation(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def invert_permutation(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def leaky_relu(
     features: GraphOutput, alpha: float = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -1214,6 +1281,34 @@ def leaky_relu(
 @overload
 def leaky_relu(
     features: TensorLike, alpha: float = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: GraphOutput,
+    features: TensorLike,
+    alpha: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: TensorLike,
+    features: GraphOutput,
+    alpha: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: EagerTensorLike,
+    features: EagerTensorLike,
+    alpha: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: TensorLike,
+    features: TensorLike,
+    alpha: float = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def less(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
@@ -1497,6 +1592,25 @@ def mirror_pad(
     input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def mirror_pad_grad(
+    input: GraphOutput, paddings: TensorLike, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad_grad(
+    input: TensorLike, paddings: GraphOutput, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad_grad(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    mode: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def mirror_pad_grad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput: ...
+@overload
 def mul(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def mul(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -1774,6 +1888,38 @@ def relu6(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ..
 @overload
 def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def relu6_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu6_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu6_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def relu6_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def relu_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def relu_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def reshape(
     tensor: GraphOutput, shape: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -1932,6 +2078,22 @@ def selu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def selu(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def selu_grad(
+    gradients: GraphOutput, outputs: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def selu_grad(
+    gradients: TensorLike, outputs: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def selu_grad(
+    gradients: EagerTensorLike, outputs: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def selu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def shape(
     input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -2018,6 +2180,14 @@ def softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _SoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
+    loss: OpOutput
+    backprop: OpOutput
+
+def softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SoftmaxCrossEntropyWithLogitsOutput: ...
 @overload
 def softplus(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2025,11 +2195,43 @@ def softplus(features: EagerTensorLike, name: str | None = None) -> EagerOutput:
 @overload
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def softplus_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softplus_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softplus_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def softplus_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def softsign(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def softsign(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def softsign_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softsign_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softsign_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def softsign_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def space_to_batch_nd(
     input: GraphOutput,
@@ -2080,6 +2282,14 @@ def space_to_depth(
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+
+class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
+    loss: OpOutput
+    backprop: OpOutput
+
+def sparse_softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
 @overload
 def split(
     split_dim: GraphOutput, value: TensorLike, num_split: int, name: str | None = None
@@ -2270,6 +2480,104 @@ def strided_slice(
     begin: TensorLike,
     end: TensorLike,
     strides: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def strided_slice_grad(
+    shape: GraphOutput,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: GraphOutput,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: GraphOutput,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: GraphOutput,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: GraphOutput,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: EagerTensorLike,
+    begin: EagerTensorLike,
+    end: EagerTensorLike,
+    strides: EagerTensorLike,
+    dy: EagerTensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
     begin_mask: int = ...,
     end_mask: int = ...,
     ellipsis_mask: int = ...,
@@ -2577,6 +2885,41 @@ def unpack(
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def unsorted_segment_sum(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 def var_handle_op(
     dtype: DTypeLike,
     shape: ShapeLike,

@@ -108,6 +108,30 @@ def bias_add(
     return _out[0]
 
 
+def bias_add_grad(
+    out_backprop: TensorLike, data_format: str = "NHWC", name: str | None = None
+) -> OpOutput:
+    """BiasAdd's gradient for the bias: `out_backprop` summed over all but the channel dimension.
+
+    The channel dimension is the last one for NHWC and the second for NCHW.
+
+    Args:
+      out_backprop: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of BiasAdd's output, rank >= 2.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Where the channel dimension is: 'NHWC' (last) or 'NCHW' (second).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `out_backprop`.
+      One value per channel.
+    """
+    _out = _execute_op(
+        "BiasAddGrad", [out_backprop], {"data_format": data_format}, name
+    )
+    return _out[0]
+
+
 def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the bitwise AND of `x` and `y`.
 

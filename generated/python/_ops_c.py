@@ -106,6 +106,28 @@ def complex_abs(
     return _out[0]
 
 
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[TensorLike], name: str | None = None
+) -> list[OpOutput]:
+    """Where each input of a concatenation starts in its output.
+
+    Every shape is one of ConcatV2's inputs' shapes; they agree on all but `concat_dim`.
+
+    Args:
+      concat_dim: A `Tensor` of type `int32`.
+        The dimension concatenated along (negative counts from the end).
+      shape: A list of at least 2 `Tensor` objects with the same type. Must be one of the following types: `int32`, `int64`.
+        The inputs' shapes.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `N` `Tensor` objects.
+      For each input, 0 but at `concat_dim`, where the sizes before it add up.
+    """
+    _out = _execute_op("ConcatOffset", [concat_dim, shape], {}, name)
+    return _out[0]
+
+
 def concat_v2(
     values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
 ) -> OpOutput:

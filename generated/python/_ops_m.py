@@ -282,6 +282,28 @@ def mirror_pad(
     return _out[0]
 
 
+def mirror_pad_grad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput:
+    """MirrorPad's gradient: each padded element's gradient added to the element it mirrors.
+
+    Args:
+      input: A `Tensor`.
+        The gradient of MirrorPad's output.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        MirrorPad's paddings, [rank, 2].
+      mode: A `string` from: `"REFLECT"`, `"SYMMETRIC"`.
+        MirrorPad's mode.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient of MirrorPad's input.
+    """
+    _out = _execute_op("MirrorPadGrad", [input, paddings], {"mode": mode}, name)
+    return _out[0]
+
+
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x * y` element-wise.
 

@@ -168,6 +168,50 @@ def relu6(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def relu6_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Relu6's gradient: `gradients` where `0 < features < 6`, 0 elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("Relu6Grad", [gradients, features], {}, name)
+    return _out[0]
+
+
+def relu_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Relu's gradient: `gradients` where `features > 0`, 0 elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("ReluGrad", [gradients, features], {}, name)
+    return _out[0]
+
+
 def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> OpOutput:
     """Gives `tensor` a new shape with the same number of elements.
 

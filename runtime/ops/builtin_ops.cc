@@ -61,7 +61,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterFusedOps, opgen::RegisterMathGradOps}) {
+                      opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
+                      opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -289,6 +289,8 @@ def _cast_cases(pair: Pair) -> list[Call]:
 def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
     if pair.op == "Cast":
         return _cast_cases(pair)
+    if pair.op == "ConcatOffset":  # no T: its operands are shapes
+        return _grad_kernel_cases(pair, None, None)
     t = _pinned(pair).get("T")
     out = []
     f32 = np.float32
@@ -338,4 +340,64 @@ def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
                         {"is_training": True}, "training on empty x"))
     if op == "Relu" and floaty:
         out.append(Call(op, [a([np.nan, -np.nan, -0.0, 0.0])], {}, "NaN and -0.0"))
+    out += _grad_kernel_cases(pair, dt, a)
+    return out
+
+
+def _grad_kernel_cases(pair: Pair, dt, a) -> list[Call]:
+    """Issue 22's gradient kernels: the layouts, masks, modes and index operands the
+    generated baseline leaves out."""
+    op, out, i32 = pair.op, [], np.int32
+    rng = np.random.default_rng(SEED)
+    if op == "BiasAddGrad":
+        g = a(rng.integers(-5, 6, (2, 3, 4, 5)))
+        out += [Call(op, [g], {"data_format": f}, f"4-D {f}") for f in ("NHWC", "NCHW")]
+    if op in ("ReluGrad", "Relu6Grad", "LeakyReluGrad") and is_float(dt):
+        g = a([1.0, -2.0, np.nan, np.inf, 3.0, -1.0])
+        f = a([0.0, -0.0, -1.0, -2.0, 6.0, 5.5])
+        out.append(Call(op, [g, f], {}, "edges, NaN and inf gradients"))
+    if op == "SoftmaxCrossEntropyWithLogits":
+        logits = a(rng.uniform(-3, 3, (4, 3)))
+        out.append(Call(op, [logits, a([0.2, 0.3, 0.5])], {}, "labels broadcast over rows"))
+        out.append(Call(op, [a(rng.uniform(-3, 3, (4, 1))), a(np.eye(3)[[0, 2, 1, 1]])], {},
+                        "logits broadcast over classes"))
+    if op == "SparseSoftmaxCrossEntropyWithLogits":
+        tl = dict(pair.constraints).get("Tlabels", "int64")
+        logits = a(rng.uniform(-3, 3, (4, 5)))
+        out.append(Call(op, [logits, np.array([4, 0, 2, 4], tl)], {}, "labels"))
+        out.append(Call(op, [logits, np.array([4, 0, 5, 4], tl)], {}, "label out of range"))
+    pinned = dict(pair.constraints)
+    if op == "UnsortedSegmentSum":
+        ids = np.array([[3, -1], [0, 3], [1, 0]], pinned["Tindices"])
+        data = a(rng.integers(-9, 10, (3, 2, 4)))
+        num = np.dtype(pinned["Tnumsegments"]).type(5)
+        out.append(Call(op, [data, ids, num], {}, "2-D ids, a negative id, empty segments"))
+        bad = np.array([[3, 5], [0, 3], [1, 0]], pinned["Tindices"])
+        out.append(Call(op, [data, bad, num], {}, "id out of range"))
+    if op == "ConcatOffset":
+        st = pinned["shape_type"]
+        shapes = [np.array(s, st) for s in ([2, 3, 5], [2, 7, 5], [2, 0, 5])]
+        out += [Call(op, [i32(d), shapes], {}, f"concat_dim {d}") for d in (1, -2)]
+        out.append(Call(op, [i32(0), shapes], {}, "dims other than concat_dim differ"))
+    if op == "InvertPermutation":
+        out.append(Call(op, [np.array([3, 0, 4, 1, 2], dt)], {}, "a permutation"))
+        out.append(Call(op, [np.array([1, 1, 0], dt)], {}, "a duplicate"))
+    if op == "StridedSliceGrad":
+        index = pinned["Index"]
+        dy = a(rng.integers(-9, 10, (1, 2, 3)))
+        shape, v = np.array([3, 5], index), (lambda *x: np.array(x, index))
+        out.append(Call(op, [np.array([5, 5], index), v(0, 2, 0), v(0, 4, 0), v(1, 1, 2), dy],
+                        {"new_axis_mask": 1, "end_mask": 4}, "new axis, strides 2"))
+        out.append(Call(op, [shape, v(-1, 4), v(0, 0), v(-1, -2), a(rng.integers(-9, 10, (3, 2)))],
+                        {"shrink_axis_mask": 0, "end_mask": 1}, "negative strides"))
+        out.append(Call(op, [shape, v(1), v(2), v(1), a(rng.integers(-9, 10, (5,)))],
+                        {"shrink_axis_mask": 1}, "shrink"))
+        out.append(Call(op, [shape, v(0), v(2), v(1), a(rng.integers(-9, 10, (2, 5)))],
+                        {"ellipsis_mask": 0}, "a prefix"))
+    if op == "MirrorPadGrad":
+        g = a(rng.integers(-9, 10, (6, 5, 3)))
+        pads = np.array([[1, 2], [2, 0], [0, 1]], pinned["Tpaddings"])
+        out += [Call(op, [g, pads], {"mode": m}, f"3-D {m}") for m in ("REFLECT", "SYMMETRIC")]
+        out.append(Call(op, [g, np.array([[3, 3], [0, 0], [0, 0]], pinned["Tpaddings"])],
+                        {"mode": "REFLECT"}, "paddings too large"))
     return out

@@ -186,6 +186,16 @@ def baseline(op_def, rng):
         "Cumsum": lambda: ([_x(rng), i32(1)], {}),
         "Cumprod": lambda: ([_x(rng), i32(1)], {}),
         "All": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
+        # issue 22's gradient kernels (runtime/ops/nn_grad_ops.cc, array_grad_ops.cc)
+        "SparseSoftmaxCrossEntropyWithLogits": lambda: ([_x(rng), np.array([0, 2], i64)], {}),
+        "UnsortedSegmentSum": lambda: ([_x(rng, (3, 2)), np.array([0, 2, 0], i32), i32(3)], {}),
+        "ConcatOffset": lambda: ([i32(1), [np.array([2, 3], i32), np.array([2, 4], i32)]], {}),
+        "InvertPermutation": lambda: ([np.array([2, 0, 1], i32)], {}),
+        "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
+                                      np.array([3, 4], i32), np.array([1, 2], i32),
+                                      _x(rng, (3, 2))], {}),
+        "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
+                                  {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
     }
     if name in special:
@@ -209,8 +219,8 @@ def baseline(op_def, rng):
 # ---- cases generated from the OpDef -------------------------------------------------------
 
 # Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
-INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples",
-                    "Tindices", "Taxis", "Tdim", "index_type"}
+INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples", "Tlabels",
+                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type"}
 
 
 def _type_attr_of(op_def, arg_index):
@@ -464,8 +474,11 @@ def _list_cases(op_def, base_inputs, base_attrs, i, rng):
                f"{arg.name} a single array, not a list", modes=("eager", "graph"))
     yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.float64)]), base_attrs, ERROR,
                f"{arg.name} of mixed dtypes")
-    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.int32)]), base_attrs, ERROR,
-               f"{arg.name} of float32 and int32")
+    # the first entry's dtype with another (ConcatOffset's shapes are int32 already)
+    first = np.asarray(items[0]).dtype
+    other = np.dtype(np.int32) if first != np.int32 else np.dtype(f32)
+    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], other)]), base_attrs, ERROR,
+               f"{arg.name} of {first.name} and {other.name}")
     yield Case(name, _with(base_inputs, i, [items[0], None]), base_attrs, ANY,
                f"{arg.name} with a None entry", modes=("eager", "graph"))
     for shape in [(3, 2), (2,), (), (2, 3, 1), (0, 3), (2, 0)]:

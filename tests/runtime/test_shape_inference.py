@@ -575,6 +575,14 @@ _CALLS = {
     "TopKV2": lambda P: ([P((2, 3)), np.array(2, I32)], {}, None),
     **{op: (lambda P: ([P((2, 3)), np.array(1, I32)], {}, None)) for op in ("Cumsum", "Cumprod")},
     **{op: (lambda P: ([P((2, 3), bool), np.array(0, I32)], {}, None)) for op in ("All", "Any")},
+    # issue 22's gradient kernels
+    "SparseSoftmaxCrossEntropyWithLogits": lambda P: ([P((2, 3)), P((2,), np.int64)], {}, None),
+    "UnsortedSegmentSum": lambda P: ([P((4, 3)), P((4,), I32), np.array(5, I32)], {}, None),
+    "ConcatOffset": lambda P: ([np.array(0, I32), P((2,), I32), P((2,), I32)], {}, [1, 2]),
+    "InvertPermutation": lambda P: ([P((4,), I32)], {}, None),
+    "StridedSliceGrad": lambda P: ([np.array([2, 3], I32)] + [np.array([v], I32) for v in (0, 1, 1)]
+                                   + [P((1, 3))], {}, None),
+    "MirrorPadGrad": lambda P: ([P((4, 5)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.

@@ -14,6 +14,8 @@ namespace cpu {
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
+      RegisterActivationGradKernels,
+      RegisterArrayGradKernels,
       RegisterArrayKernels,
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
@@ -36,6 +38,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterNnKernels,
+      RegisterNnGradKernels,
       RegisterPlaceholderKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,

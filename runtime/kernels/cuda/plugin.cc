@@ -155,6 +155,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   // op on device type "GPU" until a GPU device exists, and TF_GetAllRegisteredKernels
   // then shows what a GPU would run everywhere the plugin is built.
   for (auto family : {
+      RegisterActivationGradKernels,
+      RegisterArrayGradKernels,
       RegisterArrayKernels,
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
@@ -177,6 +179,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterNnKernels,
+      RegisterNnGradKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
