@@ -1,7 +1,7 @@
-// The ops gradient graphs use: BroadcastGradientArgs (../grad_spec.h) and the fused
+// The ops gradient graphs use: BroadcastGradientArgs (../math_grad_spec.h) and the fused
 // element-wise gradients SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad
 // (z from the forward output y and its gradient dy), with TensorFlow's formulas.
-#include "../grad_spec.h"
+#include "../math_grad_spec.h"
 #include "elementwise_ops.h"
 
 namespace opgen {

@@ -1,7 +1,7 @@
-// The ops gradient graphs use: BroadcastGradientArgs (../grad_spec.h, on the host: its
+// The ops gradient graphs use: BroadcastGradientArgs (../math_grad_spec.h, on the host: its
 // operands are shapes) and the fused element-wise gradients SigmoidGrad, TanhGrad,
 // SqrtGrad, RsqrtGrad, ReciprocalGrad, as the CPU computes them (../cpu/math_grad.cc).
-#include "../grad_spec.h"
+#include "../math_grad_spec.h"
 #include "elementwise_ops.cuh"
 #include "cuda_kernels.h"
 
