@@ -72,6 +72,14 @@ inline bool CheckOutBackprop(TF_OpKernelContext* ctx, const Window2D& w, WindowP
   return true;
 }
 
+// TensorFlow's depthwise backprops take one stride for rows and columns.
+inline bool CheckDepthwiseStrides(TF_OpKernelContext* ctx, const Window2D& w, const std::string& op) {
+  if (w.strides[1] == w.strides[2]) return true;
+  Fail(ctx, TF_INVALID_ARGUMENT, op + ": strides " + ShapeString(w.strides) +
+                                     " must be equal in the row and column dimensions");
+  return false;
+}
+
 // Conv2DBackpropFilter and DepthwiseConv2dNativeBackpropFilter(input, filter_sizes,
 // out_backprop). `input` holds the images, `filter` out_backprop; out_dims become
 // filter_sizes. False after reporting the failure.
@@ -96,6 +104,7 @@ inline bool PlanBackpropFilter(TF_OpKernelContext* ctx, const Window2D& w, bool 
                                        " (in_channels must equal the input's depth; taps non-zero)");
     return false;
   }
+  if (depthwise && !CheckDepthwiseStrides(ctx, w, op)) return false;
   *multiplier = depthwise ? fs[3] : 1;
   plan->input = std::move(input);
   plan->filter = std::move(dy);
@@ -130,6 +139,7 @@ inline bool PlanDepthwiseBackpropInput(TF_OpKernelContext* ctx, const Window2D& 
                                        ShapeString(dd));
     return false;
   }
+  if (!CheckDepthwiseStrides(ctx, w, op)) return false;
   *multiplier = fd[3];
   plan->input = std::move(dy);
   plan->filter = std::move(filter);
@@ -308,22 +318,6 @@ inline bool PlanBatchNormGrad(TF_OpKernelContext* ctx, const BatchNormGradAttrs&
 
 // ---- per-element sums (host and device) --------------------------------------------
 
-// The output rows (or columns) whose window, starting at o * stride - pad with `k` taps
-// `dilation` apart, has a tap on input row `s`: tap t = (s + pad - o * stride) / dilation.
-// Calls fn(o, t) for each, in increasing o.
-template <typename Fn>
-OPGEN_GRAD_HD inline void ForEachWindowTap(int64_t s, int64_t pad, int64_t k, int64_t stride,
-                                           int64_t dilation, int64_t out, Fn&& fn) {
-  const int64_t q = s + pad;  // = o * stride + t * dilation
-  for (int64_t t = 0; t < k; ++t) {
-    const int64_t r = q - t * dilation;
-    if (r < 0) break;
-    if (r % stride != 0) continue;
-    const int64_t o = r / stride;
-    if (o < out) fn(o, t);
-  }
-}
-
 // The clipped window of output position o: [begin, end) of input rows.
 OPGEN_GRAD_HD inline void PoolSpan(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t extent,
                                    int64_t* begin, int64_t* end) {
@@ -401,23 +395,34 @@ OPGEN_GRAD_HD inline C AvgPoolGradAt(const GradGeometry& g, int64_t b, int64_t s
 }
 
 // d input[b, sy, sx, c] of DepthwiseConv2dNative: dy (out_backprop) through the taps.
+// Every tap counts: where no output pixel reads this input pixel through tap (i, j)
+// (padding, or between strides), the tap adds 0 * filter, so a non-finite filter value
+// gives NaN there, as TensorFlow's kernel (which multiplies a zero-filled window) does.
 template <typename C, typename ReadDy, typename ReadF>
 OPGEN_GRAD_HD inline C DepthwiseBackpropInputAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx,
                                                 int64_t c, ReadDy dy, ReadF f) {
   C acc = C(0);
   const int64_t m_count = g.multiplier;
-  ForEachWindowTap(sy, g.pt, g.kh, g.sh, g.dh, g.oh, [&](int64_t y, int64_t i) {
-    ForEachWindowTap(sx, g.pl, g.kw, g.sw, g.dw, g.ow, [&](int64_t x, int64_t j) {
-      const int64_t dy_at = ((b * g.oh + y) * g.ow + x) * g.oc + c * m_count;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ry = sy + g.pt - i * g.dh;
+    const bool row = ry >= 0 && ry % g.sh == 0 && ry / g.sh < g.oh;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t rx = sx + g.pl - j * g.dw;
       const int64_t f_at = ((i * g.kw + j) * g.ic + c) * m_count;
-      for (int64_t m = 0; m < m_count; ++m) acc += dy(dy_at + m) * f(f_at + m);
-    });
-  });
+      if (row && rx >= 0 && rx % g.sw == 0 && rx / g.sw < g.ow) {
+        const int64_t dy_at = ((b * g.oh + ry / g.sh) * g.ow + rx / g.sw) * g.oc + c * m_count;
+        for (int64_t m = 0; m < m_count; ++m) acc += dy(dy_at + m) * f(f_at + m);
+      } else {
+        for (int64_t m = 0; m < m_count; ++m) acc += C(0) * f(f_at + m);
+      }
+    }
+  }
   return acc;
 }
 
 // d filter[i, j, c, o] of Conv2D (depthwise: d filter[i, j, c, m], o = c * multiplier +
-// m, input channel c), over the images and output pixels.
+// m, input channel c), over the images and output pixels. A tap in the padding adds
+// 0 * out_backprop (NaN for a non-finite one), as a zero-padded im2col product does.
 template <typename C, typename ReadIn, typename ReadDy>
 OPGEN_GRAD_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_t j, int64_t c, int64_t o,
                                         ReadIn in, ReadDy dy) {
@@ -425,38 +430,45 @@ OPGEN_GRAD_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t y = 0; y < g.oh; ++y) {
       const int64_t sy = y * g.sh - g.pt + i * g.dh;
-      if (sy < 0 || sy >= g.ih) continue;
+      const bool row = sy >= 0 && sy < g.ih;
       for (int64_t x = 0; x < g.ow; ++x) {
         const int64_t sx = x * g.sw - g.pl + j * g.dw;
-        if (sx < 0 || sx >= g.iw) continue;
-        acc += in(((b * g.ih + sy) * g.iw + sx) * g.ic + c) * dy(((b * g.oh + y) * g.ow + x) * g.oc + o);
+        const C d = dy(((b * g.oh + y) * g.ow + x) * g.oc + o);
+        if (row && sx >= 0 && sx < g.iw) acc += in(((b * g.ih + sy) * g.iw + sx) * g.ic + c) * d;
+        else acc += C(0) * d;
       }
     }
   return acc;
 }
 
-// The weight with which forward output row o (of `out`) read input row s, bilinearly.
-OPGEN_GRAD_HD inline float BilinearWeight(int64_t o, int64_t s, float scale, int64_t in_size, bool half_pixel) {
-  int64_t lo, hi;
-  float lerp;
-  BilinearTap(o, scale, in_size, half_pixel, &lo, &hi, &lerp);
-  return (lo == s ? 1.0f - lerp : 0.0f) + (hi == s ? lerp : 0.0f);
-}
-
-// d image[b, sy, sx, ch] of ResizeBilinear: the grads of the output pixels that read it.
-// Rows (columns) that read it lie near s / scale; all are scanned, as scale may round.
-template <typename ReadGrad>
-OPGEN_GRAD_HD inline float ResizeBilinearGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
-                                                float scale_h, float scale_w, bool half_pixel,
-                                                int64_t b, int64_t sy, int64_t sx, int64_t ch,
-                                                ReadGrad grad) {
-  float acc = 0.0f;
+// d image[b, sy, sx, ch] of ResizeBilinear: the grads of the output pixels that read it,
+// each term grad * y weight * x weight in float, added in the order TensorFlow's kernel
+// adds them (output pixel by pixel; top-left, top-right, bottom-left, bottom-right), so
+// float and double results are TensorFlow's bit for bit. Every row (column) is scanned:
+// which read this pixel follows from the float sampling, not a closed form.
+template <typename C, typename ReadGrad>
+OPGEN_GRAD_HD inline C ResizeBilinearGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
+                                            float scale_h, float scale_w, bool half_pixel, int64_t b,
+                                            int64_t sy, int64_t sx, int64_t ch, ReadGrad grad) {
+  C acc = C(0);
   for (int64_t y = 0; y < oh; ++y) {
-    const float wy = BilinearWeight(y, sy, scale_h, ih, half_pixel);
-    if (wy == 0.0f) continue;
+    int64_t top, bottom;
+    float ly;
+    BilinearTap(y, scale_h, ih, half_pixel, &top, &bottom, &ly);
+    if (top != sy && bottom != sy) continue;
+    const float y_weights[2] = {1.0f - ly, ly};
+    const bool y_hit[2] = {top == sy, bottom == sy};
     for (int64_t x = 0; x < ow; ++x) {
-      const float wx = BilinearWeight(x, sx, scale_w, iw, half_pixel);
-      if (wx != 0.0f) acc += grad(((b * oh + y) * ow + x) * c + ch) * wy * wx;
+      int64_t left, right;
+      float lx;
+      BilinearTap(x, scale_w, iw, half_pixel, &left, &right, &lx);
+      if (left != sx && right != sx) continue;
+      const float x_weights[2] = {1.0f - lx, lx};
+      const bool x_hit[2] = {left == sx, right == sx};
+      const float g = static_cast<float>(grad(((b * oh + y) * ow + x) * c + ch));
+      for (int r = 0; r < 2; ++r)
+        for (int q = 0; q < 2; ++q)
+          if (y_hit[r] && x_hit[q]) acc += static_cast<C>(g * y_weights[r] * x_weights[q]);
     }
   }
   return acc;

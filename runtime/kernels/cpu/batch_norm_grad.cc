@@ -35,31 +35,42 @@ void BatchNormGradCompute(void* state, TF_OpKernelContext* ctx, const char* op) 
         for (int64_t i = 0; i < inner; ++i) fn(k, base + i);
       }
   };
-  // Per channel: sum(dy) and sum(dy * (x - mean)).
-  std::vector<double> sum_dy(c, 0.0), sum_dy_xc(c, 0.0), inv_std(c);
-  for (int64_t k = 0; k < c; ++k) inv_std[k] = 1.0 / std::sqrt(static_cast<double>(var[k]) + a.epsilon);
+  // Per channel, in TensorFlow's float formulation (sums kept in double): training
+  // scales x first, x_scaled = (x - mean) / sqrt(var + eps), and sums dy * x_scaled;
+  // inference sums dy * (x - mean) and scales the sum.
+  std::vector<double> sum_dy(c, 0.0), sum_dyx(c, 0.0);
+  std::vector<float> coef0(c);
+  for (int64_t k = 0; k < c; ++k) coef0[k] = 1.0f / std::sqrt(var[k] + a.epsilon);
+  auto centred = [&](int64_t k, int64_t at) {
+    const float xc = static_cast<float>(x[at]) - mean[k];
+    return a.is_training ? xc * coef0[k] : xc;
+  };
   for_each([&](int64_t k, int64_t at) {
-    const double g = static_cast<float>(dy[at]);
+    const float g = static_cast<float>(dy[at]);
     sum_dy[k] += g;
-    sum_dy_xc[k] += g * (static_cast<float>(x[at]) - static_cast<double>(mean[k]));
+    sum_dyx[k] += g * centred(k, at);
   });
   TensorPtr dx = AllocateOutput<T>(ctx, 0, p.dims);
   if (!dx) return;
   T* dxp = Data<T>(dx);
-  const double n = static_cast<double>(p.rows);
+  const float inv_n = 1.0f / static_cast<float>(p.rows);
+  std::vector<float> dy_mean(c), xs_mean(c), scale_bp(c);
+  for (int64_t k = 0; k < c; ++k) {
+    scale_bp[k] = a.is_training ? static_cast<float>(sum_dyx[k])
+                                : static_cast<float>(sum_dyx[k]) * coef0[k];
+    dy_mean[k] = static_cast<float>(sum_dy[k]) * inv_n;
+    xs_mean[k] = scale_bp[k] * inv_n;
+  }
   for_each([&](int64_t k, int64_t at) {
-    const double g = static_cast<float>(dy[at]);
-    double v = g;
-    if (a.is_training) {
-      const double xc = static_cast<float>(x[at]) - static_cast<double>(mean[k]);
-      v = g - sum_dy[k] / n - xc * inv_std[k] * inv_std[k] * sum_dy_xc[k] / n;
-    }
-    dxp[at] = Narrow<T>(static_cast<float>(v * scale[k] * inv_std[k]));
+    const float g = static_cast<float>(dy[at]);
+    const float coef1 = scale[k] * coef0[k];
+    const float v = a.is_training ? coef1 * ((g - dy_mean[k]) - centred(k, at) * xs_mean[k]) : g * coef1;
+    dxp[at] = Narrow<T>(v);
   });
   TensorPtr dscale = AllocateOutput<float>(ctx, 1, {c}), doffset = AllocateOutput<float>(ctx, 2, {c});
   if (!dscale || !doffset) return;
   for (int64_t k = 0; k < c; ++k) {
-    Data<float>(dscale)[k] = static_cast<float>(sum_dy_xc[k] * inv_std[k]);
+    Data<float>(dscale)[k] = scale_bp[k];
     Data<float>(doffset)[k] = static_cast<float>(sum_dy[k]);
   }
   if (!AllocateOutput<float>(ctx, 3, {0})) return;

@@ -1,7 +1,8 @@
 // ResizeBilinearGrad and ResizeNearestNeighborGrad on NHWC images: each pixel of the
 // original image gathers the gradients of the resized pixels that read it, with the
 // forward ops' sampling (../resize_spec.h, ../grad_spec.h, shared with the CUDA twin).
-// The bilinear gradient is computed in float, as TensorFlow does, and rounded once.
+// The bilinear terms are computed in float, as TensorFlow does; the 16-bit types add them
+// in float and round once (TensorFlow adds in the 16-bit type).
 #include <algorithm>
 #include <vector>
 
@@ -37,9 +38,8 @@ struct ResizeGradKernel {
         const int64_t b = e / (p.c * p.iw * p.ih);
         if constexpr (kBilinear) {
           const Read<float> grad{Data<float>(p.grads)};
-          const float v = kernels::ResizeBilinearGradAt(p.oh, p.ow, p.ih, p.iw, p.c, p.scale_h, p.scale_w,
-                                                        a.half_pixel_centers, b, sy, sx, ch, grad);
-          out[e] = static_cast<T>(v);
+          out[e] = Narrow<T>(kernels::ResizeBilinearGradAt<ComputeType<T>>(
+              p.oh, p.ow, p.ih, p.iw, p.c, p.scale_h, p.scale_w, a.half_pixel_centers, b, sy, sx, ch, grad));
         } else {
           const Read<T> grad{Data<T>(p.grads)};
           out[e] = Narrow<T>(kernels::ResizeNearestGradAt<ComputeType<T>>(

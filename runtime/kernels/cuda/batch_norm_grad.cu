@@ -1,6 +1,6 @@
 // FusedBatchNormGrad, V2 and V3 on the GPU, both layouts: per-channel sums of dy and
-// dy * (x - mean) (one block per channel, in double), then one thread per element of
-// x_backprop, as the CPU kernel computes them (../grad_spec.h's checks and errors).
+// dy * (x - mean) (scaled first in training; one block per channel, in double), then one
+// thread per element of x_backprop, as the CPU kernel computes them (../grad_spec.h's checks and errors).
 // Twin of ../cpu/batch_norm_grad.cc.
 #include <cmath>
 #include <utility>
@@ -19,18 +19,26 @@ constexpr int kSumThreads = 256;
 
 // sums[k] = sum(dy), sums[c + k] = sum(dy * (x - mean)) over channel k's rows; x is
 // [outer, c, inner].
+// Training scales x - mean by coef0 = 1 / sqrt(var + eps) before the product (as the
+// CPU kernel, in float).
+__device__ inline float Coef0(const float* variance, int64_t k, float epsilon) {
+  return 1.0f / sqrtf(variance[k] + epsilon);
+}
+
 template <typename T>
-__global__ void ChannelGradSumsKernel(const T* dy, const T* x, const float* mean, int64_t rows,
-                                      int64_t c, int64_t inner, double* sums) {
+__global__ void ChannelGradSumsKernel(const T* dy, const T* x, const float* mean, const float* variance,
+                                      float epsilon, bool training, int64_t rows, int64_t c,
+                                      int64_t inner, double* sums) {
   __shared__ double s_dy[kSumThreads], s_dyx[kSumThreads];
   for (int64_t k = blockIdx.x; k < c; k += gridDim.x) {
     double a = 0, b = 0;
-    const double m = mean[k];
+    const float m = mean[k], coef0 = training ? Coef0(variance, k, epsilon) : 1.0f;
     for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
       const int64_t at = ((r / inner) * c + k) * inner + r % inner;
-      const double g = static_cast<double>(static_cast<float>(Widen(dy[at])));
+      const float g = static_cast<float>(Widen(dy[at]));
+      const float xc = static_cast<float>(Widen(x[at])) - m;
       a += g;
-      b += g * (static_cast<double>(static_cast<float>(Widen(x[at]))) - m);
+      b += g * (training ? xc * coef0 : xc);
     }
     s_dy[threadIdx.x] = a;
     s_dyx[threadIdx.x] = b;
@@ -61,16 +69,17 @@ struct DxElement {
   T* dx;
   __device__ void operator()(int64_t e) const {
     const int64_t k = (e / inner) % c;
-    const double inv_std = 1.0 / sqrt(static_cast<double>(variance[k]) + epsilon);
-    const double g = static_cast<float>(Widen(dy[e]));
-    double v = g;
+    const float coef0 = Coef0(variance, k, epsilon), coef1 = scale[k] * coef0;
+    const float g = static_cast<float>(Widen(dy[e]));
+    float v = g * coef1;
     if (training) {
-      const double n = static_cast<double>(rows);
-      const double xc = static_cast<float>(Widen(x[e])) - static_cast<double>(mean[k]);
-      v = g - sums[k] / n - xc * inv_std * inv_std * sums[c + k] / n;
+      const float inv_n = 1.0f / static_cast<float>(rows);
+      const float dy_mean = static_cast<float>(sums[k]) * inv_n;
+      const float xs_mean = static_cast<float>(sums[c + k]) * inv_n;
+      const float xs = (static_cast<float>(Widen(x[e])) - mean[k]) * coef0;
+      v = coef1 * ((g - dy_mean) - xs * xs_mean);
     }
-    dx[e] = Narrow<T>(static_cast<typename ComputeType<T>::type>(
-        static_cast<float>(v * scale[k] * inv_std)));
+    dx[e] = Narrow<T>(static_cast<typename ComputeType<T>::type>(v));
   }
 };
 
@@ -79,10 +88,11 @@ struct ScaleOffsetElement {
   const double* sums;
   int64_t c;
   float epsilon;
+  bool training;
   float *dscale, *doffset;
   __device__ void operator()(int64_t k) const {
-    const double inv_std = 1.0 / sqrt(static_cast<double>(variance[k]) + epsilon);
-    dscale[k] = static_cast<float>(sums[c + k] * inv_std);
+    const float sum = static_cast<float>(sums[c + k]);
+    dscale[k] = training ? sum : sum * Coef0(variance, k, epsilon);
     doffset[k] = static_cast<float>(sums[k]);
   }
 };
@@ -105,12 +115,14 @@ void BatchNormGradCompute(void* state, TF_OpKernelContext* ctx, const char* op) 
   const float* variance = Data<float>(p.variance);
   const unsigned blocks = static_cast<unsigned>(p.c < 65535 ? p.c : 65535);
   ChannelGradSumsKernel<T><<<blocks, kSumThreads, 0, stream>>>(
-      Data<T>(p.dy), Data<T>(p.x), Data<float>(p.mean), p.rows, p.c, p.inner, s);
+      Data<T>(p.dy), Data<T>(p.x), Data<float>(p.mean), variance, a.epsilon, a.is_training, p.rows, p.c,
+      p.inner, s);
   if (!CheckLaunch(ctx, op)) return;
   const DxElement<T> fdx{Data<T>(p.dy), Data<T>(p.x), Data<float>(p.scale), Data<float>(p.mean), variance,
                          s, p.c, p.inner, p.rows, a.epsilon, a.is_training, Data<T>(dx)};
   if (!LaunchForEach(ctx, NumElements(p.dims), fdx, op)) return;
-  const ScaleOffsetElement fso{variance, s, p.c, a.epsilon, Data<float>(dscale), Data<float>(doffset)};
+  const ScaleOffsetElement fso{variance, s, p.c, a.epsilon, a.is_training, Data<float>(dscale),
+                               Data<float>(doffset)};
   LaunchForEach(ctx, p.c, fso, op);
 }
 

@@ -22,8 +22,9 @@ struct ResizeGradElement {
     const int64_t ch = e % c, sx = (e / c) % iw, sy = (e / (c * iw)) % ih, b = e / (c * iw * ih);
     if (kBilinear) {
       const Read<float> g{static_cast<const float*>(grads)};
-      out[e] = Narrow<T>(static_cast<typename ComputeType<T>::type>(kernels::ResizeBilinearGradAt(
-          oh, ow, ih, iw, c, scale_h, scale_w, half_pixel, b, sy, sx, ch, g)));
+      using C = typename ComputeType<T>::type;
+      out[e] = Narrow<T>(kernels::ResizeBilinearGradAt<C>(oh, ow, ih, iw, c, scale_h, scale_w, half_pixel,
+                                                          b, sy, sx, ch, g));
     } else {
       const Read<T> g{static_cast<const T*>(grads)};
       using C = typename ComputeType<T>::type;
