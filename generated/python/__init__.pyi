@@ -45,6 +45,8 @@ __all__ = [
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "conv3d",
+    "conv3d_backprop_filter_v2",
+    "conv3d_backprop_input_v2",
     "cos",
     "cumprod",
     "cumsum",
@@ -847,6 +849,116 @@ def conv3d(
 def conv3d(
     input: TensorLike,
     filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
     strides: Sequence[int],
     padding: str,
     data_format: str = ...,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_family_spec.h"
 #include "kernel_api_util.h"
 #include "nn_spec.h"
 #include "resize_spec.h"
@@ -316,6 +317,76 @@ inline bool PlanBatchNormGrad(TF_OpKernelContext* ctx, const BatchNormGradAttrs&
   return true;
 }
 
+// Conv3DBackpropInputV2(input_sizes, filter, out_backprop) and Conv3DBackpropFilterV2(
+// input, filter_sizes, out_backprop) on NDHWC data: the window attrs are Conv3D's
+// (conv_family_spec.h's CreateWindow3D); the geometry by value into device code.
+struct Grad3DGeometry {
+  int64_t batch, ic, oc;
+  int64_t in[3], out[3], k[3], stride[3], dilation[3], pad[3];
+};
+
+struct Grad3DPlan {
+  TensorPtr input, filter, dy;  // the tensors the op has (input or filter is null)
+  Grad3DGeometry g{};
+  std::vector<int64_t> out_dims;
+};
+
+inline bool PlanConv3DBackprop(TF_OpKernelContext* ctx, const Window3D& w, bool filter_grad, Grad3DPlan* p) {
+  const std::string op = filter_grad ? "Conv3DBackpropFilterV2" : "Conv3DBackpropInputV2";
+  const char* sizes_name = filter_grad ? "filter_sizes" : "input_sizes";
+  TensorPtr known = Input(ctx, filter_grad ? 0 : 1), sizes = Input(ctx, 1 - (filter_grad ? 0 : 1)),
+            dy = Input(ctx, 2);
+  if (!known || !sizes || !dy) return false;
+  if (TF_NumDims(sizes.get()) != 1 || TF_TensorElementCount(sizes.get()) != 5) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": " + sizes_name + " must be a 1-D tensor of 5 sizes, got shape " +
+                                       ShapeString(Dims(sizes.get())));
+    return false;
+  }
+  const std::vector<int64_t> sv = IndexValues(sizes.get());
+  if (CheckedNumElements(sv) < 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": " + sizes_name + " " + ShapeString(sv) + " must not be negative");
+    return false;
+  }
+  const std::vector<int64_t> kd = Dims(known.get()), dd = Dims(dy.get());
+  const std::vector<int64_t>& id = filter_grad ? kd : sv;  // [b, d, h, w, ic]
+  const std::vector<int64_t>& fd = filter_grad ? sv : kd;  // [kd, kh, kw, ic, oc]
+  if (id.size() != 5 || fd.size() != 5 || dd.size() != 5 || id[4] != fd[3] || fd[0] == 0 || fd[1] == 0 ||
+      fd[2] == 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": input " + ShapeString(id) + " (NDHWC), filter " +
+                                       ShapeString(fd) + " (DHWIO) and out_backprop " + ShapeString(dd) +
+                                       " do not fit");
+    return false;
+  }
+  Grad3DGeometry& g = p->g;
+  Window2D as2d;  // one spatial dim at a time through the 2-D rule (index 1)
+  as2d.padding = w.same ? "SAME" : "VALID";
+  for (int d = 0; d < 3; ++d) {
+    as2d.strides[1] = g.stride[d] = w.strides[1 + d];
+    as2d.dilations[1] = g.dilation[d] = w.dilations[1 + d];
+    g.in[d] = id[1 + d];
+    g.k[d] = fd[d];
+    if (!OutputSize(as2d, 1, id[1 + d], fd[d], &g.out[d], &g.pad[d])) {
+      Fail(ctx, TF_INVALID_ARGUMENT, op + ": filter " + ShapeString(fd) + " with strides " +
+                                         ShapeString(w.strides) + " and padding " + as2d.padding +
+                                         " is larger than input " + ShapeString(id) + ", or its size overflows");
+      return false;
+    }
+  }
+  g.batch = id[0];
+  g.ic = id[4];
+  g.oc = fd[4];
+  const std::vector<int64_t> want = {g.batch, g.out[0], g.out[1], g.out[2], g.oc};
+  if (dd != want) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": out_backprop " + ShapeString(dd) + " is not the shape the " +
+                                       as2d.padding + " Conv3D gives (" + ShapeString(want) + ")");
+    return false;
+  }
+  (filter_grad ? p->input : p->filter) = std::move(known);
+  p->dy = std::move(dy);
+  p->out_dims = filter_grad ? fd : id;
+  return CheckShapeSize(ctx, op, p->out_dims);
+}
+
 // ---- per-element sums (host and device) --------------------------------------------
 
 // The clipped window of output position o: [begin, end) of input rows.
@@ -436,6 +507,56 @@ OPGEN_GRAD_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_
         const C d = dy(((b * g.oh + y) * g.ow + x) * g.oc + o);
         if (row && sx >= 0 && sx < g.iw) acc += in(((b * g.ih + sy) * g.iw + sx) * g.ic + c) * d;
         else acc += C(0) * d;
+      }
+    }
+  return acc;
+}
+
+// d input[b, z, y, x, c] of Conv3D: the taps through which an output voxel read this one
+// (unlike the depthwise gradient, TensorFlow's kernel skips the others: a non-finite
+// filter value does not reach input voxels it never touched).
+template <typename C, typename ReadDy, typename ReadF>
+OPGEN_GRAD_HD inline C Conv3DBackpropInputAt(const Grad3DGeometry& g, int64_t b, const int64_t (&at)[3],
+                                             int64_t c, ReadDy dy, ReadF f) {
+  C acc = C(0);
+  for (int64_t a = 0; a < g.k[0]; ++a)
+    for (int64_t i = 0; i < g.k[1]; ++i)
+      for (int64_t j = 0; j < g.k[2]; ++j) {
+        const int64_t tap[3] = {a, i, j};
+        int64_t o[3];
+        bool hit = true;
+        for (int d = 0; d < 3; ++d) {
+          const int64_t r = at[d] + g.pad[d] - tap[d] * g.dilation[d];
+          hit = hit && r >= 0 && r % g.stride[d] == 0 && r / g.stride[d] < g.out[d];
+          o[d] = hit ? r / g.stride[d] : 0;
+        }
+        if (!hit) continue;
+        const int64_t f_at = (((a * g.k[1] + i) * g.k[2] + j) * g.ic + c) * g.oc;
+        const int64_t dy_at = (((b * g.out[0] + o[0]) * g.out[1] + o[1]) * g.out[2] + o[2]) * g.oc;
+        for (int64_t q = 0; q < g.oc; ++q) acc += dy(dy_at + q) * f(f_at + q);
+      }
+  return acc;
+}
+
+// d filter[a, i, j, c, o] of Conv3D over the images and output voxels (0 * out_backprop
+// for taps in the padding).
+template <typename C, typename ReadIn, typename ReadDy>
+OPGEN_GRAD_HD inline C Conv3DBackpropFilterAt(const Grad3DGeometry& g, const int64_t (&tap)[3], int64_t c,
+                                              int64_t o, ReadIn in, ReadDy dy) {
+  C acc = C(0);
+  for (int64_t b = 0; b < g.batch; ++b)
+    for (int64_t z = 0; z < g.out[0]; ++z) {
+      const int64_t sz = z * g.stride[0] - g.pad[0] + tap[0] * g.dilation[0];
+      for (int64_t y = 0; y < g.out[1]; ++y) {
+        const int64_t sy = y * g.stride[1] - g.pad[1] + tap[1] * g.dilation[1];
+        for (int64_t x = 0; x < g.out[2]; ++x) {
+          const int64_t sx = x * g.stride[2] - g.pad[2] + tap[2] * g.dilation[2];
+          const C d = dy((((b * g.out[0] + z) * g.out[1] + y) * g.out[2] + x) * g.oc + o);
+          if (sz >= 0 && sz < g.in[0] && sy >= 0 && sy < g.in[1] && sx >= 0 && sx < g.in[2])
+            acc += in((((b * g.in[0] + sz) * g.in[1] + sy) * g.in[2] + sx) * g.ic + c) * d;
+          else
+            acc += C(0) * d;
+        }
       }
     }
   return acc;

@@ -40,6 +40,17 @@ void InputSizes(ShapeFnContext& c) {
   c.InputWithRank(2, 4, "out_backprop");
   ShapeFromSizes(c, 0, "input_sizes", 4);
 }
+// Conv3DBackpropInputV2: input_sizes (input 0); Conv3DBackpropFilterV2: filter_sizes (1).
+void Conv3DInputSizes(ShapeFnContext& c) {
+  c.InputWithRank(1, 5, "filter");
+  c.InputWithRank(2, 5, "out_backprop");
+  ShapeFromSizes(c, 0, "input_sizes", 5);
+}
+void Conv3DFilterSizes(ShapeFnContext& c) {
+  c.InputWithRank(0, 5, "input");
+  c.InputWithRank(2, 5, "out_backprop");
+  ShapeFromSizes(c, 1, "filter_sizes", 5);
+}
 // MaxPoolGrad: shaped as orig_input.
 void MaxPoolGradShape(ShapeFnContext& c) {
   c.InputWithRank(1, 4, "orig_output");
@@ -201,6 +212,29 @@ void RegisterNnGradOps(TF_Status* status) {
         {"out_backprop", "The gradient with respect to the convolution's output."},
         {"output", "The gradient with respect to the filter, of filter_sizes."},
         kStridesDoc, kPaddingDoc, kExplicitDoc, kFormatDoc, kDilationsDoc}},
+      {"Conv3DBackpropInputV2",
+       {"T: {half, bfloat16, float, double}", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'", "dilations: list(int) = [1, 1, 1, 1, 1]",
+        "Tshape: {int32, int64} = DT_INT32"},
+       {"input_sizes: Tshape", "filter: T", "out_backprop: T"}, {"output: T"}, ShapeFn<Conv3DInputSizes>,
+       "The gradient of Conv3D with respect to its input.", "",
+       {{"input_sizes", "The input's shape, [batch, depth, height, width, channels]."},
+        {"filter", "The filter, [depth, height, width, in_channels, out_channels]."},
+        {"out_backprop", "The gradient with respect to the convolution's output."},
+        {"output", "The gradient with respect to the input, of input_sizes."},
+        kStridesDoc, {"padding", "'VALID' or 'SAME'."},
+        {"data_format", "Layout; the CPU kernel supports NDHWC."}, kDilationsDoc}},
+      {"Conv3DBackpropFilterV2",
+       {"T: {half, bfloat16, float, double}", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'", "dilations: list(int) = [1, 1, 1, 1, 1]"},
+       {"input: T", "filter_sizes: int32", "out_backprop: T"}, {"output: T"}, ShapeFn<Conv3DFilterSizes>,
+       "The gradient of Conv3D with respect to its filter.", "",
+       {{"input", "The convolution's input, [batch, depth, height, width, in_channels]."},
+        {"filter_sizes", "The filter's shape, [depth, height, width, in_channels, out_channels]."},
+        {"out_backprop", "The gradient with respect to the convolution's output."},
+        {"output", "The gradient with respect to the filter, of filter_sizes."},
+        kStridesDoc, {"padding", "'VALID' or 'SAME'."},
+        {"data_format", "Layout; the CPU kernel supports NDHWC."}, kDilationsDoc}},
       {"MaxPoolGrad",
        {"ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
         "explicit_paddings: list(int) = []", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",

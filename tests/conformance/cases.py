@@ -382,6 +382,17 @@ def _backprop_cases(op: str, dt, a) -> list[Call]:
         if op == "DepthwiseConv2dNativeBackpropInput":
             out.append(Call(op, [np.array(xs, i32), r(kh, kw, xs[3], 2), r(xs[0], oh, ow, 2 * xs[3])],
                             attrs, what))
+    if op in ("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"):
+        for strides, padding, xs, k, os in [((1, 1, 1), "SAME", (2, 3, 4, 5, 2), (2, 3, 2), (3, 4, 5)),
+                                            ((1, 2, 2), "SAME", (1, 4, 5, 5, 3), (3, 2, 3), (4, 3, 3)),
+                                            ((2, 1, 1), "VALID", (1, 5, 4, 3, 2), (2, 2, 2), (2, 3, 2))]:
+            attrs = {"strides": [1, *strides, 1], "padding": padding}
+            dy = r(xs[0], *os, 3)
+            what = f"{padding} strides {strides}"
+            if op == "Conv3DBackpropFilterV2":
+                out.append(Call(op, [r(*xs), np.array([*k, xs[4], 3], i32), dy], attrs, what))
+            else:
+                out.append(Call(op, [np.array(xs, i32), r(*k, xs[4], 3), dy], attrs, what))
     pool_windows = [
         ((3, 3), (1, 1), "SAME", [], (1, 5, 6, 2), "SAME 3x3 stride 1"),
         ((3, 2), (2, 2), "SAME", [], (2, 5, 5, 3), "SAME 3x2 stride 2"),

@@ -196,6 +196,14 @@ KNOWN: dict[str, str] = {
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'ResizeBilinearGrad-float64':
         "align_corners with a one-pixel original side: TensorFlow's float64 gradient differs in the 8th digit from the sum of its own float32 terms; opgen's is that sum (every other case is TensorFlow's bit for bit)",
+    'Conv3DBackpropFilterV2-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropFilterV2-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropInputV2-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropInputV2-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
 }
 
 

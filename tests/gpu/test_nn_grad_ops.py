@@ -1,4 +1,4 @@
-"""Issue 22's backprop ops (Conv2DBackpropFilter, the depthwise backprops, MaxPoolGrad,
+"""Issue 22's backprop ops (Conv2DBackpropFilter, the depthwise and Conv3D backprops, MaxPoolGrad,
 AvgPoolGrad, FusedBatchNormGrad / V2 / V3, ResizeBilinearGrad, ResizeNearestNeighborGrad)
 on the GPU equal the CPU kernels, for every registered dtype, with the same errors."""
 
@@ -57,6 +57,20 @@ def test_depthwise_backprops(gpu_matches_cpu, rng, dtype, padding, multiplier):
                     **attrs, **gemm_tolerance(dtype, 9 * multiplier))
     gpu_matches_cpu(ops.depthwise_conv2d_native_backprop_filter, x, np.array(f.shape, np.int32), dy,
                     **attrs, **gemm_tolerance(dtype, 2 * oh * ow))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=name)
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_conv3d_backprops(gpu_matches_cpu, rng, dtype, padding):
+    x = random(rng, (2, 5, 6, 4, 3), dtype)
+    f = random(rng, (2, 3, 2, 3, 4), dtype)
+    out = (2, 5, 3, 4, 4) if padding == "SAME" else (2, 4, 2, 3, 4)
+    dy = random(rng, out, dtype)
+    attrs = {"strides": [1, 1, 2, 1, 1], "padding": padding}
+    gpu_matches_cpu(ops.conv3d_backprop_input_v2, np.array(x.shape, np.int32), f, dy, **attrs,
+                    **gemm_tolerance(dtype, 48))
+    gpu_matches_cpu(ops.conv3d_backprop_filter_v2, x, np.array(f.shape, np.int32), dy, **attrs,
+                    **gemm_tolerance(dtype, 2 * 5 * 3 * 4))
 
 
 @pytest.mark.parametrize("dtype", MAX_POOL_TYPES, ids=name)

@@ -358,3 +358,43 @@ def test_nchw_refused_on_the_cpu():
         ops.conv2d_backprop_filter(np.zeros((1, 2, 4, 4), np.float32), np.array([2, 2, 2, 3], np.int32),
                                    np.zeros((1, 3, 4, 4), np.float32), strides=[1, 1, 1, 1], padding="SAME",
                                    data_format="NCHW").numpy()
+
+
+@pytest.mark.parametrize("strides, padding, dilations", [
+    ((1, 1, 1), "SAME", (1, 1, 1)), ((2, 1, 2), "SAME", (1, 1, 1)), ((1, 2, 1), "VALID", (1, 1, 1)),
+    ((1, 1, 1), "VALID", (2, 1, 1)),
+])
+def test_conv3d_backprops_are_conv3d_derivatives(strides, padding, dilations):
+    x = rng.standard_normal((2, 4, 5, 4, 2))
+    f = rng.standard_normal((2, 3, 2, 2, 3))
+    attrs = {"strides": [1, *strides, 1], "padding": padding, "dilations": [1, *dilations, 1]}
+    dy = rng.standard_normal(ops.conv3d(x, f, **attrs).numpy().shape)
+    got_f = ops.conv3d_backprop_filter_v2(x, np.array(f.shape, np.int32), dy, **attrs).numpy()
+    close(got_f, linear_grad(lambda ff: ops.conv3d(x, ff, **attrs), f, dy))
+    got_x = ops.conv3d_backprop_input_v2(np.array(x.shape, np.int64), f, dy, **attrs).numpy()
+    close(got_x, linear_grad(lambda xx: ops.conv3d(xx, f, **attrs), x, dy))
+
+
+@pytest.mark.parametrize("dtype", FLOATS[1:], ids=lambda d: np.dtype(d).name)
+def test_conv3d_backprops_dtypes(dtype):
+    x = rng.integers(-3, 4, (1, 3, 4, 4, 2)).astype(dtype)
+    f = rng.integers(-3, 4, (2, 2, 2, 2, 3)).astype(dtype)
+    dy = rng.integers(-3, 4, (1, 3, 4, 4, 3)).astype(dtype)
+    attrs = {"strides": [1] * 5, "padding": "SAME"}
+    wide = [a.astype(np.float64) for a in (x, f, dy)]
+    got = ops.conv3d_backprop_filter_v2(x, np.array(f.shape, np.int32), dy, **attrs).numpy()
+    assert got.dtype == np.dtype(dtype)
+    close(got, ops.conv3d_backprop_filter_v2(wide[0], np.array(f.shape, np.int32), wide[2], **attrs).numpy(),
+          dtype)
+    got = ops.conv3d_backprop_input_v2(np.array(x.shape, np.int32), f, dy, **attrs).numpy()
+    close(got, ops.conv3d_backprop_input_v2(np.array(x.shape, np.int32), wide[1], wide[2], **attrs).numpy(),
+          dtype)
+
+
+def test_conv3d_backprop_bad_sizes():
+    with pytest.raises(errors.InvalidArgumentError, match="Conv3DBackpropFilterV2.*out_backprop"):
+        ops.conv3d_backprop_filter_v2(np.zeros((1, 3, 4, 4, 2)), np.array([2, 2, 2, 2, 3], np.int32),
+                                      np.zeros((1, 2, 4, 4, 3)), strides=[1] * 5, padding="SAME").numpy()
+    with pytest.raises(errors.InvalidArgumentError, match="Conv3DBackpropInputV2.*input_sizes"):
+        ops.conv3d_backprop_input_v2(np.array([1, 3, 4, 4], np.int32), np.zeros((2, 2, 2, 2, 3)),
+                                     np.zeros((1, 3, 4, 4, 3)), strides=[1] * 5, padding="SAME").numpy()

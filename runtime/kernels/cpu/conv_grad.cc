@@ -1,6 +1,6 @@
 // Conv2DBackpropFilter (im2col + one GEMM per group of images, accumulated), and
-// DepthwiseConv2dNativeBackpropInput / BackpropFilter (../grad_spec.h's per-element sums
-// on all cores), on NHWC data; the 16-bit types are computed in float and rounded once.
+// DepthwiseConv2dNativeBackpropInput / BackpropFilter and Conv3DBackpropInputV2 /
+// FilterV2 (../grad_spec.h's per-element sums on all cores), on NHWC / NDHWC data; the 16-bit types are computed in float and rounded once.
 // The attrs are Conv2D's (../window_spec.h, NCHW refused as TensorFlow's CPU kernels do),
 // the input checks ../grad_spec.h's, shared with the CUDA twin.
 #include <algorithm>
@@ -159,6 +159,56 @@ struct DepthwiseBackpropFilterKernel {
   }
 };
 
+using kernels::DeleteWindow3D;
+using kernels::Window3D;
+void* CreateConv3DWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow3D(ctx, "CPU"); }
+
+// Conv3DBackpropInputV2 / FilterV2: ../grad_spec.h's per-element sums on all cores.
+template <typename T, bool kFilter>
+struct Conv3DBackpropKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    kernels::Grad3DPlan p;
+    if (!kernels::PlanConv3DBackprop(ctx, *static_cast<Window3D*>(state), kFilter, &p)) return;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
+    const int64_t total = NumElements(p.out_dims);
+    if (!output || total == 0) return;
+    const kernels::Grad3DGeometry& g = p.g;
+    const Read<T> dy{Data<T>(p.dy)}, other{Data<T>(kFilter ? p.input : p.filter)};
+    T* out = Data<T>(output);
+    const std::vector<int64_t>& dims = p.out_dims;
+    const int64_t work = kFilter ? g.batch * g.out[0] * g.out[1] * g.out[2] : g.k[0] * g.k[1] * g.k[2] * g.oc;
+    ParallelFor(total, [&](int64_t first, int64_t last) {
+      for (int64_t e = first; e < last; ++e) {
+        // Filter [kd, kh, kw, ic, oc] / input [b, d, h, w, ic], innermost last.
+        int64_t idx[5], rest = e;
+        for (int d = 4; d >= 0; --d) {
+          idx[d] = rest % dims[d];
+          rest /= dims[d];
+        }
+        if constexpr (kFilter) {
+          const int64_t tap[3] = {idx[0], idx[1], idx[2]};
+          // float sums of many products in double: TensorFlow's blocked GEMM rounds less
+          // than one running float sum would.
+          using Acc = std::conditional_t<std::is_same_v<T, float>, double, ComputeType<T>>;
+          out[e] = Narrow<T>(static_cast<ComputeType<T>>(
+              kernels::Conv3DBackpropFilterAt<Acc>(g, tap, idx[3], idx[4], other, dy)));
+        } else {
+          const int64_t at[3] = {idx[1], idx[2], idx[3]};
+          out[e] = Narrow<T>(kernels::Conv3DBackpropInputAt<ComputeType<T>>(g, idx[0], at, idx[4], dy, other));
+        }
+      }
+    }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(work, 1)));
+  }
+};
+template <typename T> using Conv3DBackpropInputKernel = Conv3DBackpropKernel<T, false>;
+template <typename T> using Conv3DBackpropFilterKernel = Conv3DBackpropKernel<T, true>;
+
+template <template <typename> class Kernel, typename... Ts>
+void Register3D(const char* op, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute,
+       CreateConv3DWindow, DeleteWindow3D}, status), ...);
+}
+
 template <template <typename> class Kernel, typename... Ts>
 void RegisterWith(const char* op, Types<Ts...>, TF_Status* status) {
   (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {}, &Kernel<Ts>::Compute,
@@ -167,11 +217,14 @@ void RegisterWith(const char* op, Types<Ts...>, TF_Status* status) {
 
 }  // namespace
 
-// TensorFlow's CPU registrations: the four float types for each.
+// TensorFlow's CPU registrations: the four float types for each (Conv3DBackpropInputV2
+// for either Tshape).
 void RegisterConvGradKernels(TF_Status* status) {
   RegisterWith<Conv2DBackpropFilterKernel>("Conv2DBackpropFilter", FloatTypes(), status);
   RegisterWith<DepthwiseBackpropInputKernel>("DepthwiseConv2dNativeBackpropInput", FloatTypes(), status);
   RegisterWith<DepthwiseBackpropFilterKernel>("DepthwiseConv2dNativeBackpropFilter", FloatTypes(), status);
+  Register3D<Conv3DBackpropInputKernel>("Conv3DBackpropInputV2", FloatTypes(), status);
+  Register3D<Conv3DBackpropFilterKernel>("Conv3DBackpropFilterV2", FloatTypes(), status);
 }
 
 }  // namespace cpu
