@@ -392,9 +392,9 @@ def test_conv3d_backprops_dtypes(dtype):
 
 
 def test_conv3d_backprop_bad_sizes():
-    with pytest.raises(errors.InvalidArgumentError, match="Conv3DBackpropFilterV2.*out_backprop"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"Conv3DBackpropFilterV2.*out_backprop"):
         ops.conv3d_backprop_filter_v2(np.zeros((1, 3, 4, 4, 2)), np.array([2, 2, 2, 2, 3], np.int32),
                                       np.zeros((1, 2, 4, 4, 3)), strides=[1] * 5, padding="SAME").numpy()
-    with pytest.raises(errors.InvalidArgumentError, match="Conv3DBackpropInputV2.*input_sizes"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"Conv3DBackpropInputV2.*input_sizes"):
         ops.conv3d_backprop_input_v2(np.array([1, 3, 4, 4], np.int32), np.zeros((2, 2, 2, 2, 3)),
                                      np.zeros((1, 3, 4, 4, 3)), strides=[1] * 5, padding="SAME").numpy()
