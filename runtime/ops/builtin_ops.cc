@@ -10,9 +10,9 @@
 
 namespace opgen {
 
-// nn_grad_ops.cc: the conv/pool/batch-norm/resize backprop ops (declared here, not in
+// conv_grad_ops.cc: the conv/pool/batch-norm/resize backprop ops (declared here, not in
 // op_table.h, which every op family includes).
-void RegisterNnGradOps(TF_Status* status);
+void RegisterConvGradOps(TF_Status* status);
 
 void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
   for (const OpRegistration& op : ops) {
@@ -62,7 +62,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterFusedOps, opgen::RegisterNnGradOps}) {
+                      opgen::RegisterFusedOps, opgen::RegisterConvGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -2,13 +2,13 @@
 // float), channels last or first (x seen as [outer, c, inner]). With is_training the
 // gradient flows through the batch statistics (reserve_space_1/2: the batch mean and
 // variance the forward op emits); without, they are constants. The last two outputs are
-// empty, as TensorFlow's CPU kernel leaves them. Checks: ../grad_spec.h, shared with the
+// empty, as TensorFlow's CPU kernel leaves them. Checks: ../conv_grad_spec.h, shared with the
 // CUDA twin.
 #include <cmath>
 #include <utility>
 #include <vector>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "kernel_util.h"
 
 namespace opgen {

@@ -1,14 +1,14 @@
 // Conv2DBackpropFilter (im2col + one GEMM per group of images, accumulated), and
 // DepthwiseConv2dNativeBackpropInput / BackpropFilter and Conv3DBackpropInputV2 /
-// FilterV2 (../grad_spec.h's per-element sums on all cores), on NHWC / NDHWC data; the 16-bit types are computed in float and rounded once.
+// FilterV2 (../conv_grad_spec.h's per-element sums on all cores), on NHWC / NDHWC data; the 16-bit types are computed in float and rounded once.
 // The attrs are Conv2D's (../window_spec.h, NCHW refused as TensorFlow's CPU kernels do),
-// the input checks ../grad_spec.h's, shared with the CUDA twin.
+// the input checks ../conv_grad_spec.h's, shared with the CUDA twin.
 #include <algorithm>
 #include <new>
 #include <type_traits>
 #include <vector>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "gemm.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -163,7 +163,7 @@ using kernels::DeleteWindow3D;
 using kernels::Window3D;
 void* CreateConv3DWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow3D(ctx, "CPU"); }
 
-// Conv3DBackpropInputV2 / FilterV2: ../grad_spec.h's per-element sums on all cores.
+// Conv3DBackpropInputV2 / FilterV2: ../conv_grad_spec.h's per-element sums on all cores.
 template <typename T, bool kFilter>
 struct Conv3DBackpropKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {

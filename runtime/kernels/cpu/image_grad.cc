@@ -1,12 +1,12 @@
 // ResizeBilinearGrad and ResizeNearestNeighborGrad on NHWC images: each pixel of the
 // original image gathers the gradients of the resized pixels that read it, with the
-// forward ops' sampling (../resize_spec.h, ../grad_spec.h, shared with the CUDA twin).
+// forward ops' sampling (../resize_spec.h, ../conv_grad_spec.h, shared with the CUDA twin).
 // The bilinear terms are computed in float, as TensorFlow does; the 16-bit types add them
 // in float and round once (TensorFlow adds in the 16-bit type).
 #include <algorithm>
 #include <vector>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 

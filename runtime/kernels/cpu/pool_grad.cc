@@ -1,12 +1,12 @@
 // MaxPoolGrad and AvgPoolGrad on NHWC data: each input element gathers the gradient of
-// the windows it fed (../grad_spec.h, shared with the CUDA twin), on all cores. MaxPool's
+// the windows it fed (../conv_grad_spec.h, shared with the CUDA twin), on all cores. MaxPool's
 // gradient goes to the first maximum of each window in row-major order, as TensorFlow's
 // CPU kernel chooses it (orig_output is not read). The attrs are MaxPool's
 // (../window_spec.h; NCHW refused as TensorFlow's CPU kernels do).
 #include <algorithm>
 #include <vector>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 

@@ -1,11 +1,11 @@
 // FusedBatchNormGrad, V2 and V3 on the GPU, both layouts: per-channel sums of dy and
 // dy * (x - mean) (scaled first in training; one block per channel, in double), then one
-// thread per element of x_backprop, as the CPU kernel computes them (../grad_spec.h's checks and errors).
+// thread per element of x_backprop, as the CPU kernel computes them (../conv_grad_spec.h's checks and errors).
 // Twin of ../cpu/batch_norm_grad.cc.
 #include <cmath>
 #include <utility>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "cuda_kernels.h"
 #include "grad_launch.cuh"
 

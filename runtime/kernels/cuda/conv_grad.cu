@@ -1,13 +1,13 @@
 // Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput and BackpropFilter, and
 // Conv3DBackpropInputV2 / FilterV2 on the GPU, NHWC / NDHWC only (channels-first refused,
-// as on the CPU): one thread per output element running ../grad_spec.h's per-element
+// as on the CPU): one thread per output element running ../conv_grad_spec.h's per-element
 // sums, but Conv2DBackpropFilter, which is im2col + cuBLAS GEMMs as on the CPU; the CPU
 // kernels' checks and errors. Twin of ../cpu/conv_grad.cc.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
 
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "cuda_kernels.h"
 #include "gemm.h"
 #include "grad_launch.cuh"

@@ -1,5 +1,5 @@
 // One thread (grid-stride) per output element of the backprop kernels, which compute
-// each element with ../grad_spec.h's per-element sums, as the CPU kernels do.
+// each element with ../conv_grad_spec.h's per-element sums, as the CPU kernels do.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // ResizeBilinearGrad and ResizeNearestNeighborGrad on the GPU: one thread per pixel of
-// the original image gathering ../grad_spec.h's per-element sums (no atomics), with the
+// the original image gathering ../conv_grad_spec.h's per-element sums (no atomics), with the
 // CPU kernels' checks and errors. Twin of ../cpu/image_grad.cc.
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "cuda_kernels.h"
 #include "grad_launch.cuh"
 

@@ -1,7 +1,7 @@
 // MaxPoolGrad and AvgPoolGrad on the GPU, NHWC only (NCHW refused, as on the CPU): one
-// thread per input element gathering ../grad_spec.h's per-element sums (no atomics),
+// thread per input element gathering ../conv_grad_spec.h's per-element sums (no atomics),
 // with the CPU kernels' checks and errors. Twin of ../cpu/pool_grad.cc.
-#include "../grad_spec.h"
+#include "../conv_grad_spec.h"
 #include "cuda_kernels.h"
 #include "grad_launch.cuh"
 

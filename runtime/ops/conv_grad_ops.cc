@@ -176,7 +176,7 @@ std::vector<std::string> BatchNormGradAttrs(std::vector<std::string> types, cons
 
 }  // namespace
 
-void RegisterNnGradOps(TF_Status* status) {
+void RegisterConvGradOps(TF_Status* status) {
   std::vector<std::string> conv_attrs{"T: {half, bfloat16, float, double}", "strides: list(int)",
                                       "use_cudnn_on_gpu: bool = true"};
   for (const char* s : kConvWindowAttrs)
