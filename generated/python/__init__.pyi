@@ -26,6 +26,7 @@ __all__ = [
     "assign_sub_variable_op",
     "assign_variable_op",
     "avg_pool",
+    "avg_pool_grad",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
@@ -44,13 +45,18 @@ __all__ = [
     "const",
     "control_trigger",
     "conv2d",
+    "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "conv3d",
+    "conv3d_backprop_filter_v2",
+    "conv3d_backprop_input_v2",
     "cos",
     "cumprod",
     "cumsum",
     "depth_to_space",
     "depthwise_conv2d_native",
+    "depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_native_backprop_input",
     "destroy_resource_op",
     "div",
     "einsum",
@@ -68,6 +74,9 @@ __all__ = [
     "floor_div",
     "floor_mod",
     "fused_batch_norm",
+    "fused_batch_norm_grad",
+    "fused_batch_norm_grad_v2",
+    "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
     "gather_v2",
@@ -91,6 +100,7 @@ __all__ = [
     "mat_mul",
     "max",
     "max_pool",
+    "max_pool_grad",
     "maximum",
     "mean",
     "merge",
@@ -123,7 +133,9 @@ __all__ = [
     "relu_grad",
     "reshape",
     "resize_bilinear",
+    "resize_bilinear_grad",
     "resize_nearest_neighbor",
+    "resize_nearest_neighbor_grad",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -359,6 +371,46 @@ def avg_pool(
 @overload
 def avg_pool(
     value: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: TensorLike,
+    grad: TensorLike,
     ksize: Sequence[int],
     strides: Sequence[int],
     padding: str,
@@ -693,6 +745,71 @@ def conv2d(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def conv2d_backprop_filter(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def conv2d_backprop_input(
     input_sizes: GraphOutput,
     filter: TensorLike,
@@ -791,6 +908,116 @@ def conv3d(
 def conv3d(
     input: TensorLike,
     filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
     strides: Sequence[int],
     padding: str,
     data_format: str = ...,
@@ -919,6 +1146,126 @@ def depthwise_conv2d_native(
 def depthwise_conv2d_native(
     input: TensorLike,
     filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
     strides: Sequence[int],
     padding: str,
     explicit_paddings: Sequence[int] = ...,
@@ -1133,6 +1480,64 @@ def fused_batch_norm(
     is_training: bool = ...,
     name: str | None = None,
 ) -> _FusedBatchNormOutput: ...
+
+class _FusedBatchNormGradOutput(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_3: OpOutput
+    reserve_space_4: OpOutput
+
+def fused_batch_norm_grad(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradOutput: ...
+
+class _FusedBatchNormGradV2Output(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_3: OpOutput
+    reserve_space_4: OpOutput
+
+def fused_batch_norm_grad_v2(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradV2Output: ...
+
+class _FusedBatchNormGradV3Output(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_4: OpOutput
+    reserve_space_5: OpOutput
+
+def fused_batch_norm_grad_v3(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    reserve_space_3: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradV3Output: ...
 
 class _FusedBatchNormV2Output(NamedTuple):
     y: OpOutput
@@ -1483,6 +1888,66 @@ def max_pool(
 @overload
 def max_pool(
     input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
     ksize: Sequence[int],
     strides: Sequence[int],
     padding: str,
@@ -1968,6 +2433,38 @@ def resize_bilinear(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def resize_bilinear_grad(
+    grads: GraphOutput,
+    original_image: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: EagerTensorLike,
+    original_image: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def resize_nearest_neighbor(
     images: GraphOutput,
     size: TensorLike,
@@ -1994,6 +2491,38 @@ def resize_nearest_neighbor(
 @overload
 def resize_nearest_neighbor(
     images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
     size: TensorLike,
     align_corners: bool = ...,
     half_pixel_centers: bool = ...,

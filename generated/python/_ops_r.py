@@ -267,6 +267,41 @@ def resize_bilinear(
     return _out[0]
 
 
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ResizeBilinear.
+
+    Each output gradient is spread over the four input pixels it was interpolated from, with the same weights.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        The gradient with respect to the resized images, [batch, h, w, channels].
+      original_image: A `Tensor`. Must be one of the following types: `float32`, `bfloat16`, `float16`, `float64`.
+        The images that were resized (only the shape is read).
+      align_corners: An optional `bool`. Defaults to `False`.
+        As in ResizeBilinear.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        As in ResizeBilinear.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `original_image`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ResizeBilinearGrad",
+        [grads, original_image],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
 def resize_nearest_neighbor(
     images: TensorLike,
     size: TensorLike,
@@ -296,6 +331,41 @@ def resize_nearest_neighbor(
     _out = _execute_op(
         "ResizeNearestNeighbor",
         [images, size],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ResizeNearestNeighbor.
+
+    Each output gradient is added to the input pixel it was copied from.
+
+    Args:
+      grads: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int32`, `float16`, `float32`, `float64`, `bfloat16`.
+        The gradient with respect to the resized images, [batch, h, w, channels].
+      size: A `Tensor` of type `int32`.
+        The original [height, width].
+      align_corners: An optional `bool`. Defaults to `False`.
+        As in ResizeNearestNeighbor.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        As in ResizeNearestNeighbor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grads`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ResizeNearestNeighborGrad",
+        [grads, size],
         {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
         name,
     )

@@ -1,6 +1,7 @@
 // Registration of every built-in CPU kernel family (kernel_util.h lists them).
 #include "cpu_kernels.h"
 
+#include "grad_kernels.h"
 #include "kernel_util.h"
 
 namespace opgen {
@@ -47,7 +48,11 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
-      RegisterTensorListKernels}) {
+      RegisterTensorListKernels,
+      RegisterBatchNormGradKernels,
+      RegisterConvGradKernels,
+      RegisterImageGradKernels,
+      RegisterPoolGradKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -11,6 +11,7 @@
 
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
+#include "grad_kernels.h"
 #include "opgen/device_plugin.h"
 
 namespace opgen {
@@ -186,7 +187,11 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
     RegisterSelectV1Kernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
-      RegisterSplitOneHotKernels}) {
+      RegisterSplitOneHotKernels,
+      RegisterBatchNormGradKernels,
+      RegisterConvGradKernels,
+      RegisterImageGradKernels,
+      RegisterPoolGradKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
