@@ -310,3 +310,49 @@ def avg_pool(
         name,
     )
     return _out[0]
+
+
+def avg_pool_grad(
+    orig_input_shape: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of AvgPool.
+
+    Each window's gradient is shared evenly by the input values it averaged (padding is not counted).
+
+    Args:
+      orig_input_shape: A `Tensor` of type `int32`.
+        AvgPool's input shape.
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradient with respect to AvgPool's output.
+      ksize: A `list(int)` with at least 4 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+      The gradient with respect to AvgPool's input.
+    """
+    _out = _execute_op(
+        "AvgPoolGrad",
+        [orig_input_shape, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]

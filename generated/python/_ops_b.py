@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -107,6 +108,30 @@ def bias_add(
     return _out[0]
 
 
+def bias_add_grad(
+    out_backprop: TensorLike, data_format: str = "NHWC", name: str | None = None
+) -> OpOutput:
+    """BiasAdd's gradient for the bias: `out_backprop` summed over all but the channel dimension.
+
+    The channel dimension is the last one for NHWC and the second for NCHW.
+
+    Args:
+      out_backprop: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of BiasAdd's output, rank >= 2.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Where the channel dimension is: 'NHWC' (last) or 'NCHW' (second).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `out_backprop`.
+      One value per channel.
+    """
+    _out = _execute_op(
+        "BiasAddGrad", [out_backprop], {"data_format": data_format}, name
+    )
+    return _out[0]
+
+
 def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the bitwise AND of `x` and `y`.
 
@@ -165,6 +190,37 @@ def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutp
     """
     _out = _execute_op("BitwiseXor", [x, y], {}, name)
     return _out[0]
+
+
+_BroadcastGradientArgsOutput = _collections.namedtuple(
+    "BroadcastGradientArgs", ["r0", "r1"]
+)
+
+
+def broadcast_gradient_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> _BroadcastGradientArgsOutput:
+    """The axes to sum a broadcast gradient over, for each of two operand shapes.
+
+    For operands of shapes `s0` and `s1` broadcast against each other, `r0` lists the axes of the broadcast shape along which operand 0 was repeated (missing leading dims, and dims of size 1 where the other is not), `r1` those of operand 1, both in increasing order. Incompatible shapes are an error.
+
+    Args:
+      s0: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The shape of operand 0.
+      s1: A `Tensor`. Must have the same type as `s0`.
+        The shape of operand 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (r0, r1).
+
+      r0: A `Tensor`. Has the same type as `s0`.
+        Axes to reduce the gradient of operand 0 over.
+      r1: A `Tensor`. Has the same type as `s0`.
+        Axes to reduce the gradient of operand 1 over.
+    """
+    _out = _execute_op("BroadcastGradientArgs", [s0, s1], {}, name)
+    return _BroadcastGradientArgsOutput._make(_out)
 
 
 def broadcast_to(

@@ -106,6 +106,28 @@ def complex_abs(
     return _out[0]
 
 
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[TensorLike], name: str | None = None
+) -> list[OpOutput]:
+    """Where each input of a concatenation starts in its output.
+
+    Every shape is one of ConcatV2's inputs' shapes; they agree on all but `concat_dim`.
+
+    Args:
+      concat_dim: A `Tensor` of type `int32`.
+        The dimension concatenated along (negative counts from the end).
+      shape: A list of at least 2 `Tensor` objects with the same type. Must be one of the following types: `int32`, `int64`.
+        The inputs' shapes.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `N` `Tensor` objects.
+      For each input, 0 but at `concat_dim`, where the sizes before it add up.
+    """
+    _out = _execute_op("ConcatOffset", [concat_dim, shape], {}, name)
+    return _out[0]
+
+
 def concat_v2(
     values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -215,6 +237,63 @@ def conv2d(
     return _out[0]
 
 
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = True,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of Conv2D with respect to its filter.
+
+    Computed as matrix products of the image-to-columns copy of `input` with `out_backprop`, a group of images at a time.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The convolution's input, [batch, height, width, in_channels].
+      filter_sizes: A `Tensor` of type `int32`.
+        The filter's shape, [height, width, in_channels, out_channels].
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)`.
+        Step of the window per input dimension, as in the forward op.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID', 'SAME' or 'EXPLICIT', as in the forward op.
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
+        Accepted for compatibility; ignored.
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to the filter, of filter_sizes.
+    """
+    _out = _execute_op(
+        "Conv2DBackpropFilter",
+        [input, filter_sizes, out_backprop],
+        {
+            "strides": strides,
+            "padding": padding,
+            "use_cudnn_on_gpu": use_cudnn_on_gpu,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def conv2d_backprop_input(
     input_sizes: TensorLike,
     filter: TensorLike,
@@ -307,6 +386,100 @@ def conv3d(
     _out = _execute_op(
         "Conv3D",
         [input, filter],
+        {
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of Conv3D with respect to its filter.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The convolution's input, [batch, depth, height, width, in_channels].
+      filter_sizes: A `Tensor` of type `int32`.
+        The filter's shape, [depth, height, width, in_channels, out_channels].
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)` with at least 5 elements.
+        Step of the window per input dimension, as in the forward op.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout; the CPU kernel supports NDHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to the filter, of filter_sizes.
+    """
+    _out = _execute_op(
+        "Conv3DBackpropFilterV2",
+        [input, filter_sizes, out_backprop],
+        {
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of Conv3D with respect to its input.
+
+    Args:
+      input_sizes: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The input's shape, [batch, depth, height, width, channels].
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The filter, [depth, height, width, in_channels, out_channels].
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)` with at least 5 elements.
+        Step of the window per input dimension, as in the forward op.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout; the CPU kernel supports NDHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+      The gradient with respect to the input, of input_sizes.
+    """
+    _out = _execute_op(
+        "Conv3DBackpropInputV2",
+        [input_sizes, filter, out_backprop],
         {
             "strides": strides,
             "padding": padding,

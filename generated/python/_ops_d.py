@@ -96,6 +96,108 @@ def depthwise_conv2d_native(
     return _out[0]
 
 
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of DepthwiseConv2dNative with respect to its filter.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The convolution's input, [batch, height, width, channels].
+      filter_sizes: A `Tensor` of type `int32`.
+        The filter's shape, [height, width, in_channels, channel_multiplier].
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)`.
+        Step of the window per input dimension, as in the forward op.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID', 'SAME' or 'EXPLICIT', as in the forward op.
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to the filter, of filter_sizes.
+    """
+    _out = _execute_op(
+        "DepthwiseConv2dNativeBackpropFilter",
+        [input, filter_sizes, out_backprop],
+        {
+            "strides": strides,
+            "padding": padding,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    dilations: Sequence[int] = [1, 1, 1, 1],
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of DepthwiseConv2dNative with respect to its input.
+
+    Args:
+      input_sizes: A `Tensor` of type `int32`.
+        The input's shape, [batch, height, width, channels].
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The filter, [height, width, in_channels, channel_multiplier].
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+        The gradient with respect to the convolution's output.
+      strides: A `list(int)`.
+        Step of the window per input dimension, as in the forward op.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID', 'SAME' or 'EXPLICIT', as in the forward op.
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      dilations: An optional `list(int)`. Defaults to `[1, 1, 1, 1]`.
+        Spacing between filter taps per dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+      The gradient with respect to the input, of input_sizes.
+    """
+    _out = _execute_op(
+        "DepthwiseConv2dNativeBackpropInput",
+        [input_sizes, filter, out_backprop],
+        {
+            "strides": strides,
+            "padding": padding,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+            "dilations": dilations,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = True, name: str | None = None
 ) -> OpNode:

@@ -54,6 +54,28 @@ def elu(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def elu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Elu's gradient: `gradients` where `outputs > 0`, `gradients * (outputs + 1)` elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradients of the forward op's outputs.
+      outputs: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's outputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("EluGrad", [gradients, outputs], {}, name)
+    return _out[0]
+
+
 def enter(
     data: TensorLike,
     frame_name: str,

@@ -162,6 +162,216 @@ def fused_batch_norm(
     return _FusedBatchNormOutput._make(_out)
 
 
+_FusedBatchNormGradOutput = _collections.namedtuple(
+    "FusedBatchNormGrad",
+    [
+        "x_backprop",
+        "scale_backprop",
+        "offset_backprop",
+        "reserve_space_3",
+        "reserve_space_4",
+    ],
+)
+
+
+def fused_batch_norm_grad(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = 0.0001,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormGradOutput:
+    """The gradient of batch normalisation.
+
+    With is_training, reserve_space_1 and reserve_space_2 are the batch mean and variance the forward op used, and the gradient flows through them too; without, they are the given population statistics.
+
+    Args:
+      y_backprop: A `Tensor`. Must be one of the following types: `float32`.
+        The gradient with respect to y.
+      x: A `Tensor`. Must have the same type as `y_backprop`.
+        The forward op's input.
+      scale: A `Tensor`. Must have the same type as `y_backprop`.
+        Per-channel scale.
+      reserve_space_1: A `Tensor`. Must have the same type as `y_backprop`.
+        Mean (the forward op's reserve_space_1).
+      reserve_space_2: A `Tensor`. Must have the same type as `y_backprop`.
+        Variance (the forward op's reserve_space_2).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+        Added to the variance for stability.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of x and y_backprop.
+      is_training: An optional `bool`. Defaults to `True`.
+        Whether the forward op computed batch statistics.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (x_backprop, scale_backprop, offset_backprop, reserve_space_3, reserve_space_4).
+
+      x_backprop: A `Tensor`. Has the same type as `y_backprop`.
+        The gradient with respect to x.
+      scale_backprop: A `Tensor`. Has the same type as `y_backprop`.
+        The gradient with respect to scale.
+      offset_backprop: A `Tensor`. Has the same type as `y_backprop`.
+        The gradient with respect to offset.
+      reserve_space_3: A `Tensor`. Has the same type as `y_backprop`.
+        Unused; empty.
+      reserve_space_4: A `Tensor`. Has the same type as `y_backprop`.
+        Unused; empty.
+    """
+    _out = _execute_op(
+        "FusedBatchNormGrad",
+        [y_backprop, x, scale, reserve_space_1, reserve_space_2],
+        {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
+        name,
+    )
+    return _FusedBatchNormGradOutput._make(_out)
+
+
+_FusedBatchNormGradV2Output = _collections.namedtuple(
+    "FusedBatchNormGradV2",
+    [
+        "x_backprop",
+        "scale_backprop",
+        "offset_backprop",
+        "reserve_space_3",
+        "reserve_space_4",
+    ],
+)
+
+
+def fused_batch_norm_grad_v2(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = 0.0001,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormGradV2Output:
+    """The gradient of batch normalisation.
+
+    With is_training, reserve_space_1 and reserve_space_2 are the batch mean and variance the forward op used, and the gradient flows through them too; without, they are the given population statistics.
+
+    Args:
+      y_backprop: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient with respect to y.
+      x: A `Tensor`. Must have the same type as `y_backprop`.
+        The forward op's input.
+      scale: A `Tensor` of type `float32`.
+        Per-channel scale.
+      reserve_space_1: A `Tensor`. Must be one of the following types: `float32`.
+        Mean (the forward op's reserve_space_1).
+      reserve_space_2: A `Tensor`. Must have the same type as `reserve_space_1`.
+        Variance (the forward op's reserve_space_2).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+        Added to the variance for stability.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of x and y_backprop.
+      is_training: An optional `bool`. Defaults to `True`.
+        Whether the forward op computed batch statistics.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (x_backprop, scale_backprop, offset_backprop, reserve_space_3, reserve_space_4).
+
+      x_backprop: A `Tensor`. Has the same type as `y_backprop`.
+        The gradient with respect to x.
+      scale_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+        The gradient with respect to scale.
+      offset_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+        The gradient with respect to offset.
+      reserve_space_3: A `Tensor`. Has the same type as `reserve_space_1`.
+        Unused; empty.
+      reserve_space_4: A `Tensor`. Has the same type as `reserve_space_1`.
+        Unused; empty.
+    """
+    _out = _execute_op(
+        "FusedBatchNormGradV2",
+        [y_backprop, x, scale, reserve_space_1, reserve_space_2],
+        {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
+        name,
+    )
+    return _FusedBatchNormGradV2Output._make(_out)
+
+
+_FusedBatchNormGradV3Output = _collections.namedtuple(
+    "FusedBatchNormGradV3",
+    [
+        "x_backprop",
+        "scale_backprop",
+        "offset_backprop",
+        "reserve_space_4",
+        "reserve_space_5",
+    ],
+)
+
+
+def fused_batch_norm_grad_v3(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    reserve_space_3: TensorLike,
+    epsilon: float = 0.0001,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+) -> _FusedBatchNormGradV3Output:
+    """The gradient of batch normalisation.
+
+    With is_training, reserve_space_1 and reserve_space_2 are the batch mean and variance the forward op used, and the gradient flows through them too; without, they are the given population statistics.
+
+    Args:
+      y_backprop: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient with respect to y.
+      x: A `Tensor`. Must have the same type as `y_backprop`.
+        The forward op's input.
+      scale: A `Tensor` of type `float32`.
+        Per-channel scale.
+      reserve_space_1: A `Tensor`. Must be one of the following types: `float32`.
+        Mean (the forward op's reserve_space_1).
+      reserve_space_2: A `Tensor`. Must have the same type as `reserve_space_1`.
+        Variance (the forward op's reserve_space_2).
+      reserve_space_3: A `Tensor`. Must have the same type as `reserve_space_1`.
+        The forward op's reserve_space_3; unused.
+      epsilon: An optional `float`. Defaults to `0.0001`.
+        Added to the variance for stability.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to `"NHWC"`.
+        Layout of x and y_backprop.
+      is_training: An optional `bool`. Defaults to `True`.
+        Whether the forward op computed batch statistics.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (x_backprop, scale_backprop, offset_backprop, reserve_space_4, reserve_space_5).
+
+      x_backprop: A `Tensor`. Has the same type as `y_backprop`.
+        The gradient with respect to x.
+      scale_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+        The gradient with respect to scale.
+      offset_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+        The gradient with respect to offset.
+      reserve_space_4: A `Tensor`. Has the same type as `reserve_space_1`.
+        Unused; empty.
+      reserve_space_5: A `Tensor`. Has the same type as `reserve_space_1`.
+        Unused; empty.
+    """
+    _out = _execute_op(
+        "FusedBatchNormGradV3",
+        [y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3],
+        {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
+        name,
+    )
+    return _FusedBatchNormGradV3Output._make(_out)
+
+
 _FusedBatchNormV2Output = _collections.namedtuple(
     "FusedBatchNormV2",
     ["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"],

@@ -66,3 +66,21 @@ def invert(x: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Invert", [x], {}, name)
     return _out[0]
+
+
+def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput:
+    """The inverse of a permutation: `y[x[i]] = i`.
+
+    `x` must hold each of 0 .. n-1 once.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A permutation of 0 .. n-1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      Its inverse.
+    """
+    _out = _execute_op("InvertPermutation", [x], {}, name)
+    return _out[0]

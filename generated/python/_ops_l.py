@@ -36,6 +36,33 @@ def leaky_relu(
     return _out[0]
 
 
+def leaky_relu_grad(
+    gradients: TensorLike,
+    features: TensorLike,
+    alpha: float = 0.2,
+    name: str | None = None,
+) -> OpOutput:
+    """LeakyRelu's gradient: `gradients` where `features > 0`, `alpha * gradients` elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradients of LeakyRelu's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        LeakyRelu's inputs.
+      alpha: An optional `float`. Defaults to `0.2`.
+        The slope below zero.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of LeakyRelu's inputs.
+    """
+    _out = _execute_op("LeakyReluGrad", [gradients, features], {"alpha": alpha}, name)
+    return _out[0]
+
+
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the truth value of `x < y` element-wise.
 

@@ -135,6 +135,59 @@ def max_pool(
     return _out[0]
 
 
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = [],
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of MaxPool.
+
+    Each window's gradient goes to the first largest value of orig_input in the window, in row-major order (a NaN is never larger; orig_output is not read).
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPool's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPool's output.
+      grad: A `Tensor`. Must have the same type as `orig_input`.
+        The gradient with respect to MaxPool's output.
+      ksize: A `list(int)` with at least 4 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+        'VALID', 'SAME' or 'EXPLICIT', as in the forward op.
+      explicit_paddings: An optional `list(int)`. Defaults to `[]`.
+        Before/after padding per dimension, with padding 'EXPLICIT'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+      The gradient with respect to MaxPool's input.
+    """
+    _out = _execute_op(
+        "MaxPoolGrad",
+        [orig_input, orig_output, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the larger of `x` and `y` element-wise.
 
@@ -316,6 +369,28 @@ def mirror_pad(
       The padded tensor.
     """
     _out = _execute_op("MirrorPad", [input, paddings], {"mode": mode}, name)
+    return _out[0]
+
+
+def mirror_pad_grad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput:
+    """MirrorPad's gradient: each padded element's gradient added to the element it mirrors.
+
+    Args:
+      input: A `Tensor`.
+        The gradient of MirrorPad's output.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        MirrorPad's paddings, [rank, 2].
+      mode: A `string` from: `"REFLECT"`, `"SYMMETRIC"`.
+        MirrorPad's mode.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient of MirrorPad's input.
+    """
+    _out = _execute_op("MirrorPadGrad", [input, paddings], {"mode": mode}, name)
     return _out[0]
 
 

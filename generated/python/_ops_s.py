@@ -113,6 +113,28 @@ def selu(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def selu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Selu's gradient, from Selu's outputs.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradients of the forward op's outputs.
+      outputs: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's outputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("SeluGrad", [gradients, outputs], {}, name)
+    return _out[0]
+
+
 def shape(
     input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
 ) -> OpOutput:
@@ -147,6 +169,26 @@ def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Sigmoid", [x], {}, name)
+    return _out[0]
+
+
+def sigmoid_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of sigmoid: `dy * y * (1 - y)`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("SigmoidGrad", [y, dy], {}, name)
     return _out[0]
 
 
@@ -247,6 +289,37 @@ def softmax(logits: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+_SoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple(
+    "SoftmaxCrossEntropyWithLogits", ["loss", "backprop"]
+)
+
+
+def softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SoftmaxCrossEntropyWithLogitsOutput:
+    """Softmax cross-entropy of each row of `features` against a distribution in `labels`.
+
+    `features` and `labels` broadcast against each other to one [batch, classes] matrix.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The logits, [batch, classes].
+      labels: A `Tensor`. Must have the same type as `features`.
+        One probability distribution per row, [batch, classes].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (loss, backprop).
+
+      loss: A `Tensor`. Has the same type as `features`.
+        The loss of each row, [batch].
+      backprop: A `Tensor`. Has the same type as `features`.
+        The loss's gradient for `features`: `softmax(features) - labels`.
+    """
+    _out = _execute_op("SoftmaxCrossEntropyWithLogits", [features, labels], {}, name)
+    return _SoftmaxCrossEntropyWithLogitsOutput._make(_out)
+
+
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `log(exp(features) + 1)`, without overflow for large inputs.
 
@@ -265,6 +338,28 @@ def softplus(features: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def softplus_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Softplus's gradient: `gradients * sigmoid(features)`.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("SoftplusGrad", [gradients, features], {}, name)
+    return _out[0]
+
+
 def softsign(features: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x / (1 + |x|)`.
 
@@ -280,6 +375,28 @@ def softsign(features: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Softsign", [features], {}, name)
+    return _out[0]
+
+
+def softsign_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Softsign's gradient: `gradients / (1 + |features|)^2`.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("SoftsignGrad", [gradients, features], {}, name)
     return _out[0]
 
 
@@ -340,6 +457,39 @@ def space_to_depth(
         name,
     )
     return _out[0]
+
+
+_SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple(
+    "SparseSoftmaxCrossEntropyWithLogits", ["loss", "backprop"]
+)
+
+
+def sparse_softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SparseSoftmaxCrossEntropyWithLogitsOutput:
+    """Softmax cross-entropy of each row of `features` against one class index per row.
+
+    A label outside [0, classes) is an error on the CPU; GPU kernels give NaN for its row, as TensorFlow's do.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The logits, [batch, classes].
+      labels: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The class of each row, [batch], in [0, classes).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (loss, backprop).
+
+      loss: A `Tensor`. Has the same type as `features`.
+        The loss of each row, [batch].
+      backprop: A `Tensor`. Has the same type as `features`.
+        The loss's gradient for `features`: `softmax(features) - one_hot(labels)`.
+    """
+    _out = _execute_op(
+        "SparseSoftmaxCrossEntropyWithLogits", [features, labels], {}, name
+    )
+    return _SparseSoftmaxCrossEntropyWithLogitsOutput._make(_out)
 
 
 def split(
@@ -413,6 +563,26 @@ def sqrt(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Sqrt", [x], {}, name)
+    return _out[0]
+
+
+def sqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of sqrt: `dy * 0.5 / y`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("SqrtGrad", [y, dy], {}, name)
     return _out[0]
 
 
@@ -540,6 +710,65 @@ def strided_slice(
     _out = _execute_op(
         "StridedSlice",
         [input, begin, end, strides],
+        {
+            "begin_mask": begin_mask,
+            "end_mask": end_mask,
+            "ellipsis_mask": ellipsis_mask,
+            "new_axis_mask": new_axis_mask,
+            "shrink_axis_mask": shrink_axis_mask,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """StridedSlice's gradient: `dy` placed where the slice read from, zeros elsewhere.
+
+    The slice spec and masks are StridedSlice's, resolved against `shape`.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The shape of StridedSlice's input.
+      begin: A `Tensor`. Must have the same type as `shape`.
+        StridedSlice's begin.
+      end: A `Tensor`. Must have the same type as `shape`.
+        StridedSlice's end.
+      strides: A `Tensor`. Must have the same type as `shape`.
+        StridedSlice's strides.
+      dy: A `Tensor`.
+        The gradient of StridedSlice's output.
+      begin_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      end_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      ellipsis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      new_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      shrink_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `dy`.
+      The gradient of StridedSlice's input, of `shape`.
+    """
+    _out = _execute_op(
+        "StridedSliceGrad",
+        [shape, begin, end, strides, dy],
         {
             "begin_mask": begin_mask,
             "end_mask": end_mask,

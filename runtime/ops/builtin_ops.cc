@@ -10,6 +10,10 @@
 
 namespace opgen {
 
+// conv_grad_ops.cc: the conv/pool/batch-norm/resize backprop ops (declared here, not in
+// op_table.h, which every op family includes).
+void RegisterConvGradOps(TF_Status* status);
+
 void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
   for (const OpRegistration& op : ops) {
     TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder(op.name.c_str());
@@ -52,6 +56,9 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
   return op;
 }
 
+// math_grad_ops.cc (declared here, not in op_table.h, which every family includes).
+void RegisterMathGradOps(TF_Status* status);
+
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -60,7 +67,9 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterTrainingOps,
-                      opgen::RegisterFusedOps}) {
+                      opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
+                      opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
+                      opgen::RegisterConvGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

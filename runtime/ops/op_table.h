@@ -45,6 +45,8 @@ void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.c
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
+void RegisterNnGradOps(TF_Status* status);     // nn_grad_ops.cc
+void RegisterArrayGradOps(TF_Status* status);  // array_grad_ops.cc
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
 // type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the

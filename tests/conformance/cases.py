@@ -292,6 +292,8 @@ def _cast_cases(pair: Pair) -> list[Call]:
 def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
     if pair.op == "Cast":
         return _cast_cases(pair)
+    if pair.op == "ConcatOffset":  # no T: its operands are shapes
+        return _grad_kernel_cases(pair, None, None)
     t = _pinned(pair).get("T")
     out = []
     f32 = np.float32
@@ -339,6 +341,178 @@ def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
         ones = np.ones(3, f32)
         out.append(Call(op, [empty, ones, ones, np.zeros(0, f32), np.zeros(0, f32)],
                         {"is_training": True}, "training on empty x"))
+    out.extend(_backprop_cases(op, dt, a))
     if op == "Relu" and floaty:
         out.append(Call(op, [a([np.nan, -np.nan, -0.0, 0.0])], {}, "NaN and -0.0"))
+    out += _grad_kernel_cases(pair, dt, a)
+    return out
+
+
+def _grad_kernel_cases(pair: Pair, dt, a) -> list[Call]:
+    """Issue 22's gradient kernels: the layouts, masks, modes and index operands the
+    generated baseline leaves out."""
+    op, out, i32 = pair.op, [], np.int32
+    rng = np.random.default_rng(SEED)
+    if op == "BiasAddGrad":
+        g = a(rng.integers(-5, 6, (2, 3, 4, 5)))
+        out += [Call(op, [g], {"data_format": f}, f"4-D {f}") for f in ("NHWC", "NCHW")]
+    if op in ("ReluGrad", "Relu6Grad", "LeakyReluGrad") and is_float(dt):
+        g = a([1.0, -2.0, np.nan, np.inf, 3.0, -1.0])
+        f = a([0.0, -0.0, -1.0, -2.0, 6.0, 5.5])
+        out.append(Call(op, [g, f], {}, "edges, NaN and inf gradients"))
+    if op == "SoftmaxCrossEntropyWithLogits":
+        logits = a(rng.uniform(-3, 3, (4, 3)))
+        out.append(Call(op, [logits, a([0.2, 0.3, 0.5])], {}, "labels broadcast over rows"))
+        out.append(Call(op, [a(rng.uniform(-3, 3, (4, 1))), a(np.eye(3)[[0, 2, 1, 1]])], {},
+                        "logits broadcast over classes"))
+    if op == "SparseSoftmaxCrossEntropyWithLogits":
+        tl = dict(pair.constraints).get("Tlabels", "int64")
+        logits = a(rng.uniform(-3, 3, (4, 5)))
+        out.append(Call(op, [logits, np.array([4, 0, 2, 4], tl)], {}, "labels"))
+        out.append(Call(op, [logits, np.array([4, 0, 5, 4], tl)], {}, "label out of range"))
+    pinned = dict(pair.constraints)
+    if op == "UnsortedSegmentSum":
+        ids = np.array([[3, -1], [0, 3], [1, 0]], pinned["Tindices"])
+        data = a(rng.integers(-9, 10, (3, 2, 4)))
+        num = np.dtype(pinned["Tnumsegments"]).type(5)
+        out.append(Call(op, [data, ids, num], {}, "2-D ids, a negative id, empty segments"))
+        bad = np.array([[3, 5], [0, 3], [1, 0]], pinned["Tindices"])
+        out.append(Call(op, [data, bad, num], {}, "id out of range"))
+    if op == "ConcatOffset":
+        st = pinned["shape_type"]
+        shapes = [np.array(s, st) for s in ([2, 3, 5], [2, 7, 5], [2, 0, 5])]
+        out += [Call(op, [i32(d), shapes], {}, f"concat_dim {d}") for d in (1, -2)]
+        out.append(Call(op, [i32(0), shapes], {}, "dims other than concat_dim differ"))
+    if op == "InvertPermutation":
+        out.append(Call(op, [np.array([3, 0, 4, 1, 2], dt)], {}, "a permutation"))
+        out.append(Call(op, [np.array([1, 1, 0], dt)], {}, "a duplicate"))
+    if op == "StridedSliceGrad":
+        index = pinned["Index"]
+        dy = a(rng.integers(-9, 10, (1, 2, 3)))
+        shape, v = np.array([3, 5], index), (lambda *x: np.array(x, index))
+        out.append(Call(op, [np.array([5, 5], index), v(0, 2, 0), v(0, 4, 0), v(1, 1, 2), dy],
+                        {"new_axis_mask": 1, "end_mask": 4}, "new axis, strides 2"))
+        out.append(Call(op, [shape, v(-1, 4), v(0, 0), v(-1, -2), a(rng.integers(-9, 10, (3, 2)))],
+                        {"shrink_axis_mask": 0, "end_mask": 1}, "negative strides"))
+        out.append(Call(op, [shape, v(1), v(2), v(1), a(rng.integers(-9, 10, (5,)))],
+                        {"shrink_axis_mask": 1}, "shrink"))
+        out.append(Call(op, [shape, v(0), v(2), v(1), a(rng.integers(-9, 10, (2, 5)))],
+                        {"ellipsis_mask": 0}, "a prefix"))
+    if op == "MirrorPadGrad":
+        g = a(rng.integers(-9, 10, (6, 5, 3)))
+        pads = np.array([[1, 2], [2, 0], [0, 1]], pinned["Tpaddings"])
+        out += [Call(op, [g, pads], {"mode": m}, f"3-D {m}") for m in ("REFLECT", "SYMMETRIC")]
+        out.append(Call(op, [g, np.array([[3, 3], [0, 0], [0, 0]], pinned["Tpaddings"])],
+                        {"mode": "REFLECT"}, "paddings too large"))
+    return out
+
+
+def _backprop_cases(op: str, dt, a) -> list[Call]:
+    """Issue 22's backprop ops: each padding, stride and layout TensorFlow's CPU kernels
+    take, ties and NaN for MaxPoolGrad, both modes of the batch-norm gradients and every
+    sampling rule of the resize gradients. No dilated depthwise backprop: TensorFlow's CPU
+    kernels ignore dilations there (opgen's derivative tests cover them)."""
+    if not is_float(dt) and op != "MaxPoolGrad" and op != "ResizeNearestNeighborGrad":
+        return []
+    rng = np.random.default_rng(zlib.crc32(op.encode()) + np.dtype(dt).itemsize)
+    i32 = np.int32
+
+    def r(*shape):
+        return a(rng.uniform(-2.0, 2.0, size=shape).round(2) if is_float(dt)
+                 else rng.integers(-3, 4, size=shape))
+
+    out = []
+    conv_windows = [
+        ((1, 1), "SAME", [], (2, 5, 6, 3), (3, 3), "SAME 3x3"),
+        ((2, 2), "SAME", [], (2, 5, 6, 3), (3, 3), "SAME 3x3 stride 2, odd sizes"),
+        ((2, 1), "VALID", [], (1, 6, 5, 2), (2, 3), "VALID 2x3 strides 2,1"),
+        ((1, 2), "EXPLICIT", [0, 0, 1, 2, 0, 1, 0, 0], (1, 5, 5, 2), (3, 2), "EXPLICIT 1,2 / 0,1"),
+    ]
+    for (sh, sw), padding, explicit, xs, (kh, kw), what in conv_windows:
+        attrs = {"strides": [1, sh, sw, 1], "padding": padding}
+        if explicit:
+            attrs["explicit_paddings"] = explicit
+        pads = explicit or [0] * 8
+        if padding == "SAME":
+            oh, ow = -(-xs[1] // sh), -(-xs[2] // sw)
+        else:
+            oh = (xs[1] + pads[2] + pads[3] - kh) // sh + 1
+            ow = (xs[2] + pads[4] + pads[5] - kw) // sw + 1
+        if op == "Conv2DBackpropFilter":
+            out.append(Call(op, [r(*xs), np.array([kh, kw, xs[3], 4], i32), r(xs[0], oh, ow, 4)],
+                            attrs, what))
+        if op == "DepthwiseConv2dNativeBackpropFilter":
+            out.append(Call(op, [r(*xs), np.array([kh, kw, xs[3], 2], i32),
+                                 r(xs[0], oh, ow, 2 * xs[3])], attrs, what))
+        if op == "DepthwiseConv2dNativeBackpropInput":
+            out.append(Call(op, [np.array(xs, i32), r(kh, kw, xs[3], 2), r(xs[0], oh, ow, 2 * xs[3])],
+                            attrs, what))
+    if op in ("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"):
+        for strides, padding, xs, k, os in [((1, 1, 1), "SAME", (2, 3, 4, 5, 2), (2, 3, 2), (3, 4, 5)),
+                                            ((1, 2, 2), "SAME", (1, 4, 5, 5, 3), (3, 2, 3), (4, 3, 3)),
+                                            ((2, 1, 1), "VALID", (1, 5, 4, 3, 2), (2, 2, 2), (2, 3, 2))]:
+            attrs = {"strides": [1, *strides, 1], "padding": padding}
+            dy = r(xs[0], *os, 3)
+            what = f"{padding} strides {strides}"
+            if op == "Conv3DBackpropFilterV2":
+                out.append(Call(op, [r(*xs), np.array([*k, xs[4], 3], i32), dy], attrs, what))
+            else:
+                out.append(Call(op, [np.array(xs, i32), r(*k, xs[4], 3), dy], attrs, what))
+    pool_windows = [
+        ((3, 3), (1, 1), "SAME", [], (1, 5, 6, 2), "SAME 3x3 stride 1"),
+        ((3, 2), (2, 2), "SAME", [], (2, 5, 5, 3), "SAME 3x2 stride 2"),
+        ((2, 2), (1, 2), "VALID", [], (1, 4, 6, 2), "VALID 2x2 strides 1,2"),
+        ((2, 3), (2, 1), "EXPLICIT", [0, 0, 1, 0, 1, 1, 0, 0], (1, 4, 4, 2), "EXPLICIT"),
+    ]
+    for (kh, kw), (sh, sw), padding, explicit, xs, what in pool_windows:
+        attrs = {"ksize": [1, kh, kw, 1], "strides": [1, sh, sw, 1], "padding": padding}
+        pads = explicit or [0] * 8
+        if padding == "SAME":
+            oh, ow = -(-xs[1] // sh), -(-xs[2] // sw)
+        else:
+            oh = (xs[1] + pads[2] + pads[3] - kh) // sh + 1
+            ow = (xs[2] + pads[4] + pads[5] - kw) // sw + 1
+        if op == "MaxPoolGrad":
+            if explicit:
+                attrs["explicit_paddings"] = explicit
+            x = r(*xs)
+            out.append(Call(op, [x, r(xs[0], oh, ow, xs[3]), r(xs[0], oh, ow, xs[3])], attrs, what))
+            # Plateaus: many equal values, so the first maximum of each window decides.
+            ties = a(rng.integers(0, 2, size=xs))
+            out.append(Call(op, [ties, r(xs[0], oh, ow, xs[3]), r(xs[0], oh, ow, xs[3])], attrs,
+                            what + ", ties"))
+            if is_float(dt):
+                nan = np.asarray(x, np.float64)
+                nan.reshape(-1)[::3] = np.nan
+                out.append(Call(op, [a(nan), r(xs[0], oh, ow, xs[3]), r(xs[0], oh, ow, xs[3])], attrs,
+                                what + ", NaN"))
+        if op == "AvgPoolGrad" and not explicit:
+            out.append(Call(op, [np.array(xs, i32), r(xs[0], oh, ow, xs[3])], attrs, what))
+    if op.startswith("FusedBatchNormGrad"):
+        stats = 4 if op.endswith("V3") else 3
+        for shape, fmt, training in [((2, 3, 4, 5), "NHWC", True), ((2, 3, 4, 5), "NCHW", True),
+                                     ((2, 3, 4, 5), "NHWC", False), ((3, 1, 1, 4), "NHWC", True)]:
+            c = shape[1] if fmt == "NCHW" else shape[3]
+            var = np.abs(rng.uniform(0.5, 2.0, size=c)).astype(np.float32)
+            ins = [r(*shape), r(*shape), rng.uniform(0.5, 2, size=c).astype(np.float32),
+                   rng.uniform(-1, 1, size=c).astype(np.float32), var]
+            if op == "FusedBatchNormGrad":
+                ins[2:] = [a(v) for v in ins[2:]]
+            ins += [np.zeros(c, np.float32)] * (stats - 3)
+            out.append(Call(op, ins, {"data_format": fmt, "is_training": training},
+                            f"{fmt}, is_training={training}, shape {shape}"))
+        if op == "FusedBatchNormGradV3":
+            ins = [r(2, 3, 2, 4, 3), r(2, 3, 2, 4, 3), np.ones(3, np.float32),
+                   np.zeros(3, np.float32), np.ones(3, np.float32), np.zeros(3, np.float32)]
+            out.append(Call(op, ins, {"data_format": "NDHWC"}, "NDHWC"))
+    if op in ("ResizeBilinearGrad", "ResizeNearestNeighborGrad"):
+        for (ih, iw), (oh, ow) in [((3, 4), (5, 7)), ((6, 5), (4, 2)), ((1, 3), (4, 1))]:
+            for align, half in [(False, False), (True, False), (False, True)]:
+                attrs = {"align_corners": align, "half_pixel_centers": half}
+                what = f"{ih}x{iw} -> {oh}x{ow}, align_corners={align}, half_pixel_centers={half}"
+                if op == "ResizeBilinearGrad":
+                    grads = rng.uniform(-2, 2, size=(2, oh, ow, 3)).astype(np.float32)
+                    out.append(Call(op, [grads, r(2, ih, iw, 3)], attrs, what))
+                else:
+                    out.append(Call(op, [r(2, oh, ow, 3), np.array([ih, iw], i32)], attrs, what))
     return out

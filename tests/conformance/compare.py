@@ -64,7 +64,10 @@ def compared_outputs(call) -> int | None:
     FusedBatchNorm* in inference mode leave their batch statistics and reserve spaces
     unspecified: TensorFlow returns uninitialised memory there. In training, the
     reserve spaces (outputs 3-5) are the kernel's own input to its gradient: not
-    compared either (TensorFlow's hold 0 for an empty x, where its batch mean is NaN)."""
+    compared either (TensorFlow's hold 0 for an empty x, where its batch mean is NaN).
+    The gradients' outputs 3 and 4 are placeholders."""
+    if call.op.startswith("FusedBatchNormGrad"):
+        return 3  # the reserve spaces are empty placeholders
     if call.op.startswith("FusedBatchNorm"):
         return 3 if call.attrs.get("is_training", True) else 1
     return None

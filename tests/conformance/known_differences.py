@@ -172,6 +172,38 @@ KNOWN: dict[str, str] = {
         'bfloat16 subnormals: opgen reads them through float32 under denormals-are-zero (zero), TensorFlow tests their bits (non-zero) [remaining]',
     'Where-float16':
         "no TensorFlow CPU kernel for float16 Where: opgen's kernel is a deliberate superset",
+    'AvgPoolGrad-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'AvgPoolGrad-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv2DBackpropFilter-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv2DBackpropFilter-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNativeBackpropFilter-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNativeBackpropFilter-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNativeBackpropInput-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'DepthwiseConv2dNativeBackpropInput-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'MaxPoolGrad-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'ResizeNearestNeighborGrad-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'ResizeNearestNeighborGrad-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'ResizeBilinearGrad-float64':
+        "align_corners with a one-pixel original side: TensorFlow's float64 gradient differs in the 8th digit from the sum of its own float32 terms; opgen's is that sum (every other case is TensorFlow's bit for bit)",
+    'Conv3DBackpropFilterV2-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropFilterV2-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropInputV2-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Conv3DBackpropInputV2-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
 }
 
 

@@ -124,6 +124,7 @@ def baseline(op_def, rng):
         "BatchMatMulV2": lambda: ([_x(rng, (2, 2, 3)), _x(rng, (2, 3, 4))], {}),
         "MatMul": lambda: ([_x(rng, (2, 3)), _x(rng, (3, 4))], {}),
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "BroadcastGradientArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
         "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),
         "ConcatV2": lambda: ([[_x(rng), _x(rng)], i32(0)], {}),
@@ -163,6 +164,30 @@ def baseline(op_def, rng):
                                      {"is_training": False}),
         "ResizeBilinear": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
         "ResizeNearestNeighbor": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
+        # issue 22's backprop ops
+        "Conv2DBackpropFilter": lambda: ([_x(rng, (1, 4, 4, 2)), np.array([2, 2, 2, 3], i32),
+                                          _x(rng, (1, 4, 4, 3))], {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+        "DepthwiseConv2dNativeBackpropInput": lambda: (
+            [np.array([1, 4, 4, 2], i32), _x(rng, (2, 2, 2, 2)), _x(rng, (1, 4, 4, 4))],
+            {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+        "DepthwiseConv2dNativeBackpropFilter": lambda: (
+            [_x(rng, (1, 4, 4, 2)), np.array([2, 2, 2, 2], i32), _x(rng, (1, 4, 4, 4))],
+            {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+        "MaxPoolGrad": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 2, 2, 2))],
+                                dict(WINDOW)),
+        "AvgPoolGrad": lambda: ([np.array([1, 4, 4, 2], i32), _x(rng, (1, 2, 2, 2))], dict(WINDOW)),
+        "FusedBatchNormGrad": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
+                                       + [_x(rng, (3,)) for _ in range(3)], {}),
+        "FusedBatchNormGradV2": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
+                                         + [_x(rng, (3,)) for _ in range(3)], {}),
+        "FusedBatchNormGradV3": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
+                                         + [_x(rng, (3,)) for _ in range(4)], {}),
+        "Conv3DBackpropInputV2": lambda: ([np.array([1, 3, 4, 4, 2], i32), _x(rng, (2, 2, 2, 2, 3)),
+                                           _x(rng, (1, 3, 4, 4, 3))], {"strides": [1] * 5, "padding": "SAME"}),
+        "Conv3DBackpropFilterV2": lambda: ([_x(rng, (1, 3, 4, 4, 2)), np.array([2, 2, 2, 2, 3], i32),
+                                            _x(rng, (1, 3, 4, 4, 3))], {"strides": [1] * 5, "padding": "SAME"}),
+        "ResizeBilinearGrad": lambda: ([_x(rng, (1, 5, 2, 2)), _x(rng, (1, 3, 4, 2))], {}),
+        "ResizeNearestNeighborGrad": lambda: ([_x(rng, (1, 5, 2, 2)), np.array([3, 4], i32)], {}),
         "DepthToSpace": lambda: ([_x(rng, (1, 2, 3, 8))], {"block_size": 2}),
         "SpaceToDepth": lambda: ([_x(rng, (1, 4, 2, 3))], {"block_size": 2}),
         "MirrorPad": lambda: ([_x(rng), np.array([[1, 0], [0, 2]], i32)], {"mode": "REFLECT"}),
@@ -185,6 +210,16 @@ def baseline(op_def, rng):
         "Cumsum": lambda: ([_x(rng), i32(1)], {}),
         "Cumprod": lambda: ([_x(rng), i32(1)], {}),
         "All": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
+        # issue 22's gradient kernels (runtime/ops/nn_grad_ops.cc, array_grad_ops.cc)
+        "SparseSoftmaxCrossEntropyWithLogits": lambda: ([_x(rng), np.array([0, 2], i64)], {}),
+        "UnsortedSegmentSum": lambda: ([_x(rng, (3, 2)), np.array([0, 2, 0], i32), i32(3)], {}),
+        "ConcatOffset": lambda: ([i32(1), [np.array([2, 3], i32), np.array([2, 4], i32)]], {}),
+        "InvertPermutation": lambda: ([np.array([2, 0, 1], i32)], {}),
+        "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
+                                      np.array([3, 4], i32), np.array([1, 2], i32),
+                                      _x(rng, (3, 2))], {}),
+        "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
+                                  {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
     }
     if name in special:
@@ -208,8 +243,8 @@ def baseline(op_def, rng):
 # ---- cases generated from the OpDef -------------------------------------------------------
 
 # Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
-INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples",
-                    "Tindices", "Taxis", "Tdim", "index_type"}
+INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples", "Tlabels",
+                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type"}
 
 
 def _type_attr_of(op_def, arg_index):
@@ -463,8 +498,11 @@ def _list_cases(op_def, base_inputs, base_attrs, i, rng):
                f"{arg.name} a single array, not a list", modes=("eager", "graph"))
     yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.float64)]), base_attrs, ERROR,
                f"{arg.name} of mixed dtypes")
-    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], np.int32)]), base_attrs, ERROR,
-               f"{arg.name} of float32 and int32")
+    # the first entry's dtype with another (ConcatOffset's shapes are int32 already)
+    first = np.asarray(items[0]).dtype
+    other = np.dtype(np.int32) if first != np.int32 else np.dtype(f32)
+    yield Case(name, _with(base_inputs, i, [items[0], cast(items[1], other)]), base_attrs, ERROR,
+               f"{arg.name} of {first.name} and {other.name}")
     yield Case(name, _with(base_inputs, i, [items[0], None]), base_attrs, ANY,
                f"{arg.name} with a None entry", modes=("eager", "graph"))
     for shape in [(3, 2), (2,), (), (2, 3, 1), (0, 3), (2, 0)]:
@@ -654,6 +692,39 @@ def invalid_cases():
          {"is_training": False}, "x of rank 1"),
         ("FusedBatchNormV3", [img, _a((2,)), _a((2,)), _a((1,)), _a((2,))], {"is_training": False},
          "mean of 1 for 2 channels"),
+        # issue 22's backprop ops: sizes that do not fit the tensors they come with
+        ("Conv2DBackpropFilter", [img, _v(2, 2, 3, 3), _a((1, 4, 4, 3))], {**conv, "padding": "SAME"},
+         "filter_sizes in-channels 3 for 2"),
+        ("Conv2DBackpropFilter", [img, _v(2, 2, 2), _a((1, 4, 4, 3))], {**conv, "padding": "SAME"},
+         "filter_sizes of 3 values"),
+        ("Conv2DBackpropFilter", [img, _v(2, 2, 2, 3), _a((1, 4, 4, 3))], conv,
+         "out_backprop of the SAME size for VALID"),
+        ("Conv2DBackpropFilter", [img, _v(2, -2, 2, 3), _a((1, 3, 3, 3))], conv, "negative filter_sizes"),
+        ("Conv2DBackpropFilter", [img, _v(2, 2, 2, 3), _a((1, 3, 3, 3))], {**conv, "data_format": "NCHW"},
+         "NCHW on the CPU"),
+        ("DepthwiseConv2dNativeBackpropInput", [_v(1, 4, 4, 3), _a((2, 2, 2, 2)), _a((1, 4, 4, 4))],
+         {**conv, "padding": "SAME"}, "input_sizes depth 3 for a filter of 2"),
+        ("DepthwiseConv2dNativeBackpropInput", [_v(1, 4, 4, 2), _a((2, 2, 2, 2)), _a((1, 4, 4, 3))],
+         {**conv, "padding": "SAME"}, "out_backprop depth 3 for 2 x 2"),
+        ("DepthwiseConv2dNativeBackpropFilter", [img, _v(2, 2, 2, 2), _a((1, 3, 3, 2))], conv,
+         "out_backprop depth 2 for 2 x 2"),
+        ("MaxPoolGrad", [img, _a((1, 2, 2, 2)), _a((1, 2, 2, 3))], window, "grad of another shape"),
+        ("MaxPoolGrad", [img, _a((1, 3, 3, 2)), _a((1, 3, 3, 2))], window, "grad of the wrong size"),
+        ("MaxPoolGrad", [_a((4, 4, 2)), _a((1, 2, 2, 2)), _a((1, 2, 2, 2))], window, "orig_input of rank 3"),
+        ("AvgPoolGrad", [_v(1, 4, 4), _a((1, 2, 2, 2))], window, "orig_input_shape of 3 values"),
+        ("AvgPoolGrad", [_v(1, 5, 5, 2), _a((1, 3, 3, 2))], window, "grad of the wrong size"),
+        ("FusedBatchNormGradV3", [img, _a((1, 4, 4, 3))] + [_a((2,))] * 4, {}, "x and y_backprop differ"),
+        ("FusedBatchNormGradV3", [img, img, _a((3,)), _a((2,)), _a((2,)), _a((2,))], {},
+         "scale of 3 for 2 channels"),
+        ("FusedBatchNormGrad", [_a((2,)), _a((2,))] + [_a((2,))] * 3, {}, "x of rank 1"),
+        ("ResizeBilinearGrad", [_a((1, 5, 2, 2)), _a((2, 3, 4, 2))], {}, "batch 2 for 1"),
+        ("ResizeBilinearGrad", [_a((5, 2, 2)), _a((1, 3, 4, 2))], {}, "grads of rank 3"),
+        ("ResizeNearestNeighborGrad", [_a((1, 5, 2, 2)), _v(3, 0)], {}, "size 0"),
+        ("ResizeNearestNeighborGrad", [_a((1, 5, 2, 2)), _v(3, 4, 1)], {}, "size of 3 values"),
+        ("Conv3DBackpropFilterV2", [_a((1, 3, 4, 4, 2)), _v(2, 2, 2, 3, 3), _a((1, 3, 4, 4, 3))],
+         {"strides": [1] * 5, "padding": "SAME"}, "filter_sizes in-channels 3 for 2"),
+        ("Conv3DBackpropInputV2", [_v(1, 3, 4, 4, 2), _a((2, 2, 2, 2, 3)), _a((1, 2, 4, 4, 3))],
+         {"strides": [1] * 5, "padding": "SAME"}, "out_backprop of the wrong depth"),
         ("Softmax", [f32(1)], {}, "a scalar"),
         ("LogSoftmax", [f32(1)], {}, "a scalar"),
         ("AddV2", [x, _a((2,))], {}, "shapes [2,3] and [2]"),

@@ -550,6 +550,25 @@ _CALLS = {
     "FusedBatchNorm": lambda P: ([P((1, 2, 2, 3))] + [P((3,))] * 4, {}, None),
     "FusedBatchNormV2": lambda P: ([P((1, 2, 2, 3))] + [P((3,))] * 4, {}, None),
     "ResizeBilinear": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None),
+    # issue 22's backprop ops
+    "Conv2DBackpropFilter": lambda P: ([P((1, 3, 3, 2)), np.array([1, 1, 2, 4], I32), P((1, 3, 3, 4))],
+                                       _WINDOW, None),
+    "DepthwiseConv2dNativeBackpropInput": lambda P: ([np.array([1, 3, 3, 2], I32), P((1, 1, 2, 2)),
+                                                      P((1, 3, 3, 4))], _WINDOW, None),
+    "DepthwiseConv2dNativeBackpropFilter": lambda P: ([P((1, 3, 3, 2)), np.array([1, 1, 2, 2], I32),
+                                                       P((1, 3, 3, 4))], _WINDOW, None),
+    "Conv3DBackpropInputV2": lambda P: ([np.array([1, 3, 3, 3, 2], I32), P((1, 1, 1, 2, 4)),
+                                         P((1, 3, 3, 3, 4))], {"strides": [1] * 5, "padding": "SAME"}, None),
+    "Conv3DBackpropFilterV2": lambda P: ([P((1, 3, 3, 3, 2)), np.array([1, 1, 1, 2, 4], I32),
+                                          P((1, 3, 3, 3, 4))], {"strides": [1] * 5, "padding": "SAME"}, None),
+    "MaxPoolGrad": lambda P: ([P((1, 3, 3, 1))] * 3, {"ksize": [1] * 4, **_WINDOW}, None),
+    "AvgPoolGrad": lambda P: ([np.array([1, 3, 3, 1], I32), P((1, 3, 3, 1))], {"ksize": [1] * 4, **_WINDOW},
+                              None),
+    "FusedBatchNormGrad": lambda P: ([P((1, 2, 2, 3))] * 2 + [P((3,))] * 3, {}, None),
+    "FusedBatchNormGradV2": lambda P: ([P((1, 2, 2, 3))] * 2 + [P((3,))] * 3, {}, None),
+    "FusedBatchNormGradV3": lambda P: ([P((1, 2, 2, 3))] * 2 + [P((3,))] * 4, {}, None),
+    "ResizeBilinearGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3))], {}, None),
+    "ResizeNearestNeighborGrad": lambda P: ([P((1, 4, 5, 3)), np.array([2, 2], I32)], {}, None),
     "ResizeNearestNeighbor": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None),
     "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
     "SpaceToDepth": lambda P: ([P((1, 2, 2, 3))], {"block_size": 2}, None),
@@ -575,6 +594,14 @@ _CALLS = {
     "TopKV2": lambda P: ([P((2, 3)), np.array(2, I32)], {}, None),
     **{op: (lambda P: ([P((2, 3)), np.array(1, I32)], {}, None)) for op in ("Cumsum", "Cumprod")},
     **{op: (lambda P: ([P((2, 3), bool), np.array(0, I32)], {}, None)) for op in ("All", "Any")},
+    # issue 22's gradient kernels
+    "SparseSoftmaxCrossEntropyWithLogits": lambda P: ([P((2, 3)), P((2,), np.int64)], {}, None),
+    "UnsortedSegmentSum": lambda P: ([P((4, 3)), P((4,), I32), np.array(5, I32)], {}, None),
+    "ConcatOffset": lambda P: ([np.array(0, I32), P((2,), I32), P((2,), I32)], {}, [1, 2]),
+    "InvertPermutation": lambda P: ([P((4,), I32)], {}, None),
+    "StridedSliceGrad": lambda P: ([np.array([2, 3], I32)] + [np.array([v], I32) for v in (0, 1, 1)]
+                                   + [P((1, 3))], {}, None),
+    "MirrorPadGrad": lambda P: ([P((4, 5)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
@@ -645,3 +672,32 @@ def test_issue17_ops_shapes(infer_shapes):
     assert infer_shapes("TopKV2", [P((None, 9)), np.array(4, I32)]) == [(None, 4), (None, 4)]
     assert infer_shapes("Where", [P((2, 3), bool)]) == [(None, 2)]
     assert infer_shapes("Select", [P((4,), bool), P((4, 2)), P((4, None))]) == [(4, 2)]
+
+
+def test_issue22_backprop_shapes(infer_shapes):
+    """The backprops of the convolution, pooling, batch-norm and resize ops: the sizes
+    input where its value is known, the forward input's shape otherwise, errors for
+    sizes of the wrong length."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    sizes = np.array([3, 3, 2, 8], I32)
+    assert infer_shapes("Conv2DBackpropFilter", [P((1, 5, 5, 2)), sizes, P((1, 5, 5, 8))], _WINDOW) == [
+        (3, 3, 2, 8)]
+    assert infer_shapes("DepthwiseConv2dNativeBackpropInput",
+                        [np.array([2, 6, 7, 3], I32), P((3, 3, 3, 2)), P((2, 6, 7, 6))], _WINDOW) == [
+        (2, 6, 7, 3)]
+    with pytest.raises(ShapeInferenceError, match="filter_sizes"):
+        infer_shapes("Conv2DBackpropFilter", [P((1, 5, 5, 2)), np.array([3, 3, 2], I32), P((1, 5, 5, 8))],
+                     _WINDOW)
+    pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+    assert infer_shapes("MaxPoolGrad", [P((None, 4, 6, 3)), P((None, 2, 3, 3)), P((None, 2, 3, 3))],
+                        pool) == [(None, 4, 6, 3)]
+    assert infer_shapes("AvgPoolGrad", [np.array([2, 4, 6, 3], I32), P((2, 2, 3, 3))], pool) == [(2, 4, 6, 3)]
+    out = infer_shapes("FusedBatchNormGradV3", [P((2, 5, None, 4)), P((2, 5, 3, None))] + [P((5,))] * 4,
+                       {"data_format": "NCHW"})
+    assert out == [(2, 5, 3, 4), (5,), (5,), (0,), (0,)]
+    with pytest.raises(ShapeInferenceError, match="scale"):
+        infer_shapes("FusedBatchNormGrad", [P((2, 2, 2, 4))] * 2 + [P((3,))] * 3, {})
+    assert infer_shapes("ResizeBilinearGrad", [P((1, 8, 8, 3)), P((1, 4, None, 3))], {}) == [(1, 4, None, 3)]
+    assert infer_shapes("ResizeNearestNeighborGrad", [P((1, 8, 8, 3)), np.array([4, 5], I32)], {}) == [
+        (1, 4, 5, 3)]

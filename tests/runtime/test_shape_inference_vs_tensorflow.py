@@ -148,6 +148,28 @@ CASES = [
     ("AvgPool", {"value": P([2, None, 8, 3])}, WINDOW),
     ("FusedBatchNormV3", {"x": P([None, 4, 4, None]), "scale": P([3]), "offset": P([None]),
                           "mean": P([0]), "variance": P([0])}, {}),
+    # issue 22's gradient kernels
+    ("ReluGrad", {"gradients": P([None, 3]), "features": P([2, None])}, {}),
+    ("LeakyReluGrad", {"gradients": P(None), "features": P([2, None])}, {}),
+    ("BiasAddGrad", {"out_backprop": P([None, 4, 5])}, {"data_format": "NCHW"}),
+    ("BiasAddGrad", {"out_backprop": P([None, 4, 5])}, {}),
+    ("BiasAddGrad", {"out_backprop": P(None)}, {}),
+    ("SoftmaxCrossEntropyWithLogits", {"features": P([None, 3]), "labels": P([2, None])}, {}),
+    ("SoftmaxCrossEntropyWithLogits", {"features": P([None, 3]), "labels": P([3])}, {}),
+    ("SparseSoftmaxCrossEntropyWithLogits", {"features": P([None, 3]),
+                                             "labels": P([4], "int64")}, {}),
+    ("UnsortedSegmentSum", {"data": P([4, None, 3]), "segment_ids": P([None], "int32"),
+                            "num_segments": c(5)}, {}),
+    ("UnsortedSegmentSum", {"data": P([4, 2, 3]), "segment_ids": P([4, 2], "int32"),
+                            "num_segments": P([], "int32")}, {}),
+    ("ConcatOffset", {"concat_dim": c(1), "shape": [P([3], "int32"), P([None], "int32")]}, {}),
+    ("InvertPermutation", {"x": P([None], "int32")}, {}),
+    ("StridedSliceGrad", {"shape": c([2, 3]), "begin": c([0]), "end": c([1]), "strides": c([1]),
+                          "dy": P([1, 3])}, {}),
+    ("StridedSliceGrad", {"shape": P([3], "int32"), "begin": c([0]), "end": c([1]),
+                          "strides": c([1]), "dy": P(None)}, {}),
+    ("MirrorPadGrad", {"input": P([None, 7]), "paddings": c([[1, 1], [2, 2]])}, {"mode": "REFLECT"}),
+    ("MirrorPadGrad", {"input": P([5, 7]), "paddings": P([2, 2], "int32")}, {"mode": "SYMMETRIC"}),
 ]
 
 
@@ -156,6 +178,10 @@ CASES = [
 # Reshape shape, a perm that is not a permutation, a Slice past the end.)
 ERROR_CASES = [
     ("AddV2", {"x": P([2, 3]), "y": P([4])}, {}),
+    ("ReluGrad", {"gradients": P([2, 3]), "features": P([3, 2])}, {}),
+    ("BiasAddGrad", {"out_backprop": P([3])}, {}),
+    ("SparseSoftmaxCrossEntropyWithLogits", {"features": P([2, 3]), "labels": P([3], "int64")}, {}),
+    ("InvertPermutation", {"x": P([2, 2], "int32")}, {}),
     ("SelectV2", {"condition": P([2], "bool"), "t": P([3]), "e": P([])}, {}),
     ("AddN", {"inputs": [P([2, 3]), P([3, 2])]}, {}),
     ("MatMul", {"a": P([2, 3]), "b": P([4, 5])}, {}),

@@ -57,6 +57,8 @@ using kernels::RegisterKernel;
 // The kernel families, one registration function per file; each file X.cc has its
 // CUDA twin ../cuda/X.cu registering the same ops, but for placeholder.cc and
 // tensor_list.cc (host-only ops; tests/python_runtime/test_kernel_twins.py checks).
+void RegisterActivationGradKernels(TF_Status* status);   // activation_grad.cc: ReluGrad, Relu6Grad, EluGrad, SeluGrad, SoftplusGrad, SoftsignGrad, LeakyReluGrad
+void RegisterArrayGradKernels(TF_Status* status);        // array_grad.cc: UnsortedSegmentSum, ConcatOffset, InvertPermutation, StridedSliceGrad, MirrorPadGrad
 void RegisterArrayKernels(TF_Status* status);             // array.cc: Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, Shape, Size, Rank, Fill, ZerosLike, OnesLike
 void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cc: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
 void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cc: All, Any
@@ -78,6 +80,7 @@ void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBil
 void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cc: LeakyRelu
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cc: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cc: BiasAdd
+void RegisterNnGradKernels(TF_Status* status);            // nn_grad.cc: BiasAddGrad, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits
 void RegisterPlaceholderKernels(TF_Status* status);       // placeholder.cc: Placeholder, PlaceholderWithDefault
 void RegisterCheckpointKernels(TF_Status* status);        // checkpoint.cc: SaveV2, RestoreV2, MergeV2Checkpoints (host only)
 void RegisterResourceVariableKernels(TF_Status* status); // resource_variable.cc: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp

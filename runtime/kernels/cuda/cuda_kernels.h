@@ -9,6 +9,8 @@
 namespace opgen {
 namespace cuda {
 
+void RegisterActivationGradKernels(TF_Status* status);   // activation_grad.cu: ReluGrad, Relu6Grad, EluGrad, SeluGrad, SoftplusGrad, SoftsignGrad, LeakyReluGrad
+void RegisterArrayGradKernels(TF_Status* status);        // array_grad.cu: UnsortedSegmentSum, ConcatOffset, InvertPermutation, StridedSliceGrad, MirrorPadGrad
 void RegisterArrayKernels(TF_Status* status);             // array.cu: Identity, NoOp, Reshape, ExpandDims, Squeeze, Transpose, Shape, Size, Rank, Fill, ZerosLike, OnesLike
 void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cu: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
 void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cu: All, Any
@@ -30,6 +32,7 @@ void RegisterImageKernels(TF_Status* status);             // image.cu: ResizeBil
 void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cu: LeakyRelu
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cu: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cu: BiasAdd
+void RegisterNnGradKernels(TF_Status* status);            // nn_grad.cu: BiasAddGrad, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits
 void RegisterReductionKernels(TF_Status* status);         // reduction.cu: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterResourceVariableKernels(TF_Status* status);  // resource_variable.cu: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where

@@ -11,10 +11,14 @@
 
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
+#include "grad_kernels.h"
 #include "opgen/device_plugin.h"
 
 namespace opgen {
 namespace cuda {
+// math_grad.cu: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
+// ReciprocalGrad (declared here rather than in cuda_kernels.h, which every family includes).
+  void RegisterMathGradKernels(TF_Status* status);
 namespace {
 
 int g_num_devices = 0;
@@ -152,6 +156,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
   // op on device type "GPU" until a GPU device exists, and TF_GetAllRegisteredKernels
   // then shows what a GPU would run everywhere the plugin is built.
   for (auto family : {
+      RegisterActivationGradKernels,
+      RegisterArrayGradKernels,
       RegisterArrayKernels,
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
@@ -172,7 +178,9 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterImageKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
+      RegisterMathGradKernels,
       RegisterNnKernels,
+      RegisterNnGradKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
@@ -180,7 +188,11 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
-      RegisterTrainingKernels}) {
+      RegisterTrainingKernels,
+      RegisterBatchNormGradKernels,
+      RegisterConvGradKernels,
+      RegisterImageGradKernels,
+      RegisterPoolGradKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

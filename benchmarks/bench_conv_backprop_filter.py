@@ -1,0 +1,116 @@
+"""Conv2DBackpropFilter (float32, NHWC) against TensorFlow on ResNet-style training shapes.
+
+opgen runs in this process (the generated wrapper on inputs that are already runtime
+tensors); TensorFlow runs in its own interpreter (--tf-python, a venv with tensorflow;
+never a dependency of opgen), this same file in --worker mode, eager raw_ops on
+tf.constant inputs. Every figure is the median of --repeats timings; the ratio is
+TensorFlow's time over opgen's (above 1: opgen is faster).
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_conv_backprop_filter.py \
+        [--tf-python /work/venv-tf/bin/python] [--repeats 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# (name, input NHWC, kernel, out channels, stride): a batch of 8 through ResNet-ish layers.
+CASES = [
+    ("56x56x64 k3 s1 ->64", (8, 56, 56, 64), 3, 64, 1),
+    ("56x56x64 k1 s1 ->256", (8, 56, 56, 64), 1, 256, 1),
+    ("28x28x128 k3 s1 ->128", (8, 28, 28, 128), 3, 128, 1),
+    ("28x28x128 k3 s2 ->256", (8, 28, 28, 128), 3, 256, 2),
+    ("14x14x256 k3 s1 ->256", (8, 14, 14, 256), 3, 256, 1),
+    ("7x7x512 k3 s1 ->512", (8, 7, 7, 512), 3, 512, 1),
+]
+
+
+def median_seconds(fn, repeats: int) -> float:
+    for _ in range(2):
+        fn()  # warm up: first touch of buffers, thread pools, lazy initialisation
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def inputs(shape, k, oc, s):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    out = (shape[0], -(-shape[1] // s), -(-shape[2] // s), oc)
+    dy = rng.standard_normal(out, dtype=np.float32)
+    return x, np.array([k, k, shape[3], oc], np.int32), dy
+
+
+def time_tensorflow(repeats: int) -> dict:
+    import tensorflow as tf
+    out = {}
+    for name, shape, k, oc, s in CASES:
+        x, sizes, dy = inputs(shape, k, oc, s)
+        x, dy = tf.constant(x), tf.constant(dy)
+
+        def run(x=x, sizes=sizes, dy=dy, s=s):
+            tf.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=sizes, out_backprop=dy,
+                                            strides=[1, s, s, 1], padding="SAME").numpy()
+        out[name] = median_seconds(run, repeats)
+    return out
+
+
+def time_opgen(repeats: int) -> dict:
+    import opgen
+    from opgen import ops
+    out = {}
+    for name, shape, k, oc, s in CASES:
+        x, sizes, dy = inputs(shape, k, oc, s)
+        x, dy = opgen.convert_to_tensor(x), opgen.convert_to_tensor(dy)
+
+        def run(x=x, sizes=sizes, dy=dy, s=s):
+            ops.conv2d_backprop_filter(x, sizes, dy, strides=[1, s, s, 1], padding="SAME").numpy()
+        out[name] = median_seconds(run, repeats)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tf-python", default="/work/venv-tf/bin/python")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(time_tensorflow(args.repeats)))
+        return
+    mine = time_opgen(args.repeats)
+    tf_times = None
+    if os.path.exists(args.tf_python):
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats)],
+                                capture_output=True, text=True, env=env)
+        if result.returncode == 0:
+            tf_times = json.loads(result.stdout.strip().splitlines()[-1])
+        else:
+            print(f"TensorFlow worker failed:\n{result.stderr[-2000:]}", file=sys.stderr)
+    print(f"{'case':<26}{'opgen ms':>10}{'TF ms':>10}{'TF/opgen':>10}")
+    ratios = []
+    for name, *_ in CASES:
+        t = tf_times.get(name) if tf_times else None
+        ratio = t / mine[name] if t else None
+        if ratio:
+            ratios.append(ratio)
+        print(f"{name:<26}{mine[name] * 1e3:>10.3f}{(t or float('nan')) * 1e3:>10.3f}"
+              f"{(ratio or float('nan')):>10.2f}")
+    if ratios:
+        print(f"geometric mean TF/opgen: {float(np.exp(np.mean(np.log(ratios)))):.2f}")
+
+
+if __name__ == "__main__":
+    main()
