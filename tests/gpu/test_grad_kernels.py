@@ -80,7 +80,8 @@ def test_sparse_softmax_cross_entropy(gpu_matches_cpu, rng, dtype, label_dtype):
 
 def test_sparse_softmax_cross_entropy_out_of_range_label_is_nan_on_the_gpu(rng):
     f, labels = random(rng, (2, 3), np.float32), np.array([0, 7], np.int64)
-    with opgen.device("/CPU:0"), pytest.raises(errors.InvalidArgumentError, match="label value of 7"):
+    with opgen.device("/CPU:0"), pytest.raises(errors.InvalidArgumentError,
+                                               match="label value of 7"):
         ops.sparse_softmax_cross_entropy_with_logits(f, labels)[0].numpy()
     with opgen.device("/GPU:0"):
         loss, back = ops.sparse_softmax_cross_entropy_with_logits(f, labels)
