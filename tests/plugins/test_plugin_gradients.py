@@ -13,7 +13,7 @@ import pytest
 import opgen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_runtime"))
-from gradient_check import check_gradient  # noqa: E402
+from gradient_check import check_gradient
 
 
 def test_python_gradient_for_a_plugin_op(my_ops):

@@ -513,6 +513,7 @@ _CALLS = {
     "Pack": lambda P: ([P((2,))] * 2, {}, [2]),
     "Unpack": lambda P: ([P((2, 3))], {"num": 2}, None),
     "MatMul": lambda P: ([P((2, 3)), P((3, 4))], {}, None),
+    "BroadcastGradientArgs": lambda P: ([P((3,), I32), P((2,), I32)], {}, None),
     "BatchMatMulV2": lambda P: ([P((2, 3)), P((3, 4))], {}, None),
     "Conv2D": lambda P: ([P((1, 3, 3, 1)), P((1, 1, 1, 1))], _WINDOW, None),
     "MaxPool": lambda P: ([P((1, 3, 3, 1))], {"ksize": [1] * 4, **_WINDOW}, None),
