@@ -8,11 +8,36 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-struct SigmoidGradOp { template <typename T> static T Apply(T y, T dy) { return dy * y * (T(1) - y); } };
-struct TanhGradOp { template <typename T> static T Apply(T y, T dy) { return dy * (T(1) - y * y); } };
-struct SqrtGradOp { template <typename T> static T Apply(T y, T dy) { return (T(0.5) * dy) / y; } };
-struct RsqrtGradOp { template <typename T> static T Apply(T y, T dy) { return T(-0.5) * (dy * y) * (y * y); } };
-struct ReciprocalGradOp { template <typename T> static T Apply(T y, T dy) { return -dy * y * y; } };
+// As TensorFlow computes them: each step rounded to T (half and bfloat16 compute in
+// float, so `r` rounds an intermediate back), and Sqrt/Rsqrt/ReciprocalGrad give 0 where
+// dy is 0 (even for an infinite or zero y).
+struct SigmoidGradOp {
+  template <typename C, typename R> static C Apply(C y, C dy, R r) { return dy * r(y * r(C(1) - y)); }
+};
+struct TanhGradOp {
+  template <typename C, typename R> static C Apply(C y, C dy, R r) { return dy * r(C(1) - r(y * y)); }
+};
+struct SqrtGradOp {
+  template <typename C, typename R> static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : r(C(0.5) * dy) / y;
+  }
+};
+struct RsqrtGradOp {
+  template <typename C, typename R> static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : r(C(-0.5) * r(dy * y)) * r(y * y);
+  }
+};
+struct ReciprocalGradOp {
+  template <typename C, typename R> static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : -dy * r(y * y);
+  }
+};
+
+// A compute-type value rounded to T and widened back.
+template <typename T>
+struct RoundTo {
+  ComputeType<T> operator()(ComputeType<T> v) const { return Widen(Narrow<T>(v)); }
+};
 
 template <typename Op>
 struct GradKernel {
@@ -30,7 +55,8 @@ struct GradKernel {
       const T* dp = Data<T>(dy);
       T* zp = Data<T>(z);
       ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) zp[i] = OnStorage<Op, T>::Apply(yp[i], dp[i]);
+        for (int64_t i = begin; i < end; ++i)
+          zp[i] = Narrow<T>(Op::Apply(Widen(yp[i]), Widen(dp[i]), RoundTo<T>()));
       });
     }
   };

@@ -9,15 +9,40 @@ namespace opgen {
 namespace cuda {
 namespace {
 
-struct SigmoidGradOp { template <typename T> __device__ static T Apply(T y, T dy) { return dy * y * (T(1) - y); } };
-struct TanhGradOp { template <typename T> __device__ static T Apply(T y, T dy) { return dy * (T(1) - y * y); } };
-struct SqrtGradOp { template <typename T> __device__ static T Apply(T y, T dy) { return (T(0.5) * dy) / y; } };
-struct RsqrtGradOp { template <typename T> __device__ static T Apply(T y, T dy) { return T(-0.5) * (dy * y) * (y * y); } };
-struct ReciprocalGradOp { template <typename T> __device__ static T Apply(T y, T dy) { return -dy * y * y; } };
+// As the CPU computes them (../cpu/math_grad.cc): each step rounded to T, and
+// Sqrt/Rsqrt/ReciprocalGrad 0 where dy is 0, as TensorFlow.
+struct SigmoidGradOp {
+  template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) { return dy * r(y * r(C(1) - y)); }
+};
+struct TanhGradOp {
+  template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) { return dy * r(C(1) - r(y * y)); }
+};
+struct SqrtGradOp {
+  template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : r(C(0.5) * dy) / y;
+  }
+};
+struct RsqrtGradOp {
+  template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : r(C(-0.5) * r(dy * y)) * r(y * y);
+  }
+};
+struct ReciprocalGradOp {
+  template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
+    return dy == C(0) ? C(0) : -dy * r(y * y);
+  }
+};
+
+template <typename T>
+struct RoundTo {
+  __device__ Wide<T> operator()(Wide<T> v) const { return Widen(Narrow<T>(v)); }
+};
 
 template <typename Op, typename T>
 struct GradFn : Operands<T, T, T> {
-  __device__ T operator()(T y, T dy) const { return Narrow<T>(Op::Apply(Widen(y), Widen(dy))); }
+  __device__ T operator()(T y, T dy) const {
+    return Narrow<T>(Op::Apply(Widen(y), Widen(dy), RoundTo<T>()));
+  }
 };
 
 template <typename Op>
