@@ -32,6 +32,7 @@ _RUNTIME_EXPORTS = frozenset({
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "debugging", "set_log_device_placement",
     "Variable", "global_variables_initializer", "variables_initializer", "summary",
+    "gradients", "RegisterGradient", "NotDifferentiable", "GradientTape",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -40,9 +41,12 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
     from opgen.runtime import (  # `X as X`: an explicit re-export
         DeviceInfo as DeviceInfo,
         DType as DType,
+        GradientTape as GradientTape,
         Graph as Graph,
+        NotDifferentiable as NotDifferentiable,
         Operation as Operation,
         Output as Output,
+        RegisterGradient as RegisterGradient,
         Session as Session,
         SessionOptions as SessionOptions,
         Tensor as Tensor,
@@ -68,6 +72,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         float64 as float64,
         from_dlpack as from_dlpack,
         get_default_graph as get_default_graph,
+        gradients as gradients,
         half as half,
         import_graph_def as import_graph_def,
         int8 as int8,

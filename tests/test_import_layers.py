@@ -21,7 +21,7 @@ RUNTIME_LAYERS = [
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
-    ["constant_op", "variables"],
+    ["constant_op", "variables", "gradients_impl", "backprop"],
     ["__init__"],
 ]
 

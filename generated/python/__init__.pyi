@@ -32,6 +32,7 @@ __all__ = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "broadcast_gradient_args",
     "broadcast_to",
     "cast",
     "ceil",
@@ -109,6 +110,7 @@ __all__ = [
     "read_variable_op",
     "real_div",
     "reciprocal",
+    "reciprocal_grad",
     "relu",
     "relu6",
     "reshape",
@@ -116,11 +118,13 @@ __all__ = [
     "resize_nearest_neighbor",
     "round",
     "rsqrt",
+    "rsqrt_grad",
     "select",
     "select_v2",
     "selu",
     "shape",
     "sigmoid",
+    "sigmoid_grad",
     "sign",
     "sin",
     "size",
@@ -133,6 +137,7 @@ __all__ = [
     "split",
     "split_v",
     "sqrt",
+    "sqrt_grad",
     "square",
     "squared_difference",
     "squeeze",
@@ -142,6 +147,7 @@ __all__ = [
     "sum",
     "switch",
     "tanh",
+    "tanh_grad",
     "tensor_list_element_shape",
     "tensor_list_from_tensor",
     "tensor_list_get_item",
@@ -486,6 +492,14 @@ def bitwise_xor(
 ) -> EagerOutput: ...
 @overload
 def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _BroadcastGradientArgsOutput(NamedTuple):
+    r0: OpOutput
+    r1: OpOutput
+
+def broadcast_gradient_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> _BroadcastGradientArgsOutput: ...
 @overload
 def broadcast_to(
     input: GraphOutput, shape: TensorLike, name: str | None = None
@@ -1732,6 +1746,22 @@ def reciprocal(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def reciprocal_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reciprocal_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reciprocal_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def reciprocal_grad(
+    y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def relu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def relu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -1836,6 +1866,20 @@ def rsqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def rsqrt_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rsqrt_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rsqrt_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def select(
     condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -1905,6 +1949,22 @@ def sigmoid(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def sigmoid(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sigmoid_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sigmoid_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sigmoid_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def sigmoid_grad(
+    y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def sign(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2086,6 +2146,20 @@ def sqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def sqrt_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sqrt_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sqrt_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def sqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def square(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def square(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -2255,6 +2329,20 @@ def tanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def tanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def tanh_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tanh_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tanh_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def tensor_list_element_shape(
     input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None

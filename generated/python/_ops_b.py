@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -165,6 +166,37 @@ def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutp
     """
     _out = _execute_op("BitwiseXor", [x, y], {}, name)
     return _out[0]
+
+
+_BroadcastGradientArgsOutput = _collections.namedtuple(
+    "BroadcastGradientArgs", ["r0", "r1"]
+)
+
+
+def broadcast_gradient_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> _BroadcastGradientArgsOutput:
+    """The axes to sum a broadcast gradient over, for each of two operand shapes.
+
+    For operands of shapes `s0` and `s1` broadcast against each other, `r0` lists the axes of the broadcast shape along which operand 0 was repeated (missing leading dims, and dims of size 1 where the other is not), `r1` those of operand 1, both in increasing order. Incompatible shapes are an error.
+
+    Args:
+      s0: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The shape of operand 0.
+      s1: A `Tensor`. Must have the same type as `s0`.
+        The shape of operand 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (r0, r1).
+
+      r0: A `Tensor`. Has the same type as `s0`.
+        Axes to reduce the gradient of operand 0 over.
+      r1: A `Tensor`. Has the same type as `s0`.
+        Axes to reduce the gradient of operand 1 over.
+    """
+    _out = _execute_op("BroadcastGradientArgs", [s0, s1], {}, name)
+    return _BroadcastGradientArgsOutput._make(_out)
 
 
 def broadcast_to(

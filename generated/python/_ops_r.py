@@ -112,6 +112,26 @@ def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def reciprocal_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of 1/x: `-dy * y * y`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("ReciprocalGrad", [y, dy], {}, name)
+    return _out[0]
+
+
 def relu(features: TensorLike, name: str | None = None) -> OpOutput:
     """Rectified linear unit: `max(features, 0)`.
 
@@ -271,4 +291,24 @@ def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Rsqrt", [x], {}, name)
+    return _out[0]
+
+
+def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of rsqrt: `dy * -0.5 * y^3`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("RsqrtGrad", [y, dy], {}, name)
     return _out[0]

@@ -119,6 +119,26 @@ def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def sigmoid_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of sigmoid: `dy * y * (1 - y)`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("SigmoidGrad", [y, dy], {}, name)
+    return _out[0]
+
+
 def sign(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns -1, 0 or 1 by the sign of `x`.
 
@@ -382,6 +402,26 @@ def sqrt(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Sqrt", [x], {}, name)
+    return _out[0]
+
+
+def sqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of sqrt: `dy * 0.5 / y`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("SqrtGrad", [y, dy], {}, name)
     return _out[0]
 
 

@@ -34,6 +34,26 @@ def tanh(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of tanh: `dy * (1 - y * y)`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("TanhGrad", [y, dy], {}, name)
+    return _out[0]
+
+
 def tensor_list_element_shape(
     input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
 ) -> OpOutput:

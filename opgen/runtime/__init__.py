@@ -8,6 +8,7 @@ import anywhere.
 """
 
 from opgen.runtime import debugging, dtypes, errors, summary
+from opgen.runtime.backprop import GradientTape
 from opgen.runtime.constant_op import constant
 from opgen.runtime.debugging import set_log_device_placement
 from opgen.runtime.devices import (
@@ -46,6 +47,7 @@ from opgen.runtime.graph import (
     get_default_graph,
     reset_default_graph,
 )
+from opgen.runtime.gradients_impl import NotDifferentiable, RegisterGradient, gradients
 from opgen.runtime.graph_import import import_graph_def
 from opgen.runtime.graph_mode import control_dependencies, device, name_scope
 from opgen.runtime.kernels import registered_kernels
@@ -62,9 +64,12 @@ from opgen.runtime.variables import (
 __all__ = [
     "DType",
     "DeviceInfo",
+    "GradientTape",
     "Graph",
+    "NotDifferentiable",
     "Operation",
     "Output",
+    "RegisterGradient",
     "Session",
     "SessionOptions",
     "Tensor",
@@ -92,6 +97,7 @@ __all__ = [
     "from_dlpack",
     "get_default_graph",
     "global_variables_initializer",
+    "gradients",
     "half",
     "import_graph_def",
     "int8",

@@ -50,6 +50,10 @@ def _static_shape(value: Any) -> tuple[int | None, ...] | None:
     return None if shape is None else tuple(shape)
 
 
+# Called as hook(variable, value) after each eager read (opgen.runtime.backprop's tapes).
+_read_hooks: list = []
+
+
 class Variable:
     """A mutable tensor kept by the runtime between ops (eager) or runs (sessions).
 
@@ -190,7 +194,11 @@ class Variable:
     def _run(self, op_type: str, inputs: list[Any], attrs: dict[str, Any],
              name: str | None = None) -> Any:
         if self._graph is None:
-            return eager.execute_eager(op_type, inputs, attrs, name)
+            result = eager.execute_eager(op_type, inputs, attrs, name)
+            if op_type == "ReadVariableOp":
+                for hook in _read_hooks:  # opgen.GradientTape notes the read
+                    hook(self, result[0])
+            return result
         return graph_mode.build_op(self._graph, op_type, inputs, attrs, name)
 
     def read_value(self) -> Tensor | Output:

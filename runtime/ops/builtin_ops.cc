@@ -51,6 +51,9 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
   return op;
 }
 
+// math_grad_ops.cc (declared here, not in op_table.h, which every family includes).
+void RegisterMathGradOps(TF_Status* status);
+
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -58,7 +61,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterFusedOps}) {
+                      opgen::RegisterFusedOps, opgen::RegisterMathGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

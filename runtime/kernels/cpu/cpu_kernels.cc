@@ -3,6 +3,14 @@
 
 #include "kernel_util.h"
 
+namespace opgen {
+namespace cpu {
+// math_grad.cc: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
+// ReciprocalGrad (declared here rather than in kernel_util.h, which every family includes).
+  void RegisterMathGradKernels(TF_Status* status);
+}  // namespace cpu
+}  // namespace opgen
+
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
@@ -26,6 +34,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterImageKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
+      RegisterMathGradKernels,
       RegisterNnKernels,
       RegisterPlaceholderKernels,
       RegisterReductionKernels,

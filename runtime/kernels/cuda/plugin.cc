@@ -15,6 +15,9 @@
 
 namespace opgen {
 namespace cuda {
+// math_grad.cu: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
+// ReciprocalGrad (declared here rather than in cuda_kernels.h, which every family includes).
+  void RegisterMathGradKernels(TF_Status* status);
 namespace {
 
 int g_num_devices = 0;
@@ -172,6 +175,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterImageKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
+      RegisterMathGradKernels,
       RegisterNnKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,

@@ -434,6 +434,28 @@ TF_CAPI_EXPORT extern void TF_GraphImportGraphDef(TF_Graph* graph, const TF_Buff
                                                   const TF_ImportGraphDefOptions* options,
                                                   TF_Status* status);
 
+/* ==== Gradients ======================================================================== */
+
+/* Adds to `g` the nodes computing the gradients of the sum of the `ny` outputs `y` with
+ * respect to each of the `nx` outputs `x`, with `dx[i]` the gradient fed into `y[i]`
+ * (`dx` NULL: ones, OnesLike of each y). `dy` (caller-owned, `nx` entries) receives
+ * d(sum y)/d(x[j]); an x the ys do not depend on through differentiable (floating-point,
+ * complex or resource) tensors gets {NULL, -1}. Gradients reaching a tensor along
+ * several paths are summed (AddN). The new nodes are named under the scope
+ * "gradients/" ("gradients_1/" ... when taken). An op on the path without a gradient
+ * function fails with TF_NOT_FOUND ("No gradient defined for op: ..."); ops declared not
+ * differentiable (Shape, ArgMax, comparisons, StopGradient ...) stop the pass silently.
+ * Gradient functions: opgen/gradients.h. On failure the graph is left as it was. */
+TF_CAPI_EXPORT extern void TF_AddGradients(TF_Graph* g, TF_Output* y, int ny, TF_Output* x,
+                                           int nx, TF_Output* dx, TF_Status* status,
+                                           TF_Output* dy);
+/* As TF_AddGradients, the nodes named under `prefix` ("prefix/..."); a node named
+ * `prefix` or "prefix/..." already in the graph is TF_INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern void TF_AddGradientsWithPrefix(TF_Graph* g, const char* prefix,
+                                                     TF_Output* y, int ny, TF_Output* x,
+                                                     int nx, TF_Output* dx, TF_Status* status,
+                                                     TF_Output* dy);
+
 /* ==== Sessions ========================================================================= */
 
 /* Options for TF_NewSession; owned by the caller. */

@@ -1,0 +1,48 @@
+// Registration of the built-in gradient families, and the built-in ops through which
+// no gradient flows (TensorFlow's ops.NotDifferentiable, or a gradient that is None).
+#include "builtin_gradients.h"
+
+#include "grad_builder.h"
+#include "registry.h"
+
+namespace opgen {
+namespace gradients {
+namespace {
+
+// Calls the GradFn carried as user data with a builder over the context.
+void CallGradFn(OPGEN_GradientContext* ctx, void* user_data, TF_Status* status) {
+  GradBuilder b(ctx, status);
+  reinterpret_cast<GradFn>(user_data)(b);
+}
+
+}  // namespace
+
+void RegisterGrad(const char* op_type, GradFn fn) {
+  RegisterBuiltinGradient(op_type, &CallGradFn, reinterpret_cast<void*>(fn));
+}
+
+void RegisterNoGrad(const char* op_type) { RegisterBuiltinNotDifferentiable(op_type); }
+
+void RegisterNotDifferentiableOps() {
+  for (const char* op :
+       {// shapes and indices
+        "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs",
+        // comparisons and logic
+        "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
+        "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
+        // values that do not depend on the input's values, or stop gradients on purpose
+        "ZerosLike", "OnesLike", "StopGradient", "VarIsInitializedOp",
+        // piecewise constant: TensorFlow's gradient is None
+        "Floor", "Ceil", "Round", "FloorDiv"})
+    RegisterNoGrad(op);
+}
+
+}  // namespace gradients
+}  // namespace opgen
+
+void opgen_register_builtin_gradients() {
+  using namespace opgen::gradients;  // NOLINT
+  for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
+                      RegisterNnGradients, RegisterNotDifferentiableOps})
+    family();
+}

@@ -1,0 +1,15 @@
+// The built-in gradient families, one file each (written on grad_builder.h), all
+// registered from builtin_gradients.cc on the first gradient lookup.
+#pragma once
+
+namespace opgen {
+namespace gradients {
+
+void RegisterMathGradients();    // math_grad.cc: element-wise math, casts, AddN, Select, ClipByValue
+void RegisterReductionGradients();  // reduction_grad.cc: Sum, Mean, Prod, Max, Min, MatMul, BatchMatMulV2
+void RegisterArrayGradients();   // array_grad.cc: Identity*, Reshape, ExpandDims, Squeeze, Transpose, ReadVariableOp
+void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax
+void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
+
+}  // namespace gradients
+}  // namespace opgen

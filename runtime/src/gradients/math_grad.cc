@@ -1,0 +1,206 @@
+// Gradients of the element-wise math ops, Cast, AddN, Select/SelectV2 and ClipByValue,
+// with TensorFlow's formulas (its math_grad.py). Binary ops broadcast, so each operand's
+// gradient is summed back to its shape (SetBroadcastGrads). Complex dtypes are not
+// conjugated (the runtime has no Conj op yet): their gradients are those of real math.
+#include <cmath>
+
+#include "builtin_gradients.h"
+#include "grad_builder.h"
+
+namespace opgen {
+namespace gradients {
+namespace {
+
+// ---- binary ----
+
+void AddGrad(GradBuilder& b) { b.SetBroadcastGrads(b.grad(0), b.grad(0)); }
+
+void SubGrad(GradBuilder& b) {
+  b.SetBroadcastGrads(b.grad(0), b.needs(1) ? b.Op("Neg", {b.grad(0)}) : b.grad(0));
+}
+
+void MulGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {dz, y}) : dz,
+                      b.needs(1) ? b.Op("Mul", {x, dz}) : dz);
+}
+
+// z = x / y: dx = dz / y, dy = dz * (-x / y / y). Div and RealDiv agree on floats.
+void DivGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  TF_Output gx = dz, gy = dz;
+  if (b.needs(0)) gx = b.Op("RealDiv", {dz, y});
+  if (b.needs(1))
+    gy = b.Op("Mul", {dz, b.Op("RealDiv", {b.Op("RealDiv", {b.Op("Neg", {x}), y}), y})});
+  b.SetBroadcastGrads(gx, gy);
+}
+
+// x mod y = x - floor(x / y) * y.
+void FloorModGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  b.SetBroadcastGrads(
+      dz, b.needs(1) ? b.Op("Mul", {dz, b.Op("Neg", {b.Op("FloorDiv", {x, y})})}) : dz);
+}
+
+// The gradient goes to x where `x cmp y` holds (ties to x), else to y.
+void MaximumMinimumGrad(GradBuilder& b, const char* cmp) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  const TF_Output mask = b.Op(cmp, {x, y});
+  const TF_Output zeros = b.Op("ZerosLike", {dz});
+  b.SetBroadcastGrads(b.Op("SelectV2", {mask, dz, zeros}), b.Op("SelectV2", {mask, zeros, dz}));
+}
+void MaximumGrad(GradBuilder& b) { MaximumMinimumGrad(b, "GreaterEqual"); }
+void MinimumGrad(GradBuilder& b) { MaximumMinimumGrad(b, "LessEqual"); }
+
+void SquaredDifferenceGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  const TF_Output gx =
+      b.Op("Mul", {b.Op("Mul", {dz, b.ScalarLike(2.0, dz)}), b.Op("Sub", {x, y})});
+  b.SetBroadcastGrads(gx, b.needs(1) ? b.Op("Neg", {gx}) : gx);
+}
+
+// z = x^y: dx = dz * y * x^(y-1); dy = dz * z * log(x) where x > 0, else 0.
+void PowGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), z = b.output(0), dz = b.grad(0);
+  TF_Output gx = dz, gy = dz;
+  if (b.needs(0)) {
+    const TF_Output y_minus_1 = b.Op("Sub", {y, b.ScalarLike(1.0, y)});
+    gx = b.Op("Mul", {b.Op("Mul", {dz, y}), b.Op("Pow", {x, y_minus_1})});
+  }
+  if (b.needs(1)) {
+    const TF_Output positive = b.Op("Greater", {x, b.ScalarLike(0.0, x)});
+    const TF_Output safe_x = b.Op("SelectV2", {positive, x, b.Op("OnesLike", {x})});
+    const TF_Output log_x =
+        b.Op("SelectV2", {positive, b.Op("Log", {safe_x}), b.Op("ZerosLike", {x})});
+    gy = b.Op("Mul", {b.Op("Mul", {dz, z}), log_x});
+  }
+  b.SetBroadcastGrads(gx, gy);
+}
+
+// ---- unary: dx = dz * f'(x), or a fused *Grad op of the output ----
+
+void NegGrad(GradBuilder& b) { b.Set(0, b.Op("Neg", {b.grad(0)})); }
+void AbsGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Sign", {b.input(0)})})); }
+void SignGrad(GradBuilder& b) { b.Set(0, b.Op("ZerosLike", {b.input(0)})); }
+void SquareGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0);
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Mul", {x, b.ScalarLike(2.0, x)})}));
+}
+void ExpGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.output(0)})); }
+void LogGrad(GradBuilder& b) {
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Reciprocal", {b.input(0)})}));
+}
+void Log1pGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0);
+  b.Set(0, b.Op("Mul", {b.grad(0),
+                        b.Op("Reciprocal", {b.Op("AddV2", {b.ScalarLike(1.0, x), x})})}));
+}
+void SinGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Cos", {b.input(0)})})); }
+void CosGrad(GradBuilder& b) {
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Neg", {b.Op("Sin", {b.input(0)})})}));
+}
+// d erf(x) = 2/sqrt(pi) exp(-x^2); erfc is its negation.
+void ErfFamilyGrad(GradBuilder& b, double sign) {
+  const TF_Output x = b.input(0);
+  const TF_Output scale = b.ScalarLike(sign * 2.0 / std::sqrt(M_PI), x);
+  const TF_Output bell = b.Op("Exp", {b.Op("Neg", {b.Op("Square", {x})})});
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Mul", {scale, bell})}));
+}
+void ErfGrad(GradBuilder& b) { ErfFamilyGrad(b, 1.0); }
+void ErfcGrad(GradBuilder& b) { ErfFamilyGrad(b, -1.0); }
+// softplus'(x) = sigmoid(x).
+void SoftplusGrad(GradBuilder& b) {
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Sigmoid", {b.input(0)})}));
+}
+
+// y = f(x) with a fused gradient op FGrad(y, dy).
+template <const char* kGradOp>
+void FusedUnaryGrad(GradBuilder& b) { b.Set(0, b.Op(kGradOp, {b.output(0), b.grad(0)})); }
+constexpr char kSqrtGrad[] = "SqrtGrad", kRsqrtGrad[] = "RsqrtGrad", kTanhGrad[] = "TanhGrad",
+               kSigmoidGrad[] = "SigmoidGrad", kReciprocalGrad[] = "ReciprocalGrad";
+
+// ---- other ----
+
+bool FloatingOrComplex(TF_DataType t) {
+  return t == TF_HALF || t == TF_BFLOAT16 || t == TF_FLOAT || t == TF_DOUBLE ||
+         t == TF_COMPLEX64 || t == TF_COMPLEX128;
+}
+
+// Back to the source dtype when both are floating-point or complex; else none.
+void CastGrad(GradBuilder& b) {
+  const TF_DataType src = b.AttrType("SrcT"), dst = b.AttrType("DstT");
+  if (!FloatingOrComplex(src) || !FloatingOrComplex(dst)) return;
+  b.Set(0, src == dst ? b.grad(0) : b.Op("Cast", {b.grad(0)}, {{"DstT", src}}));
+}
+
+void AddNGrad(GradBuilder& b) {
+  for (int i = 0; i < b.num_inputs(); ++i)
+    if (b.needs(i)) b.Set(i, b.grad(0));
+}
+
+// Select(c, t, e) (v1: c as t's shape or a vector along t's first dim).
+void SelectGrad(GradBuilder& b) {
+  const TF_Output c = b.input(0), dz = b.grad(0);
+  const TF_Output zeros = b.Op("ZerosLike", {dz});
+  if (b.needs(1)) b.Set(1, b.Op("Select", {c, dz, zeros}));
+  if (b.needs(2)) b.Set(2, b.Op("Select", {c, zeros, dz}));
+}
+
+void SelectV2Grad(GradBuilder& b) {
+  const TF_Output c = b.input(0), dz = b.grad(0);
+  const TF_Output zeros = b.Op("ZerosLike", {dz});
+  if (b.needs(1)) b.Set(1, b.SumToShapeOf(b.Op("SelectV2", {c, dz, zeros}), b.input(1)));
+  if (b.needs(2)) b.Set(2, b.SumToShapeOf(b.Op("SelectV2", {c, zeros, dz}), b.input(2)));
+}
+
+// clip(t, lo, hi): the gradient goes to t inside the bounds, else to the bound taken.
+void ClipByValueGrad(GradBuilder& b) {
+  const TF_Output t = b.input(0), lo = b.input(1), hi = b.input(2), dz = b.grad(0);
+  const TF_Output zeros = b.Op("ZerosLike", {dz});
+  const TF_Output below = b.Op("Less", {t, lo}), above = b.Op("Greater", {t, hi});
+  if (b.needs(0))
+    b.Set(0, b.SumToShapeOf(b.Op("SelectV2", {b.Op("LogicalOr", {below, above}), zeros, dz}), t));
+  if (b.needs(1)) b.Set(1, b.SumToShapeOf(b.Op("SelectV2", {below, dz, zeros}), lo));
+  if (b.needs(2)) b.Set(2, b.SumToShapeOf(b.Op("SelectV2", {above, dz, zeros}), hi));
+}
+
+}  // namespace
+
+void RegisterMathGradients() {
+  RegisterGrad("Add", AddGrad);
+  RegisterGrad("AddV2", AddGrad);
+  RegisterGrad("Sub", SubGrad);
+  RegisterGrad("Mul", MulGrad);
+  RegisterGrad("Div", DivGrad);
+  RegisterGrad("RealDiv", DivGrad);
+  RegisterGrad("FloorMod", FloorModGrad);
+  RegisterGrad("Maximum", MaximumGrad);
+  RegisterGrad("Minimum", MinimumGrad);
+  RegisterGrad("SquaredDifference", SquaredDifferenceGrad);
+  RegisterGrad("Pow", PowGrad);
+  RegisterGrad("Neg", NegGrad);
+  RegisterGrad("Abs", AbsGrad);
+  RegisterGrad("Sign", SignGrad);
+  RegisterGrad("Square", SquareGrad);
+  RegisterGrad("Sqrt", FusedUnaryGrad<kSqrtGrad>);
+  RegisterGrad("Rsqrt", FusedUnaryGrad<kRsqrtGrad>);
+  RegisterGrad("Tanh", FusedUnaryGrad<kTanhGrad>);
+  RegisterGrad("Sigmoid", FusedUnaryGrad<kSigmoidGrad>);
+  RegisterGrad("Reciprocal", FusedUnaryGrad<kReciprocalGrad>);
+  RegisterGrad("Exp", ExpGrad);
+  RegisterGrad("Log", LogGrad);
+  RegisterGrad("Log1p", Log1pGrad);
+  RegisterGrad("Sin", SinGrad);
+  RegisterGrad("Cos", CosGrad);
+  RegisterGrad("Erf", ErfGrad);
+  RegisterGrad("Erfc", ErfcGrad);
+  RegisterGrad("Softplus", SoftplusGrad);
+  RegisterGrad("Cast", CastGrad);
+  RegisterGrad("AddN", AddNGrad);
+  RegisterGrad("Select", SelectGrad);
+  RegisterGrad("SelectV2", SelectV2Grad);
+  RegisterGrad("ClipByValue", ClipByValueGrad);
+}
+
+}  // namespace gradients
+}  // namespace opgen

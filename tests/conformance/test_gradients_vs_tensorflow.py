@@ -1,0 +1,139 @@
+"""opgen.gradients against TensorFlow's tf.GradientTape: each case is one op on fixed
+inputs, differentiated as d(sum(w * y))/dx with the same weights w on both sides
+(TensorFlow runs once, in the interpreter $OPGEN_TF_PYTHON names; skipped without one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+
+HERE = Path(__file__).resolve().parent
+rng = np.random.default_rng(11)
+
+
+def _u(shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape)
+
+
+def _case(op, inputs, attrs=None, diff=None, list_arg=False, output=0):
+    return {"op": op, "inputs": [np.asarray(v) for v in inputs], "attrs": attrs or {},
+            "diff": list(range(len(inputs))) if diff is None else diff,
+            "list_arg": list_arg, "output": output}
+
+
+def _cases():
+    cases = []
+    for op in ["AddV2", "Sub", "Mul", "RealDiv", "Div", "SquaredDifference", "Pow",
+               "Maximum", "Minimum", "FloorMod"]:
+        lo = 0.5 if op in ("RealDiv", "Div", "Pow", "FloorMod") else -1.0
+        cases.append(_case(op, [_u((2, 3), lo, 2.0), _u((3,), lo, 2.0)]))
+    for op, lo, hi in [("Neg", -1, 1), ("Abs", 0.2, 1), ("Square", -1, 1), ("Sqrt", 0.5, 2),
+                       ("Rsqrt", 0.5, 2), ("Exp", -1, 1), ("Log", 0.5, 2), ("Log1p", -0.5, 1),
+                       ("Sin", -2, 2), ("Cos", -2, 2), ("Tanh", -2, 2), ("Sigmoid", -3, 3),
+                       ("Reciprocal", 0.5, 2), ("Erf", -1, 1), ("Erfc", -1, 1),
+                       ("Softplus", -3, 3), ("Sign", 0.1, 1), ("Floor", 0.1, 0.9),
+                       ("Softmax", -2, 2), ("LogSoftmax", -2, 2), ("Identity", -1, 1)]:
+        cases.append(_case(op, [_u((2, 3), lo, hi)]))
+    x = rng.permutation(np.linspace(-2, 2, 12)).reshape(2, 3, 2)
+    for op in ["Sum", "Mean", "Max", "Min"]:
+        for keep in (False, True):
+            cases.append(_case(op, [x, np.int32([0, 2])], {"keep_dims": keep}, diff=[0]))
+    for ta in (False, True):
+        for tb in (False, True):
+            cases.append(_case("MatMul", [_u((3, 2) if ta else (2, 3)), _u((4, 3) if tb else (3, 4))],
+                               {"transpose_a": ta, "transpose_b": tb}))
+    cases.append(_case("BatchMatMulV2", [_u((2, 2, 3)), _u((3, 4))]))
+    cases.append(_case("BatchMatMulV2", [_u((1, 3, 2)), _u((2, 3, 2))], {"adj_x": True}))
+    cases.append(_case("Reshape", [_u((2, 3)), np.int32([3, 2])], diff=[0]))
+    cases.append(_case("ExpandDims", [_u((2, 3)), np.int32(-1)], diff=[0]))
+    cases.append(_case("Squeeze", [_u((2, 1, 3))], {"axis": [1]}))
+    cases.append(_case("Transpose", [_u((2, 3, 4)), np.int32([1, 2, 0])], diff=[0]))
+    cases.append(_case("AddN", [_u((2, 2)), _u((2, 2)), _u((2, 2))], list_arg=True))
+    cases.append(_case("Cast", [_u((2, 3))], {"DstT": "dtype:float32"}))
+    cond = np.array([[True, False, True], [False, True, True]])
+    cases.append(_case("SelectV2", [cond[0], _u((2, 3)), _u((1, 3))], diff=[1, 2]))
+    cases.append(_case("Select", [cond, _u((2, 3)), _u((2, 3))], diff=[1, 2]))
+    cases.append(_case("ClipByValue", [np.array([[-2.0, -0.5, 0.3], [0.9, 2.5, -0.2]]),
+                                       np.array([[-1.0, -0.6, 0.5], [0.0, 0.1, -1.0]]),
+                                       np.array(0.8)]))
+    return cases
+
+
+CASES = _cases()
+
+
+def _opgen_grads(case):
+    g = opgen.Graph()
+    with g.as_default():
+        node_inputs, xs = [], []
+        for i, v in enumerate(case["inputs"]):
+            if i in case["diff"]:
+                ph = opgen.ops.placeholder(opgen.as_dtype(v.dtype), shape=list(v.shape))
+                xs.append(ph)
+                node_inputs.append(ph)
+            else:
+                node_inputs.append(g.create_op("Const", [], {"dtype": opgen.as_dtype(v.dtype),
+                                                             "value": v}).outputs[0])
+        attrs = {k: (opgen.as_dtype(v[6:]) if isinstance(v, str) else v)
+                 for k, v in case["attrs"].items()}
+        if case["op"] == "Squeeze":
+            attrs = {"squeeze_dims": attrs.pop("axis")}
+        op = g.create_op(case["op"], [node_inputs] if case["list_arg"] else node_inputs, attrs)
+        y = op.outputs[case["output"]]
+        w = opgen.ops.placeholder(y.dtype)
+        grads = opgen.gradients(y, xs, grad_ys=w)
+    feed = {x: case["inputs"][i] for x, i in zip(xs, case["diff"])}
+    feed[w] = case["w"].astype(y.dtype.as_numpy_dtype)
+    s = opgen.Session(g)
+    return [None if gr is None else s.run(gr, feed) for gr in grads]
+
+
+@pytest.fixture(scope="module")
+def tf_results(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    folder = tmp_path_factory.mktemp("tf_gradients")
+    arrays, docs = {}, []
+    for c, case in enumerate(CASES):
+        for i, v in enumerate(case["inputs"]):
+            arrays[f"c{c}_in{i}"] = v
+        # the forward output's shape, from opgen, to size the weights
+        y = opgen.execute_op(case["op"], [case["inputs"]] if case["list_arg"] else case["inputs"],
+                             {k: (opgen.as_dtype(v[6:]) if isinstance(v, str) else v)
+                              for k, v in (case["attrs"] if case["op"] != "Squeeze"
+                                           else {"squeeze_dims": case["attrs"]["axis"]}).items()})
+        y = y[case["output"]] if isinstance(y, (list, tuple)) else y
+        case["w"] = rng.uniform(0.5, 1.5, np.shape(y.numpy()))
+        arrays[f"c{c}_w"] = case["w"]
+        docs.append({k: case[k] for k in ("op", "attrs", "diff", "list_arg", "output")}
+                    | {"num_inputs": len(case["inputs"])})
+    arrays["cases"] = np.frombuffer(json.dumps(docs).encode(), np.uint8)
+    np.savez(folder / "cases.npz", **arrays)
+    run = subprocess.run([str(python), str(HERE / "tf_gradient_runner.py"), str(folder / "cases.npz"),
+                          str(folder / "results.npz")], capture_output=True, text=True, timeout=600,
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    if run.returncode != 0:
+        pytest.fail(f"TensorFlow's gradients failed: {run.stderr[-2000:]}")
+    return dict(np.load(folder / "results.npz"))
+
+
+@pytest.mark.parametrize("c", range(len(CASES)),
+                         ids=[f"{c['op']}-{n}" for n, c in enumerate(CASES)])
+def test_gradient_matches_tensorflow(c, tf_results):
+    case = CASES[c]
+    got = _opgen_grads(case)
+    for k, gr in enumerate(got):
+        want = tf_results.get(f"c{c}_g{k}")
+        if want is None:
+            assert gr is None or not np.any(gr), f"{case['op']}: TensorFlow gives None for input {k}"
+            continue
+        assert gr is not None, f"{case['op']}: opgen gives None for input {k}, TensorFlow {want}"
+        np.testing.assert_allclose(gr, want, rtol=1e-5, atol=1e-6, err_msg=f"{case['op']} input {k}")
