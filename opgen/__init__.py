@@ -99,11 +99,12 @@ def __getattr__(name: str) -> Any:
     if name in _RUNTIME_EXPORTS:
         from opgen import runtime
         return getattr(runtime, name)
-    if name == "ops":  # the generated wrappers (importing them loads the runtime's Python side)
+    # The generated wrappers and the optimizers (both load the runtime's Python side).
+    if name in ("ops", "train"):
         import importlib
-        return importlib.import_module("opgen.ops")
+        return importlib.import_module(f"opgen.{name}")
     raise AttributeError(f"module 'opgen' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RUNTIME_EXPORTS | {"ops"})
+    return sorted(set(globals()) | _RUNTIME_EXPORTS | {"ops", "train"})

@@ -22,6 +22,7 @@ RUNTIME_LAYERS = [
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
     ["constant_op", "variables", "gradients_impl", "backprop"],
+    ["training"],                                # optimizers over Variables
     ["__init__"],
 ]
 

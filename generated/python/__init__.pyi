@@ -116,6 +116,12 @@ __all__ = [
     "reshape",
     "resize_bilinear",
     "resize_nearest_neighbor",
+    "resource_apply_adagrad",
+    "resource_apply_adam",
+    "resource_apply_gradient_descent",
+    "resource_apply_keras_momentum",
+    "resource_apply_momentum",
+    "resource_apply_rms_prop",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -1853,6 +1859,69 @@ def resize_nearest_neighbor(
     half_pixel_centers: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def resource_apply_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    update_slots: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_adam(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    delta: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_keras_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_rms_prop(
+    var: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -258,6 +258,273 @@ def resize_nearest_neighbor(
     return _out[0]
 
 
+def resource_apply_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adagrad algorithm.
+
+    accum = accum + grad^2 (with `update_slots`); var = var - lr * grad / sqrt(accum).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      update_slots: An optional `bool`. Defaults to `True`.
+        Add grad^2 to `accum` (false: leave it).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdagrad",
+        [var, accum, lr, grad],
+        {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_adam(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adam algorithm.
+
+    lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power); m = m + (grad - m) * (1 - beta1); v = v + (grad^2 - v) * (1 - beta2); var = var - lr_t * m / (sqrt(v) + epsilon), or with `use_nesterov` var = var - lr_t * (grad * (1 - beta1) + beta1 * m) / (sqrt(v) + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The first-moment slot, same dtype and shape as `var`.
+      v: A `Tensor` of type `resource`.
+        The second-moment slot, same dtype and shape as `var`.
+      beta1_power: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        beta1 to the power of the step number (a scalar).
+      beta2_power: A `Tensor`. Must have the same type as `beta1_power`.
+        beta2 to the power of the step number (a scalar).
+      lr: A `Tensor`. Must have the same type as `beta1_power`.
+        The learning rate (a scalar).
+      beta1: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the first moment (a scalar).
+      beta2: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the second moment (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `beta1_power`.
+        Added to sqrt(v) in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `beta1_power`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdam",
+        [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    delta: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Subtracts `alpha * delta` from a variable.
+
+    var = var - alpha * delta.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      delta: A `Tensor`. Must have the same type as `alpha`.
+        The change, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyGradientDescent",
+        [var, alpha, delta],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_keras_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by momentum, as Keras's SGD does.
+
+    accum = accum * momentum - lr * grad; var = var + accum, or with `use_nesterov` var = var + accum * momentum - lr * grad.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyKerasMomentum",
+        [var, accum, lr, grad, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by momentum.
+
+    accum = accum * momentum + grad; var = var - lr * accum, or with `use_nesterov` var = var - lr * grad - lr * momentum * accum.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyMomentum",
+        [var, accum, lr, grad, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_rms_prop(
+    var: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the RMSProp algorithm.
+
+    ms = ms + (grad^2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var = var - mom.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the mean square (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added to ms under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyRMSProp",
+        [var, ms, mom, lr, rho, momentum, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
 def round(x: TensorLike, name: str | None = None) -> OpOutput:
     """Rounds `x` to the nearest integer, halves to even (banker's rounding).
 

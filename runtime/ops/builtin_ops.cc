@@ -61,7 +61,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterFusedOps, opgen::RegisterMathGradOps}) {
+                      opgen::RegisterTrainingOps, opgen::RegisterFusedOps, opgen::RegisterMathGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -41,6 +41,7 @@ void RegisterListOps(TF_Status* status);         // list_ops.cc
 void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
 void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.cc
+void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one

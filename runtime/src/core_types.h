@@ -86,6 +86,15 @@ class TensorBuffer {
   // The device whose memory holds the data; nullptr for host memory.
   const Device* device() const { return device_; }
   void set_device(const Device* device) { device_ = device; }
+  // Marks the data as memory the runtime allocated for this buffer (not a caller's, as
+  // TF_NewTensor's and DLPack imports are), which only the buffer's holders can see.
+  void set_runtime_owned() { runtime_owned_ = true; }
+  // Whether the holder of a reference may write the data in place: nobody else holds
+  // the buffer (a value read earlier keeps its own reference, so it stays a snapshot)
+  // and no caller outside the runtime sees the memory.
+  bool WritableInPlace() const {
+    return runtime_owned_ && refs_.load(std::memory_order_acquire) == 1;
+  }
   OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:
@@ -95,6 +104,7 @@ class TensorBuffer {
   Deallocator deallocator_;
   void* arg_;
   const Device* device_ = nullptr;
+  bool runtime_owned_ = false;
   std::atomic<int> refs_{1};
 };
 

@@ -72,6 +72,7 @@ TensorBuffer* Device::Allocate(size_t len, TF_Status* status) const {
   }
   auto* b = new TensorBuffer(data, len, &Device::Free, const_cast<Device*>(this));
   b->set_device(this);
+  b->set_runtime_owned();
   return b;
 }
 

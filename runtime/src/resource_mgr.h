@@ -1,7 +1,8 @@
 // Per-session and per-eager-context state: resources keyed by (container, name), as
-// TensorFlow's ResourceMgr keeps them. Variables are the one kind so far; a variable's
-// value is an immutable tensor that an assignment replaces, so a value read earlier
-// stays a snapshot, as TensorFlow's copy-on-write reads are.
+// TensorFlow's ResourceMgr keeps them. Variables are the one kind so far; an assignment
+// replaces a variable's value, an update writes it in place only when nobody else holds
+// its buffer (copy-on-write otherwise), so a value read earlier stays a snapshot, as
+// TensorFlow's are.
 #pragma once
 
 #include <atomic>
@@ -26,6 +27,9 @@ class Variable {
   std::mutex& mu() { return mu_; }
   // The value, or nullptr before the first assignment; owned by the variable.
   const TF_Tensor* value() const { return value_; }
+  // The same, for an update that writes it in place (under mu(), and only when its
+  // buffer is WritableInPlace(): nobody else holds it).
+  TF_Tensor* mutable_value() { return value_; }
   // Replaces the value by `value`, whose ownership passes to the variable.
   void set_value(TF_Tensor* value) {
     delete value_;

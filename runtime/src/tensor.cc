@@ -55,19 +55,27 @@ static void ReturnCachedBlock(void* data, size_t len, void* block_size) {
   ReturnHostBlock(data, reinterpret_cast<size_t>(block_size), LargeBufferAlignment(len));
 }
 
+// The buffer of Allocate, its memory marked as the runtime's own.
+static TensorBuffer* OwnedBuffer(void* data, size_t len, TensorBuffer::Deallocator deallocator,
+                                 void* arg) {
+  auto* buffer = new TensorBuffer(data, len, deallocator, arg);
+  buffer->set_runtime_owned();
+  return buffer;
+}
+
 TensorBuffer* TensorBuffer::Allocate(size_t len) {
   if (len <= kTinyBuffer) {
     TinyBlock* block = new TinyBlock;  // callers catch std::bad_alloc
     auto address = reinterpret_cast<uintptr_t>(block->bytes);
     void* data = reinterpret_cast<void*>((address + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
-    return new TensorBuffer(data, len, FreeTinyBlock, block);
+    return OwnedBuffer(data, len, FreeTinyBlock, block);
   }
   if (len <= kSmallBuffer) {
     void* block = std::malloc(len + kAlignment);
     if (block == nullptr) return nullptr;
     auto address = reinterpret_cast<uintptr_t>(block);
     void* data = reinterpret_cast<void*>((address + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
-    return new TensorBuffer(data, len, FreeBlock, block);
+    return OwnedBuffer(data, len, FreeBlock, block);
   }
   // No object is larger than PTRDIFF_MAX; above it, rounding `len` up to the alignment
   // would also wrap to a small block (a byte size from dims near 2^64 fits in size_t).
@@ -80,11 +88,11 @@ TensorBuffer* TensorBuffer::Allocate(size_t len) {
     void* data = TakeCachedHostBlock(padded, alignment, &block_size);
     if (data == nullptr) data = NewLargeBlock(padded, alignment);
     if (data == nullptr) return nullptr;
-    return new TensorBuffer(data, len, ReturnCachedBlock, reinterpret_cast<void*>(block_size));
+    return OwnedBuffer(data, len, ReturnCachedBlock, reinterpret_cast<void*>(block_size));
   }
   void* data = NewLargeBlock(padded, alignment);
   if (data == nullptr) return nullptr;
-  return new TensorBuffer(data, len, FreeAligned, nullptr);
+  return OwnedBuffer(data, len, FreeAligned, nullptr);
 }
 
 TensorBuffer::~TensorBuffer() {

@@ -2,12 +2,16 @@
 // kernel's resource input to a variable of the session's or eager context's
 // ResourceMgr and read, assign, update or delete it. Messages follow TensorFlow's and
 // name the variable.
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "kernel_context.h"
 #include "opgen/c_api_ext.h"
+#include "opgen/variable_updates.h"
 #include "resource_handle.h"
 #include "resource_mgr.h"
 
@@ -47,6 +51,123 @@ std::string NotFoundMessage(const ResourceHandle& h) {
 }
 
 }  // namespace
+
+// What OPGEN_KernelUpdateVariable's one-variable callback becomes for UpdateVariables.
+struct OneVariableUpdate {
+  OPGEN_VariableUpdateFn update;
+  void* arg;
+  static void Run(const TF_Tensor* const* old_values, TF_Tensor* const* new_values, int,
+                  void* self, TF_Status* status) {
+    const auto* one = static_cast<const OneVariableUpdate*>(self);
+    one->update(old_values[0], new_values[0], one->arg, status);
+  }
+};
+
+// The value a kernel on `device` may write for `value`: `value` itself when its buffer
+// lives there and nobody else holds it (in place), else a private copy there (when the
+// value lives elsewhere, the copy is private already), else a fresh tensor (copy-on-write).
+// `*input` is what the update reads: `value`, or the copy. Null with `status` set on error.
+TF_Tensor* WritableValue(TF_Tensor* value, const Device* device, const TF_Tensor** input,
+                         TF_Status* status) {
+  ClearStatus(status);
+  if (DeviceOf(value) == device) {
+    *input = value;
+    if (value->buffer->WritableInPlace()) return value;
+    size_t bytes = 0;
+    ByteSize(TF_DataTypeSize(value->dtype), NumElements(value->dims), &bytes);
+    return AllocateDeviceTensor(device, value->dtype, value->dims.data(),
+                                static_cast<int>(value->dims.size()), bytes, status);
+  }
+  TF_Tensor* copy = CopyTensorTo(value, device, status);  // a new buffer of its own
+  if (copy == nullptr) return nullptr;
+  *input = copy;
+  return copy;
+}
+
+// Locks the variables of `ctx`'s resource inputs `indices[0 .. n)`, checks them and runs
+// `update` with each value and the tensor it writes (WritableValue). `assign_add_messages`
+// gives AssignAdd/AssignSubVariableOp's errors (NOT_FOUND for a missing variable) instead
+// of the training ops' (FAILED_PRECONDITION "Attempting to use uninitialized variables").
+void UpdateVariables(TF_OpKernelContext* ctx, const int* indices, const char* const* names,
+                     int n, TF_DataType dtype, OPGEN_VariablesUpdateFn update, void* arg,
+                     bool assign_add_messages, TF_Status* status) {
+  auto input_name = [&](int i) {
+    return names != nullptr && names[i] != nullptr ? std::string(names[i])
+                                                   : "input " + std::to_string(indices[i]);
+  };
+  std::vector<ResourceHandle> handles(static_cast<size_t>(n));
+  std::vector<std::shared_ptr<Variable>> vars(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ResourceMgr* mgr;
+    if (!ResolveHandle(ctx, indices[i], &mgr, &handles[i], status)) return;
+    vars[i] = mgr->LookupVariable(handles[i].container, handles[i].name);
+    if (vars[i] != nullptr) continue;
+    if (assign_add_messages) {
+      SetStatus(status, TF_NOT_FOUND,
+                "Resource " + handles[i].container + "/" + handles[i].name + " does not exist (" +
+                    DescribeVariable(handles[i]) + ")");
+    } else {
+      SetStatus(status, TF_FAILED_PRECONDITION,
+                "Attempting to use uninitialized variables: " + input_name(i) + " (" +
+                    DescribeVariable(handles[i]) + " does not exist)");
+    }
+    return;
+  }
+  // One lock order for every kernel: by address. Two inputs naming one variable would
+  // alias an input with an output the update writes; TensorFlow's result then depends on
+  // its evaluation order, so it is refused.
+  std::vector<Variable*> order;
+  for (const auto& v : vars) order.push_back(v.get());
+  std::sort(order.begin(), order.end());
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (vars[i] == vars[j]) {
+        SetStatus(status, TF_INVALID_ARGUMENT,
+                  input_name(i) + " and " + input_name(j) + " are the same " +
+                      DescribeVariable(handles[i]) + "; they must be distinct variables");
+        return;
+      }
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(order.size());
+  for (Variable* v : order) locks.emplace_back(v->mu());
+
+  const Device* device = ctx->instance->device();
+  std::vector<const TF_Tensor*> inputs(static_cast<size_t>(n));
+  std::vector<TF_Tensor*> outputs(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<TF_Tensor>> fresh(static_cast<size_t>(n));  // not in place
+  for (int i = 0; i < n; ++i) {
+    TF_Tensor* value = vars[i]->mutable_value();
+    if (value == nullptr) {
+      SetStatus(status, TF_FAILED_PRECONDITION,
+                assign_add_messages ? "Update of uninitialized " + DescribeVariable(handles[i])
+                                    : "Attempting to use uninitialized variables: " +
+                                          input_name(i) + " (" + DescribeVariable(handles[i]) +
+                                          " has no value)");
+      return;
+    }
+    if (value->dtype != dtype) {
+      SetStatus(status, TF_INVALID_ARGUMENT,
+                std::string(assign_add_messages ? "" : input_name(i) + ": ") +
+                    "Trying to update variable with wrong dtype. Expected " +
+                    DataTypeName(value->dtype) + " got " + DataTypeName(dtype) + " (" +
+                    DescribeVariable(handles[i]) + ")");
+      return;
+    }
+    outputs[i] = WritableValue(value, device, &inputs[i], status);
+    if (outputs[i] == nullptr) return;
+    if (outputs[i] != value) fresh[i].reset(outputs[i]);
+  }
+  ClearStatus(status);
+  update(inputs.data(), outputs.data(), n, arg, status);
+  if (status->code != TF_OK) {
+    // The training ops' messages are TensorFlow's, which name the inputs already.
+    if (assign_add_messages) status->message += " (" + DescribeVariable(handles[0]) + ")";
+    return;
+  }
+  for (int i = 0; i < n; ++i)
+    if (fresh[i] != nullptr) vars[i]->set_value(fresh[i].release());
+}
+
 }  // namespace opgen
 
 using opgen::ResourceHandle;
@@ -149,45 +270,26 @@ void OPGEN_KernelUpdateVariable(TF_OpKernelContext* ctx, int resource_index, TF_
                                 OPGEN_VariableUpdateFn update, void* arg, TF_Status* status) {
   if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}, {"update", (const void*)update}}))
     return;
-  ResourceMgr* mgr;
-  ResourceHandle h;
-  if (!opgen::ResolveHandle(ctx, resource_index, &mgr, &h, status)) return;
-  std::shared_ptr<opgen::Variable> var = mgr->LookupVariable(h.container, h.name);
-  if (var == nullptr) {
-    opgen::SetStatus(status, TF_NOT_FOUND,
-                     "Resource " + h.container + "/" + h.name + " does not exist (" +
-                         opgen::DescribeVariable(h) + ")");
+  opgen::OneVariableUpdate one{update, arg};
+  opgen::UpdateVariables(ctx, &resource_index, nullptr, 1, dtype, &opgen::OneVariableUpdate::Run,
+                         &one, /*assign_add_messages=*/true, status);
+}
+
+void OPGEN_KernelUpdateVariables(TF_OpKernelContext* ctx, const int* resource_indices,
+                                 const char* const* input_names, int num_variables,
+                                 TF_DataType dtype, OPGEN_VariablesUpdateFn update, void* arg,
+                                 TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__,
+                           {{"ctx", ctx}, {"update", (const void*)update},
+                            {"resource_indices", opgen::ArrayArg(resource_indices, num_variables)}}))
     return;
-  }
-  std::lock_guard<std::mutex> lock(var->mu());
-  const TF_Tensor* old = var->value();
-  if (old == nullptr) {
-    opgen::SetStatus(status, TF_FAILED_PRECONDITION,
-                     "Update of uninitialized " + opgen::DescribeVariable(h));
-    return;
-  }
-  if (old->dtype != dtype) {
+  if (num_variables < 1) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
-                     std::string("Trying to update variable with wrong dtype. Expected ") +
-                         opgen::DataTypeName(old->dtype) + " got " + opgen::DataTypeName(dtype) +
-                         " (" + opgen::DescribeVariable(h) + ")");
+                     "num_variables is " + std::to_string(num_variables) + ", not positive");
     return;
   }
-  const opgen::Device* device = ctx->instance->device();
-  std::unique_ptr<TF_Tensor> old_here(opgen::CopyTensorTo(old, device, status));
-  if (old_here == nullptr) return;
-  size_t bytes = 0;
-  opgen::ByteSize(TF_DataTypeSize(dtype), opgen::NumElements(old->dims), &bytes);
-  std::unique_ptr<TF_Tensor> fresh(opgen::AllocateDeviceTensor(
-      device, dtype, old->dims.data(), static_cast<int>(old->dims.size()), bytes, status));
-  if (fresh == nullptr) return;
-  opgen::ClearStatus(status);
-  update(old_here.get(), fresh.get(), arg, status);
-  if (status->code != TF_OK) {
-    status->message += " (" + opgen::DescribeVariable(h) + ")";
-    return;
-  }
-  var->set_value(fresh.release());
+  opgen::UpdateVariables(ctx, resource_indices, input_names, num_variables, dtype, update, arg,
+                         /*assign_add_messages=*/false, status);
 }
 
 int OPGEN_KernelVariableIsInitialized(TF_OpKernelContext* ctx, int resource_index,

@@ -733,6 +733,10 @@ NOT_SWEPT = {
     **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/test_variables.py"
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp")},
+    **{op: "optimizer ops on resource variables: tests/python_runtime/test_training.py"
+       for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
+                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum",
+                  "ResourceApplyRMSProp")},
 }
 
 

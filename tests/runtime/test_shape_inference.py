@@ -584,8 +584,11 @@ _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
 
 # Resource-variable ops take a DT_RESOURCE handle (no array stands for it); ReadVariableOp's
 # shape is the variable's, unknown while the graph is built (tests/python_runtime/test_variables.py checks them).
+# The optimizer ops (ResourceApply*) have no outputs (test_training.py runs them).
 _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
-                 "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp"}
+                 "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
+                 "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
+                 "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp"}
 
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):

@@ -145,10 +145,10 @@ TF_CAPI_EXPORT extern void OPGEN_KernelSetVariableHandleOutput(
     TF_DataType dtype, const int64_t* dims, int num_dims, TF_Status* status);
 
 /* A new tensor, for the caller to free with TF_DeleteTensor, holding the variable's value
- * on the kernel's device (the variable's own data where it is there already; values are
- * never changed in place, so it stays a snapshot). TF_FAILED_PRECONDITION when the
- * variable does not exist or was never assigned; TF_INVALID_ARGUMENT when its dtype is
- * not `dtype`. NULL on error. */
+ * on the kernel's device (the variable's own data where it is there already; it stays a
+ * snapshot, since updates write in place only a value nobody else holds). TF_FAILED_PRECONDITION
+ * when the variable does not exist or was never assigned; TF_INVALID_ARGUMENT when its
+ * dtype is not `dtype`. NULL on error. */
 TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelReadVariable(TF_OpKernelContext* ctx,
                                                           int resource_index, TF_DataType dtype,
                                                           TF_Status* status);
@@ -164,12 +164,12 @@ TF_CAPI_EXPORT extern void OPGEN_KernelAssignVariable(TF_OpKernelContext* ctx,
                                                       TF_Status* status);
 
 /* Replaces the variable's value by a computed one, under the variable's lock (no other
- * update or assignment runs in between): `update(old_value, new_value, arg, status)`
- * fills `new_value`, a fresh tensor of the variable's dtype and shape on the kernel's
- * device, from `old_value` (on that device too); an error it sets in `status` leaves the
- * variable unchanged and is reported. TF_NOT_FOUND when the variable does not exist,
- * TF_FAILED_PRECONDITION when it has no value, TF_INVALID_ARGUMENT when its dtype is not
- * `dtype`. */
+ * update or assignment runs in between): `update(old_value, new_value, arg, status)` fills
+ * `new_value` (the variable's dtype and shape, on the kernel's device) from `old_value`: the
+ * same tensor (in place) when nobody else holds the value, else a fresh one (copy-on-write),
+ * so element i may depend on element i only, and an error set in `status` (reported; the
+ * variable keeps its value) must come before any write. TF_NOT_FOUND when the variable does
+ * not exist, TF_FAILED_PRECONDITION when it has no value, TF_INVALID_ARGUMENT for another dtype. */
 typedef void (*OPGEN_VariableUpdateFn)(const TF_Tensor* old_value, TF_Tensor* new_value,
                                       void* arg, TF_Status* status);
 TF_CAPI_EXPORT extern void OPGEN_KernelUpdateVariable(TF_OpKernelContext* ctx,

@@ -10,6 +10,10 @@ namespace cpu {
   void RegisterMathGradKernels(TF_Status* status);
 }  // namespace cpu
 }  // namespace opgen
+// training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum,
+// ResourceApplyAdam (declared here rather than with the others in kernel_util.h, which
+// every kernel file includes)
+namespace opgen::cpu { void RegisterTrainingKernels(TF_Status* status); }
 
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
@@ -44,7 +48,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
-      RegisterTensorListKernels}) {
+      RegisterTensorListKernels,
+      RegisterTrainingKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -148,6 +148,11 @@ int NumDevices() { return g_num_devices; }
 }  // namespace cuda
 }  // namespace opgen
 
+// training.cu: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum,
+// ResourceApplyAdam (declared here rather than with the others in cuda_kernels.h, which
+// every kernel file includes)
+namespace opgen::cuda { void RegisterTrainingKernels(TF_Status* status); }
+
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
   using namespace opgen::cuda;
   // The kernels register first, whatever the machine has: they are this library's code,
@@ -183,7 +188,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
     RegisterSelectV1Kernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
-      RegisterSplitOneHotKernels}) {
+      RegisterSplitOneHotKernels,
+      RegisterTrainingKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
