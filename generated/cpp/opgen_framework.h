@@ -14,6 +14,9 @@
 //   ClientSession  runs the scope's graph: Run(feeds, fetches)
 //   Variable       a resource variable (VarHandleOp): Read, Assign, AssignAdd, AssignSub,
 //                  Initializer; GlobalVariablesInitializer runs every initializer of a graph
+//   AddSymbolicGradients   graph gradients (TF_AddGradientsWithPrefix), as TensorFlow's
+//   GradientDescentOptimizer, MomentumOptimizer, AdamOptimizer   ApplyGradients / Minimize
+//                  build one train op over the ResourceApply* ops, as tf.compat.v1.train
 //
 // Every C handle is owned by an RAII object. Every failure of the C API is thrown as
 // opgen::Error, which carries TensorFlow's TF_Code; nothing here returns a status.
@@ -297,6 +300,7 @@ class InputList {
 
 class Scope;
 class Variable;
+class Optimizer;
 inline Operation GlobalVariablesInitializer(const Scope& scope);
 
 namespace internal {
@@ -505,7 +509,8 @@ class Scope {
   }
 
  private:
-  friend class Variable;  // adds its initializer to initializers_
+  friend class Variable;   // adds its initializer to initializers_
+  friend class Optimizer;  // names the train op after its sub-scope (prefix_)
   friend Operation GlobalVariablesInitializer(const Scope& scope);
   Scope() = default;
 
@@ -836,6 +841,351 @@ inline Operation GlobalVariablesInitializer(const Scope& scope) {
   internal::OperationBuilder builder(with_deps, "NoOp", with_deps.GetUniqueNameForOp("init"));
   return builder.Finish();
 }
+
+// ------------------------------------------------------------------------- gradients
+
+namespace internal {
+
+/// Throws unless `output` is an output of `graph` (TF_AddGradients cannot tell).
+inline void CheckInGraph(TF_Graph* graph, const Output& output, const char* what) {
+  if (output.op().c_op() == nullptr)
+    throw Error(TF_INVALID_ARGUMENT, std::string("AddSymbolicGradients: an empty Output in ") + what);
+  if (TF_GraphOperationByName(graph, output.op().name().c_str()) != output.op().c_op())
+    throw Error(TF_INVALID_ARGUMENT, "AddSymbolicGradients: " + output.name() + " (in " + what +
+                                         ") is not in the scope's graph");
+}
+
+inline void AddGradients(const Scope& scope, const OutputList& outputs, const OutputList& inputs,
+                         const OutputList* grad_inputs, OutputList* grad_outputs) {
+  if (grad_outputs == nullptr) throw Error(TF_INVALID_ARGUMENT, "AddSymbolicGradients: grad_outputs is null");
+  std::vector<TF_Output> ys, xs, dys, dxs(inputs.size());
+  for (const Output& y : outputs) {
+    CheckInGraph(scope.graph(), y, "outputs");
+    ys.push_back(y.c_output());
+  }
+  for (const Output& x : inputs) {
+    CheckInGraph(scope.graph(), x, "inputs");
+    xs.push_back(x.c_output());
+  }
+  if (grad_inputs != nullptr) {
+    for (const Output& dy : *grad_inputs) {
+      CheckInGraph(scope.graph(), dy, "grad_inputs");
+      dys.push_back(dy.c_output());
+    }
+  }
+  // The scope's naming gives the prefix: "gradients", "gradients_1", "layer/gradients"
+  // (or the WithOpName name), so two calls never share one.
+  std::string prefix = scope.GetUniqueNameForOp("gradients");
+  Status status;
+  TF_AddGradientsWithPrefix(scope.graph(), prefix.c_str(), ys.data(), static_cast<int>(ys.size()),
+                            xs.data(), static_cast<int>(xs.size()),
+                            grad_inputs != nullptr ? dys.data() : nullptr, status.get(), dxs.data());
+  status.ThrowIfError();
+  grad_outputs->clear();
+  for (const TF_Output& dx : dxs)
+    grad_outputs->push_back(dx.oper != nullptr ? Output(dx.oper, dx.index) : Output());
+}
+
+}  // namespace internal
+
+/// TensorFlow's AddSymbolicGradients: adds to the scope's graph the gradients of the sum
+/// of `outputs` with respect to each of `inputs`, `grad_inputs[i]` being the gradient fed
+/// into `outputs[i]`; `*grad_outputs` gets one Output per input, an empty one (op() null)
+/// for an input the outputs do not depend on. An input may be a Variable's handle(). The
+/// nodes go under a name the scope makes unique ("gradients", "gradients_1", ...), through
+/// TF_AddGradientsWithPrefix. Throws Error: TF_INVALID_ARGUMENT for a grad_inputs of
+/// another length than outputs (or of the wrong dtype or shape), TF_NOT_FOUND for an op
+/// on the path without a gradient function ("No gradient defined for op: ...").
+inline void AddSymbolicGradients(const Scope& scope, const OutputList& outputs,
+                                 const OutputList& inputs, const OutputList& grad_inputs,
+                                 OutputList* grad_outputs) {
+  if (grad_inputs.size() != outputs.size())
+    throw Error(TF_INVALID_ARGUMENT, "Must specify a gradient input for each output: " +
+                                         std::to_string(grad_inputs.size()) + " grad_inputs for " +
+                                         std::to_string(outputs.size()) + " outputs");
+  internal::AddGradients(scope, outputs, inputs, &grad_inputs, grad_outputs);
+}
+
+/// As above with ones fed into every output (OnesLike).
+inline void AddSymbolicGradients(const Scope& scope, const OutputList& outputs,
+                                 const OutputList& inputs, OutputList* grad_outputs) {
+  internal::AddGradients(scope, outputs, inputs, nullptr, grad_outputs);
+}
+
+// ------------------------------------------------------------------------ optimizers
+
+/// A gradient and the variable it updates; an empty gradient leaves the variable alone.
+using GradAndVar = std::pair<Output, Variable>;
+
+/// The base of the optimizers, as Python's opgen.train (tf.compat.v1.train) builds them in
+/// a graph: ApplyGradients returns the train op, a NoOp named after the optimizer
+/// ("GradientDescent", made unique) whose control inputs are one ResourceApply* per
+/// variable (under "<name>/update_<variable>") and what follows them (Adam's beta powers).
+/// Hyperparameters are float32 constants "<name>/<hyperparameter>", cast to a variable of
+/// another dtype. Slots are zero-initialized Variables named "<variable>/<name>" in the
+/// scope given (TensorFlow's names from the root scope), made on the first ApplyGradients
+/// for a variable; their initializers join GlobalVariablesInitializer, so build the train
+/// op first. Variables need a fully known shape. Throws Error (TF_INVALID_ARGUMENT) as
+/// Python raises: no pairs, no gradient at all, a gradient of another dtype.
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  const std::string& name() const { return name_; }
+
+  Operation ApplyGradients(const Scope& scope, const std::vector<GradAndVar>& grads_and_vars) {
+    if (grads_and_vars.empty()) throw Error(TF_INVALID_ARGUMENT, "No variables provided.");
+    std::vector<GradAndVar> checked;
+    std::string names;
+    for (const GradAndVar& pair : grads_and_vars) {
+      const Variable& var = pair.second;
+      names += (names.empty() ? "'" : ", '") + var.name() + "'";
+      if (var.handle().op().c_op() == nullptr || TF_GraphOperationByName(scope.graph(), var.name().c_str()) != var.handle().op().c_op())
+        throw Error(TF_INVALID_ARGUMENT, "variable '" + var.name() + "' is not in the scope's graph");
+      if (pair.first.op().c_op() == nullptr) continue;
+      internal::CheckInGraph(scope.graph(), pair.first, "grads_and_vars");
+      if (pair.first.type() != var.dtype())
+        throw Error(TF_INVALID_ARGUMENT, "the gradient of variable '" + var.name() + "' (" +
+                                             internal::DataTypeName(var.dtype()) + ") is " +
+                                             internal::DataTypeName(pair.first.type()));
+      checked.push_back(pair);
+    }
+    if (checked.empty())
+      throw Error(TF_INVALID_ARGUMENT, "No gradients provided for any variable: [" + names + "].");
+    Scope outer = scope.WithNoControlDependencies();
+    std::vector<Variable> vars;
+    for (const GradAndVar& pair : checked) vars.push_back(pair.second);
+    CreateSlots(outer, vars);
+    Scope train = outer.NewSubScope(name_);
+    hyper_.clear();  // one set of hyperparameter constants per train op
+    std::vector<Operation> deps;
+    for (const GradAndVar& pair : checked) {
+      std::string var_name = pair.second.name();
+      for (char& c : var_name) c = c == '/' ? '_' : c;
+      deps.push_back(Apply(train, train.NewSubScope("update_" + var_name), pair.first, pair.second));
+    }
+    for (const Operation& op : Finish(train, vars, deps)) deps.push_back(op);
+    internal::OperationBuilder noop(outer.WithControlDependencies(deps), "NoOp", train.prefix_);
+    return noop.Finish();
+  }
+
+  /// The gradients of `loss` with respect to `vars` (AddSymbolicGradients over their
+  /// handles), applied.
+  Operation Minimize(const Scope& scope, const Output& loss, const std::vector<Variable>& vars) {
+    OutputList handles, grads;
+    for (const Variable& var : vars) handles.push_back(var.handle());
+    AddSymbolicGradients(scope, {loss}, handles, &grads);
+    std::vector<GradAndVar> pairs;
+    for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(grads[i], vars[i]);
+    return ApplyGradients(scope, pairs);
+  }
+
+  /// The slot `slot` ("momentum", "m", "v") of `var`; throws TF_NOT_FOUND before the
+  /// ApplyGradients that makes it.
+  const Variable& GetSlot(const Variable& var, const std::string& slot) const {
+    auto table = slots_.find(slot);
+    if (table != slots_.end()) {
+      auto found = table->second.find(var.handle().op().c_op());
+      if (found != table->second.end()) return found->second;
+    }
+    throw Error(TF_NOT_FOUND, "variable '" + var.name() + "' has no slot '" + slot + "'");
+  }
+
+ protected:
+  explicit Optimizer(std::string name) : name_(std::move(name)) {
+    if (name_.empty()) throw Error(TF_INVALID_ARGUMENT, "Must specify the optimizer name");
+  }
+  virtual void CreateSlots(const Scope& scope, const std::vector<Variable>& vars) {
+    (void)scope;
+    (void)vars;
+  }
+  /// The update of `var` by `grad`, built in `update` (`train` is the train op's scope).
+  virtual Operation Apply(const Scope& train, const Scope& update, const Output& grad,
+                          const Variable& var) = 0;
+  /// What runs after every update (Adam's beta powers).
+  virtual std::vector<Operation> Finish(const Scope& train, const std::vector<Variable>& vars,
+                                        const std::vector<Operation>& updates) {
+    (void)train;
+    (void)vars;
+    (void)updates;
+    return {};
+  }
+
+  /// A zero-initialized slot of `var`, named "<var>/<op_name>".
+  const Variable& ZerosSlot(const Scope& scope, const Variable& var, const std::string& slot,
+                            const std::string& op_name) {
+    auto& table = slots_[slot];
+    auto found = table.find(var.handle().op().c_op());
+    if (found != table.end()) return found->second;
+    if (var.shape().unknown_rank())
+      throw Error(TF_INVALID_ARGUMENT, "variable '" + var.name() + "' needs a known shape for its slots");
+    for (int64_t d : var.shape().dims())
+      if (d < 0) throw Error(TF_INVALID_ARGUMENT, "variable '" + var.name() + "' needs a known shape for its slots");
+    Variable slot_var(scope.WithOpName(var.name() + "/" + op_name), var.dtype(), var.shape(),
+                      Tensor(var.dtype(), var.shape().dims()));
+    return table.emplace(var.handle().op().c_op(), slot_var).first->second;
+  }
+
+  /// Hyperparameter `name` as a scalar of `dtype`: a float32 Const in the train op's scope
+  /// (once per train op), cast when `dtype` differs.
+  Output Hyper(const Scope& train, const std::string& name, float value, TF_DataType dtype) {
+    auto key = std::make_pair(name, dtype);
+    auto found = hyper_.find(key);
+    if (found != hyper_.end()) return found->second;
+    Scope at = train.WithNoControlDependencies();
+    internal::OperationBuilder constant(at, "Const", at.GetUniqueNameForOp(name));
+    constant.SetAttrTensor("value", Tensor::Scalar(value));
+    constant.SetAttrType("dtype", TF_FLOAT);
+    Output result = Cast(at, Output(constant.Finish(), 0), dtype);
+    hyper_.emplace(key, result);
+    return result;
+  }
+
+  static Output Cast(const Scope& scope, const Output& value, TF_DataType dtype) {
+    if (value.type() == dtype) return value;
+    internal::OperationBuilder cast(scope, "Cast", scope.GetUniqueNameForOp("Cast"));
+    cast.AddInput(value);
+    cast.SetAttrType("DstT", dtype);
+    return Output(cast.Finish(), 0);
+  }
+
+  /// An op of `op_type` in `scope` with `inputs` and bool attrs, e.g. a ResourceApply*.
+  static Operation Build(const Scope& scope, const char* op_type, const OutputList& inputs,
+                         const std::vector<std::pair<const char*, bool>>& attrs) {
+    internal::OperationBuilder builder(scope, op_type, scope.GetUniqueNameForOp(op_type));
+    for (const Output& input : inputs) builder.AddInput(input);
+    for (const auto& attr : attrs) builder.SetAttrBool(attr.first, attr.second);
+    return builder.Finish();
+  }
+
+  bool use_locking_ = false;
+
+ private:
+  std::string name_;
+  // slot name -> the variable's VarHandleOp -> the slot
+  std::unordered_map<std::string, std::unordered_map<TF_Operation*, Variable>> slots_;
+  struct HyperHash {
+    size_t operator()(const std::pair<std::string, TF_DataType>& key) const {
+      return std::hash<std::string>()(key.first) * 31 + static_cast<size_t>(key.second);
+    }
+  };
+  std::unordered_map<std::pair<std::string, TF_DataType>, Output, HyperHash> hyper_;
+};
+
+/// var -= learning_rate * gradient (ResourceApplyGradientDescent).
+class GradientDescentOptimizer : public Optimizer {
+ public:
+  explicit GradientDescentOptimizer(float learning_rate, bool use_locking = false,
+                                    const std::string& name = "GradientDescent")
+      : Optimizer(name), learning_rate_(learning_rate) {
+    use_locking_ = use_locking;
+  }
+
+ protected:
+  Operation Apply(const Scope& train, const Scope& update, const Output& grad,
+                  const Variable& var) override {
+    return Build(update, "ResourceApplyGradientDescent",
+                 {var.handle(), Hyper(train, "learning_rate", learning_rate_, var.dtype()), grad},
+                 {{"use_locking", use_locking_}});
+  }
+
+ private:
+  float learning_rate_;
+};
+
+/// accum = momentum * accum + gradient; var -= learning_rate * accum (or, with
+/// use_nesterov, var -= learning_rate * (gradient + momentum * accum)): ResourceApplyMomentum,
+/// the slot "momentum" named "<var>/Momentum".
+class MomentumOptimizer : public Optimizer {
+ public:
+  MomentumOptimizer(float learning_rate, float momentum, bool use_locking = false,
+                    const std::string& name = "Momentum", bool use_nesterov = false)
+      : Optimizer(name), learning_rate_(learning_rate), momentum_(momentum), use_nesterov_(use_nesterov) {
+    use_locking_ = use_locking;
+  }
+
+ protected:
+  void CreateSlots(const Scope& scope, const std::vector<Variable>& vars) override {
+    for (const Variable& var : vars) ZerosSlot(scope, var, "momentum", name());
+  }
+  Operation Apply(const Scope& train, const Scope& update, const Output& grad,
+                  const Variable& var) override {
+    return Build(update, "ResourceApplyMomentum",
+                 {var.handle(), GetSlot(var, "momentum").handle(),
+                  Hyper(train, "learning_rate", learning_rate_, var.dtype()), grad,
+                  Hyper(train, "momentum", momentum_, var.dtype())},
+                 {{"use_locking", use_locking_}, {"use_nesterov", use_nesterov_}});
+  }
+
+ private:
+  float learning_rate_, momentum_;
+  bool use_nesterov_;
+};
+
+/// Adam as ResourceApplyAdam computes it, with TF1's AdamOptimizer's state: slots "m"
+/// ("<var>/Adam") and "v" ("<var>/Adam_1"), and float32 Variables "beta1_power" and
+/// "beta2_power" (one pair per graph, starting at beta1 and beta2) multiplied by beta1 and
+/// beta2 after each step's updates.
+class AdamOptimizer : public Optimizer {
+ public:
+  explicit AdamOptimizer(float learning_rate = 0.001f, float beta1 = 0.9f, float beta2 = 0.999f,
+                         float epsilon = 1e-8f, bool use_locking = false,
+                         const std::string& name = "Adam")
+      : Optimizer(name), learning_rate_(learning_rate), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+    use_locking_ = use_locking;
+  }
+
+ protected:
+  void CreateSlots(const Scope& scope, const std::vector<Variable>& vars) override {
+    BetaPowers(scope);  // before the slots, as TensorFlow makes them
+    for (const Variable& var : vars) {
+      ZerosSlot(scope, var, "m", name());
+      ZerosSlot(scope, var, "v", name() + "_1");
+    }
+  }
+  Operation Apply(const Scope& train, const Scope& update, const Output& grad,
+                  const Variable& var) override {
+    const std::pair<Variable, Variable>& powers = BetaPowers(train);
+    TF_DataType dtype = var.dtype();
+    return Build(update, "ResourceApplyAdam",
+                 {var.handle(), GetSlot(var, "m").handle(), GetSlot(var, "v").handle(),
+                  Cast(update, powers.first.Read(update), dtype),
+                  Cast(update, powers.second.Read(update), dtype),
+                  Hyper(train, "learning_rate", learning_rate_, dtype),
+                  Hyper(train, "beta1", beta1_, dtype), Hyper(train, "beta2", beta2_, dtype),
+                  Hyper(train, "epsilon", epsilon_, dtype), grad},
+                 {{"use_locking", use_locking_}});
+  }
+  std::vector<Operation> Finish(const Scope& train, const std::vector<Variable>& vars,
+                                const std::vector<Operation>& updates) override {
+    (void)vars;
+    const std::pair<Variable, Variable>& powers = BetaPowers(train);
+    Output beta1 = Hyper(train, "beta1", beta1_, TF_FLOAT);
+    Output beta2 = Hyper(train, "beta2", beta2_, TF_FLOAT);
+    Scope after = train.NewSubScope("update").WithControlDependencies(updates);
+    return {ScaleBy(after, powers.first, beta1), ScaleBy(after, powers.second, beta2)};
+  }
+
+ private:
+  // power = power * beta (an AssignVariableOp of a Mul of a read).
+  static Operation ScaleBy(const Scope& scope, const Variable& power, const Output& beta) {
+    internal::OperationBuilder mul(scope, "Mul", scope.GetUniqueNameForOp("mul"));
+    mul.AddInput(power.Read(scope));
+    mul.AddInput(beta);
+    Output product(mul.Finish(), 0);
+    return Build(scope, "AssignVariableOp", {power.handle(), product}, {});
+  }
+  const std::pair<Variable, Variable>& BetaPowers(const Scope& scope) {
+    auto found = powers_.find(scope.graph());
+    if (found != powers_.end()) return found->second;
+    Scope root = scope.WithNoControlDependencies();
+    Variable beta1_power(root.WithOpName("beta1_power"), Input(beta1_));
+    Variable beta2_power(root.WithOpName("beta2_power"), Input(beta2_));
+    return powers_.emplace(scope.graph(), std::make_pair(beta1_power, beta2_power)).first->second;
+  }
+
+  float learning_rate_, beta1_, beta2_, epsilon_;
+  std::unordered_map<TF_Graph*, std::pair<Variable, Variable>> powers_;
+};
 
 }  // namespace opgen
 

@@ -51,12 +51,15 @@ PREDECLARED = words("""
 BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs", "tf",
                         "optionalAttr", "funcNames", "splitOutputs"})
 
-#: Exported names package ``op`` defines besides the ops: scope.go's, and variable.go's
-#: (TensorFlow's ref-variable op ``Variable`` gets ``Variable2``, as any collision would).
+#: Exported names package ``op`` defines besides the ops: scope.go's, variable.go's and
+#: train.go's (TensorFlow's ref-variable op ``Variable`` gets ``Variable2``, as any
+#: collision would).
 RUNTIME_NAMES = frozenset({"Scope", "NewScope", "NewScopeWithGraph",
                            "Variable", "VariableAttr", "NewVariable", "VariableName",
                            "VariableInitialValue", "VariableInitialTensor", "VariableContainer",
-                           "VariableSharedName", "GlobalVariablesInitializer"})
+                           "VariableSharedName", "GlobalVariablesInitializer",
+                           "Optimizer", "GradAndVar", "NewGradientDescentOptimizer",
+                           "NewMomentumOptimizer", "NewAdamOptimizer"})
 
 #: TF_Code names as the package spells them.
 CODES = ("OK", "Cancelled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
@@ -383,6 +386,7 @@ def files(specs: Sequence[OpSpec], source: str,
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
         _variable_file(identity),
+        _variable_file(identity, "train.go"),
     ]
 
 
@@ -399,10 +403,10 @@ def _runtime_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
 
 
 #: files an earlier run may have written that this run might not: removed when stale
-def _variable_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
-    """op/variable.go (static, importing ``MODULE_PATH``) importing the module ``identity``
-    names."""
-    template, path, context = static_file(NAME, "variable.go", "go/op/variable.go")
+def _variable_file(identity: Identity, name: str = "variable.go") -> tuple[str, str, dict[str, Any]]:
+    """op/variable.go or op/train.go (static, importing ``MODULE_PATH``) importing the
+    module ``identity`` names."""
+    template, path, context = static_file(NAME, name, f"go/op/{name}")
     text = context["text"].replace(f'tf "{MODULE_PATH}"', f'tf "{identity.go_module}"', 1)
     return template, path, {"text": text}
 

@@ -67,12 +67,12 @@ def test_default_options_write_what_is_checked_in(tmp_path):
 def test_renamed_files_and_names(renamed):
     assert sorted(str(p.relative_to(renamed)) for p in renamed.rglob("*") if p.is_file()) == [
         "c/my_ops.c", "c/my_ops.h", "cpp/my_nn.h", "cpp/opgen_framework.h",
-        "go/go.mod", "go/op/ops.go", "go/op/scope.go", "go/op/variable.go", "go/runtime.go",
-        "go/types.go",
+        "go/go.mod", "go/op/ops.go", "go/op/scope.go", "go/op/train.go", "go/op/variable.go",
+        "go/runtime.go", "go/types.go",
         "myproj/nn_ops/__init__.py", "myproj/nn_ops/__init__.pyi", "myproj/nn_ops/_ops_c.py",
         "myproj/nn_ops/_ops_m.py", "myproj/nn_ops/_ops_r.py",
         "rust/Cargo.toml", "rust/build.rs", "rust/src/data_type.rs", "rust/src/lib.rs",
-        "rust/src/ops.rs", "rust/src/variable.rs"]
+        "rust/src/ops.rs", "rust/src/train.rs", "rust/src/variable.rs"]
     cargo = (renamed / "rust" / "Cargo.toml").read_text()
     assert 'name = "my-ops"\nversion = "1.2.3-beta.1"' in cargo and 'name = "my_ops"' in cargo
     assert "\nmodule example.com/my/tf\n" in (renamed / "go" / "go.mod").read_text()
@@ -81,6 +81,7 @@ def test_renamed_files_and_names(renamed):
     assert "\npackage mytf\n" in (renamed / "go" / "types.go").read_text()
     assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "ops.go").read_text()
     assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "variable.go").read_text()
+    assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "train.go").read_text()
     header = (renamed / "c" / "my_ops.h").read_text()
     assert "TF_Operation* my_MatMul(" in header and "opgen_MatMul" not in header
     assert "#ifndef OPGEN_GENERATED_MY_OPS_H_" in header

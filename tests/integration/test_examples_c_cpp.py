@@ -203,3 +203,45 @@ def test_cpp_variable_example_runs_alike_on_tensorflows_c_library(tmp_path, tens
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     variable_programs.check(run.stdout, "9", "3")
+
+
+TRAIN_EXAMPLE = REPO / "examples" / "cpp" / "train_example.cc"
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")
+def test_cpp_train_example_gradients_and_losses_equal_pythons(tmp_path, flags):
+    # opgen::AddSymbolicGradients against numpy; the optimizers' 20 losses exactly as
+    # opgen.gradients + opgen.train give them; the errors with TensorFlow's codes.
+    import train_programs
+    binary = tmp_path / "train_example"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-Werror", str(TRAIN_EXAMPLE),
+                    f"-I{REPO / 'generated' / 'cpp'}", *flags, "-o", str(binary)], check=True)
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = train_programs.check(run.stdout)
+    assert lines["unconnected"] == "output null"
+    code, message = lines["no_gradient"].split(" | ", 1)   # TF_NOT_FOUND
+    assert code == "5" and message.startswith("No gradient defined for op: Softsign"), message
+    assert lines["wrong_length"] == ("3 | Must specify a gradient input for each output: "
+                                     "0 grad_inputs for 1 outputs")
+    assert lines["no_gradients"] == "3 | No gradients provided for any variable: ['w']."
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or shutil.which("cc") is None
+                    or shutil.which("nm") is None, reason="no C/C++ compiler or nm on PATH")
+def test_cpp_train_example_runs_on_tensorflows_c_library(tmp_path, tensorflow_root):
+    # TensorFlow's own TF_AddGradientsWithPrefix and ResourceApply* kernels behind the same
+    # code: the gradients numpy computes, training losses that fall.
+    import train_programs
+    obj = tmp_path / "train_example.o"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-c", str(TRAIN_EXAMPLE),
+                    f"-I{REPO / 'generated' / 'cpp'}", f"-I{tensorflow_root / 'include'}",
+                    "-o", str(obj)], check=True)
+    binary = tmp_path / "train_on_tf"
+    _link_against_tensorflow([obj], "c++", tensorflow_root, binary)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = train_programs.check(run.stdout, opgen_runtime=False)
+    assert "unreachable" in lines["unconnected"]      # TensorFlow's C API refuses these
+    assert lines["wrong_length"].startswith("3 | Must specify a gradient input")

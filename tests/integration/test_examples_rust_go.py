@@ -462,3 +462,256 @@ def test_go_variables_update_across_runs_as_numpy_computes(tmp_path, build_cache
                                     "FailedPrecondition", "InvalidArgument")
     assert lines["no_initializer"] == "true"
     assert lines["handle"] == "VarHandleOp weights [2 2]"
+
+
+# Gradients and optimizers (Graph::add_gradients / Optimizer in Rust, Graph.AddGradients /
+# op.Optimizer in Go): the lines of examples/cpp/train_example.cc, checked by
+# train_programs against numpy and, exactly, against Python's opgen.gradients + opgen.train.
+RUST_TRAIN = r"""
+use opgen_ops::{global_variables_initializer, ops, DataType, Error, Graph, Optimizer, Output, Session, Tensor, Variable};
+
+struct Model { graph: Graph, w: Variable, b: Variable, loss: Output }
+
+fn model() -> Result<Model, Error> {
+    let graph = Graph::new();
+    let c = |dims: &[i64], v: &[f32]| -> Result<Output, Error> {
+        Ok(ops::const_(Tensor::new(dims, v)?, DataType::Float).build(&graph)?.output(0))
+    };
+    let w = Variable::builder().name("w").const_initial_value(Tensor::new(&[2, 1], &[0.1f32, -0.2])?).build(&graph)?;
+    let b = Variable::builder().name("b").const_initial_value(Tensor::new(&[1], &[0f32])?).build(&graph)?;
+    let x = c(&[4, 2], &[1.0, 2.0, -1.0, 0.5, 0.5, -2.0, 2.0, 1.0])?;
+    let y = c(&[4, 1], &[1.0, 0.0, -2.0, 3.0])?;
+    let xw = ops::mat_mul(x, w.read()?).build(&graph)?;
+    let pred = ops::add_v2(xw, b.read()?).build(&graph)?;
+    let sq = ops::square(ops::sub(pred, y).build(&graph)?).build(&graph)?;
+    let axes = ops::const_(Tensor::new(&[2], &[0i32, 1])?, DataType::Int32).build(&graph)?;
+    let loss = ops::mean(sq, axes).build(&graph)?.output(0);
+    Ok(Model { graph, w, b, loss })
+}
+
+fn print(what: &str, values: &[f32]) {
+    let cells: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    println!("{}: {}", what, cells.join(" "));
+}
+
+fn train(m: &Model, opt: &mut Optimizer, minimize: bool) -> Result<Vec<f32>, Error> {
+    let step = if minimize {
+        opt.minimize(&m.loss, &[&m.w, &m.b])?
+    } else {
+        let g = m.graph.add_gradients(None, &[m.loss.clone()], &[m.w.handle(), m.b.handle()], None)?;
+        opt.apply_gradients(&[(g[0].clone(), &m.w), (g[1].clone(), &m.b)])?
+    };
+    let init = global_variables_initializer(&m.graph)?;
+    let session = Session::new(&m.graph)?;
+    session.run(&[], &[], &[init])?;
+    let mut losses = Vec::new();
+    for _ in 0..20 {
+        losses.push(session.run(&[], &[m.loss.clone()], &[])?[0].data::<f32>()?[0]);
+        session.run(&[], &[], &[step.clone()])?;
+    }
+    losses.push(session.run(&[], &[m.loss.clone()], &[])?[0].data::<f32>()?[0]);
+    Ok(losses)
+}
+
+fn main() -> Result<(), Error> {
+    let m = model()?;
+    let g = m.graph.add_gradients(Some("grads"), &[m.loss.clone()], &[m.w.handle(), m.b.handle()], None)?;
+    let session = Session::new(&m.graph)?;
+    session.run(&[], &[], &[global_variables_initializer(&m.graph)?])?;
+    let fetches = [m.loss.clone(), g[0].clone().unwrap(), g[1].clone().unwrap()];
+    let out = session.run(&[], &fetches, &[])?;
+    print("loss", out[0].data::<f32>()?);
+    print("grad_w", out[1].data::<f32>()?);
+    print("grad_b", out[2].data::<f32>()?);
+    print("sgd", &train(&model()?, &mut Optimizer::gradient_descent(0.1), true)?);
+    print("momentum", &train(&model()?, &mut Optimizer::momentum(0.05, 0.9), true)?);
+    print("adam", &train(&model()?, &mut Optimizer::adam(0.1), false)?);
+
+    let unused = Variable::builder().name("unused").const_initial_value(Tensor::new(&[1], &[1f32])?).build(&m.graph)?;
+    let g = m.graph.add_gradients(None, &[m.loss.clone()], &[m.w.handle(), unused.handle()], None)?;
+    println!("unconnected: {} {}", g[0].is_some(), g[1].is_some());
+    let soft = ops::softsign(m.loss.clone()).build(&m.graph)?.output(0);
+    let err = m.graph.add_gradients(None, &[soft], &[m.w.handle()], None).unwrap_err();
+    println!("no_gradient: {:?} | {}", err.code, err.message);
+    let err = m.graph.add_gradients(None, &[m.loss.clone()], &[m.w.handle()], Some(&[])).unwrap_err();
+    println!("wrong_length: {:?} | {}", err.code, err.message);
+    let err = m.graph.add_gradients(Some("grads"), &[m.loss.clone()], &[m.w.handle()], None).unwrap_err();
+    println!("taken_prefix: {:?}", err.code);
+    let err = Optimizer::gradient_descent(0.1).apply_gradients(&[(None, &m.w)]).unwrap_err();
+    println!("no_gradients: {:?} | {}", err.code, err.message);
+    Ok(())
+}
+"""
+
+GO_TRAIN = r"""
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	tf "opgen.dev/tf"
+	"opgen.dev/tf/op"
+)
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+type model struct {
+	s    *op.Scope
+	w, b *op.Variable
+	loss tf.Output
+}
+
+func constant[T tf.TensorElement](s *op.Scope, dims []int64, values []T, dtype tf.DataType) tf.Output {
+	t, err := tf.NewTensor(dims, values)
+	must(err)
+	c, err := op.Const(s, t, dtype)
+	must(err)
+	return c
+}
+
+func newModel() model {
+	s := op.NewScope()
+	wt, err := tf.NewTensor([]int64{2, 1}, []float32{0.1, -0.2})
+	must(err)
+	w, err := op.NewVariable(s, tf.Float, tf.MakeShape(2, 1), op.VariableName("w"), op.VariableInitialTensor(wt))
+	must(err)
+	bt, err := tf.NewTensor([]int64{1}, []float32{0})
+	must(err)
+	b, err := op.NewVariable(s, tf.Float, tf.MakeShape(1), op.VariableName("b"), op.VariableInitialTensor(bt))
+	must(err)
+	x := constant(s, []int64{4, 2}, []float32{1, 2, -1, 0.5, 0.5, -2, 2, 1}, tf.Float)
+	y := constant(s, []int64{4, 1}, []float32{1, 0, -2, 3}, tf.Float)
+	wr, err := w.Read(s)
+	must(err)
+	br, err := b.Read(s)
+	must(err)
+	xw, err := op.MatMul(s, x, wr)
+	must(err)
+	pred, err := op.AddV2(s, xw, br)
+	must(err)
+	diff, err := op.Sub(s, pred, y)
+	must(err)
+	sq, err := op.Square(s, diff)
+	must(err)
+	loss, err := op.Mean(s, sq, constant(s, []int64{2}, []int32{0, 1}, tf.Int32))
+	must(err)
+	return model{s, w, b, loss}
+}
+
+func print(what string, values []float32) {
+	cells := []string{}
+	for _, v := range values {
+		cells = append(cells, fmt.Sprint(v))
+	}
+	fmt.Printf("%s: %s\n", what, strings.Join(cells, " "))
+}
+
+func scalar(session *tf.Session, out tf.Output) float32 {
+	v, err := session.Run(nil, []tf.Output{out}, nil)
+	must(err)
+	d, err := tf.TensorData[float32](v[0])
+	must(err)
+	return d[0]
+}
+
+func train(m model, opt *op.Optimizer, minimize bool) []float32 {
+	var step *tf.Operation
+	var err error
+	if minimize {
+		step, err = opt.Minimize(m.s, m.loss, []*op.Variable{m.w, m.b})
+	} else {
+		g, gerr := m.s.Graph().AddGradients("", []tf.Output{m.loss}, []tf.Output{m.w.Handle(), m.b.Handle()}, nil)
+		must(gerr)
+		step, err = opt.ApplyGradients(m.s, []op.GradAndVar{{Grad: g[0], Var: m.w}, {Grad: g[1], Var: m.b}})
+	}
+	must(err)
+	init, err := op.GlobalVariablesInitializer(m.s)
+	must(err)
+	session, err := tf.NewSession(m.s.Graph())
+	must(err)
+	_, err = session.Run(nil, nil, []*tf.Operation{init})
+	must(err)
+	losses := []float32{}
+	for i := 0; i < 20; i++ {
+		losses = append(losses, scalar(session, m.loss))
+		_, err = session.Run(nil, nil, []*tf.Operation{step})
+		must(err)
+	}
+	return append(losses, scalar(session, m.loss))
+}
+
+func code(err error) string {
+	if e, ok := err.(*tf.Error); ok {
+		return fmt.Sprintf("%v | %s", e.Code, e.Message)
+	}
+	return fmt.Sprint("not a *tf.Error: ", err)
+}
+
+func main() {
+	m := newModel()
+	g, err := m.s.Graph().AddGradients("grads", []tf.Output{m.loss}, []tf.Output{m.w.Handle(), m.b.Handle()}, nil)
+	must(err)
+	init, err := op.GlobalVariablesInitializer(m.s)
+	must(err)
+	session, err := tf.NewSession(m.s.Graph())
+	must(err)
+	_, err = session.Run(nil, nil, []*tf.Operation{init})
+	must(err)
+	out, err := session.Run(nil, []tf.Output{m.loss, g[0], g[1]}, nil)
+	must(err)
+	for i, what := range []string{"loss", "grad_w", "grad_b"} {
+		d, err := tf.TensorData[float32](out[i])
+		must(err)
+		print(what, d)
+	}
+	print("sgd", train(newModel(), op.NewGradientDescentOptimizer(0.1), true))
+	print("momentum", train(newModel(), op.NewMomentumOptimizer(0.05, 0.9, false), true))
+	print("adam", train(newModel(), op.NewAdamOptimizer(0.1, 0.9, 0.999, 1e-8), false))
+
+	ut, err := tf.NewTensor([]int64{1}, []float32{1})
+	must(err)
+	unused, err := op.NewVariable(m.s, tf.Float, tf.MakeShape(1), op.VariableName("unused"), op.VariableInitialTensor(ut))
+	must(err)
+	g, err = m.s.Graph().AddGradients("", []tf.Output{m.loss}, []tf.Output{m.w.Handle(), unused.Handle()}, nil)
+	must(err)
+	fmt.Printf("unconnected: %v %v\n", g[0].Op != nil, g[1].Op != nil)
+	soft, err := op.Softsign(m.s, m.loss)
+	must(err)
+	_, err = m.s.Graph().AddGradients("", []tf.Output{soft}, []tf.Output{m.w.Handle()}, nil)
+	fmt.Printf("no_gradient: %s\n", code(err))
+	_, err = m.s.Graph().AddGradients("", []tf.Output{m.loss}, []tf.Output{m.w.Handle()}, []tf.Output{})
+	fmt.Printf("wrong_length: %s\n", code(err))
+	_, err = m.s.Graph().AddGradients("grads", []tf.Output{m.loss}, []tf.Output{m.w.Handle()}, nil)
+	fmt.Printf("taken_prefix: %s\n", strings.SplitN(code(err), " |", 2)[0])
+	_, err = op.NewGradientDescentOptimizer(0.1).ApplyGradients(m.s, []op.GradAndVar{{Var: m.w}})
+	fmt.Printf("no_gradients: %s\n", code(err))
+}
+"""
+
+
+def _check_train_errors(lines: dict[str, str], true: str) -> None:
+    assert lines["unconnected"] == f"{true} false"
+    code, message = lines["no_gradient"].split(" | ", 1)
+    assert code == "NotFound" and message.startswith("No gradient defined for op: Softsign"), message
+    assert lines["wrong_length"].startswith("InvalidArgument | ")
+    assert lines["taken_prefix"] == "InvalidArgument"
+    assert lines["no_gradients"] == "InvalidArgument | No gradients provided for any variable: ['w']."
+
+
+def test_rust_gradients_and_optimizers_equal_pythons(tmp_path, build_cache):
+    import train_programs
+    lines = train_programs.check(_run_rust(tmp_path, build_cache, RUST_TRAIN))
+    _check_train_errors(lines, "true")
+    assert lines["wrong_length"].endswith("dx.len() = 0, y.len() = 1")
+
+
+def test_go_gradients_and_optimizers_equal_pythons(tmp_path, build_cache):
+    import train_programs
+    lines = train_programs.check(_run_go(tmp_path, build_cache, GO_TRAIN))
+    _check_train_errors(lines, "true")
+    assert lines["wrong_length"].endswith("0 dx for 1 y: give one per y, or nil")

@@ -76,6 +76,67 @@ func (g *Graph) Operation(name string) *Operation {
 	return &Operation{c: op, g: g}
 }
 
+// AddGradients adds to g the gradients of the sum of y with respect to each of x
+// (TensorFlow's TF_AddGradientsWithPrefix): dx[i] is the gradient fed into y[i] (nil dx:
+// ones). It returns one Output per x, an Output with a nil Op for an x the ys do not
+// depend on. The nodes go under prefix ("": "gradients", "gradients_1"...; a taken
+// prefix is InvalidArgument). An op on the path without a gradient function is NotFound
+// ("No gradient defined for op: ...").
+func (g *Graph) AddGradients(prefix string, y []Output, x []Output, dx []Output) ([]Output, error) {
+	if dx != nil && len(dx) != len(y) {
+		return nil, &Error{Code: InvalidArgument, Message: fmt.Sprintf(
+			"AddGradients: %d dx for %d y: give one per y, or nil", len(dx), len(y))}
+	}
+	outputs := func(list []Output, what string) ([]C.TF_Output, error) {
+		c := make([]C.TF_Output, len(list)+1) // never empty: &c[0] is valid
+		for i, o := range list {
+			if o.Op == nil || o.Op.g != g {
+				return nil, &Error{Code: InvalidArgument, Message: fmt.Sprintf(
+					"AddGradients: %s[%d] is not an output of this graph", what, i)}
+			}
+			c[i] = o.c()
+		}
+		return c, nil
+	}
+	cy, err := outputs(y, "y")
+	if err != nil {
+		return nil, err
+	}
+	cx, err := outputs(x, "x")
+	if err != nil {
+		return nil, err
+	}
+	var cdx *C.TF_Output
+	if dx != nil {
+		c, err := outputs(dx, "dx")
+		if err != nil {
+			return nil, err
+		}
+		cdx = &c[0]
+	}
+	cdy := make([]C.TF_Output, len(x)+1)
+	err = withStatus(func(status *C.TF_Status) {
+		if prefix == "" {
+			C.TF_AddGradients(g.c, &cy[0], C.int(len(y)), &cx[0], C.int(len(x)), cdx, status, &cdy[0])
+			return
+		}
+		cprefix := C.CString(prefix)
+		defer C.free(unsafe.Pointer(cprefix))
+		C.TF_AddGradientsWithPrefix(g.c, cprefix, &cy[0], C.int(len(y)), &cx[0], C.int(len(x)), cdx, status, &cdy[0])
+	})
+	runtime.KeepAlive(g)
+	if err != nil {
+		return nil, err
+	}
+	result := make([]Output, len(x))
+	for i := range x {
+		if cdy[i].oper != nil {
+			result[i] = Output{Op: &Operation{c: cdy[i].oper, g: g}, Index: int(cdy[i].index)}
+		}
+	}
+	return result, nil
+}
+
 // Operation is an operation in a graph.
 type Operation struct {
 	c *C.TF_Operation

@@ -16,7 +16,8 @@
 //! becomes a `Result<_, Error>` carrying TensorFlow's error code.
 //!
 //! Resource variables: [`Variable`] (`read`, `assign`, `assign_add`, `assign_sub`) and
-//! [`global_variables_initializer`], in `variable.rs`.
+//! [`global_variables_initializer`], in `variable.rs`. Gradients: [`Graph::add_gradients`];
+//! optimizers: [`Optimizer`] (`train.rs`).
 
 #![allow(clippy::all)]
 
@@ -29,7 +30,9 @@ use std::ptr::{self, NonNull};
 use std::rc::Rc;
 
 pub mod ops;
+mod train;
 mod variable;
+pub use train::Optimizer;
 pub use variable::{global_variables_initializer, Variable, VariableBuilder};
 
 /// The C API this crate calls, declared by hand (no bindgen, no dependencies).
@@ -211,6 +214,27 @@ pub mod ffi {
             status: *mut TF_Status,
         ) -> c_int;
 
+        pub fn TF_AddGradients(
+            g: *mut TF_Graph,
+            y: *const TF_Output,
+            ny: c_int,
+            x: *const TF_Output,
+            nx: c_int,
+            dx: *const TF_Output,
+            status: *mut TF_Status,
+            dy: *mut TF_Output,
+        );
+        pub fn TF_AddGradientsWithPrefix(
+            g: *mut TF_Graph,
+            prefix: *const c_char,
+            y: *const TF_Output,
+            ny: c_int,
+            x: *const TF_Output,
+            nx: c_int,
+            dx: *const TF_Output,
+            status: *mut TF_Status,
+            dy: *mut TF_Output,
+        );
         pub fn TF_NewSessionOptions() -> *mut TF_SessionOptions;
         pub fn TF_DeleteSessionOptions(o: *mut TF_SessionOptions);
         pub fn TF_NewSession(
@@ -674,6 +698,85 @@ impl Graph {
             ptr,
             graph: self.clone(),
         })
+    }
+}
+
+impl Graph {
+    /// Adds the gradients of the sum of `y` with respect to each of `x` (TensorFlow's
+    /// `TF_AddGradientsWithPrefix`): `dx[i]` is the gradient fed into `y[i]` (`None`:
+    /// ones). Returns one entry per `x`, `None` for an `x` the `y`s do not depend on. The
+    /// nodes go under `prefix` (`None`: `gradients`, `gradients_1`...; a taken prefix is
+    /// `Code::InvalidArgument`). An op on the path without a gradient function is
+    /// `Code::NotFound` ("No gradient defined for op: ...").
+    pub fn add_gradients(
+        &self,
+        prefix: Option<&str>,
+        y: &[Output],
+        x: &[Output],
+        dx: Option<&[Output]>,
+    ) -> Result<Vec<Option<Output>>, Error> {
+        if let Some(dx) = dx {
+            if dx.len() != y.len() {
+                return Err(Error::invalid_argument(format!(
+                    "dx.len() must equal y.len(): dx.len() = {}, y.len() = {}",
+                    dx.len(),
+                    y.len()
+                )));
+            }
+        }
+        let all = y.iter().chain(x).chain(dx.unwrap_or(&[]));
+        for output in all {
+            if !self.same_graph(output.operation.graph()) {
+                return Err(Error::invalid_argument(format!(
+                    "add_gradients: {} is in another graph",
+                    output.operation.name()
+                )));
+            }
+        }
+        let prefix = prefix.map(c_string).transpose()?;
+        let c_y: Vec<ffi::TF_Output> = y.iter().map(Output::to_c).collect();
+        let c_x: Vec<ffi::TF_Output> = x.iter().map(Output::to_c).collect();
+        let c_dx: Option<Vec<ffi::TF_Output>> = dx.map(|d| d.iter().map(Output::to_c).collect());
+        let dx_ptr = c_dx.as_ref().map_or(ptr::null(), |d| d.as_ptr());
+        let mut c_dy = vec![
+            ffi::TF_Output {
+                oper: ptr::null_mut(),
+                index: -1,
+            };
+            x.len()
+        ];
+        let status = Status::new();
+        unsafe {
+            let (g, ny, nx) = (self.as_ptr(), y.len() as c_int, x.len() as c_int);
+            let (dy, st) = (c_dy.as_mut_ptr(), status.ptr());
+            match &prefix {
+                Some(p) => ffi::TF_AddGradientsWithPrefix(
+                    g,
+                    p.as_ptr(),
+                    c_y.as_ptr(),
+                    ny,
+                    c_x.as_ptr(),
+                    nx,
+                    dx_ptr,
+                    st,
+                    dy,
+                ),
+                None => ffi::TF_AddGradients(g, c_y.as_ptr(), ny, c_x.as_ptr(), nx, dx_ptr, st, dy),
+            }
+        }
+        status.result()?;
+        Ok(c_dy
+            .into_iter()
+            .map(|o| {
+                NonNull::new(o.oper).map(|ptr| Output {
+                    operation: Operation {
+                        ptr,
+                        graph: self.clone(),
+                    },
+                    index: o.index as usize,
+                })
+            })
+            .collect())
     }
 }
 
