@@ -26,32 +26,42 @@ __all__ = [
     "assign_sub_variable_op",
     "assign_variable_op",
     "avg_pool",
+    "avg_pool_grad",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
     "bias_add",
+    "bias_add_grad",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "broadcast_gradient_args",
     "broadcast_to",
     "cast",
     "ceil",
     "clip_by_value",
     "complex_abs",
+    "concat_offset",
     "concat_v2",
     "const",
     "control_trigger",
     "conv2d",
+    "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "conv3d",
+    "conv3d_backprop_filter_v2",
+    "conv3d_backprop_input_v2",
     "cos",
     "cumprod",
     "cumsum",
     "depth_to_space",
     "depthwise_conv2d_native",
+    "depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_native_backprop_input",
     "destroy_resource_op",
     "div",
     "einsum",
     "elu",
+    "elu_grad",
     "enter",
     "equal",
     "erf",
@@ -64,6 +74,9 @@ __all__ = [
     "floor_div",
     "floor_mod",
     "fused_batch_norm",
+    "fused_batch_norm_grad",
+    "fused_batch_norm_grad_v2",
+    "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
     "gather_v2",
@@ -72,7 +85,9 @@ __all__ = [
     "identity",
     "identity_n",
     "invert",
+    "invert_permutation",
     "leaky_relu",
+    "leaky_relu_grad",
     "less",
     "less_equal",
     "log",
@@ -85,6 +100,7 @@ __all__ = [
     "mat_mul",
     "max",
     "max_pool",
+    "max_pool_grad",
     "maximum",
     "mean",
     "merge",
@@ -92,6 +108,7 @@ __all__ = [
     "min",
     "minimum",
     "mirror_pad",
+    "mirror_pad_grad",
     "mul",
     "neg",
     "next_iteration",
@@ -110,41 +127,62 @@ __all__ = [
     "read_variable_op",
     "real_div",
     "reciprocal",
+    "reciprocal_grad",
     "relu",
     "relu6",
+    "relu6_grad",
+    "relu_grad",
     "reshape",
     "resize_bilinear",
+    "resize_bilinear_grad",
     "resize_nearest_neighbor",
+    "resize_nearest_neighbor_grad",
+    "resource_apply_adagrad",
+    "resource_apply_adam",
+    "resource_apply_gradient_descent",
+    "resource_apply_keras_momentum",
+    "resource_apply_momentum",
+    "resource_apply_rms_prop",
     "restore_v2",
     "round",
     "rsqrt",
+    "rsqrt_grad",
     "save_v2",
     "select",
     "select_v2",
     "selu",
+    "selu_grad",
     "shape",
     "sigmoid",
+    "sigmoid_grad",
     "sign",
     "sin",
     "size",
     "slice",
     "softmax",
+    "softmax_cross_entropy_with_logits",
     "softplus",
+    "softplus_grad",
     "softsign",
+    "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_softmax_cross_entropy_with_logits",
     "split",
     "split_v",
     "sqrt",
+    "sqrt_grad",
     "square",
     "squared_difference",
     "squeeze",
     "stop_gradient",
     "strided_slice",
+    "strided_slice_grad",
     "sub",
     "sum",
     "switch",
     "tanh",
+    "tanh_grad",
     "tensor_list_element_shape",
     "tensor_list_from_tensor",
     "tensor_list_get_item",
@@ -156,6 +194,7 @@ __all__ = [
     "top_kv2",
     "transpose",
     "unpack",
+    "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
     "where",
@@ -348,6 +387,46 @@ def avg_pool(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def avg_pool_grad(
+    orig_input_shape: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def avg_pool_grad(
+    orig_input_shape: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def batch_mat_mul_v2(
     x: GraphOutput,
     y: TensorLike,
@@ -448,6 +527,18 @@ def bias_add(
     value: TensorLike, bias: TensorLike, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def bias_add_grad(
+    out_backprop: GraphOutput, data_format: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_grad(
+    out_backprop: EagerTensorLike, data_format: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bias_add_grad(
+    out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def bitwise_and(
     x: GraphOutput, y: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -489,6 +580,14 @@ def bitwise_xor(
 ) -> EagerOutput: ...
 @overload
 def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _BroadcastGradientArgsOutput(NamedTuple):
+    r0: OpOutput
+    r1: OpOutput
+
+def broadcast_gradient_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> _BroadcastGradientArgsOutput: ...
 @overload
 def broadcast_to(
     input: GraphOutput, shape: TensorLike, name: str | None = None
@@ -571,6 +670,24 @@ def complex_abs(
     x: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def concat_offset(
+    concat_dim: GraphOutput, shape: Sequence[TensorLike], name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[GraphOutput], name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: EagerTensorLike,
+    shape: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def concat_offset(
+    concat_dim: TensorLike, shape: Sequence[TensorLike], name: str | None = None
+) -> list[OpOutput]: ...
+@overload
 def concat_v2(
     values: Sequence[GraphOutput], axis: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -628,6 +745,71 @@ def conv2d(
 def conv2d(
     input: TensorLike,
     filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    use_cudnn_on_gpu: bool = ...,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv2d_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
     strides: Sequence[int],
     padding: str,
     use_cudnn_on_gpu: bool = ...,
@@ -735,6 +917,116 @@ def conv3d(
 def conv3d(
     input: TensorLike,
     filter: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_filter_v2(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def conv3d_backprop_input_v2(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
     strides: Sequence[int],
     padding: str,
     data_format: str = ...,
@@ -870,6 +1162,126 @@ def depthwise_conv2d_native(
     dilations: Sequence[int] = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: GraphOutput,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: EagerTensorLike,
+    filter_sizes: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_filter(
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def depthwise_conv2d_native_backprop_input(
+    input_sizes: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    dilations: Sequence[int] = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
 ) -> OpNode: ...
@@ -901,6 +1313,22 @@ def elu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def elu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def elu(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def elu_grad(
+    gradients: GraphOutput, outputs: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def elu_grad(
+    gradients: TensorLike, outputs: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def elu_grad(
+    gradients: EagerTensorLike, outputs: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def elu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def enter(
     data: GraphOutput,
@@ -1062,6 +1490,64 @@ def fused_batch_norm(
     name: str | None = None,
 ) -> _FusedBatchNormOutput: ...
 
+class _FusedBatchNormGradOutput(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_3: OpOutput
+    reserve_space_4: OpOutput
+
+def fused_batch_norm_grad(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradOutput: ...
+
+class _FusedBatchNormGradV2Output(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_3: OpOutput
+    reserve_space_4: OpOutput
+
+def fused_batch_norm_grad_v2(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradV2Output: ...
+
+class _FusedBatchNormGradV3Output(NamedTuple):
+    x_backprop: OpOutput
+    scale_backprop: OpOutput
+    offset_backprop: OpOutput
+    reserve_space_4: OpOutput
+    reserve_space_5: OpOutput
+
+def fused_batch_norm_grad_v3(
+    y_backprop: TensorLike,
+    x: TensorLike,
+    scale: TensorLike,
+    reserve_space_1: TensorLike,
+    reserve_space_2: TensorLike,
+    reserve_space_3: TensorLike,
+    epsilon: float = ...,
+    data_format: str = ...,
+    is_training: bool = ...,
+    name: str | None = None,
+) -> _FusedBatchNormGradV3Output: ...
+
 class _FusedBatchNormV2Output(NamedTuple):
     y: OpOutput
     batch_mean: OpOutput
@@ -1193,6 +1679,12 @@ def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def invert(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def invert_permutation(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def invert_permutation(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def leaky_relu(
     features: GraphOutput, alpha: float = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -1203,6 +1695,34 @@ def leaky_relu(
 @overload
 def leaky_relu(
     features: TensorLike, alpha: float = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: GraphOutput,
+    features: TensorLike,
+    alpha: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: TensorLike,
+    features: GraphOutput,
+    alpha: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: EagerTensorLike,
+    features: EagerTensorLike,
+    alpha: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def leaky_relu_grad(
+    gradients: TensorLike,
+    features: TensorLike,
+    alpha: float = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def less(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
@@ -1385,6 +1905,66 @@ def max_pool(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def max_pool_grad(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def maximum(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def maximum(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -1490,6 +2070,25 @@ def mirror_pad(
 ) -> EagerOutput: ...
 @overload
 def mirror_pad(
+    input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
+) -> OpOutput: ...
+@overload
+def mirror_pad_grad(
+    input: GraphOutput, paddings: TensorLike, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad_grad(
+    input: TensorLike, paddings: GraphOutput, mode: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mirror_pad_grad(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    mode: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def mirror_pad_grad(
     input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
 ) -> OpOutput: ...
 @overload
@@ -1742,6 +2341,22 @@ def reciprocal(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def reciprocal_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reciprocal_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reciprocal_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def reciprocal_grad(
+    y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def relu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def relu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -1753,6 +2368,38 @@ def relu6(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def relu6(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def relu6(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def relu6_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu6_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu6_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def relu6_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def relu_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def relu_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def relu_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def reshape(
     tensor: GraphOutput, shape: TensorLike, name: str | None = None
@@ -1802,6 +2449,38 @@ def resize_bilinear(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def resize_bilinear_grad(
+    grads: GraphOutput,
+    original_image: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: EagerTensorLike,
+    original_image: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def resize_nearest_neighbor(
     images: GraphOutput,
     size: TensorLike,
@@ -1833,6 +2512,101 @@ def resize_nearest_neighbor(
     half_pixel_centers: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def resource_apply_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    update_slots: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_adam(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    delta: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_keras_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = ...,
+    use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_rms_prop(
+    var: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def restore_v2(
     prefix: GraphOutput,
@@ -1885,6 +2659,20 @@ def rsqrt(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def rsqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def rsqrt_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rsqrt_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rsqrt_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 def save_v2(
     prefix: TensorLike,
     tensor_names: TensorLike,
@@ -1945,6 +2733,22 @@ def selu(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def selu(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def selu_grad(
+    gradients: GraphOutput, outputs: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def selu_grad(
+    gradients: TensorLike, outputs: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def selu_grad(
+    gradients: EagerTensorLike, outputs: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def selu_grad(
+    gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def shape(
     input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -1962,6 +2766,22 @@ def sigmoid(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def sigmoid(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sigmoid_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sigmoid_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sigmoid_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def sigmoid_grad(
+    y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def sign(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2015,6 +2835,14 @@ def softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def softmax(logits: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _SoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
+    loss: OpOutput
+    backprop: OpOutput
+
+def softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SoftmaxCrossEntropyWithLogitsOutput: ...
 @overload
 def softplus(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2022,11 +2850,43 @@ def softplus(features: EagerTensorLike, name: str | None = None) -> EagerOutput:
 @overload
 def softplus(features: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def softplus_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softplus_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softplus_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def softplus_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def softsign(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def softsign(features: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def softsign(features: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def softsign_grad(
+    gradients: GraphOutput, features: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softsign_grad(
+    gradients: TensorLike, features: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def softsign_grad(
+    gradients: EagerTensorLike, features: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def softsign_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def space_to_batch_nd(
     input: GraphOutput,
@@ -2077,6 +2937,14 @@ def space_to_depth(
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+
+class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
+    loss: OpOutput
+    backprop: OpOutput
+
+def sparse_softmax_cross_entropy_with_logits(
+    features: TensorLike, labels: TensorLike, name: str | None = None
+) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
 @overload
 def split(
     split_dim: GraphOutput, value: TensorLike, num_split: int, name: str | None = None
@@ -2142,6 +3010,20 @@ def sqrt(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def sqrt(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def sqrt(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sqrt_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sqrt_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sqrt_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def sqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def square(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2261,6 +3143,104 @@ def strided_slice(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def strided_slice_grad(
+    shape: GraphOutput,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: GraphOutput,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: GraphOutput,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: GraphOutput,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: GraphOutput,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def strided_slice_grad(
+    shape: EagerTensorLike,
+    begin: EagerTensorLike,
+    end: EagerTensorLike,
+    strides: EagerTensorLike,
+    dy: EagerTensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def strided_slice_grad(
+    shape: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    dy: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def sub(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -2312,6 +3292,20 @@ def tanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def tanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def tanh_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tanh_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tanh_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def tensor_list_element_shape(
     input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None
@@ -2546,6 +3540,41 @@ def unpack(
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def unsorted_segment_sum(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 def var_handle_op(
     dtype: DTypeLike,
     shape: ShapeLike,

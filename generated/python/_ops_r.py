@@ -112,6 +112,26 @@ def reciprocal(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def reciprocal_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of 1/x: `-dy * y * y`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("ReciprocalGrad", [y, dy], {}, name)
+    return _out[0]
+
+
 def relu(features: TensorLike, name: str | None = None) -> OpOutput:
     """Rectified linear unit: `max(features, 0)`.
 
@@ -145,6 +165,50 @@ def relu6(features: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Relu6", [features], {}, name)
+    return _out[0]
+
+
+def relu6_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Relu6's gradient: `gradients` where `0 < features < 6`, 0 elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("Relu6Grad", [gradients, features], {}, name)
+    return _out[0]
+
+
+def relu_grad(
+    gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Relu's gradient: `gradients` where `features > 0`, 0 elsewhere.
+
+    Applied element by element; both inputs have one shape.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The gradients of the forward op's outputs.
+      features: A `Tensor`. Must have the same type as `gradients`.
+        The forward op's inputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+      The gradients of the forward op's inputs.
+    """
+    _out = _execute_op("ReluGrad", [gradients, features], {}, name)
     return _out[0]
 
 
@@ -203,6 +267,41 @@ def resize_bilinear(
     return _out[0]
 
 
+def resize_bilinear_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ResizeBilinear.
+
+    Each output gradient is spread over the four input pixels it was interpolated from, with the same weights.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        The gradient with respect to the resized images, [batch, h, w, channels].
+      original_image: A `Tensor`. Must be one of the following types: `float32`, `bfloat16`, `float16`, `float64`.
+        The images that were resized (only the shape is read).
+      align_corners: An optional `bool`. Defaults to `False`.
+        As in ResizeBilinear.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        As in ResizeBilinear.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `original_image`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ResizeBilinearGrad",
+        [grads, original_image],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
 def resize_nearest_neighbor(
     images: TensorLike,
     size: TensorLike,
@@ -236,6 +335,308 @@ def resize_nearest_neighbor(
         name,
     )
     return _out[0]
+
+
+def resize_nearest_neighbor_grad(
+    grads: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ResizeNearestNeighbor.
+
+    Each output gradient is added to the input pixel it was copied from.
+
+    Args:
+      grads: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int32`, `float16`, `float32`, `float64`, `bfloat16`.
+        The gradient with respect to the resized images, [batch, h, w, channels].
+      size: A `Tensor` of type `int32`.
+        The original [height, width].
+      align_corners: An optional `bool`. Defaults to `False`.
+        As in ResizeNearestNeighbor.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        As in ResizeNearestNeighbor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grads`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ResizeNearestNeighborGrad",
+        [grads, size],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
+def resource_apply_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adagrad algorithm.
+
+    accum = accum + grad^2 (with `update_slots`); var = var - lr * grad / sqrt(accum).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      update_slots: An optional `bool`. Defaults to `True`.
+        Add grad^2 to `accum` (false: leave it).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdagrad",
+        [var, accum, lr, grad],
+        {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_adam(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adam algorithm.
+
+    lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power); m = m + (grad - m) * (1 - beta1); v = v + (grad^2 - v) * (1 - beta2); var = var - lr_t * m / (sqrt(v) + epsilon), or with `use_nesterov` var = var - lr_t * (grad * (1 - beta1) + beta1 * m) / (sqrt(v) + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The first-moment slot, same dtype and shape as `var`.
+      v: A `Tensor` of type `resource`.
+        The second-moment slot, same dtype and shape as `var`.
+      beta1_power: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        beta1 to the power of the step number (a scalar).
+      beta2_power: A `Tensor`. Must have the same type as `beta1_power`.
+        beta2 to the power of the step number (a scalar).
+      lr: A `Tensor`. Must have the same type as `beta1_power`.
+        The learning rate (a scalar).
+      beta1: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the first moment (a scalar).
+      beta2: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the second moment (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `beta1_power`.
+        Added to sqrt(v) in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `beta1_power`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdam",
+        [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    delta: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Subtracts `alpha * delta` from a variable.
+
+    var = var - alpha * delta.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      delta: A `Tensor`. Must have the same type as `alpha`.
+        The change, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyGradientDescent",
+        [var, alpha, delta],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_keras_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by momentum, as Keras's SGD does.
+
+    accum = accum * momentum - lr * grad; var = var + accum, or with `use_nesterov` var = var + accum * momentum - lr * grad.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyKerasMomentum",
+        [var, accum, lr, grad, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by momentum.
+
+    accum = accum * momentum + grad; var = var - lr * accum, or with `use_nesterov` var = var - lr * grad - lr * momentum * accum.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyMomentum",
+        [var, accum, lr, grad, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_rms_prop(
+    var: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the RMSProp algorithm.
+
+    ms = ms + (grad^2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var = var - mom.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the mean square (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added to ms under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyRMSProp",
+        [var, ms, mom, lr, rho, momentum, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
 
 
 def restore_v2(
@@ -303,4 +704,24 @@ def rsqrt(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Rsqrt", [x], {}, name)
+    return _out[0]
+
+
+def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of rsqrt: `dy * -0.5 * y^3`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("RsqrtGrad", [y, dy], {}, name)
     return _out[0]
