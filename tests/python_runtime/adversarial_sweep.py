@@ -57,7 +57,12 @@ def _digest(arrays):
     out = []
     for array in arrays:
         array = np.asarray(array)
-        out.append((array.dtype.str, list(array.shape), np.ascontiguousarray(array).tobytes().hex()))
+        if array.dtype.kind in "OS":  # string tensors (object arrays of bytes, or a scalar
+            # fetch's bytes): their values, not the objects' addresses
+            out.append(("string", list(array.shape), repr(array.reshape(-1).tolist())))
+        else:
+            content = np.ascontiguousarray(array).tobytes().hex()
+            out.append((array.dtype.str, list(array.shape), content))
     return out
 
 
