@@ -76,6 +76,7 @@ UNARY = {
     "Exp": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1), "Sin": (-2, 2), "Cos": (-2, 2),
     "Tanh": (-2, 2), "Sigmoid": (-3, 3), "Reciprocal": (0.5, 2), "Erf": (-1.5, 1.5),
     "Erfc": (-1.5, 1.5), "Softplus": (-3, 3), "Identity": (-1, 1), "Sign": (0.1, 1),
+    "Softsign": (-2, 2),
 }
 
 
@@ -190,6 +191,92 @@ def test_transpose_with_a_fed_permutation():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_softmax(op, dtype):
     check_gradient(op, [_u((2, 4), -2, 2)], dtype=dtype)
+
+
+# ---- neural-network ops ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("op,attrs,lo,hi", [
+    ("Relu", {}, -2, 2), ("Relu6", {}, -2, 7), ("Elu", {}, -2, 2), ("Selu", {}, -2, 2),
+    ("LeakyRelu", {"alpha": 0.3}, -2, 2)], ids=lambda v: v if isinstance(v, str) else "")
+def test_activations(op, attrs, lo, hi, dtype):
+    check_gradient(op, [_distinct((2, 3), lo, hi)], attrs, dtype=dtype)  # no value at a kink
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_bias_add(static):
+    check_gradient("BiasAdd", [_u((2, 3, 4)), _u((4,))], static=static)
+    check_gradient("BiasAdd", [_u((2, 3, 2, 2)), _u((3,))], {"data_format": "NCHW"}, static=static)
+
+
+def test_softmax_cross_entropy():
+    logits, labels = _u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
+    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels])
+    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels[:1]])  # labels broadcast
+    # through the backprop output too (the labels' gradient is TensorFlow's: the loss's only)
+    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels], output=1, diff=[0])
+    for ids in (np.int32([0, 3, 1]), np.int64([2, 2, 0])):
+        check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, ids], diff=[0])
+        check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, ids], diff=[0], output=1)
+    check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, np.int32([0, 3, 1])], diff=[0],
+                   dtype=np.float32)
+
+
+CONV_WINDOWS = [  # strides, padding, dilations, explicit_paddings
+    ([1, 1, 1, 1], "VALID", [1, 1, 1, 1], []), ([1, 2, 2, 1], "SAME", [1, 1, 1, 1], []),
+    ([1, 2, 1, 1], "VALID", [1, 1, 1, 1], []), ([1, 1, 1, 1], "SAME", [1, 2, 2, 1], []),
+    ([1, 1, 2, 1], "EXPLICIT", [1, 1, 1, 1], [0, 0, 1, 0, 0, 2, 0, 0]),
+]
+
+
+@pytest.mark.parametrize("window", CONV_WINDOWS, ids=lambda w: f"{w[1]}-s{w[0][1]}{w[0][2]}-d{w[2][1]}")
+@pytest.mark.parametrize("op", ["Conv2D", "DepthwiseConv2dNative"])
+def test_conv2d(op, window):
+    strides, padding, dilations, explicit = window
+    if op == "DepthwiseConv2dNative" and strides[1] != strides[2]:
+        strides = [1, strides[1], strides[1], 1]  # its kernels want equal strides, as TF's
+    attrs = {"strides": strides, "padding": padding, "dilations": dilations}
+    if explicit:
+        attrs["explicit_paddings"] = explicit
+    f = _u((2, 2, 2, 3)) if op == "Conv2D" else _u((2, 2, 2, 2))
+    check_gradient(op, [_u((2, 5, 4, 2)), f], attrs)
+
+
+def test_conv2d_float32_and_dynamic_and_backprop_input():
+    attrs = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    check_gradient("Conv2D", [_u((1, 5, 5, 2)), _u((3, 3, 2, 2))], attrs, dtype=np.float32)
+    check_gradient("Conv2D", [_u((1, 4, 4, 2)), _u((2, 2, 2, 2))], attrs, static=False)
+    # Conv2DBackpropInput (a transposed convolution) in its filter and out_backprop
+    check_gradient("Conv2DBackpropInput", [np.int32([1, 5, 5, 2]), _u((3, 3, 2, 3)), _u((1, 3, 3, 3))],
+                   attrs, diff=[1, 2])
+
+
+def test_conv3d():
+    check_gradient("Conv3D", [_u((1, 3, 4, 3, 2)), _u((2, 2, 2, 2, 2))],
+                   {"strides": [1, 1, 2, 1, 1], "padding": "SAME"})
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("op", ["MaxPool", "AvgPool"])
+def test_pooling(op, padding):
+    attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": padding}
+    check_gradient(op, [_distinct((2, 5, 4, 2))], attrs)
+    check_gradient(op, [_distinct((1, 4, 4, 1))], attrs, dtype=np.float32)
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("is_training", [True, False], ids=["training", "inference"])
+@pytest.mark.parametrize("op", ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"])
+def test_fused_batch_norm(op, is_training, data_format):
+    # float32 only (TensorFlow's kernels): differences taken in float32 with a wide step
+    x = _u((2, 2, 3, 3) if data_format == "NHWC" else (2, 3, 2, 3))
+    stats = [np.zeros(0, np.float32)] * 2 if is_training else [
+        np.float32(_u((3,))), np.float32(_u((3,), 0.5, 1.5))]
+    attrs = {"is_training": is_training, "data_format": data_format, "epsilon": 0.001}
+    if op != "FusedBatchNorm":
+        attrs["U"] = opgen.float32
+    check_gradient(op, [x, _u((3,), 0.5, 1.5), _u((3,))] + stats, attrs, diff=[0, 1, 2],
+                   dtype=np.float32, reference_dtype=np.float32, delta=1e-2, rtol=1e-2, atol=1e-2)
 
 
 def test_add_n_and_identity_n():

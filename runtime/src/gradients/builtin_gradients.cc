@@ -43,6 +43,6 @@ void RegisterNotDifferentiableOps() {
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
-                      RegisterNnGradients, RegisterNotDifferentiableOps})
+                      RegisterNnGradients, RegisterConvGradients, RegisterNotDifferentiableOps})
     family();
 }
