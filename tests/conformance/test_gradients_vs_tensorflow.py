@@ -64,6 +64,7 @@ def _cases():
                                        np.array([[-1.0, -0.6, 0.5], [0.0, 0.1, -1.0]]),
                                        np.array(0.8)]))
     cases += _nn_cases()
+    cases += _array_cases()
     return cases
 
 
@@ -114,7 +115,56 @@ def _nn_cases():
     return cases
 
 
+def _array_cases():
+    u = _u
+    c = _case
+    return [
+        c("ConcatV2", [u((2, 3)), u((2, 2)), np.int32(1)], diff=[0, 1], list_arg=2),
+        c("Split", [np.int32(1), u((2, 4))], {"num_split": 2}, diff=[1], output=1),
+        c("SplitV", [u((5, 2)), np.int32([2, -1]), np.int32(0)], {"num_split": 2}, diff=[0]),
+        c("Pack", [u((2, 3)), u((2, 3))], {"axis": 1}, list_arg=True),
+        c("Unpack", [u((2, 3, 2))], {"num": 3, "axis": 1}, output=2),
+        c("Slice", [u((3, 4)), np.int32([1, 0]), np.int32([2, -1])], diff=[0]),
+        c("StridedSlice", [u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])], diff=[0]),
+        c("StridedSlice", [u((4, 5, 2)), np.int64([1, 0]), np.int64([2, 0]), np.int64([1, 1])],
+          {"shrink_axis_mask": 1, "ellipsis_mask": 2}, diff=[0]),
+        c("Pad", [u((2, 3)), np.int32([[1, 0], [2, 1]])], diff=[0]),
+        c("MirrorPad", [u((3, 4)), np.int32([[1, 2], [2, 1]])], {"mode": "REFLECT"}, diff=[0]),
+        c("MirrorPad", [u((3, 4)), np.int32([[1, 2], [2, 0]])], {"mode": "SYMMETRIC"}, diff=[0]),
+        c("Tile", [u((2, 3)), np.int32([2, 3])], diff=[0]),
+        c("BroadcastTo", [u((3, 1)), np.int32([2, 3, 4])], diff=[0]),
+        c("Fill", [np.int32([2, 3]), u(())], diff=[1]),
+        c("GatherV2", [u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)], diff=[0]),
+        c("GatherV2", [u((2, 4, 3)), np.int64([3, 0, 3]), np.int32(1)], diff=[0]),
+        c("Cumsum", [u((3, 4)), np.int32(1)], {"exclusive": True}, diff=[0]),
+        c("Cumsum", [u((3, 4)), np.int32(0)], {"reverse": True}, diff=[0]),
+        c("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {"exclusive": True, "reverse": True}, diff=[0]),
+        c("Einsum", [u((2, 3, 3)), u((3, 4))], {"equation": "bij,jk->bk"}, list_arg=True),
+        c("Einsum", [u((2, 3)), u((4,))], {"equation": "ij,k->ikj"}, list_arg=True),
+        c("SpaceToDepth", [u((1, 4, 4, 2))], {"block_size": 2}),
+        c("DepthToSpace", [u((1, 2, 2, 8))], {"block_size": 2}),
+        c("SpaceToBatchND", [u((1, 4, 3, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], diff=[0]),
+        c("BatchToSpaceND", [u((4, 2, 2, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], diff=[0]),
+        c("ResizeBilinear", [np.float32(u((1, 3, 3, 2))), np.int32([5, 4])], {"half_pixel_centers": True},
+          diff=[0]),
+        c("ResizeBilinear", [np.float32(u((1, 3, 3, 2))), np.int32([5, 4])], {"align_corners": True},
+          diff=[0]),
+        c("ResizeNearestNeighbor", [u((1, 3, 3, 2)), np.int32([5, 4])], diff=[0]),
+        c("ResizeNearestNeighbor", [u((1, 3, 3, 2)), np.int32([5, 4])], {"half_pixel_centers": True},
+          diff=[0]),
+    ]
+
+
 CASES = _cases()
+
+
+def _arranged(inputs, list_arg):
+    """The op's inputs: all in one list arg (True), the leading `list_arg` of them, or none."""
+    if list_arg is True:
+        return [list(inputs)]
+    if list_arg:
+        return [list(inputs[:list_arg])] + list(inputs[list_arg:])
+    return list(inputs)
 
 
 def _opgen_grads(case):
@@ -133,7 +183,7 @@ def _opgen_grads(case):
                  for k, v in case["attrs"].items()}
         if case["op"] == "Squeeze":
             attrs = {"squeeze_dims": attrs.pop("axis")}
-        op = g.create_op(case["op"], [node_inputs] if case["list_arg"] else node_inputs, attrs)
+        op = g.create_op(case["op"], _arranged(node_inputs, case["list_arg"]), attrs)
         y = op.outputs[case["output"]]
         w = opgen.ops.placeholder(y.dtype)
         grads = opgen.gradients(y, xs, grad_ys=w)
@@ -154,11 +204,13 @@ def tf_results(tmp_path_factory):
         for i, v in enumerate(case["inputs"]):
             arrays[f"c{c}_in{i}"] = v
         # the forward output's shape, from opgen, to size the weights
-        y = opgen.execute_op(case["op"], [case["inputs"]] if case["list_arg"] else case["inputs"],
+        y = opgen.execute_op(case["op"], _arranged(case["inputs"], case["list_arg"]),
                              {k: (opgen.as_dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v)
                               for k, v in (case["attrs"] if case["op"] != "Squeeze"
                                            else {"squeeze_dims": case["attrs"]["axis"]}).items()})
-        y = y[case["output"]] if isinstance(y, (list, tuple)) else y
+        if isinstance(y, (list, tuple)):  # outputs, a list output arg as a nested list
+            flat = [t for o in y for t in (o if isinstance(o, (list, tuple)) else [o])]
+            y = flat[case["output"]]
         case["w"] = rng.uniform(0.5, 1.5, np.shape(y.numpy()))
         arrays[f"c{c}_w"] = case["w"]
         docs.append({k: case[k] for k in ("op", "attrs", "diff", "list_arg", "output")}

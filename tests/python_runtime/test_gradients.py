@@ -279,6 +279,98 @@ def test_fused_batch_norm(op, is_training, data_format):
                    dtype=np.float32, reference_dtype=np.float32, delta=1e-2, rtol=1e-2, atol=1e-2)
 
 
+# ---- array ops ------------------------------------------------------------------------
+
+def _array_cases():
+    u = _u
+    return [
+        ("ConcatV2", [u((2, 3)), u((2, 2)), np.int32(1)], {}, [0, 1], {"list_arg": 2}),
+        ("ConcatV2", [u((1, 3)), u((2, 3)), u((1, 3)), np.int64(-2)], {}, [0, 1, 2], {"list_arg": 3}),
+        ("Split", [np.int32(1), u((2, 4))], {"num_split": 2}, [1], {"output": 1}),
+        ("SplitV", [u((5, 2)), np.int32([2, -1]), np.int32(0)], {"num_split": 2}, [0], {}),
+        ("Pack", [u((2, 3)), u((2, 3))], {"axis": 1}, None, {"list_arg": True}),
+        ("Unpack", [u((2, 3, 2))], {"num": 3, "axis": 1}, None, {"output": 2}),
+        ("Slice", [u((3, 4)), np.int32([1, 0]), np.int32([2, -1])], {}, [0], {}),
+        ("StridedSlice", [u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])], {}, [0], {}),
+        ("StridedSlice", [u((4, 5, 2)), np.int64([1, 0]), np.int64([2, 0]), np.int64([1, 1])],
+         {"shrink_axis_mask": 1, "ellipsis_mask": 2}, [0], {}),
+        ("Pad", [u((2, 3)), np.int32([[1, 0], [2, 1]])], {}, [0], {}),
+        ("MirrorPad", [u((3, 4)), np.int32([[1, 2], [2, 1]])], {"mode": "REFLECT"}, [0], {}),
+        ("MirrorPad", [u((3, 4)), np.int64([[1, 2], [2, 0]])], {"mode": "SYMMETRIC"}, [0], {}),
+        ("Tile", [u((2, 3)), np.int32([2, 3])], {}, [0], {}),
+        ("BroadcastTo", [u((3, 1)), np.int32([2, 3, 4])], {}, [0], {}),
+        ("Fill", [np.int32([2, 3]), u(())], {}, [1], {}),
+        ("GatherV2", [u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)], {}, [0], {}),
+        ("Cumsum", [u((3, 4)), np.int32(1)], {"exclusive": True}, [0], {}),
+        ("Cumsum", [u((3, 4)), np.int32(0)], {"reverse": True}, [0], {}),
+        ("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {}, [0], {}),
+        ("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {"exclusive": True, "reverse": True}, [0], {}),
+        ("Einsum", [u((2, 3)), u((3, 4))], {"equation": "ij,jk->ik"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3, 3)), u((3, 4))], {"equation": "bij,jk->bk"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3))], {"equation": "ij->j"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3)), u((4,))], {"equation": "ij,k->ikj"}, None, {"list_arg": True}),
+        ("SpaceToDepth", [u((1, 4, 4, 2))], {"block_size": 2}, None, {}),
+        ("DepthToSpace", [u((1, 2, 2, 8))], {"block_size": 2}, None, {}),
+        ("SpaceToBatchND", [u((1, 4, 3, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], {}, [0], {}),
+        ("BatchToSpaceND", [u((4, 2, 2, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], {}, [0], {}),
+        # linear, with a float32 output: a wide step is exact
+        ("ResizeBilinear", [u((1, 3, 3, 2)), np.int32([5, 4])], {"half_pixel_centers": True}, [0],
+         {"delta": 0.25}),
+        ("ResizeBilinear", [u((1, 3, 3, 2)), np.int32([5, 4])], {"align_corners": True}, [0],
+         {"delta": 0.25}),
+        ("ResizeNearestNeighbor", [u((1, 3, 3, 2)), np.int32([5, 4])], {}, [0], {}),
+        ("PlaceholderWithDefault", [u((2, 3))], {"shape": [2, 3]}, None, {}),
+    ]
+
+
+ARRAY_CASES = _array_cases()
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+@pytest.mark.parametrize("c", range(len(ARRAY_CASES)),
+                         ids=[f"{case[0]}-{n}" for n, case in enumerate(ARRAY_CASES)])
+def test_array_ops(c, static):
+    op, inputs, attrs, diff, extra = ARRAY_CASES[c]
+    check_gradient(op, inputs, attrs, diff=diff, static=static, **extra)
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_gather_along_other_axes(static):
+    check_gradient("GatherV2", [_u((2, 4, 3)), np.int64([3, 0, 3]), np.int32(1)], diff=[0])
+    check_gradient("GatherV2", [_u((2, 4, 3)), np.int32([[2, 0]]), np.int32(-1)], diff=[0])
+    if not static:  # an axis other than 0 needs params' rank
+        g = opgen.Graph()
+        with g.as_default():
+            p = opgen.ops.placeholder(opgen.float64)
+            y = opgen.ops.gather_v2(p, [0], 1)
+        with pytest.raises(opgen.errors.UnimplementedError, match="GatherV2 needs"):
+            opgen.gradients(y, p)
+
+
+def test_einsum_beyond_the_simple_equations_is_unimplemented():
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float64, shape=[3, 3])
+        y = g.create_op("Einsum", [[x]], {"equation": "ii->i"}).outputs[0]
+    with pytest.raises(opgen.errors.UnimplementedError, match="Einsum 'ii->i'"):
+        opgen.gradients(y, x)
+
+
+@pytest.mark.parametrize("op", ["OneHot", "Where", "Range"])
+def test_not_differentiable_array_ops(op):
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[3])
+        if op == "OneHot":
+            y = opgen.ops.one_hot(opgen.ops.cast(x, opgen.int32), 4, x[0], x[1])
+        elif op == "Where":
+            y = opgen.ops.cast(g.create_op("Where", [x], {}).outputs[0], opgen.float32)
+        else:
+            y = opgen.ops.range(x[0], x[1], x[2])
+        grads = opgen.gradients(y, x)
+    assert grads == [None]
+
+
 def test_add_n_and_identity_n():
     check_gradient("AddN", [_u((2, 3)), _u((2, 3)), _u((2, 3))], list_arg=True)
     check_gradient("IdentityN", [_u((2,)), _u((3,))], list_arg=True, output=1)

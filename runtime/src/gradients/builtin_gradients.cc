@@ -26,7 +26,8 @@ void RegisterNoGrad(const char* op_type) { RegisterBuiltinNotDifferentiable(op_t
 void RegisterNotDifferentiableOps() {
   for (const char* op :
        {// shapes and indices
-        "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs",
+        "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
+        "Range", "ConcatOffset", "InvertPermutation",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
