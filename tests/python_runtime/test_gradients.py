@@ -666,3 +666,38 @@ def test_gradient_tape_variable_as_op_input():
     with opgen.GradientTape() as tape:
         y = opgen.ops.mul(v, v)
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [4.0, -2.0])
+
+
+def test_gradient_tape_through_a_small_convolutional_network():
+    """One training step's gradients (embedding gather, Conv2D, BiasAdd, Relu, MaxPool,
+    MatMul, sparse cross-entropy) against central differences."""
+    ops = opgen.ops
+    data = np.random.default_rng(3)
+    table_v = data.uniform(-1, 1, (5, 4 * 4 * 2))
+    filt_v, bias_v = data.uniform(-1, 1, (3, 3, 2, 3)), data.uniform(-0.1, 0.1, (3,))
+    dense_v = data.uniform(-1, 1, (2 * 2 * 3, 4))
+    ids, labels = np.int32([1, 4]), np.int32([0, 3])
+
+    def loss_of(table, filt, bias, dense):
+        x = ops.reshape(ops.gather_v2(table, ids, 0), [2, 4, 4, 2])
+        h = ops.relu(ops.bias_add(ops.conv2d(x, filt, strides=[1, 1, 1, 1], padding="SAME"), bias))
+        h = ops.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+        logits = ops.mat_mul(ops.reshape(h, [2, -1]), dense)
+        loss, _ = ops.sparse_softmax_cross_entropy_with_logits(logits, labels)
+        return ops.mean(loss, [0])
+
+    params = [opgen.Variable(v) for v in (table_v, filt_v, bias_v, dense_v)]
+    with opgen.GradientTape() as tape:
+        loss = loss_of(*[p.value() for p in params])
+    grads = tape.gradient(loss, params)
+    values = [table_v, filt_v, bias_v, dense_v]
+    for k, got in enumerate(grads):
+        flat = values[k].reshape(-1)
+        for j in range(0, flat.size, max(1, flat.size // 6)):  # a few entries each
+            plus = [v.copy() for v in values]
+            minus = [v.copy() for v in values]
+            plus[k].reshape(-1)[j] += 1e-6
+            minus[k].reshape(-1)[j] -= 1e-6
+            numeric = (float(loss_of(*map(opgen.constant, plus)).numpy())
+                       - float(loss_of(*map(opgen.constant, minus)).numpy())) / 2e-6
+            np.testing.assert_allclose(got.numpy().reshape(-1)[j], numeric, rtol=1e-4, atol=1e-7)
