@@ -136,6 +136,7 @@ def _array_cases():
         c("Fill", [np.int32([2, 3]), u(())], diff=[1]),
         c("GatherV2", [u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)], diff=[0]),
         c("GatherV2", [u((2, 4, 3)), np.int64([3, 0, 3]), np.int32(1)], diff=[0]),
+        c("TopKV2", [_distinct((2, 3, 4)), np.int32(2)], diff=[0]),
         c("Cumsum", [u((3, 4)), np.int32(1)], {"exclusive": True}, diff=[0]),
         c("Cumsum", [u((3, 4)), np.int32(0)], {"reverse": True}, diff=[0]),
         c("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {"exclusive": True, "reverse": True}, diff=[0]),

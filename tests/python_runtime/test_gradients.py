@@ -301,6 +301,8 @@ def _array_cases():
         ("BroadcastTo", [u((3, 1)), np.int32([2, 3, 4])], {}, [0], {}),
         ("Fill", [np.int32([2, 3]), u(())], {}, [1], {}),
         ("GatherV2", [u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)], {}, [0], {}),
+        ("TopKV2", [_distinct((2, 3, 4)), np.int32(2)], {}, [0], {}),
+        ("TopKV2", [_distinct((5,)), np.int32(3)], {"index_type": opgen.int64}, [0], {}),
         ("Cumsum", [u((3, 4)), np.int32(1)], {"exclusive": True}, [0], {}),
         ("Cumsum", [u((3, 4)), np.int32(0)], {"reverse": True}, [0], {}),
         ("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {}, [0], {}),

@@ -200,6 +200,23 @@ void GatherV2Grad(GradBuilder& b) {
   b.Set(0, b.Op("Transpose", {b.Op("UnsortedSegmentSum", {values, ids, num}), b.Int32s(back)}));
 }
 
+// TopKV2(x, k): each value's gradient back at the place in its row it was taken from
+// (rows of x flattened, each index offset by its row's start; UnsortedSegmentSum).
+void TopKV2Grad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output x = b.input(0), indices = ToInt32(b, b.output(1));
+  const TF_Output shape = b.ShapeOf(x), size = b.Op("Size", {x});
+  const TF_Output last = b.Op("StridedSlice", {shape, b.Int32s({-1}), b.Int32s({0}), b.Int32s({1})},
+                              {{"end_mask", 1}, {"shrink_axis_mask", 1}});
+  const TF_Output starts =
+      b.Op("ExpandDims", {b.Op("Range", {b.Int32(0), size, last}), b.Int32(-1)});
+  const TF_Output rows = b.Op("Reshape", {indices, b.Op("Pack", {std::vector<TF_Output>{
+                                                  b.Op("Size", {starts}), b.Int32(-1)}})});
+  const TF_Output ids = b.Op("Reshape", {b.Op("AddV2", {rows, starts}), b.Int32s({-1})});
+  const TF_Output flat = b.Op("Reshape", {b.grad(0), b.Int32s({-1})});
+  b.Set(0, b.Op("Reshape", {b.Op("UnsortedSegmentSum", {flat, ids, size}), shape}));
+}
+
 // Cumsum: the running sum of the gradient the other way.
 void CumsumGrad(GradBuilder& b) {
   b.Set(0, b.Op("Cumsum", {b.grad(0), b.input(1)},
@@ -315,6 +332,7 @@ void RegisterArrayGradients() {
   RegisterGrad("BroadcastTo", BroadcastToGrad);
   RegisterGrad("Fill", FillGrad);
   RegisterGrad("GatherV2", GatherV2Grad);
+  RegisterGrad("TopKV2", TopKV2Grad);
   RegisterGrad("Cumsum", CumsumGrad);
   RegisterGrad("Cumprod", CumprodGrad);
   RegisterGrad("Einsum", EinsumGrad);
