@@ -212,7 +212,8 @@ def test_bias_add(static):
 def test_softmax_cross_entropy():
     logits, labels = _u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
     check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels])
-    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels[:1]])  # labels broadcast
+    for static in (True, False):  # labels broadcast
+        check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels[:1]], static=static)
     # through the backprop output too (the labels' gradient is TensorFlow's: the loss's only)
     check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels], output=1, diff=[0])
     for ids in (np.int32([0, 3, 1]), np.int64([2, 2, 0])):
@@ -256,11 +257,12 @@ def test_conv3d():
                    {"strides": [1, 1, 2, 1, 1], "padding": "SAME"})
 
 
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
 @pytest.mark.parametrize("padding", ["VALID", "SAME"])
 @pytest.mark.parametrize("op", ["MaxPool", "AvgPool"])
-def test_pooling(op, padding):
+def test_pooling(op, padding, static):
     attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": padding}
-    check_gradient(op, [_distinct((2, 5, 4, 2))], attrs)
+    check_gradient(op, [_distinct((2, 5, 4, 2))], attrs, static=static)
     check_gradient(op, [_distinct((1, 4, 4, 1))], attrs, dtype=np.float32)
 
 
