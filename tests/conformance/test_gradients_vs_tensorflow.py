@@ -79,6 +79,11 @@ def _nn_cases():
                               ("LeakyRelu", {"alpha": 0.3}, -2, 2)]:
         cases.append(_case(op, [_distinct((2, 3), lo, hi)], attrs))
     cases.append(_case("BiasAdd", [_u((2, 3, 4)), _u((4,))]))
+    cases.append(_case("BiasAddGrad", [_u((2, 3, 2, 2))], {"data_format": "NCHW"}))
+    for op in ("TanhGrad", "SigmoidGrad"):
+        cases.append(_case(op, [_u((2, 3), 0.1, 0.9), _u((2, 3))]))
+    for op in ("ReluGrad", "Relu6Grad"):
+        cases.append(_case(op, [_u((2, 3)), _distinct((2, 3), -2, 7)]))
     cases.append(_case("BiasAdd", [_u((2, 3, 2, 2)), _u((3,))], {"data_format": "NCHW"}))
     logits, labels = _u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
     cases.append(_case("SoftmaxCrossEntropyWithLogits", [logits, labels]))

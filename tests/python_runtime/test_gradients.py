@@ -209,6 +209,18 @@ def test_bias_add(static):
     check_gradient("BiasAdd", [_u((2, 3, 2, 2)), _u((3,))], {"data_format": "NCHW"}, static=static)
 
 
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_second_derivatives_through_backprop_kernels(static):
+    y = _u((2, 3), 0.1, 0.9)
+    check_gradient("TanhGrad", [y, _u((2, 3))], static=static)
+    check_gradient("SigmoidGrad", [y, _u((2, 3))], static=static)
+    for op, features in (("ReluGrad", _distinct((2, 3))), ("Relu6Grad", _distinct((2, 3), -2, 7))):
+        check_gradient(op, [_u((2, 3)), features], static=static)
+    check_gradient("BiasAddGrad", [_u((2, 3, 4))], static=static)
+    if static:
+        check_gradient("BiasAddGrad", [_u((2, 3, 2, 2))], {"data_format": "NCHW"})
+
+
 def test_softmax_cross_entropy():
     logits, labels = _u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
     check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels])

@@ -1,6 +1,7 @@
 // Gradients of the neural-network ops, with TensorFlow's formulas (its nn_grad.py):
 // Softmax and LogSoftmax, the activations (through their fused *Grad kernels), BiasAdd,
-// the softmax cross-entropy losses, and FusedBatchNorm*. Convolutions and pooling:
+// the softmax cross-entropy losses, FusedBatchNorm*, and the second derivatives through
+// ReluGrad, Relu6Grad, TanhGrad, SigmoidGrad and BiasAddGrad. Convolutions and pooling:
 // conv_grad.cc.
 #include <cstring>
 #include <string>
@@ -45,6 +46,51 @@ void BiasAddGrad(GradBuilder& b) {
   if (b.needs(0)) b.Set(0, b.grad(0));
   if (b.needs(1))
     b.Set(1, b.Op("BiasAddGrad", {b.grad(0)}, b.CopyAttrs({"data_format"})));
+}
+
+// ---- second derivatives, through the backprop kernels themselves ----
+
+// ReluGrad(dy, x) / Relu6Grad(dy, x): linear in dy with the same mask; x gets zeros.
+template <const char* kGradOp>
+void MaskedGradGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op(kGradOp, {b.grad(0), b.input(1)}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+}
+
+// TanhGrad(y, dy) = dy (1 - y^2): d/dy = g dy (-2 y), d/d(dy) = TanhGrad(y, g).
+void TanhGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0))
+    b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}), b.Op("Mul", {y, b.ScalarLike(-2.0, y)})}));
+  if (b.needs(1)) b.Set(1, b.Op("TanhGrad", {y, g}));
+}
+
+// SigmoidGrad(y, dy) = dy y (1 - y): d/dy = g dy (1 - 2 y), d/d(dy) = SigmoidGrad(y, g).
+void SigmoidGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0)) {
+    const TF_Output gdy = b.Op("Mul", {g, dy});
+    b.Set(0, b.Op("Sub", {gdy, b.Op("Mul", {b.Op("Mul", {gdy, y}), b.ScalarLike(2.0, y)})}));
+  }
+  if (b.needs(1)) b.Set(1, b.Op("SigmoidGrad", {y, g}));
+}
+
+// BiasAddGrad sums over all but the channel dim: its gradient spreads g back over them.
+void BiasAddGradGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0);
+  TF_Output g = b.grad(0);
+  if (b.AttrString("data_format") == "NCHW") {
+    const int rank = b.Rank(x);
+    if (rank < 0) {
+      TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                   "the gradient of BiasAddGrad (NCHW) needs the input's rank");
+      return;
+    }
+    std::vector<int32_t> shape(rank, 1);
+    shape[1] = -1;
+    g = b.Op("Reshape", {g, b.Int32s(shape)});
+  }
+  b.Set(0, b.Op("BroadcastTo", {g, b.ShapeOf(x)}));
 }
 
 // ---- losses: (loss [batch], backprop [batch, classes]) ----
@@ -119,6 +165,11 @@ void RegisterNnGradients() {
   RegisterGrad("BiasAdd", BiasAddGrad);
   RegisterGrad("SoftmaxCrossEntropyWithLogits", SoftmaxCrossEntropyGrad);
   RegisterGrad("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
+  RegisterGrad("ReluGrad", MaskedGradGrad<kReluGrad>);
+  RegisterGrad("Relu6Grad", MaskedGradGrad<kRelu6Grad>);
+  RegisterGrad("TanhGrad", TanhGradGrad);
+  RegisterGrad("SigmoidGrad", SigmoidGradGrad);
+  RegisterGrad("BiasAddGrad", BiasAddGradGrad);
   for (const char* bn : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
     RegisterGrad(bn, FusedBatchNormGradFn);
 }
