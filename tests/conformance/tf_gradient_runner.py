@@ -4,7 +4,8 @@ in the interpreter $OPGEN_TF_PYTHON names, as
     python tf_gradient_runner.py CASES.npz RESULTS.npz
 
 CASES.npz holds a JSON list of cases under "cases" (op, attrs, which inputs are
-differentiated, whether the inputs form one list arg, which output) and each case's
+differentiated, whether the inputs (or how many leading ones) form one list arg, which
+output) and each case's
 inputs and output weights as arrays "c<case>_in<i>" / "c<case>_w". The result for a case
 is d(sum(w * y))/dx for each differentiated x: "c<case>_g<k>", absent for None."""
 
@@ -38,8 +39,11 @@ def main(cases_path: str, results_path: str) -> None:
             with tf.GradientTape() as tape:
                 for i in case["diff"]:
                     tape.watch(xs[i])
-                if case["list_arg"]:
+                if case["list_arg"] is True:
                     kwargs = {params[0]: xs}
+                elif case["list_arg"]:  # a count: the leading inputs form the list arg
+                    n = case["list_arg"]
+                    kwargs = {params[0]: xs[:n]} | dict(zip(params[1:], xs[n:]))
                 else:
                     kwargs = dict(zip(params, xs))
                 y = fn(**kwargs, **attrs)

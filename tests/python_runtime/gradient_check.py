@@ -33,7 +33,7 @@ class Built:
     weight placeholder w, and the gradients of sum(w * y)."""
 
     def __init__(self, op_type: str, inputs: Sequence[Any], attrs: dict, diff: Sequence[int],
-                 dtype: np.dtype, static: bool, output: int, list_arg: bool):
+                 dtype: np.dtype, static: bool, output: int, list_arg: bool | int):
         self.g = opgen.Graph()
         g = self.g
         self.placeholders: dict[int, opgen.Output] = {}
@@ -47,8 +47,10 @@ class Built:
                 node_inputs.append(ph)
             else:
                 node_inputs.append(_const(g, value, f"c{i}"))
-        if list_arg:
+        if list_arg is True:
             node_inputs = [node_inputs]
+        elif list_arg:  # a count: that many leading inputs form the list arg
+            node_inputs = [node_inputs[:list_arg]] + node_inputs[list_arg:]
         op = g.create_op(op_type, node_inputs, dict(attrs))
         self.y = op.outputs[output]
         self.w = _placeholder(g, self.y.dtype, None, "w")
@@ -62,16 +64,18 @@ class Built:
 
 def check_gradient(op_type: str, inputs: Sequence[Any], attrs: dict | None = None,
                    diff: Sequence[int] | None = None, dtype: Any = np.float64,
-                   static: bool = True, output: int = 0, list_arg: bool = False,
+                   static: bool = True, output: int = 0, list_arg: bool | int = False,
                    delta: float = 1e-6, rtol: float | None = None, atol: float | None = None,
-                   seed: int = 0) -> list:
+                   seed: int = 0, reference_dtype: Any = np.float64) -> list:
     """Checks the gradients of `op_type` with respect to the inputs numbered in `diff`
     (default: every input) against central differences; returns the analytic gradients.
 
     `inputs` are numpy values (those not in `diff` become constants, with their own
     dtype); `static` gives the placeholders their shapes (False: unknown rank, so the
     gradient takes its dynamic-shape path); `list_arg` passes all inputs as one list arg
-    (AddN, IdentityN). float32 gradients are compared with looser tolerances."""
+    (AddN, IdentityN), or a count: the leading inputs that do (ConcatV2). float32 gradients are compared with looser tolerances.
+    `reference_dtype` is the dtype the differences are taken in (float32 for ops without
+    a float64 kernel, such as FusedBatchNorm, with a wider `delta`)."""
     attrs = attrs or {}
     dtype = np.dtype(dtype)
     diff = list(range(len(inputs))) if diff is None else list(diff)
@@ -81,10 +85,11 @@ def check_gradient(op_type: str, inputs: Sequence[Any], attrs: dict | None = Non
         atol = 1e-6 if dtype == np.float64 else 2e-3
     values = {i: np.asarray(inputs[i], np.float64) for i in diff}
     under_test = Built(op_type, inputs, attrs, diff, dtype, static, output, list_arg)
-    reference = under_test if dtype == np.float64 else Built(
-        op_type, inputs, attrs, diff, np.dtype(np.float64), static, output, list_arg)
+    ref_dtype = np.dtype(reference_dtype)
+    reference = under_test if dtype == ref_dtype else Built(
+        op_type, inputs, attrs, diff, ref_dtype, static, output, list_arg)
 
-    y0 = reference.session.run(reference.y, reference.feed(values, np.float64))
+    y0 = reference.session.run(reference.y, reference.feed(values, ref_dtype))
     w = np.random.default_rng(seed).uniform(0.5, 1.5, np.shape(y0))
 
     feed = under_test.feed(values, dtype)
@@ -92,7 +97,7 @@ def check_gradient(op_type: str, inputs: Sequence[Any], attrs: dict | None = Non
     grads = [None if gr is None else under_test.session.run(gr, feed) for gr in under_test.grads]
 
     def objective(current: dict[int, np.ndarray]) -> float:
-        y = reference.session.run(reference.y, reference.feed(current, np.float64))
+        y = reference.session.run(reference.y, reference.feed(current, ref_dtype))
         return float(np.sum(w * np.asarray(y, np.float64)))
 
     for k, i in enumerate(diff):

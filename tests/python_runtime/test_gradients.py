@@ -76,6 +76,7 @@ UNARY = {
     "Exp": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1), "Sin": (-2, 2), "Cos": (-2, 2),
     "Tanh": (-2, 2), "Sigmoid": (-3, 3), "Reciprocal": (0.5, 2), "Erf": (-1.5, 1.5),
     "Erfc": (-1.5, 1.5), "Softplus": (-3, 3), "Identity": (-1, 1), "Sign": (0.1, 1),
+    "Softsign": (-2, 2),
 }
 
 
@@ -190,6 +191,200 @@ def test_transpose_with_a_fed_permutation():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_softmax(op, dtype):
     check_gradient(op, [_u((2, 4), -2, 2)], dtype=dtype)
+
+
+# ---- neural-network ops ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("op,attrs,lo,hi", [
+    ("Relu", {}, -2, 2), ("Relu6", {}, -2, 7), ("Elu", {}, -2, 2), ("Selu", {}, -2, 2),
+    ("LeakyRelu", {"alpha": 0.3}, -2, 2)], ids=lambda v: v if isinstance(v, str) else "")
+def test_activations(op, attrs, lo, hi, dtype):
+    check_gradient(op, [_distinct((2, 3), lo, hi)], attrs, dtype=dtype)  # no value at a kink
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_bias_add(static):
+    check_gradient("BiasAdd", [_u((2, 3, 4)), _u((4,))], static=static)
+    check_gradient("BiasAdd", [_u((2, 3, 2, 2)), _u((3,))], {"data_format": "NCHW"}, static=static)
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_second_derivatives_through_backprop_kernels(static):
+    y = _u((2, 3), 0.1, 0.9)
+    check_gradient("TanhGrad", [y, _u((2, 3))], static=static)
+    check_gradient("SigmoidGrad", [y, _u((2, 3))], static=static)
+    for op, features in (("ReluGrad", _distinct((2, 3))), ("Relu6Grad", _distinct((2, 3), -2, 7))):
+        check_gradient(op, [_u((2, 3)), features], static=static)
+    check_gradient("BiasAddGrad", [_u((2, 3, 4))], static=static)
+    if static:
+        check_gradient("BiasAddGrad", [_u((2, 3, 2, 2))], {"data_format": "NCHW"})
+
+
+def test_softmax_cross_entropy():
+    logits, labels = _u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
+    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels])
+    for static in (True, False):  # labels broadcast
+        check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels[:1]], static=static)
+    # through the backprop output too (the labels' gradient is TensorFlow's: the loss's only)
+    check_gradient("SoftmaxCrossEntropyWithLogits", [logits, labels], output=1, diff=[0])
+    for ids in (np.int32([0, 3, 1]), np.int64([2, 2, 0])):
+        check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, ids], diff=[0])
+        check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, ids], diff=[0], output=1)
+    check_gradient("SparseSoftmaxCrossEntropyWithLogits", [logits, np.int32([0, 3, 1])], diff=[0],
+                   dtype=np.float32)
+
+
+CONV_WINDOWS = [  # strides, padding, dilations, explicit_paddings
+    ([1, 1, 1, 1], "VALID", [1, 1, 1, 1], []), ([1, 2, 2, 1], "SAME", [1, 1, 1, 1], []),
+    ([1, 2, 1, 1], "VALID", [1, 1, 1, 1], []), ([1, 1, 1, 1], "SAME", [1, 2, 2, 1], []),
+    ([1, 1, 2, 1], "EXPLICIT", [1, 1, 1, 1], [0, 0, 1, 0, 0, 2, 0, 0]),
+]
+
+
+@pytest.mark.parametrize("window", CONV_WINDOWS, ids=lambda w: f"{w[1]}-s{w[0][1]}{w[0][2]}-d{w[2][1]}")
+@pytest.mark.parametrize("op", ["Conv2D", "DepthwiseConv2dNative"])
+def test_conv2d(op, window):
+    strides, padding, dilations, explicit = window
+    if op == "DepthwiseConv2dNative" and strides[1] != strides[2]:
+        strides = [1, strides[1], strides[1], 1]  # its kernels want equal strides, as TF's
+    attrs = {"strides": strides, "padding": padding, "dilations": dilations}
+    if explicit:
+        attrs["explicit_paddings"] = explicit
+    f = _u((2, 2, 2, 3)) if op == "Conv2D" else _u((2, 2, 2, 2))
+    check_gradient(op, [_u((2, 5, 4, 2)), f], attrs)
+
+
+def test_conv2d_float32_and_dynamic_and_backprop_input():
+    attrs = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    check_gradient("Conv2D", [_u((1, 5, 5, 2)), _u((3, 3, 2, 2))], attrs, dtype=np.float32)
+    check_gradient("Conv2D", [_u((1, 4, 4, 2)), _u((2, 2, 2, 2))], attrs, static=False)
+    # Conv2DBackpropInput (a transposed convolution) in its filter and out_backprop
+    check_gradient("Conv2DBackpropInput", [np.int32([1, 5, 5, 2]), _u((3, 3, 2, 3)), _u((1, 3, 3, 3))],
+                   attrs, diff=[1, 2])
+
+
+def test_conv3d():
+    check_gradient("Conv3D", [_u((1, 3, 4, 3, 2)), _u((2, 2, 2, 2, 2))],
+                   {"strides": [1, 1, 2, 1, 1], "padding": "SAME"})
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("op", ["MaxPool", "AvgPool"])
+def test_pooling(op, padding, static):
+    attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": padding}
+    check_gradient(op, [_distinct((2, 5, 4, 2))], attrs, static=static)
+    check_gradient(op, [_distinct((1, 4, 4, 1))], attrs, dtype=np.float32)
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("is_training", [True, False], ids=["training", "inference"])
+@pytest.mark.parametrize("op", ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"])
+def test_fused_batch_norm(op, is_training, data_format):
+    # float32 only (TensorFlow's kernels): differences taken in float32 with a wide step
+    x = _u((2, 2, 3, 3) if data_format == "NHWC" else (2, 3, 2, 3))
+    stats = [np.zeros(0, np.float32)] * 2 if is_training else [
+        np.float32(_u((3,))), np.float32(_u((3,), 0.5, 1.5))]
+    attrs = {"is_training": is_training, "data_format": data_format, "epsilon": 0.001}
+    if op != "FusedBatchNorm":
+        attrs["U"] = opgen.float32
+    check_gradient(op, [x, _u((3,), 0.5, 1.5), _u((3,))] + stats, attrs, diff=[0, 1, 2],
+                   dtype=np.float32, reference_dtype=np.float32, delta=1e-2, rtol=1e-2, atol=1e-2)
+
+
+# ---- array ops ------------------------------------------------------------------------
+
+def _array_cases():
+    u = _u
+    return [
+        ("ConcatV2", [u((2, 3)), u((2, 2)), np.int32(1)], {}, [0, 1], {"list_arg": 2}),
+        ("ConcatV2", [u((1, 3)), u((2, 3)), u((1, 3)), np.int64(-2)], {}, [0, 1, 2], {"list_arg": 3}),
+        ("Split", [np.int32(1), u((2, 4))], {"num_split": 2}, [1], {"output": 1}),
+        ("SplitV", [u((5, 2)), np.int32([2, -1]), np.int32(0)], {"num_split": 2}, [0], {}),
+        ("Pack", [u((2, 3)), u((2, 3))], {"axis": 1}, None, {"list_arg": True}),
+        ("Unpack", [u((2, 3, 2))], {"num": 3, "axis": 1}, None, {"output": 2}),
+        ("Slice", [u((3, 4)), np.int32([1, 0]), np.int32([2, -1])], {}, [0], {}),
+        ("StridedSlice", [u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])], {}, [0], {}),
+        ("StridedSlice", [u((4, 5, 2)), np.int64([1, 0]), np.int64([2, 0]), np.int64([1, 1])],
+         {"shrink_axis_mask": 1, "ellipsis_mask": 2}, [0], {}),
+        ("Pad", [u((2, 3)), np.int32([[1, 0], [2, 1]])], {}, [0], {}),
+        ("MirrorPad", [u((3, 4)), np.int32([[1, 2], [2, 1]])], {"mode": "REFLECT"}, [0], {}),
+        ("MirrorPad", [u((3, 4)), np.int64([[1, 2], [2, 0]])], {"mode": "SYMMETRIC"}, [0], {}),
+        ("Tile", [u((2, 3)), np.int32([2, 3])], {}, [0], {}),
+        ("BroadcastTo", [u((3, 1)), np.int32([2, 3, 4])], {}, [0], {}),
+        ("Fill", [np.int32([2, 3]), u(())], {}, [1], {}),
+        ("GatherV2", [u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)], {}, [0], {}),
+        ("TopKV2", [_distinct((2, 3, 4)), np.int32(2)], {}, [0], {}),
+        ("TopKV2", [_distinct((5,)), np.int32(3)], {"index_type": opgen.int64}, [0], {}),
+        ("Cumsum", [u((3, 4)), np.int32(1)], {"exclusive": True}, [0], {}),
+        ("Cumsum", [u((3, 4)), np.int32(0)], {"reverse": True}, [0], {}),
+        ("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {}, [0], {}),
+        ("Cumprod", [u((3, 4), 0.5, 1.5), np.int32(1)], {"exclusive": True, "reverse": True}, [0], {}),
+        ("Einsum", [u((2, 3)), u((3, 4))], {"equation": "ij,jk->ik"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3, 3)), u((3, 4))], {"equation": "bij,jk->bk"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3))], {"equation": "ij->j"}, None, {"list_arg": True}),
+        ("Einsum", [u((2, 3)), u((4,))], {"equation": "ij,k->ikj"}, None, {"list_arg": True}),
+        ("SpaceToDepth", [u((1, 4, 4, 2))], {"block_size": 2}, None, {}),
+        ("DepthToSpace", [u((1, 2, 2, 8))], {"block_size": 2}, None, {}),
+        ("SpaceToBatchND", [u((1, 4, 3, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], {}, [0], {}),
+        ("BatchToSpaceND", [u((4, 2, 2, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])], {}, [0], {}),
+        # linear, with a float32 output: a wide step is exact
+        ("ResizeBilinear", [u((1, 3, 3, 2)), np.int32([5, 4])], {"half_pixel_centers": True}, [0],
+         {"delta": 0.25}),
+        ("ResizeBilinear", [u((1, 3, 3, 2)), np.int32([5, 4])], {"align_corners": True}, [0],
+         {"delta": 0.25}),
+        ("ResizeNearestNeighbor", [u((1, 3, 3, 2)), np.int32([5, 4])], {}, [0], {}),
+        ("PlaceholderWithDefault", [u((2, 3))], {"shape": [2, 3]}, None, {}),
+    ]
+
+
+ARRAY_CASES = _array_cases()
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+@pytest.mark.parametrize("c", range(len(ARRAY_CASES)),
+                         ids=[f"{case[0]}-{n}" for n, case in enumerate(ARRAY_CASES)])
+def test_array_ops(c, static):
+    op, inputs, attrs, diff, extra = ARRAY_CASES[c]
+    check_gradient(op, inputs, attrs, diff=diff, static=static, **extra)
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_gather_along_other_axes(static):
+    check_gradient("GatherV2", [_u((2, 4, 3)), np.int64([3, 0, 3]), np.int32(1)], diff=[0])
+    check_gradient("GatherV2", [_u((2, 4, 3)), np.int32([[2, 0]]), np.int32(-1)], diff=[0])
+    if not static:  # an axis other than 0 needs params' rank
+        g = opgen.Graph()
+        with g.as_default():
+            p = opgen.ops.placeholder(opgen.float64)
+            y = opgen.ops.gather_v2(p, [0], 1)
+        with pytest.raises(opgen.errors.UnimplementedError, match="GatherV2 needs"):
+            opgen.gradients(y, p)
+
+
+def test_einsum_beyond_the_simple_equations_is_unimplemented():
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float64, shape=[3, 3])
+        y = g.create_op("Einsum", [[x]], {"equation": "ii->i"}).outputs[0]
+    with pytest.raises(opgen.errors.UnimplementedError, match="Einsum 'ii->i'"):
+        opgen.gradients(y, x)
+
+
+@pytest.mark.parametrize("op", ["OneHot", "Where", "Range"])
+def test_not_differentiable_array_ops(op):
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[3])
+        if op == "OneHot":
+            y = opgen.ops.one_hot(opgen.ops.cast(x, opgen.int32), 4, x[0], x[1])
+        elif op == "Where":
+            y = opgen.ops.cast(g.create_op("Where", [x], {}).outputs[0], opgen.float32)
+        else:
+            y = opgen.ops.range(x[0], x[1], x[2])
+        grads = opgen.gradients(y, x)
+    assert grads == [None]
 
 
 def test_add_n_and_identity_n():
@@ -487,3 +682,38 @@ def test_gradient_tape_variable_as_op_input():
     with opgen.GradientTape() as tape:
         y = opgen.ops.mul(v, v)
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [4.0, -2.0])
+
+
+def test_gradient_tape_through_a_small_convolutional_network():
+    """One training step's gradients (embedding gather, Conv2D, BiasAdd, Relu, MaxPool,
+    MatMul, sparse cross-entropy) against central differences."""
+    ops = opgen.ops
+    data = np.random.default_rng(3)
+    table_v = data.uniform(-1, 1, (5, 4 * 4 * 2))
+    filt_v, bias_v = data.uniform(-1, 1, (3, 3, 2, 3)), data.uniform(-0.1, 0.1, (3,))
+    dense_v = data.uniform(-1, 1, (2 * 2 * 3, 4))
+    ids, labels = np.int32([1, 4]), np.int32([0, 3])
+
+    def loss_of(table, filt, bias, dense):
+        x = ops.reshape(ops.gather_v2(table, ids, 0), [2, 4, 4, 2])
+        h = ops.relu(ops.bias_add(ops.conv2d(x, filt, strides=[1, 1, 1, 1], padding="SAME"), bias))
+        h = ops.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+        logits = ops.mat_mul(ops.reshape(h, [2, -1]), dense)
+        loss, _ = ops.sparse_softmax_cross_entropy_with_logits(logits, labels)
+        return ops.mean(loss, [0])
+
+    params = [opgen.Variable(v) for v in (table_v, filt_v, bias_v, dense_v)]
+    with opgen.GradientTape() as tape:
+        loss = loss_of(*[p.value() for p in params])
+    grads = tape.gradient(loss, params)
+    values = [table_v, filt_v, bias_v, dense_v]
+    for k, got in enumerate(grads):
+        flat = values[k].reshape(-1)
+        for j in range(0, flat.size, max(1, flat.size // 6)):  # a few entries each
+            plus = [v.copy() for v in values]
+            minus = [v.copy() for v in values]
+            plus[k].reshape(-1)[j] += 1e-6
+            minus[k].reshape(-1)[j] -= 1e-6
+            numeric = (float(loss_of(*map(opgen.constant, plus)).numpy())
+                       - float(loss_of(*map(opgen.constant, minus)).numpy())) / 2e-6
+            np.testing.assert_allclose(got.numpy().reshape(-1)[j], numeric, rtol=1e-4, atol=1e-7)

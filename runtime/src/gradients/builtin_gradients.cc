@@ -26,7 +26,8 @@ void RegisterNoGrad(const char* op_type) { RegisterBuiltinNotDifferentiable(op_t
 void RegisterNotDifferentiableOps() {
   for (const char* op :
        {// shapes and indices
-        "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs",
+        "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
+        "Range", "ConcatOffset", "InvertPermutation",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
@@ -43,6 +44,6 @@ void RegisterNotDifferentiableOps() {
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
-                      RegisterNnGradients, RegisterNotDifferentiableOps})
+                      RegisterNnGradients, RegisterConvGradients, RegisterNotDifferentiableOps})
     family();
 }

@@ -7,8 +7,9 @@ namespace gradients {
 
 void RegisterMathGradients();    // math_grad.cc: element-wise math, casts, AddN, Select, ClipByValue
 void RegisterReductionGradients();  // reduction_grad.cc: Sum, Mean, Prod, Max, Min, MatMul, BatchMatMulV2
-void RegisterArrayGradients();   // array_grad.cc: Identity*, Reshape, ExpandDims, Squeeze, Transpose, ReadVariableOp
-void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax
+void RegisterArrayGradients();   // array_grad.cc: Identity*, shapes, concat/split, slices, pads, gathers, images
+void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax, activations, BiasAdd, losses, FusedBatchNorm*
+void RegisterConvGradients();    // conv_grad.cc: Conv2D, DepthwiseConv2dNative, Conv3D, Conv2DBackpropInput, MaxPool, AvgPool
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
 
 }  // namespace gradients

@@ -11,7 +11,7 @@
 //
 // Reading the forward op:  input(i), output(i), grad(i) (the gradient of output i, always
 //   a tensor), needs(i) (whether input i wants a gradient), dtype(t), AttrBool/AttrInt/
-//   AttrType/AttrInts/AttrFloat, StaticShape(t, &dims), ConstInts(t, &values) (the value
+//   AttrType/AttrInts/AttrFloat/AttrString, HasAttr, StaticShape(t, &dims), ConstInts(t, &values) (the value
 //   of a Const input).
 // Emitting nodes (named "<scope><op type>", unique, on the forward op's device):
 //   Op("Mul", {a, b}, {{"transpose_a", true}}) -> output 0; Node(...) -> the operation;
@@ -49,19 +49,22 @@ struct In {
 
 // One attr value to set on a new node.
 struct Attr {
-  enum Kind { kBool, kInt, kFloat, kType, kInts };
+  enum Kind { kBool, kInt, kFloat, kType, kInts, kString };
   Attr(const char* n, bool v) : name(n), kind(kBool), i(v) {}
   Attr(const char* n, int v) : name(n), kind(kInt), i(v) {}
   Attr(const char* n, int64_t v) : name(n), kind(kInt), i(v) {}
   Attr(const char* n, float v) : name(n), kind(kFloat), f(v) {}
   Attr(const char* n, TF_DataType v) : name(n), kind(kType), type(v) {}
   Attr(const char* n, std::vector<int64_t> v) : name(n), kind(kInts), ints(std::move(v)) {}
+  Attr(const char* n, std::string v) : name(n), kind(kString), str(std::move(v)) {}
+  Attr(const char* n, const char* v) : name(n), kind(kString), str(v) {}  // not a bool
   const char* name;
   Kind kind;
   int64_t i = 0;
   float f = 0;
   TF_DataType type = TF_FLOAT;
   std::vector<int64_t> ints;
+  std::string str;
 };
 
 class GradBuilder {
@@ -102,6 +105,22 @@ class GradBuilder {
     TF_DataType v = TF_FLOAT;
     if (ok()) TF_OperationGetAttrType(op_, name, &v, status_);
     return v;
+  }
+  std::string AttrString(const char* name) {
+    if (!ok()) return {};
+    TF_AttrMetadata m = TF_OperationGetAttrMetadata(op_, name, status_);
+    if (!ok() || m.total_size <= 0) return {};
+    std::string v(static_cast<size_t>(m.total_size), '\0');
+    TF_OperationGetAttrString(op_, name, &v[0], v.size(), status_);
+    return v;
+  }
+  // Whether the forward op has attr `name` (an optional attr of some op versions).
+  bool HasAttr(const char* name) const {
+    TF_Status* s = TF_NewStatus();
+    TF_OperationGetAttrMetadata(op_, name, s);
+    const bool has = TF_GetCode(s) == TF_OK;
+    TF_DeleteStatus(s);
+    return has;
   }
   std::vector<int64_t> AttrInts(const char* name) {
     if (!ok()) return {};
@@ -189,6 +208,7 @@ class GradBuilder {
         case Attr::kInts:
           TF_SetAttrIntList(d, a.name, a.ints.data(), static_cast<int>(a.ints.size()));
           break;
+        case Attr::kString: TF_SetAttrString(d, a.name, a.str.data(), a.str.size()); break;
       }
     }
     return TF_FinishOperation(d, status_);
@@ -197,6 +217,26 @@ class GradBuilder {
                std::initializer_list<Attr> attrs = {}) {
     TF_Operation* o = Node(type, inputs, attrs);
     return o != nullptr ? TF_Output{o, 0} : TF_Output{nullptr, -1};
+  }
+  TF_Output Op(const char* type, const std::vector<In>& inputs, const std::vector<Attr>& attrs) {
+    TF_Operation* o = Node(type, inputs, attrs);
+    return o != nullptr ? TF_Output{o, 0} : TF_Output{nullptr, -1};
+  }
+  // The forward op's attrs named in `names` that it has, to pass on to a gradient op.
+  std::vector<Attr> CopyAttrs(std::initializer_list<const char*> names) {
+    std::vector<Attr> out;
+    for (const char* n : names) {
+      if (!ok() || !HasAttr(n)) continue;
+      TF_AttrMetadata m = TF_OperationGetAttrMetadata(op_, n, status_);
+      if (!ok()) break;
+      if (m.is_list) out.emplace_back(n, AttrInts(n));
+      else if (m.type == TF_ATTR_STRING) out.emplace_back(n, AttrString(n));
+      else if (m.type == TF_ATTR_BOOL) out.emplace_back(n, AttrBool(n));
+      else if (m.type == TF_ATTR_INT) out.emplace_back(n, AttrInt(n));
+      else if (m.type == TF_ATTR_FLOAT) out.emplace_back(n, AttrFloat(n));
+      else if (m.type == TF_ATTR_TYPE) out.emplace_back(n, AttrType(n));
+    }
+    return out;
   }
 
   // ---- constants ----

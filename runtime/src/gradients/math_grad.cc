@@ -108,10 +108,6 @@ void ErfFamilyGrad(GradBuilder& b, double sign) {
 }
 void ErfGrad(GradBuilder& b) { ErfFamilyGrad(b, 1.0); }
 void ErfcGrad(GradBuilder& b) { ErfFamilyGrad(b, -1.0); }
-// softplus'(x) = sigmoid(x).
-void SoftplusGrad(GradBuilder& b) {
-  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Sigmoid", {b.input(0)})}));
-}
 
 // y = f(x) with a fused gradient op FGrad(y, dy).
 template <const char* kGradOp>
@@ -194,7 +190,6 @@ void RegisterMathGradients() {
   RegisterGrad("Cos", CosGrad);
   RegisterGrad("Erf", ErfGrad);
   RegisterGrad("Erfc", ErfcGrad);
-  RegisterGrad("Softplus", SoftplusGrad);
   RegisterGrad("Cast", CastGrad);
   RegisterGrad("AddN", AddNGrad);
   RegisterGrad("Select", SelectGrad);
