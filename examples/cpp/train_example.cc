@@ -94,8 +94,9 @@ int main() {
       PrintError("unconnected", e);
     }
     try {
-      // Softsign has no gradient function (yet): TF_NOT_FOUND naming it.
-      opgen::AddSymbolicGradients(m.root, {ops::Softsign(m.root, m.loss)}, {m.w.handle()}, &grads);
+      // SoftsignGrad (a gradient kernel) has no gradient function: TF_NOT_FOUND naming it.
+      opgen::AddSymbolicGradients(m.root, {ops::SoftsignGrad(m.root, m.loss, m.loss)},
+                                  {m.w.handle()}, &grads);
       std::printf("no_gradient: no error\n");
     } catch (const opgen::Error& e) {
       PrintError("no_gradient", e);
