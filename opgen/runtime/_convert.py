@@ -151,12 +151,11 @@ def to_numpy(tensor: int) -> np.ndarray:
     """A numpy copy of a ``TF_Tensor*`` (which stays the caller's to free)."""
     runtime = _lib.graph_lib()
     dtype = dtypes.as_dtype(runtime.TF_TensorType(tensor))
+    shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))
     if dtype == dtypes.string:
-        shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))
         return _strings.string_tensor_to_numpy(tensor, shape)
     if dtype.numpy_dtype is None:
         raise UnimplementedError(f"{dtype.name} tensors cannot be read into numpy yet")
-    shape = tuple(runtime.TF_Dim(tensor, i) for i in range(runtime.TF_NumDims(tensor)))
     array = np.empty(shape, dtype.numpy_dtype)
     if array.nbytes:
         _memmove(array.ctypes.data, runtime.TF_TensorData(tensor), array.nbytes)

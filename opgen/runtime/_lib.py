@@ -320,17 +320,11 @@ def graph_lib():
     global _graph_lib
     if _graph_lib is None:
         loaded = lib()
+        graph = declared(_GRAPH_SIGNATURES)  # takes the lock itself
         with _lock:
             if _graph_lib is None:
                 functions = {name: getattr(loaded, name) for name in _SIGNATURES}
-                for name, (restype, argtypes) in _GRAPH_SIGNATURES.items():
-                    fn = getattr(loaded, name, None)
-                    if fn is None:
-                        functions[name] = _unimplemented(name)
-                        continue
-                    fn.restype, fn.argtypes = restype, argtypes
-                    functions[name] = fn
-                _graph_lib = types.SimpleNamespace(**functions)
+                _graph_lib = types.SimpleNamespace(**functions, **vars(graph))
     return _graph_lib
 
 

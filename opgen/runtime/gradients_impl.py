@@ -45,7 +45,7 @@ _SIGNATURES = {
     "OPGEN_GradientContextNameScope": (_c_char_p, [_c_void_p]),
 }
 
-_lock = threading.Lock()
+_lock = threading.Lock()  # the Python gradient table below
 _capi: Any = None
 
 
@@ -53,15 +53,7 @@ def _c() -> Any:
     """The gradient functions of the runtime, declared on first use."""
     global _capi
     if _capi is None:
-        loaded = _lib.lib()
-        with _lock:
-            if _capi is None:
-                functions = {}
-                for name, (restype, argtypes) in _SIGNATURES.items():
-                    fn = getattr(loaded, name)
-                    fn.restype, fn.argtypes = restype, argtypes
-                    functions[name] = fn
-                _capi = type("_GradientAPI", (), functions)
+        _capi = _lib.declared(_SIGNATURES)
     return _capi
 
 
