@@ -41,7 +41,7 @@ def arrays() -> dict[str, np.ndarray]:
         # MLP: 64 -> 32 relu -> 10
         "mlp_w1": init(64, 32), "mlp_b1": 0.01 * rng.standard_normal(32),
         "mlp_w2": init(32, 10), "mlp_b2": 0.01 * rng.standard_normal(10),
-        # CNN: 8x8x1 -> conv 3x3x8 SAME + bias + relu -> maxpool 2x2 -> 4*4*8 -> 10
+        # CNN: 8x8x1 -> conv 3x3x8 SAME + bias + relu -> average pool 2x2 -> 4*4*8 -> 10
         "cnn_k": init(3, 3, 1, 8), "cnn_b1": 0.01 * rng.standard_normal(8),
         "cnn_w2": init(128, 10), "cnn_b2": 0.01 * rng.standard_normal(10),
     }

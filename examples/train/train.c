@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
     Check("BiasAdd");
     opgen_Relu(g, NULL, t3, &t1, status);
     Check("Relu");
-    opgen_MaxPool(g, NULL, t1, pool, 4, pool, 4, "VALID", NULL, &t2, status);
-    Check("MaxPool");
+    opgen_AvgPool(g, NULL, t1, pool, 4, pool, 4, "VALID", NULL, &t2, status);
+    Check("AvgPool");
     opgen_Reshape(g, NULL, t2, Int32Const(g, flat_shape, 2, 1), &t3, status);
     Check("Reshape");
   }

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
       auto images = ops::Reshape(root, x, {-1, 8, 8, 1});
       auto conv = ops::Conv2D(root, images, vars[0].Read(root), {1, 1, 1, 1}, "SAME");
       auto hidden = ops::Relu(root, ops::BiasAdd(root, conv, vars[1].Read(root)));
-      auto pooled = ops::MaxPool(root, hidden, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+      auto pooled = ops::AvgPool(root, hidden, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
       auto flat = ops::Reshape(root, pooled, {-1, 128});
       logits = ops::BiasAdd(root, ops::MatMul(root, flat, vars[2].Read(root)), vars[3].Read(root));
     }

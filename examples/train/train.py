@@ -50,7 +50,7 @@ def build(data: Path, model: str) -> tuple[opgen.Graph, dict]:
             images = ops.reshape(x, np.int32([-1, 8, 8, 1]))
             conv = ops.conv2d(images, k.read_value(), strides=[1, 1, 1, 1], padding="SAME")
             hidden = ops.relu(ops.bias_add(conv, b1.read_value()))
-            pooled = ops.max_pool(hidden, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+            pooled = ops.avg_pool(hidden, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
             flat = ops.reshape(pooled, np.int32([-1, 128]))
             logits = ops.bias_add(ops.mat_mul(flat, w2.read_value()), b2.read_value())
             variables = [k, b1, w2, b2]

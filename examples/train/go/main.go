@@ -118,7 +118,7 @@ func main() {
 		images := then(op.Reshape(s, x, int32Const(s, []int64{4}, []int32{-1, 8, 8, 1})))
 		conv := then(op.Conv2D(s, images, read(s, vars[0]), []int64{1, 1, 1, 1}, "SAME"))
 		hidden := then(op.Relu(s, then(op.BiasAdd(s, conv, read(s, vars[1])))))
-		pooled := then(op.MaxPool(s, hidden, []int64{1, 2, 2, 1}, []int64{1, 2, 2, 1}, "VALID"))
+		pooled := then(op.AvgPool(s, hidden, []int64{1, 2, 2, 1}, []int64{1, 2, 2, 1}, "VALID"))
 		flat := then(op.Reshape(s, pooled, int32Const(s, []int64{2}, []int32{-1, 128})))
 		logits = then(op.BiasAdd(s, then(op.MatMul(s, flat, read(s, vars[2]))), read(s, vars[3])))
 	}

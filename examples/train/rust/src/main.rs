@@ -65,7 +65,7 @@ fn main() -> Result<(), Error> {
         let images = ops::reshape(&x, int32_const(&graph, &[4], &[-1, 8, 8, 1])?).build(&graph)?;
         let conv = ops::conv2d(images, k.read()?, &[1, 1, 1, 1], "SAME").build(&graph)?;
         let hidden = ops::relu(ops::bias_add(conv, b1.read()?).build(&graph)?).build(&graph)?;
-        let pooled = ops::max_pool(hidden, &[1, 2, 2, 1], &[1, 2, 2, 1], "VALID").build(&graph)?;
+        let pooled = ops::avg_pool(hidden, &[1, 2, 2, 1], &[1, 2, 2, 1], "VALID").build(&graph)?;
         let flat = ops::reshape(pooled, int32_const(&graph, &[2], &[-1, 128])?).build(&graph)?;
         let hw = ops::mat_mul(flat, w2.read()?).build(&graph)?;
         let logits = ops::bias_add(hw, b2.read()?).build(&graph)?;
