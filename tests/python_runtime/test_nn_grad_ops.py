@@ -132,6 +132,7 @@ POOL_WINDOWS = [  # ksize, strides, padding
     ((3, 3), (1, 1), "SAME"),
     ((3, 2), (2, 1), "SAME"),
     ((2, 3), (1, 2), "VALID"),
+    ((2, 2), (2, 2), "SAME"),    # tiling windows, the last row and column clipped
 ]
 
 
@@ -146,6 +147,26 @@ def test_avg_pool_grad_is_avg_pool_derivative(ksize, strides, padding):
     dy = rng.standard_normal(ops.avg_pool(x, **attrs).numpy().shape)
     got = ops.avg_pool_grad(np.array(x.shape, np.int32), dy, **attrs).numpy()
     close(got, linear_grad(lambda xx: ops.avg_pool(xx, **attrs), x, dy))
+
+
+@pytest.mark.parametrize("shape, window, padding", [
+    ((3, 8, 8, 5), (2, 2), "VALID"), ((2, 5, 7, 3), (2, 2), "VALID"),
+    ((2, 5, 7, 3), (2, 2), "SAME"), ((1, 9, 4, 2), (3, 1), "SAME")])
+def test_tiling_avg_pool_grad_is_each_windows_grad_over_its_size(shape, window, padding):
+    # Windows that tile the input (stride = window, SAME padding only after) take their own path: each element gets
+    # its one window's grad / the window's clipped size, exactly (float32), or 0 outside.
+    attrs = pool_attrs(window, window, padding)
+    dy = rng.standard_normal(ops.avg_pool(np.zeros(shape, np.float32), **attrs).numpy().shape)
+    dy = dy.astype(np.float32)
+    got = ops.avg_pool_grad(np.array(shape, np.int32), dy, **attrs).numpy()
+    want = np.zeros(shape, np.float32)
+    kh, kw = window
+    for y in range(dy.shape[1]):
+        for x in range(dy.shape[2]):
+            rows, cols = slice(y * kh, min((y + 1) * kh, shape[1])), slice(x * kw, min((x + 1) * kw, shape[2]))
+            count = np.float32((rows.stop - rows.start) * (cols.stop - cols.start))
+            want[:, rows, cols, :] = (dy[:, y, x, :] / count)[:, None, None, :]
+    np.testing.assert_array_equal(got, want)
 
 
 def max_pool_grad_ref(x, dy, ksize, strides, padding):

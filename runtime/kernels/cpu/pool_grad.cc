@@ -25,6 +25,38 @@ struct Read {
   ComputeType<T> operator()(int64_t i) const { return Widen(p[i]); }
 };
 
+// AvgPoolGrad where the windows tile the input (stride = window, no padding before: the
+// usual 2x2/2 pooling): each input element lies in at most one window, so it takes that
+// window's grad over the window's (clipped) size, row by row, with none of the general
+// path's per-element window search. Same arithmetic as AvgPoolGradAt (0 + grad / count).
+template <typename T>
+void TilingAvgPoolGrad(const GradGeometry& g, const T* grad, T* out) {
+  using C = ComputeType<T>;
+  const int64_t row_size = g.iw * g.ic;
+  ParallelFor(g.batch * g.ih, [&](int64_t first, int64_t last) {
+    for (int64_t row = first; row < last; ++row) {
+      const int64_t b = row / g.ih, y = row % g.ih / g.sh;
+      T* dst = out + row * row_size;
+      int64_t rb = 0, re = 0;
+      if (y < g.oh) kernels::PoolSpan(y, g.sh, 0, g.kh, g.ih, &rb, &re);
+      for (int64_t sx = 0; sx < g.iw; ++sx) {
+        const int64_t x = sx / g.sw;
+        T* px = dst + sx * g.ic;
+        int64_t cb = 0, ce = 0;
+        if (x < g.ow) kernels::PoolSpan(x, g.sw, 0, g.kw, g.iw, &cb, &ce);
+        const int64_t count = (re - rb) * (ce - cb);
+        if (y >= g.oh || x >= g.ow || count <= 0) {   // in no window: no gradient
+          for (int64_t ch = 0; ch < g.ic; ++ch) px[ch] = Narrow<T>(C(0));
+          continue;
+        }
+        const T* src = grad + ((b * g.oh + y) * g.ow + x) * g.oc;
+        const C size = static_cast<C>(count);
+        for (int64_t ch = 0; ch < g.ic; ++ch) px[ch] = Narrow<T>(C(0) + Widen(src[ch]) / size);
+      }
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(row_size, 1)));
+}
+
 template <typename T, bool kMax>
 struct PoolGradKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
@@ -38,6 +70,12 @@ struct PoolGradKernel {
     const Read<T> grad{Data<T>(p.filter)};
     const Read<T> in{kMax ? Data<T>(p.input) : nullptr};
     T* out = Data<T>(output);
+    if constexpr (!kMax) {
+      if (g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw) {
+        TilingAvgPoolGrad(g, Data<T>(p.filter), out);
+        return;
+      }
+    }
     // Windows per element times their size, roughly (stride-1 windows overlap most).
     const int64_t per = std::min<int64_t>(g.kh * g.kw, 64) * (kMax ? std::min<int64_t>(g.kh * g.kw, 64) : 1);
     ParallelFor(total, [&](int64_t first, int64_t last) {
