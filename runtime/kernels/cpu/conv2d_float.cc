@@ -90,30 +90,54 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
                          float* output, const Epilogue& ep) {
   const int64_t K = g.kh * g.kw * g.ic;
   const int64_t pixels = g.oh * g.ow;
-  std::vector<float> cols(static_cast<size_t>(pixels * K));
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const float* image = input + b * g.ih * g.iw * g.ic;
-    for (int64_t y = 0; y < g.oh; ++y) {
+  // Images stack into one GEMM (their im2col rows follow each other, as do their output
+  // rows), up to kMaxStackedColumns elements: small images would otherwise pay a GEMM
+  // call's fixed cost each.
+  constexpr int64_t kMaxStackedColumns = int64_t{4} << 20;
+  const int64_t group = std::max<int64_t>(
+      1, std::min<int64_t>(g.batch, kMaxStackedColumns / std::max<int64_t>(pixels * K, 1)));
+  std::vector<float> cols(static_cast<size_t>(std::min(group, std::max<int64_t>(g.batch, 1)) * pixels * K));
+  for (int64_t b0 = 0; b0 < g.batch; b0 += group) {
+    const int64_t n = std::min(group, g.batch - b0);
+    for (int64_t b = b0; b < b0 + n; ++b) {
+      const float* image = input + b * g.ih * g.iw * g.ic;
       for (int64_t x = 0; x < g.ow; ++x) {
-        float* row = cols.data() + (y * g.ow + x) * K;
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
-            float* dst = row + (i * g.kw + j) * g.ic;
-            if (sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw) std::fill_n(dst, g.ic, 0.0f);
-            else std::copy_n(image + (sy * g.iw + sx) * g.ic, g.ic, dst);
+        // The taps [j0, j1) of this column that land inside the image (the same on every
+        // row): the others are zeros, and with no dilation the inside ones are one run.
+        const int64_t sx0 = x * g.stride_w - g.pad_left;
+        int64_t j0 = 0, j1 = g.kw;
+        while (j0 < g.kw && sx0 + j0 * g.dilation_w < 0) ++j0;
+        while (j1 > j0 && sx0 + (j1 - 1) * g.dilation_w >= g.iw) --j1;
+        for (int64_t y = 0; y < g.oh; ++y) {
+          float* row = cols.data() + ((b - b0) * pixels + y * g.ow + x) * K;
+          for (int64_t i = 0; i < g.kh; ++i) {
+            const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
+            float* dst = row + i * g.kw * g.ic;
+            if (sy < 0 || sy >= g.ih || j0 == j1) {
+              std::fill_n(dst, g.kw * g.ic, 0.0f);
+              continue;
+            }
+            std::fill_n(dst, j0 * g.ic, 0.0f);
+            const float* src = image + (sy * g.iw + sx0) * g.ic;
+            if (g.dilation_w == 1) {
+              std::copy_n(src + j0 * g.ic, (j1 - j0) * g.ic, dst + j0 * g.ic);
+            } else {
+              for (int64_t j = j0; j < j1; ++j)
+                std::copy_n(src + j * g.dilation_w * g.ic, g.ic, dst + j * g.ic);
+            }
+            std::fill_n(dst + j1 * g.ic, (g.kw - j1) * g.ic, 0.0f);
           }
         }
       }
     }
-    float* out = output + b * pixels * g.oc;
-    Gemm(false, false, pixels, g.oc, K, cols.data(), filter, out);
+    const int64_t rows = n * pixels;
+    float* out = output + b0 * pixels * g.oc;
+    Gemm(false, false, rows, g.oc, K, cols.data(), filter, out);
     // On both cores, as OpenBLAS ran the product: the fused kernels' epilogue must not
     // cost more than the BiasAdd and activation kernels it replaces.
-    const float* residual = ep.residual != nullptr ? ep.residual + b * pixels * g.oc : nullptr;
+    const float* residual = ep.residual != nullptr ? ep.residual + b0 * pixels * g.oc : nullptr;
     if (!ep.empty())
-      ParallelFor(pixels, [&](int64_t begin, int64_t end) {
+      ParallelFor(rows, [&](int64_t begin, int64_t end) {
         ApplyEpilogue(out + begin * g.oc, end - begin, g.oc, ep,
                       residual != nullptr ? residual + begin * g.oc : nullptr);
       }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.oc, 1)));

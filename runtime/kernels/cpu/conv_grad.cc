@@ -74,21 +74,35 @@ struct Conv2DBackpropFilterKernel {
       for (int64_t b0 = 0; b0 < p.batch; b0 += group) {
         const int64_t n = std::min(group, p.batch - b0), rows = n * pixels;
         ParallelFor(rows, [&](int64_t first, int64_t last) {
+          // (image, y, x) of row `first`, then stepped: no divisions per row
+          int64_t b = b0 + first / pixels, y = (first % pixels) / ow, x = first % ow;
           for (int64_t r = first; r < last; ++r) {
-            const int64_t b = b0 + r / pixels, y = (r % pixels) / ow, x = r % ow;
             const T* image = in + b * ih * iw * ic;
             G* row = cols.data() + r * K;
+            // The taps [j0, j1) of this column inside the image; the rest are zeros.
+            const int64_t sx0 = x * w.strides[2] - p.pl, dw = w.dilations[2];
+            int64_t j0 = 0, j1 = kw;
+            while (j0 < kw && sx0 + j0 * dw < 0) ++j0;
+            while (j1 > j0 && sx0 + (j1 - 1) * dw >= iw) --j1;
             for (int64_t i = 0; i < kh; ++i) {
               const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
-              for (int64_t j = 0; j < kw; ++j) {
-                const int64_t sx = x * w.strides[2] - p.pl + j * w.dilations[2];
-                G* dst = row + (i * kw + j) * ic;
-                if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) {
-                  std::fill_n(dst, ic, G(0));
-                } else {
-                  const T* src = image + (sy * iw + sx) * ic;
-                  for (int64_t k = 0; k < ic; ++k) dst[k] = static_cast<G>(Widen(src[k]));
-                }
+              G* dst = row + i * kw * ic;
+              if (sy < 0 || sy >= ih || j0 == j1) {
+                std::fill_n(dst, kw * ic, G(0));
+                continue;
+              }
+              std::fill_n(dst, j0 * ic, G(0));
+              const T* src = image + (sy * iw + sx0) * ic;
+              for (int64_t j = j0; j < j1; ++j)
+                for (int64_t k = 0; k < ic; ++k)
+                  dst[j * ic + k] = static_cast<G>(Widen(src[j * dw * ic + k]));
+              std::fill_n(dst + j1 * ic, (kw - j1) * ic, G(0));
+            }
+            if (++x == ow) {
+              x = 0;
+              if (++y == oh) {
+                y = 0;
+                ++b;
               }
             }
           }
