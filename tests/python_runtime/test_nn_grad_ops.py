@@ -213,6 +213,17 @@ def test_max_pool_grad_nan_and_orig_output_ignored():
     np.testing.assert_array_equal(got, [1, 10, 0, 0, 1000, 0, 100, 0, 0])
 
 
+def test_tiling_max_pool_grad_nan_first_maximum_and_uncovered_rows():
+    # 2x2/2 windows tile a 3x4 image (the last row in no window): the path for tiling
+    # windows keeps the rule, a NaN wins only when first, and leaves the last row 0.
+    x = np.array([1, np.nan, np.nan, 2, 3, 3, 5, np.nan, 9, 9, 9, 9], np.float32).reshape(1, 3, 4, 1)
+    attrs = pool_attrs((2, 2), (2, 2), "VALID")
+    dy = np.array([10, 100], np.float32).reshape(1, 1, 2, 1)
+    got = ops.max_pool_grad(x, np.zeros((1, 1, 2, 1), np.float32), dy, **attrs).numpy().ravel()
+    # Windows: [1, nan, 3, 3] -> 3 (index 4, the first 3); [nan, 2, 5, nan] -> NaN (index 2).
+    np.testing.assert_array_equal(got, [0, 0, 100, 0, 10, 0, 0, 0, 0, 0, 0, 0])
+
+
 def test_max_pool_grad_is_max_pool_derivative_without_ties():
     x = rng.permutation(2 * 6 * 7 * 3).astype(np.float64).reshape(2, 6, 7, 3)
     attrs = pool_attrs((3, 3), (2, 2), "SAME")

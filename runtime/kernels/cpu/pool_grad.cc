@@ -1,7 +1,8 @@
 // MaxPoolGrad and AvgPoolGrad on NHWC data: each input element gathers the gradient of
 // the windows it fed (../conv_grad_spec.h, shared with the CUDA twin), on all cores. MaxPool's
 // gradient goes to the first maximum of each window in row-major order, as TensorFlow's
-// CPU kernel chooses it (orig_output is not read). The attrs are MaxPool's
+// CPU kernel chooses it (orig_output is not read). Windows that tile the input (2x2/2)
+// take a path of their own, window by window. The attrs are MaxPool's
 // (../window_spec.h; NCHW refused as TensorFlow's CPU kernels do).
 #include <algorithm>
 #include <vector>
@@ -57,6 +58,42 @@ void TilingAvgPoolGrad(const GradGeometry& g, const T* grad, T* out) {
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(row_size, 1)));
 }
 
+// MaxPoolGrad where the windows tile the input: zeros, then each window's grad on its
+// first maximum (MaxPoolGradAt's rule: a later value wins only when strictly larger),
+// one task per band of window rows, each writing only its own input rows.
+template <typename T>
+void TilingMaxPoolGrad(const GradGeometry& g, const T* input, const T* grad, T* out) {
+  using C = ComputeType<T>;
+  std::fill_n(out, g.batch * g.ih * g.iw * g.ic, Narrow<T>(C(0)));
+  ParallelFor(g.batch * g.oh, [&](int64_t first, int64_t last) {
+    for (int64_t band = first; band < last; ++band) {
+      const int64_t b = band / g.oh, y = band % g.oh;
+      int64_t rb, re;
+      kernels::PoolSpan(y, g.sh, 0, g.kh, g.ih, &rb, &re);
+      for (int64_t x = 0; x < g.ow; ++x) {
+        int64_t cb, ce;
+        kernels::PoolSpan(x, g.sw, 0, g.kw, g.iw, &cb, &ce);
+        if (rb == re || cb == ce) continue;
+        const T* dy = grad + ((b * g.oh + y) * g.ow + x) * g.oc;
+        for (int64_t ch = 0; ch < g.ic; ++ch) {
+          int64_t best_at = -1;
+          C best = C(0);
+          for (int64_t r = rb; r < re; ++r)
+            for (int64_t q = cb; q < ce; ++q) {
+              const int64_t at = ((b * g.ih + r) * g.iw + q) * g.ic + ch;
+              const C v = Widen(input[at]);
+              if (best_at < 0 || best < v) {
+                best = v;
+                best_at = at;
+              }
+            }
+          out[best_at] = Narrow<T>(C(0) + Widen(dy[ch]));
+        }
+      }
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.kh * g.iw * g.ic, 1)));
+}
+
 template <typename T, bool kMax>
 struct PoolGradKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
@@ -70,11 +107,10 @@ struct PoolGradKernel {
     const Read<T> grad{Data<T>(p.filter)};
     const Read<T> in{kMax ? Data<T>(p.input) : nullptr};
     T* out = Data<T>(output);
-    if constexpr (!kMax) {
-      if (g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw) {
-        TilingAvgPoolGrad(g, Data<T>(p.filter), out);
-        return;
-      }
+    if (g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw) {
+      if constexpr (kMax) TilingMaxPoolGrad(g, Data<T>(p.input), Data<T>(p.filter), out);
+      else TilingAvgPoolGrad(g, Data<T>(p.filter), out);
+      return;
     }
     // Windows per element times their size, roughly (stride-1 windows overlap most).
     const int64_t per = std::min<int64_t>(g.kh * g.kw, 64) * (kMax ? std::min<int64_t>(g.kh * g.kw, 64) : 1);
