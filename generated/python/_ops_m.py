@@ -200,7 +200,7 @@ def max_pool_grad_grad(
 ) -> OpOutput:
     """The gradient of MaxPoolGrad with respect to its grad input.
 
-    Each window's output is grad at the window's first largest value of orig_input, in row-major order, the element MaxPoolGrad sent that window's gradient to (orig_output is not read).
+    Each output is grad at the first element of its window (row-major) whose orig_input equals orig_output there, or zero where none does (a NaN maximum): where orig_output is orig_input's max pool, grad at the window's maximum.
 
     Args:
       orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.

@@ -196,8 +196,10 @@ inline bool PlanPoolGrad(TF_OpKernelContext* ctx, const Window2D& w, bool max, W
 }
 
 // MaxPoolGradGrad(orig_input, orig_output, grad): `input` holds orig_input, `filter` grad
-// (shaped as orig_input); out_dims orig_output's shape, which the window must give.
-inline bool PlanMaxPoolGradGrad(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan) {
+// (shaped as orig_input), `orig_output` orig_output; out_dims its shape, which the window
+// must give.
+inline bool PlanMaxPoolGradGrad(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan,
+                                TensorPtr* orig_output) {
   plan->op = "MaxPoolGradGrad";
   const std::string op = plan->op;
   TensorPtr orig_in = Input(ctx, 0), orig_out = Input(ctx, 1), grad = Input(ctx, 2);
@@ -215,6 +217,7 @@ inline bool PlanMaxPoolGradGrad(TF_OpKernelContext* ctx, const Window2D& w, Wind
   }
   plan->input = std::move(orig_in);
   plan->filter = std::move(grad);
+  *orig_output = std::move(orig_out);
   plan->batch = id[0];
   plan->ih = id[1];
   plan->iw = id[2];
@@ -475,26 +478,21 @@ OPGEN_GRAD_HD inline C MaxPoolGradAt(const GradGeometry& g, int64_t b, int64_t s
   return acc;
 }
 
-// MaxPoolGradGrad at output [b, y, x, ch]: grad at the window's first maximum of `in`
-// (the element MaxPoolGradAt credits), or zero for an empty window.
+// MaxPoolGradGrad at output [b, y, x, ch], whose value is `out`: grad at the first element
+// of the window (row-major) equal to it, or zero where none is (a NaN maximum, or an
+// orig_output that is not the pool of orig_input), as TensorFlow's CPU kernel.
 template <typename C, typename ReadIn, typename ReadGrad>
 OPGEN_GRAD_HD inline C MaxPoolGradGradAt(const GradGeometry& g, int64_t b, int64_t y, int64_t x,
-                                         int64_t ch, ReadIn in, ReadGrad grad) {
+                                         int64_t ch, C out, ReadIn in, ReadGrad grad) {
   int64_t rb, re, cb, ce;
   PoolSpan(y, g.sh, g.pt, g.kh, g.ih, &rb, &re);
   PoolSpan(x, g.sw, g.pl, g.kw, g.iw, &cb, &ce);
-  int64_t best_i = -1;
-  C best = C(0);
   for (int64_t r = rb; r < re; ++r)
     for (int64_t q = cb; q < ce; ++q) {
       const int64_t i = ((b * g.ih + r) * g.iw + q) * g.ic + ch;
-      const C v = in(i);
-      if (best_i < 0 || best < v) {
-        best = v;
-        best_i = i;
-      }
+      if (in(i) == out) return grad(i);
     }
-  return best_i < 0 ? C(0) : grad(best_i);
+  return C(0);
 }
 
 // d input[b, sy, sx, ch] of AvgPool: each covering window's grad over its clipped size.

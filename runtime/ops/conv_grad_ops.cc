@@ -263,9 +263,9 @@ void RegisterConvGradOps(TF_Status* status) {
         "uint64}"},
        {"orig_input: T", "orig_output: T", "grad: T"}, {"output: T"}, ShapeFn<MaxPoolGradGradShape>,
        "The gradient of MaxPoolGrad with respect to its grad input.",
-       "Each window's output is grad at the window's first largest value of orig_input, in "
-       "row-major order, the element MaxPoolGrad sent that window's gradient to (orig_output "
-       "is not read).",
+       "Each output is grad at the first element of its window (row-major) whose orig_input "
+       "equals orig_output there, or zero where none does (a NaN maximum): where orig_output "
+       "is orig_input's max pool, grad at the window's maximum.",
        {{"orig_input", "MaxPool's input."}, {"orig_output", "MaxPool's output."},
         {"grad", "A gradient shaped as orig_input: of MaxPoolGrad's output."},
         {"output", "The gradient with respect to MaxPoolGrad's grad, shaped as orig_output."},

@@ -411,25 +411,25 @@ def test_complex_abs_gradient_says_what_is_missing():
 
 
 def test_max_pool_grad_grad_kernel_against_numpy():
-    """MaxPoolGradGrad reads grad at each window's first maximum (row-major, as the CPU
-    MaxPoolGrad credits), zero-padded windows ignored."""
+    """MaxPoolGradGrad reads grad at the first element of each window equal to orig_output
+    there (TensorFlow's CPU rule), zero where none is; windows clipped by SAME padding."""
     x = _distinct((2, 5, 4, 3))
-    x[0, 0, 0, 0] = x[0, 0, 1, 0] = 9.0  # a tie: the first wins
+    x[0, 0, 0, 0] = x[0, 0, 1, 0] = 9.0  # a tie: the first equal element wins
     attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
     y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+    y[1, 0, 0, 2] = 123.0  # not in its window: zero
     g = _u(x.shape)
     got = opgen.execute_op("MaxPoolGradGrad", [x, y, g], attrs)[0].numpy()
     want = np.zeros_like(y)
-    pad_h, pad_w = (max((y.shape[1] - 1) * 2 + 3 - 5, 0)) // 2, (max((y.shape[2] - 1) * 2 + 2 - 4, 0)) // 2
-    for b in range(2):
-        for i in range(y.shape[1]):
-            for j in range(y.shape[2]):
-                r0, c0 = max(i * 2 - pad_h, 0), max(j * 2 - pad_w, 0)
-                r1, c1 = min(i * 2 - pad_h + 3, 5), min(j * 2 - pad_w + 2, 4)
-                for ch in range(3):
-                    win = x[b, r0:r1, c0:c1, ch]
-                    r, c = np.unravel_index(np.argmax(win), win.shape)
-                    want[b, i, j, ch] = g[b, r0 + r, c0 + c, ch]
+    pad_h = max((y.shape[1] - 1) * 2 + 3 - 5, 0) // 2
+    pad_w = max((y.shape[2] - 1) * 2 + 2 - 4, 0) // 2
+    for b, i, j, ch in np.ndindex(*y.shape):
+        r0, c0 = max(i * 2 - pad_h, 0), max(j * 2 - pad_w, 0)
+        r1, c1 = min(i * 2 - pad_h + 3, 5), min(j * 2 - pad_w + 2, 4)
+        hits = [(r, c) for r in range(r0, r1) for c in range(c0, c1) if x[b, r, c, ch] == y[b, i, j, ch]]
+        if hits:
+            want[b, i, j, ch] = g[b, hits[0][0], hits[0][1], ch]
+    assert want[0, 0, 0, 0] == g[0, 0, 0, 0] and want[1, 0, 0, 2] == 0
     np.testing.assert_array_equal(got, want)
     with pytest.raises(opgen.errors.InvalidArgumentError, match="same shape"):
         opgen.execute_op("MaxPoolGradGrad", [x, y, g[:1]], attrs)

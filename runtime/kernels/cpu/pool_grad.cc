@@ -53,24 +53,25 @@ struct PoolGradKernel {
   }
 };
 
-// MaxPoolGradGrad: each output element reads grad at its window's first maximum.
+// MaxPoolGradGrad: each output element reads grad where its window holds its value.
 template <typename T>
 struct MaxPoolGradGradKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
-    if (!kernels::PlanMaxPoolGradGrad(ctx, w, &p)) return;
+    TensorPtr orig_output;
+    if (!kernels::PlanMaxPoolGradGrad(ctx, w, &p, &orig_output)) return;
     TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     const int64_t total = NumElements(p.out_dims);
     if (!output || total == 0) return;
     const GradGeometry g = kernels::GeometryOf(p, w);
-    const Read<T> grad{Data<T>(p.filter)}, in{Data<T>(p.input)};
+    const Read<T> grad{Data<T>(p.filter)}, in{Data<T>(p.input)}, pooled{Data<T>(orig_output)};
     T* out = Data<T>(output);
     ParallelFor(total, [&](int64_t first, int64_t last) {
       for (int64_t e = first; e < last; ++e) {
         const int64_t ch = e % g.oc, x = (e / g.oc) % g.ow, y = (e / (g.oc * g.ow)) % g.oh;
         const int64_t b = e / (g.oc * g.ow * g.oh);
-        out[e] = Narrow<T>(kernels::MaxPoolGradGradAt<ComputeType<T>>(g, b, y, x, ch, in, grad));
+        out[e] = Narrow<T>(kernels::MaxPoolGradGradAt(g, b, y, x, ch, pooled(e), in, grad));
       }
     }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(std::min<int64_t>(g.kh * g.kw, 64), 1)));
   }

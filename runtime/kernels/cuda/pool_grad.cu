@@ -41,17 +41,18 @@ struct PoolGradKernel {
     LaunchForEach(ctx, NumElements(p.out_dims), f, p.op);
   }
 };
-// MaxPoolGradGrad: one thread per output element, reading grad at its window's maximum.
+// MaxPoolGradGrad: one thread per output element, reading grad where its window holds
+// its value.
 template <typename T>
 struct MaxPoolGradGradElement {
   GradGeometry g;
-  Read<T> in, grad;
+  Read<T> in, pooled, grad;
   T* out;
   __device__ void operator()(int64_t e) const {
     const int64_t ch = e % g.oc, x = (e / g.oc) % g.ow, y = (e / (g.oc * g.ow)) % g.oh;
     const int64_t b = e / (g.oc * g.ow * g.oh);
     using C = typename ComputeType<T>::type;
-    out[e] = Narrow<T>(kernels::MaxPoolGradGradAt<C>(g, b, y, x, ch, in, grad));
+    out[e] = Narrow<T>(kernels::MaxPoolGradGradAt<C>(g, b, y, x, ch, pooled(e), in, grad));
   }
 };
 
@@ -60,11 +61,12 @@ struct MaxPoolGradGradKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
-    if (!kernels::PlanMaxPoolGradGrad(ctx, w, &p)) return;
+    TensorPtr orig_output;
+    if (!kernels::PlanMaxPoolGradGrad(ctx, w, &p, &orig_output)) return;
     TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!output) return;
     const MaxPoolGradGradElement<T> f{kernels::GeometryOf(p, w), {Data<T>(p.input)},
-                                      {Data<T>(p.filter)}, Data<T>(output)};
+                                      {Data<T>(orig_output)}, {Data<T>(p.filter)}, Data<T>(output)};
     LaunchForEach(ctx, NumElements(p.out_dims), f, p.op);
   }
 };
