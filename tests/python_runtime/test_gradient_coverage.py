@@ -358,6 +358,7 @@ def test_every_builtin_op_is_classified():
                               "to a table in test_gradient_coverage.py")
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
+    assert set(ADDED) <= set(GRADIENT_CASES)
     for op in set(registry) - set(V1_CONTROL_FLOW) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
     for op in set(V1_CONTROL_FLOW) | internal:
@@ -378,6 +379,30 @@ def test_gradient_against_finite_differences(op, k, dtype):
     if extra.get("reference_dtype") == "same":
         extra["reference_dtype"] = dtype
     check_gradient(op_type, case.inputs(dtype), case.attrs, diff=case.diff, dtype=dtype, **extra)
+
+
+ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad", "ReciprocalGrad",
+         "RsqrtGrad", "SqrtGrad", "StridedSliceGrad", "MirrorPadGrad", "UnsortedSegmentSum",
+         "AvgPoolGrad", "MaxPoolGrad", "MaxPoolGradGrad", "Conv2DBackpropFilter",
+         "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
+         "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",
+         "ResizeNearestNeighborGrad", "TensorListFromTensor", "TensorListGetItem",
+         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"]
+DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
+
+
+@pytest.mark.parametrize("op,k", DYNAMIC_IDS, ids=[f"{op}-{k}" for op, k in DYNAMIC_IDS])
+def test_added_gradients_with_unknown_shapes(op, k):
+    """The gradients added with this file, built on placeholders of unknown rank (the
+    graph-time shape paths fall back to Shape nodes)."""
+    case = GRADIENT_CASES[op][k]
+    dtype = case.dtypes[0]
+    extra = dict(case.extra)
+    op_type = extra.pop("op_type", op)
+    if extra.get("reference_dtype") == "same":
+        extra["reference_dtype"] = dtype
+    check_gradient(op_type, case.inputs(dtype), case.attrs, diff=case.diff, dtype=dtype,
+                   static=False, **extra)
 
 
 @pytest.mark.parametrize("op", V1_CONTROL_FLOW)
