@@ -106,6 +106,17 @@ def _list_get_item(g, inputs):
     return g.create_op("TensorListGetItem", [lst, two, shape], {"element_dtype": t.dtype}).outputs[0]
 
 
+def _list_two_reads(g, inputs):
+    """Two items of one list: their gradient lists meet at the list (AddN of lists)."""
+    (t,) = inputs
+    shape = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32([3])}).outputs[0]
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    items = [g.create_op("TensorListGetItem", [lst, g.create_op(
+        "Const", [], {"dtype": opgen.int32, "value": np.int32(i)}).outputs[0], shape],
+        {"element_dtype": t.dtype}).outputs[0] for i in (0, 2)]
+    return g.create_op("Mul", items, {}).outputs[0]
+
+
 def _batch_norm_second_order(version, data_format, output):
     """FusedBatchNorm* in training, then its FusedBatchNormGrad* on the forward op's
     reserve spaces: the second derivative with respect to dy, x and scale."""
@@ -273,7 +284,8 @@ def _cases() -> dict[str, list[Case]]:
         # TensorList: a round trip through every list op with a gradient
         "TensorListFromTensor": [C(fixed(u((4, 3)), u((3,))), tf=True,
                                    op_type=_list_round_trip)],
-        "TensorListGetItem": [C(fixed(u((4, 3))), tf=True, op_type=_list_get_item)],
+        "TensorListGetItem": [C(fixed(u((4, 3))), tf=True, op_type=_list_get_item),
+                              C(fixed(u((4, 3))), tf=True, op_type=_list_two_reads)],
     })
     cases["TensorListSetItem"] = cases["TensorListStack"] = cases["TensorListFromTensor"]
     for version in ("", "V2", "V3"):
@@ -460,6 +472,38 @@ def test_max_pool_grad_grad_kernel_against_numpy():
         opgen.execute_op("MaxPoolGradGrad", [x, y, g[:1]], attrs)
 
 
+def test_add_n_of_lists_sums_elements_and_keeps_unset_ones():
+    """The gradients reaching one list from several places are summed element by element
+    (TensorFlow's AddN of variants); an element unset in every list stays unset."""
+    g = opgen.Graph()
+    with g.as_default():
+        def const(v):
+            return opgen.constant(np.asarray(v))
+
+        def new_list(n):
+            return g.create_op("TensorListReserve", [const(np.int32([2])), const(np.int32(n))],
+                               {"element_dtype": opgen.float64}).outputs[0]
+
+        def set_item(lst, i, v):
+            return g.create_op("TensorListSetItem", [lst, const(np.int32(i)), const(v)],
+                               {"element_dtype": opgen.float64}).outputs[0]
+
+        a = set_item(set_item(new_list(4), 0, [1.0, 2.0]), 1, [3.0, 4.0])
+        b = set_item(new_list(4), 1, [10.0, 20.0])
+        total = g.create_op("AddN", [[a, b, b]], {}).outputs[0]
+        stacked = g.create_op("TensorListStack", [total, const(np.int32([2]))],
+                              {"element_dtype": opgen.float64}).outputs[0]
+        stacked_b = g.create_op("TensorListStack", [b, const(np.int32([2]))],
+                                {"element_dtype": opgen.float64}).outputs[0]
+        bad = g.create_op("AddN", [[a, new_list(3)]], {}).outputs[0]
+    session = opgen.Session(g)
+    got, got_b = session.run([stacked, stacked_b])
+    np.testing.assert_array_equal(got, [[1, 2], [23, 44], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(got_b, [[0, 0], [10, 20], [0, 0], [0, 0]])  # inputs untouched
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="one length"):
+        session.run(bad)
+
+
 # ---- against tf.GradientTape -----------------------------------------------------------
 
 # Run by TensorFlow's interpreter: argv[1] the cases (JSON), argv[2] their arrays (.npz),
@@ -488,6 +532,12 @@ TF_SCRIPT = textwrap.dedent("""
         return tf.raw_ops.TensorListGetItem(input_handle=lst, index=2, element_shape=[3],
                                             element_dtype=t.dtype)
 
+    def list_two_reads(t):
+        lst = tf.raw_ops.TensorListFromTensor(tensor=t, element_shape=tf.constant([3]))
+        a, b = (tf.raw_ops.TensorListGetItem(input_handle=lst, index=i, element_shape=[3],
+                                             element_dtype=t.dtype) for i in (0, 2))
+        return a * b
+
     def batch_norm(version, output):
         def f(dy, x, scale):
             empty = tf.zeros([0])
@@ -507,8 +557,9 @@ TF_SCRIPT = textwrap.dedent("""
                 tape.watch(inputs[name])
             if c["composite"]:
                 kind = c["composite"]
-                fn = (list_round_trip if kind == "round_trip" else list_get_item
-                      if kind == "get_item" else batch_norm(kind[2:], int(kind[0])))
+                lists = {"round_trip": list_round_trip, "get_item": list_get_item,
+                         "two_reads": list_two_reads}
+                fn = lists.get(kind) or batch_norm(kind[2:], int(kind[0]))
                 y = fn(*inputs.values())
             else:
                 y = getattr(tf.raw_ops, c["op"])(
@@ -522,7 +573,8 @@ TF_SCRIPT = textwrap.dedent("""
 """)
 
 TF_CASES = [(op, k) for op, k in CASE_IDS if GRADIENT_CASES[op][k].tf]
-_COMPOSITES = {"_list_round_trip": "round_trip", "_list_get_item": "get_item"}
+_COMPOSITES = {"_list_round_trip": "round_trip", "_list_get_item": "get_item",
+               "_list_two_reads": "two_reads"}
 
 
 def _composite(case: Case) -> str | None:
