@@ -5,7 +5,8 @@ without a classification fails test_every_builtin_op_is_classified.
   (gradient_check.py) in float64 and float32 (where the op's kernels take them), with
   broadcasting operands where the op broadcasts.
 - NOT_DIFFERENTIABLE: ops declared so, with the reason.
-- V1_CONTROL_FLOW: no gradient on purpose; the error says to use functional control flow.
+- V1_WHILE_LOOPS: no gradient on purpose; the error says to use functional control flow.
+  (v1 conds, Switch and Merge outside loops, have gradients: GRADIENT_CASES.)
 - UNIMPLEMENTED: a gradient registered that reports why it cannot be built yet.
 - CHECKED_ELSEWHERE: gradients checked by a named test (inputs the checker cannot feed).
 - Internal ops (``_Opgen*``): made by the graph optimizer when a graph runs, after any
@@ -115,6 +116,31 @@ def _list_two_reads(g, inputs):
         "Const", [], {"dtype": opgen.int32, "value": np.int32(i)}).outputs[0], shape],
         {"element_dtype": t.dtype}).outputs[0] for i in (0, 2)]
     return g.create_op("Mul", items, {}).outputs[0]
+
+
+def _cond(pred: bool, nested: bool):
+    """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
+    false branch itself a cond when `nested`; x is also used outside."""
+    def build(g, inputs):
+        x, z = inputs
+
+        def const_bool(v):
+            return g.create_op("Const", [], {"dtype": opgen.bool, "value": np.bool_(v)}).outputs[0]
+
+        p = const_bool(pred)
+        fx, tx = g.create_op("Switch", [x, p], {}).outputs
+        _, tz = g.create_op("Switch", [z, p], {}).outputs
+        false_result = g.create_op("Sin", [fx], {}).outputs[0]
+        if nested:
+            q = const_bool(not pred)
+            ffx, tfx = g.create_op("Switch", [fx, q], {}).outputs
+            inner = [g.create_op("Cos", [ffx], {}).outputs[0], g.create_op("Mul", [tfx, tfx], {}).outputs[0]]
+            false_result = g.create_op("Merge", [inner], {}).outputs[0]
+        true_result = g.create_op("Mul", [tx, tz], {}).outputs[0]
+        merged = g.create_op("Merge", [[false_result, true_result]], {}).outputs[0]
+        return g.create_op("Mul", [merged, x], {}).outputs[0]
+    build.__name__ = f"cond-{int(pred)}-{int(nested)}"
+    return build
 
 
 def _batch_norm_second_order(version, data_format, output):
@@ -288,6 +314,10 @@ def _cases() -> dict[str, list[Case]]:
                               C(fixed(u((4, 3))), tf=True, op_type=_list_two_reads)],
     })
     cases["TensorListSetItem"] = cases["TensorListStack"] = cases["TensorListFromTensor"]
+    # v1 conds: both branches taken, and a cond nested in a branch
+    cases["Switch"] = [C(fixed(u((2, 3)), u((2, 3))), tf=True, op_type=_cond(pred, nested))
+                       for pred in (True, False) for nested in (False, True)]
+    cases["Merge"] = cases["Switch"]
     for version in ("", "V2", "V3"):
         name = "FusedBatchNormGrad" + version
         cases[name] = [C(fixed(u((2, 2, 3, 3)), u((2, 2, 3, 3)), u((3,), 0.5, 1.5)), tf=True,
@@ -330,7 +360,7 @@ NOT_DIFFERENTIABLE = {
     "TensorListReserve": "a new list of unset elements from integer inputs",
 }
 
-V1_CONTROL_FLOW = ["Switch", "Merge", "Enter", "Exit", "NextIteration"]
+V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED = {
     "ComplexAbs": "needs complex Cast and Mul kernels, which the runtime does not have yet",
@@ -359,7 +389,7 @@ def test_every_builtin_op_is_classified():
     registry = _registry()
     internal = {op for op in registry if op.startswith("_Opgen")}
     groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
-              "V1_CONTROL_FLOW": set(V1_CONTROL_FLOW), "UNIMPLEMENTED": set(UNIMPLEMENTED),
+              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
               "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "internal": internal}
     classified: set[str] = set()
     for name, ops in groups.items():
@@ -371,9 +401,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_CONTROL_FLOW) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_CONTROL_FLOW) | internal:
+    for op in set(V1_WHILE_LOOPS) | internal:
         assert not _has_gradient(op), op
 
 
@@ -399,7 +429,7 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
          "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",
          "ResizeNearestNeighborGrad", "TensorListFromTensor", "TensorListGetItem",
-         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"]
+         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -417,25 +447,32 @@ def test_added_gradients_with_unknown_shapes(op, k):
                    static=False, **extra)
 
 
-@pytest.mark.parametrize("op", V1_CONTROL_FLOW)
-def test_v1_control_flow_names_the_op_and_the_way_out(op):
+@pytest.mark.parametrize("op", V1_WHILE_LOOPS)
+def test_v1_while_loops_name_the_op_and_the_way_out(op):
     g = opgen.Graph()
     with g.as_default():
         x = opgen.ops.placeholder(opgen.float32, shape=[2], name="x")
-        pred = opgen.ops.placeholder(opgen.bool, shape=[], name="pred")
-        if op == "Switch":
-            y = opgen.ops.switch(x, pred, name="cf")[1]
-        elif op == "Merge":
-            y = g.create_op("Merge", [[x, x]], {}, name="cf").outputs[0]
-        elif op == "Enter":
-            y = g.create_op("Enter", [x], {"frame_name": "f"}, name="cf").outputs[0]
-        else:
-            y = g.create_op(op, [x], {}, name="cf").outputs[0]
+        attrs = {"frame_name": "f"} if op == "Enter" else {}
+        y = g.create_op(op, [x], attrs, name="cf").outputs[0]
     count = len(g.get_operations())
     with pytest.raises(opgen.errors.NotFoundError,
                        match=rf"No gradient defined for op: {op} \(node 'cf'\).*functional control flow"):
         opgen.gradients(y, x)
     assert len(g.get_operations()) == count
+
+
+def test_switch_and_merge_of_a_while_loop_say_so():
+    """A loop's Merge (fed by Enter and NextIteration) and Switch (on LoopCond) refuse."""
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[], name="x")
+        enter = g.create_op("Enter", [x], {"frame_name": "loop"}).outputs[0]
+        merge = g.create_op("Merge", [[enter, enter]], {}).outputs[0]
+        cond = g.create_op("LoopCond", [g.create_op("Less", [merge, merge], {}).outputs[0]], {})
+        switch = g.create_op("Switch", [merge, cond.outputs[0]], {}).outputs[1]
+    for y in (merge, switch):
+        with pytest.raises(opgen.errors.UnimplementedError, match=r"v1 while loops.*While"):
+            opgen.gradients(y, x)
 
 
 def test_complex_abs_gradient_says_what_is_missing():
@@ -550,8 +587,27 @@ TF_SCRIPT = textwrap.dedent("""
                 reserve_space_2=fwd[4], epsilon=0.001, is_training=True, **extra)[output]
         return f
 
+    def cond(pred, nested):
+        @tf.function
+        def f(x, z, w):
+            fx, tx = tf.raw_ops.Switch(data=x, pred=tf.constant(pred))
+            _, tz = tf.raw_ops.Switch(data=z, pred=tf.constant(pred))
+            false_result = tf.sin(fx)
+            if nested:
+                ffx, tfx = tf.raw_ops.Switch(data=fx, pred=tf.constant(not pred))
+                false_result = tf.raw_ops.Merge(inputs=[tf.cos(ffx), tfx * tfx])[0]
+            y = tf.raw_ops.Merge(inputs=[false_result, tx * tz])[0] * x
+            return tf.gradients(y, [x, z], grad_ys=w)  # v1 control flow: graph gradients
+        return f
+
     for c in cases:
         inputs = {k: tf.constant(data[v]) for k, v in c["inputs"].items()}
+        if (c["composite"] or "").startswith("cond-"):
+            _, pred, nested = c["composite"].split("-")
+            grads = cond(pred == "1", nested == "1")(*inputs.values(), tf.constant(data[c["w"]]))
+            for name, gr in zip(c["diff"], grads):
+                out[c["id"] + "/" + name] = np.asarray(gr)
+            continue
         with tf.GradientTape() as tape:
             for name in c["diff"]:
                 tape.watch(inputs[name])
@@ -583,6 +639,8 @@ def _composite(case: Case) -> str | None:
         return None
     if fn.__name__ in _COMPOSITES:
         return _COMPOSITES[fn.__name__]
+    if fn.__name__.startswith("cond-"):
+        return fn.__name__
     _, _, output = fn.__name__.rpartition("out")
     version = fn.__name__.split("-")[0][len("FusedBatchNormGrad"):]
     return f"{output}-{version}"

@@ -38,15 +38,14 @@ bool Differentiable(TF_DataType t) {
   }
 }
 
-// What to do about an op without a gradient. v1 control flow (Switch, Merge, Enter, Exit,
-// NextIteration) has none on purpose: its gradients need the backward pass to rebuild the
-// forward frames, which functional control flow (If, While) does not need.
+// What to do about an op without a gradient. v1 while loops (Enter, Exit, NextIteration)
+// have none on purpose: their gradients need the backward pass to rebuild the forward
+// frames, which functional control flow (While) does not need.
 std::string NoGradientAdvice(const std::string& type) {
-  for (const char* v1 : {"Switch", "Merge", "Enter", "Exit", "NextIteration"})
+  for (const char* v1 : {"Enter", "Exit", "NextIteration"})
     if (type == v1)
-      return "gradients through v1 control flow (Switch, Merge, Enter, Exit, NextIteration) are "
-             "not supported: build conditionals and loops with functional control flow (If, "
-             "While) to differentiate them";
+      return "gradients through v1 while loops (Enter, Exit, NextIteration) are not supported: "
+             "build loops with functional control flow (While) to differentiate them";
   return "register one with OPGEN_RegisterGradient (Python: opgen.RegisterGradient)";
 }
 

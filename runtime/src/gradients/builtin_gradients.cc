@@ -55,6 +55,6 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterNotDifferentiableOps})
+                      RegisterControlFlowGradients, RegisterNotDifferentiableOps})
     family();
 }
