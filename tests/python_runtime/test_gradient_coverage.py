@@ -484,6 +484,35 @@ def test_complex_abs_gradient_says_what_is_missing():
         opgen.gradients(y, z)
 
 
+def test_batch_norm_second_order_in_half_follows_float32():
+    """FusedBatchNormGradV3 on half x: the second-order gradient computes in float32 and
+    casts back, so it is float32's rounded to half."""
+    data = np.random.default_rng(5)
+    dy_v, x_v = data.uniform(-1, 1, (2, 2, 3, 3)), data.uniform(-1, 1, (2, 2, 3, 3))
+    scale_v = data.uniform(0.5, 1.5, 3).astype(F32)
+
+    def second_order(dtype):
+        g = opgen.Graph()
+        with g.as_default():
+            dy, x = (opgen.ops.placeholder(dtype, shape=[2, 2, 3, 3]) for _ in range(2))
+            scale = opgen.ops.placeholder(opgen.float32, shape=[3])
+            empty = opgen.constant(np.zeros(0, F32))
+            attrs = {"is_training": True, "epsilon": 0.001, "U": opgen.float32}
+            fwd = g.create_op("FusedBatchNormV3", [x, scale, opgen.constant(np.float32([0.1, -0.2, 0.3])),
+                                                   empty, empty], attrs)
+            grad = g.create_op("FusedBatchNormGradV3", [dy, x, scale] + fwd.outputs[3:6], attrs)
+            y = opgen.ops.add_v2(opgen.ops.sum(opgen.ops.cast(grad.outputs[0], opgen.float32), [0, 1, 2, 3]),
+                                 opgen.ops.sum(grad.outputs[1], [0]))
+            grads = opgen.gradients(y, [dy, x, scale])
+        numpy_dtype = dtype.as_numpy_dtype
+        return opgen.Session(g).run(grads, {dy: dy_v.astype(numpy_dtype), x: x_v.astype(numpy_dtype),
+                                            scale: scale_v})
+
+    for want, got in zip(second_order(opgen.float32), second_order(opgen.float16)):
+        assert got.dtype == (np.float16 if want.shape != (3,) else np.float32)
+        np.testing.assert_allclose(np.asarray(got, F32), want, atol=3e-3 * max(1.0, np.abs(want).max()))
+
+
 def test_max_pool_grad_grad_kernel_against_numpy():
     """MaxPoolGradGrad reads grad at the first element of each window equal to orig_output
     there (TensorFlow's CPU rule), zero where none is; windows clipped by SAME padding."""
