@@ -94,8 +94,8 @@ int main() {
       PrintError("unconnected", e);
     }
     try {
-      // SoftsignGrad (a gradient kernel) has no gradient function: TF_NOT_FOUND naming it.
-      opgen::AddSymbolicGradients(m.root, {ops::SoftsignGrad(m.root, m.loss, m.loss)},
+      // Enter (a v1 while loop's) has no gradient function: TF_NOT_FOUND naming it.
+      opgen::AddSymbolicGradients(m.root, {ops::Enter(m.root, m.loss, "frame").output},
                                   {m.w.handle()}, &grads);
       std::printf("no_gradient: no error\n");
     } catch (const opgen::Error& e) {

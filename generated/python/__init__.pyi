@@ -101,6 +101,7 @@ __all__ = [
     "max",
     "max_pool",
     "max_pool_grad",
+    "max_pool_grad_grad",
     "maximum",
     "mean",
     "merge",
@@ -1961,6 +1962,61 @@ def max_pool_grad(
     strides: Sequence[int],
     padding: str,
     explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad_grad(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
     data_format: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...

@@ -188,6 +188,55 @@ def max_pool_grad(
     return _out[0]
 
 
+def max_pool_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of MaxPoolGrad with respect to its grad input.
+
+    Each output is grad at the first element of its window (row-major) whose orig_input equals orig_output there, or zero where none does (a NaN maximum): where orig_output is orig_input's max pool, grad at the window's maximum.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPool's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPool's output.
+      grad: A `Tensor`. Must have the same type as `orig_input`.
+        A gradient shaped as orig_input: of MaxPoolGrad's output.
+      ksize: A `list(int)` with at least 4 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the CPU kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+      The gradient with respect to MaxPoolGrad's grad, shaped as orig_output.
+    """
+    _out = _execute_op(
+        "MaxPoolGradGrad",
+        [orig_input, orig_output, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the larger of `x` and `y` element-wise.
 

@@ -195,6 +195,40 @@ inline bool PlanPoolGrad(TF_OpKernelContext* ctx, const Window2D& w, bool max, W
   return true;
 }
 
+// MaxPoolGradGrad(orig_input, orig_output, grad): `input` holds orig_input, `filter` grad
+// (shaped as orig_input), `orig_output` orig_output; out_dims its shape, which the window
+// must give.
+inline bool PlanMaxPoolGradGrad(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* plan,
+                                TensorPtr* orig_output) {
+  plan->op = "MaxPoolGradGrad";
+  const std::string op = plan->op;
+  TensorPtr orig_in = Input(ctx, 0), orig_out = Input(ctx, 1), grad = Input(ctx, 2);
+  if (!orig_in || !orig_out || !grad) return false;
+  const std::vector<int64_t> id = Dims(orig_in.get()), od = Dims(orig_out.get());
+  if (id.size() != 4) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": orig_input must be 4-D (NHWC), got " + ShapeString(id));
+    return false;
+  }
+  if (Dims(grad.get()) != id) {
+    Fail(ctx, TF_INVALID_ARGUMENT, op + ": grad " + ShapeString(Dims(grad.get())) +
+                                       " and orig_input " + ShapeString(id) +
+                                       " must have the same shape");
+    return false;
+  }
+  plan->input = std::move(orig_in);
+  plan->filter = std::move(grad);
+  *orig_output = std::move(orig_out);
+  plan->batch = id[0];
+  plan->ih = id[1];
+  plan->iw = id[2];
+  plan->ic = plan->oc = id[3];
+  plan->kh = w.ksize[1];
+  plan->kw = w.ksize[2];
+  if (!CheckOutBackprop(ctx, w, plan, od, "orig_output")) return false;
+  plan->out_dims = od;
+  return true;
+}
+
 // ResizeBilinearGrad(grads, original_image) and ResizeNearestNeighborGrad(grads, size):
 // the forward resize went from [batch, ih, iw, c] (the gradient's shape, out_dims) to
 // [batch, oh, ow, c] (grads'), with the forward op's scales.
@@ -442,6 +476,23 @@ OPGEN_GRAD_HD inline C MaxPoolGradAt(const GradGeometry& g, int64_t b, int64_t s
     }
   }
   return acc;
+}
+
+// MaxPoolGradGrad at output [b, y, x, ch], whose value is `out`: grad at the first element
+// of the window (row-major) equal to it, or zero where none is (a NaN maximum, or an
+// orig_output that is not the pool of orig_input), as TensorFlow's CPU kernel.
+template <typename C, typename ReadIn, typename ReadGrad>
+OPGEN_GRAD_HD inline C MaxPoolGradGradAt(const GradGeometry& g, int64_t b, int64_t y, int64_t x,
+                                         int64_t ch, C out, ReadIn in, ReadGrad grad) {
+  int64_t rb, re, cb, ce;
+  PoolSpan(y, g.sh, g.pt, g.kh, g.ih, &rb, &re);
+  PoolSpan(x, g.sw, g.pl, g.kw, g.iw, &cb, &ce);
+  for (int64_t r = rb; r < re; ++r)
+    for (int64_t q = cb; q < ce; ++q) {
+      const int64_t i = ((b * g.ih + r) * g.iw + q) * g.ic + ch;
+      if (in(i) == out) return grad(i);
+    }
+  return C(0);
 }
 
 // d input[b, sy, sx, ch] of AvgPool: each covering window's grad over its clipped size.

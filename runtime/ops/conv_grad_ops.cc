@@ -57,6 +57,13 @@ void MaxPoolGradShape(ShapeFnContext& c) {
   c.InputWithRank(2, 4, "grad");
   c.SetOutput(0, c.InputWithRank(0, 4, "orig_input"));
 }
+// MaxPoolGradGrad: shaped as orig_output (grad is shaped as orig_input).
+void MaxPoolGradGradShape(ShapeFnContext& c) {
+  PartialShape in = c.InputWithRank(0, 4, "orig_input");
+  PartialShape g = c.InputWithRank(2, 4, "grad");
+  for (int64_t d = 0; d < 4; ++d) MergeDim(in.dims[d], g.dims[d], "grad against orig_input");
+  c.SetOutput(0, c.InputWithRank(1, 4, "orig_output"));
+}
 // AvgPoolGrad: orig_input_shape (input 0).
 void AvgPoolGradShape(ShapeFnContext& c) {
   c.InputWithRank(1, 4, "grad");
@@ -249,6 +256,21 @@ void RegisterConvGradOps(TF_Status* status) {
         {"output", "The gradient with respect to MaxPool's input."},
         {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
         kPaddingDoc, kExplicitDoc, kFormatDoc}},
+      {"MaxPoolGradGrad",
+       {"ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+        "uint64}"},
+       {"orig_input: T", "orig_output: T", "grad: T"}, {"output: T"}, ShapeFn<MaxPoolGradGradShape>,
+       "The gradient of MaxPoolGrad with respect to its grad input.",
+       "Each output is grad at the first element of its window (row-major) whose orig_input "
+       "equals orig_output there, or zero where none does (a NaN maximum): where orig_output "
+       "is orig_input's max pool, grad at the window's maximum.",
+       {{"orig_input", "MaxPool's input."}, {"orig_output", "MaxPool's output."},
+        {"grad", "A gradient shaped as orig_input: of MaxPoolGrad's output."},
+        {"output", "The gradient with respect to MaxPoolGrad's grad, shaped as orig_output."},
+        {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
+        {"padding", "'VALID' or 'SAME'."}, kFormatDoc}},
       {"AvgPoolGrad",
        {"ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}",
         "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "T: {half, bfloat16, float, double}"},

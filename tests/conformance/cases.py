@@ -413,10 +413,10 @@ def _grad_kernel_cases(pair: Pair, dt, a) -> list[Call]:
 
 def _backprop_cases(op: str, dt, a) -> list[Call]:
     """Issue 22's backprop ops: each padding, stride and layout TensorFlow's CPU kernels
-    take, ties and NaN for MaxPoolGrad, both modes of the batch-norm gradients and every
+    take, ties and NaN for MaxPoolGrad and MaxPoolGradGrad, both modes of the batch-norm gradients and every
     sampling rule of the resize gradients. No dilated depthwise backprop: TensorFlow's CPU
     kernels ignore dilations there (opgen's derivative tests cover them)."""
-    if not is_float(dt) and op != "MaxPoolGrad" and op != "ResizeNearestNeighborGrad":
+    if not is_float(dt) and op not in ("MaxPoolGrad", "MaxPoolGradGrad", "ResizeNearestNeighborGrad"):
         return []
     rng = np.random.default_rng(zlib.crc32(op.encode()) + np.dtype(dt).itemsize)
     i32 = np.int32
@@ -490,6 +490,15 @@ def _backprop_cases(op: str, dt, a) -> list[Call]:
                 nan.reshape(-1)[::3] = np.nan
                 out.append(Call(op, [a(nan), r(xs[0], oh, ow, xs[3]), r(xs[0], oh, ow, xs[3])], attrs,
                                 what + ", NaN"))
+        if op == "MaxPoolGradGrad" and not explicit:  # no EXPLICIT padding in its OpDef
+            x = r(*xs)
+            out.append(Call(op, [x, r(xs[0], oh, ow, xs[3]), r(*xs)], attrs, what))
+            ties = a(rng.integers(0, 2, size=xs))
+            out.append(Call(op, [ties, r(xs[0], oh, ow, xs[3]), r(*xs)], attrs, what + ", ties"))
+            if is_float(dt):
+                nan = np.asarray(x, np.float64)
+                nan.reshape(-1)[::3] = np.nan
+                out.append(Call(op, [a(nan), r(xs[0], oh, ow, xs[3]), r(*xs)], attrs, what + ", NaN"))
         if op == "AvgPoolGrad" and not explicit:
             out.append(Call(op, [np.array(xs, i32), r(xs[0], oh, ow, xs[3])], attrs, what))
     if op.startswith("FusedBatchNormGrad"):

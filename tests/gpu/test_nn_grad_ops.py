@@ -1,5 +1,5 @@
 """Issue 22's backprop ops (Conv2DBackpropFilter, the depthwise and Conv3D backprops, MaxPoolGrad,
-AvgPoolGrad, FusedBatchNormGrad / V2 / V3, ResizeBilinearGrad, ResizeNearestNeighborGrad)
+MaxPoolGradGrad, AvgPoolGrad, FusedBatchNormGrad / V2 / V3, ResizeBilinearGrad, ResizeNearestNeighborGrad)
 on the GPU equal the CPU kernels, for every registered dtype, with the same errors."""
 
 from __future__ import annotations
@@ -81,6 +81,16 @@ def test_max_pool_grad(gpu_matches_cpu, rng, dtype, padding):
     y = ops.max_pool(x, **attrs).numpy()
     dy = random(rng, y.shape, dtype)
     gpu_matches_cpu(ops.max_pool_grad, x, y, dy, **attrs, **gemm_tolerance(dtype, 9))
+
+
+@pytest.mark.parametrize("dtype", MAX_POOL_TYPES, ids=name)
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_max_pool_grad_grad(gpu_matches_cpu, rng, dtype, padding):
+    x = random(rng, (2, 7, 8, 3), dtype)  # integer ties: the first equal element on both
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 1, 1], "padding": padding}
+    y = ops.max_pool(x, **attrs).numpy()
+    y.reshape(-1)[::5] = y.reshape(-1)[::5] + 1  # some outputs not in their window: zeros
+    gpu_matches_cpu(ops.max_pool_grad_grad, x, y, random(rng, x.shape, dtype), **attrs)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=name)

@@ -530,8 +530,8 @@ fn main() -> Result<(), Error> {
     let unused = Variable::builder().name("unused").const_initial_value(Tensor::new(&[1], &[1f32])?).build(&m.graph)?;
     let g = m.graph.add_gradients(None, &[m.loss.clone()], &[m.w.handle(), unused.handle()], None)?;
     println!("unconnected: {} {}", g[0].is_some(), g[1].is_some());
-    let soft = ops::softsign_grad(m.loss.clone(), m.loss.clone()).build(&m.graph)?.output(0);
-    let err = m.graph.add_gradients(None, &[soft], &[m.w.handle()], None).unwrap_err();
+    let entered = ops::enter(m.loss.clone(), "frame").build(&m.graph)?.output(0);
+    let err = m.graph.add_gradients(None, &[entered], &[m.w.handle()], None).unwrap_err();
     println!("no_gradient: {:?} | {}", err.code, err.message);
     let err = m.graph.add_gradients(None, &[m.loss.clone()], &[m.w.handle()], Some(&[])).unwrap_err();
     println!("wrong_length: {:?} | {}", err.code, err.message);
@@ -680,9 +680,9 @@ func main() {
 	g, err = m.s.Graph().AddGradients("", []tf.Output{m.loss}, []tf.Output{m.w.Handle(), unused.Handle()}, nil)
 	must(err)
 	fmt.Printf("unconnected: %v %v\n", g[0].Op != nil, g[1].Op != nil)
-	soft, err := op.SoftsignGrad(m.s, m.loss, m.loss)
+	entered, err := op.Enter(m.s, m.loss, "frame")
 	must(err)
-	_, err = m.s.Graph().AddGradients("", []tf.Output{soft}, []tf.Output{m.w.Handle()}, nil)
+	_, err = m.s.Graph().AddGradients("", []tf.Output{entered}, []tf.Output{m.w.Handle()}, nil)
 	fmt.Printf("no_gradient: %s\n", code(err))
 	_, err = m.s.Graph().AddGradients("", []tf.Output{m.loss}, []tf.Output{m.w.Handle()}, []tf.Output{})
 	fmt.Printf("wrong_length: %s\n", code(err))
@@ -697,7 +697,7 @@ func main() {
 def _check_train_errors(lines: dict[str, str], true: str) -> None:
     assert lines["unconnected"] == f"{true} false"
     code, message = lines["no_gradient"].split(" | ", 1)
-    assert code == "NotFound" and message.startswith("No gradient defined for op: SoftsignGrad"), message
+    assert code == "NotFound" and message.startswith("No gradient defined for op: Enter"), message
     assert lines["wrong_length"].startswith("InvalidArgument | ")
     assert lines["taken_prefix"] == "InvalidArgument"
     assert lines["no_gradients"] == "InvalidArgument | No gradients provided for any variable: ['w']."

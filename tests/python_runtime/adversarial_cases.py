@@ -175,6 +175,8 @@ def baseline(op_def, rng):
             {"strides": [1, 1, 1, 1], "padding": "SAME"}),
         "MaxPoolGrad": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 2, 2, 2))],
                                 dict(WINDOW)),
+        "MaxPoolGradGrad": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 4, 4, 2))],
+                                    dict(WINDOW)),
         "AvgPoolGrad": lambda: ([np.array([1, 4, 4, 2], i32), _x(rng, (1, 2, 2, 2))], dict(WINDOW)),
         "FusedBatchNormGrad": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
                                        + [_x(rng, (3,)) for _ in range(3)], {}),
@@ -711,6 +713,8 @@ def invalid_cases():
         ("MaxPoolGrad", [img, _a((1, 2, 2, 2)), _a((1, 2, 2, 3))], window, "grad of another shape"),
         ("MaxPoolGrad", [img, _a((1, 3, 3, 2)), _a((1, 3, 3, 2))], window, "grad of the wrong size"),
         ("MaxPoolGrad", [_a((4, 4, 2)), _a((1, 2, 2, 2)), _a((1, 2, 2, 2))], window, "orig_input of rank 3"),
+        ("MaxPoolGradGrad", [img, _a((1, 2, 2, 2)), _a((1, 2, 2, 2))], window, "grad not shaped as orig_input"),
+        ("MaxPoolGradGrad", [img, _a((1, 3, 3, 2)), img], window, "orig_output of the wrong size"),
         ("AvgPoolGrad", [_v(1, 4, 4), _a((1, 2, 2, 2))], window, "orig_input_shape of 3 values"),
         ("AvgPoolGrad", [_v(1, 5, 5, 2), _a((1, 3, 3, 2))], window, "grad of the wrong size"),
         ("FusedBatchNormGradV3", [img, _a((1, 4, 4, 3))] + [_a((2,))] * 4, {}, "x and y_backprop differ"),

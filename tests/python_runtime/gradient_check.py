@@ -32,7 +32,7 @@ class Built:
     """One graph: the op on placeholders for the differentiable inputs, its output y, a
     weight placeholder w, and the gradients of sum(w * y)."""
 
-    def __init__(self, op_type: str, inputs: Sequence[Any], attrs: dict, diff: Sequence[int],
+    def __init__(self, op_type: Any, inputs: Sequence[Any], attrs: dict, diff: Sequence[int],
                  dtype: np.dtype, static: bool, output: int, list_arg: bool | int):
         self.g = opgen.Graph()
         g = self.g
@@ -51,8 +51,10 @@ class Built:
             node_inputs = [node_inputs]
         elif list_arg:  # a count: that many leading inputs form the list arg
             node_inputs = [node_inputs[:list_arg]] + node_inputs[list_arg:]
-        op = g.create_op(op_type, node_inputs, dict(attrs))
-        self.y = op.outputs[output]
+        if callable(op_type):  # a small graph of several ops: build(graph, inputs) -> y
+            self.y = op_type(g, node_inputs)
+        else:
+            self.y = g.create_op(op_type, node_inputs, dict(attrs)).outputs[output]
         self.w = _placeholder(g, self.y.dtype, None, "w")
         self.grads = opgen.gradients([self.y], [self.placeholders[i] for i in diff],
                                      grad_ys=[self.w])
@@ -62,7 +64,7 @@ class Built:
         return {self.placeholders[i]: np.asarray(v, dtype) for i, v in values.items()}
 
 
-def check_gradient(op_type: str, inputs: Sequence[Any], attrs: dict | None = None,
+def check_gradient(op_type: Any, inputs: Sequence[Any], attrs: dict | None = None,
                    diff: Sequence[int] | None = None, dtype: Any = np.float64,
                    static: bool = True, output: int = 0, list_arg: bool | int = False,
                    delta: float = 1e-6, rtol: float | None = None, atol: float | None = None,
@@ -74,6 +76,8 @@ def check_gradient(op_type: str, inputs: Sequence[Any], attrs: dict | None = Non
     dtype); `static` gives the placeholders their shapes (False: unknown rank, so the
     gradient takes its dynamic-shape path); `list_arg` passes all inputs as one list arg
     (AddN, IdentityN), or a count: the leading inputs that do (ConcatV2). float32 gradients are compared with looser tolerances.
+    `op_type` may also be a function (graph, inputs) -> output, for gradients that only
+    mean something through several ops (a TensorList's, a batch norm's second order).
     `reference_dtype` is the dtype the differences are taken in (float32 for ops without
     a float64 kernel, such as FusedBatchNorm, with a wider `delta`)."""
     attrs = attrs or {}

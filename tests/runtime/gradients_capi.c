@@ -131,14 +131,14 @@ int main(void) {
   OPGEN_RegisterGradient("Square", NULL, NULL, s);
   TF_Graph* g3 = TF_NewGraph();
   TF_Operation* x3 = Placeholder(g3, "x", s);
-  TF_OperationDescription* d = TF_NewOperation(g3, "Placeholder", "pred");
-  TF_SetAttrType(d, "dtype", TF_BOOL);
-  TF_Operation* pred = TF_FinishOperation(d, s);
-  TF_Operation* sw = Binary(g3, "Switch", "sw", (TF_Output){x3, 0}, (TF_Output){pred, 0}, s);
+  TF_OperationDescription* d = TF_NewOperation(g3, "Enter", "enter");  /* a v1 while loop's */
+  TF_AddInput(d, (TF_Output){x3, 0});
+  TF_SetAttrString(d, "frame_name", "frame", 5);
+  TF_Operation* enter = TF_FinishOperation(d, s);
   size_t pos = 0;
   int before = 0;
   while (TF_GraphNextOperation(g3, &pos)) before++;
-  TF_Output y3[1] = {{sw, 1}}, x3s[1] = {{x3, 0}}, d3[1];
+  TF_Output y3[1] = {{enter, 0}}, x3s[1] = {{x3, 0}}, d3[1];
   TF_AddGradients(g3, y3, 1, x3s, 1, NULL, s, d3);
   CHECK(TF_GetCode(s) == TF_NOT_FOUND, "no gradient: NOT_FOUND");
   printf("missing_error %s\n", TF_Message(s));

@@ -34,5 +34,5 @@ def test_c_api_gradients(tmp_path):
     np.testing.assert_allclose(np.float32(lines["custom"].split()), [3, 3, 3])
     np.testing.assert_allclose(np.float32(lines["builtin"].split()), 2 * x)
     assert "conflicts with existing node" in lines["prefix_error"]
-    assert "No gradient defined for op: Switch" in lines["missing_error"]
+    assert "No gradient defined for op: Enter" in lines["missing_error"]
     assert lines["failures"] == "0"

@@ -563,6 +563,7 @@ _CALLS = {
     "Conv3DBackpropFilterV2": lambda P: ([P((1, 3, 3, 3, 2)), np.array([1, 1, 1, 2, 4], I32),
                                           P((1, 3, 3, 3, 4))], {"strides": [1] * 5, "padding": "SAME"}, None),
     "MaxPoolGrad": lambda P: ([P((1, 3, 3, 1))] * 3, {"ksize": [1] * 4, **_WINDOW}, None),
+    "MaxPoolGradGrad": lambda P: ([P((1, 3, 3, 1))] * 3, {"ksize": [1] * 4, **_WINDOW}, None),
     "AvgPoolGrad": lambda P: ([np.array([1, 3, 3, 1], I32), P((1, 3, 3, 1))], {"ksize": [1] * 4, **_WINDOW},
                               None),
     "FusedBatchNormGrad": lambda P: ([P((1, 2, 2, 3))] * 2 + [P((3,))] * 3, {}, None),
@@ -693,6 +694,10 @@ def test_issue22_backprop_shapes(infer_shapes):
     pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
     assert infer_shapes("MaxPoolGrad", [P((None, 4, 6, 3)), P((None, 2, 3, 3)), P((None, 2, 3, 3))],
                         pool) == [(None, 4, 6, 3)]
+    assert infer_shapes("MaxPoolGradGrad", [P((None, 4, 6, 3)), P((None, 2, 3, 3)), P((1, 4, 6, 3))],
+                        pool) == [(None, 2, 3, 3)]
+    with pytest.raises(ShapeInferenceError, match="grad against orig_input"):
+        infer_shapes("MaxPoolGradGrad", [P((1, 4, 6, 3)), P((1, 2, 3, 3)), P((1, 4, 5, 3))], pool)
     assert infer_shapes("AvgPoolGrad", [np.array([2, 4, 6, 3], I32), P((2, 2, 3, 3))], pool) == [(2, 4, 6, 3)]
     out = infer_shapes("FusedBatchNormGradV3", [P((2, 5, None, 4)), P((2, 5, 3, None))] + [P((5,))] * 4,
                        {"data_format": "NCHW"})

@@ -1,5 +1,6 @@
 // TensorList kernels (TensorFlow registers them on the host only: a list is a host
-// object even when its elements would live on a device). The list is ../tensor_list.h.
+// object even when its elements would live on a device), and AddN of lists. The list is
+// ../tensor_list.h.
 #include <cstring>
 
 #include "../tensor_list.h"
@@ -328,6 +329,77 @@ void ElementShapeCompute(void*, TF_OpKernelContext* ctx) {
     Data<T>(out)[k] = static_cast<T>(list->element_shape[k]);
 }
 
+// AddN of lists (TensorFlow adds variants through each variant type's add function):
+// element-wise sums of lists of one length and element dtype; an element unset in every
+// list stays unset, one unset in some lists counts as zeros. The backward pass sums the
+// gradients reaching a list this way.
+template <typename T>
+void AddInto(TF_Tensor* sum, const TF_Tensor* addend) {
+  T* out = static_cast<T*>(TF_TensorData(sum));
+  const T* in = static_cast<const T*>(TF_TensorData(addend));
+  const int64_t n = TF_TensorElementCount(sum);
+  for (int64_t k = 0; k < n; ++k) out[k] = Narrow<T>(Widen(out[k]) + Widen(in[k]));
+}
+
+bool AddElement(TF_OpKernelContext* ctx, TF_Tensor* sum, const TF_Tensor* addend, size_t index) {
+  if (Dims(sum) != Dims(addend)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "AddN of lists: element " + std::to_string(index) + " has shapes " +
+             ShapeString(Dims(sum)) + " and " + ShapeString(Dims(addend)));
+    return false;
+  }
+  switch (TF_TensorType(sum)) {
+    case TF_FLOAT: AddInto<float>(sum, addend); return true;
+    case TF_DOUBLE: AddInto<double>(sum, addend); return true;
+    case TF_HALF: AddInto<Half>(sum, addend); return true;
+    case TF_BFLOAT16: AddInto<BFloat16>(sum, addend); return true;
+    default:
+      Fail(ctx, TF_UNIMPLEMENTED, "AddN of lists of " + kernels::DTypeName(TF_TensorType(sum)) +
+                                      " elements (floating-point elements only)");
+      return false;
+  }
+}
+
+void AddNCompute(void*, TF_OpKernelContext* ctx) {
+  const int n = TF_NumInputs(ctx);
+  const TensorList* first = ListInput(ctx, 0, nullptr);
+  if (first == nullptr) return;
+  auto out = std::make_unique<TensorList>(*first);
+  std::vector<bool> owned(out->items.size(), false);  // a copy this kernel may write
+  for (int i = 1; i < n; ++i) {
+    const TensorList* list = ListInput(ctx, i, nullptr);
+    if (list == nullptr) return;
+    if (list->items.size() != out->items.size() || list->element_dtype != out->element_dtype) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "AddN of lists needs lists of one length and element dtype: " +
+               std::to_string(out->items.size()) + " " + kernels::DTypeName(out->element_dtype) +
+               " elements and " + std::to_string(list->items.size()) + " " +
+               kernels::DTypeName(list->element_dtype));
+      return;
+    }
+    for (size_t k = 0; k < out->items.size(); ++k) {
+      const std::shared_ptr<TF_Tensor>& addend = list->items[k];
+      if (!addend) continue;
+      if (!out->items[k]) {
+        out->items[k] = addend;  // shared: copied before any write
+        continue;
+      }
+      if (!owned[k]) {
+        const TF_Tensor* src = out->items[k].get();
+        const std::vector<int64_t> dims = Dims(src);
+        TF_Tensor* copy = TF_AllocateTensor(TF_TensorType(src), dims.data(),
+                                            static_cast<int>(dims.size()), TF_TensorByteSize(src));
+        if (copy == nullptr) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a list element");
+        if (TF_TensorByteSize(src)) std::memcpy(TF_TensorData(copy), TF_TensorData(src), TF_TensorByteSize(src));
+        out->items[k] = TensorList::Hold(copy);
+        owned[k] = true;
+      }
+      if (!AddElement(ctx, out->items[k].get(), addend.get(), k)) return;
+    }
+  }
+  SetListOutput(ctx, 0, std::move(out));
+}
+
 }  // namespace
 
 void RegisterTensorListKernels(TF_Status* status) {
@@ -348,6 +420,7 @@ void RegisterTensorListKernels(TF_Status* status) {
     with_attrs("TensorListSetItem", "element_dtype", t, SetItemCompute);
     with_attrs("TensorListStack", "element_dtype", t, StackCompute);
   }
+  RegisterKernel(kDevice, {"AddN", {{"T", TF_VARIANT}}, {}, AddNCompute}, status);
   RegisterKernel(kDevice, {"TensorListLength", {}, {}, LengthCompute}, status);
   RegisterKernel(kDevice, {"TensorListElementShape", {{"shape_type", TF_INT32}}, {},
       ElementShapeCompute<int32_t>}, status);

@@ -10,7 +10,7 @@ namespace cuda {
 void RegisterBatchNormGradKernels(TF_Status* status);  // batch_norm_grad.cu: FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3
 void RegisterConvGradKernels(TF_Status* status);       // conv_grad.cu: Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter, Conv3DBackpropInputV2, Conv3DBackpropFilterV2
 void RegisterImageGradKernels(TF_Status* status);      // image_grad.cu: ResizeBilinearGrad, ResizeNearestNeighborGrad
-void RegisterPoolGradKernels(TF_Status* status);       // pool_grad.cu: MaxPoolGrad, AvgPoolGrad
+void RegisterPoolGradKernels(TF_Status* status);       // pool_grad.cu: MaxPoolGrad(Grad), AvgPoolGrad
 
 }  // namespace cuda
 }  // namespace opgen

@@ -1,4 +1,4 @@
-// MaxPoolGrad and AvgPoolGrad on the GPU, NHWC only (NCHW refused, as on the CPU): one
+// MaxPoolGrad, MaxPoolGradGrad and AvgPoolGrad on the GPU, NHWC only (NCHW refused, as on the CPU): one
 // thread per input element gathering ../conv_grad_spec.h's per-element sums (no atomics),
 // with the CPU kernels' checks and errors. Twin of ../cpu/pool_grad.cc.
 #include "../conv_grad_spec.h"
@@ -41,6 +41,36 @@ struct PoolGradKernel {
     LaunchForEach(ctx, NumElements(p.out_dims), f, p.op);
   }
 };
+// MaxPoolGradGrad: one thread per output element, reading grad where its window holds
+// its value.
+template <typename T>
+struct MaxPoolGradGradElement {
+  GradGeometry g;
+  Read<T> in, pooled, grad;
+  T* out;
+  __device__ void operator()(int64_t e) const {
+    const int64_t ch = e % g.oc, x = (e / g.oc) % g.ow, y = (e / (g.oc * g.ow)) % g.oh;
+    const int64_t b = e / (g.oc * g.ow * g.oh);
+    using C = typename ComputeType<T>::type;
+    out[e] = Narrow<T>(kernels::MaxPoolGradGradAt<C>(g, b, y, x, ch, pooled(e), in, grad));
+  }
+};
+
+template <typename T>
+struct MaxPoolGradGradKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const Window2D& w = *static_cast<Window2D*>(state);
+    kernels::WindowPlan p;
+    TensorPtr orig_output;
+    if (!kernels::PlanMaxPoolGradGrad(ctx, w, &p, &orig_output)) return;
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
+    if (!output) return;
+    const MaxPoolGradGradElement<T> f{kernels::GeometryOf(p, w), {Data<T>(p.input)},
+                                      {Data<T>(orig_output)}, {Data<T>(p.filter)}, Data<T>(output)};
+    LaunchForEach(ctx, NumElements(p.out_dims), f, p.op);
+  }
+};
+
 template <typename T> using MaxPoolGradKernel = PoolGradKernel<T, true>;
 template <typename T> using AvgPoolGradKernel = PoolGradKernel<T, false>;
 
@@ -56,10 +86,11 @@ using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, i
 
 }  // namespace
 
-// As on the CPU: MaxPoolGrad on every real type, AvgPoolGrad on the floats
+// As on the CPU: MaxPoolGrad(Grad) on every real type, AvgPoolGrad on the floats
 // (orig_input_shape read on the host).
 void RegisterPoolGradKernels(TF_Status* status) {
   RegisterWith<MaxPoolGradKernel>("MaxPoolGrad", {}, RealTypes(), status);
+  RegisterWith<MaxPoolGradGradKernel>("MaxPoolGradGrad", {}, RealTypes(), status);
   RegisterWith<AvgPoolGradKernel>("AvgPoolGrad", {"orig_input_shape"}, FloatTypes(), status);
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -35,6 +36,17 @@ bool Differentiable(TF_DataType t) {
     default:
       return false;
   }
+}
+
+// What to do about an op without a gradient. v1 while loops (Enter, Exit, NextIteration)
+// have none on purpose: their gradients need the backward pass to rebuild the forward
+// frames, which functional control flow (While) does not need.
+std::string NoGradientAdvice(const std::string& type) {
+  for (const char* v1 : {"Enter", "Exit", "NextIteration"})
+    if (type == v1)
+      return "gradients through v1 while loops (Enter, Exit, NextIteration) are not supported: "
+             "build loops with functional control flow (While) to differentiate them";
+  return "register one with OPGEN_RegisterGradient (Python: opgen.RegisterGradient)";
 }
 
 struct TensorKey {
@@ -202,8 +214,7 @@ bool BackwardPass::Visit(TF_Operation* op) {
   if (!LookupGradient(op->type(), &entry, status_)) {
     if (status_->code != TF_OK) return false;
     return Fail(TF_NOT_FOUND, "No gradient defined for op: " + op->type() + " (node '" +
-                                  op->name + "'); register one with OPGEN_RegisterGradient "
-                                  "(Python: opgen.RegisterGradient)");
+                                  op->name + "'); " + NoGradientAdvice(op->type()));
   }
   if (entry.not_differentiable) return true;
 

@@ -110,6 +110,15 @@ void StridedSliceGrad(GradBuilder& b) {
                              "shrink_axis_mask"})));
 }
 
+// StridedSliceGrad(shape, begin, end, strides, dy) scatters dy into zeros: linear in dy,
+// whose gradient is the same strided slice of g.
+void StridedSliceGradGrad(GradBuilder& b) {
+  if (!b.needs(4)) return;
+  b.Set(4, b.Op("StridedSlice", {b.grad(0), b.input(1), b.input(2), b.input(3)},
+                b.CopyAttrs({"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                             "shrink_axis_mask"})));
+}
+
 // Pad(x, paddings): the slice of the gradient at paddings[:, 0].
 void PadGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), paddings = ToInt32(b, b.input(1));
@@ -121,6 +130,27 @@ void PadGrad(GradBuilder& b) {
 
 void MirrorPadGrad(GradBuilder& b) {
   b.Set(0, b.Op("MirrorPadGrad", {b.grad(0), b.input(1)}, b.CopyAttrs({"mode"})));
+}
+
+// MirrorPadGrad folds the padding back in: its adjoint pads g again.
+void MirrorPadGradGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("MirrorPad", {b.grad(0), b.input(1)}, b.CopyAttrs({"mode"})));
+}
+
+// UnsortedSegmentSum(data, ids, n): each data row gets its segment's gradient row, or
+// zeros where its id is negative (dropped by the sum).
+void UnsortedSegmentSumGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output ids = b.input(1), g = b.grad(0);
+  const TF_Output zero = b.Op("ZerosLike", {ids});
+  const TF_Output rows = b.Op("GatherV2", {g, b.Op("Maximum", {ids, zero}), b.Int32(0)});
+  // the kept mask, reshaped to ids' shape followed by ones for g's inner dims
+  const TF_Output inner_ones =
+      b.Op("OnesLike", {b.Op("Slice", {b.Op("Shape", {g}), b.Int32s({1}), b.Int32s({-1})})});
+  const TF_Output mask_shape =
+      b.Op("ConcatV2", {std::vector<TF_Output>{b.Op("Shape", {ids}), inner_ones}, b.Int32(0)});
+  const TF_Output kept = b.Op("Reshape", {b.Op("GreaterEqual", {ids, zero}), mask_shape});
+  b.Set(0, b.Op("SelectV2", {kept, rows, b.Op("ZerosLike", {rows})}));
 }
 
 // ---- copies ----
@@ -308,6 +338,27 @@ void ResizeNearestNeighborGrad(GradBuilder& b) {
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
 }
 
+// The resize backprops are linear in their gradient input; their adjoints are the
+// forward resizes to that input's size. TensorFlow registers no gradient for them: these
+// are derived.
+TF_Output SpatialSize(GradBuilder& b, TF_Output images) {
+  return b.Op("Slice", {b.ShapeOf(images), b.Int32s({1}), b.Int32s({2})});
+}
+// ResizeBilinearGrad(grads (float32), original_image): original_image gives only a shape.
+void ResizeBilinearGradGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output grads = b.input(0);
+  b.Set(0, b.Op("ResizeBilinear", {b.grad(0), SpatialSize(b, grads)},
+                b.CopyAttrs({"align_corners", "half_pixel_centers"})));
+}
+// ResizeNearestNeighborGrad(grads, size).
+void ResizeNearestNeighborGradGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output grads = b.input(0);
+  b.Set(0, b.Op("ResizeNearestNeighbor", {b.grad(0), SpatialSize(b, grads)},
+                b.CopyAttrs({"align_corners", "half_pixel_centers"})));
+}
+
 }  // namespace
 
 void RegisterArrayGradients() {
@@ -342,6 +393,11 @@ void RegisterArrayGradients() {
   RegisterGrad("BatchToSpaceND", SpaceBatchGrad<kSpaceToBatchND>);
   RegisterGrad("ResizeBilinear", ResizeBilinearGrad);
   RegisterGrad("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
+  RegisterGrad("StridedSliceGrad", StridedSliceGradGrad);
+  RegisterGrad("MirrorPadGrad", MirrorPadGradGrad);
+  RegisterGrad("UnsortedSegmentSum", UnsortedSegmentSumGrad);
+  RegisterGrad("ResizeBilinearGrad", ResizeBilinearGradGrad);
+  RegisterGrad("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
 }
 
 }  // namespace gradients

@@ -34,7 +34,17 @@ void RegisterNotDifferentiableOps() {
         // values that do not depend on the input's values, or stop gradients on purpose
         "ZerosLike", "OnesLike", "StopGradient", "VarIsInitializedOp",
         // piecewise constant: TensorFlow's gradient is None
-        "Floor", "Ceil", "Round", "FloorDiv"})
+        "Floor", "Ceil", "Round", "FloorDiv",
+        // boolean reductions; values without inputs
+        "All", "Any", "Const", "Placeholder",
+        // state, checkpoints and scheduling: they hand on no values to differentiate
+        "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
+        "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
+        "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
+        "ResourceApplyAdam", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "NoOp",
+        "ControlTrigger", "LoopCond",
+        // a list's length and element shape; a new list of unset elements
+        "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);
 }
 
@@ -44,6 +54,7 @@ void RegisterNotDifferentiableOps() {
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
-                      RegisterNnGradients, RegisterConvGradients, RegisterNotDifferentiableOps})
+                      RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
+                      RegisterControlFlowGradients, RegisterNotDifferentiableOps})
     family();
 }

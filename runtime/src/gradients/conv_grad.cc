@@ -1,5 +1,6 @@
 // Gradients of the convolutions and pooling, with TensorFlow's formulas (its nn_grad.py):
-// each through its backprop kernels, with the forward op's window attrs passed on.
+// each through its backprop kernels, with the forward op's window attrs passed on; and
+// the second derivatives through the backprop ops themselves.
 #include "builtin_gradients.h"
 #include "grad_builder.h"
 
@@ -26,14 +27,27 @@ constexpr char kConv2DInput[] = "Conv2DBackpropInput", kConv2DFilter[] = "Conv2D
                kDepthwiseFilter[] = "DepthwiseConv2dNativeBackpropFilter",
                kConv3DInput[] = "Conv3DBackpropInputV2", kConv3DFilter[] = "Conv3DBackpropFilterV2";
 
-// dx = Conv2DBackpropInput(sizes, f, dy), linear in f and dy: input_sizes gets none,
-// f gets Conv2DBackpropFilter(ddx, shape(f), dy), dy gets Conv2D(ddx, f).
-void Conv2DBackpropInputGrad(GradBuilder& b) {
+// dx = BackpropInput(sizes, f, dy), linear in f and dy: input_sizes gets none,
+// f gets BackpropFilter(ddx, shape(f), dy), dy gets conv(ddx, f).
+template <const char* kFilterOp, const char* kForward>
+void BackpropInputGrad(GradBuilder& b) {
   const TF_Output f = b.input(1), dy = b.input(2), ddx = b.grad(0);
   const std::vector<Attr> attrs = ConvAttrs(b);
-  if (b.needs(1)) b.Set(1, b.Op("Conv2DBackpropFilter", {ddx, b.ShapeOf(f), dy}, attrs));
-  if (b.needs(2)) b.Set(2, b.Op("Conv2D", {ddx, f}, attrs));
+  if (b.needs(1)) b.Set(1, b.Op(kFilterOp, {ddx, b.ShapeOf(f), dy}, attrs));
+  if (b.needs(2)) b.Set(2, b.Op(kForward, {ddx, f}, attrs));
 }
+
+// df = BackpropFilter(x, sizes, dy), linear in x and dy: x gets BackpropInput(shape(x),
+// ddf, dy), filter_sizes none, dy gets conv(x, ddf).
+template <const char* kInputOp, const char* kForward>
+void BackpropFilterGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), dy = b.input(2), ddf = b.grad(0);
+  const std::vector<Attr> attrs = ConvAttrs(b);
+  if (b.needs(0)) b.Set(0, b.Op(kInputOp, {b.ShapeOf(x), ddf, dy}, attrs));
+  if (b.needs(2)) b.Set(2, b.Op(kForward, {x, ddf}, attrs));
+}
+constexpr char kConv2D[] = "Conv2D", kDepthwise[] = "DepthwiseConv2dNative",
+               kConv3D[] = "Conv3D";
 
 void MaxPoolGrad(GradBuilder& b) {
   b.Set(0, b.Op("MaxPoolGrad", {b.input(0), b.output(0), b.grad(0)},
@@ -45,13 +59,48 @@ void AvgPoolGrad(GradBuilder& b) {
                 b.CopyAttrs({"ksize", "strides", "padding", "data_format"})));
 }
 
+// AvgPoolGrad(shape, dy) spreads each dy over its window: its adjoint is the average pool.
+void AvgPoolGradGrad(GradBuilder& b) {
+  if (b.needs(1))
+    b.Set(1, b.Op("AvgPool", {b.grad(0)}, b.CopyAttrs({"ksize", "strides", "padding",
+                                                       "data_format"})));
+}
+
+// MaxPoolGrad(x, y, dy) routes each dy to its window's maximum: linear in dy, whose
+// gradient takes, for each window, g at that maximum (MaxPoolGradGrad); x and y get zeros,
+// as in TensorFlow.
+void MaxPoolGradGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("ZerosLike", {b.input(0)}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+  if (b.needs(2))
+    b.Set(2, b.Op("MaxPoolGradGrad", {b.input(0), b.input(1), b.grad(0)},
+                  b.CopyAttrs({"ksize", "strides", "padding", "data_format"})));
+}
+
+// MaxPoolGradGrad(x, y, g) reads g at each window's maximum: its adjoint is MaxPoolGrad.
+void MaxPoolGradGradGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("ZerosLike", {b.input(0)}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+  if (b.needs(2))
+    b.Set(2, b.Op("MaxPoolGrad", {b.input(0), b.input(1), b.grad(0)},
+                  b.CopyAttrs({"ksize", "strides", "padding", "data_format"})));
+}
+
 }  // namespace
 
 void RegisterConvGradients() {
   RegisterGrad("Conv2D", ConvGrad<kConv2DInput, kConv2DFilter>);
   RegisterGrad("DepthwiseConv2dNative", ConvGrad<kDepthwiseInput, kDepthwiseFilter>);
   RegisterGrad("Conv3D", ConvGrad<kConv3DInput, kConv3DFilter>);
-  RegisterGrad("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+  RegisterGrad("Conv2DBackpropInput", BackpropInputGrad<kConv2DFilter, kConv2D>);
+  RegisterGrad("Conv2DBackpropFilter", BackpropFilterGrad<kConv2DInput, kConv2D>);
+  RegisterGrad("DepthwiseConv2dNativeBackpropInput", BackpropInputGrad<kDepthwiseFilter, kDepthwise>);
+  RegisterGrad("DepthwiseConv2dNativeBackpropFilter", BackpropFilterGrad<kDepthwiseInput, kDepthwise>);
+  RegisterGrad("Conv3DBackpropInputV2", BackpropInputGrad<kConv3DFilter, kConv3D>);
+  RegisterGrad("Conv3DBackpropFilterV2", BackpropFilterGrad<kConv3DInput, kConv3D>);
+  RegisterGrad("AvgPoolGrad", AvgPoolGradGrad);
+  RegisterGrad("MaxPoolGrad", MaxPoolGradGrad);
+  RegisterGrad("MaxPoolGradGrad", MaxPoolGradGradGrad);
   RegisterGrad("MaxPool", MaxPoolGrad);
   RegisterGrad("AvgPool", AvgPoolGrad);
 }

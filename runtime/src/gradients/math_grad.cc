@@ -115,6 +115,33 @@ void FusedUnaryGrad(GradBuilder& b) { b.Set(0, b.Op(kGradOp, {b.output(0), b.gra
 constexpr char kSqrtGrad[] = "SqrtGrad", kRsqrtGrad[] = "RsqrtGrad", kTanhGrad[] = "TanhGrad",
                kSigmoidGrad[] = "SigmoidGrad", kReciprocalGrad[] = "ReciprocalGrad";
 
+// ---- second derivatives of the fused gradient ops FGrad(y, dy), linear in dy ----
+
+// ReciprocalGrad(y, dy) = -dy y^2: d/dy = -2 g dy y; d/d(dy) = ReciprocalGrad(y, g).
+void ReciprocalGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0))
+    b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}), b.Op("Mul", {y, b.ScalarLike(-2.0, y)})}));
+  if (b.needs(1)) b.Set(1, b.Op("ReciprocalGrad", {y, g}));
+}
+
+// RsqrtGrad(y, dy) = -dy y^3 / 2: d/dy = -1.5 g dy y^2; d/d(dy) = RsqrtGrad(y, g).
+void RsqrtGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0))
+    b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}),
+                          b.Op("Mul", {b.Op("Square", {y}), b.ScalarLike(-1.5, y)})}));
+  if (b.needs(1)) b.Set(1, b.Op("RsqrtGrad", {y, g}));
+}
+
+// SqrtGrad(y, dy) = dy / (2 y) = z: d/dy = -(g / y) z; d/d(dy) = g / (2 y).
+void SqrtGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), z = b.output(0);
+  const TF_Output g_over_y = b.Op("RealDiv", {b.grad(0), y});
+  if (b.needs(0)) b.Set(0, b.Op("Neg", {b.Op("Mul", {g_over_y, z})}));
+  if (b.needs(1)) b.Set(1, b.Op("Mul", {g_over_y, b.ScalarLike(0.5, y)}));
+}
+
 // ---- other ----
 
 bool FloatingOrComplex(TF_DataType t) {
@@ -160,6 +187,14 @@ void ClipByValueGrad(GradBuilder& b) {
   if (b.needs(2)) b.Set(2, b.SumToShapeOf(b.Op("SelectV2", {above, dz, zeros}), hi));
 }
 
+// |x| of a complex x: TensorFlow's gradient is complex(g, 0) * x / |x|, which needs
+// complex Cast and Mul kernels the runtime does not have yet; an error says so.
+void ComplexAbsGrad(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+               "the gradient of ComplexAbs needs complex Cast and Mul kernels, which the runtime "
+               "does not have yet");
+}
+
 }  // namespace
 
 void RegisterMathGradients() {
@@ -183,6 +218,9 @@ void RegisterMathGradients() {
   RegisterGrad("Tanh", FusedUnaryGrad<kTanhGrad>);
   RegisterGrad("Sigmoid", FusedUnaryGrad<kSigmoidGrad>);
   RegisterGrad("Reciprocal", FusedUnaryGrad<kReciprocalGrad>);
+  RegisterGrad("ReciprocalGrad", ReciprocalGradGrad);
+  RegisterGrad("RsqrtGrad", RsqrtGradGrad);
+  RegisterGrad("SqrtGrad", SqrtGradGrad);
   RegisterGrad("Exp", ExpGrad);
   RegisterGrad("Log", LogGrad);
   RegisterGrad("Log1p", Log1pGrad);
@@ -195,6 +233,7 @@ void RegisterMathGradients() {
   RegisterGrad("Select", SelectGrad);
   RegisterGrad("SelectV2", SelectV2Grad);
   RegisterGrad("ClipByValue", ClipByValueGrad);
+  RegisterGrad("ComplexAbs", ComplexAbsGrad);
 }
 
 }  // namespace gradients

@@ -1,7 +1,7 @@
 // Gradients of the neural-network ops, with TensorFlow's formulas (its nn_grad.py):
 // Softmax and LogSoftmax, the activations (through their fused *Grad kernels), BiasAdd,
 // the softmax cross-entropy losses, FusedBatchNorm*, and the second derivatives through
-// ReluGrad, Relu6Grad, TanhGrad, SigmoidGrad and BiasAddGrad. Convolutions and pooling:
+// the activations' *Grad kernels, BiasAddGrad and FusedBatchNormGrad*. Convolutions and pooling:
 // conv_grad.cc.
 #include <cstring>
 #include <string>
@@ -73,6 +73,51 @@ void SigmoidGradGrad(GradBuilder& b) {
     b.Set(0, b.Op("Sub", {gdy, b.Op("Mul", {b.Op("Mul", {gdy, y}), b.ScalarLike(2.0, y)})}));
   }
   if (b.needs(1)) b.Set(1, b.Op("SigmoidGrad", {y, g}));
+}
+
+// EluGrad(dy, y) = dy (y + 1) where y < 0, else dy; SeluGrad(dy, y) = dy (y + scale alpha)
+// where y < 0, else dy scale. Both are linear in dy, and d/dy is g dy where y < 0.
+template <const char* kGradOp>
+void ExpLinearGradGrad(GradBuilder& b) {
+  const TF_Output dy = b.input(0), y = b.input(1), g = b.grad(0);
+  if (b.needs(0)) b.Set(0, b.Op(kGradOp, {g, y}));
+  if (b.needs(1)) {
+    const TF_Output negative = b.Op("Less", {y, b.ScalarLike(0.0, y)});
+    b.Set(1, b.Op("SelectV2", {negative, b.Op("Mul", {g, dy}), b.Op("ZerosLike", {y})}));
+  }
+}
+
+// LeakyReluGrad(dy, x): linear in dy with a mask of x; x gets zeros.
+void LeakyReluGradGrad(GradBuilder& b) {
+  if (b.needs(0))
+    b.Set(0, b.Op("LeakyReluGrad", {b.grad(0), b.input(1)}, {{"alpha", b.AttrFloat("alpha")}}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+}
+
+// SoftplusGrad(dy, x) = dy sigmoid(x): d/dx = g dy sigmoid'(x) = g dy / (e^-x + 2 + e^x).
+void SoftplusGradGrad(GradBuilder& b) {
+  const TF_Output dy = b.input(0), x = b.input(1), g = b.grad(0);
+  if (b.needs(0)) b.Set(0, b.Op("SoftplusGrad", {g, x}));
+  if (b.needs(1)) {
+    const TF_Output cosh2 = b.Op("AddV2", {b.Op("AddV2", {b.Op("Exp", {b.Op("Neg", {x})}),
+                                                         b.ScalarLike(2.0, x)}),
+                                          b.Op("Exp", {x})});
+    b.Set(1, b.Op("RealDiv", {b.Op("Mul", {g, dy}), cosh2}));
+  }
+}
+
+// SoftsignGrad(dy, x) = dy / (1 + |x|)^2 (TensorFlow registers no second derivative; this
+// one is derived): d/dx = -2 g dy sign(x) / (1 + |x|)^3.
+void SoftsignGradGrad(GradBuilder& b) {
+  const TF_Output dy = b.input(0), x = b.input(1), g = b.grad(0);
+  if (b.needs(0)) b.Set(0, b.Op("SoftsignGrad", {g, x}));
+  if (b.needs(1)) {
+    const TF_Output denom = b.Op("AddV2", {b.ScalarLike(1.0, x), b.Op("Abs", {x})});
+    const TF_Output cube = b.Op("Mul", {b.Op("Square", {denom}), denom});
+    const TF_Output num = b.Op("Mul", {b.Op("Mul", {g, dy}),
+                                       b.Op("Mul", {b.Op("Sign", {x}), b.ScalarLike(-2.0, x)})});
+    b.Set(1, b.Op("RealDiv", {num, cube}));
+  }
 }
 
 // BiasAddGrad sums over all but the channel dim: its gradient spreads g back over them.
@@ -150,6 +195,80 @@ void FusedBatchNormGradFn(GradBuilder& b) {
     if (b.needs(i)) b.Set(i, TF_Output{g, i});
 }
 
+// ---- second derivatives of FusedBatchNormGrad* (y_backprop dy, x, scale s, r1, r2[, r3]) ----
+//
+// TensorFlow differentiates a composition of primitive ops with a tape; this is the same
+// derivative written out. Per channel, with means over the other axes:
+//   training:  xc = x - mean(x), r = rsqrt(mean(xc^2) + eps), xh = xc r,
+//              gx = s r (dy - mean(dy) - xh mean(dy xh)), gs = sum(dy xh), go = sum(dy)
+//   inference: r = rsqrt(pop_var + eps), xh = (x - pop_mean) r,
+//              gx = s r dy, gs = sum(dy xh), go = sum(dy)
+// and A, B, C the gradients of gx, gs, go. The statistics' inputs get none, as in
+// TensorFlow (training recomputes them from x).
+void FusedBatchNormGradGrad(GradBuilder& b) {
+  const std::string format = b.AttrString("data_format");
+  const bool training = b.AttrBool("is_training");
+  const float eps = b.AttrFloat("epsilon");
+  if (!b.ok()) return;
+  const int rank = static_cast<int>(format.size());
+  const int channel = format[1] == 'C' ? 1 : rank - 1;
+  std::vector<int32_t> axes, stat_shape(rank, 1);
+  for (int d = 0; d < rank; ++d)
+    if (d != channel) axes.push_back(d);
+  stat_shape[channel] = -1;
+  const TF_DataType t = b.dtype(b.input(1));
+  auto as_float = [&b](TF_Output v) {
+    return b.dtype(v) == TF_FLOAT ? v : b.Op("Cast", {v}, {{"DstT", TF_FLOAT}});
+  };
+  auto as_t = [&b, t](TF_Output v) { return t == TF_FLOAT ? v : b.Op("Cast", {v}, {{"DstT", t}}); };
+  auto per_channel = [&](TF_Output v) { return b.Op("Reshape", {as_float(v), b.Int32s(stat_shape)}); };
+  auto mean = [&](TF_Output v) { return b.Op("Mean", {v, b.Int32s(axes)}, {{"keep_dims", true}}); };
+  auto sum_to_vector = [&](TF_Output v) {
+    return b.Op("Reshape", {b.Op("Sum", {v, b.Int32s(axes)}), b.Int32s({-1})});
+  };
+  auto mul = [&b](TF_Output p, TF_Output q) { return b.Op("Mul", {p, q}); };
+  auto sub = [&b](TF_Output p, TF_Output q) { return b.Op("Sub", {p, q}); };
+  auto add = [&b](TF_Output p, TF_Output q) { return b.Op("AddV2", {p, q}); };
+
+  const TF_Output dy = as_float(b.input(0)), x = as_float(b.input(1)), s = per_channel(b.input(2));
+  const TF_Output ga = as_float(b.grad(0)), gb = per_channel(b.grad(1)), gc = per_channel(b.grad(2));
+  const TF_Output epsilon = b.Scalar(eps, TF_FLOAT);
+  TF_Output xc, r;
+  if (training) {
+    xc = sub(x, mean(x));
+    r = b.Op("Rsqrt", {add(mean(b.Op("Square", {xc})), epsilon)});
+  } else {
+    xc = sub(x, per_channel(b.input(3)));
+    r = b.Op("Rsqrt", {add(per_channel(b.input(4)), epsilon)});
+  }
+  const TF_Output xh = mul(xc, r);
+  if (!training) {
+    if (b.needs(0)) b.Set(0, as_t(add(add(mul(ga, mul(s, r)), mul(gb, xh)), gc)));
+    if (b.needs(1)) b.Set(1, as_t(mul(gb, mul(dy, r))));
+    if (b.needs(2)) b.Set(2, sum_to_vector(mul(ga, mul(dy, r))));
+    return;
+  }
+  const TF_Output dy_centered = sub(dy, mean(dy));
+  const TF_Output q = mean(mul(dy, xh));      // mean(dy xh)
+  const TF_Output pm = mean(mul(ga, xh));     // mean(A xh)
+  if (b.needs(0)) {  // s r (A - mean(A) - xh mean(A xh)) + B xh + C
+    const TF_Output a_part = mul(mul(s, r), sub(sub(ga, mean(ga)), mul(xh, pm)));
+    b.Set(0, as_t(add(add(a_part, mul(gb, xh)), gc)));
+  }
+  if (b.needs(1)) {
+    // through r and xh in gx: s r^2 (xh (pm q - mean(A (dy - mean dy)))
+    //   - (h - mean(h) - xh mean(h xh))), h = A q + pm dy; through gs: B r (dy - mean(dy) - xh q)
+    const TF_Output r2 = b.Op("Square", {r});
+    const TF_Output h = add(mul(ga, q), mul(pm, dy));
+    const TF_Output h_part = sub(sub(h, mean(h)), mul(xh, mean(mul(h, xh))));
+    const TF_Output r_part = mul(xh, sub(mul(pm, q), mean(mul(ga, dy_centered))));
+    const TF_Output from_gx = mul(mul(s, r2), sub(r_part, h_part));
+    const TF_Output from_gs = mul(mul(gb, r), sub(dy_centered, mul(xh, q)));
+    b.Set(1, as_t(add(from_gx, from_gs)));
+  }
+  if (b.needs(2)) b.Set(2, sum_to_vector(mul(ga, mul(r, sub(dy_centered, mul(xh, q))))));
+}
+
 }  // namespace
 
 void RegisterNnGradients() {
@@ -170,8 +289,15 @@ void RegisterNnGradients() {
   RegisterGrad("TanhGrad", TanhGradGrad);
   RegisterGrad("SigmoidGrad", SigmoidGradGrad);
   RegisterGrad("BiasAddGrad", BiasAddGradGrad);
+  RegisterGrad("EluGrad", ExpLinearGradGrad<kEluGrad>);
+  RegisterGrad("SeluGrad", ExpLinearGradGrad<kSeluGrad>);
+  RegisterGrad("LeakyReluGrad", LeakyReluGradGrad);
+  RegisterGrad("SoftplusGrad", SoftplusGradGrad);
+  RegisterGrad("SoftsignGrad", SoftsignGradGrad);
   for (const char* bn : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
     RegisterGrad(bn, FusedBatchNormGradFn);
+  for (const char* bn : {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"})
+    RegisterGrad(bn, FusedBatchNormGradGrad);
 }
 
 }  // namespace gradients

@@ -1,0 +1,762 @@
+"""Gradient coverage: every op the runtime registers is classified, and an op added
+without a classification fails test_every_builtin_op_is_classified.
+
+- GRADIENT_CASES: ops with a gradient, each checked against central differences
+  (gradient_check.py) in float64 and float32 (where the op's kernels take them), with
+  broadcasting operands where the op broadcasts.
+- NOT_DIFFERENTIABLE: ops declared so, with the reason.
+- V1_WHILE_LOOPS: no gradient on purpose; the error says to use functional control flow.
+  (v1 conds, Switch and Merge outside loops, have gradients: GRADIENT_CASES.)
+- UNIMPLEMENTED: a gradient registered that reports why it cannot be built yet.
+- CHECKED_ELSEWHERE: gradients checked by a named test (inputs the checker cannot feed).
+- Internal ops (``_Opgen*``): made by the graph optimizer when a graph runs, after any
+  gradient was built.
+
+The gradients this file added (second derivatives, the conv backprops', the TensorList
+ops') are also compared with tf.GradientTape (TensorFlow 2.21 in its own interpreter,
+$OPGEN_TF_PYTHON) where TensorFlow registers one."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import opgen
+from gradient_check import check_gradient
+from opgen.protos import op_def_pb2
+
+pytestmark = pytest.mark.usefixtures("runtime_lib")
+
+F64, F32 = np.float64, np.float32
+rng = np.random.default_rng(22)
+
+
+def _u(shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape)
+
+
+def _distinct(shape, lo=-2.0, hi=2.0):
+    """Values spaced apart (no ties, nothing near a kink)."""
+    n = int(np.prod(shape))
+    return rng.permutation(np.linspace(lo, hi, n) + 0.05).reshape(shape)
+
+
+@dataclass
+class Case:
+    """One check: inputs(dtype) gives the inputs (floats not differentiated are made in
+    that dtype too, where the op wants them to match)."""
+    inputs: Callable[[Any], list]
+    attrs: dict = field(default_factory=dict)
+    diff: list | None = None
+    dtypes: tuple = (F64, F32)
+    extra: dict = field(default_factory=dict)
+    tf: bool = False  # also compared with tf.GradientTape
+
+
+def C(inputs, attrs=None, diff=None, dtypes=(F64, F32), tf=False, **extra) -> Case:
+    return Case(inputs, attrs or {}, diff, dtypes, extra, tf)
+
+
+def fixed(*values) -> Callable[[Any], list]:
+    """Inputs that do not depend on the dtype (made once, so every run sees the same)."""
+    return lambda dt: list(values)
+
+
+def _pool_inputs(attrs, shape=(2, 5, 4, 2)):
+    x = _distinct(shape)
+    y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+    g = _u(y.shape)
+    return lambda dt: [x.astype(dt), y.astype(dt), g]
+
+
+def _pool_grad_grad_inputs(attrs, shape=(2, 5, 4, 2)):
+    x = _distinct(shape)
+    y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+    g = _u(shape)
+    return lambda dt: [x.astype(dt), y.astype(dt), g]
+
+
+# ---- composites: gradients that only mean something through several ops ----------------
+
+def _list_round_trip(g, inputs):
+    """FromTensor -> SetItem -> GetItem + Stack: every list gradient on one path."""
+    t, item = inputs
+    shape = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32([3])}).outputs[0]
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    one = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32(1)}).outputs[0]
+    lst = g.create_op("TensorListSetItem", [lst, one, item], {"element_dtype": t.dtype}).outputs[0]
+    stacked = g.create_op("TensorListStack", [lst, shape], {"element_dtype": t.dtype}).outputs[0]
+    return stacked
+
+
+def _list_get_item(g, inputs):
+    (t,) = inputs
+    shape = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32([3])}).outputs[0]
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    two = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32(2)}).outputs[0]
+    return g.create_op("TensorListGetItem", [lst, two, shape], {"element_dtype": t.dtype}).outputs[0]
+
+
+def _list_two_reads(g, inputs):
+    """Two items of one list: their gradient lists meet at the list (AddN of lists)."""
+    (t,) = inputs
+    shape = g.create_op("Const", [], {"dtype": opgen.int32, "value": np.int32([3])}).outputs[0]
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    items = [g.create_op("TensorListGetItem", [lst, g.create_op(
+        "Const", [], {"dtype": opgen.int32, "value": np.int32(i)}).outputs[0], shape],
+        {"element_dtype": t.dtype}).outputs[0] for i in (0, 2)]
+    return g.create_op("Mul", items, {}).outputs[0]
+
+
+def _cond(pred: bool, nested: bool):
+    """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
+    false branch itself a cond when `nested`; x is also used outside."""
+    def build(g, inputs):
+        x, z = inputs
+
+        def const_bool(v):
+            return g.create_op("Const", [], {"dtype": opgen.bool, "value": np.bool_(v)}).outputs[0]
+
+        p = const_bool(pred)
+        fx, tx = g.create_op("Switch", [x, p], {}).outputs
+        _, tz = g.create_op("Switch", [z, p], {}).outputs
+        false_result = g.create_op("Sin", [fx], {}).outputs[0]
+        if nested:
+            q = const_bool(not pred)
+            ffx, tfx = g.create_op("Switch", [fx, q], {}).outputs
+            inner = [g.create_op("Cos", [ffx], {}).outputs[0], g.create_op("Mul", [tfx, tfx], {}).outputs[0]]
+            false_result = g.create_op("Merge", [inner], {}).outputs[0]
+        true_result = g.create_op("Mul", [tx, tz], {}).outputs[0]
+        merged = g.create_op("Merge", [[false_result, true_result]], {}).outputs[0]
+        return g.create_op("Mul", [merged, x], {}).outputs[0]
+    build.__name__ = f"cond-{int(pred)}-{int(nested)}"
+    return build
+
+
+def _batch_norm_second_order(version, data_format, output):
+    """FusedBatchNorm* in training, then its FusedBatchNormGrad* on the forward op's
+    reserve spaces: the second derivative with respect to dy, x and scale."""
+    def build(g, inputs):
+        dy, x, scale = inputs
+        empty = g.create_op("Const", [], {"dtype": opgen.float32,
+                                          "value": np.zeros(0, np.float32)}).outputs[0]
+        offset = g.create_op("Const", [], {"dtype": opgen.float32,
+                                           "value": np.float32([0.1, -0.2, 0.3])}).outputs[0]
+        attrs = {"is_training": True, "data_format": data_format, "epsilon": 0.001}
+        if version:
+            attrs["U"] = opgen.float32
+        fwd = g.create_op("FusedBatchNorm" + version, [x, scale, offset, empty, empty], attrs)
+        reserve = [fwd.outputs[3], fwd.outputs[4]] + ([fwd.outputs[5]] if version == "V3" else [])
+        grad = g.create_op("FusedBatchNormGrad" + version, [dy, x, scale] + reserve, attrs)
+        return grad.outputs[output]
+    build.__name__ = f"FusedBatchNormGrad{version}-{data_format}-out{output}"
+    return build
+
+
+def _cases() -> dict[str, list[Case]]:
+    u, d = _u, _distinct
+    bn = dict(dtypes=(F32,), reference_dtype=F32, delta=1e-2, rtol=1e-2, atol=1e-2)
+    window = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    conv = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    conv3 = {"strides": [1, 1, 2, 1, 1], "padding": "SAME"}
+    one = {"strides": [1, 1, 1, 1], "padding": "VALID"}
+    unary = {"Neg": (-1, 1), "Abs": (0.2, 1), "Square": (-1, 1), "Sqrt": (0.5, 2),
+             "Rsqrt": (0.5, 2), "Exp": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1),
+             "Sin": (-2, 2), "Cos": (-2, 2), "Tanh": (-2, 2), "Sigmoid": (-3, 3),
+             "Reciprocal": (0.5, 2), "Erf": (-1.5, 1.5), "Erfc": (-1.5, 1.5), "Softplus": (-3, 3),
+             "Identity": (-1, 1), "Sign": (0.1, 1), "Softsign": (-2, 2), "Relu": (-2, 2),
+             "Relu6": (-2, 7), "Elu": (-2, 2), "Selu": (-2, 2)}
+    cases: dict[str, list[Case]] = {
+        op: [C(fixed(d((2, 3), lo, hi) if op != "Abs" else d((2, 3), lo, hi) * [1, -1, 1]))]
+        for op, (lo, hi) in unary.items()}
+    for op in ("Add", "AddV2", "Sub", "Mul", "SquaredDifference", "Maximum", "Minimum"):
+        cases[op] = [C(fixed(d((2, 3)), d((3,), -1.9, 1.7))), C(fixed(u((2, 1)), u((1, 3))))]
+    for op in ("Div", "RealDiv", "Pow"):
+        cases[op] = [C(fixed(u((2, 3), 0.5, 2), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
+    cases["FloorMod"] = [C(fixed(np.array([[1.3, 2.6, 5.2], [-1.3, 3.7, 0.4]]), np.array([1.1, 1.7, 2.4])))]
+    for op in ("Sum", "Mean", "Max", "Min"):
+        cases[op] = [C(fixed(d((2, 3, 2)), np.int32([0, 2])), {"keep_dims": False}, [0]),
+                     C(fixed(d((2, 3, 2)), np.int32(-1)), {"keep_dims": True}, [0])]
+    cases["Prod"] = [C(fixed(d((2, 3, 2), 0.5, 1.5), np.int32([1])), {}, [0])]
+    cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
+    cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
+    cases["Reshape"] = [C(fixed(u((2, 3)), np.int32([3, 2])), {}, [0])]
+    cases["ExpandDims"] = [C(fixed(u((2, 3)), np.int32(1)), {}, [0])]
+    cases["Squeeze"] = [C(fixed(u((2, 1, 3))), {"squeeze_dims": [1]})]
+    cases["Transpose"] = [C(fixed(u((2, 3, 4)), np.int32([2, 0, 1])), {}, [0])]
+    cases["Softmax"] = [C(fixed(u((2, 4), -2, 2)))]
+    cases["LogSoftmax"] = [C(fixed(u((2, 4), -2, 2)))]
+    cases["LeakyRelu"] = [C(fixed(d((2, 3))), {"alpha": 0.3})]
+    cases["BiasAdd"] = [C(fixed(u((2, 3, 4)), u((4,))))]
+    cases["BiasAddGrad"] = [C(fixed(u((2, 3, 4))))]
+    cases["TanhGrad"] = [C(fixed(u((2, 3), 0.1, 0.9), u((2, 3))))]
+    cases["SigmoidGrad"] = [C(fixed(u((2, 3), 0.1, 0.9), u((2, 3))))]
+    cases["ReluGrad"] = [C(fixed(u((2, 3)), d((2, 3))))]
+    cases["Relu6Grad"] = [C(fixed(u((2, 3)), d((2, 3), -2, 7)))]
+    logits, labels = u((3, 4), -2, 2), rng.dirichlet(np.ones(4), 3)
+    cases["SoftmaxCrossEntropyWithLogits"] = [C(fixed(logits, labels[:1]))]  # labels broadcast
+    cases["SparseSoftmaxCrossEntropyWithLogits"] = [C(fixed(logits, np.int32([0, 3, 1])), {}, [0])]
+    cases["Conv2D"] = [C(fixed(u((1, 5, 5, 2)), u((3, 3, 2, 2))), conv)]
+    cases["DepthwiseConv2dNative"] = [C(fixed(u((1, 5, 5, 2)), u((2, 2, 2, 2))), conv)]
+    cases["Conv3D"] = [C(fixed(u((1, 3, 4, 3, 2)), u((2, 2, 2, 2, 2))), conv3)]
+    cases["Conv2DBackpropInput"] = [
+        C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
+    cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    for version in ("", "V2", "V3"):
+        attrs = {"is_training": True, "epsilon": 0.001}
+        if version:
+            attrs["U"] = opgen.float32
+        cases["FusedBatchNorm" + version] = [C(fixed(
+            u((2, 2, 3, 3)), u((3,), 0.5, 1.5), u((3,)), np.zeros(0, F32), np.zeros(0, F32)),
+            attrs, [0, 1, 2], **bn)]
+    cases["AddN"] = [C(fixed(u((2, 3)), u((2, 3)), u((2, 3))), list_arg=True)]
+    cases["IdentityN"] = [C(fixed(u((2,)), u((3,))), list_arg=True, output=1)]
+    cases["Cast"] = [C(fixed(u((2, 3))), {"DstT": opgen.float32}, dtypes=(F64,), delta=0.25, rtol=1e-5)]
+    cond = np.array([[True, False, True], [False, False, True]])
+    cases["Select"] = [C(fixed(cond, u((2, 3)), u((2, 3))), {}, [1, 2])]
+    cases["SelectV2"] = [C(fixed(cond[0], u((2, 3)), u((1, 3))), {}, [1, 2])]
+    cases["ClipByValue"] = [C(fixed(np.array([[-2.0, -0.5, 0.3], [0.9, 2.5, -0.2]]),
+                                    np.array([-1.0, -0.6, 0.5]), np.array(0.8)))]
+    cases.update({
+        "ConcatV2": [C(fixed(u((2, 3)), u((2, 2)), np.int32(1)), {}, [0, 1], list_arg=2)],
+        "Split": [C(fixed(np.int32(1), u((2, 4))), {"num_split": 2}, [1], output=1)],
+        "SplitV": [C(fixed(u((5, 2)), np.int32([2, -1]), np.int32(0)), {"num_split": 2}, [0])],
+        "Pack": [C(fixed(u((2, 3)), u((2, 3))), {"axis": 1}, list_arg=True)],
+        "Unpack": [C(fixed(u((2, 3, 2))), {"num": 3, "axis": 1}, output=2)],
+        "Slice": [C(fixed(u((3, 4)), np.int32([1, 0]), np.int32([2, -1])), {}, [0])],
+        "StridedSlice": [C(fixed(u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])),
+                           {}, [0])],
+        "Pad": [C(fixed(u((2, 3)), np.int32([[1, 0], [2, 1]])), {}, [0])],
+        "MirrorPad": [C(fixed(u((3, 4)), np.int32([[1, 2], [2, 1]])), {"mode": "REFLECT"}, [0])],
+        "Tile": [C(fixed(u((2, 3)), np.int32([2, 3])), {}, [0])],
+        "BroadcastTo": [C(fixed(u((3, 1)), np.int32([2, 3, 4])), {}, [0])],
+        "Fill": [C(fixed(np.int32([2, 3]), u(())), {}, [1])],
+        "GatherV2": [C(fixed(u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)), {}, [0])],
+        "TopKV2": [C(fixed(d((2, 3, 4)), np.int32(2)), {}, [0])],
+        "Cumsum": [C(fixed(u((3, 4)), np.int32(1)), {"exclusive": True}, [0])],
+        "Cumprod": [C(fixed(u((3, 4), 0.5, 1.5), np.int32(1)), {}, [0])],
+        "Einsum": [C(fixed(u((2, 3)), u((3, 4))), {"equation": "ij,jk->ik"}, list_arg=True)],
+        "SpaceToDepth": [C(fixed(u((1, 4, 4, 2))), {"block_size": 2})],
+        "DepthToSpace": [C(fixed(u((1, 2, 2, 8))), {"block_size": 2})],
+        "SpaceToBatchND": [C(fixed(u((1, 4, 3, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])),
+                             {}, [0])],
+        "BatchToSpaceND": [C(fixed(u((4, 2, 2, 1)), np.int32([2, 2]), np.int32([[0, 0], [1, 0]])),
+                             {}, [0])],
+        # float32 output: linear, so a wide step is exact
+        "ResizeBilinear": [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), {"half_pixel_centers": True},
+                             [0], delta=0.25)],
+        "ResizeNearestNeighbor": [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), {}, [0])],
+        "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
+    })
+    # ---- added with this file: second derivatives and the rest ----
+    cases.update({
+        "EluGrad": [C(fixed(u((2, 3)), d((2, 3))), tf=True)],
+        "SeluGrad": [C(fixed(u((2, 3)), d((2, 3))), tf=True)],
+        "LeakyReluGrad": [C(fixed(u((2, 3)), d((2, 3))), {"alpha": 0.3}, tf=True)],
+        "SoftplusGrad": [C(fixed(u((2, 3)), u((2, 3), -2, 2)), tf=True)],
+        "SoftsignGrad": [C(fixed(u((2, 3)), d((2, 3))))],  # TensorFlow has none
+        "ReciprocalGrad": [C(fixed(u((2, 3), 0.5, 2), u((2, 3))), tf=True)],
+        "RsqrtGrad": [C(fixed(u((2, 3), 0.5, 2), u((2, 3))), tf=True)],
+        "SqrtGrad": [C(fixed(u((2, 3), 0.5, 2), u((2, 3))), tf=True)],
+        "StridedSliceGrad": [C(fixed(np.int32([4, 5]), np.int32([3, 0]), np.int32([0, 5]),
+                                     np.int32([-1, 2]), u((3, 3))), {}, [4], tf=True)],
+        "MirrorPadGrad": [C(fixed(u((6, 7)), np.int32([[1, 2], [2, 1]])), {"mode": "REFLECT"}, [0],
+                            tf=True),
+                          C(fixed(u((5, 6)), np.int64([[1, 1], [2, 0]])), {"mode": "SYMMETRIC"}, [0],
+                            tf=True)],
+        "UnsortedSegmentSum": [C(fixed(u((4, 3)), np.int32([0, 2, -1, 2]), np.int32(3)), {}, [0],
+                                 tf=True),
+                               C(fixed(u((2, 2, 3)), np.int64([[1, 0], [1, 4]]), np.int32(5)), {}, [0],
+                                 tf=True)],
+        "AvgPoolGrad": [C(fixed(np.int32([2, 5, 4, 2]), u((2, 3, 2, 2))), window, [1], tf=True)],
+        # linear in grad, with constants of its dtype: differences in that dtype, a wide step
+        "MaxPoolGrad": [C(_pool_inputs(window), window, [2], tf=True, reference_dtype="same",
+                          delta=0.25)],
+        "MaxPoolGradGrad": [C(_pool_grad_grad_inputs(window), window, [2], tf=True,
+                              reference_dtype="same", delta=0.25)],
+        "Conv2DBackpropFilter": [C(fixed(u((1, 5, 5, 2)), np.int32([3, 3, 2, 3]), u((1, 3, 3, 3))),
+                                   conv, [0, 2], tf=True)],
+        "DepthwiseConv2dNativeBackpropFilter": [
+            C(fixed(u((1, 5, 5, 2)), np.int32([2, 2, 2, 2]), u((1, 4, 4, 4))), one, [0, 2], tf=True)],
+        "DepthwiseConv2dNativeBackpropInput": [
+            C(fixed(np.int32([1, 5, 5, 2]), u((2, 2, 2, 2)), u((1, 4, 4, 4))), one, [1, 2], tf=True)],
+        "Conv3DBackpropInputV2": [
+            C(fixed(np.int32([1, 3, 4, 3, 2]), u((2, 2, 2, 2, 2)), u((1, 3, 2, 3, 2))), conv3, [1, 2],
+              tf=True)],
+        "Conv3DBackpropFilterV2": [
+            C(fixed(u((1, 3, 4, 3, 2)), np.int32([2, 2, 2, 2, 2]), u((1, 3, 2, 3, 2))), conv3, [0, 2],
+              tf=True)],
+        # TensorFlow registers no gradient for the resize backprops: derived, numeric only
+        "ResizeBilinearGrad": [C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
+                                 {"half_pixel_centers": True}, [0], dtypes=(F32,),
+                                 reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5),
+                               C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
+                                 {"align_corners": True}, [0], dtypes=(F32,),
+                                 reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5)],
+        "ResizeNearestNeighborGrad": [C(fixed(u((1, 5, 4, 2)), np.int32([3, 3])), {}, [0]),
+                                      C(fixed(u((1, 2, 3, 2)), np.int32([4, 5])),
+                                        {"half_pixel_centers": True}, [0])],
+        # TensorList: a round trip through every list op with a gradient
+        "TensorListFromTensor": [C(fixed(u((4, 3)), u((3,))), tf=True,
+                                   op_type=_list_round_trip)],
+        "TensorListGetItem": [C(fixed(u((4, 3))), tf=True, op_type=_list_get_item),
+                              C(fixed(u((4, 3))), tf=True, op_type=_list_two_reads)],
+    })
+    cases["TensorListSetItem"] = cases["TensorListStack"] = cases["TensorListFromTensor"]
+    # v1 conds: both branches taken, and a cond nested in a branch
+    cases["Switch"] = [C(fixed(u((2, 3)), u((2, 3))), tf=True, op_type=_cond(pred, nested))
+                       for pred in (True, False) for nested in (False, True)]
+    cases["Merge"] = cases["Switch"]
+    for version in ("", "V2", "V3"):
+        name = "FusedBatchNormGrad" + version
+        cases[name] = [C(fixed(u((2, 2, 3, 3)), u((2, 2, 3, 3)), u((3,), 0.5, 1.5)), tf=True,
+                         op_type=_batch_norm_second_order(version, "NHWC", output), **bn)
+                       for output in (0, 1, 2)]
+        cases[name].append(C(fixed(u((2, 3, 2, 3)), u((2, 3, 2, 3)), u((3,), 0.5, 1.5)),
+                             op_type=_batch_norm_second_order(version, "NCHW", 0), **bn))
+    # inference: the population statistics are inputs (constants here)
+    cases["FusedBatchNormGradV3"].append(C(
+        fixed(u((2, 2, 3, 3)), u((2, 2, 3, 3)), u((3,), 0.5, 1.5), u((3,)).astype(F32),
+              u((3,), 0.5, 1.5).astype(F32), np.zeros(0, F32)),
+        {"is_training": False, "epsilon": 0.001, "U": opgen.float32}, [0, 1, 2], **bn))
+    return cases
+
+
+GRADIENT_CASES = _cases()
+
+NOT_DIFFERENTIABLE = {
+    **dict.fromkeys(["Shape", "Size", "Rank", "BroadcastGradientArgs", "ConcatOffset",
+                     "InvertPermutation", "Range"], "computes shapes or indices"),
+    **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
+    **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
+                     "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any"], "boolean output"),
+    **dict.fromkeys(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"], "integer only"),
+    **dict.fromkeys(["Floor", "Ceil", "Round", "FloorDiv"],
+                    "piecewise constant: TensorFlow's gradient is None"),
+    **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
+    "StopGradient": "stops gradients by definition",
+    **dict.fromkeys(["Const", "Placeholder"], "no inputs"),
+    **dict.fromkeys(["VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "AssignVariableOp",
+                     "AssignAddVariableOp", "AssignSubVariableOp"],
+                    "variable state: gradients reach a variable through ReadVariableOp"),
+    **dict.fromkeys(["ResourceApplyGradientDescent", "ResourceApplyMomentum",
+                     "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
+                     "ResourceApplyAdam"], "an optimizer's update: no output"),
+    **dict.fromkeys(["SaveV2", "RestoreV2", "MergeV2Checkpoints"], "checkpoint I/O"),
+    **dict.fromkeys(["NoOp", "ControlTrigger"], "no outputs"),
+    "LoopCond": "a boolean loop condition",
+    **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),
+    "TensorListReserve": "a new list of unset elements from integer inputs",
+}
+
+V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
+
+UNIMPLEMENTED = {
+    "ComplexAbs": "needs complex Cast and Mul kernels, which the runtime does not have yet",
+}
+
+CHECKED_ELSEWHERE = {
+    "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
+}
+
+
+def _registry() -> list[str]:
+    from opgen.runtime import _lib
+    ops = op_def_pb2.OpList()
+    ops.ParseFromString(_lib.all_op_list_bytes())
+    return [op.name for op in ops.op]
+
+
+def _has_gradient(op: str) -> bool:
+    from opgen.runtime import _lib
+    fn = _lib.lib().OPGEN_HasGradient
+    fn.argtypes, fn.restype = [ctypes.c_char_p], ctypes.c_int
+    return fn(op.encode()) == 1
+
+
+def test_every_builtin_op_is_classified():
+    registry = _registry()
+    internal = {op for op in registry if op.startswith("_Opgen")}
+    groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
+              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
+              "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "internal": internal}
+    classified: set[str] = set()
+    for name, ops in groups.items():
+        assert not ops & classified, f"{name} repeats {sorted(ops & classified)}"
+        classified |= ops
+    unclassified = sorted(set(registry) - classified)
+    assert not unclassified, (f"ops without a gradient classification: {unclassified}; add each "
+                              "to a table in test_gradient_coverage.py")
+    assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
+    assert len(registry) >= 190
+    assert set(ADDED) <= set(GRADIENT_CASES)
+    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
+        assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
+    for op in set(V1_WHILE_LOOPS) | internal:
+        assert not _has_gradient(op), op
+
+
+CASE_IDS = [(op, k) for op in sorted(GRADIENT_CASES) for k in range(len(GRADIENT_CASES[op]))]
+
+
+@pytest.mark.parametrize("dtype", [F64, F32], ids=["float64", "float32"])
+@pytest.mark.parametrize("op,k", CASE_IDS, ids=[f"{op}-{k}" for op, k in CASE_IDS])
+def test_gradient_against_finite_differences(op, k, dtype):
+    case = GRADIENT_CASES[op][k]
+    if dtype not in case.dtypes:
+        pytest.skip(f"{op}'s kernels take no {np.dtype(dtype).name}")
+    extra = dict(case.extra)
+    op_type = extra.pop("op_type", op)
+    if extra.get("reference_dtype") == "same":
+        extra["reference_dtype"] = dtype
+    check_gradient(op_type, case.inputs(dtype), case.attrs, diff=case.diff, dtype=dtype, **extra)
+
+
+ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad", "ReciprocalGrad",
+         "RsqrtGrad", "SqrtGrad", "StridedSliceGrad", "MirrorPadGrad", "UnsortedSegmentSum",
+         "AvgPoolGrad", "MaxPoolGrad", "MaxPoolGradGrad", "Conv2DBackpropFilter",
+         "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
+         "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",
+         "ResizeNearestNeighborGrad", "TensorListFromTensor", "TensorListGetItem",
+         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge"]
+DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
+
+
+@pytest.mark.parametrize("op,k", DYNAMIC_IDS, ids=[f"{op}-{k}" for op, k in DYNAMIC_IDS])
+def test_added_gradients_with_unknown_shapes(op, k):
+    """The gradients added with this file, built on placeholders of unknown rank (the
+    graph-time shape paths fall back to Shape nodes)."""
+    case = GRADIENT_CASES[op][k]
+    dtype = case.dtypes[0]
+    extra = dict(case.extra)
+    op_type = extra.pop("op_type", op)
+    if extra.get("reference_dtype") == "same":
+        extra["reference_dtype"] = dtype
+    check_gradient(op_type, case.inputs(dtype), case.attrs, diff=case.diff, dtype=dtype,
+                   static=False, **extra)
+
+
+@pytest.mark.parametrize("op", V1_WHILE_LOOPS)
+def test_v1_while_loops_name_the_op_and_the_way_out(op):
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[2], name="x")
+        attrs = {"frame_name": "f"} if op == "Enter" else {}
+        y = g.create_op(op, [x], attrs, name="cf").outputs[0]
+    count = len(g.get_operations())
+    with pytest.raises(opgen.errors.NotFoundError,
+                       match=rf"No gradient defined for op: {op} \(node 'cf'\).*functional control flow"):
+        opgen.gradients(y, x)
+    assert len(g.get_operations()) == count
+
+
+def test_switch_and_merge_of_a_while_loop_say_so():
+    """A loop's Merge (fed by Enter and NextIteration) and Switch (on LoopCond) refuse."""
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[], name="x")
+        enter = g.create_op("Enter", [x], {"frame_name": "loop"}).outputs[0]
+        merge = g.create_op("Merge", [[enter, enter]], {}).outputs[0]
+        cond = g.create_op("LoopCond", [g.create_op("Less", [merge, merge], {}).outputs[0]], {})
+        switch = g.create_op("Switch", [merge, cond.outputs[0]], {}).outputs[1]
+    for y in (merge, switch):
+        with pytest.raises(opgen.errors.UnimplementedError, match=r"v1 while loops.*While"):
+            opgen.gradients(y, x)
+
+
+def test_complex_abs_gradient_says_what_is_missing():
+    g = opgen.Graph()
+    with g.as_default():
+        z = opgen.ops.placeholder(opgen.complex64, shape=[2])
+        y = g.create_op("ComplexAbs", [z], {"Tout": opgen.float32}).outputs[0]
+    with pytest.raises(opgen.errors.UnimplementedError, match="ComplexAbs needs complex"):
+        opgen.gradients(y, z)
+
+
+def test_batch_norm_second_order_in_half_follows_float32():
+    """FusedBatchNormGradV3 on half x: the second-order gradient computes in float32 and
+    casts back, so it is float32's rounded to half."""
+    data = np.random.default_rng(5)
+    dy_v, x_v = data.uniform(-1, 1, (2, 2, 3, 3)), data.uniform(-1, 1, (2, 2, 3, 3))
+    scale_v = data.uniform(0.5, 1.5, 3).astype(F32)
+
+    def second_order(dtype):
+        g = opgen.Graph()
+        with g.as_default():
+            dy, x = (opgen.ops.placeholder(dtype, shape=[2, 2, 3, 3]) for _ in range(2))
+            scale = opgen.ops.placeholder(opgen.float32, shape=[3])
+            empty = opgen.constant(np.zeros(0, F32))
+            attrs = {"is_training": True, "epsilon": 0.001, "U": opgen.float32}
+            fwd = g.create_op("FusedBatchNormV3", [x, scale, opgen.constant(np.float32([0.1, -0.2, 0.3])),
+                                                   empty, empty], attrs)
+            grad = g.create_op("FusedBatchNormGradV3", [dy, x, scale] + fwd.outputs[3:6], attrs)
+            y = opgen.ops.add_v2(opgen.ops.sum(opgen.ops.cast(grad.outputs[0], opgen.float32), [0, 1, 2, 3]),
+                                 opgen.ops.sum(grad.outputs[1], [0]))
+            grads = opgen.gradients(y, [dy, x, scale])
+        numpy_dtype = dtype.as_numpy_dtype
+        return opgen.Session(g).run(grads, {dy: dy_v.astype(numpy_dtype), x: x_v.astype(numpy_dtype),
+                                            scale: scale_v})
+
+    for want, got in zip(second_order(opgen.float32), second_order(opgen.float16)):
+        assert got.dtype == (np.float16 if want.shape != (3,) else np.float32)
+        np.testing.assert_allclose(np.asarray(got, F32), want, atol=3e-3 * max(1.0, np.abs(want).max()))
+
+
+def test_max_pool_grad_grad_kernel_against_numpy():
+    """MaxPoolGradGrad reads grad at the first element of each window equal to orig_output
+    there (TensorFlow's CPU rule), zero where none is; windows clipped by SAME padding."""
+    x = _distinct((2, 5, 4, 3))
+    x[0, 0, 0, 0] = x[0, 0, 1, 0] = 9.0  # a tie: the first equal element wins
+    attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+    y[1, 0, 0, 2] = 123.0  # not in its window: zero
+    g = _u(x.shape)
+    got = opgen.execute_op("MaxPoolGradGrad", [x, y, g], attrs)[0].numpy()
+    want = np.zeros_like(y)
+    pad_h = max((y.shape[1] - 1) * 2 + 3 - 5, 0) // 2
+    pad_w = max((y.shape[2] - 1) * 2 + 2 - 4, 0) // 2
+    for b, i, j, ch in np.ndindex(*y.shape):
+        r0, c0 = max(i * 2 - pad_h, 0), max(j * 2 - pad_w, 0)
+        r1, c1 = min(i * 2 - pad_h + 3, 5), min(j * 2 - pad_w + 2, 4)
+        hits = [(r, c) for r in range(r0, r1) for c in range(c0, c1) if x[b, r, c, ch] == y[b, i, j, ch]]
+        if hits:
+            want[b, i, j, ch] = g[b, hits[0][0], hits[0][1], ch]
+    assert want[0, 0, 0, 0] == g[0, 0, 0, 0] and want[1, 0, 0, 2] == 0
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="same shape"):
+        opgen.execute_op("MaxPoolGradGrad", [x, y, g[:1]], attrs)
+
+
+def test_add_n_of_lists_sums_elements_and_keeps_unset_ones():
+    """The gradients reaching one list from several places are summed element by element
+    (TensorFlow's AddN of variants); an element unset in every list stays unset."""
+    g = opgen.Graph()
+    with g.as_default():
+        def const(v):
+            return opgen.constant(np.asarray(v))
+
+        def new_list(n):
+            return g.create_op("TensorListReserve", [const(np.int32([2])), const(np.int32(n))],
+                               {"element_dtype": opgen.float64}).outputs[0]
+
+        def set_item(lst, i, v):
+            return g.create_op("TensorListSetItem", [lst, const(np.int32(i)), const(v)],
+                               {"element_dtype": opgen.float64}).outputs[0]
+
+        a = set_item(set_item(new_list(4), 0, [1.0, 2.0]), 1, [3.0, 4.0])
+        b = set_item(new_list(4), 1, [10.0, 20.0])
+        total = g.create_op("AddN", [[a, b, b]], {}).outputs[0]
+        stacked = g.create_op("TensorListStack", [total, const(np.int32([2]))],
+                              {"element_dtype": opgen.float64}).outputs[0]
+        stacked_b = g.create_op("TensorListStack", [b, const(np.int32([2]))],
+                                {"element_dtype": opgen.float64}).outputs[0]
+        bad = g.create_op("AddN", [[a, new_list(3)]], {}).outputs[0]
+    session = opgen.Session(g)
+    got, got_b = session.run([stacked, stacked_b])
+    np.testing.assert_array_equal(got, [[1, 2], [23, 44], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(got_b, [[0, 0], [10, 20], [0, 0], [0, 0]])  # inputs untouched
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="one length"):
+        session.run(bad)
+
+
+# ---- against tf.GradientTape -----------------------------------------------------------
+
+# Run by TensorFlow's interpreter: argv[1] the cases (JSON), argv[2] their arrays (.npz),
+# argv[3] the results (.npz). Each case is a raw op on named inputs, or a composite.
+TF_SCRIPT = textwrap.dedent("""
+    import json, os, sys
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+    import numpy as np
+    import tensorflow as tf
+
+    cases, data, out = json.load(open(sys.argv[1])), dict(np.load(sys.argv[2])), {}
+
+    def attr(v):
+        return tf.as_dtype(v["dtype"]) if isinstance(v, dict) else v
+
+    def list_round_trip(t, item):
+        lst = tf.raw_ops.TensorListFromTensor(tensor=t, element_shape=tf.constant([3]))
+        lst = tf.raw_ops.TensorListSetItem(input_handle=lst, index=1, item=item)
+        return tf.raw_ops.TensorListStack(input_handle=lst, element_shape=tf.constant([3]),
+                                          element_dtype=t.dtype)
+
+    def list_get_item(t):
+        lst = tf.raw_ops.TensorListFromTensor(tensor=t, element_shape=tf.constant([3]))
+        return tf.raw_ops.TensorListGetItem(input_handle=lst, index=2, element_shape=[3],
+                                            element_dtype=t.dtype)
+
+    def list_two_reads(t):
+        lst = tf.raw_ops.TensorListFromTensor(tensor=t, element_shape=tf.constant([3]))
+        a, b = (tf.raw_ops.TensorListGetItem(input_handle=lst, index=i, element_shape=[3],
+                                             element_dtype=t.dtype) for i in (0, 2))
+        return a * b
+
+    def batch_norm(version, output):
+        def f(dy, x, scale):
+            empty = tf.zeros([0])
+            fwd = getattr(tf.raw_ops, "FusedBatchNorm" + version)(
+                x=x, scale=scale, offset=tf.constant([0.1, -0.2, 0.3]), mean=empty,
+                variance=empty, epsilon=0.001, is_training=True)
+            extra = {"reserve_space_3": fwd[5]} if version == "V3" else {}
+            return getattr(tf.raw_ops, "FusedBatchNormGrad" + version)(
+                y_backprop=dy, x=x, scale=scale, reserve_space_1=fwd[3],
+                reserve_space_2=fwd[4], epsilon=0.001, is_training=True, **extra)[output]
+        return f
+
+    def cond(pred, nested):
+        @tf.function
+        def f(x, z, w):
+            fx, tx = tf.raw_ops.Switch(data=x, pred=tf.constant(pred))
+            _, tz = tf.raw_ops.Switch(data=z, pred=tf.constant(pred))
+            false_result = tf.sin(fx)
+            if nested:
+                ffx, tfx = tf.raw_ops.Switch(data=fx, pred=tf.constant(not pred))
+                false_result = tf.raw_ops.Merge(inputs=[tf.cos(ffx), tfx * tfx])[0]
+            y = tf.raw_ops.Merge(inputs=[false_result, tx * tz])[0] * x
+            return tf.gradients(y, [x, z], grad_ys=w)  # v1 control flow: graph gradients
+        return f
+
+    for c in cases:
+        inputs = {k: tf.constant(data[v]) for k, v in c["inputs"].items()}
+        if (c["composite"] or "").startswith("cond-"):
+            _, pred, nested = c["composite"].split("-")
+            grads = cond(pred == "1", nested == "1")(*inputs.values(), tf.constant(data[c["w"]]))
+            for name, gr in zip(c["diff"], grads):
+                out[c["id"] + "/" + name] = np.asarray(gr)
+            continue
+        with tf.GradientTape() as tape:
+            for name in c["diff"]:
+                tape.watch(inputs[name])
+            if c["composite"]:
+                kind = c["composite"]
+                lists = {"round_trip": list_round_trip, "get_item": list_get_item,
+                         "two_reads": list_two_reads}
+                fn = lists.get(kind) or batch_norm(kind[2:], int(kind[0]))
+                y = fn(*inputs.values())
+            else:
+                y = getattr(tf.raw_ops, c["op"])(
+                    **inputs, **{k: attr(v) for k, v in c["attrs"].items()})
+                y = y[0] if isinstance(y, (list, tuple)) else y
+        grads = tape.gradient(y, [inputs[n] for n in c["diff"]],
+                              output_gradients=tf.constant(data[c["w"]]))
+        for name, gr in zip(c["diff"], grads):
+            out[c["id"] + "/" + name] = np.asarray(gr)
+    np.savez(sys.argv[3], **out)
+""")
+
+TF_CASES = [(op, k) for op, k in CASE_IDS if GRADIENT_CASES[op][k].tf]
+_COMPOSITES = {"_list_round_trip": "round_trip", "_list_get_item": "get_item",
+               "_list_two_reads": "two_reads"}
+
+
+def _composite(case: Case) -> str | None:
+    fn = case.extra.get("op_type")
+    if fn is None:
+        return None
+    if fn.__name__ in _COMPOSITES:
+        return _COMPOSITES[fn.__name__]
+    if fn.__name__.startswith("cond-"):
+        return fn.__name__
+    _, _, output = fn.__name__.rpartition("out")
+    version = fn.__name__.split("-")[0][len("FusedBatchNormGrad"):]
+    return f"{output}-{version}"
+
+
+def _opgen_side(op, k, dtype):
+    """opgen's gradients of sum(w * y), and what TensorFlow needs to compute the same."""
+    case = GRADIENT_CASES[op][k]
+    values = [np.asarray(v) for v in case.inputs(dtype)]
+    diff = list(range(len(values))) if case.diff is None else case.diff
+    composite = _composite(case)
+    op_def = next(o for o in _OP_DEFS if o.name == op)
+    names = [a.name for a in op_def.input_arg] if composite is None else [f"in{i}" for i in
+                                                                          range(len(values))]
+    g = opgen.Graph()
+    with g.as_default():
+        nodes = []
+        for i, v in enumerate(values):
+            if i in diff:
+                v = v.astype(dtype)
+                values[i] = v
+                nodes.append(opgen.ops.placeholder(opgen.as_dtype(v.dtype), shape=v.shape))
+            else:
+                nodes.append(opgen.constant(v))
+        if composite is None:
+            y = g.create_op(op, nodes, dict(case.attrs)).outputs[case.extra.get("output", 0)]
+        else:
+            y = case.extra["op_type"](g, nodes)
+        w_node = opgen.ops.placeholder(y.dtype)
+        grads = opgen.gradients(y, [nodes[i] for i in diff], grad_ys=[w_node])
+    session = opgen.Session(g)
+    feed = {nodes[i]: values[i] for i in diff}
+    w = _u(np.shape(session.run(y, feed))).astype(y.dtype.as_numpy_dtype)
+    feed[w_node] = w
+    got = session.run(grads, feed)
+    attrs = {key: ({"dtype": value.name} if isinstance(value, opgen.DType) else value)
+             for key, value in case.attrs.items()}
+    spec = {"op": op, "attrs": attrs, "diff": [names[i] for i in diff], "composite": composite,
+            "inputs": {names[i]: f"{op}-{k}-{np.dtype(dtype).name}-{i}" for i in range(len(values))},
+            "w": f"{op}-{k}-{np.dtype(dtype).name}-w", "id": f"{op}-{k}-{np.dtype(dtype).name}"}
+    arrays = {spec["inputs"][names[i]]: values[i] for i in range(len(values))}
+    arrays[spec["w"]] = w
+    return spec, arrays, dict(zip(spec["diff"], got))
+
+
+_OP_DEFS: list = []
+
+
+@pytest.fixture(scope="module")
+def tensorflow_gradients(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    from opgen.runtime import _lib
+    ops = op_def_pb2.OpList()
+    ops.ParseFromString(_lib.all_op_list_bytes())
+    _OP_DEFS[:] = list(ops.op)
+    specs, arrays, ours = [], {}, {}
+    for op, k in TF_CASES:
+        for dtype in GRADIENT_CASES[op][k].dtypes:
+            spec, data, got = _opgen_side(op, k, dtype)
+            specs.append(spec)
+            arrays.update(data)
+            ours[spec["id"]] = got
+    folder = tmp_path_factory.mktemp("tf_gradients")
+    (folder / "cases.json").write_text(json.dumps(specs))
+    np.savez(folder / "in.npz", **arrays)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "cases.json"),
+                             str(folder / "in.npz"), str(folder / "out.npz")],
+                            capture_output=True, text=True, timeout=600, env=env, check=False,
+                            cwd=folder)
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return ours, dict(np.load(folder / "out.npz"))
+
+
+@pytest.mark.parametrize("op,k", TF_CASES, ids=[f"{op}-{k}" for op, k in TF_CASES])
+def test_gradient_against_tensorflow(op, k, tensorflow_gradients):
+    ours, theirs = tensorflow_gradients
+    case = GRADIENT_CASES[op][k]
+    for dtype in case.dtypes:
+        key = f"{op}-{k}-{np.dtype(dtype).name}"
+        for name, got in ours[key].items():
+            want = theirs[f"{key}/{name}"]
+            tol = 1e-10 if dtype == F64 else 2e-5
+            if case.extra.get("op_type") is not None and "FusedBatchNorm" in op:
+                tol = 2e-4  # float32 sums in a different order
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=f"{key} {name}")
