@@ -1,0 +1,268 @@
+"""A GradientTape's record as a program, and the gradient graph built from it once.
+
+:func:`trace` walks what a tape recorded (variable reads, watched tensors, ops, nested
+``gradient`` calls) and the requested target/sources, and numbers every tensor it meets
+("slots"). Tensors the walk meets first as inputs become feeds. What comes out is
+`feeds` (the tensors whose values this step supplies) and `key`, a hashable description
+of everything the graph depends on: op types, attrs, constant inputs, which slot feeds
+which input, the feeds' dtypes and shapes. Equal keys give equal graphs, so
+:func:`compiled` builds the graph (the record replayed, ``TF_AddGradients`` on it) and
+its Session once per key; a later training step of the same structure only feeds
+values and runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from opgen.runtime import _lib, gradients_impl, graph_mode
+from opgen.runtime.errors import raise_for_status
+from opgen.runtime.graph import Graph, Output
+from opgen.runtime.session import Session
+from opgen.runtime.tensor import Tensor
+
+_MAX_GRAPHS = 64  # compiled gradient graphs kept (least recently used dropped)
+
+
+class _Const:
+    """A non-tensor input (a Python number, a shape list, numpy data): a Const node."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable stand-in for an attr or constant input that tells values apart by
+    type too (1, 1.0 and True are equal in Python but not as op inputs)."""
+    if isinstance(value, np.ndarray):
+        return ("a", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *[_freeze(v) for v in value])
+    try:
+        hash(value)
+    except TypeError:
+        return ("r", repr(value))
+    return (type(value), value)
+
+
+class Program:
+    """The walk's result: `key`, `feeds` (Tensors, in slot order among the feeds) and
+    the build steps (with the original constant values) for a cache miss."""
+
+    __slots__ = ("key", "feeds", "steps", "result")
+
+    def __init__(self) -> None:
+        self.key: Any = None
+        self.feeds: list[Tensor] = []
+        self.steps: list[tuple] = []
+        self.result: tuple = ()
+
+
+def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[tuple],
+          targets: list[Tensor], source_groups: list[list[Tensor]],
+          output_gradients: list[Tensor] | None) -> Program:
+    """The program of one ``gradient`` call. `records` hold ``(op_type, inputs, attrs,
+    outputs)`` for an op and ``(None, (targets, source_groups, output_gradients), None,
+    outputs)`` for a nested gradient call; a source group is the tensors whose
+    gradients sum to one result (a variable's reads). Returns None in ``result``'s
+    target slots for targets the record never met."""
+    program = Program()
+    slots: dict[int, int] = {}  # id(tensor) -> slot
+    count = [0]
+    steps, key, feeds = program.steps, [], program.feeds
+
+    def feed(t: Tensor) -> int:
+        slot = slots[id(t)] = count[0]
+        count[0] += 1
+        feeds.append(t)
+        steps.append(("F", t.dtype, t.shape))
+        key.append(("F", t.dtype, tuple(t.shape)))
+        return slot
+
+    def ref(value: Any) -> Any:
+        if isinstance(value, Tensor):
+            slot = slots.get(id(value))
+            return feed(value) if slot is None else slot
+        if isinstance(value, (list, tuple)):
+            return [ref(v) for v in value]
+        return _Const(value)
+
+    def frozen(refs: Any) -> Any:
+        if isinstance(refs, list):
+            return tuple(frozen(r) for r in refs)
+        if isinstance(refs, _Const):
+            return ("c", _freeze(refs.value))
+        return refs
+
+    def produce(outputs: list) -> None:
+        for t in outputs:
+            if t is not None:
+                slots[id(t)] = count[0]
+            count[0] += 1
+
+    for group in read_groups:
+        for t in group:
+            feed(t)
+    for t in watched:
+        if id(t) not in slots:
+            feed(t)
+    for op_type, inputs, attrs, outputs in records:
+        if op_type is None:  # a nested gradient call
+            step = _gradient_refs(ref, *inputs)
+            steps.append(("G", *step))
+            key.append(("G", *frozen(list(step[:2])), frozen(step[2]) if step[2] else None))
+        else:
+            refs = [ref(v) for v in inputs]
+            steps.append(("O", op_type, refs, attrs, len(outputs)))
+            key.append(("O", op_type, frozen(refs),
+                        tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))))
+        produce(outputs)
+    target_slots = [slots.get(id(t)) for t in targets]
+    groups = [[slots[id(t)] for t in group if id(t) in slots] for group in source_groups]
+    grads = None if output_gradients is None else [ref(g) for g in output_gradients]
+    program.result = (target_slots, groups, grads)
+    key.append(("Y", tuple(target_slots), frozen(groups), frozen(grads) if grads else None,
+                gradients_impl.generation()))
+    program.key = tuple(key)
+    return program
+
+
+def _gradient_refs(ref, targets, source_groups, output_gradients):
+    return ([ref(t) for t in targets], [[ref(t) for t in group] for group in source_groups],
+            None if output_gradients is None else [ref(g) for g in output_gradients])
+
+
+# ---- building and running ----------------------------------------------------------------
+
+class Compiled:
+    """A program's gradient graph: its Session, feed placeholders and fetches. A run
+    hands the eager tensors' own buffers to ``TF_SessionRun`` and takes the results
+    as eager Tensors: no copies through numpy either way."""
+
+    __slots__ = ("session", "placeholders", "fetches", "layout", "_c_inputs", "_c_outputs",
+                 "_inputs_type", "_outputs_type", "_run")
+
+    def __init__(self, session: Session, placeholders: list[Output], fetches: list[Output],
+                 layout: list[int | None]):
+        self.session = session
+        self.placeholders = placeholders
+        self.fetches = fetches
+        self.layout = layout  # per source group: its index among fetches, or None
+        self._c_inputs = (_lib.TF_Output * max(len(placeholders), 1))(
+            *[p._c for p in placeholders])
+        self._c_outputs = (_lib.TF_Output * max(len(fetches), 1))(*[f._c for f in fetches])
+        self._inputs_type = ctypes.c_void_p * max(len(placeholders), 1)
+        self._outputs_type = ctypes.c_void_p * max(len(fetches), 1)
+        self._run = _lib.graph_lib().TF_SessionRun
+
+    def run(self, feeds: list[Tensor]) -> list[Tensor | None]:
+        n_out = len(self.fetches)
+        if not n_out:
+            return [None] * len(self.layout)
+        inputs = self._inputs_type(*[t._tensor for t in feeds])
+        outputs = self._outputs_type()
+        status = _lib.thread_status()
+        c_session = self.session._acquire()
+        try:
+            self._run(c_session, None, self._c_inputs, inputs, len(feeds), self._c_outputs,
+                      outputs, n_out, None, 0, None, status.ptr)
+        finally:
+            self.session._release()
+        values = [Tensor._from_tf_tensor(outputs[i]) for i in range(n_out) if outputs[i]]
+        raise_for_status(status)
+        return [None if i is None else values[i] for i in self.layout]
+
+
+def _grads(g: Graph, ys: list, groups: list[list], grad_ys: list | None) -> list:
+    """Per group of xs, the sum of their gradients of sum(ys) in `g` (None: none)."""
+    xs = [x for group in groups for x in group]
+    if not xs or any(y is None for y in ys):
+        return [None] * len(groups)
+    grads = gradients_impl.gradients(ys, xs, grad_ys=grad_ys)
+    results, start = [], 0
+    for group in groups:
+        parts = [p for p in grads[start:start + len(group)] if p is not None]
+        start += len(group)
+        if not parts:
+            results.append(None)
+        elif len(parts) == 1:
+            results.append(parts[0])
+        else:
+            results.append(graph_mode.build_op(g, "AddN", [parts], {})[0])
+    return results
+
+
+def _build(program: Program) -> Compiled:
+    g = Graph()
+    table: list[Any] = []
+    placeholders: list[Output] = []
+
+    def value(refs: Any) -> Any:
+        if isinstance(refs, list):
+            return [value(r) for r in refs]
+        if isinstance(refs, _Const):
+            return refs.value
+        return table[refs]
+
+    with g.as_default():
+        for step in program.steps:
+            if step[0] == "F":
+                ph = graph_mode.build_op(g, "Placeholder", [], {"dtype": step[1],
+                                                                "shape": list(step[2])})[0]
+                placeholders.append(ph)
+                table.append(ph)
+            elif step[0] == "O":
+                _, op_type, refs, attrs, n_outputs = step
+                built = graph_mode.build_op(g, op_type, [value(r) for r in refs], attrs)
+                flat = [o for v in (built if isinstance(built, (list, tuple)) else [built])
+                        for o in (v if isinstance(v, (list, tuple)) else [v])]
+                if len(flat) != n_outputs:
+                    raise RuntimeError(f"GradientTape: replaying {op_type} gave {len(flat)} "
+                                       f"outputs, the eager op {n_outputs}")
+                table.extend(flat)
+            else:  # a nested gradient: its own TF_AddGradients inside this graph
+                _, ys, groups, grad_ys = step
+                table.extend(_grads(g, value(ys), value(groups),
+                                    None if grad_ys is None else value(grad_ys)))
+        targets, groups, grad_ys = program.result
+        ys = [None if s is None else table[s] for s in targets]
+        grads = _grads(g, ys, value(groups), None if grad_ys is None else value(grad_ys))
+    fetches = [gr for gr in grads if gr is not None]
+    layout: list[int | None] = []
+    n = 0
+    for gr in grads:
+        layout.append(None if gr is None else n)
+        n += gr is not None
+    return Compiled(Session(g), placeholders, fetches, layout)
+
+
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def compiled(program: Program) -> Compiled:
+    """The compiled graph of `program`'s key, built on first use."""
+    with _lock:
+        entry = _cache.get(program.key)
+        if entry is not None:
+            _cache.move_to_end(program.key)
+            return entry
+    entry = _build(program)
+    with _lock:
+        _cache[program.key] = entry
+        while len(_cache) > _MAX_GRAPHS:
+            _cache.popitem(last=False)
+    return entry
+
+
+def clear_cache() -> None:
+    """Forgets the compiled graphs (for tests)."""
+    with _lock:
+        _cache.clear()
