@@ -262,6 +262,9 @@ def test_conv2d_float32_and_dynamic_and_backprop_input():
     # Conv2DBackpropInput (a transposed convolution) in its filter and out_backprop
     check_gradient("Conv2DBackpropInput", [np.int32([1, 5, 5, 2]), _u((3, 3, 2, 3)), _u((1, 3, 3, 3))],
                    attrs, diff=[1, 2])
+    # Conv2DBackpropFilter (second derivatives of Conv2D) in its input and out_backprop
+    check_gradient("Conv2DBackpropFilter", [_u((1, 5, 5, 2)), np.int32([3, 3, 2, 3]), _u((1, 3, 3, 3))],
+                   attrs, diff=[0, 2])
 
 
 def test_conv3d():

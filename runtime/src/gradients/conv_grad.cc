@@ -35,6 +35,15 @@ void Conv2DBackpropInputGrad(GradBuilder& b) {
   if (b.needs(2)) b.Set(2, b.Op("Conv2D", {ddx, f}, attrs));
 }
 
+// df = Conv2DBackpropFilter(x, sizes, dy), linear in x and dy: filter_sizes gets none,
+// x gets Conv2DBackpropInput(shape(x), ddf, dy), dy gets Conv2D(x, ddf).
+void Conv2DBackpropFilterGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), dy = b.input(2), ddf = b.grad(0);
+  const std::vector<Attr> attrs = ConvAttrs(b);
+  if (b.needs(0)) b.Set(0, b.Op("Conv2DBackpropInput", {b.ShapeOf(x), ddf, dy}, attrs));
+  if (b.needs(2)) b.Set(2, b.Op("Conv2D", {x, ddf}, attrs));
+}
+
 void MaxPoolGrad(GradBuilder& b) {
   b.Set(0, b.Op("MaxPoolGrad", {b.input(0), b.output(0), b.grad(0)},
                 b.CopyAttrs({"ksize", "strides", "padding", "explicit_paddings", "data_format"})));
@@ -52,6 +61,7 @@ void RegisterConvGradients() {
   RegisterGrad("DepthwiseConv2dNative", ConvGrad<kDepthwiseInput, kDepthwiseFilter>);
   RegisterGrad("Conv3D", ConvGrad<kConv3DInput, kConv3DFilter>);
   RegisterGrad("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+  RegisterGrad("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
   RegisterGrad("MaxPool", MaxPoolGrad);
   RegisterGrad("AvgPool", AvgPoolGrad);
 }
