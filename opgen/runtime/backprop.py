@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from opgen.runtime import _tape_program, eager, graph, graph_mode, variables
 from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
@@ -230,17 +232,20 @@ class GradientTape:
                                 f"Variables, got {type(s).__name__}")
         return groups
 
-    def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
-        """d(sum of `target`)/d(source) for each source (same structure as `sources`:
-        one value or a list); None for a source the target does not depend on."""
+    def _check_use(self) -> None:
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute "
                                "one set of gradients (or jacobians)")
         self._used = True
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
+        """d(sum of `target`)/d(source) for each source (same structure as `sources`:
+        one value or a list); None for a source the target does not depend on.
+        `output_gradients` (one per target) weight the targets instead of ones."""
+        self._check_use()
         single = not isinstance(sources, (list, tuple))
         source_list = [sources] if single else list(sources)
         targets = _flatten(target)
-        groups = self._source_groups(source_list)
         grad_ys = None
         if output_gradients is not None:
             given = _flatten(output_gradients)
@@ -249,19 +254,59 @@ class GradientTape:
                                  f"{len(targets)} targets")
             grad_ys = [g if isinstance(g, Tensor) else constant(g, dtype=t.dtype)
                        for g, t in zip(given, targets)]
+        results = self._gradients(targets, source_list, grad_ys)
+        if not self._persistent:
+            self._clear_records()
+        return results[0] if single else results
+
+    def jacobian(self, target: Any, sources: Any) -> Any:
+        """d target[i...] / d source[j...] for each source: shaped target.shape +
+        source.shape (None for a source the target does not depend on), one gradient
+        per element of `target` (all through one compiled graph)."""
+        self._check_use()
+        single = not isinstance(sources, (list, tuple))
+        source_list = [sources] if single else list(sources)
+        if not isinstance(target, Tensor):
+            raise TypeError(f"GradientTape.jacobian: the target is one eager Tensor, got "
+                            f"{type(target).__name__}")
+        n = int(np.prod(target.shape, dtype=np.int64))
+        np_dtype = target.dtype.numpy_dtype
+        rows: list[list] = []
+        for i in range(n):
+            one_hot = np.zeros(n, np_dtype)
+            one_hot[i] = 1
+            rows.append(self._gradients([target], source_list,
+                                        [constant(one_hot.reshape(target.shape))]))
+        results = []
+        for k, s in enumerate(source_list):
+            parts = [row[k] for row in rows]
+            if n and any(p is None for p in parts):
+                results.append(None)
+                continue
+            shape = tuple(target.shape) + tuple(s.shape)
+            source_dtype = s.dtype.numpy_dtype
+            stacked = (np.stack([p.numpy() for p in parts]) if n
+                       else np.zeros(shape, source_dtype))
+            results.append(constant(stacked.reshape(shape)))
+        if not self._persistent:
+            self._clear_records()
+        return results[0] if single else results
+
+    def _clear_records(self) -> None:
+        self._records.clear()
+
+    def _gradients(self, targets: list, source_list: list, grad_ys: list | None) -> list:
+        groups = self._source_groups(source_list)
         # the tensors recorded while the tape was on: read first, then watched, then ops
         program = _tape_program.trace(list(self._variable_reads.values()),
                                       list(self._watched.values()), self._records,
                                       targets, groups, grad_ys)
         if not any(s is not None for s in program.result[0]):
-            values: list = [None] * len(groups)  # the target is not on the tape
+            results: list = [None] * len(groups)  # the target is not on the tape
         else:
-            values = _tape_program.compiled(program).run(program.feeds)
-        results = values
+            results = _tape_program.compiled(program).run(program.feeds)
         self._record_on_outer_tapes(targets, groups, grad_ys, results)
-        if not self._persistent:
-            self._records.clear()
-        return results[0] if single else results
+        return results
 
     def _record_on_outer_tapes(self, targets: list, groups: list, grad_ys: Any,
                                results: list) -> None:

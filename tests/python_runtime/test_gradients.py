@@ -214,6 +214,8 @@ def test_second_derivatives_through_backprop_kernels(static):
     y = _u((2, 3), 0.1, 0.9)
     check_gradient("TanhGrad", [y, _u((2, 3))], static=static)
     check_gradient("SigmoidGrad", [y, _u((2, 3))], static=static)
+    for op in ("SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
+        check_gradient(op, [_u((2, 3), 0.5, 2.0), _u((2, 3))], static=static)
     for op, features in (("ReluGrad", _distinct((2, 3))), ("Relu6Grad", _distinct((2, 3), -2, 7))):
         check_gradient(op, [_u((2, 3)), features], static=static)
     check_gradient("BiasAddGrad", [_u((2, 3, 4))], static=static)

@@ -1,7 +1,8 @@
 // Gradients of the neural-network ops, with TensorFlow's formulas (its nn_grad.py):
 // Softmax and LogSoftmax, the activations (through their fused *Grad kernels), BiasAdd,
 // the softmax cross-entropy losses, FusedBatchNorm*, and the second derivatives through
-// ReluGrad, Relu6Grad, TanhGrad, SigmoidGrad and BiasAddGrad. Convolutions and pooling:
+// ReluGrad, Relu6Grad, TanhGrad, SigmoidGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad and
+// BiasAddGrad. Convolutions and pooling:
 // conv_grad.cc.
 #include <cstring>
 #include <string>
@@ -73,6 +74,30 @@ void SigmoidGradGrad(GradBuilder& b) {
     b.Set(0, b.Op("Sub", {gdy, b.Op("Mul", {b.Op("Mul", {gdy, y}), b.ScalarLike(2.0, y)})}));
   }
   if (b.needs(1)) b.Set(1, b.Op("SigmoidGrad", {y, g}));
+}
+
+// SqrtGrad(y, dy) = dy / (2 y) = o: d/dy = -g o / y, d/d(dy) = g / (2 y).
+void SqrtGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), g_over_y = b.Op("RealDiv", {b.grad(0), y});
+  if (b.needs(0)) b.Set(0, b.Op("Neg", {b.Op("Mul", {g_over_y, b.output(0)})}));
+  if (b.needs(1)) b.Set(1, b.Op("Mul", {g_over_y, b.ScalarLike(0.5, y)}));
+}
+
+// RsqrtGrad(y, dy) = -dy y^3 / 2: d/dy = -3/2 g dy y^2, d/d(dy) = RsqrtGrad(y, g).
+void RsqrtGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0))
+    b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}),
+                          b.Op("Mul", {b.Op("Square", {y}), b.ScalarLike(-1.5, y)})}));
+  if (b.needs(1)) b.Set(1, b.Op("RsqrtGrad", {y, g}));
+}
+
+// ReciprocalGrad(y, dy) = -dy y^2: d/dy = -2 g dy y, d/d(dy) = ReciprocalGrad(y, g).
+void ReciprocalGradGrad(GradBuilder& b) {
+  const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (b.needs(0))
+    b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}), b.Op("Mul", {y, b.ScalarLike(-2.0, y)})}));
+  if (b.needs(1)) b.Set(1, b.Op("ReciprocalGrad", {y, g}));
 }
 
 // BiasAddGrad sums over all but the channel dim: its gradient spreads g back over them.
@@ -169,6 +194,9 @@ void RegisterNnGradients() {
   RegisterGrad("Relu6Grad", MaskedGradGrad<kRelu6Grad>);
   RegisterGrad("TanhGrad", TanhGradGrad);
   RegisterGrad("SigmoidGrad", SigmoidGradGrad);
+  RegisterGrad("SqrtGrad", SqrtGradGrad);
+  RegisterGrad("RsqrtGrad", RsqrtGradGrad);
+  RegisterGrad("ReciprocalGrad", ReciprocalGradGrad);
   RegisterGrad("BiasAddGrad", BiasAddGradGrad);
   for (const char* bn : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
     RegisterGrad(bn, FusedBatchNormGradFn);
