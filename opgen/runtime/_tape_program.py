@@ -65,47 +65,57 @@ class Program:
         self.result: tuple = ()
 
 
+def _attrs_key(attrs: dict) -> tuple:
+    # Equal attr values build equal nodes whatever their Python type (the OpDef fixes
+    # each attr's kind), so plain equality keys them; lists become tuples.
+    items = tuple((k, tuple(v) if type(v) is list else v) for k, v in attrs.items())
+    try:
+        hash(items)
+    except TypeError:
+        return tuple((k, _freeze(v)) for k, v in attrs.items())
+    return items
+
+
 def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[tuple],
           targets: list[Tensor], source_groups: list[list[Tensor]],
           output_gradients: list[Tensor] | None) -> Program:
     """The program of one ``gradient`` call. `records` hold ``(op_type, inputs, attrs,
     outputs)`` for an op and ``(None, (targets, source_groups, output_gradients), None,
     outputs)`` for a nested gradient call; a source group is the tensors whose
-    gradients sum to one result (a variable's reads). Returns None in ``result``'s
+    gradients sum to one result (a variable's reads). ``result`` holds None in the
     target slots for targets the record never met."""
     program = Program()
     slots: dict[int, int] = {}  # id(tensor) -> slot
-    count = [0]
     steps, key, feeds = program.steps, [], program.feeds
+    count = 0
 
     def feed(t: Tensor) -> int:
-        slot = slots[id(t)] = count[0]
-        count[0] += 1
+        nonlocal count
+        slot = slots[id(t)] = count
+        count += 1
         feeds.append(t)
-        steps.append(("F", t.dtype, t.shape))
-        key.append(("F", t.dtype, tuple(t.shape)))
+        steps.append(("F", t._dtype, t._shape))
+        key.append((t._dtype, t._shape))
         return slot
 
-    def ref(value: Any) -> Any:
-        if isinstance(value, Tensor):
-            slot = slots.get(id(value))
-            return feed(value) if slot is None else slot
-        if isinstance(value, (list, tuple)):
-            return [ref(v) for v in value]
-        return _Const(value)
-
-    def frozen(refs: Any) -> Any:
-        if isinstance(refs, list):
-            return tuple(frozen(r) for r in refs)
-        if isinstance(refs, _Const):
-            return ("c", _freeze(refs.value))
-        return refs
-
-    def produce(outputs: list) -> None:
-        for t in outputs:
-            if t is not None:
-                slots[id(t)] = count[0]
-            count[0] += 1
+    def refs_of(values: Any) -> tuple[list, tuple]:
+        """(what _build reads, what the key holds) for a list of inputs."""
+        built, keyed = [], []
+        for v in values:
+            if isinstance(v, Tensor):
+                slot = slots.get(id(v))
+                if slot is None:
+                    slot = feed(v)
+                built.append(slot)
+                keyed.append(slot)
+            elif isinstance(v, (list, tuple)):
+                b, k = refs_of(v)
+                built.append(b)
+                keyed.append(k)
+            else:
+                built.append(_Const(v))
+                keyed.append(("c", _freeze(v)))
+        return built, tuple(keyed)
 
     for group in read_groups:
         for t in group:
@@ -115,28 +125,28 @@ def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[
             feed(t)
     for op_type, inputs, attrs, outputs in records:
         if op_type is None:  # a nested gradient call
-            step = _gradient_refs(ref, *inputs)
-            steps.append(("G", *step))
-            key.append(("G", *frozen(list(step[:2])), frozen(step[2]) if step[2] else None))
+            ys, groups, grad_ys = inputs
+            y_refs, y_key = refs_of(ys)
+            group_refs = [refs_of(g) for g in groups]
+            g_refs, g_key = refs_of(grad_ys) if grad_ys is not None else (None, None)
+            steps.append(("G", y_refs, [r for r, _ in group_refs], g_refs))
+            key.append(("G", y_key, tuple(k for _, k in group_refs), g_key))
         else:
-            refs = [ref(v) for v in inputs]
+            refs, ref_key = refs_of(inputs)
             steps.append(("O", op_type, refs, attrs, len(outputs)))
-            key.append(("O", op_type, frozen(refs),
-                        tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))))
-        produce(outputs)
+            key.append((op_type, ref_key, _attrs_key(attrs)))
+        for t in outputs:
+            if t is not None:
+                slots[id(t)] = count
+            count += 1
     target_slots = [slots.get(id(t)) for t in targets]
     groups = [[slots[id(t)] for t in group if id(t) in slots] for group in source_groups]
-    grads = None if output_gradients is None else [ref(g) for g in output_gradients]
+    grads, grads_key = refs_of(output_gradients) if output_gradients is not None else (None, None)
     program.result = (target_slots, groups, grads)
-    key.append(("Y", tuple(target_slots), frozen(groups), frozen(grads) if grads else None,
+    key.append(("Y", tuple(target_slots), tuple(tuple(g) for g in groups), grads_key,
                 gradients_impl.generation()))
     program.key = tuple(key)
     return program
-
-
-def _gradient_refs(ref, targets, source_groups, output_gradients):
-    return ([ref(t) for t in targets], [[ref(t) for t in group] for group in source_groups],
-            None if output_gradients is None else [ref(g) for g in output_gradients])
 
 
 # ---- building and running ----------------------------------------------------------------

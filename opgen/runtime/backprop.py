@@ -42,17 +42,48 @@ def _dispatch(op_type: str, inputs: Any, attrs: dict, name: str | None = None) -
     default graph, else eager execution, recorded by this thread's tapes."""
     if graph.thread_has_default_graph():
         return graph_mode.dispatch(op_type, inputs, attrs, name)
-    # A variable's value read here (and noted by the tapes) takes the fast path.
-    inputs = [v.value() if isinstance(v, variables.Variable) else v for v in inputs]
+    inputs = _read_variables(inputs)
     result = eager.execute_eager(op_type, inputs, attrs, name)
     tapes = [t for t in _tapes() if t._recording]
-    if tapes and not _stateful(op_type):
-        flat = [as_tensor_input(t, v) for t in tapes for v in _flatten(inputs)]
-        if any(id(v) in t._tracked for t in tapes for v in flat):
-            outputs = _flatten(result)
-            for t in tapes:
-                t._record(op_type, inputs, attrs, outputs)
+    if tapes and _touches(tapes, inputs) and not _stateful(op_type):
+        outputs = []
+        for r in result:
+            if isinstance(r, list):
+                outputs.extend(r)
+            else:
+                outputs.append(r)
+        for t in tapes:
+            t._record(op_type, inputs, attrs, outputs)
     return result
+
+
+def _read_variables(inputs: Any) -> Any:
+    """`inputs` with each Variable (also inside list inputs) replaced by its value, read
+    now (the tapes note the read): the op then takes the fast path, and the record
+    holds the tensor the op used."""
+    out = None
+    for i, v in enumerate(inputs):
+        if isinstance(v, variables.Variable):
+            new: Any = v.value()
+        elif isinstance(v, (list, tuple)) and any(isinstance(e, variables.Variable) for e in v):
+            new = [e.value() if isinstance(e, variables.Variable) else e for e in v]
+        else:
+            continue
+        if out is None:
+            out = list(inputs)
+        out[i] = new
+    return inputs if out is None else out
+
+
+def _touches(tapes: list, inputs: Any) -> bool:
+    """Whether an input is a tensor some tape tracks (only such ops are recorded)."""
+    for v in inputs:
+        for e in (v if isinstance(v, (list, tuple)) else (v,)):
+            k = id(e)
+            for t in tapes:
+                if k in t._tracked:
+                    return True
+    return False
 
 
 _stateful_ops: dict[str, bool] = {}
@@ -65,15 +96,6 @@ def _stateful(op_type: str) -> bool:
     if known is None:
         known = _stateful_ops[op_type] = bool(registry.plan(op_type).op_def.is_stateful)
     return known
-
-
-def as_tensor_input(tape: GradientTape, value: Any) -> Any:
-    """A Variable passed to an op stands for its latest read on `tape`."""
-    if isinstance(value, variables.Variable):
-        reads = tape._variable_reads.get(id(value))
-        if reads:
-            return reads[-1]
-    return value
 
 
 def _restore_dispatch() -> None:
@@ -191,16 +213,7 @@ class GradientTape:
         self._clear()
 
     def _record(self, op_type: str | None, inputs: Any, attrs: Any, outputs: list) -> None:
-        if op_type is not None:
-            def as_read(value: Any) -> Any:
-                if isinstance(value, (list, tuple)):
-                    return [as_read(v) for v in value]
-                if isinstance(value, variables.Variable):
-                    read = as_tensor_input(self, value)
-                    # unwatched: its current value, a constant of the step
-                    return read if read is not value else value.read_value()
-                return value
-            inputs, attrs = [as_read(v) for v in inputs], dict(attrs)
+        # (an op's Variable inputs were replaced by their reads before it ran)
         self._records.append((op_type, inputs, attrs, outputs))
         self._tracked.update(id(t) for t in outputs if t is not None)
 

@@ -182,6 +182,17 @@ def test_max_pool_grad_first_maximum(ksize, strides, padding, dtype):
     close(got, want, dtype)
 
 
+def test_max_pool_grad_many_channels_and_overlapping_windows():
+    # more channels than the CPU kernel's block of 16, the last block partial
+    x = rng.integers(0, 4, (3, 5, 4, 37)).astype(np.float32)
+    attrs = pool_attrs((3, 3), (1, 2), "SAME")
+    y = ops.max_pool(x, **attrs).numpy()
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    got = ops.max_pool_grad(x, y, dy, **attrs).numpy()
+    want = max_pool_grad_ref(x.astype(np.float64), dy.astype(np.float64), (3, 3), (1, 2), "SAME")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_max_pool_grad_nan_and_orig_output_ignored():
     x = np.array([1, np.nan, 2, 0, np.nan, 5, 3, 3, 4], np.float32).reshape(1, 3, 3, 1)
     attrs = pool_attrs((2, 2), (1, 1), "VALID")

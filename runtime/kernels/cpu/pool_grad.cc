@@ -1,5 +1,6 @@
-// MaxPoolGrad and AvgPoolGrad on NHWC data: each input element gathers the gradient of
-// the windows it fed (../conv_grad_spec.h, shared with the CUDA twin), on all cores. MaxPool's
+// MaxPoolGrad and AvgPoolGrad on NHWC data, on all cores. AvgPoolGrad: each input element
+// gathers the gradient of the windows it fed (../conv_grad_spec.h, shared with the CUDA
+// twin); MaxPoolGrad: each window adds its gradient at its maximum (the same sums). MaxPool's
 // gradient goes to the first maximum of each window in row-major order, as TensorFlow's
 // CPU kernel chooses it (orig_output is not read). The attrs are MaxPool's
 // (../window_spec.h; NCHW refused as TensorFlow's CPU kernels do).
@@ -25,6 +26,55 @@ struct Read {
   ComputeType<T> operator()(int64_t i) const { return Widen(p[i]); }
 };
 
+// MaxPoolGrad by windows: each window finds its first maximum once and adds its grad
+// there, rather than each input element rescanning every window that covers it. Units
+// of work are (image, block of channels), so no two threads write one element; each
+// element receives its windows' grads in the same (row-major window) order as the
+// per-element formula, so the sums are the same bit for bit.
+template <typename T>
+void MaxPoolGradByWindows(const GradGeometry& g, const T* in, const T* grad, T* out) {
+  using C = ComputeType<T>;
+  constexpr int64_t kBlock = 16;
+  const int64_t blocks = (g.ic + kBlock - 1) / kBlock, plane = g.ih * g.iw;
+  const int64_t per_unit = std::max<int64_t>(1, plane * std::min(g.ic, kBlock) * 4);
+  ParallelFor(g.batch * blocks, [&](int64_t first, int64_t last) {
+    std::vector<C> acc(plane * kBlock), best(kBlock);
+    std::vector<int64_t> at(kBlock);
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t b = unit / blocks, c0 = (unit % blocks) * kBlock;
+      const int64_t nc = std::min(kBlock, g.ic - c0);
+      std::fill(acc.begin(), acc.begin() + plane * nc, C(0));
+      const T* image = in + b * plane * g.ic + c0;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        int64_t rb, re;
+        kernels::PoolSpan(y, g.sh, g.pt, g.kh, g.ih, &rb, &re);
+        for (int64_t x = 0; x < g.ow; ++x) {
+          int64_t cb, ce;
+          kernels::PoolSpan(x, g.sw, g.pl, g.kw, g.iw, &cb, &ce);
+          std::fill(at.begin(), at.begin() + nc, int64_t{-1});
+          for (int64_t r = rb; r < re; ++r)
+            for (int64_t q = cb; q < ce; ++q) {
+              const T* px = image + (r * g.iw + q) * g.ic;
+              for (int64_t c = 0; c < nc; ++c) {
+                const C v = Widen(px[c]);
+                if (at[c] < 0 || best[c] < v) {  // later values only when strictly larger
+                  best[c] = v;
+                  at[c] = r * g.iw + q;
+                }
+              }
+            }
+          const T* dy = grad + ((b * g.oh + y) * g.ow + x) * g.oc + c0;
+          for (int64_t c = 0; c < nc; ++c)
+            if (at[c] >= 0) acc[at[c] * nc + c] += Widen(dy[c]);
+        }
+      }
+      T* dst = out + b * plane * g.ic + c0;
+      for (int64_t i = 0; i < plane; ++i)
+        for (int64_t c = 0; c < nc; ++c) dst[i * g.ic + c] = Narrow<T>(acc[i * nc + c]);
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / per_unit));
+}
+
 template <typename T, bool kMax>
 struct PoolGradKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
@@ -35,21 +85,20 @@ struct PoolGradKernel {
     const int64_t total = NumElements(p.out_dims);
     if (!output || total == 0) return;
     const GradGeometry g = kernels::GeometryOf(p, w);
+    if constexpr (kMax) {
+      MaxPoolGradByWindows<T>(g, Data<T>(p.input), Data<T>(p.filter), Data<T>(output));
+      return;
+    }
     const Read<T> grad{Data<T>(p.filter)};
-    const Read<T> in{kMax ? Data<T>(p.input) : nullptr};
     T* out = Data<T>(output);
-    // Windows per element times their size, roughly (stride-1 windows overlap most).
-    const int64_t per = std::min<int64_t>(g.kh * g.kw, 64) * (kMax ? std::min<int64_t>(g.kh * g.kw, 64) : 1);
+    const int64_t per = std::min<int64_t>(g.kh * g.kw, 64);  // windows per element, roughly
     ParallelFor(total, [&](int64_t first, int64_t last) {
       for (int64_t e = first; e < last; ++e) {
         const int64_t ch = e % g.ic, sx = (e / g.ic) % g.iw, sy = (e / (g.ic * g.iw)) % g.ih;
         const int64_t b = e / (g.ic * g.iw * g.ih);
-        if constexpr (kMax)
-          out[e] = Narrow<T>(kernels::MaxPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, in, grad));
-        else
-          out[e] = Narrow<T>(kernels::AvgPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, grad));
+        out[e] = Narrow<T>(kernels::AvgPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, grad));
       }
-    }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(per, 1)));
+    }, std::max<int64_t>(1, kParallelThreshold / per));
   }
 };
 
