@@ -90,30 +90,41 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
                          float* output, const Epilogue& ep) {
   const int64_t K = g.kh * g.kw * g.ic;
   const int64_t pixels = g.oh * g.ow;
-  std::vector<float> cols(static_cast<size_t>(pixels * K));
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const float* image = input + b * g.ih * g.iw * g.ic;
-    for (int64_t y = 0; y < g.oh; ++y) {
-      for (int64_t x = 0; x < g.ow; ++x) {
-        float* row = cols.data() + (y * g.ow + x) * K;
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
-            float* dst = row + (i * g.kw + j) * g.ic;
-            if (sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw) std::fill_n(dst, g.ic, 0.0f);
-            else std::copy_n(image + (sy * g.iw + sx) * g.ic, g.ic, dst);
+  // Small images go several to one GEMM (up to 1 MiB of im2col rows): a GEMM call per
+  // tiny image costs more in OpenBLAS's set-up than in arithmetic.
+  const int64_t group = std::clamp<int64_t>((int64_t{1} << 18) / std::max<int64_t>(pixels * K, 1),
+                                            1, std::max<int64_t>(g.batch, 1));
+  std::vector<float> cols(static_cast<size_t>(group * pixels * K));
+  for (int64_t b0 = 0; b0 < g.batch; b0 += group) {
+    const int64_t nb = std::min(group, g.batch - b0);
+    for (int64_t b = b0; b < b0 + nb; ++b) {
+      const float* image = input + b * g.ih * g.iw * g.ic;
+      float* image_cols = cols.data() + (b - b0) * pixels * K;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        for (int64_t x = 0; x < g.ow; ++x) {
+          float* row = image_cols + (y * g.ow + x) * K;
+          for (int64_t i = 0; i < g.kh; ++i) {
+            const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
+              float* dst = row + (i * g.kw + j) * g.ic;
+              const bool outside = sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw;
+              if (g.ic == 1) *dst = outside ? 0.0f : image[sy * g.iw + sx];  // no call per tap
+              else if (outside) std::fill_n(dst, g.ic, 0.0f);
+              else std::copy_n(image + (sy * g.iw + sx) * g.ic, g.ic, dst);
+            }
           }
         }
       }
     }
-    float* out = output + b * pixels * g.oc;
-    Gemm(false, false, pixels, g.oc, K, cols.data(), filter, out);
+    const int64_t rows = nb * pixels;
+    float* out = output + b0 * pixels * g.oc;
+    Gemm(false, false, rows, g.oc, K, cols.data(), filter, out);
     // On both cores, as OpenBLAS ran the product: the fused kernels' epilogue must not
     // cost more than the BiasAdd and activation kernels it replaces.
-    const float* residual = ep.residual != nullptr ? ep.residual + b * pixels * g.oc : nullptr;
+    const float* residual = ep.residual != nullptr ? ep.residual + b0 * pixels * g.oc : nullptr;
     if (!ep.empty())
-      ParallelFor(pixels, [&](int64_t begin, int64_t end) {
+      ParallelFor(rows, [&](int64_t begin, int64_t end) {
         ApplyEpilogue(out + begin * g.oc, end - begin, g.oc, ep,
                       residual != nullptr ? residual + begin * g.oc : nullptr);
       }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.oc, 1)));
