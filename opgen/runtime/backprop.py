@@ -1,12 +1,14 @@
 """``opgen.GradientTape``: eager gradients through the same gradient functions as graphs.
 
-While a tape is active on a thread, every op run eagerly there (through ``execute_op``:
-the generated ops and the Tensor operators) is recorded with its inputs, attrs and
-outputs, and reads of eager ``opgen.Variable``s are noted. ``gradient()`` replays the
-recorded ops that lie between the sources and the target into a fresh graph (tensors
-from outside the tape become placeholders fed with their values; a variable's reads
-become placeholders too, since the graph's session does not hold the eager variable),
-asks the runtime for the gradients (TF_AddGradients: the one registry), and runs them.
+While a tape is active on a thread, the ops run eagerly there (through ``execute_op``:
+the generated ops and the Tensor operators) that take a tensor the tape tracks (watched,
+a variable's read, or computed from those) are recorded with their inputs, attrs and
+outputs, and reads of eager ``opgen.Variable``s are noted. ``gradient()`` turns the
+record into a graph (opgen.runtime._tape_program: tensors from outside the record and
+the variable reads become placeholders), asks the runtime for the gradients
+(TF_AddGradients: the one registry) and runs them; the graph is built once per record
+structure. A ``gradient`` call made while other tapes record is itself recorded on
+them, so their replay differentiates it again: second derivatives.
 """
 
 from __future__ import annotations
