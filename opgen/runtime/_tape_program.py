@@ -86,7 +86,8 @@ def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[
     target slots for targets the record never met."""
     program = Program()
     slots: dict[int, int] = {}  # id(tensor) -> slot
-    steps, key, feeds = program.steps, [], program.feeds
+    steps, feeds = program.steps, program.feeds
+    key: list[Any] = []
     count = 0
 
     def feed(t: Tensor) -> int:
@@ -100,7 +101,8 @@ def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[
 
     def refs_of(values: Any) -> tuple[list, tuple]:
         """(what _build reads, what the key holds) for a list of inputs."""
-        built, keyed = [], []
+        built: list[Any] = []
+        keyed: list[Any] = []
         for v in values:
             if isinstance(v, Tensor):
                 slot = slots.get(id(v))
@@ -185,7 +187,7 @@ class Compiled:
                       outputs, n_out, None, 0, None, status.ptr)
         finally:
             self.session._release()
-        values = [Tensor._from_tf_tensor(outputs[i]) for i in range(n_out) if outputs[i]]
+        values = [Tensor._from_tf_tensor(t) for t in outputs[:n_out] if t]
         raise_for_status(status)
         return [None if i is None else values[i] for i in self.layout]
 
@@ -196,7 +198,8 @@ def _grads(g: Graph, ys: list, groups: list[list], grad_ys: list | None) -> list
     if not xs or any(y is None for y in ys):
         return [None] * len(groups)
     grads = gradients_impl.gradients(ys, xs, grad_ys=grad_ys)
-    results, start = [], 0
+    results: list[Any] = []
+    start = 0
     for group in groups:
         parts = [p for p in grads[start:start + len(group)] if p is not None]
         start += len(group)

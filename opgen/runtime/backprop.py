@@ -292,7 +292,7 @@ class GradientTape:
             one_hot[i] = 1
             rows.append(self._gradients([target], source_list,
                                         [constant(one_hot.reshape(target.shape))]))
-        results = []
+        results: list[Any] = []
         for k, s in enumerate(source_list):
             parts = [row[k] for row in rows]
             if n and any(p is None for p in parts):
