@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from opgen.runtime import _lib, gradients_impl, graph_mode
+from opgen.runtime.dtypes import DType
 from opgen.runtime.errors import raise_for_status
 from opgen.runtime.graph import Graph, Output
 from opgen.runtime.session import Session
@@ -68,7 +69,9 @@ class Program:
 def _attrs_key(attrs: dict) -> tuple:
     # Equal attr values build equal nodes whatever their Python type (the OpDef fixes
     # each attr's kind), so plain equality keys them; lists become tuples.
-    items = tuple((k, tuple(v) if type(v) is list else v) for k, v in attrs.items())
+    # DTypes by their enum: plain ints hash and compare without a Python-level call.
+    items = tuple((k, tuple(v) if type(v) is list else
+                   v.as_datatype_enum if type(v) is DType else v) for k, v in attrs.items())
     try:
         hash(items)
     except TypeError:
@@ -96,7 +99,7 @@ def trace(read_groups: list[list[Tensor]], watched: list[Tensor], records: list[
         count += 1
         feeds.append(t)
         steps.append(("F", t._dtype, t._shape))
-        key.append((t._dtype, t._shape))
+        key.append((t._dtype.as_datatype_enum, t._shape))
         return slot
 
     def refs_of(values: Any) -> tuple[list, tuple]:
