@@ -38,8 +38,9 @@ void MaxPoolGradByWindows(const GradGeometry& g, const T* in, const T* grad, T* 
   const int64_t blocks = (g.ic + kBlock - 1) / kBlock, plane = g.ih * g.iw;
   const int64_t per_unit = std::max<int64_t>(1, plane * std::min(g.ic, kBlock) * 4);
   ParallelFor(g.batch * blocks, [&](int64_t first, int64_t last) {
-    std::vector<C> acc(plane * kBlock), best(kBlock);
-    std::vector<int64_t> at(kBlock);
+    std::vector<C> acc(plane * kBlock);
+    C best[kBlock];
+    int64_t at[kBlock];
     for (int64_t unit = first; unit < last; ++unit) {
       const int64_t b = unit / blocks, c0 = (unit % blocks) * kBlock;
       const int64_t nc = std::min(kBlock, g.ic - c0);
@@ -51,21 +52,28 @@ void MaxPoolGradByWindows(const GradGeometry& g, const T* in, const T* grad, T* 
         for (int64_t x = 0; x < g.ow; ++x) {
           int64_t cb, ce;
           kernels::PoolSpan(x, g.sw, g.pl, g.kw, g.iw, &cb, &ce);
-          std::fill(at.begin(), at.begin() + nc, int64_t{-1});
+          if (rb >= re || cb >= ce) continue;  // an empty window takes no gradient
+          // The window's first element starts each channel's maximum; a later one takes
+          // over only when strictly larger (so a NaN wins only when first). Selects, not
+          // branches: which element wins is data, and mispredicts cost more than the work.
+          const T* px0 = image + (rb * g.iw + cb) * g.ic;
+          for (int64_t c = 0; c < nc; ++c) {
+            best[c] = Widen(px0[c]);
+            at[c] = rb * g.iw + cb;
+          }
           for (int64_t r = rb; r < re; ++r)
-            for (int64_t q = cb; q < ce; ++q) {
+            for (int64_t q = (r == rb ? cb + 1 : cb); q < ce; ++q) {
               const T* px = image + (r * g.iw + q) * g.ic;
+              const int64_t here = r * g.iw + q;
               for (int64_t c = 0; c < nc; ++c) {
                 const C v = Widen(px[c]);
-                if (at[c] < 0 || best[c] < v) {  // later values only when strictly larger
-                  best[c] = v;
-                  at[c] = r * g.iw + q;
-                }
+                const bool take = best[c] < v;
+                best[c] = take ? v : best[c];
+                at[c] = take ? here : at[c];
               }
             }
           const T* dy = grad + ((b * g.oh + y) * g.ow + x) * g.oc + c0;
-          for (int64_t c = 0; c < nc; ++c)
-            if (at[c] >= 0) acc[at[c] * nc + c] += Widen(dy[c]);
+          for (int64_t c = 0; c < nc; ++c) acc[at[c] * nc + c] += Widen(dy[c]);
         }
       }
       T* dst = out + b * plane * g.ic + c0;
