@@ -86,6 +86,28 @@ void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filte
   Conv2DFloatPortable(g, input, filter, output, ep);
 }
 
+// One image's im2col rows when it has one channel (grey images, a first layer): a row
+// of kh*kw taps per output pixel, written in one pass with the tap loop's state in
+// registers (the general loop's copy per tap costs more than the tap itself here).
+static void Im2colOneChannel(const Conv2DGeometry& g, const float* image, float* cols) {
+  for (int64_t y = 0; y < g.oh; ++y) {
+    for (int64_t x = 0; x < g.ow; ++x) {
+      const int64_t x0 = x * g.stride_w - g.pad_left;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        const int64_t sy = y * g.stride_h - g.pad_top + i * g.dilation_h;
+        if (sy < 0 || sy >= g.ih) {
+          std::fill_n(cols, g.kw, 0.0f);
+          cols += g.kw;
+          continue;
+        }
+        const float* src = image + sy * g.iw;
+        for (int64_t j = 0, sx = x0; j < g.kw; ++j, sx += g.dilation_w)
+          *cols++ = sx >= 0 && sx < g.iw ? src[sx] : 0.0f;
+      }
+    }
+  }
+}
+
 void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const float* filter,
                          float* output, const Epilogue& ep) {
   const int64_t K = g.kh * g.kw * g.ic;
@@ -100,6 +122,10 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
     for (int64_t b = b0; b < b0 + nb; ++b) {
       const float* image = input + b * g.ih * g.iw * g.ic;
       float* image_cols = cols.data() + (b - b0) * pixels * K;
+      if (g.ic == 1) {
+        Im2colOneChannel(g, image, image_cols);
+        continue;
+      }
       for (int64_t y = 0; y < g.oh; ++y) {
         for (int64_t x = 0; x < g.ow; ++x) {
           float* row = image_cols + (y * g.ow + x) * K;
@@ -108,9 +134,7 @@ void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const floa
             for (int64_t j = 0; j < g.kw; ++j) {
               const int64_t sx = x * g.stride_w - g.pad_left + j * g.dilation_w;
               float* dst = row + (i * g.kw + j) * g.ic;
-              const bool outside = sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw;
-              if (g.ic == 1) *dst = outside ? 0.0f : image[sy * g.iw + sx];  // no call per tap
-              else if (outside) std::fill_n(dst, g.ic, 0.0f);
+              if (sy < 0 || sy >= g.ih || sx < 0 || sx >= g.iw) std::fill_n(dst, g.ic, 0.0f);
               else std::copy_n(image + (sy * g.iw + sx) * g.ic, g.ic, dst);
             }
           }
