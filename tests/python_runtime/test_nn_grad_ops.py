@@ -61,10 +61,12 @@ def window_attrs(strides, padding, explicit, dilations=None):
     return attrs
 
 
+@pytest.mark.parametrize("channels", [3, 1], ids=["3-channels", "1-channel"])
 @pytest.mark.parametrize("strides, padding, explicit, dilations", CONV_WINDOWS)
-def test_conv2d_backprop_filter_is_conv2d_derivative(strides, padding, explicit, dilations):
-    x = rng.standard_normal((2, 6, 5, 3))
-    f = rng.standard_normal((3, 2, 3, 4))
+def test_conv2d_backprop_filter_is_conv2d_derivative(strides, padding, explicit, dilations,
+                                                     channels):
+    x = rng.standard_normal((2, 6, 5, channels))
+    f = rng.standard_normal((3, 2, channels, 4))
     attrs = window_attrs(strides, padding, explicit, dilations)
     y = ops.conv2d(x, f, **attrs).numpy()
     dy = rng.standard_normal(y.shape)

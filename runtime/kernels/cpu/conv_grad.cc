@@ -78,6 +78,17 @@ struct Conv2DBackpropFilterKernel {
             const int64_t b = b0 + r / pixels, y = (r % pixels) / ow, x = r % ow;
             const T* image = in + b * ih * iw * ic;
             G* row = cols.data() + r * K;
+            if (ic == 1) {  // one channel: a tap per element, the loop state in registers
+              const int64_t x0 = x * w.strides[2] - p.pl;
+              for (int64_t i = 0; i < kh; ++i) {
+                const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
+                const bool inside = sy >= 0 && sy < ih;
+                const T* src = image + (inside ? sy * iw : 0);
+                for (int64_t j = 0, sx = x0; j < kw; ++j, sx += w.dilations[2])
+                  *row++ = inside && sx >= 0 && sx < iw ? static_cast<G>(Widen(src[sx])) : G(0);
+              }
+              continue;
+            }
             for (int64_t i = 0; i < kh; ++i) {
               const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
               for (int64_t j = 0; j < kw; ++j) {
