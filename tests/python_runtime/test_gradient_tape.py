@@ -298,13 +298,20 @@ def test_a_changed_structure_builds_a_new_graph():
         deriv = np.cos(x0) if op is ops.sin else -np.sin(x0)
         np.testing.assert_allclose(results[-1], deriv * scale, rtol=1e-12)
     assert len(_tape_program._cache) == 4  # the last repeats the first; 3 and 3.0 convert alike
+    for scale in (-0.0, 0.0, float("nan"), float("nan")):  # constants by their bits
+        x = opgen.constant(np.array([0.5, 1.0]))
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y = x * scale
+        np.testing.assert_array_equal(np.signbit(tape.gradient(y, x).numpy()), np.signbit(scale))
+    assert len(_tape_program._cache) == 7
     # the same structure with a float32 source: another graph
     x = opgen.constant(np.float32([0.1, 0.9]))
     with opgen.GradientTape() as tape:
         tape.watch(x)
         y = ops.sin(x) * 3.0
     assert tape.gradient(y, x).dtype == opgen.float32
-    assert len(_tape_program._cache) == 5
+    assert len(_tape_program._cache) == 8
 
 
 def test_a_new_gradient_registration_is_not_hidden_by_a_compiled_graph():
