@@ -1,26 +1,28 @@
 """``opgen.GradientTape``: eager gradients through the same gradient functions as graphs.
 
-While a tape is active on a thread, every op run eagerly there (through ``execute_op``:
-the generated ops and the Tensor operators) is recorded with its inputs, attrs and
-outputs, and reads of eager ``opgen.Variable``s are noted. ``gradient()`` replays the
-recorded ops that lie between the sources and the target into a fresh graph (tensors
-from outside the tape become placeholders fed with their values; a variable's reads
-become placeholders too, since the graph's session does not hold the eager variable),
-asks the runtime for the gradients (TF_AddGradients: the one registry), and runs them.
+While a tape is active on a thread, the ops run eagerly there (through ``execute_op``:
+the generated ops and the Tensor operators) that take a tensor the tape tracks (watched,
+a variable's read, or computed from those) are recorded with their inputs, attrs and
+outputs, and reads of eager ``opgen.Variable``s are noted. ``gradient()`` turns the
+record into a graph (opgen.runtime._tape_program: tensors from outside the record and
+the variable reads become placeholders), asks the runtime for the gradients
+(TF_AddGradients: the one registry) and runs them; the graph is built once per record
+structure. A ``gradient`` call made while other tapes record is itself recorded on
+them, so their replay differentiates it again: second derivatives.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from opgen.runtime import eager, graph, graph_mode, variables
+from opgen.runtime import _tape_program, eager, graph, graph_mode, variables
+from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
-from opgen.runtime.gradients_impl import gradients as _graph_gradients
-from opgen.runtime.graph import Graph, Output
-from opgen.runtime.session import Session
 from opgen.runtime.tensor import Tensor
 
 _state = threading.local()  # the active tapes of this thread
@@ -42,10 +44,60 @@ def _dispatch(op_type: str, inputs: Any, attrs: dict, name: str | None = None) -
     default graph, else eager execution, recorded by this thread's tapes."""
     if graph.thread_has_default_graph():
         return graph_mode.dispatch(op_type, inputs, attrs, name)
+    inputs = _read_variables(inputs)
     result = eager.execute_eager(op_type, inputs, attrs, name)
-    for tape in _tapes():
-        tape._record(op_type, inputs, attrs, result)
+    tapes = [t for t in _tapes() if t._recording]
+    if tapes and _touches(tapes, inputs) and not _stateful(op_type):
+        outputs = []
+        for r in result:
+            if isinstance(r, list):
+                outputs.extend(r)
+            else:
+                outputs.append(r)
+        for t in tapes:
+            t._record(op_type, inputs, attrs, outputs)
     return result
+
+
+def _read_variables(inputs: Any) -> Any:
+    """`inputs` with each Variable (also inside list inputs) replaced by its value, read
+    now (the tapes note the read): the op then takes the fast path, and the record
+    holds the tensor the op used."""
+    out = None
+    for i, v in enumerate(inputs):
+        if isinstance(v, variables.Variable):
+            new: Any = v.value()
+        elif isinstance(v, (list, tuple)) and any(isinstance(e, variables.Variable) for e in v):
+            new = [e.value() if isinstance(e, variables.Variable) else e for e in v]
+        else:
+            continue
+        if out is None:
+            out = list(inputs)
+        out[i] = new
+    return inputs if out is None else out
+
+
+def _touches(tapes: list, inputs: Any) -> bool:
+    """Whether an input is a tensor some tape tracks (only such ops are recorded)."""
+    for v in inputs:
+        for e in (v if isinstance(v, (list, tuple)) else (v,)):
+            k = id(e)
+            for t in tapes:
+                if k in t._tracked:
+                    return True
+    return False
+
+
+_stateful_ops: dict[str, bool] = {}
+
+
+def _stateful(op_type: str) -> bool:
+    """Stateful ops (random numbers, variable updates) are not replayed: a replay would
+    draw new numbers or write again; their outputs are fed as recorded instead."""
+    known = _stateful_ops.get(op_type)
+    if known is None:
+        known = _stateful_ops[op_type] = bool(registry.plan(op_type).op_def.is_stateful)
+    return known
 
 
 def _restore_dispatch() -> None:
@@ -86,22 +138,34 @@ class GradientTape:
 
     Trainable variables read inside the block are watched automatically
     (`watch_accessed_variables`); other tensors with :meth:`watch`. A tape that is not
-    `persistent` gives one :meth:`gradient` call.
+    `persistent` gives one :meth:`gradient` call. Tapes nest: a tape active while an
+    inner tape's ``gradient`` runs records that call, so differentiating its result
+    gives second derivatives.
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self._persistent = persistent
         self._watch_variables = watch_accessed_variables
-        self._records: list[tuple[str, Any, dict, list]] = []
+        self._recording = False
+        self._active = False
+        self._clear()
+
+    def _clear(self) -> None:
+        self._records: list[tuple[str | None, Any, Any, list]] = []
         self._watched: dict[int, Tensor] = {}
         self._variable_reads: dict[int, list[Tensor]] = {}  # id(variable) -> its reads
         self._variables: dict[int, Any] = {}
-        self._recording = False
+        # ids of the tensors whose ops are recorded: watched, read, computed from those
+        # (each is held by the lists above, so an id is not reused while here)
+        self._tracked: set[int] = set()
         self._used = False
 
     def __enter__(self) -> GradientTape:
+        if self._active:
+            raise ValueError("Tape is still recording, This can happen if you try to "
+                             "re-enter an already-active tape.")
         _tapes().append(self)
-        self._recording = True
+        self._recording = self._active = True
         with _lock:
             _installed[0] += 1
             eager.set_graph_dispatch(_dispatch)
@@ -111,7 +175,7 @@ class GradientTape:
         tapes = _tapes()
         if self in tapes:
             tapes.remove(self)
-        self._recording = False
+        self._recording = self._active = False
         with _lock:
             _installed[0] -= 1
             if _installed[0] == 0:
@@ -127,26 +191,33 @@ class GradientTape:
                 self._variable_reads.setdefault(id(t), [])
             elif isinstance(t, Tensor):
                 self._watched[id(t)] = t
+                self._tracked.add(id(t))
             else:
                 raise TypeError(f"GradientTape.watch takes eager Tensors or Variables, got "
                                 f"{type(t).__name__}")
 
-    def _record(self, op_type: str, inputs: Any, attrs: dict, result: Any) -> None:
+    @contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """A block whose ops this tape does not record (TensorFlow's
+        ``tape.stop_recording()``); the tape must be active."""
         if not self._recording:
-            return
+            raise ValueError("Tape.stop_recording() can only be called inside a tape "
+                             "context that is recording")
+        self._recording = False
+        try:
+            yield
+        finally:
+            self._recording = True
 
-        def as_read(value: Any) -> Any:
-            # A Variable input was read just before the op ran: that read is the input.
-            if isinstance(value, (list, tuple)):
-                return [as_read(v) for v in value]
-            if isinstance(value, variables.Variable):
-                reads = self._variable_reads.get(id(value))
-                if reads:
-                    return reads[-1]
-            return value
+    def reset(self) -> None:
+        """Forgets everything recorded and watched, as if the tape were new (it goes on
+        recording when inside its ``with`` block)."""
+        self._clear()
 
-        self._records.append((op_type, [as_read(v) for v in inputs], dict(attrs),
-                              _flatten(result)))
+    def _record(self, op_type: str | None, inputs: Any, attrs: Any, outputs: list) -> None:
+        # (an op's Variable inputs were replaced by their reads before it ran)
+        self._records.append((op_type, inputs, attrs, outputs))
+        self._tracked.update(id(t) for t in outputs if t is not None)
 
     def _variable_read(self, variable: Any, value: Tensor) -> None:
         if not self._recording:
@@ -156,97 +227,113 @@ class GradientTape:
                 return
             self._variables[id(variable)] = variable
         self._variable_reads.setdefault(id(variable), []).append(value)
+        self._tracked.add(id(value))
 
     def watched_variables(self) -> tuple:
+        """The variables this tape watches (read while recording, or watched)."""
         return tuple(self._variables.values())
 
     # ---- differentiating ----
 
-    def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
-        """d(sum of `target`)/d(source) for each source (same structure as `sources`:
-        one value or a list); None for a source the target does not depend on."""
+    def _source_groups(self, source_list: list) -> list[list[Tensor]]:
+        groups = []
+        for s in source_list:
+            if isinstance(s, variables.Variable):
+                groups.append(list(self._variable_reads.get(id(s), ())))
+            elif isinstance(s, Tensor):
+                groups.append([s] if id(s) in self._tracked else [])
+            else:
+                raise TypeError(f"GradientTape.gradient: sources are eager Tensors or "
+                                f"Variables, got {type(s).__name__}")
+        return groups
+
+    def _check_use(self) -> None:
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute "
                                "one set of gradients (or jacobians)")
         self._used = True
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
+        """d(sum of `target`)/d(source) for each source (same structure as `sources`:
+        one value or a list); None for a source the target does not depend on.
+        `output_gradients` (one per target) weight the targets instead of ones."""
+        self._check_use()
         single = not isinstance(sources, (list, tuple))
         source_list = [sources] if single else list(sources)
         targets = _flatten(target)
-
-        g = Graph()
-        mapped: dict[int, Output] = {}
-        feeds: dict[Output, np.ndarray] = {}
-        keep: list[Any] = []  # the tensors whose ids key `mapped`
-        captured: set[int] = set()  # tensors from outside the tape, not watched
-
-        def placeholder(t: Tensor, name: str) -> Output:
-            ph = graph_mode.build_op(g, "Placeholder", [], {"dtype": t.dtype,
-                                                            "shape": list(t.shape)}, name)[0]
-            feeds[ph] = t.numpy()
-            mapped[id(t)] = ph
-            keep.append(t)
-            return ph
-
-        with g.as_default():
-            read_phs: dict[int, list[Output]] = {}
-            for key, reads in self._variable_reads.items():
-                read_phs[key] = [placeholder(r, "read") for r in reads]
-            for t in list(self._watched.values()):
-                placeholder(t, "watched")
-            for op_type, inputs, attrs, outputs in self._records:
-                def convert(value: Any) -> Any:
-                    if isinstance(value, (list, tuple)):
-                        return [convert(v) for v in value]
-                    if isinstance(value, variables.Variable):
-                        return value
-                    if isinstance(value, Tensor):
-                        out = mapped.get(id(value))
-                        if out is None:
-                            captured.add(id(value))
-                            out = placeholder(value, "captured")
-                        return out
-                    return value
-                built = graph_mode.build_op(g, op_type, [convert(v) for v in inputs], attrs)
-                for t, out in zip(outputs, _flatten(built)):
-                    if isinstance(t, Tensor) and isinstance(out, Output):
-                        mapped[id(t)] = out
-                        keep.append(t)
-            ys = []
-            for t in targets:
-                if id(t) not in mapped:
-                    raise ValueError("GradientTape.gradient: the target was not computed "
-                                     "while the tape recorded")
-                ys.append(mapped[id(t)])
-            xs: list[Output] = []
-            slots: list[tuple[int, int]] = []
-            for s in source_list:
-                if isinstance(s, variables.Variable):
-                    phs = read_phs.get(id(s), [])
-                    slots.append((len(xs), len(phs)))
-                    xs.extend(phs)
-                elif isinstance(s, Tensor):
-                    on_tape = id(s) in mapped and id(s) not in captured
-                    slots.append((len(xs), 1 if on_tape else 0))
-                    if on_tape:
-                        xs.append(mapped[id(s)])
-                else:
-                    raise TypeError(f"GradientTape.gradient: sources are eager Tensors or "
-                                    f"Variables, got {type(s).__name__}")
-            grad_ys = None
-            if output_gradients is not None:
-                grad_ys = [np.asarray(getattr(v, "numpy", lambda v=v: v)())
-                           for v in _flatten(output_gradients)]
-            grads = _graph_gradients(ys, xs, grad_ys=grad_ys) if xs else []
-        fetch = [gr for gr in grads if gr is not None]
-        values = iter(Session(g).run(fetch, feeds) if fetch else [])
-        computed = [None if gr is None else next(values) for gr in grads]
-        results: list[Any] = []
-        for start, count in slots:
-            parts = [c for c in computed[start:start + count] if c is not None]
-            results.append(constant(sum(parts[1:], parts[0])) if parts else None)
+        grad_ys = None
+        if output_gradients is not None:
+            given = _flatten(output_gradients)
+            if len(given) != len(targets):
+                raise ValueError(f"GradientTape.gradient: {len(given)} output_gradients for "
+                                 f"{len(targets)} targets")
+            grad_ys = [g if isinstance(g, Tensor) else constant(g, dtype=t.dtype)
+                       for g, t in zip(given, targets)]
+        results = self._gradients(targets, source_list, grad_ys)
         if not self._persistent:
-            self._records.clear()
+            self._clear_records()
         return results[0] if single else results
+
+    def jacobian(self, target: Any, sources: Any) -> Any:
+        """d target[i...] / d source[j...] for each source: shaped target.shape +
+        source.shape (None for a source the target does not depend on), one gradient
+        per element of `target` (all through one compiled graph)."""
+        self._check_use()
+        single = not isinstance(sources, (list, tuple))
+        source_list = [sources] if single else list(sources)
+        if not isinstance(target, Tensor):
+            raise TypeError(f"GradientTape.jacobian: the target is one eager Tensor, got "
+                            f"{type(target).__name__}")
+        n = int(np.prod(target.shape, dtype=np.int64))
+        np_dtype = target.dtype.numpy_dtype
+        rows: list[list] = []
+        for i in range(n):
+            one_hot = np.zeros(n, np_dtype)
+            one_hot[i] = 1
+            rows.append(self._gradients([target], source_list,
+                                        [constant(one_hot.reshape(target.shape))]))
+        results: list[Any] = []
+        for k, s in enumerate(source_list):
+            parts = [row[k] for row in rows]
+            if n and any(p is None for p in parts):
+                results.append(None)
+                continue
+            shape = tuple(target.shape) + tuple(s.shape)
+            source_dtype = s.dtype.numpy_dtype
+            stacked = (np.stack([p.numpy() for p in parts]) if n
+                       else np.zeros(shape, source_dtype))
+            results.append(constant(stacked.reshape(shape)))
+        if not self._persistent:
+            self._clear_records()
+        return results[0] if single else results
+
+    def _clear_records(self) -> None:
+        self._records.clear()
+
+    def _gradients(self, targets: list, source_list: list, grad_ys: list | None) -> list:
+        groups = self._source_groups(source_list)
+        # the tensors recorded while the tape was on: read first, then watched, then ops
+        program = _tape_program.trace(list(self._variable_reads.values()),
+                                      list(self._watched.values()), self._records,
+                                      targets, groups, grad_ys)
+        if not any(s is not None for s in program.result[0]):
+            results: list = [None] * len(groups)  # the target is not on the tape
+        else:
+            results = _tape_program.compiled(program).run(program.feeds)
+        self._record_on_outer_tapes(targets, groups, grad_ys, results)
+        return results
+
+    def _record_on_outer_tapes(self, targets: list, groups: list, grad_ys: Any,
+                               results: list) -> None:
+        """Records this gradient call on the active tapes that see its inputs, so an
+        outer tape differentiates through it (second derivatives)."""
+        tapes = [t for t in _tapes() if t._recording and (t is not self or self._persistent)]
+        if not tapes:
+            return
+        flat = targets + [x for group in groups for x in group] + (grad_ys or [])
+        if any(id(x) in t._tracked for t in tapes for x in flat):
+            for t in tapes:
+                t._record(None, (targets, groups, grad_ys), None, results)
 
 
 __all__ = ["GradientTape"]

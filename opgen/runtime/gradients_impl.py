@@ -173,6 +173,14 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
 # ---- gradient functions written in Python -----------------------------------------------
 
 _functions: dict[int, tuple[str, Callable[..., Any]]] = {}  # user_data key -> (op type, fn)
+_generation = [0]  # bumped by every registration made here
+
+
+def generation() -> int:
+    """Changes whenever a gradient registration is made from Python, so graphs built
+    with older gradient functions (GradientTape's compiled steps) are not reused."""
+    return _generation[0]
+
 _keys: dict[str, int] = {}  # op type -> its key
 _next_key = [1]
 
@@ -249,6 +257,7 @@ class RegisterGradient:
                 key = _keys[self._op_type] = _next_key[0]
                 _next_key[0] += 1
             _functions[key] = (self._op_type, fn)
+            _generation[0] += 1
         status = _lib.thread_status()
         capi.OPGEN_RegisterGradient(self._op_type.encode(), _callback, key, status.ptr)
         raise_for_status(status)
@@ -261,6 +270,7 @@ def NotDifferentiable(op_type: str) -> None:
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("NotDifferentiable takes an op type name (a non-empty string)")
     status = _lib.thread_status()
+    _generation[0] += 1
     _c().OPGEN_RegisterNotDifferentiable(op_type.encode(), status.ptr)
     raise_for_status(status)
 
@@ -269,6 +279,7 @@ def _unregister(op_type: str) -> None:
     """Removes a registration made from Python (the built-in gradient, if any, applies
     again); for tests."""
     status = _lib.thread_status()
+    _generation[0] += 1
     _c().OPGEN_RegisterGradient(op_type.encode(), _GRADIENT_FUNCTION(), None, status.ptr)
     raise_for_status(status)
 

@@ -102,6 +102,8 @@ def _nn_cases():
                         "explicit_paddings": [0, 0, 1, 0, 0, 2, 0, 0]}))
     cases.append(_case("Conv2DBackpropInput", [np.int32([1, 5, 5, 2]), _u((3, 3, 2, 3)), _u((1, 3, 3, 3))],
                        {"strides": [1, 2, 2, 1], "padding": "SAME"}, diff=[1, 2]))
+    cases.append(_case("Conv2DBackpropFilter", [_u((1, 5, 5, 2)), np.int32([3, 3, 2, 3]), _u((1, 3, 3, 3))],
+                       {"strides": [1, 2, 2, 1], "padding": "SAME"}, diff=[0, 2]))
     cases.append(_case("Conv3D", [_u((1, 3, 4, 3, 2)), _u((2, 2, 2, 2, 2))],
                        {"strides": [1, 1, 2, 1, 1], "padding": "SAME"}))
     for op in ("MaxPool", "AvgPool"):

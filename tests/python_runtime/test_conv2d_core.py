@@ -2,7 +2,7 @@
 takes: 1x1 stride 1 straight from the input (row strides that are and are not 2 KiB
 multiples), strided 1x1, 3x3 and other windows through blocked im2col, SAME / VALID /
 EXPLICIT padding, dilations, channel counts that are not a multiple of the vector width,
-few pixels (the 7-row kernel) and many, batch > 1; against a float64 numpy reference.
+few pixels (the 7-row kernel) and many, batch > 1, one input channel; against a float64 numpy reference.
 The fused epilogue (bias + activation) runs through a small C++ harness that calls the
 core directly, since Conv2D itself has none."""
 
@@ -131,6 +131,10 @@ def test_three_by_three(shape, filter_shape, padding):
     ((1, 12, 12, 10), (3, 3, 10, 12), (1, 1), (2, 2), "SAME"),
     ((2, 11, 10, 6), (2, 3, 6, 9), (1, 2), (3, 1), "VALID"),
     ((1, 8, 8, 4), (5, 5, 4, 7), (1, 1), (1, 1), ((2, 2), (2, 2))),
+    # one input channel (its own im2col), several images per GEMM
+    ((64, 8, 8, 1), (3, 3, 1, 8), (1, 1), (1, 1), "SAME"),
+    ((3, 9, 7, 1), (3, 2, 1, 5), (2, 1), (1, 2), ((1, 2), (3, 0))),
+    ((2, 10, 11, 1), (4, 3, 1, 4), (1, 3), (2, 1), "VALID"),
 ], ids=str)
 def test_other_windows(shape, filter_shape, strides, dilations, padding):
     check(shape, filter_shape, strides, padding, dilations)

@@ -214,6 +214,8 @@ def test_second_derivatives_through_backprop_kernels(static):
     y = _u((2, 3), 0.1, 0.9)
     check_gradient("TanhGrad", [y, _u((2, 3))], static=static)
     check_gradient("SigmoidGrad", [y, _u((2, 3))], static=static)
+    for op in ("SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
+        check_gradient(op, [_u((2, 3), 0.5, 2.0), _u((2, 3))], static=static)
     for op, features in (("ReluGrad", _distinct((2, 3))), ("Relu6Grad", _distinct((2, 3), -2, 7))):
         check_gradient(op, [_u((2, 3)), features], static=static)
     check_gradient("BiasAddGrad", [_u((2, 3, 4))], static=static)
@@ -262,6 +264,9 @@ def test_conv2d_float32_and_dynamic_and_backprop_input():
     # Conv2DBackpropInput (a transposed convolution) in its filter and out_backprop
     check_gradient("Conv2DBackpropInput", [np.int32([1, 5, 5, 2]), _u((3, 3, 2, 3)), _u((1, 3, 3, 3))],
                    attrs, diff=[1, 2])
+    # Conv2DBackpropFilter (second derivatives of Conv2D) in its input and out_backprop
+    check_gradient("Conv2DBackpropFilter", [_u((1, 5, 5, 2)), np.int32([3, 3, 2, 3]), _u((1, 3, 3, 3))],
+                   attrs, diff=[0, 2])
 
 
 def test_conv3d():

@@ -61,10 +61,12 @@ def window_attrs(strides, padding, explicit, dilations=None):
     return attrs
 
 
+@pytest.mark.parametrize("channels", [3, 1], ids=["3-channels", "1-channel"])
 @pytest.mark.parametrize("strides, padding, explicit, dilations", CONV_WINDOWS)
-def test_conv2d_backprop_filter_is_conv2d_derivative(strides, padding, explicit, dilations):
-    x = rng.standard_normal((2, 6, 5, 3))
-    f = rng.standard_normal((3, 2, 3, 4))
+def test_conv2d_backprop_filter_is_conv2d_derivative(strides, padding, explicit, dilations,
+                                                     channels):
+    x = rng.standard_normal((2, 6, 5, channels))
+    f = rng.standard_normal((3, 2, channels, 4))
     attrs = window_attrs(strides, padding, explicit, dilations)
     y = ops.conv2d(x, f, **attrs).numpy()
     dy = rng.standard_normal(y.shape)
@@ -201,6 +203,17 @@ def test_max_pool_grad_first_maximum(ksize, strides, padding, dtype):
     assert got.dtype == np.dtype(dtype)
     want = max_pool_grad_ref(x.astype(np.float64), dy.astype(np.float64), ksize, strides, padding)
     close(got, want, dtype)
+
+
+def test_max_pool_grad_many_channels_and_overlapping_windows():
+    # more channels than the CPU kernel's block of 16, the last block partial
+    x = rng.integers(0, 4, (3, 5, 4, 37)).astype(np.float32)
+    attrs = pool_attrs((3, 3), (1, 2), "SAME")
+    y = ops.max_pool(x, **attrs).numpy()
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    got = ops.max_pool_grad(x, y, dy, **attrs).numpy()
+    want = max_pool_grad_ref(x.astype(np.float64), dy.astype(np.float64), (3, 3), (1, 2), "SAME")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_max_pool_grad_nan_and_orig_output_ignored():

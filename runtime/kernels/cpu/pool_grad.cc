@@ -1,8 +1,9 @@
-// MaxPoolGrad, MaxPoolGradGrad and AvgPoolGrad on NHWC data: each input element gathers the gradient of
-// the windows it fed (../conv_grad_spec.h, shared with the CUDA twin), on all cores. MaxPool's
+// MaxPoolGrad, MaxPoolGradGrad and AvgPoolGrad on NHWC data, on all cores. AvgPoolGrad: each
+// input element gathers the gradient of the windows it fed (../conv_grad_spec.h, shared with
+// the CUDA twin); MaxPoolGrad: each window adds its gradient at its maximum (the same sums). MaxPool's
 // gradient goes to the first maximum of each window in row-major order, as TensorFlow's
-// CPU kernel chooses it (orig_output is not read). Windows that tile the input (2x2/2)
-// take a path of their own, window by window. The attrs are MaxPool's
+// CPU kernel chooses it (orig_output is not read). AvgPoolGrad windows that tile the input
+// (2x2/2) take a path of their own, row by row. The attrs are MaxPool's
 // (../window_spec.h; NCHW refused as TensorFlow's CPU kernels do).
 #include <algorithm>
 #include <vector>
@@ -58,40 +59,61 @@ void TilingAvgPoolGrad(const GradGeometry& g, const T* grad, T* out) {
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(row_size, 1)));
 }
 
-// MaxPoolGrad where the windows tile the input: zeros, then each window's grad on its
-// first maximum (MaxPoolGradAt's rule: a later value wins only when strictly larger),
-// one task per band of window rows, each writing only its own input rows.
+// MaxPoolGrad by windows: each window finds its first maximum once and adds its grad
+// there, rather than each input element rescanning every window that covers it. Units
+// of work are (image, block of channels), so no two threads write one element; each
+// element receives its windows' grads in the same (row-major window) order as the
+// per-element formula, so the sums are the same bit for bit.
 template <typename T>
-void TilingMaxPoolGrad(const GradGeometry& g, const T* input, const T* grad, T* out) {
+void MaxPoolGradByWindows(const GradGeometry& g, const T* in, const T* grad, T* out) {
   using C = ComputeType<T>;
-  std::fill_n(out, g.batch * g.ih * g.iw * g.ic, Narrow<T>(C(0)));
-  ParallelFor(g.batch * g.oh, [&](int64_t first, int64_t last) {
-    for (int64_t band = first; band < last; ++band) {
-      const int64_t b = band / g.oh, y = band % g.oh;
-      int64_t rb, re;
-      kernels::PoolSpan(y, g.sh, 0, g.kh, g.ih, &rb, &re);
-      for (int64_t x = 0; x < g.ow; ++x) {
-        int64_t cb, ce;
-        kernels::PoolSpan(x, g.sw, 0, g.kw, g.iw, &cb, &ce);
-        if (rb == re || cb == ce) continue;
-        const T* dy = grad + ((b * g.oh + y) * g.ow + x) * g.oc;
-        for (int64_t ch = 0; ch < g.ic; ++ch) {
-          int64_t best_at = -1;
-          C best = C(0);
+  constexpr int64_t kBlock = 16;
+  const int64_t blocks = (g.ic + kBlock - 1) / kBlock, plane = g.ih * g.iw;
+  const int64_t per_unit = std::max<int64_t>(1, plane * std::min(g.ic, kBlock) * 4);
+  ParallelFor(g.batch * blocks, [&](int64_t first, int64_t last) {
+    std::vector<C> acc(plane * kBlock);
+    C best[kBlock];
+    int64_t at[kBlock];
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t b = unit / blocks, c0 = (unit % blocks) * kBlock;
+      const int64_t nc = std::min(kBlock, g.ic - c0);
+      std::fill(acc.begin(), acc.begin() + plane * nc, C(0));
+      const T* image = in + b * plane * g.ic + c0;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        int64_t rb, re;
+        kernels::PoolSpan(y, g.sh, g.pt, g.kh, g.ih, &rb, &re);
+        for (int64_t x = 0; x < g.ow; ++x) {
+          int64_t cb, ce;
+          kernels::PoolSpan(x, g.sw, g.pl, g.kw, g.iw, &cb, &ce);
+          if (rb >= re || cb >= ce) continue;  // an empty window takes no gradient
+          // The window's first element starts each channel's maximum; a later one takes
+          // over only when strictly larger (so a NaN wins only when first). Selects, not
+          // branches: which element wins is data, and mispredicts cost more than the work.
+          const T* px0 = image + (rb * g.iw + cb) * g.ic;
+          for (int64_t c = 0; c < nc; ++c) {
+            best[c] = Widen(px0[c]);
+            at[c] = rb * g.iw + cb;
+          }
           for (int64_t r = rb; r < re; ++r)
-            for (int64_t q = cb; q < ce; ++q) {
-              const int64_t at = ((b * g.ih + r) * g.iw + q) * g.ic + ch;
-              const C v = Widen(input[at]);
-              if (best_at < 0 || best < v) {
-                best = v;
-                best_at = at;
+            for (int64_t q = (r == rb ? cb + 1 : cb); q < ce; ++q) {
+              const T* px = image + (r * g.iw + q) * g.ic;
+              const int64_t here = r * g.iw + q;
+              for (int64_t c = 0; c < nc; ++c) {
+                const C v = Widen(px[c]);
+                const bool take = best[c] < v;
+                best[c] = take ? v : best[c];
+                at[c] = take ? here : at[c];
               }
             }
-          out[best_at] = Narrow<T>(C(0) + Widen(dy[ch]));
+          const T* dy = grad + ((b * g.oh + y) * g.ow + x) * g.oc + c0;
+          for (int64_t c = 0; c < nc; ++c) acc[at[c] * nc + c] += Widen(dy[c]);
         }
       }
+      T* dst = out + b * plane * g.ic + c0;
+      for (int64_t i = 0; i < plane; ++i)
+        for (int64_t c = 0; c < nc; ++c) dst[i * g.ic + c] = Narrow<T>(acc[i * nc + c]);
     }
-  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(g.kh * g.iw * g.ic, 1)));
+  }, std::max<int64_t>(1, kParallelThreshold / per_unit));
 }
 
 template <typename T, bool kMax>
@@ -104,26 +126,24 @@ struct PoolGradKernel {
     const int64_t total = NumElements(p.out_dims);
     if (!output || total == 0) return;
     const GradGeometry g = kernels::GeometryOf(p, w);
-    const Read<T> grad{Data<T>(p.filter)};
-    const Read<T> in{kMax ? Data<T>(p.input) : nullptr};
-    T* out = Data<T>(output);
-    if (g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw) {
-      if constexpr (kMax) TilingMaxPoolGrad(g, Data<T>(p.input), Data<T>(p.filter), out);
-      else TilingAvgPoolGrad(g, Data<T>(p.filter), out);
+    if constexpr (kMax) {
+      MaxPoolGradByWindows<T>(g, Data<T>(p.input), Data<T>(p.filter), Data<T>(output));
       return;
     }
-    // Windows per element times their size, roughly (stride-1 windows overlap most).
-    const int64_t per = std::min<int64_t>(g.kh * g.kw, 64) * (kMax ? std::min<int64_t>(g.kh * g.kw, 64) : 1);
+    const Read<T> grad{Data<T>(p.filter)};
+    T* out = Data<T>(output);
+    if (g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw) {
+      TilingAvgPoolGrad(g, Data<T>(p.filter), out);
+      return;
+    }
+    const int64_t per = std::min<int64_t>(g.kh * g.kw, 64);  // windows per element, roughly
     ParallelFor(total, [&](int64_t first, int64_t last) {
       for (int64_t e = first; e < last; ++e) {
         const int64_t ch = e % g.ic, sx = (e / g.ic) % g.iw, sy = (e / (g.ic * g.iw)) % g.ih;
         const int64_t b = e / (g.ic * g.iw * g.ih);
-        if constexpr (kMax)
-          out[e] = Narrow<T>(kernels::MaxPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, in, grad));
-        else
-          out[e] = Narrow<T>(kernels::AvgPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, grad));
+        out[e] = Narrow<T>(kernels::AvgPoolGradAt<ComputeType<T>>(g, b, sy, sx, ch, grad));
       }
-    }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(per, 1)));
+    }, std::max<int64_t>(1, kParallelThreshold / per));
   }
 };
 
