@@ -4,8 +4,10 @@
 //!
 //!     cargo run --release -- DATA_DIR mlp|cnn [STEPS]
 
-use opgen_ops::{global_variables_initializer, ops, DataType, Error, Graph, Optimizer, Output,
-                Session, Tensor, Variable};
+use opgen_ops::{
+    global_variables_initializer, ops, DataType, Error, Graph, Optimizer, Output, Session, Tensor,
+    Variable,
+};
 
 const BATCH: usize = 64;
 const BATCHES: usize = 10;
@@ -19,7 +21,10 @@ fn load<T, const N: usize>(dir: &str, file: &str, count: usize, from: fn([u8; 4]
         eprintln!("cannot read {} (run make_data.py)", path);
         std::process::exit(1);
     }
-    bytes.chunks_exact(4).map(|c| from(c.try_into().unwrap())).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| from(c.try_into().unwrap()))
+        .collect()
 }
 
 fn floats(dir: &str, file: &str, dims: &[i64]) -> Result<Tensor, Error> {
@@ -28,11 +33,16 @@ fn floats(dir: &str, file: &str, dims: &[i64]) -> Result<Tensor, Error> {
 }
 
 fn variable(graph: &Graph, name: &str, value: Tensor) -> Result<Variable, Error> {
-    Variable::builder().name(name).const_initial_value(value).build(graph)
+    Variable::builder()
+        .name(name)
+        .const_initial_value(value)
+        .build(graph)
 }
 
 fn int32_const(graph: &Graph, dims: &[i64], values: &[i32]) -> Result<Output, Error> {
-    Ok(ops::const_(Tensor::new(dims, values)?, DataType::Int32).build(graph)?.output(0))
+    Ok(ops::const_(Tensor::new(dims, values)?, DataType::Int32)
+        .build(graph)?
+        .output(0))
 }
 
 fn main() -> Result<(), Error> {
@@ -42,11 +52,19 @@ fn main() -> Result<(), Error> {
         std::process::exit(2);
     }
     let dir = &args[1];
-    let steps: usize = args.get(3).map_or(100, |s| s.parse().expect("STEPS: a number"));
+    let steps: usize = args
+        .get(3)
+        .map_or(100, |s| s.parse().expect("STEPS: a number"));
 
     let graph = Graph::new();
-    let x = ops::placeholder(DataType::Float).shape([BATCH as i64, 64]).name("x").build(&graph)?;
-    let labels = ops::placeholder(DataType::Int32).shape([BATCH as i64]).name("labels").build(&graph)?;
+    let x = ops::placeholder(DataType::Float)
+        .shape([BATCH as i64, 64])
+        .name("x")
+        .build(&graph)?;
+    let labels = ops::placeholder(DataType::Int32)
+        .shape([BATCH as i64])
+        .name("labels")
+        .build(&graph)?;
     let (vars, logits) = if args[2] == "mlp" {
         let w1 = variable(&graph, "w1", floats(dir, "mlp_w1.f32", &[64, 32])?)?;
         let b1 = variable(&graph, "b1", floats(dir, "mlp_b1.f32", &[32])?)?;
@@ -71,8 +89,11 @@ fn main() -> Result<(), Error> {
         let logits = ops::bias_add(hw, b2.read()?).build(&graph)?;
         (vec![k, b1, w2, b2], logits)
     };
-    let per_example = ops::sparse_softmax_cross_entropy_with_logits(logits, &labels).build(&graph)?;
-    let loss = ops::mean(per_example.output(0), int32_const(&graph, &[], &[0])?).build(&graph)?.output(0);
+    let per_example =
+        ops::sparse_softmax_cross_entropy_with_logits(logits, &labels).build(&graph)?;
+    let loss = ops::mean(per_example.output(0), int32_const(&graph, &[], &[0])?)
+        .build(&graph)?
+        .output(0);
     let var_refs: Vec<&Variable> = vars.iter().collect();
     let train = Optimizer::gradient_descent(LEARNING_RATE).minimize(&loss, &var_refs)?;
     let init = global_variables_initializer(&graph)?;
@@ -83,7 +104,10 @@ fn main() -> Result<(), Error> {
     session.run(&[], &[], &[init])?;
     for step in 0..steps {
         let first = step % BATCHES * BATCH;
-        let x_batch = Tensor::new(&[BATCH as i64, 64], &images[first * 64..(first + BATCH) * 64])?;
+        let x_batch = Tensor::new(
+            &[BATCH as i64, 64],
+            &images[first * 64..(first + BATCH) * 64],
+        )?;
         let label_batch = Tensor::new(&[BATCH as i64], &classes[first..first + BATCH])?;
         let feeds = [(x.output(0), &x_batch), (labels.output(0), &label_batch)];
         let value = session.run(&feeds, &[loss.clone()], &[train.clone()])?[0].data::<f32>()?[0];
@@ -102,12 +126,22 @@ impl std::fmt::Display for Precision9 {
         let (mantissa, exp) = scientific.split_once('e').unwrap();
         let exp: i32 = exp.parse().unwrap();
         let trim = |t: &str| -> String {
-            if t.contains('.') { t.trim_end_matches('0').trim_end_matches('.').to_string() } else { t.to_string() }
+            if t.contains('.') {
+                t.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                t.to_string()
+            }
         };
         if (-4..9).contains(&exp) {
             write!(f, "{}", trim(&format!("{:.*}", (8 - exp) as usize, v)))
         } else {
-            write!(f, "{}e{}{:02}", trim(mantissa), if exp < 0 { '-' } else { '+' }, exp.abs())
+            write!(
+                f,
+                "{}e{}{:02}",
+                trim(mantissa),
+                if exp < 0 { '-' } else { '+' },
+                exp.abs()
+            )
         }
     }
 }
