@@ -89,6 +89,7 @@ void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cc: Cumsu
 void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cc: Select
 void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, StridedSlice, Tile, Pad, GatherV2, Range
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterStringKernels(TF_Status* status);            // string_ops.cc: StringJoin, ShardedFilename, ShardedFilespec, StaticRegexFullMatch, Select/SelectV2 on strings, DisableCopyOnRead
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cc: Split, SplitV, OneHot, BroadcastTo
 void RegisterTensorListKernels(TF_Status* status);        // tensor_list.cc: TensorList*
 void RegisterTrainingKernels(TF_Status* status);          // training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp
