@@ -523,7 +523,7 @@ def run(model_path: Path, signature: str | None, tags: str | None, inputs: tuple
     from opgen.runtime import errors
 
     try:
-        model = run_model.load(model_path, signature, tags)
+        model = run_model.load(model_path, signature, tags, optimize)
         if random_inputs and inputs:
             raise click.UsageError("give either --input or --random-inputs, not both")
         feeds = run_model.random_inputs(model) if random_inputs else run_model.read_inputs(model, list(inputs))

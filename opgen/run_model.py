@@ -58,13 +58,15 @@ def read_graph_def(path: Path) -> graph_pb2.GraphDef:
         raise ModelError(f"{path} is neither a binary nor a text-format GraphDef ({e})") from None
 
 
-def load(path: Path, signature: str | None = None, tags: str | None = None) -> Model:
+def load(path: Path, signature: str | None = None, tags: str | None = None,
+         optimize: bool | None = None) -> Model:
     """A GraphDef file, or a SavedModel directory's `signature` (default: serving_default,
-    or its only one) from the MetaGraphDef of the comma-separated `tags`."""
+    or its only one) from the MetaGraphDef of the comma-separated `tags`, loaded into a
+    session with the graph optimizer on or off (`optimize`; None: the runtime's default)."""
     import opgen
 
     if Path(path).is_dir():
-        return _load_saved_model(Path(path), signature, tags)
+        return _load_saved_model(Path(path), signature, tags, optimize)
     if signature is not None or tags is not None:
         raise ModelError(f"--signature and --tags are for SavedModel directories; {path} is a file")
     graph_def = read_graph_def(Path(path))
@@ -75,10 +77,13 @@ def load(path: Path, signature: str | None = None, tags: str | None = None) -> M
     return Model(Path(path), graph_def, graph, placeholders)
 
 
-def _load_saved_model(path: Path, signature: str | None, tags: str | None) -> Model:
+def _load_saved_model(path: Path, signature: str | None, tags: str | None,
+                      optimize: bool | None) -> Model:
     from opgen import saved_model
+    from opgen.runtime.session import SessionOptions
 
-    loaded = saved_model.load(path, tags=tags.split(",") if tags else None)
+    options = None if optimize is None else SessionOptions(optimize=optimize)
+    loaded = saved_model.load(path, tags=tags.split(",") if tags else None, options=options)
     names = list(loaded.signatures)
     if signature is None:
         if saved_model.DEFAULT_SIGNATURE in names or len(names) != 1:

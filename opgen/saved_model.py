@@ -1,10 +1,11 @@
 """Loading TensorFlow SavedModels: ``opgen.saved_model.load(path)``.
 
 A SavedModel directory holds ``saved_model.pb`` (a SavedModel proto: one MetaGraphDef per
-tag set) and a ``variables/`` checkpoint. Loading picks the MetaGraphDef by its tags,
-imports its graph into a new Graph, restores the variables by running the saver's restore
-op with the checkpoint prefix fed (as TensorFlow's loader does, for TF1 and TF2 models
-alike), runs the model's init op, and exposes the SignatureDefs as callables::
+tag set) and a ``variables/`` checkpoint. Loading picks the MetaGraphDef by its tags and
+hands the rest to the C API's ``TF_LoadSessionFromSavedModel`` (runtime/src/saved_model.cc):
+it imports the graph into a new Graph, restores the variables by running the saver's
+restore op with the checkpoint prefix fed (as TensorFlow's loader does, for TF1 and TF2
+models alike) and runs the model's init op. The SignatureDefs become callables::
 
     model = opgen.saved_model.load("my_model")
     outputs = model.signatures["serving_default"](x=np.ones((1, 4), np.float32))
@@ -36,11 +37,8 @@ __all__ = ["load", "LoadedSavedModel", "Signature", "read_saved_model", "select_
 
 SERVING = "serve"
 DEFAULT_SIGNATURE = "serving_default"
-# Where TF2 SavedModels name their init op, and where TF1 ones do.
+# The signature TF2 SavedModels name their init op with: not one to call.
 _INIT_SIGNATURE = "__saved_model_init_op"
-_INIT_COLLECTIONS = ("saved_model_main_op", "legacy_init_op")
-# Variable ops: a graph with one needs its variables/ checkpoint.
-_VARIABLE_OPS = {"VarHandleOp", "VariableV2", "Variable"}
 
 
 def _errors():
@@ -229,68 +227,30 @@ class LoadedSavedModel:
                 f"signatures={list(self.signatures)}>")
 
 
-def _import(graph: Graph, meta: meta_graph_pb2.MetaGraphDef, where: str) -> None:
-    import opgen
+def _load_session(directory: Path, tags: list[str], graph: Graph, options: Any):
+    """TF_LoadSessionFromSavedModel into `graph`: the C session and the MetaGraphDef."""
+    import ctypes
 
-    errors = _errors()
+    from opgen.runtime import _lib
+    from opgen.runtime.errors import exception_class
+    from opgen.runtime.session import _with_c_options
+
+    runtime = _lib.graph_lib()
+    status = _lib.thread_status()
+    tag_array = (ctypes.c_char_p * len(tags))(*[t.encode() for t in tags])
+    buffer = runtime.TF_NewBuffer()
     try:
-        with graph.as_default():
-            opgen.import_graph_def(meta.graph_def, name="")
-    except errors.NotFoundError as e:
-        missing = re.search(r"Op type not registered '([^']+)'", e.message)
-        if not missing:
-            raise
-        op = missing.group(1)
-        functions = " (a call of a function in the graph's library: TF2 SavedModels " \
-                    "need the runtime's function support)" if "PartitionedCall" in op else ""
-        raise errors.UnimplementedError(
-            f"{where} uses the op {op}{functions}, which opgen's runtime does not run: "
-            f"{e.message}", op_name=op) from None
-
-
-def _asset_feeds(meta: meta_graph_pb2.MetaGraphDef, directory: Path) -> dict[str, np.ndarray]:
-    return {asset.tensor_info.name: np.array(str(directory / "assets" / asset.filename).encode(),
-                                             dtype=object)
-            for asset in meta.asset_file_def}
-
-
-def _init_op(meta: meta_graph_pb2.MetaGraphDef) -> str | None:
-    init = meta.signature_def.get(_INIT_SIGNATURE)
-    if init is not None and init.outputs:
-        return next(iter(init.outputs.values())).name
-    for key in _INIT_COLLECTIONS:
-        collection = meta.collection_def.get(key)
-        if collection is not None and collection.node_list.value:
-            return collection.node_list.value[0]
-    return None
-
-
-def _restore(session: Session, meta: meta_graph_pb2.MetaGraphDef, directory: Path,
-             feeds: dict) -> None:
-    errors = _errors()
-    prefix = directory / "variables" / "variables"
-    has_variables = any(n.op in _VARIABLE_OPS for n in meta.graph_def.node)
-    saver = meta.saver_def
-    if not Path(str(prefix) + ".index").is_file():
-        if has_variables:
-            raise errors.NotFoundError(
-                f"SavedModel {directory} has variables but no checkpoint at "
-                f"{prefix}.index (the variables/ folder is missing or incomplete)")
-        return
-    if not saver.restore_op_name:
-        if has_variables:
-            raise errors.NotFoundError(f"SavedModel {directory} has variables but no "
-                                       "saver_def to restore them with")
-        return
-    graph = session.graph
-    restore = graph.get_operation_by_name(saver.restore_op_name.split(":")[0])
-    feeds = dict(feeds)
-    feeds[saver.filename_tensor_name] = np.array(str(prefix).encode(), dtype=object)
-    try:
-        session.run(restore, feeds)
-    except errors.OpError as e:
-        raise type(e)(f"restoring the variables of SavedModel {directory} from {prefix}: "
-                      f"{e.message}", op_name=e.op_name) from None
+        c_session = _with_c_options(options, lambda c_options: runtime.TF_LoadSessionFromSavedModel(
+            c_options, None, os.fsencode(directory), tag_array, len(tags), graph._c_graph,
+            buffer, status.ptr))
+        if status.code != 0:
+            message = status.message
+            missing = re.search(r"Op type not registered '([^']+)'", message)
+            raise exception_class(status.code)(message, op_name=missing and missing.group(1))
+        meta_bytes = ctypes.string_at(buffer.contents.data, buffer.contents.length)
+    finally:
+        runtime.TF_DeleteBuffer(buffer)
+    return c_session, meta_graph_pb2.MetaGraphDef.FromString(meta_bytes)
 
 
 def load(path: str | os.PathLike, tags: str | list[str] | set[str] | None = None,
@@ -303,20 +263,11 @@ def load(path: str | os.PathLike, tags: str | list[str] | set[str] | None = None
     UnimplementedError (an op the runtime does not have, e.g. a TF2 model's
     StatefulPartitionedCall until functions run)."""
     import opgen
+    from opgen.runtime.session import Session
 
     directory = Path(path)
     saved = read_saved_model(directory)
     meta = select_meta_graph(saved, tags, where=f"SavedModel {directory}")
     graph = opgen.Graph()
-    _import(graph, meta, f"SavedModel {directory}")
-    session = opgen.Session(graph, options=options)
-    try:
-        feeds = _asset_feeds(meta, directory)
-        _restore(session, meta, directory, feeds)
-        init = _init_op(meta)
-        if init is not None:
-            session.run(graph.get_operation_by_name(init.split(":")[0]), feeds)
-    except BaseException:
-        session.close()
-        raise
-    return LoadedSavedModel(directory, meta, graph, session)
+    c_session, meta = _load_session(directory, list(meta.meta_info_def.tags), graph, options)
+    return LoadedSavedModel(directory, meta, graph, Session._from_c_session(graph, c_session))

@@ -17,7 +17,7 @@ import pytest
 from opgen.protos import meta_graph_pb2
 
 sys.path.insert(0, str(Path(__file__).parent))
-from graph_capi import NOT_FOUND, OK, TF_Buffer, TF_Output, c_char_p, c_int, c_void_p  # noqa: E402
+from graph_capi import NOT_FOUND, OK, TF_Buffer, TF_Output, c_char_p, c_int, c_void_p
 
 P = ctypes.POINTER
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "saved_models"
@@ -86,7 +86,7 @@ def test_tf1_saved_model_runs_its_signature(api, load):
 
 @pytest.mark.parametrize("name", ["keras_dense", "keras_lstm", "module_flow"])
 def test_tf2_saved_models_name_the_missing_op(load, name):
-    code, message, session, graph, meta = load(FIXTURES / name)
+    code, message, _session, _graph, meta = load(FIXTURES / name)
     if code == OK:  # the runtime runs functions: the restore and init ran
         assert "serving_default" in meta.signature_def
     else:
