@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,12 +42,12 @@ DEFAULT_SIGNATURE = "serving_default"
 _INIT_SIGNATURE = "__saved_model_init_op"
 
 
-def _errors():
+def _errors() -> ModuleType:
     from opgen.runtime import errors
     return errors
 
 
-def read_saved_model(path: str | os.PathLike) -> saved_model_pb2.SavedModel:
+def read_saved_model(path: str | os.PathLike[str]) -> saved_model_pb2.SavedModel:
     """The SavedModel proto of the directory `path` (NotFoundError when it has none,
     DataLossError when saved_model.pb does not parse)."""
     errors = _errors()
@@ -125,7 +126,8 @@ class Signature:
             else:  # a default the SignatureDef carries
                 feeds[info.name] = _tensor_proto_value(self.signature_def.defaults[key])
         fetches = {key: info.name for key, info in self.outputs.items()}
-        return self._model.session.run(fetches, feeds)
+        outputs: dict[str, np.ndarray] = self._model.session.run(fetches, feeds)
+        return outputs
 
     def __repr__(self) -> str:
         return (f"<opgen.saved_model.Signature {self.name!r} inputs={list(self.inputs)} "
@@ -136,7 +138,7 @@ _VAL_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val", "s
                "uint32_val", "uint64_val")
 
 
-def _tensor_proto_value(proto) -> np.ndarray:
+def _tensor_proto_value(proto: Any) -> np.ndarray:
     """A SignatureDef default (a TensorProto) as numpy: its raw content, or its typed
     values with the last one repeated to fill the shape, as TensorFlow reads them."""
     from opgen.runtime import dtypes
@@ -151,7 +153,8 @@ def _tensor_proto_value(proto) -> np.ndarray:
         return out.reshape(shape)
     numpy_dtype = dtype.as_numpy_dtype
     if proto.tensor_content:
-        return np.frombuffer(proto.tensor_content, numpy_dtype).reshape(shape).copy()
+        content = np.frombuffer(proto.tensor_content, numpy_dtype).reshape(shape)
+        return np.array(content)
     values = next((list(getattr(proto, f)) for f in _VAL_FIELDS if len(getattr(proto, f))), [])
     if not values:
         return np.zeros(shape, numpy_dtype)
@@ -159,7 +162,7 @@ def _tensor_proto_value(proto) -> np.ndarray:
     return np.array(filled[:count], numpy_dtype).reshape(shape)
 
 
-class _Signatures(Mapping):
+class _Signatures(Mapping[str, "Signature"]):
     """name -> Signature; an unknown name raises KeyError listing the names there are."""
 
     def __init__(self, signatures: dict[str, Signature]):
@@ -197,7 +200,7 @@ class LoadedSavedModel:
             name: Signature(self, name, meta_graph.signature_def[name])
             for name in sorted(meta_graph.signature_def) if name != _INIT_SIGNATURE})
 
-    def _feed_value(self, value: Any, info: meta_graph_pb2.TensorInfo, what: str):
+    def _feed_value(self, value: Any, info: meta_graph_pb2.TensorInfo, what: str) -> np.ndarray:
         from opgen.runtime import dtypes
         from opgen.runtime.tensor import Tensor
 
@@ -227,7 +230,8 @@ class LoadedSavedModel:
                 f"signatures={list(self.signatures)}>")
 
 
-def _load_session(directory: Path, tags: list[str], graph: Graph, options: Any):
+def _load_session(directory: Path, tags: list[str], graph: Graph,
+                  options: Any) -> tuple[Any, meta_graph_pb2.MetaGraphDef]:
     """TF_LoadSessionFromSavedModel into `graph`: the C session and the MetaGraphDef."""
     import ctypes
 
@@ -235,7 +239,7 @@ def _load_session(directory: Path, tags: list[str], graph: Graph, options: Any):
     from opgen.runtime.errors import exception_class
     from opgen.runtime.session import _with_c_options
 
-    runtime = _lib.graph_lib()
+    runtime = _lib.graph_lib()  # type: ignore[no-untyped-call]
     status = _lib.thread_status()
     tag_array = (ctypes.c_char_p * len(tags))(*[t.encode() for t in tags])
     buffer = runtime.TF_NewBuffer()
@@ -253,7 +257,7 @@ def _load_session(directory: Path, tags: list[str], graph: Graph, options: Any):
     return c_session, meta_graph_pb2.MetaGraphDef.FromString(meta_bytes)
 
 
-def load(path: str | os.PathLike, tags: str | list[str] | set[str] | None = None,
+def load(path: str | os.PathLike[str], tags: str | list[str] | set[str] | None = None,
          options: Any = None) -> LoadedSavedModel:
     """Loads the SavedModel directory `path`: the MetaGraphDef with tag set `tags` (None:
     the only one, or {"serve"}), imported into a new Graph and run by a new Session

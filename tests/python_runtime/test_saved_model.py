@@ -172,3 +172,29 @@ def test_cli_runs_a_saved_model_directory(tmp_path):
         [sys.executable, "-m", "opgen", "run", str(FIXTURES / "tf1_dense"), "-s", "nope",
          "--random-inputs"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert result.returncode != 0 and "serving_default" in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["tensor_content", "float_val"])
+def test_signature_defaults_fill_left_out_inputs(tmp_path, encoding):
+    """A SignatureDef's `defaults` (TensorProtos) feed the inputs a call leaves out, read
+    from raw content or from typed values with the last one repeated, as TensorFlow reads
+    them."""
+    from opgen.protos import saved_model_pb2, types_pb2
+
+    model = _copy(tmp_path)
+    saved = saved_model_pb2.SavedModel.FromString((model / "saved_model.pb").read_bytes())
+    default = saved.meta_graphs[0].signature_def["serving_default"].defaults["x"]
+    default.dtype = types_pb2.DT_FLOAT
+    default.tensor_shape.dim.add(size=2)
+    default.tensor_shape.dim.add(size=4)
+    if encoding == "tensor_content":
+        want = np.arange(8, dtype=np.float32).reshape(2, 4) - 3
+        default.tensor_content = want.tobytes()
+    else:
+        default.float_val.extend([0.5, -1.5])  # the rest repeats -1.5
+        want = np.array([0.5] + [-1.5] * 7, np.float32).reshape(2, 4)
+    (model / "saved_model.pb").write_bytes(saved.SerializeToString())
+    with saved_model.load(model) as loaded:
+        signature = loaded.signatures["serving_default"]
+        np.testing.assert_array_equal(signature()["logits"], signature(x=want)["logits"])
+        assert not np.array_equal(signature(x=want + 1)["logits"], signature()["logits"])
