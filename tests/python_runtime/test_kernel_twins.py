@@ -24,6 +24,7 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "checkpoint": "checkpoint files are read and written on the host",
+    "string_ops": "string tensors are host data, as in TensorFlow",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
 }
 

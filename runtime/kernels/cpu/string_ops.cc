@@ -1,5 +1,6 @@
-// CPU kernels of the string ops (../../ops/string_ops.cc) and the TF_STRING kernels of
-// Select / SelectV2. String elements are TF_TStrings: they are copied one by one
+// CPU kernels of the string ops (../../ops/string_ops.cc), and the TF_STRING computes of
+// the two select ops (registered with their families, select_v1.cc and
+// elementwise_compare.cc). String elements are TF_TStrings: they are copied one by one
 // (AssignString), never as raw words, so no two tensors share a heap buffer.
 #include <cstdio>
 #include <regex>
@@ -167,6 +168,8 @@ void RegexCompute(void* state, TF_OpKernelContext* ctx) {
   }
 }
 
+}  // namespace
+
 void SelectStringCompute(void*, TF_OpKernelContext* ctx) {
   kernels::SelectV1Plan p;
   if (!kernels::PlanSelectV1(ctx, &p)) return;
@@ -226,10 +229,6 @@ void SelectV2StringCompute(void*, TF_OpKernelContext* ctx) {
   SetOutput(ctx, 0, out);
 }
 
-// opgen's variables have no copy-on-read mode to turn off.
-void DisableCopyOnReadCompute(void*, TF_OpKernelContext*) {}
-
-}  // namespace
 
 void RegisterStringKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"StringJoin", {}, {}, JoinCompute, CreateJoin, DeleteJoin}, status);
@@ -237,10 +236,6 @@ void RegisterStringKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"ShardedFilespec", {}, {}, ShardedFilespecCompute}, status);
   RegisterKernel(kDevice, {"StaticRegexFullMatch", {}, {}, RegexCompute, CreateRegex,
                            DeleteRegex}, status);
-  RegisterKernel(kDevice, {"Select", {{"T", TF_STRING}}, {}, SelectStringCompute}, status);
-  RegisterKernel(kDevice, {"SelectV2", {{"T", TF_STRING}}, {}, SelectV2StringCompute}, status);
-  RegisterKernel(kDevice, {"DisableCopyOnRead", {}, {"resource"}, DisableCopyOnReadCompute},
-                 status);
 }
 
 }  // namespace cpu
