@@ -104,7 +104,7 @@ def main() -> int:
         with model:
             for signature, feeds in sorted(inputs_of(name).items()):
                 call = model.signatures[signature]
-                ours = median_seconds(lambda: call(**feeds), args.repeats)
+                ours = median_seconds(lambda call=call, feeds=feeds: call(**feeds), args.repeats)
                 line = f"{name}/{signature}: opgen {ours * 1e6:.1f} us"
                 theirs = (tensorflow_median(args.tf_python, name, signature, args.repeats)
                           if args.tf_python else None)
