@@ -198,3 +198,26 @@ def test_signature_defaults_fill_left_out_inputs(tmp_path, encoding):
         signature = loaded.signatures["serving_default"]
         np.testing.assert_array_equal(signature()["logits"], signature(x=want)["logits"])
         assert not np.array_equal(signature(x=want + 1)["logits"], signature()["logits"])
+
+
+def test_mangled_saved_model_pb_raises_op_errors(tmp_path):
+    """Truncations and byte flips in saved_model.pb: an opgen error (or a load, when the
+    flip hit nothing that matters), never another exception or a crash."""
+    model = _copy(tmp_path)
+    pb = model / "saved_model.pb"
+    original = pb.read_bytes()
+    rng = np.random.default_rng(1)
+    refused = 0
+    for trial in range(40):
+        data = bytearray(original)
+        if trial % 2:
+            data = data[: int(rng.integers(0, len(data)))]
+        else:
+            for i in rng.integers(0, len(data), size=4):
+                data[i] ^= int(rng.integers(1, 256))
+        pb.write_bytes(bytes(data))
+        try:
+            saved_model.load(model).close()
+        except errors.OpError:
+            refused += 1
+    assert refused
