@@ -482,8 +482,13 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
 
 
 @main.command("run")
-@click.argument("model_path", metavar="MODEL", type=click.Path(exists=True, dir_okay=False,
-                                                                path_type=Path))
+@click.argument("model_path", metavar="MODEL", type=click.Path(exists=True, path_type=Path))
+@click.option("--signature", "-s", default=None, metavar="NAME",
+              help="For a SavedModel directory: the signature to run (default: "
+                   "serving_default, or the only one). Inputs may be named by its keys.")
+@click.option("--tags", default=None, metavar="TAG[,TAG]",
+              help="For a SavedModel directory: the MetaGraphDef's tag set (default: the "
+                   "only one, or serve).")
 @click.option("--input", "-i", "inputs", multiple=True, metavar="NAME=FILE.npy",
               help="Feed this .npy array to the tensor NAME (\"x\" means \"x:0\"); repeatable.")
 @click.option("--random-inputs", is_flag=True,
@@ -499,16 +504,18 @@ def kernels(op_names: tuple[str, ...], device_type: str | None, libraries: tuple
               help="Time N runs after a warm-up and print latency percentiles.")
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
               help="Untimed runs before --benchmark's timed ones.")
-def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs: tuple[str, ...],
-        save_path: Path | None, optimize: bool | None, runs: int | None, warmup: int) -> None:
-    """Run a frozen TensorFlow graph (a GraphDef .pb or .pbtxt) on .npy inputs and print
-    or save its outputs.
+def run(model_path: Path, signature: str | None, tags: str | None, inputs: tuple[str, ...],
+        random_inputs: bool, outputs: tuple[str, ...], save_path: Path | None,
+        optimize: bool | None, runs: int | None, warmup: int) -> None:
+    """Run a frozen TensorFlow graph (a GraphDef .pb or .pbtxt), or a signature of a
+    SavedModel directory, on .npy inputs and print or save its outputs.
 
     \b
     Examples:
       opgen run model.pb --input x:0=image.npy --output probs:0
       opgen run model.pb --random-inputs --benchmark 50
       opgen run model.pb -i x=batch.npy --save out.npz --no-optimize
+      opgen run saved_model_dir --signature serving_default -i x=batch.npy
     """
     import numpy as np
 
@@ -516,7 +523,7 @@ def run(model_path: Path, inputs: tuple[str, ...], random_inputs: bool, outputs:
     from opgen.runtime import errors
 
     try:
-        model = run_model.load(model_path)
+        model = run_model.load(model_path, signature, tags, optimize)
         if random_inputs and inputs:
             raise click.UsageError("give either --input or --random-inputs, not both")
         feeds = run_model.random_inputs(model) if random_inputs else run_model.read_inputs(model, list(inputs))

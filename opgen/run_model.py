@@ -1,5 +1,5 @@
-"""``opgen run``: load a frozen GraphDef, feed it ``.npy`` inputs, fetch outputs, and
-optionally time it. The CLI (``opgen.cli``) parses arguments; this module does the work
+"""``opgen run``: load a frozen GraphDef or a SavedModel directory (one of its signatures),
+feed it ``.npy`` inputs, fetch outputs, and optionally time it. The CLI (``opgen.cli``) parses arguments; this module does the work
 and is importable on its own (tests and benchmarks use it).
 """
 
@@ -29,12 +29,15 @@ class ModelError(ValueError):
 
 @dataclass
 class Model:
-    """A frozen GraphDef imported into its own graph, with its inputs and outputs."""
+    """A frozen GraphDef imported into its own graph, with its inputs and outputs; or a
+    SavedModel's graph with its restored `session` and the `signature` that is run."""
 
     path: Path
     graph_def: graph_pb2.GraphDef
     graph: Graph
     placeholders: list[Any] = field(default_factory=list)  # NodeDefs of op Placeholder
+    session: Session | None = None
+    signature: Any = None  # an opgen.saved_model.Signature
 
 
 def read_graph_def(path: Path) -> graph_pb2.GraphDef:
@@ -55,15 +58,47 @@ def read_graph_def(path: Path) -> graph_pb2.GraphDef:
         raise ModelError(f"{path} is neither a binary nor a text-format GraphDef ({e})") from None
 
 
-def load(path: Path) -> Model:
+def load(path: Path, signature: str | None = None, tags: str | None = None,
+         optimize: bool | None = None) -> Model:
+    """A GraphDef file, or a SavedModel directory's `signature` (default: serving_default,
+    or its only one) from the MetaGraphDef of the comma-separated `tags`, loaded into a
+    session with the graph optimizer on or off (`optimize`; None: the runtime's default)."""
     import opgen
 
+    if Path(path).is_dir():
+        return _load_saved_model(Path(path), signature, tags, optimize)
+    if signature is not None or tags is not None:
+        raise ModelError(f"--signature and --tags are for SavedModel directories; {path} is a file")
     graph_def = read_graph_def(Path(path))
     graph = opgen.Graph()
     with graph.as_default():
         opgen.import_graph_def(graph_def, name="")  # type: ignore[no-untyped-call]
     placeholders = [n for n in graph_def.node if n.op == "Placeholder"]
     return Model(Path(path), graph_def, graph, placeholders)
+
+
+def _load_saved_model(path: Path, signature: str | None, tags: str | None,
+                      optimize: bool | None) -> Model:
+    from opgen import saved_model
+    from opgen.runtime.session import SessionOptions
+
+    options = None if optimize is None else SessionOptions(optimize=optimize)
+    loaded = saved_model.load(path, tags=tags.split(",") if tags else None, options=options)
+    names = list(loaded.signatures)
+    if signature is None:
+        if saved_model.DEFAULT_SIGNATURE in names or len(names) != 1:
+            signature = saved_model.DEFAULT_SIGNATURE
+        else:
+            signature = names[0]
+    try:
+        chosen = loaded.signatures[signature]
+    except KeyError as e:
+        loaded.close()
+        raise ModelError(f"{path}: {e.args[0]}") from None
+    graph_def = loaded.meta_graph.graph_def
+    nodes = {n.name: n for n in graph_def.node}
+    inputs = [nodes[info.name.split(":")[0]] for info in chosen.inputs.values()]
+    return Model(path, graph_def, loaded.graph, inputs, loaded.session, chosen)
 
 
 def tensor_name(name: str) -> str:
@@ -74,6 +109,8 @@ def tensor_name(name: str) -> str:
 def guess_outputs(model: Model) -> list[str]:
     """The outputs nothing else reads: what a frozen model returns (its Identity
     outputs, usually), in the GraphDef's order."""
+    if model.signature is not None:
+        return [info.name for info in model.signature.outputs.values()]
     consumed = set()
     for node in model.graph_def.node:
         for inp in node.input:
@@ -96,6 +133,8 @@ def read_inputs(model: Model, specs: list[str]) -> dict[str, np.ndarray]:
         name, sep, file_name = spec.partition("=")
         if not sep or not name or not file_name:
             raise ModelError(f"--input wants NAME=FILE.npy, got {spec!r}")
+        if model.signature is not None and name in model.signature.inputs:
+            name = model.signature.inputs[name].name
         name = tensor_name(name)
         try:
             model.graph.get_tensor_by_name(name)
@@ -146,6 +185,8 @@ def make_session(model: Model, optimize: bool | None) -> Session:
     runtime decides (None: on unless $OPGEN_GRAPH_OPTIMIZER=0)."""
     from opgen.runtime.session import Session, SessionOptions
 
+    if model.session is not None:  # a SavedModel's, holding its restored variables
+        return model.session
     if optimize is None:
         return Session(graph=model.graph)
     return Session(graph=model.graph, options=SessionOptions(optimize=optimize))

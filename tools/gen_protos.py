@@ -19,11 +19,15 @@ PACKAGE_DIR = REPO / "opgen" / "protos"
 
 def generate(out_root: Path) -> list[Path]:
     """Write the modules under ``out_root/opgen/protos/``; return their paths, sorted."""
+    import grpc_tools
     from grpc_tools import protoc
 
     out_root.mkdir(parents=True, exist_ok=True)
     protos = sorted(PROTO_DIR.glob("*.proto"))
-    args = ["protoc", f"-Iopgen/protos={PROTO_DIR}", f"--python_out={out_root}"]
+    # google/protobuf/*.proto (Any, BoolValue) come with grpcio-tools.
+    well_known = Path(grpc_tools.__file__).parent / "_proto"
+    args = ["protoc", f"-Iopgen/protos={PROTO_DIR}", f"-I{well_known}",
+            f"--python_out={out_root}"]
     args += [f"opgen/protos/{p.name}" for p in protos]
     if protoc.main(args) != 0:
         raise RuntimeError(f"protoc failed on {PROTO_DIR}")

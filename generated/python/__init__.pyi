@@ -58,6 +58,7 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter",
     "depthwise_conv2d_native_backprop_input",
     "destroy_resource_op",
+    "disable_copy_on_read",
     "div",
     "einsum",
     "elu",
@@ -154,6 +155,8 @@ __all__ = [
     "selu",
     "selu_grad",
     "shape",
+    "sharded_filename",
+    "sharded_filespec",
     "sigmoid",
     "sigmoid_grad",
     "sign",
@@ -176,9 +179,11 @@ __all__ = [
     "square",
     "squared_difference",
     "squeeze",
+    "static_regex_full_match",
     "stop_gradient",
     "strided_slice",
     "strided_slice_grad",
+    "string_join",
     "sub",
     "sum",
     "switch",
@@ -1286,6 +1291,7 @@ def depthwise_conv2d_native_backprop_input(
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
 ) -> OpNode: ...
+def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode: ...
 @overload
 def div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2817,6 +2823,57 @@ def shape(
     input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def sharded_filename(
+    basename: GraphOutput,
+    shard: TensorLike,
+    num_shards: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sharded_filename(
+    basename: TensorLike,
+    shard: GraphOutput,
+    num_shards: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sharded_filename(
+    basename: TensorLike,
+    shard: TensorLike,
+    num_shards: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sharded_filename(
+    basename: EagerTensorLike,
+    shard: EagerTensorLike,
+    num_shards: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sharded_filename(
+    basename: TensorLike,
+    shard: TensorLike,
+    num_shards: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sharded_filespec(
+    basename: GraphOutput, num_shards: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sharded_filespec(
+    basename: TensorLike, num_shards: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def sharded_filespec(
+    basename: EagerTensorLike, num_shards: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def sharded_filespec(
+    basename: TensorLike, num_shards: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def sigmoid(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def sigmoid(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -3115,6 +3172,18 @@ def squeeze(
     input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def static_regex_full_match(
+    input: GraphOutput, pattern: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def static_regex_full_match(
+    input: EagerTensorLike, pattern: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def static_regex_full_match(
+    input: TensorLike, pattern: str, name: str | None = None
+) -> OpOutput: ...
+@overload
 def stop_gradient(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def stop_gradient(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -3295,6 +3364,18 @@ def strided_slice_grad(
     new_axis_mask: int = ...,
     shrink_axis_mask: int = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def string_join(
+    inputs: Sequence[GraphOutput], separator: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_join(
+    inputs: Sequence[EagerTensorLike], separator: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_join(
+    inputs: Sequence[TensorLike], separator: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...

@@ -224,6 +224,23 @@ def destroy_resource_op(
     return _out or None
 
 
+def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode:
+    """Turns off a variable's copy-on-read mode.
+
+    TensorFlow's SavedModels run it before saving a variable. opgen's variables have no such mode: the op does nothing.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The handle of the variable.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("DisableCopyOnRead", [resource], {}, name)
+    return _out or None
+
+
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x / y` element-wise.
 

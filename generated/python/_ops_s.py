@@ -154,6 +154,51 @@ def shape(
     return _out[0]
 
 
+def sharded_filename(
+    basename: TensorLike,
+    shard: TensorLike,
+    num_shards: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The name of one shard of a file saved in parts: `basename-SSSSS-of-NNNNN`.
+
+    Args:
+      basename: A `Tensor` of type `string`.
+        The file's name, a scalar.
+      shard: A `Tensor` of type `int32`.
+        The shard's index, a scalar.
+      num_shards: A `Tensor` of type `int32`.
+        How many shards there are, a scalar.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The shard's file name.
+    """
+    _out = _execute_op("ShardedFilename", [basename, shard, num_shards], {}, name)
+    return _out[0]
+
+
+def sharded_filespec(
+    basename: TensorLike, num_shards: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A pattern matching every shard of a file saved in parts: `basename-?????-of-NNNNN`.
+
+    Args:
+      basename: A `Tensor` of type `string`.
+        The file's name, a scalar.
+      num_shards: A `Tensor` of type `int32`.
+        How many shards there are, a scalar.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The file-name pattern.
+    """
+    _out = _execute_op("ShardedFilespec", [basename, num_shards], {}, name)
+    return _out[0]
+
+
 def sigmoid(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `1 / (1 + exp(-x))`.
 
@@ -648,6 +693,28 @@ def squeeze(
     return _out[0]
 
 
+def static_regex_full_match(
+    input: TensorLike, pattern: str, name: str | None = None
+) -> OpOutput:
+    """Whether each string matches a regular expression fixed when the graph is built.
+
+    The whole string must match. opgen matches with ECMAScript regular expressions (std::regex), which agree with TensorFlow's RE2 on the plain patterns graphs use (literals, classes, `.*`, anchors).
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings to test.
+      pattern: A `string`.
+        The regular expression.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      True where the whole string matches.
+    """
+    _out = _execute_op("StaticRegexFullMatch", [input], {"pattern": pattern}, name)
+    return _out[0]
+
+
 def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput:
     """Returns its input unchanged, and stops gradients.
 
@@ -778,6 +845,28 @@ def strided_slice_grad(
         },
         name,
     )
+    return _out[0]
+
+
+def string_join(
+    inputs: Sequence[TensorLike], separator: str = "", name: str | None = None
+) -> OpOutput:
+    """Joins the strings of its inputs, element by element.
+
+    A scalar input joins with every element; the other inputs must share one shape.
+
+    Args:
+      inputs: A list of `Tensor` objects with type `string`.
+        The strings to join: scalars or tensors of one shape.
+      separator: An optional `string`. Defaults to `""`.
+        Put between the joined strings.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The joined strings.
+    """
+    _out = _execute_op("StringJoin", [inputs], {"separator": separator}, name)
     return _out[0]
 
 

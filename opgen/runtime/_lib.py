@@ -297,6 +297,8 @@ _GRAPH_SIGNATURES = {
                                               P(c_void_p), c_int, P(TF_Buffer), c_void_p]),
     "TF_DeleteSessionOptions": (None, [c_void_p]),
     "TF_NewSession": (c_void_p, [c_void_p, c_void_p, c_void_p]),
+    "TF_LoadSessionFromSavedModel": (c_void_p, [c_void_p, P(TF_Buffer), c_char_p, P(c_char_p),
+                                                c_int, c_void_p, P(TF_Buffer), c_void_p]),
     "TF_CloseSession": (None, [c_void_p, c_void_p]),
     "TF_DeleteSession": (None, [c_void_p, c_void_p]),
     "TF_SessionRun": (None, [c_void_p, c_void_p, P(TF_Output), P(c_void_p), c_int,

@@ -73,19 +73,22 @@ class Session:
                             f"{type(options).__name__}")
         runtime = _lib.graph_lib()
         status = _lib.thread_status()
-        c_options = runtime.TF_NewSessionOptions()
-        try:
-            if options is not None and options.config is not None:
-                runtime.TF_SetConfig(c_options, options.config, len(options.config), status.ptr)
-                if status.code != 0:
-                    raise exception_class(status.code)(status.message)
-            if options is not None and options.optimize is not None:
-                runtime.OPGEN_SetGraphOptimizer(c_options, int(options.optimize))
-            c_session = runtime.TF_NewSession(graph._c_graph, c_options, status.ptr)
-        finally:
-            runtime.TF_DeleteSessionOptions(c_options)
+        c_session = _with_c_options(options, lambda c_options: runtime.TF_NewSession(
+            graph._c_graph, c_options, status.ptr))
         if status.code != 0:
             raise exception_class(status.code)(status.message)
+        self._adopt(graph, c_session)
+
+    @classmethod
+    def _from_c_session(cls, graph: Graph, c_session) -> Session:
+        """A Session owning `c_session`, a TF_Session over `graph` made elsewhere (by
+        TF_LoadSessionFromSavedModel)."""
+        session = cls.__new__(cls)
+        session._adopt(graph, c_session)
+        return session
+
+    def _adopt(self, graph: Graph, c_session) -> None:
+        runtime = _lib.graph_lib()
         self._graph = graph
         self._c_session = c_session
         self._plans: dict = {}
@@ -198,6 +201,23 @@ class Session:
     def __repr__(self) -> str:
         state = "closed" if self._c_session is None else "open"
         return f"<opgen.Session ({state}) over {self._graph!r}>"
+
+
+def _with_c_options(options: SessionOptions | None, make):
+    """`make(c_options)` with TF_SessionOptions set from `options`, freed afterwards."""
+    runtime = _lib.graph_lib()
+    status = _lib.thread_status()
+    c_options = runtime.TF_NewSessionOptions()
+    try:
+        if options is not None and options.config is not None:
+            runtime.TF_SetConfig(c_options, options.config, len(options.config), status.ptr)
+            if status.code != 0:
+                raise exception_class(status.code)(status.message)
+        if options is not None and options.optimize is not None:
+            runtime.OPGEN_SetGraphOptimizer(c_options, int(options.optimize))
+        return make(c_options)
+    finally:
+        runtime.TF_DeleteSessionOptions(c_options)
 
 
 def _delete_session(runtime, c_session, graph) -> None:

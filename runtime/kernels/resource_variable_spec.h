@@ -164,6 +164,9 @@ inline void DestroyCompute(void* ignore, TF_OpKernelContext* ctx) {
   Ok(ctx, s.get());
 }
 
+// DisableCopyOnRead: opgen's variables have no copy-on-read mode to turn off.
+inline void DisableCopyOnReadCompute(void*, TF_OpKernelContext*) {}
+
 // The dtypes AssignAdd/AssignSubVariableOp run for on every device.
 using UpdateTypes = Types<float, double, int32_t, int64_t>;
 

@@ -66,7 +66,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterIoOps, opgen::RegisterTrainingOps,
+                      opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterTrainingOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

@@ -43,6 +43,7 @@ void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
 void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.cc
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
+void RegisterStringOps(TF_Status* status);            // string_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 void RegisterNnGradOps(TF_Status* status);     // nn_grad_ops.cc

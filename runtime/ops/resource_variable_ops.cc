@@ -69,6 +69,11 @@ void RegisterResourceVariableOps(TF_Status* status) {
        "Ops running on it finish with the value they hold.",
        {{"resource", "The handle of the resource."},
         {"ignore_lookup_error", "Succeed when the resource does not exist."}}},
+      {"DisableCopyOnRead", {}, {"resource: resource"}, {}, shape_fns::kNoOutputs,
+       "Turns off a variable's copy-on-read mode.",
+       "TensorFlow's SavedModels run it before saving a variable. opgen's variables "
+       "have no such mode: the op does nothing.",
+       {{"resource", "The handle of the variable."}}},
   }, status);
 }
 

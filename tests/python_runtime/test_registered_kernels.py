@@ -25,6 +25,9 @@ CPU_ONLY = {
     # Checkpoint files are read and written by the host, as in TensorFlow.
     **{op: "checkpoint files are read and written on the host"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},
+    # String tensors live on the host; TensorFlow's string ops are CPU kernels too.
+    **{op: "string tensors are host data, as in TensorFlow"
+       for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
     # A TensorList is a host object (a DT_VARIANT scalar); TensorFlow's GPU builds run
     # these ops on the host too, and the GPU control-flow kernels pass lists through
     # in host memory.
@@ -169,8 +172,11 @@ def _builtin_op_names() -> set[str]:
     return {op.name for op in ops.op}
 
 
-def _has_string_constraint(key: tuple) -> bool:
-    return any(types_pb2.DT_STRING in dtypes for _, dtypes in key[1])
+def _has_host_dtype_constraint(key: tuple) -> bool:
+    """Strings and variants (TensorLists) are host objects: only fixed-size dtypes live on
+    devices, as in TensorFlow."""
+    return any(types_pb2.DT_STRING in dtypes or types_pb2.DT_VARIANT in dtypes
+               for _, dtypes in key[1])
 
 
 def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
@@ -183,9 +189,10 @@ def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
         if k.op in builtin and not k.label:  # labelled kernels here are other tests'
             by_device[k.device_type].add(_key(k))
     assert by_device["GPU"], "the CUDA plugin is built but registered no GPU kernel"
-    # String tensors live on the host (only fixed-size dtypes live on devices): their
-    # kernels (Identity, Const, Shape ... of DT_STRING) are CPU-only.
-    host_only = {key for key in by_device["CPU"] if _has_string_constraint(key)}
+    # String and variant tensors live on the host (only fixed-size dtypes live on
+    # devices): their kernels (Identity, Const, Shape ... of DT_STRING, AddN of
+    # TensorLists) are CPU-only.
+    host_only = {key for key in by_device["CPU"] if _has_host_dtype_constraint(key)}
     missing = sorted(key for key in by_device["CPU"] - by_device["GPU"] - host_only
                      if key[0] not in CPU_ONLY)
     described = [f"{op} {dict((a, types_pb2.DataType.Name(t[0])) for a, t in cons)}"

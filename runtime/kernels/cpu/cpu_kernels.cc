@@ -49,6 +49,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
+      RegisterStringKernels,
       RegisterTensorListKernels,
       RegisterTrainingKernels,
       RegisterBatchNormGradKernels,

@@ -18,6 +18,7 @@ void RegisterElementwiseCompareKernels(TF_Status* status) {
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
   RegisterForTypes<Ternary<SelectOp>::Kernel>(kDevice, "SelectV2", RealAndBoolTypes(), status);
+  RegisterKernel(kDevice, {"SelectV2", {{"T", TF_STRING}}, {}, SelectV2StringCompute}, status);
   RegisterBinary<BitwiseAndOp, IntTypes>("BitwiseAnd", status);
   RegisterBinary<BitwiseOrOp, IntTypes>("BitwiseOr", status);
   RegisterBinary<BitwiseXorOp, IntTypes>("BitwiseXor", status);

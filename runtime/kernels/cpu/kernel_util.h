@@ -83,12 +83,16 @@ void RegisterNnKernels(TF_Status* status);                // nn.cc: BiasAdd
 void RegisterNnGradKernels(TF_Status* status);            // nn_grad.cc: BiasAddGrad, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits
 void RegisterPlaceholderKernels(TF_Status* status);       // placeholder.cc: Placeholder, PlaceholderWithDefault
 void RegisterCheckpointKernels(TF_Status* status);        // checkpoint.cc: SaveV2, RestoreV2, MergeV2Checkpoints (host only)
-void RegisterResourceVariableKernels(TF_Status* status); // resource_variable.cc: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp
+void RegisterResourceVariableKernels(TF_Status* status); // resource_variable.cc: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp, DisableCopyOnRead
 void RegisterReductionKernels(TF_Status* status);         // reduction.cc: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cc: Cumsum, Cumprod, TopKV2, Where
 void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cc: Select
 void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, StridedSlice, Tile, Pad, GatherV2, Range
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
+void RegisterStringKernels(TF_Status* status);            // string_ops.cc: StringJoin, ShardedFilename, ShardedFilespec, StaticRegexFullMatch (host only)
+// string_ops.cc: the TF_STRING computes the select families register.
+void SelectStringCompute(void*, TF_OpKernelContext* ctx);
+void SelectV2StringCompute(void*, TF_OpKernelContext* ctx);
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cc: Split, SplitV, OneHot, BroadcastTo
 void RegisterTensorListKernels(TF_Status* status);        // tensor_list.cc: TensorList*
 void RegisterTrainingKernels(TF_Status* status);          // training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp

@@ -48,6 +48,7 @@ void SelectCompute(void*, TF_OpKernelContext* ctx) {
 void RegisterSelectV1Kernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {"Select", {{"T", t}}, {},
                                                SelectCompute}, status);
+  RegisterKernel(kDevice, {"Select", {{"T", TF_STRING}}, {}, SelectStringCompute}, status);
 }
 
 }  // namespace cpu

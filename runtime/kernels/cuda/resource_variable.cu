@@ -52,6 +52,8 @@ void RegisterResourceVariableKernels(TF_Status* status) {
                            IsInitializedCompute}, status);
   RegisterKernel(kDevice, {"DestroyResourceOp", {}, {"resource"}, DestroyCompute, CreateDestroy,
                            DeleteFlag}, status);
+  RegisterKernel(kDevice, {"DisableCopyOnRead", {}, {"resource"}, DisableCopyOnReadCompute},
+                 status);
 }
 
 }  // namespace cuda

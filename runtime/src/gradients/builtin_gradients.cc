@@ -42,7 +42,9 @@ void RegisterNotDifferentiableOps() {
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
         "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
         "ResourceApplyAdam", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "NoOp",
-        "ControlTrigger", "LoopCond",
+        "ControlTrigger", "LoopCond", "DisableCopyOnRead",
+        // strings: file names and patterns of the save/restore graphs
+        "StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);

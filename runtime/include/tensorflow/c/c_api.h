@@ -494,6 +494,26 @@ TF_CAPI_EXPORT extern void TF_SessionRun(TF_Session* session, const TF_Buffer* r
                                          int ntargets, TF_Buffer* run_metadata,
                                          TF_Status* status);
 
+/* ==== SavedModels ====================================================================== */
+
+/* Loads the SavedModel directory `export_dir`: picks the MetaGraphDef whose tag set equals
+ * `tags` (`tags_len` strings), imports its graph into `graph` (which must be empty),
+ * makes a session with `session_options`, restores the variables from
+ * `export_dir/variables/variables` by running the saver's restore op, and runs the
+ * model's init op (the "__saved_model_init_op" signature, or the saved_model_main_op /
+ * legacy_init_op collection). `run_options` (RunOptions bytes, may be NULL) goes to those
+ * runs. When `meta_graph_def` is not NULL it receives the chosen MetaGraphDef, whose
+ * SignatureDefs name the tensors to feed and fetch. Returns the session (freed with
+ * TF_DeleteSession), or NULL with `status` saying why: NOT_FOUND (no directory,
+ * saved_model.pb, matching tag set - the message lists those there are - or
+ * checkpoint), DATA_LOSS (a corrupt saved_model.pb or checkpoint), UNIMPLEMENTED (an op
+ * the runtime lacks, e.g. StatefulPartitionedCall before functions run),
+ * INVALID_ARGUMENT (a non-empty graph). */
+TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
+    const TF_SessionOptions* session_options, const TF_Buffer* run_options,
+    const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,
+    TF_Buffer* meta_graph_def, TF_Status* status);
+
 /* ==== Op libraries ===================================================================== */
 
 /* A loaded library of ops and kernels. */

@@ -1,0 +1,61 @@
+"""Live: TensorFlow 2.21 writes fresh SavedModels with the fixture script
+(tests/fixtures/saved_models/make_saved_models.py, in a child process with
+$OPGEN_TF_PYTHON) and opgen loads them: the TF1 model gives TensorFlow's outputs, the TF2
+ones give them too once the runtime runs StatefulPartitionedCall (until then they must
+name it). Skipped without TensorFlow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen import saved_model
+from opgen.protos import op_def_pb2
+from opgen.runtime import _lib, errors
+
+SCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "saved_models" / "make_saved_models.py"
+
+pytestmark = pytest.mark.tensorflow
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> Path:
+    python = os.environ.get("OPGEN_TF_PYTHON", "")
+    if not python or not Path(python).exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    try:
+        _lib.lib()
+    except FileNotFoundError as e:
+        pytest.skip(f"runtime library not available: {e}")
+    out = tmp_path_factory.mktemp("saved_models")
+    result = subprocess.run([python, str(SCRIPT), str(out)], capture_output=True, text=True,
+                            timeout=600, cwd=out)
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
+    assert result.returncode == 0, result.stderr[-2000:]
+    return out
+
+
+@pytest.mark.parametrize("name", ["tf1_dense", "keras_dense", "keras_conv", "keras_lstm",
+                                  "module_flow"])
+def test_fresh_saved_models(fresh, name):
+    assert sum(f.stat().st_size for f in (fresh / name).rglob("*") if f.is_file()) < 2 << 20
+    expected: dict = {}
+    with np.load(fresh / f"{name}_io.npz") as data:
+        for key in data.files:
+            signature, side, arg = key.split("/")
+            expected.setdefault(signature, {"in": {}, "out": {}})[side][arg] = data[key]
+    ops = {o.name for o in op_def_pb2.OpList.FromString(_lib.all_op_list_bytes()).op}
+    if name != "tf1_dense" and "StatefulPartitionedCall" not in ops:
+        with pytest.raises(errors.UnimplementedError, match="StatefulPartitionedCall"):
+            saved_model.load(fresh / name)
+        return
+    with saved_model.load(fresh / name) as model:
+        for signature, io in expected.items():
+            got = model.signatures[signature](**io["in"])
+            for key, want in io["out"].items():
+                np.testing.assert_allclose(got[key], want, rtol=2e-5, atol=2e-6)
