@@ -45,6 +45,9 @@ struct TF_Graph {
   // The functions nodes may call (by op type, or through a func attr), from imported
   // GraphDefs and TF_GraphCopyFunction; written back by TF_GraphToGraphDef.
   opgen::FunctionLibrary functions;
+  // A TF_NewWhile cond graph: the graph the loop goes into, and the loop's inputs there.
+  TF_Graph* while_parent = nullptr;
+  std::vector<TF_Output> while_inputs;
 };
 
 namespace opgen {

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from graph_capi import CApiError, out
+from graph_capi import CApiError, TF_Output, out
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
 
 F, I32, BOOL, RES = types_pb2.DT_FLOAT, types_pb2.DT_INT32, types_pb2.DT_BOOL, types_pb2.DT_RESOURCE
@@ -350,3 +350,65 @@ def test_tensorflow_cond_and_while_loop_match_tensorflow(api, tmp_path):
         (got,) = _run(api, gd, {x_name: np.float32(case["x"]), n_name: np.int32(case["n"])},
                       [f"{n}:{i}" for n, i in fetches])
         np.testing.assert_allclose(got, case["want"], rtol=1e-6)
+
+
+class TF_WhileParams(ctypes.Structure):
+    _fields_ = [("ninputs", ctypes.c_int), ("cond_graph", ctypes.c_void_p),
+                ("cond_inputs", ctypes.POINTER(TF_Output)), ("cond_output", TF_Output),
+                ("body_graph", ctypes.c_void_p), ("body_inputs", ctypes.POINTER(TF_Output)),
+                ("body_outputs", ctypes.POINTER(TF_Output)), ("name", ctypes.c_char_p)]
+
+
+def _declare_while(lib):
+    lib.TF_NewWhile.restype = TF_WhileParams
+    lib.TF_NewWhile.argtypes = [ctypes.c_void_p, ctypes.POINTER(TF_Output), ctypes.c_int, ctypes.c_void_p]
+    lib.TF_FinishWhile.restype = None
+    lib.TF_FinishWhile.argtypes = [ctypes.POINTER(TF_WhileParams), ctypes.c_void_p, ctypes.POINTER(TF_Output)]
+    lib.TF_AbortWhile.restype = None
+    lib.TF_AbortWhile.argtypes = [ctypes.POINTER(TF_WhileParams)]
+
+
+def test_new_while_builds_a_functional_while(api, graph):
+    """TF_NewWhile / TF_FinishWhile: i < 10: (i + 1, acc * 2 + 1), run and compared."""
+    lib = api.lib
+    _declare_while(lib)
+    i0 = api.placeholder(graph, "i0", 3)  # TF_INT32
+    acc0 = api.placeholder(graph, "acc0")
+    inputs = (TF_Output * 2)(out(i0), out(acc0))
+    params = lib.TF_NewWhile(graph, inputs, 2, api.status)
+    api.check()
+    cg, bg = params.cond_graph, params.body_graph
+    ten = api.const(cg, "ten", np.int32(10))
+    less = api.op(cg, "Less", "less", [params.cond_inputs[0], out(ten)])
+    params.cond_output = out(less)
+    one = api.const(bg, "one", np.int32(1))
+    i_next = api.op(bg, "AddV2", "i_next", [params.body_inputs[0], out(one)])
+    two = api.const(bg, "two", np.float32(2))
+    dbl = api.op(bg, "Mul", "dbl", [params.body_inputs[1], out(two)])
+    fone = api.const(bg, "fone", np.float32(1))
+    acc_next = api.op(bg, "AddV2", "acc_next", [out(dbl), out(fone)])
+    params.body_outputs[0] = out(i_next)
+    params.body_outputs[1] = out(acc_next)
+    params.name = b"loop"
+    outputs = (TF_Output * 2)()
+    lib.TF_FinishWhile(ctypes.byref(params), api.status, outputs)
+    api.check()
+    assert lib.TF_OperationOpType(outputs[0].oper) == b"While"
+    sess = api.session(graph)
+    try:
+        acc = np.float32([0.5, -1.0])
+        i, got = api.run(sess, [(out(i0), np.int32(3)), (out(acc0), acc)], [outputs[0], outputs[1]])
+    finally:
+        lib.TF_DeleteSession(sess, api.status)
+    want_i, want_acc = _loop_reference(3, acc)
+    assert i == want_i
+    np.testing.assert_allclose(got, want_acc)
+    # A loop left unfinished (no cond_output) fails cleanly; an aborted one leaves nothing.
+    params = lib.TF_NewWhile(graph, inputs, 2, api.status)
+    api.check()
+    lib.TF_FinishWhile(ctypes.byref(params), api.status, outputs)
+    with pytest.raises(CApiError) as e:
+        api.check()
+    assert "cond_output" in e.value.message
+    params = lib.TF_NewWhile(graph, inputs, 2, api.status)
+    lib.TF_AbortWhile(ctypes.byref(params))

@@ -554,6 +554,33 @@ TF_CAPI_EXPORT extern int TF_GraphNumFunctions(TF_Graph* g);
 TF_CAPI_EXPORT extern int TF_GraphGetFunctions(TF_Graph* g, TF_Function** funcs, int max_func,
                                                TF_Status* status);
 
+/* ==== While loops ======================================================================
+ * TF_NewWhile starts a while loop over `inputs`: it makes two graphs, cond_graph and
+ * body_graph, each with one Placeholder per loop variable (cond_inputs, body_inputs).
+ * Build the condition (a scalar, in cond_output) and the next values (body_outputs) in
+ * them from those placeholders only, optionally set `name`, then call TF_FinishWhile,
+ * which adds a functional `While` node to `g` (its cond and body become functions of g's
+ * library) and writes the loop's results into `outputs` (ninputs of them). TF_AbortWhile
+ * drops an unfinished loop. Either frees the two graphs. Unlike TensorFlow's own
+ * TF_FinishWhile, which builds v1 frames (Enter/Merge/Switch/NextIteration/Exit), the
+ * loop is one While node (docs/functions.md). */
+typedef struct TF_WhileParams {
+  const int ninputs;
+  TF_Graph* const cond_graph;
+  const TF_Output* const cond_inputs;
+  TF_Output cond_output;
+  TF_Graph* const body_graph;
+  const TF_Output* const body_inputs;
+  TF_Output* const body_outputs;
+  const char* name;
+} TF_WhileParams;
+
+TF_CAPI_EXPORT extern TF_WhileParams TF_NewWhile(TF_Graph* g, TF_Output* inputs, int ninputs,
+                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void TF_FinishWhile(const TF_WhileParams* params, TF_Status* status,
+                                          TF_Output* outputs);
+TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
+
 /* ==== Op libraries ===================================================================== */
 
 /* A loaded library of ops and kernels. */
