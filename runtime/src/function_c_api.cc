@@ -11,11 +11,6 @@
 #include "function_library.h"
 #include "graph.h"
 
-struct TF_Function {
-  // Shared with the graphs it was copied into; replaced, never changed, once shared.
-  std::shared_ptr<const opgen::FunctionDefProto> def;
-};
-
 namespace opgen {
 namespace {
 

@@ -150,6 +150,11 @@ bool FunctionLibrary::Merge(const FunctionLibrary& other, TF_Status* status) {
   return true;
 }
 
+bool FunctionLibrary::Remove(const std::string& name) {
+  gradients_.erase(name);
+  return functions_.erase(name) > 0;
+}
+
 std::string FunctionLibrary::Serialize() const {
   wire::Writer w;
   for (const auto& [name, function] : functions_) w.Bytes(1, SerializeFunctionDef(*function));

@@ -49,6 +49,8 @@ class FunctionLibrary {
   bool AddGradient(const std::string& function, const std::string& gradient, TF_Status* status);
   // Adds every function and gradient of `other`, all or nothing.
   bool Merge(const FunctionLibrary& other, TF_Status* status);
+  // Drops the function `name` (and its gradient entry); false when there is none.
+  bool Remove(const std::string& name);
   // A RegisteredGradient message (field 3), kept as its bytes.
   void AddRegisteredGradient(std::string bytes) { registered_gradients_.push_back(std::move(bytes)); }
   // FunctionDefLibrary bytes: functions and gradients in name order.
@@ -66,3 +68,9 @@ bool ParseFunctionLibrary(std::string_view bytes, FunctionLibrary* out, std::str
                           TF_Status* status);
 
 }  // namespace opgen
+
+// The C API's TF_Function: one FunctionDef, shared with the libraries it was copied into
+// (replaced, never changed, once shared).
+struct TF_Function {
+  std::shared_ptr<const opgen::FunctionDefProto> def;
+};

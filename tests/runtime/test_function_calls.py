@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import CApiError, TF_Output, out
-from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from opgen.protos import attr_value_pb2, function_pb2, graph_pb2, types_pb2
 
 F, I32, BOOL, RES = types_pb2.DT_FLOAT, types_pb2.DT_INT32, types_pb2.DT_BOOL, types_pb2.DT_RESOURCE
 NOT_FOUND, INVALID_ARGUMENT, RESOURCE_EXHAUSTED = 5, 3, 8
@@ -412,3 +412,102 @@ def test_new_while_builds_a_functional_while(api, graph):
     assert "cond_output" in e.value.message
     params = lib.TF_NewWhile(graph, inputs, 2, api.status)
     lib.TF_AbortWhile(ctypes.byref(params))
+
+
+def _declare_eager(lib):
+    vp, c = ctypes.c_void_p, ctypes
+    for name, restype, argtypes in [
+        ("TFE_NewContextOptions", vp, []), ("TFE_DeleteContextOptions", None, [vp]),
+        ("TFE_NewContext", vp, [vp, vp]), ("TFE_DeleteContext", None, [vp]),
+        ("TFE_ContextAddFunctionDef", None, [vp, c.c_char_p, c.c_size_t, vp]),
+        ("TFE_ContextAddFunction", None, [vp, vp, vp]),
+        ("TFE_ContextRemoveFunction", None, [vp, c.c_char_p, vp]),
+        ("TFE_ContextHasFunction", c.c_ubyte, [vp, c.c_char_p]),
+        ("TFE_NewOp", vp, [vp, c.c_char_p, vp]), ("TFE_DeleteOp", None, [vp]),
+        ("TFE_OpAddInput", None, [vp, vp, vp]),
+        ("TFE_OpSetAttrTypeList", None, [vp, c.c_char_p, c.POINTER(c.c_int), c.c_int]),
+        ("TFE_OpSetAttrFunctionName", None, [vp, c.c_char_p, c.c_char_p, c.c_size_t]),
+        ("TFE_OpSetAttrFunction", None, [vp, c.c_char_p, vp]),
+        ("TFE_Execute", None, [vp, c.POINTER(vp), c.POINTER(c.c_int), vp]),
+        ("TFE_NewTensorHandle", vp, [vp, vp]), ("TFE_DeleteTensorHandle", None, [vp]),
+        ("TFE_TensorHandleResolve", vp, [vp, vp]),
+        ("TF_FunctionImportFunctionDef", vp, [c.c_char_p, c.c_size_t, vp]),
+        ("TF_DeleteFunction", None, [vp]),
+    ]:
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+
+
+def _eager_run(api, ctx, op_name, x, setup=None):
+    lib = api.lib
+    op = lib.TFE_NewOp(ctx, op_name.encode(), api.status)
+    api.check()
+    try:
+        t = api.tensor(x)
+        h = lib.TFE_NewTensorHandle(t, api.status)
+        lib.TF_DeleteTensor(t)
+        lib.TFE_OpAddInput(op, h, api.status)
+        api.check()
+        if setup:
+            setup(op)
+        retvals, n = (ctypes.c_void_p * 1)(), ctypes.c_int(1)
+        lib.TFE_Execute(op, retvals, ctypes.byref(n), api.status)
+        lib.TFE_DeleteTensorHandle(h)
+        api.check()
+        t = lib.TFE_TensorHandleResolve(retvals[0], api.status)
+        lib.TFE_DeleteTensorHandle(retvals[0])
+        return api.to_numpy(t)
+    finally:
+        lib.TFE_DeleteOp(op)
+
+
+def test_eager_functions(api):
+    lib = api.lib
+    _declare_eager(lib)
+    opts = lib.TFE_NewContextOptions()
+    ctx = lib.TFE_NewContext(opts, api.status)
+    lib.TFE_DeleteContextOptions(opts)
+    api.check()
+    try:
+        library = function_pb2.FunctionDefLibrary()
+        data = _square_plus_x(library).SerializeToString()
+        assert not lib.TFE_ContextHasFunction(ctx, b"square_plus_x")
+        lib.TFE_ContextAddFunctionDef(ctx, data, len(data), api.status)
+        api.check()
+        assert lib.TFE_ContextHasFunction(ctx, b"square_plus_x")
+        np.testing.assert_allclose(_eager_run(api, ctx, "square_plus_x", X), X * X + X)
+
+        def call_attrs(op):
+            types = (ctypes.c_int * 1)(F)
+            lib.TFE_OpSetAttrTypeList(op, b"Tin", types, 1)
+            lib.TFE_OpSetAttrTypeList(op, b"Tout", types, 1)
+            lib.TFE_OpSetAttrFunctionName(op, b"f", b"square_plus_x", len(b"square_plus_x"))
+        np.testing.assert_allclose(_eager_run(api, ctx, "PartitionedCall", X, call_attrs), X * X + X)
+        # TFE_ContextAddFunction with a TF_Function; a second, different "twice" is refused.
+        twice = _function(library, "twice", [("x", F)], [("y", F)])
+        _node(twice.node_def, "y", "AddV2", ["x", "x"], T=F)
+        twice.ret["y"] = "y:z:0"
+        data = twice.SerializeToString()
+        f = lib.TF_FunctionImportFunctionDef(data, len(data), api.status)
+        lib.TFE_ContextAddFunction(ctx, f, api.status)
+        lib.TF_DeleteFunction(f)
+        api.check()
+        np.testing.assert_allclose(_eager_run(api, ctx, "twice", X), X + X)
+        twice.ret["y"] = "x"
+        data = twice.SerializeToString()
+        lib.TFE_ContextAddFunctionDef(ctx, data, len(data), api.status)
+        with pytest.raises(CApiError) as e:
+            api.check()
+        assert e.value.code == INVALID_ARGUMENT and "different function" in e.value.message
+        lib.TFE_ContextRemoveFunction(ctx, b"square_plus_x", api.status)
+        api.check()
+        assert not lib.TFE_ContextHasFunction(ctx, b"square_plus_x")
+        with pytest.raises(CApiError) as e:
+            _eager_run(api, ctx, "square_plus_x", X)
+        assert e.value.code == NOT_FOUND
+        lib.TFE_ContextRemoveFunction(ctx, b"square_plus_x", api.status)
+        with pytest.raises(CApiError) as e:
+            api.check()
+        assert e.value.code == INVALID_ARGUMENT and "non-existent" in e.value.message
+    finally:
+        lib.TFE_DeleteContext(ctx)
