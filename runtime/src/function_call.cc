@@ -24,6 +24,11 @@ std::atomic<int64_t> g_iteration_limit{LimitFromEnv("OPGEN_WHILE_ITERATION_LIMIT
 
 // Nested calls on this thread (the executors run a plan's kernels on the calling thread).
 thread_local int64_t t_call_depth = 0;
+// The first error of a failing nested call, as its innermost run reported it: each level
+// above would otherwise wrap it in its own node context (a hundred times over for a
+// runaway recursion); the outermost call reports it once.
+thread_local bool t_failing = false;
+thread_local std::string t_first_error;
 
 struct GraphDeleter {
   void operator()(TF_Graph* g) const { TF_DeleteGraph(g); }
@@ -275,7 +280,18 @@ bool RunFunction(CallState* state, size_t which, ResourceMgr* resources,
   ++t_call_depth;
   instance->plan->Run(inputs.data(), outputs->data(), status);
   --t_call_depth;
-  return status->code == TF_OK;
+  if (status->code == TF_OK) return true;
+  if (!t_failing) {
+    t_failing = true;
+    t_first_error = status->message;
+  } else {
+    status->message = t_first_error;
+  }
+  if (t_call_depth == 0) {
+    t_failing = false;
+    t_first_error.clear();
+  }
+  return false;
 }
 
 // A condition's truth as If and While read it: a scalar is true when not zero (a string:
