@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 import opgen
-from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from opgen.protos import graph_pb2, types_pb2
 
 F, I32, BOOL = types_pb2.DT_FLOAT, types_pb2.DT_INT32, types_pb2.DT_BOOL
 
