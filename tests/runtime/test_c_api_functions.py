@@ -235,3 +235,28 @@ def test_tensorflow_function_library_imports_and_writes_back(fapi, graph, tmp_pa
         assert mine.node_def == f.node_def and mine.ret == f.ret
         assert [a.name for a in mine.signature.input_arg] == [a.name for a in f.signature.input_arg]
     _ = TF_FLOAT
+
+
+def test_a_copied_function_is_an_op_type_of_the_graph(fapi, graph):
+    """TF_GraphToFunction, TF_GraphCopyFunction, then a node of type "square_plus_x" built
+    with TF_NewOperation: run in a session, against numpy."""
+    import numpy as np
+
+    from graph_capi import out
+    body = fapi.lib.TF_NewGraph()
+    x, y = _square_plus_x(fapi, body)
+    f = _to_function(fapi, body, "square_plus_x", [(x, 0)], [(y, 0)])
+    fapi.lib.TF_DeleteGraph(body)
+    fapi.lib.TF_GraphCopyFunction(graph, f, None, fapi.status)
+    fapi.lib.TF_DeleteFunction(f)
+    fapi.check()
+    inp = fapi.placeholder(graph, "inp")
+    call = fapi.op(graph, "square_plus_x", "call", [out(inp)])
+    assert fapi.lib.TF_OperationOpType(call) == b"square_plus_x"
+    sess = fapi.session(graph)
+    try:
+        v = np.float32([1.5, -2.0, 0.0])
+        (got,) = fapi.run(sess, [(out(inp), v)], [out(call)])
+    finally:
+        fapi.lib.TF_DeleteSession(sess, fapi.status)
+    np.testing.assert_allclose(got, v * v + v)
