@@ -10,9 +10,8 @@ models alike) and runs the model's init op. The SignatureDefs become callables::
     model = opgen.saved_model.load("my_model")
     outputs = model.signatures["serving_default"](x=np.ones((1, 4), np.float32))
 
-TF2 SavedModels call their functions through ``StatefulPartitionedCall``; until the
-runtime runs functions, loading one raises :class:`opgen.errors.UnimplementedError`
-naming the op (nothing here is specific to TF1: the same steps run TF2 graphs then).
+TF2 SavedModels call their functions through ``StatefulPartitionedCall``, which the
+runtime runs like any op: the same steps load TF1 and TF2 models.
 """
 
 from __future__ import annotations

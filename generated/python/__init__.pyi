@@ -36,6 +36,7 @@ __all__ = [
     "bitwise_xor",
     "broadcast_gradient_args",
     "broadcast_to",
+    "case",
     "cast",
     "ceil",
     "clip_by_value",
@@ -85,6 +86,7 @@ __all__ = [
     "greater_equal",
     "identity",
     "identity_n",
+    "if_",
     "invert",
     "invert_permutation",
     "leaky_relu",
@@ -120,6 +122,7 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "partitioned_call",
     "placeholder",
     "placeholder_with_default",
     "pow",
@@ -179,6 +182,9 @@ __all__ = [
     "square",
     "squared_difference",
     "squeeze",
+    "stateful_partitioned_call",
+    "stateless_if",
+    "stateless_while",
     "static_regex_full_match",
     "stop_gradient",
     "strided_slice",
@@ -204,6 +210,7 @@ __all__ = [
     "var_handle_op",
     "var_is_initialized_op",
     "where",
+    "while_",
     "zeros_like",
 ]
 
@@ -610,6 +617,42 @@ def broadcast_to(
 def broadcast_to(
     input: TensorLike, shape: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def case(
+    branch_index: GraphOutput,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def case(
+    branch_index: TensorLike,
+    input: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def case(
+    branch_index: EagerTensorLike,
+    input: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def case(
+    branch_index: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
 @overload
 def cast(
     x: GraphOutput, DstT: DTypeLike, Truncate: bool = ..., name: str | None = None
@@ -1680,6 +1723,46 @@ def identity_n(
     input: Sequence[TensorLike], name: str | None = None
 ) -> list[OpOutput]: ...
 @overload
+def if_(
+    cond: GraphOutput,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def if_(
+    cond: TensorLike,
+    input: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def if_(
+    cond: EagerTensorLike,
+    input: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def if_(
+    cond: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -2292,6 +2375,36 @@ def pad(
 def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def partitioned_call(
+    args: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def partitioned_call(
+    args: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def partitioned_call(
+    args: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
 def placeholder(
     dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -3172,6 +3285,103 @@ def squeeze(
     input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def stateful_partitioned_call(
+    args: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateful_partitioned_call(
+    args: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def stateful_partitioned_call(
+    args: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = ...,
+    config_proto: str = ...,
+    executor_type: str = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def stateless_if(
+    cond: GraphOutput,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateless_if(
+    cond: TensorLike,
+    input: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateless_if(
+    cond: EagerTensorLike,
+    input: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def stateless_if(
+    cond: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def stateless_while(
+    input: Sequence[GraphOutput],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateless_while(
+    input: Sequence[EagerTensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def stateless_while(
+    input: Sequence[TensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
 def static_regex_full_match(
     input: GraphOutput, pattern: str, name: str | None = None
 ) -> GraphOutput: ...
@@ -3739,6 +3949,33 @@ def where(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def where(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def where(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def while_(
+    input: Sequence[GraphOutput],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def while_(
+    input: Sequence[EagerTensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def while_(
+    input: Sequence[TensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = ...,
+    parallel_iterations: int = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
 @overload
 def zeros_like(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -50,6 +50,52 @@ def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[OpO
     return _out[0]
 
 
+def if_(
+    cond: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = [],
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Calls `then_branch` or `else_branch` on `input`, as `cond` says.
+
+    A non-scalar `cond` is true when it has elements; a scalar is true when it is not zero (a string: not empty).
+
+    Args:
+      cond: A `Tensor`.
+        Which branch runs.
+      input: A list of `Tensor` objects.
+        The branch's arguments.
+      Tout: A `list(type)` with at least 0 elements.
+        The types of the results.
+      then_branch: A `func`.
+        The function called when `cond` is true.
+      else_branch: A `func`.
+        The function called when `cond` is false.
+      output_shapes: An optional `list(shape)`. Defaults to `[]`.
+        The shapes of the results, when known.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `Tout`.
+      The branch's results.
+    """
+    _out = _execute_op(
+        "If",
+        [cond, input],
+        {
+            "Tout": Tout,
+            "then_branch": then_branch,
+            "else_branch": else_branch,
+            "output_shapes": output_shapes,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def invert(x: TensorLike, name: str | None = None) -> OpOutput:
     """Flips every bit of `x` (`~x`).
 

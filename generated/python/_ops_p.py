@@ -56,6 +56,53 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+def partitioned_call(
+    args: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = "",
+    config_proto: str = "",
+    executor_type: str = "",
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Calls the function `f` on `args`.
+
+    `f` names a function of the graph's library (or the eager context's); it is instantiated once per node and run on the caller's resources.
+
+    Args:
+      args: A list of `Tensor` objects.
+        The function's arguments.
+      Tout: A `list(type)` with at least 0 elements.
+        The types of the results.
+      f: A `func`.
+        The function to call.
+      config: An optional `string`. Defaults to `""`.
+        Unused (a TensorFlow executor setting).
+      config_proto: An optional `string`. Defaults to `""`.
+        Unused (a serialized ConfigProto for the call).
+      executor_type: An optional `string`. Defaults to `""`.
+        Unused (which TensorFlow executor runs the call).
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `Tout`.
+      The function's results.
+    """
+    _out = _execute_op(
+        "PartitionedCall",
+        [args],
+        {
+            "Tout": Tout,
+            "f": f,
+            "config": config,
+            "config_proto": config_proto,
+            "executor_type": executor_type,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def placeholder(
     dtype: DTypeLike, shape: ShapeLike | None = None, name: str | None = None
 ) -> OpOutput:

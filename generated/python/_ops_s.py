@@ -693,6 +693,142 @@ def squeeze(
     return _out[0]
 
 
+def stateful_partitioned_call(
+    args: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    f: Any,
+    config: str = "",
+    config_proto: str = "",
+    executor_type: str = "",
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Calls the function `f` on `args`.
+
+    `f` names a function of the graph's library (or the eager context's); it is instantiated once per node and run on the caller's resources.
+
+    Args:
+      args: A list of `Tensor` objects.
+        The function's arguments.
+      Tout: A `list(type)` with at least 0 elements.
+        The types of the results.
+      f: A `func`.
+        The function to call.
+      config: An optional `string`. Defaults to `""`.
+        Unused (a TensorFlow executor setting).
+      config_proto: An optional `string`. Defaults to `""`.
+        Unused (a serialized ConfigProto for the call).
+      executor_type: An optional `string`. Defaults to `""`.
+        Unused (which TensorFlow executor runs the call).
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `Tout`.
+      The function's results.
+    """
+    _out = _execute_op(
+        "StatefulPartitionedCall",
+        [args],
+        {
+            "Tout": Tout,
+            "f": f,
+            "config": config,
+            "config_proto": config_proto,
+            "executor_type": executor_type,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def stateless_if(
+    cond: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    then_branch: Any,
+    else_branch: Any,
+    output_shapes: Sequence[ShapeLike] = [],
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Calls `then_branch` or `else_branch` on `input`, as `cond` says.
+
+    A non-scalar `cond` is true when it has elements; a scalar is true when it is not zero (a string: not empty).
+
+    Args:
+      cond: A `Tensor`.
+        Which branch runs.
+      input: A list of `Tensor` objects.
+        The branch's arguments.
+      Tout: A `list(type)` with at least 0 elements.
+        The types of the results.
+      then_branch: A `func`.
+        The function called when `cond` is true.
+      else_branch: A `func`.
+        The function called when `cond` is false.
+      output_shapes: An optional `list(shape)`. Defaults to `[]`.
+        The shapes of the results, when known.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `Tout`.
+      The branch's results.
+    """
+    _out = _execute_op(
+        "StatelessIf",
+        [cond, input],
+        {
+            "Tout": Tout,
+            "then_branch": then_branch,
+            "else_branch": else_branch,
+            "output_shapes": output_shapes,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def stateless_while(
+    input: Sequence[TensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = [],
+    parallel_iterations: int = 10,
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Runs `body` on the loop variables while `cond` of them is true.
+
+    `cond` takes the loop variables and returns one tensor, read as If reads its condition; `body` takes them and returns their next values, of the same types and ranks.
+
+    Args:
+      input: A list of `Tensor` objects.
+        The loop variables' first values.
+      cond: A `func`.
+        The function that says whether another iteration runs.
+      body: A `func`.
+        The function that computes the next values.
+      output_shapes: An optional `list(shape)`. Defaults to `[]`.
+        The shapes of the results, when known.
+      parallel_iterations: An optional `int`. Defaults to `10`.
+        Unused: iterations run one after another.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `T`.
+      Their last values.
+    """
+    _out = _execute_op(
+        "StatelessWhile",
+        [input],
+        {
+            "cond": cond,
+            "body": body,
+            "output_shapes": output_shapes,
+            "parallel_iterations": parallel_iterations,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def static_regex_full_match(
     input: TensorLike, pattern: str, name: str | None = None
 ) -> OpOutput:

@@ -30,3 +30,46 @@ def where(input: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Where", [input], {}, name)
     return _out[0]
+
+
+def while_(
+    input: Sequence[TensorLike],
+    cond: Any,
+    body: Any,
+    output_shapes: Sequence[ShapeLike] = [],
+    parallel_iterations: int = 10,
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Runs `body` on the loop variables while `cond` of them is true.
+
+    `cond` takes the loop variables and returns one tensor, read as If reads its condition; `body` takes them and returns their next values, of the same types and ranks.
+
+    Args:
+      input: A list of `Tensor` objects.
+        The loop variables' first values.
+      cond: A `func`.
+        The function that says whether another iteration runs.
+      body: A `func`.
+        The function that computes the next values.
+      output_shapes: An optional `list(shape)`. Defaults to `[]`.
+        The shapes of the results, when known.
+      parallel_iterations: An optional `int`. Defaults to `10`.
+        Unused: iterations run one after another.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `T`.
+      Their last values.
+    """
+    _out = _execute_op(
+        "While",
+        [input],
+        {
+            "cond": cond,
+            "body": body,
+            "output_shapes": output_shapes,
+            "parallel_iterations": parallel_iterations,
+        },
+        name,
+    )
+    return _out[0]

@@ -23,6 +23,8 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
     if (op.is_commutative) TF_OpDefinitionBuilderSetIsCommutative(b, true);
     if (op.is_aggregate) TF_OpDefinitionBuilderSetIsAggregate(b, true);
     if (op.is_stateful) TF_OpDefinitionBuilderSetIsStateful(b, true);
+    if (op.is_distributed_communication)
+      OPGEN_OpDefinitionBuilderSetIsDistributedCommunication(b, true);
     TF_OpDefinitionBuilderSetShapeInferenceFunction(b, op.shape_fn);
     OPGEN_OpDefinitionBuilderSetSummary(b, op.summary.c_str());
     OPGEN_OpDefinitionBuilderSetDescription(b, op.description.c_str());
@@ -64,6 +66,7 @@ void RegisterMathGradOps(TF_Status* status);
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
+                      opgen::RegisterFunctionalOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterTrainingOps,

@@ -25,6 +25,7 @@ struct OpRegistration {
   bool is_commutative = false;
   bool is_aggregate = false;
   bool is_stateful = false;
+  bool is_distributed_communication = false;
 };
 
 // Registers each op in turn; stops at the first failure, leaving it in `status`.
@@ -38,6 +39,7 @@ void RegisterReductionOps(TF_Status* status);
 void RegisterNnOps(TF_Status* status);
 void RegisterPlaceholderOps(TF_Status* status);
 void RegisterControlFlowOps(TF_Status* status);  // control_flow_ops.cc
+void RegisterFunctionalOps(TF_Status* status);   // functional_ops.cc
 void RegisterListOps(TF_Status* status);         // list_ops.cc
 void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
 void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc

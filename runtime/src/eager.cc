@@ -1,9 +1,12 @@
 // Eager execution: TFE_Context, tensor handles, and ops run one at a time on the
 // kernel the registry picks.
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "function_call.h"
+#include "function_library.h"
 #include "kernel_registry.h"
 #include "logging.h"
 #include "node_attrs.h"
@@ -20,6 +23,8 @@ struct TFE_ContextOptions {};
 // it, which may outlive it).
 struct TFE_Context {
   std::shared_ptr<opgen::ResourceMgr> resources = std::make_shared<opgen::ResourceMgr>();
+  std::mutex functions_mu;
+  opgen::FunctionLibrary functions;  // under functions_mu
 };
 
 struct TFE_TensorHandle {
@@ -37,11 +42,14 @@ struct OPGEN_EagerKernel {
   std::shared_ptr<opgen::ResourceMgr> resources;  // the context's; outlives `instance`
   std::unique_ptr<opgen::KernelInstance> instance;  // created once, computed per call
   const opgen::Device* device;  // where it runs, for device-placement logging
+  // For a function run by name: the function whose signature `def` is (kept alive).
+  std::shared_ptr<const opgen::FunctionDefProto> function;
 };
 
 struct TFE_Op {
   TFE_Context* ctx;
   const opgen::OpDef* def;
+  std::shared_ptr<const opgen::FunctionDefProto> function;  // set when `def` is its signature
   std::string device;
   std::vector<std::vector<TF_Tensor*>> inputs;  // one group per input arg; owned shares
   opgen::AttrMap attrs;
@@ -181,6 +189,15 @@ TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* 
       !opgen::EnsureRuntimeInitialized(status))
     return nullptr;
   const opgen::OpDef* def = opgen::OpRegistry::Global().Find(op_or_function_name);
+  std::shared_ptr<const opgen::FunctionDefProto> function;
+  if (def == nullptr) {
+    std::lock_guard<std::mutex> lock(ctx->functions_mu);
+    auto it = ctx->functions.functions().find(op_or_function_name);
+    if (it != ctx->functions.functions().end()) {
+      function = it->second;
+      def = &function->signature;
+    }
+  }
   if (def == nullptr) {
     opgen::SetStatus(status, TF_NOT_FOUND,
                      opgen::OpNotRegisteredMessage(op_or_function_name, ""));
@@ -190,6 +207,7 @@ TFE_Op* TFE_NewOp(TFE_Context* ctx, const char* op_or_function_name, TF_Status* 
   auto* op = new TFE_Op();
   op->ctx = ctx;
   op->def = def;
+  op->function = std::move(function);
   return op;
 }
 
@@ -253,6 +271,46 @@ void TFE_OpSetAttrFloat(TFE_Op* op, const char* attr_name, float value) {
 }
 void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name, unsigned char value) {
   SetAttr(op, attr_name, opgen::AttrValue::kBool).b = value != 0;
+}
+void TFE_OpSetAttrFunction(TFE_Op* op, const char* attr_name, const TFE_Op* value) {
+  SetAttr(op, attr_name, opgen::AttrValue::kFunc).s = value != nullptr ? value->def->name : "";
+}
+void TFE_OpSetAttrFunctionName(TFE_Op* op, const char* attr_name, const char* data,
+                               size_t length) {
+  SetAttr(op, attr_name, opgen::AttrValue::kFunc).s.assign(data, length);
+}
+void TFE_ContextAddFunctionDef(TFE_Context* ctx, const char* serialized_function_def,
+                               size_t size, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}}) ||
+      (size > 0 && !opgen::CheckNotNull(status, __func__,
+                                        {{"serialized_function_def", serialized_function_def}})))
+    return;
+  TF_Function* f = TF_FunctionImportFunctionDef(serialized_function_def, size, status);
+  if (f == nullptr) return;
+  TFE_ContextAddFunction(ctx, f, status);
+  TF_DeleteFunction(f);
+}
+void TFE_ContextAddFunction(TFE_Context* ctx, TF_Function* function, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}, {"function", function}}) ||
+      !opgen::EnsureRuntimeInitialized(status))
+    return;
+  std::lock_guard<std::mutex> lock(ctx->functions_mu);
+  if (ctx->functions.Add(function->def, status)) opgen::ClearStatus(status);
+}
+void TFE_ContextRemoveFunction(TFE_Context* ctx, const char* name, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}, {"name", name}})) return;
+  std::lock_guard<std::mutex> lock(ctx->functions_mu);
+  if (ctx->functions.Remove(name)) {
+    opgen::ClearStatus(status);
+    return;
+  }
+  opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                   std::string("Tried to remove non-existent function '") + name + "'.");
+}
+unsigned char TFE_ContextHasFunction(TFE_Context* ctx, const char* name) {
+  if (ctx == nullptr || name == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(ctx->functions_mu);
+  return ctx->functions.Find(name) != nullptr ? 1 : 0;
 }
 void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name, TF_DataType value) {
   if (!CheckDataTypes(op, attr_name, &value, 1)) return;
@@ -347,13 +405,25 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     if (status->code != TF_OK) return nullptr;
     resolved->output_types = opgen::OutputDtypes(def, resolved->attrs);
     const opgen::Device* device = nullptr;
-    resolved->kernel = opgen::PlaceKernel(op->device, def, resolved->attrs, &device, status);
+    resolved->function = op->function;
+    std::unique_ptr<opgen::FunctionLibrary> functions;
+    if (opgen::CallsFunctions(def, resolved->attrs) && op->ctx != nullptr) {
+      std::lock_guard<std::mutex> lock(op->ctx->functions_mu);
+      functions = std::make_unique<opgen::FunctionLibrary>(op->ctx->functions);
+    }
+    if (op->function != nullptr) {  // a function run by name
+      resolved->kernel = &opgen::FunctionCallKernel();
+      device = opgen::CpuDevice();
+    } else {
+      resolved->kernel = opgen::PlaceKernel(op->device, def, resolved->attrs, &device, status);
+    }
     if (resolved->kernel == nullptr) return nullptr;
     resolved->device = device;
     if (op->ctx != nullptr) resolved->resources = op->ctx->resources;
     resolved->instance = opgen::KernelInstance::Create(*resolved->kernel, def, def.name,
                                                        resolved->attrs, resolved->output_types,
-                                                       status, device, resolved->resources.get());
+                                                       status, device, resolved->resources.get(),
+                                                       functions.get());
     if (resolved->instance == nullptr) return nullptr;
     return resolved.release();
   } catch (const std::exception& e) {

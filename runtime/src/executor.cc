@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "frame_executor.h"
+#include "function_call.h"
 #include "logging.h"
 #include "op_registry.h"
 
@@ -45,13 +46,25 @@ const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* sta
   auto it = kernels_.find(op);
   if (it != kernels_.end()) return it->second.get();
   const Device* device = nullptr;
-  const KernelDef* def = PlaceKernel(op->device, *op->op_def, op->attrs, &device, status);
+  const KernelDef* def = nullptr;
+  std::unique_ptr<FunctionLibrary> functions;
+  if (CallsFunctions(*op)) {  // the kernel instantiates functions of this graph's library
+    std::lock_guard<std::mutex> graph_lock(op->graph->mu);
+    functions = std::make_unique<FunctionLibrary>(op->graph->functions);
+  }
+  if (IsFunctionNode(*op)) {
+    def = &FunctionCallKernel();
+    device = CpuDevice();
+  } else {
+    def = PlaceKernel(op->device, *op->op_def, op->attrs, &device, status);
+  }
   if (def == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;
   }
-  std::unique_ptr<KernelInstance> kernel = KernelInstance::Create(
-      *def, *op->op_def, op->name, op->attrs, op->output_types, status, device, resources_);
+  std::unique_ptr<KernelInstance> kernel =
+      KernelInstance::Create(*def, *op->op_def, op->name, op->attrs, op->output_types, status,
+                             device, resources_, functions.get());
   if (kernel == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;

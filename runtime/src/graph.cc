@@ -103,9 +103,15 @@ std::string OutputName(const TF_Output& output) {
                            : output.oper->name + ":" + std::to_string(output.index);
 }
 
+const OpDef* FindOpDefLocked(const TF_Graph* graph, const std::string& type) {
+  if (const OpDef* def = OpRegistry::Global().Find(type)) return def;
+  const FunctionDefProto* function = graph->functions.Find(type);
+  return function != nullptr ? &function->signature : nullptr;
+}
+
 TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
   if (!EnsureRuntimeInitialized(status)) return nullptr;
-  const OpDef* def = OpRegistry::Global().Find(spec.op_type);
+  const OpDef* def = FindOpDefLocked(graph, spec.op_type);
   // TF_NOT_FOUND, as TFE_NewOp, TF_GraphImportGraphDef and every binding say it
   // (TensorFlow's own TF_FinishOperation folds it into INVALID_ARGUMENT; one code for
   // one condition in every language matters more here).

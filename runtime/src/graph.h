@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core_types.h"
+#include "function_library.h"
 #include "op_def.h"
 #include "tensorflow/c/c_api.h"
 #include "wire_format.h"
@@ -41,9 +42,12 @@ struct TF_Graph {
   // TF_DeleteGraph while sessions hold the graph defers the delete to the last session.
   int sessions = 0;
   bool delete_requested = false;
-  // An imported GraphDef's FunctionDefLibrary, kept as bytes and written back unchanged
-  // (the runtime does not run functions).
-  std::string function_library;
+  // The functions nodes may call (by op type, or through a func attr), from imported
+  // GraphDefs and TF_GraphCopyFunction; written back by TF_GraphToGraphDef.
+  opgen::FunctionLibrary functions;
+  // A TF_NewWhile cond graph: the graph the loop goes into, and the loop's inputs there.
+  TF_Graph* while_parent = nullptr;
+  std::vector<TF_Output> while_inputs;
 };
 
 namespace opgen {
@@ -60,6 +64,10 @@ struct NodeSpec {
   // as TensorFlow does, they are then kept unchecked instead of refused.
   bool keep_unknown_attrs = false;
 };
+
+// The OpDef of a node type in `graph`: a registered op's, or the signature of a function
+// in the graph's library; nullptr for neither. The caller holds graph->mu.
+const OpDef* FindOpDefLocked(const TF_Graph* graph, const std::string& type);
 
 // Checks `spec` against its OpDef and the graph and adds it; the caller holds graph->mu.
 // Returns the node or nullptr with `status` set (the graph is then unchanged).

@@ -65,32 +65,18 @@ bool CheckVersions(const GraphDefProto& gd, TF_Status* status) {
   return false;
 }
 
-// The FunctionDefLibrary must parse, and, as in TensorFlow, no function may take the
-// name of an op or of a different function (the runtime keeps the library as bytes).
-bool CheckFunctionLibrary(const std::string& library, TF_Status* status) {
+// The FunctionDefLibrary must parse and, as in TensorFlow, no function may take the
+// name of an op or of a different function (in the library or already in the graph).
+// On success the graph holds the merged library.
+bool ImportFunctionLibrary(TF_Graph* graph, const std::string& library, TF_Status* status) {
   if (library.empty()) return true;
-  std::vector<FunctionDefSummary> functions;
+  FunctionLibrary parsed;
   std::string error;
-  if (!ParseFunctionLibrary(library, &functions, &error)) {
-    SetStatus(status, TF_INVALID_ARGUMENT, "Invalid GraphDef: " + error);
+  if (!ParseFunctionLibrary(library, &parsed, &error, status)) {
+    if (!error.empty()) SetStatus(status, TF_INVALID_ARGUMENT, "Invalid GraphDef: " + error);
     return false;
   }
-  std::map<std::string, const std::string*> seen;
-  for (const FunctionDefSummary& f : functions) {
-    if (!f.name.empty() && OpRegistry::Global().Find(f.name) != nullptr) {
-      SetStatus(status, TF_INVALID_ARGUMENT,
-                "Cannot add function '" + f.name + "' because an op with the same name already exists");
-      return false;
-    }
-    auto [it, added] = seen.emplace(f.name, &f.bytes);
-    if (!added && *it->second != f.bytes) {
-      SetStatus(status, TF_INVALID_ARGUMENT,
-                "Cannot add function '" + f.name +
-                    "' because a different function with the same name already exists");
-      return false;
-    }
-  }
-  return true;
+  return graph->functions.Merge(parsed, status);
 }
 
 // What TensorFlow's importer checks of one NodeDef before its inputs: every OpDef attr
@@ -180,7 +166,7 @@ struct ParsedInput {
 // what it added and returns false.
 bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraphDefOptions& opts,
                   TF_ImportGraphDefResults* results, TF_Status* status) {
-  if (!CheckVersions(gd, status) || !CheckFunctionLibrary(gd.library, status)) return false;
+  if (!CheckVersions(gd, status)) return false;
   const size_t n = gd.node.size();
   std::unordered_map<std::string, size_t> index_of;
   for (size_t i = 0; i < n; ++i) {
@@ -246,6 +232,8 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     return false;
   }
 
+  FunctionLibrary functions_before = graph->functions;
+  if (!ImportFunctionLibrary(graph, gd.library, status)) return false;
   const size_t keep = graph->ops.size();
   std::vector<TF_Operation*> created(n, nullptr);
   struct BackEdge {
@@ -257,6 +245,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
   std::vector<BackEdge> back_edges;
   auto fail = [&] {
     TruncateGraphLocked(graph, keep);
+    graph->functions = functions_before;
     return false;
   };
   for (size_t i : order) {
@@ -302,7 +291,7 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
     if (node.input.empty())
       spec.control_inputs.insert(spec.control_inputs.end(), opts.control_dependencies.begin(),
                                  opts.control_dependencies.end());
-    const OpDef* def = OpRegistry::Global().Find(node.op);
+    const OpDef* def = FindOpDefLocked(graph, node.op);
     if (def == nullptr) {
       SetStatus(status, TF_NOT_FOUND,
                 OpNotRegisteredMessage(node.op, node.name));
@@ -372,7 +361,6 @@ bool ImportLocked(TF_Graph* graph, const GraphDefProto& gd, const TF_ImportGraph
   }
   for (const std::string& s : results->missing_names)
     results->missing_name_ptrs.push_back(s.c_str());
-  if (graph->function_library.empty()) graph->function_library = gd.library;
   ClearStatus(status);
   return true;
 }
@@ -415,7 +403,7 @@ void TF_GraphToGraphDef(TF_Graph* graph, TF_Buffer* output_graph_def, TF_Status*
     {
       std::lock_guard<std::mutex> lock(graph->mu);
       for (const auto& op : graph->ops) gd.node.push_back(opgen::ToNodeDef(*op));
-      gd.library = graph->function_library;
+      if (!graph->functions.empty()) gd.library = graph->functions.Serialize();
     }
     std::string bytes = opgen::SerializeGraphDef(gd);
     if (output_graph_def->data_deallocator)

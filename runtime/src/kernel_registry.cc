@@ -24,7 +24,18 @@ struct TF_OpKernelConstruction {
   const opgen::AttrMap* attrs;
   std::string name;
   TF_Status failure;
+  // The library of the graph (or eager context) the node belongs to: what the call
+  // kernels (function_call.h) instantiate functions from. Null elsewhere.
+  const opgen::FunctionLibrary* functions = nullptr;
 };
+
+namespace opgen {
+const FunctionLibrary* ConstructionFunctions(const TF_OpKernelConstruction* ctx) {
+  return ctx->functions;
+}
+const OpDef* ConstructionOpDef(const TF_OpKernelConstruction* ctx) { return ctx->op; }
+const AttrMap* ConstructionAttrs(const TF_OpKernelConstruction* ctx) { return ctx->attrs; }
+}  // namespace opgen
 
 
 namespace opgen {
@@ -234,7 +245,8 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
                                                        const AttrMap& attrs,
                                                        std::vector<TF_DataType> output_types,
                                                        TF_Status* status, const Device* device,
-                                                       ResourceMgr* resources) {
+                                                       ResourceMgr* resources,
+                                                       const FunctionLibrary* functions) {
   if (!kernel.instantiated.set.load(std::memory_order_relaxed))
     kernel.instantiated.set.store(true, std::memory_order_relaxed);
   std::unique_ptr<KernelInstance> instance(
@@ -263,7 +275,7 @@ std::unique_ptr<KernelInstance> KernelInstance::Create(const KernelDef& kernel, 
     mark(op.input_arg, &instance->host_inputs_);
     mark(op.output_arg, &instance->host_outputs_);
   }
-  TF_OpKernelConstruction construction{&op, &attrs, node_name, {}};
+  TF_OpKernelConstruction construction{&op, &attrs, node_name, {}, functions};
   instance->state_ = kernel.create_func ? kernel.create_func(&construction) : nullptr;
   if (construction.failure.code != TF_OK) {
     SetStatus(status, construction.failure.code, op.name + ": " + construction.failure.message);

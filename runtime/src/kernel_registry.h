@@ -16,6 +16,7 @@
 namespace opgen {
 
 class ResourceMgr;
+class FunctionLibrary;
 
 // A flag that copies as "not set": a KernelDef is copied while it is registered.
 struct InstantiatedFlag {
@@ -78,7 +79,8 @@ class KernelInstance {
                                                 std::vector<TF_DataType> output_types,
                                                 TF_Status* status,
                                                 const Device* device = nullptr,
-                                                ResourceMgr* resources = nullptr);
+                                                ResourceMgr* resources = nullptr,
+                                                const FunctionLibrary* functions = nullptr);
   ~KernelInstance();
   KernelInstance(const KernelInstance&) = delete;
   KernelInstance& operator=(const KernelInstance&) = delete;
@@ -122,6 +124,12 @@ class KernelInstance {
   std::vector<bool> host_inputs_, host_outputs_;  // host-memory args of a device kernel
   void* state_ = nullptr;
 };
+
+// The function library a kernel's create function may read (set for call kernels).
+const FunctionLibrary* ConstructionFunctions(const TF_OpKernelConstruction* ctx);
+// The node's OpDef (a function's signature for a function node) and complete attrs.
+const OpDef* ConstructionOpDef(const TF_OpKernelConstruction* ctx);
+const AttrMap* ConstructionAttrs(const TF_OpKernelConstruction* ctx);
 
 // A fresh id for one step (an eager op or one session run), as TF_StepId reports it.
 int64_t NextStepId();

@@ -1,7 +1,9 @@
 // The op registry, the op-definition builder of the C API, TF_GetAllOpList, and the
 // lazy registration of the built-in ops and kernels.
 #include "op_registry.h"
+
 #include "device.h"
+#include "function_call.h"
 
 #include <algorithm>
 #include <map>
@@ -102,6 +104,7 @@ bool EnsureRuntimeInitialized(TF_Status* status) {
     t_initializing = true;
     opgen_register_builtin_ops(&init_status);
     if (init_status.code == TF_OK) opgen_register_cpu_kernels(&init_status);
+    if (init_status.code == TF_OK) RegisterFunctionKernels(&init_status);
     // Device plugins register through the public API, like any plugin; one that cannot
     // start leaves the CPU runtime as it is (see device.h).
     if (init_status.code == TF_OK) LoadDevicePlugins();
@@ -210,6 +213,10 @@ void TF_OpDefinitionBuilderSetShapeInferenceFunction(
   builder->shape_fn = shape_inference_func;
 }
 
+void OPGEN_OpDefinitionBuilderSetIsDistributedCommunication(TF_OpDefinitionBuilder* builder,
+                                                            bool v) {
+  builder->op.is_distributed_communication = v;
+}
 void OPGEN_OpDefinitionBuilderSetSummary(TF_OpDefinitionBuilder* builder, const char* summary) {
   builder->op.summary = summary ? summary : "";
 }

@@ -99,8 +99,7 @@ struct GraphDefProto {
   int32_t producer = 0;
   int32_t min_consumer = 0;
   std::vector<int32_t> bad_consumers;
-  // FunctionDefLibrary (field 2), kept as bytes: the runtime does not execute functions,
-  // but a graph that carries a library writes it back unchanged.
+  // FunctionDefLibrary (field 2) as bytes: function_library.h reads and writes it.
   std::string library;
 };
 
@@ -108,15 +107,5 @@ std::string SerializeNodeDef(const NodeDefProto& node);
 std::string SerializeGraphDef(const GraphDefProto& graph);
 bool ParseNodeDef(std::string_view bytes, NodeDefProto* out, std::string* error);
 bool ParseGraphDef(std::string_view bytes, GraphDefProto* out, std::string* error);
-
-// One FunctionDef of a FunctionDefLibrary: its signature's name and its encoding.
-struct FunctionDefSummary {
-  std::string name;
-  std::string bytes;
-};
-// Reads a FunctionDefLibrary (GraphDef field 2) as far as the importer checks it: every
-// FunctionDef's signature (an OpDef) and node_defs, and every GradientDef, must parse.
-bool ParseFunctionLibrary(std::string_view bytes, std::vector<FunctionDefSummary>* functions,
-                          std::string* error);
 
 }  // namespace opgen

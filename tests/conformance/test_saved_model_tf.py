@@ -1,8 +1,8 @@
 """Live: TensorFlow 2.21 writes fresh SavedModels with the fixture script
 (tests/fixtures/saved_models/make_saved_models.py, in a child process with
-$OPGEN_TF_PYTHON) and opgen loads them: the TF1 model gives TensorFlow's outputs, the TF2
-ones give them too once the runtime runs StatefulPartitionedCall (until then they must
-name it). Skipped without TensorFlow."""
+$OPGEN_TF_PYTHON) and opgen loads them: the TF1 model and the TF2 ones (functions called
+through StatefulPartitionedCall, While and If) give TensorFlow's outputs. Skipped without
+TensorFlow."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 from opgen import saved_model
-from opgen.protos import op_def_pb2
-from opgen.runtime import _lib, errors
+from opgen.runtime import _lib
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "saved_models" / "make_saved_models.py"
 
@@ -49,11 +48,6 @@ def test_fresh_saved_models(fresh, name):
         for key in data.files:
             signature, side, arg = key.split("/")
             expected.setdefault(signature, {"in": {}, "out": {}})[side][arg] = data[key]
-    ops = {o.name for o in op_def_pb2.OpList.FromString(_lib.all_op_list_bytes()).op}
-    if name != "tf1_dense" and "StatefulPartitionedCall" not in ops:
-        with pytest.raises(errors.UnimplementedError, match="StatefulPartitionedCall"):
-            saved_model.load(fresh / name)
-        return
     with saved_model.load(fresh / name) as model:
         for signature, io in expected.items():
             got = model.signatures[signature](**io["in"])

@@ -368,6 +368,12 @@ UNIMPLEMENTED = {
     "ComplexAbs": "needs complex Cast and Mul kernels, which the runtime does not have yet",
 }
 
+# Function calls and functional control flow: their gradients are issue 23's part 3;
+# until then TF_AddGradients through them says "No gradient defined for op: ..." (checked
+# below).
+FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
+              "While", "StatelessWhile"]
+
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
 }
@@ -392,7 +398,8 @@ def test_every_builtin_op_is_classified():
     internal = {op for op in registry if op.startswith("_Opgen")}
     groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
               "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
-              "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "internal": internal}
+              "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "FUNCTIONAL": set(FUNCTIONAL),
+              "internal": internal}
     classified: set[str] = set()
     for name, ops in groups.items():
         assert not ops & classified, f"{name} repeats {sorted(ops & classified)}"
@@ -403,9 +410,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - set(FUNCTIONAL) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_WHILE_LOOPS) | internal:
+    for op in set(V1_WHILE_LOOPS) | set(FUNCTIONAL) | internal:
         assert not _has_gradient(op), op
 
 
@@ -475,6 +482,27 @@ def test_switch_and_merge_of_a_while_loop_say_so():
     for y in (merge, switch):
         with pytest.raises(opgen.errors.UnimplementedError, match=r"v1 while loops.*While"):
             opgen.gradients(y, x)
+
+
+def test_functional_control_flow_says_it_has_no_gradient_yet():
+    """TensorFlow 2.21's tf.cond / tf.while_loop graph (tests/fixtures/tf_functions): the
+    gradient through its StatelessIf or StatelessWhile names the op and changes nothing."""
+    from opgen.protos import graph_pb2
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tf_functions" / "control_flow.pb"
+    gd = graph_pb2.GraphDef.FromString(fixture.read_bytes())
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+    by_type = {op.type: op for op in g.get_operations()}
+    x = next(op for op in g.get_operations() if op.type == "Placeholder"
+             and op.get_attr("dtype") == opgen.float32).outputs[0]
+    for op_type, output in (("StatelessIf", 0), ("StatelessWhile", 3)):  # float32 outputs
+        count = len(g.get_operations())
+        y = by_type[op_type].outputs[output]
+        with pytest.raises(opgen.errors.NotFoundError,
+                           match=rf"No gradient defined for op: {op_type}"):
+            opgen.gradients(y, x)
+        assert len(g.get_operations()) == count
 
 
 def test_complex_abs_gradient_says_what_is_missing():

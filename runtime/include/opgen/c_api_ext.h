@@ -27,6 +27,9 @@ TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetDescription(
  * TF_RegisterOpDefinition. */
 TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetArgDescription(
     TF_OpDefinitionBuilder* builder, const char* name, const char* description);
+/* OpDef.is_distributed_communication, which TensorFlow's C builder cannot set. */
+TF_CAPI_EXPORT extern void OPGEN_OpDefinitionBuilderSetIsDistributedCommunication(
+    TF_OpDefinitionBuilder* builder, bool v);
 
 /* ---- Eager kernels resolved once, run many times ------------------------------------
  *
@@ -297,6 +300,16 @@ TF_CAPI_EXPORT extern int OPGEN_GetLogLevel(void);
  * Off by default; for the whole process. */
 TF_CAPI_EXPORT extern void OPGEN_SetLogDevicePlacement(int enable);
 TF_CAPI_EXPORT extern int OPGEN_GetLogDevicePlacement(void);
+
+/* ---- Limits of function calls and loops (docs/functions.md) -------------------------
+ * How deeply function calls may nest on one thread (default 100; the environment
+ * variable OPGEN_FUNCTION_CALL_DEPTH_LIMIT sets it at start), and how many iterations one
+ * While / StatelessWhile may run (default 10,000,000; OPGEN_WHILE_ITERATION_LIMIT).
+ * Going past either fails the run with TF_RESOURCE_EXHAUSTED naming the function. Values
+ * below 1 are refused (the limit is unchanged). Each returns the previous limit. For the
+ * whole process. */
+TF_CAPI_EXPORT extern int64_t OPGEN_SetFunctionCallDepthLimit(int64_t limit);
+TF_CAPI_EXPORT extern int64_t OPGEN_SetWhileIterationLimit(int64_t limit);
 
 #ifdef __cplusplus
 }

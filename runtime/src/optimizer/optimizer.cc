@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../function_call.h"
 #include "passes.h"
 #include "tensorflow/c/c_api.h"
 
@@ -121,7 +122,8 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
     std::lock_guard<std::mutex> lock(graph->mu);
     for (const auto& op : graph->ops) {
       if (state.count(op.get())) {
-        if (IsControlFlowOp(op->type())) return nullptr;  // frames: left to the executor
+        // Frames and function calls: left to the executor.
+        if (IsControlFlowOp(op->type()) || CallsFunctions(*op)) return nullptr;
         nodes.push_back(ToNodeDef(*op));
         shapes[op->name] = op->output_shapes;
       } else if (feed_nodes.count(op.get())) {

@@ -513,6 +513,92 @@ TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
     const TF_SessionOptions* session_options, const TF_Buffer* run_options,
     const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,
     TF_Buffer* meta_graph_def, TF_Status* status);
+/* ==== Functions ========================================================================
+ * A TF_Function is a FunctionDef: a graph with named inputs and outputs that nodes call
+ * (PartitionedCall's `f`, If's branches, While's cond/body, or a node whose op type is the
+ * function's name). A graph holds the functions its nodes may call (its library). */
+
+typedef struct TF_Function TF_Function;
+/* Reserved by TensorFlow; pass NULL. */
+typedef struct TF_FunctionOptions TF_FunctionOptions;
+
+/* A function made of the operations `opers` of `fn_body` (all of them but the nodes of
+ * `inputs` when num_opers is -1). `inputs` become the function's arguments: an edge into
+ * the body from any other operation outside `opers` is an error. `outputs` are its
+ * results, named `output_names` (NULL: names made from the nodes'). With
+ * `append_hash_to_fn_name` the name gets a suffix made from the function's contents. */
+TF_CAPI_EXPORT extern TF_Function* TF_GraphToFunction(
+    const TF_Graph* fn_body, const char* fn_name, unsigned char append_hash_to_fn_name,
+    int num_opers, const TF_Operation* const* opers, int ninputs, const TF_Output* inputs,
+    int noutputs, const TF_Output* outputs, const char* const* output_names,
+    const TF_FunctionOptions* opts, const char* description, TF_Status* status);
+/* The same, with `control_outputs`: operations that must run whenever the function is
+ * called, named `control_output_names`. */
+TF_CAPI_EXPORT extern TF_Function* TF_GraphToFunctionWithControlOutputs(
+    const TF_Graph* fn_body, const char* fn_name, unsigned char append_hash_to_fn_name,
+    int num_opers, const TF_Operation* const* opers, int ninputs, const TF_Output* inputs,
+    int noutputs, const TF_Output* outputs, const char* const* output_names,
+    int ncontrol_outputs, const TF_Operation* const* control_outputs,
+    const char* const* control_output_names, const TF_FunctionOptions* opts,
+    const char* description, TF_Status* status);
+/* The function's name; owned by the function. */
+TF_CAPI_EXPORT extern const char* TF_FunctionName(TF_Function* func);
+/* The function as serialized FunctionDef bytes. */
+TF_CAPI_EXPORT extern void TF_FunctionToFunctionDef(TF_Function* func,
+                                                    TF_Buffer* output_func_def,
+                                                    TF_Status* status);
+/* A function from serialized FunctionDef bytes; the caller owns it. */
+TF_CAPI_EXPORT extern TF_Function* TF_FunctionImportFunctionDef(const void* proto,
+                                                               size_t proto_len,
+                                                               TF_Status* status);
+/* Sets (serialized AttrValue) or reads the function's attr `attr_name`. */
+TF_CAPI_EXPORT extern void TF_FunctionSetAttrValueProto(TF_Function* func,
+                                                        const char* attr_name,
+                                                        const void* proto, size_t proto_len,
+                                                        TF_Status* status);
+TF_CAPI_EXPORT extern void TF_FunctionGetAttrValueProto(TF_Function* func,
+                                                        const char* attr_name,
+                                                        TF_Buffer* output_attr_value,
+                                                        TF_Status* status);
+/* NULL is allowed. */
+TF_CAPI_EXPORT extern void TF_DeleteFunction(TF_Function* func);
+/* Adds `func` (and `grad`, when not NULL, recorded as its gradient function) to the
+ * graph's library. A different function of the same name is an error. */
+TF_CAPI_EXPORT extern void TF_GraphCopyFunction(TF_Graph* g, const TF_Function* func,
+                                                const TF_Function* grad, TF_Status* status);
+/* How many functions the graph's library holds. */
+TF_CAPI_EXPORT extern int TF_GraphNumFunctions(TF_Graph* g);
+/* Fills `funcs` with new copies of up to `max_func` of the graph's functions (in name
+ * order; the caller deletes each) and returns how many it wrote. */
+TF_CAPI_EXPORT extern int TF_GraphGetFunctions(TF_Graph* g, TF_Function** funcs, int max_func,
+                                               TF_Status* status);
+
+/* ==== While loops ======================================================================
+ * TF_NewWhile starts a while loop over `inputs`: it makes two graphs, cond_graph and
+ * body_graph, each with one Placeholder per loop variable (cond_inputs, body_inputs).
+ * Build the condition (a scalar, in cond_output) and the next values (body_outputs) in
+ * them from those placeholders only, optionally set `name`, then call TF_FinishWhile,
+ * which adds a functional `While` node to `g` (its cond and body become functions of g's
+ * library) and writes the loop's results into `outputs` (ninputs of them). TF_AbortWhile
+ * drops an unfinished loop. Either frees the two graphs. Unlike TensorFlow's own
+ * TF_FinishWhile, which builds v1 frames (Enter/Merge/Switch/NextIteration/Exit), the
+ * loop is one While node (docs/functions.md). */
+typedef struct TF_WhileParams {
+  const int ninputs;
+  TF_Graph* const cond_graph;
+  const TF_Output* const cond_inputs;
+  TF_Output cond_output;
+  TF_Graph* const body_graph;
+  const TF_Output* const body_inputs;
+  TF_Output* const body_outputs;
+  const char* name;
+} TF_WhileParams;
+
+TF_CAPI_EXPORT extern TF_WhileParams TF_NewWhile(TF_Graph* g, TF_Output* inputs, int ninputs,
+                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void TF_FinishWhile(const TF_WhileParams* params, TF_Status* status,
+                                          TF_Output* outputs);
+TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
 
 /* ==== Op libraries ===================================================================== */
 

@@ -37,6 +37,19 @@ TF_CAPI_EXPORT extern TFE_Context* TFE_NewContext(const TFE_ContextOptions* opts
                                                   TF_Status* status);
 TF_CAPI_EXPORT extern void TFE_DeleteContext(TFE_Context* ctx);
 
+/* The context's functions, which TFE_NewOp runs by name and PartitionedCall, If, While
+ * and the other call ops call (docs/functions.md). Adding a function the context holds
+ * already is a no-op; a different one under the same name is TF_INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern void TFE_ContextAddFunctionDef(TFE_Context* ctx,
+                                                     const char* serialized_function_def,
+                                                     size_t size, TF_Status* status);
+TF_CAPI_EXPORT extern void TFE_ContextAddFunction(TFE_Context* ctx, TF_Function* function,
+                                                  TF_Status* status);
+/* TF_INVALID_ARGUMENT when the context has no function `name`. */
+TF_CAPI_EXPORT extern void TFE_ContextRemoveFunction(TFE_Context* ctx, const char* name,
+                                                     TF_Status* status);
+TF_CAPI_EXPORT extern unsigned char TFE_ContextHasFunction(TFE_Context* ctx, const char* name);
+
 /* A handle sharing `t`'s data (no copy); `t` stays owned by the caller. Free the handle
  * with TFE_DeleteTensorHandle. */
 TF_CAPI_EXPORT extern TFE_TensorHandle* TFE_NewTensorHandle(const TF_Tensor* t,
@@ -110,6 +123,12 @@ TF_CAPI_EXPORT extern void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name,
                                              unsigned char value);
 TF_CAPI_EXPORT extern void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name,
                                              TF_DataType value);
+/* A func attr naming the function `value` runs (a TFE_Op made for a function name; its
+ * attrs are not kept), or the function called `data`. */
+TF_CAPI_EXPORT extern void TFE_OpSetAttrFunction(TFE_Op* op, const char* attr_name,
+                                                 const TFE_Op* value);
+TF_CAPI_EXPORT extern void TFE_OpSetAttrFunctionName(TFE_Op* op, const char* attr_name,
+                                                     const char* data, size_t length);
 /* `num_dims` -1 means unknown rank; a dim of -1 is unknown. */
 TF_CAPI_EXPORT extern void TFE_OpSetAttrShape(TFE_Op* op, const char* attr_name,
                                               const int64_t* dims, const int num_dims,

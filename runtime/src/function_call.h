@@ -1,0 +1,33 @@
+// Running functions: the kernels of PartitionedCall, StatefulPartitionedCall, If,
+// StatelessIf, Case, While, StatelessWhile, and of a node whose op type is a function's
+// name. Each instantiates the functions it calls once (per node, per function: a graph of
+// the FunctionDef's nodes with a Placeholder per argument, and an ExecutionPlan of it),
+// on the caller's resources, and runs them through the same executor as a session.
+#pragma once
+
+#include <cstdint>
+
+#include "graph.h"
+#include "kernel_registry.h"
+
+namespace opgen {
+
+// Whether `op` is a call of a function of its graph's library by op type.
+bool IsFunctionNode(const TF_Operation& op);
+// Whether `op`'s kernel needs its graph's library: a function node, or a node with a func
+// attr (PartitionedCall, If, While, ...).
+bool CallsFunctions(const TF_Operation& op);
+bool CallsFunctions(const OpDef& def, const AttrMap& attrs);
+
+// The kernel of a function node (not in the registry: function names are not op names).
+const KernelDef& FunctionCallKernel();
+
+// Registers the CPU kernels of the functional ops (at runtime start).
+void RegisterFunctionKernels(TF_Status* status);
+
+// Limits that turn runaway programs into errors: nested calls on one thread (a function
+// that calls itself without end), and iterations of one While.
+int64_t FunctionCallDepthLimit();
+int64_t WhileIterationLimit();
+
+}  // namespace opgen
