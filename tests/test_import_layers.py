@@ -21,7 +21,7 @@ RUNTIME_LAYERS = [
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
-    ["constant_op", "variables", "checkpoint", "gradients_impl", "backprop"],
+    ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop"],
     ["training"],                                # optimizers over Variables
     ["__init__"],
 ]

@@ -44,8 +44,10 @@ def _freeze(value: Any) -> Any:
     type too (1, 1.0 and True are equal in Python but not as op inputs)."""
     if isinstance(value, np.ndarray):
         return ("a", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, (float, np.generic)):  # by bits: -0.0 is not 0.0, a NaN is itself
-        return (type(value), value.hex() if type(value) is float else value.tobytes())
+    if isinstance(value, float):  # by bits: -0.0 is not 0.0, a NaN is itself
+        return (float, value.hex())
+    if isinstance(value, np.generic):
+        return (type(value), value.tobytes())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, *[_freeze(v) for v in value])
     try:
