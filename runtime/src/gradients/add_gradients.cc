@@ -19,8 +19,10 @@
 #include <unordered_set>
 #include <utility>
 
+#include "builtin_gradients.h"
 #include "context.h"
 #include "core_types.h"
+#include "function_call.h"
 #include "graph.h"
 #include "registry.h"
 
@@ -46,6 +48,9 @@ std::string NoGradientAdvice(const std::string& type) {
     if (type == v1)
       return "gradients through v1 while loops (Enter, Exit, NextIteration) are not supported: "
              "build loops with functional control flow (While) to differentiate them";
+  if (type == "While" || type == "StatelessWhile")
+    return "gradients through functional loops (While, StatelessWhile) are not implemented "
+           "yet (calls, If, StatelessIf and Case differentiate)";
   return "register one with OPGEN_RegisterGradient (Python: opgen.RegisterGradient)";
 }
 
@@ -213,6 +218,9 @@ bool BackwardPass::Visit(TF_Operation* op) {
   GradientEntry entry;
   if (!LookupGradient(op->type(), &entry, status_)) {
     if (status_->code != TF_OK) return false;
+    if (IsFunctionNode(*op)) entry.fn = &FunctionNodeGradient;
+  }
+  if (entry.fn == nullptr && !entry.not_differentiable) {
     return Fail(TF_NOT_FOUND, "No gradient defined for op: " + op->type() + " (node '" +
                                   op->name + "'); " + NoGradientAdvice(op->type()));
   }
