@@ -371,10 +371,10 @@ UNIMPLEMENTED = {
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked
 # below).
-# Checked in test_function_gradients.py (finite differences, TensorFlow's tf.cond).
-FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case"]
-# Functional loops: no gradient yet.
-FUNCTIONAL_LOOPS = ["While", "StatelessWhile"]
+# Checked in test_function_gradients.py (finite differences; TensorFlow's gradients of its
+# tf.cond / tf.while_loop graph).
+FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
+              "While", "StatelessWhile"]
 
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
@@ -401,7 +401,6 @@ def test_every_builtin_op_is_classified():
     groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
               "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
               "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "FUNCTIONAL": set(FUNCTIONAL),
-              "FUNCTIONAL_LOOPS": set(FUNCTIONAL_LOOPS),
               "internal": internal}
     classified: set[str] = set()
     for name, ops in groups.items():
@@ -413,9 +412,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_WHILE_LOOPS) - set(FUNCTIONAL_LOOPS) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_WHILE_LOOPS) | set(FUNCTIONAL_LOOPS) | internal:
+    for op in set(V1_WHILE_LOOPS) | internal:
         assert not _has_gradient(op), op
 
 
@@ -487,10 +486,10 @@ def test_switch_and_merge_of_a_while_loop_say_so():
             opgen.gradients(y, x)
 
 
-def test_functional_loops_say_they_have_no_gradient_yet():
+def test_functional_control_flow_has_gradients():
     """TensorFlow 2.21's tf.cond / tf.while_loop graph (tests/fixtures/tf_functions): its
-    StatelessIf differentiates (test_function_gradients.py checks the values); the gradient
-    through its StatelessWhile names the op and changes nothing."""
+    StatelessIf and StatelessWhile differentiate (test_function_gradients.py checks the
+    values against TensorFlow's)."""
     from opgen.protos import graph_pb2
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tf_functions" / "control_flow.pb"
     gd = graph_pb2.GraphDef.FromString(fixture.read_bytes())
@@ -500,13 +499,9 @@ def test_functional_loops_say_they_have_no_gradient_yet():
     by_type = {op.type: op for op in g.get_operations()}
     x = next(op for op in g.get_operations() if op.type == "Placeholder"
              and op.get_attr("dtype") == opgen.float32).outputs[0]
-    count = len(g.get_operations())
-    with pytest.raises(opgen.errors.NotFoundError,
-                       match=r"No gradient defined for op: StatelessWhile"):
-        opgen.gradients(by_type["StatelessWhile"].outputs[3], x)  # a float32 output
-    assert len(g.get_operations()) == count
-    (dx,) = opgen.gradients(by_type["StatelessIf"].outputs[0], x)
-    assert dx is not None and dx.dtype == opgen.float32
+    for op_type, output in (("StatelessIf", 0), ("StatelessWhile", 3)):  # float32 outputs
+        (dx,) = opgen.gradients(by_type[op_type].outputs[output], x)
+        assert dx is not None and dx.dtype == opgen.float32
 
 
 def test_complex_abs_gradient_says_what_is_missing():

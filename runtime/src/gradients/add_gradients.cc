@@ -48,9 +48,6 @@ std::string NoGradientAdvice(const std::string& type) {
     if (type == v1)
       return "gradients through v1 while loops (Enter, Exit, NextIteration) are not supported: "
              "build loops with functional control flow (While) to differentiate them";
-  if (type == "While" || type == "StatelessWhile")
-    return "gradients through functional loops (While, StatelessWhile) are not implemented "
-           "yet (calls, If, StatelessIf and Case differentiate)";
   return "register one with OPGEN_RegisterGradient (Python: opgen.RegisterGradient)";
 }
 

@@ -1,20 +1,23 @@
-// Gradients of function calls and functional conditionals: PartitionedCall,
-// StatefulPartitionedCall, a node that calls a function by its op type, If, StatelessIf
-// and Case.
+// Gradients of function calls and functional control flow: PartitionedCall,
+// StatefulPartitionedCall, a node that calls a function by its op type, If, StatelessIf,
+// Case, While and StatelessWhile.
 //
 // The gradient of a call of F(args) -> outputs is a call of a new function
-// dF(args..., output grads...) -> arg grads, made by building F's body into a scratch
+// dF(args..., output grads...) -> arg grads, made by building F's body in a scratch
 // graph, running the backward pass there (the same registry, so calls nested in F get
 // their own dF in turn) and turning the result into a FunctionDef of the forward graph's
 // library. dF recomputes F's forward values instead of keeping them from the forward
 // call. A conditional's gradient is the same conditional (same cond or branch_index) over
 // the branches' gradient functions, which all return a gradient for every wanted input
-// (zeros where a branch does not use it).
+// (zeros where a branch does not use it). A While's gradient runs the loop again keeping
+// each iteration's inputs in TensorLists, then a loop back over them calling dBody.
 //
 // Inputs that get no gradient: those of a non floating-point/complex dtype (integers,
 // strings, resources: a variable read inside a function gets none through the call) and
-// those the ys do not depend on. While and StatelessWhile have no gradient yet.
+// those the ys do not depend on. A While with a resource or variant loop variable has
+// none (UNIMPLEMENTED).
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -214,6 +217,247 @@ void CaseGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
                "branches", status);
 }
 
+// A function under construction: a scratch graph with the forward graph's library (for
+// the calls it makes), whose Arg() Placeholders become its args.
+class FunctionBuilder {
+ public:
+  FunctionBuilder(TF_Graph* forward, TF_Status* status) : forward_(forward), status_(status) {
+    std::lock_guard<std::mutex> lock(forward->mu);
+    scratch_.g->functions = forward->functions;
+  }
+  bool ok() const { return status_->code == TF_OK; }
+  TF_OperationDescription* New(const char* type) {
+    return TF_NewOperation(scratch_.g, type, UniqueNodeName(scratch_.g, type).c_str());
+  }
+  TF_Output Finish(TF_OperationDescription* d) {
+    TF_Operation* op = TF_FinishOperation(d, status_);
+    return ok() ? TF_Output{op, 0} : TF_Output{nullptr, -1};
+  }
+  TF_Output Arg(TF_DataType type) {
+    TF_OperationDescription* d = New("Placeholder");
+    TF_SetAttrType(d, "dtype", type);
+    TF_Output arg = Finish(d);
+    args_.push_back(arg);
+    return arg;
+  }
+  TF_Output Int32(int32_t v) { return Finish(Int32Const(New("Const"), v, status_)); }
+  TF_Output Binary(const char* type, TF_Output a, TF_Output b) {
+    if (!ok()) return TF_Output{nullptr, -1};
+    TF_OperationDescription* d = New(type);
+    TF_AddInput(d, a);
+    TF_AddInput(d, b);
+    return Finish(d);
+  }
+  // The outputs of a call of library function `fname` on `inputs`.
+  std::vector<TF_Output> Call(const std::string& fname, const std::vector<TF_Output>& inputs) {
+    std::vector<TF_Output> outs;
+    if (!ok()) return outs;
+    const FunctionDefProto* f = scratch_.g->functions.Find(fname);
+    if (f == nullptr) {
+      SetStatus(status_, TF_NOT_FOUND, "Function '" + fname + "' is not in the library");
+      return outs;
+    }
+    TF_OperationDescription* d =
+        New(f->signature.is_stateful ? "StatefulPartitionedCall" : "PartitionedCall");
+    TF_AddInputList(d, inputs.data(), static_cast<int>(inputs.size()));
+    std::vector<TF_DataType> tin, tout;
+    for (const ArgDef& a : f->signature.input_arg) tin.push_back(a.type);
+    for (const ArgDef& a : f->signature.output_arg) tout.push_back(a.type);
+    TF_SetAttrTypeList(d, "Tin", tin.data(), static_cast<int>(tin.size()));
+    TF_SetAttrTypeList(d, "Tout", tout.data(), static_cast<int>(tout.size()));
+    TF_SetAttrFuncName(d, "f", fname.data(), fname.size());
+    TF_Operation* op = TF_FinishOperation(d, status_);
+    if (!ok()) return outs;
+    for (size_t j = 0; j < tout.size(); ++j) outs.push_back(TF_Output{op, static_cast<int>(j)});
+    return outs;
+  }
+  // Makes the function (args: the Arg()s in order; `outputs`) and adds it to the forward
+  // graph's library under a fresh name from `base`; returns the name ("" on failure).
+  std::string AddTo(const std::string& base, const std::vector<TF_Output>& outputs) {
+    if (!ok()) return "";
+    std::string name;
+    {
+      std::lock_guard<std::mutex> lock(forward_->mu);
+      name = FreeFunctionName(forward_->functions, base);
+    }
+    TF_Function* f = TF_GraphToFunction(scratch_.g, name.c_str(), 0, -1, nullptr,
+                                        static_cast<int>(args_.size()), args_.data(),
+                                        static_cast<int>(outputs.size()), outputs.data(), nullptr,
+                                        nullptr, nullptr, status_);
+    if (f == nullptr) return "";
+    {
+      std::lock_guard<std::mutex> lock(forward_->mu);
+      FunctionLibrary merged = forward_->functions;
+      if (merged.Add(f->def, status_)) forward_->functions = std::move(merged);
+    }
+    TF_DeleteFunction(f);
+    return ok() ? name : "";
+  }
+
+  static TF_OperationDescription* Int32Const(TF_OperationDescription* d, int32_t v,
+                                             TF_Status* status) {
+    TF_Tensor* t = TF_AllocateTensor(TF_INT32, nullptr, 0, 4);
+    std::memcpy(TF_TensorData(t), &v, 4);
+    TF_SetAttrType(d, "dtype", TF_INT32);
+    TF_SetAttrTensor(d, "value", t, status);
+    TF_DeleteTensor(t);
+    return d;
+  }
+
+ private:
+  TF_Graph* forward_;
+  TF_Status* status_;
+  GraphOwner scratch_;
+  std::vector<TF_Output> args_;
+};
+
+// While(vars) with cond C and body B, differentiated by running the loop again with each
+// iteration's inputs kept in TensorLists (one per loop variable, index = iteration), then
+// a loop back from the last iteration to the first: each step reads that iteration's
+// inputs and calls dB (B's gradient function) on them and the running gradients.
+void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
+  TF_Operation* op = ctx->op;
+  const AttrValue* types = FindAttr(op, "T");
+  if (types == nullptr) return SetStatus(status, TF_INVALID_ARGUMENT, "a While without T");
+  const std::vector<TF_DataType> t = types->list_type;
+  const int k = static_cast<int>(t.size());
+  std::vector<int> floats;
+  bool any_wanted = false;
+  for (int i = 0; i < k; ++i) {
+    if (t[i] == TF_RESOURCE || t[i] == TF_VARIANT)
+      return SetStatus(status, TF_UNIMPLEMENTED,
+                       "gradients through a While with a resource or variant loop variable "
+                       "are not implemented (loop variable " + std::to_string(i) + ")");
+    if (!FloatLike(t[i])) continue;
+    floats.push_back(i);
+    any_wanted = any_wanted || ctx->input_needs_grad[i];
+  }
+  if (!any_wanted) return;
+  const int m = static_cast<int>(floats.size());
+  const std::string cond = FuncAttr(op, "cond"), body = FuncAttr(op, "body");
+  const std::string d_body = MakeGradFunction(ctx->graph, body, floats, floats, status);
+  if (status->code != TF_OK) return;
+
+  // The forward loop again, keeping each iteration's inputs: (n, lists..., vars...).
+  std::string acc_cond, acc_body, back_cond, back_body;
+  {
+    FunctionBuilder f(ctx->graph, status);
+    f.Arg(TF_INT32);
+    std::vector<TF_Output> vars;
+    for (int i = 0; i < k; ++i) f.Arg(TF_VARIANT);
+    for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
+    std::vector<TF_Output> c = f.Call(cond, vars);
+    if (!c.empty()) acc_cond = f.AddTo(cond + "_keep", {c[0]});
+    if (status->code != TF_OK) return;
+  }
+  {
+    FunctionBuilder f(ctx->graph, status);
+    TF_Output n = f.Arg(TF_INT32);
+    std::vector<TF_Output> lists, vars, outs;
+    for (int i = 0; i < k; ++i) lists.push_back(f.Arg(TF_VARIANT));
+    for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
+    outs.push_back(f.Binary("AddV2", n, f.Int32(1)));
+    for (int i = 0; i < k && f.ok(); ++i) {
+      TF_OperationDescription* d = f.New("TensorListSetItem");
+      TF_AddInput(d, lists[i]);
+      TF_AddInput(d, n);
+      TF_AddInput(d, vars[i]);
+      TF_SetAttrType(d, "element_dtype", t[i]);
+      TF_SetAttrBool(d, "resize_if_index_out_of_bounds", 1);
+      outs.push_back(f.Finish(d));
+    }
+    for (const TF_Output& o : f.Call(body, vars)) outs.push_back(o);
+    acc_body = f.AddTo(body + "_keep", outs);
+    if (status->code != TF_OK) return;
+  }
+  // Backward: (n, lists..., gradients of the float vars...) while n > 0.
+  {
+    FunctionBuilder f(ctx->graph, status);
+    TF_Output n = f.Arg(TF_INT32);
+    for (int i = 0; i < k; ++i) f.Arg(TF_VARIANT);
+    for (int j = 0; j < m; ++j) f.Arg(t[floats[j]]);
+    back_cond = f.AddTo(body + "_grad_cond", {f.Binary("Greater", n, f.Int32(0))});
+    if (status->code != TF_OK) return;
+  }
+  {
+    FunctionBuilder f(ctx->graph, status);
+    TF_Output n = f.Arg(TF_INT32);
+    std::vector<TF_Output> lists, grads, args, outs;
+    for (int i = 0; i < k; ++i) lists.push_back(f.Arg(TF_VARIANT));
+    for (int j = 0; j < m; ++j) grads.push_back(f.Arg(t[floats[j]]));
+    TF_Output prev = f.Binary("Sub", n, f.Int32(1));
+    TF_Output unknown_shape = f.Int32(-1);
+    for (int i = 0; i < k && f.ok(); ++i) {
+      TF_OperationDescription* d = f.New("TensorListGetItem");
+      TF_AddInput(d, lists[i]);
+      TF_AddInput(d, prev);
+      TF_AddInput(d, unknown_shape);
+      TF_SetAttrType(d, "element_dtype", t[i]);
+      args.push_back(f.Finish(d));
+    }
+    args.insert(args.end(), grads.begin(), grads.end());
+    outs.push_back(prev);
+    outs.insert(outs.end(), lists.begin(), lists.end());
+    for (const TF_Output& o : f.Call(d_body, args)) outs.push_back(o);
+    back_body = f.AddTo(body + "_grad_body", outs);
+    if (status->code != TF_OK) return;
+  }
+
+  // In the forward graph: empty lists, the keeping loop, the loop back.
+  auto int32_const = [&](int32_t v) {
+    TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, "Const", nullptr);
+    TF_Operation* o = TF_FinishOperation(FunctionBuilder::Int32Const(d, v, status), status);
+    return TF_Output{o, 0};
+  };
+  const TF_Output zero = int32_const(0), unknown_shape = int32_const(-1);
+  if (status->code != TF_OK) return;
+  std::vector<TF_Output> acc_in{zero};
+  std::vector<TF_DataType> acc_t{TF_INT32};
+  for (int i = 0; i < k; ++i) {
+    TF_OperationDescription* d =
+        OPGEN_GradientContextNewOperation(ctx, "TensorListReserve", nullptr);
+    TF_AddInput(d, unknown_shape);
+    TF_AddInput(d, zero);
+    TF_SetAttrType(d, "element_dtype", t[i]);
+    TF_SetAttrType(d, "shape_type", TF_INT32);
+    TF_Operation* list = TF_FinishOperation(d, status);
+    if (status->code != TF_OK) return;
+    acc_in.push_back(TF_Output{list, 0});
+    acc_t.push_back(TF_VARIANT);
+  }
+  for (int i = 0; i < k; ++i) {
+    acc_in.push_back(op->inputs[i]);
+    acc_t.push_back(t[i]);
+  }
+  auto loop = [&](const std::vector<TF_Output>& in, const std::vector<TF_DataType>& types,
+                  const std::string& c, const std::string& b) -> TF_Operation* {
+    TF_OperationDescription* d =
+        OPGEN_GradientContextNewOperation(ctx, op->type().c_str(), nullptr);
+    TF_AddInputList(d, in.data(), static_cast<int>(in.size()));
+    TF_SetAttrTypeList(d, "T", types.data(), static_cast<int>(types.size()));
+    TF_SetAttrFuncName(d, "cond", c.data(), c.size());
+    TF_SetAttrFuncName(d, "body", b.data(), b.size());
+    return TF_FinishOperation(d, status);
+  };
+  TF_Operation* keep = loop(acc_in, acc_t, acc_cond, acc_body);
+  if (status->code != TF_OK) return;
+  std::vector<TF_Output> back_in;
+  std::vector<TF_DataType> back_t;
+  for (int i = 0; i <= k; ++i) {
+    back_in.push_back(TF_Output{keep, i});
+    back_t.push_back(acc_t[i]);
+  }
+  for (int i : floats) {
+    back_in.push_back(ctx->output_grads[i]);
+    back_t.push_back(t[i]);
+  }
+  TF_Operation* back = loop(back_in, back_t, back_cond, back_body);
+  if (status->code != TF_OK) return;
+  for (int j = 0; j < m; ++j)
+    if (ctx->input_needs_grad[floats[j]])
+      OPGEN_GradientContextSetInputGrad(ctx, floats[j], TF_Output{back, 1 + k + j}, status);
+}
+
 }  // namespace
 
 void FunctionNodeGradient(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
@@ -225,6 +469,8 @@ void RegisterFunctionGradients() {
     RegisterBuiltinGradient(op, &PartitionedCallGrad, nullptr);
   for (const char* op : {"If", "StatelessIf"}) RegisterBuiltinGradient(op, &IfGrad, nullptr);
   RegisterBuiltinGradient("Case", &CaseGrad, nullptr);
+  for (const char* op : {"While", "StatelessWhile"})
+    RegisterBuiltinGradient(op, &WhileGrad, nullptr);
 }
 
 }  // namespace gradients
