@@ -41,6 +41,8 @@ def _node(container, name, op, inputs=(), **attrs):
             n.attr[key].CopyFrom(value)
         elif isinstance(value, list):
             n.attr[key].list.type.extend(value)
+        elif isinstance(value, str):
+            n.attr[key].s = value.encode()
         else:
             n.attr[key].type = value
     return n
@@ -310,3 +312,80 @@ def test_while_gradient_matches_finite_differences(op, iterations, dtype):
     grads = check_gradient(_while_builder(op, iterations), [X * 0.5, Y], dtype=dtype)
     if iterations == 0:
         np.testing.assert_array_equal(grads[1], np.zeros_like(Y))
+
+
+def test_while_reading_a_variable_differentiates():
+    """A While whose body reads a variable through a resource loop variable (as
+    TensorFlow's loops pass variables): acc <- acc * v + sin(acc), 3 times; d acc / d acc0
+    is the product of (v + cos(acc_k)), computed in numpy."""
+    t, res = types_pb2.DT_DOUBLE, types_pb2.DT_RESOURCE
+    gd = _graph(t, t)
+    _node(gd.node, "v", "VarHandleOp", dtype=t, shape=attr_value_pb2.AttrValue(
+        shape={"dim": [{"size": 3}]}), shared_name="v")
+    init = _node(gd.node, "init", "Const", dtype=t).attr["value"].tensor
+    init.dtype = t
+    init.tensor_shape.dim.add(size=3)
+    init.tensor_content = np.array([0.5, -0.25, 1.5]).tobytes()
+    _node(gd.node, "assign", "AssignVariableOp", ["v", "init"], dtype=t)
+    loop_vars = [("i", I32), ("h", res), ("acc", t)]
+    f = _function(gd.library, "vcond", loop_vars, [("r", BOOL)], {"r": "r:z:0"})
+    _scalar_const(f, "three", I32, np.int32(3))
+    _node(f.node_def, "r", "Less", ["i", "three:output:0"], T=I32)
+    f = _function(gd.library, "vbody", loop_vars, [("i_out", I32), ("h_out", res), ("a", t)],
+                  {"i_out": "next:z:0", "h_out": "h", "a": "a:z:0"})
+    _scalar_const(f, "one", I32, np.int32(1))
+    _node(f.node_def, "next", "AddV2", ["i", "one:output:0"], T=I32)
+    _node(f.node_def, "read", "ReadVariableOp", ["h"], dtype=t)
+    _node(f.node_def, "av", "Mul", ["acc", "read:value:0"], T=t)
+    _node(f.node_def, "s", "Sin", ["acc"], T=t)
+    _node(f.node_def, "a", "AddV2", ["av:z:0", "s:y:0"], T=t)
+    _scalar_const(gd, "zero", I32, np.int32(0))
+    _node(gd.node, "loop", "While", ["zero", "v", "x0"], T=[I32, res, t],
+          cond=_func("vcond"), body=_func("vbody"))
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+        x = g.get_operation_by_name("x0").outputs[0]
+        (dx,) = opgen.gradients([g.get_operation_by_name("loop").outputs[2]], [x])
+    acc = np.array([0.3, -1.2, 0.8])
+    v = np.array([0.5, -0.25, 1.5])
+    expected = np.ones(3)
+    a = acc.copy()
+    for _ in range(3):
+        expected *= v + np.cos(a)
+        a = a * v + np.sin(a)
+    with opgen.Session(g) as s:
+        s.run(g.get_operation_by_name("assign"))
+        np.testing.assert_allclose(s.run(dx, {x: acc}), expected, rtol=1e-12)
+
+
+def test_a_recursive_function_has_no_gradient_and_the_graph_is_unchanged():
+    """rec(x) = If(x > 0, rec(x - 1), x): its gradient would need gradient functions
+    without end; the error says so and leaves the graph and its library as they were."""
+    t = types_pb2.DT_DOUBLE
+    gd = _graph(t, t)
+    f = _function(gd.library, "rec", [("x", t)], [("y", t)], {"y": "if:output:0"})
+    _scalar_const(f, "zero", t, np.float64(0))
+    _scalar_const(f, "one", t, np.float64(1))
+    _node(f.node_def, "pos", "Greater", ["x", "zero:output:0"], T=t)
+    _node(f.node_def, "if", "StatelessIf", ["pos:z:0", "x"], Tcond=BOOL, Tin=[t], Tout=[t],
+          then_branch=_func("rec_then"), else_branch=_func("rec_else"))
+    f = _function(gd.library, "rec_then", [("x", t)], [("y", t)], {"y": "call:output:0"})
+    _scalar_const(f, "one", t, np.float64(1))
+    _node(f.node_def, "dec", "Sub", ["x", "one:output:0"], T=t)
+    _node(f.node_def, "call", "PartitionedCall", ["dec:z:0"], Tin=[t], Tout=[t], f=_func("rec"))
+    f = _function(gd.library, "rec_else", [("x", t)], [("y", t)], {"y": "x"})
+    _node(gd.node, "call", "PartitionedCall", ["x0"], Tin=[t], Tout=[t], f=_func("rec"))
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+    with opgen.Session(g) as s:  # it runs: rec(2.5) = 2.5 - 3
+        np.testing.assert_allclose(s.run("call:0", {"x0:0": 2.5}), -0.5)
+    before = g.as_graph_def()
+    x = g.get_operation_by_name("x0").outputs[0]
+    with pytest.raises(opgen.errors.UnimplementedError, match="recursive function"):
+        opgen.gradients([g.get_operation_by_name("call").outputs[0]], [x])
+    after = g.as_graph_def()
+    assert len(after.node) == len(before.node)
+    assert sorted(f.signature.name for f in after.library.function) == \
+        sorted(f.signature.name for f in before.library.function)

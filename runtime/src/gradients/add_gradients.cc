@@ -10,7 +10,7 @@
 //    missing ones filled with zeros, and the op's gradient function called; what it
 //    sets for each input is added to that input tensor's contributions.
 // 3. Each x's gradient is the sum of its contributions, or none.
-// A failure anywhere removes every node the call added.
+// A failure anywhere removes every node (and library function) the call added.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -299,9 +299,11 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
 
   std::string scope;
   size_t keep;
+  FunctionLibrary library;  // gradient functions of calls and loops are added to it
   {
     std::lock_guard<std::mutex> lock(g->mu);
     keep = g->ops.size();
+    library = g->functions;
     std::string clash;
     if (prefix != nullptr) {
       scope = prefix;
@@ -323,6 +325,7 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
   for (int i = 0; i < nx; ++i) dy[i] = TF_Output{nullptr, -1};
   std::lock_guard<std::mutex> lock(g->mu);
   TruncateGraphLocked(g, keep);
+  g->functions = std::move(library);
 }
 
 }  // namespace

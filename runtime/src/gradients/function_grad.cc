@@ -14,8 +14,8 @@
 //
 // Inputs that get no gradient: those of a non floating-point/complex dtype (integers,
 // strings, resources: a variable read inside a function gets none through the call) and
-// those the ys do not depend on. A While with a resource or variant loop variable has
-// none (UNIMPLEMENTED).
+// those the ys do not depend on. A While's resource loop variables are taken to be
+// loop-invariant; one with a variant loop variable (a TensorList) has no gradient.
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -314,26 +314,31 @@ class FunctionBuilder {
 // While(vars) with cond C and body B, differentiated by running the loop again with each
 // iteration's inputs kept in TensorLists (one per loop variable, index = iteration), then
 // a loop back from the last iteration to the first: each step reads that iteration's
-// inputs and calls dB (B's gradient function) on them and the running gradients.
+// inputs and calls dB (B's gradient function) on them and the running gradients. A
+// resource loop variable is taken to be loop-invariant (a variable the body reads): the
+// loop back passes its handle on instead of keeping a list of it.
 void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   TF_Operation* op = ctx->op;
   const AttrValue* types = FindAttr(op, "T");
   if (types == nullptr) return SetStatus(status, TF_INVALID_ARGUMENT, "a While without T");
   const std::vector<TF_DataType> t = types->list_type;
   const int k = static_cast<int>(t.size());
-  std::vector<int> floats;
+  std::vector<int> floats, kept, invariant;
   bool any_wanted = false;
   for (int i = 0; i < k; ++i) {
-    if (t[i] == TF_RESOURCE || t[i] == TF_VARIANT)
+    if (t[i] == TF_VARIANT)
       return SetStatus(status, TF_UNIMPLEMENTED,
-                       "gradients through a While with a resource or variant loop variable "
-                       "are not implemented (loop variable " + std::to_string(i) + ")");
+                       "gradients through a While with a variant loop variable (a "
+                       "TensorList) are not implemented (loop variable " +
+                           std::to_string(i) + ")");
+    (t[i] == TF_RESOURCE ? invariant : kept).push_back(i);
     if (!FloatLike(t[i])) continue;
     floats.push_back(i);
     any_wanted = any_wanted || ctx->input_needs_grad[i];
   }
   if (!any_wanted) return;
   const int m = static_cast<int>(floats.size());
+  const int nk = static_cast<int>(kept.size()), nr = static_cast<int>(invariant.size());
   const std::string cond = FuncAttr(op, "cond"), body = FuncAttr(op, "body");
   const std::string d_body = MakeGradFunction(ctx->graph, body, floats, floats, status);
   if (status->code != TF_OK) return;
@@ -344,7 +349,7 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
     FunctionBuilder f(ctx->graph, status);
     f.Arg(TF_INT32);
     std::vector<TF_Output> vars;
-    for (int i = 0; i < k; ++i) f.Arg(TF_VARIANT);
+    for (int i = 0; i < nk; ++i) f.Arg(TF_VARIANT);
     for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
     std::vector<TF_Output> c = f.Call(cond, vars);
     if (!c.empty()) acc_cond = f.AddTo(cond + "_keep", {c[0]});
@@ -354,15 +359,15 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
     FunctionBuilder f(ctx->graph, status);
     TF_Output n = f.Arg(TF_INT32);
     std::vector<TF_Output> lists, vars, outs;
-    for (int i = 0; i < k; ++i) lists.push_back(f.Arg(TF_VARIANT));
+    for (int i = 0; i < nk; ++i) lists.push_back(f.Arg(TF_VARIANT));
     for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
     outs.push_back(f.Binary("AddV2", n, f.Int32(1)));
-    for (int i = 0; i < k && f.ok(); ++i) {
+    for (int i = 0; i < nk && f.ok(); ++i) {
       TF_OperationDescription* d = f.New("TensorListSetItem");
       TF_AddInput(d, lists[i]);
       TF_AddInput(d, n);
-      TF_AddInput(d, vars[i]);
-      TF_SetAttrType(d, "element_dtype", t[i]);
+      TF_AddInput(d, vars[kept[i]]);
+      TF_SetAttrType(d, "element_dtype", t[kept[i]]);
       TF_SetAttrBool(d, "resize_if_index_out_of_bounds", 1);
       outs.push_back(f.Finish(d));
     }
@@ -370,11 +375,12 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
     acc_body = f.AddTo(body + "_keep", outs);
     if (status->code != TF_OK) return;
   }
-  // Backward: (n, lists..., gradients of the float vars...) while n > 0.
+  // Backward: (n, lists..., resources..., gradients of the float vars...) while n > 0.
   {
     FunctionBuilder f(ctx->graph, status);
     TF_Output n = f.Arg(TF_INT32);
-    for (int i = 0; i < k; ++i) f.Arg(TF_VARIANT);
+    for (int i = 0; i < nk; ++i) f.Arg(TF_VARIANT);
+    for (int i = 0; i < nr; ++i) f.Arg(TF_RESOURCE);
     for (int j = 0; j < m; ++j) f.Arg(t[floats[j]]);
     back_cond = f.AddTo(body + "_grad_cond", {f.Binary("Greater", n, f.Int32(0))});
     if (status->code != TF_OK) return;
@@ -382,22 +388,25 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   {
     FunctionBuilder f(ctx->graph, status);
     TF_Output n = f.Arg(TF_INT32);
-    std::vector<TF_Output> lists, grads, args, outs;
-    for (int i = 0; i < k; ++i) lists.push_back(f.Arg(TF_VARIANT));
+    std::vector<TF_Output> lists, resources, grads, args(k), outs;
+    for (int i = 0; i < nk; ++i) lists.push_back(f.Arg(TF_VARIANT));
+    for (int i = 0; i < nr; ++i) resources.push_back(f.Arg(TF_RESOURCE));
     for (int j = 0; j < m; ++j) grads.push_back(f.Arg(t[floats[j]]));
     TF_Output prev = f.Binary("Sub", n, f.Int32(1));
     TF_Output unknown_shape = f.Int32(-1);
-    for (int i = 0; i < k && f.ok(); ++i) {
+    for (int i = 0; i < nk && f.ok(); ++i) {
       TF_OperationDescription* d = f.New("TensorListGetItem");
       TF_AddInput(d, lists[i]);
       TF_AddInput(d, prev);
       TF_AddInput(d, unknown_shape);
-      TF_SetAttrType(d, "element_dtype", t[i]);
-      args.push_back(f.Finish(d));
+      TF_SetAttrType(d, "element_dtype", t[kept[i]]);
+      args[kept[i]] = f.Finish(d);
     }
+    for (int i = 0; i < nr; ++i) args[invariant[i]] = resources[i];
     args.insert(args.end(), grads.begin(), grads.end());
     outs.push_back(prev);
     outs.insert(outs.end(), lists.begin(), lists.end());
+    outs.insert(outs.end(), resources.begin(), resources.end());
     for (const TF_Output& o : f.Call(d_body, args)) outs.push_back(o);
     back_body = f.AddTo(body + "_grad_body", outs);
     if (status->code != TF_OK) return;
@@ -413,7 +422,7 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   if (status->code != TF_OK) return;
   std::vector<TF_Output> acc_in{zero};
   std::vector<TF_DataType> acc_t{TF_INT32};
-  for (int i = 0; i < k; ++i) {
+  for (int i : kept) {
     TF_OperationDescription* d =
         OPGEN_GradientContextNewOperation(ctx, "TensorListReserve", nullptr);
     TF_AddInput(d, unknown_shape);
@@ -443,9 +452,13 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   if (status->code != TF_OK) return;
   std::vector<TF_Output> back_in;
   std::vector<TF_DataType> back_t;
-  for (int i = 0; i <= k; ++i) {
+  for (int i = 0; i <= nk; ++i) {
     back_in.push_back(TF_Output{keep, i});
     back_t.push_back(acc_t[i]);
+  }
+  for (int i : invariant) {
+    back_in.push_back(op->inputs[i]);
+    back_t.push_back(TF_RESOURCE);
   }
   for (int i : floats) {
     back_in.push_back(ctx->output_grads[i]);
@@ -455,7 +468,8 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   if (status->code != TF_OK) return;
   for (int j = 0; j < m; ++j)
     if (ctx->input_needs_grad[floats[j]])
-      OPGEN_GradientContextSetInputGrad(ctx, floats[j], TF_Output{back, 1 + k + j}, status);
+      OPGEN_GradientContextSetInputGrad(ctx, floats[j], TF_Output{back, 1 + nk + nr + j},
+                                        status);
 }
 
 }  // namespace
