@@ -383,9 +383,27 @@ def test_a_recursive_function_has_no_gradient_and_the_graph_is_unchanged():
         np.testing.assert_allclose(s.run("call:0", {"x0:0": 2.5}), -0.5)
     before = g.as_graph_def()
     x = g.get_operation_by_name("x0").outputs[0]
-    with pytest.raises(opgen.errors.UnimplementedError, match="recursive function"):
+    with pytest.raises(opgen.errors.UnimplementedError,
+                       match=r"^gradient of call \(PartitionedCall\): gradient of function 'rec'"
+                             r": calls nested more than 32 deep \(a recursive function"):
         opgen.gradients([g.get_operation_by_name("call").outputs[0]], [x])
     after = g.as_graph_def()
     assert len(after.node) == len(before.node)
     assert sorted(f.signature.name for f in after.library.function) == \
         sorted(f.signature.name for f in before.library.function)
+
+
+def test_second_order_through_a_conditional():
+    """The gradient of a conditional's gradient: d2(x*x*y)/dx2 = 2y through If twice."""
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float64, shape=[3])
+        y = opgen.ops.placeholder(opgen.float64, shape=[3])
+    out = _cond_builder("If", True)(g, [x, y])
+    with g.as_default():
+        (dx,) = opgen.gradients([out], [x])
+        (ddx,) = opgen.gradients([dx], [x])
+    with opgen.Session(g) as s:
+        got_dx, got_ddx = s.run([dx, ddx], {x: [1.0, 2.0, 3.0], y: [1.0, -1.0, 2.0]})
+    np.testing.assert_allclose(got_dx, [2.0, -4.0, 12.0])
+    np.testing.assert_allclose(got_ddx, [2.0, -2.0, 4.0])

@@ -48,6 +48,7 @@ bool FloatLike(TF_DataType t) {
 // calls itself (through a conditional) would otherwise make gradients without end.
 thread_local int t_grad_depth = 0;
 constexpr int kMaxGradDepth = 32;
+thread_local std::string t_depth_error;  // the error of the level that hit the limit
 
 struct GraphOwner {
   TF_Graph* g = TF_NewGraph();
@@ -70,15 +71,17 @@ std::string FreeFunctionName(const FunctionLibrary& library, const std::string& 
 std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::vector<int>& wanted,
                              const std::vector<int>& seeded, TF_Status* status) {
   if (t_grad_depth >= kMaxGradDepth) {
-    SetStatus(status, TF_UNIMPLEMENTED,
-              "gradient of function '" + fname + "': calls nested more than " +
-                  std::to_string(kMaxGradDepth) +
-                  " deep (a recursive function has no gradient)");
+    t_depth_error = "gradient of function '" + fname + "': calls nested more than " +
+                    std::to_string(kMaxGradDepth) +
+                    " deep (a recursive function has no gradient)";
+    SetStatus(status, TF_UNIMPLEMENTED, t_depth_error);
     return "";
   }
   struct DepthGuard {
     DepthGuard() { ++t_grad_depth; }
-    ~DepthGuard() { --t_grad_depth; }
+    ~DepthGuard() {
+      if (--t_grad_depth == 0) t_depth_error.clear();
+    }
   } guard;
   FunctionLibrary library;
   {
@@ -105,6 +108,8 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   if (!ys.empty() && !xs.empty()) {
     TF_AddGradients(s, ys.data(), static_cast<int>(ys.size()), xs.data(),
                     static_cast<int>(xs.size()), dys.data(), status, grads.data());
+    // Reported once, not wrapped in every level's node context.
+    if (status->code != TF_OK && !t_depth_error.empty()) status->message = t_depth_error;
     if (status->code != TF_OK) return "";
   }
   for (size_t k = 0; k < grads.size(); ++k) {
