@@ -223,7 +223,8 @@ std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std:
   if (!BuildFunctionBody(library, name, g, &feeds, &fetches, &control, status)) return nullptr;
   std::vector<const TF_Operation*> targets;
   for (const TF_Output& t : feeds) instance->input_types.push_back(t.oper->output_types[0]);
-  for (const TF_Output& t : fetches) instance->output_types.push_back(t.oper->output_types[t.index]);
+  for (const TF_Output& t : fetches)
+    instance->output_types.push_back(t.oper->output_types[t.index]);
   // Control outputs, and every stateful node: they run whenever the function is called.
   for (const std::string& node : control)
     if (TF_Operation* op = TF_GraphOperationByName(g, node.c_str())) targets.push_back(op);

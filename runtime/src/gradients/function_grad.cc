@@ -156,7 +156,8 @@ void CallLikeGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& fu
   std::vector<int> wanted, seeded;
   const int num_inputs = static_cast<int>(op->inputs.size());
   for (int k = first_arg; k < num_inputs; ++k)
-    if (ctx->input_needs_grad[k] && FloatLike(op->inputs[k].oper->output_types[op->inputs[k].index]))
+    if (ctx->input_needs_grad[k] &&
+        FloatLike(op->inputs[k].oper->output_types[op->inputs[k].index]))
       wanted.push_back(k - first_arg);
   if (wanted.empty()) return;
   for (int j = 0; j < static_cast<int>(op->output_types.size()); ++j)
@@ -167,8 +168,8 @@ void CallLikeGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& fu
     if (status->code != TF_OK) return;
   }
   const bool function_node = IsFunctionNode(*op);
-  TF_OperationDescription* d =
-      OPGEN_GradientContextNewOperation(ctx, function_node ? "PartitionedCall" : op->type().c_str(), nullptr);
+  TF_OperationDescription* d = OPGEN_GradientContextNewOperation(
+      ctx, function_node ? "PartitionedCall" : op->type().c_str(), nullptr);
   if (first_arg == 1) TF_AddInput(d, op->inputs[0]);
   std::vector<TF_Output> args(op->inputs.begin() + first_arg, op->inputs.end());
   std::vector<TF_DataType> tin, tout;
