@@ -168,36 +168,33 @@ bool BodyGraphDef(const FunctionDefProto& function, const FunctionLibrary& libra
   return true;
 }
 
-std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std::string& name,
-                                      ResourceMgr* resources, TF_Status* status) {
+}  // namespace
+
+bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, TF_Graph* g,
+                       std::vector<TF_Output>* args, std::vector<TF_Output>* rets,
+                       std::vector<std::string>* control, TF_Status* status) {
   const FunctionDefProto* function = library.Find(name);
   if (function == nullptr) {
     SetStatus(status, TF_NOT_FOUND,
               "Function '" + name + "' is not in the function library (it holds: " +
                   LibraryNames(library) + ")");
-    return nullptr;
+    return false;
   }
   GraphDefProto gd;
-  std::vector<std::string> ret, control;
-  if (!BodyGraphDef(*function, library, &gd, &ret, &control, status)) return nullptr;
-  auto instance = std::make_unique<Instance>();
-  instance->name = name;
-  instance->graph.reset(TF_NewGraph());
-  TF_Graph* g = instance->graph.get();
+  std::vector<std::string> ret;
+  std::vector<std::string> unused_control;
+  if (!BodyGraphDef(*function, library, &gd, &ret, control ? control : &unused_control, status))
+    return false;
   g->functions = library;  // nested calls see the same functions
   const std::string bytes = SerializeGraphDef(gd);
   TF_Buffer buffer{bytes.data(), bytes.size(), nullptr};
   TF_GraphImportGraphDef(g, &buffer, nullptr, status);
   if (status->code != TF_OK) {
     status->message = "Function '" + name + "': its body does not build: " + status->message;
-    return nullptr;
+    return false;
   }
-  std::vector<TF_Output> feeds, fetches;
-  std::vector<const TF_Operation*> targets;
-  for (const ArgDef& arg : function->signature.input_arg) {
-    feeds.push_back(TF_Output{TF_GraphOperationByName(g, arg.name.c_str()), 0});
-    instance->input_types.push_back(arg.type);
-  }
+  for (const ArgDef& arg : function->signature.input_arg)
+    args->push_back(TF_Output{TF_GraphOperationByName(g, arg.name.c_str()), 0});
   for (const std::string& tensor : ret) {
     const size_t colon = tensor.rfind(':');
     const std::string node = colon == std::string::npos ? tensor : tensor.substr(0, colon);
@@ -206,11 +203,28 @@ std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std:
     if (op == nullptr || index < 0 || static_cast<size_t>(index) >= op->output_types.size()) {
       SetStatus(status, TF_INVALID_ARGUMENT,
                 "Function '" + name + "': output tensor '" + tensor + "' does not exist");
-      return nullptr;
+      return false;
     }
-    fetches.push_back(TF_Output{op, index});
-    instance->output_types.push_back(op->output_types[index]);
+    rets->push_back(TF_Output{op, index});
   }
+  return true;
+}
+
+namespace {
+
+std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std::string& name,
+                                      ResourceMgr* resources, TF_Status* status) {
+  auto instance = std::make_unique<Instance>();
+  instance->name = name;
+  instance->graph.reset(TF_NewGraph());
+  TF_Graph* g = instance->graph.get();
+  std::vector<TF_Output> feeds, fetches;
+  std::vector<std::string> control;
+  if (!BuildFunctionBody(library, name, g, &feeds, &fetches, &control, status)) return nullptr;
+  std::vector<const TF_Operation*> targets;
+  for (const TF_Output& t : feeds) instance->input_types.push_back(t.oper->output_types[0]);
+  for (const TF_Output& t : fetches)
+    instance->output_types.push_back(t.oper->output_types[t.index]);
   // Control outputs, and every stateful node: they run whenever the function is called.
   for (const std::string& node : control)
     if (TF_Operation* op = TF_GraphOperationByName(g, node.c_str())) targets.push_back(op);

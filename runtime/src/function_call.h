@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "graph.h"
 #include "kernel_registry.h"
@@ -18,6 +20,13 @@ bool IsFunctionNode(const TF_Operation& op);
 // attr (PartitionedCall, If, While, ...).
 bool CallsFunctions(const TF_Operation& op);
 bool CallsFunctions(const OpDef& def, const AttrMap& attrs);
+
+// Builds the body of library function `name` into the empty graph `g` (which gets a copy
+// of `library`): `args` are its arguments' Placeholders and `rets` its outputs' tensors, in
+// signature order; `control` (may be null) the names of its control outputs' nodes.
+bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, TF_Graph* g,
+                       std::vector<TF_Output>* args, std::vector<TF_Output>* rets,
+                       std::vector<std::string>* control, TF_Status* status);
 
 // The kernel of a function node (not in the registry: function names are not op names).
 const KernelDef& FunctionCallKernel();

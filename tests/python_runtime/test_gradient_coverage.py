@@ -371,6 +371,8 @@ UNIMPLEMENTED = {
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked
 # below).
+# Checked in test_function_gradients.py (finite differences; TensorFlow's gradients of its
+# tf.cond / tf.while_loop graph).
 FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
               "While", "StatelessWhile"]
 
@@ -410,9 +412,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_WHILE_LOOPS) - set(FUNCTIONAL) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_WHILE_LOOPS) | set(FUNCTIONAL) | internal:
+    for op in set(V1_WHILE_LOOPS) | internal:
         assert not _has_gradient(op), op
 
 
@@ -484,9 +486,10 @@ def test_switch_and_merge_of_a_while_loop_say_so():
             opgen.gradients(y, x)
 
 
-def test_functional_control_flow_says_it_has_no_gradient_yet():
-    """TensorFlow 2.21's tf.cond / tf.while_loop graph (tests/fixtures/tf_functions): the
-    gradient through its StatelessIf or StatelessWhile names the op and changes nothing."""
+def test_functional_control_flow_has_gradients():
+    """TensorFlow 2.21's tf.cond / tf.while_loop graph (tests/fixtures/tf_functions): its
+    StatelessIf and StatelessWhile differentiate (test_function_gradients.py checks the
+    values against TensorFlow's)."""
     from opgen.protos import graph_pb2
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tf_functions" / "control_flow.pb"
     gd = graph_pb2.GraphDef.FromString(fixture.read_bytes())
@@ -497,12 +500,8 @@ def test_functional_control_flow_says_it_has_no_gradient_yet():
     x = next(op for op in g.get_operations() if op.type == "Placeholder"
              and op.get_attr("dtype") == opgen.float32).outputs[0]
     for op_type, output in (("StatelessIf", 0), ("StatelessWhile", 3)):  # float32 outputs
-        count = len(g.get_operations())
-        y = by_type[op_type].outputs[output]
-        with pytest.raises(opgen.errors.NotFoundError,
-                           match=rf"No gradient defined for op: {op_type}"):
-            opgen.gradients(y, x)
-        assert len(g.get_operations()) == count
+        (dx,) = opgen.gradients(by_type[op_type].outputs[output], x)
+        assert dx is not None and dx.dtype == opgen.float32
 
 
 def test_complex_abs_gradient_says_what_is_missing():

@@ -10,7 +10,7 @@
 //    missing ones filled with zeros, and the op's gradient function called; what it
 //    sets for each input is added to that input tensor's contributions.
 // 3. Each x's gradient is the sum of its contributions, or none.
-// A failure anywhere removes every node the call added.
+// A failure anywhere removes every node (and library function) the call added.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -19,8 +19,10 @@
 #include <unordered_set>
 #include <utility>
 
+#include "builtin_gradients.h"
 #include "context.h"
 #include "core_types.h"
+#include "function_call.h"
 #include "graph.h"
 #include "registry.h"
 
@@ -213,6 +215,9 @@ bool BackwardPass::Visit(TF_Operation* op) {
   GradientEntry entry;
   if (!LookupGradient(op->type(), &entry, status_)) {
     if (status_->code != TF_OK) return false;
+    if (IsFunctionNode(*op)) entry.fn = &FunctionNodeGradient;
+  }
+  if (entry.fn == nullptr && !entry.not_differentiable) {
     return Fail(TF_NOT_FOUND, "No gradient defined for op: " + op->type() + " (node '" +
                                   op->name + "'); " + NoGradientAdvice(op->type()));
   }
@@ -294,9 +299,11 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
 
   std::string scope;
   size_t keep;
+  FunctionLibrary library;  // gradient functions of calls and loops are added to it
   {
     std::lock_guard<std::mutex> lock(g->mu);
     keep = g->ops.size();
+    library = g->functions;
     std::string clash;
     if (prefix != nullptr) {
       scope = prefix;
@@ -318,6 +325,7 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
   for (int i = 0; i < nx; ++i) dy[i] = TF_Output{nullptr, -1};
   std::lock_guard<std::mutex> lock(g->mu);
   TruncateGraphLocked(g, keep);
+  g->functions = std::move(library);
 }
 
 }  // namespace

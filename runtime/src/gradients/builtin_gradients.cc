@@ -57,6 +57,7 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterControlFlowGradients, RegisterNotDifferentiableOps})
+                      RegisterControlFlowGradients, RegisterFunctionGradients,
+                      RegisterNotDifferentiableOps})
     family();
 }

@@ -2,6 +2,8 @@
 // registered from builtin_gradients.cc on the first gradient lookup.
 #pragma once
 
+#include "opgen/gradients.h"
+
 namespace opgen {
 namespace gradients {
 
@@ -11,8 +13,12 @@ void RegisterArrayGradients();   // array_grad.cc: Identity*, shapes, concat/spl
 void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax, activations, BiasAdd, losses, FusedBatchNorm*
 void RegisterConvGradients();    // conv_grad.cc: Conv2D, DepthwiseConv2dNative, Conv3D, Conv2DBackpropInput, MaxPool, AvgPool
 void RegisterControlFlowGradients();  // control_flow_grad.cc: Switch, Merge (v1 conds)
+void RegisterFunctionGradients();  // function_grad.cc: calls, If, StatelessIf, Case
 void RegisterListGradients();    // list_grad.cc: the TensorList ops, as TensorFlow's list_ops
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
+
+// function_grad.cc: the gradient of a node whose op type is a function's name.
+void FunctionNodeGradient(OPGEN_GradientContext* ctx, void* user_data, TF_Status* status);
 
 }  // namespace gradients
 }  // namespace opgen
