@@ -74,27 +74,31 @@ def _output(api, graph, name: str) -> TF_Output:
     return TF_Output(op, int(index or 0))
 
 
-def test_tf1_saved_model_runs_its_signature(api, load):
-    code, message, session, graph, meta = load(FIXTURES / "tf1_dense")
+@pytest.mark.parametrize("name", ["tf1_dense", "keras_dense", "keras_conv", "keras_lstm",
+                                  "module_flow"])
+def test_saved_model_signatures_give_tensorflows_outputs(api, load, name):
+    """Every signature the fixture recorded, fed and fetched by the tensor names its
+    SignatureDef gives, through the C API alone (the TF2 ones run StatefulPartitionedCall,
+    While and If)."""
+    code, message, session, graph, meta = load(FIXTURES / name)
     assert code == OK, message
     assert list(meta.meta_info_def.tags) == ["serve"]
-    signature = meta.signature_def["serving_default"]
-    with np.load(FIXTURES / "tf1_dense_io.npz") as io:
-        x = io["serving_default/in/x"]
-        keys = sorted(signature.outputs)
-        got = api.run(session, [(_output(api, graph, signature.inputs["x"].name), x)],
-                      [_output(api, graph, signature.outputs[k].name) for k in keys])
-        for key, value in zip(keys, got):
-            np.testing.assert_allclose(value, io[f"serving_default/out/{key}"], rtol=2e-5,
-                                       atol=2e-6)
-
-
-@pytest.mark.parametrize("name", ["keras_dense", "keras_lstm", "module_flow"])
-def test_tf2_saved_models_load(load, name):
-    """Their restore and init ops are StatefulPartitionedCalls: loading runs them."""
-    code, message, _session, _graph, meta = load(FIXTURES / name)
-    assert code == OK, message
-    assert "serving_default" in meta.signature_def
+    with np.load(FIXTURES / f"{name}_io.npz") as io:
+        recorded: dict = {}
+        for key in io.files:
+            signature_name, side, arg = key.split("/")
+            recorded.setdefault(signature_name, {"in": {}, "out": {}})[side][arg] = io[key]
+        assert recorded
+        for signature_name, values in recorded.items():
+            signature = meta.signature_def[signature_name]
+            feeds = [(_output(api, graph, signature.inputs[arg].name), value)
+                     for arg, value in values["in"].items()]
+            keys = sorted(values["out"])
+            got = api.run(session, feeds, [_output(api, graph, signature.outputs[k].name)
+                                           for k in keys])
+            for key, value in zip(keys, got):
+                np.testing.assert_allclose(value, values["out"][key], rtol=2e-5, atol=2e-6,
+                                           err_msg=f"{name} {signature_name} {key}")
 
 
 def test_tags_must_match_and_the_error_lists_the_tag_sets(load):
