@@ -41,7 +41,17 @@ NOT_COMPARED = {
     **{op: "resource variables hold state behind a DT_RESOURCE handle, not a function of "
            "array inputs: tests/python_runtime/test_variables.py compares them with TensorFlow"
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
-                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp")},
+                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
+                  "DisableCopyOnRead")},
+    **{op: "string operands (file names and patterns of the save/restore graphs): "
+           "tests/python_runtime/test_string_ops.py, and the SavedModel tests run them in "
+           "TensorFlow's own graphs"
+       for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
+    **{op: "calls functions of a graph's library, not a function of array inputs alone: "
+           "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
+           "with TensorFlow"
+       for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
+                  "While", "StatelessWhile")},
     **{op: "checkpoint files, not a function of array inputs: "
            "tests/conformance/test_checkpoints_tf.py compares them with TensorFlow"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},

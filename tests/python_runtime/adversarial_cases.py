@@ -806,7 +806,15 @@ NOT_SWEPT = {
                   "TensorListElementShape")},
     **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/test_variables.py"
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
-                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp")},
+                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
+                  "DisableCopyOnRead")},
+    **{op: "string ops of the save/restore graphs (string operands): "
+           "tests/python_runtime/test_string_ops.py"
+       for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
+    **{op: "function calls and functional control flow (func attrs name a library's "
+           "functions): tests/runtime/test_function_calls.py"
+       for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
+                  "While", "StatelessWhile")},
     **{op: "checkpoint files (string paths; a sweep would write files wherever its strings "
            "point): tests/python_runtime/test_checkpoints.py"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},
