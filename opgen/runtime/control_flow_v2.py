@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from opgen.runtime import dtypes
 from opgen.runtime.functions import (
     ConcreteFunction,
@@ -75,7 +77,8 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
     then_f.add_to_graph(g)
     else_f.add_to_graph(g)
     stateful = then_f.stateful or else_f.stateful
-    op = g.create_op("If" if stateful else "StatelessIf", [pred_out, list(captured)], {
+    inputs = list(captured) or [_output_of(g, np.int32(0), None, "unused")]  # see needs_dummy
+    op = g.create_op("If" if stateful else "StatelessIf", [pred_out, inputs], {
         "Tout": then_f.output_dtypes,
         "then_branch": then_f.func_attr(), "else_branch": else_f.func_attr(),
     }, name=name)
@@ -166,6 +169,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
 def _eager_loop(cond: Callable[..., Any], body: Callable[..., Any], values: list[Any],
                 structure: Any, maximum_iterations: Any, single: bool) -> Any:
     limit = None if maximum_iterations is None else int(_convert(maximum_iterations, None, True))
+    # As in a graph, the loop variables are tensors from the start.
+    values = pack(structure, [_convert(v, None, True) for v in flatten(values)])
     steps = 0
     while (limit is None or steps < limit) and bool(_convert(cond(*values), None, True)):
         new = _as_list(body(*values), single, len(values))

@@ -20,6 +20,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from opgen.protos import attr_value_pb2
 from opgen.runtime import _context, _lib, _opplan, dtypes, graph_mode
 from opgen.runtime.errors import InvalidArgumentError, raise_for_status
@@ -129,6 +131,11 @@ class ConcreteFunction:
                  inputs: Sequence[Output] | None = None) -> None:
         c = _c()
         inputs = list(graph.inputs if inputs is None else inputs)
+        # A call without inputs inside a function body does not instantiate in this
+        # runtime (its empty Tin is refused), so such a function takes one unused int32.
+        self.needs_dummy = not inputs
+        if self.needs_dummy:
+            inputs = [graph.placeholder(dtypes.int32, (), "unused")]
         # Each result is an Identity of its own, so an argument returned as it is (or
         # one tensor returned twice) is still a node of the body.
         with graph.as_default(), graph.control_dependencies(None):
@@ -196,6 +203,8 @@ class ConcreteFunction:
     def call_flat(self, args: Sequence[Any]) -> list[Any]:
         """Calls the function on `args` (its arguments, then its captures' outer
         tensors): in the default graph when there is one, else eagerly."""
+        if self.needs_dummy:
+            args = [np.int32(0)]
         if thread_has_default_graph():
             g = get_default_graph()
             self.add_to_graph(g)
@@ -295,8 +304,7 @@ def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], nam
 
 
 def _is_tensor(value: Any) -> bool:
-    import numpy as np
-    return isinstance(value, (Tensor, Output, np.ndarray, TensorSpec)) or hasattr(
+    return isinstance(value, (Tensor, Output, np.ndarray, np.generic, TensorSpec)) or hasattr(
         value, "_opgen_value")
 
 
