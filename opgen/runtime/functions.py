@@ -24,7 +24,7 @@ import numpy as np
 
 from opgen.protos import attr_value_pb2
 from opgen.runtime import _context, _lib, _opplan, dtypes, graph_mode
-from opgen.runtime.errors import InvalidArgumentError, raise_for_status
+from opgen.runtime.errors import InvalidArgumentError, NotFoundError, raise_for_status
 from opgen.runtime.graph import Graph, Output, get_default_graph, thread_has_default_graph
 from opgen.runtime.tensor import Tensor, _convert
 
@@ -106,7 +106,7 @@ class FuncGraph(Graph):
             if plan is None:
                 try:
                     plan = _opplan.registry.plan(op.type)
-                except Exception:  # a function's name as an op type: assume state
+                except NotFoundError:  # a function's name as an op type: assume state
                     return True
             if plan.op_def.is_stateful:
                 return True
@@ -239,7 +239,7 @@ class ConcreteFunction:
             raise_for_status(status)
         finally:
             lib.OPGEN_DeleteEagerKernel(kernel)
-        return [Tensor._from_tf_tensor(outputs[i]) for i in range(n)]
+        return [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
 
     def __call__(self, *args: Any) -> Any:
         return pack(self.structure, self.call_flat([*args, *self.captured]))
@@ -325,9 +325,9 @@ class Function:
                  name: str | None) -> None:
         self.python_function = fn
         self.input_signature = None if input_signature is None else list(input_signature)
-        self._name = name or getattr(fn, "__name__", "function")
+        self._name = str(name or getattr(fn, "__name__", "function"))
         self._traces: dict[Any, ConcreteFunction] = {}
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def get_concrete_function(self, *args: Any) -> ConcreteFunction:
         """The trace for `args` (tensors, TensorSpecs, or Python values that become part
@@ -344,17 +344,19 @@ class Function:
                         f"input_signature {spec}")
             args = tuple(self.input_signature)
         outer = get_default_graph() if thread_has_default_graph() else None
-        key_parts: list[Any] = [id(outer) if isinstance(outer, FuncGraph) else None]
+        key_parts: list[Any] = [None if outer is None else id(outer)]
         specs = []
         for a in args:
             if _is_tensor(a):
-                spec = _spec_of(a)
-                specs.append(spec)
-                key_parts.append(spec)
+                dtype_shape = _spec_of(a)
+                specs.append(dtype_shape)
+                key_parts.append(dtype_shape)
             else:
                 key_parts.append(("value", type(a), a))
         key = tuple(key_parts)
         concrete = self._traces.get(key)
+        if concrete is not None and any(v.graph is not outer for v in concrete.captured):
+            concrete = None  # traced for a graph since freed, whose id `outer` reuses
         if concrete is None:
             g, (structure, flat) = trace(self.python_function, specs, self._name, outer, args)
             concrete = ConcreteFunction(g, flat, structure, list(g.inputs) + list(g.captures.values()))
