@@ -300,6 +300,9 @@ def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], nam
             call_args.append(ph)
         result = fn(*call_args)
         flat = [_output_of(g, v, None, f"a result of {name}") for v in flatten(result)]
+        # An outer tensor returned as it is is captured now, before the callers list
+        # the captures.
+        flat = [g._own_output(o, name, "result") for o in flat]
     return g, (structure_of(result), flat)
 
 

@@ -143,6 +143,16 @@ def test_cond_inside_a_function_runs_eagerly():
     np.testing.assert_allclose(relu_or_square(a, np.bool_(False)).numpy(), [4, 9])
 
 
+def test_a_branch_may_return_an_outer_tensor_as_it_is():
+    @opgen.function
+    def pick(x, flag):
+        doubled = x * 2.0
+        return opgen.cond(flag, lambda: doubled, lambda: x)
+
+    assert pick(np.float32(3), np.bool_(True)).numpy() == 6
+    assert pick(np.float32(3), np.bool_(False)).numpy() == 3
+
+
 def test_cond_with_a_stateful_branch_is_an_if():
     g = opgen.Graph()
     with g.as_default():
