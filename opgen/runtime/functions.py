@@ -79,6 +79,8 @@ class FuncGraph(Graph):
         self.inputs: list[Output] = []
         self.captures: dict[Output, Output] = {}  # outer tensor -> its placeholder here
         self.functions: list[ConcreteFunction] = []  # those called from here
+        # Eager variables' handles read here (traced eagerly only), with placeholders.
+        self.eager_captures: list[tuple[Tensor, Output]] = []
 
     def placeholder(self, dtype: dtypes.DType, shape: Sequence[int | None] | None,
                     name: str) -> Output:
@@ -94,6 +96,36 @@ class FuncGraph(Graph):
                 inner = self.placeholder(value.dtype, value.shape, "capture")
             self.captures[value] = inner
         return inner
+
+    def capture_handle(self, handle: Tensor) -> Output | None:
+        """A DT_RESOURCE placeholder here for the eager variable handle `handle`, passed
+        in by each call (through the enclosing bodies); None where the outermost
+        enclosing graph is not a function body being traced eagerly."""
+        if self.outer is None:
+            for known, inner in self.eager_captures:
+                if known is handle:
+                    return inner
+            with self.as_default(), self.control_dependencies(None):
+                inner = self.placeholder(handle.dtype, (), "capture_resource")
+            self.eager_captures.append((handle, inner))
+            return inner
+        if not isinstance(self.outer, FuncGraph):
+            return None
+        outer = self.outer.capture_handle(handle)
+        return None if outer is None else self.capture(outer)
+
+    def read_captured_variable(self, variable: Any) -> Output | None:
+        """A ReadVariableOp of the eager opgen.Variable `variable` in this body (None for
+        a graph variable, which is read as its graph's read node)."""
+        handle = variable.handle
+        if not isinstance(handle, Tensor):
+            return None
+        inner = self.capture_handle(handle)
+        if inner is None:
+            return None
+        with self.as_default():
+            return self.create_op("ReadVariableOp", [inner],
+                                  {"dtype": variable.dtype}).outputs[0]
 
     def _own_output(self, value: Any, op_type: str, arg: str) -> Output:
         if isinstance(value, Output) and value.graph is not self and self.outer is not None:
@@ -155,7 +187,7 @@ class ConcreteFunction:
         self.output_dtypes = [o.dtype for o in outputs]
         self.output_shapes = [o.shape for o in outputs]
         self.structure = structure
-        self.captured = list(graph.captures)
+        self.captured: list[Any] = [*graph.captures, *(h for h, _ in graph.eager_captures)]
         self.stateful = graph.is_stateful()
         self._in_graphs: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
 
@@ -358,11 +390,13 @@ class Function:
                 key_parts.append(("value", type(a), a))
         key = tuple(key_parts)
         concrete = self._traces.get(key)
-        if concrete is not None and any(v.graph is not outer for v in concrete.captured):
+        if concrete is not None and any(isinstance(v, Output) and v.graph is not outer
+                                        for v in concrete.captured):
             concrete = None  # traced for a graph since freed, whose id `outer` reuses
         if concrete is None:
             g, (structure, flat) = trace(self.python_function, specs, self._name, outer, args)
-            concrete = ConcreteFunction(g, flat, structure, list(g.inputs) + list(g.captures.values()))
+            concrete = ConcreteFunction(g, flat, structure, [
+                *g.inputs, *g.captures.values(), *(p for _, p in g.eager_captures)])
             concrete.python_args = [a for a in args if not _is_tensor(a)]  # type: ignore[attr-defined]
             self._traces[key] = concrete
         return concrete

@@ -144,7 +144,11 @@ def _as_outputs(g: Graph, entry: tuple[Any, ...], value: Any, resolved: dict[str
 def _as_output(g: Graph, value: Any, want: dtypes.DType | None, const_name: str) -> Output:
     as_value = getattr(value, "_opgen_value", None)
     if as_value is not None:  # an opgen.Variable: its value (a graph variable's read node)
-        value = as_value()
+        # A function body (opgen.runtime.functions.FuncGraph) reads an eager variable
+        # when called, not now.
+        read = getattr(g, "read_captured_variable", None)
+        captured = read(value) if read is not None else None
+        value = captured if captured is not None else as_value()
     if isinstance(value, Output):
         if want is not None and value.dtype != want:
             raise InvalidArgumentError(

@@ -113,6 +113,30 @@ def test_functions_nest_and_capture_outer_tensors():
     assert _run(g, y, {x: 3.0, w: 10.0}) == 80
 
 
+def test_eager_variables_are_read_when_the_function_runs():
+    v = opgen.Variable(np.float32([1, 2]))
+
+    @opgen.function
+    def f(x, flag):
+        return opgen.cond(flag, lambda: x * v, lambda: opgen.ops.sin(v) + x)
+
+    x = np.float32([3, 4])
+    np.testing.assert_allclose(f(x, np.bool_(True)).numpy(), x * [1, 2])
+    v.assign(np.float32([5, 6]))
+    np.testing.assert_allclose(f(x, np.bool_(True)).numpy(), x * [5, 6])
+    np.testing.assert_allclose(f(x, np.bool_(False)).numpy(), np.sin([5, 6]) + x, rtol=1e-6)
+    fdef = f.get_concrete_function(x, np.bool_(True)).function_def
+    assert {n.op for n in fdef.node_def} == {"If", "Identity"}  # stateful: reads v
+
+    @opgen.function
+    def assigns(y):
+        v.assign(y)
+        return y
+
+    with pytest.raises(opgen.errors.UnimplementedError, match="inside opgen.function"):
+        assigns(x)
+
+
 # ---- opgen.cond -------------------------------------------------------------------------
 
 def test_cond_takes_either_branch_in_a_graph_and_eagerly():
