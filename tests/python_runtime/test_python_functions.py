@@ -133,7 +133,7 @@ def test_eager_variables_are_read_when_the_function_runs():
         v.assign(y)
         return y
 
-    with pytest.raises(opgen.errors.UnimplementedError, match="inside opgen.function"):
+    with pytest.raises(opgen.errors.UnimplementedError, match=r"inside opgen\.function"):
         assigns(x)
 
 
