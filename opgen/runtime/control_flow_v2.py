@@ -91,10 +91,12 @@ def _describe(structure: Any) -> str:
 
 def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
                maximum_iterations: Any = None, parallel_iterations: int = 10,
-               name: str | None = None) -> Any:
+               shape_invariants: Any = None, name: str | None = None) -> Any:
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` is true (and at
     most `maximum_iterations` times), as ``tf.while_loop``; returns the last loop_vars,
-    in their structure. `body` must keep each loop variable's dtype."""
+    in their structure. `body` must keep each loop variable's dtype and shape, or the
+    shape given for it in `shape_invariants` (the structure of loop_vars, with None for
+    dims, or a whole shape, that may change)."""
     single = not isinstance(loop_vars, (list, tuple))
     as_list = [loop_vars] if single else list(loop_vars)
     structure = structure_of(as_list)
@@ -107,7 +109,13 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     counter = _output_of(g, 0, dtypes.int32, "the loop counter")
     limit = _output_of(g, -1 if maximum_iterations is None else maximum_iterations,
                        dtypes.int32, "maximum_iterations")
-    specs = [(dtypes.int32, ()), (dtypes.int32, ())] + [(v.dtype, v.shape) for v in flat_in]
+    if shape_invariants is None:
+        invariants = [v.shape for v in flat_in]
+    else:
+        invariants = _shapes_like(structure, [shape_invariants] if single
+                                  else list(shape_invariants))
+    specs = [(dtypes.int32, ()), (dtypes.int32, ())] + [
+        (v.dtype, s) for v, s in zip(flat_in, invariants)]
     base = name or "while"
 
     def unpack(flat: Sequence[Any]) -> list[Any]:
@@ -142,6 +150,12 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 raise ValueError(
                     f"while_loop's body changed the rank of loop variable {k} from "
                     f"{len(before.shape)} to {len(o.shape)}")
+            if before.shape is not None and o.shape is not None and any(
+                    a is not None and a != b for a, b in zip(before.shape, o.shape)):
+                raise ValueError(
+                    f"while_loop's body changed the shape of loop variable {k} from "
+                    f"{before.shape} to {o.shape}; give shape_invariants with None for "
+                    "the dims that change")
             out.append(o)
         one = _output_of(gg, 1, dtypes.int32, "one")
         return [gg.create_op("AddV2", [i, one]).outputs[0], n, *out]
@@ -186,6 +200,18 @@ def _eager_loop(cond: Callable[..., Any], body: Callable[..., Any], values: list
         values = new
         steps += 1
     return values[0] if single else values
+
+
+def _shapes_like(structure: Any, shapes: Any) -> list[Any]:
+    """The shapes of `shapes` (shape_invariants: the structure of loop_vars, a shape at
+    each tensor) in the order flatten gives the loop variables."""
+    if isinstance(structure, (list, tuple)):
+        if not isinstance(shapes, (list, tuple)) or len(shapes) != len(structure):
+            raise ValueError("shape_invariants must have the structure of loop_vars")
+        return [s for st, sh in zip(structure, shapes) for s in _shapes_like(st, sh)]
+    if isinstance(structure, dict):
+        return [s for k in sorted(structure) for s in _shapes_like(structure[k], shapes[k])]
+    return [] if structure is None else [None if shapes is None else tuple(shapes)]
 
 
 def _as_list(result: Any, single: bool, count: int) -> list[Any]:

@@ -245,6 +245,24 @@ def test_maximum_iterations_stops_the_loop():
     assert opgen.while_loop(lambda v: True, lambda v: v + 1, 0, maximum_iterations=7).numpy() == 7
 
 
+def test_shape_invariants_let_a_loop_variable_grow():
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[1])
+
+        def double(i, s):
+            return i + 1, opgen.ops.concat_v2([s, s * 2.0], 0)
+
+        with pytest.raises(ValueError, match=r"shape of loop variable 1 from \(1,\) to \(2,\)"):
+            opgen.while_loop(lambda i, s: i < 3, double, (0, x))
+        _, y = opgen.while_loop(lambda i, s: i < 3, double, (0, x),
+                                shape_invariants=((), [None]))
+    want = np.float32([1])
+    for _ in range(3):
+        want = np.concatenate([want, want * 2])
+    np.testing.assert_array_equal(_run(g, y, {x: [1.0]}), want)
+
+
 def test_nested_loop_in_a_cond_in_a_function():
     @opgen.function
     def f(x, n):
