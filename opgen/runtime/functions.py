@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import inspect
 import itertools
 import threading
 import weakref
@@ -401,7 +402,18 @@ class Function:
             self._traces[key] = concrete
         return concrete
 
-    def __call__(self, *args: Any) -> Any:
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Keyword arguments as positional ones, in the Python function's order."""
+        if not kwargs:
+            return args
+        bound = inspect.signature(self.python_function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"{self._name}: keyword-only arguments are not supported")
+        return tuple(bound.args)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args = self._bind(args, kwargs)
         concrete = self.get_concrete_function(*args)
         tensors = [a for a in args if _is_tensor(a)]
         return pack(concrete.structure, concrete.call_flat([*tensors, *concrete.captured]))

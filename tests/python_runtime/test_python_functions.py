@@ -71,6 +71,8 @@ def test_function_traces_once_per_signature_and_makes_a_function_def():
     np.testing.assert_array_equal(f(np.float64([1, 2]), 3).numpy(), [3, 6])
     np.testing.assert_array_equal(f(np.float32([1, 2]), 2).numpy(), [2, 4])  # a new value
     assert len(traces) == 3
+    np.testing.assert_array_equal(f(scale=2, x=np.float32([3, 4])).numpy(), [6, 8])
+    assert len(traces) == 3
     fdef = f.get_concrete_function(np.float32([1, 2]), 3).function_def
     assert [a.type for a in fdef.signature.input_arg] == [opgen.float32.as_datatype_enum]
     assert "Mul" in {n.op for n in fdef.node_def}
