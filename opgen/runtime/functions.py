@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from opgen.protos import attr_value_pb2
-from opgen.runtime import _context, _lib, _opplan, dtypes, graph_mode
+from opgen.runtime import _context, _lib, _opplan, _tape_program, backprop, dtypes, graph_mode
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, raise_for_status
 from opgen.runtime.graph import Graph, Output, get_default_graph, thread_has_default_graph
 from opgen.runtime.tensor import Tensor, _convert
@@ -44,6 +44,15 @@ _SIGNATURES = {
 }
 _capi: Any = None
 _names = itertools.count(1)
+# Functions a GradientTape recorded a call of, by name, for its replay graphs (kept:
+# a replay may come long after the Function that traced them is gone).
+_by_name: dict[str, ConcreteFunction] = {}
+
+
+def _add_recorded_function(g: Graph, name: str) -> None:
+    function = _by_name.get(name)
+    if function is not None:
+        function.add_to_graph(g)
 _lock = threading.Lock()
 
 
@@ -52,6 +61,9 @@ def _c() -> Any:
     if _capi is None:
         _capi = _lib.declared(_SIGNATURES)
     return _capi
+
+
+_tape_program.function_adders.append(_add_recorded_function)
 
 
 class TensorSpec:
@@ -272,7 +284,20 @@ class ConcreteFunction:
             raise_for_status(status)
         finally:
             lib.OPGEN_DeleteEagerKernel(kernel)
-        return [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
+        results = [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
+        self._record(tensors, results)
+        return results
+
+    def _record(self, inputs: list[Tensor], results: list[Tensor]) -> None:
+        """Records a stateless call on the recording GradientTapes that track one of its
+        inputs: they replay it as a PartitionedCall (the runtime differentiates that)."""
+        tapes = [t for t in backprop._tapes() if t._recording]
+        if not tapes or self.stateful or not backprop._touches(tapes, inputs):
+            return
+        _by_name[self.name] = self
+        attrs = {"Tout": self.output_dtypes, "f": self.func_attr()}
+        for tape in tapes:
+            tape._record("PartitionedCall", [inputs], attrs, list(results))
 
     def __call__(self, *args: Any) -> Any:
         return pack(self.structure, self.call_flat([*args, *self.captured]))

@@ -329,6 +329,24 @@ def test_while_loop_gradient_matches_finite_differences():
             got, _central_difference(g, y, x, {n: steps}, at, 1e-5), rtol=1e-6)
 
 
+def test_gradient_tape_differentiates_eager_calls():
+    @opgen.function
+    def f(x, n):
+        _, y = opgen.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, opgen.ops.sin(v) * x),
+                                [0, x])
+        return y
+
+    at = np.float64([0.3, 1.1])
+    x = opgen.constant(at)
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, np.int32(3)) * 2.0
+    got = tape.gradient(y, x).numpy()
+    eps = 1e-6
+    want = (f(at + eps, np.int32(3)).numpy() - f(at - eps, np.int32(3)).numpy()) / eps
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 # ---- against TensorFlow 2.21 ------------------------------------------------------------
 
 _TF_SCRIPT = """
