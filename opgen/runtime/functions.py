@@ -16,6 +16,7 @@ import ctypes
 import functools
 import inspect
 import itertools
+import re
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -342,8 +343,10 @@ def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], nam
     """Runs `fn` in a new FuncGraph on one Placeholder per (dtype, shape) of `specs`
     (or, where `args` holds a non-tensor, that value); returns the graph (its `inputs`
     the placeholders) and what `fn` returned, with leaves as Outputs of the graph."""
+    # A name TensorFlow accepts for a function (lambdas are "<lambda>").
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "function"
     with _lock:
-        unique = f"{name}_{next(_names)}"
+        unique = f"{safe}_{next(_names)}"
     g = FuncGraph(unique, outer)
     with g.as_default():
         call_args: list[Any] = []

@@ -55,6 +55,17 @@ def test_function_runs_eagerly_and_in_a_graph():
     got = _run(g, [node["sum"], node["diff"]], {x: a, y: b})
     np.testing.assert_allclose(got[0], a * a + b, rtol=1e-6)
     np.testing.assert_allclose(got[1], a - b, rtol=1e-6)
+    again = opgen.Graph()  # the library travels with the exported GraphDef
+    with again.as_default():
+        opgen.import_graph_def(g.as_graph_def(), name="")
+    got = _run(again, node["sum"].name, {x.name: a, y.name: b})
+    np.testing.assert_allclose(got, a * a + b, rtol=1e-6)
+
+
+def test_a_lambda_gets_a_valid_function_name():
+    f = opgen.function(lambda x: x * 2.0)
+    assert f(np.float32(1.5)).numpy() == 3
+    assert f.get_concrete_function(np.float32(1)).name.startswith("lambda_")
 
 
 def test_function_traces_once_per_signature_and_makes_a_function_def():
