@@ -25,7 +25,16 @@ from typing import Any
 import numpy as np
 
 from opgen.protos import attr_value_pb2
-from opgen.runtime import _context, _lib, _opplan, _tape_program, backprop, dtypes, graph_mode
+from opgen.runtime import (
+    _context,
+    _lib,
+    _opplan,
+    _tape_program,
+    backprop,
+    devices,
+    dtypes,
+    graph_mode,
+)
 from opgen.runtime.errors import InvalidArgumentError, NotFoundError, raise_for_status
 from opgen.runtime.graph import Graph, Output, get_default_graph, thread_has_default_graph
 from opgen.runtime.tensor import Tensor, _convert
@@ -204,6 +213,7 @@ class ConcreteFunction:
         self.captured: list[Any] = [*graph.captures, *(h for h, _ in graph.eager_captures)]
         self.stateful = graph.is_stateful()
         self._in_graphs: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
+        self._eager_kernel: int | None = None
 
     @property
     def function_def(self) -> Any:
@@ -263,20 +273,18 @@ class ConcreteFunction:
         return self._call_eager(args)
 
     def _call_eager(self, args: Sequence[Any]) -> list[Any]:
-        self.add_to_context()
         tensors = [_convert(a, d, True) for a, d in zip(args, self.input_dtypes)]
         lib = _lib.lib()
         status = _lib.thread_status()
-        op = lib.TFE_NewOp(_context.eager_context(), self.name.encode(), status.ptr)
-        raise_for_status(status)
-        try:
-            for t in tensors:
-                lib.TFE_OpAddInput(op, t._handle, status.ptr)
-                raise_for_status(status)
-            kernel = lib.OPGEN_NewEagerKernel(op, status.ptr)
-            raise_for_status(status)
-        finally:
-            lib.TFE_DeleteOp(op)
+        device = devices.eager_device_bytes()
+        # The function's instance is kept across calls (instantiating it is most of the
+        # cost of a small call), except under an opgen.device scope.
+        kernel = self._eager_kernel if device is None else None
+        if kernel is None:
+            kernel = self._new_eager_kernel(tensors, device)
+            if device is None:
+                self._eager_kernel = kernel
+                weakref.finalize(self, lib.OPGEN_DeleteEagerKernel, kernel)
         try:
             n = len(self.output_dtypes)
             outputs = (ctypes.c_void_p * max(n, 1))()
@@ -284,10 +292,30 @@ class ConcreteFunction:
             lib.OPGEN_EagerKernelExecute(kernel, flat, len(tensors), outputs, n, status.ptr)
             raise_for_status(status)
         finally:
-            lib.OPGEN_DeleteEagerKernel(kernel)
+            if device is not None:
+                lib.OPGEN_DeleteEagerKernel(kernel)
         results = [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
         self._record(tensors, results)
         return results
+
+    def _new_eager_kernel(self, tensors: list[Tensor], device: bytes | None) -> int:
+        self.add_to_context()
+        lib = _lib.lib()
+        status = _lib.thread_status()
+        op = lib.TFE_NewOp(_context.eager_context(), self.name.encode(), status.ptr)
+        raise_for_status(status)
+        try:
+            if device is not None:
+                lib.TFE_OpSetDevice(op, device, status.ptr)
+                raise_for_status(status)
+            for t in tensors:
+                lib.TFE_OpAddInput(op, t._handle, status.ptr)
+                raise_for_status(status)
+            kernel: int = lib.OPGEN_NewEagerKernel(op, status.ptr)
+            raise_for_status(status)
+        finally:
+            lib.TFE_DeleteOp(op)
+        return kernel
 
     def _record(self, inputs: list[Tensor], results: list[Tensor]) -> None:
         """Records a stateless call on the recording GradientTapes that track one of its
