@@ -33,6 +33,7 @@ _RUNTIME_EXPORTS = frozenset({
     "registered_kernels", "debugging", "set_log_device_placement",
     "Variable", "global_variables_initializer", "variables_initializer", "summary",
     "gradients", "RegisterGradient", "NotDifferentiable", "GradientTape",
+    "function", "TensorSpec", "cond", "while_loop",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -50,12 +51,14 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         Session as Session,
         SessionOptions as SessionOptions,
         Tensor as Tensor,
+        TensorSpec as TensorSpec,
         Variable as Variable,
         as_dtype as as_dtype,
         bfloat16 as bfloat16,
         bool as bool,
         complex64 as complex64,
         complex128 as complex128,
+        cond as cond,
         constant as constant,
         control_dependencies as control_dependencies,
         convert_to_tensor as convert_to_tensor,
@@ -71,6 +74,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         float32 as float32,
         float64 as float64,
         from_dlpack as from_dlpack,
+        function as function,
         get_default_graph as get_default_graph,
         gradients as gradients,
         half as half,
@@ -92,6 +96,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         uint16 as uint16,
         uint32 as uint32,
         uint64 as uint64,
+        while_loop as while_loop,
     )
 
 

@@ -21,7 +21,9 @@ RUNTIME_LAYERS = [
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
-    ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop"],
+    ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
+     "functions"],                               # opgen.function: traced FunctionDefs
+    ["control_flow_v2"],                         # opgen.cond / while_loop over them
     ["training"],                                # optimizers over Variables
     ["__init__"],
 ]

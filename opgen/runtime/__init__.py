@@ -10,6 +10,7 @@ import anywhere.
 from opgen.runtime import debugging, dtypes, errors, summary
 from opgen.runtime.backprop import GradientTape
 from opgen.runtime.constant_op import constant
+from opgen.runtime.control_flow_v2 import cond, while_loop
 from opgen.runtime.debugging import set_log_device_placement
 from opgen.runtime.devices import (
     DeviceInfo,
@@ -40,6 +41,7 @@ from opgen.runtime.dtypes import (
     uint64,
 )
 from opgen.runtime.eager import execute_op
+from opgen.runtime.functions import TensorSpec, function
 from opgen.runtime.graph import (
     Graph,
     Operation,
@@ -73,6 +75,7 @@ __all__ = [
     "Session",
     "SessionOptions",
     "Tensor",
+    "TensorSpec",
     "Variable",
     "as_dtype",
     "bfloat16",
@@ -80,6 +83,7 @@ __all__ = [
     "cached_host_memory_bytes",
     "complex64",
     "complex128",
+    "cond",
     "constant",
     "control_dependencies",
     "convert_to_tensor",
@@ -95,6 +99,7 @@ __all__ = [
     "float32",
     "float64",
     "from_dlpack",
+    "function",
     "get_default_graph",
     "global_variables_initializer",
     "gradients",
@@ -119,6 +124,7 @@ __all__ = [
     "uint32",
     "uint64",
     "variables_initializer",
+    "while_loop",
 ]
 
 #: ``t[opgen.newaxis]`` adds a dimension of size 1 (it is None, as ``tf.newaxis``).

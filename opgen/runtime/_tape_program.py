@@ -16,16 +16,22 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from opgen.protos import attr_value_pb2
 from opgen.runtime import _lib, gradients_impl, graph_mode
 from opgen.runtime.dtypes import DType
 from opgen.runtime.errors import raise_for_status
 from opgen.runtime.graph import Graph, Output
 from opgen.runtime.session import Session
 from opgen.runtime.tensor import Tensor
+
+# Called as add(graph, function_name) before a recorded function call is replayed
+# (opgen.runtime.functions registers the one that knows the traced functions).
+function_adders: list[Callable[[Graph, str], None]] = []
 
 _MAX_GRAPHS = 64  # compiled gradient graphs kept (least recently used dropped)
 
@@ -240,6 +246,10 @@ def _build(program: Program) -> Compiled:
                 table.append(ph)
             elif step[0] == "O":
                 _, op_type, refs, attrs, n_outputs = step
+                for attr in attrs.values():  # a call: its function joins g's library
+                    if isinstance(attr, attr_value_pb2.AttrValue) and attr.HasField("func"):
+                        for add in function_adders:
+                            add(g, attr.func.name)
                 built = graph_mode.build_op(g, op_type, [value(r) for r in refs], attrs)
                 flat = [o for v in (built if isinstance(built, (list, tuple)) else [built])
                         for o in (v if isinstance(v, (list, tuple)) else [v])]

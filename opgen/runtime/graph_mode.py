@@ -55,8 +55,22 @@ def run_operator_op(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any]) 
     for value in inputs:
         for v in value if isinstance(value, list) else (value,):
             if isinstance(v, Output):
-                return build_op(v.graph, op_type, inputs, attrs)
+                return build_op(_operator_graph(v.graph), op_type, inputs, attrs)
     return eager.execute_op(op_type, inputs, attrs, None)
+
+
+def _operator_graph(g: Graph) -> Graph:
+    """Where an operator on an Output of `g` builds: this thread's default graph when
+    that is a function body traced inside `g` (opgen.runtime.functions.FuncGraph, whose
+    `outer` chain leads to `g`; the body then captures the Output), else `g`."""
+    stack = getattr(graph._thread_stacks, "stack", None)
+    if stack and stack[-1] is not g:
+        outer = getattr(stack[-1], "outer", None)
+        while outer is not None:
+            if outer is g:
+                return stack[-1]
+            outer = getattr(outer, "outer", None)
+    return g
 
 
 _operators.install_runner(run_operator_op)
@@ -130,7 +144,11 @@ def _as_outputs(g: Graph, entry: tuple[Any, ...], value: Any, resolved: dict[str
 def _as_output(g: Graph, value: Any, want: dtypes.DType | None, const_name: str) -> Output:
     as_value = getattr(value, "_opgen_value", None)
     if as_value is not None:  # an opgen.Variable: its value (a graph variable's read node)
-        value = as_value()
+        # A function body (opgen.runtime.functions.FuncGraph) reads an eager variable
+        # when called, not now.
+        read = getattr(g, "read_captured_variable", None)
+        captured = read(value) if read is not None else None
+        value = captured if captured is not None else as_value()
     if isinstance(value, Output):
         if want is not None and value.dtype != want:
             raise InvalidArgumentError(

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import dtypes, eager, graph_mode
+from opgen.runtime import dtypes, eager, errors, graph_mode
 from opgen.runtime._operators import TensorOperators
 from opgen.runtime.graph import Graph, Operation, Output
 from opgen.runtime.tensor import Tensor, _convert
@@ -256,6 +256,13 @@ class Variable:
 
     def _update(self, op_type: str, what: str, value: Any, read_value: bool,
                 name: str | None) -> Any:
+        if hasattr(graph_mode._thread_graph(), "capture_handle"):
+            # (in a function body being traced: the update would run once, now, or
+            # outside the function's graph)
+            raise errors.UnimplementedError(
+                f"cannot {what} to variable '{self._name}' inside opgen.function, "
+                "opgen.cond or opgen.while_loop yet: update it outside, or pass the new "
+                "value out")
         value = self._check_value(value, what)
         op = self._run(op_type, [self._handle, value], {}, name)
         if self._graph is None:
@@ -292,11 +299,19 @@ class Variable:
         return head + f", numpy={self.numpy()!r}>"
 
 
+def _operand(variable: Variable) -> Any:
+    """The value an operator uses; for an eager variable inside a function body being
+    traced (opgen.function), a read in that body, made when the function is called."""
+    read = getattr(graph_mode._thread_graph(), "read_captured_variable", None)
+    captured = read(variable) if read is not None and variable._graph is None else None
+    return captured if captured is not None else variable.value()
+
+
 def _delegate(method: str):
     def operator(self: Variable, *args: Any) -> Any:
         # Another Variable operand counts by its value too (`v + w`).
-        args = tuple(a.value() if isinstance(a, Variable) else a for a in args)
-        return getattr(self.value(), method)(*args)
+        args = tuple(_operand(a) if isinstance(a, Variable) else a for a in args)
+        return getattr(_operand(self), method)(*args)
     operator.__name__ = method
     operator.__doc__ = f"``{method}`` of the variable's value."
     return operator

@@ -1,0 +1,499 @@
+"""``opgen.function``: Python functions traced into the function library, as
+``tf.function`` does.
+
+A call traces the Python function once per input signature (dtypes and shapes of the
+tensor arguments, values of the others) into a scratch graph, a :class:`FuncGraph`
+with one ``Placeholder`` per tensor argument, and makes a ``TF_Function`` of it
+(``TF_GraphToFunction``). In graph mode the function joins the graph's library and a
+``PartitionedCall`` (``StatefulPartitionedCall`` when a stateful op is inside) calls
+it; eagerly it joins the eager context's library and runs as an op of its own name.
+Tensors of an enclosing graph that the function reads become extra inputs (captures).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import inspect
+import itertools
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from opgen.protos import attr_value_pb2
+from opgen.runtime import (
+    _context,
+    _lib,
+    _opplan,
+    _tape_program,
+    backprop,
+    devices,
+    dtypes,
+    graph_mode,
+)
+from opgen.runtime.errors import InvalidArgumentError, NotFoundError, raise_for_status
+from opgen.runtime.graph import Graph, Output, get_default_graph, thread_has_default_graph
+from opgen.runtime.tensor import Tensor, _convert
+
+_P = ctypes.POINTER
+_SIGNATURES = {
+    "TF_GraphToFunction": (ctypes.c_void_p, [
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.c_ubyte, ctypes.c_int, ctypes.c_void_p,
+        ctypes.c_int, _P(_lib.TF_Output), ctypes.c_int, _P(_lib.TF_Output), ctypes.c_void_p,
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]),
+    "TF_FunctionToFunctionDef": (None, [ctypes.c_void_p, _P(_lib.TF_Buffer), ctypes.c_void_p]),
+    "TF_DeleteFunction": (None, [ctypes.c_void_p]),
+    "TF_GraphCopyFunction": (None, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_void_p]),
+    "TFE_ContextAddFunction": (None, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+    "TFE_ContextHasFunction": (ctypes.c_ubyte, [ctypes.c_void_p, ctypes.c_char_p]),
+}
+_capi: Any = None
+_names = itertools.count(1)
+# Functions a GradientTape recorded a call of, by name, for its replay graphs (kept:
+# a replay may come long after the Function that traced them is gone).
+_by_name: dict[str, ConcreteFunction] = {}
+
+
+def _add_recorded_function(g: Graph, name: str) -> None:
+    function = _by_name.get(name)
+    if function is not None:
+        function.add_to_graph(g)
+_lock = threading.Lock()
+
+
+def _c() -> Any:
+    global _capi
+    if _capi is None:
+        _capi = _lib.declared(_SIGNATURES)
+    return _capi
+
+
+_tape_program.function_adders.append(_add_recorded_function)
+
+
+class TensorSpec:
+    """The dtype and shape (None for an unknown dim, or shape None for an unknown rank)
+    a traced function's argument takes, as ``tf.TensorSpec``."""
+
+    def __init__(self, shape: Sequence[int | None] | None, dtype: Any = dtypes.float32,
+                 name: str | None = None) -> None:
+        self.shape = None if shape is None else tuple(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}, name={self.name!r})"
+
+
+class FuncGraph(Graph):
+    """A scratch graph a function body is traced into. An input from another graph
+    (`outer`, or one enclosing it) is captured: it becomes a new Placeholder here, and
+    the outer tensor an extra input of the call."""
+
+    def __init__(self, name: str, outer: Graph | None) -> None:
+        super().__init__()
+        self.name = name
+        self.outer = outer
+        self.inputs: list[Output] = []
+        self.captures: dict[Output, Output] = {}  # outer tensor -> its placeholder here
+        self.functions: list[ConcreteFunction] = []  # those called from here
+        # Eager variables' handles read here (traced eagerly only), with placeholders.
+        self.eager_captures: list[tuple[Tensor, Output]] = []
+
+    def placeholder(self, dtype: dtypes.DType, shape: Sequence[int | None] | None,
+                    name: str) -> Output:
+        attrs: dict[str, Any] = {"dtype": dtype}
+        if shape is not None:
+            attrs["shape"] = list(shape)
+        return self.create_op("Placeholder", [], attrs, name=name).outputs[0]
+
+    def capture(self, value: Output) -> Output:
+        inner = self.captures.get(value)
+        if inner is None:
+            with self.as_default(), self.control_dependencies(None):
+                inner = self.placeholder(value.dtype, value.shape, "capture")
+            self.captures[value] = inner
+        return inner
+
+    def capture_handle(self, handle: Tensor) -> Output | None:
+        """A DT_RESOURCE placeholder here for the eager variable handle `handle`, passed
+        in by each call (through the enclosing bodies); None where the outermost
+        enclosing graph is not a function body being traced eagerly."""
+        if self.outer is None:
+            for known, inner in self.eager_captures:
+                if known is handle:
+                    return inner
+            with self.as_default(), self.control_dependencies(None):
+                inner = self.placeholder(handle.dtype, (), "capture_resource")
+            self.eager_captures.append((handle, inner))
+            return inner
+        if not isinstance(self.outer, FuncGraph):
+            return None
+        outer = self.outer.capture_handle(handle)
+        return None if outer is None else self.capture(outer)
+
+    def read_captured_variable(self, variable: Any) -> Output | None:
+        """A ReadVariableOp of the eager opgen.Variable `variable` in this body (None for
+        a graph variable, which is read as its graph's read node)."""
+        handle = variable.handle
+        if not isinstance(handle, Tensor):
+            return None
+        inner = self.capture_handle(handle)
+        if inner is None:
+            return None
+        with self.as_default():
+            return self.create_op("ReadVariableOp", [inner],
+                                  {"dtype": variable.dtype}).outputs[0]
+
+    def _own_output(self, value: Any, op_type: str, arg: str) -> Output:
+        if isinstance(value, Output) and value.graph is not self and self.outer is not None:
+            return self.capture(value)
+        return super()._own_output(value, op_type, arg)
+
+    def is_stateful(self) -> bool:
+        for op in self.get_operations():
+            plan = _opplan.registry._plans.get(op.type)
+            if plan is None:
+                try:
+                    plan = _opplan.registry.plan(op.type)
+                except NotFoundError:  # a function's name as an op type: assume state
+                    return True
+            if plan.op_def.is_stateful:
+                return True
+        return False
+
+
+def _output_of(g: Graph, value: Any, want: dtypes.DType | None, what: str) -> Output:
+    """`value` as an Output of `g` (Python and numpy values become Consts)."""
+    with g.as_default():
+        try:
+            return graph_mode._as_output(g, value, want, "Const")
+        except InvalidArgumentError as e:
+            raise TypeError(f"{what}: {e.message}") from None
+
+
+class ConcreteFunction:
+    """One trace: a ``TF_Function`` with its argument and result dtypes, the structure
+    of its results, and the outer tensors it captured (extra inputs after the
+    arguments)."""
+
+    def __init__(self, graph: FuncGraph, outputs: Sequence[Output], structure: Any,
+                 inputs: Sequence[Output] | None = None) -> None:
+        c = _c()
+        inputs = list(graph.inputs if inputs is None else inputs)
+        # A call without inputs inside a function body does not instantiate in this
+        # runtime (its empty Tin is refused), so such a function takes one unused int32.
+        self.needs_dummy = not inputs
+        if self.needs_dummy:
+            inputs = [graph.placeholder(dtypes.int32, (), "unused")]
+        # Each result is an Identity of its own, so an argument returned as it is (or
+        # one tensor returned twice) is still a node of the body.
+        with graph.as_default(), graph.control_dependencies(None):
+            outputs = [graph.create_op("Identity", [o], name="output").outputs[0]
+                       for o in outputs]
+        c_in = (_lib.TF_Output * max(len(inputs), 1))(*[i._c for i in inputs])
+        c_out = (_lib.TF_Output * max(len(outputs), 1))(*[o._c for o in outputs])
+        status = _lib.thread_status()
+        self._c_function = c.TF_GraphToFunction(
+            graph._c_graph, graph.name.encode(), 0, -1, None, len(inputs), c_in,
+            len(outputs), c_out, None, None, None, status.ptr)
+        raise_for_status(status)
+        self._finalizer = weakref.finalize(self, c.TF_DeleteFunction, self._c_function)
+        self.name = graph.name
+        self.graph = graph
+        self.input_dtypes = [i.dtype for i in inputs]
+        self.output_dtypes = [o.dtype for o in outputs]
+        self.output_shapes = [o.shape for o in outputs]
+        self.structure = structure
+        self.captured: list[Any] = [*graph.captures, *(h for h, _ in graph.eager_captures)]
+        self.stateful = graph.is_stateful()
+        self._in_graphs: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
+        self._eager_kernel: int | None = None
+
+    @property
+    def function_def(self) -> Any:
+        """The FunctionDef message (opgen's protos, wire-compatible with TensorFlow's)."""
+        from opgen.protos import function_pb2
+        buffer = _lib.graph_lib().TF_NewBuffer()
+        try:
+            status = _lib.thread_status()
+            _c().TF_FunctionToFunctionDef(self._c_function, buffer, status.ptr)
+            raise_for_status(status)
+            data = ctypes.string_at(buffer.contents.data, buffer.contents.length)
+        finally:
+            _lib.graph_lib().TF_DeleteBuffer(buffer)
+        return function_pb2.FunctionDef.FromString(data)
+
+    def add_to_graph(self, g: Graph) -> None:
+        """Adds this function, and those it calls, to `g`'s library (once)."""
+        if g in self._in_graphs:
+            return
+        for called in self.graph.functions:
+            called.add_to_graph(g)
+        status = _lib.thread_status()
+        _c().TF_GraphCopyFunction(g._c_graph, self._c_function, None, status.ptr)
+        raise_for_status(status)
+        self._in_graphs[g] = True
+        if isinstance(g, FuncGraph):
+            g.functions.append(self)
+
+    def add_to_context(self) -> None:
+        """Adds this function, and those it calls, to the eager context's library."""
+        ctx = _context.eager_context()
+        if _c().TFE_ContextHasFunction(ctx, self.name.encode()):
+            return
+        for called in self.graph.functions:
+            called.add_to_context()
+        status = _lib.thread_status()
+        _c().TFE_ContextAddFunction(ctx, self._c_function, status.ptr)
+        raise_for_status(status)
+
+    def func_attr(self) -> attr_value_pb2.AttrValue:
+        return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
+
+    def call_flat(self, args: Sequence[Any]) -> list[Any]:
+        """Calls the function on `args` (its arguments, then its captures' outer
+        tensors): in the default graph when there is one, else eagerly."""
+        if self.needs_dummy:
+            args = [np.int32(0)]
+        if thread_has_default_graph():
+            g = get_default_graph()
+            self.add_to_graph(g)
+            inputs = [_output_of(g, a, d, f"argument {i} of {self.name}")
+                      for i, (a, d) in enumerate(zip(args, self.input_dtypes))]
+            op_type = "StatefulPartitionedCall" if self.stateful else "PartitionedCall"
+            op = g.create_op(op_type, [inputs], {"Tout": self.output_dtypes,
+                                                 "f": self.func_attr()})
+            return list(op.outputs)
+        return self._call_eager(args)
+
+    def _call_eager(self, args: Sequence[Any]) -> list[Any]:
+        tensors = [_convert(a, d, True) for a, d in zip(args, self.input_dtypes)]
+        lib = _lib.lib()
+        status = _lib.thread_status()
+        device = devices.eager_device_bytes()
+        # The function's instance is kept across calls (instantiating it is most of the
+        # cost of a small call), except under an opgen.device scope.
+        kernel = self._eager_kernel if device is None else None
+        if kernel is None:
+            kernel = self._new_eager_kernel(tensors, device)
+            if device is None:
+                self._eager_kernel = kernel
+                weakref.finalize(self, lib.OPGEN_DeleteEagerKernel, kernel)
+        try:
+            n = len(self.output_dtypes)
+            outputs = (ctypes.c_void_p * max(n, 1))()
+            flat = (ctypes.c_void_p * max(len(tensors), 1))(*[t._tensor for t in tensors])
+            lib.OPGEN_EagerKernelExecute(kernel, flat, len(tensors), outputs, n, status.ptr)
+            raise_for_status(status)
+        finally:
+            if device is not None:
+                lib.OPGEN_DeleteEagerKernel(kernel)
+        results = [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
+        self._record(tensors, results)
+        return results
+
+    def _new_eager_kernel(self, tensors: list[Tensor], device: bytes | None) -> int:
+        self.add_to_context()
+        lib = _lib.lib()
+        status = _lib.thread_status()
+        op = lib.TFE_NewOp(_context.eager_context(), self.name.encode(), status.ptr)
+        raise_for_status(status)
+        try:
+            if device is not None:
+                lib.TFE_OpSetDevice(op, device, status.ptr)
+                raise_for_status(status)
+            for t in tensors:
+                lib.TFE_OpAddInput(op, t._handle, status.ptr)
+                raise_for_status(status)
+            kernel: int = lib.OPGEN_NewEagerKernel(op, status.ptr)
+            raise_for_status(status)
+        finally:
+            lib.TFE_DeleteOp(op)
+        return kernel
+
+    def _record(self, inputs: list[Tensor], results: list[Tensor]) -> None:
+        """Records a stateless call on the recording GradientTapes that track one of its
+        inputs: they replay it as a PartitionedCall (the runtime differentiates that)."""
+        tapes = [t for t in backprop._tapes() if t._recording]
+        if not tapes or self.stateful or not backprop._touches(tapes, inputs):
+            return
+        _by_name[self.name] = self
+        attrs = {"Tout": self.output_dtypes, "f": self.func_attr()}
+        for tape in tapes:
+            tape._record("PartitionedCall", [inputs], attrs, list(results))
+
+    def __call__(self, *args: Any) -> Any:
+        return pack(self.structure, self.call_flat([*args, *self.captured]))
+
+
+# ---- nested structures (lists, tuples, dicts, None) of tensors ---------------------------
+
+def flatten(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in flatten(v)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in flatten(value[k])]
+    if value is None:
+        return []
+    return [value]
+
+
+def structure_of(value: Any) -> Any:
+    """`value` with each leaf replaced by 0 (None stays None): comparable structures."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(structure_of(v) for v in value)
+    if isinstance(value, dict):
+        return {k: structure_of(v) for k, v in value.items()}
+    return None if value is None else 0
+
+
+def pack(structure: Any, flat: Sequence[Any]) -> Any:
+    it = iter(flat)
+
+    def build(s: Any) -> Any:
+        if isinstance(s, (list, tuple)):
+            return type(s)(build(v) for v in s)
+        if isinstance(s, dict):
+            built = {k: build(s[k]) for k in sorted(s)}
+            return {k: built[k] for k in s}
+        return None if s is None else next(it)
+    return build(structure)
+
+
+def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], name: str,
+          outer: Graph | None, args: Sequence[Any] | None = None) -> tuple[FuncGraph, Any]:
+    """Runs `fn` in a new FuncGraph on one Placeholder per (dtype, shape) of `specs`
+    (or, where `args` holds a non-tensor, that value); returns the graph (its `inputs`
+    the placeholders) and what `fn` returned, with leaves as Outputs of the graph."""
+    # A name TensorFlow accepts for a function (lambdas are "<lambda>").
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "function"
+    with _lock:
+        unique = f"{safe}_{next(_names)}"
+    g = FuncGraph(unique, outer)
+    with g.as_default():
+        call_args: list[Any] = []
+        spec_iter = iter(specs)
+        for i in range(len(args) if args is not None else len(specs)):
+            if args is not None and not _is_tensor(args[i]):
+                call_args.append(args[i])
+                continue
+            dtype, shape = next(spec_iter)
+            ph = g.placeholder(dtype, shape, f"arg{i}")
+            g.inputs.append(ph)
+            call_args.append(ph)
+        result = fn(*call_args)
+        flat = [_output_of(g, v, None, f"a result of {name}") for v in flatten(result)]
+        # An outer tensor returned as it is is captured now, before the callers list
+        # the captures.
+        flat = [g._own_output(o, name, "result") for o in flat]
+    return g, (structure_of(result), flat)
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, (Tensor, Output, np.ndarray, np.generic, TensorSpec)) or hasattr(
+        value, "_opgen_value")
+
+
+def _spec_of(value: Any) -> tuple[dtypes.DType, Any]:
+    if isinstance(value, TensorSpec):
+        return value.dtype, value.shape
+    if isinstance(value, Output):
+        return value.dtype, value.shape
+    tensor = _convert(value, None, True)
+    return tensor.dtype, tensor.shape
+
+
+class Function:
+    """A Python function traced into the function library on each new input signature
+    (what ``opgen.function`` returns); call it eagerly or while building a graph."""
+
+    def __init__(self, fn: Callable[..., Any], input_signature: Sequence[TensorSpec] | None,
+                 name: str | None) -> None:
+        self.python_function = fn
+        self.input_signature = None if input_signature is None else list(input_signature)
+        self._name = str(name or getattr(fn, "__name__", "function"))
+        self._traces: dict[Any, ConcreteFunction] = {}
+        functools.update_wrapper(self, fn)
+
+    def get_concrete_function(self, *args: Any) -> ConcreteFunction:
+        """The trace for `args` (tensors, TensorSpecs, or Python values that become part
+        of the trace), made on first use."""
+        if self.input_signature is not None:
+            if args and len(args) != len(self.input_signature):
+                raise TypeError(f"{self._name} takes {len(self.input_signature)} argument(s) "
+                                f"(its input_signature), got {len(args)}")
+            for i, (a, spec) in enumerate(zip(args, self.input_signature)):
+                dtype, shape = _spec_of(a)
+                if dtype != spec.dtype or not _shape_fits(shape, spec.shape):
+                    raise TypeError(
+                        f"{self._name}: argument {i} ({dtype.name} {shape}) does not match its "
+                        f"input_signature {spec}")
+            args = tuple(self.input_signature)
+        outer = get_default_graph() if thread_has_default_graph() else None
+        key_parts: list[Any] = [None if outer is None else id(outer)]
+        specs = []
+        for a in args:
+            if _is_tensor(a):
+                dtype_shape = _spec_of(a)
+                specs.append(dtype_shape)
+                key_parts.append(dtype_shape)
+            else:
+                key_parts.append(("value", type(a), a))
+        key = tuple(key_parts)
+        concrete = self._traces.get(key)
+        if concrete is not None and any(isinstance(v, Output) and v.graph is not outer
+                                        for v in concrete.captured):
+            concrete = None  # traced for a graph since freed, whose id `outer` reuses
+        if concrete is None:
+            g, (structure, flat) = trace(self.python_function, specs, self._name, outer, args)
+            concrete = ConcreteFunction(g, flat, structure, [
+                *g.inputs, *g.captures.values(), *(p for _, p in g.eager_captures)])
+            concrete.python_args = [a for a in args if not _is_tensor(a)]  # type: ignore[attr-defined]
+            self._traces[key] = concrete
+        return concrete
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Keyword arguments as positional ones, in the Python function's order."""
+        if not kwargs:
+            return args
+        bound = inspect.signature(self.python_function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"{self._name}: keyword-only arguments are not supported")
+        return tuple(bound.args)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args = self._bind(args, kwargs)
+        concrete = self.get_concrete_function(*args)
+        tensors = [a for a in args if _is_tensor(a)]
+        return pack(concrete.structure, concrete.call_flat([*tensors, *concrete.captured]))
+
+
+def _shape_fits(shape: Any, spec: Any) -> bool:
+    if spec is None:
+        return True
+    if shape is None:
+        return False
+    return len(shape) == len(spec) and all(s is None or d == s for d, s in zip(shape, spec))
+
+
+def function(func: Callable[..., Any] | None = None, input_signature: Sequence[TensorSpec] | None = None,
+             name: str | None = None) -> Any:
+    """Makes a Python function of tensors a library function, as ``tf.function``: each
+    call with a new input signature (dtypes and shapes of the tensor arguments, values
+    of the others) traces it into a FunctionDef; calls run it eagerly, or add a
+    ``PartitionedCall`` node while a graph is the default. With `input_signature`
+    (a list of TensorSpec) it is traced once, for those specs. Usable as a decorator,
+    with or without arguments."""
+    if func is None:
+        return lambda f: Function(f, input_signature, name)
+    return Function(func, input_signature, name)
+
+
+__all__ = ["ConcreteFunction", "FuncGraph", "Function", "TensorSpec", "function"]
