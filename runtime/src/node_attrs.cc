@@ -41,7 +41,14 @@ bool SetOrCheck(const OpDef& op, const std::string& arg, const std::string& name
     (*attrs)[name] = value;
     return true;
   }
-  const AttrValue& have = it->second;
+  AttrValue& have = it->second;
+  // An empty list read from a NodeDef ("list {}") carries no element kind: it is the
+  // empty list of types that no inputs imply.
+  if (value.kind == AttrValue::kListType && value.list_type.empty() && have.IsList() &&
+      have.ListSize() == 0) {
+    have = value;
+    return true;
+  }
   bool same = have.kind == value.kind &&
               (value.kind == AttrValue::kType ? have.type == value.type
                : value.kind == AttrValue::kInt ? have.i == value.i

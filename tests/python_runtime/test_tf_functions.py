@@ -92,3 +92,31 @@ def test_bad_functions_raise_clear_errors():
     with opgen.Session(graph=graph) as session, pytest.raises(
             errors.NotFoundError, match=r"'missing' is not in the function library \(it holds: forever\)"):
         session.run("call:0", {"x:0": np.float32(1)})
+
+
+def test_a_call_without_arguments_inside_a_function():
+    """A NodeDef's empty `Tin` ("list {}") is the empty type list that no inputs imply
+    (it was refused as "Tin=[] implies Tin=[]")."""
+    gd = graph_pb2.GraphDef()
+    seven = gd.library.function.add()
+    seven.signature.name = "seven"
+    seven.signature.output_arg.add(name="y", type=types_pb2.DT_FLOAT)
+    const = seven.node_def.add(name="c", op="Const")
+    const.attr["dtype"].type = types_pb2.DT_FLOAT
+    const.attr["value"].tensor.dtype = types_pb2.DT_FLOAT
+    const.attr["value"].tensor.float_val.append(7.0)
+    seven.ret["y"] = "c:output:0"
+    outer = gd.library.function.add()
+    outer.signature.name = "outer"
+    outer.signature.output_arg.add(name="y", type=types_pb2.DT_FLOAT)
+    outer.ret["y"] = "call:output:0"
+    for node, callee in ((outer.node_def.add(name="call"), "seven"), (gd.node.add(name="top"), "outer")):
+        node.op = "PartitionedCall"
+        node.attr["Tin"].list.SetInParent()
+        node.attr["Tout"].list.type.append(types_pb2.DT_FLOAT)
+        node.attr["f"].func.name = callee
+    graph = opgen.Graph()
+    with graph.as_default():
+        opgen.import_graph_def(gd, name="")
+    with opgen.Session(graph=graph) as session:
+        assert session.run("top:0") == np.float32(7.0)
