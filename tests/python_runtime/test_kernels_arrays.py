@@ -130,3 +130,14 @@ def test_random_broadcasts(shapes, op, dtype):
     with np.errstate(over="ignore"):
         want = in_float(fn, x, y) if name_ != "Less" else fn(x, y)
     assert_close(run(name_, [x, y]), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.complex128])
+@pytest.mark.parametrize("shape,multiples", [((3,), [70001]), ((2, 5), [3, 9000]),
+                                             ((1,), [131073]), ((4, 3, 1), [2, 1, 40000])])
+def test_tile_by_large_multiples_across_the_copy_block(dtype, shape, multiples):
+    """Tile writes a row's first piece, then copies what it wrote in doubling blocks of up
+    to 64 KiB (a copy per piece took seconds under ASan: a fuzz timeout)."""
+    from opgen import ops
+    x = (np.arange(np.prod(shape)) + 1).reshape(shape).astype(dtype)
+    np.testing.assert_array_equal(ops.tile(x, np.int32(multiples)).numpy(), np.tile(x, multiples))
