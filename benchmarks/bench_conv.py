@@ -21,9 +21,9 @@ import argparse
 import os
 import platform
 import statistics
-import time
 
 import numpy as np
+from _timing import median_seconds as _median_seconds
 
 import opgen
 from opgen import ops
@@ -62,14 +62,7 @@ STAT = statistics.median
 
 def median_seconds(fn, repeats: int) -> float:
     """The median (or, with --stat min, the fastest) of `repeats` timed runs."""
-    for _ in range(2):
-        fn()  # warm-up: first touch, lazy pools, filter caches
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return STAT(times)
+    return _median_seconds(fn, repeats, warmup=2, stat=STAT)
 
 
 def flops(h, w, ic, kh, kw, oc, stride):

@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
+from _timing import median_seconds as _median_seconds
 
 # (name, input NHWC, kernel, out channels, stride): a batch of 8 through ResNet-ish layers.
 CASES = [
@@ -34,14 +33,7 @@ CASES = [
 
 
 def median_seconds(fn, repeats: int) -> float:
-    for _ in range(2):
-        fn()  # warm up: first touch of buffers, thread pools, lazy initialisation
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return _median_seconds(fn, repeats, warmup=2)
 
 
 def inputs(shape, k, oc, s):

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 import opgen
 from opgen import ops
@@ -25,16 +24,6 @@ try:
     import torch
 except ImportError:  # optional reference
     torch = None
-
-
-def median_seconds(fn, repeats: int) -> float:
-    fn()  # warm up: first-touch of buffers, lazy initialisation
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def cases(size: int):

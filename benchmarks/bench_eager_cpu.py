@@ -10,23 +10,11 @@ are medians of several repeats because shared machines are noisy.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 from opgen import convert_to_tensor, ops
-
-
-def median_seconds(fn, repeats: int, inner: int) -> float:
-    fn()  # warm up: first-call caches, page faults
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) / inner)
-    return statistics.median(samples)
 
 
 def cases():

@@ -20,28 +20,17 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
+from _timing import median_seconds_each
 
 import opgen
 
 
 def median_seconds(fns, repeats: int, inner: int) -> list[float]:
-    """Median seconds per call of each function. Repeats alternate between the
-    functions, so a shared machine's load changes hit all of them alike."""
-    for fn in fns:
-        for _ in range(max(inner // 10, 3)):  # warm up: plan caches, executor set-up
-            fn()
-    samples = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, times in zip(fns, samples):
-            start = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            times.append((time.perf_counter() - start) / inner)
-    return [statistics.median(times) for times in samples]
+    """Median seconds per call of each function, their samples taken in turn (a shared
+    machine's load changes hit all of them alike), after plan-cache warm-up calls."""
+    return median_seconds_each(fns, repeats, inner, warmup=max(inner // 10, 3))
 
 
 def placeholder(g, name="x"):

@@ -17,14 +17,13 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import median_seconds as _median_seconds
 
 import opgen
 
@@ -44,14 +43,7 @@ def inputs_of(name: str) -> dict[str, dict[str, np.ndarray]]:
 
 
 def median_seconds(fn, repeats: int) -> float:
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return _median_seconds(fn, repeats, warmup=5)
 
 
 TF_CHILD = textwrap.dedent("""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,19 +24,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "runtime"))
+from _timing import median_seconds as _median_seconds
 from graph_capi import TF_FLOAT, Api, TF_Output, c_void_p, out  # noqa: E402
 
 
 def median_seconds(fn, repeats: int, inner: int, clock=time.perf_counter) -> float:
-    for _ in range(max(inner // 10, 1)):
-        fn()  # warm up: plans, caches, page faults
-    samples = []
-    for _ in range(repeats):
-        start = clock()
-        for _ in range(inner):
-            fn()
-        samples.append((clock() - start) / inner)
-    return statistics.median(samples)
+    return _median_seconds(fn, repeats, inner, warmup=max(inner // 10, 1), clock=clock)
 
 
 def load_api() -> Api:

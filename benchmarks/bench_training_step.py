@@ -17,25 +17,14 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 import opgen
-
-
-def median_seconds(fn, repeats: int) -> float:
-    fn()  # warm up: slots made, buffers touched
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def numpy_steps(w, g):
