@@ -81,6 +81,18 @@ inline bool CheckDepthwiseStrides(TF_OpKernelContext* ctx, const Window2D& w, co
   return false;
 }
 
+// The forward op's input dims (NHWC), window and output depth, into the plan.
+inline void SetForwardGeometry(WindowPlan* plan, const std::vector<int64_t>& nhwc, int64_t kh,
+                               int64_t kw, int64_t oc) {
+  plan->batch = nhwc[0];
+  plan->ih = nhwc[1];
+  plan->iw = nhwc[2];
+  plan->ic = nhwc[3];
+  plan->kh = kh;
+  plan->kw = kw;
+  plan->oc = oc;
+}
+
 // Conv2DBackpropFilter and DepthwiseConv2dNativeBackpropFilter(input, filter_sizes,
 // out_backprop). `input` holds the images, `filter` out_backprop; out_dims become
 // filter_sizes. False after reporting the failure.
@@ -109,13 +121,7 @@ inline bool PlanBackpropFilter(TF_OpKernelContext* ctx, const Window2D& w, bool 
   *multiplier = depthwise ? fs[3] : 1;
   plan->input = std::move(input);
   plan->filter = std::move(dy);
-  plan->batch = id[0];
-  plan->ih = id[1];
-  plan->iw = id[2];
-  plan->ic = id[3];
-  plan->kh = fs[0];
-  plan->kw = fs[1];
-  plan->oc = oc;
+  SetForwardGeometry(plan, id, fs[0], fs[1], oc);
   if (!CheckOutBackprop(ctx, w, plan, dd, "out_backprop")) return false;
   plan->out_dims = fs;
   return true;
@@ -144,13 +150,7 @@ inline bool PlanDepthwiseBackpropInput(TF_OpKernelContext* ctx, const Window2D& 
   *multiplier = fd[3];
   plan->input = std::move(dy);
   plan->filter = std::move(filter);
-  plan->batch = in[0];
-  plan->ih = in[1];
-  plan->iw = in[2];
-  plan->ic = in[3];
-  plan->kh = fd[0];
-  plan->kw = fd[1];
-  plan->oc = oc;
+  SetForwardGeometry(plan, in, fd[0], fd[1], oc);
   if (!CheckOutBackprop(ctx, w, plan, dd, "out_backprop")) return false;
   plan->out_dims = in;
   return true;
@@ -184,12 +184,7 @@ inline bool PlanPoolGrad(TF_OpKernelContext* ctx, const Window2D& w, bool max, W
   }
   const std::vector<int64_t> gd = Dims(grad.get());
   plan->filter = std::move(grad);
-  plan->batch = id[0];
-  plan->ih = id[1];
-  plan->iw = id[2];
-  plan->ic = plan->oc = id[3];
-  plan->kh = w.ksize[1];
-  plan->kw = w.ksize[2];
+  SetForwardGeometry(plan, id, w.ksize[1], w.ksize[2], id[3]);
   if (!CheckOutBackprop(ctx, w, plan, gd, "grad")) return false;
   plan->out_dims = id;
   return true;
@@ -218,12 +213,7 @@ inline bool PlanMaxPoolGradGrad(TF_OpKernelContext* ctx, const Window2D& w, Wind
   plan->input = std::move(orig_in);
   plan->filter = std::move(grad);
   *orig_output = std::move(orig_out);
-  plan->batch = id[0];
-  plan->ih = id[1];
-  plan->iw = id[2];
-  plan->ic = plan->oc = id[3];
-  plan->kh = w.ksize[1];
-  plan->kw = w.ksize[2];
+  SetForwardGeometry(plan, id, w.ksize[1], w.ksize[2], id[3]);
   if (!CheckOutBackprop(ctx, w, plan, od, "orig_output")) return false;
   plan->out_dims = od;
   return true;
