@@ -15,12 +15,7 @@
 #include "nn_spec.h"
 #include "resize_spec.h"
 #include "window_spec.h"
-
-#if defined(__CUDACC__)
-#define OPGEN_GRAD_HD __host__ __device__
-#else
-#define OPGEN_GRAD_HD
-#endif
+#include "host_device.h"
 
 namespace opgen {
 namespace kernels {
@@ -414,7 +409,7 @@ inline bool PlanConv3DBackprop(TF_OpKernelContext* ctx, const Window3D& w, bool 
 // ---- per-element sums (host and device) --------------------------------------------
 
 // The clipped window of output position o: [begin, end) of input rows.
-OPGEN_GRAD_HD inline void PoolSpan(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t extent,
+OPGEN_HD inline void PoolSpan(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t extent,
                                    int64_t* begin, int64_t* end) {
   const int64_t start = o * stride - pad;
   *begin = start > 0 ? start : 0;
@@ -425,7 +420,7 @@ OPGEN_GRAD_HD inline void PoolSpan(int64_t o, int64_t stride, int64_t pad, int64
 
 // Pool windows covering input row s: outputs o with o * stride - pad <= s < o * stride -
 // pad + k, as [first, last].
-OPGEN_GRAD_HD inline void CoveringWindows(int64_t s, int64_t stride, int64_t pad, int64_t k, int64_t out,
+OPGEN_HD inline void CoveringWindows(int64_t s, int64_t stride, int64_t pad, int64_t k, int64_t out,
                                           int64_t* first, int64_t* last) {
   const int64_t q = s + pad;  // o * stride <= q and o * stride > q - k
   const int64_t hi = q / stride;
@@ -439,7 +434,7 @@ OPGEN_GRAD_HD inline void CoveringWindows(int64_t s, int64_t stride, int64_t pad
 // row-major order, later values taking over only when strictly larger, so a NaN never
 // does unless it comes first) sits here. Read(i) widens element i.
 template <typename C, typename ReadIn, typename ReadGrad>
-OPGEN_GRAD_HD inline C MaxPoolGradAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx, int64_t ch,
+OPGEN_HD inline C MaxPoolGradAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx, int64_t ch,
                                      ReadIn in, ReadGrad grad) {
   C acc = C(0);
   int64_t y0, y1, x0, x1;
@@ -472,7 +467,7 @@ OPGEN_GRAD_HD inline C MaxPoolGradAt(const GradGeometry& g, int64_t b, int64_t s
 // of the window (row-major) equal to it, or zero where none is (a NaN maximum, or an
 // orig_output that is not the pool of orig_input), as TensorFlow's CPU kernel.
 template <typename C, typename ReadIn, typename ReadGrad>
-OPGEN_GRAD_HD inline C MaxPoolGradGradAt(const GradGeometry& g, int64_t b, int64_t y, int64_t x,
+OPGEN_HD inline C MaxPoolGradGradAt(const GradGeometry& g, int64_t b, int64_t y, int64_t x,
                                          int64_t ch, C out, ReadIn in, ReadGrad grad) {
   int64_t rb, re, cb, ce;
   PoolSpan(y, g.sh, g.pt, g.kh, g.ih, &rb, &re);
@@ -487,7 +482,7 @@ OPGEN_GRAD_HD inline C MaxPoolGradGradAt(const GradGeometry& g, int64_t b, int64
 
 // d input[b, sy, sx, ch] of AvgPool: each covering window's grad over its clipped size.
 template <typename C, typename ReadGrad>
-OPGEN_GRAD_HD inline C AvgPoolGradAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx, int64_t ch,
+OPGEN_HD inline C AvgPoolGradAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx, int64_t ch,
                                      ReadGrad grad) {
   C acc = C(0);
   int64_t y0, y1, x0, x1;
@@ -511,7 +506,7 @@ OPGEN_GRAD_HD inline C AvgPoolGradAt(const GradGeometry& g, int64_t b, int64_t s
 // (padding, or between strides), the tap adds 0 * filter, so a non-finite filter value
 // gives NaN there, as TensorFlow's kernel (which multiplies a zero-filled window) does.
 template <typename C, typename ReadDy, typename ReadF>
-OPGEN_GRAD_HD inline C DepthwiseBackpropInputAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx,
+OPGEN_HD inline C DepthwiseBackpropInputAt(const GradGeometry& g, int64_t b, int64_t sy, int64_t sx,
                                                 int64_t c, ReadDy dy, ReadF f) {
   C acc = C(0);
   const int64_t m_count = g.multiplier;
@@ -536,7 +531,7 @@ OPGEN_GRAD_HD inline C DepthwiseBackpropInputAt(const GradGeometry& g, int64_t b
 // m, input channel c), over the images and output pixels. A tap in the padding adds
 // 0 * out_backprop (NaN for a non-finite one), as a zero-padded im2col product does.
 template <typename C, typename ReadIn, typename ReadDy>
-OPGEN_GRAD_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_t j, int64_t c, int64_t o,
+OPGEN_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_t j, int64_t c, int64_t o,
                                         ReadIn in, ReadDy dy) {
   C acc = C(0);
   for (int64_t b = 0; b < g.batch; ++b)
@@ -557,7 +552,7 @@ OPGEN_GRAD_HD inline C BackpropFilterAt(const GradGeometry& g, int64_t i, int64_
 // (unlike the depthwise gradient, TensorFlow's kernel skips the others: a non-finite
 // filter value does not reach input voxels it never touched).
 template <typename C, typename ReadDy, typename ReadF>
-OPGEN_GRAD_HD inline C Conv3DBackpropInputAt(const Grad3DGeometry& g, int64_t b, const int64_t (&at)[3],
+OPGEN_HD inline C Conv3DBackpropInputAt(const Grad3DGeometry& g, int64_t b, const int64_t (&at)[3],
                                              int64_t c, ReadDy dy, ReadF f) {
   C acc = C(0);
   for (int64_t a = 0; a < g.k[0]; ++a)
@@ -582,7 +577,7 @@ OPGEN_GRAD_HD inline C Conv3DBackpropInputAt(const Grad3DGeometry& g, int64_t b,
 // d filter[a, i, j, c, o] of Conv3D over the images and output voxels (0 * out_backprop
 // for taps in the padding).
 template <typename C, typename ReadIn, typename ReadDy>
-OPGEN_GRAD_HD inline C Conv3DBackpropFilterAt(const Grad3DGeometry& g, const int64_t (&tap)[3], int64_t c,
+OPGEN_HD inline C Conv3DBackpropFilterAt(const Grad3DGeometry& g, const int64_t (&tap)[3], int64_t c,
                                               int64_t o, ReadIn in, ReadDy dy) {
   C acc = C(0);
   for (int64_t b = 0; b < g.batch; ++b)
@@ -609,7 +604,7 @@ OPGEN_GRAD_HD inline C Conv3DBackpropFilterAt(const Grad3DGeometry& g, const int
 // float and double results are TensorFlow's bit for bit. Every row (column) is scanned:
 // which read this pixel follows from the float sampling, not a closed form.
 template <typename C, typename ReadGrad>
-OPGEN_GRAD_HD inline C ResizeBilinearGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
+OPGEN_HD inline C ResizeBilinearGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
                                             float scale_h, float scale_w, bool half_pixel, int64_t b,
                                             int64_t sy, int64_t sx, int64_t ch, ReadGrad grad) {
   C acc = C(0);
@@ -638,7 +633,7 @@ OPGEN_GRAD_HD inline C ResizeBilinearGradAt(int64_t oh, int64_t ow, int64_t ih, 
 
 // d image[b, sy, sx, ch] of ResizeNearestNeighbor: the grads of the pixels copied from it.
 template <typename C, typename ReadGrad>
-OPGEN_GRAD_HD inline C ResizeNearestGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
+OPGEN_HD inline C ResizeNearestGradAt(int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t c,
                                            float scale_h, float scale_w, bool align, bool half_pixel,
                                            int64_t b, int64_t sy, int64_t sx, int64_t ch, ReadGrad grad) {
   C acc = C(0);

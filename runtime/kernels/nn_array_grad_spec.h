@@ -14,12 +14,7 @@
 #include "dtype_of.h"
 #include "kernel_api_util.h"
 #include "strided_slice_spec.h"
-
-#if defined(__CUDACC__)
-#define OPGEN_GRAD_HD __host__ __device__
-#else
-#define OPGEN_GRAD_HD
-#endif
+#include "host_device.h"
 
 namespace opgen {
 namespace kernels {
@@ -368,7 +363,7 @@ struct MirrorPadGradMap {
   int64_t in[kMaxGradDims] = {}, out[kMaxGradDims] = {}, lo[kMaxGradDims] = {};
 
   // The padded positions of dim k that mirror out position o; returns their count.
-  OPGEN_GRAD_HD int Sources(int k, int64_t o, int64_t* p) const {
+  OPGEN_HD int Sources(int k, int64_t o, int64_t* p) const {
     const int64_t n = out[k], l = lo[k], hi = in[k] - n - l;
     int c = 0;
     p[c++] = o + l;

@@ -10,12 +10,7 @@
 #include <vector>
 
 #include "kernel_api_util.h"
-
-#if defined(__CUDACC__)
-#define OPGEN_RESIZE_HD __host__ __device__
-#else
-#define OPGEN_RESIZE_HD
-#endif
+#include "host_device.h"
 
 namespace opgen {
 namespace kernels {
@@ -39,13 +34,13 @@ inline void DeleteResize(void* p) { delete static_cast<ResizeAttrs*>(p); }
 
 // The input size over the output size; with align_corners (and more than one output
 // pixel) the corner centres line up instead.
-OPGEN_RESIZE_HD inline float ResizeScale(int64_t in, int64_t out, bool align_corners) {
+OPGEN_HD inline float ResizeScale(int64_t in, int64_t out, bool align_corners) {
   return align_corners && out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
                                   : static_cast<float>(in) / static_cast<float>(out);
 }
 
 // Bilinear: output index o reads input indices lo and hi, weighted 1 - lerp and lerp.
-OPGEN_RESIZE_HD inline void BilinearTap(int64_t o, float scale, int64_t in_size, bool half_pixel,
+OPGEN_HD inline void BilinearTap(int64_t o, float scale, int64_t in_size, bool half_pixel,
                                         int64_t* lo, int64_t* hi, float* lerp) {
   const float in = half_pixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f
                               : static_cast<float>(o) * scale;
@@ -57,7 +52,7 @@ OPGEN_RESIZE_HD inline void BilinearTap(int64_t o, float scale, int64_t in_size,
 }
 
 // Nearest neighbour: the input index output index o reads.
-OPGEN_RESIZE_HD inline int64_t NearestTap(int64_t o, float scale, int64_t in_size,
+OPGEN_HD inline int64_t NearestTap(int64_t o, float scale, int64_t in_size,
                                           bool align_corners, bool half_pixel) {
   const float in = half_pixel ? (static_cast<float>(o) + 0.5f) * scale : static_cast<float>(o) * scale;
   int64_t i = static_cast<int64_t>(align_corners ? roundf(in) : floorf(in));

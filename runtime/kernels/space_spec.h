@@ -12,12 +12,7 @@
 #include <vector>
 
 #include "kernel_api_util.h"
-
-#if defined(__CUDACC__)
-#define OPGEN_HD __host__ __device__
-#else
-#define OPGEN_HD
-#endif
+#include "host_device.h"
 
 namespace opgen {
 namespace kernels {
