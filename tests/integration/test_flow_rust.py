@@ -161,6 +161,19 @@ fn main() -> Result<(), Error> {
     let twice = g2.call([&x]).build(&graph)?;
     print("to_function", &fetch(&[twice[0].clone()], true)?[0])?;
     println!("hashed_name: {}", g2.name());
+
+    // A cond inside a function (its branches go along into the graph's library), and a
+    // cond over no inputs.
+    let relu_like = Function::trace("relu_like", &[DataType::Float, DataType::Bool], |g, a| {
+        let zero = ops::zeros_like(&a[0]).build(g)?.output(0);
+        cond(g, &a[1], &[a[0].clone(), zero], |_, b| Ok(vec![b[0].clone()]), |_, b| Ok(vec![b[1].clone()]))
+    })?;
+    let called = relu_like.call([&x, &pred]).build(&graph)?;
+    let constant = cond(&graph, &pred, &[], |g, _| Ok(vec![scalar_f32(g, 1.0)?]),
+                        |g, _| Ok(vec![scalar_f32(g, 2.0)?]))?;
+    let out = fetch(&[called[0].clone(), constant[0].clone()], false)?;
+    print("nested_cond", &out[0])?;
+    print("no_inputs", &out[1])?;
     Ok(())
 }
 """
@@ -186,4 +199,6 @@ def test_rust_flow_program_prints_what_numpy_computes(tmp_path, build_cache):
     values = flow_programs.expected_values()
     assert [float(v) for v in lines["while_again"].split()] == pytest.approx(values["while"])
     assert [float(v) for v in lines["to_function"].split()] == [2, 4, 6]
+    assert lines["nested_cond"] == "0 0 0"
+    assert lines["no_inputs"] == "2"
     assert lines["hashed_name"].startswith("double_") and len(lines["hashed_name"]) == 23
