@@ -148,10 +148,26 @@ fn main() -> Result<(), Error> {
     let err = graph.copy_function(&other, None).unwrap_err();
     println!("name_taken: {:?}", err.code);
 
+    // A placeholder of the loop's graph kept past the closure: the call fails and the
+    // loop's graphs are leaked, not freed, so the kept output is still valid.
+    let kept = std::cell::RefCell::new(None);
+    let err = while_loop(&graph, &[x.clone()],
+        |g, a| {
+            kept.replace(Some(a[0].clone()));
+            Ok(ops::less(&a[0], scalar_f32(g, 0.0)?).build(g)?.output(0))
+        },
+        |_, a| Ok(a.to_vec())).unwrap_err();
+    let name = kept.borrow().as_ref().map(|o| o.operation.name()).unwrap_or_default();
+    println!("escaped: {:?} | {} | {}", err.code, err.message, name);
+
     // After all that the graph still builds and runs: the loop again, by itself.
     let again = loop_over(&graph, &x, &n, false)?;
-    let out = fetch(&[again[2].clone()], true)?;
+    let stateful = f.call([&x, &y]).stateful(true).build(&graph)?;
+    let out = fetch(&[again[2].clone(), stateful[0].clone()], true)?;
     print("while_again", &out[0])?;
+    print("stateful_call", &out[1])?;
+    println!("call_ops: {} {} {}", inner[0].operation.op_type(), outer[0].operation.op_type(),
+             stateful[0].operation.op_type());
 
     // Graph::to_function: a function of some of a graph's nodes; hashed names.
     let body = Graph::new();
@@ -196,6 +212,11 @@ def test_rust_flow_program_prints_what_numpy_computes(tmp_path, build_cache):
     assert lines["call_arity"] == (
         "InvalidArgument | function 'square_plus' takes [float32, float32], not [float32]")
     assert lines["name_taken"] == "InvalidArgument"
+    assert lines["escaped"] == ("InvalidArgument | while_loop: a graph or output of cond_fn or "
+                                "body_fn outlived the closure | input_0")
+    assert lines["call_ops"] == "PartitionedCall square_plus StatefulPartitionedCall"
+    assert [float(v) for v in lines["stateful_call"].split()] == pytest.approx(
+        flow_programs.X ** 2 + flow_programs.Y)
     values = flow_programs.expected_values()
     assert [float(v) for v in lines["while_again"].split()] == pytest.approx(values["while"])
     assert [float(v) for v in lines["to_function"].split()] == [2, 4, 6]
