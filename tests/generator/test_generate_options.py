@@ -71,7 +71,8 @@ def test_renamed_files_and_names(renamed):
         "go/runtime.go", "go/types.go",
         "myproj/nn_ops/__init__.py", "myproj/nn_ops/__init__.pyi", "myproj/nn_ops/_ops_c.py",
         "myproj/nn_ops/_ops_m.py", "myproj/nn_ops/_ops_r.py",
-        "rust/Cargo.toml", "rust/build.rs", "rust/src/data_type.rs", "rust/src/lib.rs",
+        "rust/Cargo.toml", "rust/build.rs", "rust/src/data_type.rs", "rust/src/flow.rs",
+        "rust/src/lib.rs",
         "rust/src/ops.rs", "rust/src/train.rs", "rust/src/variable.rs"]
     cargo = (renamed / "rust" / "Cargo.toml").read_text()
     assert 'name = "my-ops"\nversion = "1.2.3-beta.1"' in cargo and 'name = "my_ops"' in cargo

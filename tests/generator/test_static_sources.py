@@ -23,6 +23,7 @@ GO_TRAIN = static_dir("go") / "train.go"
 RUST_LIB = static_dir("rust") / "lib.rs"
 RUST_VARIABLE = static_dir("rust") / "variable.rs"
 RUST_TRAIN = static_dir("rust") / "train.rs"
+RUST_FLOW = static_dir("rust") / "flow.rs"
 
 #: static file -> where `opgen generate` writes it
 COPIES = {CPP_FRAMEWORK: "cpp/opgen_framework.h", GO_RUNTIME: "go/runtime.go",
@@ -118,7 +119,7 @@ def test_rust_crate_root_is_rustfmt_clean_in_place():
     # (ops.rs, data_type.rs) are generated, so they are not beside it.
     result = _run([rustfmt, "--edition", "2021", "--check"], input=RUST_LIB.read_text())
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
-    for module in (RUST_VARIABLE, RUST_TRAIN):
+    for module in (RUST_VARIABLE, RUST_TRAIN, RUST_FLOW):
         result = _run([rustfmt, "--edition", "2021", "--check"], input=module.read_text())
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
 

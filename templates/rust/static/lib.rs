@@ -17,10 +17,12 @@
 //!
 //! Resource variables: [`Variable`] (`read`, `assign`, `assign_add`, `assign_sub`) and
 //! [`global_variables_initializer`], in `variable.rs`. Gradients: [`Graph::add_gradients`];
-//! optimizers: [`Optimizer`] (`train.rs`).
+//! optimizers: [`Optimizer`] (`train.rs`). Functions, `cond` and `while_loop`: [`Function`],
+//! [`cond`], [`while_loop`] (`flow.rs`).
 
 #![allow(clippy::all)]
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -29,9 +31,11 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::ptr::{self, NonNull};
 use std::rc::Rc;
 
+mod flow;
 pub mod ops;
 mod train;
 mod variable;
+pub use flow::{cond, while_loop, Call, Function};
 pub use train::Optimizer;
 pub use variable::{global_variables_initializer, Variable, VariableBuilder};
 
@@ -72,6 +76,10 @@ pub mod ffi {
     pub struct TF_Buffer {
         _private: [u8; 0],
     }
+    #[repr(C)]
+    pub struct TF_Function {
+        _private: [u8; 0],
+    }
 
     #[repr(C)]
     #[derive(Clone, Copy)]
@@ -83,6 +91,20 @@ pub mod ffi {
     /// `TF_DataType` and `TF_Code` are C enums: `int` on every platform the runtime builds on.
     pub type TF_DataType = c_int;
     pub type TF_Code = c_int;
+
+    /// What `TF_NewWhile` hands out: the loop's two graphs, their placeholders, and the
+    /// slots (`cond_output`, `body_outputs`, `name`) the caller fills in.
+    #[repr(C)]
+    pub struct TF_WhileParams {
+        pub ninputs: c_int,
+        pub cond_graph: *mut TF_Graph,
+        pub cond_inputs: *const TF_Output,
+        pub cond_output: TF_Output,
+        pub body_graph: *mut TF_Graph,
+        pub body_inputs: *const TF_Output,
+        pub body_outputs: *mut TF_Output,
+        pub name: *const c_char,
+    }
 
     extern "C" {
         pub fn TF_NewStatus() -> *mut TF_Status;
@@ -235,6 +257,50 @@ pub mod ffi {
             status: *mut TF_Status,
             dy: *mut TF_Output,
         );
+
+        pub fn TF_GraphToFunction(
+            fn_body: *const TF_Graph,
+            fn_name: *const c_char,
+            append_hash_to_fn_name: c_uchar,
+            num_opers: c_int,
+            opers: *const *const TF_Operation,
+            ninputs: c_int,
+            inputs: *const TF_Output,
+            noutputs: c_int,
+            outputs: *const TF_Output,
+            output_names: *const *const c_char,
+            opts: *const c_void,
+            description: *const c_char,
+            status: *mut TF_Status,
+        ) -> *mut TF_Function;
+        pub fn TF_FunctionName(func: *mut TF_Function) -> *const c_char;
+        pub fn TF_DeleteFunction(func: *mut TF_Function);
+        pub fn TF_GraphCopyFunction(
+            g: *mut TF_Graph,
+            func: *const TF_Function,
+            grad: *const TF_Function,
+            status: *mut TF_Status,
+        );
+        pub fn TF_GraphNumFunctions(g: *mut TF_Graph) -> c_int;
+        pub fn TF_GraphGetFunctions(
+            g: *mut TF_Graph,
+            funcs: *mut *mut TF_Function,
+            max_func: c_int,
+            status: *mut TF_Status,
+        ) -> c_int;
+        pub fn TF_NewWhile(
+            g: *mut TF_Graph,
+            inputs: *mut TF_Output,
+            ninputs: c_int,
+            status: *mut TF_Status,
+        ) -> TF_WhileParams;
+        pub fn TF_FinishWhile(
+            params: *const TF_WhileParams,
+            status: *mut TF_Status,
+            outputs: *mut TF_Output,
+        );
+        pub fn TF_AbortWhile(params: *const TF_WhileParams);
+
         pub fn TF_NewSessionOptions() -> *mut TF_SessionOptions;
         pub fn TF_DeleteSessionOptions(o: *mut TF_SessionOptions);
         pub fn TF_NewSession(
@@ -405,7 +471,7 @@ macro_rules! tensor_type {
 }
 
 tensor_type!(f32 => Float, f64 => Double, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
-             u8 => Uint8, u16 => Uint16, u32 => Uint32, u64 => Uint64);
+             u8 => Uint8, u16 => Uint16, u32 => Uint32, u64 => Uint64, bool => Bool);
 
 // ----------------------------------------------------------------------------- shapes
 
@@ -562,11 +628,15 @@ struct GraphHandle {
     default_names: RefCell<HashMap<String, usize>>,
     /// the initializers of the graph's `Variable`s (operations the graph owns)
     variable_initializers: RefCell<Vec<NonNull<ffi::TF_Operation>>>,
+    /// false for a graph the C API owns (a while loop's cond and body graphs)
+    owned: bool,
 }
 
 impl Drop for GraphHandle {
     fn drop(&mut self) {
-        unsafe { ffi::TF_DeleteGraph(self.ptr.as_ptr()) }
+        if self.owned {
+            unsafe { ffi::TF_DeleteGraph(self.ptr.as_ptr()) }
+        }
     }
 }
 
@@ -586,11 +656,17 @@ impl Default for Graph {
 impl Graph {
     pub fn new() -> Graph {
         let ptr = NonNull::new(unsafe { ffi::TF_NewGraph() }).expect("TF_NewGraph returned NULL");
+        Graph::wrap(ptr, true)
+    }
+
+    /// A `Graph` over `ptr`; `owned`: freed when the last clone is dropped.
+    fn wrap(ptr: NonNull<ffi::TF_Graph>, owned: bool) -> Graph {
         Graph {
             inner: Rc::new(GraphHandle {
                 ptr,
                 default_names: RefCell::new(HashMap::new()),
                 variable_initializers: RefCell::new(Vec::new()),
+                owned,
             }),
         }
     }
@@ -639,7 +715,7 @@ impl Graph {
                 return Err(Error::invalid_argument(format!(
                     "input {} of {} is in another graph",
                     output.operation.name(),
-                    spec.op_type
+                    &spec.op_type
                 )));
             }
         }
@@ -648,9 +724,9 @@ impl Graph {
         }
         let name = match spec.name {
             Some(name) => name,
-            None => self.unique_name(spec.op_type),
+            None => self.unique_name(&spec.op_type),
         };
-        let op_type = c_string(spec.op_type)?;
+        let op_type = c_string(&spec.op_type)?;
         let c_name = c_string(&name)?;
         let device = spec.device.as_deref().map(c_string).transpose()?;
         let attr_names = spec
@@ -937,7 +1013,7 @@ enum InputArg {
 /// Everything needed to add one operation: what an op builder collects.
 #[derive(Debug)]
 pub struct OpSpec {
-    op_type: &'static str,
+    op_type: Cow<'static, str>,
     name: Option<String>,
     device: Option<String>,
     inputs: Vec<InputArg>,
@@ -946,9 +1022,10 @@ pub struct OpSpec {
 }
 
 impl OpSpec {
-    pub fn new(op_type: &'static str) -> OpSpec {
+    /// An operation of `op_type`: an op's name, or a function's in the graph's library.
+    pub fn new(op_type: impl Into<Cow<'static, str>>) -> OpSpec {
         OpSpec {
-            op_type,
+            op_type: op_type.into(),
             name: None,
             device: None,
             inputs: Vec::new(),
