@@ -51,15 +51,17 @@ PREDECLARED = words("""
 BODY_NAMES = frozenset({"scope", "optional", "attrs", "opt", "op", "err", "outs", "tf",
                         "optionalAttr", "funcNames", "splitOutputs"})
 
-#: Exported names package ``op`` defines besides the ops: scope.go's, variable.go's and
-#: train.go's (TensorFlow's ref-variable op ``Variable`` gets ``Variable2``, as any
-#: collision would).
+#: Exported names package ``op`` defines besides the ops: scope.go's, variable.go's,
+#: train.go's and flow.go's (TensorFlow's ref-variable op ``Variable`` gets ``Variable2``,
+#: as any collision would).
 RUNTIME_NAMES = frozenset({"Scope", "NewScope", "NewScopeWithGraph",
                            "Variable", "VariableAttr", "NewVariable", "VariableName",
                            "VariableInitialValue", "VariableInitialTensor", "VariableContainer",
                            "VariableSharedName", "GlobalVariablesInitializer",
                            "Optimizer", "GradAndVar", "NewGradientDescentOptimizer",
-                           "NewMomentumOptimizer", "NewAdamOptimizer"})
+                           "NewMomentumOptimizer", "NewAdamOptimizer",
+                           "TensorSpec", "FunctionBuilder", "CondBuilder", "NewFunction", "Call",
+                           "Cond", "WhileLoop"})
 
 #: TF_Code names as the package spells them.
 CODES = ("OK", "Cancelled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
@@ -383,17 +385,20 @@ def files(specs: Sequence[OpSpec], source: str,
             "dtype_names": list(zip(_aligned(f"{c}:" for c, _ in named_dtypes()),
                                     (n for _, n in named_dtypes())))}),
         _runtime_file(identity),
+        _runtime_file(identity, "function.go"),
         ("scope.go.j2", "go/op/scope.go", common),
         ("ops.go.j2", "go/op/ops.go", {**common, "ops": go_ops(specs)}),
         _variable_file(identity),
         _variable_file(identity, "train.go"),
+        _variable_file(identity, "flow.go"),
     ]
 
 
-def _runtime_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
-    """runtime.go (static, written for ``PACKAGE`` in ``MODULE_PATH``) in the package and
-    module ``identity`` names: its package clause and the names its comment gives."""
-    template, path, context = static_file(NAME, "runtime.go", "go/runtime.go")
+def _runtime_file(identity: Identity, name: str = "runtime.go") -> tuple[str, str, dict[str, Any]]:
+    """runtime.go or function.go (static, written for ``PACKAGE`` in ``MODULE_PATH``) in
+    the package and module ``identity`` names: its package clause and the names its
+    comment gives."""
+    template, path, context = static_file(NAME, name, f"go/{name}")
     text = context["text"]
     if identity.go_package != PACKAGE:
         text = text.replace(f"\npackage {PACKAGE}\n", f"\npackage {identity.go_package}\n", 1)
@@ -404,8 +409,8 @@ def _runtime_file(identity: Identity) -> tuple[str, str, dict[str, Any]]:
 
 #: files an earlier run may have written that this run might not: removed when stale
 def _variable_file(identity: Identity, name: str = "variable.go") -> tuple[str, str, dict[str, Any]]:
-    """op/variable.go or op/train.go (static, importing ``MODULE_PATH``) importing the
-    module ``identity`` names."""
+    """op/variable.go, op/train.go or op/flow.go (static, importing ``MODULE_PATH``)
+    importing the module ``identity`` names."""
     template, path, context = static_file(NAME, name, f"go/op/{name}")
     text = context["text"].replace(f'tf "{MODULE_PATH}"', f'tf "{identity.go_module}"', 1)
     return template, path, {"text": text}

@@ -94,6 +94,23 @@ void TF_FinishWhile(const TF_WhileParams* params, TF_Status* status, TF_Output* 
                        "TF_FinishWhile: body_outputs[" + std::to_string(i) + "] is not set");
       return;
     }
+    // A body that changes a loop variable's dtype is refused here, as TensorFlow's
+    // TF_FinishWhile refuses it, not only once the loop runs. (Graph and index are
+    // TF_GraphToFunction's to check; an output it would refuse is skipped here.)
+    for (int i = 0; i < n; ++i) {
+      const TF_Output& o = params->body_outputs[i];
+      if (o.oper->graph != params->body_graph || o.index < 0 ||
+          static_cast<size_t>(o.index) >= o.oper->output_types.size())
+        continue;
+      const TF_DataType want = inputs[i].oper->output_types[inputs[i].index];
+      const TF_DataType got = o.oper->output_types[o.index];
+      if (got == want) continue;
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                       "TF_FinishWhile: body_outputs[" + std::to_string(i) + "] is " +
+                           opgen::DataTypeName(got) + ", but loop variable " +
+                           std::to_string(i) + " is " + opgen::DataTypeName(want));
+      return;
+    }
     // Unique function names per loop: the node name plus a counter.
     const std::string base = params->name != nullptr && *params->name ? params->name : "while";
     const std::string tag = base + "_" + std::to_string(g_loops.fetch_add(1));

@@ -180,8 +180,9 @@ def test_depfile_lists_the_static_files_a_language_copies(runner, pbtxt, tmp_pat
     assert result.exit_code == 0, result.output
     dependencies = dep.read_text().split(":", 1)[1]
     for static in ("cpp/static/opgen_framework.h", "go/static/runtime.go", "go/static/variable.go",
-                   "go/static/train.go", "rust/static/lib.rs", "rust/static/variable.rs",
-                   "rust/static/train.rs", "rust/static/flow.rs"):
+                   "go/static/train.go", "go/static/function.go", "go/static/flow.go",
+                   "rust/static/lib.rs", "rust/static/variable.rs", "rust/static/train.rs",
+                   "rust/static/flow.rs"):
         assert static in dependencies, static
 
 

@@ -67,8 +67,8 @@ def test_default_options_write_what_is_checked_in(tmp_path):
 def test_renamed_files_and_names(renamed):
     assert sorted(str(p.relative_to(renamed)) for p in renamed.rglob("*") if p.is_file()) == [
         "c/my_ops.c", "c/my_ops.h", "cpp/my_nn.h", "cpp/opgen_framework.h",
-        "go/go.mod", "go/op/ops.go", "go/op/scope.go", "go/op/train.go", "go/op/variable.go",
-        "go/runtime.go", "go/types.go",
+        "go/function.go", "go/go.mod", "go/op/flow.go", "go/op/ops.go", "go/op/scope.go",
+        "go/op/train.go", "go/op/variable.go", "go/runtime.go", "go/types.go",
         "myproj/nn_ops/__init__.py", "myproj/nn_ops/__init__.pyi", "myproj/nn_ops/_ops_c.py",
         "myproj/nn_ops/_ops_m.py", "myproj/nn_ops/_ops_r.py",
         "rust/Cargo.toml", "rust/build.rs", "rust/src/data_type.rs", "rust/src/flow.rs",
@@ -80,6 +80,8 @@ def test_renamed_files_and_names(renamed):
     runtime_go = (renamed / "go" / "runtime.go").read_text()
     assert "\npackage mytf\n" in runtime_go and "example.com/my/tf/op" in runtime_go
     assert "\npackage mytf\n" in (renamed / "go" / "types.go").read_text()
+    assert "\npackage mytf\n" in (renamed / "go" / "function.go").read_text()
+    assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "flow.go").read_text()
     assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "ops.go").read_text()
     assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "variable.go").read_text()
     assert 'tf "example.com/my/tf"' in (renamed / "go" / "op" / "train.go").read_text()

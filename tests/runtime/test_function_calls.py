@@ -414,6 +414,28 @@ def test_new_while_builds_a_functional_while(api, graph):
     lib.TF_AbortWhile(ctypes.byref(params))
 
 
+
+def test_finish_while_refuses_a_body_that_changes_a_dtype(api, graph):
+    """As TensorFlow's TF_FinishWhile: a body turning a float loop variable into int32 is
+    refused when the loop is built, naming both dtypes, and adds nothing to the graph."""
+    lib = api.lib
+    _declare_while(lib)
+    x = api.placeholder(graph, "x")
+    inputs = (TF_Output * 1)(out(x))
+    params = lib.TF_NewWhile(graph, inputs, 1, api.status)
+    api.check()
+    params.cond_output = out(api.op(params.cond_graph, "Less", "less",
+                                    [params.cond_inputs[0], params.cond_inputs[0]]))
+    params.body_outputs[0] = out(api.op(params.body_graph, "Cast", "cast", [params.body_inputs[0]],
+                                        {"DstT": ("Type", 3)}))  # TF_INT32
+    outputs = (TF_Output * 1)()
+    lib.TF_FinishWhile(ctypes.byref(params), api.status, outputs)
+    with pytest.raises(CApiError) as e:
+        api.check()
+    assert e.value.code == INVALID_ARGUMENT
+    assert "body_outputs[0] is int32, but loop variable 0 is float" in e.value.message
+    assert lib.TF_GraphOperationByName(graph, b"while") is None
+
 def _declare_eager(lib):
     vp, c = ctypes.c_void_p, ctypes
     for name, restype, argtypes in [

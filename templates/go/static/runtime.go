@@ -475,9 +475,10 @@ func newTensorFromC(c *C.TF_Tensor) *Tensor {
 	return t
 }
 
-// TensorElement are the Go element types a Tensor can be made of and read as.
+// TensorElement are the Go element types a Tensor can be made of and read as (bool is
+// tf.Bool: one byte, 0 or 1, in Go as in the runtime).
 type TensorElement interface {
-	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~bool
 }
 
 func dataTypeOf[T TensorElement]() DataType {
@@ -503,6 +504,8 @@ func dataTypeOf[T TensorElement]() DataType {
 		return Uint32
 	case uint64:
 		return Uint64
+	case bool:
+		return Bool
 	}
 	panic(fmt.Sprintf("no DataType for %T", zero))
 }
