@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # flow_programs and the Go runner, beside this file (importlib mode)
@@ -106,6 +107,52 @@ func loopBody(dtype tf.DataType) op.FunctionBuilder {
 	}
 }
 
+// nested builds control flow inside control flow and returns (name, output) pairs to print:
+// a loop whose body holds a Cond, a Cond whose branch holds a loop and one that calls a
+// function, each with d sum / dx.
+func nested(s *op.Scope, pred, x, n tf.Output) ([]string, []tf.Output) {
+	g := s.Graph()
+	i0 := constant(s, tf.Int32, []int64{}, int32(0))
+	loop, err := op.WhileLoop(s, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+		next, err := op.AddV2(s, vars[0], constant(s, tf.Int32, []int64{}, int32(1)))
+		must(err)
+		early, err := op.Less(s, vars[0], constant(s, tf.Int32, []int64{}, int32(2)))
+		must(err)
+		v, err := op.Cond(s, early, vars[2:], func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+			out, err := op.Mul(s, args[0], constant(s, tf.Float, []int64{}, float32(2)))
+			return []tf.Output{out}, err
+		}, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+			out, err := op.AddV2(s, args[0], constant(s, tf.Float, []int64{}, float32(1)))
+			return []tf.Output{out}, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return []tf.Output{next, vars[1], v[0]}, nil
+	})
+	must(err)
+	doubling, err := op.Cond(s, pred, []tf.Output{x}, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+		return op.WhileLoop(s, args, func(s *op.Scope, vars []tf.Output) (tf.Output, error) {
+			sum, err := op.Sum(s, vars[0], constant(s, tf.Int32, []int64{1}, int32(0)))
+			must(err)
+			return op.Less(s, sum, constant(s, tf.Float, []int64{}, float32(100)))
+		}, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+			out, err := op.Mul(s, vars[0], constant(s, tf.Float, []int64{}, float32(2)))
+			return []tf.Output{out}, err
+		})
+	}, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) { return args, nil })
+	must(err)
+	vector := op.TensorSpec{DataType: tf.Float, Shape: tf.MakeShape(3)}
+	f, err := op.NewFunction("square_plus", []op.TensorSpec{vector, vector}, squarePlus)
+	must(err)
+	calling, err := op.Cond(s, pred, []tf.Output{x}, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+		return op.Call(s, f, args[0], args[0])
+	}, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) { return args, nil })
+	must(err)
+	return []string{"loop_cond", "loop_cond_grad", "cond_loop", "cond_loop_grad", "cond_call", "cond_call_grad"},
+		[]tf.Output{loop[2], grad(g, loop[2], x), doubling[0], grad(g, doubling[0], x), calling[0], grad(g, calling[0], x)}
+}
+
 func grad(g *tf.Graph, y, x tf.Output) tf.Output {
 	dx, err := g.AddGradients("", []tf.Output{y}, []tf.Output{x}, nil)
 	must(err)
@@ -176,48 +223,59 @@ func main() {
 		}
 	}
 
+	nestedNames, nestedFetches := nested(s, pred, x, n)
+	for _, p := range []bool{true, false} {
+		predValue, err := tf.NewScalar(p)
+		must(err)
+		out, err := session.Run(map[tf.Output]*tf.Tensor{x: xValue, n: count, pred: predValue}, nestedFetches, nil)
+		must(err)
+		for i, name := range nestedNames {
+			fmt.Printf("nested_%s_%v: %s\n", name, p, row[float32](out[i]))
+		}
+	}
+
 	_, err = g.AddOperation(tf.OpSpec{Type: "no_such_function", Name: "missing", Input: []tf.Input{x}})
 	failure("missing_function", err)
-	_, err = op.WhileLoop(s, []tf.Output{i0, n, x}, below, loopBody(tf.Int32))
-	failure("while_dtype", err)
-
-	// The binding's own errors: each leaves the graph as it was.
+	// The errors, in a scope of their own: each leaves the graph as it was.
+	e := s.SubScope("errors")
 	functions := g.NumFunctions()
-	_, err = op.WhileLoop(s, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+	_, err = op.WhileLoop(e, []tf.Output{i0, n, x}, below, loopBody(tf.Int32))
+	failure("while_dtype", err)
+	_, err = op.WhileLoop(e, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
 		return nil, &tf.Error{Code: tf.Unimplemented, Message: "the body gives up"}
 	})
 	failure("body_error", err)
-	_, err = op.WhileLoop(s, []tf.Output{i0, n, x}, func(s *op.Scope, vars []tf.Output) (tf.Output, error) {
+	_, err = op.WhileLoop(e, []tf.Output{i0, n, x}, func(s *op.Scope, vars []tf.Output) (tf.Output, error) {
 		return tf.Output{}, errors.New("a plain error")
 	}, loopBody(tf.Float))
 	fmt.Printf("cond_error: %v\n", err)
-	_, err = op.WhileLoop(s, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+	_, err = op.WhileLoop(e, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
 		return vars[:2], nil
 	})
 	failure("body_count", err)
-	_, err = op.WhileLoop(s, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+	_, err = op.WhileLoop(e, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
 		v, err := op.AddV2(s, vars[2], y) // y is in the outer graph
 		return []tf.Output{vars[0], vars[1], v}, err
 	})
 	failure("outer_tensor", err)
-	_, err = op.Cond(s, pred, []tf.Output{x}, square, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+	_, err = op.Cond(e, pred, []tf.Output{x}, square, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
 		out, err := op.Cast(s, args[0], tf.Int32)
 		return []tf.Output{out}, err
 	})
 	failure("cond_dtypes", err)
-	_, err = op.Cond(s, pred, []tf.Output{x}, square, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+	_, err = op.Cond(e, pred, []tf.Output{x}, square, func(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
 		return nil, &tf.Error{Code: tf.OutOfRange, Message: "the branch gives up"}
 	})
 	failure("branch_error", err)
 	func() {
 		defer func() { fmt.Printf("panicked: %v\n", recover()) }()
-		_, _ = op.WhileLoop(s, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+		_, _ = op.WhileLoop(e, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
 			panic("the body panics")
 		})
 	}()
 	fmt.Printf("functions_unchanged: %v\n", g.NumFunctions() == functions)
 	leftover := []string{}
-	for _, name := range []string{"while_1", "while_2", "cond_1", "cond_2"} {
+	for _, name := range []string{"errors/while", "errors/while_1", "errors/cond", "errors/cond_1"} {
 		if g.Operation(name) != nil {
 			leftover = append(leftover, name)
 		}
@@ -225,9 +283,9 @@ func main() {
 	fmt.Printf("leftover_nodes: %d%v\n", len(leftover), leftover)
 
 	// A loop and a cond without inputs, built after the failures, run.
-	again, err := op.WhileLoop(s, []tf.Output{i0, n, x}, below, loopBody(tf.Float))
+	again, err := op.WhileLoop(e, []tf.Output{i0, n, x}, below, loopBody(tf.Float))
 	must(err)
-	constantCond, err := op.Cond(s, pred, nil, func(s *op.Scope, _ []tf.Output) ([]tf.Output, error) {
+	constantCond, err := op.Cond(e, pred, nil, func(s *op.Scope, _ []tf.Output) ([]tf.Output, error) {
 		return []tf.Output{constant(s, tf.Float, []int64{}, float32(7))}, nil
 	}, func(s *op.Scope, _ []tf.Output) ([]tf.Output, error) {
 		return []tf.Output{constant(s, tf.Float, []int64{}, float32(8))}, nil
@@ -242,6 +300,28 @@ func main() {
 		[]tf.Output{again[2], constantCond[0]}, nil)
 	must(err)
 	fmt.Printf("after_errors: %s | %s | %s\n", again[2].Op.Name(), row[float32](out[0]), row[float32](out[1]))
+
+	// tf.While, the C API's loop builder, itself.
+	w, err := g.NewWhile([]tf.Output{i0, n})
+	must(err)
+	less, err := below(op.NewScopeWithGraph(w.CondGraph), w.CondInputs)
+	must(err)
+	next, err := op.AddV2(op.NewScopeWithGraph(w.BodyGraph), w.BodyInputs[0], w.BodyInputs[1])
+	must(err)
+	raw, err := w.Finish(less, []tf.Output{next, w.BodyInputs[1]}, "raw_loop")
+	must(err)
+	_, err = w.Finish(less, nil, "again")
+	failure("finish_twice", err)
+	w.Abort()
+	aborted, err := g.NewWhile([]tf.Output{x})
+	must(err)
+	aborted.Abort()
+	aborted.Abort()
+	_, err = g.NewWhile(nil)
+	failure("no_loop_variables", err)
+	out, err = fresh.Run(map[tf.Output]*tf.Tensor{n: count}, []tf.Output{raw[0], raw[1]}, nil)
+	must(err)
+	fmt.Printf("raw_loop: %s %s %s\n", raw[0].Op.Name(), row[int32](out[0]), row[int32](out[1]))
 
 	// Graph.ToFunction with its options, the FunctionDef printed for Python to read.
 	body := op.NewScope()
@@ -298,11 +378,36 @@ def test_go_functions_cond_and_while_loop_compute_what_numpy_does(flow_stdout):
     assert code == "InvalidArgument" and "not in its graph" in message, message
     code, message = lines["cond_dtypes"].split(" | ")
     assert code == "InvalidArgument" and "float32" in message and "int32" in message, message
+    assert lines["finish_twice"] == (
+        "FailedPrecondition | While.Finish: the loop is already finished or aborted")
+    assert lines["no_loop_variables"].startswith("InvalidArgument | NewWhile: ")
+    assert lines["raw_loop"] == "raw_loop 4 4"     # 0 + 4 once: 4 < 4 is false
     # ... and leaves the graph usable: no node, no function left behind
     assert lines["functions_unchanged"] == "true"
     assert lines["leftover_nodes"] == "0[]"
     loop = " ".join(f"{v:g}" for v in flow_programs.expected_values()["while"])
-    assert lines["after_errors"] == f"while_3 | {loop} | 7"
+    assert lines["after_errors"] == f"errors/while_2 | {loop} | 7"
+
+
+def test_go_control_flow_nests_and_differentiates(flow_stdout):
+    lines = flow_programs.parse(flow_stdout)
+    x = flow_programs.X
+    v = x.copy()
+    for i in range(flow_programs.LOOP_COUNT):
+        v = v * 2 if i < 2 else v + 1
+    doubled = x.copy()
+    while doubled.sum() < 100:
+        doubled = doubled * 2
+    expected = {"loop_cond": (v, np.full(3, 4.0)),
+                "cond_loop": ({True: doubled, False: x}, {True: doubled / x, False: np.ones(3)}),
+                "cond_call": ({True: x * x + x, False: x}, {True: 2 * x + 1, False: np.ones(3)})}
+    for name, (values, grads) in expected.items():
+        for pred in (True, False):
+            for what, want in ((name, values), (name + "_grad", grads)):
+                if isinstance(want, dict):
+                    want = want[pred]
+                printed = np.array([float(c) for c in lines[f"nested_{what}_{str(pred).lower()}"].split()])
+                np.testing.assert_allclose(printed, want, rtol=1e-6, err_msg=f"{what} {pred}")
 
 
 def test_go_graph_to_function_writes_the_function_def_it_was_given(flow_stdout):
