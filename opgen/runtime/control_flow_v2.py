@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from opgen.runtime import dtypes
 from opgen.runtime.functions import (
     ConcreteFunction,
@@ -77,8 +75,7 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
     then_f.add_to_graph(g)
     else_f.add_to_graph(g)
     stateful = then_f.stateful or else_f.stateful
-    inputs = list(captured) or [_output_of(g, np.int32(0), None, "unused")]  # see needs_dummy
-    op = g.create_op("If" if stateful else "StatelessIf", [pred_out, inputs], {
+    op = g.create_op("If" if stateful else "StatelessIf", [pred_out, list(captured)], {
         "Tout": then_f.output_dtypes,
         "then_branch": then_f.func_attr(), "else_branch": else_f.func_attr(),
     }, name=name)

@@ -95,15 +95,21 @@ class FuncGraph(Graph):
     (`outer`, or one enclosing it) is captured: it becomes a new Placeholder here, and
     the outer tensor an extra input of the call."""
 
-    def __init__(self, name: str, outer: Graph | None) -> None:
+    def __init__(self, name: str, outer: Graph | None, variables_as_values: bool = False) -> None:
         super().__init__()
         self.name = name
         self.outer = outer
         self.inputs: list[Output] = []
         self.captures: dict[Output, Output] = {}  # outer tensor -> its placeholder here
         self.functions: list[ConcreteFunction] = []  # those called from here
-        # Eager variables' handles read here (traced eagerly only), with placeholders.
-        self.eager_captures: list[tuple[Tensor, Output]] = []
+        # Eager variables read here (traced eagerly only): each one's handle (None when
+        # traced with variables_as_values), a weak reference to it, its placeholder.
+        self.eager_captures: list[tuple[Tensor | None, weakref.ref, Output]] = []
+        # Traced for a GradientTape's replay: each eager variable is a value argument
+        # (a plain tensor: the call is then stateless and differentiable) instead of a
+        # resource handle read inside. Bodies nested in such a graph inherit it.
+        self.variables_as_values = variables_as_values or (
+            isinstance(outer, FuncGraph) and outer.variables_as_values)
 
     def placeholder(self, dtype: dtypes.DType, shape: Sequence[int | None] | None,
                     name: str) -> Output:
@@ -120,32 +126,38 @@ class FuncGraph(Graph):
             self.captures[value] = inner
         return inner
 
-    def capture_handle(self, handle: Tensor) -> Output | None:
-        """A DT_RESOURCE placeholder here for the eager variable handle `handle`, passed
-        in by each call (through the enclosing bodies); None where the outermost
-        enclosing graph is not a function body being traced eagerly."""
+    def capture_variable(self, variable: Any) -> Output | None:
+        """A placeholder here for the eager variable `variable`, passed in by each call
+        (through the enclosing bodies): its DT_RESOURCE handle, or its value where
+        `variables_as_values`; None where the outermost enclosing graph is not a
+        function body being traced eagerly."""
         if self.outer is None:
-            for known, inner in self.eager_captures:
-                if known is handle:
+            for _, known, inner in self.eager_captures:
+                if known() is variable:
                     return inner
+            as_value = self.variables_as_values
             with self.as_default(), self.control_dependencies(None):
-                inner = self.placeholder(handle.dtype, (), "capture_resource")
-            self.eager_captures.append((handle, inner))
+                if as_value:
+                    inner = self.placeholder(variable.dtype, variable.shape, "capture_value")
+                else:
+                    inner = self.placeholder(variable.handle.dtype, (), "capture_resource")
+            self.eager_captures.append(
+                (None if as_value else variable.handle, weakref.ref(variable), inner))
             return inner
         if not isinstance(self.outer, FuncGraph):
             return None
-        outer = self.outer.capture_handle(handle)
+        outer = self.outer.capture_variable(variable)
         return None if outer is None else self.capture(outer)
 
     def read_captured_variable(self, variable: Any) -> Output | None:
-        """A ReadVariableOp of the eager opgen.Variable `variable` in this body (None for
-        a graph variable, which is read as its graph's read node)."""
-        handle = variable.handle
-        if not isinstance(handle, Tensor):
+        """The value of the eager opgen.Variable `variable` in this body: a
+        ReadVariableOp of its captured handle, or its captured value (None for a graph
+        variable, which is read as its graph's read node)."""
+        if not isinstance(variable.handle, Tensor):
             return None
-        inner = self.capture_handle(handle)
-        if inner is None:
-            return None
+        inner = self.capture_variable(variable)
+        if inner is None or self.variables_as_values:
+            return inner
         with self.as_default():
             return self.create_op("ReadVariableOp", [inner],
                                   {"dtype": variable.dtype}).outputs[0]
@@ -186,11 +198,6 @@ class ConcreteFunction:
                  inputs: Sequence[Output] | None = None) -> None:
         c = _c()
         inputs = list(graph.inputs if inputs is None else inputs)
-        # A call without inputs inside a function body does not instantiate in this
-        # runtime (its empty Tin is refused), so such a function takes one unused int32.
-        self.needs_dummy = not inputs
-        if self.needs_dummy:
-            inputs = [graph.placeholder(dtypes.int32, (), "unused")]
         # Each result is an Identity of its own, so an argument returned as it is (or
         # one tensor returned twice) is still a node of the body.
         with graph.as_default(), graph.control_dependencies(None):
@@ -210,8 +217,15 @@ class ConcreteFunction:
         self.output_dtypes = [o.dtype for o in outputs]
         self.output_shapes = [o.shape for o in outputs]
         self.structure = structure
-        self.captured: list[Any] = [*graph.captures, *(h for h, _ in graph.eager_captures)]
+        self.captured: list[Any] = [*graph.captures,
+                                    *(h for h, _, _ in graph.eager_captures if h is not None)]
+        # The eager variables it reads (weak references), in the order of their captures.
+        self.variables = [ref for _, ref, _ in graph.eager_captures]
         self.stateful = graph.is_stateful()
+        # Traces the same Python function with its variables as value arguments (set by
+        # Function; see _tape_function).
+        self.retrace: Callable[[], ConcreteFunction] | None = None
+        self._tape_variant: ConcreteFunction | None = None
         self._in_graphs: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
         self._eager_kernel: int | None = None
 
@@ -259,8 +273,6 @@ class ConcreteFunction:
     def call_flat(self, args: Sequence[Any]) -> list[Any]:
         """Calls the function on `args` (its arguments, then its captures' outer
         tensors): in the default graph when there is one, else eagerly."""
-        if self.needs_dummy:
-            args = [np.int32(0)]
         if thread_has_default_graph():
             g = get_default_graph()
             self.add_to_graph(g)
@@ -274,6 +286,9 @@ class ConcreteFunction:
 
     def _call_eager(self, args: Sequence[Any]) -> list[Any]:
         tensors = [_convert(a, d, True) for a, d in zip(args, self.input_dtypes)]
+        tapes = [t for t in backprop._tapes() if t._recording]
+        # (what the tapes replay is chosen, and the variables read, before the call)
+        replay = self._tape_replay(tensors) if tapes else None
         lib = _lib.lib()
         status = _lib.thread_status()
         device = devices.eager_device_bytes()
@@ -295,8 +310,41 @@ class ConcreteFunction:
             if device is not None:
                 lib.OPGEN_DeleteEagerKernel(kernel)
         results = [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
-        self._record(tensors, results)
+        if replay is not None and backprop._touches(tapes, replay[1]):
+            function, inputs = replay
+            _by_name[function.name] = function
+            attrs = {"Tout": function.output_dtypes, "f": function.func_attr()}
+            for tape in tapes:
+                tape._record("PartitionedCall", [inputs], attrs, list(results))
         return results
+
+    def _tape_replay(self, tensors: list[Tensor]) -> tuple[ConcreteFunction, list[Tensor]] | None:
+        """What the recording GradientTapes replay for a call on `tensors`: a stateless
+        function and its inputs (the runtime differentiates a PartitionedCall of it), or
+        None where the call cannot be replayed (a stateful op inside: a replay would draw
+        new random numbers, say). A call that reads variables is replayed as this trace
+        with the variables as value arguments, given their values read now, so the
+        tapes see the reads (watching the trainable variables, as for any read) and the
+        variables' gradients are their reads'."""
+        if not self.variables:
+            return None if self.stateful else (self, tensors)
+        variant = self._tape_function()
+        if variant is None or variant.stateful:
+            return None
+        values = []
+        for ref in variant.variables:
+            variable = ref()
+            if variable is None:
+                return None
+            values.append(variable.read_value())
+        explicit = len(tensors) - len(self.captured)
+        return variant, [*tensors[:explicit], *values]
+
+    def _tape_function(self) -> ConcreteFunction | None:
+        """This trace's stateless twin for tapes (traced on first use, then kept)."""
+        if self._tape_variant is None and self.retrace is not None:
+            self._tape_variant = self.retrace()
+        return self._tape_variant
 
     def _new_eager_kernel(self, tensors: list[Tensor], device: bytes | None) -> int:
         self.add_to_context()
@@ -316,17 +364,6 @@ class ConcreteFunction:
         finally:
             lib.TFE_DeleteOp(op)
         return kernel
-
-    def _record(self, inputs: list[Tensor], results: list[Tensor]) -> None:
-        """Records a stateless call on the recording GradientTapes that track one of its
-        inputs: they replay it as a PartitionedCall (the runtime differentiates that)."""
-        tapes = [t for t in backprop._tapes() if t._recording]
-        if not tapes or self.stateful or not backprop._touches(tapes, inputs):
-            return
-        _by_name[self.name] = self
-        attrs = {"Tout": self.output_dtypes, "f": self.func_attr()}
-        for tape in tapes:
-            tape._record("PartitionedCall", [inputs], attrs, list(results))
 
     def __call__(self, *args: Any) -> Any:
         return pack(self.structure, self.call_flat([*args, *self.captured]))
@@ -367,7 +404,8 @@ def pack(structure: Any, flat: Sequence[Any]) -> Any:
 
 
 def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], name: str,
-          outer: Graph | None, args: Sequence[Any] | None = None) -> tuple[FuncGraph, Any]:
+          outer: Graph | None, args: Sequence[Any] | None = None,
+          variables_as_values: bool = False) -> tuple[FuncGraph, Any]:
     """Runs `fn` in a new FuncGraph on one Placeholder per (dtype, shape) of `specs`
     (or, where `args` holds a non-tensor, that value); returns the graph (its `inputs`
     the placeholders) and what `fn` returned, with leaves as Outputs of the graph."""
@@ -375,7 +413,7 @@ def trace(fn: Callable[..., Any], specs: Sequence[tuple[dtypes.DType, Any]], nam
     safe = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "function"
     with _lock:
         unique = f"{safe}_{next(_names)}"
-    g = FuncGraph(unique, outer)
+    g = FuncGraph(unique, outer, variables_as_values)
     with g.as_default():
         call_args: list[Any] = []
         spec_iter = iter(specs)
@@ -453,10 +491,18 @@ class Function:
         if concrete is None:
             g, (structure, flat) = trace(self.python_function, specs, self._name, outer, args)
             concrete = ConcreteFunction(g, flat, structure, [
-                *g.inputs, *g.captures.values(), *(p for _, p in g.eager_captures)])
+                *g.inputs, *g.captures.values(), *(p for _, _, p in g.eager_captures)])
             concrete.python_args = [a for a in args if not _is_tensor(a)]  # type: ignore[attr-defined]
+            if outer is None and concrete.variables:
+                concrete.retrace = functools.partial(self._trace_for_tape, specs, args)
             self._traces[key] = concrete
         return concrete
+
+    def _trace_for_tape(self, specs: list[Any], args: Sequence[Any]) -> ConcreteFunction:
+        g, (structure, flat) = trace(self.python_function, specs, self._name + "_tape", None,
+                                     args, variables_as_values=True)
+        return ConcreteFunction(g, flat, structure,
+                                [*g.inputs, *(p for _, _, p in g.eager_captures)])
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """Keyword arguments as positional ones, in the Python function's order."""

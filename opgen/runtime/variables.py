@@ -256,7 +256,7 @@ class Variable:
 
     def _update(self, op_type: str, what: str, value: Any, read_value: bool,
                 name: str | None) -> Any:
-        if hasattr(graph_mode._thread_graph(), "capture_handle"):
+        if hasattr(graph_mode._thread_graph(), "capture_variable"):
             # (in a function body being traced: the update would run once, now, or
             # outside the function's graph)
             raise errors.UnimplementedError(

@@ -48,6 +48,9 @@ void RegisterControlFlowKernels(TF_Status* status) {
   each_type(TF_VARIANT);  // TensorLists travel through loops
   // ...and through the Identity nodes lowered loops put on every loop variable.
   RegisterKernel(kDevice, {"Identity", {{"T", TF_VARIANT}}, {}, ForwardCompute}, status);
+  // A variable's handle, too: a function body that passes one on (a While body's
+  // loop-invariant capture) returns it through an Identity, as TensorFlow's CPU has.
+  RegisterKernel(kDevice, {"Identity", {{"T", TF_RESOURCE}}, {}, ForwardCompute}, status);
   RegisterKernel(kDevice, {"LoopCond", {}, {}, ForwardCompute}, status);
   RegisterKernel(kDevice, {"ControlTrigger", {}, {}, NoOpCompute}, status);
 }
