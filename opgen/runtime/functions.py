@@ -494,15 +494,11 @@ class Function:
                 *g.inputs, *g.captures.values(), *(p for _, _, p in g.eager_captures)])
             concrete.python_args = [a for a in args if not _is_tensor(a)]  # type: ignore[attr-defined]
             if outer is None and concrete.variables:
-                concrete.retrace = functools.partial(self._trace_for_tape, specs, args)
+                # (not a bound method: the trace would keep its Function alive)
+                concrete.retrace = functools.partial(_trace_for_tape, self.python_function,
+                                                     self._name, specs, args)
             self._traces[key] = concrete
         return concrete
-
-    def _trace_for_tape(self, specs: list[Any], args: Sequence[Any]) -> ConcreteFunction:
-        g, (structure, flat) = trace(self.python_function, specs, self._name + "_tape", None,
-                                     args, variables_as_values=True)
-        return ConcreteFunction(g, flat, structure,
-                                [*g.inputs, *(p for _, _, p in g.eager_captures)])
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """Keyword arguments as positional ones, in the Python function's order."""
@@ -519,6 +515,15 @@ class Function:
         concrete = self.get_concrete_function(*args)
         tensors = [a for a in args if _is_tensor(a)]
         return pack(concrete.structure, concrete.call_flat([*tensors, *concrete.captured]))
+
+
+def _trace_for_tape(fn: Callable[..., Any], name: str, specs: list[Any],
+                    args: Sequence[Any]) -> ConcreteFunction:
+    """`fn` traced again with the variables it reads as value arguments, after its own:
+    the twin a GradientTape replays for an eager call (ConcreteFunction._tape_replay)."""
+    g, (structure, flat) = trace(fn, specs, name + "_tape", None, args,
+                                 variables_as_values=True)
+    return ConcreteFunction(g, flat, structure, [*g.inputs, *(p for _, _, p in g.eager_captures)])
 
 
 def _shape_fits(shape: Any, spec: Any) -> bool:
