@@ -422,3 +422,35 @@ def test_a_function_without_inputs_reading_variables(tf_results):
         y = no_inputs()
     np.testing.assert_allclose(y.numpy(), (DATA["w"] ** 2).sum() * DATA["v"], rtol=1e-12)
     _same(tape.gradient(y, [v, w]), tf_results["no_inputs"])
+
+
+def test_gradients_through_calls_without_inputs():
+    v = opgen.Variable(np.float64(2.0))
+
+    @opgen.function
+    def three():
+        return opgen.constant(np.float64([1, 2])) * 3.0
+
+    @opgen.function
+    def squared():
+        return v * v
+
+    @opgen.function
+    def uses(x):
+        return three() * x + squared() * x + opgen.cond(
+            x[0] > 0, lambda: opgen.constant(np.float64(1.0)), lambda: v)
+
+    x = opgen.constant(np.float64([-2, 1]))
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = ops.sum(uses(x), [0])
+    dx, dv = tape.gradient(y, [x, v])
+    np.testing.assert_array_equal(dx.numpy(), [3 + 4, 6 + 4])  # three() + v*v
+    assert float(dv.numpy()) == 2 * 2.0 * (-2 + 1) + 2  # 2v sum(x), + v from each cond
+
+    g = opgen.Graph()
+    with g.as_default():
+        xp = ops.placeholder(opgen.float64, shape=[2])
+        (dxp,) = opgen.gradients([ops.sum(three() * xp, [0])], [xp])
+    with opgen.Session(graph=g) as session:
+        np.testing.assert_array_equal(session.run(dxp, {xp: np.float64([1, 1])}), [3, 6])
