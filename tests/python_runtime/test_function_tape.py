@@ -446,7 +446,7 @@ def test_gradients_through_calls_without_inputs():
         y = ops.sum(uses(x), [0])
     dx, dv = tape.gradient(y, [x, v])
     np.testing.assert_array_equal(dx.numpy(), [3 + 4, 6 + 4])  # three() + v*v
-    assert float(dv.numpy()) == 2 * 2.0 * (-2 + 1) + 2  # 2v sum(x), + v from each cond
+    assert float(dv.numpy()) == 2 * 2.0 * (-2 + 1) + 2  # 2v sum(x), + 1 per element from the cond (v)
 
     g = opgen.Graph()
     with g.as_default():
