@@ -108,7 +108,7 @@ class FuncGraph(Graph):
         # Traced for a GradientTape's replay: each eager variable is a value argument
         # (a plain tensor: the call is then stateless and differentiable) instead of a
         # resource handle read inside. Bodies nested in such a graph inherit it.
-        self.variables_as_values = variables_as_values or (
+        self.variables_as_values: bool = variables_as_values or (
             isinstance(outer, FuncGraph) and outer.variables_as_values)
 
     def placeholder(self, dtype: dtypes.DType, shape: Sequence[int | None] | None,
