@@ -182,10 +182,11 @@ def _builtin_op_names() -> set[str]:
 
 
 def _has_host_dtype_constraint(key: tuple) -> bool:
-    """Strings and variants (TensorLists) are host objects: only fixed-size dtypes live on
-    devices, as in TensorFlow."""
-    return any(types_pb2.DT_STRING in dtypes or types_pb2.DT_VARIANT in dtypes
-               for _, dtypes in key[1])
+    """Strings, variants (TensorLists) and resource handles are host objects: only
+    fixed-size dtypes live on devices, as in TensorFlow (whose GPU kernels of these keep
+    them in host memory)."""
+    host = {types_pb2.DT_STRING, types_pb2.DT_VARIANT, types_pb2.DT_RESOURCE}
+    return any(host & set(dtypes) for _, dtypes in key[1])
 
 
 def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
@@ -198,9 +199,9 @@ def test_the_gpu_has_a_kernel_for_every_cpu_kernel(kernels):
         if k.op in builtin and not k.label:  # labelled kernels here are other tests'
             by_device[k.device_type].add(_key(k))
     assert by_device["GPU"], "the CUDA plugin is built but registered no GPU kernel"
-    # String and variant tensors live on the host (only fixed-size dtypes live on
-    # devices): their kernels (Identity, Const, Shape ... of DT_STRING, AddN of
-    # TensorLists) are CPU-only.
+    # String, variant and resource tensors live on the host (only fixed-size dtypes live
+    # on devices): their kernels (Identity, Const, Shape ... of DT_STRING, AddN of
+    # TensorLists, Identity of a variable's handle) are CPU-only.
     host_only = {key for key in by_device["CPU"] if _has_host_dtype_constraint(key)}
     missing = sorted(key for key in by_device["CPU"] - by_device["GPU"] - host_only
                      if key[0] not in CPU_ONLY and key[0] not in RUNTIME_KERNELS)
