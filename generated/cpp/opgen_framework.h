@@ -1009,10 +1009,12 @@ class Function {
   /// Builds the function's result from its arguments (Placeholders "arg0", "arg1", ...).
   using Body = std::function<OutputList(const Scope& scope, const OutputList& args)>;
 
-  /// Traces `body` into a function called `name`. Throws what `body` throws, and Error:
-  /// TF_INVALID_ARGUMENT for a result that is not of the function's graph, or what
-  /// TF_GraphToFunction reports.
-  static Function Define(const std::string& name, const std::vector<Arg>& args, const Body& body) {
+  /// Traces `body` into a function called `name` (with `append_hash_to_fn_name`, `name`
+  /// and a suffix made from the function's contents, so that different functions never
+  /// share a name). Throws what `body` throws, and Error: TF_INVALID_ARGUMENT for a result
+  /// that is not of the function's graph, or what TF_GraphToFunction reports.
+  static Function Define(const std::string& name, const std::vector<Arg>& args, const Body& body,
+                         bool append_hash_to_fn_name = false) {
     Scope scope = Scope::NewRootScope();
     OutputList placeholders;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -1034,7 +1036,7 @@ class Function {
     for (const Arg& arg : args) function.input_types_.push_back(arg.dtype);
     internal::Status status;
     TF_Function* traced = TF_GraphToFunction(
-        scope.graph(), name.c_str(), 0, -1, nullptr, static_cast<int>(c_args.size()), c_args.data(),
+        scope.graph(), name.c_str(), append_hash_to_fn_name ? 1 : 0, -1, nullptr, static_cast<int>(c_args.size()), c_args.data(),
         static_cast<int>(c_results.size()), c_results.data(), nullptr, nullptr, nullptr, status.get());
     status.ThrowIfError();
     function.function_.reset(traced, internal::FunctionDeleter());
@@ -1195,8 +1197,9 @@ inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& i
 }
 
 /// As above with the branches traced from C++ callables (Function::Body) over arguments
-/// of the dtypes and static shapes of `inputs`, as functions "<node>_then" and
-/// "<node>_else" (the node's name with '/' as '_').
+/// of the dtypes and static shapes of `inputs`, as functions "<node>_then_<hash>" and
+/// "<node>_else_<hash>" (the node's name with '/' as '_'; the hash of the contents keeps
+/// apart the branches of conds of one name in different graphs, e.g. in two functions).
 inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& inputs,
                        const Function::Body& then_fn, const Function::Body& else_fn) {
   OutputList args = scope.AsOutputList(inputs);
@@ -1206,8 +1209,8 @@ inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& i
   std::string node = scope.GetUniqueNameForOp("cond");
   std::string base = node;
   for (char& c : base) c = c == '/' ? '_' : c;
-  Function then_branch = Function::Define(base + "_then", specs, then_fn);
-  Function else_branch = Function::Define(base + "_else", specs, else_fn);
+  Function then_branch = Function::Define(base + "_then", specs, then_fn, true);
+  Function else_branch = Function::Define(base + "_else", specs, else_fn, true);
   return internal::BuildIf(scope, node, pred, InputList(args), then_branch, else_branch);
 }
 
@@ -1218,7 +1221,8 @@ using BodyGraphBuilderFn = std::function<void(const Scope& scope, const OutputLi
 
 /// TensorFlow's BuildWhileLoop: `*outputs` = the loop variables `inputs` after repeating
 /// body while cond holds, through TF_NewWhile and TF_FinishWhile (one functional While
-/// node named `frame_name`, made unique; "while" when empty). `cond` and `body` build in
+/// node named `frame_name`, made unique; "while" when empty; the scope's device and
+/// control dependencies do not reach it, TF_FinishWhile makes it). `cond` and `body` build in
 /// scopes of graphs of their own, from the Placeholders they are given (one per loop
 /// variable): they may not use Outputs of the outer graph, and the scopes are gone once
 /// BuildWhileLoop returns. Where TensorFlow's version returns a Status, this one throws

@@ -96,6 +96,18 @@ int main() {
   Output quad = opgen::CallFunction(root, quadruple, {x})[0];
   std::printf("call_op: %s %s\n", quad.op().op_type().c_str(), quad.op().name().c_str());
   std::printf("library: %d\n", TF_GraphNumFunctions(root.graph()));
+  // Two functions, each with a cond of the same node name but other branches: their
+  // branch functions keep apart in the root graph's library.
+  auto with_cond = [&](const char* name, float scale) {
+    return opgen::Function::Define(name, {TF_BOOL, TF_FLOAT}, [scale](const Scope& s, const OutputList& a) {
+      return ops::Cond(s, a[0], {a[1]},
+                       [scale](const Scope& b, const OutputList& v) -> OutputList { return {ops::Mul(b, v[0], scale)}; },
+                       [](const Scope&, const OutputList& v) -> OutputList { return {v[0]}; });
+    });
+  };
+  auto pred = ops::Placeholder(root.WithOpName("pred"), TF_BOOL, ops::Placeholder::Shape({}));
+  Output by_ten = opgen::CallFunction(root, with_cond("by_ten", 10.f), {pred, x})[0];
+  Output by_hundred = opgen::CallFunction(root, with_cond("by_hundred", 100.f), {pred, x})[0];
   // A loop whose body calls a function: the loop's functions and `twice` join the library.
   OutputList called;
   ops::BuildWhileLoop(root, vars, Less, [&](const Scope& s, const OutputList& v, OutputList* next) {
@@ -110,7 +122,6 @@ int main() {
   Output shape = ops::Const(root, opgen::Tensor::FromValues<int32_t>({3}, {1}), TF_INT32);
   std::printf("stateful_call_op: %s %d\n", opgen::CallFunction(root, noisy, {shape})[0].op().op_type().c_str(),
               noisy.stateful());
-  auto pred = ops::Placeholder(root.WithOpName("pred"), TF_BOOL, ops::Placeholder::Shape({}));
   Output stateless = ops::Cond(root, pred, {x}, twice, quadruple)[0];
   Output stateful = ops::Cond(root, pred, {shape}, noisy, noisy)[0];
   std::printf("if_ops: %s %s %s\n", stateless.op().op_type().c_str(), stateful.op().op_type().c_str(),
@@ -145,8 +156,8 @@ int main() {
 
   opgen::ClientSession session(root);
   opgen::ClientSession::FeedType feed{{x, {1.f, 2.f, 3.f}}, {pred, true}};
-  std::vector<opgen::Tensor> values = session.Run(feed, {loop[2], quad, called[2], stateless});
-  const char* names[] = {"loop", "quadruple", "loop_calling", "cond_stateless"};
+  std::vector<opgen::Tensor> values = session.Run(feed, {loop[2], quad, called[2], stateless, by_ten, by_hundred});
+  const char* names[] = {"loop", "quadruple", "loop_calling", "cond_stateless", "by_ten", "by_hundred"};
   for (size_t i = 0; i < values.size(); ++i) {
     std::printf("%s:", names[i]);
     for (float v : values[i].ToVector<float>()) std::printf(" %g", static_cast<double>(v));

@@ -146,6 +146,9 @@ def test_functions_calling_functions_and_the_ops_chosen(probe):
     assert probe["library"] == "4"
     np.testing.assert_allclose([float(v) for v in probe["loop_calling"].split()], 8 * x)
     np.testing.assert_allclose([float(v) for v in probe["cond_stateless"].split()], 2 * x)
+    # two functions' conds, both named "cond" inside them, keep their own branches
+    np.testing.assert_allclose([float(v) for v in probe["by_ten"].split()], 10 * x)
+    np.testing.assert_allclose([float(v) for v in probe["by_hundred"].split()], 100 * x)
     # Stateless functions go through PartitionedCall / StatelessIf, stateful ones through
     # StatefulPartitionedCall / If, as TensorFlow's Python builds them.
     assert probe["call_op"] == "PartitionedCall PartitionedCall"
