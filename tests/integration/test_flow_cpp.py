@@ -189,3 +189,33 @@ def test_cpp_flow_example_runs_alike_on_tensorflows_c_library(tmp_path, tensorfl
     code, message = lines["missing_function"].split(" | ", 1)
     assert code == INVALID_ARGUMENT and "no_such_function" in message, message
     assert lines["while_dtype"].startswith(f"{INVALID_ARGUMENT} | ")
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or shutil.which("cc") is None
+                    or shutil.which("nm") is None, reason="no C/C++ compiler or nm on PATH")
+def test_probe_prints_the_same_on_tensorflows_c_library(tmp_path, tensorflow_root, probe):
+    # TensorFlow's own function library (TF_GraphToFunction with its content hashes,
+    # TF_GraphCopyFunction, is_stateful), calls, Ifs and TF_NewWhile / TF_AbortWhile
+    # behind the probe: every line as on opgen's runtime, but for what differs by design.
+    obj = tmp_path / "probe.o"
+    subprocess.run(["c++", "-std=c++17", "-Wall", "-c", str(PROBE),
+                    f"-I{REPO / 'generated' / 'cpp'}", f"-I{tensorflow_root / 'include'}",
+                    "-o", str(obj)], check=True)
+    binary = tmp_path / "probe_on_tf"
+    _link_against_tensorflow([obj], "c++", tensorflow_root, binary)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    on_tf = flow_programs.parse(run.stdout)
+    # TensorFlow's TF_FinishWhile builds v1 frames (the loop's last op is an Exit, and its
+    # library holds no loop functions); its message for an input from another graph is
+    # its own.
+    assert on_tf.pop("loop_op").startswith("Exit loop_6/")
+    assert on_tf.pop("library") == "2"
+    code, message = on_tf.pop("function_outer_input").split(" | ", 1)
+    assert code == "3" and "'x:0'" in message and "reads_x" in message, message
+    # the same class of message, TensorFlow's ending in a full stop
+    assert on_tf.pop("function_clash").rstrip(".") == probe["function_clash"]
+    ours = {k: v for k, v in probe.items()
+            if k not in ("loop_op", "library", "function_outer_input", "function_clash")}
+    assert on_tf == ours
