@@ -330,8 +330,12 @@ class OperationBuilder {
   OperationBuilder(const OperationBuilder&) = delete;
   OperationBuilder& operator=(const OperationBuilder&) = delete;
 
-  void AddInput(const Output& input) { TF_AddInput(desc_, input.c_output()); }
+  void AddInput(const Output& input) {
+    CheckInput(input);
+    TF_AddInput(desc_, input.c_output());
+  }
   void AddInputList(const OutputList& inputs) {
+    for (const Output& input : inputs) CheckInput(input);
     std::vector<TF_Output> outputs;
     for (const Output& input : inputs) outputs.push_back(input.c_output());
     TF_AddInputList(desc_, outputs.data(), static_cast<int>(outputs.size()));
@@ -425,6 +429,17 @@ class OperationBuilder {
     out += static_cast<char>(value);
     return out;
   }
+  // An Output of another graph would corrupt both under TensorFlow's C API (it does not
+  // check); a function or loop body reading the outer graph is the usual way to get one.
+  void CheckInput(const Output& input) const {
+    if (input.op().c_op() == nullptr) throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': an input is an empty Output");
+    if (TF_GraphOperationByName(graph_, TF_OperationName(input.op().c_op())) != input.op().c_op())
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': input " + input.name() +
+                                           " is not an operation of this graph (a function or loop body"
+                                           " may read only its arguments)");
+  }
+  TF_Graph* graph_;
+  std::string name_;
   TF_OperationDescription* desc_;
 };
 
@@ -564,7 +579,12 @@ namespace internal {
 
 inline OperationBuilder::OperationBuilder(const Scope& scope, const char* op_type,
                                           const std::string& name)
-    : desc_(TF_NewOperation(scope.graph(), op_type, name.c_str())) {
+    : graph_(scope.graph()), name_(name), desc_(nullptr) {
+  for (const Operation& op : scope.control_deps()) {
+    if (op.c_op() == nullptr || TF_GraphOperationByName(graph_, TF_OperationName(op.c_op())) != op.c_op())
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': a control dependency is not an operation of this graph");
+  }
+  desc_ = TF_NewOperation(graph_, op_type, name.c_str());
   if (desc_ == nullptr) throw std::bad_alloc();
   if (!scope.device().empty()) TF_SetDevice(desc_, scope.device().c_str());
   for (const Operation& op : scope.control_deps()) TF_AddControlInput(desc_, op.c_op());

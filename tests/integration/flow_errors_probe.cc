@@ -1,8 +1,11 @@
 // What test_flow_cpp.py checks beyond the example: opgen::Function, CallFunction,
 // ops::Cond and ops::BuildWhileLoop refusing bad builders with opgen::Error (the graph
 // staying usable: no node of a dropped loop is left in it), functions calling functions,
-// and which call and If ops they choose. Prints "what: text" lines.
+// which call and If ops they choose, and edge cases: a function returning its argument
+// (twice), functions and conds of no inputs, a gradient through them. Prints "what: text"
+// lines; with the argument "no-gradients", none (for TensorFlow's C library).
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,7 +38,9 @@ static void Expect(const char* what, F build) {
 
 static void Less(const Scope& s, const OutputList& v, Output* done) { *done = ops::Less(s, v[0], v[1]); }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool gradients = !(argc > 1 && std::strcmp(argv[1], "no-gradients") == 0);
+  std::setvbuf(stdout, nullptr, _IONBF, 0);  // every line out, should a run crash
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), TF_FLOAT, ops::Placeholder::Shape({3}));
   Output zero = ops::Const(root, opgen::Tensor::Scalar<int32_t>(0), TF_INT32);
@@ -77,6 +82,12 @@ int main() {
     OutputList out;
     ops::BuildWhileLoop(root, vars, Less, [&](const Scope& s, const OutputList& v, OutputList* next) {
       *next = {ops::AddV2(s, v[0], 1), v[1], x};   // x is of the outer graph
+    }, "loop", &out);
+  });
+  Expect("body_reads_outer", [&] {
+    OutputList out;
+    ops::BuildWhileLoop(root, vars, Less, [&](const Scope& s, const OutputList& v, OutputList* next) {
+      *next = {ops::AddV2(s, v[0], 1), v[1], ops::Mul(s, v[2], x)};   // x is of the outer graph
     }, "loop", &out);
   });
   std::printf("ops_added_by_failures: %d\n", CountOps(root) - before);
@@ -154,6 +165,29 @@ int main() {
     opgen::CallFunction(root, other, {x});
   });
 
+  // Edge cases: an argument returned as it is, twice; no inputs; an identity branch.
+  opgen::Function ident = opgen::Function::Define("ident", {TF_FLOAT}, [](const Scope&, const OutputList& a) -> OutputList {
+    return {a[0], a[0]};
+  });
+  OutputList idents = opgen::CallFunction(root, ident, {x});
+  auto scalar = [](const Scope& s, float v) { return ops::Const(s, opgen::Tensor::Scalar<float>(v), TF_FLOAT); };
+  opgen::Function seven = opgen::Function::Define("seven", {}, [&](const Scope& s, const OutputList&) -> OutputList {
+    return {scalar(s, 7.f)};
+  });
+  Output top = opgen::CallFunction(root, seven, {})[0];
+  opgen::Function plus_seven = opgen::Function::Define("plus_seven", {{TF_FLOAT, {3}}}, [&](const Scope& s, const OutputList& a) -> OutputList {
+    return {ops::AddV2(s, a[0], opgen::CallFunction(s, seven, {})[0])};
+  });
+  Output nested = opgen::CallFunction(root, plus_seven, {x})[0];
+  Output no_inputs = ops::Cond(root, pred, {},
+                               [&](const Scope& s, const OutputList&) -> OutputList { return {scalar(s, 1.f)}; },
+                               [&](const Scope& s, const OutputList&) -> OutputList { return {scalar(s, 2.f)}; })[0];
+  Output identity_branch = ops::Cond(root, pred, {x},
+                                     [](const Scope&, const OutputList& a) -> OutputList { return {a[0]}; },
+                                     [](const Scope& s, const OutputList& a) -> OutputList { return {ops::Neg(s, a[0])}; })[0];
+  OutputList edge_grad;
+  if (gradients) opgen::AddSymbolicGradients(root, {idents[1], nested, identity_branch}, {x}, &edge_grad);
+
   opgen::ClientSession session(root);
   opgen::ClientSession::FeedType feed{{x, {1.f, 2.f, 3.f}}, {pred, true}};
   std::vector<opgen::Tensor> values = session.Run(feed, {loop[2], quad, called[2], stateless, by_ten, by_hundred});
@@ -161,6 +195,18 @@ int main() {
   for (size_t i = 0; i < values.size(); ++i) {
     std::printf("%s:", names[i]);
     for (float v : values[i].ToVector<float>()) std::printf(" %g", static_cast<double>(v));
+    std::printf("\n");
+  }
+  for (bool p : {true, false}) {
+    opgen::ClientSession::FeedType at{{x, {1.f, 2.f, 3.f}}, {pred, p}};
+    std::vector<opgen::Tensor> edge = session.Run(at, {idents[0], idents[1], top, nested, no_inputs, identity_branch});
+    std::printf("edge_%s:", p ? "true" : "false");
+    for (const opgen::Tensor& t : edge)
+      for (float v : t.ToVector<float>()) std::printf(" %g", static_cast<double>(v));
+    std::printf("\n");
+    if (!gradients) continue;
+    std::printf("edge_grad_%s:", p ? "true" : "false");
+    for (float v : session.Run(at, {edge_grad[0]})[0].ToVector<float>()) std::printf(" %g", static_cast<double>(v));
     std::printf("\n");
   }
   return 0;
