@@ -432,7 +432,8 @@ class OperationBuilder {
   // An Output of another graph would corrupt both under TensorFlow's C API (it does not
   // check); a function or loop body reading the outer graph is the usual way to get one.
   void CheckInput(const Output& input) const {
-    if (input.op().c_op() == nullptr) throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': an input is an empty Output");
+    if (input.op().c_op() == nullptr)
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': an input is an empty Output");
     if (TF_GraphOperationByName(graph_, TF_OperationName(input.op().c_op())) != input.op().c_op())
       throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': input " + input.name() +
                                            " is not an operation of this graph (a function or loop body"
@@ -1056,15 +1057,17 @@ class Function {
     for (const Arg& arg : args) function.input_types_.push_back(arg.dtype);
     internal::Status status;
     TF_Function* traced = TF_GraphToFunction(
-        scope.graph(), name.c_str(), append_hash_to_fn_name ? 1 : 0, -1, nullptr, static_cast<int>(c_args.size()), c_args.data(),
-        static_cast<int>(c_results.size()), c_results.data(), nullptr, nullptr, nullptr, status.get());
+        scope.graph(), name.c_str(), append_hash_to_fn_name ? 1 : 0, -1, nullptr,
+        static_cast<int>(c_args.size()), c_args.data(), static_cast<int>(c_results.size()),
+        c_results.data(), nullptr, nullptr, nullptr, status.get());
     status.ThrowIfError();
     function.function_.reset(traced, internal::FunctionDeleter());
     function.dependencies_ = LibraryOf(scope.graph());
     TF_Buffer* def = TF_NewBuffer();
     TF_FunctionToFunctionDef(traced, def, status.get());
     function.stateful_ = TF_GetCode(status.get()) != TF_OK ||
-                         internal::SignatureIsStateful(static_cast<const unsigned char*>(def->data), def->length);
+                         internal::SignatureIsStateful(
+                             static_cast<const unsigned char*>(def->data), def->length);
     TF_DeleteBuffer(def);
     return function;
   }
@@ -1097,7 +1100,8 @@ class Function {
     std::vector<std::shared_ptr<TF_Function>> owned;
     if (functions.empty()) return owned;
     internal::Status status;
-    int count = TF_GraphGetFunctions(graph, functions.data(), static_cast<int>(functions.size()), status.get());
+    int count = TF_GraphGetFunctions(graph, functions.data(), static_cast<int>(functions.size()),
+                                     status.get());
     for (int i = 0; i < count && TF_GetCode(status.get()) == TF_OK; ++i)
       owned.emplace_back(functions[static_cast<size_t>(i)], internal::FunctionDeleter());
     status.ThrowIfError();
@@ -1153,7 +1157,8 @@ inline OutputList CallFunction(const Scope& scope, const Function& function, con
 /// by Function::AddToGraph) as TensorFlow's graphs do: one node whose op type is the
 /// function's name, named after it (made unique). Returns its outputs. Throws Error
 /// (TF_NOT_FOUND) when no function and no op has that name.
-inline OutputList CallFunction(const Scope& scope, const std::string& function_name, const InputList& inputs) {
+inline OutputList CallFunction(const Scope& scope, const std::string& function_name,
+                               const InputList& inputs) {
   OutputList args = scope.AsOutputList(inputs);
   internal::OperationBuilder call(scope, function_name.c_str(), scope.GetUniqueNameForOp(function_name));
   for (const Output& arg : args) call.AddInput(arg);
@@ -1235,9 +1240,11 @@ inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& i
 }
 
 /// Builds the condition of a while loop: `*output`, a bool scalar, from the loop variables.
-using CondGraphBuilderFn = std::function<void(const Scope& scope, const OutputList& inputs, Output* output)>;
+using CondGraphBuilderFn =
+    std::function<void(const Scope& scope, const OutputList& inputs, Output* output)>;
 /// Builds the body of a while loop: `*outputs`, the next value of each loop variable.
-using BodyGraphBuilderFn = std::function<void(const Scope& scope, const OutputList& inputs, OutputList* outputs)>;
+using BodyGraphBuilderFn =
+    std::function<void(const Scope& scope, const OutputList& inputs, OutputList* outputs)>;
 
 /// TensorFlow's BuildWhileLoop: `*outputs` = the loop variables `inputs` after repeating
 /// body while cond holds, through TF_NewWhile and TF_FinishWhile (one functional While
@@ -1261,7 +1268,8 @@ inline void BuildWhileLoop(const Scope& scope, const OutputList& inputs, const C
   }
   std::string name = scope.GetUniqueNameForOp(frame_name.empty() ? "while" : frame_name);
   internal::Status status;
-  TF_WhileParams params = TF_NewWhile(scope.graph(), c_inputs.data(), static_cast<int>(c_inputs.size()), status.get());
+  TF_WhileParams params =
+      TF_NewWhile(scope.graph(), c_inputs.data(), static_cast<int>(c_inputs.size()), status.get());
   status.ThrowIfError();
   const size_t n = inputs.size();
   try {
@@ -1281,7 +1289,8 @@ inline void BuildWhileLoop(const Scope& scope, const OutputList& inputs, const C
       throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: body gave " + std::to_string(body_outputs.size()) +
                                            " outputs for " + std::to_string(n) + " loop variables");
     for (size_t i = 0; i < n; ++i) {
-      internal::CheckOutputOf(params.body_graph, body_outputs[i], "BuildWhileLoop: body's output " + std::to_string(i));
+      internal::CheckOutputOf(params.body_graph, body_outputs[i],
+                              "BuildWhileLoop: body's output " + std::to_string(i));
       if (body_outputs[i].type() != inputs[i].type())
         throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: body changed loop variable " + std::to_string(i) +
                                              " from " + internal::DataTypeName(inputs[i].type()) + " to " +
