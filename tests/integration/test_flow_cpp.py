@@ -104,15 +104,17 @@ def test_a_builder_that_throws_drops_the_loop_and_the_graph_goes_on(probe):
                     reason="no valgrind or C++ compiler on PATH")
 def test_dropped_loops_and_functions_free_what_they_held(tmp_path, flags):
     # TF_AbortWhile frees a failed loop's two graphs (without it, valgrind finds them
-    # lost), and nothing the probe's builders make is read after it is freed.
-    binary = tmp_path / "probe"
-    subprocess.run(["c++", "-g", "-std=c++17", str(PROBE), f"-I{REPO / 'generated' / 'cpp'}",
-                    *flags, "-o", str(binary)], check=True)
-    run = subprocess.run(["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
-                          "--error-exitcode=9", str(binary)],
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-5000:]
-    assert "definitely lost: 0 bytes" in run.stderr or "no leaks are possible" in run.stderr
+    # lost); Function, calls, conds, loops and their gradients leak nothing and read
+    # nothing freed, in the probe and the example.
+    for source in (PROBE, FLOW_EXAMPLE):
+        binary = tmp_path / source.stem
+        subprocess.run(["c++", "-g", "-std=c++17", str(source),
+                        f"-I{REPO / 'generated' / 'cpp'}", *flags, "-o", str(binary)], check=True)
+        run = subprocess.run(["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
+                              "--error-exitcode=9", str(binary)],
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, source.name + run.stderr[-5000:]
+        assert "definitely lost: 0 bytes" in run.stderr or "no leaks are possible" in run.stderr
 
 
 def test_bad_loops_are_errors_with_clear_messages(probe):
