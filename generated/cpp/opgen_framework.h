@@ -17,9 +17,15 @@
 //   AddSymbolicGradients   graph gradients (TF_AddGradientsWithPrefix), as TensorFlow's
 //   GradientDescentOptimizer, MomentumOptimizer, AdamOptimizer   ApplyGradients / Minimize
 //                  build one train op over the ResourceApply* ops, as tf.compat.v1.train
+//   Function       a FunctionDef traced from a C++ callable (Function::Define); CallFunction
+//                  calls it (PartitionedCall) or a library function by name
+//   ops::Cond      an If node over two branch functions, as tf.cond
+//   ops::BuildWhileLoop  TensorFlow's while-loop builder: one While node (TF_NewWhile,
+//                  TF_FinishWhile); TF_AbortWhile drops the loop when a builder throws
 //
 // Every C handle is owned by an RAII object. Every failure of the C API is thrown as
-// opgen::Error, which carries TensorFlow's TF_Code; nothing here returns a status.
+// opgen::Error, which carries TensorFlow's TF_Code; nothing here returns a status, not
+// even where TensorFlow's C++ API does (BuildWhileLoop and its builder callbacks).
 // The graph lives as long as any Scope or ClientSession made from it; Output and
 // Operation values point into it.
 #ifndef OPGEN_GENERATED_FRAMEWORK_H_
@@ -300,6 +306,9 @@ class InputList {
 
 class Scope;
 class Variable;
+namespace internal {
+struct ScopeAccess;
+}  // namespace internal
 class Optimizer;
 inline Operation GlobalVariablesInitializer(const Scope& scope);
 
@@ -321,8 +330,12 @@ class OperationBuilder {
   OperationBuilder(const OperationBuilder&) = delete;
   OperationBuilder& operator=(const OperationBuilder&) = delete;
 
-  void AddInput(const Output& input) { TF_AddInput(desc_, input.c_output()); }
+  void AddInput(const Output& input) {
+    CheckInput(input);
+    TF_AddInput(desc_, input.c_output());
+  }
   void AddInputList(const OutputList& inputs) {
+    for (const Output& input : inputs) CheckInput(input);
     std::vector<TF_Output> outputs;
     for (const Output& input : inputs) outputs.push_back(input.c_output());
     TF_AddInputList(desc_, outputs.data(), static_cast<int>(outputs.size()));
@@ -416,6 +429,18 @@ class OperationBuilder {
     out += static_cast<char>(value);
     return out;
   }
+  // An Output of another graph would corrupt both under TensorFlow's C API (it does not
+  // check); a function or loop body reading the outer graph is the usual way to get one.
+  void CheckInput(const Output& input) const {
+    if (input.op().c_op() == nullptr)
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': an input is an empty Output");
+    if (TF_GraphOperationByName(graph_, TF_OperationName(input.op().c_op())) != input.op().c_op())
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': input " + input.name() +
+                                           " is not an operation of this graph (a function or loop body"
+                                           " may read only its arguments)");
+  }
+  TF_Graph* graph_;
+  std::string name_;
   TF_OperationDescription* desc_;
 };
 
@@ -512,6 +537,7 @@ class Scope {
   friend class Variable;   // adds its initializer to initializers_
   friend class Optimizer;  // names the train op after its sub-scope (prefix_)
   friend Operation GlobalVariablesInitializer(const Scope& scope);
+  friend struct internal::ScopeAccess;  // scopes over a while loop's graphs
   Scope() = default;
 
   // Names handed out at one level of the scope tree; shared by the copies of a scope.
@@ -554,7 +580,12 @@ namespace internal {
 
 inline OperationBuilder::OperationBuilder(const Scope& scope, const char* op_type,
                                           const std::string& name)
-    : desc_(TF_NewOperation(scope.graph(), op_type, name.c_str())) {
+    : graph_(scope.graph()), name_(name), desc_(nullptr) {
+  for (const Operation& op : scope.control_deps()) {
+    if (op.c_op() == nullptr || TF_GraphOperationByName(graph_, TF_OperationName(op.c_op())) != op.c_op())
+      throw Error(TF_INVALID_ARGUMENT, "Node '" + name_ + "': a control dependency is not an operation of this graph");
+  }
+  desc_ = TF_NewOperation(graph_, op_type, name.c_str());
   if (desc_ == nullptr) throw std::bad_alloc();
   if (!scope.device().empty()) TF_SetDevice(desc_, scope.device().c_str());
   for (const Operation& op : scope.control_deps()) TF_AddControlInput(desc_, op.c_op());
@@ -911,6 +942,375 @@ inline void AddSymbolicGradients(const Scope& scope, const OutputList& outputs,
                                  const OutputList& inputs, OutputList* grad_outputs) {
   internal::AddGradients(scope, outputs, inputs, nullptr, grad_outputs);
 }
+
+// ------------------------------------------------------- functions and control flow
+
+namespace internal {
+
+/// A root scope over `graph`, which the scope does not own (a while loop's cond or body
+/// graph: TF_FinishWhile or TF_AbortWhile frees it, and with it what the scope points to).
+struct ScopeAccess {
+  static Scope Borrow(TF_Graph* graph) {
+    Scope scope;
+    scope.graph_ = std::shared_ptr<TF_Graph>(graph, [](TF_Graph*) {});
+    scope.names_ = std::make_shared<Scope::Names>();
+    scope.initializers_ = std::make_shared<std::vector<Operation>>();
+    return scope;
+  }
+};
+
+/// Throws TF_INVALID_ARGUMENT unless `output` is set and an output of `graph`.
+inline void CheckOutputOf(TF_Graph* graph, const Output& output, const std::string& what) {
+  if (output.op().c_op() == nullptr) throw Error(TF_INVALID_ARGUMENT, what + " is an empty Output");
+  if (TF_GraphOperationByName(graph, output.op().name().c_str()) != output.op().c_op())
+    throw Error(TF_INVALID_ARGUMENT, what + " (" + output.name() + ") is not in the graph being built");
+}
+
+/// Field 17 of the signature (field 1) of serialized FunctionDef bytes: OpDef.is_stateful.
+/// The C API has no other way to ask; a malformed buffer reads as stateful.
+inline bool SignatureIsStateful(const unsigned char* data, size_t size, int depth = 0) {
+  size_t at = 0;
+  auto varint = [&](uint64_t* value) {
+    *value = 0;
+    for (int shift = 0; at < size && shift < 64; shift += 7) {
+      unsigned char byte = data[at++];
+      *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (at < size) {
+    uint64_t key = 0, value = 0;
+    if (!varint(&key)) return true;
+    int field = static_cast<int>(key >> 3), wire = static_cast<int>(key & 7);
+    if (wire == 0) {
+      if (!varint(&value)) return true;
+      if (depth == 1 && field == 17) return value != 0;
+    } else if (wire == 2) {
+      if (!varint(&value) || value > size - at) return true;
+      if (depth == 0 && field == 1) return SignatureIsStateful(data + at, value, 1);
+      at += value;
+    } else if (wire == 1 || wire == 5) {
+      at += wire == 1 ? 8 : 4;
+    } else {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct FunctionDeleter {
+  void operator()(TF_Function* function) const { TF_DeleteFunction(function); }
+};
+
+}  // namespace internal
+
+/// A function (TensorFlow's FunctionDef, an owned TF_Function) traced from C++: Define
+/// calls `body` once, over a fresh graph holding one Placeholder per argument, and turns
+/// what it built into a function (TF_GraphToFunction). The body may use only its
+/// arguments and what it makes in the scope it gets: Outputs of other graphs are refused.
+/// Functions the body calls (CallFunction, ops::Cond, ops::BuildWhileLoop inside it) come
+/// along whenever the function is added to a graph. Copies share the TF_Function.
+///
+///   opgen::Function square_plus = opgen::Function::Define(
+///       "square_plus", {TF_FLOAT, TF_FLOAT},
+///       [](const opgen::Scope& s, const opgen::OutputList& a) -> opgen::OutputList {
+///         return {ops::AddV2(s, ops::Mul(s, a[0], a[0]), a[1])};
+///       });
+///   opgen::OutputList z = opgen::CallFunction(root, square_plus, {x, y});
+class Function {
+ public:
+  /// An argument: a dtype, and optionally the static shape its Placeholder gets.
+  struct Arg {
+    Arg(TF_DataType dtype, PartialTensorShape shape = PartialTensorShape::UnknownRank())
+        : dtype(dtype), shape(std::move(shape)) {}
+    TF_DataType dtype;
+    PartialTensorShape shape;
+  };
+  /// Builds the function's result from its arguments (Placeholders "arg0", "arg1", ...).
+  using Body = std::function<OutputList(const Scope& scope, const OutputList& args)>;
+
+  /// Traces `body` into a function called `name` (with `append_hash_to_fn_name`, `name`
+  /// and a suffix made from the function's contents, so that different functions never
+  /// share a name). Throws what `body` throws, and Error: TF_INVALID_ARGUMENT for a result
+  /// that is not of the function's graph, or what TF_GraphToFunction reports.
+  static Function Define(const std::string& name, const std::vector<Arg>& args, const Body& body,
+                         bool append_hash_to_fn_name = false) {
+    Scope scope = Scope::NewRootScope();
+    OutputList placeholders;
+    for (size_t i = 0; i < args.size(); ++i) {
+      internal::OperationBuilder placeholder(scope, "Placeholder", "arg" + std::to_string(i));
+      placeholder.SetAttrType("dtype", args[i].dtype);
+      placeholder.SetAttrShape("shape", args[i].shape);
+      placeholders.push_back(Output(placeholder.Finish(), 0));
+    }
+    OutputList results = body(scope, placeholders);
+    std::vector<TF_Output> c_args, c_results;
+    for (const Output& arg : placeholders) c_args.push_back(arg.c_output());
+    Function function;
+    for (size_t i = 0; i < results.size(); ++i) {
+      internal::CheckOutputOf(scope.graph(), results[i],
+                              "function '" + name + "': result " + std::to_string(i));
+      c_results.push_back(results[i].c_output());
+      function.output_types_.push_back(results[i].type());
+    }
+    for (const Arg& arg : args) function.input_types_.push_back(arg.dtype);
+    internal::Status status;
+    TF_Function* traced = TF_GraphToFunction(
+        scope.graph(), name.c_str(), append_hash_to_fn_name ? 1 : 0, -1, nullptr,
+        static_cast<int>(c_args.size()), c_args.data(), static_cast<int>(c_results.size()),
+        c_results.data(), nullptr, nullptr, nullptr, status.get());
+    status.ThrowIfError();
+    function.function_.reset(traced, internal::FunctionDeleter());
+    function.dependencies_ = LibraryOf(scope.graph());
+    TF_Buffer* def = TF_NewBuffer();
+    TF_FunctionToFunctionDef(traced, def, status.get());
+    function.stateful_ = TF_GetCode(status.get()) != TF_OK ||
+                         internal::SignatureIsStateful(
+                             static_cast<const unsigned char*>(def->data), def->length);
+    TF_DeleteBuffer(def);
+    return function;
+  }
+
+  std::string name() const { return TF_FunctionName(function_.get()); }
+  TF_Function* c_function() const { return function_.get(); }
+  const std::vector<TF_DataType>& input_types() const { return input_types_; }
+  const std::vector<TF_DataType>& output_types() const { return output_types_; }
+  /// Whether a stateful op (a variable update, a random op...) is inside: then calls go
+  /// through StatefulPartitionedCall and If, else PartitionedCall and StatelessIf.
+  bool stateful() const { return stateful_; }
+
+  /// Adds the function, and those it calls, to the scope's graph (TF_GraphCopyFunction;
+  /// adding it again is a no-op, another function of the same name an Error).
+  void AddToGraph(const Scope& scope) const {
+    internal::Status status;
+    for (const auto& dependency : dependencies_) {
+      TF_GraphCopyFunction(scope.graph(), dependency.get(), nullptr, status.get());
+      status.ThrowIfError();
+    }
+    TF_GraphCopyFunction(scope.graph(), function_.get(), nullptr, status.get());
+    status.ThrowIfError();
+  }
+
+ private:
+  Function() = default;
+  // Copies of the functions of `graph`'s library.
+  static std::vector<std::shared_ptr<TF_Function>> LibraryOf(TF_Graph* graph) {
+    std::vector<TF_Function*> functions(static_cast<size_t>(TF_GraphNumFunctions(graph)), nullptr);
+    std::vector<std::shared_ptr<TF_Function>> owned;
+    if (functions.empty()) return owned;
+    internal::Status status;
+    int count = TF_GraphGetFunctions(graph, functions.data(), static_cast<int>(functions.size()),
+                                     status.get());
+    for (int i = 0; i < count && TF_GetCode(status.get()) == TF_OK; ++i)
+      owned.emplace_back(functions[static_cast<size_t>(i)], internal::FunctionDeleter());
+    status.ThrowIfError();
+    return owned;
+  }
+
+  std::shared_ptr<TF_Function> function_;
+  std::vector<std::shared_ptr<TF_Function>> dependencies_;
+  std::vector<TF_DataType> input_types_, output_types_;
+  bool stateful_ = true;
+};
+
+namespace internal {
+
+inline void CheckArguments(const Scope& scope, const OutputList& args,
+                           const std::vector<TF_DataType>& types, const std::string& what) {
+  if (args.size() != types.size())
+    throw Error(TF_INVALID_ARGUMENT, what + " takes " + std::to_string(types.size()) +
+                                         " arguments, got " + std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    CheckOutputOf(scope.graph(), args[i], what + ": argument " + std::to_string(i));
+    if (args[i].type() != types[i])
+      throw Error(TF_INVALID_ARGUMENT, what + ": argument " + std::to_string(i) + " is " +
+                                           DataTypeName(args[i].type()) + ", not " +
+                                           DataTypeName(types[i]));
+  }
+}
+
+}  // namespace internal
+
+/// Calls `function` on `inputs` in the scope's graph, adding it (and what it calls) to
+/// the graph's library first: one PartitionedCall node (StatefulPartitionedCall for a
+/// stateful function) named "PartitionedCall" (made unique, or the WithOpName name).
+/// Returns its results. Throws Error (TF_INVALID_ARGUMENT) for inputs of another number
+/// or dtype than the function's arguments. AddSymbolicGradients differentiates through it.
+inline OutputList CallFunction(const Scope& scope, const Function& function, const InputList& inputs) {
+  OutputList args = scope.AsOutputList(inputs);
+  internal::CheckArguments(scope, args, function.input_types(), "function '" + function.name() + "'");
+  function.AddToGraph(scope);
+  const char* op_type = function.stateful() ? "StatefulPartitionedCall" : "PartitionedCall";
+  internal::OperationBuilder call(scope, op_type, scope.GetUniqueNameForOp("PartitionedCall"));
+  call.AddInputList(args);
+  call.SetAttrTypeList("Tin", function.input_types());
+  call.SetAttrTypeList("Tout", function.output_types());
+  call.SetAttrFunc("f", function.name());
+  Operation op = call.Finish();
+  OutputList results;
+  for (int i = 0; i < op.num_outputs(); ++i) results.push_back(op.output(i));
+  return results;
+}
+
+/// Calls the function `function_name` of the scope's graph's library (added before, e.g.
+/// by Function::AddToGraph) as TensorFlow's graphs do: one node whose op type is the
+/// function's name, named after it (made unique). Returns its outputs. Throws Error
+/// (TF_NOT_FOUND) when no function and no op has that name.
+inline OutputList CallFunction(const Scope& scope, const std::string& function_name,
+                               const InputList& inputs) {
+  OutputList args = scope.AsOutputList(inputs);
+  internal::OperationBuilder call(scope, function_name.c_str(), scope.GetUniqueNameForOp(function_name));
+  for (const Output& arg : args) call.AddInput(arg);
+  Operation op = call.Finish();
+  OutputList results;
+  for (int i = 0; i < op.num_outputs(); ++i) results.push_back(op.output(i));
+  return results;
+}
+
+namespace internal {
+
+// The If node `name` of ops::Cond.
+inline OutputList BuildIf(const Scope& scope, const std::string& name, const Input& pred,
+                          const InputList& inputs, const Function& then_branch,
+                          const Function& else_branch) {
+  Output condition = scope.AsOutput(pred);
+  internal::CheckOutputOf(scope.graph(), condition, "Cond: pred");
+  OutputList args = scope.AsOutputList(inputs);
+  internal::CheckArguments(scope, args, then_branch.input_types(), "Cond: then_branch");
+  internal::CheckArguments(scope, args, else_branch.input_types(), "Cond: else_branch");
+  const std::vector<TF_DataType>& then_types = then_branch.output_types();
+  const std::vector<TF_DataType>& else_types = else_branch.output_types();
+  if (then_types.size() != else_types.size())
+    throw Error(TF_INVALID_ARGUMENT, "Cond: then_branch returns " + std::to_string(then_types.size()) +
+                                         " results and else_branch " + std::to_string(else_types.size()));
+  for (size_t i = 0; i < then_types.size(); ++i) {
+    if (then_types[i] != else_types[i])
+      throw Error(TF_INVALID_ARGUMENT, "Cond: result " + std::to_string(i) + " is " +
+                                           internal::DataTypeName(then_types[i]) + " in then_branch and " +
+                                           internal::DataTypeName(else_types[i]) + " in else_branch");
+  }
+  then_branch.AddToGraph(scope);
+  else_branch.AddToGraph(scope);
+  bool stateful = then_branch.stateful() || else_branch.stateful();
+  internal::OperationBuilder node(scope, stateful ? "If" : "StatelessIf", name);
+  node.AddInput(condition);
+  node.AddInputList(args);
+  node.SetAttrTypeList("Tin", then_branch.input_types());
+  node.SetAttrTypeList("Tout", then_types);
+  node.SetAttrFunc("then_branch", then_branch.name());
+  node.SetAttrFunc("else_branch", else_branch.name());
+  Operation op = node.Finish();
+  OutputList results;
+  for (int i = 0; i < op.num_outputs(); ++i) results.push_back(op.output(i));
+  return results;
+}
+
+}  // namespace internal
+
+namespace ops {
+
+/// then_branch(inputs) if `pred` else else_branch(inputs), as tf.cond builds it in a
+/// graph: one If node (StatelessIf when neither branch is stateful), named "cond" (made
+/// unique, or the WithOpName name), calling two functions of the graph's library.
+/// `pred` is a scalar (a bool; a number or a string is true when nonzero or nonempty).
+/// Both branches take `inputs` and must return the same number of results of the same
+/// dtypes (else Error TF_INVALID_ARGUMENT). AddSymbolicGradients differentiates through it.
+inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& inputs,
+                       const Function& then_branch, const Function& else_branch) {
+  return internal::BuildIf(scope, scope.GetUniqueNameForOp("cond"), pred, inputs, then_branch, else_branch);
+}
+
+/// As above with the branches traced from C++ callables (Function::Body) over arguments
+/// of the dtypes and static shapes of `inputs`, as functions "<node>_then_<hash>" and
+/// "<node>_else_<hash>" (the node's name with '/' as '_'; the hash of the contents keeps
+/// apart the branches of conds of one name in different graphs, e.g. in two functions).
+inline OutputList Cond(const Scope& scope, const Input& pred, const InputList& inputs,
+                       const Function::Body& then_fn, const Function::Body& else_fn) {
+  OutputList args = scope.AsOutputList(inputs);
+  std::vector<Function::Arg> specs;
+  for (const Output& arg : args) specs.emplace_back(arg.type(), internal::StaticShape(scope.graph(), arg));
+  // The node's name, taken now so that the functions are named after it.
+  std::string node = scope.GetUniqueNameForOp("cond");
+  std::string base = node;
+  for (char& c : base) c = c == '/' ? '_' : c;
+  Function then_branch = Function::Define(base + "_then", specs, then_fn, true);
+  Function else_branch = Function::Define(base + "_else", specs, else_fn, true);
+  return internal::BuildIf(scope, node, pred, InputList(args), then_branch, else_branch);
+}
+
+/// Builds the condition of a while loop: `*output`, a bool scalar, from the loop variables.
+using CondGraphBuilderFn =
+    std::function<void(const Scope& scope, const OutputList& inputs, Output* output)>;
+/// Builds the body of a while loop: `*outputs`, the next value of each loop variable.
+using BodyGraphBuilderFn =
+    std::function<void(const Scope& scope, const OutputList& inputs, OutputList* outputs)>;
+
+/// TensorFlow's BuildWhileLoop: `*outputs` = the loop variables `inputs` after repeating
+/// body while cond holds, through TF_NewWhile and TF_FinishWhile (one functional While
+/// node named `frame_name`, made unique; "while" when empty; the scope's device and
+/// control dependencies do not reach it, TF_FinishWhile makes it). `cond` and `body` build in
+/// scopes of graphs of their own, from the Placeholders they are given (one per loop
+/// variable): they may not use Outputs of the outer graph, and the scopes are gone once
+/// BuildWhileLoop returns. Where TensorFlow's version returns a Status, this one throws
+/// Error, and the loop is dropped (TF_AbortWhile) when a builder throws: TF_INVALID_ARGUMENT
+/// for an unset or non-bool condition, a body giving another number of outputs than there
+/// are loop variables, or changing a loop variable's dtype. AddSymbolicGradients
+/// differentiates through the loop.
+inline void BuildWhileLoop(const Scope& scope, const OutputList& inputs, const CondGraphBuilderFn& cond,
+                           const BodyGraphBuilderFn& body, const std::string& frame_name,
+                           OutputList* outputs) {
+  if (outputs == nullptr) throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: outputs is null");
+  std::vector<TF_Output> c_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    internal::CheckOutputOf(scope.graph(), inputs[i], "BuildWhileLoop: input " + std::to_string(i));
+    c_inputs.push_back(inputs[i].c_output());
+  }
+  std::string name = scope.GetUniqueNameForOp(frame_name.empty() ? "while" : frame_name);
+  internal::Status status;
+  TF_WhileParams params =
+      TF_NewWhile(scope.graph(), c_inputs.data(), static_cast<int>(c_inputs.size()), status.get());
+  status.ThrowIfError();
+  const size_t n = inputs.size();
+  try {
+    OutputList cond_inputs, body_inputs, body_outputs;
+    for (size_t i = 0; i < n; ++i) {
+      cond_inputs.push_back(Output(params.cond_inputs[i].oper, params.cond_inputs[i].index));
+      body_inputs.push_back(Output(params.body_inputs[i].oper, params.body_inputs[i].index));
+    }
+    Output cond_output;
+    cond(internal::ScopeAccess::Borrow(params.cond_graph), cond_inputs, &cond_output);
+    internal::CheckOutputOf(params.cond_graph, cond_output, "BuildWhileLoop: cond's output");
+    if (cond_output.type() != TF_BOOL)
+      throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: cond's output is " +
+                                           internal::DataTypeName(cond_output.type()) + ", not bool");
+    body(internal::ScopeAccess::Borrow(params.body_graph), body_inputs, &body_outputs);
+    if (body_outputs.size() != n)
+      throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: body gave " + std::to_string(body_outputs.size()) +
+                                           " outputs for " + std::to_string(n) + " loop variables");
+    for (size_t i = 0; i < n; ++i) {
+      internal::CheckOutputOf(params.body_graph, body_outputs[i],
+                              "BuildWhileLoop: body's output " + std::to_string(i));
+      if (body_outputs[i].type() != inputs[i].type())
+        throw Error(TF_INVALID_ARGUMENT, "BuildWhileLoop: body changed loop variable " + std::to_string(i) +
+                                             " from " + internal::DataTypeName(inputs[i].type()) + " to " +
+                                             internal::DataTypeName(body_outputs[i].type()));
+      params.body_outputs[i] = body_outputs[i].c_output();
+    }
+    params.cond_output = cond_output.c_output();
+  } catch (...) {
+    TF_AbortWhile(&params);
+    throw;
+  }
+  params.name = name.c_str();
+  std::vector<TF_Output> results(n);
+  TF_FinishWhile(&params, status.get(), results.data());  // frees the two graphs, also on failure
+  status.ThrowIfError();
+  outputs->clear();
+  for (const TF_Output& result : results) outputs->push_back(Output(result.oper, result.index));
+}
+
+}  // namespace ops
 
 // ------------------------------------------------------------------------ optimizers
 

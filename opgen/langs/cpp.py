@@ -25,9 +25,11 @@ from opgen.model import ArgKind, AttrSpec, OpSpec
 
 NAME = "cpp"
 
-#: names an op class may not take in ``opgen::ops`` (C++ reserved words; the framework's
-#: names live in ``opgen`` and are always spelled qualified in generated code)
-RESERVED = c_family.RESERVED | {"ops", "internal", "opgen", "std"}
+#: names an op class may not take in ``opgen::ops`` (C++ reserved words, and the helpers the
+#: framework itself puts in ``opgen::ops``; its other names live in ``opgen`` and are always
+#: spelled qualified in generated code)
+RESERVED = c_family.RESERVED | {"ops", "internal", "opgen", "std", "Cond", "BuildWhileLoop",
+                                "CondGraphBuilderFn", "BodyGraphBuilderFn"}
 
 # Members and locals of every op class and constructor besides the op's own names.
 CLASS_NAMES = frozenset({"Attrs", "operation", "scope", "attrs"})

@@ -51,6 +51,8 @@ op { name: "_Input" output_arg { name: "out" type_list_attr: "Tout" } output_arg
      attr { name: "shapes" type: "list(shape)" default_value { list { } } }
      attr { name: "Operation" type: "float" default_value { f: nan } }
      attr { name: "operation_" type: "int" default_value { i: -9223372036854775808 } } }
+op { name: "Cond" output_arg { name: "y" type: DT_FLOAT } }
+op { name: "BuildWhileLoop" output_arg { name: "y" type: DT_FLOAT } }
 op { name: "NoOutputs" attr { name: "fns" type: "list(func)" } attr { name: "tensors" type: "list(tensor)" } }
 """
 
@@ -68,6 +70,8 @@ def test_awkward_names_and_defaults_compile(tmp_path):
     assert result.returncode == 0, result.stderr[-5000:]
     text = header.read_text()
     assert "class Scope {" in text and "class Input_ {" in text   # ops namespace; no _Input
+    # the framework's own opgen::ops::Cond and BuildWhileLoop keep their names
+    assert "class Cond_2 {" in text and "class BuildWhileLoop_2 {" in text
     assert "::opgen::Input scope_, ::opgen::Input attrs_, int64_t class_" in text
     assert "::opgen::Output operation_;" in text                  # the member is taken
 
