@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -22,19 +20,6 @@ from opgen.runtime import errors
 REPO = Path(__file__).resolve().parents[2]
 NOT_FOUND = 5   # TF_NOT_FOUND
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-@pytest.fixture(scope="module")
-def flags() -> list[str]:
-    from opgen import _paths
-    try:
-        _paths.runtime_library_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    result = subprocess.run([sys.executable, "-m", "opgen", "config", "--cflags", "--libs"],
-                            capture_output=True, text=True, cwd=tempfile.gettempdir())
-    assert result.returncode == 0, result.stderr
-    return result.stdout.split()
 
 
 def _build_and_run(tmp_path: Path, compiler: str, source: str, suffix: str, flags: list[str],

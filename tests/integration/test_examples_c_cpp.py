@@ -25,8 +25,6 @@ REPO = Path(__file__).resolve().parents[2]
 C_EXAMPLE = REPO / "examples" / "c" / "generated_ops_example.c"
 CPP_EXAMPLE = REPO / "examples" / "cpp" / "relu_example.cc"
 VARIABLE_EXAMPLE = REPO / "examples" / "cpp" / "variable_example.cc"
-# The interpreter with TensorFlow installed, as for the other TensorFlow comparisons.
-TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
 
 X = np.float32([[1, 2, 3], [-4, 0.5, 6]])
 W = np.float32([[0.5, -1, 2, 0], [1, 0.25, -0.5, 1], [-1, 0.5, 1, 2]])
@@ -39,16 +37,6 @@ def _opgen(*args: str) -> str:
                             text=True, cwd=tempfile.gettempdir())
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def flags():
-    from opgen import _paths
-    try:
-        _paths.runtime_library_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    return _opgen("config", "--cflags").split() + _opgen("config", "--libs").split()
 
 
 def _printed(binary: Path) -> np.ndarray:
@@ -106,24 +94,6 @@ def test_generated_c_and_cpp_are_fresh():
 
 
 # ------------------------------------------------------ TensorFlow's own C library
-
-
-@pytest.fixture(scope="module")
-def tensorflow_root():
-    """The tensorflow pip package's folder: its libtensorflow_cc.so.2 exports TensorFlow's
-    C API (TF_NewGraph, TF_SessionRun...) and include/ holds the C headers."""
-    if not TF_PYTHON.exists():
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
-    found = subprocess.run(
-        [str(TF_PYTHON), "-c", "import importlib.util, os; "
-         "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
-        capture_output=True, text=True)
-    if found.returncode != 0:
-        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
-    root = Path(found.stdout.strip())
-    if not (root / "libtensorflow_cc.so.2").exists() or not (root / "include").is_dir():
-        pytest.skip("this tensorflow package ships no C library and headers")
-    return root
 
 
 def _link_against_tensorflow(objects: list[Path], linker: str, root: Path, out: Path) -> None:

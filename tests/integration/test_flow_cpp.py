@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -19,45 +18,12 @@ import pytest
 # the shared programs and fixtures beside this file (importlib mode)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import flow_programs
-from test_examples_c_cpp import TF_PYTHON, _link_against_tensorflow
+from test_examples_c_cpp import _link_against_tensorflow
 
 REPO = Path(__file__).resolve().parents[2]
 FLOW_EXAMPLE = REPO / "examples" / "cpp" / "flow_example.cc"
 PROBE = Path(__file__).resolve().parent / "flow_errors_probe.cc"
 NOT_FOUND, INVALID_ARGUMENT = "5", "3"   # TF_Code values as the programs print them
-
-
-
-@pytest.fixture(scope="module")
-def flags():
-    """`opgen config` flags, as test_examples_c_cpp.py gets them."""
-    from opgen import _paths
-    try:
-        _paths.runtime_library_path()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    config = [sys.executable, "-m", "opgen", "config"]
-    return [f for what in ("--cflags", "--libs") for f in subprocess.run(
-        [*config, what], capture_output=True, text=True, check=True,
-        cwd=tempfile.gettempdir()).stdout.split()]
-
-
-@pytest.fixture(scope="module")
-def tensorflow_root():
-    """The tensorflow package's folder, with its C library and headers (as in
-    test_examples_c_cpp.py)."""
-    if not TF_PYTHON.exists():
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
-    found = subprocess.run(
-        [str(TF_PYTHON), "-c", "import importlib.util, os; "
-         "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
-        capture_output=True, text=True)
-    if found.returncode != 0:
-        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
-    root = Path(found.stdout.strip())
-    if not (root / "libtensorflow_cc.so.2").exists() or not (root / "include").is_dir():
-        pytest.skip("this tensorflow package ships no C library and headers")
-    return root
 
 
 needs_cpp = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")

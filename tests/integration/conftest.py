@@ -1,0 +1,47 @@
+"""Fixtures the programs compiled against opgen (and against TensorFlow's own C library)
+share: the `opgen config` compiler flags and the tensorflow package's folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# The interpreter with TensorFlow installed, as for the other TensorFlow comparisons.
+TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+
+
+@pytest.fixture(scope="module")
+def flags() -> list[str]:
+    """`opgen config --cflags --libs` of the installed CLI, run outside the checkout."""
+    from opgen import _paths
+    try:
+        _paths.runtime_library_path()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    result = subprocess.run([sys.executable, "-m", "opgen", "config", "--cflags", "--libs"],
+                            capture_output=True, text=True, cwd=tempfile.gettempdir())
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+@pytest.fixture(scope="module")
+def tensorflow_root() -> Path:
+    """The tensorflow pip package's folder: its libtensorflow_cc.so.2 exports TensorFlow's
+    C API (TF_NewGraph, TF_SessionRun...) and include/ holds the C headers."""
+    if not TF_PYTHON.exists():
+        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
+    found = subprocess.run(
+        [str(TF_PYTHON), "-c", "import importlib.util, os; "
+         "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
+        capture_output=True, text=True)
+    if found.returncode != 0:
+        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
+    root = Path(found.stdout.strip())
+    if not (root / "libtensorflow_cc.so.2").exists() or not (root / "include").is_dir():
+        pytest.skip("this tensorflow package ships no C library and headers")
+    return root
