@@ -18,11 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 LR, CHECK_STEPS = 0.05, 5
 
@@ -91,14 +90,7 @@ print(json.dumps({"losses": losses, "median": statistics.median(times)}))
 
 def time_step(step, repeats: int) -> tuple[list[float], float]:
     losses = [float(step().numpy()) for _ in range(CHECK_STEPS)]
-    for _ in range(20):
-        step()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return losses, statistics.median(times)
+    return losses, median_seconds(step, repeats, warmup=20)
 
 
 def main() -> None:
