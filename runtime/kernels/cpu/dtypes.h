@@ -1,6 +1,7 @@
 // The element types of the CPU kernels: 16-bit floats (half, bfloat16) stored as bits
 // and computed in float, the TF_DataType of every C++ element type, and the type lists
-// each kernel family registers over (TensorFlow's CPU registrations, less complex).
+// each kernel family registers over (TensorFlow's CPU registrations; complex for the arithmetic
+// the complex family and its gradients need).
 #pragma once
 
 #include <complex>
@@ -166,6 +167,11 @@ using RealTypes = Concat<FloatTypes, IntTypes>;
 // Floats and signed integers: ops with a sign (Neg, Abs, Sign, Pow).
 using SignedTypes = Concat<FloatTypes, SignedIntTypes>;
 using RealAndBoolTypes = Concat<RealTypes, Types<bool>>;
+using ComplexTypes = Types<std::complex<float>, std::complex<double>>;
+
+template <typename T> struct IsComplex : std::false_type {};
+template <typename R> struct IsComplex<std::complex<R>> : std::true_type { using Part = R; };
+template <typename T> constexpr bool kIsComplex = IsComplex<T>::value;
 
 // Ops that only move bytes work for every fixed-size type, complex included.
 constexpr TF_DataType kAllFixedSizeTypes[] = {

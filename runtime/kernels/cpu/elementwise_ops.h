@@ -525,8 +525,10 @@ void RegisterUnary(const char* op, TF_Status* status) {
   RegisterForTypes<Unary<Op>::template Kernel>(kDevice, op, List(), status);
 }
 
-// TensorFlow's CPU registrations of these ops, less complex types.
+// TensorFlow's CPU registrations of these ops; complex64 and complex128 where the
+// arithmetic (+, -, *, /, AddN, Neg, Square, Reciprocal) has them.
 using Reals = RealTypes;
+using RealsAndComplex = Concat<RealTypes, ComplexTypes>;
 using Floats = FloatTypes;
 using Signed = SignedTypes;
 // Pow and SquaredDifference: no unsigned types, and SquaredDifference no narrow ints.
@@ -535,7 +537,7 @@ using SquaredDifferenceTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
 // ClipByValue has no 32- and 64-bit unsigned kernels.
 using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;
 // Add (the older AddV2) allows no unsigned type but uint8.
-using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>>;
+using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>, ComplexTypes>;
 
 }  // namespace
 }  // namespace cpu

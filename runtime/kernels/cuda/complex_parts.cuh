@@ -1,0 +1,68 @@
+// complex64 and complex128 on the GPU: a value as its two parts (stored real then
+// imaginary, aligned to their whole size, as TensorFlow and std::complex store them),
+// with the arithmetic the element-wise kernels and reductions use. Twin of the CPU's
+// std::complex.
+#pragma once
+
+#include <cmath>
+
+#include "../dtype_of.h"
+
+namespace opgen {
+namespace cuda {
+
+template <typename Real>
+struct alignas(2 * sizeof(Real)) ComplexParts {
+  Real re, im;
+  ComplexParts() = default;
+  // T(0), T(1) and a mean's divisor are real values; the imaginary part is zero.
+  __host__ __device__ constexpr explicit ComplexParts(Real r, Real i = Real(0)) : re(r), im(i) {}
+};
+
+template <typename R>
+__host__ __device__ __forceinline__ ComplexParts<R> operator+(ComplexParts<R> a, ComplexParts<R> b) {
+  return ComplexParts<R>(a.re + b.re, a.im + b.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ ComplexParts<R> operator-(ComplexParts<R> a, ComplexParts<R> b) {
+  return ComplexParts<R>(a.re - b.re, a.im - b.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ ComplexParts<R> operator-(ComplexParts<R> a) {
+  return ComplexParts<R>(-a.re, -a.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ ComplexParts<R> operator*(ComplexParts<R> a, ComplexParts<R> b) {
+  return ComplexParts<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+// Smith's division: the larger part of the divisor scales the other, so that its square
+// neither overflows nor underflows where the quotient is representable.
+template <typename R>
+__host__ __device__ __forceinline__ ComplexParts<R> operator/(ComplexParts<R> a, ComplexParts<R> b) {
+  if (fabs(b.re) >= fabs(b.im)) {
+    if (b.re == R(0) && b.im == R(0))  // x / 0: the parts divided by zero, as IEEE gives
+      return ComplexParts<R>(a.re / fabs(b.re), a.im / fabs(b.re));
+    const R ratio = b.im / b.re, denom = b.re + b.im * ratio;
+    return ComplexParts<R>((a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom);
+  }
+  const R ratio = b.re / b.im, denom = b.re * ratio + b.im;
+  return ComplexParts<R>((a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom);
+}
+template <typename R>
+__host__ __device__ __forceinline__ bool operator==(ComplexParts<R> a, ComplexParts<R> b) {
+  return a.re == b.re && a.im == b.im;
+}
+template <typename R>
+__host__ __device__ __forceinline__ bool operator!=(ComplexParts<R> a, ComplexParts<R> b) {
+  return !(a == b);
+}
+
+}  // namespace cuda
+}  // namespace opgen
+
+template <> struct opgen::kernels::DtypeOf<opgen::cuda::ComplexParts<float>> {
+  static constexpr TF_DataType value = TF_COMPLEX64;
+};
+template <> struct opgen::kernels::DtypeOf<opgen::cuda::ComplexParts<double>> {
+  static constexpr TF_DataType value = TF_COMPLEX128;
+};
