@@ -33,7 +33,8 @@ struct DivOp {
     if constexpr (kIsInteger<T> && std::is_signed_v<T>) {
       if (y == T(-1)) return WrappingNeg(x);
     }
-    return x / y;
+    if constexpr (kIsComplex<T>) return ComplexQuotient(x, y);
+    else return x / y;
   }
 };
 // NaN in either operand gives NaN, as in TensorFlow and numpy.
@@ -128,7 +129,12 @@ struct SignOp {
   }
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
-struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
+struct ReciprocalOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (kIsComplex<T>) return ComplexQuotient(T(1), x);
+    else return T(1) / x;
+  }
+};
 // Ops may name a whole-array float32 loop (kFloatArray, simd_loops.h) that Unary runs
 // instead of Apply element by element.
 struct ExpOp {

@@ -35,18 +35,16 @@ template <typename R>
 __host__ __device__ __forceinline__ ComplexParts<R> operator*(ComplexParts<R> a, ComplexParts<R> b) {
   return ComplexParts<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
-// Smith's division: the larger part of the divisor scales the other, so that its square
-// neither overflows nor underflows where the quotient is representable.
+// As the CPU's (../cpu/dtypes.h): the textbook product above, and the quotient scaled
+// by the divisor's larger part, so that its square neither overflows nor underflows (a
+// zero divisor gives NaN parts, as TensorFlow's).
 template <typename R>
 __host__ __device__ __forceinline__ ComplexParts<R> operator/(ComplexParts<R> a, ComplexParts<R> b) {
-  if (fabs(b.re) >= fabs(b.im)) {
-    if (b.re == R(0) && b.im == R(0))  // x / 0: the parts divided by zero, as IEEE gives
-      return ComplexParts<R>(a.re / fabs(b.re), a.im / fabs(b.re));
-    const R ratio = b.im / b.re, denom = b.re + b.im * ratio;
-    return ComplexParts<R>((a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom);
-  }
-  const R ratio = b.re / b.im, denom = b.re * ratio + b.im;
-  return ComplexParts<R>((a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom);
+  const R scale = fmax(fabs(b.re), fabs(b.im));
+  const R c = b.re / scale, d = b.im / scale;
+  const R denom = c * c + d * d;
+  const R re = (a.re * c + a.im * d) / denom, im = (a.im * c - a.re * d) / denom;
+  return ComplexParts<R>(re / scale, im / scale);
 }
 template <typename R>
 __host__ __device__ __forceinline__ bool operator==(ComplexParts<R> a, ComplexParts<R> b) {
