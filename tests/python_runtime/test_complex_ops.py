@@ -236,3 +236,14 @@ def test_gradient_matches_tensorflow(name, ctype, tensorflow_gradients):
     for mine, ref in zip(got, [e for e in expected if e is not None]):
         assert mine.dtype == ctype
         np.testing.assert_allclose(mine, ref, **tol)
+
+
+def test_eager_tape_differentiates_complex_abs():
+    """The tape takes the same registry: d|z| = z / |z|, 0 at 0 (TensorFlow's values)."""
+    from opgen import ops
+    z = opgen.constant(np.complex64([3 + 4j, 0j, -1 + 1j]))
+    with opgen.GradientTape() as tape:
+        tape.watch(z)
+        y = ops.sum(ops.complex_abs(z, Tout=opgen.float32), np.int32([0]))
+    got = tape.gradient(y, z).numpy()
+    np.testing.assert_allclose(got, [0.6 + 0.8j, 0, (-1 + 1j) / np.sqrt(2)], rtol=1e-6)
