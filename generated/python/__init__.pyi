@@ -19,6 +19,7 @@ __all__ = [
     "add_n",
     "add_v2",
     "all",
+    "angle",
     "any",
     "arg_max",
     "arg_min",
@@ -40,9 +41,11 @@ __all__ = [
     "cast",
     "ceil",
     "clip_by_value",
+    "complex",
     "complex_abs",
     "concat_offset",
     "concat_v2",
+    "conj",
     "const",
     "control_trigger",
     "conv2d",
@@ -87,6 +90,7 @@ __all__ = [
     "identity",
     "identity_n",
     "if_",
+    "imag",
     "invert",
     "invert_permutation",
     "leaky_relu",
@@ -130,6 +134,7 @@ __all__ = [
     "range",
     "rank",
     "read_variable_op",
+    "real",
     "real_div",
     "reciprocal",
     "reciprocal_grad",
@@ -275,6 +280,18 @@ def all(
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def angle(
+    input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def angle(
+    input: EagerTensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def angle(
+    input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def any(
@@ -707,6 +724,25 @@ def clip_by_value(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def complex(
+    real: GraphOutput, imag: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def complex(
+    real: TensorLike, imag: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def complex(
+    real: EagerTensorLike,
+    imag: EagerTensorLike,
+    Tout: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def complex(
+    real: TensorLike, imag: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def complex_abs(
     x: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -752,6 +788,12 @@ def concat_v2(
 def concat_v2(
     values: Sequence[TensorLike], axis: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def conj(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def conj(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def conj(input: TensorLike, name: str | None = None) -> OpOutput: ...
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
 def control_trigger(name: str | None = None) -> OpNode: ...
 @overload
@@ -1763,6 +1805,18 @@ def if_(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def imag(
+    input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def imag(
+    input: EagerTensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def imag(
+    input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def invert(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -2498,6 +2552,18 @@ def read_variable_op(
 @overload
 def read_variable_op(
     resource: TensorLike, dtype: DTypeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def real(
+    input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def real(
+    input: EagerTensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def real(
+    input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def real_div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...

@@ -118,6 +118,26 @@ def all(
     return _out[0]
 
 
+def angle(
+    input: TensorLike, Tout: DTypeLike = _dtypes.float32, name: str | None = None
+) -> OpOutput:
+    """Returns the argument of complex `input`: `atan2(imag, real)`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        Complex values.
+      Tout: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+        float for complex64, double for complex128.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+      One real value for each.
+    """
+    _out = _execute_op("Angle", [input], {"Tout": Tout}, name)
+    return _out[0]
+
+
 def any(
     input: TensorLike,
     reduction_indices: TensorLike,

@@ -122,6 +122,33 @@ def clip_by_value(
     return _out[0]
 
 
+def complex(
+    real: TensorLike,
+    imag: TensorLike,
+    Tout: DTypeLike = _dtypes.complex64,
+    name: str | None = None,
+) -> OpOutput:
+    """Builds complex numbers from their real and imaginary parts.
+
+    `out = real + 1j * imag`; the parts broadcast against each other as numpy arrays do.
+
+    Args:
+      real: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        Real parts.
+      imag: A `Tensor`. Must have the same type as `real`.
+        Imaginary parts.
+      Tout: An optional dtype from: `complex64`, `complex128`. Defaults to `"complex64"`.
+        complex64 for float parts, complex128 for double ones.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+      The complex values.
+    """
+    _out = _execute_op("Complex", [real, imag], {"Tout": Tout}, name)
+    return _out[0]
+
+
 def complex_abs(
     x: TensorLike, Tout: DTypeLike = _dtypes.float32, name: str | None = None
 ) -> OpOutput:
@@ -185,6 +212,24 @@ def concat_v2(
       The joined tensor.
     """
     _out = _execute_op("ConcatV2", [values, axis], {}, name)
+    return _out[0]
+
+
+def conj(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the complex conjugate of `input`.
+
+    `real - 1j * imag`, element-wise.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`, `variant`.
+        Complex values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      Their conjugates.
+    """
+    _out = _execute_op("Conj", [input], {}, name)
     return _out[0]
 
 

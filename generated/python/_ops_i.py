@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -93,6 +94,26 @@ def if_(
         },
         name,
     )
+    return _out[0]
+
+
+def imag(
+    input: TensorLike, Tout: DTypeLike = _dtypes.float32, name: str | None = None
+) -> OpOutput:
+    """Returns the imaginary part of complex `input`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        Complex values.
+      Tout: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+        float for complex64, double for complex128.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+      One real value for each.
+    """
+    _out = _execute_op("Imag", [input], {"Tout": Tout}, name)
     return _out[0]
 
 

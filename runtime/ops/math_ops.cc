@@ -48,6 +48,15 @@ OpRegistration ArgReduction(const char* name, const char* tidx, const char* outp
        {"output", "Indices along `dimension`."}}};
 }
 
+// Real, Imag, Angle: complex in, the real type of its parts out.
+OpRegistration ComplexPart(const char* name, const char* summary) {
+  return OpRegistration{
+      name, {"T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"},
+      {"input: T"}, {"output: Tout"}, shape_fns::kUnchanged, summary, "",
+      {{"input", "Complex values."}, {"output", "One real value for each."},
+       {"Tout", "float for complex64, double for complex128."}}};
+}
+
 }  // namespace
 
 void RegisterReductionOps(TF_Status* status) {
@@ -134,6 +143,22 @@ void RegisterElementwiseMathOps(TF_Status* status) {
        "`sqrt(re^2 + im^2)` computed without overflow or underflow in the squares.",
        {{"x", "Complex values."}, {"y", "Their magnitudes."},
         {"Tout", "The result's dtype: float for complex64, double for complex128."}}},
+      // The complex family: parts in and out. Tout/T pair float with complex64 and
+      // double with complex128 (the only pairs with kernels, as in TensorFlow).
+      {"Complex",
+       {"T: {float, double} = DT_FLOAT", "Tout: {complex64, complex128} = DT_COMPLEX64"},
+       {"real: T", "imag: T"}, {"out: Tout"}, shape_fns::kBroadcast,
+       "Builds complex numbers from their real and imaginary parts.",
+       "`out = real + 1j * imag`; the parts broadcast against each other as numpy arrays do.",
+       {{"real", "Real parts."}, {"imag", "Imaginary parts."}, {"out", "The complex values."},
+        {"Tout", "complex64 for float parts, complex128 for double ones."}}},
+      ComplexPart("Real", "Returns the real part of complex `input`."),
+      ComplexPart("Imag", "Returns the imaginary part of complex `input`."),
+      ComplexPart("Angle", "Returns the argument of complex `input`: `atan2(imag, real)`."),
+      {"Conj", {"T: {complex64, complex128, variant} = DT_COMPLEX64"},
+       {"input: T"}, {"output: T"}, shape_fns::kUnchanged,
+       "Returns the complex conjugate of `input`.", "`real - 1j * imag`, element-wise.",
+       {{"input", "Complex values."}, {"output", "Their conjugates."}}},
       UnaryOp("Sign",
               "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
               "complex128}",

@@ -204,6 +204,16 @@ KNOWN: dict[str, str] = {
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'Conv3DBackpropInputV2-float16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Mul-complex64':
+        "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'Div-complex64':
+        "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'RealDiv-complex64':
+        "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'Reciprocal-complex64':
+        "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'Cast-complex64-float64':
+        "float64 to complex64 with Truncate=True: TensorFlow's result is not the value (1.0039 becomes 0.5); opgen ignores Truncate here and rounds to nearest, as every cast but float32 to bfloat16",
 }
 
 

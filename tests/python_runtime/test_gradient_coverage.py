@@ -118,6 +118,62 @@ def _list_two_reads(g, inputs):
     return g.create_op("Mul", items, {}).outputs[0]
 
 
+# ---- complex: real inputs in pairs as complex numbers, a real output ---------------------
+
+def _complex_chain(build):
+    """An op_type for check_gradient: inputs (re0, im0, re1, im1, ...) become complex
+    values through Complex (complex128 from float64 parts, complex64 from float32), and
+    build(g, zs, part_dtype) makes a real output of them."""
+    def f(g, inputs):
+        part = inputs[0].dtype
+        tout = opgen.complex128 if part == opgen.float64 else opgen.complex64
+        zs = [g.create_op("Complex", inputs[i:i + 2], {"Tout": tout}).outputs[0]
+              for i in range(0, len(inputs), 2)]
+        return build(g, zs, part)
+    return f
+
+
+def _cop(g, op, inputs, **attrs):
+    return g.create_op(op, inputs, attrs).outputs[0]
+
+
+def _complex_cases(u) -> dict[str, list[Case]]:
+    """The complex family's gradients, each through a chain with a real output; the
+    chains also take complex Mul, Div, Add, Sub, Neg, Square, Reciprocal and Sum."""
+    def part(op):  # Real, Imag, Angle, ComplexAbs of the first operand
+        return lambda g, zs, p: _cop(g, op, [zs[0]], Tout=p)
+
+    def pair(*values):
+        return fixed(*values)
+
+    a, b = u((2, 3), 0.3, 1.5), u((2, 3), -1.5, -0.3)
+    c, d = u((3,), 0.5, 1.5), u((3,), 0.5, 1.5)
+    real, imag = part("Real"), part("Imag")
+    chain = _complex_chain
+    return {
+        # |re + i im| with im broadcast: Complex's gradient sums it back
+        "ComplexAbs": [C(pair(a, d), op_type=chain(part("ComplexAbs")))],
+        "Angle": [C(pair(a, b), op_type=chain(part("Angle")))],
+        # Imag(z^2) = 2 re im
+        "Complex": [C(pair(a, b), op_type=chain(
+            lambda g, zs, p: _cop(g, "Imag", [_cop(g, "Mul", [zs[0], zs[0]])], Tout=p)))],
+        # Re(z * w), w broadcast over z's rows
+        "Real": [C(pair(a, b, c, d), op_type=chain(
+            lambda g, zs, p: real(g, [_cop(g, "Mul", zs)], p)))],
+        # Im(z / w) and Im(1 / z^2 - (-w))
+        "Imag": [C(pair(a, b, c, d), op_type=chain(
+                     lambda g, zs, p: imag(g, [_cop(g, "RealDiv", zs)], p))),
+                 C(pair(a, b, c, d), op_type=chain(lambda g, zs, p: imag(g, [_cop(
+                     g, "Sub", [_cop(g, "Reciprocal", [_cop(g, "Square", [zs[0]])]),
+                                _cop(g, "Neg", [zs[1]])])], p)))],
+        # Im(conj(z) * w + z), summed over rows
+        "Conj": [C(pair(a, b, c, d), op_type=chain(lambda g, zs, p: imag(g, [_cop(
+            g, "Sum", [_cop(g, "AddV2", [_cop(g, "Mul", [_cop(g, "Conj", [zs[0]]), zs[1]]), zs[0]]),
+                       g.create_op("Const", [], {"dtype": opgen.int32,
+                                                 "value": np.int32([0])}).outputs[0]])], p)))],
+    }
+
+
 def _cond(pred: bool, nested: bool):
     """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
     false branch itself a cond when `nested`; x is also used outside."""
@@ -188,6 +244,7 @@ def _cases() -> dict[str, list[Case]]:
         cases[op] = [C(fixed(d((2, 3, 2)), np.int32([0, 2])), {"keep_dims": False}, [0]),
                      C(fixed(d((2, 3, 2)), np.int32(-1)), {"keep_dims": True}, [0])]
     cases["Prod"] = [C(fixed(d((2, 3, 2), 0.5, 1.5), np.int32([1])), {}, [0])]
+    cases.update(_complex_cases(u))
     cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
     cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
     cases["Reshape"] = [C(fixed(u((2, 3)), np.int32([3, 2])), {}, [0])]
@@ -364,9 +421,7 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
-UNIMPLEMENTED = {
-    "ComplexAbs": "needs complex Cast and Mul kernels, which the runtime does not have yet",
-}
+UNIMPLEMENTED: dict[str, str] = {}
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked
@@ -511,13 +566,16 @@ def test_functional_control_flow_has_gradients():
         assert dx is not None and dx.dtype == opgen.float32
 
 
-def test_complex_abs_gradient_says_what_is_missing():
+def test_complex_abs_gradient_is_zero_at_zero():
+    """TensorFlow's div_no_nan: |z| has no derivative at 0, and its gradient there is 0."""
     g = opgen.Graph()
     with g.as_default():
-        z = opgen.ops.placeholder(opgen.complex64, shape=[2])
+        z = opgen.ops.placeholder(opgen.complex64, shape=[3])
         y = g.create_op("ComplexAbs", [z], {"Tout": opgen.float32}).outputs[0]
-    with pytest.raises(opgen.errors.UnimplementedError, match="ComplexAbs needs complex"):
-        opgen.gradients(y, z)
+        (dz,) = opgen.gradients(y, z)
+    with opgen.Session(graph=g) as s:
+        got = s.run(dz, {z: np.complex64([0, 3 + 4j, -2j])})
+    np.testing.assert_allclose(got, [0, 0.6 + 0.8j, -1j], rtol=1e-6)
 
 
 def test_batch_norm_second_order_in_half_follows_float32():

@@ -533,6 +533,9 @@ _CALLS = {
     "BitwiseXor": lambda P: ([P((2, 3), np.int32), P((3,), np.int32)], {}, None),
     "Invert": lambda P: ([P((2, 3), np.uint8)], {}, None),
     "ComplexAbs": lambda P: ([P((2, 3), np.complex64)], {}, None),
+    **{op: lambda P: ([P((2, 3), np.complex64)], {}, None)
+       for op in ("Real", "Imag", "Angle", "Conj")},
+    "Complex": lambda P: ([P((2, 3)), P((3,))], {}, None),
     "Slice": lambda P: ([P((2, 3)), np.array([0, 0], I32), np.array([1, 1], I32)], {}, None),
     "StridedSlice": lambda P: ([P((2, 3))] + [np.array([v], I32) for v in (0, 1, 1)], {}, None),
     "Reshape": lambda P: ([P((2, 3)), np.array([3, 2], I32)], {}, None),

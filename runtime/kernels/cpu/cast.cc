@@ -1,4 +1,4 @@
-// Cast between every pair of real types and bool: floats, half, bfloat16, signed and
+// Cast between every pair of real and complex types and bool: floats, half, bfloat16, signed and
 // unsigned integers, converted as ../cast_spec.h says. The `Truncate` attr (round toward
 // zero when narrowing) applies to float32 -> bfloat16, as in TensorFlow; every other
 // conversion rounds to nearest.
@@ -18,9 +18,23 @@ struct Float16Types {
   template <typename T> static T From(float f) { return Narrow<T>(f); }
 };
 
+// Complex values as TensorFlow casts them: to a real type or bool the real part converts
+// (the imaginary part is dropped, so 1j is false); a real value becomes the real part,
+// with a zero imaginary part.
 template <typename Src, typename Dst>
 Dst Convert(Src x) {
-  return kernels::ConvertValue<Float16Types, Src, Dst>(x);
+  if constexpr (kIsComplex<Src> && kIsComplex<Dst>) {
+    using From = typename IsComplex<Src>::Part;
+    using To = typename IsComplex<Dst>::Part;
+    return Dst(Convert<From, To>(x.real()), Convert<From, To>(x.imag()));
+  } else if constexpr (kIsComplex<Src>) {
+    return Convert<typename IsComplex<Src>::Part, Dst>(x.real());
+  } else if constexpr (kIsComplex<Dst>) {
+    using To = typename IsComplex<Dst>::Part;
+    return Dst(Convert<Src, To>(x), To(0));
+  } else {
+    return kernels::ConvertValue<Float16Types, Src, Dst>(x);
+  }
 }
 
 template <typename Src, typename Dst>
@@ -64,7 +78,9 @@ void RegisterAllPairs(Types<Srcs...> types, TF_Status* status) {
 
 }  // namespace
 
-void RegisterCastKernels(TF_Status* status) { RegisterAllPairs(RealAndBoolTypes(), status); }
+void RegisterCastKernels(TF_Status* status) {
+  RegisterAllPairs(Concat<RealAndBoolTypes, ComplexTypes>(), status);
+}
 
 }  // namespace cpu
 }  // namespace opgen

@@ -22,6 +22,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterBoolReductionKernels,
       RegisterCastKernels,
       RegisterCheckpointKernels,
+      RegisterComplexKernels,
       RegisterConcatSplitKernels,
       RegisterConstKernels,
       RegisterControlFlowKernels,

@@ -1,8 +1,11 @@
 // The element types of the CPU kernels: 16-bit floats (half, bfloat16) stored as bits
 // and computed in float, the TF_DataType of every C++ element type, and the type lists
-// each kernel family registers over (TensorFlow's CPU registrations, less complex).
+// each kernel family registers over (TensorFlow's CPU registrations; complex for the arithmetic
+// the complex family and its gradients need).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -141,6 +144,23 @@ template <typename T> using Arithmetic = typename ArithmeticOf<T>::type;
 template <typename T> T WrappingAdd(T x, T y) { return T(Arithmetic<T>(x) + Arithmetic<T>(y)); }
 template <typename T> T WrappingSub(T x, T y) { return T(Arithmetic<T>(x) - Arithmetic<T>(y)); }
 template <typename T> T WrappingMul(T x, T y) { return T(Arithmetic<T>(x) * Arithmetic<T>(y)); }
+// Complex products and quotients as TensorFlow's (Eigen's vectorised) arithmetic forms
+// them, so that infinities and NaN give what it gives: the textbook product, without
+// C99's recovery of infinities; the quotient scaled by the divisor's larger part, so its
+// square neither overflows nor underflows (a zero divisor gives NaN parts).
+template <typename R>
+std::complex<R> WrappingMul(std::complex<R> x, std::complex<R> y) {
+  return {x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real()};
+}
+template <typename R>
+std::complex<R> ComplexQuotient(std::complex<R> x, std::complex<R> y) {
+  const R scale = std::max(std::fabs(y.real()), std::fabs(y.imag()));
+  const R c = y.real() / scale, d = y.imag() / scale;
+  const R denom = c * c + d * d;
+  const R re = (x.real() * c + x.imag() * d) / denom, im = (x.imag() * c - x.real() * d) / denom;
+  return {re / scale, im / scale};
+}
+
 template <typename T> T WrappingNeg(T x) {
   if constexpr (kIsInteger<T>) return T(Arithmetic<T>(0) - Arithmetic<T>(x));
   else return -x;  // keeps the sign of zero, which 0 - x would not
@@ -166,6 +186,11 @@ using RealTypes = Concat<FloatTypes, IntTypes>;
 // Floats and signed integers: ops with a sign (Neg, Abs, Sign, Pow).
 using SignedTypes = Concat<FloatTypes, SignedIntTypes>;
 using RealAndBoolTypes = Concat<RealTypes, Types<bool>>;
+using ComplexTypes = Types<std::complex<float>, std::complex<double>>;
+
+template <typename T> struct IsComplex : std::false_type {};
+template <typename R> struct IsComplex<std::complex<R>> : std::true_type { using Part = R; };
+template <typename T> constexpr bool kIsComplex = IsComplex<T>::value;
 
 // Ops that only move bytes work for every fixed-size type, complex included.
 constexpr TF_DataType kAllFixedSizeTypes[] = {

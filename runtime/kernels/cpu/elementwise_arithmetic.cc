@@ -7,15 +7,15 @@ namespace opgen {
 namespace cpu {
 
 void RegisterElementwiseArithmeticKernels(TF_Status* status) {
-  RegisterBinary<AddOp, Reals>("AddV2", status);
+  RegisterBinary<AddOp, RealsAndComplex>("AddV2", status);
   RegisterBinary<AddOp, AddTypes>("Add", status);
-  RegisterBinary<SubOp, Reals>("Sub", status);
-  RegisterBinary<MulOp, Reals>("Mul", status);
+  RegisterBinary<SubOp, RealsAndComplex>("Sub", status);
+  RegisterBinary<MulOp, RealsAndComplex>("Mul", status);
   RegisterBinary<MaximumOp, Reals>("Maximum", status);
   RegisterBinary<MinimumOp, Reals>("Minimum", status);
   RegisterBinary<SquaredDifferenceOp, SquaredDifferenceTypes>("SquaredDifference", status);
   RegisterForTypes<Ternary<ClipOp>::Kernel>(kDevice, "ClipByValue", ClipTypes(), status);
-  RegisterForTypes<AddNKernel>(kDevice, "AddN", Reals(), status);
+  RegisterForTypes<AddNKernel>(kDevice, "AddN", RealsAndComplex(), status);
 }
 
 }  // namespace cpu

@@ -7,8 +7,8 @@ namespace cpu {
 
 void RegisterElementwiseDivisionKernels(TF_Status* status) {
   // TensorFlow has no integer RealDiv kernel on the CPU; ours divides as Div does.
-  RegisterBinary<DivOp, Reals>("RealDiv", status);
-  RegisterBinary<DivOp, Reals>("Div", status);
+  RegisterBinary<DivOp, RealsAndComplex>("RealDiv", status);
+  RegisterBinary<DivOp, RealsAndComplex>("Div", status);
   RegisterBinary<FloorDivOp, Reals>("FloorDiv", status);
   RegisterBinary<FloorModOp, Reals>("FloorMod", status);
   RegisterBinary<PowOp, PowTypes>("Pow", status);

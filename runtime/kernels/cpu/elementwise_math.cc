@@ -29,11 +29,11 @@ struct ComplexAbsKernel {
 }  // namespace
 
 void RegisterElementwiseMathKernels(TF_Status* status) {
-  RegisterUnary<NegOp, Signed>("Neg", status);
+  RegisterUnary<NegOp, Concat<Signed, ComplexTypes>>("Neg", status);
   RegisterUnary<AbsOp, Signed>("Abs", status);
   RegisterUnary<SignOp, Signed>("Sign", status);
-  RegisterUnary<SquareOp, Reals>("Square", status);
-  RegisterUnary<ReciprocalOp, Floats>("Reciprocal", status);
+  RegisterUnary<SquareOp, RealsAndComplex>("Square", status);
+  RegisterUnary<ReciprocalOp, Concat<Floats, ComplexTypes>>("Reciprocal", status);
   RegisterUnary<ExpOp, Floats>("Exp", status);
   RegisterUnary<LogOp, Floats>("Log", status);
   RegisterUnary<Log1pOp, Floats>("Log1p", status);

@@ -33,7 +33,8 @@ struct DivOp {
     if constexpr (kIsInteger<T> && std::is_signed_v<T>) {
       if (y == T(-1)) return WrappingNeg(x);
     }
-    return x / y;
+    if constexpr (kIsComplex<T>) return ComplexQuotient(x, y);
+    else return x / y;
   }
 };
 // NaN in either operand gives NaN, as in TensorFlow and numpy.
@@ -128,7 +129,12 @@ struct SignOp {
   }
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
-struct ReciprocalOp { template <typename T> static T Apply(T x) { return T(1) / x; } };
+struct ReciprocalOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (kIsComplex<T>) return ComplexQuotient(T(1), x);
+    else return T(1) / x;
+  }
+};
 // Ops may name a whole-array float32 loop (kFloatArray, simd_loops.h) that Unary runs
 // instead of Apply element by element.
 struct ExpOp {
@@ -525,8 +531,10 @@ void RegisterUnary(const char* op, TF_Status* status) {
   RegisterForTypes<Unary<Op>::template Kernel>(kDevice, op, List(), status);
 }
 
-// TensorFlow's CPU registrations of these ops, less complex types.
+// TensorFlow's CPU registrations of these ops; complex64 and complex128 where the
+// arithmetic (+, -, *, /, AddN, Neg, Square, Reciprocal) has them.
 using Reals = RealTypes;
+using RealsAndComplex = Concat<RealTypes, ComplexTypes>;
 using Floats = FloatTypes;
 using Signed = SignedTypes;
 // Pow and SquaredDifference: no unsigned types, and SquaredDifference no narrow ints.
@@ -535,7 +543,7 @@ using SquaredDifferenceTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
 // ClipByValue has no 32- and 64-bit unsigned kernels.
 using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;
 // Add (the older AddV2) allows no unsigned type but uint8.
-using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>>;
+using AddTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t>, ComplexTypes>;
 
 }  // namespace
 }  // namespace cpu

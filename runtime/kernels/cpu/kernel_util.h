@@ -63,6 +63,7 @@ void RegisterArrayKernels(TF_Status* status);             // array.cc: Identity,
 void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cc: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
 void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cc: All, Any
 void RegisterCastKernels(TF_Status* status);              // cast.cc: Cast
+void RegisterComplexKernels(TF_Status* status);           // complex.cc: Complex, Real, Imag, Angle, Conj
 void RegisterConcatSplitKernels(TF_Status* status);       // concat_split.cc: ConcatV2, Pack, Unpack
 void RegisterConstKernels(TF_Status* status);             // constant.cc: Const
 void RegisterControlFlowKernels(TF_Status* status);       // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger

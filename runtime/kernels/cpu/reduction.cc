@@ -371,8 +371,8 @@ struct Softmax {
 }  // namespace
 
 void RegisterReductionKernels(TF_Status* status) {
-  RegisterReduceAll<SumReducer, false>("Sum", RealTypes(), status);
-  RegisterReduceAll<SumReducer, true>("Mean", RealTypes(), status);
+  RegisterReduceAll<SumReducer, false>("Sum", Concat<RealTypes, ComplexTypes>(), status);
+  RegisterReduceAll<SumReducer, true>("Mean", Concat<RealTypes, ComplexTypes>(), status);
   RegisterReduceAll<ProdReducer, false>("Prod", RealTypes(), status);
   RegisterReduceAll<MaxReducer, false>("Max", RealTypes(), status);
   RegisterReduceAll<MinReducer, false>("Min", RealTypes(), status);

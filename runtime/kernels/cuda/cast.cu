@@ -1,4 +1,4 @@
-// Cast between every pair of real types and bool on the GPU, converting with the CPU
+// Cast between every pair of real and complex types and bool on the GPU, converting with the CPU
 // kernel's own rules (../cast_spec.h): floats truncate toward zero into integers, with
 // NaN and out-of-range values giving the type's minimum (narrower and unsigned types
 // through int64, wrapping); half and bfloat16 round to nearest even, from double through
@@ -13,6 +13,7 @@
 #include "../constant_spec.h"
 #include "../misc_spec.h"
 #include "cuda_kernel_util.h"
+#include "complex_parts.cuh"
 #include "cuda_kernels.h"
 #include "elementwise_launch.cuh"
 
@@ -28,9 +29,31 @@ struct Float16Types {
   template <typename T> __host__ __device__ static T From(float f) { return Narrow<T>(f); }
 };
 
+template <typename T> struct PartOf { using type = void; };
+template <typename R> struct PartOf<ComplexParts<R>> { using type = R; };
+template <typename T> constexpr bool kIsComplex = !std::is_void_v<typename PartOf<T>::type>;
+
+// Complex values as on the CPU (TensorFlow's rule): to a real type or bool the real part
+// converts; a real value becomes the real part.
+template <typename Src, typename Dst>
+__device__ Dst Convert(Src x) {
+  if constexpr (kIsComplex<Src> && kIsComplex<Dst>) {
+    using From = typename PartOf<Src>::type;
+    using To = typename PartOf<Dst>::type;
+    return Dst(Convert<From, To>(x.re), Convert<From, To>(x.im));
+  } else if constexpr (kIsComplex<Src>) {
+    return Convert<typename PartOf<Src>::type, Dst>(x.re);
+  } else if constexpr (kIsComplex<Dst>) {
+    using To = typename PartOf<Dst>::type;
+    return Dst(Convert<Src, To>(x), To(0));
+  } else {
+    return kernels::ConvertValue<Float16Types, Src, Dst>(x);
+  }
+}
+
 template <typename Src, typename Dst>
 struct ConvertFn : Operands<Dst, Src> {
-  __device__ Dst operator()(Src x) const { return kernels::ConvertValue<Float16Types, Src, Dst>(x); }
+  __device__ Dst operator()(Src x) const { return Convert<Src, Dst>(x); }
 };
 
 // Truncate=True to bfloat16: round toward zero (../cast_spec.h).
@@ -99,7 +122,8 @@ void RegisterAllPairs(Types<Srcs...> types, TF_Status* status) {
 }
 
 using CastTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
-                        uint8_t, uint16_t, uint32_t, uint64_t, bool>;
+                        uint8_t, uint16_t, uint32_t, uint64_t, bool, ComplexParts<float>,
+                        ComplexParts<double>>;
 
 }  // namespace
 

@@ -15,6 +15,7 @@ void RegisterArrayKernels(TF_Status* status);             // array.cu: Identity,
 void RegisterBatchNormKernels(TF_Status* status);         // batch_norm.cu: FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3
 void RegisterBoolReductionKernels(TF_Status* status);     // bool_reduction.cu: All, Any
 void RegisterCastKernels(TF_Status* status);              // cast.cu: Cast
+void RegisterComplexKernels(TF_Status* status);           // complex.cu: Complex, Real, Imag, Angle, Conj
 void RegisterConcatSplitKernels(TF_Status* status);       // concat_split.cu: ConcatV2, Pack, Unpack
 void RegisterConstKernels(TF_Status* status);             // constant.cu: Const
 void RegisterControlFlowKernels(TF_Status* status);       // control_flow.cc: Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger

@@ -8,15 +8,15 @@ namespace opgen {
 namespace cuda {
 
 void RegisterElementwiseArithmeticKernels(TF_Status* status) {
-  RegisterBinary<AddOp>("AddV2", Reals(), status);
+  RegisterBinary<AddOp>("AddV2", RealsAndComplex(), status);
   RegisterBinary<AddOp>("Add", AddTypes(), status);
-  RegisterBinary<SubOp>("Sub", Reals(), status);
-  RegisterBinary<MulOp>("Mul", Reals(), status);
+  RegisterBinary<SubOp>("Sub", RealsAndComplex(), status);
+  RegisterBinary<MulOp>("Mul", RealsAndComplex(), status);
   RegisterBinary<MaximumOp>("Maximum", Reals(), status);
   RegisterBinary<MinimumOp>("Minimum", Reals(), status);
   RegisterBinary<SquaredDifferenceOp>("SquaredDifference", SquaredDifferenceTypes(), status);
   RegisterClip("ClipByValue", ClipTypes(), status);
-  RegisterAddN("AddN", Reals(), status);
+  RegisterAddN("AddN", RealsAndComplex(), status);
 }
 
 }  // namespace cuda

@@ -7,8 +7,8 @@ namespace opgen {
 namespace cuda {
 
 void RegisterElementwiseDivisionKernels(TF_Status* status) {
-  RegisterBinary<DivOp>("RealDiv", Reals(), status);
-  RegisterBinary<DivOp>("Div", Reals(), status);
+  RegisterBinary<DivOp>("RealDiv", RealsAndComplex(), status);
+  RegisterBinary<DivOp>("Div", RealsAndComplex(), status);
   RegisterBinary<FloorDivOp>("FloorDiv", Reals(), status);
   RegisterBinary<FloorModOp>("FloorMod", Reals(), status);
   RegisterBinary<PowOp>("Pow", PowTypes(), status);

@@ -8,11 +8,11 @@ namespace opgen {
 namespace cuda {
 
 void RegisterElementwiseMathKernels(TF_Status* status) {
-  RegisterUnary<NegOp>("Neg", Signed(), status);
+  RegisterUnary<NegOp>("Neg", Concat<Signed, Complexes>(), status);
   RegisterUnary<AbsOp>("Abs", Signed(), status);
   RegisterUnary<SignOp>("Sign", Signed(), status);
-  RegisterUnary<SquareOp>("Square", Reals(), status);
-  RegisterUnary<ReciprocalOp>("Reciprocal", Floats(), status);
+  RegisterUnary<SquareOp>("Square", RealsAndComplex(), status);
+  RegisterUnary<ReciprocalOp>("Reciprocal", Concat<Floats, Complexes>(), status);
   RegisterUnary<ExpOp>("Exp", Floats(), status);
   RegisterUnary<LogOp>("Log", Floats(), status);
   RegisterUnary<Log1pOp>("Log1p", Floats(), status);

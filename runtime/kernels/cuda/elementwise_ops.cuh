@@ -15,6 +15,7 @@
 
 #include "../misc_spec.h"
 #include "cuda_kernel_util.h"
+#include "complex_parts.cuh"
 #include "cuda_kernels.h"
 #include "elementwise_launch.cuh"
 
@@ -331,13 +332,8 @@ struct ClipFn : Operands<T, T, T, T> {
   }
 };
 
-// ComplexAbs: a complex element as its two parts (complex64 and complex128 are stored
-// as real then imaginary, aligned to their whole size), and its magnitude by hypot, as
-// the CPU's std::abs.
-template <typename Real>
-struct alignas(2 * sizeof(Real)) ComplexParts {
-  Real re, im;
-};
+// ComplexAbs: the magnitude of a complex element (complex_parts.cuh) by hypot, as the
+// CPU's std::abs.
 
 template <typename Real>
 struct ComplexAbsFn : Operands<Real, ComplexParts<Real>> {
@@ -601,8 +597,10 @@ using Reals = Concat<Floats, SignedInts, UnsignedInts>;
 using Ints = Concat<SignedInts, UnsignedInts>;
 using Signed = Concat<Floats, SignedInts>;
 using RealsAndBool = Concat<Reals, Types<bool>>;
+using Complexes = Types<ComplexParts<float>, ComplexParts<double>>;
+using RealsAndComplex = Concat<Reals, Complexes>;
 // Add (the older AddV2) allows no unsigned type but uint8.
-using AddTypes = Concat<Floats, SignedInts, Types<uint8_t>>;
+using AddTypes = Concat<Floats, SignedInts, Types<uint8_t>, Complexes>;
 // Pow: no unsigned types; SquaredDifference: no narrow integers either.
 using PowTypes = Signed;
 using SquaredDifferenceTypes = Concat<Floats, Types<int32_t, int64_t>>;

@@ -162,6 +162,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterBatchNormKernels,
       RegisterBoolReductionKernels,
       RegisterCastKernels,
+      RegisterComplexKernels,
       RegisterConcatSplitKernels,
       RegisterConstKernels,
       RegisterControlFlowKernels,

@@ -29,6 +29,7 @@
 #include "../nn_spec.h"
 #include "../reduction_spec.h"
 #include "cuda_kernel_util.h"
+#include "complex_parts.cuh"
 #include "cuda_kernels.h"
 
 namespace opgen {
@@ -126,8 +127,14 @@ __device__ __forceinline__ Out Finish(A acc, int64_t divisor) {
 
 template <typename V>
 __device__ __forceinline__ V ShuffleDown(V v, int delta) {
-  static_assert(sizeof(V) <= 8, "one or two 32-bit words");
-  if constexpr (sizeof(V) == 8) {
+  static_assert(sizeof(V) <= 8 || sizeof(V) == 16, "one to four 32-bit words");
+  if constexpr (sizeof(V) == 16) {  // complex128: its two 8-byte parts one by one
+    unsigned long long u[2];
+    memcpy(u, &v, 16);
+    u[0] = __shfl_down_sync(0xffffffffu, u[0], delta);
+    u[1] = __shfl_down_sync(0xffffffffu, u[1], delta);
+    memcpy(&v, u, 16);
+  } else if constexpr (sizeof(V) == 8) {
     unsigned long long u;
     memcpy(&u, &v, 8);
     u = __shfl_down_sync(0xffffffffu, u, delta);
@@ -929,8 +936,10 @@ void RegisterArgReduce(const char* op, Types<Ts...>, TF_Status* status) {
 }  // namespace
 
 void RegisterReductionKernels(TF_Status* status) {
-  RegisterReduce<SumReducer>("Sum", RealTypes(), status);
-  RegisterReduce<MeanReducer>("Mean", RealTypes(), status);
+  using Complexes = Types<ComplexParts<float>, ComplexParts<double>>;
+  using kernels::Concat;
+  RegisterReduce<SumReducer>("Sum", Concat<RealTypes, Complexes>(), status);
+  RegisterReduce<MeanReducer>("Mean", Concat<RealTypes, Complexes>(), status);
   RegisterReduce<ProdReducer>("Prod", RealTypes(), status);
   RegisterReduce<MaxReducer>("Max", RealTypes(), status);
   RegisterReduce<MinReducer>("Min", RealTypes(), status);

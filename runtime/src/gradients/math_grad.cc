@@ -1,7 +1,7 @@
 // Gradients of the element-wise math ops, Cast, AddN, Select/SelectV2 and ClipByValue,
 // with TensorFlow's formulas (its math_grad.py). Binary ops broadcast, so each operand's
-// gradient is summed back to its shape (SetBroadcastGrads). Complex dtypes are not
-// conjugated (the runtime has no Conj op yet): their gradients are those of real math.
+// gradient is summed back to its shape (SetBroadcastGrads). For complex dtypes the
+// gradient is TensorFlow's: the conjugate of the derivative times the incoming gradient.
 #include <cmath>
 
 #include "builtin_gradients.h"
@@ -10,6 +10,22 @@
 namespace opgen {
 namespace gradients {
 namespace {
+
+bool IsComplex(TF_DataType t) { return t == TF_COMPLEX64 || t == TF_COMPLEX128; }
+TF_DataType PartType(TF_DataType complex) {
+  return complex == TF_COMPLEX128 ? TF_DOUBLE : TF_FLOAT;
+}
+TF_DataType ComplexType(TF_DataType part) {
+  return part == TF_DOUBLE ? TF_COMPLEX128 : TF_COMPLEX64;
+}
+// conj(t) for complex t; t itself otherwise (conjugation is the identity on reals).
+TF_Output Conj(GradBuilder& b, TF_Output t) {
+  return IsComplex(GradBuilder::dtype(t)) ? b.Op("Conj", {t}) : t;
+}
+// The complex tensor with real part `re` (float or double) and a zero imaginary part.
+TF_Output AsComplex(GradBuilder& b, TF_Output re) {
+  return b.Op("Complex", {re, b.Op("ZerosLike", {re})}, {{"Tout", ComplexType(GradBuilder::dtype(re))}});
+}
 
 // ---- binary ----
 
@@ -21,13 +37,14 @@ void SubGrad(GradBuilder& b) {
 
 void MulGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
-  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {dz, y}) : dz,
-                      b.needs(1) ? b.Op("Mul", {x, dz}) : dz);
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {dz, Conj(b, y)}) : dz,
+                      b.needs(1) ? b.Op("Mul", {Conj(b, x), dz}) : dz);
 }
 
-// z = x / y: dx = dz / y, dy = dz * (-x / y / y). Div and RealDiv agree on floats.
+// z = x / y: dx = dz / y, dy = dz * (-x / y / y), x and y conjugated where complex.
+// Div and RealDiv agree on floats.
 void DivGrad(GradBuilder& b) {
-  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  const TF_Output x = Conj(b, b.input(0)), y = Conj(b, b.input(1)), dz = b.grad(0);
   TF_Output gx = dz, gy = dz;
   if (b.needs(0)) gx = b.Op("RealDiv", {dz, y});
   if (b.needs(1))
@@ -83,7 +100,7 @@ void NegGrad(GradBuilder& b) { b.Set(0, b.Op("Neg", {b.grad(0)})); }
 void AbsGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Sign", {b.input(0)})})); }
 void SignGrad(GradBuilder& b) { b.Set(0, b.Op("ZerosLike", {b.input(0)})); }
 void SquareGrad(GradBuilder& b) {
-  const TF_Output x = b.input(0);
+  const TF_Output x = Conj(b, b.input(0));
   b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Mul", {x, b.ScalarLike(2.0, x)})}));
 }
 void ExpGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.output(0)})); }
@@ -113,7 +130,18 @@ void ErfcGrad(GradBuilder& b) { ErfFamilyGrad(b, -1.0); }
 template <const char* kGradOp>
 void FusedUnaryGrad(GradBuilder& b) { b.Set(0, b.Op(kGradOp, {b.output(0), b.grad(0)})); }
 constexpr char kSqrtGrad[] = "SqrtGrad", kRsqrtGrad[] = "RsqrtGrad", kTanhGrad[] = "TanhGrad",
-               kSigmoidGrad[] = "SigmoidGrad", kReciprocalGrad[] = "ReciprocalGrad";
+               kSigmoidGrad[] = "SigmoidGrad";
+
+// 1/x: ReciprocalGrad(y, dz) = -dz y^2 for reals; -dz conj(y)^2 for complex y, built
+// from the arithmetic (ReciprocalGrad has real kernels only).
+void ReciprocalGrad(GradBuilder& b) {
+  const TF_Output y = b.output(0), dz = b.grad(0);
+  if (!IsComplex(GradBuilder::dtype(y))) {
+    b.Set(0, b.Op("ReciprocalGrad", {y, dz}));
+    return;
+  }
+  b.Set(0, b.Op("Neg", {b.Op("Mul", {dz, b.Op("Square", {b.Op("Conj", {y})})})}));
+}
 
 // ---- second derivatives of the fused gradient ops FGrad(y, dy), linear in dy ----
 
@@ -187,12 +215,43 @@ void ClipByValueGrad(GradBuilder& b) {
   if (b.needs(2)) b.Set(2, b.SumToShapeOf(b.Op("SelectV2", {above, dz, zeros}), hi));
 }
 
-// |x| of a complex x: TensorFlow's gradient is complex(g, 0) * x / |x|, which needs
-// complex Cast and Mul kernels the runtime does not have yet; an error says so.
+// ---- the complex family ----
+
+// y = |x|: dx = complex(g / y, 0) * x, and 0 where y is 0 (TensorFlow's div_no_nan of
+// complex(g, 0) * x by complex(y, 0), divided in the real type).
 void ComplexAbsGrad(GradBuilder& b) {
-  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-               "the gradient of ComplexAbs needs complex Cast and Mul kernels, which the runtime "
-               "does not have yet");
+  const TF_Output x = b.input(0), y = b.output(0), g = b.grad(0);
+  const TF_Output zeros = b.Op("ZerosLike", {y});
+  const TF_Output at_zero = b.Op("Equal", {y, zeros});
+  const TF_Output safe_y = b.Op("SelectV2", {at_zero, b.Op("OnesLike", {y}), y});
+  const TF_Output scale = b.Op("SelectV2", {at_zero, zeros, b.Op("RealDiv", {g, safe_y})});
+  b.Set(0, b.Op("Mul", {AsComplex(b, scale), x}));
+}
+
+// out = re + i im: d re = Real(g), d im = Imag(g), each summed to its operand's shape.
+void ComplexGrad(GradBuilder& b) {
+  const TF_Output g = b.grad(0);
+  const TF_DataType part = PartType(GradBuilder::dtype(g));
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Real", {g}, {{"Tout", part}}) : g,
+                      b.needs(1) ? b.Op("Imag", {g}, {{"Tout", part}}) : g);
+}
+
+// A real gradient g of Real(z) is complex(g, 0); of Imag(z), complex(0, g).
+void RealGrad(GradBuilder& b) { b.Set(0, AsComplex(b, b.grad(0))); }
+void ImagGrad(GradBuilder& b) {
+  const TF_Output g = b.grad(0);
+  b.Set(0, b.Op("Complex", {b.Op("ZerosLike", {g}), g}, {{"Tout", b.dtype(b.input(0))}}));
+}
+void ConjGrad(GradBuilder& b) { b.Set(0, b.Op("Conj", {b.grad(0)})); }
+
+// y = atan2(im, re): dz = -complex(g, 0) / complex(im, re).
+void AngleGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), g = b.grad(0);
+  const TF_DataType complex = b.dtype(x), part = PartType(complex);
+  const TF_Output flipped = b.Op("Complex", {b.Op("Imag", {x}, {{"Tout", part}}),
+                                             b.Op("Real", {x}, {{"Tout", part}})},
+                                 {{"Tout", complex}});
+  b.Set(0, b.Op("Neg", {b.Op("Mul", {AsComplex(b, g), b.Op("Reciprocal", {flipped})})}));
 }
 
 }  // namespace
@@ -217,7 +276,7 @@ void RegisterMathGradients() {
   RegisterGrad("Rsqrt", FusedUnaryGrad<kRsqrtGrad>);
   RegisterGrad("Tanh", FusedUnaryGrad<kTanhGrad>);
   RegisterGrad("Sigmoid", FusedUnaryGrad<kSigmoidGrad>);
-  RegisterGrad("Reciprocal", FusedUnaryGrad<kReciprocalGrad>);
+  RegisterGrad("Reciprocal", ReciprocalGrad);
   RegisterGrad("ReciprocalGrad", ReciprocalGradGrad);
   RegisterGrad("RsqrtGrad", RsqrtGradGrad);
   RegisterGrad("SqrtGrad", SqrtGradGrad);
@@ -234,6 +293,11 @@ void RegisterMathGradients() {
   RegisterGrad("SelectV2", SelectV2Grad);
   RegisterGrad("ClipByValue", ClipByValueGrad);
   RegisterGrad("ComplexAbs", ComplexAbsGrad);
+  RegisterGrad("Complex", ComplexGrad);
+  RegisterGrad("Real", RealGrad);
+  RegisterGrad("Imag", ImagGrad);
+  RegisterGrad("Conj", ConjGrad);
+  RegisterGrad("Angle", AngleGrad);
 }
 
 }  // namespace gradients
