@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from graph_capi import CApiError, TF_Output, out
+from graph_capi import CApiError, out
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
 
 F, I32, F64 = types_pb2.DT_FLOAT, types_pb2.DT_INT32, types_pb2.DT_DOUBLE
