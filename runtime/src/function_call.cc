@@ -281,11 +281,19 @@ Instance* FindInstance(CallState* state, size_t which, ResourceMgr* resources,
   return made.back().get();
 }
 
-// Runs function `which` of the node on `inputs` (borrowed); fills `outputs` with new
-// tensors the caller owns.
+// Runs function `which` of the node on `inputs` (borrowed; with `take_inputs` handed
+// over, and freed whatever happens, so the body may change a value nothing else holds in
+// place); fills `outputs` with new tensors the caller owns.
 bool RunFunction(CallState* state, size_t which, ResourceMgr* resources,
                  const std::vector<TF_Tensor*>& inputs, std::vector<TF_Tensor*>* outputs,
-                 TF_Status* status) {
+                 TF_Status* status, bool take_inputs = false) {
+  struct Dropper {  // frees handed-over inputs on the paths that do not run the plan
+    const std::vector<TF_Tensor*>* inputs;
+    ~Dropper() {
+      if (inputs != nullptr)
+        for (TF_Tensor* t : *inputs) delete t;
+    }
+  } drop{take_inputs ? &inputs : nullptr};
   Instance* instance = FindInstance(state, which, resources, inputs, status);
   if (instance == nullptr) return false;
   if (inputs.size() != instance->input_types.size()) {
@@ -313,7 +321,8 @@ bool RunFunction(CallState* state, size_t which, ResourceMgr* resources,
   }
   outputs->assign(instance->output_types.size(), nullptr);
   ++t_call_depth;
-  instance->plan->Run(inputs.data(), outputs->data(), status);
+  drop.inputs = nullptr;  // the run frees them
+  instance->plan->Run(inputs.data(), outputs->data(), status, take_inputs);
   --t_call_depth;
   if (status->code == TF_OK) return true;
   if (!t_failing) {
@@ -360,9 +369,18 @@ void DeleteAll(std::vector<TF_Tensor*>* tensors) {
   tensors->clear();
 }
 
+// Runs the loop on `vars` (owned; the final values on success, cleared on failure). The
+// body takes each iteration's values over: a list it changes (TensorListSetItem) is
+// changed in place from the second iteration on, when the loop holds its only reference.
 bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>* vars,
               TF_Status* status) {
   const int64_t limit = g_iteration_limit.load(std::memory_order_relaxed);
+  std::vector<TF_DataType> types;
+  std::vector<size_t> ranks;
+  for (const TF_Tensor* t : *vars) {
+    types.push_back(t->dtype);
+    ranks.push_back(t->dims.size());
+  }
   for (int64_t iteration = 0;; ++iteration) {
     std::vector<TF_Tensor*> cond;
     if (!RunFunction(state, 0, resources, *vars, &cond, status)) return false;
@@ -383,20 +401,22 @@ bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>*
       return false;
     }
     std::vector<TF_Tensor*> next;
-    if (!RunFunction(state, 1, resources, *vars, &next, status)) return false;
+    const std::vector<TF_Tensor*> taken = std::move(*vars);
+    vars->clear();
+    if (!RunFunction(state, 1, resources, taken, &next, status, /*take_inputs=*/true))
+      return false;
     std::string bad;
-    if (next.size() != vars->size()) {
+    if (next.size() != types.size()) {
       bad = "returns " + std::to_string(next.size()) + " loop variables, not " +
-            std::to_string(vars->size());
+            std::to_string(types.size());
     } else {
       for (size_t i = 0; i < next.size() && bad.empty(); ++i) {
-        if (next[i]->dtype != (*vars)[i]->dtype)
+        if (next[i]->dtype != types[i])
           bad = "changes loop variable " + std::to_string(i) + " from " +
-                DataTypeName((*vars)[i]->dtype) + " to " + DataTypeName(next[i]->dtype);
-        else if (next[i]->dims.size() != (*vars)[i]->dims.size())
+                DataTypeName(types[i]) + " to " + DataTypeName(next[i]->dtype);
+        else if (next[i]->dims.size() != ranks[i])
           bad = "changes the rank of loop variable " + std::to_string(i) + " from " +
-                std::to_string((*vars)[i]->dims.size()) + " to " +
-                std::to_string(next[i]->dims.size());
+                std::to_string(ranks[i]) + " to " + std::to_string(next[i]->dims.size());
       }
     }
     if (!bad.empty()) {
@@ -406,7 +426,6 @@ bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>*
                     " (iteration " + std::to_string(iteration) + ")");
       return false;
     }
-    DeleteAll(vars);
     *vars = std::move(next);
   }
 }
