@@ -348,3 +348,47 @@ def test_tensorflow_runs_the_same_graph_to_the_same_values(api, tmp_path, dt):
         want = tf_values[f"arr_{k}"]
         assert g.dtype == want.dtype, name
         np.testing.assert_array_equal(g, want, err_msg=name)
+
+
+def test_eager_calls_deduce_the_binding_from_the_inputs(api):
+    """TFE_Execute of a polymorphic function by name: T from the input handles' dtypes,
+    one context serving float32, int32 and float64 calls."""
+    from test_function_calls import _declare_eager
+    lib = api.lib
+    _declare_eager(lib)
+    opts = lib.TFE_NewContextOptions()
+    ctx = lib.TFE_NewContext(opts, api.status)
+    lib.TFE_DeleteContextOptions(opts)
+    api.check()
+    library = graph_pb2.GraphDef().library
+    poly_library(library)
+    try:
+        data = library.function[0].SerializeToString()  # add_square
+        lib.TFE_ContextAddFunctionDef(ctx, data, len(data), api.status)
+        api.check()
+        for dt in (F, I32, F64):
+            a, b = A.astype(NP[dt]), B.astype(NP[dt])
+            op = lib.TFE_NewOp(ctx, b"add_square", api.status)
+            api.check()
+            handles = []
+            try:
+                for value in (a, b):
+                    t = api.tensor(value)
+                    handles.append(lib.TFE_NewTensorHandle(t, api.status))
+                    lib.TF_DeleteTensor(t)
+                    lib.TFE_OpAddInput(op, handles[-1], api.status)
+                    api.check()
+                retvals, n = (ctypes.c_void_p * 1)(), ctypes.c_int(1)
+                lib.TFE_Execute(op, retvals, ctypes.byref(n), api.status)
+                api.check()
+                t = lib.TFE_TensorHandleResolve(retvals[0], api.status)
+                lib.TFE_DeleteTensorHandle(retvals[0])
+                got = api.to_numpy(t)
+            finally:
+                for h in handles:
+                    lib.TFE_DeleteTensorHandle(h)
+                lib.TFE_DeleteOp(op)
+            assert got.dtype == NP[dt]
+            np.testing.assert_array_equal(got, (a + b) * (a + b))
+    finally:
+        lib.TFE_DeleteContext(ctx)
