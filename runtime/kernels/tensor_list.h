@@ -1,6 +1,7 @@
 // The value a DT_VARIANT TensorList tensor holds: an element dtype, an element shape
 // (partly known) and the elements, each shared (lists are values: an op that changes a
-// list makes a new one that shares the unchanged elements). A list tensor is a host
+// list makes a new one that shares the unchanged elements, or changes it in place when
+// the runtime forwards it: nobody else can read it any more). A list tensor is a host
 // scalar whose buffer is the TensorList, freed with it; kernels reach it only through
 // the public C API (TF_TensorData), and check its tag before trusting it.
 #pragma once

@@ -95,6 +95,8 @@ class TensorBuffer {
   bool WritableInPlace() const {
     return runtime_owned_ && refs_.load(std::memory_order_acquire) == 1;
   }
+  // Whether one reference (the caller's) is all there is.
+  bool SoleHolder() const { return refs_.load(std::memory_order_acquire) == 1; }
   OPGEN_CACHED_ALLOCATION(TensorBuffer)
 
  private:

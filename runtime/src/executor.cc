@@ -218,7 +218,7 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
           const int copy_slot = slots++;
           location.push_back(want);
           plan->steps_.push_back(Step{op, nullptr, static_cast<int>(plan->input_slots_.size()), 1,
-                                      copy_slot, 1, 0, 0, want});
+                                      copy_slot, 1, 0, 0, 0, want});
           plan->input_slots_.push_back(s);
           it = copies.emplace(std::make_pair(s, want), copy_slot).first;
         }
@@ -228,7 +228,7 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
     }
     plan->steps_.push_back(Step{op, kernel, static_cast<int>(plan->input_slots_.size()),
                                 static_cast<int>(in_slots.size()), first_output.at(op),
-                                static_cast<int>(op->output_types.size()), 0, 0, nullptr});
+                                static_cast<int>(op->output_types.size()), 0, 0, 0, nullptr});
     plan->input_slots_.insert(plan->input_slots_.end(), in_slots.begin(), in_slots.end());
   }
   plan->num_slots_ = slots;
@@ -267,6 +267,18 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
     if (plan->slot_is_fetched_[s]) continue;
     const int pos = last_reader[s] >= 0 ? last_reader[s] : producer[s];
     if (pos >= 0) releases[pos].push_back(s);
+  }
+  // An input a kernel reads last (once among its inputs, not fetched) it may forward.
+  for (size_t pos = 0; pos < plan->steps_.size(); ++pos) {
+    Step& st = plan->steps_[pos];
+    const int* in = plan->input_slots_.data() + st.first_input;
+    for (int j = 0; j < st.num_inputs && j < 64 && st.kernel != nullptr; ++j) {
+      const int s = in[j];
+      if (last_reader[s] != static_cast<int>(pos) || plan->slot_is_fetched_[s] ||
+          std::count(in, in + st.num_inputs, s) != 1)
+        continue;
+      st.forwardable |= uint64_t{1} << j;
+    }
   }
   for (size_t pos = 0; pos < plan->steps_.size(); ++pos) {
     plan->steps_[pos].first_release = static_cast<int>(plan->release_slots_.size());
@@ -326,13 +338,21 @@ bool ExecutionPlan::CheckFeed(const Feed& feed, const TF_Tensor* value, TF_Statu
 }
 
 void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
-                        TF_Status* status) const {
+                        TF_Status* status, bool take_feeds) const {
   for (size_t i = 0; i < fetch_slots_.size(); ++i) fetch_values[i] = nullptr;
-  for (size_t i = 0; i < feeds_.size(); ++i)
-    if (!CheckFeed(feeds_[i], feed_values[i], status)) return;
+  auto drop_taken = [&](size_t from) {  // taken feeds not yet in a slot
+    if (take_feeds)
+      for (size_t k = from; k < feeds_.size(); ++k) delete feed_values[k];
+  };
+  for (size_t i = 0; i < feeds_.size(); ++i) {
+    if (!CheckFeed(feeds_[i], feed_values[i], status)) {
+      drop_taken(0);
+      return;
+    }
+  }
 
   if (frames_ != nullptr) {
-    RunWithFrames(feed_values, fetch_values, status);
+    RunWithFrames(feed_values, fetch_values, status, take_feeds);
     return;
   }
   std::unique_ptr<RunState> state = AcquireState();
@@ -341,13 +361,19 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
   // Feeds are planned in host memory; a tensor fed from a device is copied there.
   for (size_t i = 0; i < feeds_.size(); ++i) {
     TF_Tensor* fed = feed_values[i];
-    slots[feeds_[i].slot] = fed->buffer->device() == nullptr ? fed->Share()
-                                                             : CopyTensorTo(fed, CpuDevice(), status);
-    if (slots[feeds_[i].slot] == nullptr) {
+    TF_Tensor*& slot = slots[feeds_[i].slot];
+    if (fed->buffer->device() != nullptr) {
+      slot = CopyTensorTo(fed, CpuDevice(), status);
+      if (take_feeds) delete fed;
+    } else {
+      slot = take_feeds ? fed : fed->Share();
+    }
+    if (slot == nullptr) {
       for (size_t k = 0; k < i; ++k) {
         delete slots[feeds_[k].slot];
         slots[feeds_[k].slot] = nullptr;
       }
+      drop_taken(i + 1);
       ReleaseState(std::move(state));
       return;
     }
@@ -363,7 +389,7 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     } else {
       for (int j = 0; j < step.num_inputs; ++j) inputs[step.first_input + j] = slots[in[j]];
       step.kernel->Compute(inputs + step.first_input, step.num_inputs, slots + step.first_output,
-                           step_id, &node_status, /*inputs_in_place=*/true);
+                           step_id, &node_status, /*inputs_in_place=*/true, step.forwardable);
     }
     if (node_status.code != TF_OK) {
       SetStatus(status, node_status.code,
@@ -420,15 +446,18 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
 namespace opgen {
 
 void ExecutionPlan::RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
-                                  TF_Status* status) const {
+                                  TF_Status* status, bool take_feeds) const {
   // Feeds are planned in host memory, as in Run.
   std::vector<TF_Tensor*> feeds;
   bool ok = true;
-  for (size_t i = 0; i < feeds_.size() && ok; ++i) {
+  for (size_t i = 0; i < feeds_.size(); ++i) {
     TF_Tensor* fed = feed_values[i];
-    feeds.push_back(fed->buffer->device() == nullptr ? fed->Share()
-                                                     : CopyTensorTo(fed, CpuDevice(), status));
-    ok = feeds.back() != nullptr;
+    if (ok) {
+      feeds.push_back(fed->buffer->device() == nullptr ? fed->Share()
+                                                       : CopyTensorTo(fed, CpuDevice(), status));
+      ok = feeds.back() != nullptr;
+    }
+    if (take_feeds) delete fed;  // the frames hold their own references
   }
   if (ok) frames_->Run(feeds, fetch_values, status);
   for (TF_Tensor* t : feeds) delete t;

@@ -46,8 +46,11 @@ class ExecutionPlan {
 
   // One run: `feed_values` borrowed (checked against the fed outputs' dtypes and the
   // placeholders' shapes), `fetch_values` filled with new tensors the caller owns, or
-  // all null on failure. Safe to call from several threads at once.
-  void Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values, TF_Status* status) const;
+  // all null on failure. Safe to call from several threads at once. `take_feeds`: the
+  // run takes the feed tensors over (and frees them, whatever happens), so a kernel that
+  // reads a fed value last may change it in place when nothing else holds it.
+  void Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values, TF_Status* status,
+           bool take_feeds = false) const;
 
  private:
   struct Step {
@@ -59,6 +62,7 @@ class ExecutionPlan {
     int num_outputs;
     int first_release;  // into release_slots_: slots no later step reads
     int num_releases;
+    uint64_t forwardable;  // bit j: input j is read last here (KernelInstance::Compute)
     // A copy step (kernel == nullptr) moves its one input to this device for op.
     const Device* copy_to;
   };
@@ -81,7 +85,7 @@ class ExecutionPlan {
   bool CheckFeed(const Feed& feed, const TF_Tensor* value, TF_Status* status) const;
   // Run for plans with control flow: the frame executor schedules the same steps.
   void RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
-                     TF_Status* status) const;
+                     TF_Status* status, bool take_feeds) const;
 
   std::vector<Step> steps_;
   std::vector<int> input_slots_;

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "executor.h"
+#include "function_instantiate.h"
 #include "kernel_context.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
@@ -43,30 +44,8 @@ struct Instance {
   std::unique_ptr<ExecutionPlan> plan;
   std::vector<TF_DataType> input_types;
   std::vector<TF_DataType> output_types;
+  std::string binding_key;  // BindingKey of the attrs it was instantiated with
 };
-
-// Tensors per output arg of `def` given a node's attrs (defaults filled in).
-std::vector<int> OutputArgLengths(const OpDef& def, const AttrMap& attrs) {
-  std::vector<int> lengths;
-  auto attr = [&](const std::string& name) -> const AttrValue* {
-    auto it = attrs.find(name);
-    if (it != attrs.end()) return &it->second;
-    const AttrDef* d = def.FindAttr(name);
-    return d != nullptr && d->has_default ? &d->default_value : nullptr;
-  };
-  for (const ArgDef& arg : def.output_arg) {
-    int n = 1;
-    if (!arg.number_attr.empty()) {
-      const AttrValue* v = attr(arg.number_attr);
-      n = v != nullptr ? static_cast<int>(v->i) : 0;
-    } else if (!arg.type_list_attr.empty()) {
-      const AttrValue* v = attr(arg.type_list_attr);
-      n = v != nullptr ? static_cast<int>(v->ListSize()) : 0;
-    }
-    lengths.push_back(n);
-  }
-  return lengths;
-}
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> parts(1);
@@ -87,10 +66,10 @@ std::string LibraryNames(const FunctionLibrary& library) {
   return names.empty() ? "none" : names;
 }
 
-// The body of `function` as a GraphDef: a Placeholder per argument, the nodes with their
-// inputs renamed from "node:out_arg:index" to "node:flat_index". Fills `ret` with each
-// output's tensor ("node:index") in signature order and `control` with the control
-// outputs' nodes.
+// The body of `function` (monomorphic: InstantiateFunctionDef's output) as a GraphDef: a
+// Placeholder per argument, the nodes with their inputs renamed from "node:out_arg:index"
+// to "node:flat_index". Fills `ret` with each output's tensor ("node:index") in signature
+// order and `control` with the control outputs' nodes.
 bool BodyGraphDef(const FunctionDefProto& function, const FunctionLibrary& library,
                   GraphDefProto* gd, std::vector<std::string>* ret,
                   std::vector<std::string>* control, TF_Status* status) {
@@ -100,9 +79,7 @@ bool BodyGraphDef(const FunctionDefProto& function, const FunctionLibrary& libra
     return false;
   };
   for (const ArgDef& arg : function.signature.input_arg) {
-    if (arg.type == 0 || !arg.number_attr.empty() || !arg.type_list_attr.empty())
-      return fail(TF_UNIMPLEMENTED, "argument '" + arg.name +
-                                        "' has no fixed type (polymorphic functions are not supported)");
+    if (arg.type == 0) return fail(TF_INVALID_ARGUMENT, "argument '" + arg.name + "' has no type");
     NodeDefProto node;
     node.name = arg.name;
     node.op = "Placeholder";
@@ -150,11 +127,6 @@ bool BodyGraphDef(const FunctionDefProto& function, const FunctionLibrary& libra
       if (!resolve(in.input[&input - node.input.data()], &input))
         return fail(TF_INVALID_ARGUMENT, "node '" + in.name + "' reads '" + input +
                                              "', which the function does not define");
-    for (const auto& [name, value] : node.attr)
-      if (value.kind == AttrValue::kPlaceholder)
-        return fail(TF_UNIMPLEMENTED, "node '" + in.name + "' attr '" + name +
-                                          "' is a placeholder ($" + value.s +
-                                          "); polymorphic functions are not supported");
     gd->node.push_back(std::move(node));
   }
   for (const ArgDef& arg : function.signature.output_arg) {
@@ -172,14 +144,29 @@ bool BodyGraphDef(const FunctionDefProto& function, const FunctionLibrary& libra
 
 bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, TF_Graph* g,
                        std::vector<TF_Output>* args, std::vector<TF_Output>* rets,
-                       std::vector<std::string>* control, TF_Status* status) {
-  const FunctionDefProto* function = library.Find(name);
-  if (function == nullptr) {
+                       std::vector<std::string>* control, TF_Status* status,
+                       const AttrMap* binding) {
+  const FunctionDefProto* declared = library.Find(name);
+  if (declared == nullptr) {
     SetStatus(status, TF_NOT_FOUND,
               "Function '" + name + "' is not in the function library (it holds: " +
                   LibraryNames(library) + ")");
     return false;
   }
+  if (binding == nullptr && IsPolymorphic(*declared)) {
+    std::string attrs;
+    for (const AttrDef& attr : declared->signature.attr)
+      attrs += (attrs.empty() ? "" : ", ") + attr.name + ": " + attr.type;
+    SetStatus(status, TF_INVALID_ARGUMENT,
+              "Function '" + name + "' is polymorphic (attrs " + attrs +
+                  "): only a call that binds them can build its body");
+    return false;
+  }
+  FunctionDefProto instantiated;
+  if (!InstantiateFunctionDef(*declared, binding ? *binding : AttrMap(), library,
+                              &instantiated, status))
+    return false;
+  const FunctionDefProto* function = &instantiated;
   GraphDefProto gd;
   std::vector<std::string> ret;
   std::vector<std::string> unused_control;
@@ -213,14 +200,17 @@ bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, 
 namespace {
 
 std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std::string& name,
-                                      ResourceMgr* resources, TF_Status* status) {
+                                      const AttrMap& binding, ResourceMgr* resources,
+                                      TF_Status* status) {
   auto instance = std::make_unique<Instance>();
   instance->name = name;
+  instance->binding_key = BindingKey(binding);
   instance->graph.reset(TF_NewGraph());
   TF_Graph* g = instance->graph.get();
   std::vector<TF_Output> feeds, fetches;
   std::vector<std::string> control;
-  if (!BuildFunctionBody(library, name, g, &feeds, &fetches, &control, status)) return nullptr;
+  if (!BuildFunctionBody(library, name, g, &feeds, &fetches, &control, status, &binding))
+    return nullptr;
   std::vector<const TF_Operation*> targets;
   for (const TF_Output& t : feeds) instance->input_types.push_back(t.oper->output_types[0]);
   for (const TF_Output& t : fetches)
@@ -242,31 +232,70 @@ std::unique_ptr<Instance> Instantiate(const FunctionLibrary& library, const std:
   return instance;
 }
 
-// The state of one call node's kernel: the functions it may call (by attr), and their
-// instances, made on first use.
+// The state of one call node's kernel: the functions it may call (by attr), the attrs it
+// gives each, and their instances, made on first use: one per attr binding (one in all
+// for a function without attrs).
 struct CallState {
   enum Kind { kCall, kIf, kCase, kWhile } kind = kCall;
   std::string op;
   std::string node;
   FunctionLibrary library;
   std::vector<std::string> functions;
+  std::vector<AttrMap> given;  // parallel to `functions`
   std::mutex mu;
-  std::vector<std::unique_ptr<Instance>> instances;  // parallel to `functions`
+  std::vector<std::vector<std::unique_ptr<Instance>>> instances;  // parallel to `functions`
 };
 
-// Runs function `which` of the node on `inputs` (borrowed); fills `outputs` with new
-// tensors the caller owns.
+bool SameTypes(const std::vector<TF_DataType>& types, const std::vector<TF_Tensor*>& tensors) {
+  if (types.size() != tensors.size()) return false;
+  for (size_t i = 0; i < types.size(); ++i)
+    if (tensors[i]->dtype != types[i]) return false;
+  return true;
+}
+
+// The instance of function `which` for a call on `inputs`. The node's attrs are fixed, so
+// the arguments' types pick the binding: an instance made for these types is the one.
+Instance* FindInstance(CallState* state, size_t which, ResourceMgr* resources,
+                       const std::vector<TF_Tensor*>& inputs, TF_Status* status) {
+  std::lock_guard<std::mutex> lock(state->mu);
+  auto& made = state->instances[which];
+  for (const auto& instance : made)
+    if (SameTypes(instance->input_types, inputs)) return instance.get();
+  const std::string& name = state->functions[which];
+  AttrMap binding;
+  const FunctionDefProto* function = state->library.Find(name);
+  if (function != nullptr && IsPolymorphic(*function)) {
+    std::vector<TF_DataType> types;
+    for (const TF_Tensor* t : inputs) types.push_back(t->dtype);
+    if (!BindFunctionAttrs(*function, state->given[which], types, &binding, status)) {
+      status->message += " (called from node '" + state->node + "')";
+      return nullptr;
+    }
+  }
+  const std::string key = BindingKey(binding);
+  for (const auto& instance : made)
+    if (instance->binding_key == key) return instance.get();  // a mismatch RunFunction reports
+  auto instance = Instantiate(state->library, name, binding, resources, status);
+  if (instance == nullptr) return nullptr;
+  made.push_back(std::move(instance));
+  return made.back().get();
+}
+
+// Runs function `which` of the node on `inputs` (borrowed; with `take_inputs` handed
+// over, and freed whatever happens, so the body may change a value nothing else holds in
+// place); fills `outputs` with new tensors the caller owns.
 bool RunFunction(CallState* state, size_t which, ResourceMgr* resources,
                  const std::vector<TF_Tensor*>& inputs, std::vector<TF_Tensor*>* outputs,
-                 TF_Status* status) {
-  Instance* instance;
-  {
-    std::lock_guard<std::mutex> lock(state->mu);
-    auto& slot = state->instances[which];
-    if (slot == nullptr) slot = Instantiate(state->library, state->functions[which], resources, status);
-    if (slot == nullptr) return false;
-    instance = slot.get();
-  }
+                 TF_Status* status, bool take_inputs = false) {
+  struct Dropper {  // frees handed-over inputs on the paths that do not run the plan
+    const std::vector<TF_Tensor*>* inputs;
+    ~Dropper() {
+      if (inputs != nullptr)
+        for (TF_Tensor* t : *inputs) delete t;
+    }
+  } drop{take_inputs ? &inputs : nullptr};
+  Instance* instance = FindInstance(state, which, resources, inputs, status);
+  if (instance == nullptr) return false;
   if (inputs.size() != instance->input_types.size()) {
     SetStatus(status, TF_INVALID_ARGUMENT,
               "Function '" + instance->name + "' takes " +
@@ -292,7 +321,8 @@ bool RunFunction(CallState* state, size_t which, ResourceMgr* resources,
   }
   outputs->assign(instance->output_types.size(), nullptr);
   ++t_call_depth;
-  instance->plan->Run(inputs.data(), outputs->data(), status);
+  drop.inputs = nullptr;  // the run frees them
+  instance->plan->Run(inputs.data(), outputs->data(), status, take_inputs);
   --t_call_depth;
   if (status->code == TF_OK) return true;
   if (!t_failing) {
@@ -339,9 +369,18 @@ void DeleteAll(std::vector<TF_Tensor*>* tensors) {
   tensors->clear();
 }
 
+// Runs the loop on `vars` (owned; the final values on success, cleared on failure). The
+// body takes each iteration's values over: a list it changes (TensorListSetItem) is
+// changed in place from the second iteration on, when the loop holds its only reference.
 bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>* vars,
               TF_Status* status) {
   const int64_t limit = g_iteration_limit.load(std::memory_order_relaxed);
+  std::vector<TF_DataType> types;
+  std::vector<size_t> ranks;
+  for (const TF_Tensor* t : *vars) {
+    types.push_back(t->dtype);
+    ranks.push_back(t->dims.size());
+  }
   for (int64_t iteration = 0;; ++iteration) {
     std::vector<TF_Tensor*> cond;
     if (!RunFunction(state, 0, resources, *vars, &cond, status)) return false;
@@ -362,20 +401,22 @@ bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>*
       return false;
     }
     std::vector<TF_Tensor*> next;
-    if (!RunFunction(state, 1, resources, *vars, &next, status)) return false;
+    const std::vector<TF_Tensor*> taken = std::move(*vars);
+    vars->clear();
+    if (!RunFunction(state, 1, resources, taken, &next, status, /*take_inputs=*/true))
+      return false;
     std::string bad;
-    if (next.size() != vars->size()) {
+    if (next.size() != types.size()) {
       bad = "returns " + std::to_string(next.size()) + " loop variables, not " +
-            std::to_string(vars->size());
+            std::to_string(types.size());
     } else {
       for (size_t i = 0; i < next.size() && bad.empty(); ++i) {
-        if (next[i]->dtype != (*vars)[i]->dtype)
+        if (next[i]->dtype != types[i])
           bad = "changes loop variable " + std::to_string(i) + " from " +
-                DataTypeName((*vars)[i]->dtype) + " to " + DataTypeName(next[i]->dtype);
-        else if (next[i]->dims.size() != (*vars)[i]->dims.size())
+                DataTypeName(types[i]) + " to " + DataTypeName(next[i]->dtype);
+        else if (next[i]->dims.size() != ranks[i])
           bad = "changes the rank of loop variable " + std::to_string(i) + " from " +
-                std::to_string((*vars)[i]->dims.size()) + " to " +
-                std::to_string(next[i]->dims.size());
+                std::to_string(ranks[i]) + " to " + std::to_string(next[i]->dims.size());
       }
     }
     if (!bad.empty()) {
@@ -385,7 +426,6 @@ bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>*
                     " (iteration " + std::to_string(iteration) + ")");
       return false;
     }
-    DeleteAll(vars);
     *vars = std::move(next);
   }
 }
@@ -393,6 +433,14 @@ bool RunWhile(CallState* state, ResourceMgr* resources, std::vector<TF_Tensor*>*
 std::string FuncName(const AttrMap& attrs, const char* name) {
   auto it = attrs.find(name);
   return it != attrs.end() && it->second.kind == AttrValue::kFunc ? it->second.s : std::string();
+}
+
+// The attrs a func attr gives its function (NameAttrList.attr).
+AttrMap FuncAttrs(const AttrMap& attrs, const char* name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end() || it->second.kind != AttrValue::kFunc || !it->second.func_attr)
+    return AttrMap();
+  return *it->second.func_attr;
 }
 
 void* CreateCall(TF_OpKernelConstruction* ctx) {
@@ -407,19 +455,24 @@ void* CreateCall(TF_OpKernelConstruction* ctx) {
   state->op = def->name;
   if (def->name == "PartitionedCall" || def->name == "StatefulPartitionedCall") {
     state->functions = {FuncName(*attrs, "f")};
+    state->given = {FuncAttrs(*attrs, "f")};
   } else if (def->name == "If" || def->name == "StatelessIf") {
     state->kind = CallState::kIf;
     state->functions = {FuncName(*attrs, "else_branch"), FuncName(*attrs, "then_branch")};
+    state->given = {FuncAttrs(*attrs, "else_branch"), FuncAttrs(*attrs, "then_branch")};
   } else if (def->name == "While" || def->name == "StatelessWhile") {
     state->kind = CallState::kWhile;
     state->functions = {FuncName(*attrs, "cond"), FuncName(*attrs, "body")};
+    state->given = {FuncAttrs(*attrs, "cond"), FuncAttrs(*attrs, "body")};
   } else if (def->name == "Case") {
     state->kind = CallState::kCase;
     auto it = attrs->find("branches");
     if (it != attrs->end()) state->functions = it->second.list_s;
   } else {
-    state->functions = {def->name};  // a function node
+    state->functions = {def->name};  // a function node: its attrs bind the function's
+    state->given = {*attrs};
   }
+  state->given.resize(state->functions.size());
   state->instances.resize(state->functions.size());
   return state.release();
 }

@@ -1,8 +1,9 @@
 // Running functions: the kernels of PartitionedCall, StatefulPartitionedCall, If,
 // StatelessIf, Case, While, StatelessWhile, and of a node whose op type is a function's
-// name. Each instantiates the functions it calls once (per node, per function: a graph of
-// the FunctionDef's nodes with a Placeholder per argument, and an ExecutionPlan of it),
-// on the caller's resources, and runs them through the same executor as a session.
+// name. Each instantiates the functions it calls once (per node, per function, per attr
+// binding of a polymorphic function: a graph of the FunctionDef's nodes with a Placeholder
+// per argument, and an ExecutionPlan of it), on the caller's resources, and runs them
+// through the same executor as a session.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +24,13 @@ bool CallsFunctions(const OpDef& def, const AttrMap& attrs);
 
 // Builds the body of library function `name` into the empty graph `g` (which gets a copy
 // of `library`): `args` are its arguments' Placeholders and `rets` its outputs' tensors, in
-// signature order; `control` (may be null) the names of its control outputs' nodes.
+// signature order (a list argument or output: one per element); `control` (may be null)
+// the names of its control outputs' nodes. A polymorphic function needs `binding`, its
+// attrs' values (BindFunctionAttrs, function_instantiate.h).
 bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, TF_Graph* g,
                        std::vector<TF_Output>* args, std::vector<TF_Output>* rets,
-                       std::vector<std::string>* control, TF_Status* status);
+                       std::vector<std::string>* control, TF_Status* status,
+                       const AttrMap* binding = nullptr);
 
 // The kernel of a function node (not in the registry: function names are not op names).
 const KernelDef& FunctionCallKernel();

@@ -18,4 +18,7 @@ struct TF_OpKernelContext {
   const std::string* node_name;
   const opgen::KernelInstance* instance;  // device, host-memory args, resources
   TF_Status failure;
+  // Bit i: the caller reads input i no more after this call, so the kernel may take it
+  // over as an output (forwarding) when nothing else holds its buffer.
+  uint64_t forwardable_inputs = 0;
 };

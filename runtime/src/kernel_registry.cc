@@ -290,7 +290,8 @@ KernelInstance::~KernelInstance() {
 }
 
 void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs,
-                             int64_t step_id, TF_Status* status, bool inputs_in_place) const {
+                             int64_t step_id, TF_Status* status, bool inputs_in_place,
+                             uint64_t forwardable_inputs) const {
   const int n = num_outputs();
   // Inputs that live elsewhere than the kernel reads them are copied for this call.
   // On the CPU with host inputs (the common case) this is one check per input.
@@ -340,7 +341,8 @@ void KernelInstance::Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor
     kernel_inputs = placed;
   }
   TF_OpKernelContext ctx{kernel_inputs, num_inputs,  outputs, n, output_types_.data(),
-                         step_id,       &node_name_, this,    {}};
+                         step_id,       &node_name_, this,    {},
+                         moved == nullptr ? forwardable_inputs : 0};
   {
     // The pool's workers inherit the modes when the pool starts inside a kernel call
     // (its threads are created lazily, from here); see denormals.h.
@@ -701,9 +703,48 @@ TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx) {
   return TF_StringView{ctx->node_name->data(), ctx->node_name->size()};
 }
 
+// Input `input` made output `output` (held by the context), when the kernel may write it:
+// the caller reads it no more, nothing else holds its buffer, the buffer is memory the
+// runtime allocated (a caller's memory stays theirs) or a variant's payload (an object
+// only kernels reach), and it is what the output must be: dtype, shape (`dims` unless
+// null), device. Null otherwise.
+static TF_Tensor* ForwardInput(TF_OpKernelContext* ctx, int input, int output,
+                               const int64_t* dims, int num_dims) {
+  if (input < 0 || input >= ctx->num_inputs || input >= 64 || output < 0 ||
+      output >= ctx->num_outputs || ((ctx->forwardable_inputs >> input) & 1) == 0)
+    return nullptr;
+  TF_Tensor* t = ctx->inputs[input];
+  opgen::TensorBuffer* buffer = t->buffer;
+  if (t->dtype != ctx->output_types[output] || !buffer->SoleHolder() ||
+      !(buffer->WritableInPlace() || t->dtype == TF_VARIANT))
+    return nullptr;
+  const opgen::Device* want =
+      ctx->instance->host_output(output) ? opgen::CpuDevice() : ctx->instance->device();
+  if (opgen::DeviceOf(t) != want) return nullptr;
+  if (dims != nullptr && (t->dims.size() != static_cast<size_t>(num_dims) ||
+                          !std::equal(t->dims.begin(), t->dims.end(), dims)))
+    return nullptr;
+  delete ctx->outputs[output];
+  ctx->outputs[output] = t->Share();
+  return ctx->outputs[output];
+}
+
+TF_Tensor* OPGEN_KernelForwardInput(TF_OpKernelContext* ctx, int input_index, int output_index,
+                                    TF_Status* status) {
+  if (input_index < 0 || input_index >= ctx->num_inputs || output_index < 0 ||
+      output_index >= ctx->num_outputs) {
+    opgen::SetStatus(status, TF_OUT_OF_RANGE,
+                     "input " + std::to_string(input_index) + " or output " +
+                         std::to_string(output_index) + " out of range");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  return ForwardInput(ctx, input_index, output_index, nullptr, 0);
+}
+
 TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
-                                           const int* /*candidate_input_indices*/,
-                                           int /*num_candidate_input_indices*/, int output_index,
+                                           const int* candidate_input_indices,
+                                           int num_candidate_input_indices, int output_index,
                                            const int64_t* output_dims, int output_num_dims,
                                            int* forwarded_input, TF_Status* status) {
   if (forwarded_input != nullptr) *forwarded_input = -1;
@@ -711,6 +752,14 @@ TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
     opgen::SetStatus(status, TF_OUT_OF_RANGE,
                      "output index " + std::to_string(output_index) + " out of range");
     return nullptr;
+  }
+  for (int c = 0; candidate_input_indices != nullptr && c < num_candidate_input_indices; ++c) {
+    TF_Tensor* t = ForwardInput(context, candidate_input_indices[c], output_index, output_dims,
+                                output_num_dims);
+    if (t == nullptr) continue;
+    if (forwarded_input != nullptr) *forwarded_input = candidate_input_indices[c];
+    opgen::ClearStatus(status);
+    return t->Share();  // the caller's own reference, as TF_AllocateOutput's
   }
   const TF_DataType dtype = context->output_types[output_index];
   const int64_t elements =

@@ -93,8 +93,11 @@ class KernelInstance {
   // nothing itself, so an executor can call it per run at the kernels' own cost.
   // `inputs_in_place`: the caller guarantees every input is where the kernel reads it
   // (a session plan, whose copy steps put them there), so no check is made.
+  // `forwardable_inputs`: bit i when the caller reads input i no more after this call
+  // (TF_OpKernelContext::forwardable_inputs).
   void Compute(TF_Tensor* const* inputs, int num_inputs, TF_Tensor** outputs, int64_t step_id,
-               TF_Status* status, bool inputs_in_place = false) const;
+               TF_Status* status, bool inputs_in_place = false,
+               uint64_t forwardable_inputs = 0) const;
 
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   const KernelDef& kernel() const { return kernel_; }

@@ -41,6 +41,8 @@ struct AttrValue {
   std::vector<bool> list_b;
   std::vector<TF_DataType> list_type;
   std::vector<Shape> list_shape;
+  // kFunc: NameAttrList.attr, the called function's attr values (null when it has none).
+  std::shared_ptr<const std::map<std::string, AttrValue>> func_attr;
 
   bool IsList() const { return kind >= kListString; }
   // Number of elements of a list value (0 for scalars).

@@ -35,9 +35,18 @@ std::string SerializeShape(const Shape& shape) {
   return w.str();
 }
 
-std::string SerializeNameAttrList(const std::string& name) {
+std::string SerializeNameAttrList(const std::string& name,
+                                  const std::map<std::string, AttrValue>* attrs = nullptr) {
   Writer w;
   w.OptionalString(1, name);
+  if (attrs != nullptr) {
+    for (const auto& [key, value] : *attrs) {  // map entries in key order, as protobuf does
+      Writer entry;
+      entry.Bytes(1, key);
+      entry.Bytes(2, SerializeAttrValue(value));
+      w.Bytes(2, entry.str());
+    }
+  }
   return w.str();
 }
 
@@ -130,7 +139,7 @@ std::string SerializeAttrValue(const AttrValue& v) {
     case AttrValue::kShape: w.Bytes(7, SerializeShape(v.shape)); break;
     case AttrValue::kTensor: w.Bytes(8, v.tensor_proto); break;
     case AttrValue::kPlaceholder: w.Bytes(9, v.s); break;
-    case AttrValue::kFunc: w.Bytes(10, SerializeNameAttrList(v.s)); break;
+    case AttrValue::kFunc: w.Bytes(10, SerializeNameAttrList(v.s, v.func_attr.get())); break;
     default: w.Bytes(1, SerializeListValue(v)); break;
   }
   return w.str();
@@ -350,6 +359,30 @@ bool ParseFuncName(Bytes bytes, std::string* name) {
   });
 }
 
+// A func attr's NameAttrList: the name and its attr map (entries: key = 1, value = 2).
+bool ParseNameAttrList(Bytes bytes, AttrValue* out) {
+  std::map<std::string, AttrValue> attrs;
+  const bool ok = ForEachField(bytes, {{1, kLen}, {2, kLen}}, [&](uint32_t field, uint32_t, Reader* r) {
+    if (field == 1) return ReadString(r, &out->s);
+    Bytes entry;
+    if (!r->length_delimited(&entry)) return false;
+    std::string key;
+    AttrValue value;
+    const bool entry_ok = ForEachField(entry, {{1, kLen}, {2, kLen}}, [&](uint32_t f, uint32_t, Reader* er) {
+      if (f == 1) return ReadString(er, &key);
+      Bytes value_bytes;
+      return er->length_delimited(&value_bytes) &&
+             ReadAttrValue(value_bytes, &value, nullptr) == ParseOutcome::kOk;
+    });
+    if (!entry_ok) return false;
+    attrs[key] = std::move(value);
+    return true;
+  });
+  if (ok && !attrs.empty())
+    out->func_attr = std::make_shared<const std::map<std::string, AttrValue>>(std::move(attrs));
+  return ok;
+}
+
 ParseOutcome ParseListValue(Bytes bytes, AttrValue* v, std::string* reason) {
   v->kind = AttrValue::kListString;  // an empty list; refined by the first element
   bool seen = false;
@@ -517,7 +550,7 @@ ParseOutcome ReadAttrValue(std::string_view bytes, AttrValue* out, std::string* 
           case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, &out->s);
           default:  // 10
             out->kind = AttrValue::kFunc;
-            return r->length_delimited(&b) && ParseFuncName(b, &out->s);
+            return r->length_delimited(&b) && ParseNameAttrList(b, out);
         }
       });
   if (ok) return ParseOutcome::kOk;

@@ -120,6 +120,15 @@ TF_CAPI_EXPORT extern TF_Buffer* OPGEN_GetInstantiatedKernels(TF_Status* status)
  * for a bad index. */
 TF_CAPI_EXPORT extern const TF_Tensor* OPGEN_KernelInput(TF_OpKernelContext* ctx, int index,
                                                          TF_Status* status);
+/* Input `input_index` made output `output_index`, for the kernel to change in place (the
+ * result stays owned by the context, like OPGEN_KernelAllocateOutput's): when the caller
+ * reads that input no more after this call (a session plan's last reader of the value),
+ * nothing else holds its buffer, and it is what the output must be (dtype, device). NULL
+ * with an OK status when it cannot be forwarded: the kernel then makes its output anew.
+ * TF_ForwardInputOrAllocateOutput forwards under the same conditions. */
+TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelForwardInput(TF_OpKernelContext* ctx,
+                                                          int input_index, int output_index,
+                                                          TF_Status* status);
 /* TF_AllocateOutput whose result stays owned by the context: the kernel writes it until
  * its compute function returns and does not free it. */
 TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* ctx, int index,

@@ -261,6 +261,15 @@ void SetItemCompute(void* p, TF_OpKernelContext* ctx) {
              " in a list with element shape " + list->ShapeString() + ": " + error);
     return;
   }
+  // Lists are values: a list the caller reads no more and nothing else holds is set in
+  // place (a loop keeping each iteration's values this way costs O(1) a set); any other
+  // is copied, so whoever else reads it sees it unchanged.
+  if (TF_Tensor* forwarded = OPGEN_KernelForwardInput(ctx, 0, 0, ThreadStatus())) {
+    auto* own = static_cast<TensorList*>(TF_TensorData(forwarded));
+    if (static_cast<size_t>(index) >= own->items.size()) own->items.resize(index + 1);
+    own->items[index] = TensorList::Hold(item.release());
+    return;
+  }
   auto out = std::make_unique<TensorList>(*list);
   if (static_cast<size_t>(index) >= out->items.size()) out->items.resize(index + 1);
   out->items[index] = TensorList::Hold(item.release());
