@@ -14,7 +14,7 @@ import pytest
 import opgen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
-from cpp_api_build import compile_cpp_plugin_with_gpu_kernel  # noqa: E402
+from cpp_api_build import compile_cpp_plugin_with_gpu_kernel
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +35,9 @@ def test_scale_clip_on_the_gpu_equals_the_cpu(cpp_ops, gpu_matches_cpu, rng, sha
 
 
 def test_constructor_check_on_the_gpu(cpp_ops):
-    with opgen.device("/GPU:0"):
-        with pytest.raises(opgen.errors.InvalidArgumentError, match="ScaleClip needs limit > 0"):
-            cpp_ops.scale_clip(np.ones(3, np.float32), limit=0.0)
+    with opgen.device("/GPU:0"), pytest.raises(opgen.errors.InvalidArgumentError,
+                                               match="ScaleClip needs limit > 0"):
+        cpp_ops.scale_clip(np.ones(3, np.float32), limit=0.0)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])

@@ -194,10 +194,10 @@ def test_func_attr_in_a_kernel_constructor(cpp_ops):
     g = opgen.Graph()
     op = g.create_op("FunctionName", [], {"f": attr_value_pb2.AttrValue(
         func=attr_value_pb2.NameAttrList(name=""))})
-    with opgen.Session(g) as sess:
-        with pytest.raises(opgen.errors.InvalidArgumentError,
-                           match="FunctionName needs a function, got an empty name"):
-            sess.run(op.outputs[1])
+    with opgen.Session(g) as sess, pytest.raises(
+            opgen.errors.InvalidArgumentError,
+            match="FunctionName needs a function, got an empty name"):
+        sess.run(op.outputs[1])
 
 
 def test_eigen_expressions_fail_to_compile_with_a_message(tmp_path):
