@@ -177,6 +177,20 @@ def test_guide_style_functor_on_the_cpu_device(cpp_ops, dtype):
                                       x * np.array(0.5).astype(dtype) + np.array(1.0).astype(dtype))
 
 
+@pytest.mark.parametrize("shape, dims, rank", [
+    ([None, 3, None], [-1, 3, -1], 3), ([4, 0], [4, 0], 2), ([], [], 0), (None, [], -1)])
+def test_partial_shape_attr_in_a_kernel_constructor(cpp_ops, shape, dims, rank):
+    """OpKernelConstruction::GetAttr(name, PartialTensorShape*) keeps unknown dims and an
+    unknown rank, eagerly and in a graph."""
+    got_dims, got_rank = cpp_ops.partial_shape_dims(shape=shape)
+    assert np.asarray(got_dims).tolist() == dims and int(got_rank) == rank
+    g = opgen.Graph()
+    op = g.create_op("PartialShapeDims", [], {"shape": shape})
+    with opgen.Session(g) as sess:
+        got_dims, got_rank = sess.run([op.outputs[0], op.outputs[1]])
+    assert np.asarray(got_dims).tolist() == dims and int(got_rank) == rank
+
+
 def test_func_attr_in_a_kernel_constructor(cpp_ops):
     """OpKernelConstruction::GetAttr(name, NameAttrList*) reads the func attr the node holds
     (through TF_OpKernelConstruction_GetAttrFunction)."""
@@ -234,8 +248,8 @@ def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
 
 def test_op_defs_from_the_builder(cpp_ops):
     ops = {op.name: op for op in cpp_ops.OP_LIST.op}
-    assert sorted(ops) == ["CallCounter", "FillShaped", "FunctionName", "RepeatRows", "ScaleAndShift",
-                           "ScaleClip", "WeightedAddN", "ZeroOut"]
+    assert sorted(ops) == ["CallCounter", "FillShaped", "FunctionName", "PartialShapeDims",
+                           "RepeatRows", "ScaleAndShift", "ScaleClip", "WeightedAddN", "ZeroOut"]
     zero_out = ops["ZeroOut"]
     assert zero_out.summary == "Zeroes all elements of a tensor but one."
     assert zero_out.input_arg[0].description == "the tensor to copy."

@@ -41,8 +41,13 @@ def run(ops, error_types):
         "scale_and_shift_f64": ops.scale_and_shift(x * 0.3, scale=1.7, shift=-0.1),
         "scale_and_shift_i32": ops.scale_and_shift(x.astype(np.int32), scale=3.0, shift=2.0),
         "scale_and_shift_default": ops.scale_and_shift(x.astype(np.float32)),
+        # a shape attr read as a PartialTensorShape in a kernel constructor
+        "partial_shape_dims": list(ops.partial_shape_dims(shape=[None, 3, None])),
+        "partial_shape_dims_scalar": list(ops.partial_shape_dims(shape=[])),
+        "partial_shape_dims_unknown": list(ops.partial_shape_dims(shape=None)),
     }
-    out = {k: np.asarray(v).tolist() for k, v in out.items()}
+    out = {k: ([np.asarray(t).tolist() for t in v] if isinstance(v, list) else np.asarray(v).tolist())
+           for k, v in out.items()}
     errors = {
         "constructor": lambda: ops.scale_clip(np.ones(2, np.float32), limit=-0.5),
         "compute": lambda: ops.zero_out(np.ones(3, np.int32), preserve_index=3),
@@ -130,6 +135,13 @@ def test_same_numbers(tensorflow_results, opgen_results):
                 "scale_and_shift_f32", "scale_and_shift_f64", "scale_and_shift_i32",
                 "scale_and_shift_default"]:
         np.testing.assert_array_equal(opgen_results[key], tensorflow_results[key], err_msg=key)
+    # (dims, rank) of a shape attr read as a PartialTensorShape
+    assert tensorflow_results["partial_shape_dims"] == opgen_results["partial_shape_dims"] == [
+        [-1, 3, -1], 3]
+    assert (tensorflow_results["partial_shape_dims_scalar"]
+            == opgen_results["partial_shape_dims_scalar"] == [[], 0])
+    assert (tensorflow_results["partial_shape_dims_unknown"]
+            == opgen_results["partial_shape_dims_unknown"] == [[], -1])
 
 
 def test_same_shapes(tensorflow_results, opgen_results):
