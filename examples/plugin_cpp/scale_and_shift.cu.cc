@@ -6,6 +6,7 @@
 #include "scale_and_shift.h"
 
 #include "tensorflow/core/framework/types.h"
+#include "tensorflow/core/util/gpu_kernel_helper.h"
 
 using GPUDevice = Eigen::GpuDevice;
 
@@ -14,8 +15,7 @@ namespace {
 template <typename T>
 __global__ void ScaleAndShiftKernel(int size, T scale, T shift, const T* in, T* out) {
   // A grid-stride loop: any grid covers any size.
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < size; i += blockDim.x * gridDim.x)
-    out[i] = in[i] * scale + shift;
+  for (int i : tensorflow::GpuGridRangeX(size)) out[i] = in[i] * scale + shift;
 }
 
 }  // namespace
@@ -24,9 +24,9 @@ template <typename T>
 void ScaleAndShiftFunctor<GPUDevice, T>::operator()(const GPUDevice& d, int size, T scale,
                                                     T shift, const T* in, T* out) {
   if (size == 0) return;
-  const int threads = 256;
-  const int blocks = (size + threads - 1) / threads < 1024 ? (size + threads - 1) / threads : 1024;
-  ScaleAndShiftKernel<T><<<blocks, threads, 0, d.stream()>>>(size, scale, shift, in, out);
+  const tensorflow::GpuLaunchConfig config = tensorflow::GetGpuLaunchConfig(size, d);
+  ScaleAndShiftKernel<T>
+      <<<config.block_count, config.thread_per_block, 0, d.stream()>>>(size, scale, shift, in, out);
 }
 
 template struct ScaleAndShiftFunctor<GPUDevice, float>;
