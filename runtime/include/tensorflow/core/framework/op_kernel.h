@@ -26,6 +26,10 @@
 #include "tensorflow/core/platform/status.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
+#ifndef OPGEN_UNSUPPORTED_EIGEN_CXX11_TENSOR_
+#error "unsupported/Eigen/CXX11/Tensor came from a real Eigen, not opgen's device shim: put opgen's include folder (opgen config --cflags) before Eigen's"
+#endif
+
 namespace tensorflow {
 
 class OpKernel;
