@@ -14,7 +14,7 @@ import opgen
 from opgen.protos import attr_value_pb2, tensor_pb2, types_pb2
 
 sys.path.insert(0, str(Path(__file__).parent))
-from plugin_build import compile_plugin  # noqa: E402
+from plugin_build import compile_plugin
 
 
 @pytest.fixture(scope="module")
