@@ -1,5 +1,6 @@
 """The GPU kernels of examples/plugin_cpp give the CPU kernels' numbers: scale_clip_gpu.cu
-(a C++ OpKernel on opgen's headers that launches on context->gpu_stream()) and
+(a C++ OpKernel on opgen's headers that launches on the stream of
+context->eigen_device<Eigen::GpuDevice>()) and
 scale_and_shift.cu.cc (the guide's GPU functor, launched on
 context->eigen_device<Eigen::GpuDevice>().stream())."""
 
