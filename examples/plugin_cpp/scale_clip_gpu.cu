@@ -1,7 +1,9 @@
-// The GPU kernel of ScaleClip (float), built where nvcc is found. It is the one file of
-// this example that is not TensorFlow source as is: TensorFlow's GPU kernels reach their
-// stream through Eigen (context->eigen_device<Eigen::GpuDevice>().stream()), which opgen
-// does not offer; context->gpu_stream() gives the same cudaStream_t.
+// The GPU kernel of ScaleClip (float), built where nvcc is found: an OpKernel for
+// DEVICE_GPU that launches on the stream of context->eigen_device<Eigen::GpuDevice>(), as
+// TensorFlow's GPU kernels do (opgen's Eigen::GpuDevice is a device shim over TF_GetStream;
+// context->gpu_stream() gives the same cudaStream_t as a void*). scale_and_shift.cu.cc is
+// the guide's functor layout of the same idea.
+#define EIGEN_USE_GPU
 #include <cuda_runtime.h>
 
 #include "tensorflow/core/framework/op_kernel.h"
@@ -30,7 +32,7 @@ class ScaleClipGpuOp : public OpKernel {
     OP_REQUIRES_OK(context, context->allocate_output(0, x.shape(), &y));
     const int64_t n = x.NumElements();
     if (n == 0) return;
-    auto stream = static_cast<cudaStream_t>(context->gpu_stream());
+    const cudaStream_t stream = context->eigen_device<Eigen::GpuDevice>().stream();
     const int threads = 256;
     const int64_t blocks = (n + threads - 1) / threads;
     ScaleClipKernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(

@@ -14,6 +14,7 @@
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/c_api.h"
 #include "wire_format.h"
+#include "wire_reader.h"
 
 struct TF_KernelBuilder {
   opgen::KernelDef def;
@@ -975,6 +976,26 @@ void TF_OpKernelConstruction_GetAttrTensorList(TF_OpKernelConstruction* ctx,
     parsed.push_back(t);
   }
   std::copy(parsed.begin(), parsed.end(), vals);
+}
+
+TF_Buffer* TF_OpKernelConstruction_GetAttrFunction(TF_OpKernelConstruction* ctx,
+                                                   const char* attr_name, TF_Status* status) {
+  auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kFunc, "func", status);
+  if (v == nullptr) return nullptr;
+  // The NameAttrList is AttrValue's field 10: taken from the AttrValue's own bytes, so it
+  // carries whatever of the function value the runtime keeps.
+  const std::string bytes = opgen::SerializeAttrValue(*v);
+  opgen::wire::Reader r(bytes);
+  uint32_t number = 0, wire_type = 0;
+  while (r.more() && r.tag(&number, &wire_type)) {
+    if (number == 10 && wire_type == opgen::wire::kLengthDelimited) {
+      opgen::wire::Bytes func;
+      if (!r.length_delimited(&func)) break;
+      return TF_NewBufferFromString(func.data(), func.size());
+    }
+    if (!r.skip(wire_type, number)) break;
+  }
+  return TF_NewBufferFromString("", 0);  // a NameAttrList with no name
 }
 
 void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const char* attr_name,

@@ -1,5 +1,8 @@
-"""The GPU kernel of examples/plugin_cpp (scale_clip_gpu.cu, a C++ OpKernel on opgen's
-headers that launches on context->gpu_stream()) gives the CPU kernel's numbers."""
+"""The GPU kernels of examples/plugin_cpp give the CPU kernels' numbers: scale_clip_gpu.cu
+(a C++ OpKernel on opgen's headers that launches on the stream of
+context->eigen_device<Eigen::GpuDevice>()) and
+scale_and_shift.cu.cc (the guide's GPU functor, launched on
+context->eigen_device<Eigen::GpuDevice>().stream())."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import pytest
 import opgen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
-from cpp_api_build import compile_cpp_plugin_with_gpu_kernel  # noqa: E402
+from cpp_api_build import compile_cpp_plugin_with_gpu_kernel
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +36,15 @@ def test_scale_clip_on_the_gpu_equals_the_cpu(cpp_ops, gpu_matches_cpu, rng, sha
 
 
 def test_constructor_check_on_the_gpu(cpp_ops):
-    with opgen.device("/GPU:0"):
-        with pytest.raises(opgen.errors.InvalidArgumentError, match="ScaleClip needs limit > 0"):
-            cpp_ops.scale_clip(np.ones(3, np.float32), limit=0.0)
+    with opgen.device("/GPU:0"), pytest.raises(opgen.errors.InvalidArgumentError,
+                                               match="ScaleClip needs limit > 0"):
+        cpp_ops.scale_clip(np.ones(3, np.float32), limit=0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("shape", [(7,), (300, 1100), (0, 4)])
+def test_guide_style_gpu_functor_equals_the_cpu(cpp_ops, gpu_matches_cpu, rng, dtype, shape):
+    # (300, 1100) is more elements than one grid of 1024 blocks of 256 covers: the kernel's
+    # grid-stride loop takes the rest
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    gpu_matches_cpu(cpp_ops.scale_and_shift, x, scale=1.5, shift=-2.0)

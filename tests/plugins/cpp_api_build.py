@@ -12,7 +12,10 @@ import pytest
 EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "plugin_cpp"
 # The kernels of WeightedAddN before its op, as in the example's CMakeLists.txt.
 SOURCES = ["weighted_add_n_kernels.cc", "weighted_add_n_op.cc", "zero_out.cc", "scale_clip.cc",
-           "repeat_rows.cc", "fill_shaped.cc"]
+           "repeat_rows.cc", "fill_shaped.cc", "scale_and_shift.cc", "function_name.cc",
+           "partial_shape_dims.cc"]
+# The GPU halves, compiled as CUDA with GOOGLE_CUDA defined (as TensorFlow's builds do).
+GPU_SOURCES = ["scale_clip_gpu.cu", "scale_and_shift.cu.cc"]
 
 
 def compile_cpp_plugin(out: Path, *flags: str) -> Path:
@@ -29,15 +32,15 @@ def compile_cpp_plugin(out: Path, *flags: str) -> Path:
 
 
 def compile_cpp_plugin_with_gpu_kernel(out: Path, include_dir: Path) -> Path:
-    """The example with its GPU kernel (scale_clip_gpu.cu), all through nvcc, the CUDA
-    runtime linked statically; PTX for compute 8.0, which the driver compiles for the GPU
-    it finds. Skips without nvcc."""
+    """The example with its GPU kernels (GPU_SOURCES), all through nvcc as CUDA with
+    GOOGLE_CUDA=1, the CUDA runtime linked statically; PTX for compute 8.0, which the driver
+    compiles for the GPU it finds. Skips without nvcc."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("needs nvcc")
     command = [nvcc, "-std=c++17", "-O1", "-shared", "-Xcompiler", "-fPIC", "-cudart", "static",
-               "-gencode=arch=compute_80,code=compute_80", f"-I{include_dir}",
-               str(EXAMPLE_DIR / "scale_clip_gpu.cu"), *[str(EXAMPLE_DIR / s) for s in SOURCES],
+               "-gencode=arch=compute_80,code=compute_80", f"-I{include_dir}", "-x", "cu",
+               "-DGOOGLE_CUDA=1", *[str(EXAMPLE_DIR / s) for s in GPU_SOURCES + SOURCES],
                "-o", str(out)]
     build = subprocess.run(command, capture_output=True, text=True)
     assert build.returncode == 0, f"{' '.join(command)}\n{build.stderr[-4000:]}"

@@ -127,6 +127,13 @@ static void* probe_create_with_sign(TF_OpKernelConstruction* ctx, float sign) {
   TF_OpKernelConstruction_GetAttrFloat(ctx, "i", &untouched, s);
   snprintf(buf, sizeof buf, " wrong_kind_code=%d untouched=%g", TF_GetCode(s), untouched);
   append(p, buf);
+  /* a func getter on an int attr, and on no attr: NULL and INVALID_ARGUMENT */
+  TF_Buffer* func = TF_OpKernelConstruction_GetAttrFunction(ctx, "i", s);
+  snprintf(buf, sizeof buf, " func_of_int=%d/%d", func == NULL, TF_GetCode(s));
+  append(p, buf);
+  func = TF_OpKernelConstruction_GetAttrFunction(ctx, "zz", s);
+  snprintf(buf, sizeof buf, " func_of_none=%d/%d", func == NULL, TF_GetCode(s));
+  append(p, buf);
   TF_DeleteStatus(s);
   return p;
 }

@@ -156,6 +156,89 @@ def test_float_and_shape_attrs_in_a_shape_function(cpp_ops):
         np.testing.assert_array_equal(sess.run(y.outputs[0]), np.full((4, 1, 2), 0.5))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_guide_style_functor_on_the_cpu_device(cpp_ops, dtype):
+    """ScaleAndShift: the guide's kernel_example layout (a functor templated on
+    Eigen::ThreadPoolDevice / Eigen::GpuDevice, reached by context->eigen_device<Device>())."""
+    x = (np.arange(-5, 7).reshape(3, 4) * 1.5).astype(dtype)
+    got = np.asarray(cpp_ops.scale_and_shift(x, scale=3.0, shift=-0.5))
+    # the kernel casts the float attrs to T first, then computes in T
+    want = x * np.array(3.0).astype(dtype) + np.array(-0.5).astype(dtype)
+    assert got.dtype == dtype and got.shape == x.shape
+    np.testing.assert_array_equal(got, want.astype(dtype))
+    np.testing.assert_array_equal(np.asarray(cpp_ops.scale_and_shift(x)), x * dtype(2))  # defaults
+    assert np.asarray(cpp_ops.scale_and_shift(np.zeros((0, 3), dtype))).shape == (0, 3)
+    g = opgen.Graph()
+    p = placeholder(g, dtype, [None, 4], "p")
+    y = g.create_op("ScaleAndShift", [p], {"scale": 0.5, "shift": 1.0}).outputs[0]
+    assert y.shape == (None, 4)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {p: x}),
+                                      x * np.array(0.5).astype(dtype) + np.array(1.0).astype(dtype))
+
+
+@pytest.mark.parametrize("shape, dims, rank", [
+    ([None, 3, None], [-1, 3, -1], 3), ([4, 0], [4, 0], 2), ([], [], 0), (None, [], -1)])
+def test_partial_shape_attr_in_a_kernel_constructor(cpp_ops, shape, dims, rank):
+    """OpKernelConstruction::GetAttr(name, PartialTensorShape*) keeps unknown dims and an
+    unknown rank, eagerly and in a graph."""
+    got_dims, got_rank = cpp_ops.partial_shape_dims(shape=shape)
+    assert np.asarray(got_dims).tolist() == dims and int(got_rank) == rank
+    g = opgen.Graph()
+    op = g.create_op("PartialShapeDims", [], {"shape": shape})
+    with opgen.Session(g) as sess:
+        got_dims, got_rank = sess.run([op.outputs[0], op.outputs[1]])
+    assert np.asarray(got_dims).tolist() == dims and int(got_rank) == rank
+
+
+def test_func_attr_in_a_kernel_constructor(cpp_ops):
+    """OpKernelConstruction::GetAttr(name, NameAttrList*) reads the func attr the node holds
+    (through TF_OpKernelConstruction_GetAttrFunction)."""
+    from opgen.protos import attr_value_pb2
+    for function_name in ["my_function", "f", "Δ_unicode_name_" + "x" * 300]:
+        g = opgen.Graph()
+        f = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=function_name))
+        op = g.create_op("FunctionName", [], {"f": f})
+        assert op.outputs[0].shape == (None,) and op.outputs[1].shape == ()
+        assert op.get_attr("f").name == function_name
+        with opgen.Session(g) as sess:
+            name, num_attrs = sess.run([op.outputs[0], op.outputs[1]])
+        assert bytes(np.asarray(name, np.uint8)).decode() == function_name
+        assert int(num_attrs) == 0
+    g = opgen.Graph()
+    op = g.create_op("FunctionName", [], {"f": attr_value_pb2.AttrValue(
+        func=attr_value_pb2.NameAttrList(name=""))})
+    with opgen.Session(g) as sess, pytest.raises(
+            opgen.errors.InvalidArgumentError,
+            match="FunctionName needs a function, got an empty name"):
+        sess.run(op.outputs[1])
+
+
+def test_eigen_expressions_fail_to_compile_with_a_message(tmp_path):
+    """The Eigen device shim offers no expressions: using one stops the build with a
+    message naming what to write instead."""
+    from opgen import _paths
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    cases = {
+        "device_assign": "void f(tensorflow::OpKernelContext* c, tensorflow::Tensor* y) {\n"
+                         "  y->flat<float>().device(c->eigen_device<Eigen::ThreadPoolDevice>())"
+                         " = y->flat<float>();\n}\n",
+        "eigen_tensor": "void f() { Eigen::Tensor<float, 2, Eigen::RowMajor> t; }\n",
+        "tensor_map": "void f() { Eigen::TensorMap<Eigen::Tensor<float, 1>> m; }\n",
+    }
+    for name, body in cases.items():
+        source = tmp_path / f"{name}.cc"
+        source.write_text('#include "tensorflow/core/framework/op_kernel.h"\n'
+                          '#include "unsupported/Eigen/CXX11/Tensor"\n' + body)
+        build = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", f"-I{_paths.include_dir()}",
+                                str(source)], capture_output=True, text=True)
+        assert build.returncode != 0, name
+        assert "opgen: Eigen" in build.stderr and "docs/cpp_custom_ops.md" in build.stderr, (
+            name, build.stderr[-2000:])
+
+
 def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
     g = opgen.Graph()
     count = g.create_op("CallCounter", []).outputs[0]
@@ -165,8 +248,8 @@ def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
 
 def test_op_defs_from_the_builder(cpp_ops):
     ops = {op.name: op for op in cpp_ops.OP_LIST.op}
-    assert sorted(ops) == ["CallCounter", "FillShaped", "RepeatRows", "ScaleClip", "WeightedAddN",
-                           "ZeroOut"]
+    assert sorted(ops) == ["CallCounter", "FillShaped", "FunctionName", "PartialShapeDims",
+                           "RepeatRows", "ScaleAndShift", "ScaleClip", "WeightedAddN", "ZeroOut"]
     zero_out = ops["ZeroOut"]
     assert zero_out.summary == "Zeroes all elements of a tensor but one."
     assert zero_out.input_arg[0].description == "the tensor to copy."

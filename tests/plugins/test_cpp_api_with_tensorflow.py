@@ -35,8 +35,19 @@ def run(ops, error_types):
                                                  weights=[0.5, -2.0, 1.25]),
         "repeat_rows": ops.repeat_rows(np.arange(6, dtype=np.int32).reshape(2, 3), times=2),
         "fill_shaped": ops.fill_shaped(shape=[2, 3], value=-1.25, T=np.float64),
+        # the guide's functor layout: CPU functor on context->eigen_device<CPUDevice>()
+        "scale_and_shift_f32": ops.scale_and_shift((x * 0.3).astype(np.float32), scale=1.7,
+                                                   shift=-0.1),
+        "scale_and_shift_f64": ops.scale_and_shift(x * 0.3, scale=1.7, shift=-0.1),
+        "scale_and_shift_i32": ops.scale_and_shift(x.astype(np.int32), scale=3.0, shift=2.0),
+        "scale_and_shift_default": ops.scale_and_shift(x.astype(np.float32)),
+        # a shape attr read as a PartialTensorShape in a kernel constructor
+        "partial_shape_dims": list(ops.partial_shape_dims(shape=[None, 3, None])),
+        "partial_shape_dims_scalar": list(ops.partial_shape_dims(shape=[])),
+        "partial_shape_dims_unknown": list(ops.partial_shape_dims(shape=None)),
     }
-    out = {k: np.asarray(v).tolist() for k, v in out.items()}
+    out = {k: ([np.asarray(t).tolist() for t in v] if isinstance(v, list) else np.asarray(v).tolist())
+           for k, v in out.items()}
     errors = {
         "constructor": lambda: ops.scale_clip(np.ones(2, np.float32), limit=-0.5),
         "compute": lambda: ops.zero_out(np.ones(3, np.int32), preserve_index=3),
@@ -68,6 +79,7 @@ with g.as_default():
     except ValueError as e:
         result["shape_error"] = str(e)
     result["shape_fill"] = ops.fill_shaped(shape=[4, 1, 2], T=tf.float32).shape.as_list()
+    result["shape_scale_and_shift"] = ops.scale_and_shift(a).shape.as_list()
     try:
         ops.fill_shaped(shape=[2], value=float("nan"), T=tf.float32)
     except ValueError as e:
@@ -113,13 +125,23 @@ def opgen_results(tmp_path_factory):
     result["shape_repeat"] = list(g.create_op("RepeatRows", [m], {"times": 3}).outputs[0].shape)
     result["shape_fill"] = list(g.create_op("FillShaped", [], {"T": opgen.float32, "shape": [4, 1, 2]})
                                 .outputs[0].shape)
+    result["shape_scale_and_shift"] = list(g.create_op("ScaleAndShift", [a], {}).outputs[0].shape)
     return result
 
 
 def test_same_numbers(tensorflow_results, opgen_results):
     for key in ["zero_out", "scale_clip_f32", "scale_clip_f64", "scale_clip_i64",
-                "weighted_add_n", "weighted_add_n_f32", "repeat_rows", "fill_shaped"]:
+                "weighted_add_n", "weighted_add_n_f32", "repeat_rows", "fill_shaped",
+                "scale_and_shift_f32", "scale_and_shift_f64", "scale_and_shift_i32",
+                "scale_and_shift_default"]:
         np.testing.assert_array_equal(opgen_results[key], tensorflow_results[key], err_msg=key)
+    # (dims, rank) of a shape attr read as a PartialTensorShape
+    assert tensorflow_results["partial_shape_dims"] == opgen_results["partial_shape_dims"] == [
+        [-1, 3, -1], 3]
+    assert (tensorflow_results["partial_shape_dims_scalar"]
+            == opgen_results["partial_shape_dims_scalar"] == [[], 0])
+    assert (tensorflow_results["partial_shape_dims_unknown"]
+            == opgen_results["partial_shape_dims_unknown"] == [[], -1])
 
 
 def test_same_shapes(tensorflow_results, opgen_results):
@@ -129,6 +151,8 @@ def test_same_shapes(tensorflow_results, opgen_results):
     # a shape attr and a float attr read by the shape function
     assert tensorflow_results["shape_fill"] == opgen_results["shape_fill"] == [4, 1, 2]
     assert "FillShaped needs a finite value, got nan" in tensorflow_results["shape_fill_error"]
+    assert (tensorflow_results["shape_scale_and_shift"] == opgen_results["shape_scale_and_shift"]
+            == [2, None])
 
 
 def test_same_op_requires_failures(tensorflow_results, opgen_results):

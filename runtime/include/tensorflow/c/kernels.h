@@ -15,6 +15,7 @@
 
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/tf_datatype.h"
+#include "tensorflow/c/tf_buffer.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
 
@@ -237,6 +238,11 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrStringList(
 TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensorList(
     TF_OpKernelConstruction* ctx, const char* attr_name, TF_Tensor** vals, int max_values,
     TF_Status* status);
+/* A func attr as a serialized NameAttrList (the function's name and the attrs it is
+ * instantiated with), in a new buffer the caller frees with TF_DeleteBuffer; NULL and
+ * TF_INVALID_ARGUMENT when there is no such attr or it is not a func. */
+TF_CAPI_EXPORT extern TF_Buffer* TF_OpKernelConstruction_GetAttrFunction(
+    TF_OpKernelConstruction* ctx, const char* attr_name, TF_Status* status);
 /* Sets `*val` to a new tensor holding a tensor-valued attr; the caller frees it with
  * TF_DeleteTensor. */
 TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx,

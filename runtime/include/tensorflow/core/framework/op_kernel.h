@@ -16,6 +16,7 @@
 #include "opgen/cuda_stream.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
+#include "tensorflow/core/framework/attr_value.pb.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/opgen_registry.h"
 #include "tensorflow/core/framework/tensor.h"
@@ -23,6 +24,11 @@
 #include "tensorflow/core/framework/types.h"
 #include "tensorflow/core/platform/errors.h"
 #include "tensorflow/core/platform/status.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+#ifndef OPGEN_UNSUPPORTED_EIGEN_CXX11_TENSOR_
+#error "unsupported/Eigen/CXX11/Tensor came from a real Eigen, not opgen's device shim: put opgen's include folder (opgen config --cflags) before Eigen's"
+#endif
 
 namespace tensorflow {
 
@@ -117,6 +123,16 @@ class OpKernelConstruction {
     if (!partial.AsTensorShape(v))
       return errors::InvalidArgument("Attr '", n, "' has an unknown dim: ", partial.DebugString(),
                                      "; a TensorShape needs a fully defined shape");
+    return OkStatus();
+  }
+  // A func attr: the function's name and the attrs it is instantiated with.
+  Status GetAttr(const std::string& n, NameAttrList* v) {
+    TF_Buffer* buffer = nullptr;
+    TF_RETURN_IF_ERROR(C([&](TF_Status* s) { buffer = TF_OpKernelConstruction_GetAttrFunction(ctx_, n.c_str(), s); }));
+    const std::string bytes(static_cast<const char*>(buffer->data), buffer->length);
+    TF_DeleteBuffer(buffer);
+    if (!v->ParseFromString(bytes))
+      return errors::Internal("Attr '", n, "' is not a valid NameAttrList");
     return OkStatus();
   }
   Status GetAttr(const std::string& n, std::vector<int32_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt32List); }
@@ -315,6 +331,13 @@ class OpKernelContext {
     return OPGEN_CudaStreamOf(stream);
   }
   int device_id() const { return TF_GetDeviceId(ctx_); }
+  // The device a guide-style functor takes: Eigen::ThreadPoolDevice (or DefaultDevice) on
+  // the CPU, Eigen::GpuDevice, whose stream() is gpu_stream(), on a GPU. These are opgen's
+  // device shims (unsupported/Eigen/CXX11/Tensor), not Eigen's: no expressions.
+  template <typename EigenDeviceType>
+  const EigenDeviceType& eigen_device() const { return EigenDevice(static_cast<const EigenDeviceType*>(nullptr)); }
+  const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return cpu_device_; }
+  const Eigen::GpuDevice& eigen_gpu_device() const { return EigenDevice(static_cast<const Eigen::GpuDevice*>(nullptr)); }
   TF_OpKernelContext* c_context() const { return ctx_; }
 
  private:
@@ -322,8 +345,25 @@ class OpKernelContext {
     outputs_.push_back(std::move(t));
     return &outputs_.back();
   }
+  const Eigen::ThreadPoolDevice& EigenDevice(const Eigen::ThreadPoolDevice*) const { return cpu_device_; }
+  const Eigen::DefaultDevice& EigenDevice(const Eigen::DefaultDevice*) const { return default_device_; }
+  const Eigen::GpuDevice& EigenDevice(const Eigen::GpuDevice*) const {
+    if (!gpu_device_made_) {  // asked once per Compute
+      TF_Status* s = TF_NewStatus();
+      SP_Stream stream = TF_GetStream(ctx_, s);
+      TF_DeleteStatus(s);
+      gpu_device_ = Eigen::GpuDevice(static_cast<Eigen::gpuStream_t>(OPGEN_CudaStreamOf(stream)), TF_GetDeviceId(ctx_));
+      gpu_device_made_ = true;
+    }
+    return gpu_device_;
+  }
+
   TF_OpKernelContext* ctx_;
   const OpKernel* kernel_;
+  Eigen::ThreadPoolDevice cpu_device_;
+  Eigen::DefaultDevice default_device_;
+  mutable Eigen::GpuDevice gpu_device_;
+  mutable bool gpu_device_made_ = false;
   std::vector<Tensor> inputs_;
   std::deque<Tensor> outputs_;  // pointers handed out stay valid
   Status status_;

@@ -49,6 +49,15 @@ class TensorView {
   }
   T& operator[](int64_t i) const { return data_[i]; }  // linear index
 
+  // Eigen's `view.device(d) = expression` is not offered: stop with a message that says so.
+  template <typename Device>
+  TensorView& device(const Device&) {
+    static_assert(sizeof(Device) == 0,
+                  "opgen: Eigen tensor expressions (view.device(d) = ...) are not offered; write "
+                  "the element loop over the view (CPU) or a CUDA kernel launched on "
+                  "d.stream() (GPU); see docs/cpp_custom_ops.md");
+    return *this;
+  }
   TensorView& setZero() { return setConstant(T()); }
   TensorView& setConstant(const T& value) {
     const int64_t n = size();

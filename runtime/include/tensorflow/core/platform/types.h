@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace tensorflow {
@@ -21,6 +22,20 @@ using uint64 = std::uint64_t;
 using string = std::string;
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
+
+// TensorFlow's integer limits (kint32max, ...), as kernels spell them in their checks.
+constexpr uint8 kuint8max = std::numeric_limits<uint8>::max();
+constexpr uint16 kuint16max = std::numeric_limits<uint16>::max();
+constexpr uint32 kuint32max = std::numeric_limits<uint32>::max();
+constexpr uint64 kuint64max = std::numeric_limits<uint64>::max();
+constexpr int8 kint8min = std::numeric_limits<int8>::min();
+constexpr int8 kint8max = std::numeric_limits<int8>::max();
+constexpr int16 kint16min = std::numeric_limits<int16>::min();
+constexpr int16 kint16max = std::numeric_limits<int16>::max();
+constexpr int32 kint32min = std::numeric_limits<int32>::min();
+constexpr int32 kint32max = std::numeric_limits<int32>::max();
+constexpr int64 kint64min = std::numeric_limits<int64>::min();
+constexpr int64 kint64max = std::numeric_limits<int64>::max();
 
 namespace opgen_detail {
 // float <-> 16-bit storage with round-to-nearest-even, for bfloat16 and half below.
