@@ -205,6 +205,14 @@ def test_func_attr_in_a_kernel_constructor(cpp_ops):
             name, num_attrs = sess.run([op.outputs[0], op.outputs[1]])
         assert bytes(np.asarray(name, np.uint8)).decode() == function_name
         assert int(num_attrs) == 0
+    # the attrs a function value is instantiated with travel along (T, and N)
+    g = opgen.Graph()
+    f = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name="poly", attr={
+        "T": attr_value_pb2.AttrValue(type=1), "N": attr_value_pb2.AttrValue(i=3)}))
+    op = g.create_op("FunctionName", [], {"f": f})
+    assert dict(op.get_attr("f").attr) == dict(f.func.attr)
+    with opgen.Session(g) as sess:
+        assert int(sess.run(op.outputs[1])) == 2
     g = opgen.Graph()
     op = g.create_op("FunctionName", [], {"f": attr_value_pb2.AttrValue(
         func=attr_value_pb2.NameAttrList(name=""))})
