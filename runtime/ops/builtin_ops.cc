@@ -10,10 +10,6 @@
 
 namespace opgen {
 
-// conv_grad_ops.cc: the conv/pool/batch-norm/resize backprop ops (declared here, not in
-// op_table.h, which every op family includes).
-void RegisterConvGradOps(TF_Status* status);
-
 void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
   for (const OpRegistration& op : ops) {
     TF_OpDefinitionBuilder* b = TF_NewOpDefinitionBuilder(op.name.c_str());
@@ -57,9 +53,6 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
   if (type_attr != nullptr) op.attrs.push_back(type_attr);
   return op;
 }
-
-// math_grad_ops.cc (declared here, not in op_table.h, which every family includes).
-void RegisterMathGradOps(TF_Status* status);
 
 }  // namespace opgen
 

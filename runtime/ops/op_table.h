@@ -50,6 +50,8 @@ void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 void RegisterNnGradOps(TF_Status* status);     // nn_grad_ops.cc
 void RegisterArrayGradOps(TF_Status* status);  // array_grad_ops.cc
+void RegisterMathGradOps(TF_Status* status);   // math_grad_ops.cc
+void RegisterConvGradOps(TF_Status* status);   // conv_grad_ops.cc: conv/pool/batch-norm/resize backprops
 
 // The common shapes of element-wise ops: "x, y -> z" (broadcasting) and "x -> y" with one
 // type attr `T` spelled as in TensorFlow (allowed types in TensorFlow's order, so the

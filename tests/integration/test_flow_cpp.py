@@ -76,9 +76,13 @@ def test_dropped_loops_and_functions_free_what_they_held(tmp_path, flags):
         binary = tmp_path / source.stem
         subprocess.run(["c++", "-g", "-std=c++17", str(source),
                         f"-I{REPO / 'generated' / 'cpp'}", *flags, "-o", str(binary)], check=True)
+        # Without device plugins: dlopen's handling of an installed plugin's $ORIGIN rpath
+        # trips valgrind's known false positive in glibc's SSE2 strncmp (an 8-byte read
+        # past a strdup'd string), which is not this code's.
+        env = dict(os.environ, OPGEN_DISABLE_DEVICE_PLUGINS="1")
         run = subprocess.run(["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
                               "--error-exitcode=9", str(binary)],
-                             capture_output=True, text=True, timeout=600)
+                             capture_output=True, text=True, timeout=600, env=env)
         assert run.returncode == 0, source.name + run.stderr[-5000:]
         assert "definitely lost: 0 bytes" in run.stderr or "no leaks are possible" in run.stderr
 

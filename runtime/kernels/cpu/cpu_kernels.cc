@@ -1,16 +1,7 @@
 // Registration of every built-in CPU kernel family (kernel_util.h lists them).
 #include "cpu_kernels.h"
 
-#include "grad_kernels.h"
 #include "kernel_util.h"
-
-namespace opgen {
-namespace cpu {
-// math_grad.cc: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
-// ReciprocalGrad (declared here rather than in kernel_util.h, which every family includes).
-  void RegisterMathGradKernels(TF_Status* status);
-}  // namespace cpu
-}  // namespace opgen
 
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;

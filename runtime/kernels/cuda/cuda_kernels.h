@@ -42,6 +42,11 @@ void RegisterSlicingKernels(TF_Status* status);           // slicing.cu: Slice, 
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cu: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cu: Split, SplitV, OneHot, BroadcastTo
 void RegisterTrainingKernels(TF_Status* status);          // training.cu: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp
+void RegisterBatchNormGradKernels(TF_Status* status);  // batch_norm_grad.cu: FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3
+void RegisterConvGradKernels(TF_Status* status);       // conv_grad.cu: Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter, Conv3DBackpropInputV2, Conv3DBackpropFilterV2
+void RegisterImageGradKernels(TF_Status* status);      // image_grad.cu: ResizeBilinearGrad, ResizeNearestNeighborGrad
+void RegisterPoolGradKernels(TF_Status* status);       // pool_grad.cu: MaxPoolGrad(Grad), AvgPoolGrad
+void RegisterMathGradKernels(TF_Status* status);      // math_grad.cu: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad
 
 }  // namespace cuda
 }  // namespace opgen

@@ -11,14 +11,10 @@
 
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
-#include "grad_kernels.h"
 #include "opgen/device_plugin.h"
 
 namespace opgen {
 namespace cuda {
-// math_grad.cu: BroadcastGradientArgs, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
-// ReciprocalGrad (declared here rather than in cuda_kernels.h, which every family includes).
-  void RegisterMathGradKernels(TF_Status* status);
 namespace {
 
 int g_num_devices = 0;
