@@ -8,6 +8,8 @@ in numpy. The gradient functions added to the library are monomorphic."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -225,3 +227,120 @@ def test_gradient_functions_are_monomorphic_and_shared_per_binding():
     want = 2 * (6 * x64**5 + np.sin(x64**2) + 2 * x64**2 * np.cos(x64**2))
     np.testing.assert_allclose(gb, want, rtol=1e-12)
     np.testing.assert_allclose(ga, want, rtol=1e-5)
+
+
+# TensorFlow's Python gradients need Python wrappers of the functions, which it cannot
+# make for polymorphic ones; its C++ function gradient (SymbolicGradient, bound by the
+# attrs of its `f`) differentiates the same library instead.
+TF_SCRIPT = r"""
+import sys, numpy as np, tensorflow as tf
+from tensorflow.python.framework import function as tf_function
+tf_function.from_library = lambda library: []
+gd = tf.compat.v1.GraphDef.FromString(open(sys.argv[1], "rb").read())
+io = np.load(sys.argv[2])
+with tf.Graph().as_default() as g:
+    tf.compat.v1.import_graph_def(gd, name="")
+    with tf.compat.v1.Session() as s:
+        got = s.run(["g_psin:0", "g_psin:1", "g_nested:0", "g_nested:1"],
+                    {"x0:0": io["x"], "x1:0": io["y"], "w:0": io["w"]})
+np.savez(sys.argv[3], *got)
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gradients_match_tensorflow_symbolic_gradient(dtype, tmp_path):
+    """psin by a function-name node and nested[T] by PartitionedCall, against TensorFlow
+    2.21's SymbolicGradient of psin[T] and nested[T] on the same values (child process)."""
+    tf_python = os.environ.get("OPGEN_TF_PYTHON")
+    if not tf_python or not Path(tf_python).exists():
+        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    t = DTYPES[dtype]
+    gd = graph_pb2.GraphDef()
+    _library(gd.library)
+    for name in ("x0", "x1", "w"):
+        _node(gd.node, name, "Placeholder", dtype=t)
+    tf_gd = graph_pb2.GraphDef()
+    tf_gd.CopyFrom(gd)
+    for fn in ("psin", "nested"):
+        _node(tf_gd.node, f"g_{fn}", "SymbolicGradient", ["x0", "x1", "w"], Tin=[t] * 3,
+              Tout=[t] * 2, f=_func(fn, T=t))
+    _node(gd.node, "c_psin", "psin", ["x0", "x1"], T=t)
+    _node(gd.node, "c_nested", "PartitionedCall", ["x0", "x1"], Tin=[t, t], Tout=[t],
+          f=_func("nested", T=t))
+    x, y, w = (v.astype(dtype) for v in (X, Y, W))
+    (tmp_path / "g.pb").write_bytes(tf_gd.SerializeToString())
+    np.savez(tmp_path / "io.npz", x=x, y=y, w=w)
+    (tmp_path / "tf_grad.py").write_text(TF_SCRIPT)
+    subprocess.run([tf_python, str(tmp_path / "tf_grad.py"), str(tmp_path / "g.pb"),
+                    str(tmp_path / "io.npz"), str(tmp_path / "tf.npz")], check=True,
+                   cwd=tmp_path, capture_output=True, timeout=300)
+    expected = np.load(tmp_path / "tf.npz")
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+        x0, x1, w_in = (g.get_operation_by_name(n).outputs[0] for n in ("x0", "x1", "w"))
+        grads = []
+        for name in ("c_psin", "c_nested"):
+            grads += opgen.gradients([g.get_operation_by_name(name).outputs[0]], [x0, x1],
+                                     grad_ys=[w_in])
+    with opgen.Session(g) as s:
+        got = s.run(grads, {x0: x, x1: y, w_in: w})
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for k, value in enumerate(got):
+        assert value.dtype == dtype
+        np.testing.assert_allclose(value, expected[f"arr_{k}"], rtol=tol, atol=tol)
+
+
+def _loop_library(lib):
+    """pcond[T](i: int32, acc: T, x: T) = i < 3;
+    pbody[T](i, acc, x) = (i + 1, acc*x + sin(acc), x)."""
+    i32 = types_pb2.DT_INT32
+    for name, outputs in (("pcond", [("r", BOOL)]),
+                          ("pbody", [("i_out", i32), ("acc_out", None), ("x_out", None)])):
+        f = lib.function.add()
+        f.signature.name = name
+        f.signature.attr.add(name="T", type="type")
+        f.signature.input_arg.add(name="i", type=i32)
+        f.signature.input_arg.add(name="acc", type_attr="T")
+        f.signature.input_arg.add(name="x", type_attr="T")
+        for n, t in outputs:
+            if t is None:
+                f.signature.output_arg.add(name=n, type_attr="T")
+            else:
+                f.signature.output_arg.add(name=n, type=t)
+        value = _node(f.node_def, "k", "Const", dtype=i32).attr["value"].tensor
+        value.dtype = i32
+        value.int_val.append(3 if name == "pcond" else 1)
+        if name == "pcond":
+            _node(f.node_def, "r", "Less", ["i", "k:output:0"], T=i32)
+            f.ret["r"] = "r:z:0"
+            continue
+        _node(f.node_def, "next", "AddV2", ["i", "k:output:0"], T=i32)
+        _node(f.node_def, "ax", "Mul", ["acc", "x"], T="T")
+        _node(f.node_def, "s", "Sin", ["acc"], T="T")
+        _node(f.node_def, "acc_next", "AddV2", ["ax:z:0", "s:y:0"], T="T")
+        f.ret.update({"i_out": "next:z:0", "acc_out": "acc_next:z:0", "x_out": "x"})
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("op", ["While", "StatelessWhile"])
+def test_polymorphic_while_body_matches_finite_differences(op, dtype):
+    """cond and body bound by the attrs of their func attrs: three steps of
+    acc <- acc*x + sin(acc)."""
+    def build(g, values):
+        t = DTYPES[np.dtype(values[0].dtype.as_numpy_dtype).type]
+        gd = graph_pb2.GraphDef()
+        _loop_library(gd.library)
+        for i in range(2):
+            _node(gd.node, f"x{i}", "Placeholder", dtype=t)
+        zero = _node(gd.node, "zero", "Const", dtype=types_pb2.DT_INT32).attr["value"].tensor
+        zero.dtype = types_pb2.DT_INT32
+        zero.int_val.append(0)
+        _node(gd.node, "loop", op, ["zero", "x0", "x1"], T=[types_pb2.DT_INT32, t, t],
+              cond=_func("pcond", T=t), body=_func("pbody", T=t))
+        with g.as_default():
+            (out,) = opgen.import_graph_def(
+                gd, input_map={f"x{i}": v for i, v in enumerate(values)},
+                return_elements=["loop:1"])
+        return out
+    check_gradient(build, [X, Y], dtype=dtype)
