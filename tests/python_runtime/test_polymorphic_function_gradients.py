@@ -188,6 +188,44 @@ def test_polymorphic_branches_of_if_match_finite_differences(op, pred, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("index", [0, 1])
+def test_polymorphic_branches_of_case_match_finite_differences(index, dtype):
+    """Case's branches (a list(func) attr: no attrs per branch) bound by the inputs."""
+    def make(gd, t):
+        tensor = _node(gd.node, "p", "Const", dtype=types_pb2.DT_INT32).attr["value"].tensor
+        tensor.dtype = types_pb2.DT_INT32
+        tensor.int_val.append(index)
+        branches = attr_value_pb2.AttrValue()
+        for name in ("psin", "pneg"):
+            branches.list.func.add(name=name)
+        _node(gd.node, "c", "Case", ["p", "x0", "x1"], Tin=[t, t], Tout=[t], branches=branches)
+    grads = check_gradient(_builder(make), [X, Y], dtype=dtype)
+    want = _psin_grads(X, Y) if index == 0 else [-W * Y, -W * X]
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    for got, w in zip(grads, want):
+        np.testing.assert_allclose(got, w, rtol=tol, atol=tol)
+
+
+def test_a_binding_the_gradient_cannot_make_is_invalid_argument_naming_the_attr():
+    """pneg[T] called with T=int32 on float inputs: the gradient refuses as the call does."""
+    t = types_pb2.DT_FLOAT
+    gd = graph_pb2.GraphDef()
+    _library(gd.library)
+    for i in range(2):
+        _node(gd.node, f"x{i}", "Placeholder", dtype=t)
+    _node(gd.node, "c", "PartitionedCall", ["x0", "x1"], Tin=[t, t], Tout=[t],
+          f=_func("pneg", T=types_pb2.DT_INT32))
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+        x0 = g.get_operation_by_name("x0").outputs[0]
+        with pytest.raises(opgen.errors.InvalidArgumentError) as e:
+            opgen.gradients([g.get_operation_by_name("c").outputs[0]], [x0])
+    message = str(e.value)
+    assert "'pneg'" in message and "T=DT_INT32" in message, message
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_call_nested_in_a_polymorphic_function(dtype):
     """nested[T] calls psin[T=$T]: the inner call's gradient binds the outer's value."""
     check_gradient(_builder(lambda gd, t: _node(gd.node, "c", "nested", ["x0", "x1"], T=t)),
