@@ -11,6 +11,8 @@
 // the branches' gradient functions, which all return a gradient for every wanted input
 // (zeros where a branch does not use it). A While's gradient runs the loop again keeping
 // each iteration's inputs in TensorLists, then a loop back over them calling dBody.
+// A polymorphic function is first bound as its forward call binds it and its instance
+// added to the library: everything the gradient builds is monomorphic.
 //
 // Inputs that get no gradient: those of a non floating-point/complex dtype (integers,
 // strings, resources: a variable read inside a function gets none through the call) and
@@ -192,7 +194,6 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   TF_DeleteFunction(dF);
   return status->code == TF_OK ? name : "";
 }
-
 
 // The gradient of a call-like op whose data inputs from `first_arg` on are the called
 // functions' args: `functions` are those it may call (one for a call; the branches of a
