@@ -392,3 +392,52 @@ def test_eager_calls_deduce_the_binding_from_the_inputs(api):
             np.testing.assert_array_equal(got, (a + b) * (a + b))
     finally:
         lib.TFE_DeleteContext(ctx)
+
+
+@pytest.mark.parametrize("dt", [F, F64], ids=["float32", "float64"])
+def test_tf_add_gradients_differentiates_polymorphic_calls(api, dt):
+    """TF_AddGradients through by_name, call, total and outer (a nested polymorphic call
+    by name and by PartitionedCall) bound to `dt`: d/da, d/db against the closed forms,
+    the gradient graph's new functions all monomorphic."""
+    from graph_capi import TF_Output
+    lib = api.lib
+    lib.TF_AddGradients.restype = None
+    lib.TF_AddGradients.argtypes = [ctypes.c_void_p, ctypes.POINTER(TF_Output), ctypes.c_int,
+                                    ctypes.POINTER(TF_Output), ctypes.c_int,
+                                    ctypes.POINTER(TF_Output), ctypes.c_void_p,
+                                    ctypes.POINTER(TF_Output)]
+    a, b = (A + 0.5).astype(NP[dt]), B.astype(NP[dt])
+    s = a + b
+    expected = {"by_name": (2 * s, 2 * s), "call": (2 * s, 2 * s),
+                "total": (np.full_like(a, 2), np.ones_like(b)), "outer": (16 * a, None)}
+    graph = lib.TF_NewGraph()
+    try:
+        api.import_graph_def(graph, poly_graph(dt).SerializeToString())
+        op = lambda n: lib.TF_GraphOperationByName(graph, n.encode())  # noqa: E731
+        xs = (TF_Output * 2)(out(op("a")), out(op("b")))
+        fetches = []
+        for name in expected:
+            ys = (TF_Output * 1)(out(op(name)))
+            dx = (TF_Output * 2)()
+            lib.TF_AddGradients(graph, ys, 1, xs, 2, None, api.status, dx)
+            api.check()
+            assert (dx[1].oper is None) == (expected[name][1] is None), name  # outer: no b
+            fetches += [d for d in dx if d.oper is not None]
+        library = graph_pb2.GraphDef.FromString(api.graph_def(graph)).library.function
+        names = {f.signature.name for f in library}
+        assert {"add_square", "total", "outer"} <= names
+        added = [f for f in library if "_instance_" in f.signature.name]
+        assert added and all(not f.signature.attr for f in added)
+        sess = api.session(graph)
+        try:
+            got = api.run(sess, [(xs[0], a), (xs[1], b)], fetches)
+        finally:
+            lib.TF_DeleteSession(sess, api.status)
+    finally:
+        lib.TF_DeleteGraph(graph)
+    tol = 1e-5 if dt == F else 1e-12
+    wanted = [(name, w) for name, pair in expected.items() for w in pair if w is not None]
+    assert len(got) == len(wanted) == 7
+    for g, (name, w) in zip(got, wanted):
+        assert g.dtype == NP[dt], name
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=name)

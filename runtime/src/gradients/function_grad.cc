@@ -11,6 +11,8 @@
 // the branches' gradient functions, which all return a gradient for every wanted input
 // (zeros where a branch does not use it). A While's gradient runs the loop again keeping
 // each iteration's inputs in TensorLists, then a loop back over them calling dBody.
+// A polymorphic function is first bound as its forward call binds it and its instance
+// added to the library: everything the gradient builds is monomorphic.
 //
 // Inputs that get no gradient: those of a non floating-point/complex dtype (integers,
 // strings, resources: a variable read inside a function gets none through the call) and
@@ -18,6 +20,8 @@
 // loop-invariant; one with a variant loop variable (a TensorList) has no gradient.
 #include <atomic>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,7 @@
 #include "context.h"
 #include "core_types.h"
 #include "function_call.h"
+#include "function_instantiate.h"
 #include "graph.h"
 #include "op_registry.h"
 #include "registry.h"
@@ -62,6 +67,55 @@ std::string FreeFunctionName(const FunctionLibrary& library, const std::string& 
     const std::string name = base + "_" + std::to_string(counter++);
     if (library.Find(name) == nullptr && OpRegistry::Global().Find(name) == nullptr) return name;
   }
+}
+
+const AttrValue* FindAttr(const TF_Operation* op, const char* name) {
+  auto it = op->attrs.find(name);
+  return it != op->attrs.end() ? &it->second : nullptr;
+}
+
+// The attrs a func attr of `op` gives its function (NameAttrList.attr), as the forward
+// kernel binds them.
+AttrMap GivenAttrs(const TF_Operation* op, const char* name) {
+  const AttrValue* v = FindAttr(op, name);
+  return v != nullptr && v->kind == AttrValue::kFunc && v->func_attr ? *v->func_attr : AttrMap();
+}
+
+// The member of library function `fname` that a call with attrs `given` on arguments of
+// `types` runs: `fname` itself when it has no attrs, else its instantiation, added to g's
+// library (once per binding) under a new name, so that the gradient functions and loops
+// built over it are monomorphic like any other.
+std::string ConcreteFunction(TF_Graph* g, const std::string& fname, const AttrMap& given,
+                             const std::vector<TF_DataType>& types, TF_Status* status) {
+  std::lock_guard<std::mutex> lock(g->mu);
+  const FunctionDefProto* declared = g->functions.Find(fname);
+  if (declared == nullptr || !IsPolymorphic(*declared)) return fname;  // errors come later
+  AttrMap binding;
+  auto instance = std::make_shared<FunctionDefProto>();
+  if (!BindFunctionAttrs(*declared, given, types, &binding, status) ||
+      !InstantiateFunctionDef(*declared, binding, g->functions, instance.get(), status)) {
+    status->message = "gradient of a call of '" + fname + "': " + status->message;
+    return "";
+  }
+  // An instance made by an earlier gradient for the same binding is reused.
+  const std::string base = fname + "_instance", prefix = base + "_";
+  const std::string bytes = SerializeFunctionDef(*instance);
+  for (const auto& [name, existing] : g->functions.functions()) {
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    FunctionDefProto renamed = *existing;
+    renamed.signature.name = instance->signature.name;
+    if (SerializeFunctionDef(renamed) == bytes) return name;
+  }
+  instance->signature.name = FreeFunctionName(g->functions, base);
+  const std::string name = instance->signature.name;
+  return g->functions.Add(std::move(instance), status) ? name : "";
+}
+
+std::vector<TF_DataType> InputTypes(const TF_Operation* op, int first) {
+  std::vector<TF_DataType> types;
+  for (size_t k = first; k < op->inputs.size(); ++k)
+    types.push_back(op->inputs[k].oper->output_types[op->inputs[k].index]);
+  return types;
 }
 
 // Makes dF for function `fname` of g's library: its inputs are F's args, then one grad per
@@ -141,17 +195,13 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   return status->code == TF_OK ? name : "";
 }
 
-const AttrValue* FindAttr(const TF_Operation* op, const char* name) {
-  auto it = op->attrs.find(name);
-  return it != op->attrs.end() ? &it->second : nullptr;
-}
-
 // The gradient of a call-like op whose data inputs from `first_arg` on are the called
 // functions' args: `functions` are those it may call (one for a call; the branches of a
 // conditional, whose selector is input 0). Emits the same op type over the gradient
 // functions, attr `func_attr` naming them.
 void CallLikeGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& functions,
-                  int first_arg, const char* func_attr, TF_Status* status) {
+                  const std::vector<AttrMap>& given, int first_arg, const char* func_attr,
+                  TF_Status* status) {
   TF_Operation* op = ctx->op;
   std::vector<int> wanted, seeded;
   const int num_inputs = static_cast<int>(op->inputs.size());
@@ -163,7 +213,11 @@ void CallLikeGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& fu
   for (int j = 0; j < static_cast<int>(op->output_types.size()); ++j)
     if (FloatLike(op->output_types[j]) && ctx->output_grads[j].oper != nullptr) seeded.push_back(j);
   std::vector<std::string> grad_functions;
-  for (const std::string& f : functions) {
+  const std::vector<TF_DataType> arg_types = InputTypes(op, first_arg);
+  for (size_t i = 0; i < functions.size(); ++i) {
+    const std::string f = ConcreteFunction(
+        ctx->graph, functions[i], i < given.size() ? given[i] : AttrMap(), arg_types, status);
+    if (status->code != TF_OK) return;
     grad_functions.push_back(MakeGradFunction(ctx->graph, f, wanted, seeded, status));
     if (status->code != TF_OK) return;
   }
@@ -209,18 +263,19 @@ std::string FuncAttr(const TF_Operation* op, const char* name) {
 }
 
 void PartitionedCallGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
-  CallLikeGrad(ctx, {FuncAttr(ctx->op, "f")}, 0, "f", status);
+  CallLikeGrad(ctx, {FuncAttr(ctx->op, "f")}, {GivenAttrs(ctx->op, "f")}, 0, "f", status);
 }
 
 void IfGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
-  CallLikeGrad(ctx, {FuncAttr(ctx->op, "then_branch"), FuncAttr(ctx->op, "else_branch")}, 1,
+  CallLikeGrad(ctx, {FuncAttr(ctx->op, "then_branch"), FuncAttr(ctx->op, "else_branch")},
+               {GivenAttrs(ctx->op, "then_branch"), GivenAttrs(ctx->op, "else_branch")}, 1,
                "then_branch", status);
 }
 
 void CaseGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   const AttrValue* branches = FindAttr(ctx->op, "branches");
-  CallLikeGrad(ctx, branches != nullptr ? branches->list_s : std::vector<std::string>{}, 1,
-               "branches", status);
+  CallLikeGrad(ctx, branches != nullptr ? branches->list_s : std::vector<std::string>{}, {},
+               1, "branches", status);
 }
 
 // A function under construction: a scratch graph with the forward graph's library (for
@@ -345,7 +400,12 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   if (!any_wanted) return;
   const int m = static_cast<int>(floats.size());
   const int nk = static_cast<int>(kept.size()), nr = static_cast<int>(invariant.size());
-  const std::string cond = FuncAttr(op, "cond"), body = FuncAttr(op, "body");
+  const std::string cond = ConcreteFunction(ctx->graph, FuncAttr(op, "cond"),
+                                            GivenAttrs(op, "cond"), t, status);
+  if (status->code != TF_OK) return;
+  const std::string body = ConcreteFunction(ctx->graph, FuncAttr(op, "body"),
+                                            GivenAttrs(op, "body"), t, status);
+  if (status->code != TF_OK) return;
   const std::string d_body = MakeGradFunction(ctx->graph, body, floats, floats, status);
   if (status->code != TF_OK) return;
 
@@ -481,7 +541,7 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
 }  // namespace
 
 void FunctionNodeGradient(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
-  CallLikeGrad(ctx, {ctx->op->type()}, 0, "f", status);
+  CallLikeGrad(ctx, {ctx->op->type()}, {ctx->op->attrs}, 0, "f", status);
 }
 
 void RegisterFunctionGradients() {
