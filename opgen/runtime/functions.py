@@ -27,6 +27,7 @@ import numpy as np
 from opgen.protos import attr_value_pb2
 from opgen.runtime import (
     _context,
+    _function_library,
     _lib,
     _opplan,
     _tape_program,
@@ -168,16 +169,27 @@ class FuncGraph(Graph):
         return super()._own_output(value, op_type, arg)
 
     def is_stateful(self) -> bool:
+        """Whether the body has state: a stateful op, or a call (a function-name node,
+        If, While, Case, StatefulPartitionedCall) of a function of its library that
+        has one (an imported GraphDef's functions are looked into)."""
+        calls = False
         for op in self.get_operations():
             plan = _opplan.registry._plans.get(op.type)
             if plan is None:
                 try:
                     plan = _opplan.registry.plan(op.type)
-                except NotFoundError:  # a function's name as an op type: assume state
-                    return True
-            if plan.op_def.is_stateful:
+                except NotFoundError:  # a function's name as an op type
+                    calls = True
+                    continue
+            if op.type in _function_library.CALL_OPS:
+                calls = True
+            elif plan.op_def.is_stateful:
                 return True
-        return False
+        if not calls:
+            return False
+        graph_def = self.as_graph_def()
+        state = _function_library.Statefulness(graph_def.library)
+        return any(state.node(node) for node in graph_def.node)
 
 
 def _output_of(g: Graph, value: Any, want: dtypes.DType | None, what: str) -> Output:
@@ -222,6 +234,10 @@ class ConcreteFunction:
         # The eager variables it reads (weak references), in the order of their captures.
         self.variables = [ref for _, ref, _ in graph.eager_captures]
         self.stateful = graph.is_stateful()
+        # Functions of the body's library that no trace of opgen's made (those an
+        # imported GraphDef brought): they go wherever this function goes.
+        self.library = _function_library.library_of(
+            graph, [self.name, *_trace_names(graph.functions)])
         # Traces the same Python function with its variables as value arguments (set by
         # Function; see _tape_function).
         self.retrace: Callable[[], ConcreteFunction] | None = None
@@ -249,6 +265,8 @@ class ConcreteFunction:
             return
         for called in self.graph.functions:
             called.add_to_graph(g)
+        if self.library is not None:
+            _function_library.add_to_graph(self.library, g, self.name)
         status = _lib.thread_status()
         _c().TF_GraphCopyFunction(g._c_graph, self._c_function, None, status.ptr)
         raise_for_status(status)
@@ -263,6 +281,8 @@ class ConcreteFunction:
             return
         for called in self.graph.functions:
             called.add_to_context()
+        if self.library is not None:
+            _function_library.add_to_context(self.library, ctx, self.name)
         status = _lib.thread_status()
         _c().TFE_ContextAddFunction(ctx, self._c_function, status.ptr)
         raise_for_status(status)
@@ -367,6 +387,16 @@ class ConcreteFunction:
 
     def __call__(self, *args: Any) -> Any:
         return pack(self.structure, self.call_flat([*args, *self.captured]))
+
+
+def _trace_names(functions: Sequence[ConcreteFunction]) -> set[str]:
+    """The names of `functions` and of every trace they call."""
+    names: set[str] = set()
+    for f in functions:
+        if f.name not in names:
+            names.add(f.name)
+            names |= _trace_names(f.graph.functions)
+    return names
 
 
 # ---- nested structures (lists, tuples, dicts, None) of tensors ---------------------------
