@@ -51,7 +51,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
             if not isinstance(target, Output):
                 target = graph.as_graph_element(target, allow_operation=False)
             if target.graph is not graph:
-                raise ValueError(f"input_map value {target} is not in the default graph")
+                if getattr(graph, "outer", None) is None:
+                    raise ValueError(f"input_map value {target} is not in the default graph")
+                # a function body being traced reads an enclosing graph's tensor
+                target = graph.capture(target)
             runtime.TF_ImportGraphDefOptionsAddInputMapping(
                 options, source_name.encode(), source_index, target._c)
         wanted = []

@@ -307,3 +307,39 @@ def test_matches_tensorflow(dtype, tmp_path):
             got = [g.numpy() for g in tape.gradient(weighted[k], [xt, yt])]
             np.testing.assert_allclose(got, expected[called[out]], rtol=tol, atol=tol,
                                        err_msg=out)
+
+
+def test_library_imported_in_a_cond_branch_in_a_nested_function_with_a_variable():
+    """The library travels up from a cond branch and from a nested opgen.function to
+    the outer call, and into the tape's twin trace of a function reading a variable."""
+    gd = _graph_def(types_pb2.DT_DOUBLE, "_float64")
+    scale = opgen.Variable(np.float64(1.5))
+    inner = _importing_function(gd)
+
+    @opgen.function
+    def outer(x, y):
+        negative = opgen.ops.less(x[0], np.float64(0))
+        branch = opgen.cond(negative,
+                            lambda: inner(x, y, np.bool_(False))[3],
+                            lambda: opgen.import_graph_def(
+                                gd, input_map={"x0": x, "x1": y, "p": negative},
+                                return_elements=["c_poly:0"])[0])
+        return branch * scale
+
+    x, y = opgen.constant(X), opgen.constant(Y)
+    with opgen.GradientTape() as tape:
+        tape.watch([x, y])
+        out = outer(x, y)
+    dx, dy, dscale = tape.gradient(out, [x, y, scale])
+    values, grads = _expected(X, Y, True)  # X[0] > 0: the psin branch
+    np.testing.assert_allclose(out.numpy(), 1.5 * values[1], rtol=1e-12)
+    np.testing.assert_allclose(dx.numpy(), 1.5 * grads[1][0], rtol=1e-12)
+    np.testing.assert_allclose(dy.numpy(), 1.5 * grads[1][1], rtol=1e-12)
+    np.testing.assert_allclose(dscale.numpy(), np.sum(values[1]), rtol=1e-12)
+    x_neg = opgen.constant(-X)
+    with opgen.GradientTape() as tape:
+        tape.watch(x_neg)
+        out = outer(x_neg, y)
+    values, grads = _expected(-X, Y, False)
+    np.testing.assert_allclose(out.numpy(), 1.5 * values[3], rtol=1e-12)
+    np.testing.assert_allclose(tape.gradient(out, x_neg).numpy(), 1.5 * grads[3][0], rtol=1e-12)
