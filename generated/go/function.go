@@ -191,6 +191,67 @@ func (f *Function) FunctionDef() ([]byte, error) {
 	return C.GoBytes(buffer.data, C.int(buffer.length)), nil
 }
 
+// IsStateful reports whether a stateful op (a variable update, a random op, a call of a
+// stateful function...) is inside: the is_stateful flag TF_GraphToFunction sets on the
+// FunctionDef's signature. Calls of a stateful function are StatefulPartitionedCall and
+// If, as TensorFlow builds them. A FunctionDef the C API cannot write reads as stateful.
+func (f *Function) IsStateful() bool {
+	def, err := f.FunctionDef()
+	return err != nil || signatureIsStateful(def, 0)
+}
+
+// signatureIsStateful reads field 17 (is_stateful) of the signature (field 1, an OpDef)
+// in serialized FunctionDef bytes (depth 0) or in the signature itself (depth 1): the C
+// API has no other way to ask. Malformed bytes read as stateful.
+func signatureIsStateful(data []byte, depth int) bool {
+	at := 0
+	varint := func() (uint64, bool) {
+		var value uint64
+		for shift := uint(0); at < len(data) && shift < 64; shift += 7 {
+			b := data[at]
+			at++
+			value |= uint64(b&0x7f) << shift
+			if b&0x80 == 0 {
+				return value, true
+			}
+		}
+		return 0, false
+	}
+	for at < len(data) {
+		key, ok := varint()
+		if !ok {
+			return true
+		}
+		field, wire := key>>3, key&7
+		switch wire {
+		case 0:
+			value, ok := varint()
+			if !ok {
+				return true
+			}
+			if depth == 1 && field == 17 {
+				return value != 0
+			}
+		case 2:
+			length, ok := varint()
+			if !ok || length > uint64(len(data)-at) {
+				return true
+			}
+			if depth == 0 && field == 1 {
+				return signatureIsStateful(data[at:at+int(length)], 1)
+			}
+			at += int(length)
+		case 1:
+			at += 8
+		case 5:
+			at += 4
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // ImportFunctionDef is the function a serialized FunctionDef describes.
 func ImportFunctionDef(proto []byte) (*Function, error) {
 	p := C.CBytes(proto)

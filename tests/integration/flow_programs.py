@@ -7,7 +7,7 @@ and y = a float32 constant [0.5, -1, 2]:
 - function: f(a, b) = a * a + b, traced from a graph of its own into a FunctionDef
   (TF_GraphToFunction) named "square_plus", added to the graph, called twice:
   f(f(x, y), y). "function_grad" is d sum(f(f(x, y), y)) / dx.
-- cond: then(x) = x * x, else(x) = x - 1, as an If node over two functions, pred a bool
+- cond: then(x) = x * x, else(x) = x - 1, as a StatelessIf node over two functions, pred a bool
   placeholder; "cond_true"/"cond_false" for pred fed true/false; "cond_grad_true" and
   "cond_grad_false" are d sum(cond) / dx for each pred.
 - while: loop variables (i: int32 0, n: int32 placeholder fed 4, v: x); cond i < n;

@@ -87,6 +87,15 @@ func minusOne(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
 	return []tf.Output{out}, err
 }
 
+// probedSquare is square with a variable probed first: a stateful branch.
+func probedSquare(s *op.Scope, args []tf.Output) ([]tf.Output, error) {
+	handle, err := op.VarHandleOp(s, tf.Float, tf.ScalarShape())
+	must(err)
+	initialized, err := op.VarIsInitializedOp(s, handle)
+	must(err)
+	return square(s.WithControlDependencies(initialized.Op), args)
+}
+
 func below(s *op.Scope, vars []tf.Output) (tf.Output, error) { return op.Less(s, vars[0], vars[1]) }
 
 // loopBody is (i + 1, n, v * 1.5 + 1), with v cast to dtype.
@@ -185,6 +194,9 @@ func main() {
 	must(err)
 	fmt.Printf("function_names: %s %s %s %s %d\n", f.Name(), imported.Name(), inner[0].Op.Type(),
 		twice[0].Op.Name(), g.NumFunctions())
+	probe, err := op.NewFunction("probe", []op.TensorSpec{vector}, probedSquare)
+	must(err)
+	fmt.Printf("stateful_fns: %v %v\n", f.IsStateful(), probe.IsStateful())
 	f.Delete()
 	f.Delete()
 
@@ -193,10 +205,14 @@ func main() {
 	i0 := constant(s, tf.Int32, []int64{}, int32(0))
 	loop, err := op.WhileLoop(s, []tf.Output{i0, n, x}, below, loopBody(tf.Float))
 	must(err)
-	fmt.Printf("node_types: %s %s %s\n", branch[0].Op.Type(), branch[0].Op.Name(), loop[0].Op.Name())
+	statefulBranch, err := op.Cond(s, pred, []tf.Output{x}, probedSquare, minusOne)
+	must(err)
+	fmt.Printf("node_types: %s %s %s %s\n", branch[0].Op.Type(), branch[0].Op.Name(), loop[0].Op.Name(),
+		statefulBranch[0].Op.Type())
 
 	fetches := []tf.Output{twice[0], grad(g, twice[0], x), partitioned[0], inner[0], branch[0],
-		grad(g, branch[0], x), loop[0], loop[2], grad(g, loop[2], x)}
+		grad(g, branch[0], x), loop[0], loop[2], grad(g, loop[2], x), statefulBranch[0],
+		grad(g, statefulBranch[0], x)}
 	session, err := tf.NewSession(g)
 	must(err)
 	defer session.Close()
@@ -213,6 +229,8 @@ func main() {
 		suffix := map[bool]string{true: "true", false: "false"}[p]
 		fmt.Printf("cond_%s: %s\n", suffix, row[float32](out[4]))
 		fmt.Printf("cond_grad_%s: %s\n", suffix, row[float32](out[5]))
+		fmt.Printf("stateful_cond_%s: %s\n", suffix, row[float32](out[9]))
+		fmt.Printf("stateful_cond_grad_%s: %s\n", suffix, row[float32](out[10]))
 		if p {
 			fmt.Printf("function: %s\n", row[float32](out[0]))
 			fmt.Printf("function_grad: %s\n", row[float32](out[1]))
@@ -366,7 +384,13 @@ def test_go_functions_cond_and_while_loop_compute_what_numpy_does(flow_stdout):
     assert lines["function_names"] == "square_plus square_plus square_plus square_plus_1 1"
     inner = " ".join(f"{v:g}" for v in flow_programs.X * flow_programs.X + flow_programs.Y)
     assert lines["partitioned_call"] == f"{inner} | {inner}"
-    assert lines["node_types"] == "If cond while"
+    # StatelessIf over stateless branches, If where a branch probes a variable (as
+    # TensorFlow picks them); the values and gradients are the same
+    assert lines["node_types"] == "StatelessIf cond while If"
+    assert lines["stateful_fns"] == "false true"
+    for value in ("true", "false"):
+        assert lines[f"stateful_cond_{value}"] == lines[f"cond_{value}"]
+        assert lines[f"stateful_cond_grad_{value}"] == lines[f"cond_grad_{value}"]
     # a builder's own error comes back as it is, *tf.Error or not
     assert lines["body_error"] == "Unimplemented | the body gives up"
     assert lines["branch_error"] == "OutOfRange | the branch gives up"

@@ -89,6 +89,15 @@ fn main() -> Result<(), Error> {
         |g, a| Ok(vec![ops::mul(&a[0], &a[0]).build(g)?.output(0)]),
         |g, a| Ok(vec![ops::sub(&a[0], scalar_f32(g, 1.0)?).build(g)?.output(0)]))?;
     let cond_grad = grad(&graph, &branches[0], &x)?;
+    // The same cond with a variable probed in the then branch: a stateful branch, so If.
+    let stateful_branches = cond(&graph, &pred, &[x.clone()],
+        |g, a| {
+            let handle = ops::var_handle_op(DataType::Float, [0i64; 0]).build(g)?.output(0);
+            let probe = ops::var_is_initialized_op(handle).build(g)?;
+            Ok(vec![ops::mul(&a[0], &a[0]).control_input(&probe).build(g)?.output(0)])
+        },
+        |g, a| Ok(vec![ops::sub(&a[0], scalar_f32(g, 1.0)?).build(g)?.output(0)]))?;
+    let stateful_cond_grad = grad(&graph, &stateful_branches[0], &x)?;
 
     let looped = loop_over(&graph, &x, &n, false)?;
     let while_grad = grad(&graph, &looped[2], &x)?;
@@ -107,9 +116,12 @@ fn main() -> Result<(), Error> {
     print("while", &out[3])?;
     print("while_grad", &out[4])?;
     for (value, name) in [(true, "true"), (false, "false")] {
-        let out = fetch(&[branches[0].clone(), cond_grad.clone()], value)?;
+        let out = fetch(&[branches[0].clone(), cond_grad.clone(), stateful_branches[0].clone(),
+                          stateful_cond_grad.clone()], value)?;
         print(&format!("cond_{}", name), &out[0])?;
         print(&format!("cond_grad_{}", name), &out[1])?;
+        print(&format!("stateful_cond_{}", name), &out[2])?;
+        print(&format!("stateful_cond_grad_{}", name), &out[3])?;
     }
 
     let mut missing = OpSpec::new("no_such_function");
@@ -130,9 +142,10 @@ fn main() -> Result<(), Error> {
     let err = cond(&graph, &pred, &[x.clone()], |_, a| Ok(vec![a[0].clone()]),
                    |_, _| Err(mine.clone())).unwrap_err();
     println!("cond_closure_error: {}", err == mine);
-    // (the names the failed loop and cond took are taken by no node)
+    // (the names the failed loop and cond took are taken by no node; cond_1 is the
+    // stateful cond)
     println!("unchanged: {} {} {}", graph.num_functions() == functions,
-             graph.operation_by_name("while_1").is_none(), graph.operation_by_name("cond_1").is_none());
+             graph.operation_by_name("while_1").is_none(), graph.operation_by_name("cond_2").is_none());
     let err = while_loop(&graph, &[x.clone(), n.clone()],
         |g, a| Ok(ops::less(&a[1], scalar_i32(g, 0)?).build(g)?.output(0)),
         |_, a| Ok(vec![a[0].clone()])).unwrap_err();
@@ -190,6 +203,14 @@ fn main() -> Result<(), Error> {
     let out = fetch(&[called[0].clone(), constant[0].clone()], false)?;
     print("nested_cond", &out[0])?;
     print("no_inputs", &out[1])?;
+    // (relu_like is stateless: the cond inside it is a StatelessIf too)
+    println!("cond_ops: {} {} {}", branches[0].operation.op_type(),
+             stateful_branches[0].operation.op_type(), constant[0].operation.op_type());
+    println!("stateful_fns: {} {} {}", square_plus()?.is_stateful(), relu_like.is_stateful(),
+             Function::trace("probe", &[], |g, _| {
+                 let handle = ops::var_handle_op(DataType::Float, [0i64; 0]).build(g)?.output(0);
+                 Ok(vec![ops::var_is_initialized_op(handle).build(g)?.output(0)])
+             })?.is_stateful());
     Ok(())
 }
 """
@@ -222,4 +243,11 @@ def test_rust_flow_program_prints_what_numpy_computes(tmp_path, build_cache):
     assert [float(v) for v in lines["to_function"].split()] == [2, 4, 6]
     assert lines["nested_cond"] == "0 0 0"
     assert lines["no_inputs"] == "2"
+    # StatelessIf where both branches are stateless (in a graph and inside a function),
+    # If where one has a stateful op; the values and gradients are the same
+    assert lines["cond_ops"] == "StatelessIf If StatelessIf"
+    assert lines["stateful_fns"] == "false false true"
+    for value in ("true", "false"):
+        assert lines[f"stateful_cond_{value}"] == lines[f"cond_{value}"]
+        assert lines[f"stateful_cond_grad_{value}"] == lines[f"cond_grad_{value}"]
     assert lines["hashed_name"].startswith("double_") and len(lines["hashed_name"]) == 23

@@ -3,7 +3,7 @@
 
 //! Functions and functional control flow over the C API: [`Function`] (a `TF_Function`,
 //! made with [`Graph::to_function`] or [`Function::trace`]) called through a [`Call`];
-//! [`cond`] (an `If` over two traced branch functions) and [`while_loop`]
+//! [`cond`] (a `StatelessIf` or `If` over two traced branch functions) and [`while_loop`]
 //! (`TF_NewWhile` / `TF_FinishWhile`, one functional `While` node).
 
 use std::ffi::CStr;
@@ -67,6 +67,31 @@ impl Function {
         self.ptr.as_ptr()
     }
 
+    /// Whether a stateful op (a variable update, a random op, a call of a stateful
+    /// function...) is inside: the `is_stateful` flag `TF_GraphToFunction` sets on the
+    /// FunctionDef's signature. Calls of a stateful function go through
+    /// `StatefulPartitionedCall` and `If`, as TensorFlow builds them. A FunctionDef the
+    /// C API cannot write reads as stateful.
+    pub fn is_stateful(&self) -> bool {
+        let status = Status::new();
+        unsafe {
+            let buffer = ffi::TF_NewBuffer();
+            if buffer.is_null() {
+                return true;
+            }
+            ffi::TF_FunctionToFunctionDef(self.ptr.as_ptr(), buffer, status.ptr());
+            let data = (*buffer).data as *const u8;
+            let stateful = status.result().is_err()
+                || (!data.is_null()
+                    && signature_is_stateful(
+                        std::slice::from_raw_parts(data, (*buffer).length),
+                        0,
+                    ));
+            ffi::TF_DeleteBuffer(buffer);
+            stateful
+        }
+    }
+
     /// A builder of a call of this function on `inputs` (one per argument).
     pub fn call(&self, inputs: impl IntoIterator<Item = impl Into<Output>>) -> Call<'_> {
         Call {
@@ -95,6 +120,55 @@ impl std::fmt::Debug for Function {
             self.output_types
         )
     }
+}
+
+/// Field 17 (`is_stateful`) of the signature (field 1, an OpDef) in serialized FunctionDef
+/// bytes (`depth` 0) or in the signature itself (`depth` 1). The C API offers no other
+/// way to ask; malformed bytes read as stateful.
+fn signature_is_stateful(data: &[u8], depth: u8) -> bool {
+    let mut at = 0usize;
+    let varint = |at: &mut usize| -> Option<u64> {
+        let mut value = 0u64;
+        let mut shift = 0;
+        while *at < data.len() && shift < 64 {
+            let byte = data[*at];
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+            shift += 7;
+        }
+        None
+    };
+    while at < data.len() {
+        let key = match varint(&mut at) {
+            Some(key) => key,
+            None => return true,
+        };
+        let (field, wire) = (key >> 3, key & 7);
+        match wire {
+            0 => match varint(&mut at) {
+                Some(value) if depth == 1 && field == 17 => return value != 0,
+                Some(_) => {}
+                None => return true,
+            },
+            2 => {
+                let length = match varint(&mut at) {
+                    Some(length) if length <= (data.len() - at) as u64 => length as usize,
+                    _ => return true,
+                };
+                if depth == 0 && field == 1 {
+                    return signature_is_stateful(&data[at..at + length], 1);
+                }
+                at += length;
+            }
+            1 => at += 8,
+            5 => at += 4,
+            _ => return true,
+        }
+    }
+    false
 }
 
 fn dtype_of(output: &Output, what: &str) -> Result<DataType, Error> {
@@ -374,8 +448,9 @@ impl<'a> Call<'a> {
 
 // ------------------------------------------------------------------------------- cond
 
-/// `then_fn(inputs)` when `pred` is true, else `else_fn(inputs)`, as one `If` node (named
-/// `cond`, made unique) whose branches are functions traced from the closures. Each
+/// `then_fn(inputs)` when `pred` is true, else `else_fn(inputs)`, as one `StatelessIf`
+/// node (`If` when a branch is stateful, as TensorFlow builds it; named `cond`, made
+/// unique) whose branches are functions traced from the closures. Each
 /// closure gets a graph of its own with one placeholder per input and returns its
 /// results; both must return as many results, of the same dtypes
 /// (`Code::InvalidArgument`). An error a closure returns comes back unchanged and adds
@@ -417,7 +492,8 @@ where
     }
     graph.copy_function(&then_f, None)?;
     graph.copy_function(&else_f, None)?;
-    let mut spec = OpSpec::new("If");
+    let stateful = then_f.is_stateful() || else_f.is_stateful();
+    let mut spec = OpSpec::new(if stateful { "If" } else { "StatelessIf" });
     spec.set_name(node);
     spec.add_input(pred);
     spec.add_input_list(inputs.to_vec());

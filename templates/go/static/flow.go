@@ -103,8 +103,8 @@ func allOutputs(op *tf.Operation) []tf.Output {
 
 // Cond is thenFn(inputs) where pred is true, elseFn(inputs) where it is false, as
 // TensorFlow's tf.cond builds it in a graph: the two builders are traced into functions
-// ("<name>_then_<hash>", "<name>_else_<hash>") called by one If node named "cond" (made
-// unique). They take the inputs (Placeholders of their dtypes and static shapes) and
+// ("<name>_then_<hash>", "<name>_else_<hash>") called by one StatelessIf node (If when a
+// branch is stateful, Function.IsStateful) named "cond" (made unique). They take the inputs (Placeholders of their dtypes and static shapes) and
 // must return as many results, of the same dtypes; gradients flow through both. A
 // non-scalar pred is true when it has elements.
 func Cond(s *Scope, pred tf.Output, inputs []tf.Output, thenFn, elseFn FunctionBuilder) ([]tf.Output, error) {
@@ -154,7 +154,11 @@ func Cond(s *Scope, pred tf.Output, inputs []tf.Output, thenFn, elseFn FunctionB
 		}
 		inputs = []tf.Output{unused.Output(0)}
 	}
-	op, err := s.addNamed("If", name, []tf.Input{pred, tf.OutputList(inputs)}, map[string]interface{}{
+	opType := "StatelessIf"
+	if branches[0].IsStateful() || branches[1].IsStateful() {
+		opType = "If"
+	}
+	op, err := s.addNamed(opType, name, []tf.Input{pred, tf.OutputList(inputs)}, map[string]interface{}{
 		"Tout": types[0], "then_branch": tf.Func(branches[0].Name()), "else_branch": tf.Func(branches[1].Name()),
 	})
 	if err != nil {

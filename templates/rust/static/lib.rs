@@ -72,9 +72,12 @@ pub mod ffi {
     pub struct TF_Session {
         _private: [u8; 0],
     }
+    /// TensorFlow's `TF_Buffer` (`tensorflow/c/tf_buffer.h`): bytes and their deallocator.
     #[repr(C)]
     pub struct TF_Buffer {
-        _private: [u8; 0],
+        pub data: *const c_void,
+        pub length: usize,
+        pub data_deallocator: Option<unsafe extern "C" fn(data: *mut c_void, length: usize)>,
     }
     #[repr(C)]
     pub struct TF_Function {
@@ -275,6 +278,13 @@ pub mod ffi {
         ) -> *mut TF_Function;
         pub fn TF_FunctionName(func: *mut TF_Function) -> *const c_char;
         pub fn TF_DeleteFunction(func: *mut TF_Function);
+        pub fn TF_FunctionToFunctionDef(
+            func: *mut TF_Function,
+            output_func_def: *mut TF_Buffer,
+            status: *mut TF_Status,
+        );
+        pub fn TF_NewBuffer() -> *mut TF_Buffer;
+        pub fn TF_DeleteBuffer(buffer: *mut TF_Buffer);
         pub fn TF_GraphCopyFunction(
             g: *mut TF_Graph,
             func: *const TF_Function,
