@@ -1,16 +1,18 @@
 """An opgen.function whose body imports a GraphDef with a function library: a plain
-function called by a function-name node, a polymorphic one (psin[T]) by PartitionedCall,
-an If over two branch functions and a While over cond/body functions. Called eagerly,
-under a GradientTape and in a graph, the library goes with the function (it used to
-stay in the trace's scratch graph: "'psin' is not in the function library").
+function called by a function-name node; psin[T], total[N, T] (an N*T list argument)
+and pair[Tl] (a list(type) one) called by PartitionedCall (bound by their func attrs'
+attrs); an If over two branch functions; a While over cond/body functions. Called
+eagerly, under a GradientTape and in a graph, the library goes with the function (it
+used to stay in the trace's scratch graph: "'psin' is not in the function library").
 
-Forward values and tape gradients are checked against numpy's closed forms, against
-central differences of the eager calls (float64), and against TensorFlow 2.21 (child
-process): the forward values of the same GraphDef in a session, and the gradients of
-the called functions by TensorFlow's SymbolicGradient. (TensorFlow's own eager
-tf.function cannot run this: its imported library does not reach its eager context,
-"Op type not registered 'plain'"; its Python gradients cannot make wrappers of
-polymorphic functions nor differentiate an imported While.)"""
+Forward values and tape gradients are checked against numpy's closed forms and central
+differences of the eager calls (float64), and against TensorFlow 2.21 (child process)
+where it can compute them: the forward values of the same GraphDef in its session (all
+but pair[Tl], which its runtime fails to instantiate), and the gradients of plain, psin
+and the If's branches by its SymbolicGradient. (TensorFlow's own eager tf.function
+cannot run this GraphDef: its imported library does not reach its eager context, "Op
+type not registered 'plain'"; its Python gradients cannot wrap polymorphic functions
+nor differentiate an imported While.)"""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ DTYPES = {np.float32: types_pb2.DT_FLOAT, np.float64: types_pb2.DT_DOUBLE}
 B, I32 = types_pb2.DT_BOOL, types_pb2.DT_INT32
 X = np.array([0.5, -1.0, 1.25])
 Y = np.array([0.3, 0.7, -0.4])
-OUTPUTS = ["c_plain:0", "c_poly:0", "c_if:0", "c_while:1"]
+OUTPUTS = ["c_plain:0", "c_poly:0", "c_if:0", "c_while:1", "c_total:0", "c_pairmul:0"]
 
 
 @pytest.fixture(autouse=True)
@@ -89,6 +91,15 @@ def _graph_def(t, suffix, plain_op="Exp"):
     _node(body.node_def, "acc_next", "AddV2", ["ax:z:0", "s:y:0"], T=t)
     body.ret.update({"i_out": "next:z:0", "acc_out": "acc_next:z:0", "x_out": "x"})
 
+    # pair[Tl: list(type)](xs: Tl) -> ys: Tl, the list passed through IdentityN
+    pair = lib.function.add()
+    pair.signature.name = "pair"
+    pair.signature.attr.add(name="Tl", type="list(type)")
+    pair.signature.input_arg.add(name="xs", type_list_attr="Tl")
+    pair.signature.output_arg.add(name="ys", type_list_attr="Tl")
+    _node(pair.node_def, "same", "IdentityN", ["xs"]).attr["T"].placeholder = "Tl"
+    pair.ret["ys"] = "same:output"
+
     for name in ("x0", "x1"):
         _node(gd.node, name, "Placeholder", dtype=t)
     _node(gd.node, "p", "Placeholder", dtype=B)
@@ -97,6 +108,15 @@ def _graph_def(t, suffix, plain_op="Exp"):
           f=_func("psin", T=t))
     _node(gd.node, "c_if", "If", ["p", "x0", "x1"], Tcond=B, Tin=[t, t], Tout=[t],
           then_branch=_func("then" + suffix), else_branch=_func("else" + suffix))
+    total = _node(gd.node, "c_total", "PartitionedCall", ["x0", "x1"], Tin=[t, t], Tout=[t])
+    total.attr["f"].func.name = "total"
+    # (TensorFlow binds a PartitionedCall's function from its func attr's attrs only)
+    total.attr["f"].func.attr["N"].i = 2
+    total.attr["f"].func.attr["T"].type = t
+    pair_call = _node(gd.node, "c_pair", "PartitionedCall", ["x0", "x1"], Tin=[t, t],
+                      Tout=[t, t], f=_func("pair"))
+    pair_call.attr["f"].func.attr["Tl"].list.type.extend([t, t])
+    _node(gd.node, "c_pairmul", "Mul", ["c_pair:0", "c_pair:1"], T=t)
     _const(gd.node, "zero", 0)
     _node(gd.node, "c_while", "While", ["zero", "x0", "x1"], T=[I32, t, t],
           cond=_func("wcond" + suffix), body=_func("wbody" + suffix))
@@ -112,7 +132,7 @@ def _importing_function(gd):
 
 
 def _expected(x, y, p):
-    """numpy: the four outputs and their (d/dx, d/dy), elementwise."""
+    """numpy: the outputs and their (d/dx, d/dy), elementwise."""
     acc, dx, dy = x.copy(), np.ones_like(x), np.zeros_like(x)
     for _ in range(3):  # forward-mode through acc <- acc*y + sin(acc)
         factor = y + np.cos(acc)
@@ -122,8 +142,11 @@ def _expected(x, y, p):
         cond = (x * x * y, (2 * x * y, x * x))
     else:
         cond = (np.cos(x) * y, (-np.sin(x) * y, np.cos(x)))
-    values = [x * np.exp(y), x * x * y + np.sin(x), cond[0], acc]
-    grads = [(np.exp(y), x * np.exp(y)), (2 * x * y + np.cos(x), x * x), cond[1], (dx, dy)]
+    s = x + y
+    ds = np.sin(s) + s * np.cos(s)
+    values = [x * np.exp(y), x * x * y + np.sin(x), cond[0], acc, s * np.sin(s), x * y]
+    grads = [(np.exp(y), x * np.exp(y)), (2 * x * y + np.cos(x), x * x), cond[1], (dx, dy),
+             (ds, ds), (y, x)]
     return values, grads
 
 
@@ -191,7 +214,7 @@ def test_graph_mode_call_carries_the_library_and_differentiates():
     with opgen.Session(graph=g) as session:
         got_values, got_grads = session.run([outs, grads], {x: X, y: Y})
     want_values, want_grads = _expected(X, Y, True)
-    for k in range(4):
+    for k in range(len(OUTPUTS)):
         np.testing.assert_allclose(got_values[k], want_values[k], rtol=1e-12, atol=1e-12)
         for got, want in zip(got_grads[k], want_grads[k]):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
@@ -238,6 +261,12 @@ def test_same_definition_is_shared_a_different_one_is_refused():
             other(y, y, np.bool_(True))
 
 
+# What TensorFlow's C++ runtime runs of the GraphDef: not pair[Tl] ("input input[0]
+# expected type double != INVALID, the type of xs[0]" instantiating it); and what its
+# SymbolicGradient differentiates: not total[N, T] ("No gradient defined for op: AddN"),
+# nor the While (no function to name).
+TF_RUNS = [name for name in OUTPUTS if name != "c_pairmul:0"]
+
 TF_SCRIPT = r"""
 import sys, numpy as np, tensorflow as tf
 from tensorflow.python.framework import function as tf_function
@@ -262,9 +291,9 @@ np.savez(sys.argv[3], **{k: np.stack(v) for k, v in out.items()})
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matches_tensorflow(dtype, tmp_path):
-    """Forward values of TensorFlow's session on the same GraphDef, and the gradients
-    of each called function (the If's branch for its pred, the polymorphic psin bound
-    to the dtype) by TensorFlow's SymbolicGradient, weighted by w."""
+    """Forward values of TensorFlow's session on the same GraphDef (TF_RUNS), and the
+    gradients of plain, psin[T] bound to the dtype and the If's branch for its pred by
+    TensorFlow's SymbolicGradient, weighted by w."""
     tf_python = os.environ.get("OPGEN_TF_PYTHON")
     if not tf_python or not Path(tf_python).exists():
         pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
@@ -285,7 +314,7 @@ def test_matches_tensorflow(dtype, tmp_path):
     (tmp_path / "tf_ref.py").write_text(TF_SCRIPT)
     done = subprocess.run(
         [tf_python, str(tmp_path / "tf_ref.py"), str(tmp_path / "g.pb"), str(tmp_path / "io.npz"),
-         str(tmp_path / "tf.npz"), ",".join(OUTPUTS), ",".join(functions)],
+         str(tmp_path / "tf.npz"), ",".join(TF_RUNS), ",".join(functions)],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert done.returncode == 0, done.stderr[-2000:]
@@ -299,11 +328,13 @@ def test_matches_tensorflow(dtype, tmp_path):
             tape.watch([xt, yt])
             outs = f(xt, yt, np.bool_(p))
             weighted = [opgen.ops.sum(o * w, [0]) for o in outs]
-        for k, value in enumerate(outs):
-            np.testing.assert_allclose(value.numpy(), expected[f"values_{p}"][k], rtol=tol,
-                                       atol=tol, err_msg=OUTPUTS[k])
+        for k, name in enumerate(TF_RUNS):
+            np.testing.assert_allclose(outs[OUTPUTS.index(name)].numpy(),
+                                       expected[f"values_{p}"][k], rtol=tol, atol=tol, err_msg=name)
         called = {"c_plain:0": "plain", "c_poly:0": "psin", "c_if:0": "then" if p else "else"}
-        for k, out in enumerate(OUTPUTS[:3]):
+        for k, out in enumerate(OUTPUTS):
+            if out not in called:
+                continue
             got = [g.numpy() for g in tape.gradient(weighted[k], [xt, yt])]
             np.testing.assert_allclose(got, expected[called[out]], rtol=tol, atol=tol,
                                        err_msg=out)
