@@ -20,7 +20,8 @@ RUNTIME_LAYERS = [
      "_promotion", "_slicing", "_boolean_mask", "_operators"],    # Tensor/Output operators: dtype rules, indices
     ["tensor"],
     ["devices", "graph", "session", "dlpack", "eager"],
-    ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary"],
+    ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary",
+     "_function_library"],                       # an imported library carried along
     ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
      "functions"],                               # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
