@@ -51,10 +51,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
             if not isinstance(target, Output):
                 target = graph.as_graph_element(target, allow_operation=False)
             if target.graph is not graph:
-                if getattr(graph, "outer", None) is None:
+                capture = getattr(graph, "capture", None)
+                if capture is None or getattr(graph, "outer", None) is None:
                     raise ValueError(f"input_map value {target} is not in the default graph")
-                # a function body being traced reads an enclosing graph's tensor
-                target = graph.capture(target)
+                # a function body being traced (a FuncGraph) reads an enclosing graph's tensor
+                target = capture(target)
             runtime.TF_ImportGraphDefOptionsAddInputMapping(
                 options, source_name.encode(), source_index, target._c)
         wanted = []
