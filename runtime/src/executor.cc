@@ -41,6 +41,14 @@ uint64_t OutputKey(const TF_Operation* op, int index) {
 
 }  // namespace
 
+void SessionKernels::Retire(const TF_Operation* op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = kernels_.find(op);
+  if (it == kernels_.end()) return;
+  retired_.push_back(std::move(it->second));
+  kernels_.erase(it);
+}
+
 const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* status) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kernels_.find(op);

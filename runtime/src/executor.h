@@ -23,11 +23,15 @@ class SessionKernels {
   explicit SessionKernels(ResourceMgr* resources = nullptr) : resources_(resources) {}
   // The node's kernel, or nullptr with `status` set (no kernel, or creation failed).
   const KernelInstance* Get(const TF_Operation* op, TF_Status* status);
+  // Forgets the kernel of `op` (changed in place since it was made): the next Get makes a
+  // new one. The old one lives on with this object, for plans still running it.
+  void Retire(const TF_Operation* op);
 
  private:
   ResourceMgr* resources_;
   std::mutex mu_;
   std::unordered_map<const TF_Operation*, std::unique_ptr<KernelInstance>> kernels_;
+  std::vector<std::unique_ptr<KernelInstance>> retired_;
 };
 
 class ExecutionPlan {
