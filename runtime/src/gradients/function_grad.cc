@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "builtin_gradients.h"
@@ -119,6 +120,30 @@ std::vector<TF_DataType> InputTypes(const TF_Operation* op, int first) {
   return types;
 }
 
+// The nodes of `g` that `outputs` read (through data and control edges), but for the
+// nodes of `inputs`, in g's order. A gradient function is made of these alone: F's nodes
+// that the gradients do not read (a variable update, a print, a write) stay out of dF,
+// so calling dF does not repeat F's side effects.
+std::vector<const TF_Operation*> NodesFeeding(TF_Graph* g, const std::vector<TF_Output>& outputs,
+                                              const std::vector<TF_Output>& inputs) {
+  std::unordered_set<const TF_Operation*> seen, args;
+  for (const TF_Output& in : inputs) args.insert(in.oper);
+  std::vector<const TF_Operation*> pending;
+  for (const TF_Output& out : outputs) pending.push_back(out.oper);
+  while (!pending.empty()) {
+    const TF_Operation* op = pending.back();
+    pending.pop_back();
+    if (args.count(op) || !seen.insert(op).second) continue;
+    for (const TF_Output& in : op->inputs) pending.push_back(in.oper);
+    for (const TF_Operation* c : op->control_inputs) pending.push_back(c);
+  }
+  std::vector<const TF_Operation*> body;
+  std::lock_guard<std::mutex> lock(g->mu);
+  for (const auto& op : g->ops)
+    if (seen.count(op.get())) body.push_back(op.get());
+  return body;
+}
+
 // Makes dF for function `fname` of g's library: its inputs are F's args, then one grad per
 // output listed in `seeded`; its outputs the grads of the args listed in `wanted` (zeros
 // where the outputs do not depend on one). Adds dF, and the gradient functions made for
@@ -181,8 +206,9 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
     std::lock_guard<std::mutex> lock(g->mu);
     name = FreeFunctionName(g->functions, fname + "_grad");
   }
-  TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, -1, nullptr,
-                                       static_cast<int>(inputs.size()), inputs.data(),
+  const std::vector<const TF_Operation*> body = NodesFeeding(s, grads, inputs);
+  TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, static_cast<int>(body.size()),
+                                       body.data(), static_cast<int>(inputs.size()), inputs.data(),
                                        static_cast<int>(grads.size()), grads.data(), nullptr,
                                        nullptr, nullptr, status);
   if (dF == nullptr) return "";
