@@ -413,13 +413,13 @@ class FunctionBuilder {
 // Not kept: resource variables (taken to be loop-invariant: a variable the body reads)
 // and those B returns unchanged (passed on by name); the loop back takes their value as
 // it entered the loop. A node already rewritten says so in its attrs (kNumOriginal ...).
+// A plan that reads none of the lists (the forward values alone) runs the plain loop.
 
-// What a rewritten While carries in its attrs: its own loop variables' count (the name
-// TensorFlow gives the same fact), which of them have a list, its own cond and body.
-constexpr char kNumOriginal[] = "_num_original_outputs";
-constexpr char kAccumulated[] = "_opgen_accumulated";
-constexpr char kForwardCond[] = "_opgen_forward_cond";
-constexpr char kForwardBody[] = "_opgen_forward_body";
+// What a rewritten While carries in its attrs (function_call.h).
+constexpr const char* kNumOriginal = kNumOriginalOutputsAttr;
+constexpr const char* kAccumulated = kAccumulatedAttr;
+constexpr const char* kForwardCond = kForwardCondAttr;
+constexpr const char* kForwardBody = kForwardBodyAttr;
 
 struct WhileLayout {
   std::vector<TF_DataType> t;  // the loop's own variables' dtypes
