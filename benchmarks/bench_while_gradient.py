@@ -1,13 +1,14 @@
 """The gradient of a long While loop: how its time grows with the iteration count.
 
 A While of n iterations on float32[3] vectors (acc <- acc * x + 0.001 * sin(acc), with x
-near 1) differentiated with opgen.gradients with respect to acc0 and x. The gradient's
-first loop runs the forward loop again and keeps each iteration's variables in
-TensorLists (TensorListSetItem per iteration), the second walks back through them. With a
-list updated in place the time is linear in n; a list copied on every set makes it grow
-as n squared. Reports, per n, the median of --repeats session runs of the gradient, the
-forward loop alone, and their ratio, and checks the gradient against the same loop's
-gradient computed in numpy (forward-mode, float64).
+near 1) differentiated with opgen.gradients with respect to acc0 and x. The gradient
+rewrites the forward While to keep each iteration's variables in TensorLists
+(TensorListSetItem per iteration); the loop back walks through them. With a list updated
+in place the time is linear in n; a list copied on every set makes it grow as n squared.
+Reports, per n, the median of --repeats session runs of the gradient (which runs the
+forward loop once, keeping the lists, then the loop back), the forward loop alone (a plan
+that reads no list runs the plain loop), and their ratio, and checks the gradient
+against the same loop's gradient computed in numpy (forward-mode, float64).
 
 Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for the run:
 

@@ -8,6 +8,10 @@ checked against the same loop's gradient carried forward in numpy (float64)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -221,6 +225,18 @@ def test_a_failed_gradient_puts_the_loop_back():
         assert s.run("read:0") == 6
 
 
+def test_second_derivatives_through_a_while_are_refused_and_leave_the_graph():
+    """The loop back carries TensorLists, whose loop variables have no gradient: a second
+    derivative is UNIMPLEMENTED, and the graph (the rewritten loop included) stays."""
+    g, out, _, x = _graph(3)
+    with g.as_default():
+        (d_x,) = opgen.gradients([out], [x])
+        before = g.as_graph_def()
+        with pytest.raises(opgen.errors.UnimplementedError, match="variant loop variable"):
+            opgen.gradients([d_x], [x])
+    assert g.as_graph_def() == before
+
+
 def test_graphs_with_v1_loops_keep_the_second_loop():
     """An Enter node in the graph: the gradient does not rewrite the While (a node in a v1
     frame could not take inputs from outside it) and runs the loop a second time."""
@@ -235,3 +251,52 @@ def test_graphs_with_v1_loops_keep_the_second_loop():
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=1e-12)
         assert s.run("read:0") == 6
+
+
+TF_SCRIPT = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+acc0, x, n = np.array(json.loads(sys.argv[1])), np.array(json.loads(sys.argv[2])), int(sys.argv[3])
+g = tf.Graph()
+with g.as_default():
+    a = tf.compat.v1.placeholder(tf.float64, [3])
+    xp = tf.compat.v1.placeholder(tf.float64, [3])
+    count = tf.Variable(np.float64(0), use_resource=True)
+    def body(i, acc):
+        with tf.control_dependencies([count.assign_add(np.float64(1))]):
+            return i + 1, acc * xp + tf.sin(acc)
+    _, out = tf.while_loop(lambda i, acc: i < n, body, [0, a])
+    grads = tf.gradients(out, [a, xp])
+    with tf.compat.v1.Session() as s:
+        s.run(count.initializer)
+        got = s.run([out, *grads], {a: acc0, xp: X_VALUE})
+        print(json.dumps({"values": [v.tolist() for v in got], "count": float(s.run(count))}))
+""".replace("X_VALUE", "x")
+
+
+def test_one_run_counts_as_tensorflow_counts(tmp_path):
+    """TensorFlow 2.21's while_v2 in a graph (child process): the same loop with a counter
+    updated in the body, loss and gradients in one run: the counter and the values agree
+    with opgen's."""
+    tf_python = os.environ.get("OPGEN_TF_PYTHON")
+    if not tf_python or not os.path.exists(tf_python):
+        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    script = tmp_path / "tf_while.py"
+    script.write_text(TF_SCRIPT)
+    iterations = 4
+    result = subprocess.run([tf_python, str(script), json.dumps(ACC0.tolist()),
+                             json.dumps(X.tolist()), str(iterations)],
+                            cwd=tmp_path, capture_output=True, text=True, check=True)
+    want = json.loads(result.stdout.strip().splitlines()[-1])
+    g, out, acc0, x = _graph(iterations)
+    with g.as_default():
+        grads = opgen.gradients([out], [acc0, x])
+    with opgen.Session(g) as s:
+        s.run(g.get_operation_by_name("init"))
+        got = s.run([out, *grads], {acc0: ACC0, x: X})
+        count = s.run("read:0")
+    assert count == want["count"] == iterations
+    for a, b in zip(got, want["values"]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
