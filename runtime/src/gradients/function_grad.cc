@@ -120,12 +120,31 @@ std::vector<TF_DataType> InputTypes(const TF_Operation* op, int first) {
   return types;
 }
 
+// A value of F's body that dF takes as an argument instead of computing it again: an
+// output of a stateful node (a random op, a variable read), named "node:index".
+struct KeptValue {
+  std::string tensor;
+  TF_DataType type;
+};
+
+// Whether every output of `op` is a value a TensorList can keep (not a handle, not a list).
+bool KeepableOutputs(const TF_Operation* op) {
+  if (op->output_types.empty()) return false;
+  for (TF_DataType t : op->output_types)
+    if (t == TF_RESOURCE || t == TF_VARIANT) return false;
+  return true;
+}
+
 // The nodes of `g` that `outputs` read (through data and control edges), but for the
 // nodes of `inputs`, in g's order. A gradient function is made of these alone: F's nodes
 // that the gradients do not read (a variable update, a print, a write) stay out of dF,
-// so calling dF does not repeat F's side effects.
-std::vector<const TF_Operation*> NodesFeeding(TF_Graph* g, const std::vector<TF_Output>& outputs,
-                                              const std::vector<TF_Output>& inputs) {
+// so calling dF does not repeat F's side effects. With `stateful` (the nodes of F's body
+// that are stateful and whose outputs a list can keep), such a node is not entered
+// either: it goes to `cut`, its outputs to be dF's arguments (values kept by the caller).
+std::vector<const TF_Operation*> NodesFeeding(
+    TF_Graph* g, const std::vector<TF_Output>& outputs, const std::vector<TF_Output>& inputs,
+    const std::unordered_set<const TF_Operation*>* stateful = nullptr,
+    std::unordered_set<const TF_Operation*>* cut = nullptr) {
   std::unordered_set<const TF_Operation*> seen, args;
   for (const TF_Output& in : inputs) args.insert(in.oper);
   std::vector<const TF_Operation*> pending;
@@ -133,7 +152,12 @@ std::vector<const TF_Operation*> NodesFeeding(TF_Graph* g, const std::vector<TF_
   while (!pending.empty()) {
     const TF_Operation* op = pending.back();
     pending.pop_back();
-    if (args.count(op) || !seen.insert(op).second) continue;
+    if (args.count(op)) continue;
+    if (stateful != nullptr && stateful->count(op)) {
+      cut->insert(op);
+      continue;
+    }
+    if (!seen.insert(op).second) continue;
     for (const TF_Output& in : op->inputs) pending.push_back(in.oper);
     for (const TF_Operation* c : op->control_inputs) pending.push_back(c);
   }
@@ -147,9 +171,12 @@ std::vector<const TF_Operation*> NodesFeeding(TF_Graph* g, const std::vector<TF_
 // Makes dF for function `fname` of g's library: its inputs are F's args, then one grad per
 // output listed in `seeded`; its outputs the grads of the args listed in `wanted` (zeros
 // where the outputs do not depend on one). Adds dF, and the gradient functions made for
-// the calls inside F, to g's library; returns dF's name ("" on failure).
+// the calls inside F, to g's library; returns dF's name ("" on failure). With `kept`, the
+// outputs of F's stateful nodes that the gradients read are dF's last arguments, listed
+// in `kept`, instead of being computed again (a While keeps them from its forward loop).
 std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::vector<int>& wanted,
-                             const std::vector<int>& seeded, TF_Status* status) {
+                             const std::vector<int>& seeded, TF_Status* status,
+                             std::vector<KeptValue>* kept = nullptr) {
   if (t_grad_depth >= kMaxGradDepth) {
     t_depth_error = "gradient of function '" + fname + "': calls nested more than " +
                     std::to_string(kMaxGradDepth) +
@@ -172,6 +199,12 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   TF_Graph* s = scratch.g;
   std::vector<TF_Output> args, rets;
   if (!BuildFunctionBody(library, fname, s, &args, &rets, nullptr, status)) return "";
+  std::unordered_set<const TF_Operation*> stateful;
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (const auto& op : s->ops)
+      if (op->op_def->is_stateful && KeepableOutputs(op.get())) stateful.insert(op.get());
+  }
   std::vector<TF_Output> inputs = args, ys, dys;
   for (int j : seeded) {
     TF_OperationDescription* d = TF_NewOperation(
@@ -206,7 +239,19 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
     std::lock_guard<std::mutex> lock(g->mu);
     name = FreeFunctionName(g->functions, fname + "_grad");
   }
-  const std::vector<const TF_Operation*> body = NodesFeeding(s, grads, inputs);
+  std::unordered_set<const TF_Operation*> cut;
+  const std::vector<const TF_Operation*> body =
+      NodesFeeding(s, grads, inputs, kept != nullptr ? &stateful : nullptr, &cut);
+  if (kept != nullptr) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (const auto& op : s->ops) {
+      if (!cut.count(op.get())) continue;
+      for (int j = 0; j < static_cast<int>(op->output_types.size()); ++j) {
+        inputs.push_back(TF_Output{op.get(), j});
+        kept->push_back(KeptValue{OutputName(TF_Output{op.get(), j}), op->output_types[j]});
+      }
+    }
+  }
   TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, static_cast<int>(body.size()),
                                        body.data(), static_cast<int>(inputs.size()), inputs.data(),
                                        static_cast<int>(grads.size()), grads.data(), nullptr,
@@ -410,6 +455,12 @@ class FunctionBuilder {
 // when the ys and their gradients are fetched together, a stateful body's effects
 // included, and every later gradient of the same node reads the same lists.
 //
+// The gradient function dB recomputes the body from each iteration's inputs, all but the
+// values of its stateful nodes that the gradients read (a random draw, a variable read):
+// those get a list too, filled by the forward loop (its body then calls B with those
+// values as extra results), and dB takes them as arguments, so the gradient is the one
+// of what the forward loop computed. Nodes the gradients do not read stay out of dB.
+//
 // Not kept: resource variables (taken to be loop-invariant: a variable the body reads)
 // and those B returns unchanged (passed on by name); the loop back takes their value as
 // it entered the loop. A node already rewritten says so in its attrs (kNumOriginal ...).
@@ -418,6 +469,7 @@ class FunctionBuilder {
 // What a rewritten While carries in its attrs (function_call.h).
 constexpr const char* kNumOriginal = kNumOriginalOutputsAttr;
 constexpr const char* kAccumulated = kAccumulatedAttr;
+constexpr const char* kAccumulatedValues = kAccumulatedValuesAttr;
 constexpr const char* kForwardCond = kForwardCondAttr;
 constexpr const char* kForwardBody = kForwardBodyAttr;
 
@@ -427,7 +479,13 @@ struct WhileLayout {
   std::vector<int> floats;     // differentiable variables
   std::vector<int> kept;       // variables with a list, in list order
   std::vector<int> passed;     // the others: the loop back takes the loop's input
+  std::vector<KeptValue> values;  // stateful nodes' values dB reads, a list each after those
   bool rewritten = false;      // the node carries the lists already
+  // The lists in the loop's variables: kept variables', then values'.
+  size_t num_lists() const { return kept.size() + values.size(); }
+  TF_DataType list_type(size_t j) const {
+    return j < kept.size() ? t[kept[j]] : values[j - kept.size()].type;
+  }
 };
 
 // Whether body `f` returns argument i unchanged as result i.
@@ -461,6 +519,8 @@ bool LayoutOf(OPGEN_GradientContext* ctx, WhileLayout* out, TF_Status* status) {
     out->cond = FindAttr(op, kForwardCond) ? FindAttr(op, kForwardCond)->s : "";
     out->body = FindAttr(op, kForwardBody) ? FindAttr(op, kForwardBody)->s : "";
     for (int64_t i : accumulated->list_i) out->kept.push_back(static_cast<int>(i));
+    if (const AttrValue* values = FindAttr(op, kAccumulatedValues))
+      for (const std::string& v : values->list_s) out->values.push_back(KeptValue{v, TF_FLOAT});
   }
   out->t.assign(types->list_type.begin(), types->list_type.begin() + k);
   const std::vector<TF_DataType>& t = out->t;
@@ -498,34 +558,82 @@ bool LayoutOf(OPGEN_GradientContext* ctx, WhileLayout* out, TF_Status* status) {
   return true;
 }
 
+// Body `body` with the values `values` of its nodes as extra results, added to g's
+// library; its name ("" on failure).
+std::string BodyWithValues(TF_Graph* g, const std::string& body,
+                           const std::vector<KeptValue>& values, TF_Status* status) {
+  FunctionLibrary library;
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    library = g->functions;
+  }
+  GraphOwner scratch;
+  std::vector<TF_Output> args, rets;
+  if (!BuildFunctionBody(library, body, scratch.g, &args, &rets, nullptr, status)) return "";
+  for (const KeptValue& v : values) {
+    const size_t colon = v.tensor.rfind(':');
+    const std::string node = colon == std::string::npos ? v.tensor : v.tensor.substr(0, colon);
+    const int index = colon == std::string::npos ? 0 : std::stoi(v.tensor.substr(colon + 1));
+    TF_Operation* op = TF_GraphOperationByName(scratch.g, node.c_str());
+    if (op == nullptr) {
+      SetStatus(status, TF_INTERNAL, "body '" + body + "' has no node '" + node + "'");
+      return "";
+    }
+    rets.push_back(TF_Output{op, index});
+  }
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    name = FreeFunctionName(g->functions, body + "_values");
+  }
+  TF_Function* f = TF_GraphToFunction(scratch.g, name.c_str(), 0, -1, nullptr,
+                                      static_cast<int>(args.size()), args.data(),
+                                      static_cast<int>(rets.size()), rets.data(), nullptr,
+                                      nullptr, nullptr, status);
+  if (f == nullptr) return "";
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    FunctionLibrary merged = g->functions;
+    if (merged.Add(f->def, status)) g->functions = std::move(merged);
+  }
+  TF_DeleteFunction(f);
+  return status->code == TF_OK ? name : "";
+}
+
 // The forward loop that keeps its inputs, on (vars..., n, lists...): cond C(vars); body
-// (B(vars)..., n + 1, lists[j] with vars[kept[j]] set at n...). Adds both to g's library.
+// (B(vars)..., n + 1, lists[j] with vars[kept[j]] or the j-th kept value set at n...).
+// Adds both to g's library.
 bool MakeKeepFunctions(TF_Graph* g, const WhileLayout& l, std::string* cond, std::string* body,
                        TF_Status* status) {
   const int k = static_cast<int>(l.t.size()), nk = static_cast<int>(l.kept.size());
+  const int nl = static_cast<int>(l.num_lists());
   {
     FunctionBuilder f(g, status);
     std::vector<TF_Output> vars;
     for (int i = 0; i < k; ++i) vars.push_back(f.Arg(l.t[i]));
     f.Arg(TF_INT32);
-    for (int j = 0; j < nk; ++j) f.Arg(TF_VARIANT);
+    for (int j = 0; j < nl; ++j) f.Arg(TF_VARIANT);
     std::vector<TF_Output> c = f.Call(l.cond, vars);
     if (!c.empty()) *cond = f.AddTo(l.cond + "_keep", {c[0]});
     if (status->code != TF_OK) return false;
   }
+  const std::string called = l.values.empty() ? l.body : BodyWithValues(g, l.body, l.values, status);
+  if (status->code != TF_OK) return false;
   FunctionBuilder f(g, status);
   std::vector<TF_Output> vars, lists;
   for (int i = 0; i < k; ++i) vars.push_back(f.Arg(l.t[i]));
   TF_Output n = f.Arg(TF_INT32);
-  for (int j = 0; j < nk; ++j) lists.push_back(f.Arg(TF_VARIANT));
-  std::vector<TF_Output> outs = f.Call(l.body, vars);
+  for (int j = 0; j < nl; ++j) lists.push_back(f.Arg(TF_VARIANT));
+  std::vector<TF_Output> results = f.Call(called, vars);
+  if (!f.ok()) return false;
+  std::vector<TF_Output> outs(results.begin(), results.begin() + k);
   outs.push_back(f.Binary("AddV2", n, f.Int32(1)));
-  for (int j = 0; j < nk && f.ok(); ++j) {
+  for (int j = 0; j < nl && f.ok(); ++j) {
     TF_OperationDescription* d = f.New("TensorListSetItem");
     TF_AddInput(d, lists[j]);
     TF_AddInput(d, n);
-    TF_AddInput(d, vars[l.kept[j]]);
-    TF_SetAttrType(d, "element_dtype", l.t[l.kept[j]]);
+    TF_AddInput(d, j < nk ? vars[l.kept[j]] : results[k + j - nk]);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
     TF_SetAttrBool(d, "resize_if_index_out_of_bounds", 1);
     outs.push_back(f.Finish(d));
   }
@@ -541,7 +649,7 @@ bool MakeBackFunctions(TF_Graph* g, const WhileLayout& l, const std::string& d_b
   const auto args_of = [&](FunctionBuilder& f, TF_Output* n, std::vector<TF_Output>* lists,
                            std::vector<TF_Output>* passed, std::vector<TF_Output>* grads) {
     *n = f.Arg(TF_INT32);
-    for (size_t j = 0; j < l.kept.size(); ++j) lists->push_back(f.Arg(TF_VARIANT));
+    for (size_t j = 0; j < l.num_lists(); ++j) lists->push_back(f.Arg(TF_VARIANT));
     for (int i : l.passed) passed->push_back(f.Arg(l.t[i]));
     for (int i : l.floats) grads->push_back(f.Arg(l.t[i]));
   };
@@ -556,19 +664,20 @@ bool MakeBackFunctions(TF_Graph* g, const WhileLayout& l, const std::string& d_b
   FunctionBuilder f(g, status);
   lists.clear(), passed.clear(), grads.clear();
   args_of(f, &n, &lists, &passed, &grads);
-  std::vector<TF_Output> args(k), outs;
+  std::vector<TF_Output> args(k), values, outs;
   TF_Output prev = f.Binary("Sub", n, f.Int32(1));
   TF_Output unknown_shape = f.Int32(-1);
-  for (size_t j = 0; j < l.kept.size() && f.ok(); ++j) {
+  for (size_t j = 0; j < l.num_lists() && f.ok(); ++j) {
     TF_OperationDescription* d = f.New("TensorListGetItem");
     TF_AddInput(d, lists[j]);
     TF_AddInput(d, prev);
     TF_AddInput(d, unknown_shape);
-    TF_SetAttrType(d, "element_dtype", l.t[l.kept[j]]);
-    args[l.kept[j]] = f.Finish(d);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
+    (j < l.kept.size() ? args[l.kept[j]] : values.emplace_back()) = f.Finish(d);
   }
   for (size_t j = 0; j < l.passed.size(); ++j) args[l.passed[j]] = passed[j];
   args.insert(args.end(), grads.begin(), grads.end());
+  args.insert(args.end(), values.begin(), values.end());  // dB's kept values come last
   outs.push_back(prev);
   outs.insert(outs.end(), lists.begin(), lists.end());
   outs.insert(outs.end(), passed.begin(), passed.end());
@@ -594,10 +703,10 @@ bool HasV1Loops(TF_Graph* g) {
 bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* count,
                 std::vector<TF_Output>* lists, TF_Status* status) {
   TF_Operation* op = ctx->op;
-  const int k = static_cast<int>(l.t.size()), nk = static_cast<int>(l.kept.size());
+  const int k = static_cast<int>(l.t.size()), nl = static_cast<int>(l.num_lists());
   if (l.rewritten) {
     *count = TF_Output{op, k};
-    for (int j = 0; j < nk; ++j) lists->push_back(TF_Output{op, k + 1 + j});
+    for (int j = 0; j < nl; ++j) lists->push_back(TF_Output{op, k + 1 + j});
     return true;
   }
   std::string keep_cond, keep_body;
@@ -611,12 +720,12 @@ bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* cou
   if (status->code != TF_OK) return false;
   std::vector<TF_Output> extra{zero};
   std::vector<TF_DataType> extra_t{TF_INT32};
-  for (int i : l.kept) {
+  for (int j = 0; j < nl; ++j) {
     TF_OperationDescription* d =
         OPGEN_GradientContextNewOperation(ctx, "TensorListReserve", nullptr);
     TF_AddInput(d, unknown_shape);
     TF_AddInput(d, zero);
-    TF_SetAttrType(d, "element_dtype", l.t[i]);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
     TF_SetAttrType(d, "shape_type", TF_INT32);
     TF_Operation* list = TF_FinishOperation(d, status);
     if (status->code != TF_OK) return false;
@@ -659,6 +768,10 @@ bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* cou
     v.list_i.assign(l.kept.begin(), l.kept.end());
     attrs[kAccumulated] = v;
     v = AttrValue();
+    v.kind = AttrValue::kListString;
+    for (const KeptValue& value : l.values) v.list_s.push_back(value.tensor);
+    attrs[kAccumulatedValues] = v;
+    v = AttrValue();
     v.kind = AttrValue::kString;
     v.s = l.cond;
     attrs[kForwardCond] = v;
@@ -667,7 +780,7 @@ bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* cou
     if (!ExtendNodeLocked(op, std::move(attrs), extra, status)) return false;
   }
   *count = TF_Output{loop, k};
-  for (int j = 0; j < nk; ++j) lists->push_back(TF_Output{loop, k + 1 + j});
+  for (int j = 0; j < nl; ++j) lists->push_back(TF_Output{loop, k + 1 + j});
   return true;
 }
 
@@ -675,8 +788,19 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   TF_Operation* op = ctx->op;
   WhileLayout l;
   if (!LayoutOf(ctx, &l, status)) return;
-  const std::string d_body = MakeGradFunction(ctx->graph, l.body, l.floats, l.floats, status);
+  std::vector<KeptValue> values;
+  const std::string d_body =
+      MakeGradFunction(ctx->graph, l.body, l.floats, l.floats, status, &values);
   if (status->code != TF_OK) return;
+  if (l.rewritten) {  // the same body gives the same gradient function, reading the same
+    bool same = values.size() == l.values.size();
+    for (size_t j = 0; same && j < values.size(); ++j) same = values[j].tensor == l.values[j].tensor;
+    if (!same)
+      return SetStatus(status, TF_INTERNAL,
+                       "While node '" + op->name + "': its body's gradient reads other values "
+                       "than the loop keeps");
+  }
+  l.values = std::move(values);
   std::string back_cond, back_body;
   if (!MakeBackFunctions(ctx->graph, l, d_body, &back_cond, &back_body, status)) return;
   TF_Output count;
