@@ -300,3 +300,64 @@ def test_one_run_counts_as_tensorflow_counts(tmp_path):
     assert count == want["count"] == iterations
     for a, b in zip(got, want["values"]):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def _read_after_update_graph():
+    """acc <- acc * r * x + sin(acc), r read from the counter after adding 1 to it (a
+    control edge orders the two), 4 iterations: the gradient reads r, a stateful node's
+    value, which must be the one the forward loop read."""
+    gd = graph_pb2.GraphDef()
+    _node(gd.node, "acc0", "Placeholder", dtype=T)
+    _node(gd.node, "x", "Placeholder", dtype=T)
+    _node(gd.node, "count", "VarHandleOp", dtype=T, shape=attr_value_pb2.AttrValue(
+        shape={}), shared_name="count_read")
+    _const(gd, "zero_f", T, np.float64(0))
+    _node(gd.node, "init", "AssignVariableOp", ["count", "zero_f"], dtype=T)
+    _node(gd.node, "read", "ReadVariableOp", ["count"], dtype=T)
+    _const(gd, "zero", I32, np.int32(0))
+    loop_vars = [("i", I32), ("h", RES), ("acc", T), ("x", T)]
+    f = _function(gd.library, "c", loop_vars, [("r", BOOL)], {"r": "r:z:0"})
+    _const(f, "four", I32, np.int32(4))
+    _node(f.node_def, "r", "Less", ["i", "four:output:0"], T=I32)
+    f = _function(gd.library, "b", loop_vars,
+                  [("i_out", I32), ("h_out", RES), ("acc_out", T), ("x_out", T)],
+                  {"i_out": "next:z:0", "h_out": "h", "acc_out": "a:z:0", "x_out": "x"},
+                  stateful=True)
+    _const(f, "one", I32, np.int32(1))
+    _node(f.node_def, "next", "AddV2", ["i", "one:output:0"], T=I32)
+    _const(f, "one_f", T, np.float64(1))
+    _node(f.node_def, "tick", "AssignAddVariableOp", ["h", "one_f:output:0"], dtype=T)
+    _node(f.node_def, "r", "ReadVariableOp", ["h", "^tick"], dtype=T)
+    _node(f.node_def, "ar", "Mul", ["acc", "r:value:0"], T=T)
+    _node(f.node_def, "arx", "Mul", ["ar:z:0", "x"], T=T)
+    _node(f.node_def, "s", "Sin", ["acc"], T=T)
+    _node(f.node_def, "a", "AddV2", ["arx:z:0", "s:y:0"], T=T)
+    _node(gd.node, "loop", "While", ["zero", "count", "acc0", "x"], T=[I32, RES, T, T],
+          cond=_func("c"), body=_func("b"))
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+    return g, g.get_tensor_by_name("loop:2"), g.get_tensor_by_name("acc0:0"), \
+        g.get_tensor_by_name("x:0")
+
+
+def test_the_gradient_reads_the_variable_values_the_forward_loop_read():
+    """r_i = i + 1 (read after the update): d acc4 / d acc0 is the product of
+    (r_i x + cos acc_i), d / d x carried forward in numpy; the counter ends at 4.
+    Recomputing the read in the loop back would see the final counter (and, through the
+    control edge, add to it again)."""
+    g, out, acc0, x = _read_after_update_graph()
+    with g.as_default():
+        grads = opgen.gradients([out], [acc0, x])
+    acc, d_acc0, d_x = ACC0.copy(), np.ones(3), np.zeros(3)
+    for i in range(4):
+        r = i + 1.0
+        local = r * X + np.cos(acc)
+        d_acc0, d_x = local * d_acc0, local * d_x + acc * r
+        acc = acc * r * X + np.sin(acc)
+    with opgen.Session(g) as s:
+        s.run(g.get_operation_by_name("init"))
+        got = s.run([out, *grads], {acc0: ACC0, x: X})
+        assert s.run("read:0") == 4
+    for a, b in zip(got, [acc, d_acc0, d_x]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
