@@ -9,8 +9,9 @@
 // library. dF recomputes F's forward values instead of keeping them from the forward
 // call. A conditional's gradient is the same conditional (same cond or branch_index) over
 // the branches' gradient functions, which all return a gradient for every wanted input
-// (zeros where a branch does not use it). A While's gradient runs the loop again keeping
-// each iteration's inputs in TensorLists, then a loop back over them calling dBody.
+// (zeros where a branch does not use it). A While's gradient makes the forward While node
+// keep each iteration's inputs in TensorLists (it is rewritten in place, once), then loops
+// back over them calling dBody (see "While" below).
 // A polymorphic function is first bound as its forward call binds it and its instance
 // added to the library: everything the gradient builds is monomorphic.
 //
@@ -757,9 +758,9 @@ bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* cou
       func.s = *fname;
       attrs[name] = func;
     }
-    AttrValue& shapes = attrs["output_shapes"];
-    if (!shapes.list_shape.empty())  // the counter's and the lists' shapes: scalars
-      shapes.list_shape.resize(all_t.size(), Shape{false, {}});
+    auto shapes = attrs.find("output_shapes");
+    if (shapes != attrs.end() && !shapes->second.list_shape.empty())  // theirs: scalars
+      shapes->second.list_shape.resize(all_t.size(), Shape{false, {}});
     AttrValue v;
     v.kind = AttrValue::kInt;
     v.i = k;
