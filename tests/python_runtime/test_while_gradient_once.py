@@ -399,3 +399,34 @@ def test_a_tape_over_a_function_runs_one_forward_loop_inside_its_gradient():
     grad_loops = [attrs for name, attrs in loops.items() if "_grad_" in name and attrs]
     assert len(grad_loops) == 1 and len(grad_loops[0]) == 2
     assert sum("_num_original_outputs" in a for a in grad_loops[0]) == 1
+
+
+def test_a_rewritten_loop_survives_a_graph_def_round_trip():
+    """The rewritten graph written out and imported again: the node order stays
+    topological (the accumulators' first values before the loop), the loop and its
+    gradients run as in the first graph, and a new gradient there reuses the lists."""
+    g, out, acc0, x = _graph(3)
+    with g.as_default():
+        grads = opgen.gradients([out], [acc0, x])
+    gd = g.as_graph_def()
+    names = [n.name for n in gd.node]
+    loop = names.index("loop")
+    for n in gd.node[loop].input:
+        assert names.index(n.split(":")[0].lstrip("^")) < loop
+    g2 = opgen.Graph()
+    with g2.as_default():
+        opgen.import_graph_def(gd, name="")
+        out2, acc02, x2 = (g2.get_tensor_by_name(t) for t in ("loop:3", "acc0:0", "x:0"))
+        (d_x,) = opgen.gradients([out2], [x2])
+    assert g2.get_operation_by_name("loop").num_outputs == 8
+    keep_bodies = [f.signature.name for f in g2.as_graph_def().library.function
+                   if f.signature.name.startswith("body_keep")]
+    assert len(keep_bodies) == 1
+    want = numpy_loop(ACC0, X, 3)
+    with opgen.Session(g2) as s:
+        s.run(g2.get_operation_by_name("init"))
+        got = s.run([out2, *(g2.get_tensor_by_name(t.name) for t in grads), d_x],
+                    {acc02: ACC0, x2: X})
+        for a, b in zip(got, [*want, want[2]]):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+        assert s.run("read:0") == 3
