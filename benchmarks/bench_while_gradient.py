@@ -1,13 +1,15 @@
 """The gradient of a long While loop: how its time grows with the iteration count.
 
 A While of n iterations on float32[3] vectors (acc <- acc * x + 0.001 * sin(acc), with x
-near 1) differentiated with opgen.gradients with respect to acc0 and x. The gradient's
-first loop runs the forward loop again and keeps each iteration's variables in
-TensorLists (TensorListSetItem per iteration), the second walks back through them. With a
-list updated in place the time is linear in n; a list copied on every set makes it grow
-as n squared. Reports, per n, the median of --repeats session runs of the gradient, the
-forward loop alone, and their ratio, and checks the gradient against the same loop's
-gradient computed in numpy (forward-mode, float64).
+near 1) differentiated with opgen.gradients with respect to acc0 and x. The gradient
+rewrites the forward While to keep each iteration's variables in TensorLists
+(TensorListSetItem per iteration); the loop back walks through them. With a list updated
+in place the time is linear in n; a list copied on every set makes it grow as n squared.
+Reports, per n, the median of --repeats session runs of the gradient (which runs the
+forward loop once, keeping the lists, then the loop back), the forward loop alone (a plan
+that reads no list runs the plain loop), their ratio, and the loss fetched with the
+gradient in one run (the same single forward loop), and checks the gradient
+against the same loop's gradient computed in numpy (forward-mode, float64).
 
 Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for the run:
 
@@ -123,12 +125,14 @@ def main() -> None:
             feeds = {acc0: a0, x: xv, n: np.int32(iterations)}
             t_fwd, _ = median_time(session, out, feeds, args.repeats)
             t_grad, got = median_time(session, grads, feeds, args.repeats)
+            t_both, _ = median_time(session, [out, *grads], feeds, args.repeats)
             want = numpy_gradient(a0, xv, iterations)
             for g_got, g_want in zip(got, want):
                 np.testing.assert_allclose(g_got, g_want, rtol=2e-3)
             print(f"While x{iterations}: gradient {t_grad * 1e3:.1f} ms, forward "
                   f"{t_fwd * 1e3:.2f} ms, ratio gradient/forward {t_grad / t_fwd:.1f}, "
-                  f"gradient per iteration {t_grad / iterations * 1e6:.2f} us")
+                  f"gradient per iteration {t_grad / iterations * 1e6:.2f} us; loss and "
+                  f"gradient in one run {t_both * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -402,9 +402,12 @@ class Operation:
 
     @property
     def outputs(self) -> list[Output]:
-        if self._outputs is None:
-            count = _lib.graph_lib().TF_OperationNumOutputs(self._c_op)
-            self._outputs = [Output(self, i) for i in range(count)]
+        # Counted each time: a While's gradient gives the node more outputs (its
+        # accumulators); the Outputs made before stay the same objects.
+        count = _lib.graph_lib().TF_OperationNumOutputs(self._c_op)
+        if self._outputs is None or len(self._outputs) != count:
+            known = (self._outputs or [])[:count]
+            self._outputs = known + [Output(self, i) for i in range(len(known), count)]
         return list(self._outputs)
 
     def values(self) -> tuple[Output, ...]:

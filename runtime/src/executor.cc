@@ -41,10 +41,22 @@ uint64_t OutputKey(const TF_Operation* op, int index) {
 
 }  // namespace
 
-const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* status) {
+void SessionKernels::Retire(const TF_Operation* op) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = kernels_.find(op);
-  if (it != kernels_.end()) return it->second.get();
+  for (auto* map : {&kernels_, &lean_}) {
+    auto it = map->find(op);
+    if (it == map->end()) continue;
+    retired_.push_back(std::move(it->second));
+    map->erase(it);
+  }
+}
+
+const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* status,
+                                          bool lean) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& made = lean ? lean_ : kernels_;
+  auto it = made.find(op);
+  if (it != made.end()) return it->second.get();
   const Device* device = nullptr;
   const KernelDef* def = nullptr;
   std::unique_ptr<FunctionLibrary> functions;
@@ -62,16 +74,22 @@ const KernelInstance* SessionKernels::Get(const TF_Operation* op, TF_Status* sta
     status->message += " (node '" + op->name + "')";
     return nullptr;
   }
+  AttrMap lean_attrs;
+  if (lean) {
+    lean_attrs = op->attrs;
+    lean_attrs[kLeanAttr].kind = AttrValue::kBool;
+    lean_attrs[kLeanAttr].b = true;
+  }
   std::unique_ptr<KernelInstance> kernel =
-      KernelInstance::Create(*def, *op->op_def, op->name, op->attrs, op->output_types, status,
-                             device, resources_, functions.get());
+      KernelInstance::Create(*def, *op->op_def, op->name, lean ? lean_attrs : op->attrs,
+                             op->output_types, status, device, resources_, functions.get());
   if (kernel == nullptr) {
     status->message += " (node '" + op->name + "')";
     return nullptr;
   }
   if (LogDevicePlacement())  // once per node, as TensorFlow's placer logs a session's nodes
     Log(LogSeverity::kInfo, op->name + ": (" + op->type() + "): " + device->name());
-  return kernels_.emplace(op, std::move(kernel)).first->second.get();
+  return made.emplace(op, std::move(kernel)).first->second.get();
 }
 
 std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Output* feeds,
@@ -190,12 +208,26 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
   };
   for (int i = 0; i < num_fetches; ++i) plan->fetch_slots_.push_back(slot_of(fetches[i]));
 
+  // A While carrying its gradient's accumulators runs as the plain loop where nothing
+  // planned reads them (a forward pass alone): no lists filled for nobody.
+  std::unordered_set<const TF_Operation*> lean;
+  for (const TF_Operation* op : order)
+    if (OwnLoopVariables(*op) >= 0) lean.insert(op);
+  if (!lean.empty()) {
+    const auto reads = [&](const TF_Output& t) {
+      if (lean.count(t.oper) && t.index >= OwnLoopVariables(*t.oper)) lean.erase(t.oper);
+    };
+    for (const TF_Operation* op : order)
+      for (const TF_Output& in : op->inputs) reads(in);
+    for (int i = 0; i < num_fetches; ++i) reads(fetches[i]);
+  }
+
   // Kernels first: they say where each node's outputs live (the node's device, or the
   // host for host-memory outputs). Feeds live on the host.
   std::vector<const KernelInstance*> node_kernels;
   std::vector<const Device*> location(slots, CpuDevice());
   for (const TF_Operation* op : order) {
-    const KernelInstance* kernel = kernels->Get(op, status);
+    const KernelInstance* kernel = kernels->Get(op, status, lean.count(op) > 0);
     if (kernel == nullptr) return nullptr;
     node_kernels.push_back(kernel);
     for (int i = 0; i < kernel->num_outputs(); ++i)

@@ -22,12 +22,18 @@ class SessionKernels {
   // `resources`: the session's, handed to every kernel (it outlives them).
   explicit SessionKernels(ResourceMgr* resources = nullptr) : resources_(resources) {}
   // The node's kernel, or nullptr with `status` set (no kernel, or creation failed).
-  const KernelInstance* Get(const TF_Operation* op, TF_Status* status);
+  // `lean`: the kernel of a While carrying its gradient's accumulators that runs the plain
+  // loop (for plans that read none of them; function_call.h).
+  const KernelInstance* Get(const TF_Operation* op, TF_Status* status, bool lean = false);
+  // Forgets the kernel of `op` (changed in place since it was made): the next Get makes a
+  // new one. The old one lives on with this object, for plans still running it.
+  void Retire(const TF_Operation* op);
 
  private:
   ResourceMgr* resources_;
   std::mutex mu_;
-  std::unordered_map<const TF_Operation*, std::unique_ptr<KernelInstance>> kernels_;
+  std::unordered_map<const TF_Operation*, std::unique_ptr<KernelInstance>> kernels_, lean_;
+  std::vector<std::unique_ptr<KernelInstance>> retired_;
 };
 
 class ExecutionPlan {

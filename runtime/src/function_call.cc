@@ -244,6 +244,7 @@ struct CallState {
   std::vector<AttrMap> given;  // parallel to `functions`
   std::mutex mu;
   std::vector<std::vector<std::unique_ptr<Instance>>> instances;  // parallel to `functions`
+  int loop_vars = -1;  // kWhile: the inputs that loop; the rest pass through (-1: all)
 };
 
 bool SameTypes(const std::vector<TF_DataType>& types, const std::vector<TF_Tensor*>& tensors) {
@@ -464,6 +465,15 @@ void* CreateCall(TF_OpKernelConstruction* ctx) {
     state->kind = CallState::kWhile;
     state->functions = {FuncName(*attrs, "cond"), FuncName(*attrs, "body")};
     state->given = {FuncAttrs(*attrs, "cond"), FuncAttrs(*attrs, "body")};
+    auto lean = attrs->find(kLeanAttr);
+    auto own = attrs->find(kNumOriginalOutputsAttr);
+    auto cond = attrs->find(kForwardCondAttr), body = attrs->find(kForwardBodyAttr);
+    if (lean != attrs->end() && lean->second.b && own != attrs->end() && cond != attrs->end() &&
+        body != attrs->end()) {  // the loop without its accumulators (monomorphic)
+      state->functions = {cond->second.s, body->second.s};
+      state->given = {AttrMap(), AttrMap()};
+      state->loop_vars = static_cast<int>(own->second.i);
+    }
   } else if (def->name == "Case") {
     state->kind = CallState::kCase;
     auto it = attrs->find("branches");
@@ -509,10 +519,18 @@ void ComputeCall(void* raw, TF_OpKernelContext* ctx) {
       ok = RunFunction(state, static_cast<size_t>(index), resources, inputs, &outputs, &status);
       break;
     }
-    case CallState::kWhile:
+    case CallState::kWhile: {
       for (TF_Tensor* t : inputs) outputs.push_back(t->Share());
+      std::vector<TF_Tensor*> passed;
+      if (state->loop_vars >= 0 && state->loop_vars <= static_cast<int>(outputs.size())) {
+        passed.assign(outputs.begin() + state->loop_vars, outputs.end());
+        outputs.resize(state->loop_vars);
+      }
       ok = RunWhile(state, resources, &outputs, &status);
+      if (ok) outputs.insert(outputs.end(), passed.begin(), passed.end());
+      else DeleteAll(&passed);
       break;
+    }
   }
   if (ok && static_cast<int>(outputs.size()) != ctx->num_outputs) {
     SetStatus(&status, TF_INVALID_ARGUMENT,
@@ -548,6 +566,16 @@ KernelDef CallKernelDef(const std::string& op) {
 }
 
 }  // namespace
+
+int OwnLoopVariables(const TF_Operation& op) {
+  if (op.type() != "While" && op.type() != "StatelessWhile") return -1;
+  auto own = op.attrs.find(kNumOriginalOutputsAttr);
+  if (own == op.attrs.end() || own->second.kind != AttrValue::kInt ||
+      !op.attrs.count(kForwardBodyAttr) || !op.attrs.count(kForwardCondAttr) ||
+      !op.attrs.count(kAccumulatedAttr))
+    return -1;
+  return static_cast<int>(own->second.i);
+}
 
 bool IsFunctionNode(const TF_Operation& op) {
   return OpRegistry::Global().Find(op.type()) == nullptr;

@@ -32,6 +32,20 @@ bool BuildFunctionBody(const FunctionLibrary& library, const std::string& name, 
                        std::vector<std::string>* control, TF_Status* status,
                        const AttrMap* binding = nullptr);
 
+// A While whose gradient made it carry accumulators (gradients/function_grad.cc) after
+// its own loop variables says so in private attrs: how many variables are its own (the
+// name TensorFlow gives the same fact), which of them have a list, which values of its
+// body's stateful nodes have one, and its own cond and body. A plan that reads none of the accumulators runs it as that plain loop (kLeanAttr
+// on the kernel's attrs), passing the accumulators' first values through.
+inline constexpr char kNumOriginalOutputsAttr[] = "_num_original_outputs";
+inline constexpr char kAccumulatedAttr[] = "_opgen_accumulated";
+inline constexpr char kAccumulatedValuesAttr[] = "_opgen_accumulated_values";
+inline constexpr char kForwardCondAttr[] = "_opgen_forward_cond";
+inline constexpr char kForwardBodyAttr[] = "_opgen_forward_body";
+inline constexpr char kLeanAttr[] = "_opgen_without_accumulators";
+// The number of a rewritten While's own loop variables; -1 for any other node.
+int OwnLoopVariables(const TF_Operation& op);
+
 // The kernel of a function node (not in the registry: function names are not op names).
 const KernelDef& FunctionCallKernel();
 

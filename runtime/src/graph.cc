@@ -96,6 +96,35 @@ bool CheckTensorAttrs(const OpDef& def, const std::string& node, const AttrMap& 
   return true;
 }
 
+// Shape inference's view of `inputs`: their known shapes, and the values of constant
+// inputs (parsed into `constants`, which must outlive the result).
+std::vector<ShapeInferenceInput> ShapeInputs(const std::vector<TF_Output>& inputs,
+                                             std::vector<std::unique_ptr<TF_Tensor>>* constants) {
+  std::vector<ShapeInferenceInput> shape_inputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TF_Output& in = inputs[i];
+    shape_inputs[i].shape = in.oper->output_shapes[in.index];
+    // Shape functions read small constants (shapes, axes, paddings). A large one stays
+    // unread: a TensorProto of a few bytes can describe a splat of gigabytes.
+    const int64_t elements = shape_inputs[i].shape.unknown_rank
+                                 ? -1 : NumElements(shape_inputs[i].shape.dims);
+    if (in.oper->type() == "Const" && elements >= 0 && elements <= kMaxConstantForShapes) {
+      auto value = in.oper->attrs.find("value");
+      std::string ignored;
+      if (value != in.oper->attrs.end() && value->second.kind == AttrValue::kTensor) {
+        constants->emplace_back(ParseTensorProto(value->second.tensor_proto, &ignored));
+        shape_inputs[i].value = constants->back().get();
+      }
+    }
+  }
+  return shape_inputs;
+}
+
+void RecordChangeLocked(TF_Graph* graph, TF_Operation* op) {
+  graph->changed_ops.push_back(op);
+  graph->changes.store(graph->changed_ops.size(), std::memory_order_release);
+}
+
 }  // namespace
 
 std::string OutputName(const TF_Output& output) {
@@ -168,25 +197,8 @@ TF_Operation* AddNodeLocked(TF_Graph* graph, NodeSpec spec, TF_Status* status) {
     op->inputs.insert(op->inputs.end(), group.begin(), group.end());
   }
 
-  // Shapes: inputs' known shapes, and the values of constant inputs.
-  std::vector<ShapeInferenceInput> shape_inputs(op->inputs.size());
   std::vector<std::unique_ptr<TF_Tensor>> constants;
-  for (size_t i = 0; i < op->inputs.size(); ++i) {
-    const TF_Output& in = op->inputs[i];
-    shape_inputs[i].shape = in.oper->output_shapes[in.index];
-    // Shape functions read small constants (shapes, axes, paddings). A large one stays
-    // unread: a TensorProto of a few bytes can describe a splat of gigabytes.
-    const int64_t elements = shape_inputs[i].shape.unknown_rank
-                                 ? -1 : NumElements(shape_inputs[i].shape.dims);
-    if (in.oper->type() == "Const" && elements >= 0 && elements <= kMaxConstantForShapes) {
-      auto value = in.oper->attrs.find("value");
-      std::string ignored;
-      if (value != in.oper->attrs.end() && value->second.kind == AttrValue::kTensor) {
-        constants.emplace_back(ParseTensorProto(value->second.tensor_proto, &ignored));
-        shape_inputs[i].value = constants.back().get();
-      }
-    }
-  }
+  const std::vector<ShapeInferenceInput> shape_inputs = ShapeInputs(op->inputs, &constants);
   InferOutputShapes(*def, op->name, attrs, shape_inputs, op->output_types.size(),
                     &op->output_shapes, status);
   if (status->code != TF_OK) return nullptr;
@@ -241,6 +253,150 @@ void ReplaceInputLocked(TF_Operation* op, int index, TF_Output source) {
   }
   in = source;
   source.oper->consumers[source.index].push_back(TF_Input{op, index});
+}
+
+bool ExtendNodeLocked(TF_Operation* op, AttrMap attrs, const std::vector<TF_Output>& extra,
+                      TF_Status* status) {
+  TF_Graph* graph = op->graph;
+  const OpDef& def = *op->op_def;
+  const auto fail = [&](const std::string& why) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "Node '" + op->name + "' cannot be extended: " + why);
+    return false;
+  };
+  if (def.input_arg.empty() || (def.input_arg.back().type_list_attr.empty() &&
+                                def.input_arg.back().number_attr.empty()))
+    return fail("its last input is not a list");
+  for (const TF_Output& in : extra)
+    if (!CheckOutputRef(graph, in, op->name, status)) return false;
+
+  // Where the node stands, and which producers of `extra` stand after it.
+  size_t at = 0;
+  while (at < graph->ops.size() && graph->ops[at].get() != op) ++at;
+  if (at == graph->ops.size()) return fail("it is not in its graph");
+  std::unordered_map<const TF_Operation*, size_t> position;
+  for (size_t i = 0; i < graph->ops.size(); ++i) position[graph->ops[i].get()] = i;
+  std::vector<bool> move(graph->ops.size(), false);
+  std::vector<TF_Operation*> pending;
+  for (const TF_Output& in : extra) pending.push_back(in.oper);
+  while (!pending.empty()) {
+    TF_Operation* p = pending.back();
+    pending.pop_back();
+    const size_t pos = position[p];
+    if (pos < at || move[pos]) continue;
+    if (p == op) return fail("an extra input depends on it");
+    move[pos] = true;
+    for (const TF_Output& in : p->inputs) pending.push_back(in.oper);
+    for (TF_Operation* c : p->control_inputs) pending.push_back(c);
+  }
+
+  // The node as it will be, checked as a new node is.
+  InputDtypes input_dtypes;
+  std::vector<TF_Output> inputs = op->inputs;
+  inputs.insert(inputs.end(), extra.begin(), extra.end());
+  size_t next = 0;
+  std::vector<int> arg_lengths = op->input_arg_lengths;
+  arg_lengths.back() += static_cast<int>(extra.size());
+  for (int length : arg_lengths) {
+    input_dtypes.emplace_back();
+    for (int j = 0; j < length; ++j, ++next)
+      input_dtypes.back().push_back(inputs[next].oper->output_types[inputs[next].index]);
+  }
+  AttrMap checked, private_attrs;
+  for (auto& [name, value] : attrs)
+    (IsPrivateAttr(name) || !def.FindAttr(name) ? private_attrs : checked).emplace(name, value);
+  CompleteAttrs(def, input_dtypes, &checked, status);
+  if (status->code != TF_OK) return fail(status->message);
+  if (!CheckTensorAttrs(def, op->name, checked, status)) return false;
+  std::vector<TF_DataType> output_types = OutputDtypes(def, checked);
+  if (output_types.size() < op->output_types.size() ||
+      !std::equal(op->output_types.begin(), op->output_types.end(), output_types.begin()))
+    return fail("its existing outputs would change");
+  std::vector<std::unique_ptr<TF_Tensor>> constants;
+  std::vector<Shape> shapes;
+  InferOutputShapes(def, op->name, checked, ShapeInputs(inputs, &constants), output_types.size(),
+                    &shapes, status);
+  if (status->code != TF_OK) return false;
+  shapes.resize(output_types.size());
+  std::copy(op->output_shapes.begin(), op->output_shapes.end(), shapes.begin());
+
+  NodeRewrite undo;
+  undo.op = op;
+  undo.attrs = op->attrs;
+  undo.num_inputs = op->inputs.size();
+  undo.input_arg_lengths = op->input_arg_lengths;
+  undo.output_types = op->output_types;
+  undo.output_arg_lengths = op->output_arg_lengths;
+  undo.output_shapes = op->output_shapes;
+  // The moved nodes go just in front of the node, in their order.
+  std::vector<std::unique_ptr<TF_Operation>> moved;
+  undo.at = at;
+  for (size_t i = at; i < graph->ops.size(); ++i)
+    if (move[i]) {
+      undo.moved_from.push_back(i);
+      moved.push_back(std::move(graph->ops[i]));
+    }
+  graph->ops.erase(std::remove(graph->ops.begin() + at, graph->ops.end(), nullptr),
+                   graph->ops.end());
+  graph->ops.insert(graph->ops.begin() + at, std::make_move_iterator(moved.begin()),
+                    std::make_move_iterator(moved.end()));
+
+  for (auto& [name, value] : private_attrs) checked.emplace(name, std::move(value));
+  op->attrs = std::move(checked);
+  for (size_t i = op->inputs.size(); i < inputs.size(); ++i)
+    inputs[i].oper->consumers[inputs[i].index].push_back(TF_Input{op, static_cast<int>(i)});
+  op->inputs = std::move(inputs);
+  op->input_arg_lengths = std::move(arg_lengths);
+  op->output_types = std::move(output_types);
+  op->output_arg_lengths = ArgLengths(def.output_arg, op->attrs);
+  op->output_shapes = std::move(shapes);
+  op->consumers.resize(op->output_types.size());
+  graph->rewrites.push_back(std::move(undo));
+  RecordChangeLocked(graph, op);
+  ClearStatus(status);
+  return true;
+}
+
+GraphMark MarkGraphLocked(const TF_Graph* graph) {
+  return GraphMark{graph->ops.size(), graph->rewrites.size()};
+}
+
+void RollBackGraphLocked(TF_Graph* graph, const GraphMark& mark) {
+  // Newest first: the appended inputs let go of their producers, and the nodes moved in
+  // front of the changed node go back where they were (later nodes were appended, later
+  // changes are undone already: the moved block still stands just before the node).
+  for (size_t r = graph->rewrites.size(); r-- > mark.rewrites;) {
+    NodeRewrite& undo = graph->rewrites[r];
+    TF_Operation* op = undo.op;
+    for (size_t i = undo.num_inputs; i < op->inputs.size(); ++i) {
+      auto& list = op->inputs[i].oper->consumers[op->inputs[i].index];
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&](const TF_Input& c) {
+                                  return c.oper == op && c.index == static_cast<int>(i);
+                                }),
+                 list.end());
+    }
+    const auto block = graph->ops.begin() + undo.at;
+    std::vector<std::unique_ptr<TF_Operation>> moved(
+        std::make_move_iterator(block), std::make_move_iterator(block + undo.moved_from.size()));
+    graph->ops.erase(block, block + undo.moved_from.size());
+    for (size_t j = 0; j < moved.size(); ++j)
+      graph->ops.insert(graph->ops.begin() + undo.moved_from[j], std::move(moved[j]));
+  }
+  TruncateGraphLocked(graph, mark.ops);
+  // The nodes that read the changed nodes' new outputs are gone: the outputs can go.
+  for (size_t r = graph->rewrites.size(); r-- > mark.rewrites;) {
+    NodeRewrite& undo = graph->rewrites[r];
+    TF_Operation* op = undo.op;
+    op->attrs = std::move(undo.attrs);
+    op->inputs.resize(undo.num_inputs);
+    op->input_arg_lengths = std::move(undo.input_arg_lengths);
+    op->output_types = std::move(undo.output_types);
+    op->output_arg_lengths = std::move(undo.output_arg_lengths);
+    op->output_shapes = std::move(undo.output_shapes);
+    op->consumers.resize(op->output_types.size());
+    RecordChangeLocked(graph, op);
+  }
+  graph->rewrites.resize(mark.rewrites);
 }
 
 NodeDefProto ToNodeDef(const TF_Operation& op) {

@@ -2,6 +2,8 @@
 // (used by TF_FinishOperation and the GraphDef importer alike).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,7 +17,8 @@
 #include "wire_format.h"
 
 // One node. Everything but `consumers`, `control_outputs` and `output_shapes` is fixed
-// once the node is in the graph; those three change under the graph's mutex.
+// once the node is in the graph; those three change under the graph's mutex. The one
+// exception is opgen::ExtendNodeLocked (a While given its gradient's accumulators).
 struct TF_Operation {
   TF_Graph* graph = nullptr;
   std::string name;
@@ -35,6 +38,24 @@ struct TF_Operation {
   const std::string& type() const { return op_def->name; }
 };
 
+namespace opgen {
+
+// A node as it was before ExtendNodeLocked changed it, and where the nodes that call
+// moved in front of it stood: what RollBackGraphLocked needs to put it all back.
+struct NodeRewrite {
+  TF_Operation* op = nullptr;
+  AttrMap attrs;
+  size_t num_inputs = 0;
+  std::vector<int> input_arg_lengths;
+  std::vector<TF_DataType> output_types;
+  std::vector<int> output_arg_lengths;
+  std::vector<Shape> output_shapes;
+  size_t at = 0;                   // the node's index before the move
+  std::vector<size_t> moved_from;  // the moved nodes' indices before it, ascending
+};
+
+}  // namespace opgen
+
 struct TF_Graph {
   mutable std::mutex mu;
   std::vector<std::unique_ptr<TF_Operation>> ops;  // in the order they were added
@@ -48,6 +69,12 @@ struct TF_Graph {
   // A TF_NewWhile cond graph: the graph the loop goes into, and the loop's inputs there.
   TF_Graph* while_parent = nullptr;
   std::vector<TF_Output> while_inputs;
+  // Nodes changed in place (ExtendNodeLocked and its roll-back), in order: a session
+  // that planned before change i drops its plans and the kernels of changed_ops[i..].
+  // `changes` mirrors changed_ops.size() for a lock-free check on every run.
+  std::vector<TF_Operation*> changed_ops;
+  std::atomic<uint64_t> changes{0};
+  std::vector<opgen::NodeRewrite> rewrites;  // undo records, oldest first
 };
 
 namespace opgen {
@@ -81,6 +108,25 @@ void TruncateGraphLocked(TF_Graph* graph, size_t keep);
 // keeping the consumer lists right; the caller holds graph->mu. A while loop's
 // NextIteration -> Merge edge is added this way, after both nodes exist.
 void ReplaceInputLocked(TF_Operation* op, int index, TF_Output source);
+
+// Gives node `op` the attrs `attrs` (its OpDef's, checked as a new node's are) and appends
+// `extra` to its last input arg, which must be a list: its outputs are derived again, the
+// existing ones keeping their dtypes, shapes and consumers. Producers of `extra` added
+// after `op` (and their own such producers) move in front of it, so the node order stays
+// topological; they must not depend on `op`. Sessions of the graph plan again on their
+// next run. Internal: the C API has no way to change a node. False with `status` set and
+// nothing changed on failure. The caller holds graph->mu.
+bool ExtendNodeLocked(TF_Operation* op, AttrMap attrs, const std::vector<TF_Output>& extra,
+                      TF_Status* status);
+
+// A point in a graph's history that RollBackGraphLocked returns to: nodes added and
+// nodes changed since are undone (a failed TF_AddGradients).
+struct GraphMark {
+  size_t ops = 0;
+  size_t rewrites = 0;
+};
+GraphMark MarkGraphLocked(const TF_Graph* graph);
+void RollBackGraphLocked(TF_Graph* graph, const GraphMark& mark);
 
 // The node as a NodeDef: inputs as "name", "name:i" and "^name".
 NodeDefProto ToNodeDef(const TF_Operation& op);

@@ -1,11 +1,13 @@
 // TF_SessionOptions and TF_Session: a session caches one ExecutionPlan per
 // (feeds, fetches, targets) signature and one kernel per node.
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "executor.h"
 #include "graph.h"
@@ -32,6 +34,10 @@ struct TF_Session {
   opgen::SessionKernels kernels{&resources};  // declared before plans: plans point into it
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<opgen::ExecutionPlan>> plans;
+  // The graph's node changes the plans account for (TF_Graph::changes), and the plans
+  // made before a change: kept to the end, runs in flight may still be using them.
+  std::atomic<uint64_t> graph_changes{0};
+  std::vector<std::unique_ptr<opgen::ExecutionPlan>> retired_plans;
   // Close and delete wait for the runs in flight: a run holds the session (its plans,
   // kernels and graph) until it returns. Both fields under run_mu.
   std::mutex run_mu;
@@ -107,6 +113,25 @@ void CloseAndDrain(TF_Session* session) {
   session->runs_done.wait(lock, [session] { return session->runs_in_flight == 0; });
 }
 
+// After nodes of the session's graph changed in place (a While given its gradient's
+// accumulators): plans and the changed nodes' kernels are made again.
+void CatchUpWithGraph(TF_Session* session) {
+  std::vector<TF_Operation*> changed;
+  size_t changes;
+  {
+    std::lock_guard<std::mutex> lock(session->graph->mu);
+    changes = session->graph->changed_ops.size();
+    changed = session->graph->changed_ops;
+  }
+  std::lock_guard<std::mutex> lock(session->mu);
+  const size_t seen = session->graph_changes.load();
+  if (seen >= changes) return;
+  for (size_t i = seen; i < changes; ++i) session->kernels.Retire(changed[i]);
+  for (auto& [key, plan] : session->plans) session->retired_plans.push_back(std::move(plan));
+  session->plans.clear();
+  session->graph_changes.store(changes, std::memory_order_release);
+}
+
 // The plan cache key of one signature: the outputs' addresses and indices.
 void AppendKey(std::string* key, const void* op, int index) {
   key->append(reinterpret_cast<const char*>(&op), sizeof(op));
@@ -159,6 +184,7 @@ TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts, TF_Sta
   {
     std::lock_guard<std::mutex> lock(graph->mu);
     ++graph->sessions;
+    session->graph_changes.store(graph->changed_ops.size());
   }
   opgen::ClearStatus(status);
   return session;
@@ -212,6 +238,9 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
     AppendKey(&key, nullptr, -1);
     for (int i = 0; i < ntargets; ++i) AppendKey(&key, target_opers[i], 0);
 
+    if (session->graph->changes.load(std::memory_order_acquire) !=
+        session->graph_changes.load(std::memory_order_acquire))
+      CatchUpWithGraph(session);
     const opgen::ExecutionPlan* plan = nullptr;
     {
       std::lock_guard<std::mutex> lock(session->mu);

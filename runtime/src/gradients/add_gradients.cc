@@ -10,7 +10,8 @@
 //    missing ones filled with zeros, and the op's gradient function called; what it
 //    sets for each input is added to that input tensor's contributions.
 // 3. Each x's gradient is the sum of its contributions, or none.
-// A failure anywhere removes every node (and library function) the call added.
+// A failure anywhere removes every node (and library function) the call added, and
+// puts back the While nodes it gave accumulators (function_grad.cc).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -298,11 +299,11 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
   if (!EnsureBuiltinGradients(status)) return;
 
   std::string scope;
-  size_t keep;
+  GraphMark keep;
   FunctionLibrary library;  // gradient functions of calls and loops are added to it
   {
     std::lock_guard<std::mutex> lock(g->mu);
-    keep = g->ops.size();
+    keep = MarkGraphLocked(g);
     library = g->functions;
     std::string clash;
     if (prefix != nullptr) {
@@ -324,7 +325,7 @@ void AddGradients(TF_Graph* g, const char* prefix, TF_Output* y, int ny, TF_Outp
   if (pass.Run(y, ny, x, nx, dx, dy)) return;
   for (int i = 0; i < nx; ++i) dy[i] = TF_Output{nullptr, -1};
   std::lock_guard<std::mutex> lock(g->mu);
-  TruncateGraphLocked(g, keep);
+  RollBackGraphLocked(g, keep);
   g->functions = std::move(library);
 }
 

@@ -9,8 +9,9 @@
 // library. dF recomputes F's forward values instead of keeping them from the forward
 // call. A conditional's gradient is the same conditional (same cond or branch_index) over
 // the branches' gradient functions, which all return a gradient for every wanted input
-// (zeros where a branch does not use it). A While's gradient runs the loop again keeping
-// each iteration's inputs in TensorLists, then a loop back over them calling dBody.
+// (zeros where a branch does not use it). A While's gradient makes the forward While node
+// keep each iteration's inputs in TensorLists (it is rewritten in place, once), then loops
+// back over them calling dBody (see "While" below).
 // A polymorphic function is first bound as its forward call binds it and its instance
 // added to the library: everything the gradient builds is monomorphic.
 //
@@ -18,11 +19,13 @@
 // strings, resources: a variable read inside a function gets none through the call) and
 // those the ys do not depend on. A While's resource loop variables are taken to be
 // loop-invariant; one with a variant loop variable (a TensorList) has no gradient.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "builtin_gradients.h"
@@ -118,12 +121,63 @@ std::vector<TF_DataType> InputTypes(const TF_Operation* op, int first) {
   return types;
 }
 
+// A value of F's body that dF takes as an argument instead of computing it again: an
+// output of a stateful node (a random op, a variable read), named "node:index".
+struct KeptValue {
+  std::string tensor;
+  TF_DataType type;
+};
+
+// Whether every output of `op` is a value a TensorList can keep (not a handle, not a list).
+bool KeepableOutputs(const TF_Operation* op) {
+  if (op->output_types.empty()) return false;
+  for (TF_DataType t : op->output_types)
+    if (t == TF_RESOURCE || t == TF_VARIANT) return false;
+  return true;
+}
+
+// The nodes of `g` that `outputs` read (through data and control edges), but for the
+// nodes of `inputs`, in g's order. A gradient function is made of these alone: F's nodes
+// that the gradients do not read (a variable update, a print, a write) stay out of dF,
+// so calling dF does not repeat F's side effects. With `stateful` (the nodes of F's body
+// that are stateful and whose outputs a list can keep), such a node is not entered
+// either: it goes to `cut`, its outputs to be dF's arguments (values kept by the caller).
+std::vector<const TF_Operation*> NodesFeeding(
+    TF_Graph* g, const std::vector<TF_Output>& outputs, const std::vector<TF_Output>& inputs,
+    const std::unordered_set<const TF_Operation*>* stateful = nullptr,
+    std::unordered_set<const TF_Operation*>* cut = nullptr) {
+  std::unordered_set<const TF_Operation*> seen, args;
+  for (const TF_Output& in : inputs) args.insert(in.oper);
+  std::vector<const TF_Operation*> pending;
+  for (const TF_Output& out : outputs) pending.push_back(out.oper);
+  while (!pending.empty()) {
+    const TF_Operation* op = pending.back();
+    pending.pop_back();
+    if (args.count(op)) continue;
+    if (stateful != nullptr && stateful->count(op)) {
+      cut->insert(op);
+      continue;
+    }
+    if (!seen.insert(op).second) continue;
+    for (const TF_Output& in : op->inputs) pending.push_back(in.oper);
+    for (const TF_Operation* c : op->control_inputs) pending.push_back(c);
+  }
+  std::vector<const TF_Operation*> body;
+  std::lock_guard<std::mutex> lock(g->mu);
+  for (const auto& op : g->ops)
+    if (seen.count(op.get())) body.push_back(op.get());
+  return body;
+}
+
 // Makes dF for function `fname` of g's library: its inputs are F's args, then one grad per
 // output listed in `seeded`; its outputs the grads of the args listed in `wanted` (zeros
 // where the outputs do not depend on one). Adds dF, and the gradient functions made for
-// the calls inside F, to g's library; returns dF's name ("" on failure).
+// the calls inside F, to g's library; returns dF's name ("" on failure). With `kept`, the
+// outputs of F's stateful nodes that the gradients read are dF's last arguments, listed
+// in `kept`, instead of being computed again (a While keeps them from its forward loop).
 std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::vector<int>& wanted,
-                             const std::vector<int>& seeded, TF_Status* status) {
+                             const std::vector<int>& seeded, TF_Status* status,
+                             std::vector<KeptValue>* kept = nullptr) {
   if (t_grad_depth >= kMaxGradDepth) {
     t_depth_error = "gradient of function '" + fname + "': calls nested more than " +
                     std::to_string(kMaxGradDepth) +
@@ -146,6 +200,12 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   TF_Graph* s = scratch.g;
   std::vector<TF_Output> args, rets;
   if (!BuildFunctionBody(library, fname, s, &args, &rets, nullptr, status)) return "";
+  std::unordered_set<const TF_Operation*> stateful;
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (const auto& op : s->ops)
+      if (op->op_def->is_stateful && KeepableOutputs(op.get())) stateful.insert(op.get());
+  }
   std::vector<TF_Output> inputs = args, ys, dys;
   for (int j : seeded) {
     TF_OperationDescription* d = TF_NewOperation(
@@ -180,8 +240,21 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
     std::lock_guard<std::mutex> lock(g->mu);
     name = FreeFunctionName(g->functions, fname + "_grad");
   }
-  TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, -1, nullptr,
-                                       static_cast<int>(inputs.size()), inputs.data(),
+  std::unordered_set<const TF_Operation*> cut;
+  const std::vector<const TF_Operation*> body =
+      NodesFeeding(s, grads, inputs, kept != nullptr ? &stateful : nullptr, &cut);
+  if (kept != nullptr) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (const auto& op : s->ops) {
+      if (!cut.count(op.get())) continue;
+      for (int j = 0; j < static_cast<int>(op->output_types.size()); ++j) {
+        inputs.push_back(TF_Output{op.get(), j});
+        kept->push_back(KeptValue{OutputName(TF_Output{op.get(), j}), op->output_types[j]});
+      }
+    }
+  }
+  TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, static_cast<int>(body.size()),
+                                       body.data(), static_cast<int>(inputs.size()), inputs.data(),
                                        static_cast<int>(grads.size()), grads.data(), nullptr,
                                        nullptr, nullptr, status);
   if (dF == nullptr) return "";
@@ -372,169 +445,395 @@ class FunctionBuilder {
   std::vector<TF_Output> args_;
 };
 
-// While(vars) with cond C and body B, differentiated by running the loop again with each
-// iteration's inputs kept in TensorLists (one per loop variable, index = iteration), then
-// a loop back from the last iteration to the first: each step reads that iteration's
-// inputs and calls dB (B's gradient function) on them and the running gradients. A
-// resource loop variable is taken to be loop-invariant (a variable the body reads): the
-// loop back passes its handle on instead of keeping a list of it.
-void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
+// ---- While ------------------------------------------------------------------------------
+//
+// While(vars) with cond C and body B is differentiated with a loop back from the last
+// iteration to the first: each step reads that iteration's inputs and calls dB (B's
+// gradient function) on them and the running gradients. The inputs come from the forward
+// loop itself: the gradient rewrites the While node in place so that it carries, after its
+// own loop variables, an iteration counter and one TensorList per kept variable, its body
+// (B_keep) storing each iteration's inputs at the counter's index. The loop then runs once
+// when the ys and their gradients are fetched together, a stateful body's effects
+// included, and every later gradient of the same node reads the same lists.
+//
+// The gradient function dB recomputes the body from each iteration's inputs, all but the
+// values of its stateful nodes that the gradients read (a random draw, a variable read):
+// those get a list too, filled by the forward loop (its body then calls B with those
+// values as extra results), and dB takes them as arguments, so the gradient is the one
+// of what the forward loop computed. Nodes the gradients do not read stay out of dB.
+//
+// Not kept: resource variables (taken to be loop-invariant: a variable the body reads)
+// and those B returns unchanged (passed on by name); the loop back takes their value as
+// it entered the loop. A node already rewritten says so in its attrs (kNumOriginal ...).
+// A plan that reads none of the lists (the forward values alone) runs the plain loop.
+
+// What a rewritten While carries in its attrs (function_call.h).
+constexpr const char* kNumOriginal = kNumOriginalOutputsAttr;
+constexpr const char* kAccumulated = kAccumulatedAttr;
+constexpr const char* kAccumulatedValues = kAccumulatedValuesAttr;
+constexpr const char* kForwardCond = kForwardCondAttr;
+constexpr const char* kForwardBody = kForwardBodyAttr;
+
+struct WhileLayout {
+  std::vector<TF_DataType> t;  // the loop's own variables' dtypes
+  std::string cond, body;      // monomorphic
+  std::vector<int> floats;     // differentiable variables
+  std::vector<int> kept;       // variables with a list, in list order
+  std::vector<int> passed;     // the others: the loop back takes the loop's input
+  std::vector<KeptValue> values;  // stateful nodes' values dB reads, a list each after those
+  bool rewritten = false;      // the node carries the lists already
+  // The lists in the loop's variables: kept variables', then values'.
+  size_t num_lists() const { return kept.size() + values.size(); }
+  TF_DataType list_type(size_t j) const {
+    return j < kept.size() ? t[kept[j]] : values[j - kept.size()].type;
+  }
+};
+
+// Whether body `f` returns argument i unchanged as result i.
+bool PassesOn(const FunctionLibrary& library, const std::string& f, int i) {
+  const FunctionDefProto* def = library.Find(f);
+  if (def == nullptr || i >= static_cast<int>(def->signature.input_arg.size()) ||
+      i >= static_cast<int>(def->signature.output_arg.size()))
+    return false;
+  for (const auto* args : {&def->signature.input_arg, &def->signature.output_arg})
+    for (const ArgDef& a : *args)
+      if (!a.number_attr.empty() || !a.type_list_attr.empty()) return false;
+  auto it = def->ret.find(def->signature.output_arg[i].name);
+  return it != def->ret.end() && it->second == def->signature.input_arg[i].name;
+}
+
+// The layout of `op`'s gradient: read from the attrs of a node rewritten before, else
+// chosen. False with status set, or with nothing set when no input needs a gradient.
+bool LayoutOf(OPGEN_GradientContext* ctx, WhileLayout* out, TF_Status* status) {
   TF_Operation* op = ctx->op;
   const AttrValue* types = FindAttr(op, "T");
-  if (types == nullptr) return SetStatus(status, TF_INVALID_ARGUMENT, "a While without T");
-  const std::vector<TF_DataType> t = types->list_type;
-  const int k = static_cast<int>(t.size());
-  std::vector<int> floats, kept, invariant;
+  if (types == nullptr) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "a While without T");
+    return false;
+  }
+  const AttrValue* original = FindAttr(op, kNumOriginal);
+  const AttrValue* accumulated = FindAttr(op, kAccumulated);
+  int k = static_cast<int>(types->list_type.size());
+  if (original != nullptr && accumulated != nullptr) {
+    k = static_cast<int>(original->i);
+    out->rewritten = true;
+    out->cond = FindAttr(op, kForwardCond) ? FindAttr(op, kForwardCond)->s : "";
+    out->body = FindAttr(op, kForwardBody) ? FindAttr(op, kForwardBody)->s : "";
+    for (int64_t i : accumulated->list_i) out->kept.push_back(static_cast<int>(i));
+    if (const AttrValue* values = FindAttr(op, kAccumulatedValues))
+      for (const std::string& v : values->list_s) out->values.push_back(KeptValue{v, TF_FLOAT});
+  }
+  out->t.assign(types->list_type.begin(), types->list_type.begin() + k);
+  const std::vector<TF_DataType>& t = out->t;
   bool any_wanted = false;
   for (int i = 0; i < k; ++i) {
-    if (t[i] == TF_VARIANT)
-      return SetStatus(status, TF_UNIMPLEMENTED,
-                       "gradients through a While with a variant loop variable (a "
-                       "TensorList) are not implemented (loop variable " +
-                           std::to_string(i) + ")");
-    (t[i] == TF_RESOURCE ? invariant : kept).push_back(i);
+    if (t[i] == TF_VARIANT) {
+      SetStatus(status, TF_UNIMPLEMENTED,
+                "gradients through a While with a variant loop variable (a TensorList) are "
+                "not implemented (loop variable " + std::to_string(i) + ")");
+      return false;
+    }
     if (!FloatLike(t[i])) continue;
-    floats.push_back(i);
+    out->floats.push_back(i);
     any_wanted = any_wanted || ctx->input_needs_grad[i];
   }
-  if (!any_wanted) return;
-  const int m = static_cast<int>(floats.size());
-  const int nk = static_cast<int>(kept.size()), nr = static_cast<int>(invariant.size());
-  const std::string cond = ConcreteFunction(ctx->graph, FuncAttr(op, "cond"),
-                                            GivenAttrs(op, "cond"), t, status);
-  if (status->code != TF_OK) return;
-  const std::string body = ConcreteFunction(ctx->graph, FuncAttr(op, "body"),
-                                            GivenAttrs(op, "body"), t, status);
-  if (status->code != TF_OK) return;
-  const std::string d_body = MakeGradFunction(ctx->graph, body, floats, floats, status);
-  if (status->code != TF_OK) return;
+  if (!any_wanted) return false;
+  if (!out->rewritten) {
+    out->cond = ConcreteFunction(ctx->graph, FuncAttr(op, "cond"), GivenAttrs(op, "cond"), t,
+                                 status);
+    if (status->code != TF_OK) return false;
+    out->body = ConcreteFunction(ctx->graph, FuncAttr(op, "body"), GivenAttrs(op, "body"), t,
+                                 status);
+    if (status->code != TF_OK) return false;
+    FunctionLibrary library;
+    {
+      std::lock_guard<std::mutex> lock(ctx->graph->mu);
+      library = ctx->graph->functions;
+    }
+    for (int i = 0; i < k; ++i)
+      if (t[i] != TF_RESOURCE && !PassesOn(library, out->body, i)) out->kept.push_back(i);
+  }
+  for (int i = 0; i < k; ++i)
+    if (std::find(out->kept.begin(), out->kept.end(), i) == out->kept.end())
+      out->passed.push_back(i);
+  return true;
+}
 
-  // The forward loop again, keeping each iteration's inputs: (n, lists..., vars...).
-  std::string acc_cond, acc_body, back_cond, back_body;
+// Body `body` with the values `values` of its nodes as extra results, added to g's
+// library; its name ("" on failure).
+std::string BodyWithValues(TF_Graph* g, const std::string& body,
+                           const std::vector<KeptValue>& values, TF_Status* status) {
+  FunctionLibrary library;
   {
-    FunctionBuilder f(ctx->graph, status);
-    f.Arg(TF_INT32);
+    std::lock_guard<std::mutex> lock(g->mu);
+    library = g->functions;
+  }
+  GraphOwner scratch;
+  std::vector<TF_Output> args, rets;
+  if (!BuildFunctionBody(library, body, scratch.g, &args, &rets, nullptr, status)) return "";
+  for (const KeptValue& v : values) {
+    const size_t colon = v.tensor.rfind(':');
+    const std::string node = colon == std::string::npos ? v.tensor : v.tensor.substr(0, colon);
+    const int index = colon == std::string::npos ? 0 : std::stoi(v.tensor.substr(colon + 1));
+    TF_Operation* op = TF_GraphOperationByName(scratch.g, node.c_str());
+    if (op == nullptr) {
+      SetStatus(status, TF_INTERNAL, "body '" + body + "' has no node '" + node + "'");
+      return "";
+    }
+    rets.push_back(TF_Output{op, index});
+  }
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    name = FreeFunctionName(g->functions, body + "_values");
+  }
+  TF_Function* f = TF_GraphToFunction(scratch.g, name.c_str(), 0, -1, nullptr,
+                                      static_cast<int>(args.size()), args.data(),
+                                      static_cast<int>(rets.size()), rets.data(), nullptr,
+                                      nullptr, nullptr, status);
+  if (f == nullptr) return "";
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    FunctionLibrary merged = g->functions;
+    if (merged.Add(f->def, status)) g->functions = std::move(merged);
+  }
+  TF_DeleteFunction(f);
+  return status->code == TF_OK ? name : "";
+}
+
+// The forward loop that keeps its inputs, on (vars..., n, lists...): cond C(vars); body
+// (B(vars)..., n + 1, lists[j] with vars[kept[j]] or the j-th kept value set at n...).
+// Adds both to g's library.
+bool MakeKeepFunctions(TF_Graph* g, const WhileLayout& l, std::string* cond, std::string* body,
+                       TF_Status* status) {
+  const int k = static_cast<int>(l.t.size()), nk = static_cast<int>(l.kept.size());
+  const int nl = static_cast<int>(l.num_lists());
+  {
+    FunctionBuilder f(g, status);
     std::vector<TF_Output> vars;
-    for (int i = 0; i < nk; ++i) f.Arg(TF_VARIANT);
-    for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
-    std::vector<TF_Output> c = f.Call(cond, vars);
-    if (!c.empty()) acc_cond = f.AddTo(cond + "_keep", {c[0]});
-    if (status->code != TF_OK) return;
+    for (int i = 0; i < k; ++i) vars.push_back(f.Arg(l.t[i]));
+    f.Arg(TF_INT32);
+    for (int j = 0; j < nl; ++j) f.Arg(TF_VARIANT);
+    std::vector<TF_Output> c = f.Call(l.cond, vars);
+    if (!c.empty()) *cond = f.AddTo(l.cond + "_keep", {c[0]});
+    if (status->code != TF_OK) return false;
   }
-  {
-    FunctionBuilder f(ctx->graph, status);
-    TF_Output n = f.Arg(TF_INT32);
-    std::vector<TF_Output> lists, vars, outs;
-    for (int i = 0; i < nk; ++i) lists.push_back(f.Arg(TF_VARIANT));
-    for (int i = 0; i < k; ++i) vars.push_back(f.Arg(t[i]));
-    outs.push_back(f.Binary("AddV2", n, f.Int32(1)));
-    for (int i = 0; i < nk && f.ok(); ++i) {
-      TF_OperationDescription* d = f.New("TensorListSetItem");
-      TF_AddInput(d, lists[i]);
-      TF_AddInput(d, n);
-      TF_AddInput(d, vars[kept[i]]);
-      TF_SetAttrType(d, "element_dtype", t[kept[i]]);
-      TF_SetAttrBool(d, "resize_if_index_out_of_bounds", 1);
-      outs.push_back(f.Finish(d));
-    }
-    for (const TF_Output& o : f.Call(body, vars)) outs.push_back(o);
-    acc_body = f.AddTo(body + "_keep", outs);
-    if (status->code != TF_OK) return;
+  const std::string called = l.values.empty() ? l.body : BodyWithValues(g, l.body, l.values, status);
+  if (status->code != TF_OK) return false;
+  FunctionBuilder f(g, status);
+  std::vector<TF_Output> vars, lists;
+  for (int i = 0; i < k; ++i) vars.push_back(f.Arg(l.t[i]));
+  TF_Output n = f.Arg(TF_INT32);
+  for (int j = 0; j < nl; ++j) lists.push_back(f.Arg(TF_VARIANT));
+  std::vector<TF_Output> results = f.Call(called, vars);
+  if (!f.ok()) return false;
+  std::vector<TF_Output> outs(results.begin(), results.begin() + k);
+  outs.push_back(f.Binary("AddV2", n, f.Int32(1)));
+  for (int j = 0; j < nl && f.ok(); ++j) {
+    TF_OperationDescription* d = f.New("TensorListSetItem");
+    TF_AddInput(d, lists[j]);
+    TF_AddInput(d, n);
+    TF_AddInput(d, j < nk ? vars[l.kept[j]] : results[k + j - nk]);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
+    TF_SetAttrBool(d, "resize_if_index_out_of_bounds", 1);
+    outs.push_back(f.Finish(d));
   }
-  // Backward: (n, lists..., resources..., gradients of the float vars...) while n > 0.
-  {
-    FunctionBuilder f(ctx->graph, status);
-    TF_Output n = f.Arg(TF_INT32);
-    for (int i = 0; i < nk; ++i) f.Arg(TF_VARIANT);
-    for (int i = 0; i < nr; ++i) f.Arg(TF_RESOURCE);
-    for (int j = 0; j < m; ++j) f.Arg(t[floats[j]]);
-    back_cond = f.AddTo(body + "_grad_cond", {f.Binary("Greater", n, f.Int32(0))});
-    if (status->code != TF_OK) return;
-  }
-  {
-    FunctionBuilder f(ctx->graph, status);
-    TF_Output n = f.Arg(TF_INT32);
-    std::vector<TF_Output> lists, resources, grads, args(k), outs;
-    for (int i = 0; i < nk; ++i) lists.push_back(f.Arg(TF_VARIANT));
-    for (int i = 0; i < nr; ++i) resources.push_back(f.Arg(TF_RESOURCE));
-    for (int j = 0; j < m; ++j) grads.push_back(f.Arg(t[floats[j]]));
-    TF_Output prev = f.Binary("Sub", n, f.Int32(1));
-    TF_Output unknown_shape = f.Int32(-1);
-    for (int i = 0; i < nk && f.ok(); ++i) {
-      TF_OperationDescription* d = f.New("TensorListGetItem");
-      TF_AddInput(d, lists[i]);
-      TF_AddInput(d, prev);
-      TF_AddInput(d, unknown_shape);
-      TF_SetAttrType(d, "element_dtype", t[kept[i]]);
-      args[kept[i]] = f.Finish(d);
-    }
-    for (int i = 0; i < nr; ++i) args[invariant[i]] = resources[i];
-    args.insert(args.end(), grads.begin(), grads.end());
-    outs.push_back(prev);
-    outs.insert(outs.end(), lists.begin(), lists.end());
-    outs.insert(outs.end(), resources.begin(), resources.end());
-    for (const TF_Output& o : f.Call(d_body, args)) outs.push_back(o);
-    back_body = f.AddTo(body + "_grad_body", outs);
-    if (status->code != TF_OK) return;
-  }
+  *body = f.AddTo(l.body + "_keep", outs);
+  return status->code == TF_OK;
+}
 
-  // In the forward graph: empty lists, the keeping loop, the loop back.
+// The loop back over (n, lists..., passed..., gradients of the floats...) while n > 0:
+// step n calls dB on iteration n - 1's inputs and the gradients.
+bool MakeBackFunctions(TF_Graph* g, const WhileLayout& l, const std::string& d_body,
+                       std::string* cond, std::string* body, TF_Status* status) {
+  const int k = static_cast<int>(l.t.size());
+  const auto args_of = [&](FunctionBuilder& f, TF_Output* n, std::vector<TF_Output>* lists,
+                           std::vector<TF_Output>* passed, std::vector<TF_Output>* grads) {
+    *n = f.Arg(TF_INT32);
+    for (size_t j = 0; j < l.num_lists(); ++j) lists->push_back(f.Arg(TF_VARIANT));
+    for (int i : l.passed) passed->push_back(f.Arg(l.t[i]));
+    for (int i : l.floats) grads->push_back(f.Arg(l.t[i]));
+  };
+  TF_Output n;
+  std::vector<TF_Output> lists, passed, grads;
+  {
+    FunctionBuilder f(g, status);
+    args_of(f, &n, &lists, &passed, &grads);
+    *cond = f.AddTo(l.body + "_grad_cond", {f.Binary("Greater", n, f.Int32(0))});
+    if (status->code != TF_OK) return false;
+  }
+  FunctionBuilder f(g, status);
+  lists.clear(), passed.clear(), grads.clear();
+  args_of(f, &n, &lists, &passed, &grads);
+  std::vector<TF_Output> args(k), values, outs;
+  TF_Output prev = f.Binary("Sub", n, f.Int32(1));
+  TF_Output unknown_shape = f.Int32(-1);
+  for (size_t j = 0; j < l.num_lists() && f.ok(); ++j) {
+    TF_OperationDescription* d = f.New("TensorListGetItem");
+    TF_AddInput(d, lists[j]);
+    TF_AddInput(d, prev);
+    TF_AddInput(d, unknown_shape);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
+    (j < l.kept.size() ? args[l.kept[j]] : values.emplace_back()) = f.Finish(d);
+  }
+  for (size_t j = 0; j < l.passed.size(); ++j) args[l.passed[j]] = passed[j];
+  args.insert(args.end(), grads.begin(), grads.end());
+  args.insert(args.end(), values.begin(), values.end());  // dB's kept values come last
+  outs.push_back(prev);
+  outs.insert(outs.end(), lists.begin(), lists.end());
+  outs.insert(outs.end(), passed.begin(), passed.end());
+  for (const TF_Output& o : f.Call(d_body, args)) outs.push_back(o);
+  *body = f.AddTo(l.body + "_grad_body", outs);
+  return status->code == TF_OK;
+}
+
+// Whether g has v1 loops (Enter nodes). A While in a v1 loop's frame could not take the
+// counter and lists as inputs made outside that frame, so there (and, not telling
+// frames apart, anywhere in such a graph) the gradient runs the loop a second time
+// instead of rewriting the node: the one place the forward work is done twice.
+bool HasV1Loops(TF_Graph* g) {
+  std::lock_guard<std::mutex> lock(g->mu);
+  for (const auto& op : g->ops)
+    if (op->type() == "Enter") return true;
+  return false;
+}
+
+// The accumulators' first values (0 and empty lists), then either the forward node
+// rewritten to carry them or, in a graph with v1 loops, a second loop that does. Sets the
+// outputs the loop back reads: the iteration count and the lists.
+bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* count,
+                std::vector<TF_Output>* lists, TF_Status* status) {
+  TF_Operation* op = ctx->op;
+  const int k = static_cast<int>(l.t.size()), nl = static_cast<int>(l.num_lists());
+  if (l.rewritten) {
+    *count = TF_Output{op, k};
+    for (int j = 0; j < nl; ++j) lists->push_back(TF_Output{op, k + 1 + j});
+    return true;
+  }
+  std::string keep_cond, keep_body;
+  if (!MakeKeepFunctions(ctx->graph, l, &keep_cond, &keep_body, status)) return false;
   auto int32_const = [&](int32_t v) {
     TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, "Const", nullptr);
     TF_Operation* o = TF_FinishOperation(FunctionBuilder::Int32Const(d, v, status), status);
     return TF_Output{o, 0};
   };
   const TF_Output zero = int32_const(0), unknown_shape = int32_const(-1);
-  if (status->code != TF_OK) return;
-  std::vector<TF_Output> acc_in{zero};
-  std::vector<TF_DataType> acc_t{TF_INT32};
-  for (int i : kept) {
+  if (status->code != TF_OK) return false;
+  std::vector<TF_Output> extra{zero};
+  std::vector<TF_DataType> extra_t{TF_INT32};
+  for (int j = 0; j < nl; ++j) {
     TF_OperationDescription* d =
         OPGEN_GradientContextNewOperation(ctx, "TensorListReserve", nullptr);
     TF_AddInput(d, unknown_shape);
     TF_AddInput(d, zero);
-    TF_SetAttrType(d, "element_dtype", t[i]);
+    TF_SetAttrType(d, "element_dtype", l.list_type(j));
     TF_SetAttrType(d, "shape_type", TF_INT32);
     TF_Operation* list = TF_FinishOperation(d, status);
-    if (status->code != TF_OK) return;
-    acc_in.push_back(TF_Output{list, 0});
-    acc_t.push_back(TF_VARIANT);
+    if (status->code != TF_OK) return false;
+    extra.push_back(TF_Output{list, 0});
+    extra_t.push_back(TF_VARIANT);
   }
-  for (int i = 0; i < k; ++i) {
-    acc_in.push_back(op->inputs[i]);
-    acc_t.push_back(t[i]);
-  }
-  auto loop = [&](const std::vector<TF_Output>& in, const std::vector<TF_DataType>& types,
-                  const std::string& c, const std::string& b) -> TF_Operation* {
+  std::vector<TF_DataType> all_t = l.t;
+  all_t.insert(all_t.end(), extra_t.begin(), extra_t.end());
+  TF_Operation* loop = op;
+  if (HasV1Loops(ctx->graph)) {
     TF_OperationDescription* d =
         OPGEN_GradientContextNewOperation(ctx, op->type().c_str(), nullptr);
+    std::vector<TF_Output> in(op->inputs.begin(), op->inputs.begin() + k);
+    in.insert(in.end(), extra.begin(), extra.end());
     TF_AddInputList(d, in.data(), static_cast<int>(in.size()));
-    TF_SetAttrTypeList(d, "T", types.data(), static_cast<int>(types.size()));
-    TF_SetAttrFuncName(d, "cond", c.data(), c.size());
-    TF_SetAttrFuncName(d, "body", b.data(), b.size());
-    return TF_FinishOperation(d, status);
-  };
-  TF_Operation* keep = loop(acc_in, acc_t, acc_cond, acc_body);
+    TF_SetAttrTypeList(d, "T", all_t.data(), static_cast<int>(all_t.size()));
+    TF_SetAttrFuncName(d, "cond", keep_cond.data(), keep_cond.size());
+    TF_SetAttrFuncName(d, "body", keep_body.data(), keep_body.size());
+    loop = TF_FinishOperation(d, status);
+    if (status->code != TF_OK) return false;
+  } else {
+    std::lock_guard<std::mutex> lock(ctx->graph->mu);
+    AttrMap attrs = op->attrs;
+    attrs["T"].list_type = all_t;
+    for (const auto& [name, fname] : {std::pair<const char*, const std::string*>{"cond", &keep_cond},
+                                      {"body", &keep_body}}) {
+      AttrValue func;
+      func.kind = AttrValue::kFunc;
+      func.s = *fname;
+      attrs[name] = func;
+    }
+    auto shapes = attrs.find("output_shapes");
+    if (shapes != attrs.end() && !shapes->second.list_shape.empty())  // theirs: scalars
+      shapes->second.list_shape.resize(all_t.size(), Shape{false, {}});
+    AttrValue v;
+    v.kind = AttrValue::kInt;
+    v.i = k;
+    attrs[kNumOriginal] = v;
+    v.kind = AttrValue::kListInt;
+    v.list_i.assign(l.kept.begin(), l.kept.end());
+    attrs[kAccumulated] = v;
+    v = AttrValue();
+    v.kind = AttrValue::kListString;
+    for (const KeptValue& value : l.values) v.list_s.push_back(value.tensor);
+    attrs[kAccumulatedValues] = v;
+    v = AttrValue();
+    v.kind = AttrValue::kString;
+    v.s = l.cond;
+    attrs[kForwardCond] = v;
+    v.s = l.body;
+    attrs[kForwardBody] = v;
+    if (!ExtendNodeLocked(op, std::move(attrs), extra, status)) return false;
+  }
+  *count = TF_Output{loop, k};
+  for (int j = 0; j < nl; ++j) lists->push_back(TF_Output{loop, k + 1 + j});
+  return true;
+}
+
+void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
+  TF_Operation* op = ctx->op;
+  WhileLayout l;
+  if (!LayoutOf(ctx, &l, status)) return;
+  std::vector<KeptValue> values;
+  const std::string d_body =
+      MakeGradFunction(ctx->graph, l.body, l.floats, l.floats, status, &values);
   if (status->code != TF_OK) return;
-  std::vector<TF_Output> back_in;
-  std::vector<TF_DataType> back_t;
-  for (int i = 0; i <= nk; ++i) {
-    back_in.push_back(TF_Output{keep, i});
-    back_t.push_back(acc_t[i]);
+  if (l.rewritten) {  // the same body gives the same gradient function, reading the same
+    bool same = values.size() == l.values.size();
+    for (size_t j = 0; same && j < values.size(); ++j) same = values[j].tensor == l.values[j].tensor;
+    if (!same)
+      return SetStatus(status, TF_INTERNAL,
+                       "While node '" + op->name + "': its body's gradient reads other values "
+                       "than the loop keeps");
   }
-  for (int i : invariant) {
-    back_in.push_back(op->inputs[i]);
-    back_t.push_back(TF_RESOURCE);
+  l.values = std::move(values);
+  std::string back_cond, back_body;
+  if (!MakeBackFunctions(ctx->graph, l, d_body, &back_cond, &back_body, status)) return;
+  TF_Output count;
+  std::vector<TF_Output> lists;
+  if (!Accumulate(ctx, l, &count, &lists, status)) return;
+
+  std::vector<TF_Output> in{count};
+  std::vector<TF_DataType> types{TF_INT32};
+  for (const TF_Output& list : lists) {
+    in.push_back(list);
+    types.push_back(TF_VARIANT);
   }
-  for (int i : floats) {
-    back_in.push_back(ctx->output_grads[i]);
-    back_t.push_back(t[i]);
+  for (int i : l.passed) {
+    in.push_back(op->inputs[i]);
+    types.push_back(l.t[i]);
   }
-  TF_Operation* back = loop(back_in, back_t, back_cond, back_body);
+  for (int i : l.floats) {
+    in.push_back(ctx->output_grads[i]);
+    types.push_back(l.t[i]);
+  }
+  TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, op->type().c_str(), nullptr);
+  TF_AddInputList(d, in.data(), static_cast<int>(in.size()));
+  TF_SetAttrTypeList(d, "T", types.data(), static_cast<int>(types.size()));
+  TF_SetAttrFuncName(d, "cond", back_cond.data(), back_cond.size());
+  TF_SetAttrFuncName(d, "body", back_body.data(), back_body.size());
+  TF_Operation* back = TF_FinishOperation(d, status);
   if (status->code != TF_OK) return;
-  for (int j = 0; j < m; ++j)
-    if (ctx->input_needs_grad[floats[j]])
-      OPGEN_GradientContextSetInputGrad(ctx, floats[j], TF_Output{back, 1 + nk + nr + j},
+  const int first_grad = 1 + static_cast<int>(lists.size() + l.passed.size());
+  for (size_t j = 0; j < l.floats.size(); ++j)
+    if (ctx->input_needs_grad[l.floats[j]])
+      OPGEN_GradientContextSetInputGrad(ctx, l.floats[j],
+                                        TF_Output{back, first_grad + static_cast<int>(j)},
                                         status);
 }
 
