@@ -2,13 +2,15 @@
 // Conv2D(groups=...), as ResNeXt, RegNet and ConvNeXt freeze it). Each group is an
 // ordinary convolution of its share of the input channels to its share of the output
 // channels; here those shares are packed contiguous, convolved by the caller's core, and
-// written back in place.
+// written back in place. A group per input channel is a depthwise convolution instead
+// (DepthwiseOf), without the packing.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "../window_spec.h"
+#include "depthwise_float.h"
 
 namespace opgen {
 namespace cpu {
@@ -32,6 +34,13 @@ void ForEachConvGroup(const kernels::WindowPlan& p, const T* in, const T* filter
     for (int64_t i = 0; i < out_pixels; ++i)
       for (int64_t k = 0; k < goc; ++k) out[i * p.oc + g * goc + k] = out_g[i * goc + k];
   }
+}
+
+// The depthwise geometry of a grouped convolution with a group per input channel
+// (p.groups == p.ic): each channel makes p.oc / p.ic outputs.
+inline DepthwiseGeometry DepthwiseOf(const kernels::Window2D& w, const kernels::WindowPlan& p) {
+  return DepthwiseGeometry{p.batch, p.ih, p.iw, p.ic, p.kh, p.kw, p.oc / p.ic, p.oh, p.ow,
+                           w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
 }
 
 }  // namespace cpu

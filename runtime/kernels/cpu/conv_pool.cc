@@ -9,6 +9,7 @@
 
 #include "conv2d_float.h"
 #include "conv_groups.h"
+#include "depthwise_float.h"
 #include "gemm.h"
 #include "../window_spec.h"
 #include "kernel_util.h"
@@ -75,6 +76,14 @@ struct Conv2DKernel {
     if (p.groups == 1) {
       ConvolveOnce(w, p, p.ic, p.oc, in, f, out);
       return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      // A group per input channel (ConvNeXt's, Xception's) is a depthwise convolution,
+      // whose filter [kh, kw, 1, ic * m] lies in memory as depthwise's [kh, kw, ic, m].
+      if (p.groups == p.ic) {
+        DepthwiseConv2DFloat(DepthwiseOf(w, p), in, f, out, Epilogue{});
+        return;
+      }
     }
     ForEachConvGroup(p, in, f, out, [&](const T* in_g, const T* f_g, T* out_g, int64_t ic, int64_t oc) {
       ConvolveOnce(w, p, ic, oc, in_g, f_g, out_g);

@@ -82,14 +82,20 @@ void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
                 attrs.constant_filter ? &cpu_state.filter_cache : nullptr);
     return;
   }
-  // Grouped: the convolution per group, then the epilogue over the assembled output.
-  ForEachConvGroup(p, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
-                   [&](const float* in_g, const float* f_g, float* out_g, int64_t ic, int64_t oc) {
-                     Conv2DGeometry gg = g;
-                     gg.ic = ic;
-                     gg.oc = oc;
-                     Conv2DFloat(gg, in_g, f_g, out_g, Epilogue{});
-                   });
+  // Grouped: the convolution (depthwise for a group per channel, else per group), then
+  // the epilogue over the assembled output.
+  if (p.groups == p.ic) {
+    DepthwiseConv2DFloat(DepthwiseOf(w, p), Data<float>(p.input), Data<float>(p.filter),
+                         Data<float>(output), Epilogue{});
+  } else {
+    ForEachConvGroup(p, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
+                     [&](const float* in_g, const float* f_g, float* out_g, int64_t ic, int64_t oc) {
+                       Conv2DGeometry gg = g;
+                       gg.ic = ic;
+                       gg.oc = oc;
+                       Conv2DFloat(gg, in_g, f_g, out_g, Epilogue{});
+                     });
+  }
   float* out = Data<float>(output);
   const int64_t oc = p.oc;
   ParallelFor(p.batch * p.oh * p.ow, [&](int64_t begin, int64_t end) {

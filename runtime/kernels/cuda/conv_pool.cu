@@ -161,6 +161,11 @@ bool RunConv2D(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
   const T* in = Data<T>(p.input);
   const T* f = Data<T>(p.filter);
   if (p.groups == 1) return ConvolveOnce<T>(ctx, stream, w, p, p.ic, p.oc, in, f, out);
+  if constexpr (std::is_same_v<T, float>) {
+    // A group per input channel is a depthwise convolution: the filter [kh, kw, 1, ic * m]
+    // lies in memory as depthwise's [kh, kw, ic, m].
+    if (p.groups == p.ic) return DepthwiseFloatGpu(ctx, stream, w, p, p.oc / p.ic, out);
+  }
   const int64_t groups = p.groups, gic = p.ic / groups, goc = p.oc / groups;
   const int64_t pixels = p.batch * p.ih * p.iw, out_pixels = p.batch * p.oh * p.ow;
   const int64_t taps = p.kh * p.kw * gic;
