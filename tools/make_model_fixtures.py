@@ -28,13 +28,13 @@ from pathlib import Path
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import tensorflow as tf  # noqa: E402
-from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import (
     convert_variables_to_constants_v2,
 )
 
-import keras  # noqa: E402
-from keras import layers  # noqa: E402
+import keras
+from keras import layers
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "tests" / "fixtures" / "tf_models" / "families"
@@ -74,11 +74,15 @@ def randomize_weights(model, rng):
     """Keras initialises BatchNorm to the identity; real models' statistics are not."""
     for layer in model.layers:
         if isinstance(layer, layers.BatchNormalization):
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
-                               rng.normal(0, 0.1, beta.shape).astype(np.float32),
-                               rng.normal(0, 0.1, mean.shape).astype(np.float32),
-                               rng.uniform(0.5, 1.5, var.shape).astype(np.float32)])
+            # gamma and beta are there only with scale / center (InceptionV3 has no gamma).
+            kinds = (["gamma"] if layer.scale else []) + (["beta"] if layer.center else [])
+            new = []
+            for kind, w in zip(kinds + ["mean", "var"], layer.get_weights()):
+                if kind in ("gamma", "var"):
+                    new.append(rng.uniform(0.5, 1.5, w.shape).astype(np.float32))
+                else:
+                    new.append(rng.normal(0, 0.1, w.shape).astype(np.float32))
+            layer.set_weights(new)
     return model
 
 
@@ -689,6 +693,13 @@ FULL = {
     "mobilenetv2": lambda: keras.applications.MobileNetV2(weights=None),
     "efficientnetb0": lambda: keras.applications.EfficientNetB0(weights=None),
     "densenet121": lambda: keras.applications.DenseNet121(weights=None),
+    "mobilenetv3small": lambda: keras.applications.MobileNetV3Small(weights=None),
+    "convnexttiny": lambda: keras.applications.ConvNeXtTiny(weights=None),
+    "efficientnetv2b0": lambda: keras.applications.EfficientNetV2B0(weights=None),
+    "inceptionv3": lambda: keras.applications.InceptionV3(weights=None, input_shape=(224, 224, 3)),
+    "xception": lambda: keras.applications.Xception(weights=None, input_shape=(224, 224, 3)),
+    "resnet50v2": lambda: keras.applications.ResNet50V2(weights=None),
+    "nasnetmobile": lambda: keras.applications.NASNetMobile(weights=None),
 }
 
 
