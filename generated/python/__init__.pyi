@@ -93,6 +93,9 @@ __all__ = [
     "imag",
     "invert",
     "invert_permutation",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "leaky_relu",
     "leaky_relu_grad",
     "less",
@@ -154,6 +157,7 @@ __all__ = [
     "resource_apply_momentum",
     "resource_apply_rms_prop",
     "restore_v2",
+    "reverse_v2",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -1829,6 +1833,24 @@ def invert_permutation(x: EagerTensorLike, name: str | None = None) -> EagerOutp
 @overload
 def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def is_finite(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def is_finite(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def is_finite(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def is_inf(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def is_inf(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def is_inf(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def is_nan(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def is_nan(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def is_nan(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def leaky_relu(
     features: GraphOutput, alpha: float = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -2888,6 +2910,22 @@ def restore_v2(
     dtypes: Sequence[DTypeLike],
     name: str | None = None,
 ) -> list[OpOutput]: ...
+@overload
+def reverse_v2(
+    tensor: GraphOutput, axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse_v2(
+    tensor: TensorLike, axis: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse_v2(
+    tensor: EagerTensorLike, axis: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def reverse_v2(
+    tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -151,3 +151,57 @@ def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("InvertPermutation", [x], {}, name)
     return _out[0]
+
+
+def is_finite(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns which elements of `x` are finite (neither inf nor NaN).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Floating-point values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      True where the element is of the class.
+    """
+    _out = _execute_op("IsFinite", [x], {}, name)
+    return _out[0]
+
+
+def is_inf(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns which elements of `x` are +inf or -inf.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Floating-point values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      True where the element is of the class.
+    """
+    _out = _execute_op("IsInf", [x], {}, name)
+    return _out[0]
+
+
+def is_nan(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns which elements of `x` are NaN.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Floating-point values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      True where the element is of the class.
+    """
+    _out = _execute_op("IsNan", [x], {}, name)
+    return _out[0]

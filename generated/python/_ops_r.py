@@ -692,6 +692,28 @@ def restore_v2(
     return _out[0]
 
 
+def reverse_v2(
+    tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Reverses the order of elements along the dimensions in `axis`.
+
+    Each listed dimension (negative ones count from the end) may appear once; the others are left as they are.
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `uint16`, `int16`, `int32`, `uint32`, `int64`, `uint64`, `bool`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The dimensions to reverse (1-D).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` reversed along `axis`.
+    """
+    _out = _execute_op("ReverseV2", [tensor, axis], {}, name)
+    return _out[0]
+
+
 def round(x: TensorLike, name: str | None = None) -> OpOutput:
     """Rounds `x` to the nearest integer, halves to even (banker's rounding).
 

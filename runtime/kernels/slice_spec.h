@@ -1,6 +1,6 @@
-// Slice's, Pad's and Tile's operands checked and their output shapes worked out, on the
+// Slice's, Pad's, Tile's and ReverseV2's operands checked and their output shapes worked out, on the
 // host: shared by the CPU kernels and the CUDA plugin's, which differ only in the copy.
-// The begin / size / paddings / multiples operands are host memory on both.
+// The begin / size / paddings / multiples / axis operands are host memory on both.
 #pragma once
 
 #include <string>
@@ -129,6 +129,51 @@ inline bool PlanTile(TF_OpKernelContext* ctx, TilePlan* plan) {
   plan->input = std::move(input);
   plan->dims = dims;
   plan->out_dims = std::move(out);
+  return true;
+}
+
+// ReverseV2(tensor, axis): as the box that starts at the last element of each reversed
+// dim and steps back through it (the other dims from 0, forward): the same walk as a
+// StridedSlice with stride -1.
+struct ReversePlan {
+  TensorPtr input;
+  std::vector<int64_t> dims;   // the input's shape, also the output's
+  std::vector<int64_t> first;  // per dim, the first input index read
+  std::vector<int64_t> step;   // per dim, -1 where reversed, else 1
+};
+
+// False after reporting the failure.
+inline bool PlanReverse(TF_OpKernelContext* ctx, ReversePlan* plan) {
+  TensorPtr input = Input(ctx, 0), axis_t = Input(ctx, 1);
+  if (!input || !axis_t) return false;
+  const std::vector<int64_t> dims = Dims(input.get());
+  if (TF_NumDims(axis_t.get()) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "ReverseV2: axis must be a vector, got shape " +
+                                       ShapeString(Dims(axis_t.get())));
+    return false;
+  }
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> first(dims.size(), 0), step(dims.size(), 1);
+  for (int64_t a : IndexValues(axis_t.get())) {
+    if (a < -rank || a >= rank) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "ReverseV2: axis " + std::to_string(a) +
+                                         " is out of range for a tensor of rank " +
+                                         std::to_string(rank));
+      return false;
+    }
+    const size_t d = static_cast<size_t>(a < 0 ? a + rank : a);
+    if (step[d] < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "ReverseV2: axis " + std::to_string(d) +
+                                         " is specified more than once");
+      return false;
+    }
+    step[d] = -1;
+    first[d] = dims[d] > 0 ? dims[d] - 1 : 0;
+  }
+  plan->input = std::move(input);
+  plan->dims = dims;
+  plan->first = std::move(first);
+  plan->step = std::move(step);
   return true;
 }
 

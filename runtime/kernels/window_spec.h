@@ -132,6 +132,8 @@ struct WindowPlan {
   int64_t kh = 0, kw = 0;
   int64_t oh = 0, ow = 0, oc = 0;
   int64_t pt = 0, pl = 0;
+  // Conv2D: ic / the filter's in-channels (Keras' Conv2D(groups=...)); oc divides by it.
+  int64_t groups = 1;
   std::vector<int64_t> out_dims;
 };
 
@@ -157,11 +159,18 @@ inline bool PlanConv2D(TF_OpKernelContext* ctx, const Window2D& w, WindowPlan* p
   TensorPtr input = Input(ctx, 0), filter = Input(ctx, 1);
   if (!input || !filter) return false;
   const std::vector<int64_t> id = Dims(input.get()), fd = Dims(filter.get());
-  if (id.size() != 4 || fd.size() != 4 || id[3] != fd[2] || NumElements(fd) == 0) {
+  // A filter with fewer in-channels than the input convolves groups of them: the
+  // input's depth a multiple of the filter's, the output's a multiple of the groups.
+  if (id.size() != 4 || fd.size() != 4 || NumElements(fd) == 0 || id[3] < fd[2] ||
+      id[3] % fd[2] != 0 || fd[3] % (id[3] / fd[2]) != 0) {
     Fail(ctx, TF_INVALID_ARGUMENT, "Conv2D: input " + ShapeString(id) + " (NHWC) and filter " +
-                                       ShapeString(fd) + " (HWIO) do not fit");
+                                       ShapeString(fd) +
+                                       " (HWIO) do not fit: the input's depth must be a multiple "
+                                       "of the filter's, and the filter's output depth a "
+                                       "multiple of their ratio (the groups)");
     return false;
   }
+  plan->groups = id[3] / fd[2];
   plan->input = std::move(input);
   plan->filter = std::move(filter);
   plan->batch = id[0];

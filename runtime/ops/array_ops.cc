@@ -98,6 +98,16 @@ void RegisterArrayOps(TF_Status* status) {
        "Output dimension `i` is input dimension `perm[i]`.",
        {{"x", "The values."}, {"perm", "A permutation of `[0, rank(x))`."},
         {"y", "The transposed values."}}},
+      {"ReverseV2",
+       {"Tidx: {int32, int64} = DT_INT32",
+        "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, "
+        "float, double, complex64, complex128, string}"},
+       {"tensor: T", "axis: Tidx"}, {"output: T"}, shape_fns::kUnchanged,
+       "Reverses the order of elements along the dimensions in `axis`.",
+       "Each listed dimension (negative ones count from the end) may appear once; the "
+       "others are left as they are.",
+       {{"tensor", "The values."}, {"axis", "The dimensions to reverse (1-D)."},
+        {"output", "`tensor` reversed along `axis`."}}},
       {"ExpandDims", {"T: type", "Tdim: {int32, int64} = DT_INT32"}, {"input: T", "dim: Tdim"},
        {"output: T"}, shape_fns::kExpandDims, "Inserts a dimension of size 1 at index `dim`.",
        "`dim` may be negative, counting from the end (-1 appends).",

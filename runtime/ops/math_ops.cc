@@ -57,6 +57,14 @@ OpRegistration ComplexPart(const char* name, const char* summary) {
        {"Tout", "float for complex64, double for complex128."}}};
 }
 
+// IsFinite, IsNan, IsInf: a float in, whether it is of that class out.
+OpRegistration FloatClass(const char* name, const char* summary) {
+  OpRegistration op = UnaryOp(name, "T: {bfloat16, half, float, double}", summary);
+  op.outputs = {"y: bool"};
+  op.arg_docs = {{"x", "Floating-point values."}, {"y", "True where the element is of the class."}};
+  return op;
+}
+
 }  // namespace
 
 void RegisterReductionOps(TF_Status* status) {
@@ -179,6 +187,9 @@ void RegisterElementwiseMathOps(TF_Status* status) {
       UnaryOp("Tanh", kFloatComplexTypes, "Returns the hyperbolic tangent of `x`."),
       UnaryOp("Sigmoid", kFloatComplexTypes, "Returns `1 / (1 + exp(-x))`."),
       UnaryOp("Erf", "T: {bfloat16, half, float, double}", "Returns the Gauss error function of `x`."),
+      FloatClass("IsFinite", "Returns which elements of `x` are finite (neither inf nor NaN)."),
+      FloatClass("IsNan", "Returns which elements of `x` are NaN."),
+      FloatClass("IsInf", "Returns which elements of `x` are +inf or -inf."),
   }, status);
 }
 

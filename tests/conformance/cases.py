@@ -303,6 +303,11 @@ def _cast_cases(pair: Pair) -> list[Call]:
             Call("Cast", [x], attrs, "rounding and out-of-range values")]
 
 
+def rng_values(*shape) -> np.ndarray:
+    """Small integers (exact in every float type) of `shape`, the same on every call."""
+    return np.random.default_rng(SEED).integers(-3, 4, shape).astype(np.float64)
+
+
 def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
     if pair.op == "Cast":
         return _cast_cases(pair)
@@ -339,6 +344,18 @@ def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
     if op == "Transpose":
         out.append(Call(op, [a(np.arange(6).reshape(2, 3)), np.array([-1, 0], i32)], {},
                         "negative perm"))
+    if op == "ReverseV2" and dt != np.bool_:
+        x = a(np.arange(24).reshape(2, 3, 4))
+        out.append(Call(op, [x, np.array([-1], i32)], {}, "last axis, negative"))
+        out.append(Call(op, [x, np.array([0, 1, 2], i32)], {}, "every axis"))
+        out.append(Call(op, [x, np.zeros(0, i32)], {}, "no axis"))
+        out.append(Call(op, [a(np.zeros((0, 3))), np.array([0, 1], i32)], {}, "empty"))
+    if op == "Conv2D" and floaty:
+        x = a(rng_values(2, 5, 5, 6))
+        out.append(Call(op, [x, a(rng_values(3, 3, 2, 6))], {"strides": [1, 1, 1, 1], "padding": "SAME"},
+                        "3 groups"))
+        out.append(Call(op, [x, a(rng_values(3, 3, 1, 12))], {"strides": [1, 2, 2, 1], "padding": "VALID"},
+                        "a group per channel, 2 outputs each, strided"))
     if op == "GatherV2":
         out.append(Call(op, [a(np.arange(12).reshape(2, 3, 2)), np.array([[0, 1], [2, 0]], i32),
                              i32(1)], {"batch_dims": 1}, "batch_dims=1"))

@@ -397,7 +397,8 @@ NOT_DIFFERENTIABLE = {
                      "InvertPermutation", "Range"], "computes shapes or indices"),
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-                     "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any"], "boolean output"),
+                     "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
+                     "IsInf"], "boolean output"),
     **dict.fromkeys(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"], "integer only"),
     **dict.fromkeys(["Floor", "Ceil", "Round", "FloorDiv"],
                     "piecewise constant: TensorFlow's gradient is None"),
@@ -421,7 +422,10 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
-UNIMPLEMENTED: dict[str, str] = {}
+UNIMPLEMENTED: dict[str, str] = {
+    "ReverseV2": "its gradient (the incoming gradient reversed over the same axes) is for "
+                 "runtime/src/gradients to add; frozen inference graphs need none",
+}
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked

@@ -391,6 +391,27 @@ def test_a_residual_add_and_its_activation_fuse_into_the_convolution(with_bias, 
     assert "add" not in nodes and "conv" not in nodes
 
 
+@pytest.mark.parametrize("groups", [2, 8])
+def test_a_grouped_convolution_fuses_with_its_bias_residual_and_activation(groups):
+    # Keras' Conv2D(groups=...): the filter has 8 / groups in-channels for 8 input
+    # channels; each group of input channels makes its share of the outputs.
+    rng = np.random.default_rng(44)
+    gic, oc = 8 // groups, 8
+    w = (rng.normal(size=(3, 3, gic, oc)) / 4).astype(np.float32)
+    b = rng.normal(size=oc).astype(np.float32)
+    xv = rng.normal(size=(2, 6, 6, 8)).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [2, 6, 6, 8])
+    h = op(g, "BiasAdd", conv2d(g, x, const(g, w), name="conv"), const(g, b), name="bias")
+    y = op(g, "Relu", op(g, "AddV2", x, h, name="add"), name="y")
+    goc = oc // groups
+    grouped = np.concatenate([np_conv_same(xv[..., k * gic:(k + 1) * gic],
+                                           w[..., k * goc:(k + 1) * goc]) for k in range(groups)], -1)
+    want = np.maximum(grouped + b + xv, 0)
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), want, rtol=1e-4, atol=1e-4)
+    assert optimized_ops(g, y, [x])["y"].op == "_OpgenFusedConv2DWithResidual"
+
+
 def test_static_shapes_are_not_trusted_when_an_inner_node_is_fed():
     # Through the C API an inner node may be fed a value of another shape than the graph
     # inferred (the Python layer checks, TF_SessionRun does not), and the Add would then

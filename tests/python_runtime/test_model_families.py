@@ -103,4 +103,36 @@ def test_every_family_is_present():
     assert set(FAMILIES) >= {
         "resnet", "mobilenetv2", "efficientnet", "densenet", "transformer",
         "attention_masked", "lstm", "gru", "conv1d_text", "unet", "image_ops",
-        "detection_head"}
+        "detection_head", "mobilenetv3small", "convnext", "efficientnetv2", "regnet",
+        "inception", "resnetv2", "nasnet", "vgg", "bilstm", "mha_einsum", "bert",
+        "preprocessing"}
+
+
+def _ops(graph_def) -> set:
+    """The op types of a GraphDef's nodes and of its library's functions."""
+    ops = {n.op for n in graph_def.node}
+    for function in graph_def.library.function:
+        ops |= {n.op for n in function.node_def}
+    return ops
+
+
+def test_families_hold_the_patterns_they_were_added_for():
+    """Keras writes a grouped Conv2D (RegNet, ConvNeXt) as an XLA-marked function call
+    whose Conv2D filter has fewer in-channels than its input; a Bidirectional layer's
+    backward pass reverses the sequence; MultiHeadAttention's masked softmax checks for
+    infinities; exact GELU is Erfc."""
+    from opgen.protos import graph_pb2
+    wanted = {"regnet": {"StatefulPartitionedCall", "Conv2D"},
+              "convnext": {"StatefulPartitionedCall", "Erfc", "DepthwiseConv2dNative"},
+              "bilstm": {"ReverseV2", "TensorListStack"},
+              "mha_einsum": {"IsFinite", "Einsum", "BatchMatMulV2"},
+              "bert": {"Erfc", "Einsum", "BatchMatMulV2", "GatherV2"},
+              "inception": {"AvgPool", "ConcatV2", "DepthwiseConv2dNative"},
+              "preprocessing": {"ResizeBilinear", "ResizeNearestNeighbor"}}
+    for name, ops in wanted.items():
+        graph_def = graph_pb2.GraphDef.FromString(Fixture(name).graph_def)
+        assert ops <= _ops(graph_def), f"{name}: {sorted(ops - _ops(graph_def))}"
+        if name == "regnet":
+            grouped = [n for f in graph_def.library.function for n in f.node_def
+                       if n.op == "Conv2D"]
+            assert grouped, "regnet: no Conv2D inside a function"

@@ -541,6 +541,8 @@ _CALLS = {
     "Reshape": lambda P: ([P((2, 3)), np.array([3, 2], I32)], {}, None),
     "Transpose": lambda P: ([P((2, 3)), np.array([1, 0], I32)], {}, None),
     "Tile": lambda P: ([P((2, 3)), np.array([1, 2], I32)], {}, None),
+    "ReverseV2": lambda P: ([P((2, 3)), np.array([1], I32)], {}, None),
+    **{op: lambda P: ([P((2, 3))], {}, None) for op in ("IsFinite", "IsNan", "IsInf")},
     "Pad": lambda P: ([P((2, 3)), np.zeros((2, 2), I32)], {}, None),
     "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
     # convolution-family and image ops (runtime/ops/conv_image_ops.cc)

@@ -1,4 +1,5 @@
-// Conv2D (im2col + one BLAS GEMM per image), MaxPool and AvgPool, for NHWC data.
+// Conv2D (im2col + one BLAS GEMM per image; grouped ones a convolution per group),
+// MaxPool and AvgPool, for NHWC data.
 // NCHW is refused with TF_UNIMPLEMENTED rather than computed wrongly.
 #include <algorithm>
 #include <cstring>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include "conv2d_float.h"
+#include "conv_groups.h"
+#include "depthwise_float.h"
 #include "gemm.h"
 #include "../window_spec.h"
 #include "kernel_util.h"
@@ -23,46 +26,68 @@ using kernels::Window2D;
 void* CreateConvWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, true, "CPU"); }
 void* CreatePoolWindow(TF_OpKernelConstruction* ctx) { return kernels::CreateWindow(ctx, false, "CPU"); }
 
+// One ordinary (ungrouped) convolution of `p`'s geometry with `ic` input and `oc` output
+// channels.
+template <typename T>
+void ConvolveOnce(const Window2D& w, const kernels::WindowPlan& p, int64_t ic, int64_t oc,
+                  const T* in, const T* f, T* out) {
+  const int64_t batch = p.batch, ih = p.ih, iw = p.iw;
+  const int64_t kh = p.kh, kw = p.kw, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
+  if constexpr (std::is_same_v<T, float>) {  // the tuned core (conv2d_float.h)
+    const Conv2DGeometry g{batch, ih, iw, ic, kh, kw, oc, oh, ow, w.strides[1], w.strides[2],
+                           w.dilations[1], w.dilations[2], pt, pl};
+    Conv2DFloat(g, in, f, out, Epilogue{});
+    return;
+  }
+  // im2col: one row per output pixel, kh*kw*ic columns, then [oh*ow, K] @ [K, oc].
+  const int64_t K = kh * kw * ic;
+  std::vector<T> cols(static_cast<size_t>(oh * ow * K));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* image = in + b * ih * iw * ic;
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t x = 0; x < ow; ++x) {
+        T* row = cols.data() + (y * ow + x) * K;
+        for (int64_t i = 0; i < kh; ++i) {
+          const int64_t sy = y * w.strides[1] - pt + i * w.dilations[1];
+          for (int64_t j = 0; j < kw; ++j) {
+            const int64_t sx = x * w.strides[2] - pl + j * w.dilations[2];
+            T* dst = row + (i * kw + j) * ic;
+            if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) std::fill_n(dst, ic, Narrow<T>(0));
+            else std::copy_n(image + (sy * iw + sx) * ic, ic, dst);
+          }
+        }
+      }
+    }
+    Gemm(false, false, oh * ow, oc, K, cols.data(), f, out + b * oh * ow * oc);
+  }
+}
+
 template <typename T>
 struct Conv2DKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const Window2D& w = *static_cast<Window2D*>(state);
     kernels::WindowPlan p;
     if (!kernels::PlanConv2D(ctx, w, &p)) return;
-    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
-    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
     TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
-    if (!output || batch * oh * ow * oc == 0) return;
+    if (!output || p.batch * p.oh * p.ow * p.oc == 0) return;
     const T* in = Data<T>(p.input);
     const T* f = Data<T>(p.filter);
     T* out = Data<T>(output);
-    if constexpr (std::is_same_v<T, float>) {  // the tuned core (conv2d_float.h)
-      const Conv2DGeometry g{batch, ih, iw, ic, kh, kw, oc, oh, ow, w.strides[1], w.strides[2],
-                             w.dilations[1], w.dilations[2], pt, pl};
-      Conv2DFloat(g, in, f, out, Epilogue{});
+    if (p.groups == 1) {
+      ConvolveOnce(w, p, p.ic, p.oc, in, f, out);
       return;
     }
-    // im2col: one row per output pixel, kh*kw*ic columns, then [oh*ow, K] @ [K, oc].
-    const int64_t K = kh * kw * ic;
-    std::vector<T> cols(static_cast<size_t>(oh * ow * K));
-    for (int64_t b = 0; b < batch; ++b) {
-      const T* image = in + b * ih * iw * ic;
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t x = 0; x < ow; ++x) {
-          T* row = cols.data() + (y * ow + x) * K;
-          for (int64_t i = 0; i < kh; ++i) {
-            const int64_t sy = y * w.strides[1] - pt + i * w.dilations[1];
-            for (int64_t j = 0; j < kw; ++j) {
-              const int64_t sx = x * w.strides[2] - pl + j * w.dilations[2];
-              T* dst = row + (i * kw + j) * ic;
-              if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) std::fill_n(dst, ic, Narrow<T>(0));
-              else std::copy_n(image + (sy * iw + sx) * ic, ic, dst);
-            }
-          }
-        }
+    if constexpr (std::is_same_v<T, float>) {
+      // A group per input channel (ConvNeXt's, Xception's) is a depthwise convolution,
+      // whose filter [kh, kw, 1, ic * m] lies in memory as depthwise's [kh, kw, ic, m].
+      if (p.groups == p.ic) {
+        DepthwiseConv2DFloat(DepthwiseOf(w, p), in, f, out, Epilogue{});
+        return;
       }
-      Gemm(false, false, oh * ow, oc, K, cols.data(), f, out + b * oh * ow * oc);
     }
+    ForEachConvGroup(p, in, f, out, [&](const T* in_g, const T* f_g, T* out_g, int64_t ic, int64_t oc) {
+      ConvolveOnce(w, p, ic, oc, in_g, f_g, out_g);
+    });
   }
 };
 

@@ -1,5 +1,6 @@
 // Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
-// Erfc, Sin, Cos, Floor, Ceil, Round, and ComplexAbs.
+// Erfc, Sin, Cos, Floor, Ceil, Round, ComplexAbs, and the float classes IsFinite,
+// IsNan, IsInf.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
 #include "elementwise_ops.h"
 
@@ -26,6 +27,31 @@ struct ComplexAbsKernel {
   }
 };
 
+// IsFinite, IsNan, IsInf: one bool per element, the float widened first (half and
+// bfloat16 keep their infinities and NaNs when widened).
+struct IsFiniteClass { static bool Test(double v) { return std::isfinite(v); } };
+struct IsNanClass { static bool Test(double v) { return std::isnan(v); } };
+struct IsInfClass { static bool Test(double v) { return std::isinf(v); } };
+
+template <typename Class>
+struct FloatClassKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(void*, TF_OpKernelContext* ctx) {
+      const TF_Tensor* x = BorrowInput(ctx, 0);
+      if (!x) return;
+      const std::vector<int64_t> dims = Dims(x);
+      TF_Tensor* y = AllocateBorrowedOutput<bool>(ctx, 0, dims);
+      if (!y) return;
+      const T* xp = Data<T>(x);
+      bool* yp = Data<bool>(y);
+      ParallelFor(NumElements(dims), [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) yp[i] = Class::Test(static_cast<double>(Widen(xp[i])));
+      });
+    }
+  };
+};
+
 }  // namespace
 
 void RegisterElementwiseMathKernels(TF_Status* status) {
@@ -46,6 +72,9 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<FloorOp, Floats>("Floor", status);
   RegisterUnary<CeilOp, Floats>("Ceil", status);
   RegisterUnary<RoundOp, Concat<Floats, Types<int32_t, int64_t>>>("Round", status);
+  RegisterForTypes<FloatClassKernel<IsFiniteClass>::Kernel>(kDevice, "IsFinite", Floats(), status);
+  RegisterForTypes<FloatClassKernel<IsNanClass>::Kernel>(kDevice, "IsNan", Floats(), status);
+  RegisterForTypes<FloatClassKernel<IsInfClass>::Kernel>(kDevice, "IsInf", Floats(), status);
   RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX64}, {"Tout", TF_FLOAT}}, {},
                            &ComplexAbsKernel<std::complex<float>>::Compute}, status);
   RegisterKernel(kDevice, {"ComplexAbs", {{"T", TF_COMPLEX128}, {"Tout", TF_DOUBLE}}, {},

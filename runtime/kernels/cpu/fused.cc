@@ -7,6 +7,7 @@
 #include "../fused_spec.h"
 #include "conv2d_avx512.h"  // ApplyActivationBlock
 #include "conv2d_float.h"
+#include "conv_groups.h"
 #include "depthwise_float.h"
 #include "gemm.h"
 #include "kernel_util.h"
@@ -76,8 +77,31 @@ void FusedConv2DCompute(void* state, TF_OpKernelContext* ctx) {
                          w.strides[1], w.strides[2], w.dilations[1], w.dilations[2], p.pt, p.pl};
   Epilogue ep = MakeEpilogue(attrs.epilogue, Data<float>(bias));
   if (with_residual) ep.residual = Data<float>(residual);
-  Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output), ep,
-              attrs.constant_filter ? &cpu_state.filter_cache : nullptr);
+  if (p.groups == 1) {
+    Conv2DFloat(g, Data<float>(p.input), Data<float>(p.filter), Data<float>(output), ep,
+                attrs.constant_filter ? &cpu_state.filter_cache : nullptr);
+    return;
+  }
+  // Grouped: the convolution (depthwise for a group per channel, else per group), then
+  // the epilogue over the assembled output.
+  if (p.groups == p.ic) {
+    DepthwiseConv2DFloat(DepthwiseOf(w, p), Data<float>(p.input), Data<float>(p.filter),
+                         Data<float>(output), Epilogue{});
+  } else {
+    ForEachConvGroup(p, Data<float>(p.input), Data<float>(p.filter), Data<float>(output),
+                     [&](const float* in_g, const float* f_g, float* out_g, int64_t ic, int64_t oc) {
+                       Conv2DGeometry gg = g;
+                       gg.ic = ic;
+                       gg.oc = oc;
+                       Conv2DFloat(gg, in_g, f_g, out_g, Epilogue{});
+                     });
+  }
+  float* out = Data<float>(output);
+  const int64_t oc = p.oc;
+  ParallelFor(p.batch * p.oh * p.ow, [&](int64_t begin, int64_t end) {
+    ApplyEpilogue(out + begin * oc, end - begin, oc, ep,
+                  ep.residual != nullptr ? ep.residual + begin * oc : nullptr);
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(oc, 1)));
 }
 
 void FusedDepthwiseCompute(void* state, TF_OpKernelContext* ctx) {

@@ -1,5 +1,5 @@
-// Kernels that select or repeat parts of a tensor: Slice, Pad, Tile, GatherV2, and
-// Range. Element copies go by byte size, so one kernel serves every dtype (Range is
+// Kernels that select, reorder or repeat parts of a tensor: Slice, StridedSlice,
+// ReverseV2, Pad, Tile, GatherV2, and Range. Element copies go by byte size, so one kernel serves every dtype (Range is
 // the exception: it computes values).
 #include <algorithm>
 #include <cmath>
@@ -207,23 +207,13 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
     }
 }
 
-// numpy's basic indexing (strided_slice_spec.h resolves the spec); the copy is a walk
-// over the box of input elements it selects.
-void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
-  kernels::StridedSlicePlan plan;
-  if (!kernels::PlanStridedSlice(ctx, *static_cast<kernels::StridedSliceMasks*>(state), &plan)) return;
-  const TensorPtr& input = plan.input;
-  const std::vector<int64_t>& dims = plan.dims;
-  const kernels::StridedSliceBox& box = plan.box;
-  const std::vector<int64_t>& first = box.first;
-  const std::vector<int64_t>& step = box.step;
-  const std::vector<int64_t>& count = box.count;
-  const std::vector<int64_t>& out_dims = box.out_dims;
-  TensorPtr output = AllocateLike(ctx, input.get(), out_dims);
-  if (!output) return;
-  const int64_t e = ElementBytes(input.get());
-  const char* src = static_cast<const char*>(TF_TensorData(input.get()));
-  char* dst = static_cast<char*>(TF_TensorData(output.get()));
+// Copies the box of `input` (dims `dims`) that starts at `first` and takes count[d]
+// elements step[d] apart (negative: backwards) along each dim into `output`, in order.
+void CopyBox(const TF_Tensor* input, const std::vector<int64_t>& dims, const std::vector<int64_t>& first,
+             const std::vector<int64_t>& step, const std::vector<int64_t>& count, TF_Tensor* output) {
+  const int64_t e = ElementBytes(input);
+  const char* src = static_cast<const char*>(TF_TensorData(input));
+  char* dst = static_cast<char*>(TF_TensorData(output));
   if (NumElements(count) == 0) return;
   if (count.empty()) {  // a scalar
     std::memcpy(dst, src, e);
@@ -240,6 +230,32 @@ void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
                }
                for (int64_t i = 0; i < width; ++i) std::memcpy(row + i * e, in_row + (x0 + i * dx) * e, e);
              });
+}
+
+// numpy's basic indexing (strided_slice_spec.h resolves the spec); the copy is a walk
+// over the box of input elements it selects.
+void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
+  kernels::StridedSlicePlan plan;
+  if (!kernels::PlanStridedSlice(ctx, *static_cast<kernels::StridedSliceMasks*>(state), &plan)) return;
+  const kernels::StridedSliceBox& box = plan.box;
+  TensorPtr output = AllocateLike(ctx, plan.input.get(), box.out_dims);
+  if (!output) return;
+  CopyBox(plan.input.get(), plan.dims, box.first, box.step, box.count, output.get());
+}
+
+// ReverseV2: the whole tensor walked backwards along the reversed dims (slice_spec.h).
+void ReverseCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::ReversePlan plan;
+  if (!kernels::PlanReverse(ctx, &plan)) return;
+  TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.dims);
+  if (!output) return;
+  std::vector<int64_t> dims = plan.dims, first = plan.first, step = plan.step, count = plan.dims;
+  // Trailing dims left in order copy as whole rows: merge the last into the one before
+  // while both are unreversed (their first is 0; the step the merge scales is reset).
+  MergeWholeTrailingDims({&count, &dims, &first, &step},
+                         [&](size_t d) { return step[d] == 1 && step[d - 1] > 0; });
+  for (int64_t& s : step) s = s < 0 ? -1 : 1;
+  CopyBox(plan.input.get(), dims, first, step, count, output.get());
 }
 
 template <typename T>
@@ -284,6 +300,9 @@ void RegisterSlicingKernels(TF_Status* status) {
       RegisterKernel(kDevice, {"StridedSlice", {{"T", t}, {"Index", index}}, {},
           StridedSliceCompute, kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks},
           status);
+  for (TF_DataType t : kAllFixedSizeTypes)
+    for (TF_DataType index : {TF_INT32, TF_INT64})
+      RegisterKernel(kDevice, {"ReverseV2", {{"T", t}, {"Tidx", index}}, {}, ReverseCompute}, status);
   RegisterKernel(kDevice, {"Range", {{"Tidx", TF_FLOAT}}, {}, &RangeKernel<float>::Compute}, status);
   RegisterKernel(kDevice, {"Range", {{"Tidx", TF_DOUBLE}}, {}, &RangeKernel<double>::Compute},
       status);

@@ -1,4 +1,5 @@
-// Conv2D (im2col + the GEMMs of gemm.cu), MaxPool and AvgPool on the GPU, NHWC only
+// Conv2D (im2col + the GEMMs of gemm.cu; grouped ones a convolution per group), MaxPool
+// and AvgPool on the GPU, NHWC only
 // (NCHW refused), with the CPU kernels' attr and shape checks and errors
 // (../window_spec.h). Twin of ../cpu/conv_pool.cc.
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "../window_spec.h"
+#include "byte_copy.cuh"
 #include "conv_gpu.h"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
@@ -117,15 +119,14 @@ bool LaunchIm2Col(TF_OpKernelContext* ctx, cudaStream_t stream, const void* in, 
 // The im2col buffer is limited to about this many elements; larger batches run in chunks.
 constexpr int64_t kIm2ColElements = int64_t{1} << 26;
 
-// The convolution of a planned Conv2D into `out` (im2col + GEMM per chunk of images);
-// false after reporting a failure.
+// One ordinary (ungrouped) convolution of `p`'s geometry with `ic` input and `oc` output
+// channels into `out` (im2col + GEMM per chunk of images); false after reporting a failure.
 template <typename T>
-bool RunConv2D(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
-               const kernels::WindowPlan& p, T* out) {
-    const int64_t batch = p.batch, ih = p.ih, iw = p.iw, ic = p.ic;
-    const int64_t kh = p.kh, kw = p.kw, oc = p.oc, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
-    const T* in = Data<T>(p.input);
-    const T* f = Data<T>(p.filter);
+bool ConvolveOnce(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
+                  const kernels::WindowPlan& p, int64_t ic, int64_t oc, const T* in, const T* f,
+                  T* out) {
+    const int64_t batch = p.batch, ih = p.ih, iw = p.iw;
+    const int64_t kh = p.kh, kw = p.kw, oh = p.oh, ow = p.ow, pt = p.pt, pl = p.pl;
     const int64_t taps = kh * kw * ic;  // the GEMM's inner dimension
     // A 1x1 window at stride 1 without padding reads each pixel's channels as they lie:
     // the input is its own im2col matrix. So is any window when there are no channels.
@@ -148,6 +149,50 @@ bool RunConv2D(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
         return false;
     }
     return true;
+}
+
+// The convolution of a planned Conv2D into `out`; false after reporting a failure. A
+// grouped one (Keras' Conv2D(groups=...)) gathers each group's input channels and filter
+// columns contiguous ([groups, ...] temporaries), convolves each group, and spreads the
+// groups' outputs back into their channels of `out`.
+template <typename T>
+bool RunConv2D(TF_OpKernelContext* ctx, cudaStream_t stream, const Window2D& w,
+               const kernels::WindowPlan& p, T* out) {
+  const T* in = Data<T>(p.input);
+  const T* f = Data<T>(p.filter);
+  if (p.groups == 1) return ConvolveOnce<T>(ctx, stream, w, p, p.ic, p.oc, in, f, out);
+  if constexpr (std::is_same_v<T, float>) {
+    // A group per input channel is a depthwise convolution: the filter [kh, kw, 1, ic * m]
+    // lies in memory as depthwise's [kh, kw, ic, m].
+    if (p.groups == p.ic) return DepthwiseFloatGpu(ctx, stream, w, p, p.oc / p.ic, out);
+  }
+  const int64_t groups = p.groups, gic = p.ic / groups, goc = p.oc / groups;
+  const int64_t pixels = p.batch * p.ih * p.iw, out_pixels = p.batch * p.oh * p.ow;
+  const int64_t taps = p.kh * p.kw * gic;
+  const TF_DataType dtype = DtypeOf<T>::value;
+  TensorPtr in_g = AllocateTemp(ctx, dtype, {groups * pixels * gic});
+  TensorPtr f_g = AllocateTemp(ctx, dtype, {groups * taps * goc});
+  TensorPtr out_g = AllocateTemp(ctx, dtype, {groups * out_pixels * goc});
+  if (!in_g || !f_g || !out_g) return false;
+  const int64_t esize = static_cast<int64_t>(sizeof(T));
+  if (pixels > 0)  // in_g[g][i][c] = in[i][g * gic + c]
+    StridedCopy(ctx, stream, "Conv2D", MapKind::kLinear,
+                {MapDim{groups, gic, 0, 0}, MapDim{pixels, p.ic, 0, 0}, MapDim{gic, 1, 0, 0}}, 0,
+                esize, in, Data<T>(in_g), groups * pixels * gic);
+  // f_g[g][t][k] = f[t][g * goc + k]
+  StridedCopy(ctx, stream, "Conv2D", MapKind::kLinear,
+              {MapDim{groups, goc, 0, 0}, MapDim{taps, p.oc, 0, 0}, MapDim{goc, 1, 0, 0}}, 0, esize,
+              f, Data<T>(f_g), groups * taps * goc);
+  for (int64_t g = 0; g < groups; ++g)
+    if (!ConvolveOnce<T>(ctx, stream, w, p, gic, goc, Data<T>(in_g) + g * pixels * gic,
+                         Data<T>(f_g) + g * taps * goc, Data<T>(out_g) + g * out_pixels * goc))
+      return false;
+  // out[i][g * goc + k] = out_g[g][i][k]
+  StridedCopy(ctx, stream, "Conv2D", MapKind::kLinear,
+              {MapDim{out_pixels, goc, 0, 0}, MapDim{groups, out_pixels * goc, 0, 0},
+               MapDim{goc, 1, 0, 0}},
+              0, esize, Data<T>(out_g), out, out_pixels * p.oc);
+  return true;
 }
 
 template <typename T>

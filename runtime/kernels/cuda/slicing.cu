@@ -1,4 +1,4 @@
-// Slice, StridedSlice, Tile, Pad, GatherV2 and Range on the GPU: strided copies of
+// Slice, StridedSlice, ReverseV2, Tile, Pad, GatherV2 and Range on the GPU: strided copies of
 // opaque words (byte_copy.cuh); only Range computes values. Twin of ../cpu/slicing.cc,
 // with its checks (../slice_spec.h, ../strided_slice_spec.h, ../gather_spec.h, ../range_spec.h).
 #include "../gather_spec.h"
@@ -56,6 +56,16 @@ void StridedSliceCompute(void* state, TF_OpKernelContext* ctx) {
   TensorPtr output = AllocateLike(ctx, 0, plan.input.get(), box.out_dims);
   if (!output) return;
   CopyBox(ctx, "StridedSlice", plan.input.get(), plan.dims, box.first, box.step, box.count,
+          output.get());
+}
+
+// ReverseV2: the box walked backwards along the reversed dims (../slice_spec.h).
+void ReverseCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::ReversePlan plan;
+  if (!kernels::PlanReverse(ctx, &plan)) return;
+  TensorPtr output = AllocateLike(ctx, 0, plan.input.get(), plan.dims);
+  if (!output) return;
+  CopyBox(ctx, "ReverseV2", plan.input.get(), plan.dims, plan.first, plan.step, plan.dims,
           output.get());
 }
 
@@ -270,6 +280,8 @@ void RegisterSlicingKernels(TF_Status* status) {
                                kernels::DeleteStridedSliceMasks},
                      status);
       RegisterKernel(kDevice, {"Tile", {{"T", t}, {"Tmultiples", index}}, {"multiples"}, TileCompute},
+                     status);
+      RegisterKernel(kDevice, {"ReverseV2", {{"T", t}, {"Tidx", index}}, {"axis"}, ReverseCompute},
                      status);
       RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {"paddings"}, PadCompute},
                      status);

@@ -175,7 +175,8 @@ bool FoldOnce(OptGraph& g, const std::string& conv_name) {
     out->input = {conv_name};
   }
   out->input.insert(out->input.end(), controls.begin(), controls.end());
-  g.Invalidate();
+  g.Touch(conv_name);
+  g.Touch(k.name);
   if (!has_bias) BypassIdentity(g, k.name);  // so the next fold sees the convolution again
   return true;
 }

@@ -95,10 +95,11 @@ int FoldConstants(OptGraph& g) {
     if (!ok) continue;  // the added Consts have no readers and are swept
     for (size_t k = 0; k < results.size(); ++k) {
       if (names[k].empty()) continue;
-      for (const OptGraph::Reader& r : g.DataReaders(node.name, static_cast<int>(k)))
+      for (const OptGraph::Reader& r : g.DataReaders(node.name, static_cast<int>(k))) {
         g.nodes()[r.node].input[r.input] = names[k];
+        g.Touch(r.node);
+      }
     }
-    g.Invalidate();
     ++folded;
   }
   return folded;

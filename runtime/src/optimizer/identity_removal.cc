@@ -73,8 +73,8 @@ bool BypassIdentity(OptGraph& g, const std::string& name) {
         cleaned.push_back(s);
       }
       in = std::move(cleaned);
+      g.Touch(t);
     }
-    g.Invalidate();
   }
   return true;
 }
@@ -86,8 +86,8 @@ int RemoveIdentities(OptGraph& g) {
   // Waiting on a Const that waits on nothing orders nothing (frozen graphs wait on the
   // constants that replaced their variable reads); dropping the edge lets a Const that
   // a fold replaced be swept instead of kept alive.
-  for (NodeDefProto& node : g.nodes()) {
-    std::vector<std::string>& in = node.input;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    std::vector<std::string>& in = g.nodes()[i].input;
     const size_t before = in.size();
     in.erase(std::remove_if(in.begin(), in.end(),
                             [&](const std::string& s) {
@@ -96,7 +96,7 @@ int RemoveIdentities(OptGraph& g) {
                               return dep != nullptr && dep->op == "Const" && dep->input.empty();
                             }),
              in.end());
-    if (in.size() != before) g.Invalidate();
+    if (in.size() != before) g.Touch(static_cast<int>(i));
   }
   return removed;
 }

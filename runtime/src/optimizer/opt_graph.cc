@@ -48,11 +48,72 @@ void OptGraph::RebuildPositions() {
 void OptGraph::Rebuild() {
   if (!positions_valid_) RebuildPositions();
   readers_.clear();
-  for (size_t i = 0; i < nodes_.size(); ++i)
+  seen_inputs_.clear();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
     for (size_t j = 0; j < nodes_[i].input.size(); ++j)
       readers_[ParseTensorRef(nodes_[i].input[j]).node].push_back(
           Reader{static_cast<int>(i), static_cast<int>(j)});
+    seen_inputs_.push_back(nodes_[i].input);
+  }
   readers_valid_ = true;
+  readers_stale_ = false;
+}
+
+void OptGraph::Touch(const std::string& name) {
+  if (!positions_valid_) RebuildPositions();
+  auto it = position_.find(name);
+  if (it != position_.end()) touched_.push_back(it->second);
+}
+
+// Moves node `position`'s reader entries from the inputs readers_ saw to its current
+// ones; `changed` collects the readers_ keys whose lists changed.
+void OptGraph::Reread(int position, std::set<std::string>* changed) {
+  const size_t i = static_cast<size_t>(position);
+  if (i < seen_inputs_.size()) {
+    if (nodes_[i].input == seen_inputs_[i]) return;
+    for (const std::string& in : seen_inputs_[i]) {
+      const std::string source = ParseTensorRef(in).node;
+      std::vector<Reader>& list = readers_[source];
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&](const Reader& r) { return r.node == position; }),
+                 list.end());
+      changed->insert(source);
+    }
+  } else {
+    seen_inputs_.resize(i + 1);
+  }
+  for (size_t j = 0; j < nodes_[i].input.size(); ++j) {
+    const std::string source = ParseTensorRef(nodes_[i].input[j]).node;
+    readers_[source].push_back(Reader{position, static_cast<int>(j)});
+    changed->insert(source);
+  }
+  seen_inputs_[i] = nodes_[i].input;
+}
+
+void OptGraph::RefreshReaders() {
+  if (!readers_valid_) {
+    touched_.clear();
+    Rebuild();
+    return;
+  }
+  std::set<std::string> changed;
+  if (readers_stale_) {  // unknown changes: compare every node with what was seen
+    for (size_t i = 0; i < nodes_.size(); ++i) Reread(static_cast<int>(i), &changed);
+  } else {
+    for (int position : touched_)
+      if (position >= 0 && static_cast<size_t>(position) < nodes_.size()) Reread(position, &changed);
+    for (size_t i = seen_inputs_.size(); i < nodes_.size(); ++i)  // appended since
+      Reread(static_cast<int>(i), &changed);
+  }
+  for (const std::string& source : changed) {
+    std::vector<Reader>& list = readers_[source];
+    std::sort(list.begin(), list.end(), [](const Reader& a, const Reader& b) {
+      return a.node < b.node || (a.node == b.node && a.input < b.input);
+    });
+    if (list.empty()) readers_.erase(source);
+  }
+  touched_.clear();
+  readers_stale_ = false;
 }
 
 NodeDefProto* OptGraph::Find(const std::string& name) {
@@ -63,7 +124,7 @@ NodeDefProto* OptGraph::Find(const std::string& name) {
 
 const std::vector<OptGraph::Reader>& OptGraph::Readers(const std::string& name) {
   static const std::vector<Reader> kNone;
-  if (!readers_valid_) Rebuild();
+  RefreshReaders();
   auto it = readers_.find(name);
   return it == readers_.end() ? kNone : it->second;
 }
@@ -129,7 +190,9 @@ bool OptGraph::AddConst(const std::string& base, const TF_Tensor& value, const s
   node.device = device;
   *name = node.name;
   nodes_.push_back(std::move(node));
-  InvalidatePositions();
+  // Appended: the other nodes keep their positions, and RefreshReaders reads the new
+  // one's inputs (none).
+  if (positions_valid_) position_[*name] = static_cast<int>(nodes_.size() - 1);
   return true;
 }
 
@@ -144,32 +207,60 @@ bool OptGraph::ReplaceWithConst(const std::string& name, const TF_Tensor& value)
     if (ParseTensorRef(in).control()) controls.push_back(in);
   node->input = std::move(controls);
   const_cache_.erase(name);
-  Invalidate();
+  Touch(name);
   return true;
 }
 
 int OptGraph::SweepDead() {
-  if (!readers_valid_) Rebuild();
-  std::set<std::string> live;
-  std::vector<std::string> stack(roots_.begin(), roots_.end());
-  stack.insert(stack.end(), keep_.begin(), keep_.end());
-  while (!stack.empty()) {
-    std::string name = std::move(stack.back());
-    stack.pop_back();
-    if (!live.insert(name).second) continue;
-    const NodeDefProto* node = Find(name);
-    if (node == nullptr) continue;
-    for (const std::string& in : node->input) {
-      const TensorRef ref = ParseTensorRef(in);
-      if (!live.count(ref.node)) stack.push_back(ref.node);
+  RefreshReaders();
+  if (!positions_valid_) RebuildPositions();
+  std::vector<char> live(nodes_.size(), 0);
+  std::vector<int> stack;
+  const auto visit = [&](const std::string& name) {
+    auto it = position_.find(name);
+    if (it != position_.end() && !live[it->second]) {
+      live[it->second] = 1;
+      stack.push_back(it->second);
     }
+  };
+  for (const std::string& name : roots_) visit(name);
+  for (const std::string& name : keep_) visit(name);
+  while (!stack.empty()) {
+    const int node = stack.back();
+    stack.pop_back();
+    for (const std::string& in : nodes_[node].input) visit(ParseTensorRef(in).node);
   }
   const size_t before = nodes_.size();
-  nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(),
-                              [&](const NodeDefProto& n) { return !live.count(n.name); }),
-               nodes_.end());
-  if (nodes_.size() != before) InvalidatePositions();
-  return static_cast<int>(before - nodes_.size());
+  // Dead nodes go; the index moves with the survivors (positions shift down, readers
+  // that were swept leave their sources' lists) instead of being rebuilt: folds and
+  // fusions sweep after each rewrite.
+  std::vector<int> moved(before, -1);
+  size_t kept = 0;
+  for (size_t i = 0; i < before; ++i) {
+    if (!live[i]) {
+      position_.erase(nodes_[i].name);
+      continue;
+    }
+    moved[i] = static_cast<int>(kept);
+    if (kept != i) {
+      nodes_[kept] = std::move(nodes_[i]);
+      seen_inputs_[kept] = std::move(seen_inputs_[i]);
+      position_[nodes_[kept].name] = static_cast<int>(kept);
+    }
+    ++kept;
+  }
+  if (kept == before) return 0;
+  nodes_.resize(kept);
+  seen_inputs_.resize(kept);
+  for (auto it = readers_.begin(); it != readers_.end();) {
+    std::vector<Reader>& list = it->second;
+    size_t n = 0;
+    for (const Reader& r : list)
+      if (moved[r.node] >= 0) list[n++] = Reader{moved[r.node], r.input};
+    list.resize(n);
+    it = list.empty() ? readers_.erase(it) : std::next(it);
+  }
+  return static_cast<int>(before - kept);
 }
 
 AttrValue TypeAttr(TF_DataType type) {
@@ -215,7 +306,7 @@ void OptGraph::ReplaceWithFused(const std::string& sink, const std::set<std::str
   node->attr = std::move(attrs);
   node->input = std::move(inputs);
   node->device = device;
-  Invalidate();
+  Touch(sink);
 }
 
 bool OptGraph::StaticShape(const TensorRef& ref, std::vector<int64_t>* dims) const {

@@ -63,7 +63,7 @@ bool FoldAt(OptGraph& g, const std::string pad_name) {  // a copy: nodes move
   list.kind = AttrValue::kListInt;
   list.list_i = explicit_paddings;
   conv.attr["explicit_paddings"] = list;
-  g.Invalidate();
+  g.Touch(r.node);
   return true;
 }
 
