@@ -13,6 +13,7 @@
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/c_api.h"
+#include "tensorflow/c/tf_tstring.h"
 #include "wire_format.h"
 #include "wire_reader.h"
 
@@ -611,6 +612,12 @@ void TF_SetOutput(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_St
   opgen::ClearStatus(status);
 }
 
+// Bytes per element of a tensor's buffer: a TF_TString for strings, whose
+// TF_DataTypeSize is 0 as in TensorFlow.
+static size_t ElementSize(TF_DataType dtype) {
+  return dtype == TF_STRING ? sizeof(TF_TString) : TF_DataTypeSize(dtype);
+}
+
 // Allocates output `index` into the context, which owns it; nullptr after a failure.
 static TF_Tensor* AllocateContextOutput(TF_OpKernelContext* context, int index,
                                         TF_DataType dtype, const int64_t* dims, int num_dims,
@@ -620,7 +627,8 @@ static TF_Tensor* AllocateContextOutput(TF_OpKernelContext* context, int index,
                      "output index " + std::to_string(index) + " out of range");
     return nullptr;
   }
-  TF_Tensor* t = context->instance->host_output(index)
+  // Strings live in host memory on every device, as in TensorFlow.
+  TF_Tensor* t = context->instance->host_output(index) || dtype == TF_STRING
                     ? TF_AllocateTensor(dtype, dims, num_dims, len)
                     : opgen::AllocateDeviceTensor(context->instance->device(), dtype, dims,
                                                   num_dims, len, status);
@@ -765,7 +773,8 @@ TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
   const TF_DataType dtype = context->output_types[output_index];
   const int64_t elements =
       opgen::NumElements(std::vector<int64_t>(output_dims, output_dims + output_num_dims));
-  if (elements < 0 || TF_DataTypeSize(dtype) == 0) {
+  const size_t element_size = ElementSize(dtype);
+  if (elements < 0 || element_size == 0) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "cannot allocate output " + std::to_string(output_index) + " of dtype " +
                          std::string(opgen::DataTypeName(dtype)) + " and shape " +
@@ -774,7 +783,7 @@ TF_Tensor* TF_ForwardInputOrAllocateOutput(TF_OpKernelContext* context,
     return nullptr;
   }
   return TF_AllocateOutput(context, output_index, dtype, output_dims, output_num_dims,
-                           static_cast<size_t>(elements) * TF_DataTypeSize(dtype), status);
+                           static_cast<size_t>(elements) * element_size, status);
 }
 
 TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* context, TF_DataType dtype,
@@ -790,10 +799,11 @@ TF_Tensor* TF_AllocateTemp(TF_OpKernelContext* context, TF_DataType dtype,
   const std::vector<int64_t> shape(dims, dims + num_dims);
   const int64_t elements = opgen::NumElements(shape);
   const opgen::Device* device = context->instance->device();
-  const bool on_host = device->is_host() || (alloc_attrs != nullptr && alloc_attrs->on_host);
-  const size_t len = static_cast<size_t>(elements) * TF_DataTypeSize(dtype);
+  const bool on_host = device->is_host() || (alloc_attrs != nullptr && alloc_attrs->on_host) ||
+                       dtype == TF_STRING;
+  const size_t len = static_cast<size_t>(elements) * ElementSize(dtype);
   TF_Tensor* t = nullptr;
-  if (elements >= 0 && TF_DataTypeSize(dtype) != 0) {
+  if (elements >= 0 && ElementSize(dtype) != 0) {
     t = on_host ? TF_AllocateTensor(dtype, dims, num_dims, len)
                 : opgen::AllocateDeviceTensor(device, dtype, dims, num_dims, len, status);
     if (t == nullptr && !on_host) return nullptr;  // the device said why
@@ -996,6 +1006,20 @@ TF_Buffer* TF_OpKernelConstruction_GetAttrFunction(TF_OpKernelConstruction* ctx,
     if (!r.skip(wire_type, number)) break;
   }
   return TF_NewBufferFromString("", 0);  // a NameAttrList with no name
+}
+
+TF_Buffer* OPGEN_OpKernelConstructionGetAttrValue(TF_OpKernelConstruction* ctx,
+                                                  const char* attr_name, TF_Status* status) {
+  auto it = ctx->attrs->find(attr_name != nullptr ? attr_name : "");
+  if (it == ctx->attrs->end()) {
+    opgen::SetStatus(status, TF_INVALID_ARGUMENT,
+                     std::string("No attr named '") + (attr_name != nullptr ? attr_name : "") +
+                         "' in NodeDef of " + ctx->op->name);
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  const std::string bytes = opgen::SerializeAttrValue(it->second);
+  return TF_NewBufferFromString(bytes.data(), bytes.size());
 }
 
 void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const char* attr_name,

@@ -43,6 +43,9 @@ struct AttrValue {
   std::vector<Shape> list_shape;
   // kFunc: NameAttrList.attr, the called function's attr values (null when it has none).
   std::shared_ptr<const std::map<std::string, AttrValue>> func_attr;
+  // kListFunc: each function's NameAttrList.attr, by index into list_s (null, or missing
+  // at the end, when a function has none).
+  std::vector<std::shared_ptr<const std::map<std::string, AttrValue>>> list_func_attr;
 
   bool IsList() const { return kind >= kListString; }
   // Number of elements of a list value (0 for scalars).

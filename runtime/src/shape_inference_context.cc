@@ -299,4 +299,17 @@ void OPGEN_ShapeInferenceContextGetAttrTensorShape(TF_ShapeInferenceContext* ctx
   result->shape = opgen::Shape{false, std::move(dims)};
 }
 
+TF_Buffer* OPGEN_ShapeInferenceContextGetAttrValue(TF_ShapeInferenceContext* ctx,
+                                                   const char* attr_name, TF_Status* status) {
+  const std::string name = attr_name != nullptr ? attr_name : "";
+  auto it = ctx->attrs->find(name);
+  if (it == ctx->attrs->end()) {
+    SetStatus(status, TF_INVALID_ARGUMENT, "the node has no attr '" + name + "'");
+    return nullptr;
+  }
+  opgen::ClearStatus(status);
+  const std::string bytes = opgen::SerializeAttrValue(it->second);
+  return TF_NewBufferFromString(bytes.data(), bytes.size());
+}
+
 }  // extern "C"

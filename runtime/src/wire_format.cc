@@ -92,7 +92,10 @@ std::string SerializeListValue(const AttrValue& v) {
       for (const std::string& t : v.list_s) w.Bytes(8, t);
       break;
     case AttrValue::kListFunc:
-      for (const std::string& f : v.list_s) w.Bytes(9, SerializeNameAttrList(f));
+      for (size_t i = 0; i < v.list_s.size(); ++i) {
+        const auto* attrs = i < v.list_func_attr.size() ? v.list_func_attr[i].get() : nullptr;
+        w.Bytes(9, SerializeNameAttrList(v.list_s[i], attrs));
+      }
       break;
     default:
       break;
@@ -352,13 +355,6 @@ ParseOutcome ParseShape(Bytes bytes, Shape* shape, std::string* reason) {
   return CheckPartialShape(*shape, reason) ? ParseOutcome::kOk : ParseOutcome::kInvalid;
 }
 
-// NameAttrList: only the function name is kept (opgen has no function attrs yet).
-bool ParseFuncName(Bytes bytes, std::string* name) {
-  return ForEachField(bytes, {{1, kLen}}, [name](uint32_t, uint32_t, Reader* r) {
-    return ReadString(r, name);
-  });
-}
-
 // A func attr's NameAttrList: the name and its attr map (entries: key = 1, value = 2).
 bool ParseNameAttrList(Bytes bytes, AttrValue* out) {
   std::map<std::string, AttrValue> attrs;
@@ -434,13 +430,14 @@ ParseOutcome ParseListValue(Bytes bytes, AttrValue* v, std::string* reason) {
         v->list_shape.push_back(shape);
         return true;
       }
-      default: {  // 9: functions
+      default: {  // 9: functions, each with the attrs it is instantiated with
         Bytes func_bytes;
-        std::string name;
+        AttrValue func;
         if (!claim(AttrValue::kListFunc) || !r->length_delimited(&func_bytes) ||
-            !ParseFuncName(func_bytes, &name))
+            !ParseNameAttrList(func_bytes, &func))
           return false;
-        v->list_s.push_back(name);
+        v->list_s.push_back(std::move(func.s));
+        v->list_func_attr.push_back(std::move(func.func_attr));
         return true;
       }
     }

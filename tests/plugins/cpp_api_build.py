@@ -13,7 +13,8 @@ EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "plugin_cpp"
 # The kernels of WeightedAddN before its op, as in the example's CMakeLists.txt.
 SOURCES = ["weighted_add_n_kernels.cc", "weighted_add_n_op.cc", "zero_out.cc", "scale_clip.cc",
            "repeat_rows.cc", "fill_shaped.cc", "scale_and_shift.cc", "function_name.cc",
-           "partial_shape_dims.cc"]
+           "function_list.cc", "partial_shape_dims.cc", "string_repeat.cc", "unstack_rows.cc",
+           "async_add_one.cc"]
 # The GPU halves, compiled as CUDA with GOOGLE_CUDA defined (as TensorFlow's builds do).
 GPU_SOURCES = ["scale_clip_gpu.cu", "scale_and_shift.cu.cc"]
 

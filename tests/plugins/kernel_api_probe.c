@@ -134,6 +134,17 @@ static void* probe_create_with_sign(TF_OpKernelConstruction* ctx, float sign) {
   func = TF_OpKernelConstruction_GetAttrFunction(ctx, "zz", s);
   snprintf(buf, sizeof buf, " func_of_none=%d/%d", func == NULL, TF_GetCode(s));
   append(p, buf);
+  /* any attr as a serialized AttrValue (i: field 3, varint); none: NULL and INVALID_ARGUMENT */
+  TF_Buffer* value = OPGEN_OpKernelConstructionGetAttrValue(ctx, "i", s);
+  append(p, " value_of_i=");
+  for (size_t k = 0; value != NULL && k < value->length; ++k) {
+    snprintf(buf, sizeof buf, "%02x", ((const unsigned char*)value->data)[k]);
+    append(p, buf);
+  }
+  TF_DeleteBuffer(value);
+  value = OPGEN_OpKernelConstructionGetAttrValue(ctx, "zz", s);
+  snprintf(buf, sizeof buf, " value_of_none=%d/%d", value == NULL, TF_GetCode(s));
+  append(p, buf);
   TF_DeleteStatus(s);
   return p;
 }

@@ -17,6 +17,7 @@ import pytest
 
 import opgen
 from cpp_api_build import load_cpp_ops
+from cpp_api_cases import describe_function, function_lists
 
 
 @pytest.fixture(scope="module")
@@ -222,6 +223,108 @@ def test_func_attr_in_a_kernel_constructor(cpp_ops):
         sess.run(op.outputs[1])
 
 
+@pytest.mark.parametrize("case", ["names", "with_attrs", "empty"])
+def test_list_func_attr_in_a_kernel_constructor(cpp_ops, case):
+    """OpKernelConstruction::GetAttr(name, std::vector<NameAttrList>*) reads a list(func)
+    attr, each function with its attrs (OPGEN_OpKernelConstructionGetAttrValue); the shape
+    function reads it too (InferenceContext::GetAttr)."""
+    from opgen.protos import attr_value_pb2 as av
+    fs = function_lists(av)[case]
+    g = opgen.Graph()
+    op = g.create_op("FunctionList", [], {"fs": av.AttrValue(list=av.AttrValue.ListValue(func=fs))})
+    assert op.outputs[0].shape == (None,) and op.outputs[1].shape == (len(fs),)
+    assert list(op.get_attr("fs")) == fs  # the node keeps each function's attrs
+    with opgen.Session(g) as sess:
+        description, num_attrs = sess.run([op.outputs[0], op.outputs[1]])
+    assert bytes(np.asarray(description, np.uint8)).decode() == ";".join(
+        describe_function(f) for f in fs)
+    assert np.asarray(num_attrs).tolist() == [len(f.attr) for f in fs]
+
+
+def test_list_func_attr_failures(cpp_ops):
+    from opgen.protos import attr_value_pb2 as av
+    g = opgen.Graph()
+    op = g.create_op("FunctionList", [], {"fs": av.AttrValue(list=av.AttrValue.ListValue(
+        func=[av.NameAttrList(name="f"), av.NameAttrList(name="")]))})
+    with opgen.Session(g) as sess, pytest.raises(
+            opgen.errors.InvalidArgumentError,
+            match="FunctionList needs function names, got an empty one"):
+        sess.run(op.outputs[1])
+
+
+STRINGS = np.array([[b"ab", b"", b"x" * 30], ["\u0394".encode(), b"a\x00b", b"hello"]], object)
+
+
+def repeat_strings(strings, times, separator):
+    """The reference of StringRepeat: each string `times` times, joined by `separator`."""
+    joined = [separator.join([s] * times) for s in strings.flat]
+    return np.array(joined, object).reshape(strings.shape), np.array([len(j) for j in joined],
+                                                                      np.int32).reshape(strings.shape)
+
+
+@pytest.mark.parametrize("times, separator", [(3, b"-|-"), (1, b""), (0, b","), (12, b"")])
+def test_string_tensors_in_a_kernel(cpp_ops, times, separator):
+    """flat<tstring>() of a string input, a DT_STRING output and temporary, assigned short
+    (inline) and long (heap) strings, eagerly and in a graph."""
+    want, want_lengths = repeat_strings(STRINGS, times, separator)
+    got, lengths = cpp_ops.string_repeat(STRINGS, times=times, separator=separator)
+    assert np.asarray(got).tolist() == want.tolist()
+    np.testing.assert_array_equal(lengths, want_lengths)
+    g = opgen.Graph()
+    x = placeholder(g, opgen.string, [2, None], "x")
+    op = g.create_op("StringRepeat", [x], {"times": times, "separator": separator})
+    assert op.outputs[0].shape == (2, None) and op.outputs[1].shape == (2, None)
+    with opgen.Session(g) as sess:
+        got, lengths = sess.run([op.outputs[0], op.outputs[1]], {x: STRINGS})
+    assert np.asarray(got).tolist() == want.tolist()
+    np.testing.assert_array_equal(lengths, want_lengths)
+
+
+def test_string_kernel_failure(cpp_ops):
+    with pytest.raises(opgen.errors.InvalidArgumentError,
+                       match="StringRepeat of a 1000-byte string 2000 times is over 1 MiB"):
+        cpp_ops.string_repeat(np.array([b"x" * 1000], object), times=2000)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(3, 2, 4), (1, 5), (2,), (4, 0)])
+def test_output_list_and_mutable_output(cpp_ops, dtype, shape):
+    """OpOutputList (output_list, allocate, set, operator[]) and mutable_output: the rows of
+    the input as separate outputs."""
+    x = (np.arange(int(np.prod(shape))) * 1.5 - 4).astype(dtype).reshape(shape)
+    got = cpp_ops.unstack_rows(x, num=shape[0])
+    assert len(got) == shape[0]
+    for row, want in zip(got, x):
+        assert np.asarray(row).dtype == dtype
+        np.testing.assert_array_equal(np.asarray(row), want)
+
+
+def test_output_list_shapes_and_failures(cpp_ops):
+    g = opgen.Graph()
+    op = g.create_op("UnstackRows", [placeholder(g, opgen.float32, [3, None, 2], "v")], {"num": 3})
+    assert [o.shape for o in op.outputs] == [(None, 2)] * 3
+    with pytest.raises(Exception, match="must be 3"):
+        g.create_op("UnstackRows", [placeholder(g, opgen.float32, [4, 2], "w")], {"num": 3})
+    with pytest.raises(opgen.errors.InvalidArgumentError,
+                       match=re.escape("UnstackRows needs 3 rows, got shape [4,2]")):
+        cpp_ops.unstack_rows(np.ones((4, 2), np.float32), num=3)
+
+
+def test_async_kernel(cpp_ops):
+    """An AsyncOpKernel finishing on its own thread; OP_REQUIRES_ASYNC calls `done`."""
+    x = np.array([[-3, 0, 7], [2**40, 5, -1]], np.int64)
+    np.testing.assert_array_equal(cpp_ops.async_add_one(x), x + 1)
+    g = opgen.Graph()
+    v = placeholder(g, opgen.int64, [None], "v")
+    y = g.create_op("AsyncAddOne", [v]).outputs[0]
+    with opgen.Session(g) as sess:
+        for n in [1, 100, 1000]:
+            np.testing.assert_array_equal(sess.run(y, {v: np.arange(n)}), np.arange(n) + 1)
+    with pytest.raises(opgen.errors.InvalidArgumentError,
+                       match="AsyncAddOne needs a non-empty input"):
+        cpp_ops.async_add_one(np.zeros(0, np.int64))
+
+
 def test_eigen_expressions_fail_to_compile_with_a_message(tmp_path):
     """The Eigen device shim offers no expressions: using one stops the build with a
     message naming what to write instead."""
@@ -256,8 +359,9 @@ def test_stateful_op_keeps_its_kernel_state_in_a_session(cpp_ops):
 
 def test_op_defs_from_the_builder(cpp_ops):
     ops = {op.name: op for op in cpp_ops.OP_LIST.op}
-    assert sorted(ops) == ["CallCounter", "FillShaped", "FunctionName", "PartialShapeDims",
-                           "RepeatRows", "ScaleAndShift", "ScaleClip", "WeightedAddN", "ZeroOut"]
+    assert sorted(ops) == ["AsyncAddOne", "CallCounter", "FillShaped", "FunctionList",
+                           "FunctionName", "PartialShapeDims", "RepeatRows", "ScaleAndShift",
+                           "ScaleClip", "StringRepeat", "UnstackRows", "WeightedAddN", "ZeroOut"]
     zero_out = ops["ZeroOut"]
     assert zero_out.summary == "Zeroes all elements of a tensor but one."
     assert zero_out.input_arg[0].description == "the tensor to copy."

@@ -1,5 +1,6 @@
 """tensorflow/core/framework/attr_value.pb.h of opgen's C++ headers reads NameAttrList bytes
-(what TF_OpKernelConstruction_GetAttrFunction returns) without a protobuf library: a small
+(what TF_OpKernelConstruction_GetAttrFunction returns, and the list(func) elements of
+OPGEN_OpKernelConstructionGetAttrValue's AttrValue) without a protobuf library: a small
 program built against the header parses messages the Python protobuf library wrote, and
 prints what it read, which must equal what was written."""
 
@@ -35,6 +36,26 @@ static std::string Json(const AttrValue& v) {
     case AttrValue::kB: return std::string("{\"b\": ") + (v.b() ? "true" : "false") + "}";
     case AttrValue::kType: return "{\"type\": " + std::to_string(static_cast<int>(v.type())) + "}";
     case AttrValue::kFunc: return "{\"func\": " + Json(v.func()) + "}";
+    case AttrValue::kList: {
+      const AttrValue::ListValue& l = v.list();
+      std::string out = "{\"list\": {\"s\": [";
+      for (int k = 0; k < l.s_size(); ++k) out += (k ? ", \"" : "\"") + l.s(k) + "\"";
+      out += "], \"i\": [";
+      for (int k = 0; k < l.i_size(); ++k) out += (k ? ", " : "") + std::to_string(l.i(k));
+      out += "], \"f\": [";
+      for (int k = 0; k < l.f_size(); ++k) {
+        std::snprintf(number, sizeof number, "%.9g", l.f(k));
+        out += (k ? ", " : "") + std::string(number);
+      }
+      out += "], \"b\": [";
+      for (int k = 0; k < l.b_size(); ++k) out += std::string(k ? ", " : "") + (l.b(k) ? "true" : "false");
+      out += "], \"type\": [";
+      for (int k = 0; k < l.type_size(); ++k) out += (k ? ", " : "") + std::to_string(static_cast<int>(l.type(k)));
+      out += "], \"func\": [";
+      for (const NameAttrList& f : l.func()) out += (&f == &l.func()[0] ? "" : ", ") + Json(f);
+      return out + "], \"shapes\": " + std::to_string(l.shape_size()) + ", \"tensors\": " +
+             std::to_string(l.tensor_size()) + "}}";
+    }
     default: return "{}";
   }
 }
@@ -93,12 +114,53 @@ def test_name_and_scalar_attrs_read_back(reader):
         "body": {"func": {"name": "inner_fn", "attr": {"k": {"i": 7}}}}}}
 
 
+def empty_list(**given):
+    return {"list": {"s": [], "i": [], "f": [], "b": [], "type": [], "func": [], "shapes": 0,
+                     "tensors": 0, **given}}
+
+
+def test_lists_read_back(reader):
+    """AttrValue.list of each kept kind (packed and unpacked numbers), list(func) with
+    nested attrs; shapes and tensors are counted."""
+    av = attr_value_pb2
+    inner = av.NameAttrList(name="inner", attr={"k": av.AttrValue(list=av.AttrValue.ListValue(
+        func=[av.NameAttrList(name="deep", attr={"n": av.AttrValue(i=2)})]))})
+    f = av.NameAttrList(name="g", attr={
+        "ints": av.AttrValue(list=av.AttrValue.ListValue(i=[1, -2, 2**40])),
+        "floats": av.AttrValue(list=av.AttrValue.ListValue(f=[0.5, -3.25])),
+        "bools": av.AttrValue(list=av.AttrValue.ListValue(b=[True, False, True])),
+        "types": av.AttrValue(list=av.AttrValue.ListValue(type=[types_pb2.DT_INT64, types_pb2.DT_HALF])),
+        "strings": av.AttrValue(list=av.AttrValue.ListValue(s=[b"a", b"", b"xyz"])),
+        "funcs": av.AttrValue(list=av.AttrValue.ListValue(func=[av.NameAttrList(name="f1"), inner])),
+        "shapes": av.AttrValue(list=av.AttrValue.ListValue(shape=[{"dim": [{"size": 3}]}, {}])),
+        "tensors": av.AttrValue(list=av.AttrValue.ListValue(tensor=[{"dtype": 1}])),
+        "empty": av.AttrValue(list=av.AttrValue.ListValue()),
+    })
+    got = json.loads(reader(f.SerializeToString()))
+    assert got == {"name": "g", "attr": {
+        "ints": empty_list(i=[1, -2, 2**40]), "floats": empty_list(f=[0.5, -3.25]),
+        "bools": empty_list(b=[True, False, True]),
+        "types": empty_list(type=[types_pb2.DT_INT64, types_pb2.DT_HALF]),
+        "strings": empty_list(s=["a", "", "xyz"]),
+        "funcs": empty_list(func=[{"name": "f1", "attr": {}}, {"name": "inner", "attr": {
+            "k": empty_list(func=[{"name": "deep", "attr": {"n": {"i": 2}}}])}}]),
+        "shapes": empty_list(shapes=2), "tensors": empty_list(tensors=1), "empty": empty_list()}}
+    # numbers written unpacked (as an older writer may) read the same
+    unpacked = b"".join([b"\x18\x07", b"\x18\x09", b"\x25\x00\x00\x80\x3f", b"\x28\x01"])
+    value = av.AttrValue(list=av.AttrValue.ListValue.FromString(unpacked))
+    assert list(value.list.i) == [7, 9] and list(value.list.f) == [1.0]  # what protobuf reads
+    def field(number, payload):  # a length-delimited field (payloads under 128 bytes)
+        return bytes([number << 3 | 2, len(payload)]) + payload
+    raw = field(1, b"u") + field(2, field(1, b"x") + field(2, field(1, unpacked)))
+    assert av.NameAttrList.FromString(raw) == av.NameAttrList(name="u", attr={"x": value})
+    assert json.loads(reader(raw))["attr"]["x"] == empty_list(i=[7, 9], f=[1.0], b=[True])
+
+
 def test_kinds_it_does_not_keep_and_empty_messages(reader):
     f = attr_value_pb2.NameAttrList(name="g", attr={
-        "shape": attr_value_pb2.AttrValue(shape={"dim": [{"size": 3}]}),
-        "ints": attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(i=[1, 2]))})
+        "shape": attr_value_pb2.AttrValue(shape={"dim": [{"size": 3}]})})
     assert json.loads(reader(f.SerializeToString())) == {
-        "name": "g", "attr": {"shape": {}, "ints": {}}}  # VALUE_NOT_SET, skipped cleanly
+        "name": "g", "attr": {"shape": {}}}  # VALUE_NOT_SET, skipped cleanly
     assert json.loads(reader(b"")) == {"name": "", "attr": {}}
 
 

@@ -54,7 +54,8 @@ def test_every_attr_getter_reads_what_the_node_holds(probe):
     want_construction = (
         "name=probe i=3 i32=3 f=1.5 b=1 ty=3 s=hello(5) li=4/4,-5/-5, lf=0.25, lb=1,0, "
         "lt=1,9, ls(5)=ab,cde, small_storage_code=3 t=7.5,-1 tl=3,1, has_i=1 has_zz=0 "
-        "wrong_kind_code=3 untouched=42 func_of_int=1/3 func_of_none=1/3")
+        "wrong_kind_code=3 untouched=42 func_of_int=1/3 func_of_none=1/3 value_of_i=1803 "
+        "value_of_none=1/3")
     assert want_construction in message
     want_compute = ("kernel=probe inputs=1 outputs=1 in_dtype=1 out_dtype=1 forwarded=-1 "
                     "host_in=1 bad_in=0/11 step=1 stream=0/9 device_id=-1 "

@@ -136,6 +136,14 @@ TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* 
                                                             const int64_t* dims, int num_dims,
                                                             size_t len, TF_Status* status);
 
+/* Attr `attr_name` of the kernel's node as a serialized AttrValue (TensorFlow's message
+ * and field numbers), whatever its kind: for the kinds TensorFlow's C API has no getter
+ * for, list(func) above all (AttrValue.list.func: each function's NameAttrList, with the
+ * attrs it is instantiated with). A new buffer the caller frees with TF_DeleteBuffer;
+ * NULL and TF_INVALID_ARGUMENT when the node has no such attr. */
+TF_CAPI_EXPORT extern TF_Buffer* OPGEN_OpKernelConstructionGetAttrValue(
+    TF_OpKernelConstruction* ctx, const char* attr_name, TF_Status* status);
+
 /* ---- Resource variables in kernels ---------------------------------------------------
  * A DT_RESOURCE tensor is a scalar whose bytes are a serialized ResourceHandleProto
  * (TensorFlow's message and field numbers: device, container, name, hash_code,
@@ -260,6 +268,11 @@ TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInfe
                                                                    const char* attr_name,
                                                                    TF_Tensor** value,
                                                                    TF_Status* status);
+/* The node's attr `attr_name` of any kind as a serialized AttrValue, as
+ * OPGEN_OpKernelConstructionGetAttrValue gives it (func and list(func) attrs among
+ * others). A new buffer the caller frees with TF_DeleteBuffer; NULL on error. */
+TF_CAPI_EXPORT extern TF_Buffer* OPGEN_ShapeInferenceContextGetAttrValue(
+    TF_ShapeInferenceContext* ctx, const char* attr_name, TF_Status* status);
 /* The shape of the tensor held by tensor attr `attr_name`, read without making the tensor
  * (whose TensorProto may describe gigabytes in a few bytes). */
 TF_CAPI_EXPORT extern void OPGEN_ShapeInferenceContextGetAttrTensorShape(

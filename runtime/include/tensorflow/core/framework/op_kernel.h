@@ -5,9 +5,12 @@
 #ifndef TENSORFLOW_CORE_FRAMEWORK_OP_KERNEL_H_
 #define TENSORFLOW_CORE_FRAMEWORK_OP_KERNEL_H_
 
+#include <condition_variable>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +35,7 @@
 
 namespace tensorflow {
 
+class AsyncOpKernel;
 class OpKernel;
 
 namespace opgen_detail {
@@ -135,6 +139,20 @@ class OpKernelConstruction {
       return errors::Internal("Attr '", n, "' is not a valid NameAttrList");
     return OkStatus();
   }
+  // A list(func) attr: each function's name and attrs. TensorFlow's C API has no getter
+  // for it: OPGEN_OpKernelConstructionGetAttrValue gives the whole AttrValue.
+  Status GetAttr(const std::string& n, std::vector<NameAttrList>* v) {
+    TF_Buffer* buffer = nullptr;
+    TF_RETURN_IF_ERROR(C([&](TF_Status* s) { buffer = OPGEN_OpKernelConstructionGetAttrValue(ctx_, n.c_str(), s); }));
+    AttrValue value;
+    const bool parsed = opgen_wire::ParseAttrValue(buffer->data, buffer->length, &value);
+    TF_DeleteBuffer(buffer);
+    if (!parsed) return errors::Internal("Attr '", n, "' is not a valid AttrValue");
+    if (!opgen_wire::IsFuncList(value))
+      return errors::InvalidArgument("Attr '", n, "' of ", op_, " is not a list(func)");
+    *v = value.list().func();
+    return OkStatus();
+  }
   Status GetAttr(const std::string& n, std::vector<int32_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt32List); }
   Status GetAttr(const std::string& n, std::vector<int64_t>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrInt64List); }
   Status GetAttr(const std::string& n, std::vector<float>* v) { return List(n, v, TF_OpKernelConstruction_GetAttrFloatList); }
@@ -236,6 +254,26 @@ class OpInputList {
   friend class OpKernelContext;
 };
 
+class OpKernelContext;
+
+// The outputs of one list output (TensorFlow's OpOutputList): allocate or set each, then
+// reach it with operator[] (mutable_output).
+class OpOutputList {
+ public:
+  OpOutputList() = default;
+  int size() const { return stop_ - start_; }
+  inline Tensor* operator[](int i);
+  inline DataType expected_output_dtype(int i) const;
+  bool required(int) const { return true; }
+  inline Status allocate(int i, const TensorShape& shape, Tensor** output);
+  inline void set(int i, const Tensor& tensor);
+
+ private:
+  OpKernelContext* ctx_ = nullptr;
+  int start_ = 0, stop_ = 0;
+  friend class OpKernelContext;
+};
+
 class OpKernelContext {
  public:
   OpKernelContext(TF_OpKernelContext* ctx, const OpKernel* kernel);
@@ -267,19 +305,27 @@ class OpKernelContext {
 
   Status allocate_output(int index, const TensorShape& shape, Tensor** out) {
     const DataType dtype = expected_output_dtype(index);
-    if (DataTypeSize(dtype) == 0)
+    const size_t element_bytes = opgen_detail::ElementBytes(dtype);
+    if (element_bytes == 0)
       return errors::Unimplemented("allocate_output: outputs of type ", DataTypeString(dtype),
                                    " are not supported by opgen's C++ API");
-    const size_t bytes = static_cast<size_t>(shape.num_elements()) * static_cast<size_t>(DataTypeSize(dtype));
+    const size_t bytes = static_cast<size_t>(shape.num_elements()) * element_bytes;
     TF_Tensor* t = nullptr;
     TF_RETURN_IF_ERROR(opgen_detail::CallC([&](TF_Status* s) {
       t = TF_AllocateOutput(ctx_, index, static_cast<TF_DataType>(dtype), shape.dim_sizes().data(),
                             shape.dims(), bytes, s);
     }));
-    *out = Keep(Tensor::FromC(t));
+    *out = Keep(index, Tensor::FromC(t));
     return OkStatus();
   }
   Status allocate_output(const std::string& name, const TensorShape& shape, Tensor** out);
+  Status output_list(const std::string& name, OpOutputList* list);
+  // Output `index` as allocated or set so far in this Compute; nullptr before that.
+  Tensor* mutable_output(int index) {
+    if (index < 0 || static_cast<size_t>(index) >= output_slots_.size()) return nullptr;
+    return output_slots_[static_cast<size_t>(index)];
+  }
+  bool output_required(int) const { return true; }
   Status forward_input_or_allocate_output(std::initializer_list<int> candidates, int output_index,
                                           const TensorShape& shape, Tensor** out,
                                           int* forwarded_input = nullptr) {
@@ -291,7 +337,7 @@ class OpKernelContext {
                                           shape.dim_sizes().data(), shape.dims(), &forwarded, s);
     }));
     if (forwarded_input) *forwarded_input = forwarded;
-    *out = Keep(Tensor::FromC(t));
+    *out = Keep(output_index, Tensor::FromC(t));
     return OkStatus();
   }
   Status allocate_temp(DataType type, const TensorShape& shape, Tensor* out) {
@@ -306,7 +352,9 @@ class OpKernelContext {
   void set_output(int index, const Tensor& tensor) {
     Status s = opgen_detail::CallC([&](TF_Status* st) { TF_SetOutput(ctx_, index, tensor.c_tensor(), st); });
     if (!s.ok()) SetStatus(s);
+    else Keep(index, tensor);  // shares the buffer: writes through mutable_output reach it
   }
+  Status set_output(const std::string& name, const Tensor& tensor);
 
   void SetStatus(const Status& status) {
     if (status.ok()) return;
@@ -341,8 +389,10 @@ class OpKernelContext {
   TF_OpKernelContext* c_context() const { return ctx_; }
 
  private:
-  Tensor* Keep(Tensor t) {
+  Tensor* Keep(int index, Tensor t) {
     outputs_.push_back(std::move(t));
+    if (index >= 0 && static_cast<size_t>(index) < output_slots_.size())
+      output_slots_[static_cast<size_t>(index)] = &outputs_.back();
     return &outputs_.back();
   }
   const Eigen::ThreadPoolDevice& EigenDevice(const Eigen::ThreadPoolDevice*) const { return cpu_device_; }
@@ -366,6 +416,7 @@ class OpKernelContext {
   mutable bool gpu_device_made_ = false;
   std::vector<Tensor> inputs_;
   std::deque<Tensor> outputs_;  // pointers handed out stay valid
+  std::vector<Tensor*> output_slots_;  // each output's latest, for mutable_output
   Status status_;
 };
 
@@ -379,6 +430,7 @@ class OpKernel {
   OpKernel& operator=(const OpKernel&) = delete;
 
   virtual void Compute(OpKernelContext* context) = 0;
+  virtual AsyncOpKernel* AsAsync() { return nullptr; }
   virtual bool IsExpensive() { return true; }
 
   const std::string& name() const { return name_; }
@@ -416,7 +468,8 @@ class OpKernel {
 };
 
 inline OpKernelContext::OpKernelContext(TF_OpKernelContext* ctx, const OpKernel* kernel)
-    : ctx_(ctx), kernel_(kernel), inputs_(static_cast<size_t>(TF_NumInputs(ctx))) {}
+    : ctx_(ctx), kernel_(kernel), inputs_(static_cast<size_t>(TF_NumInputs(ctx))),
+      output_slots_(static_cast<size_t>(TF_NumOutputs(ctx)), nullptr) {}
 
 inline Status OpKernelContext::input(const std::string& name, const Tensor** tensor) {
   int start = 0, stop = 0;
@@ -448,6 +501,64 @@ inline Status OpKernelContext::allocate_output(const std::string& name, const Te
     return errors::InvalidArgument("Expected one tensor for output '", name, "', but got ", stop - start);
   return allocate_output(start, shape, out);
 }
+
+inline Status OpKernelContext::set_output(const std::string& name, const Tensor& tensor) {
+  int start = 0, stop = 0;
+  TF_RETURN_IF_ERROR(kernel_->output_ranges().Find(name, &start, &stop));
+  if (stop - start != 1)
+    return errors::InvalidArgument("Expected one tensor for output '", name, "', but got ", stop - start);
+  set_output(start, tensor);
+  return status_;
+}
+
+inline Status OpKernelContext::output_list(const std::string& name, OpOutputList* list) {
+  int start = 0, stop = 0;
+  TF_RETURN_IF_ERROR(kernel_->output_ranges().Find(name, &start, &stop));
+  list->ctx_ = this;
+  list->start_ = start;
+  list->stop_ = stop;
+  return OkStatus();
+}
+
+inline Tensor* OpOutputList::operator[](int i) { return ctx_->mutable_output(start_ + i); }
+inline DataType OpOutputList::expected_output_dtype(int i) const {
+  return ctx_->expected_output_dtype(start_ + i);
+}
+inline Status OpOutputList::allocate(int i, const TensorShape& shape, Tensor** output) {
+  if (i < 0 || i >= size())
+    return errors::InvalidArgument("output list index ", i, " out of range [0, ", size(), ")");
+  return ctx_->allocate_output(start_ + i, shape, output);
+}
+inline void OpOutputList::set(int i, const Tensor& tensor) {
+  if (i < 0 || i >= size()) {
+    ctx_->SetStatus(errors::InvalidArgument("output list index ", i, " out of range [0, ", size(), ")"));
+    return;
+  }
+  ctx_->set_output(start_ + i, tensor);
+}
+
+// A kernel whose work finishes when it calls `done` (TensorFlow's AsyncOpKernel). The C
+// API's kernels are synchronous, so Compute runs ComputeAsync and waits for `done`, as
+// TensorFlow's own AsyncOpKernel::Compute does; the work may still run on another thread.
+class AsyncOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  typedef std::function<void()> DoneCallback;
+  virtual void ComputeAsync(OpKernelContext* context, DoneCallback done) = 0;
+  AsyncOpKernel* AsAsync() override { return this; }
+  void Compute(OpKernelContext* context) final {
+    std::mutex mu;
+    std::condition_variable finished;
+    bool done = false;
+    ComputeAsync(context, [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      finished.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    finished.wait(lock, [&] { return done; });
+  }
+};
 
 namespace register_kernel {
 // TensorFlow's KernelDefBuilder, as REGISTER_KERNEL_BUILDER's first argument spells it.
@@ -553,6 +664,26 @@ bool RegisterKernelClass(const register_kernel::Name& builder, const char* class
       (CTX)->CtxFailureWithWarning(__FILE__, __LINE__, opgen_op_status_); \
       return;                                                           \
     }                                                                   \
+  } while (0)
+
+// In ComputeAsync: on failure, also call `done` before returning.
+#define OP_REQUIRES_ASYNC(CTX, EXP, STATUS, CALLBACK)  \
+  do {                                                 \
+    if (!(EXP)) {                                      \
+      (CTX)->CtxFailure(__FILE__, __LINE__, (STATUS)); \
+      (CALLBACK)();                                    \
+      return;                                          \
+    }                                                  \
+  } while (0)
+
+#define OP_REQUIRES_OK_ASYNC(CTX, STATUS, CALLBACK)                        \
+  do {                                                                    \
+    ::tensorflow::Status opgen_op_status_ = (STATUS);                     \
+    if (!opgen_op_status_.ok()) {                                         \
+      (CTX)->CtxFailureWithWarning(__FILE__, __LINE__, opgen_op_status_); \
+      (CALLBACK)();                                                       \
+      return;                                                             \
+    }                                                                     \
   } while (0)
 
 #define OP_REQUIRES_OK_OR_SET_PAYLOAD(CTX, PAYLOAD_KEY, PAYLOAD_VALUE, STATUS) OP_REQUIRES_OK(CTX, STATUS)

@@ -14,6 +14,7 @@
 
 #include "opgen/c_api_ext.h"
 #include "tensorflow/c/ops.h"
+#include "tensorflow/core/framework/attr_value.pb.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/framework/types.h"
@@ -377,6 +378,29 @@ class InferenceContext {
   Status GetAttr(const std::string& name, float* value) {
     return Call([&](TF_Status* s) { OPGEN_ShapeInferenceContextGetAttrFloat(ctx_, name.c_str(), value, s); });
   }
+  // Lists of other kinds, func and list(func) attrs: read from the whole AttrValue.
+  Status GetAttr(const std::string& name, std::vector<float>* value) {
+    return ListAttr(name, "list(float)", value, [](const AttrValue::ListValue& l) { return l.f(); });
+  }
+  Status GetAttr(const std::string& name, std::vector<bool>* value) {
+    return ListAttr(name, "list(bool)", value, [](const AttrValue::ListValue& l) { return l.b(); });
+  }
+  Status GetAttr(const std::string& name, std::vector<std::string>* value) {
+    return ListAttr(name, "list(string)", value, [](const AttrValue::ListValue& l) { return l.s(); });
+  }
+  Status GetAttr(const std::string& name, std::vector<DataType>* value) {
+    return ListAttr(name, "list(type)", value, [](const AttrValue::ListValue& l) { return l.type(); });
+  }
+  Status GetAttr(const std::string& name, std::vector<NameAttrList>* value) {
+    return ListAttr(name, "list(func)", value, [](const AttrValue::ListValue& l) { return l.func(); });
+  }
+  Status GetAttr(const std::string& name, NameAttrList* value) {
+    AttrValue v;
+    TF_RETURN_IF_ERROR(GetAttrValue(name, &v));
+    if (!v.has_func()) return errors::InvalidArgument("attr '", name, "' is not a func");
+    *value = v.func();
+    return OkStatus();
+  }
   Status GetAttr(const std::string& name, PartialTensorShape* value) {
     ShapeHandle shape;
     TF_RETURN_IF_ERROR(GetAttr(name, &shape));
@@ -435,6 +459,25 @@ class InferenceContext {
     Status result = Status::FromC(status);
     TF_DeleteStatus(status);
     return result;
+  }
+  Status GetAttrValue(const std::string& name, AttrValue* value) {
+    TF_Buffer* buffer = nullptr;
+    TF_RETURN_IF_ERROR(Call([&](TF_Status* s) {
+      buffer = OPGEN_ShapeInferenceContextGetAttrValue(ctx_, name.c_str(), s);
+    }));
+    const bool parsed = opgen_wire::ParseAttrValue(buffer->data, buffer->length, value);
+    TF_DeleteBuffer(buffer);
+    if (!parsed) return errors::Internal("attr '", name, "' is not a valid AttrValue");
+    return OkStatus();
+  }
+  template <typename T, typename Elements>
+  Status ListAttr(const std::string& name, const char* kind, std::vector<T>* value, Elements elements) {
+    AttrValue v;
+    TF_RETURN_IF_ERROR(GetAttrValue(name, &v));
+    if (!opgen_wire::IsListOf(v, elements(v.list()).size()))
+      return errors::InvalidArgument("attr '", name, "' is not a ", kind);
+    *value = elements(v.list());
+    return OkStatus();
   }
   ShapeHandle FromC(TF_ShapeHandle* handle) {
     const int64_t rank = TF_ShapeInferenceContextRank(ctx_, handle);

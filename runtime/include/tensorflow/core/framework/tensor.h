@@ -97,13 +97,15 @@ struct TensorDeleter {
 class Tensor {
  public:
   Tensor() = default;
-  // A new host tensor (TF_AllocateTensor) of fixed-size dtype `type`.
+  // A new host tensor (TF_AllocateTensor) of a fixed-size dtype or strings (empty).
   Tensor(DataType type, const TensorShape& shape) {
-    const size_t bytes = static_cast<size_t>(shape.num_elements()) *
-                         static_cast<size_t>(DataTypeSize(type));
+    const size_t bytes = static_cast<size_t>(shape.num_elements()) * opgen_detail::ElementBytes(type);
     Reset(TF_AllocateTensor(static_cast<TF_DataType>(type), shape.dim_sizes().data(),
                             shape.dims(), bytes));
   }
+  // A string scalar, as TensorFlow's Tensor(tstring) makes.
+  explicit Tensor(tstring scalar) : Tensor(DT_STRING, TensorShape()) { flat<tstring>()(0) = std::move(scalar); }
+  explicit Tensor(const char* scalar) : Tensor(tstring(scalar)) {}
   // Takes ownership of `tensor` (one reference of the C API).
   static Tensor FromC(TF_Tensor* tensor) {
     Tensor t;

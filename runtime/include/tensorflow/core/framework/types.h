@@ -59,6 +59,13 @@ inline int DataTypeSize(DataType dtype) {
   return static_cast<int>(TF_DataTypeSize(static_cast<TF_DataType>(dtype)));
 }
 
+namespace opgen_detail {
+// Bytes of one element of a tensor's buffer: DataTypeSize, or a tstring for strings.
+inline size_t ElementBytes(DataType dtype) {
+  return dtype == DT_STRING ? sizeof(tstring) : static_cast<size_t>(DataTypeSize(dtype));
+}
+}  // namespace opgen_detail
+
 template <typename T> struct DataTypeToEnum;  // undefined for unsupported types
 template <DataType D> struct EnumToDataType;
 
@@ -83,6 +90,7 @@ OPGEN_MATCH_TYPE_AND_ENUM(uint64, DT_UINT64)
 OPGEN_MATCH_TYPE_AND_ENUM(bool, DT_BOOL)
 OPGEN_MATCH_TYPE_AND_ENUM(bfloat16, DT_BFLOAT16)
 OPGEN_MATCH_TYPE_AND_ENUM(Eigen::half, DT_HALF)
+OPGEN_MATCH_TYPE_AND_ENUM(tstring, DT_STRING)
 #undef OPGEN_MATCH_TYPE_AND_ENUM
 
 }  // namespace tensorflow

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "tensorflow/core/platform/tstring.h"
+
 namespace tensorflow {
 
 using int8 = std::int8_t;
