@@ -251,6 +251,7 @@ def _cases() -> dict[str, list[Case]]:
     cases["ExpandDims"] = [C(fixed(u((2, 3)), np.int32(1)), {}, [0])]
     cases["Squeeze"] = [C(fixed(u((2, 1, 3))), {"squeeze_dims": [1]})]
     cases["Transpose"] = [C(fixed(u((2, 3, 4)), np.int32([2, 0, 1])), {}, [0])]
+    cases["ReverseV2"] = [C(fixed(u((2, 3, 4)), np.int32([0, 2])), {}, [0])]
     cases["Softmax"] = [C(fixed(u((2, 4), -2, 2)))]
     cases["LogSoftmax"] = [C(fixed(u((2, 4), -2, 2)))]
     cases["LeakyRelu"] = [C(fixed(d((2, 3))), {"alpha": 0.3})]
@@ -422,10 +423,7 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
-UNIMPLEMENTED: dict[str, str] = {
-    "ReverseV2": "its gradient (the incoming gradient reversed over the same axes) is for "
-                 "runtime/src/gradients to add; frozen inference graphs need none",
-}
+UNIMPLEMENTED: dict[str, str] = {}
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked

@@ -46,6 +46,9 @@ void TransposeGrad(GradBuilder& b) {
   b.Set(0, b.Op("Transpose", {b.grad(0), inverse}));
 }
 
+// ReverseV2: the incoming gradient reversed over the same axes (the axes get none).
+void ReverseV2Grad(GradBuilder& b) { b.Set(0, b.Op("ReverseV2", {b.grad(0), b.input(1)})); }
+
 // A 1-D or scalar integer tensor as int32 (shapes here are int32).
 TF_Output ToInt32(GradBuilder& b, TF_Output t) {
   return GradBuilder::dtype(t) == TF_INT32 ? t : b.Op("Cast", {t}, {{"DstT", TF_INT32}});
@@ -369,6 +372,7 @@ void RegisterArrayGradients() {
   RegisterGrad("ExpandDims", ReshapeGrad);
   RegisterGrad("Squeeze", ReshapeGrad);
   RegisterGrad("Transpose", TransposeGrad);
+  RegisterGrad("ReverseV2", ReverseV2Grad);
   RegisterGrad("PlaceholderWithDefault", IdentityGrad);
   RegisterGrad("ConcatV2", ConcatV2Grad);
   RegisterGrad("Split", SplitGrad);
