@@ -11,7 +11,7 @@ README = (REPO / "README.md").read_text()
 
 def test_ci_runs_the_readme_commands_in_order():
     first_command = "pip install . && opgen generate --lang python --out out"
-    test_command = 'pip install ".[test]" && pytest -q'
+    test_command = 'pip install ".[test]" && pytest -q -n auto --dist loadfile'
     ci = (REPO / ".ci" / "run").read_text()
     for command in (first_command, test_command):
         assert command in README
