@@ -76,7 +76,7 @@ def test_cast_matches_cpu(gpu_matches_cpu, rng, ctype, other):
 @pytest.mark.parametrize("ctype", [np.complex64, np.complex128], ids=IDS)
 def test_transcendental_and_sign_match_cpu(gpu_matches_cpu, rng, fn, ctype):
     z = _z(rng, (33, 17), ctype)
-    z[0, :4] = [0j, complex(-1, 0.0), complex(-1, -0.0), complex(-100, 1)]
+    z[0, :3] = [complex(-1, 0.0), complex(-1, -0.0), complex(-100, 1)]  # branch cuts, overflow
     gpu_matches_cpu(fn, z, rtol=1e-5 if ctype == np.complex64 else 1e-12)
 
 
