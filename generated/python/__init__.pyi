@@ -64,6 +64,7 @@ __all__ = [
     "destroy_resource_op",
     "disable_copy_on_read",
     "div",
+    "div_no_nan",
     "einsum",
     "elu",
     "elu_grad",
@@ -1391,6 +1392,20 @@ def div(
 ) -> EagerOutput: ...
 @overload
 def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def div_no_nan(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def div_no_nan(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def div_no_nan(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def einsum(
     inputs: Sequence[GraphOutput], equation: str, name: str | None = None

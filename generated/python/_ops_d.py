@@ -259,3 +259,23 @@ def div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Div", [x, y], {}, name)
     return _out[0]
+
+
+def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns 0 where `y` is 0, else `x / y`, element-wise.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`, `bfloat16`, `float64`, `complex64`, `complex128`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("DivNoNan", [x, y], {}, name)
+    return _out[0]

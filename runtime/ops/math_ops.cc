@@ -110,6 +110,8 @@ void RegisterElementwiseMathOps(TF_Status* status) {
                "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, "
                "int64, uint64}",
                "Returns the smaller of `x` and `y` element-wise."),
+      BinaryOp("DivNoNan", "T: {half, float, bfloat16, double, complex64, complex128}",
+               "Returns 0 where `y` is 0, else `x / y`, element-wise."),
       BinaryOp("Pow",
                "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
                "complex128}",

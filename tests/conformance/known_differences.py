@@ -6,6 +6,38 @@ Every entry is explained in docs/conformance.md."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
+    'Prod-complex64-int32':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'Prod-complex64-int64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'ReciprocalGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'RsqrtGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'SigmoidGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'TanhGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'SqrtGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
+    'Cumprod-complex64-int32':
+        "complex Cumprod with infinite parts: TensorFlow's scan multiplies with std::complex's product (C99's recovery of infinities: inf+nanj), opgen with the textbook product of its Mul and Prod (nan+nanj)",
+    'Cumprod-complex64-int64':
+        "complex Cumprod with infinite parts: TensorFlow's scan multiplies with std::complex's product (C99's recovery of infinities: inf+nanj), opgen with the textbook product of its Mul and Prod (nan+nanj)",
+    'Sign-complex64':
+        "complex Sign with a NaN part: TensorFlow's |x| there ignores the NaN (sign(nan+1j) is nan+0.707j, sign(nan+0j) nan+0j); opgen's |x| is NaN, so both parts are",
+    'Cumprod-complex128-int32':
+        "complex Cumprod with infinite parts: TensorFlow's scan multiplies with std::complex's product (C99's recovery of infinities: inf+nanj), opgen with the textbook product of its Mul and Prod (nan+nanj)",
+    'Cumprod-complex128-int64':
+        "complex Cumprod with infinite parts: TensorFlow's scan multiplies with std::complex's product (C99's recovery of infinities: inf+nanj), opgen with the textbook product of its Mul and Prod (nan+nanj)",
+    'Sign-complex128':
+        "complex Sign with a NaN part: TensorFlow's |x| there ignores the NaN (sign(nan+1j) is nan+0.707j, sign(nan+0j) nan+0j); opgen's |x| is NaN, so both parts are",
+    'Sqrt-complex128':
+        "complex Sqrt of -inf with a negative or -0.0 imaginary part: TensorFlow gives 0+infj (the wrong half plane; complex64 by an element's position), opgen 0-infj (C99 and numpy agree)",
+    'Sqrt-complex64':
+        "complex Sqrt of -inf with a negative or -0.0 imaginary part: TensorFlow gives 0+infj (the wrong half plane; complex64 by an element's position), opgen 0-infj (C99 and numpy agree)",
+    'SqrtGrad-complex128':
+        "complex128 SqrtGrad of an infinite y and a NaN dy: TensorFlow's quotient keeps an infinite part (nan+infj), opgen's scaled quotient gives nan+nanj",
     'Cast-int16-bfloat16':
         "out-of-range float to integer: undefined in C++; TensorFlow's results follow its vectorised conversion through int32 (NaN or inf to uint32 gives 2^31, 1e10 to int16 gives 0) and saturate for bfloat16 sources; opgen converts as x86's scalar conversion through int64 does (numpy's astype)",
     'Cast-int16-float32':

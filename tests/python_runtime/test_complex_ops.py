@@ -1,5 +1,6 @@
 """The complex family (Complex, Real, Imag, Angle, Conj) and complex64/complex128
-arithmetic: forward values against numpy, with broadcasting; the gradients of complex
+arithmetic, transcendental functions, Sign, Pow, equality, Prod, scans and matrix
+products: forward values against numpy, with broadcasting; the gradients of complex
 inputs against TensorFlow 2.21's tf.GradientTape (a child process, $OPGEN_TF_PYTHON).
 Finite differences of the same gradients are test_gradient_coverage.py's."""
 
@@ -89,6 +90,81 @@ def test_unary_arithmetic(ctype, op, ref):
     np.testing.assert_allclose(_run(op, [z]), ref(z), **_tol(ctype))
 
 
+def _sign(z):
+    magnitude = np.abs(z)
+    return np.where(magnitude == 0, 0, z / np.where(magnitude == 0, 1, magnitude))
+
+
+@pytest.mark.parametrize("ctype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("op, ref", [
+    ("Exp", np.exp), ("Log", np.log), ("Sqrt", np.sqrt), ("Rsqrt", lambda z: 1 / np.sqrt(z)),
+    ("Tanh", np.tanh), ("Sigmoid", lambda z: 1 / (1 + np.exp(-z))), ("Sign", _sign)])
+def test_transcendental_functions_and_sign(ctype, op, ref):
+    z = _z((3, 5), ctype)
+    z[0, :3] = [0j, complex(-1, 0.0), complex(-1, -0.0)]  # branch cuts keep the zero's sign
+    if op in ("Log", "Rsqrt"):
+        z[0, 0] = 1j
+    got = _run(op, [z])
+    assert got.dtype == ctype
+    np.testing.assert_allclose(got, ref(z.astype(np.complex128)).astype(ctype),
+                               rtol=1e-5 if ctype == np.complex64 else 1e-13, atol=1e-6)
+
+
+@pytest.mark.parametrize("ctype", [np.complex64, np.complex128])
+def test_pow_and_equality_broadcast(ctype):
+    x, y = _z((2, 3), ctype), _z((3,), ctype)
+    np.testing.assert_allclose(_run("Pow", [x, y]), np.power(x.astype(np.complex128), y),
+                               rtol=1e-5 if ctype == np.complex64 else 1e-12)
+    w = x.copy()
+    w[0, 1] = np.conj(w[0, 1])  # same real part, other imaginary part
+    for op, ref in (("Equal", np.equal), ("NotEqual", np.not_equal)):
+        np.testing.assert_array_equal(_run(op, [x, w]), ref(x, w))
+        np.testing.assert_array_equal(_run(op, [x, x[1]]), ref(x, x[1]))
+    # shapes that do not broadcast: unequal everywhere, or an error, as the attr says
+    assert _run("NotEqual", [x, y[:2]], {"incompatible_shape_error": False}) == np.bool_(True)
+    with pytest.raises(opgen.errors.InvalidArgumentError):
+        _run("Equal", [x, y[:2]])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32, np.float64])
+def test_div_no_nan_is_zero_where_the_divisor_is(dtype):
+    x = _z((2, 4), np.complex128)
+    y = _z((4,), np.complex128)
+    x[0, :3], y[:2] = [np.nan, np.inf, 0], 0
+    if np.dtype(dtype).kind == "f":
+        x, y = x.real, y.real
+    x, y = x.astype(dtype), y.astype(dtype)
+    got = _run("DivNoNan", [x, y])
+    want = np.where(y == 0, 0, x / np.where(y == 0, 1, y))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, **_tol(dtype))
+
+
+@pytest.mark.parametrize("ctype", [np.complex64, np.complex128])
+def test_prod_and_cumulative(ctype):
+    z = _z((3, 4), ctype)
+    tol = dict(rtol=1e-5) if ctype == np.complex64 else dict(rtol=1e-13)
+    np.testing.assert_allclose(_run("Prod", [z, np.int32(0)]), z.prod(0), **tol)
+    np.testing.assert_allclose(_run("Cumsum", [z, np.int32(1)]), z.cumsum(1), **tol)
+    np.testing.assert_allclose(_run("Cumprod", [z, np.int32(0)], {"exclusive": True}),
+                               np.concatenate([np.ones((1, 4)), z.cumprod(0)[:-1]]), **tol)
+
+
+@pytest.mark.parametrize("ctype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("flags", [(False, False), (True, False), (False, True), (True, True)])
+def test_matmul_transposes_and_batch_matmul_adjoints(ctype, flags):
+    """MatMul's transpose_a/b transpose; BatchMatMulV2's adj_x/y also conjugate."""
+    fa, fb = flags
+    a, b = _z((3, 4) if fa else (4, 3), ctype), _z((5, 3) if fb else (3, 5), ctype)
+    tol = dict(rtol=1e-5, atol=1e-5) if ctype == np.complex64 else dict(rtol=1e-13)
+    got = _run("MatMul", [a, b], {"transpose_a": fa, "transpose_b": fb})
+    np.testing.assert_allclose(got, (a.T if fa else a) @ (b.T if fb else b), **tol)
+    x = np.stack([a, 2 * a])  # [2, ...] batch against an unbatched y
+    got = _run("BatchMatMulV2", [x, b], {"adj_x": fa, "adj_y": fb})
+    adj = lambda m: np.conj(np.swapaxes(m, -1, -2))  # noqa: E731
+    np.testing.assert_allclose(got, (adj(x) if fa else x) @ (adj(b) if fb else b), **tol)
+
+
 def test_division_keeps_huge_and_tiny_divisors_finite():
     """The quotient is scaled by the divisor's larger part: |y|^2 would overflow."""
     x = np.complex128([1e300 + 1e300j, 1e-300 + 2e-300j])
@@ -130,6 +206,14 @@ LOSSES = {
     "conj": "reduce_sum(real(conj(z) * w))",
     "reciprocal": "reduce_sum(abs(reciprocal(square(z)) - w))",
     "parts": "reduce_sum(real(z) * imag(w) + abs(complex(imag(z), real(w))))",
+    "exp_log": "reduce_sum(imag(exp(z) * w) + real(log(z) * w))",
+    "sqrt_rsqrt": "reduce_sum(imag(sqrt(z) * w) + real(rsqrt(z * w)))",
+    "tanh_sigmoid": "reduce_sum(real(tanh(z) * w) + imag(sigmoid(z * w)))",
+    "pow": "reduce_sum(imag(pow(z, w)) + real(pow(w, z)))",
+    "prod": "reduce_sum(real(prod0(z) * w) + imag(prod0(z * w)))",
+    "matmul": "reduce_sum(imag(mm(z * w, z)) + real(mm(z, z * w)))",
+    "batch_matmul_adjoint": "reduce_sum(real(bmm_adj_y(z * w, z) * bmm_adj_y(z, z * w)))"
+                            " + reduce_sum(imag(bmm_adj_x(z, z * w)))",
 }
 
 TF_SCRIPT = textwrap.dedent("""
@@ -137,7 +221,12 @@ TF_SCRIPT = textwrap.dedent("""
     import numpy as np
     import tensorflow as tf
     from tensorflow.math import abs, real, imag, angle, conj, reciprocal, square, reduce_sum
+    from tensorflow.math import exp, log, sqrt, rsqrt, tanh, sigmoid, pow
     from tensorflow import complex
+    prod0 = lambda t: tf.reduce_prod(t, 0)
+    mm = lambda a, b: tf.raw_ops.MatMul(a=a, b=b, transpose_b=True)
+    bmm_adj_y = lambda a, b: tf.raw_ops.BatchMatMulV2(x=a, y=b, adj_y=True)
+    bmm_adj_x = lambda a, b: tf.raw_ops.BatchMatMulV2(x=a, y=b, adj_x=True)
     spec = json.load(open(sys.argv[1]))
     out = {}
     for name, case in spec.items():
@@ -170,6 +259,13 @@ def _opgen_loss(g, expr, z, w):
         "angle": lambda t: op("Angle", t, Tout=part), "conj": lambda t: op("Conj", t),
         "reciprocal": lambda t: op("Reciprocal", t), "square": lambda t: op("Square", t),
         "complex": lambda a, b: op("Complex", a, b, Tout=z.dtype), "z": z, "w": w,
+        **{name: (lambda n: lambda t: op(n, t))(name.capitalize())
+           for name in ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")},
+        "pow": lambda a, b: op("Pow", a, b),
+        "prod0": lambda t: op("Prod", t, opgen.constant(np.int32(0))),
+        "mm": lambda a, b: op("MatMul", a, b, transpose_b=True),
+        "bmm_adj_y": lambda a, b: op("BatchMatMulV2", a, b, adj_y=True),
+        "bmm_adj_x": lambda a, b: op("BatchMatMulV2", a, b, adj_x=True),
     }
 
     class T:  # operators of the expression on graph tensors

@@ -174,6 +174,31 @@ def _complex_cases(u) -> dict[str, list[Case]]:
     }
 
 
+def _complex_math_cases(u) -> dict[str, list[Case]]:
+    """Complex cases of ops with real ones too (appended to theirs): each op's value
+    multiplied by a broadcast w and read through Imag, so both parts of its derivative
+    (and the conjugations of TensorFlow's rules) count."""
+    def imag_of(op, **attrs):
+        return lambda g, zs, p: _cop(g, "Imag", [_cop(g, "Mul", [_cop(g, op, zs[:-1], **attrs),
+                                                                  zs[-1]])], Tout=p)
+
+    a, b = u((2, 3), 0.3, 1.5), u((2, 3), -1.5, -0.3)
+    c, d = u((3,), 0.5, 1.5), u((3,), -0.5, 0.5)
+    chain, z_w = _complex_chain, fixed(a, b, c, d)
+    cases = {op: [C(z_w, op_type=chain(imag_of(op)))]
+             for op in ("Exp", "Log", "Sqrt", "Rsqrt", "Tanh", "Sigmoid")}
+    for op in ("Pow", "DivNoNan"):
+        cases[op] = [C(fixed(a, b, c, d, c, d), op_type=chain(imag_of(op)))]
+    cases["Prod"] = [C(z_w, op_type=chain(lambda g, zs, p: imag_of("Prod")(g, [zs[0], g.create_op(
+        "Const", [], {"dtype": opgen.int32, "value": np.int32(0)}).outputs[0], zs[1]], p)))]
+    m1, m2 = u((3, 2), 0.3, 1.5), u((3, 2), -1.5, 0.3)
+    cases["MatMul"] = [C(fixed(a, b, m1, m2, c, d), op_type=chain(
+        imag_of("MatMul", transpose_a=True, transpose_b=True)))]
+    cases["BatchMatMulV2"] = [C(fixed(a, b, m2, m1, c, d), op_type=chain(
+        imag_of("BatchMatMulV2", adj_x=True, adj_y=True)))]
+    return cases
+
+
 def _cond(pred: bool, nested: bool):
     """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
     false branch itself a cond when `nested`; x is also used outside."""
@@ -237,7 +262,7 @@ def _cases() -> dict[str, list[Case]]:
         for op, (lo, hi) in unary.items()}
     for op in ("Add", "AddV2", "Sub", "Mul", "SquaredDifference", "Maximum", "Minimum"):
         cases[op] = [C(fixed(d((2, 3)), d((3,), -1.9, 1.7))), C(fixed(u((2, 1)), u((1, 3))))]
-    for op in ("Div", "RealDiv", "Pow"):
+    for op in ("Div", "RealDiv", "Pow", "DivNoNan"):
         cases[op] = [C(fixed(u((2, 3), 0.5, 2), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
     cases["FloorMod"] = [C(fixed(np.array([[1.3, 2.6, 5.2], [-1.3, 3.7, 0.4]]), np.array([1.1, 1.7, 2.4])))]
     for op in ("Sum", "Mean", "Max", "Min"):
@@ -247,6 +272,8 @@ def _cases() -> dict[str, list[Case]]:
     cases.update(_complex_cases(u))
     cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
     cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
+    for op, more in _complex_math_cases(u).items():
+        cases[op] = cases[op] + more
     cases["Reshape"] = [C(fixed(u((2, 3)), np.int32([3, 2])), {}, [0])]
     cases["ExpandDims"] = [C(fixed(u((2, 3)), np.int32(1)), {}, [0])]
     cases["Squeeze"] = [C(fixed(u((2, 1, 3))), {"squeeze_dims": [1]})]

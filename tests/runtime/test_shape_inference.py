@@ -120,7 +120,7 @@ def test_cast_keeps_the_shape(infer_shapes, rng):
     check_op(infer_shapes, P, rng, "Cast", [arr((2, 3))], {"DstT": np.dtype(I32)})
 
 
-@pytest.mark.parametrize("op", ["AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Pow", "Less",
+@pytest.mark.parametrize("op", ["AddV2", "Sub", "Mul", "RealDiv", "DivNoNan", "Maximum", "Pow", "Less",
                                 "Equal", "SquaredDifference"])
 def test_binary_ops_broadcast_as_numpy(infer_shapes, rng, op):
     P = infer_shapes.Partial

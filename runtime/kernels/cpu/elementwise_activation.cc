@@ -8,8 +8,8 @@ namespace cpu {
 void RegisterElementwiseActivationKernels(TF_Status* status) {
   RegisterUnary<ReluOp, Reals>("Relu", status);
   RegisterUnary<Relu6Op, Reals>("Relu6", status);
-  RegisterUnary<TanhOp, Floats>("Tanh", status);
-  RegisterUnary<SigmoidOp, Floats>("Sigmoid", status);
+  RegisterUnary<TanhOp, FloatsAndComplex>("Tanh", status);
+  RegisterUnary<SigmoidOp, FloatsAndComplex>("Sigmoid", status);
   RegisterUnary<SoftplusOp, Floats>("Softplus", status);
   RegisterUnary<EluOp, Floats>("Elu", status);
   RegisterUnary<SeluOp, Floats>("Selu", status);

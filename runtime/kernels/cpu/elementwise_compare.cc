@@ -12,12 +12,13 @@ void RegisterElementwiseCompareKernels(TF_Status* status) {
   RegisterBinary<LessEqualOp, Reals>("LessEqual", status);
   RegisterBinary<GreaterOp, Reals>("Greater", status);
   RegisterBinary<GreaterEqualOp, Reals>("GreaterEqual", status);
-  RegisterEquality<EqualOp>("Equal", RealAndBoolTypes(), status);
-  RegisterEquality<NotEqualOp>("NotEqual", RealAndBoolTypes(), status);
+  RegisterEquality<EqualOp>("Equal", Concat<RealAndBoolTypes, ComplexTypes>(), status);
+  RegisterEquality<NotEqualOp>("NotEqual", Concat<RealAndBoolTypes, ComplexTypes>(), status);
   RegisterBoolOp<Binary<LogicalAndOp>::Kernel>("LogicalAnd", status);
   RegisterBoolOp<Binary<LogicalOrOp>::Kernel>("LogicalOr", status);
   RegisterBoolOp<Unary<LogicalNotOp>::Kernel>("LogicalNot", status);
-  RegisterForTypes<Ternary<SelectOp>::Kernel>(kDevice, "SelectV2", RealAndBoolTypes(), status);
+  RegisterForTypes<Ternary<SelectOp>::Kernel>(kDevice, "SelectV2",
+                                              Concat<RealAndBoolTypes, ComplexTypes>(), status);
   RegisterKernel(kDevice, {"SelectV2", {{"T", TF_STRING}}, {}, SelectV2StringCompute}, status);
   RegisterBinary<BitwiseAndOp, IntTypes>("BitwiseAnd", status);
   RegisterBinary<BitwiseOrOp, IntTypes>("BitwiseOr", status);

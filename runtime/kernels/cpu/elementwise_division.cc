@@ -1,4 +1,5 @@
-// Division and powers with numpy broadcasting: RealDiv, Div, FloorDiv, FloorMod, Pow.
+// Division and powers with numpy broadcasting: RealDiv, Div, FloorDiv, FloorMod, Pow,
+// DivNoNan.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
 #include "elementwise_ops.h"
 
@@ -12,6 +13,7 @@ void RegisterElementwiseDivisionKernels(TF_Status* status) {
   RegisterBinary<FloorDivOp, Reals>("FloorDiv", status);
   RegisterBinary<FloorModOp, Reals>("FloorMod", status);
   RegisterBinary<PowOp, PowTypes>("Pow", status);
+  RegisterBinary<DivNoNanOp, FloatsAndComplex>("DivNoNan", status);
 }
 
 }  // namespace cpu

@@ -57,14 +57,14 @@ struct FloatClassKernel {
 void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<NegOp, Concat<Signed, ComplexTypes>>("Neg", status);
   RegisterUnary<AbsOp, Signed>("Abs", status);
-  RegisterUnary<SignOp, Signed>("Sign", status);
+  RegisterUnary<SignOp, Concat<Signed, ComplexTypes>>("Sign", status);
   RegisterUnary<SquareOp, RealsAndComplex>("Square", status);
-  RegisterUnary<ReciprocalOp, Concat<Floats, ComplexTypes>>("Reciprocal", status);
-  RegisterUnary<ExpOp, Floats>("Exp", status);
-  RegisterUnary<LogOp, Floats>("Log", status);
+  RegisterUnary<ReciprocalOp, FloatsAndComplex>("Reciprocal", status);
+  RegisterUnary<ExpOp, FloatsAndComplex>("Exp", status);
+  RegisterUnary<LogOp, FloatsAndComplex>("Log", status);
   RegisterUnary<Log1pOp, Floats>("Log1p", status);
-  RegisterUnary<SqrtOp, Floats>("Sqrt", status);
-  RegisterUnary<RsqrtOp, Floats>("Rsqrt", status);
+  RegisterUnary<SqrtOp, FloatsAndComplex>("Sqrt", status);
+  RegisterUnary<RsqrtOp, FloatsAndComplex>("Rsqrt", status);
   RegisterUnary<ErfOp, Floats>("Erf", status);
   RegisterUnary<ErfcOp, Floats>("Erfc", status);
   RegisterUnary<SinOp, Floats>("Sin", status);

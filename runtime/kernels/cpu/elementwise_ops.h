@@ -37,6 +37,10 @@ struct DivOp {
     else return x / y;
   }
 };
+// 0 wherever y is 0 (whatever x is), else x / y.
+struct DivNoNanOp {
+  template <typename T> static T Apply(T x, T y) { return y == T(0) ? T(0) : DivOp::Apply(x, y); }
+};
 // NaN in either operand gives NaN, as in TensorFlow and numpy.
 struct MaximumOp { template <typename T> static T Apply(T x, T y) { return x > y || x != x ? x : y; } };
 struct MinimumOp { template <typename T> static T Apply(T x, T y) { return x < y || x != x ? x : y; } };
@@ -122,10 +126,18 @@ struct AbsOp {
     else return x < T(0) ? WrappingNeg(x) : (x == T(0) ? T(0) : x);
   }
 };
-// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow.
+// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow. A complex
+// sign is x / |x| (0 at 0), each part scaled by the reciprocal of |x|, as TensorFlow's.
 struct SignOp {
   template <typename T> static T Apply(T x) {
-    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+    if constexpr (kIsComplex<T>) {
+      const auto magnitude = std::abs(x);
+      if (magnitude == 0) return T(0);
+      const auto scale = 1 / magnitude;
+      return T(x.real() * scale, x.imag() * scale);
+    } else {
+      return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+    }
   }
 };
 struct SquareOp { template <typename T> static T Apply(T x) { return WrappingMul(x, x); } };
@@ -143,7 +155,26 @@ struct ExpOp {
 };
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
 struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
-struct SqrtOp { template <typename T> static T Apply(T x) { return std::sqrt(x); } };
+// The complex principal square root as TensorFlow's (Eigen's) forms it: w =
+// sqrt((|x| + |z|) / 2) is the part that cannot cancel, the other part is |y| / 2w or
+// y / 2w; an infinite y gives (inf, y); y's sign bit picks the imaginary part's sign
+// where x < 0 (sqrt(-1 - 0j) is -1j, as numpy's and TensorFlow's).
+template <typename R>
+std::complex<R> ComplexSqrt(std::complex<R> z) {
+  const R x = z.real(), y = z.imag();
+  const R w = std::sqrt(R(0.5) * (std::fabs(x) + std::hypot(x, y)));
+  if (std::isinf(y)) return {std::numeric_limits<R>::infinity(), y};
+  if (x == 0) return {w, y < 0 ? -w : w};
+  if (x > 0) return {w, y / (2 * w)};
+  return {std::fabs(y) / (2 * w), std::signbit(y) ? -w : w};
+}
+struct SqrtOp {
+  template <typename T> static T Apply(T x) {
+    if constexpr (kIsComplex<T>) return ComplexSqrt(x);
+    else return std::sqrt(x);
+  }
+};
+// The complex reciprocal square root is the C library's (TensorFlow's agrees with it).
 struct RsqrtOp { template <typename T> static T Apply(T x) { return T(1) / std::sqrt(x); } };
 // float (and so half and bfloat16) through vector_math.h: twice as fast as libm's tanhf.
 struct TanhOp {
@@ -532,13 +563,16 @@ void RegisterUnary(const char* op, TF_Status* status) {
 }
 
 // TensorFlow's CPU registrations of these ops; complex64 and complex128 where the
-// arithmetic (+, -, *, /, AddN, Neg, Square, Reciprocal) has them.
+// arithmetic (+, -, *, /, AddN, Neg, Square, Reciprocal), the transcendental functions
+// (Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid), Sign, Pow and the equalities have them. Their
+// std::complex forms are the C library's, with C99's infinities (TensorFlow's too).
 using Reals = RealTypes;
 using RealsAndComplex = Concat<RealTypes, ComplexTypes>;
 using Floats = FloatTypes;
+using FloatsAndComplex = Concat<FloatTypes, ComplexTypes>;
 using Signed = SignedTypes;
 // Pow and SquaredDifference: no unsigned types, and SquaredDifference no narrow ints.
-using PowTypes = SignedTypes;
+using PowTypes = Concat<SignedTypes, ComplexTypes>;
 using SquaredDifferenceTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
 // ClipByValue has no 32- and 64-bit unsigned kernels.
 using ClipTypes = Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>;

@@ -1,4 +1,5 @@
-// float and double GEMM through OpenBLAS, on the runtime's thread pool.
+// float, double, complex64 and complex128 GEMM through OpenBLAS, on the runtime's
+// thread pool.
 //
 // OpenBLAS (scipy-openblas32) runs large products on threads of its own, which keep
 // spinning for a long while after each call: on a 2-core machine the spinning thread held
@@ -79,6 +80,34 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, co
               scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
                                 tb ? CblasTrans : CblasNoTrans, rows, cols, k, 1.0, pa, lda, pb,
                                 ldb, 0.0, pc, n);
+            });
+}
+
+// The complex GEMMs take alpha and beta by address.
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<float>* a,
+          const std::complex<float>* b, std::complex<float>* c, bool adjoint) {
+  const CBLAS_TRANSPOSE transposed = adjoint ? CblasConjTrans : CblasTrans;
+  const std::complex<float> one(1), zero(0);
+  SplitGemm(ta, tb, m, n, k, a, b, c,
+            [&](int64_t rows, int64_t cols, const std::complex<float>* pa,
+                const std::complex<float>* pb, std::complex<float>* pc, int64_t lda, int64_t ldb) {
+              scipy_cblas_cgemm(CblasRowMajor, ta ? transposed : CblasNoTrans,
+                                tb ? transposed : CblasNoTrans, rows, cols, k, &one, pa, lda, pb,
+                                ldb, &zero, pc, n);
+            });
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<double>* a,
+          const std::complex<double>* b, std::complex<double>* c, bool adjoint) {
+  const CBLAS_TRANSPOSE transposed = adjoint ? CblasConjTrans : CblasTrans;
+  const std::complex<double> one(1), zero(0);
+  SplitGemm(ta, tb, m, n, k, a, b, c,
+            [&](int64_t rows, int64_t cols, const std::complex<double>* pa,
+                const std::complex<double>* pb, std::complex<double>* pc, int64_t lda,
+                int64_t ldb) {
+              scipy_cblas_zgemm(CblasRowMajor, ta ? transposed : CblasNoTrans,
+                                tb ? transposed : CblasNoTrans, rows, cols, k, &one, pa, lda, pb,
+                                ldb, &zero, pc, n);
             });
 }
 

@@ -1,9 +1,11 @@
 // Row-major GEMM, C = op(A) @ op(B): float and double through OpenBLAS (the
 // scipy-openblas32 wheel, whose CBLAS symbols carry a scipy_ prefix), half and
-// bfloat16 as float GEMMs rounded once at the end, integer types through a plain loop
+// bfloat16 as float GEMMs rounded once at the end, complex through OpenBLAS's complex
+// GEMMs, integer types through a plain loop
 // ordered for cache-friendly access (wrapping on overflow).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -20,6 +22,13 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, con
           float* c);
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
           double* c);
+
+// complex64 and complex128: OpenBLAS's cgemm / zgemm. With `adjoint`, a transposed
+// operand is also conjugated (BatchMatMulV2's adj_x / adj_y; MatMul only transposes).
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<float>* a,
+          const std::complex<float>* b, std::complex<float>* c, bool adjoint = false);
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<double>* a,
+          const std::complex<double>* b, std::complex<double>* c, bool adjoint = false);
 
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {

@@ -61,7 +61,11 @@ struct BatchMatMulKernel {
       if (k == 0) {
         for (int64_t i = 0; i < m * n; ++i) out[i] = Narrow<T>(0);
       } else {
-        Gemm(attrs.transpose_a, attrs.transpose_b, m, n, k, xp + xo * m * k, yp + yo * k * n, out);
+        const T* x = xp + xo * m * k;
+        const T* y = yp + yo * k * n;
+        // adj_x / adj_y: the adjoint, which for complex conjugates too
+        if constexpr (kIsComplex<T>) Gemm(attrs.transpose_a, attrs.transpose_b, m, n, k, x, y, out, true);
+        else Gemm(attrs.transpose_a, attrs.transpose_b, m, n, k, x, y, out);
       }
       for (size_t d = rank; d-- > 0;) {
         if (++index[d] < batch[d]) break;
@@ -86,8 +90,8 @@ void RegisterBatchMatMul(Types<Ts...>, TF_Status* status) {
    ...);
 }
 
-// TensorFlow's CPU types, less complex (MatMul's OpDef has no int16).
-using MatMulTypes = Concat<FloatTypes, Types<int32_t, int64_t>>;
+// TensorFlow's CPU types (MatMul's OpDef has no int16).
+using MatMulTypes = Concat<FloatTypes, Types<int32_t, int64_t>, ComplexTypes>;
 using BatchMatMulTypes = Concat<MatMulTypes, Types<int16_t>>;
 
 }  // namespace

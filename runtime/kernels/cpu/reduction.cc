@@ -373,7 +373,7 @@ struct Softmax {
 void RegisterReductionKernels(TF_Status* status) {
   RegisterReduceAll<SumReducer, false>("Sum", Concat<RealTypes, ComplexTypes>(), status);
   RegisterReduceAll<SumReducer, true>("Mean", Concat<RealTypes, ComplexTypes>(), status);
-  RegisterReduceAll<ProdReducer, false>("Prod", RealTypes(), status);
+  RegisterReduceAll<ProdReducer, false>("Prod", Concat<RealTypes, ComplexTypes>(), status);
   RegisterReduceAll<MaxReducer, false>("Max", RealTypes(), status);
   RegisterReduceAll<MinReducer, false>("Min", RealTypes(), status);
   RegisterArgAll<true>("ArgMax", RealAndBoolTypes(), status);

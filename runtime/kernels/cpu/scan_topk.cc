@@ -153,9 +153,9 @@ void RegisterWhere(Types<Ts...>, TF_Status* status) {
 }  // namespace
 
 void RegisterScanTopKKernels(TF_Status* status) {
-  // TensorFlow's CPU types, less complex (Where takes complex: it only compares to 0).
-  RegisterCumulative<SumScan>("Cumsum", RealTypes(), status);
-  RegisterCumulative<ProdScan>("Cumprod", RealTypes(), status);
+  // TensorFlow's CPU types; TopKV2 has no complex (no order).
+  RegisterCumulative<SumScan>("Cumsum", Concat<RealTypes, ComplexTypes>(), status);
+  RegisterCumulative<ProdScan>("Cumprod", Concat<RealTypes, ComplexTypes>(), status);
   RegisterTopK(RealTypes(), status);
   RegisterWhere(Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
 }

@@ -9,8 +9,8 @@ namespace cuda {
 void RegisterElementwiseActivationKernels(TF_Status* status) {
   RegisterUnary<ReluOp>("Relu", Reals(), status);
   RegisterUnary<Relu6Op>("Relu6", Reals(), status);
-  RegisterUnary<TanhOp>("Tanh", Floats(), status);
-  RegisterUnary<SigmoidOp>("Sigmoid", Floats(), status);
+  RegisterUnary<TanhOp>("Tanh", FloatsAndComplex(), status);
+  RegisterUnary<SigmoidOp>("Sigmoid", FloatsAndComplex(), status);
   RegisterUnary<SoftplusOp>("Softplus", Floats(), status);
   RegisterUnary<EluOp>("Elu", Floats(), status);
   RegisterUnary<SeluOp>("Selu", Floats(), status);

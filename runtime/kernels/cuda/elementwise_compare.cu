@@ -13,12 +13,12 @@ void RegisterElementwiseCompareKernels(TF_Status* status) {
   RegisterBinary<LessEqualOp>("LessEqual", Reals(), status);
   RegisterBinary<GreaterOp>("Greater", Reals(), status);
   RegisterBinary<GreaterEqualOp>("GreaterEqual", Reals(), status);
-  RegisterEquality<EqualOp>("Equal", RealsAndBool(), status);
-  RegisterEquality<NotEqualOp>("NotEqual", RealsAndBool(), status);
+  RegisterEquality<EqualOp>("Equal", Concat<RealsAndBool, Complexes>(), status);
+  RegisterEquality<NotEqualOp>("NotEqual", Concat<RealsAndBool, Complexes>(), status);
   RegisterBoolOp("LogicalAnd", &Binary<LogicalAndOp>::Kernel<bool>::Compute, status);
   RegisterBoolOp("LogicalOr", &Binary<LogicalOrOp>::Kernel<bool>::Compute, status);
   RegisterBoolOp("LogicalNot", &Unary<LogicalNotOp>::Kernel<bool>::Compute, status);
-  RegisterSelect("SelectV2", RealsAndBool(), status);
+  RegisterSelect("SelectV2", Concat<RealsAndBool, Complexes>(), status);
   RegisterBinary<BitwiseAndOp>("BitwiseAnd", Ints(), status);
   RegisterBinary<BitwiseOrOp>("BitwiseOr", Ints(), status);
   RegisterBinary<BitwiseXorOp>("BitwiseXor", Ints(), status);

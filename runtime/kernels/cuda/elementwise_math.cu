@@ -40,14 +40,14 @@ struct FloatClass {
 void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<NegOp>("Neg", Concat<Signed, Complexes>(), status);
   RegisterUnary<AbsOp>("Abs", Signed(), status);
-  RegisterUnary<SignOp>("Sign", Signed(), status);
+  RegisterUnary<SignOp>("Sign", Concat<Signed, Complexes>(), status);
   RegisterUnary<SquareOp>("Square", RealsAndComplex(), status);
   RegisterUnary<ReciprocalOp>("Reciprocal", Concat<Floats, Complexes>(), status);
-  RegisterUnary<ExpOp>("Exp", Floats(), status);
-  RegisterUnary<LogOp>("Log", Floats(), status);
+  RegisterUnary<ExpOp>("Exp", FloatsAndComplex(), status);
+  RegisterUnary<LogOp>("Log", FloatsAndComplex(), status);
   RegisterUnary<Log1pOp>("Log1p", Floats(), status);
-  RegisterUnary<SqrtOp>("Sqrt", Floats(), status);
-  RegisterUnary<RsqrtOp>("Rsqrt", Floats(), status);
+  RegisterUnary<SqrtOp>("Sqrt", FloatsAndComplex(), status);
+  RegisterUnary<RsqrtOp>("Rsqrt", FloatsAndComplex(), status);
   RegisterUnary<ErfOp>("Erf", Floats(), status);
   RegisterUnary<ErfcOp>("Erfc", Floats(), status);
   RegisterUnary<SinOp>("Sin", Floats(), status);

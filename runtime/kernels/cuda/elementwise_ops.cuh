@@ -112,6 +112,11 @@ struct DivOp : Arithmetic_ {
     return x / y;
   }
 };
+// 0 wherever y is 0 (whatever x is), else x / y.
+struct DivNoNanOp : Arithmetic_ {
+  using Base = DivNoNanOp;
+  template <typename T> __device__ static T Apply(T x, T y) { return y == T(0) ? T(0) : x / y; }
+};
 // NaN in either operand gives NaN.
 struct MaximumOp : Arithmetic_ {
   using Base = MaximumOp;
@@ -246,11 +251,19 @@ struct AbsOp : UnaryOp_ {
     else return x < T(0) ? WrappingNeg(x) : (x == T(0) ? T(0) : x);
   }
 };
-// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow.
+// NaN is its own sign; the sign of both zeros is +0.0, as in TensorFlow. A complex
+// sign is x / |x| (0 at 0), each part scaled by 1 / |x|, as the CPU's.
+template <typename T> __device__ __forceinline__ T SignOf(T x) {
+  return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+}
+template <typename R> __device__ __forceinline__ ComplexParts<R> SignOf(ComplexParts<R> x) {
+  const R magnitude = Hypot(x.re, x.im);
+  if (magnitude == R(0)) return ComplexParts<R>(R(0));
+  const R scale = R(1) / magnitude;
+  return ComplexParts<R>(x.re * scale, x.im * scale);
+}
 struct SignOp : UnaryOp_ {
-  template <typename T> __device__ static T Apply(T x) {
-    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
-  }
+  template <typename T> __device__ static T Apply(T x) { return SignOf(x); }
 };
 struct SquareOp {
   static constexpr bool kSignAgnostic = true;
@@ -261,9 +274,18 @@ struct LogOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) {
 struct Log1pOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Log1p(x); } };
 struct SqrtOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Sqrt(x); } };
 // 1 / sqrt(x) with both steps correctly rounded, as the CPU computes it (rsqrtf is not).
-struct RsqrtOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return T(1) / Sqrt(x); } };
+// Complex quotients here are C99's, as the CPU's std::complex forms them (complex_parts.cuh).
+template <typename T> __device__ __forceinline__ T OneOver(T x) { return T(1) / x; }
+template <typename R> __device__ __forceinline__ ComplexParts<R> OneOver(ComplexParts<R> x) {
+  return C99Reciprocal(x);
+}
+template <typename T> __device__ __forceinline__ T RsqrtOf(T x) { return T(1) / Sqrt(x); }
+template <typename R> __device__ __forceinline__ ComplexParts<R> RsqrtOf(ComplexParts<R> x) {
+  return FromStd(R(1) / ::cuda::std::sqrt(AsStd(x)));  // the C library's, as the CPU's
+}
+struct RsqrtOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return RsqrtOf(x); } };
 struct TanhOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Tanh(x); } };
-struct SigmoidOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return T(1) / (T(1) + Exp(-x)); } };
+struct SigmoidOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return OneOver(T(1) + Exp(-x)); } };
 struct ErfOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Erf(x); } };
 // log(1 + e^x) without overflow for large x.
 struct SoftplusOp : UnaryOp_ {
@@ -602,7 +624,8 @@ using RealsAndComplex = Concat<Reals, Complexes>;
 // Add (the older AddV2) allows no unsigned type but uint8.
 using AddTypes = Concat<Floats, SignedInts, Types<uint8_t>, Complexes>;
 // Pow: no unsigned types; SquaredDifference: no narrow integers either.
-using PowTypes = Signed;
+using PowTypes = Concat<Signed, Complexes>;
+using FloatsAndComplex = Concat<Floats, Complexes>;
 using SquaredDifferenceTypes = Concat<Floats, Types<int32_t, int64_t>>;
 // ClipByValue has no 32- and 64-bit unsigned kernels.
 using ClipTypes = Concat<Floats, SignedInts, Types<uint8_t, uint16_t>>;
@@ -631,6 +654,7 @@ template <> struct WordOf<1> { using type = uint8_t; };
 template <> struct WordOf<2> { using type = uint16_t; };
 template <> struct WordOf<4> { using type = uint32_t; };
 template <> struct WordOf<8> { using type = uint64_t; };
+template <> struct WordOf<16> { using type = ComplexParts<double>; };  // complex128, moved whole
 
 template <typename... Ts>
 void RegisterSelect(const char* op, Types<Ts...>, TF_Status* status) {

@@ -5,6 +5,7 @@
 #include <climits>
 #include <type_traits>
 
+#include "complex_parts.cuh"
 #include "cublas_api.h"
 
 namespace opgen {
@@ -147,6 +148,16 @@ template <> struct BlasTraits<__nv_bfloat16> {
   static constexpr cudaDataType data = CUDA_R_16BF;
   static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
+template <> struct BlasTraits<ComplexParts<float>> {
+  using Scalar = ComplexParts<float>;
+  static constexpr cudaDataType data = CUDA_C_32F;
+  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+template <> struct BlasTraits<ComplexParts<double>> {
+  using Scalar = ComplexParts<double>;
+  static constexpr cudaDataType data = CUDA_C_64F;
+  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+};
 
 // Pointers to the matrices of each batch entry, for cublasGemmBatchedEx: A's at
 // [0, count), B's at [count, 2 count), C's at [2 count, 3 count).
@@ -167,7 +178,7 @@ __global__ void BatchPointersKernel(BatchLayout batch, int64_t count, const T* a
 template <typename T>
 bool BlasGemm(TF_OpKernelContext* ctx, cudaStream_t stream, bool ta, bool tb, int64_t m,
               int64_t n, int64_t k, const T* a, const T* b, T* c, const BatchLayout& batch,
-              int64_t count) {
+              int64_t count, bool adjoint) {
   using Traits = BlasTraits<T>;
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX || count > INT_MAX) {
     Fail(ctx, TF_UNIMPLEMENTED, "GEMM dimensions beyond 2^31 - 1 are not supported on the GPU");
@@ -176,11 +187,12 @@ bool BlasGemm(TF_OpKernelContext* ctx, cudaStream_t stream, bool ta, bool tb, in
   CublasLease lease(ctx, stream);
   if (!lease.ok()) return false;
   const CublasApi& api = lease.api();
-  const typename Traits::Scalar one = 1, zero = 0;
+  const typename Traits::Scalar one(1), zero(0);
   // cuBLAS is column-major, where a row-major matrix reads as its transpose: computing
   // C^T = op(B)^T @ op(A)^T there writes row-major C, with B passed first.
-  const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t transposed = adjoint ? CUBLAS_OP_C : CUBLAS_OP_T;
+  const cublasOperation_t op_a = ta ? transposed : CUBLAS_OP_N;
+  const cublasOperation_t op_b = tb ? transposed : CUBLAS_OP_N;
   const int lda = static_cast<int>(ta ? m : k), ldb = static_cast<int>(tb ? k : n);
   const int ldc = static_cast<int>(n);
   const cudaDataType type = Traits::data;
@@ -234,18 +246,18 @@ template <typename T> constexpr bool kIsInteger = std::is_integral_v<T>;
 
 template <typename T>
 bool Gemm(TF_OpKernelContext* ctx, cudaStream_t stream, bool ta, bool tb, int64_t m, int64_t n,
-          int64_t k, const T* a, const T* b, T* c, const BatchLayout& batch) {
+          int64_t k, const T* a, const T* b, T* c, const BatchLayout& batch, bool adjoint) {
   const int64_t count = batch.count();
   if (count == 0 || m == 0 || n == 0) return true;
   if (k == 0)  // empty sums: zeros (all-zero bits for every type here)
     return CheckCuda(ctx, cudaMemsetAsync(c, 0, sizeof(T) * count * m * n, stream), "GEMM zeros");
   if constexpr (kIsInteger<T>) return IntegerGemm(ctx, stream, ta, tb, m, n, k, a, b, c, batch, count);
-  else return BlasGemm(ctx, stream, ta, tb, m, n, k, a, b, c, batch, count);
+  else return BlasGemm(ctx, stream, ta, tb, m, n, k, a, b, c, batch, count, adjoint);
 }
 
 #define OPGEN_INSTANTIATE_GEMM(T)                                                                \
   template bool Gemm<T>(TF_OpKernelContext*, cudaStream_t, bool, bool, int64_t, int64_t, int64_t, \
-                        const T*, const T*, T*, const BatchLayout&);
+                        const T*, const T*, T*, const BatchLayout&, bool);
 OPGEN_INSTANTIATE_GEMM(float)
 OPGEN_INSTANTIATE_GEMM(double)
 OPGEN_INSTANTIATE_GEMM(__half)
@@ -253,6 +265,8 @@ OPGEN_INSTANTIATE_GEMM(__nv_bfloat16)
 OPGEN_INSTANTIATE_GEMM(int16_t)
 OPGEN_INSTANTIATE_GEMM(int32_t)
 OPGEN_INSTANTIATE_GEMM(int64_t)
+OPGEN_INSTANTIATE_GEMM(ComplexParts<float>)
+OPGEN_INSTANTIATE_GEMM(ComplexParts<double>)
 #undef OPGEN_INSTANTIATE_GEMM
 
 }  // namespace cuda

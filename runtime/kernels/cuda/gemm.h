@@ -37,12 +37,14 @@ bool BroadcastBatch(const std::vector<int64_t>& a_batch, const std::vector<int64
                     BatchLayout* layout);
 
 // C = op(A) @ op(B) for each entry of `batch`, all queued on `stream`: op transposes
-// when ta / tb is set; op(A) is m x k, op(B) k x n, C m x n, all row-major and dense.
+// when ta / tb is set, and with `adjoint` also conjugates (complex types: BatchMatMulV2's
+// adj_x / adj_y); op(A) is m x k, op(B) k x n, C m x n, all row-major and dense.
 // False after reporting the failure on `ctx`. Defined for float, double, __half,
-// __nv_bfloat16, int16_t, int32_t and int64_t.
+// __nv_bfloat16, int16_t, int32_t, int64_t and complex (ComplexParts<float / double>).
 template <typename T>
 bool Gemm(TF_OpKernelContext* ctx, cudaStream_t stream, bool ta, bool tb, int64_t m, int64_t n,
-          int64_t k, const T* a, const T* b, T* c, const BatchLayout& batch = BatchLayout());
+          int64_t k, const T* a, const T* b, T* c, const BatchLayout& batch = BatchLayout(),
+          bool adjoint = false);
 
 }  // namespace cuda
 }  // namespace opgen

@@ -1,6 +1,7 @@
 // The ops gradient graphs use: BroadcastGradientArgs (../math_grad_spec.h, on the host: its
 // operands are shapes) and the fused element-wise gradients SigmoidGrad, TanhGrad,
-// SqrtGrad, RsqrtGrad, ReciprocalGrad, as the CPU computes them (../cpu/math_grad.cc).
+// SqrtGrad, RsqrtGrad, ReciprocalGrad for float and complex types, as the CPU computes
+// them (../cpu/math_grad.cc).
 #include "../math_grad_spec.h"
 #include "elementwise_ops.cuh"
 #include "cuda_kernels.h"
@@ -9,25 +10,28 @@ namespace opgen {
 namespace cuda {
 namespace {
 
-// As the CPU computes them (../cpu/math_grad.cc): each step rounded to T, and
-// Sqrt/Rsqrt/ReciprocalGrad 0 where dy is 0, as TensorFlow.
-struct SigmoidGradOp {
+// As the CPU computes them (../cpu/math_grad.cc): each step rounded to T,
+// Sqrt/Rsqrt/ReciprocalGrad 0 where dy is 0 and given the conjugate of a complex y, as
+// TensorFlow's.
+struct ConjugatesY { static constexpr bool kConjugate = true; };
+struct TakesY { static constexpr bool kConjugate = false; };
+struct SigmoidGradOp : TakesY {
   template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) { return dy * r(y * r(C(1) - y)); }
 };
-struct TanhGradOp {
+struct TanhGradOp : TakesY {
   template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) { return dy * r(C(1) - r(y * y)); }
 };
-struct SqrtGradOp {
+struct SqrtGradOp : ConjugatesY {
   template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
     return dy == C(0) ? C(0) : r(C(0.5) * dy) / y;
   }
 };
-struct RsqrtGradOp {
+struct RsqrtGradOp : ConjugatesY {
   template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
     return dy == C(0) ? C(0) : r(C(-0.5) * r(dy * y)) * r(y * y);
   }
 };
-struct ReciprocalGradOp {
+struct ReciprocalGradOp : ConjugatesY {
   template <typename C, typename R> __device__ static C Apply(C y, C dy, R r) {
     return dy == C(0) ? C(0) : -dy * r(y * y);
   }
@@ -38,10 +42,16 @@ struct RoundTo {
   __device__ Wide<T> operator()(Wide<T> v) const { return Widen(Narrow<T>(v)); }
 };
 
+template <typename T> __device__ __forceinline__ T ConjugateOf(T y) { return y; }
+template <typename R> __device__ __forceinline__ ComplexParts<R> ConjugateOf(ComplexParts<R> y) {
+  return Conj(y);
+}
+
 template <typename Op, typename T>
 struct GradFn : Operands<T, T, T> {
   __device__ T operator()(T y, T dy) const {
-    return Narrow<T>(Op::Apply(Widen(y), Widen(dy), RoundTo<T>()));
+    const Wide<T> wy = Widen(y);
+    return Narrow<T>(Op::Apply(Op::kConjugate ? ConjugateOf(wy) : wy, Widen(dy), RoundTo<T>()));
   }
 };
 
@@ -69,7 +79,7 @@ struct GradKernel {
 
 template <typename Op>
 void RegisterGrad(const char* op, TF_Status* status) {
-  RegisterForTypes<GradKernel<Op>::template Kernel>(kDevice, op, Floats(), status);
+  RegisterForTypes<GradKernel<Op>::template Kernel>(kDevice, op, FloatsAndComplex(), status);
 }
 
 }  // namespace

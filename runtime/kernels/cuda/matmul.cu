@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../matmul_spec.h"
+#include "complex_parts.cuh"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "gemm.h"
@@ -50,8 +51,9 @@ struct BatchMatMulKernel {
     }
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
+    // adj_x / adj_y: adjoints, which conjugate complex operands too
     Gemm<T>(ctx, stream, t.transpose_a, t.transpose_b, p.m, p.n, p.k, Data<T>(p.a), Data<T>(p.b),
-            Data<T>(z), layout);
+            Data<T>(z), layout, /*adjoint=*/true);
   }
 };
 
@@ -63,10 +65,12 @@ void RegisterWithAttrs(const char* op, Types<Ts...>, CreateFn create, TF_Status*
    ...);
 }
 
-// The CPU kernels' types (MatMul's OpDef has no int16): floats through cuBLAS,
+// The CPU kernels' types (MatMul's OpDef has no int16): floats and complex through cuBLAS,
 // integers through gemm.cu's tiled kernel.
-using MatMulTypes = Types<float, double, __half, __nv_bfloat16, int32_t, int64_t>;
-using BatchMatMulTypes = Types<float, double, __half, __nv_bfloat16, int16_t, int32_t, int64_t>;
+using MatMulTypes = Types<float, double, __half, __nv_bfloat16, int32_t, int64_t,
+                          ComplexParts<float>, ComplexParts<double>>;
+using BatchMatMulTypes = Types<float, double, __half, __nv_bfloat16, int16_t, int32_t, int64_t,
+                               ComplexParts<float>, ComplexParts<double>>;
 
 }  // namespace
 

@@ -940,7 +940,7 @@ void RegisterReductionKernels(TF_Status* status) {
   using kernels::Concat;
   RegisterReduce<SumReducer>("Sum", Concat<RealTypes, Complexes>(), status);
   RegisterReduce<MeanReducer>("Mean", Concat<RealTypes, Complexes>(), status);
-  RegisterReduce<ProdReducer>("Prod", RealTypes(), status);
+  RegisterReduce<ProdReducer>("Prod", Concat<RealTypes, Complexes>(), status);
   RegisterReduce<MaxReducer>("Max", RealTypes(), status);
   RegisterReduce<MinReducer>("Min", RealTypes(), status);
   RegisterArgReduce<true>("ArgMax", RealAndBoolTypes(), status);

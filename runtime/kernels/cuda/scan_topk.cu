@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../misc_spec.h"
+#include "complex_parts.cuh"
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
 #include "strided_pass.cuh"
@@ -210,8 +211,9 @@ void RegisterWhere(Types<Ts...>, TF_Status* status) {
 }  // namespace
 
 void RegisterScanTopKKernels(TF_Status* status) {
-  RegisterCumulative<false>("Cumsum", RealTypes(), status);
-  RegisterCumulative<true>("Cumprod", RealTypes(), status);
+  using Complexes = Types<ComplexParts<float>, ComplexParts<double>>;
+  RegisterCumulative<false>("Cumsum", kernels::Concat<RealTypes, Complexes>(), status);
+  RegisterCumulative<true>("Cumprod", kernels::Concat<RealTypes, Complexes>(), status);
   RegisterTopK(RealTypes(), status);
   RegisterWhere(RealTypes(), status);
   RegisterWhere(Types<bool>(), status);

@@ -52,6 +52,16 @@ void DivGrad(GradBuilder& b) {
   b.SetBroadcastGrads(gx, gy);
 }
 
+// As Div's with DivNoNan for the quotients: no gradient flows where y is 0.
+void DivNoNanGrad(GradBuilder& b) {
+  const TF_Output x = Conj(b, b.input(0)), y = Conj(b, b.input(1)), dz = b.grad(0);
+  TF_Output gx = dz, gy = dz;
+  if (b.needs(0)) gx = b.Op("DivNoNan", {dz, y});
+  if (b.needs(1))
+    gy = b.Op("Mul", {dz, b.Op("DivNoNan", {b.Op("DivNoNan", {b.Op("Neg", {x}), y}), y})});
+  b.SetBroadcastGrads(gx, gy);
+}
+
 // x mod y = x - floor(x / y) * y.
 void FloorModGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
@@ -76,16 +86,21 @@ void SquaredDifferenceGrad(GradBuilder& b) {
   b.SetBroadcastGrads(gx, b.needs(1) ? b.Op("Neg", {gx}) : gx);
 }
 
-// z = x^y: dx = dz * y * x^(y-1); dy = dz * z * log(x) where x > 0, else 0.
+// z = x^y: dx = dz * y * x^(y-1); dy = dz * z * log(x) where x > 0 (x != 0 for complex
+// x, whose logarithm is defined off the positive axis), else 0; x, y and z conjugated
+// where complex.
 void PowGrad(GradBuilder& b) {
-  const TF_Output x = b.input(0), y = b.input(1), z = b.output(0), dz = b.grad(0);
+  const TF_Output x = Conj(b, b.input(0)), y = Conj(b, b.input(1)), z = Conj(b, b.output(0));
+  const TF_Output dz = b.grad(0);
   TF_Output gx = dz, gy = dz;
   if (b.needs(0)) {
     const TF_Output y_minus_1 = b.Op("Sub", {y, b.ScalarLike(1.0, y)});
     gx = b.Op("Mul", {b.Op("Mul", {dz, y}), b.Op("Pow", {x, y_minus_1})});
   }
   if (b.needs(1)) {
-    const TF_Output positive = b.Op("Greater", {x, b.ScalarLike(0.0, x)});
+    const TF_Output positive =
+        IsComplex(GradBuilder::dtype(x)) ? b.Op("NotEqual", {x, b.ScalarLike(0.0, x)})
+                                         : b.Op("Greater", {x, b.ScalarLike(0.0, x)});
     const TF_Output safe_x = b.Op("SelectV2", {positive, x, b.Op("OnesLike", {x})});
     const TF_Output log_x =
         b.Op("SelectV2", {positive, b.Op("Log", {safe_x}), b.Op("ZerosLike", {x})});
@@ -103,9 +118,9 @@ void SquareGrad(GradBuilder& b) {
   const TF_Output x = Conj(b, b.input(0));
   b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Mul", {x, b.ScalarLike(2.0, x)})}));
 }
-void ExpGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), b.output(0)})); }
+void ExpGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), Conj(b, b.output(0))})); }
 void LogGrad(GradBuilder& b) {
-  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Reciprocal", {b.input(0)})}));
+  b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Reciprocal", {Conj(b, b.input(0))})}));
 }
 void Log1pGrad(GradBuilder& b) {
   const TF_Output x = b.input(0);
@@ -126,9 +141,14 @@ void ErfFamilyGrad(GradBuilder& b, double sign) {
 void ErfGrad(GradBuilder& b) { ErfFamilyGrad(b, 1.0); }
 void ErfcGrad(GradBuilder& b) { ErfFamilyGrad(b, -1.0); }
 
-// y = f(x) with a fused gradient op FGrad(y, dy).
+// y = f(x) with a fused gradient op FGrad(y, dy). SqrtGrad and RsqrtGrad conjugate a
+// complex y themselves; TanhGrad and SigmoidGrad are given conj(y), as TensorFlow's.
 template <const char* kGradOp>
 void FusedUnaryGrad(GradBuilder& b) { b.Set(0, b.Op(kGradOp, {b.output(0), b.grad(0)})); }
+template <const char* kGradOp>
+void FusedUnaryGradOfConj(GradBuilder& b) {
+  b.Set(0, b.Op(kGradOp, {Conj(b, b.output(0)), b.grad(0)}));
+}
 constexpr char kSqrtGrad[] = "SqrtGrad", kRsqrtGrad[] = "RsqrtGrad", kTanhGrad[] = "TanhGrad",
                kSigmoidGrad[] = "SigmoidGrad";
 
@@ -268,14 +288,15 @@ void RegisterMathGradients() {
   RegisterGrad("Minimum", MinimumGrad);
   RegisterGrad("SquaredDifference", SquaredDifferenceGrad);
   RegisterGrad("Pow", PowGrad);
+  RegisterGrad("DivNoNan", DivNoNanGrad);
   RegisterGrad("Neg", NegGrad);
   RegisterGrad("Abs", AbsGrad);
   RegisterGrad("Sign", SignGrad);
   RegisterGrad("Square", SquareGrad);
   RegisterGrad("Sqrt", FusedUnaryGrad<kSqrtGrad>);
   RegisterGrad("Rsqrt", FusedUnaryGrad<kRsqrtGrad>);
-  RegisterGrad("Tanh", FusedUnaryGrad<kTanhGrad>);
-  RegisterGrad("Sigmoid", FusedUnaryGrad<kSigmoidGrad>);
+  RegisterGrad("Tanh", FusedUnaryGradOfConj<kTanhGrad>);
+  RegisterGrad("Sigmoid", FusedUnaryGradOfConj<kSigmoidGrad>);
   RegisterGrad("Reciprocal", ReciprocalGrad);
   RegisterGrad("ReciprocalGrad", ReciprocalGradGrad);
   RegisterGrad("RsqrtGrad", RsqrtGradGrad);

@@ -7,6 +7,12 @@ namespace opgen {
 namespace gradients {
 namespace {
 
+// The conjugate of a complex t; t itself otherwise.
+TF_Output ConjIfComplex(GradBuilder& b, TF_Output t) {
+  const TF_DataType type = GradBuilder::dtype(t);
+  return type == TF_COMPLEX64 || type == TF_COMPLEX128 ? b.Op("Conj", {t}) : t;
+}
+
 // The reduced gradient spread back over the reduced axes.
 TF_Output SpreadBack(GradBuilder& b, TF_Output g) {
   const TF_Output x = b.input(0);
@@ -47,7 +53,7 @@ void MinOrMaxGrad(GradBuilder& b) {
 
 // d prod(x)/dx_i is the product of the others: exclusive cumulative products from both
 // ends along the reduced axes, gathered in front (TensorFlow's formula, no division, so
-// zeros are handled). Needs x's shape and the axes known while the graph is built.
+// zeros are handled; conjugated for complex x). Needs x's shape and the axes known while the graph is built.
 void ProdGrad(GradBuilder& b) {
   const TF_Output x = b.input(0);
   std::vector<int64_t> dims, axes;
@@ -77,14 +83,17 @@ void ProdGrad(GradBuilder& b) {
   const TF_Output left = b.Op("Cumprod", {matrix, b.Int32(0)}, {{"exclusive", true}});
   const TF_Output right =
       b.Op("Cumprod", {matrix, b.Int32(0)}, {{"exclusive", true}, {"reverse", true}});
-  const TF_Output others = b.Op("Reshape", {b.Op("Mul", {left, right}), b.Int32s(permuted_dims)});
+  const TF_Output others = b.Op("Reshape", {ConjIfComplex(b, b.Op("Mul", {left, right})),
+                                            b.Int32s(permuted_dims)});
   b.Set(0, b.Op("Mul", {SpreadBack(b, b.grad(0)), b.Op("Transpose", {others, b.Int32s(inverse)})}));
 }
 
-// For z = op(a) @ op(b) with op a transpose when the flag is set.
+// For z = op(a) @ op(b) with op a transpose when the flag is set; complex operands are
+// conjugated first (MatMul transposes without conjugating).
 void MatMulGrad(GradBuilder& b) {
   const bool ta = b.AttrBool("transpose_a"), tb = b.AttrBool("transpose_b");
-  const TF_Output a = b.input(0), w = b.input(1), dz = b.grad(0);
+  const TF_Output a = ConjIfComplex(b, b.input(0)), w = ConjIfComplex(b, b.input(1));
+  const TF_Output dz = b.grad(0);
   auto mm = [&b](TF_Output x, TF_Output y, bool tx, bool ty) {
     return b.Op("MatMul", {x, y}, {{"transpose_a", tx}, {"transpose_b", ty}});
   };
@@ -94,8 +103,9 @@ void MatMulGrad(GradBuilder& b) {
                                : (!ta ? mm(dz, a, true, false) : mm(dz, a, true, true)));
 }
 
-// As MatMul per matrix (adjoints for transposes: real types), then each gradient summed
-// over the batch dims its operand was broadcast along.
+// As MatMul per matrix with adjoints for transposes (which conjugate complex operands as
+// the formulas need), then each gradient summed over the batch dims its operand was
+// broadcast along.
 void BatchMatMulGrad(GradBuilder& b) {
   const bool ax = b.AttrBool("adj_x"), ay = b.AttrBool("adj_y");
   const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
