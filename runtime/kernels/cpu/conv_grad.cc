@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../conv_grad_spec.h"
+#include "conv_grad_tiles.h"
 #include "gemm.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -43,46 +44,6 @@ constexpr int64_t kTileElements = int64_t{1} << 16;
 constexpr int64_t kMinTileRows = 128;
 // The per-thread partial filter gradients together take at most this many elements.
 constexpr int64_t kMaxPartialElements = int64_t{8} << 20;
-
-// Writes the im2col rows [r0, r1) of the batch (row = image, y, x of the output; K =
-// kh * kw * ic taps each, zeros where a tap falls in the padding) to dst.
-template <typename T, typename G>
-void FillPatchRows(const kernels::WindowPlan& p, const Window2D& w, const T* in, int64_t r0,
-                   int64_t r1, G* dst) {
-  const int64_t ih = p.ih, iw = p.iw, ic = p.ic, kh = p.kh, kw = p.kw, oh = p.oh, ow = p.ow;
-  const int64_t K = kh * kw * ic, pixels = oh * ow;
-  // (image, y, x) of row r0, then stepped: no divisions per row
-  int64_t b = r0 / pixels, y = (r0 % pixels) / ow, x = r0 % ow;
-  for (int64_t r = r0; r < r1; ++r) {
-    const T* image = in + b * ih * iw * ic;
-    G* row = dst + (r - r0) * K;
-    // The taps [j0, j1) of this column inside the image; the rest are zeros.
-    const int64_t sx0 = x * w.strides[2] - p.pl, dw = w.dilations[2];
-    int64_t j0 = 0, j1 = kw;
-    while (j0 < kw && sx0 + j0 * dw < 0) ++j0;
-    while (j1 > j0 && sx0 + (j1 - 1) * dw >= iw) --j1;
-    for (int64_t i = 0; i < kh; ++i) {
-      const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
-      G* out = row + i * kw * ic;
-      if (sy < 0 || sy >= ih || j0 == j1) {
-        std::fill_n(out, kw * ic, G(0));
-        continue;
-      }
-      std::fill_n(out, j0 * ic, G(0));
-      const T* src = image + (sy * iw + sx0) * ic;
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t k = 0; k < ic; ++k) out[j * ic + k] = static_cast<G>(Widen(src[j * dw * ic + k]));
-      std::fill_n(out + j1 * ic, (kw - j1) * ic, G(0));
-    }
-    if (++x == ow) {
-      x = 0;
-      if (++y == oh) {
-        y = 0;
-        ++b;
-      }
-    }
-  }
-}
 
 template <typename T>
 struct Conv2DBackpropFilterKernel {
