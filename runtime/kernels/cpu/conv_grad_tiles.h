@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -170,7 +171,8 @@ void TiledConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T
 // out_backprop with the filter turned 180 degrees and its channel axes swapped, padded by
 // (k - 1) * dilation less the forward padding on each side. float32 on AVX-512 runs it
 // through Conv2DFloat (conv2d_float.h, called as is: Winograd, the packed GEMM), the rest
-// through TiledConv. False where that padding would be negative (EXPLICIT paddings).
+// through TiledConv. False where that padding would be negative (EXPLICIT paddings) or
+// the filter is not all finite.
 template <typename T>
 bool Conv2DBackpropInputAsConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T* dy,
                                const T* filter, T* out) {
@@ -180,13 +182,20 @@ bool Conv2DBackpropInputAsConv(const kernels::WindowPlan& p, const kernels::Wind
   const int64_t bottom = p.ih - p.oh - top + (kh - 1) * dh, right = p.iw - p.ow - left + (kw - 1) * dw;
   if (top < 0 || left < 0 || bottom < 0 || right < 0) return false;
   std::vector<T> turned(static_cast<size_t>(kh * kw * ic * oc));
+  bool finite = true;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
       const T* src = filter + (i * kw + j) * ic * oc;
       T* dst = turned.data() + ((kh - 1 - i) * kw + (kw - 1 - j)) * oc * ic;
       for (int64_t c = 0; c < ic; ++c)
-        for (int64_t o = 0; o < oc; ++o) dst[o * ic + c] = src[c * oc + o];
+        for (int64_t o = 0; o < oc; ++o) {
+          dst[o * ic + c] = src[c * oc + o];
+          finite &= std::isfinite(src[c * oc + o]);
+        }
     }
+  // The padding's zeros meet every filter tap here, where a col2im never multiplies them:
+  // an inf or NaN in the filter would make NaNs TensorFlow does not.
+  if (!finite) return false;
   if constexpr (std::is_same_v<T, float>) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     if (avx512) {
