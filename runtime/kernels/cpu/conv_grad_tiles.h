@@ -60,19 +60,18 @@ void FillPatchRows(const kernels::WindowPlan& p, const kernels::Window2D& w, con
   }
 }
 
+// Tiles of about this many im2col elements (an L2's worth), at least kBackpropInputMinRows
+// rows (TiledConv: 4 times that, its GEMM's inner dimension is the tile's patch width).
+constexpr int64_t kBackpropInputTileElements = int64_t{1} << 16;
+constexpr int64_t kBackpropInputMinRows = 32;
 
 // Conv2DBackpropInput for the floating types when there are images enough to keep every
 // thread busy: each thread takes whole images, one at a time, and walks an image in tiles
 // of output pixels: a cache-sized GEMM (the tile's out_backprop times the filter's
 // transpose, one row of K = kh * kw * ic taps per pixel), then each tap added into the
 // input pixel it came from. Threads never share an image: no locks, no partial copies.
-// The 16-bit types are computed in float and rounded once.
-// Tiles of about this many im2col elements (an L2's worth), at least kBackpropInputMinRows.
-constexpr int64_t kBackpropInputTileElements = int64_t{1} << 16;
-constexpr int64_t kBackpropInputMinRows = 32;
-
-// False (nothing done) where this path does not apply: fewer images than threads (the
-// caller's per-image GEMM then splits each product over the pool instead).
+// The 16-bit types are computed in float and rounded once. False (nothing done) with
+// fewer images than threads: the caller's per-image GEMM then splits over the pool.
 template <typename T>
 bool Conv2DBackpropInputByImages(const kernels::WindowPlan& p, const kernels::Window2D& w, const T* dy,
                                  const T* filter, T* out) {
