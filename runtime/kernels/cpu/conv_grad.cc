@@ -72,23 +72,31 @@ struct Conv2DBackpropFilterKernel {
                                            ShapeString(p.out_dims) + " overflows int64");
       return;
     }
-    // dW[K, oc] = cols[rows, K]^T @ dy[rows, oc] over all rows (image, y, x).
-    std::vector<G> acc(static_cast<size_t>(K * p.oc), G(0));
+    // dW[K, oc] = cols[rows, K]^T @ dy[rows, oc] over all rows (image, y, x), summed in
+    // the output itself where it has the GEMM's type (no filter-sized buffer to fault in).
+    T* out = Data<T>(output);
+    std::vector<G> wide(std::is_same_v<T, G> ? 0 : static_cast<size_t>(K * p.oc));
+    G* acc = nullptr;
+    if constexpr (std::is_same_v<T, G>) acc = out; else acc = wide.data();
+    std::fill_n(acc, K * p.oc, G(0));
     const int64_t rows = p.batch * pixels;
     if (rows > 0 && K > 0 && p.oc > 0) {
-      const int64_t tiles = TileCount(K, rows), workers = ParallelWorkers();
+      const int64_t tiles = TileCount(K, p.oc, rows), workers = ParallelWorkers();
       const int64_t partials = std::min({workers, tiles, std::max<int64_t>(1, kMaxPartialElements / (K * p.oc))});
       if (partials >= 2 || workers == 1)
-        ByTiles(p, w, tiles, partials, acc.data());
+        ByTiles(p, w, tiles, partials, acc);
       else
-        ByGroups(p, w, cells, acc.data());
+        ByGroups(p, w, cells, acc);
     }
-    T* out = Data<T>(output);
-    for (size_t k = 0; k < acc.size(); ++k) out[k] = Narrow<T>(static_cast<ComputeType<T>>(acc[k]));
+    if constexpr (!std::is_same_v<T, G>)
+      for (size_t k = 0; k < wide.size(); ++k) out[k] = Narrow<T>(static_cast<ComputeType<T>>(wide[k]));
   }
 
-  static int64_t TileCount(int64_t K, int64_t rows) {
-    const int64_t tile = std::max(kMinTileRows, kTileElements / K);
+  // Each tile reads and writes its thread's [K, oc] partial once: at least 2 * oc rows
+  // per tile keep that below the patch rows' own traffic. A batch of fewer rows is one
+  // tile, left to ByGroups' one GEMM (deep layers, small maps).
+  static int64_t TileCount(int64_t K, int64_t oc, int64_t rows) {
+    const int64_t tile = std::max({kMinTileRows, kTileElements / K, 2 * oc});
     return (rows + tile - 1) / tile;
   }
 
@@ -155,7 +163,9 @@ struct Conv2DBackpropFilterKernel {
     const T* in = Data<T>(p.input);
     const T* dy = Data<T>(p.filter);
     const int64_t group = std::max<int64_t>(1, std::min<int64_t>(p.batch, kMaxColumns / std::max<int64_t>(cells, 1)));
-    std::vector<G> cols(static_cast<size_t>(group * pixels * K)), part(static_cast<size_t>(K * oc));
+    // The first group's product goes straight into acc (zeros so far); only later groups
+    // need a buffer of their own.
+    std::vector<G> cols(static_cast<size_t>(group * pixels * K)), part(static_cast<size_t>(group < p.batch ? K * oc : 0));
     std::vector<G> dy_wide(std::is_same_v<T, G> ? 0 : static_cast<size_t>(group * pixels * oc));
     for (int64_t b0 = 0; b0 < p.batch; b0 += group) {
       const int64_t n = std::min(group, p.batch - b0), rows = n * pixels, r0 = b0 * pixels;
@@ -169,8 +179,12 @@ struct Conv2DBackpropFilterKernel {
         for (int64_t k = 0; k < rows * oc; ++k) dy_wide[k] = static_cast<G>(Widen(dy[r0 * oc + k]));
         dy_rows = dy_wide.data();
       }
-      Gemm(true, false, K, oc, rows, cols.data(), dy_rows, part.data());
-      for (int64_t k = 0; k < K * oc; ++k) acc[k] += part[k];
+      if (b0 == 0) {
+        Gemm(true, false, K, oc, rows, cols.data(), dy_rows, acc);
+      } else {
+        Gemm(true, false, K, oc, rows, cols.data(), dy_rows, part.data());
+        for (int64_t k = 0; k < K * oc; ++k) acc[k] += part[k];
+      }
     }
   }
 };
