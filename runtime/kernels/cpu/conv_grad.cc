@@ -42,8 +42,10 @@ constexpr int64_t kMaxColumns = int64_t{16} << 20;
 constexpr int64_t kTileElements = int64_t{1} << 16;
 // Fewest rows in a tile: the GEMM's inner dimension, short ones waste its packing.
 constexpr int64_t kMinTileRows = 128;
-// The per-thread partial filter gradients together take at most this many elements.
-constexpr int64_t kMaxPartialElements = int64_t{8} << 20;
+// The per-thread partial filter gradients together take at most this many elements (8 MB
+// of floats): larger ones, made afresh on every call, cost more to fault in than the
+// tiles save (14x14x256 3x3), so such layers take ByGroups.
+constexpr int64_t kMaxPartialElements = int64_t{2} << 20;
 
 template <typename T>
 struct Conv2DBackpropFilterKernel {
