@@ -151,8 +151,12 @@ void TiledConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T
     Gemm(false, false, rows, oc, K, in, filter, out);
     return;
   }
-  const int64_t tile = std::min(rows, std::max(kBackpropInputMinRows * 4, kBackpropInputTileElements / std::max<int64_t>(K, 1)));
-  const int64_t tiles = (rows + tile - 1) / tile, threads = std::min(ParallelWorkers(), tiles);
+  // OpenBLAS packs the [K, oc] filter again for every tile: 2 * oc rows or more keep that
+  // below the tile's own patches; yet a tile per thread at least.
+  const int64_t workers = ParallelWorkers();
+  const int64_t tile = std::min((rows + workers - 1) / workers,
+                                std::max({kBackpropInputMinRows * 4, kBackpropInputTileElements / std::max<int64_t>(K, 1), 2 * oc}));
+  const int64_t tiles = (rows + tile - 1) / tile, threads = std::min(workers, tiles);
   std::vector<T> cols(static_cast<size_t>(threads * tile * K));
   std::atomic<int64_t> next{0};
   RunTasks(threads, [&](int64_t t) {
