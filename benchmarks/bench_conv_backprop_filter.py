@@ -1,13 +1,13 @@
-"""Conv2DBackpropFilter (float32, NHWC) against TensorFlow on ResNet-style training shapes.
+"""Conv2DBackpropFilter and Conv2DBackpropInput (float32, NHWC) against TensorFlow on ResNet shapes.
 
 opgen runs in this process (the generated wrapper on inputs that are already runtime
 tensors); TensorFlow runs in its own interpreter (--tf-python, a venv with tensorflow;
 never a dependency of opgen), this same file in --worker mode, eager raw_ops on
-tf.constant inputs. Every figure is the median of --repeats timings; the ratio is
+tf.constant inputs. Both gradients of each layer are timed (--ops picks). Every figure is the median of --repeats timings; the ratio is
 TensorFlow's time over opgen's (above 1: opgen is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_conv_backprop_filter.py \
-        [--tf-python /work/venv-tf/bin/python] [--repeats 20]
+        [--tf-python /work/venv-tf/bin/python] [--repeats 20] [--ops filter,input]
 """
 
 from __future__ import annotations
@@ -37,38 +37,54 @@ def median_seconds(fn, repeats: int) -> float:
 
 
 def inputs(shape, k, oc, s):
+    """input, filter_sizes, out_backprop, filter, input_sizes of one layer."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape, dtype=np.float32)
     out = (shape[0], -(-shape[1] // s), -(-shape[2] // s), oc)
     dy = rng.standard_normal(out, dtype=np.float32)
-    return x, np.array([k, k, shape[3], oc], np.int32), dy
+    w = rng.standard_normal((k, k, shape[3], oc), dtype=np.float32)
+    return x, np.array([k, k, shape[3], oc], np.int32), dy, w, np.array(shape, np.int32)
 
 
-def time_tensorflow(repeats: int) -> dict:
+def time_tensorflow(repeats: int, ops: list[str]) -> dict:
     import tensorflow as tf
     out = {}
     for name, shape, k, oc, s in CASES:
-        x, sizes, dy = inputs(shape, k, oc, s)
-        x, dy = tf.constant(x), tf.constant(dy)
+        x, sizes, dy, w, in_sizes = inputs(shape, k, oc, s)
+        x, dy, w = tf.constant(x), tf.constant(dy), tf.constant(w)
+        strides = [1, s, s, 1]
 
-        def run(x=x, sizes=sizes, dy=dy, s=s):
+        def filt(x=x, sizes=sizes, dy=dy, strides=strides):
             tf.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=sizes, out_backprop=dy,
-                                            strides=[1, s, s, 1], padding="SAME").numpy()
-        out[name] = median_seconds(run, repeats)
+                                            strides=strides, padding="SAME").numpy()
+
+        def inp(in_sizes=in_sizes, w=w, dy=dy, strides=strides):
+            tf.raw_ops.Conv2DBackpropInput(input_sizes=in_sizes, filter=w, out_backprop=dy,
+                                           strides=strides, padding="SAME").numpy()
+        for op, fn in (("filter", filt), ("input", inp)):
+            if op in ops:
+                out[f"{op} {name}"] = median_seconds(fn, repeats)
     return out
 
 
-def time_opgen(repeats: int) -> dict:
+def time_opgen(repeats: int, ops_: list[str]) -> dict:
     import opgen
     from opgen import ops
     out = {}
     for name, shape, k, oc, s in CASES:
-        x, sizes, dy = inputs(shape, k, oc, s)
-        x, dy = opgen.convert_to_tensor(x), opgen.convert_to_tensor(dy)
+        x, sizes, dy, w, in_sizes = inputs(shape, k, oc, s)
+        x, dy, w = (opgen.convert_to_tensor(x), opgen.convert_to_tensor(dy),
+                    opgen.convert_to_tensor(w))
+        strides = [1, s, s, 1]
 
-        def run(x=x, sizes=sizes, dy=dy, s=s):
-            ops.conv2d_backprop_filter(x, sizes, dy, strides=[1, s, s, 1], padding="SAME").numpy()
-        out[name] = median_seconds(run, repeats)
+        def filt(x=x, sizes=sizes, dy=dy, strides=strides):
+            ops.conv2d_backprop_filter(x, sizes, dy, strides=strides, padding="SAME").numpy()
+
+        def inp(in_sizes=in_sizes, w=w, dy=dy, strides=strides):
+            ops.conv2d_backprop_input(in_sizes, w, dy, strides=strides, padding="SAME").numpy()
+        for op, fn in (("filter", filt), ("input", inp)):
+            if op in ops_:
+                out[f"{op} {name}"] = median_seconds(fn, repeats)
     return out
 
 
@@ -76,29 +92,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tf-python", default="/work/venv-tf/bin/python")
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--ops", default="filter,input", help="comma-separated: filter, input")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ops = args.ops.split(",")
     if args.worker:
-        print(json.dumps(time_tensorflow(args.repeats)))
+        print(json.dumps(time_tensorflow(args.repeats, ops)))
         return
-    mine = time_opgen(args.repeats)
+    mine = time_opgen(args.repeats, ops)
     tf_times = None
     if os.path.exists(args.tf_python):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-        result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats)],
+        result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats),
+                                 "--ops", args.ops],
                                 capture_output=True, text=True, env=env)
         if result.returncode == 0:
             tf_times = json.loads(result.stdout.strip().splitlines()[-1])
         else:
             print(f"TensorFlow worker failed:\n{result.stderr[-2000:]}", file=sys.stderr)
-    print(f"{'case':<26}{'opgen ms':>10}{'TF ms':>10}{'TF/opgen':>10}")
+    print(f"{'case':<33}{'opgen ms':>10}{'TF ms':>10}{'TF/opgen':>10}")
     ratios = []
-    for name, *_ in CASES:
+    for name in mine:
         t = tf_times.get(name) if tf_times else None
         ratio = t / mine[name] if t else None
         if ratio:
             ratios.append(ratio)
-        print(f"{name:<26}{mine[name] * 1e3:>10.3f}{(t or float('nan')) * 1e3:>10.3f}"
+        print(f"{name:<33}{mine[name] * 1e3:>10.3f}{(t or float('nan')) * 1e3:>10.3f}"
               f"{(ratio or float('nan')):>10.2f}")
     if ratios:
         print(f"geometric mean TF/opgen: {float(np.exp(np.mean(np.log(ratios)))):.2f}")

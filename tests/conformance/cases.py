@@ -478,6 +478,22 @@ def _backprop_cases(op: str, dt, a) -> list[Call]:
         if op == "DepthwiseConv2dNativeBackpropInput":
             out.append(Call(op, [np.array(xs, i32), r(kh, kw, xs[3], 2), r(xs[0], oh, ow, 2 * xs[3])],
                             attrs, what))
+    if op == "Conv2DBackpropFilter" and np.dtype(dt).itemsize >= 4:
+        # Enough rows for several of the CPU kernel's im2col tiles, the last one short; in
+        # quarters, so that sums of hundreds of products are exact in any order.
+        def q(*shape):
+            return a(rng.integers(-8, 9, size=shape) / 4)
+        out.append(Call(op, [q(3, 21, 19, 32), np.array([3, 3, 32, 5], i32), q(3, 11, 10, 5)],
+                        {"strides": [1, 2, 2, 1], "padding": "SAME"}, "SAME 3x3 stride 2, row tiles"))
+    if op == "Conv2DBackpropInput" and np.dtype(dt).itemsize >= 4 and is_float(dt):
+        # Stride 1 (a convolution with the turned filter, in tiles) and stride 2 (whole
+        # images per thread), exact in any order as above.
+        def q4(*shape):
+            return a(rng.integers(-8, 9, size=shape) / 4)
+        for stride, dy_hw in ((1, (21, 19)), (2, (11, 10))):
+            out.append(Call(op, [np.array([3, 21, 19, 32], i32), q4(3, 3, 32, 5), q4(3, *dy_hw, 5)],
+                            {"strides": [1, stride, stride, 1], "padding": "SAME"},
+                            f"SAME 3x3 stride {stride}, row tiles"))
     if op in ("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"):
         for strides, padding, xs, k, os in [((1, 1, 1), "SAME", (2, 3, 4, 5, 2), (2, 3, 2), (3, 4, 5)),
                                             ((1, 2, 2), "SAME", (1, 4, 5, 5, 3), (3, 2, 3), (4, 3, 3)),

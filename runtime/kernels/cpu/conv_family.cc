@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../conv_family_spec.h"
+#include "conv_grad_tiles.h"
 #include "depthwise_float.h"
 #include "gemm.h"
 #include "kernel_util.h"
@@ -77,6 +78,12 @@ struct Conv2DBackpropInputKernel {
     const T* dy = Data<T>(p.input);
     const T* f = Data<T>(p.filter);
     T* out = Data<T>(output);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {  // stride 1: a convolution
+      if (Conv2DBackpropInputAsConv(p, w, dy, f, out)) return;
+    }
+    if constexpr (!std::is_integral_v<T>) {  // images in parallel, tiles in cache
+      if (Conv2DBackpropInputByImages(p, w, dy, f, out)) return;
+    }
     const int64_t ih = p.ih, iw = p.iw, ic = p.ic, kh = p.kh, kw = p.kw, oc = p.oc;
     const int64_t oh = p.oh, ow = p.ow, K = kh * kw * ic, pixels = oh * ow;
     using C = ComputeType<T>;

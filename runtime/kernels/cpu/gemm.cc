@@ -111,5 +111,19 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<
             });
 }
 
+void GemmAccumulate(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, float* c, int64_t ldc) {
+  SingleThreadedBlas();
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m,
+                    n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
+}
+
+void GemmAccumulate(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                    const double* b, int64_t ldb, double* c, int64_t ldc) {
+  SingleThreadedBlas();
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m,
+                    n, k, 1.0, a, lda, b, ldb, 1.0, c, ldc);
+}
+
 }  // namespace cpu
 }  // namespace opgen

@@ -30,6 +30,13 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const std::complex<double>* a,
           const std::complex<double>* b, std::complex<double>* c, bool adjoint = false);
 
+// C += op(A) @ op(B) with explicit leading dimensions, on the calling thread only: for
+// kernels that split the work over the pool themselves (each thread its own block of C).
+void GemmAccumulate(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, float* c, int64_t ldc);
+void GemmAccumulate(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                    const double* b, int64_t ldb, double* c, int64_t ldc);
+
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
   if constexpr (kIsFloat16<T>) {
