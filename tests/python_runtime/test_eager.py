@@ -125,7 +125,7 @@ def test_tensor_protocols():
      ["Relu", "'T'", "bool"]),
     (lambda: execute_op("MatMul", [np.ones((2, 3)), np.ones((2, 3))], {}),
      errors.InvalidArgumentError, ["MatMul", "[2,3]"]),
-    (lambda: execute_op("MatMul", [np.ones((2, 2), np.int8), np.ones((2, 2), np.int8)], {}),
+    (lambda: execute_op("MatMul", [np.ones((2, 2), np.uint8), np.ones((2, 2), np.uint8)], {}),
      errors.NotFoundError, ["MatMul", "Registered", "DT_FLOAT"]),
     (lambda: execute_op("AddV2", [np.ones(3), np.ones(4)], {}), errors.InvalidArgumentError,
      ["AddV2", "Incompatible shapes: [3] vs. [4]"]),
