@@ -17,6 +17,7 @@ import pytest
 
 import opgen
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from test_function_gradients import _func, _function, _node
 
 T, I32, BOOL, RES = (types_pb2.DT_DOUBLE, types_pb2.DT_INT32, types_pb2.DT_BOOL,
                      types_pb2.DT_RESOURCE)
@@ -30,25 +31,6 @@ def graph_runtime(runtime_lib):
         pytest.skip("this runtime was built without the graph API")
 
 
-def _node(container, name, op, inputs=(), **attrs):
-    n = container.add(name=name, op=op)
-    n.input.extend(inputs)
-    for key, value in attrs.items():
-        if isinstance(value, attr_value_pb2.AttrValue):
-            n.attr[key].CopyFrom(value)
-        elif isinstance(value, list):
-            n.attr[key].list.type.extend(value)
-        elif isinstance(value, str):
-            n.attr[key].s = value.encode()
-        else:
-            n.attr[key].type = value
-    return n
-
-
-def _func(name):
-    return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=name))
-
-
 def _const(container, name, dtype, value):
     nodes = container.node if hasattr(container, "node") else container.node_def
     tensor = _node(nodes, name, "Const", dtype=dtype).attr["value"].tensor
@@ -57,18 +39,6 @@ def _const(container, name, dtype, value):
     for d in value.shape:
         tensor.tensor_shape.dim.add(size=d)
     tensor.tensor_content = value.tobytes()
-
-
-def _function(library, name, inputs, outputs, ret, stateful=False):
-    f = library.function.add()
-    f.signature.name = name
-    f.signature.is_stateful = stateful
-    for n, t in inputs:
-        f.signature.input_arg.add(name=n, type=t)
-    for n, t in outputs:
-        f.signature.output_arg.add(name=n, type=t)
-    f.ret.update(ret)
-    return f
 
 
 def loop_graph(iterations, v1_enter=False, through_rec=False):
