@@ -96,20 +96,8 @@ struct Conv2DBackpropInputKernel {
       if (pixels > 0 && K > 0 && oc > 0) {
         Gemm(false, true, pixels, K, oc, dy + b * pixels * oc, f, cols.data());
         for (int64_t y = 0; y < oh; ++y)
-          for (int64_t x = 0; x < ow; ++x) {
-            const T* row = cols.data() + (y * ow + x) * K;
-            for (int64_t i = 0; i < kh; ++i) {
-              const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
-              if (sy < 0 || sy >= ih) continue;
-              for (int64_t j = 0; j < kw; ++j) {
-                const int64_t sx = x * w.strides[2] - p.pl + j * w.dilations[2];
-                if (sx < 0 || sx >= iw) continue;
-                C* dst = acc.data() + (sy * iw + sx) * ic;
-                const T* src = row + (i * kw + j) * ic;
-                for (int64_t k = 0; k < ic; ++k) dst[k] += Widen(src[k]);
-              }
-            }
-          }
+          for (int64_t x = 0; x < ow; ++x)
+            AddColumnRow(p, w, y, x, cols.data() + (y * ow + x) * K, acc.data());
       }
       T* o = out + b * ih * iw * ic;
       for (int64_t k = 0; k < ih * iw * ic; ++k) o[k] = Narrow<T>(acc[k]);

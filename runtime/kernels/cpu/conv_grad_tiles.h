@@ -72,6 +72,25 @@ constexpr int64_t kBackpropInputMinRows = 32;
 // input pixel it came from. Threads never share an image: no locks, no partial copies.
 // The 16-bit types are computed in float and rounded once. False (nothing done) with
 // fewer images than threads: the caller's per-image GEMM then splits over the pool.
+// col2im for one output pixel (y, x): `row` holds its (i, j, c) columns; each tap that
+// lands inside the input adds its `ic` values into `image` (the [ih, iw, ic] input
+// gradient, of accumulator type D), widened from the row's type.
+template <typename S, typename D>
+inline void AddColumnRow(const kernels::WindowPlan& p, const kernels::Window2D& w, int64_t y,
+                         int64_t x, const S* row, D* image) {
+  for (int64_t i = 0; i < p.kh; ++i) {
+    const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
+    if (sy < 0 || sy >= p.ih) continue;
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t sx = x * w.strides[2] - p.pl + j * w.dilations[2];
+      if (sx < 0 || sx >= p.iw) continue;
+      D* to = image + (sy * p.iw + sx) * p.ic;
+      const S* from = row + (i * p.kw + j) * p.ic;
+      for (int64_t k = 0; k < p.ic; ++k) to[k] += static_cast<D>(Widen(from[k]));
+    }
+  }
+}
+
 template <typename T>
 bool Conv2DBackpropInputByImages(const kernels::WindowPlan& p, const kernels::Window2D& w, const T* dy,
                                  const T* filter, T* out) {
@@ -114,18 +133,7 @@ bool Conv2DBackpropInputByImages(const kernels::WindowPlan& p, const kernels::Wi
         GemmAccumulate(false, true, n, K, oc, rows, oc, f, oc, buf, K);
         for (int64_t r = 0; r < n; ++r) {
           const int64_t y = (p0 + r) / ow, x = (p0 + r) % ow;
-          const G* row = buf + r * K;
-          for (int64_t i = 0; i < kh; ++i) {
-            const int64_t sy = y * w.strides[1] - p.pt + i * w.dilations[1];
-            if (sy < 0 || sy >= ih) continue;
-            for (int64_t j = 0; j < kw; ++j) {
-              const int64_t sx = x * w.strides[2] - p.pl + j * w.dilations[2];
-              if (sx < 0 || sx >= iw) continue;
-              G* to = dst + (sy * iw + sx) * ic;
-              const G* from = row + (i * kw + j) * ic;
-              for (int64_t k = 0; k < ic; ++k) to[k] += from[k];
-            }
-          }
+          AddColumnRow(p, w, y, x, buf + r * K, dst);
         }
       }
       if constexpr (!kSame) {

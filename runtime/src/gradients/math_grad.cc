@@ -42,25 +42,19 @@ void MulGrad(GradBuilder& b) {
 }
 
 // z = x / y: dx = dz / y, dy = dz * (-x / y / y), x and y conjugated where complex.
-// Div and RealDiv agree on floats.
-void DivGrad(GradBuilder& b) {
+// `quotient` divides: RealDiv for Div and RealDiv (they agree on floats); DivNoNan for
+// DivNoNan, so that no gradient flows where y is 0.
+void QuotientGrad(GradBuilder& b, const char* quotient) {
   const TF_Output x = Conj(b, b.input(0)), y = Conj(b, b.input(1)), dz = b.grad(0);
   TF_Output gx = dz, gy = dz;
-  if (b.needs(0)) gx = b.Op("RealDiv", {dz, y});
+  if (b.needs(0)) gx = b.Op(quotient, {dz, y});
   if (b.needs(1))
-    gy = b.Op("Mul", {dz, b.Op("RealDiv", {b.Op("RealDiv", {b.Op("Neg", {x}), y}), y})});
+    gy = b.Op("Mul", {dz, b.Op(quotient, {b.Op(quotient, {b.Op("Neg", {x}), y}), y})});
   b.SetBroadcastGrads(gx, gy);
 }
 
-// As Div's with DivNoNan for the quotients: no gradient flows where y is 0.
-void DivNoNanGrad(GradBuilder& b) {
-  const TF_Output x = Conj(b, b.input(0)), y = Conj(b, b.input(1)), dz = b.grad(0);
-  TF_Output gx = dz, gy = dz;
-  if (b.needs(0)) gx = b.Op("DivNoNan", {dz, y});
-  if (b.needs(1))
-    gy = b.Op("Mul", {dz, b.Op("DivNoNan", {b.Op("DivNoNan", {b.Op("Neg", {x}), y}), y})});
-  b.SetBroadcastGrads(gx, gy);
-}
+void DivGrad(GradBuilder& b) { QuotientGrad(b, "RealDiv"); }
+void DivNoNanGrad(GradBuilder& b) { QuotientGrad(b, "DivNoNan"); }
 
 // x mod y = x - floor(x / y) * y.
 void FloorModGrad(GradBuilder& b) {
