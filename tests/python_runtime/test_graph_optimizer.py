@@ -486,6 +486,37 @@ def test_identity_with_a_control_input_hands_it_on():
     np.testing.assert_array_equal(run_both(g, y, {x: np.ones(2, np.float32)}), -np.ones(2))
 
 
+
+def test_a_frozen_functions_output_noop_and_identityn_resolve_through_chains():
+    # The shape convert_variables_to_constants_v2 leaves: every variable read becomes an
+    # Identity of a Const, the output waits on a NoOp that waits on every read.
+    g = opgen.Graph()
+    x = placeholder(g, [2])
+    reads = [op(g, "Identity", const(g, [float(i), 1.0], name=f"w{i}"), name=f"read{i}")
+             for i in range(40)]
+    order = g.create_op("Abs", [x], name="order")  # a real dependency the NoOp carries
+    with g.control_dependencies([r.op for r in reads] + [order]):
+        barrier = g.create_op("NoOp", [], name="barrier")
+    pair = g.create_op("IdentityN", [[reads[3], x]], {"T": [opgen.float32, opgen.float32]},
+                       name="pair")
+    chained = op(g, "Identity", op(g, "Identity", pair.outputs[1], name="c1"), name="c2")
+    total = op(g, "Maximum", op(g, "Mul", chained, pair.outputs[0], name="mul"), reads[7],
+               name="total")
+    with g.control_dependencies([barrier]):
+        out = op(g, "Identity", total, name="out")
+    xv = np.array([2.0, -3.0], np.float32)
+    expected = np.maximum(xv * [3.0, 1.0], [7.0, 1.0])
+    np.testing.assert_array_equal(run_both(g, out, {x: xv}), expected)
+    nodes = optimized_ops(g, out, [x])
+    # No identity, IdentityN or NoOp is left but the fetched one; the wait on `order`
+    # survives (handed on through the NoOp), the waits on constants do not.
+    assert sorted(n.op for n in nodes.values() if n.op in ("Identity", "IdentityN", "NoOp")) \
+        == ["Identity"]
+    assert "^order" in nodes["out"].input
+    assert not [i for i in nodes["out"].input if i.startswith("^w")]
+    assert (nodes["total"].op, nodes["total"].input) == ("Maximum", ["mul", "w7"]), nodes["total"]
+    assert nodes["mul"].input == ["x", "w3"]
+
 def test_feeding_an_inner_node_keeps_its_name_and_value():
     rng = np.random.default_rng(6)
     w = rng.normal(size=(4, 3)).astype(np.float32)
