@@ -193,7 +193,7 @@ int FoldArithmetic(OptGraph& g) {
   for (const std::string& name : candidates) {
     while (g.Find(name) != nullptr && FoldOnce(g, name)) {
       ++folded;
-      g.SweepDead();  // the absorbed nodes still read the convolution until swept
+      g.DropUnread();  // the absorbed nodes still read the convolution until dropped
     }
   }
   return folded;

@@ -57,6 +57,8 @@ void OptGraph::Rebuild() {
   }
   readers_valid_ = true;
   readers_stale_ = false;
+  orphans_.clear();
+  orphans_known_ = false;
 }
 
 void OptGraph::Touch(const std::string& name) {
@@ -110,7 +112,10 @@ void OptGraph::RefreshReaders() {
     std::sort(list.begin(), list.end(), [](const Reader& a, const Reader& b) {
       return a.node < b.node || (a.node == b.node && a.input < b.input);
     });
-    if (list.empty()) readers_.erase(source);
+    if (list.empty()) {
+      readers_.erase(source);
+      orphans_.push_back(source);
+    }
   }
   touched_.clear();
   readers_stale_ = false;
@@ -211,9 +216,47 @@ bool OptGraph::ReplaceWithConst(const std::string& name, const TF_Tensor& value)
   return true;
 }
 
+int OptGraph::DropUnread() {
+  RefreshReaders();
+  if (!orphans_known_) return SweepDead();
+  if (!positions_valid_) RebuildPositions();
+  int dropped = 0;
+  std::vector<std::string> work = std::move(orphans_);
+  orphans_.clear();
+  while (!work.empty()) {
+    const std::string name = std::move(work.back());
+    work.pop_back();
+    if (IsKept(name) || readers_.count(name)) continue;
+    const auto it = position_.find(name);
+    if (it == position_.end()) continue;
+    const int position = it->second;
+    for (const std::string& in : nodes_[position].input) {
+      const std::string source = ParseTensorRef(in).node;
+      auto list = readers_.find(source);
+      if (list == readers_.end()) continue;
+      auto& readers = list->second;
+      readers.erase(std::remove_if(readers.begin(), readers.end(),
+                                   [&](const Reader& r) { return r.node == position; }),
+                    readers.end());
+      if (readers.empty()) {
+        readers_.erase(list);
+        work.push_back(source);
+      }
+    }
+    // Left in place without inputs and out of the index: the next SweepDead drops it.
+    nodes_[position].input.clear();
+    seen_inputs_[position].clear();
+    position_.erase(it);
+    ++dropped;
+  }
+  return dropped;
+}
+
 int OptGraph::SweepDead() {
   RefreshReaders();
   if (!positions_valid_) RebuildPositions();
+  orphans_.clear();
+  orphans_known_ = true;
   std::vector<char> live(nodes_.size(), 0);
   std::vector<int> stack;
   const auto visit = [&](const std::string& name) {

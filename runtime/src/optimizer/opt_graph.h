@@ -99,6 +99,12 @@ class OptGraph {
 
   // Removes nodes that the roots no longer reach (kept nodes stay).
   int SweepDead();
+  // Within a pass, after a rewrite: the nodes that lost their last reader since the last
+  // sweep, and then those that lost theirs to them, leave the graph's index (Find, the
+  // readers) at once, with nothing else moved; they are dropped from nodes() at the
+  // next SweepDead. (The graph is acyclic here, so a node the roots no longer reach
+  // either has no readers or is read only by such nodes.) Returns how many left.
+  int DropUnread();
   // The node count (after SweepDead: the nodes the signature runs).
   size_t size() const { return nodes_.size(); }
 
@@ -115,6 +121,8 @@ class OptGraph {
   // Each node's inputs as readers_ last saw them, by position.
   std::vector<std::vector<std::string>> seen_inputs_;
   std::vector<int> touched_;  // positions whose inputs changed since
+  std::vector<std::string> orphans_;  // nodes whose last reader went since the last sweep
+  bool orphans_known_ = false;  // false after a full rebuild of the readers
   void Reread(int position, std::set<std::string>* changed);
   std::unordered_map<std::string, int> position_;
   std::map<std::string, TensorPtr> const_cache_;  // by node name (invalidated on rewrite)

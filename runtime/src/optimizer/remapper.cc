@@ -160,7 +160,7 @@ int FuseConvolutions(OptGraph& g) {
     if (g.Find(name) == nullptr) continue;
     if (FuseAt(g, name)) {
       ++fused;
-      g.SweepDead();  // the absorbed nodes' reads must not block the next fusion
+      g.DropUnread();  // the absorbed nodes' reads must not block the next fusion
     }
   }
   return fused;

@@ -98,7 +98,7 @@ int FuseScaleShifts(OptGraph& g) {
     if (g.Find(name) == nullptr) continue;
     if (FuseAt(g, name)) {
       ++fused;
-      g.SweepDead();
+      g.DropUnread();
     }
   }
   return fused;
