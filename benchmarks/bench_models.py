@@ -13,7 +13,8 @@ with --families.
 For each model and batch size: the median latency (ms) of opgen with its graph optimizer,
 opgen without it, TensorFlow's tf.compat.v1.Session, ONNX Runtime; the ratios
 TF/opgen and ORT/opgen (above 1.0: opgen is faster); and the largest difference of
-opgen's outputs from TensorFlow's, relative to the largest output. Rounds alternate
+opgen's outputs from TensorFlow's, relative to the largest output; and the time from the
+GraphDef to each runtime's first result (import, optimization, first run). Rounds alternate
 between the runtimes, so a shared machine's load hits them alike.
 """
 
@@ -157,6 +158,7 @@ def with_co_runner(fn):
 def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx, co_runner=False):
     runners = {}
     errors = {}
+    first = {}  # seconds from the graph to the first result: import, optimizer, plan, run
     for label, make in [("opgen", lambda: OpgenRunner(graph_def, inputs, outputs, True)),
                         ("opgen-noopt", lambda: OpgenRunner(graph_def, inputs, outputs, False)),
                         ("tf", lambda: TensorFlowRunner(graph_def, inputs, outputs)),
@@ -164,8 +166,10 @@ def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx, co
         if label == "ort" and not use_onnx:
             continue
         try:
+            start = time.perf_counter()
             runner = make()
             runner(values)
+            first[label] = time.perf_counter() - start
             runners[label] = runner
         except Exception as e:  # report and go on: one failing runtime must not hide the rest
             errors[label] = f"{type(e).__name__}: {str(e).splitlines()[0][:150]}"
@@ -181,6 +185,8 @@ def bench(name, graph_def, inputs, outputs, values, repeats, batch, use_onnx, co
                 cols.append(f"{ref}/opgen {times[ref] / times['opgen']:.2f}")
     cols.append(f"max diff {diff:.1e}")
     print("  ".join(cols), flush=True)
+    print("    first result: " + "  ".join(f"{label} {t:.2f} s" for label, t in first.items()),
+          flush=True)
     for label, message in errors.items():
         print(f"    {label} failed: {message}", flush=True)
     if co_runner:

@@ -11,10 +11,16 @@ import builtins
 
 import numpy as np
 
-try:  # numpy has no bfloat16; ml_dtypes (the one JAX and TensorFlow use) adds it
-    from ml_dtypes import bfloat16 as _numpy_bfloat16
-except ImportError:  # pragma: no cover - ml_dtypes is a dependency
-    _numpy_bfloat16 = None
+
+def _numpy_bfloat16():
+    """numpy has no bfloat16; ml_dtypes (the one JAX and TensorFlow use) adds it. Imported
+    on first use: registering its ufunc loops costs about a second, which a program that
+    never meets a bfloat16 should not pay at ``import opgen``."""
+    try:
+        from ml_dtypes import bfloat16
+    except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+        return None
+    return bfloat16
 
 
 class DType:
@@ -22,12 +28,21 @@ class DType:
     the numpy dtype when numpy has one (bfloat16's comes from ml_dtypes; the quantized
     types have none)."""
 
-    __slots__ = ("name", "as_datatype_enum", "_numpy")
+    __slots__ = ("name", "as_datatype_enum", "_numpy_value", "_numpy_loader")
 
-    def __init__(self, name: str, enum: int, numpy_dtype):
+    def __init__(self, name: str, enum: int, numpy_dtype, loader=None):
         self.name = name
         self.as_datatype_enum = enum
-        self._numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        self._numpy_value = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        self._numpy_loader = loader  # a function giving the numpy type, called once
+
+    @property
+    def _numpy(self) -> np.dtype | None:
+        if self._numpy_loader is not None:
+            found = self._numpy_loader()
+            self._numpy_value = np.dtype(found) if found is not None else None
+            self._numpy_loader = None
+        return self._numpy_value
 
     @property
     def as_numpy_dtype(self):
@@ -102,7 +117,7 @@ bool = DType("bool", 10, np.bool_)
 qint8 = DType("qint8", 11, None)
 quint8 = DType("quint8", 12, None)
 qint32 = DType("qint32", 13, None)
-bfloat16 = DType("bfloat16", 14, _numpy_bfloat16)
+bfloat16 = DType("bfloat16", 14, None, loader=_numpy_bfloat16)
 qint16 = DType("qint16", 15, None)
 quint16 = DType("quint16", 16, None)
 uint16 = DType("uint16", 17, np.uint16)
@@ -122,7 +137,8 @@ _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 # The spellings of OpDefs and specs ("float", "half", "DT_FLOAT") as aliases.
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
-_BY_NUMPY = {d.numpy_dtype: d for d in _ALL if d.numpy_dtype is not None}
+# bfloat16 is looked up by name (its numpy type loads lazily).
+_BY_NUMPY = {d.numpy_dtype: d for d in _ALL if d is not bfloat16 and d.numpy_dtype is not None}
 
 
 # Python types as TensorFlow reads them (tf.as_dtype(float) is float32).
@@ -159,6 +175,8 @@ def as_dtype(value) -> DType:
         np_dtype = np_dtype.newbyteorder("=")
     if np_dtype in _BY_NUMPY:
         return _BY_NUMPY[np_dtype]
+    if np_dtype.name == "bfloat16" and np_dtype == bfloat16.numpy_dtype:
+        return bfloat16
     if np_dtype.kind in "SUO":  # bytes, str and object arrays hold strings, as in TensorFlow
         return string
     raise TypeError(f"numpy dtype {np_dtype} has no opgen equivalent")

@@ -1,5 +1,9 @@
 """dtypes and error classes: TensorFlow's names and numbers, numpy equivalents."""
 
+import subprocess
+import sys
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -54,3 +58,21 @@ def test_bfloat16_is_ml_dtypes_bfloat16():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     assert dtypes.bfloat16.as_numpy_dtype is ml_dtypes.bfloat16
     assert dtypes.as_dtype(np.dtype(ml_dtypes.bfloat16)) is dtypes.bfloat16
+
+
+def test_ml_dtypes_loads_only_when_a_bfloat16_needs_it():
+    # Importing ml_dtypes registers its ufunc loops (about a second): a fresh process
+    # that runs float32 ops must not pay for it; the first bfloat16 tensor does.
+    code = (
+        "import sys, numpy as np, opgen.runtime as r\n"
+        "r.constant(np.ones(2, np.float32)) + 1.0\n"
+        "assert r.float32.numpy_dtype == np.float32\n"
+        "assert 'ml_dtypes' not in sys.modules, 'imported early'\n"
+        "t = r.constant([1.5, 2.0], dtype=r.bfloat16)\n"
+        "assert 'ml_dtypes' in sys.modules\n"
+        "assert r.as_dtype(t.numpy().dtype) is r.bfloat16\n"
+        "print(t.numpy().astype(np.float32).tolist())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1.5, 2.0]"
