@@ -213,3 +213,42 @@ def test_split_functions_hold_the_loop_where_it_belongs():
     assert "_num_original_outputs" in forward_loop.attr
     (back_loop,) = loops(split.backward)
     assert "_num_original_outputs" not in back_loop.attr
+
+
+def test_nested_tapes_replay_the_call_for_second_derivatives():
+    """An outer tape differentiating the inner tape's gradient: its gradient graph replays
+    the call (the split's kept values have no path back to x), so the second derivative
+    of sum(x * sin(x)) is 2 cos(x) - x sin(x); the inner gradient is the split's."""
+    f = opgen.function(lambda x: ops.sum(x * ops.sin(x), [0]))
+    x = opgen.constant(X)
+    with opgen.GradientTape() as outer:
+        outer.watch(x)
+        with opgen.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)
+    d2y = outer.gradient(dy, x)
+    np.testing.assert_allclose(dy.numpy(), np.sin(X) + X * np.cos(X), rtol=1e-12)
+    np.testing.assert_allclose(d2y.numpy(), 2 * np.cos(X) - X * np.sin(X), rtol=1e-12)
+    assert isinstance(next(iter(f._traces.values()))._split, _function_split.Split)
+
+
+def test_jacobian_through_a_split_call():
+    f = opgen.function(loop)
+    counter = opgen.Variable(np.float64(0), trainable=False)
+    x = opgen.constant(X)
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, counter.handle)
+    jac = tape.jacobian(y, x).numpy()
+    assert float(counter.numpy()) == N  # three rows, no run of the body among them
+
+    def numpy_loop(x):
+        a = x.copy()
+        for _ in range(N):
+            a = a * x + np.sin(a)
+        return a
+    h = 1e-6
+    fd = np.stack([(numpy_loop(X + h * e) - numpy_loop(X - h * e)) / (2 * h)
+                   for e in np.eye(3)], axis=1)
+    np.testing.assert_allclose(jac, fd, rtol=1e-6)
