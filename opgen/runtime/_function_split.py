@@ -26,7 +26,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from opgen.runtime import _opplan, dtypes, gradients_impl
+from opgen.protos import function_pb2
+from opgen.runtime import _function_library, _opplan, dtypes, gradients_impl
 from opgen.runtime.graph import Graph, Operation, Output
 
 _FLOATS = frozenset({dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
@@ -102,6 +103,8 @@ def make(trace: Callable[[], tuple[Any, list[Output], list[Output], list]],
                             name=base + "_forward")
     backward = concrete_type(g, grads, None, [*inputs, *intermediates, *dys],
                              opers=backward_ops, name=base + "_backward")
+    if _has_state(backward):
+        return None  # it would run a stateful op again (a cond branch's gradient, say)
     stub = _stub(base + "_tape_call", inputs, intermediates, outputs, concrete_type)
     stub.graph.functions.append(backward)  # (goes wherever the stub goes)
     split = Split(forward, stub, backward, original, variables, len(inputs), len(outputs),
@@ -152,6 +155,13 @@ def _ancestors(roots: Sequence[Operation], stop: set) -> set:
             if c not in stop and c not in found:
                 stack.append(c)
     return found
+
+
+def _has_state(function: Any) -> bool:
+    """Whether a node of `function` has state (through what it calls, too)."""
+    state = _function_library.Statefulness(
+        function.library or function_pb2.FunctionDefLibrary())
+    return any(state.node(n) for n in function.function_def.node_def)
 
 
 def _stub(name: str, inputs: list[Output], intermediates: list[Output],

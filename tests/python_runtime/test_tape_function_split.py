@@ -252,3 +252,19 @@ def test_jacobian_through_a_split_call():
     fd = np.stack([(numpy_loop(X + h * e) - numpy_loop(X - h * e)) / (2 * h)
                    for e in np.eye(3)], axis=1)
     np.testing.assert_allclose(jac, fd, rtol=1e-6)
+
+
+def test_stateful_loop_in_a_cond_branch_is_not_split():
+    """A cond branch's gradient recomputes the branch: a backward function holding it
+    would update the counter again, so the call is not split, and (stateful) is left off
+    the tape as before: no gradient, no error, the body ran N times."""
+    counter = opgen.Variable(np.float64(0), trainable=False)
+    f = opgen.function(lambda x, h: ops.sum(
+        opgen.cond(ops.sum(x, [0]) > 0, lambda: loop(x, h), lambda: x), [0]))
+    x = opgen.constant(X)
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, counter.handle)
+    assert tape.gradient(y, x) is None
+    assert float(counter.numpy()) == N
+    assert next(iter(f._traces.values()))._split is None
