@@ -33,6 +33,11 @@ from opgen.runtime.tensor import Tensor
 # (opgen.runtime.functions registers the one that knows the traced functions).
 function_adders: list[Callable[[Graph, str], None]] = []
 
+# (ops, build) pairs: a recorded op whose type is in `ops` is added to a gradient graph
+# by build(graph, op_type, inputs, replay) (opgen.runtime.functions registers the stubs
+# of split function calls); `replay` is set where the graph has a nested gradient.
+op_builders: list[tuple[Any, Callable[[Graph, str, list, bool], list]]] = []
+
 _MAX_GRAPHS = 64  # compiled gradient graphs kept (least recently used dropped)
 
 
@@ -237,6 +242,7 @@ def _build(program: Program) -> Compiled:
             return refs.value
         return table[refs]
 
+    nested = any(step[0] == "G" for step in program.steps)
     with g.as_default():
         for step in program.steps:
             if step[0] == "F":
@@ -250,7 +256,11 @@ def _build(program: Program) -> Compiled:
                     if isinstance(attr, attr_value_pb2.AttrValue) and attr.HasField("func"):
                         for add in function_adders:
                             add(g, attr.func.name)
-                built = graph_mode.build_op(g, op_type, [value(r) for r in refs], attrs)
+                builder = next((b for ops, b in op_builders if op_type in ops), None)
+                if builder is not None:
+                    built = builder(g, op_type, [value(r) for r in refs], nested)
+                else:
+                    built = graph_mode.build_op(g, op_type, [value(r) for r in refs], attrs)
                 flat = [o for v in (built if isinstance(built, (list, tuple)) else [built])
                         for o in (v if isinstance(v, (list, tuple)) else [v])]
                 if len(flat) != n_outputs:

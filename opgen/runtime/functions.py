@@ -28,6 +28,7 @@ from opgen.protos import attr_value_pb2
 from opgen.runtime import (
     _context,
     _function_library,
+    _function_split,
     _lib,
     _opplan,
     _tape_program,
@@ -207,7 +208,8 @@ class ConcreteFunction:
     arguments)."""
 
     def __init__(self, graph: FuncGraph, outputs: Sequence[Output], structure: Any,
-                 inputs: Sequence[Output] | None = None) -> None:
+                 inputs: Sequence[Output] | None = None, opers: Sequence[Any] | None = None,
+                 name: str | None = None) -> None:
         c = _c()
         inputs = list(graph.inputs if inputs is None else inputs)
         # Each result is an Identity of its own, so an argument returned as it is (or
@@ -215,15 +217,23 @@ class ConcreteFunction:
         with graph.as_default(), graph.control_dependencies(None):
             outputs = [graph.create_op("Identity", [o], name="output").outputs[0]
                        for o in outputs]
+        name = name or graph.name
         c_in = (_lib.TF_Output * max(len(inputs), 1))(*[i._c for i in inputs])
         c_out = (_lib.TF_Output * max(len(outputs), 1))(*[o._c for o in outputs])
+        # `opers`: the part of the graph this function is (a split's forward or
+        # backward); else all of it
+        c_opers, n_opers = None, -1
+        if opers is not None:
+            body = [*opers, *(o.op for o in outputs)]
+            c_opers, n_opers = (ctypes.c_void_p * max(len(body), 1))(
+                *[op._c_op for op in body]), len(body)
         status = _lib.thread_status()
         self._c_function = c.TF_GraphToFunction(
-            graph._c_graph, graph.name.encode(), 0, -1, None, len(inputs), c_in,
+            graph._c_graph, name.encode(), 0, n_opers, c_opers, len(inputs), c_in,
             len(outputs), c_out, None, None, None, status.ptr)
         raise_for_status(status)
         self._finalizer = weakref.finalize(self, c.TF_DeleteFunction, self._c_function)
-        self.name = graph.name
+        self.name = name
         self.graph = graph
         self.input_dtypes = [i.dtype for i in inputs]
         self.output_dtypes = [o.dtype for o in outputs]
@@ -244,6 +254,10 @@ class ConcreteFunction:
         self._tape_variant: ConcreteFunction | None = None
         self._in_graphs: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
         self._eager_kernel: int | None = None
+        # Traces the Python function again for the split a tape runs (set by Function
+        # for eager traces; see _tape_split); _split: False until made.
+        self._split_trace: Callable[[], Any] | None = None
+        self._split: Any = False
 
     @property
     def function_def(self) -> Any:
@@ -307,8 +321,29 @@ class ConcreteFunction:
     def _call_eager(self, args: Sequence[Any]) -> list[Any]:
         tensors = [_convert(a, d, True) for a, d in zip(args, self.input_dtypes)]
         tapes = [t for t in backprop._tapes() if t._recording]
-        # (what the tapes replay is chosen, and the variables read, before the call)
-        replay = self._tape_replay(tensors) if tapes else None
+        replay = None
+        if tapes and not self.variables and not backprop._touches(tapes, tensors):
+            tapes = []  # nothing the tapes track goes in: a plain call
+        if tapes:
+            split = self._tape_split()
+            if split is not None:
+                inputs = self._split_inputs(split, tensors)
+                if inputs is not None:
+                    if not backprop._touches(tapes, inputs):
+                        return self._execute(tensors)  # nothing to keep for a gradient
+                    return _call_split(split, inputs, tapes)
+            # (what the tapes replay is chosen, and the variables read, before the call)
+            replay = self._tape_replay(tensors)
+        results = self._execute(tensors)
+        if replay is not None and backprop._touches(tapes, replay[1]):
+            function, inputs = replay
+            _by_name[function.name] = function
+            attrs = {"Tout": function.output_dtypes, "f": function.func_attr()}
+            for tape in tapes:
+                tape._record("PartitionedCall", [inputs], attrs, list(results))
+        return results
+
+    def _execute(self, tensors: list[Tensor]) -> list[Tensor]:
         lib = _lib.lib()
         status = _lib.thread_status()
         device = devices.eager_device_bytes()
@@ -329,14 +364,32 @@ class ConcreteFunction:
         finally:
             if device is not None:
                 lib.OPGEN_DeleteEagerKernel(kernel)
-        results = [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
-        if replay is not None and backprop._touches(tapes, replay[1]):
-            function, inputs = replay
-            _by_name[function.name] = function
-            attrs = {"Tout": function.output_dtypes, "f": function.func_attr()}
-            for tape in tapes:
-                tape._record("PartitionedCall", [inputs], attrs, list(results))
-        return results
+        return [Tensor._from_tf_tensor(outputs[i] or 0) for i in range(n)]
+
+    def _tape_split(self) -> _function_split.Split | None:
+        """This trace's forward/backward split for tapes (made on first use, then kept;
+        None where it has none: the tapes replay the call)."""
+        if self._split is False:
+            if self._split_trace is None:
+                self._split = None
+            else:
+                self._split = _function_split.make(self._split_trace, _replayed(self),
+                                                   ConcreteFunction)
+        return self._split
+
+    def _split_inputs(self, split: _function_split.Split,
+                      tensors: list[Tensor]) -> list[Tensor] | None:
+        """The forward function's inputs for a call on `tensors`: the arguments, then
+        the values of the variables it reads, read now (the tapes note the reads)."""
+        if not split.variables:
+            return tensors
+        values = []
+        for ref in split.variables:
+            variable = ref()
+            if variable is None:
+                return None
+            values.append(variable.read_value())
+        return [*tensors[:len(tensors) - len(self.captured)], *values]
 
     def _tape_replay(self, tensors: list[Tensor]) -> tuple[ConcreteFunction, list[Tensor]] | None:
         """What the recording GradientTapes replay for a call on `tensors`: a stateless
@@ -387,6 +440,64 @@ class ConcreteFunction:
 
     def __call__(self, *args: Any) -> Any:
         return pack(self.structure, self.call_flat([*args, *self.captured]))
+
+
+def _call_split(split: _function_split.Split, inputs: list[Tensor],
+                tapes: list[Any]) -> list[Tensor]:
+    """A call under recording tapes: the forward function runs, keeping the values the
+    gradient needs, and the tapes record the stub op whose gradient takes them."""
+    values = split.forward._execute(inputs)
+    results = values[:split.n_outputs]
+    kept = values[split.n_outputs:]
+    for tape in tapes:
+        tape._record(split.stub.name, [*inputs, *kept, *results], {}, list(results))
+    return results
+
+
+def _build_split_call(g: Graph, op_type: str, inputs: list[Any], replay: bool) -> list[Output]:
+    """A recorded stub op in a tape's gradient graph: the stub (its gradient takes the
+    kept values), or where the graph is differentiated again (`replay`), the original
+    call, whose gradient reaches the inputs through everything."""
+    split = _function_split.stubs[op_type]
+    if not replay:
+        split.stub.add_to_graph(g)
+        with g.as_default():
+            return graph_mode.build_op(g, op_type, inputs, {})
+    original = split.original()
+    if original is None:
+        raise RuntimeError(f"GradientTape: the function of {op_type} is gone")
+    original.add_to_graph(g)
+    op_type = "StatefulPartitionedCall" if original.stateful else "PartitionedCall"
+    with g.as_default():
+        op = g.create_op(op_type, [inputs[:split.n_inputs]],
+                         {"Tout": original.output_dtypes, "f": original.func_attr()})
+    return list(op.outputs)
+
+
+_tape_program.op_builders.append((_function_split.stubs, _build_split_call))
+
+
+def _replayed(function: ConcreteFunction) -> Callable[[], ConcreteFunction | None]:
+    """What a gradient graph differentiated again replays for a split call of
+    `function` (traced then: its twin, for a function that reads variables)."""
+    ref = weakref.ref(function)
+
+    def get() -> ConcreteFunction | None:
+        f = ref()
+        return f if f is None or not f.variables else f._tape_function()
+    return get
+
+
+def _trace_for_split(fn: Callable[..., Any], name: str, specs: list[Any], args: Sequence[Any],
+                     variables_as_values: bool) -> tuple[FuncGraph, list[Output], list[Output],
+                                                         list[Any]]:
+    """`fn` traced again for a split (see opgen.runtime._function_split): the graph,
+    its outputs, its inputs (the arguments, then the variables' values where
+    `variables_as_values`), the variables (weak references)."""
+    g, (_, flat) = trace(fn, specs, name + "_split", None, args,
+                         variables_as_values=variables_as_values)
+    inputs = [*g.inputs, *(p for _, _, p in g.eager_captures)]
+    return g, flat, inputs, [ref for _, ref, _ in g.eager_captures]
 
 
 def _trace_names(functions: Sequence[ConcreteFunction]) -> set[str]:
@@ -523,10 +634,14 @@ class Function:
             concrete = ConcreteFunction(g, flat, structure, [
                 *g.inputs, *g.captures.values(), *(p for _, _, p in g.eager_captures)])
             concrete.python_args = [a for a in args if not _is_tensor(a)]  # type: ignore[attr-defined]
-            if outer is None and concrete.variables:
-                # (not a bound method: the trace would keep its Function alive)
-                concrete.retrace = functools.partial(_trace_for_tape, self.python_function,
-                                                     self._name, specs, args)
+            if outer is None:
+                # (not bound methods: the trace would keep its Function alive)
+                if concrete.variables:
+                    concrete.retrace = functools.partial(
+                        _trace_for_tape, self.python_function, self._name, specs, args)
+                concrete._split_trace = functools.partial(
+                    _trace_for_split, self.python_function, self._name, specs, args,
+                    bool(concrete.variables))
             self._traces[key] = concrete
         return concrete
 
@@ -542,9 +657,24 @@ class Function:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         args = self._bind(args, kwargs)
+        if _function_split.inlining():  # traced into the caller's split graph
+            return self._inline(args)
         concrete = self.get_concrete_function(*args)
         tensors = [a for a in args if _is_tensor(a)]
         return pack(concrete.structure, concrete.call_flat([*tensors, *concrete.captured]))
+
+
+    def _inline(self, args: tuple[Any, ...]) -> Any:
+        """The Python function run in the default graph, its tensor arguments as Outputs
+        there (as a trace sees them), returning Outputs."""
+        g = get_default_graph()
+        args = tuple(_output_of(g, a, None, f"argument {i} of {self._name}")
+                     if _is_tensor(a) and not isinstance(a, TensorSpec) else a
+                     for i, a in enumerate(args))
+        with g.as_default():
+            result = self.python_function(*args)
+        return pack(structure_of(result),
+                    [_output_of(g, v, None, f"a result of {self._name}") for v in flatten(result)])
 
 
 def _trace_for_tape(fn: Callable[..., Any], name: str, specs: list[Any],

@@ -264,6 +264,20 @@ class RegisterGradient:
         return fn
 
 
+def _register_internal(op_type: str, fn: Callable[..., Any]) -> None:
+    """Registers `fn` as the gradient of `op_type`, an op type new to every graph built so
+    far (a function opgen made), so compiled gradient graphs stay valid: no generation
+    change."""
+    capi = _c()
+    with _lock:
+        key = _keys[op_type] = _next_key[0]
+        _next_key[0] += 1
+        _functions[key] = (op_type, fn)
+    status = _lib.thread_status()
+    capi.OPGEN_RegisterGradient(op_type.encode(), _callback, key, status.ptr)
+    raise_for_status(status)
+
+
 def NotDifferentiable(op_type: str) -> None:
     """Declares that no gradient flows through `op_type` (TensorFlow's
     ``tf.no_gradient`` / ``ops.NotDifferentiable``): the backward pass stops there."""

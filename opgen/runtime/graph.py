@@ -443,8 +443,8 @@ class Operation:
         return [self._graph._operation(array[i]) for i in range(got)]
 
     def _output(self, index: int) -> Output:
-        if self._outputs is None:
-            return self.outputs[index]  # (made on first use)
+        if self._outputs is None or index >= len(self._outputs):
+            return self.outputs[index]  # (made on first use, or the node has grown)
         return self._outputs[index]
 
     def get_attr(self, name: str):
