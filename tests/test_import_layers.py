@@ -23,7 +23,7 @@ RUNTIME_LAYERS = [
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary",
      "_function_library"],                       # an imported library carried along
     ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
-     "functions"],                               # opgen.function: traced FunctionDefs
+     "_function_split", "functions"],            # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
     ["training"],                                # optimizers over Variables
     ["__init__"],

@@ -67,10 +67,12 @@ stubs: dict[str, Split] = {}
 
 
 def make(trace: Callable[[], tuple[Any, list[Output], list[Output], list]],
-         original: Any, concrete_type: Any) -> Split | None:
+         original: Any, concrete_type: Any, graph_type: Any) -> Split | None:
     """The split of a call of `original()` (a ConcreteFunction); `trace` traces its Python function
     again, returning (graph, outputs, inputs, variable refs). None where the body has
-    no gradient the split can use (the tape then replays the call as before)."""
+    no gradient the split can use (the tape then replays the call as before).
+    `concrete_type` and `graph_type` are functions' ConcreteFunction and FuncGraph (passed
+    in: that module imports this one)."""
     _state.inline = True
     try:
         g, outputs, inputs, variables = trace()
@@ -105,7 +107,7 @@ def make(trace: Callable[[], tuple[Any, list[Output], list[Output], list]],
                              opers=backward_ops, name=base + "_backward")
     if _has_state(backward):
         return None  # it would run a stateful op again (a cond branch's gradient, say)
-    stub = _stub(base + "_tape_call", inputs, intermediates, outputs, concrete_type)
+    stub = _stub(base + "_tape_call", inputs, intermediates, outputs, concrete_type, graph_type)
     stub.graph.functions.append(backward)  # (goes wherever the stub goes)
     split = Split(forward, stub, backward, original, variables, len(inputs), len(outputs),
                   len(intermediates), dy_outputs, dx_inputs)
@@ -165,9 +167,8 @@ def _has_state(function: Any) -> bool:
 
 
 def _stub(name: str, inputs: list[Output], intermediates: list[Output],
-          outputs: list[Output], concrete_type: Any) -> Any:
-    from opgen.runtime.functions import FuncGraph
-    g = FuncGraph(name, None)
+          outputs: list[Output], concrete_type: Any, graph_type: Any) -> Any:
+    g = graph_type(name, None)
     with g.as_default():
         args = [g.placeholder(t.dtype, None, f"arg{i}")
                 for i, t in enumerate([*inputs, *intermediates, *outputs])]

@@ -374,7 +374,7 @@ class ConcreteFunction:
                 self._split = None
             else:
                 self._split = _function_split.make(self._split_trace, _replayed(self),
-                                                   ConcreteFunction)
+                                                   ConcreteFunction, FuncGraph)
         return self._split
 
     def _split_inputs(self, split: _function_split.Split,
