@@ -133,18 +133,7 @@ class IdentityResolver {
   // Appends to `inputs` (data) and `controls` what input `in` of a reader becomes.
   void Rewrite(const std::string& in, std::vector<std::string>* inputs,
                std::vector<std::string>* controls) {
-    const TensorRef ref = ParseTensorRef(in);
-    const Resolved* r = Get(ref.node);
-    if (r == nullptr || (!ref.control() && ref.index >= static_cast<int>(r->data.size()))) {
-      (ref.control() ? controls : inputs)->push_back(in);
-      return;
-    }
-    if (ref.control()) {
-      for (const TensorRef& d : r->data) controls->push_back("^" + d.node);
-    } else {
-      inputs->push_back(TensorRefName(r->data[ref.index]));
-    }
-    controls->insert(controls->end(), r->controls.begin(), r->controls.end());
+    Forward(in, inputs, controls, true);
   }
 
  private:
@@ -159,25 +148,35 @@ class IdentityResolver {
     return true;
   }
 
+  // What input `in` forwards to, through the node it names where that is removed:
+  // resolving the node first (`resolve`), or, while resolving, as far as resolved yet.
+  void Forward(const std::string& in, std::vector<std::string>* inputs,
+               std::vector<std::string>* controls, bool resolve) {
+    const TensorRef ref = ParseTensorRef(in);
+    const Resolved* r = nullptr;
+    if (resolve) {
+      r = Get(ref.node);
+    } else if (auto found = resolved_.find(ref.node); found != resolved_.end()) {
+      r = found->second.get();
+    }
+    if (r == nullptr || (!ref.control() && ref.index >= static_cast<int>(r->data.size()))) {
+      (ref.control() ? controls : inputs)->push_back(in);
+      return;
+    }
+    if (ref.control()) {
+      for (const TensorRef& d : r->data) controls->push_back("^" + d.node);
+    } else {
+      inputs->push_back(TensorRefName(r->data[ref.index]));
+    }
+    controls->insert(controls->end(), r->controls.begin(), r->controls.end());
+  }
+
   std::unique_ptr<Resolved> Resolve(const NodeDefProto& node) {
     auto out = std::make_unique<Resolved>();
     std::vector<std::string> data;
-    for (const std::string& in : node.input) {
-      const TensorRef ref = ParseTensorRef(in);
-      const auto found = resolved_.find(ref.node);
-      const Resolved* r = found == resolved_.end() ? nullptr : found->second.get();
-      if (r == nullptr || (!ref.control() && ref.index >= static_cast<int>(r->data.size()))) {
-        if (ref.control()) out->controls.push_back(in);
-        else out->data.push_back(ref);
-        continue;
-      }
-      if (ref.control()) {
-        for (const TensorRef& d : r->data) out->controls.push_back("^" + d.node);
-      } else {
-        out->data.push_back(r->data[ref.index]);
-      }
-      out->controls.insert(out->controls.end(), r->controls.begin(), r->controls.end());
-    }
+    for (const std::string& in : node.input)
+      Forward(in, &data, &out->controls, false);
+    for (const std::string& d : data) out->data.push_back(ParseTensorRef(d));
     return out;
   }
 
