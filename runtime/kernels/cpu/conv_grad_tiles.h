@@ -174,8 +174,8 @@ void TiledConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T
 // float and double, stride 1: the input gradient is the forward convolution of
 // out_backprop with the filter turned 180 degrees and its channel axes swapped, padded by
 // (k - 1) * dilation less the forward padding on each side. float32 with vector kernels
-// (AVX-512 or AVX2 + FMA) runs it through Conv2DFloat (conv2d_float.h, called as is: Winograd, the packed GEMM), the rest
-// through TiledConv. False where that padding would be negative (EXPLICIT paddings) or
+// (AVX-512 or AVX2 + FMA) runs it through Conv2DFloat (conv2d_float.h, called as is:
+// Winograd, the packed GEMM), the rest through TiledConv. False where that padding would be negative (EXPLICIT paddings) or
 // the filter is not all finite.
 template <typename T>
 bool Conv2DBackpropInputAsConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T* dy,
