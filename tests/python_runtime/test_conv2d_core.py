@@ -3,8 +3,10 @@ takes: 1x1 stride 1 straight from the input (row strides that are and are not 2 
 multiples), strided 1x1, 3x3 and other windows through blocked im2col, SAME / VALID /
 EXPLICIT padding, dilations, channel counts that are not a multiple of the vector width,
 few pixels (the 7-row kernel) and many, batch > 1, one input channel; against a float64 numpy reference.
-The fused epilogue (bias + activation) runs through a small C++ harness that calls the
-core directly, since Conv2D itself has none."""
+The fused epilogue (bias + activation + residual) runs through a small C++ harness that
+calls the core directly, since Conv2D itself has none; the harness also runs every
+vector path this CPU has (AVX-512, AVX2 + FMA) and the portable im2col + OpenBLAS one,
+capped by OPGEN_CPU_ISA, on odd shapes."""
 
 from __future__ import annotations
 
@@ -172,7 +174,8 @@ def harness(tmp_path_factory):
     subprocess.run([compiler, "-std=c++17", "-O1", "-pthread",
                     f"-I{scipy_openblas32.get_include_dir()}", f"-I{cpu}", f"-I{REPO / 'runtime' / 'include'}",
                     str(HERE / "conv2d_core_harness.cc"), str(cpu / "conv2d_float.cc"),
-                    str(cpu / "conv2d_avx512.cc"), str(cpu / "conv2d_winograd.cc"),
+                    str(cpu / "conv2d_blocked.cc"), str(cpu / "conv2d_winograd.cc"),
+                    str(cpu / "conv2d_simd_avx512.cc"), str(cpu / "conv2d_simd_avx2.cc"),
                     str(cpu / "parallel.cc"), str(cpu / "gemm.cc"), str(cpu / "simd_loops.cc"),
                     str(REPO / "runtime" / "src" / "denormals.cc"),
                     f"-L{lib_dir}", "-lscipy_openblas", f"-Wl,-rpath,{lib_dir}",
@@ -180,16 +183,36 @@ def harness(tmp_path_factory):
     return exe
 
 
-def run_harness(exe, x, f, strides, pads, activation, bias, portable=False):
+def cpu_paths():
+    """The convolution paths this CPU runs, as OPGEN_CPU_ISA values: the widest first."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        flags = []
+    paths = ["avx512"] if "avx512f" in flags else []
+    if "avx2" in flags and "fma" in flags:
+        paths.append("avx2")
+    return paths + ["portable"]
+
+
+PATHS = cpu_paths()
+
+
+def run_harness(exe, x, f, strides, pads, activation, bias, isa, dilations=(1, 1),
+                residual=None):
     n, h, w, c = x.shape
     kh, kw, _, o = f.shape
-    oh = (h + pads[0] + pads[1] - kh) // strides[0] + 1
-    ow = (w + pads[2] + pads[3] - kw) // strides[1] + 1
+    oh = (h + pads[0] + pads[1] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (w + pads[2] + pads[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
     header = np.array([n, h, w, c, kh, kw, o, oh, ow, strides[0], strides[1], pads[0], pads[2],
-                       ACTIVATIONS.index(activation), bias is not None, portable], np.int64)
+                       ACTIVATIONS.index(activation), bias is not None, *dilations,
+                       residual is not None], np.int64)
     payload = header.tobytes() + x.tobytes() + f.tobytes() + (
-        bias.tobytes() if bias is not None else b"")
-    out = subprocess.run([str(exe)], input=payload, capture_output=True, check=True).stdout
+        bias.tobytes() if bias is not None else b"") + (
+        residual.tobytes() if residual is not None else b"")
+    env = {**os.environ, "OPGEN_CPU_ISA": isa}
+    out = subprocess.run([str(exe)], input=payload, capture_output=True, check=True,
+                         env=env).stdout
     return np.frombuffer(out, np.float32).reshape(n, oh, ow, o)
 
 
@@ -216,23 +239,58 @@ def activate(y, name):
     ((1, 4, 4, 8), (1, 1, 8, 12), (1, 1), (0, 0, 0, 0)),     # 7-row kernel
     ((1, 12, 11, 16), (3, 3, 16, 20), (1, 1), (1, 1, 1, 1)),  # Winograd
 ], ids=["pointwise", "im2col", "few-pixels", "winograd"])
-@pytest.mark.parametrize("portable", [False, True], ids=["fast", "portable"])
-def test_epilogue(harness, activation, case, portable):
+@pytest.mark.parametrize("isa", PATHS)
+def test_epilogue(harness, activation, case, isa):
     shape, filter_shape, strides, pads = case
     x = (rng.standard_normal(shape) * 2).astype(np.float32)
     f = (rng.standard_normal(filter_shape) / np.sqrt(np.prod(filter_shape[:3]))).astype(np.float32)
     bias = rng.standard_normal(filter_shape[3]).astype(np.float32) * 3
     for b in (bias, None):
-        got = run_harness(harness, x, f, strides, pads, activation, b, portable)
+        got = run_harness(harness, x, f, strides, pads, activation, b, isa)
         pre = conv_reference(x, f, strides, ((pads[0], pads[1]), (pads[2], pads[3])))
         want = activate(pre + (b if b is not None else 0), activation)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
-def test_relu_keeps_nan(harness):
-    x = np.ones((1, 3, 3, 4), np.float32)
-    x[0, 1, 1, 2] = np.nan
-    f = np.ones((1, 1, 4, 3), np.float32)
-    for activation in ("relu", "relu6"):
-        got = run_harness(harness, x, f, (1, 1), (0, 0, 0, 0), activation, None)
-        assert np.isnan(got[0, 1, 1]).all() and not np.isnan(got[0, 0]).any()
+@pytest.mark.parametrize("isa", PATHS)
+def test_relu_keeps_nan(harness, isa):
+    # 1x1 (the GEMM kernels' in-register Relu) and 3x3 on enough tiles (Winograd's).
+    for shape, filter_shape, pads in [((1, 3, 3, 4), (1, 1, 4, 3), (0, 0, 0, 0)),
+                                      ((1, 12, 12, 16), (3, 3, 16, 16), (1, 1, 1, 1))]:
+        x = np.ones(shape, np.float32)
+        x[0, 1, 1, 2] = np.nan
+        f = np.ones(filter_shape, np.float32)
+        for activation in ("relu", "relu6"):
+            got = run_harness(harness, x, f, (1, 1), pads, activation, None, isa)
+            assert np.isnan(got[0, 1, 1]).all() and not np.isnan(got[0, -1, -1]).any()
+
+
+# Every path on shapes that leave partial vectors, row slices and panels at each vector
+# width (channels not a multiple of 8 or 16), with strides, dilations, padding, batch > 1,
+# the bias and a residual: (input, filter, strides, dilations, pads top/bottom/left/right).
+PATH_CASES = [
+    ((2, 7, 9, 13), (1, 1, 13, 21), (1, 1), (1, 1), (0, 0, 0, 0)),    # 1x1 in place
+    ((1, 11, 10, 19), (1, 1, 19, 7), (1, 1), (1, 1), (0, 0, 0, 0)),   # narrow output
+    ((2, 9, 8, 11), (3, 3, 11, 26), (2, 1), (1, 1), (1, 0, 1, 1)),    # im2col, strided
+    ((1, 10, 11, 6), (3, 2, 6, 17), (1, 1), (2, 3), (2, 2, 1, 3)),    # dilated
+    ((3, 11, 9, 20), (3, 3, 20, 35), (1, 1), (1, 1), (1, 1, 1, 1)),   # Winograd, batch 3
+    ((1, 6, 5, 24), (3, 3, 24, 100), (1, 1), (1, 1), (1, 1, 1, 1)),   # Winograd, oc > tiles
+    ((1, 5, 5, 40), (1, 1, 40, 150), (1, 1), (1, 1), (0, 0, 0, 0)),   # few pixels, oc > M
+    ((1, 15, 15, 9), (5, 5, 9, 33), (2, 2), (1, 1), (2, 2, 2, 2)),    # many pixels, 5x5
+]
+
+
+@pytest.mark.parametrize("isa", PATHS)
+@pytest.mark.parametrize("case", PATH_CASES, ids=str)
+def test_paths_with_residual(harness, case, isa):
+    shape, filter_shape, strides, dilations, pads = case
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = (rng.standard_normal(filter_shape) / np.sqrt(np.prod(filter_shape[:3]))).astype(np.float32)
+    bias = rng.standard_normal(filter_shape[3]).astype(np.float32)
+    pre = conv_reference(x, f, strides, ((pads[0], pads[1]), (pads[2], pads[3])), dilations)
+    residual = rng.standard_normal(pre.shape).astype(np.float32)
+    for activation in ("relu", "swish"):  # in registers, and after the block
+        got = run_harness(harness, x, f, strides, pads, activation, bias, isa, dilations,
+                          residual)
+        want = activate(pre + bias + residual, activation)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

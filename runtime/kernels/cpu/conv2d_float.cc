@@ -1,13 +1,13 @@
-// The float32 convolution core: the AVX-512 kernels of conv2d_avx512.h where the CPU has
-// them; elsewhere im2col + one OpenBLAS GEMM per image, then the epilogue over that
-// image's output while it is still in cache.
+// The float32 convolution core: the vector kernels of conv2d_simd.h (AVX-512, or AVX2
+// + FMA) where the CPU has them; elsewhere im2col + one OpenBLAS GEMM per image, then
+// the epilogue over that image's output while it is still in cache.
 #include "conv2d_float.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "conv2d_avx512.h"
+#include "conv2d_simd.h"
 #include "gemm.h"
 #include "parallel.h"
 #include "simd_loops.h"
@@ -82,7 +82,7 @@ void ApplyEpilogue(float* out, int64_t rows, int64_t cols, const Epilogue& ep,
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
                  const Epilogue& ep, FilterCache* cache) {
   if (Conv2DFloatWinograd(g, input, filter, output, ep, cache)) return;
-  if (Conv2DFloatAvx512(g, input, filter, output, ep, cache)) return;
+  if (Conv2DFloatBlocked(g, input, filter, output, ep, cache)) return;
   Conv2DFloatPortable(g, input, filter, output, ep);
 }
 

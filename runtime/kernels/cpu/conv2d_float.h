@@ -91,7 +91,7 @@ class FilterCache {
 void Conv2DFloat(const Conv2DGeometry& g, const float* input, const float* filter, float* output,
                  const Epilogue& ep, FilterCache* cache = nullptr);
 
-// The same through im2col + OpenBLAS, the path for CPUs without AVX-512 (and a reference
+// The same through im2col + OpenBLAS, the path for CPUs without AVX2 + FMA (and a reference
 // the tests compare the fast path with).
 void Conv2DFloatPortable(const Conv2DGeometry& g, const float* input, const float* filter,
                          float* output, const Epilogue& ep);

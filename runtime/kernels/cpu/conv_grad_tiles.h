@@ -13,6 +13,7 @@
 
 #include "../window_spec.h"
 #include "conv2d_float.h"
+#include "conv2d_simd.h"
 #include "gemm.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -180,9 +181,9 @@ void TiledConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T
 
 // float and double, stride 1: the input gradient is the forward convolution of
 // out_backprop with the filter turned 180 degrees and its channel axes swapped, padded by
-// (k - 1) * dilation less the forward padding on each side. float32 on AVX-512 runs it
-// through Conv2DFloat (conv2d_float.h, called as is: Winograd, the packed GEMM), the rest
-// through TiledConv. False where that padding would be negative (EXPLICIT paddings) or
+// (k - 1) * dilation less the forward padding on each side. float32 with vector kernels
+// (AVX-512 or AVX2 + FMA) runs it through Conv2DFloat (conv2d_float.h, called as is:
+// Winograd, the packed GEMM), the rest through TiledConv. False where that padding would be negative (EXPLICIT paddings) or
 // the filter is not all finite.
 template <typename T>
 bool Conv2DBackpropInputAsConv(const kernels::WindowPlan& p, const kernels::Window2D& w, const T* dy,
@@ -208,8 +209,7 @@ bool Conv2DBackpropInputAsConv(const kernels::WindowPlan& p, const kernels::Wind
   // an inf or NaN in the filter would make NaNs TensorFlow does not.
   if (!finite) return false;
   if constexpr (std::is_same_v<T, float>) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512) {
+    if (ConvKernels() != nullptr) {  // else Conv2DFloat would be the portable im2col
       Conv2DGeometry g{};
       g.batch = p.batch;
       g.ih = p.oh, g.iw = p.ow, g.ic = oc;

@@ -5,7 +5,7 @@
 
 #include "../conv_family_spec.h"
 #include "../fused_spec.h"
-#include "conv2d_avx512.h"  // ApplyActivationBlock
+#include "conv2d_simd.h"  // ApplyActivationBlock
 #include "conv2d_float.h"
 #include "conv_groups.h"
 #include "depthwise_float.h"

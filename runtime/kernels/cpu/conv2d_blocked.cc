@@ -1,21 +1,19 @@
-// See conv2d_avx512.h. C[M pixels, N output channels] = A[M, K] @ B[K, N], B being the
+// See conv2d_simd.h. C[M pixels, N output channels] = A[M, K] @ B[K, N], B being the
 // HWIO filter as it is (row k = (tap, input channel), N contiguous floats), A either the
-// input itself (1x1, stride 1) or im2col rows of one block of pixels.
-#include "conv2d_avx512.h"
-
+// input itself (1x1, stride 1) or im2col rows of one block of pixels. Work is split into
+// (pixel block x output-channel block) tasks over ParallelFor's pool; the bias and
+// Relu/Relu6 are applied in registers, other activations per block while it is hot.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
-#include "conv2d_avx512_gemm.h"
+#include "conv2d_simd.h"
 #include "parallel.h"
 
 namespace opgen {
 namespace cpu {
-
-#ifdef OPGEN_CONV_AVX512
 namespace {
-
-using namespace avx512;
 
 // Copies output pixels [p0, p0 + rows) 's im2col rows (K = kh*kw*ic floats each, `ld`
 // apart) into `dst`; rows up to `padded_rows` are zeros.
@@ -50,10 +48,28 @@ void Im2colRows(const Conv2DGeometry& g, const float* input, int64_t p0, int64_t
 
 }  // namespace
 
-bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float* filter,
-                       float* output, const Epilogue& ep, FilterCache* cache) {
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  if (!supported) return false;
+const SimdConvKernels* ConvKernels() {
+  static const SimdConvKernels* const best = [] {
+    // The cap: OPGEN_CPU_ISA=avx2 keeps an AVX-512 machine on the AVX2 kernels,
+    // "portable" on im2col + OpenBLAS (the tests run every path this way).
+    const char* env = std::getenv("OPGEN_CPU_ISA");
+    const std::string cap = env != nullptr ? env : "";
+    const bool allow512 = cap.empty() || cap == "avx512";
+    const bool allow2 = allow512 || cap == "avx2";
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (allow512 && __builtin_cpu_supports("avx512f")) return Avx512ConvKernels();
+    if (allow2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      return Avx2ConvKernels();
+#endif
+    return static_cast<const SimdConvKernels*>(nullptr);
+  }();
+  return best;
+}
+
+bool Conv2DFloatBlocked(const Conv2DGeometry& g, const float* input, const float* filter,
+                        float* output, const Epilogue& ep, FilterCache* cache) {
+  const SimdConvKernels* kernels = ConvKernels();
+  if (kernels == nullptr) return false;
   const int64_t M = g.batch * g.oh * g.ow, K = g.kh * g.kw * g.ic, N = g.oc;
   // A 1x1 stride-1 unpadded convolution reads its rows straight from the input, unless
   // the row stride is a multiple of 2 KiB: then the MR rows would share a few L1 sets
@@ -61,17 +77,13 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 &&
                          g.pad_top == 0 && g.pad_left == 0 && g.oh == g.ih && g.ow == g.iw;
   const bool direct = pointwise && g.ic % 512 != 0;
-  const int act = ep.activation == Activation::kNone    ? kInRegNone
-                  : ep.activation == Activation::kRelu  ? kInRegRelu
-                  : ep.activation == Activation::kRelu6 ? kInRegRelu6
-                                                        : kInRegLater;
-  // Register blocking: 14 rows x 32 channels; 7 x 64 where there are few pixels (7x7
-  // maps: 49 = 7 * 7); 14 x 16 for narrow outputs.
-  int64_t mr, nr;
-  GemmBlockFn gemm;
-  if (N <= 16) mr = 14, nr = 16, gemm = GemmBlock<14, 1>;
-  else if (M < 112) mr = 7, nr = 64, gemm = GemmBlock<7, 4>;
-  else mr = 14, nr = 32, gemm = GemmBlock<14, 2>;
+  const int act = InRegister(ep.activation);
+  // The instruction set's register blocking for this shape (conv2d_simd_avx*.cc).
+  const GemmKernel& kernel = N <= kernels->narrow.nr ? kernels->narrow
+                             : M < 112               ? kernels->few_pixels
+                                                     : kernels->wide;
+  const int64_t mr = kernel.mr, nr = kernel.nr;
+  const GemmBlockFn gemm = kernel.run;
   const int64_t ld = TileStride(K);
   const int64_t threads = ParallelWorkers(), panels = (N + nr - 1) / nr;
   // All panels of the filter, packed on all cores.
@@ -174,15 +186,6 @@ bool Conv2DFloatAvx512(const Conv2DGeometry& g, const float* input, const float*
   });
   return true;
 }
-
-#else  // no x86-64 GCC/Clang: the caller's portable path runs instead
-
-bool Conv2DFloatAvx512(const Conv2DGeometry&, const float*, const float*, float*, const Epilogue&,
-                       FilterCache*) {
-  return false;
-}
-
-#endif
 
 }  // namespace cpu
 }  // namespace opgen
