@@ -536,9 +536,19 @@ bool LayoutOf(OPGEN_GradientContext* ctx, WhileLayout* out, TF_Status* status) {
   bool any_wanted = false;
   for (int i = 0; i < k; ++i) {
     if (t[i] == TF_VARIANT) {
+      // The loop back of a While's gradient carries the forward values in TensorLists:
+      // differentiating it again (TensorFlow's while_v2 can) would need gradients
+      // through those lists and into the forward loop's accumulators.
+      const bool loop_back = FuncAttr(op, "body").find("_grad_body") != std::string::npos;
       SetStatus(status, TF_UNIMPLEMENTED,
-                "gradients through a While with a variant loop variable (a TensorList) are "
-                "not implemented (loop variable " + std::to_string(i) + ")");
+                loop_back
+                    ? "second derivatives through a While are not implemented: this While ('" +
+                          op->name + "') is the loop back of another While's gradient, and "
+                          "its loop variable " + std::to_string(i) +
+                          " is a TensorList of that loop's values (a variant loop variable, "
+                          "which has no gradient here)"
+                    : "gradients through a While with a variant loop variable (a TensorList) "
+                      "are not implemented (loop variable " + std::to_string(i) + ")");
       return false;
     }
     if (!FloatLike(t[i])) continue;
