@@ -3,7 +3,8 @@ NameAttrList whose attrs bind its function (here the result type U, which the ar
 cannot imply), as TensorFlow instantiates each branch with its own attrs. Those attrs
 may be `$U` placeholders of an enclosing polymorphic function, substituted when it is
 instantiated (TensorFlow substitutes placeholders in the attrs of func and list(func)
-values alike). Forward values are checked against TensorFlow 2.21 running the same
+values alike), also when the list(func) is an attr of a function-name node whose
+function passes it on to its Case as a `$fns` placeholder. Forward values are checked against TensorFlow 2.21 running the same
 GraphDef (child process) and numpy; gradients against finite differences and numpy."""
 
 from __future__ import annotations
@@ -83,6 +84,30 @@ def _library(lib, op="Case"):
     f.signature.output_arg.add(name="r", type_list_attr="Tout")
     _node(f.node_def, "c", op, ["i", "args"], Tin="Tin", Tout="Tout", branches=_branches("T", "U"))
     f.ret["r"] = "c:output"
+    # dispatch[Tin, Tout, fns: list(func)](i, args: Tin) -> r: Tout = Case(branches=$fns);
+    # nested[T, U, Tin, Tout] calls it with fns = [scale{T: $T, U: $U}, negc{...}]: the
+    # placeholders sit in a list(func) attr of a function-name node, bound one level up.
+    f = _signature(lib, "dispatch", [("Tin", "list(type)"), ("Tout", "list(type)"),
+                                     ("fns", "list(func)")])
+    _node(f.node_def, "c", op, ["i", "args"], Tin="Tin", Tout="Tout", branches="fns")
+    f.ret["r"] = "c:output"
+    f = _signature(lib, "nested", [("T", "type"), ("U", "type"), ("Tin", "list(type)"),
+                                   ("Tout", "list(type)")])
+    _node(f.node_def, "d", "dispatch", ["i", "args"], Tin="Tin", Tout="Tout",
+          fns=_branches("T", "U"))
+    f.ret["r"] = "d:r"
+
+
+def _signature(lib, name, attrs):
+    """name[attrs](i: int32, args: Tin) -> r: Tout, with no nodes yet."""
+    f = lib.function.add()
+    f.signature.name = name
+    for a, kind in attrs:
+        f.signature.attr.add(name=a, type=kind)
+    f.signature.input_arg.add(name="i", type=I32)
+    f.signature.input_arg.add(name="args", type_list_attr="Tin")
+    f.signature.output_arg.add(name="r", type_list_attr="Tout")
+    return f
 
 
 def _graph(call, t, u, op="Case", index=None):
@@ -99,8 +124,8 @@ def _graph(call, t, u, op="Case", index=None):
         tensor.int_val.append(index)
     for n in ("x0", "x1"):
         _node(gd.node, n, "Placeholder", dtype=t)
-    if call == "outer":
-        _node(gd.node, "c", "outer", ["i", "x0", "x1"], T=t, U=u, Tin=[t, t], Tout=[u])
+    if call in ("outer", "nested"):
+        _node(gd.node, "c", call, ["i", "x0", "x1"], T=t, U=u, Tin=[t, t], Tout=[u])
     else:
         _node(gd.node, "c", call, ["i", "x0", "x1"], Tin=[t, t], Tout=[u],
               branches=_branches(t, u))
@@ -113,7 +138,7 @@ def _want(index, x, y):
 
 RNG = np.random.default_rng(11)
 X, Y = RNG.uniform(-1.5, 1.5, (2, 3)), RNG.uniform(0.5, 1.5, (2, 3))
-CALLS = ["Case", "StatelessCase", "outer"]
+CALLS = ["Case", "StatelessCase", "outer", "nested"]
 
 
 def _run(gd, t, index):
