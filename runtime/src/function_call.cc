@@ -480,11 +480,9 @@ void* CreateCall(TF_OpKernelConstruction* ctx) {
     if (it != attrs->end() && it->second.kind == AttrValue::kListFunc) {
       state->functions = it->second.list_s;
       // Each branch instantiates with its NameAttrList's attrs (a polymorphic branch).
-      for (size_t i = 0; i < it->second.list_func_attr.size(); ++i)
-        if (it->second.list_func_attr[i] != nullptr) {
-          state->given.resize(state->functions.size());
-          state->given[i] = *it->second.list_func_attr[i];
-        }
+      state->given.resize(state->functions.size());
+      for (size_t i = 0; i < it->second.list_func_attr.size() && i < state->given.size(); ++i)
+        if (it->second.list_func_attr[i] != nullptr) state->given[i] = *it->second.list_func_attr[i];
     }
   } else {
     state->functions = {def->name};  // a function node: its attrs bind the function's
