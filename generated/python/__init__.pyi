@@ -193,6 +193,7 @@ __all__ = [
     "squared_difference",
     "squeeze",
     "stateful_partitioned_call",
+    "stateless_case",
     "stateless_if",
     "stateless_while",
     "static_regex_full_match",
@@ -3431,6 +3432,42 @@ def stateful_partitioned_call(
     config: str = ...,
     config_proto: str = ...,
     executor_type: str = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def stateless_case(
+    branch_index: GraphOutput,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateless_case(
+    branch_index: TensorLike,
+    input: Sequence[GraphOutput],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def stateless_case(
+    branch_index: EagerTensorLike,
+    input: Sequence[EagerTensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def stateless_case(
+    branch_index: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = ...,
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload

@@ -740,6 +740,44 @@ def stateful_partitioned_call(
     return _out[0]
 
 
+def stateless_case(
+    branch_index: TensorLike,
+    input: Sequence[TensorLike],
+    Tout: Sequence[DTypeLike],
+    branches: Sequence[Any],
+    output_shapes: Sequence[ShapeLike] = [],
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Calls the function `branches[branch_index]` on `input`.
+
+    An index out of range calls the last branch.
+
+    Args:
+      branch_index: A `Tensor` of type `int32`.
+        A scalar: which branch runs.
+      input: A list of `Tensor` objects.
+        The branch's arguments.
+      Tout: A `list(type)` with at least 0 elements.
+        The types of the results.
+      branches: A `list(func)` with at least 1 elements.
+        The functions to choose from.
+      output_shapes: An optional `list(shape)`. Defaults to `[]`.
+        The shapes of the results, when known.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `Tout`.
+      The branch's results.
+    """
+    _out = _execute_op(
+        "StatelessCase",
+        [branch_index, input],
+        {"Tout": Tout, "branches": branches, "output_shapes": output_shapes},
+        name,
+    )
+    return _out[0]
+
+
 def stateless_if(
     cond: TensorLike,
     input: Sequence[TensorLike],

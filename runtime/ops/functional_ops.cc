@@ -1,8 +1,9 @@
 // Function calls and functional control flow: PartitionedCall, StatefulPartitionedCall,
-// If, StatelessIf, Case, While and StatelessWhile. Their meaning lives in the runtime's
-// call kernels (runtime/src/function_call.h), which instantiate the functions their func
-// attrs name from the graph's library; here are their signatures. Output shapes are left
-// unknown (they are whatever the called functions make), but for a loop's ranks.
+// If, StatelessIf, Case, StatelessCase, While and StatelessWhile. Their meaning lives in
+// the runtime's call kernels (runtime/src/function_call.h), which instantiate the
+// functions their func attrs name from the graph's library; here are their signatures.
+// Output shapes are left unknown (they are whatever the called functions make), but for
+// a loop's ranks.
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -78,11 +79,9 @@ OpRegistration WhileOp(const char* name, bool stateful) {
   return op;
 }
 
-}  // namespace
-
-void RegisterFunctionalOps(TF_Status* status) {
-  OpRegistration case_op{
-      "Case",
+OpRegistration CaseOp(const char* name, bool stateful) {
+  OpRegistration op{
+      name,
       {"Tin: list(type) >= 0", "Tout: list(type) >= 0", "branches: list(func) >= 1",
        "output_shapes: list(shape) = []"},
       {"branch_index: int32", "input: Tin"}, {"output: Tout"}, ShapeFn<UnknownOutputs>,
@@ -92,9 +91,16 @@ void RegisterFunctionalOps(TF_Status* status) {
        {"output", "The branch's results."}, {"Tin", "The types of the arguments."},
        {"Tout", "The types of the results."}, {"branches", "The functions to choose from."},
        {"output_shapes", "The shapes of the results, when known."}}};
-  case_op.is_stateful = true;
+  op.is_stateful = stateful;
+  return op;
+}
+
+}  // namespace
+
+void RegisterFunctionalOps(TF_Status* status) {
   RegisterOps({Call("PartitionedCall", false), Call("StatefulPartitionedCall", true),
-               IfOp("If", true), IfOp("StatelessIf", false), case_op,
+               IfOp("If", true), IfOp("StatelessIf", false), CaseOp("Case", true),
+               CaseOp("StatelessCase", false),
                WhileOp("While", true), WhileOp("StatelessWhile", false)},
               status);
 }

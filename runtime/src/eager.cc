@@ -273,7 +273,27 @@ void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name, unsigned char value) {
   SetAttr(op, attr_name, opgen::AttrValue::kBool).b = value != 0;
 }
 void TFE_OpSetAttrFunction(TFE_Op* op, const char* attr_name, const TFE_Op* value) {
-  SetAttr(op, attr_name, opgen::AttrValue::kFunc).s = value != nullptr ? value->def->name : "";
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kFunc);
+  if (value == nullptr) return;
+  v.s = value->def->name;
+  // The attrs set on `value` bind its function (a NameAttrList's attrs), as in TF.
+  if (!value->attrs.empty()) v.func_attr = std::make_shared<const opgen::AttrMap>(value->attrs);
+}
+void TFE_OpSetAttrFunctionList(TFE_Op* op, const char* attr_name, const TFE_Op** value,
+                               int num_values) {
+  opgen::AttrValue& v = SetAttr(op, attr_name, opgen::AttrValue::kListFunc);
+  for (int i = 0; i < num_values; ++i) {
+    if (value == nullptr || value[i] == nullptr) {
+      if (op->error.empty())
+        op->error = op->def->name + ": attr '" + (attr_name ? attr_name : "") +
+                    "': function " + std::to_string(i) + " is NULL";
+      continue;
+    }
+    v.list_s.push_back(value[i]->def->name);
+    v.list_func_attr.push_back(
+        value[i]->attrs.empty() ? nullptr
+                                : std::make_shared<const opgen::AttrMap>(value[i]->attrs));
+  }
 }
 void TFE_OpSetAttrFunctionName(TFE_Op* op, const char* attr_name, const char* data,
                                size_t length) {

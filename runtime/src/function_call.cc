@@ -474,10 +474,16 @@ void* CreateCall(TF_OpKernelConstruction* ctx) {
       state->given = {AttrMap(), AttrMap()};
       state->loop_vars = static_cast<int>(own->second.i);
     }
-  } else if (def->name == "Case") {
+  } else if (def->name == "Case" || def->name == "StatelessCase") {
     state->kind = CallState::kCase;
     auto it = attrs->find("branches");
-    if (it != attrs->end()) state->functions = it->second.list_s;
+    if (it != attrs->end() && it->second.kind == AttrValue::kListFunc) {
+      state->functions = it->second.list_s;
+      // Each branch instantiates with its NameAttrList's attrs (a polymorphic branch).
+      state->given.resize(state->functions.size());
+      for (size_t i = 0; i < it->second.list_func_attr.size() && i < state->given.size(); ++i)
+        if (it->second.list_func_attr[i] != nullptr) state->given[i] = *it->second.list_func_attr[i];
+    }
   } else {
     state->functions = {def->name};  // a function node: its attrs bind the function's
     state->given = {*attrs};
@@ -597,7 +603,7 @@ const KernelDef& FunctionCallKernel() {
 
 void RegisterFunctionKernels(TF_Status* status) {
   for (const char* op : {"PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
-                         "Case", "While", "StatelessWhile"}) {
+                         "Case", "StatelessCase", "While", "StatelessWhile"}) {
     KernelRegistry::Global().Register(CallKernelDef(op), status);
     if (status->code != TF_OK) return;
   }

@@ -1,9 +1,9 @@
 // Running functions: the kernels of PartitionedCall, StatefulPartitionedCall, If,
-// StatelessIf, Case, While, StatelessWhile, and of a node whose op type is a function's
-// name. Each instantiates the functions it calls once (per node, per function, per attr
-// binding of a polymorphic function: a graph of the FunctionDef's nodes with a Placeholder
-// per argument, and an ExecutionPlan of it), on the caller's resources, and runs them
-// through the same executor as a session.
+// StatelessIf, Case, StatelessCase, While, StatelessWhile, and of a node whose op type
+// is a function's name. Each instantiates the functions it calls once (per node, per
+// function, per attr binding of a polymorphic function: a graph of the FunctionDef's nodes
+// with a Placeholder per argument, and an ExecutionPlan of it), on the caller's resources,
+// and runs them through the same executor as a session.
 #pragma once
 
 #include <cstdint>

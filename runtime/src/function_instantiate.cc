@@ -56,8 +56,22 @@ AttrMap SignatureAttrs(const OpDef& signature, const AttrMap& given) {
   return attrs;
 }
 
-// `value` with every placeholder replaced from `binding` (in nested func attrs too); the
-// first placeholder the binding lacks goes to `*missing`.
+bool Substitute(const AttrMap& binding, AttrValue* value, std::string* missing);
+
+// A NameAttrList's attrs with the binding substituted (shared maps are copied first).
+bool SubstituteFuncAttrs(const AttrMap& binding,
+                         std::shared_ptr<const AttrMap>* attrs, std::string* missing) {
+  if (*attrs == nullptr) return true;
+  auto copy = std::make_shared<AttrMap>(**attrs);
+  for (auto& [name, nested] : *copy)
+    if (!Substitute(binding, &nested, missing)) return false;
+  *attrs = std::move(copy);
+  return true;
+}
+
+// `value` with every placeholder replaced from `binding`, in the attrs of func and
+// list(func) values too, however deeply nested; the first placeholder the binding lacks
+// goes to `*missing`.
 bool Substitute(const AttrMap& binding, AttrValue* value, std::string* missing) {
   if (value->kind == AttrValue::kPlaceholder) {
     const AttrValue* bound = Find(binding, value->s);
@@ -68,12 +82,11 @@ bool Substitute(const AttrMap& binding, AttrValue* value, std::string* missing) 
     *value = *bound;
     return true;
   }
-  if (value->kind == AttrValue::kFunc && value->func_attr != nullptr) {
-    auto attrs = std::make_shared<AttrMap>(*value->func_attr);
-    for (auto& [name, nested] : *attrs)
-      if (!Substitute(binding, &nested, missing)) return false;
-    value->func_attr = std::move(attrs);
-  }
+  if (value->kind == AttrValue::kFunc)
+    return SubstituteFuncAttrs(binding, &value->func_attr, missing);
+  if (value->kind == AttrValue::kListFunc)  // each NameAttrList's attrs, as for one func
+    for (auto& attrs : value->list_func_attr)
+      if (!SubstituteFuncAttrs(binding, &attrs, missing)) return false;
   return true;
 }
 

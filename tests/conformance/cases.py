@@ -51,7 +51,7 @@ NOT_COMPARED = {
            "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
            "with TensorFlow"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-                  "While", "StatelessWhile")},
+                  "StatelessCase", "While", "StatelessWhile")},
     **{op: "checkpoint files, not a function of array inputs: "
            "tests/conformance/test_checkpoints_tf.py compares them with TensorFlow"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},

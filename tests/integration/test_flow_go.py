@@ -318,6 +318,39 @@ func main() {
 		[]tf.Output{again[2], constantCond[0]}, nil)
 	must(err)
 	fmt.Printf("after_errors: %s | %s | %s\n", again[2].Op.Name(), row[float32](out[0]), row[float32](out[1]))
+	branchFns, err := g.Functions()
+	must(err)
+	branchArgs := []string{}
+	for _, f := range branchFns {
+		if strings.HasPrefix(f.Name(), strings.ReplaceAll(constantCond[0].Op.Name(), "/", "_")+"_") {
+			def, err := f.FunctionDef()
+			must(err)
+			branchArgs = append(branchArgs, hex.EncodeToString(def))
+		}
+	}
+	fmt.Printf("cond_without_inputs: %s\n", strings.Join(branchArgs, " "))
+
+	// A cond without inputs inside a loop's body (a function): times 2 while i < 2.
+	scaled, err := op.WhileLoop(e, []tf.Output{i0, n, x}, below, func(s *op.Scope, vars []tf.Output) ([]tf.Output, error) {
+		next, err := op.AddV2(s, vars[0], constant(s, tf.Int32, []int64{}, int32(1)))
+		must(err)
+		early, err := op.Less(s, vars[0], constant(s, tf.Int32, []int64{}, int32(2)))
+		must(err)
+		k, err := op.Cond(s, early, nil, func(s *op.Scope, _ []tf.Output) ([]tf.Output, error) {
+			return []tf.Output{constant(s, tf.Float, []int64{}, float32(2))}, nil
+		}, func(s *op.Scope, _ []tf.Output) ([]tf.Output, error) {
+			return []tf.Output{constant(s, tf.Float, []int64{}, float32(1))}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		v, err := op.Mul(s, vars[2], k[0])
+		return []tf.Output{next, vars[1], v}, err
+	})
+	must(err)
+	out, err = fresh.Run(map[tf.Output]*tf.Tensor{x: xValue, n: count}, []tf.Output{scaled[2], grad(g, scaled[2], x)}, nil)
+	must(err)
+	fmt.Printf("cond_without_inputs_in_loop: %s | %s\n", row[float32](out[0]), row[float32](out[1]))
 
 	// tf.While, the C API's loop builder, itself.
 	w, err := g.NewWhile([]tf.Output{i0, n})
@@ -363,7 +396,7 @@ func main() {
 	library, err := g.Functions()
 	must(err)
 	found := false
-	for _, f := range library {
+	for _, f := range branchFns {
 		found = found || f.Name() == "square_plus"
 	}
 	fmt.Printf("library: %v %v\n", len(library) == g.NumFunctions(), found)
@@ -411,6 +444,15 @@ def test_go_functions_cond_and_while_loop_compute_what_numpy_does(flow_stdout):
     assert lines["leftover_nodes"] == "0[]"
     loop = " ".join(f"{v:g}" for v in flow_programs.expected_values()["while"])
     assert lines["after_errors"] == f"errors/while_2 | {loop} | 7"
+    # Branches without inputs take no arguments (an If with an empty Tin, as TensorFlow's
+    # tf.cond builds it), in the outer graph and inside a loop's body.
+    branches = [function_pb2.FunctionDef.FromString(bytes.fromhex(h))
+                for h in lines["cond_without_inputs"].split()]
+    assert len(branches) == 2 and all(not f.signature.input_arg for f in branches)
+    assert flow_programs.LOOP_COUNT >= 2  # the loop's first two steps double x
+    x = flow_programs.X
+    want = " ".join(f"{v:g}" for v in np.float32(4) * x)
+    assert lines["cond_without_inputs_in_loop"] == f"{want} | 4 4 4"
 
 
 def test_go_control_flow_nests_and_differentiates(flow_stdout):

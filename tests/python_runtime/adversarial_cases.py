@@ -825,7 +825,7 @@ NOT_SWEPT = {
     **{op: "function calls and functional control flow (func attrs name a library's "
            "functions): tests/runtime/test_function_calls.py"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-                  "While", "StatelessWhile")},
+                  "StatelessCase", "While", "StatelessWhile")},
     **{op: "checkpoint files (string paths; a sweep would write files wherever its strings "
            "point): tests/python_runtime/test_checkpoints.py"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},

@@ -458,7 +458,7 @@ UNIMPLEMENTED: dict[str, str] = {}
 # Checked in test_function_gradients.py (finite differences; TensorFlow's gradients of its
 # tf.cond / tf.while_loop graph).
 FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-              "While", "StatelessWhile"]
+              "StatelessCase", "While", "StatelessWhile"]
 
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",

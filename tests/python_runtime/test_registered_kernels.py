@@ -44,7 +44,7 @@ CPU_ONLY = {
 RUNTIME_KERNELS = {
     op: "a function call runs the called function's nodes through the executor"
     for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-               "While", "StatelessWhile")
+               "StatelessCase", "While", "StatelessWhile")
 }
 
 def _raw_kernel_list(runtime_lib, op: str | None = None) -> bytes:

@@ -533,3 +533,87 @@ def test_eager_functions(api):
         assert e.value.code == INVALID_ARGUMENT and "non-existent" in e.value.message
     finally:
         lib.TFE_DeleteContext(ctx)
+
+
+def _cast_function(library, name, negate):
+    """name[T, U](x: T) -> y: U = Cast(-x) or Cast(x * x): U only its attrs can say."""
+    f = library.function.add()
+    f.signature.name = name
+    for a in ("T", "U"):
+        f.signature.attr.add(name=a, type="type")
+    f.signature.input_arg.add(name="x", type_attr="T")
+    f.signature.output_arg.add(name="y", type_attr="U")
+    v = f.node_def.add(name="v", op="Neg" if negate else "Mul")
+    v.input.extend(["x"] if negate else ["x", "x"])
+    c = f.node_def.add(name="y", op="Cast", input=["v:y:0" if negate else "v:z:0"])
+    for node, attrs in ((v, {"T": "T"}), (c, {"SrcT": "T", "DstT": "U"})):
+        for key, placeholder in attrs.items():
+            node.attr[key].placeholder = placeholder
+    f.ret["y"] = "y:y:0"
+
+
+@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("op_type", ["Case", "StatelessCase", "If"])
+def test_eager_branches_bind_by_the_attrs_of_their_ops(api, op_type, index):
+    """TFE_OpSetAttrFunctionList (Case's branches) and TFE_OpSetAttrFunction (If's) keep
+    the attrs set on each function's TFE_Op, as TensorFlow's NameAttrList attrs: U=double
+    makes the float32 argument's result a float64 (numpy reference)."""
+    lib = api.lib
+    _declare_eager(lib)
+    vp = ctypes.c_void_p
+    lib.TFE_OpSetAttrFunctionList.argtypes = [vp, ctypes.c_char_p, ctypes.POINTER(vp), ctypes.c_int]
+    lib.TFE_OpSetAttrFunctionList.restype = None
+    lib.TFE_OpSetAttrType.argtypes, lib.TFE_OpSetAttrType.restype = [vp, ctypes.c_char_p, ctypes.c_int], None
+    opts = lib.TFE_NewContextOptions()
+    ctx = lib.TFE_NewContext(opts, api.status)
+    lib.TFE_DeleteContextOptions(opts)
+    api.check()
+    branches, handles = [], []
+    try:
+        library = function_pb2.FunctionDefLibrary()
+        _cast_function(library, "castsq", negate=False)
+        _cast_function(library, "castneg", negate=True)
+        for f in library.function:
+            data = f.SerializeToString()
+            lib.TFE_ContextAddFunctionDef(ctx, data, len(data), api.status)
+            api.check()
+        for name in ("castsq", "castneg"):
+            b = lib.TFE_NewOp(ctx, name.encode(), api.status)
+            api.check()
+            branches.append(b)
+            lib.TFE_OpSetAttrType(b, b"T", F)
+            lib.TFE_OpSetAttrType(b, b"U", types_pb2.DT_DOUBLE)
+        op = lib.TFE_NewOp(ctx, op_type.encode(), api.status)
+        api.check()
+        selector = np.int32(index) if op_type != "If" else np.bool_(index == 0)
+        for value in (selector, X):
+            t = api.tensor(value)
+            handles.append(lib.TFE_NewTensorHandle(t, api.status))
+            lib.TF_DeleteTensor(t)
+            lib.TFE_OpAddInput(op, handles[-1], api.status)
+            api.check()
+        lib.TFE_OpSetAttrTypeList(op, b"Tin", (ctypes.c_int * 1)(F), 1)
+        lib.TFE_OpSetAttrTypeList(op, b"Tout", (ctypes.c_int * 1)(types_pb2.DT_DOUBLE), 1)
+        if op_type == "If":
+            lib.TFE_OpSetAttrType(op, b"Tcond", BOOL)
+            lib.TFE_OpSetAttrFunction(op, b"then_branch", branches[0])
+            lib.TFE_OpSetAttrFunction(op, b"else_branch", branches[1])
+        else:
+            lib.TFE_OpSetAttrFunctionList(op, b"branches", (vp * 2)(*branches), 2)
+        retvals, n = (vp * 1)(), ctypes.c_int(1)
+        lib.TFE_Execute(op, retvals, ctypes.byref(n), api.status)
+        lib.TFE_DeleteOp(op)
+        api.check()
+        t = lib.TFE_TensorHandleResolve(retvals[0], api.status)
+        lib.TFE_DeleteTensorHandle(retvals[0])
+        api.check()
+        got = api.to_numpy(t)
+    finally:
+        for h in handles:
+            lib.TFE_DeleteTensorHandle(h)
+        for b in branches:
+            lib.TFE_DeleteOp(b)
+        lib.TFE_DeleteContext(ctx)
+    x = X.astype(np.float64)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, x * x if index == 0 else -x)

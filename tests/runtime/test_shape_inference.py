@@ -657,7 +657,7 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
 
 
 _FUNCTION_CALLS = ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",
-                   "While", "StatelessWhile")
+                   "StatelessCase", "While", "StatelessWhile")
 
 
 def test_function_call_shapes(infer_shapes):

@@ -1,6 +1,6 @@
 // Gradients of function calls and functional control flow: PartitionedCall,
 // StatefulPartitionedCall, a node that calls a function by its op type, If, StatelessIf,
-// Case, While and StatelessWhile.
+// Case, StatelessCase, While and StatelessWhile.
 //
 // The gradient of a call of F(args) -> outputs is a call of a new function
 // dF(args..., output grads...) -> arg grads, made by building F's body in a scratch
@@ -345,10 +345,18 @@ void IfGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
                "then_branch", status);
 }
 
+// Case and StatelessCase: each branch bound by the attrs of its NameAttrList.
 void CaseGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   const AttrValue* branches = FindAttr(ctx->op, "branches");
-  CallLikeGrad(ctx, branches != nullptr ? branches->list_s : std::vector<std::string>{}, {},
-               1, "branches", status);
+  std::vector<std::string> names;
+  std::vector<AttrMap> given;
+  if (branches != nullptr && branches->kind == AttrValue::kListFunc) {
+    names = branches->list_s;
+    given.resize(names.size());
+    for (size_t i = 0; i < names.size() && i < branches->list_func_attr.size(); ++i)
+      if (branches->list_func_attr[i] != nullptr) given[i] = *branches->list_func_attr[i];
+  }
+  CallLikeGrad(ctx, names, given, 1, "branches", status);
 }
 
 // A function under construction: a scratch graph with the forward graph's library (for
@@ -528,9 +536,19 @@ bool LayoutOf(OPGEN_GradientContext* ctx, WhileLayout* out, TF_Status* status) {
   bool any_wanted = false;
   for (int i = 0; i < k; ++i) {
     if (t[i] == TF_VARIANT) {
+      // The loop back of a While's gradient carries the forward values in TensorLists:
+      // differentiating it again (TensorFlow's while_v2 can) would need gradients
+      // through those lists and into the forward loop's accumulators.
+      const bool loop_back = FuncAttr(op, "body").find("_grad_body") != std::string::npos;
       SetStatus(status, TF_UNIMPLEMENTED,
-                "gradients through a While with a variant loop variable (a TensorList) are "
-                "not implemented (loop variable " + std::to_string(i) + ")");
+                loop_back
+                    ? "second derivatives through a While are not implemented: this While ('" +
+                          op->name + "') is the loop back of another While's gradient, and "
+                          "its loop variable " + std::to_string(i) +
+                          " is a TensorList of that loop's values (a variant loop variable, "
+                          "which has no gradient here)"
+                    : "gradients through a While with a variant loop variable (a TensorList) "
+                      "are not implemented (loop variable " + std::to_string(i) + ")");
       return false;
     }
     if (!FloatLike(t[i])) continue;
@@ -847,7 +865,7 @@ void RegisterFunctionGradients() {
   for (const char* op : {"PartitionedCall", "StatefulPartitionedCall"})
     RegisterBuiltinGradient(op, &PartitionedCallGrad, nullptr);
   for (const char* op : {"If", "StatelessIf"}) RegisterBuiltinGradient(op, &IfGrad, nullptr);
-  RegisterBuiltinGradient("Case", &CaseGrad, nullptr);
+  for (const char* op : {"Case", "StatelessCase"}) RegisterBuiltinGradient(op, &CaseGrad, nullptr);
   for (const char* op : {"While", "StatelessWhile"})
     RegisterBuiltinGradient(op, &WhileGrad, nullptr);
 }

@@ -105,8 +105,9 @@ func allOutputs(op *tf.Operation) []tf.Output {
 // TensorFlow's tf.cond builds it in a graph: the two builders are traced into functions
 // ("<name>_then_<hash>", "<name>_else_<hash>") called by one StatelessIf node (If when a
 // branch is stateful, Function.IsStateful) named "cond" (made unique). They take the inputs (Placeholders of their dtypes and static shapes) and
-// must return as many results, of the same dtypes; gradients flow through both. A
-// non-scalar pred is true when it has elements.
+// must return as many results, of the same dtypes; gradients flow through both. With no
+// inputs they take no arguments (the If's Tin is empty, as TensorFlow's). A non-scalar
+// pred is true when it has elements.
 func Cond(s *Scope, pred tf.Output, inputs []tf.Output, thenFn, elseFn FunctionBuilder) ([]tf.Output, error) {
 	specs := make([]TensorSpec, len(inputs))
 	for i, in := range inputs {
@@ -116,15 +117,6 @@ func Cond(s *Scope, pred tf.Output, inputs []tf.Output, thenFn, elseFn FunctionB
 		specs[i] = TensorSpec{DataType: in.DataType(), Shape: in.Shape()}
 	}
 	build := [2]FunctionBuilder{thenFn, elseFn}
-	if len(inputs) == 0 {
-		// A function without arguments is not called from another function's body, so
-		// the branches take one int32 they ignore.
-		specs = []TensorSpec{{DataType: tf.Int32, Shape: tf.ScalarShape()}}
-		for i, f := range build {
-			f := f
-			build[i] = func(s *Scope, _ []tf.Output) ([]tf.Output, error) { return f(s, nil) }
-		}
-	}
 	name := s.uniqueName("cond")
 	base := strings.ReplaceAll(name, "/", "_")
 	var branches [2]*tf.Function
@@ -142,17 +134,6 @@ func Cond(s *Scope, pred tf.Output, inputs []tf.Output, thenFn, elseFn FunctionB
 		if err := s.graph.AddFunction(f, nil); err != nil {
 			return nil, err
 		}
-	}
-	if len(inputs) == 0 {
-		zero, err := tf.NewScalar(int32(0))
-		if err != nil {
-			return nil, err
-		}
-		unused, err := s.addOperation("Const", nil, map[string]interface{}{"value": zero, "dtype": tf.Int32})
-		if err != nil {
-			return nil, err
-		}
-		inputs = []tf.Output{unused.Output(0)}
 	}
 	opType := "StatelessIf"
 	if branches[0].IsStateful() || branches[1].IsStateful() {

@@ -123,10 +123,15 @@ TF_CAPI_EXPORT extern void TFE_OpSetAttrBool(TFE_Op* op, const char* attr_name,
                                              unsigned char value);
 TF_CAPI_EXPORT extern void TFE_OpSetAttrType(TFE_Op* op, const char* attr_name,
                                              TF_DataType value);
-/* A func attr naming the function `value` runs (a TFE_Op made for a function name; its
- * attrs are not kept), or the function called `data`. */
+/* A func attr naming the function `value` runs (a TFE_Op made for a function name; the
+ * attrs set on it bind a polymorphic function, as a NameAttrList's attrs), or the
+ * function called `data`. */
 TF_CAPI_EXPORT extern void TFE_OpSetAttrFunction(TFE_Op* op, const char* attr_name,
                                                  const TFE_Op* value);
+/* A list(func) attr (Case's `branches`): one function per TFE_Op of `value`, each with
+ * the attrs set on it. */
+TF_CAPI_EXPORT extern void TFE_OpSetAttrFunctionList(TFE_Op* op, const char* attr_name,
+                                                     const TFE_Op** value, int num_values);
 TF_CAPI_EXPORT extern void TFE_OpSetAttrFunctionName(TFE_Op* op, const char* attr_name,
                                                      const char* data, size_t length);
 /* `num_dims` -1 means unknown rank; a dim of -1 is unknown. */
