@@ -27,13 +27,6 @@ KNOWN_GAPS = {
     "Resizing_lanczos5": "ScaleAndTranslate",
     "CategoryEncoding": "DenseBincount",
     "Hashing": "AsString",
-    "Activation_celu": "Expm1",
-    "AveragePooling3D": "AvgPool3D",
-    "MaxPooling3D": "MaxPool3D",
-    "Discretization": "Bucketize",
-    "MultiHeadAttention_causal": "MatrixBandPart",
-    "Resizing_area": "ResizeArea",
-    "Resizing_bicubic": "ResizeBicubic",
 }
 
 # The layers the sweep must cover (a case that went missing must not pass unnoticed).
