@@ -554,6 +554,7 @@ def invalid_cases():
     window = dict(WINDOW)
     conv = {"strides": [1, 1, 1, 1], "padding": "VALID"}
     img, flt = _a((1, 4, 4, 2)), _a((2, 2, 2, 3))
+    window3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
     cases = [
         ("GatherV2", [_a((3, 4)), _v(0, 3), i32(0)], {}, "index 3 of 3 rows"),
         ("GatherV2", [_a((3, 4)), _v(-1), i32(0)], {}, "index -1"),
@@ -705,6 +706,24 @@ def invalid_cases():
         ("MaxPool", [img], {**window, "ksize": [1, 2, 2, 1, 1]}, "5 window sizes"),
         ("MaxPool", [img], {**window, "ksize": [2, 2, 2, 1]}, "window over the batch"),
         ("MaxPool", [_a((4, 4, 2))], window, "input of rank 3"),
+        # the Keras layer sweep's ops
+        ("MaxPool3D", [_a((1, 4, 4, 2))], dict(window3), "input of rank 4"),
+        ("MaxPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "ksize": [1, 0, 2, 2, 1]}, "window 0"),
+        ("AvgPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "strides": [1, 2, -1, 2, 1]},
+         "stride -1"),
+        ("AvgPool3D", [_a((1, 1, 4, 4, 2))], window3, "a window deeper than the input"),
+        ("AvgPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "ksize": [2, 2, 2, 2, 1]},
+         "window over the batch"),
+        ("MatrixBandPart", [_a((3,)), i64(0), i64(0)], {}, "input of rank 1"),
+        ("MatrixBandPart", [_a((3, 4)), i64(4), i64(0)], {}, "num_lower 4 of 3 rows"),
+        ("MatrixBandPart", [_a((3, 4)), i64(0), i64(5)], {}, "num_upper 5 of 4 columns"),
+        ("MatrixBandPart", [_a((3, 4)), _v(0, dtype=i64), i64(0)], {}, "num_lower a vector"),
+        ("Bucketize", [x], {"boundaries": [1.0, 0.0]}, "boundaries unsorted"),
+        ("ResizeBicubic", [img, _v(0, 3)], {}, "size 0"),
+        ("ResizeBicubic", [img, _v(3, 3)], {"align_corners": True, "half_pixel_centers": True},
+         "align_corners with half_pixel_centers"),
+        ("ResizeArea", [_a((4, 4, 2)), _v(3, 3)], {}, "images of rank 3"),
+        ("ResizeArea", [img, _v(3, -1)], {}, "size -1"),
         ("AvgPool", [img], {**window, "ksize": [1, 0, 2, 1]}, "window 0"),
         ("AvgPool", [img], {**window, "strides": [1, 1, 0, 1]}, "stride 0"),
         ("AvgPool", [img], {**window, "padding": "BOGUS"}, "padding BOGUS"),
