@@ -71,10 +71,10 @@ void RegisterPool3D(const char* op, Types<Ts...>, TF_Status* status) {
 
 }  // namespace
 
-// The CPU kernels' registrations (kernels/cpu/pool3d.cc) and TensorFlow's GPU ones (half).
+// The CPU kernels' registrations (kernels/cpu/pool3d.cc).
 void RegisterPool3DKernels(TF_Status* status) {
-  RegisterPool3D<true>("MaxPool3D", Types<float, __half, __nv_bfloat16>(), status);
-  RegisterPool3D<false>("AvgPool3D", Types<float, __half, __nv_bfloat16>(), status);
+  RegisterPool3D<true>("MaxPool3D", Types<float, __nv_bfloat16>(), status);
+  RegisterPool3D<false>("AvgPool3D", Types<float, __nv_bfloat16>(), status);
 }
 
 }  // namespace cuda
