@@ -183,6 +183,7 @@ void RegisterElementwiseMathOps(TF_Status* status) {
               "Returns `1 / x`."),
       UnaryOp("Exp", kFloatComplexTypes, "Returns `e` to the power `x`."),
       UnaryOp("Log", kFloatComplexTypes, "Returns the natural logarithm of `x`."),
+      UnaryOp("Expm1", kFloatComplexTypes, "Returns `exp(x) - 1`, accurate for small `x`."),
       UnaryOp("Log1p", kFloatComplexTypes, "Returns `log(1 + x)`, accurate for small `x`."),
       UnaryOp("Sqrt", kFloatComplexTypes, "Returns the square root of `x`."),
       UnaryOp("Rsqrt", kFloatComplexTypes, "Returns `1 / sqrt(x)`."),

@@ -32,6 +32,14 @@ void SameShapes(ShapeFnContext& c) {
 
 void RankAtLeast1(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRankAtLeast(0, 1, "input")); }
 
+// MatrixBandPart: a batch of matrices in, the same shape out; the band sizes are scalars.
+void MatrixBandPart(ShapeFnContext& c) {
+  const PartialShape input = c.InputWithRankAtLeast(0, 2, "input");
+  c.InputWithRank(1, 0, "num_lower");
+  c.InputWithRank(2, 0, "num_upper");
+  c.SetOutput(0, input);
+}
+
 void Reduction(ShapeFnContext& c) {
   const PartialShape in = c.Input(0);
   const PartialShape axes_shape = c.Input(1);
@@ -99,6 +107,7 @@ const OpShapeFn kBroadcast = ShapeFn<Broadcast>;
 const OpShapeFn kEqualityBroadcast = ShapeFn<EqualityBroadcast>;
 const OpShapeFn kSameShapes = ShapeFn<SameShapes>;
 const OpShapeFn kRankAtLeast1 = ShapeFn<RankAtLeast1>;
+const OpShapeFn kMatrixBandPart = ShapeFn<MatrixBandPart>;
 const OpShapeFn kReduction = ShapeFn<Reduction>;
 const OpShapeFn kArgReduction = ShapeFn<ArgReduction>;
 const OpShapeFn kMatMul = ShapeFn<MatMul>;

@@ -97,6 +97,20 @@ void Pool(ShapeFnContext& c) {
   c.SetOutput(0, out);
 }
 
+// MaxPool3D and AvgPool3D: the same, over five dims (NDHWC or NCDHW).
+void Pool3D(ShapeFnContext& c) {
+  const PartialShape input = c.InputWithRank(0, 5, "input");
+  const std::vector<int64_t> ksize = c.AttrInts("ksize"), strides = c.AttrInts("strides");
+  if (ksize.size() != 5 || strides.size() != 5) Fail("ksize and strides must have 5 values");
+  for (int64_t k : ksize)
+    if (k <= 0) Fail("ksize must be positive, got " + PartialShape::Of(ksize).ToString());
+  const std::string padding = c.AttrString("padding");
+  PartialShape out = PartialShape::UnknownDims(5);
+  for (int k = 0; k < 5; ++k)
+    out.dims[k] = WindowedSize(input.dims[k], ksize[k], strides[k], 1, padding, 0, 0);
+  c.SetOutput(0, out);
+}
+
 void FusedBatchNorm(ShapeFnContext& c) {
   const std::string format = c.AttrString("data_format");
   const int64_t rank = format.size() == 5 ? 5 : 4;
@@ -122,6 +136,7 @@ namespace shape_fns {
 const OpShapeFn kBiasAdd = ShapeFn<BiasAdd>;
 const OpShapeFn kConv2D = ShapeFn<Conv2D>;
 const OpShapeFn kPool = ShapeFn<Pool>;
+const OpShapeFn kPool3D = ShapeFn<Pool3D>;
 const OpShapeFn kFusedBatchNorm = ShapeFn<FusedBatchNorm>;
 }  // namespace shape_fns
 

@@ -26,10 +26,10 @@ extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, k
     kSqueeze, kShape, kFill;
 
 // Math ops.
-extern const OpShapeFn kEqualityBroadcast, kReduction, kArgReduction, kMatMul, kBatchMatMul;
+extern const OpShapeFn kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;
 
 // Neural-network ops.
-extern const OpShapeFn kBiasAdd, kConv2D, kPool, kFusedBatchNorm;
+extern const OpShapeFn kBiasAdd, kConv2D, kPool, kPool3D, kFusedBatchNorm;
 
 }  // namespace shape_fns
 }  // namespace opgen

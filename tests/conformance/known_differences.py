@@ -246,6 +246,14 @@ KNOWN: dict[str, str] = {
         "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
     'Cast-complex64-float64':
         "float64 to complex64 with Truncate=True: TensorFlow's result is not the value (1.0039 becomes 0.5); opgen ignores Truncate here and rounds to nearest, as every cast but float32 to bfloat16",
+    'MaxPool3D':
+        "3-D max pooling over windows holding NaN: TensorFlow's Eigen max reduction works in SSE packets whose max returns NaN or drops a neighbour by its position; opgen's max skips NaN as its MaxPool kernel does (windows without NaN agree)",
+    'AvgPool3D-float32':
+        "3-D average pooling over values near float's largest: TensorFlow's Eigen reduction sums a window in another order, so intermediate sums overflow elsewhere; opgen sums in row order (ordinary values agree)",
+    'AvgPool3D-bfloat16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'ResizeBicubic-int8':
+        "int8 images of extreme values whose weighted sums cancel: TensorFlow's build contracts the tap sums into fused multiply-adds, opgen rounds each product (a difference in the last bits of a small result)",
 }
 
 

@@ -165,6 +165,17 @@ def baseline(op_def, rng):
                                      {"is_training": False}),
         "ResizeBilinear": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
         "ResizeNearestNeighbor": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
+        "ResizeBicubic": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)],
+                                  {"half_pixel_centers": True}),
+        "ResizeArea": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
+        "MaxPool3D": lambda: ([_x(rng, (1, 4, 4, 4, 2))],
+                              {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1],
+                               "padding": "VALID"}),
+        "AvgPool3D": lambda: ([_x(rng, (1, 4, 4, 4, 2))],
+                              {"ksize": [1, 3, 3, 3, 1], "strides": [1, 2, 2, 2, 1],
+                               "padding": "SAME"}),
+        "MatrixBandPart": lambda: ([_x(rng, (2, 3, 4)), np.int64(1), np.int64(-1)], {}),
+        "Bucketize": lambda: ([_x(rng, (2, 3)) - 1.0], {"boundaries": [-0.5, 0.0, 0.5]}),
         # issue 22's backprop ops
         "Conv2DBackpropFilter": lambda: ([_x(rng, (1, 4, 4, 2)), np.array([2, 2, 2, 3], i32),
                                           _x(rng, (1, 4, 4, 3))], {"strides": [1, 1, 1, 1], "padding": "SAME"}),
@@ -543,6 +554,7 @@ def invalid_cases():
     window = dict(WINDOW)
     conv = {"strides": [1, 1, 1, 1], "padding": "VALID"}
     img, flt = _a((1, 4, 4, 2)), _a((2, 2, 2, 3))
+    window3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
     cases = [
         ("GatherV2", [_a((3, 4)), _v(0, 3), i32(0)], {}, "index 3 of 3 rows"),
         ("GatherV2", [_a((3, 4)), _v(-1), i32(0)], {}, "index -1"),
@@ -694,6 +706,24 @@ def invalid_cases():
         ("MaxPool", [img], {**window, "ksize": [1, 2, 2, 1, 1]}, "5 window sizes"),
         ("MaxPool", [img], {**window, "ksize": [2, 2, 2, 1]}, "window over the batch"),
         ("MaxPool", [_a((4, 4, 2))], window, "input of rank 3"),
+        # the Keras layer sweep's ops
+        ("MaxPool3D", [_a((1, 4, 4, 2))], dict(window3), "input of rank 4"),
+        ("MaxPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "ksize": [1, 0, 2, 2, 1]}, "window 0"),
+        ("AvgPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "strides": [1, 2, -1, 2, 1]},
+         "stride -1"),
+        ("AvgPool3D", [_a((1, 1, 4, 4, 2))], window3, "a window deeper than the input"),
+        ("AvgPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "ksize": [2, 2, 2, 2, 1]},
+         "window over the batch"),
+        ("MatrixBandPart", [_a((3,)), i64(0), i64(0)], {}, "input of rank 1"),
+        ("MatrixBandPart", [_a((3, 4)), i64(4), i64(0)], {}, "num_lower 4 of 3 rows"),
+        ("MatrixBandPart", [_a((3, 4)), i64(0), i64(5)], {}, "num_upper 5 of 4 columns"),
+        ("MatrixBandPart", [_a((3, 4)), _v(0, dtype=i64), i64(0)], {}, "num_lower a vector"),
+        ("Bucketize", [x], {"boundaries": [1.0, 0.0]}, "boundaries unsorted"),
+        ("ResizeBicubic", [img, _v(0, 3)], {}, "size 0"),
+        ("ResizeBicubic", [img, _v(3, 3)], {"align_corners": True, "half_pixel_centers": True},
+         "align_corners with half_pixel_centers"),
+        ("ResizeArea", [_a((4, 4, 2)), _v(3, 3)], {}, "images of rank 3"),
+        ("ResizeArea", [img, _v(3, -1)], {}, "size -1"),
         ("AvgPool", [img], {**window, "ksize": [1, 0, 2, 1]}, "window 0"),
         ("AvgPool", [img], {**window, "strides": [1, 1, 0, 1]}, "stride 0"),
         ("AvgPool", [img], {**window, "padding": "BOGUS"}, "padding BOGUS"),

@@ -252,7 +252,7 @@ def _cases() -> dict[str, list[Case]]:
     conv3 = {"strides": [1, 1, 2, 1, 1], "padding": "SAME"}
     one = {"strides": [1, 1, 1, 1], "padding": "VALID"}
     unary = {"Neg": (-1, 1), "Abs": (0.2, 1), "Square": (-1, 1), "Sqrt": (0.5, 2),
-             "Rsqrt": (0.5, 2), "Exp": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1),
+             "Rsqrt": (0.5, 2), "Exp": (-1, 1), "Expm1": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1),
              "Sin": (-2, 2), "Cos": (-2, 2), "Tanh": (-2, 2), "Sigmoid": (-3, 3),
              "Reciprocal": (0.5, 2), "Erf": (-1.5, 1.5), "Erfc": (-1.5, 1.5), "Softplus": (-3, 3),
              "Identity": (-1, 1), "Sign": (0.1, 1), "Softsign": (-2, 2), "Relu": (-2, 2),
@@ -298,6 +298,8 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    cases["MatrixBandPart"] = [C(fixed(u((2, 3, 4)), np.int64(1), np.int64(0)), {}, [0], tf=True),
+                               C(fixed(u((3, 3)), np.int32(-1), np.int32(1)), {}, [0])]
     for version in ("", "V2", "V3"):
         attrs = {"is_training": True, "epsilon": 0.001}
         if version:
@@ -422,7 +424,7 @@ GRADIENT_CASES = _cases()
 
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Shape", "Size", "Rank", "BroadcastGradientArgs", "ConcatOffset",
-                     "InvertPermutation", "Range"], "computes shapes or indices"),
+                     "InvertPermutation", "Range", "Bucketize"], "computes shapes or indices"),
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
@@ -450,7 +452,12 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
-UNIMPLEMENTED: dict[str, str] = {}
+UNIMPLEMENTED: dict[str, str] = {
+    "MaxPool3D": "needs MaxPool3DGrad, which has no kernel yet",
+    "AvgPool3D": "needs AvgPool3DGrad, which has no kernel yet",
+    "ResizeBicubic": "needs ResizeBicubicGrad, which has no kernel yet",
+    "ResizeArea": "TensorFlow defines no gradient for it either",
+}
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
 # until then TF_AddGradients through them says "No gradient defined for op: ..." (checked
@@ -561,6 +568,28 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
                        match=rf"No gradient defined for op: {op} \(node 'cf'\).*functional control flow"):
         opgen.gradients(y, x)
     assert len(g.get_operations()) == count
+
+
+_UNIMPLEMENTED_CALLS = {
+    "MaxPool3D": ([np.zeros((1, 4, 4, 4, 1), F32)],
+                  {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}),
+    "AvgPool3D": ([np.zeros((1, 4, 4, 4, 1), F32)],
+                  {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}),
+    "ResizeBicubic": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+    "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+}
+
+
+@pytest.mark.parametrize("op", sorted(UNIMPLEMENTED))
+def test_unimplemented_gradients_say_why(op):
+    g = opgen.Graph()
+    inputs, attrs = _UNIMPLEMENTED_CALLS[op]
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=inputs[0].shape, name="x")
+        rest = [opgen.constant(v) for v in inputs[1:]]
+        y = g.create_op(op, [x, *rest], attrs, name="n").outputs[0]
+    with pytest.raises(opgen.errors.UnimplementedError, match=op):
+        opgen.gradients(y, x)
 
 
 def test_switch_and_merge_of_a_while_loop_say_so():

@@ -43,7 +43,7 @@ class ShapeAttr(tuple):
 
 def attr_value(value):
     """An AttrValue proto for a Python value: bool, int, float, str, list of ints or of
-    numpy dtypes, numpy array (tensor), numpy dtype (type), ShapeAttr or {"func": name}."""
+    numpy dtypes, list of floats, numpy array (tensor), numpy dtype (type), ShapeAttr or {"func": name}."""
     from opgen.protos import attr_value_pb2, tensor_pb2
     from graph_capi import NP_TO_TF
     v = attr_value_pb2.AttrValue()
@@ -68,6 +68,8 @@ def attr_value(value):
         v.tensor.CopyFrom(t)
     elif isinstance(value, (list, tuple)) and value and all(isinstance(x, np.dtype) for x in value):
         v.list.type.extend(NP_TO_TF[x] for x in value)
+    elif isinstance(value, (list, tuple)) and value and all(isinstance(x, float) for x in value):
+        v.list.f.extend(value)
     elif isinstance(value, (list, tuple)):
         v.list.i.extend(int(x) for x in value)
     elif isinstance(value, dict) and set(value) == {"func"}:

@@ -577,6 +577,14 @@ _CALLS = {
     "ResizeBilinearGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3))], {}, None),
     "ResizeNearestNeighborGrad": lambda P: ([P((1, 4, 5, 3)), np.array([2, 2], I32)], {}, None),
     "ResizeNearestNeighbor": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None),
+    # the Keras layer sweep's ops (tools/keras_layer_sweep.py)
+    **{op: (lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32)], {}, None))
+       for op in ("ResizeBicubic", "ResizeArea")},
+    **{op: (lambda P: ([P((1, 4, 4, 4, 2))], {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1],
+                                             "padding": "VALID"}, None))
+       for op in ("MaxPool3D", "AvgPool3D")},
+    "MatrixBandPart": lambda P: ([P((2, 3)), np.array(0, np.int64), np.array(-1, np.int64)], {}, None),
+    "Bucketize": lambda P: ([P((2, 3))], {"boundaries": [0.0, 1.0]}, None),
     "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
     "SpaceToDepth": lambda P: ([P((1, 2, 2, 3))], {"block_size": 2}, None),
     "MirrorPad": lambda P: ([P((2, 3)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
@@ -672,6 +680,29 @@ def test_function_call_shapes(infer_shapes):
         assert infer_shapes(op, [P(None), P((), i32)], loop, [2]) == [None, ()]
     call = {"Tin": [f32], "Tout": [f32], "f": f}
     assert infer_shapes("PartitionedCall", [P((2, 3))], call, [1]) == [None]
+
+
+def test_keras_sweep_ops_shapes(infer_shapes):
+    """3-D pooling windows each spatial dim (SAME: ceil(in / stride)); MatrixBandPart keeps
+    its input's shape and wants a matrix and scalar band sizes; the resizes take `size`."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    window = {"ksize": [1, 3, 2, 2, 1], "strides": [1, 2, 2, 1, 1]}
+    for op in ("MaxPool3D", "AvgPool3D"):
+        assert infer_shapes(op, [P((2, 7, 6, 5, 3))], {**window, "padding": "VALID"}) == [(2, 3, 3, 4, 3)]
+        assert infer_shapes(op, [P((2, 7, None, 5, 3))], {**window, "padding": "SAME"}) == [
+            (2, 4, None, 5, 3)]
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes(op, [P((2, 7, 6, 3))], {**window, "padding": "VALID"})
+    band = [np.array(1, np.int64), np.array(-1, np.int64)]
+    assert infer_shapes("MatrixBandPart", [P((4, None, 3))] + band) == [(4, None, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixBandPart", [P((3,))] + band)
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixBandPart", [P((3, 3)), np.array([1], np.int64), band[1]])
+    for op in ("ResizeBicubic", "ResizeArea"):
+        assert infer_shapes(op, [P((2, 5, 6, 3)), np.array([7, 9], I32)]) == [(2, 7, 9, 3)]
+    assert infer_shapes("Bucketize", [P((2, None))], {"boundaries": [0.0]}) == [(2, None)]
 
 
 def test_issue17_ops_shapes(infer_shapes):

@@ -1,4 +1,4 @@
-// Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
+// Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Erf,
 // Erfc, Sin, Cos, Floor, Ceil, Round, ComplexAbs, and the float classes IsFinite,
 // IsNan, IsInf.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
@@ -63,6 +63,7 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<ExpOp, FloatsAndComplex>("Exp", status);
   RegisterUnary<LogOp, FloatsAndComplex>("Log", status);
   RegisterUnary<Log1pOp, Floats>("Log1p", status);
+  RegisterUnary<Expm1Op, Floats>("Expm1", status);
   RegisterUnary<SqrtOp, FloatsAndComplex>("Sqrt", status);
   RegisterUnary<RsqrtOp, FloatsAndComplex>("Rsqrt", status);
   RegisterUnary<ErfOp, Floats>("Erf", status);

@@ -155,6 +155,7 @@ struct ExpOp {
 };
 struct LogOp { template <typename T> static T Apply(T x) { return std::log(x); } };
 struct Log1pOp { template <typename T> static T Apply(T x) { return std::log1p(x); } };
+struct Expm1Op { template <typename T> static T Apply(T x) { return std::expm1(x); } };
 // The complex principal square root as TensorFlow's (Eigen's) forms it: w =
 // sqrt((|x| + |z|) / 2) is the part that cannot cancel, the other part is |y| / 2w or
 // y / 2w; an infinite y gives (inf, y); y's sign bit picks the imaginary part's sign

@@ -78,6 +78,9 @@ void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc
 void RegisterForwardKernels(TF_Status* status);           // forward.cc: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cc: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBilinear, ResizeNearestNeighbor
+void RegisterResizeCubicAreaKernels(TF_Status* status);   // resize_cubic_area.cc: ResizeBicubic, ResizeArea
+void RegisterMatrixBandBucketizeKernels(TF_Status* status);// matrix_band_bucketize.cc: MatrixBandPart, Bucketize
+void RegisterPool3DKernels(TF_Status* status);            // pool3d.cc: MaxPool3D, AvgPool3D
 void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cc: LeakyRelu
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cc: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cc: BiasAdd

@@ -30,6 +30,9 @@ void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cu
 void RegisterForwardKernels(TF_Status* status);           // forward.cu: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cu: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cu: ResizeBilinear, ResizeNearestNeighbor
+void RegisterResizeCubicAreaKernels(TF_Status* status);   // resize_cubic_area.cu: ResizeBicubic, ResizeArea
+void RegisterMatrixBandBucketizeKernels(TF_Status* status);// matrix_band_bucketize.cu: MatrixBandPart, Bucketize
+void RegisterPool3DKernels(TF_Status* status);            // pool3d.cu: MaxPool3D, AvgPool3D
 void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cu: LeakyRelu
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cu: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cu: BiasAdd

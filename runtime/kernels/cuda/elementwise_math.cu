@@ -46,6 +46,7 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<ExpOp>("Exp", FloatsAndComplex(), status);
   RegisterUnary<LogOp>("Log", FloatsAndComplex(), status);
   RegisterUnary<Log1pOp>("Log1p", Floats(), status);
+  RegisterUnary<Expm1Op>("Expm1", Floats(), status);
   RegisterUnary<SqrtOp>("Sqrt", FloatsAndComplex(), status);
   RegisterUnary<RsqrtOp>("Rsqrt", FloatsAndComplex(), status);
   RegisterUnary<ErfOp>("Erf", Floats(), status);

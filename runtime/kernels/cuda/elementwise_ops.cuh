@@ -271,6 +271,7 @@ struct SquareOp {
 struct ReciprocalOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return T(1) / x; } };
 struct ExpOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Exp(x); } };
 struct LogOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Log(x); } };
+struct Expm1Op : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Expm1(x); } };
 struct Log1pOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Log1p(x); } };
 struct SqrtOp : UnaryOp_ { template <typename T> __device__ static T Apply(T x) { return Sqrt(x); } };
 // 1 / sqrt(x) with both steps correctly rounded, as the CPU computes it (rsqrtf is not).

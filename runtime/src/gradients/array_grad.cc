@@ -4,7 +4,7 @@
 // TensorFlow: gradients "with respect to a variable" are those with respect to its
 // handle), concatenation and splitting, slicing and padding, Tile, GatherV2 (TensorFlow's
 // IndexedSlices, made dense with UnsortedSegmentSum), BroadcastTo, Fill, the cumulative
-// ops, Einsum, and the block rearrangements and resizes of images.
+// ops, Einsum, MatrixBandPart, and the block rearrangements and resizes of images.
 #include <string>
 
 #include "builtin_gradients.h"
@@ -129,6 +129,11 @@ void PadGrad(GradBuilder& b) {
       b.Op("Reshape", {b.Op("Slice", {paddings, b.Int32s({0, 0}), b.Int32s({-1, 1})}),
                        b.Int32s({-1})});
   b.Set(0, b.Op("Slice", {b.grad(0), before, b.ShapeOf(x)}));
+}
+
+// MatrixBandPart is linear and its own adjoint: the gradient keeps the same band.
+void MatrixBandPartGrad(GradBuilder& b) {
+  b.Set(0, b.Op("MatrixBandPart", {b.grad(0), b.input(1), b.input(2)}));
 }
 
 void MirrorPadGrad(GradBuilder& b) {
@@ -382,6 +387,7 @@ void RegisterArrayGradients() {
   RegisterGrad("Slice", SliceGrad);
   RegisterGrad("StridedSlice", StridedSliceGrad);
   RegisterGrad("Pad", PadGrad);
+  RegisterGrad("MatrixBandPart", MatrixBandPartGrad);
   RegisterGrad("MirrorPad", MirrorPadGrad);
   RegisterGrad("Tile", TileGrad);
   RegisterGrad("BroadcastTo", BroadcastToGrad);

@@ -27,7 +27,7 @@ void RegisterNotDifferentiableOps() {
   for (const char* op :
        {// shapes and indices
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
-        "Range", "ConcatOffset", "InvertPermutation",
+        "Range", "ConcatOffset", "InvertPermutation", "Bucketize",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",

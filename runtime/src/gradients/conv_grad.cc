@@ -86,9 +86,29 @@ void MaxPoolGradGradGrad(GradBuilder& b) {
                   b.CopyAttrs({"ksize", "strides", "padding", "data_format"})));
 }
 
+// TensorFlow differentiates these through backprop ops opgen has no kernels for yet
+// (MaxPool3DGrad, AvgPool3DGrad, ResizeBicubicGrad; TensorFlow has no gradient for
+// ResizeArea): building one reports that rather than a wrong or missing gradient.
+template <const char* kWhat>
+void NotYetGrad(GradBuilder& b) {
+  if (b.ok()) TF_SetStatus(b.status(), TF_UNIMPLEMENTED, kWhat);
+}
+constexpr char kMaxPool3DGradMissing[] =
+    "MaxPool3D's gradient needs MaxPool3DGrad, which opgen has no kernel for yet";
+constexpr char kAvgPool3DGradMissing[] =
+    "AvgPool3D's gradient needs AvgPool3DGrad, which opgen has no kernel for yet";
+constexpr char kResizeBicubicGradMissing[] =
+    "ResizeBicubic's gradient needs ResizeBicubicGrad, which opgen has no kernel for yet";
+constexpr char kResizeAreaGradMissing[] =
+    "ResizeArea has no gradient (TensorFlow defines none either)";
+
 }  // namespace
 
 void RegisterConvGradients() {
+  RegisterGrad("MaxPool3D", NotYetGrad<kMaxPool3DGradMissing>);
+  RegisterGrad("AvgPool3D", NotYetGrad<kAvgPool3DGradMissing>);
+  RegisterGrad("ResizeBicubic", NotYetGrad<kResizeBicubicGradMissing>);
+  RegisterGrad("ResizeArea", NotYetGrad<kResizeAreaGradMissing>);
   RegisterGrad("Conv2D", ConvGrad<kConv2DInput, kConv2DFilter>);
   RegisterGrad("DepthwiseConv2dNative", ConvGrad<kDepthwiseInput, kDepthwiseFilter>);
   RegisterGrad("Conv3D", ConvGrad<kConv3DInput, kConv3DFilter>);

@@ -113,6 +113,10 @@ void SquareGrad(GradBuilder& b) {
   b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Mul", {x, b.ScalarLike(2.0, x)})}));
 }
 void ExpGrad(GradBuilder& b) { b.Set(0, b.Op("Mul", {b.grad(0), Conj(b, b.output(0))})); }
+// d expm1(x) = exp(x) (not expm1's output + 1: that loses the small-x accuracy's point).
+void Expm1Grad(GradBuilder& b) {
+  b.Set(0, b.Op("Mul", {b.grad(0), Conj(b, b.Op("Exp", {b.input(0)}))}));
+}
 void LogGrad(GradBuilder& b) {
   b.Set(0, b.Op("Mul", {b.grad(0), b.Op("Reciprocal", {Conj(b, b.input(0))})}));
 }
@@ -296,6 +300,7 @@ void RegisterMathGradients() {
   RegisterGrad("RsqrtGrad", RsqrtGradGrad);
   RegisterGrad("SqrtGrad", SqrtGradGrad);
   RegisterGrad("Exp", ExpGrad);
+  RegisterGrad("Expm1", Expm1Grad);
   RegisterGrad("Log", LogGrad);
   RegisterGrad("Log1p", Log1pGrad);
   RegisterGrad("Sin", SinGrad);

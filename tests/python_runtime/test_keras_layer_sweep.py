@@ -1,0 +1,115 @@
+"""Every common Keras 3 layer, frozen as users freeze models, runs in opgen and gives
+TensorFlow's outputs.
+
+tools/keras_layer_sweep.py builds a tiny model around each layer in TensorFlow's
+Python (OPGEN_TF_PYTHON, a child process: TensorFlow is never imported here), freezes it,
+and records TensorFlow's outputs; this test imports each GraphDef into opgen, runs it
+with the session's graph optimizer on, and compares."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "keras_layer_sweep.py"
+
+# Cases whose frozen graph needs an op opgen does not have yet: the op named. A case
+# that starts to pass must leave this table, so it stays the truth.
+KNOWN_GAPS = {
+    "Resizing_lanczos3": "ScaleAndTranslate",
+    "Resizing_lanczos5": "ScaleAndTranslate",
+    "CategoryEncoding": "DenseBincount",
+    "Hashing": "AsString",
+}
+
+# The layers the sweep must cover (a case that went missing must not pass unnoticed).
+LAYERS = {
+    "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+    "SeparableConv1D", "SeparableConv2D", "DepthwiseConv1D", "DepthwiseConv2D",
+    "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D",
+    "AveragePooling3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
+    "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D",
+    "UpSampling1D", "UpSampling2D", "UpSampling3D", "ZeroPadding1D", "ZeroPadding2D",
+    "ZeroPadding3D", "Cropping1D", "Cropping2D", "Cropping3D", "Dense", "EinsumDense",
+    "Embedding", "LayerNormalization", "BatchNormalization", "GroupNormalization",
+    "UnitNormalization", "RMSNormalization", "Attention", "AdditiveAttention",
+    "MultiHeadAttention", "GroupQueryAttention", "LSTM", "GRU", "SimpleRNN",
+    "Bidirectional", "ConvLSTM1D", "ConvLSTM2D", "ReLU", "LeakyReLU", "PReLU", "ELU",
+    "Softmax", "Activation", "Dropout", "SpatialDropout1D", "GaussianNoise", "Reshape",
+    "Flatten", "Permute", "RepeatVector", "Concatenate", "Add", "Subtract", "Multiply",
+    "Average", "Maximum", "Minimum", "Dot", "Rescaling", "Normalization", "CenterCrop",
+    "Resizing",
+}
+ACTIVATIONS = {"relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softplus", "softsign",
+               "gelu", "silu", "mish", "hard_sigmoid", "hard_silu", "log_softmax", "softmax"}
+INTERPOLATIONS = {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"}
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> tuple[Path, dict]:
+    tf_python = os.environ.get("OPGEN_TF_PYTHON")
+    if not tf_python or not Path(tf_python).exists():
+        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    out = tmp_path_factory.mktemp("keras_sweep")
+    done = subprocess.run([tf_python, str(TOOL), "--out", str(out)], cwd=out,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, json.loads((out / "manifest.json").read_text())
+
+
+def _run(folder: Path, name: str) -> str | None:
+    """None when opgen gives TensorFlow's outputs, else what went wrong."""
+    graph_def = (folder / f"{name}.pb").read_bytes()
+    io = np.load(folder / f"{name}_io.npz")
+    inputs = [str(n) for n in io["input_names"]]
+    outputs = [str(n) for n in io["output_names"]]
+    graph = opgen.Graph()
+    try:
+        with graph.as_default():
+            opgen.import_graph_def(graph_def, name="")
+        with opgen.Session(graph=graph) as session:
+            got = session.run(outputs, {n: io[f"in_{i}"] for i, n in enumerate(inputs)})
+    except opgen.errors.OpError as e:
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+    for i, value in enumerate(got):
+        want = io[f"out_{i}"]
+        if value.dtype != want.dtype or value.shape != want.shape:
+            return f"output {i}: {value.dtype}{value.shape}, TensorFlow {want.dtype}{want.shape}"
+        if want.dtype.kind in "biu":
+            if not np.array_equal(value, want):
+                return f"output {i}: values differ"
+            continue
+        scale = max(float(np.max(np.abs(want))) if want.size else 0.0, 1e-30)
+        err = float(np.max(np.abs(value.astype(np.float64) - want))) if want.size else 0.0
+        if not err <= 1e-4 * scale:
+            return f"output {i}: max error {err:.3g} at scale {scale:.3g}"
+    return None
+
+
+def test_every_layer_freezes_in_tensorflow(sweep):
+    _, manifest = sweep
+    errors = {name: e["error"] for name, e in manifest.items() if e["error"]}
+    assert not errors
+    assert {e["layer"] for e in manifest.values()} >= LAYERS
+    assert {f"Activation_{a}" for a in ACTIVATIONS} <= set(manifest)
+    assert {f"Resizing_{i}" for i in INTERPOLATIONS} <= set(manifest)
+
+
+def test_every_layer_runs_in_opgen_and_matches_tensorflow(sweep):
+    folder, manifest = sweep
+    failures = {name: _run(folder, name) for name in manifest}
+    failures = {name: why for name, why in failures.items() if why}
+    unexpected = {n: w for n, w in failures.items() if n not in KNOWN_GAPS}
+    assert not unexpected, "\n".join(f"{n}: {w}" for n, w in unexpected.items())
+    for name, op in KNOWN_GAPS.items():
+        assert name in failures, f"{name} passes now: remove it from KNOWN_GAPS"
+        assert op in failures[name], f"{name}: {failures[name]}"
+        assert op in manifest[name]["ops"]
