@@ -220,8 +220,8 @@ def test_depthwise_float32_fast_path(channels, kernel, stride):
 
 # Each case: (input NHWC, kernel (kh, kw), strides, dilations, padding, explicit pads,
 # activation or None for the plain op). Channel counts below, at and above each ISA's
-# vector (4, 8, 16 lanes; 11, 22, 44 as NASNet's) and widths that leave 8-, 4-, 2- and
-# 1-pixel interior blocks.
+# vector (4, 8, 16 lanes; 11, 22, 44 as NASNet's; fewer than a vector takes half ones)
+# and widths that leave 8-, 4-, 2- and 1-pixel interior blocks.
 ISA_CASES = [
     ((1, 9, 30, 11), (5, 5), (1, 1), (1, 1), "SAME", None, None),
     ((2, 8, 21, 22), (7, 7), (2, 2), (1, 1), "SAME", None, "Relu6"),
@@ -230,6 +230,7 @@ ISA_CASES = [
     ((1, 10, 15, 16), (5, 3), (2, 1), (1, 1), "EXPLICIT", [0, 0, 1, 2, 3, 0, 0, 0], None),
     ((1, 5, 19, 9), (7, 7), (1, 1), (1, 2), "SAME", None, "Relu6"),
     ((1, 14, 14, 35), (3, 3), (2, 2), (1, 1), "VALID", None, "Elu"),
+    ((1, 7, 12, 6), (3, 3), (1, 1), (1, 1), "SAME", None, "Relu6"),  # half vectors
 ]
 
 _ISA_SCRIPT = """

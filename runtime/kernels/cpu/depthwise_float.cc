@@ -7,7 +7,8 @@
 //
 // One templated body, instantiated per ISA with that ISA's vector width and pixel block
 // (AVX-512: 16 lanes x 4 pixels; AVX2 + FMA: 8 lanes x 8 pixels, the sums in 8 of the 16
-// ymm registers; the x86-64 baseline: 4 lanes x 4 pixels), each inlined into a function
+// ymm registers; the x86-64 baseline: 4 lanes x 4 pixels; half vectors where there are
+// fewer channels than a vector, down to 4 lanes), each inlined into a function
 // compiled for its ISA and picked once at load time. OPGEN_CPU_ISA=avx2 or =baseline caps
 // the choice (tests run every path on one machine).
 #include "depthwise_float.h"
@@ -133,10 +134,14 @@ OPGEN_DW_INLINE void ScalarChannels(const DepthwiseGeometry& g, const Row& r, co
 template <typename Vec, int kPixels>
 OPGEN_DW_INLINE void Pixels(const DepthwiseGeometry& g, const Row& r, const float* filter,
                             const float* bias, Clamp clamp, int64_t x, int64_t j_lo, int64_t j_hi) {
-  constexpr int64_t kLanes = sizeof(Vec) / sizeof(float);
+  constexpr int kLanes = sizeof(Vec) / sizeof(float);
   const int64_t c = g.ic;
-  if (c < kLanes) {
-    for (int p = 0; p < kPixels; ++p) ScalarChannels(g, r, filter, bias, clamp, x + p, 0, j_lo, j_hi);
+  if (c < kLanes) {  // fewer channels than a vector: half vectors, down to 4 lanes
+    if constexpr (kLanes > 4) {
+      Pixels<typename VecOf<kLanes / 2>::type, kPixels>(g, r, filter, bias, clamp, x, j_lo, j_hi);
+    } else {
+      for (int p = 0; p < kPixels; ++p) ScalarChannels(g, r, filter, bias, clamp, x + p, 0, j_lo, j_hi);
+    }
     return;
   }
   int64_t c0 = 0;
@@ -206,7 +211,7 @@ using RowsFn = void (*)(const DepthwiseGeometry&, const float*, const float*, fl
                         Clamp, int64_t, int64_t);
 
 #if OPGEN_DW_X86
-OPGEN_DW_TARGET("avx512f")
+OPGEN_DW_TARGET("avx512f,avx2,fma")
 void RowsAvx512(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
                 const float* bias, Clamp clamp, int64_t begin, int64_t end) {
   RowsBody<16, 4>(g, input, filter, output, bias, clamp, begin, end);
