@@ -1,4 +1,4 @@
-"""DepthwiseConv2dNative (float32, NHWC) against TensorFlow on MobileNetV2's shapes.
+"""DepthwiseConv2dNative (float32, NHWC) against TensorFlow on MobileNetV2's and NASNet's shapes.
 
 opgen runs in this process (the generated wrapper on inputs that are already runtime
 tensors); TensorFlow runs in its own interpreter (--tf-python, a venv with tensorflow;
@@ -21,8 +21,9 @@ import sys
 import numpy as np
 from _timing import median_seconds as _median_seconds
 
-# (name, input NHWC, kernel, stride): MobileNetV2's depthwise layers at 224x224 (and one
-# EfficientNet 5x5).
+# (name, input NHWC, kernel, stride): MobileNetV2's depthwise layers at 224x224, one
+# EfficientNet 5x5, and NASNetMobile's separable convolutions (5x5 and 7x7, 11 to 176
+# channels: few channels, wide kernels, half of them strided).
 CASES = [
     ("112x112x32 k3 s1", (1, 112, 112, 32), 3, 1),
     ("112x112x96 k3 s2", (1, 112, 112, 96), 3, 2),
@@ -33,6 +34,15 @@ CASES = [
     ("14x14x576 k3 s2", (1, 14, 14, 576), 3, 2),
     ("7x7x960 k3 s1", (1, 7, 7, 960), 3, 1),
     ("28x28x240 k5 s1", (1, 28, 28, 240), 5, 1),
+    ("112x112x11 k5 s2", (1, 112, 112, 11), 5, 2),
+    ("112x112x11 k7 s2", (1, 112, 112, 11), 7, 2),
+    ("56x56x11 k7 s1", (1, 56, 56, 11), 7, 1),
+    ("56x56x22 k5 s2", (1, 56, 56, 22), 5, 2),
+    ("28x28x44 k5 s1", (1, 28, 28, 44), 5, 1),
+    ("28x28x88 k7 s2", (1, 28, 28, 88), 7, 2),
+    ("14x14x88 k7 s1", (1, 14, 14, 88), 7, 1),
+    ("14x14x176 k5 s2", (1, 14, 14, 176), 5, 2),
+    ("7x7x176 k7 s1", (1, 7, 7, 176), 7, 1),
 ]
 
 

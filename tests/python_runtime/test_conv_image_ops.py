@@ -218,6 +218,67 @@ def test_depthwise_float32_fast_path(channels, kernel, stride):
         close(got, depthwise_ref(x, f, (stride, stride), padding))
 
 
+# Each case: (input NHWC, kernel (kh, kw), strides, dilations, padding, explicit pads,
+# activation or None for the plain op). Channel counts below, at and above each ISA's
+# vector (4, 8, 16 lanes; 11, 22, 44 as NASNet's; fewer than a vector takes half ones)
+# and widths that leave 8-, 4-, 2- and 1-pixel interior blocks.
+ISA_CASES = [
+    ((1, 9, 30, 11), (5, 5), (1, 1), (1, 1), "SAME", None, None),
+    ((2, 8, 21, 22), (7, 7), (2, 2), (1, 1), "SAME", None, "Relu6"),
+    ((1, 7, 7, 44), (3, 3), (1, 1), (1, 1), "VALID", None, "Relu"),
+    ((1, 6, 17, 3), (3, 3), (1, 2), (2, 1), "SAME", None, None),
+    ((1, 10, 15, 16), (5, 3), (2, 1), (1, 1), "EXPLICIT", [0, 0, 1, 2, 3, 0, 0, 0], None),
+    ((1, 5, 19, 9), (7, 7), (1, 1), (1, 2), "SAME", None, "Relu6"),
+    ((1, 14, 14, 35), (3, 3), (2, 2), (1, 1), "VALID", None, "Elu"),
+    ((1, 7, 12, 6), (3, 3), (1, 1), (1, 1), "SAME", None, "Relu6"),  # half vectors
+]
+
+_ISA_SCRIPT = """
+import json, sys
+import numpy as np
+from opgen import ops
+from opgen.runtime import execute_op
+out = {}
+for n, (shape, k, s, d, pad, ex, act) in enumerate(json.loads(sys.argv[1])):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = rng.standard_normal((*k, shape[3], 1)).astype(np.float32)
+    b = rng.standard_normal(shape[3]).astype(np.float32)
+    attrs = dict(strides=[1, *s, 1], padding=pad, dilations=[1, *d, 1],
+                 explicit_paddings=ex or [])
+    if act is None:
+        y = ops.depthwise_conv2d_native(x, f, **attrs)
+    else:
+        y = execute_op("_OpgenFusedDepthwiseConv2dNative", [x, f, b],
+                       dict(attrs, T=np.float32, activation=act))[0]
+    out[f"y{n}"] = np.asarray(y)
+np.savez(sys.argv[2], **out)
+"""
+
+
+@pytest.mark.parametrize("isa", ["", "avx2", "baseline"])
+def test_depthwise_float32_each_isa(isa, tmp_path):
+    """Every vector width of the float32 kernel (OPGEN_CPU_ISA caps the one picked at load,
+    so each runs here in its own process), with fused bias and activations."""
+    import os
+    import subprocess
+    import sys
+    result = tmp_path / "out.npz"
+    subprocess.run([sys.executable, "-c", _ISA_SCRIPT, json.dumps(ISA_CASES), str(result)],
+                   check=True, cwd=tmp_path, env=dict(os.environ, OPGEN_CPU_ISA=isa))
+    got = np.load(result)
+    acts = {None: lambda v: v, "Relu": lambda v: np.maximum(v, 0),
+            "Relu6": lambda v: np.clip(v, 0, 6), "Elu": lambda v: np.where(v > 0, v, np.expm1(v))}
+    for n, (shape, k, s, d, pad, ex, act) in enumerate(ISA_CASES):
+        r = np.random.default_rng(n)
+        x = r.standard_normal(shape).astype(np.float32)
+        f = r.standard_normal((*k, shape[3], 1)).astype(np.float32)
+        b = r.standard_normal(shape[3]).astype(np.float32)
+        want = depthwise_ref(x, f, s, pad, d, explicit=ex)
+        want = acts[act](want + b) if act is not None else want
+        close(got[f"y{n}"], want)
+
+
 @pytest.mark.parametrize("multiplier", [2, 3])
 def test_depthwise_channel_multiplier(multiplier):
     x = rng.standard_normal((1, 7, 6, 4)).astype(np.float32)

@@ -89,6 +89,23 @@ def test_pooling_large_enough_to_split_across_threads(padding):
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("shape, ksize, strides, padding", [
+    ((1, 15, 13, 11), (3, 3), (1, 1), "SAME"),   # NASNet's cell pools, odd channel counts
+    ((2, 9, 10, 44), (3, 3), (2, 2), "VALID"),   # its reduction cells
+    ((1, 8, 8, 22), (1, 1), (2, 2), "VALID"),    # its strided 1x1 "pool" of the skip path
+    ((1, 6, 7, 5), (5, 2), (1, 3), "SAME"),
+    ((1, 4, 5, 3), (9, 9), (1, 1), "SAME"),  # windows wider than the image
+])
+def test_avg_pool_float32_shapes(shape, ksize, strides, padding):
+    """AvgPool's float32 rows (a sum down each column, then across): averages over the
+    window's part inside the image only."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    attrs = {"ksize": [1, *ksize, 1], "strides": [1, *strides, 1], "padding": padding}
+    np.testing.assert_allclose(np.asarray(execute_op("AvgPool", [x], attrs)[0]),
+                               pool_reference(x.astype(np.float64), ksize, strides, padding,
+                                              np.mean), rtol=1e-5, atol=1e-6)
+
+
 def test_unsupported_layouts_and_bad_shapes_are_errors():
     x = np.ones((1, 4, 4, 2), np.float32)
     with pytest.raises(errors.UnimplementedError, match="NHWC"):

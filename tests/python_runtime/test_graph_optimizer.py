@@ -308,6 +308,32 @@ def test_a_zero_pad_becomes_the_convolutions_explicit_padding(conv_op):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+def test_duplicate_activations_of_one_tensor_become_one():
+    # NASNet: every branch of a cell applies its own Relu to the cell's input.
+    rng = np.random.default_rng(5)
+    xv = rng.normal(size=(1, 6, 6, 3)).astype(np.float32)
+    g = opgen.Graph()
+    x = placeholder(g, [1, 6, 6, 3])
+    h = op(g, "Add", x, const(g, np.float32(0.5)), name="h")
+    r1, r2, r3 = (op(g, "Relu", h, name=f"relu{i}") for i in (1, 2, 3))
+    other = op(g, "Relu", x, name="relu_of_x")  # another input: stays
+    s1 = op(g, "Sigmoid", h, name="sig1")
+    s2 = op(g, "Sigmoid", h, name="sig2")
+    y = r1
+    for term in (op(g, "Mul", r2, r3), other, s1, s2):
+        y = op(g, "Add", y, term)
+    fetched = op(g, "Relu", h, name="relu_fetched")  # fetched: stays as named
+    got = run_both(g, [y, fetched], {x: xv})
+    hv = xv + 0.5
+    relu, sig = np.maximum(hv, 0), 1 / (1 + np.exp(-hv))
+    np.testing.assert_allclose(got[0], relu + relu * relu + np.maximum(xv, 0) + 2 * sig,
+                               rtol=1e-5, atol=1e-6)
+    nodes = optimized_ops(g, [y, fetched], [x])
+    relus = sorted(n for n, d in nodes.items() if d.op == "Relu")
+    assert relus == ["relu1", "relu_fetched", "relu_of_x"]
+    assert sorted(n for n, d in nodes.items() if d.op == "Sigmoid") == ["sig1"]
+
+
 def test_pads_the_convolution_cannot_take_stay():
     w = np.ones((3, 3, 2, 2), np.float32)
     g = opgen.Graph()

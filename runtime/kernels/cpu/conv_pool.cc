@@ -14,6 +14,7 @@
 #include "../window_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
+#include "pool_float.h"
 
 namespace opgen {
 namespace cpu {
@@ -109,6 +110,15 @@ struct PoolKernel {
     // the same order as a per-channel loop would: max keeps the first of equal values
     // and a NaN only where it comes first, as std::max(acc, v) does.
     const int64_t row_work = std::max<int64_t>(1, ow * c * std::min<int64_t>(w.ksize[1] * w.ksize[2], 64));
+    if constexpr (!kMax && std::is_same_v<T, float>) {
+      const AvgPoolGeometry g{batch, ih, iw, c, w.ksize[1], w.ksize[2], w.strides[1], w.strides[2],
+                             oh, ow, pt, pl};
+      ParallelFor(batch * oh, [&](int64_t first, int64_t last) {
+        std::vector<float> scratch(static_cast<size_t>(iw * c));
+        AvgPoolFloatRows(g, in, out, first, last, scratch.data());
+      }, std::max<int64_t>(1, kParallelThreshold / row_work));
+      return;
+    }
     ParallelFor(batch * oh, [&](int64_t first, int64_t last) {
       std::vector<ComputeType<T>> acc(static_cast<size_t>(c));
       for (int64_t row = first; row < last; ++row) {

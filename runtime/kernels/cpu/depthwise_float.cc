@@ -1,26 +1,33 @@
 // The float32 depthwise convolution. NHWC keeps each pixel's channels contiguous, in the
 // input, the filter ([kh, kw, c]) and the output alike, so the kernel works on blocks of
-// 16 channels (one AVX-512 vector, two AVX2 ones) of a few neighbouring output pixels:
-// their sums stay in registers over all kh x kw taps, each filter vector loaded once per
-// tap serves every pixel of the block, and the block is stored once, with bias and
-// Relu / Relu6 already applied. Threads take whole output rows.
+// one vector of channels of a few neighbouring output pixels: their sums stay in
+// registers over all kh x kw taps, each filter vector loaded once per tap serves every
+// pixel of the block, and the block is stored once, with bias and Relu / Relu6 already
+// applied. Threads take whole output rows.
 //
-// The loops are compiled for AVX-512, AVX2 + FMA and the x86-64 baseline, picked at load
-// time (GCC's target_clones, as simd_loops.cc); GCC's vector extensions give the same
-// source 16-lane arithmetic on each.
+// One templated body, instantiated per ISA with that ISA's vector width and pixel block
+// (AVX-512: 16 lanes x 4 pixels; AVX2 + FMA: 8 lanes x 8 pixels, the sums in 8 of the 16
+// ymm registers; the x86-64 baseline: 4 lanes x 4 pixels; half vectors where there are
+// fewer channels than a vector, down to 4 lanes), each inlined into a function
+// compiled for its ISA and picked once at load time. OPGEN_CPU_ISA=avx2 or =baseline caps
+// the choice (tests run every path on one machine).
 #include "depthwise_float.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OPGEN_DEPTHWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define OPGEN_DW_X86 1
+#define OPGEN_DW_TARGET(isa) __attribute__((target(isa)))
 #else
-#define OPGEN_DEPTHWISE_CLONES
+#define OPGEN_DW_X86 0
+#define OPGEN_DW_TARGET(isa)
 #endif
-// The helpers passing 16-lane vectors are always inlined: no call ABI is involved.
+// The helpers passing vectors are always inlined: no call ABI is involved, and they are
+// compiled for the ISA of the function they are inlined into.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
@@ -34,23 +41,29 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-constexpr int kLanes = 16;
-using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+// kLanes floats as one GCC vector.
+template <int kLanes>
+struct VecOf {
+  typedef float type __attribute__((vector_size(kLanes * sizeof(float))));
+};
 
+template <typename Vec>
 OPGEN_DW_INLINE Vec Load(const float* p) {
   Vec v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+template <typename Vec>
 OPGEN_DW_INLINE void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 
 // Relu and Relu6 written so that a NaN stays NaN (as TensorFlow's kernels and
 // conv2d_float.cc's epilogue do): a comparison with NaN is false and keeps x.
 enum class Clamp { kNone, kRelu, kRelu6 };
 
+template <typename Vec>
 OPGEN_DW_INLINE Vec ClampVec(Vec x, Clamp clamp) {
   if (clamp == Clamp::kNone) return x;
-  const Vec zero = Vec{} ;
+  const Vec zero = Vec{};
   x = x < zero ? zero : x;
   if (clamp == Clamp::kRelu6) {
     const Vec six = zero + 6.0f;
@@ -73,34 +86,34 @@ struct Row {
   int64_t i_lo, i_hi;  // the tap rows that fall inside the image
 };
 
-// kPixels neighbouring output pixels from x, channels [c0, c0 + 16), taps columns
+// kPixels neighbouring output pixels from x, channels [c0, c0 + lanes), taps columns
 // [j_lo, j_hi) (all inside the image for every pixel of the block).
-template <int kPixels>
+template <typename Vec, int kPixels>
 OPGEN_DW_INLINE void VecBlock(const DepthwiseGeometry& g, const Row& r, const float* filter,
                               const float* bias, Clamp clamp, int64_t x, int64_t c0,
                               int64_t j_lo, int64_t j_hi) {
-  const int64_t c = g.ic, row_stride = g.iw * c;
+  const int64_t c = g.ic, row_stride = g.iw * c, pixel_step = g.stride_w * c;
   Vec acc[kPixels];
-  const Vec init = bias != nullptr ? Load(bias + c0) : Vec{};
+  const Vec init = bias != nullptr ? Load<Vec>(bias + c0) : Vec{};
   for (int p = 0; p < kPixels; ++p) acc[p] = init;
   const int64_t x0 = x * g.stride_w - g.pad_left;
   for (int64_t i = r.i_lo; i < r.i_hi; ++i) {
     const float* in_row = r.image + (r.y0 + i * g.dilation_h) * row_stride + c0;
     const float* f_row = filter + i * g.kw * c + c0;
     for (int64_t j = j_lo; j < j_hi; ++j) {
-      const Vec f = Load(f_row + j * c);
+      const Vec f = Load<Vec>(f_row + j * c);
       const float* in = in_row + (x0 + j * g.dilation_w) * c;
-      for (int p = 0; p < kPixels; ++p) acc[p] += Load(in + p * g.stride_w * c) * f;
+      for (int p = 0; p < kPixels; ++p) acc[p] += Load<Vec>(in + p * pixel_step) * f;
     }
   }
   float* out = r.out + x * c + c0;
   for (int p = 0; p < kPixels; ++p) Store(out + p * c, ClampVec(acc[p], clamp));
 }
 
-// The channels past the last whole vector, one pixel, one channel at a time.
-OPGEN_DW_INLINE void ScalarTail(const DepthwiseGeometry& g, const Row& r, const float* filter,
-                                const float* bias, Clamp clamp, int64_t x, int64_t c0,
-                                int64_t j_lo, int64_t j_hi) {
+// Channels [c0, c) of one pixel, one channel at a time (fewer channels than a vector).
+OPGEN_DW_INLINE void ScalarChannels(const DepthwiseGeometry& g, const Row& r, const float* filter,
+                                    const float* bias, Clamp clamp, int64_t x, int64_t c0,
+                                    int64_t j_lo, int64_t j_hi) {
   const int64_t c = g.ic, row_stride = g.iw * c;
   const int64_t x0 = x * g.stride_w - g.pad_left;
   for (int64_t k = c0; k < c; ++k) {
@@ -114,14 +127,26 @@ OPGEN_DW_INLINE void ScalarTail(const DepthwiseGeometry& g, const Row& r, const 
   }
 }
 
-// Every channel of kPixels pixels from x, with tap columns [j_lo, j_hi).
-template <int kPixels>
+// Every channel of kPixels pixels from x, with tap columns [j_lo, j_hi). Channels past
+// the last whole vector go in one more vector ending at the last channel: it overlaps
+// the one before and writes the same values again, cheaper than a scalar tail when the
+// channel count is small and odd (NASNet's 11, 22, 44, 88).
+template <typename Vec, int kPixels>
 OPGEN_DW_INLINE void Pixels(const DepthwiseGeometry& g, const Row& r, const float* filter,
                             const float* bias, Clamp clamp, int64_t x, int64_t j_lo, int64_t j_hi) {
+  constexpr int kLanes = sizeof(Vec) / sizeof(float);
+  const int64_t c = g.ic;
+  if (c < kLanes) {  // fewer channels than a vector: half vectors, down to 4 lanes
+    if constexpr (kLanes > 4) {
+      Pixels<typename VecOf<kLanes / 2>::type, kPixels>(g, r, filter, bias, clamp, x, j_lo, j_hi);
+    } else {
+      for (int p = 0; p < kPixels; ++p) ScalarChannels(g, r, filter, bias, clamp, x + p, 0, j_lo, j_hi);
+    }
+    return;
+  }
   int64_t c0 = 0;
-  for (; c0 + kLanes <= g.ic; c0 += kLanes) VecBlock<kPixels>(g, r, filter, bias, clamp, x, c0, j_lo, j_hi);
-  if (c0 < g.ic)
-    for (int p = 0; p < kPixels; ++p) ScalarTail(g, r, filter, bias, clamp, x + p, c0, j_lo, j_hi);
+  for (; c0 + kLanes <= c; c0 += kLanes) VecBlock<Vec, kPixels>(g, r, filter, bias, clamp, x, c0, j_lo, j_hi);
+  if (c0 < c) VecBlock<Vec, kPixels>(g, r, filter, bias, clamp, x, c - kLanes, j_lo, j_hi);
 }
 
 // Ceiling of a / b for b > 0 and any a.
@@ -134,10 +159,14 @@ OPGEN_DW_INLINE void TapRange(int64_t start, int64_t dilation, int64_t k, int64_
   *hi = std::max(*lo, std::min(k, CeilDiv(size - start, dilation)));
 }
 
-// Output rows [begin, end) of the flattened [batch * oh] rows, multiplier 1.
-OPGEN_DEPTHWISE_CLONES
-void DepthwiseRows(const DepthwiseGeometry& g, const float* input, const float* filter,
-                   float* output, const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+// Output rows [begin, end) of the flattened [batch * oh] rows, multiplier 1, in vectors
+// of kLanes channels and blocks of kPixels pixels.
+template <int kLanes, int kPixels>
+OPGEN_DW_INLINE void RowsBody(const DepthwiseGeometry& g, const float* input, const float* filter,
+                              float* output, const float* bias, Clamp clamp, int64_t begin,
+                              int64_t end) {
+  using Vec = typename VecOf<kLanes>::type;
+  static_assert(kPixels >= 4 && kPixels % 2 == 0, "the interior steps down to 4, 2, 1 pixels");
   const int64_t c = g.ic;
   // Output columns whose taps all fall inside the image.
   const int64_t span = (g.kw - 1) * g.dilation_w;
@@ -153,21 +182,69 @@ void DepthwiseRows(const DepthwiseGeometry& g, const float* input, const float* 
     r.y0 = y * g.stride_h - g.pad_top;
     TapRange(r.y0, g.dilation_h, g.kh, g.ih, &r.i_lo, &r.i_hi);
     // Border columns (some taps outside the image) one at a time, with their tap
-    // ranges; the interior four at a time. No lambda here: it would be compiled for the
-    // baseline only, outside the target clones.
+    // ranges; the interior in blocks of kPixels, its last columns in blocks of 4 and 2
+    // (a 7- or 14-pixel row would otherwise go one pixel at a time).
     int64_t x = 0;
-    while (x < g.ow) {
-      if (x >= x_lo && x + 4 <= x_hi) {
-        Pixels<4>(g, r, filter, bias, clamp, x, 0, g.kw);
-        x += 4;
-        continue;
-      }
+    for (; x < std::min(x_lo, g.ow); ++x) {
       int64_t j_lo, j_hi;
       TapRange(x * g.stride_w - g.pad_left, g.dilation_w, g.kw, g.iw, &j_lo, &j_hi);
-      Pixels<1>(g, r, filter, bias, clamp, x, j_lo, j_hi);
-      ++x;
+      Pixels<Vec, 1>(g, r, filter, bias, clamp, x, j_lo, j_hi);
+    }
+    for (; x + kPixels <= x_hi; x += kPixels) Pixels<Vec, kPixels>(g, r, filter, bias, clamp, x, 0, g.kw);
+    if (kPixels > 4 && x + 4 <= x_hi) {
+      Pixels<Vec, 4>(g, r, filter, bias, clamp, x, 0, g.kw);
+      x += 4;
+    }
+    if (x + 2 <= x_hi) {
+      Pixels<Vec, 2>(g, r, filter, bias, clamp, x, 0, g.kw);
+      x += 2;
+    }
+    for (; x < g.ow; ++x) {
+      int64_t j_lo, j_hi;
+      TapRange(x * g.stride_w - g.pad_left, g.dilation_w, g.kw, g.iw, &j_lo, &j_hi);
+      Pixels<Vec, 1>(g, r, filter, bias, clamp, x, j_lo, j_hi);
     }
   }
+}
+
+using RowsFn = void (*)(const DepthwiseGeometry&, const float*, const float*, float*, const float*,
+                        Clamp, int64_t, int64_t);
+
+#if OPGEN_DW_X86
+OPGEN_DW_TARGET("avx512f,avx2,fma")
+void RowsAvx512(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
+                const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+  RowsBody<16, 4>(g, input, filter, output, bias, clamp, begin, end);
+}
+OPGEN_DW_TARGET("avx2,fma")
+void RowsAvx2(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
+              const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+  RowsBody<8, 8>(g, input, filter, output, bias, clamp, begin, end);
+}
+#endif
+void RowsBaseline(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
+                  const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+  RowsBody<4, 4>(g, input, filter, output, bias, clamp, begin, end);
+}
+
+// The widest ISA this CPU runs, capped by OPGEN_CPU_ISA (avx2 / baseline).
+RowsFn PickRows() {
+  const char* cap = std::getenv("OPGEN_CPU_ISA");
+  const bool baseline = cap != nullptr && std::strcmp(cap, "baseline") == 0;
+  const bool avx2_cap = cap != nullptr && std::strcmp(cap, "avx2") == 0;
+#if OPGEN_DW_X86
+  if (!baseline && !avx2_cap && __builtin_cpu_supports("avx512f")) return RowsAvx512;
+  if (!baseline && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return RowsAvx2;
+#endif
+  (void)avx2_cap;
+  (void)baseline;
+  return RowsBaseline;
+}
+
+void DepthwiseRows(const DepthwiseGeometry& g, const float* input, const float* filter,
+                   float* output, const float* bias, Clamp clamp, int64_t begin, int64_t end) {
+  static const RowsFn rows = PickRows();
+  rows(g, input, filter, output, bias, clamp, begin, end);
 }
 
 // Any channel multiplier: output channel k * m_count + m from input channel k. Rare in

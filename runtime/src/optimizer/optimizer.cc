@@ -45,7 +45,8 @@ std::string OptimizerReport::ToString() const {
          std::to_string(identities_removed) + ", nodes folded to constants " +
          std::to_string(nodes_folded) + ", arithmetic folded into convolutions " +
          std::to_string(arithmetic_folded) + ", pads folded into convolutions " +
-         std::to_string(pads_folded) + ", fused " + std::to_string(fused);
+         std::to_string(pads_folded) + ", fused " + std::to_string(fused) +
+         ", duplicate activations merged " + std::to_string(duplicates_merged);
 }
 
 void GraphDeleter::operator()(TF_Graph* graph) const { TF_DeleteGraph(graph); }
@@ -148,6 +149,8 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
   g.SweepDead();
   if (options.enabled) {
     if (options.identity_removal) report->identities_removed += RemoveIdentities(g);
+    g.SweepDead();
+    if (options.arithmetic) report->duplicates_merged += MergeDuplicateActivations(g);
     g.SweepDead();
     if (options.constant_folding) report->nodes_folded += FoldConstants(g);
     g.SweepDead();

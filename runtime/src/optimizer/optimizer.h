@@ -46,6 +46,7 @@ struct OptimizerReport {
   int arithmetic_folded = 0;    // Mul/Add/BiasAdd/Sub/BatchNorm folded into a convolution
   int pads_folded = 0;          // Pads become a convolution's explicit padding
   int fused = 0;                // _OpgenFused* nodes made
+  int duplicates_merged = 0;    // activations of one tensor merged into one
   std::string ToString() const;
 };
 

@@ -13,6 +13,10 @@ int RemoveIdentities(OptGraph& g);
 // The same for the one node `name`; false when it is not a removable identity.
 bool BypassIdentity(OptGraph& g, const std::string& name);
 
+// dedup.cc: element-wise activations (Relu, Relu6, Sigmoid, ...) of the same tensor on
+// the same device become one; their readers read the first.
+int MergeDuplicateActivations(OptGraph& g);
+
 // constant_folding.cc: nodes whose inputs are all constant (deterministic ops, not fed)
 // are computed once with the CPU kernels and become Const nodes, unless the result
 // would be much larger than its inputs (Fill, Tile, BroadcastTo of a scalar).
