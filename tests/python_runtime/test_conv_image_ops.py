@@ -256,7 +256,7 @@ np.savez(sys.argv[2], **out)
 """
 
 
-@pytest.mark.parametrize("isa", ["", "avx2", "baseline"])
+@pytest.mark.parametrize("isa", ["", "avx2", "portable"])
 def test_depthwise_float32_each_isa(isa, tmp_path):
     """Every vector width of the float32 kernel (OPGEN_CPU_ISA caps the one picked at load,
     so each runs here in its own process), with fused bias and activations."""

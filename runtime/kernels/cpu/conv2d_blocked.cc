@@ -4,11 +4,10 @@
 // (pixel block x output-channel block) tasks over ParallelFor's pool; the bias and
 // Relu/Relu6 are applied in registers, other activations per block while it is hot.
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string>
 
 #include "conv2d_simd.h"
+#include "cpu_isa.h"
 #include "parallel.h"
 
 namespace opgen {
@@ -50,17 +49,13 @@ void Im2colRows(const Conv2DGeometry& g, const float* input, int64_t p0, int64_t
 
 const SimdConvKernels* ConvKernels() {
   static const SimdConvKernels* const best = [] {
-    // The cap: OPGEN_CPU_ISA=avx2 keeps an AVX-512 machine on the AVX2 kernels,
-    // "portable" on im2col + OpenBLAS (the tests run every path this way).
-    const char* env = std::getenv("OPGEN_CPU_ISA");
-    const std::string cap = env != nullptr ? env : "";
-    const bool allow512 = cap.empty() || cap == "avx512";
-    const bool allow2 = allow512 || cap == "avx2";
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (allow512 && __builtin_cpu_supports("avx512f")) return Avx512ConvKernels();
-    if (allow2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      return Avx2ConvKernels();
-#endif
+    // OPGEN_CPU_ISA=avx2 keeps an AVX-512 machine on the AVX2 kernels, "portable" on
+    // im2col + OpenBLAS (the tests run every path this way).
+    switch (WidestCpuIsa()) {
+      case CpuIsa::kAvx512: return Avx512ConvKernels();
+      case CpuIsa::kAvx2: return Avx2ConvKernels();
+      case CpuIsa::kPortable: break;
+    }
     return static_cast<const SimdConvKernels*>(nullptr);
   }();
   return best;

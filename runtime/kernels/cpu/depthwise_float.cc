@@ -9,14 +9,14 @@
 // (AVX-512: 16 lanes x 4 pixels; AVX2 + FMA: 8 lanes x 8 pixels, the sums in 8 of the 16
 // ymm registers; the x86-64 baseline: 4 lanes x 4 pixels; half vectors where there are
 // fewer channels than a vector, down to 4 lanes), each inlined into a function
-// compiled for its ISA and picked once at load time. OPGEN_CPU_ISA=avx2 or =baseline caps
+// compiled for its ISA and picked once at load time. OPGEN_CPU_ISA (cpu_isa.h) caps
 // the choice (tests run every path on one machine).
 #include "depthwise_float.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
+#include "cpu_isa.h"
 #include "parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -227,17 +227,15 @@ void RowsBaseline(const DepthwiseGeometry& g, const float* input, const float* f
   RowsBody<4, 4>(g, input, filter, output, bias, clamp, begin, end);
 }
 
-// The widest ISA this CPU runs, capped by OPGEN_CPU_ISA (avx2 / baseline).
+// The widest ISA this CPU runs, capped by OPGEN_CPU_ISA (cpu_isa.h).
 RowsFn PickRows() {
-  const char* cap = std::getenv("OPGEN_CPU_ISA");
-  const bool baseline = cap != nullptr && std::strcmp(cap, "baseline") == 0;
-  const bool avx2_cap = cap != nullptr && std::strcmp(cap, "avx2") == 0;
 #if OPGEN_DW_X86
-  if (!baseline && !avx2_cap && __builtin_cpu_supports("avx512f")) return RowsAvx512;
-  if (!baseline && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return RowsAvx2;
+  switch (WidestCpuIsa()) {
+    case CpuIsa::kAvx512: return RowsAvx512;
+    case CpuIsa::kAvx2: return RowsAvx2;
+    case CpuIsa::kPortable: break;
+  }
 #endif
-  (void)avx2_cap;
-  (void)baseline;
   return RowsBaseline;
 }
 
