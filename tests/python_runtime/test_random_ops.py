@@ -1,0 +1,202 @@
+"""Random ops against TensorFlow 2.21, bit for bit: the stateless families over shapes
+(odd sizes, sizes not a multiple of 4, empty), seeds, dtypes and algorithms, the key and
+counter derivation ops, and the stateful ops' first and second runs of one seeded graph
+node. TensorFlow runs once, in the child interpreter $OPGEN_TF_PYTHON names (skipped
+without it); the statistical checks need no TensorFlow."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen.runtime import dtypes, errors, execute_op
+
+SHAPES = [[5], [3, 7], [0], [2, 2, 3], [1], [4, 0, 2], [257]]
+SEEDS = [[1, 2], [-7, 123456789], [0, 0], [2**40 + 3, -(2**50)]]
+REAL = ["float32", "float64", "float16", "bfloat16"]
+
+_TF_SCRIPT = r"""
+import base64, json, sys
+import numpy as np
+import tensorflow as tf
+calls = json.load(sys.stdin)
+out = []
+def enc(t):
+    a = np.asarray(t)
+    return [a.dtype.name, list(a.shape), base64.b64encode(a.tobytes()).decode()]
+for c in calls:
+    if c["kind"] == "eager":
+        args = {k: tf.constant(v, dtype=d) for k, (v, d) in c["inputs"].items()}
+        attrs = {k: tf.as_dtype(v) for k, v in c["attrs"].items()}
+        try:
+            r = getattr(tf.raw_ops, c["op"])(**args, **attrs)
+            out.append([enc(x) for x in (r if isinstance(r, (list, tuple)) else [r])])
+        except Exception as e:
+            out.append(type(e).__name__)
+    else:  # a stateful op in a v1 graph, run twice in one session
+        g = tf.Graph()
+        with g.as_default():
+            args = {k: tf.constant(v, dtype=d) for k, (v, d) in c["inputs"].items()}
+            attrs = {k: (tf.as_dtype(v) if isinstance(v, str) else v) for k, v in c["attrs"].items()}
+            y = getattr(tf.raw_ops, c["op"])(**args, **attrs)
+            with tf.compat.v1.Session(graph=g) as s:
+                out.append([enc(s.run(y)), enc(s.run(y))])
+print(json.dumps(out))
+"""
+
+
+def _dec(item):
+    name, shape, data = item
+    dtype = np.dtype(name) if name != "bfloat16" else dtypes.bfloat16.as_numpy_dtype
+    return np.frombuffer(base64.b64decode(data), dtype=dtype).reshape(shape)
+
+
+def _tf(calls: list) -> list:
+    python = os.environ.get("OPGEN_TF_PYTHON", "")
+    if not python or not Path(python).exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([python, "-c", _TF_SCRIPT], input=json.dumps(calls), capture_output=True,
+                       text=True, env=env, cwd="/", timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout)
+
+
+def _np_input(value, dtype):
+    return np.array(value, dtype=np.dtype(dtype))
+
+
+def _stateless_calls() -> list:
+    calls = []
+    for seed in SEEDS:
+        for shape in SHAPES:
+            for dt in REAL:
+                for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"):
+                    calls.append({"kind": "eager", "op": op, "attrs": {"dtype": dt},
+                                  "inputs": {"shape": (shape, "int32"), "seed": (seed, "int64")}})
+            for dt, lo, hi in (("int32", -5, 17), ("int64", -(2**40), 2**41 + 7), ("int32", -(2**31), 2**31 - 1)):
+                calls.append({"kind": "eager", "op": "StatelessRandomUniformInt", "attrs": {},
+                              "inputs": {"shape": (shape, "int64"), "seed": (seed, "int64"),
+                                         "minval": (lo, dt), "maxval": (hi, dt)}})
+        calls.append({"kind": "eager", "op": "StatelessRandomGetKeyCounterAlg", "attrs": {},
+                      "inputs": {"seed": (seed, "int64")}})
+        calls.append({"kind": "eager", "op": "StatelessRandomGetKeyCounter", "attrs": {},
+                      "inputs": {"seed": ([s % 2**31 for s in seed], "int32")}})
+    # int32 seeds sign-extend
+    calls.append({"kind": "eager", "op": "StatelessRandomUniform", "attrs": {"dtype": "float32"},
+                  "inputs": {"shape": ([9], "int32"), "seed": ([-1, -2], "int32")}})
+    return calls
+
+
+def _v2_calls() -> list:
+    calls = []
+    for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11]), ([123], [2**32 - 1, 2**64 - 1])):
+        for alg in (1, 3):
+            for shape in SHAPES:
+                base = {"shape": (shape, "int32"), "key": (key, "uint64"), "counter": (counter, "uint64"),
+                        "alg": (alg, "int32")}
+                for dt in REAL:
+                    for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
+                        calls.append({"kind": "eager", "op": op, "attrs": {"dtype": dt}, "inputs": base})
+                for dt in ("int32", "int64", "uint32", "uint64"):
+                    calls.append({"kind": "eager", "op": "StatelessRandomUniformFullIntV2",
+                                  "attrs": {"dtype": dt}, "inputs": base})
+                for dt, lo, hi in (("int32", 3, 1000), ("int64", -(2**62), 2**62)):
+                    calls.append({"kind": "eager", "op": "StatelessRandomUniformIntV2", "attrs": {},
+                                  "inputs": {**base, "minval": (lo, dt), "maxval": (hi, dt)}})
+    return calls
+
+
+def _stateful_calls() -> list:
+    calls = []
+    for seed, seed2 in ((1, 2), (87654321, 5), (-3, 0)):
+        for shape in ([5], [3, 7], [0], [6]):
+            for dt in REAL:
+                for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
+                    calls.append({"kind": "graph", "op": op,
+                                  "attrs": {"dtype": dt, "seed": seed, "seed2": seed2},
+                                  "inputs": {"shape": (shape, "int32")}})
+            for dt, lo, hi in (("int32", -5, 17), ("int64", 0, 2**40)):
+                calls.append({"kind": "graph", "op": "RandomUniformInt", "attrs": {"seed": seed, "seed2": seed2},
+                              "inputs": {"shape": (shape, "int32"), "minval": (lo, dt), "maxval": (hi, dt)}})
+    return calls
+
+
+def _opgen_inputs(call):
+    return [_np_input(v, d) for v, d in call["inputs"].values()]
+
+
+def _opgen_attrs(call):
+    return {k: (getattr(dtypes, v) if isinstance(v, str) else v) for k, v in call["attrs"].items()}
+
+
+def _as_list(r):
+    return list(r) if isinstance(r, (list, tuple)) else [r]
+
+
+def _same(ours, theirs, what):
+    ours = np.asarray(ours)
+    assert ours.shape == theirs.shape, what
+    assert ours.dtype == theirs.dtype, what
+    assert ours.tobytes() == theirs.tobytes(), (what, ours.ravel()[:6], theirs.ravel()[:6])
+
+
+@pytest.fixture(scope="module")
+def reference():
+    calls = _stateless_calls() + _v2_calls() + _stateful_calls()
+    return calls, _tf(calls)
+
+
+def test_eager_ops_match_tensorflow_bit_for_bit(reference):
+    calls, results = reference
+    compared = 0
+    for call, want in zip(calls, results):
+        if call["kind"] != "eager":
+            continue
+        what = f"{call['op']} {call['attrs']} {call['inputs']}"
+        assert not isinstance(want, str), what
+        got = _as_list(execute_op(call["op"], _opgen_inputs(call), _opgen_attrs(call)))
+        assert len(got) == len(want), what
+        for g, w in zip(got, want):
+            _same(g, _dec(w), what)
+        compared += 1
+    assert compared > 1000
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def _graph_two_runs(call):
+    import opgen
+    from opgen import ops
+    g = opgen.Graph()
+    with g.as_default():
+        inputs = {k: ops.const(_np_input(v, d), getattr(dtypes, d)) for k, (v, d) in call["inputs"].items()}
+        y = getattr(ops, _snake(call["op"]))(**inputs, **_opgen_attrs(call))
+    with opgen.Session(g) as sess:
+        return sess.run(y), sess.run(y)
+
+
+def test_stateful_ops_match_tensorflow_on_two_runs(reference):
+    calls, results = reference
+    compared = 0
+    for call, want in zip(calls, results):
+        if call["kind"] != "graph":
+            continue
+        what = f"{call['op']} {call['attrs']} {call['inputs']}"
+        first, second = _graph_two_runs(call)
+        _same(first, _dec(want[0]), what + " run 1")
+        _same(second, _dec(want[1]), what + " run 2")
+        if first.size:
+            assert first.tobytes() != second.tobytes(), what
+        compared += 1
+    assert compared > 50
