@@ -200,3 +200,105 @@ def test_stateful_ops_match_tensorflow_on_two_runs(reference):
             assert first.tobytes() != second.tobytes(), what
         compared += 1
     assert compared > 50
+
+
+def _run(op, inputs, attrs):
+    return np.asarray(_as_list(execute_op(op, inputs, attrs))[0])
+
+
+def _uniform_v2(shape, alg=1, dtype=dtypes.float32, key=7, counter=(0, 0)):
+    return _run("StatelessRandomUniformV2",
+                      [np.array(shape, np.int32), np.array([key], np.uint64),
+                       np.array(counter, np.uint64), np.array(alg, np.int32)], {"dtype": dtype})
+
+
+def test_statistics_of_fixed_seeds():
+    """Moments of 200k samples: uniform mean 1/2 and variance 1/12; normal 0 and 1;
+    truncated normal within (-2, 2) with variance 0.7737 (a normal cut at two deviations);
+    integers cover [lo, hi) evenly."""
+    seed = np.array([11, 29], np.int64)
+    n = np.array([200_000], np.int32)
+    u = _run("StatelessRandomUniform", [n, seed], {"dtype": dtypes.float64})
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
+    z = _run("StatelessRandomNormal", [n, seed], {"dtype": dtypes.float32})
+    assert abs(z.mean()) < 0.01 and abs(z.var() - 1) < 0.015
+    t = _run("StatelessTruncatedNormal", [n, seed], {"dtype": dtypes.float32})
+    assert np.abs(t).max() < 2 and abs(t.mean()) < 0.01 and abs(t.var() - 0.7737) < 0.01
+    i = _run("StatelessRandomUniformInt",
+                              [n, seed, np.int32(-3), np.int32(5)], {})
+    counts = np.bincount(i + 3, minlength=8)
+    assert i.min() == -3 and i.max() == 4 and counts.min() > 0.95 * n[0] / 8
+
+
+def test_results_do_not_depend_on_the_thread_count(tmp_path):
+    """The same large fill in a child with one thread and one with four: counter-based
+    blocks give the same bytes."""
+    script = ("import sys, numpy as np\nfrom opgen.runtime import execute_op, dtypes\n"
+              "r = [np.asarray(execute_op(op, [np.array([300001], np.int32), np.array([5, 6], np.int64)],"
+              " {'dtype': dtypes.float32})[0]).tobytes() for op in"
+              " ('StatelessRandomNormal', 'StatelessTruncatedNormal')]\n"
+              "sys.stdout.buffer.write(b''.join(r))\n")
+    outs = []
+    for threads in ("1", "4"):
+        env = dict(os.environ, OPGEN_NUM_THREADS=threads)
+        outs.append(subprocess.run([sys.executable, "-c", script], capture_output=True, env=env,
+                                   cwd=tmp_path, check=True, timeout=300).stdout)
+    assert len(outs[0]) == 2 * 300001 * 4 and outs[0] == outs[1]
+
+
+def test_algorithms_and_operand_errors():
+    # auto-select is Philox; ThreeFry has no kernel (TensorFlow's CPU kernels refuse it
+    # too) but an empty output never reaches the generator.
+    np.testing.assert_array_equal(_uniform_v2([9], alg=3), _uniform_v2([9], alg=1))
+    with pytest.raises(errors.InvalidArgumentError, match="Unsupported algorithm id: 2"):
+        _uniform_v2([3], alg=2)
+    assert _uniform_v2([0], alg=2).shape == (0,)
+    with pytest.raises(errors.InvalidArgumentError, match="seed must have shape"):
+        execute_op("StatelessRandomUniform", [np.array([3], np.int32), np.array([1, 2, 3], np.int64)],
+                   {"dtype": dtypes.float32})
+    with pytest.raises(errors.InvalidArgumentError, match="Need minval < maxval"):
+        execute_op("StatelessRandomUniformInt", [np.array([3], np.int32), np.array([1, 2], np.int64),
+                                                 np.int32(4), np.int32(4)], {})
+    # no elements: the bounds are not compared, as in TensorFlow
+    empty = _run("StatelessRandomUniformInt", [np.array([0], np.int32), np.array([1, 2], np.int64),
+                                                     np.int32(4), np.int32(4)], {})
+    assert empty.shape == (0,)
+    with pytest.raises(errors.InvalidArgumentError, match="key must have shape"):
+        execute_op("StatelessRandomNormalV2", [np.array([3], np.int32), np.array([1, 2], np.uint64),
+                                               np.array([0, 0], np.uint64), np.int32(1)], {"dtype": dtypes.float32})
+
+
+def test_dropout_gradient_through_a_function_and_eagerly():
+    """Random ops are not differentiable, but a mask they make is a constant of the
+    gradient: d(sum(x * mask))/dx == mask, eagerly and through an opgen.function."""
+    import opgen
+    from opgen import ops
+    x = opgen.constant(np.arange(1, 13, dtype=np.float32).reshape(3, 4))
+
+    def dropout(v, stateful):
+        if stateful:
+            u = ops.random_uniform(np.array([3, 4], np.int32), dtype=opgen.float32, seed=3, seed2=4)
+        else:
+            u = ops.stateless_random_uniform_v2(np.array([3, 4], np.int32), np.array([5], np.uint64),
+                                                np.array([0, 0], np.uint64), np.int32(1))
+        mask = ops.cast(ops.greater_equal(u, np.float32(0.5)), opgen.float32) * np.float32(2)
+        return v * mask, mask
+
+    for stateful in (False, True):
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y, mask = dropout(x, stateful)
+            loss = ops.sum(y, np.array([0, 1], np.int32))
+        g = tape.gradient(loss, x)
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(mask))
+
+        fn = opgen.function(lambda v, s=stateful: dropout(v, s))
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y, mask = fn(x)
+            loss = ops.sum(y, np.array([0, 1], np.int32))
+        g = tape.gradient(loss, x)
+        assert g is not None, f"no gradient through opgen.function (stateful={stateful})"
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(mask))
+        assert 0 < np.asarray(mask).sum() < 24
