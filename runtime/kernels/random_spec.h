@@ -158,9 +158,7 @@ OPGEN_HD philox::Generator AtGroup(philox::Generator base, int64_t group) {
   return base;
 }
 
-#if !defined(__CUDA_ARCH__)
-
-// Operand checks, with TensorFlow's messages.
+// Operand checks (host code), with TensorFlow's messages.
 
 // The `shape` operand: a vector of non-negative int32 or int64 sizes.
 inline bool ShapeOperand(TF_OpKernelContext* ctx, const std::string& op, int i,
@@ -293,8 +291,6 @@ inline philox::Generator ReserveStateful(void* p, int64_t elements) {
   state->gen.Skip(static_cast<uint64_t>(elements) * philox::kReservedPerOutput);
   return run;
 }
-
-#endif  // !__CUDA_ARCH__
 
 }  // namespace kernels
 }  // namespace opgen

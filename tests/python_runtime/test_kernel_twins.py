@@ -27,7 +27,6 @@ CPU_ONLY_FAMILIES = {
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
-    "random": "random ops: no CUDA kernels yet",
 }
 
 _REGISTRATION = re.compile(r"^void Register\w+Kernels\(TF_Status\* status\)", re.M)

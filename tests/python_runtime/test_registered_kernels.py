@@ -20,9 +20,6 @@ from opgen.runtime import _lib, errors
 # CPU kernels that have no GPU twin, and why. Placeholders produce no data (a fed value
 # replaces them, on the host), so a GPU placement falls back to the CPU for them.
 CPU_ONLY = {
-    # The CUDA twin of random.cc is not written yet (the generator, ../philox.h, is
-    # already shared, OPGEN_HD); until then these ops run on the host.
-    **{op: "random ops: no CUDA kernels yet" for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg']},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
     # Checkpoint files are read and written by the host, as in TensorFlow.
