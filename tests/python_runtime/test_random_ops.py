@@ -302,3 +302,53 @@ def test_dropout_gradient_through_a_function_and_eagerly():
         assert g is not None, f"no gradient through opgen.function (stateful={stateful})"
         np.testing.assert_array_equal(np.asarray(g), np.asarray(mask))
         assert 0 < np.asarray(mask).sum() < 24
+
+
+_TF_GRAPH_SCRIPT = r"""
+import base64, json, sys
+import numpy as np
+import tensorflow as tf
+
+@tf.function
+def f(x):
+    u = tf.random.stateless_uniform([5, 3], seed=[4, 9])
+    z = tf.random.stateless_normal([7], seed=tf.constant([1, -2], tf.int32), dtype=tf.float64)
+    t = tf.random.stateless_truncated_normal([6], seed=[3, 3])
+    keep = tf.cast(u >= 0.5, tf.float32) * 2.0  # a dropout mask, as Keras builds one
+    return tf.identity(x * keep, name="dropped"), tf.identity(z, name="z"), tf.identity(t, name="t")
+
+x = np.arange(15, dtype=np.float32).reshape(5, 3)
+conc = f.get_concrete_function(tf.TensorSpec([5, 3], tf.float32, name="x"))
+outs = [np.asarray(v) for v in f(x)]
+print(json.dumps({"graph": base64.b64encode(conc.graph.as_graph_def().SerializeToString()).decode(),
+                  "ops": sorted({op.type for op in conc.graph.get_operations()}),
+                  "outs": [[o.dtype.name, list(o.shape), base64.b64encode(o.tobytes()).decode()] for o in outs]}))
+"""
+
+
+def test_tensorflow_traced_graph_runs_with_the_same_numbers():
+    """tf.random.stateless_* traced by tf.function (StatelessRandomGetKeyCounter feeding the
+    V2 ops) imported into opgen: the same values."""
+    import opgen
+    from opgen.protos import graph_pb2
+    python = os.environ.get("OPGEN_TF_PYTHON", "")
+    if not python or not Path(python).exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([python, "-c", _TF_GRAPH_SCRIPT], capture_output=True, text=True, env=env,
+                       cwd="/", timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    data = json.loads(r.stdout)
+    assert {"StatelessRandomGetKeyCounter", "StatelessRandomUniformV2",
+            "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"} <= set(data["ops"])
+    gd = graph_pb2.GraphDef()
+    gd.ParseFromString(base64.b64decode(data["graph"]))
+    g = opgen.Graph()
+    with g.as_default():
+        opgen.import_graph_def(gd, name="")
+    with opgen.Session(graph=g) as sess:
+        got = sess.run(["dropped:0", "z:0", "t:0"],
+                       {"x:0": np.arange(15, dtype=np.float32).reshape(5, 3)})
+    for ours, theirs in zip(got, data["outs"]):
+        _same(ours, _dec(theirs), "traced graph")
