@@ -371,3 +371,44 @@ def test_eager_calls_of_a_seeded_stateful_op_continue_its_sequence():
                 {"dtype": dtypes.float32, "seed": 17, "seed2": 4}) for _ in range(3)]
     for g, w in zip(got, want):
         _same(g, _dec(w[0]), "eager RandomUniform")
+
+
+_TF_PY_SCRIPT = r"""
+import base64, json
+import numpy as np
+import tensorflow as tf
+r = [tf.random.stateless_uniform([7, 3], seed=[3, 4]),
+     tf.random.stateless_uniform([5], seed=[3, 4], minval=-2.0, maxval=5.0, dtype=tf.float64),
+     tf.random.stateless_uniform([9], seed=[1, 1], minval=-3, maxval=40, dtype=tf.int64),
+     tf.random.stateless_uniform([6], seed=[8, 2], minval=None, maxval=None, dtype=tf.uint32),
+     tf.random.stateless_normal([11], seed=[5, 6], mean=1.5, stddev=0.25),
+     tf.random.stateless_truncated_normal([2, 5], seed=[9, 9], stddev=3.0, dtype=tf.float64),
+     tf.random.stateless_uniform([4], seed=[2, 2], alg="philox")]
+print(json.dumps([[np.asarray(t).dtype.name, list(t.shape), base64.b64encode(np.asarray(t).tobytes()).decode()]
+                  for t in r]))
+"""
+
+
+def test_opgen_random_matches_tf_random_stateless():
+    import opgen
+    python = os.environ.get("OPGEN_TF_PYTHON", "")
+    if not python or not Path(python).exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([python, "-c", _TF_PY_SCRIPT], capture_output=True, text=True, env=env,
+                       cwd="/", timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    want = json.loads(r.stdout)
+    rnd = opgen.random
+    got = [rnd.stateless_uniform([7, 3], seed=[3, 4]),
+           rnd.stateless_uniform([5], seed=[3, 4], minval=-2.0, maxval=5.0, dtype=opgen.float64),
+           rnd.stateless_uniform([9], seed=[1, 1], minval=-3, maxval=40, dtype=opgen.int64),
+           rnd.stateless_uniform([6], seed=[8, 2], minval=None, maxval=None, dtype=opgen.uint32),
+           rnd.stateless_normal([11], seed=[5, 6], mean=1.5, stddev=0.25),
+           rnd.stateless_truncated_normal([2, 5], seed=[9, 9], stddev=3.0, dtype=opgen.float64),
+           rnd.stateless_uniform([4], seed=[2, 2], alg="philox")]
+    for g, w in zip(got, want):
+        _same(np.asarray(g), _dec(w), "opgen.random")
+    with pytest.raises(ValueError):
+        rnd.stateless_uniform([3], seed=[1, 2], dtype=opgen.int32)
