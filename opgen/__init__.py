@@ -105,11 +105,11 @@ def __getattr__(name: str) -> Any:
         from opgen import runtime
         return getattr(runtime, name)
     # The generated wrappers and the optimizers (both load the runtime's Python side).
-    if name in ("ops", "train", "saved_model"):
+    if name in ("ops", "train", "saved_model", "random"):
         import importlib
         return importlib.import_module(f"opgen.{name}")
     raise AttributeError(f"module 'opgen' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RUNTIME_EXPORTS | {"ops", "train", "saved_model"})
+    return sorted(set(globals()) | _RUNTIME_EXPORTS | {"ops", "train", "saved_model", "random"})

@@ -135,6 +135,9 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "prod",
+    "random_standard_normal",
+    "random_uniform",
+    "random_uniform_int",
     "range",
     "rank",
     "read_variable_op",
@@ -195,6 +198,18 @@ __all__ = [
     "stateful_partitioned_call",
     "stateless_case",
     "stateless_if",
+    "stateless_random_get_alg",
+    "stateless_random_get_key_counter",
+    "stateless_random_get_key_counter_alg",
+    "stateless_random_normal",
+    "stateless_random_normal_v2",
+    "stateless_random_uniform",
+    "stateless_random_uniform_full_int_v2",
+    "stateless_random_uniform_int",
+    "stateless_random_uniform_int_v2",
+    "stateless_random_uniform_v2",
+    "stateless_truncated_normal",
+    "stateless_truncated_normal_v2",
     "stateless_while",
     "static_regex_full_match",
     "stop_gradient",
@@ -216,6 +231,7 @@ __all__ = [
     "tile",
     "top_kv2",
     "transpose",
+    "truncated_normal",
     "unpack",
     "unsorted_segment_sum",
     "var_handle_op",
@@ -2551,6 +2567,99 @@ def prod(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def random_standard_normal(
+    shape: GraphOutput,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_standard_normal(
+    shape: EagerTensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def random_standard_normal(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def random_uniform(
+    shape: GraphOutput,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_uniform(
+    shape: EagerTensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def random_uniform(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def random_uniform_int(
+    shape: GraphOutput,
+    minval: TensorLike,
+    maxval: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_uniform_int(
+    shape: TensorLike,
+    minval: GraphOutput,
+    maxval: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_uniform_int(
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: GraphOutput,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_uniform_int(
+    shape: EagerTensorLike,
+    minval: EagerTensorLike,
+    maxval: EagerTensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def random_uniform_int(
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def range(
     start: GraphOutput, limit: TensorLike, delta: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -3510,6 +3619,443 @@ def stateless_if(
     output_shapes: Sequence[ShapeLike] = ...,
     name: str | None = None,
 ) -> list[OpOutput]: ...
+def stateless_random_get_alg(name: str | None = None) -> OpOutput: ...
+
+class _StatelessRandomGetKeyCounterOutput(NamedTuple):
+    key: OpOutput
+    counter: OpOutput
+
+def stateless_random_get_key_counter(
+    seed: TensorLike, name: str | None = None
+) -> _StatelessRandomGetKeyCounterOutput: ...
+
+class _StatelessRandomGetKeyCounterAlgOutput(NamedTuple):
+    key: OpOutput
+    counter: OpOutput
+    alg: OpOutput
+
+def stateless_random_get_key_counter_alg(
+    seed: TensorLike, name: str | None = None
+) -> _StatelessRandomGetKeyCounterAlgOutput: ...
+@overload
+def stateless_random_normal(
+    shape: GraphOutput,
+    seed: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal(
+    shape: TensorLike,
+    seed: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_normal(
+    shape: TensorLike, seed: TensorLike, dtype: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform(
+    shape: GraphOutput,
+    seed: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform(
+    shape: TensorLike,
+    seed: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform(
+    shape: TensorLike, seed: TensorLike, dtype: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform_full_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: GraphOutput,
+    seed: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: TensorLike,
+    seed: GraphOutput,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: TensorLike,
+    seed: TensorLike,
+    minval: GraphOutput,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: TensorLike,
+    seed: TensorLike,
+    minval: TensorLike,
+    maxval: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    minval: EagerTensorLike,
+    maxval: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform_int(
+    shape: TensorLike,
+    seed: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: GraphOutput,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    minval: EagerTensorLike,
+    maxval: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_truncated_normal(
+    shape: GraphOutput,
+    seed: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal(
+    shape: TensorLike,
+    seed: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_truncated_normal(
+    shape: TensorLike, seed: TensorLike, dtype: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_truncated_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def stateless_while(
     input: Sequence[GraphOutput],
@@ -4031,6 +4577,30 @@ def transpose(
 ) -> EagerOutput: ...
 @overload
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def truncated_normal(
+    shape: GraphOutput,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def truncated_normal(
+    shape: EagerTensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def truncated_normal(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def unpack(
     value: GraphOutput, num: int, axis: int = ..., name: str | None = None

@@ -15,6 +15,111 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def random_standard_normal(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = 0,
+    seed2: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random values from the standard normal.
+
+    Seeded by (`seed`, `seed2`), or at random when both are 0; each run of a node continues its own sequence.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      dtype: A dtype from: `float16`, `bfloat16`, `float32`, `float64`.
+        The output type.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "RandomStandardNormal",
+        [shape],
+        {"dtype": dtype, "seed": seed, "seed2": seed2},
+        name,
+    )
+    return _out[0]
+
+
+def random_uniform(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = 0,
+    seed2: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random values uniform in [0, 1).
+
+    Seeded by (`seed`, `seed2`), or at random when both are 0; each run of a node continues its own sequence.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      dtype: A dtype from: `float16`, `bfloat16`, `float32`, `float64`.
+        The output type.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "RandomUniform", [shape], {"dtype": dtype, "seed": seed, "seed2": seed2}, name
+    )
+    return _out[0]
+
+
+def random_uniform_int(
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    seed: int = 0,
+    seed2: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random integers uniform in [minval, maxval).
+
+    Seeded by (`seed`, `seed2`), or at random when both are 0. A word modulo the range: slightly biased unless the range divides 2^32 (int32) or 2^64 (int64).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      minval: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The lowest value (a scalar).
+      maxval: A `Tensor`. Must have the same type as `minval`.
+        One past the highest value (a scalar).
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `minval`.
+      The random values.
+    """
+    _out = _execute_op(
+        "RandomUniformInt",
+        [shape, minval, maxval],
+        {"seed": seed, "seed2": seed2},
+        name,
+    )
+    return _out[0]
+
+
 def range(
     start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None
 ) -> OpOutput:

@@ -824,6 +824,380 @@ def stateless_if(
     return _out[0]
 
 
+def stateless_random_get_alg(name: str | None = None) -> OpOutput:
+    """Returns the counter-based algorithm best for the device.
+
+    Philox (1) on CPU and GPU.
+
+    Args:
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The algorithm id.
+    """
+    _out = _execute_op("StatelessRandomGetAlg", [], {}, name)
+    return _out[0]
+
+
+_StatelessRandomGetKeyCounterOutput = _collections.namedtuple(
+    "StatelessRandomGetKeyCounter", ["key", "counter"]
+)
+
+
+def stateless_random_get_key_counter(
+    seed: TensorLike, name: str | None = None
+) -> _StatelessRandomGetKeyCounterOutput:
+    """Scrambles a seed into a key and counter for the V2 stateless ops.
+
+    The counter has two elements, as Philox uses.
+
+    Args:
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (key, counter).
+
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+    """
+    _out = _execute_op("StatelessRandomGetKeyCounter", [seed], {}, name)
+    return _StatelessRandomGetKeyCounterOutput._make(_out)
+
+
+_StatelessRandomGetKeyCounterAlgOutput = _collections.namedtuple(
+    "StatelessRandomGetKeyCounterAlg", ["key", "counter", "alg"]
+)
+
+
+def stateless_random_get_key_counter_alg(
+    seed: TensorLike, name: str | None = None
+) -> _StatelessRandomGetKeyCounterAlgOutput:
+    """Scrambles a seed into a key and counter, with the algorithm to use them with.
+
+    The algorithm is Philox (1).
+
+    Args:
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (key, counter, alg).
+
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm id.
+    """
+    _out = _execute_op("StatelessRandomGetKeyCounterAlg", [seed], {}, name)
+    return _StatelessRandomGetKeyCounterAlgOutput._make(_out)
+
+
+def stateless_random_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic standard normal values.
+
+    A pure function of `shape` and `seed` (Philox4x32-10).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op("StatelessRandomNormal", [shape, seed], {"dtype": dtype}, name)
+    return _out[0]
+
+
+def stateless_random_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic standard normal values.
+
+    A pure function of `shape`, `key`, `counter` and `alg`.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomNormalV2", [shape, key, counter, alg], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateless_random_uniform(
+    shape: TensorLike,
+    seed: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random values uniform in [0, 1).
+
+    A pure function of `shape` and `seed` (Philox4x32-10).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op("StatelessRandomUniform", [shape, seed], {"dtype": dtype}, name)
+    return _out[0]
+
+
+def stateless_random_uniform_full_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = _dtypes.uint64,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random integers over the type's whole range.
+
+    A pure function of its operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      dtype: An optional dtype from: `int32`, `int64`, `uint32`, `uint64`. Defaults to `"uint64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomUniformFullIntV2",
+        [shape, key, counter, alg],
+        {"dtype": dtype},
+        name,
+    )
+    return _out[0]
+
+
+def stateless_random_uniform_int(
+    shape: TensorLike,
+    seed: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random integers uniform in [minval, maxval).
+
+    A pure function of its operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      minval: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The lowest value (a scalar).
+      maxval: A `Tensor`. Must have the same type as `minval`.
+        One past the highest value (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `minval`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomUniformInt", [shape, seed, minval, maxval], {}, name
+    )
+    return _out[0]
+
+
+def stateless_random_uniform_int_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random integers uniform in [minval, maxval).
+
+    A pure function of its operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      minval: A `Tensor`. Must be one of the following types: `int32`, `int64`, `uint32`, `uint64`.
+        The lowest value (a scalar).
+      maxval: A `Tensor`. Must have the same type as `minval`.
+        One past the highest value (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `minval`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomUniformIntV2",
+        [shape, key, counter, alg, minval, maxval],
+        {},
+        name,
+    )
+    return _out[0]
+
+
+def stateless_random_uniform_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random values uniform in [0, 1).
+
+    A pure function of `shape`, `key`, `counter` and `alg`.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomUniformV2", [shape, key, counter, alg], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateless_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic standard normal values within two deviations.
+
+    A pure function of `shape` and `seed` (Philox4x32-10).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessTruncatedNormal", [shape, seed], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateless_truncated_normal_v2(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic standard normal values within two deviations.
+
+    A pure function of `shape`, `key`, `counter` and `alg`.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      dtype: An optional dtype from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to `"float32"`.
+        The output type.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessTruncatedNormalV2", [shape, key, counter, alg], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
 def stateless_while(
     input: Sequence[TensorLike],
     cond: Any,

@@ -325,3 +325,35 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOut
     """
     _out = _execute_op("Transpose", [x, perm], {}, name)
     return _out[0]
+
+
+def truncated_normal(
+    shape: TensorLike,
+    dtype: DTypeLike,
+    seed: int = 0,
+    seed2: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs standard normal values, redrawn until within two deviations.
+
+    Seeded by (`seed`, `seed2`), or at random when both are 0; each run of a node continues its own sequence.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      dtype: A dtype from: `float16`, `bfloat16`, `float32`, `float64`.
+        The output type.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "TruncatedNormal", [shape], {"dtype": dtype, "seed": seed, "seed2": seed2}, name
+    )
+    return _out[0]

@@ -47,6 +47,7 @@ void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.c
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
 void RegisterStringOps(TF_Status* status);            // string_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
+void RegisterRandomOps(TF_Status* status);            // random_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 void RegisterNnGradOps(TF_Status* status);     // nn_grad_ops.cc
 void RegisterArrayGradOps(TF_Status* status);  // array_grad_ops.cc

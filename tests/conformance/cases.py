@@ -59,6 +59,10 @@ NOT_COMPARED = {
            "tests/python_runtime/test_training_vs_tensorflow.py compares them with TensorFlow"
        for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                   "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp")},
+    **{op: "random ops: tests/python_runtime/test_random_ops.py compares them with TensorFlow "
+           "bit for bit (stateless ones over shapes, seeds and algorithms; stateful ones over two "
+           "runs of a seeded graph node)"
+       for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg']},
 }
 NOT_COMPARED_PREFIXES = {
     "TensorList": "TensorLists are DT_VARIANT host objects, not arrays",

@@ -433,6 +433,8 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Floor", "Ceil", "Round", "FloorDiv"],
                     "piecewise constant: TensorFlow's gradient is None"),
     **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
+    **dict.fromkeys(['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg'],
+                    "random values: TensorFlow registers the random ops as not differentiable"),
     "StopGradient": "stops gradients by definition",
     **dict.fromkeys(["Const", "Placeholder"], "no inputs"),
     **dict.fromkeys(["VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "AssignVariableOp",

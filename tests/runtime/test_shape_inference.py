@@ -508,6 +508,23 @@ def test_fused_batch_norm(infer_shapes, rng):
 # A call per op that needs more than one [2,3] operand (unary) or two (binary).
 _WINDOW = {"strides": [1] * 4, "padding": "SAME"}
 _CALLS = {
+    # random ops: the output is shaped by the `shape` operand's value
+    **{op: (lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None))
+       for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")},
+    "RandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array(0, I32), np.array(5, I32)], {}, None),
+    **{op: (lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None))
+       for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal")},
+    "StatelessRandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64),
+                                             np.array(0, I32), np.array(5, I32)], {}, None),
+    **{op: (lambda P: ([np.array([2, 3], I32), np.array([1], np.uint64), np.array([0, 0], np.uint64),
+                        np.array(1, I32)], {}, None))
+       for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
+                  "StatelessRandomUniformFullIntV2")},
+    "StatelessRandomUniformIntV2": lambda P: ([np.array([2, 3], I32), np.array([1], np.uint64),
+                                               np.array([0, 0], np.uint64), np.array(1, I32),
+                                               np.array(0, I32), np.array(5, I32)], {}, None),
+    **{op: (lambda P: ([np.array([1, 2], np.int64)], {}, None))
+       for op in ("StatelessRandomGetKeyCounter", "StatelessRandomGetKeyCounterAlg")},
     "ConcatV2": lambda P: ([P((2,)), P((3,)), np.array(0, I32)], {}, [2, 1]),
     "AddN": lambda P: ([P((2,))] * 2, {}, [2]),
     "Pack": lambda P: ([P((2,))] * 2, {}, [2]),

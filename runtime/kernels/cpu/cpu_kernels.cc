@@ -37,6 +37,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterNnKernels,
       RegisterNnGradKernels,
       RegisterPlaceholderKernels,
+      RegisterRandomKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,

@@ -88,6 +88,7 @@ void RegisterNnGradKernels(TF_Status* status);            // nn_grad.cc: BiasAdd
 void RegisterPlaceholderKernels(TF_Status* status);       // placeholder.cc: Placeholder, PlaceholderWithDefault
 void RegisterCheckpointKernels(TF_Status* status);        // checkpoint.cc: SaveV2, RestoreV2, MergeV2Checkpoints (host only)
 void RegisterResourceVariableKernels(TF_Status* status); // resource_variable.cc: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp, DisableCopyOnRead
+void RegisterRandomKernels(TF_Status* status);            // random.cc: Stateless* random ops, RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt
 void RegisterReductionKernels(TF_Status* status);         // reduction.cc: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cc: Cumsum, Cumprod, TopKV2, Where
 void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cc: Select

@@ -37,6 +37,7 @@ void RegisterLeakyReluKernels(TF_Status* status);         // leaky_relu.cu: Leak
 void RegisterMatMulKernels(TF_Status* status);            // matmul.cu: MatMul, BatchMatMulV2
 void RegisterNnKernels(TF_Status* status);                // nn.cu: BiasAdd
 void RegisterNnGradKernels(TF_Status* status);            // nn_grad.cu: BiasAddGrad, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits
+void RegisterRandomKernels(TF_Status* status);            // random.cu: Stateless* random ops, RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt
 void RegisterReductionKernels(TF_Status* status);         // reduction.cu: Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, Softmax, LogSoftmax
 void RegisterResourceVariableKernels(TF_Status* status);  // resource_variable.cu: VarHandleOp, ReadVariableOp, Assign*VariableOp, VarIsInitializedOp, DestroyResourceOp
 void RegisterScanTopKKernels(TF_Status* status);          // scan_topk.cu: Cumsum, Cumprod, TopKV2, Where

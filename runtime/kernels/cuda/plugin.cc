@@ -181,6 +181,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterMathGradKernels,
       RegisterNnKernels,
       RegisterNnGradKernels,
+      RegisterRandomKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,

@@ -38,6 +38,13 @@ void RegisterNotDifferentiableOps() {
         "Floor", "Ceil", "Round", "FloorDiv",
         // boolean reductions; values without inputs
         "All", "Any", "Const", "Placeholder",
+        // random values: TensorFlow registers every random op as not differentiable
+        "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+        "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
+        "StatelessRandomUniformInt", "StatelessRandomUniformV2", "StatelessRandomNormalV2",
+        "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
+        "StatelessRandomUniformFullIntV2", "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
+        "StatelessRandomGetKeyCounterAlg",
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
