@@ -27,6 +27,7 @@ __all__ = [
     "assign_sub_variable_op",
     "assign_variable_op",
     "avg_pool",
+    "avg_pool3d",
     "avg_pool_grad",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
@@ -37,6 +38,7 @@ __all__ = [
     "bitwise_xor",
     "broadcast_gradient_args",
     "broadcast_to",
+    "bucketize",
     "case",
     "cast",
     "ceil",
@@ -75,6 +77,7 @@ __all__ = [
     "exit",
     "exp",
     "expand_dims",
+    "expm1",
     "fill",
     "floor",
     "floor_div",
@@ -109,8 +112,10 @@ __all__ = [
     "logical_or",
     "loop_cond",
     "mat_mul",
+    "matrix_band_part",
     "max",
     "max_pool",
+    "max_pool3d",
     "max_pool_grad",
     "max_pool_grad_grad",
     "maximum",
@@ -150,6 +155,8 @@ __all__ = [
     "relu6_grad",
     "relu_grad",
     "reshape",
+    "resize_area",
+    "resize_bicubic",
     "resize_bilinear",
     "resize_bilinear_grad",
     "resize_nearest_neighbor",
@@ -439,6 +446,33 @@ def avg_pool(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def avg_pool3d(
+    input: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool3d(
+    input: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def avg_pool3d(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def avg_pool_grad(
     orig_input_shape: GraphOutput,
     grad: TensorLike,
@@ -655,6 +689,18 @@ def broadcast_to(
 @overload
 def broadcast_to(
     input: TensorLike, shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def bucketize(
+    input: GraphOutput, boundaries: Sequence[float], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bucketize(
+    input: EagerTensorLike, boundaries: Sequence[float], name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bucketize(
+    input: TensorLike, boundaries: Sequence[float], name: str | None = None
 ) -> OpOutput: ...
 @overload
 def case(
@@ -1550,6 +1596,12 @@ def expand_dims(
     input: TensorLike, dim: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def expm1(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def fill(
     dims: GraphOutput, value: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -2045,6 +2097,41 @@ def mat_mul(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def matrix_band_part(
+    input: GraphOutput,
+    num_lower: TensorLike,
+    num_upper: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_band_part(
+    input: TensorLike,
+    num_lower: GraphOutput,
+    num_upper: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_band_part(
+    input: TensorLike,
+    num_lower: TensorLike,
+    num_upper: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_band_part(
+    input: EagerTensorLike,
+    num_lower: EagerTensorLike,
+    num_upper: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_band_part(
+    input: TensorLike,
+    num_lower: TensorLike,
+    num_upper: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def max(
     input: GraphOutput,
     reduction_indices: TensorLike,
@@ -2099,6 +2186,33 @@ def max_pool(
     strides: Sequence[int],
     padding: str,
     explicit_paddings: Sequence[int] = ...,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool3d(
+    input: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d(
+    input: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool3d(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
     data_format: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
@@ -2803,6 +2917,66 @@ def reshape(
 @overload
 def reshape(
     tensor: TensorLike, shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def resize_area(
+    images: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_area(
+    images: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_area(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_area(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def resize_bicubic(
+    images: GraphOutput,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bicubic(
+    images: TensorLike,
+    size: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bicubic(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_bicubic(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def resize_bilinear(

@@ -332,6 +332,49 @@ def avg_pool(
     return _out[0]
 
 
+def avg_pool3d(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """Average pooling over 3-D windows.
+
+    Padded positions are left out of each average.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The volumes, [batch, depth, height, width, channels].
+      ksize: A `list(int)` with at least 5 elements.
+        Window size per dimension (1 for batch and channels).
+      strides: A `list(int)` with at least 5 elements.
+        Window step per dimension (1 for batch and channels).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout of input and output; the CPU kernel supports NDHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The pooled volumes.
+    """
+    _out = _execute_op(
+        "AvgPool3D",
+        [input],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def avg_pool_grad(
     orig_input_shape: TensorLike,
     grad: TensorLike,

@@ -241,3 +241,25 @@ def broadcast_to(
     """
     _out = _execute_op("BroadcastTo", [input, shape], {}, name)
     return _out[0]
+
+
+def bucketize(
+    input: TensorLike, boundaries: Sequence[float], name: str | None = None
+) -> OpOutput:
+    """Returns, for each element, the index of the bucket it falls in.
+
+    With sorted `boundaries` b, bucket 0 holds x < b[0], bucket i holds b[i-1] <= x < b[i], and the last bucket x >= b[-1] (Keras' Discretization layer).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        The values.
+      boundaries: A `list(float)`.
+        The sorted bucket edges.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      Their bucket indices.
+    """
+    _out = _execute_op("Bucketize", [input], {"boundaries": boundaries}, name)
+    return _out[0]

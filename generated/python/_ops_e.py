@@ -234,3 +234,21 @@ def expand_dims(
     """
     _out = _execute_op("ExpandDims", [input, dim], {}, name)
     return _out[0]
+
+
+def expm1(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `exp(x) - 1`, accurate for small `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Expm1", [x], {}, name)
+    return _out[0]

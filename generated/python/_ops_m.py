@@ -61,6 +61,33 @@ def mat_mul(
     return _out[0]
 
 
+def matrix_band_part(
+    input: TensorLike,
+    num_lower: TensorLike,
+    num_upper: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Keeps a band around the diagonal of each innermost matrix, zeroing the rest.
+
+    Element [i, j] is kept where (num_lower < 0 or i - j <= num_lower) and (num_upper < 0 or j - i <= num_upper): (-1, 0) keeps the lower triangle, what causal attention masks are built from.
+
+    Args:
+      input: A `Tensor`.
+        A tensor of rank >= 2: a batch of matrices.
+      num_lower: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Subdiagonals to keep; negative keeps all.
+      num_upper: A `Tensor`. Must have the same type as `num_lower`.
+        Superdiagonals to keep; negative keeps all.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      `input` with everything outside the band zero.
+    """
+    _out = _execute_op("MatrixBandPart", [input, num_lower, num_upper], {}, name)
+    return _out[0]
+
+
 def max(
     input: TensorLike,
     reduction_indices: TensorLike,
@@ -128,6 +155,49 @@ def max_pool(
             "strides": strides,
             "padding": padding,
             "explicit_paddings": explicit_paddings,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def max_pool3d(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """Max pooling over 3-D windows.
+
+    What Keras' MaxPooling3D computes.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The volumes, [batch, depth, height, width, channels].
+      ksize: A `list(int)` with at least 5 elements.
+        Window size per dimension (1 for batch and channels).
+      strides: A `list(int)` with at least 5 elements.
+        Window step per dimension (1 for batch and channels).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout of input and output; the CPU kernel supports NDHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The pooled volumes.
+    """
+    _out = _execute_op(
+        "MaxPool3D",
+        [input],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
             "data_format": data_format,
         },
         name,

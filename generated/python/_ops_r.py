@@ -358,6 +358,70 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> O
     return _out[0]
 
 
+def resize_area(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Resizes images by averaging the input area each output pixel covers.
+
+    Each output pixel is the mean of the input pixels under it, partial pixels weighted by the fraction covered.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `int8`, `uint8`, `int16`, `uint16`, `int32`, `int64`, `float16`, `float32`, `float64`, `bfloat16`.
+        4-D [batch, height, width, channels].
+      size: A `Tensor` of type `int32`.
+        The new [height, width], positive int32.
+      align_corners: An optional `bool`. Defaults to `False`.
+        Line up the centres of the corner pixels.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      4-D [batch, new_height, new_width, channels].
+    """
+    _out = _execute_op(
+        "ResizeArea", [images, size], {"align_corners": align_corners}, name
+    )
+    return _out[0]
+
+
+def resize_bicubic(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Resizes images with bicubic interpolation.
+
+    With align_corners the corner pixels of input and output line up; with half_pixel_centers pixels are sampled at their centres (as most image libraries do); the two may not both be set.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `int8`, `uint8`, `int16`, `uint16`, `int32`, `int64`, `float16`, `float32`, `float64`, `bfloat16`.
+        4-D [batch, height, width, channels].
+      size: A `Tensor` of type `int32`.
+        The new [height, width], positive int32.
+      align_corners: An optional `bool`. Defaults to `False`.
+        Line up the centres of the corner pixels.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        Sample at pixel centres.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      4-D [batch, new_height, new_width, channels].
+    """
+    _out = _execute_op(
+        "ResizeBicubic",
+        [images, size],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
 def resize_bilinear(
     images: TensorLike,
     size: TensorLike,
