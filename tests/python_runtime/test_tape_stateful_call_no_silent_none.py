@@ -3,8 +3,9 @@ neither split (forward/backward, see test_tape_function_split.py) nor replay (a 
 would run its stateful ops again) never answers None for a gradient that flows through
 the call: it raises an error naming the function. TensorFlow keeps every call's
 intermediates and always has a gradient there (tf.GradientTape gives 12.0 for the case
-below); until the runtime's cond gradient keeps its branches' intermediates (as
-TensorFlow's cond_v2 does) so the split applies, an error is the honest answer.
+below, and so does opgen, whose cond gradient keeps its branches' values so the call
+splits: test_cond_gradient_keeps_values.py); where a call still cannot be split (made
+so here: the split is withheld), an error is the honest answer.
 
 The case: a cond whose taken branch runs a While whose body adds 1 to a counter
 variable (3 iterations) and multiplies acc by x. Its forward value and counter, and
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 
 import opgen
-from opgen.runtime import errors
+from opgen.runtime import _function_split, errors
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 ops = opgen.ops
@@ -71,7 +72,12 @@ def _cond_loop(x, h):
     return opgen.cond(x > 0.0, yes, lambda: x)
 
 
-def test_gradient_through_the_call_is_an_error_not_none(tf_results):
+@pytest.fixture
+def no_split(monkeypatch):
+    monkeypatch.setattr(_function_split, "make", lambda *args: None)
+
+
+def test_gradient_through_the_call_is_an_error_not_none(tf_results, no_split):
     counter = opgen.Variable(0.0, trainable=False)
     f = opgen.function(_cond_loop)
     x = opgen.constant(2.0)
@@ -85,7 +91,7 @@ def test_gradient_through_the_call_is_an_error_not_none(tf_results):
     assert float(counter.numpy()) == tf_results["after"]  # the body did not run again
 
 
-def test_persistent_tape_other_sources_still_differentiate():
+def test_persistent_tape_other_sources_still_differentiate(no_split):
     """A persistent tape: each gradient through the call raises; one of a target that
     also depends on another watched tensor, taken only with respect to that tensor,
     is its value (numpy: d(y + z*z)/dz = 2z), and the call is not run again."""
