@@ -198,3 +198,25 @@ def test_eager_tape_over_a_function_with_a_loop_in_a_branch(tf_results):
     got = [float(y.numpy()), float(tape.gradient(y, x).numpy()),
            float(tape.gradient(y2, x).numpy()), float(v.numpy())]
     assert got == tf_results["eager"] == [8.0, 12.0, 192.0, 3.0]
+
+
+def test_second_gradient_of_a_rewritten_node_reads_the_same_values():
+    """Two gradient calls over one If (the second finds the node rewritten, and its
+    gradient reads the outputs the first added): one run of the loss and both gradients
+    runs the loop once (numpy: y = x**3, dy = 3x**2, d(y*y) = 6x**5)."""
+    g = opgen.Graph()
+    with g.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[], name="x")
+        h = ops.var_handle_op(dtype=opgen.float32, shape=[], shared_name="counter")
+        init = ops.assign_variable_op(h, opgen.constant(0.0))
+        y = MODELS["loop"](x, h)
+        (dy,) = opgen.gradients([y], [x])
+        n_outputs = next(o for o in g.get_operations() if o.type == "If").num_outputs
+        (dyy,) = opgen.gradients([y * y], [x])
+        read = ops.read_variable_op(h, dtype=opgen.float32)
+    assert next(o for o in g.get_operations() if o.type == "If").num_outputs == n_outputs > 1
+    with opgen.Session(g) as s:
+        s.run(init)
+        got = s.run([y, dy, dyy], {x: 1.5})
+        assert float(s.run(read)) == 3.0
+    np.testing.assert_allclose(got, [1.5 ** 3, 3 * 1.5 ** 2, 6 * 1.5 ** 5], rtol=1e-6)
