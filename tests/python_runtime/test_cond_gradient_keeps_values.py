@@ -10,6 +10,7 @@ its gradient in one graph, and an eager tf.GradientTape) and numpy:
   x (3 iterations): y = x**3, dy/dx = 3x**2, the body runs 3 times per run, not 6;
 - a branch that adds 10 to the counter and reads it: dy/dx is the value read in the
   same run (running the branch again would read 10 more);
+- a branch with a loop and a variable update that nothing reads (still run, once);
 - both branches taken (x > 0, x < 0), a Case over three branches, nested conds;
 - an eager GradientTape over an opgen.function holding the first case (the call is
   split: forward and backward functions, the body runs 3 times), persistent tape."""
@@ -58,6 +59,10 @@ def run(name, model):
     out[name] = rows
 run("loop", lambda x, v: tf.cond(x > 0.0, lambda: loop_branch(x, v), lambda: x * 5.0))
 run("read", lambda x, v: tf.cond(x > 0.0, lambda: read_branch(x, v), lambda: x * x))
+def side_branch(x, v):
+    v.assign_add(100.0)
+    return loop_branch(x, v)
+run("side", lambda x, v: tf.cond(x > 0.0, lambda: side_branch(x, v), lambda: x * 3.0))
 run("case", lambda x, v: tf.switch_case(tf.cast(x > 0.0, tf.int32) + 1, [
     lambda: x * 7.0, lambda: x * x, lambda: loop_branch(x, v)]))
 run("nested", lambda x, v: tf.cond(x > -10.0, lambda: tf.cond(
@@ -101,6 +106,11 @@ def _read_branch(x, h):
         return x * ops.read_variable_op(h, dtype=opgen.float32)
 
 
+def _side_branch(x, h):
+    ops.assign_add_variable_op(h, opgen.constant(100.0))  # read by nothing
+    return _loop_branch(x, h)
+
+
 def _case(x, h):
     """A Case node over three branches (index: 1 where x <= 0, else 2)."""
     g = opgen.get_default_graph()
@@ -120,6 +130,7 @@ def _case(x, h):
 MODELS = {
     "loop": lambda x, h: opgen.cond(x > 0.0, lambda: _loop_branch(x, h), lambda: x * 5.0),
     "read": lambda x, h: opgen.cond(x > 0.0, lambda: _read_branch(x, h), lambda: x * x),
+    "side": lambda x, h: opgen.cond(x > 0.0, lambda: _side_branch(x, h), lambda: x * 3.0),
     "case": _case,
     "nested": lambda x, h: opgen.cond(x > -10.0, lambda: opgen.cond(
         x > 0.0, lambda: _read_branch(x, h), lambda: _loop_branch(x, h)) * 2.0,

@@ -201,10 +201,14 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   GraphOwner scratch;
   TF_Graph* s = scratch.g;
   std::vector<TF_Output> args, rets;
-  if (!BuildFunctionBody(library, fname, s, &args, &rets, nullptr, status)) return "";
+  std::vector<std::string> control;
+  if (!BuildFunctionBody(library, fname, s, &args, &rets, &control, status)) return "";
   std::unordered_set<const TF_Operation*> stateful;
+  std::vector<TF_Operation*> effects;  // F's stateful nodes (a keep function runs them all)
   {
     std::lock_guard<std::mutex> lock(s->mu);
+    for (const auto& op : s->ops)
+      if (op->op_def->is_stateful) effects.push_back(op.get());
     for (const auto& op : s->ops)
       if ((op->op_def->is_stateful && KeepableOutputs(op.get())) ||
           (keep_fn != nullptr && (op->type() == "While" || op->type() == "StatelessWhile")))
@@ -270,15 +274,28 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
     std::vector<TF_Output> outs = rets;
     outs.insert(outs.end(), inputs.begin() + static_cast<std::ptrdiff_t>(args.size() + seeded.size()),
                 inputs.end());
-    const std::vector<const TF_Operation*> forward = NodesFeeding(s, outs, args);
+    // F's side effects that nothing reads stay in it too (and its control outputs).
+    std::vector<TF_Output> roots = outs;
+    for (TF_Operation* op : effects) roots.push_back(TF_Output{op, 0});
+    std::vector<const TF_Operation*> control_ops;
+    std::vector<const char*> control_names;
+    for (const std::string& c : control) {
+      TF_Operation* op = TF_GraphOperationByName(s, c.c_str());
+      if (op == nullptr) continue;
+      roots.push_back(TF_Output{op, 0});
+      control_ops.push_back(op);
+      control_names.push_back(c.c_str());
+    }
+    const std::vector<const TF_Operation*> forward = NodesFeeding(s, roots, args);
     {
       std::lock_guard<std::mutex> lock(g->mu);
       *keep_fn = FreeFunctionName(g->functions, fname + "_keep");
     }
-    kF = TF_GraphToFunction(s, keep_fn->c_str(), 0, static_cast<int>(forward.size()),
-                            forward.data(), static_cast<int>(args.size()), args.data(),
-                            static_cast<int>(outs.size()), outs.data(), nullptr, nullptr,
-                            nullptr, status);
+    kF = TF_GraphToFunctionWithControlOutputs(
+        s, keep_fn->c_str(), 0, static_cast<int>(forward.size()), forward.data(),
+        static_cast<int>(args.size()), args.data(), static_cast<int>(outs.size()), outs.data(),
+        nullptr, static_cast<int>(control_ops.size()), control_ops.data(),
+        control_names.data(), nullptr, nullptr, status);
     if (kF == nullptr) return "";
   }
   TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, static_cast<int>(body.size()),
