@@ -231,3 +231,23 @@ def test_second_gradient_of_a_rewritten_node_reads_the_same_values():
         got = s.run([y, dy, dyy], {x: 1.5})
         assert float(s.run(read)) == 3.0
     np.testing.assert_allclose(got, [1.5 ** 3, 3 * 1.5 ** 2, 6 * 1.5 ** 5], rtol=1e-6)
+
+
+def test_gradient_added_after_the_session_ran_the_forward_cond():
+    """The session planned the forward If alone; the gradient then rewrites the node
+    (more outputs, other branches): the next run plans again and reads them."""
+    g = opgen.Graph()
+    with g.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[], name="x")
+        h = ops.var_handle_op(dtype=opgen.float32, shape=[], shared_name="counter")
+        init = ops.assign_variable_op(h, opgen.constant(0.0))
+        y = MODELS["loop"](x, h)
+        read = ops.read_variable_op(h, dtype=opgen.float32)
+    with opgen.Session(g) as s:
+        s.run(init)
+        assert float(s.run(y, {x: 2.0})) == 8.0
+        assert float(s.run(read)) == 3.0
+        with g.as_default():
+            (dy,) = opgen.gradients([y], [x])
+        assert [float(v) for v in s.run([y, dy], {x: 2.0})] == [8.0, 12.0]
+        assert float(s.run(read)) == 6.0

@@ -389,7 +389,6 @@ void PartitionedCallGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   CallLikeGrad(ctx, {FuncAttr(ctx->op, "f")}, {GivenAttrs(ctx->op, "f")}, 0, "f", status);
 }
 
-
 // A function under construction: a scratch graph with the forward graph's library (for
 // the calls it makes), whose Arg() Placeholders become its args.
 class FunctionBuilder {
@@ -930,8 +929,8 @@ bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& 
     for (const KeptValue& v : kept[i]) extra_t.push_back(v.type);
   }
   if (extra_t.empty() && !rewritten) return false;
-  if (rewritten && static_cast<int>(op->output_types.size()) != n_out + static_cast<int>(extra_t.size()))
-    {
+  if (rewritten &&
+      static_cast<int>(op->output_types.size()) != n_out + static_cast<int>(extra_t.size())) {
     SetStatus(status, TF_INTERNAL, "node '" + op->name + "': its branches' gradients read other "
                                    "values than the node keeps");
     return true;
