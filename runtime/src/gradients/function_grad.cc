@@ -910,25 +910,52 @@ bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& 
     if (FloatLike(op->output_types[j])) seeded.push_back(j);
   const std::vector<TF_DataType> arg_types = InputTypes(op, 1);
   std::vector<std::string> branches = rewritten ? originals->list_s : functions;
-  std::vector<std::string> grads, keeps;
-  std::vector<std::vector<KeptValue>> kept(branches.size());
-  std::vector<TF_DataType> extra_t;
-  std::vector<size_t> first(branches.size());
-  for (size_t i = 0; i < branches.size(); ++i) {
-    if (!rewritten) {
+  if (!rewritten) {
+    for (size_t i = 0; i < branches.size(); ++i) {
       branches[i] = ConcreteFunction(ctx->graph, branches[i],
                                      i < given.size() ? given[i] : AttrMap(), arg_types, status);
       if (status->code != TF_OK) return true;
     }
-    std::string keep;
-    grads.push_back(MakeGradFunction(ctx->graph, branches[i], wanted, seeded, status, &kept[i],
-                                     &keep));
-    if (status->code != TF_OK) return true;
-    keeps.push_back(keep.empty() ? branches[i] : keep);
-    first[i] = extra_t.size();
-    for (const KeptValue& v : kept[i]) extra_t.push_back(v.type);
   }
-  if (extra_t.empty() && !rewritten) return false;
+  std::vector<std::string> grads, keeps;
+  std::vector<std::vector<KeptValue>> kept;
+  std::vector<TF_DataType> extra_t;
+  std::vector<size_t> first;
+  // Each branch's gradient function (and keep function, where it keeps values).
+  const auto make = [&](const std::vector<int>& w, const std::vector<int>& sd) {
+    grads.clear();
+    keeps.clear();
+    kept.assign(branches.size(), {});
+    extra_t.clear();
+    first.assign(branches.size(), 0);
+    for (size_t i = 0; i < branches.size(); ++i) {
+      std::string keep;
+      grads.push_back(MakeGradFunction(ctx->graph, branches[i], w, sd, status, &kept[i], &keep));
+      if (status->code != TF_OK) return false;
+      keeps.push_back(keep.empty() ? branches[i] : keep);
+      first[i] = extra_t.size();
+      for (const KeptValue& v : kept[i]) extra_t.push_back(v.type);
+    }
+    return true;
+  };
+  // A node not rewritten yet: first the gradient of what is asked (as a plain conditional's
+  // gradient is made); only where that keeps values, all of them for the rewrite.
+  bool plain = false;
+  if (!rewritten) {
+    std::vector<int> asked_w, asked_sd;
+    for (int k : wanted)
+      if (ctx->input_needs_grad[k + 1]) asked_w.push_back(k);
+    for (int j : seeded)
+      if (ctx->output_grads[j].oper != nullptr) asked_sd.push_back(j);
+    if (!make(asked_w, asked_sd)) return true;
+    plain = extra_t.empty();
+    if (plain) {
+      wanted = asked_w;
+      seeded = asked_sd;
+    }
+  }
+  if (!plain && !make(wanted, seeded)) return true;
+  if (!plain && extra_t.empty() && !rewritten) return false;  // (not reached: kept above)
   if (rewritten &&
       static_cast<int>(op->output_types.size()) != n_out + static_cast<int>(extra_t.size())) {
     SetStatus(status, TF_INTERNAL, "node '" + op->name + "': its branches' gradients read other "
@@ -938,9 +965,10 @@ bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& 
   std::vector<TF_DataType> out_t(op->output_types.begin(), op->output_types.begin() + n_out);
   std::vector<TF_DataType> dy_t;
   for (int j : seeded) dy_t.push_back(op->output_types[j]);
-  // The gradient's branches: (args, dys, every branch's kept values) -> dF_i(args, dys, own).
-  std::vector<std::string> grad_branches;
-  for (size_t i = 0; i < branches.size(); ++i) {
+  // The gradient's branches: (args, dys, every branch's kept values) -> dF_i(args, dys, own);
+  // with nothing kept, the dF_i themselves.
+  std::vector<std::string> grad_branches = plain ? grads : std::vector<std::string>();
+  for (size_t i = 0; !plain && i < branches.size(); ++i) {
     FunctionBuilder f(ctx->graph, status);
     std::vector<TF_Output> in;
     for (TF_DataType t : arg_types) in.push_back(f.Arg(t));
@@ -952,7 +980,7 @@ bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& 
     grad_branches.push_back(f.AddTo(branches[i] + "_grad_branch", f.Call(grads[i], in)));
     if (status->code != TF_OK) return true;
   }
-  if (!rewritten) {
+  if (!rewritten && !plain) {
     // The forward's branches: F_i's results, then each branch's kept values (a dummy for
     // the others'), all with the same types.
     std::vector<std::string> forward;
