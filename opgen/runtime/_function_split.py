@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from opgen.protos import function_pb2
-from opgen.runtime import _function_library, _opplan, dtypes, gradients_impl
+from opgen.runtime import _function_library, _opplan, dtypes, errors, gradients_impl
 from opgen.runtime.graph import Graph, Operation, Output
 
 _FLOATS = frozenset({dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
@@ -196,3 +196,30 @@ def _stub_gradient(op: Operation, *grads: Output | None) -> list:
     for i, dx in zip(split.dx_inputs, dxs):
         result[i] = dx
     return result
+
+
+# name of a blocking stub -> the name of the function whose call it stands for
+blocked: dict[str, str] = {}
+
+
+def blocker(function_name: str, inputs: list[Any], outputs: list[Any], concrete_type: Any,
+            graph_type: Any) -> Any:
+    """A stub ``(inputs, outputs) -> outputs`` recorded for a stateful call that has
+    neither a split nor a replay: a gradient that reaches it raises an error naming the
+    function, where without a record the tape would answer None (TensorFlow, which
+    keeps every call's intermediates, always has a gradient there)."""
+    stub = _stub(function_name + "_tape_nograd", inputs, [], outputs, concrete_type,
+                 graph_type)
+    blocked[stub.name] = function_name
+    _opplan.registry._plans[stub.name] = _opplan._new_plan(
+        stub.name, stub.function_def.signature)
+    gradients_impl._register_internal(stub.name, _blocked_gradient)
+    return stub
+
+
+def _blocked_gradient(op: Operation, *grads: Output | None) -> list:
+    name = blocked[op.type]
+    raise errors.UnimplementedError(
+        f"GradientTape: no gradient through the eager call of the stateful function "
+        f"'{name}': its gradient would run its stateful ops again, and it could not be "
+        f"split into a forward function that keeps what the gradient needs")

@@ -545,7 +545,9 @@ class Registry:
     loaded later may have added ops), and the plan of each op asked for."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        # reentrant: a finalizer run by the garbage collector while a plan is made (a
+        # Variable destroying its state) plans its own op on the same thread
+        self._lock = threading.RLock()
         self._op_defs: dict[str, op_def_pb2.OpDef] = {}
         self._plans: dict[str, OpPlan] = {}
 

@@ -258,6 +258,8 @@ class ConcreteFunction:
         # for eager traces; see _tape_split); _split: False until made.
         self._split_trace: Callable[[], Any] | None = None
         self._split: Any = False
+        # The stub _record_blocker records (made on first use).
+        self._blocker: ConcreteFunction | None = None
 
     @property
     def function_def(self) -> Any:
@@ -341,7 +343,24 @@ class ConcreteFunction:
             attrs = {"Tout": function.output_dtypes, "f": function.func_attr()}
             for tape in tapes:
                 tape._record("PartitionedCall", [inputs], attrs, list(results))
+        elif tapes and replay is None:
+            self._record_blocker(tensors, results, tapes)
         return results
+
+    def _record_blocker(self, tensors: list[Tensor], results: list[Tensor],
+                        tapes: list[Any]) -> None:
+        """Records, for a stateful call the tapes can neither split nor replay, a stub
+        whose gradient raises an error naming this function (not a silent None)."""
+        floats = [t for t in tensors if t.dtype in _function_split._FLOATS]
+        if not backprop._touches(tapes, floats):
+            return
+        stub = self._blocker  # (the float inputs' dtypes are this trace's: one stub)
+        if stub is None:
+            stub = self._blocker = _function_split.blocker(
+                self.name, floats, results, ConcreteFunction, FuncGraph)
+            _by_name[stub.name] = stub
+        for tape in tapes:
+            tape._record(stub.name, [*floats, *results], {}, list(results))
 
     def _execute(self, tensors: list[Tensor]) -> list[Tensor]:
         lib = _lib.lib()
@@ -475,6 +494,17 @@ def _build_split_call(g: Graph, op_type: str, inputs: list[Any], replay: bool) -
 
 
 _tape_program.op_builders.append((_function_split.stubs, _build_split_call))
+
+
+def _build_blocker(g: Graph, op_type: str, inputs: list[Any], replay: bool) -> list[Output]:
+    """A recorded blocking stub in a tape's gradient graph (its gradient raises)."""
+    stub = _by_name[op_type]
+    stub.add_to_graph(g)
+    with g.as_default():
+        return graph_mode.build_op(g, op_type, inputs, {})
+
+
+_tape_program.op_builders.append((_function_split.blocked, _build_blocker))
 
 
 def _replayed(function: ConcreteFunction) -> Callable[[], ConcreteFunction | None]:

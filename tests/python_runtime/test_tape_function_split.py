@@ -254,10 +254,11 @@ def test_jacobian_through_a_split_call():
     np.testing.assert_allclose(jac, fd, rtol=1e-6)
 
 
-def test_stateful_loop_in_a_cond_branch_is_not_split():
-    """A cond branch's gradient recomputes the branch: a backward function holding it
-    would update the counter again, so the call is not split, and (stateful) is left off
-    the tape as before: no gradient, no error, the body ran N times."""
+def test_stateful_loop_in_a_cond_branch_is_split():
+    """A cond branch's gradient reads the values the forward branch kept (the loop's
+    accumulators, through the rewritten If), so its backward function holds no stateful
+    op: the call is split, the body runs N times, and the gradient is the loop's
+    (central differences)."""
     counter = opgen.Variable(np.float64(0), trainable=False)
     f = opgen.function(lambda x, h: ops.sum(
         opgen.cond(ops.sum(x, [0]) > 0, lambda: loop(x, h), lambda: x), [0]))
@@ -265,6 +266,15 @@ def test_stateful_loop_in_a_cond_branch_is_not_split():
     with opgen.GradientTape() as tape:
         tape.watch(x)
         y = f(x, counter.handle)
-    assert tape.gradient(y, x) is None
+    got = tape.gradient(y, x).numpy()
     assert float(counter.numpy()) == N
-    assert next(iter(f._traces.values()))._split is None
+    assert next(iter(f._traces.values()))._split is not None
+
+    def numpy_f(v):
+        a = v.copy()
+        for _ in range(N):
+            a = a * v + np.sin(a)
+        return a.sum()
+    h = 1e-6
+    fd = [(numpy_f(X + h * e) - numpy_f(X - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(got, fd, rtol=1e-6)

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -177,7 +178,8 @@ std::vector<const TF_Operation*> NodesFeeding(
 // in `kept`, instead of being computed again (a While keeps them from its forward loop).
 std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::vector<int>& wanted,
                              const std::vector<int>& seeded, TF_Status* status,
-                             std::vector<KeptValue>* kept = nullptr) {
+                             std::vector<KeptValue>* kept = nullptr,
+                             std::string* keep_fn = nullptr) {
   if (t_grad_depth >= kMaxGradDepth) {
     t_depth_error = "gradient of function '" + fname + "': calls nested more than " +
                     std::to_string(kMaxGradDepth) +
@@ -199,12 +201,18 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   GraphOwner scratch;
   TF_Graph* s = scratch.g;
   std::vector<TF_Output> args, rets;
-  if (!BuildFunctionBody(library, fname, s, &args, &rets, nullptr, status)) return "";
+  std::vector<std::string> control;
+  if (!BuildFunctionBody(library, fname, s, &args, &rets, &control, status)) return "";
   std::unordered_set<const TF_Operation*> stateful;
+  std::vector<TF_Operation*> effects;  // F's stateful nodes (a keep function runs them all)
   {
     std::lock_guard<std::mutex> lock(s->mu);
     for (const auto& op : s->ops)
-      if (op->op_def->is_stateful && KeepableOutputs(op.get())) stateful.insert(op.get());
+      if (op->op_def->is_stateful) effects.push_back(op.get());
+    for (const auto& op : s->ops)
+      if ((op->op_def->is_stateful && KeepableOutputs(op.get())) ||
+          (keep_fn != nullptr && (op->type() == "While" || op->type() == "StatelessWhile")))
+        stateful.insert(op.get());  // (a loop, kept whole: its gradient's lists with it)
   }
   std::vector<TF_Output> inputs = args, ys, dys;
   for (int j : seeded) {
@@ -244,27 +252,69 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   const std::vector<const TF_Operation*> body =
       NodesFeeding(s, grads, inputs, kept != nullptr ? &stateful : nullptr, &cut);
   if (kept != nullptr) {
+    // With `keep_fn`, only the cut nodes' outputs dF reads (a loop's handles stay out).
+    std::set<std::pair<const TF_Operation*, int>> read;
+    for (const TF_Operation* op : body)
+      for (const TF_Output& in : op->inputs) read.emplace(in.oper, in.index);
+    for (const TF_Output& out : grads) read.emplace(out.oper, out.index);
     std::lock_guard<std::mutex> lock(s->mu);
     for (const auto& op : s->ops) {
       if (!cut.count(op.get())) continue;
       for (int j = 0; j < static_cast<int>(op->output_types.size()); ++j) {
+        if (keep_fn != nullptr && !read.count({op.get(), j})) continue;
         inputs.push_back(TF_Output{op.get(), j});
         kept->push_back(KeptValue{OutputName(TF_Output{op.get(), j}), op->output_types[j]});
       }
     }
   }
+  // With `keep_fn`: F again, returning the kept values after its results (made from this
+  // graph, where a While inside F was rewritten to keep its own gradient's values).
+  TF_Function* kF = nullptr;
+  if (keep_fn != nullptr && kept != nullptr && !kept->empty()) {
+    std::vector<TF_Output> outs = rets;
+    outs.insert(outs.end(), inputs.begin() + static_cast<std::ptrdiff_t>(args.size() + seeded.size()),
+                inputs.end());
+    // F's side effects that nothing reads stay in it too (and its control outputs).
+    std::vector<TF_Output> roots = outs;
+    for (TF_Operation* op : effects) roots.push_back(TF_Output{op, 0});
+    std::vector<const TF_Operation*> control_ops;
+    std::vector<const char*> control_names;
+    for (const std::string& c : control) {
+      TF_Operation* op = TF_GraphOperationByName(s, c.c_str());
+      if (op == nullptr) continue;
+      roots.push_back(TF_Output{op, 0});
+      control_ops.push_back(op);
+      control_names.push_back(c.c_str());
+    }
+    const std::vector<const TF_Operation*> forward = NodesFeeding(s, roots, args);
+    {
+      std::lock_guard<std::mutex> lock(g->mu);
+      *keep_fn = FreeFunctionName(g->functions, fname + "_keep");
+    }
+    kF = TF_GraphToFunctionWithControlOutputs(
+        s, keep_fn->c_str(), 0, static_cast<int>(forward.size()), forward.data(),
+        static_cast<int>(args.size()), args.data(), static_cast<int>(outs.size()), outs.data(),
+        nullptr, static_cast<int>(control_ops.size()), control_ops.data(),
+        control_names.data(), nullptr, nullptr, status);
+    if (kF == nullptr) return "";
+  }
   TF_Function* dF = TF_GraphToFunction(s, name.c_str(), 0, static_cast<int>(body.size()),
                                        body.data(), static_cast<int>(inputs.size()), inputs.data(),
                                        static_cast<int>(grads.size()), grads.data(), nullptr,
                                        nullptr, nullptr, status);
-  if (dF == nullptr) return "";
+  if (dF == nullptr) {
+    if (kF != nullptr) TF_DeleteFunction(kF);
+    return "";
+  }
   {
     std::lock_guard<std::mutex> lock(g->mu);
     FunctionLibrary merged = g->functions;
-    bool ok = merged.Merge(s->functions, status) && merged.Add(dF->def, status);
+    bool ok = merged.Merge(s->functions, status) && merged.Add(dF->def, status) &&
+              (kF == nullptr || merged.Add(kF->def, status));
     if (ok) g->functions = std::move(merged);
   }
   TF_DeleteFunction(dF);
+  if (kF != nullptr) TF_DeleteFunction(kF);
   return status->code == TF_OK ? name : "";
 }
 
@@ -337,26 +387,6 @@ std::string FuncAttr(const TF_Operation* op, const char* name) {
 
 void PartitionedCallGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   CallLikeGrad(ctx, {FuncAttr(ctx->op, "f")}, {GivenAttrs(ctx->op, "f")}, 0, "f", status);
-}
-
-void IfGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
-  CallLikeGrad(ctx, {FuncAttr(ctx->op, "then_branch"), FuncAttr(ctx->op, "else_branch")},
-               {GivenAttrs(ctx->op, "then_branch"), GivenAttrs(ctx->op, "else_branch")}, 1,
-               "then_branch", status);
-}
-
-// Case and StatelessCase: each branch bound by the attrs of its NameAttrList.
-void CaseGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
-  const AttrValue* branches = FindAttr(ctx->op, "branches");
-  std::vector<std::string> names;
-  std::vector<AttrMap> given;
-  if (branches != nullptr && branches->kind == AttrValue::kListFunc) {
-    names = branches->list_s;
-    given.resize(names.size());
-    for (size_t i = 0; i < names.size() && i < branches->list_func_attr.size(); ++i)
-      if (branches->list_func_attr[i] != nullptr) given[i] = *branches->list_func_attr[i];
-  }
-  CallLikeGrad(ctx, names, given, 1, "branches", status);
 }
 
 // A function under construction: a scratch graph with the forward graph's library (for
@@ -803,6 +833,278 @@ bool Accumulate(OPGEN_GradientContext* ctx, const WhileLayout& l, TF_Output* cou
   return true;
 }
 
+// ---- If / Case keeping their branches' values --------------------------------------------
+//
+// Where a branch's gradient reads values of stateful nodes (a random draw, a variable
+// update's result, a While that keeps its own gradient's lists), computing them again in
+// the gradient would repeat the side effects or draw other numbers. The forward node is
+// rewritten instead (as TensorFlow's cond_v2 does): every branch also returns the kept
+// values of all branches (its own, and a dummy of each other branch's: a zero, or an empty
+// list for a variant), and the gradient's branch i takes branch i's from those outputs.
+// The branches' gradients are made for every float input and output (zeros where no
+// gradient comes), so a second gradient of the rewritten node reads the same values.
+
+constexpr const char* kForwardBranches = "_opgen_forward_branches";
+
+// Whether function `fname` of g's library is marked stateful (or is not there).
+bool MarkedStateful(TF_Graph* g, const std::string& fname) {
+  std::lock_guard<std::mutex> lock(g->mu);
+  const FunctionDefProto* f = g->functions.Find(fname);
+  return f == nullptr || f->signature.is_stateful;
+}
+
+// The op type of a gradient node over `functions`: a stateless twin of `type` where none
+// of them has state (a forward If is stateful for its branches' sake, not its gradient's),
+// so a function holding the gradient is free of state too.
+std::string GradientNodeType(TF_Graph* g, const std::string& type,
+                             const std::vector<std::string>& functions) {
+  static const std::pair<const char*, const char*> kTwins[] = {
+      {"If", "StatelessIf"}, {"Case", "StatelessCase"}, {"While", "StatelessWhile"}};
+  for (const auto& [stateful, stateless] : kTwins) {
+    if (type != stateful) continue;
+    for (const std::string& f : functions)
+      if (MarkedStateful(g, f)) return type;
+    return stateless;
+  }
+  return type;
+}
+
+// A dummy value of `type` in a branch that does not compute the kept value.
+TF_Output DummyOf(FunctionBuilder& f, TF_DataType type, TF_Status* status) {
+  if (type == TF_VARIANT) {
+    TF_OperationDescription* d = f.New("TensorListReserve");
+    TF_AddInput(d, f.Int32(-1));
+    TF_AddInput(d, f.Int32(0));
+    TF_SetAttrType(d, "element_dtype", TF_FLOAT);
+    TF_SetAttrType(d, "shape_type", TF_INT32);
+    return f.Finish(d);
+  }
+  if (type == TF_STRING || type == TF_RESOURCE) {
+    SetStatus(status, TF_UNIMPLEMENTED, "no dummy value of this type");
+    return TF_Output{nullptr, -1};
+  }
+  TF_OperationDescription* d = f.New("Cast");
+  TF_AddInput(d, f.Int32(0));
+  TF_SetAttrType(d, "DstT", type);
+  return f.Finish(d);
+}
+
+// Returns false (nothing changed) where no branch keeps a value: the plain gradient then.
+bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& functions,
+                    const std::vector<AttrMap>& given, const char* func_attr, TF_Status* status) {
+  TF_Operation* op = ctx->op;
+  if (IsFunctionNode(*op) || HasV1Loops(ctx->graph)) return false;
+  const AttrValue* num_original = FindAttr(op, kNumOriginal);
+  const AttrValue* originals = FindAttr(op, kForwardBranches);
+  const bool rewritten = num_original != nullptr && originals != nullptr;
+  const int n_out = rewritten ? static_cast<int>(num_original->i)
+                              : static_cast<int>(op->output_types.size());
+  const int num_inputs = static_cast<int>(op->inputs.size());
+  std::vector<int> wanted, seeded;
+  for (int k = 1; k < num_inputs; ++k)
+    if (FloatLike(op->inputs[k].oper->output_types[op->inputs[k].index])) wanted.push_back(k - 1);
+  bool needed = false;
+  for (int k : wanted) needed = needed || ctx->input_needs_grad[k + 1];
+  if (!needed) return rewritten;  // (a rewritten node: nothing else to do either)
+  for (int j = 0; j < n_out; ++j)
+    if (FloatLike(op->output_types[j])) seeded.push_back(j);
+  const std::vector<TF_DataType> arg_types = InputTypes(op, 1);
+  std::vector<std::string> branches = rewritten ? originals->list_s : functions;
+  if (!rewritten) {
+    for (size_t i = 0; i < branches.size(); ++i) {
+      branches[i] = ConcreteFunction(ctx->graph, branches[i],
+                                     i < given.size() ? given[i] : AttrMap(), arg_types, status);
+      if (status->code != TF_OK) return true;
+    }
+  }
+  std::vector<std::string> grads, keeps;
+  std::vector<std::vector<KeptValue>> kept;
+  std::vector<TF_DataType> extra_t;
+  std::vector<size_t> first;
+  // Each branch's gradient function (and keep function, where it keeps values).
+  const auto make = [&](const std::vector<int>& w, const std::vector<int>& sd) {
+    grads.clear();
+    keeps.clear();
+    kept.assign(branches.size(), {});
+    extra_t.clear();
+    first.assign(branches.size(), 0);
+    for (size_t i = 0; i < branches.size(); ++i) {
+      std::string keep;
+      grads.push_back(MakeGradFunction(ctx->graph, branches[i], w, sd, status, &kept[i], &keep));
+      if (status->code != TF_OK) return false;
+      keeps.push_back(keep.empty() ? branches[i] : keep);
+      first[i] = extra_t.size();
+      for (const KeptValue& v : kept[i]) extra_t.push_back(v.type);
+    }
+    return true;
+  };
+  // A node not rewritten yet: first the gradient of what is asked (as a plain conditional's
+  // gradient is made); only where that keeps values, all of them for the rewrite.
+  bool plain = false;
+  if (!rewritten) {
+    std::vector<int> asked_w, asked_sd;
+    for (int k : wanted)
+      if (ctx->input_needs_grad[k + 1]) asked_w.push_back(k);
+    for (int j : seeded)
+      if (ctx->output_grads[j].oper != nullptr) asked_sd.push_back(j);
+    if (!make(asked_w, asked_sd)) return true;
+    plain = extra_t.empty();
+    if (plain) {
+      wanted = asked_w;
+      seeded = asked_sd;
+    }
+  }
+  if (!plain && !make(wanted, seeded)) return true;
+  if (!plain && extra_t.empty() && !rewritten) return false;  // (not reached: kept above)
+  if (rewritten &&
+      static_cast<int>(op->output_types.size()) != n_out + static_cast<int>(extra_t.size())) {
+    SetStatus(status, TF_INTERNAL, "node '" + op->name + "': its branches' gradients read other "
+                                   "values than the node keeps");
+    return true;
+  }
+  std::vector<TF_DataType> out_t(op->output_types.begin(), op->output_types.begin() + n_out);
+  std::vector<TF_DataType> dy_t;
+  for (int j : seeded) dy_t.push_back(op->output_types[j]);
+  // The gradient's branches: (args, dys, every branch's kept values) -> dF_i(args, dys, own);
+  // with nothing kept, the dF_i themselves.
+  std::vector<std::string> grad_branches = plain ? grads : std::vector<std::string>();
+  for (size_t i = 0; !plain && i < branches.size(); ++i) {
+    FunctionBuilder f(ctx->graph, status);
+    std::vector<TF_Output> in;
+    for (TF_DataType t : arg_types) in.push_back(f.Arg(t));
+    for (TF_DataType t : dy_t) in.push_back(f.Arg(t));
+    std::vector<TF_Output> extras;
+    for (TF_DataType t : extra_t) extras.push_back(f.Arg(t));
+    in.insert(in.end(), extras.begin() + static_cast<std::ptrdiff_t>(first[i]),
+              extras.begin() + static_cast<std::ptrdiff_t>(first[i] + kept[i].size()));
+    grad_branches.push_back(f.AddTo(branches[i] + "_grad_branch", f.Call(grads[i], in)));
+    if (status->code != TF_OK) return true;
+  }
+  if (!rewritten && !plain) {
+    // The forward's branches: F_i's results, then each branch's kept values (a dummy for
+    // the others'), all with the same types.
+    std::vector<std::string> forward;
+    for (size_t i = 0; i < branches.size(); ++i) {
+      FunctionBuilder f(ctx->graph, status);
+      std::vector<TF_Output> in;
+      for (TF_DataType t : arg_types) in.push_back(f.Arg(t));
+      std::vector<TF_Output> results = f.Call(keeps[i], in);
+      if (status->code != TF_OK) return true;
+      std::vector<TF_Output> outs(results.begin(), results.begin() + n_out);
+      for (size_t b = 0; b < branches.size(); ++b)
+        for (size_t m = 0; m < kept[b].size(); ++m)
+          outs.push_back(b == i ? results[n_out + m] : DummyOf(f, kept[b][m].type, status));
+      if (status->code != TF_OK) {
+        status->code = TF_OK;  // a value no dummy stands for: the plain gradient
+        status->message.clear();
+        return false;
+      }
+      forward.push_back(f.AddTo(branches[i] + "_keep_branch", outs));
+      if (status->code != TF_OK) return true;
+    }
+    std::lock_guard<std::mutex> lock(ctx->graph->mu);
+    AttrMap attrs = op->attrs;
+    std::vector<TF_DataType> all_t = out_t;
+    all_t.insert(all_t.end(), extra_t.begin(), extra_t.end());
+    attrs["Tout"].list_type = all_t;
+    auto shapes = attrs.find("output_shapes");
+    if (shapes != attrs.end() && !shapes->second.list_shape.empty())
+      shapes->second.list_shape.resize(all_t.size(), Shape{true, {}});
+    if (std::string(func_attr) == "branches") {
+      AttrValue& list = attrs["branches"];
+      list.list_s = forward;
+      list.list_func_attr.clear();
+    } else {
+      for (const auto& [name, fname] : {std::pair<const char*, const std::string*>{
+                                            "then_branch", &forward[0]},
+                                        {"else_branch", &forward[1]}}) {
+        AttrValue func;
+        func.kind = AttrValue::kFunc;
+        func.s = *fname;
+        attrs[name] = func;
+      }
+    }
+    AttrValue v;
+    v.kind = AttrValue::kInt;
+    v.i = n_out;
+    attrs[kNumOriginal] = v;
+    v = AttrValue();
+    v.kind = AttrValue::kListString;
+    v.list_s = branches;
+    attrs[kForwardBranches] = v;
+    if (!ExtendNodeLocked(op, std::move(attrs), {}, status)) return true;
+  }
+  // The gradient node: (selector, args, dys, kept values) -> the args' gradients.
+  const std::string grad_type = GradientNodeType(ctx->graph, op->type(), grad_branches);
+  TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, grad_type.c_str(), nullptr);
+  TF_AddInput(d, op->inputs[0]);
+  std::vector<TF_Output> args(op->inputs.begin() + 1, op->inputs.end());
+  std::vector<TF_DataType> tin = arg_types, tout;
+  for (int j : seeded) {
+    TF_Output dy = ctx->output_grads[j];
+    if (dy.oper == nullptr) {
+      TF_OperationDescription* z = OPGEN_GradientContextNewOperation(ctx, "ZerosLike", nullptr);
+      TF_AddInput(z, TF_Output{op, j});
+      dy = TF_Output{TF_FinishOperation(z, status), 0};
+      if (status->code != TF_OK) return true;
+    }
+    args.push_back(dy);
+    tin.push_back(op->output_types[j]);
+  }
+  for (size_t m = 0; m < extra_t.size(); ++m) {
+    args.push_back(TF_Output{op, n_out + static_cast<int>(m)});
+    tin.push_back(extra_t[m]);
+  }
+  for (int k : wanted) tout.push_back(arg_types[k]);
+  TF_AddInputList(d, args.data(), static_cast<int>(args.size()));
+  TF_SetAttrTypeList(d, "Tin", tin.data(), static_cast<int>(tin.size()));
+  TF_SetAttrTypeList(d, "Tout", tout.data(), static_cast<int>(tout.size()));
+  if (const AttrValue* tcond = FindAttr(op, "Tcond")) TF_SetAttrType(d, "Tcond", tcond->type);
+  if (std::string(func_attr) == "branches") {
+    AttrValue list;
+    list.kind = AttrValue::kListFunc;
+    list.list_s = grad_branches;
+    const std::string bytes = SerializeAttrValue(list);
+    TF_SetAttrValueProto(d, func_attr, bytes.data(), bytes.size(), status);
+    if (status->code != TF_OK) return true;
+  } else {
+    TF_SetAttrFuncName(d, "then_branch", grad_branches[0].data(), grad_branches[0].size());
+    TF_SetAttrFuncName(d, "else_branch", grad_branches[1].data(), grad_branches[1].size());
+  }
+  TF_Operation* call = TF_FinishOperation(d, status);
+  if (status->code != TF_OK) return true;
+  for (size_t k = 0; k < wanted.size(); ++k)
+    if (ctx->input_needs_grad[wanted[k] + 1])
+      OPGEN_GradientContextSetInputGrad(ctx, wanted[k] + 1, TF_Output{call, static_cast<int>(k)},
+                                        status);
+  return true;
+}
+
+void IfGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
+  if (BranchKeepGrad(ctx, {FuncAttr(ctx->op, "then_branch"), FuncAttr(ctx->op, "else_branch")},
+                     {GivenAttrs(ctx->op, "then_branch"), GivenAttrs(ctx->op, "else_branch")},
+                     "then_branch", status))
+    return;
+  CallLikeGrad(ctx, {FuncAttr(ctx->op, "then_branch"), FuncAttr(ctx->op, "else_branch")},
+               {GivenAttrs(ctx->op, "then_branch"), GivenAttrs(ctx->op, "else_branch")}, 1,
+               "then_branch", status);
+}
+
+// Case and StatelessCase: each branch bound by the attrs of its NameAttrList.
+void CaseGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
+  const AttrValue* branches = FindAttr(ctx->op, "branches");
+  std::vector<std::string> names;
+  std::vector<AttrMap> given;
+  if (branches != nullptr && branches->kind == AttrValue::kListFunc) {
+    names = branches->list_s;
+    given.resize(names.size());
+    for (size_t i = 0; i < names.size() && i < branches->list_func_attr.size(); ++i)
+      if (branches->list_func_attr[i] != nullptr) given[i] = *branches->list_func_attr[i];
+  }
+  if (BranchKeepGrad(ctx, names, given, "branches", status)) return;
+  CallLikeGrad(ctx, names, given, 1, "branches", status);
+}
+
 void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
   TF_Operation* op = ctx->op;
   WhileLayout l;
@@ -840,7 +1142,8 @@ void WhileGrad(OPGEN_GradientContext* ctx, void*, TF_Status* status) {
     in.push_back(ctx->output_grads[i]);
     types.push_back(l.t[i]);
   }
-  TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, op->type().c_str(), nullptr);
+  const std::string back_type = GradientNodeType(ctx->graph, op->type(), {back_cond, back_body});
+  TF_OperationDescription* d = OPGEN_GradientContextNewOperation(ctx, back_type.c_str(), nullptr);
   TF_AddInputList(d, in.data(), static_cast<int>(in.size()));
   TF_SetAttrTypeList(d, "T", types.data(), static_cast<int>(types.size()));
   TF_SetAttrFuncName(d, "cond", back_cond.data(), back_cond.size());
