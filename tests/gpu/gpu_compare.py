@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 import opgen
 
@@ -91,3 +92,35 @@ def assert_gpu_matches_cpu(fn, *args, rtol=None, atol=None, on_host=(), **kwargs
         assert_close(gn, wn, g.dtype.name, what, rtol, atol)
         results.append(gn)
     return results
+
+
+# Dtype lists and helpers the op-family GPU tests share.
+try:
+    from ml_dtypes import bfloat16
+except ImportError:
+    bfloat16 = None
+
+FLOATS = [np.float32, np.float64, np.float16] + ([bfloat16] if bfloat16 is not None else [])
+MOVE_TYPES = FLOATS + [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                       np.uint64, np.bool_, np.complex64, np.complex128]
+RESIZE_TYPES = FLOATS + [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64]
+
+
+def name(dtype) -> str:
+    return np.dtype(dtype).name
+
+
+def random(rng, shape, dtype):
+    if np.dtype(dtype) == np.bool_:
+        return rng.random(shape) > 0.5
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        return rng.integers(0, 50, shape).astype(dtype)
+    return (rng.standard_normal(shape) * 4).astype(dtype)
+
+
+def _raises_on_both(exception, fn, *args, **kwargs):
+    for device in ("/CPU:0", "/GPU:0"):
+        with opgen.device(device), pytest.raises(exception):
+            result = fn(*args, **kwargs)
+            for r in (result if isinstance(result, (list, tuple)) else [result]):
+                r.numpy()

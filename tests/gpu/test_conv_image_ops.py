@@ -7,41 +7,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import opgen
 from opgen import ops
 from opgen.runtime import errors
 
-from gpu_compare import gemm_tolerance
+from gpu_compare import (
+    FLOATS,
+    MOVE_TYPES,
+    RESIZE_TYPES,
+    _raises_on_both,
+    bfloat16,
+    gemm_tolerance,
+    name,
+    random,
+)
 
-try:
-    from ml_dtypes import bfloat16
-except ImportError:
-    bfloat16 = None
-
-FLOATS = [np.float32, np.float64, np.float16] + ([bfloat16] if bfloat16 is not None else [])
-MOVE_TYPES = FLOATS + [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                       np.uint64, np.bool_, np.complex64, np.complex128]
-RESIZE_TYPES = FLOATS + [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64]
-
-
-def name(dtype) -> str:
-    return np.dtype(dtype).name
-
-
-def random(rng, shape, dtype):
-    if np.dtype(dtype) == np.bool_:
-        return rng.random(shape) > 0.5
-    if np.issubdtype(np.dtype(dtype), np.integer):
-        return rng.integers(0, 50, shape).astype(dtype)
-    return (rng.standard_normal(shape) * 4).astype(dtype)
-
-
-def _raises_on_both(exception, fn, *args, **kwargs):
-    for device in ("/CPU:0", "/GPU:0"):
-        with opgen.device(device), pytest.raises(exception):
-            result = fn(*args, **kwargs)
-            for r in (result if isinstance(result, (list, tuple)) else [result]):
-                r.numpy()
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=name)

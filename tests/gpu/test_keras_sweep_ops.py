@@ -10,7 +10,7 @@ import pytest
 from opgen import ops
 from opgen.runtime import errors
 
-from test_conv_image_ops import MOVE_TYPES, RESIZE_TYPES, _raises_on_both, name, random
+from gpu_compare import MOVE_TYPES, RESIZE_TYPES, _raises_on_both, name, random
 
 try:
     from ml_dtypes import bfloat16
