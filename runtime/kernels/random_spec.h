@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <mutex>
 #include <random>
 #include <string>
@@ -290,6 +291,35 @@ inline philox::Generator ReserveStateful(void* p, int64_t elements) {
   philox::Generator run = state->gen;
   state->gen.Skip(static_cast<uint64_t>(elements) * philox::kReservedPerOutput);
   return run;
+}
+
+// The float distribution for output type T (Half and BFloat16: the device's 16-bit
+// types, whose uniforms keep 10 and 7 mantissa bits), and the integer one for [lo, hi).
+enum class Kind { kUniform, kNormal, kTruncated };
+
+template <Kind K, typename T, typename Half, typename BFloat16>
+auto DistFor() {
+  if constexpr (K == Kind::kUniform) {
+    if constexpr (std::is_same_v<T, double>) return UniformDouble{};
+    else if constexpr (std::is_same_v<T, Half>) return UniformFloat{10};
+    else if constexpr (std::is_same_v<T, BFloat16>) return UniformFloat{7};
+    else return UniformFloat{23};
+  } else if constexpr (K == Kind::kNormal) {
+    if constexpr (std::is_same_v<T, double>) return NormalDouble{};
+    else return NormalFloat{};
+  } else {
+    if constexpr (std::is_same_v<T, double>) return TruncatedDouble{};
+    else return TruncatedFloat{};
+  }
+}
+
+template <typename T>
+auto IntDist(T lo, T hi) {
+  if constexpr (sizeof(T) == 4) {
+    return UniformInt32{lo, static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo)};
+  } else {
+    return UniformInt64{lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)};
+  }
 }
 
 }  // namespace kernels

@@ -15,6 +15,8 @@ namespace {
 
 using kernels::AtGroup;
 using kernels::FullInt;
+using kernels::IntDist;
+using kernels::Kind;
 using kernels::NormalDouble;
 using kernels::NormalFloat;
 using kernels::TruncatedDouble;
@@ -48,23 +50,9 @@ void FillRandom(const philox::Generator& base, const Dist& dist, T* out, int64_t
   }, Dist::kVariable ? 256 : 4096);
 }
 
-// The float distributions for each output type.
-enum class Kind { kUniform, kNormal, kTruncated };
-
 template <Kind K, typename T>
 auto DistFor() {
-  if constexpr (K == Kind::kUniform) {
-    if constexpr (std::is_same_v<T, double>) return UniformDouble{};
-    else if constexpr (std::is_same_v<T, Half>) return UniformFloat{10};
-    else if constexpr (std::is_same_v<T, BFloat16>) return UniformFloat{7};
-    else return UniformFloat{23};
-  } else if constexpr (K == Kind::kNormal) {
-    if constexpr (std::is_same_v<T, double>) return NormalDouble{};
-    else return NormalFloat{};
-  } else {
-    if constexpr (std::is_same_v<T, double>) return TruncatedDouble{};
-    else return TruncatedFloat{};
-  }
+  return kernels::DistFor<K, T, Half, BFloat16>();
 }
 
 template <typename T>
@@ -90,15 +78,6 @@ void StatelessCompute(void*, TF_OpKernelContext* ctx) {
   T* data = NewOutput<T>(ctx, dims, &out);
   if (!data) return;
   FillRandom(gen, DistFor<K, T>(), data, NumElements(dims));
-}
-
-template <typename T>
-auto IntDist(T lo, T hi) {
-  if constexpr (sizeof(T) == 4) {
-    return UniformInt32{lo, static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo)};
-  } else {
-    return UniformInt64{lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)};
-  }
 }
 
 // StatelessRandomUniformInt: (shape, seed, minval, maxval).

@@ -17,6 +17,8 @@ namespace {
 
 using kernels::AtGroup;
 using kernels::FullInt;
+using kernels::IntDist;
+using kernels::Kind;
 using kernels::NormalDouble;
 using kernels::NormalFloat;
 using kernels::TruncatedDouble;
@@ -51,31 +53,9 @@ void FillRandom(TF_OpKernelContext* ctx, const philox::Generator& base, const Di
   CheckLaunch(ctx, "random fill");
 }
 
-enum class Kind { kUniform, kNormal, kTruncated };
-
 template <Kind K, typename T>
 auto DistFor() {
-  if constexpr (K == Kind::kUniform) {
-    if constexpr (std::is_same_v<T, double>) return UniformDouble{};
-    else if constexpr (std::is_same_v<T, __half>) return UniformFloat{10};
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return UniformFloat{7};
-    else return UniformFloat{23};
-  } else if constexpr (K == Kind::kNormal) {
-    if constexpr (std::is_same_v<T, double>) return NormalDouble{};
-    else return NormalFloat{};
-  } else {
-    if constexpr (std::is_same_v<T, double>) return TruncatedDouble{};
-    else return TruncatedFloat{};
-  }
-}
-
-template <typename T>
-auto IntDist(T lo, T hi) {
-  if constexpr (sizeof(T) == 4) {
-    return UniformInt32{lo, static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo)};
-  } else {
-    return UniformInt64{lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)};
-  }
+  return kernels::DistFor<K, T, __half, __nv_bfloat16>();
 }
 
 std::string OpName(TF_OpKernelContext* ctx) {
