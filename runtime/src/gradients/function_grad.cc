@@ -318,6 +318,36 @@ std::string MakeGradFunction(TF_Graph* g, const std::string& fname, const std::v
   return status->code == TF_OK ? name : "";
 }
 
+// Finishes a gradient call node `d` of `op`: `args` as its input list, Tin / Tout (and
+// op's Tcond), and the gradient functions under the attr names of `func_attr` ("f",
+// "then_branch" for an If's two, "branches" for a Case's list). Null on failure.
+TF_Operation* FinishGradCall(TF_OperationDescription* d, const TF_Operation* op,
+                             const char* func_attr, const std::vector<TF_Output>& args,
+                             const std::vector<TF_DataType>& tin,
+                             const std::vector<TF_DataType>& tout,
+                             const std::vector<std::string>& functions, TF_Status* status) {
+  TF_AddInputList(d, args.data(), static_cast<int>(args.size()));
+  TF_SetAttrTypeList(d, "Tin", tin.data(), static_cast<int>(tin.size()));
+  TF_SetAttrTypeList(d, "Tout", tout.data(), static_cast<int>(tout.size()));
+  if (const AttrValue* tcond = FindAttr(op, "Tcond")) TF_SetAttrType(d, "Tcond", tcond->type);
+  const std::string attr = func_attr;
+  if (attr == "branches") {
+    AttrValue list;
+    list.kind = AttrValue::kListFunc;
+    list.list_s = functions;
+    const std::string bytes = SerializeAttrValue(list);
+    TF_SetAttrValueProto(d, func_attr, bytes.data(), bytes.size(), status);
+    if (status->code != TF_OK) return nullptr;
+  } else if (attr == "then_branch") {
+    TF_SetAttrFuncName(d, "then_branch", functions[0].data(), functions[0].size());
+    TF_SetAttrFuncName(d, "else_branch", functions[1].data(), functions[1].size());
+  } else {
+    TF_SetAttrFuncName(d, func_attr, functions[0].data(), functions[0].size());
+  }
+  TF_Operation* call = TF_FinishOperation(d, status);
+  return status->code == TF_OK ? call : nullptr;
+}
+
 // The gradient of a call-like op whose data inputs from `first_arg` on are the called
 // functions' args: `functions` are those it may call (one for a call; the branches of a
 // conditional, whose selector is input 0). Emits the same op type over the gradient
@@ -356,25 +386,8 @@ void CallLikeGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& fu
     tin.push_back(op->output_types[j]);
   }
   for (int k : wanted) tout.push_back(tin[k]);
-  TF_AddInputList(d, args.data(), static_cast<int>(args.size()));
-  TF_SetAttrTypeList(d, "Tin", tin.data(), static_cast<int>(tin.size()));
-  TF_SetAttrTypeList(d, "Tout", tout.data(), static_cast<int>(tout.size()));
-  if (const AttrValue* tcond = FindAttr(op, "Tcond")) TF_SetAttrType(d, "Tcond", tcond->type);
-  if (std::string(func_attr) == "branches") {
-    AttrValue list;
-    list.kind = AttrValue::kListFunc;
-    list.list_s = grad_functions;
-    const std::string bytes = SerializeAttrValue(list);
-    TF_SetAttrValueProto(d, func_attr, bytes.data(), bytes.size(), status);
-    if (status->code != TF_OK) return;
-  } else if (std::string(func_attr) == "then_branch") {
-    TF_SetAttrFuncName(d, "then_branch", grad_functions[0].data(), grad_functions[0].size());
-    TF_SetAttrFuncName(d, "else_branch", grad_functions[1].data(), grad_functions[1].size());
-  } else {
-    TF_SetAttrFuncName(d, func_attr, grad_functions[0].data(), grad_functions[0].size());
-  }
-  TF_Operation* call = TF_FinishOperation(d, status);
-  if (status->code != TF_OK) return;
+  TF_Operation* call = FinishGradCall(d, op, func_attr, args, tin, tout, grad_functions, status);
+  if (call == nullptr) return;
   for (size_t k = 0; k < wanted.size(); ++k)
     OPGEN_GradientContextSetInputGrad(ctx, wanted[k] + first_arg,
                                       TF_Output{call, static_cast<int>(k)}, status);
@@ -1056,23 +1069,8 @@ bool BranchKeepGrad(OPGEN_GradientContext* ctx, const std::vector<std::string>& 
     tin.push_back(extra_t[m]);
   }
   for (int k : wanted) tout.push_back(arg_types[k]);
-  TF_AddInputList(d, args.data(), static_cast<int>(args.size()));
-  TF_SetAttrTypeList(d, "Tin", tin.data(), static_cast<int>(tin.size()));
-  TF_SetAttrTypeList(d, "Tout", tout.data(), static_cast<int>(tout.size()));
-  if (const AttrValue* tcond = FindAttr(op, "Tcond")) TF_SetAttrType(d, "Tcond", tcond->type);
-  if (std::string(func_attr) == "branches") {
-    AttrValue list;
-    list.kind = AttrValue::kListFunc;
-    list.list_s = grad_branches;
-    const std::string bytes = SerializeAttrValue(list);
-    TF_SetAttrValueProto(d, func_attr, bytes.data(), bytes.size(), status);
-    if (status->code != TF_OK) return true;
-  } else {
-    TF_SetAttrFuncName(d, "then_branch", grad_branches[0].data(), grad_branches[0].size());
-    TF_SetAttrFuncName(d, "else_branch", grad_branches[1].data(), grad_branches[1].size());
-  }
-  TF_Operation* call = TF_FinishOperation(d, status);
-  if (status->code != TF_OK) return true;
+  TF_Operation* call = FinishGradCall(d, op, func_attr, args, tin, tout, grad_branches, status);
+  if (call == nullptr) return true;
   for (size_t k = 0; k < wanted.size(); ++k)
     if (ctx->input_needs_grad[wanted[k] + 1])
       OPGEN_GradientContextSetInputGrad(ctx, wanted[k] + 1, TF_Output{call, static_cast<int>(k)},
