@@ -56,9 +56,12 @@ inline void ReshapeCompute(void*, TF_OpKernelContext* ctx) {
   if (unknown_at >= 0 && known == 0 && n == 0) {
     int64_t in_nonzero = 1, out_nonzero = 1;
     for (int64_t d : Dims(input.get()))
-      if (d != 0 && __builtin_mul_overflow(in_nonzero, d, &in_nonzero)) in_nonzero = -1;
+      if (d != 0 && in_nonzero > 0 && __builtin_mul_overflow(in_nonzero, d, &in_nonzero))
+        in_nonzero = -1;
     for (size_t i = 0; i < shape.size(); ++i)
-      if (static_cast<int64_t>(i) != unknown_at && shape[i] != 0) out_nonzero *= shape[i];
+      if (static_cast<int64_t>(i) != unknown_at && shape[i] != 0 && out_nonzero > 0 &&
+          __builtin_mul_overflow(out_nonzero, shape[i], &out_nonzero))
+        out_nonzero = -1;  // past int64: no input can match it
     if (in_nonzero > 0 && out_nonzero > 0 && in_nonzero % out_nonzero == 0)
       shape[unknown_at] = in_nonzero / out_nonzero;
     else

@@ -361,3 +361,14 @@ def test_reshape_kernel_refuses_a_shape_whose_size_overflows(eager):
     # matched the input's 4 elements, and gave a tensor of dims [2^62 + 1, 4] over 16 bytes.
     code, message = eager("Reshape", [np.float32([1, 2, 3, 4]), np.int64([WRAPS_TO_FOUR_BYTES, 4])])
     assert code == INVALID_ARGUMENT, message
+
+
+def test_reshape_kernel_refuses_an_empty_tensor_to_sizes_whose_product_overflows(eager):
+    # An empty input, a 0 and a -1 in the shape: the kernel solves -1 from the non-zero
+    # sizes, and their product wrapped (UBSan in the eager fuzzer). (2^32+1)^2 (2^32-1)^2
+    # wraps to 1, so the wrapped count solved -1 as 3 and returned a [3, 0, 2^32+1, ...].
+    big, small = (1 << 32) + 1, (1 << 32) - 1
+    code, message = eager("Reshape", [np.float32([]).reshape(0, 3),
+                                      np.int64([-1, 0, big, big, small, small])])
+    assert code == INVALID_ARGUMENT, message
+    assert "does not fit them" in message
