@@ -140,6 +140,7 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "prod",
+    "random_shuffle",
     "random_standard_normal",
     "random_uniform",
     "random_uniform_int",
@@ -2679,6 +2680,18 @@ def prod(
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def random_shuffle(
+    value: GraphOutput, seed: int = ..., seed2: int = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def random_shuffle(
+    value: EagerTensorLike, seed: int = ..., seed2: int = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def random_shuffle(
+    value: TensorLike, seed: int = ..., seed2: int = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def random_standard_normal(

@@ -15,6 +15,30 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def random_shuffle(
+    value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None
+) -> OpOutput:
+    """Shuffles a tensor along its first dimension.
+
+    Row i of the output is some row of `value`, each row once; seeded by (`seed`, `seed2`), or at random when both are 0; each run of a node draws a new order.
+
+    Args:
+      value: A `Tensor`.
+        The tensor to shuffle.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+      `value` with its rows shuffled.
+    """
+    _out = _execute_op("RandomShuffle", [value], {"seed": seed, "seed2": seed2}, name)
+    return _out[0]
+
+
 def random_standard_normal(
     shape: TensorLike,
     dtype: DTypeLike,

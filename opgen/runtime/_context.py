@@ -1,5 +1,6 @@
 """The process's runtime state that every layer above shares: which eager dispatch
-backs this process (the compiled fast path, or ctypes alone), and the eager context.
+backs this process (the compiled fast path, or ctypes alone), the eager context, and
+its global random seed (``opgen.random.set_seed``).
 
 Both are decided here once, so the modules above ask one place instead of each
 probing for the compiled extension itself.
@@ -8,6 +9,7 @@ probing for the compiled extension itself.
 from __future__ import annotations
 
 import os
+import random
 import threading
 
 from opgen.runtime import _lib, errors
@@ -50,3 +52,39 @@ def eager_context() -> int:
                 errors.raise_for_status(status)
                 _ctx = ctx
     return _ctx
+
+
+# ---- the eager global seed (tf.random.set_seed's eager half) ------------------------------
+
+_MAXINT32 = 2**31 - 1
+_seed: int | None = None
+_seed_rng: random.Random | None = None
+_seed_lock = threading.Lock()
+
+
+def set_global_seed(seed: int | None) -> None:
+    """The eager global seed, as TensorFlow's eager context keeps it: op seeds for ops
+    without one are drawn from ``random.Random(seed)``, and the context's cached kernels
+    start over (TFE_ContextClearCaches), so seeded stateful ops repeat their sequence."""
+    global _seed, _seed_rng
+    with _seed_lock:
+        _seed = None if seed is None else int(seed)
+        _seed_rng = None if seed is None else random.Random(_seed)
+    _lib.lib().TFE_ContextClearCaches(eager_context())
+
+
+def global_seed() -> int | None:
+    return _seed
+
+
+def internal_operation_seed() -> int:
+    """The next op seed for an eager random op given none (set_global_seed must have
+    been called), as TensorFlow's context draws it."""
+    with _seed_lock:
+        assert _seed_rng is not None, "no global seed"
+        return _seed_rng.randint(0, _MAXINT32)
+
+
+def num_cached_kernels() -> int:
+    """How many kernels the eager context caches (for tests and diagnostics)."""
+    return int(_lib.lib().OPGEN_ContextNumCachedKernels(eager_context()))

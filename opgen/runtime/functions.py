@@ -101,6 +101,9 @@ class FuncGraph(Graph):
         super().__init__()
         self.name = name
         self.outer = outer
+        # As TensorFlow's FuncGraph: the enclosing graph's random seed, or the eager
+        # global seed when traced from eager code.
+        self.seed = outer.seed if outer is not None else _context.global_seed()
         self.inputs: list[Output] = []
         self.captures: dict[Output, Output] = {}  # outer tensor -> its placeholder here
         self.functions: list[ConcreteFunction] = []  # those called from here

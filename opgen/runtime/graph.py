@@ -40,6 +40,9 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._scopes = threading.local()  # name stack, devices, control deps: per thread
         self._finalizer = weakref.finalize(self, runtime.TF_DeleteGraph, self._c_graph)
+        # The graph-level random seed (tf.Graph.seed): opgen.random.set_seed sets it
+        # inside an as_default() block; random ops built here derive their seeds from it.
+        self.seed: int | None = None
 
     # ---- default graph ----
 

@@ -261,36 +261,56 @@ bool IntBounds(TF_OpKernelContext* ctx, const std::string& op, int lo_i, int hi_
 }
 
 // The state of a stateful kernel: its generator, seeded from the node's (seed, seed2)
-// attrs (both 0: seeded at random), which each run advances past what it may use.
+// attrs (both 0: seeded at random), which each run advances past what it may use. When
+// the eager context clears its caches (OPGEN_KernelSeedGeneration changes), the kernel
+// starts over from its seeds, as the new kernel TensorFlow would make then.
 struct StatefulRandomState {
   std::mutex mu;
+  int64_t seed = 0, seed2 = 0;
+  bool seeded = false;          // gen is valid for `generation`
+  uint64_t generation = 0;
   philox::Generator gen;
+
+  void Seed() {
+    int64_t s1 = seed, s2 = seed2;
+    if (s1 == 0 && s2 == 0) {
+      std::random_device device;
+      s1 = (static_cast<int64_t>(device()) << 32) | device();
+      s2 = (static_cast<int64_t>(device()) << 32) | device();
+    }
+    gen = philox::Generator::FromSeeds(static_cast<uint64_t>(s1), static_cast<uint64_t>(s2));
+  }
 };
 
 inline void* CreateStatefulRandom(TF_OpKernelConstruction* ctx) {
   auto* state = new StatefulRandomState();
   StatusPtr s = NewStatus();
-  int64_t seed = 0, seed2 = 0;
-  TF_OpKernelConstruction_GetAttrInt64(ctx, "seed", &seed, s.get());
-  if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrInt64(ctx, "seed2", &seed2, s.get());
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "seed", &state->seed, s.get());
+  if (TF_GetCode(s.get()) == TF_OK)
+    TF_OpKernelConstruction_GetAttrInt64(ctx, "seed2", &state->seed2, s.get());
   if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
-  if (seed == 0 && seed2 == 0) {
-    std::random_device device;
-    seed = (static_cast<int64_t>(device()) << 32) | device();
-    seed2 = (static_cast<int64_t>(device()) << 32) | device();
-  }
-  state->gen = philox::Generator::FromSeeds(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
   return state;
 }
 inline void DeleteStatefulRandom(void* p) { delete static_cast<StatefulRandomState*>(p); }
 
-// The generator for this run; the state moves past kReservedPerOutput blocks per element.
-inline philox::Generator ReserveStateful(void* p, int64_t elements) {
+// The generator for this run; the state moves past `blocks` 128-bit blocks.
+inline philox::Generator ReserveStatefulBlocks(TF_OpKernelContext* ctx, void* p, uint64_t blocks) {
   auto* state = static_cast<StatefulRandomState*>(p);
+  const uint64_t generation = OPGEN_KernelSeedGeneration(ctx);
   std::lock_guard<std::mutex> lock(state->mu);
+  if (!state->seeded || state->generation != generation) {
+    state->Seed();
+    state->seeded = true;
+    state->generation = generation;
+  }
   philox::Generator run = state->gen;
-  state->gen.Skip(static_cast<uint64_t>(elements) * philox::kReservedPerOutput);
+  state->gen.Skip(blocks);
   return run;
+}
+
+// For a distribution kernel: kReservedPerOutput blocks per output element.
+inline philox::Generator ReserveStateful(TF_OpKernelContext* ctx, void* p, int64_t elements) {
+  return ReserveStatefulBlocks(ctx, p, static_cast<uint64_t>(elements) * philox::kReservedPerOutput);
 }
 
 // The float distribution for output type T (Half and BFloat16: the device's 16-bit

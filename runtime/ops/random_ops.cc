@@ -132,6 +132,18 @@ void RegisterRandomOps(TF_Status* status) {
                          "Returns the counter-based algorithm best for the device.",
                          "Philox (1) on CPU and GPU.", {{"alg", "The algorithm id."}}};
   get_alg.is_stateful = true;
+  OpRegistration shuffle{
+      "RandomShuffle",
+      {"seed: int = 0", "seed2: int = 0", "T: type"},
+      {"value: T"},
+      {"output: T"},
+      shape_fns::kUnchanged,
+      "Shuffles a tensor along its first dimension.",
+      "Row i of the output is some row of `value`, each row once; seeded by (`seed`, "
+      "`seed2`), or at random when both are 0; each run of a node draws a new order.",
+      {{"value", "The tensor to shuffle."}, {"output", "`value` with its rows shuffled."},
+       {"seed", "With seed2, seeds the generator."}, {"seed2", "The second seed."}}};
+  shuffle.is_stateful = true;
   RegisterOps(
       {
           StatefulReal("RandomUniform", "Outputs random values uniform in [0, 1)."),
@@ -185,6 +197,7 @@ void RegisterRandomOps(TF_Status* status) {
            "The counter has two elements, as Philox uses.",
            {kSeedDoc, kKeyDoc, kCounterDoc}},
           get_alg,
+          shuffle,
           {"StatelessRandomGetKeyCounterAlg",
            {"Tseed: {int32, int64} = DT_INT64"},
            {"seed: Tseed"},

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "eager_kernel_cache.h"
 #include "function_call.h"
 #include "function_library.h"
 #include "kernel_registry.h"
@@ -23,6 +24,7 @@ struct TFE_ContextOptions {};
 // it, which may outlive it).
 struct TFE_Context {
   std::shared_ptr<opgen::ResourceMgr> resources = std::make_shared<opgen::ResourceMgr>();
+  opgen::EagerKernelCache kernels;  // what TFE_Execute resolved (not function calls)
   std::mutex functions_mu;
   opgen::FunctionLibrary functions;  // under functions_mu
 };
@@ -32,8 +34,11 @@ struct TFE_TensorHandle {
   ~TFE_TensorHandle() { delete tensor; }
 };
 
-// Everything TFE_Execute works out from an op before running its kernel.
-struct OPGEN_EagerKernel {
+namespace {
+
+// Everything TFE_Execute works out from an op before running its kernel; shared by the
+// context's kernel cache and the OPGEN_EagerKernel handles resolved to it.
+struct ResolvedKernel {
   const opgen::OpDef* def;
   const opgen::KernelDef* kernel;
   opgen::AttrMap attrs;  // complete and checked; outlives `instance`, which reads it
@@ -44,6 +49,12 @@ struct OPGEN_EagerKernel {
   const opgen::Device* device;  // where it runs, for device-placement logging
   // For a function run by name: the function whose signature `def` is (kept alive).
   std::shared_ptr<const opgen::FunctionDefProto> function;
+};
+
+}  // namespace
+
+struct OPGEN_EagerKernel {
+  std::shared_ptr<const ResolvedKernel> k;
 };
 
 struct TFE_Op {
@@ -107,6 +118,16 @@ TFE_Context* TFE_NewContext(const TFE_ContextOptions* opts, TF_Status* status) {
   return new TFE_Context();
 }
 void TFE_DeleteContext(TFE_Context* ctx) { delete ctx; }
+
+void TFE_ContextClearCaches(TFE_Context* ctx) {
+  if (ctx == nullptr) return;
+  ctx->kernels.Clear();
+  ctx->resources->NextSeedGeneration();  // held kernels start their sequences over too
+}
+
+int64_t OPGEN_ContextNumCachedKernels(TFE_Context* ctx) {
+  return ctx == nullptr ? 0 : static_cast<int64_t>(ctx->kernels.size());
+}
 
 TFE_TensorHandle* TFE_NewTensorHandle(const TF_Tensor* t, TF_Status* status) {
   if (t == nullptr) {
@@ -410,16 +431,24 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
       opgen::SetStatus(status, TF_INVALID_ARGUMENT, op->error);
       return nullptr;
     }
-    auto resolved = std::make_unique<OPGEN_EagerKernel>();
-    resolved->def = &def;
     opgen::InputDtypes input_dtypes;
     for (const auto& group : op->inputs) {
       input_dtypes.emplace_back();
-      for (TF_Tensor* t : group) {
-        input_dtypes.back().push_back(t->dtype);
-        resolved->input_types.push_back(t->dtype);
+      for (TF_Tensor* t : group) input_dtypes.back().push_back(t->dtype);
+    }
+    // Functions are left out: the context's library may change under the same key.
+    std::string key;
+    if (op->ctx != nullptr && op->function == nullptr) {
+      key = opgen::EagerKernelCache::Key(def.name, op->device, input_dtypes, op->attrs);
+      if (auto cached = op->ctx->kernels.Find<ResolvedKernel>(key)) {
+        opgen::ClearStatus(status);
+        return new OPGEN_EagerKernel{std::move(cached)};
       }
     }
+    auto resolved = std::make_shared<ResolvedKernel>();
+    resolved->def = &def;
+    for (const auto& group : input_dtypes)
+      resolved->input_types.insert(resolved->input_types.end(), group.begin(), group.end());
     resolved->attrs = op->attrs;
     opgen::CompleteAttrs(def, input_dtypes, &resolved->attrs, status);
     if (status->code != TF_OK) return nullptr;
@@ -427,7 +456,8 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     const opgen::Device* device = nullptr;
     resolved->function = op->function;
     std::unique_ptr<opgen::FunctionLibrary> functions;
-    if (opgen::CallsFunctions(def, resolved->attrs) && op->ctx != nullptr) {
+    const bool calls_functions = opgen::CallsFunctions(def, resolved->attrs);
+    if (calls_functions && op->ctx != nullptr) {
       std::lock_guard<std::mutex> lock(op->ctx->functions_mu);
       functions = std::make_unique<opgen::FunctionLibrary>(op->ctx->functions);
     }
@@ -445,7 +475,10 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
                                                        status, device, resolved->resources.get(),
                                                        functions.get());
     if (resolved->instance == nullptr) return nullptr;
-    return resolved.release();
+    std::shared_ptr<const ResolvedKernel> shared = std::move(resolved);
+    // Another thread may have cached one meanwhile: then both use that one.
+    if (!key.empty() && !calls_functions) shared = op->ctx->kernels.Insert(key, std::move(shared));
+    return new OPGEN_EagerKernel{std::move(shared)};
   } catch (const std::exception& e) {
     opgen::SetStatus(status, TF_INTERNAL, op->def->name + ": " + e.what());
     return nullptr;
@@ -455,20 +488,21 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
 void OPGEN_DeleteEagerKernel(OPGEN_EagerKernel* kernel) { delete kernel; }
 
 int OPGEN_EagerKernelNumInputs(const OPGEN_EagerKernel* kernel) {
-  return static_cast<int>(kernel->input_types.size());
+  return static_cast<int>(kernel->k->input_types.size());
 }
 
 int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* kernel) {
-  return static_cast<int>(kernel->output_types.size());
+  return static_cast<int>(kernel->k->output_types.size());
 }
 
-void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel, TF_Tensor* const* inputs,
+void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* handle, TF_Tensor* const* inputs,
                               int num_inputs, TF_Tensor** outputs, int num_outputs,
                               TF_Status* status) {
   if (!opgen::CheckNotNull(status, __func__,
-                           {{"kernel", kernel}, {"inputs", opgen::ArrayArg(inputs, num_inputs)},
+                           {{"kernel", handle}, {"inputs", opgen::ArrayArg(inputs, num_inputs)},
                             {"outputs", opgen::ArrayArg(outputs, num_outputs)}}))
     return;
+  const ResolvedKernel* kernel = handle->k.get();
   const opgen::OpDef& def = *kernel->def;
   try {
     if (num_inputs != static_cast<int>(kernel->input_types.size())) {
@@ -509,7 +543,7 @@ void TFE_Execute(TFE_Op* op, TFE_TensorHandle** retvals, int* num_retvals, TF_St
     return;
   std::unique_ptr<OPGEN_EagerKernel> kernel(OPGEN_NewEagerKernel(op, status));
   if (kernel == nullptr) return;
-  const int num_outputs = static_cast<int>(kernel->output_types.size());
+  const int num_outputs = static_cast<int>(kernel->k->output_types.size());
   if (num_outputs > *num_retvals) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      op->def->name + " has " + std::to_string(num_outputs) +

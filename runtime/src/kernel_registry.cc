@@ -12,6 +12,7 @@
 #include "kernel_context.h"
 #include "op_registry.h"
 #include "opgen/c_api_ext.h"
+#include "resource_mgr.h"
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/tf_tstring.h"
 #include "wire_format.h"
@@ -706,6 +707,11 @@ SP_Stream TF_GetStream(TF_OpKernelContext* ctx, TF_Status* status) {
 int TF_GetDeviceId(TF_OpKernelContext* ctx) {
   const opgen::Device* device = ctx->instance->device();
   return device->is_host() ? -1 : device->ordinal();
+}
+
+uint64_t OPGEN_KernelSeedGeneration(TF_OpKernelContext* ctx) {
+  const opgen::ResourceMgr* resources = ctx->instance->resources();
+  return resources == nullptr ? 0 : resources->seed_generation();
 }
 
 TF_StringView TF_GetOpKernelName(TF_OpKernelContext* ctx) {

@@ -63,7 +63,14 @@ class ResourceMgr {
   // A name no other anonymous resource of this process has ("7").
   static std::string UniqueAnonymousName();
 
+  // Moved on by TFE_ContextClearCaches (tf.random.set_seed clears TensorFlow's cached
+  // eager kernels): a stateful random kernel that sees a new value starts its sequence
+  // over from its seeds, as a new kernel would.
+  uint64_t seed_generation() const { return seed_generation_.load(std::memory_order_acquire); }
+  void NextSeedGeneration() { seed_generation_.fetch_add(1, std::memory_order_acq_rel); }
+
  private:
+  std::atomic<uint64_t> seed_generation_{0};
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Variable>> variables_;
 };

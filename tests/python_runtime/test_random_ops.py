@@ -358,19 +358,19 @@ def test_tensorflow_traced_graph_runs_with_the_same_numbers():
 
 def test_eager_calls_of_a_seeded_stateful_op_continue_its_sequence():
     """TensorFlow's eager context keeps a stateful op's kernel per signature, so repeated
-    eager calls with the same nonzero seeds go on along one sequence; the compiled fast
-    path keeps kernels per signature too. (The ctypes path makes a kernel per call and
-    repeats the first values: docs/conformance.md.)"""
-    from opgen.runtime import eager
-    if eager._fast_path is None:
-        pytest.skip("the compiled eager fast path is not built")
+    eager calls with the same nonzero seeds go on along one sequence; opgen's eager
+    context caches kernels likewise, for the fast path and the ctypes path alike."""
+    from opgen.runtime import _context, eager
     call = {"kind": "eager", "op": "RandomUniform", "attrs": {"dtype": "float32"},
             "inputs": {"shape": ([5], "int32")}, "seeds": [17, 4]}
     want = _tf([call] * 3)
-    got = [_run("RandomUniform", [np.array([5], np.int32)],
-                {"dtype": dtypes.float32, "seed": 17, "seed2": 4}) for _ in range(3)]
-    for g, w in zip(got, want):
-        _same(g, _dec(w[0]), "eager RandomUniform")
+    for run in (execute_op, eager._execute_op_python):
+        _context.set_global_seed(None)  # fresh kernels (the other path's have run)
+        got = [np.asarray(_as_list(run("RandomUniform", [np.array([5], np.int32)],
+                                       {"dtype": dtypes.float32, "seed": 17, "seed2": 4}))[0])
+               for _ in range(3)]
+        for g, w in zip(got, want):
+            _same(g, _dec(w[0]), f"eager RandomUniform through {run.__name__}")
 
 
 _TF_PY_SCRIPT = r"""

@@ -58,11 +58,18 @@ TF_CAPI_EXPORT extern int OPGEN_EagerKernelNumOutputs(const OPGEN_EagerKernel* k
  * On success fills outputs[0 .. num_outputs) with new tensors the caller owns
  * (TF_DeleteTensor); an output may share its buffer with an input (Identity, Reshape).
  * On error outputs[0 .. num_outputs) are NULL. The kernel is instantiated once, when
- * resolved; safe to call from several threads at once. */
+ * resolved; safe to call from several threads at once. Kernels are cached per context
+ * (as TFE_Execute's are): resolving the same op again (name, device, input dtypes, the
+ * attrs set) gives the same kernel, so a seeded stateful op goes on along its sequence. */
 TF_CAPI_EXPORT extern void OPGEN_EagerKernelExecute(const OPGEN_EagerKernel* kernel,
                                                    TF_Tensor* const* inputs, int num_inputs,
                                                    TF_Tensor** outputs, int num_outputs,
                                                    TF_Status* status);
+
+/* The number of kernels `ctx` caches (at most 4096 that nobody else holds; those an
+ * OPGEN_EagerKernel holds stay). TFE_ContextClearCaches drops the unheld ones and makes
+ * every stateful random kernel of the context start its sequence over. */
+TF_CAPI_EXPORT extern int64_t OPGEN_ContextNumCachedKernels(TFE_Context* ctx);
 
 /* ---- Devices and where tensors live ---------------------------------------------------
  * Device names are TensorFlow's: "/job:localhost/replica:0/task:0/device:GPU:0" in full;
@@ -120,6 +127,10 @@ TF_CAPI_EXPORT extern TF_Buffer* OPGEN_GetInstantiatedKernels(TF_Status* status)
  * for a bad index. */
 TF_CAPI_EXPORT extern const TF_Tensor* OPGEN_KernelInput(TF_OpKernelContext* ctx, int index,
                                                          TF_Status* status);
+/* A number that changes when the running kernel's eager context clears its caches
+ * (TFE_ContextClearCaches, which tf.random.set_seed calls): a stateful random kernel
+ * seeing a new one starts over from its seeds. 0 for kernels with no context. */
+TF_CAPI_EXPORT extern uint64_t OPGEN_KernelSeedGeneration(TF_OpKernelContext* ctx);
 /* Input `input_index` made output `output_index`, for the kernel to change in place (the
  * result stays owned by the context, like OPGEN_KernelAllocateOutput's): when the caller
  * reads that input no more after this call (a session plan's last reader of the value),

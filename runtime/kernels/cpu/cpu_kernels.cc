@@ -3,6 +3,10 @@
 
 #include "kernel_util.h"
 
+namespace opgen::cpu {
+void RegisterRandomShuffleKernels(TF_Status* status);  // random_shuffle.cc: RandomShuffle
+}  // namespace opgen::cpu
+
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
@@ -38,6 +42,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterNnGradKernels,
       RegisterPlaceholderKernels,
       RegisterRandomKernels,
+      RegisterRandomShuffleKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,

@@ -171,7 +171,7 @@ void StatefulCompute(void* state, TF_OpKernelContext* ctx) {
   T* data = NewOutput<T>(ctx, dims, &out);
   if (!data) return;
   const int64_t n = NumElements(dims);
-  FillRandom(kernels::ReserveStateful(state, n), DistFor<K, T>(), data, n);
+  FillRandom(kernels::ReserveStateful(ctx, state, n), DistFor<K, T>(), data, n);
 }
 
 // RandomUniformInt: (shape, minval, maxval).
@@ -188,7 +188,7 @@ void StatefulIntCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t n = NumElements(dims);
   if (n == 0) return;
   if (!kernels::IntBounds(ctx, op, 1, 2, false, &lo, &hi)) return;
-  FillRandom(kernels::ReserveStateful(state, n), IntDist(lo, hi), data, n);
+  FillRandom(kernels::ReserveStateful(ctx, state, n), IntDist(lo, hi), data, n);
 }
 
 template <typename T>

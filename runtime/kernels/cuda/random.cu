@@ -140,7 +140,7 @@ void StatefulCompute(void* state, TF_OpKernelContext* ctx) {
   T* data = NewOutput<T>(ctx, dims, &out);
   if (!data) return;
   const int64_t n = NumElements(dims);
-  FillRandom(ctx, kernels::ReserveStateful(state, n), DistFor<K, T>(), data, n);
+  FillRandom(ctx, kernels::ReserveStateful(ctx, state, n), DistFor<K, T>(), data, n);
 }
 
 template <typename T>
@@ -155,7 +155,7 @@ void StatefulIntCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t n = NumElements(dims);
   if (!data || n == 0) return;
   if (kernels::IntBounds(ctx, op, 1, 2, false, &lo, &hi))
-    FillRandom(ctx, kernels::ReserveStateful(state, n), IntDist(lo, hi), data, n);
+    FillRandom(ctx, kernels::ReserveStateful(ctx, state, n), IntDist(lo, hi), data, n);
 }
 
 const std::vector<const char*> kShapeHost = {"shape"};

@@ -36,6 +36,10 @@ TF_CAPI_EXPORT extern void TFE_DeleteContextOptions(TFE_ContextOptions* options)
 TF_CAPI_EXPORT extern TFE_Context* TFE_NewContext(const TFE_ContextOptions* opts,
                                                   TF_Status* status);
 TF_CAPI_EXPORT extern void TFE_DeleteContext(TFE_Context* ctx);
+/* Drops the kernels the context caches for TFE_Execute (one per op, device, input dtypes
+ * and attrs, which keeps a seeded stateful op's sequence going from call to call); the
+ * context's stateful random kernels start over from their seeds. */
+TF_CAPI_EXPORT extern void TFE_ContextClearCaches(TFE_Context* ctx);
 
 /* The context's functions, which TFE_NewOp runs by name and PartitionedCall, If, While
  * and the other call ops call (docs/functions.md). Adding a function the context holds
