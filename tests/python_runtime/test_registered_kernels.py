@@ -35,6 +35,7 @@ CPU_ONLY = {
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape")},
+    "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
 }
 
 

@@ -782,3 +782,12 @@ def test_issue22_backprop_shapes(infer_shapes):
     assert infer_shapes("ResizeBilinearGrad", [P((1, 8, 8, 3)), P((1, 4, None, 3))], {}) == [(1, 4, None, 3)]
     assert infer_shapes("ResizeNearestNeighborGrad", [P((1, 8, 8, 3)), np.array([4, 5], I32)], {}) == [
         (1, 4, 5, 3)]
+
+
+def test_random_shuffle_keeps_its_input_shape(infer_shapes):
+    """TensorFlow's RandomShuffle shape function is the identity's: rows move, the shape
+    (unknown dims and rank too) stays."""
+    P = infer_shapes.Partial
+    assert infer_shapes("RandomShuffle", [P((5, None, 2))]) == [(5, None, 2)]
+    assert infer_shapes("RandomShuffle", [P(None)]) == [None]
+    assert infer_shapes("RandomShuffle", [P(())]) == [()]

@@ -3,9 +3,9 @@
 
 #include "kernel_util.h"
 
-namespace opgen::cpu {
-void RegisterRandomShuffleKernels(TF_Status* status);  // random_shuffle.cc: RandomShuffle
-}  // namespace opgen::cpu
+// random_shuffle.cc: RandomShuffle (declared here, not in kernel_util.h, which every
+// kernel file includes).
+namespace opgen::cpu { void RegisterRandomShuffleKernels(TF_Status* status); }
 
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
