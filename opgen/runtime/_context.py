@@ -8,6 +8,7 @@ probing for the compiled extension itself.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import random
 import threading
@@ -70,7 +71,9 @@ def set_global_seed(seed: int | None) -> None:
     with _seed_lock:
         _seed = None if seed is None else int(seed)
         _seed_rng = None if seed is None else random.Random(_seed)
-    _lib.lib().TFE_ContextClearCaches(eager_context())
+    clear = _runtime_function("TFE_ContextClearCaches", None)
+    if clear is not None:  # (a runtime older than the kernel cache has nothing to clear)
+        clear(eager_context())
 
 
 def global_seed() -> int | None:
@@ -87,4 +90,13 @@ def internal_operation_seed() -> int:
 
 def num_cached_kernels() -> int:
     """How many kernels the eager context caches (for tests and diagnostics)."""
-    return int(_lib.lib().OPGEN_ContextNumCachedKernels(eager_context()))
+    count = _runtime_function("OPGEN_ContextNumCachedKernels", ctypes.c_int64)
+    return int(count(eager_context())) if count is not None else 0
+
+
+def _runtime_function(name: str, restype):
+    """The runtime's function `name` taking a TFE_Context*, or None where it lacks it."""
+    fn = getattr(_lib.lib(), name, None)
+    if fn is not None:
+        fn.argtypes, fn.restype = [ctypes.c_void_p], restype
+    return fn

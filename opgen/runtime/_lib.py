@@ -41,7 +41,6 @@ _SIGNATURES = {
     "TFE_NewContextOptions": (c_void_p, []),
     "TFE_DeleteContextOptions": (None, [c_void_p]),
     "TFE_NewContext": (c_void_p, [c_void_p, c_void_p]),
-    "TFE_ContextClearCaches": (None, [c_void_p]),
     "TFE_NewTensorHandle": (c_void_p, [c_void_p, c_void_p]),
     "TFE_DeleteTensorHandle": (None, [c_void_p]),
     "TFE_TensorHandleDataType": (c_int, [c_void_p]),
@@ -71,7 +70,6 @@ _SIGNATURES = {
     # opgen's extensions (runtime/include/opgen/c_api_ext.h)
     "OPGEN_NewEagerKernel": (c_void_p, [c_void_p, c_void_p]),
     "OPGEN_DeleteEagerKernel": (None, [c_void_p]),
-    "OPGEN_ContextNumCachedKernels": (c_int64, [c_void_p]),
     "OPGEN_EagerKernelNumOutputs": (c_int, [c_void_p]),
     "OPGEN_EagerKernelExecute": (None, [c_void_p, P(c_void_p), c_int, P(c_void_p), c_int,
                                         c_void_p]),
