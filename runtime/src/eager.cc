@@ -436,10 +436,14 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
       input_dtypes.emplace_back();
       for (TF_Tensor* t : group) input_dtypes.back().push_back(t->dtype);
     }
-    // Functions are left out: the context's library may change under the same key.
+    // Functions are left out: the context's library may change under the same key. So
+    // are ops whose attrs are big (a Const's value): 4096 of them could hold gigabytes.
     std::string key;
     if (op->ctx != nullptr && op->function == nullptr) {
       key = opgen::EagerKernelCache::Key(def.name, op->device, input_dtypes, op->attrs);
+      if (key.size() > opgen::EagerKernelCache::kMaxKeyBytes) key.clear();
+    }
+    if (!key.empty()) {
       if (auto cached = op->ctx->kernels.Find<ResolvedKernel>(key)) {
         opgen::ClearStatus(status);
         return new OPGEN_EagerKernel{std::move(cached)};

@@ -2,7 +2,8 @@
 // dtypes, requested device), as TensorFlow's eager context keeps them, so a stateful
 // kernel (a seeded random op) goes on along its sequence call after call whoever calls
 // it (TFE_Execute, OPGEN_NewEagerKernel, the Python fast path). Bounded: past
-// kMaxEntries the least recently used entry nobody else holds goes.
+// kMaxEntries the least recently used entry nobody else holds goes, and ops whose key
+// passes kMaxKeyBytes (a tensor attr) are not cached.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,7 @@ namespace opgen {
 class EagerKernelCache {
  public:
   static constexpr size_t kMaxEntries = 4096;
+  static constexpr size_t kMaxKeyBytes = 4096;  // larger keys (big attrs) are not cached
 
   // The key of an op: its name, requested device, input dtypes per input arg and the
   // attrs it was given (defaults and inferred attrs follow from these).

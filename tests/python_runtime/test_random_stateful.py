@@ -188,6 +188,24 @@ def test_the_kernel_cache_is_bounded_and_keeps_its_hot_kernels():
     assert len({f.tobytes() for f in first}) == len(first)
 
 
+def test_ops_with_big_attrs_are_not_cached():
+    """A Const's value is part of its key: big ones are left out of the cache, which
+    would otherwise hold up to 4096 of them; small ones are cached once per value."""
+    from opgen.runtime import _context, dtypes, execute_op
+    before = _context.num_cached_kernels()
+    for i in range(5):
+        big = execute_op("Const", [], {"value": np.full(2000, i, np.float32),
+                                       "dtype": dtypes.float32})
+    assert _context.num_cached_kernels() == before
+    np.testing.assert_array_equal(np.asarray(big[0] if isinstance(big, list) else big),
+                                  np.full(2000, 4, np.float32))
+    for _ in range(3):
+        for i in range(2):
+            execute_op("Const", [], {"value": np.full(2, 7000 + i, np.float32),
+                                     "dtype": dtypes.float32})
+    assert _context.num_cached_kernels() == before + 2
+
+
 def test_threads_sharing_a_kernel_draw_disjoint_parts_of_its_sequence():
     """Calls from several threads at once each take their own part of the one
     sequence: together, the values of as many calls made one after another."""
