@@ -7,7 +7,8 @@ pure functions of their seed::
     u = opgen.random.stateless_uniform([2, 3], seed=[1, 2])
     z = opgen.random.stateless_normal([4], seed=[7, 0], mean=1.0, stddev=0.5)
 
-Stateful ones (``uniform``, ``normal``, ``truncated_normal``) take their op's (seed,
+Stateful ones (``uniform``, ``normal``, ``truncated_normal``, ``shuffle``,
+``categorical``) take their op's (seed,
 seed2) from the global seed (``set_seed``) and the op seed by TensorFlow's rules
 (``get_seed``); an eager call with the same seeds goes on along one sequence, since
 the eager context keeps one kernel per op, attrs and dtypes, as TensorFlow's does::
@@ -28,7 +29,7 @@ from opgen import ops
 from opgen.runtime import _context, dtypes
 from opgen.runtime.graph import get_default_graph, thread_has_default_graph
 
-__all__ = ["get_seed", "normal", "set_seed", "shuffle", "stateless_normal",
+__all__ = ["categorical", "get_seed", "normal", "set_seed", "shuffle", "stateless_normal",
            "stateless_truncated_normal", "stateless_uniform", "truncated_normal", "uniform"]
 
 # TensorFlow's algorithm names and ids (tf.random.Algorithm).
@@ -212,3 +213,16 @@ def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Any
     """`value` with its rows (dimension 0) in a random order, as ``tf.random.shuffle``
     (``RandomShuffle``, seeded by ``get_seed(seed)``)."""
     return ops.random_shuffle(value, name=name, **_seed_attrs(seed))
+
+
+def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | None = None,
+                name: str | None = None) -> Any:
+    """`num_samples` class indices per row of [batch, classes] `logits` (unnormalized log
+    probabilities), as ``tf.random.categorical`` (``Multinomial``, seeded by
+    ``get_seed(seed)``); `dtype` int64 (the default) or int32."""
+    dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"categorical: dtype {dtype.name} is not int32 or int64")
+    if isinstance(num_samples, (int, np.integer)):
+        num_samples = np.int32(num_samples)
+    return ops.multinomial(logits, num_samples, output_dtype=dtype, name=name, **_seed_attrs(seed))

@@ -127,6 +127,7 @@ __all__ = [
     "mirror_pad",
     "mirror_pad_grad",
     "mul",
+    "multinomial",
     "neg",
     "next_iteration",
     "no_op",
@@ -2469,6 +2470,42 @@ def mul(
 ) -> EagerOutput: ...
 @overload
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def multinomial(
+    logits: GraphOutput,
+    num_samples: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def multinomial(
+    logits: TensorLike,
+    num_samples: GraphOutput,
+    seed: int = ...,
+    seed2: int = ...,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def multinomial(
+    logits: EagerTensorLike,
+    num_samples: EagerTensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def neg(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

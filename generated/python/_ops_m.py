@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -530,4 +531,41 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
       The product.
     """
     _out = _execute_op("Mul", [x, y], {}, name)
+    return _out[0]
+
+
+def multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: int = 0,
+    seed2: int = 0,
+    output_dtype: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
+    """Draws samples from a categorical distribution.
+
+    Row b of the output holds `num_samples` class indices drawn with probabilities softmax(logits[b]); non-finite logits are never drawn. Seeded by (`seed`, `seed2`), or at random when both are 0; each run of a node continues its own sequence.
+
+    Args:
+      logits: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        [batch_size, num_classes] unnormalized log-probabilities.
+      num_samples: A `Tensor` of type `int32`.
+        How many samples to draw per row (a scalar).
+      seed: An optional `int`. Defaults to `0`.
+        With seed2, seeds the generator.
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      output_dtype: An optional dtype from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_dtype`.
+      [batch_size, num_samples] class indices.
+    """
+    _out = _execute_op(
+        "Multinomial",
+        [logits, num_samples],
+        {"seed": seed, "seed2": seed2, "output_dtype": output_dtype},
+        name,
+    )
     return _out[0]

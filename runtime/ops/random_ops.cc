@@ -61,6 +61,19 @@ void KeyCounter(ShapeFnContext& c) {
   if (c.num_outputs() == 3) c.SetOutput(2, PartialShape::Of({}));
 }
 void Alg(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({})); }
+// [batch, num_samples]: logits' first dim, and num_samples' value when it is known.
+void Multinomial(ShapeFnContext& c) {
+  const PartialShape logits = c.InputWithRank(0, 2, "logits");
+  c.InputWithRank(1, 0, "num_samples");
+  int64_t samples = -1;
+  if (std::optional<std::vector<int64_t>> v = c.InputInts(1); v && v->size() == 1) {
+    samples = (*v)[0];
+    if (samples < 0)
+      Fail("Dimension size, given by scalar input 1, must be non-negative but is " +
+           std::to_string(samples));
+  }
+  c.SetOutput(0, PartialShape::Of({logits.dims[0], samples}));
+}
 
 constexpr const char* kRealTypes = "dtype: {half, bfloat16, float, double}";
 constexpr const char* kRealTypesDefault = "dtype: {half, bfloat16, float, double} = DT_FLOAT";
@@ -144,6 +157,22 @@ void RegisterRandomOps(TF_Status* status) {
       {{"value", "The tensor to shuffle."}, {"output", "`value` with its rows shuffled."},
        {"seed", "With seed2, seeds the generator."}, {"seed2", "The second seed."}}};
   shuffle.is_stateful = true;
+  OpRegistration multinomial{
+      "Multinomial",
+      {"seed: int = 0", "seed2: int = 0", "T: realnumbertype",
+       "output_dtype: {int32, int64} = DT_INT64"},
+      {"logits: T", "num_samples: int32"},
+      {"output: output_dtype"},
+      ShapeFn<Multinomial>,
+      "Draws samples from a categorical distribution.",
+      "Row b of the output holds `num_samples` class indices drawn with probabilities "
+      "softmax(logits[b]); non-finite logits are never drawn. Seeded by (`seed`, `seed2`), "
+      "or at random when both are 0; each run of a node continues its own sequence.",
+      {{"logits", "[batch_size, num_classes] unnormalized log-probabilities."},
+       {"num_samples", "How many samples to draw per row (a scalar)."},
+       {"output", "[batch_size, num_samples] class indices."},
+       {"seed", "With seed2, seeds the generator."}, {"seed2", "The second seed."}}};
+  multinomial.is_stateful = true;
   RegisterOps(
       {
           StatefulReal("RandomUniform", "Outputs random values uniform in [0, 1)."),
@@ -198,6 +227,7 @@ void RegisterRandomOps(TF_Status* status) {
            {kSeedDoc, kKeyDoc, kCounterDoc}},
           get_alg,
           shuffle,
+          multinomial,
           {"StatelessRandomGetKeyCounterAlg",
            {"Tseed: {int32, int64} = DT_INT64"},
            {"seed: Tseed"},

@@ -63,8 +63,9 @@ NOT_COMPARED = {
            "bit for bit (stateless ones over shapes, seeds and algorithms; stateful ones over two "
            "runs of a seeded graph node)"
        for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg']},
-    "RandomShuffle": "random order: tests/python_runtime/test_random_stateful.py compares "
-                     "tf.random.shuffle's orders with TensorFlow's over consecutive eager runs",
+    **{op: "random: tests/python_runtime/test_random_stateful.py compares tf.random.shuffle's "
+           "and tf.random.categorical's values with TensorFlow's over consecutive eager runs"
+       for op in ("RandomShuffle", "Multinomial")},
 }
 NOT_COMPARED_PREFIXES = {
     "TensorList": "TensorLists are DT_VARIANT host objects, not arrays",

@@ -434,7 +434,7 @@ NOT_DIFFERENTIABLE = {
                     "piecewise constant: TensorFlow's gradient is None"),
     **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
     **dict.fromkeys(['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg',
-                     'RandomShuffle'],
+                     'RandomShuffle', 'Multinomial'],
                     "random values: TensorFlow registers the random ops as not differentiable"),
     "StopGradient": "stops gradients by definition",
     **dict.fromkeys(["Const", "Placeholder"], "no inputs"),

@@ -27,7 +27,8 @@ CPU_ONLY_FAMILIES = {
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
-    "random_shuffle": "moves rows only: a GPU placement falls back to the host kernel",
+    "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
+                   "placements fall back to these host kernels",
 }
 
 _REGISTRATION = re.compile(r"^void Register\w+Kernels\(TF_Status\* status\)", re.M)

@@ -3,11 +3,11 @@
 One program (PROGRAM) runs with `rnd` = tf.random in the child interpreter
 $OPGEN_TF_PYTHON and with `rnd` = opgen.random in child opgen processes: once through
 the compiled fast path, once through the ctypes path ($OPGEN_DISABLE_FAST_PATH). It
-covers consecutive eager calls (uniform, normal, truncated_normal, shuffle) with an op
-seed (no global seed), with the global seed only (op seeds drawn from it), set_seed
-starting the sequences over, dtypes, a traced function called twice, and a v1 graph
-run twice in a session. Skipped without
-TensorFlow; the seed rules' own checks need none."""
+covers consecutive eager calls (uniform, normal, truncated_normal, shuffle, categorical)
+with an op seed (no global seed), with the global seed only (op seeds drawn from it),
+set_seed starting the sequences over, dtypes, a traced function called twice, and a v1
+graph run twice in a session. Skipped without TensorFlow; the seed rules' own checks
+need none."""
 
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ def program(rnd, lib, function, graph_run):
     out += [rnd.shuffle(np.arange(10), seed=4) for _ in range(3)]
     out += [rnd.shuffle(np.arange(14.0).reshape(7, 2)) for _ in range(2)]
     out += [rnd.shuffle(np.float32([[1.0, 2.0]]), seed=4), rnd.shuffle(np.arange(3), seed=4)]
+    logits = np.float32([[0.0, 1.0, -2.0, 0.5], [3.0, -np.inf, 0.0, 3.0]])
+    out += [rnd.categorical(logits, 7, seed=6) for _ in range(3)]
+    out += [rnd.categorical(logits.astype(np.float64), 5, dtype=lib.int32) for _ in range(2)]
+    out += [rnd.categorical(np.float32([[1.0, 2.0, 3.0]]), 0, seed=6)]
     rnd.set_seed(7)                                            # the same again
     out += [rnd.uniform([5]) for _ in range(2)]
     out += [rnd.uniform([4], seed=2) for _ in range(2)]
@@ -76,8 +80,8 @@ def graph_run(build, runs=[]):
     return list(runs[2].run(runs[1]))
 
 values = program(tf.random, tf, tf.function, graph_run)
-print(json.dumps([[np.asarray(v).dtype.name, base64.b64encode(np.asarray(v).tobytes()).decode()]
-                  for v in values]))
+print(json.dumps([[np.asarray(v).dtype.name, base64.b64encode(np.asarray(v).tobytes()).decode(),
+                   list(np.shape(v))] for v in values]))
 """
 
 _OPGEN_MAIN = r"""
@@ -94,8 +98,8 @@ def graph_run(build, runs=[]):
     return list(runs[2].run(runs[1]))
 
 values = program(opgen.random, opgen, opgen.function, graph_run)
-print(json.dumps([[np.asarray(v).dtype.name, base64.b64encode(np.asarray(v).tobytes()).decode()]
-                  for v in values]))
+print(json.dumps([[np.asarray(v).dtype.name, base64.b64encode(np.asarray(v).tobytes()).decode(),
+                   list(np.shape(v))] for v in values]))
 """
 
 
@@ -125,7 +129,7 @@ def test_the_program_gives_tensorflows_values(tensorflow_values, path):
     ours = _run(sys.executable, _OPGEN_MAIN, env)
     assert len(ours) == len(tensorflow_values)
     for i, (got, want) in enumerate(zip(ours, tensorflow_values)):
-        assert got[0] == want[0], (i, got[0], want[0])
+        assert got[0] == want[0] and got[2] == want[2], (i, got, want)
         assert got[1] == want[1], (i, np.frombuffer(base64.b64decode(got[1]), got[0])[:4],
                                    np.frombuffer(base64.b64decode(want[1]), want[0])[:4])
     # The program would pass if every call repeated its first values: it must not.

@@ -36,6 +36,7 @@ CPU_ONLY = {
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
+    "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }
 
 

@@ -512,6 +512,7 @@ _CALLS = {
     **{op: (lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None))
        for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")},
     "RandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array(0, I32), np.array(5, I32)], {}, None),
+    "Multinomial": lambda P: ([P((2, 3)), np.array(4, I32)], {}, None),
     **{op: (lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None))
        for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal")},
     "StatelessRandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64),
@@ -791,3 +792,15 @@ def test_random_shuffle_keeps_its_input_shape(infer_shapes):
     assert infer_shapes("RandomShuffle", [P((5, None, 2))]) == [(5, None, 2)]
     assert infer_shapes("RandomShuffle", [P(None)]) == [None]
     assert infer_shapes("RandomShuffle", [P(())]) == [()]
+
+
+def test_multinomial_is_batch_by_num_samples(infer_shapes):
+    """[logits' rows, num_samples' value] (unknown while num_samples is); TensorFlow's
+    checks: logits a matrix, num_samples a non-negative scalar."""
+    P = infer_shapes.Partial
+    assert infer_shapes("Multinomial", [P((2, 5)), np.array(7, I32)]) == [(2, 7)]
+    assert infer_shapes("Multinomial", [P((None, 5)), P((), np.dtype(I32))]) == [(None, None)]
+    for bad in ([P((2, 5, 1)), np.array(7, I32)], [P((2, 5)), np.array([7], I32)],
+                [P((2, 5)), np.array(-1, I32)]):
+        with pytest.raises(infer_shapes.Error):
+            infer_shapes("Multinomial", bad)

@@ -3,9 +3,9 @@
 
 #include "kernel_util.h"
 
-// random_shuffle.cc: RandomShuffle (declared here, not in kernel_util.h, which every
+// random_host.cc: RandomShuffle, Multinomial (declared here, not in kernel_util.h, which every
 // kernel file includes).
-namespace opgen::cpu { void RegisterRandomShuffleKernels(TF_Status* status); }
+namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
 
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
@@ -42,7 +42,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterNnGradKernels,
       RegisterPlaceholderKernels,
       RegisterRandomKernels,
-      RegisterRandomShuffleKernels,
+      RegisterRandomHostKernels,
       RegisterReductionKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,

@@ -44,7 +44,7 @@ void RegisterNotDifferentiableOps() {
         "StatelessRandomUniformInt", "StatelessRandomUniformV2", "StatelessRandomNormalV2",
         "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
         "StatelessRandomUniformFullIntV2", "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
-        "StatelessRandomGetKeyCounterAlg", "RandomShuffle",
+        "StatelessRandomGetKeyCounterAlg", "RandomShuffle", "Multinomial",
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
