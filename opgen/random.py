@@ -111,7 +111,7 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
 
 DEFAULT_GRAPH_SEED = 87654321  # TensorFlow's, for an op seed without a global seed
 _MAXINT32 = 2**31 - 1
-_graph_op_counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_graph_op_counts: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 _graph_lock = threading.Lock()
 
 
@@ -151,9 +151,10 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     return (0, _MAXINT32) if seeds == (0, 0) else seeds
 
 
-def _seed_attrs(seed: int | None) -> dict[str, int]:
+def _seed_attrs(seed: int | None) -> tuple[int, int]:
+    """The op's (seed, seed2) attr values: get_seed's, None (nondeterministic) as 0."""
     seed1, seed2 = get_seed(seed)
-    return {"seed": seed1 or 0, "seed2": seed2 or 0}
+    return seed1 or 0, seed2 or 0
 
 
 _UNIFORM_DTYPES = frozenset(
@@ -179,10 +180,10 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     maxval_is_one = isinstance(maxval, int) and maxval == 1
     if not minval_is_zero or not maxval_is_one or dtype.is_integer:
         minval, maxval = _value(minval, dtype), _value(maxval, dtype)
-    seeds = _seed_attrs(seed)
+    s1, s2 = _seed_attrs(seed)
     if dtype.is_integer:
-        return ops.random_uniform_int(shape, minval, maxval, name=name, **seeds)
-    result = ops.random_uniform(shape, dtype=dtype, **seeds)
+        return ops.random_uniform_int(shape, minval, maxval, seed=s1, seed2=s2, name=name)
+    result = ops.random_uniform(shape, dtype=dtype, seed=s1, seed2=s2)
     if minval_is_zero:
         return result if maxval_is_one else ops.mul(result, maxval, name=name)
     return ops.add_v2(ops.mul(result, ops.sub(maxval, minval)), minval, name=name)
@@ -194,7 +195,8 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     (``RandomStandardNormal``, seeded by ``get_seed(seed)``)."""
     dtype = dtypes.as_dtype(dtype)
     mean, stddev = _value(mean, dtype), _value(stddev, dtype)
-    rnd = ops.random_standard_normal(_shape(shape), dtype=dtype, **_seed_attrs(seed))
+    s1, s2 = _seed_attrs(seed)
+    rnd = ops.random_standard_normal(_shape(shape), dtype=dtype, seed=s1, seed2=s2)
     return ops.add_v2(ops.mul(rnd, stddev), mean, name=name)
 
 
@@ -205,14 +207,16 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
     ``tf.random.truncated_normal`` (``TruncatedNormal``, seeded by ``get_seed(seed)``)."""
     dtype = dtypes.as_dtype(dtype)
     mean, stddev = _value(mean, dtype), _value(stddev, dtype)
-    rnd = ops.truncated_normal(_shape(shape), dtype=dtype, **_seed_attrs(seed))
+    s1, s2 = _seed_attrs(seed)
+    rnd = ops.truncated_normal(_shape(shape), dtype=dtype, seed=s1, seed2=s2)
     return ops.add_v2(ops.mul(rnd, stddev), mean, name=name)
 
 
 def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Any:
     """`value` with its rows (dimension 0) in a random order, as ``tf.random.shuffle``
     (``RandomShuffle``, seeded by ``get_seed(seed)``)."""
-    return ops.random_shuffle(value, name=name, **_seed_attrs(seed))
+    s1, s2 = _seed_attrs(seed)
+    return ops.random_shuffle(value, seed=s1, seed2=s2, name=name)
 
 
 def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | None = None,
@@ -225,4 +229,5 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | No
         raise ValueError(f"categorical: dtype {dtype.name} is not int32 or int64")
     if isinstance(num_samples, (int, np.integer)):
         num_samples = np.int32(num_samples)
-    return ops.multinomial(logits, num_samples, output_dtype=dtype, name=name, **_seed_attrs(seed))
+    s1, s2 = _seed_attrs(seed)
+    return ops.multinomial(logits, num_samples, seed=s1, seed2=s2, output_dtype=dtype, name=name)
