@@ -23,6 +23,7 @@ __all__ = [
     "any",
     "arg_max",
     "arg_min",
+    "as_string",
     "assign_add_variable_op",
     "assign_sub_variable_op",
     "assign_variable_op",
@@ -33,6 +34,7 @@ __all__ = [
     "batch_to_space_nd",
     "bias_add",
     "bias_add_grad",
+    "bincount",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -59,6 +61,7 @@ __all__ = [
     "cos",
     "cumprod",
     "cumsum",
+    "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
     "depthwise_conv2d_native_backprop_filter",
@@ -173,6 +176,8 @@ __all__ = [
     "rsqrt",
     "rsqrt_grad",
     "save_v2",
+    "scale_and_translate",
+    "scale_and_translate_grad",
     "select",
     "select_v2",
     "selu",
@@ -223,6 +228,8 @@ __all__ = [
     "strided_slice",
     "strided_slice_grad",
     "string_join",
+    "string_to_hash_bucket_fast",
+    "string_to_hash_bucket_strong",
     "sub",
     "sum",
     "switch",
@@ -404,6 +411,36 @@ def arg_min(
     input: TensorLike,
     dimension: TensorLike,
     output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def as_string(
+    input: GraphOutput,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def as_string(
+    input: EagerTensorLike,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def as_string(
+    input: TensorLike,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 def assign_add_variable_op(
@@ -623,6 +660,29 @@ def bias_add_grad(
 @overload
 def bias_add_grad(
     out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def bincount(
+    arr: GraphOutput, size: TensorLike, weights: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: GraphOutput, weights: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: TensorLike, weights: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: TensorLike, weights: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def bitwise_and(
@@ -1260,6 +1320,46 @@ def cumsum(
     axis: TensorLike,
     exclusive: bool = ...,
     reverse: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def dense_bincount(
+    input: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -3259,6 +3359,126 @@ def save_v2(
     name: str | None = None,
 ) -> OpNode: ...
 @overload
+def scale_and_translate(
+    images: GraphOutput,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: GraphOutput,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: GraphOutput,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: GraphOutput,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    scale: EagerTensorLike,
+    translation: EagerTensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: GraphOutput,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: GraphOutput,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: GraphOutput,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: GraphOutput,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: EagerTensorLike,
+    original_image: EagerTensorLike,
+    scale: EagerTensorLike,
+    translation: EagerTensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def select(
     condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -4462,6 +4682,33 @@ def string_join(
 @overload
 def string_join(
     inputs: Sequence[TensorLike], separator: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: GraphOutput, num_buckets: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: EagerTensorLike, num_buckets: int, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: TensorLike, num_buckets: int, name: str | None = None
+) -> OpOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: GraphOutput, num_buckets: int, key: Sequence[int], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: EagerTensorLike,
+    num_buckets: int,
+    key: Sequence[int],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: TensorLike, num_buckets: int, key: Sequence[int], name: str | None = None
 ) -> OpOutput: ...
 @overload
 def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...

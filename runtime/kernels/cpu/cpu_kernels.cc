@@ -1,7 +1,8 @@
-// Registration of every built-in CPU kernel family (kernel_util.h lists them).
+// Registration of every built-in CPU kernel family (kernel_util.h and preprocessing_kernels.h list them).
 #include "cpu_kernels.h"
 
 #include "kernel_util.h"
+#include "preprocessing_kernels.h"
 
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
@@ -46,6 +47,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
       RegisterStringKernels,
+      RegisterAsStringKernels,
+      RegisterStringHashKernels,
+      RegisterBincountKernels,
+      RegisterScaleTranslateKernels,
       RegisterTensorListKernels,
       RegisterTrainingKernels,
       RegisterBatchNormGradKernels,

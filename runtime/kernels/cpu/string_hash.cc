@@ -1,0 +1,77 @@
+// StringToHashBucketFast (Fingerprint64 modulo the bucket count) and
+// StringToHashBucketStrong (SipHash-2-4 under the `key` attr); the hashes are
+// string_hashes.h. Host only: string tensors are host data, as in TensorFlow.
+#include <string>
+#include <vector>
+
+#include "../../src/string_tensor.h"
+#include "kernel_util.h"
+#include "preprocessing_kernels.h"
+#include "string_hashes.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+struct BucketAttrs {
+  uint64_t buckets;
+  uint64_t key[2];
+};
+
+void* CreateBuckets(TF_OpKernelConstruction* ctx, bool keyed) {
+  StatusPtr s = NewStatus();
+  int64_t buckets = 0;
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "num_buckets", &buckets, s.get());
+  std::vector<int64_t> key;
+  if (keyed && TF_GetCode(s.get()) == TF_OK) {
+    key = kernels::IntListAttr(ctx, "key", s.get());
+    if (TF_GetCode(s.get()) == TF_OK && key.size() != 2)
+      TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
+                   ("StringToHashBucketStrong: Key must have 2 elements, got " +
+                    std::to_string(key.size())).c_str());
+  }
+  if (TF_GetCode(s.get()) == TF_OK && buckets < 1)
+    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "num_buckets must be at least 1");
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    return nullptr;
+  }
+  auto* a = new BucketAttrs{static_cast<uint64_t>(buckets), {0, 0}};
+  if (keyed) {
+    a->key[0] = static_cast<uint64_t>(key[0]);
+    a->key[1] = static_cast<uint64_t>(key[1]);
+  }
+  return a;
+}
+void* CreateFast(TF_OpKernelConstruction* ctx) { return CreateBuckets(ctx, false); }
+void* CreateStrong(TF_OpKernelConstruction* ctx) { return CreateBuckets(ctx, true); }
+void DeleteBuckets(void* a) { delete static_cast<BucketAttrs*>(a); }
+
+template <bool kStrong>
+void BucketCompute(void* state, TF_OpKernelContext* ctx) {
+  const BucketAttrs& a = *static_cast<BucketAttrs*>(state);
+  TensorPtr in = Input(ctx, 0);
+  if (!in) return;
+  TensorPtr out = AllocateOutput<int64_t>(ctx, 0, Dims(in.get()));
+  if (!out) return;
+  const TF_TString* s = StringElements(in.get());
+  int64_t* o = Data<int64_t>(out);
+  const int64_t n = TF_TensorElementCount(in.get());
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view bytes = StringElement(&s[i]);
+    const uint64_t h = kStrong ? hashes::SipHash24(a.key, bytes) : hashes::Fingerprint64(bytes);
+    o[i] = static_cast<int64_t>(h % a.buckets);
+  }
+}
+
+}  // namespace
+
+void RegisterStringHashKernels(TF_Status* status) {
+  RegisterKernel(kDevice, {"StringToHashBucketFast", {}, {}, BucketCompute<false>, CreateFast,
+                           DeleteBuckets}, status);
+  RegisterKernel(kDevice, {"StringToHashBucketStrong", {}, {}, BucketCompute<true>, CreateStrong,
+                           DeleteBuckets}, status);
+}
+
+}  // namespace cpu
+}  // namespace opgen
