@@ -13,6 +13,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,13 @@ struct Spans {
   std::vector<float> weights;
 };
 
+// A pixel position computed in float, clamped to [0, size - 1] before it becomes an
+// integer (in double: float cannot hold every index, nor may a huge value be cast).
+inline int64_t ClampIndex(float position, int64_t size) {
+  const double v = std::clamp(static_cast<double>(position), 0.0, static_cast<double>(size - 1));
+  return static_cast<int64_t>(v);
+}
+
 // The forward spans of one dimension; false (with `error`) where TensorFlow fails.
 inline bool ComputeSpans(SamplingFilter f, int64_t out_size, int64_t in_size, float scale,
                          float translate, bool antialias, Spans* s, std::string* error) {
@@ -98,18 +106,19 @@ inline bool ComputeSpans(SamplingFilter f, int64_t out_size, int64_t in_size, fl
   const float inv_translate = -inv_scale * translate;
   const float kernel_scale = antialias ? std::max(inv_scale, 1.0f) : 1.0f;
   const float reach = FilterRadius(f) * kernel_scale;
-  s->span = std::min<int64_t>(2 * static_cast<int64_t>(std::ceil(reach)) + 1, in_size);
+  // (compared as doubles: a tiny scale makes `reach` larger than any integer type)
+  s->span = static_cast<double>(reach) >= static_cast<double>(in_size)
+                ? in_size
+                : std::min<int64_t>(2 * static_cast<int64_t>(std::ceil(reach)) + 1, in_size);
   s->starts.assign(out_size, 0);
   s->weights.assign(s->span * out_size, 0.0f);
   const float inv_kernel_scale = 1.0f / kernel_scale;
   std::vector<float> w;
   for (int64_t x = 0; x < out_size; ++x) {
     const float sample = (static_cast<float>(x) + 0.5f) * inv_scale + inv_translate;
-    if (sample < 0 || sample > static_cast<float>(in_size)) continue;
-    const int64_t first = std::clamp<int64_t>(
-        static_cast<int64_t>(std::ceil(sample - reach - 0.5f)), 0, in_size - 1);
-    const int64_t last = std::clamp<int64_t>(
-        static_cast<int64_t>(std::floor(sample + reach - 0.5f)), 0, in_size - 1) + 1;
+    if (!(sample >= 0 && sample <= static_cast<float>(in_size))) continue;  // NaN too
+    const int64_t first = ClampIndex(std::ceil(sample - reach - 0.5f), in_size);
+    const int64_t last = ClampIndex(std::floor(sample + reach - 0.5f), in_size) + 1;
     if (last - first > s->span) {
       *error = "Span is too large: " + std::to_string(last - first) + " vs " +
                std::to_string(s->span) + ".";
@@ -189,6 +198,9 @@ struct ScaleTranslatePlan {
   TensorPtr images;
   int64_t batch, in_h, in_w, c, out_h, out_w;
   std::vector<int64_t> out_dims;
+  bool grad;
+  int64_t fwd_in[2], fwd_out[2];  // the forward op's [h, w] sizes
+  float scale[2], translation[2];
   Spans rows, cols;
 };
 
@@ -221,7 +233,7 @@ inline bool PlanScaleTranslate(TF_OpKernelContext* ctx, const ScaleTranslateAttr
     return false;
   }
   std::vector<int64_t> fwd_in;  // the forward op's input [h, w]
-  int64_t fwd_out[2];
+  int64_t* fwd_out = p->fwd_out;
   if (grad) {
     TensorPtr original = Input(ctx, 1);
     if (!original) return false;
@@ -263,8 +275,8 @@ inline bool PlanScaleTranslate(TF_OpKernelContext* ctx, const ScaleTranslateAttr
     Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + ": image sizes must be at most int32's largest");
     return false;
   }
-  float scale[2], translation[2];
-  if (!ReadPair(ctx, 2, "scale", scale) || !ReadPair(ctx, 3, "translation", translation))
+  float* scale = p->scale;
+  if (!ReadPair(ctx, 2, "scale", scale) || !ReadPair(ctx, 3, "translation", p->translation))
     return false;
   if (!(scale[0] > 0 && scale[1] > 0)) {
     Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + ": Scale must be greater than zero.");
@@ -277,18 +289,33 @@ inline bool PlanScaleTranslate(TF_OpKernelContext* ctx, const ScaleTranslateAttr
   p->out_h = grad ? fwd_in[0] : fwd_out[0];
   p->out_w = grad ? fwd_in[1] : fwd_out[1];
   p->out_dims = {p->batch, p->out_h, p->out_w, p->c};
-  if (NumElements(p->out_dims) == 0 || NumElements(in) == 0) return true;
+  p->grad = grad;
+  p->fwd_in[0] = fwd_in[0];
+  p->fwd_in[1] = fwd_in[1];
+  return true;
+}
+
+// The plan's spans, once its output is allocated (so that sizes no memory holds have
+// failed there first); false after reporting.
+inline bool PlanSpans(TF_OpKernelContext* ctx, const ScaleTranslateAttrs& a,
+                      ScaleTranslatePlan* p) {
+  const char* op = p->grad ? "ScaleAndTranslateGrad" : "ScaleAndTranslate";
   std::string error;
-  Spans rows, cols;
-  if (!ComputeSpans(a.filter, fwd_out[0], fwd_in[0], scale[0], translation[0], a.antialias,
-                    &rows, &error) ||
-      !ComputeSpans(a.filter, fwd_out[1], fwd_in[1], scale[1], translation[1], a.antialias,
-                    &cols, &error)) {
-    Fail(ctx, TF_INTERNAL, std::string(op) + ": " + error);
+  try {
+    Spans rows, cols;
+    if (!ComputeSpans(a.filter, p->fwd_out[0], p->fwd_in[0], p->scale[0], p->translation[0],
+                      a.antialias, &rows, &error) ||
+        !ComputeSpans(a.filter, p->fwd_out[1], p->fwd_in[1], p->scale[1], p->translation[1],
+                      a.antialias, &cols, &error)) {
+      Fail(ctx, TF_INTERNAL, std::string(op) + ": " + error);
+      return false;
+    }
+    p->rows = p->grad ? GradSpans(rows, p->fwd_out[0], p->fwd_in[0]) : std::move(rows);
+    p->cols = p->grad ? GradSpans(cols, p->fwd_out[1], p->fwd_in[1]) : std::move(cols);
+  } catch (const std::bad_alloc&) {
+    Fail(ctx, TF_RESOURCE_EXHAUSTED, std::string(op) + ": out of memory for the filter spans");
     return false;
   }
-  p->rows = grad ? GradSpans(rows, fwd_out[0], fwd_in[0]) : std::move(rows);
-  p->cols = grad ? GradSpans(cols, fwd_out[1], fwd_in[1]) : std::move(cols);
   return true;
 }
 

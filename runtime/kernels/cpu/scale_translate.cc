@@ -2,6 +2,7 @@
 // ../scale_translate_spec.h (shared with the CUDA plugin); here the two passes, rows
 // into a float [batch, out_h, in_w, c] buffer, then columns, threads over rows.
 #include <algorithm>
+#include <new>
 #include <vector>
 
 #include "../scale_translate_spec.h"
@@ -68,7 +69,13 @@ struct ScaleTranslateKernel {
       std::fill(out, out + n, 0.0f);
       return;
     }
-    std::vector<float> mid(static_cast<size_t>(p.batch * p.out_h * p.in_w * p.c));
+    if (!kernels::PlanSpans(ctx, a, &p)) return;
+    std::vector<float> mid;
+    try {
+      mid.resize(static_cast<size_t>(p.batch * p.out_h * p.in_w * p.c));
+    } catch (const std::bad_alloc&) {
+      return Fail(ctx, TF_RESOURCE_EXHAUSTED, "ScaleAndTranslate: out of memory for rows");
+    }
     GatherRows(p, Data<T>(p.images), mid.data());
     GatherColumns(p, mid.data(), out);
   }

@@ -92,6 +92,7 @@ struct ScaleTranslateOp {
       CheckCuda(ctx, cudaMemsetAsync(Data<float>(output), 0, total * sizeof(float), stream), op);
       return;
     }
+    if (!kernels::PlanSpans(ctx, a, &p)) return;
     TensorPtr row_buffer, col_buffer;
     SpanView rows, cols;
     if (!Upload(ctx, stream, p.rows, p.in_h, &row_buffer, &rows) ||
