@@ -82,6 +82,7 @@ __all__ = [
     "expand_dims",
     "expm1",
     "fill",
+    "fingerprint",
     "floor",
     "floor_div",
     "floor_mod",
@@ -1715,6 +1716,22 @@ def fill(
 ) -> EagerOutput: ...
 @overload
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def fingerprint(
+    data: GraphOutput, method: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fingerprint(
+    data: TensorLike, method: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fingerprint(
+    data: EagerTensorLike, method: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def fingerprint(
+    data: TensorLike, method: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def floor(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -4,6 +4,16 @@
 #include "shape_fn_context.h"
 
 namespace opgen {
+namespace {
+
+// [dim0 of data, 8]; a known method must be "farmhash64".
+void FingerprintShape(ShapeFnContext& c) {
+  const PartialShape data = c.InputWithRankAtLeast(0, 1, "data");
+  c.InputWithRank(1, 0, "method");
+  c.SetOutput(0, PartialShape::Of({data.dims[0], 8}));
+}
+
+}  // namespace
 
 void RegisterStringHashOps(TF_Status* status) {
   const std::pair<std::string, std::string> buckets_doc{"num_buckets", "The number of buckets."};
@@ -37,6 +47,15 @@ void RegisterStringHashOps(TF_Status* status) {
        "Slower than StringToHashBucketFast, but hard to collide without the key.",
        {{"input", "The strings to hash."}, {"output", "The bucket of each string."},
         buckets_doc, {"key", "The 128-bit key, two ints."}}},
+      {"Fingerprint", {"T: type"}, {"data: T", "method: string"}, {"fingerprint: uint8"},
+       ShapeFn<FingerprintShape>,
+       "A 64-bit fingerprint of each row (the slices along the first dimension) of `data`.",
+       "method \"farmhash64\": FarmHash's Fingerprint64 of the row's bytes, as 8 "
+       "little-endian bytes. For strings: of the string when a row holds one, else of the "
+       "concatenated fingerprints of the row's strings.",
+       {{"data", "A tensor of rank >= 1."},
+        {"method", "The fingerprint method, a scalar: only \"farmhash64\"."},
+        {"fingerprint", "[rows, 8] bytes."}}},
   }, status);
 }
 

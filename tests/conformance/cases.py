@@ -50,7 +50,8 @@ NOT_COMPARED = {
     **{op: "string output or string operands (Keras' Hashing): "
            "tests/python_runtime/test_preprocessing_ops.py compares them with TensorFlow, "
            "bit for bit"
-       for op in ("AsString", "StringToHashBucketFast", "StringToHashBucketStrong")},
+       for op in ("AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
+                  "Fingerprint")},
     **{op: "calls functions of a graph's library, not a function of array inputs alone: "
            "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
            "with TensorFlow"

@@ -861,9 +861,8 @@ NOT_SWEPT = {
     **{op: "string ops of the save/restore graphs (string operands): "
            "tests/python_runtime/test_string_ops.py"
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
-    **{op: "string hash buckets (string operands): "
-           "tests/python_runtime/test_preprocessing_ops.py"
-       for op in ("StringToHashBucketFast", "StringToHashBucketStrong")},
+    **{op: "string hashes (string operands): tests/python_runtime/test_preprocessing_ops.py"
+       for op in ("StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint")},
     **{op: "function calls and functional control flow (func attrs name a library's "
            "functions): tests/runtime/test_function_calls.py"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",

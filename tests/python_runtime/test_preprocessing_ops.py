@@ -99,6 +99,11 @@ RESIZE_CASES, AS_STRING_CASES = _cases()
 WORDS = _words()
 BUCKETS = [1, 7, 1000003, 2**62, 2**63 - 1]
 KEYS = [[0, 0], [133, 133], [7, 99], [-1, 2**62 + 5]]
+# Rows of raw bytes: 0..200 bytes a row (5 x 10 int32 = 40 bytes, 3 x 2 x 9 float64 = 144).
+FINGERPRINT_ROWS = {"int32": rng.integers(-9, 9, (5, 10)).astype(np.int32),
+                    "float64": rng.normal(0, 1, (3, 2, 9)),
+                    "uint8": rng.integers(0, 256, (4, 200)).astype(np.uint8),
+                    "bool": rng.random((6, 3)) < 0.5}
 
 TF_SCRIPT = textwrap.dedent(r"""
     import json, sys
@@ -129,6 +134,11 @@ TF_SCRIPT = textwrap.dedent(r"""
         out["as_string/" + c["id"]] = np.array(
             tf.strings.as_string(values, **c["attrs"]).numpy().tolist(), dtype=object)
     t = tf.constant(words)
+    out["fingerprint/words"] = tf.fingerprint(t).numpy()
+    out["fingerprint/pairs"] = tf.fingerprint(tf.reshape(t[:130], (65, 2))).numpy()
+    for dtype in ("int32", "float64", "uint8", "bool"):
+        data = np.array(spec["rows"][dtype], dtype)
+        out[f"fingerprint/{dtype}"] = tf.fingerprint(tf.constant(data)).numpy()
     for n in spec["buckets"]:
         out[f"fast/{n}"] = tf.strings.to_hash_bucket_fast(t, n).numpy()
         for k, key in enumerate(spec["keys"]):
@@ -145,7 +155,8 @@ def tf_ref(tmp_path_factory):
         pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("preprocessing_tf")
     spec = {"resize": RESIZE_CASES, "as_string": AS_STRING_CASES,
-            "words": [w.hex() for w in WORDS], "buckets": BUCKETS, "keys": KEYS}
+            "words": [w.hex() for w in WORDS], "buckets": BUCKETS, "keys": KEYS,
+            "rows": {k: v.tolist() for k, v in FINGERPRINT_ROWS.items()}}
     (folder / "spec.json").write_text(json.dumps(spec))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
@@ -333,3 +344,32 @@ def test_hash_bucket_strong_is_tensorflows_siphash(buckets, k, tf_ref):
 def test_hash_bucket_strong_wants_two_key_words():
     with pytest.raises(errors.InvalidArgumentError, match="2 elements"):
         _run("StringToHashBucketStrong", [_as_object([b"a"])], {"num_buckets": 3, "key": [1]})
+
+
+# ---- Fingerprint ----------------------------------------------------------------------
+
+def test_fingerprint_of_strings_matches_tensorflow(tf_ref):
+    """One string a row: its Fingerprint64 (all 64 bits, little-endian); several: the
+    fingerprint of their fingerprints."""
+    method = _as_object([b"farmhash64"])[0]
+    (got,) = _run("Fingerprint", [_as_object(WORDS), method])
+    assert got.dtype == np.uint8 and got.shape == (len(WORDS), 8)
+    np.testing.assert_array_equal(got, tf_ref["fingerprint/words"])
+    (pairs,) = _run("Fingerprint", [_as_object(WORDS[:130]).reshape(65, 2), method])
+    np.testing.assert_array_equal(pairs, tf_ref["fingerprint/pairs"])
+
+
+@pytest.mark.parametrize("dtype", sorted(FINGERPRINT_ROWS))
+def test_fingerprint_of_numbers_hashes_each_rows_bytes(dtype, tf_ref):
+    method = _as_object([b"farmhash64"])[0]
+    (got,) = _run("Fingerprint", [FINGERPRINT_ROWS[dtype], method])
+    np.testing.assert_array_equal(got, tf_ref[f"fingerprint/{dtype}"])
+
+
+def test_fingerprint_bad_operands_are_errors():
+    with pytest.raises(errors.InvalidArgumentError, match="Unsupported fingerprint method"):
+        _run("Fingerprint", [np.int32([1]), _as_object([b"md5"])[0]])
+    with pytest.raises(errors.InvalidArgumentError, match="at least one dimension"):
+        _run("Fingerprint", [np.int32(1), _as_object([b"farmhash64"])[0]])
+    (empty,) = _run("Fingerprint", [np.zeros((0, 3), np.float32), _as_object([b"farmhash64"])[0]])
+    assert empty.shape == (0, 8)

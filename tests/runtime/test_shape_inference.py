@@ -661,8 +661,8 @@ _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "S
                    "ShardedFilespec", "StaticRegexFullMatch"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
-# shape (tests/python_runtime/test_preprocessing_ops.py runs them on 2-D input).
-_STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong"}
+# shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).
+_STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint"}
 
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):

@@ -1,6 +1,6 @@
 // StringToHashBucketFast (Fingerprint64 modulo the bucket count) and
 // StringToHashBucketStrong (SipHash-2-4 under the `key` attr); the hashes are
-// string_hashes.h. Host only: string tensors are host data, as in TensorFlow.
+// string_hashes.h; Fingerprint (FarmHash per row, as bytes). Host only: string tensors are host data, as in TensorFlow.
 #include <string>
 #include <vector>
 
@@ -64,6 +64,53 @@ void BucketCompute(void* state, TF_OpKernelContext* ctx) {
   }
 }
 
+// Fingerprint64 of `bytes` as 8 little-endian bytes at `out`.
+void PutFingerprint(std::string_view bytes, uint8_t* out) {
+  const uint64_t f = hashes::Fingerprint64(bytes);
+  for (int k = 0; k < 8; ++k) out[k] = static_cast<uint8_t>(f >> (8 * k));
+}
+
+void FingerprintCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr data = Input(ctx, 0), method = Input(ctx, 1);
+  if (!data || !method) return;
+  if (TF_NumDims(method.get()) != 0)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Fingerprint: `method` should be a scalar string: " +
+                                              ShapeString(Dims(method.get())));
+  const std::string_view name = StringElement(StringElements(method.get()));
+  if (name != "farmhash64")
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Fingerprint: Unsupported fingerprint method: " + std::string(name));
+  const std::vector<int64_t> dims = Dims(data.get());
+  if (dims.empty())
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Fingerprint: `data` should have at least one dimension: []");
+  const TF_DataType type = TF_TensorType(data.get());
+  if (type == TF_VARIANT || type == TF_RESOURCE)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Fingerprint: data of type " +
+                                              kernels::DTypeName(type) + " has no bytes to hash");
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, TF_UINT8, {dims[0], 8});
+  if (!out) return;
+  uint8_t* o = Data<uint8_t>(out);
+  const int64_t rows = dims[0];
+  if (rows == 0) return;
+  const int64_t per_row = TF_TensorElementCount(data.get()) / rows;
+  if (type != TF_STRING) {
+    const size_t row_bytes = static_cast<size_t>(per_row) * TF_DataTypeSize(type);
+    const char* bytes = static_cast<const char*>(TF_TensorData(data.get()));
+    for (int64_t r = 0; r < rows; ++r) PutFingerprint({bytes + r * row_bytes, row_bytes}, o + 8 * r);
+    return;
+  }
+  const TF_TString* s = StringElements(data.get());
+  std::vector<uint8_t> row(8 * per_row);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (per_row == 1) {
+      PutFingerprint(StringElement(&s[r]), o + 8 * r);
+      continue;
+    }
+    for (int64_t j = 0; j < per_row; ++j) PutFingerprint(StringElement(&s[r * per_row + j]), &row[8 * j]);
+    PutFingerprint({reinterpret_cast<const char*>(row.data()), row.size()}, o + 8 * r);
+  }
+}
+
 }  // namespace
 
 void RegisterStringHashKernels(TF_Status* status) {
@@ -71,6 +118,7 @@ void RegisterStringHashKernels(TF_Status* status) {
                            DeleteBuckets}, status);
   RegisterKernel(kDevice, {"StringToHashBucketStrong", {}, {}, BucketCompute<true>, CreateStrong,
                            DeleteBuckets}, status);
+  RegisterKernel(kDevice, {"Fingerprint", {}, {"method"}, FingerprintCompute}, status);
 }
 
 }  // namespace cpu

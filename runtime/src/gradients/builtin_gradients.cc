@@ -54,8 +54,8 @@ void RegisterNotDifferentiableOps() {
         // strings: file names and patterns of the save/restore graphs
         "StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
         // strings made from values and hashed (Keras' Hashing); counts of integer values
-        "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Bincount",
-        "DenseBincount",
+        "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
+        "Bincount", "DenseBincount",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);
