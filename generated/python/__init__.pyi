@@ -144,6 +144,7 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "prod",
+    "ragged_bincount",
     "random_standard_normal",
     "random_uniform",
     "random_uniform_int",
@@ -200,6 +201,7 @@ __all__ = [
     "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_bincount",
     "sparse_softmax_cross_entropy_with_logits",
     "split",
     "split_v",
@@ -2798,6 +2800,60 @@ def prod(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def ragged_bincount(
+    splits: GraphOutput,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: EagerTensorLike,
+    values: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def random_standard_normal(
     shape: GraphOutput,
     dtype: DTypeLike,
@@ -3802,6 +3858,76 @@ def space_to_depth(
 @overload
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def sparse_bincount(
+    indices: GraphOutput,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: GraphOutput,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: EagerTensorLike,
+    values: EagerTensorLike,
+    dense_shape: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 
 class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):

@@ -15,6 +15,44 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts values per bin, per row of a ragged tensor.
+
+    Row r holds values[splits[r]:splits[r + 1]]. Values of size or more are left out; negative values are an error.
+
+    Args:
+      splits: A `Tensor` of type `int64`.
+        The row boundaries: from 0 to the number of values.
+      values: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Non-negative values.
+      size: A `Tensor`. Must have the same type as `values`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      binary_output: An optional `bool`. Defaults to `False`.
+        Whether bins say only whether a value occurs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      [rows, size] bins.
+    """
+    _out = _execute_op(
+        "RaggedBincount",
+        [splits, values, size, weights],
+        {"binary_output": binary_output},
+        name,
+    )
+    return _out[0]
+
+
 def random_standard_normal(
     shape: TensorLike,
     dtype: DTypeLike,

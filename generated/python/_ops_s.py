@@ -586,6 +586,47 @@ def space_to_depth(
     return _out[0]
 
 
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts the values of a sparse tensor per bin, per row.
+
+    A rank-1 sparse tensor gives [size] bins, a higher rank [dense_shape[0], size] (a value's row is its first coordinate). Values outside [0, size) are left out.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] coordinates of the values.
+      values: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [n] values.
+      dense_shape: A `Tensor` of type `int64`.
+        The sparse tensor's shape.
+      size: A `Tensor`. Must have the same type as `values`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      binary_output: An optional `bool`. Defaults to `False`.
+        Whether bins say only whether a value occurs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      The bins.
+    """
+    _out = _execute_op(
+        "SparseBincount",
+        [indices, values, dense_shape, size, weights],
+        {"binary_output": binary_output},
+        name,
+    )
+    return _out[0]
+
+
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple(
     "SparseSoftmaxCrossEntropyWithLogits", ["loss", "backprop"]
 )

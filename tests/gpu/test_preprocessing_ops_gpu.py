@@ -1,5 +1,5 @@
 """The Keras preprocessing layers' ops with CUDA kernels (ScaleAndTranslate and its
-gradient, Bincount, DenseBincount) on the GPU equal the CPU kernels, for every dtype both
+gradient, Bincount, DenseBincount, RaggedBincount, SparseBincount) on the GPU equal the CPU kernels, for every dtype both
 devices register, with the same errors for bad operands."""
 
 from __future__ import annotations
@@ -60,3 +60,18 @@ def test_errors_match():
                     np.float32([0.0, 1.0]), np.float32([0.0, 0.0]))
     _raises_on_both(errors.InvalidArgumentError, ops.dense_bincount, np.int32([[[1]]]),
                     np.int32(3), np.zeros((0,), np.float32))
+
+
+@pytest.mark.parametrize("tidx", [np.int32, np.int64], ids=name)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=name)
+@pytest.mark.parametrize("binary", [False, True])
+def test_ragged_and_sparse_bincount(gpu_matches_cpu, rng, tidx, dtype, binary):
+    values = rng.integers(0, 12, 20).astype(tidx)
+    weights = rng.integers(0, 4, 20).astype(dtype)
+    splits = np.int64([0, 4, 4, 13, 20])
+    gpu_matches_cpu(ops.ragged_bincount, splits, values, tidx(10), weights, binary_output=binary)
+    for shape in ([50], [4, 6, 3]):
+        flat = rng.choice(int(np.prod(shape)), 20, replace=False)
+        indices = np.stack(np.unravel_index(flat, shape), 1).astype(np.int64)
+        gpu_matches_cpu(ops.sparse_bincount, indices, values, np.int64(shape), tidx(10), weights,
+                        binary_output=binary)

@@ -462,7 +462,7 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
-    **dict.fromkeys(["Bincount", "DenseBincount"],
+    **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],
                     "counts of integer values (TensorFlow registers no gradient)"),
     "LoopCond": "a boolean loop condition",
     **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),

@@ -99,6 +99,31 @@ RESIZE_CASES, AS_STRING_CASES = _cases()
 WORDS = _words()
 BUCKETS = [1, 7, 1000003, 2**62, 2**63 - 1]
 KEYS = [[0, 0], [133, 133], [7, 99], [-1, 2**62 + 5]]
+
+
+def _bincount_cases():
+    ragged, sparse = [], []
+    for tidx in ("int32", "int64"):
+        for t in ("int32", "int64", "float32", "float64"):
+            for binary in (False, True):
+                splits = [0, 3, 3, 8, 12]
+                weights = rng.integers(1, 5, 12).tolist() if not binary else []
+                ragged.append({"splits": splits, "values": rng.integers(0, 8, 12).tolist(),
+                               "size": 6, "weights": weights, "tidx": tidx, "t": t,
+                               "binary": binary})
+                for shape in ([9], [3, 5], [2, 3, 4]):
+                    n = 7
+                    flat = rng.choice(int(np.prod(shape)), n, replace=False)
+                    indices = np.stack(np.unravel_index(flat, shape), 1).ravel().tolist()
+                    low = 0 if len(shape) == 1 else -2  # batched: negatives left out
+                    sparse.append({"indices": indices, "shape": shape,
+                                   "values": rng.integers(low, 8, n).tolist(), "size": 6,
+                                   "weights": rng.integers(1, 5, n).tolist() if not binary else [],
+                                   "tidx": tidx, "t": t, "binary": binary})
+    return ragged, sparse
+
+
+RAGGED_CASES, SPARSE_CASES = _bincount_cases()
 # Rows of raw bytes: 0..200 bytes a row (5 x 10 int32 = 40 bytes, 3 x 2 x 9 float64 = 144).
 FINGERPRINT_ROWS = {"int32": rng.integers(-9, 9, (5, 10)).astype(np.int32),
                     "float64": rng.normal(0, 1, (3, 2, 9)),
@@ -133,6 +158,18 @@ TF_SCRIPT = textwrap.dedent(r"""
             tf.constant(np.array(c["values"], c["dtype"]))
         out["as_string/" + c["id"]] = np.array(
             tf.strings.as_string(values, **c["attrs"]).numpy().tolist(), dtype=object)
+    from tensorflow.python.ops import gen_math_ops as g
+    for k, c in enumerate(spec["ragged"]):
+        w = np.array(c["weights"], c["t"])
+        out[f"ragged/{k}"] = g.ragged_bincount(np.array(c["splits"], np.int64),
+                                               np.array(c["values"], c["tidx"]),
+                                               np.array(c["size"], c["tidx"]), w,
+                                               binary_output=c["binary"]).numpy()
+    for k, c in enumerate(spec["sparse"]):
+        w = np.array(c["weights"], c["t"])
+        out[f"sparse/{k}"] = g.sparse_bincount(np.array(c["indices"], np.int64).reshape(
+            -1, len(c["shape"])), np.array(c["values"], c["tidx"]), np.array(c["shape"], np.int64),
+            np.array(c["size"], c["tidx"]), w, binary_output=c["binary"]).numpy()
     t = tf.constant(words)
     out["fingerprint/words"] = tf.fingerprint(t).numpy()
     out["fingerprint/pairs"] = tf.fingerprint(tf.reshape(t[:130], (65, 2))).numpy()
@@ -156,7 +193,8 @@ def tf_ref(tmp_path_factory):
     folder = tmp_path_factory.mktemp("preprocessing_tf")
     spec = {"resize": RESIZE_CASES, "as_string": AS_STRING_CASES,
             "words": [w.hex() for w in WORDS], "buckets": BUCKETS, "keys": KEYS,
-            "rows": {k: v.tolist() for k, v in FINGERPRINT_ROWS.items()}}
+            "rows": {k: v.tolist() for k, v in FINGERPRINT_ROWS.items()},
+            "ragged": RAGGED_CASES, "sparse": SPARSE_CASES}
     (folder / "spec.json").write_text(json.dumps(spec))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
@@ -373,3 +411,63 @@ def test_fingerprint_bad_operands_are_errors():
         _run("Fingerprint", [np.int32(1), _as_object([b"farmhash64"])[0]])
     (empty,) = _run("Fingerprint", [np.zeros((0, 3), np.float32), _as_object([b"farmhash64"])[0]])
     assert empty.shape == (0, 8)
+
+
+# ---- RaggedBincount, SparseBincount ---------------------------------------------------
+
+@pytest.mark.parametrize("k", range(len(RAGGED_CASES)))
+def test_ragged_bincount_matches_numpy_and_tensorflow(k, tf_ref):
+    c = RAGGED_CASES[k]
+    values = np.array(c["values"], c["tidx"])
+    weights = np.array(c["weights"], c["t"])
+    (got,) = _run("RaggedBincount", [np.array(c["splits"], np.int64), values,
+                                     np.array(c["size"], c["tidx"]), weights],
+                  {"binary_output": c["binary"]})
+    want = np.zeros((len(c["splits"]) - 1, c["size"]), c["t"])
+    for r, (a, b) in enumerate(zip(c["splits"], c["splits"][1:])):
+        for i in range(a, b):
+            if values[i] < c["size"]:
+                want[r, values[i]] = 1 if c["binary"] else want[r, values[i]] + (
+                    weights[i] if weights.size else 1)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, tf_ref[f"ragged/{k}"])
+
+
+@pytest.mark.parametrize("k", range(len(SPARSE_CASES)))
+def test_sparse_bincount_matches_numpy_and_tensorflow(k, tf_ref):
+    """Values of size or more are left out (negative ones too when batched); a rank-1
+    input gives one row of bins, a higher rank one per first coordinate."""
+    c = SPARSE_CASES[k]
+    rank = len(c["shape"])
+    indices = np.array(c["indices"], np.int64).reshape(-1, rank)
+    values = np.array(c["values"], c["tidx"])
+    weights = np.array(c["weights"], c["t"])
+    (got,) = _run("SparseBincount", [indices, values, np.array(c["shape"], np.int64),
+                                     np.array(c["size"], c["tidx"]), weights],
+                  {"binary_output": c["binary"]})
+    want = np.zeros((1 if rank == 1 else c["shape"][0], c["size"]), c["t"])
+    for i, v in enumerate(values):
+        if 0 <= v < c["size"]:
+            row = 0 if rank == 1 else indices[i, 0]
+            want[row, v] = 1 if c["binary"] else want[row, v] + (weights[i] if weights.size else 1)
+    np.testing.assert_array_equal(got, want[0] if rank == 1 else want)
+    np.testing.assert_array_equal(got, tf_ref[f"sparse/{k}"])
+
+
+@pytest.mark.parametrize("op, inputs, match", [
+    ("RaggedBincount", [np.int64([1, 2]), np.int32([1, 2]), np.int32(3), np.zeros(0, np.float32)],
+     "start with 0"),
+    ("RaggedBincount", [np.int64([0, 1]), np.int32([1, 2]), np.int32(3), np.zeros(0, np.float32)],
+     "end with the number of values"),
+    ("RaggedBincount", [np.int64([0, 2]), np.int32([1, -2]), np.int32(3), np.zeros(0, np.float32)],
+     "non-negative"),
+    ("SparseBincount", [np.int64([[7, 1]]), np.int32([1]), np.int64([3, 5]), np.int32(4),
+                        np.zeros(0, np.float32)], "out of bounds"),
+    ("SparseBincount", [np.int64([[0, 1]]), np.int32([1]), np.int64([3]), np.int32(4),
+                        np.zeros(0, np.float32)], "dense_shape"),
+    ("SparseBincount", [np.int64([[0], [3]]), np.int32([1, -3]), np.int64([7]), np.int32(4),
+                        np.zeros(0, np.float32)], "non-negative"),
+])
+def test_ragged_and_sparse_bincount_bad_operands_are_errors(op, inputs, match):
+    with pytest.raises(errors.InvalidArgumentError, match=match):
+        _run(op, inputs)

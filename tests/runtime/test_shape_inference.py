@@ -641,6 +641,10 @@ _CALLS = {
                                         {}, None),
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
+    "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
+                                  P((0,))], {}, None),
+    "SparseBincount": lambda P: ([P((3, 2), np.int64), P((3,), I32), np.array([2, 5], np.int64),
+                                  np.array(4, I32), P((0,))], {}, None),
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
@@ -760,6 +764,12 @@ def test_preprocessing_ops_shapes(infer_shapes):
     with pytest.raises(ShapeInferenceError):
         infer_shapes("DenseBincount", [P((3,), I32), np.array(-1, I32), none])
     assert infer_shapes("AsString", [P((2, None))]) == [(2, None)]
+    ragged = [np.array([0, 2, 2, 5], np.int64), P((5,), I32), np.array(4, I32), none]
+    assert infer_shapes("RaggedBincount", ragged) == [(3, 4)]
+    sparse = [P((3, 2), np.int64), P((3,), I32), np.array([6, 9], np.int64), np.array(4, I32), none]
+    assert infer_shapes("SparseBincount", sparse) == [(6, 4)]
+    sparse1 = [P((3, 1), np.int64), P((3,), I32), P((1,), np.int64), np.array(4, I32), none]
+    assert infer_shapes("SparseBincount", sparse1) == [(4,)]
 
 
 def test_issue17_ops_shapes(infer_shapes):

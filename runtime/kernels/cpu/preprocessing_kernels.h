@@ -10,7 +10,7 @@ namespace cpu {
 
 void RegisterAsStringKernels(TF_Status* status);        // as_string.cc: AsString (host only)
 void RegisterStringHashKernels(TF_Status* status);      // string_hash.cc: StringToHashBucketFast, StringToHashBucketStrong, Fingerprint (host only)
-void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount
+void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
 
 }  // namespace cpu

@@ -8,7 +8,7 @@
 namespace opgen {
 namespace cuda {
 
-void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount
+void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cu: ScaleAndTranslate, ScaleAndTranslateGrad
 
 }  // namespace cuda

@@ -55,7 +55,7 @@ void RegisterNotDifferentiableOps() {
         "StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
-        "Bincount", "DenseBincount",
+        "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);
