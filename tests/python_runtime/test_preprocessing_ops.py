@@ -471,3 +471,23 @@ def test_sparse_bincount_matches_numpy_and_tensorflow(k, tf_ref):
 def test_ragged_and_sparse_bincount_bad_operands_are_errors(op, inputs, match):
     with pytest.raises(errors.InvalidArgumentError, match=match):
         _run(op, inputs)
+
+
+def test_training_through_a_lanczos_resize_reduces_the_loss():
+    """A variable image resized with lanczos3 (antialiased shrink) fitted to a target by
+    plain gradient descent on the eager tape: the registered gradient drives the loss down
+    as far as the resize lets it (the target is itself a resize, so to ~0)."""
+    size, scale, trans = np.int32([3, 4]), np.float32([0.5, 0.5]), np.float32([0, 0])
+    target = _run("ScaleAndTranslate", [rng.normal(0, 1, (1, 6, 8, 2)).astype(np.float32),
+                                        size, scale, trans])[0]
+    image = opgen.Variable(np.zeros((1, 6, 8, 2), np.float32))
+    losses = []
+    for _ in range(60):
+        with opgen.GradientTape() as tape:
+            y = opgen.ops.scale_and_translate(image, size, scale, trans)
+            diff = opgen.ops.sub(y, target)
+            loss = opgen.ops.sum(opgen.ops.mul(diff, diff), np.int32([0, 1, 2, 3]))
+        (grad,) = tape.gradient(loss, [image])
+        image.assign_sub(opgen.ops.mul(grad, np.float32(2.0)))
+        losses.append(float(loss.numpy()))
+    assert losses[-1] < 1e-3 * losses[0], losses[::10]
