@@ -28,6 +28,7 @@ import numpy as np
 SEED = 20261207
 F32 = "float32"
 I32 = "int32"
+STR = "string"
 
 
 def cases(keras, layers):
@@ -84,6 +85,20 @@ def cases(keras, layers):
     for interp in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"):
         add(f"Resizing_{interp}", lambda i=interp: layers.Resizing(7, 9, interpolation=i),
             (2, 5, 6, 3))
+    # Shrinking, where antialias widens the filters (ScaleAndTranslate's antialias attr).
+    for interp in ("lanczos3", "lanczos5"):
+        for aa in (True, False):
+            add(f"Resizing_{interp}_shrink_{'antialias' if aa else 'aliased'}",
+                lambda i=interp, a=aa: layers.Resizing(3, 4, interpolation=i, antialias=a),
+                (2, 7, 9, 3))
+    # The filters Keras' Resizing does not offer, through tf.image.resize in a Lambda.
+    for method in ("gaussian", "mitchellcubic"):
+        for size, aa in (((7, 9), False), ((3, 4), True), ((3, 4), False)):
+            suffix = "" if size == (7, 9) else f"_shrink_{'antialias' if aa else 'aliased'}"
+            add(f"Resizing_{method}{suffix}",
+                lambda m=method, s=size, a=aa: layers.Lambda(
+                    lambda t: _tf().image.resize(t, s, method=m, antialias=a)),
+                (2, 5, 6, 3) if size == (7, 9) else (2, 7, 9, 3))
     add("Resizing_crop_to_aspect_ratio",
         lambda: layers.Resizing(4, 4, crop_to_aspect_ratio=True), (1, 6, 8, 3))
     add("CenterCrop", lambda: layers.CenterCrop(4, 3), (2, 6, 7, 3))
@@ -185,12 +200,32 @@ def cases(keras, layers):
         (2, 3), dtypes=[I32])
     add("Discretization", lambda: layers.Discretization(bin_boundaries=[-0.5, 0.0, 0.5]),
         (2, 6))
+    add("CategoryEncoding_count_weighted",
+        lambda: (lambda x, w: layers.CategoryEncoding(6, output_mode="count")(
+            x, count_weights=w)), (2, 3), (2, 3), dtypes=[I32, F32])
+    add("CategoryEncoding_count_1d", lambda: layers.CategoryEncoding(12, output_mode="count"),
+        (5,), dtypes=["int64"])
     add("Hashing", lambda: layers.Hashing(7), (2, 3), dtypes=["int64"])
+    add("Hashing_int32_salted", lambda: layers.Hashing(11, salt=133), (2, 3), dtypes=[I32])
+    add("Hashing_strings", lambda: layers.Hashing(13), (2, 4), dtypes=[STR])
+    add("Hashing_strings_salted", lambda: layers.Hashing(5, salt=[7, 99]), (3, 2),
+        dtypes=[STR])
     add("AutoContrast", lambda: layers.AutoContrast(), (2, 4, 4, 3))
     return c
 
 
+def _tf():
+    import tensorflow as tf
+
+    return tf
+
+
 def sample(rng, shape, dtype):
+    if dtype == STR:  # words of 0..70 letters: FarmHash's length classes, fixed-width bytes
+        size = int(np.prod(shape))
+        words = [bytes(rng.integers(97, 123, size=int(rng.integers(0, 71))).astype(np.uint8))
+                 for _ in range(size)]
+        return np.array(words, dtype="S").reshape(shape)
     if dtype == F32:
         return rng.normal(0, 1, size=shape).astype(np.float32)
     return rng.integers(0, 10, size=shape).astype(dtype)

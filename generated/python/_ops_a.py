@@ -219,6 +219,53 @@ def arg_min(
     return _out[0]
 
 
+def as_string(
+    input: TensorLike,
+    precision: int = -1,
+    scientific: bool = False,
+    shortest: bool = False,
+    width: int = -1,
+    fill: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Formats each element as a string, as printf would.
+
+    Numbers print with printf's %d / %u / %f (%e with scientific, %g with shortest); fill is a printf flag (one of ' ', '+', '-', '0', '#') and width the field width. Complex numbers print as (real,imag), booleans as true / false.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`, `complex64`, `complex128`, `bool`, `variant`, `string`.
+        The values to format.
+      precision: An optional `int`. Defaults to `-1`.
+        Digits after the point for floating-point values (-1: printf's 6).
+      scientific: An optional `bool`. Defaults to `False`.
+        Exponent notation for floating-point values.
+      shortest: An optional `bool`. Defaults to `False`.
+        The shorter of plain and exponent notation (%g).
+      width: An optional `int`. Defaults to `-1`.
+        Pad to at least this many characters (-1: no padding).
+      fill: An optional `string`. Defaults to `""`.
+        The printf flag that pads: ' ', '+', '-', '0' or '#'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The formatted strings, of the input's shape.
+    """
+    _out = _execute_op(
+        "AsString",
+        [input],
+        {
+            "precision": precision,
+            "scientific": scientific,
+            "shortest": shortest,
+            "width": width,
+            "fill": fill,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def assign_add_variable_op(
     resource: TensorLike, value: TensorLike, name: str | None = None
 ) -> OpNode:

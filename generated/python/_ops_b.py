@@ -132,6 +132,30 @@ def bias_add_grad(
     return _out[0]
 
 
+def bincount(
+    arr: TensorLike, size: TensorLike, weights: TensorLike, name: str | None = None
+) -> OpOutput:
+    """How often each value in [0, size) occurs in `arr` (or the sum of its weights).
+
+    Values of size or more are left out; negative values are an error.
+
+    Args:
+      arr: A `Tensor` of type `int32`.
+        Non-negative int32 values, any shape.
+      size: A `Tensor` of type `int32`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      1-D of length size.
+    """
+    _out = _execute_op("Bincount", [arr, size, weights], {}, name)
+    return _out[0]
+
+
 def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the bitwise AND of `x` and `y`.
 

@@ -14,6 +14,38 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def dense_bincount(
+    input: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts values per bin, per row of a 2-D input.
+
+    A 1-D input gives [size] bins, a 2-D input [rows, size]. Values of size or more are left out; negative values are an error. With binary_output a bin is 1 where its value occurs.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Non-negative values, 1-D or 2-D.
+      size: A `Tensor`. Must have the same type as `input`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      binary_output: An optional `bool`. Defaults to `False`.
+        Whether bins say only whether a value occurs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      The bins.
+    """
+    _out = _execute_op(
+        "DenseBincount", [input, size, weights], {"binary_output": binary_output}, name
+    )
+    return _out[0]
+
+
 def depth_to_space(
     input: TensorLike,
     block_size: int,

@@ -33,6 +33,28 @@ def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutp
     return _out[0]
 
 
+def fingerprint(
+    data: TensorLike, method: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A 64-bit fingerprint of each row (the slices along the first dimension) of `data`.
+
+    method "farmhash64": FarmHash's Fingerprint64 of the row's bytes, as 8 little-endian bytes. For strings: of the string when a row holds one, else of the concatenated fingerprints of the row's strings.
+
+    Args:
+      data: A `Tensor`.
+        A tensor of rank >= 1.
+      method: A `Tensor` of type `string`.
+        The fingerprint method, a scalar: only "farmhash64".
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`.
+      [rows, 8] bytes.
+    """
+    _out = _execute_op("Fingerprint", [data, method], {}, name)
+    return _out[0]
+
+
 def floor(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the largest integer not greater than `x`.
 

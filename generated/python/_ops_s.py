@@ -47,6 +47,88 @@ def save_v2(
     return _out or None
 
 
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = "lanczos3",
+    antialias: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Resamples images scaled and translated, with a separable filter.
+
+    Output pixel centre x + 0.5 maps to input position (x + 0.5 - translation) / scale; the filter's taps around it are normalised to sum to one. Rows are filtered first, then columns.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `int8`, `uint8`, `int16`, `uint16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        4-D [batch, height, width, channels].
+      size: A `Tensor` of type `int32`.
+        The output [height, width], positive int32.
+      scale: A `Tensor` of type `float32`.
+        The [row, column] scale factors, positive.
+      translation: A `Tensor` of type `float32`.
+        The [row, column] translations, in output pixels.
+      kernel_type: An optional `string`. Defaults to `"lanczos3"`.
+        The filter: lanczos1, lanczos3, lanczos5, gaussian, box, triangle, keyscubic or mitchellcubic.
+      antialias: An optional `bool`. Defaults to `True`.
+        When shrinking, widen the filter by the shrink factor (a low-pass filter).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      4-D float [batch, size[0], size[1], channels].
+    """
+    _out = _execute_op(
+        "ScaleAndTranslate",
+        [images, size, scale, translation],
+        {"kernel_type": kernel_type, "antialias": antialias},
+        name,
+    )
+    return _out[0]
+
+
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = "lanczos3",
+    antialias: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ScaleAndTranslate with respect to its images.
+
+    Each output gradient is spread back over the input pixels with the forward weights.
+
+    Args:
+      grads: A `Tensor`. Must be one of the following types: `float32`.
+        The gradient with respect to the resized images.
+      original_image: A `Tensor`. Must have the same type as `grads`.
+        The images that were resized (only the shape is read).
+      scale: A `Tensor` of type `float32`.
+        As in the forward op.
+      translation: A `Tensor` of type `float32`.
+        As in the forward op.
+      kernel_type: An optional `string`. Defaults to `"lanczos3"`.
+        The filter: lanczos1, lanczos3, lanczos5, gaussian, box, triangle, keyscubic or mitchellcubic.
+      antialias: An optional `bool`. Defaults to `True`.
+        When shrinking, widen the filter by the shrink factor (a low-pass filter).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grads`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ScaleAndTranslateGrad",
+        [grads, original_image, scale, translation],
+        {"kernel_type": kernel_type, "antialias": antialias},
+        name,
+    )
+    return _out[0]
+
+
 def select(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -499,6 +581,47 @@ def space_to_depth(
         "SpaceToDepth",
         [input],
         {"block_size": block_size, "data_format": data_format},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts the values of a sparse tensor per bin, per row.
+
+    A rank-1 sparse tensor gives [size] bins, a higher rank [dense_shape[0], size] (a value's row is its first coordinate). Values outside [0, size) are left out.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] coordinates of the values.
+      values: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [n] values.
+      dense_shape: A `Tensor` of type `int64`.
+        The sparse tensor's shape.
+      size: A `Tensor`. Must have the same type as `values`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      binary_output: An optional `bool`. Defaults to `False`.
+        Whether bins say only whether a value occurs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      The bins.
+    """
+    _out = _execute_op(
+        "SparseBincount",
+        [indices, values, dense_shape, size, weights],
+        {"binary_output": binary_output},
         name,
     )
     return _out[0]
@@ -1415,6 +1538,59 @@ def string_join(
       The joined strings.
     """
     _out = _execute_op("StringJoin", [inputs], {"separator": separator}, name)
+    return _out[0]
+
+
+def string_to_hash_bucket_fast(
+    input: TensorLike, num_buckets: int, name: str | None = None
+) -> OpOutput:
+    """Hashes each string into [0, num_buckets) with the Fingerprint64 (FarmHash) hash.
+
+    Stable across processes and versions; not meant to withstand chosen inputs.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings to hash.
+      num_buckets: An `int` that is `>= 1`.
+        The number of buckets.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
+      The bucket of each string.
+    """
+    _out = _execute_op(
+        "StringToHashBucketFast", [input], {"num_buckets": num_buckets}, name
+    )
+    return _out[0]
+
+
+def string_to_hash_bucket_strong(
+    input: TensorLike, num_buckets: int, key: Sequence[int], name: str | None = None
+) -> OpOutput:
+    """Hashes each string into [0, num_buckets) with SipHash-2-4 under a secret key.
+
+    Slower than StringToHashBucketFast, but hard to collide without the key.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings to hash.
+      num_buckets: An `int` that is `>= 1`.
+        The number of buckets.
+      key: A `list(int)`.
+        The 128-bit key, two ints.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
+      The bucket of each string.
+    """
+    _out = _execute_op(
+        "StringToHashBucketStrong",
+        [input],
+        {"num_buckets": num_buckets, "key": key},
+        name,
+    )
     return _out[0]
 
 

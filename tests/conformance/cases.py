@@ -47,6 +47,11 @@ NOT_COMPARED = {
            "tests/python_runtime/test_string_ops.py, and the SavedModel tests run them in "
            "TensorFlow's own graphs"
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
+    **{op: "string output or string operands (Keras' Hashing): "
+           "tests/python_runtime/test_preprocessing_ops.py compares them with TensorFlow, "
+           "bit for bit"
+       for op in ("AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
+                  "Fingerprint")},
     **{op: "calls functions of a graph's library, not a function of array inputs alone: "
            "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
            "with TensorFlow"

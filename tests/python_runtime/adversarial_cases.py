@@ -168,6 +168,20 @@ def baseline(op_def, rng):
         "ResizeBicubic": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)],
                                   {"half_pixel_centers": True}),
         "ResizeArea": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32)], {}),
+        "ScaleAndTranslate": lambda: ([_x(rng, (1, 3, 4, 2)), np.array([5, 2], i32),
+                                       np.array([5 / 3, 0.5], f32), np.array([0.0, 0.25], f32)],
+                                      {"kernel_type": "lanczos3"}),
+        "ScaleAndTranslateGrad": lambda: ([_x(rng, (1, 5, 2, 2)), _x(rng, (1, 3, 4, 2)),
+                                           np.array([5 / 3, 0.5], f32),
+                                           np.array([0.0, 0.25], f32)], {}),
+        "Bincount": lambda: ([np.array([[1, 0, 4], [3, 3, 9]], i32), i32(5), _x(rng)], {}),
+        "DenseBincount": lambda: ([np.array([[1, 0, 4], [3, 3, 9]], i32), i32(5), _x(rng)],
+                                  {"binary_output": False}),
+        "RaggedBincount": lambda: ([np.array([0, 2, 2, 6], i64), np.array([1, 0, 4, 3, 3, 9], i32),
+                                   i32(5), _x(rng, (6,))], {}),
+        "SparseBincount": lambda: ([np.array([[0, 1], [1, 0], [1, 3]], i64),
+                                   np.array([1, 4, 9], i32), np.array([2, 5], i64), i32(5),
+                                   _x(rng, (3,))], {}),
         "MaxPool3D": lambda: ([_x(rng, (1, 4, 4, 4, 2))],
                               {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1],
                                "padding": "VALID"}),
@@ -852,6 +866,8 @@ NOT_SWEPT = {
     **{op: "string ops of the save/restore graphs (string operands): "
            "tests/python_runtime/test_string_ops.py"
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
+    **{op: "string hashes (string operands): tests/python_runtime/test_preprocessing_ops.py"
+       for op in ("StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint")},
     **{op: "function calls and functional control flow (func attrs name a library's "
            "functions): tests/runtime/test_function_calls.py"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",

@@ -344,6 +344,13 @@ def _cases() -> dict[str, list[Case]]:
         "ResizeBilinear": [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), {"half_pixel_centers": True},
                              [0], delta=0.25)],
         "ResizeNearestNeighbor": [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), {}, [0])],
+        # float32 output, linear in the images: a wide step is exact; the grad op is float only
+        "ScaleAndTranslate": [
+            C(fixed(u((1, 4, 5, 2)), np.int32([6, 3]), np.float32([1.5, 0.6]),
+                    np.float32([0.25, -0.5])), {"kernel_type": kind, "antialias": aa}, [0],
+              dtypes=(F32,), reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5, tf=True)
+            for kind, aa in (("lanczos3", True), ("gaussian", False), ("mitchellcubic", True),
+                             ("box", False))],
         "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
     })
     # ---- added with this file: second derivatives and the rest ----
@@ -391,6 +398,11 @@ def _cases() -> dict[str, list[Case]]:
                                C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
                                  {"align_corners": True}, [0], dtypes=(F32,),
                                  reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5)],
+        # TensorFlow registers no gradient for ScaleAndTranslateGrad: derived, numeric only
+        "ScaleAndTranslateGrad": [C(fixed(u((1, 6, 3, 2)), np.zeros((1, 4, 5, 2), F32),
+                                          np.float32([1.5, 0.6]), np.float32([0.25, -0.5])),
+                                    {"kernel_type": "lanczos5"}, [0], dtypes=(F32,),
+                                    reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5)],
         "ResizeNearestNeighborGrad": [C(fixed(u((1, 5, 4, 2)), np.int32([3, 3])), {}, [0]),
                                       C(fixed(u((1, 2, 3, 2)), np.int32([4, 5])),
                                         {"half_pixel_centers": True}, [0])],
@@ -448,6 +460,11 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["NoOp", "ControlTrigger", "DisableCopyOnRead"], "no outputs"),
     **dict.fromkeys(["StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch"],
                     "string or boolean output"),
+    **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
+                     "Fingerprint"],
+                    "string or hash-bucket output (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],
+                    "counts of integer values (TensorFlow registers no gradient)"),
     "LoopCond": "a boolean loop condition",
     **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),
     "TensorListReserve": "a new list of unset elements from integer inputs",
@@ -540,7 +557,7 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "AvgPoolGrad", "MaxPoolGrad", "MaxPoolGradGrad", "Conv2DBackpropFilter",
          "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
          "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",
-         "ResizeNearestNeighborGrad", "TensorListFromTensor", "TensorListGetItem",
+         "ResizeNearestNeighborGrad", "ScaleAndTranslateGrad", "TensorListFromTensor", "TensorListGetItem",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 

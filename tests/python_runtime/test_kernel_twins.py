@@ -26,6 +26,8 @@ CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
+    "as_string": "string outputs are host data, as in TensorFlow",
+    "string_hash": "string inputs are host data, as in TensorFlow",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",

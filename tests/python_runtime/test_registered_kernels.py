@@ -27,7 +27,9 @@ CPU_ONLY = {
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},
     # String tensors live on the host; TensorFlow's string ops are CPU kernels too.
     **{op: "string tensors are host data, as in TensorFlow"
-       for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
+       for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
+                  "AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
+                  "Fingerprint")},
     # A TensorList is a host object (a DT_VARIANT scalar); TensorFlow's GPU builds run
     # these ops on the host too, and the GPU control-flow kernels pass lists through
     # in host memory.

@@ -635,6 +635,17 @@ _CALLS = {
     "StridedSliceGrad": lambda P: ([np.array([2, 3], I32)] + [np.array([v], I32) for v in (0, 1, 1)]
                                    + [P((1, 3))], {}, None),
     "MirrorPadGrad": lambda P: ([P((4, 5)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
+    # Keras preprocessing layers' ops
+    "ScaleAndTranslate": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32), P((2,)), P((2,))],
+                                    {}, None),
+    "ScaleAndTranslateGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3)), P((2,)), P((2,))],
+                                        {}, None),
+    "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
+    "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
+    "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
+                                  P((0,))], {}, None),
+    "SparseBincount": lambda P: ([P((3, 2), np.int64), P((3,), I32), np.array([2, 5], np.int64),
+                                  np.array(4, I32), P((0,))], {}, None),
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
@@ -654,6 +665,10 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",
                    "ShardedFilespec", "StaticRegexFullMatch"}
 
+# String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
+# shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).
+_STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint"}
+
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):
     """An op without one would leave its outputs unknown; every built-in op (those of
@@ -670,6 +685,8 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if op.name in ("NoOp", "Const", "Placeholder", "PlaceholderWithDefault", "ControlTrigger"):
             continue  # no inputs: see test_const_and_no_op
         if op.name in _LIST_INPUT_OPS or op.name in _RESOURCE_OPS or op.name in _CHECKPOINT_OPS:
+            continue
+        if op.name in _STRING_INPUT_OPS:
             continue
         if op.name in _FUNCTION_CALLS:
             continue  # outputs are what the called function makes: test_function_call_shapes
@@ -721,6 +738,39 @@ def test_keras_sweep_ops_shapes(infer_shapes):
     for op in ("ResizeBicubic", "ResizeArea"):
         assert infer_shapes(op, [P((2, 5, 6, 3)), np.array([7, 9], I32)]) == [(2, 7, 9, 3)]
     assert infer_shapes("Bucketize", [P((2, None))], {"boundaries": [0.0]}) == [(2, None)]
+
+
+def test_preprocessing_ops_shapes(infer_shapes):
+    """ScaleAndTranslate takes `size` like the resizes, its gradient the original image's
+    shape; Bincount gives [size], DenseBincount [size] or [rows, size] (rank <= 2); the
+    string ops keep their input's shape."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    pair = [P((2,)), P((2,))]
+    assert infer_shapes("ScaleAndTranslate", [P((2, 5, 6, 3)), np.array([7, 9], I32)] + pair) == [
+        (2, 7, 9, 3)]
+    assert infer_shapes("ScaleAndTranslate", [P((2, 5, 6, 3)), P((2,), I32)] + pair) == [
+        (2, None, None, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("ScaleAndTranslate", [P((5, 6, 3)), np.array([7, 9], I32)] + pair)
+    assert infer_shapes("ScaleAndTranslateGrad", [P((2, 7, 9, 3)), P((2, 5, None, 3))] + pair) == [
+        (2, 5, None, 3)]
+    none = P((0,))
+    assert infer_shapes("Bincount", [P((2, 3), I32), np.array(4, I32), none]) == [(4,)]
+    assert infer_shapes("Bincount", [P((2, 3), I32), P((), I32), none]) == [(None,)]
+    assert infer_shapes("DenseBincount", [P((5,), I32), np.array(4, I32), none]) == [(4,)]
+    assert infer_shapes("DenseBincount", [P((None, 3), I32), np.array(4, I32), none]) == [(None, 4)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("DenseBincount", [P((1, 2, 3), I32), np.array(4, I32), none])
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("DenseBincount", [P((3,), I32), np.array(-1, I32), none])
+    assert infer_shapes("AsString", [P((2, None))]) == [(2, None)]
+    ragged = [np.array([0, 2, 2, 5], np.int64), P((5,), I32), np.array(4, I32), none]
+    assert infer_shapes("RaggedBincount", ragged) == [(3, 4)]
+    sparse = [P((3, 2), np.int64), P((3,), I32), np.array([6, 9], np.int64), np.array(4, I32), none]
+    assert infer_shapes("SparseBincount", sparse) == [(6, 4)]
+    sparse1 = [P((3, 1), np.int64), P((3,), I32), P((1,), np.int64), np.array(4, I32), none]
+    assert infer_shapes("SparseBincount", sparse1) == [(4,)]
 
 
 def test_issue17_ops_shapes(infer_shapes):

@@ -1,7 +1,8 @@
-// Registration of every built-in CPU kernel family (kernel_util.h lists them).
+// Registration of every built-in CPU kernel family (kernel_util.h and preprocessing_kernels.h list them).
 #include "cpu_kernels.h"
 
 #include "kernel_util.h"
+#include "preprocessing_kernels.h"
 
 // random_host.cc: RandomShuffle, Multinomial (declared here, not in kernel_util.h, which every
 // kernel file includes).
@@ -51,6 +52,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,
       RegisterStringKernels,
+      RegisterAsStringKernels,
+      RegisterStringHashKernels,
+      RegisterBincountKernels,
+      RegisterScaleTranslateKernels,
       RegisterTensorListKernels,
       RegisterTrainingKernels,
       RegisterBatchNormGradKernels,

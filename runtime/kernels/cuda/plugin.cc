@@ -11,6 +11,7 @@
 
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
+#include "preprocessing_kernels.h"
 #include "opgen/device_plugin.h"
 
 namespace opgen {
@@ -193,7 +194,9 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,
       RegisterImageGradKernels,
-      RegisterPoolGradKernels}) {
+      RegisterPoolGradKernels,
+      RegisterBincountKernels,
+      RegisterScaleTranslateKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

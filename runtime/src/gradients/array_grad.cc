@@ -346,6 +346,12 @@ void ResizeNearestNeighborGrad(GradBuilder& b) {
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
 }
 
+// ScaleAndTranslate(images, size, scale, translation): only the images get a gradient.
+void ScaleAndTranslateGrad(GradBuilder& b) {
+  b.Set(0, b.Op("ScaleAndTranslateGrad", {b.grad(0), b.input(0), b.input(2), b.input(3)},
+                b.CopyAttrs({"kernel_type", "antialias"})));
+}
+
 // The resize backprops are linear in their gradient input; their adjoints are the
 // forward resizes to that input's size. TensorFlow registers no gradient for them: these
 // are derived.
@@ -365,6 +371,13 @@ void ResizeNearestNeighborGradGrad(GradBuilder& b) {
   const TF_Output grads = b.input(0);
   b.Set(0, b.Op("ResizeNearestNeighbor", {b.grad(0), SpatialSize(b, grads)},
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
+}
+// ScaleAndTranslateGrad(grads, original_image, scale, translation) is the transpose of
+// the forward resampling, so its adjoint is the forward op to the grads' size.
+void ScaleAndTranslateGradGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  b.Set(0, b.Op("ScaleAndTranslate", {b.grad(0), SpatialSize(b, b.input(0)), b.input(2), b.input(3)},
+                b.CopyAttrs({"kernel_type", "antialias"})));
 }
 
 }  // namespace
@@ -408,6 +421,8 @@ void RegisterArrayGradients() {
   RegisterGrad("UnsortedSegmentSum", UnsortedSegmentSumGrad);
   RegisterGrad("ResizeBilinearGrad", ResizeBilinearGradGrad);
   RegisterGrad("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
+  RegisterGrad("ScaleAndTranslate", ScaleAndTranslateGrad);
+  RegisterGrad("ScaleAndTranslateGrad", ScaleAndTranslateGradGrad);
 }
 
 }  // namespace gradients

@@ -53,6 +53,9 @@ void RegisterNotDifferentiableOps() {
         "ControlTrigger", "LoopCond", "DisableCopyOnRead",
         // strings: file names and patterns of the save/restore graphs
         "StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
+        // strings made from values and hashed (Keras' Hashing); counts of integer values
+        "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
+        "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);

@@ -1,0 +1,17 @@
+// The kernel families of the Keras preprocessing layers' ops (Hashing, CategoryEncoding,
+// Resizing with filters), declared apart from kernel_util.h's list so that adding them
+// does not touch the header every kernel includes.
+#pragma once
+
+#include "tensorflow/c/tf_status.h"
+
+namespace opgen {
+namespace cpu {
+
+void RegisterAsStringKernels(TF_Status* status);        // as_string.cc: AsString (host only)
+void RegisterStringHashKernels(TF_Status* status);      // string_hash.cc: StringToHashBucketFast, StringToHashBucketStrong, Fingerprint (host only)
+void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount, RaggedBincount, SparseBincount
+void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
+
+}  // namespace cpu
+}  // namespace opgen

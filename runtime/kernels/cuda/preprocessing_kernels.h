@@ -1,0 +1,15 @@
+// The CUDA kernel families of the Keras preprocessing layers' ops (CategoryEncoding,
+// Resizing with filters), declared apart from cuda_kernels.h so that adding them does
+// not recompile every .cu file. Twins of ../cpu/preprocessing_kernels.h's device ones.
+#pragma once
+
+#include "tensorflow/c/tf_status.h"
+
+namespace opgen {
+namespace cuda {
+
+void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount, RaggedBincount, SparseBincount
+void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cu: ScaleAndTranslate, ScaleAndTranslateGrad
+
+}  // namespace cuda
+}  // namespace opgen

@@ -1,0 +1,77 @@
+"""The Keras preprocessing layers' ops with CUDA kernels (ScaleAndTranslate and its
+gradient, Bincount, DenseBincount, RaggedBincount, SparseBincount) on the GPU equal the CPU kernels, for every dtype both
+devices register, with the same errors for bad operands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opgen import ops
+from opgen.runtime import errors
+
+from gpu_compare import RESIZE_TYPES, _raises_on_both, name, random
+
+FILTERS = ["lanczos1", "lanczos3", "lanczos5", "gaussian", "box", "triangle", "keyscubic",
+           "mitchellcubic"]
+
+
+@pytest.mark.parametrize("dtype", RESIZE_TYPES, ids=name)
+def test_scale_and_translate_dtypes(gpu_matches_cpu, rng, dtype):
+    x = random(rng, (2, 5, 7, 3), dtype)
+    gpu_matches_cpu(ops.scale_and_translate, x, np.int32([9, 4]), np.float32([1.8, 0.6]),
+                    np.float32([0.3, -0.5]), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel_type", FILTERS)
+@pytest.mark.parametrize("antialias", [True, False])
+def test_scale_and_translate_filters_and_gradient(gpu_matches_cpu, rng, kernel_type, antialias):
+    x = random(rng, (2, 6, 5, 3), np.float32)
+    attrs = {"kernel_type": kernel_type, "antialias": antialias}
+    for size, scale in (([9, 8], [1.5, 1.6]), ([3, 2], [0.5, 0.4])):
+        scale, trans = np.float32(scale), np.float32([0.25, -0.75])
+        gpu_matches_cpu(ops.scale_and_translate, x, np.int32(size), scale, trans,
+                        rtol=1e-5, atol=1e-5, **attrs)
+        grads = random(rng, (2, *size, 3), np.float32)
+        gpu_matches_cpu(ops.scale_and_translate_grad, grads, x, scale, trans, rtol=1e-5,
+                        atol=1e-5, **attrs)
+
+
+@pytest.mark.parametrize("tidx", [np.int32, np.int64], ids=name)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64], ids=name)
+@pytest.mark.parametrize("binary", [False, True])
+def test_dense_bincount(gpu_matches_cpu, rng, tidx, dtype, binary):
+    for shape in ((40,), (5, 17)):
+        values = rng.integers(0, 12, shape).astype(tidx)
+        weights = rng.integers(0, 4, shape).astype(dtype)  # integers: sums exact in any order
+        for w in (weights, np.zeros((0,), dtype)):
+            gpu_matches_cpu(ops.dense_bincount, values, tidx(10), w, binary_output=binary)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64], ids=name)
+def test_bincount(gpu_matches_cpu, rng, dtype):
+    values = rng.integers(0, 12, (6, 7)).astype(np.int32)
+    gpu_matches_cpu(ops.bincount, values, np.int32(10), rng.integers(0, 4, (6, 7)).astype(dtype))
+
+
+def test_errors_match():
+    image = np.ones((1, 3, 3, 1), np.float32)
+    _raises_on_both(errors.InvalidArgumentError, ops.scale_and_translate, image, np.int32([2, 2]),
+                    np.float32([0.0, 1.0]), np.float32([0.0, 0.0]))
+    _raises_on_both(errors.InvalidArgumentError, ops.dense_bincount, np.int32([[[1]]]),
+                    np.int32(3), np.zeros((0,), np.float32))
+
+
+@pytest.mark.parametrize("tidx", [np.int32, np.int64], ids=name)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=name)
+@pytest.mark.parametrize("binary", [False, True])
+def test_ragged_and_sparse_bincount(gpu_matches_cpu, rng, tidx, dtype, binary):
+    values = rng.integers(0, 12, 20).astype(tidx)
+    weights = rng.integers(0, 4, 20).astype(dtype)
+    splits = np.int64([0, 4, 4, 13, 20])
+    gpu_matches_cpu(ops.ragged_bincount, splits, values, tidx(10), weights, binary_output=binary)
+    for shape in ([50], [4, 6, 3]):
+        flat = rng.choice(int(np.prod(shape)), 20, replace=False)
+        indices = np.stack(np.unravel_index(flat, shape), 1).astype(np.int64)
+        gpu_matches_cpu(ops.sparse_bincount, indices, values, np.int64(shape), tidx(10), weights,
+                        binary_output=binary)
