@@ -15,6 +15,14 @@
 
 namespace opgen {
 namespace cuda {
+// pool3d_grad.cu: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
+// with the other families in cuda_kernels.h, so that adding it rebuilt one file.
+void RegisterPool3DGradKernels(TF_Status* status);
+}  // namespace cuda
+}  // namespace opgen
+
+namespace opgen {
+namespace cuda {
 namespace {
 
 int g_num_devices = 0;
@@ -176,6 +184,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterResizeCubicAreaKernels,
       RegisterMatrixBandBucketizeKernels,
       RegisterPool3DKernels,
+      RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
