@@ -7,7 +7,7 @@ namespace opgen {
 namespace cpu {
 // pool3d_grad.cc: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in kernel_util.h, so that adding it rebuilt one file.
-void RegisterPool3DGradKernels(TF_Status* status);
+void RegisterPool3DGradKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 

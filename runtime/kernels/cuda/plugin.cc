@@ -17,7 +17,7 @@ namespace opgen {
 namespace cuda {
 // pool3d_grad.cu: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in cuda_kernels.h, so that adding it rebuilt one file.
-void RegisterPool3DGradKernels(TF_Status* status);
+void RegisterPool3DGradKernels(TF_Status*);
 }  // namespace cuda
 }  // namespace opgen
 
