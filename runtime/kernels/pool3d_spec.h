@@ -205,6 +205,25 @@ OPGEN_HD inline float Pool3DGradSpanSize(const Pool3DGeometry& g, int64_t oz, in
   return size;
 }
 
+// One window's step of the sums below, for one channel (the CPU kernels run them a pixel
+// at a time over the channels): AvgPool3DGrad adds grad times the reciprocal of the
+// window's span size; MaxPool3DGrad adds grad where the input is within 1e-5 of the
+// window's maximum. Both in the element type (`round` narrows a C to T's precision and
+// back), as TensorFlow's kernels compute.
+template <typename C, typename Round>
+OPGEN_HD inline C AvgPool3DGradScale(const Pool3DGeometry& g, int64_t oz, int64_t oy, int64_t ox, Round round) {
+  return round(static_cast<C>(1.0f / Pool3DGradSpanSize(g, oz, oy, ox)));
+}
+template <typename C, typename Round>
+OPGEN_HD inline C AvgPool3DGradStep(C acc, C grad, C scale, Round round) {
+  return round(acc + round(grad * scale));
+}
+template <typename C, typename Round>
+OPGEN_HD inline C MaxPool3DGradStep(C acc, C value, C pooled, C grad, Round round) {
+  const C diff = round(value - pooled);
+  return (diff < C(0) ? -diff : diff) < round(static_cast<C>(1e-5f)) ? round(acc + grad) : acc;
+}
+
 // AvgPool3DGrad at input element e: each covering window's grad times the reciprocal of
 // its span size, added in the element type (`round` narrows a C to T's precision and
 // back), as TensorFlow does.
@@ -215,8 +234,7 @@ struct AvgPool3DGradSum {
   Round round;
   C acc;
   OPGEN_HD void operator()(int64_t o, int64_t oz, int64_t oy, int64_t ox) {
-    const C scale = round(static_cast<C>(1.0f / Pool3DGradSpanSize(g, oz, oy, ox)));
-    acc = round(acc + round(grad(o) * scale));
+    acc = AvgPool3DGradStep(acc, grad(o), AvgPool3DGradScale<C>(g, oz, oy, ox, round), round);
   }
 };
 template <typename C, typename Round, typename ReadGrad>
@@ -236,8 +254,7 @@ struct MaxPool3DGradSum {
   Round round;
   C acc;
   OPGEN_HD void operator()(int64_t o, int64_t, int64_t, int64_t) {
-    const C diff = round(value - pooled(o));
-    if ((diff < C(0) ? -diff : diff) < round(static_cast<C>(1e-5f))) acc = round(acc + grad(o));
+    acc = MaxPool3DGradStep(acc, value, pooled(o), grad(o), round);
   }
 };
 template <typename C, typename Round, typename ReadGrad>

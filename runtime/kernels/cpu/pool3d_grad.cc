@@ -1,8 +1,9 @@
 // MaxPool3DGrad, AvgPool3DGrad and MaxPool3DGradGrad on NDHWC volumes (the gradients of
 // Keras' MaxPooling3D / AveragePooling3D), float and bfloat16 as TensorFlow's CPU kernels.
-// Each element gathers its sum (../pool3d_spec.h, shared with the CUDA twin) in the order
-// TensorFlow's kernels scatter it, rounding to the element type after each step as they
-// do, so float results are TensorFlow's bit for bit; threads over elements.
+// Each element gathers its sum (../pool3d_spec.h's steps, shared with the CUDA twin) in the
+// order TensorFlow's kernels scatter it, rounding to the element type after each step as
+// they do, so float results are TensorFlow's bit for bit; MaxPool3DGrad and AvgPool3DGrad
+// walk a pixel's windows once for all its channels. Threads over pixels.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -27,11 +28,32 @@ struct Round {
   ComputeType<T> operator()(ComputeType<T> v) const { return Widen(Narrow<T>(v)); }
 };
 
-// Elements per thread chunk: each costs about a window's worth of steps.
-int64_t Grain(const kernels::Pool3DGeometry& g) {
+// Pixels per thread chunk: each costs about a window's worth of steps per channel.
+int64_t Grain(const kernels::Pool3DGeometry& g, int64_t per_pixel) {
   const int64_t window = std::max<int64_t>(g.k[0] * g.k[1] * g.k[2], 1);
-  return std::max<int64_t>(1, kParallelThreshold / std::min<int64_t>(window, 64));
+  return std::max<int64_t>(1, kParallelThreshold / (std::min<int64_t>(window, 64) * std::max<int64_t>(per_pixel, 1)));
 }
+
+// One input pixel's windows, all channels at once (each channel's steps in TensorFlow's
+// order, as the per-element sums of ../pool3d_spec.h take them).
+template <typename T, bool kMax>
+struct PixelSums {
+  using C = ComputeType<T>;
+  const kernels::Pool3DGeometry& g;
+  const T *in, *pooled, *grad;  // in: this pixel's channels
+  C* acc;
+  void operator()(int64_t o, int64_t oz, int64_t oy, int64_t ox) {
+    if constexpr (kMax) {
+      for (int64_t ch = 0; ch < g.c; ++ch)
+        acc[ch] = kernels::MaxPool3DGradStep(acc[ch], Widen(in[ch]), Widen(pooled[o + ch]), Widen(grad[o + ch]),
+                                             Round<T>());
+    } else {
+      const C scale = kernels::AvgPool3DGradScale<C>(g, oz, oy, ox, Round<T>());
+      for (int64_t ch = 0; ch < g.c; ++ch)
+        acc[ch] = kernels::AvgPool3DGradStep(acc[ch], Widen(grad[o + ch]), scale, Round<T>());
+    }
+  }
+};
 
 enum class Kind { kMaxGrad, kAvgGrad, kMaxGradGrad };
 
@@ -48,19 +70,26 @@ struct Pool3DGradKernel {
     if (!output || total == 0) return;
     const kernels::Pool3DGeometry g = p.g;
     using C = ComputeType<T>;
-    const Read<T> grad{Data<T>(p.grad)};
-    const Read<T> in{kKind == Kind::kAvgGrad ? nullptr : Data<T>(p.in)};
-    const Read<T> pooled{kKind == Kind::kAvgGrad ? nullptr : Data<T>(p.pooled)};
+    const T* grad = Data<T>(p.grad);
+    const T* in = kKind == Kind::kAvgGrad ? nullptr : Data<T>(p.in);
+    const T* pooled = kKind == Kind::kAvgGrad ? nullptr : Data<T>(p.pooled);
     T* out = Data<T>(output);
-    ParallelFor(total, [&](int64_t first, int64_t last) {
-      for (int64_t e = first; e < last; ++e) {
-        C v;
-        if constexpr (kKind == Kind::kAvgGrad) v = kernels::AvgPool3DGradAt<C>(g, e, grad, Round<T>());
-        else if constexpr (kKind == Kind::kMaxGrad) v = kernels::MaxPool3DGradAt<C>(g, e, in, pooled, grad, Round<T>());
-        else v = kernels::MaxPool3DGradGradAt<C>(g, e, in, pooled, grad);
-        out[e] = Narrow<T>(v);
-      }
-    }, Grain(g));
+    if constexpr (kKind == Kind::kMaxGradGrad) {
+      const Read<T> rg{grad}, ri{in}, rp{pooled};
+      ParallelFor(total, [&](int64_t first, int64_t last) {
+        for (int64_t e = first; e < last; ++e) out[e] = Narrow<T>(kernels::MaxPool3DGradGradAt<C>(g, e, ri, rp, rg));
+      }, Grain(g, 1));
+    } else {
+      ParallelFor(total / g.c, [&](int64_t first, int64_t last) {
+        std::vector<C> acc(g.c);
+        for (int64_t pixel = first; pixel < last; ++pixel) {
+          std::fill(acc.begin(), acc.end(), C(0));
+          PixelSums<T, kKind == Kind::kMaxGrad> sums{g, in ? in + pixel * g.c : nullptr, pooled, grad, acc.data()};
+          kernels::ForEachPool3DWindowOf(g, kernels::Pool3DIndexOf(pixel * g.c, g.in, g.c), sums);
+          for (int64_t ch = 0; ch < g.c; ++ch) out[pixel * g.c + ch] = Narrow<T>(acc[ch]);
+        }
+      }, Grain(g, g.c));
+    }
   }
 };
 
