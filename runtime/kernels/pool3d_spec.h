@@ -265,22 +265,34 @@ OPGEN_HD inline C MaxPool3DGradAt(const Pool3DGeometry& g, int64_t e, ReadGrad i
   return sum.acc;
 }
 
-// MaxPool3DGradGrad at output element e: grad at the first position (row-major) of its
-// window, clipped to the volume, whose input equals orig_output there; zero if none.
+// The window [lo, hi) (clipped to the volume) of output position `pos`.
+OPGEN_HD inline void Pool3DWindow(const Pool3DGeometry& g, const int64_t pos[3], int64_t lo[3], int64_t hi[3]) {
+  for (int d = 0; d < 3; ++d) Pool3DSpan(g, d, pos[d], &lo[d], &hi[d]);
+}
+
+// MaxPool3DGradGrad's rule: the offset of the first input (row-major) in the window of
+// image b, channel ch, equal to `target` (orig_output there), or -1 where none is.
+template <typename C, typename ReadIn>
+OPGEN_HD inline int64_t MaxPool3DFirstMatch(const Pool3DGeometry& g, int64_t b, const int64_t lo[3],
+                                            const int64_t hi[3], int64_t ch, ReadIn in, C target) {
+  for (int64_t z = lo[0]; z < hi[0]; ++z)
+    for (int64_t y = lo[1]; y < hi[1]; ++y)
+      for (int64_t x = lo[2]; x < hi[2]; ++x) {
+        const int64_t i = Pool3DOffset(b, z, y, x, g.in, g.c, ch);
+        if (in(i) == target) return i;
+      }
+  return -1;
+}
+
+// MaxPool3DGradGrad at output element e: grad at that first match; zero if none.
 template <typename C, typename ReadGrad>
 OPGEN_HD inline C MaxPool3DGradGradAt(const Pool3DGeometry& g, int64_t e, ReadGrad in, ReadGrad pooled,
                                       ReadGrad grad) {
   const Pool3DIndex at = Pool3DIndexOf(e, g.out, g.c);
-  const C target = pooled(e);
   int64_t lo[3], hi[3];
-  for (int d = 0; d < 3; ++d) Pool3DSpan(g, d, at.pos[d], &lo[d], &hi[d]);
-  for (int64_t z = lo[0]; z < hi[0]; ++z)
-    for (int64_t y = lo[1]; y < hi[1]; ++y)
-      for (int64_t x = lo[2]; x < hi[2]; ++x) {
-        const int64_t i = Pool3DOffset(at.b, z, y, x, g.in, g.c, at.ch);
-        if (in(i) == target) return grad(i);
-      }
-  return C(0);
+  Pool3DWindow(g, at.pos, lo, hi);
+  const int64_t i = MaxPool3DFirstMatch<C>(g, at.b, lo, hi, at.ch, in, static_cast<C>(pooled(e)));
+  return i < 0 ? C(0) : grad(i);
 }
 
 // The checks of the backprop ops, with TensorFlow's messages: the geometry comes from

@@ -75,10 +75,20 @@ struct Pool3DGradKernel {
     const T* pooled = kKind == Kind::kAvgGrad ? nullptr : Data<T>(p.pooled);
     T* out = Data<T>(output);
     if constexpr (kKind == Kind::kMaxGradGrad) {
-      const Read<T> rg{grad}, ri{in}, rp{pooled};
-      ParallelFor(total, [&](int64_t first, int64_t last) {
-        for (int64_t e = first; e < last; ++e) out[e] = Narrow<T>(kernels::MaxPool3DGradGradAt<C>(g, e, ri, rp, rg));
-      }, Grain(g, 1));
+      // A pixel's window once for all its channels.
+      const Read<T> ri{in};
+      ParallelFor(total / g.c, [&](int64_t first, int64_t last) {
+        for (int64_t pixel = first; pixel < last; ++pixel) {
+          const kernels::Pool3DIndex at = kernels::Pool3DIndexOf(pixel * g.c, g.out, g.c);
+          int64_t lo[3], hi[3];
+          kernels::Pool3DWindow(g, at.pos, lo, hi);
+          for (int64_t ch = 0; ch < g.c; ++ch) {
+            const int64_t e = pixel * g.c + ch;
+            const int64_t i = kernels::MaxPool3DFirstMatch<C>(g, at.b, lo, hi, ch, ri, Widen(pooled[e]));
+            out[e] = i < 0 ? Narrow<T>(C(0)) : grad[i];
+          }
+        }
+      }, Grain(g, g.c));
     } else {
       ParallelFor(total / g.c, [&](int64_t first, int64_t last) {
         std::vector<C> acc(g.c);
