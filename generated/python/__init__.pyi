@@ -28,6 +28,7 @@ __all__ = [
     "assign_variable_op",
     "avg_pool",
     "avg_pool3d",
+    "avg_pool3d_grad",
     "avg_pool_grad",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
@@ -116,6 +117,8 @@ __all__ = [
     "max",
     "max_pool",
     "max_pool3d",
+    "max_pool3d_grad",
+    "max_pool3d_grad_grad",
     "max_pool_grad",
     "max_pool_grad_grad",
     "maximum",
@@ -159,6 +162,7 @@ __all__ = [
     "reshape",
     "resize_area",
     "resize_bicubic",
+    "resize_bicubic_grad",
     "resize_bilinear",
     "resize_bilinear_grad",
     "resize_nearest_neighbor",
@@ -468,6 +472,46 @@ def avg_pool3d(
 @overload
 def avg_pool3d(
     input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def avg_pool3d_grad(
+    orig_input_shape: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool3d_grad(
+    orig_input_shape: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def avg_pool3d_grad(
+    orig_input_shape: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def avg_pool3d_grad(
+    orig_input_shape: TensorLike,
+    grad: TensorLike,
     ksize: Sequence[int],
     strides: Sequence[int],
     padding: str,
@@ -2219,6 +2263,116 @@ def max_pool3d(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def max_pool3d_grad(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool3d_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool3d_grad_grad(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad_grad(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool3d_grad_grad(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool3d_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def max_pool_grad(
     orig_input: GraphOutput,
     orig_output: TensorLike,
@@ -3024,6 +3178,38 @@ def resize_bicubic(
 def resize_bicubic(
     images: TensorLike,
     size: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def resize_bicubic_grad(
+    grads: GraphOutput,
+    original_image: TensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bicubic_grad(
+    grads: TensorLike,
+    original_image: GraphOutput,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resize_bicubic_grad(
+    grads: EagerTensorLike,
+    original_image: EagerTensorLike,
+    align_corners: bool = ...,
+    half_pixel_centers: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resize_bicubic_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
     align_corners: bool = ...,
     half_pixel_centers: bool = ...,
     name: str | None = None,

@@ -422,6 +422,52 @@ def avg_pool3d(
     return _out[0]
 
 
+def avg_pool3d_grad(
+    orig_input_shape: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of AvgPool3D.
+
+    Each window's gradient is shared evenly by the input values it averaged (padding is not counted).
+
+    Args:
+      orig_input_shape: A `Tensor` of type `int32`.
+        AvgPool3D's input shape.
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        The gradient with respect to AvgPool3D's output.
+      ksize: A `list(int)` with at least 5 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 5 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout of the volumes; the CPU kernels support NDHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+      The gradient with respect to AvgPool3D's input.
+    """
+    _out = _execute_op(
+        "AvgPool3DGrad",
+        [orig_input_shape, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def avg_pool_grad(
     orig_input_shape: TensorLike,
     grad: TensorLike,

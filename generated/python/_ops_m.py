@@ -206,6 +206,104 @@ def max_pool3d(
     return _out[0]
 
 
+def max_pool3d_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of MaxPool3D.
+
+    Each window's gradient goes to every value of orig_input in the window within 1e-5 of orig_output there (ties all take it), as TensorFlow's CPU kernel spreads it.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        MaxPool3D's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPool3D's output.
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient with respect to MaxPool3D's output.
+      ksize: A `list(int)` with at least 5 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 5 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout of the volumes; the CPU kernels support NDHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+      The gradient with respect to MaxPool3D's input.
+    """
+    _out = _execute_op(
+        "MaxPool3DGrad",
+        [orig_input, orig_output, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def max_pool3d_grad_grad(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of MaxPool3DGrad with respect to its grad input.
+
+    Each output is grad at the first element of its window (row-major) whose orig_input equals orig_output there, or zero where none does.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPool3D's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPool3D's output.
+      grad: A `Tensor`. Must have the same type as `orig_input`.
+        A gradient shaped as orig_input: of MaxPool3DGrad's output.
+      ksize: A `list(int)` with at least 5 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 5 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `"NDHWC"`.
+        Layout of the volumes; the CPU kernels support NDHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+      The gradient with respect to MaxPool3DGrad's grad, shaped as orig_output.
+    """
+    _out = _execute_op(
+        "MaxPool3DGradGrad",
+        [orig_input, orig_output, grad],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "data_format": data_format,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def max_pool_grad(
     orig_input: TensorLike,
     orig_output: TensorLike,

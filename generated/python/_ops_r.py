@@ -446,6 +446,41 @@ def resize_bicubic(
     return _out[0]
 
 
+def resize_bicubic_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    align_corners: bool = False,
+    half_pixel_centers: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of ResizeBicubic.
+
+    Each output gradient is spread over the 4x4 input pixels it was interpolated from, with the same weights.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        The gradient with respect to the resized images, [batch, h, w, channels].
+      original_image: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        The images that were resized (only the shape is read).
+      align_corners: An optional `bool`. Defaults to `False`.
+        As in ResizeBicubic.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+        As in ResizeBicubic.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `original_image`.
+      The gradient with respect to the original images.
+    """
+    _out = _execute_op(
+        "ResizeBicubicGrad",
+        [grads, original_image],
+        {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers},
+        name,
+    )
+    return _out[0]
+
+
 def resize_bilinear(
     images: TensorLike,
     size: TensorLike,

@@ -224,9 +224,12 @@ struct ResizeGradPlan {
   std::vector<int64_t> out_dims;
 };
 
-inline bool PlanResizeGrad(TF_OpKernelContext* ctx, const ResizeAttrs& a, bool bilinear,
-                           ResizeGradPlan* plan) {
-  const std::string op = bilinear ? "ResizeBilinearGrad" : "ResizeNearestNeighborGrad";
+// `from_image`: the original size comes from original_image (ResizeBilinearGrad, and
+// ResizeBicubicGrad, named by `name`), else from size (ResizeNearestNeighborGrad).
+inline bool PlanResizeGrad(TF_OpKernelContext* ctx, const ResizeAttrs& a, bool from_image,
+                           ResizeGradPlan* plan, const char* name = nullptr) {
+  const std::string op = name ? name : from_image ? "ResizeBilinearGrad" : "ResizeNearestNeighborGrad";
+  const bool bilinear = from_image;
   TensorPtr grads = Input(ctx, 0), other = Input(ctx, 1);
   if (!grads || !other) return false;
   const std::vector<int64_t> gd = Dims(grads.get());

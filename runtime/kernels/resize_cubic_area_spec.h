@@ -1,6 +1,7 @@
 // ResizeBicubic and ResizeArea: where each output pixel samples the input, and with
-// what weights, computed in float as TensorFlow computes them. Shared by the CPU kernels
-// and the CUDA plugin's (__host__ __device__); the checks are resize_spec.h's.
+// what weights, computed in float as TensorFlow computes them; and ResizeBicubicGrad's
+// per-pixel sums. Shared by the CPU kernels and the CUDA plugin's (__host__ __device__);
+// the checks are resize_spec.h's (and conv_grad_spec.h's for the gradient).
 //
 // Bicubic mixes a 4x4 neighbourhood with the cubic convolution kernel, its weights taken
 // at 1/1024-pixel steps as TensorFlow's table holds them (so results agree to float
@@ -23,14 +24,15 @@ namespace kernels {
 
 constexpr int kCubicSteps = 1024;
 
-// The cubic kernel at distance `step` / kCubicSteps (near) and 1 + that (far).
+// The cubic kernel at distance `step` / kCubicSteps (near) and 1 + that (far), evaluated
+// in double and rounded to float, as TensorFlow fills its table.
 OPGEN_HD inline float CubicNear(int64_t step, float a) {
-  const float x = static_cast<float>(step) * (1.0f / kCubicSteps);
-  return ((a + 2) * x - (a + 3)) * x * x + 1;
+  const double x = static_cast<double>(step) / kCubicSteps, ad = a;
+  return static_cast<float>(((ad + 2) * x - (ad + 3)) * x * x + 1);
 }
 OPGEN_HD inline float CubicFar(int64_t step, float a) {
-  const float x = static_cast<float>(step) * (1.0f / kCubicSteps) + 1.0f;
-  return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  const double x = static_cast<double>(step) / kCubicSteps + 1.0, ad = a;
+  return static_cast<float>(((ad * x - 5 * ad) * x + 8 * ad) * x - 4 * ad);
 }
 
 struct CubicTaps {
@@ -66,6 +68,38 @@ OPGEN_HD inline CubicTaps CubicTapsAt(int64_t o, float scale, int64_t size, bool
 // The four taps' weighted sum, left to right.
 OPGEN_HD inline float Cubic1D(const float* w, const float* v) {
   return w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3];
+}
+
+// ResizeBicubicGrad's scale: TensorFlow 2.21's kernel samples a one-pixel original as
+// without align_corners (measured: its sums for a 1x1 original are the same either way).
+inline float BicubicGradScale(int64_t original, int64_t resized, bool align_corners) {
+  return ResizeScale(original, resized, align_corners && original > 1);
+}
+
+// ResizeBicubicGrad at original pixel (b, sy, sx, ch): the sum over the resized pixels
+// whose taps read it of grad * y weight * x weight (in C, the output's type), added in
+// the order TensorFlow's CPU kernel scatters them (resized pixels row-major, then the taps
+// row by row), so float sums are its sums. `ytaps(y)` / `xtaps(x)` give a resized row's /
+// column's CubicTaps.
+template <typename C, typename Taps, typename ReadGrad>
+OPGEN_HD inline C ResizeBicubicGradAt(int64_t oh, int64_t ow, int64_t c, int64_t b, int64_t sy, int64_t sx,
+                                      int64_t ch, const Taps& ytaps, const Taps& xtaps, ReadGrad grad) {
+  C acc = C(0);
+  for (int64_t y = 0; y < oh; ++y) {
+    const CubicTaps ys = ytaps(y);
+    if (ys.index[0] != sy && ys.index[1] != sy && ys.index[2] != sy && ys.index[3] != sy) continue;
+    for (int64_t x = 0; x < ow; ++x) {
+      const CubicTaps xs = xtaps(x);
+      if (xs.index[0] != sx && xs.index[1] != sx && xs.index[2] != sx && xs.index[3] != sx) continue;
+      const C g = static_cast<C>(grad(((b * oh + y) * ow + x) * c + ch));
+      for (int r = 0; r < 4; ++r) {
+        if (ys.index[r] != sy) continue;
+        for (int q = 0; q < 4; ++q)
+          if (xs.index[q] == sx) acc += g * ys.weight[r] * xs.weight[q];
+      }
+    }
+  }
+  return acc;
 }
 
 // The input pixels output pixel o covers along one axis: [*first, *end) (indices past

@@ -1,11 +1,12 @@
 // Built-in backprop ops of the convolution, pooling, batch-norm and resize families: the
-// ops the gradients of Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool, FusedBatchNorm*
-// and the resizes are written with. OpDefs as TensorFlow 2.21's; shape functions here.
+// ops the gradients of Conv2D, DepthwiseConv2dNative, Conv3D, MaxPool(3D), AvgPool(3D),
+// FusedBatchNorm* and the resizes are written with. OpDefs as TensorFlow 2.21's; shape functions here.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "op_table.h"
+#include "shape_fns.h"
 #include "shape_fn_context.h"
 
 namespace opgen {
@@ -69,6 +70,13 @@ void AvgPoolGradShape(ShapeFnContext& c) {
   c.InputWithRank(1, 4, "grad");
   ShapeFromSizes(c, 0, "orig_input_shape", 4);
 }
+// MaxPool3DGrad: shaped as orig_input (rank 5).
+void MaxPool3DGradShape(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRank(0, 5, "orig_input")); }
+// AvgPool3DGrad: orig_input_shape (input 0).
+void AvgPool3DGradShape(ShapeFnContext& c) {
+  c.InputWithRank(1, 5, "grad");
+  ShapeFromSizes(c, 0, "orig_input_shape", 5);
+}
 // FusedBatchNormGrad*: x_backprop as x, the rest per channel; reserve_space_3/4 (5) empty.
 void BatchNormGradShape(ShapeFnContext& c) {
   const std::string format = c.AttrString("data_format");
@@ -118,6 +126,9 @@ const std::pair<std::string, std::string> kDilationsDoc{
     "dilations", "Spacing between filter taps per dimension."};
 const std::pair<std::string, std::string> kFormatDoc{
     "data_format", "Layout of the images; the CPU kernels support NHWC."};
+
+const std::pair<std::string, std::string> kFormat3DDoc{
+    "data_format", "Layout of the volumes; the CPU kernels support NDHWC."};
 
 const char* const kConvWindowAttrs[] = {"strides: list(int)", "padding: {'SAME', 'VALID', 'EXPLICIT'}",
                                         "explicit_paddings: list(int) = []",
@@ -283,6 +294,45 @@ void RegisterConvGradOps(TF_Status* status) {
         {"output", "The gradient with respect to AvgPool's input."},
         {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
         {"padding", "'VALID' or 'SAME'."}, kFormatDoc}},
+      {"MaxPool3DGrad",
+       {"ksize: list(int) >= 5", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'", "T: {half, bfloat16, float} = DT_FLOAT",
+        "TInput: {half, bfloat16, float} = DT_FLOAT"},
+       {"orig_input: TInput", "orig_output: TInput", "grad: T"}, {"output: T"}, ShapeFn<MaxPool3DGradShape>,
+       "The gradient of MaxPool3D.",
+       "Each window's gradient goes to every value of orig_input in the window within 1e-5 "
+       "of orig_output there (ties all take it), as TensorFlow's CPU kernel spreads it.",
+       {{"orig_input", "MaxPool3D's input."}, {"orig_output", "MaxPool3D's output."},
+        {"grad", "The gradient with respect to MaxPool3D's output."},
+        {"output", "The gradient with respect to MaxPool3D's input."},
+        {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
+        {"padding", "'VALID' or 'SAME'."}, kFormat3DDoc}},
+      {"AvgPool3DGrad",
+       {"ksize: list(int) >= 5", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'", "T: {half, bfloat16, float, double}"},
+       {"orig_input_shape: int32", "grad: T"}, {"output: T"}, ShapeFn<AvgPool3DGradShape>,
+       "The gradient of AvgPool3D.",
+       "Each window's gradient is shared evenly by the input values it averaged (padding "
+       "is not counted).",
+       {{"orig_input_shape", "AvgPool3D's input shape."},
+        {"grad", "The gradient with respect to AvgPool3D's output."},
+        {"output", "The gradient with respect to AvgPool3D's input."},
+        {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
+        {"padding", "'VALID' or 'SAME'."}, kFormat3DDoc}},
+      {"MaxPool3DGradGrad",
+       {"ksize: list(int) >= 5", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}",
+        "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'",
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+        "uint64}"},
+       {"orig_input: T", "orig_output: T", "grad: T"}, {"output: T"}, shape_fns::kMaxPool3DGradGrad,
+       "The gradient of MaxPool3DGrad with respect to its grad input.",
+       "Each output is grad at the first element of its window (row-major) whose orig_input "
+       "equals orig_output there, or zero where none does.",
+       {{"orig_input", "MaxPool3D's input."}, {"orig_output", "MaxPool3D's output."},
+        {"grad", "A gradient shaped as orig_input: of MaxPool3DGrad's output."},
+        {"output", "The gradient with respect to MaxPool3DGrad's grad, shaped as orig_output."},
+        {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
+        {"padding", "'VALID' or 'SAME'."}, kFormat3DDoc}},
       BatchNormGrad("FusedBatchNormGrad",
                     BatchNormGradAttrs({"T: {float}"}, "data_format: {'NHWC', 'NCHW'} = 'NHWC'"),
                     {"y_backprop: T", "x: T", "scale: T", "reserve_space_1: T", "reserve_space_2: T"},
@@ -323,6 +373,16 @@ void RegisterConvGradOps(TF_Status* status) {
         {"output", "The gradient with respect to the original images."},
         {"align_corners", "As in ResizeNearestNeighbor."},
         {"half_pixel_centers", "As in ResizeNearestNeighbor."}}},
+      {"ResizeBicubicGrad",
+       {"T: {float, double}", "align_corners: bool = false", "half_pixel_centers: bool = false"},
+       {"grads: float", "original_image: T"}, {"output: T"}, ShapeFn<ResizeBilinearGradShape>,
+       "The gradient of ResizeBicubic.",
+       "Each output gradient is spread over the 4x4 input pixels it was interpolated from, "
+       "with the same weights.",
+       {{"grads", "The gradient with respect to the resized images, [batch, h, w, channels]."},
+        {"original_image", "The images that were resized (only the shape is read)."},
+        {"output", "The gradient with respect to the original images."},
+        {"align_corners", "As in ResizeBicubic."}, {"half_pixel_centers", "As in ResizeBicubic."}}},
   }, status);
 }
 

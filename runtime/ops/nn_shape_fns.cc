@@ -98,7 +98,7 @@ void Pool(ShapeFnContext& c) {
 }
 
 // MaxPool3D and AvgPool3D: the same, over five dims (NDHWC or NCDHW).
-void Pool3D(ShapeFnContext& c) {
+PartialShape Pooled3D(ShapeFnContext& c) {
   const PartialShape input = c.InputWithRank(0, 5, "input");
   const std::vector<int64_t> ksize = c.AttrInts("ksize"), strides = c.AttrInts("strides");
   if (ksize.size() != 5 || strides.size() != 5) Fail("ksize and strides must have 5 values");
@@ -108,6 +108,20 @@ void Pool3D(ShapeFnContext& c) {
   PartialShape out = PartialShape::UnknownDims(5);
   for (int k = 0; k < 5; ++k)
     out.dims[k] = WindowedSize(input.dims[k], ksize[k], strides[k], 1, padding, 0, 0);
+  return out;
+}
+void Pool3D(ShapeFnContext& c) { c.SetOutput(0, Pooled3D(c)); }
+
+// MaxPool3DGradGrad: MaxPool3D's output for orig_input (input 0), which orig_output must
+// fit; grad is shaped as orig_input.
+void MaxPool3DGradGrad(ShapeFnContext& c) {
+  PartialShape out = Pooled3D(c);
+  const PartialShape in = c.InputWithRank(0, 5, "orig_input"), g = c.InputWithRank(2, 5, "grad");
+  const PartialShape pooled = c.InputWithRank(1, 5, "orig_output");
+  for (int64_t d = 0; d < 5; ++d) {
+    MergeDim(in.dims[d], g.dims[d], "grad against orig_input");
+    out.dims[d] = MergeDim(out.dims[d], pooled.dims[d], "orig_output against the pooled shape");
+  }
   c.SetOutput(0, out);
 }
 
@@ -137,6 +151,7 @@ const OpShapeFn kBiasAdd = ShapeFn<BiasAdd>;
 const OpShapeFn kConv2D = ShapeFn<Conv2D>;
 const OpShapeFn kPool = ShapeFn<Pool>;
 const OpShapeFn kPool3D = ShapeFn<Pool3D>;
+const OpShapeFn kMaxPool3DGradGrad = ShapeFn<MaxPool3DGradGrad>;
 const OpShapeFn kFusedBatchNorm = ShapeFn<FusedBatchNorm>;
 }  // namespace shape_fns
 

@@ -29,7 +29,7 @@ extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, k
 extern const OpShapeFn kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;
 
 // Neural-network ops.
-extern const OpShapeFn kBiasAdd, kConv2D, kPool, kPool3D, kFusedBatchNorm;
+extern const OpShapeFn kBiasAdd, kConv2D, kPool, kPool3D, kMaxPool3DGradGrad, kFusedBatchNorm;
 
 }  // namespace shape_fns
 }  // namespace opgen

@@ -385,6 +385,7 @@ def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
         out.append(Call(op, [empty, ones, ones, np.zeros(0, f32), np.zeros(0, f32)],
                         {"is_training": True}, "training on empty x"))
     out.extend(_backprop_cases(op, dt, a))
+    out.extend(_pool3d_backprop_cases(op, dt, a))
     if op == "Relu" and floaty:
         out.append(Call(op, [a([np.nan, -np.nan, -0.0, 0.0])], {}, "NaN and -0.0"))
     out += _grad_kernel_cases(pair, dt, a)
@@ -583,4 +584,54 @@ def _backprop_cases(op: str, dt, a) -> list[Call]:
                     out.append(Call(op, [grads, r(2, ih, iw, 3)], attrs, what))
                 else:
                     out.append(Call(op, [r(2, oh, ow, 3), np.array([ih, iw], i32)], attrs, what))
+    return out
+
+
+# (input dims, ksize, strides) of the 3-D pooling backprop cases: odd sizes, strides
+# other than the window, a window longer than the volume (TensorFlow's CPU kernels then
+# spread over the whole volume, and opgen's do the same).
+POOL3D_WINDOWS = [((2, 5, 6, 7, 3), (2, 3, 2), (2, 2, 3)), ((1, 3, 4, 5, 2), (3, 3, 3), (1, 2, 1)),
+                  ((1, 4, 4, 4, 1), (2, 2, 2), (2, 2, 2)), ((1, 5, 1, 2, 1), (6, 1, 2), (1, 1, 1))]
+
+
+def _pool3d_out(n: int, k: int, s: int, padding: str) -> int | None:
+    if padding == "SAME":
+        return -(-n // s)
+    return (n - k) // s + 1 if n >= k else None
+
+
+def _pool3d_backprop_cases(op: str, dt, a) -> list[Call]:
+    """MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad (NDHWC, SAME and VALID, strides,
+    odd sizes; small integers so that windows tie) and ResizeBicubicGrad (every sampling
+    rule, one-pixel originals)."""
+    if op not in ("MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad", "ResizeBicubicGrad"):
+        return []
+    rng = np.random.default_rng(zlib.crc32(op.encode()) + np.dtype(dt).itemsize)
+    out = []
+    if op == "ResizeBicubicGrad":
+        for (ih, iw), (oh, ow) in [((3, 4), (5, 7)), ((6, 5), (3, 2)), ((1, 1), (4, 3)), ((1, 3), (4, 5))]:
+            for align, half in [(False, False), (True, False), (False, True)]:
+                grads = rng.uniform(-2, 2, size=(2, oh, ow, 3)).astype(np.float32)
+                out.append(Call(op, [grads, a(np.zeros((2, ih, iw, 3)))],
+                                {"align_corners": align, "half_pixel_centers": half},
+                                f"{ih}x{iw} -> {oh}x{ow}, align_corners={align}, half_pixel_centers={half}"))
+        return out
+    for dims, k, s in POOL3D_WINDOWS:
+        for padding in ("SAME", "VALID"):
+            outs = [_pool3d_out(dims[d + 1], k[d], s[d], padding) for d in range(3)]
+            if None in outs:
+                continue
+            pooled = (dims[0], *outs, dims[4])
+            attrs = {"ksize": [1, *k, 1], "strides": [1, *s, 1], "padding": padding}
+            what = f"{dims} window {k} stride {s} {padding}"
+            x = a(rng.integers(-3, 4, size=dims))
+            if op == "AvgPool3DGrad":
+                out.append(Call(op, [np.array(dims, np.int32), a(rng.uniform(-2, 2, pooled).round(2))],
+                                attrs, what))
+            elif op == "MaxPool3DGrad":
+                out.append(Call(op, [x, a(rng.integers(-3, 4, size=pooled)),
+                                     a(rng.uniform(-2, 2, pooled).round(2))], attrs, what + ", ties"))
+            else:
+                out.append(Call(op, [x, a(rng.integers(-3, 4, size=pooled)),
+                                     a(rng.uniform(-2, 2, dims).round(2))], attrs, what + ", ties"))
     return out

@@ -252,8 +252,6 @@ KNOWN: dict[str, str] = {
         "3-D average pooling over values near float's largest: TensorFlow's Eigen reduction sums a window in another order, so intermediate sums overflow elsewhere; opgen sums in row order (ordinary values agree)",
     'AvgPool3D-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
-    'ResizeBicubic-int8':
-        "int8 images of extreme values whose weighted sums cancel: TensorFlow's build contracts the tap sums into fused multiply-adds, opgen rounds each product (a difference in the last bits of a small result)",
 }
 
 

@@ -110,6 +110,13 @@ def _nn_cases():
         for padding in ("VALID", "SAME"):
             cases.append(_case(op, [_distinct((2, 5, 4, 2))],
                                {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": padding}))
+    for op in ("MaxPool3D", "AvgPool3D"):  # float32: their only kernels beside bfloat16
+        for padding in ("VALID", "SAME"):
+            cases.append(_case(op, [np.float32(_distinct((2, 4, 5, 3, 2)))],
+                               {"ksize": [1, 2, 3, 2, 1], "strides": [1, 2, 2, 1, 1], "padding": padding},
+                               tol=1e-5))
+    for attrs in ({}, {"align_corners": True}, {"half_pixel_centers": True}):
+        cases.append(_case("ResizeBicubic", [_u((2, 3, 4, 2)), np.int32([5, 7])], attrs, diff=[0]))
     for op in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
         for training in (True, False):
             for fmt in ("NHWC", "NCHW"):

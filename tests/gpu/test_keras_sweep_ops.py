@@ -1,12 +1,14 @@
 """The ops the Keras layer sweep added (MaxPool3D, AvgPool3D, ResizeBicubic, ResizeArea,
-MatrixBandPart, Bucketize, Expm1) on the GPU equal the CPU kernels, for every dtype both
-devices register, with the same errors."""
+MatrixBandPart, Bucketize, Expm1) and their backprop ops (MaxPool3DGrad, AvgPool3DGrad,
+MaxPool3DGradGrad, ResizeBicubicGrad) on the GPU equal the CPU kernels, for every dtype
+both devices register, with the same errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import opgen
 from opgen import ops
 from opgen.runtime import errors
 
@@ -26,6 +28,29 @@ POOL_TYPES = [np.float32] + ([bfloat16] if bfloat16 is not None else [])
 def test_pool3d(gpu_matches_cpu, rng, dtype, padding, fn):
     x = random(rng, (2, 5, 6, 7, 3), dtype)
     gpu_matches_cpu(fn, x, ksize=[1, 3, 2, 2, 1], strides=[1, 2, 1, 2, 1], padding=padding)
+
+
+@pytest.mark.parametrize("dtype", POOL_TYPES, ids=name)
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_pool3d_backprops(gpu_matches_cpu, rng, dtype, padding):
+    """Small integers, so that windows tie and the sums are exact in both orders."""
+    shape, window = (2, 5, 6, 7, 3), {"ksize": [1, 3, 2, 2, 1], "strides": [1, 2, 1, 2, 1], "padding": padding}
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    with opgen.device("/CPU:0"):
+        y = ops.max_pool3d(x, **window).numpy()
+    dy = rng.integers(-3, 4, y.shape).astype(dtype)
+    gpu_matches_cpu(ops.max_pool3d_grad, x, y, dy, **window)
+    gpu_matches_cpu(ops.max_pool3d_grad_grad, x, y, rng.integers(-3, 4, shape).astype(dtype), **window)
+    gpu_matches_cpu(ops.avg_pool3d_grad, np.array(shape, np.int32), dy, **window)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=name)
+@pytest.mark.parametrize("align, half", [(False, False), (True, False), (False, True)])
+def test_resize_bicubic_grad(gpu_matches_cpu, rng, dtype, align, half):
+    for (ih, iw), (oh, ow) in (((5, 7), (3, 4)), ((5, 7), (11, 9)), ((1, 3), (4, 5))):
+        grads = random(rng, (2, oh, ow, 3), np.float32)
+        gpu_matches_cpu(ops.resize_bicubic_grad, grads, np.zeros((2, ih, iw, 3), dtype),
+                        align_corners=align, half_pixel_centers=half, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", RESIZE_TYPES, ids=name)
@@ -61,3 +86,11 @@ def test_errors_match():
                     np.int64(4), np.int64(0))
     _raises_on_both(errors.InvalidArgumentError, ops.max_pool3d, np.ones((1, 1, 4, 4, 1), np.float32),
                     ksize=[1, 2, 2, 2, 1], strides=[1, 1, 1, 1, 1], padding="VALID")
+    window = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
+    x = np.ones((1, 4, 4, 4, 1), np.float32)
+    _raises_on_both(errors.InvalidArgumentError, ops.max_pool3d_grad, x, x[:, :3, :3, :3], x[:, :2, :2, :2],
+                    **window)
+    _raises_on_both(errors.InvalidArgumentError, ops.avg_pool3d_grad, np.array([1, 4, 4, 4, 1], np.int32),
+                    x[:, :3, :3, :3], **window)
+    _raises_on_both(errors.InvalidArgumentError, ops.resize_bicubic_grad, np.ones((1, 4, 4), np.float32),
+                    x[0, :2])

@@ -111,6 +111,7 @@ def _x(rng, shape=(2, 3), dtype=f32):
 
 
 WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 
 
 def baseline(op_def, rng):
@@ -188,6 +189,12 @@ def baseline(op_def, rng):
         "AvgPool3D": lambda: ([_x(rng, (1, 4, 4, 4, 2))],
                               {"ksize": [1, 3, 3, 3, 1], "strides": [1, 2, 2, 2, 1],
                                "padding": "SAME"}),
+        "MaxPool3DGrad": lambda: ([_x(rng, (1, 4, 4, 4, 2)), _x(rng, (1, 2, 2, 2, 2)),
+                                   _x(rng, (1, 2, 2, 2, 2))], dict(WINDOW3)),
+        "AvgPool3DGrad": lambda: ([np.array([1, 4, 4, 4, 2], i32), _x(rng, (1, 2, 2, 2, 2))], dict(WINDOW3)),
+        "MaxPool3DGradGrad": lambda: ([_x(rng, (1, 4, 4, 4, 2)), _x(rng, (1, 2, 2, 2, 2)),
+                                       _x(rng, (1, 4, 4, 4, 2))], dict(WINDOW3)),
+        "ResizeBicubicGrad": lambda: ([_x(rng, (1, 5, 2, 2)), _x(rng, (1, 3, 4, 2))], {}),
         "MatrixBandPart": lambda: ([_x(rng, (2, 3, 4)), np.int64(1), np.int64(-1)], {}),
         "Bucketize": lambda: ([_x(rng, (2, 3)) - 1.0], {"boundaries": [-0.5, 0.0, 0.5]}),
         # issue 22's backprop ops
@@ -728,6 +735,25 @@ def invalid_cases():
         ("AvgPool3D", [_a((1, 1, 4, 4, 2))], window3, "a window deeper than the input"),
         ("AvgPool3D", [_a((1, 4, 4, 4, 2))], {**window3, "ksize": [2, 2, 2, 2, 1]},
          "window over the batch"),
+        ("MaxPool3DGrad", [_a((1, 4, 4, 4, 2)), _a((1, 3, 3, 3, 2)), _a((1, 2, 2, 2, 2))], window3,
+         "orig_output of the wrong size"),
+        ("MaxPool3DGrad", [_a((1, 4, 4, 4, 2)), _a((1, 2, 2, 2, 2)), _a((1, 2, 2, 2, 3))], window3,
+         "grad of another shape"),
+        ("MaxPool3DGrad", [_a((4, 4, 4, 2)), _a((1, 2, 2, 2, 2)), _a((1, 2, 2, 2, 2))], window3,
+         "orig_input of rank 4"),
+        ("MaxPool3DGrad", [_a((1, 4, 4, 4, 2))] * 3, {**window3, "data_format": "NCDHW"}, "NCDHW on the CPU"),
+        ("AvgPool3DGrad", [_v(1, 4, 4, 2), _a((1, 2, 2, 2, 2))], window3, "orig_input_shape of 4 values"),
+        ("AvgPool3DGrad", [_v(1, 4, 4, 4, 2), _a((1, 3, 3, 3, 2))], window3, "grad of the wrong size"),
+        ("AvgPool3DGrad", [_v(1, 4, -4, 4, 2), _a((1, 2, 2, 2, 2))], window3, "a negative size"),
+        ("AvgPool3DGrad", [_v(1, 4, 4, 4, 2), _a((1, 2, 2, 2, 2))], {**window3, "ksize": [2, 2, 2, 2, 1]},
+         "window over the batch"),
+        ("MaxPool3DGradGrad", [_a((1, 4, 4, 4, 2)), _a((1, 2, 2, 2, 2)), _a((1, 3, 4, 4, 2))], window3,
+         "grad not shaped as orig_input"),
+        ("MaxPool3DGradGrad", [_a((1, 4, 4, 4, 2)), _a((1, 3, 3, 3, 2)), _a((1, 4, 4, 4, 2))], window3,
+         "orig_output of the wrong size"),
+        ("ResizeBicubicGrad", [_a((5, 2, 2)), _a((1, 3, 4, 2))], {}, "grads of rank 3"),
+        ("ResizeBicubicGrad", [_a((1, 5, 2, 2)), _a((1, 3, 4, 2))],
+         {"align_corners": True, "half_pixel_centers": True}, "align_corners with half_pixel_centers"),
         ("MatrixBandPart", [_a((3,)), i64(0), i64(0)], {}, "input of rank 1"),
         ("MatrixBandPart", [_a((3, 4)), i64(4), i64(0)], {}, "num_lower 4 of 3 rows"),
         ("MatrixBandPart", [_a((3, 4)), i64(0), i64(5)], {}, "num_upper 5 of 4 columns"),

@@ -72,16 +72,16 @@ def fixed(*values) -> Callable[[Any], list]:
     return lambda dt: list(values)
 
 
-def _pool_inputs(attrs, shape=(2, 5, 4, 2)):
-    x = _distinct(shape)
-    y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+def _pool_inputs(attrs, shape=(2, 5, 4, 2), pool="MaxPool"):
+    x = _distinct(shape).astype(F32)  # MaxPool3D takes no float64
+    y = opgen.execute_op(pool, [x], attrs)[0].numpy()
     g = _u(y.shape)
     return lambda dt: [x.astype(dt), y.astype(dt), g]
 
 
-def _pool_grad_grad_inputs(attrs, shape=(2, 5, 4, 2)):
-    x = _distinct(shape)
-    y = opgen.execute_op("MaxPool", [x], attrs)[0].numpy()
+def _pool_grad_grad_inputs(attrs, shape=(2, 5, 4, 2), pool="MaxPool"):
+    x = _distinct(shape).astype(F32)
+    y = opgen.execute_op(pool, [x], attrs)[0].numpy()
     g = _u(shape)
     return lambda dt: [x.astype(dt), y.astype(dt), g]
 
@@ -250,6 +250,8 @@ def _cases() -> dict[str, list[Case]]:
     window = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
     conv = {"strides": [1, 2, 2, 1], "padding": "SAME"}
     conv3 = {"strides": [1, 1, 2, 1, 1], "padding": "SAME"}
+    window3 = {"ksize": [1, 2, 3, 2, 1], "strides": [1, 2, 2, 1, 1], "padding": "SAME"}
+    valid3 = {"ksize": [1, 2, 2, 3, 1], "strides": [1, 1, 2, 2, 1], "padding": "VALID"}
     one = {"strides": [1, 1, 1, 1], "padding": "VALID"}
     unary = {"Neg": (-1, 1), "Abs": (0.2, 1), "Square": (-1, 1), "Sqrt": (0.5, 2),
              "Rsqrt": (0.5, 2), "Exp": (-1, 1), "Expm1": (-1, 1), "Log": (0.5, 2), "Log1p": (-0.5, 1),
@@ -298,6 +300,19 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    # float32 kernels only: MaxPool3D's values 0.025 apart, so a 0.01 step moves no maximum
+    cases["MaxPool3D"] = [C(fixed(d((1, 4, 5, 4, 2))), window3, dtypes=(F32,), reference_dtype=F32,
+                            delta=0.01, tf=True),
+                          C(fixed(d((2, 3, 3, 5, 1))), valid3, dtypes=(F32,), reference_dtype=F32,
+                            delta=0.01, tf=True)]
+    cases["AvgPool3D"] = [C(fixed(u((1, 4, 5, 4, 2))), window3, dtypes=(F32,), reference_dtype=F32,
+                            delta=0.25, tf=True),
+                          C(fixed(u((2, 3, 3, 5, 1))), valid3, dtypes=(F32,), reference_dtype=F32,
+                            delta=0.25, tf=True)]
+    # float32 output: linear, so a wide step is exact
+    cases["ResizeBicubic"] = [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), attrs, [0], delta=0.25,
+                                tf=True)
+                              for attrs in ({}, {"align_corners": True}, {"half_pixel_centers": True})]
     cases["MatrixBandPart"] = [C(fixed(u((2, 3, 4)), np.int64(1), np.int64(0)), {}, [0], tf=True),
                                C(fixed(u((3, 3)), np.int32(-1), np.int32(1)), {}, [0])]
     for version in ("", "V2", "V3"):
@@ -391,6 +406,19 @@ def _cases() -> dict[str, list[Case]]:
         "Conv3DBackpropFilterV2": [
             C(fixed(u((1, 3, 4, 3, 2)), np.int32([2, 2, 2, 2, 2]), u((1, 3, 2, 3, 2))), conv3, [0, 2],
               tf=True)],
+        # the 3-D pools (float32 kernels only): linear in grad, a wide step
+        "AvgPool3DGrad": [C(fixed(np.int32([1, 4, 5, 3, 2]), u((1, 2, 3, 3, 2))), window3, [1],
+                            dtypes=(F32,), reference_dtype=F32, delta=0.25, tf=True)],
+        "MaxPool3DGrad": [C(_pool_inputs(window3, (1, 4, 5, 3, 2), "MaxPool3D"), window3, [2],
+                            dtypes=(F32,), reference_dtype=F32, delta=0.25, tf=True)],
+        "MaxPool3DGradGrad": [C(_pool_grad_grad_inputs(window3, (1, 4, 5, 3, 2), "MaxPool3D"), window3,
+                                [2], dtypes=(F32,), reference_dtype=F32, delta=0.25, tf=True)],
+        "ResizeBicubicGrad": [C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
+                                {"half_pixel_centers": True}, [0], dtypes=(F32,),
+                                reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5),
+                              C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
+                                {"align_corners": True}, [0], dtypes=(F32,),
+                                reference_dtype=F32, delta=0.25, rtol=1e-4, atol=1e-5)],
         # TensorFlow registers no gradient for the resize backprops: derived, numeric only
         "ResizeBilinearGrad": [C(fixed(u((1, 5, 4, 2)), np.zeros((1, 3, 3, 2), F32)),
                                  {"half_pixel_centers": True}, [0], dtypes=(F32,),
@@ -473,9 +501,6 @@ NOT_DIFFERENTIABLE = {
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
-    "MaxPool3D": "needs MaxPool3DGrad, which has no kernel yet",
-    "AvgPool3D": "needs AvgPool3DGrad, which has no kernel yet",
-    "ResizeBicubic": "needs ResizeBicubicGrad, which has no kernel yet",
     "ResizeArea": "TensorFlow defines no gradient for it either",
 }
 
@@ -558,7 +583,9 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
          "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",
          "ResizeNearestNeighborGrad", "ScaleAndTranslateGrad", "TensorListFromTensor", "TensorListGetItem",
-         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge"]
+         "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
+         "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
+         "ResizeBicubicGrad"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -591,11 +618,6 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 
 _UNIMPLEMENTED_CALLS = {
-    "MaxPool3D": ([np.zeros((1, 4, 4, 4, 1), F32)],
-                  {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}),
-    "AvgPool3D": ([np.zeros((1, 4, 4, 4, 1), F32)],
-                  {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}),
-    "ResizeBicubic": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
 }
 

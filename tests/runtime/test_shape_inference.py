@@ -506,6 +506,7 @@ def test_fused_batch_norm(infer_shapes, rng):
 
 
 # A call per op that needs more than one [2,3] operand (unary) or two (binary).
+_WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 _WINDOW = {"strides": [1] * 4, "padding": "SAME"}
 _CALLS = {
     # random ops: the output is shaped by the `shape` operand's value
@@ -601,6 +602,11 @@ _CALLS = {
     **{op: (lambda P: ([P((1, 4, 4, 4, 2))], {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1],
                                              "padding": "VALID"}, None))
        for op in ("MaxPool3D", "AvgPool3D")},
+    "MaxPool3DGrad": lambda P: ([P((1, 4, 4, 4, 2)), P((1, 2, 2, 2, 2)), P((1, 2, 2, 2, 2))], _WINDOW3, None),
+    "AvgPool3DGrad": lambda P: ([np.array([1, 4, 4, 4, 2], I32), P((1, 2, 2, 2, 2))], _WINDOW3, None),
+    "MaxPool3DGradGrad": lambda P: ([P((1, 4, 4, 4, 2)), P((1, 2, 2, 2, 2)), P((1, 4, 4, 4, 2))], _WINDOW3,
+                                    None),
+    "ResizeBicubicGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3))], {}, None),
     "MatrixBandPart": lambda P: ([P((2, 3)), np.array(0, np.int64), np.array(-1, np.int64)], {}, None),
     "Bucketize": lambda P: ([P((2, 3))], {"boundaries": [0.0, 1.0]}, None),
     "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
@@ -715,6 +721,28 @@ def test_function_call_shapes(infer_shapes):
         assert infer_shapes(op, [P(None), P((), i32)], loop, [2]) == [None, ()]
     call = {"Tin": [f32], "Tout": [f32], "f": f}
     assert infer_shapes("PartitionedCall", [P((2, 3))], call, [1]) == [None]
+
+
+def test_pool3d_and_bicubic_backprop_shapes(infer_shapes):
+    """MaxPool3DGrad is shaped as orig_input, AvgPool3DGrad as orig_input_shape's value,
+    MaxPool3DGradGrad as MaxPool3D's output (which orig_output must fit, and grad must be
+    shaped as orig_input); ResizeBicubicGrad as original_image."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    window = {"ksize": [1, 3, 2, 2, 1], "strides": [1, 2, 2, 1, 1], "padding": "VALID"}
+    x, y = P((2, 7, 6, 5, 3)), P((2, 3, 3, 4, 3))
+    assert infer_shapes("MaxPool3DGrad", [P((2, 7, None, 5, 3)), y, y], window) == [(2, 7, None, 5, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MaxPool3DGrad", [P((7, 6, 5, 3)), y, y], window)
+    assert infer_shapes("AvgPool3DGrad", [np.array([2, 7, 6, 5, 3], I32), y], window) == [(2, 7, 6, 5, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("AvgPool3DGrad", [np.array([2, 7, 6, 5], I32), y], window)
+    assert infer_shapes("MaxPool3DGradGrad", [x, P((2, None, 3, 4, 3)), x], window) == [(2, 3, 3, 4, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MaxPool3DGradGrad", [x, P((2, 4, 3, 4, 3)), x], window)
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MaxPool3DGradGrad", [x, y, P((2, 7, 6, 4, 3))], window)
+    assert infer_shapes("ResizeBicubicGrad", [P((1, 8, 8, 3)), P((1, 4, None, 3))], {}) == [(1, 4, None, 3)]
 
 
 def test_keras_sweep_ops_shapes(infer_shapes):

@@ -8,6 +8,14 @@
 // kernel file includes).
 namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
 
+namespace opgen {
+namespace cpu {
+// pool3d_grad.cc: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
+// with the other families in kernel_util.h, so that adding it rebuilt one file.
+void RegisterPool3DGradKernels(TF_Status*);
+}  // namespace cpu
+}  // namespace opgen
+
 void opgen_register_cpu_kernels(TF_Status* status) {
   using namespace opgen::cpu;
   for (auto family : {
@@ -36,6 +44,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterResizeCubicAreaKernels,
       RegisterMatrixBandBucketizeKernels,
       RegisterPool3DKernels,
+      RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,

@@ -1,7 +1,9 @@
-// ResizeBilinearGrad and ResizeNearestNeighborGrad on the GPU: one thread per pixel of
-// the original image gathering ../conv_grad_spec.h's per-element sums (no atomics), with the
-// CPU kernels' checks and errors. Twin of ../cpu/image_grad.cc.
+// ResizeBilinearGrad, ResizeNearestNeighborGrad and ResizeBicubicGrad on the GPU: one
+// thread per pixel of the original image gathering ../conv_grad_spec.h's and
+// ../resize_cubic_area_spec.h's per-element sums (no atomics), with the CPU kernels' checks
+// and errors. Twin of ../cpu/image_grad.cc.
 #include "../conv_grad_spec.h"
+#include "../resize_cubic_area_spec.h"
 #include "cuda_kernels.h"
 #include "grad_launch.cuh"
 
@@ -49,6 +51,46 @@ struct ResizeGradKernel {
                   kBilinear ? "ResizeBilinearGrad" : "ResizeNearestNeighborGrad");
   }
 };
+// Bicubic: each thread works out the taps of the rows and columns it scans.
+struct CubicTapsFn {
+  float scale;
+  int64_t size;
+  bool half_pixel;
+  __host__ __device__ kernels::CubicTaps operator()(int64_t o) const {
+    return kernels::CubicTapsAt(o, scale, size, half_pixel);
+  }
+};
+
+template <typename T>
+struct BicubicGradElement {
+  int64_t ih, iw, c, oh, ow;
+  CubicTapsFn ytaps, xtaps;
+  const float* grads;
+  T* out;
+  __device__ void operator()(int64_t e) const {
+    const int64_t ch = e % c, sx = (e / c) % iw, sy = (e / (c * iw)) % ih, b = e / (c * iw * ih);
+    const Read<float> g{grads};
+    out[e] = kernels::ResizeBicubicGradAt<T>(oh, ow, c, b, sy, sx, ch, ytaps, xtaps, g);
+  }
+};
+
+template <typename T>
+struct BicubicGradKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    const ResizeAttrs& a = *static_cast<ResizeAttrs*>(state);
+    kernels::ResizeGradPlan p;
+    if (!kernels::PlanResizeGrad(ctx, a, true, &p, "ResizeBicubicGrad")) return;
+    p.scale_h = kernels::BicubicGradScale(p.ih, p.oh, a.align_corners);
+    p.scale_w = kernels::BicubicGradScale(p.iw, p.ow, a.align_corners);
+    TensorPtr output = AllocateOutput<T>(ctx, 0, p.out_dims);
+    if (!output) return;
+    const BicubicGradElement<T> f{p.ih, p.iw, p.c, p.oh, p.ow,
+                                  {p.scale_h, p.ih, a.half_pixel_centers}, {p.scale_w, p.iw, a.half_pixel_centers},
+                                  Data<float>(p.grads), Data<T>(output)};
+    LaunchForEach(ctx, NumElements(p.out_dims), f, "ResizeBicubicGrad");
+  }
+};
+
 template <typename T> using BilinearGradKernel = ResizeGradKernel<T, true>;
 template <typename T> using NearestGradKernel = ResizeGradKernel<T, false>;
 
@@ -67,6 +109,7 @@ void RegisterImageGradKernels(TF_Status* status) {
   RegisterWith<NearestGradKernel>("ResizeNearestNeighborGrad", {"size"},
                                   Types<uint8_t, int8_t, int32_t, __half, float, double, __nv_bfloat16>(),
                                   status);
+  RegisterWith<BicubicGradKernel>("ResizeBicubicGrad", {}, Types<float, double>(), status);
 }
 
 }  // namespace cuda

@@ -16,6 +16,14 @@
 
 namespace opgen {
 namespace cuda {
+// pool3d_grad.cu: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
+// with the other families in cuda_kernels.h, so that adding it rebuilt one file.
+void RegisterPool3DGradKernels(TF_Status*);
+}  // namespace cuda
+}  // namespace opgen
+
+namespace opgen {
+namespace cuda {
 namespace {
 
 int g_num_devices = 0;
@@ -177,6 +185,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterResizeCubicAreaKernels,
       RegisterMatrixBandBucketizeKernels,
       RegisterPool3DKernels,
+      RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,

@@ -340,6 +340,14 @@ void ResizeBilinearGrad(GradBuilder& b) {
   b.Set(0, b.Op("ResizeBilinearGrad", {b.grad(0), b.input(0)},
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
 }
+// TensorFlow differentiates ResizeBicubic for float and double images only (its backprop
+// kernel's types); other images get no gradient.
+void ResizeBicubicGrad(GradBuilder& b) {
+  const TF_DataType t = b.dtype(b.input(0));
+  if (t != TF_FLOAT && t != TF_DOUBLE) return;
+  b.Set(0, b.Op("ResizeBicubicGrad", {b.grad(0), b.input(0)},
+                b.CopyAttrs({"align_corners", "half_pixel_centers"})));
+}
 void ResizeNearestNeighborGrad(GradBuilder& b) {
   const TF_Output size = b.Op("Slice", {b.ShapeOf(b.input(0)), b.Int32s({1}), b.Int32s({2})});
   b.Set(0, b.Op("ResizeNearestNeighborGrad", {b.grad(0), size},
@@ -363,6 +371,13 @@ void ResizeBilinearGradGrad(GradBuilder& b) {
   if (!b.needs(0)) return;
   const TF_Output grads = b.input(0);
   b.Set(0, b.Op("ResizeBilinear", {b.grad(0), SpatialSize(b, grads)},
+                b.CopyAttrs({"align_corners", "half_pixel_centers"})));
+}
+// ResizeBicubicGrad(grads (float32), original_image): as ResizeBilinearGrad.
+void ResizeBicubicGradGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output grads = b.input(0);
+  b.Set(0, b.Op("ResizeBicubic", {b.grad(0), SpatialSize(b, grads)},
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
 }
 // ResizeNearestNeighborGrad(grads, size).
@@ -416,6 +431,7 @@ void RegisterArrayGradients() {
   RegisterGrad("BatchToSpaceND", SpaceBatchGrad<kSpaceToBatchND>);
   RegisterGrad("ResizeBilinear", ResizeBilinearGrad);
   RegisterGrad("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
+  RegisterGrad("ResizeBicubic", ResizeBicubicGrad);
   RegisterGrad("StridedSliceGrad", StridedSliceGradGrad);
   RegisterGrad("MirrorPadGrad", MirrorPadGradGrad);
   RegisterGrad("UnsortedSegmentSum", UnsortedSegmentSumGrad);
@@ -423,6 +439,7 @@ void RegisterArrayGradients() {
   RegisterGrad("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
   RegisterGrad("ScaleAndTranslate", ScaleAndTranslateGrad);
   RegisterGrad("ScaleAndTranslateGrad", ScaleAndTranslateGradGrad);
+  RegisterGrad("ResizeBicubicGrad", ResizeBicubicGradGrad);
 }
 
 }  // namespace gradients

@@ -86,29 +86,45 @@ void MaxPoolGradGradGrad(GradBuilder& b) {
                   b.CopyAttrs({"ksize", "strides", "padding", "data_format"})));
 }
 
-// TensorFlow differentiates these through backprop ops opgen has no kernels for yet
-// (MaxPool3DGrad, AvgPool3DGrad, ResizeBicubicGrad; TensorFlow has no gradient for
-// ResizeArea): building one reports that rather than a wrong or missing gradient.
-template <const char* kWhat>
-void NotYetGrad(GradBuilder& b) {
-  if (b.ok()) TF_SetStatus(b.status(), TF_UNIMPLEMENTED, kWhat);
+// The 3-D pools, as the 2-D ones: their backprop ops carry the forward op's window attrs.
+std::vector<Attr> Pool3DAttrs(GradBuilder& b) {
+  return b.CopyAttrs({"ksize", "strides", "padding", "data_format"});
 }
-constexpr char kMaxPool3DGradMissing[] =
-    "MaxPool3D's gradient needs MaxPool3DGrad, which opgen has no kernel for yet";
-constexpr char kAvgPool3DGradMissing[] =
-    "AvgPool3D's gradient needs AvgPool3DGrad, which opgen has no kernel for yet";
-constexpr char kResizeBicubicGradMissing[] =
-    "ResizeBicubic's gradient needs ResizeBicubicGrad, which opgen has no kernel for yet";
-constexpr char kResizeAreaGradMissing[] =
-    "ResizeArea has no gradient (TensorFlow defines none either)";
+void MaxPool3DGrad(GradBuilder& b) {
+  b.Set(0, b.Op("MaxPool3DGrad", {b.input(0), b.output(0), b.grad(0)}, Pool3DAttrs(b)));
+}
+void AvgPool3DGrad(GradBuilder& b) {
+  b.Set(0, b.Op("AvgPool3DGrad", {b.ShapeOf(b.input(0)), b.grad(0)}, Pool3DAttrs(b)));
+}
+// AvgPool3DGrad(shape, dy) is linear in dy, with the average pool as its adjoint.
+void AvgPool3DGradGrad(GradBuilder& b) {
+  if (b.needs(1)) b.Set(1, b.Op("AvgPool3D", {b.grad(0)}, Pool3DAttrs(b)));
+}
+// MaxPool3DGrad(x, y, dy) and MaxPool3DGradGrad(x, y, g) are linear in their last input
+// and each other's adjoints there; x and y get zeros, as in TensorFlow.
+template <const char* kAdjoint>
+void MaxPool3DBackpropGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("ZerosLike", {b.input(0)}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+  if (b.needs(2)) b.Set(2, b.Op(kAdjoint, {b.input(0), b.input(1), b.grad(0)}, Pool3DAttrs(b)));
+}
+constexpr char kMaxPool3DGrad[] = "MaxPool3DGrad", kMaxPool3DGradGrad[] = "MaxPool3DGradGrad";
+
+// TensorFlow defines no gradient for ResizeArea: building one reports that.
+void ResizeAreaGrad(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED, "ResizeArea has no gradient (TensorFlow defines none either)");
+}
 
 }  // namespace
 
 void RegisterConvGradients() {
-  RegisterGrad("MaxPool3D", NotYetGrad<kMaxPool3DGradMissing>);
-  RegisterGrad("AvgPool3D", NotYetGrad<kAvgPool3DGradMissing>);
-  RegisterGrad("ResizeBicubic", NotYetGrad<kResizeBicubicGradMissing>);
-  RegisterGrad("ResizeArea", NotYetGrad<kResizeAreaGradMissing>);
+  RegisterGrad("MaxPool3D", MaxPool3DGrad);
+  RegisterGrad("AvgPool3D", AvgPool3DGrad);
+  RegisterGrad("AvgPool3DGrad", AvgPool3DGradGrad);
+  RegisterGrad("MaxPool3DGrad", MaxPool3DBackpropGrad<kMaxPool3DGradGrad>);
+  RegisterGrad("MaxPool3DGradGrad", MaxPool3DBackpropGrad<kMaxPool3DGrad>);
+  RegisterGrad("ResizeArea", ResizeAreaGrad);
   RegisterGrad("Conv2D", ConvGrad<kConv2DInput, kConv2DFilter>);
   RegisterGrad("DepthwiseConv2dNative", ConvGrad<kDepthwiseInput, kDepthwiseFilter>);
   RegisterGrad("Conv3D", ConvGrad<kConv3DInput, kConv3DFilter>);
