@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from graph_capi import TF_FLOAT, TF_Buffer, TF_Output, c_void_p, out  # noqa: E402
+from graph_capi import TF_FLOAT, TF_Buffer, TF_Output, c_void_p, out
 
 RNG = np.random.default_rng(7)
-W = RNG.standard_normal((16, 8)).astype(np.float32)
-SCALE = RNG.standard_normal(8).astype(np.float32)
+# 8 KiB: read at import as a tensor (TensorAttr::Read); SCALE stays bytes until parsed.
+W = RNG.standard_normal((64, 32)).astype(np.float32)
+SCALE = RNG.standard_normal(32).astype(np.float32)
 
 
 def session(api, graph, optimize: bool):
@@ -61,7 +62,7 @@ def lib(api):
 @pytest.fixture
 def dense(api, graph, lib):
     """y = (x @ w) * scale, imported from a GraphDef: returns (x, w, y)."""
-    x = api.placeholder(graph, "x", TF_FLOAT, [-1, 16])
+    x = api.placeholder(graph, "x", TF_FLOAT, [-1, 64])
     w = api.const(graph, "w", W)
     s = api.const(graph, "scale", SCALE)
     mm = api.op(graph, "MatMul", "mm", [out(x), out(w)])
@@ -76,7 +77,7 @@ def dense(api, graph, lib):
 
 def test_sessions_share_the_graphs_copy_of_a_const(api, lib, dense):
     g, x, w, y = dense
-    xv = RNG.standard_normal((3, 16)).astype(np.float32)
+    xv = RNG.standard_normal((3, 64)).astype(np.float32)
     addresses = []
     for optimize in (True, True, False):
         sess = session(api, g, optimize)
@@ -90,7 +91,7 @@ def test_sessions_share_the_graphs_copy_of_a_const(api, lib, dense):
 
 
 def test_attr_getter_gives_a_copy_the_caller_may_write(api, lib, dense):
-    g, x, w, y = dense
+    g, _, w, _ = dense
     sess = session(api, g, True)
     (first,) = run_raw(api, sess, [], [out(w)])
     t = c_void_p()
@@ -110,7 +111,7 @@ def test_folded_weights_serialize_with_their_values(api, lib, dense):
     bytes until asked): the optimized GraphDef holds w * scale."""
     from opgen.protos import graph_pb2
 
-    g, x, w, y = dense
+    g, x, _, y = dense
     sess = session(api, g, True)
     buf = lib.TF_NewBuffer()
     feeds, fetches = (TF_Output * 1)(out(x)), (TF_Output * 1)(out(y))
@@ -127,7 +128,7 @@ def test_folded_weights_serialize_with_their_values(api, lib, dense):
 
 def test_graph_grows_after_a_run(api, lib, dense):
     g, x, w, y = dense
-    xv = RNG.standard_normal((2, 16)).astype(np.float32)
+    xv = RNG.standard_normal((2, 64)).astype(np.float32)
     sess = session(api, g, True)
     (before,) = run_raw(api, sess, [(out(x), xv)], [out(y)])
     np.testing.assert_allclose(api.to_numpy(before), (xv @ W) * SCALE, rtol=1e-5, atol=1e-5)
@@ -147,13 +148,24 @@ def test_graph_grows_after_a_run(api, lib, dense):
     lib.TF_DeleteSession(sess, api.status)
 
 
+def test_export_gives_the_imported_bytes_back(api, lib, graph, dense):
+    """Values kept as tensors only are written back as the bytes they were read from."""
+    g = dense[0]
+    original = api.graph_def(graph)
+    sess = session(api, g, True)
+    lib.TF_DeleteTensor(run_raw(api, sess, [(out(dense[1]), np.ones((1, 64), np.float32))],
+                                [out(dense[3])])[0])
+    lib.TF_DeleteSession(sess, api.status)
+    assert api.graph_def(g) == original
+
+
 def test_graph_def_round_trip_after_runs_keeps_values(api, lib, dense):
     """TF_GraphToGraphDef after sessions parsed the values writes the same tensors."""
     from opgen.protos import graph_pb2
 
-    g, x, w, y = dense
+    g, x, _, y = dense
     sess = session(api, g, True)
-    run_raw_out = run_raw(api, sess, [(out(x), np.ones((1, 16), np.float32))], [out(y)])
+    run_raw_out = run_raw(api, sess, [(out(x), np.ones((1, 64), np.float32))], [out(y)])
     lib.TF_DeleteTensor(run_raw_out[0])
     lib.TF_DeleteSession(sess, api.status)
     gd = graph_pb2.GraphDef.FromString(api.graph_def(g))
