@@ -37,7 +37,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     if prefix:
         prefix = _unique_scope(graph, prefix.rstrip("/"))
     options = runtime.TF_NewImportGraphDefOptions()
-    buffer = runtime.TF_NewBufferFromString(data, len(data))
+    # A view of `data` for the length of the call, not a copy: the importer copies only
+    # what it keeps (a model's weights once).
+    view = ctypes.c_char_p(data)
+    buffer = ctypes.pointer(_lib.TF_Buffer(ctypes.cast(view, _c_void_p), len(data), None))
     status = _lib.thread_status()
     results = None
     try:
@@ -79,7 +82,6 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     finally:
         if results:
             runtime.TF_DeleteImportGraphDefResults(results)
-        runtime.TF_DeleteBuffer(buffer)
         runtime.TF_DeleteImportGraphDefOptions(options)
 
 

@@ -11,12 +11,17 @@ namespace opgen {
 namespace kernels {
 
 // Const's `value` attr, checked against its `dtype` attr at construction; the caller
-// owns it. Nullptr after reporting the failure.
-inline TF_Tensor* ReadConstValue(TF_OpKernelConstruction* ctx) {
+// owns it. Nullptr after reporting the failure. kShared: the graph's copy of the value,
+// never to be written (the CPU kernel outputs it as it is); else a copy of its own.
+template <bool kShared = false>
+TF_Tensor* ReadConstValue(TF_OpKernelConstruction* ctx) {
   StatusPtr s = NewStatus();
   TF_Tensor* value = nullptr;
   TF_DataType dtype = TF_FLOAT;
-  TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
+  if constexpr (kShared)
+    OPGEN_OpKernelConstructionGetAttrTensorShared(ctx, "value", &value, s.get());
+  else
+    TF_OpKernelConstruction_GetAttrTensor(ctx, "value", &value, s.get());
   if (TF_GetCode(s.get()) == TF_OK) TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &dtype, s.get());
   if (TF_GetCode(s.get()) == TF_OK && TF_TensorType(value) != dtype) {
     const std::string message = std::string("type mismatch between value (") +

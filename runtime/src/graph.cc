@@ -73,8 +73,8 @@ bool CheckTensorAttrs(const OpDef& def, const std::string& node, const AttrMap& 
       TF_DataType dtype;
       std::vector<int64_t> dims;
       std::string error;
-      if (!ParseTensorProtoHeader(is_list ? value.list_s[i] : value.tensor_proto, &dtype, &dims,
-                                  &error)) {
+      if (!(is_list ? ParseTensorProtoHeader(value.list_s[i], &dtype, &dims, &error)
+                    : value.tensor_proto.Header(&dtype, &dims, &error, /*full=*/false))) {
         SetStatus(status, TF_INVALID_ARGUMENT,
                   "Node '" + node + "' (" + def.name + "): attr '" + name + "'" +
                       (is_list ? " element " + std::to_string(i) : std::string()) + ": " + error);
@@ -112,7 +112,7 @@ std::vector<ShapeInferenceInput> ShapeInputs(const std::vector<TF_Output>& input
       auto value = in.oper->attrs.find("value");
       std::string ignored;
       if (value != in.oper->attrs.end() && value->second.kind == AttrValue::kTensor) {
-        constants->emplace_back(ParseTensorProto(value->second.tensor_proto, &ignored));
+        constants->emplace_back(value->second.tensor_proto.NewCopy(&ignored));
         shape_inputs[i].value = constants->back().get();
       }
     }
@@ -1120,7 +1120,7 @@ void TF_OperationGetAttrTensor(TF_Operation* oper, const char* attr_name, TF_Ten
   const AttrValue* v = FindAttrOfKind(__func__, oper, attr_name, AttrValue::kTensor, "tensor", status, value);
   if (v == nullptr) return;
   std::string error;
-  TF_Tensor* t = opgen::ParseTensorProto(v->tensor_proto, &error);
+  TF_Tensor* t = v->tensor_proto.NewCopy(&error);  // the caller's to write
   if (t == nullptr) {
     opgen::SetStatus(status, TF_INVALID_ARGUMENT,
                      "Attr '" + std::string(attr_name) + "' of '" + oper->name + "': " + error);

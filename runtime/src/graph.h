@@ -131,6 +131,11 @@ void RollBackGraphLocked(TF_Graph* graph, const GraphMark& mark);
 // The node as a NodeDef: inputs as "name", "name:i" and "^name".
 NodeDefProto ToNodeDef(const TF_Operation& op);
 
+// Adds `gd`'s nodes to `graph` as TF_GraphImportGraphDef with default options would,
+// from the parsed message (the optimizer's result: no bytes written and read back, and
+// tensor attrs shared, not copied). graph_def_import.cc.
+bool ImportGraphDefProto(TF_Graph* graph, const GraphDefProto& gd, TF_Status* status);
+
 // "name" for output 0, else "name:index", as NodeDef inputs spell them.
 std::string OutputName(const TF_Output& output);
 

@@ -376,7 +376,8 @@ TF_ImportGraphDefResults* Import(TF_Graph* graph, const TF_Buffer* graph_def,
   }
   GraphDefProto gd;
   std::string error;
-  const std::string bytes(static_cast<const char*>(graph_def->data), graph_def->length);
+  // Read in place: the parsed nodes copy what they keep (a model's weights once).
+  const std::string_view bytes(static_cast<const char*>(graph_def->data), graph_def->length);
   if (!ParseGraphDef(bytes, &gd, &error)) {
     SetStatus(status, TF_INVALID_ARGUMENT, "Invalid GraphDef: " + error);
     return nullptr;
@@ -390,6 +391,15 @@ TF_ImportGraphDefResults* Import(TF_Graph* graph, const TF_Buffer* graph_def,
 }
 
 }  // namespace
+
+bool ImportGraphDefProto(TF_Graph* graph, const GraphDefProto& gd, TF_Status* status) {
+  if (!EnsureRuntimeInitialized(status)) return false;
+  TF_ImportGraphDefOptions defaults;
+  TF_ImportGraphDefResults results;
+  std::lock_guard<std::mutex> lock(graph->mu);
+  return ImportLocked(graph, gd, defaults, &results, status);
+}
+
 }  // namespace opgen
 
 extern "C" {

@@ -1032,12 +1032,26 @@ void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* ctx, const c
                                            TF_Tensor** val, TF_Status* status) {
   if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kTensor, "tensor", status)) {
     std::string error;
-    TF_Tensor* t = opgen::ParseTensorProto(v->tensor_proto, &error);
+    TF_Tensor* t = v->tensor_proto.NewCopy(&error);  // the kernel's to write
     if (t == nullptr) {
       opgen::SetStatus(status, TF_INVALID_ARGUMENT, std::string("Attr '") + attr_name + "': " + error);
       return;
     }
     *val = t;
+  }
+}
+
+void OPGEN_OpKernelConstructionGetAttrTensorShared(TF_OpKernelConstruction* ctx,
+                                                   const char* attr_name, TF_Tensor** val,
+                                                   TF_Status* status) {
+  if (auto* v = GetAttr(ctx, attr_name, opgen::AttrValue::kTensor, "tensor", status)) {
+    std::string error;
+    const TF_Tensor* t = v->tensor_proto.tensor(&error);
+    if (t == nullptr) {
+      opgen::SetStatus(status, TF_INVALID_ARGUMENT, std::string("Attr '") + attr_name + "': " + error);
+      return;
+    }
+    *val = t->Share();
   }
 }
 

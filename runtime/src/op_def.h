@@ -7,9 +7,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensorflow/c/tf_datatype.h"
+
+struct TF_Tensor;
 
 namespace opgen {
 
@@ -17,6 +20,45 @@ namespace opgen {
 struct Shape {
   bool unknown_rank = true;
   std::vector<int64_t> dims;
+};
+
+// A tensor attr's value: its TensorProto bytes, the tensor they describe, or both (each
+// made from the other once, when first asked for). Copies share it, so copying a graph's
+// nodes (the optimizer's working copy, its result, TF_GraphToGraphDef) copies no
+// weights, and a Const's value is parsed once for the optimizer and every kernel made
+// from it (tensor_attr.cc). Immutable once made; safe to read from several threads.
+class TensorAttr {
+ public:
+  TensorAttr() = default;
+  TensorAttr(std::string bytes);  // NOLINT(runtime/explicit): read or set as bytes
+  // The value of TensorProto `bytes` as read from a message: a large dense one (a
+  // model's weights) parsed at once and kept as the tensor only, when writing the tensor
+  // gives the same bytes back (so they are copied once, into the tensor); else the bytes.
+  static TensorAttr Read(std::string_view bytes);
+  // A value of `tensor`'s dtype and shape sharing its buffer (which nobody may write
+  // afterwards). False for dtypes a TensorProto cannot hold by value (resource, variant).
+  static bool FromTensor(const TF_Tensor& tensor, TensorAttr* out);
+
+  // The serialized TensorProto (written from the tensor on first use).
+  const std::string& bytes() const;
+  operator std::string_view() const { return bytes(); }  // NOLINT: as the parsers take it
+  // The value, shared and read-only, owned by the attr (every copy of it); nullptr with
+  // `*error` set when the bytes do not describe a tensor.
+  const TF_Tensor* tensor(std::string* error) const;
+  // The dtype and dims: the tensor's when there is one (no bytes are written), else read
+  // from the bytes with ParseTensorProtoShape's checks (`full`) or
+  // ParseTensorProtoHeader's.
+  bool Header(TF_DataType* dtype, std::vector<int64_t>* dims, std::string* error,
+              bool full) const;
+  // A new tensor with the value that the caller owns and may write.
+  TF_Tensor* NewCopy(std::string* error) const;
+  // How many times any TensorAttr parsed bytes or wrote them (for the tests: a graph's
+  // copies and a Const's kernels reuse one parse).
+  static int64_t Conversions();
+
+ private:
+  struct Rep;
+  std::shared_ptr<Rep> rep_;
 };
 
 // One value of an attr. `kind` says which member is meaningful; list kinds use the
@@ -34,7 +76,7 @@ struct AttrValue {
   bool b = false;            // kBool
   TF_DataType type = TF_FLOAT;  // kType
   Shape shape;               // kShape
-  std::string tensor_proto;  // kTensor: serialized TensorProto bytes
+  TensorAttr tensor_proto;   // kTensor: TensorProto bytes and/or the parsed tensor
   std::vector<std::string> list_s;   // kListString, kListFunc (names), kListTensor (bytes)
   std::vector<int64_t> list_i;
   std::vector<float> list_f;

@@ -279,7 +279,7 @@ void OPGEN_ShapeInferenceContextGetAttrTensor(TF_ShapeInferenceContext* ctx, con
   const AttrValue* v = FindAttr(ctx, attr_name, AttrValue::kTensor, status);
   if (v == nullptr) return;
   std::string error;
-  *value = opgen::ParseTensorProto(v->tensor_proto, &error);
+  *value = v->tensor_proto.NewCopy(&error);
   if (*value == nullptr)
     SetStatus(status, TF_INVALID_ARGUMENT, "attr '" + std::string(attr_name) + "': " + error);
 }
@@ -292,7 +292,7 @@ void OPGEN_ShapeInferenceContextGetAttrTensorShape(TF_ShapeInferenceContext* ctx
   TF_DataType dtype;
   std::vector<int64_t> dims;
   std::string error;
-  if (!opgen::ParseTensorProtoShape(v->tensor_proto, &dtype, &dims, &error)) {
+  if (!v->tensor_proto.Header(&dtype, &dims, &error, /*full=*/true)) {
     SetStatus(status, TF_INVALID_ARGUMENT, "attr '" + std::string(attr_name) + "': " + error);
     return;
   }

@@ -140,7 +140,7 @@ std::string SerializeAttrValue(const AttrValue& v) {
     case AttrValue::kBool: w.VarintField(5, v.b ? 1 : 0); break;
     case AttrValue::kType: w.VarintField(6, static_cast<uint64_t>(v.type)); break;
     case AttrValue::kShape: w.Bytes(7, SerializeShape(v.shape)); break;
-    case AttrValue::kTensor: w.Bytes(8, v.tensor_proto); break;
+    case AttrValue::kTensor: w.Bytes(8, v.tensor_proto.bytes()); break;
     case AttrValue::kPlaceholder: w.Bytes(9, v.s); break;
     case AttrValue::kFunc: w.Bytes(10, SerializeNameAttrList(v.s, v.func_attr.get())); break;
     default: w.Bytes(1, SerializeListValue(v)); break;
@@ -543,7 +543,11 @@ ParseOutcome ReadAttrValue(std::string_view bytes, AttrValue* out, std::string* 
             if (!r->length_delimited(&b)) return false;
             nested = ParseShape(b, &out->shape, &reason);
             return nested == ParseOutcome::kOk;
-          case 8: out->kind = AttrValue::kTensor; return ReadString(r, &out->tensor_proto);
+          case 8:
+            out->kind = AttrValue::kTensor;
+            if (!r->length_delimited(&b)) return false;
+            out->tensor_proto = TensorAttr::Read(std::string_view(b.data(), b.size()));
+            return true;
           case 9: out->kind = AttrValue::kPlaceholder; return ReadString(r, &out->s);
           default:  // 10
             out->kind = AttrValue::kFunc;
@@ -682,6 +686,21 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out) {
   w.OptionalString(4, content);
   *out = w.str();
   return true;
+}
+
+bool IsCanonicalTensorProto(std::string_view bytes, const TF_Tensor* tensor) {
+  if (tensor->dtype == TF_STRING || tensor->buffer->size() == 0) return false;
+  Writer w;
+  w.OptionalVarint(1, static_cast<uint64_t>(tensor->dtype));
+  Shape shape;
+  shape.unknown_rank = false;
+  shape.dims = tensor->dims;
+  w.Bytes(2, SerializeShape(shape));
+  w.Tag(4, kLengthDelimited);
+  w.Varint(tensor->buffer->size());
+  const std::string& header = w.str();
+  return bytes.size() == header.size() + tensor->buffer->size() &&
+         bytes.compare(0, header.size(), header) == 0;
 }
 
 namespace {

@@ -68,6 +68,10 @@ bool SerializeTensorProto(const TF_Tensor* tensor, std::string* out);
 // `error` set for malformed bytes or unsupported dtypes; the caller owns the result.
 TF_Tensor* ParseTensorProto(std::string_view bytes, std::string* error);
 
+// Whether `bytes` are exactly what SerializeTensorProto writes for `tensor` (dtype, shape,
+// tensor_content, nothing else), so that the bytes can be dropped and written again.
+bool IsCanonicalTensorProto(std::string_view bytes, const TF_Tensor* tensor);
+
 // The dtype and dims of TensorProto bytes, checked as a tensor's (a TF_DataType, a
 // known rank, dims >= 0, an element count in int64), whatever the dtype and however the
 // values are given: what graph building checks of every tensor attr.

@@ -32,6 +32,7 @@ def roundtrip(tmp_path_factory):
          str(REPO / "tests" / "runtime" / "wire_format_roundtrip.cc"),
          str(src / "wire_format.cc"), str(src / "tensor.cc"), str(src / "status.cc"),
          str(src / "host_block_cache.cc"), str(src / "shape_check.cc"), str(src / "tstring.cc"),
+         str(src / "tensor_attr.cc"),
          "-o", str(exe)],
         check=True)
 

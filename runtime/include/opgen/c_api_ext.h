@@ -155,6 +155,13 @@ TF_CAPI_EXPORT extern TF_Tensor* OPGEN_KernelAllocateOutput(TF_OpKernelContext* 
 TF_CAPI_EXPORT extern TF_Buffer* OPGEN_OpKernelConstructionGetAttrValue(
     TF_OpKernelConstruction* ctx, const char* attr_name, TF_Status* status);
 
+/* Tensor attr `attr_name` as TF_OpKernelConstruction_GetAttrTensor gives it, but sharing
+ * the graph's copy of the value instead of copying it (a Const's weights are then held
+ * once, by the graph, however many sessions and optimized graphs run them). The kernel
+ * must never write the tensor's data; it deletes the tensor with TF_DeleteTensor. */
+TF_CAPI_EXPORT extern void OPGEN_OpKernelConstructionGetAttrTensorShared(
+    TF_OpKernelConstruction* ctx, const char* attr_name, TF_Tensor** value, TF_Status* status);
+
 /* ---- Resource variables in kernels ---------------------------------------------------
  * A DT_RESOURCE tensor is a scalar whose bytes are a serialized ResourceHandleProto
  * (TensorFlow's message and field numbers: device, container, name, hash_code,

@@ -6,8 +6,11 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-// The value attr read and checked by ../constant_spec.h (shared with the CUDA plugin).
-void* CreateConst(TF_OpKernelConstruction* ctx) { return kernels::ReadConstValue(ctx); }
+// The value attr read and checked by ../constant_spec.h (shared with the CUDA plugin);
+// the graph's own copy of it, which outputs only ever read.
+void* CreateConst(TF_OpKernelConstruction* ctx) {
+  return kernels::ReadConstValue</*kShared=*/true>(ctx);
+}
 
 void DeleteConst(void* value) { TF_DeleteTensor(static_cast<TF_Tensor*>(value)); }
 

@@ -153,14 +153,12 @@ const TF_Tensor* OptGraph::ConstValue(const TensorRef& ref) {
   if (ref.index != 0) return nullptr;
   NodeDefProto* node = Find(ref.node);
   if (node == nullptr || node->op != "Const" || IsFed(ref)) return nullptr;
-  auto cached = const_cache_.find(ref.node);
-  if (cached != const_cache_.end()) return cached->second.get();
   const AttrValue* value = GetAttr(*node, "value");
   if (value == nullptr || value->kind != AttrValue::kTensor) return nullptr;
+  // Parsed once and shared with the graph the node was copied from (and the kernels
+  // made from either).
   std::string error;
-  TF_Tensor* t = ParseTensorProto(value->tensor_proto, &error);
-  if (t == nullptr) return nullptr;
-  return const_cache_.emplace(ref.node, TensorPtr(t)).first->second.get();
+  return value->tensor_proto.tensor(&error);
 }
 
 std::string OptGraph::UniqueName(const std::string& base) {
@@ -172,12 +170,12 @@ std::string OptGraph::UniqueName(const std::string& base) {
 
 namespace {
 
+// The new Const shares `value`'s buffer: no bytes are written unless the graph is
+// serialized (TF_GraphToGraphDef of the optimized graph).
 bool ConstAttrs(const TF_Tensor& value, AttrMap* attrs) {
-  std::string proto;
-  if (!SerializeTensorProto(&value, &proto)) return false;
   AttrValue v;
   v.kind = AttrValue::kTensor;
-  v.tensor_proto = std::move(proto);
+  if (!TensorAttr::FromTensor(value, &v.tensor_proto)) return false;
   attrs->clear();
   (*attrs)["dtype"] = TypeAttr(value.dtype);
   (*attrs)["value"] = std::move(v);
@@ -211,7 +209,6 @@ bool OptGraph::ReplaceWithConst(const std::string& name, const TF_Tensor& value)
   for (const std::string& in : node->input)
     if (ParseTensorRef(in).control()) controls.push_back(in);
   node->input = std::move(controls);
-  const_cache_.erase(name);
   Touch(name);
   return true;
 }
@@ -377,10 +374,10 @@ bool PerChannel(const TF_Tensor* c, int64_t channels, int out_rank, std::vector<
   return true;
 }
 
-TensorPtr NewFloatTensor(const std::vector<int64_t>& dims) {
+TensorPtr NewFloatTensor(const std::vector<int64_t>& dims, bool zero) {
   const int64_t n = NumElements(dims);
   TensorBuffer* buffer = TensorBuffer::Allocate(static_cast<size_t>(n) * sizeof(float));
-  std::fill_n(static_cast<float*>(buffer->data()), n, 0.0f);
+  if (zero) std::fill_n(static_cast<float*>(buffer->data()), n, 0.0f);
   return TensorPtr(new TF_Tensor(TF_FLOAT, dims, buffer));
 }
 

@@ -72,7 +72,8 @@ class OptGraph {
   void Invalidate() { readers_stale_ = true; }
   void InvalidatePositions() { readers_valid_ = positions_valid_ = false; }
 
-  // The value of a Const node's output (nullptr for anything else); owned by the graph.
+  // The value of a Const node's output (nullptr for anything else); owned by the node's
+  // value attr, valid until the node is rewritten.
   const TF_Tensor* ConstValue(const TensorRef& ref);
   // Adds a Const node holding `value` (named from `base`, made unique) and returns its
   // name; nullptr-safe: false when the dtype cannot be written as a TensorProto.
@@ -125,7 +126,6 @@ class OptGraph {
   bool orphans_known_ = false;  // false after a full rebuild of the readers
   void Reread(int position, std::set<std::string>* changed);
   std::unordered_map<std::string, int> position_;
-  std::map<std::string, TensorPtr> const_cache_;  // by node name (invalidated on rewrite)
   std::unordered_map<std::string, std::vector<Shape>> shapes_;
   void Rebuild();
   void RebuildPositions();
@@ -146,8 +146,8 @@ TF_DataType NodeType(const NodeDefProto& node);
 // output of rank `out_rank`; false otherwise.
 bool PerChannel(const TF_Tensor* c, int64_t channels, int out_rank, std::vector<double>* out);
 
-// A new float32 tensor of `dims`, zero-filled.
-TensorPtr NewFloatTensor(const std::vector<int64_t>& dims);
+// A new float32 tensor of `dims`, zero-filled unless the caller writes every element.
+TensorPtr NewFloatTensor(const std::vector<int64_t>& dims, bool zero = true);
 inline float* FloatData(TF_Tensor* t) { return static_cast<float*>(t->buffer->data()); }
 inline const float* FloatData(const TF_Tensor* t) {
   return static_cast<const float*>(t->buffer->data());

@@ -167,16 +167,13 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
   g.SweepDead();
   report->nodes_after = static_cast<int>(g.size());
 
+  // Imported from the parsed nodes: the importer checks every rewritten node against
+  // its OpDef, and the Consts keep sharing their values with the original graph.
   GraphDefProto def;
   def.node = std::move(g.nodes());
-  const std::string bytes = SerializeGraphDef(def);
   GraphPtr out(TF_NewGraph());
-  TF_Buffer buffer{bytes.data(), bytes.size(), nullptr};
-  TF_ImportGraphDefOptions* import_options = TF_NewImportGraphDefOptions();
   TF_Status status;
-  TF_GraphImportGraphDef(out.get(), &buffer, import_options, &status);
-  TF_DeleteImportGraphDefOptions(import_options);
-  if (status.code != TF_OK) {
+  if (!ImportGraphDefProto(out.get(), def, &status)) {
     if (options.log)
       fprintf(stderr, "opgen graph optimizer: the optimized graph does not import (%s); "
                       "running the graph as given\n", status.message.c_str());
