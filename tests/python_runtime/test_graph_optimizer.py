@@ -308,6 +308,90 @@ def test_a_zero_pad_becomes_the_convolutions_explicit_padding(conv_op):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+def np_depthwise_same(x, f):
+    """NHWC x [kh, kw, c, 1], stride 1, SAME."""
+    kh, kw = f.shape[:2]
+    pt, pl = (kh - 1) // 2, (kw - 1) // 2
+    xp = np.pad(x.astype(np.float64), ((0, 0), (pt, kh - 1 - pt), (pl, kw - 1 - pl), (0, 0)))
+    out = np.zeros(x.shape, np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            out += xp[:, i:i + x.shape[1], j:j + x.shape[2], :] * f[i, j, :, 0]
+    return out
+
+
+def _depthwise_bn_graph(activation, batchnorm=True, channels=12):
+    """x -> DepthwiseConv2dNative -> inference FusedBatchNorm (or BiasAdd) -> activation,
+    as MobileNetV2 (Relu6) and EfficientNet (Swish) write their depthwise layers; the
+    parameters and the expected result."""
+    rng = np.random.default_rng(21)
+    f = rng.normal(size=(3, 3, channels, 1)).astype(np.float32)
+    scale, offset = rng.uniform(0.5, 1.5, channels), rng.normal(size=channels)
+    mean, var = rng.normal(size=channels), rng.uniform(0.5, 2, channels)
+    g = opgen.Graph()
+    x = placeholder(g, [2, 7, 9, channels])
+    dw = op(g, "DepthwiseConv2dNative", x, const(g, f, name="f"), name="dw",
+            strides=[1, 1, 1, 1], padding="SAME")
+    if batchnorm:
+        h = g.create_op("FusedBatchNormV3", [dw] + [const(g, v) for v in (scale, offset, mean, var)],
+                        {"epsilon": 1e-3, "is_training": False}, name="bn").outputs[0]
+    else:
+        h = op(g, "BiasAdd", dw, const(g, offset), name="bn")
+    y = activation_subgraph(g, activation, h)
+    xv = rng.normal(size=(2, 7, 9, channels)).astype(np.float32) * 2
+
+    def expected(values=xv):
+        d = np_depthwise_same(values, f)
+        pre = (d - mean) / np.sqrt(var + 1e-3) * scale + offset if batchnorm else d + offset
+        return pre, ACTIVATIONS[activation](pre), d
+    return g, x, h, y, xv, expected
+
+
+@pytest.mark.parametrize("activation", ["Relu", "Relu6", "Swish", "Sigmoid", "Elu"])
+@pytest.mark.parametrize("batchnorm", [True, False], ids=["batchnorm", "biasadd"])
+def test_depthwise_batchnorm_activation_fuses(activation, batchnorm):
+    g, x, _, y, xv, expected = _depthwise_bn_graph(activation, batchnorm)
+    got = run_both(g, y, {x: xv})
+    np.testing.assert_allclose(got, expected()[1], rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, y, [x])
+    assert types(nodes) == ["Const", "Const", "Placeholder", "_OpgenFusedDepthwiseConv2dNative"]
+    assert nodes["act"].attr["activation"].s.decode() == activation
+
+
+def test_depthwise_activation_with_a_second_reader_keeps_the_activation():
+    # The biased value is also read by an Add: only the bias is fused, the Relu6 stays.
+    g, x, h, y, xv, expected = _depthwise_bn_graph("Relu6")
+    z = op(g, "AddV2", y, h, name="z")
+    pre, post, _ = expected()
+    np.testing.assert_allclose(run_both(g, z, {x: xv}), post + pre, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, z, [x])
+    assert nodes["bn"].op == "_OpgenFusedDepthwiseConv2dNative"
+    assert nodes["bn"].attr["activation"].s == b"None"
+    assert nodes["act"].op == "Relu6"
+
+
+def test_a_fetched_depthwise_intermediate_keeps_its_value():
+    # Fetching the biased value: it stays a node of its own with its value; the
+    # activation after it is not fused into the convolution.
+    g, x, h, y, xv, expected = _depthwise_bn_graph("Relu6", batchnorm=False)
+    pre, post, conv = expected()
+    got_h, got_y = run_both(g, [h, y], {x: xv})
+    np.testing.assert_allclose(got_h, pre, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_y, post, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, [h, y], [x])
+    assert nodes["bn"].op == "_OpgenFusedDepthwiseConv2dNative"
+    assert nodes["bn"].attr["activation"].s == b"None"
+    assert nodes["act"].op == "Relu6"
+    # Fetching the convolution itself: nothing after it is fused into it.
+    dw = g.get_operation_by_name("dw").outputs[0]
+    got_dw, got_y = run_both(g, [dw, y], {x: xv})
+    np.testing.assert_allclose(got_dw, conv, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_y, post, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, [dw, y], [x])
+    assert nodes["dw"].op == "DepthwiseConv2dNative"
+    assert nodes["act"].op == "Relu6"
+
+
 def test_duplicate_activations_of_one_tensor_become_one():
     # NASNet: every branch of a cell applies its own Relu to the cell's input.
     rng = np.random.default_rng(5)
