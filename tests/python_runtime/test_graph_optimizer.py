@@ -392,6 +392,78 @@ def test_a_fetched_depthwise_intermediate_keeps_its_value():
     assert nodes["act"].op == "Relu6"
 
 
+def _normalization_graph(shape=(2, 50, 37, 3), tail=None):
+    """Keras' Rescaling (x * 1/255 + 0) and Normalization ((x - mean) / std) layers, as
+    EfficientNet's frozen graph writes them, then `tail` (a function of the graph and the
+    last value); the placeholder, the output and the expected result."""
+    rng = np.random.default_rng(31)
+    mean = np.array([0.485, 0.456, 0.406], np.float32).reshape(1, 1, 1, 3)
+    std = np.sqrt(np.array([0.229, 0.224, 0.225], np.float32)).reshape(1, 1, 1, 3)
+    g = opgen.Graph()
+    x = placeholder(g, list(shape))
+    h = op(g, "Mul", x, const(g, 1 / 255), name="rescale")
+    h = op(g, "AddV2", h, const(g, 0.0), name="shift")
+    h = op(g, "Sub", h, const(g, mean), name="sub")
+    y = op(g, "RealDiv", h, const(g, std), name="y")
+    if tail is not None:
+        y = tail(g, y)
+    xv = rng.uniform(0, 255, size=shape).astype(np.float32)
+    return g, x, y, xv, (xv.astype(np.float64) / 255 - mean) / std
+
+
+def test_a_rescaling_and_normalization_chain_becomes_one_scale_shift():
+    g, x, y, xv, want = _normalization_graph()
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), want, rtol=1e-5, atol=1e-5)
+    nodes = optimized_ops(g, y, [x])
+    assert types(nodes) == ["Const", "Const", "Placeholder", "_OpgenFusedScaleShift"]
+    assert nodes["y"].op == "_OpgenFusedScaleShift"
+
+
+@pytest.mark.parametrize("shape", [(1, 7, 5, 3), (3, 33, 21, 3), (2, 9, 9, 1)])
+def test_an_affine_chain_of_scalars_takes_its_channels_from_the_input(shape):
+    # (c - x) * 0.5 + 1, then Relu: the channel count is the input's last dimension.
+    rng = np.random.default_rng(32)
+    g = opgen.Graph()
+    x = placeholder(g, list(shape))
+    h = op(g, "Sub", const(g, 2.0), x)
+    h = op(g, "Mul", h, const(g, 0.5))
+    y = op(g, "Relu", op(g, "AddV2", const(g, -1.0), h), name="y")
+    xv = rng.normal(size=shape).astype(np.float32) * 4
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), np.maximum((2 - xv) * 0.5 - 1, 0),
+                               rtol=1e-6, atol=1e-6)
+    nodes = optimized_ops(g, y, [x])
+    assert nodes["y"].op == "_OpgenFusedScaleShift"
+    assert nodes["y"].attr["activation"].s == b"Relu"
+    assert len(nodes) == 4
+
+
+def test_affine_chains_that_must_stay():
+    # An inner value read elsewhere, or fetched, ends the chain there; a constant
+    # divided by x, or a division by zero, is no step of one.
+    g, x, y, xv, want = _normalization_graph(tail=lambda g, y: op(g, "AddV2", y, y, name="z"))
+    sub = g.get_operation_by_name("sub").outputs[0]
+    z = g.get_operation_by_name("z").outputs[0]
+    got_sub, got_z = run_both(g, [sub, z], {x: xv})
+    np.testing.assert_allclose(got_sub, want * np.sqrt([0.229, 0.224, 0.225]), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(got_z, 2 * want, rtol=1e-5, atol=1e-5)
+    nodes = optimized_ops(g, [sub, z], [x])
+    assert nodes["sub"].op == "_OpgenFusedScaleShift"  # rescale, shift, sub
+    assert nodes["y"].op == "RealDiv"
+    for divisor, numerator_first in ((0.0, False), (2.0, True)):
+        g = opgen.Graph()
+        x = placeholder(g, [1, 3, 3, 2])
+        h = op(g, "Mul", x, const(g, 3.0), name="m")
+        y = op(g, "RealDiv", *((const(g, divisor), h) if numerator_first else (h, const(g, divisor))),
+               name="y")
+        v = np.array([1, 2, 0, -3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8],
+                     np.float32).reshape(1, 3, 3, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want = divisor / (3 * v) if numerator_first else (3 * v) / divisor
+        np.testing.assert_array_equal(run_both(g, y, {x: v}), want.astype(np.float32))
+        assert optimized_ops(g, y, [x])["y"].op == "RealDiv"
+
+
 def test_duplicate_activations_of_one_tensor_become_one():
     # NASNet: every branch of a cell applies its own Relu to the cell's input.
     rng = np.random.default_rng(5)
