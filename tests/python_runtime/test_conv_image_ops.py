@@ -231,6 +231,12 @@ ISA_CASES = [
     ((1, 5, 19, 9), (7, 7), (1, 1), (1, 2), "SAME", None, "Relu6"),
     ((1, 14, 14, 35), (3, 3), (2, 2), (1, 1), "VALID", None, "Elu"),
     ((1, 7, 12, 6), (3, 3), (1, 1), (1, 1), "SAME", None, "Relu6"),  # half vectors
+    # Sigmoid and Swish in the registers: whole, overlapping, half vectors and one
+    # channel at a time
+    ((1, 9, 13, 40), (3, 3), (1, 1), (1, 1), "SAME", None, "Swish"),
+    ((1, 8, 10, 21), (5, 5), (2, 2), (1, 1), "SAME", None, "Sigmoid"),
+    ((1, 7, 9, 6), (3, 3), (1, 1), (1, 1), "VALID", None, "Swish"),
+    ((1, 6, 11, 3), (5, 5), (1, 2), (1, 1), "SAME", None, "Sigmoid"),
 ]
 
 _ISA_SCRIPT = """
@@ -268,7 +274,8 @@ def test_depthwise_float32_each_isa(isa, tmp_path):
                    check=True, cwd=tmp_path, env=dict(os.environ, OPGEN_CPU_ISA=isa))
     got = np.load(result)
     acts = {None: lambda v: v, "Relu": lambda v: np.maximum(v, 0),
-            "Relu6": lambda v: np.clip(v, 0, 6), "Elu": lambda v: np.where(v > 0, v, np.expm1(v))}
+            "Relu6": lambda v: np.clip(v, 0, 6), "Elu": lambda v: np.where(v > 0, v, np.expm1(v)),
+            "Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "Swish": lambda v: v / (1 + np.exp(-v))}
     for n, (shape, k, s, d, pad, ex, act) in enumerate(ISA_CASES):
         r = np.random.default_rng(n)
         x = r.standard_normal(shape).astype(np.float32)
@@ -277,6 +284,29 @@ def test_depthwise_float32_each_isa(isa, tmp_path):
         want = depthwise_ref(x, f, s, pad, d, explicit=ex)
         want = acts[act](want + b) if act is not None else want
         close(got[f"y{n}"], want)
+
+
+@pytest.mark.parametrize("activation", ["Sigmoid", "Swish"])
+@pytest.mark.parametrize("fused_op", ["_OpgenFusedDepthwiseConv2dNative", "_OpgenFusedConv2D"])
+def test_fused_sigmoid_family_at_the_extremes(activation, fused_op):
+    """The epilogues' sigmoid clamps e^-x's argument where 1 + e^-x is already beyond
+    float's range: far from zero the results still saturate to 0 / 1 (sigmoid) and 0 / x
+    (swish), and a NaN stays NaN, in the depthwise kernel's registers and the
+    convolution's epilogue alike."""
+    from opgen.runtime import execute_op
+    v = np.array([-1e4, -200, -104, -90, -88, -87, -30, -1, -1e-3, 0, 1e-3, 1, 30, 87, 88, 90,
+                  200, 1e4, np.nan, 0.5, -0.5, 3, -3, 7], np.float32)
+    x = v.reshape(1, 1, 24, 1) if fused_op == "_OpgenFusedConv2D" else v.reshape(1, 1, 1, 24)
+    f = np.ones((1, 1, 1, 1) if fused_op == "_OpgenFusedConv2D" else (1, 1, 24, 1), np.float32)
+    b = np.zeros(f.shape[2] * f.shape[3], np.float32)
+    y = execute_op(fused_op, [x, f, b], dict(strides=[1, 1, 1, 1], padding="VALID",
+                                             T=np.float32, activation=activation))[0]
+    got = np.asarray(y).reshape(-1).astype(np.float64)
+    d = v.astype(np.float64)
+    with np.errstate(over="ignore"):
+        sig = 1 / (1 + np.exp(-d))
+    want = sig if activation == "Sigmoid" else np.where(np.isnan(d), np.nan, d * sig)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30)
 
 
 @pytest.mark.parametrize("multiplier", [2, 3])

@@ -3,7 +3,6 @@ dtype, tensors share memory with numpy, and misuse raises, never crashes."""
 
 from __future__ import annotations
 
-import ctypes
 
 import numpy as np
 import pytest
@@ -46,6 +45,27 @@ def test_binary_ops_match_numpy_with_broadcasting(op, reference, dtype, xs, ys):
     want = reference(x, y)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+@pytest.mark.parametrize("rows, channels", [(1, 3), (5000, 3), (37, 1 + 64), (333, 7), (9, 64),
+                                            (1, 200), (4097, 2)])
+@pytest.mark.parametrize("row_first", [False, True])
+def test_a_row_broadcast_over_many_rows_matches_numpy(dtype, rows, channels, row_first):
+    """[rows, C] against [1, 1, C] (either side): the kernel repeats the short row to
+    cover several rows per loop; row counts that leave a partial repeat at a thread's
+    end, and channel counts either side of the repeat's 64."""
+    whole = random((1, rows, channels), dtype) if dtype != np.bool_ else rng.random(
+        (1, rows, channels)) < 0.5
+    row = random((1, 1, channels), dtype, nonzero=True) if dtype != np.bool_ else rng.random(
+        (1, 1, channels)) < 0.5
+    x, y = (row, whole) if row_first else (whole, row)
+    if dtype == np.bool_:
+        np.testing.assert_array_equal(run("LogicalAnd", [x, y]), np.logical_and(x, y))
+        return
+    np.testing.assert_array_equal(run("Sub", [x, y]), x - y)
+    np.testing.assert_array_equal(run("Mul", [x, y]), x * y)
+    np.testing.assert_array_equal(run("Maximum", [x, y]), np.maximum(x, y))
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)

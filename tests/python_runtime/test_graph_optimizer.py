@@ -308,6 +308,162 @@ def test_a_zero_pad_becomes_the_convolutions_explicit_padding(conv_op):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+def np_depthwise_same(x, f):
+    """NHWC x [kh, kw, c, 1], stride 1, SAME."""
+    kh, kw = f.shape[:2]
+    pt, pl = (kh - 1) // 2, (kw - 1) // 2
+    xp = np.pad(x.astype(np.float64), ((0, 0), (pt, kh - 1 - pt), (pl, kw - 1 - pl), (0, 0)))
+    out = np.zeros(x.shape, np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            out += xp[:, i:i + x.shape[1], j:j + x.shape[2], :] * f[i, j, :, 0]
+    return out
+
+
+def _depthwise_bn_graph(activation, batchnorm=True, channels=12):
+    """x -> DepthwiseConv2dNative -> inference FusedBatchNorm (or BiasAdd) -> activation,
+    as MobileNetV2 (Relu6) and EfficientNet (Swish) write their depthwise layers; the
+    parameters and the expected result."""
+    rng = np.random.default_rng(21)
+    f = rng.normal(size=(3, 3, channels, 1)).astype(np.float32)
+    scale, offset = rng.uniform(0.5, 1.5, channels), rng.normal(size=channels)
+    mean, var = rng.normal(size=channels), rng.uniform(0.5, 2, channels)
+    g = opgen.Graph()
+    x = placeholder(g, [2, 7, 9, channels])
+    dw = op(g, "DepthwiseConv2dNative", x, const(g, f, name="f"), name="dw",
+            strides=[1, 1, 1, 1], padding="SAME")
+    if batchnorm:
+        h = g.create_op("FusedBatchNormV3", [dw] + [const(g, v) for v in (scale, offset, mean, var)],
+                        {"epsilon": 1e-3, "is_training": False}, name="bn").outputs[0]
+    else:
+        h = op(g, "BiasAdd", dw, const(g, offset), name="bn")
+    y = activation_subgraph(g, activation, h)
+    xv = rng.normal(size=(2, 7, 9, channels)).astype(np.float32) * 2
+
+    def expected(values=xv):
+        d = np_depthwise_same(values, f)
+        pre = (d - mean) / np.sqrt(var + 1e-3) * scale + offset if batchnorm else d + offset
+        return pre, ACTIVATIONS[activation](pre), d
+    return g, x, h, y, xv, expected
+
+
+@pytest.mark.parametrize("activation", ["Relu", "Relu6", "Swish", "Sigmoid", "Elu"])
+@pytest.mark.parametrize("batchnorm", [True, False], ids=["batchnorm", "biasadd"])
+def test_depthwise_batchnorm_activation_fuses(activation, batchnorm):
+    g, x, _, y, xv, expected = _depthwise_bn_graph(activation, batchnorm)
+    got = run_both(g, y, {x: xv})
+    np.testing.assert_allclose(got, expected()[1], rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, y, [x])
+    assert types(nodes) == ["Const", "Const", "Placeholder", "_OpgenFusedDepthwiseConv2dNative"]
+    assert nodes["act"].attr["activation"].s.decode() == activation
+
+
+def test_depthwise_activation_with_a_second_reader_keeps_the_activation():
+    # The biased value is also read by an Add: only the bias is fused, the Relu6 stays.
+    g, x, h, y, xv, expected = _depthwise_bn_graph("Relu6")
+    z = op(g, "AddV2", y, h, name="z")
+    pre, post, _ = expected()
+    np.testing.assert_allclose(run_both(g, z, {x: xv}), post + pre, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, z, [x])
+    assert nodes["bn"].op == "_OpgenFusedDepthwiseConv2dNative"
+    assert nodes["bn"].attr["activation"].s == b"None"
+    assert nodes["act"].op == "Relu6"
+
+
+def test_a_fetched_depthwise_intermediate_keeps_its_value():
+    # Fetching the biased value: it stays a node of its own with its value; the
+    # activation after it is not fused into the convolution.
+    g, x, h, y, xv, expected = _depthwise_bn_graph("Relu6", batchnorm=False)
+    pre, post, conv = expected()
+    got_h, got_y = run_both(g, [h, y], {x: xv})
+    np.testing.assert_allclose(got_h, pre, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_y, post, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, [h, y], [x])
+    assert nodes["bn"].op == "_OpgenFusedDepthwiseConv2dNative"
+    assert nodes["bn"].attr["activation"].s == b"None"
+    assert nodes["act"].op == "Relu6"
+    # Fetching the convolution itself: nothing after it is fused into it.
+    dw = g.get_operation_by_name("dw").outputs[0]
+    got_dw, got_y = run_both(g, [dw, y], {x: xv})
+    np.testing.assert_allclose(got_dw, conv, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_y, post, rtol=1e-4, atol=1e-4)
+    nodes = optimized_ops(g, [dw, y], [x])
+    assert nodes["dw"].op == "DepthwiseConv2dNative"
+    assert nodes["act"].op == "Relu6"
+
+
+def _normalization_graph(shape=(2, 50, 37, 3), tail=None):
+    """Keras' Rescaling (x * 1/255 + 0) and Normalization ((x - mean) / std) layers, as
+    EfficientNet's frozen graph writes them, then `tail` (a function of the graph and the
+    last value); the placeholder, the output and the expected result."""
+    rng = np.random.default_rng(31)
+    mean = np.array([0.485, 0.456, 0.406], np.float32).reshape(1, 1, 1, 3)
+    std = np.sqrt(np.array([0.229, 0.224, 0.225], np.float32)).reshape(1, 1, 1, 3)
+    g = opgen.Graph()
+    x = placeholder(g, list(shape))
+    h = op(g, "Mul", x, const(g, 1 / 255), name="rescale")
+    h = op(g, "AddV2", h, const(g, 0.0), name="shift")
+    h = op(g, "Sub", h, const(g, mean), name="sub")
+    y = op(g, "RealDiv", h, const(g, std), name="y")
+    if tail is not None:
+        y = tail(g, y)
+    xv = rng.uniform(0, 255, size=shape).astype(np.float32)
+    return g, x, y, xv, (xv.astype(np.float64) / 255 - mean) / std
+
+
+def test_a_rescaling_and_normalization_chain_becomes_one_scale_shift():
+    g, x, y, xv, want = _normalization_graph()
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), want, rtol=1e-5, atol=1e-5)
+    nodes = optimized_ops(g, y, [x])
+    assert types(nodes) == ["Const", "Const", "Placeholder", "_OpgenFusedScaleShift"]
+    assert nodes["y"].op == "_OpgenFusedScaleShift"
+
+
+@pytest.mark.parametrize("shape", [(1, 7, 5, 3), (3, 33, 21, 3), (2, 9, 9, 1)])
+def test_an_affine_chain_of_scalars_takes_its_channels_from_the_input(shape):
+    # (c - x) * 0.5 + 1, then Relu: the channel count is the input's last dimension.
+    rng = np.random.default_rng(32)
+    g = opgen.Graph()
+    x = placeholder(g, list(shape))
+    h = op(g, "Sub", const(g, 2.0), x)
+    h = op(g, "Mul", h, const(g, 0.5))
+    y = op(g, "Relu", op(g, "AddV2", const(g, -1.0), h), name="y")
+    xv = rng.normal(size=shape).astype(np.float32) * 4
+    np.testing.assert_allclose(run_both(g, y, {x: xv}), np.maximum((2 - xv) * 0.5 - 1, 0),
+                               rtol=1e-6, atol=1e-6)
+    nodes = optimized_ops(g, y, [x])
+    assert nodes["y"].op == "_OpgenFusedScaleShift"
+    assert nodes["y"].attr["activation"].s == b"Relu"
+    assert len(nodes) == 4
+
+
+def test_affine_chains_that_must_stay():
+    # An inner value read elsewhere, or fetched, ends the chain there; a constant
+    # divided by x, or a division by zero, is no step of one.
+    g, x, y, xv, want = _normalization_graph(tail=lambda g, y: op(g, "AddV2", y, y, name="z"))
+    sub = g.get_operation_by_name("sub").outputs[0]
+    z = g.get_operation_by_name("z").outputs[0]
+    got_sub, got_z = run_both(g, [sub, z], {x: xv})
+    np.testing.assert_allclose(got_sub, want * np.sqrt([0.229, 0.224, 0.225]), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(got_z, 2 * want, rtol=1e-5, atol=1e-5)
+    nodes = optimized_ops(g, [sub, z], [x])
+    assert nodes["sub"].op == "_OpgenFusedScaleShift"  # rescale, shift, sub
+    assert nodes["y"].op == "RealDiv"
+    for divisor, numerator_first in ((0.0, False), (2.0, True)):
+        g = opgen.Graph()
+        x = placeholder(g, [1, 3, 3, 2])
+        h = op(g, "Mul", x, const(g, 3.0), name="m")
+        y = op(g, "RealDiv", *((const(g, divisor), h) if numerator_first else (h, const(g, divisor))),
+               name="y")
+        v = np.array([1, 2, 0, -3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8],
+                     np.float32).reshape(1, 3, 3, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want = divisor / (3 * v) if numerator_first else (3 * v) / divisor
+        np.testing.assert_array_equal(run_both(g, y, {x: v}), want.astype(np.float32))
+        assert optimized_ops(g, y, [x])["y"].op == "RealDiv"
+
+
 def test_duplicate_activations_of_one_tensor_become_one():
     # NASNet: every branch of a cell applies its own Relu to the cell's input.
     rng = np.random.default_rng(5)

@@ -136,3 +136,47 @@ def test_families_hold_the_patterns_they_were_added_for():
             grouped = [n for f in graph_def.library.function for n in f.node_def
                        if n.op == "Conv2D"]
             assert grouped, "regnet: no Conv2D inside a function"
+
+
+DEPTHWISE_FAMILIES = ["mobilenetv2", "mobilenetv3small", "efficientnet", "efficientnetv2",
+                      "nasnet"]
+
+_ISA_SCRIPT = """
+import sys
+import numpy as np
+import opgen
+from opgen.protos import graph_pb2
+name, folder, out = sys.argv[1:]
+io = np.load(f"{folder}/{name}_io.npz")
+inputs = [str(n) for n in io["input_names"]]
+outputs = [str(n) for n in io["output_names"]]
+graph_def = open(f"{folder}/{name}.pb", "rb").read()
+graph = opgen.Graph()
+with graph.as_default():
+    opgen.import_graph_def(graph_def, name="")
+feeds = {n: io[f"in_{i}"] for i, n in enumerate(inputs)}
+with opgen.Session(graph=graph) as session:
+    got = session.run(outputs, feeds)
+    ops = sorted({n.op for n in session.optimized_graph_def(outputs, inputs).node})
+np.savez(out, *got, ops=np.array(ops))
+"""
+
+
+@pytest.mark.parametrize("isa", ["avx2", "portable"])
+@pytest.mark.parametrize("name", DEPTHWISE_FAMILIES)
+def test_depthwise_families_on_each_isa(name, isa, tmp_path):
+    """The depthwise models through the fused depthwise kernel (and the convolutions)
+    with each narrower vector path picked (OPGEN_CPU_ISA caps it at load, so each runs in
+    its own process): TensorFlow's recorded outputs, and the fused op in the graph."""
+    import os
+    import subprocess
+    import sys
+    out = tmp_path / "out.npz"
+    subprocess.run([sys.executable, "-c", _ISA_SCRIPT, name, str(FIXTURES), str(out)],
+                   check=True, cwd=tmp_path, env=dict(os.environ, OPGEN_CPU_ISA=isa))
+    fixture = Fixture(name)
+    got = np.load(out)
+    for i, (output, want) in enumerate(zip(fixture.output_names, fixture.expected)):
+        assert_close(got[f"arr_{i}"], want, f"{name} {output} ({isa})")
+    if name != "nasnet":  # NASNet's depthwise layers feed a 1x1 convolution directly
+        assert "_OpgenFusedDepthwiseConv2dNative" in set(got["ops"])

@@ -2,8 +2,8 @@
 // input, the filter ([kh, kw, c]) and the output alike, so the kernel works on blocks of
 // one vector of channels of a few neighbouring output pixels: their sums stay in
 // registers over all kh x kw taps, each filter vector loaded once per tap serves every
-// pixel of the block, and the block is stored once, with bias and Relu / Relu6 already
-// applied. Threads take whole output rows.
+// pixel of the block, and the block is stored once, with bias and Relu / Relu6 /
+// Sigmoid / Swish already applied. Threads take whole output rows.
 //
 // One templated body, instantiated per ISA with that ISA's vector width and pixel block
 // (AVX-512: 16 lanes x 4 pixels; AVX2 + FMA: 8 lanes x 8 pixels, the sums in 8 of the 16
@@ -36,6 +36,7 @@
 #else
 #define OPGEN_DW_INLINE inline
 #endif
+#include "vector_math.h"  // after the pragma: its sigmoid returns vectors too
 
 namespace opgen {
 namespace cpu {
@@ -56,25 +57,37 @@ OPGEN_DW_INLINE Vec Load(const float* p) {
 template <typename Vec>
 OPGEN_DW_INLINE void Store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 
-// Relu and Relu6 written so that a NaN stays NaN (as TensorFlow's kernels and
-// conv2d_float.cc's epilogue do): a comparison with NaN is false and keeps x.
-enum class Clamp { kNone, kRelu, kRelu6 };
+// The activations applied to the registers before the store. Relu and Relu6 are
+// written so that a NaN stays NaN (as TensorFlow's kernels and conv2d_float.cc's
+// epilogue do): a comparison with NaN is false and keeps x. Sigmoid and Swish (the
+// depthwise layers of EfficientNet and MobileNetV3) through vector_math.h's SigmoidOf.
+enum class Clamp { kNone, kRelu, kRelu6, kSigmoid, kSwish };
 
 template <typename Vec>
 OPGEN_DW_INLINE Vec ClampVec(Vec x, Clamp clamp) {
-  if (clamp == Clamp::kNone) return x;
+  typedef uint32_t UVec __attribute__((vector_size(sizeof(Vec))));
   const Vec zero = Vec{};
-  x = x < zero ? zero : x;
-  if (clamp == Clamp::kRelu6) {
-    const Vec six = zero + 6.0f;
-    x = x > six ? six : x;
+  switch (clamp) {
+    case Clamp::kNone: return x;
+    case Clamp::kRelu: return x < zero ? zero : x;
+    case Clamp::kRelu6: {
+      x = x < zero ? zero : x;
+      const Vec six = zero + 6.0f;
+      return x > six ? six : x;
+    }
+    case Clamp::kSigmoid: return SigmoidOf<Vec, UVec>(x);
+    case Clamp::kSwish: return SwishOf<Vec, UVec>(x);
   }
   return x;
 }
 OPGEN_DW_INLINE float ClampScalar(float x, Clamp clamp) {
-  if (clamp == Clamp::kNone) return x;
-  x = x < 0.0f ? 0.0f : x;
-  if (clamp == Clamp::kRelu6) x = x > 6.0f ? 6.0f : x;
+  switch (clamp) {
+    case Clamp::kNone: return x;
+    case Clamp::kRelu: return x < 0.0f ? 0.0f : x;
+    case Clamp::kRelu6: x = x < 0.0f ? 0.0f : x; return x > 6.0f ? 6.0f : x;
+    case Clamp::kSigmoid: return SigmoidOf<float, uint32_t>(x);
+    case Clamp::kSwish: return SwishOf<float, uint32_t>(x);
+  }
   return x;
 }
 
@@ -207,6 +220,28 @@ OPGEN_DW_INLINE void RowsBody(const DepthwiseGeometry& g, const float* input, co
   }
 }
 
+// RowsBody once per activation, each with its own constant: the activation's code then
+// sits only in its own copy, and leaves the others' registers alone (a runtime choice
+// inside the block slowed the plain and Relu6 copies by a sixth).
+template <int kLanes, int kPixels>
+OPGEN_DW_INLINE void RowsPerActivation(const DepthwiseGeometry& g, const float* input,
+                                       const float* filter, float* output, const float* bias,
+                                       Clamp clamp, int64_t begin, int64_t end) {
+  switch (clamp) {
+    case Clamp::kNone:
+      return RowsBody<kLanes, kPixels>(g, input, filter, output, bias, Clamp::kNone, begin, end);
+    case Clamp::kRelu:
+      return RowsBody<kLanes, kPixels>(g, input, filter, output, bias, Clamp::kRelu, begin, end);
+    case Clamp::kRelu6:
+      return RowsBody<kLanes, kPixels>(g, input, filter, output, bias, Clamp::kRelu6, begin, end);
+    case Clamp::kSigmoid:
+      return RowsBody<kLanes, kPixels>(g, input, filter, output, bias, Clamp::kSigmoid, begin,
+                                       end);
+    case Clamp::kSwish:
+      return RowsBody<kLanes, kPixels>(g, input, filter, output, bias, Clamp::kSwish, begin, end);
+  }
+}
+
 using RowsFn = void (*)(const DepthwiseGeometry&, const float*, const float*, float*, const float*,
                         Clamp, int64_t, int64_t);
 
@@ -214,17 +249,17 @@ using RowsFn = void (*)(const DepthwiseGeometry&, const float*, const float*, fl
 OPGEN_DW_TARGET("avx512f,avx2,fma")
 void RowsAvx512(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
                 const float* bias, Clamp clamp, int64_t begin, int64_t end) {
-  RowsBody<16, 4>(g, input, filter, output, bias, clamp, begin, end);
+  RowsPerActivation<16, 4>(g, input, filter, output, bias, clamp, begin, end);
 }
 OPGEN_DW_TARGET("avx2,fma")
 void RowsAvx2(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
               const float* bias, Clamp clamp, int64_t begin, int64_t end) {
-  RowsBody<8, 8>(g, input, filter, output, bias, clamp, begin, end);
+  RowsPerActivation<8, 8>(g, input, filter, output, bias, clamp, begin, end);
 }
 #endif
 void RowsBaseline(const DepthwiseGeometry& g, const float* input, const float* filter, float* output,
                   const float* bias, Clamp clamp, int64_t begin, int64_t end) {
-  RowsBody<4, 4>(g, input, filter, output, bias, clamp, begin, end);
+  RowsPerActivation<4, 4>(g, input, filter, output, bias, clamp, begin, end);
 }
 
 // The widest ISA this CPU runs, capped by OPGEN_CPU_ISA (cpu_isa.h).
@@ -282,14 +317,18 @@ void DepthwiseConv2DFloat(const DepthwiseGeometry& g, const float* input, const 
                           float* output, const Epilogue& ep) {
   const int64_t oc = g.ic * g.multiplier, rows = g.batch * g.oh;
   if (rows == 0 || g.ow == 0 || oc == 0) return;
-  // Relu and Relu6 are applied to the registers before the store; other activations by
-  // ApplyEpilogue over each row block while it is still in cache.
+  // Relu, Relu6, Sigmoid and Swish are applied to the registers before the store; other
+  // activations by ApplyEpilogue over each row block while it is still in cache.
   Clamp clamp = Clamp::kNone;
   Epilogue rest;  // what is left for ApplyEpilogue: the bias goes in with the sums
   rest.alpha = ep.alpha;
-  if (ep.activation == Activation::kRelu) clamp = Clamp::kRelu;
-  else if (ep.activation == Activation::kRelu6) clamp = Clamp::kRelu6;
-  else rest.activation = ep.activation;
+  switch (ep.activation) {
+    case Activation::kRelu: clamp = Clamp::kRelu; break;
+    case Activation::kRelu6: clamp = Clamp::kRelu6; break;
+    case Activation::kSigmoid: clamp = Clamp::kSigmoid; break;
+    case Activation::kSwish: clamp = Clamp::kSwish; break;
+    default: rest.activation = ep.activation;
+  }
   const int64_t per_row = g.ow * oc * std::max<int64_t>(1, g.kh * g.kw);
   // Rows per task: enough multiply-adds (~32K) to outweigh waking a thread.
   const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(per_row, 1));

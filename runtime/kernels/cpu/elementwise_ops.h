@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <type_traits>
 
 #include "../broadcast_spec.h"
@@ -294,6 +295,31 @@ void BroadcastLoop(const T* x, const std::vector<int64_t>& xs, const T* y,
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(inner, 1)));
 }
 
+// One operand whole ([rows, C]), the other one row of it ([1, C]) repeated: a
+// per-channel scale or shift (EfficientNet's squeeze-and-excite Mul, a Normalization's
+// Sub). The row is repeated `period` times where C is small, so one long loop over
+// unaliased pointers (which vectorises) covers several rows instead of a short loop per
+// row (an RGB image's 3 channels).
+template <typename T, typename Out, typename F, bool kRowIsY>
+void RowBroadcastLoop(const T* whole, const T* row, Out* z, int64_t rows, int64_t channels) {
+  const int64_t period = channels >= 64 ? 1 : (64 + channels - 1) / channels;
+  std::unique_ptr<T[]> tiled;  // not a vector: vector<bool> has no data()
+  if (period > 1) {
+    tiled.reset(new T[static_cast<size_t>(period * channels)]);
+    for (int64_t i = 0; i < period; ++i) std::copy(row, row + channels, tiled.get() + i * channels);
+  }
+  const T* repeated = period > 1 ? tiled.get() : row;
+  ParallelFor(rows, [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; r += period) {
+      const int64_t n = std::min(period, end - r) * channels;
+      const T* __restrict u = whole + r * channels;
+      const T* __restrict v = repeated;
+      Out* __restrict c = z + r * channels;
+      for (int64_t i = 0; i < n; ++i) c[i] = kRowIsY ? F::Apply(u[i], v[i]) : F::Apply(v[i], u[i]);
+    }
+  }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(channels, 1)));
+}
+
 // Dims with size-1 axes dropped where both operands agree they are 1, and runs of
 // axes merged where both operands are either whole or broadcast along all of them:
 // [8,1,4] + [8,5,4] stays, but [2,3,4] + [2,3,4] becomes [24].
@@ -386,7 +412,14 @@ struct Binary {
         });
       } else {
         CollapseDims(&xd, &yd, &zd);
-        BroadcastLoop<T, Out, F>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp, zd);
+        if (zd.size() == 2 && xd == zd && yd[0] == 1) {
+          RowBroadcastLoop<T, Out, F, true>(xp, yp, zp, zd[0], zd[1]);
+        } else if (zd.size() == 2 && yd == zd && xd[0] == 1) {
+          RowBroadcastLoop<T, Out, F, false>(yp, xp, zp, zd[0], zd[1]);
+        } else {
+          BroadcastLoop<T, Out, F>(xp, BroadcastStrides(xd, zd), yp, BroadcastStrides(yd, zd), zp,
+                                   zd);
+        }
       }
     }
 

@@ -2,6 +2,7 @@
 // with its epilogue (conv2d_float.h), _OpgenFusedMatMul as one GEMM and the same
 // epilogue while the product is still in cache. float32 only, as the ops' OpDefs say.
 #include <algorithm>
+#include <vector>
 
 #include "../conv_family_spec.h"
 #include "../fused_spec.h"
@@ -152,13 +153,30 @@ void FusedScaleShiftCompute(void* state, TF_OpKernelContext* ctx) {
   Epilogue act;  // the activation alone: the offset is already in
   act.activation = ep_attrs.activation;
   act.alpha = ep_attrs.alpha;
+  // Few channels (an RGB image's 3): scale and offset repeated over `period` rows, so
+  // that one vector loop covers many rows instead of a call per 3-float row.
+  const int64_t period = p.repeat_x || C >= 64 ? 1 : (64 + C - 1) / C;
+  std::vector<float> tiled_scale, tiled_offset;
+  if (period > 1) {
+    for (int64_t i = 0; i < period; ++i) {
+      tiled_scale.insert(tiled_scale.end(), scale, scale + C);
+      tiled_offset.insert(tiled_offset.end(), offset, offset + C);
+    }
+  }
   ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      float* row = out + r * C;
-      if (p.repeat_x) {
-        for (int64_t c = 0; c < C; ++c) row[c] = x[r] * scale[c] + offset[c];
-      } else {
-        ScaleShiftRow(x + r * C, scale, offset, row, C);
+    if (period > 1) {
+      for (int64_t r = begin; r < end; r += period) {
+        const int64_t n = std::min(period, end - r) * C;
+        ScaleShiftRow(x + r * C, tiled_scale.data(), tiled_offset.data(), out + r * C, n);
+      }
+    } else {
+      for (int64_t r = begin; r < end; ++r) {
+        float* row = out + r * C;
+        if (p.repeat_x) {
+          for (int64_t c = 0; c < C; ++c) row[c] = x[r] * scale[c] + offset[c];
+        } else {
+          ScaleShiftRow(x + r * C, scale, offset, row, C);
+        }
       }
     }
     ApplyActivationBlock(out + begin * C, end - begin, C, C, act);

@@ -49,15 +49,14 @@ void LeakyReluFloatArray(float* __restrict x, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
 }
 
-// 1 / (1 + e^-x): e^-x overflows to inf for x < -88.7, giving 0 as it should.
 OPGEN_SIMD_CLONES
 void SigmoidFloatArray(float* __restrict x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + ExpFloat(-x[i]));
+  for (int64_t i = 0; i < n; ++i) x[i] = SigmoidOf<float, uint32_t>(x[i]);
 }
 
 OPGEN_SIMD_CLONES
 void SwishFloatArray(float* __restrict x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + ExpFloat(-x[i]));
+  for (int64_t i = 0; i < n; ++i) x[i] = SwishOf<float, uint32_t>(x[i]);
 }
 
 OPGEN_SIMD_CLONES

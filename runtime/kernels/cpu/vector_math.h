@@ -3,10 +3,12 @@
 // 2 ulp of the exact result, with exp's overflow, underflow and NaN kept. They must
 // stay free of branches under AVX2 and AVX-512 as well (simd_loops.cc): check with
 // -fopt-info-vec when changing them. float32 Tanh and Exp run them through
-// simd_loops.cc; Sigmoid keeps libm's expf.
+// simd_loops.cc; the Sigmoid op keeps libm's expf (the fused epilogues' sigmoid and
+// swish use SigmoidOf below).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "dtypes.h"
@@ -67,6 +69,50 @@ OPGEN_ALWAYS_INLINE float TanhFloat(float x) {
   const float small = p * z * x + x;
   const float large = 1.0f - 2.0f / (ExpFloat(2.0f * a) + 1.0f);
   return a < 0.625f || x != x ? small : (x < 0.0f ? -large : large);
+}
+
+// The sigmoid family, written once for a float and for a GCC vector of floats (F, with
+// U the unsigned 32-bit integers of the same width): the fused kernels' epilogues apply
+// it in a loop GCC vectorises (simd_loops.cc) and to the registers of the depthwise
+// kernel's output block (depthwise_float.cc). e^-x is only needed where 1 + e^-x is not
+// yet inf, so x is clamped to [-87, 88], where 2^n fits one float exponent field: one
+// scaling instead of ExpFloat's two and no selects beyond the clamp. Below -87 the
+// result is e^-87 * x's worth off zero (under 1e-37); a NaN flows through the clamp and
+// the polynomial to the result.
+template <typename F>
+OPGEN_ALWAYS_INLINE F SplatOf(float v) { return F{} + v; }
+
+template <typename F, typename U>
+OPGEN_ALWAYS_INLINE F ExpNormalRange(F x) {
+  F c = x > SplatOf<F>(88.0f) ? SplatOf<F>(88.0f) : x;
+  c = c < SplatOf<F>(-87.0f) ? SplatOf<F>(-87.0f) : c;
+  const F shifted = c * 1.44269504088896341f + 12582912.0f;  // round(x / ln 2) + 1.5 * 2^23
+  const F fn = shifted - 12582912.0f;
+  F r = c - fn * 0.693359375f;
+  r = r + fn * 2.12194440e-4f;
+  F p = SplatOf<F>(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const F y = p * r * r + r + 1.0f;
+  U bits;  // n sits in shifted's low mantissa bits; 2^n is (n + 127) << 23
+  std::memcpy(&bits, &shifted, sizeof bits);
+  bits = (bits - 0x4B400000u + 127u) << 23;
+  F scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return y * scale;
+}
+
+template <typename F, typename U>
+OPGEN_ALWAYS_INLINE F SigmoidOf(F x) {
+  return 1.0f / (1.0f + ExpNormalRange<F, U>(-x));
+}
+
+template <typename F, typename U>
+OPGEN_ALWAYS_INLINE F SwishOf(F x) {
+  return x / (1.0f + ExpNormalRange<F, U>(-x));
 }
 
 }  // namespace cpu

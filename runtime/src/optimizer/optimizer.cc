@@ -162,6 +162,8 @@ GraphPtr OptimizeGraph(TF_Graph* graph, const TF_Output* feeds, int num_feeds,
     g.SweepDead();
     if (options.remapping) report->fused += FuseScaleShifts(g);
     g.SweepDead();
+    if (options.remapping) report->fused += FuseAffineChains(g);
+    g.SweepDead();
     if (options.identity_removal) report->identities_removed += RemoveIdentities(g);
   }
   g.SweepDead();

@@ -43,6 +43,11 @@ int FuseConvolutions(OptGraph& g);
 // BatchNorms).
 int FuseScaleShifts(OptGraph& g);
 
+// affine_chain.cc: a float32 chain of two or more Mul / Add / AddV2 / Sub / RealDiv by
+// scalar or per-channel constants (Keras' Rescaling + Normalization), and the activation
+// after it, become one _OpgenFusedScaleShift node; runs after FuseScaleShifts.
+int FuseAffineChains(OptGraph& g);
+
 // IsControlFlowOp (../frame_executor.h): the optimizer leaves graphs with v1 control
 // flow frames alone.
 
