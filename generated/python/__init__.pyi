@@ -91,10 +91,12 @@ __all__ = [
     "gather_v2",
     "greater",
     "greater_equal",
+    "hash_table_v2",
     "identity",
     "identity_n",
     "if_",
     "imag",
+    "initialize_table_v2",
     "invert",
     "invert_permutation",
     "is_finite",
@@ -110,6 +112,11 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "lookup_table_export_v2",
+    "lookup_table_find_v2",
+    "lookup_table_import_v2",
+    "lookup_table_insert_v2",
+    "lookup_table_size_v2",
     "loop_cond",
     "mat_mul",
     "matrix_band_part",
@@ -127,6 +134,7 @@ __all__ = [
     "mirror_pad",
     "mirror_pad_grad",
     "mul",
+    "mutable_hash_table_v2",
     "neg",
     "next_iteration",
     "no_op",
@@ -140,6 +148,7 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "prod",
+    "ragged_tensor_to_tensor",
     "random_standard_normal",
     "random_uniform",
     "random_uniform_int",
@@ -150,6 +159,7 @@ __all__ = [
     "real_div",
     "reciprocal",
     "reciprocal_grad",
+    "regex_replace",
     "relu",
     "relu6",
     "relu6_grad",
@@ -219,11 +229,18 @@ __all__ = [
     "stateless_truncated_normal_v2",
     "stateless_while",
     "static_regex_full_match",
+    "static_regex_replace",
     "stop_gradient",
     "strided_slice",
     "strided_slice_grad",
     "string_join",
+    "string_lower",
+    "string_n_grams",
+    "string_split_v2",
+    "string_strip",
+    "string_upper",
     "sub",
+    "substr",
     "sum",
     "switch",
     "tanh",
@@ -1834,6 +1851,14 @@ def greater_equal(
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+def hash_table_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def identity(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -1904,6 +1929,12 @@ def imag(
 def imag(
     input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+def initialize_table_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2050,6 +2081,76 @@ def logical_or(
 ) -> EagerOutput: ...
 @overload
 def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _LookupTableExportV2Output(NamedTuple):
+    keys: OpOutput
+    values: OpOutput
+
+def lookup_table_export_v2(
+    table_handle: TensorLike,
+    Tkeys: DTypeLike,
+    Tvalues: DTypeLike,
+    name: str | None = None,
+) -> _LookupTableExportV2Output: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: GraphOutput,
+    keys: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: GraphOutput,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    default_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: EagerTensorLike,
+    keys: EagerTensorLike,
+    default_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def lookup_table_import_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def lookup_table_insert_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def loop_cond(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2468,6 +2569,14 @@ def mul(
 ) -> EagerOutput: ...
 @overload
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+def mutable_hash_table_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def neg(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2681,6 +2790,60 @@ def prod(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def ragged_tensor_to_tensor(
+    shape: GraphOutput,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: GraphOutput,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: GraphOutput,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[GraphOutput],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: EagerTensorLike,
+    values: EagerTensorLike,
+    default_value: EagerTensorLike,
+    row_partition_tensors: Sequence[EagerTensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def random_standard_normal(
     shape: GraphOutput,
     dtype: DTypeLike,
@@ -2857,6 +3020,46 @@ def reciprocal_grad(
 @overload
 def reciprocal_grad(
     y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def regex_replace(
+    input: GraphOutput,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: GraphOutput,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: GraphOutput,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: EagerTensorLike,
+    pattern: EagerTensorLike,
+    rewrite: EagerTensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def relu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4270,6 +4473,30 @@ def static_regex_full_match(
     input: TensorLike, pattern: str, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def static_regex_replace(
+    input: GraphOutput,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def static_regex_replace(
+    input: EagerTensorLike,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def static_regex_replace(
+    input: TensorLike,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def stop_gradient(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def stop_gradient(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -4464,6 +4691,61 @@ def string_join(
     inputs: Sequence[TensorLike], separator: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def string_lower(
+    input: GraphOutput, encoding: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_lower(
+    input: EagerTensorLike, encoding: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_lower(
+    input: TensorLike, encoding: str = ..., name: str | None = None
+) -> OpOutput: ...
+
+class _StringNGramsOutput(NamedTuple):
+    ngrams: OpOutput
+    ngrams_splits: OpOutput
+
+def string_n_grams(
+    data: TensorLike,
+    data_splits: TensorLike,
+    separator: str,
+    ngram_widths: Sequence[int],
+    left_pad: str,
+    right_pad: str,
+    pad_width: int,
+    preserve_short_sequences: bool,
+    name: str | None = None,
+) -> _StringNGramsOutput: ...
+
+class _StringSplitV2Output(NamedTuple):
+    indices: OpOutput
+    values: OpOutput
+    shape: OpOutput
+
+def string_split_v2(
+    input: TensorLike, sep: TensorLike, maxsplit: int = ..., name: str | None = None
+) -> _StringSplitV2Output: ...
+@overload
+def string_strip(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def string_strip(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def string_strip(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def string_upper(
+    input: GraphOutput, encoding: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_upper(
+    input: EagerTensorLike, encoding: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_upper(
+    input: TensorLike, encoding: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def sub(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4473,6 +4755,46 @@ def sub(
 ) -> EagerOutput: ...
 @overload
 def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def substr(
+    input: GraphOutput,
+    pos: TensorLike,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: GraphOutput,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: TensorLike,
+    len: GraphOutput,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: EagerTensorLike,
+    pos: EagerTensorLike,
+    len: EagerTensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: TensorLike,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def sum(
     input: GraphOutput,

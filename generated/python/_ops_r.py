@@ -15,6 +15,44 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> OpOutput:
+    """Pads a ragged tensor into a dense one.
+
+    Rows and columns beyond `shape` are dropped; missing ones are default_value. opgen takes row partitions of type ROW_SPLITS.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int64`, `int32`.
+        The result's shape: -1 dims (or a scalar) take the widest row.
+      values: A `Tensor`.
+        The ragged tensor's values.
+      default_value: A `Tensor`. Must have the same type as `values`.
+        What fills the missing entries: a scalar or one value element.
+      row_partition_tensors: A list of at least 1 `Tensor` objects with the same type. Must be one of the following types: `int64`, `int32`.
+        The row splits of each ragged dimension, outermost first.
+      row_partition_types: A `list(string)`.
+        How each partition is given: "ROW_SPLITS".
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `values`.
+      The dense tensor.
+    """
+    _out = _execute_op(
+        "RaggedTensorToTensor",
+        [shape, values, default_value, row_partition_tensors],
+        {"row_partition_types": row_partition_types},
+        name,
+    )
+    return _out[0]
+
+
 def random_standard_normal(
     shape: TensorLike,
     dtype: DTypeLike,
@@ -255,6 +293,41 @@ def reciprocal_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> O
       The gradient of the forward op's input.
     """
     _out = _execute_op("ReciprocalGrad", [y, dy], {}, name)
+    return _out[0]
+
+
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Replaces the matches of a regular expression given as an input.
+
+    As StaticRegexReplace, with a scalar pattern and rewrite.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      pattern: A `Tensor` of type `string`.
+        The RE2 regular expression, a scalar.
+      rewrite: A `Tensor` of type `string`.
+        What replaces each match, a scalar.
+      replace_global: An optional `bool`. Defaults to `True`.
+        Replace every match, not just the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op(
+        "RegexReplace",
+        [input, pattern, rewrite],
+        {"replace_global": replace_global},
+        name,
+    )
     return _out[0]
 
 

@@ -62,7 +62,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFunctionalOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
+                      opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringTextOps,
+                      opgen::RegisterLookupOps, opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

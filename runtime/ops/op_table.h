@@ -46,6 +46,8 @@ void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.cc
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
 void RegisterStringOps(TF_Status* status);            // string_ops.cc
+void RegisterStringTextOps(TF_Status* status);        // string_text_ops.cc
+void RegisterLookupOps(TF_Status* status);            // lookup_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterRandomOps(TF_Status* status);            // random_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer

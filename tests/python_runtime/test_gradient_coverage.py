@@ -447,6 +447,13 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["NoOp", "ControlTrigger", "DisableCopyOnRead"], "no outputs"),
     **dict.fromkeys(["StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch"],
                     "string or boolean output"),
+    **dict.fromkeys(["StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
+                     "RegexReplace", "StringSplitV2", "StringNGrams", "Substr"],
+                    "string ops: TensorFlow declares them not differentiable"),
+    **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
+                     "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
+                     "LookupTableSizeV2", "LookupTableExportV2"],
+                    "lookup tables: keys are looked up, not differentiated (as in TensorFlow)"),
     "LoopCond": "a boolean loop condition",
     **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),
     "TensorListReserve": "a new list of unset elements from integer inputs",
@@ -459,6 +466,7 @@ UNIMPLEMENTED: dict[str, str] = {
     "AvgPool3D": "needs AvgPool3DGrad, which has no kernel yet",
     "ResizeBicubic": "needs ResizeBicubicGrad, which has no kernel yet",
     "ResizeArea": "TensorFlow defines no gradient for it either",
+    "RaggedTensorToTensor": "TensorFlow's gradient (to values and default) is not built yet",
 }
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
@@ -580,16 +588,25 @@ _UNIMPLEMENTED_CALLS = {
     "ResizeBicubic": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
 }
+# Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
+# inputs' places).
+_UNIMPLEMENTED_CALLS_AT = {
+    "RaggedTensorToTensor": ([np.int64(-1), np.zeros((3,), F32), np.float32(0),
+                              np.int64([0, 1, 3])], {"row_partition_types": ["ROW_SPLITS"]},
+                             1, [3]),
+}
 
 
 @pytest.mark.parametrize("op", sorted(UNIMPLEMENTED))
 def test_unimplemented_gradients_say_why(op):
     g = opgen.Graph()
-    inputs, attrs = _UNIMPLEMENTED_CALLS[op]
+    inputs, attrs, at, lists = (_UNIMPLEMENTED_CALLS[op] + (0, [])
+                                if op in _UNIMPLEMENTED_CALLS else _UNIMPLEMENTED_CALLS_AT[op])
     with g.as_default():
-        x = opgen.ops.placeholder(opgen.float32, shape=inputs[0].shape, name="x")
-        rest = [opgen.constant(v) for v in inputs[1:]]
-        y = g.create_op(op, [x, *rest], attrs, name="n").outputs[0]
+        x = opgen.ops.placeholder(opgen.float32, shape=inputs[at].shape, name="x")
+        args = [x if i == at else opgen.constant(v) for i, v in enumerate(inputs)]
+        args = [[a] if i in lists else a for i, a in enumerate(args)]
+        y = g.create_op(op, args, attrs, name="n").outputs[0]
     with pytest.raises(opgen.errors.UnimplementedError, match=op):
         opgen.gradients(y, x)
 

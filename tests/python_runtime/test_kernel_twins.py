@@ -26,6 +26,9 @@ CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
+    "string_text": "string tensors are host data, as in TensorFlow",
+    "lookup_table": "lookup tables are host objects, as in TensorFlow",
+    "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
 }
 

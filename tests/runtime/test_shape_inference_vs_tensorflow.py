@@ -170,6 +170,26 @@ CASES = [
                           "strides": c([1]), "dy": P(None)}, {}),
     ("MirrorPadGrad", {"input": P([None, 7]), "paddings": c([[1, 1], [2, 2]])}, {"mode": "REFLECT"}),
     ("MirrorPadGrad", {"input": P([5, 7]), "paddings": P([2, 2], "int32")}, {"mode": "SYMMETRIC"}),
+    # text preprocessing and lookup tables (tests/python_runtime/test_text_ops.py)
+    ("StringLower", {"input": P([None, 3], "string")}, {}),
+    ("StringStrip", {"input": P(None, "string")}, {}),
+    ("StaticRegexReplace", {"input": P([2, None], "string")}, {"pattern": "a", "rewrite": "b"}),
+    ("RegexReplace", {"input": P([None, 2], "string"), "pattern": P([], "string"),
+                      "rewrite": P([], "string")}, {}),
+    ("StringSplitV2", {"input": P([None], "string"), "sep": P([], "string")}, {}),
+    ("StringNGrams", {"data": P([None], "string"), "data_splits": P([4], "int64")},
+     {"separator": " ", "ngram_widths": [1, 2], "left_pad": "", "right_pad": "",
+      "pad_width": 0, "preserve_short_sequences": False}),
+    ("Substr", {"input": P([None, 3], "string"), "pos": P([], "int32"), "len": P([], "int32")},
+     {}),
+    ("RaggedTensorToTensor", {"shape": c([-1, 5]), "values": P([None]),
+                              "default_value": P([]),
+                              "row_partition_tensors": [P([None], "int64")]},
+     {"row_partition_types": ["ROW_SPLITS"]}),
+    ("RaggedTensorToTensor", {"shape": c(-1), "values": P([None, 3]), "default_value": P([]),
+                              "row_partition_tensors": [P([4], "int32")]},
+     {"row_partition_types": ["ROW_SPLITS"]}),
+    ("HashTableV2", {}, {"key_dtype": "dtype:string", "value_dtype": "dtype:int64"}),
 ]
 
 
