@@ -25,7 +25,7 @@ def ragged_tensor_to_tensor(
 ) -> OpOutput:
     """Pads a ragged tensor into a dense one.
 
-    Rows and columns beyond `shape` are dropped; missing ones are default_value. opgen takes row partitions of type ROW_SPLITS.
+    Rows and columns beyond `shape` are dropped; missing ones are default_value. opgen takes row partitions that are all ROW_SPLITS, or FIRST_DIM_SIZE then VALUE_ROWIDS.
 
     Args:
       shape: A `Tensor`. Must be one of the following types: `int64`, `int32`.
@@ -35,9 +35,9 @@ def ragged_tensor_to_tensor(
       default_value: A `Tensor`. Must have the same type as `values`.
         What fills the missing entries: a scalar or one value element.
       row_partition_tensors: A list of at least 1 `Tensor` objects with the same type. Must be one of the following types: `int64`, `int32`.
-        The row splits of each ragged dimension, outermost first.
+        The partition of each ragged dimension, outermost first.
       row_partition_types: A `list(string)`.
-        How each partition is given: "ROW_SPLITS".
+        How each partition is given: "ROW_SPLITS", or "FIRST_DIM_SIZE" then "VALUE_ROWIDS".
       name: A name for the operation (optional).
 
     Returns:

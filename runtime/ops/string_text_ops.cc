@@ -39,9 +39,12 @@ void SubstrShape(ShapeFnContext& c) {
 // The requested shape where it is known (a vector input), the ragged rank's worth of
 // unknown dims and the values' inner dims otherwise.
 void RaggedToTensorShape(ShapeFnContext& c) {
-  const int64_t partitions = c.AttrInt("num_row_partition_tensors");
+  // A scalar first partition is FIRST_DIM_SIZE (then one VALUE_ROWIDS per ragged dim).
+  const PartialShape first = c.Input(3);
+  const int64_t partitions =
+      c.AttrInt("num_row_partition_tensors") - (first.rank_known && first.rank() == 0 ? 1 : 0);
   const PartialShape values = c.Input(1);
-  if (!values.rank_known) {
+  if (!values.rank_known || !first.rank_known) {
     c.SetOutput(0, PartialShape::Unknown());
     return;
   }
@@ -154,17 +157,19 @@ void RegisterStringTextOps(TF_Status* status) {
        {"result: T"}, ShapeFn<RaggedToTensorShape>,
        "Pads a ragged tensor into a dense one.",
        "Rows and columns beyond `shape` are dropped; missing ones are default_value. opgen "
-       "takes row partitions of type ROW_SPLITS.",
+       "takes row partitions that are all ROW_SPLITS, or FIRST_DIM_SIZE then VALUE_ROWIDS.",
        {{"shape", "The result's shape: -1 dims (or a scalar) take the widest row."},
         {"values", "The ragged tensor's values."},
         {"default_value", "What fills the missing entries: a scalar or one value element."},
-        {"row_partition_tensors", "The row splits of each ragged dimension, outermost first."},
+        {"row_partition_tensors", "The partition of each ragged dimension, outermost first."},
         {"result", "The dense tensor."},
         {"T", "The dtype of the values."},
         {"Tindex", "The dtype of the row partitions."},
         {"Tshape", "The dtype of shape."},
         {"num_row_partition_tensors", "The ragged rank."},
-        {"row_partition_types", "How each partition is given: \"ROW_SPLITS\"."}}},
+        {"row_partition_types",
+         "How each partition is given: \"ROW_SPLITS\", or \"FIRST_DIM_SIZE\" then "
+         "\"VALUE_ROWIDS\"."}}},
   }, status);
 }
 

@@ -91,7 +91,9 @@ def test_both_files_of_a_pair_register_the_same_ops(cpu_families, cuda_families,
 
 # Ops that a CPU-only family registers for its host dtype alone, their other kernels
 # being twinned elsewhere.
-HOST_DTYPE_KERNELS = {"AddN": "tensor_list: AddN of TensorLists (DT_VARIANT)"}
+HOST_DTYPE_KERNELS = {"AddN": "tensor_list: AddN of TensorLists (DT_VARIANT)",
+                      "Equal": "string_text: Equal of strings (host data)",
+                      "NotEqual": "string_text: NotEqual of strings (host data)"}
 
 
 def test_the_cpu_only_families_hold_the_cpu_only_ops(cpu_families, op_names):

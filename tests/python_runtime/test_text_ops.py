@@ -291,6 +291,13 @@ for shape in ([-1, -1], [2, 5], [6, 2]):
         "default_value": np.int64(-7),
         "row_partition_tensors": [np.int64([0, 2, 2, 6, 6])]},
         {"row_partition_types": ["ROW_SPLITS"]}))
+for shape, nrows in (([-1, -1], 5), ([3, 2], 5), ([-1, 3], 0)):
+    TF_CASES.append(("RaggedTensorToTensor", {
+        "shape": np.int64(shape), "values": np.float32([1, 2, 3, 4, 5, 6][:6 if nrows else 0]),
+        "default_value": np.float32(0.5),
+        "row_partition_tensors": [np.int64(nrows),
+                                  np.int64([0, 0, 2, 2, 2, 4][:6 if nrows else 0])]},
+        {"row_partition_types": ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]}))
 TF_CASES.append(("RaggedTensorToTensor", {
     "shape": np.int64([-1, 4]), "values": _s(["x", "y", "\u00e9"]), "default_value": _s([""])[0],
     "row_partition_tensors": [np.int32([0, 1, 3])]}, {"row_partition_types": ["ROW_SPLITS"]}))

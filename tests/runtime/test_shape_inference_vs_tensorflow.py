@@ -189,6 +189,9 @@ CASES = [
     ("RaggedTensorToTensor", {"shape": c(-1), "values": P([None, 3]), "default_value": P([]),
                               "row_partition_tensors": [P([4], "int32")]},
      {"row_partition_types": ["ROW_SPLITS"]}),
+    ("RaggedTensorToTensor", {"shape": c([-1, 4]), "values": P([None]), "default_value": P([]),
+                              "row_partition_tensors": [P([], "int64"), P([None], "int64")]},
+     {"row_partition_types": ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]}),
     ("HashTableV2", {}, {"key_dtype": "dtype:string", "value_dtype": "dtype:int64"}),
 ]
 
@@ -336,10 +339,12 @@ def refines(ours, theirs) -> bool:
 
 
 def opgen_shapes(infer_shapes, op, args, attrs, node="node"):
-    attrs = {k: np.dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
+    def dtype(name):  # TensorFlow's "string" is an object array in numpy
+        return np.dtype(object if name == "string" else name)
+    attrs = {k: dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
              for k, v in attrs.items()}
     inputs, sizes = flatten(args)
-    inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, x.dtype)
+    inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, dtype(x.dtype))
               for x in inputs]
     return infer_shapes(op, inputs, attrs, sizes, node=node)
 

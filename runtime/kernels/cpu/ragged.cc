@@ -1,8 +1,11 @@
 // CPU kernel of RaggedTensorToTensor (../../ops/string_text_ops.cc) for ragged tensors
-// given by row splits (row_partition_types all "ROW_SPLITS", what tf.RaggedTensor.to_tensor
-// and Keras' TextVectorization emit): each value goes to its row's next column, rows and
-// columns beyond the requested shape are dropped, the rest is default_value.
+// given by row splits (row_partition_types all "ROW_SPLITS") or by a row count and value
+// row ids ("FIRST_DIM_SIZE", then "VALUE_ROWIDS" per level: what tf.RaggedTensor.to_tensor
+// and Keras' TextVectorization emit). The row ids become row splits; then each value goes
+// to its row's next column, rows and columns beyond the requested shape are dropped, and
+// the rest is default_value.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -29,33 +32,114 @@ void* CreatePartitionTypes(TF_OpKernelConstruction* ctx) {
     for (int32_t i = 0; TF_GetCode(s.get()) == TF_OK && i < count; ++i)
       types.emplace_back(values[i], lengths[i]);
   }
-  for (const std::string& t : types)
-    if (TF_GetCode(s.get()) == TF_OK && t != "ROW_SPLITS")
-      TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
-                   ("RaggedTensorToTensor: opgen takes row partitions of type ROW_SPLITS only, "
-                    "got " + t).c_str());
-  if (TF_GetCode(s.get()) == TF_OK && types.empty())
-    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
-                 "RaggedTensorToTensor: row_partition_types is empty");
+  // Supported: every partition ROW_SPLITS, or FIRST_DIM_SIZE then VALUE_ROWIDS.
+  bool splits = !types.empty(), rowids = types.size() >= 2 && types[0] == "FIRST_DIM_SIZE";
+  for (size_t i = 0; i < types.size(); ++i) {
+    splits = splits && types[i] == "ROW_SPLITS";
+    if (i > 0) rowids = rowids && types[i] == "VALUE_ROWIDS";
+  }
+  if (TF_GetCode(s.get()) == TF_OK && !splits && !rowids) {
+    std::string got;
+    for (const std::string& t : types) got += (got.empty() ? "" : ", ") + t;
+    TF_SetStatus(s.get(), TF_UNIMPLEMENTED,
+                 ("RaggedTensorToTensor: opgen takes row partitions that are all ROW_SPLITS, "
+                  "or FIRST_DIM_SIZE then VALUE_ROWIDS; got [" + got + "]").c_str());
+  }
   if (TF_GetCode(s.get()) != TF_OK) {
     TF_OpKernelConstruction_Failure(ctx, s.get());
     return nullptr;
   }
-  return new int(static_cast<int>(types.size()));
+  // The ragged rank, negative for the row-id form.
+  return new int(splits ? static_cast<int>(types.size()) : -static_cast<int>(types.size() - 1));
 }
 
 void DeletePartitionTypes(void* a) { delete static_cast<int*>(a); }
 
-// Index values of an int32 or int64 tensor.
-std::vector<int64_t> Indices(const TF_Tensor* t) { return IndexValues(t); }
+
+// Row splits from value row ids (sorted, each below `rows`): splits[r + 1] counts the
+// ids <= r. False after reporting bad ids.
+bool SplitsFromRowIds(TF_OpKernelContext* ctx, const std::vector<int64_t>& ids, int64_t rows,
+                      std::vector<int64_t>* splits) {
+  splits->assign(static_cast<size_t>(rows) + 1, 0);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= rows || (i > 0 && ids[i] < ids[i - 1])) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "value_rowids must be sorted and in [0, " +
+                                         std::to_string(rows) + "), got " +
+                                         std::to_string(ids[i]) + " at " + std::to_string(i));
+      return false;
+    }
+    ++(*splits)[static_cast<size_t>(ids[i]) + 1];
+  }
+  for (size_t r = 1; r < splits->size(); ++r) (*splits)[r] += (*splits)[r - 1];
+  return true;
+}
+
+// The row splits of each ragged level, checked: from ROW_SPLITS inputs, or from
+// FIRST_DIM_SIZE and VALUE_ROWIDS (`row_ids`). False after reporting a failure.
+bool ReadPartitions(TF_OpKernelContext* ctx, bool row_ids, int ragged_rank, int64_t values,
+                    std::vector<std::vector<int64_t>>* splits) {
+  int64_t parents = -1;
+  if (row_ids) {
+    const TF_Tensor* t = BorrowInput(ctx, 3);
+    if (t == nullptr) return false;
+    if (TF_NumDims(t) != 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "FIRST_DIM_SIZE must be a scalar, got shape " +
+                                         ShapeString(Dims(t)));
+      return false;
+    }
+    parents = IndexValues(t)[0];
+    if (parents < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "FIRST_DIM_SIZE is negative");
+      return false;
+    }
+  }
+  for (int k = 0; k < ragged_rank; ++k) {
+    const TF_Tensor* t = BorrowInput(ctx, 3 + k + (row_ids ? 1 : 0));
+    if (t == nullptr) return false;
+    if (TF_NumDims(t) != 1 || (!row_ids && TF_Dim(t, 0) < 1)) {
+      Fail(ctx, TF_INVALID_ARGUMENT, std::string(row_ids ? "value_rowids" : "row_splits") +
+                                         " must be a " + (row_ids ? "" : "non-empty ") +
+                                         "vector, got shape " + ShapeString(Dims(t)));
+      return false;
+    }
+    std::vector<int64_t> s;
+    if (row_ids) {
+      if (!SplitsFromRowIds(ctx, IndexValues(t), parents, &s)) return false;
+    } else {
+      s = IndexValues(t);
+    }
+    const int64_t children = k + 1 < ragged_rank ? -1 : values;
+    if (parents >= 0 && static_cast<int64_t>(s.size()) != parents + 1) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "row partition " + std::to_string(k) +
+                                         " does not match the rows of the level above");
+      return false;
+    }
+    bool sorted = s[0] == 0;
+    for (size_t i = 1; sorted && i < s.size(); ++i) sorted = s[i] >= s[i - 1];
+    if (!sorted) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "row_splits must start with 0 and be sorted");
+      return false;
+    }
+    if (children >= 0 && s.back() != children) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "the last row split is " + std::to_string(s.back()) +
+                                         " but values has " + std::to_string(children) +
+                                         " rows");
+      return false;
+    }
+    parents = s.back();
+    splits->push_back(std::move(s));
+  }
+  return true;
+}
 
 void ToTensorCompute(void* attrs, TF_OpKernelContext* ctx) {
-  const int ragged_rank = *static_cast<int*>(attrs);
+  const bool row_ids = *static_cast<int*>(attrs) < 0;
+  const int ragged_rank = std::abs(*static_cast<int*>(attrs));
   const TF_Tensor* shape_t = BorrowInput(ctx, 0);
   const TF_Tensor* values = shape_t ? BorrowInput(ctx, 1) : nullptr;
   const TF_Tensor* fill = values ? BorrowInput(ctx, 2) : nullptr;
   if (fill == nullptr) return;
-  if (TF_NumInputs(ctx) != 3 + ragged_rank)
+  if (TF_NumInputs(ctx) != 3 + ragged_rank + (row_ids ? 1 : 0))
     return Fail(ctx, TF_INVALID_ARGUMENT, "RaggedTensorToTensor: expected " +
                                               std::to_string(ragged_rank) +
                                               " row partition tensors");
@@ -65,29 +149,7 @@ void ToTensorCompute(void* attrs, TF_OpKernelContext* ctx) {
   const std::vector<int64_t> inner(value_dims.begin() + 1, value_dims.end());
   const int rank = ragged_rank + static_cast<int>(value_dims.size());
   std::vector<std::vector<int64_t>> splits;
-  int64_t parents = -1;
-  for (int k = 0; k < ragged_rank; ++k) {
-    const TF_Tensor* t = BorrowInput(ctx, 3 + k);
-    if (t == nullptr) return;
-    if (TF_NumDims(t) != 1 || TF_Dim(t, 0) < 1)
-      return Fail(ctx, TF_INVALID_ARGUMENT, "row_splits must be a non-empty vector, got shape " +
-                                                ShapeString(Dims(t)));
-    splits.push_back(Indices(t));
-    const std::vector<int64_t>& s = splits.back();
-    const int64_t children = k + 1 < ragged_rank ? -1 : value_dims[0];
-    if (parents >= 0 && static_cast<int64_t>(s.size()) != parents + 1)
-      return Fail(ctx, TF_INVALID_ARGUMENT, "row_splits of level " + std::to_string(k) +
-                                                " must have one more entry than the rows of "
-                                                "the level above");
-    if (s[0] != 0) return Fail(ctx, TF_INVALID_ARGUMENT, "row_splits must start with 0");
-    for (size_t i = 1; i < s.size(); ++i)
-      if (s[i] < s[i - 1]) return Fail(ctx, TF_INVALID_ARGUMENT, "row_splits must be sorted");
-    if (children >= 0 && s.back() != children)
-      return Fail(ctx, TF_INVALID_ARGUMENT,
-                  "the last row split is " + std::to_string(s.back()) + " but values has " +
-                      std::to_string(children) + " rows");
-    parents = s.back();
-  }
+  if (!ReadPartitions(ctx, row_ids, ragged_rank, value_dims[0], &splits)) return;
   for (int k = 0; k + 1 < ragged_rank; ++k)
     if (splits[k].back() + 1 != static_cast<int64_t>(splits[k + 1].size()))
       return Fail(ctx, TF_INVALID_ARGUMENT, "row_splits of consecutive levels do not agree");
@@ -95,7 +157,7 @@ void ToTensorCompute(void* attrs, TF_OpKernelContext* ctx) {
   // The output's dims: the requested ones, else the widest row of each level.
   std::vector<int64_t> want(static_cast<size_t>(rank), -1);
   if (TF_NumDims(shape_t) == 1) {
-    const std::vector<int64_t> w = Indices(shape_t);
+    const std::vector<int64_t> w = IndexValues(shape_t);
     if (static_cast<int>(w.size()) != rank)
       return Fail(ctx, TF_INVALID_ARGUMENT, "shape " + ShapeString(w) + " must have rank " +
                                                 std::to_string(rank));

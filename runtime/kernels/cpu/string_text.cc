@@ -2,12 +2,13 @@
 // ones Keras' TextVectorization graphs run: case mapping, stripping, regex replacement
 // (RE2 patterns through re2_subset.h), splitting, n-grams and substrings. Strings are
 // bytes; case mapping and stripping touch ASCII only, as TensorFlow's do without an
-// encoding.
+// encoding. Also Equal / NotEqual of strings.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "../../src/string_tensor.h"
+#include "../broadcast_spec.h"
 #include "kernel_util.h"
 #include "re2_subset.h"
 
@@ -484,6 +485,69 @@ void SubstrCompute(void* attrs, TF_OpKernelContext* ctx) {
   SetOut(ctx, 0, out);
 }
 
+// ---- Equal / NotEqual on strings ----------------------------------------------------
+
+void* CreateShapeErrorFlag(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  const bool flag = kernels::BoolAttr(ctx, "incompatible_shape_error", s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    return nullptr;
+  }
+  return new bool(flag);
+}
+
+void DeleteShapeErrorFlag(void* a) { delete static_cast<bool*>(a); }
+
+// Byte-wise equality with numpy broadcasting; shapes that do not broadcast give a scalar
+// (false for Equal) when incompatible_shape_error is false, as TensorFlow's.
+template <bool Equal>
+void StringEqualityCompute(void* attrs, TF_OpKernelContext* ctx) {
+  const TF_Tensor* x = BorrowInput(ctx, 0);
+  const TF_Tensor* y = x ? BorrowInput(ctx, 1) : nullptr;
+  if (y == nullptr) return;
+  const std::vector<int64_t> xd = Dims(x), yd = Dims(y);
+  std::vector<int64_t> dims;
+  if (!kernels::BroadcastShape(xd, yd, &dims)) {
+    if (*static_cast<bool*>(attrs)) return kernels::FailIncompatibleShapes(ctx, {xd, yd});
+    TensorPtr out = kernels::AllocateOutput(ctx, 0, TF_BOOL, {});
+    if (out) *Data<bool>(out) = !Equal;
+    return;
+  }
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, TF_BOOL, dims);
+  if (!out) return;
+  // Each operand's element stride per output dim (0 where it broadcasts).
+  const size_t rank = dims.size();
+  auto strides = [&](const std::vector<int64_t>& d) {
+    std::vector<int64_t> st(rank, 0);
+    int64_t step = 1;
+    for (size_t k = 0; k < d.size(); ++k) {
+      const size_t i = d.size() - 1 - k;
+      st[rank - 1 - k] = d[i] == 1 ? 0 : step;
+      step *= d[i];
+    }
+    return st;
+  };
+  const std::vector<int64_t> xs = strides(xd), ys = strides(yd);
+  const TF_TString* xp = StringElements(x);
+  const TF_TString* yp = StringElements(y);
+  bool* o = Data<bool>(out);
+  std::vector<int64_t> index(rank, 0);
+  int64_t xo = 0, yo = 0;
+  const int64_t n = NumElements(dims);
+  for (int64_t i = 0; i < n; ++i) {
+    o[i] = (StringElement(&xp[xo]) == StringElement(&yp[yo])) == Equal;
+    for (size_t d = rank; d-- > 0;) {
+      xo += xs[d];
+      yo += ys[d];
+      if (++index[d] < dims[d]) break;
+      xo -= xs[d] * dims[d];
+      yo -= ys[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterStringTextKernels(TF_Status* status) {
@@ -506,6 +570,12 @@ void RegisterStringTextKernels(TF_Status* status) {
                            DeleteUnit}, status);
   RegisterKernel(kDevice, {"Substr", {{"T", TF_INT64}}, {}, SubstrCompute<int64_t>, CreateUnit,
                            DeleteUnit}, status);
+  // The string kernels of two ops whose other dtypes elementwise_compare.cc registers:
+  // TextVectorization compares tokens with its mask token.
+  RegisterKernel(kDevice, {"Equal", {{"T", TF_STRING}}, {}, StringEqualityCompute<true>,
+                           CreateShapeErrorFlag, DeleteShapeErrorFlag}, status);
+  RegisterKernel(kDevice, {"NotEqual", {{"T", TF_STRING}}, {}, StringEqualityCompute<false>,
+                           CreateShapeErrorFlag, DeleteShapeErrorFlag}, status);
 }
 
 }  // namespace cpu
