@@ -24,7 +24,7 @@ def hash_table_v2(
 ) -> OpOutput:
     """Makes a handle to a hash table that is filled once.
 
-    The table is made on the first run and kept by the resource manager; an import or initialization fills it, later ones must bring the same data. An empty shared_name gives each node a table of its own (named after the node with use_node_name_sharing).
+    The table is made on the first run and kept by the resource manager; an import or initialization fills it; a later one leaves it as it is when it brings as many entries (TensorFlow compares the sizes only) and is refused otherwise. An empty shared_name gives each node a table of its own (named after the node with use_node_name_sharing).
 
     Args:
       key_dtype: A dtype.

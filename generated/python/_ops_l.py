@@ -294,7 +294,7 @@ def lookup_table_import_v2(
 ) -> OpNode:
     """Fills a table with keys and values of one shape.
 
-    A HashTable takes it once (FAILED_PRECONDITION for other data later, or for one key with two values); a MutableHashTable's contents are replaced.
+    A HashTable is filled once (FAILED_PRECONDITION for one key with two values, or later for data of another size); a MutableHashTable's contents are replaced.
 
     Args:
       table_handle: A `Tensor` of type `resource`.

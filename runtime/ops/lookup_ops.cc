@@ -70,15 +70,18 @@ void RegisterLookupOps(TF_Status* status) {
   RegisterOps({
       TableOp("HashTableV2", "Makes a handle to a hash table that is filled once.",
               "The table is made on the first run and kept by the resource manager; an "
-              "import or initialization fills it, later ones must bring the same data. An "
+              "import or initialization fills it; a later one leaves it as it is when it "
+              "brings as many entries (TensorFlow compares the sizes only) and is refused "
+              "otherwise. An "
               "empty shared_name gives each node a table of its own (named after the node "
               "with use_node_name_sharing)."),
       TableOp("MutableHashTableV2", "Makes a handle to a hash table that may change.",
               "Imports replace its contents and inserts add or overwrite entries."),
       FillOp("LookupTableImportV2", "Tin", "Tout", ShapeFn<HandleScalar>,
              "Fills a table with keys and values of one shape.",
-             "A HashTable takes it once (FAILED_PRECONDITION for other data later, or for "
-             "one key with two values); a MutableHashTable's contents are replaced."),
+             "A HashTable is filled once (FAILED_PRECONDITION for one key with two values, "
+             "or later for data of another size); a MutableHashTable's contents are "
+             "replaced."),
       FillOp("InitializeTableV2", "Tkey", "Tval", ShapeFn<InitializeShape>,
              "Fills a table from vectors of keys and values.",
              "As LookupTableImportV2, with both inputs vectors of one size."),
