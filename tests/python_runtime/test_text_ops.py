@@ -272,6 +272,22 @@ TF_CASES = [
     ("StringSplitV2", {"input": _s([]), "sep": _s([""])[0]}, {"maxsplit": -1}),
     ("StringSplitV2", {"input": _s(["a b"], (1, 1)), "sep": _s([""])[0]}, {"maxsplit": -1}),
 ]
+# The accepted RE2 subset, pattern by pattern, on ASCII text with empty strings, runs of
+# spaces, punctuation and line breaks (plus UTF-8 where the pattern reads no single char).
+_RE2_PATTERNS = [
+    ("a+?", "<\\0>"), ("(a|ab)(c|bcd)(d*)", "[\\1|\\2|\\3]"), ("\\bfo+\\b", "F"),
+    ("\\Bo", "0"), ("^\\s*|\\s*$", "|"), ("x*", "-"), ("[^a-z\\n]+", "_"),
+    ("(?P<w>\\w+)\\s(\\w+)", "\\2 \\1"), ("[[:upper:]][[:lower:]]*", "Cap"),
+    ("\\d{2,}|\\.", "#"), ("[\\]\\[\\\\^-]", "!"), ("\\A.|.\\z", "@"),
+    ("\\x41|\\x{42}|\\t", "~"), ("(?:ab){2}|a{,2}", "="), ("o{1,2}?", "0"),
+]
+_RE2_TEXT = ["", "foo bar  baz", "Hello World\nNext Line", "aab abab abcd", "x.y,z 123 4",
+             "AB\tC]D[E\\F^G-H", "  lead and trail  ", "foofoo fo o"]
+for pattern, rewrite in _RE2_PATTERNS:
+    TF_CASES.append(("StaticRegexReplace", {"input": _s(_RE2_TEXT)},
+                     {"pattern": pattern, "rewrite": rewrite, "replace_global": True}))
+    TF_CASES.append(("StaticRegexReplace", {"input": _s(_RE2_TEXT)},
+                     {"pattern": pattern, "rewrite": rewrite, "replace_global": False}))
 for widths, pad, preserve, left, right, sep in [
         ([1, 2], 0, False, "", "", " "), ([2, 3], -1, False, "<s>", "</s>", "|"),
         ([3], 1, True, "L", "R", ""), ([5], 0, True, "", "", "+"), ([2], 4, False, "[", "]", "")]:
