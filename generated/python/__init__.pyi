@@ -23,6 +23,7 @@ __all__ = [
     "any",
     "arg_max",
     "arg_min",
+    "as_string",
     "assign_add_variable_op",
     "assign_sub_variable_op",
     "assign_variable_op",
@@ -34,6 +35,7 @@ __all__ = [
     "batch_to_space_nd",
     "bias_add",
     "bias_add_grad",
+    "bincount",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -60,6 +62,7 @@ __all__ = [
     "cos",
     "cumprod",
     "cumsum",
+    "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
     "depthwise_conv2d_native_backprop_filter",
@@ -80,6 +83,7 @@ __all__ = [
     "expand_dims",
     "expm1",
     "fill",
+    "fingerprint",
     "floor",
     "floor_div",
     "floor_mod",
@@ -92,10 +96,12 @@ __all__ = [
     "gather_v2",
     "greater",
     "greater_equal",
+    "hash_table_v2",
     "identity",
     "identity_n",
     "if_",
     "imag",
+    "initialize_table_v2",
     "invert",
     "invert_permutation",
     "is_finite",
@@ -111,6 +117,11 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "lookup_table_export_v2",
+    "lookup_table_find_v2",
+    "lookup_table_import_v2",
+    "lookup_table_insert_v2",
+    "lookup_table_size_v2",
     "loop_cond",
     "mat_mul",
     "matrix_band_part",
@@ -131,6 +142,7 @@ __all__ = [
     "mirror_pad_grad",
     "mul",
     "multinomial",
+    "mutable_hash_table_v2",
     "neg",
     "next_iteration",
     "no_op",
@@ -144,6 +156,8 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "prod",
+    "ragged_bincount",
+    "ragged_tensor_to_tensor",
     "random_shuffle",
     "random_standard_normal",
     "random_uniform",
@@ -155,6 +169,7 @@ __all__ = [
     "real_div",
     "reciprocal",
     "reciprocal_grad",
+    "regex_replace",
     "relu",
     "relu6",
     "relu6_grad",
@@ -179,6 +194,8 @@ __all__ = [
     "rsqrt",
     "rsqrt_grad",
     "save_v2",
+    "scale_and_translate",
+    "scale_and_translate_grad",
     "select",
     "select_v2",
     "selu",
@@ -200,6 +217,7 @@ __all__ = [
     "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_bincount",
     "sparse_softmax_cross_entropy_with_logits",
     "split",
     "split_v",
@@ -225,11 +243,20 @@ __all__ = [
     "stateless_truncated_normal_v2",
     "stateless_while",
     "static_regex_full_match",
+    "static_regex_replace",
     "stop_gradient",
     "strided_slice",
     "strided_slice_grad",
     "string_join",
+    "string_lower",
+    "string_n_grams",
+    "string_split_v2",
+    "string_strip",
+    "string_to_hash_bucket_fast",
+    "string_to_hash_bucket_strong",
+    "string_upper",
     "sub",
+    "substr",
     "sum",
     "switch",
     "tanh",
@@ -410,6 +437,36 @@ def arg_min(
     input: TensorLike,
     dimension: TensorLike,
     output_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def as_string(
+    input: GraphOutput,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def as_string(
+    input: EagerTensorLike,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def as_string(
+    input: TensorLike,
+    precision: int = ...,
+    scientific: bool = ...,
+    shortest: bool = ...,
+    width: int = ...,
+    fill: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 def assign_add_variable_op(
@@ -669,6 +726,29 @@ def bias_add_grad(
 @overload
 def bias_add_grad(
     out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def bincount(
+    arr: GraphOutput, size: TensorLike, weights: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: GraphOutput, weights: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: TensorLike, weights: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bincount(
+    arr: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def bincount(
+    arr: TensorLike, size: TensorLike, weights: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def bitwise_and(
@@ -1309,6 +1389,46 @@ def cumsum(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def dense_bincount(
+    input: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dense_bincount(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dense_bincount(
+    input: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def depth_to_space(
     input: GraphOutput, block_size: int, data_format: str = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -1662,6 +1782,22 @@ def fill(
 @overload
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def fingerprint(
+    data: GraphOutput, method: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fingerprint(
+    data: TensorLike, method: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def fingerprint(
+    data: EagerTensorLike, method: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def fingerprint(
+    data: TensorLike, method: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def floor(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def floor(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -1880,6 +2016,14 @@ def greater_equal(
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+def hash_table_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def identity(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -1950,6 +2094,12 @@ def imag(
 def imag(
     input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+def initialize_table_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
 @overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2096,6 +2246,76 @@ def logical_or(
 ) -> EagerOutput: ...
 @overload
 def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _LookupTableExportV2Output(NamedTuple):
+    keys: OpOutput
+    values: OpOutput
+
+def lookup_table_export_v2(
+    table_handle: TensorLike,
+    Tkeys: DTypeLike,
+    Tvalues: DTypeLike,
+    name: str | None = None,
+) -> _LookupTableExportV2Output: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: GraphOutput,
+    keys: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: GraphOutput,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    default_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: EagerTensorLike,
+    keys: EagerTensorLike,
+    default_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+def lookup_table_import_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def lookup_table_insert_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def lookup_table_size_v2(
+    table_handle: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def loop_cond(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2660,6 +2880,14 @@ def multinomial(
     output_dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def mutable_hash_table_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def neg(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2873,6 +3101,114 @@ def prod(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def ragged_bincount(
+    splits: GraphOutput,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_bincount(
+    splits: EagerTensorLike,
+    values: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: GraphOutput,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: GraphOutput,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: GraphOutput,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[GraphOutput],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: EagerTensorLike,
+    values: EagerTensorLike,
+    default_value: EagerTensorLike,
+    row_partition_tensors: Sequence[EagerTensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def random_shuffle(
     value: GraphOutput, seed: int = ..., seed2: int = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -3061,6 +3397,46 @@ def reciprocal_grad(
 @overload
 def reciprocal_grad(
     y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def regex_replace(
+    input: GraphOutput,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: GraphOutput,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: GraphOutput,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def regex_replace(
+    input: EagerTensorLike,
+    pattern: EagerTensorLike,
+    rewrite: EagerTensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def relu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -3495,6 +3871,126 @@ def save_v2(
     name: str | None = None,
 ) -> OpNode: ...
 @overload
+def scale_and_translate(
+    images: GraphOutput,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: GraphOutput,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: GraphOutput,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: GraphOutput,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate(
+    images: EagerTensorLike,
+    size: EagerTensorLike,
+    scale: EagerTensorLike,
+    translation: EagerTensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scale_and_translate(
+    images: TensorLike,
+    size: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: GraphOutput,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: GraphOutput,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: GraphOutput,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: GraphOutput,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: EagerTensorLike,
+    original_image: EagerTensorLike,
+    scale: EagerTensorLike,
+    translation: EagerTensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scale_and_translate_grad(
+    grads: TensorLike,
+    original_image: TensorLike,
+    scale: TensorLike,
+    translation: TensorLike,
+    kernel_type: str = ...,
+    antialias: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def select(
     condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -3801,6 +4297,76 @@ def space_to_depth(
 @overload
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def sparse_bincount(
+    indices: GraphOutput,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: GraphOutput,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: GraphOutput,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: GraphOutput,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: GraphOutput,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_bincount(
+    indices: EagerTensorLike,
+    values: EagerTensorLike,
+    dense_shape: EagerTensorLike,
+    size: EagerTensorLike,
+    weights: EagerTensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_bincount(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 
 class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
@@ -4506,6 +5072,30 @@ def static_regex_full_match(
     input: TensorLike, pattern: str, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def static_regex_replace(
+    input: GraphOutput,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def static_regex_replace(
+    input: EagerTensorLike,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def static_regex_replace(
+    input: TensorLike,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def stop_gradient(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def stop_gradient(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -4700,6 +5290,88 @@ def string_join(
     inputs: Sequence[TensorLike], separator: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def string_lower(
+    input: GraphOutput, encoding: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_lower(
+    input: EagerTensorLike, encoding: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_lower(
+    input: TensorLike, encoding: str = ..., name: str | None = None
+) -> OpOutput: ...
+
+class _StringNGramsOutput(NamedTuple):
+    ngrams: OpOutput
+    ngrams_splits: OpOutput
+
+def string_n_grams(
+    data: TensorLike,
+    data_splits: TensorLike,
+    separator: str,
+    ngram_widths: Sequence[int],
+    left_pad: str,
+    right_pad: str,
+    pad_width: int,
+    preserve_short_sequences: bool,
+    name: str | None = None,
+) -> _StringNGramsOutput: ...
+
+class _StringSplitV2Output(NamedTuple):
+    indices: OpOutput
+    values: OpOutput
+    shape: OpOutput
+
+def string_split_v2(
+    input: TensorLike, sep: TensorLike, maxsplit: int = ..., name: str | None = None
+) -> _StringSplitV2Output: ...
+@overload
+def string_strip(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def string_strip(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def string_strip(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: GraphOutput, num_buckets: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: EagerTensorLike, num_buckets: int, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_to_hash_bucket_fast(
+    input: TensorLike, num_buckets: int, name: str | None = None
+) -> OpOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: GraphOutput, num_buckets: int, key: Sequence[int], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: EagerTensorLike,
+    num_buckets: int,
+    key: Sequence[int],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def string_to_hash_bucket_strong(
+    input: TensorLike, num_buckets: int, key: Sequence[int], name: str | None = None
+) -> OpOutput: ...
+@overload
+def string_upper(
+    input: GraphOutput, encoding: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_upper(
+    input: EagerTensorLike, encoding: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_upper(
+    input: TensorLike, encoding: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def sub(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def sub(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4709,6 +5381,46 @@ def sub(
 ) -> EagerOutput: ...
 @overload
 def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def substr(
+    input: GraphOutput,
+    pos: TensorLike,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: GraphOutput,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: TensorLike,
+    len: GraphOutput,
+    unit: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def substr(
+    input: EagerTensorLike,
+    pos: EagerTensorLike,
+    len: EagerTensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def substr(
+    input: TensorLike,
+    pos: TensorLike,
+    len: TensorLike,
+    unit: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def sum(
     input: GraphOutput,

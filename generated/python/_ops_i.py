@@ -117,6 +117,32 @@ def imag(
     return _out[0]
 
 
+def initialize_table_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Fills a table from vectors of keys and values.
+
+    As LookupTableImportV2, with both inputs vectors of one size.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      keys: A `Tensor`.
+        The keys, of the table's key dtype.
+      values: A `Tensor`.
+        One value per key, of the table's value dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("InitializeTableV2", [table_handle, keys, values], {}, name)
+    return _out or None
+
+
 def invert(x: TensorLike, name: str | None = None) -> OpOutput:
     """Flips every bit of `x` (`~x`).
 

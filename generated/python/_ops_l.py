@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -212,6 +213,144 @@ def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
       The result.
     """
     _out = _execute_op("LogicalOr", [x, y], {}, name)
+    return _out[0]
+
+
+_LookupTableExportV2Output = _collections.namedtuple(
+    "LookupTableExportV2", ["keys", "values"]
+)
+
+
+def lookup_table_export_v2(
+    table_handle: TensorLike,
+    Tkeys: DTypeLike,
+    Tvalues: DTypeLike,
+    name: str | None = None,
+) -> _LookupTableExportV2Output:
+    """Every key and value of a table, as two vectors.
+
+    In no particular order, as TensorFlow's.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      Tkeys: A dtype.
+        The table's key dtype.
+      Tvalues: A dtype.
+        The table's value dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (keys, values).
+
+      keys: A `Tensor` of type `Tkeys`.
+        The keys.
+      values: A `Tensor` of type `Tvalues`.
+        The value of each key.
+    """
+    _out = _execute_op(
+        "LookupTableExportV2",
+        [table_handle],
+        {"Tkeys": Tkeys, "Tvalues": Tvalues},
+        name,
+    )
+    return _LookupTableExportV2Output._make(_out)
+
+
+def lookup_table_find_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Looks keys up in a table.
+
+    Keys the table lacks get the default: a scalar, or for a MutableHashTable one default per key (keys' shape). INVALID_ARGUMENT for keys or a default of another dtype than the table's.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      keys: A `Tensor`.
+        The keys to look up, any shape.
+      default_value: A `Tensor`.
+        The value of a missing key.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `default_value`.
+      The values, shaped as keys.
+    """
+    _out = _execute_op(
+        "LookupTableFindV2", [table_handle, keys, default_value], {}, name
+    )
+    return _out[0]
+
+
+def lookup_table_import_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Fills a table with keys and values of one shape.
+
+    A HashTable is filled once (FAILED_PRECONDITION for one key with two values, or later for data of another size); a MutableHashTable's contents are replaced.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      keys: A `Tensor`.
+        The keys, of the table's key dtype.
+      values: A `Tensor`.
+        One value per key, of the table's value dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("LookupTableImportV2", [table_handle, keys, values], {}, name)
+    return _out or None
+
+
+def lookup_table_insert_v2(
+    table_handle: TensorLike,
+    keys: TensorLike,
+    values: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Adds or updates entries of a MutableHashTable.
+
+    UNIMPLEMENTED for a HashTable, which is filled once.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      keys: A `Tensor`.
+        The keys, of the table's key dtype.
+      values: A `Tensor`.
+        One value per key, of the table's value dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("LookupTableInsertV2", [table_handle, keys, values], {}, name)
+    return _out or None
+
+
+def lookup_table_size_v2(table_handle: TensorLike, name: str | None = None) -> OpOutput:
+    """The number of entries of a table.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
+      A scalar.
+    """
+    _out = _execute_op("LookupTableSizeV2", [table_handle], {}, name)
     return _out[0]
 
 

@@ -15,6 +15,82 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def ragged_bincount(
+    splits: TensorLike,
+    values: TensorLike,
+    size: TensorLike,
+    weights: TensorLike,
+    binary_output: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts values per bin, per row of a ragged tensor.
+
+    Row r holds values[splits[r]:splits[r + 1]]. Values of size or more are left out; negative values are an error.
+
+    Args:
+      splits: A `Tensor` of type `int64`.
+        The row boundaries: from 0 to the number of values.
+      values: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Non-negative values.
+      size: A `Tensor`. Must have the same type as `values`.
+        The number of bins, a non-negative scalar.
+      weights: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Added per value instead of 1: of the values' shape, or empty for counts.
+      binary_output: An optional `bool`. Defaults to `False`.
+        Whether bins say only whether a value occurs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `weights`.
+      [rows, size] bins.
+    """
+    _out = _execute_op(
+        "RaggedBincount",
+        [splits, values, size, weights],
+        {"binary_output": binary_output},
+        name,
+    )
+    return _out[0]
+
+
+def ragged_tensor_to_tensor(
+    shape: TensorLike,
+    values: TensorLike,
+    default_value: TensorLike,
+    row_partition_tensors: Sequence[TensorLike],
+    row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> OpOutput:
+    """Pads a ragged tensor into a dense one.
+
+    Rows and columns beyond `shape` are dropped; missing ones are default_value. opgen takes row partitions that are all ROW_SPLITS, or FIRST_DIM_SIZE then VALUE_ROWIDS.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int64`, `int32`.
+        The result's shape: -1 dims (or a scalar) take the widest row.
+      values: A `Tensor`.
+        The ragged tensor's values.
+      default_value: A `Tensor`. Must have the same type as `values`.
+        What fills the missing entries: a scalar or one value element.
+      row_partition_tensors: A list of at least 1 `Tensor` objects with the same type. Must be one of the following types: `int64`, `int32`.
+        The partition of each ragged dimension, outermost first.
+      row_partition_types: A `list(string)`.
+        How each partition is given: "ROW_SPLITS", or "FIRST_DIM_SIZE" then "VALUE_ROWIDS".
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `values`.
+      The dense tensor.
+    """
+    _out = _execute_op(
+        "RaggedTensorToTensor",
+        [shape, values, default_value, row_partition_tensors],
+        {"row_partition_types": row_partition_types},
+        name,
+    )
+    return _out[0]
+
+
 def random_shuffle(
     value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None
 ) -> OpOutput:
@@ -279,6 +355,41 @@ def reciprocal_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> O
       The gradient of the forward op's input.
     """
     _out = _execute_op("ReciprocalGrad", [y, dy], {}, name)
+    return _out[0]
+
+
+def regex_replace(
+    input: TensorLike,
+    pattern: TensorLike,
+    rewrite: TensorLike,
+    replace_global: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Replaces the matches of a regular expression given as an input.
+
+    As StaticRegexReplace, with a scalar pattern and rewrite.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      pattern: A `Tensor` of type `string`.
+        The RE2 regular expression, a scalar.
+      rewrite: A `Tensor` of type `string`.
+        What replaces each match, a scalar.
+      replace_global: An optional `bool`. Defaults to `True`.
+        Replace every match, not just the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op(
+        "RegexReplace",
+        [input, pattern, rewrite],
+        {"replace_global": replace_global},
+        name,
+    )
     return _out[0]
 
 

@@ -1386,6 +1386,41 @@ def static_regex_full_match(
     return _out[0]
 
 
+def static_regex_replace(
+    input: TensorLike,
+    pattern: str,
+    rewrite: str,
+    replace_global: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Replaces the matches of a regular expression fixed when the graph is built.
+
+    The pattern is RE2's; opgen refuses (INVALID_ARGUMENT) the parts of RE2 it cannot run exactly (docs/saved_model.md, Text models). In the rewrite `\\1` names a group and `\\0` the whole match.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      pattern: A `string`.
+        The RE2 regular expression.
+      rewrite: A `string`.
+        What replaces each match.
+      replace_global: An optional `bool`. Defaults to `True`.
+        Replace every match, not just the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op(
+        "StaticRegexReplace",
+        [input],
+        {"pattern": pattern, "rewrite": rewrite, "replace_global": replace_global},
+        name,
+    )
+    return _out[0]
+
+
 def stop_gradient(input: TensorLike, name: str | None = None) -> OpOutput:
     """Returns its input unchanged, and stops gradients.
 
@@ -1541,6 +1576,142 @@ def string_join(
     return _out[0]
 
 
+def string_lower(
+    input: TensorLike, encoding: str = "", name: str | None = None
+) -> OpOutput:
+    """Maps each string to lower case.
+
+    Without an encoding ASCII letters change, other bytes stay. With 'utf-8' opgen still maps ASCII letters only, and refuses (UNIMPLEMENTED) non-ASCII input, which TensorFlow maps with Unicode's tables.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      encoding: An optional `string`. Defaults to `""`.
+        '' (bytes) or 'utf-8'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op("StringLower", [input], {"encoding": encoding}, name)
+    return _out[0]
+
+
+_StringNGramsOutput = _collections.namedtuple(
+    "StringNGrams", ["ngrams", "ngrams_splits"]
+)
+
+
+def string_n_grams(
+    data: TensorLike,
+    data_splits: TensorLike,
+    separator: str,
+    ngram_widths: Sequence[int],
+    left_pad: str,
+    right_pad: str,
+    pad_width: int,
+    preserve_short_sequences: bool,
+    name: str | None = None,
+) -> _StringNGramsOutput:
+    """The n-grams of each row of a ragged tensor of strings.
+
+    For each row and each width in turn: the row padded with up to pad_width pad strings on each side (width - 1 when negative, never more), every window of that width joined by separator.
+
+    Args:
+      data: A `Tensor` of type `string`.
+        The strings of all rows.
+      data_splits: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The row splits of data.
+      separator: A `string`.
+        Put between the strings of an n-gram.
+      ngram_widths: A `list(int)` with at least 0 elements.
+        The n-gram widths, positive.
+      left_pad: A `string`.
+        The string padding a row's start.
+      right_pad: A `string`.
+        The string padding a row's end.
+      pad_width: An `int`.
+        How many pad strings go on each side.
+      preserve_short_sequences: A `bool`.
+        A non-empty row too short for any n-gram gives one n-gram of the whole row.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (ngrams, ngrams_splits).
+
+      ngrams: A `Tensor` of type `string`.
+        The n-grams of all rows.
+      ngrams_splits: A `Tensor`. Has the same type as `data_splits`.
+        Their row splits.
+    """
+    _out = _execute_op(
+        "StringNGrams",
+        [data, data_splits],
+        {
+            "separator": separator,
+            "ngram_widths": ngram_widths,
+            "left_pad": left_pad,
+            "right_pad": right_pad,
+            "pad_width": pad_width,
+            "preserve_short_sequences": preserve_short_sequences,
+        },
+        name,
+    )
+    return _StringNGramsOutput._make(_out)
+
+
+_StringSplitV2Output = _collections.namedtuple(
+    "StringSplitV2", ["indices", "values", "shape"]
+)
+
+
+def string_split_v2(
+    input: TensorLike, sep: TensorLike, maxsplit: int = -1, name: str | None = None
+) -> _StringSplitV2Output:
+    """Splits each string of a vector, as Python's str.split, into a sparse matrix.
+
+    An empty sep splits at runs of ASCII whitespace and drops whitespace at the ends; another sep splits at each occurrence (an empty string is one empty piece). Row i of the result holds the pieces of string i.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        A vector of strings.
+      sep: A `Tensor` of type `string`.
+        The separator, a scalar; empty: whitespace.
+      maxsplit: An optional `int`. Defaults to `-1`.
+        At most this many splits per string; negative: no limit.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (indices, values, shape).
+
+      indices: A `Tensor` of type `int64`.
+        The [row, column] of each piece.
+      values: A `Tensor` of type `string`.
+        The pieces.
+      shape: A `Tensor` of type `int64`.
+        [rows, most pieces of a row].
+    """
+    _out = _execute_op("StringSplitV2", [input, sep], {"maxsplit": maxsplit}, name)
+    return _StringSplitV2Output._make(_out)
+
+
+def string_strip(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Removes leading and trailing ASCII whitespace.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op("StringStrip", [input], {}, name)
+    return _out[0]
+
+
 def string_to_hash_bucket_fast(
     input: TensorLike, num_buckets: int, name: str | None = None
 ) -> OpOutput:
@@ -1594,6 +1765,28 @@ def string_to_hash_bucket_strong(
     return _out[0]
 
 
+def string_upper(
+    input: TensorLike, encoding: str = "", name: str | None = None
+) -> OpOutput:
+    """Maps each string to upper case.
+
+    As StringLower.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      encoding: An optional `string`. Defaults to `""`.
+        '' (bytes) or 'utf-8'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The results, shaped as input.
+    """
+    _out = _execute_op("StringUpper", [input], {"encoding": encoding}, name)
+    return _out[0]
+
+
 def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x - y` element-wise.
 
@@ -1611,6 +1804,36 @@ def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
       The difference.
     """
     _out = _execute_op("Sub", [x, y], {}, name)
+    return _out[0]
+
+
+def substr(
+    input: TensorLike,
+    pos: TensorLike,
+    len: TensorLike,
+    unit: str = "BYTE",
+    name: str | None = None,
+) -> OpOutput:
+    """The substring of each string from pos, of at most len bytes or characters.
+
+    A negative pos counts from the end; INVALID_ARGUMENT when pos is out of the string. A negative len takes the bytes to the end (BYTE) or no characters (UTF8_CHAR), as TensorFlow does. opgen takes pos and len as scalars or shaped as input.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings.
+      pos: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Where each substring starts.
+      len: A `Tensor`. Must have the same type as `pos`.
+        The most bytes or characters each substring has.
+      unit: An optional `string` from: `"BYTE"`, `"UTF8_CHAR"`. Defaults to `"BYTE"`.
+        Count bytes or UTF-8 characters.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The substrings.
+    """
+    _out = _execute_op("Substr", [input, pos, len], {"unit": unit}, name)
     return _out[0]
 
 

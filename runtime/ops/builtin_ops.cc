@@ -63,7 +63,9 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
-                      opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps, opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
+                      opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
+                      opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
+                      opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

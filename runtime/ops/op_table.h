@@ -49,6 +49,8 @@ void RegisterStringOps(TF_Status* status);            // string_ops.cc
 void RegisterStringHashOps(TF_Status* status);        // string_hash_ops.cc: AsString, hash buckets
 void RegisterBincountOps(TF_Status* status);          // bincount_ops.cc
 void RegisterScaleTranslateOps(TF_Status* status);    // scale_translate_ops.cc
+void RegisterStringTextOps(TF_Status* status);        // string_text_ops.cc
+void RegisterLookupOps(TF_Status* status);            // lookup_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterRandomOps(TF_Status* status);            // random_ops.cc
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer

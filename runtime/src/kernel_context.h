@@ -22,3 +22,12 @@ struct TF_OpKernelContext {
   // over as an output (forwarding) when nothing else holds its buffer.
   uint64_t forwardable_inputs = 0;
 };
+
+namespace opgen {
+class ResourceMgr;
+struct ResourceHandle;
+// The resource manager and handle of `ctx`'s resource input `index`, or false with
+// `status` set (variable_kernel_api.cc).
+bool ResolveResourceHandle(TF_OpKernelContext* ctx, int index, ResourceMgr** mgr,
+                           ResourceHandle* handle, TF_Status* status);
+}  // namespace opgen

@@ -1,11 +1,13 @@
 // Per-session and per-eager-context state: resources keyed by (container, name), as
-// TensorFlow's ResourceMgr keeps them. Variables are the one kind so far; an assignment
+// TensorFlow's ResourceMgr keeps them. Variables are built in; other kinds (lookup
+// tables) are KernelResources whose data their kernel family owns. An assignment
 // replaces a variable's value, an update writes it in place only when nobody else holds
 // its buffer (copy-on-write otherwise), so a value read earlier stays a snapshot, as
 // TensorFlow's are.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +43,27 @@ class Variable {
   TF_Tensor* value_ = nullptr;
 };
 
+// A resource a kernel family defines (c_api_ext.h, OPGEN_KernelCreateResourceHandle):
+// opaque data, its type's name (a handle of another type is refused) and its deleter.
+class KernelResource {
+ public:
+  KernelResource(std::string type_name, void* data, void (*deleter)(void*))
+      : type_name_(std::move(type_name)), data_(data), deleter_(deleter) {}
+  ~KernelResource() {
+    if (deleter_ != nullptr) deleter_(data_);
+  }
+  KernelResource(const KernelResource&) = delete;
+  KernelResource& operator=(const KernelResource&) = delete;
+
+  const std::string& type_name() const { return type_name_; }
+  void* data() const { return data_; }
+
+ private:
+  std::string type_name_;
+  void* data_;
+  void (*deleter_)(void*);
+};
+
 class ResourceMgr {
  public:
   // The container a handle with an empty one uses, as in TensorFlow.
@@ -52,7 +75,16 @@ class ResourceMgr {
   // The variable (container, name), made (uninitialized) when none exists.
   std::shared_ptr<Variable> LookupOrCreateVariable(const std::string& container,
                                                    const std::string& name);
-  // Removes (container, name); false when there was none. Kernels running on it keep
+  // The kernel resource (container, name), or nullptr when none exists.
+  std::shared_ptr<KernelResource> LookupResource(const std::string& container,
+                                                 const std::string& name) const;
+  // The kernel resource (container, name); `make()` makes it when none exists (under the
+  // manager's lock, so two kernels asking at once share one). A null `make()` result is
+  // returned and nothing is stored.
+  std::shared_ptr<KernelResource> LookupOrCreateResource(
+      const std::string& container, const std::string& name,
+      const std::function<std::shared_ptr<KernelResource>()>& make);
+  // Removes (container, name), a variable or a kernel resource; false when there was none. Kernels running on it keep
   // their reference until they finish.
   bool Delete(const std::string& container, const std::string& name);
   // A VarHandleOp whose shared_name is this makes a new resource on every run, in
@@ -73,6 +105,7 @@ class ResourceMgr {
   std::atomic<uint64_t> seed_generation_{0};
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Variable>> variables_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<KernelResource>> resources_;
 };
 
 }  // namespace opgen

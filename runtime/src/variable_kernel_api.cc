@@ -18,9 +18,20 @@
 namespace opgen {
 namespace {
 
-// The resource manager and handle of resource input `index`, or false with `status` set.
-bool ResolveHandle(TF_OpKernelContext* ctx, int index, ResourceMgr** mgr, ResourceHandle* handle,
-                   TF_Status* status) {
+std::string DescribeVariable(const ResourceHandle& h) {
+  return "variable '" + h.name + "' (container '" + h.container + "')";
+}
+
+std::string NotFoundMessage(const ResourceHandle& h) {
+  return "Could not find variable " + h.name +
+         ". This could mean that the variable has been deleted. In TF1, it can also mean the "
+         "variable is uninitialized. Debug info: container=" + h.container;
+}
+
+}  // namespace
+
+bool ResolveResourceHandle(TF_OpKernelContext* ctx, int index, ResourceMgr** mgr,
+                           ResourceHandle* handle, TF_Status* status) {
   if (index < 0 || index >= ctx->num_inputs) {
     SetStatus(status, TF_OUT_OF_RANGE, "resource input index " + std::to_string(index) +
                                            " out of range");
@@ -39,18 +50,6 @@ bool ResolveHandle(TF_OpKernelContext* ctx, int index, ResourceMgr** mgr, Resour
   }
   return true;
 }
-
-std::string DescribeVariable(const ResourceHandle& h) {
-  return "variable '" + h.name + "' (container '" + h.container + "')";
-}
-
-std::string NotFoundMessage(const ResourceHandle& h) {
-  return "Could not find variable " + h.name +
-         ". This could mean that the variable has been deleted. In TF1, it can also mean the "
-         "variable is uninitialized. Debug info: container=" + h.container;
-}
-
-}  // namespace
 
 // What OPGEN_KernelUpdateVariable's one-variable callback becomes for UpdateVariables.
 struct OneVariableUpdate {
@@ -99,7 +98,7 @@ void UpdateVariables(TF_OpKernelContext* ctx, const int* indices, const char* co
   std::vector<std::shared_ptr<Variable>> vars(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     ResourceMgr* mgr;
-    if (!ResolveHandle(ctx, indices[i], &mgr, &handles[i], status)) return;
+    if (!ResolveResourceHandle(ctx, indices[i], &mgr, &handles[i], status)) return;
     vars[i] = mgr->LookupVariable(handles[i].container, handles[i].name);
     if (vars[i] != nullptr) continue;
     if (assign_add_messages) {
@@ -212,7 +211,7 @@ TF_Tensor* OPGEN_KernelReadVariable(TF_OpKernelContext* ctx, int resource_index,
   if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}})) return nullptr;
   ResourceMgr* mgr;
   ResourceHandle h;
-  if (!opgen::ResolveHandle(ctx, resource_index, &mgr, &h, status)) return nullptr;
+  if (!opgen::ResolveResourceHandle(ctx, resource_index, &mgr, &h, status)) return nullptr;
   std::shared_ptr<opgen::Variable> var = mgr->LookupVariable(h.container, h.name);
   if (var == nullptr) {
     opgen::SetStatus(status, TF_FAILED_PRECONDITION, opgen::NotFoundMessage(h));
@@ -242,7 +241,7 @@ void OPGEN_KernelAssignVariable(TF_OpKernelContext* ctx, int resource_index,
   if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}, {"value", value}})) return;
   ResourceMgr* mgr;
   ResourceHandle h;
-  if (!opgen::ResolveHandle(ctx, resource_index, &mgr, &h, status)) return;
+  if (!opgen::ResolveResourceHandle(ctx, resource_index, &mgr, &h, status)) return;
   std::shared_ptr<opgen::Variable> var = mgr->LookupOrCreateVariable(h.container, h.name);
   std::lock_guard<std::mutex> lock(var->mu());
   const TF_Tensor* old = var->value();
@@ -297,7 +296,7 @@ int OPGEN_KernelVariableIsInitialized(TF_OpKernelContext* ctx, int resource_inde
   if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}})) return 0;
   ResourceMgr* mgr;
   ResourceHandle h;
-  if (!opgen::ResolveHandle(ctx, resource_index, &mgr, &h, status)) return 0;
+  if (!opgen::ResolveResourceHandle(ctx, resource_index, &mgr, &h, status)) return 0;
   opgen::ClearStatus(status);
   std::shared_ptr<opgen::Variable> var = mgr->LookupVariable(h.container, h.name);
   if (var == nullptr) return 0;
@@ -310,7 +309,7 @@ void OPGEN_KernelDestroyResource(TF_OpKernelContext* ctx, int resource_index,
   if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}})) return;
   ResourceMgr* mgr;
   ResourceHandle h;
-  if (!opgen::ResolveHandle(ctx, resource_index, &mgr, &h, status)) return;
+  if (!opgen::ResolveResourceHandle(ctx, resource_index, &mgr, &h, status)) return;
   if (!mgr->Delete(h.container, h.name) && !ignore_lookup_error) {
     opgen::SetStatus(status, TF_NOT_FOUND,
                      "Resource " + h.container + "/" + h.name + " does not exist");

@@ -52,6 +52,17 @@ NOT_COMPARED = {
            "bit for bit"
        for op in ("AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                   "Fingerprint")},
+    **{op: "string operands (text preprocessing): tests/python_runtime/test_text_ops.py "
+           "compares them with TensorFlow, test_text_models.py runs them in Keras' graphs"
+       for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
+                  "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    "RaggedTensorToTensor": "row splits must be valid partitions, not random values: "
+                            "tests/python_runtime/test_text_ops.py compares it with TensorFlow",
+    **{op: "lookup tables hold state behind a DT_RESOURCE handle, not a function of array "
+           "inputs: tests/python_runtime/test_lookup_tables.py and test_text_models.py"
+       for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
+                  "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
+                  "LookupTableSizeV2", "LookupTableExportV2")},
     **{op: "calls functions of a graph's library, not a function of array inputs alone: "
            "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
            "with TensorFlow"

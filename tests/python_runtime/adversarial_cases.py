@@ -894,6 +894,16 @@ NOT_SWEPT = {
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},
     **{op: "string hashes (string operands): tests/python_runtime/test_preprocessing_ops.py"
        for op in ("StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint")},
+    **{op: "text-preprocessing string ops (string operands): "
+           "tests/python_runtime/test_text_ops.py"
+       for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
+                  "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    "RaggedTensorToTensor": "row splits are partitions, not values to sweep: "
+                            "tests/python_runtime/test_text_ops.py checks bad ones",
+    **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"
+       for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
+                  "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
+                  "LookupTableSizeV2", "LookupTableExportV2")},
     **{op: "function calls and functional control flow (func attrs name a library's "
            "functions): tests/runtime/test_function_calls.py"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",

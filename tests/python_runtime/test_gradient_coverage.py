@@ -493,6 +493,13 @@ NOT_DIFFERENTIABLE = {
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
     **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],
                     "counts of integer values (TensorFlow registers no gradient)"),
+    **dict.fromkeys(["StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
+                     "RegexReplace", "StringSplitV2", "StringNGrams", "Substr"],
+                    "string ops: TensorFlow declares them not differentiable"),
+    **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
+                     "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
+                     "LookupTableSizeV2", "LookupTableExportV2"],
+                    "lookup tables: keys are looked up, not differentiated (as in TensorFlow)"),
     "LoopCond": "a boolean loop condition",
     **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),
     "TensorListReserve": "a new list of unset elements from integer inputs",
@@ -502,6 +509,7 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
     "ResizeArea": "TensorFlow defines no gradient for it either",
+    "RaggedTensorToTensor": "TensorFlow's gradient (to values and default) is not built yet",
 }
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
@@ -620,16 +628,25 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
 }
+# Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
+# inputs' places).
+_UNIMPLEMENTED_CALLS_AT = {
+    "RaggedTensorToTensor": ([np.int64(-1), np.zeros((3,), F32), np.float32(0),
+                              np.int64([0, 1, 3])], {"row_partition_types": ["ROW_SPLITS"]},
+                             1, [3]),
+}
 
 
 @pytest.mark.parametrize("op", sorted(UNIMPLEMENTED))
 def test_unimplemented_gradients_say_why(op):
     g = opgen.Graph()
-    inputs, attrs = _UNIMPLEMENTED_CALLS[op]
+    inputs, attrs, at, lists = (_UNIMPLEMENTED_CALLS[op] + (0, [])
+                                if op in _UNIMPLEMENTED_CALLS else _UNIMPLEMENTED_CALLS_AT[op])
     with g.as_default():
-        x = opgen.ops.placeholder(opgen.float32, shape=inputs[0].shape, name="x")
-        rest = [opgen.constant(v) for v in inputs[1:]]
-        y = g.create_op(op, [x, *rest], attrs, name="n").outputs[0]
+        x = opgen.ops.placeholder(opgen.float32, shape=inputs[at].shape, name="x")
+        args = [x if i == at else opgen.constant(v) for i, v in enumerate(inputs)]
+        args = [[a] if i in lists else a for i, a in enumerate(args)]
+        y = g.create_op(op, args, attrs, name="n").outputs[0]
     with pytest.raises(opgen.errors.UnimplementedError, match=op):
         opgen.gradients(y, x)
 

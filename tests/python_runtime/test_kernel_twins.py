@@ -28,6 +28,9 @@ CPU_ONLY_FAMILIES = {
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",
     "string_hash": "string inputs are host data, as in TensorFlow",
+    "string_text": "string tensors are host data, as in TensorFlow",
+    "lookup_table": "lookup tables are host objects, as in TensorFlow",
+    "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
@@ -92,7 +95,9 @@ def test_both_files_of_a_pair_register_the_same_ops(cpu_families, cuda_families,
 
 # Ops that a CPU-only family registers for its host dtype alone, their other kernels
 # being twinned elsewhere.
-HOST_DTYPE_KERNELS = {"AddN": "tensor_list: AddN of TensorLists (DT_VARIANT)"}
+HOST_DTYPE_KERNELS = {"AddN": "tensor_list: AddN of TensorLists (DT_VARIANT)",
+                      "Equal": "string_text: Equal of strings (host data)",
+                      "NotEqual": "string_text: NotEqual of strings (host data)"}
 
 
 def test_the_cpu_only_families_hold_the_cpu_only_ops(cpu_families, op_names):

@@ -30,6 +30,16 @@ CPU_ONLY = {
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
                   "AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                   "Fingerprint")},
+    **{op: "string tensors are host data, as in TensorFlow (text preprocessing)"
+       for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
+                  "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    # Lookup tables are host objects; TensorFlow's table kernels are CPU kernels too.
+    **{op: "lookup tables are host objects, as in TensorFlow"
+       for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
+                  "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
+                  "LookupTableSizeV2", "LookupTableExportV2")},
+    "RaggedTensorToTensor": "its ragged inputs come from host string ops (TensorFlow "
+                            "registers a GPU kernel; opgen has none yet)",
     # A TensorList is a host object (a DT_VARIANT scalar); TensorFlow's GPU builds run
     # these ops on the host too, and the GPU control-flow kernels pass lists through
     # in host memory.

@@ -70,6 +70,8 @@ def attr_value(value):
         v.list.type.extend(NP_TO_TF[x] for x in value)
     elif isinstance(value, (list, tuple)) and value and all(isinstance(x, float) for x in value):
         v.list.f.extend(value)
+    elif isinstance(value, (list, tuple)) and value and all(isinstance(x, str) for x in value):
+        v.list.s.extend(x.encode() for x in value)
     elif isinstance(value, (list, tuple)):
         v.list.i.extend(int(x) for x in value)
     elif isinstance(value, dict) and set(value) == {"func"}:

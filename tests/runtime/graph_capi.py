@@ -16,7 +16,8 @@ OK, INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, OUT_OF_RAN
 NP_TO_TF = {np.dtype(np.float32): TF_FLOAT, np.dtype(np.float64): TF_DOUBLE,
             np.dtype(np.int32): TF_INT32, np.dtype(np.int64): TF_INT64, np.dtype(np.bool_): TF_BOOL,
             np.dtype(np.uint8): 4, np.dtype(np.complex64): 8,  # TF_UINT8, TF_COMPLEX64
-            np.dtype(np.uint64): 23}  # TF_UINT64
+            np.dtype(np.uint64): 23,  # TF_UINT64
+            np.dtype(object): 7}  # TF_STRING (placeholders only)
 TF_TO_NP = {v: k for k, v in NP_TO_TF.items()}
 
 

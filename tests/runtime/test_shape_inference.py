@@ -670,6 +670,14 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
 # the string ops of the save/restore graphs (run in test_string_ops.py).
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",
                    "ShardedFilespec", "StaticRegexFullMatch"}
+# Text preprocessing (string operands) and lookup tables (DT_RESOURCE handles):
+# tests/runtime/test_shape_inference_vs_tensorflow.py compares their shape functions with
+# TensorFlow's, tests/python_runtime/test_text_ops.py and test_lookup_tables.py run them.
+_TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
+             "StringSplitV2", "StringNGrams", "Substr", "RaggedTensorToTensor", "HashTableV2",
+             "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
+             "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2",
+             "LookupTableExportV2"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
 # shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).
@@ -690,7 +698,8 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
     for op in builtin:
         if op.name in ("NoOp", "Const", "Placeholder", "PlaceholderWithDefault", "ControlTrigger"):
             continue  # no inputs: see test_const_and_no_op
-        if op.name in _LIST_INPUT_OPS or op.name in _RESOURCE_OPS or op.name in _CHECKPOINT_OPS:
+        if op.name in _LIST_INPUT_OPS or op.name in _RESOURCE_OPS or op.name in _CHECKPOINT_OPS \
+                or op.name in _TEXT_OPS:
             continue
         if op.name in _STRING_INPUT_OPS:
             continue

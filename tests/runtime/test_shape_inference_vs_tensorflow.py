@@ -170,6 +170,29 @@ CASES = [
                           "strides": c([1]), "dy": P(None)}, {}),
     ("MirrorPadGrad", {"input": P([None, 7]), "paddings": c([[1, 1], [2, 2]])}, {"mode": "REFLECT"}),
     ("MirrorPadGrad", {"input": P([5, 7]), "paddings": P([2, 2], "int32")}, {"mode": "SYMMETRIC"}),
+    # text preprocessing and lookup tables (tests/python_runtime/test_text_ops.py)
+    ("StringLower", {"input": P([None, 3], "string")}, {}),
+    ("StringStrip", {"input": P(None, "string")}, {}),
+    ("StaticRegexReplace", {"input": P([2, None], "string")}, {"pattern": "a", "rewrite": "b"}),
+    ("RegexReplace", {"input": P([None, 2], "string"), "pattern": P([], "string"),
+                      "rewrite": P([], "string")}, {}),
+    ("StringSplitV2", {"input": P([None], "string"), "sep": P([], "string")}, {}),
+    ("StringNGrams", {"data": P([None], "string"), "data_splits": P([4], "int64")},
+     {"separator": " ", "ngram_widths": [1, 2], "left_pad": "", "right_pad": "",
+      "pad_width": 0, "preserve_short_sequences": False}),
+    ("Substr", {"input": P([None, 3], "string"), "pos": P([], "int32"), "len": P([], "int32")},
+     {}),
+    ("RaggedTensorToTensor", {"shape": c([-1, 5]), "values": P([None]),
+                              "default_value": P([]),
+                              "row_partition_tensors": [P([None], "int64")]},
+     {"row_partition_types": ["ROW_SPLITS"]}),
+    ("RaggedTensorToTensor", {"shape": c(-1), "values": P([None, 3]), "default_value": P([]),
+                              "row_partition_tensors": [P([4], "int32")]},
+     {"row_partition_types": ["ROW_SPLITS"]}),
+    ("RaggedTensorToTensor", {"shape": c([-1, 4]), "values": P([None]), "default_value": P([]),
+                              "row_partition_tensors": [P([], "int64"), P([None], "int64")]},
+     {"row_partition_types": ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]}),
+    ("HashTableV2", {}, {"key_dtype": "dtype:string", "value_dtype": "dtype:int64"}),
 ]
 
 
@@ -316,10 +339,12 @@ def refines(ours, theirs) -> bool:
 
 
 def opgen_shapes(infer_shapes, op, args, attrs, node="node"):
-    attrs = {k: np.dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
+    def dtype(name):  # TensorFlow's "string" is an object array in numpy
+        return np.dtype(object if name == "string" else name)
+    attrs = {k: dtype(v[6:]) if isinstance(v, str) and v.startswith("dtype:") else v
              for k, v in attrs.items()}
     inputs, sizes = flatten(args)
-    inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, x.dtype)
+    inputs = [x if isinstance(x, np.ndarray) else infer_shapes.Partial(x.shape, dtype(x.dtype))
               for x in inputs]
     return infer_shapes(op, inputs, attrs, sizes, node=node)
 

@@ -227,6 +227,34 @@ TF_CAPI_EXPORT extern void OPGEN_KernelDestroyResource(TF_OpKernelContext* ctx,
                                                        unsigned char ignore_lookup_error,
                                                        TF_Status* status);
 
+/* ---- Other resources in kernels -------------------------------------------------------
+ * Resources other than variables (lookup tables) live in the same resource manager,
+ * keyed by (container, name); their data is the kernel family's, tagged with a type name
+ * so that a handle naming a resource of another type is refused. */
+
+typedef struct OPGEN_KernelResource OPGEN_KernelResource; /* a held reference */
+/* Makes a resource's data; NULL with `status` set on failure. */
+typedef void* (*OPGEN_ResourceCreateFn)(void* arg, TF_Status* status);
+typedef void (*OPGEN_ResourceDeleteFn)(void* data);
+
+/* Sets output `index` (host memory) to a handle of type `type_name` naming (`container`,
+ * `shared_name`) (an empty container is "localhost"), making the resource with
+ * `create(arg)` when none of that name exists (`destroy` frees it when it is deleted and
+ * no kernel holds it). TF_INVALID_ARGUMENT when one of that name has another type. */
+TF_CAPI_EXPORT extern void OPGEN_KernelCreateResourceHandle(
+    TF_OpKernelContext* ctx, int index, const char* container, const char* shared_name,
+    const char* type_name, OPGEN_ResourceCreateFn create, void* arg,
+    OPGEN_ResourceDeleteFn destroy, TF_Status* status);
+
+/* The resource that resource input `resource_index` names, held (a DestroyResourceOp
+ * running meanwhile does not free it) until OPGEN_ReleaseKernelResource. TF_NOT_FOUND
+ * when none exists, TF_INVALID_ARGUMENT when it has another type; NULL on error. */
+TF_CAPI_EXPORT extern OPGEN_KernelResource* OPGEN_KernelLookupResource(
+    TF_OpKernelContext* ctx, int resource_index, const char* type_name, TF_Status* status);
+/* The data `create` made for it. */
+TF_CAPI_EXPORT extern void* OPGEN_KernelResourceData(const OPGEN_KernelResource* resource);
+TF_CAPI_EXPORT extern void OPGEN_ReleaseKernelResource(OPGEN_KernelResource* resource);
+
 /* ---- Host memory ------------------------------------------------------------------------
  * Freed host buffers of 1 MiB and more are kept for reuse by later tensors of the same
  * size, up to OPGEN_HOST_CACHE_MB megabytes (default 256; 0 turns reuse off): a fresh

@@ -95,6 +95,9 @@ void RegisterSelectV1Kernels(TF_Status* status);          // select_v1.cc: Selec
 void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, StridedSlice, Tile, Pad, GatherV2, Range
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterStringKernels(TF_Status* status);            // string_ops.cc: StringJoin, ShardedFilename, ShardedFilespec, StaticRegexFullMatch (host only)
+void RegisterStringTextKernels(TF_Status* status);        // string_text.cc: StringLower, StringUpper, StringStrip, StaticRegexReplace, RegexReplace, StringSplitV2, StringNGrams, Substr (host only)
+void RegisterLookupTableKernels(TF_Status* status);       // lookup_table.cc: HashTableV2, MutableHashTableV2, LookupTableImportV2, InitializeTableV2, LookupTableInsertV2, LookupTableFindV2, LookupTableSizeV2, LookupTableExportV2 (host only)
+void RegisterRaggedKernels(TF_Status* status);            // ragged.cc: RaggedTensorToTensor (host only)
 // string_ops.cc: the TF_STRING computes the select families register.
 void SelectStringCompute(void*, TF_OpKernelContext* ctx);
 void SelectV2StringCompute(void*, TF_OpKernelContext* ctx);

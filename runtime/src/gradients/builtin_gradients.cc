@@ -23,7 +23,17 @@ void RegisterGrad(const char* op_type, GradFn fn) {
 
 void RegisterNoGrad(const char* op_type) { RegisterBuiltinNotDifferentiable(op_type); }
 
+// TensorFlow differentiates RaggedTensorToTensor with respect to its values and default;
+// opgen has no such gradient yet and says so rather than give none.
+static void RaggedToTensorNotYet(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "RaggedTensorToTensor's gradient (to values and default_value) is not built "
+                 "in opgen yet");
+}
+
 void RegisterNotDifferentiableOps() {
+  RegisterGrad("RaggedTensorToTensor", RaggedToTensorNotYet);
   for (const char* op :
        {// shapes and indices
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
@@ -56,6 +66,13 @@ void RegisterNotDifferentiableOps() {
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
         "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
+        // text preprocessing: TensorFlow declares its string ops not differentiable
+        "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
+        "StringSplitV2", "StringNGrams", "Substr",
+        // lookup tables: keys are looked up, not differentiated (TensorFlow's lookup ops
+        // are not differentiable)
+        "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
+        "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableExportV2",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);

@@ -1,0 +1,165 @@
+"""Lookup tables (HashTableV2, MutableHashTableV2 and the import, initialize, find,
+insert, size and export ops), eagerly and in sessions, against a Python dict: missing
+keys get the default, dtypes are checked as TensorFlow checks them, a HashTable is
+filled once, a MutableHashTable changes, a session keeps its tables across runs and a
+new session starts without them."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import opgen
+from opgen import ops
+from opgen.runtime import errors
+
+pytestmark = pytest.mark.usefixtures("runtime_lib")
+
+_names = itertools.count()
+
+
+def _s(values, shape=None):
+    array = np.empty(len(values), object)
+    array[:] = [v.encode() if isinstance(v, str) else v for v in values]
+    return array.reshape(shape) if shape else array
+
+
+def _table(key_dtype, value_dtype, mutable=False):
+    make = ops.mutable_hash_table_v2 if mutable else ops.hash_table_v2
+    return make(key_dtype=key_dtype, value_dtype=value_dtype,
+                shared_name=f"test_table_{next(_names)}")
+
+
+def _strings(xs):
+    return [x.encode() if isinstance(x, str) else x for x in xs]
+
+
+# (key dtype, value dtype, keys, values, probes, default)
+PAIRS = [
+    (opgen.string, opgen.int64, _s(["a", "b", "", "\u00e9"]), np.int64([1, 2, 3, 4]),
+     _s(["b", "zz", "", "\u00e9", "A", "a"], (2, 3)), np.int64(-1)),
+    (opgen.int64, opgen.int64, np.int64([5, -7, 2**40]), np.int64([50, 70, 1]),
+     np.int64([[5, 6], [2**40, -7]]), np.int64(0)),
+    (opgen.int64, opgen.string, np.int64([1, 2]), _s(["one", "two"]),
+     np.int64([2, 3, 1]), _s(["?"])[0]),
+    (opgen.string, opgen.string, _s(["k", "L" * 40]), _s(["v", "w" * 30]),
+     _s(["L" * 40, "k", "x"]), _s(["-"])[0]),
+    (opgen.int32, opgen.float32, np.int32([3, 4]), np.float32([0.5, -1.25]),
+     np.int32([4, 0, 3]), np.float32(np.nan)),
+    (opgen.string, opgen.float64, _s(["p"]), np.float64([2.5]), _s(["p", "q"]),
+     np.float64(7)),
+    (opgen.int64, opgen.int32, np.int64([9]), np.int32([90]), np.int64([9, 8]), np.int32(-9)),
+    (opgen.string, opgen.bool, _s(["t", "f"]), np.bool_([True, False]), _s(["f", "t", "?"]),
+     np.bool_(True)),
+]
+
+
+def _expected(keys, values, probes, default):
+    table = dict(zip(keys.ravel().tolist(), values.ravel().tolist()))
+    want = [table.get(k, default.item() if hasattr(default, "item") else default)
+            for k in probes.ravel().tolist()]
+    return np.array(want, dtype=values.dtype).reshape(probes.shape)
+
+
+@pytest.mark.parametrize("pair", range(len(PAIRS)))
+@pytest.mark.parametrize("mutable", [False, True])
+def test_find_gives_the_dicts_values_and_the_default(pair, mutable):
+    key_dtype, value_dtype, keys, values, probes, default = PAIRS[pair]
+    t = _table(key_dtype, value_dtype, mutable)
+    ops.lookup_table_import_v2(t, keys, values)
+    got = ops.lookup_table_find_v2(t, probes, default).numpy()
+    np.testing.assert_array_equal(got, _expected(keys, values, probes, default))
+    assert got.dtype == values.dtype
+    assert ops.lookup_table_size_v2(t).numpy() == len(keys)
+    k, v = ops.lookup_table_export_v2(t, Tkeys=key_dtype, Tvalues=value_dtype)
+    assert sorted(zip(k.numpy().tolist(), v.numpy().tolist())) == sorted(
+        zip(keys.tolist(), values.tolist()))
+
+
+def test_hash_table_fills_once_and_refuses_other_data():
+    t = _table(opgen.string, opgen.int64)
+    with pytest.raises(errors.FailedPreconditionError, match="not initialized"):
+        ops.lookup_table_find_v2(t, _s(["a"]), np.int64(0)).numpy()
+    assert ops.lookup_table_size_v2(t).numpy() == 0
+    ops.initialize_table_v2(t, _s(["a", "b"]), np.int64([1, 2]))
+    ops.lookup_table_import_v2(t, _s(["b", "a"]), np.int64([2, 1]))  # the same data: fine
+    # TensorFlow 2.21 compares only the sizes: other data of one size is ignored ...
+    ops.lookup_table_import_v2(t, _s(["x", "y"]), np.int64([8, 9]))
+    got = ops.lookup_table_find_v2(t, _s(["a", "b", "x"]), np.int64(-1)).numpy()
+    assert got.tolist() == [1, 2, -1]
+    # ... and data of another size refused.
+    with pytest.raises(errors.FailedPreconditionError, match="different data"):
+        ops.lookup_table_import_v2(t, _s(["a"]), np.int64([5]))
+    with pytest.raises(errors.FailedPreconditionError, match="different data"):
+        ops.initialize_table_v2(t, _s(["a", "b", "c"]), np.int64([1, 2, 3]))
+    with pytest.raises(errors.UnimplementedError, match="Insert"):
+        ops.lookup_table_insert_v2(t, _s(["c"]), np.int64([3]))
+    dup = _table(opgen.string, opgen.int64)
+    with pytest.raises(errors.FailedPreconditionError, match="different value for same key"):
+        ops.lookup_table_import_v2(dup, _s(["a", "a"]), np.int64([1, 2]))
+    ops.lookup_table_import_v2(dup, _s(["a", "a"]), np.int64([1, 1]))
+    assert ops.lookup_table_size_v2(dup).numpy() == 1
+
+
+def test_mutable_table_inserts_replaces_and_takes_per_key_defaults():
+    t = _table(opgen.string, opgen.int64, mutable=True)
+    assert ops.lookup_table_find_v2(t, _s(["a"]), np.int64(-1)).numpy().tolist() == [-1]
+    ops.lookup_table_insert_v2(t, _s(["a", "b"]), np.int64([1, 2]))
+    ops.lookup_table_insert_v2(t, _s(["b", "c"]), np.int64([20, 30]))
+    got = ops.lookup_table_find_v2(t, _s(["a", "b", "c", "d"]), np.int64([-1, -2, -3, -4]))
+    assert got.numpy().tolist() == [1, 20, 30, -4]
+    ops.lookup_table_import_v2(t, _s(["z"]), np.int64([26]))  # replaces everything
+    assert ops.lookup_table_size_v2(t).numpy() == 1
+    assert ops.lookup_table_find_v2(t, _s(["a", "z"]), np.int64(0)).numpy().tolist() == [0, 26]
+
+
+def test_dtype_and_shape_errors_are_invalid_argument():
+    t = _table(opgen.string, opgen.int64)
+    ops.lookup_table_import_v2(t, _s(["a"]), np.int64([1]))
+    with pytest.raises(errors.InvalidArgumentError, match="Key must be type string but got int64"):
+        ops.lookup_table_find_v2(t, np.int64([1]), np.int64(0)).numpy()
+    with pytest.raises(errors.InvalidArgumentError, match="Value must be type int64 but got int32"):
+        ops.lookup_table_find_v2(t, _s(["a"]), np.int32(0)).numpy()
+    with pytest.raises(errors.InvalidArgumentError, match="default_value"):
+        ops.lookup_table_find_v2(t, _s(["a", "b"]), np.int64([0, 1, 2])).numpy()
+    m = _table(opgen.string, opgen.int64, mutable=True)
+    with pytest.raises(errors.InvalidArgumentError, match="Expected shape"):
+        ops.lookup_table_insert_v2(m, _s(["a", "b"]), np.int64([1]))
+    with pytest.raises(errors.InvalidArgumentError, match="vector"):
+        ops.initialize_table_v2(_table(opgen.string, opgen.int64), _s(["a"], (1, 1)),
+                                np.int64([[1]]))
+    with pytest.raises(errors.InvalidArgumentError):
+        ops.lookup_table_export_v2(t, Tkeys=opgen.int64, Tvalues=opgen.int64)
+
+
+def test_a_destroyed_table_is_not_found():
+    t = _table(opgen.int64, opgen.int64)
+    ops.lookup_table_import_v2(t, np.int64([1]), np.int64([2]))
+    ops.destroy_resource_op(t, ignore_lookup_error=False)
+    with pytest.raises(errors.NotFoundError):
+        ops.lookup_table_size_v2(t).numpy()
+
+
+def test_session_keeps_its_tables_across_runs_and_a_new_one_starts_empty():
+    g = opgen.Graph()
+    with g.as_default():
+        table = g.create_op("HashTableV2", [], {"key_dtype": opgen.string,
+                                                "value_dtype": opgen.int64},
+                            name="vocab").outputs[0]
+        keys = opgen.constant(_s(["the", "fox"]))
+        init = g.create_op("InitializeTableV2", [table, keys, opgen.constant(np.int64([0, 1]))],
+                           {}, name="init")
+        x = g.create_op("Placeholder", [], {"dtype": opgen.string, "shape": [None]},
+                        name="x").outputs[0]
+        ids = ops.lookup_table_find_v2(table, x, np.int64(-1))
+        size = ops.lookup_table_size_v2(table)
+    with opgen.Session(g) as sess:
+        with pytest.raises(errors.FailedPreconditionError, match="not initialized"):
+            sess.run(ids, {x: _s(["fox"])})
+        sess.run(init)
+        assert sess.run(ids, {x: _s(["fox", "cat", "the"])}).tolist() == [1, -1, 0]
+        assert sess.run(size) == 2
+    with opgen.Session(g) as fresh:
+        assert fresh.run(size) == 0
