@@ -210,6 +210,11 @@ def canonical(lines: Sequence[str]) -> list[str]:
     return out
 
 
+def _typographic_quotes(text: str) -> str:
+    """gofmt prints `` and '' in doc text (not in code blocks) as curly double quotes."""
+    return text.replace("``", "\u201c").replace("''", "\u201d")
+
+
 def comment(lines: Sequence[str], indent: str = "") -> str:
     """``//`` lines of a doc comment whose text is ``lines``, as gofmt prints it."""
     out = []
@@ -219,5 +224,5 @@ def comment(lines: Sequence[str], indent: str = "") -> str:
         elif line.startswith("\t"):
             out.append(f"{indent}//{line}")
         else:
-            out.append(f"{indent}// {line}")
+            out.append(f"{indent}// {_typographic_quotes(line)}")
     return "\n".join(out)

@@ -94,3 +94,11 @@ def test_go_doc_comment_code_lists_and_headings_as_gofmt_prints_them():
         "// Summary.", "//", "// Wraps the op documented at", "//", "//\thttps://example.com/x",
         "//", "// and more.", "//", "// # Old Style Heading", "//", "// Text.", "//",
         "//   - one", "//   - two"]
+
+
+def test_go_doc_comment_double_quotes_as_gofmt_prints_them():
+    # gofmt turns `` and '' in doc text into curly quotes (StringLower's encoding attr:
+    # "'' (bytes) or 'utf-8'."), but leaves code blocks as written.
+    lines = ["'' (bytes) or 'utf-8', ``quoted''.", "", "  x = '' + ``y''"]
+    assert godoc.comment(lines).split("\n") == [
+        "// \u201d (bytes) or 'utf-8', \u201cquoted\u201d.", "//", "//\tx = '' + ``y''"]

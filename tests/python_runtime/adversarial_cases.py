@@ -11,7 +11,7 @@ same order, in every process, so a child process can run case number i alone."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -915,10 +915,12 @@ NOT_SWEPT = {
        for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                   "ResourceApplyKerasMomentum", "ResourceApplyMomentum",
                   "ResourceApplyRMSProp")},
-    **{op: "random ops (a shape operand sized from swept values would ask for absurd outputs; "
+    **{op: "random ops (a shape operand or Multinomial's num_samples sized from swept values "
+           "would ask for absurd outputs; each run draws new values; "
            "uint64 key/counter operands): tests/python_runtime/test_random_ops.py checks their "
-           "operand errors and compares them with TensorFlow"
-       for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg']},
+           "operand errors and compares them with TensorFlow (Multinomial, RandomShuffle: "
+           "test_random_stateful.py)"
+       for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg', 'Multinomial', 'RandomShuffle']},
 }
 
 

@@ -9387,7 +9387,7 @@ type StringLowerAttr func(optionalAttr)
 
 // StringLowerEncoding sets the optional `encoding` attr of StringLower.
 //
-// '' (bytes) or 'utf-8'.
+// ” (bytes) or 'utf-8'.
 //
 // A `string`. Defaults to `""`.
 func StringLowerEncoding(value string) StringLowerAttr {
@@ -9604,7 +9604,7 @@ type StringUpperAttr func(optionalAttr)
 
 // StringUpperEncoding sets the optional `encoding` attr of StringUpper.
 //
-// '' (bytes) or 'utf-8'.
+// ” (bytes) or 'utf-8'.
 //
 // A `string`. Defaults to `""`.
 func StringUpperEncoding(value string) StringUpperAttr {
