@@ -12,6 +12,19 @@
 namespace opgen {
 namespace kernels {
 
+// The binary_output attr, the kernel state of DenseBincount / RaggedBincount /
+// SparseBincount on both devices.
+inline void* CreateBinaryOutputState(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  const bool binary = BoolAttr(ctx, "binary_output", s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    return nullptr;
+  }
+  return new bool(binary);
+}
+inline void DeleteBinaryOutputState(void* b) { delete static_cast<bool*>(b); }
+
 struct BincountPlan {
   TensorPtr values, weights;
   int64_t size = 0;     // bins per row

@@ -60,17 +60,6 @@ void Count(TF_OpKernelContext* ctx, Kind kind, bool binary) {
   }
 }
 
-void* CreateBinary(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  const bool binary = kernels::BoolAttr(ctx, "binary_output", s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelConstruction_Failure(ctx, s.get());
-    return nullptr;
-  }
-  return new bool(binary);
-}
-void DeleteBinary(void* b) { delete static_cast<bool*>(b); }
-
 template <Kind kKind, typename Tidx, typename T>
 void BinaryCompute(void* state, TF_OpKernelContext* ctx) {
   Count<Tidx, T>(ctx, kKind, *static_cast<bool*>(state));
@@ -86,7 +75,7 @@ template <Kind kKind, typename Tidx, typename... Ts>
 void RegisterWithTidx(const std::vector<const char*>& host, Types<Ts...>, TF_Status* status) {
   (RegisterKernel(kDevice, {OpName(kKind),
                             {{"Tidx", DtypeOf<Tidx>::value}, {"T", DtypeOf<Ts>::value}}, host,
-                            &BinaryCompute<kKind, Tidx, Ts>, CreateBinary, DeleteBinary}, status),
+                            &BinaryCompute<kKind, Tidx, Ts>, kernels::CreateBinaryOutputState, kernels::DeleteBinaryOutputState}, status),
    ...);
 }
 
