@@ -187,18 +187,7 @@ bool FuseAt(OptGraph& g, const std::string& start) {
 }  // namespace
 
 int FuseAffineChains(OptGraph& g) {
-  std::vector<std::string> candidates;
-  for (const NodeDefProto& node : g.nodes())
-    if (IsAffineOp(node.op)) candidates.push_back(node.name);
-  int fused = 0;
-  for (const std::string& name : candidates) {
-    if (g.Find(name) == nullptr) continue;
-    if (FuseAt(g, name)) {
-      ++fused;
-      g.DropUnread();
-    }
-  }
-  return fused;
+  return g.FuseEach(IsAffineOp, FuseAt);
 }
 
 }  // namespace opgen

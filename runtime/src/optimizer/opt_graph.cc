@@ -213,6 +213,20 @@ bool OptGraph::ReplaceWithConst(const std::string& name, const TF_Tensor& value)
   return true;
 }
 
+int OptGraph::FuseEach(const std::function<bool(const std::string& op)>& is_candidate,
+                       const std::function<bool(OptGraph&, const std::string& name)>& fuse) {
+  std::vector<std::string> candidates;
+  for (const NodeDefProto& node : nodes_)
+    if (is_candidate(node.op)) candidates.push_back(node.name);
+  int fused = 0;
+  for (const std::string& name : candidates) {
+    if (Find(name) == nullptr || !fuse(*this, name)) continue;
+    ++fused;
+    DropUnread();
+  }
+  return fused;
+}
+
 int OptGraph::DropUnread() {
   RefreshReaders();
   if (!orphans_known_) return SweepDead();

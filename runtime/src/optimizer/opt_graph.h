@@ -4,6 +4,7 @@
 // checks every rewritten node against its OpDef.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -106,6 +107,11 @@ class OptGraph {
   // next SweepDead. (The graph is acyclic here, so a node the roots no longer reach
   // either has no readers or is read only by such nodes.) Returns how many left.
   int DropUnread();
+  // A fusion pass: `fuse` tried at each node whose op `is_candidate` accepts, found by
+  // name (a rewrite moves nodes), each success followed by DropUnread so that the nodes
+  // it absorbed do not block the next one. Returns how many fused.
+  int FuseEach(const std::function<bool(const std::string& op)>& is_candidate,
+               const std::function<bool(OptGraph&, const std::string& name)>& fuse);
   // The node count (after SweepDead: the nodes the signature runs).
   size_t size() const { return nodes_.size(); }
 

@@ -150,20 +150,9 @@ bool FuseAt(OptGraph& g, const std::string conv_name) {  // a copy: nodes move
 }  // namespace
 
 int FuseConvolutions(OptGraph& g) {
-  // By name: sweeping moves the nodes.
-  std::vector<std::string> candidates;
-  for (const NodeDefProto& node : g.nodes())
-    if (node.op == "Conv2D" || node.op == "MatMul" || node.op == "DepthwiseConv2dNative")
-      candidates.push_back(node.name);
-  int fused = 0;
-  for (const std::string& name : candidates) {
-    if (g.Find(name) == nullptr) continue;
-    if (FuseAt(g, name)) {
-      ++fused;
-      g.DropUnread();  // the absorbed nodes' reads must not block the next fusion
-    }
-  }
-  return fused;
+  return g.FuseEach([](const std::string& op) {
+    return op == "Conv2D" || op == "MatMul" || op == "DepthwiseConv2dNative";
+  }, FuseAt);
 }
 
 }  // namespace opgen

@@ -90,18 +90,7 @@ bool FuseAt(OptGraph& g, const std::string mul_name) {  // a copy: nodes move
 }  // namespace
 
 int FuseScaleShifts(OptGraph& g) {
-  std::vector<std::string> candidates;
-  for (const NodeDefProto& node : g.nodes())
-    if (node.op == "Mul") candidates.push_back(node.name);
-  int fused = 0;
-  for (const std::string& name : candidates) {
-    if (g.Find(name) == nullptr) continue;
-    if (FuseAt(g, name)) {
-      ++fused;
-      g.DropUnread();
-    }
-  }
-  return fused;
+  return g.FuseEach([](const std::string& op) { return op == "Mul"; }, FuseAt);
 }
 
 }  // namespace opgen
