@@ -441,7 +441,6 @@ OPGEN_EagerKernel* OPGEN_NewEagerKernel(TFE_Op* op, TF_Status* status) {
     std::string key;
     if (op->ctx != nullptr && op->function == nullptr) {
       key = opgen::EagerKernelCache::Key(def.name, op->device, input_dtypes, op->attrs);
-      if (key.size() > opgen::EagerKernelCache::kMaxKeyBytes) key.clear();
     }
     if (!key.empty()) {
       if (auto cached = op->ctx->kernels.Find<ResolvedKernel>(key)) {

@@ -28,8 +28,16 @@ std::string EagerKernelCache::Key(const std::string& op, const std::string& devi
                              group.size() * sizeof(TF_DataType)));
   key.push_back('|');  // the attrs start: the groups' count is fixed by the op
   for (const auto& [name, value] : attrs) {
+    // A tensor attr's bytes are known without serializing the AttrValue around them:
+    // a big value (an eager Const of megabytes) is refused before it is copied.
+    size_t tensor_bytes = 0;
+    if (value.kind == AttrValue::kTensor) tensor_bytes = value.tensor_proto.bytes().size();
+    if (value.kind == AttrValue::kListTensor)
+      for (const auto& bytes : value.list_s) tensor_bytes += bytes.size();
+    if (key.size() + name.size() + tensor_bytes > kMaxKeyBytes) return {};
     Append(&key, name);
     Append(&key, SerializeAttrValue(value));
+    if (key.size() > kMaxKeyBytes) return {};
   }
   return key;
 }

@@ -24,7 +24,8 @@ class EagerKernelCache {
   static constexpr size_t kMaxKeyBytes = 4096;  // larger keys (big attrs) are not cached
 
   // The key of an op: its name, requested device, input dtypes per input arg and the
-  // attrs it was given (defaults and inferred attrs follow from these).
+  // attrs it was given (defaults and inferred attrs follow from these). Empty when the
+  // key would pass kMaxKeyBytes: such an op is not cached.
   static std::string Key(const std::string& op, const std::string& device,
                          const std::vector<std::vector<TF_DataType>>& input_dtypes,
                          const AttrMap& attrs);

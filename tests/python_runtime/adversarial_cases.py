@@ -918,9 +918,10 @@ NOT_SWEPT = {
     **{op: "random ops (a shape operand or Multinomial's num_samples sized from swept values "
            "would ask for absurd outputs; each run draws new values; "
            "uint64 key/counter operands): tests/python_runtime/test_random_ops.py checks their "
-           "operand errors and compares them with TensorFlow (Multinomial, RandomShuffle: "
-           "test_random_stateful.py)"
-       for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg', 'Multinomial', 'RandomShuffle']},
+           "operand errors and compares them with TensorFlow (Multinomial: "
+           "test_random_stateful.py; RandomShuffle, whose output is its input's shape, is "
+           "swept, compared run to run by dtype and shape as the OpDef is stateful)"
+       for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg', 'Multinomial']},
 }
 
 

@@ -4,7 +4,8 @@ the op's generated function eagerly, in a graph of Const inputs and in a graph o
 Placeholders), run in child processes so that a crash
 fails only the op's test, naming the input that crashed it. A call must return a result
 (the same in every mode and from run to run, and the same for a strided, Fortran-order,
-byte-swapped or unaligned array as for a plain one) or raise a clear error (an
+byte-swapped or unaligned array as for a plain one; for an op whose OpDef is stateful, a
+random draw, the same dtypes and shapes) or raise a clear error (an
 opgen.errors class other than Internal / Unknown, TypeError or ValueError); invalid input
 must raise."""
 
