@@ -118,6 +118,22 @@ def _list_two_reads(g, inputs):
     return g.create_op("Mul", items, {}).outputs[0]
 
 
+def _ragged_to_tensor(shape, splits, types=("ROW_SPLITS",)):
+    """An op_type for check_gradient: RaggedTensorToTensor(shape, values, default) of
+    fixed row partitions (its list input), differentiated in values and default."""
+    def f(g, inputs):
+        values, default = inputs
+        def const(v):
+            return g.create_op("Const", [], {"dtype": opgen.as_dtype(v.dtype),
+                                             "value": v}).outputs[0]
+        return g.create_op("RaggedTensorToTensor",
+                           [const(np.int64(shape)), values, default,
+                            [const(np.int64(p)) for p in splits]],
+                           {"row_partition_types": list(types)}).outputs[0]
+    f.__name__ = "_ragged_to_tensor"
+    return f
+
+
 # ---- complex: real inputs in pairs as complex numbers, a real output ---------------------
 
 def _complex_chain(build):
@@ -434,6 +450,17 @@ def _cases() -> dict[str, list[Case]]:
         "ResizeNearestNeighborGrad": [C(fixed(u((1, 5, 4, 2)), np.int32([3, 3])), {}, [0]),
                                       C(fixed(u((1, 2, 3, 2)), np.int32([4, 5])),
                                         {"half_pixel_centers": True}, [0])],
+        # values [6, 2] in rows of 2, 0, 3, 1; padded, truncated (values dropped: zero
+        # gradient), two ragged levels, a default per inner position, FIRST_DIM_SIZE rows
+        "RaggedTensorToTensor": [
+            C(fixed(u((6, 2)), u(())), {}, op_type=_ragged_to_tensor([-1, -1, 2],
+                                                                      [[0, 2, 2, 5, 6]])),
+            C(fixed(u((6, 2)), u((2,))), {}, op_type=_ragged_to_tensor([3, 2, 2],
+                                                                       [[0, 2, 2, 5, 6]])),
+            C(fixed(u((6,)), u(())), {}, op_type=_ragged_to_tensor(
+                [-1, -1, -1], [[0, 2, 2, 3], [0, 2, 3, 6]], ("ROW_SPLITS", "ROW_SPLITS"))),
+            C(fixed(u((5,)), u(())), {}, op_type=_ragged_to_tensor(
+                [4, 3], [4, [0, 0, 2, 2, 2]], ("FIRST_DIM_SIZE", "VALUE_ROWIDS")))],
         # TensorList: a round trip through every list op with a gradient
         "TensorListFromTensor": [C(fixed(u((4, 3)), u((3,))), tf=True,
                                    op_type=_list_round_trip)],
@@ -509,7 +536,6 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
     "ResizeArea": "TensorFlow defines no gradient for it either",
-    "RaggedTensorToTensor": "TensorFlow's gradient (to values and default) is not built yet",
 }
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;

@@ -353,3 +353,68 @@ def test_matches_tensorflow(tf_results, index):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype, (op, attrs, g, w)
         np.testing.assert_array_equal(g, w, err_msg=f"{op} {attrs}")
+
+
+# ---- RaggedTensorToTensor's gradient, against tf.GradientTape ------------------------------
+
+GRAD_SCRIPT = r"""
+import os, pickle, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import tensorflow as tf
+out = []
+for values, default, shape, partitions, types, w in pickle.load(open(sys.argv[1], "rb")):
+    v, d = tf.constant(values), tf.constant(default)
+    with tf.GradientTape() as tape:
+        tape.watch([v, d])
+        y = tf.raw_ops.RaggedTensorToTensor(
+            shape=tf.constant(shape), values=v, default_value=d,
+            row_partition_tensors=[tf.constant(p) for p in partitions], row_partition_types=types)
+    gv, gd = tape.gradient(y, [v, d], output_gradients=tf.constant(w))
+    out.append((tf.convert_to_tensor(gv).numpy(), gd.numpy()))
+pickle.dump(out, open(sys.argv[2], "wb"))
+"""
+
+_GRAD_RNG = np.random.default_rng(5)
+GRAD_CASES = [  # values, default, shape, row partitions, their types
+    (_GRAD_RNG.standard_normal((6, 2)), _GRAD_RNG.standard_normal(2), [-1, -1, 2],
+     [np.int64([0, 2, 2, 5, 6])], ["ROW_SPLITS"]),
+    (_GRAD_RNG.standard_normal((6, 2)), np.float64(0.5), [3, 2, 2],
+     [np.int64([0, 2, 2, 5, 6])], ["ROW_SPLITS"]),
+    (_GRAD_RNG.standard_normal(6), np.float64(-1), [-1, -1, -1],
+     [np.int32([0, 2, 2, 3]), np.int32([0, 2, 3, 6])], ["ROW_SPLITS", "ROW_SPLITS"]),
+    (_GRAD_RNG.standard_normal(5), np.float64(2), [4, 3],
+     [np.int64(4), np.int64([0, 0, 2, 2, 2])], ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]),
+]
+
+
+def _opgen_ragged_grads(values, default, shape, partitions, types, w):
+    import opgen
+    g = opgen.Graph()
+    with g.as_default():
+        v = ops.placeholder(opgen.float64, shape=list(values.shape))
+        d = ops.placeholder(opgen.float64, shape=list(np.shape(default)))
+        y = ops.ragged_tensor_to_tensor(np.int64(shape), v, d, partitions,
+                                        row_partition_types=types)
+        wy = ops.placeholder(opgen.float64, shape=list(w.shape))
+        gv, gd = opgen.gradients([y], [v, d], grad_ys=[wy])
+    return opgen.Session(g).run([gv, gd], {v: values, d: default, wy: w})
+
+
+def test_ragged_tensor_to_tensor_gradient_matches_tensorflow(tmp_path):
+    python = os.environ.get("OPGEN_TF_PYTHON")
+    if not python or not Path(python).exists():
+        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    cases = []
+    for values, default, shape, partitions, types in GRAD_CASES:
+        y = ops.ragged_tensor_to_tensor(np.int64(shape), values, default, partitions,
+                                        row_partition_types=types).numpy()
+        cases.append((values, default, shape, partitions, types,
+                      _GRAD_RNG.uniform(0.5, 1.5, y.shape)))
+    (tmp_path / "cases.pkl").write_bytes(pickle.dumps(cases))
+    subprocess.run([python, "-c", GRAD_SCRIPT, str(tmp_path / "cases.pkl"),
+                    str(tmp_path / "out.pkl")], cwd=tmp_path, check=True, timeout=300,
+                   capture_output=True)
+    for case, (want_v, want_d) in zip(cases, pickle.loads((tmp_path / "out.pkl").read_bytes())):
+        got_v, got_d = _opgen_ragged_grads(*case)
+        np.testing.assert_allclose(got_v, want_v, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got_d, want_d, rtol=1e-12, atol=1e-12)

@@ -23,17 +23,7 @@ void RegisterGrad(const char* op_type, GradFn fn) {
 
 void RegisterNoGrad(const char* op_type) { RegisterBuiltinNotDifferentiable(op_type); }
 
-// TensorFlow differentiates RaggedTensorToTensor with respect to its values and default;
-// opgen has no such gradient yet and says so rather than give none.
-static void RaggedToTensorNotYet(GradBuilder& b) {
-  if (b.ok())
-    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-                 "RaggedTensorToTensor's gradient (to values and default_value) is not built "
-                 "in opgen yet");
-}
-
 void RegisterNotDifferentiableOps() {
-  RegisterGrad("RaggedTensorToTensor", RaggedToTensorNotYet);
   for (const char* op :
        {// shapes and indices
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
@@ -85,7 +75,7 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterControlFlowGradients, RegisterFunctionGradients,
+                      RegisterRaggedGradients, RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterNotDifferentiableOps})
     family();
 }

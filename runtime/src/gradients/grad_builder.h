@@ -11,7 +11,7 @@
 //
 // Reading the forward op:  input(i), output(i), grad(i) (the gradient of output i, always
 //   a tensor), needs(i) (whether input i wants a gradient), dtype(t), AttrBool/AttrInt/
-//   AttrType/AttrInts/AttrFloat/AttrString, HasAttr, StaticShape(t, &dims), ConstInts(t, &values) (the value
+//   AttrType/AttrInts/AttrFloat/AttrString/AttrStrings, HasAttr, StaticShape(t, &dims), ConstInts(t, &values) (the value
 //   of a Const input).
 // Emitting nodes (named "<scope><op type>", unique, on the forward op's device):
 //   Op("Mul", {a, b}, {{"transpose_a", true}}) -> output 0; Node(...) -> the operation;
@@ -49,7 +49,7 @@ struct In {
 
 // One attr value to set on a new node.
 struct Attr {
-  enum Kind { kBool, kInt, kFloat, kType, kInts, kString };
+  enum Kind { kBool, kInt, kFloat, kType, kInts, kString, kStrings };
   Attr(const char* n, bool v) : name(n), kind(kBool), i(v) {}
   Attr(const char* n, int v) : name(n), kind(kInt), i(v) {}
   Attr(const char* n, int64_t v) : name(n), kind(kInt), i(v) {}
@@ -58,6 +58,8 @@ struct Attr {
   Attr(const char* n, std::vector<int64_t> v) : name(n), kind(kInts), ints(std::move(v)) {}
   Attr(const char* n, std::string v) : name(n), kind(kString), str(std::move(v)) {}
   Attr(const char* n, const char* v) : name(n), kind(kString), str(v) {}  // not a bool
+  Attr(const char* n, std::vector<std::string> v)
+      : name(n), kind(kStrings), strs(std::move(v)) {}
   const char* name;
   Kind kind;
   int64_t i = 0;
@@ -65,6 +67,7 @@ struct Attr {
   TF_DataType type = TF_FLOAT;
   std::vector<int64_t> ints;
   std::string str;
+  std::vector<std::string> strs;
 };
 
 class GradBuilder {
@@ -121,6 +124,22 @@ class GradBuilder {
     const bool has = TF_GetCode(s) == TF_OK;
     TF_DeleteStatus(s);
     return has;
+  }
+  std::vector<std::string> AttrStrings(const char* name) {
+    if (!ok()) return {};
+    TF_AttrMetadata m = TF_OperationGetAttrMetadata(op_, name, status_);
+    if (!ok() || m.list_size <= 0) return {};
+    std::vector<void*> values(m.list_size);
+    std::vector<size_t> lengths(m.list_size);
+    std::string storage(static_cast<size_t>(m.total_size), '\0');
+    TF_OperationGetAttrStringList(op_, name, values.data(), lengths.data(),
+                                  static_cast<int>(m.list_size), &storage[0], storage.size(),
+                                  status_);
+    std::vector<std::string> out;
+    if (!ok()) return out;
+    for (int64_t i = 0; i < m.list_size; ++i)
+      out.emplace_back(static_cast<const char*>(values[i]), lengths[i]);
+    return out;
   }
   std::vector<int64_t> AttrInts(const char* name) {
     if (!ok()) return {};
@@ -209,6 +228,17 @@ class GradBuilder {
           TF_SetAttrIntList(d, a.name, a.ints.data(), static_cast<int>(a.ints.size()));
           break;
         case Attr::kString: TF_SetAttrString(d, a.name, a.str.data(), a.str.size()); break;
+        case Attr::kStrings: {
+          std::vector<const void*> values;
+          std::vector<size_t> lengths;
+          for (const std::string& v : a.strs) {
+            values.push_back(v.data());
+            lengths.push_back(v.size());
+          }
+          TF_SetAttrStringList(d, a.name, values.data(), lengths.data(),
+                               static_cast<int>(values.size()));
+          break;
+        }
       }
     }
     return TF_FinishOperation(d, status_);
