@@ -121,6 +121,7 @@ __all__ = [
     "lookup_table_find_v2",
     "lookup_table_import_v2",
     "lookup_table_insert_v2",
+    "lookup_table_remove_v2",
     "lookup_table_size_v2",
     "loop_cond",
     "mat_mul",
@@ -142,6 +143,7 @@ __all__ = [
     "mirror_pad_grad",
     "mul",
     "multinomial",
+    "mutable_hash_table_of_tensors_v2",
     "mutable_hash_table_v2",
     "neg",
     "next_iteration",
@@ -2304,6 +2306,9 @@ def lookup_table_insert_v2(
     values: TensorLike,
     name: str | None = None,
 ) -> OpNode: ...
+def lookup_table_remove_v2(
+    table_handle: TensorLike, keys: TensorLike, name: str | None = None
+) -> OpNode: ...
 @overload
 def lookup_table_size_v2(
     table_handle: GraphOutput, name: str | None = None
@@ -2878,6 +2883,15 @@ def multinomial(
     seed: int = ...,
     seed2: int = ...,
     output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def mutable_hash_table_of_tensors_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = ...,
+    shared_name: str = ...,
+    use_node_name_sharing: bool = ...,
+    value_shape: ShapeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 def mutable_hash_table_v2(

@@ -338,6 +338,27 @@ def lookup_table_insert_v2(
     return _out or None
 
 
+def lookup_table_remove_v2(
+    table_handle: TensorLike, keys: TensorLike, name: str | None = None
+) -> OpNode:
+    """Removes keys from a mutable table.
+
+    Keys the table lacks are ignored. UNIMPLEMENTED for a HashTable, which is filled once; INVALID_ARGUMENT for keys of another dtype than the table's.
+
+    Args:
+      table_handle: A `Tensor` of type `resource`.
+        The handle of the table.
+      keys: A `Tensor`.
+        The keys to remove, any shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("LookupTableRemoveV2", [table_handle, keys], {}, name)
+    return _out or None
+
+
 def lookup_table_size_v2(table_handle: TensorLike, name: str | None = None) -> OpOutput:
     """The number of entries of a table.
 

@@ -669,6 +669,54 @@ def multinomial(
     return _out[0]
 
 
+def mutable_hash_table_of_tensors_v2(
+    key_dtype: DTypeLike,
+    value_dtype: DTypeLike,
+    container: str = "",
+    shared_name: str = "",
+    use_node_name_sharing: bool = False,
+    value_shape: ShapeLike = [],
+    name: str | None = None,
+) -> OpOutput:
+    """Makes a handle to a hash table whose values are tensors of one shape.
+
+    As MutableHashTableV2, each key holding a tensor of value_shape: the values of n keys have the keys' shape followed by value_shape.
+
+    Args:
+      key_dtype: A dtype.
+        The dtype of the keys: int32, int64 or string.
+      value_dtype: A dtype.
+        The dtype of the values.
+      container: An optional `string`. Defaults to `""`.
+        The container of the table; empty: "localhost".
+      shared_name: An optional `string`. Defaults to `""`.
+        The table's name; empty: one table per node (see the op).
+      use_node_name_sharing: An optional `bool`. Defaults to `False`.
+        With an empty shared_name, name the table after the node.
+      value_shape: An optional `shape`. Defaults to `[]`.
+        The shape of each key's value, fully defined.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `resource`.
+      A scalar handle of the table.
+    """
+    _out = _execute_op(
+        "MutableHashTableOfTensorsV2",
+        [],
+        {
+            "key_dtype": key_dtype,
+            "value_dtype": value_dtype,
+            "container": container,
+            "shared_name": shared_name,
+            "use_node_name_sharing": use_node_name_sharing,
+            "value_shape": value_shape,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def mutable_hash_table_v2(
     key_dtype: DTypeLike,
     value_dtype: DTypeLike,
@@ -679,7 +727,7 @@ def mutable_hash_table_v2(
 ) -> OpOutput:
     """Makes a handle to a hash table that may change.
 
-    Imports replace its contents and inserts add or overwrite entries.
+    Imports replace its contents, inserts add or overwrite entries and removes drop them.
 
     Args:
       key_dtype: A dtype.

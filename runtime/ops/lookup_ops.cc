@@ -50,6 +50,18 @@ OpRegistration TableOp(const char* name, const char* summary, const char* descri
       false, false, true};
 }
 
+// MutableHashTableOfTensorsV2: TableOp's attrs and value_shape.
+OpRegistration TensorTableOp() {
+  OpRegistration op = TableOp(
+      "MutableHashTableOfTensorsV2",
+      "Makes a handle to a hash table whose values are tensors of one shape.",
+      "As MutableHashTableV2, each key holding a tensor of value_shape: the values of n "
+      "keys have the keys' shape followed by value_shape.");
+  op.attrs.push_back("value_shape: shape = []");
+  op.arg_docs.push_back({"value_shape", "The shape of each key's value, fully defined."});
+  return op;
+}
+
 OpRegistration FillOp(const char* name, const char* key_attr, const char* value_attr,
                       OpShapeFn shape_fn, const char* summary, const char* description) {
   return OpRegistration{
@@ -76,7 +88,9 @@ void RegisterLookupOps(TF_Status* status) {
               "empty shared_name gives each node a table of its own (named after the node "
               "with use_node_name_sharing)."),
       TableOp("MutableHashTableV2", "Makes a handle to a hash table that may change.",
-              "Imports replace its contents and inserts add or overwrite entries."),
+              "Imports replace its contents, inserts add or overwrite entries and removes "
+              "drop them."),
+      TensorTableOp(),
       FillOp("LookupTableImportV2", "Tin", "Tout", ShapeFn<HandleScalar>,
              "Fills a table with keys and values of one shape.",
              "A HashTable is filled once (FAILED_PRECONDITION for one key with two values, "
@@ -99,6 +113,14 @@ void RegisterLookupOps(TF_Status* status) {
         {"default_value", "The value of a missing key."},
         {"values", "The values, shaped as keys."},
         {"Tin", "The dtype of the keys."}, {"Tout", "The dtype of the values."}},
+       false, false, true},
+      {"LookupTableRemoveV2", {"Tin: type"}, {"table_handle: resource", "keys: Tin"}, {},
+       ShapeFn<HandleScalar>, "Removes keys from a mutable table.",
+       "Keys the table lacks are ignored. UNIMPLEMENTED for a HashTable, which is filled "
+       "once; INVALID_ARGUMENT for keys of another dtype than the table's.",
+       {{"table_handle", "The handle of the table."},
+        {"keys", "The keys to remove, any shape."},
+        {"Tin", "The dtype of the keys."}},
        false, false, true},
       {"LookupTableSizeV2", {}, {"table_handle: resource"}, {"size: int64"},
        ShapeFn<SizeShape>, "The number of entries of a table.", "",

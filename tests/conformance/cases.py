@@ -62,7 +62,7 @@ NOT_COMPARED = {
            "inputs: tests/python_runtime/test_lookup_tables.py and test_text_models.py"
        for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
                   "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
-                  "LookupTableSizeV2", "LookupTableExportV2")},
+                  "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2")},
     **{op: "calls functions of a graph's library, not a function of array inputs alone: "
            "tests/python_runtime/test_tf_functions.py and the SavedModel tests compare them "
            "with TensorFlow"

@@ -903,7 +903,7 @@ NOT_SWEPT = {
     **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"
        for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
                   "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
-                  "LookupTableSizeV2", "LookupTableExportV2")},
+                  "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2")},
     **{op: "function calls and functional control flow (func attrs name a library's "
            "functions): tests/runtime/test_function_calls.py"
        for op in ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",

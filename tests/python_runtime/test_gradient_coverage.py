@@ -525,7 +525,7 @@ NOT_DIFFERENTIABLE = {
                     "string ops: TensorFlow declares them not differentiable"),
     **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
                      "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
-                     "LookupTableSizeV2", "LookupTableExportV2"],
+                     "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2"],
                     "lookup tables: keys are looked up, not differentiated (as in TensorFlow)"),
     "LoopCond": "a boolean loop condition",
     **dict.fromkeys(["TensorListLength", "TensorListElementShape"], "a list's length or shape"),

@@ -163,3 +163,123 @@ def test_session_keeps_its_tables_across_runs_and_a_new_one_starts_empty():
         assert sess.run(size) == 2
     with opgen.Session(g) as fresh:
         assert fresh.run(size) == 0
+
+
+# ---- removal, and tables of tensors --------------------------------------------------------
+
+def test_mutable_table_removes_keys_and_a_hash_table_refuses_to():
+    t = _table(opgen.int64, opgen.string, mutable=True)
+    ops.lookup_table_insert_v2(t, np.int64([1, 2, 3, 4]), _s(["a", "b", "c", "d"]))
+    ops.lookup_table_remove_v2(t, np.int64([[2, 9], [4, 2]]))  # 9: absent, ignored
+    assert ops.lookup_table_size_v2(t).numpy() == 2
+    got = ops.lookup_table_find_v2(t, np.int64([1, 2, 3, 4]), _s(["-"])[0]).numpy()
+    assert got.tolist() == _strings(["a", "-", "c", "-"])
+    k, v = ops.lookup_table_export_v2(t, Tkeys=opgen.int64, Tvalues=opgen.string)
+    assert sorted(zip(k.numpy().tolist(), v.numpy().tolist())) == [(1, b"a"), (3, b"c")]
+    ops.lookup_table_insert_v2(t, np.int64([2]), _s(["B"]))  # a removed key comes back
+    assert ops.lookup_table_find_v2(t, np.int64([2]), _s(["-"])[0]).numpy().tolist() == [b"B"]
+    with pytest.raises(errors.InvalidArgumentError, match="Key must be type int64 but got int32"):
+        ops.lookup_table_remove_v2(t, np.int32([1]))
+    fixed = _table(opgen.int64, opgen.int64)
+    ops.lookup_table_import_v2(fixed, np.int64([1]), np.int64([10]))
+    with pytest.raises(errors.UnimplementedError, match="Remove not supported"):
+        ops.lookup_table_remove_v2(fixed, np.int64([1]))
+
+
+def _tensor_table(key_dtype, value_dtype, value_shape):
+    return ops.mutable_hash_table_of_tensors_v2(key_dtype=key_dtype, value_dtype=value_dtype,
+                                                value_shape=value_shape,
+                                                shared_name=f"test_table_{next(_names)}")
+
+
+def test_table_of_tensors_holds_a_row_per_key():
+    t = _tensor_table(opgen.string, opgen.float32, [2])
+    ops.lookup_table_insert_v2(t, _s(["a", "b", "c"]), np.float32([[1, 2], [3, 4], [5, 6]]))
+    ops.lookup_table_insert_v2(t, _s(["b"]), np.float32([[30, 40]]))
+    ops.lookup_table_remove_v2(t, _s(["a"]))
+    probes = _s(["b", "a", "c", "zz"], (2, 2))
+    got = ops.lookup_table_find_v2(t, probes, np.float32([-1, -2])).numpy()
+    np.testing.assert_array_equal(got, np.float32([[[30, 40], [-1, -2]], [[5, 6], [-1, -2]]]))
+    per_key = np.float32([[[0, 0], [7, 8]], [[0, 0], [9, 10]]])  # one default per key
+    got = ops.lookup_table_find_v2(t, probes, per_key).numpy()
+    np.testing.assert_array_equal(got, np.float32([[[30, 40], [7, 8]], [[5, 6], [9, 10]]]))
+    k, v = ops.lookup_table_export_v2(t, Tkeys=opgen.string, Tvalues=opgen.float32)
+    assert v.numpy().shape == (2, 2)
+    assert sorted(zip(k.numpy().tolist(), v.numpy().tolist())) == [(b"b", [30, 40]), (b"c", [5, 6])]
+    with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[2,2\] for value"):
+        ops.lookup_table_insert_v2(t, _s(["x", "y"]), np.float32([1, 2]))
+    with pytest.raises(errors.InvalidArgumentError, match="for default value"):
+        ops.lookup_table_find_v2(t, _s(["b"]), np.float32(0)).numpy()
+    ops.lookup_table_import_v2(t, _s(["q"]), np.float32([[1, 1]]))  # replaces everything
+    assert ops.lookup_table_size_v2(t).numpy() == 1
+
+
+def test_table_of_tensors_matrix_values_and_bools():
+    t = _tensor_table(opgen.int64, opgen.bool, [2, 3])
+    values = np.arange(12).reshape(2, 2, 3) % 3 == 0
+    ops.lookup_table_insert_v2(t, np.int64([5, 6]), values)
+    got = ops.lookup_table_find_v2(t, np.int64([6, 7, 5]), np.ones((2, 3), bool)).numpy()
+    np.testing.assert_array_equal(got, np.stack([values[1], np.ones((2, 3), bool), values[0]]))
+
+
+TF_SCRIPT = r"""
+import os, pickle, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np
+import tensorflow as tf
+t = tf.raw_ops.MutableHashTableOfTensorsV2(key_dtype=tf.string, value_dtype=tf.int64,
+                                           value_shape=[3], shared_name="t")
+tf.raw_ops.LookupTableInsertV2(table_handle=t, keys=["a", "b", "c", "d"],
+                               values=np.arange(12).reshape(4, 3))
+tf.raw_ops.LookupTableRemoveV2(table_handle=t, keys=[["b", "zz"], ["d", "b"]])
+out = {"size": tf.raw_ops.LookupTableSizeV2(table_handle=t).numpy(),
+       "find": tf.raw_ops.LookupTableFindV2(table_handle=t, keys=[["a", "b"], ["c", "d"]],
+                                            default_value=np.int64([-1, -2, -3])).numpy()}
+errors = {}
+for name, fn in {
+    "insert_shape": lambda: tf.raw_ops.LookupTableInsertV2(table_handle=t, keys=["x"],
+                                                          values=np.int64([1, 2, 3])),
+    "default_shape": lambda: tf.raw_ops.LookupTableFindV2(table_handle=t, keys=["a"],
+                                                         default_value=np.int64([1, 2])),
+    "remove_hash_table": lambda: tf.raw_ops.LookupTableRemoveV2(
+        table_handle=tf.raw_ops.HashTableV2(key_dtype=tf.string, value_dtype=tf.int64),
+        keys=["a"]),
+}.items():
+    try:
+        fn()
+        errors[name] = None
+    except tf.errors.OpError as e:
+        errors[name] = (type(e).__name__, e.message.split(" [Op:")[0].split("}} ")[-1])
+out["errors"] = errors
+pickle.dump(out, open(sys.argv[1], "wb"))
+"""
+
+
+def test_remove_and_tables_of_tensors_match_tensorflow(tmp_path):
+    import os
+    import pickle
+    import subprocess
+    from pathlib import Path
+    python = os.environ.get("OPGEN_TF_PYTHON")
+    if not python or not Path(python).exists():
+        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    subprocess.run([python, "-c", TF_SCRIPT, str(tmp_path / "out.pkl")], cwd=tmp_path,
+                   check=True, timeout=300, capture_output=True)
+    want = pickle.loads((tmp_path / "out.pkl").read_bytes())
+    t = _tensor_table(opgen.string, opgen.int64, [3])
+    ops.lookup_table_insert_v2(t, _s(["a", "b", "c", "d"]), np.arange(12).reshape(4, 3))
+    ops.lookup_table_remove_v2(t, _s(["b", "zz", "d", "b"], (2, 2)))
+    assert ops.lookup_table_size_v2(t).numpy() == want["size"]
+    got = ops.lookup_table_find_v2(t, _s(["a", "b", "c", "d"], (2, 2)), np.int64([-1, -2, -3]))
+    np.testing.assert_array_equal(got.numpy(), want["find"])
+    calls = {
+        "insert_shape": lambda: ops.lookup_table_insert_v2(t, _s(["x"]), np.int64([1, 2, 3])),
+        "default_shape": lambda: ops.lookup_table_find_v2(t, _s(["a"]), np.int64([1, 2])).numpy(),
+        "remove_hash_table": lambda: ops.lookup_table_remove_v2(
+            _table(opgen.string, opgen.int64), _s(["a"])),
+    }
+    for name, call in calls.items():
+        kind, message = want["errors"][name]
+        with pytest.raises(getattr(errors, kind)) as info:
+            call()
+        assert message in str(info.value), (name, message, str(info.value))

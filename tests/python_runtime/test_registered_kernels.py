@@ -37,7 +37,7 @@ CPU_ONLY = {
     **{op: "lookup tables are host objects, as in TensorFlow"
        for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
                   "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
-                  "LookupTableSizeV2", "LookupTableExportV2")},
+                  "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2")},
     "RaggedTensorToTensor": "its ragged inputs come from host string ops (TensorFlow "
                             "registers a GPU kernel; opgen has none yet)",
     # A TensorList is a host object (a DT_VARIANT scalar); TensorFlow's GPU builds run

@@ -676,7 +676,7 @@ _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "S
 _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
              "StringSplitV2", "StringNGrams", "Substr", "RaggedTensorToTensor", "HashTableV2",
              "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
-             "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2",
+             "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2",
              "LookupTableExportV2"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's

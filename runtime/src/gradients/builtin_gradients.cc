@@ -62,7 +62,7 @@ void RegisterNotDifferentiableOps() {
         // lookup tables: keys are looked up, not differentiated (TensorFlow's lookup ops
         // are not differentiable)
         "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
-        "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableExportV2",
+        "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2",
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve"})
     RegisterNoGrad(op);
