@@ -301,8 +301,8 @@ def test_paths_with_residual(harness, case, isa):
 # runs a narrower copy of the micro-kernel (24 = 16 + 8 with AVX2, 40 = 32 + 8 with
 # AVX-512's 14x32): output channel counts that leave 1..NR-1 columns, on the pointwise,
 # strided, few-pixel and many-pixel paths, with K deep enough (2048) to split the columns
-# into several L2 blocks; each in-register activation, with and without the residual and
-# the bias. (input, filter, strides)
+# into several L2 blocks; each in-register activation (none, Relu, Relu6, Sigmoid, Swish),
+# with and without the residual and the bias. (input, filter, strides)
 TAIL_CASES = [
     ((1, 9, 10, 16), (1, 1, 16, 24), (1, 1)),     # MobileNetV2's 24-channel projections
     ((2, 8, 7, 40), (1, 1, 40, 40), (1, 1)),      # EfficientNet's 40
@@ -325,7 +325,7 @@ def test_partial_last_panel(harness, case, isa):
     pads = (0, 0, 0, 0) if kh == 1 else ((kh - 1) // 2, kh // 2, (kw - 1) // 2, kw // 2)
     pre = conv_reference(x, f, strides, ((pads[0], pads[1]), (pads[2], pads[3])))
     residual = rng.standard_normal(pre.shape).astype(np.float32) * 3
-    for activation in ("none", "relu", "relu6", "sigmoid"):
+    for activation in ("none", "relu", "relu6", "sigmoid", "swish"):
         for b, side in ((bias, residual), (None, None), (bias, None)):
             got = run_harness(harness, x, f, strides, pads, activation, b, isa,
                               residual=side)
