@@ -295,3 +295,42 @@ def test_paths_with_residual(harness, case, isa):
                           residual)
         want = activate(pre + bias + residual, activation)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+# A block's last panel, when its live columns fit fewer vectors than the kernel's width,
+# runs a narrower copy of the micro-kernel (24 = 16 + 8 with AVX2, 40 = 32 + 8 with
+# AVX-512's 14x32): output channel counts that leave 1..NR-1 columns, on the pointwise,
+# strided, few-pixel and many-pixel paths, with K deep enough (2048) to split the columns
+# into several L2 blocks; each in-register activation (none, Relu, Relu6, Sigmoid, Swish),
+# with and without the residual and the bias. (input, filter, strides)
+TAIL_CASES = [
+    ((1, 9, 10, 16), (1, 1, 16, 24), (1, 1)),     # MobileNetV2's 24-channel projections
+    ((2, 8, 7, 40), (1, 1, 40, 40), (1, 1)),      # EfficientNet's 40
+    ((1, 6, 6, 44), (1, 1, 44, 88), (1, 1)),      # NASNet's 88 (5 panels + 8), oc > M
+    ((1, 13, 11, 33), (1, 1, 33, 17), (1, 1)),    # one live column past a full panel
+    ((1, 12, 12, 20), (1, 1, 20, 44), (2, 2)),    # strided 1x1 (im2col rows), 12 live
+    ((1, 4, 5, 2048), (1, 1, 2048, 200), (1, 1)),  # K 2048: column blocks of 128 + 72
+    ((1, 3, 3, 7), (3, 3, 7, 25), (1, 1)),        # a 3x3 window through im2col
+]
+
+
+@pytest.mark.parametrize("isa", PATHS)
+@pytest.mark.parametrize("case", TAIL_CASES, ids=str)
+def test_partial_last_panel(harness, case, isa):
+    shape, filter_shape, strides = case
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = (rng.standard_normal(filter_shape) / np.sqrt(np.prod(filter_shape[:3]))).astype(np.float32)
+    bias = rng.standard_normal(filter_shape[3]).astype(np.float32)
+    kh, kw = filter_shape[:2]
+    pads = (0, 0, 0, 0) if kh == 1 else ((kh - 1) // 2, kh // 2, (kw - 1) // 2, kw // 2)
+    pre = conv_reference(x, f, strides, ((pads[0], pads[1]), (pads[2], pads[3])))
+    residual = rng.standard_normal(pre.shape).astype(np.float32) * 3
+    for activation in ("none", "relu", "relu6", "sigmoid", "swish"):
+        for b, side in ((bias, residual), (None, None), (bias, None)):
+            got = run_harness(harness, x, f, strides, pads, activation, b, isa,
+                              residual=side)
+            want = activate(pre + (0 if b is None else b) + (0 if side is None else side),
+                            activation)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max(),
+                                       err_msg=f"{activation} bias={b is not None} "
+                                               f"residual={side is not None}")

@@ -1,8 +1,9 @@
 // See conv2d_simd.h. C[M pixels, N output channels] = A[M, K] @ B[K, N], B being the
 // HWIO filter as it is (row k = (tap, input channel), N contiguous floats), A either the
 // input itself (1x1, stride 1) or im2col rows of one block of pixels. Work is split into
-// (pixel block x output-channel block) tasks over ParallelFor's pool; the bias and
-// Relu/Relu6 are applied in registers, other activations per block while it is hot.
+// (pixel block x output-channel block) tasks over ParallelFor's pool; the bias, the
+// residual and Relu/Relu6/Sigmoid/Swish are applied in registers, other activations per
+// block while it is hot.
 #include <algorithm>
 #include <cstring>
 

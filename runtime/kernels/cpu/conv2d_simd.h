@@ -17,7 +17,11 @@ namespace opgen {
 namespace cpu {
 
 // The activations applied in registers; the rest run over the block afterwards.
-enum InRegisterActivation : int { kInRegNone, kInRegRelu, kInRegRelu6, kInRegLater };
+// Sigmoid and Swish (EfficientNet's expanding 1x1 layers) go through vector_math.h's
+// SigmoidOf / SwishOf, as the depthwise kernel's do.
+enum InRegisterActivation : int {
+  kInRegNone, kInRegRelu, kInRegRelu6, kInRegSigmoid, kInRegSwish, kInRegLater
+};
 
 // rows x columns [n0, n1) of C = A @ B (+ bias, activation; `side`, laid out as C, added
 // before the activation): see GemmBlock in conv2d_simd_kernels.inc.
@@ -75,6 +79,8 @@ inline int InRegister(Activation a) {
   return a == Activation::kNone    ? kInRegNone
          : a == Activation::kRelu  ? kInRegRelu
          : a == Activation::kRelu6 ? kInRegRelu6
+         : a == Activation::kSigmoid ? kInRegSigmoid
+         : a == Activation::kSwish   ? kInRegSwish
                                    : kInRegLater;
 }
 
