@@ -24,6 +24,7 @@ __all__ = [
     "arg_max",
     "arg_min",
     "as_string",
+    "assert_",
     "assign_add_variable_op",
     "assign_sub_variable_op",
     "assign_variable_op",
@@ -45,6 +46,8 @@ __all__ = [
     "case",
     "cast",
     "ceil",
+    "check_numerics",
+    "check_numerics_v2",
     "clip_by_value",
     "complex",
     "complex_abs",
@@ -74,6 +77,7 @@ __all__ = [
     "einsum",
     "elu",
     "elu_grad",
+    "ensure_shape",
     "enter",
     "equal",
     "erf",
@@ -111,6 +115,8 @@ __all__ = [
     "leaky_relu_grad",
     "less",
     "less_equal",
+    "lin_space",
+    "list_diff",
     "log",
     "log1p",
     "log_softmax",
@@ -155,6 +161,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "pow",
+    "print_v2",
     "prod",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
@@ -189,7 +196,9 @@ __all__ = [
     "resource_apply_momentum",
     "resource_apply_rms_prop",
     "restore_v2",
+    "reverse_sequence",
     "reverse_v2",
+    "roll",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -209,6 +218,7 @@ __all__ = [
     "sin",
     "size",
     "slice",
+    "snapshot",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -219,6 +229,7 @@ __all__ = [
     "space_to_depth",
     "sparse_bincount",
     "sparse_softmax_cross_entropy_with_logits",
+    "sparse_to_dense",
     "split",
     "split_v",
     "sqrt",
@@ -247,6 +258,7 @@ __all__ = [
     "stop_gradient",
     "strided_slice",
     "strided_slice_grad",
+    "string_format",
     "string_join",
     "string_lower",
     "string_n_grams",
@@ -272,6 +284,10 @@ __all__ = [
     "top_kv2",
     "transpose",
     "truncated_normal",
+    "unique",
+    "unique_v2",
+    "unique_with_counts",
+    "unique_with_counts_v2",
     "unpack",
     "unsorted_segment_sum",
     "var_handle_op",
@@ -469,6 +485,12 @@ def as_string(
     fill: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def assert_(
+    condition: TensorLike,
+    data: Sequence[TensorLike],
+    summarize: int = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def assign_add_variable_op(
     resource: TensorLike, value: TensorLike, name: str | None = None
 ) -> OpNode: ...
@@ -882,6 +904,30 @@ def ceil(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def ceil(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def check_numerics(
+    tensor: GraphOutput, message: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def check_numerics(
+    tensor: EagerTensorLike, message: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def check_numerics(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: GraphOutput, message: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: EagerTensorLike, message: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput: ...
 @overload
 def clip_by_value(
     t: GraphOutput,
@@ -1670,6 +1716,18 @@ def elu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def ensure_shape(
+    input: GraphOutput, shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def ensure_shape(
+    input: EagerTensorLike, shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def ensure_shape(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def enter(
     data: GraphOutput,
     frame_name: str,
@@ -2194,6 +2252,37 @@ def less_equal(
 ) -> EagerOutput: ...
 @overload
 def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def lin_space(
+    start: GraphOutput, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: GraphOutput, num: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: EagerTensorLike,
+    stop: EagerTensorLike,
+    num: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> OpOutput: ...
+
+class _ListDiffOutput(NamedTuple):
+    out: OpOutput
+    idx: OpOutput
+
+def list_diff(
+    x: TensorLike, y: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _ListDiffOutput: ...
 @overload
 def log(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3072,6 +3161,9 @@ def pow(
 ) -> EagerOutput: ...
 @overload
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+def print_v2(
+    input: TensorLike, output_stream: str = ..., end: str = ..., name: str | None = None
+) -> OpNode: ...
 @overload
 def prod(
     input: GraphOutput,
@@ -3822,6 +3914,38 @@ def restore_v2(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def reverse_sequence(
+    input: GraphOutput,
+    seq_lengths: TensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reverse_sequence(
+    input: TensorLike,
+    seq_lengths: GraphOutput,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reverse_sequence(
+    input: EagerTensorLike,
+    seq_lengths: EagerTensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def reverse_sequence(
+    input: TensorLike,
+    seq_lengths: TensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def reverse_v2(
     tensor: GraphOutput, axis: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -3836,6 +3960,29 @@ def reverse_v2(
 @overload
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def roll(
+    input: GraphOutput, shift: TensorLike, axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: GraphOutput, axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: TensorLike, axis: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: EagerTensorLike,
+    shift: EagerTensorLike,
+    axis: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4191,6 +4338,12 @@ def slice(
     input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def snapshot(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def snapshot(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def snapshot(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -4376,6 +4529,60 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
 def sparse_softmax_cross_entropy_with_logits(
     features: TensorLike, labels: TensorLike, name: str | None = None
 ) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: GraphOutput,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: GraphOutput,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: GraphOutput,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: GraphOutput,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    sparse_values: EagerTensorLike,
+    default_value: EagerTensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def split(
     split_dim: GraphOutput, value: TensorLike, num_split: int, name: str | None = None
@@ -5278,6 +5485,30 @@ def strided_slice_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def string_format(
+    inputs: Sequence[GraphOutput],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def string_format(
+    inputs: Sequence[EagerTensorLike],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def string_format(
+    inputs: Sequence[TensorLike],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def string_join(
     inputs: Sequence[GraphOutput], separator: str = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -5723,6 +5954,40 @@ def truncated_normal(
     seed2: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _UniqueOutput(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+
+def unique(
+    x: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueOutput: ...
+
+class _UniqueV2Output(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+
+def unique_v2(
+    x: TensorLike, axis: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueV2Output: ...
+
+class _UniqueWithCountsOutput(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+    count: OpOutput
+
+def unique_with_counts(
+    x: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueWithCountsOutput: ...
+
+class _UniqueWithCountsV2Output(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+    count: OpOutput
+
+def unique_with_counts_v2(
+    x: TensorLike, axis: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueWithCountsV2Output: ...
 @overload
 def unpack(
     value: GraphOutput, num: int, axis: int = ..., name: str | None = None

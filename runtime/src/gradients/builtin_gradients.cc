@@ -86,6 +86,6 @@ void opgen_register_builtin_gradients() {
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,
-                      RegisterNotDifferentiableOps})
+                      RegisterDebugSequenceGradients, RegisterNotDifferentiableOps})
     family();
 }
