@@ -28,7 +28,7 @@ struct CheckNumericsKernel {
     const int64_t n = TF_TensorElementCount(input.get());
     unsigned found = 0;
     for (int64_t i = 0; i < n; ++i) {
-      const float v = static_cast<float>(Widen(x[i]));
+      const auto v = Widen(x[i]);
       if (std::isnan(v)) found |= kernels::kFoundNaN;
       else if (std::isinf(v)) found |= v > 0 ? kernels::kFoundPosInf : kernels::kFoundNegInf;
     }

@@ -1,6 +1,7 @@
 // The Unique family, ListDiff and SparseToDense: outputs whose sizes or placement come
 // from the values themselves, computed on the host. Values compare as TensorFlow's do:
-// 0.0 equals -0.0, a NaN equals nothing (each NaN is its own unique value).
+// a NaN equals nothing (each NaN is its own unique value); 0.0 equals -0.0 in float and
+// double, not in half and bfloat16.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -30,10 +31,15 @@ bool AppendKey(const TF_Tensor* t, int64_t i, std::string* key) {
   switch (type) {
     case TF_FLOAT: v = static_cast<const float*>(TF_TensorData(t))[i]; break;
     case TF_DOUBLE: v = static_cast<const double*>(TF_TensorData(t))[i]; break;
-    case TF_HALF: v = static_cast<float>(static_cast<const Half*>(TF_TensorData(t))[i]); break;
-    case TF_BFLOAT16:
-      v = static_cast<float>(static_cast<const BFloat16*>(TF_TensorData(t))[i]);
-      break;
+    case TF_HALF:
+    case TF_BFLOAT16: {
+      // TensorFlow hashes 16-bit floats by their bits: -0 and 0 stay apart.
+      const uint16_t bits = static_cast<const uint16_t*>(TF_TensorData(t))[i];
+      const float f = type == TF_HALF ? HalfBitsToFloat(bits) : BFloat16BitsToFloat(bits);
+      if (std::isnan(f)) return false;
+      key->append(reinterpret_cast<const char*>(&bits), sizeof bits);
+      return true;
+    }
     default: {
       const size_t width = TF_DataTypeSize(type);
       key->append(static_cast<const char*>(TF_TensorData(t)) + i * width, width);

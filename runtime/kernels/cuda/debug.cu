@@ -17,7 +17,7 @@ __global__ void ScanNumerics(const T* __restrict__ x, int64_t n, unsigned* found
   unsigned bits = 0;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const float v = static_cast<float>(Widen(x[i]));
+    const auto v = Widen(x[i]);
     if (isnan(v)) bits |= kernels::kFoundNaN;
     else if (isinf(v)) bits |= v > 0 ? kernels::kFoundPosInf : kernels::kFoundNegInf;
   }
