@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -18,8 +19,24 @@ namespace cpu {
 namespace {
 
 template <typename F>
+bool IsSubnormal(F v) {
+  if constexpr (std::is_same_v<F, double>) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return (bits & 0x7ff0000000000000ull) == 0 && (bits & 0x000fffffffffffffull) != 0;
+  } else {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return (bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0;
+  }
+}
+
+template <typename F>
 std::string FloatText(F v) {
   if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  // TensorFlow's kernels run with subnormals flushed to zero: they print as (signed) 0.
+  // Read from the bits: under denormals-are-zero a comparison would call them zero.
+  if (IsSubnormal(v)) v = std::signbit(v) ? F(-0.0) : F(0.0);
   constexpr bool kDouble = std::is_same_v<F, double>;
   char buf[40];
   for (int digits : {kDouble ? 15 : 6, kDouble ? 17 : 9}) {
