@@ -297,7 +297,7 @@ def test_check_numerics_messages_match_tensorflow(op, dtype, tf_ref):
     np_dtype = bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     for i, combo in enumerate(NUMERIC_COMBOS):
         x = np.array(combo, np.float64).astype(np_dtype)
-        kind, text = _error(lambda: _run(op, [x], {"message": "msg here"}))
+        kind, text = _error(lambda x=x: _run(op, [x], {"message": "msg here"}))
         want_kind, want = tf_ref[f"{op}/{i}/{dtype}"]
         assert kind == want_kind == "InvalidArgumentError"
         assert text == f"{op}: {want}", combo
@@ -316,8 +316,8 @@ def test_check_numerics_of_large_doubles_is_not_inf():
 
 def test_ensure_shape_messages_match_tensorflow(tf_ref):
     for i, (shape, want) in enumerate(ENSURE_CASES):
-        kind, text = _error(lambda: _run("EnsureShape", [np.zeros(shape, np.float32)],
-                                         {"shape": want}))
+        kind, text = _error(lambda shape=shape, want=want: _run(
+            "EnsureShape", [np.zeros(shape, np.float32)], {"shape": want}))
         assert kind == tf_ref[f"ensure/{i}"][0] == "InvalidArgumentError"
         assert tf_ref[f"ensure/{i}"][1] in text
 
