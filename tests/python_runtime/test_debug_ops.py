@@ -2,8 +2,9 @@
 CheckNumericsV2, EnsureShape, Snapshot, PrintV2 and StringFormat, eagerly and in graphs,
 against TensorFlow 2.21 (run once in a child process, $OPGEN_TF_PYTHON): the text of
 TensorFlow's tensor summaries (v1 in Assert's message, v2 in StringFormat) for every
-dtype and `summarize`, the messages of its errors, and a graph TensorFlow freezes with
-tf.debugging.assert_* and check_numerics inside a tf.function."""
+dtype and `summarize`, the messages of its errors, a graph TensorFlow freezes with
+tf.debugging.assert_* and check_numerics inside a tf.function, and a SavedModel with them
+and a tf.print."""
 
 from __future__ import annotations
 
@@ -174,6 +175,25 @@ TF_SCRIPT = textwrap.dedent(r"""
             lines = [l for l in e.message.splitlines()
                      if "assertion failed" in l or "Tensor had" in l]
             out[f"frozen/{i}"] = [type(e).__name__, lines[0].strip()]
+
+    # The same checks and a tf.print in a SavedModel (functional control flow inside).
+    class Checked(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
+        def serve(self, x):
+            tf.debugging.assert_non_negative(x, message="x must be >= 0")
+            tf.print("sum:", tf.reduce_sum(x), output_stream=sys.stdout)
+            return {"y": tf.debugging.check_numerics(tf.math.log(x), "log of x")}
+
+    module = Checked()
+    tf.saved_model.save(module, sys.argv[4], signatures={"serving_default": module.serve})
+    for i, x in enumerate(spec["frozen_inputs"]):
+        try:
+            y = module.serve(tf.constant(x, tf.float32))["y"]
+            out[f"saved/{i}"] = ["ok", y.numpy().tolist()]
+        except tf.errors.OpError as e:
+            lines = [l for l in e.message.splitlines()
+                     if "assertion failed" in l or "Tensor had" in l]
+            out[f"saved/{i}"] = [type(e).__name__, lines[0].strip()]
     json.dump(out, open(sys.argv[2], "w"))
 """)
 
@@ -191,7 +211,8 @@ def tf_ref(tmp_path_factory):
     (folder / "spec.json").write_text(json.dumps(spec))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.json"), str(folder / "frozen.pb")],
+                             str(folder / "out.json"), str(folder / "frozen.pb"),
+                             str(folder / "saved_model")],
                             capture_output=True, text=True, timeout=600, cwd=folder,
                             env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
     if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
@@ -199,6 +220,7 @@ def tf_ref(tmp_path_factory):
     assert result.returncode == 0, result.stderr[-3000:]
     ref = json.loads((folder / "out.json").read_text())
     ref["frozen.pb"] = (folder / "frozen.pb").read_bytes()
+    ref["saved_model"] = str(folder / "saved_model")
     return ref
 
 
@@ -396,5 +418,24 @@ def test_frozen_tf_function_with_debugging_checks(tf_ref):
                 continue
             with pytest.raises(errors.InvalidArgumentError) as info:
                 s.run("Identity:0", feed)
+            assert kind == "InvalidArgumentError"
+            assert want in str(info.value), x
+
+
+def test_saved_model_with_debugging_checks_and_print(tf_ref, capfd):
+    """tf.debugging checks and tf.print inside a SavedModel's function: the same values
+    and errors as TensorFlow's, and the print on stdout."""
+    from opgen import saved_model
+    with saved_model.load(tf_ref["saved_model"]) as model:
+        serve = model.signatures["serving_default"]
+        for i, x in enumerate(FROZEN_INPUTS):
+            kind, want = tf_ref[f"saved/{i}"]
+            capfd.readouterr()  # what the calls before printed
+            if kind == "ok":
+                np.testing.assert_allclose(serve(x=np.float32(x))["y"], want, rtol=1e-6)
+                assert capfd.readouterr().out == f"sum: {np.float32(x).sum():g}\n"
+                continue
+            with pytest.raises(errors.InvalidArgumentError) as info:
+                serve(x=np.float32(x))
             assert kind == "InvalidArgumentError"
             assert want in str(info.value), x
