@@ -1,5 +1,5 @@
 """The debugging and sequence ops with CUDA kernels (CheckNumerics, CheckNumericsV2,
-EnsureShape, Snapshot, Roll, ReverseSequence, LinSpace) on the GPU equal the CPU kernels,
+EnsureShape, Snapshot, Roll, ReverseSequence, LinSpace, SparseToDense) on the GPU equal the CPU kernels,
 for every dtype both devices register, with the same errors."""
 
 from __future__ import annotations
@@ -52,3 +52,15 @@ def test_lin_space(gpu_matches_cpu, dtype):
     for num in (1, 2, 7, 1000):
         gpu_matches_cpu(ops.lin_space, dtype(-1.5), dtype(2.25), np.int32(num))
     _raises_on_both(errors.InvalidArgumentError, ops.lin_space, dtype(0), dtype(1), np.int64(0))
+
+
+@pytest.mark.parametrize("dtype", MOVE_TYPES, ids=name)
+def test_sparse_to_dense(gpu_matches_cpu, rng, dtype):
+    values, fill = random(rng, (3,), dtype), random(rng, (), dtype)
+    for index in (np.int32, np.int64):
+        indices = index([[0, 1], [1, 3], [2, 0]])
+        gpu_matches_cpu(ops.sparse_to_dense, indices, index([3, 4]), values, fill)
+        gpu_matches_cpu(ops.sparse_to_dense, indices[::-1], index([3, 4]), values[0], fill,
+                        validate_indices=False)
+    _raises_on_both(errors.InvalidArgumentError, ops.sparse_to_dense, np.int32([[1], [0]]),
+                    np.int32([4]), values[:2], fill)

@@ -34,8 +34,8 @@ CPU_ONLY_FAMILIES = {
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
     "debug_host": "Assert, PrintV2 and StringFormat turn tensors into text on the host, "
                   "as in TensorFlow",
-    "unique": "Unique*, ListDiff and SparseToDense: outputs sized or placed by the values, "
-              "computed on the host (no GPU kernel yet)",
+    "unique": "Unique* and ListDiff: outputs sized by the values, computed on the host "
+              "(no GPU kernel yet)",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

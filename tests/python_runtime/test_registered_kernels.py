@@ -51,11 +51,10 @@ CPU_ONLY = {
     # operands in host memory; StringFormat has only a CPU kernel).
     **{op: "turns tensors into text on the host, as in TensorFlow"
        for op in ("Assert", "PrintV2", "StringFormat")},
-    # Output sizes that depend on the values (TensorFlow has GPU kernels for Unique and
-    # SparseToDense; opgen computes them on the host, a GPU placement falls back here).
-    **{op: "outputs sized or placed by the values: host kernels (no GPU kernel yet)"
-       for op in ("Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2", "ListDiff",
-                  "SparseToDense")},
+    # Output sizes that depend on the values (TensorFlow has a GPU kernel for Unique;
+    # opgen computes them on the host, a GPU placement falls back here).
+    **{op: "outputs sized by the values: host kernels (no GPU kernel yet)"
+       for op in ("Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2", "ListDiff")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

@@ -16,7 +16,8 @@ void RegisterPool3DGradKernels(TF_Status*);
 void RegisterDebugKernels(TF_Status*);       // debug.cc: CheckNumerics(V2), EnsureShape, Snapshot
 void RegisterDebugHostKernels(TF_Status*);   // debug_host.cc: Assert, PrintV2, StringFormat (host only)
 void RegisterSequenceKernels(TF_Status*);    // sequence.cc: Roll, ReverseSequence, LinSpace
-void RegisterUniqueKernels(TF_Status*);      // unique.cc: Unique*, ListDiff, SparseToDense (host only)
+void RegisterUniqueKernels(TF_Status*);      // unique.cc: Unique*, ListDiff (host only)
+void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cc: SparseToDense
 }  // namespace cpu
 }  // namespace opgen
 
@@ -81,7 +82,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterDebugKernels,
       RegisterDebugHostKernels,
       RegisterSequenceKernels,
-      RegisterUniqueKernels}) {
+      RegisterUniqueKernels,
+      RegisterSparseToDenseKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -1,5 +1,5 @@
-// The Unique family, ListDiff and SparseToDense: outputs whose sizes or placement come
-// from the values themselves, computed on the host. Values compare as TensorFlow's do:
+// The Unique family and ListDiff: outputs whose sizes come from the values themselves,
+// computed on the host. Values compare as TensorFlow's do:
 // a NaN equals nothing (each NaN is its own unique value); 0.0 equals -0.0 in float and
 // double, not in half and bfloat16.
 #include <cmath>
@@ -192,101 +192,14 @@ void ListDiffCompute(void*, TF_OpKernelContext* ctx) {
   if (idx) PutIndices(idx.get(), kept);
 }
 
-// ---- SparseToDense ---------------------------------------------------------------------
-
-void* CreateValidate(TF_OpKernelConstruction* ctx) {
-  StatusPtr s = NewStatus();
-  const bool v = kernels::BoolAttr(ctx, "validate_indices", s.get());
-  if (TF_GetCode(s.get()) == TF_OK) return new bool(v);
-  TF_OpKernelConstruction_Failure(ctx, s.get());
-  return nullptr;
-}
-void DeleteValidate(void* p) { delete static_cast<bool*>(p); }
-
-std::string IndexText(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-void SparseToDenseCompute(void* attrs, TF_OpKernelContext* ctx) {
-  const bool validate = *static_cast<bool*>(attrs);
-  TensorPtr indices = Input(ctx, 0), shape = Input(ctx, 1), values = Input(ctx, 2),
-            fill = Input(ctx, 3);
-  if (!indices || !shape || !values || !fill) return;
-  const int index_rank = TF_NumDims(indices.get());
-  if (index_rank > 2)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "sparse_indices should be a scalar, vector, or matrix, "
-                                          "got shape " + ShapeString(Dims(indices.get())));
-  if (TF_NumDims(shape.get()) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "output_shape should be a vector, got shape " +
-                                              ShapeString(Dims(shape.get())));
-  const int64_t n = index_rank > 0 ? TF_Dim(indices.get(), 0) : 1;
-  const int64_t rank = index_rank > 1 ? TF_Dim(indices.get(), 1) : 1;
-  const std::vector<int64_t> dims = IndexValues(shape.get());
-  if (static_cast<int64_t>(dims.size()) != rank)
-    return Fail(ctx, TF_INVALID_ARGUMENT,
-                "output_shape has incorrect number of elements: " + std::to_string(dims.size()) +
-                    " should be: " + std::to_string(rank));
-  const int64_t num_values = TF_TensorElementCount(values.get());
-  if (!(TF_NumDims(values.get()) == 0 ||
-        (TF_NumDims(values.get()) == 1 && num_values == n)))
-    return Fail(ctx, TF_INVALID_ARGUMENT,
-                "sparse_values has incorrect shape " + ShapeString(Dims(values.get())) +
-                    ", should be [] or [" + std::to_string(n) + "]");
-  if (TF_NumDims(fill.get()) != 0)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "default_value should be a scalar.");
-  if (!kernels::CheckShapeSize(ctx, "SparseToDense", dims)) return;
-  const std::vector<int64_t> coords = IndexValues(indices.get());
-  std::vector<int64_t> flat(n);
-  for (int64_t i = 0; i < n; ++i) {
-    const std::vector<int64_t> at(coords.begin() + i * rank, coords.begin() + (i + 1) * rank);
-    int64_t f = 0;
-    bool in_bounds = true;
-    for (int64_t d = 0; d < rank; ++d) {
-      in_bounds = in_bounds && at[d] >= 0 && at[d] < dims[d];
-      f = f * dims[d] + at[d];
-    }
-    if (!in_bounds && !validate)
-      return Fail(ctx, TF_INVALID_ARGUMENT,
-                  "Indices are not valid (out of bounds).  Shape: " + IndexText(dims));
-    if (!in_bounds)
-      return Fail(ctx, TF_INVALID_ARGUMENT, "indices[" + std::to_string(i) + "] = " +
-                                                IndexText(at) + " is out of bounds: need 0 <= index < " +
-                                                IndexText(dims));
-    if (validate && i > 0 && f <= flat[i - 1])
-      return Fail(ctx, TF_INVALID_ARGUMENT,
-                  "indices[" + std::to_string(i) + "] = " + IndexText(at) + " is " +
-                      (f == flat[i - 1] ? "repeated" : "out of order. Many sparse ops require "
-                                                       "sorted indices.\n    Use `tf.sparse.reorder` "
-                                                       "to create a correctly ordered copy.\n\n"));
-    flat[i] = f;
-  }
-  const TF_DataType type = TF_TensorType(values.get());
-  TensorPtr out = NewOutput(ctx, 0, type, dims);
-  if (!out) return;
-  const int64_t total = NumElements(dims);
-  bool ok = true;
-  for (int64_t i = 0; i < total && ok; ++i) ok = CopyElement(fill.get(), 0, out.get(), i);
-  for (int64_t i = 0; i < n && ok; ++i)
-    ok = CopyElement(values.get(), num_values == n && TF_NumDims(values.get()) == 1 ? i : 0,
-                     out.get(), flat[i]);
-  if (!ok) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string");
-  SetStringOutput(ctx, 0, out);
-}
-
 }  // namespace
 
 void RegisterUniqueKernels(TF_Status* status) {
   std::vector<TF_DataType> types(std::begin(kAllFixedSizeTypes), std::end(kAllFixedSizeTypes));
   types.push_back(TF_STRING);
   for (TF_DataType t : types) {
-    const bool complex = t == TF_COMPLEX64 || t == TF_COMPLEX128;
-    for (TF_DataType index : {TF_INT32, TF_INT64})
-      RegisterKernel(kDevice, {"SparseToDense", {{"T", t}, {"Tindices", index}}, {},
-                               SparseToDenseCompute, CreateValidate, DeleteValidate}, status);
+    if (t == TF_COMPLEX64 || t == TF_COMPLEX128) continue;  // TensorFlow compares none either
     for (TF_DataType idx : {TF_INT32, TF_INT64}) {
-      if (complex) continue;  // TensorFlow compares no complex values here either
       RegisterKernel(kDevice, {"Unique", {{"T", t}, {"out_idx", idx}}, {},
                                UniqueCompute<false, false>}, status);
       RegisterKernel(kDevice, {"UniqueWithCounts", {{"T", t}, {"out_idx", idx}}, {},

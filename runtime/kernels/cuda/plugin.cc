@@ -21,6 +21,7 @@ namespace cuda {
 void RegisterPool3DGradKernels(TF_Status*);
 void RegisterDebugKernels(TF_Status*);     // debug.cu: CheckNumerics(V2), EnsureShape, Snapshot
 void RegisterSequenceKernels(TF_Status*);  // sequence.cu: Roll, ReverseSequence, LinSpace
+void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToDense
 }  // namespace cuda
 }  // namespace opgen
 
@@ -208,6 +209,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterPoolGradKernels,
       RegisterDebugKernels,
       RegisterSequenceKernels,
+      RegisterSparseToDenseKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels}) {
     family(status);
