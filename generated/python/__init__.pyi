@@ -24,6 +24,7 @@ __all__ = [
     "arg_max",
     "arg_min",
     "as_string",
+    "assert_",
     "assign_add_variable_op",
     "assign_sub_variable_op",
     "assign_variable_op",
@@ -45,6 +46,8 @@ __all__ = [
     "case",
     "cast",
     "ceil",
+    "check_numerics",
+    "check_numerics_v2",
     "clip_by_value",
     "complex",
     "complex_abs",
@@ -74,6 +77,7 @@ __all__ = [
     "einsum",
     "elu",
     "elu_grad",
+    "ensure_shape",
     "enter",
     "equal",
     "erf",
@@ -111,6 +115,8 @@ __all__ = [
     "leaky_relu_grad",
     "less",
     "less_equal",
+    "lin_space",
+    "list_diff",
     "log",
     "log1p",
     "log_softmax",
@@ -157,6 +163,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "pow",
+    "print_v2",
     "prod",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
@@ -191,7 +198,9 @@ __all__ = [
     "resource_apply_momentum",
     "resource_apply_rms_prop",
     "restore_v2",
+    "reverse_sequence",
     "reverse_v2",
+    "roll",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -211,6 +220,7 @@ __all__ = [
     "sin",
     "size",
     "slice",
+    "snapshot",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -221,6 +231,7 @@ __all__ = [
     "space_to_depth",
     "sparse_bincount",
     "sparse_softmax_cross_entropy_with_logits",
+    "sparse_to_dense",
     "split",
     "split_v",
     "sqrt",
@@ -249,6 +260,7 @@ __all__ = [
     "stop_gradient",
     "strided_slice",
     "strided_slice_grad",
+    "string_format",
     "string_join",
     "string_lower",
     "string_n_grams",
@@ -274,6 +286,10 @@ __all__ = [
     "top_kv2",
     "transpose",
     "truncated_normal",
+    "unique",
+    "unique_v2",
+    "unique_with_counts",
+    "unique_with_counts_v2",
     "unpack",
     "unsorted_segment_sum",
     "var_handle_op",
@@ -471,6 +487,12 @@ def as_string(
     fill: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+def assert_(
+    condition: TensorLike,
+    data: Sequence[TensorLike],
+    summarize: int = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def assign_add_variable_op(
     resource: TensorLike, value: TensorLike, name: str | None = None
 ) -> OpNode: ...
@@ -884,6 +906,30 @@ def ceil(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def ceil(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def check_numerics(
+    tensor: GraphOutput, message: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def check_numerics(
+    tensor: EagerTensorLike, message: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def check_numerics(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: GraphOutput, message: str, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: EagerTensorLike, message: str, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def check_numerics_v2(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput: ...
 @overload
 def clip_by_value(
     t: GraphOutput,
@@ -1672,6 +1718,18 @@ def elu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def ensure_shape(
+    input: GraphOutput, shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def ensure_shape(
+    input: EagerTensorLike, shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def ensure_shape(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def enter(
     data: GraphOutput,
     frame_name: str,
@@ -2196,6 +2254,37 @@ def less_equal(
 ) -> EagerOutput: ...
 @overload
 def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def lin_space(
+    start: GraphOutput, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: GraphOutput, num: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def lin_space(
+    start: EagerTensorLike,
+    stop: EagerTensorLike,
+    num: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> OpOutput: ...
+
+class _ListDiffOutput(NamedTuple):
+    out: OpOutput
+    idx: OpOutput
+
+def list_diff(
+    x: TensorLike, y: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _ListDiffOutput: ...
 @overload
 def log(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3086,6 +3175,9 @@ def pow(
 ) -> EagerOutput: ...
 @overload
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+def print_v2(
+    input: TensorLike, output_stream: str = ..., end: str = ..., name: str | None = None
+) -> OpNode: ...
 @overload
 def prod(
     input: GraphOutput,
@@ -3836,6 +3928,38 @@ def restore_v2(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def reverse_sequence(
+    input: GraphOutput,
+    seq_lengths: TensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reverse_sequence(
+    input: TensorLike,
+    seq_lengths: GraphOutput,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reverse_sequence(
+    input: EagerTensorLike,
+    seq_lengths: EagerTensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def reverse_sequence(
+    input: TensorLike,
+    seq_lengths: TensorLike,
+    seq_dim: int,
+    batch_dim: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def reverse_v2(
     tensor: GraphOutput, axis: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -3850,6 +3974,29 @@ def reverse_v2(
 @overload
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def roll(
+    input: GraphOutput, shift: TensorLike, axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: GraphOutput, axis: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: TensorLike, axis: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def roll(
+    input: EagerTensorLike,
+    shift: EagerTensorLike,
+    axis: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def roll(
+    input: TensorLike, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4205,6 +4352,12 @@ def slice(
     input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def snapshot(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def snapshot(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def snapshot(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def softmax(logits: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -4390,6 +4543,60 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
 def sparse_softmax_cross_entropy_with_logits(
     features: TensorLike, labels: TensorLike, name: str | None = None
 ) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: GraphOutput,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: GraphOutput,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: GraphOutput,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: GraphOutput,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    sparse_values: EagerTensorLike,
+    default_value: EagerTensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def split(
     split_dim: GraphOutput, value: TensorLike, num_split: int, name: str | None = None
@@ -5292,6 +5499,30 @@ def strided_slice_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def string_format(
+    inputs: Sequence[GraphOutput],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def string_format(
+    inputs: Sequence[EagerTensorLike],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def string_format(
+    inputs: Sequence[TensorLike],
+    template: str = ...,
+    placeholder: str = ...,
+    summarize: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def string_join(
     inputs: Sequence[GraphOutput], separator: str = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -5737,6 +5968,40 @@ def truncated_normal(
     seed2: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _UniqueOutput(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+
+def unique(
+    x: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueOutput: ...
+
+class _UniqueV2Output(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+
+def unique_v2(
+    x: TensorLike, axis: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueV2Output: ...
+
+class _UniqueWithCountsOutput(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+    count: OpOutput
+
+def unique_with_counts(
+    x: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueWithCountsOutput: ...
+
+class _UniqueWithCountsV2Output(NamedTuple):
+    y: OpOutput
+    idx: OpOutput
+    count: OpOutput
+
+def unique_with_counts_v2(
+    x: TensorLike, axis: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
+) -> _UniqueWithCountsV2Output: ...
 @overload
 def unpack(
     value: GraphOutput, num: int, axis: int = ..., name: str | None = None

@@ -266,6 +266,32 @@ def as_string(
     return _out[0]
 
 
+def assert_(
+    condition: TensorLike,
+    data: Sequence[TensorLike],
+    summarize: int = 3,
+    name: str | None = None,
+) -> OpNode:
+    """Fails with InvalidArgument when `condition` is false, showing `data` in the message.
+
+    The message is "assertion failed: " followed by each data tensor summarized in brackets.
+
+    Args:
+      condition: A `Tensor` of type `bool`.
+        A scalar: the assertion.
+      data: A list of `Tensor` objects.
+        Tensors to show when it fails.
+      summarize: An optional `int`. Defaults to `3`.
+        How many entries of each tensor to show (-1: all).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("Assert", [condition, data], {"summarize": summarize}, name)
+    return _out or None
+
+
 def assign_add_variable_op(
     resource: TensorLike, value: TensorLike, name: str | None = None
 ) -> OpNode:

@@ -95,6 +95,50 @@ def ceil(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def check_numerics(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput:
+    """Returns `tensor` unchanged when it holds no NaN or Inf; fails otherwise.
+
+    The error says "<message> : Tensor had NaN values" (or Inf, or Inf and NaN).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values to check.
+      message: A `string`.
+        Prefix of the error message when a value is not finite.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      The same values.
+    """
+    _out = _execute_op("CheckNumerics", [tensor], {"message": message}, name)
+    return _out[0]
+
+
+def check_numerics_v2(
+    tensor: TensorLike, message: str, name: str | None = None
+) -> OpOutput:
+    """CheckNumerics that tells +Inf from -Inf in its message.
+
+    The error names what was found: -Inf, +Inf and NaN, in that order.
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values to check.
+      message: A `string`.
+        Prefix of the error message when a value is not finite.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      The same values.
+    """
+    _out = _execute_op("CheckNumericsV2", [tensor], {"message": message}, name)
+    return _out[0]
+
+
 def clip_by_value(
     t: TensorLike,
     clip_value_min: TensorLike,

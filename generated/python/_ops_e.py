@@ -76,6 +76,28 @@ def elu_grad(
     return _out[0]
 
 
+def ensure_shape(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput:
+    """Returns `input` unchanged when its shape is compatible with `shape`; fails otherwise.
+
+    Unknown dims of `shape` match any size; an unknown rank matches any shape.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      shape: A `shape`.
+        The expected shape, possibly partial.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same tensor.
+    """
+    _out = _execute_op("EnsureShape", [input], {"shape": shape}, name)
+    return _out[0]
+
+
 def enter(
     data: TensorLike,
     frame_name: str,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -102,6 +103,63 @@ def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
     """
     _out = _execute_op("LessEqual", [x, y], {}, name)
     return _out[0]
+
+
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns `num` evenly spaced values from `start` to `stop`, both included.
+
+    `num` = 1 gives `start` alone.
+
+    Args:
+      start: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The first value (a scalar).
+      stop: A `Tensor`. Must have the same type as `start`.
+        The last value (a scalar).
+      num: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        How many values (a positive scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `start`.
+      1-D, `num` values.
+    """
+    _out = _execute_op("LinSpace", [start, stop, num], {}, name)
+    return _out[0]
+
+
+_ListDiffOutput = _collections.namedtuple("ListDiff", ["out", "idx"])
+
+
+def list_diff(
+    x: TensorLike,
+    y: TensorLike,
+    out_idx: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> _ListDiffOutput:
+    """Returns the entries of `x` that are not in `y`, in order.
+
+    Duplicates in `x` are kept.
+
+    Args:
+      x: A `Tensor`.
+        1-D: the values to keep.
+      y: A `Tensor`. Must have the same type as `x`.
+        1-D: the values to remove.
+      out_idx: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (out, idx).
+
+      out: A `Tensor`. Has the same type as `x`.
+        The kept values.
+      idx: A `Tensor` of type `out_idx`.
+        Their positions in `x`.
+    """
+    _out = _execute_op("ListDiff", [x, y], {"out_idx": out_idx}, name)
+    return _ListDiffOutput._make(_out)
 
 
 def log(x: TensorLike, name: str | None = None) -> OpOutput:

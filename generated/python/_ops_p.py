@@ -165,6 +165,34 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def print_v2(
+    input: TensorLike,
+    output_stream: str = "stderr",
+    end: str = "\n",
+    name: str | None = None,
+) -> OpNode:
+    """Prints a string scalar to a stream.
+
+    `output_stream`: stdout, stderr, log(info), log(warning), log(error) or file://<path> (appended to).
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The string to print.
+      output_stream: An optional `string`. Defaults to `"stderr"`.
+        Where to print.
+      end: An optional `string`. Defaults to `"\\n"`.
+        Printed after the string.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "PrintV2", [input], {"output_stream": output_stream, "end": end}, name
+    )
+    return _out or None
+
+
 def prod(
     input: TensorLike,
     reduction_indices: TensorLike,

@@ -1031,6 +1031,41 @@ def restore_v2(
     return _out[0]
 
 
+def reverse_sequence(
+    input: TensorLike,
+    seq_lengths: TensorLike,
+    seq_dim: int,
+    batch_dim: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Reverses the first `seq_lengths[i]` entries along `seq_dim` of each batch entry `i`.
+
+    Entries past a sequence's length stay where they are.
+
+    Args:
+      input: A `Tensor`.
+        The values.
+      seq_lengths: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        1-D, one length per batch entry.
+      seq_dim: An `int`.
+        The dimension reversed.
+      batch_dim: An optional `int`. Defaults to `0`.
+        The dimension of batch entries.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The partly reversed values.
+    """
+    _out = _execute_op(
+        "ReverseSequence",
+        [input, seq_lengths],
+        {"seq_dim": seq_dim, "batch_dim": batch_dim},
+        name,
+    )
+    return _out[0]
+
+
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -1050,6 +1085,30 @@ def reverse_v2(
       `tensor` reversed along `axis`.
     """
     _out = _execute_op("ReverseV2", [tensor, axis], {}, name)
+    return _out[0]
+
+
+def roll(
+    input: TensorLike, shift: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Rolls the elements of `input` by `shift` along `axis`.
+
+    Elements shifted past the end come back at the start; an axis named more than once rolls by the sum of its shifts.
+
+    Args:
+      input: A `Tensor`.
+        The values.
+      shift: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Scalar or 1-D: the shift per axis.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Scalar or 1-D: the axes, as many as shifts.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rolled values.
+    """
+    _out = _execute_op("Roll", [input, shift, axis], {}, name)
     return _out[0]
 
 

@@ -398,6 +398,24 @@ def slice(
     return _out[0]
 
 
+def snapshot(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns a copy of `input`.
+
+    The output is a new buffer, never the input's.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      A copy.
+    """
+    _out = _execute_op("Snapshot", [input], {}, name)
+    return _out[0]
+
+
 def softmax(logits: TensorLike, name: str | None = None) -> OpOutput:
     """Computes softmax over the last dimension: `exp(logits) / sum(exp(logits))`.
 
@@ -658,6 +676,44 @@ def sparse_softmax_cross_entropy_with_logits(
         "SparseSoftmaxCrossEntropyWithLogits", [features, labels], {}, name
     )
     return _SparseSoftmaxCrossEntropyWithLogitsOutput._make(_out)
+
+
+def sparse_to_dense(
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Returns a dense tensor of `output_shape` with `sparse_values` at `sparse_indices` and `default_value` elsewhere.
+
+    `validate_indices` checks that the indices are in bounds, sorted and unique.
+
+    Args:
+      sparse_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        0-D, 1-D or [n, rank] coordinates.
+      output_shape: A `Tensor`. Must have the same type as `sparse_indices`.
+        1-D: the dense shape.
+      sparse_values: A `Tensor`.
+        A scalar for every index, or one value per index.
+      default_value: A `Tensor`. Must have the same type as `sparse_values`.
+        A scalar for the other entries.
+      validate_indices: An optional `bool`. Defaults to `True`.
+        Check order and bounds.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `sparse_values`.
+      The dense tensor.
+    """
+    _out = _execute_op(
+        "SparseToDense",
+        [sparse_indices, output_shape, sparse_values, default_value],
+        {"validate_indices": validate_indices},
+        name,
+    )
+    return _out[0]
 
 
 def split(
@@ -1549,6 +1605,41 @@ def strided_slice_grad(
             "new_axis_mask": new_axis_mask,
             "shrink_axis_mask": shrink_axis_mask,
         },
+        name,
+    )
+    return _out[0]
+
+
+def string_format(
+    inputs: Sequence[TensorLike],
+    template: str = "%s",
+    placeholder: str = "%s",
+    summarize: int = 3,
+    name: str | None = None,
+) -> OpOutput:
+    """Formats tensors into a string: each `placeholder` of `template` becomes the summary of one input.
+
+    Summaries show `summarize` entries at each end of every dimension, e.g. "[1 2 3 ... 8 9 10]"; strings are quoted.
+
+    Args:
+      inputs: A list of `Tensor` objects.
+        The tensors to show, one per placeholder.
+      template: An optional `string`. Defaults to `"%s"`.
+        The text with placeholders.
+      placeholder: An optional `string`. Defaults to `"%s"`.
+        The placeholder's spelling.
+      summarize: An optional `int`. Defaults to `3`.
+        How many entries of each tensor to show (-1: all).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      A string scalar.
+    """
+    _out = _execute_op(
+        "StringFormat",
+        [inputs],
+        {"template": template, "placeholder": placeholder, "summarize": summarize},
         name,
     )
     return _out[0]

@@ -4,14 +4,138 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+
+_UniqueOutput = _collections.namedtuple("Unique", ["y", "idx"])
+
+
+def unique(
+    x: TensorLike, out_idx: DTypeLike = _dtypes.int32, name: str | None = None
+) -> _UniqueOutput:
+    """Returns the unique values of the 1-D `x` and where each entry went.
+
+    Args:
+      x: A `Tensor`.
+        The values.
+      out_idx: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, idx).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The unique values, in order of first appearance.
+      idx: A `Tensor` of type `out_idx`.
+        For each entry of `x`, the index of its value in `y`.
+    """
+    _out = _execute_op("Unique", [x], {"out_idx": out_idx}, name)
+    return _UniqueOutput._make(_out)
+
+
+_UniqueV2Output = _collections.namedtuple("UniqueV2", ["y", "idx"])
+
+
+def unique_v2(
+    x: TensorLike,
+    axis: TensorLike,
+    out_idx: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> _UniqueV2Output:
+    """Returns the unique slices of `x` along `axis` and where each slice went.
+
+    Args:
+      x: A `Tensor`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A 1-element tensor: the axis whose slices are compared (empty: flattened x).
+      out_idx: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, idx).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The unique values, in order of first appearance.
+      idx: A `Tensor` of type `out_idx`.
+        For each entry of `x`, the index of its value in `y`.
+    """
+    _out = _execute_op("UniqueV2", [x, axis], {"out_idx": out_idx}, name)
+    return _UniqueV2Output._make(_out)
+
+
+_UniqueWithCountsOutput = _collections.namedtuple(
+    "UniqueWithCounts", ["y", "idx", "count"]
+)
+
+
+def unique_with_counts(
+    x: TensorLike, out_idx: DTypeLike = _dtypes.int32, name: str | None = None
+) -> _UniqueWithCountsOutput:
+    """Unique, with how often each unique value appears.
+
+    Args:
+      x: A `Tensor`.
+        The values.
+      out_idx: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, idx, count).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The unique values, in order of first appearance.
+      idx: A `Tensor` of type `out_idx`.
+        For each entry of `x`, the index of its value in `y`.
+      count: A `Tensor` of type `out_idx`.
+        How often each of `y` appears.
+    """
+    _out = _execute_op("UniqueWithCounts", [x], {"out_idx": out_idx}, name)
+    return _UniqueWithCountsOutput._make(_out)
+
+
+_UniqueWithCountsV2Output = _collections.namedtuple(
+    "UniqueWithCountsV2", ["y", "idx", "count"]
+)
+
+
+def unique_with_counts_v2(
+    x: TensorLike,
+    axis: TensorLike,
+    out_idx: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> _UniqueWithCountsV2Output:
+    """UniqueV2, with how often each unique slice appears.
+
+    Args:
+      x: A `Tensor`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A 1-element tensor: the axis whose slices are compared (empty: flattened x).
+      out_idx: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (y, idx, count).
+
+      y: A `Tensor`. Has the same type as `x`.
+        The unique values, in order of first appearance.
+      idx: A `Tensor` of type `out_idx`.
+        For each entry of `x`, the index of its value in `y`.
+      count: A `Tensor` of type `out_idx`.
+        How often each of `y` appears.
+    """
+    _out = _execute_op("UniqueWithCountsV2", [x, axis], {"out_idx": out_idx}, name)
+    return _UniqueWithCountsV2Output._make(_out)
 
 
 def unpack(

@@ -256,6 +256,23 @@ def baseline(op_def, rng):
         "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
                                   {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),
+        # debugging and sequence ops (runtime/ops/debug_ops.cc, sequence_ops.cc)
+        "CheckNumerics": lambda: ([_x(rng)], {"message": "checked"}),
+        "CheckNumericsV2": lambda: ([_x(rng)], {"message": "checked"}),
+        "EnsureShape": lambda: ([_x(rng)], {"shape": [2, -1]}),
+        "StringFormat": lambda: ([[_x(rng), np.array([1, 2, 3, 4, 5, 6, 7], i32)]],
+                                 {"template": "x={} n={}", "placeholder": "{}"}),
+        "Roll": lambda: ([_x(rng, (2, 3)), np.array([1, -4], i32), np.array([1, 0], i32)], {}),
+        "ReverseSequence": lambda: ([_x(rng, (2, 3)), np.array([2, 3], i64)], {"seq_dim": 1}),
+        "LinSpace": lambda: ([f32(-1.5), f32(2.0), i32(5)], {}),
+        "Unique": lambda: ([np.array([2, 1, 2, 3, 1], f32)], {}),
+        "UniqueWithCounts": lambda: ([np.array([2, 1, 2, 3, 1], f32)], {}),
+        "UniqueV2": lambda: ([np.array([[1, 2], [3, 4], [1, 2]], f32), np.array([0], i64)], {}),
+        "UniqueWithCountsV2": lambda: ([np.array([[1, 2], [3, 4], [1, 2]], f32),
+                                       np.array([1], i64)], {}),
+        "ListDiff": lambda: ([np.array([1, 2, 3, 4, 2], f32), np.array([2, 5], f32)], {}),
+        "SparseToDense": lambda: ([np.array([[0, 1], [1, 2]], i32), np.array([2, 3], i32),
+                                   np.array([1.5, 2.5], f32), f32(-1)], {}),
     }
     if name in special:
         return special[name]()
@@ -915,6 +932,10 @@ NOT_SWEPT = {
        for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                   "ResourceApplyKerasMomentum", "ResourceApplyMomentum",
                   "ResourceApplyRMSProp")},
+    **{op: "no outputs, and stateful: a failed Assert is its purpose, PrintV2 writes to "
+           "a stream; tests/python_runtime/test_debug_ops.py checks their messages, operands "
+           "and TensorFlow's frozen graphs"
+       for op in ("Assert", "PrintV2")},
     **{op: "random ops (a shape operand or Multinomial's num_samples sized from swept values "
            "would ask for absurd outputs; each run draws new values; "
            "uint64 key/counter operands): tests/python_runtime/test_random_ops.py checks their "

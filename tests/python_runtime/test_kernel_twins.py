@@ -32,6 +32,10 @@ CPU_ONLY_FAMILIES = {
     "lookup_table": "lookup tables are host objects, as in TensorFlow",
     "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
+    "debug_host": "Assert, PrintV2 and StringFormat turn tensors into text on the host, "
+                  "as in TensorFlow",
+    "unique": "Unique* and ListDiff: outputs sized by the values, computed on the host "
+              "(no GPU kernel yet)",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

@@ -47,6 +47,14 @@ CPU_ONLY = {
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape")},
+    # Text made from tensors on the host (TensorFlow keeps Assert's and PrintV2's
+    # operands in host memory; StringFormat has only a CPU kernel).
+    **{op: "turns tensors into text on the host, as in TensorFlow"
+       for op in ("Assert", "PrintV2", "StringFormat")},
+    # Output sizes that depend on the values (TensorFlow has a GPU kernel for Unique;
+    # opgen computes them on the host, a GPU placement falls back here).
+    **{op: "outputs sized by the values: host kernels (no GPU kernel yet)"
+       for op in ("Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2", "ListDiff")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

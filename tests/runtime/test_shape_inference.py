@@ -505,6 +505,12 @@ def test_fused_batch_norm(infer_shapes, rng):
         infer_shapes("FusedBatchNormV3", [P((2, 3, 3, 4)), P((5,)), P((4,)), P((4,)), P((4,))])
 
 
+def _shape_attr(partial_class, dims):
+    """A shape attr value: conftest's ShapeAttr, found beside its Partial."""
+    import sys
+    return sys.modules[partial_class.__module__].ShapeAttr(dims)
+
+
 # A call per op that needs more than one [2,3] operand (unary) or two (binary).
 _WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 _WINDOW = {"strides": [1] * 4, "padding": "SAME"}
@@ -652,7 +658,23 @@ _CALLS = {
                                   P((0,))], {}, None),
     "SparseBincount": lambda P: ([P((3, 2), np.int64), P((3,), I32), np.array([2, 5], np.int64),
                                   np.array(4, I32), P((0,))], {}, None),
+    # debugging and sequence ops (test_debug_sequence_shapes checks their values)
+    **{op: (lambda P: ([P((2, 3))], {"message": "m"}, None))
+       for op in ("CheckNumerics", "CheckNumericsV2")},
+    "EnsureShape": lambda P: ([P((2, None))], {"shape": _shape_attr(P, (None, 3))}, None),
+    "StringFormat": lambda P: ([P((2, 3)), P((4,), I32)], {"template": "%s %s"}, [2]),
+    "Roll": lambda P: ([P((2, 3)), np.array([1], I32), np.array([0], I32)], {}, None),
+    "ReverseSequence": lambda P: ([P((2, 3)), P((2,), np.int64)], {"seq_dim": 1}, None),
+    "LinSpace": lambda P: ([np.float32(0), np.float32(1), np.array(5, I32)], {}, None),
+    **{op: (lambda P: ([P((4,))], {}, None)) for op in ("Unique", "UniqueWithCounts")},
+    **{op: (lambda P: ([P((4, 3)), np.array([0], np.int64)], {}, None))
+       for op in ("UniqueV2", "UniqueWithCountsV2")},
+    "ListDiff": lambda P: ([P((4,)), P((2,))], {}, None),
+    "SparseToDense": lambda P: ([P((2, 2), I32), np.array([3, 4], I32), P((2,)), P(())], {},
+                                None),
 }
+# Ops without outputs (test_debug_sequence_shapes checks their operands' ranks).
+_NO_OUTPUT_OPS = {"Assert", "PrintV2"}
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
 _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
@@ -701,7 +723,7 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if op.name in _LIST_INPUT_OPS or op.name in _RESOURCE_OPS or op.name in _CHECKPOINT_OPS \
                 or op.name in _TEXT_OPS:
             continue
-        if op.name in _STRING_INPUT_OPS:
+        if op.name in _STRING_INPUT_OPS or op.name in _NO_OUTPUT_OPS:
             continue
         if op.name in _FUNCTION_CALLS:
             continue  # outputs are what the called function makes: test_function_call_shapes
@@ -712,6 +734,44 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if infer_shapes(op.name, inputs, attrs, arg_sizes)[0] is None:
             unknown.append(op.name)
     assert unknown == []
+
+
+def test_debug_sequence_shapes(infer_shapes):
+    """EnsureShape merges the input's shape with its attr (known sizes that differ fail);
+    LinSpace is [num] for a known num; Unique's y is 1-D of unknown length, idx x's
+    length; UniqueV2 keeps x's rank; SparseToDense is output_shape's value; Roll and
+    ReverseSequence keep the input's shape; Assert has no outputs."""
+    P, S, Error = infer_shapes.Partial, infer_shapes.ShapeAttr, infer_shapes.Error
+    assert infer_shapes("EnsureShape", [P((2, None))], {"shape": S((None, 3))}) == [(2, 3)]
+    assert infer_shapes("EnsureShape", [P(None)], {"shape": S((None, 3))}) == [(None, 3)]
+    with pytest.raises(Error):
+        infer_shapes("EnsureShape", [P((2, 4))], {"shape": S((None, 3))})
+    with pytest.raises(Error):
+        infer_shapes("EnsureShape", [P((2,))], {"shape": S((None, 3))})
+    assert infer_shapes("LinSpace", [np.float32(0), np.float32(1), np.array(7, I32)]) == [(7,)]
+    assert infer_shapes("LinSpace", [np.float32(0), np.float32(1), P((), I32)]) == [(None,)]
+    with pytest.raises(Error):
+        infer_shapes("LinSpace", [P((2,)), np.float32(1), np.array(7, I32)])
+    assert infer_shapes("Unique", [P((5,))]) == [(None,), (5,)]
+    assert infer_shapes("UniqueWithCounts", [P((5,))]) == [(None,), (5,), (None,)]
+    with pytest.raises(Error):
+        infer_shapes("Unique", [P((5, 2))])
+    assert infer_shapes("UniqueV2", [P((5, 2)), np.array([1], np.int64)]) == [(None, None), (None,)]
+    assert infer_shapes("ListDiff", [P((5,)), P((2,))]) == [(None,), (None,)]
+    assert infer_shapes("SparseToDense", [P((2, 2), I32), np.array([3, 4], I32), P((2,)),
+                                          P(())]) == [(3, 4)]
+    assert infer_shapes("SparseToDense", [P((2, 2), I32), P((2,), I32), P((2,)),
+                                          P(())]) == [(None, None)]
+    assert infer_shapes("Roll", [P((2, None)), np.array(1, I32), np.array(0, I32)]) == [(2, None)]
+    with pytest.raises(Error):
+        infer_shapes("Roll", [P((2, 3)), np.array([1, 2], I32), np.array([0], I32)])
+    assert infer_shapes("ReverseSequence", [P((4, 3)), P((3,), np.int64)],
+                        {"seq_dim": 0, "batch_dim": 1}) == [(4, 3)]
+    with pytest.raises(Error):
+        infer_shapes("ReverseSequence", [P((4, 3)), P((4,), np.int64)],
+                     {"seq_dim": 0, "batch_dim": 1})
+    assert infer_shapes("Assert", [P((), np.bool_), P((2, 3))], {}, [1, 1]) == []
+    assert infer_shapes("StringFormat", [P((2, 3))], {}, [1]) == [()]
 
 
 _FUNCTION_CALLS = ("PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case",

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../../src/string_tensor.h"
 #include "../constant_spec.h"
 #include "../shape_ops.h"
 #include "../transpose_spec.h"
@@ -109,6 +110,17 @@ void ZerosLikeCompute(void*, TF_OpKernelContext* ctx) {
   std::memset(TF_TensorData(output.get()), 0, bytes);
 }
 
+// ZerosLike of strings: empty strings (a new string tensor starts so).
+void ZerosLikeStringCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0);
+  if (!input) return;
+  TensorPtr out(NewStringTensor(Dims(input.get())));
+  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "ZerosLike: out of memory for strings");
+  TF_Status* s = ThreadStatus();
+  TF_SetOutput(ctx, 0, out.get(), s);
+  if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);
+}
+
 template <typename T>
 struct OnesLikeKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
@@ -189,6 +201,7 @@ void RegisterArrayKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"Size", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
       &DescribeKernels<int32_t>::Size}, status);
   RegisterKernel(kDevice, {"Rank", {{"T", TF_STRING}}, {}, &DescribeKernels<int32_t>::Rank}, status);
+  RegisterKernel(kDevice, {"ZerosLike", {{"T", TF_STRING}}, {}, ZerosLikeStringCompute}, status);
   RegisterForTypes<OnesLikeKernel>(kDevice, 
       "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
   RegisterKernel(kDevice, {"NoOp", {}, {}, [](void*, TF_OpKernelContext*) {}}, status);

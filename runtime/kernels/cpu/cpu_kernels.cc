@@ -13,6 +13,11 @@ namespace cpu {
 // pool3d_grad.cc: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in kernel_util.h, so that adding it rebuilt one file.
 void RegisterPool3DGradKernels(TF_Status*);
+void RegisterDebugKernels(TF_Status*);       // debug.cc: CheckNumerics(V2), EnsureShape, Snapshot
+void RegisterDebugHostKernels(TF_Status*);   // debug_host.cc: Assert, PrintV2, StringFormat (host only)
+void RegisterSequenceKernels(TF_Status*);    // sequence.cc: Roll, ReverseSequence, LinSpace
+void RegisterUniqueKernels(TF_Status*);      // unique.cc: Unique*, ListDiff (host only)
+void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cc: SparseToDense
 }  // namespace cpu
 }  // namespace opgen
 
@@ -73,7 +78,12 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,
       RegisterImageGradKernels,
-      RegisterPoolGradKernels}) {
+      RegisterPoolGradKernels,
+      RegisterDebugKernels,
+      RegisterDebugHostKernels,
+      RegisterSequenceKernels,
+      RegisterUniqueKernels,
+      RegisterSparseToDenseKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -19,6 +19,9 @@ namespace cuda {
 // pool3d_grad.cu: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in cuda_kernels.h, so that adding it rebuilt one file.
 void RegisterPool3DGradKernels(TF_Status*);
+void RegisterDebugKernels(TF_Status*);     // debug.cu: CheckNumerics(V2), EnsureShape, Snapshot
+void RegisterSequenceKernels(TF_Status*);  // sequence.cu: Roll, ReverseSequence, LinSpace
+void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToDense
 }  // namespace cuda
 }  // namespace opgen
 
@@ -204,6 +207,9 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterConvGradKernels,
       RegisterImageGradKernels,
       RegisterPoolGradKernels,
+      RegisterDebugKernels,
+      RegisterSequenceKernels,
+      RegisterSparseToDenseKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels}) {
     family(status);

@@ -75,7 +75,8 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterRaggedGradients, RegisterControlFlowGradients, RegisterFunctionGradients,
+                      RegisterRaggedGradients, RegisterControlFlowGradients,
+                      RegisterFunctionGradients, RegisterDebugSequenceGradients,
                       RegisterNotDifferentiableOps})
     family();
 }

@@ -14,6 +14,7 @@ void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax, activations
 void RegisterConvGradients();    // conv_grad.cc: Conv2D, DepthwiseConv2dNative, Conv3D, Conv2DBackpropInput, MaxPool, AvgPool
 void RegisterControlFlowGradients();  // control_flow_grad.cc: Switch, Merge (v1 conds)
 void RegisterFunctionGradients();  // function_grad.cc: calls, If, StatelessIf, Case, StatelessCase
+void RegisterDebugSequenceGradients();  // debug_sequence_grad.cc: CheckNumerics, EnsureShape, Roll, SparseToDense, ...
 void RegisterListGradients();    // list_grad.cc: the TensorList ops, as TensorFlow's list_ops
 void RegisterRaggedGradients();  // ragged_grad.cc: RaggedTensorToTensor
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
