@@ -82,6 +82,9 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "fft",
+    "fft2d",
+    "fft3d",
     "fill",
     "fingerprint",
     "floor",
@@ -100,10 +103,16 @@ __all__ = [
     "identity",
     "identity_n",
     "if_",
+    "ifft",
+    "ifft2d",
+    "ifft3d",
     "imag",
     "initialize_table_v2",
     "invert",
     "invert_permutation",
+    "irfft",
+    "irfft2d",
+    "irfft3d",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -190,6 +199,9 @@ __all__ = [
     "resource_apply_rms_prop",
     "restore_v2",
     "reverse_v2",
+    "rfft",
+    "rfft2d",
+    "rfft3d",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -1768,6 +1780,24 @@ def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def fft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def fft2d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft2d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft2d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def fft3d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft3d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft3d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def fill(
     dims: GraphOutput, value: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -2083,6 +2113,24 @@ def if_(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def ifft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def ifft2d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft2d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft2d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def ifft3d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft3d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft3d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def imag(
     input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -2112,6 +2160,90 @@ def invert_permutation(x: GraphOutput, name: str | None = None) -> GraphOutput: 
 def invert_permutation(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def irfft(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def irfft2d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft2d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft2d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def irfft3d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft3d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft3d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def is_finite(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3836,6 +3968,90 @@ def reverse_v2(
 @overload
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def rfft(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def rfft2d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft2d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft2d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def rfft3d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft3d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft3d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...

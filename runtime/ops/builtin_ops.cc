@@ -65,7 +65,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
-                      opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
+                      opgen::RegisterTrainingOps, opgen::RegisterRandomOps, opgen::RegisterSpectralOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

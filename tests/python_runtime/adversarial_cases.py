@@ -197,6 +197,15 @@ def baseline(op_def, rng):
         "ResizeBicubicGrad": lambda: ([_x(rng, (1, 5, 2, 2)), _x(rng, (1, 3, 4, 2))], {}),
         "MatrixBandPart": lambda: ([_x(rng, (2, 3, 4)), np.int64(1), np.int64(-1)], {}),
         "Bucketize": lambda: ([_x(rng, (2, 3)) - 1.0], {"boundaries": [-0.5, 0.0, 0.5]}),
+        # the FFT family: lengths 5 and 6 (Bluestein and radix-2 paths), RFFT cropping
+        **{op: (lambda: ([_x(rng, (2, 3, 5)).astype(np.complex64)], {}))
+           for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
+        "RFFT": lambda: ([_x(rng, (2, 6)), np.array([5], i32)], {}),
+        "RFFT2D": lambda: ([_x(rng, (2, 3, 6)), np.array([3, 4], i32)], {}),
+        "RFFT3D": lambda: ([_x(rng, (2, 3, 4)), np.array([2, 3, 4], i32)], {}),
+        "IRFFT": lambda: ([_x(rng, (2, 4)).astype(np.complex64), np.array([6], i32)], {}),
+        "IRFFT2D": lambda: ([_x(rng, (3, 4)).astype(np.complex64), np.array([3, 5], i32)], {}),
+        "IRFFT3D": lambda: ([_x(rng, (2, 3, 4)).astype(np.complex64), np.array([2, 3, 6], i32)], {}),
         # issue 22's backprop ops
         "Conv2DBackpropFilter": lambda: ([_x(rng, (1, 4, 4, 2)), np.array([2, 2, 2, 3], i32),
                                           _x(rng, (1, 4, 4, 3))], {"strides": [1, 1, 1, 1], "padding": "SAME"}),
@@ -754,6 +763,11 @@ def invalid_cases():
         ("ResizeBicubicGrad", [_a((5, 2, 2)), _a((1, 3, 4, 2))], {}, "grads of rank 3"),
         ("ResizeBicubicGrad", [_a((1, 5, 2, 2)), _a((1, 3, 4, 2))],
          {"align_corners": True, "half_pixel_centers": True}, "align_corners with half_pixel_centers"),
+        ("FFT2D", [_a((4,)).astype(np.complex64)], {}, "input of rank 1"),
+        ("RFFT", [_a((4,)), _v(8)], {}, "fft_length longer than the input"),
+        ("RFFT", [_a((4,)), _v(-1)], {}, "a negative fft_length"),
+        ("RFFT2D", [_a((4, 4)), _v(4)], {}, "fft_length of 1 value for 2 dims"),
+        ("IRFFT", [_a((2, 3)).astype(np.complex64), _v(6)], {}, "spectrum shorter than 6 / 2 + 1"),
         ("MatrixBandPart", [_a((3,)), i64(0), i64(0)], {}, "input of rank 1"),
         ("MatrixBandPart", [_a((3, 4)), i64(4), i64(0)], {}, "num_lower 4 of 3 rows"),
         ("MatrixBandPart", [_a((3, 4)), i64(0), i64(5)], {}, "num_upper 5 of 4 columns"),

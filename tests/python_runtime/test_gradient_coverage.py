@@ -199,6 +199,53 @@ def _complex_math_cases(u) -> dict[str, list[Case]]:
     return cases
 
 
+def _spectral_cases(u) -> dict[str, list[Case]]:
+    """The FFT family: complex transforms through the complex chain (Imag(op(z) * w)),
+    RFFT on real input (its real output read through Imag(. * w)), IRFFT of a complex
+    input; fft_length a constant, cropping the input in some cases. float64 only: the
+    chains' complex64 differences are too coarse."""
+    def const(g, value):
+        return g.create_op("Const", [], {"dtype": opgen.int32, "value": value}).outputs[0]
+
+    def complex_op(op):
+        return lambda g, zs, p: _cop(g, "Imag", [_cop(g, "Mul", [_cop(g, op, zs[:1]), zs[1]])], Tout=p)
+
+    def rfft(op, n):
+        def build(g, inputs):
+            x, wr, wi = inputs
+            w = _cop(g, "Complex", [wr, wi], Tout=opgen.complex128)
+            y = _cop(g, op, [x, const(g, np.int32(n))], Tcomplex=opgen.complex128)
+            return _cop(g, "Imag", [_cop(g, "Mul", [y, w])], Tout=opgen.float64)
+        build.__name__ = f"{op}-chain"
+        return build
+
+    def irfft(op, n):
+        def build(g, inputs):
+            re, im, w = inputs
+            z = _cop(g, "Complex", [re, im], Tout=opgen.complex128)
+            x = _cop(g, op, [z, const(g, np.int32(n))], Treal=opgen.float64)
+            return _cop(g, "Mul", [x, w])
+        build.__name__ = f"{op}-chain"
+        return build
+
+    only64 = (F64,)
+    cases: dict[str, list[Case]] = {}
+    for op, shape in (("FFT", (2, 5)), ("IFFT", (2, 8)), ("FFT2D", (2, 3, 4)),
+                      ("IFFT2D", (3, 5)), ("FFT3D", (2, 2, 3)), ("IFFT3D", (2, 3, 2))):
+        cases[op] = [C(fixed(u(shape), u(shape), u(shape[-1:]), u(shape[-1:])), dtypes=only64,
+                       op_type=_complex_chain(complex_op(op)))]
+    for op, shape, lengths in (("RFFT", (2, 7), [[6], [5]]), ("RFFT2D", (3, 5), [[3, 4], [2, 5]]),
+                               ("RFFT3D", (2, 3, 4), [[2, 3, 4], [2, 2, 3]])):
+        out = [shape[:-len(n)] + tuple(n[:-1]) + (n[-1] // 2 + 1,) for n in lengths]
+        cases[op] = [C(fixed(u(shape), u(o), u(o)), dtypes=only64, op_type=rfft(op, n))
+                     for n, o in zip(lengths, out)]
+    for op, shape, lengths in (("IRFFT", (2, 4), [[6], [5]]), ("IRFFT2D", (3, 4), [[3, 6], [2, 5]]),
+                               ("IRFFT3D", (2, 3, 3), [[2, 3, 4], [1, 2, 3]])):
+        cases[op] = [C(fixed(u(shape), u(shape), u(shape[:-len(n)] + tuple(n))), dtypes=only64,
+                       op_type=irfft(op, n)) for n in lengths]
+    return cases
+
+
 def _cond(pred: bool, nested: bool):
     """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
     false branch itself a cond when `nested`; x is also used outside."""
@@ -272,6 +319,7 @@ def _cases() -> dict[str, list[Case]]:
                      C(fixed(d((2, 3, 2)), np.int32(-1)), {"keep_dims": True}, [0])]
     cases["Prod"] = [C(fixed(d((2, 3, 2), 0.5, 1.5), np.int32([1])), {}, [0])]
     cases.update(_complex_cases(u))
+    cases.update(_spectral_cases(u))
     cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
     cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
     for op, more in _complex_math_cases(u).items():
@@ -593,7 +641,7 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "ResizeNearestNeighborGrad", "ScaleAndTranslateGrad", "TensorListFromTensor", "TensorListGetItem",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
-         "ResizeBicubicGrad"]
+         "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 

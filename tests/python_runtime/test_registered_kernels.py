@@ -47,6 +47,11 @@ CPU_ONLY = {
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape")},
+    # TensorFlow's GPU kernels are cuFFT's; opgen has none: a GPU placement falls back to
+    # the host kernels (docs/reference/ops.md says so).
+    **{op: "no GPU FFT yet (TensorFlow's is cuFFT): a GPU placement falls back to the host"
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT",
+                  "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

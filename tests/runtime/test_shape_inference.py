@@ -652,6 +652,14 @@ _CALLS = {
                                   P((0,))], {}, None),
     "SparseBincount": lambda P: ([P((3, 2), np.int64), P((3,), I32), np.array([2, 5], np.int64),
                                   np.array(4, I32), P((0,))], {}, None),
+    # the FFT family: complex transforms keep the shape; fft_length sizes the real ones
+    **{op: (lambda P: ([P((2, 3, 4), np.complex64)], {}, None))
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
+    **{op + suffix: (lambda P, rank=rank: ([P((2, 3, 4, 5)), np.array([4] * rank, I32)], {}, None))
+       for rank, suffix in ((1, ""), (2, "2D"), (3, "3D")) for op in ("RFFT",)},
+    **{op + suffix: (lambda P, rank=rank: ([P((2, 3, 4, 5), np.complex64), np.array([3] * rank, I32)],
+                                           {}, None))
+       for rank, suffix in ((1, ""), (2, "2D"), (3, "3D")) for op in ("IRFFT",)},
 }
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
@@ -891,3 +899,21 @@ def test_multinomial_is_batch_by_num_samples(infer_shapes):
                 [P((2, 5)), np.array(-1, I32)]):
         with pytest.raises(infer_shapes.Error):
             infer_shapes("Multinomial", bad)
+
+
+def test_fft_shapes(infer_shapes):
+    """Complex transforms keep the input's shape (rank >= the transform's); RFFT's inner
+    dims are fft_length with the last n / 2 + 1, IRFFT's are fft_length; unknown sizes
+    where fft_length is not a constant."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    c64 = np.complex64
+    assert infer_shapes("FFT2D", [P((2, None, 4), c64)], {}) == [(2, None, 4)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("FFT3D", [P((3, 4), c64)], {})
+    assert infer_shapes("RFFT", [P((2, 9)), np.array([8], I32)], {}) == [(2, 5)]
+    assert infer_shapes("RFFT2D", [P((7, 6, 9)), np.array([5, 7], I32)], {}) == [(7, 5, 4)]
+    assert infer_shapes("IRFFT3D", [P((1, 3, 4, 5), c64), np.array([2, 3, 8], I32)], {}) == [(1, 2, 3, 8)]
+    assert infer_shapes("IRFFT", [P((2, 9), c64), P((1,), I32)], {}) == [(2, None)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("RFFT", [P((2, 9)), np.array([8, 8], I32)], {})

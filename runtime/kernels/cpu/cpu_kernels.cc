@@ -13,6 +13,8 @@ namespace cpu {
 // pool3d_grad.cc: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in kernel_util.h, so that adding it rebuilt one file.
 void RegisterPool3DGradKernels(TF_Status*);
+// spectral.cc: the FFT family (host only: no GPU kernels yet). Declared here for the same reason.
+void RegisterSpectralKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -73,7 +75,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,
       RegisterImageGradKernels,
-      RegisterPoolGradKernels}) {
+      RegisterPoolGradKernels,
+      RegisterSpectralKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -85,7 +85,7 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterControlFlowGradients, RegisterFunctionGradients,
+                      RegisterControlFlowGradients, RegisterFunctionGradients, RegisterSpectralGradients,
                       RegisterNotDifferentiableOps})
     family();
 }
