@@ -116,6 +116,7 @@ __all__ = [
     "is_finite",
     "is_inf",
     "is_nan",
+    "l2_loss",
     "leaky_relu",
     "leaky_relu_grad",
     "less",
@@ -134,6 +135,9 @@ __all__ = [
     "loop_cond",
     "mat_mul",
     "matrix_band_part",
+    "matrix_diag_part_v3",
+    "matrix_diag_v3",
+    "matrix_set_diag_v3",
     "max",
     "max_pool",
     "max_pool3d",
@@ -2263,6 +2267,12 @@ def is_nan(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def is_nan(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def l2_loss(t: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def l2_loss(t: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def l2_loss(t: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def leaky_relu(
     features: GraphOutput, alpha: float = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -2527,6 +2537,156 @@ def matrix_band_part(
     input: TensorLike,
     num_lower: TensorLike,
     num_upper: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: GraphOutput,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: GraphOutput,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: EagerTensorLike,
+    k: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: GraphOutput,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: GraphOutput,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: GraphOutput,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: GraphOutput,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    num_rows: EagerTensorLike,
+    num_cols: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: GraphOutput,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: GraphOutput,
+    k: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: EagerTensorLike,
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

@@ -15,6 +15,22 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def l2_loss(t: TensorLike, name: str | None = None) -> OpOutput:
+    """L2 loss: sum(t ** 2) / 2, without the square root.
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        Typically 2-D, but any shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+      A scalar.
+    """
+    _out = _execute_op("L2Loss", [t], {}, name)
+    return _out[0]
+
+
 def leaky_relu(
     features: TensorLike, alpha: float = 0.2, name: str | None = None
 ) -> OpOutput:

@@ -89,6 +89,109 @@ def matrix_band_part(
     return _out[0]
 
 
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """The diagonals k of batched matrices.
+
+    One diagonal: [..., max_len]; a band k = [low, high]: [..., num_diags, max_len], diagonal high first, shorter diagonals aligned by `align` and padded.
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      padding_value: A `Tensor`. Must have the same type as `input`.
+        The value that fills short diagonals.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The diagonals.
+    """
+    _out = _execute_op(
+        "MatrixDiagPartV3", [input, k, padding_value], {"align": align}, name
+    )
+    return _out[0]
+
+
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """Batched matrices with the given diagonals, padding_value elsewhere.
+
+    diagonal is [..., max_len] for one diagonal, [..., num_diags, max_len] for a band k = [low, high], diagonal high first. num_rows / num_cols of -1 are the smallest that hold the diagonals.
+
+    Args:
+      diagonal: A `Tensor`.
+        The diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      num_rows: A `Tensor` of type `int32`.
+        The matrices' rows, or -1.
+      num_cols: A `Tensor` of type `int32`.
+        The matrices' columns, or -1.
+      padding_value: A `Tensor`. Must have the same type as `diagonal`.
+        The value outside the band.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+      [..., num_rows, num_cols].
+    """
+    _out = _execute_op(
+        "MatrixDiagV3",
+        [diagonal, k, num_rows, num_cols, padding_value],
+        {"align": align},
+        name,
+    )
+    return _out[0]
+
+
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """Batched matrices with their diagonals k replaced.
+
+    diagonal is shaped as MatrixDiagPartV3's output for the same k.
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      diagonal: A `Tensor`. Must have the same type as `input`.
+        The new diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      input with the band replaced.
+    """
+    _out = _execute_op("MatrixSetDiagV3", [input, diagonal, k], {"align": align}, name)
+    return _out[0]
+
+
 def max(
     input: TensorLike,
     reduction_indices: TensorLike,

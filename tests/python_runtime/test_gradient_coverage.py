@@ -361,6 +361,23 @@ def _cases() -> dict[str, list[Case]]:
     cases["ResizeBicubic"] = [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), attrs, [0], delta=0.25,
                                 tf=True)
                               for attrs in ({}, {"align_corners": True}, {"half_pixel_centers": True})]
+    def padded(*values):  # the last input, padding_value, in the dtype under test
+        return lambda dt: [*values[:-1], np.asarray(values[-1], dt)]
+
+    # linear, with a padding constant of the dtype: differences in that dtype, a wide step
+    same = {"reference_dtype": "same", "delta": 0.25}
+
+    for align in ("RIGHT_LEFT", "LEFT_RIGHT"):
+        band = {"align": align}
+        cases.setdefault("MatrixDiagPartV3", []).append(
+            C(padded(u((2, 3, 4)), np.int32([-1, 2]), 0.5), band, [0], tf=True, **same))
+        cases.setdefault("MatrixSetDiagV3", []).append(
+            C(fixed(u((2, 4, 3)), u((2, 3, 3)), np.int32([-1, 1])), band, [0, 1], tf=True))
+        cases.setdefault("MatrixDiagV3", []).append(
+            C(padded(u((2, 2, 3)), np.int32([0, 1]), np.int32(3), np.int32(4), -1.0),
+              band, [0], tf=True, **same))
+    cases["MatrixDiagPartV3"].append(C(padded(u((3, 3)), np.int32(0), 0.0), {}, [0], **same))
+    cases["L2Loss"] = [C(fixed(u((2, 3))), tf=True), C(fixed(u((4,))))]
     cases["MatrixBandPart"] = [C(fixed(u((2, 3, 4)), np.int64(1), np.int64(0)), {}, [0], tf=True),
                                C(fixed(u((3, 3)), np.int32(-1), np.int32(1)), {}, [0])]
     for version in ("", "V2", "V3"):
@@ -641,7 +658,8 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "ResizeNearestNeighborGrad", "ScaleAndTranslateGrad", "TensorListFromTensor", "TensorListGetItem",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
-         "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D"]
+         "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D", "MatrixDiagV3",
+         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 

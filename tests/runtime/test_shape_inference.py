@@ -652,6 +652,11 @@ _CALLS = {
                                   P((0,))], {}, None),
     "SparseBincount": lambda P: ([P((3, 2), np.int64), P((3,), I32), np.array([2, 5], np.int64),
                                   np.array(4, I32), P((0,))], {}, None),
+    "MatrixDiagPartV3": lambda P: ([P((2, 3, 4)), np.array([-1, 1], I32), np.float32(0)], {}, None),
+    "MatrixDiagV3": lambda P: ([P((2, 3)), np.array(0, I32), np.array(-1, I32), np.array(-1, I32),
+                                np.float32(0)], {}, None),
+    "MatrixSetDiagV3": lambda P: ([P((2, 3, 4)), P((2, 3)), np.array(0, I32)], {}, None),
+    "L2Loss": lambda P: ([P((2, 3))], {}, None),
     # the FFT family: complex transforms keep the shape; fft_length sizes the real ones
     **{op: (lambda P: ([P((2, 3, 4), np.complex64)], {}, None))
        for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
@@ -917,3 +922,22 @@ def test_fft_shapes(infer_shapes):
     assert infer_shapes("IRFFT", [P((2, 9), c64), P((1,), I32)], {}) == [(2, None)]
     with pytest.raises(ShapeInferenceError):
         infer_shapes("RFFT", [P((2, 9)), np.array([8, 8], I32)], {})
+
+
+def test_matrix_diag_shapes(infer_shapes):
+    """MatrixDiagPartV3: [..., num_diags (a band only), max_len]; MatrixDiagV3 infers the
+    smallest square (or given) sizes; MatrixSetDiagV3 keeps the input's shape; L2Loss a
+    scalar; unknown where k or the sizes are not constants."""
+    P = infer_shapes.Partial
+    k = np.array([-1, 2], I32)
+    assert infer_shapes("MatrixDiagPartV3", [P((5, 3, 4)), k, np.float32(0)], {}) == [(5, 4, 3)]
+    assert infer_shapes("MatrixDiagPartV3", [P((3, None)), np.array(1, I32), np.float32(0)],
+                        {}) == [(None,)]
+    assert infer_shapes("MatrixDiagPartV3", [P((3, 4)), P((2,), I32), np.float32(0)], {}) == [None]
+    assert infer_shapes("MatrixDiagV3", [P((2, 2, 3)), np.array([0, 1], I32), np.array(-1, I32),
+                                         np.array(-1, I32), np.float32(0)], {}) == [(2, 3, 3)]
+    assert infer_shapes("MatrixDiagV3", [P((3,)), np.array(-2, I32), np.array(-1, I32),
+                                         np.array(7, I32), np.float32(0)], {}) == [(5, 7)]
+    assert infer_shapes("MatrixSetDiagV3", [P((2, None, 4)), P((2, 3)), np.array(0, I32)],
+                        {}) == [(2, None, 4)]
+    assert infer_shapes("L2Loss", [P((4, 5))], {}) == [()]

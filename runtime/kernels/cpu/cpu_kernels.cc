@@ -15,6 +15,8 @@ namespace cpu {
 void RegisterPool3DGradKernels(TF_Status*);
 // spectral.cc: the FFT family (host only: no GPU kernels yet). Declared here for the same reason.
 void RegisterSpectralKernels(TF_Status*);
+// matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
+void RegisterMatrixDiagKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -76,7 +78,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterConvGradKernels,
       RegisterImageGradKernels,
       RegisterPoolGradKernels,
-      RegisterSpectralKernels}) {
+      RegisterSpectralKernels,
+      RegisterMatrixDiagKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

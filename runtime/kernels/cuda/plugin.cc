@@ -19,6 +19,8 @@ namespace cuda {
 // pool3d_grad.cu: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in cuda_kernels.h, so that adding it rebuilt one file.
 void RegisterPool3DGradKernels(TF_Status*);
+// matrix_diag.cu: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss (declared here too).
+void RegisterMatrixDiagKernels(TF_Status*);
 }  // namespace cuda
 }  // namespace opgen
 
@@ -205,7 +207,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterImageGradKernels,
       RegisterPoolGradKernels,
       RegisterBincountKernels,
-      RegisterScaleTranslateKernels}) {
+      RegisterScaleTranslateKernels,
+      RegisterMatrixDiagKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
