@@ -45,6 +45,7 @@ __all__ = [
     "case",
     "cast",
     "ceil",
+    "cholesky",
     "clip_by_value",
     "complex",
     "complex_abs",
@@ -123,6 +124,7 @@ __all__ = [
     "less_equal",
     "log",
     "log1p",
+    "log_matrix_determinant",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -135,9 +137,13 @@ __all__ = [
     "loop_cond",
     "mat_mul",
     "matrix_band_part",
+    "matrix_determinant",
     "matrix_diag_part_v3",
     "matrix_diag_v3",
+    "matrix_inverse",
     "matrix_set_diag_v3",
+    "matrix_solve",
+    "matrix_triangular_solve",
     "max",
     "max_pool",
     "max_pool3d",
@@ -898,6 +904,12 @@ def ceil(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def ceil(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def ceil(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def cholesky(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cholesky(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def cholesky(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def clip_by_value(
     t: GraphOutput,
@@ -2348,6 +2360,14 @@ def log1p(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def log1p(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def log1p(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _LogMatrixDeterminantOutput(NamedTuple):
+    sign: OpOutput
+    log_abs_determinant: OpOutput
+
+def log_matrix_determinant(
+    input: TensorLike, name: str | None = None
+) -> _LogMatrixDeterminantOutput: ...
 @overload
 def log_softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2540,6 +2560,14 @@ def matrix_band_part(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def matrix_determinant(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_determinant(
+    input: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def matrix_diag_part_v3(
     input: GraphOutput,
     k: TensorLike,
@@ -2650,6 +2678,18 @@ def matrix_diag_v3(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def matrix_inverse(
+    input: GraphOutput, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_inverse(
+    input: EagerTensorLike, adjoint: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_inverse(
+    input: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def matrix_set_diag_v3(
     input: GraphOutput,
     diagonal: TensorLike,
@@ -2687,6 +2727,57 @@ def matrix_set_diag_v3(
     diagonal: TensorLike,
     k: TensorLike,
     align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_solve(
+    matrix: GraphOutput, rhs: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_solve(
+    matrix: TensorLike, rhs: GraphOutput, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_solve(
+    matrix: EagerTensorLike,
+    rhs: EagerTensorLike,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_solve(
+    matrix: TensorLike, rhs: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: GraphOutput,
+    rhs: TensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: GraphOutput,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: EagerTensorLike,
+    rhs: EagerTensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

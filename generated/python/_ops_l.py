@@ -156,6 +156,35 @@ def log1p(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+_LogMatrixDeterminantOutput = _collections.namedtuple(
+    "LogMatrixDeterminant", ["sign", "log_abs_determinant"]
+)
+
+
+def log_matrix_determinant(
+    input: TensorLike, name: str | None = None
+) -> _LogMatrixDeterminantOutput:
+    """The sign and the log of the absolute value of each square matrix's determinant.
+
+    det = sign * exp(log_abs_determinant); a singular matrix gives sign 0 and -inf.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sign, log_abs_determinant).
+
+      sign: A `Tensor`. Has the same type as `input`.
+        The signs (unit complex numbers for complex types).
+      log_abs_determinant: A `Tensor`. Has the same type as `input`.
+        log |det|.
+    """
+    _out = _execute_op("LogMatrixDeterminant", [input], {}, name)
+    return _LogMatrixDeterminantOutput._make(_out)
+
+
 def log_softmax(logits: TensorLike, name: str | None = None) -> OpOutput:
     """Computes log-softmax over the last dimension: `logits - log(sum(exp(logits)))`.
 

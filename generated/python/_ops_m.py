@@ -89,6 +89,22 @@ def matrix_band_part(
     return _out[0]
 
 
+def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The determinant of each square matrix.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The determinants, [...].
+    """
+    _out = _execute_op("MatrixDeterminant", [input], {}, name)
+    return _out[0]
+
+
 def matrix_diag_part_v3(
     input: TensorLike,
     k: TensorLike,
@@ -162,6 +178,28 @@ def matrix_diag_v3(
     return _out[0]
 
 
+def matrix_inverse(
+    input: TensorLike, adjoint: bool = False, name: str | None = None
+) -> OpOutput:
+    """The inverse of each square matrix (or of its adjoint).
+
+    LU with partial pivoting; an exactly zero pivot is an InvalidArgument error.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      adjoint: An optional `bool`. Defaults to `False`.
+        Invert the conjugate transpose instead.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The inverses, [..., M, M].
+    """
+    _out = _execute_op("MatrixInverse", [input], {"adjoint": adjoint}, name)
+    return _out[0]
+
+
 def matrix_set_diag_v3(
     input: TensorLike,
     diagonal: TensorLike,
@@ -189,6 +227,65 @@ def matrix_set_diag_v3(
       input with the band replaced.
     """
     _out = _execute_op("MatrixSetDiagV3", [input, diagonal, k], {"align": align}, name)
+    return _out[0]
+
+
+def matrix_solve(
+    matrix: TensorLike, rhs: TensorLike, adjoint: bool = False, name: str | None = None
+) -> OpOutput:
+    """Solves matrix * output = rhs (or adjoint(matrix) * output = rhs) for each matrix.
+
+    LU with partial pivoting; an exactly zero pivot is an InvalidArgument error.
+
+    Args:
+      matrix: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      rhs: A `Tensor`. Must have the same type as `matrix`.
+        [..., M, K].
+      adjoint: An optional `bool`. Defaults to `False`.
+        Solve with the conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `matrix`.
+      [..., M, K].
+    """
+    _out = _execute_op("MatrixSolve", [matrix, rhs], {"adjoint": adjoint}, name)
+    return _out[0]
+
+
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: bool = True,
+    adjoint: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Solves triangular systems matrix * output = rhs by substitution.
+
+    Only the lower (or upper) triangle of matrix is read; the batch dims of matrix and rhs broadcast.
+
+    Args:
+      matrix: A `Tensor`. Must be one of the following types: `bfloat16`, `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      rhs: A `Tensor`. Must have the same type as `matrix`.
+        [..., M, K].
+      lower: An optional `bool`. Defaults to `True`.
+        Whether matrix is lower (true) or upper (false) triangular.
+      adjoint: An optional `bool`. Defaults to `False`.
+        Solve with the conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `matrix`.
+      [..., M, K], the broadcast batch.
+    """
+    _out = _execute_op(
+        "MatrixTriangularSolve",
+        [matrix, rhs],
+        {"lower": lower, "adjoint": adjoint},
+        name,
+    )
     return _out[0]
 
 

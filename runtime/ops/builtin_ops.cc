@@ -66,7 +66,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps, opgen::RegisterSpectralOps,
-                      opgen::RegisterMatrixDiagOps,
+                      opgen::RegisterMatrixDiagOps, opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

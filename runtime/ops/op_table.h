@@ -54,6 +54,7 @@ void RegisterLookupOps(TF_Status* status);            // lookup_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc
 void RegisterRandomOps(TF_Status* status);            // random_ops.cc
 void RegisterMatrixDiagOps(TF_Status* status);        // matrix_diag_ops.cc: MatrixDiagV3, ..., L2Loss
+void RegisterLinalgOps(TF_Status* status);            // linalg_ops.cc: MatrixInverse, Cholesky, solves, ...
 void RegisterSpectralOps(TF_Status* status);          // spectral_ops.cc: FFT, RFFT, IRFFT, ...
 void RegisterFusedOps(TF_Status* status);  // internal _Opgen* ops of the graph optimizer
 void RegisterNnGradOps(TF_Status* status);     // nn_grad_ops.cc

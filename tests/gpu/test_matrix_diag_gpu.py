@@ -54,3 +54,11 @@ def test_fft_under_a_gpu_placement_runs_on_the_host(rng):
     assert y.device.endswith("CPU:0") and r.device.endswith("CPU:0")
     np.testing.assert_allclose(y.numpy(), np.fft.fft(x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(r.numpy(), np.fft.rfft(x.real), rtol=1e-5, atol=1e-5)
+
+
+def test_linalg_under_a_gpu_placement_runs_on_the_host(rng):
+    a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    with opgen.device("/GPU:0"):
+        inv = ops.matrix_inverse(a)
+    assert inv.device.endswith("CPU:0")
+    np.testing.assert_allclose(inv.numpy(), np.linalg.inv(a), rtol=1e-10, atol=1e-10)

@@ -202,6 +202,12 @@ def baseline(op_def, rng):
                                   f32(-1)], {"align": "LEFT_RIGHT"}),
         "MatrixSetDiagV3": lambda: ([_x(rng, (2, 3, 4)), _x(rng, (2, 3)), i32(0)], {}),
         "L2Loss": lambda: ([_x(rng, (2, 3))], {}),
+        # linear algebra: well-conditioned (diagonally dominant) matrices
+        **{op: (lambda: ([_x(rng, (2, 3, 3)) + 3 * np.eye(3, dtype=f32)], {}))
+           for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky")},
+        "MatrixSolve": lambda: ([_x(rng, (2, 3, 3)) + 3 * np.eye(3, dtype=f32), _x(rng, (2, 3, 2))], {}),
+        "MatrixTriangularSolve": lambda: ([_x(rng, (3, 3)) + 3 * np.eye(3, dtype=f32),
+                                           _x(rng, (2, 3, 2))], {}),
         # the FFT family: lengths 5 and 6 (Bluestein and radix-2 paths), RFFT cropping
         **{op: (lambda: ([_x(rng, (2, 3, 5)).astype(np.complex64)], {}))
            for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
@@ -775,6 +781,14 @@ def invalid_cases():
         ("MatrixDiagV3", [_a((2, 3)), _v(0, 2), i32(-1), i32(-1), f32(0)], {},
          "2 diagonals for a band of 3"),
         ("MatrixSetDiagV3", [_a((3, 4)), _a((2,)), i32(0)], {}, "a diagonal too short"),
+        ("MatrixInverse", [_a((2, 3))], {}, "not square"),
+        ("MatrixInverse", [np.zeros((3, 3), f32)], {}, "singular"),
+        ("MatrixSolve", [np.eye(3, dtype=f32), _a((4, 2))], {}, "rhs of 4 rows for 3"),
+        ("MatrixSolve", [np.eye(3, dtype=f32)[None].repeat(2, 0), _a((3, 3, 1))], {},
+         "batch 2 vs 3"),
+        ("MatrixTriangularSolve", [np.eye(3, dtype=f32)[None].repeat(2, 0), _a((3, 3, 1))], {},
+         "batch 2 vs 3"),
+        ("Cholesky", [_a((3,))], {}, "input of rank 1"),
         ("FFT2D", [_a((4,)).astype(np.complex64)], {}, "input of rank 1"),
         ("RFFT", [_a((4,)), _v(8)], {}, "fft_length longer than the input"),
         ("RFFT", [_a((4,)), _v(-1)], {}, "a negative fft_length"),

@@ -246,6 +246,38 @@ def _spectral_cases(u) -> dict[str, list[Case]]:
     return cases
 
 
+def _cholesky_of_gram(g, inputs):
+    """Cholesky(x x^T + 3 I): a symmetric positive definite input for every x (the op
+    reads one triangle, so the check goes through a symmetric matrix)."""
+    (x,) = inputs
+    gram = g.create_op("BatchMatMulV2", [x, x], {"adj_y": True}).outputs[0]
+    eye = g.create_op("Const", [], {"dtype": x.dtype, "value": (3 * np.eye(3)).astype(
+        x.dtype.as_numpy_dtype)}).outputs[0]
+    return g.create_op("Cholesky", [g.create_op("AddV2", [gram, eye], {}).outputs[0]], {}).outputs[0]
+
+
+def _linalg_cases(u) -> dict[str, list[Case]]:
+    """Well-conditioned matrices (a random part plus 3 I); MatrixTriangularSolve with
+    broadcast batch dims both ways."""
+    def well(shape):
+        return u(shape) + 3 * np.eye(shape[-1])
+
+    return {
+        "MatrixInverse": [C(fixed(well((2, 3, 3))), tf=True),
+                          C(fixed(well((3, 3))), {"adjoint": True}, tf=True)],
+        "MatrixDeterminant": [C(fixed(well((2, 3, 3))), tf=True)],
+        # output 1, log|det| (test_linalg_ops.py compares it with TensorFlow)
+        "LogMatrixDeterminant": [C(fixed(well((2, 3, 3)) * [1, -1, 1]), output=1)],
+        "MatrixSolve": [C(fixed(well((2, 3, 3)), u((2, 3, 2))), tf=True),
+                        C(fixed(well((3, 3)), u((3, 4))), {"adjoint": True}, tf=True)],
+        "MatrixTriangularSolve": [
+            C(fixed(well((3, 3)), u((2, 3, 2))), tf=True),
+            C(fixed(well((2, 1, 3, 3)), u((3, 3, 1))), {"lower": False, "adjoint": True}, tf=True),
+            C(fixed(well((2, 3, 3)), u((2, 3, 2))), {"adjoint": True})],
+        "Cholesky": [C(fixed(u((2, 3, 3))), op_type=_cholesky_of_gram, tf=True)],
+    }
+
+
 def _cond(pred: bool, nested: bool):
     """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
     false branch itself a cond when `nested`; x is also used outside."""
@@ -320,6 +352,7 @@ def _cases() -> dict[str, list[Case]]:
     cases["Prod"] = [C(fixed(d((2, 3, 2), 0.5, 1.5), np.int32([1])), {}, [0])]
     cases.update(_complex_cases(u))
     cases.update(_spectral_cases(u))
+    cases.update(_linalg_cases(u))
     cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
     cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
     for op, more in _complex_math_cases(u).items():
@@ -659,7 +692,8 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
          "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D", "MatrixDiagV3",
-         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss"]
+         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss", "MatrixInverse", "MatrixDeterminant",
+         "LogMatrixDeterminant", "MatrixSolve", "MatrixTriangularSolve", "Cholesky"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -881,6 +915,10 @@ TF_SCRIPT = textwrap.dedent("""
                                              element_dtype=t.dtype) for i in (0, 2))
         return a * b
 
+    def cholesky_of_gram(x):
+        gram = tf.matmul(x, x, adjoint_b=True) + 3 * tf.eye(3, dtype=x.dtype)
+        return tf.raw_ops.Cholesky(input=gram)
+
     def batch_norm(version, output):
         def f(dy, x, scale):
             empty = tf.zeros([0])
@@ -920,7 +958,7 @@ TF_SCRIPT = textwrap.dedent("""
             if c["composite"]:
                 kind = c["composite"]
                 lists = {"round_trip": list_round_trip, "get_item": list_get_item,
-                         "two_reads": list_two_reads}
+                         "two_reads": list_two_reads, "cholesky_of_gram": cholesky_of_gram}
                 fn = lists.get(kind) or batch_norm(kind[2:], int(kind[0]))
                 y = fn(*inputs.values())
             else:
@@ -936,7 +974,7 @@ TF_SCRIPT = textwrap.dedent("""
 
 TF_CASES = [(op, k) for op, k in CASE_IDS if GRADIENT_CASES[op][k].tf]
 _COMPOSITES = {"_list_round_trip": "round_trip", "_list_get_item": "get_item",
-               "_list_two_reads": "two_reads"}
+               "_list_two_reads": "two_reads", "_cholesky_of_gram": "cholesky_of_gram"}
 
 
 def _composite(case: Case) -> str | None:

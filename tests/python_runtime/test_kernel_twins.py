@@ -34,6 +34,8 @@ CPU_ONLY_FAMILIES = {
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
     "spectral": "the FFT family: no GPU FFT yet (TensorFlow's is cuFFT); GPU placements "
                 "fall back to these host kernels",
+    "linalg": "inverse, determinants, Cholesky and solves: no GPU kernels yet (TensorFlow's "
+              "are cuSOLVER's); GPU placements fall back to these host kernels",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

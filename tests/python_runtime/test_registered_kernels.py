@@ -52,6 +52,10 @@ CPU_ONLY = {
     **{op: "no GPU FFT yet (TensorFlow's is cuFFT): a GPU placement falls back to the host"
        for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT",
                   "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D")},
+    **{op: "no GPU linear algebra yet (TensorFlow's is cuSOLVER / cuBLAS): a GPU placement "
+           "falls back to the host"
+       for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
+                  "MatrixSolve", "MatrixTriangularSolve")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

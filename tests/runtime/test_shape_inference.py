@@ -657,6 +657,10 @@ _CALLS = {
                                 np.float32(0)], {}, None),
     "MatrixSetDiagV3": lambda P: ([P((2, 3, 4)), P((2, 3)), np.array(0, I32)], {}, None),
     "L2Loss": lambda P: ([P((2, 3))], {}, None),
+    **{op: (lambda P: ([P((2, 3, 3))], {}, None))
+       for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky")},
+    "MatrixSolve": lambda P: ([P((2, 3, 3)), P((2, 3, 4))], {}, None),
+    "MatrixTriangularSolve": lambda P: ([P((3, 3)), P((2, 3, 4))], {}, None),
     # the FFT family: complex transforms keep the shape; fft_length sizes the real ones
     **{op: (lambda P: ([P((2, 3, 4), np.complex64)], {}, None))
        for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
@@ -941,3 +945,21 @@ def test_matrix_diag_shapes(infer_shapes):
     assert infer_shapes("MatrixSetDiagV3", [P((2, None, 4)), P((2, 3)), np.array(0, I32)],
                         {}) == [(2, None, 4)]
     assert infer_shapes("L2Loss", [P((4, 5))], {}) == [()]
+
+
+def test_linalg_shapes(infer_shapes):
+    """Square inner dims (a known one fills in the other); determinants per matrix; the
+    solves' rhs shape, MatrixTriangularSolve's batch dims broadcast."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    assert infer_shapes("MatrixInverse", [P((2, None, 4))], {}) == [(2, 4, 4)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("Cholesky", [P((3, 4))], {})
+    assert infer_shapes("LogMatrixDeterminant", [P((5, 3, 3))], {}) == [(5,), (5,)]
+    assert infer_shapes("MatrixDeterminant", [P((3, 3))], {}) == [()]
+    assert infer_shapes("MatrixSolve", [P((2, 3, 3)), P((2, 3, 5))], {}) == [(2, 3, 5)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixSolve", [P((3, 3)), P((4, 5))], {})
+    assert infer_shapes("MatrixTriangularSolve", [P((4, 1, 3, 3)), P((2, 3, 5))], {}) == [(4, 2, 3, 5)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixTriangularSolve", [P((2, 3, 3)), P((4, 3, 5))], {})

@@ -17,6 +17,9 @@ void RegisterPool3DGradKernels(TF_Status*);
 void RegisterSpectralKernels(TF_Status*);
 // matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
 void RegisterMatrixDiagKernels(TF_Status*);
+// linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
+// MatrixTriangularSolve (host only: no GPU kernels yet).
+void RegisterLinalgKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -79,7 +82,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterImageGradKernels,
       RegisterPoolGradKernels,
       RegisterSpectralKernels,
-      RegisterMatrixDiagKernels}) {
+      RegisterMatrixDiagKernels,
+      RegisterLinalgKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -86,7 +86,7 @@ void opgen_register_builtin_gradients() {
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients, RegisterSpectralGradients,
-                      RegisterMatrixDiagGradients,
+                      RegisterMatrixDiagGradients, RegisterLinalgGradients,
                       RegisterNotDifferentiableOps})
     family();
 }
