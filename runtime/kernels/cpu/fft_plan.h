@@ -103,10 +103,12 @@ class FftPlan {
   std::vector<Cplx> twiddles_, chirp_, kernel_;
 };
 
-// Transforms every line along the middle axis of `data`, viewed as [outer, n, inner].
-inline void TransformAxis(Cplx* data, int64_t outer, int64_t n, int64_t inner, bool inverse) {
+// Transforms every line along the middle axis of `data`, viewed as [outer, n, inner],
+// with `plan` (of size n), made once by the caller for all the lines.
+inline void TransformAxis(const FftPlan& plan, Cplx* data, int64_t outer, int64_t inner,
+                          bool inverse) {
+  const int64_t n = plan.size();
   if (n <= 1 || outer * inner == 0) return;
-  const FftPlan plan(n);
   std::vector<Cplx> line(n), scratch;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {

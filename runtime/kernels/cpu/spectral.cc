@@ -53,10 +53,12 @@ void TransformInner(Cplx* data, int64_t batch, const std::vector<int64_t>& shape
     for (size_t i = 0; i < a; ++i) outer *= shape[i];
     for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
     const int64_t n = shape[a];
-    ParallelFor(batch * outer, [=](int64_t begin, int64_t end) {
+    if (n <= 1) continue;
+    const FftPlan plan(n);  // twiddles (and Bluestein's chirp) once per axis
+    ParallelFor(batch * outer, [&](int64_t begin, int64_t end) {
       for (int64_t bo = begin; bo < end; ++bo) {
         const int64_t b = bo / outer, o = bo % outer;
-        TransformAxis(data + b * block + o * n * inner, 1, n, inner, inverse);
+        TransformAxis(plan, data + b * block + o * n * inner, 1, inner, inverse);
       }
     }, 1);
   }
@@ -192,9 +194,9 @@ void InverseRealFftCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t rows = batch * kept_block / half;
   const double scale = 1.0 / static_cast<double>(NumElements(n));
   R* out = Data<R>(y);
+  const FftPlan plan(last);
   ParallelFor(rows, [&](int64_t begin, int64_t end) {
     std::vector<Cplx> line(last), scratch;
-    const FftPlan plan(last);
     for (int64_t row = begin; row < end; ++row) {
       const Cplx* s = spec.data() + row * half;
       for (int64_t k = 0; k < half; ++k) line[k] = s[k];
