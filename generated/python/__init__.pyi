@@ -48,6 +48,7 @@ __all__ = [
     "ceil",
     "check_numerics",
     "check_numerics_v2",
+    "cholesky",
     "clip_by_value",
     "complex",
     "complex_abs",
@@ -86,6 +87,9 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "fft",
+    "fft2d",
+    "fft3d",
     "fill",
     "fingerprint",
     "floor",
@@ -104,13 +108,20 @@ __all__ = [
     "identity",
     "identity_n",
     "if_",
+    "ifft",
+    "ifft2d",
+    "ifft3d",
     "imag",
     "initialize_table_v2",
     "invert",
     "invert_permutation",
+    "irfft",
+    "irfft2d",
+    "irfft3d",
     "is_finite",
     "is_inf",
     "is_nan",
+    "l2_loss",
     "leaky_relu",
     "leaky_relu_grad",
     "less",
@@ -119,6 +130,7 @@ __all__ = [
     "list_diff",
     "log",
     "log1p",
+    "log_matrix_determinant",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -132,6 +144,13 @@ __all__ = [
     "loop_cond",
     "mat_mul",
     "matrix_band_part",
+    "matrix_determinant",
+    "matrix_diag_part_v3",
+    "matrix_diag_v3",
+    "matrix_inverse",
+    "matrix_set_diag_v3",
+    "matrix_solve",
+    "matrix_triangular_solve",
     "max",
     "max_pool",
     "max_pool3d",
@@ -200,6 +219,9 @@ __all__ = [
     "restore_v2",
     "reverse_sequence",
     "reverse_v2",
+    "rfft",
+    "rfft2d",
+    "rfft3d",
     "roll",
     "round",
     "rsqrt",
@@ -930,6 +952,12 @@ def check_numerics_v2(
 def check_numerics_v2(
     tensor: TensorLike, message: str, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def cholesky(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cholesky(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def cholesky(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def clip_by_value(
     t: GraphOutput,
@@ -1828,6 +1856,24 @@ def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def fft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def fft2d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft2d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft2d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def fft3d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def fft3d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def fft3d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def fill(
     dims: GraphOutput, value: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -2143,6 +2189,24 @@ def if_(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def ifft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def ifft2d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft2d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft2d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def ifft3d(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ifft3d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ifft3d(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def imag(
     input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -2173,6 +2237,90 @@ def invert_permutation(x: EagerTensorLike, name: str | None = None) -> EagerOutp
 @overload
 def invert_permutation(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def irfft(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def irfft2d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft2d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft2d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def irfft3d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft3d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def irfft3d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def irfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def is_finite(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def is_finite(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -2190,6 +2338,12 @@ def is_nan(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def is_nan(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def is_nan(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def l2_loss(t: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def l2_loss(t: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def l2_loss(t: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def leaky_relu(
     features: GraphOutput, alpha: float = ..., name: str | None = None
@@ -2297,6 +2451,14 @@ def log1p(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def log1p(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def log1p(x: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _LogMatrixDeterminantOutput(NamedTuple):
+    sign: OpOutput
+    log_abs_determinant: OpOutput
+
+def log_matrix_determinant(
+    input: TensorLike, name: str | None = None
+) -> _LogMatrixDeterminantOutput: ...
 @overload
 def log_softmax(logits: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2489,6 +2651,227 @@ def matrix_band_part(
     input: TensorLike,
     num_lower: TensorLike,
     num_upper: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_determinant(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_determinant(
+    input: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: GraphOutput,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: GraphOutput,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: EagerTensorLike,
+    k: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: GraphOutput,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: GraphOutput,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: GraphOutput,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: GraphOutput,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    num_rows: EagerTensorLike,
+    num_cols: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_inverse(
+    input: GraphOutput, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_inverse(
+    input: EagerTensorLike, adjoint: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_inverse(
+    input: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: GraphOutput,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: GraphOutput,
+    k: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: GraphOutput,
+    align: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: EagerTensorLike,
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_solve(
+    matrix: GraphOutput, rhs: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_solve(
+    matrix: TensorLike, rhs: GraphOutput, adjoint: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_solve(
+    matrix: EagerTensorLike,
+    rhs: EagerTensorLike,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_solve(
+    matrix: TensorLike, rhs: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: GraphOutput,
+    rhs: TensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: GraphOutput,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: EagerTensorLike,
+    rhs: EagerTensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: bool = ...,
+    adjoint: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -3974,6 +4357,90 @@ def reverse_v2(
 @overload
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def rfft(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def rfft2d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft2d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft2d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def rfft3d(
+    input: GraphOutput,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft3d(
+    input: TensorLike,
+    fft_length: GraphOutput,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def rfft3d(
+    input: EagerTensorLike,
+    fft_length: EagerTensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def roll(

@@ -139,6 +139,24 @@ def check_numerics_v2(
     return _out[0]
 
 
+def cholesky(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The Cholesky factor L (lower triangular, L L^H = input) of each matrix.
+
+    Only the lower triangle of the input is read; a matrix that is not positive definite gives NaN.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The lower triangular factors, [..., M, M].
+    """
+    _out = _execute_op("Cholesky", [input], {}, name)
+    return _out[0]
+
+
 def clip_by_value(
     t: TensorLike,
     clip_value_min: TensorLike,

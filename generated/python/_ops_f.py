@@ -15,6 +15,54 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def fft(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Fast Fourier transform over the innermost dimension of `input`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its innermost dimension.
+    """
+    _out = _execute_op("FFT", [input], {}, name)
+    return _out[0]
+
+
+def fft2d(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Fast Fourier transform over the inner-most 2 dimensions of `input`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its inner-most 2 dimensions.
+    """
+    _out = _execute_op("FFT2D", [input], {}, name)
+    return _out[0]
+
+
+def fft3d(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Fast Fourier transform over the inner-most 3 dimensions of `input`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its inner-most 3 dimensions.
+    """
+    _out = _execute_op("FFT3D", [input], {}, name)
+    return _out[0]
+
+
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput:
     """Returns a tensor of shape `dims` with every element `value`.
 

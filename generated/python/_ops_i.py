@@ -15,6 +15,138 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def ifft(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Inverse fast Fourier transform over the innermost dimension of `input`.
+
+    Divided by the transform's size, so IFFT(FFT(x)) is x.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its innermost dimension.
+    """
+    _out = _execute_op("IFFT", [input], {}, name)
+    return _out[0]
+
+
+def ifft2d(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Inverse fast Fourier transform over the inner-most 2 dimensions of `input`.
+
+    Divided by the transform's size, so IFFT(FFT(x)) is x.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its inner-most 2 dimensions.
+    """
+    _out = _execute_op("IFFT2D", [input], {}, name)
+    return _out[0]
+
+
+def ifft3d(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Inverse fast Fourier transform over the inner-most 3 dimensions of `input`.
+
+    Divided by the transform's size, so IFFT(FFT(x)) is x.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same shape as `input`, transformed over its inner-most 3 dimensions.
+    """
+    _out = _execute_op("IFFT3D", [input], {}, name)
+    return _out[0]
+
+
+def irfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Inverse real-valued fast Fourier transform over the inner-most 1 dimension(s) of `input`.
+
+    The input holds the fft_length[-1] / 2 + 1 non-negative frequencies of a Hermitian-symmetric signal; the imaginary parts of frequency 0 and, for an even length, of the last one are not used. Inner dimensions longer than needed are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor of rank >= 1.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [1]: the transform's size in each dimension.
+      Treal: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Treal`.
+      The real signal: its inner dimensions are fft_length.
+    """
+    _out = _execute_op("IRFFT", [input, fft_length], {"Treal": Treal}, name)
+    return _out[0]
+
+
+def irfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Inverse real-valued fast Fourier transform over the inner-most 2 dimension(s) of `input`.
+
+    The input holds the fft_length[-1] / 2 + 1 non-negative frequencies of a Hermitian-symmetric signal; the imaginary parts of frequency 0 and, for an even length, of the last one are not used. Inner dimensions longer than needed are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor of rank >= 2.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [2]: the transform's size in each dimension.
+      Treal: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Treal`.
+      The real signal: its inner dimensions are fft_length.
+    """
+    _out = _execute_op("IRFFT2D", [input, fft_length], {"Treal": Treal}, name)
+    return _out[0]
+
+
+def irfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Treal: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Inverse real-valued fast Fourier transform over the inner-most 3 dimension(s) of `input`.
+
+    The input holds the fft_length[-1] / 2 + 1 non-negative frequencies of a Hermitian-symmetric signal; the imaginary parts of frequency 0 and, for an even length, of the last one are not used. Inner dimensions longer than needed are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+        A complex tensor of rank >= 3.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [3]: the transform's size in each dimension.
+      Treal: An optional dtype from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Treal`.
+      The real signal: its inner dimensions are fft_length.
+    """
+    _out = _execute_op("IRFFT3D", [input, fft_length], {"Treal": Treal}, name)
+    return _out[0]
+
+
 def identity(input: TensorLike, name: str | None = None) -> OpOutput:
     """Returns its input unchanged.
 

@@ -16,6 +16,22 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def l2_loss(t: TensorLike, name: str | None = None) -> OpOutput:
+    """L2 loss: sum(t ** 2) / 2, without the square root.
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        Typically 2-D, but any shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+      A scalar.
+    """
+    _out = _execute_op("L2Loss", [t], {}, name)
+    return _out[0]
+
+
 def leaky_relu(
     features: TensorLike, alpha: float = 0.2, name: str | None = None
 ) -> OpOutput:
@@ -196,6 +212,35 @@ def log1p(x: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Log1p", [x], {}, name)
     return _out[0]
+
+
+_LogMatrixDeterminantOutput = _collections.namedtuple(
+    "LogMatrixDeterminant", ["sign", "log_abs_determinant"]
+)
+
+
+def log_matrix_determinant(
+    input: TensorLike, name: str | None = None
+) -> _LogMatrixDeterminantOutput:
+    """The sign and the log of the absolute value of each square matrix's determinant.
+
+    det = sign * exp(log_abs_determinant); a singular matrix gives sign 0 and -inf.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sign, log_abs_determinant).
+
+      sign: A `Tensor`. Has the same type as `input`.
+        The signs (unit complex numbers for complex types).
+      log_abs_determinant: A `Tensor`. Has the same type as `input`.
+        log |det|.
+    """
+    _out = _execute_op("LogMatrixDeterminant", [input], {}, name)
+    return _LogMatrixDeterminantOutput._make(_out)
 
 
 def log_softmax(logits: TensorLike, name: str | None = None) -> OpOutput:

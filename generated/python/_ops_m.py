@@ -89,6 +89,206 @@ def matrix_band_part(
     return _out[0]
 
 
+def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The determinant of each square matrix.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The determinants, [...].
+    """
+    _out = _execute_op("MatrixDeterminant", [input], {}, name)
+    return _out[0]
+
+
+def matrix_diag_part_v3(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """The diagonals k of batched matrices.
+
+    One diagonal: [..., max_len]; a band k = [low, high]: [..., num_diags, max_len], diagonal high first, shorter diagonals aligned by `align` and padded.
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      padding_value: A `Tensor`. Must have the same type as `input`.
+        The value that fills short diagonals.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The diagonals.
+    """
+    _out = _execute_op(
+        "MatrixDiagPartV3", [input, k, padding_value], {"align": align}, name
+    )
+    return _out[0]
+
+
+def matrix_diag_v3(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """Batched matrices with the given diagonals, padding_value elsewhere.
+
+    diagonal is [..., max_len] for one diagonal, [..., num_diags, max_len] for a band k = [low, high], diagonal high first. num_rows / num_cols of -1 are the smallest that hold the diagonals.
+
+    Args:
+      diagonal: A `Tensor`.
+        The diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      num_rows: A `Tensor` of type `int32`.
+        The matrices' rows, or -1.
+      num_cols: A `Tensor` of type `int32`.
+        The matrices' columns, or -1.
+      padding_value: A `Tensor`. Must have the same type as `diagonal`.
+        The value outside the band.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+      [..., num_rows, num_cols].
+    """
+    _out = _execute_op(
+        "MatrixDiagV3",
+        [diagonal, k, num_rows, num_cols, padding_value],
+        {"align": align},
+        name,
+    )
+    return _out[0]
+
+
+def matrix_inverse(
+    input: TensorLike, adjoint: bool = False, name: str | None = None
+) -> OpOutput:
+    """The inverse of each square matrix (or of its adjoint).
+
+    LU with partial pivoting; an exactly zero pivot is an InvalidArgument error.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      adjoint: An optional `bool`. Defaults to `False`.
+        Invert the conjugate transpose instead.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The inverses, [..., M, M].
+    """
+    _out = _execute_op("MatrixInverse", [input], {"adjoint": adjoint}, name)
+    return _out[0]
+
+
+def matrix_set_diag_v3(
+    input: TensorLike,
+    diagonal: TensorLike,
+    k: TensorLike,
+    align: str = "RIGHT_LEFT",
+    name: str | None = None,
+) -> OpOutput:
+    """Batched matrices with their diagonals k replaced.
+
+    diagonal is shaped as MatrixDiagPartV3's output for the same k.
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      diagonal: A `Tensor`. Must have the same type as `input`.
+        The new diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`, `"RIGHT_RIGHT"`. Defaults to `"RIGHT_LEFT"`.
+        How diagonals shorter than the longest sit in their row: the superdiagonals' rule first (LEFT: from the start, RIGHT: against the end), then the subdiagonals'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      input with the band replaced.
+    """
+    _out = _execute_op("MatrixSetDiagV3", [input, diagonal, k], {"align": align}, name)
+    return _out[0]
+
+
+def matrix_solve(
+    matrix: TensorLike, rhs: TensorLike, adjoint: bool = False, name: str | None = None
+) -> OpOutput:
+    """Solves matrix * output = rhs (or adjoint(matrix) * output = rhs) for each matrix.
+
+    LU with partial pivoting; an exactly zero pivot is an InvalidArgument error.
+
+    Args:
+      matrix: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      rhs: A `Tensor`. Must have the same type as `matrix`.
+        [..., M, K].
+      adjoint: An optional `bool`. Defaults to `False`.
+        Solve with the conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `matrix`.
+      [..., M, K].
+    """
+    _out = _execute_op("MatrixSolve", [matrix, rhs], {"adjoint": adjoint}, name)
+    return _out[0]
+
+
+def matrix_triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: bool = True,
+    adjoint: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Solves triangular systems matrix * output = rhs by substitution.
+
+    Only the lower (or upper) triangle of matrix is read; the batch dims of matrix and rhs broadcast.
+
+    Args:
+      matrix: A `Tensor`. Must be one of the following types: `bfloat16`, `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., M, M].
+      rhs: A `Tensor`. Must have the same type as `matrix`.
+        [..., M, K].
+      lower: An optional `bool`. Defaults to `True`.
+        Whether matrix is lower (true) or upper (false) triangular.
+      adjoint: An optional `bool`. Defaults to `False`.
+        Solve with the conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `matrix`.
+      [..., M, K], the broadcast batch.
+    """
+    _out = _execute_op(
+        "MatrixTriangularSolve",
+        [matrix, rhs],
+        {"lower": lower, "adjoint": adjoint},
+        name,
+    )
+    return _out[0]
+
+
 def max(
     input: TensorLike,
     reduction_indices: TensorLike,

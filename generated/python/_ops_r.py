@@ -15,6 +15,84 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def rfft(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = _dtypes.complex64,
+    name: str | None = None,
+) -> OpOutput:
+    """Real-valued fast Fourier transform over the inner-most 1 dimension(s) of `input`.
+
+    Only the fft_length[-1] / 2 + 1 non-negative frequencies of the last dimension are returned (the rest are their conjugates). Inner dimensions longer than fft_length are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        A real tensor of rank >= 1.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [1]: the transform's size in each dimension.
+      Tcomplex: An optional dtype from: `complex64`, `complex128`. Defaults to `"complex64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tcomplex`.
+      The transform: inner dimensions fft_length, the last one fft_length[-1] / 2 + 1.
+    """
+    _out = _execute_op("RFFT", [input, fft_length], {"Tcomplex": Tcomplex}, name)
+    return _out[0]
+
+
+def rfft2d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = _dtypes.complex64,
+    name: str | None = None,
+) -> OpOutput:
+    """Real-valued fast Fourier transform over the inner-most 2 dimension(s) of `input`.
+
+    Only the fft_length[-1] / 2 + 1 non-negative frequencies of the last dimension are returned (the rest are their conjugates). Inner dimensions longer than fft_length are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        A real tensor of rank >= 2.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [2]: the transform's size in each dimension.
+      Tcomplex: An optional dtype from: `complex64`, `complex128`. Defaults to `"complex64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tcomplex`.
+      The transform: inner dimensions fft_length, the last one fft_length[-1] / 2 + 1.
+    """
+    _out = _execute_op("RFFT2D", [input, fft_length], {"Tcomplex": Tcomplex}, name)
+    return _out[0]
+
+
+def rfft3d(
+    input: TensorLike,
+    fft_length: TensorLike,
+    Tcomplex: DTypeLike = _dtypes.complex64,
+    name: str | None = None,
+) -> OpOutput:
+    """Real-valued fast Fourier transform over the inner-most 3 dimension(s) of `input`.
+
+    Only the fft_length[-1] / 2 + 1 non-negative frequencies of the last dimension are returned (the rest are their conjugates). Inner dimensions longer than fft_length are cropped.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        A real tensor of rank >= 3.
+      fft_length: A `Tensor` of type `int32`.
+        An int32 tensor of shape [3]: the transform's size in each dimension.
+      Tcomplex: An optional dtype from: `complex64`, `complex128`. Defaults to `"complex64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tcomplex`.
+      The transform: inner dimensions fft_length, the last one fft_length[-1] / 2 + 1.
+    """
+    _out = _execute_op("RFFT3D", [input, fft_length], {"Tcomplex": Tcomplex}, name)
+    return _out[0]
+
+
 def ragged_bincount(
     splits: TensorLike,
     values: TensorLike,

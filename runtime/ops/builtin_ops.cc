@@ -67,6 +67,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterDebugOps, opgen::RegisterSequenceOps,
+                      opgen::RegisterSpectralOps, opgen::RegisterMatrixDiagOps,
+                      opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
                       opgen::RegisterConvGradOps}) {

@@ -215,6 +215,85 @@ def _complex_math_cases(u) -> dict[str, list[Case]]:
     return cases
 
 
+def _spectral_cases(u) -> dict[str, list[Case]]:
+    """The FFT family: complex transforms through the complex chain (Imag(op(z) * w)),
+    RFFT on real input (its real output read through Imag(. * w)), IRFFT of a complex
+    input; fft_length a constant, cropping the input in some cases. float64 only: the
+    chains' complex64 differences are too coarse."""
+    def const(g, value):
+        return g.create_op("Const", [], {"dtype": opgen.int32, "value": value}).outputs[0]
+
+    def complex_op(op):
+        return lambda g, zs, p: _cop(g, "Imag", [_cop(g, "Mul", [_cop(g, op, zs[:1]), zs[1]])], Tout=p)
+
+    def rfft(op, n):
+        def build(g, inputs):
+            x, wr, wi = inputs
+            w = _cop(g, "Complex", [wr, wi], Tout=opgen.complex128)
+            y = _cop(g, op, [x, const(g, np.int32(n))], Tcomplex=opgen.complex128)
+            return _cop(g, "Imag", [_cop(g, "Mul", [y, w])], Tout=opgen.float64)
+        build.__name__ = f"{op}-chain"
+        return build
+
+    def irfft(op, n):
+        def build(g, inputs):
+            re, im, w = inputs
+            z = _cop(g, "Complex", [re, im], Tout=opgen.complex128)
+            x = _cop(g, op, [z, const(g, np.int32(n))], Treal=opgen.float64)
+            return _cop(g, "Mul", [x, w])
+        build.__name__ = f"{op}-chain"
+        return build
+
+    only64 = (F64,)
+    cases: dict[str, list[Case]] = {}
+    for op, shape in (("FFT", (2, 5)), ("IFFT", (2, 8)), ("FFT2D", (2, 3, 4)),
+                      ("IFFT2D", (3, 5)), ("FFT3D", (2, 2, 3)), ("IFFT3D", (2, 3, 2))):
+        cases[op] = [C(fixed(u(shape), u(shape), u(shape[-1:]), u(shape[-1:])), dtypes=only64,
+                       op_type=_complex_chain(complex_op(op)))]
+    for op, shape, lengths in (("RFFT", (2, 7), [[6], [5]]), ("RFFT2D", (3, 5), [[3, 4], [2, 5]]),
+                               ("RFFT3D", (2, 3, 4), [[2, 3, 4], [2, 2, 3]])):
+        out = [shape[:-len(n)] + tuple(n[:-1]) + (n[-1] // 2 + 1,) for n in lengths]
+        cases[op] = [C(fixed(u(shape), u(o), u(o)), dtypes=only64, op_type=rfft(op, n))
+                     for n, o in zip(lengths, out)]
+    for op, shape, lengths in (("IRFFT", (2, 4), [[6], [5]]), ("IRFFT2D", (3, 4), [[3, 6], [2, 5]]),
+                               ("IRFFT3D", (2, 3, 3), [[2, 3, 4], [1, 2, 3]])):
+        cases[op] = [C(fixed(u(shape), u(shape), u(shape[:-len(n)] + tuple(n))), dtypes=only64,
+                       op_type=irfft(op, n)) for n in lengths]
+    return cases
+
+
+def _cholesky_of_gram(g, inputs):
+    """Cholesky(x x^T + 3 I): a symmetric positive definite input for every x (the op
+    reads one triangle, so the check goes through a symmetric matrix)."""
+    (x,) = inputs
+    gram = g.create_op("BatchMatMulV2", [x, x], {"adj_y": True}).outputs[0]
+    eye = g.create_op("Const", [], {"dtype": x.dtype, "value": (3 * np.eye(3)).astype(
+        x.dtype.as_numpy_dtype)}).outputs[0]
+    return g.create_op("Cholesky", [g.create_op("AddV2", [gram, eye], {}).outputs[0]], {}).outputs[0]
+
+
+def _linalg_cases(u) -> dict[str, list[Case]]:
+    """Well-conditioned matrices (a random part plus 3 I); MatrixTriangularSolve with
+    broadcast batch dims both ways."""
+    def well(shape):
+        return u(shape) + 3 * np.eye(shape[-1])
+
+    return {
+        "MatrixInverse": [C(fixed(well((2, 3, 3))), tf=True),
+                          C(fixed(well((3, 3))), {"adjoint": True}, tf=True)],
+        "MatrixDeterminant": [C(fixed(well((2, 3, 3))), tf=True)],
+        # output 1, log|det| (test_linalg_ops.py compares it with TensorFlow)
+        "LogMatrixDeterminant": [C(fixed(well((2, 3, 3)) * [1, -1, 1]), output=1)],
+        "MatrixSolve": [C(fixed(well((2, 3, 3)), u((2, 3, 2))), tf=True),
+                        C(fixed(well((3, 3)), u((3, 4))), {"adjoint": True}, tf=True)],
+        "MatrixTriangularSolve": [
+            C(fixed(well((3, 3)), u((2, 3, 2))), tf=True),
+            C(fixed(well((2, 1, 3, 3)), u((3, 3, 1))), {"lower": False, "adjoint": True}, tf=True),
+            C(fixed(well((2, 3, 3)), u((2, 3, 2))), {"adjoint": True})],
+        "Cholesky": [C(fixed(u((2, 3, 3))), op_type=_cholesky_of_gram, tf=True)],
+    }
+
+
 def _cond(pred: bool, nested: bool):
     """A v1 cond on a constant predicate: x * merge(sin(x) | cond(...), x * z), with the
     false branch itself a cond when `nested`; x is also used outside."""
@@ -288,6 +367,8 @@ def _cases() -> dict[str, list[Case]]:
                      C(fixed(d((2, 3, 2)), np.int32(-1)), {"keep_dims": True}, [0])]
     cases["Prod"] = [C(fixed(d((2, 3, 2), 0.5, 1.5), np.int32([1])), {}, [0])]
     cases.update(_complex_cases(u))
+    cases.update(_spectral_cases(u))
+    cases.update(_linalg_cases(u))
     cases["MatMul"] = [C(fixed(u((2, 3)), u((4, 3))), {"transpose_b": True})]
     cases["BatchMatMulV2"] = [C(fixed(u((2, 2, 3)), u((3, 4))))]  # y broadcast over the batch
     for op, more in _complex_math_cases(u).items():
@@ -329,6 +410,23 @@ def _cases() -> dict[str, list[Case]]:
     cases["ResizeBicubic"] = [C(fixed(u((1, 3, 3, 2)), np.int32([5, 4])), attrs, [0], delta=0.25,
                                 tf=True)
                               for attrs in ({}, {"align_corners": True}, {"half_pixel_centers": True})]
+    def padded(*values):  # the last input, padding_value, in the dtype under test
+        return lambda dt: [*values[:-1], np.asarray(values[-1], dt)]
+
+    # linear, with a padding constant of the dtype: differences in that dtype, a wide step
+    same = {"reference_dtype": "same", "delta": 0.25}
+
+    for align in ("RIGHT_LEFT", "LEFT_RIGHT"):
+        band = {"align": align}
+        cases.setdefault("MatrixDiagPartV3", []).append(
+            C(padded(u((2, 3, 4)), np.int32([-1, 2]), 0.5), band, [0], tf=True, **same))
+        cases.setdefault("MatrixSetDiagV3", []).append(
+            C(fixed(u((2, 4, 3)), u((2, 3, 3)), np.int32([-1, 1])), band, [0, 1], tf=True))
+        cases.setdefault("MatrixDiagV3", []).append(
+            C(padded(u((2, 2, 3)), np.int32([0, 1]), np.int32(3), np.int32(4), -1.0),
+              band, [0], tf=True, **same))
+    cases["MatrixDiagPartV3"].append(C(padded(u((3, 3)), np.int32(0), 0.0), {}, [0], **same))
+    cases["L2Loss"] = [C(fixed(u((2, 3))), tf=True), C(fixed(u((4,))))]
     cases["MatrixBandPart"] = [C(fixed(u((2, 3, 4)), np.int64(1), np.int64(0)), {}, [0], tf=True),
                                C(fixed(u((3, 3)), np.int32(-1), np.int32(1)), {}, [0])]
     for version in ("", "V2", "V3"):
@@ -641,7 +739,9 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "ResizeNearestNeighborGrad", "ScaleAndTranslateGrad", "TensorListFromTensor", "TensorListGetItem",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
-         "ResizeBicubicGrad"]
+         "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D", "MatrixDiagV3",
+         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss", "MatrixInverse", "MatrixDeterminant",
+         "LogMatrixDeterminant", "MatrixSolve", "MatrixTriangularSolve", "Cholesky"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -863,6 +963,10 @@ TF_SCRIPT = textwrap.dedent("""
                                              element_dtype=t.dtype) for i in (0, 2))
         return a * b
 
+    def cholesky_of_gram(x):
+        gram = tf.matmul(x, x, adjoint_b=True) + 3 * tf.eye(3, dtype=x.dtype)
+        return tf.raw_ops.Cholesky(input=gram)
+
     def batch_norm(version, output):
         def f(dy, x, scale):
             empty = tf.zeros([0])
@@ -902,7 +1006,7 @@ TF_SCRIPT = textwrap.dedent("""
             if c["composite"]:
                 kind = c["composite"]
                 lists = {"round_trip": list_round_trip, "get_item": list_get_item,
-                         "two_reads": list_two_reads}
+                         "two_reads": list_two_reads, "cholesky_of_gram": cholesky_of_gram}
                 fn = lists.get(kind) or batch_norm(kind[2:], int(kind[0]))
                 y = fn(*inputs.values())
             else:
@@ -918,7 +1022,7 @@ TF_SCRIPT = textwrap.dedent("""
 
 TF_CASES = [(op, k) for op, k in CASE_IDS if GRADIENT_CASES[op][k].tf]
 _COMPOSITES = {"_list_round_trip": "round_trip", "_list_get_item": "get_item",
-               "_list_two_reads": "two_reads"}
+               "_list_two_reads": "two_reads", "_cholesky_of_gram": "cholesky_of_gram"}
 
 
 def _composite(case: Case) -> str | None:

@@ -36,6 +36,10 @@ CPU_ONLY_FAMILIES = {
                   "as in TensorFlow",
     "unique": "Unique* and ListDiff: outputs sized by the values, computed on the host "
               "(no GPU kernel yet)",
+    "spectral": "the FFT family: no GPU FFT yet (TensorFlow's is cuFFT); GPU placements "
+                "fall back to these host kernels",
+    "linalg": "inverse, determinants, Cholesky and solves: no GPU kernels yet (TensorFlow's "
+              "are cuSOLVER's); GPU placements fall back to these host kernels",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

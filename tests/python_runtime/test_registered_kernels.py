@@ -55,6 +55,15 @@ CPU_ONLY = {
     # opgen computes them on the host, a GPU placement falls back here).
     **{op: "outputs sized by the values: host kernels (no GPU kernel yet)"
        for op in ("Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2", "ListDiff")},
+    # TensorFlow's GPU kernels are cuFFT's; opgen has none: a GPU placement falls back to
+    # the host kernels (docs/reference/ops.md says so).
+    **{op: "no GPU FFT yet (TensorFlow's is cuFFT): a GPU placement falls back to the host"
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT",
+                  "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D")},
+    **{op: "no GPU linear algebra yet (TensorFlow's is cuSOLVER / cuBLAS): a GPU placement "
+           "falls back to the host"
+       for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
+                  "MatrixSolve", "MatrixTriangularSolve")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

@@ -672,6 +672,23 @@ _CALLS = {
     "ListDiff": lambda P: ([P((4,)), P((2,))], {}, None),
     "SparseToDense": lambda P: ([P((2, 2), I32), np.array([3, 4], I32), P((2,)), P(())], {},
                                 None),
+    "MatrixDiagPartV3": lambda P: ([P((2, 3, 4)), np.array([-1, 1], I32), np.float32(0)], {}, None),
+    "MatrixDiagV3": lambda P: ([P((2, 3)), np.array(0, I32), np.array(-1, I32), np.array(-1, I32),
+                                np.float32(0)], {}, None),
+    "MatrixSetDiagV3": lambda P: ([P((2, 3, 4)), P((2, 3)), np.array(0, I32)], {}, None),
+    "L2Loss": lambda P: ([P((2, 3))], {}, None),
+    **{op: (lambda P: ([P((2, 3, 3))], {}, None))
+       for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky")},
+    "MatrixSolve": lambda P: ([P((2, 3, 3)), P((2, 3, 4))], {}, None),
+    "MatrixTriangularSolve": lambda P: ([P((3, 3)), P((2, 3, 4))], {}, None),
+    # the FFT family: complex transforms keep the shape; fft_length sizes the real ones
+    **{op: (lambda P: ([P((2, 3, 4), np.complex64)], {}, None))
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
+    **{op + suffix: (lambda P, rank=rank: ([P((2, 3, 4, 5)), np.array([4] * rank, I32)], {}, None))
+       for rank, suffix in ((1, ""), (2, "2D"), (3, "3D")) for op in ("RFFT",)},
+    **{op + suffix: (lambda P, rank=rank: ([P((2, 3, 4, 5), np.complex64), np.array([3] * rank, I32)],
+                                           {}, None))
+       for rank, suffix in ((1, ""), (2, "2D"), (3, "3D")) for op in ("IRFFT",)},
 }
 # Ops without outputs (test_debug_sequence_shapes checks their operands' ranks).
 _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
@@ -951,3 +968,58 @@ def test_multinomial_is_batch_by_num_samples(infer_shapes):
                 [P((2, 5)), np.array(-1, I32)]):
         with pytest.raises(infer_shapes.Error):
             infer_shapes("Multinomial", bad)
+
+
+def test_fft_shapes(infer_shapes):
+    """Complex transforms keep the input's shape (rank >= the transform's); RFFT's inner
+    dims are fft_length with the last n / 2 + 1, IRFFT's are fft_length; unknown sizes
+    where fft_length is not a constant."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    c64 = np.complex64
+    assert infer_shapes("FFT2D", [P((2, None, 4), c64)], {}) == [(2, None, 4)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("FFT3D", [P((3, 4), c64)], {})
+    assert infer_shapes("RFFT", [P((2, 9)), np.array([8], I32)], {}) == [(2, 5)]
+    assert infer_shapes("RFFT2D", [P((7, 6, 9)), np.array([5, 7], I32)], {}) == [(7, 5, 4)]
+    assert infer_shapes("IRFFT3D", [P((1, 3, 4, 5), c64), np.array([2, 3, 8], I32)], {}) == [(1, 2, 3, 8)]
+    assert infer_shapes("IRFFT", [P((2, 9), c64), P((1,), I32)], {}) == [(2, None)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("RFFT", [P((2, 9)), np.array([8, 8], I32)], {})
+
+
+def test_matrix_diag_shapes(infer_shapes):
+    """MatrixDiagPartV3: [..., num_diags (a band only), max_len]; MatrixDiagV3 infers the
+    smallest square (or given) sizes; MatrixSetDiagV3 keeps the input's shape; L2Loss a
+    scalar; unknown where k or the sizes are not constants."""
+    P = infer_shapes.Partial
+    k = np.array([-1, 2], I32)
+    assert infer_shapes("MatrixDiagPartV3", [P((5, 3, 4)), k, np.float32(0)], {}) == [(5, 4, 3)]
+    assert infer_shapes("MatrixDiagPartV3", [P((3, None)), np.array(1, I32), np.float32(0)],
+                        {}) == [(None,)]
+    assert infer_shapes("MatrixDiagPartV3", [P((3, 4)), P((2,), I32), np.float32(0)], {}) == [None]
+    assert infer_shapes("MatrixDiagV3", [P((2, 2, 3)), np.array([0, 1], I32), np.array(-1, I32),
+                                         np.array(-1, I32), np.float32(0)], {}) == [(2, 3, 3)]
+    assert infer_shapes("MatrixDiagV3", [P((3,)), np.array(-2, I32), np.array(-1, I32),
+                                         np.array(7, I32), np.float32(0)], {}) == [(5, 7)]
+    assert infer_shapes("MatrixSetDiagV3", [P((2, None, 4)), P((2, 3)), np.array(0, I32)],
+                        {}) == [(2, None, 4)]
+    assert infer_shapes("L2Loss", [P((4, 5))], {}) == [()]
+
+
+def test_linalg_shapes(infer_shapes):
+    """Square inner dims (a known one fills in the other); determinants per matrix; the
+    solves' rhs shape, MatrixTriangularSolve's batch dims broadcast."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    assert infer_shapes("MatrixInverse", [P((2, None, 4))], {}) == [(2, 4, 4)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("Cholesky", [P((3, 4))], {})
+    assert infer_shapes("LogMatrixDeterminant", [P((5, 3, 3))], {}) == [(5,), (5,)]
+    assert infer_shapes("MatrixDeterminant", [P((3, 3))], {}) == [()]
+    assert infer_shapes("MatrixSolve", [P((2, 3, 3)), P((2, 3, 5))], {}) == [(2, 3, 5)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixSolve", [P((3, 3)), P((4, 5))], {})
+    assert infer_shapes("MatrixTriangularSolve", [P((4, 1, 3, 3)), P((2, 3, 5))], {}) == [(4, 2, 3, 5)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("MatrixTriangularSolve", [P((2, 3, 3)), P((4, 3, 5))], {})

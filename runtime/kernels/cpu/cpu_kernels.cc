@@ -18,6 +18,13 @@ void RegisterDebugHostKernels(TF_Status*);   // debug_host.cc: Assert, PrintV2, 
 void RegisterSequenceKernels(TF_Status*);    // sequence.cc: Roll, ReverseSequence, LinSpace
 void RegisterUniqueKernels(TF_Status*);      // unique.cc: Unique*, ListDiff (host only)
 void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cc: SparseToDense
+// spectral.cc: the FFT family (host only: no GPU kernels yet). Declared here for the same reason.
+void RegisterSpectralKernels(TF_Status*);
+// matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
+void RegisterMatrixDiagKernels(TF_Status*);
+// linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
+// MatrixTriangularSolve (host only: no GPU kernels yet).
+void RegisterLinalgKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -83,7 +90,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterDebugHostKernels,
       RegisterSequenceKernels,
       RegisterUniqueKernels,
-      RegisterSparseToDenseKernels}) {
+      RegisterSparseToDenseKernels,
+      RegisterSpectralKernels,
+      RegisterMatrixDiagKernels,
+      RegisterLinalgKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -22,6 +22,8 @@ void RegisterPool3DGradKernels(TF_Status*);
 void RegisterDebugKernels(TF_Status*);     // debug.cu: CheckNumerics(V2), EnsureShape, Snapshot
 void RegisterSequenceKernels(TF_Status*);  // sequence.cu: Roll, ReverseSequence, LinSpace
 void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToDense
+// matrix_diag.cu: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss (declared here too).
+void RegisterMatrixDiagKernels(TF_Status*);
 }  // namespace cuda
 }  // namespace opgen
 
@@ -211,7 +213,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterSequenceKernels,
       RegisterSparseToDenseKernels,
       RegisterBincountKernels,
-      RegisterScaleTranslateKernels}) {
+      RegisterScaleTranslateKernels,
+      RegisterMatrixDiagKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

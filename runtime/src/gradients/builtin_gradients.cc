@@ -77,6 +77,8 @@ void opgen_register_builtin_gradients() {
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
                       RegisterRaggedGradients, RegisterControlFlowGradients,
                       RegisterFunctionGradients, RegisterDebugSequenceGradients,
+                      RegisterSpectralGradients, RegisterMatrixDiagGradients,
+                      RegisterLinalgGradients,
                       RegisterNotDifferentiableOps})
     family();
 }

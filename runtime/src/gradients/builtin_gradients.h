@@ -17,6 +17,9 @@ void RegisterFunctionGradients();  // function_grad.cc: calls, If, StatelessIf, 
 void RegisterDebugSequenceGradients();  // debug_sequence_grad.cc: CheckNumerics, EnsureShape, Roll, SparseToDense, ...
 void RegisterListGradients();    // list_grad.cc: the TensorList ops, as TensorFlow's list_ops
 void RegisterRaggedGradients();  // ragged_grad.cc: RaggedTensorToTensor
+void RegisterSpectralGradients();  // spectral_grad.cc: the FFT family
+void RegisterMatrixDiagGradients();  // matrix_diag_grad.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss
+void RegisterLinalgGradients();  // linalg_grad.cc: MatrixInverse, determinants, Cholesky, solves
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
 
 // function_grad.cc: the gradient of a node whose op type is a function's name.
