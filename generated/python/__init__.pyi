@@ -93,6 +93,7 @@ __all__ = [
     "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
+    "gather_nd",
     "gather_v2",
     "greater",
     "greater_equal",
@@ -196,6 +197,12 @@ __all__ = [
     "save_v2",
     "scale_and_translate",
     "scale_and_translate_grad",
+    "scatter_nd",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_prod",
+    "segment_sum",
     "select",
     "select_v2",
     "selu",
@@ -218,6 +225,9 @@ __all__ = [
     "space_to_batch_nd",
     "space_to_depth",
     "sparse_bincount",
+    "sparse_segment_mean",
+    "sparse_segment_sqrt_n",
+    "sparse_segment_sum",
     "sparse_softmax_cross_entropy_with_logits",
     "split",
     "split_v",
@@ -268,11 +278,19 @@ __all__ = [
     "tensor_list_reserve",
     "tensor_list_set_item",
     "tensor_list_stack",
+    "tensor_scatter_add",
+    "tensor_scatter_max",
+    "tensor_scatter_min",
+    "tensor_scatter_sub",
+    "tensor_scatter_update",
     "tile",
     "top_kv2",
     "transpose",
     "truncated_normal",
     "unpack",
+    "unsorted_segment_max",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
@@ -1950,6 +1968,34 @@ def fused_batch_norm_v3(
     is_training: bool = ...,
     name: str | None = None,
 ) -> _FusedBatchNormV3Output: ...
+@overload
+def gather_nd(
+    params: GraphOutput,
+    indices: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_nd(
+    params: TensorLike,
+    indices: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_nd(
+    params: EagerTensorLike,
+    indices: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def gather_v2(
     params: GraphOutput,
@@ -3991,6 +4037,126 @@ def scale_and_translate_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def scatter_nd(
+    indices: GraphOutput,
+    updates: TensorLike,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: GraphOutput,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    shape: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def segment_max(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_max(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_max(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_max(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_mean(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_mean(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_mean(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_mean(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_min(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_min(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_min(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_min(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_prod(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_prod(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_prod(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_prod(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_sum(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_sum(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_sum(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_sum(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def select(
     condition: GraphOutput, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -4366,6 +4532,126 @@ def sparse_bincount(
     size: TensorLike,
     weights: TensorLike,
     binary_output: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_mean(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sum(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 
@@ -5658,6 +5944,206 @@ def tensor_list_stack(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def tensor_scatter_add(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def tile(
     input: GraphOutput, multiples: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -5735,6 +6221,111 @@ def unpack(
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def unsorted_segment_max(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unsorted_segment_min(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def unsorted_segment_sum(
     data: GraphOutput,

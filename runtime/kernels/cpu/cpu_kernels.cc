@@ -13,6 +13,10 @@ namespace cpu {
 // pool3d_grad.cc: MaxPool3DGrad, AvgPool3DGrad, MaxPool3DGradGrad. Declared here, not
 // with the other families in kernel_util.h, so that adding it rebuilt one file.
 void RegisterPool3DGradKernels(TF_Status*);
+// scatter.cc: GatherNd, ScatterNd, TensorScatter*; segment.cc: UnsortedSegment{Max,Min,Prod},
+// Segment*, SparseSegment* (declared here for the same reason).
+void RegisterScatterKernels(TF_Status*);
+void RegisterSegmentKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -57,6 +61,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
+      RegisterScatterKernels,
+      RegisterSegmentKernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,

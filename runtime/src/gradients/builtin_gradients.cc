@@ -81,10 +81,17 @@ void RegisterNotDifferentiableOps() {
 }  // namespace gradients
 }  // namespace opgen
 
+namespace opgen::gradients {
+// scatter_grad.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
+// not in builtin_gradients.h, which every gradient file includes).
+void RegisterScatterGradients();
+}  // namespace opgen::gradients
+
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
-                      RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
+                      RegisterNnGradients, RegisterConvGradients, RegisterScatterGradients,
+                      RegisterListGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterNotDifferentiableOps})
     family();

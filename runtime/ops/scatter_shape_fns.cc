@@ -1,0 +1,64 @@
+// Shape functions of the gather/scatter/segment ops (scatter_ops.cc): exact where the
+// operands that decide a shape are known while the graph is built, ranks or nothing
+// otherwise, as TensorFlow infers them.
+#include "scatter_shape_fns.h"
+#include "shape_fn_context.h"
+
+namespace opgen {
+namespace {
+
+// GatherNd(params, indices): indices.shape[:-1] + params.shape[K:], K = indices' last dim.
+void GatherNd(ShapeFnContext& c) {
+  const PartialShape params = c.Input(0), indices = c.InputWithRankAtLeast(1, 1, "indices");
+  if (!indices.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  const int64_t k = indices.dims.back();
+  if (k == kUnknownDim || !params.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  if (k > params.rank())
+    Fail("indices.shape[-1] must be <= params.rank, but saw indices shape: " +
+         indices.ToString() + " and params shape: " + params.ToString());
+  std::vector<int64_t> out(indices.dims.begin(), indices.dims.end() - 1);
+  out.insert(out.end(), params.dims.begin() + k, params.dims.end());
+  c.SetOutput(0, PartialShape::Of(out));
+}
+
+// ScatterNd(indices, updates, shape): the `shape` operand's value.
+void ScatterNd(ShapeFnContext& c) {
+  c.InputWithRankAtLeast(0, 1, "indices");
+  const PartialShape shape = c.InputWithRank(2, 1, "shape");
+  const std::optional<std::vector<int64_t>> value = c.InputInts(2);
+  if (value) {
+    PartialShape out = PartialShape::Of(*value);
+    for (int64_t& d : out.dims)
+      if (d < 0) d = kUnknownDim;
+    return c.SetOutput(0, out);
+  }
+  c.SetOutput(0, shape.dims[0] == kUnknownDim ? PartialShape::Unknown()
+                                              : PartialShape::UnknownDims(shape.dims[0]));
+}
+
+// TensorScatter*(tensor, indices, updates): tensor's shape.
+void TensorScatter(ShapeFnContext& c) {
+  c.InputWithRankAtLeast(1, 1, "indices");
+  c.SetOutput(0, c.Input(0));
+}
+
+// Segment* and SparseSegment*: an unknown number of segments + data's shape after dim 0.
+void SortedSegment(ShapeFnContext& c) {
+  const PartialShape data = c.InputWithRankAtLeast(0, 1, "data");
+  for (int i = 1; i < c.num_inputs(); ++i) c.InputWithRank(i, 1, "segment_ids and indices");
+  if (!data.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  std::vector<int64_t> out = data.dims;
+  out[0] = kUnknownDim;
+  c.SetOutput(0, PartialShape::Of(out));
+}
+
+}  // namespace
+
+namespace shape_fns {
+const OpShapeFn kGatherNd = ShapeFn<GatherNd>;
+const OpShapeFn kScatterNd = ShapeFn<ScatterNd>;
+const OpShapeFn kTensorScatter = ShapeFn<TensorScatter>;
+const OpShapeFn kSortedSegment = ShapeFn<SortedSegment>;
+}  // namespace shape_fns
+
+}  // namespace opgen
