@@ -71,6 +71,8 @@ __all__ = [
     "disable_copy_on_read",
     "div",
     "div_no_nan",
+    "dynamic_partition",
+    "dynamic_stitch",
     "einsum",
     "elu",
     "elu_grad",
@@ -152,6 +154,7 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "parallel_dynamic_stitch",
     "partitioned_call",
     "placeholder",
     "placeholder_with_default",
@@ -1654,6 +1657,52 @@ def div_no_nan(
 @overload
 def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def dynamic_partition(
+    data: GraphOutput,
+    partitions: TensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def dynamic_partition(
+    data: TensorLike,
+    partitions: GraphOutput,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def dynamic_partition(
+    data: EagerTensorLike,
+    partitions: EagerTensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def dynamic_partition(
+    data: TensorLike,
+    partitions: TensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[EagerTensorLike],
+    data: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput: ...
+@overload
 def einsum(
     inputs: Sequence[GraphOutput], equation: str, name: str | None = None
 ) -> GraphOutput: ...
@@ -3062,6 +3111,24 @@ def pad(
 @overload
 def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[EagerTensorLike],
+    data: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
 ) -> OpOutput: ...
 @overload
 def partitioned_call(

@@ -1,9 +1,10 @@
-// GatherNd, ScatterNd and the TensorScatter* ops: operands checked and the index
+// GatherNd, ScatterNd, the TensorScatter* ops, DynamicStitch and DynamicPartition: operands checked and the index
 // geometry worked out on the host, shared by the CPU kernels and a CUDA twin. An index
 // row of depth K addresses one slice of a tensor of shape `dims`: the slice
 // dims[K:] at position (row[0], ..., row[K-1]).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,103 @@ inline bool CheckScatterUpdates(TF_OpKernelContext* ctx, const char* op, const N
         ShapeString(std::vector<int64_t>(udims.begin() + b, udims.end()));
   Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + ": " + m);
   return false;
+}
+
+// ---- DynamicStitch / ParallelDynamicStitch / DynamicPartition -----------------------
+
+// DynamicStitch(indices[N], data[N]): merged[indices[m][i...]] = data[m][i...], later
+// rows over earlier ones; rows no index names are zeros. `dest[k]` is the merged row of
+// the k-th data row, counting through data[0], data[1], ...
+struct StitchPlan {
+  std::vector<TensorPtr> data;
+  std::vector<int64_t> dest;      // per data row, in order
+  std::vector<int64_t> counts;    // data rows per data tensor
+  std::vector<int64_t> out_dims;  // [max index + 1] + the rows' shape
+  int64_t slice = 1;
+};
+
+inline bool PlanStitch(TF_OpKernelContext* ctx, const char* op, StitchPlan* p) {
+  const int n = TF_NumInputs(ctx) / 2;
+  const std::string prefix = std::string(op) + ": ";
+  std::vector<int64_t> inner;
+  int64_t rows = 0;
+  for (int m = 0; m < n; ++m) {
+    TensorPtr idx = Input(ctx, m), data = Input(ctx, n + m);
+    if (!idx || !data) return false;
+    const std::vector<int64_t> id = Dims(idx.get()), dd = Dims(data.get());
+    if (dd.size() < id.size() || !std::equal(id.begin(), id.end(), dd.begin())) {
+      Fail(ctx, TF_INVALID_ARGUMENT, prefix + "data[" + std::to_string(m) + "].shape = " +
+                                         ShapeString(dd) + " does not start with indices[" +
+                                         std::to_string(m) + "].shape = " + ShapeString(id));
+      return false;
+    }
+    const std::vector<int64_t> rest(dd.begin() + id.size(), dd.end());
+    if (m == 0) {
+      inner = rest;
+    } else if (rest != inner) {
+      Fail(ctx, TF_INVALID_ARGUMENT, prefix + "Need data[0].shape[" +
+                                         std::to_string(Dims(Input(ctx, 0).get()).size()) +
+                                         ":] = " + ShapeString(inner) + " to match data[" +
+                                         std::to_string(m) + "].shape[" + std::to_string(id.size()) +
+                                         ":] = " + ShapeString(rest));
+      return false;
+    }
+    p->counts.push_back(TF_TensorElementCount(idx.get()));
+    for (int64_t v : IndexValues(idx.get())) {
+      if (v < 0) {
+        Fail(ctx, TF_INVALID_ARGUMENT, prefix + "indices[" + std::to_string(m) + "] is out of range");
+        return false;
+      }
+      p->dest.push_back(v);
+      rows = std::max(rows, v + 1);
+    }
+    p->data.push_back(std::move(data));
+  }
+  p->out_dims = {rows};
+  p->out_dims.insert(p->out_dims.end(), inner.begin(), inner.end());
+  p->slice = NumElements(inner);
+  return CheckShapeSize(ctx, op, p->out_dims);
+}
+
+// DynamicPartition(data, partitions): output p holds, in order, the rows of data whose
+// partition is p. `part[r]` is row r's partition, `place[r]` its place in that output.
+struct PartitionPlan {
+  TensorPtr data;
+  std::vector<int64_t> part, place, counts;
+  std::vector<int64_t> inner;  // data's shape after partitions'
+  int64_t slice = 1;
+};
+
+inline bool PlanPartition(TF_OpKernelContext* ctx, PartitionPlan* p) {
+  p->data = Input(ctx, 0);
+  TensorPtr parts = Input(ctx, 1);
+  if (!p->data || !parts) return false;
+  const int64_t num = TF_NumOutputs(ctx);
+  const std::vector<int64_t> dd = Dims(p->data.get()), pd = Dims(parts.get());
+  if (dd.size() < pd.size() || !std::equal(pd.begin(), pd.end(), dd.begin())) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "DynamicPartition: data.shape must start with partitions.shape, got data.shape = " +
+             ShapeString(dd) + ", partitions.shape = " + ShapeString(pd));
+    return false;
+  }
+  const int32_t* v = static_cast<const int32_t*>(TF_TensorData(parts.get()));
+  const int64_t n = NumElements(pd);
+  p->counts.assign(num, 0);
+  p->part.resize(n);
+  p->place.resize(n);
+  for (int64_t r = 0; r < n; ++r) {
+    if (v[r] < 0 || v[r] >= num) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "DynamicPartition: partitions[" + std::to_string(r) +
+                                         "] = " + std::to_string(v[r]) + " is not in [0, " +
+                                         std::to_string(num) + ")");
+      return false;
+    }
+    p->part[r] = v[r];
+    p->place[r] = p->counts[v[r]]++;
+  }
+  p->inner.assign(dd.begin() + pd.size(), dd.end());
+  p->slice = NumElements(p->inner);
+  return true;
 }
 
 }  // namespace kernels

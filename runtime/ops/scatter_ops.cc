@@ -1,4 +1,5 @@
-// Gather/scatter by n-d indices (GatherNd, ScatterNd, TensorScatter*) and the segment
+// Gather/scatter by n-d indices (GatherNd, ScatterNd, TensorScatter*), DynamicStitch,
+// ParallelDynamicStitch, DynamicPartition, and the segment
 // reductions beside UnsortedSegmentSum (array_grad_ops.cc): UnsortedSegment{Max,Min,Prod},
 // Segment{Sum,Mean,Max,Min,Prod}, SparseSegment{Sum,Mean,SqrtN}. Shape functions:
 // scatter_shape_fns.cc and grad_kernel_shape_fns.cc.
@@ -78,6 +79,20 @@ OpRegistration SparseSegment(const char* name, const char* t, const char* summar
                                "signature; gradients here are dense)."}}};
 }
 
+OpRegistration Stitch(const char* name, const char* summary) {
+  return {name,
+          {"N: int >= 1", "T: type"},
+          {"indices: N * int32", "data: N * T"},
+          {"merged: T"},
+          shape_fns::kDynamicStitch,
+          summary,
+          "merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with "
+          "indices[m]'s. Later rows win over earlier ones; rows no index names are 0.",
+          {{"indices", "Where each row of `data` goes."},
+           {"data", "The rows, shaped indices[m].shape + the rows' shape."},
+           {"merged", "[max index + 1] + the rows' shape."}}};
+}
+
 }  // namespace
 
 void RegisterScatterOps(TF_Status* status) {
@@ -126,6 +141,19 @@ void RegisterScatterOps(TF_Status* status) {
               "The minimum of the rows in each sorted segment."),
       Segment("SegmentProd", "T: numbertypes",
               "The product of the rows in each sorted segment."),
+      Stitch("DynamicStitch", "Interleaves the rows of `data` into one tensor at `indices`."),
+      Stitch("ParallelDynamicStitch",
+             "Interleaves the rows of `data` into one tensor at `indices` (duplicates in no "
+             "set order; here as DynamicStitch)."),
+      {"DynamicPartition", {"num_partitions: int >= 1", "T: type"},
+       {"data: T", "partitions: int32"}, {"outputs: num_partitions * T"},
+       shape_fns::kDynamicPartition,
+       "Splits the rows of `data` among `num_partitions` outputs by `partitions`.",
+       "Output p holds, in order, the slices data[i...] with partitions[i...] == p; "
+       "data's shape starts with partitions'.",
+       {{"data", "The values."}, {"partitions", "Each slice's output, in [0, num_partitions)."},
+        {"outputs", "One tensor per partition."},
+        {"num_partitions", "The number of outputs."}}},
       SparseSegment("SparseSegmentSum", "T: realnumbertypes",
                     "Sums picked rows of `data` in each sorted segment."),
       SparseSegment("SparseSegmentMean", "T: {bfloat16, half, float, double}",

@@ -2,6 +2,9 @@
 // operands that decide a shape are known while the graph is built, ranks or nothing
 // otherwise, as TensorFlow infers them.
 #include "scatter_shape_fns.h"
+
+#include <algorithm>
+
 #include "shape_fn_context.h"
 
 namespace opgen {
@@ -52,6 +55,43 @@ void SortedSegment(ShapeFnContext& c) {
   c.SetOutput(0, PartialShape::Of(out));
 }
 
+// DynamicStitch(indices[N], data[N]): [max index + 1 when every index is known, else
+// unknown] + data[0]'s shape after indices[0]'s.
+void DynamicStitch(ShapeFnContext& c) {
+  const int n = c.num_inputs() / 2;
+  const PartialShape idx = c.Input(0), data = c.Input(n);
+  int64_t rows = 0;
+  for (int m = 0; m < n && rows != kUnknownDim; ++m) {
+    const std::optional<std::vector<int64_t>> values = c.InputInts(m);
+    if (!values) rows = kUnknownDim;
+    else
+      for (int64_t v : *values) rows = std::max(rows, v + 1);
+  }
+  if (!idx.rank_known || !data.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  if (idx.rank() > data.rank())
+    Fail("data[0] " + data.ToString() + " must start with indices[0] " + idx.ToString());
+  std::vector<int64_t> out{rows};
+  out.insert(out.end(), data.dims.begin() + idx.rank(), data.dims.end());
+  c.SetOutput(0, PartialShape::Of(out));
+}
+
+// DynamicPartition(data, partitions): each output [unknown] + data's shape after
+// partitions'.
+void DynamicPartition(ShapeFnContext& c) {
+  const PartialShape data = c.Input(0), parts = c.Input(1);
+  PartialShape out = PartialShape::Unknown();
+  if (data.rank_known && parts.rank_known) {
+    if (parts.rank() > data.rank())
+      Fail("data " + data.ToString() + " must start with partitions " + parts.ToString());
+    for (int64_t k = 0; k < parts.rank(); ++k)
+      MergeDim(data.dims[k], parts.dims[k], "partitions' shape against the start of data's");
+    std::vector<int64_t> dims{kUnknownDim};
+    dims.insert(dims.end(), data.dims.begin() + parts.rank(), data.dims.end());
+    out = PartialShape::Of(dims);
+  }
+  for (int i = 0; i < c.num_outputs(); ++i) c.SetOutput(i, out);
+}
+
 }  // namespace
 
 namespace shape_fns {
@@ -59,6 +99,8 @@ const OpShapeFn kGatherNd = ShapeFn<GatherNd>;
 const OpShapeFn kScatterNd = ShapeFn<ScatterNd>;
 const OpShapeFn kTensorScatter = ShapeFn<TensorScatter>;
 const OpShapeFn kSortedSegment = ShapeFn<SortedSegment>;
+const OpShapeFn kDynamicStitch = ShapeFn<DynamicStitch>;
+const OpShapeFn kDynamicPartition = ShapeFn<DynamicPartition>;
 }  // namespace shape_fns
 
 }  // namespace opgen

@@ -7,7 +7,8 @@
 namespace opgen {
 namespace shape_fns {
 
-extern const OpShapeFn kGatherNd, kScatterNd, kTensorScatter, kSortedSegment;
+extern const OpShapeFn kGatherNd, kScatterNd, kTensorScatter, kSortedSegment, kDynamicStitch,
+    kDynamicPartition;
 
 }  // namespace shape_fns
 }  // namespace opgen

@@ -248,6 +248,11 @@ def baseline(op_def, rng):
         # issue 22's gradient kernels (runtime/ops/nn_grad_ops.cc, array_grad_ops.cc)
         "SparseSoftmaxCrossEntropyWithLogits": lambda: ([_x(rng), np.array([0, 2], i64)], {}),
         "UnsortedSegmentSum": lambda: ([_x(rng, (3, 2)), np.array([0, 2, 0], i32), i32(3)], {}),
+        **{op: (lambda: ([[np.array([0, 2], i32), np.array([[1], [3]], i32)],
+                          [_x(rng, (2, 3)), _x(rng, (2, 1, 3))]], {}))
+           for op in ("DynamicStitch", "ParallelDynamicStitch")},
+        "DynamicPartition": lambda: ([_x(rng, (4, 2)), np.array([1, 0, 1, 2], i32)],
+                                     {"num_partitions": 3}),
         "GatherNd": lambda: ([_x(rng, (3, 4)), np.array([[0, 1], [2, 3], [0, 1]], i32)], {}),
         "ScatterNd": lambda: ([np.array([[1], [3], [1]], i32), _x(rng, (3, 2)),
                                np.array([4, 2], i32)], {}),
@@ -598,6 +603,11 @@ def invalid_cases():
         ("GatherV2", [_a((3, 4)), _v(0), _v(0, 1)], {}, "axis a vector"),
         ("GatherV2", [_a((0, 4)), _v(0), i32(0)], {}, "index 0 of an empty axis"),
         ("GatherV2", [f32(1), _v(0), i32(0)], {}, "params a scalar"),
+        ("DynamicStitch", [[_v(0, -1)], [_a((2,))]], {}, "index -1"),
+        ("DynamicStitch", [[_v(0, 1)], [_a((3,))]], {}, "data not shaped as its indices"),
+        ("DynamicStitch", [[_v(0), _v(1)], [_a((1, 2)), _a((1, 3))]], {}, "rows of two shapes"),
+        ("DynamicPartition", [_a((3,)), _v(0, 3, 0)], {"num_partitions": 2}, "partition 3 of 2"),
+        ("DynamicPartition", [_a((3,)), _v(0, 1)], {"num_partitions": 2}, "fewer partitions than rows"),
         ("GatherNd", [_a((3, 4)), _v(3, 0).reshape(1, 2)], {}, "row 3 of 3"),
         ("GatherNd", [_a((3, 4)), _v(I64_MIN, dtype=i64).reshape(1, 1)], {}, "index int64 min"),
         ("GatherNd", [_a((3, 4)), _v(0, 0, 0).reshape(1, 3)], {}, "index deeper than params"),

@@ -118,6 +118,17 @@ def _list_two_reads(g, inputs):
     return g.create_op("Mul", items, {}).outputs[0]
 
 
+def _stitch(op):
+    """DynamicStitch / ParallelDynamicStitch of two data tensors at constant indices (the
+    indices are int32 lists, which the checker does not feed)."""
+    def f(g, inputs):
+        idx = [g.create_op("Const", [], {"dtype": opgen.int32, "value": v}).outputs[0]
+               for v in (np.int32([[0, 4], [2, 1]]), np.int32([5, 3]))]
+        return g.create_op(op, [idx, list(inputs)], {}).outputs[0]
+    f.__name__ = f"stitch_{op}"
+    return f
+
+
 # ---- complex: real inputs in pairs as complex numbers, a real output ---------------------
 
 def _complex_chain(build):
@@ -423,6 +434,13 @@ def _cases() -> dict[str, list[Case]]:
                                 {}, [0], tf=True)],
         "SparseSegmentSqrtN": [C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int64([0, 1, 1, 1])),
                                  {}, [0], tf=True)],
+        "DynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {}, op_type=_stitch("DynamicStitch"))],
+        "ParallelDynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {},
+                                    op_type=_stitch("ParallelDynamicStitch"))],
+        "DynamicPartition": [C(fixed(u((5, 2)), np.int32([1, 0, 1, 2, 0])), {"num_partitions": 3},
+                               [0], tf=True),
+                             C(fixed(u((2, 3, 2)), np.int32([[1, 0, 1], [2, 0, 2]])),
+                               {"num_partitions": 3}, [0], output=2)],
         "AvgPoolGrad": [C(fixed(np.int32([2, 5, 4, 2]), u((2, 3, 2, 2))), window, [1], tf=True)],
         # linear in grad, with constants of its dtype: differences in that dtype, a wide step
         "MaxPoolGrad": [C(_pool_inputs(window), window, [2], tf=True, reference_dtype="same",

@@ -373,3 +373,134 @@ def test_gradient_of_an_embedding_bag_reaches_the_rows_read():
     want[1] += b0
     want[4] += b0 + 2 * b1
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# ---- DynamicStitch, ParallelDynamicStitch, DynamicPartition --------------------------
+
+STITCH_DTYPES = [np.float32, np.float64, np.float16, np.int8, np.int32, np.int64, np.uint16,
+                 np.bool_, np.complex64, np.complex128] + ([bfloat16] if bfloat16 is not None else [])
+
+
+def _stitch_case(dt):
+    indices = [np.int32([[0, 4], [2, 1]]), np.int32([5, 2])]  # 2 appears twice: the last wins
+    data = [_values((2, 2, 3), dt), _values((2, 3), dt)]
+    if dt == np.bool_:
+        data = [rng.integers(0, 2, d.shape) > 0 for d in data]
+    want = np.zeros((6, 3), data[0].dtype)
+    for idx, d in zip(indices, data):
+        want[idx.reshape(-1)] = d.reshape(-1, 3)
+    return indices, data, want
+
+
+def _partition_case(dt):
+    data = _values((3, 2, 2), dt) if dt != np.bool_ else rng.integers(0, 2, (3, 2, 2)) > 0
+    parts = np.int32([[2, 0], [2, 2], [0, 0]])
+    flat = data.reshape(6, 2)
+    return data, parts, [flat[parts.reshape(-1) == p] for p in range(4)]
+
+
+STITCH_CASES = {np.dtype(dt).name: (_stitch_case(dt), _partition_case(dt)) for dt in STITCH_DTYPES}
+
+STITCH_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, tensorflow as tf
+    data = dict(np.load(sys.argv[1]))
+    bf16 = set(str(k) for k in data.pop("__bf16__"))
+    def t(key):
+        return tf.constant(data[key], tf.bfloat16 if key in bf16 else None)
+    def back(y):
+        return (tf.cast(y, tf.float32) if y.dtype == tf.bfloat16 else y).numpy()
+    out = {}
+    for name in sorted({k.split("/")[0] for k in data}):
+        idx = [t(f"{name}/i{m}") for m in range(2)]
+        d = [t(f"{name}/d{m}") for m in range(2)]
+        out[name + "/stitch"] = back(tf.raw_ops.DynamicStitch(indices=idx, data=d))
+        out[name + "/pstitch"] = back(tf.raw_ops.ParallelDynamicStitch(indices=idx[1:], data=d[1:]))
+        parts = tf.raw_ops.DynamicPartition(data=t(f"{name}/pd"), partitions=t(f"{name}/pp"),
+                                           num_partitions=4)
+        for p, y in enumerate(parts):
+            out[f"{name}/part{p}"] = back(y)
+    np.savez(sys.argv[2], **out)
+""")
+
+
+@pytest.fixture(scope="module")
+def tf_stitch(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    folder = tmp_path_factory.mktemp("stitch_tf")
+    arrays = {}
+    for name, ((indices, data, _), (pdata, parts, _)) in STITCH_CASES.items():
+        for m in range(2):
+            arrays[f"{name}/i{m}"], arrays[f"{name}/d{m}"] = indices[m], data[m]
+        arrays[f"{name}/pd"], arrays[f"{name}/pp"] = pdata, parts
+    bf16 = [k for k, v in arrays.items() if _is_bf16(v.dtype)]
+    arrays.update({k: arrays[k].astype(np.float32) for k in bf16})
+    np.savez(folder / "in.npz", __bf16__=np.array(bf16, dtype=str), **arrays)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", STITCH_SCRIPT, str(folder / "in.npz"),
+                             str(folder / "out.npz")], capture_output=True, text=True,
+                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(np.load(folder / "out.npz"))
+
+
+def _as(want, like):
+    return want.astype(bfloat16) if _is_bf16(like.dtype) else want
+
+
+@pytest.mark.parametrize("name", list(STITCH_CASES))
+def test_stitch_and_partition_against_numpy_and_tensorflow(name, tf_stitch):
+    (indices, data, want), (pdata, parts, pwant) = STITCH_CASES[name]
+    (got,) = execute_op("DynamicStitch", [indices, data], {})
+    _compare(got.numpy(), want)
+    _compare(got.numpy(), _as(tf_stitch[name + "/stitch"], got.numpy()))
+    (got,) = execute_op("ParallelDynamicStitch", [indices[1:], data[1:]], {})
+    _compare(got.numpy(), _as(tf_stitch[name + "/pstitch"], got.numpy()))
+    (outs,) = execute_op("DynamicPartition", [pdata, parts], {"num_partitions": 4})  # one list output
+    assert len(outs) == 4
+    for p, (y, w) in enumerate(zip(outs, pwant)):
+        _compare(y.numpy(), w)
+        _compare(y.numpy(), _as(tf_stitch[f"{name}/part{p}"], y.numpy()))
+
+
+def test_stitch_and_partition_in_a_graph_and_their_gradients():
+    """The inverse pair of TensorFlow's docs: partition, then stitch back; the gradient of
+    the round trip is the identity, of each partition its rows back in place."""
+    x = rng.normal(0, 1, (5, 2)).astype(np.float32)
+    parts = np.int32([1, 0, 1, 2, 0])
+    g = opgen.Graph()
+    with g.as_default():
+        xp = opgen.ops.placeholder(opgen.float32, shape=[5, 2])
+        p = opgen.constant(parts)
+        pieces = g.create_op("DynamicPartition", [xp, p], {"num_partitions": 3}).outputs
+        positions = g.create_op("DynamicPartition", [opgen.constant(np.arange(5, dtype=np.int32)), p],
+                                {"num_partitions": 3}).outputs
+        back = g.create_op("DynamicStitch", [list(positions), list(pieces)], {}).outputs[0]
+        w = opgen.constant(rng.normal(0, 1, (5, 2)).astype(np.float32))
+        loss = g.create_op("Sum", [g.create_op("Mul", [back, w], {}).outputs[0],
+                                   opgen.constant(np.int32([0, 1]))], {}).outputs[0]
+        (dx,) = opgen.gradients(loss, [xp])
+    assert [tuple(o.shape) if o.shape is not None else None for o in pieces] == [(None, 2)] * 3
+    with opgen.Session(graph=g) as s:
+        got_back, got_dx, w_value = s.run([back, dx, w], {xp: x})
+    np.testing.assert_array_equal(got_back, x)
+    np.testing.assert_allclose(got_dx, w_value, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op,inputs,attrs,message", [
+    ("DynamicStitch", [[np.int32([0, 1]), np.int32([3, -1])], [np.float32([1, 2]), np.float32([5, 6])]],
+     {}, r"indices\[1\] is out of range"),
+    ("DynamicStitch", [[np.int32([0, 1]), np.int32([2])], [np.float32([1, 2]), np.float32([5, 6])]],
+     {}, r"data\[1\].shape = \[2\] does not start with indices\[1\].shape = \[1\]"),
+    ("DynamicPartition", [np.float32([1, 2, 3]), np.int32([0, -1, 0])], {"num_partitions": 2},
+     r"partitions\[1\] = -1 is not in \[0, 2\)"),
+    ("DynamicPartition", [np.float32([1, 2, 3]), np.int32([0, 1])], {"num_partitions": 2},
+     r"data.shape must start with partitions.shape, got data.shape = \[3\], "
+     r"partitions.shape = \[2\]"),
+])
+def test_stitch_and_partition_errors(op, inputs, attrs, message):
+    with pytest.raises(errors.InvalidArgumentError, match=message):
+        execute_op(op, inputs, attrs)

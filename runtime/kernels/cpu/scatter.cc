@@ -1,4 +1,5 @@
-// GatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min} on the CPU: every index
+// GatherNd, ScatterNd, TensorScatter{Update,Add,Sub,Max,Min}, DynamicStitch,
+// ParallelDynamicStitch and DynamicPartition on the CPU: every index
 // row is checked before anything is written (../scatter_spec.h has the geometry shared
 // with the CUDA twin ../cuda/scatter.cu). Gathers copy bytes, so one kernel serves
 // every fixed-size type; scatters combine in index order, each step rounded to T. The
@@ -61,6 +62,49 @@ void GatherNdCompute(void* state, TF_OpKernelContext* ctx) {
     if (slots[r] < 0) std::memset(dst, 0, run);
     else std::memcpy(dst, src + slots[r] * run, run);
   }
+}
+
+// DynamicStitch, ParallelDynamicStitch: zeros, then every data row copied to its merged
+// row in order (the last duplicate wins, as on TensorFlow's CPU).
+void StitchCompute(void* state, TF_OpKernelContext* ctx) {
+  const char* op = static_cast<const char*>(state);
+  kernels::StitchPlan p;
+  if (!kernels::PlanStitch(ctx, op, &p)) return;
+  const TF_DataType dtype = TF_DataType(TF_ExpectedOutputDataType(ctx, 0));
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, dtype, p.out_dims);
+  if (!out) return;
+  const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(dtype));
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  std::memset(dst, 0, p.out_dims[0] * run);
+  size_t k = 0;
+  for (size_t m = 0; m < p.data.size(); ++m) {
+    const char* src = static_cast<const char*>(TF_TensorData(p.data[m].get()));
+    for (int64_t r = 0; r < p.counts[m]; ++r, ++k) std::memcpy(dst + p.dest[k] * run, src + r * run, run);
+  }
+}
+
+void* CreateStitch(TF_OpKernelConstruction*) { return const_cast<char*>("DynamicStitch"); }
+void* CreateParallelStitch(TF_OpKernelConstruction*) {
+  return const_cast<char*>("ParallelDynamicStitch");
+}
+
+// DynamicPartition: each row copied to its place in its partition's output.
+void PartitionCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::PartitionPlan p;
+  if (!kernels::PlanPartition(ctx, &p)) return;
+  const TF_DataType dtype = TF_TensorType(p.data.get());
+  const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(dtype));
+  std::vector<TensorPtr> outs;
+  for (size_t q = 0; q < p.counts.size(); ++q) {
+    std::vector<int64_t> dims{p.counts[q]};
+    dims.insert(dims.end(), p.inner.begin(), p.inner.end());
+    outs.push_back(kernels::AllocateOutput(ctx, static_cast<int>(q), dtype, dims));
+    if (!outs.back()) return;
+  }
+  const char* src = static_cast<const char*>(TF_TensorData(p.data.get()));
+  for (size_t r = 0; r < p.part.size(); ++r)
+    std::memcpy(static_cast<char*>(TF_TensorData(outs[p.part[r]].get())) + p.place[r] * run,
+                src + r * run, run);
 }
 
 enum class Combine { kUpdate, kAdd, kSub, kMax, kMin };
@@ -188,6 +232,13 @@ void RegisterScatterKernels(TF_Status* status) {
   }
   RegisterForIndex<int32_t>(status);
   RegisterForIndex<int64_t>(status);
+  for (TF_DataType t : kAllFixedSizeTypes) {
+    RegisterKernel(kDevice, {"DynamicStitch", {{"T", t}}, {}, StitchCompute, CreateStitch},
+                   status);
+    RegisterKernel(kDevice, {"ParallelDynamicStitch", {{"T", t}}, {}, StitchCompute,
+                             CreateParallelStitch}, status);
+    RegisterKernel(kDevice, {"DynamicPartition", {{"T", t}}, {}, PartitionCompute}, status);
+  }
 }
 
 }  // namespace cpu

@@ -3,7 +3,7 @@
 // highest, 1), Segment{Sum,Mean,Max,Min,Prod} (sorted ids; empty segments 0, or 1 for
 // the product) and SparseSegment{Sum,Mean,SqrtN} (rows picked by indices; empty
 // segments 0). Each segment is reduced in the compute type, rounded to T once, in
-// contribution order. Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
+// contribution order; a NaN wins a max or min, as in TensorFlow. Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
 #include <cmath>
 
 #include "../nn_array_grad_spec.h"
@@ -28,17 +28,18 @@ ComputeType<T> Identity() {
 template <typename T, Reduce R>
 ComputeType<T> Step(ComputeType<T> acc, ComputeType<T> x) {
   if constexpr (R == Reduce::kProd) return WrappingMul(acc, x);
-  else if constexpr (R == Reduce::kMax) return x > acc ? x : acc;
-  else if constexpr (R == Reduce::kMin) return x < acc ? x : acc;
+  else if constexpr (R == Reduce::kMax) return x > acc || x != x ? x : acc;  // NaN wins
+  else if constexpr (R == Reduce::kMin) return x < acc || x != x ? x : acc;
   else return WrappingAdd(acc, x);
 }
 
 // Reduces data rows rows[i] into segments segs[i] of `out` ([segments, inner]).
-// `empty_identity`: empty segments keep the identity (unsorted) rather than 0 (sorted,
-// but for the product's 1).
+// Unsorted (`unsorted`): every segment starts from the identity, and empty ones keep it.
+// Sorted: a segment starts from its first row (so -inf survives a max, as in TensorFlow),
+// and empty ones are 0 (1 for the product).
 template <typename T, Reduce R>
 void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vector<int64_t>& segs,
-                int64_t segments, int64_t inner, bool empty_identity, T* out) {
+                int64_t segments, int64_t inner, bool unsorted, T* out) {
   using C = ComputeType<T>;
   std::vector<C> acc(static_cast<size_t>(segments * inner), Identity<T, R>());
   std::vector<int64_t> count(static_cast<size_t>(segments), 0);
@@ -46,7 +47,10 @@ void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vect
     if (segs[i] < 0) continue;
     C* a = acc.data() + segs[i] * inner;
     const T* x = data + rows[i] * inner;
-    for (int64_t j = 0; j < inner; ++j) a[j] = Step<T, R>(a[j], Widen(x[j]));
+    if (!unsorted && count[segs[i]] == 0)
+      for (int64_t j = 0; j < inner; ++j) a[j] = Widen(x[j]);
+    else
+      for (int64_t j = 0; j < inner; ++j) a[j] = Step<T, R>(a[j], Widen(x[j]));
     ++count[segs[i]];
   }
   for (int64_t s = 0; s < segments; ++s) {
@@ -55,7 +59,7 @@ void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vect
     const int64_t c = count[s];
     for (int64_t j = 0; j < inner; ++j) {
       C v = a[j];
-      if (c == 0 && !empty_identity && R != Reduce::kProd) v = C(0);
+      if (c == 0 && !unsorted && R != Reduce::kProd) v = C(0);
       if constexpr (R == Reduce::kMean) {
         if (c > 0) v = v / static_cast<C>(c);
       } else if constexpr (R == Reduce::kSqrtN) {

@@ -154,6 +154,13 @@ int NumDevices() { return g_num_devices; }
 }  // namespace cuda
 }  // namespace opgen
 
+// scatter.cu: GatherNd, ScatterNd, TensorScatter*; segment.cu: the segment reductions
+// (declared here, not in cuda_kernels.h, which every kernel file includes).
+namespace opgen::cuda {
+void RegisterScatterKernels(TF_Status* status);
+void RegisterSegmentKernels(TF_Status* status);
+}  // namespace opgen::cuda
+
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
   using namespace opgen::cuda;
   // The kernels register first, whatever the machine has: they are this library's code,
@@ -196,6 +203,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
+      RegisterScatterKernels,
+      RegisterSegmentKernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,

@@ -1,10 +1,11 @@
-// Gradients of the n-d gathers and scatters and of the segment reductions, with
-// TensorFlow's formulas: GatherNd <-> ScatterNd, TensorScatter* (the updated slices'
+// Gradients of the n-d gathers and scatters, DynamicStitch / DynamicPartition and the
+// segment reductions, with TensorFlow's formulas: GatherNd <-> ScatterNd, TensorScatter* (the updated slices'
 // gradient gathered back), the max/min/prod reductions (the gradient shared among the
 // elements that reached the result), the sorted and sparse ones. TensorFlow gives the
 // sparse reductions' data an IndexedSlices gradient when sparse_gradient is set; here it
 // is always dense (UnsortedSegmentSum of the picked rows).
 #include <string>
+#include <vector>
 
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -170,9 +171,40 @@ void SparseSegmentSumGrad(GradBuilder& b) { SparseSegmentGrad(b, nullptr); }
 void SparseSegmentMeanGrad(GradBuilder& b) { SparseSegmentGrad(b, "mean"); }
 void SparseSegmentSqrtNGrad(GradBuilder& b) { SparseSegmentGrad(b, "sqrt"); }
 
+// DynamicStitch: each data tensor gets the merged gradient's rows at its indices (as
+// TensorFlow's, a duplicate index's overwritten rows get the gradient too).
+void DynamicStitchGrad(GradBuilder& b) {
+  const int n = b.num_inputs() / 2;
+  for (int m = 0; m < n; ++m)
+    if (b.needs(n + m)) b.Set(n + m, b.Op("GatherV2", {b.grad(0), b.input(m), b.Int32(0)}));
+}
+
+// DynamicPartition: the outputs' gradients stitched back to where their rows came from.
+void DynamicPartitionGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output data = b.input(0), parts = b.input(1);
+  const TF_Output parts_shape = b.Op("Shape", {parts});
+  const TF_Output positions = b.Op(
+      "Reshape", {b.Op("Range", {b.Int32(0), b.Op("Size", {parts}), b.Int32(1)}), parts_shape});
+  const int n = b.num_outputs();
+  TF_Operation* split =
+      b.Node("DynamicPartition", {positions, parts}, {{"num_partitions", int64_t{n}}});
+  if (!b.ok()) return;
+  std::vector<TF_Output> where, grads;
+  for (int i = 0; i < n; ++i) {
+    where.push_back(TF_Output{split, i});
+    grads.push_back(b.grad(i));
+  }
+  const TF_Output merged = b.Op("ParallelDynamicStitch", {where, grads});
+  b.Set(0, b.Op("Reshape", {merged, b.Op("Shape", {data})}));
+}
+
 }  // namespace
 
 void RegisterScatterGradients() {
+  RegisterGrad("DynamicStitch", DynamicStitchGrad);
+  RegisterGrad("ParallelDynamicStitch", DynamicStitchGrad);
+  RegisterGrad("DynamicPartition", DynamicPartitionGrad);
   RegisterGrad("GatherNd", GatherNdGrad);
   RegisterGrad("ScatterNd", ScatterNdGrad);
   RegisterGrad("TensorScatterUpdate", TensorScatterUpdateGrad);
