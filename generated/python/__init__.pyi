@@ -192,6 +192,10 @@ __all__ = [
     "resource_apply_keras_momentum",
     "resource_apply_momentum",
     "resource_apply_rms_prop",
+    "resource_gather",
+    "resource_scatter_add",
+    "resource_scatter_sub",
+    "resource_scatter_update",
     "restore_v2",
     "reverse_v2",
     "round",
@@ -3892,6 +3896,60 @@ def resource_apply_rms_prop(
     epsilon: TensorLike,
     grad: TensorLike,
     use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+@overload
+def resource_gather(
+    resource: GraphOutput,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather(
+    resource: TensorLike,
+    indices: GraphOutput,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather(
+    resource: EagerTensorLike,
+    indices: EagerTensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resource_gather(
+    resource: TensorLike,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def resource_scatter_add(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_sub(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_update(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
     name: str | None = None,
 ) -> OpNode: ...
 @overload

@@ -1,5 +1,6 @@
 // Gather/scatter by n-d indices (GatherNd, ScatterNd, TensorScatter*), DynamicStitch,
-// ParallelDynamicStitch, DynamicPartition, and the segment
+// ParallelDynamicStitch, DynamicPartition, the variables' ResourceGather and
+// ResourceScatter{Add,Sub,Update}, and the segment
 // reductions beside UnsortedSegmentSum (array_grad_ops.cc): UnsortedSegment{Max,Min,Prod},
 // Segment{Sum,Mean,Max,Min,Prod}, SparseSegment{Sum,Mean,SqrtN}. Shape functions:
 // scatter_shape_fns.cc and grad_kernel_shape_fns.cc.
@@ -79,6 +80,23 @@ OpRegistration SparseSegment(const char* name, const char* t, const char* summar
                                "signature; gradients here are dense)."}}};
 }
 
+OpRegistration ResourceScatter(const char* name, const char* dtype, const char* summary) {
+  OpRegistration r{name,
+                   {dtype, "Tindices: {int32, int64}"},
+                   {"resource: resource", "indices: Tindices", "updates: dtype"},
+                   {},
+                   shape_fns::kNoOutputs,
+                   summary,
+                   "Row indices[i...] of the variable (its first dimension) takes updates[i...]; "
+                   "`updates` is indices.shape + the variable's shape after dim 0, or a scalar. "
+                   "Duplicate indices apply in order.",
+                   {{"resource", "The variable's handle."},
+                    {"indices", "Rows of the variable."},
+                    {"updates", "The rows' updates."}}};
+  r.is_stateful = true;
+  return r;
+}
+
 OpRegistration Stitch(const char* name, const char* summary) {
   return {name,
           {"N: int >= 1", "T: type"},
@@ -91,6 +109,26 @@ OpRegistration Stitch(const char* name, const char* summary) {
           {{"indices", "Where each row of `data` goes."},
            {"data", "The rows, shaped indices[m].shape + the rows' shape."},
            {"merged", "[max index + 1] + the rows' shape."}}};
+}
+
+OpRegistration ResourceGatherOp() {
+  OpRegistration r{"ResourceGather",
+                   {"batch_dims: int = 0", "validate_indices: bool = true", "dtype: type",
+                    "Tindices: {int32, int64}"},
+                   {"resource: resource", "indices: Tindices"},
+                   {"output: dtype"},
+                   shape_fns::kResourceGather,
+                   "Gathers rows of a resource variable at `indices`.",
+                   "The output is indices.shape + the variable's shape after dim 0.",
+                   {{"resource", "The variable's handle."},
+                    {"indices", "Rows of the variable."},
+                    {"output", "The gathered rows."},
+                    {"batch_dims", "Leading batch dimensions; only 0 is supported."},
+                    {"validate_indices", "Kept for TensorFlow's signature: indices are always "
+                                         "checked."},
+                    {"dtype", "The variable's dtype."}}};
+  r.is_stateful = true;
+  return r;
 }
 
 }  // namespace
@@ -154,6 +192,13 @@ void RegisterScatterOps(TF_Status* status) {
        {{"data", "The values."}, {"partitions", "Each slice's output, in [0, num_partitions)."},
         {"outputs", "One tensor per partition."},
         {"num_partitions", "The number of outputs."}}},
+      ResourceGatherOp(),
+      ResourceScatter("ResourceScatterAdd", "dtype: numbertypes",
+                      "Adds `updates` to rows of a resource variable."),
+      ResourceScatter("ResourceScatterSub", "dtype: numbertypes",
+                      "Subtracts `updates` from rows of a resource variable."),
+      ResourceScatter("ResourceScatterUpdate", "dtype: type",
+                      "Replaces rows of a resource variable by `updates`."),
       SparseSegment("SparseSegmentSum", "T: realnumbertypes",
                     "Sums picked rows of `data` in each sorted segment."),
       SparseSegment("SparseSegmentMean", "T: {bfloat16, half, float, double}",

@@ -92,6 +92,10 @@ void DynamicPartition(ShapeFnContext& c) {
   for (int i = 0; i < c.num_outputs(); ++i) c.SetOutput(i, out);
 }
 
+// ResourceGather: the variable's shape is not in the graph here (no handle shape
+// data), so the output's is unknown.
+void ResourceGather(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Unknown()); }
+
 }  // namespace
 
 namespace shape_fns {
@@ -101,6 +105,7 @@ const OpShapeFn kTensorScatter = ShapeFn<TensorScatter>;
 const OpShapeFn kSortedSegment = ShapeFn<SortedSegment>;
 const OpShapeFn kDynamicStitch = ShapeFn<DynamicStitch>;
 const OpShapeFn kDynamicPartition = ShapeFn<DynamicPartition>;
+const OpShapeFn kResourceGather = ShapeFn<ResourceGather>;
 }  // namespace shape_fns
 
 }  // namespace opgen

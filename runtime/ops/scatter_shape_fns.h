@@ -8,7 +8,7 @@ namespace opgen {
 namespace shape_fns {
 
 extern const OpShapeFn kGatherNd, kScatterNd, kTensorScatter, kSortedSegment, kDynamicStitch,
-    kDynamicPartition;
+    kDynamicPartition, kResourceGather;
 
 }  // namespace shape_fns
 }  // namespace opgen

@@ -532,7 +532,8 @@ NOT_DIFFERENTIABLE = {
     "StopGradient": "stops gradients by definition",
     **dict.fromkeys(["Const", "Placeholder"], "no inputs"),
     **dict.fromkeys(["VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "AssignVariableOp",
-                     "AssignAddVariableOp", "AssignSubVariableOp"],
+                     "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                     "ResourceScatterSub", "ResourceScatterUpdate"],
                     "variable state: gradients reach a variable through ReadVariableOp"),
     **dict.fromkeys(["ResourceApplyGradientDescent", "ResourceApplyMomentum",
                      "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
@@ -575,6 +576,7 @@ FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
 
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
+    "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
 }
 
 

@@ -504,3 +504,142 @@ def test_stitch_and_partition_in_a_graph_and_their_gradients():
 def test_stitch_and_partition_errors(op, inputs, attrs, message):
     with pytest.raises(errors.InvalidArgumentError, match=message):
         execute_op(op, inputs, attrs)
+
+
+# ---- variables: ResourceGather, ResourceScatter{Add,Sub,Update} ----------------------
+
+RESOURCE_DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64, np.uint8,
+                   np.complex64] + ([bfloat16] if bfloat16 is not None else [])
+TABLE_IDS = np.int64([[3, 0], [3, 1]])  # a duplicate: scatters apply it twice, in order
+
+
+def _resource_case(dt):
+    table = _values((4, 3), dt)
+    updates = _values((2, 2, 3), dt)
+    return table, updates
+
+
+RESOURCE_CASES = {np.dtype(dt).name: _resource_case(dt) for dt in RESOURCE_DTYPES}
+
+RESOURCE_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, tensorflow as tf
+    data = dict(np.load(sys.argv[1]))
+    bf16 = set(str(k) for k in data.pop("__bf16__"))
+    ids = data.pop("ids")
+    def t(key):
+        return tf.constant(data[key], tf.bfloat16 if key in bf16 else None)
+    def back(y):
+        y = tf.convert_to_tensor(y)
+        return (tf.cast(y, tf.float32) if y.dtype == tf.bfloat16 else y).numpy()
+    out = {}
+    for name in sorted({k.split("/")[0] for k in data} - {"sgd"}):
+        table, updates = t(name + "/table"), t(name + "/updates")
+        v = tf.Variable(table)
+        out[name + "/gather"] = back(tf.raw_ops.ResourceGather(resource=v.handle, indices=ids,
+                                                               dtype=v.dtype))
+        for op in ("ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"):
+            v = tf.Variable(table)
+            getattr(tf.raw_ops, op)(resource=v.handle, indices=ids, updates=updates)
+            out[f"{name}/{op}"] = back(v)
+    # one SGD step of an embedding: loss = sum(w * gather(table, ids)^2)
+    v = tf.Variable(data["sgd/table"])
+    with tf.GradientTape() as tape:
+        rows = tf.gather(v, ids)
+        loss = tf.reduce_sum(data["sgd/w"] * rows * rows)
+    grad = tape.gradient(loss, v)
+    v.assign_sub(0.1 * tf.convert_to_tensor(grad))
+    out["sgd/after"] = v.numpy()
+    np.savez(sys.argv[2], **out)
+""")
+
+SGD_TABLE = rng.normal(0, 1, (5, 3))
+SGD_W = rng.normal(0, 1, (2, 2, 3))
+
+
+@pytest.fixture(scope="module")
+def tf_resource(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    folder = tmp_path_factory.mktemp("resource_tf")
+    arrays = {"ids": TABLE_IDS, "sgd/table": SGD_TABLE, "sgd/w": SGD_W}
+    for name, (table, updates) in RESOURCE_CASES.items():
+        arrays[f"{name}/table"], arrays[f"{name}/updates"] = table, updates
+    bf16 = [k for k, v in arrays.items() if _is_bf16(v.dtype)]
+    arrays.update({k: arrays[k].astype(np.float32) for k in bf16})
+    np.savez(folder / "in.npz", __bf16__=np.array(bf16, dtype=str), **arrays)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", RESOURCE_SCRIPT, str(folder / "in.npz"),
+                             str(folder / "out.npz")], capture_output=True, text=True,
+                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(np.load(folder / "out.npz"))
+
+
+def _scatter_reference(op, table, updates):
+    out = table.copy()
+    rows = updates.reshape(-1, table.shape[1])
+    with np.errstate(over="ignore"):
+        for i, r in zip(TABLE_IDS.reshape(-1), rows):
+            out[i] = {"ResourceScatterAdd": out[i] + r, "ResourceScatterSub": out[i] - r,
+                      "ResourceScatterUpdate": r}[op]
+    return out
+
+
+@pytest.mark.parametrize("name", list(RESOURCE_CASES))
+def test_resource_gather_and_scatters_against_numpy_and_tensorflow(name, tf_resource):
+    table, updates = RESOURCE_CASES[name]
+    v = opgen.Variable(table)
+    (got,) = execute_op("ResourceGather", [v.handle, TABLE_IDS], {"dtype": v.dtype})
+    _compare(got.numpy(), table[TABLE_IDS])
+    _compare(got.numpy(), _as(tf_resource[name + "/gather"], got.numpy()))
+    for op in ("ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"):
+        v = opgen.Variable(table)
+        assert execute_op(op, [v.handle, TABLE_IDS, updates], {}) in ([], (), None)
+        _compare(v.numpy(), _scatter_reference(op, table, updates))
+        _compare(v.numpy(), _as(tf_resource[f"{name}/{op}"], v.numpy()))
+
+
+def test_resource_scatter_takes_a_scalar_update_and_checks_indices():
+    v = opgen.Variable(np.float32([[1, 2], [3, 4], [5, 6]]))
+    execute_op("ResourceScatterAdd", [v.handle, np.int32([2, 0]), np.float32(10)], {})
+    np.testing.assert_array_equal(v.numpy(), [[11, 12], [3, 4], [15, 16]])
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in \[0, 3\)"):
+        execute_op("ResourceScatterUpdate", [v.handle, np.int32([0, 5]), np.float32([[0, 0], [0, 0]])],
+                   {})
+    np.testing.assert_array_equal(v.numpy(), [[11, 12], [3, 4], [15, 16]])  # unchanged
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[0\] = -1 is not in \[0, 3\)"):
+        execute_op("ResourceGather", [v.handle, np.int32([-1])], {"dtype": opgen.float32})
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Must have updates.shape = indices.shape \+ params.shape\[1:\]"):
+        execute_op("ResourceScatterSub", [v.handle, np.int32([0]), np.float32([1, 2, 3])], {})
+
+
+def test_embedding_training_step_with_resource_gather(tf_resource):
+    """An embedding lookup on a variable (ResourceGather), a loss, its gradient with
+    respect to the variable (dense here: UnsortedSegmentSum of the rows' gradients, where
+    TensorFlow gives IndexedSlices) and one SGD step in a session: the table after it
+    equals TensorFlow's. (The eager tape differentiates variables through their reads, so
+    a ResourceGather on a handle is not on its path yet.)"""
+    want = tf_resource["sgd/after"]
+    g = opgen.Graph()
+    with g.as_default():
+        v = opgen.Variable(SGD_TABLE, name="table")
+        rows = g.create_op("ResourceGather", [v.handle, opgen.constant(TABLE_IDS)],
+                           {"dtype": opgen.float64}).outputs[0]
+        w = opgen.constant(SGD_W)
+        loss = opgen.ops.sum(opgen.ops.mul(opgen.ops.mul(rows, rows), w), [0, 1, 2])
+        (dv,) = opgen.gradients(loss, [v])
+        step = v.assign_sub(opgen.ops.mul(dv, opgen.constant(np.float64(0.1))))
+        init = opgen.global_variables_initializer()
+    with opgen.Session(graph=g) as s:
+        s.run(init)
+        s.run(step)
+        after = s.run(v.value())
+    np.testing.assert_allclose(after, want, rtol=1e-12)
+    # numpy: each row read gets 2 * w * row, summed over its reads
+    dense = np.zeros_like(SGD_TABLE)
+    np.add.at(dense, TABLE_IDS.reshape(-1), (2 * SGD_W * SGD_TABLE[TABLE_IDS]).reshape(-1, 3))
+    np.testing.assert_allclose(after, SGD_TABLE - 0.1 * dense, rtol=1e-12)

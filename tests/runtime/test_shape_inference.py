@@ -680,7 +680,9 @@ _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
 _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                  "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
-                 "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead"}
+                 "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
+                 "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
+                 "ResourceScatterUpdate"}
 # Checkpoint ops: string operands, and RestoreV2's shapes are known only from the file;
 # the string ops of the save/restore graphs (run in test_string_ops.py).
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",

@@ -17,6 +17,8 @@ void RegisterPool3DGradKernels(TF_Status*);
 // Segment*, SparseSegment* (declared here for the same reason).
 void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
+// resource_scatter.cc: ResourceGather, ResourceScatter{Add,Sub,Update}.
+void RegisterResourceScatterKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -58,6 +60,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomKernels,
       RegisterRandomHostKernels,
       RegisterReductionKernels,
+      RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,

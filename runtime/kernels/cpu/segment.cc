@@ -3,7 +3,7 @@
 // highest, 1), Segment{Sum,Mean,Max,Min,Prod} (sorted ids; empty segments 0, or 1 for
 // the product) and SparseSegment{Sum,Mean,SqrtN} (rows picked by indices; empty
 // segments 0). Each segment is reduced in the compute type, rounded to T once, in
-// contribution order; a NaN wins a max or min, as in TensorFlow. Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
+// contribution order; NaN in a max or min as TensorFlow's CPU kernels (Step). Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
 #include <cmath>
 
 #include "../nn_array_grad_spec.h"
@@ -28,15 +28,17 @@ ComputeType<T> Identity() {
 template <typename T, Reduce R>
 ComputeType<T> Step(ComputeType<T> acc, ComputeType<T> x) {
   if constexpr (R == Reduce::kProd) return WrappingMul(acc, x);
-  else if constexpr (R == Reduce::kMax) return x > acc || x != x ? x : acc;  // NaN wins
-  else if constexpr (R == Reduce::kMin) return x < acc || x != x ? x : acc;
+  // x replaces acc unless it is strictly worse, as TensorFlow's CPU kernels compare: a NaN
+  // replaces acc, and whatever follows a NaN replaces it
+  else if constexpr (R == Reduce::kMax) return x < acc ? acc : x;
+  else if constexpr (R == Reduce::kMin) return acc < x ? acc : x;
   else return WrappingAdd(acc, x);
 }
 
 // Reduces data rows rows[i] into segments segs[i] of `out` ([segments, inner]).
 // Unsorted (`unsorted`): every segment starts from the identity, and empty ones keep it.
-// Sorted: a segment starts from its first row (so -inf survives a max, as in TensorFlow),
-// and empty ones are 0 (1 for the product).
+// Sorted: a max or min starts from the segment's first row (so -inf survives a max, as
+// in TensorFlow), the others from the identity; empty segments are 0 (1 for the product).
 template <typename T, Reduce R>
 void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vector<int64_t>& segs,
                 int64_t segments, int64_t inner, bool unsorted, T* out) {
@@ -47,7 +49,7 @@ void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vect
     if (segs[i] < 0) continue;
     C* a = acc.data() + segs[i] * inner;
     const T* x = data + rows[i] * inner;
-    if (!unsorted && count[segs[i]] == 0)
+    if (!unsorted && count[segs[i]] == 0 && (R == Reduce::kMax || R == Reduce::kMin))
       for (int64_t j = 0; j < inner; ++j) a[j] = Widen(x[j]);
     else
       for (int64_t j = 0; j < inner; ++j) a[j] = Step<T, R>(a[j], Widen(x[j]));

@@ -20,9 +20,9 @@ namespace cuda {
 
 enum class Fold { kUpdate, kSum, kSub, kProd, kMax, kMin, kMean, kSqrtN };
 
-// What an output row with no source row and no base holds: 0 (and a fold with rows
-// starts from its first row: the sorted segment reductions), or the fold's start value
-// (lowest, highest, 1), which every fold starts from (the unsorted ones).
+// What an output row with no source row and no base holds: 0 (and a max or min with
+// rows starts from its first row: the sorted reductions), or the fold's start value
+// (lowest, highest, 1), which the unsorted reductions start from.
 enum class Empty { kZero, kIdentity };
 
 template <typename C> __device__ inline C Lowest();
@@ -51,26 +51,31 @@ __device__ inline C Step(C acc, C x) {
   if constexpr (F == Fold::kUpdate) return x;
   else if constexpr (F == Fold::kSub) return acc - x;
   else if constexpr (F == Fold::kProd) return acc * x;
-  else if constexpr (F == Fold::kMax) return x > acc || x != x ? x : acc;  // NaN wins
-  else if constexpr (F == Fold::kMin) return x < acc || x != x ? x : acc;
+  // x replaces acc unless it is strictly worse, as TensorFlow's CPU kernels compare: a NaN
+  // replaces acc, and whatever follows a NaN replaces it
+  else if constexpr (F == Fold::kMax) return x < acc ? acc : x;
+  else if constexpr (F == Fold::kMin) return acc < x ? acc : x;
   else if constexpr (std::is_same_v<C, bool>) return acc || x;
   else return acc + x;
 }
 
 // out[r, j] = fold over k in [offsets[r], offsets[r+1]) of src[rows[k], j], starting from
-// base[r, j] (TensorScatter*) or the fold's start value.
+// base[r, j] (TensorScatter*) or the fold's start value. `src_scalar`: every row of src
+// is its one element (a scalar update).
 template <typename T, Fold F>
 __global__ void CsrFoldKernel(const T* src, const T* base, const int64_t* offsets,
                               const int64_t* rows, T* out, int64_t slice, int64_t total,
-                              Empty empty) {
+                              Empty empty, bool src_scalar) {
   using C = typename ComputeType<T>::type;
   for (int64_t o = GlobalThread<int64_t>(); o < total; o += GridStride<int64_t>()) {
     const int64_t r = o / slice, j = o % slice;
     const int64_t begin = offsets[r], end = offsets[r + 1];
     C acc = base ? Widen(base[o]) : Start<T, F>();
     for (int64_t k = begin; k < end; ++k) {
-      const C x = Widen(src[rows[k] * slice + j]);
-      acc = k == begin && !base && empty == Empty::kZero ? x : Step<C, F>(acc, x);
+      const C x = Widen(src[src_scalar ? 0 : rows[k] * slice + j]);
+      const bool first = k == begin && !base && empty == Empty::kZero &&
+                         (F == Fold::kMax || F == Fold::kMin);
+      acc = first ? x : Step<C, F>(acc, x);
     }
     const int64_t n = end - begin;
     if (n == 0 && empty == Empty::kZero && base == nullptr) acc = C(0);
@@ -105,7 +110,8 @@ inline Csr BuildCsr(const std::vector<int64_t>& dest, const std::vector<int64_t>
 // Copies the CSR to the device and folds `src` into `out` ([out_rows, slice]).
 template <typename T, Fold F>
 void LaunchCsrFold(TF_OpKernelContext* ctx, const char* op, const Csr& csr, const T* src,
-                   const T* base, T* out, int64_t out_rows, int64_t slice, Empty empty) {
+                   const T* base, T* out, int64_t out_rows, int64_t slice, Empty empty,
+                   bool src_scalar = false) {
   const int64_t total = out_rows * slice;
   if (total == 0) return;
   cudaStream_t stream = GetStream(ctx);
@@ -123,7 +129,8 @@ void LaunchCsrFold(TF_OpKernelContext* ctx, const char* op, const Csr& csr, cons
                                op))
     return;
   CsrFoldKernel<T, F><<<BlocksFor(total), kThreads, 0, stream>>>(
-      src, base, Data<int64_t>(offsets), Data<int64_t>(rows), out, slice, total, empty);
+      src, base, Data<int64_t>(offsets), Data<int64_t>(rows), out, slice, total, empty,
+      src_scalar);
   if (!CheckLaunch(ctx, op)) return;
   // the host vectors are pageable memory: the copies must be done before they go
   CheckCuda(ctx, cudaStreamSynchronize(stream), op);

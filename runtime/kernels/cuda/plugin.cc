@@ -159,6 +159,7 @@ int NumDevices() { return g_num_devices; }
 namespace opgen::cuda {
 void RegisterScatterKernels(TF_Status* status);
 void RegisterSegmentKernels(TF_Status* status);
+void RegisterResourceScatterKernels(TF_Status* status);  // resource_scatter.cu
 }  // namespace opgen::cuda
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
@@ -203,6 +204,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
+      RegisterResourceScatterKernels,
       RegisterScatterKernels,
       RegisterSegmentKernels,
       RegisterSlicingKernels,

@@ -57,6 +57,7 @@ void RegisterNotDifferentiableOps() {
         "StatelessRandomGetKeyCounterAlg", "RandomShuffle", "Multinomial",
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
+        "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
         "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
         "ResourceApplyAdam", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "NoOp",

@@ -199,9 +199,32 @@ void DynamicPartitionGrad(GradBuilder& b) {
   b.Set(0, b.Op("Reshape", {merged, b.Op("Shape", {data})}));
 }
 
+// ResourceGather(resource, indices): TensorFlow's gradient reaches the handle as
+// IndexedSlices; here the rows are summed into a dense gradient of the variable's shape
+// (UnsortedSegmentSum, as GatherV2's), which reaches the handle as ReadVariableOp's does.
+void ResourceGatherGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  if (b.AttrInt("batch_dims") != 0) {
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "the gradient of ResourceGather with batch_dims != 0 is not implemented");
+    return;
+  }
+  const TF_Output value = b.Op("ReadVariableOp", {b.input(0)}, {{"dtype", b.AttrType("dtype")}});
+  const TF_Output shape = b.Op("Shape", {value});
+  const TF_Output rows_shape = b.Op(
+      "ConcatV2", {std::vector<TF_Output>{b.Int32s({-1}),
+                                          b.Op("Slice", {shape, b.Int32s({1}), b.Int32s({-1})})},
+                   b.Int32(0)});
+  const TF_Output n = b.Op("Reshape", {b.Op("Slice", {shape, b.Int32s({0}), b.Int32s({1})}),
+                                       b.Int32s({})});
+  b.Set(0, b.Op("UnsortedSegmentSum", {b.Op("Reshape", {b.grad(0), rows_shape}),
+                                       b.Op("Reshape", {b.input(1), b.Int32s({-1})}), n}));
+}
+
 }  // namespace
 
 void RegisterScatterGradients() {
+  RegisterGrad("ResourceGather", ResourceGatherGrad);
   RegisterGrad("DynamicStitch", DynamicStitchGrad);
   RegisterGrad("ParallelDynamicStitch", DynamicStitchGrad);
   RegisterGrad("DynamicPartition", DynamicPartitionGrad);
