@@ -5,7 +5,6 @@ eagerly and in a graph; bad indices and ids fail as TensorFlow's CPU kernels do.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import textwrap

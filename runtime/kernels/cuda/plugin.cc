@@ -157,9 +157,9 @@ int NumDevices() { return g_num_devices; }
 // scatter.cu: GatherNd, ScatterNd, TensorScatter*; segment.cu: the segment reductions
 // (declared here, not in cuda_kernels.h, which every kernel file includes).
 namespace opgen::cuda {
-void RegisterScatterKernels(TF_Status* status);
-void RegisterSegmentKernels(TF_Status* status);
-void RegisterResourceScatterKernels(TF_Status* status);  // resource_scatter.cu
+void RegisterScatterKernels(TF_Status*);
+void RegisterSegmentKernels(TF_Status*);
+void RegisterResourceScatterKernels(TF_Status*);  // resource_scatter.cu
 }  // namespace opgen::cuda
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
