@@ -18,7 +18,10 @@
 namespace opgen {
 namespace cuda {
 
-enum class Fold { kUpdate, kSum, kSub, kProd, kMax, kMin, kMean, kSqrtN };
+// kMax/kMin: the segment reductions' comparison; kScatterMax/kScatterMin:
+// TensorScatterMax/Min's (an update replaces the value only when strictly better, so a
+// NaN update is ignored), each as on the CPU.
+enum class Fold { kUpdate, kSum, kSub, kProd, kMax, kMin, kScatterMax, kScatterMin, kMean, kSqrtN };
 
 // What an output row with no source row and no base holds: 0 (and a max or min with
 // rows starts from its first row: the sorted reductions), or the fold's start value
@@ -55,6 +58,8 @@ __device__ inline C Step(C acc, C x) {
   // replaces acc, and whatever follows a NaN replaces it
   else if constexpr (F == Fold::kMax) return x < acc ? acc : x;
   else if constexpr (F == Fold::kMin) return acc < x ? acc : x;
+  else if constexpr (F == Fold::kScatterMax) return x > acc ? x : acc;
+  else if constexpr (F == Fold::kScatterMin) return x < acc ? x : acc;
   else if constexpr (std::is_same_v<C, bool>) return acc || x;
   else return acc + x;
 }

@@ -159,7 +159,7 @@ struct ScatterKernel {
       case Fold::kUpdate: return "TensorScatterUpdate";
       case Fold::kSum: return "TensorScatterAdd";
       case Fold::kSub: return "TensorScatterSub";
-      case Fold::kMax: return "TensorScatterMax";
+      case Fold::kScatterMax: return "TensorScatterMax";
       default: return "TensorScatterMin";
     }
   }
@@ -187,8 +187,8 @@ void RegisterArithmetic(Types<Ts...>, TF_Status* status) {
 
 template <typename I, typename... Ts>
 void RegisterMaxMin(Types<Ts...>, TF_Status* status) {
-  (RegisterScatter<I, Ts, Fold::kMax, true>("TensorScatterMax", status), ...);
-  (RegisterScatter<I, Ts, Fold::kMin, true>("TensorScatterMin", status), ...);
+  (RegisterScatter<I, Ts, Fold::kScatterMax, true>("TensorScatterMax", status), ...);
+  (RegisterScatter<I, Ts, Fold::kScatterMin, true>("TensorScatterMin", status), ...);
 }
 
 template <typename I>
