@@ -75,6 +75,8 @@ __all__ = [
     "disable_copy_on_read",
     "div",
     "div_no_nan",
+    "dynamic_partition",
+    "dynamic_stitch",
     "einsum",
     "elu",
     "elu_grad",
@@ -101,6 +103,7 @@ __all__ = [
     "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
+    "gather_nd",
     "gather_v2",
     "greater",
     "greater_equal",
@@ -178,6 +181,7 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "parallel_dynamic_stitch",
     "partitioned_call",
     "placeholder",
     "placeholder_with_default",
@@ -216,6 +220,10 @@ __all__ = [
     "resource_apply_keras_momentum",
     "resource_apply_momentum",
     "resource_apply_rms_prop",
+    "resource_gather",
+    "resource_scatter_add",
+    "resource_scatter_sub",
+    "resource_scatter_update",
     "restore_v2",
     "reverse_sequence",
     "reverse_v2",
@@ -229,6 +237,12 @@ __all__ = [
     "save_v2",
     "scale_and_translate",
     "scale_and_translate_grad",
+    "scatter_nd",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_prod",
+    "segment_sum",
     "select",
     "select_v2",
     "selu",
@@ -252,6 +266,9 @@ __all__ = [
     "space_to_batch_nd",
     "space_to_depth",
     "sparse_bincount",
+    "sparse_segment_mean",
+    "sparse_segment_sqrt_n",
+    "sparse_segment_sum",
     "sparse_softmax_cross_entropy_with_logits",
     "sparse_to_dense",
     "split",
@@ -304,6 +321,11 @@ __all__ = [
     "tensor_list_reserve",
     "tensor_list_set_item",
     "tensor_list_stack",
+    "tensor_scatter_add",
+    "tensor_scatter_max",
+    "tensor_scatter_min",
+    "tensor_scatter_sub",
+    "tensor_scatter_update",
     "tile",
     "top_kv2",
     "transpose",
@@ -313,6 +335,9 @@ __all__ = [
     "unique_with_counts",
     "unique_with_counts_v2",
     "unpack",
+    "unsorted_segment_max",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
@@ -1712,6 +1737,52 @@ def div_no_nan(
 @overload
 def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def dynamic_partition(
+    data: GraphOutput,
+    partitions: TensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def dynamic_partition(
+    data: TensorLike,
+    partitions: GraphOutput,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def dynamic_partition(
+    data: EagerTensorLike,
+    partitions: EagerTensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def dynamic_partition(
+    data: TensorLike,
+    partitions: TensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[EagerTensorLike],
+    data: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput: ...
+@overload
 def einsum(
     inputs: Sequence[GraphOutput], equation: str, name: str | None = None
 ) -> GraphOutput: ...
@@ -2056,6 +2127,34 @@ def fused_batch_norm_v3(
     is_training: bool = ...,
     name: str | None = None,
 ) -> _FusedBatchNormV3Output: ...
+@overload
+def gather_nd(
+    params: GraphOutput,
+    indices: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_nd(
+    params: TensorLike,
+    indices: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather_nd(
+    params: EagerTensorLike,
+    indices: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def gather_v2(
     params: GraphOutput,
@@ -3504,6 +3603,24 @@ def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def parallel_dynamic_stitch(
+    indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[EagerTensorLike],
+    data: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def parallel_dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput: ...
+@overload
 def partitioned_call(
     args: Sequence[GraphOutput],
     Tout: Sequence[DTypeLike],
@@ -4271,6 +4388,60 @@ def resource_apply_rms_prop(
     name: str | None = None,
 ) -> OpNode: ...
 @overload
+def resource_gather(
+    resource: GraphOutput,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather(
+    resource: TensorLike,
+    indices: GraphOutput,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather(
+    resource: EagerTensorLike,
+    indices: EagerTensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resource_gather(
+    resource: TensorLike,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = ...,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+def resource_scatter_add(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_sub(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_update(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+@overload
 def restore_v2(
     prefix: GraphOutput,
     tensor_names: TensorLike,
@@ -4617,6 +4788,126 @@ def scale_and_translate_grad(
     kernel_type: str = ...,
     antialias: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def scatter_nd(
+    indices: GraphOutput,
+    updates: TensorLike,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: GraphOutput,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def scatter_nd(
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    shape: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def segment_max(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_max(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_max(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_max(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_mean(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_mean(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_mean(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_mean(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_min(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_min(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_min(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_min(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_prod(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_prod(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_prod(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_prod(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_sum(
+    data: GraphOutput, segment_ids: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_sum(
+    data: TensorLike, segment_ids: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def segment_sum(
+    data: EagerTensorLike, segment_ids: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def segment_sum(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def select(
@@ -5000,6 +5291,126 @@ def sparse_bincount(
     size: TensorLike,
     weights: TensorLike,
     binary_output: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_mean(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sum(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 
@@ -6370,6 +6781,206 @@ def tensor_list_stack(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def tensor_scatter_add(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: GraphOutput,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    updates: EagerTensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def tile(
     input: GraphOutput, multiples: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -6481,6 +7092,111 @@ def unpack(
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def unsorted_segment_max(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_max(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unsorted_segment_min(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_min(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def unsorted_segment_sum(
     data: GraphOutput,

@@ -311,3 +311,54 @@ def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
     """
     _out = _execute_op("DivNoNan", [x, y], {}, name)
     return _out[0]
+
+
+def dynamic_partition(
+    data: TensorLike,
+    partitions: TensorLike,
+    num_partitions: int,
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Splits the rows of `data` among `num_partitions` outputs by `partitions`.
+
+    Output p holds, in order, the slices data[i...] with partitions[i...] == p; data's shape starts with partitions'.
+
+    Args:
+      data: A `Tensor`.
+        The values.
+      partitions: A `Tensor` of type `int32`.
+        Each slice's output, in [0, num_partitions).
+      num_partitions: An `int` that is `>= 1`.
+        The number of outputs.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `num_partitions` `Tensor` objects.
+      One tensor per partition.
+    """
+    _out = _execute_op(
+        "DynamicPartition", [data, partitions], {"num_partitions": num_partitions}, name
+    )
+    return _out[0]
+
+
+def dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput:
+    """Interleaves the rows of `data` into one tensor at `indices`.
+
+    merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with indices[m]'s. Later rows win over earlier ones; rows no index names are 0.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects with type `int32`.
+        Where each row of `data` goes.
+      data: A list of at least 1 `Tensor` objects with the same type.
+        The rows, shaped indices[m].shape + the rows' shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      [max index + 1] + the rows' shape.
+    """
+    _out = _execute_op("DynamicStitch", [indices, data], {}, name)
+    return _out[0]

@@ -14,6 +14,35 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Gathers the slices of `params` that index rows address.
+
+    `indices` is [..., K]; the output is indices.shape[:-1] + params.shape[K:].
+
+    Args:
+      params: A `Tensor`.
+        The values to gather from.
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+        Index rows into `params`.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" gives zeros.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `params`.
+      The gathered slices.
+    """
+    _out = _execute_op(
+        "GatherNd", [params, indices], {"bad_indices_policy": bad_indices_policy}, name
+    )
+    return _out[0]
+
+
 def gather_v2(
     params: TensorLike,
     indices: TensorLike,

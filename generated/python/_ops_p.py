@@ -56,6 +56,28 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+def parallel_dynamic_stitch(
+    indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput:
+    """Interleaves the rows of `data` into one tensor at `indices` (duplicates in no set order; here as DynamicStitch).
+
+    merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with indices[m]'s. Later rows win over earlier ones; rows no index names are 0.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects with type `int32`.
+        Where each row of `data` goes.
+      data: A list of at least 1 `Tensor` objects with the same type.
+        The rows, shaped indices[m].shape + the rows' shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      [max index + 1] + the rows' shape.
+    """
+    _out = _execute_op("ParallelDynamicStitch", [indices, data], {}, name)
+    return _out[0]
+
+
 def partitioned_call(
     args: Sequence[TensorLike],
     Tout: Sequence[DTypeLike],

@@ -1077,6 +1077,126 @@ def resource_apply_rms_prop(
     return _out or None
 
 
+def resource_gather(
+    resource: TensorLike,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    batch_dims: int = 0,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Gathers rows of a resource variable at `indices`.
+
+    The output is indices.shape + the variable's shape after dim 0.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      dtype: A dtype.
+        The variable's dtype.
+      batch_dims: An optional `int`. Defaults to `0`.
+        Leading batch dimensions; only 0 is supported.
+      validate_indices: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: indices are always checked.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The gathered rows.
+    """
+    _out = _execute_op(
+        "ResourceGather",
+        [resource, indices],
+        {
+            "dtype": dtype,
+            "batch_dims": batch_dims,
+            "validate_indices": validate_indices,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def resource_scatter_add(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Adds `updates` to rows of a resource variable.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterAdd", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_sub(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Subtracts `updates` from rows of a resource variable.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterSub", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_update(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Replaces rows of a resource variable by `updates`.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterUpdate", [resource, indices, updates], {}, name)
+    return _out or None
+
+
 def restore_v2(
     prefix: TensorLike,
     tensor_names: TensorLike,

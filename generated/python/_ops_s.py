@@ -129,6 +129,151 @@ def scale_and_translate_grad(
     return _out[0]
 
 
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Scatters `updates` into zeros of `shape` at index rows, adding up duplicates.
+
+    `indices` is [..., K]; `updates` is indices.shape[:-1] + shape[K:].
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+        Index rows into the output.
+      updates: A `Tensor`.
+        One slice per index row.
+      shape: A `Tensor`. Must have the same type as `indices`.
+        The output's shape.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `updates`.
+      The scattered sums.
+    """
+    _out = _execute_op(
+        "ScatterNd",
+        [indices, updates, shape],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
+def segment_max(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput:
+    """The maximum of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`; the output has the last id + 1 rows, and a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentMax", [data, segment_ids], {}, name)
+    return _out[0]
+
+
+def segment_mean(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput:
+    """The mean of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`; the output has the last id + 1 rows, and a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentMean", [data, segment_ids], {}, name)
+    return _out[0]
+
+
+def segment_min(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput:
+    """The minimum of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`; the output has the last id + 1 rows, and a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentMin", [data, segment_ids], {}, name)
+    return _out[0]
+
+
+def segment_prod(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput:
+    """The product of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`; the output has the last id + 1 rows, and a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentProd", [data, segment_ids], {}, name)
+    return _out[0]
+
+
+def segment_sum(
+    data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Sums the rows of `data` in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`; the output has the last id + 1 rows, and a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentSum", [data, segment_ids], {}, name)
+    return _out[0]
+
+
 def select(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -640,6 +785,111 @@ def sparse_bincount(
         "SparseBincount",
         [indices, values, dense_shape, size, weights],
         {"binary_output": binary_output},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_mean(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The mean of picked rows of `data` in each sorted segment.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted); the output has the last id + 1 rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentMean",
+        [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_sqrt_n(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The sum of picked rows of `data` in each sorted segment over the square root of its size.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted); the output has the last id + 1 rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSqrtN",
+        [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_sum(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums picked rows of `data` in each sorted segment.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted); the output has the last id + 1 rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSum",
+        [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
         name,
     )
     return _out[0]

@@ -251,6 +251,181 @@ def tensor_list_stack(
     return _out[0]
 
 
+def tensor_scatter_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Adds `updates` to the slices of `tensor` that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice tensor[row] of shape tensor.shape[K:], and `updates` is indices.shape[:-1] + tensor.shape[K:]. Rows are applied in order.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to update (left unchanged: the result is a copy).
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into `tensor`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+        One slice per index row.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` with the updates applied.
+    """
+    _out = _execute_op(
+        "TensorScatterAdd",
+        [tensor, indices, updates],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
+def tensor_scatter_max(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """The element-wise maximum of `tensor`'s addressed slices and `updates`.
+
+    `indices` is [..., K]; each row addresses the slice tensor[row] of shape tensor.shape[K:], and `updates` is indices.shape[:-1] + tensor.shape[K:]. Rows are applied in order.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to update (left unchanged: the result is a copy).
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into `tensor`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+        One slice per index row.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` with the updates applied.
+    """
+    _out = _execute_op(
+        "TensorScatterMax",
+        [tensor, indices, updates],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
+def tensor_scatter_min(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """The element-wise minimum of `tensor`'s addressed slices and `updates`.
+
+    `indices` is [..., K]; each row addresses the slice tensor[row] of shape tensor.shape[K:], and `updates` is indices.shape[:-1] + tensor.shape[K:]. Rows are applied in order.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to update (left unchanged: the result is a copy).
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into `tensor`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+        One slice per index row.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` with the updates applied.
+    """
+    _out = _execute_op(
+        "TensorScatterMin",
+        [tensor, indices, updates],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
+def tensor_scatter_sub(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Subtracts `updates` from the slices of `tensor` that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice tensor[row] of shape tensor.shape[K:], and `updates` is indices.shape[:-1] + tensor.shape[K:]. Rows are applied in order.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to update (left unchanged: the result is a copy).
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into `tensor`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+        One slice per index row.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` with the updates applied.
+    """
+    _out = _execute_op(
+        "TensorScatterSub",
+        [tensor, indices, updates],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
+def tensor_scatter_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Replaces the slices of `tensor` that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice tensor[row] of shape tensor.shape[K:], and `updates` is indices.shape[:-1] + tensor.shape[K:]. Rows are applied in order.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to update (left unchanged: the result is a copy).
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`, `uint16`.
+        Index rows into `tensor`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+        One slice per index row.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` with the updates applied.
+    """
+    _out = _execute_op(
+        "TensorScatterUpdate",
+        [tensor, indices, updates],
+        {"bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out[0]
+
+
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput:
     """Repeats `input` `multiples[d]` times along each dimension `d`.
 

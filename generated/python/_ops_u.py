@@ -162,6 +162,93 @@ def unpack(
     return _out[0]
 
 
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The maximum of the slices of `data` that share a segment id.
+
+    Negative ids are dropped; an id of `num_segments` or more is an error on the CPU. Segments no id names hold the lowest value of T.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values, whose shape starts with segment_ids'.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The segment of each slice of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      [num_segments] + data's shape after segment_ids' dims.
+    """
+    _out = _execute_op(
+        "UnsortedSegmentMax", [data, segment_ids, num_segments], {}, name
+    )
+    return _out[0]
+
+
+def unsorted_segment_min(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The minimum of the slices of `data` that share a segment id.
+
+    Negative ids are dropped; an id of `num_segments` or more is an error on the CPU. Segments no id names hold the highest value of T.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values, whose shape starts with segment_ids'.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The segment of each slice of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      [num_segments] + data's shape after segment_ids' dims.
+    """
+    _out = _execute_op(
+        "UnsortedSegmentMin", [data, segment_ids, num_segments], {}, name
+    )
+    return _out[0]
+
+
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The product of the slices of `data` that share a segment id.
+
+    Negative ids are dropped; an id of `num_segments` or more is an error on the CPU. Segments no id names hold 1.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values, whose shape starts with segment_ids'.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The segment of each slice of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      [num_segments] + data's shape after segment_ids' dims.
+    """
+    _out = _execute_op(
+        "UnsortedSegmentProd", [data, segment_ids, num_segments], {}, name
+    )
+    return _out[0]
+
+
 def unsorted_segment_sum(
     data: TensorLike,
     segment_ids: TensorLike,

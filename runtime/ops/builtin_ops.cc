@@ -56,6 +56,12 @@ OpRegistration UnaryOp(const char* name, const char* type_attr, const char* summ
 
 }  // namespace opgen
 
+namespace opgen {
+// scatter_ops.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
+// not in op_table.h, which every op file includes).
+void RegisterScatterOps(TF_Status* status);
+}  // namespace opgen
+
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
@@ -70,7 +76,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterSpectralOps, opgen::RegisterMatrixDiagOps,
                       opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
-                      opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps,
+                      opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;

@@ -6,6 +6,18 @@ Every entry is explained in docs/conformance.md."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
+    'SegmentProd-complex64-int32':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
+    'SegmentProd-complex64-int64':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
+    'UnsortedSegmentProd-complex64-int32-int32':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
+    'UnsortedSegmentProd-complex64-int32-int64':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
+    'UnsortedSegmentProd-complex64-int64-int32':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
+    'UnsortedSegmentProd-complex64-int64-int64':
+        "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
     'Prod-complex64-int32':
         "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
     'Prod-complex64-int64':

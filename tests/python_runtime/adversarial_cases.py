@@ -268,6 +268,24 @@ def baseline(op_def, rng):
         # issue 22's gradient kernels (runtime/ops/nn_grad_ops.cc, array_grad_ops.cc)
         "SparseSoftmaxCrossEntropyWithLogits": lambda: ([_x(rng), np.array([0, 2], i64)], {}),
         "UnsortedSegmentSum": lambda: ([_x(rng, (3, 2)), np.array([0, 2, 0], i32), i32(3)], {}),
+        **{op: (lambda: ([[np.array([0, 2], i32), np.array([[1], [3]], i32)],
+                          [_x(rng, (2, 3)), _x(rng, (2, 1, 3))]], {}))
+           for op in ("DynamicStitch", "ParallelDynamicStitch")},
+        "DynamicPartition": lambda: ([_x(rng, (4, 2)), np.array([1, 0, 1, 2], i32)],
+                                     {"num_partitions": 3}),
+        "GatherNd": lambda: ([_x(rng, (3, 4)), np.array([[0, 1], [2, 3], [0, 1]], i32)], {}),
+        "ScatterNd": lambda: ([np.array([[1], [3], [1]], i32), _x(rng, (3, 2)),
+                               np.array([4, 2], i32)], {}),
+        **{op: (lambda: ([_x(rng, (4, 2)), np.array([[1], [3], [1]], i32), _x(rng, (3, 2))], {}))
+           for op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                      "TensorScatterMax", "TensorScatterMin")},
+        **{op: (lambda: ([_x(rng, (4, 2)), np.array([0, 2, -1, 2], i32), i32(3)], {}))
+           for op in ("UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd")},
+        **{op: (lambda: ([_x(rng, (4, 2)), np.array([0, 0, 2, 2], i32)], {}))
+           for op in ("SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")},
+        **{op: (lambda: ([_x(rng, (3, 2)), np.array([0, 2, 2, 1], i32),
+                          np.array([0, 0, 1, 3], i32)], {}))
+           for op in ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN")},
         "ConcatOffset": lambda: ([i32(1), [np.array([2, 3], i32), np.array([2, 4], i32)]], {}),
         "InvertPermutation": lambda: ([np.array([2, 0, 1], i32)], {}),
         "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
@@ -622,6 +640,28 @@ def invalid_cases():
         ("GatherV2", [_a((3, 4)), _v(0), _v(0, 1)], {}, "axis a vector"),
         ("GatherV2", [_a((0, 4)), _v(0), i32(0)], {}, "index 0 of an empty axis"),
         ("GatherV2", [f32(1), _v(0), i32(0)], {}, "params a scalar"),
+        ("DynamicStitch", [[_v(0, -1)], [_a((2,))]], {}, "index -1"),
+        ("DynamicStitch", [[_v(0, 1)], [_a((3,))]], {}, "data not shaped as its indices"),
+        ("DynamicStitch", [[_v(0), _v(1)], [_a((1, 2)), _a((1, 3))]], {}, "rows of two shapes"),
+        ("DynamicPartition", [_a((3,)), _v(0, 3, 0)], {"num_partitions": 2}, "partition 3 of 2"),
+        ("DynamicPartition", [_a((3,)), _v(0, 1)], {"num_partitions": 2}, "fewer partitions than rows"),
+        ("GatherNd", [_a((3, 4)), _v(3, 0).reshape(1, 2)], {}, "row 3 of 3"),
+        ("GatherNd", [_a((3, 4)), _v(I64_MIN, dtype=i64).reshape(1, 1)], {}, "index int64 min"),
+        ("GatherNd", [_a((3, 4)), _v(0, 0, 0).reshape(1, 3)], {}, "index deeper than params"),
+        ("GatherNd", [_a((3, 4)), i32(0)], {}, "indices a scalar"),
+        ("ScatterNd", [_v(4).reshape(1, 1), _a((1,)), _v(4)], {}, "index 4 of 4"),
+        ("ScatterNd", [_v(1).reshape(1, 1), _a((2,)), _v(4)], {}, "updates of the wrong shape"),
+        ("ScatterNd", [_v(1).reshape(1, 1), _a((1,)), _v(-4)], {}, "a negative shape"),
+        ("TensorScatterUpdate", [_a((4,)), _v(-1).reshape(1, 1), _a((1,))], {}, "index -1"),
+        ("TensorScatterMax", [_a((4,)), _v(0, 0).reshape(1, 2), _a((1,))], {}, "index too deep"),
+        ("UnsortedSegmentMax", [_a((3,)), _v(0, 3, 0), i32(3)], {}, "id 3 of 3 segments"),
+        ("UnsortedSegmentProd", [_a((3,)), _v(0, 1, 0), i32(-1)], {}, "num_segments -1"),
+        ("SegmentSum", [_a((3,)), _v(1, 0, 2)], {}, "ids not sorted"),
+        ("SegmentMax", [_a((3,)), _v(0, 0)], {}, "fewer ids than rows"),
+        ("SegmentMean", [f32(1), _v(0)], {}, "data a scalar"),
+        ("SparseSegmentSum", [_a((2, 2)), _v(0, 2), _v(0, 0)], {}, "index 2 of 2 rows"),
+        ("SparseSegmentMean", [_a((2, 2)), _v(0), _v(0, 0)], {}, "fewer indices than ids"),
+        ("SparseSegmentSqrtN", [_a((2, 2)), _v(0, 1), _v(1, 0)], {}, "ids not sorted"),
         ("Slice", [x, _v(0, 0), _v(3, 3)], {}, "size beyond the input"),
         ("Slice", [x, _v(-1, 0), _v(1, 1)], {}, "negative begin"),
         ("Slice", [x, _v(0, 0), _v(-2, 1)], {}, "size -2"),
@@ -946,6 +986,10 @@ NOT_SWEPT = {
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                   "DisableCopyOnRead")},
+    **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/"
+           "test_scatter_segment.py"
+       for op in ("ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
+                  "ResourceScatterUpdate")},
     **{op: "string ops of the save/restore graphs (string operands): "
            "tests/python_runtime/test_string_ops.py"
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},

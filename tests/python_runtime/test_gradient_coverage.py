@@ -134,6 +134,17 @@ def _ragged_to_tensor(shape, splits, types=("ROW_SPLITS",)):
     return f
 
 
+def _stitch(op):
+    """DynamicStitch / ParallelDynamicStitch of two data tensors at constant indices (the
+    indices are int32 lists, which the checker does not feed)."""
+    def f(g, inputs):
+        idx = [g.create_op("Const", [], {"dtype": opgen.int32, "value": v}).outputs[0]
+               for v in (np.int32([[0, 4], [2, 1]]), np.int32([5, 3]))]
+        return g.create_op(op, [idx, list(inputs)], {}).outputs[0]
+    f.__name__ = f"stitch_{op}"
+    return f
+
+
 # ---- complex: real inputs in pairs as complex numbers, a real output ---------------------
 
 def _complex_chain(build):
@@ -518,6 +529,48 @@ def _cases() -> dict[str, list[Case]]:
                                  tf=True),
                                C(fixed(u((2, 2, 3)), np.int64([[1, 0], [1, 4]]), np.int32(5)), {}, [0],
                                  tf=True)],
+        # gathers/scatters by n-d indices and the segment reductions (scatter_grad.cc);
+        # max/min/prod inputs are distinct and away from 0 (no ties, no kink)
+        "GatherNd": [C(fixed(u((4, 3, 2)), np.int32([[0, 1], [3, 2], [0, 1]])), {}, [0], tf=True),
+                     C(fixed(u((4, 3)), np.int64([[[2]], [[0]]])), {}, [0], tf=True)],
+        "ScatterNd": [C(fixed(np.int32([[1], [3], [1]]), u((3, 2)), np.int32([5, 2])), {}, [1],
+                        tf=True)],
+        "TensorScatterUpdate": [C(fixed(u((5, 2)), np.int32([[1], [3]]), u((2, 2))), {}, [0, 2],
+                                  tf=True)],
+        "TensorScatterAdd": [C(fixed(u((5, 2)), np.int64([[1], [3], [1]]), u((3, 2))), {}, [0, 2],
+                               tf=True)],
+        "TensorScatterSub": [C(fixed(u((5, 2)), np.int32([[1], [3], [1]]), u((3, 2))), {}, [0, 2],
+                               tf=True)],
+        "TensorScatterMax": [C(fixed(d((5, 2)), np.int32([[1], [3]]), d((2, 2))), {}, [0, 2],
+                               tf=True)],
+        "TensorScatterMin": [C(fixed(d((5, 2)), np.int32([[1], [3]]), d((2, 2))), {}, [0, 2],
+                               tf=True)],
+        # every segment named: an empty one's lowest/highest value overflows the differences
+        "UnsortedSegmentMax": [C(fixed(d((5, 3)), np.int32([0, 1, -1, 1, 0]), np.int32(2)), {},
+                                 [0], tf=True)],
+        "UnsortedSegmentMin": [C(fixed(d((5, 3)), np.int64([0, 1, -1, 1, 0]), np.int32(2)), {},
+                                 [0], tf=True)],
+        "UnsortedSegmentProd": [C(fixed(u((5, 3), 0.5, 1.5), np.int32([0, 2, -1, 2, 0]),
+                                        np.int32(4)), {}, [0], tf=True)],
+        "SegmentSum": [C(fixed(u((5, 3)), np.int32([0, 0, 2, 3, 3])), {}, [0], tf=True)],
+        "SegmentMean": [C(fixed(u((5, 3)), np.int64([0, 0, 2, 3, 3])), {}, [0], tf=True)],
+        "SegmentMax": [C(fixed(d((5, 3)), np.int32([0, 0, 2, 3, 3])), {}, [0], tf=True)],
+        "SegmentMin": [C(fixed(d((5, 3)), np.int32([0, 0, 2, 3, 3])), {}, [0], tf=True)],
+        "SegmentProd": [C(fixed(u((5, 3), 0.5, 1.5), np.int32([0, 0, 2, 3, 3])), {}, [0],
+                          tf=True)],
+        "SparseSegmentSum": [C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int32([0, 0, 2, 2])),
+                               {}, [0], tf=True)],
+        "SparseSegmentMean": [C(fixed(u((4, 3)), np.int64([0, 3, 3, 1]), np.int32([0, 0, 2, 2])),
+                                {}, [0], tf=True)],
+        "SparseSegmentSqrtN": [C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int64([0, 1, 1, 1])),
+                                 {}, [0], tf=True)],
+        "DynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {}, op_type=_stitch("DynamicStitch"))],
+        "ParallelDynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {},
+                                    op_type=_stitch("ParallelDynamicStitch"))],
+        "DynamicPartition": [C(fixed(u((5, 2)), np.int32([1, 0, 1, 2, 0])), {"num_partitions": 3},
+                               [0], tf=True),
+                             C(fixed(u((2, 3, 2)), np.int32([[1, 0, 1], [2, 0, 2]])),
+                               {"num_partitions": 3}, [0], output=2)],
         "AvgPoolGrad": [C(fixed(np.int32([2, 5, 4, 2]), u((2, 3, 2, 2))), window, [1], tf=True)],
         # linear in grad, with constants of its dtype: differences in that dtype, a wide step
         "MaxPoolGrad": [C(_pool_inputs(window), window, [2], tf=True, reference_dtype="same",
@@ -620,7 +673,8 @@ NOT_DIFFERENTIABLE = {
     "StopGradient": "stops gradients by definition",
     **dict.fromkeys(["Const", "Placeholder"], "no inputs"),
     **dict.fromkeys(["VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "AssignVariableOp",
-                     "AssignAddVariableOp", "AssignSubVariableOp"],
+                     "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                     "ResourceScatterSub", "ResourceScatterUpdate"],
                     "variable state: gradients reach a variable through ReadVariableOp"),
     **dict.fromkeys(["ResourceApplyGradientDescent", "ResourceApplyMomentum",
                      "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
@@ -668,6 +722,7 @@ FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
 
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
+    "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
 }
 
 
@@ -741,7 +796,11 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
          "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D", "MatrixDiagV3",
          "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss", "MatrixInverse", "MatrixDeterminant",
-         "LogMatrixDeterminant", "MatrixSolve", "MatrixTriangularSolve", "Cholesky"]
+         "LogMatrixDeterminant", "MatrixSolve", "MatrixTriangularSolve", "Cholesky",
+         "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
+         "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "UnsortedSegmentMax",
+         "UnsortedSegmentMin", "UnsortedSegmentProd", "SegmentSum", "SegmentMean", "SegmentMax",
+         "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 

@@ -689,6 +689,21 @@ _CALLS = {
     **{op + suffix: (lambda P, rank=rank: ([P((2, 3, 4, 5), np.complex64), np.array([3] * rank, I32)],
                                            {}, None))
        for rank, suffix in ((1, ""), (2, "2D"), (3, "3D")) for op in ("IRFFT",)},
+    # gathers/scatters by n-d indices, segment reductions (scatter_shape_fns.cc)
+    **{op: (lambda P: ([P((2,), I32), P((3,), I32), P((2, 4)), P((3, 4))], {}, [2, 2]))
+       for op in ("DynamicStitch", "ParallelDynamicStitch")},
+    "DynamicPartition": lambda P: ([P((4, 3)), P((4,), I32)], {"num_partitions": 2}, None),
+    "GatherNd": lambda P: ([P((4, 3)), P((2, 1), I32)], {}, None),
+    "ScatterNd": lambda P: ([P((2, 1), I32), P((2, 3)), np.array([4, 3], I32)], {}, None),
+    **{op: (lambda P: ([P((4, 3)), P((2, 1), I32), P((2, 3))], {}, None))
+       for op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                  "TensorScatterMax", "TensorScatterMin")},
+    **{op: (lambda P: ([P((4, 3)), P((4,), I32), np.array(5, I32)], {}, None))
+       for op in ("UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd")},
+    **{op: (lambda P: ([P((4, 3)), P((4,), I32)], {}, None))
+       for op in ("SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")},
+    **{op: (lambda P: ([P((4, 3)), P((2,), I32), P((2,), I32)], {}, None))
+       for op in ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN")},
 }
 # Ops without outputs (test_debug_sequence_shapes checks their operands' ranks).
 _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
@@ -704,7 +719,9 @@ _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
 _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                  "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                  "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
-                 "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead"}
+                 "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
+                 "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
+                 "ResourceScatterUpdate"}
 # Checkpoint ops: string operands, and RestoreV2's shapes are known only from the file;
 # the string ops of the save/restore graphs (run in test_string_ops.py).
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",
@@ -852,6 +869,40 @@ def test_keras_sweep_ops_shapes(infer_shapes):
     for op in ("ResizeBicubic", "ResizeArea"):
         assert infer_shapes(op, [P((2, 5, 6, 3)), np.array([7, 9], I32)]) == [(2, 7, 9, 3)]
     assert infer_shapes("Bucketize", [P((2, None))], {"boundaries": [0.0]}) == [(2, None)]
+
+
+def test_scatter_and_segment_shapes(infer_shapes, rng):
+    """GatherNd: indices.shape[:-1] + params.shape[K:]; ScatterNd: its shape operand;
+    TensorScatter*: the tensor's; the unsorted reductions [num_segments, ...]; the sorted
+    and sparse ones an unknown number of rows (the last id + 1)."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    idx = np.array([[[0, 1]], [[2, 0]]], I32)
+    expected = check_op(infer_shapes, P, rng, "GatherNd", [arr((3, 2, 5)), idx])
+    assert expected == [(2, 1, 5)]
+    expected = check_op(infer_shapes, P, rng, "ScatterNd",
+                        [np.array([[1], [0]], I32), arr((2, 3)), np.array([4, 3], I32)],
+                        values_matter={2})
+    assert expected == [(4, 3)]
+    expected = check_op(infer_shapes, P, rng, "TensorScatterAdd",
+                        [arr((4, 3)), np.array([[1, 2]], I32), arr((1,))])
+    assert expected == [(4, 3)]
+    expected = check_op(infer_shapes, P, rng, "UnsortedSegmentProd",
+                        [arr((4, 3)), np.array([0, 2, 2, 1], I32), np.array(5, I32)],
+                        values_matter={2})
+    assert expected == [(5, 3)]
+    assert infer_shapes("SegmentMax", [P((4, 3)), P((4,), I32)]) == [(None, 3)]
+    assert infer_shapes("SparseSegmentMean", [P((4, 3)), P((2,), I32), P((2,), I32)]) == [(None, 3)]
+    stitch = [np.array([0, 4], I32), np.array([[2], [1]], I32), P((2, 3)), P((2, 1, 3))]
+    assert infer_shapes("DynamicStitch", stitch, arg_sizes=[2, 2]) == [(5, 3)]
+    stitch[0] = P((2,), I32)
+    assert infer_shapes("DynamicStitch", stitch, arg_sizes=[2, 2]) == [(None, 3)]
+    assert infer_shapes("DynamicPartition", [P((4, 3)), P((4,), I32)],
+                        {"num_partitions": 2}) == [(None, 3), (None, 3)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("GatherNd", [P((3, 2)), P((1, 3), I32)])
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("SegmentSum", [P((4, 3)), P((2, 2), I32)])
 
 
 def test_preprocessing_ops_shapes(infer_shapes):

@@ -25,6 +25,12 @@ void RegisterMatrixDiagKernels(TF_Status*);
 // linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve (host only: no GPU kernels yet).
 void RegisterLinalgKernels(TF_Status*);
+// scatter.cc: GatherNd, ScatterNd, TensorScatter*; segment.cc: UnsortedSegment{Max,Min,Prod},
+// Segment*, SparseSegment* (declared here for the same reason).
+void RegisterScatterKernels(TF_Status*);
+void RegisterSegmentKernels(TF_Status*);
+// resource_scatter.cc: ResourceGather, ResourceScatter{Add,Sub,Update}.
+void RegisterResourceScatterKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -66,9 +72,12 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomKernels,
       RegisterRandomHostKernels,
       RegisterReductionKernels,
+      RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
-    RegisterSelectV1Kernels,
+      RegisterSelectV1Kernels,
+      RegisterScatterKernels,
+      RegisterSegmentKernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,

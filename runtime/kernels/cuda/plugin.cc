@@ -159,6 +159,14 @@ int NumDevices() { return g_num_devices; }
 }  // namespace cuda
 }  // namespace opgen
 
+// scatter.cu: GatherNd, ScatterNd, TensorScatter*; segment.cu: the segment reductions
+// (declared here, not in cuda_kernels.h, which every kernel file includes).
+namespace opgen::cuda {
+void RegisterScatterKernels(TF_Status*);
+void RegisterSegmentKernels(TF_Status*);
+void RegisterResourceScatterKernels(TF_Status*);  // resource_scatter.cu
+}  // namespace opgen::cuda
+
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
   using namespace opgen::cuda;
   // The kernels register first, whatever the machine has: they are this library's code,
@@ -201,6 +209,9 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
+      RegisterResourceScatterKernels,
+      RegisterScatterKernels,
+      RegisterSegmentKernels,
       RegisterSlicingKernels,
       RegisterSpaceKernels,
       RegisterSplitOneHotKernels,

@@ -47,6 +47,7 @@ void RegisterNotDifferentiableOps() {
         "StatelessRandomGetKeyCounterAlg", "RandomShuffle", "Multinomial",
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
+        "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
         "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
         "ResourceApplyAdam", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "NoOp",
@@ -71,14 +72,20 @@ void RegisterNotDifferentiableOps() {
 }  // namespace gradients
 }  // namespace opgen
 
+namespace opgen::gradients {
+// scatter_grad.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
+// not in builtin_gradients.h, which every gradient file includes).
+void RegisterScatterGradients();
+}  // namespace opgen::gradients
+
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
-                      RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
-                      RegisterRaggedGradients, RegisterControlFlowGradients,
-                      RegisterFunctionGradients, RegisterDebugSequenceGradients,
-                      RegisterSpectralGradients, RegisterMatrixDiagGradients,
-                      RegisterLinalgGradients,
+                      RegisterNnGradients, RegisterConvGradients, RegisterScatterGradients,
+                      RegisterListGradients, RegisterRaggedGradients,
+                      RegisterControlFlowGradients, RegisterFunctionGradients,
+                      RegisterDebugSequenceGradients, RegisterSpectralGradients,
+                      RegisterMatrixDiagGradients, RegisterLinalgGradients,
                       RegisterNotDifferentiableOps})
     family();
 }

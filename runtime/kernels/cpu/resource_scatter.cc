@@ -1,0 +1,108 @@
+// ResourceGather and ResourceScatter{Add,Sub,Update} on the CPU: rows of a variable read
+// or updated under its lock (the runtime's variable API, c_api_ext.h); indices checked
+// first (../resource_scatter_spec.h), duplicates applied in order. Twin:
+// ../cuda/resource_scatter.cu.
+#include <cstring>
+
+#include "../resource_scatter_spec.h"
+#include "kernel_util.h"
+#include "opgen/c_api_ext.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+bool Ok(TF_OpKernelContext* ctx, TF_Status* s) {
+  if (TF_GetCode(s) == TF_OK) return true;
+  TF_OpKernelContext_Failure(ctx, s);
+  return false;
+}
+
+void ResourceGatherCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr indices = Input(ctx, 1);
+  if (!indices) return;
+  StatusPtr s = NewStatus();
+  TensorPtr var(OPGEN_KernelReadVariable(ctx, 0, TF_ExpectedOutputDataType(ctx, 0), s.get()));
+  if (!Ok(ctx, s.get())) return;
+  const std::vector<int64_t> dims = Dims(var.get());
+  kernels::ResourceRowsPlan p;
+  std::string error;
+  if (!kernels::PlanResourceRows(dims, indices.get(), nullptr, &p, &error))
+    return Fail(ctx, TF_INVALID_ARGUMENT, "ResourceGather: " + error);
+  std::vector<int64_t> out_dims = p.batch;
+  out_dims.insert(out_dims.end(), dims.begin() + 1, dims.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, TF_TensorType(var.get()), out_dims);
+  if (!out) return;
+  const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(var.get())));
+  const char* src = static_cast<const char*>(TF_TensorData(var.get()));
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (size_t i = 0; i < p.rows.size(); ++i) std::memcpy(dst + i * run, src + p.rows[i] * run, run);
+}
+
+enum class Mode { kAdd, kSub, kUpdate };
+
+struct ScatterArgs {
+  const char* op;
+  const TF_Tensor* indices;
+  const TF_Tensor* updates;
+};
+
+template <typename T, Mode M>
+struct ResourceScatter {
+  static void Apply(const TF_Tensor* old_value, TF_Tensor* new_value, void* arg, TF_Status* s) {
+    const auto* a = static_cast<const ScatterArgs*>(arg);
+    const std::vector<int64_t> udims = Dims(a->updates);
+    kernels::ResourceRowsPlan p;
+    std::string error;
+    if (!kernels::PlanResourceRows(Dims(old_value), a->indices, &udims, &p, &error)) {
+      TF_SetStatus(s, TF_INVALID_ARGUMENT, (std::string(a->op) + ": " + error).c_str());
+      return;
+    }
+    T* out = Data<T>(new_value);
+    const T* old = Data<T>(old_value);
+    if (out != old) std::memcpy(out, old, TF_TensorByteSize(old_value));
+    const T* u = Data<T>(a->updates);
+    for (size_t i = 0; i < p.rows.size(); ++i) {
+      T* row = out + p.rows[i] * p.slice;
+      for (int64_t j = 0; j < p.slice; ++j) {
+        const T x = p.scalar_updates ? u[0] : u[i * p.slice + j];
+        if constexpr (M == Mode::kUpdate) row[j] = x;
+        else if constexpr (M == Mode::kAdd) row[j] = Narrow<T>(WrappingAdd(Widen(row[j]), Widen(x)));
+        else row[j] = Narrow<T>(WrappingSub(Widen(row[j]), Widen(x)));
+      }
+    }
+  }
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    TensorPtr indices = Input(ctx, 1), updates = Input(ctx, 2);
+    if (!indices || !updates) return;
+    ScatterArgs args{M == Mode::kAdd ? "ResourceScatterAdd"
+                     : M == Mode::kSub ? "ResourceScatterSub" : "ResourceScatterUpdate",
+                     indices.get(), updates.get()};
+    StatusPtr s = NewStatus();
+    OPGEN_KernelUpdateVariable(ctx, 0, DtypeOf<T>::value, &ResourceScatter::Apply, &args, s.get());
+    Ok(ctx, s.get());
+  }
+};
+
+template <Mode M, typename... Ts>
+void RegisterScatter(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    (RegisterKernel(kDevice, {op, {{"dtype", DtypeOf<Ts>::value}, {"Tindices", i}},
+        {"resource"}, &ResourceScatter<Ts, M>::Compute}, status), ...);
+}
+
+}  // namespace
+
+void RegisterResourceScatterKernels(TF_Status* status) {
+  for (TF_DataType t : kAllFixedSizeTypes)
+    for (TF_DataType i : {TF_INT32, TF_INT64})
+      RegisterKernel(kDevice, {"ResourceGather", {{"dtype", t}, {"Tindices", i}}, {"resource"},
+          ResourceGatherCompute, kernels::CreateResourceGather}, status);
+  using Numbers = Concat<RealTypes, ComplexTypes>;
+  RegisterScatter<Mode::kAdd>("ResourceScatterAdd", Numbers(), status);
+  RegisterScatter<Mode::kSub>("ResourceScatterSub", Numbers(), status);
+  RegisterScatter<Mode::kUpdate>("ResourceScatterUpdate", Concat<Numbers, Types<bool>>(), status);
+}
+
+}  // namespace cpu
+}  // namespace opgen

@@ -1,0 +1,157 @@
+// The segment reductions on the CPU: UnsortedSegment{Max,Min,Prod} (ids < 0 dropped,
+// ids past num_segments an error; empty segments hold the reduction's identity: lowest,
+// highest, 1), Segment{Sum,Mean,Max,Min,Prod} (sorted ids; empty segments 0, or 1 for
+// the product) and SparseSegment{Sum,Mean,SqrtN} (rows picked by indices; empty
+// segments 0). Each segment is reduced in the compute type, rounded to T once, in
+// contribution order; NaN in a max or min as TensorFlow's CPU kernels (Step). Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
+#include <cmath>
+
+#include "../nn_array_grad_spec.h"
+#include "../segment_spec.h"
+#include "kernel_util.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+enum class Reduce { kSum, kMean, kSqrtN, kProd, kMax, kMin };
+
+template <typename T, Reduce R>
+ComputeType<T> Identity() {
+  using C = ComputeType<T>;
+  if constexpr (R == Reduce::kProd) return C(1);
+  else if constexpr (R == Reduce::kMax) return Lowest<T>();
+  else if constexpr (R == Reduce::kMin) return Highest<T>();
+  else return C(0);
+}
+
+template <typename T, Reduce R>
+ComputeType<T> Step(ComputeType<T> acc, ComputeType<T> x) {
+  if constexpr (R == Reduce::kProd) return WrappingMul(acc, x);
+  // x replaces acc unless it is strictly worse, as TensorFlow's CPU kernels compare: a NaN
+  // replaces acc, and whatever follows a NaN replaces it
+  else if constexpr (R == Reduce::kMax) return x < acc ? acc : x;
+  else if constexpr (R == Reduce::kMin) return acc < x ? acc : x;
+  else return WrappingAdd(acc, x);
+}
+
+// Reduces data rows rows[i] into segments segs[i] of `out` ([segments, inner]).
+// Unsorted (`unsorted`): every segment starts from the identity, and empty ones keep it.
+// Sorted: a max or min starts from the segment's first row (so -inf survives a max, as
+// in TensorFlow), the others from the identity; empty segments are 0 (1 for the product).
+template <typename T, Reduce R>
+void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vector<int64_t>& segs,
+                int64_t segments, int64_t inner, bool unsorted, T* out) {
+  using C = ComputeType<T>;
+  std::vector<C> acc(static_cast<size_t>(segments * inner), Identity<T, R>());
+  std::vector<int64_t> count(static_cast<size_t>(segments), 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (segs[i] < 0) continue;
+    C* a = acc.data() + segs[i] * inner;
+    const T* x = data + rows[i] * inner;
+    if (!unsorted && count[segs[i]] == 0 && (R == Reduce::kMax || R == Reduce::kMin))
+      for (int64_t j = 0; j < inner; ++j) a[j] = Widen(x[j]);
+    else
+      for (int64_t j = 0; j < inner; ++j) a[j] = Step<T, R>(a[j], Widen(x[j]));
+    ++count[segs[i]];
+  }
+  for (int64_t s = 0; s < segments; ++s) {
+    const C* a = acc.data() + s * inner;
+    T* o = out + s * inner;
+    const int64_t c = count[s];
+    for (int64_t j = 0; j < inner; ++j) {
+      C v = a[j];
+      if (c == 0 && !unsorted && R != Reduce::kProd) v = C(0);
+      if constexpr (R == Reduce::kMean) {
+        if (c > 0) v = v / static_cast<C>(c);
+      } else if constexpr (R == Reduce::kSqrtN) {
+        if (c > 0) v = v / static_cast<C>(std::sqrt(static_cast<double>(c)));
+      }
+      o[j] = Narrow<T>(v);
+    }
+  }
+}
+
+template <typename T, typename I, Reduce R>
+struct UnsortedKernel {
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    const char* op = R == Reduce::kMax ? "UnsortedSegmentMax"
+                     : R == Reduce::kMin ? "UnsortedSegmentMin" : "UnsortedSegmentProd";
+    kernels::SegmentPlan p;
+    if (!kernels::PlanUnsortedSegment(ctx, op, &p)) return;
+    const I* ids = Data<I>(p.ids);
+    if (!kernels::CheckSegmentIds(ctx, op, ids, p.n, p.segments)) return;
+    TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
+    if (!out) return;
+    std::vector<int64_t> rows(p.n), segs(p.n);
+    for (int64_t i = 0; i < p.n; ++i) rows[i] = i, segs[i] = static_cast<int64_t>(ids[i]);
+    ReduceRows<T, R>(Data<T>(p.data), rows, segs, p.segments, p.inner, true, Data<T>(out));
+  }
+};
+
+template <typename T, Reduce R, bool kSparse>
+struct SortedKernel {
+  static void Compute(void*, TF_OpKernelContext* ctx) {
+    kernels::SortedSegmentPlan p;
+    if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p)) return;
+    TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
+    if (!out) return;
+    ReduceRows<T, R>(Data<T>(p.data), p.rows, p.segments, p.out_dims[0], p.inner, false,
+                     Data<T>(out));
+  }
+  static const char* Name() {
+    switch (R) {
+      case Reduce::kSum: return kSparse ? "SparseSegmentSum" : "SegmentSum";
+      case Reduce::kMean: return kSparse ? "SparseSegmentMean" : "SegmentMean";
+      case Reduce::kSqrtN: return "SparseSegmentSqrtN";
+      case Reduce::kProd: return "SegmentProd";
+      case Reduce::kMax: return "SegmentMax";
+      default: return "SegmentMin";
+    }
+  }
+};
+
+template <Reduce R, typename... Ts>
+void RegisterUnsorted(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType n : {TF_INT32, TF_INT64}) {
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", TF_INT32},
+        {"Tnumsegments", n}}, {}, &UnsortedKernel<Ts, int32_t, R>::Compute}, status), ...);
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", TF_INT64},
+        {"Tnumsegments", n}}, {}, &UnsortedKernel<Ts, int64_t, R>::Compute}, status), ...);
+  }
+}
+
+template <Reduce R, typename... Ts>
+void RegisterSorted(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", i}}, {},
+        &SortedKernel<Ts, R, false>::Compute}, status), ...);
+}
+
+template <Reduce R, typename... Ts>
+void RegisterSparse(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    for (TF_DataType s : {TF_INT32, TF_INT64})
+      (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", i}, {"Tsegmentids", s}},
+          {}, &SortedKernel<Ts, R, true>::Compute}, status), ...);
+}
+
+}  // namespace
+
+void RegisterSegmentKernels(TF_Status* status) {
+  using Numbers = Concat<RealTypes, ComplexTypes>;
+  RegisterUnsorted<Reduce::kMax>("UnsortedSegmentMax", RealTypes(), status);
+  RegisterUnsorted<Reduce::kMin>("UnsortedSegmentMin", RealTypes(), status);
+  RegisterUnsorted<Reduce::kProd>("UnsortedSegmentProd", Numbers(), status);
+  RegisterSorted<Reduce::kSum>("SegmentSum", Numbers(), status);
+  RegisterSorted<Reduce::kMean>("SegmentMean", Numbers(), status);
+  RegisterSorted<Reduce::kProd>("SegmentProd", Numbers(), status);
+  RegisterSorted<Reduce::kMax>("SegmentMax", RealTypes(), status);
+  RegisterSorted<Reduce::kMin>("SegmentMin", RealTypes(), status);
+  RegisterSparse<Reduce::kSum>("SparseSegmentSum", RealTypes(), status);
+  RegisterSparse<Reduce::kMean>("SparseSegmentMean", FloatTypes(), status);
+  RegisterSparse<Reduce::kSqrtN>("SparseSegmentSqrtN", FloatTypes(), status);
+}
+
+}  // namespace cpu
+}  // namespace opgen
