@@ -146,6 +146,10 @@ __all__ = [
     "neg",
     "next_iteration",
     "no_op",
+    "non_max_suppression_v3",
+    "non_max_suppression_v4",
+    "non_max_suppression_v5",
+    "non_max_suppression_with_overlaps",
     "not_equal",
     "one_hot",
     "ones_like",
@@ -2901,6 +2905,162 @@ def next_iteration(data: EagerTensorLike, name: str | None = None) -> EagerOutpu
 @overload
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 def no_op(name: str | None = None) -> OpNode: ...
+@overload
+def non_max_suppression_v3(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: GraphOutput,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: EagerTensorLike,
+    score_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _NonMaxSuppressionV4Output(NamedTuple):
+    selected_indices: OpOutput
+    valid_outputs: OpOutput
+
+def non_max_suppression_v4(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_to_max_output_size: bool = ...,
+    name: str | None = None,
+) -> _NonMaxSuppressionV4Output: ...
+
+class _NonMaxSuppressionV5Output(NamedTuple):
+    selected_indices: OpOutput
+    selected_scores: OpOutput
+    valid_outputs: OpOutput
+
+def non_max_suppression_v5(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    soft_nms_sigma: TensorLike,
+    pad_to_max_output_size: bool = ...,
+    name: str | None = None,
+) -> _NonMaxSuppressionV5Output: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: GraphOutput,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    overlap_threshold: EagerTensorLike,
+    score_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def not_equal(
     x: GraphOutput,

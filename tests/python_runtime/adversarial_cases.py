@@ -110,6 +110,11 @@ def _x(rng, shape=(2, 3), dtype=f32):
     return rng.uniform(0.5, 2.0, size=shape).astype(dtype)
 
 
+def _boxes(rng, n=5):
+    """n boxes [y1, x1, y2, x2] in the unit square (corners in either order)."""
+    return rng.uniform(0, 1, (n, 4)).astype(f32)
+
+
 WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
 WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 
@@ -253,6 +258,13 @@ def baseline(op_def, rng):
         "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
                                       np.array([3, 4], i32), np.array([1, 2], i32),
                                       _x(rng, (3, 2))], {}),
+        # non-max suppression (runtime/ops/detection_ops.cc)
+        **{op: (lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0)], {}))
+           for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
+        "NonMaxSuppressionV5": lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0),
+                                         f32(0.5)], {}),
+        "NonMaxSuppressionWithOverlaps": lambda: ([_x(rng, (5, 5)), _x(rng, (5,)), i32(3),
+                                                   f32(0.5), f32(0.0)], {}),
         "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
                                   {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),

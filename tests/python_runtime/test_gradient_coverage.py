@@ -491,6 +491,9 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps"],
+                    "selected box indices (TensorFlow registers no gradient; V5's scores "
+                    "have none there either)"),
     **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],
                     "counts of integer values (TensorFlow registers no gradient)"),
     **dict.fromkeys(["StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",

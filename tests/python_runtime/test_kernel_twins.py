@@ -32,6 +32,8 @@ CPU_ONLY_FAMILIES = {
     "lookup_table": "lookup tables are host objects, as in TensorFlow",
     "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
+    "non_max_suppression": "a sequential greedy selection: GPU placements fall back to "
+                           "the host kernel (TensorFlow's GPU kernel selects the same)",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

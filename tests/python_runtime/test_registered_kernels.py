@@ -47,6 +47,9 @@ CPU_ONLY = {
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape")},
+    **{op: "a sequential greedy selection on the host; TensorFlow's GPU kernel gives the "
+           "same indices, so a GPU placement falls back to the host kernel"
+       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

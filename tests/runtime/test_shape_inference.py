@@ -646,6 +646,12 @@ _CALLS = {
                                     {}, None),
     "ScaleAndTranslateGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3)), P((2,)), P((2,))],
                                         {}, None),
+    **{op: (lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(()), P(())], {}, None))
+       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
+    "NonMaxSuppressionV5": lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(()), P(()), P(())],
+                                      {}, None),
+    "NonMaxSuppressionWithOverlaps": lambda P: ([P((5, 5)), P((5,)), np.array(3, I32), P(()),
+                                                 P(())], {}, None),
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
@@ -891,3 +897,29 @@ def test_multinomial_is_batch_by_num_samples(infer_shapes):
                 [P((2, 5)), np.array(-1, I32)]):
         with pytest.raises(infer_shapes.Error):
             infer_shapes("Multinomial", bad)
+
+
+def test_non_max_suppression_shapes(infer_shapes):
+    """The selection is a vector of unknown length, or max_output_size rows when padded
+    (known from a constant); boxes are [n, 4] with n the scores' length."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    rest = [P(()), P(())]
+    assert infer_shapes("NonMaxSuppressionV3", [P((None, 4)), P((7,)), np.array(3, I32)]
+                        + rest) == [(None,)]
+    assert infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), np.array(3, I32)] + rest,
+                        {"pad_to_max_output_size": True}) == [(3,), ()]
+    assert infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), P((), I32)] + rest,
+                        {"pad_to_max_output_size": True}) == [(None,), ()]
+    assert infer_shapes("NonMaxSuppressionV5", [P((7, 4)), P((7,)), np.array(5, I32)] + rest
+                        + [P(())], {"pad_to_max_output_size": True}) == [(5,), (5,), ()]
+    assert infer_shapes("NonMaxSuppressionWithOverlaps", [P((None, 6)), P((None,)),
+                                                          np.array(3, I32)] + rest) == [(None,)]
+    for bad in ([P((7, 3)), P((7,))], [P((7, 4)), P((6,))], [P((7,)), P((7,))]):
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes("NonMaxSuppressionV3", bad + [np.array(3, I32)] + rest)
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), np.array(-1, I32)] + rest,
+                     {"pad_to_max_output_size": True})
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("NonMaxSuppressionWithOverlaps", [P((5, 6)), P((5,)), np.array(3, I32)] + rest)

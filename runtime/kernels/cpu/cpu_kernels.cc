@@ -65,6 +65,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterStringHashKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
+      RegisterNonMaxSuppressionKernels,
       RegisterStringTextKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,
