@@ -60,6 +60,9 @@ __all__ = [
     "conv3d_backprop_filter_v2",
     "conv3d_backprop_input_v2",
     "cos",
+    "crop_and_resize",
+    "crop_and_resize_grad_boxes",
+    "crop_and_resize_grad_image",
     "cumprod",
     "cumsum",
     "dense_bincount",
@@ -1328,6 +1331,180 @@ def cos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def cos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def crop_and_resize(
+    image: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: GraphOutput,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    crop_size: EagerTensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: GraphOutput,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: EagerTensorLike,
+    image: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: GraphOutput,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    image_size: EagerTensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def cumprod(
     x: GraphOutput,

@@ -592,6 +592,125 @@ def cos(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = "bilinear",
+    extrapolation_value: float = 0.0,
+    name: str | None = None,
+) -> OpOutput:
+    """Crops boxes out of a batch of images and resizes each crop to one size.
+
+    Crop pixel (y, x) of a crop_height-row crop samples image row y1 * (height - 1) + y * (y2 - y1) * (height - 1) / (crop_height - 1) (a one-row crop: the box's centre), and likewise for columns; samples outside the image take extrapolation_value.
+
+    Args:
+      image: A `Tensor`. Must be one of the following types: `uint8`, `uint16`, `int8`, `int16`, `int32`, `int64`, `float16`, `float32`, `float64`.
+        4-D [batch, height, width, depth], height and width positive.
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      crop_size: A `Tensor` of type `int32`.
+        The crops' [crop_height, crop_width], both positive.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `"bilinear"`.
+        Sampling: 'bilinear' or 'nearest'.
+      extrapolation_value: An optional `float`. Defaults to `0.0`.
+        The value of samples outside the image.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      4-D float [num_boxes, crop_height, crop_width, depth].
+    """
+    _out = _execute_op(
+        "CropAndResize",
+        [image, boxes, box_ind, crop_size],
+        {"method": method, "extrapolation_value": extrapolation_value},
+        name,
+    )
+    return _out[0]
+
+
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = "bilinear",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of CropAndResize with respect to its boxes.
+
+    The bilinear sampling's derivative with respect to each box coordinate, summed over the crop.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        4-D [num_boxes, crop_height, crop_width, depth].
+      image: A `Tensor`. Must be one of the following types: `uint8`, `uint16`, `int8`, `int16`, `int32`, `int64`, `float16`, `float32`, `float64`.
+        4-D [batch, height, width, depth].
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      method: An optional `string` from: `"bilinear"`. Defaults to `"bilinear"`.
+        Only 'bilinear'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [num_boxes, 4].
+    """
+    _out = _execute_op(
+        "CropAndResizeGradBoxes",
+        [grads, image, boxes, box_ind],
+        {"method": method},
+        name,
+    )
+    return _out[0]
+
+
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = "bilinear",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of CropAndResize with respect to its image.
+
+    Each crop pixel's gradient goes to the image pixels it sampled, with the sampling weights.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        4-D [num_boxes, crop_height, crop_width, depth].
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      image_size: A `Tensor` of type `int32`.
+        The image's [batch, height, width, depth].
+      T: A dtype from: `float32`, `float16`, `float64`.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `"bilinear"`.
+        Sampling: 'bilinear' or 'nearest'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `T`.
+      4-D [batch, height, width, depth].
+    """
+    _out = _execute_op(
+        "CropAndResizeGradImage",
+        [grads, boxes, box_ind, image_size],
+        {"T": T, "method": method},
+        name,
+    )
+    return _out[0]
+
+
 def cumprod(
     x: TensorLike,
     axis: TensorLike,

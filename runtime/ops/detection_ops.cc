@@ -1,7 +1,8 @@
 // The object-detection ops: non-max suppression (NonMaxSuppressionV3/V4/V5 over boxes,
 // NonMaxSuppressionWithOverlaps over a precomputed overlap matrix), what
-// tf.image.non_max_suppression* and detection heads' post-processing use. OpDefs as
-// TensorFlow 2.21's.
+// tf.image.non_max_suppression* and detection heads' post-processing use, and
+// CropAndResize (region features, tf.image.crop_and_resize) with its two gradients.
+// OpDefs as TensorFlow 2.21's.
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -84,6 +85,45 @@ constexpr char kGreedy[] =
     "kept unless its intersection-over-union with a box already kept exceeds iou_threshold. "
     "Corners may come in either order.";
 
+// CropAndResize: [num_boxes, crop_height, crop_width, depth], the crop size when known.
+void CropAndResizeShape(ShapeFnContext& c) {
+  const PartialShape image = c.InputWithRank(0, 4, "image");
+  const PartialShape boxes = c.InputWithRank(1, 2, "boxes");
+  const PartialShape ind = c.InputWithRank(2, 1, "box_ind");
+  const int64_t n = MergeDim(boxes.dims[0], ind.dims[0], "boxes' rows and box_ind");
+  MergeDim(boxes.dims[1], 4, "boxes' columns");
+  const PartialShape size = c.InputWithRank(3, 1, "crop_size");
+  MergeDim(size.dims[0], 2, "the length of crop_size");
+  PartialShape out = PartialShape::Of({n, kUnknownDim, kUnknownDim, image.dims[3]});
+  if (std::optional<std::vector<int64_t>> v = c.InputInts(3))
+    for (int k = 0; k < 2; ++k) out.dims[1 + k] = (*v)[k] >= 0 ? (*v)[k] : kUnknownDim;
+  c.SetOutput(0, out);
+}
+
+// CropAndResizeGradImage: the image's shape, from image_size when known.
+void CropGradImageShape(ShapeFnContext& c) {
+  const PartialShape size = c.InputWithRank(3, 1, "image_size");
+  MergeDim(size.dims[0], 4, "the length of image_size");
+  PartialShape out = PartialShape::UnknownDims(4);
+  if (std::optional<std::vector<int64_t>> v = c.InputInts(3))
+    for (int k = 0; k < 4; ++k) {
+      if ((*v)[k] < -1) Fail("image_size has a negative dimension " + std::to_string((*v)[k]));
+      out.dims[k] = (*v)[k];
+    }
+  c.SetOutput(0, out);
+}
+
+// CropAndResizeGradBoxes: the boxes' shape.
+void CropGradBoxesShape(ShapeFnContext& c) { c.SetOutput(0, c.Input(2)); }
+
+const std::pair<std::string, std::string> kBoxIndDoc{
+    "box_ind", "[num_boxes] int32: which image of the batch each box crops, in [0, batch)."};
+const std::pair<std::string, std::string> kCropBoxesDoc{
+    "boxes", "[num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 "
+             "spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates)."};
+const std::pair<std::string, std::string> kMethodDoc{
+    "method", "Sampling: 'bilinear' or 'nearest'."};
+
 }  // namespace
 
 void RegisterDetectionOps(TF_Status* status) {
@@ -132,6 +172,41 @@ void RegisterDetectionOps(TF_Status* status) {
         kScoresDoc, kMaxDoc,
         {"overlap_threshold", "A box overlapping a selected one by more than this is dropped."},
         kScoreThresholdDoc, kIndicesDoc}},
+      {"CropAndResize",
+       {"T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
+        "method: {'bilinear', 'nearest'} = 'bilinear'", "extrapolation_value: float = 0"},
+       {"image: T", "boxes: float", "box_ind: int32", "crop_size: int32"}, {"crops: float"},
+       ShapeFn<CropAndResizeShape>,
+       "Crops boxes out of a batch of images and resizes each crop to one size.",
+       "Crop pixel (y, x) of a crop_height-row crop samples image row y1 * (height - 1) + "
+       "y * (y2 - y1) * (height - 1) / (crop_height - 1) (a one-row crop: the box's centre), "
+       "and likewise for columns; samples outside the image take extrapolation_value.",
+       {{"image", "4-D [batch, height, width, depth], height and width positive."},
+        kCropBoxesDoc, kBoxIndDoc,
+        {"crop_size", "The crops' [crop_height, crop_width], both positive."},
+        {"crops", "4-D float [num_boxes, crop_height, crop_width, depth]."}, kMethodDoc,
+        {"extrapolation_value", "The value of samples outside the image."}}},
+      {"CropAndResizeGradImage",
+       {"T: {float, half, double}", "method: {'bilinear', 'nearest'} = 'bilinear'"},
+       {"grads: float", "boxes: float", "box_ind: int32", "image_size: int32"}, {"output: T"},
+       ShapeFn<CropGradImageShape>,
+       "The gradient of CropAndResize with respect to its image.",
+       "Each crop pixel's gradient goes to the image pixels it sampled, with the sampling "
+       "weights.",
+       {{"grads", "4-D [num_boxes, crop_height, crop_width, depth]."}, kCropBoxesDoc, kBoxIndDoc,
+        {"image_size", "The image's [batch, height, width, depth]."},
+        {"output", "4-D [batch, height, width, depth]."}, kMethodDoc}},
+      {"CropAndResizeGradBoxes",
+       {"T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
+        "method: {'bilinear'} = 'bilinear'"},
+       {"grads: float", "image: T", "boxes: float", "box_ind: int32"}, {"output: float"},
+       ShapeFn<CropGradBoxesShape>,
+       "The gradient of CropAndResize with respect to its boxes.",
+       "The bilinear sampling's derivative with respect to each box coordinate, summed over "
+       "the crop.",
+       {{"grads", "4-D [num_boxes, crop_height, crop_width, depth]."},
+        {"image", "4-D [batch, height, width, depth]."}, kCropBoxesDoc, kBoxIndDoc,
+        {"output", "[num_boxes, 4]."}, {"method", "Only 'bilinear'."}}},
   }, status);
 }
 

@@ -72,6 +72,10 @@ def fixed(*values) -> Callable[[Any], list]:
     return lambda dt: list(values)
 
 
+# Two boxes (one flipped) whose crops sample inside the image, away from pixel centres.
+CROP_BOXES = np.float32([[0.13, 0.21, 0.77, 0.86], [0.71, 0.62, 0.18, 0.27]])
+
+
 def _pool_inputs(attrs, shape=(2, 5, 4, 2), pool="MaxPool"):
     x = _distinct(shape).astype(F32)  # MaxPool3D takes no float64
     y = opgen.execute_op(pool, [x], attrs)[0].numpy()
@@ -367,6 +371,20 @@ def _cases() -> dict[str, list[Case]]:
             for kind, aa in (("lanczos3", True), ("gaussian", False), ("mitchellcubic", True),
                              ("box", False))],
         "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
+        # float32 crops; boxes whose samples stay inside the image and off pixel centres
+        # (the sampling is smooth there)
+        "CropAndResize": [
+            C(fixed(u((2, 5, 6, 2)), CROP_BOXES, np.int32([1, 0]), np.int32(crop)),
+              {"method": method}, diff, dtypes=(F32,), reference_dtype=F32, delta=1e-3,
+              rtol=2e-2, atol=2e-3, tf=True)
+            for crop, method, diff in (((3, 4), "bilinear", [0, 1]), ((1, 1), "bilinear", [0, 1]),
+                                       ((4, 3), "nearest", [0]))],
+        # TensorFlow registers no gradient for CropAndResizeGradImage: derived (its
+        # transpose, CropAndResize), numeric only
+        "CropAndResizeGradImage": [
+            C(fixed(u((2, 3, 4, 2)), CROP_BOXES, np.int32([1, 0]), np.int32([2, 5, 6, 2])),
+              {"T": opgen.float32, "method": method}, [0], dtypes=(F32,), reference_dtype=F32,
+              delta=0.25, rtol=1e-4, atol=1e-5) for method in ("bilinear", "nearest")],
     })
     # ---- added with this file: second derivatives and the rest ----
     cases.update({
@@ -512,6 +530,7 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
     "ResizeArea": "TensorFlow defines no gradient for it either",
+    "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
     "RaggedTensorToTensor": "TensorFlow's gradient (to values and default) is not built yet",
 }
 
@@ -630,6 +649,8 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+    "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),
+                                np.float32([[0, 0, 1, 1]]), np.int32([0])], {}),
 }
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
 # inputs' places).

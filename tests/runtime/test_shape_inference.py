@@ -652,6 +652,12 @@ _CALLS = {
                                       {}, None),
     "NonMaxSuppressionWithOverlaps": lambda P: ([P((5, 5)), P((5,)), np.array(3, I32), P(()),
                                                  P(())], {}, None),
+    "CropAndResize": lambda P: ([P((2, 4, 5, 3)), P((6, 4)), P((6,), I32), np.array([3, 2], I32)],
+                                {}, None),
+    "CropAndResizeGradImage": lambda P: ([P((6, 3, 2, 3)), P((6, 4)), P((6,), I32),
+                                          np.array([2, 4, 5, 3], I32)], {"T": np.dtype(np.float32)}, None),
+    "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
+                                          P((6,), I32)], {}, None),
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
@@ -923,3 +929,27 @@ def test_non_max_suppression_shapes(infer_shapes):
                      {"pad_to_max_output_size": True})
     with pytest.raises(ShapeInferenceError):
         infer_shapes("NonMaxSuppressionWithOverlaps", [P((5, 6)), P((5,)), np.array(3, I32)] + rest)
+
+
+def test_crop_and_resize_shapes(infer_shapes):
+    """[num_boxes, crop_height, crop_width, depth], the crop size when it is a constant;
+    the image gradient has image_size's shape, the boxes' gradient the boxes'."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    image, boxes, ind = P((2, None, 5, 3)), P((None, 4)), P((6,), I32)
+    assert infer_shapes("CropAndResize", [image, boxes, ind, np.array([7, 2], I32)]) == [
+        (6, 7, 2, 3)]
+    assert infer_shapes("CropAndResize", [image, boxes, ind, P((2,), I32)]) == [
+        (6, None, None, 3)]
+    for bad in ([image, P((6, 3)), ind], [image, P((6, 4)), P((5,), I32)], [P((2, 5, 3)), boxes, ind]):
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes("CropAndResize", bad + [np.array([7, 2], I32)])
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("CropAndResize", [image, boxes, ind, np.array([7, 2, 1], I32)])
+    grads = P((6, 3, 2, 3))
+    assert infer_shapes("CropAndResizeGradImage", [grads, boxes, ind, np.array([2, 4, 5, 3], I32)],
+                        {"T": np.dtype(np.float32)}) == [(2, 4, 5, 3)]
+    assert infer_shapes("CropAndResizeGradImage", [grads, boxes, ind, P((4,), I32)],
+                        {"T": np.dtype(np.float32)}) == [(None, None, None, None)]
+    assert infer_shapes("CropAndResizeGradBoxes", [grads, P((2, 4, 5, 3)), P((6, 4)), ind]) == [
+        (6, 4)]

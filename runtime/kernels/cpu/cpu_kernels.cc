@@ -66,6 +66,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
       RegisterNonMaxSuppressionKernels,
+      RegisterCropAndResizeKernels,
       RegisterStringTextKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,

@@ -13,6 +13,7 @@ void RegisterStringHashKernels(TF_Status* status);      // string_hash.cc: Strin
 void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
 void RegisterNonMaxSuppressionKernels(TF_Status* status);  // non_max_suppression.cc: NonMaxSuppressionV3, V4, V5, WithOverlaps (CPU only)
+void RegisterCropAndResizeKernels(TF_Status* status);  // crop_and_resize.cc: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
 
 }  // namespace cpu
 }  // namespace opgen

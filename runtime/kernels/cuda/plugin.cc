@@ -205,7 +205,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterImageGradKernels,
       RegisterPoolGradKernels,
       RegisterBincountKernels,
-      RegisterScaleTranslateKernels}) {
+      RegisterScaleTranslateKernels,
+      RegisterCropAndResizeKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -10,6 +10,7 @@ namespace cuda {
 
 void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cu: ScaleAndTranslate, ScaleAndTranslateGrad
+void RegisterCropAndResizeKernels(TF_Status* status);   // crop_and_resize.cu: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
 
 }  // namespace cuda
 }  // namespace opgen

@@ -87,6 +87,7 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterListGradients,
+                      RegisterImageGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterNotDifferentiableOps})
     family();
