@@ -85,6 +85,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "extract_image_patches",
     "fill",
     "fingerprint",
     "floor",
@@ -1948,6 +1949,33 @@ def expm1(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def extract_image_patches(
+    images: GraphOutput,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_image_patches(
+    images: EagerTensorLike,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_image_patches(
+    images: TensorLike,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def fill(
     dims: GraphOutput, value: TensorLike, name: str | None = None

@@ -64,7 +64,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
-                      opgen::RegisterDetectionOps,
+                      opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,

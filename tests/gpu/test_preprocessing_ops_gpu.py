@@ -111,3 +111,13 @@ def test_crop_and_resize_errors_on_both_devices(rng):
                     np.int32([0, 1, 2, 0, 1]), np.int32([3, 3]))
     _raises_on_both(errors.InvalidArgumentError, ops.crop_and_resize, image,
                     np.float32([[0, 0, np.nan, 1]]), np.int32([0]), np.int32([3, 3]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.int64,
+                                   np.complex128], ids=name)
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_extract_image_patches(gpu_matches_cpu, rng, dtype, padding):
+    x = random(rng, (2, 7, 8, 3), dtype)
+    for k, s, r in (((3, 2), (2, 1), (2, 3)), ((1, 1), (1, 1), (1, 1)), ((4, 5), (3, 2), (1, 1))):
+        gpu_matches_cpu(ops.extract_image_patches, x, ksizes=[1, *k, 1], strides=[1, *s, 1],
+                        rates=[1, *r, 1], padding=padding, rtol=0, atol=0)

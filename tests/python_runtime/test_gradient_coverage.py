@@ -379,6 +379,12 @@ def _cases() -> dict[str, list[Case]]:
               rtol=2e-2, atol=2e-3, tf=True)
             for crop, method, diff in (((3, 4), "bilinear", [0, 1]), ((1, 1), "bilinear", [0, 1]),
                                        ((4, 3), "nearest", [0]))],
+        # a copy of pixels: linear, so a wide step is exact
+        "ExtractImagePatches": [
+            C(fixed(u((2, 5, 6, 2))), {"ksizes": [1, *k, 1], "strides": [1, *s, 1],
+                                       "rates": [1, *r, 1], "padding": pad}, [0], delta=0.25,
+              tf=True)
+            for k, s, r, pad in (((2, 3), (1, 2), (2, 1), "SAME"), ((3, 2), (2, 2), (1, 1), "VALID"))],
         # TensorFlow registers no gradient for CropAndResizeGradImage: derived (its
         # transpose, CropAndResize), numeric only
         "CropAndResizeGradImage": [

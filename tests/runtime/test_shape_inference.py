@@ -658,6 +658,9 @@ _CALLS = {
                                           np.array([2, 4, 5, 3], I32)], {"T": np.dtype(np.float32)}, None),
     "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
                                           P((6,), I32)], {}, None),
+    "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
+                                      "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1],
+                                      "padding": "VALID"}, None),
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
@@ -953,3 +956,22 @@ def test_crop_and_resize_shapes(infer_shapes):
                         {"T": np.dtype(np.float32)}) == [(None, None, None, None)]
     assert infer_shapes("CropAndResizeGradBoxes", [grads, P((2, 4, 5, 3)), P((6, 4)), ind]) == [
         (6, 4)]
+
+
+def test_extract_image_patches_shapes(infer_shapes):
+    """[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth], rows and columns as a
+    dilated window's; unknown when the image's size is."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    attrs = {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1]}
+    assert infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))], {**attrs, "padding": "VALID"}) == [
+        (2, 3, 2, 18)]
+    assert infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))], {**attrs, "padding": "SAME"}) == [
+        (2, 5, 3, 18)]
+    assert infer_shapes("ExtractImagePatches", [P((None, None, 6, 3))],
+                        {**attrs, "padding": "SAME"}) == [(None, None, None, 18)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("ExtractImagePatches", [P((2, 1, 6, 3))], {**attrs, "padding": "VALID"})
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))],
+                     {**attrs, "rates": [1, 1, 1, 1, 1], "padding": "VALID"})

@@ -67,6 +67,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterScaleTranslateKernels,
       RegisterNonMaxSuppressionKernels,
       RegisterCropAndResizeKernels,
+      RegisterExtractPatchesKernels,
       RegisterStringTextKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,

@@ -14,6 +14,7 @@ void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
 void RegisterNonMaxSuppressionKernels(TF_Status* status);  // non_max_suppression.cc: NonMaxSuppressionV3, V4, V5, WithOverlaps (CPU only)
 void RegisterCropAndResizeKernels(TF_Status* status);  // crop_and_resize.cc: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
+void RegisterExtractPatchesKernels(TF_Status* status);  // extract_patches.cc: ExtractImagePatches
 
 }  // namespace cpu
 }  // namespace opgen

@@ -206,7 +206,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterPoolGradKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
-      RegisterCropAndResizeKernels}) {
+      RegisterCropAndResizeKernels,
+      RegisterExtractPatchesKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

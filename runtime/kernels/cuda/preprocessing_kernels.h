@@ -11,6 +11,7 @@ namespace cuda {
 void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cu: ScaleAndTranslate, ScaleAndTranslateGrad
 void RegisterCropAndResizeKernels(TF_Status* status);   // crop_and_resize.cu: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
+void RegisterExtractPatchesKernels(TF_Status* status);  // extract_patches.cu: ExtractImagePatches
 
 }  // namespace cuda
 }  // namespace opgen

@@ -15,7 +15,7 @@ void RegisterConvGradients();    // conv_grad.cc: Conv2D, DepthwiseConv2dNative,
 void RegisterControlFlowGradients();  // control_flow_grad.cc: Switch, Merge (v1 conds)
 void RegisterFunctionGradients();  // function_grad.cc: calls, If, StatelessIf, Case, StatelessCase
 void RegisterListGradients();    // list_grad.cc: the TensorList ops, as TensorFlow's list_ops
-void RegisterImageGradients();   // image_grad.cc: CropAndResize and its gradients
+void RegisterImageGradients();   // image_grad.cc: CropAndResize (and its gradients), ExtractImagePatches
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
 
 // function_grad.cc: the gradient of a node whose op type is a function's name.

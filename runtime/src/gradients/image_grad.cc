@@ -34,6 +34,40 @@ void CropAndResizeGradImageGrad(GradBuilder& b) {
                 {{"T", b.dtype(b.grad(0))}, {"method", b.AttrString("method")}}));
 }
 
+// ExtractImagePatches(images): each patch value is a copy of one pixel's value (or padding),
+// so a pixel's gradient is the sum of its copies' gradients. Which pixel a copy came from
+// is found as TensorFlow finds it: the patches of an image of 1-based pixel numbers (the
+// padding reads 0), whose values then key an UnsortedSegmentSum of the gradient.
+void ExtractImagePatchesGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output shape = b.ShapeOf(b.input(0));  // [batch, rows, cols, depth]
+  auto dim = [&](int d) { return b.Op("Slice", {shape, b.Int32s({d}), b.Int32s({1})}); };
+  const TF_Output batch = dim(0), depth = dim(3);
+  const TF_Output rows_cols = b.Op("Slice", {shape, b.Int32s({1}), b.Int32s({2})});
+  const TF_Output pixels = b.Op("Prod", {rows_cols, b.Int32(0)});
+  const TF_Output numbers = b.Op(
+      "Reshape", {b.Op("Range", {b.Int32(1), b.Op("AddV2", {pixels, b.Int32(1)}), b.Int32(1)}),
+                  b.Op("ConcatV2", {std::vector<TF_Output>{b.Int32s({1}), rows_cols, b.Int32s({1})},
+                                    b.Int32(0)})});
+  const TF_Output sources = b.Op(
+      "Reshape", {b.Op("ExtractImagePatches", {numbers},
+                       b.CopyAttrs({"ksizes", "strides", "rates", "padding"})),
+                  b.Int32s({-1})});
+  // [batch, out_rows, out_cols, (kr, kc, depth)] -> [(out_rows, out_cols, kr, kc), batch, depth]
+  const TF_Output per_copy = b.Op(
+      "Transpose",
+      {b.Op("Reshape", {b.grad(0), b.Op("ConcatV2", {std::vector<TF_Output>{batch, b.Int32s({-1}), depth},
+                                                      b.Int32(0)})}),
+       b.Int32s({1, 0, 2})});
+  const TF_Output sums = b.Op("UnsortedSegmentSum",
+                              {per_copy, sources, b.Op("AddV2", {pixels, b.Int32(1)})});
+  const TF_Output real = b.Op("Slice", {sums, b.Int32s({1, 0, 0}), b.Int32s({-1, -1, -1})});
+  const TF_Output by_pixel = b.Op(
+      "Reshape", {real, b.Op("ConcatV2", {std::vector<TF_Output>{rows_cols, batch, depth},
+                                          b.Int32(0)})});
+  b.Set(0, b.Op("Transpose", {by_pixel, b.Int32s({2, 0, 1, 3})}));
+}
+
 // TensorFlow defines no gradient for CropAndResizeGradBoxes: building one reports that.
 void CropAndResizeGradBoxesGrad(GradBuilder& b) {
   TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
@@ -46,6 +80,7 @@ void RegisterImageGradients() {
   RegisterGrad("CropAndResize", CropAndResizeGrad);
   RegisterGrad("CropAndResizeGradImage", CropAndResizeGradImageGrad);
   RegisterGrad("CropAndResizeGradBoxes", CropAndResizeGradBoxesGrad);
+  RegisterGrad("ExtractImagePatches", ExtractImagePatchesGrad);
 }
 
 }  // namespace gradients
