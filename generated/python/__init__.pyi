@@ -18,6 +18,9 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "adjust_contrastv2",
+    "adjust_hue",
+    "adjust_saturation",
     "all",
     "angle",
     "any",
@@ -101,6 +104,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "hash_table_v2",
+    "hsv_to_rgb",
     "identity",
     "identity_n",
     "if_",
@@ -198,6 +202,7 @@ __all__ = [
     "resource_apply_rms_prop",
     "restore_v2",
     "reverse_v2",
+    "rgb_to_hsv",
     "round",
     "rsqrt",
     "rsqrt_grad",
@@ -323,6 +328,54 @@ def add_v2(
 ) -> EagerOutput: ...
 @overload
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def adjust_contrastv2(
+    images: GraphOutput, contrast_factor: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_contrastv2(
+    images: TensorLike, contrast_factor: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_contrastv2(
+    images: EagerTensorLike, contrast_factor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_contrastv2(
+    images: TensorLike, contrast_factor: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def adjust_hue(
+    images: GraphOutput, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_hue(
+    images: TensorLike, delta: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_hue(
+    images: EagerTensorLike, delta: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_hue(
+    images: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def adjust_saturation(
+    images: GraphOutput, scale: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_saturation(
+    images: TensorLike, scale: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_saturation(
+    images: EagerTensorLike, scale: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_saturation(
+    images: TensorLike, scale: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def all(
     input: GraphOutput,
@@ -2233,6 +2286,12 @@ def hash_table_v2(
     use_node_name_sharing: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def hsv_to_rgb(images: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def hsv_to_rgb(images: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def hsv_to_rgb(images: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def identity(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -4202,6 +4261,12 @@ def reverse_v2(
 def reverse_v2(
     tensor: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def rgb_to_hsv(images: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def rgb_to_hsv(images: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def rgb_to_hsv(images: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def round(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

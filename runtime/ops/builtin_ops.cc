@@ -65,6 +65,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,
+                      opgen::RegisterColorOps,
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,

@@ -121,3 +121,21 @@ def test_extract_image_patches(gpu_matches_cpu, rng, dtype, padding):
     for k, s, r in (((3, 2), (2, 1), (2, 3)), ((1, 1), (1, 1), (1, 1)), ((4, 5), (3, 2), (1, 1))):
         gpu_matches_cpu(ops.extract_image_patches, x, ksizes=[1, *k, 1], strides=[1, *s, 1],
                         rates=[1, *r, 1], padding=padding, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16], ids=name)
+def test_rgb_hsv(gpu_matches_cpu, rng, dtype):
+    x = np.concatenate([random(rng, (1, 4, 5, 3), np.float32) % 1.0,
+                        np.float32([[[[0, 0, 0], [1, 1, 1], [0.5, 0.5, 0.5], [1, 0, 0],
+                                      [0.2, 0.7, 0.7]]]])], axis=1).astype(dtype)
+    tol = 1e-3 if np.dtype(dtype) == np.float16 else 1e-6
+    gpu_matches_cpu(ops.rgb_to_hsv, x, rtol=tol, atol=tol)
+    gpu_matches_cpu(ops.hsv_to_rgb, x, rtol=tol, atol=tol)
+
+
+def test_color_adjustments(gpu_matches_cpu, rng):
+    x = random(rng, (2, 4, 5, 3), np.float32) % 1.0
+    for f in (0.0, 0.3, -0.7, 1.8):
+        gpu_matches_cpu(ops.adjust_hue, x, np.float32(f), rtol=1e-5, atol=1e-5)
+        gpu_matches_cpu(ops.adjust_saturation, x, np.float32(abs(f)), rtol=1e-5, atol=1e-5)
+        gpu_matches_cpu(ops.adjust_contrastv2, x, np.float32(f), rtol=1e-5, atol=1e-5)

@@ -276,6 +276,10 @@ def baseline(op_def, rng):
         "ExtractImagePatches": lambda: ([_x(rng, (2, 4, 5, 2))],
                                         {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1],
                                          "rates": [1, 2, 1, 1], "padding": "SAME"}),
+        # colour adjustments: images of rank 3 or more, 3 channels, a scalar factor
+        "AdjustHue": lambda: ([_x(rng, (2, 3, 3)), f32(0.2)], {}),
+        "AdjustSaturation": lambda: ([_x(rng, (2, 3, 3)), f32(0.7)], {}),
+        "AdjustContrastv2": lambda: ([_x(rng, (2, 3, 3)), f32(1.5)], {}),
         "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
                                   {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),

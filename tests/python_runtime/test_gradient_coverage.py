@@ -515,6 +515,7 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
+    "HSVToRGB": "TensorFlow declares it not differentiable",
     **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps"],
                     "selected box indices (TensorFlow registers no gradient; V5's scores "
                     "have none there either)"),
@@ -537,6 +538,9 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 UNIMPLEMENTED: dict[str, str] = {
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
+    "RGBToHSV": "TensorFlow's gradient (image_grad.py) is not built yet",
+    **dict.fromkeys(["AdjustHue", "AdjustSaturation", "AdjustContrastv2"],
+                    "TensorFlow defines no gradient for them either"),
     "RaggedTensorToTensor": "TensorFlow's gradient (to values and default) is not built yet",
 }
 
@@ -655,6 +659,9 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+    "RGBToHSV": ([np.full((2, 3), 0.5, F32)], {}),
+    **{op: ([np.full((1, 2, 2, 3), 0.5, F32), np.float32(0.5)], {})
+       for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),
                                 np.float32([[0, 0, 1, 1]]), np.int32([0])], {}),
 }

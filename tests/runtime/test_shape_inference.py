@@ -661,6 +661,8 @@ _CALLS = {
     "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
                                       "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1],
                                       "padding": "VALID"}, None),
+    **{op: (lambda P: ([P((2, 4, 3)), P(())], {}, None))
+       for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),

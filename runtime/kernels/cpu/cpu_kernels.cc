@@ -68,6 +68,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterNonMaxSuppressionKernels,
       RegisterCropAndResizeKernels,
       RegisterExtractPatchesKernels,
+      RegisterColorKernels,
       RegisterStringTextKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,

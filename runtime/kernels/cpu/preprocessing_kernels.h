@@ -15,6 +15,7 @@ void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: S
 void RegisterNonMaxSuppressionKernels(TF_Status* status);  // non_max_suppression.cc: NonMaxSuppressionV3, V4, V5, WithOverlaps (CPU only)
 void RegisterCropAndResizeKernels(TF_Status* status);  // crop_and_resize.cc: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
 void RegisterExtractPatchesKernels(TF_Status* status);  // extract_patches.cc: ExtractImagePatches
+void RegisterColorKernels(TF_Status* status);  // color.cc: RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation, AdjustContrastv2
 
 }  // namespace cpu
 }  // namespace opgen

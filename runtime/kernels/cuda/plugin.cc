@@ -207,7 +207,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
       RegisterCropAndResizeKernels,
-      RegisterExtractPatchesKernels}) {
+      RegisterExtractPatchesKernels,
+      RegisterColorKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

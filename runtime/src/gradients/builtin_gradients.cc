@@ -66,6 +66,8 @@ void RegisterNotDifferentiableOps() {
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
         "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
+        // HSV to RGB: TensorFlow declares it not differentiable
+        "HSVToRGB",
         // selected box indices (TensorFlow registers no gradient for them)
         "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
         // text preprocessing: TensorFlow declares its string ops not differentiable

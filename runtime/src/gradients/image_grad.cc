@@ -1,5 +1,7 @@
 // Gradients of the detection and augmentation image ops, with TensorFlow's formulas (its
 // image_grad.py). The resizes' gradients stay with the other layout ops (array_grad.cc).
+#include <string>
+
 #include "builtin_gradients.h"
 #include "grad_builder.h"
 
@@ -74,9 +76,28 @@ void CropAndResizeGradBoxesGrad(GradBuilder& b) {
                "CropAndResizeGradBoxes has no gradient (TensorFlow defines none either)");
 }
 
+// TensorFlow differentiates RGBToHSV (image_grad.py); opgen has not built that yet.
+void RgbToHsvGrad(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+               "RGBToHSV's gradient (TensorFlow's) is not built in opgen yet");
+}
+
+// TensorFlow defines no gradient for the colour adjustments either.
+template <const char* kOp>
+void NoAdjustGrad(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+               (std::string(kOp) + " has no gradient (TensorFlow defines none either)").c_str());
+}
+constexpr char kAdjustHue[] = "AdjustHue", kAdjustSaturation[] = "AdjustSaturation",
+               kAdjustContrastv2[] = "AdjustContrastv2";
+
 }  // namespace
 
 void RegisterImageGradients() {
+  RegisterGrad("RGBToHSV", RgbToHsvGrad);
+  RegisterGrad(kAdjustHue, NoAdjustGrad<kAdjustHue>);
+  RegisterGrad(kAdjustSaturation, NoAdjustGrad<kAdjustSaturation>);
+  RegisterGrad(kAdjustContrastv2, NoAdjustGrad<kAdjustContrastv2>);
   RegisterGrad("CropAndResize", CropAndResizeGrad);
   RegisterGrad("CropAndResizeGradImage", CropAndResizeGradImageGrad);
   RegisterGrad("CropAndResizeGradBoxes", CropAndResizeGradBoxesGrad);
