@@ -19,30 +19,41 @@ template <typename C> OPGEN_HD inline C Max3(C a, C b, C c) { return a > b ? (a 
 template <typename C> OPGEN_HD inline C Min3(C a, C b, C c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
 template <typename C> OPGEN_HD inline C Clamp01(C v) { return v < C(0) ? C(0) : (v > C(1) ? C(1) : v); }
 
-// RGBToHSV of one pixel, in C (float or double).
-template <typename C> OPGEN_HD inline void RgbToHsv(const C* rgb, C* hsv) {
+// No rounding: float and double images compute in their own type.
+struct Exact {
+  template <typename C> OPGEN_HD C operator()(C v) const { return v; }
+};
+
+// RGBToHSV of one pixel, in C (float or double); `rd` rounds each result to the image's
+// type (half and bfloat16 arithmetic rounds every step: a tiny channel range overflows
+// 1 / range there, as in TensorFlow).
+template <typename C, typename Round = Exact>
+OPGEN_HD inline void RgbToHsv(const C* rgb, C* hsv, Round rd = Round()) {
   const C r = rgb[0], g = rgb[1], b = rgb[2];
-  const C v = Max3(r, g, b), range = v - Min3(r, g, b);
-  const C norm = C(1) / range * (C(1) / C(6));
-  C h = r == v ? norm * (g - b) : (g == v ? norm * (b - r) + C(2) / C(6) : norm * (r - g) + C(4) / C(6));
+  const C v = Max3(r, g, b), range = rd(v - Min3(r, g, b));
+  const C norm = rd(rd(C(1) / range) * rd(C(1) / C(6)));
+  C h = r == v ? rd(norm * rd(g - b))
+               : (g == v ? rd(rd(norm * rd(b - r)) + rd(C(2) / C(6)))
+                         : rd(rd(norm * rd(r - g)) + rd(C(4) / C(6))));
   if (!(range > C(0))) h = C(0);
-  if (h < C(0)) h += C(1);
+  if (h < C(0)) h = rd(h + C(1));
   hsv[0] = h;
-  hsv[1] = v > C(0) ? range / v : C(0);
+  hsv[1] = v > C(0) ? rd(range / v) : C(0);
   hsv[2] = v;
 }
 
 // HSVToRGB of one pixel: each channel a clamped triangle of the hue, mixed with white by
 // the saturation, scaled by the value.
-template <typename C> OPGEN_HD inline void HsvToRgb(const C* hsv, C* rgb) {
-  const C h6 = hsv[0] * C(6), s = hsv[1], v = hsv[2];
-  const C dr = Clamp01(std::fabs(h6 - C(3)) - C(1));
-  const C dg = Clamp01(-std::fabs(h6 - C(2)) + C(2));
-  const C db = Clamp01(-std::fabs(h6 - C(4)) + C(2));
-  const C one_s = -s + C(1);
-  rgb[0] = (one_s + s * dr) * v;
-  rgb[1] = (one_s + s * dg) * v;
-  rgb[2] = (one_s + s * db) * v;
+template <typename C, typename Round = Exact>
+OPGEN_HD inline void HsvToRgb(const C* hsv, C* rgb, Round rd = Round()) {
+  const C h6 = rd(hsv[0] * C(6)), s = hsv[1], v = hsv[2];
+  const C dr = Clamp01(rd(std::fabs(rd(h6 - C(3))) - C(1)));
+  const C dg = Clamp01(rd(-std::fabs(rd(h6 - C(2))) + C(2)));
+  const C db = Clamp01(rd(-std::fabs(rd(h6 - C(4))) + C(2)));
+  const C one_s = rd(-s + C(1));
+  rgb[0] = rd(rd(one_s + rd(s * dr)) * v);
+  rgb[1] = rd(rd(one_s + rd(s * dg)) * v);
+  rgb[2] = rd(rd(one_s + rd(s * db)) * v);
 }
 
 // The hue as a position in [0, 6) along the hexcone's edges, with the smallest and

@@ -1,5 +1,5 @@
-// The colour ops on the host: RGBToHSV and HSVToRGB (half, bfloat16 and float computed in
-// float, double in double), AdjustHue, AdjustSaturation and AdjustContrastv2 (float, the
+// The colour ops on the host: RGBToHSV and HSVToRGB (half and bfloat16 computed in float,
+// rounded after each step as their arithmetic does; float in float, double in double), AdjustHue, AdjustSaturation and AdjustContrastv2 (float, the
 // type TensorFlow's CPU kernels take). Per-pixel maths in ../color_spec.h.
 #include <algorithm>
 #include <type_traits>
@@ -17,6 +17,14 @@ namespace {
 template <typename T>
 using ComputeOf = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
+// Rounds a float to T after each step (half, bfloat16).
+template <typename T> struct RoundTo {
+  float operator()(float v) const { return static_cast<float>(T(v)); }
+};
+template <typename T>
+using RoundOf = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, double>::value,
+                                          kernels::Exact, RoundTo<T>>::type;
+
 // RGBToHSV (kToHsv) or HSVToRGB over [..., 3] pixels.
 template <typename T, bool kToHsv>
 struct ColorSpaceKernel {
@@ -33,9 +41,9 @@ struct ColorSpaceKernel {
         C a[3], b[3];
         for (int k = 0; k < 3; ++k) a[k] = static_cast<C>(x[3 * p + k]);
         if (kToHsv) {
-          kernels::RgbToHsv(a, b);
+          kernels::RgbToHsv(a, b, RoundOf<T>());
         } else {
-          kernels::HsvToRgb(a, b);
+          kernels::HsvToRgb(a, b, RoundOf<T>());
         }
         for (int k = 0; k < 3; ++k) y[3 * p + k] = T(b[k]);
       }

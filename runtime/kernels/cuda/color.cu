@@ -16,6 +16,14 @@ namespace {
 template <typename T>
 using ComputeOf = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
+// Rounds a float to T after each step (half, bfloat16), as the CPU kernels.
+template <typename T> struct RoundTo {
+  __device__ float operator()(float v) const { return static_cast<float>(Widen(Narrow<T>(v))); }
+};
+template <typename T>
+using RoundOf = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, double>::value,
+                                          kernels::Exact, RoundTo<T>>::type;
+
 template <typename T, bool kToHsv>
 __global__ void ColorSpaceKernel(const T* x, T* y, int64_t pixels) {
   using C = ComputeOf<T>;
@@ -24,9 +32,9 @@ __global__ void ColorSpaceKernel(const T* x, T* y, int64_t pixels) {
     C a[3], b[3];
     for (int k = 0; k < 3; ++k) a[k] = static_cast<C>(Widen(x[3 * p + k]));
     if (kToHsv) {
-      kernels::RgbToHsv(a, b);
+      kernels::RgbToHsv(a, b, RoundOf<T>());
     } else {
-      kernels::HsvToRgb(a, b);
+      kernels::HsvToRgb(a, b, RoundOf<T>());
     }
     for (int k = 0; k < 3; ++k) y[3 * p + k] = Narrow<T>(b[k]);
   }
