@@ -384,7 +384,8 @@ def _cases() -> dict[str, list[Case]]:
             C(fixed(u((2, 5, 6, 2))), {"ksizes": [1, *k, 1], "strides": [1, *s, 1],
                                        "rates": [1, *r, 1], "padding": pad}, [0], delta=0.25,
               tf=True)
-            for k, s, r, pad in (((2, 3), (1, 2), (2, 1), "SAME"), ((3, 2), (2, 2), (1, 1), "VALID"))],
+            for k, s, r, pad in (((2, 3), (1, 2), (2, 1), "SAME"),
+                                 ((3, 2), (2, 2), (1, 1), "VALID"))],
         # TensorFlow registers no gradient for CropAndResizeGradImage: derived (its
         # transpose, CropAndResize), numeric only
         "CropAndResizeGradImage": [
@@ -516,7 +517,8 @@ NOT_DIFFERENTIABLE = {
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
     "HSVToRGB": "TensorFlow declares it not differentiable",
-    **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps"],
+    **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                     "NonMaxSuppressionWithOverlaps"],
                     "selected box indices (TensorFlow registers no gradient; V5's scores "
                     "have none there either)"),
     **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],

@@ -655,7 +655,8 @@ _CALLS = {
     "CropAndResize": lambda P: ([P((2, 4, 5, 3)), P((6, 4)), P((6,), I32), np.array([3, 2], I32)],
                                 {}, None),
     "CropAndResizeGradImage": lambda P: ([P((6, 3, 2, 3)), P((6, 4)), P((6,), I32),
-                                          np.array([2, 4, 5, 3], I32)], {"T": np.dtype(np.float32)}, None),
+                                          np.array([2, 4, 5, 3], I32)],
+                                         {"T": np.dtype(np.float32)}, None),
     "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
                                           P((6,), I32)], {}, None),
     "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
@@ -946,7 +947,8 @@ def test_crop_and_resize_shapes(infer_shapes):
         (6, 7, 2, 3)]
     assert infer_shapes("CropAndResize", [image, boxes, ind, P((2,), I32)]) == [
         (6, None, None, 3)]
-    for bad in ([image, P((6, 3)), ind], [image, P((6, 4)), P((5,), I32)], [P((2, 5, 3)), boxes, ind]):
+    for bad in ([image, P((6, 3)), ind], [image, P((6, 4)), P((5,), I32)],
+                [P((2, 5, 3)), boxes, ind]):
         with pytest.raises(ShapeInferenceError):
             infer_shapes("CropAndResize", bad + [np.array([7, 2], I32)])
     with pytest.raises(ShapeInferenceError):
@@ -966,9 +968,10 @@ def test_extract_image_patches_shapes(infer_shapes):
     ShapeInferenceError = infer_shapes.Error
     P = infer_shapes.Partial
     attrs = {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1]}
-    assert infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))], {**attrs, "padding": "VALID"}) == [
+    image = [P((2, 5, 6, 3))]
+    assert infer_shapes("ExtractImagePatches", image, {**attrs, "padding": "VALID"}) == [
         (2, 3, 2, 18)]
-    assert infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))], {**attrs, "padding": "SAME"}) == [
+    assert infer_shapes("ExtractImagePatches", image, {**attrs, "padding": "SAME"}) == [
         (2, 5, 3, 18)]
     assert infer_shapes("ExtractImagePatches", [P((None, None, 6, 3))],
                         {**attrs, "padding": "SAME"}) == [(None, None, None, 18)]
