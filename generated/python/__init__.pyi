@@ -49,6 +49,7 @@ __all__ = [
     "cast",
     "ceil",
     "clip_by_value",
+    "combined_non_max_suppression",
     "complex",
     "complex_abs",
     "concat_offset",
@@ -978,6 +979,24 @@ def clip_by_value(
     clip_value_max: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _CombinedNonMaxSuppressionOutput(NamedTuple):
+    nmsed_boxes: OpOutput
+    nmsed_scores: OpOutput
+    nmsed_classes: OpOutput
+    valid_detections: OpOutput
+
+def combined_non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size_per_class: TensorLike,
+    max_total_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_per_class: bool = ...,
+    clip_boxes: bool = ...,
+    name: str | None = None,
+) -> _CombinedNonMaxSuppressionOutput: ...
 @overload
 def complex(
     real: GraphOutput, imag: TensorLike, Tout: DTypeLike = ..., name: str | None = None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import dtypes as _dtypes
@@ -120,6 +121,74 @@ def clip_by_value(
     """
     _out = _execute_op("ClipByValue", [t, clip_value_min, clip_value_max], {}, name)
     return _out[0]
+
+
+_CombinedNonMaxSuppressionOutput = _collections.namedtuple(
+    "CombinedNonMaxSuppression",
+    ["nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections"],
+)
+
+
+def combined_non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size_per_class: TensorLike,
+    max_total_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_per_class: bool = False,
+    clip_boxes: bool = True,
+    name: str | None = None,
+) -> _CombinedNonMaxSuppressionOutput:
+    """Non-max suppression per image and class, the selections merged by score.
+
+    Each class of each image selects up to max_output_size_per_class boxes as NonMaxSuppressionV3 does; each image keeps its max_total_size best selections, zero-padded.
+
+    Args:
+      boxes: A `Tensor` of type `float32`.
+        [batch, num_boxes, q, 4]: q is 1 (boxes shared by the classes) or num_classes.
+      scores: A `Tensor` of type `float32`.
+        [batch, num_boxes, num_classes].
+      max_output_size_per_class: A `Tensor` of type `int32`.
+        The most boxes one class selects (positive).
+      max_total_size: A `Tensor` of type `int32`.
+        The most boxes an image keeps (positive).
+      iou_threshold: A `Tensor` of type `float32`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      score_threshold: A `Tensor` of type `float32`.
+        Only boxes scoring more than this are considered.
+      pad_per_class: An optional `bool`. Defaults to `False`.
+        Rows: min(max_total_size, max_output_size_per_class * num_classes) instead of max_total_size.
+      clip_boxes: An optional `bool`. Defaults to `True`.
+        Clip the kept boxes' coordinates to [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections).
+
+      nmsed_boxes: A `Tensor` of type `float32`.
+        [batch, rows, 4]: the kept boxes, best first.
+      nmsed_scores: A `Tensor` of type `float32`.
+        [batch, rows].
+      nmsed_classes: A `Tensor` of type `float32`.
+        [batch, rows]: class indices.
+      valid_detections: A `Tensor` of type `int32`.
+        [batch]: how many rows of each image are real.
+    """
+    _out = _execute_op(
+        "CombinedNonMaxSuppression",
+        [
+            boxes,
+            scores,
+            max_output_size_per_class,
+            max_total_size,
+            iou_threshold,
+            score_threshold,
+        ],
+        {"pad_per_class": pad_per_class, "clip_boxes": clip_boxes},
+        name,
+    )
+    return _CombinedNonMaxSuppressionOutput._make(_out)
 
 
 def complex(

@@ -3,6 +3,8 @@
 // tf.image.non_max_suppression* and detection heads' post-processing use, and
 // CropAndResize (region features, tf.image.crop_and_resize) with its two gradients.
 // OpDefs as TensorFlow 2.21's.
+#include <algorithm>
+
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -63,6 +65,34 @@ void NmsWithOverlapsShape(ShapeFnContext& c) {
   const int64_t n = MergeDim(overlaps.dims[0], scores.dims[0], "overlaps' rows and scores");
   MergeDim(n, overlaps.dims[1], "overlaps' rows and columns");
   c.SetOutput(0, PartialShape::Of({kUnknownDim}));
+}
+
+// [batch, rows, ...] outputs: rows is max_total_size, or with pad_per_class at most
+// max_output_size_per_class * num_classes, when those are known.
+void CombinedNmsShape(ShapeFnContext& c) {
+  const PartialShape boxes = c.InputWithRank(0, 4, "boxes");
+  const PartialShape scores = c.InputWithRank(1, 3, "scores");
+  ScalarInputs(c, 2, {"max_output_size_per_class", "max_total_size", "iou_threshold",
+                      "score_threshold"});
+  const int64_t batch = MergeDim(boxes.dims[0], scores.dims[0], "boxes' and scores' batch");
+  MergeDim(boxes.dims[1], scores.dims[1], "boxes' and scores' num_boxes");
+  MergeDim(boxes.dims[3], 4, "boxes' last dimension");
+  int64_t rows = kUnknownDim;
+  if (std::optional<std::vector<int64_t>> total = c.InputInts(3)) {
+    if ((*total)[0] <= 0) Fail("max_total_size should be > 0 ");
+    rows = (*total)[0];
+    if (c.AttrBool("pad_per_class")) {
+      std::optional<std::vector<int64_t>> per_class = c.InputInts(2);
+      if (per_class && (*per_class)[0] <= 0) Fail("max_output_size_per_class should be > 0 ");
+      rows = per_class && scores.dims[2] != kUnknownDim
+                 ? std::min(rows, (*per_class)[0] * scores.dims[2])
+                 : kUnknownDim;
+    }
+  }
+  c.SetOutput(0, PartialShape::Of({batch, rows, 4}));
+  c.SetOutput(1, PartialShape::Of({batch, rows}));
+  c.SetOutput(2, PartialShape::Of({batch, rows}));
+  c.SetOutput(3, PartialShape::Of({batch}));
 }
 
 const std::pair<std::string, std::string> kBoxesDoc{
@@ -172,6 +202,29 @@ void RegisterDetectionOps(TF_Status* status) {
         kScoresDoc, kMaxDoc,
         {"overlap_threshold", "A box overlapping a selected one by more than this is dropped."},
         kScoreThresholdDoc, kIndicesDoc}},
+      {"CombinedNonMaxSuppression",
+       {"pad_per_class: bool = false", "clip_boxes: bool = true"},
+       {"boxes: float", "scores: float", "max_output_size_per_class: int32",
+        "max_total_size: int32", "iou_threshold: float", "score_threshold: float"},
+       {"nmsed_boxes: float", "nmsed_scores: float", "nmsed_classes: float",
+        "valid_detections: int32"},
+       ShapeFn<CombinedNmsShape>,
+       "Non-max suppression per image and class, the selections merged by score.",
+       "Each class of each image selects up to max_output_size_per_class boxes as "
+       "NonMaxSuppressionV3 does; each image keeps its max_total_size best selections, "
+       "zero-padded.",
+       {{"boxes", "[batch, num_boxes, q, 4]: q is 1 (boxes shared by the classes) or "
+                  "num_classes."},
+        {"scores", "[batch, num_boxes, num_classes]."},
+        {"max_output_size_per_class", "The most boxes one class selects (positive)."},
+        {"max_total_size", "The most boxes an image keeps (positive)."},
+        kIouDoc, kScoreThresholdDoc,
+        {"nmsed_boxes", "[batch, rows, 4]: the kept boxes, best first."},
+        {"nmsed_scores", "[batch, rows]."}, {"nmsed_classes", "[batch, rows]: class indices."},
+        {"valid_detections", "[batch]: how many rows of each image are real."},
+        {"pad_per_class", "Rows: min(max_total_size, max_output_size_per_class * num_classes) "
+                          "instead of max_total_size."},
+        {"clip_boxes", "Clip the kept boxes' coordinates to [0, 1]."}}},
       {"CropAndResize",
        {"T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
         "method: {'bilinear', 'nearest'} = 'bilinear'", "extrapolation_value: float = 0"},

@@ -263,6 +263,9 @@ def baseline(op_def, rng):
            for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
         "NonMaxSuppressionV5": lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0),
                                          f32(0.5)], {}),
+        "CombinedNonMaxSuppression": lambda: ([_boxes(rng, 10).reshape(2, 5, 1, 4),
+                                               _x(rng, (2, 5, 3)), i32(2), i32(4), f32(0.5),
+                                               f32(0.0)], {}),
         "NonMaxSuppressionWithOverlaps": lambda: ([_x(rng, (5, 5)), _x(rng, (5,)), i32(3),
                                                    f32(0.5), f32(0.0)], {}),
         # CropAndResize and its gradients

@@ -518,7 +518,7 @@ NOT_DIFFERENTIABLE = {
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
     "HSVToRGB": "TensorFlow declares it not differentiable",
     **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
-                     "NonMaxSuppressionWithOverlaps"],
+                     "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"],
                     "selected box indices (TensorFlow registers no gradient; V5's scores "
                     "have none there either)"),
     **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],

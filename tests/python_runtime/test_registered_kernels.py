@@ -49,7 +49,8 @@ CPU_ONLY = {
                   "TensorListElementShape")},
     **{op: "a sequential greedy selection on the host; TensorFlow's GPU kernel gives the "
            "same indices, so a GPU placement falls back to the host kernel"
-       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps")},
+       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                  "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

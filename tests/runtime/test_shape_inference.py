@@ -650,6 +650,8 @@ _CALLS = {
        for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
     "NonMaxSuppressionV5": lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(()), P(()), P(())],
                                       {}, None),
+    "CombinedNonMaxSuppression": lambda P: ([P((2, 5, 1, 4)), P((2, 5, 3)), np.array(2, I32),
+                                             np.array(4, I32), P(()), P(())], {}, None),
     "NonMaxSuppressionWithOverlaps": lambda P: ([P((5, 5)), P((5,)), np.array(3, I32), P(()),
                                                  P(())], {}, None),
     "CropAndResize": lambda P: ([P((2, 4, 5, 3)), P((6, 4)), P((6,), I32), np.array([3, 2], I32)],
@@ -980,3 +982,18 @@ def test_extract_image_patches_shapes(infer_shapes):
     with pytest.raises(ShapeInferenceError):
         infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))],
                      {**attrs, "rates": [1, 1, 1, 1, 1], "padding": "VALID"})
+
+
+def test_combined_non_max_suppression_shapes(infer_shapes):
+    P = infer_shapes.Partial
+    rest = [P(()), P(())]
+    boxes, scores = P((2, 5, 1, 4)), P((None, 5, 3))
+    assert infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                      np.array(9, I32)] + rest) == [
+        (2, 9, 4), (2, 9), (2, 9), (2,)]
+    assert infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                      np.array(9, I32)] + rest,
+                        {"pad_per_class": True}) == [(2, 6, 4), (2, 6), (2, 6), (2,)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                   np.array(0, I32)] + rest)

@@ -1,9 +1,12 @@
-// NonMaxSuppressionV3/V4/V5 and NonMaxSuppressionWithOverlaps: greedy selection by score
+// NonMaxSuppressionV3/V4/V5, NonMaxSuppressionWithOverlaps and CombinedNonMaxSuppression:
+// greedy selection by score
 // on the host. The order of candidates (score descending, then row ascending), the
 // comparisons and, for half, the rounding after each step follow TensorFlow's CPU kernel,
 // so the selected indices are the same bit for bit. CPU only: TensorFlow's GPU kernel
 // returns the same indices, and a GPU placement falls back to this one.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -53,6 +56,13 @@ template <typename T> float Iou(const T* boxes, int64_t i, int64_t j) {
   const float w = Max(Min(ax1, bx1) - Max(ax0, bx0), 0.0f);
   const float inter = h * w;
   return inter / (area_a + area_b - inter);
+}
+
+// The same IoU for two [4] boxes given by pointer (CombinedNonMaxSuppression's layout).
+inline float Iou(const float* a, int64_t, int64_t, const float* b) {
+  float two[8];
+  for (int k = 0; k < 4; ++k) two[k] = a[k], two[4 + k] = b[k];
+  return Iou(two, 0, 1);
 }
 
 struct Selection {
@@ -254,6 +264,139 @@ void NmsWithOverlapsCompute(void*, TF_OpKernelContext* ctx) {
   WriteSelection<float>(ctx, std::move(sel), max_out, false, false, -1);
 }
 
+// CombinedNonMaxSuppression: hard NMS per (image, class), then each image's selections
+// merged by score. The candidate queue and the final sort use TensorFlow's containers and
+// comparisons (score only), so equal scores come out in the same order as there.
+struct Detection {
+  int box = -1;
+  float score = -std::numeric_limits<float>::infinity();
+  int cls = -1;
+  float coords[4] = {0, 0, 0, 0};
+};
+
+struct CombinedAttrs {
+  bool pad_per_class = false, clip_boxes = true;
+};
+void* CreateCombined(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* a = new CombinedAttrs();
+  a->pad_per_class = kernels::BoolAttr(ctx, "pad_per_class", s.get());
+  if (TF_GetCode(s.get()) == TF_OK) a->clip_boxes = kernels::BoolAttr(ctx, "clip_boxes", s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete a;
+    return nullptr;
+  }
+  return a;
+}
+void DeleteCombined(void* a) { delete static_cast<CombinedAttrs*>(a); }
+
+// One class of one image: its selections go to out[0, per_class) in selection order.
+void SelectClass(const float* boxes, const float* scores, int n, int q, int classes, int cls,
+                 int per_class, float score_threshold, float iou_threshold, Detection* out) {
+  struct Candidate {
+    int box;
+    float score;
+  };
+  auto lower = [](const Candidate& a, const Candidate& b) { return a.score < b.score; };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(lower)> queue(lower);
+  for (int i = 0; i < n; ++i)
+    if (scores[i * classes + cls] > score_threshold) queue.push({i, scores[i * classes + cls]});
+  const int box_class = q > 1 ? cls : 0;
+  std::vector<int> kept;
+  while (static_cast<int>(kept.size()) < per_class && !queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    const float* box = boxes + (c.box * q + box_class) * 4;
+    bool keep = true;
+    for (int j = static_cast<int>(kept.size()) - 1; j >= 0 && keep; --j)
+      keep = !(Iou(box, 0, 0, boxes + (kept[j] * q + box_class) * 4) > iou_threshold);
+    if (!keep) continue;
+    Detection& d = out[kept.size()];
+    d.box = c.box, d.score = c.score, d.cls = cls;
+    for (int k = 0; k < 4; ++k) d.coords[k] = box[k];
+    kept.push_back(c.box);
+  }
+}
+
+void CombinedNmsCompute(void* state, TF_OpKernelContext* ctx) {
+  const CombinedAttrs& a = *static_cast<CombinedAttrs*>(state);
+  const TF_Tensor* in[6] = {};
+  for (int i = 0; i < 6; ++i)
+    if ((in[i] = BorrowInput(ctx, i)) == nullptr) return;
+  const TF_Tensor *boxes = in[0], *scores = in[1];
+  std::string error;
+  if (TF_NumDims(boxes) != 4)
+    error = "boxes must be 4-D [batch, num_boxes, q, 4], got shape " + ShapeString(Dims(boxes));
+  else if (TF_NumDims(scores) != 3)
+    error = "scores must be 3-D [batch, num_boxes, num_classes], got shape " +
+            ShapeString(Dims(scores));
+  else if (TF_Dim(boxes, 2) != 1 && TF_Dim(boxes, 2) != TF_Dim(scores, 2))
+    error = "third dimension of boxes must be either 1 or num classes";
+  else if (TF_Dim(boxes, 3) != 4)
+    error = "boxes must have 4 columns";
+  else if (TF_Dim(scores, 1) != TF_Dim(boxes, 1))
+    error = "scores has incompatible shape";
+  else if (TF_Dim(boxes, 0) != TF_Dim(scores, 0))
+    error = "boxes and scores must have same batch size";
+  else if (TF_NumDims(in[2]) != 0)
+    error = "max_size_per_class must be 0-D, got shape " + ShapeString(Dims(in[2]));
+  else if (*Data<int32_t>(in[2]) <= 0)
+    error = "max_size_per_class must be positive";
+  else if (TF_NumDims(in[3]) != 0)
+    error = "max_total_size must be 0-D, got shape " + ShapeString(Dims(in[3]));
+  else if (*Data<int32_t>(in[3]) <= 0)
+    error = "max_total_size must be > 0";
+  else if (TF_NumDims(in[4]) != 0)
+    error = "iou_threshold must be 0-D, got shape " + ShapeString(Dims(in[4]));
+  else if (TF_NumDims(in[5]) != 0)
+    error = "score_threshold must be 0-D, got shape " + ShapeString(Dims(in[5]));
+  else if (!(*Data<float>(in[4]) >= 0 && *Data<float>(in[4]) <= 1))
+    error = "iou_threshold must be in [0, 1]";
+  if (!error.empty()) return Fail(ctx, TF_INVALID_ARGUMENT, error);
+  const int batch = static_cast<int>(TF_Dim(boxes, 0)), n = static_cast<int>(TF_Dim(boxes, 1));
+  const int q = static_cast<int>(TF_Dim(boxes, 2)), classes = static_cast<int>(TF_Dim(scores, 2));
+  const int max_per_class = *Data<int32_t>(in[2]), total = *Data<int32_t>(in[3]);
+  const int per_class = std::min(max_per_class, n);
+  const int64_t slots = static_cast<int64_t>(per_class) * classes;
+  if (slots > std::numeric_limits<int>::max())
+    return Fail(ctx, TF_INVALID_ARGUMENT, "size_per_class * num_classes causes overflow");
+  const int max_total = static_cast<int>(std::min<int64_t>(
+      std::numeric_limits<int>::max(), static_cast<int64_t>(max_per_class) * classes));
+  const int rows = a.pad_per_class ? std::min(total, max_total) : total;
+  TensorPtr out_boxes = AllocateOutput<float>(ctx, 0, {batch, rows, 4});
+  TensorPtr out_scores = AllocateOutput<float>(ctx, 1, {batch, rows});
+  TensorPtr out_classes = AllocateOutput<float>(ctx, 2, {batch, rows});
+  TensorPtr out_valid = AllocateOutput<int32_t>(ctx, 3, {batch});
+  if (!out_boxes || !out_scores || !out_classes || !out_valid) return;
+  std::fill(Data<float>(out_boxes), Data<float>(out_boxes) + int64_t{batch} * rows * 4, 0.0f);
+  std::fill(Data<float>(out_scores), Data<float>(out_scores) + int64_t{batch} * rows, 0.0f);
+  std::fill(Data<float>(out_classes), Data<float>(out_classes) + int64_t{batch} * rows, 0.0f);
+  const float* bx = Data<float>(boxes);
+  const float* sc = Data<float>(scores);
+  const float iou = *Data<float>(in[4]), score_threshold = *Data<float>(in[5]);
+  for (int b = 0; b < batch; ++b) {
+    std::vector<Detection> found(slots);
+    for (int c = 0; c < classes; ++c)
+      SelectClass(bx + int64_t{b} * n * q * 4, sc + int64_t{b} * n * classes, n, q, classes, c,
+                  per_class, score_threshold, iou, found.data() + int64_t{c} * per_class);
+    std::sort(found.begin(), found.end(),
+              [](const Detection& x, const Detection& y) { return y.score < x.score; });
+    const int count = static_cast<int>(
+        std::count_if(found.begin(), found.end(), [](const Detection& d) { return d.box > -1; }));
+    const int valid = std::min(count, a.pad_per_class ? rows : total);
+    Data<int32_t>(out_valid)[b] = valid;
+    for (int i = 0; i < valid && i < rows; ++i) {
+      const Detection& d = found[i];
+      for (int k = 0; k < 4; ++k)
+        Data<float>(out_boxes)[(int64_t{b} * rows + i) * 4 + k] =
+            a.clip_boxes ? std::max(std::min(d.coords[k], 1.0f), 0.0f) : d.coords[k];
+      Data<float>(out_scores)[int64_t{b} * rows + i] = d.score;
+      Data<float>(out_classes)[int64_t{b} * rows + i] = static_cast<float>(d.cls);
+    }
+  }
+}
+
 template <typename T>
 void RegisterForType(TF_Status* status) {
   const TF_DataType t = DtypeOf<T>::value;
@@ -272,6 +415,8 @@ void RegisterNonMaxSuppressionKernels(TF_Status* status) {
   RegisterForType<Half>(status);
   RegisterKernel(kDevice, {"NonMaxSuppressionWithOverlaps", {}, {}, &NmsWithOverlapsCompute},
                  status);
+  RegisterKernel(kDevice, {"CombinedNonMaxSuppression", {}, {}, &CombinedNmsCompute,
+                           CreateCombined, DeleteCombined}, status);
 }
 
 }  // namespace cpu

@@ -70,6 +70,7 @@ void RegisterNotDifferentiableOps() {
         "HSVToRGB",
         // selected box indices (TensorFlow registers no gradient for them)
         "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
+        "CombinedNonMaxSuppression",
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
         "StringSplitV2", "StringNGrams", "Substr",
