@@ -18,6 +18,9 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "adjust_contrastv2",
+    "adjust_hue",
+    "adjust_saturation",
     "all",
     "angle",
     "any",
@@ -50,6 +53,7 @@ __all__ = [
     "check_numerics_v2",
     "cholesky",
     "clip_by_value",
+    "combined_non_max_suppression",
     "complex",
     "complex_abs",
     "concat_offset",
@@ -64,6 +68,9 @@ __all__ = [
     "conv3d_backprop_filter_v2",
     "conv3d_backprop_input_v2",
     "cos",
+    "crop_and_resize",
+    "crop_and_resize_grad_boxes",
+    "crop_and_resize_grad_image",
     "cumprod",
     "cumsum",
     "dense_bincount",
@@ -89,6 +96,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "extract_image_patches",
     "fft",
     "fft2d",
     "fft3d",
@@ -108,6 +116,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "hash_table_v2",
+    "hsv_to_rgb",
     "identity",
     "identity_n",
     "if_",
@@ -176,6 +185,10 @@ __all__ = [
     "neg",
     "next_iteration",
     "no_op",
+    "non_max_suppression_v3",
+    "non_max_suppression_v4",
+    "non_max_suppression_v5",
+    "non_max_suppression_with_overlaps",
     "not_equal",
     "one_hot",
     "ones_like",
@@ -230,6 +243,7 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
+    "rgb_to_hsv",
     "roll",
     "round",
     "rsqrt",
@@ -380,6 +394,54 @@ def add_v2(
 ) -> EagerOutput: ...
 @overload
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def adjust_contrastv2(
+    images: GraphOutput, contrast_factor: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_contrastv2(
+    images: TensorLike, contrast_factor: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_contrastv2(
+    images: EagerTensorLike, contrast_factor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_contrastv2(
+    images: TensorLike, contrast_factor: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def adjust_hue(
+    images: GraphOutput, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_hue(
+    images: TensorLike, delta: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_hue(
+    images: EagerTensorLike, delta: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_hue(
+    images: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def adjust_saturation(
+    images: GraphOutput, scale: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_saturation(
+    images: TensorLike, scale: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def adjust_saturation(
+    images: EagerTensorLike, scale: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def adjust_saturation(
+    images: TensorLike, scale: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def all(
     input: GraphOutput,
@@ -1018,6 +1080,24 @@ def clip_by_value(
     clip_value_max: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _CombinedNonMaxSuppressionOutput(NamedTuple):
+    nmsed_boxes: OpOutput
+    nmsed_scores: OpOutput
+    nmsed_classes: OpOutput
+    valid_detections: OpOutput
+
+def combined_non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size_per_class: TensorLike,
+    max_total_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_per_class: bool = ...,
+    clip_boxes: bool = ...,
+    name: str | None = None,
+) -> _CombinedNonMaxSuppressionOutput: ...
 @overload
 def complex(
     real: GraphOutput, imag: TensorLike, Tout: DTypeLike = ..., name: str | None = None
@@ -1425,6 +1505,180 @@ def cos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def cos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def crop_and_resize(
+    image: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: GraphOutput,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize(
+    image: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    crop_size: EagerTensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = ...,
+    extrapolation_value: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: GraphOutput,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: EagerTensorLike,
+    image: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: GraphOutput,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: GraphOutput,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: GraphOutput,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: GraphOutput,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: EagerTensorLike,
+    boxes: EagerTensorLike,
+    box_ind: EagerTensorLike,
+    image_size: EagerTensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def cumprod(
     x: GraphOutput,
@@ -1927,6 +2181,33 @@ def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def extract_image_patches(
+    images: GraphOutput,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_image_patches(
+    images: EagerTensorLike,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_image_patches(
+    images: TensorLike,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def fft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def fft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -2229,6 +2510,12 @@ def hash_table_v2(
     use_node_name_sharing: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def hsv_to_rgb(images: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def hsv_to_rgb(images: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def hsv_to_rgb(images: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def identity(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3487,6 +3774,162 @@ def next_iteration(data: EagerTensorLike, name: str | None = None) -> EagerOutpu
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 def no_op(name: str | None = None) -> OpNode: ...
 @overload
+def non_max_suppression_v3(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: GraphOutput,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: EagerTensorLike,
+    score_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _NonMaxSuppressionV4Output(NamedTuple):
+    selected_indices: OpOutput
+    valid_outputs: OpOutput
+
+def non_max_suppression_v4(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_to_max_output_size: bool = ...,
+    name: str | None = None,
+) -> _NonMaxSuppressionV4Output: ...
+
+class _NonMaxSuppressionV5Output(NamedTuple):
+    selected_indices: OpOutput
+    selected_scores: OpOutput
+    valid_outputs: OpOutput
+
+def non_max_suppression_v5(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    soft_nms_sigma: TensorLike,
+    pad_to_max_output_size: bool = ...,
+    name: str | None = None,
+) -> _NonMaxSuppressionV5Output: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: GraphOutput,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    overlap_threshold: EagerTensorLike,
+    score_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def not_equal(
     x: GraphOutput,
     y: TensorLike,
@@ -4613,6 +5056,12 @@ def rfft3d(
     Tcomplex: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def rgb_to_hsv(images: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def rgb_to_hsv(images: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def rgb_to_hsv(images: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def roll(
     input: GraphOutput, shift: TensorLike, axis: TensorLike, name: str | None = None

@@ -89,6 +89,72 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def adjust_contrastv2(
+    images: TensorLike, contrast_factor: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Scales each channel's distance from its mean over the image.
+
+    For each image and channel: (x - mean) * contrast_factor + mean, the mean over the image's height and width (the dimensions before the last).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        At least 3-D [..., height, width, channels].
+      contrast_factor: A `Tensor` of type `float32`.
+        The scalar factor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      Shaped as images.
+    """
+    _out = _execute_op("AdjustContrastv2", [images, contrast_factor], {}, name)
+    return _out[0]
+
+
+def adjust_hue(
+    images: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Turns each RGB pixel's hue by delta, keeping its value and chroma.
+
+    delta is in turns (1 is a full turn); the hue wraps around.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        Pixels along the last dimension, 3 channels (RGB), values in [0, 1].
+      delta: A `Tensor` of type `float32`.
+        The scalar hue change, in turns.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      Shaped as images.
+    """
+    _out = _execute_op("AdjustHue", [images, delta], {}, name)
+    return _out[0]
+
+
+def adjust_saturation(
+    images: TensorLike, scale: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Multiplies each RGB pixel's saturation by scale (clamped to [0, 1]).
+
+    The pixel goes to HSV, its saturation is scaled and clamped, and it comes back.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        Pixels along the last dimension, 3 channels (RGB), values in [0, 1].
+      scale: A `Tensor` of type `float32`.
+        The scalar saturation factor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      Shaped as images.
+    """
+    _out = _execute_op("AdjustSaturation", [images, scale], {}, name)
+    return _out[0]
+
+
 def all(
     input: TensorLike,
     reduction_indices: TensorLike,

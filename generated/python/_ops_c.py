@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import dtypes as _dtypes
@@ -182,6 +183,74 @@ def clip_by_value(
     """
     _out = _execute_op("ClipByValue", [t, clip_value_min, clip_value_max], {}, name)
     return _out[0]
+
+
+_CombinedNonMaxSuppressionOutput = _collections.namedtuple(
+    "CombinedNonMaxSuppression",
+    ["nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections"],
+)
+
+
+def combined_non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size_per_class: TensorLike,
+    max_total_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_per_class: bool = False,
+    clip_boxes: bool = True,
+    name: str | None = None,
+) -> _CombinedNonMaxSuppressionOutput:
+    """Non-max suppression per image and class, the selections merged by score.
+
+    Each class of each image selects up to max_output_size_per_class boxes as NonMaxSuppressionV3 does; each image keeps its max_total_size best selections, zero-padded.
+
+    Args:
+      boxes: A `Tensor` of type `float32`.
+        [batch, num_boxes, q, 4]: q is 1 (boxes shared by the classes) or num_classes.
+      scores: A `Tensor` of type `float32`.
+        [batch, num_boxes, num_classes].
+      max_output_size_per_class: A `Tensor` of type `int32`.
+        The most boxes one class selects (positive).
+      max_total_size: A `Tensor` of type `int32`.
+        The most boxes an image keeps (positive).
+      iou_threshold: A `Tensor` of type `float32`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      score_threshold: A `Tensor` of type `float32`.
+        Only boxes scoring more than this are considered.
+      pad_per_class: An optional `bool`. Defaults to `False`.
+        Rows: min(max_total_size, max_output_size_per_class * num_classes) instead of max_total_size.
+      clip_boxes: An optional `bool`. Defaults to `True`.
+        Clip the kept boxes' coordinates to [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections).
+
+      nmsed_boxes: A `Tensor` of type `float32`.
+        [batch, rows, 4]: the kept boxes, best first.
+      nmsed_scores: A `Tensor` of type `float32`.
+        [batch, rows].
+      nmsed_classes: A `Tensor` of type `float32`.
+        [batch, rows]: class indices.
+      valid_detections: A `Tensor` of type `int32`.
+        [batch]: how many rows of each image are real.
+    """
+    _out = _execute_op(
+        "CombinedNonMaxSuppression",
+        [
+            boxes,
+            scores,
+            max_output_size_per_class,
+            max_total_size,
+            iou_threshold,
+            score_threshold,
+        ],
+        {"pad_per_class": pad_per_class, "clip_boxes": clip_boxes},
+        name,
+    )
+    return _CombinedNonMaxSuppressionOutput._make(_out)
 
 
 def complex(
@@ -651,6 +720,125 @@ def cos(x: TensorLike, name: str | None = None) -> OpOutput:
       The result, same shape as the input.
     """
     _out = _execute_op("Cos", [x], {}, name)
+    return _out[0]
+
+
+def crop_and_resize(
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    crop_size: TensorLike,
+    method: str = "bilinear",
+    extrapolation_value: float = 0.0,
+    name: str | None = None,
+) -> OpOutput:
+    """Crops boxes out of a batch of images and resizes each crop to one size.
+
+    Crop pixel (y, x) of a crop_height-row crop samples image row y1 * (height - 1) + y * (y2 - y1) * (height - 1) / (crop_height - 1) (a one-row crop: the box's centre), and likewise for columns; samples outside the image take extrapolation_value.
+
+    Args:
+      image: A `Tensor`. Must be one of the following types: `uint8`, `uint16`, `int8`, `int16`, `int32`, `int64`, `float16`, `float32`, `float64`.
+        4-D [batch, height, width, depth], height and width positive.
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      crop_size: A `Tensor` of type `int32`.
+        The crops' [crop_height, crop_width], both positive.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `"bilinear"`.
+        Sampling: 'bilinear' or 'nearest'.
+      extrapolation_value: An optional `float`. Defaults to `0.0`.
+        The value of samples outside the image.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      4-D float [num_boxes, crop_height, crop_width, depth].
+    """
+    _out = _execute_op(
+        "CropAndResize",
+        [image, boxes, box_ind, crop_size],
+        {"method": method, "extrapolation_value": extrapolation_value},
+        name,
+    )
+    return _out[0]
+
+
+def crop_and_resize_grad_boxes(
+    grads: TensorLike,
+    image: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    method: str = "bilinear",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of CropAndResize with respect to its boxes.
+
+    The bilinear sampling's derivative with respect to each box coordinate, summed over the crop.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        4-D [num_boxes, crop_height, crop_width, depth].
+      image: A `Tensor`. Must be one of the following types: `uint8`, `uint16`, `int8`, `int16`, `int32`, `int64`, `float16`, `float32`, `float64`.
+        4-D [batch, height, width, depth].
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      method: An optional `string` from: `"bilinear"`. Defaults to `"bilinear"`.
+        Only 'bilinear'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [num_boxes, 4].
+    """
+    _out = _execute_op(
+        "CropAndResizeGradBoxes",
+        [grads, image, boxes, box_ind],
+        {"method": method},
+        name,
+    )
+    return _out[0]
+
+
+def crop_and_resize_grad_image(
+    grads: TensorLike,
+    boxes: TensorLike,
+    box_ind: TensorLike,
+    image_size: TensorLike,
+    T: DTypeLike,
+    method: str = "bilinear",
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of CropAndResize with respect to its image.
+
+    Each crop pixel's gradient goes to the image pixels it sampled, with the sampling weights.
+
+    Args:
+      grads: A `Tensor` of type `float32`.
+        4-D [num_boxes, crop_height, crop_width, depth].
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4] float: (y1, x1, y2, x2) in normalised coordinates, 0 to 1 spanning the image (y1 > y2 flips the crop; outside [0, 1] extrapolates).
+      box_ind: A `Tensor` of type `int32`.
+        [num_boxes] int32: which image of the batch each box crops, in [0, batch).
+      image_size: A `Tensor` of type `int32`.
+        The image's [batch, height, width, depth].
+      T: A dtype from: `float32`, `float16`, `float64`.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `"bilinear"`.
+        Sampling: 'bilinear' or 'nearest'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `T`.
+      4-D [batch, height, width, depth].
+    """
+    _out = _execute_op(
+        "CropAndResizeGradImage",
+        [grads, boxes, box_ind, image_size],
+        {"T": T, "method": method},
+        name,
+    )
     return _out[0]
 
 

@@ -274,3 +274,41 @@ def expm1(x: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("Expm1", [x], {}, name)
     return _out[0]
+
+
+def extract_image_patches(
+    images: TensorLike,
+    ksizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput:
+    """Extracts the image's patches into the depth of the output.
+
+    Output pixel (y, x) holds the ksizes[1] x ksizes[2] window whose top-left tap is at (y * strides[1], x * strides[2]) less the padding, taps rates apart, row by row, each tap's depth values together; taps in the padding are zero.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`, `complex64`, `complex128`, `bool`.
+        4-D [batch, in_rows, in_cols, depth].
+      ksizes: A `list(int)` with at least 4 elements.
+        The window, [1, rows, cols, 1].
+      strides: A `list(int)` with at least 4 elements.
+        How far apart windows start, [1, rows, cols, 1].
+      rates: A `list(int)` with at least 4 elements.
+        How far apart a window's taps are, [1, rows, cols, 1] (dilation).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        VALID: whole windows only; SAME: as many windows as ceil(in / stride).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      4-D [batch, out_rows, out_cols, ksizes[1] * ksizes[2] * depth].
+    """
+    _out = _execute_op(
+        "ExtractImagePatches",
+        [images],
+        {"ksizes": ksizes, "strides": strides, "rates": rates, "padding": padding},
+        name,
+    )
+    return _out[0]

@@ -14,6 +14,24 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def hsv_to_rgb(images: TensorLike, name: str | None = None) -> OpOutput:
+    """Converts HSV pixels (hue in turns, saturation, value) to RGB.
+
+    The inverse of RGBToHSV for hues in [0, 1].
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        HSV pixels along the last dimension, 3 channels.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      The RGB pixels, shaped as images.
+    """
+    _out = _execute_op("HSVToRGB", [images], {}, name)
+    return _out[0]
+
+
 def hash_table_v2(
     key_dtype: DTypeLike,
     value_dtype: DTypeLike,

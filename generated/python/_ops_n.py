@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -61,6 +62,194 @@ def no_op(name: str | None = None) -> OpNode:
     """
     _out = _execute_op("NoOp", [], {}, name)
     return _out or None
+
+
+def non_max_suppression_v3(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Greedily selects the highest-scoring boxes that do not overlap one another much.
+
+    Boxes are taken in order of decreasing score (equal scores: lower row first); a box is kept unless its intersection-over-union with a box already kept exceeds iou_threshold. Corners may come in either order.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        [num_boxes, 4]: each row two opposite corners (y1, x1, y2, x2), in either order.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      score_threshold: A `Tensor`. Must have the same type as `iou_threshold`.
+        Only boxes scoring more than this are considered.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The selected boxes' rows, best score first.
+    """
+    _out = _execute_op(
+        "NonMaxSuppressionV3",
+        [boxes, scores, max_output_size, iou_threshold, score_threshold],
+        {},
+        name,
+    )
+    return _out[0]
+
+
+_NonMaxSuppressionV4Output = _collections.namedtuple(
+    "NonMaxSuppressionV4", ["selected_indices", "valid_outputs"]
+)
+
+
+def non_max_suppression_v4(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    pad_to_max_output_size: bool = False,
+    name: str | None = None,
+) -> _NonMaxSuppressionV4Output:
+    """NonMaxSuppressionV3, optionally padded to max_output_size rows.
+
+    Boxes are taken in order of decreasing score (equal scores: lower row first); a box is kept unless its intersection-over-union with a box already kept exceeds iou_threshold. Corners may come in either order.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        [num_boxes, 4]: each row two opposite corners (y1, x1, y2, x2), in either order.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      score_threshold: A `Tensor`. Must have the same type as `iou_threshold`.
+        Only boxes scoring more than this are considered.
+      pad_to_max_output_size: An optional `bool`. Defaults to `False`.
+        Pad the selection with zeros to max_output_size rows.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (selected_indices, valid_outputs).
+
+      selected_indices: A `Tensor` of type `int32`.
+        The selected boxes' rows, best score first.
+      valid_outputs: A `Tensor` of type `int32`.
+        How many rows of the selection are real (not padding).
+    """
+    _out = _execute_op(
+        "NonMaxSuppressionV4",
+        [boxes, scores, max_output_size, iou_threshold, score_threshold],
+        {"pad_to_max_output_size": pad_to_max_output_size},
+        name,
+    )
+    return _NonMaxSuppressionV4Output._make(_out)
+
+
+_NonMaxSuppressionV5Output = _collections.namedtuple(
+    "NonMaxSuppressionV5", ["selected_indices", "selected_scores", "valid_outputs"]
+)
+
+
+def non_max_suppression_v5(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
+    soft_nms_sigma: TensorLike,
+    pad_to_max_output_size: bool = False,
+    name: str | None = None,
+) -> _NonMaxSuppressionV5Output:
+    """Non-max suppression, hard or soft (Gaussian score decay), with the selected scores.
+
+    With soft_nms_sigma 0 this is NonMaxSuppressionV4. With soft_nms_sigma > 0 no box is dropped for its overlap: each selection multiplies the scores of the remaining boxes by exp(-0.5 * iou^2 / soft_nms_sigma), and boxes whose score falls to score_threshold or below are dropped.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        [num_boxes, 4]: each row two opposite corners (y1, x1, y2, x2), in either order.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      iou_threshold: A `Tensor`. Must have the same type as `boxes`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      score_threshold: A `Tensor`. Must have the same type as `boxes`.
+        Only boxes scoring more than this are considered.
+      soft_nms_sigma: A `Tensor`. Must have the same type as `boxes`.
+        The Gaussian decay's sigma; 0 for hard suppression.
+      pad_to_max_output_size: An optional `bool`. Defaults to `False`.
+        Pad the selection with zeros to max_output_size rows.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (selected_indices, selected_scores, valid_outputs).
+
+      selected_indices: A `Tensor` of type `int32`.
+        The selected boxes' rows, best score first.
+      selected_scores: A `Tensor`. Has the same type as `boxes`.
+        The selected boxes' scores after any decay.
+      valid_outputs: A `Tensor` of type `int32`.
+        How many rows of the selection are real (not padding).
+    """
+    _out = _execute_op(
+        "NonMaxSuppressionV5",
+        [
+            boxes,
+            scores,
+            max_output_size,
+            iou_threshold,
+            score_threshold,
+            soft_nms_sigma,
+        ],
+        {"pad_to_max_output_size": pad_to_max_output_size},
+        name,
+    )
+    return _NonMaxSuppressionV5Output._make(_out)
+
+
+def non_max_suppression_with_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    overlap_threshold: TensorLike,
+    score_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Non-max suppression over a given [num_boxes, num_boxes] overlap matrix.
+
+    As NonMaxSuppressionV3, with overlaps[i, j] in place of the boxes' IoU.
+
+    Args:
+      overlaps: A `Tensor` of type `float32`.
+        [num_boxes, num_boxes]: how much each pair of boxes overlaps.
+      scores: A `Tensor` of type `float32`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      overlap_threshold: A `Tensor` of type `float32`.
+        A box overlapping a selected one by more than this is dropped.
+      score_threshold: A `Tensor` of type `float32`.
+        Only boxes scoring more than this are considered.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The selected boxes' rows, best score first.
+    """
+    _out = _execute_op(
+        "NonMaxSuppressionWithOverlaps",
+        [overlaps, scores, max_output_size, overlap_threshold, score_threshold],
+        {},
+        name,
+    )
+    return _out[0]
 
 
 def not_equal(

@@ -93,6 +93,24 @@ def rfft3d(
     return _out[0]
 
 
+def rgb_to_hsv(images: TensorLike, name: str | None = None) -> OpOutput:
+    """Converts RGB pixels to HSV (hue, saturation, value).
+
+    Value is the largest channel, saturation the channel range over the value (0 for black), hue the position on the colour hexcone in turns, in [0, 1) (0 for greys).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`.
+        Pixels along the last dimension, 3 channels (RGB), values in [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      The HSV pixels, shaped as images.
+    """
+    _out = _execute_op("RGBToHSV", [images], {}, name)
+    return _out[0]
+
+
 def ragged_bincount(
     splits: TensorLike,
     values: TensorLike,

@@ -70,6 +70,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
+                      opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,
+                      opgen::RegisterColorOps,
                       opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterDebugOps, opgen::RegisterSequenceOps,

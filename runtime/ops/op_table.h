@@ -49,6 +49,9 @@ void RegisterStringOps(TF_Status* status);            // string_ops.cc
 void RegisterStringHashOps(TF_Status* status);        // string_hash_ops.cc: AsString, hash buckets
 void RegisterBincountOps(TF_Status* status);          // bincount_ops.cc
 void RegisterScaleTranslateOps(TF_Status* status);    // scale_translate_ops.cc
+void RegisterDetectionOps(TF_Status* status);         // detection_ops.cc: non-max suppression
+void RegisterImagePatchesOps(TF_Status* status);      // image_patches_ops.cc: ExtractImagePatches
+void RegisterColorOps(TF_Status* status);             // color_ops.cc: RGBToHSV, HSVToRGB, Adjust*
 void RegisterStringTextOps(TF_Status* status);        // string_text_ops.cc
 void RegisterLookupOps(TF_Status* status);            // lookup_ops.cc
 void RegisterTrainingOps(TF_Status* status);          // training_ops.cc

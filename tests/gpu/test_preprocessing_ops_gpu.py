@@ -1,5 +1,6 @@
 """The Keras preprocessing layers' ops with CUDA kernels (ScaleAndTranslate and its
-gradient, Bincount, DenseBincount, RaggedBincount, SparseBincount) on the GPU equal the CPU kernels, for every dtype both
+gradient, Bincount, DenseBincount, RaggedBincount, SparseBincount) and CropAndResize with
+its gradients on the GPU equal the CPU kernels, for every dtype both
 devices register, with the same errors for bad operands."""
 
 from __future__ import annotations
@@ -75,3 +76,66 @@ def test_ragged_and_sparse_bincount(gpu_matches_cpu, rng, tidx, dtype, binary):
         indices = np.stack(np.unravel_index(flat, shape), 1).astype(np.int64)
         gpu_matches_cpu(ops.sparse_bincount, indices, values, np.int64(shape), tidx(10), weights,
                         binary_output=binary)
+
+
+# CropAndResize (tests/python_runtime/test_crop_and_resize.py compares the CPU kernels
+# with TensorFlow): boxes inside, flipped, across and outside the image, a point.
+CROP_BOXES = np.float32([[0.1, 0.2, 0.8, 0.9], [0.9, 0.8, 0.1, 0.3], [-0.3, -0.2, 0.5, 1.4],
+                         [1.2, 1.1, 1.6, 1.9], [0.37, 0.61, 0.37, 0.61]])
+CROP_IND = np.int32([0, 1, 1, 0, 1])
+CROP_TYPES = [np.float32, np.float64, np.float16, np.int8, np.uint8, np.int16, np.uint16,
+              np.int32, np.int64]  # the OpDef's (no bfloat16)
+
+
+@pytest.mark.parametrize("dtype", CROP_TYPES, ids=name)
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+def test_crop_and_resize(gpu_matches_cpu, rng, dtype, method):
+    image = random(rng, (2, 5, 7, 3), dtype)
+    for crop in ([3, 5], [1, 1], [6, 2]):
+        gpu_matches_cpu(ops.crop_and_resize, image, CROP_BOXES, CROP_IND, np.int32(crop),
+                        method=method, extrapolation_value=-2.0, rtol=1e-5, atol=1e-5)
+        grads = random(rng, (len(CROP_BOXES), *crop, 3), np.float32)
+        # atomicAdd sums in another order than the CPU's box order
+        gpu_matches_cpu(ops.crop_and_resize_grad_boxes, grads, image, CROP_BOXES, CROP_IND,
+                        rtol=1e-4, atol=1e-3)
+        if np.dtype(dtype) in (np.float16, np.float32, np.float64):
+            gpu_matches_cpu(ops.crop_and_resize_grad_image, grads, CROP_BOXES, CROP_IND,
+                            np.int32(image.shape), T=dtype, method=method,
+                            rtol=1e-2 if np.dtype(dtype) == np.float16 else 1e-5,
+                            atol=1e-2 if np.dtype(dtype) == np.float16 else 1e-5)
+
+
+def test_crop_and_resize_errors_on_both_devices(rng):
+    image = random(rng, (2, 5, 7, 3), np.float32)
+    _raises_on_both(errors.OutOfRangeError, ops.crop_and_resize, image, CROP_BOXES,
+                    np.int32([0, 1, 2, 0, 1]), np.int32([3, 3]))
+    _raises_on_both(errors.InvalidArgumentError, ops.crop_and_resize, image,
+                    np.float32([[0, 0, np.nan, 1]]), np.int32([0]), np.int32([3, 3]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.int64,
+                                   np.complex128], ids=name)
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_extract_image_patches(gpu_matches_cpu, rng, dtype, padding):
+    x = random(rng, (2, 7, 8, 3), dtype)
+    for k, s, r in (((3, 2), (2, 1), (2, 3)), ((1, 1), (1, 1), (1, 1)), ((4, 5), (3, 2), (1, 1))):
+        gpu_matches_cpu(ops.extract_image_patches, x, ksizes=[1, *k, 1], strides=[1, *s, 1],
+                        rates=[1, *r, 1], padding=padding, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16], ids=name)
+def test_rgb_hsv(gpu_matches_cpu, rng, dtype):
+    x = np.concatenate([random(rng, (1, 4, 5, 3), np.float32) % 1.0,
+                        np.float32([[[[0, 0, 0], [1, 1, 1], [0.5, 0.5, 0.5], [1, 0, 0],
+                                      [0.2, 0.7, 0.7]]]])], axis=1).astype(dtype)
+    tol = 1e-3 if np.dtype(dtype) == np.float16 else 1e-6
+    gpu_matches_cpu(ops.rgb_to_hsv, x, rtol=tol, atol=tol)
+    gpu_matches_cpu(ops.hsv_to_rgb, x, rtol=tol, atol=tol)
+
+
+def test_color_adjustments(gpu_matches_cpu, rng):
+    x = random(rng, (2, 4, 5, 3), np.float32) % 1.0
+    for f in (0.0, 0.3, -0.7, 1.8):
+        gpu_matches_cpu(ops.adjust_hue, x, np.float32(f), rtol=1e-5, atol=1e-5)
+        gpu_matches_cpu(ops.adjust_saturation, x, np.float32(abs(f)), rtol=1e-5, atol=1e-5)
+        gpu_matches_cpu(ops.adjust_contrastv2, x, np.float32(f), rtol=1e-5, atol=1e-5)

@@ -110,6 +110,11 @@ def _x(rng, shape=(2, 3), dtype=f32):
     return rng.uniform(0.5, 2.0, size=shape).astype(dtype)
 
 
+def _boxes(rng, n=5):
+    """n boxes [y1, x1, y2, x2] in the unit square (corners in either order)."""
+    return rng.uniform(0, 1, (n, 4)).astype(f32)
+
+
 WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
 WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 
@@ -291,6 +296,31 @@ def baseline(op_def, rng):
         "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
                                       np.array([3, 4], i32), np.array([1, 2], i32),
                                       _x(rng, (3, 2))], {}),
+        # non-max suppression (runtime/ops/detection_ops.cc)
+        **{op: (lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0)], {}))
+           for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
+        "NonMaxSuppressionV5": lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0),
+                                         f32(0.5)], {}),
+        "CombinedNonMaxSuppression": lambda: ([_boxes(rng, 10).reshape(2, 5, 1, 4),
+                                               _x(rng, (2, 5, 3)), i32(2), i32(4), f32(0.5),
+                                               f32(0.0)], {}),
+        "NonMaxSuppressionWithOverlaps": lambda: ([_x(rng, (5, 5)), _x(rng, (5,)), i32(3),
+                                                   f32(0.5), f32(0.0)], {}),
+        # CropAndResize and its gradients
+        "CropAndResize": lambda: ([_x(rng, (2, 4, 5, 2)), _boxes(rng, 3), np.array([0, 1, 1], i32),
+                                   np.array([3, 2], i32)], {}),
+        "CropAndResizeGradImage": lambda: ([_x(rng, (3, 3, 2, 2)), _boxes(rng, 3),
+                                            np.array([0, 1, 1], i32),
+                                            np.array([2, 4, 5, 2], i32)], {"T": dtypes.float32}),
+        "CropAndResizeGradBoxes": lambda: ([_x(rng, (3, 3, 2, 2)), _x(rng, (2, 4, 5, 2)),
+                                            _boxes(rng, 3), np.array([0, 1, 1], i32)], {}),
+        "ExtractImagePatches": lambda: ([_x(rng, (2, 4, 5, 2))],
+                                        {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1],
+                                         "rates": [1, 2, 1, 1], "padding": "SAME"}),
+        # colour adjustments: images of rank 3 or more, 3 channels, a scalar factor
+        "AdjustHue": lambda: ([_x(rng, (2, 3, 3)), f32(0.2)], {}),
+        "AdjustSaturation": lambda: ([_x(rng, (2, 3, 3)), f32(0.7)], {}),
+        "AdjustContrastv2": lambda: ([_x(rng, (2, 3, 3)), f32(1.5)], {}),
         "MirrorPadGrad": lambda: ([_x(rng, (4, 5)), np.array([[1, 0], [0, 2]], i32)],
                                   {"mode": "REFLECT"}),
         "Any": lambda: ([rng.random((2, 3)) < 0.5, i32(1)], {}),

@@ -72,6 +72,10 @@ def fixed(*values) -> Callable[[Any], list]:
     return lambda dt: list(values)
 
 
+# Two boxes (one flipped) whose crops sample inside the image, away from pixel centres.
+CROP_BOXES = np.float32([[0.13, 0.21, 0.77, 0.86], [0.71, 0.62, 0.18, 0.27]])
+
+
 def _pool_inputs(attrs, shape=(2, 5, 4, 2), pool="MaxPool"):
     x = _distinct(shape).astype(F32)  # MaxPool3D takes no float64
     y = opgen.execute_op(pool, [x], attrs)[0].numpy()
@@ -508,6 +512,27 @@ def _cases() -> dict[str, list[Case]]:
             for kind, aa in (("lanczos3", True), ("gaussian", False), ("mitchellcubic", True),
                              ("box", False))],
         "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
+        # float32 crops; boxes whose samples stay inside the image and off pixel centres
+        # (the sampling is smooth there)
+        "CropAndResize": [
+            C(fixed(u((2, 5, 6, 2)), CROP_BOXES, np.int32([1, 0]), np.int32(crop)),
+              {"method": method}, diff, dtypes=(F32,), reference_dtype=F32, delta=1e-3,
+              rtol=2e-2, atol=2e-3, tf=True)
+            for crop, method, diff in (((3, 4), "bilinear", [0, 1]), ((1, 1), "bilinear", [0, 1]),
+                                       ((4, 3), "nearest", [0]))],
+        # a copy of pixels: linear, so a wide step is exact
+        "ExtractImagePatches": [
+            C(fixed(u((2, 5, 6, 2))), {"ksizes": [1, *k, 1], "strides": [1, *s, 1],
+                                       "rates": [1, *r, 1], "padding": pad}, [0], delta=0.25,
+              tf=True)
+            for k, s, r, pad in (((2, 3), (1, 2), (2, 1), "SAME"),
+                                 ((3, 2), (2, 2), (1, 1), "VALID"))],
+        # TensorFlow registers no gradient for CropAndResizeGradImage: derived (its
+        # transpose, CropAndResize), numeric only
+        "CropAndResizeGradImage": [
+            C(fixed(u((2, 3, 4, 2)), CROP_BOXES, np.int32([1, 0]), np.int32([2, 5, 6, 2])),
+              {"T": opgen.float32, "method": method}, [0], dtypes=(F32,), reference_dtype=F32,
+              delta=0.25, rtol=1e-4, atol=1e-5) for method in ("bilinear", "nearest")],
     })
     # ---- added with this file: second derivatives and the rest ----
     cases.update({
@@ -686,6 +711,11 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
+    "HSVToRGB": "TensorFlow declares it not differentiable",
+    **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                     "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"],
+                    "selected box indices (TensorFlow registers no gradient; V5's scores "
+                    "have none there either)"),
     **dict.fromkeys(["Bincount", "DenseBincount", "RaggedBincount", "SparseBincount"],
                     "counts of integer values (TensorFlow registers no gradient)"),
     **dict.fromkeys(["StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
@@ -710,6 +740,10 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
     "ResizeArea": "TensorFlow defines no gradient for it either",
+    "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
+    "RGBToHSV": "TensorFlow's gradient (image_grad.py) is not built yet",
+    **dict.fromkeys(["AdjustHue", "AdjustSaturation", "AdjustContrastv2"],
+                    "TensorFlow defines no gradient for them either"),
 }
 
 # Function calls and functional control flow: their gradients are issue 23's part 3;
@@ -834,6 +868,11 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+    "RGBToHSV": ([np.full((2, 3), 0.5, F32)], {}),
+    **{op: ([np.full((1, 2, 2, 3), 0.5, F32), np.float32(0.5)], {})
+       for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
+    "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),
+                                np.float32([[0, 0, 1, 1]]), np.int32([0])], {}),
 }
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
 # inputs' places).

@@ -40,6 +40,8 @@ CPU_ONLY_FAMILIES = {
                 "fall back to these host kernels",
     "linalg": "inverse, determinants, Cholesky and solves: no GPU kernels yet (TensorFlow's "
               "are cuSOLVER's); GPU placements fall back to these host kernels",
+    "non_max_suppression": "a sequential greedy selection: GPU placements fall back to "
+                           "the host kernel (TensorFlow's GPU kernel selects the same)",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

@@ -64,6 +64,10 @@ CPU_ONLY = {
            "falls back to the host"
        for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
                   "MatrixSolve", "MatrixTriangularSolve")},
+    **{op: "a sequential greedy selection on the host; TensorFlow's GPU kernel gives the "
+           "same indices, so a GPU placement falls back to the host kernel"
+       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                  "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
 }

@@ -652,6 +652,26 @@ _CALLS = {
                                     {}, None),
     "ScaleAndTranslateGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3)), P((2,)), P((2,))],
                                         {}, None),
+    **{op: (lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(()), P(())], {}, None))
+       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
+    "NonMaxSuppressionV5": lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(()), P(()), P(())],
+                                      {}, None),
+    "CombinedNonMaxSuppression": lambda P: ([P((2, 5, 1, 4)), P((2, 5, 3)), np.array(2, I32),
+                                             np.array(4, I32), P(()), P(())], {}, None),
+    "NonMaxSuppressionWithOverlaps": lambda P: ([P((5, 5)), P((5,)), np.array(3, I32), P(()),
+                                                 P(())], {}, None),
+    "CropAndResize": lambda P: ([P((2, 4, 5, 3)), P((6, 4)), P((6,), I32), np.array([3, 2], I32)],
+                                {}, None),
+    "CropAndResizeGradImage": lambda P: ([P((6, 3, 2, 3)), P((6, 4)), P((6,), I32),
+                                          np.array([2, 4, 5, 3], I32)],
+                                         {"T": np.dtype(np.float32)}, None),
+    "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
+                                          P((6,), I32)], {}, None),
+    "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
+                                      "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1],
+                                      "padding": "VALID"}, None),
+    **{op: (lambda P: ([P((2, 4, 3)), P(())], {}, None))
+       for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
@@ -1074,3 +1094,87 @@ def test_linalg_shapes(infer_shapes):
     assert infer_shapes("MatrixTriangularSolve", [P((4, 1, 3, 3)), P((2, 3, 5))], {}) == [(4, 2, 3, 5)]
     with pytest.raises(ShapeInferenceError):
         infer_shapes("MatrixTriangularSolve", [P((2, 3, 3)), P((4, 3, 5))], {})
+def test_non_max_suppression_shapes(infer_shapes):
+    """The selection is a vector of unknown length, or max_output_size rows when padded
+    (known from a constant); boxes are [n, 4] with n the scores' length."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    rest = [P(()), P(())]
+    assert infer_shapes("NonMaxSuppressionV3", [P((None, 4)), P((7,)), np.array(3, I32)]
+                        + rest) == [(None,)]
+    assert infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), np.array(3, I32)] + rest,
+                        {"pad_to_max_output_size": True}) == [(3,), ()]
+    assert infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), P((), I32)] + rest,
+                        {"pad_to_max_output_size": True}) == [(None,), ()]
+    assert infer_shapes("NonMaxSuppressionV5", [P((7, 4)), P((7,)), np.array(5, I32)] + rest
+                        + [P(())], {"pad_to_max_output_size": True}) == [(5,), (5,), ()]
+    assert infer_shapes("NonMaxSuppressionWithOverlaps", [P((None, 6)), P((None,)),
+                                                          np.array(3, I32)] + rest) == [(None,)]
+    for bad in ([P((7, 3)), P((7,))], [P((7, 4)), P((6,))], [P((7,)), P((7,))]):
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes("NonMaxSuppressionV3", bad + [np.array(3, I32)] + rest)
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("NonMaxSuppressionV4", [P((7, 4)), P((7,)), np.array(-1, I32)] + rest,
+                     {"pad_to_max_output_size": True})
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("NonMaxSuppressionWithOverlaps", [P((5, 6)), P((5,)), np.array(3, I32)] + rest)
+
+
+def test_crop_and_resize_shapes(infer_shapes):
+    """[num_boxes, crop_height, crop_width, depth], the crop size when it is a constant;
+    the image gradient has image_size's shape, the boxes' gradient the boxes'."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    image, boxes, ind = P((2, None, 5, 3)), P((None, 4)), P((6,), I32)
+    assert infer_shapes("CropAndResize", [image, boxes, ind, np.array([7, 2], I32)]) == [
+        (6, 7, 2, 3)]
+    assert infer_shapes("CropAndResize", [image, boxes, ind, P((2,), I32)]) == [
+        (6, None, None, 3)]
+    for bad in ([image, P((6, 3)), ind], [image, P((6, 4)), P((5,), I32)],
+                [P((2, 5, 3)), boxes, ind]):
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes("CropAndResize", bad + [np.array([7, 2], I32)])
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("CropAndResize", [image, boxes, ind, np.array([7, 2, 1], I32)])
+    grads = P((6, 3, 2, 3))
+    assert infer_shapes("CropAndResizeGradImage", [grads, boxes, ind, np.array([2, 4, 5, 3], I32)],
+                        {"T": np.dtype(np.float32)}) == [(2, 4, 5, 3)]
+    assert infer_shapes("CropAndResizeGradImage", [grads, boxes, ind, P((4,), I32)],
+                        {"T": np.dtype(np.float32)}) == [(None, None, None, None)]
+    assert infer_shapes("CropAndResizeGradBoxes", [grads, P((2, 4, 5, 3)), P((6, 4)), ind]) == [
+        (6, 4)]
+
+
+def test_extract_image_patches_shapes(infer_shapes):
+    """[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth], rows and columns as a
+    dilated window's; unknown when the image's size is."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    attrs = {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1]}
+    image = [P((2, 5, 6, 3))]
+    assert infer_shapes("ExtractImagePatches", image, {**attrs, "padding": "VALID"}) == [
+        (2, 3, 2, 18)]
+    assert infer_shapes("ExtractImagePatches", image, {**attrs, "padding": "SAME"}) == [
+        (2, 5, 3, 18)]
+    assert infer_shapes("ExtractImagePatches", [P((None, None, 6, 3))],
+                        {**attrs, "padding": "SAME"}) == [(None, None, None, 18)]
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("ExtractImagePatches", [P((2, 1, 6, 3))], {**attrs, "padding": "VALID"})
+    with pytest.raises(ShapeInferenceError):
+        infer_shapes("ExtractImagePatches", [P((2, 5, 6, 3))],
+                     {**attrs, "rates": [1, 1, 1, 1, 1], "padding": "VALID"})
+
+
+def test_combined_non_max_suppression_shapes(infer_shapes):
+    P = infer_shapes.Partial
+    rest = [P(()), P(())]
+    boxes, scores = P((2, 5, 1, 4)), P((None, 5, 3))
+    assert infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                      np.array(9, I32)] + rest) == [
+        (2, 9, 4), (2, 9), (2, 9), (2,)]
+    assert infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                      np.array(9, I32)] + rest,
+                        {"pad_per_class": True}) == [(2, 6, 4), (2, 6), (2, 6), (2,)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
+                                                   np.array(0, I32)] + rest)

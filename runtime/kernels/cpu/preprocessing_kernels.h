@@ -12,6 +12,10 @@ void RegisterAsStringKernels(TF_Status* status);        // as_string.cc: AsStrin
 void RegisterStringHashKernels(TF_Status* status);      // string_hash.cc: StringToHashBucketFast, StringToHashBucketStrong, Fingerprint (host only)
 void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
+void RegisterNonMaxSuppressionKernels(TF_Status* status);  // non_max_suppression.cc: NonMaxSuppressionV3, V4, V5, WithOverlaps (CPU only)
+void RegisterCropAndResizeKernels(TF_Status* status);  // crop_and_resize.cc: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
+void RegisterExtractPatchesKernels(TF_Status* status);  // extract_patches.cc: ExtractImagePatches
+void RegisterColorKernels(TF_Status* status);  // color.cc: RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation, AdjustContrastv2
 
 }  // namespace cpu
 }  // namespace opgen

@@ -225,7 +225,10 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterSparseToDenseKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
-      RegisterMatrixDiagKernels}) {
+      RegisterMatrixDiagKernels,
+      RegisterCropAndResizeKernels,
+      RegisterExtractPatchesKernels,
+      RegisterColorKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

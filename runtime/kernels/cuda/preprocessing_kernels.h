@@ -10,6 +10,9 @@ namespace cuda {
 
 void RegisterBincountKernels(TF_Status* status);        // bincount.cu: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cu: ScaleAndTranslate, ScaleAndTranslateGrad
+void RegisterCropAndResizeKernels(TF_Status* status);   // crop_and_resize.cu: CropAndResize, CropAndResizeGradImage, CropAndResizeGradBoxes
+void RegisterExtractPatchesKernels(TF_Status* status);  // extract_patches.cu: ExtractImagePatches
+void RegisterColorKernels(TF_Status* status);  // color.cu: RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation, AdjustContrastv2
 
 }  // namespace cuda
 }  // namespace opgen

@@ -57,6 +57,11 @@ void RegisterNotDifferentiableOps() {
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
         "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
+        // HSV to RGB: TensorFlow declares it not differentiable
+        "HSVToRGB",
+        // selected box indices (TensorFlow registers no gradient for them)
+        "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
+        "CombinedNonMaxSuppression",
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
         "StringSplitV2", "StringNGrams", "Substr",
@@ -82,7 +87,7 @@ void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
   for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterScatterGradients,
-                      RegisterListGradients, RegisterRaggedGradients,
+                      RegisterListGradients, RegisterRaggedGradients, RegisterImageGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,

@@ -20,6 +20,7 @@ void RegisterRaggedGradients();  // ragged_grad.cc: RaggedTensorToTensor
 void RegisterSpectralGradients();  // spectral_grad.cc: the FFT family
 void RegisterMatrixDiagGradients();  // matrix_diag_grad.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss
 void RegisterLinalgGradients();  // linalg_grad.cc: MatrixInverse, determinants, Cholesky, solves
+void RegisterImageGradients();   // image_grad.cc: CropAndResize (and its gradients), ExtractImagePatches
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
 
 // function_grad.cc: the gradient of a node whose op type is a function's name.
