@@ -75,6 +75,7 @@ void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arit
 void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cc: Less, ..., Equal, NotEqual, Logical*, SelectV2, Bitwise*, Invert
 void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cc: RealDiv, Div, FloorDiv, FloorMod, Pow
 void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ComplexAbs, ...
+void RegisterElementwiseSpecialKernels(TF_Status* status);// elementwise_special.cc: Tan, Lgamma, Erfinv, Atan2, Mod, Xlogy, shifts, ...
 void RegisterForwardKernels(TF_Status* status);           // forward.cc: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cc: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBilinear, ResizeNearestNeighbor
