@@ -74,7 +74,7 @@ OPGEN_HD inline double ErfInvGuess(double log_one_minus_y2) {
 // f'' = -2x f', so a step is x -= f / (f' + x f).
 template <bool kErfc>
 OPGEN_HD inline double HalleyRefine(double x, double target) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 8; ++i) {
     const double f = (kErfc ? OPGEN_LIBM(erfc)(x) : OPGEN_LIBM(erf)(x)) - target;
     const double slope = (kErfc ? -kTwoOverSqrtPi : kTwoOverSqrtPi) * OPGEN_LIBM(exp)(-x * x);
     const double denominator = slope + x * f;

@@ -13,8 +13,10 @@ namespace cpu {
 namespace {
 namespace ew = kernels::elementwise;
 using Int32And64 = Types<int32_t, int64_t>;
-using ModTypes = Concat<Int32And64, Floats>;
 using DoubleAndFloat = Types<double, float>;
+// TensorFlow's CPU kernels of these ops take fewer types than their OpDefs allow.
+using ModTypes = Concat<Int32And64, DoubleAndFloat>;
+using NoBfloat16 = Types<float, double, Half>;
 }  // namespace
 
 void RegisterElementwiseSpecialKernels(TF_Status* status) {
@@ -27,13 +29,13 @@ void RegisterElementwiseSpecialKernels(TF_Status* status) {
   RegisterUnary<ew::AsinhOp, Floats>("Asinh", status);
   RegisterUnary<ew::AcoshOp, Floats>("Acosh", status);
   RegisterUnary<ew::AtanhOp, Floats>("Atanh", status);
-  RegisterUnary<ew::RintOp, Floats>("Rint", status);
-  RegisterUnary<ew::LgammaOp, Floats>("Lgamma", status);
-  RegisterUnary<ew::DigammaOp, Floats>("Digamma", status);
-  RegisterUnary<ew::ErfinvOp, Floats>("Erfinv", status);
-  RegisterUnary<ew::NdtriOp, Floats>("Ndtri", status);
-  RegisterUnary<ew::BesselI0eOp, Floats>("BesselI0e", status);
-  RegisterUnary<ew::BesselI1eOp, Floats>("BesselI1e", status);
+  RegisterUnary<ew::RintOp, DoubleAndFloat>("Rint", status);
+  RegisterUnary<ew::LgammaOp, NoBfloat16>("Lgamma", status);
+  RegisterUnary<ew::DigammaOp, NoBfloat16>("Digamma", status);
+  RegisterUnary<ew::ErfinvOp, DoubleAndFloat>("Erfinv", status);
+  RegisterUnary<ew::NdtriOp, DoubleAndFloat>("Ndtri", status);
+  RegisterUnary<ew::BesselI0eOp, NoBfloat16>("BesselI0e", status);
+  RegisterUnary<ew::BesselI1eOp, NoBfloat16>("BesselI1e", status);
   RegisterBinary<ew::Atan2Op, Floats>("Atan2", status);
   RegisterBinary<ew::TruncateModOp, ModTypes>("Mod", status);
   RegisterBinary<ew::TruncateDivOp, Reals>("TruncateDiv", status);

@@ -12,7 +12,10 @@ namespace cuda {
 
 namespace {
 namespace ew = kernels::elementwise;
-using ModTypes = Concat<Types<int32_t, int64_t>, Floats>;
+// TensorFlow's CPU kernels of these ops take fewer types than their OpDefs allow.
+using DoubleAndFloat = Types<double, float>;
+using ModTypes = Types<int32_t, int64_t, double, float>;
+using NoBfloat16 = Types<float, double, __half>;
 }  // namespace
 
 void RegisterElementwiseSpecialKernels(TF_Status* status) {
@@ -25,13 +28,13 @@ void RegisterElementwiseSpecialKernels(TF_Status* status) {
   RegisterUnary<ew::AsinhOp>("Asinh", Floats(), status);
   RegisterUnary<ew::AcoshOp>("Acosh", Floats(), status);
   RegisterUnary<ew::AtanhOp>("Atanh", Floats(), status);
-  RegisterUnary<ew::RintOp>("Rint", Floats(), status);
-  RegisterUnary<ew::LgammaOp>("Lgamma", Floats(), status);
-  RegisterUnary<ew::DigammaOp>("Digamma", Floats(), status);
-  RegisterUnary<ew::ErfinvOp>("Erfinv", Floats(), status);
-  RegisterUnary<ew::NdtriOp>("Ndtri", Floats(), status);
-  RegisterUnary<ew::BesselI0eOp>("BesselI0e", Floats(), status);
-  RegisterUnary<ew::BesselI1eOp>("BesselI1e", Floats(), status);
+  RegisterUnary<ew::RintOp>("Rint", DoubleAndFloat(), status);
+  RegisterUnary<ew::LgammaOp>("Lgamma", NoBfloat16(), status);
+  RegisterUnary<ew::DigammaOp>("Digamma", NoBfloat16(), status);
+  RegisterUnary<ew::ErfinvOp>("Erfinv", DoubleAndFloat(), status);
+  RegisterUnary<ew::NdtriOp>("Ndtri", DoubleAndFloat(), status);
+  RegisterUnary<ew::BesselI0eOp>("BesselI0e", NoBfloat16(), status);
+  RegisterUnary<ew::BesselI1eOp>("BesselI1e", NoBfloat16(), status);
   RegisterBinary<ew::Atan2Op>("Atan2", Floats(), status);
   RegisterBinary<ew::TruncateModOp>("Mod", ModTypes(), status);
   RegisterBinary<ew::TruncateDivOp>("TruncateDiv", Reals(), status);
@@ -42,7 +45,7 @@ void RegisterElementwiseSpecialKernels(TF_Status* status) {
   RegisterBinary<ew::MulNoNanOp>("MulNoNan", Floats(), status);
   RegisterBinary<ew::LeftShiftOp>("LeftShift", Ints(), status);
   RegisterBinary<ew::RightShiftOp>("RightShift", Ints(), status);
-  RegisterBinary<ew::NextAfterOp>("NextAfter", Types<double, float>(), status);
+  RegisterBinary<ew::NextAfterOp>("NextAfter", DoubleAndFloat(), status);
 }
 
 }  // namespace cuda
