@@ -636,6 +636,8 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
+    "Digamma": ([np.float32([1.5, 2.5])], {}),
+    **{op: ([np.float32([5.5, -3.5]), np.float32([2.0, 2.0])], {}) for op in ("Mod", "TruncateMod")},
 }
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
 # inputs' places).

@@ -81,7 +81,7 @@ def digamma_reference(x: float) -> float:
     2/(2k-1); negative x by reflection with the math module's tan."""
     if x < 0:
         return digamma_reference(1 - x) - math.pi / math.tan(math.pi * x)
-    n = int(math.floor(x))
+    n = math.floor(x)
     if x == n:
         return -EULER + math.fsum(1 / k for k in range(1, n))
     return -EULER - 2 * math.log(2) + math.fsum(2 / (2 * k - 1) for k in range(1, n + 1))
