@@ -15,6 +15,8 @@ from opgen.op_typing import TensorLike as TensorLike
 
 __all__ = [
     "abs",
+    "acos",
+    "acosh",
     "add",
     "add_n",
     "add_v2",
@@ -27,16 +29,23 @@ __all__ = [
     "arg_max",
     "arg_min",
     "as_string",
+    "asin",
+    "asinh",
     "assert_",
     "assign_add_variable_op",
     "assign_sub_variable_op",
     "assign_variable_op",
+    "atan",
+    "atan2",
+    "atanh",
     "avg_pool",
     "avg_pool3d",
     "avg_pool3d_grad",
     "avg_pool_grad",
     "batch_mat_mul_v2",
     "batch_to_space_nd",
+    "bessel_i0e",
+    "bessel_i1e",
     "bias_add",
     "bias_add_grad",
     "bincount",
@@ -68,6 +77,7 @@ __all__ = [
     "conv3d_backprop_filter_v2",
     "conv3d_backprop_input_v2",
     "cos",
+    "cosh",
     "crop_and_resize",
     "crop_and_resize_grad_boxes",
     "crop_and_resize_grad_image",
@@ -79,6 +89,7 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter",
     "depthwise_conv2d_native_backprop_input",
     "destroy_resource_op",
+    "digamma",
     "disable_copy_on_read",
     "div",
     "div_no_nan",
@@ -92,6 +103,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exit",
     "exp",
     "expand_dims",
@@ -136,8 +148,10 @@ __all__ = [
     "l2_loss",
     "leaky_relu",
     "leaky_relu_grad",
+    "left_shift",
     "less",
     "less_equal",
+    "lgamma",
     "lin_space",
     "list_diff",
     "log",
@@ -178,11 +192,15 @@ __all__ = [
     "minimum",
     "mirror_pad",
     "mirror_pad_grad",
+    "mod",
     "mul",
+    "mul_no_nan",
     "multinomial",
     "mutable_hash_table_of_tensors_v2",
     "mutable_hash_table_v2",
+    "ndtri",
     "neg",
+    "next_after",
     "next_iteration",
     "no_op",
     "non_max_suppression_v3",
@@ -244,6 +262,8 @@ __all__ = [
     "rfft2d",
     "rfft3d",
     "rgb_to_hsv",
+    "right_shift",
+    "rint",
     "roll",
     "round",
     "rsqrt",
@@ -268,6 +288,7 @@ __all__ = [
     "sigmoid_grad",
     "sign",
     "sin",
+    "sinh",
     "size",
     "slice",
     "snapshot",
@@ -326,6 +347,7 @@ __all__ = [
     "substr",
     "sum",
     "switch",
+    "tan",
     "tanh",
     "tanh_grad",
     "tensor_list_element_shape",
@@ -343,6 +365,8 @@ __all__ = [
     "tile",
     "top_kv2",
     "transpose",
+    "truncate_div",
+    "truncate_mod",
     "truncated_normal",
     "unique",
     "unique_v2",
@@ -357,6 +381,9 @@ __all__ = [
     "var_is_initialized_op",
     "where",
     "while_",
+    "xdivy",
+    "xlog1py",
+    "xlogy",
     "zeros_like",
 ]
 
@@ -366,6 +393,18 @@ def abs(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def abs(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def abs(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def acos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def acos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def acos(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def acosh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def acosh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def acosh(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def add(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -596,6 +635,18 @@ def as_string(
     fill: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def asin(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def asin(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def asin(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def asinh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def asinh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def asinh(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def assert_(
     condition: TensorLike,
     data: Sequence[TensorLike],
@@ -614,6 +665,28 @@ def assign_variable_op(
     validate_shape: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
+@overload
+def atan(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def atan(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def atan(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def atan2(y: GraphOutput, x: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def atan2(y: TensorLike, x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def atan2(
+    y: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def atanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def atanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def atanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def avg_pool(
     value: GraphOutput,
@@ -823,6 +896,18 @@ def batch_to_space_nd(
     crops: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def bessel_i0e(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def bessel_i0e(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def bessel_i0e(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def bessel_i1e(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def bessel_i1e(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def bessel_i1e(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def bias_add(
     value: GraphOutput,
@@ -1506,6 +1591,12 @@ def cos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def cos(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def cosh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cosh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def cosh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def crop_and_resize(
     image: GraphOutput,
     boxes: TensorLike,
@@ -1965,6 +2056,12 @@ def depthwise_conv2d_native_backprop_input(
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
 ) -> OpNode: ...
+@overload
+def digamma(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def digamma(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def digamma(x: TensorLike, name: str | None = None) -> OpOutput: ...
 def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode: ...
 @overload
 def div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
@@ -2146,6 +2243,12 @@ def erfc(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def erfc(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def erfc(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def erfinv(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def erfinv(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def erfinv(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def exit(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2771,6 +2874,20 @@ def leaky_relu_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def left_shift(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def left_shift(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def left_shift(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def left_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def less(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def less(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -2794,6 +2911,12 @@ def less_equal(
 ) -> EagerOutput: ...
 @overload
 def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def lgamma(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def lgamma(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def lgamma(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def lin_space(
     start: GraphOutput, stop: TensorLike, num: TensorLike, name: str | None = None
@@ -3698,6 +3821,16 @@ def mirror_pad_grad(
     input: TensorLike, paddings: TensorLike, mode: str, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def mod(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def mod(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def mod(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def mul(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def mul(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -3707,6 +3840,20 @@ def mul(
 ) -> EagerOutput: ...
 @overload
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def mul_no_nan(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mul_no_nan(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def mul_no_nan(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def mul_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def multinomial(
     logits: GraphOutput,
@@ -3761,11 +3908,31 @@ def mutable_hash_table_v2(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def ndtri(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def ndtri(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def ndtri(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def neg(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def neg(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def neg(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def next_after(
+    x1: GraphOutput, x2: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def next_after(
+    x1: TensorLike, x2: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def next_after(
+    x1: EagerTensorLike, x2: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def next_after(x1: TensorLike, x2: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def next_iteration(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -5063,6 +5230,26 @@ def rgb_to_hsv(images: EagerTensorLike, name: str | None = None) -> EagerOutput:
 @overload
 def rgb_to_hsv(images: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def right_shift(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def right_shift(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def right_shift(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def right_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def rint(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def rint(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def rint(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def roll(
     input: GraphOutput, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -5523,6 +5710,12 @@ def sin(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def sin(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def sin(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def sinh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def sinh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def sinh(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def size(
     input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
@@ -7030,6 +7223,12 @@ def switch(
     data: TensorLike, pred: TensorLike, name: str | None = None
 ) -> _SwitchOutput: ...
 @overload
+def tan(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def tan(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def tan(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def tanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def tanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -7472,6 +7671,34 @@ def transpose(
 @overload
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def truncate_div(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def truncate_div(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def truncate_div(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def truncate_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def truncate_mod(
+    x: GraphOutput, y: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def truncate_mod(
+    x: TensorLike, y: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def truncate_mod(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def truncate_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def truncated_normal(
     shape: GraphOutput,
     dtype: DTypeLike,
@@ -7735,6 +7962,36 @@ def while_(
     parallel_iterations: int = ...,
     name: str | None = None,
 ) -> list[OpOutput]: ...
+@overload
+def xdivy(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def xdivy(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def xdivy(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def xlog1py(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def xlog1py(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def xlog1py(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def xlog1py(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def xlogy(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def xlogy(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def xlogy(
+    x: EagerTensorLike, y: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def zeros_like(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -33,6 +33,42 @@ def abs(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def acos(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse cosine of `x`, in [0, pi].
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Acos", [x], {}, name)
+    return _out[0]
+
+
+def acosh(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse hyperbolic cosine of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Acosh", [x], {}, name)
+    return _out[0]
+
+
 def add(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x + y` element-wise (AddV2 without the aggregate flag).
 
@@ -332,6 +368,42 @@ def as_string(
     return _out[0]
 
 
+def asin(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse sine of `x`, in [-pi/2, pi/2].
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Asin", [x], {}, name)
+    return _out[0]
+
+
+def asinh(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse hyperbolic sine of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Asinh", [x], {}, name)
+    return _out[0]
+
+
 def assert_(
     condition: TensorLike,
     data: Sequence[TensorLike],
@@ -426,6 +498,62 @@ def assign_variable_op(
         "AssignVariableOp", [resource, value], {"validate_shape": validate_shape}, name
     )
     return _out or None
+
+
+def atan(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse tangent of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Atan", [x], {}, name)
+    return _out[0]
+
+
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the angle of the point (`x`, `y`): `atan(y / x)` in the quadrant of the point, in [-pi, pi].
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        First operand.
+      x: A `Tensor`. Must have the same type as `y`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The result.
+    """
+    _out = _execute_op("Atan2", [y, x], {}, name)
+    return _out[0]
+
+
+def atanh(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse hyperbolic tangent of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Atanh", [x], {}, name)
+    return _out[0]
 
 
 def avg_pool(

@@ -81,6 +81,42 @@ def batch_to_space_nd(
     return _out[0]
 
 
+def bessel_i0e(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `exp(-|x|) * I0(x)`, the exponentially scaled modified Bessel function of order 0.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("BesselI0e", [x], {}, name)
+    return _out[0]
+
+
+def bessel_i1e(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `exp(-|x|) * I1(x)`, the exponentially scaled modified Bessel function of order 1.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("BesselI1e", [x], {}, name)
+    return _out[0]
+
+
 def bias_add(
     value: TensorLike,
     bias: TensorLike,

@@ -256,6 +256,24 @@ def destroy_resource_op(
     return _out or None
 
 
+def digamma(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the derivative of `Lgamma`; NaN at the poles (zero and negative integers).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Digamma", [x], {}, name)
+    return _out[0]
+
+
 def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode:
     """Turns off a variable's copy-on-read mode.
 

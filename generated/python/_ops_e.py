@@ -202,6 +202,24 @@ def erfc(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def erfinv(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse of the Gauss error function: +-inf at +-1, NaN beyond.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Erfinv", [x], {}, name)
+    return _out[0]
+
+
 def exit(data: TensorLike, name: str | None = None) -> OpOutput:
     """Moves `data` from a while loop's frame to the enclosing frame.
 

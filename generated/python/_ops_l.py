@@ -81,6 +81,26 @@ def leaky_relu_grad(
     return _out[0]
 
 
+def left_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Shifts `x` left by `y` bits; `y` is clamped to [0, bits - 1].
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("LeftShift", [x, y], {}, name)
+    return _out[0]
+
+
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the truth value of `x < y` element-wise.
 
@@ -118,6 +138,24 @@ def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
       The result.
     """
     _out = _execute_op("LessEqual", [x, y], {}, name)
+    return _out[0]
+
+
+def lgamma(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `log(|Gamma(x)|)`; +inf at the poles (zero and negative integers).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Lgamma", [x], {}, name)
     return _out[0]
 
 

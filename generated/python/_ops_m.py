@@ -812,6 +812,26 @@ def mirror_pad_grad(
     return _out[0]
 
 
+def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the remainder of truncating division; its sign follows `x`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float16`, `float16`, `bfloat16`, `float32`, `float64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("Mod", [x, y], {}, name)
+    return _out[0]
+
+
 def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x * y` element-wise.
 
@@ -829,6 +849,26 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
       The product.
     """
     _out = _execute_op("Mul", [x, y], {}, name)
+    return _out[0]
+
+
+def mul_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns 0 where `y` is 0 (even where `x` is inf or NaN), else `x * y`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("MulNoNan", [x, y], {}, name)
     return _out[0]
 
 

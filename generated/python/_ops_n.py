@@ -15,6 +15,24 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def ndtri(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the inverse of the standard normal distribution function: -inf at 0, +inf at 1, NaN outside [0, 1].
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Ndtri", [x], {}, name)
+    return _out[0]
+
+
 def neg(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `-x` element-wise.
 
@@ -28,6 +46,26 @@ def neg(x: TensorLike, name: str | None = None) -> OpOutput:
       The negated values.
     """
     _out = _execute_op("Neg", [x], {}, name)
+    return _out[0]
+
+
+def next_after(x1: TensorLike, x2: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the next representable value after `x1` in the direction of `x2`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x1: A `Tensor`. Must be one of the following types: `float64`, `float32`.
+        First operand.
+      x2: A `Tensor`. Must have the same type as `x1`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x1`.
+      The result.
+    """
+    _out = _execute_op("NextAfter", [x1, x2], {}, name)
     return _out[0]
 
 

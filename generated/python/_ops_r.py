@@ -1304,6 +1304,44 @@ def reverse_v2(
     return _out[0]
 
 
+def right_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Shifts `x` right by `y` bits (arithmetically for signed types); `y` is clamped to [0, bits - 1].
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("RightShift", [x, y], {}, name)
+    return _out[0]
+
+
+def rint(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Rounds `x` to the nearest integer, halves to even.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Rint", [x], {}, name)
+    return _out[0]
+
+
 def roll(
     input: TensorLike, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput:

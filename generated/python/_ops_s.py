@@ -500,6 +500,24 @@ def sin(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def sinh(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the hyperbolic sine of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Sinh", [x], {}, name)
+    return _out[0]
+
+
 def size(
     input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
 ) -> OpOutput:

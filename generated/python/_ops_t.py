@@ -16,6 +16,24 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def tan(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the tangent of `x`.
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Tan", [x], {}, name)
+    return _out[0]
+
+
 def tanh(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the hyperbolic tangent of `x`.
 
@@ -499,6 +517,46 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> OpOut
       The transposed values.
     """
     _out = _execute_op("Transpose", [x, perm], {}, name)
+    return _out[0]
+
+
+def truncate_div(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `x / y` rounded toward zero; an integer division by zero is an error.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `uint8`, `int8`, `uint16`, `int16`, `int32`, `uint32`, `uint64`, `int64`, `complex64`, `complex128`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("TruncateDiv", [x, y], {}, name)
+    return _out[0]
+
+
+def truncate_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the remainder of truncating division; its sign follows `x`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        Left operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Right operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("TruncateMod", [x, y], {}, name)
     return _out[0]
 
 

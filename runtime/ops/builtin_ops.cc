@@ -67,7 +67,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterFunctionalOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
-                      opgen::RegisterMiscOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
+                      opgen::RegisterMiscOps, opgen::RegisterSpecialMathOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,

@@ -42,6 +42,7 @@ void RegisterControlFlowOps(TF_Status* status);  // control_flow_ops.cc
 void RegisterFunctionalOps(TF_Status* status);   // functional_ops.cc
 void RegisterListOps(TF_Status* status);         // list_ops.cc
 void RegisterMiscOps(TF_Status* status);     // misc_ops.cc
+void RegisterSpecialMathOps(TF_Status* status);  // special_math_ops.cc: Tan, Lgamma, Xlogy, shifts, ...
 void RegisterEinsumOp(TF_Status* status);    // einsum_op.cc
 void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.cc
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints

@@ -368,7 +368,11 @@ def _cases() -> dict[str, list[Case]]:
              "Sin": (-2, 2), "Cos": (-2, 2), "Tanh": (-2, 2), "Sigmoid": (-3, 3),
              "Reciprocal": (0.5, 2), "Erf": (-1.5, 1.5), "Erfc": (-1.5, 1.5), "Softplus": (-3, 3),
              "Identity": (-1, 1), "Sign": (0.1, 1), "Softsign": (-2, 2), "Relu": (-2, 2),
-             "Relu6": (-2, 7), "Elu": (-2, 2), "Selu": (-2, 2)}
+             "Relu6": (-2, 7), "Elu": (-2, 2), "Selu": (-2, 2),
+             "Tan": (-1, 1), "Asin": (-0.8, 0.8), "Acos": (-0.8, 0.8), "Atan": (-2, 2),
+             "Sinh": (-2, 2), "Cosh": (0.2, 2), "Asinh": (-2, 2), "Acosh": (1.2, 3),
+             "Atanh": (-0.8, 0.8), "Lgamma": (0.3, 4), "Erfinv": (-0.9, 0.9),
+             "Ndtri": (0.05, 0.85), "BesselI0e": (0.2, 3), "BesselI1e": (0.2, 3)}
     cases: dict[str, list[Case]] = {
         op: [C(fixed(d((2, 3), lo, hi) if op != "Abs" else d((2, 3), lo, hi) * [1, -1, 1]))]
         for op, (lo, hi) in unary.items()}
@@ -376,6 +380,8 @@ def _cases() -> dict[str, list[Case]]:
         cases[op] = [C(fixed(d((2, 3)), d((3,), -1.9, 1.7))), C(fixed(u((2, 1)), u((1, 3))))]
     for op in ("Div", "RealDiv", "Pow", "DivNoNan"):
         cases[op] = [C(fixed(u((2, 3), 0.5, 2), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
+    for op in ("Atan2", "Xdivy", "MulNoNan", "NextAfter", "Xlogy", "Xlog1py"):
+        cases[op] = [C(fixed(d((2, 3)), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
     cases["FloorMod"] = [C(fixed(np.array([[1.3, 2.6, 5.2], [-1.3, 3.7, 0.4]]), np.array([1.1, 1.7, 2.4])))]
     for op in ("Sum", "Mean", "Max", "Min"):
         cases[op] = [C(fixed(d((2, 3, 2)), np.int32([0, 2])), {"keep_dims": False}, [0]),
@@ -689,7 +695,8 @@ NOT_DIFFERENTIABLE = {
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
                      "IsInf"], "boolean output"),
     **dict.fromkeys(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"], "integer only"),
-    **dict.fromkeys(["Floor", "Ceil", "Round", "FloorDiv"],
+    **dict.fromkeys(["LeftShift", "RightShift"], "integer only"),
+    **dict.fromkeys(["Floor", "Ceil", "Round", "FloorDiv", "Rint", "TruncateDiv"],
                     "piecewise constant: TensorFlow's gradient is None"),
     **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
     **dict.fromkeys(['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg',
@@ -739,6 +746,8 @@ NOT_DIFFERENTIABLE = {
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
 UNIMPLEMENTED: dict[str, str] = {
+    "Digamma": "TensorFlow's gradient is Polygamma, which the runtime does not have yet",
+    **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
     "RGBToHSV": "TensorFlow's gradient (image_grad.py) is not built yet",
@@ -873,6 +882,8 @@ _UNIMPLEMENTED_CALLS = {
        for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),
                                 np.float32([[0, 0, 1, 1]]), np.int32([0])], {}),
+    "Digamma": ([np.float32([1.5, 2.5])], {}),
+    **{op: ([np.float32([5.5, -3.5]), np.float32([2.0, 2.0])], {}) for op in ("Mod", "TruncateMod")},
 }
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
 # inputs' places).

@@ -121,7 +121,9 @@ def test_cast_keeps_the_shape(infer_shapes, rng):
 
 
 @pytest.mark.parametrize("op", ["AddV2", "Sub", "Mul", "RealDiv", "DivNoNan", "Maximum", "Pow", "Less",
-                                "Equal", "SquaredDifference"])
+                                "Equal", "SquaredDifference", "Atan2", "Mod", "TruncateDiv",
+                                "TruncateMod", "Xlogy", "Xdivy", "Xlog1py", "MulNoNan",
+                                "NextAfter"])
 def test_binary_ops_broadcast_as_numpy(infer_shapes, rng, op):
     P = infer_shapes.Partial
     for _ in range(6):
@@ -557,6 +559,8 @@ _CALLS = {
     "BitwiseOr": lambda P: ([P((2, 3), np.int32), P((3,), np.int32)], {}, None),
     "BitwiseXor": lambda P: ([P((2, 3), np.int32), P((3,), np.int32)], {}, None),
     "Invert": lambda P: ([P((2, 3), np.uint8)], {}, None),
+    **{op: lambda P: ([P((2, 3), np.int32), P((3,), np.int32)], {}, None)
+       for op in ("LeftShift", "RightShift")},
     "ComplexAbs": lambda P: ([P((2, 3), np.complex64)], {}, None),
     **{op: lambda P: ([P((2, 3), np.complex64)], {}, None)
        for op in ("Real", "Imag", "Angle", "Conj")},

@@ -56,6 +56,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterElementwiseCompareKernels,
       RegisterElementwiseDivisionKernels,
       RegisterElementwiseMathKernels,
+      RegisterElementwiseSpecialKernels,
       RegisterForwardKernels,
       RegisterFusedKernels,
       RegisterImageKernels,

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "../broadcast_spec.h"
+#include "../elementwise_math_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 #include "simd_loops.h"
@@ -427,7 +428,8 @@ struct Binary {
     // value: refused before any output is written, as TensorFlow does.
     static bool CheckOperands(TF_OpKernelContext* ctx, const T* yp, int64_t ny) {
       if constexpr (kIsInteger<T> && (std::is_same_v<Op, DivOp> || std::is_same_v<Op, FloorDivOp> ||
-                                      std::is_same_v<Op, FloorModOp>)) {
+                                      std::is_same_v<Op, FloorModOp> ||
+                                      kernels::DividesIntegers<Op>::value)) {
         for (int64_t i = 0; i < ny; ++i) {
           if (yp[i] == 0) {
             Fail(ctx, TF_INVALID_ARGUMENT, "Integer division by zero");

@@ -75,6 +75,7 @@ void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arit
 void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cc: Less, ..., Equal, NotEqual, Logical*, SelectV2, Bitwise*, Invert
 void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cc: RealDiv, Div, FloorDiv, FloorMod, Pow
 void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cc: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ComplexAbs, ...
+void RegisterElementwiseSpecialKernels(TF_Status* status);// elementwise_special.cc: Tan, Lgamma, Erfinv, Atan2, Mod, Xlogy, shifts, ...
 void RegisterForwardKernels(TF_Status* status);           // forward.cc: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cc: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cc: ResizeBilinear, ResizeNearestNeighbor
@@ -96,7 +97,7 @@ void RegisterSlicingKernels(TF_Status* status);           // slicing.cc: Slice, 
 void RegisterSpaceKernels(TF_Status* status);             // space_ops.cc: SpaceToBatchND, BatchToSpaceND, DepthToSpace, SpaceToDepth, MirrorPad
 void RegisterStringKernels(TF_Status* status);            // string_ops.cc: StringJoin, ShardedFilename, ShardedFilespec, StaticRegexFullMatch (host only)
 void RegisterStringTextKernels(TF_Status* status);        // string_text.cc: StringLower, StringUpper, StringStrip, StaticRegexReplace, RegexReplace, StringSplitV2, StringNGrams, Substr (host only)
-void RegisterLookupTableKernels(TF_Status* status);       // lookup_table.cc: HashTableV2, MutableHashTableV2, LookupTableImportV2, InitializeTableV2, LookupTableInsertV2, LookupTableFindV2, LookupTableSizeV2, LookupTableExportV2 (host only)
+void RegisterLookupTableKernels(TF_Status* status);       // lookup_table.cc: HashTableV2, MutableHashTableV2, MutableHashTableOfTensorsV2, LookupTableRemoveV2, LookupTableImportV2, InitializeTableV2, LookupTableInsertV2, LookupTableFindV2, LookupTableSizeV2, LookupTableExportV2 (host only)
 void RegisterRaggedKernels(TF_Status* status);            // ragged.cc: RaggedTensorToTensor (host only)
 // string_ops.cc: the TF_STRING computes the select families register.
 void SelectStringCompute(void*, TF_OpKernelContext* ctx);

@@ -27,6 +27,7 @@ void RegisterElementwiseArithmeticKernels(TF_Status* status);// elementwise_arit
 void RegisterElementwiseCompareKernels(TF_Status* status);// elementwise_compare.cu: Less, ..., Equal, NotEqual, Logical*, SelectV2, Bitwise*, Invert
 void RegisterElementwiseDivisionKernels(TF_Status* status);// elementwise_division.cu: RealDiv, Div, FloorDiv, FloorMod, Pow
 void RegisterElementwiseMathKernels(TF_Status* status);   // elementwise_math.cu: Neg, Abs, Exp, Log, Sqrt, Sin, Floor, Round, ComplexAbs, ...
+void RegisterElementwiseSpecialKernels(TF_Status* status);// elementwise_special.cu: Tan, Lgamma, Erfinv, Atan2, Mod, Xlogy, shifts, ...
 void RegisterForwardKernels(TF_Status* status);           // forward.cu: StopGradient, IdentityN
 void RegisterFusedKernels(TF_Status* status);             // fused.cu: the graph optimizer's _OpgenFused* ops
 void RegisterImageKernels(TF_Status* status);             // image.cu: ResizeBilinear, ResizeNearestNeighbor

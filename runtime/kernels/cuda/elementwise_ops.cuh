@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../elementwise_math_spec.h"
 #include "../misc_spec.h"
 #include "cuda_kernel_util.h"
 #include "complex_parts.cuh"
@@ -487,7 +488,8 @@ struct Binary {
         return;
       const int64_t ny = NumElements(call.dims[1]);
       if constexpr (kIsInteger<T> && (std::is_same_v<Op, DivOp> || std::is_same_v<Op, FloorDivOp> ||
-                                      std::is_same_v<Op, FloorModOp>)) {
+                                      std::is_same_v<Op, FloorModOp> ||
+                                      kernels::DividesIntegers<Op>::value)) {
         if (ny > 0 && !OperandsValid<T, false>(ctx, call.stream, static_cast<const T*>(call.Data(1)), ny)) return;
       }
       if constexpr (kIsInteger<T> && std::is_signed_v<T> && std::is_same_v<Op, PowOp>) {

@@ -192,6 +192,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterElementwiseCompareKernels,
       RegisterElementwiseDivisionKernels,
       RegisterElementwiseMathKernels,
+      RegisterElementwiseSpecialKernels,
       RegisterForwardKernels,
       RegisterFusedKernels,
       RegisterImageKernels,

@@ -35,7 +35,9 @@ void RegisterNotDifferentiableOps() {
         // values that do not depend on the input's values, or stop gradients on purpose
         "ZerosLike", "OnesLike", "StopGradient", "VarIsInitializedOp",
         // piecewise constant: TensorFlow's gradient is None
-        "Floor", "Ceil", "Round", "FloorDiv",
+        "Floor", "Ceil", "Round", "FloorDiv", "Rint", "TruncateDiv",
+        // integer only
+        "LeftShift", "RightShift",
         // boolean reductions; values without inputs
         "All", "Any", "Const", "Placeholder",
         // random values: TensorFlow registers every random op as not differentiable
@@ -85,7 +87,8 @@ void RegisterScatterGradients();
 
 void opgen_register_builtin_gradients() {
   using namespace opgen::gradients;  // NOLINT
-  for (auto family : {RegisterMathGradients, RegisterReductionGradients, RegisterArrayGradients,
+  for (auto family : {RegisterMathGradients, RegisterSpecialMathGradients,
+                      RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterScatterGradients,
                       RegisterListGradients, RegisterRaggedGradients, RegisterImageGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,

@@ -8,6 +8,7 @@ namespace opgen {
 namespace gradients {
 
 void RegisterMathGradients();    // math_grad.cc: element-wise math, casts, AddN, Select, ClipByValue
+void RegisterSpecialMathGradients();  // special_math_grad.cc: Tan, Lgamma, Erfinv, Atan2, Xlogy, ...
 void RegisterReductionGradients();  // reduction_grad.cc: Sum, Mean, Prod, Max, Min, MatMul, BatchMatMulV2
 void RegisterArrayGradients();   // array_grad.cc: Identity*, shapes, concat/split, slices, pads, gathers, images
 void RegisterNnGradients();      // nn_grad.cc: Softmax, LogSoftmax, activations, BiasAdd, losses, FusedBatchNorm*

@@ -1,0 +1,53 @@
+// Element-wise math of ops/special_math_ops.cc: Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh,
+// Acosh, Atanh, Rint, Lgamma, Digamma, Erfinv, Ndtri, BesselI0e, BesselI1e, and with numpy
+// broadcasting Atan2, Mod, TruncateDiv, TruncateMod, Xlogy, Xdivy, Xlog1py, MulNoNan,
+// LeftShift, RightShift, NextAfter.
+// The functors are ../elementwise_math_spec.h (shared with the CUDA twin); the loops are
+// elementwise_ops.h's.
+#include "../elementwise_math_spec.h"
+#include "elementwise_ops.h"
+
+namespace opgen {
+namespace cpu {
+
+namespace {
+namespace ew = kernels::elementwise;
+using Int32And64 = Types<int32_t, int64_t>;
+using DoubleAndFloat = Types<double, float>;
+// TensorFlow's CPU kernels of these ops take fewer types than their OpDefs allow.
+using ModTypes = Concat<Int32And64, DoubleAndFloat>;
+using NoBfloat16 = Types<float, double, Half>;
+}  // namespace
+
+void RegisterElementwiseSpecialKernels(TF_Status* status) {
+  RegisterUnary<ew::TanOp, Floats>("Tan", status);
+  RegisterUnary<ew::AsinOp, Floats>("Asin", status);
+  RegisterUnary<ew::AcosOp, Floats>("Acos", status);
+  RegisterUnary<ew::AtanOp, Floats>("Atan", status);
+  RegisterUnary<ew::SinhOp, Floats>("Sinh", status);
+  RegisterUnary<ew::CoshOp, Floats>("Cosh", status);
+  RegisterUnary<ew::AsinhOp, Floats>("Asinh", status);
+  RegisterUnary<ew::AcoshOp, Floats>("Acosh", status);
+  RegisterUnary<ew::AtanhOp, Floats>("Atanh", status);
+  RegisterUnary<ew::RintOp, DoubleAndFloat>("Rint", status);
+  RegisterUnary<ew::LgammaOp, NoBfloat16>("Lgamma", status);
+  RegisterUnary<ew::DigammaOp, NoBfloat16>("Digamma", status);
+  RegisterUnary<ew::ErfinvOp, DoubleAndFloat>("Erfinv", status);
+  RegisterUnary<ew::NdtriOp, DoubleAndFloat>("Ndtri", status);
+  RegisterUnary<ew::BesselI0eOp, NoBfloat16>("BesselI0e", status);
+  RegisterUnary<ew::BesselI1eOp, NoBfloat16>("BesselI1e", status);
+  RegisterBinary<ew::Atan2Op, Floats>("Atan2", status);
+  RegisterBinary<ew::TruncateModOp, ModTypes>("Mod", status);
+  RegisterBinary<ew::TruncateDivOp, Reals>("TruncateDiv", status);
+  RegisterBinary<ew::TruncateModOp, ModTypes>("TruncateMod", status);
+  RegisterBinary<ew::XlogyOp, Floats>("Xlogy", status);
+  RegisterBinary<ew::XdivyOp, Floats>("Xdivy", status);
+  RegisterBinary<ew::Xlog1pyOp, Floats>("Xlog1py", status);
+  RegisterBinary<ew::MulNoNanOp, Floats>("MulNoNan", status);
+  RegisterBinary<ew::LeftShiftOp, IntTypes>("LeftShift", status);
+  RegisterBinary<ew::RightShiftOp, IntTypes>("RightShift", status);
+  RegisterBinary<ew::NextAfterOp, DoubleAndFloat>("NextAfter", status);
+}
+
+}  // namespace cpu
+}  // namespace opgen

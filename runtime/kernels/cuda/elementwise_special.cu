@@ -1,0 +1,52 @@
+// Element-wise math of ops/special_math_ops.cc: Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh,
+// Acosh, Atanh, Rint, Lgamma, Digamma, Erfinv, Ndtri, BesselI0e, BesselI1e, and with numpy
+// broadcasting Atan2, Mod, TruncateDiv, TruncateMod, Xlogy, Xdivy, Xlog1py, MulNoNan,
+// LeftShift, RightShift, NextAfter. Twin of ../cpu/elementwise_special.cc: the same
+// functors (../elementwise_math_spec.h), elementwise_ops.cuh's launchers.
+#include "../elementwise_math_spec.h"
+#include "cuda_kernels.h"
+#include "elementwise_ops.cuh"
+
+namespace opgen {
+namespace cuda {
+
+namespace {
+namespace ew = kernels::elementwise;
+// TensorFlow's CPU kernels of these ops take fewer types than their OpDefs allow.
+using DoubleAndFloat = Types<double, float>;
+using ModTypes = Types<int32_t, int64_t, double, float>;
+using NoBfloat16 = Types<float, double, __half>;
+}  // namespace
+
+void RegisterElementwiseSpecialKernels(TF_Status* status) {
+  RegisterUnary<ew::TanOp>("Tan", Floats(), status);
+  RegisterUnary<ew::AsinOp>("Asin", Floats(), status);
+  RegisterUnary<ew::AcosOp>("Acos", Floats(), status);
+  RegisterUnary<ew::AtanOp>("Atan", Floats(), status);
+  RegisterUnary<ew::SinhOp>("Sinh", Floats(), status);
+  RegisterUnary<ew::CoshOp>("Cosh", Floats(), status);
+  RegisterUnary<ew::AsinhOp>("Asinh", Floats(), status);
+  RegisterUnary<ew::AcoshOp>("Acosh", Floats(), status);
+  RegisterUnary<ew::AtanhOp>("Atanh", Floats(), status);
+  RegisterUnary<ew::RintOp>("Rint", DoubleAndFloat(), status);
+  RegisterUnary<ew::LgammaOp>("Lgamma", NoBfloat16(), status);
+  RegisterUnary<ew::DigammaOp>("Digamma", NoBfloat16(), status);
+  RegisterUnary<ew::ErfinvOp>("Erfinv", DoubleAndFloat(), status);
+  RegisterUnary<ew::NdtriOp>("Ndtri", DoubleAndFloat(), status);
+  RegisterUnary<ew::BesselI0eOp>("BesselI0e", NoBfloat16(), status);
+  RegisterUnary<ew::BesselI1eOp>("BesselI1e", NoBfloat16(), status);
+  RegisterBinary<ew::Atan2Op>("Atan2", Floats(), status);
+  RegisterBinary<ew::TruncateModOp>("Mod", ModTypes(), status);
+  RegisterBinary<ew::TruncateDivOp>("TruncateDiv", Reals(), status);
+  RegisterBinary<ew::TruncateModOp>("TruncateMod", ModTypes(), status);
+  RegisterBinary<ew::XlogyOp>("Xlogy", Floats(), status);
+  RegisterBinary<ew::XdivyOp>("Xdivy", Floats(), status);
+  RegisterBinary<ew::Xlog1pyOp>("Xlog1py", Floats(), status);
+  RegisterBinary<ew::MulNoNanOp>("MulNoNan", Floats(), status);
+  RegisterBinary<ew::LeftShiftOp>("LeftShift", Ints(), status);
+  RegisterBinary<ew::RightShiftOp>("RightShift", Ints(), status);
+  RegisterBinary<ew::NextAfterOp>("NextAfter", DoubleAndFloat(), status);
+}
+
+}  // namespace cuda
+}  // namespace opgen

@@ -1,0 +1,150 @@
+// Gradients of ops/special_math_ops.cc's element-wise ops, with TensorFlow's formulas
+// (its math_grad.py): the inverse and hyperbolic trigonometric functions, Lgamma (through
+// Digamma), Erfinv, Ndtri, the scaled Bessel functions, Atan2, the zero-safe family
+// (Xlogy, Xdivy, Xlog1py, MulNoNan) and NextAfter. Digamma's needs Polygamma, which the
+// runtime lacks; Mod and TruncateMod have none in TensorFlow either.
+#include <cmath>
+
+#include "builtin_gradients.h"
+#include "grad_builder.h"
+
+namespace opgen {
+namespace gradients {
+namespace {
+
+// dx = dz * factor.
+void Scale(GradBuilder& b, TF_Output factor) { b.Set(0, b.Op("Mul", {b.grad(0), factor})); }
+
+TF_Output OnePlusMinusSquare(GradBuilder& b, TF_Output x, const char* add_or_sub) {
+  return b.Op(add_or_sub, {b.ScalarLike(1.0, x), b.Op("Square", {x})});
+}
+
+void TanGrad(GradBuilder& b) {
+  Scale(b, b.Op("Square", {b.Op("Reciprocal", {b.Op("Cos", {b.input(0)})})}));
+}
+void AsinGrad(GradBuilder& b) { Scale(b, b.Op("Rsqrt", {OnePlusMinusSquare(b, b.input(0), "Sub")})); }
+void AcosGrad(GradBuilder& b) {
+  Scale(b, b.Op("Neg", {b.Op("Rsqrt", {OnePlusMinusSquare(b, b.input(0), "Sub")})}));
+}
+void AtanGrad(GradBuilder& b) {
+  Scale(b, b.Op("Reciprocal", {OnePlusMinusSquare(b, b.input(0), "AddV2")}));
+}
+void AtanhGrad(GradBuilder& b) {
+  Scale(b, b.Op("Reciprocal", {OnePlusMinusSquare(b, b.input(0), "Sub")}));
+}
+void SinhGrad(GradBuilder& b) { Scale(b, b.Op("Cosh", {b.input(0)})); }
+void CoshGrad(GradBuilder& b) { Scale(b, b.Op("Sinh", {b.input(0)})); }
+// Of the output: d asinh(x) = 1 / cosh(y), d acosh(x) = 1 / sinh(y).
+void AsinhGrad(GradBuilder& b) { Scale(b, b.Op("Reciprocal", {b.Op("Cosh", {b.output(0)})})); }
+void AcoshGrad(GradBuilder& b) { Scale(b, b.Op("Reciprocal", {b.Op("Sinh", {b.output(0)})})); }
+void LgammaGrad(GradBuilder& b) { Scale(b, b.Op("Digamma", {b.input(0)})); }
+// d erfinv(x) = sqrt(pi) / 2 * exp(y^2); d ndtri(x) = sqrt(2 pi) * exp(y^2 / 2).
+void ErfinvGrad(GradBuilder& b) {
+  const TF_Output y = b.output(0);
+  Scale(b, b.Op("Mul", {b.ScalarLike(std::sqrt(M_PI) / 2, y), b.Op("Exp", {b.Op("Square", {y})})}));
+}
+void NdtriGrad(GradBuilder& b) {
+  const TF_Output y = b.output(0);
+  const TF_Output half_square = b.Op("Mul", {b.Op("Square", {y}), b.ScalarLike(0.5, y)});
+  Scale(b, b.Op("Mul", {b.ScalarLike(std::sqrt(2 * M_PI), y), b.Op("Exp", {half_square})}));
+}
+// d i0e(x) = i1e(x) - sign(x) i0e(x).
+void BesselI0eGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.output(0);
+  Scale(b, b.Op("Sub", {b.Op("BesselI1e", {x}), b.Op("Mul", {b.Op("Sign", {x}), y})}));
+}
+// d i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), and its limit 1/2 at 0.
+void BesselI1eGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.output(0);
+  const TF_Output rest = b.Op("Mul", {y, b.Op("AddV2", {b.Op("Sign", {x}), b.Op("Reciprocal", {x})})});
+  const TF_Output slope = b.Op("Sub", {b.Op("BesselI0e", {x}), rest});
+  const TF_Output at_zero = b.Op("Equal", {x, b.ScalarLike(0.0, x)});
+  Scale(b, b.Op("SelectV2", {at_zero, b.ScalarLike(0.5, x), slope}));
+}
+
+// z = atan2(y, x): dy = dz x / (x^2 + y^2), dx = -dz y / (x^2 + y^2).
+void Atan2Grad(GradBuilder& b) {
+  const TF_Output y = b.input(0), x = b.input(1), dz = b.grad(0);
+  const TF_Output scale = b.Op("RealDiv", {dz, b.Op("AddV2", {b.Op("Square", {x}), b.Op("Square", {y})})});
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {scale, x}) : dz,
+                      b.needs(1) ? b.Op("Mul", {scale, b.Op("Neg", {y})}) : dz);
+}
+
+// 1 where x != 0, else 0, in x's dtype: the zero-safe ops' dz/dx carries it so that no
+// gradient flows where x is 0.
+TF_Output NonZero(GradBuilder& b, TF_Output x) {
+  return b.Op("Cast", {b.Op("NotEqual", {x, b.ScalarLike(0.0, x)})}, {{"DstT", GradBuilder::dtype(x)}});
+}
+// z = x * log(y) (0 where x is 0): dx = log(y) where x != 0, dy = x / y.
+void XlogyGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {dz, b.Op("Xlogy", {NonZero(b, x), y})}) : dz,
+                      b.needs(1) ? b.Op("Mul", {dz, b.Op("Xdivy", {x, y})}) : dz);
+}
+// z = x * log1p(y): dx = log1p(y) where x != 0, dy = x / (y + 1).
+void Xlog1pyGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  const TF_Output y_plus_1 = b.needs(1) ? b.Op("AddV2", {y, b.ScalarLike(1.0, y)}) : y;
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("Mul", {dz, b.Op("Xlog1py", {NonZero(b, x), y})}) : dz,
+                      b.needs(1) ? b.Op("Mul", {dz, b.Op("Xdivy", {x, y_plus_1})}) : dz);
+}
+// z = x / y: dx = 1 / y where x != 0, dy = -x / y^2.
+void XdivyGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  b.SetBroadcastGrads(
+      b.needs(0) ? b.Op("Mul", {dz, b.Op("Xdivy", {NonZero(b, x), y})}) : dz,
+      b.needs(1) ? b.Op("Mul", {dz, b.Op("Xdivy", {b.Op("Neg", {x}), b.Op("Square", {y})})}) : dz);
+}
+void MulNoNanGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), y = b.input(1), dz = b.grad(0);
+  b.SetBroadcastGrads(b.needs(0) ? b.Op("MulNoNan", {dz, y}) : dz,
+                      b.needs(1) ? b.Op("MulNoNan", {x, dz}) : dz);
+}
+// TensorFlow's: the identity for x1, zero for x2.
+void NextAfterGrad(GradBuilder& b) {
+  const TF_Output dz = b.grad(0);
+  b.SetBroadcastGrads(dz, b.needs(1) ? b.Op("ZerosLike", {dz}) : dz);
+}
+
+// Building a gradient through these says why there is none, rather than giving none.
+void DigammaGrad(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "Digamma's gradient needs Polygamma, which opgen does not have yet");
+}
+void TruncatingRemainderGrad(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "Mod and TruncateMod have no gradient (TensorFlow defines none either)");
+}
+
+}  // namespace
+
+void RegisterSpecialMathGradients() {
+  RegisterGrad("Digamma", DigammaGrad);
+  RegisterGrad("Mod", TruncatingRemainderGrad);
+  RegisterGrad("TruncateMod", TruncatingRemainderGrad);
+  RegisterGrad("Tan", TanGrad);
+  RegisterGrad("Asin", AsinGrad);
+  RegisterGrad("Acos", AcosGrad);
+  RegisterGrad("Atan", AtanGrad);
+  RegisterGrad("Sinh", SinhGrad);
+  RegisterGrad("Cosh", CoshGrad);
+  RegisterGrad("Asinh", AsinhGrad);
+  RegisterGrad("Acosh", AcoshGrad);
+  RegisterGrad("Atanh", AtanhGrad);
+  RegisterGrad("Lgamma", LgammaGrad);
+  RegisterGrad("Erfinv", ErfinvGrad);
+  RegisterGrad("Ndtri", NdtriGrad);
+  RegisterGrad("BesselI0e", BesselI0eGrad);
+  RegisterGrad("BesselI1e", BesselI1eGrad);
+  RegisterGrad("Atan2", Atan2Grad);
+  RegisterGrad("Xlogy", XlogyGrad);
+  RegisterGrad("Xlog1py", Xlog1pyGrad);
+  RegisterGrad("Xdivy", XdivyGrad);
+  RegisterGrad("MulNoNan", MulNoNanGrad);
+  RegisterGrad("NextAfter", NextAfterGrad);
+}
+
+}  // namespace gradients
+}  // namespace opgen
