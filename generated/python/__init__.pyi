@@ -7742,7 +7742,7 @@ def unique_v2(
 class _UniqueWithCountsOutput(NamedTuple):
     y: OpOutput
     idx: OpOutput
-    count: OpOutput
+    count: OpOutput  # type: ignore[assignment]
 
 def unique_with_counts(
     x: TensorLike, out_idx: DTypeLike = ..., name: str | None = None
@@ -7751,7 +7751,7 @@ def unique_with_counts(
 class _UniqueWithCountsV2Output(NamedTuple):
     y: OpOutput
     idx: OpOutput
-    count: OpOutput
+    count: OpOutput  # type: ignore[assignment]
 
 def unique_with_counts_v2(
     x: TensorLike, axis: TensorLike, out_idx: DTypeLike = ..., name: str | None = None

@@ -828,6 +828,12 @@ def python_ops(specs: Sequence[OpSpec]) -> list[PythonOp]:
     return ops
 
 
+def _shadowed_tuple_note(field: str) -> str:
+    """An output named as a tuple method (UniqueWithCounts' ``count``) keeps its name, as in
+    TensorFlow's namedtuple; the stub tells type checkers the shadowing is meant."""
+    return "  # type: ignore[assignment]" if hasattr(tuple, field) else ""
+
+
 def stub_body(ops: Sequence[PythonOp]) -> str:
     """The stub's classes, functions and aliases, with the blank lines ruff format and
     black put in a stub: none between functions or between assignments, one where the
@@ -837,7 +843,7 @@ def stub_body(ops: Sequence[PythonOp]) -> str:
     for op in ops:
         entries: list[tuple[str, str]] = []
         if op.output_tuple:
-            fields = "".join(f"\n    {field}: {hint}"
+            fields = "".join(f"\n    {field}: {hint}{_shadowed_tuple_note(field)}"
                              for field, hint in op.output_tuple.annotated_fields)
             entries.append(("class", op.output_class + fields))
         entries.append(("def", op.stub_definition()))
