@@ -365,7 +365,7 @@ def dynamic_stitch(
 ) -> OpOutput:
     """Interleaves the rows of `data` into one tensor at `indices`.
 
-    merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with indices[m]'s. Later rows win over earlier ones; rows no index names are 0.
+    `merged[indices[m][i...], ...] = data[m][i..., ...]`; `data[m]`'s shape starts with `indices[m]`'s. Later rows win over earlier ones; rows no index names are 0.
 
     Args:
       indices: A list of at least 1 `Tensor` objects with type `int32`.

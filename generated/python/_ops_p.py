@@ -61,7 +61,7 @@ def parallel_dynamic_stitch(
 ) -> OpOutput:
     """Interleaves the rows of `data` into one tensor at `indices` (duplicates in no set order; here as DynamicStitch).
 
-    merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with indices[m]'s. Later rows win over earlier ones; rows no index names are 0.
+    `merged[indices[m][i...], ...] = data[m][i..., ...]`; `data[m]`'s shape starts with `indices[m]`'s. Later rows win over earlier ones; rows no index names are 0.
 
     Args:
       indices: A list of at least 1 `Tensor` objects with type `int32`.

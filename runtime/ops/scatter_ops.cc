@@ -104,8 +104,8 @@ OpRegistration Stitch(const char* name, const char* summary) {
           {"merged: T"},
           shape_fns::kDynamicStitch,
           summary,
-          "merged[indices[m][i...], ...] = data[m][i..., ...]; data[m]'s shape starts with "
-          "indices[m]'s. Later rows win over earlier ones; rows no index names are 0.",
+          "`merged[indices[m][i...], ...] = data[m][i..., ...]`; `data[m]`'s shape starts "
+          "with `indices[m]`'s. Later rows win over earlier ones; rows no index names are 0.",
           {{"indices", "Where each row of `data` goes."},
            {"data", "The rows, shaped indices[m].shape + the rows' shape."},
            {"merged", "[max index + 1] + the rows' shape."}}};
