@@ -65,15 +65,22 @@ std::shared_ptr<const void> EagerKernelCache::InsertEntry(const std::string& key
 }
 
 void EagerKernelCache::EvictLocked() {
-  // Entries held outside (a fast-path signature's kernel) stay: dropping them would
-  // free no memory and would split their state from the holder's.
-  for (auto at = order_.end(); entries_.size() > kMaxEntries && at != order_.begin();) {
+  if (entries_.size() <= sweep_above_) return;
+  // Entries held outside (a fast-path signature's kernel) stay and do not count: dropping
+  // them would free no memory and would split their state from the holder's. Held counts
+  // change without the cache knowing, so they are counted here, once per sweep.
+  size_t held = 0;
+  for (const auto& [key, entry] : entries_) held += entry.value.use_count() > 1;
+  size_t unheld = entries_.size() - held;
+  for (auto at = order_.end(); unheld > kKeepAfterSweep && at != order_.begin();) {
     --at;
     auto it = entries_.find(*at);
     if (it->second.value.use_count() > 1) continue;
     entries_.erase(it);
     at = order_.erase(at);
+    --unheld;
   }
+  sweep_above_ = held + kMaxEntries;
 }
 
 void EagerKernelCache::Clear() {
@@ -87,6 +94,7 @@ void EagerKernelCache::Clear() {
     entries_.erase(it);
     at = order_.erase(at);
   }
+  sweep_above_ = entries_.size() + kMaxEntries;  // what is left is held
 }
 
 size_t EagerKernelCache::size() const {

@@ -1,9 +1,11 @@
 // The eager context's kernel cache: one resolved kernel per (op, attrs as set, input
 // dtypes, requested device), as TensorFlow's eager context keeps them, so a stateful
 // kernel (a seeded random op) goes on along its sequence call after call whoever calls
-// it (TFE_Execute, OPGEN_NewEagerKernel, the Python fast path). Bounded: past
-// kMaxEntries the least recently used entry nobody else holds goes, and ops whose key
-// passes kMaxKeyBytes (a tensor attr) are not cached.
+// it (TFE_Execute, OPGEN_NewEagerKernel, the Python fast path). Bounded: the entries
+// nobody else holds are kept to about kMaxEntries, the least recently used going first,
+// and ops whose key passes kMaxKeyBytes (a tensor attr) are not cached. Entries held
+// outside (a fast-path signature's kernel) do not count: they would free no memory, and
+// counting them would crowd out the unheld kernels a process uses.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,9 @@ class EagerKernelCache {
  public:
   static constexpr size_t kMaxEntries = 4096;
   static constexpr size_t kMaxKeyBytes = 4096;  // larger keys (big attrs) are not cached
+  // A sweep leaves this many unheld entries, so that the next sweep, which has to count
+  // the held ones, comes only kMaxEntries - kKeepAfterSweep insertions later.
+  static constexpr size_t kKeepAfterSweep = kMaxEntries - kMaxEntries / 8;
 
   // The key of an op: its name, requested device, input dtypes per input arg and the
   // attrs it was given (defaults and inferred attrs follow from these). Empty when the
@@ -57,6 +62,7 @@ class EagerKernelCache {
   mutable std::mutex mu_;
   Order order_;                                     // under mu_
   std::unordered_map<std::string, Entry> entries_;  // under mu_
+  size_t sweep_above_ = kMaxEntries;                 // under mu_: the next sweep's size
 };
 
 }  // namespace opgen

@@ -1,4 +1,7 @@
 import ctypes
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +21,34 @@ def runtime_cdll():
         pytest.skip(str(e))
     _lib._preload_openblas()
     return ctypes.CDLL(str(path))
+
+
+REPO = Path(__file__).resolve().parents[2]
+# The runtime sources a harness of internal classes links: the wire format and what it
+# needs, not the whole library.
+HARNESS_SOURCES = ("wire_format.cc", "tensor.cc", "status.cc", "host_block_cache.cc",
+                   "shape_check.cc", "tstring.cc", "tensor_attr.cc")
+
+
+@pytest.fixture(scope="module")
+def build_runtime_harness(tmp_path_factory):
+    """build(main, *extra_sources): builds tests/runtime/<main> with the runtime's
+    HARNESS_SOURCES and `extra_sources` (names under runtime/src) into an executable and
+    returns its path; skips without a C++ compiler."""
+    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not compiler:
+        pytest.skip("no C++ compiler to build the runtime harness")
+    src = REPO / "runtime" / "src"
+
+    def build(main: str, *extra_sources: str) -> Path:
+        exe = tmp_path_factory.mktemp("harness") / Path(main).stem
+        subprocess.run(
+            [compiler, "-std=c++17", "-O0", f"-I{REPO / 'runtime' / 'include'}", f"-I{src}",
+             str(REPO / "tests" / "runtime" / main),
+             *(str(src / name) for name in HARNESS_SOURCES + extra_sources), "-o", str(exe)],
+            check=True)
+        return exe
+    return build
 
 
 # ---- Shape inference through the graph API ---------------------------------------------

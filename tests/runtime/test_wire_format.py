@@ -6,40 +6,21 @@ refuses them."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from opgen.protos import op_def_pb2
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 @pytest.fixture(scope="module")
-def roundtrip(tmp_path_factory):
+def roundtrip(build_runtime_harness):
     """A small program built from the runtime's wire-format sources: OpList bytes in,
     the same OpList parsed and re-serialized out."""
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not compiler:
-        pytest.skip("no C++ compiler to build the wire-format harness")
-    exe = tmp_path_factory.mktemp("wire") / "wire_format_roundtrip"
-    src = REPO / "runtime" / "src"
-    subprocess.run(
-        [compiler, "-std=c++17", "-O0", f"-I{REPO / 'runtime' / 'include'}", f"-I{src}",
-         str(REPO / "tests" / "runtime" / "wire_format_roundtrip.cc"),
-         str(src / "wire_format.cc"), str(src / "tensor.cc"), str(src / "status.cc"),
-         str(src / "host_block_cache.cc"), str(src / "shape_check.cc"), str(src / "tstring.cc"),
-         str(src / "tensor_attr.cc"),
-         "-o", str(exe)],
-        check=True)
+    exe = build_runtime_harness("wire_format_roundtrip.cc")
 
     def run(data: bytes, message: str = "oplist") -> subprocess.CompletedProcess:
         return subprocess.run([str(exe), message], input=data, capture_output=True)
     return run
-
 
 def _modelled(oplist: op_def_pb2.OpList) -> op_def_pb2.OpList:
     """`oplist` without the fields the runtime's OpDef model does not keep."""
@@ -50,7 +31,6 @@ def _modelled(oplist: op_def_pb2.OpList) -> op_def_pb2.OpList:
             arg.ClearField("experimental_full_type")
             arg.ClearField("handle_data")
     return out
-
 
 def test_tensorflows_op_list_round_trips_through_the_runtime(roundtrip, tf_oplist_path):
     oplist = _modelled(op_def_pb2.OpList.FromString(tf_oplist_path.read_bytes()))
@@ -64,13 +44,11 @@ def test_tensorflows_op_list_round_trips_through_the_runtime(roundtrip, tf_oplis
     assert len(back.op) == len(oplist.op)
     assert result.stdout == data  # field order, packing and oneof defaults as protobuf writes them
 
-
 def test_truncated_bytes_are_an_error_not_a_crash(roundtrip, tf_oplist_path):
     data = _modelled(op_def_pb2.OpList.FromString(tf_oplist_path.read_bytes())).SerializeToString()
     for cut in (1, 7, 100, len(data) // 2, len(data) - 1):
         result = roundtrip(data[:cut])
         assert result.returncode == 1 and b"malformed" in result.stderr, cut
-
 
 # ---- GraphDef / NodeDef ----------------------------------------------------------------
 
@@ -113,7 +91,6 @@ def _graph_def_with_every_attr_kind():
     attrs["empty_list"].list.CopyFrom(attr_value_pb2.AttrValue.ListValue())
     return graph
 
-
 def test_graph_def_round_trips_through_the_runtime(roundtrip):
     from opgen.protos import graph_pb2
 
@@ -133,7 +110,6 @@ def test_graph_def_round_trips_through_the_runtime(roundtrip):
     again = roundtrip(reordered.SerializeToString(), "graphdef")
     assert again.stdout == result.stdout
 
-
 def test_graph_def_read_back_keeps_node_order_and_empty_graph(roundtrip):
     from opgen.protos import graph_pb2
 
@@ -145,13 +121,11 @@ def test_graph_def_read_back_keeps_node_order_and_empty_graph(roundtrip):
     assert result.returncode == 0, result.stderr.decode()
     assert graph_pb2.GraphDef.FromString(result.stdout) == graph
 
-
 def test_truncated_graph_def_is_an_error_not_a_crash(roundtrip):
     data = _graph_def_with_every_attr_kind().SerializeToString()
     for cut in (1, 5, 40, len(data) // 2, len(data) - 1):
         result = roundtrip(data[:cut], "graphdef")
         assert result.returncode == 1 and b"malformed" in result.stderr, cut
-
 
 # ---- Odd but valid encodings, and malformed ones ---------------------------------------
 # Bytes the protobuf library reads although no serializer writes them: unknown groups,
@@ -163,7 +137,6 @@ def test_truncated_graph_def_is_an_error_not_a_crash(roundtrip):
 
 VARINT, FIXED64, LEN, START_GROUP, END_GROUP, FIXED32 = 0, 1, 2, 3, 4, 5
 
-
 def _varint(value: int) -> bytes:
     out = bytearray()
     while value >= 0x80:
@@ -171,35 +144,27 @@ def _varint(value: int) -> bytes:
         value >>= 7
     return bytes(out + bytes([value]))
 
-
 def _key(number: int, wire: int) -> bytes:
     return _varint(number << 3 | wire)
-
 
 def _len(number: int, payload: bytes) -> bytes:
     return _key(number, LEN) + _varint(len(payload)) + payload
 
-
 def _int(number: int, value: int) -> bytes:
     return _key(number, VARINT) + _varint(value)
-
 
 def _fixed32(number: int, value: int = 0x3F800000) -> bytes:
     return _key(number, FIXED32) + value.to_bytes(4, "little")
 
-
 def _fixed64(number: int, value: int = 5) -> bytes:
     return _key(number, FIXED64) + value.to_bytes(8, "little")
-
 
 def _group(number: int, body: bytes = b"") -> bytes:
     return _key(number, START_GROUP) + body + _key(number, END_GROUP)
 
-
 # A group of every wire type, one nested in it, as an unknown field numbered 900.
 GROUP = _group(900, _int(1, 7) + _len(2, b"xy") + _fixed64(3) + _fixed32(4) +
                _group(5, _int(1, 1)))
-
 
 def _attr_node(attrs: dict[str, bytes], extra: bytes = b"") -> bytes:
     """NodeDef bytes: name "n", op "Op", `attrs` as map entries of raw AttrValue bytes,
@@ -207,14 +172,11 @@ def _attr_node(attrs: dict[str, bytes], extra: bytes = b"") -> bytes:
     entries = b"".join(_len(5, _len(1, k.encode()) + _len(2, v)) for k, v in attrs.items())
     return _len(1, b"n") + _len(2, b"Op") + entries + extra
 
-
 def _graph(node: bytes, extra: bytes = b"") -> bytes:
     return _len(1, node) + _len(4, _int(1, 27)) + extra
 
-
 def _dim(size_field: bytes) -> bytes:
     return _len(2, size_field)
-
 
 GRAPH_DEFS = {
     "unknown group in GraphDef": _graph(_attr_node({}), GROUP),
@@ -254,12 +216,10 @@ GRAPH_DEFS = {
         4, _fixed32(3) + _int(3, 4) + _len(3, _varint(5))),
 }
 
-
 def _protobuf_reads(message_class, data: bytes) -> bytes:
     message = message_class.FromString(data)
     message.DiscardUnknownFields()
     return message.SerializeToString(deterministic=True)
-
 
 @pytest.mark.parametrize("case", sorted(GRAPH_DEFS))
 def test_odd_graph_def_encodings_read_as_protobuf_reads_them(roundtrip, case):
@@ -271,7 +231,6 @@ def test_odd_graph_def_encodings_read_as_protobuf_reads_them(roundtrip, case):
     result = roundtrip(data, "graphdef")
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout == want
-
 
 def test_a_map_entry_with_unknown_fields_keeps_its_attr(roundtrip):
     """An attr's map entry with unknown fields (a group, a key of the wrong wire type)
@@ -290,16 +249,13 @@ def test_a_map_entry_with_unknown_fields_keeps_its_attr(roundtrip):
         assert result.returncode == 0, result.stderr.decode()
         assert result.stdout == want, extra
 
-
 def _op_list(op: bytes) -> bytes:
     return _len(1, op)
-
 
 def _op(extra: bytes = b"", arg: bytes = b"", attr: bytes = b"") -> bytes:
     """OpDef bytes: name "Op", an input x: float, an attr T: type with default float."""
     return (_len(1, b"Op") + _len(2, _len(1, b"x") + _int(3, 1) + arg) +
             _len(4, _len(1, b"T") + _len(2, b"type") + _len(3, _int(6, 1)) + attr) + extra)
-
 
 OP_LISTS = {
     "unknown group in OpList": _op_list(_op()) + GROUP,
@@ -317,7 +273,6 @@ OP_LISTS = {
         attr=_len(7, _len(1, _int(6, 1) + _fixed32(6) + GROUP + _len(6, _varint(2)))))),
 }
 
-
 @pytest.mark.parametrize("case", sorted(OP_LISTS))
 def test_odd_op_list_encodings_read_as_protobuf_reads_them(roundtrip, case):
     data = OP_LISTS[case]
@@ -326,7 +281,6 @@ def test_odd_op_list_encodings_read_as_protobuf_reads_them(roundtrip, case):
     result = roundtrip(data, "oplist")
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout == want
-
 
 def test_odd_tensor_proto_encodings_read_as_protobuf_reads_them(roundtrip):
     """float_val unpacked, packed and with wrong wire types; dtype and tensor_content
@@ -351,7 +305,6 @@ def test_odd_tensor_proto_encodings_read_as_protobuf_reads_them(roundtrip):
     assert back.dtype == message.dtype
     assert back.tensor_shape == message.tensor_shape
     assert back.tensor_content == want
-
 
 # Malformed bytes: protobuf refuses them, and so must the runtime, wherever they sit.
 MALFORMED = {
@@ -378,7 +331,6 @@ MALFORMED_PLACES = {
     "AttrDef": ("oplist", lambda bad: _op_list(_op(attr=bad))),
 }
 
-
 @pytest.mark.parametrize("place", sorted(MALFORMED_PLACES))
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_malformed_bytes_are_refused_as_protobuf_refuses_them(roundtrip, case, place):
@@ -391,7 +343,6 @@ def test_malformed_bytes_are_refused_as_protobuf_refuses_them(roundtrip, case, p
         (graph_pb2.GraphDef if mode == "graphdef" else op_def_pb2.OpList).FromString(data)
     result = roundtrip(data, mode)
     assert result.returncode == 1 and b"malformed" in result.stderr, result.stderr
-
 
 def test_packed_values_that_do_not_divide_are_refused(roundtrip):
     from google.protobuf.message import DecodeError
