@@ -55,7 +55,7 @@ def test_truncated_bytes_are_an_error_not_a_crash(roundtrip, tf_oplist_path):
 def _graph_def_with_every_attr_kind():
     """A GraphDef built with the protobuf library: every AttrValue kind, data and control
     inputs, devices, a function library and versions."""
-    from opgen.protos import attr_value_pb2, function_pb2, graph_pb2, tensor_pb2, types_pb2
+    from opgen.protos import attr_value_pb2, graph_pb2, tensor_pb2, types_pb2
 
     graph = graph_pb2.GraphDef()
     graph.versions.producer = 1994
