@@ -72,6 +72,20 @@ def fixed(*values) -> Callable[[Any], list]:
     return lambda dt: list(values)
 
 
+def _hsv_images(shape, gap=0.08):
+    """RGB pixels in (0, 1] whose channels differ by `gap` or more, in every order (each
+    hue sector, the red one's wrap included): no ties, the conversion is smooth there."""
+    pixels = int(np.prod(shape[:-1]))
+    steps = rng.uniform(gap, 0.3, (pixels, 2))
+    low = rng.uniform(0.02, 0.3, (pixels, 1))
+    sorted_rgb = np.concatenate([low, low + steps[:, :1], low + steps.sum(1, keepdims=True)], 1)
+    orders = np.array([rng.permutation(3) for _ in range(pixels)])
+    return np.take_along_axis(sorted_rgb, orders, 1).reshape(shape)
+
+
+HSV_IMAGES = [_hsv_images((2, 3, 4, 3)), _hsv_images((6, 3))]
+
+
 # Two boxes (one flipped) whose crops sample inside the image, away from pixel centres.
 CROP_BOXES = np.float32([[0.13, 0.21, 0.77, 0.86], [0.71, 0.62, 0.18, 0.27]])
 
@@ -518,6 +532,8 @@ def _cases() -> dict[str, list[Case]]:
             for kind, aa in (("lanczos3", True), ("gaussian", False), ("mitchellcubic", True),
                              ("box", False))],
         "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
+        # pixels without ties between channels, in all six orders
+        "RGBToHSV": [C(fixed(images), tf=True) for images in HSV_IMAGES],
         # float32 crops; boxes whose samples stay inside the image and off pixel centres
         # (the sampling is smooth there)
         "CropAndResize": [
@@ -750,7 +766,6 @@ UNIMPLEMENTED: dict[str, str] = {
     **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
-    "RGBToHSV": "TensorFlow's gradient (image_grad.py) is not built yet",
     **dict.fromkeys(["AdjustHue", "AdjustSaturation", "AdjustContrastv2"],
                     "TensorFlow defines no gradient for them either"),
 }
@@ -843,7 +858,8 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
          "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "UnsortedSegmentMax",
          "UnsortedSegmentMin", "UnsortedSegmentProd", "SegmentSum", "SegmentMean", "SegmentMax",
-         "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"]
+         "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+         "RGBToHSV"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -877,7 +893,6 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
-    "RGBToHSV": ([np.full((2, 3), 0.5, F32)], {}),
     **{op: ([np.full((1, 2, 2, 3), 0.5, F32), np.float32(0.5)], {})
        for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),

@@ -1,6 +1,7 @@
 // Gradients of the detection and augmentation image ops, with TensorFlow's formulas (its
 // image_grad.py). The resizes' gradients stay with the other layout ops (array_grad.cc).
 #include <string>
+#include <vector>
 
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -76,10 +77,64 @@ void CropAndResizeGradBoxesGrad(GradBuilder& b) {
                "CropAndResizeGradBoxes has no gradient (TensorFlow defines none either)");
 }
 
-// TensorFlow differentiates RGBToHSV (image_grad.py); opgen has not built that yet.
+// RGBToHSV(images [..., 3]) -> [h, s, v], from the conversion's derivatives. With
+// V = max(r, g, b), m = min, d = V - m and the channel holding the max chosen as the
+// kernel does (r, then g, then b on ties):
+//   v = V;  s = d / V (0 for V = 0);  h = (x - y) / (6 d) + offset (0 for d = 0), with
+//   (x, y) = (g, b), (b, r), (r, g) for the max in r, g, b (the offset and the wrap
+//   into [0, 1) are constants of the derivative).
+// So for a channel c, with M_c / N_c "c is the max / the min" (0 or 1):
+//   dv/dc = M_c;  ds/dc = (M_c - N_c) / V - d M_c / V^2;
+//   dh/dc = A_c / (6 d) - num (M_c - N_c) / (6 d^2), num = x - y, and A_c = +1 where c
+//   is x, -1 where c is y, 0 else: A_r = M_b - M_g, A_g = M_r - M_b, A_b = M_g - M_r.
+// Ties (two channels equal to the max or the min) are not differentiable points; these
+// masks pick one side there, the kernel's.
 void RgbToHsvGrad(GradBuilder& b) {
-  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-               "RGBToHSV's gradient (TensorFlow's) is not built in opgen yet");
+  if (!b.needs(0)) return;
+  const TF_Output images = b.input(0);
+  const TF_DataType t = b.dtype(images);
+  const std::vector<Attr> split = {{"num", int64_t{3}}, {"axis", int64_t{-1}}};
+  TF_Operation* rgb = b.Node("Unpack", {images}, split);
+  TF_Operation* dhsv = b.Node("Unpack", {b.grad(0)}, split);
+  if (!b.ok()) return;
+  const TF_Output r{rgb, 0}, g{rgb, 1}, bl{rgb, 2};
+  const TF_Output dh{dhsv, 0}, ds{dhsv, 1}, dv{dhsv, 2};
+  auto mul = [&](TF_Output x, TF_Output y) { return b.Op("Mul", {x, y}); };
+  auto add = [&](TF_Output x, TF_Output y) { return b.Op("AddV2", {x, y}); };
+  auto sub = [&](TF_Output x, TF_Output y) { return b.Op("Sub", {x, y}); };
+  auto mask = [&](TF_Output cond) { return b.Op("Cast", {cond}, {{"DstT", t}}); };
+  const TF_Output one = b.Scalar(1, t);
+  // which channel is the max (min): r if equal to it, else g if equal, else b
+  auto first_of = [&](TF_Output extreme, TF_Output* m_r, TF_Output* m_g, TF_Output* m_b) {
+    *m_r = mask(b.Op("Equal", {r, extreme}));
+    *m_g = mask(b.Op("LogicalAnd", {b.Op("NotEqual", {r, extreme}), b.Op("Equal", {g, extreme})}));
+    *m_b = sub(sub(one, *m_r), *m_g);
+  };
+  const TF_Output v = b.Op("Maximum", {r, b.Op("Maximum", {g, bl})});
+  const TF_Output m = b.Op("Minimum", {r, b.Op("Minimum", {g, bl})});
+  const TF_Output d = sub(v, m);
+  TF_Output max_r, max_g, max_b, min_r, min_g, min_b;
+  first_of(v, &max_r, &max_g, &max_b);
+  first_of(m, &min_r, &min_g, &min_b);
+  // 1 / (6 d) and 1 / V where d, V > 0; 0 where the hue (saturation) is the constant 0
+  const TF_Output d_pos = mask(b.Op("Greater", {d, b.Scalar(0, t)}));
+  const TF_Output d_safe = add(d, sub(one, d_pos));
+  const TF_Output inv6d = b.Op("RealDiv", {d_pos, mul(b.Scalar(6, t), d_safe)});
+  const TF_Output v_pos = mask(b.Op("Greater", {v, b.Scalar(0, t)}));
+  const TF_Output inv_v = b.Op("RealDiv", {v_pos, add(v, sub(one, v_pos))});
+  const TF_Output num = add(add(mul(max_r, sub(g, bl)), mul(max_g, sub(bl, r))),
+                            mul(max_b, sub(r, g)));
+  // grad_c = p A_c + (M_c - N_c) e + M_c f
+  const TF_Output p = mul(dh, inv6d);
+  const TF_Output e = sub(mul(ds, inv_v), b.Op("RealDiv", {mul(p, num), d_safe}));
+  const TF_Output f = sub(dv, mul(mul(ds, d), mul(inv_v, inv_v)));
+  auto channel = [&](TF_Output a, TF_Output max_c, TF_Output min_c) {
+    return add(add(mul(p, a), mul(sub(max_c, min_c), e)), mul(max_c, f));
+  };
+  const TF_Output gr = channel(sub(max_b, max_g), max_r, min_r);
+  const TF_Output gg = channel(sub(max_r, max_b), max_g, min_g);
+  const TF_Output gb = channel(sub(max_g, max_r), max_b, min_b);
+  b.Set(0, b.Op("Pack", {std::vector<TF_Output>{gr, gg, gb}}, {{"axis", int64_t{-1}}}));
 }
 
 // TensorFlow defines no gradient for the colour adjustments either.
