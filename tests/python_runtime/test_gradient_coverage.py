@@ -501,7 +501,6 @@ def _cases() -> dict[str, list[Case]]:
         "CheckNumerics": [C(fixed(u((2, 3))), {"message": "m"}, tf=True)],
         "CheckNumericsV2": [C(fixed(u((2, 3))), {"message": "m"}, tf=True)],
         "EnsureShape": [C(fixed(u((2, 3))), {"shape": [2, -1]}, tf=True)],
-        "Snapshot": [C(fixed(u((2, 3))))],
         "Roll": [C(fixed(u((3, 4)), np.int32([1, -2]), np.int32([0, 1])), {}, [0], tf=True),
                  C(fixed(u((2, 5)), np.int64(7), np.int64(-1)), {}, [0])],
         "ReverseSequence": [C(fixed(u((3, 4, 2)), np.int64([1, 4, 2])), {"seq_dim": 1}, [0],
@@ -761,6 +760,11 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
+# No gradient entry at all, as in TensorFlow's registry: differentiating through one
+# fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
+# and a user may register one (checked in test_debug_ops.py).
+NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail"}
+
 UNIMPLEMENTED: dict[str, str] = {
     "Digamma": "TensorFlow's gradient is Polygamma, which the runtime does not have yet",
     **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
@@ -809,7 +813,8 @@ def test_every_builtin_op_is_classified():
     registry = _registry()
     internal = {op for op in registry if op.startswith("_Opgen")}
     groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
-              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
+              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "NO_GRADIENT": set(NO_GRADIENT),
+              "UNIMPLEMENTED": set(UNIMPLEMENTED),
               "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "FUNCTIONAL": set(FUNCTIONAL),
               "internal": internal}
     classified: set[str] = set()
@@ -822,9 +827,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - set(NO_GRADIENT) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_WHILE_LOOPS) | internal:
+    for op in set(V1_WHILE_LOOPS) | set(NO_GRADIENT) | internal:
         assert not _has_gradient(op), op
 
 
