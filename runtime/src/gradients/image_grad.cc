@@ -87,8 +87,8 @@ void CropAndResizeGradBoxesGrad(GradBuilder& b) {
 //   dv/dc = M_c;  ds/dc = (M_c - N_c) / V - d M_c / V^2;
 //   dh/dc = A_c / (6 d) - num (M_c - N_c) / (6 d^2), num = x - y, and A_c = +1 where c
 //   is x, -1 where c is y, 0 else: A_r = M_b - M_g, A_g = M_r - M_b, A_b = M_g - M_r.
-// Ties (two channels equal to the max or the min) are not differentiable points; these
-// masks pick one side there, the kernel's.
+// Ties (two channels equal to the max or the min) are not differentiable points; the
+// masks pick one side there, TensorFlow's: its gradient then agrees on grey pixels.
 void RgbToHsvGrad(GradBuilder& b) {
   if (!b.needs(0)) return;
   const TF_Output images = b.input(0);
@@ -104,18 +104,21 @@ void RgbToHsvGrad(GradBuilder& b) {
   auto sub = [&](TF_Output x, TF_Output y) { return b.Op("Sub", {x, y}); };
   auto mask = [&](TF_Output cond) { return b.Op("Cast", {cond}, {{"DstT", t}}); };
   const TF_Output one = b.Scalar(1, t);
-  // which channel is the max (min): r if equal to it, else g if equal, else b
-  auto first_of = [&](TF_Output extreme, TF_Output* m_r, TF_Output* m_g, TF_Output* m_b) {
-    *m_r = mask(b.Op("Equal", {r, extreme}));
-    *m_g = mask(b.Op("LogicalAnd", {b.Op("NotEqual", {r, extreme}), b.Op("Equal", {g, extreme})}));
-    *m_b = sub(sub(one, *m_r), *m_g);
+  // which channel is the max (the min) on ties: the first (the last) of r, g, b equal to
+  // it, as the kernel picks the max and TensorFlow's gradient the min
+  auto pick = [&](TF_Output extreme, TF_Output first, TF_Output second, TF_Output* m_first,
+                  TF_Output* m_second, TF_Output* m_third) {
+    *m_first = mask(b.Op("Equal", {first, extreme}));
+    *m_second = mask(b.Op("LogicalAnd", {b.Op("NotEqual", {first, extreme}),
+                                         b.Op("Equal", {second, extreme})}));
+    *m_third = sub(sub(one, *m_first), *m_second);
   };
   const TF_Output v = b.Op("Maximum", {r, b.Op("Maximum", {g, bl})});
   const TF_Output m = b.Op("Minimum", {r, b.Op("Minimum", {g, bl})});
   const TF_Output d = sub(v, m);
   TF_Output max_r, max_g, max_b, min_r, min_g, min_b;
-  first_of(v, &max_r, &max_g, &max_b);
-  first_of(m, &min_r, &min_g, &min_b);
+  pick(v, r, g, &max_r, &max_g, &max_b);
+  pick(m, bl, g, &min_b, &min_g, &min_r);
   // 1 / (6 d) and 1 / V where d, V > 0; 0 where the hue (saturation) is the constant 0
   const TF_Output d_pos = mask(b.Op("Greater", {d, b.Scalar(0, t)}));
   const TF_Output d_safe = add(d, sub(one, d_pos));
@@ -124,16 +127,25 @@ void RgbToHsvGrad(GradBuilder& b) {
   const TF_Output inv_v = b.Op("RealDiv", {v_pos, add(v, sub(one, v_pos))});
   const TF_Output num = add(add(mul(max_r, sub(g, bl)), mul(max_g, sub(bl, r))),
                             mul(max_b, sub(r, g)));
-  // grad_c = p A_c + (M_c - N_c) e + M_c f
-  const TF_Output p = mul(dh, inv6d);
-  const TF_Output e = sub(mul(ds, inv_v), b.Op("RealDiv", {mul(p, num), d_safe}));
-  const TF_Output f = sub(dv, mul(mul(ds, d), mul(inv_v, inv_v)));
-  auto channel = [&](TF_Output a, TF_Output max_c, TF_Output min_c) {
-    return add(add(mul(p, a), mul(sub(max_c, min_c), e)), mul(max_c, f));
+  // grad_c = p A_c - (M_c - N_c) q + [c > 0] (M_c - N_c) sv - M_c sd + M_c dv. The
+  // [c > 0] and the hue's [V > 0] are TensorFlow's: a channel at exactly 0 (the min of a
+  // non-negative pixel) gets no saturation gradient there, where the one-sided
+  // derivative is -1/V; both agree everywhere else.
+  const TF_Output p = mul(mul(dh, inv6d), v_pos);
+  const TF_Output q = b.Op("RealDiv", {mul(p, num), d_safe});
+  const TF_Output sv = mul(ds, inv_v);
+  const TF_Output sd = mul(mul(ds, d), mul(inv_v, inv_v));
+  const TF_Output zero = b.Scalar(0, t);
+  auto channel = [&](TF_Output c, TF_Output a, TF_Output max_c, TF_Output min_c) {
+    const TF_Output spread = sub(max_c, min_c);
+    const TF_Output saturation = sub(mul(spread, sv), mul(max_c, sd));
+    return add(add(sub(mul(p, a), mul(spread, q)),
+                   mul(mask(b.Op("Greater", {c, zero})), saturation)),
+               mul(max_c, dv));
   };
-  const TF_Output gr = channel(sub(max_b, max_g), max_r, min_r);
-  const TF_Output gg = channel(sub(max_r, max_b), max_g, min_g);
-  const TF_Output gb = channel(sub(max_g, max_r), max_b, min_b);
+  const TF_Output gr = channel(r, sub(max_b, max_g), max_r, min_r);
+  const TF_Output gg = channel(g, sub(max_r, max_b), max_g, min_g);
+  const TF_Output gb = channel(bl, sub(max_g, max_r), max_b, min_b);
   b.Set(0, b.Op("Pack", {std::vector<TF_Output>{gr, gg, gb}}, {{"axis", int64_t{-1}}}));
 }
 
