@@ -166,6 +166,14 @@ def _on_variable_read(variable: Any, value: Tensor) -> None:
 variables._read_hooks.append(_on_variable_read)
 
 
+def _on_variable_access(variable: Any) -> None:
+    for tape in _tapes():
+        tape._variable_accessed(variable)
+
+
+variables._access_hooks.append(_on_variable_access)
+
+
 def _flatten(value: Any) -> list:
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in _flatten(v)]
@@ -275,6 +283,13 @@ class GradientTape:
             self._watch_variable(variable)
         self._variable_reads.setdefault(id(variable), []).append(value)
         self._tracked.add(id(value))
+
+    def _variable_accessed(self, variable: Any) -> None:
+        """`variable` used through its handle: watched as a read would watch it."""
+        if self._recording and id(variable) not in self._variables and (
+                self._watch_variables and getattr(variable, "trainable", True)):
+            self._watch_variable(variable)
+            self._variable_reads.setdefault(id(variable), [])
 
     def _watch_variable(self, variable: Any) -> None:
         self._variables[id(variable)] = variable

@@ -737,3 +737,44 @@ def test_eager_tape_passes_resource_scatters_and_variables_at_handles():
         execute_op("ResourceGather", [v, np.int32([0])], {"dtype": v.dtype})
     with pytest.raises(errors.InvalidArgumentError, match=message):
         execute_op("ResourceGather", [v, np.int32([0])], {"dtype": v.dtype})
+
+
+def test_sparse_read_trains_like_tensorflow_gather_of_a_variable(tf_resource):
+    """Variable.sparse_read (what tf.gather(v, ids) runs): rows as numpy's; under a tape
+    it watches the variable as TensorFlow's does, and one SGD step gives TensorFlow's
+    table; in a graph it is a ResourceGather node, in a traced function a gather."""
+    v = opgen.Variable(SGD_TABLE)
+    np.testing.assert_array_equal(v.sparse_read(TABLE_IDS).numpy(), SGD_TABLE[TABLE_IDS])
+    with opgen.GradientTape() as tape:
+        rows = v.sparse_read(TABLE_IDS)
+        loss = opgen.ops.sum(rows * rows * opgen.constant(SGD_W), [0, 1, 2])
+    assert tape.watched_variables() == (v,)
+    v.assign_sub(tape.gradient(loss, v) * np.float64(0.1))
+    np.testing.assert_allclose(v.numpy(), tf_resource["sgd/after"], rtol=1e-12)
+    frozen = opgen.Variable(SGD_TABLE, trainable=False)
+    with opgen.GradientTape() as tape:
+        loss = opgen.ops.sum(frozen.sparse_read(TABLE_IDS), [0, 1, 2])
+    assert tape.watched_variables() == () and tape.gradient(loss, frozen) is None
+    g = opgen.Graph()
+    with g.as_default():
+        w = opgen.Variable(SGD_TABLE)
+        rows = w.sparse_read(opgen.constant(TABLE_IDS))
+        assert rows.op.type == "ResourceGather"
+        (dw,) = opgen.gradients(opgen.ops.sum(rows, [0, 1, 2]), [w])
+        init = opgen.global_variables_initializer()
+    with opgen.Session(graph=g) as s:
+        s.run(init)
+        got_rows, got_dw = s.run([rows, dw])
+    np.testing.assert_array_equal(got_rows, SGD_TABLE[TABLE_IDS])
+    np.testing.assert_array_equal(got_dw, np.bincount(TABLE_IDS.ravel(), minlength=5)[:, None]
+                                  * np.ones((1, 3)))
+
+    @opgen.function
+    def lookup(ids):
+        return v.sparse_read(ids)
+
+    np.testing.assert_array_equal(lookup(opgen.constant(TABLE_IDS)).numpy(),
+                                  v.numpy()[TABLE_IDS])
+    with opgen.GradientTape() as tape:
+        loss = opgen.ops.sum(lookup(opgen.constant(TABLE_IDS)), [0, 1, 2])
+    np.testing.assert_array_equal(tape.gradient(loss, v).numpy(), got_dw)
