@@ -53,7 +53,9 @@ def test_lower_upper_strip_map_ascii_only():
 # word of its own), words for Final_Sigma's contexts, and ill-formed UTF-8 (one U+FFFD
 # per maximal ill-formed subpart).
 _CASE_BLOCKS = [*range(0xA0, 0x180), *range(0x1C4, 0x1CD), *range(0x1F0, 0x1F4), 0x345,
-                *range(0x370, 0x400), *range(0x400, 0x530), 0x1E9E, *range(0xFB00, 0xFB07)]
+                *range(0x370, 0x400), *range(0x400, 0x530), *range(0x530, 0x590),
+                *range(0x1E00, 0x1F00), *range(0x2150, 0x2190), *range(0x2460, 0x2500),
+                *range(0xFB00, 0xFB07), *range(0xFF00, 0xFF60), *range(0x10400, 0x10450)]
 CASE_TEXT = [chr(c) for c in _CASE_BLOCKS if not 0xD800 <= c < 0xE000] + [
     "\u039f\u0394\u039f\u03a3 \u03a3\u0391 \u03a3 \u0391\u03a3. \u0391\u03a3'\u0391 A\u03a3 "
     "\u0391\u03a3\u0301 \u03a3\u03a3\u03a3 \u00aa\u03a3 1\u03a3 \u0130\u03a3",

@@ -1,10 +1,12 @@
 // UTF-8 case mapping (utf8_case.h). Covered: Basic Latin, Latin-1 Supplement, Latin
 // Extended-A, the Latin Extended-B digraphs (DŽ Dž dž, LJ Lj lj, NJ Nj nj, DZ Dz dz),
 // Greek and Coptic (U+0370-U+03FF, and U+0345), Cyrillic and Cyrillic Supplement
-// (U+0400-U+052F), U+1E9E, the Latin ligatures U+FB00-U+FB06; with Unicode's
-// unconditional full mappings among them (ß -> SS, İ -> i + U+0307, ŉ, ǰ, ΐ, ΰ, the
-// ligatures) and the Final_Sigma rule (Σ -> ς at the end of a word). The tables were
-// written from the Unicode Character Database's case pairs for these blocks.
+// (U+0400-U+052F), Armenian, Latin Extended Additional, the Roman numerals, the circled
+// Latin letters, the Latin ligatures U+FB00-U+FB06, fullwidth Latin and Deseret; with
+// Unicode's unconditional full mappings among them (ß -> SS, İ -> i + U+0307, ŉ, ǰ, ΐ,
+// ΰ, և, ẖ-ẚ, the ligatures) and the Final_Sigma rule (Σ -> ς at the end of a word).
+// The tables were written from the Unicode Character Database's case pairs for these
+// blocks.
 #include "utf8_case.h"
 
 #include <cstdint>
@@ -39,7 +41,10 @@ constexpr CaseRange kToLower[] = {
     {0x400, 0x40F, 80, 1},    {0x410, 0x42F, 32, 1},   {0x460, 0x480, 1, 2},
     {0x48A, 0x4BE, 1, 2},     {0x4C0, 0x4C0, 15, 1},   {0x4C1, 0x4CD, 1, 2},
     {0x4D0, 0x4FE, 1, 2},     {0x500, 0x52E, 1, 2},
-    {0x1E9E, 0x1E9E, -0x1E9E + 0xDF, 1},
+    // Armenian, Latin Extended Additional, number forms, enclosed, fullwidth, Deseret
+    {0x531, 0x556, 48, 1},    {0x1E00, 0x1E94, 1, 2},  {0x1E9E, 0x1E9E, -0x1E9E + 0xDF, 1},
+    {0x1EA0, 0x1EFE, 1, 2},   {0x2160, 0x216F, 16, 1}, {0x2183, 0x2183, 1, 1},
+    {0x24B6, 0x24CF, 26, 1},  {0xFF21, 0xFF3A, 32, 1}, {0x10400, 0x10427, 40, 1},
 };
 
 constexpr CaseRange kToUpper[] = {
@@ -64,6 +69,10 @@ constexpr CaseRange kToUpper[] = {
     {0x430, 0x44F, -32, 1},   {0x450, 0x45F, -80, 1},  {0x461, 0x481, -1, 2},
     {0x48B, 0x4BF, -1, 2},    {0x4C2, 0x4CE, -1, 2},   {0x4CF, 0x4CF, -15, 1},
     {0x4D1, 0x4FF, -1, 2},    {0x501, 0x52F, -1, 2},
+    // Armenian, Latin Extended Additional, number forms, enclosed, fullwidth, Deseret
+    {0x561, 0x586, -48, 1},   {0x1E01, 0x1E95, -1, 2}, {0x1E9B, 0x1E9B, -59, 1},
+    {0x1EA1, 0x1EFF, -1, 2},  {0x2170, 0x217F, -16, 1}, {0x2184, 0x2184, -1, 1},
+    {0x24D0, 0x24E9, -26, 1}, {0xFF41, 0xFF5A, -32, 1}, {0x10428, 0x1044F, -40, 1},
 };
 
 template <size_t N>
@@ -84,6 +93,12 @@ std::u32string_view FullUpper(char32_t c) {
     case 0x1F0: return U"J\u030C";
     case 0x390: return U"\u0399\u0308\u0301";
     case 0x3B0: return U"\u03A5\u0308\u0301";
+    case 0x587: return U"\u0535\u0552";
+    case 0x1E96: return U"H\u0331";
+    case 0x1E97: return U"T\u0308";
+    case 0x1E98: return U"W\u030A";
+    case 0x1E99: return U"Y\u030A";
+    case 0x1E9A: return U"A\u02BE";
     case 0xFB00: return U"FF";
     case 0xFB01: return U"FI";
     case 0xFB02: return U"FL";
