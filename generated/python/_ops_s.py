@@ -1940,7 +1940,7 @@ def string_lower(
 ) -> OpOutput:
     """Maps each string to lower case.
 
-    Without an encoding ASCII letters change, other bytes stay. With 'utf-8' opgen still maps ASCII letters only, and refuses (UNIMPLEMENTED) non-ASCII input, which TensorFlow maps with Unicode's tables.
+    Without an encoding ASCII letters change, other bytes stay. With 'utf-8' Unicode letters change: most Latin blocks, Greek, Cyrillic, Armenian and Deseret, with Unicode's full mappings and final sigma; other scripts stay as they are (TensorFlow maps them too). Ill-formed UTF-8 becomes U+FFFD.
 
     Args:
       input: A `Tensor` of type `string`.

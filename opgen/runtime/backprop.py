@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import _tape_program, eager, graph, graph_mode, variables
+from opgen.runtime import _tape_program, eager, errors, graph, graph_mode, variables
 from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
 from opgen.runtime.tensor import Tensor
@@ -44,10 +44,12 @@ def _dispatch(op_type: str, inputs: Any, attrs: dict, name: str | None = None) -
     default graph, else eager execution, recorded by this thread's tapes."""
     if graph.thread_has_default_graph():
         return graph_mode.dispatch(op_type, inputs, attrs, name)
-    inputs = _read_variables(inputs)
+    inputs = _read_variables(op_type, inputs)
     result = eager.execute_eager(op_type, inputs, attrs, name)
     tapes = [t for t in _tapes() if t._recording]
-    if tapes and _touches(tapes, inputs) and not _stateful(op_type):
+    if tapes and op_type in _HANDLE_READS:
+        _record_handle_read(tapes, op_type, inputs, attrs, result)
+    elif tapes and _touches(tapes, inputs) and not _stateful(op_type):
         outputs = []
         for r in result:
             if isinstance(r, list):
@@ -59,12 +61,40 @@ def _dispatch(op_type: str, inputs: Any, attrs: dict, name: str | None = None) -
     return result
 
 
-def _read_variables(inputs: Any) -> Any:
+# The ops that read a variable through its handle (input 0). A tape that watches the
+# variable records them as a read of it (then, for ResourceGather, a GatherV2 of that
+# read): the record holds no handles, and the replay reads no variable, whose value may
+# have changed since. Ops that write through a handle are stateful: not replayed.
+_HANDLE_READS = frozenset({"ReadVariableOp", "ResourceGather"})
+
+
+def _record_handle_read(tapes: list, op_type: str, inputs: Any, attrs: dict,
+                        result: Any) -> None:
+    watching = [t for t in tapes if id(inputs[0]) in t._handles]
+    if not watching:
+        return
+    variable = watching[0]._handles[id(inputs[0])]
+    if op_type == "ReadVariableOp":
+        read = result[0]
+    else:  # copy-on-write: the read shares the variable's buffer
+        read = eager.execute_eager("ReadVariableOp", [inputs[0]], {"dtype": attrs["dtype"]})[0]
+    for t in watching:
+        t._variable_read(variable, read)
+        if op_type == "ResourceGather":
+            t._record("GatherV2", [read, inputs[1], 0],
+                      {"batch_dims": attrs.get("batch_dims", 0)}, [result[0]])
+
+
+def _read_variables(op_type: str, inputs: Any) -> Any:
     """`inputs` with each Variable (also inside list inputs) replaced by its value, read
     now (the tapes note the read): the op then takes the fast path, and the record
-    holds the tensor the op used."""
+    holds the tensor the op used. A resource input keeps the Variable (it fails there
+    as it does without a tape)."""
     out = None
+    resource = _resource_inputs(op_type)
     for i, v in enumerate(inputs):
+        if i in resource:
+            continue
         if isinstance(v, variables.Variable):
             new: Any = v.value()
         elif isinstance(v, (list, tuple)) and any(isinstance(e, variables.Variable) for e in v):
@@ -89,6 +119,22 @@ def _touches(tapes: list, inputs: Any) -> bool:
 
 
 _stateful_ops: dict[str, bool] = {}
+_resource_args: dict[str, frozenset] = {}
+_DT_RESOURCE = 20
+
+
+def _resource_inputs(op_type: str) -> frozenset:
+    """The positions of `op_type`'s resource inputs (its variable handles)."""
+    known = _resource_args.get(op_type)
+    if known is None:
+        try:
+            args = registry.plan(op_type).op_def.input_arg
+        except errors.NotFoundError:  # an unknown op: execute_eager reports it
+            args = []
+        known = _resource_args[op_type] = frozenset(
+            i for i, a in enumerate(args) if a.type == _DT_RESOURCE)
+    return known
+
 
 
 def _stateful(op_type: str) -> bool:
@@ -118,6 +164,14 @@ def _on_variable_read(variable: Any, value: Tensor) -> None:
 
 
 variables._read_hooks.append(_on_variable_read)
+
+
+def _on_variable_access(variable: Any) -> None:
+    for tape in _tapes():
+        tape._variable_accessed(variable)
+
+
+variables._access_hooks.append(_on_variable_access)
 
 
 def _flatten(value: Any) -> list:
@@ -155,6 +209,7 @@ class GradientTape:
         self._watched: dict[int, Tensor] = {}
         self._variable_reads: dict[int, list[Tensor]] = {}  # id(variable) -> its reads
         self._variables: dict[int, Any] = {}
+        self._handles: dict[int, Any] = {}  # id(watched variable's handle) -> variable
         # ids of the tensors whose ops are recorded: watched, read, computed from those
         # (each is held by the lists above, so an id is not reused while here)
         self._tracked: set[int] = set()
@@ -187,7 +242,7 @@ class GradientTape:
         """Marks eager Tensors (or Variables, or lists of them) as sources."""
         for t in _flatten(tensor):
             if isinstance(t, variables.Variable):
-                self._variables[id(t)] = t
+                self._watch_variable(t)
                 self._variable_reads.setdefault(id(t), [])
             elif isinstance(t, Tensor):
                 self._watched[id(t)] = t
@@ -225,9 +280,21 @@ class GradientTape:
         if id(variable) not in self._variables:
             if not (self._watch_variables and getattr(variable, "trainable", True)):
                 return
-            self._variables[id(variable)] = variable
+            self._watch_variable(variable)
         self._variable_reads.setdefault(id(variable), []).append(value)
         self._tracked.add(id(value))
+
+    def _variable_accessed(self, variable: Any) -> None:
+        """`variable` used through its handle: watched as a read would watch it."""
+        if self._recording and id(variable) not in self._variables and (
+                self._watch_variables and getattr(variable, "trainable", True)):
+            self._watch_variable(variable)
+            self._variable_reads.setdefault(id(variable), [])
+
+    def _watch_variable(self, variable: Any) -> None:
+        self._variables[id(variable)] = variable
+        if variable.graph is None:  # an eager handle: ops taking it read the variable
+            self._handles[id(variable.handle)] = variable
 
     def watched_variables(self) -> tuple:
         """The variables this tape watches (read while recording, or watched)."""

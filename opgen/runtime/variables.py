@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import dtypes, eager, errors, graph_mode
+from opgen.runtime import dtypes, eager, errors, graph, graph_mode
 from opgen.runtime._operators import TensorOperators
 from opgen.runtime.graph import Graph, Operation, Output
 from opgen.runtime.tensor import Tensor, _convert
@@ -52,6 +52,9 @@ def _static_shape(value: Any) -> tuple[int | None, ...] | None:
 
 # Called as hook(variable, value) after each eager read (opgen.runtime.backprop's tapes).
 _read_hooks: list = []
+# Called as hook(variable) when an eager variable is used through its handle by one of
+# its methods (sparse_read): the tapes watch it, as TensorFlow's variable_accessed.
+_access_hooks: list = []
 
 
 class Variable:
@@ -212,6 +215,22 @@ class Variable:
         if self._graph is not None:
             return self._graph_value
         return self.read_value()
+
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor | Output:
+        """The variable's rows at `indices` (TensorFlow's ``Variable.sparse_read``, what
+        ``tf.gather(v, indices)`` runs for a variable): a ResourceGather of the handle,
+        reading only those rows. Eagerly a GradientTape watches the variable as for a
+        read (its gradient is dense, where TensorFlow's is IndexedSlices); in a graph,
+        a ResourceGather node; in a traced function, a gather of the captured read."""
+        if self._graph is not None:
+            return graph_mode.build_op(self._graph, "ResourceGather", [self._handle, indices],
+                                       {"dtype": self._dtype}, name)[0]
+        if graph.thread_has_default_graph():  # tracing: the handle is not the body's
+            return eager.execute_op("GatherV2", [_operand(self), indices, 0], {}, name)[0]
+        for hook in _access_hooks:
+            hook(self)
+        return eager.execute_op("ResourceGather", [self._handle, indices],
+                                {"dtype": self._dtype}, name)[0]
 
     def numpy(self) -> np.ndarray:
         if self._graph is not None:

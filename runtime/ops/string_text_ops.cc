@@ -77,9 +77,10 @@ OpRegistration MapOp(const char* name, std::vector<std::string> attrs, const cha
 void RegisterStringTextOps(TF_Status* status) {
   RegisterOps({
       MapOp("StringLower", {"encoding: string = ''"}, "Maps each string to lower case.",
-            "Without an encoding ASCII letters change, other bytes stay. With 'utf-8' opgen "
-            "still maps ASCII letters only, and refuses (UNIMPLEMENTED) non-ASCII input, "
-            "which TensorFlow maps with Unicode's tables.",
+            "Without an encoding ASCII letters change, other bytes stay. With 'utf-8' "
+            "Unicode letters change: most Latin blocks, Greek, Cyrillic, Armenian and "
+            "Deseret, with Unicode's full mappings and final sigma; other scripts stay as "
+            "they are (TensorFlow maps them too). Ill-formed UTF-8 becomes U+FFFD.",
             {{"encoding", "'' (bytes) or 'utf-8'."}}),
       MapOp("StringUpper", {"encoding: string = ''"}, "Maps each string to upper case.",
             "As StringLower.", {{"encoding", "'' (bytes) or 'utf-8'."}}),

@@ -194,6 +194,26 @@ TF_SCRIPT = textwrap.dedent(r"""
             lines = [l for l in e.message.splitlines()
                      if "assertion failed" in l or "Tensor had" in l]
             out[f"saved/{i}"] = [type(e).__name__, lines[0].strip()]
+
+    # Snapshot has no gradient: tf.GradientTape and tf.gradients fail through it (off
+    # the path, or behind a stop_gradient, it is not differentiated)
+    def lookup_error(fn):
+        try:
+            fn()
+        except LookupError as e:
+            return ["LookupError", str(e)]
+        return None
+
+    x = tf.constant([1.0, 2.0])
+    def snapshot_tape(through):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = through(tf.raw_ops.Snapshot(input=x)) * 3.0 + x
+        return tape.gradient(y, x)
+    out["snapshot/tape"] = lookup_error(lambda: snapshot_tape(lambda s: s))
+    out["snapshot/graph"] = lookup_error(lambda: tf.function(
+        lambda x: tf.gradients(tf.raw_ops.Snapshot(input=x) * 3.0, x))(x))
+    out["snapshot/stopped"] = snapshot_tape(tf.stop_gradient).numpy().tolist()
     json.dump(out, open(sys.argv[2], "w"))
 """)
 
@@ -356,6 +376,59 @@ def test_ensure_shape_and_snapshot_keep_values(dtype):
     (copy,) = _run("Snapshot", [x])
     np.testing.assert_array_equal(copy, x)
     assert copy.dtype == x.dtype
+
+
+def test_snapshot_has_no_gradient_as_in_tensorflow(tf_ref):
+    """TensorFlow registers no gradient for Snapshot: its tape and tf.gradients raise a
+    LookupError through one; opgen's graph gradients and tape raise NotFoundError (a
+    LookupError) there too. Off the path or behind a StopGradient nothing fails."""
+    assert tf_ref["snapshot/tape"][0] == tf_ref["snapshot/graph"][0] == "LookupError"
+    assert "Snapshot" in tf_ref["snapshot/tape"][1]
+    message = r"No gradient defined for op: Snapshot"
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[2])
+        y = opgen.ops.snapshot(x) * 3.0
+        with pytest.raises(errors.NotFoundError, match=message) as caught:
+            opgen.gradients(y, x)
+        assert isinstance(caught.value, LookupError)
+        (dx,) = opgen.gradients(opgen.ops.stop_gradient(opgen.ops.snapshot(x)) + x, x)
+    np.testing.assert_array_equal(opgen.Session(g).run(dx, {x: np.float32([1, 2])}), [1, 1])
+    x = opgen.constant(np.float32([1.0, 2.0]))
+    for through, fails in ((lambda s: s, True), (opgen.ops.stop_gradient, False)):
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y = through(opgen.ops.snapshot(x)) * 3.0 + x
+        if fails:
+            with pytest.raises(errors.NotFoundError, match=message):
+                tape.gradient(y, x)
+        else:
+            got = tape.gradient(y, x).numpy().tolist()
+            assert got == tf_ref["snapshot/stopped"] == [1.0, 1.0]
+
+
+def test_a_snapshot_gradient_may_be_registered():
+    """With no built-in entry, a user's registration is the only one (as
+    tf.RegisterGradient("Snapshot") would be); removing it brings the error back."""
+    from opgen.runtime import gradients_impl
+
+    @opgen.RegisterGradient("Snapshot")
+    def _snapshot_grad(op, grad):
+        return [grad * 2.0]
+
+    try:
+        x = opgen.constant(np.float32([1.0, 2.0]))
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y = opgen.ops.snapshot(x) * 3.0
+        assert tape.gradient(y, x).numpy().tolist() == [6.0, 6.0]
+    finally:
+        gradients_impl._unregister("Snapshot")
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = opgen.ops.snapshot(x) * 3.0
+    with pytest.raises(errors.NotFoundError, match="No gradient defined for op: Snapshot"):
+        tape.gradient(y, x)
 
 
 def test_ensure_shape_of_strings():

@@ -72,6 +72,20 @@ def fixed(*values) -> Callable[[Any], list]:
     return lambda dt: list(values)
 
 
+def _hsv_images(shape, gap=0.08):
+    """RGB pixels in (0, 1] whose channels differ by `gap` or more, in every order (each
+    hue sector, the red one's wrap included): no ties, the conversion is smooth there."""
+    pixels = int(np.prod(shape[:-1]))
+    steps = rng.uniform(gap, 0.3, (pixels, 2))
+    low = rng.uniform(0.02, 0.3, (pixels, 1))
+    sorted_rgb = np.concatenate([low, low + steps[:, :1], low + steps.sum(1, keepdims=True)], 1)
+    orders = np.array([rng.permutation(3) for _ in range(pixels)])
+    return np.take_along_axis(sorted_rgb, orders, 1).reshape(shape)
+
+
+HSV_IMAGES = [_hsv_images((2, 3, 4, 3)), _hsv_images((6, 3))]
+
+
 # Two boxes (one flipped) whose crops sample inside the image, away from pixel centres.
 CROP_BOXES = np.float32([[0.13, 0.21, 0.77, 0.86], [0.71, 0.62, 0.18, 0.27]])
 
@@ -487,7 +501,6 @@ def _cases() -> dict[str, list[Case]]:
         "CheckNumerics": [C(fixed(u((2, 3))), {"message": "m"}, tf=True)],
         "CheckNumericsV2": [C(fixed(u((2, 3))), {"message": "m"}, tf=True)],
         "EnsureShape": [C(fixed(u((2, 3))), {"shape": [2, -1]}, tf=True)],
-        "Snapshot": [C(fixed(u((2, 3))))],
         "Roll": [C(fixed(u((3, 4)), np.int32([1, -2]), np.int32([0, 1])), {}, [0], tf=True),
                  C(fixed(u((2, 5)), np.int64(7), np.int64(-1)), {}, [0])],
         "ReverseSequence": [C(fixed(u((3, 4, 2)), np.int64([1, 4, 2])), {"seq_dim": 1}, [0],
@@ -518,6 +531,8 @@ def _cases() -> dict[str, list[Case]]:
             for kind, aa in (("lanczos3", True), ("gaussian", False), ("mitchellcubic", True),
                              ("box", False))],
         "PlaceholderWithDefault": [C(fixed(u((2, 3))), {"shape": [2, 3]})],
+        # pixels without ties between channels, in all six orders
+        "RGBToHSV": [C(fixed(images), tf=True) for images in HSV_IMAGES],
         # float32 crops; boxes whose samples stay inside the image and off pixel centres
         # (the sampling is smooth there)
         "CropAndResize": [
@@ -745,12 +760,16 @@ NOT_DIFFERENTIABLE = {
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
+# No gradient entry at all, as in TensorFlow's registry: differentiating through one
+# fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
+# and a user may register one (checked in test_debug_ops.py).
+NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail"}
+
 UNIMPLEMENTED: dict[str, str] = {
     "Digamma": "TensorFlow's gradient is Polygamma, which the runtime does not have yet",
     **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
-    "RGBToHSV": "TensorFlow's gradient (image_grad.py) is not built yet",
     **dict.fromkeys(["AdjustHue", "AdjustSaturation", "AdjustContrastv2"],
                     "TensorFlow defines no gradient for them either"),
 }
@@ -794,7 +813,8 @@ def test_every_builtin_op_is_classified():
     registry = _registry()
     internal = {op for op in registry if op.startswith("_Opgen")}
     groups = {"GRADIENT_CASES": set(GRADIENT_CASES), "NOT_DIFFERENTIABLE": set(NOT_DIFFERENTIABLE),
-              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "UNIMPLEMENTED": set(UNIMPLEMENTED),
+              "V1_WHILE_LOOPS": set(V1_WHILE_LOOPS), "NO_GRADIENT": set(NO_GRADIENT),
+              "UNIMPLEMENTED": set(UNIMPLEMENTED),
               "CHECKED_ELSEWHERE": set(CHECKED_ELSEWHERE), "FUNCTIONAL": set(FUNCTIONAL),
               "internal": internal}
     classified: set[str] = set()
@@ -807,9 +827,9 @@ def test_every_builtin_op_is_classified():
     assert not classified - set(registry), f"not ops: {sorted(classified - set(registry))}"
     assert len(registry) >= 190
     assert set(ADDED) <= set(GRADIENT_CASES)
-    for op in set(registry) - set(V1_WHILE_LOOPS) - internal:
+    for op in set(registry) - set(V1_WHILE_LOOPS) - set(NO_GRADIENT) - internal:
         assert _has_gradient(op), f"{op} is classified but the runtime has no gradient entry"
-    for op in set(V1_WHILE_LOOPS) | internal:
+    for op in set(V1_WHILE_LOOPS) | set(NO_GRADIENT) | internal:
         assert not _has_gradient(op), op
 
 
@@ -843,7 +863,8 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
          "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "UnsortedSegmentMax",
          "UnsortedSegmentMin", "UnsortedSegmentProd", "SegmentSum", "SegmentMean", "SegmentMax",
-         "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"]
+         "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+         "RGBToHSV"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -877,7 +898,6 @@ def test_v1_while_loops_name_the_op_and_the_way_out(op):
 
 _UNIMPLEMENTED_CALLS = {
     "ResizeArea": ([np.zeros((1, 3, 3, 1), F32), np.int32([5, 5])], {}),
-    "RGBToHSV": ([np.full((2, 3), 0.5, F32)], {}),
     **{op: ([np.full((1, 2, 2, 3), 0.5, F32), np.float32(0.5)], {})
        for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),

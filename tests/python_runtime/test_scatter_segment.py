@@ -548,6 +548,30 @@ RESOURCE_SCRIPT = textwrap.dedent("""
     grad = tape.gradient(loss, v)
     v.assign_sub(0.1 * tf.convert_to_tensor(grad))
     out["sgd/after"] = v.numpy()
+    # the eager tape through ResourceGather on a watched variable's handle: SGD steps
+    v = tf.Variable(data["sgd/table"])
+    for step in range(3):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            rows = tf.raw_ops.ResourceGather(resource=v.handle, indices=ids, dtype=v.dtype)
+            loss = tf.reduce_sum(data["sgd/w"] * rows * rows)
+        grad = tape.gradient(loss, v)
+        out[f"tape/kind{step}"] = np.array(type(grad).__name__)
+        out[f"tape/grad{step}"] = tf.convert_to_tensor(grad).numpy()
+        v.assign_sub(0.1 * tf.convert_to_tensor(grad))
+    out["tape/after"] = v.numpy()
+    # a handle alone does not watch its variable; a read (an access) does, and then a
+    # ReadVariableOp through the handle counts too
+    with tf.GradientTape() as tape:
+        rows = tf.raw_ops.ResourceGather(resource=v.handle, indices=ids, dtype=v.dtype)
+        loss = tf.reduce_sum(rows * rows)
+    out["tape/unwatched"] = np.array(tape.gradient(loss, v) is None)
+    with tf.GradientTape() as tape:
+        v.read_value()
+        rows = tf.raw_ops.ResourceGather(resource=v.handle, indices=ids, dtype=v.dtype)
+        whole = tf.raw_ops.ReadVariableOp(resource=v.handle, dtype=v.dtype)
+        loss = tf.reduce_sum(rows * rows) + tf.reduce_sum(whole * whole * whole)
+    out["tape/accessed"] = tf.convert_to_tensor(tape.gradient(loss, v)).numpy()
     np.savez(sys.argv[2], **out)
 """)
 
@@ -620,8 +644,7 @@ def test_embedding_training_step_with_resource_gather(tf_resource):
     """An embedding lookup on a variable (ResourceGather), a loss, its gradient with
     respect to the variable (dense here: UnsortedSegmentSum of the rows' gradients, where
     TensorFlow gives IndexedSlices) and one SGD step in a session: the table after it
-    equals TensorFlow's. (The eager tape differentiates variables through their reads, so
-    a ResourceGather on a handle is not on its path yet.)"""
+    equals TensorFlow's (the eager tape's steps: the next test)."""
     want = tf_resource["sgd/after"]
     g = opgen.Graph()
     with g.as_default():
@@ -642,3 +665,116 @@ def test_embedding_training_step_with_resource_gather(tf_resource):
     dense = np.zeros_like(SGD_TABLE)
     np.add.at(dense, TABLE_IDS.reshape(-1), (2 * SGD_W * SGD_TABLE[TABLE_IDS]).reshape(-1, 3))
     np.testing.assert_allclose(after, SGD_TABLE - 0.1 * dense, rtol=1e-12)
+
+
+def _gather_loss(v, w):
+    rows = execute_op("ResourceGather", [v.handle, TABLE_IDS], {"dtype": v.dtype})[0]
+    return opgen.ops.sum(rows * rows * opgen.constant(w), [0, 1, 2])
+
+
+def test_eager_tape_through_resource_gather_trains_like_tensorflow(tf_resource):
+    """The eager tape differentiates a ResourceGather on a watched variable's handle (an
+    embedding lookup): three SGD steps give TensorFlow's gradients (its IndexedSlices,
+    densified; opgen's are dense) and table."""
+    v = opgen.Variable(SGD_TABLE)
+    for step in range(3):
+        with opgen.GradientTape() as tape:
+            tape.watch(v)
+            loss = _gather_loss(v, SGD_W)
+        grad = tape.gradient(loss, v)
+        assert str(tf_resource[f"tape/kind{step}"]) == "IndexedSlices"
+        dense = np.zeros_like(SGD_TABLE)  # numpy: 2 * w * row per read, summed per row
+        np.add.at(dense, TABLE_IDS.reshape(-1),
+                  (2 * SGD_W * v.numpy()[TABLE_IDS]).reshape(-1, 3))
+        np.testing.assert_allclose(grad.numpy(), dense, rtol=1e-12)
+        np.testing.assert_allclose(grad.numpy(), tf_resource[f"tape/grad{step}"], rtol=1e-12)
+        v.assign_sub(grad * np.float64(0.1))
+    np.testing.assert_allclose(v.numpy(), tf_resource["tape/after"], rtol=1e-12)
+
+
+def test_eager_tape_watches_a_handle_as_tensorflow_does(tf_resource):
+    """A handle alone does not watch its variable (None, as TensorFlow); once the
+    variable is read on the tape, a ResourceGather and a ReadVariableOp through its
+    handle are on the gradient's path; the gradient uses the values the ops read, not
+    the variable's value after a later assignment."""
+    v = opgen.Variable(tf_resource["tape/after"])
+    with opgen.GradientTape() as tape:
+        rows = execute_op("ResourceGather", [v.handle, TABLE_IDS], {"dtype": v.dtype})[0]
+        loss = opgen.ops.sum(rows * rows, [0, 1, 2])
+    assert bool(tf_resource["tape/unwatched"]) and tape.gradient(loss, v) is None
+    table = v.numpy()
+    with opgen.GradientTape() as tape:
+        v.read_value()
+        rows = execute_op("ResourceGather", [v.handle, TABLE_IDS], {"dtype": v.dtype})[0]
+        whole = opgen.ops.read_variable_op(v.handle, v.dtype)
+        loss = opgen.ops.sum(rows * rows, [0, 1, 2]) + opgen.ops.sum(whole * whole * whole,
+                                                                       [0, 1])
+        v.assign(np.zeros_like(table))  # after the reads: not what they saw
+    grad = tape.gradient(loss, v).numpy()
+    want = 3 * table ** 2
+    np.add.at(want, TABLE_IDS.reshape(-1), (2 * table[TABLE_IDS]).reshape(-1, 3))
+    np.testing.assert_allclose(grad, want, rtol=1e-12)
+    np.testing.assert_allclose(grad, tf_resource["tape/accessed"], rtol=1e-12)
+
+
+def test_eager_tape_passes_resource_scatters_and_variables_at_handles():
+    """Scatters through a watched handle run under the tape (stateful: not replayed;
+    the updates get no gradient, as in TensorFlow, whose tape links no write to a later
+    read) and a Variable at a resource input fails as it does without a tape."""
+    v = opgen.Variable(np.float64([[1, 2], [3, 4]]))
+    u = opgen.constant(np.float64([[1, 1]]))
+    with opgen.GradientTape() as tape:
+        tape.watch(u)
+        v.read_value()
+        execute_op("ResourceScatterAdd", [v.handle, np.int32([0]), u], {})
+        loss = opgen.ops.sum(v.read_value(), [0, 1])
+    du, dv = tape.gradient(loss, [u, v])
+    assert du is None
+    np.testing.assert_array_equal(dv.numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(v.numpy(), [[2, 3], [3, 4]])
+    message = "input 'resource': expected a resource tensor, got a float64 tensor"
+    with opgen.GradientTape(), pytest.raises(errors.InvalidArgumentError, match=message):
+        execute_op("ResourceGather", [v, np.int32([0])], {"dtype": v.dtype})
+    with pytest.raises(errors.InvalidArgumentError, match=message):
+        execute_op("ResourceGather", [v, np.int32([0])], {"dtype": v.dtype})
+
+
+def test_sparse_read_trains_like_tensorflow_gather_of_a_variable(tf_resource):
+    """Variable.sparse_read (what tf.gather(v, ids) runs): rows as numpy's; under a tape
+    it watches the variable as TensorFlow's does, and one SGD step gives TensorFlow's
+    table; in a graph it is a ResourceGather node, in a traced function a gather."""
+    v = opgen.Variable(SGD_TABLE)
+    np.testing.assert_array_equal(v.sparse_read(TABLE_IDS).numpy(), SGD_TABLE[TABLE_IDS])
+    with opgen.GradientTape() as tape:
+        rows = v.sparse_read(TABLE_IDS)
+        loss = opgen.ops.sum(rows * rows * opgen.constant(SGD_W), [0, 1, 2])
+    assert tape.watched_variables() == (v,)
+    v.assign_sub(tape.gradient(loss, v) * np.float64(0.1))
+    np.testing.assert_allclose(v.numpy(), tf_resource["sgd/after"], rtol=1e-12)
+    frozen = opgen.Variable(SGD_TABLE, trainable=False)
+    with opgen.GradientTape() as tape:
+        loss = opgen.ops.sum(frozen.sparse_read(TABLE_IDS), [0, 1, 2])
+    assert tape.watched_variables() == () and tape.gradient(loss, frozen) is None
+    g = opgen.Graph()
+    with g.as_default():
+        w = opgen.Variable(SGD_TABLE)
+        rows = w.sparse_read(opgen.constant(TABLE_IDS))
+        assert rows.op.type == "ResourceGather"
+        (dw,) = opgen.gradients(opgen.ops.sum(rows, [0, 1, 2]), [w])
+        init = opgen.global_variables_initializer()
+    with opgen.Session(graph=g) as s:
+        s.run(init)
+        got_rows, got_dw = s.run([rows, dw])
+    np.testing.assert_array_equal(got_rows, SGD_TABLE[TABLE_IDS])
+    np.testing.assert_array_equal(got_dw, np.bincount(TABLE_IDS.ravel(), minlength=5)[:, None]
+                                  * np.ones((1, 3)))
+
+    @opgen.function
+    def lookup(ids):
+        return v.sparse_read(ids)
+
+    np.testing.assert_array_equal(lookup(opgen.constant(TABLE_IDS)).numpy(),
+                                  v.numpy()[TABLE_IDS])
+    with opgen.GradientTape() as tape:
+        loss = opgen.ops.sum(lookup(opgen.constant(TABLE_IDS)), [0, 1, 2])
+    np.testing.assert_array_equal(tape.gradient(loss, v).numpy(), got_dw)

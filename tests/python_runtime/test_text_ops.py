@@ -49,10 +49,39 @@ def test_lower_upper_strip_map_ascii_only():
     assert ops.string_lower(_s([])).numpy().shape == (0,)
 
 
-def test_lower_utf8_refuses_non_ascii_instead_of_differing():
-    assert ops.string_lower(_s(["ABC"]), encoding="utf-8").numpy().tolist() == [b"abc"]
-    with pytest.raises(errors.UnimplementedError, match="non-ASCII"):
-        ops.string_lower(_s(["\u00c9"]), encoding="utf-8").numpy()
+# Every code point of the blocks opgen's UTF-8 case tables cover (each alone, so a Σ is a
+# word of its own), words for Final_Sigma's contexts, and ill-formed UTF-8 (one U+FFFD
+# per maximal ill-formed subpart).
+_CASE_BLOCKS = [*range(0xA0, 0x180), *range(0x1C4, 0x1CD), *range(0x1F0, 0x1F4), 0x345,
+                *range(0x370, 0x400), *range(0x400, 0x530), *range(0x530, 0x590),
+                *range(0x1E00, 0x1F00), *range(0x2150, 0x2190), *range(0x2460, 0x2500),
+                *range(0xFB00, 0xFB07), *range(0xFF00, 0xFF60), *range(0x10400, 0x10450)]
+CASE_TEXT = [chr(c) for c in _CASE_BLOCKS if not 0xD800 <= c < 0xE000] + [
+    "\u039f\u0394\u039f\u03a3 \u03a3\u0391 \u03a3 \u0391\u03a3. \u0391\u03a3'\u0391 A\u03a3 "
+    "\u0391\u03a3\u0301 \u03a3\u03a3\u03a3 \u00aa\u03a3 1\u03a3 \u0130\u03a3",
+    "\u00c0\u00c9\u00ce\u00f5\u00fc Stra\u00dfe \u0100\u011e\u0141\u0152\u0178 "
+    "\u041f\u0440\u0438\u0432\u0435\u0442 \u0401\u0416 \u01c5 \u0390\u03b0 \ufb03",
+    "\u65e5\u672c\u8a9e \U0001f600 MiXeD", ""]
+CASE_BYTES = [b"\xe0\x80A\xed\xa0\x80B\xf0\x9f\x98C\xc0\xafD\xf4\x90\x80\x80E",
+              b"\xff\xfe", b"\xc3", b"\xc3\xa9\xc3", b"\xe2\x82", b"\xf0\x9f\x98\x80\x80"]
+
+
+def test_case_mapping_utf8_against_python():
+    """Python's str.lower/upper (Unicode's full mappings, Final_Sigma) on the covered
+    blocks; the ASCII-only mapping without an encoding leaves non-ASCII bytes."""
+    words = _s(CASE_TEXT)
+    lower = ops.string_lower(words, encoding="utf-8").numpy().tolist()
+    upper = ops.string_upper(words, encoding="utf-8").numpy().tolist()
+    assert [w.decode() for w in lower] == [t.lower() for t in CASE_TEXT]
+    assert [w.decode() for w in upper] == [t.upper() for t in CASE_TEXT]
+    plain = ops.string_lower(words).numpy().tolist()
+    assert plain == [_ascii_lower(t.encode()) for t in CASE_TEXT]
+    bad = ops.string_upper(_s(CASE_BYTES), encoding="utf-8").numpy().tolist()
+    assert bad[0] == "\ufffd\ufffdA\ufffd\ufffd\ufffdB\ufffdC\ufffd\ufffdD\ufffd\ufffd\ufffd\ufffdE".encode()
+    assert bad[3] == "\u00c9\ufffd".encode()
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"only utf-8 or '' \(no encoding\) is supported, received latin1"):
+        ops.string_lower(_s(["A"]), encoding="latin1").numpy()
 
 
 # ---- regex replacement: Python's re on patterns both read alike ----------------------
@@ -252,6 +281,9 @@ TF_CASES = [
     ("StringLower", {"input": _s(_UTF8)}, {}),
     ("StringUpper", {"input": _s(_UTF8)}, {}),
     ("StringStrip", {"input": _s(_UTF8 + ["\t\v\f\r\n"])}, {}),
+    *[(op, {"input": _s(CASE_TEXT + CASE_BYTES)}, {"encoding": encoding})
+      for op in ("StringLower", "StringUpper") for encoding in ("", "utf-8")],
+    ("StringLower", {"input": _s(["A"])}, {"encoding": "latin1"}),
     ("StaticRegexReplace", {"input": _s(_UTF8 + ["Hi, there! (ok)"])},
      {"pattern": KERAS_PUNCTUATION, "rewrite": "", "replace_global": True}),
     ("StaticRegexReplace", {"input": _s(["aaa b", "", "xyz"])},

@@ -2,7 +2,8 @@
 // ones Keras' TextVectorization graphs run: case mapping, stripping, regex replacement
 // (RE2 patterns through re2_subset.h), splitting, n-grams and substrings. Strings are
 // bytes; case mapping and stripping touch ASCII only, as TensorFlow's do without an
-// encoding. Also Equal / NotEqual of strings.
+// encoding; case mapping with encoding "utf-8" maps Unicode letters (utf8_case.h).
+// Also Equal / NotEqual of strings.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "../broadcast_spec.h"
 #include "kernel_util.h"
 #include "re2_subset.h"
+#include "utf8_case.h"
 
 namespace opgen {
 namespace cpu {
@@ -72,7 +74,7 @@ void* CreateCase(TF_OpKernelConstruction* ctx) {
   const std::string encoding = kernels::StringAttr(ctx, "encoding", s.get());
   if (TF_GetCode(s.get()) == TF_OK && !encoding.empty() && encoding != "utf-8")
     TF_SetStatus(s.get(), TF_INVALID_ARGUMENT,
-                 ("encoding must be '' or 'utf-8', got '" + encoding + "'").c_str());
+                 ("only utf-8 or '' (no encoding) is supported, received " + encoding).c_str());
   if (TF_GetCode(s.get()) != TF_OK) {
     TF_OpKernelConstruction_Failure(ctx, s.get());
     return nullptr;
@@ -86,16 +88,13 @@ template <bool Upper>
 void CaseCompute(void* attrs, TF_OpKernelContext* ctx) {
   const bool utf8 = static_cast<CaseAttrs*>(attrs)->utf8;
   MapStrings(ctx, [&](std::string_view v, std::string* out) {
+    if (utf8) {
+      if (Upper) Utf8ToUpper(v, out);
+      else Utf8ToLower(v, out);
+      return true;
+    }
     out->assign(v);
     for (char& c : *out) {
-      if (utf8 && static_cast<unsigned char>(c) >= 0x80) {
-        // TensorFlow maps every Unicode letter with ICU; opgen has no Unicode tables.
-        Fail(ctx, TF_UNIMPLEMENTED,
-             std::string(Upper ? "StringUpper" : "StringLower") +
-                 " with encoding 'utf-8' maps ASCII letters only in opgen; this input has "
-                 "non-ASCII characters");
-        return false;
-      }
       if (Upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
       if (!Upper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }

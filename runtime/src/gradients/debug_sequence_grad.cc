@@ -50,7 +50,6 @@ void RegisterDebugSequenceGradients() {
   RegisterGrad("CheckNumerics", CheckNumericsGrad);
   RegisterGrad("CheckNumericsV2", CheckNumericsGrad);
   RegisterGrad("EnsureShape", PassThrough);
-  RegisterGrad("Snapshot", PassThrough);
   RegisterGrad("Roll", RollGrad);
   RegisterGrad("ReverseSequence", ReverseSequenceGrad);
   RegisterGrad("SparseToDense", SparseToDenseGrad);

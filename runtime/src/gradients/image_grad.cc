@@ -1,6 +1,7 @@
 // Gradients of the detection and augmentation image ops, with TensorFlow's formulas (its
 // image_grad.py). The resizes' gradients stay with the other layout ops (array_grad.cc).
 #include <string>
+#include <vector>
 
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -76,10 +77,76 @@ void CropAndResizeGradBoxesGrad(GradBuilder& b) {
                "CropAndResizeGradBoxes has no gradient (TensorFlow defines none either)");
 }
 
-// TensorFlow differentiates RGBToHSV (image_grad.py); opgen has not built that yet.
+// RGBToHSV(images [..., 3]) -> [h, s, v], from the conversion's derivatives. With
+// V = max(r, g, b), m = min, d = V - m and the channel holding the max chosen as the
+// kernel does (r, then g, then b on ties):
+//   v = V;  s = d / V (0 for V = 0);  h = (x - y) / (6 d) + offset (0 for d = 0), with
+//   (x, y) = (g, b), (b, r), (r, g) for the max in r, g, b (the offset and the wrap
+//   into [0, 1) are constants of the derivative).
+// So for a channel c, with M_c / N_c "c is the max / the min" (0 or 1):
+//   dv/dc = M_c;  ds/dc = (M_c - N_c) / V - d M_c / V^2;
+//   dh/dc = A_c / (6 d) - num (M_c - N_c) / (6 d^2), num = x - y, and A_c = +1 where c
+//   is x, -1 where c is y, 0 else: A_r = M_b - M_g, A_g = M_r - M_b, A_b = M_g - M_r.
+// Ties (two channels equal to the max or the min) are not differentiable points; the
+// masks pick one side there, TensorFlow's: its gradient then agrees on grey pixels.
 void RgbToHsvGrad(GradBuilder& b) {
-  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-               "RGBToHSV's gradient (TensorFlow's) is not built in opgen yet");
+  if (!b.needs(0)) return;
+  const TF_Output images = b.input(0);
+  const TF_DataType t = b.dtype(images);
+  const std::vector<Attr> split = {{"num", int64_t{3}}, {"axis", int64_t{-1}}};
+  TF_Operation* rgb = b.Node("Unpack", {images}, split);
+  TF_Operation* dhsv = b.Node("Unpack", {b.grad(0)}, split);
+  if (!b.ok()) return;
+  const TF_Output r{rgb, 0}, g{rgb, 1}, bl{rgb, 2};
+  const TF_Output dh{dhsv, 0}, ds{dhsv, 1}, dv{dhsv, 2};
+  auto mul = [&](TF_Output x, TF_Output y) { return b.Op("Mul", {x, y}); };
+  auto add = [&](TF_Output x, TF_Output y) { return b.Op("AddV2", {x, y}); };
+  auto sub = [&](TF_Output x, TF_Output y) { return b.Op("Sub", {x, y}); };
+  auto mask = [&](TF_Output cond) { return b.Op("Cast", {cond}, {{"DstT", t}}); };
+  const TF_Output one = b.Scalar(1, t);
+  // which channel is the max (the min) on ties: the first (the last) of r, g, b equal to
+  // it, as the kernel picks the max and TensorFlow's gradient the min
+  auto pick = [&](TF_Output extreme, TF_Output first, TF_Output second, TF_Output* m_first,
+                  TF_Output* m_second, TF_Output* m_third) {
+    *m_first = mask(b.Op("Equal", {first, extreme}));
+    *m_second = mask(b.Op("LogicalAnd", {b.Op("NotEqual", {first, extreme}),
+                                         b.Op("Equal", {second, extreme})}));
+    *m_third = sub(sub(one, *m_first), *m_second);
+  };
+  const TF_Output v = b.Op("Maximum", {r, b.Op("Maximum", {g, bl})});
+  const TF_Output m = b.Op("Minimum", {r, b.Op("Minimum", {g, bl})});
+  const TF_Output d = sub(v, m);
+  TF_Output max_r, max_g, max_b, min_r, min_g, min_b;
+  pick(v, r, g, &max_r, &max_g, &max_b);
+  pick(m, bl, g, &min_b, &min_g, &min_r);
+  // 1 / (6 d) and 1 / V where d, V > 0; 0 where the hue (saturation) is the constant 0
+  const TF_Output d_pos = mask(b.Op("Greater", {d, b.Scalar(0, t)}));
+  const TF_Output d_safe = add(d, sub(one, d_pos));
+  const TF_Output inv6d = b.Op("RealDiv", {d_pos, mul(b.Scalar(6, t), d_safe)});
+  const TF_Output v_pos = mask(b.Op("Greater", {v, b.Scalar(0, t)}));
+  const TF_Output inv_v = b.Op("RealDiv", {v_pos, add(v, sub(one, v_pos))});
+  const TF_Output num = add(add(mul(max_r, sub(g, bl)), mul(max_g, sub(bl, r))),
+                            mul(max_b, sub(r, g)));
+  // grad_c = p A_c - (M_c - N_c) q + [c > 0] (M_c - N_c) sv - M_c sd + M_c dv. The
+  // [c > 0] and the hue's [V > 0] are TensorFlow's: a channel at exactly 0 (the min of a
+  // non-negative pixel) gets no saturation gradient there, where the one-sided
+  // derivative is -1/V; both agree everywhere else.
+  const TF_Output p = mul(mul(dh, inv6d), v_pos);
+  const TF_Output q = b.Op("RealDiv", {mul(p, num), d_safe});
+  const TF_Output sv = mul(ds, inv_v);
+  const TF_Output sd = mul(mul(ds, d), mul(inv_v, inv_v));
+  const TF_Output zero = b.Scalar(0, t);
+  auto channel = [&](TF_Output c, TF_Output a, TF_Output max_c, TF_Output min_c) {
+    const TF_Output spread = sub(max_c, min_c);
+    const TF_Output saturation = sub(mul(spread, sv), mul(max_c, sd));
+    return add(add(sub(mul(p, a), mul(spread, q)),
+                   mul(mask(b.Op("Greater", {c, zero})), saturation)),
+               mul(max_c, dv));
+  };
+  const TF_Output gr = channel(r, sub(max_b, max_g), max_r, min_r);
+  const TF_Output gg = channel(g, sub(max_r, max_b), max_g, min_g);
+  const TF_Output gb = channel(bl, sub(max_g, max_r), max_b, min_b);
+  b.Set(0, b.Op("Pack", {std::vector<TF_Output>{gr, gg, gb}}, {{"axis", int64_t{-1}}}));
 }
 
 // TensorFlow defines no gradient for the colour adjustments either.
