@@ -1,7 +1,8 @@
 """The FFT family's fast paths over many lengths, against numpy.fft in double precision:
 RFFT/IRFFT of even lengths (one complex transform of n/2 and a twiddle pass) and odd
-ones, powers of two (radix 4, plus one radix-2 pass where log2 n is odd) and Bluestein
-lengths (large primes included), lengths 1-3, batches of rows split over threads,
+ones, powers of two (radix 4, plus one radix-2 pass where log2 n is odd), mixed radices
+(2, 3, 4, 5 and primes up to 31) and Bluestein lengths (large primes and their
+multiples), lengths 1-3, batches of rows split over threads,
 strided axes wider than the 16-column tiles, both precisions; round trips; the
 complex64 error no worse than TensorFlow's own (its single-precision transform, in a
 child interpreter at $OPGEN_TF_PYTHON) on the same inputs."""
@@ -25,8 +26,10 @@ rng = np.random.default_rng(11)
 REAL = {"complex64": np.float32, "complex128": np.float64}
 # relative to the largest output value; complex64's is what test_spectral_ops.py allows
 TOL = {"complex64": 2e-5, "complex128": 1e-11}
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 17, 31, 32, 33, 64, 97, 128, 256, 1000, 1021,
-           2048, 4096, 7919, 8192, 65537]
+# powers of two; products of 2, 3, 4, 5 and primes up to 31 (mixed radix); lengths with a
+# larger prime factor (Bluestein)
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 17, 31, 32, 33, 37, 64, 97, 111, 128, 256, 480,
+           1000, 1001, 1021, 2042, 2048, 3125, 4096, 7919, 8192, 65537]
 
 
 def _eager(op, inputs, attrs=None):

@@ -1,18 +1,22 @@
 // A discrete Fourier transform of any length in the precision T (float or double):
 // iterative in-place radix-4 (one radix-2 pass where log2 n is odd) for powers of two,
-// Bluestein's chirp-z (a circular convolution by transforms of a power of two at least
-// 2n - 1) for the other lengths. Unscaled both ways, as FFTW and numpy's "backward"
-// norm count them: the caller divides an inverse transform by n. Twiddles are computed
-// in double and rounded once to T; complex products are written out on the real and
-// imaginary parts (std::complex's operator* checks for infinities through a library
-// call, several times slower in the butterflies).
+// fft_mixed_radix.h's passes where every prime factor is small, Bluestein's chirp-z (a
+// circular convolution by transforms of a power of two at least 2n - 1) for the rest.
+// Unscaled both ways, as FFTW and numpy's "backward" norm count them: the caller divides
+// an inverse transform by n. Twiddles are computed in double and rounded once to T;
+// complex products are written out on the real and imaginary parts (std::complex's
+// operator* checks for infinities through a library call, several times slower in the
+// butterflies).
 #pragma once
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
+
+#include "fft_mixed_radix.h"
 
 namespace opgen {
 namespace cpu {
@@ -32,6 +36,11 @@ class ComplexPlan {
     if (n <= 1) return;
     if ((n & (n - 1)) == 0) {
       InitPow2(n);
+      return;
+    }
+    std::vector<int> factors;
+    if (MixedRadixPlan<T>::Factor(n, &factors)) {
+      mixed_ = std::make_unique<const MixedRadixPlan<T>>(n, factors);
       return;
     }
     // Bluestein: X_k = w_k * sum_j (x_j w_j) conj(w_{k-j}), w_j = exp(-i pi j^2 / n).
@@ -62,6 +71,10 @@ class ComplexPlan {
   // forward, the plus sign for `inverse`. `scratch` may be null for a power of two.
   void Run(C* data, bool inverse, FftScratch<T>* scratch) const {
     if (n_ <= 1) return;
+    if (mixed_) {
+      mixed_->Run(data, inverse, &scratch->work);
+      return;
+    }
     if (m_ == 0) {
       if (inverse) {
         Pow2<true>(reinterpret_cast<T*>(data), n_);
@@ -178,7 +191,8 @@ class ComplexPlan {
   }
 
   int64_t n_;
-  int64_t m_ = 0;  // Bluestein's convolution length; 0 for a power of two
+  int64_t m_ = 0;  // Bluestein's convolution length; 0 otherwise
+  std::unique_ptr<const MixedRadixPlan<T>> mixed_;  // small prime factors only
   std::vector<uint32_t> rev_;
   std::vector<T> tw_;
   std::vector<C> chirp_, kernel_;
