@@ -4,8 +4,8 @@
 // current length L = p * m at stride s (the product of the factors done):
 //   y[q + s (p j + t)] = W_L^{j t} * sum_r x[q + s (j + r m)] w_p^{r t},
 // j < m, q < s, t < p. Radices 2, 3, 4 and 5 have written-out butterflies; other
-// primes up to kMaxGenericRadix sum directly (p products per output, still cheaper than
-// Bluestein's three transforms of a power of two at least 2n - 1).
+// primes up to kMaxGenericRadix sum directly (about p / 2 complex-by-real products per
+// output, still cheaper than Bluestein's three transforms of a power of two >= 2n - 1).
 #pragma once
 
 #include <cmath>
@@ -150,10 +150,28 @@ class MixedRadixPlan {
       b[2] = m2 + r2;
       b[3] = m2 - r2;
     } else {
-      for (int t = 0; t < p; ++t) {
-        C sum = a[0];
-        for (int r = 1, k = t; r < p; ++r, k = (k + t) % p) sum += Mul(a[r], Twiddle<kInverse>(roots[k]));
-        b[t] = sum;
+      // An odd prime: a_r w^{rt} + a_{p-r} w^{-rt} = (a_r + a_{p-r}) cos - i (a_r - a_{p-r}) sin
+      // (+i inverse), so b_t and b_{p-t} share the sums and half the products.
+      const int half = p / 2;
+      C sums[kMaxGenericRadix], diffs[kMaxGenericRadix];
+      C total = a[0];
+      for (int r = 1; r <= half; ++r) {
+        sums[r] = a[r] + a[p - r];
+        diffs[r] = a[r] - a[p - r];
+        total += sums[r];
+      }
+      b[0] = total;
+      for (int t = 1; t <= half; ++t) {
+        C even = a[0], odd(0, 0);
+        for (int r = 1, k = t; r <= half; ++r) {  // k = r t mod p
+          even += sums[r] * roots[k].real();
+          odd -= diffs[r] * roots[k].imag();  // roots[k] = cos - i sin
+          k += t;
+          if (k >= p) k -= p;
+        }
+        const C rot = Quarter<kInverse>(odd);
+        b[t] = even + rot;
+        b[p - t] = even - rot;
       }
     }
   }
