@@ -83,7 +83,7 @@ def test_large_batches_are_split_over_threads_deterministically(dtype):
     """Rows are independent: a batch gives each row what a single row gives, bit for
     bit, and the same bits every run, however the thread pool splits it."""
     for n in (1024, 1000, 63):
-        x = rng.normal(size=(257, n)).astype(REAL[dtype])
+        x = rng.normal(size=(257, n)).astype(REAL[dtype])  # 16 tiles of 16 rows and one
         attrs = {"Tcomplex": opgen.as_dtype(dtype)}
         got = _eager("RFFT", [x, np.int32([n])], attrs)
         _close(got, np.fft.rfft(x.astype(np.float64)), dtype, n)
@@ -115,6 +115,15 @@ def test_strided_axes_wider_than_a_tile(dtype):
     spec = (rng.normal(size=(2, 33, 40)) + 1j * rng.normal(size=(2, 33, 40))).astype(dtype)
     back = _eager("IRFFT2D", [spec, np.int32([30, 41])], {"Treal": opgen.as_dtype(REAL[dtype])})
     _close(back, np.fft.irfft2(spec[:, :30, :21].astype(np.complex128), s=(30, 41)), dtype)
+    # power-of-two axes: tiles of 16 lanes side by side, partial tiles (5 columns), and
+    # tiles too narrow for the lanes (3 columns, 1 column) line by line
+    for shape in ((2, 64, 37), (5, 128, 3), (4, 8, 21)):
+        z = (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+        _close(_eager("FFT2D", [z]), np.fft.fft2(z.astype(np.complex128)), dtype, 128)
+        _close(_eager("IFFT2D", [z]), np.fft.ifft2(z.astype(np.complex128)), dtype, 128)
+    square = rng.normal(size=(64, 256)).astype(REAL[dtype])
+    _close(_eager("RFFT2D", [square, np.int32([64, 256])], {"Tcomplex": opgen.as_dtype(dtype)}),
+           np.fft.rfft2(square.astype(np.float64)), dtype, 256)
     image = rng.normal(size=(96, 130)).astype(REAL[dtype])
     two = _eager("RFFT2D", [image, np.int32([96, 130])], {"Tcomplex": opgen.as_dtype(dtype)})
     _close(two, np.fft.rfft2(image.astype(np.float64)), dtype, 130)

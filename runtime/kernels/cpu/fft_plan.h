@@ -100,6 +100,22 @@ class ComplexPlan {
     return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   }
 
+  // kLanes transforms side by side (many rows, or a tile of columns): value j of lane c at
+  // re/im[j * kLanes + c], so every butterfly is one vector operation over the lanes.
+  // Powers of two only, with Run's operations in Run's order: a lane's result is bit for
+  // bit what Run gives its line. The caller stores value j at row BitReversed(j) (the
+  // permutation Run starts with, folded into the caller's gather).
+  static constexpr int64_t kLanes = 16;
+  bool HasLanes() const { return n_ >= 2 && m_ == 0 && !mixed_; }
+  int64_t BitReversed(int64_t j) const { return rev_[j]; }
+  void RunLanes(T* re, T* im, bool inverse) const {
+    if (inverse) {
+      Pow2Lanes<true>(re, im);
+    } else {
+      Pow2Lanes<false>(re, im);
+    }
+  }
+
  private:
   // The bit-reversal permutation and, for each butterfly span h (1, 2, 4, ... size / 2),
   // its twiddles exp(-i pi k / h), k < h, at [h - 1, 2h - 1): one table read in order.
@@ -141,6 +157,82 @@ class ComplexPlan {
     }
     for (; 4 * h <= size; h *= 4) Radix4<kInverse>(x, size, h);
     if (h < size) Radix2<kInverse>(x, size, h);
+  }
+
+  template <bool kInverse>
+  void Pow2Lanes(T* re, T* im) const {
+    constexpr int64_t L = kLanes;
+    const int64_t size = n_;
+    int64_t h = 1;
+    if (size >= 4) {
+      for (int64_t start = 0; start < size; start += 4) {
+        T* __restrict r = re + start * L;
+        T* __restrict m = im + start * L;
+        for (int64_t c = 0; c < L; ++c) {
+          const T er = r[c] + r[L + c], ei = m[c] + m[L + c];
+          const T fr = r[c] - r[L + c], fi = m[c] - m[L + c];
+          const T gr = r[2 * L + c] + r[3 * L + c], gi = m[2 * L + c] + m[3 * L + c];
+          const T dr = r[2 * L + c] - r[3 * L + c], di = m[2 * L + c] - m[3 * L + c];
+          const T hr = kInverse ? -di : di, hi = kInverse ? dr : -dr;
+          r[c] = er + gr, m[c] = ei + gi, r[2 * L + c] = er - gr, m[2 * L + c] = ei - gi;
+          r[L + c] = fr + hr, m[L + c] = fi + hi, r[3 * L + c] = fr - hr, m[3 * L + c] = fi - hi;
+        }
+      }
+      h = 4;
+    }
+    const T s = kInverse ? T(-1) : T(1);
+    for (; 4 * h <= size; h *= 4) {
+      const T* t1 = tw_.data() + 2 * (h - 1);
+      const T* t2 = tw_.data() + 2 * (2 * h - 1);
+      for (int64_t start = 0; start < size; start += 4 * h) {
+        for (int64_t k = 0; k < h; ++k) {
+          const T w1r = t1[2 * k], w1i = s * t1[2 * k + 1];
+          const T w2r = t2[2 * k], w2i = s * t2[2 * k + 1];
+          T* r0 = re + (start + k) * L;
+          T* m0 = im + (start + k) * L;
+          Radix4Lanes(r0, r0 + h * L, r0 + 2 * h * L, r0 + 3 * h * L, m0, m0 + h * L,
+                      m0 + 2 * h * L, m0 + 3 * h * L, w1r, w1i, w2r, w2i, s);
+        }
+      }
+    }
+    if (h < size) {
+      const T* t = tw_.data() + 2 * (h - 1);
+      for (int64_t k = 0; k < h; ++k) {
+        const T wr = t[2 * k], wi = s * t[2 * k + 1];
+        T* __restrict r0 = re + k * L;
+        T* __restrict r1 = r0 + h * L;
+        T* __restrict m0 = im + k * L;
+        T* __restrict m1 = m0 + h * L;
+        for (int64_t c = 0; c < L; ++c) {
+          const T br = r1[c] * wr - m1[c] * wi, bi = r1[c] * wi + m1[c] * wr;
+          const T ar = r0[c], ai = m0[c];
+          r0[c] = ar + br, m0[c] = ai + bi;
+          r1[c] = ar - br, m1[c] = ai - bi;
+        }
+      }
+    }
+  }
+
+  // One radix-4 butterfly on every lane (restrict parameters: the compiler then
+  // vectorizes over the lanes without alias checks).
+  static void Radix4Lanes(T* __restrict r0, T* __restrict r1, T* __restrict r2,
+                          T* __restrict r3, T* __restrict m0, T* __restrict m1,
+                          T* __restrict m2, T* __restrict m3, T w1r, T w1i, T w2r, T w2i, T s) {
+    for (int64_t c = 0; c < kLanes; ++c) {
+      const T ar = r0[c], ai = m0[c];
+      const T br = r1[c] * w1r - m1[c] * w1i, bi = r1[c] * w1i + m1[c] * w1r;
+      const T cr = r2[c], ci = m2[c];
+      const T dr = r3[c] * w1r - m3[c] * w1i, di = r3[c] * w1i + m3[c] * w1r;
+      const T p0r = ar + br, p0i = ai + bi, p1r = ar - br, p1i = ai - bi;
+      const T p2r = cr + dr, p2i = ci + di, p3r = cr - dr, p3i = ci - di;
+      const T q2r = p2r * w2r - p2i * w2i, q2i = p2r * w2i + p2i * w2r;
+      const T q3r = p3r * w2r - p3i * w2i, q3i = p3r * w2i + p3i * w2r;
+      const T r3r = s * q3i, r3i = -s * q3r;
+      r0[c] = p0r + q2r, m0[c] = p0i + q2i;
+      r2[c] = p0r - q2r, m2[c] = p0i - q2i;
+      r1[c] = p1r + r3r, m1[c] = p1i + r3i;
+      r3[c] = p1r - r3r, m3[c] = p1i - r3i;
+    }
   }
 
   // Spans 1 and 2 together: the 4-point DFT of each block of 4 (bit-reversed inputs).

@@ -51,38 +51,98 @@ bool ReadFftLength(TF_OpKernelContext* ctx, int rank, std::vector<int64_t>* leng
 // Lines worth a thread of their own: about 16K values of work.
 int64_t MinLines(int64_t n) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)); }
 
-// Columns gathered per pass over a strided axis: contiguous runs of 16 values a row.
+// Lines gathered per pass over a strided axis: contiguous runs of 16 values a row.
 constexpr int64_t kColumnTile = 16;
+// Side-by-side transforms (ComplexPlan::RunLanes) for tiles of at least this many lines
+// (fewer leave most lanes idle) of at most kMaxLanesLength values (a tile in L2).
+constexpr int64_t kMinLanes = 4;
+constexpr int64_t kMaxLanesLength = 8192;
 
-// Transforms every line along the middle axis of `data`, viewed as [outer, n, inner].
-// Lines are independent, so threads split them and each result is the same however
-// they are split.
+// A tile of `width` lines, line c's value j at base[c * line_stride + j * step], through
+// the side-by-side transform: gathered split into real and imaginary parts (in
+// bit-reversed order), lanes past `width` zero; read along whichever of lines and
+// values is contiguous.
+template <typename T>
+void RunTile(const ComplexPlan<T>& plan, std::complex<T>* base, int64_t width, int64_t line_stride,
+             int64_t step, bool inverse, std::vector<T>* re, std::vector<T>* im) {
+  constexpr int64_t L = ComplexPlan<T>::kLanes;
+  const int64_t n = plan.size();
+  re->assign(L * n, T(0));
+  im->assign(L * n, T(0));
+  T* r = re->data();
+  T* m = im->data();
+  if (step == 1) {  // rows
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t j = 0; j < n; ++j) {
+        const std::complex<T> v = base[c * line_stride + j];
+        const int64_t at = plan.BitReversed(j) * L + c;
+        r[at] = v.real(), m[at] = v.imag();
+      }
+  } else {  // columns
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < width; ++c) {
+        const std::complex<T> v = base[c * line_stride + j * step];
+        const int64_t at = plan.BitReversed(j) * L + c;
+        r[at] = v.real(), m[at] = v.imag();
+      }
+  }
+  plan.RunLanes(r, m, inverse);
+  if (step == 1) {
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t j = 0; j < n; ++j) base[c * line_stride + j] = std::complex<T>(r[j * L + c], m[j * L + c]);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < width; ++c)
+        base[c * line_stride + j * step] = std::complex<T>(r[j * L + c], m[j * L + c]);
+  }
+}
+
+// Transforms every line along the middle axis of `data`, viewed as [outer, n, inner], in
+// tiles of 16 lines (rows where inner is 1, columns otherwise). Tiles are independent, so
+// threads split them; a line's result is the same bits whichever way it is transformed.
 template <typename T>
 void TransformAxis(std::complex<T>* data, int64_t outer, int64_t n, int64_t inner, bool inverse) {
   if (n <= 1 || outer * inner == 0) return;
   const auto plan = CachedFftPlan<ComplexPlan<T>>(n);
+  const bool lanes = plan->HasLanes() && n <= kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  static_assert(L == ComplexPlan<T>::kLanes, "a tile fills the lanes");
   if (inner == 1) {
-    ParallelFor(outer, [&](int64_t begin, int64_t end) {
+    ParallelFor((outer + L - 1) / L, [&](int64_t begin, int64_t end) {
       FftScratch<T> scratch;
-      for (int64_t o = begin; o < end; ++o) plan->Run(data + o * n, inverse, &scratch);
-    }, MinLines(n));
+      std::vector<T> re, im;
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t first = u * L, width = std::min(L, outer - first);
+        std::complex<T>* rows = data + first * n;
+        if (lanes && width >= kMinLanes) {
+          RunTile(*plan, rows, width, n, 1, inverse, &re, &im);
+        } else {
+          for (int64_t c = 0; c < width; ++c) plan->Run(rows + c * n, inverse, &scratch);
+        }
+      }
+    }, MinLines(n * L));
     return;
   }
-  const int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
+  const int64_t tiles = (inner + L - 1) / L;
   ParallelFor(outer * tiles, [&](int64_t begin, int64_t end) {
     FftScratch<T> scratch;
-    std::vector<std::complex<T>> lines(kColumnTile * n);
+    std::vector<T> re, im;
+    std::vector<std::complex<T>> lines(L * n);
     for (int64_t u = begin; u < end; ++u) {
-      const int64_t o = u / tiles, first = (u % tiles) * kColumnTile;
-      const int64_t width = std::min(kColumnTile, inner - first);
+      const int64_t o = u / tiles, first = (u % tiles) * L;
+      const int64_t width = std::min(L, inner - first);
       std::complex<T>* base = data + o * n * inner + first;
+      if (lanes && width >= kMinLanes) {
+        RunTile(*plan, base, width, 1, inner, inverse, &re, &im);
+        continue;
+      }
       for (int64_t j = 0; j < n; ++j)
         for (int64_t c = 0; c < width; ++c) lines[c * n + j] = base[j * inner + c];
       for (int64_t c = 0; c < width; ++c) plan->Run(lines.data() + c * n, inverse, &scratch);
       for (int64_t j = 0; j < n; ++j)
         for (int64_t c = 0; c < width; ++c) base[j * inner + c] = lines[c * n + j];
     }
-  }, MinLines(n * kColumnTile));
+  }, MinLines(n * L));
 }
 
 // Transforms the leading `axes` axes of `shape` (row-major) in each of `batch` blocks.
