@@ -94,6 +94,10 @@ def test_large_batches_are_split_over_threads_deterministically(dtype):
         back = _eager("IRFFT", [got, np.int32([n])], {"Treal": opgen.as_dtype(REAL[dtype])})
         np.testing.assert_array_equal(
             _eager("IRFFT", [got, np.int32([n])], {"Treal": opgen.as_dtype(REAL[dtype])}), back)
+        for row in (0, 100, 256):
+            np.testing.assert_array_equal(
+                _eager("IRFFT", [got[row:row + 1], np.int32([n])],
+                       {"Treal": opgen.as_dtype(REAL[dtype])}), back[row:row + 1])
         _close(back, x, dtype, n)
         c = (x + 1j * x[::-1]).astype(dtype)
         f = _eager("FFT", [c])
@@ -121,6 +125,11 @@ def test_strided_axes_wider_than_a_tile(dtype):
         z = (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
         _close(_eager("FFT2D", [z]), np.fft.fft2(z.astype(np.complex128)), dtype, 128)
         _close(_eager("IFFT2D", [z]), np.fft.ifft2(z.astype(np.complex128)), dtype, 128)
+    # cropped rows of a power-of-two length, side by side
+    got = _eager("RFFT2D", [r, np.int32([20, 64])], {"Tcomplex": opgen.as_dtype(dtype)})
+    _close(got, np.fft.rfftn(r[..., :20, :64].astype(np.float64), axes=(2, 3)), dtype, 64)
+    back = _eager("IRFFT2D", [spec, np.int32([30, 64])], {"Treal": opgen.as_dtype(REAL[dtype])})
+    _close(back, np.fft.irfft2(spec[:, :30, :33].astype(np.complex128), s=(30, 64)), dtype)
     square = rng.normal(size=(64, 256)).astype(REAL[dtype])
     _close(_eager("RFFT2D", [square, np.int32([64, 256])], {"Tcomplex": opgen.as_dtype(dtype)}),
            np.fft.rfft2(square.astype(np.float64)), dtype, 256)

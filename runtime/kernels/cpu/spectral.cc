@@ -229,11 +229,25 @@ void RealFftCompute(void*, TF_OpKernelContext* ctx) {
   const std::vector<int64_t> from(dims.begin() + lead, dims.end());
   const R* in = Data<R>(x);
   const auto plan = CachedFftPlan<RealPlan<R>>(last);
-  ParallelFor(out_total / half, [&](int64_t begin, int64_t end) {
+  const bool lanes = plan->HasLanes() && last <= 2 * kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  const int64_t rows = out_total / half;
+  ParallelFor((rows + L - 1) / L, [&](int64_t begin, int64_t end) {
     FftScratch<R> scratch;
-    for (int64_t row = begin; row < end; ++row)
-      plan->Forward(in + SourceRow(row, from, n), out + row * half, &scratch);
-  }, MinLines(last));
+    std::vector<R> re, im;
+    const R* lines[L];
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t first = u * L, width = std::min(L, rows - first);
+      for (int64_t c = 0; c < width; ++c) lines[c] = in + SourceRow(first + c, from, n);
+      if (lanes && width >= kMinLanes) {
+        re.resize(L * last / 2);
+        im.resize(L * last / 2);
+        plan->ForwardLanes(lines, width, out + first * half, half, re.data(), im.data());
+        continue;
+      }
+      for (int64_t c = 0; c < width; ++c) plan->Forward(lines[c], out + (first + c) * half, &scratch);
+    }
+  }, MinLines(last * L));
   std::vector<int64_t> spectrum = n;
   spectrum.back() = half;
   TransformInner(out, batch, spectrum, kRank - 1, false);
@@ -282,14 +296,27 @@ void InverseRealFftCompute(void*, TF_OpKernelContext* ctx) {
   const R scale = static_cast<R>(1.0 / static_cast<double>(NumElements(n)));
   R* out = Data<R>(y);
   const auto plan = CachedFftPlan<RealPlan<R>>(last);
-  ParallelFor(out_total / last, [&](int64_t begin, int64_t end) {
+  const bool lanes = plan->HasLanes() && last <= 2 * kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  const int64_t rows = out_total / last;
+  ParallelFor((rows + L - 1) / L, [&](int64_t begin, int64_t end) {
     FftScratch<R> scratch;
-    for (int64_t row = begin; row < end; ++row) {
-      R* line = out + row * last;
-      plan->Inverse(spec + SourceRow(row, from, kept), line, &scratch);
-      for (int64_t j = 0; j < last; ++j) line[j] *= scale;
+    std::vector<R> re, im;
+    const C* lines[L];
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t first = u * L, width = std::min(L, rows - first);
+      for (int64_t c = 0; c < width; ++c) lines[c] = spec + SourceRow(first + c, from, kept);
+      R* block = out + first * last;
+      if (lanes && width >= kMinLanes) {
+        re.resize(L * last / 2);
+        im.resize(L * last / 2);
+        plan->InverseLanes(lines, width, block, last, re.data(), im.data());
+      } else {
+        for (int64_t c = 0; c < width; ++c) plan->Inverse(lines[c], block + c * last, &scratch);
+      }
+      for (int64_t j = 0; j < width * last; ++j) block[j] *= scale;
     }
-  }, MinLines(last));
+  }, MinLines(last * L));
 }
 
 template <int kRank>
