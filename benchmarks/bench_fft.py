@@ -13,7 +13,8 @@ against numpy.
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_fft.py \
         [--repeats 15] [--tf-python /work/venv-tf/bin/python] [--only RFFT]
 
-OPGEN_NUM_THREADS=1 compares one core with numpy's one.
+OPGEN_NUM_THREADS=1 compares one core with numpy's one; with it, --clock cpu times
+process CPU time instead of wall time (steadier on a machine shared with other jobs).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 
 import numpy as np
 from _timing import median_seconds, median_seconds_each
@@ -97,7 +99,10 @@ def selected(only: str | None):
     return [c for c in CASES if only is None or c[1] == only or c[0].startswith(only.lower())]
 
 
-def time_tensorflow(repeats: int, only: str | None) -> dict:
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def time_tensorflow(repeats: int, only: str | None, clock: str = "wall") -> dict:
     import tensorflow as tf
     out = {}
     for name, op, dtype, shape, n in selected(only):
@@ -107,16 +112,17 @@ def time_tensorflow(repeats: int, only: str | None) -> dict:
         if n is not None:
             kwargs["fft_length"] = tf.constant(np.int32(n))
         out[name] = median_seconds(lambda fn=fn, kwargs=kwargs: fn(**kwargs).numpy(), repeats,
-                                   warmup=2)
+                                   warmup=2, clock=CLOCKS[clock])
     return out
 
 
-def run_tensorflow(tf_python: str | None, repeats: int, only: str | None) -> dict | None:
+def run_tensorflow(tf_python: str | None, repeats: int, only: str | None,
+                   clock: str) -> dict | None:
     if not tf_python or not os.path.exists(tf_python):
         return None
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("PYTHONPATH", None)
-    args = [tf_python, __file__, "--worker", "--repeats", str(repeats)]
+    args = [tf_python, __file__, "--worker", "--repeats", str(repeats), "--clock", clock]
     if only:
         args += ["--only", only]
     result = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
@@ -131,16 +137,18 @@ def main() -> None:
     parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"))
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--only", default=None, help="an op (RFFT) or a case-name prefix")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(time_tensorflow(args.repeats, args.only)))
+        print(json.dumps(time_tensorflow(args.repeats, args.only, args.clock)))
         return
     import opgen
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
-          f"OPGEN_NUM_THREADS={os.environ.get('OPGEN_NUM_THREADS')}, median of {args.repeats}, "
+          f"OPGEN_NUM_THREADS={os.environ.get('OPGEN_NUM_THREADS')}, median of {args.repeats} "
+          f"({args.clock} clock), "
           f"load average {os.getloadavg()[0]:.1f}, numpy {np.__version__}")
-    tf_times = run_tensorflow(args.tf_python, args.repeats, args.only)
+    tf_times = run_tensorflow(args.tf_python, args.repeats, args.only, args.clock)
     print(f"{'case':<24}{'opgen ms':>10}{'numpy ms':>10}{'np/opgen':>9}{'TF ms':>9}{'TF/opgen':>9}"
           f"{'max err':>9}")
     np_ratios, tf_ratios = [], []
@@ -156,7 +164,7 @@ def main() -> None:
         err = float(np.abs(got - reference).max() / (np.abs(reference).max() or 1.0))
         mine, theirs = median_seconds_each(
             [lambda op=op, t=tensors, a=attrs: opgen.execute_op(op, t, a)[0].numpy(),
-             numpy_call(op, x, n)], args.repeats, warmup=2)
+             numpy_call(op, x, n)], args.repeats, warmup=2, clock=CLOCKS[args.clock])
         np_ratios.append(theirs / mine)
         t = tf_times.get(name) if tf_times else None
         if t:
