@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +139,23 @@ def test_strided_axes_wider_than_a_tile(dtype):
     _close(two, np.fft.rfft2(image.astype(np.float64)), dtype, 130)
     _close(_eager("IRFFT2D", [two, np.int32([96, 130])], {"Treal": opgen.as_dtype(REAL[dtype])}),
            image, dtype, 130)
+
+
+def test_plans_are_shared_safely_between_threads():
+    """Threads transforming many lengths at once share the plan cache (more lengths than
+    it keeps, so it starts over while other threads hold plans)."""
+    lengths = [n for n in range(2, 400) if n % 5 in (0, 2)][:100]
+    signals = {n: rng.normal(size=(3, n)) for n in lengths}
+
+    def work(offset):
+        for n in lengths[offset:] + lengths[:offset]:
+            got = _eager("RFFT", [signals[n], np.int32([n])], {"Tcomplex": opgen.complex128})
+            np.testing.assert_allclose(got, np.fft.rfft(signals[n]), rtol=0,
+                                       atol=1e-11 * np.abs(got).max())
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, [0, 25, 50, 75]))
 
 
 TF_ERRORS = textwrap.dedent(r"""
