@@ -103,7 +103,8 @@ class ComplexPlan {
   // kLanes transforms side by side (many rows, or a tile of columns): value j of lane c at
   // re/im[j * kLanes + c], so every butterfly is one vector operation over the lanes.
   // Powers of two only, with Run's operations in Run's order: a lane's result is bit for
-  // bit what Run gives its line. The caller stores value j at row BitReversed(j) (the
+  // bit what Run gives its line (this file is built without FMA, so no contraction makes
+  // the vector and scalar code round differently). The caller stores value j at row BitReversed(j) (the
   // permutation Run starts with, folded into the caller's gather).
   static constexpr int64_t kLanes = 16;
   bool HasLanes() const { return n_ >= 2 && m_ == 0 && !mixed_; }
