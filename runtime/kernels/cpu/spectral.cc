@@ -1,12 +1,17 @@
 // The FFT ops on the CPU: FFT/IFFT (complex, 1-3 inner dims), RFFT (real to the
 // non-negative frequencies) and IRFFT (back, Hermitian symmetry assumed), as TensorFlow's
 // raw ops: fft_length crops the input (it must be at least that long), inverses divide
-// by the transform's size. The transforms are fft_plan.h's, in double precision.
+// by the transform's size. The transforms are fft_plan.h's and fft_real.h's, in the
+// input's precision (as TensorFlow's: complex64 in float), their plans cached per length.
+#include <algorithm>
 #include <complex>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "fft_cache.h"
 #include "fft_plan.h"
+#include "fft_real.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
@@ -43,51 +48,125 @@ bool ReadFftLength(TF_OpKernelContext* ctx, int rank, std::vector<int64_t>* leng
   return true;
 }
 
-// Transforms the inner `shape` (row-major) of each of `batch` blocks of `data`, all axes.
-void TransformInner(Cplx* data, int64_t batch, const std::vector<int64_t>& shape, bool inverse,
-                    size_t axes) {
-  int64_t block = 1;
-  for (int64_t d : shape) block *= d;
-  for (size_t a = 0; a < axes; ++a) {
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < a; ++i) outer *= shape[i];
-    for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
-    const int64_t n = shape[a];
-    if (n <= 1) continue;
-    const FftPlan plan(n);  // twiddles (and Bluestein's chirp) once per axis
-    ParallelFor(batch * outer, [&](int64_t begin, int64_t end) {
-      for (int64_t bo = begin; bo < end; ++bo) {
-        const int64_t b = bo / outer, o = bo % outer;
-        TransformAxis(plan, data + b * block + o * n * inner, 1, inner, inverse);
+// Lines worth a thread of their own: about 16K values of work.
+int64_t MinLines(int64_t n) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)); }
+
+// Lines gathered per pass over a strided axis: contiguous runs of 16 values a row.
+constexpr int64_t kColumnTile = 16;
+// Side-by-side transforms (ComplexPlan::RunLanes) for tiles of at least this many lines
+// (fewer leave most lanes idle) of at most kMaxLanesLength values (a tile in L2).
+constexpr int64_t kMinLanes = 4;
+constexpr int64_t kMaxLanesLength = 8192;
+
+// A tile of `width` lines, line c's value j at base[c * line_stride + j * step], through
+// the side-by-side transform: gathered split into real and imaginary parts (in
+// bit-reversed order), lanes past `width` zero; read along whichever of lines and
+// values is contiguous.
+template <typename T>
+void RunTile(const ComplexPlan<T>& plan, std::complex<T>* base, int64_t width, int64_t line_stride,
+             int64_t step, bool inverse, std::vector<T>* re, std::vector<T>* im) {
+  constexpr int64_t L = ComplexPlan<T>::kLanes;
+  const int64_t n = plan.size();
+  re->assign(L * n, T(0));
+  im->assign(L * n, T(0));
+  T* r = re->data();
+  T* m = im->data();
+  if (step == 1) {  // rows
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t j = 0; j < n; ++j) {
+        const std::complex<T> v = base[c * line_stride + j];
+        const int64_t at = plan.BitReversed(j) * L + c;
+        r[at] = v.real(), m[at] = v.imag();
       }
-    }, 1);
+  } else {  // columns
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < width; ++c) {
+        const std::complex<T> v = base[c * line_stride + j * step];
+        const int64_t at = plan.BitReversed(j) * L + c;
+        r[at] = v.real(), m[at] = v.imag();
+      }
+  }
+  plan.RunLanes(r, m, inverse);
+  if (step == 1) {
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t j = 0; j < n; ++j) base[c * line_stride + j] = std::complex<T>(r[j * L + c], m[j * L + c]);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < width; ++c)
+        base[c * line_stride + j * step] = std::complex<T>(r[j * L + c], m[j * L + c]);
   }
 }
 
-// Copies the leading `to` corner of each [..., from] block of `src` (crops each inner dim),
-// converting with `convert`.
-template <typename S, typename F>
-void CropInner(const S* src, int64_t batch, const std::vector<int64_t>& from,
-               const std::vector<int64_t>& to, Cplx* dst, F convert) {
-  const size_t r = from.size();
-  int64_t from_block = 1, to_block = 1;
-  for (size_t i = 0; i < r; ++i) from_block *= from[i], to_block *= to[i];
-  if (to_block == 0) return;
-  const int64_t rows = to_block / to[r - 1];
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t row = 0; row < rows; ++row) {
-      // row -> its index in `from`'s layout
-      int64_t rest = row, offset = 0, stride = from[r - 1];
-      for (size_t i = r - 1; i-- > 0;) {
-        offset += (rest % to[i]) * stride;
-        rest /= to[i];
-        stride *= from[i];
+// Transforms every line along the middle axis of `data`, viewed as [outer, n, inner], in
+// tiles of 16 lines (rows where inner is 1, columns otherwise). Tiles are independent, so
+// threads split them; a line's result is the same bits whichever way it is transformed.
+template <typename T>
+void TransformAxis(std::complex<T>* data, int64_t outer, int64_t n, int64_t inner, bool inverse) {
+  if (n <= 1 || outer * inner == 0) return;
+  const auto plan = CachedFftPlan<ComplexPlan<T>>(n);
+  const bool lanes = plan->HasLanes() && n <= kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  static_assert(L == ComplexPlan<T>::kLanes, "a tile fills the lanes");
+  if (inner == 1) {
+    ParallelFor((outer + L - 1) / L, [&](int64_t begin, int64_t end) {
+      FftScratch<T> scratch;
+      std::vector<T> re, im;
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t first = u * L, width = std::min(L, outer - first);
+        std::complex<T>* rows = data + first * n;
+        if (lanes && width >= kMinLanes) {
+          RunTile(*plan, rows, width, n, 1, inverse, &re, &im);
+        } else {
+          for (int64_t c = 0; c < width; ++c) plan->Run(rows + c * n, inverse, &scratch);
+        }
       }
-      const S* s = src + b * from_block + offset;
-      Cplx* d = dst + b * to_block + row * to[r - 1];
-      for (int64_t j = 0; j < to[r - 1]; ++j) d[j] = convert(s[j]);
-    }
+    }, MinLines(n * L));
+    return;
   }
+  const int64_t tiles = (inner + L - 1) / L;
+  ParallelFor(outer * tiles, [&](int64_t begin, int64_t end) {
+    FftScratch<T> scratch;
+    std::vector<T> re, im;
+    std::vector<std::complex<T>> lines(L * n);
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t o = u / tiles, first = (u % tiles) * L;
+      const int64_t width = std::min(L, inner - first);
+      std::complex<T>* base = data + o * n * inner + first;
+      if (lanes && width >= kMinLanes) {
+        RunTile(*plan, base, width, 1, inner, inverse, &re, &im);
+        continue;
+      }
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t c = 0; c < width; ++c) lines[c * n + j] = base[j * inner + c];
+      for (int64_t c = 0; c < width; ++c) plan->Run(lines.data() + c * n, inverse, &scratch);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t c = 0; c < width; ++c) base[j * inner + c] = lines[c * n + j];
+    }
+  }, MinLines(n * L));
+}
+
+// Transforms the leading `axes` axes of `shape` (row-major) in each of `batch` blocks.
+template <typename T>
+void TransformInner(std::complex<T>* data, int64_t batch, const std::vector<int64_t>& shape,
+                    size_t axes, bool inverse) {
+  for (size_t a = 0; a < axes; ++a) {
+    int64_t outer = batch, inner = 1;
+    for (size_t i = 0; i < a; ++i) outer *= shape[i];
+    for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
+    TransformAxis(data, outer, shape[a], inner, inverse);
+  }
+}
+
+// Where row `row` of [batch, to[0], ..., to[r - 2]] starts in [batch, from...]: the inner
+// dims of `from` are at least `to`'s (the crop keeps each one's leading corner).
+int64_t SourceRow(int64_t row, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  int64_t offset = 0, stride = from.back();
+  for (size_t i = from.size() - 1; i-- > 0;) {
+    offset += (row % to[i]) * stride;
+    row /= to[i];
+    stride *= from[i];
+  }
+  return offset + row * stride;
 }
 
 std::string TooShort(size_t dim, int64_t want, int64_t got) {
@@ -95,8 +174,10 @@ std::string TooShort(size_t dim, int64_t want, int64_t got) {
          std::to_string(want) + " but got: " + std::to_string(got);
 }
 
+// FFT/IFFT in the input's own precision, in place in the output.
 template <typename C, int kRank, bool kInverse>
 void ComplexFftCompute(void*, TF_OpKernelContext* ctx) {
+  using T = typename C::value_type;
   TensorPtr x = Input(ctx, 0);
   if (!x) return;
   const std::vector<int64_t> dims = Dims(x.get());
@@ -107,19 +188,18 @@ void ComplexFftCompute(void*, TF_OpKernelContext* ctx) {
   if (total == 0) return;
   const std::vector<int64_t> inner(dims.end() - kRank, dims.end());
   const int64_t block = NumElements(inner), batch = total / block;
-  std::vector<Cplx> buf(total);
-  const C* in = Data<C>(x);
-  for (int64_t i = 0; i < total; ++i) buf[i] = Cplx(in[i].real(), in[i].imag());
-  TransformInner(buf.data(), batch, inner, kInverse, kRank);
-  const double scale = kInverse ? 1.0 / static_cast<double>(block) : 1.0;
   C* out = Data<C>(y);
-  using R = typename C::value_type;
-  for (int64_t i = 0; i < total; ++i)
-    out[i] = C(static_cast<R>(buf[i].real() * scale), static_cast<R>(buf[i].imag() * scale));
+  std::memcpy(static_cast<void*>(out), Data<C>(x), sizeof(C) * total);
+  TransformInner(out, batch, inner, kRank, kInverse);
+  if (!kInverse || block == 1) return;
+  const T scale = static_cast<T>(1.0 / static_cast<double>(block));
+  ParallelFor(total, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = C(out[i].real() * scale, out[i].imag() * scale);
+  });
 }
 
-// RFFT: the input cropped to fft_length, transformed over all inner axes, the last axis
-// kept to its fft_length / 2 + 1 non-negative frequencies.
+// RFFT: the input cropped to fft_length; the real transform along the last axis (its
+// fft_length / 2 + 1 non-negative frequencies), then complex ones along the others.
 template <typename R, int kRank>
 void RealFftCompute(void*, TF_OpKernelContext* ctx) {
   using C = std::complex<R>;
@@ -134,34 +214,48 @@ void RealFftCompute(void*, TF_OpKernelContext* ctx) {
     if (dims[lead + i] < n[i]) return Fail(ctx, TF_INVALID_ARGUMENT, TooShort(lead + i, n[i], dims[lead + i]));
   std::vector<int64_t> out_dims(dims.begin(), dims.begin() + lead);
   out_dims.insert(out_dims.end(), n.begin(), n.end());
-  const int64_t half = n.back() / 2 + 1;
+  const int64_t last = n.back(), half = last / 2 + 1;
   out_dims.back() = half;
   TensorPtr y = AllocateOutput<C>(ctx, 0, out_dims);
   if (!y) return;
   const int64_t out_total = NumElements(out_dims);
   if (out_total == 0) return;
   C* out = Data<C>(y);
-  const int64_t batch = NumElements(std::vector<int64_t>(dims.begin(), dims.begin() + lead));
-  const int64_t block = NumElements(n);
-  if (block == 0) {  // a zero fft_length: nothing is summed
+  if (NumElements(n) == 0) {  // a zero fft_length: nothing is summed
     for (int64_t i = 0; i < out_total; ++i) out[i] = C(0, 0);
     return;
   }
-  std::vector<Cplx> buf(batch * block);
-  CropInner(Data<R>(x), batch, std::vector<int64_t>(dims.begin() + lead, dims.end()), n,
-            buf.data(), [](R v) { return Cplx(v, 0); });
-  TransformInner(buf.data(), batch, n, false, kRank);
-  const int64_t rows = batch * block / n.back();
-  for (int64_t row = 0; row < rows; ++row)
-    for (int64_t k = 0; k < half; ++k) {
-      const Cplx v = buf[row * n.back() + k];
-      out[row * half + k] = C(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+  const int64_t batch = NumElements(std::vector<int64_t>(dims.begin(), dims.begin() + lead));
+  const std::vector<int64_t> from(dims.begin() + lead, dims.end());
+  const R* in = Data<R>(x);
+  const auto plan = CachedFftPlan<RealPlan<R>>(last);
+  const bool lanes = plan->HasLanes() && last <= 2 * kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  const int64_t rows = out_total / half;
+  ParallelFor((rows + L - 1) / L, [&](int64_t begin, int64_t end) {
+    FftScratch<R> scratch;
+    std::vector<R> re, im;
+    const R* lines[L];
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t first = u * L, width = std::min(L, rows - first);
+      for (int64_t c = 0; c < width; ++c) lines[c] = in + SourceRow(first + c, from, n);
+      if (lanes && width >= kMinLanes) {
+        re.resize(L * last / 2);
+        im.resize(L * last / 2);
+        plan->ForwardLanes(lines, width, out + first * half, half, re.data(), im.data());
+        continue;
+      }
+      for (int64_t c = 0; c < width; ++c) plan->Forward(lines[c], out + (first + c) * half, &scratch);
     }
+  }, MinLines(last * L));
+  std::vector<int64_t> spectrum = n;
+  spectrum.back() = half;
+  TransformInner(out, batch, spectrum, kRank - 1, false);
 }
 
 // IRFFT: the input cropped to fft_length's outer dims and fft_length[-1] / 2 + 1; an
-// inverse transform over the outer axes, then along the last axis from the Hermitian
-// extension of the kept frequencies (the real part: the imaginary parts of frequency 0
+// inverse transform over the outer axes, then the real inverse along the last axis from
+// the Hermitian extension of the kept frequencies (the imaginary parts of frequency 0
 // and, for even lengths, n / 2 do not count), divided by the transform's size.
 template <typename R, int kRank>
 void InverseRealFftCompute(void*, TF_OpKernelContext* ctx) {
@@ -186,25 +280,43 @@ void InverseRealFftCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t out_total = NumElements(out_dims);
   if (out_total == 0) return;
   const int64_t batch = NumElements(std::vector<int64_t>(dims.begin(), dims.begin() + lead));
-  const int64_t kept_block = NumElements(kept);
-  std::vector<Cplx> spec(batch * kept_block);
-  CropInner(Data<C>(x), batch, std::vector<int64_t>(dims.begin() + lead, dims.end()), kept,
-            spec.data(), [](C v) { return Cplx(v.real(), v.imag()); });
-  TransformInner(spec.data(), batch, kept, true, kRank - 1);
-  const int64_t rows = batch * kept_block / half;
-  const double scale = 1.0 / static_cast<double>(NumElements(n));
+  std::vector<int64_t> from(dims.begin() + lead, dims.end());
+  const C* spec = Data<C>(x);
+  std::vector<C> copy;
+  if (kRank > 1) {  // the outer axes transformed in a cropped copy
+    const int64_t kept_rows = batch * NumElements(kept) / half;
+    copy.resize(kept_rows * half);
+    for (int64_t row = 0; row < kept_rows; ++row)
+      std::memcpy(static_cast<void*>(copy.data() + row * half), spec + SourceRow(row, from, kept),
+                  sizeof(C) * half);
+    TransformInner(copy.data(), batch, kept, kRank - 1, true);
+    spec = copy.data();
+    from = kept;
+  }
+  const R scale = static_cast<R>(1.0 / static_cast<double>(NumElements(n)));
   R* out = Data<R>(y);
-  const FftPlan plan(last);
-  ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    std::vector<Cplx> line(last), scratch;
-    for (int64_t row = begin; row < end; ++row) {
-      const Cplx* s = spec.data() + row * half;
-      for (int64_t k = 0; k < half; ++k) line[k] = s[k];
-      for (int64_t k = half; k < last; ++k) line[k] = std::conj(s[last - k]);
-      plan.Run(line.data(), true, &scratch);
-      for (int64_t j = 0; j < last; ++j) out[row * last + j] = static_cast<R>(line[j].real() * scale);
+  const auto plan = CachedFftPlan<RealPlan<R>>(last);
+  const bool lanes = plan->HasLanes() && last <= 2 * kMaxLanesLength;
+  constexpr int64_t L = kColumnTile;
+  const int64_t rows = out_total / last;
+  ParallelFor((rows + L - 1) / L, [&](int64_t begin, int64_t end) {
+    FftScratch<R> scratch;
+    std::vector<R> re, im;
+    const C* lines[L];
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t first = u * L, width = std::min(L, rows - first);
+      for (int64_t c = 0; c < width; ++c) lines[c] = spec + SourceRow(first + c, from, kept);
+      R* block = out + first * last;
+      if (lanes && width >= kMinLanes) {
+        re.resize(L * last / 2);
+        im.resize(L * last / 2);
+        plan->InverseLanes(lines, width, block, last, re.data(), im.data());
+      } else {
+        for (int64_t c = 0; c < width; ++c) plan->Inverse(lines[c], block + c * last, &scratch);
+      }
+      for (int64_t j = 0; j < width * last; ++j) block[j] *= scale;
     }
-  }, 1);
+  }, MinLines(last * L));
 }
 
 template <int kRank>
