@@ -718,6 +718,8 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                      "Fingerprint"],
                     "string or hash-bucket output (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["ParseExampleV2", "ParseExample", "ParseSingleExample"],
+                    "parses serialized protos (TensorFlow: not differentiable)"),
     "HSVToRGB": "TensorFlow declares it not differentiable",
     **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
                      "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"],

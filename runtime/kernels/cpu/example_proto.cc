@@ -152,7 +152,9 @@ bool ParseExample(std::string_view serialized, FeatureMap* features) {
   uint32_t number, type;
   while (r.more()) {
     if (!r.tag(&number, &type)) return false;
-    if (number == 1) {
+    // Here (only) a mistyped `features` is skipped as an unknown field: TensorFlow and
+    // protobuf both accept it.
+    if (number == 1 && type == wire::kLengthDelimited) {
       Bytes message;
       if (type != wire::kLengthDelimited || !r.length_delimited(&message)) return false;
       if (!ParseFeatures(message, features)) return false;   // repeats merge

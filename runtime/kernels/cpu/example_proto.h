@@ -33,7 +33,10 @@ using FeatureMap = std::unordered_map<std::string_view, Feature>;
 // packed or unpacked; repeated messages merge as protobuf merges them (a oneof member set
 // again replaces another member, the same member's lists append). Unknown fields are
 // skipped. False for malformed bytes: truncation, a bad varint or tag, or a known field
-// with a wire type its declaration cannot have (TensorFlow refuses those too).
+// below Example with a wire type its declaration cannot have (TensorFlow refuses those
+// too; Example.features of another wire type is skipped, as both TensorFlow and protobuf
+// do). TensorFlow reads a truncated top-level field as an empty one; here it is refused,
+// as protobuf refuses it.
 bool ParseExample(std::string_view serialized, FeatureMap* features);
 
 }  // namespace example

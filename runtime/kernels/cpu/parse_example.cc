@@ -201,20 +201,27 @@ struct Batch {
 };
 
 bool ParseDense(TF_OpKernelContext* ctx, const Batch& b, const std::string& key,
-                TF_DataType dtype, const ListShape& shape, const TF_Tensor* def, int index) {
+                TF_DataType dtype, const ListShape& shape, const TF_Tensor* def, int index,
+                int64_t b_num_sparse) {
   const Kind want = KindOf(dtype);
   const bool variable = !shape.dims.empty() && shape.dims[0] == -1;
   const std::vector<int64_t> defaults = Dims(def);
   const int64_t default_count = TF_TensorElementCount(def);
   if (!variable && default_count != 0 && defaults != shape.dims) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "def_value[" + std::to_string(index) + "].shape() == " +
-                                       ShapeString(defaults) + " is not compatible with dense_shapes_[" +
-                                       std::to_string(index) + "] == " + ShapeString(shape.dims));
+    const std::string d = std::to_string(index - 3 * b_num_sparse);
+    Fail(ctx, TF_INVALID_ARGUMENT, "def_value[" + d + "].shape() == " + ShapeString(defaults) +
+                                       " is not compatible with dense_shapes_[" + d + "] == " +
+                                       ShapeString(shape.dims));
     return false;
   }
-  if (variable && default_count > 1) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "dense_shapes[" + std::to_string(index) + "] is variable-length: "
-                                   "its default must be a scalar padding value");
+  if (variable && default_count != 1) {
+    std::string shown = "[?";
+    for (size_t k = 1; k < shape.dims.size(); ++k) shown += "," + std::to_string(shape.dims[k]);
+    const std::string d = std::to_string(index - 3 * b_num_sparse);
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "dense_shape[" + d + "] is a variable length shape: " + shown +
+             "], therefore def_value[" + d + "] must contain a single element (the padding "
+             "element).  But its shape is: " + ShapeString(defaults));
     return false;
   }
   std::vector<int64_t> inner(shape.dims.begin() + (variable ? 1 : 0), shape.dims.end());
@@ -258,7 +265,7 @@ bool ParseDense(TF_OpKernelContext* ctx, const Batch& b, const std::string& key,
     rows[i] = stride == 0 ? 0 : count / stride;
   }
   std::vector<int64_t> dims = b.Dims();
-  if (variable) dims.push_back(*std::max_element(rows.begin(), rows.end()));
+  if (variable) dims.push_back(rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end()));
   dims.insert(dims.end(), inner.begin(), inner.end());
   TensorPtr out = NewOutput(ctx, index, dtype, dims);
   if (!out) return false;
@@ -440,7 +447,7 @@ void ParseCompute(void* state, TF_OpKernelContext* ctx) {
   for (size_t d = 0; d < num_dense; ++d) {
     TensorPtr def = Input(ctx, defaults_at + static_cast<int>(d));
     if (!def || !ParseDense(ctx, b, dense_keys[d], c.dense_types[d], c.dense_shapes[d], def.get(),
-                            static_cast<int>(3 * num_sparse + d)))
+                            static_cast<int>(3 * num_sparse + d), c.num_sparse))
       return;
   }
   const int first_ragged = static_cast<int>(3 * num_sparse + num_dense);
