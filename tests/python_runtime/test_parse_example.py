@@ -374,3 +374,78 @@ def test_shapes_in_a_graph():
     assert dims(out.dense_values[0]) == [4, 2, 3]
     assert dims(out.dense_values[1]) == [4, None]
     assert dims(out.ragged_row_splits[0]) == [5]
+
+
+# ---- end to end: a serving SavedModel that takes serialized Examples ---------------------
+
+SAVED_MODEL_SCRIPT = textwrap.dedent("""
+    import pickle, sys
+    import numpy as np
+    import tensorflow as tf
+    out_dir, examples_path, result_path = sys.argv[1:4]
+    rng = np.random.default_rng(3)
+
+    class Served(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(rng.normal(size=(5, 3)).astype(np.float32))
+            self.b = tf.Variable(rng.normal(size=(3,)).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+        def serve(self, examples):
+            spec = {"x": tf.io.FixedLenFeature([3], tf.float32),
+                    "w": tf.io.FixedLenFeature([1], tf.float32, default_value=[1.0]),
+                    "n": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True,
+                                                       default_value=0),
+                    "tag": tf.io.FixedLenFeature([], tf.string, default_value="none")}
+            f = tf.io.parse_example(examples, spec)
+            count = tf.cast(tf.reduce_sum(f["n"], axis=1, keepdims=True), tf.float32)
+            features = tf.concat([f["x"], f["w"], count], axis=1)
+            y = tf.nn.relu(tf.matmul(features, self.w) + self.b)
+            return {"y": y, "tag": f["tag"], "n": f["n"]}
+
+    m = Served()
+    tf.saved_model.save(m, out_dir, signatures={"serving_default": m.serve})
+    examples = pickle.load(open(examples_path, "rb"))
+    loaded = tf.saved_model.load(out_dir)
+    got = loaded.signatures["serving_default"](examples=tf.constant(examples))
+    pickle.dump({k: v.numpy() for k, v in got.items()}, open(result_path, "wb"))
+""")
+
+
+def test_serving_saved_model_parsing_examples_gives_tensorflows_outputs(tmp_path):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    examples = [example(x=[0.5, -1.0, 2.0], w=[0.25], n=[1, 2, 3], tag=[b"a"]),
+                example(x=[1.0, 1.0, 1.0]),
+                example(x=[-2.0, 0.0, 3.5], n=[7], tag=[b"bb"])]
+    (tmp_path / "examples.pkl").write_bytes(pickle.dumps(examples))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", SAVED_MODEL_SCRIPT, str(tmp_path / "model"),
+                             str(tmp_path / "examples.pkl"), str(tmp_path / "want.pkl")],
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                            env={**env, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    want = pickle.loads((tmp_path / "want.pkl").read_bytes())
+    from opgen import saved_model
+
+    with saved_model.load(tmp_path / "model") as model:
+        got = model.signatures["serving_default"](examples=np.array(examples, object))
+    assert set(got) == set(want) == {"y", "tag", "n"}
+    np.testing.assert_allclose(got["y"], want["y"], rtol=2e-5, atol=2e-6)
+    assert np.asarray(got["tag"]).tolist() == want["tag"].tolist() == [b"a", b"none", b"bb"]
+    assert np.asarray(got["n"]).tolist() == want["n"].tolist() == [[1, 2, 3], [0, 0, 0], [7, 0, 0]]
+    assert np.abs(want["y"]).sum() > 0   # the model is not trivially zero
+
+
+def test_reshape_of_strings_copies_the_elements():
+    """tf.io.parse_example reshapes string defaults: Reshape of strings as numpy's, a -1
+    solved, long strings (heap-held) intact, and TensorFlow's message for a bad shape."""
+    x = np.array([[b"a", b"bb"], [b"c" * 40, b""]], object)
+    for shape in ([4], [1, -1], [-1, 1, 2], [2, 2]):
+        got = opgen.ops.reshape(x, np.array(shape, np.int64))
+        assert np.asarray(got).tolist() == x.reshape(shape).tolist()
+    with pytest.raises(errors.InvalidArgumentError, match="tensor with 4 values"):
+        opgen.ops.reshape(x, np.array([3, -1], np.int32))
