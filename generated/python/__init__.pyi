@@ -216,6 +216,7 @@ __all__ = [
     "parse_example",
     "parse_example_v2",
     "parse_single_example",
+    "parse_tensor",
     "partitioned_call",
     "placeholder",
     "placeholder_with_default",
@@ -284,6 +285,7 @@ __all__ = [
     "select_v2",
     "selu",
     "selu_grad",
+    "serialize_tensor",
     "shape",
     "sharded_filename",
     "sharded_filespec",
@@ -4291,6 +4293,18 @@ def parse_single_example(
     name: str | None = None,
 ) -> _ParseSingleExampleOutput: ...
 @overload
+def parse_tensor(
+    serialized: GraphOutput, out_type: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parse_tensor(
+    serialized: EagerTensorLike, out_type: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def parse_tensor(
+    serialized: TensorLike, out_type: DTypeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def partitioned_call(
     args: Sequence[GraphOutput],
     Tout: Sequence[DTypeLike],
@@ -5673,6 +5687,14 @@ def selu_grad(
 def selu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def serialize_tensor(tensor: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def serialize_tensor(
+    tensor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def serialize_tensor(tensor: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def shape(
     input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None

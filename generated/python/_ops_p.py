@@ -287,6 +287,28 @@ def parse_single_example(
     return _ParseSingleExampleOutput._make(_out)
 
 
+def parse_tensor(
+    serialized: TensorLike, out_type: DTypeLike, name: str | None = None
+) -> OpOutput:
+    """The tensor a serialized TensorProto holds.
+
+    Its dtype must be out_type.
+
+    Args:
+      serialized: A `Tensor` of type `string`.
+        A scalar: TensorProto bytes.
+      out_type: A dtype.
+        The dtype the proto must hold.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      The tensor.
+    """
+    _out = _execute_op("ParseTensor", [serialized], {"out_type": out_type}, name)
+    return _out[0]
+
+
 def partitioned_call(
     args: Sequence[TensorLike],
     Tout: Sequence[DTypeLike],

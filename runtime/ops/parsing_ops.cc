@@ -1,6 +1,7 @@
 // The tf.Example parsing ops: ParseExampleV2 (what tf.io.parse_example and
 // tf.io.parse_single_example run), ParseExample (v1) and ParseSingleExample, as
-// exported serving signatures hold them. OpDefs as TensorFlow 2.21's.
+// exported serving signatures hold them; and ParseTensor / SerializeTensor (TensorProto
+// bytes). OpDefs as TensorFlow 2.21's.
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -56,6 +57,12 @@ void ParseExampleShape(ShapeFnContext& c) {
 void ParseSingleExampleShape(ShapeFnContext& c) {
   c.InputWithRank(0, 0, "serialized");
   SetSparseAndDense(c, c.AttrInt("num_sparse"), PartialShape::Of({}));
+}
+
+// One TensorProto in: its shape is known only once parsed.
+void ParseTensorShape(ShapeFnContext& c) {
+  c.InputWithRank(0, 0, "serialized");
+  c.SetOutput(0, PartialShape::Unknown());
 }
 
 const char kValueTypes[] = "{float, int64, string}";
@@ -143,6 +150,16 @@ void RegisterParsingOps(TF_Status* status) {
         {"sparse_keys", "The keys read as SparseTensors."},
         {"dense_keys", "The keys read as dense tensors."}, doc_sparse_types, doc_tdense,
         doc_shapes}},
+      {"ParseTensor", {"out_type: type"}, {"serialized: string"}, {"output: out_type"},
+       ShapeFn<ParseTensorShape>, "The tensor a serialized TensorProto holds.",
+       "Its dtype must be out_type.",
+       {{"serialized", "A scalar: TensorProto bytes."}, {"output", "The tensor."},
+        {"out_type", "The dtype the proto must hold."}}},
+      {"SerializeTensor", {"T: type"}, {"tensor: T"}, {"serialized: string"},
+       shape_fns::kScalar, "A tensor as serialized TensorProto bytes.",
+       "Numbers go in tensor_content, strings in string_val.",
+       {{"tensor", "The tensor."}, {"serialized", "A scalar: the TensorProto bytes."},
+        {"T", "The tensor's dtype."}}},
   }, status);
 }
 

@@ -1,4 +1,5 @@
-"""ParseExampleV2, ParseExample and ParseSingleExample against TensorFlow 2.21 (a child
+"""ParseExampleV2, ParseExample, ParseSingleExample, ParseTensor and SerializeTensor
+against TensorFlow 2.21 (a child
 process, $OPGEN_TF_PYTHON) on the same serialized tf.Example protos, built with the
 protobuf library (example_protos.py): dense (fixed, defaulted, variable-length with
 padding), sparse and ragged keys of every dtype, missing keys, empty examples, names,
@@ -449,3 +450,83 @@ def test_reshape_of_strings_copies_the_elements():
         assert np.asarray(got).tolist() == x.reshape(shape).tolist()
     with pytest.raises(errors.InvalidArgumentError, match="tensor with 4 values"):
         opgen.ops.reshape(x, np.array([3, -1], np.int32))
+
+
+# ---- ParseTensor / SerializeTensor -----------------------------------------------------
+
+TENSOR_CASES = {
+    "float32": np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
+    "float64": np.array([1e-300, -0.0, np.inf], np.float64),
+    "float16": np.array([[0.5, -2.0]], np.float16),
+    "int32": np.array(-7, np.int32),
+    "int64": np.array([[1 << 40], [-3]], np.int64),
+    "uint8": np.arange(5, dtype=np.uint8),
+    "bool": np.array([True, False, True]),
+    "complex64": np.array([1 + 2j, -3j], np.complex64),
+    "empty": np.zeros([0, 3], np.float32),
+    "string": np.array([[b"a", b""], [b"x" * 30, b"\x00\xff"]], object),
+}
+
+TENSOR_SCRIPT = textwrap.dedent("""
+    import pickle, sys
+    import numpy as np
+    import tensorflow as tf
+    cases = pickle.load(open(sys.argv[1], "rb"))
+    out = {}
+    for name, value in cases.items():
+        out[name] = tf.io.serialize_tensor(tf.constant(value)).numpy()
+    def err(fn):
+        try:
+            fn()
+        except tf.errors.OpError as e:
+            return e.message
+    out["mismatch"] = err(lambda: tf.io.parse_tensor(out["float32"], tf.int32))
+    out["garbage"] = err(lambda: tf.io.parse_tensor(b"\\x0a", tf.int32))
+    pickle.dump(out, open(sys.argv[2], "wb"))
+""")
+
+
+@pytest.fixture(scope="module")
+def tf_tensors(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    folder = tmp_path_factory.mktemp("serialize_tensor_tf")
+    (folder / "cases.pkl").write_bytes(pickle.dumps(TENSOR_CASES))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", TENSOR_SCRIPT, str(folder / "cases.pkl"),
+                             str(folder / "out.pkl")], capture_output=True, text=True,
+                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return pickle.loads((folder / "out.pkl").read_bytes())
+
+
+@pytest.mark.parametrize("name", list(TENSOR_CASES))
+def test_serialize_tensor_writes_tensorflows_bytes_and_parse_tensor_reads_them(name, tf_tensors):
+    value = TENSOR_CASES[name]
+    dtype = "string" if value.dtype == object else value.dtype
+    assert np.asarray(opgen.ops.serialize_tensor(value)).item() == tf_tensors[name]
+    back = np.asarray(opgen.ops.parse_tensor(np.array(tf_tensors[name], object), out_type=dtype))
+    assert back.shape == value.shape
+    assert back.tolist() == value.tolist() or np.array_equal(back, value)
+    g = opgen.Graph()
+    with g.as_default():
+        ph = opgen.ops.placeholder(opgen.string, shape=[])
+        out = opgen.ops.parse_tensor(ph, out_type=dtype)
+    with opgen.Session(graph=g) as session:
+        assert np.asarray(session.run(out, {ph: np.array(tf_tensors[name], object)})).tolist() \
+            == back.tolist()
+
+
+def test_parse_tensor_errors_are_tensorflows(tf_tensors):
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        opgen.ops.parse_tensor(np.array(tf_tensors["float32"], object), out_type="int32")
+    assert _tf_message((None, None, tf_tensors["mismatch"])) in str(e.value)
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        opgen.ops.parse_tensor(np.array(b"\x0a", object), out_type="int32")
+    assert "Could not parse `serialized` as TensorProto" in tf_tensors["garbage"]
+    assert "Could not parse `serialized` as TensorProto" in str(e.value)
+    with pytest.raises(errors.InvalidArgumentError, match="to be a scalar"):
+        opgen.ops.parse_tensor(np.array([b"", b""], object), out_type="int32")

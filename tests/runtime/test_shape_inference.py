@@ -764,7 +764,8 @@ _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", 
 _STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
                      # serialized tf.Example inputs, list(shape) attrs: their shapes are
                      # checked in graphs by tests/python_runtime/test_parse_example.py
-                     "ParseExampleV2", "ParseExample", "ParseSingleExample"}
+                     "ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor",
+                     "SerializeTensor"}
 
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):

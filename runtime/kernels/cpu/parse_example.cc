@@ -1,6 +1,8 @@
 // ParseExampleV2, ParseExample (v1) and ParseSingleExample: serialized tf.Example protos
 // (read by example_proto.h) into dense, sparse and ragged tensors, with TensorFlow's
-// checks and messages. Host only: string tensors are host data, as in TensorFlow.
+// checks and messages; ParseTensor / SerializeTensor over the runtime's TensorProto
+// reader and writer (../../src/wire_format.h). Host only: string tensors are host data,
+// as in TensorFlow.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "../../src/attr_list_shapes.h"
 #include "../../src/string_tensor.h"
+#include "../../src/wire_format.h"
 #include "example_proto.h"
 #include "kernel_util.h"
 #include "opgen/c_api_ext.h"
@@ -457,9 +460,65 @@ void ParseCompute(void* state, TF_OpKernelContext* ctx) {
       return;
 }
 
+// A scalar string output holding `bytes`.
+void SetStringScalar(TF_OpKernelContext* ctx, std::string_view bytes) {
+  TensorPtr out(NewStringTensor({}));
+  if (!out || !AssignString(MutableStringElements(out.get()), bytes))
+    return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
+  StatusPtr s = NewStatus();
+  TF_SetOutput(ctx, 0, out.get(), s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+void SerializeTensorCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr in = Input(ctx, 0);
+  if (!in) return;
+  std::string bytes;
+  if (!SerializeTensorProto(in.get(), &bytes))
+    return Fail(ctx, TF_UNIMPLEMENTED, "SerializeTensor: tensors of type " +
+                                           kernels::DTypeName(TF_TensorType(in.get())) +
+                                           " have no TensorProto encoding here");
+  SetStringScalar(ctx, bytes);
+}
+
+void ParseTensorCompute(void* state, TF_OpKernelContext* ctx) {
+  const TF_DataType want = *static_cast<TF_DataType*>(state);
+  TensorPtr in = Input(ctx, 0);
+  if (!in) return;
+  if (TF_NumDims(in.get()) != 0)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Expected `serialized` to be a scalar, got shape: " +
+                                              ShapeString(Dims(in.get())));
+  const std::string_view bytes = StringElement(StringElements(in.get()));
+  std::string error;
+  TensorPtr parsed(ParseTensorProto(bytes, &error));
+  if (!parsed)
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Could not parse `serialized` as TensorProto: '" + std::string(bytes) + "'");
+  if (TF_TensorType(parsed.get()) != want)
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Type mismatch between parsed tensor (" +
+                    kernels::DTypeName(TF_TensorType(parsed.get())) + ") and dtype (" +
+                    kernels::DTypeName(want) + ")");
+  StatusPtr s = NewStatus();
+  TF_SetOutput(ctx, 0, parsed.get(), s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+void* CreateParseTensor(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* type = new TF_DataType(TF_FLOAT);
+  TF_OpKernelConstruction_GetAttrType(ctx, "out_type", type, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return type;
+}
+void DeleteParseTensor(void* type) { delete static_cast<TF_DataType*>(type); }
+
 }  // namespace
 
 void RegisterParseExampleKernels(TF_Status* status) {
+  RegisterKernel(kDevice, {"SerializeTensor", {}, {}, SerializeTensorCompute}, status);
+  RegisterKernel(kDevice, {"ParseTensor", {}, {}, ParseTensorCompute, CreateParseTensor,
+                           DeleteParseTensor}, status);
   RegisterKernel(kDevice, {"ParseExampleV2", {}, {}, ParseCompute, CreateParse<Variant::kV2>,
                            DeleteParse}, status);
   RegisterKernel(kDevice, {"ParseExample", {}, {}, ParseCompute, CreateParse<Variant::kV1>,
