@@ -104,10 +104,14 @@ bool MergeFeature(Bytes bytes, Feature* f) {
 }
 
 // One map entry of Features.feature; a missing key is "", a missing value an empty Feature.
-bool ParseEntry(Bytes bytes, FeatureMap* features) {
+// The key may follow the value, so the value's pieces (a repeated field merges) are
+// decoded once the entry is read, and only for a wanted key.
+bool ParseEntry(Bytes bytes, const KeySet& wanted, FeatureMap* features) {
   Reader r(bytes);
   std::string_view key;
-  Feature value;
+  Bytes pieces[4];
+  std::vector<Bytes> more_pieces;
+  size_t num_pieces = 0;
   uint32_t number, type;
   while (r.more()) {
     if (!r.tag(&number, &type)) return false;
@@ -116,19 +120,27 @@ bool ParseEntry(Bytes bytes, FeatureMap* features) {
       if (type != wire::kLengthDelimited || !r.length_delimited(&field)) return false;
       if (number == 1) {
         key = field;
-      } else if (!MergeFeature(field, &value)) {
-        return false;
+      } else if (num_pieces < 4) {
+        pieces[num_pieces++] = field;
+      } else {
+        more_pieces.push_back(field);
       }
     } else if (!SkipField(r, number, type)) {
       return false;
     }
   }
   if (!r.ok) return false;
+  if (wanted.count(key) == 0) return true;
+  Feature value;
+  for (size_t i = 0; i < num_pieces; ++i)
+    if (!MergeFeature(pieces[i], &value)) return false;
+  for (Bytes piece : more_pieces)
+    if (!MergeFeature(piece, &value)) return false;
   (*features)[key] = std::move(value);
   return true;
 }
 
-bool ParseFeatures(Bytes bytes, FeatureMap* features) {
+bool ParseFeatures(Bytes bytes, const KeySet& wanted, FeatureMap* features) {
   Reader r(bytes);
   uint32_t number, type;
   while (r.more()) {
@@ -136,7 +148,7 @@ bool ParseFeatures(Bytes bytes, FeatureMap* features) {
     if (number == 1) {
       Bytes entry;
       if (type != wire::kLengthDelimited || !r.length_delimited(&entry)) return false;
-      if (!ParseEntry(entry, features)) return false;
+      if (!ParseEntry(entry, wanted, features)) return false;
     } else if (!SkipField(r, number, type)) {
       return false;
     }
@@ -146,7 +158,7 @@ bool ParseFeatures(Bytes bytes, FeatureMap* features) {
 
 }  // namespace
 
-bool ParseExample(std::string_view serialized, FeatureMap* features) {
+bool ParseExample(std::string_view serialized, const KeySet& wanted, FeatureMap* features) {
   features->clear();
   Reader r(serialized);
   uint32_t number, type;
@@ -157,7 +169,7 @@ bool ParseExample(std::string_view serialized, FeatureMap* features) {
     if (number == 1 && type == wire::kLengthDelimited) {
       Bytes message;
       if (type != wire::kLengthDelimited || !r.length_delimited(&message)) return false;
-      if (!ParseFeatures(message, features)) return false;   // repeats merge
+      if (!ParseFeatures(message, wanted, features)) return false;   // repeats merge
     } else if (!SkipField(r, number, type)) {
       return false;
     }

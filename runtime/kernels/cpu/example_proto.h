@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace opgen {
@@ -29,7 +30,11 @@ struct Feature {
 // protobuf map. Keys and byte values view the serialized input, which must outlive it.
 using FeatureMap = std::unordered_map<std::string_view, Feature>;
 
-// Parses one serialized Example into `features` (cleared first). Repeated scalars are read
+// The keys a parse decodes; the lists of other features are checked only as far as
+// their framing (as TensorFlow's parser skips them).
+using KeySet = std::unordered_set<std::string_view>;
+
+// Parses one serialized Example into `features` (cleared first): the features of `wanted`. Repeated scalars are read
 // packed or unpacked; repeated messages merge as protobuf merges them (a oneof member set
 // again replaces another member, the same member's lists append). Unknown fields are
 // skipped. False for malformed bytes: truncation, a bad varint or tag, or a known field
@@ -37,7 +42,7 @@ using FeatureMap = std::unordered_map<std::string_view, Feature>;
 // too; Example.features of another wire type is skipped, as both TensorFlow and protobuf
 // do). TensorFlow reads a truncated top-level field as an empty one; here it is refused,
 // as protobuf refuses it.
-bool ParseExample(std::string_view serialized, FeatureMap* features);
+bool ParseExample(std::string_view serialized, const KeySet& wanted, FeatureMap* features);
 
 }  // namespace example
 }  // namespace opgen

@@ -13,6 +13,7 @@
 #include "../../src/wire_format.h"
 #include "example_proto.h"
 #include "kernel_util.h"
+#include "parallel.h"
 #include "opgen/c_api_ext.h"
 #include "preprocessing_kernels.h"
 #include "tensorflow/c/tf_buffer.h"
@@ -439,9 +440,18 @@ void ParseCompute(void* state, TF_OpKernelContext* ctx) {
     return;
   for (const std::string& n : names) b.names.push_back(n);
 
+  example::KeySet wanted;
+  for (const auto* keys : {&sparse_keys, &dense_keys, &ragged_keys})
+    for (const std::string& key : *keys) wanted.insert(key);
   b.features.resize(b.serialized.size());
+  // Examples parse independently; the first refused one (in batch order) is reported.
+  std::vector<char> parsed(b.serialized.size(), 1);
+  ParallelFor(static_cast<int64_t>(b.serialized.size()), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      parsed[i] = example::ParseExample(b.serialized[i], wanted, &b.features[i]);
+  }, 64);
   for (size_t i = 0; i < b.serialized.size(); ++i)
-    if (!example::ParseExample(b.serialized[i], &b.features[i]))
+    if (!parsed[i])
       return Fail(ctx, TF_INVALID_ARGUMENT,
                   "Could not parse example input, value: '" + std::string(b.serialized[i]) + "'");
 
