@@ -42,6 +42,7 @@ bool ParseBytesList(Bytes bytes, std::vector<std::string_view>* out) {
 }
 
 bool ParseFloatList(Bytes bytes, std::vector<float>* out) {
+  out->reserve(out->size() + bytes.size() / 4);   // a bound: each value takes 4 bytes or more
   Reader r(bytes);
   uint32_t number, type;
   while (r.more()) {
@@ -62,6 +63,7 @@ bool ParseFloatList(Bytes bytes, std::vector<float>* out) {
 }
 
 bool ParseInt64List(Bytes bytes, std::vector<int64_t>* out) {
+  out->reserve(out->size() + bytes.size());   // a bound: each value takes a byte or more
   Reader r(bytes);
   uint32_t number, type;
   while (r.more()) {

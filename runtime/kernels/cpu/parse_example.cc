@@ -449,7 +449,7 @@ void ParseCompute(void* state, TF_OpKernelContext* ctx) {
   ParallelFor(static_cast<int64_t>(b.serialized.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       parsed[i] = example::ParseExample(b.serialized[i], wanted, &b.features[i]);
-  }, 64);
+  }, 256);
   for (size_t i = 0; i < b.serialized.size(); ++i)
     if (!parsed[i])
       return Fail(ctx, TF_INVALID_ARGUMENT,
