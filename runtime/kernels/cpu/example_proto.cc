@@ -7,6 +7,7 @@
 //   Int64List { repeated int64 value = 1; }
 #include "example_proto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -63,7 +64,9 @@ bool ParseFloatList(Bytes bytes, std::vector<float>* out) {
 }
 
 bool ParseInt64List(Bytes bytes, std::vector<int64_t>* out) {
-  out->reserve(out->size() + bytes.size());   // a bound: each value takes a byte or more
+  // A bound (each value takes a byte or more), capped: 8 bytes held per input byte would
+  // let a long list of small numbers ask for much more memory than it holds.
+  out->reserve(out->size() + std::min<size_t>(bytes.size(), 4096));
   Reader r(bytes);
   uint32_t number, type;
   while (r.more()) {
