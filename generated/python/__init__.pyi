@@ -213,6 +213,10 @@ __all__ = [
     "pack",
     "pad",
     "parallel_dynamic_stitch",
+    "parse_example",
+    "parse_example_v2",
+    "parse_single_example",
+    "parse_tensor",
     "partitioned_call",
     "placeholder",
     "placeholder_with_default",
@@ -281,6 +285,7 @@ __all__ = [
     "select_v2",
     "selu",
     "selu_grad",
+    "serialize_tensor",
     "shape",
     "sharded_filename",
     "sharded_filespec",
@@ -4230,6 +4235,75 @@ def parallel_dynamic_stitch(
 def parallel_dynamic_stitch(
     indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
 ) -> OpOutput: ...
+
+class _ParseExampleOutput(NamedTuple):
+    sparse_indices: list[OpOutput]
+    sparse_values: list[OpOutput]
+    sparse_shapes: list[OpOutput]
+    dense_values: list[OpOutput]
+
+def parse_example(
+    serialized: TensorLike,
+    names: TensorLike,
+    sparse_keys: Sequence[TensorLike],
+    dense_keys: Sequence[TensorLike],
+    dense_defaults: Sequence[TensorLike],
+    sparse_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseExampleOutput: ...
+
+class _ParseExampleV2Output(NamedTuple):
+    sparse_indices: list[OpOutput]
+    sparse_values: list[OpOutput]
+    sparse_shapes: list[OpOutput]
+    dense_values: list[OpOutput]
+    ragged_values: list[OpOutput]
+    ragged_row_splits: list[OpOutput]
+
+def parse_example_v2(
+    serialized: TensorLike,
+    names: TensorLike,
+    sparse_keys: TensorLike,
+    dense_keys: TensorLike,
+    ragged_keys: TensorLike,
+    dense_defaults: Sequence[TensorLike],
+    num_sparse: int,
+    sparse_types: Sequence[DTypeLike],
+    ragged_value_types: Sequence[DTypeLike],
+    ragged_split_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseExampleV2Output: ...
+
+class _ParseSingleExampleOutput(NamedTuple):
+    sparse_indices: list[OpOutput]
+    sparse_values: list[OpOutput]
+    sparse_shapes: list[OpOutput]
+    dense_values: list[OpOutput]
+
+def parse_single_example(
+    serialized: TensorLike,
+    dense_defaults: Sequence[TensorLike],
+    num_sparse: int,
+    sparse_keys: Sequence[str],
+    dense_keys: Sequence[str],
+    sparse_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseSingleExampleOutput: ...
+@overload
+def parse_tensor(
+    serialized: GraphOutput, out_type: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parse_tensor(
+    serialized: EagerTensorLike, out_type: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def parse_tensor(
+    serialized: TensorLike, out_type: DTypeLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def partitioned_call(
     args: Sequence[GraphOutput],
@@ -5613,6 +5687,14 @@ def selu_grad(
 def selu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def serialize_tensor(tensor: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def serialize_tensor(
+    tensor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def serialize_tensor(tensor: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def shape(
     input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -75,6 +76,236 @@ def parallel_dynamic_stitch(
       [max index + 1] + the rows' shape.
     """
     _out = _execute_op("ParallelDynamicStitch", [indices, data], {}, name)
+    return _out[0]
+
+
+_ParseExampleOutput = _collections.namedtuple(
+    "ParseExample", ["sparse_indices", "sparse_values", "sparse_shapes", "dense_values"]
+)
+
+
+def parse_example(
+    serialized: TensorLike,
+    names: TensorLike,
+    sparse_keys: Sequence[TensorLike],
+    dense_keys: Sequence[TensorLike],
+    dense_defaults: Sequence[TensorLike],
+    sparse_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseExampleOutput:
+    """Parses a vector of serialized tf.Example protos into dense and sparse tensors.
+
+    ParseExampleV2's predecessor: each key is its own scalar input; no ragged keys.
+
+    Args:
+      serialized: A `Tensor` of type `string`.
+        Serialized tf.Example protos: a vector (a scalar for one example).
+      names: A `Tensor` of type `string`.
+        Names of the protos, for error messages only: empty, or one per proto.
+      sparse_keys: A list of `Tensor` objects with type `string`.
+        The sparse keys, scalars.
+      dense_keys: A list of `Tensor` objects with type `string`.
+        The dense keys, scalars.
+      dense_defaults: A list of `Tensor` objects.
+        Per dense key: its default value (of the dense shape), empty when the feature is required; for a variable-length key, the padding value.
+      sparse_types: A `list(type)` from: `float32`, `int64`, `string` with at least 0 elements.
+        Per sparse key: its dtype.
+      dense_shapes: A `list(shape)` with at least 0 elements.
+        Per dense key: its shape per example; a first dim -1 reads a variable-length feature, padded to the batch's longest.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sparse_indices, sparse_values, sparse_shapes, dense_values).
+
+      sparse_indices: A list of `Nsparse` `Tensor` objects.
+        Per sparse key: [N, rank + 1] (example, position) indices.
+      sparse_values: A list of `Tensor` objects of type `sparse_types`.
+        Per sparse key: its N values.
+      sparse_shapes: A list of `Nsparse` `Tensor` objects.
+        Per sparse key: the dense shape, [batch, longest list].
+      dense_values: A list of `Tensor` objects of type `Tdense`.
+        Per dense key: the values, of shape batch + dense shape.
+    """
+    _out = _execute_op(
+        "ParseExample",
+        [serialized, names, sparse_keys, dense_keys, dense_defaults],
+        {"sparse_types": sparse_types, "dense_shapes": dense_shapes},
+        name,
+    )
+    return _ParseExampleOutput._make(_out)
+
+
+_ParseExampleV2Output = _collections.namedtuple(
+    "ParseExampleV2",
+    [
+        "sparse_indices",
+        "sparse_values",
+        "sparse_shapes",
+        "dense_values",
+        "ragged_values",
+        "ragged_row_splits",
+    ],
+)
+
+
+def parse_example_v2(
+    serialized: TensorLike,
+    names: TensorLike,
+    sparse_keys: TensorLike,
+    dense_keys: TensorLike,
+    ragged_keys: TensorLike,
+    dense_defaults: Sequence[TensorLike],
+    num_sparse: int,
+    sparse_types: Sequence[DTypeLike],
+    ragged_value_types: Sequence[DTypeLike],
+    ragged_split_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseExampleV2Output:
+    """Parses a batch of serialized tf.Example protos into dense, sparse and ragged tensors.
+
+    Each key names a feature of the examples' Features map; a feature's list (bytes, float or int64) must be of the key's dtype (string, float or int64).
+
+    Args:
+      serialized: A `Tensor` of type `string`.
+        Serialized tf.Example protos: a vector (a scalar for one example).
+      names: A `Tensor` of type `string`.
+        Names of the protos, for error messages only: empty, or one per proto.
+      sparse_keys: A `Tensor` of type `string`.
+        The keys read as SparseTensors, a vector.
+      dense_keys: A `Tensor` of type `string`.
+        The keys read as dense tensors, a vector.
+      ragged_keys: A `Tensor` of type `string`.
+        The keys read as RaggedTensors, a vector.
+      dense_defaults: A list of `Tensor` objects.
+        Per dense key: its default value (of the dense shape), empty when the feature is required; for a variable-length key, the padding value.
+      num_sparse: An `int` that is `>= 0`.
+        The number of sparse keys.
+      sparse_types: A `list(type)` from: `float32`, `int64`, `string` with at least 0 elements.
+        Per sparse key: its dtype.
+      ragged_value_types: A `list(type)` from: `float32`, `int64`, `string` with at least 0 elements.
+        Per ragged key: its dtype.
+      ragged_split_types: A `list(type)` from: `int32`, `int64` with at least 0 elements.
+        Per ragged key: the dtype of its row splits.
+      dense_shapes: A `list(shape)` with at least 0 elements.
+        Per dense key: its shape per example; a first dim -1 reads a variable-length feature, padded to the batch's longest.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sparse_indices, sparse_values, sparse_shapes, dense_values, ragged_values, ragged_row_splits).
+
+      sparse_indices: A list of `num_sparse` `Tensor` objects.
+        Per sparse key: [N, rank + 1] (example, position) indices.
+      sparse_values: A list of `Tensor` objects of type `sparse_types`.
+        Per sparse key: its N values.
+      sparse_shapes: A list of `num_sparse` `Tensor` objects.
+        Per sparse key: the dense shape, [batch, longest list].
+      dense_values: A list of `Tensor` objects of type `Tdense`.
+        Per dense key: the values, of shape batch + dense shape.
+      ragged_values: A list of `Tensor` objects of type `ragged_value_types`.
+        Per ragged key: the values of every example, concatenated.
+      ragged_row_splits: A list of `Tensor` objects of type `ragged_split_types`.
+        Per ragged key: the row splits, batch + 1 of them.
+    """
+    _out = _execute_op(
+        "ParseExampleV2",
+        [serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults],
+        {
+            "num_sparse": num_sparse,
+            "sparse_types": sparse_types,
+            "ragged_value_types": ragged_value_types,
+            "ragged_split_types": ragged_split_types,
+            "dense_shapes": dense_shapes,
+        },
+        name,
+    )
+    return _ParseExampleV2Output._make(_out)
+
+
+_ParseSingleExampleOutput = _collections.namedtuple(
+    "ParseSingleExample",
+    ["sparse_indices", "sparse_values", "sparse_shapes", "dense_values"],
+)
+
+
+def parse_single_example(
+    serialized: TensorLike,
+    dense_defaults: Sequence[TensorLike],
+    num_sparse: int,
+    sparse_keys: Sequence[str],
+    dense_keys: Sequence[str],
+    sparse_types: Sequence[DTypeLike],
+    dense_shapes: Sequence[ShapeLike],
+    name: str | None = None,
+) -> _ParseSingleExampleOutput:
+    """Parses one serialized tf.Example proto into dense and sparse tensors.
+
+    The keys are attrs; sparse indices are [N, 1] positions.
+
+    Args:
+      serialized: A `Tensor` of type `string`.
+        One serialized tf.Example, a scalar.
+      dense_defaults: A list of `Tensor` objects.
+        Per dense key: its default value (of the dense shape), empty when the feature is required; for a variable-length key, the padding value.
+      num_sparse: An `int` that is `>= 0`.
+        The number of sparse keys.
+      sparse_keys: A `list(string)` with at least 0 elements.
+        The keys read as SparseTensors.
+      dense_keys: A `list(string)` with at least 0 elements.
+        The keys read as dense tensors.
+      sparse_types: A `list(type)` from: `float32`, `int64`, `string` with at least 0 elements.
+        Per sparse key: its dtype.
+      dense_shapes: A `list(shape)` with at least 0 elements.
+        Per dense key: its shape per example; a first dim -1 reads a variable-length feature, padded to the batch's longest.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sparse_indices, sparse_values, sparse_shapes, dense_values).
+
+      sparse_indices: A list of `num_sparse` `Tensor` objects.
+        Per sparse key: [N, rank + 1] (example, position) indices.
+      sparse_values: A list of `Tensor` objects of type `sparse_types`.
+        Per sparse key: its N values.
+      sparse_shapes: A list of `num_sparse` `Tensor` objects.
+        Per sparse key: the dense shape, [batch, longest list].
+      dense_values: A list of `Tensor` objects of type `Tdense`.
+        Per dense key: the values, of shape batch + dense shape.
+    """
+    _out = _execute_op(
+        "ParseSingleExample",
+        [serialized, dense_defaults],
+        {
+            "num_sparse": num_sparse,
+            "sparse_keys": sparse_keys,
+            "dense_keys": dense_keys,
+            "sparse_types": sparse_types,
+            "dense_shapes": dense_shapes,
+        },
+        name,
+    )
+    return _ParseSingleExampleOutput._make(_out)
+
+
+def parse_tensor(
+    serialized: TensorLike, out_type: DTypeLike, name: str | None = None
+) -> OpOutput:
+    """The tensor a serialized TensorProto holds.
+
+    Its dtype must be out_type.
+
+    Args:
+      serialized: A `Tensor` of type `string`.
+        A scalar: TensorProto bytes.
+      out_type: A dtype.
+        The dtype the proto must hold.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      The tensor.
+    """
+    _out = _execute_op("ParseTensor", [serialized], {"out_type": out_type}, name)
     return _out[0]
 
 

@@ -362,6 +362,24 @@ def selu_grad(
     return _out[0]
 
 
+def serialize_tensor(tensor: TensorLike, name: str | None = None) -> OpOutput:
+    """A tensor as serialized TensorProto bytes.
+
+    Numbers go in tensor_content, strings in string_val.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      A scalar: the TensorProto bytes.
+    """
+    _out = _execute_op("SerializeTensor", [tensor], {}, name)
+    return _out[0]
+
+
 def shape(
     input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
 ) -> OpOutput:

@@ -68,7 +68,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFunctionalOps,
                       opgen::RegisterListOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterSpecialMathOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
-                      opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps,
+                      opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps, opgen::RegisterParsingOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,
                       opgen::RegisterColorOps,

@@ -48,6 +48,7 @@ void RegisterResourceVariableOps(TF_Status* status);  // resource_variable_ops.c
 void RegisterIoOps(TF_Status* status);                // io_ops.cc: checkpoints
 void RegisterStringOps(TF_Status* status);            // string_ops.cc
 void RegisterStringHashOps(TF_Status* status);        // string_hash_ops.cc: AsString, hash buckets
+void RegisterParsingOps(TF_Status* status);           // parsing_ops.cc: ParseExampleV2, ParseExample, ParseSingleExample, ParseTensor, SerializeTensor
 void RegisterBincountOps(TF_Status* status);          // bincount_ops.cc
 void RegisterScaleTranslateOps(TF_Status* status);    // scale_translate_ops.cc
 void RegisterDetectionOps(TF_Status* status);         // detection_ops.cc: non-max suppression

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <memory>
 
+#include "../src/attr_list_shapes.h"
 #include "opgen/c_api_ext.h"
+#include "tensorflow/c/tf_buffer.h"
 #include "tensorflow/c/tf_tensor.h"
 
 namespace opgen {
@@ -202,6 +204,20 @@ PartialShape ShapeFnContext::AttrTensorShape(const char* name) {
   OPGEN_ShapeInferenceContextGetAttrTensorShape(ctx_, name, h.h, status_);
   Check();
   return FromHandle(ctx_, h.h);
+}
+
+std::vector<PartialShape> ShapeFnContext::AttrShapes(const char* name) {
+  TF_Buffer* raw = OPGEN_ShapeInferenceContextGetAttrValue(ctx_, name, status_);
+  Check();
+  std::vector<ListShape> shapes;
+  const bool parsed = ListShapesFromAttrValue(
+      std::string_view(static_cast<const char*>(raw->data), raw->length), &shapes);
+  TF_DeleteBuffer(raw);
+  if (!parsed) Fail(std::string("attr '") + name + "' is not a well-formed list(shape)");
+  std::vector<PartialShape> out;
+  for (const ListShape& s : shapes)
+    out.push_back(s.unknown_rank ? PartialShape::Unknown() : PartialShape::Of(s.dims));
+  return out;
 }
 
 void ShapeFnContext::SetOutput(int i, const PartialShape& shape) {

@@ -74,6 +74,8 @@ class ShapeFnContext {
   PartialShape AttrShape(const char* name);
   // The shape of the tensor held by a tensor attr.
   PartialShape AttrTensorShape(const char* name);
+  // The shapes of a list(shape) attr.
+  std::vector<PartialShape> AttrShapes(const char* name);
 
   void SetOutput(int i, const PartialShape& shape);
 

@@ -56,6 +56,10 @@ NOT_COMPARED = {
            "bit for bit"
        for op in ("AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                   "Fingerprint")},
+    **{op: "serialized tf.Example operands (string tensors of a protobuf encoding): "
+           "tests/python_runtime/test_parse_example.py compares them with TensorFlow"
+       for op in ("ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor",
+                  "SerializeTensor")},
     **{op: "string operands (text preprocessing): tests/python_runtime/test_text_ops.py "
            "compares them with TensorFlow, test_text_models.py runs them in Keras' graphs"
        for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",

@@ -30,6 +30,9 @@ CPU_ONLY = {
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch",
                   "AsString", "StringToHashBucketFast", "StringToHashBucketStrong",
                   "Fingerprint")},
+    **{op: "serialized protos are host strings; TensorFlow's parse kernels are CPU only"
+       for op in ("ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor",
+                  "SerializeTensor")},
     **{op: "string tensors are host data, as in TensorFlow (text preprocessing)"
        for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
                   "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},

@@ -1,4 +1,5 @@
-"""The libFuzzer-style targets under tools/fuzz (the GraphDef importer, eager attr setters)
+"""The libFuzzer-style targets under tools/fuzz (the GraphDef importer, eager attr setters,
+the tf.Example reader behind ParseExampleV2)
 build against the runtime with the coverage-guided GCC driver and run a fixed seed in
 every test run; the OpList loaders' target (an atheris one) runs on its seeds and their
 mutants without atheris. The sanitizer runs (ASan + UBSan, bounded) are
@@ -61,7 +62,8 @@ def _summary(report: str) -> dict[str, int]:
     return {"runs": runs, "edges": edges, "corpus": corpus, "seeds": seeds}
 
 
-@pytest.mark.parametrize("target,seeds", [("graphdef", FIXTURES), ("eager_attrs", [])])
+@pytest.mark.parametrize("target,seeds", [("graphdef", FIXTURES), ("eager_attrs", []),
+                                          ("parse_example", [])])
 def test_a_target_runs_a_fixed_seed_clean_and_grows_its_corpus(target, seeds, tmp_path):
     binary = _build(target, tmp_path)
     corpus = tmp_path / "corpus"

@@ -761,7 +761,11 @@ _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", 
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
 # shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).
-_STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint"}
+_STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
+                     # serialized tf.Example inputs, list(shape) attrs: their shapes are
+                     # checked in graphs by tests/python_runtime/test_parse_example.py
+                     "ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor",
+                     "SerializeTensor"}
 
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):

@@ -36,7 +36,7 @@ link=(-L"$build" -l:libopgen_runtime.so -Wl,-rpath,"$PWD/$build")
 fixtures=(tests/fixtures/tf_models/*.pb)
 
 # The libFuzzer-style targets, with the coverage-guided driver (GCC has no libFuzzer).
-for target in graphdef eager_attrs; do
+for target in graphdef eager_attrs parse_example; do
   binary="$build/fuzz_$target"
   gcc -std=c11 -g -O1 $san -Iruntime/include "tools/fuzz/target_$target.c" \
     tools/fuzz/driver.c "${link[@]}" -o "$binary"

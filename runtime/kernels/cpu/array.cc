@@ -110,6 +110,43 @@ void ZerosLikeCompute(void*, TF_OpKernelContext* ctx) {
   std::memset(TF_TensorData(output.get()), 0, bytes);
 }
 
+// Reshape of strings: the shape as Reshape solves it (one -1 at most), then a deep copy,
+// since a view would share the elements' heap memory with no owner count of its own.
+void ReshapeStringCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr input = Input(ctx, 0), shape_t = Input(ctx, 1);
+  if (!input || !shape_t) return;
+  std::vector<int64_t> shape = IndexValues(shape_t.get());
+  const int64_t n = TF_TensorElementCount(input.get());
+  int64_t known = 1, unknown_at = -1;
+  bool bad = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && unknown_at < 0) {
+      unknown_at = static_cast<int64_t>(i);
+    } else if (shape[i] < 0 || __builtin_mul_overflow(known, shape[i], &known)) {
+      bad = true;
+    }
+  }
+  if (!bad && unknown_at >= 0) {
+    if (known > 0 && n % known == 0) shape[unknown_at] = n / known;
+    else bad = true;
+  }
+  if (bad || kernels::CheckedNumElements(shape) != n)
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Input to reshape is a tensor with " + std::to_string(n) +
+                    " values, but the requested shape " + ShapeString(IndexValues(shape_t.get())) +
+                    " does not fit them");
+  TensorPtr out(NewStringTensor(shape));
+  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "Reshape: out of memory for strings");
+  const TF_TString* from = StringElements(input.get());
+  TF_TString* to = MutableStringElements(out.get());
+  for (int64_t i = 0; i < n; ++i)
+    if (!AssignString(&to[i], StringElement(&from[i])))
+      return Fail(ctx, TF_RESOURCE_EXHAUSTED, "Reshape: out of memory for strings");
+  TF_Status* s = ThreadStatus();
+  TF_SetOutput(ctx, 0, out.get(), s);
+  if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);
+}
+
 // ZerosLike of strings: empty strings (a new string tensor starts so).
 void ZerosLikeStringCompute(void*, TF_OpKernelContext* ctx) {
   TensorPtr input = Input(ctx, 0);
@@ -194,6 +231,11 @@ void RegisterArrayKernels(TF_Status* status) {
   // copy bytes, which would duplicate the TF_TString structs' heap pointers; they are not
   // registered for strings, so a string input finds no kernel.
   RegisterKernel(kDevice, {"Identity", {{"T", TF_STRING}}, {}, &IdentityKernel::Compute}, status);
+  // Reshape copies the strings element by element (tf.io.parse_example reshapes string
+  // defaults in serving graphs).
+  for (TF_DataType index : {TF_INT32, TF_INT64})
+    RegisterKernel(kDevice, {"Reshape", {{"T", TF_STRING}, {"Tshape", index}}, {},
+                             ReshapeStringCompute}, status);
   RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
       &DescribeKernels<int32_t>::Shape}, status);
   RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},

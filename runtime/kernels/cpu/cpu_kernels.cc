@@ -85,6 +85,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterStringKernels,
       RegisterAsStringKernels,
       RegisterStringHashKernels,
+      RegisterParseExampleKernels,
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
       RegisterNonMaxSuppressionKernels,

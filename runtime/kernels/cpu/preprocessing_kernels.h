@@ -10,6 +10,7 @@ namespace cpu {
 
 void RegisterAsStringKernels(TF_Status* status);        // as_string.cc: AsString (host only)
 void RegisterStringHashKernels(TF_Status* status);      // string_hash.cc: StringToHashBucketFast, StringToHashBucketStrong, Fingerprint (host only)
+void RegisterParseExampleKernels(TF_Status* status);   // parse_example.cc: ParseExampleV2, ParseExample, ParseSingleExample, ParseTensor, SerializeTensor (host only)
 void RegisterBincountKernels(TF_Status* status);        // bincount.cc: Bincount, DenseBincount, RaggedBincount, SparseBincount
 void RegisterScaleTranslateKernels(TF_Status* status);  // scale_translate.cc: ScaleAndTranslate, ScaleAndTranslateGrad
 void RegisterNonMaxSuppressionKernels(TF_Status* status);  // non_max_suppression.cc: NonMaxSuppressionV3, V4, V5, WithOverlaps (CPU only)

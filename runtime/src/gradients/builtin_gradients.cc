@@ -59,6 +59,8 @@ void RegisterNotDifferentiableOps() {
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
         "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
+        // parsed protos (TensorFlow declares the parsing ops not differentiable)
+        "ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor", "SerializeTensor",
         // HSV to RGB: TensorFlow declares it not differentiable
         "HSVToRGB",
         // selected box indices (TensorFlow registers no gradient for them)
