@@ -350,6 +350,15 @@ __all__ = [
     "tan",
     "tanh",
     "tanh_grad",
+    "tensor_array_close_v3",
+    "tensor_array_concat_v3",
+    "tensor_array_gather_v3",
+    "tensor_array_read_v3",
+    "tensor_array_scatter_v3",
+    "tensor_array_size_v3",
+    "tensor_array_split_v3",
+    "tensor_array_v3",
+    "tensor_array_write_v3",
     "tensor_list_element_shape",
     "tensor_list_from_tensor",
     "tensor_list_get_item",
@@ -7248,6 +7257,279 @@ def tanh_grad(
 ) -> EagerOutput: ...
 @overload
 def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+def tensor_array_close_v3(handle: TensorLike, name: str | None = None) -> OpNode: ...
+
+class _TensorArrayConcatV3Output(NamedTuple):
+    value: OpOutput
+    lengths: OpOutput
+
+def tensor_array_concat_v3(
+    handle: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape_except0: ShapeLike | None = ...,
+    name: str | None = None,
+) -> _TensorArrayConcatV3Output: ...
+@overload
+def tensor_array_gather_v3(
+    handle: GraphOutput,
+    indices: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: GraphOutput,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    flow_in: GraphOutput,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: GraphOutput,
+    index: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: GraphOutput,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    flow_in: GraphOutput,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: EagerTensorLike,
+    index: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: GraphOutput,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: GraphOutput,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    value: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: GraphOutput, flow_in: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: TensorLike, flow_in: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: EagerTensorLike, flow_in: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: TensorLike, flow_in: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: GraphOutput,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: GraphOutput,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: EagerTensorLike,
+    value: EagerTensorLike,
+    lengths: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _TensorArrayV3Output(NamedTuple):
+    handle: OpOutput
+    flow: OpOutput
+
+def tensor_array_v3(
+    size: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    dynamic_size: bool = ...,
+    clear_after_read: bool = ...,
+    identical_element_shapes: bool = ...,
+    tensor_array_name: str = ...,
+    name: str | None = None,
+) -> _TensorArrayV3Output: ...
+@overload
+def tensor_array_write_v3(
+    handle: GraphOutput,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: GraphOutput,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: EagerTensorLike,
+    index: EagerTensorLike,
+    value: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def tensor_list_element_shape(
     input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None
