@@ -225,3 +225,24 @@ def test_tensorflow_graphs_give_tensorflows_outputs(tf_graphs, name, optimize):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_shape_functions_in_a_graph():
+    graph = opgen.Graph()
+    with graph.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[3, 2], name="x")
+        h, f = new_array(3)
+        f = ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2]), x, f)
+        read = ops.tensor_array_read_v3(h, np.int32(0), f, dtype=opgen.float32)
+        gathered = ops.tensor_array_gather_v3(h, np.int32([0, 2]), f, dtype=opgen.float32,
+                                              element_shape=[2])
+        unknown = ops.tensor_array_gather_v3(h, np.int32([0, 2]), f, dtype=opgen.float32)
+        value, lengths = ops.tensor_array_concat_v3(h, f, dtype=opgen.float32,
+                                                    element_shape_except0=[5])
+        size = ops.tensor_array_size_v3(h, f)
+    # As TensorFlow's: the handle has its legacy 2-vector shape.
+    assert tuple(h.shape) == (2,) and tuple(f.shape) == () and tuple(size.shape) == ()
+    assert read.shape is None  # the element's shape is the array's, known at run time
+    assert tuple(gathered.shape) == (2, 2)
+    assert unknown.shape is None
+    assert tuple(value.shape) == (None, 5) and tuple(lengths.shape) == (None,)

@@ -53,9 +53,20 @@ void SetItemGrad(GradBuilder& b) {
                   {{"element_dtype", b.dtype(item)}}));
 }
 
+// TensorFlow differentiates its TensorArray ops through gradient arrays
+// (TensorArrayGradV3), which opgen has not built yet: refuse, naming the op.
+void TensorArrayGrad(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+               "TensorArray gradients (TensorFlow's, through TensorArrayGradV3) are not built "
+               "in opgen yet");
+}
+
 }  // namespace
 
 void RegisterListGradients() {
+  for (const char* op : {"TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
+                         "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"})
+    RegisterGrad(op, TensorArrayGrad);
   RegisterGrad("TensorListFromTensor", FromTensorGrad);
   RegisterGrad("TensorListStack", StackGrad);
   RegisterGrad("TensorListGetItem", GetItemGrad);
