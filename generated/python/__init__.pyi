@@ -359,12 +359,18 @@ __all__ = [
     "tensor_array_split_v3",
     "tensor_array_v3",
     "tensor_array_write_v3",
+    "tensor_list_concat_v2",
     "tensor_list_element_shape",
     "tensor_list_from_tensor",
+    "tensor_list_gather",
     "tensor_list_get_item",
     "tensor_list_length",
+    "tensor_list_pop_back",
+    "tensor_list_push_back",
     "tensor_list_reserve",
+    "tensor_list_resize",
     "tensor_list_set_item",
+    "tensor_list_split",
     "tensor_list_stack",
     "tensor_scatter_add",
     "tensor_scatter_max",
@@ -7530,6 +7536,18 @@ def tensor_array_write_v3(
     flow_in: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _TensorListConcatV2Output(NamedTuple):
+    tensor: OpOutput
+    lengths: OpOutput
+
+def tensor_list_concat_v2(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    leading_dims: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListConcatV2Output: ...
 @overload
 def tensor_list_element_shape(
     input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None
@@ -7557,6 +7575,46 @@ def tensor_list_from_tensor(
 @overload
 def tensor_list_from_tensor(
     tensor: TensorLike, element_shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def tensor_list_get_item(
@@ -7610,6 +7668,33 @@ def tensor_list_length(
 def tensor_list_length(
     input_handle: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+
+class _TensorListPopBackOutput(NamedTuple):
+    output_handle: OpOutput
+    tensor: OpOutput
+
+def tensor_list_pop_back(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListPopBackOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: GraphOutput, tensor: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: EagerTensorLike, tensor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def tensor_list_reserve(
     element_shape: GraphOutput,
@@ -7637,6 +7722,22 @@ def tensor_list_reserve(
     num_elements: TensorLike,
     element_dtype: DTypeLike,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: GraphOutput, size: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: TensorLike, size: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: EagerTensorLike, size: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: TensorLike, size: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def tensor_list_set_item(
@@ -7676,6 +7777,41 @@ def tensor_list_set_item(
     index: TensorLike,
     item: TensorLike,
     resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_split(
+    tensor: GraphOutput,
+    element_shape: TensorLike,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: GraphOutput,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    lengths: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

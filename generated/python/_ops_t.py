@@ -371,6 +371,50 @@ def tensor_array_write_v3(
     return _out[0]
 
 
+_TensorListConcatV2Output = _collections.namedtuple(
+    "TensorListConcatV2", ["tensor", "lengths"]
+)
+
+
+def tensor_list_concat_v2(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    leading_dims: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListConcatV2Output:
+    """The list's elements concatenated along their first dimension.
+
+    Elements must be of rank 1 or more and agree past their first dimension; an unset element i is zeros of leading_dims[i] rows.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' expected shape.
+      leading_dims: A `Tensor` of type `int64`.
+        The row counts of unset elements.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (tensor, lengths).
+
+      tensor: A `Tensor` of type `element_dtype`.
+        The concatenated elements.
+      lengths: A `Tensor` of type `int64`.
+        Each element's row count.
+    """
+    _out = _execute_op(
+        "TensorListConcatV2",
+        [input_handle, element_shape, leading_dims],
+        {"element_dtype": element_dtype},
+        name,
+    )
+    return _TensorListConcatV2Output._make(_out)
+
+
 def tensor_list_element_shape(
     input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
 ) -> OpOutput:
@@ -412,6 +456,41 @@ def tensor_list_from_tensor(
       The list.
     """
     _out = _execute_op("TensorListFromTensor", [tensor, element_shape], {}, name)
+    return _out[0]
+
+
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The elements `indices` names, stacked along a new first dimension.
+
+    They must have one shape; unset ones are zeros of it.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      indices: A `Tensor` of type `int32`.
+        Which elements, in order.
+      element_shape: A `Tensor` of type `int32`.
+        The elements' expected shape.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `element_dtype`.
+      The stacked elements.
+    """
+    _out = _execute_op(
+        "TensorListGather",
+        [input_handle, indices, element_shape],
+        {"element_dtype": element_dtype},
+        name,
+    )
     return _out[0]
 
 
@@ -466,6 +545,69 @@ def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+_TensorListPopBackOutput = _collections.namedtuple(
+    "TensorListPopBack", ["output_handle", "tensor"]
+)
+
+
+def tensor_list_pop_back(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListPopBackOutput:
+    """The list without its last element, and that element.
+
+    An unset last element reads as zeros of the element shape.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list, not empty.
+      element_shape: A `Tensor` of type `int32`.
+        The shape an unset element takes, merged with the list's.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_handle, tensor).
+
+      output_handle: A `Tensor` of type `variant`.
+        The shorter list.
+      tensor: A `Tensor` of type `element_dtype`.
+        The last element.
+    """
+    _out = _execute_op(
+        "TensorListPopBack",
+        [input_handle, element_shape],
+        {"element_dtype": element_dtype},
+        name,
+    )
+    return _TensorListPopBackOutput._make(_out)
+
+
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A list like the input with `tensor` appended.
+
+    The input list is unchanged.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      tensor: A `Tensor`.
+        The new last element.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The longer list.
+    """
+    _out = _execute_op("TensorListPushBack", [input_handle, tensor], {}, name)
+    return _out[0]
+
+
 def tensor_list_reserve(
     element_shape: TensorLike,
     num_elements: TensorLike,
@@ -495,6 +637,26 @@ def tensor_list_reserve(
         {"element_dtype": element_dtype},
         name,
     )
+    return _out[0]
+
+
+def tensor_list_resize(
+    input_handle: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A list like the input, cut or grown with unset elements to `size`.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      size: A `Tensor` of type `int32`.
+        The new length.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The resized list.
+    """
+    _out = _execute_op("TensorListResize", [input_handle, size], {}, name)
     return _out[0]
 
 
@@ -530,6 +692,33 @@ def tensor_list_set_item(
         {"resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
         name,
     )
+    return _out[0]
+
+
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list of consecutive row blocks of `tensor`.
+
+    Element i holds the next lengths[i] rows; the lengths must sum to the first dimension.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to split, of rank 1 or more.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the blocks must fit.
+      lengths: A `Tensor` of type `int64`.
+        Each element's rows.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListSplit", [tensor, element_shape, lengths], {}, name)
     return _out[0]
 
 

@@ -94,6 +94,25 @@ def grow(n):
     return ta.stack()
 
 
+# The same TensorArray program as "loop" in a tf.function: TensorFlow 2 lowers it to
+# TensorLists (FromTensor, GetItem, SetItem, Stack, Gather, Split, ConcatV2, Length).
+@tf.function
+def arrays(x):
+    ta_in = tf.TensorArray(tf.float32, size=5).unstack(x)
+    ta_out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    acc = tf.zeros([3])
+    for i in tf.range(5):
+        acc = acc + ta_in.read(i)
+        ta_out = ta_out.write(i, acc * 2.0)
+    split = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(
+        tf.reshape(x, [15]), tf.constant([6, 9], tf.int64))
+    return ta_out.stack(), ta_out.gather([4, 0, 2]), split.concat(), split.read(1), ta_out.size()
+
+
+cf = arrays.get_concrete_function(tf.TensorSpec([5, 3], tf.float32))
+results["loop_v2"] = (cf.graph.as_graph_def(), [cf.inputs[0].name], [x_val],
+                      [t.name for t in cf.outputs], [v.numpy() for v in arrays(x_val)])
+
 cf = grow.get_concrete_function(tf.TensorSpec([], tf.int32))
 gd = cf.graph.as_graph_def()
 n_val = np.int32(4)

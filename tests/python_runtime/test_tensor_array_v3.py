@@ -2,7 +2,8 @@
 Split/Size/Close): values against numpy, eager, for every registered dtype; TensorFlow's
 semantics (dynamic_size, clear_after_read, element_shape, identical_element_shapes) and
 its errors and messages; and graphs TensorFlow 2.21 writes (a tf.compat.v1.while_loop over
-TensorArrays, a frozen dynamic_rnn LSTM, a tf.function that grows a tf.TensorArray),
+TensorArrays, a frozen dynamic_rnn LSTM, a tf.function that grows a tf.TensorArray, the
+same TensorArray program as a tf.function, made of TensorLists),
 imported into opgen and compared with TensorFlow's outputs (made at test time by a child
 process, $OPGEN_TF_PYTHON)."""
 
@@ -219,7 +220,7 @@ def run_graph(data, name, optimize):
 
 
 @pytest.mark.parametrize("optimize", [False, True])
-@pytest.mark.parametrize("name", ["loop", "lstm", "grow"])
+@pytest.mark.parametrize("name", ["loop", "lstm", "grow", "loop_v2"])
 def test_tensorflow_graphs_give_tensorflows_outputs(tf_graphs, name, optimize):
     got, want = run_graph(tf_graphs, name, optimize)
     for g, w in zip(got, want):

@@ -61,9 +61,19 @@ void TensorArrayGrad(GradBuilder& b) {
                "in opgen yet");
 }
 
+// TensorFlow differentiates these list ops too (list_ops.py); opgen has not built their
+// gradients yet: refuse, naming the op.
+void ListGradNotBuilt(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+               "this TensorList op's gradient (TensorFlow's) is not built in opgen yet");
+}
+
 }  // namespace
 
 void RegisterListGradients() {
+  for (const char* op : {"TensorListPushBack", "TensorListPopBack", "TensorListGather",
+                         "TensorListConcatV2", "TensorListSplit", "TensorListResize"})
+    RegisterGrad(op, ListGradNotBuilt);
   for (const char* op : {"TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
                          "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"})
     RegisterGrad(op, TensorArrayGrad);
