@@ -748,9 +748,14 @@ NOT_DIFFERENTIABLE = {
 # TensorArray ops TensorFlow differentiates through TensorArrayGradV3, which opgen lacks
 # yet: their gradient entries refuse, naming the op (test_tensor_array_gradients_are_refused).
 TENSOR_ARRAY_NO_GRADIENT_YET = {
-    op: "TensorArrayGradV3 (gradient arrays) is not built yet"
-    for op in ("TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
-               "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3")}
+    **{op: "TensorArrayGradV3 (gradient arrays) is not built yet"
+       for op in ("TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
+                  "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3")},
+    # TensorFlow's list_ops.py differentiates these; opgen's gradients are not built yet
+    # (test_list_gradients_not_built_are_refused).
+    **{op: "TensorFlow's list_ops.py gradient is not built yet"
+       for op in ("TensorListPushBack", "TensorListPopBack", "TensorListGather",
+                  "TensorListResize", "TensorListConcatV2", "TensorListSplit")}}
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
@@ -912,6 +917,17 @@ def test_tensor_array_gradients_are_refused():
         f = opgen.ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2]), x, f)
         y = opgen.ops.tensor_array_read_v3(h, np.int32(1), f, dtype=opgen.float32)
     with pytest.raises(opgen.errors.UnimplementedError, match="TensorArrayReadV3"):
+        opgen.gradients(y, x)
+
+
+def test_list_gradients_not_built_are_refused():
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float32, shape=[4, 2], name="x")
+        handle = opgen.ops.tensor_list_from_tensor(x, np.int32([2]))
+        y = opgen.ops.tensor_list_gather(handle, np.int32([0, 3]), np.int32([2]),
+                                         element_dtype=opgen.float32)
+    with pytest.raises(opgen.errors.UnimplementedError, match="TensorListGather"):
         opgen.gradients(y, x)
 
 

@@ -46,7 +46,9 @@ CPU_ONLY = {
     **{op: "TensorLists are host objects (DT_VARIANT), as in TensorFlow"
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
-                  "TensorListElementShape")},
+                  "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
+                  "TensorListGather", "TensorListResize", "TensorListConcatV2",
+                  "TensorListSplit")},
     # A TensorArray is a host object behind a resource handle (TensorFlow's GPU kernels
     # keep its elements on the device; opgen has no GPU kernels for it yet).
     **{op: "TensorArrays are host objects behind a resource handle (no GPU kernel yet)"

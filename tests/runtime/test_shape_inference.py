@@ -734,7 +734,11 @@ _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
 _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
-                   "TensorListLength", "TensorListElementShape"}
+                   "TensorListLength", "TensorListElementShape", "TensorListPushBack",
+                   "TensorListPopBack", "TensorListGather", "TensorListResize",
+                   "TensorListConcatV2",
+                   # (no list input, but its output is one: test_tensor_list_grow.py)
+                   "TensorListSplit"}
 
 
 # Resource-variable ops take a DT_RESOURCE handle (no array stands for it); ReadVariableOp's
