@@ -122,6 +122,49 @@ def _list_two_reads(g, inputs):
     return g.create_op("Mul", items, {}).outputs[0]
 
 
+def _const(g, value):
+    return g.create_op("Const", [], {"dtype": opgen.as_dtype(value.dtype), "value": value}).outputs[0]
+
+
+def _list_push_back(g, inputs):
+    """FromTensor -> PushBack(item) -> Stack."""
+    t, item = inputs
+    shape = _const(g, np.int32([3]))
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    lst = g.create_op("TensorListPushBack", [lst, item], {"element_dtype": t.dtype}).outputs[0]
+    return g.create_op("TensorListStack", [lst, shape], {"element_dtype": t.dtype}).outputs[0]
+
+
+def _list_resize(g, inputs):
+    """FromTensor -> Resize (grown, then cut) -> Stack."""
+    (t,) = inputs
+    shape = _const(g, np.int32([3]))
+    lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+    lst = g.create_op("TensorListResize", [lst, _const(g, np.int32(6))], {}).outputs[0]
+    lst = g.create_op("TensorListResize", [lst, _const(g, np.int32(3))], {}).outputs[0]
+    return g.create_op("TensorListStack", [lst, shape], {"element_dtype": t.dtype}).outputs[0]
+
+
+def _list_split_concat(g, inputs):
+    """Split into [1, 3] rows -> ConcatV2 -> the rows back, squared per element by Mul."""
+    (t,) = inputs
+    shape = _const(g, np.int32([-1, 3]))
+    attrs = {"element_dtype": t.dtype, "shape_type": opgen.int32}
+    lst = g.create_op("TensorListSplit", [t, shape, _const(g, np.int64([1, 3]))], attrs).outputs[0]
+    out = g.create_op("TensorListConcatV2", [lst, shape, _const(g, np.zeros([0], np.int64))],
+                      attrs).outputs[0]
+    return g.create_op("Mul", [out, t], {}).outputs[0]
+
+
+def _list_split_get(g, inputs):
+    """Split -> GetItem(1): the gradient list's element 0 is unset (zeros of its rows)."""
+    (t,) = inputs
+    lst = g.create_op("TensorListSplit", [t, _const(g, np.int32([-1, 3])), _const(g, np.int64([1, 3]))],
+                      {"element_dtype": t.dtype, "shape_type": opgen.int32}).outputs[0]
+    return g.create_op("TensorListGetItem", [lst, _const(g, np.int32(1)), _const(g, np.int32([3, 3]))],
+                       {"element_dtype": t.dtype}).outputs[0]
+
+
 def _ragged_to_tensor(shape, splits, types=("ROW_SPLITS",)):
     """An op_type for check_gradient: RaggedTensorToTensor(shape, values, default) of
     fixed row partitions (its list input), differentiated in values and default."""
@@ -666,6 +709,11 @@ def _cases() -> dict[str, list[Case]]:
                               C(fixed(u((4, 3))), tf=True, op_type=_list_two_reads)],
     })
     cases["TensorListSetItem"] = cases["TensorListStack"] = cases["TensorListFromTensor"]
+    cases["TensorListPushBack"] = [C(fixed(u((4, 3)), u((3,))), op_type=_list_push_back)]
+    cases["TensorListResize"] = [C(fixed(u((4, 3))), op_type=_list_resize)]
+    cases["TensorListSplit"] = [C(fixed(u((4, 3))), op_type=_list_split_concat),
+                                C(fixed(u((4, 3))), op_type=_list_split_get)]
+    cases["TensorListConcatV2"] = [C(fixed(u((4, 3))), op_type=_list_split_concat)]
     # v1 conds: both branches taken, and a cond nested in a branch
     cases["Switch"] = [C(fixed(u((2, 3)), u((2, 3))), tf=True, op_type=_cond(pred, nested))
                        for pred in (True, False) for nested in (False, True)]
@@ -754,8 +802,7 @@ TENSOR_ARRAY_NO_GRADIENT_YET = {
     # TensorFlow's list_ops.py differentiates these; opgen's gradients are not built yet
     # (test_list_gradients_not_built_are_refused).
     **{op: "TensorFlow's list_ops.py gradient is not built yet"
-       for op in ("TensorListPushBack", "TensorListPopBack", "TensorListGather",
-                  "TensorListResize", "TensorListConcatV2", "TensorListSplit")}}
+       for op in ("TensorListPopBack", "TensorListGather")}}
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 

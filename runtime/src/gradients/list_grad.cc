@@ -61,6 +61,42 @@ void TensorArrayGrad(GradBuilder& b) {
                "in opgen yet");
 }
 
+// PushBack(list, tensor): popping the gradient list's last element gives the tensor's
+// gradient, and what is left the list's.
+void PushBackGrad(GradBuilder& b) {
+  const TF_Output tensor = b.input(1);
+  TF_Operation* pop = b.Node("TensorListPopBack", {b.grad(0), b.ShapeOf(tensor)},
+                             {{"element_dtype", b.dtype(tensor)}});
+  if (!b.ok()) return;
+  if (b.needs(0)) b.Set(0, TF_Output{pop, 0});
+  if (b.needs(1)) b.Set(1, TF_Output{pop, 1});
+}
+
+// Resize(list, size): the gradient list resized back to the input's length.
+void ResizeGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  b.Set(0, b.Op("TensorListResize", {b.grad(0), b.Op("TensorListLength", {b.input(0)})}));
+}
+
+// Split(tensor, element_shape, lengths): the gradient list concatenated, unset elements
+// counting their `lengths` rows of zeros.
+void SplitGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output tensor = b.input(0);
+  TF_Operation* concat = b.Node("TensorListConcatV2", {b.grad(0), b.Int32(-1), b.input(2)},
+                                {{"element_dtype", b.dtype(tensor)}, {"shape_type", TF_INT32}});
+  if (b.ok()) b.Set(0, TF_Output{concat, 0});
+}
+
+// ConcatV2(list, element_shape, leading_dims): the tensor's gradient split back into the
+// elements' row counts.
+void ConcatGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output g = b.grad(0);
+  b.Set(0, b.Op("TensorListSplit", {g, b.Int32(-1), b.output(1)},
+                {{"element_dtype", b.dtype(g)}, {"shape_type", TF_INT32}}));
+}
+
 // TensorFlow differentiates these list ops too (list_ops.py); opgen has not built their
 // gradients yet: refuse, naming the op.
 void ListGradNotBuilt(GradBuilder& b) {
@@ -71,9 +107,12 @@ void ListGradNotBuilt(GradBuilder& b) {
 }  // namespace
 
 void RegisterListGradients() {
-  for (const char* op : {"TensorListPushBack", "TensorListPopBack", "TensorListGather",
-                         "TensorListConcatV2", "TensorListSplit", "TensorListResize"})
+  for (const char* op : {"TensorListPopBack", "TensorListGather"})
     RegisterGrad(op, ListGradNotBuilt);
+  RegisterGrad("TensorListPushBack", PushBackGrad);
+  RegisterGrad("TensorListResize", ResizeGrad);
+  RegisterGrad("TensorListSplit", SplitGrad);
+  RegisterGrad("TensorListConcatV2", ConcatGrad);
   for (const char* op : {"TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
                          "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"})
     RegisterGrad(op, TensorArrayGrad);
