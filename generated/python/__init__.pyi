@@ -369,6 +369,9 @@ __all__ = [
     "tensor_list_push_back",
     "tensor_list_reserve",
     "tensor_list_resize",
+    "tensor_list_scatter",
+    "tensor_list_scatter_into_existing_list",
+    "tensor_list_scatter_v2",
     "tensor_list_set_item",
     "tensor_list_split",
     "tensor_list_stack",
@@ -7738,6 +7741,124 @@ def tensor_list_resize(
 @overload
 def tensor_list_resize(
     input_handle: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: GraphOutput,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: GraphOutput,
+    indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: EagerTensorLike,
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    num_elements: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def tensor_list_set_item(

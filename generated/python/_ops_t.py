@@ -660,6 +660,94 @@ def tensor_list_resize(
     return _out[0]
 
 
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list whose element indices[i] is row i of `tensor`.
+
+    The list is as long as the largest index + 1; elements no index names are unset.
+
+    Args:
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the rows must fit.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListScatter", [tensor, indices, element_shape], {}, name)
+    return _out[0]
+
+
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list like the input with element indices[i] replaced by row i of `tensor`.
+
+    The list grows to the largest index + 1 where needed; the input is unchanged.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The new list.
+    """
+    _out = _execute_op(
+        "TensorListScatterIntoExistingList", [input_handle, tensor, indices], {}, name
+    )
+    return _out[0]
+
+
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list of `num_elements` whose element indices[i] is row i of `tensor`.
+
+    num_elements -1: as long as the largest index + 1.
+
+    Args:
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the rows must fit.
+      num_elements: A `Tensor` of type `int32`.
+        The list's length, or -1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op(
+        "TensorListScatterV2", [tensor, indices, element_shape, num_elements], {}, name
+    )
+    return _out[0]
+
+
 def tensor_list_set_item(
     input_handle: TensorLike,
     index: TensorLike,

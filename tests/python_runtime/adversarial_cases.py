@@ -1013,7 +1013,8 @@ NOT_SWEPT = {
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
                   "TensorListGather", "TensorListResize", "TensorListConcatV2",
-                  "TensorListSplit")},
+                  "TensorListSplit", "TensorListScatter", "TensorListScatterV2",
+                  "TensorListScatterIntoExistingList")},
     **{op: "TensorArray ops (DT_RESOURCE handles): tests/python_runtime/test_tensor_array_v3.py"
        for op in ("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
                   "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",

@@ -165,6 +165,30 @@ def _list_split_get(g, inputs):
                        {"element_dtype": t.dtype}).outputs[0]
 
 
+def _list_gather(g, inputs):
+    """FromTensor -> Gather (an index twice, one never): gradients summed and zeros."""
+    (t,) = inputs
+    lst = g.create_op("TensorListFromTensor", [t, _const(g, np.int32([3]))],
+                      {"element_dtype": t.dtype}).outputs[0]
+    return g.create_op("TensorListGather", [lst, _const(g, np.int32([2, 0, 2])), _const(g, np.int32([3]))],
+                       {"element_dtype": t.dtype}).outputs[0]
+
+
+def _list_scatter(op):
+    """Scatter(V2) rows to [3, 0, 1] of a list of 5 -> Stack (unset elements are zeros)."""
+    def f(g, inputs):
+        (t,) = inputs
+        args = [t, _const(g, np.int32([3, 0, 1])), _const(g, np.int32([3]))]
+        if op == "TensorListScatterV2":
+            args.append(_const(g, np.int32(5)))
+        lst = g.create_op(op, args, {"element_dtype": t.dtype, "shape_type": opgen.int32}).outputs[0]
+        if op == "TensorListScatter":
+            lst = g.create_op("TensorListResize", [lst, _const(g, np.int32(5))], {}).outputs[0]
+        return g.create_op("TensorListStack", [lst, _const(g, np.int32([3]))],
+                           {"element_dtype": t.dtype}).outputs[0]
+    return f
+
+
 def _ragged_to_tensor(shape, splits, types=("ROW_SPLITS",)):
     """An op_type for check_gradient: RaggedTensorToTensor(shape, values, default) of
     fixed row partitions (its list input), differentiated in values and default."""
@@ -714,6 +738,9 @@ def _cases() -> dict[str, list[Case]]:
     cases["TensorListSplit"] = [C(fixed(u((4, 3))), op_type=_list_split_concat),
                                 C(fixed(u((4, 3))), op_type=_list_split_get)]
     cases["TensorListConcatV2"] = [C(fixed(u((4, 3))), op_type=_list_split_concat)]
+    cases["TensorListGather"] = [C(fixed(u((4, 3))), op_type=_list_gather)]
+    for op in ("TensorListScatter", "TensorListScatterV2"):
+        cases[op] = [C(fixed(u((3, 3))), op_type=_list_scatter(op))]
     # v1 conds: both branches taken, and a cond nested in a branch
     cases["Switch"] = [C(fixed(u((2, 3)), u((2, 3))), tf=True, op_type=_cond(pred, nested))
                        for pred in (True, False) for nested in (False, True)]
@@ -802,7 +829,7 @@ TENSOR_ARRAY_NO_GRADIENT_YET = {
     # TensorFlow's list_ops.py differentiates these; opgen's gradients are not built yet
     # (test_list_gradients_not_built_are_refused).
     **{op: "TensorFlow's list_ops.py gradient is not built yet"
-       for op in ("TensorListPopBack", "TensorListGather")}}
+       for op in ("TensorListPopBack", "TensorListScatterIntoExistingList")}}
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
@@ -972,9 +999,8 @@ def test_list_gradients_not_built_are_refused():
     with g.as_default():
         x = opgen.ops.placeholder(opgen.float32, shape=[4, 2], name="x")
         handle = opgen.ops.tensor_list_from_tensor(x, np.int32([2]))
-        y = opgen.ops.tensor_list_gather(handle, np.int32([0, 3]), np.int32([2]),
-                                         element_dtype=opgen.float32)
-    with pytest.raises(opgen.errors.UnimplementedError, match="TensorListGather"):
+        _, y = opgen.ops.tensor_list_pop_back(handle, np.int32([2]), element_dtype=opgen.float32)
+    with pytest.raises(opgen.errors.UnimplementedError, match="TensorListPopBack"):
         opgen.gradients(y, x)
 
 

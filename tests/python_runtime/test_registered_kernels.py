@@ -48,7 +48,8 @@ CPU_ONLY = {
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
                   "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
                   "TensorListGather", "TensorListResize", "TensorListConcatV2",
-                  "TensorListSplit")},
+                  "TensorListSplit", "TensorListScatter", "TensorListScatterV2",
+                  "TensorListScatterIntoExistingList")},
     # A TensorArray is a host object behind a resource handle (TensorFlow's GPU kernels
     # keep its elements on the device; opgen has no GPU kernels for it yet).
     **{op: "TensorArrays are host objects behind a resource handle (no GPU kernel yet)"

@@ -150,3 +150,30 @@ def test_shape_functions_in_a_graph():
         got_tensor, got_last = session.run([tensor, last], {x: value})
     np.testing.assert_array_equal(got_tensor, value)
     np.testing.assert_array_equal(got_last, value[2:])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_scatter_places_rows_as_numpy_indexing(dtype):
+    x = values_of(dtype, (3, 2), seed=3)
+    idx = np.int32([4, 0, 2])
+    want = np.zeros((5, 2), dtype.as_numpy_dtype)
+    want[idx] = x
+    v1 = ops.tensor_list_scatter(x, idx, np.int32([2]))
+    np.testing.assert_array_equal(stack(v1, dtype), want)
+    v2 = ops.tensor_list_scatter_v2(x, idx, np.int32([2]), np.int32(7))
+    assert length(v2) == 7
+    np.testing.assert_array_equal(stack(v2, dtype)[:5], want)
+    base = ops.tensor_list_from_tensor(values_of(dtype, (2, 2), seed=4), np.int32([2]))
+    merged = ops.tensor_list_scatter_into_existing_list(base, x, idx)
+    expected = np.zeros((5, 2), dtype.as_numpy_dtype)
+    expected[:2] = values_of(dtype, (2, 2), seed=4)
+    expected[idx] = x
+    np.testing.assert_array_equal(stack(merged, dtype), expected)
+    assert length(base) == 2  # the input list is unchanged
+
+
+def test_scatter_errors():
+    with pytest.raises(errors.InvalidArgumentError, match="Trying to scatter at index 5 in list with size 3"):
+        ops.tensor_list_scatter_v2(np.float32([[1]]), np.int32([5]), np.int32([1]), np.int32(3))
+    with pytest.raises(errors.InvalidArgumentError, match="one row per index"):
+        ops.tensor_list_scatter(np.float32([[1], [2]]), np.int32([0]), np.int32([1]))

@@ -736,9 +736,9 @@ _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
 _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
                    "TensorListLength", "TensorListElementShape", "TensorListPushBack",
                    "TensorListPopBack", "TensorListGather", "TensorListResize",
-                   "TensorListConcatV2",
-                   # (no list input, but its output is one: test_tensor_list_grow.py)
-                   "TensorListSplit"}
+                   "TensorListConcatV2", "TensorListScatterIntoExistingList",
+                   # (no list input, but the output is one: test_tensor_list_grow.py)
+                   "TensorListSplit", "TensorListScatter", "TensorListScatterV2"}
 
 
 # Resource-variable ops take a DT_RESOURCE handle (no array stands for it); ReadVariableOp's

@@ -1,6 +1,7 @@
 // TensorList kernels (TensorFlow registers them on the host only: a list is a host
 // object even when its elements would live on a device), and AddN of lists. The list is
 // ../tensor_list.h.
+#include <algorithm>
 #include <cstring>
 
 #include "../tensor_list.h"
@@ -572,6 +573,86 @@ void SplitCompute(void* p, TF_OpKernelContext* ctx) {
   SetListOutput(ctx, 0, std::move(list));
 }
 
+// Writes row i of `tensor` to element indices[i] of `list`, growing it to the largest
+// index + 1 (ScatterV2 with num_elements >= 0 fixes the length instead: `length`).
+bool ScatterInto(TF_OpKernelContext* ctx, TensorList* list, const TF_Tensor* tensor, int indices_input,
+                 int64_t length) {
+  const TF_Tensor* indices_t = BorrowInput(ctx, indices_input);
+  if (indices_t == nullptr) return false;
+  const std::vector<int64_t> dims = Dims(tensor);
+  const std::vector<int64_t> indices = kernels::IndexValues(indices_t);
+  if (dims.empty() || TF_NumDims(indices_t) != 1 || dims[0] != static_cast<int64_t>(indices.size())) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Scatter needs a tensor of rank 1 or more with one row per index: tensor shape " +
+             ShapeString(dims) + ", indices shape " + ShapeString(Dims(indices_t)));
+    return false;
+  }
+  const std::vector<int64_t> element(dims.begin() + 1, dims.end());
+  std::string error;
+  if (!MergeInto(&list->element_rank_known, &list->element_shape, true, element, &error)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "The rows' shape " + ShapeString(element) + " does not fit the list's element shape " +
+             list->ShapeString() + ": " + error);
+    return false;
+  }
+  int64_t needed = static_cast<int64_t>(list->items.size());
+  for (int64_t i : indices) {
+    if (i < 0 || (length >= 0 && i >= length)) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "Trying to scatter at index " + std::to_string(i) + " in list with size " +
+               std::to_string(length >= 0 ? length : needed));
+      return false;
+    }
+    needed = std::max(needed, i + 1);
+  }
+  list->items.resize(static_cast<size_t>(length >= 0 ? length : needed));
+  const size_t bytes = static_cast<size_t>(NumElements(element)) * TF_DataTypeSize(TF_TensorType(tensor));
+  const char* src = static_cast<const char*>(TF_TensorData(tensor));
+  for (size_t k = 0; k < indices.size(); ++k) {
+    TF_Tensor* item = TF_AllocateTensor(TF_TensorType(tensor), element.data(),
+                                        static_cast<int>(element.size()), bytes);
+    if (item == nullptr) {
+      Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a list element");
+      return false;
+    }
+    if (bytes) std::memcpy(TF_TensorData(item), src + k * bytes, bytes);
+    list->items[indices[k]] = TensorList::Hold(item);
+  }
+  return true;
+}
+
+// TensorListScatter (has_length false) and TensorListScatterV2: a new list.
+template <bool kHasLength>
+void ScatterCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TF_Tensor* tensor = BorrowInput(ctx, 0);
+  if (tensor == nullptr) return;
+  auto list = std::make_unique<TensorList>();
+  list->element_dtype = attrs->element_dtype;
+  if (!ReadElementShape(ctx, 2, &list->element_rank_known, &list->element_shape)) return;
+  int64_t length = -1;
+  if (kHasLength) {
+    const TF_Tensor* n = BorrowInput(ctx, 3);
+    if (n == nullptr) return;
+    if (TF_NumDims(n) != 0)
+      return Fail(ctx, TF_INVALID_ARGUMENT, "num_elements must be a scalar, got shape " + ShapeString(Dims(n)));
+    length = *Data<int32_t>(n);
+    if (length < -1) return Fail(ctx, TF_INVALID_ARGUMENT, "num_elements must be -1 or more, got " + std::to_string(length));
+  }
+  if (!ScatterInto(ctx, list.get(), tensor, 1, length)) return;
+  SetListOutput(ctx, 0, std::move(list));
+}
+
+void ScatterIntoExistingCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  const TF_Tensor* tensor = list == nullptr ? nullptr : BorrowInput(ctx, 1);
+  if (tensor == nullptr) return;
+  auto out = CopyOf(*list);
+  if (!ScatterInto(ctx, out.get(), tensor, 2, -1)) return;
+  SetListOutput(ctx, 0, std::move(out));
+}
+
 // AddN of lists (TensorFlow adds variants through each variant type's add function):
 // element-wise sums of lists of one length and element dtype; an element unset in every
 // list stays unset, one unset in some lists counts as zeros. The backward pass sums the
@@ -665,10 +746,15 @@ void RegisterTensorListKernels(TF_Status* status) {
           {}, ConcatCompute, CreateListAttrs, DeleteListAttrs}, status);
       RegisterKernel(kDevice, {"TensorListSplit", {{"element_dtype", t}, {"shape_type", shape_type}},
           {}, SplitCompute, CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListScatter", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, ScatterCompute<false>, CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListScatterV2", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, ScatterCompute<true>, CreateListAttrs, DeleteListAttrs}, status);
     }
     with_attrs("TensorListPushBack", "element_dtype", t, PushBackCompute);
     with_attrs("TensorListPopBack", "element_dtype", t, PopBackCompute);
     with_attrs("TensorListGather", "element_dtype", t, GatherCompute);
+    with_attrs("TensorListScatterIntoExistingList", "element_dtype", t, ScatterIntoExistingCompute);
     with_attrs("TensorListSetItem", "element_dtype", t, SetItemCompute);
     with_attrs("TensorListStack", "element_dtype", t, StackCompute);
   }

@@ -97,6 +97,25 @@ void ConcatGrad(GradBuilder& b) {
                 {{"element_dtype", b.dtype(g)}, {"shape_type", TF_INT32}}));
 }
 
+// Gather(list, indices, element_shape): each element's gradient is the sum of the rows
+// gathered from it (TensorFlow scatters the rows, which keeps one of a repeated index's:
+// summing them first is right for repeats too), as a list of the input's length.
+void GatherGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output list = b.input(0), g = b.grad(0);
+  const TF_Output sums = b.Op("UnsortedSegmentSum", {g, b.input(1), b.Op("TensorListLength", {list})});
+  b.Set(0, b.Op("TensorListFromTensor", {sums, ElementShapeOf(b, g)},
+                {{"element_dtype", b.dtype(g)}, {"shape_type", TF_INT32}}));
+}
+
+// Scatter*(tensor, indices, ...): the tensor's gradient gathers the rows back.
+void ScatterGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output tensor = b.input(0);
+  b.Set(0, b.Op("TensorListGather", {b.grad(0), b.input(1), ElementShapeOf(b, tensor)},
+                {{"element_dtype", b.dtype(tensor)}}));
+}
+
 // TensorFlow differentiates these list ops too (list_ops.py); opgen has not built their
 // gradients yet: refuse, naming the op.
 void ListGradNotBuilt(GradBuilder& b) {
@@ -107,8 +126,11 @@ void ListGradNotBuilt(GradBuilder& b) {
 }  // namespace
 
 void RegisterListGradients() {
-  for (const char* op : {"TensorListPopBack", "TensorListGather"})
-    RegisterGrad(op, ListGradNotBuilt);
+  RegisterGrad("TensorListPopBack", ListGradNotBuilt);
+  RegisterGrad("TensorListScatterIntoExistingList", ListGradNotBuilt);
+  RegisterGrad("TensorListGather", GatherGrad);
+  RegisterGrad("TensorListScatter", ScatterGrad);
+  RegisterGrad("TensorListScatterV2", ScatterGrad);
   RegisterGrad("TensorListPushBack", PushBackGrad);
   RegisterGrad("TensorListResize", ResizeGrad);
   RegisterGrad("TensorListSplit", SplitGrad);
