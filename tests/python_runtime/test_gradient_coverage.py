@@ -165,6 +165,23 @@ def _list_split_get(g, inputs):
                        {"element_dtype": t.dtype}).outputs[0]
 
 
+def _list_pop_back(only_item):
+    """FromTensor -> PopBack: the element times 3 pushed back onto the shorter list and
+    stacked, or (only_item) the element alone (no gradient reaches the shorter list)."""
+    def f(g, inputs):
+        (t,) = inputs
+        shape = _const(g, np.int32([3]))
+        lst = g.create_op("TensorListFromTensor", [t, shape], {"element_dtype": t.dtype}).outputs[0]
+        pop = g.create_op("TensorListPopBack", [lst, shape], {"element_dtype": t.dtype})
+        shorter, item = pop.outputs
+        if only_item:
+            return g.create_op("Mul", [item, item], {}).outputs[0]
+        item = g.create_op("Mul", [item, _const(g, np.array(3, t.dtype.as_numpy_dtype))], {}).outputs[0]
+        lst = g.create_op("TensorListPushBack", [shorter, item], {"element_dtype": t.dtype}).outputs[0]
+        return g.create_op("TensorListStack", [lst, shape], {"element_dtype": t.dtype}).outputs[0]
+    return f
+
+
 def _list_gather(g, inputs):
     """FromTensor -> Gather (an index twice, one never): gradients summed and zeros."""
     (t,) = inputs
@@ -739,6 +756,8 @@ def _cases() -> dict[str, list[Case]]:
                                 C(fixed(u((4, 3))), op_type=_list_split_get)]
     cases["TensorListConcatV2"] = [C(fixed(u((4, 3))), op_type=_list_split_concat)]
     cases["TensorListGather"] = [C(fixed(u((4, 3))), op_type=_list_gather)]
+    cases["TensorListPopBack"] = [C(fixed(u((4, 3))), op_type=_list_pop_back(False)),
+                                  C(fixed(u((4, 3))), op_type=_list_pop_back(True))]
     for op in ("TensorListScatter", "TensorListScatterV2"):
         cases[op] = [C(fixed(u((3, 3))), op_type=_list_scatter(op))]
     # v1 conds: both branches taken, and a cond nested in a branch
@@ -829,7 +848,7 @@ TENSOR_ARRAY_NO_GRADIENT_YET = {
     # TensorFlow's list_ops.py differentiates these; opgen's gradients are not built yet
     # (test_list_gradients_not_built_are_refused).
     **{op: "TensorFlow's list_ops.py gradient is not built yet"
-       for op in ("TensorListPopBack", "TensorListScatterIntoExistingList")}}
+       for op in ("TensorListScatterIntoExistingList",)}}
 
 V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 
@@ -999,8 +1018,9 @@ def test_list_gradients_not_built_are_refused():
     with g.as_default():
         x = opgen.ops.placeholder(opgen.float32, shape=[4, 2], name="x")
         handle = opgen.ops.tensor_list_from_tensor(x, np.int32([2]))
-        _, y = opgen.ops.tensor_list_pop_back(handle, np.int32([2]), element_dtype=opgen.float32)
-    with pytest.raises(opgen.errors.UnimplementedError, match="TensorListPopBack"):
+        y = opgen.ops.tensor_list_scatter_into_existing_list(handle, x[:2], np.int32([3, 0]))
+        y = opgen.ops.tensor_list_stack(y, np.int32([2]), element_dtype=opgen.float32)
+    with pytest.raises(opgen.errors.UnimplementedError, match="TensorListScatterIntoExistingList"):
         opgen.gradients(y, x)
 
 

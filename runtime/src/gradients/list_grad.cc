@@ -97,6 +97,24 @@ void ConcatGrad(GradBuilder& b) {
                 {{"element_dtype", b.dtype(g)}, {"shape_type", TF_INT32}}));
 }
 
+// PopBack(list, element_shape) -> (shorter list, element): the list's gradient is the
+// shorter list's with the element's pushed back.
+// No gradient reaching the shorter list stands for a list of its length of unset
+// elements (zeros), none reaching the element for zeros.
+void PopBackGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output shorter = b.output(0), item = b.output(1);
+  const TF_DataType t = b.dtype(item);
+  TF_Output dlist = b.grad(0), ditem = b.grad(1);
+  if (dlist.oper == nullptr)
+    dlist = b.Op("TensorListReserve",
+                 {b.Op("TensorListElementShape", {shorter}, {{"shape_type", TF_INT32}}),
+                  b.Op("TensorListLength", {shorter})},
+                 {{"element_dtype", t}, {"shape_type", TF_INT32}});
+  if (ditem.oper == nullptr) ditem = b.Op("ZerosLike", {item});
+  b.Set(0, b.Op("TensorListPushBack", {dlist, ditem}, {{"element_dtype", t}}));
+}
+
 // Gather(list, indices, element_shape): each element's gradient is the sum of the rows
 // gathered from it (TensorFlow scatters the rows, which keeps one of a repeated index's:
 // summing them first is right for repeats too), as a list of the input's length.
@@ -126,7 +144,7 @@ void ListGradNotBuilt(GradBuilder& b) {
 }  // namespace
 
 void RegisterListGradients() {
-  RegisterGrad("TensorListPopBack", ListGradNotBuilt);
+  RegisterGrad("TensorListPopBack", PopBackGrad);
   RegisterGrad("TensorListScatterIntoExistingList", ListGradNotBuilt);
   RegisterGrad("TensorListGather", GatherGrad);
   RegisterGrad("TensorListScatter", ScatterGrad);
