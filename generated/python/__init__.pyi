@@ -355,12 +355,30 @@ __all__ = [
     "tan",
     "tanh",
     "tanh_grad",
+    "tensor_array_close_v3",
+    "tensor_array_concat_v3",
+    "tensor_array_gather_v3",
+    "tensor_array_read_v3",
+    "tensor_array_scatter_v3",
+    "tensor_array_size_v3",
+    "tensor_array_split_v3",
+    "tensor_array_v3",
+    "tensor_array_write_v3",
+    "tensor_list_concat_v2",
     "tensor_list_element_shape",
     "tensor_list_from_tensor",
+    "tensor_list_gather",
     "tensor_list_get_item",
     "tensor_list_length",
+    "tensor_list_pop_back",
+    "tensor_list_push_back",
     "tensor_list_reserve",
+    "tensor_list_resize",
+    "tensor_list_scatter",
+    "tensor_list_scatter_into_existing_list",
+    "tensor_list_scatter_v2",
     "tensor_list_set_item",
+    "tensor_list_split",
     "tensor_list_stack",
     "tensor_scatter_add",
     "tensor_scatter_max",
@@ -7330,6 +7348,291 @@ def tanh_grad(
 ) -> EagerOutput: ...
 @overload
 def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+def tensor_array_close_v3(handle: TensorLike, name: str | None = None) -> OpNode: ...
+
+class _TensorArrayConcatV3Output(NamedTuple):
+    value: OpOutput
+    lengths: OpOutput
+
+def tensor_array_concat_v3(
+    handle: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape_except0: ShapeLike | None = ...,
+    name: str | None = None,
+) -> _TensorArrayConcatV3Output: ...
+@overload
+def tensor_array_gather_v3(
+    handle: GraphOutput,
+    indices: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: GraphOutput,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    flow_in: GraphOutput,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: GraphOutput,
+    index: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: GraphOutput,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    flow_in: GraphOutput,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: EagerTensorLike,
+    index: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: GraphOutput,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: GraphOutput,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    value: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: GraphOutput, flow_in: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: TensorLike, flow_in: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: EagerTensorLike, flow_in: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_array_size_v3(
+    handle: TensorLike, flow_in: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: GraphOutput,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: GraphOutput,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: EagerTensorLike,
+    value: EagerTensorLike,
+    lengths: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _TensorArrayV3Output(NamedTuple):
+    handle: OpOutput
+    flow: OpOutput
+
+def tensor_array_v3(
+    size: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = ...,
+    dynamic_size: bool = ...,
+    clear_after_read: bool = ...,
+    identical_element_shapes: bool = ...,
+    tensor_array_name: str = ...,
+    name: str | None = None,
+) -> _TensorArrayV3Output: ...
+@overload
+def tensor_array_write_v3(
+    handle: GraphOutput,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: GraphOutput,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: GraphOutput,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: EagerTensorLike,
+    index: EagerTensorLike,
+    value: EagerTensorLike,
+    flow_in: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _TensorListConcatV2Output(NamedTuple):
+    tensor: OpOutput
+    lengths: OpOutput
+
+def tensor_list_concat_v2(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    leading_dims: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListConcatV2Output: ...
 @overload
 def tensor_list_element_shape(
     input_handle: GraphOutput, shape_type: DTypeLike, name: str | None = None
@@ -7357,6 +7660,46 @@ def tensor_list_from_tensor(
 @overload
 def tensor_list_from_tensor(
     tensor: TensorLike, element_shape: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def tensor_list_get_item(
@@ -7410,6 +7753,33 @@ def tensor_list_length(
 def tensor_list_length(
     input_handle: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+
+class _TensorListPopBackOutput(NamedTuple):
+    output_handle: OpOutput
+    tensor: OpOutput
+
+def tensor_list_pop_back(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListPopBackOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: GraphOutput, tensor: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: EagerTensorLike, tensor: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def tensor_list_reserve(
     element_shape: GraphOutput,
@@ -7436,6 +7806,140 @@ def tensor_list_reserve(
     element_shape: TensorLike,
     num_elements: TensorLike,
     element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: GraphOutput, size: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: TensorLike, size: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: EagerTensorLike, size: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def tensor_list_resize(
+    input_handle: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: GraphOutput,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: GraphOutput,
+    indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: EagerTensorLike,
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: GraphOutput,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: GraphOutput,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: GraphOutput,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: EagerTensorLike,
+    indices: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    num_elements: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -7476,6 +7980,41 @@ def tensor_list_set_item(
     index: TensorLike,
     item: TensorLike,
     resize_if_index_out_of_bounds: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_list_split(
+    tensor: GraphOutput,
+    element_shape: TensorLike,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: GraphOutput,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_list_split(
+    tensor: EagerTensorLike,
+    element_shape: EagerTensorLike,
+    lengths: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

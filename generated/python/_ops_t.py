@@ -72,6 +72,349 @@ def tanh_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutpu
     return _out[0]
 
 
+def tensor_array_close_v3(handle: TensorLike, name: str | None = None) -> OpNode:
+    """Deletes the array.
+
+    Later ops on its handle fail.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("TensorArrayCloseV3", [handle], {}, name)
+    return _out or None
+
+
+_TensorArrayConcatV3Output = _collections.namedtuple(
+    "TensorArrayConcatV3", ["value", "lengths"]
+)
+
+
+def tensor_array_concat_v3(
+    handle: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape_except0: ShapeLike | None = None,
+    name: str | None = None,
+) -> _TensorArrayConcatV3Output:
+    """Concatenates every element along its first dimension.
+
+    The elements must be of rank 1 or more and agree past their first dimension.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      dtype: A dtype.
+        The elements' dtype.
+      element_shape_except0: An optional `shape`. Defaults to `None`.
+        The elements' shape past their first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (value, lengths).
+
+      value: A `Tensor` of type `dtype`.
+        The concatenated elements.
+      lengths: A `Tensor` of type `int64`.
+        Each element's first dimension.
+    """
+    _out = _execute_op(
+        "TensorArrayConcatV3",
+        [handle, flow_in],
+        {"dtype": dtype, "element_shape_except0": element_shape_except0},
+        name,
+    )
+    return _TensorArrayConcatV3Output._make(_out)
+
+
+def tensor_array_gather_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = None,
+    name: str | None = None,
+) -> OpOutput:
+    """Stacks the elements `indices` name along a new first dimension.
+
+    They must have one shape.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      indices: A `Tensor` of type `int32`.
+        Which elements, in order.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      dtype: A dtype.
+        The elements' dtype.
+      element_shape: An optional `shape`. Defaults to `None`.
+        The elements' shape, needed for an empty array.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The stacked elements.
+    """
+    _out = _execute_op(
+        "TensorArrayGatherV3",
+        [handle, indices, flow_in],
+        {"dtype": dtype, "element_shape": element_shape},
+        name,
+    )
+    return _out[0]
+
+
+def tensor_array_read_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    flow_in: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Reads element `index` of the array.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      index: A `Tensor` of type `int32`.
+        Which element.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      dtype: A dtype.
+        Its dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The element.
+    """
+    _out = _execute_op(
+        "TensorArrayReadV3", [handle, index, flow_in], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def tensor_array_scatter_v3(
+    handle: TensorLike,
+    indices: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Writes row i of `value` to element indices[i].
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      value: A `Tensor`.
+        One row per index.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The flow scalar for the array's next op.
+    """
+    _out = _execute_op(
+        "TensorArrayScatterV3", [handle, indices, value, flow_in], {}, name
+    )
+    return _out[0]
+
+
+def tensor_array_size_v3(
+    handle: TensorLike, flow_in: TensorLike, name: str | None = None
+) -> OpOutput:
+    """The array's size.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The number of elements.
+    """
+    _out = _execute_op("TensorArraySizeV3", [handle, flow_in], {}, name)
+    return _out[0]
+
+
+def tensor_array_split_v3(
+    handle: TensorLike,
+    value: TensorLike,
+    lengths: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Writes consecutive row blocks of `value` to the elements.
+
+    Element i gets the next lengths[i] rows; the lengths must sum to value's first dimension.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      value: A `Tensor`.
+        The tensor to split.
+      lengths: A `Tensor` of type `int64`.
+        Each element's rows.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The flow scalar for the array's next op.
+    """
+    _out = _execute_op(
+        "TensorArraySplitV3", [handle, value, lengths, flow_in], {}, name
+    )
+    return _out[0]
+
+
+_TensorArrayV3Output = _collections.namedtuple("TensorArrayV3", ["handle", "flow"])
+
+
+def tensor_array_v3(
+    size: TensorLike,
+    dtype: DTypeLike,
+    element_shape: ShapeLike | None = None,
+    dynamic_size: bool = False,
+    clear_after_read: bool = True,
+    identical_element_shapes: bool = False,
+    tensor_array_name: str = "",
+    name: str | None = None,
+) -> _TensorArrayV3Output:
+    """Makes a new TensorArray of `size` unwritten elements.
+
+    Each run makes a new array. Reading an unwritten element gives zeros when the element shape is fully known and fails otherwise.
+
+    Args:
+      size: A `Tensor` of type `int32`.
+        The array's size (its initial size when dynamic_size).
+      dtype: A dtype.
+        The elements' dtype.
+      element_shape: An optional `shape`. Defaults to `None`.
+        The elements' shape, where known.
+      dynamic_size: An optional `bool`. Defaults to `False`.
+        Let writes past the end grow the array.
+      clear_after_read: An optional `bool`. Defaults to `True`.
+        Free an element when it is read; a second read fails.
+      identical_element_shapes: An optional `bool`. Defaults to `False`.
+        Every element has the shape of the first written.
+      tensor_array_name: An optional `string`. Defaults to `""`.
+        A name for the array in error messages.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (handle, flow).
+
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      flow: A `Tensor` of type `float32`.
+        A scalar that orders the array's ops.
+    """
+    _out = _execute_op(
+        "TensorArrayV3",
+        [size],
+        {
+            "dtype": dtype,
+            "element_shape": element_shape,
+            "dynamic_size": dynamic_size,
+            "clear_after_read": clear_after_read,
+            "identical_element_shapes": identical_element_shapes,
+            "tensor_array_name": tensor_array_name,
+        },
+        name,
+    )
+    return _TensorArrayV3Output._make(_out)
+
+
+def tensor_array_write_v3(
+    handle: TensorLike,
+    index: TensorLike,
+    value: TensorLike,
+    flow_in: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Writes element `index` of the array.
+
+    Each element is written once; its shape must fit the array's element shape.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      index: A `Tensor` of type `int32`.
+        Which element.
+      value: A `Tensor`.
+        The element's value.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The flow scalar for the array's next op.
+    """
+    _out = _execute_op("TensorArrayWriteV3", [handle, index, value, flow_in], {}, name)
+    return _out[0]
+
+
+_TensorListConcatV2Output = _collections.namedtuple(
+    "TensorListConcatV2", ["tensor", "lengths"]
+)
+
+
+def tensor_list_concat_v2(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    leading_dims: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListConcatV2Output:
+    """The list's elements concatenated along their first dimension.
+
+    Elements must be of rank 1 or more and agree past their first dimension; an unset element i is zeros of leading_dims[i] rows.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' expected shape.
+      leading_dims: A `Tensor` of type `int64`.
+        The row counts of unset elements.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (tensor, lengths).
+
+      tensor: A `Tensor` of type `element_dtype`.
+        The concatenated elements.
+      lengths: A `Tensor` of type `int64`.
+        Each element's row count.
+    """
+    _out = _execute_op(
+        "TensorListConcatV2",
+        [input_handle, element_shape, leading_dims],
+        {"element_dtype": element_dtype},
+        name,
+    )
+    return _TensorListConcatV2Output._make(_out)
+
+
 def tensor_list_element_shape(
     input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None
 ) -> OpOutput:
@@ -113,6 +456,41 @@ def tensor_list_from_tensor(
       The list.
     """
     _out = _execute_op("TensorListFromTensor", [tensor, element_shape], {}, name)
+    return _out[0]
+
+
+def tensor_list_gather(
+    input_handle: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The elements `indices` names, stacked along a new first dimension.
+
+    They must have one shape; unset ones are zeros of it.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      indices: A `Tensor` of type `int32`.
+        Which elements, in order.
+      element_shape: A `Tensor` of type `int32`.
+        The elements' expected shape.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `element_dtype`.
+      The stacked elements.
+    """
+    _out = _execute_op(
+        "TensorListGather",
+        [input_handle, indices, element_shape],
+        {"element_dtype": element_dtype},
+        name,
+    )
     return _out[0]
 
 
@@ -167,6 +545,69 @@ def tensor_list_length(input_handle: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+_TensorListPopBackOutput = _collections.namedtuple(
+    "TensorListPopBack", ["output_handle", "tensor"]
+)
+
+
+def tensor_list_pop_back(
+    input_handle: TensorLike,
+    element_shape: TensorLike,
+    element_dtype: DTypeLike,
+    name: str | None = None,
+) -> _TensorListPopBackOutput:
+    """The list without its last element, and that element.
+
+    An unset last element reads as zeros of the element shape.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list, not empty.
+      element_shape: A `Tensor` of type `int32`.
+        The shape an unset element takes, merged with the list's.
+      element_dtype: A dtype.
+        The elements' dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_handle, tensor).
+
+      output_handle: A `Tensor` of type `variant`.
+        The shorter list.
+      tensor: A `Tensor` of type `element_dtype`.
+        The last element.
+    """
+    _out = _execute_op(
+        "TensorListPopBack",
+        [input_handle, element_shape],
+        {"element_dtype": element_dtype},
+        name,
+    )
+    return _TensorListPopBackOutput._make(_out)
+
+
+def tensor_list_push_back(
+    input_handle: TensorLike, tensor: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A list like the input with `tensor` appended.
+
+    The input list is unchanged.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      tensor: A `Tensor`.
+        The new last element.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The longer list.
+    """
+    _out = _execute_op("TensorListPushBack", [input_handle, tensor], {}, name)
+    return _out[0]
+
+
 def tensor_list_reserve(
     element_shape: TensorLike,
     num_elements: TensorLike,
@@ -195,6 +636,114 @@ def tensor_list_reserve(
         [element_shape, num_elements],
         {"element_dtype": element_dtype},
         name,
+    )
+    return _out[0]
+
+
+def tensor_list_resize(
+    input_handle: TensorLike, size: TensorLike, name: str | None = None
+) -> OpOutput:
+    """A list like the input, cut or grown with unset elements to `size`.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      size: A `Tensor` of type `int32`.
+        The new length.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The resized list.
+    """
+    _out = _execute_op("TensorListResize", [input_handle, size], {}, name)
+    return _out[0]
+
+
+def tensor_list_scatter(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list whose element indices[i] is row i of `tensor`.
+
+    The list is as long as the largest index + 1; elements no index names are unset.
+
+    Args:
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the rows must fit.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListScatter", [tensor, indices, element_shape], {}, name)
+    return _out[0]
+
+
+def tensor_list_scatter_into_existing_list(
+    input_handle: TensorLike,
+    tensor: TensorLike,
+    indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list like the input with element indices[i] replaced by row i of `tensor`.
+
+    The list grows to the largest index + 1 where needed; the input is unchanged.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+        The list.
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The new list.
+    """
+    _out = _execute_op(
+        "TensorListScatterIntoExistingList", [input_handle, tensor, indices], {}, name
+    )
+    return _out[0]
+
+
+def tensor_list_scatter_v2(
+    tensor: TensorLike,
+    indices: TensorLike,
+    element_shape: TensorLike,
+    num_elements: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list of `num_elements` whose element indices[i] is row i of `tensor`.
+
+    num_elements -1: as long as the largest index + 1.
+
+    Args:
+      tensor: A `Tensor`.
+        One row per index.
+      indices: A `Tensor` of type `int32`.
+        Which elements.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the rows must fit.
+      num_elements: A `Tensor` of type `int32`.
+        The list's length, or -1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op(
+        "TensorListScatterV2", [tensor, indices, element_shape, num_elements], {}, name
     )
     return _out[0]
 
@@ -231,6 +780,33 @@ def tensor_list_set_item(
         {"resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
         name,
     )
+    return _out[0]
+
+
+def tensor_list_split(
+    tensor: TensorLike,
+    element_shape: TensorLike,
+    lengths: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """A list of consecutive row blocks of `tensor`.
+
+    Element i holds the next lengths[i] rows; the lengths must sum to the first dimension.
+
+    Args:
+      tensor: A `Tensor`.
+        The tensor to split, of rank 1 or more.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The elements' shape, which the blocks must fit.
+      lengths: A `Tensor` of type `int64`.
+        Each element's rows.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+      The list.
+    """
+    _out = _execute_op("TensorListSplit", [tensor, element_shape, lengths], {}, name)
     return _out[0]
 
 

@@ -60,13 +60,15 @@ namespace opgen {
 // scatter_ops.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
 // not in op_table.h, which every op file includes).
 void RegisterScatterOps(TF_Status* status);
+// tensor_array_ops.cc: TensorFlow 1's TensorArray (V3) ops.
+void RegisterTensorArrayOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterFunctionalOps,
-                      opgen::RegisterListOps, opgen::RegisterConvImageOps,
+                      opgen::RegisterListOps, opgen::RegisterTensorArrayOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterSpecialMathOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps, opgen::RegisterParsingOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,

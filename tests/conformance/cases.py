@@ -110,6 +110,8 @@ NOT_COMPARED = {
 }
 NOT_COMPARED_PREFIXES = {
     "TensorList": "TensorLists are DT_VARIANT host objects, not arrays",
+    "TensorArray": "TensorArrays hold state behind a DT_RESOURCE handle: "
+                   "tests/python_runtime/test_tensor_array_v3.py compares them with TensorFlow",
     "_": "opgen's internal ops (graph-optimizer fusions): TensorFlow has no such op; the "
          "optimizer tests compare them with the unfused graph",
 }

@@ -1011,7 +1011,14 @@ NOT_SWEPT = {
     **{op: "TensorList (DT_VARIANT) ops: tests/python_runtime/test_tensor_list.py"
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
-                  "TensorListElementShape")},
+                  "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
+                  "TensorListGather", "TensorListResize", "TensorListConcatV2",
+                  "TensorListSplit", "TensorListScatter", "TensorListScatterV2",
+                  "TensorListScatterIntoExistingList")},
+    **{op: "TensorArray ops (DT_RESOURCE handles): tests/python_runtime/test_tensor_array_v3.py"
+       for op in ("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
+                  "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
+                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3")},
     **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/test_variables.py"
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",

@@ -33,6 +33,8 @@ CPU_ONLY_FAMILIES = {
     "lookup_table": "lookup tables are host objects, as in TensorFlow",
     "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
+    "tensor_array": "TensorArrays are host objects behind a resource handle (no GPU "
+                    "kernels yet: TensorFlow keeps GPU elements on the device)",
     "debug_host": "Assert, PrintV2 and StringFormat turn tensors into text on the host, "
                   "as in TensorFlow",
     "unique": "Unique* and ListDiff: outputs sized by the values, computed on the host "

@@ -49,7 +49,16 @@ CPU_ONLY = {
     **{op: "TensorLists are host objects (DT_VARIANT), as in TensorFlow"
        for op in ("TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
                   "TensorListSetItem", "TensorListStack", "TensorListLength",
-                  "TensorListElementShape")},
+                  "TensorListElementShape", "TensorListPushBack", "TensorListPopBack",
+                  "TensorListGather", "TensorListResize", "TensorListConcatV2",
+                  "TensorListSplit", "TensorListScatter", "TensorListScatterV2",
+                  "TensorListScatterIntoExistingList")},
+    # A TensorArray is a host object behind a resource handle (TensorFlow's GPU kernels
+    # keep its elements on the device; opgen has no GPU kernels for it yet).
+    **{op: "TensorArrays are host objects behind a resource handle (no GPU kernel yet)"
+       for op in ("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
+                  "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
+                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3")},
     # Text made from tensors on the host (TensorFlow keeps Assert's and PrintV2's
     # operands in host memory; StringFormat has only a CPU kernel).
     **{op: "turns tensors into text on the host, as in TensorFlow"

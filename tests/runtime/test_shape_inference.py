@@ -734,7 +734,11 @@ _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
 # Ops whose inputs are TensorLists (DT_VARIANT, no numpy stand-in): their shape functions
 # run in tests/python_runtime/test_tensor_list.py's graphs.
 _LIST_INPUT_OPS = {"TensorListGetItem", "TensorListSetItem", "TensorListStack",
-                   "TensorListLength", "TensorListElementShape"}
+                   "TensorListLength", "TensorListElementShape", "TensorListPushBack",
+                   "TensorListPopBack", "TensorListGather", "TensorListResize",
+                   "TensorListConcatV2", "TensorListScatterIntoExistingList",
+                   # (no list input, but the output is one: test_tensor_list_grow.py)
+                   "TensorListSplit", "TensorListScatter", "TensorListScatterV2"}
 
 
 # Resource-variable ops take a DT_RESOURCE handle (no array stands for it); ReadVariableOp's
@@ -746,6 +750,11 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
                  "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
                  "ResourceScatterUpdate"}
+# TensorArray ops take a DT_RESOURCE handle: tests/python_runtime/test_tensor_array_v3.py
+# checks their shapes in graphs.
+_TENSOR_ARRAY_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
+                     "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
+                     "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3"}
 # Checkpoint ops: string operands, and RestoreV2's shapes are known only from the file;
 # the string ops of the save/restore graphs (run in test_string_ops.py).
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",
@@ -783,7 +792,7 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if op.name in ("NoOp", "Const", "Placeholder", "PlaceholderWithDefault", "ControlTrigger"):
             continue  # no inputs: see test_const_and_no_op
         if op.name in _LIST_INPUT_OPS or op.name in _RESOURCE_OPS or op.name in _CHECKPOINT_OPS \
-                or op.name in _TEXT_OPS:
+                or op.name in _TEXT_OPS or op.name in _TENSOR_ARRAY_OPS:
             continue
         if op.name in _STRING_INPUT_OPS or op.name in _NO_OUTPUT_OPS:
             continue

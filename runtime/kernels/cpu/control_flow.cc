@@ -45,7 +45,8 @@ void RegisterControlFlowKernels(TF_Status* status) {
     RegisterKernel(kDevice, {"NextIteration", {{"T", t}}, {}, ForwardCompute}, status);
   };
   for (TF_DataType t : kAllFixedSizeTypes) each_type(t);
-  each_type(TF_VARIANT);  // TensorLists travel through loops
+  each_type(TF_VARIANT);   // TensorLists travel through loops
+  each_type(TF_RESOURCE);  // and so do TensorArrays' handles (v1 while loops)
   // ...and through the Identity nodes lowered loops put on every loop variable.
   RegisterKernel(kDevice, {"Identity", {{"T", TF_VARIANT}}, {}, ForwardCompute}, status);
   // A variable's handle, too: a function body that passes one on (a While body's

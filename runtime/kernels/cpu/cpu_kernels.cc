@@ -31,6 +31,9 @@ void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
 // resource_scatter.cc: ResourceGather, ResourceScatter{Add,Sub,Update}.
 void RegisterResourceScatterKernels(TF_Status*);
+// tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
+// ops (host only: arrays are host objects).
+void RegisterTensorArrayKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -96,6 +99,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLookupTableKernels,
       RegisterRaggedKernels,
       RegisterTensorListKernels,
+      RegisterTensorArrayKernels,
       RegisterTrainingKernels,
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,

@@ -1,6 +1,7 @@
 // TensorList kernels (TensorFlow registers them on the host only: a list is a host
 // object even when its elements would live on a device), and AddN of lists. The list is
 // ../tensor_list.h.
+#include <algorithm>
 #include <cstring>
 
 #include "../tensor_list.h"
@@ -338,6 +339,320 @@ void ElementShapeCompute(void*, TF_OpKernelContext* ctx) {
     Data<T>(out)[k] = static_cast<T>(list->element_shape[k]);
 }
 
+// The list input 0 holds, forwarded for changing in place when nobody else reads it,
+// else copied (lists are values).
+std::unique_ptr<TensorList> CopyOf(const TensorList& list) { return std::make_unique<TensorList>(list); }
+
+void PushBackCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  if (list == nullptr) return;
+  TensorPtr item = Input(ctx, 1);
+  if (!item) return;
+  bool rank_known = list->element_rank_known;
+  std::vector<int64_t> dims = list->element_shape;
+  std::string error;
+  if (!MergeInto(&rank_known, &dims, true, Dims(item.get()), &error)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Tried to push item with shape " + ShapeString(Dims(item.get())) +
+             " to a list with element shape " + list->ShapeString() + ": " + error);
+    return;
+  }
+  if (TF_Tensor* forwarded = OPGEN_KernelForwardInput(ctx, 0, 0, ThreadStatus())) {
+    static_cast<TensorList*>(TF_TensorData(forwarded))->items.push_back(TensorList::Hold(item.release()));
+    return;
+  }
+  auto out = CopyOf(*list);
+  out->items.push_back(TensorList::Hold(item.release()));
+  SetListOutput(ctx, 0, std::move(out));
+}
+
+// An element read out of a list: the element, or zeros of the list's element shape
+// merged with the `element_shape` operand `shape_input` (fully known by then).
+TF_Tensor* ElementOrZeros(TF_OpKernelContext* ctx, const TensorList& list, size_t index,
+                          int shape_input) {
+  if (list.items[index]) return nullptr;  // callers use the held element
+  bool rank_known = list.element_rank_known, wanted_rank_known = false;
+  std::vector<int64_t> dims = list.element_shape, wanted;
+  std::string error;
+  if (!ReadElementShape(ctx, shape_input, &wanted_rank_known, &wanted)) return nullptr;
+  if (!MergeInto(&rank_known, &dims, wanted_rank_known, wanted, &error) ||
+      !FullyDefined(rank_known, dims)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Element " + std::to_string(index) + " is unset and the element shape " +
+             PartialShapeString(rank_known, dims) + " is not fully known" +
+             (error.empty() ? "" : ": " + error));
+    return nullptr;
+  }
+  TF_Tensor* zeros = Zeros(list.element_dtype, dims);
+  if (zeros == nullptr) Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate an element");
+  return zeros;
+}
+
+void PopBackCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  if (list == nullptr) return;
+  if (list->items.empty()) return Fail(ctx, TF_INVALID_ARGUMENT, "Trying to pop from an empty list.");
+  const size_t last = list->items.size() - 1;
+  std::shared_ptr<TF_Tensor> item = list->items[last];
+  if (!item) {
+    TF_Tensor* zeros = ElementOrZeros(ctx, *list, last, 1);
+    if (zeros == nullptr) return;
+    item = TensorList::Hold(zeros);
+  }
+  TF_SetOutput(ctx, 1, item.get(), ThreadStatus());
+  if (TF_GetCode(ThreadStatus()) != TF_OK) return TF_OpKernelContext_Failure(ctx, ThreadStatus());
+  if (TF_Tensor* forwarded = OPGEN_KernelForwardInput(ctx, 0, 0, ThreadStatus())) {
+    static_cast<TensorList*>(TF_TensorData(forwarded))->items.pop_back();
+    return;
+  }
+  auto out = CopyOf(*list);
+  out->items.pop_back();
+  SetListOutput(ctx, 0, std::move(out));
+}
+
+void ResizeCompute(void*, TF_OpKernelContext* ctx) {
+  const TensorList* list = ListInput(ctx, 0, nullptr);
+  const TF_Tensor* size = list == nullptr ? nullptr : BorrowInput(ctx, 1);
+  if (size == nullptr) return;
+  if (TF_NumDims(size) != 0 || *Data<int32_t>(size) < 0)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "TensorListResize expects a non-negative scalar size");
+  const size_t n = static_cast<size_t>(*Data<int32_t>(size));
+  if (TF_Tensor* forwarded = OPGEN_KernelForwardInput(ctx, 0, 0, ThreadStatus())) {
+    static_cast<TensorList*>(TF_TensorData(forwarded))->items.resize(n);
+    return;
+  }
+  auto out = CopyOf(*list);
+  out->items.resize(n);
+  SetListOutput(ctx, 0, std::move(out));
+}
+
+void GatherCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  const TF_Tensor* indices_t = list == nullptr ? nullptr : BorrowInput(ctx, 1);
+  if (indices_t == nullptr) return;
+  if (TF_NumDims(indices_t) != 1)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "indices must be a vector, got shape " + ShapeString(Dims(indices_t)));
+  const std::vector<int64_t> indices = kernels::IndexValues(indices_t);
+  bool rank_known = list->element_rank_known, wanted_rank_known = false;
+  std::vector<int64_t> dims = list->element_shape, wanted;
+  std::string error;
+  if (!ReadElementShape(ctx, 2, &wanted_rank_known, &wanted)) return;
+  bool ok = MergeInto(&rank_known, &dims, wanted_rank_known, wanted, &error);
+  for (int64_t i : indices) {
+    if (i < 0 || static_cast<size_t>(i) >= list->items.size())
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "Trying to access element " + std::to_string(i) + " in a list with " +
+                      std::to_string(list->items.size()) + " elements.");
+    if (ok && list->items[i]) ok = MergeInto(&rank_known, &dims, true, Dims(list->items[i].get()), &error);
+  }
+  if (!ok || !FullyDefined(rank_known, dims))
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Cannot gather from the list: its elements' shape " + PartialShapeString(rank_known, dims) +
+                    (ok ? " is not fully known" : " is inconsistent: " + error));
+  std::vector<int64_t> out_dims{static_cast<int64_t>(indices.size())};
+  out_dims.insert(out_dims.end(), dims.begin(), dims.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
+  if (!out) return;
+  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(list->element_dtype);
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (size_t k = 0; k < indices.size() && bytes; ++k) {
+    const std::shared_ptr<TF_Tensor>& item = list->items[indices[k]];
+    if (item) std::memcpy(dst + k * bytes, TF_TensorData(item.get()), bytes);
+    else std::memset(dst + k * bytes, 0, bytes);
+  }
+}
+
+void ConcatCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  if (list == nullptr) return;
+  bool rank_known = list->element_rank_known, wanted_rank_known = false;
+  std::vector<int64_t> dims = list->element_shape, wanted;
+  std::string error;
+  if (!ReadElementShape(ctx, 1, &wanted_rank_known, &wanted)) return;
+  const TF_Tensor* leading_t = BorrowInput(ctx, 2);
+  if (leading_t == nullptr) return;
+  const std::vector<int64_t> leading = kernels::IndexValues(leading_t);
+  if (!MergeInto(&rank_known, &dims, wanted_rank_known, wanted, &error))
+    return Fail(ctx, TF_INVALID_ARGUMENT, "element_shape " + PartialShapeString(wanted_rank_known, wanted) +
+                                              " does not fit the list's " + list->ShapeString());
+  if (rank_known && dims.empty())
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Concat requires elements to be at least vectors, found scalars instead.");
+  // The shape past the first dimension, merged over the set elements.
+  bool rest_known = rank_known;
+  std::vector<int64_t> rest = rank_known ? std::vector<int64_t>(dims.begin() + 1, dims.end()) : std::vector<int64_t>{};
+  std::vector<int64_t> lengths(list->items.size());
+  for (size_t k = 0; k < list->items.size(); ++k) {
+    const std::shared_ptr<TF_Tensor>& item = list->items[k];
+    if (!item) {
+      if (k >= leading.size())
+        return Fail(ctx, TF_INVALID_ARGUMENT,
+                    "Element " + std::to_string(k) + " is unset and leading_dims gives no row count for it");
+      lengths[k] = leading[k];
+      continue;
+    }
+    const std::vector<int64_t> d = Dims(item.get());
+    if (d.empty())
+      return Fail(ctx, TF_INVALID_ARGUMENT, "Concat requires elements to be at least vectors, found scalars instead.");
+    if (!MergeInto(&rest_known, &rest, true, std::vector<int64_t>(d.begin() + 1, d.end()), &error))
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "Incompatible shapes of the elements past their first dimension: element " +
+                      std::to_string(k) + " has shape " + ShapeString(d) + ": " + error);
+    lengths[k] = d[0];
+  }
+  if (!FullyDefined(rest_known, rest))
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Cannot concatenate the list: its elements' shape past the first dimension " +
+                    PartialShapeString(rest_known, rest) + " is not fully known");
+  int64_t rows = 0;
+  for (int64_t n : lengths) rows += n;
+  std::vector<int64_t> out_dims{rows};
+  out_dims.insert(out_dims.end(), rest.begin(), rest.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
+  TensorPtr lengths_out = AllocateOutput<int64_t>(ctx, 1, {static_cast<int64_t>(lengths.size())});
+  if (!out || !lengths_out) return;
+  const size_t row_bytes = static_cast<size_t>(NumElements(rest)) * TF_DataTypeSize(list->element_dtype);
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    const size_t bytes = row_bytes * static_cast<size_t>(lengths[k]);
+    if (bytes) {
+      if (list->items[k]) std::memcpy(dst, TF_TensorData(list->items[k].get()), bytes);
+      else std::memset(dst, 0, bytes);
+    }
+    dst += bytes;
+    Data<int64_t>(lengths_out)[k] = lengths[k];
+  }
+}
+
+void SplitCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TF_Tensor* tensor = BorrowInput(ctx, 0);
+  if (tensor == nullptr) return;
+  const std::vector<int64_t> dims = Dims(tensor);
+  if (dims.empty())
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: " + ShapeString(dims));
+  auto list = std::make_unique<TensorList>();
+  list->element_dtype = attrs->element_dtype;
+  if (!ReadElementShape(ctx, 1, &list->element_rank_known, &list->element_shape)) return;
+  std::vector<int64_t> element = dims;
+  element[0] = -1;
+  std::string error;
+  if (!MergeInto(&list->element_rank_known, &list->element_shape, true, element, &error))
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "The tensor's shape " + ShapeString(dims) + " does not fit element_shape " +
+                    list->ShapeString() + ": " + error);
+  const TF_Tensor* lengths_t = BorrowInput(ctx, 2);
+  if (lengths_t == nullptr) return;
+  if (TF_NumDims(lengths_t) != 1)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Expected lengths to be a vector, received shape: " + ShapeString(Dims(lengths_t)));
+  const std::vector<int64_t> lengths = kernels::IndexValues(lengths_t);
+  int64_t total = 0;
+  for (int64_t n : lengths) {
+    if (n < 0) return Fail(ctx, TF_INVALID_ARGUMENT, "Invalid value in lengths: " + std::to_string(n));
+    total += n;
+  }
+  if (total != dims[0])
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Unable to split tensor of shape " + ShapeString(dims) + " into lengths summing to " +
+                    std::to_string(total));
+  const size_t row_bytes = dims[0] == 0 ? 0 : TF_TensorByteSize(tensor) / static_cast<size_t>(dims[0]);
+  const char* src = static_cast<const char*>(TF_TensorData(tensor));
+  for (int64_t n : lengths) {
+    std::vector<int64_t> d = dims;
+    d[0] = n;
+    TF_Tensor* item = TF_AllocateTensor(TF_TensorType(tensor), d.data(), static_cast<int>(d.size()),
+                                        row_bytes * static_cast<size_t>(n));
+    if (item == nullptr) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a list element");
+    if (row_bytes * n) std::memcpy(TF_TensorData(item), src, row_bytes * static_cast<size_t>(n));
+    src += row_bytes * static_cast<size_t>(n);
+    list->items.push_back(TensorList::Hold(item));
+  }
+  SetListOutput(ctx, 0, std::move(list));
+}
+
+// Writes row i of `tensor` to element indices[i] of `list`, growing it to the largest
+// index + 1 (ScatterV2 with num_elements >= 0 fixes the length instead: `length`).
+bool ScatterInto(TF_OpKernelContext* ctx, TensorList* list, const TF_Tensor* tensor, int indices_input,
+                 int64_t length) {
+  const TF_Tensor* indices_t = BorrowInput(ctx, indices_input);
+  if (indices_t == nullptr) return false;
+  const std::vector<int64_t> dims = Dims(tensor);
+  const std::vector<int64_t> indices = kernels::IndexValues(indices_t);
+  if (dims.empty() || TF_NumDims(indices_t) != 1 || dims[0] != static_cast<int64_t>(indices.size())) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "Scatter needs a tensor of rank 1 or more with one row per index: tensor shape " +
+             ShapeString(dims) + ", indices shape " + ShapeString(Dims(indices_t)));
+    return false;
+  }
+  const std::vector<int64_t> element(dims.begin() + 1, dims.end());
+  std::string error;
+  if (!MergeInto(&list->element_rank_known, &list->element_shape, true, element, &error)) {
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "The rows' shape " + ShapeString(element) + " does not fit the list's element shape " +
+             list->ShapeString() + ": " + error);
+    return false;
+  }
+  int64_t needed = static_cast<int64_t>(list->items.size());
+  for (int64_t i : indices) {
+    if (i < 0 || (length >= 0 && i >= length)) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "Trying to scatter at index " + std::to_string(i) + " in list with size " +
+               std::to_string(length >= 0 ? length : needed));
+      return false;
+    }
+    needed = std::max(needed, i + 1);
+  }
+  list->items.resize(static_cast<size_t>(length >= 0 ? length : needed));
+  const size_t bytes = static_cast<size_t>(NumElements(element)) * TF_DataTypeSize(TF_TensorType(tensor));
+  const char* src = static_cast<const char*>(TF_TensorData(tensor));
+  for (size_t k = 0; k < indices.size(); ++k) {
+    TF_Tensor* item = TF_AllocateTensor(TF_TensorType(tensor), element.data(),
+                                        static_cast<int>(element.size()), bytes);
+    if (item == nullptr) {
+      Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a list element");
+      return false;
+    }
+    if (bytes) std::memcpy(TF_TensorData(item), src + k * bytes, bytes);
+    list->items[indices[k]] = TensorList::Hold(item);
+  }
+  return true;
+}
+
+// TensorListScatter (has_length false) and TensorListScatterV2: a new list.
+template <bool kHasLength>
+void ScatterCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TF_Tensor* tensor = BorrowInput(ctx, 0);
+  if (tensor == nullptr) return;
+  auto list = std::make_unique<TensorList>();
+  list->element_dtype = attrs->element_dtype;
+  if (!ReadElementShape(ctx, 2, &list->element_rank_known, &list->element_shape)) return;
+  int64_t length = -1;
+  if (kHasLength) {
+    const TF_Tensor* n = BorrowInput(ctx, 3);
+    if (n == nullptr) return;
+    if (TF_NumDims(n) != 0)
+      return Fail(ctx, TF_INVALID_ARGUMENT, "num_elements must be a scalar, got shape " + ShapeString(Dims(n)));
+    length = *Data<int32_t>(n);
+    if (length < -1) return Fail(ctx, TF_INVALID_ARGUMENT, "num_elements must be -1 or more, got " + std::to_string(length));
+  }
+  if (!ScatterInto(ctx, list.get(), tensor, 1, length)) return;
+  SetListOutput(ctx, 0, std::move(list));
+}
+
+void ScatterIntoExistingCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* attrs = static_cast<const ListAttrs*>(p);
+  const TensorList* list = ListInput(ctx, 0, attrs);
+  const TF_Tensor* tensor = list == nullptr ? nullptr : BorrowInput(ctx, 1);
+  if (tensor == nullptr) return;
+  auto out = CopyOf(*list);
+  if (!ScatterInto(ctx, out.get(), tensor, 2, -1)) return;
+  SetListOutput(ctx, 0, std::move(out));
+}
+
 // AddN of lists (TensorFlow adds variants through each variant type's add function):
 // element-wise sums of lists of one length and element dtype; an element unset in every
 // list stays unset, one unset in some lists counts as zeros. The backward pass sums the
@@ -426,11 +741,26 @@ void RegisterTensorListKernels(TF_Status* status) {
       RegisterKernel(kDevice, {"TensorListGetItem", {{"element_dtype", t}, {"Tshape", shape_type}},
           {}, GetItemCompute, CreateListAttrs, DeleteListAttrs}, status);
     }
+    for (TF_DataType shape_type : {TF_INT32, TF_INT64}) {
+      RegisterKernel(kDevice, {"TensorListConcatV2", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, ConcatCompute, CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListSplit", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, SplitCompute, CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListScatter", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, ScatterCompute<false>, CreateListAttrs, DeleteListAttrs}, status);
+      RegisterKernel(kDevice, {"TensorListScatterV2", {{"element_dtype", t}, {"shape_type", shape_type}},
+          {}, ScatterCompute<true>, CreateListAttrs, DeleteListAttrs}, status);
+    }
+    with_attrs("TensorListPushBack", "element_dtype", t, PushBackCompute);
+    with_attrs("TensorListPopBack", "element_dtype", t, PopBackCompute);
+    with_attrs("TensorListGather", "element_dtype", t, GatherCompute);
+    with_attrs("TensorListScatterIntoExistingList", "element_dtype", t, ScatterIntoExistingCompute);
     with_attrs("TensorListSetItem", "element_dtype", t, SetItemCompute);
     with_attrs("TensorListStack", "element_dtype", t, StackCompute);
   }
   RegisterKernel(kDevice, {"AddN", {{"T", TF_VARIANT}}, {}, AddNCompute}, status);
   RegisterKernel(kDevice, {"TensorListLength", {}, {}, LengthCompute}, status);
+  RegisterKernel(kDevice, {"TensorListResize", {}, {}, ResizeCompute}, status);
   RegisterKernel(kDevice, {"TensorListElementShape", {{"shape_type", TF_INT32}}, {},
       ElementShapeCompute<int32_t>}, status);
   RegisterKernel(kDevice, {"TensorListElementShape", {{"shape_type", TF_INT64}}, {},

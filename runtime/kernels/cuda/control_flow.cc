@@ -38,13 +38,14 @@ void NoOpCompute(void*, TF_OpKernelContext*) {}
 
 constexpr TF_DataType kForwardTypes[] = {
     TF_FLOAT, TF_DOUBLE, TF_HALF,   TF_BFLOAT16, TF_INT8,      TF_INT16,      TF_INT32,  TF_INT64,
-    TF_UINT8, TF_UINT16, TF_UINT32, TF_UINT64,   TF_BOOL,      TF_COMPLEX64,  TF_COMPLEX128, TF_VARIANT};
+    TF_UINT8, TF_UINT16, TF_UINT32, TF_UINT64,   TF_BOOL,      TF_COMPLEX64,  TF_COMPLEX128, TF_VARIANT,
+    TF_RESOURCE};  // handles (a TensorArray's in a v1 while loop) stay on the host
 
 }  // namespace
 
 void RegisterControlFlowKernels(TF_Status* status) {
   for (TF_DataType t : kForwardTypes) {
-    const bool on_host = t == TF_INT32 || t == TF_VARIANT;
+    const bool on_host = t == TF_INT32 || t == TF_VARIANT || t == TF_RESOURCE;
     auto host = [&](std::vector<const char*> always, std::vector<const char*> data) {
       if (on_host) always.insert(always.end(), data.begin(), data.end());
       return always;

@@ -74,7 +74,9 @@ void RegisterNotDifferentiableOps() {
         "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
         "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2",
         // a list's length and element shape; a new list of unset elements
-        "TensorListLength", "TensorListElementShape", "TensorListReserve"})
+        "TensorListLength", "TensorListElementShape", "TensorListReserve",
+        // a TensorArray's handle, size and deletion (TensorFlow: not differentiable)
+        "TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3"})
     RegisterNoGrad(op);
 }
 

@@ -1,0 +1,613 @@
+// CPU kernels of TensorFlow 1's TensorArray ops (../../ops/tensor_array_ops.cc). An array
+// is a resource of the session's (or eager context's) resource manager, a new one per
+// TensorArrayV3 run, reached through its handle by the other kernels. Elements are held,
+// not copied, and written once; with clear_after_read a read gives the element away.
+// The checks and messages follow TensorFlow's. Fixed-size dtypes only (no strings).
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernel_util.h"
+#include "opgen/c_api_ext.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+constexpr char kArrayType[] = "tensorflow::TensorArray";
+constexpr char kContainer[] = "_tensor_arrays";
+
+using Held = std::shared_ptr<TF_Tensor>;
+
+Held Hold(TF_Tensor* t) { return Held(t, TF_DeleteTensor); }
+
+struct Error {
+  TF_Code code = TF_OK;
+  std::string message;
+  bool ok() const { return code == TF_OK; }
+};
+
+Error Invalid(std::string message) { return {TF_INVALID_ARGUMENT, std::move(message)}; }
+
+// A shape with unknown dims (-1), or of unknown rank.
+struct Shape {
+  bool rank_known = false;
+  std::vector<int64_t> dims;
+
+  bool FullyDefined() const {
+    if (!rank_known) return false;
+    for (int64_t d : dims)
+      if (d < 0) return false;
+    return true;
+  }
+  bool CompatibleWith(const std::vector<int64_t>& other) const {
+    if (!rank_known) return true;
+    if (dims.size() != other.size()) return false;
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (dims[k] >= 0 && dims[k] != other[k]) return false;
+    return true;
+  }
+  std::string ToString() const {
+    if (!rank_known) return "<unknown>";
+    std::string s = "[";
+    for (size_t k = 0; k < dims.size(); ++k)
+      s += (k ? "," : "") + (dims[k] < 0 ? std::string("?") : std::to_string(dims[k]));
+    return s + "]";
+  }
+};
+
+// A shape attr (unknown rank allowed) read at construction.
+bool ReadShapeAttr(TF_OpKernelConstruction* ctx, const char* name, Shape* shape, TF_Status* s) {
+  int32_t list_size = 0, rank = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &list_size, &rank, s);
+  if (TF_GetCode(s) != TF_OK) return false;
+  shape->rank_known = rank >= 0;
+  shape->dims.assign(rank > 0 ? static_cast<size_t>(rank) : 0, 0);
+  if (rank > 0) TF_OpKernelConstruction_GetAttrTensorShape(ctx, name, shape->dims.data(), rank, s);
+  return TF_GetCode(s) == TF_OK;
+}
+
+TF_Tensor* NewZeros(TF_DataType dtype, const std::vector<int64_t>& dims) {
+  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(dtype);
+  TF_Tensor* t = TF_AllocateTensor(dtype, dims.data(), static_cast<int>(dims.size()), bytes);
+  if (t != nullptr && bytes) std::memset(TF_TensorData(t), 0, bytes);
+  return t;
+}
+
+class TensorArray {
+ public:
+  TensorArray(std::string name, TF_DataType dtype, Shape element_shape, int32_t size,
+              bool dynamic_size, bool clear_after_read, bool identical_shapes)
+      : name_(std::move(name)), dtype_(dtype), element_shape_(std::move(element_shape)),
+        slots_(static_cast<size_t>(size)), dynamic_size_(dynamic_size),
+        clear_after_read_(clear_after_read), identical_shapes_(identical_shapes) {}
+
+  std::mutex& mu() { return mu_; }
+  TF_DataType dtype() const { return dtype_; }
+  int32_t size() const { return static_cast<int32_t>(slots_.size()); }
+  bool dynamic_size() const { return dynamic_size_; }
+  const Shape& element_shape() const { return element_shape_; }
+
+  // Under mu(). Checks the write of `value` to element `index`; Store makes it.
+  Error CheckWrite(int32_t index, const TF_Tensor* value) const {
+    if (TF_TensorType(value) != dtype_)
+      return Invalid("TensorArray dtype is " + kernels::DTypeName(dtype_) +
+                     " but Op is trying to write dtype " + kernels::DTypeName(TF_TensorType(value)) + ".");
+    if (index < 0 || (!dynamic_size_ && index >= size()))
+      return Invalid(Prefix() + "Tried to write to index " + std::to_string(index) +
+                     " but array is not resizeable and size is: " + std::to_string(size()));
+    if (index < size() && (slots_[index].written || slots_[index].cleared))
+      return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
+                     " because it has already been written to.");
+    if (!element_shape_.CompatibleWith(Dims(value)))
+      return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
+                     " because the value shape is " + ShapeString(Dims(value)) +
+                     " which is incompatible with the TensorArray's inferred element shape: " +
+                     element_shape_.ToString() + " (consider setting infer_shape=False).");
+    return {};
+  }
+  void Store(int32_t index, Held value) {
+    if (index >= size()) slots_.resize(static_cast<size_t>(index) + 1);
+    if (identical_shapes_) element_shape_ = Shape{true, Dims(value.get())};
+    slots_[index].value = std::move(value);
+    slots_[index].written = true;
+  }
+
+  // Under mu(): checks a read of element `index` (Take makes it).
+  Error CheckRead(int32_t index) const {
+    if (index < 0 || index >= size())
+      return Invalid("Tried to read from index " + std::to_string(index) +
+                     " but array size is: " + std::to_string(size()));
+    if (slots_[index].cleared)
+      return Invalid(Prefix() + "Could not read index " + std::to_string(index) +
+                     " twice because it was cleared after a previous read (perhaps try setting "
+                     "clear_after_read = false?).");
+    if (!slots_[index].written && !element_shape_.FullyDefined())
+      return Invalid(Prefix() + "Could not read from TensorArray index " + std::to_string(index) +
+                     ".  Furthermore, the element shape is not fully defined: " +
+                     element_shape_.ToString() +
+                     ".  It is possible you are working with a resizeable TensorArray and "
+                     "stop_gradients is not allowing the gradients to be written.  If you set "
+                     "the full element_shape property on the forward TensorArray, the proper "
+                     "all-zeros tensor will be returned instead of incurring this error.");
+    return {};
+  }
+  // The element (zeros for an unwritten one of a known shape), cleared when it should be.
+  Held Take(int32_t index) {
+    Slot& slot = slots_[index];
+    if (!slot.written) {
+      TF_Tensor* zeros = NewZeros(dtype_, element_shape_.dims);
+      return zeros == nullptr ? nullptr : Hold(zeros);
+    }
+    Held value = slot.value;
+    if (clear_after_read_) {
+      slot.value.reset();
+      slot.cleared = true;
+    }
+    return value;
+  }
+
+ private:
+  struct Slot {
+    Held value;
+    bool written = false;
+    bool cleared = false;
+  };
+  std::string Prefix() const { return "TensorArray " + name_ + ": "; }
+
+  std::mutex mu_;
+  std::string name_;
+  TF_DataType dtype_;
+  Shape element_shape_;
+  std::vector<Slot> slots_;
+  bool dynamic_size_, clear_after_read_, identical_shapes_;
+};
+
+// ---- TensorArrayV3 ----------------------------------------------------------------
+
+struct CreateAttrs {
+  TF_DataType dtype = TF_FLOAT;
+  Shape element_shape;
+  bool dynamic_size = false, clear_after_read = true, identical_shapes = false;
+  std::string name;  // tensor_array_name, else the node's
+};
+
+void* NewCreateAttrs(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* a = new CreateAttrs();
+  TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &a->dtype, s.get());
+  if (TF_GetCode(s.get()) == TF_OK) ReadShapeAttr(ctx, "element_shape", &a->element_shape, s.get());
+  if (TF_GetCode(s.get()) == TF_OK) a->dynamic_size = kernels::BoolAttr(ctx, "dynamic_size", s.get());
+  if (TF_GetCode(s.get()) == TF_OK)
+    a->clear_after_read = kernels::BoolAttr(ctx, "clear_after_read", s.get());
+  if (TF_GetCode(s.get()) == TF_OK)
+    a->identical_shapes = kernels::BoolAttr(ctx, "identical_element_shapes", s.get());
+  if (TF_GetCode(s.get()) == TF_OK) a->name = kernels::StringAttr(ctx, "tensor_array_name", s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete a;
+    return nullptr;
+  }
+  if (a->name.empty()) {
+    const TF_StringView node = TF_OpKernelConstruction_GetName(ctx);
+    a->name.assign(node.data, node.len);
+  }
+  return a;
+}
+
+void DeleteCreateAttrs(void* a) { delete static_cast<CreateAttrs*>(a); }
+
+struct MakeArgs {
+  const CreateAttrs* attrs;
+  std::string name;
+  int32_t size;
+};
+
+void* MakeArray(void* arg, TF_Status*) {
+  const auto* m = static_cast<const MakeArgs*>(arg);
+  const CreateAttrs& a = *m->attrs;
+  return new TensorArray(m->name, a.dtype, a.element_shape, m->size, a.dynamic_size,
+                         a.clear_after_read, a.identical_shapes);
+}
+
+void DeleteArray(void* array) { delete static_cast<TensorArray*>(array); }
+
+void CreateCompute(void* p, TF_OpKernelContext* ctx) {
+  static std::atomic<uint64_t> counter{0};
+  const auto* a = static_cast<const CreateAttrs*>(p);
+  const TF_Tensor* size = BorrowInput(ctx, 0);
+  if (size == nullptr) return;
+  if (TF_NumDims(size) != 0) return Fail(ctx, TF_INVALID_ARGUMENT, "TensorArray size must be scalar, but had shape: " + ShapeString(Dims(size)));
+  const int32_t n = *Data<int32_t>(size);
+  if (n < 0) return Fail(ctx, TF_INVALID_ARGUMENT, "Size should be >= 0.");
+  // Every run makes a new array, as TensorFlow's per-step arrays.
+  MakeArgs m{a, a->name + "_" + std::to_string(counter++), n};
+  StatusPtr s = NewStatus();
+  OPGEN_KernelCreateResourceHandle(ctx, 0, kContainer, m.name.c_str(), kArrayType, &MakeArray, &m,
+                                   &DeleteArray, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) return TF_OpKernelContext_Failure(ctx, s.get());
+  TensorPtr flow = AllocateOutput<float>(ctx, 1, {});
+  if (flow) *Data<float>(flow) = 0.0f;
+}
+
+// ---- The ops on an array --------------------------------------------------------------
+
+// The array input 0 names, held while the kernel runs.
+class HeldArray {
+ public:
+  explicit HeldArray(TF_OpKernelContext* ctx) {
+    StatusPtr s = NewStatus();
+    ref_ = OPGEN_KernelLookupResource(ctx, 0, kArrayType, s.get());
+    if (ref_ == nullptr) TF_OpKernelContext_Failure(ctx, s.get());
+  }
+  ~HeldArray() {
+    if (ref_ != nullptr) OPGEN_ReleaseKernelResource(ref_);
+  }
+  HeldArray(const HeldArray&) = delete;
+  HeldArray& operator=(const HeldArray&) = delete;
+  TensorArray* get() const {
+    return ref_ == nullptr ? nullptr : static_cast<TensorArray*>(OPGEN_KernelResourceData(ref_));
+  }
+
+ private:
+  OPGEN_KernelResource* ref_ = nullptr;
+};
+
+// The flow output: the flow input passed on (its value means nothing).
+void PassFlow(TF_OpKernelContext* ctx, int flow_in) {
+  const TF_Tensor* in = BorrowInput(ctx, flow_in);
+  if (in == nullptr) return;
+  TensorPtr out = AllocateOutput<float>(ctx, 0, {});
+  if (out) *Data<float>(out) = TF_NumDims(in) == 0 ? *Data<float>(in) : 0.0f;
+}
+
+bool Report(TF_OpKernelContext* ctx, const Error& e) {
+  if (e.ok()) return true;
+  Fail(ctx, e.code, e.message);
+  return false;
+}
+
+struct DtypeAttr {
+  TF_DataType dtype = TF_FLOAT;
+  Shape element_shape;  // Gather's element_shape, Concat's element_shape_except0
+};
+
+template <const char* kShapeAttr>
+void* NewDtypeAttr(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* a = new DtypeAttr();
+  if (TF_OpKernelConstruction_HasAttr(ctx, "dtype", s.get()))
+    TF_OpKernelConstruction_GetAttrType(ctx, "dtype", &a->dtype, s.get());
+  else
+    TF_OpKernelConstruction_GetAttrType(ctx, "T", &a->dtype, s.get());
+  if (TF_GetCode(s.get()) == TF_OK && kShapeAttr[0] != '\0')
+    ReadShapeAttr(ctx, kShapeAttr, &a->element_shape, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete a;
+    return nullptr;
+  }
+  return a;
+}
+void DeleteDtypeAttr(void* a) { delete static_cast<DtypeAttr*>(a); }
+
+constexpr char kNoShape[] = "";
+constexpr char kElementShape[] = "element_shape";
+constexpr char kExcept0[] = "element_shape_except0";
+
+Error CheckReadDtype(const TensorArray& array, TF_DataType wanted) {
+  if (array.dtype() == wanted) return {};
+  return Invalid("TensorArray dtype is " + kernels::DTypeName(array.dtype()) +
+                 " but Op requested dtype " + kernels::DTypeName(wanted) + ".");
+}
+
+bool ScalarIndex(TF_OpKernelContext* ctx, int i, int32_t* index) {
+  const TF_Tensor* t = BorrowInput(ctx, i);
+  if (t == nullptr) return false;
+  if (TF_NumDims(t) != 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "TensorArray index must be scalar, but had shape: " + ShapeString(Dims(t)));
+    return false;
+  }
+  *index = *Data<int32_t>(t);
+  return true;
+}
+
+void WriteCompute(void*, TF_OpKernelContext* ctx) {
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  int32_t index = 0;
+  if (array == nullptr || !ScalarIndex(ctx, 1, &index)) return;
+  TensorPtr value = Input(ctx, 2);
+  if (!value) return;
+  {
+    std::lock_guard<std::mutex> lock(array->mu());
+    if (!Report(ctx, array->CheckWrite(index, value.get()))) return;
+    array->Store(index, Hold(value.release()));
+  }
+  PassFlow(ctx, 3);
+}
+
+void ReadCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* a = static_cast<const DtypeAttr*>(p);
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  int32_t index = 0;
+  if (array == nullptr || !ScalarIndex(ctx, 1, &index)) return;
+  Held value;
+  {
+    std::lock_guard<std::mutex> lock(array->mu());
+    if (!Report(ctx, CheckReadDtype(*array, a->dtype)) || !Report(ctx, array->CheckRead(index))) return;
+    value = array->Take(index);
+  }
+  if (!value) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element");
+  TF_SetOutput(ctx, 0, value.get(), ThreadStatus());
+  if (TF_GetCode(ThreadStatus()) != TF_OK) TF_OpKernelContext_Failure(ctx, ThreadStatus());
+}
+
+// Reads elements `indices` (all checked first, so a failing read clears nothing).
+bool ReadMany(TF_OpKernelContext* ctx, TensorArray* array, TF_DataType dtype,
+              const std::vector<int64_t>& indices, std::vector<Held>* values) {
+  std::lock_guard<std::mutex> lock(array->mu());
+  if (!Report(ctx, CheckReadDtype(*array, dtype))) return false;
+  for (int64_t i : indices) {
+    if (i > INT32_MAX || i < INT32_MIN)
+      return Report(ctx, Invalid("Tried to read from index " + std::to_string(i) +
+                                 " but array size is: " + std::to_string(array->size())));
+    if (!Report(ctx, array->CheckRead(static_cast<int32_t>(i)))) return false;
+  }
+  for (int64_t i : indices) {
+    values->push_back(array->Take(static_cast<int32_t>(i)));
+    if (!values->back()) {
+      Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element");
+      return false;
+    }
+  }
+  return true;
+}
+
+// An empty array's element shape: the op's attr merged with the array's; fully known.
+bool EmptyShape(TF_OpKernelContext* ctx, const TensorArray& array, const Shape& attr,
+                const char* what, const char* doing, std::vector<int64_t>* dims) {
+  Shape shape = attr.rank_known ? attr : array.element_shape();
+  if (!shape.FullyDefined()) {
+    Fail(ctx, TF_UNIMPLEMENTED,
+         std::string("TensorArray has size zero, but ") + what + " " + shape.ToString() +
+             " is not fully defined. Currently only static shapes are supported when " + doing +
+             " zero-size TensorArrays.");
+    return false;
+  }
+  *dims = shape.dims;
+  return true;
+}
+
+void GatherCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* a = static_cast<const DtypeAttr*>(p);
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  if (array == nullptr) return;
+  const TF_Tensor* indices_t = BorrowInput(ctx, 1);
+  if (indices_t == nullptr) return;
+  if (TF_NumDims(indices_t) != 1)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "indices must be a vector, but had shape: " + ShapeString(Dims(indices_t)));
+  const std::vector<int64_t> indices = IndexValues(indices_t);
+  std::vector<Held> values;
+  std::vector<int64_t> element;
+  if (indices.empty()) {
+    if (!EmptyShape(ctx, *array, a->element_shape, "element shape", "packing", &element)) return;
+  } else {
+    if (!ReadMany(ctx, array, a->dtype, indices, &values)) return;
+    element = Dims(values[0].get());
+    for (size_t k = 1; k < values.size(); ++k) {
+      if (Dims(values[k].get()) != element)
+        return Fail(ctx, TF_INVALID_ARGUMENT,
+                    "TensorArray has inconsistent shapes.  Index 0 has shape: " + ShapeString(element) +
+                        " but index " + std::to_string(k) + " has shape: " + ShapeString(Dims(values[k].get())));
+    }
+  }
+  std::vector<int64_t> out_dims{static_cast<int64_t>(indices.size())};
+  out_dims.insert(out_dims.end(), element.begin(), element.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, a->dtype, out_dims);
+  if (!out) return;
+  const size_t bytes = static_cast<size_t>(NumElements(element)) * TF_DataTypeSize(a->dtype);
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (size_t k = 0; k < values.size() && bytes; ++k)
+    std::memcpy(dst + k * bytes, TF_TensorData(values[k].get()), bytes);
+}
+
+void ConcatCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* a = static_cast<const DtypeAttr*>(p);
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  if (array == nullptr) return;
+  std::vector<int64_t> all;
+  {
+    std::lock_guard<std::mutex> lock(array->mu());
+    for (int32_t i = 0; i < array->size(); ++i) all.push_back(i);
+  }
+  std::vector<Held> values;
+  std::vector<int64_t> rest;
+  if (all.empty()) {
+    if (!EmptyShape(ctx, *array, a->element_shape, "element_shape_except0", "concatenating", &rest)) return;
+  } else if (!ReadMany(ctx, array, a->dtype, all, &values)) {
+    return;
+  }
+  int64_t rows = 0;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::vector<int64_t> dims = Dims(values[k].get());
+    if (dims.empty())
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "Concat saw a scalar shape at index " + std::to_string(k) +
+                      " but requires at least vectors.  Did you mean to call pack?");
+    const std::vector<int64_t> tail(dims.begin() + 1, dims.end());
+    if (k == 0) rest = tail;
+    if (tail != rest)
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "TensorArray has inconsistent shapes.  Index 0 has (excepting dimension 0) shape: " +
+                      ShapeString(rest) + " but index " + std::to_string(k) +
+                      " has (excepting dimension 0) shape: " + ShapeString(tail));
+    rows += dims[0];
+  }
+  std::vector<int64_t> out_dims{rows};
+  out_dims.insert(out_dims.end(), rest.begin(), rest.end());
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, a->dtype, out_dims);
+  TensorPtr lengths = AllocateOutput<int64_t>(ctx, 1, {static_cast<int64_t>(values.size())});
+  if (!out || !lengths) return;
+  char* dst = static_cast<char*>(TF_TensorData(out.get()));
+  for (size_t k = 0; k < values.size(); ++k) {
+    const size_t bytes = TF_TensorByteSize(values[k].get());
+    if (bytes) std::memcpy(dst, TF_TensorData(values[k].get()), bytes);
+    dst += bytes;
+    Data<int64_t>(lengths)[k] = Dims(values[k].get())[0];
+  }
+}
+
+// A new tensor of rows [begin, begin + count) of `value`.
+TF_Tensor* Rows(const TF_Tensor* value, int64_t begin, int64_t count) {
+  std::vector<int64_t> dims = Dims(value);
+  const size_t row_bytes = dims[0] == 0 ? 0 : TF_TensorByteSize(value) / static_cast<size_t>(dims[0]);
+  dims[0] = count;
+  TF_Tensor* t = TF_AllocateTensor(TF_TensorType(value), dims.data(), static_cast<int>(dims.size()),
+                                   row_bytes * static_cast<size_t>(count));
+  if (t != nullptr && row_bytes * count)
+    std::memcpy(TF_TensorData(t), static_cast<const char*>(TF_TensorData(value)) + begin * row_bytes,
+                row_bytes * static_cast<size_t>(count));
+  return t;
+}
+
+// Writes `pieces` to elements `indices`, all checked before any is written.
+bool WriteMany(TF_OpKernelContext* ctx, TensorArray* array, const std::vector<int64_t>& indices,
+               std::vector<Held> pieces) {
+  std::lock_guard<std::mutex> lock(array->mu());
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const int64_t i = indices[k];
+    if (i > INT32_MAX || i < INT32_MIN)
+      return Report(ctx, Invalid("Tried to write to index " + std::to_string(i) +
+                                 " but array is not resizeable and size is: " + std::to_string(array->size())));
+    if (!Report(ctx, array->CheckWrite(static_cast<int32_t>(i), pieces[k].get()))) return false;
+    for (size_t j = 0; j < k; ++j)
+      if (indices[j] == i)
+        return Report(ctx, Invalid("Could not write to TensorArray index " + std::to_string(i) +
+                                   " because it has already been written to."));
+  }
+  for (size_t k = 0; k < indices.size(); ++k)
+    array->Store(static_cast<int32_t>(indices[k]), std::move(pieces[k]));
+  return true;
+}
+
+void ScatterCompute(void*, TF_OpKernelContext* ctx) {
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  if (array == nullptr) return;
+  const TF_Tensor* indices_t = BorrowInput(ctx, 1);
+  const TF_Tensor* value = BorrowInput(ctx, 2);
+  if (indices_t == nullptr || value == nullptr) return;
+  if (TF_NumDims(indices_t) != 1)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Expected indices to be a vector, but received shape: " + ShapeString(Dims(indices_t)));
+  const std::vector<int64_t> indices = IndexValues(indices_t);
+  const std::vector<int64_t> dims = Dims(value);
+  if (dims.empty() || dims[0] != static_cast<int64_t>(indices.size()))
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Expected len(indices) == values.shape[0], but saw: " + std::to_string(indices.size()) +
+                    " vs. " + (dims.empty() ? std::string("a scalar") : std::to_string(dims[0])));
+  std::vector<Held> pieces;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    TF_Tensor* row = Rows(value, static_cast<int64_t>(k), 1);
+    if (row == nullptr) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element");
+    std::vector<int64_t> element(dims.begin() + 1, dims.end());
+    TF_Tensor* shaped = TF_AllocateTensor(TF_TensorType(value), element.data(), static_cast<int>(element.size()),
+                                          TF_TensorByteSize(row));
+    if (shaped == nullptr) {
+      TF_DeleteTensor(row);
+      return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element");
+    }
+    if (TF_TensorByteSize(row)) std::memcpy(TF_TensorData(shaped), TF_TensorData(row), TF_TensorByteSize(row));
+    TF_DeleteTensor(row);
+    pieces.push_back(Hold(shaped));
+  }
+  if (WriteMany(ctx, array, indices, std::move(pieces))) PassFlow(ctx, 3);
+}
+
+void SplitCompute(void*, TF_OpKernelContext* ctx) {
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  if (array == nullptr) return;
+  const TF_Tensor* value = BorrowInput(ctx, 1);
+  const TF_Tensor* lengths_t = BorrowInput(ctx, 2);
+  if (value == nullptr || lengths_t == nullptr) return;
+  const std::vector<int64_t> dims = Dims(value);
+  if (dims.empty())
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Expected value to be at least a vector, but received shape: " + ShapeString(dims));
+  if (TF_NumDims(lengths_t) != 1)
+    return Fail(ctx, TF_INVALID_ARGUMENT, "Expected lengths to be a vector, received shape: " + ShapeString(Dims(lengths_t)));
+  const std::vector<int64_t> lengths = IndexValues(lengths_t);
+  int64_t total = 0;
+  for (int64_t n : lengths) {
+    if (n < 0) return Fail(ctx, TF_INVALID_ARGUMENT, "lengths must be non-negative, got " + std::to_string(n));
+    total += n;
+  }
+  if (total != dims[0])
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is " +
+                    std::to_string(total) + " and value's shape is: " + ShapeString(dims));
+  {
+    std::lock_guard<std::mutex> lock(array->mu());
+    if (!array->dynamic_size() && static_cast<int64_t>(lengths.size()) != array->size())
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "TensorArray's size is not equal to the size of lengths (" + std::to_string(array->size()) +
+                      " vs. " + std::to_string(lengths.size()) +
+                      "), and the TensorArray is not marked as dynamically resizeable");
+  }
+  std::vector<Held> pieces;
+  std::vector<int64_t> indices;
+  int64_t begin = 0;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    TF_Tensor* rows = Rows(value, begin, lengths[k]);
+    if (rows == nullptr) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element");
+    pieces.push_back(Hold(rows));
+    indices.push_back(static_cast<int64_t>(k));
+    begin += lengths[k];
+  }
+  if (WriteMany(ctx, array, indices, std::move(pieces))) PassFlow(ctx, 3);
+}
+
+void SizeCompute(void*, TF_OpKernelContext* ctx) {
+  HeldArray held(ctx);
+  TensorArray* array = held.get();
+  if (array == nullptr) return;
+  TensorPtr out = AllocateOutput<int32_t>(ctx, 0, {});
+  if (!out) return;
+  std::lock_guard<std::mutex> lock(array->mu());
+  *Data<int32_t>(out) = array->size();
+}
+
+void CloseCompute(void*, TF_OpKernelContext* ctx) {
+  StatusPtr s = NewStatus();
+  OPGEN_KernelDestroyResource(ctx, 0, 0, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
+}
+
+}  // namespace
+
+void RegisterTensorArrayKernels(TF_Status* status) {
+  for (TF_DataType t : kAllFixedSizeTypes) {
+    RegisterKernel(kDevice, {"TensorArrayV3", {{"dtype", t}}, {}, CreateCompute, NewCreateAttrs,
+                             DeleteCreateAttrs}, status);
+    RegisterKernel(kDevice, {"TensorArrayWriteV3", {{"T", t}}, {}, WriteCompute}, status);
+    RegisterKernel(kDevice, {"TensorArrayScatterV3", {{"T", t}}, {}, ScatterCompute}, status);
+    RegisterKernel(kDevice, {"TensorArraySplitV3", {{"T", t}}, {}, SplitCompute}, status);
+    RegisterKernel(kDevice, {"TensorArrayReadV3", {{"dtype", t}}, {}, ReadCompute,
+                             NewDtypeAttr<kNoShape>, DeleteDtypeAttr}, status);
+    RegisterKernel(kDevice, {"TensorArrayGatherV3", {{"dtype", t}}, {}, GatherCompute,
+                             NewDtypeAttr<kElementShape>, DeleteDtypeAttr}, status);
+    RegisterKernel(kDevice, {"TensorArrayConcatV3", {{"dtype", t}}, {}, ConcatCompute,
+                             NewDtypeAttr<kExcept0>, DeleteDtypeAttr}, status);
+  }
+  RegisterKernel(kDevice, {"TensorArraySizeV3", {}, {}, SizeCompute}, status);
+  RegisterKernel(kDevice, {"TensorArrayCloseV3", {}, {}, CloseCompute}, status);
+}
+
+}  // namespace cpu
+}  // namespace opgen

@@ -1,0 +1,249 @@
+"""TensorFlow 1's TensorArray ops (TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/
+Split/Size/Close): values against numpy, eager, for every registered dtype; TensorFlow's
+semantics (dynamic_size, clear_after_read, element_shape, identical_element_shapes) and
+its errors and messages; and graphs TensorFlow 2.21 writes (a tf.compat.v1.while_loop over
+TensorArrays, a frozen dynamic_rnn LSTM, a tf.function that grows a tf.TensorArray, the
+same TensorArray program as a tf.function, made of TensorLists),
+imported into opgen and compared with TensorFlow's outputs (made at test time by a child
+process, $OPGEN_TF_PYTHON)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+from opgen import ops
+from opgen.runtime import errors
+
+DTYPES = [opgen.float32, opgen.float64, opgen.float16, opgen.int32, opgen.int64, opgen.int8,
+          opgen.uint8, opgen.bool]
+
+
+def new_array(size, dtype=opgen.float32, **attrs):
+    return ops.tensor_array_v3(size=np.int32(size), dtype=dtype, **attrs)
+
+
+def write(h, f, i, value):
+    return ops.tensor_array_write_v3(h, np.int32(i), value, f)
+
+
+def values_of(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    np_type = dtype.as_numpy_dtype
+    if np_type == np.bool_:
+        return rng.random(shape) < 0.5
+    return (rng.standard_normal(shape) * 10).astype(np_type)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_write_read_gather_concat_match_numpy(dtype):
+    x = values_of(dtype, (4, 2, 3))
+    h, f = new_array(4, dtype, clear_after_read=False)
+    for i in (2, 0, 3, 1):
+        f = write(h, f, i, x[i])
+    np.testing.assert_array_equal(ops.tensor_array_read_v3(h, np.int32(2), f, dtype=dtype).numpy(), x[2])
+    gathered = ops.tensor_array_gather_v3(h, np.array([3, 1, 1], np.int32), f, dtype=dtype)
+    np.testing.assert_array_equal(gathered.numpy(), x[[3, 1, 1]])
+    value, lengths = ops.tensor_array_concat_v3(h, f, dtype=dtype)
+    np.testing.assert_array_equal(value.numpy(), x.reshape(8, 3))
+    np.testing.assert_array_equal(lengths.numpy(), [2, 2, 2, 2])
+    assert int(ops.tensor_array_size_v3(h, f).numpy()) == 4
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_scatter_and_split_match_numpy(dtype):
+    x = values_of(dtype, (6, 2), seed=1)
+    h, f = new_array(3, dtype, clear_after_read=False)
+    f = ops.tensor_array_scatter_v3(h, np.array([2, 0, 1], np.int32), x[:3], f)
+    np.testing.assert_array_equal(
+        ops.tensor_array_gather_v3(h, np.array([0, 1, 2], np.int32), f, dtype=dtype).numpy(),
+        x[[1, 2, 0]])
+    h, f = new_array(3, dtype, clear_after_read=False)
+    f = ops.tensor_array_split_v3(h, x, np.array([1, 0, 5], np.int64), f)
+    for i, (lo, hi) in enumerate([(0, 1), (1, 1), (1, 6)]):
+        np.testing.assert_array_equal(
+            ops.tensor_array_read_v3(h, np.int32(i), f, dtype=dtype).numpy(), x[lo:hi])
+    value, lengths = ops.tensor_array_concat_v3(h, f, dtype=dtype)
+    np.testing.assert_array_equal(value.numpy(), x)
+    np.testing.assert_array_equal(lengths.numpy(), [1, 0, 5])
+
+
+def test_dynamic_size_grows_on_write_and_scatter():
+    h, f = new_array(1, dynamic_size=True)
+    f = write(h, f, 3, np.float32([1.0, 3.0]))
+    assert int(ops.tensor_array_size_v3(h, f).numpy()) == 4
+    f = ops.tensor_array_scatter_v3(h, np.array([6], np.int32), np.float32([[5.0, 6.0]]), f)
+    assert int(ops.tensor_array_size_v3(h, f).numpy()) == 7
+
+
+def test_unwritten_elements_read_as_zeros_of_a_known_element_shape():
+    h, f = new_array(3, element_shape=[2])
+    f = write(h, f, 1, np.float32([1.0, 3.0]))
+    np.testing.assert_array_equal(
+        ops.tensor_array_gather_v3(h, np.array([0, 1], np.int32), f, dtype=opgen.float32).numpy(),
+        [[0, 0], [1, 3]])
+    h, f = new_array(3, identical_element_shapes=True)
+    f = write(h, f, 1, np.float32([1.0, 3.0]))
+    np.testing.assert_array_equal(
+        ops.tensor_array_read_v3(h, np.int32(2), f, dtype=opgen.float32).numpy(), [0, 0])
+
+
+def test_empty_arrays_stack_and_concat_to_the_attr_shape():
+    h, f = new_array(0)
+    out = ops.tensor_array_gather_v3(h, np.zeros([0], np.int32), f, dtype=opgen.float32,
+                                     element_shape=[2])
+    assert out.numpy().shape == (0, 2)
+    value, lengths = ops.tensor_array_concat_v3(h, f, dtype=opgen.float32,
+                                                element_shape_except0=[3])
+    assert value.numpy().shape == (0, 3) and lengths.numpy().shape == (0,)
+    with pytest.raises(errors.UnimplementedError, match="is not fully defined"):
+        ops.tensor_array_gather_v3(h, np.zeros([0], np.int32), f, dtype=opgen.float32)
+
+
+def test_each_run_makes_a_new_array():
+    h1, f1 = new_array(1)
+    h2, f2 = new_array(1)
+    write(h1, f1, 0, np.float32(1.0))
+    write(h2, f2, 0, np.float32(2.0))  # not "already written"
+    assert float(ops.tensor_array_read_v3(h2, np.int32(0), f2, dtype=opgen.float32).numpy()) == 2.0
+
+
+# (what to do with a fresh 2-element float array, TensorFlow's message)
+ERRORS = {
+    "unwritten": (lambda h, f: ops.tensor_array_read_v3(h, np.int32(0), f, dtype=opgen.float32),
+                  "Could not read from TensorArray index 0.  Furthermore, the element shape is "
+                  "not fully defined: <unknown>."),
+    "written twice": (lambda h, f: write(h, write(h, f, 0, np.float32([1])), 0, np.float32([1])),
+                      "Could not write to TensorArray index 0 because it has already been "
+                      "written to."),
+    "write past the end": (lambda h, f: write(h, f, 5, np.float32([1])),
+                           "Tried to write to index 5 but array is not resizeable and size is: 2"),
+    "negative write": (lambda h, f: write(h, f, -1, np.float32([1])),
+                       "Tried to write to index -1 but array is not resizeable and size is: 2"),
+    "read twice": (lambda h, f: [ops.tensor_array_read_v3(h, np.int32(0), flow, dtype=opgen.float32)
+                                 for flow in [write(h, f, 0, np.float32(1))] * 2],
+                   "Could not read index 0 twice because it was cleared after a previous read "
+                   "(perhaps try setting clear_after_read = false?)."),
+    "write dtype": (lambda h, f: write(h, f, 0, np.int32([1])),
+                    "TensorArray dtype is float but Op is trying to write dtype int32."),
+    "read dtype": (lambda h, f: ops.tensor_array_read_v3(h, np.int32(0), write(h, f, 0, np.float32(1)),
+                                                         dtype=opgen.int32),
+                   "TensorArray dtype is float but Op requested dtype int32."),
+    "read past the end": (lambda h, f: ops.tensor_array_read_v3(h, np.int32(3), f, dtype=opgen.float32),
+                          "Tried to read from index 3 but array size is: 2"),
+    "inconsistent gather": (
+        lambda h, f: ops.tensor_array_gather_v3(
+            h, np.array([0, 1], np.int32),
+            write(h, write(h, f, 0, np.float32([1])), 1, np.float32([1, 2])), dtype=opgen.float32),
+        "TensorArray has inconsistent shapes.  Index 0 has shape: [1] but index 1 has shape: [2]"),
+    "concat of scalars": (
+        lambda h, f: ops.tensor_array_concat_v3(
+            h, write(h, write(h, f, 0, np.float32(1)), 1, np.float32(2)), dtype=opgen.float32),
+        "Concat saw a scalar shape at index 0 but requires at least vectors.  Did you mean to "
+        "call pack?"),
+    "split lengths": (
+        lambda h, f: ops.tensor_array_split_v3(h, np.float32([1, 2, 3]), np.array([1, 1], np.int64), f),
+        "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is 2 and "
+        "value's shape is: [3]"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_carry_tensorflows_messages(case):
+    fn, message = ERRORS[case]
+    h, f = new_array(2)
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        fn(h, f)
+    assert message in str(info.value)
+
+
+def test_identical_element_shapes_refuse_another_shape():
+    h, f = new_array(2, identical_element_shapes=True)
+    f = write(h, f, 0, np.float32([1]))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"the value shape is \[2\] which is incompatible with the "
+                             r"TensorArray's inferred element shape: \[1\]"):
+        write(h, f, 1, np.float32([1, 2]))
+
+
+def test_a_closed_array_is_gone():
+    h, f = new_array(2)
+    ops.tensor_array_close_v3(h)
+    with pytest.raises(errors.OpError):
+        ops.tensor_array_size_v3(h, f)
+
+
+def test_ops_in_a_graph_session_run_again_with_fresh_arrays():
+    graph = opgen.Graph()
+    with graph.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[3], name="x")
+        h, f = new_array(2)
+        f = write(h, f, 0, x)
+        f = write(h, f, 1, x * 2.0)
+        out = ops.tensor_array_gather_v3(h, np.array([1, 0], np.int32), f, dtype=opgen.float32)
+    with opgen.Session(graph=graph) as session:
+        for k in range(3):  # a second run must not find index 0 written already
+            value = np.float32([k, 1, 2])
+            np.testing.assert_array_equal(session.run(out, {x: value}), [value * 2, value])
+
+
+# ---- graphs TensorFlow writes -----------------------------------------------------------
+
+FIXTURE_SCRIPT = Path(__file__).with_name("tensor_array_tf_fixture.py")
+
+
+@pytest.fixture(scope="module")
+def tf_graphs(tmp_path_factory):
+    python = os.environ.get("OPGEN_TF_PYTHON")
+    if not python or not Path(python).exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    out = tmp_path_factory.mktemp("tensor_array") / "graphs.npz"
+    subprocess.run([python, str(FIXTURE_SCRIPT), str(out)], check=True, capture_output=True,
+                   cwd=out.parent, timeout=600)
+    return np.load(out)
+
+
+def run_graph(data, name, optimize):
+    graph = opgen.Graph()
+    with graph.as_default():
+        opgen.import_graph_def(data[f"{name}_graph"].tobytes(), name="")
+    feeds = {str(n): data[f"{name}_in_{k}"] for k, n in enumerate(data[f"{name}_feeds"])}
+    fetches = [str(n) for n in data[f"{name}_fetches"]]
+    with opgen.Session(graph=graph, options=opgen.SessionOptions(optimize=optimize)) as session:
+        got = session.run(fetches, feeds)
+    return got, [data[f"{name}_out_{k}"] for k in range(len(fetches))]
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+@pytest.mark.parametrize("name", ["loop", "lstm", "grow", "loop_v2"])
+def test_tensorflow_graphs_give_tensorflows_outputs(tf_graphs, name, optimize):
+    got, want = run_graph(tf_graphs, name, optimize)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_shape_functions_in_a_graph():
+    graph = opgen.Graph()
+    with graph.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[3, 2], name="x")
+        h, f = new_array(3)
+        f = ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2]), x, f)
+        read = ops.tensor_array_read_v3(h, np.int32(0), f, dtype=opgen.float32)
+        gathered = ops.tensor_array_gather_v3(h, np.int32([0, 2]), f, dtype=opgen.float32,
+                                              element_shape=[2])
+        unknown = ops.tensor_array_gather_v3(h, np.int32([0, 2]), f, dtype=opgen.float32)
+        value, lengths = ops.tensor_array_concat_v3(h, f, dtype=opgen.float32,
+                                                    element_shape_except0=[5])
+        size = ops.tensor_array_size_v3(h, f)
+    # As TensorFlow's: the handle has its legacy 2-vector shape.
+    assert tuple(h.shape) == (2,) and tuple(f.shape) == () and tuple(size.shape) == ()
+    assert read.shape is None  # the element's shape is the array's, known at run time
+    assert tuple(gathered.shape) == (2, 2)
+    assert unknown.shape is None
+    assert tuple(value.shape) == (None, 5) and tuple(lengths.shape) == (None,)
