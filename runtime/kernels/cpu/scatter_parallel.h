@@ -1,0 +1,51 @@
+// How gathers, scatters and segment reductions split over the CPU pool without changing
+// what they compute. A gather's output rows are independent, so they are cut into
+// chunks. A scatter or segment reduction instead gives each task a range of output rows
+// that it alone writes; every task walks the contributions in their order and takes
+// those that land in its range, so each output row still folds its contributions in
+// the order one thread would, and the results are bit-identical to a serial run.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "parallel.h"
+
+namespace opgen {
+namespace cpu {
+
+// Below this many bytes copied, a gather runs on the calling thread.
+constexpr int64_t kGatherParallelBytes = int64_t{256} << 10;
+// Below this many elements combined, a scatter or segment reduction runs on the calling thread.
+constexpr int64_t kScatterParallelElements = kParallelThreshold;
+// An owner task that scans every index (unsorted ids) reads one index per
+// contribution whether or not it takes it; under this slice length that scan costs
+// about as much as the share of the work it saves, so the loop stays on one thread.
+constexpr int64_t kMinScannedSlice = 8;
+
+// fn(begin, end) over chunks of a gather's `rows` output rows of `row_bytes` each.
+template <typename Fn>
+void ForGatherRows(int64_t rows, int64_t row_bytes, Fn fn) {
+  ParallelFor(rows, fn, std::max<int64_t>(1, kGatherParallelBytes / std::max<int64_t>(row_bytes, 1)));
+}
+
+// fn(lo, hi) for disjoint ranges covering the output rows [0, rows), each range run by
+// one task, for `contributions` rows of `slice` elements to combine. `scans`: each task
+// reads every contribution's index (unsorted), rather than finding its own by search.
+template <typename Fn>
+void ForOwnedRows(int64_t rows, int64_t contributions, int64_t slice, bool scans, Fn fn) {
+  int64_t tasks = std::min({ParallelWorkers(), contributions * slice / kScatterParallelElements, rows});
+  if (scans && slice < kMinScannedSlice) tasks = 1;
+  if (tasks <= 1) {
+    if (rows > 0) fn(int64_t{0}, rows);
+    return;
+  }
+  const int64_t step = (rows + tasks - 1) / tasks;
+  RunTasks(tasks, [&](int64_t t) {
+    const int64_t lo = t * step, hi = std::min(rows, lo + step);
+    if (lo < hi) fn(lo, hi);
+  });
+}
+
+}  // namespace cpu
+}  // namespace opgen
