@@ -34,6 +34,10 @@ struct UnsortedSegmentSumKernel {
       for (int64_t i = 0; i < p.n; ++i) {
         const int64_t s = static_cast<int64_t>(ids[i]);
         if (s < lo || s >= hi) continue;
+        if (i + kPrefetchAhead < p.n) {  // ids come at random: ask for a later row early
+          const int64_t next = static_cast<int64_t>(ids[i + kPrefetchAhead]);
+          if (next >= lo && next < hi) PrefetchRow(o + next * inner, inner * static_cast<int64_t>(sizeof(T)));
+        }
         T* row = o + s * inner;
         const T* src = d + i * inner;
         for (int64_t j = 0; j < inner; ++j) row[j] = Narrow<T>(WrappingAdd(Widen(row[j]), Widen(src[j])));

@@ -37,8 +37,13 @@ void ResourceGatherCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(var.get())));
   const char* src = static_cast<const char*>(TF_TensorData(var.get()));
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
-  ForGatherRows(static_cast<int64_t>(p.rows.size()), run, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) std::memcpy(dst + i * run, src + p.rows[i] * run, run);
+  const int64_t n = static_cast<int64_t>(p.rows.size());
+  const int64_t* rows = p.rows.data();
+  ForGatherRows(n, run, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (i + kPrefetchAhead < end) PrefetchRow(src + rows[i + kPrefetchAhead] * run, run);
+      std::memcpy(dst + i * run, src + rows[i] * run, run);
+    }
   });
 }
 

@@ -59,10 +59,13 @@ void GatherNdCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(params.get())));
   const char* src = static_cast<const char*>(TF_TensorData(params.get()));
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
-  ForGatherRows(p.rows, run, [&](int64_t begin, int64_t end) {
+  const int64_t* slot = slots.data();
+  ForGatherRows(p.rows, run, [=](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      if (slots[r] < 0) std::memset(dst + r * run, 0, run);
-      else std::memcpy(dst + r * run, src + slots[r] * run, run);
+      if (r + kPrefetchAhead < end && slot[r + kPrefetchAhead] >= 0)
+        PrefetchRow(src + slot[r + kPrefetchAhead] * run, run);
+      if (slot[r] < 0) std::memset(dst + r * run, 0, run);
+      else std::memcpy(dst + r * run, src + slot[r] * run, run);
     }
   });
 }
@@ -176,6 +179,10 @@ struct ScatterKernel {
       else std::fill_n(o + first, count, T{});
       for (int64_t r = 0; r < p.rows; ++r) {
         if (slots[r] < lo || slots[r] >= hi) continue;
+        if (r + kPrefetchAhead < p.rows) {  // slots come at random: ask for a later one early
+          const int64_t next = slots[r + kPrefetchAhead];
+          if (next >= lo && next < hi) PrefetchRow(o + next * p.slice, p.slice * static_cast<int64_t>(sizeof(T)));
+        }
         T* dst = o + slots[r] * p.slice;
         const T* src = u + r * p.slice;
         for (int64_t j = 0; j < p.slice; ++j) dst[j] = Apply<T, kBase ? C : Combine::kAdd>(dst[j], src[j]);

@@ -55,6 +55,12 @@ void ReduceRange(const T* data, const int64_t* rows, const S* segs, int64_t begi
     const int64_t s = static_cast<int64_t>(segs[i]);
     if (s < lo || s >= hi) continue;
     C* a = acc + s * inner;
+    if (rows && i + kPrefetchAhead < end)  // picked rows come at random
+      PrefetchRow(data + rows[i + kPrefetchAhead] * inner, inner * static_cast<int64_t>(sizeof(T)));
+    if (unsorted && i + kPrefetchAhead < end) {  // and so do unsorted segments
+      const int64_t next = static_cast<int64_t>(segs[i + kPrefetchAhead]);
+      if (next >= lo && next < hi) PrefetchRow(acc + next * inner, inner * static_cast<int64_t>(sizeof(C)));
+    }
     const T* x = data + (rows ? rows[i] : i) * inner;
     if (!unsorted && count[s] == 0 && (R == Reduce::kMax || R == Reduce::kMin))
       for (int64_t j = 0; j < inner; ++j) a[j] = Widen(x[j]);
@@ -127,7 +133,7 @@ struct SortedKernel {
     if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
-    ReduceRows<T, R>(Data<T>(p.data), p.rows.data(), p.segments.data(),
+    ReduceRows<T, R>(Data<T>(p.data), kSparse ? p.rows.data() : nullptr, p.segments.data(),
                      static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, false, Data<T>(out));
   }
   static const char* Name() {

@@ -202,10 +202,12 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
   const char* src = static_cast<const char*>(TF_TensorData(plan.params.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
   const int64_t count = static_cast<int64_t>(indices.size());
-  ForGatherRows(plan.outer * count, run, [&](int64_t begin, int64_t end) {
+  const int64_t* index = indices.data();
+  ForGatherRows(plan.outer * count, run, [=](int64_t begin, int64_t end) {
     int64_t o = begin / count, k = begin % count;
     for (int64_t r = begin; r < end; ++r) {
-      std::memcpy(dst + r * run, src + (o * limit + indices[k]) * run, run);
+      if (k + kPrefetchAhead < count) PrefetchRow(src + (o * limit + index[k + kPrefetchAhead]) * run, run);
+      std::memcpy(dst + r * run, src + (o * limit + index[k]) * run, run);
       if (++k == count) k = 0, ++o;
     }
   });
