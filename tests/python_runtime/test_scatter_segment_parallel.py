@@ -191,3 +191,23 @@ def test_the_cases_cover_empty_segments_duplicates_and_dropped_ids():
     assert len(np.unique(a["pids"])) < int(a["pids"][-1]) + 1
     assert len(np.unique(a["dup"], axis=0)) < len(a["dup"])
     assert len(np.unique(a["ridx"])) < len(a["ridx"])
+
+
+def test_large_calls_reject_a_bad_index_with_the_kernels_messages():
+    from opgen import ops
+    from opgen.runtime import errors
+
+    a = _inputs()
+    ids = a["uids"].copy()
+    ids[-1] = 700
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"segment_ids\[19999\] = 700 is out of range \[0, 700\)"):
+        ops.unsorted_segment_sum(a["data"], ids, np.int32(700))
+    idx = a["pidx"].copy()
+    idx[-1] = 20000
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"GatherV2: index 20000 is not in \[0, 20000\)"):
+        ops.gather_v2(a["data"], idx, np.int32(0))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Bad: indices\[29999\] == 20000 out of range \[0, 20000\)"):
+        ops.sparse_segment_sum(a["data"], idx, a["pids"])
