@@ -41,9 +41,13 @@ void ForGatherRows(int64_t rows, int64_t row_bytes, Fn fn) {
 // fn(lo, hi) for disjoint ranges covering the output rows [0, rows), each range run by
 // one task, for `contributions` rows of `slice` elements to combine. `scans`: each task
 // reads every contribution's index (unsorted), rather than finding its own by search.
+// Ranges that find their contributions by search cost nothing extra, so there are 4
+// per thread (a thread the OS runs late then holds back a small part, as ParallelFor);
+// scanning ranges each read every index, so there is one per thread.
 template <typename Fn>
 void ForOwnedRows(int64_t rows, int64_t contributions, int64_t slice, bool scans, Fn fn) {
-  int64_t tasks = std::min({ParallelWorkers(), contributions * slice / kScatterParallelElements, rows});
+  const int64_t most = (scans ? 1 : 4) * ParallelWorkers();
+  int64_t tasks = std::min({most, contributions * slice / kScatterParallelElements, rows});
   if (scans && slice < kMinScannedSlice) tasks = 1;
   if (tasks <= 1) {
     if (rows > 0) fn(int64_t{0}, rows);
