@@ -51,6 +51,15 @@ out["rsadd"] = v.numpy()
 w = opgen.Variable(a["table"])
 opgen.runtime.execute_op("ResourceScatterUpdate", [w.handle, a["ridx"], a["rupd"]], {})
 out["rsupd"] = w.numpy()
+# rows of 256 and more: the unsorted ids and scatters split over the pool too
+out["usswide"] = ops.unsorted_segment_sum(a["wide"], a["wids"], np.int32(300))
+out["usmaxwide"] = ops.unsorted_segment_max(a["wide"], a["wids"], np.int32(300))
+out["sndwide"] = ops.scatter_nd(a["wdup"], a["wupd"], np.int32([4, 16, 16, 256]))
+out["tsupdwide"] = ops.tensor_scatter_update(np.zeros((4, 16, 16, 256), np.float32), a["wdup"],
+                                             a["wupd"])
+x = opgen.Variable(a["wtable"])
+opgen.runtime.execute_op("ResourceScatterAdd", [x.handle, a["wridx"], a["wide"]], {})
+out["rsaddwide"] = x.numpy()
 np.savez(sys.argv[2], **{k: np.asarray(v) for k, v in out.items()})
 """
 
@@ -80,6 +89,12 @@ def _inputs():
         "table": rng.standard_normal((5000, width)).astype(np.float32),
         "ridx": rng.integers(0, 5000, n).astype(np.int32),
         "rupd": rng.standard_normal((n, width)).astype(np.float32),
+        "wide": rng.standard_normal((4000, 256)).astype(np.float32),
+        "wids": rng.integers(-2, 280, 4000).astype(np.int32),
+        "wdup": np.stack([rng.integers(0, d, 4000) for d in (4, 16, 16)], 1).astype(np.int32),
+        "wupd": rng.standard_normal((4000, 256)).astype(np.float32),
+        "wtable": rng.standard_normal((500, 256)).astype(np.float32),
+        "wridx": rng.integers(0, 500, 4000).astype(np.int64),
     }
 
 
@@ -144,6 +159,19 @@ def _references(a):
     for r, i in enumerate(ridx):
         rsupd[i] = rupd[r]
     ref.update(rsadd=rsadd, rsupd=rsupd)
+    wide, wids = a["wide"], a["wids"]
+    wk = wids >= 0
+    ref["usswide"] = _at(np.add, 0, (300, 256), f32, wids[wk], wide[wk])
+    ref["usmaxwide"] = _at(np.maximum, np.finfo(f32).min, (300, 256), f32, wids[wk], wide[wk])
+    wat = tuple(a["wdup"].T)
+    ref["sndwide"] = _at(np.add, 0, (4, 16, 16, 256), f32, wat, a["wupd"])
+    tsupdwide = np.zeros((4, 16, 16, 256), f32)
+    for r, row in enumerate(a["wdup"]):
+        tsupdwide[tuple(row)] = a["wupd"][r]
+    ref["tsupdwide"] = tsupdwide
+    rsaddwide = a["wtable"].copy()
+    np.add.at(rsaddwide, a["wridx"], wide)
+    ref["rsaddwide"] = rsaddwide
     return ref
 
 
@@ -166,7 +194,8 @@ def results(tmp_path_factory):
 
 CASES = ["uss", "uss16", "ussint", "usmax", "usmin", "usprod", "ssum", "ssum16", "smean",
          "smax", "spsum", "spmean", "spsqrtn", "gather", "gather1", "gnd", "snd", "tsadd",
-         "tsupd", "tsmax", "rgather", "rsadd", "rsupd"]
+         "tsupd", "tsmax", "rgather", "rsadd", "rsupd", "usswide", "usmaxwide", "sndwide",
+         "tsupdwide", "rsaddwide"]
 
 
 @pytest.mark.parametrize("case", CASES)
