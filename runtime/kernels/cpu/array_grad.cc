@@ -9,6 +9,7 @@
 #include "../space_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
+#include "scatter_parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -26,13 +27,22 @@ struct UnsortedSegmentSumKernel {
     T* o = Data<T>(out);
     const T* d = Data<T>(p.data);
     const int64_t inner = p.inner;
-    std::fill_n(o, NumElements(p.out_dims), Narrow<T>(ComputeType<T>(0)));
-    for (int64_t i = 0; i < p.n; ++i) {
-      if (ids[i] < 0) continue;  // dropped, as TensorFlow documents
-      T* row = o + static_cast<int64_t>(ids[i]) * inner;
-      const T* src = d + i * inner;
-      for (int64_t j = 0; j < inner; ++j) row[j] = Narrow<T>(WrappingAdd(Widen(row[j]), Widen(src[j])));
-    }
+    // Each task owns a range of segments and adds their rows in id order (negative ids,
+    // dropped as TensorFlow documents, fall in no range).
+    ForOwnedRows(p.segments, p.n, inner, true, [&](int64_t lo, int64_t hi) {
+      std::fill(o + lo * inner, o + hi * inner, Narrow<T>(ComputeType<T>(0)));
+      for (int64_t i = 0; i < p.n; ++i) {
+        const int64_t s = static_cast<int64_t>(ids[i]);
+        if (s < lo || s >= hi) continue;
+        if (i + kPrefetchAhead < p.n) {  // ids come at random: ask for a later row early
+          const int64_t next = static_cast<int64_t>(ids[i + kPrefetchAhead]);
+          if (next >= lo && next < hi) PrefetchRow(o + next * inner, inner * static_cast<int64_t>(sizeof(T)));
+        }
+        T* row = o + s * inner;
+        const T* src = d + i * inner;
+        for (int64_t j = 0; j < inner; ++j) row[j] = Narrow<T>(WrappingAdd(Widen(row[j]), Widen(src[j])));
+      }
+    });
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include "../resource_scatter_spec.h"
 #include "kernel_util.h"
+#include "scatter_parallel.h"
 #include "opgen/c_api_ext.h"
 
 namespace opgen {
@@ -36,7 +37,14 @@ void ResourceGatherCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(var.get())));
   const char* src = static_cast<const char*>(TF_TensorData(var.get()));
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
-  for (size_t i = 0; i < p.rows.size(); ++i) std::memcpy(dst + i * run, src + p.rows[i] * run, run);
+  const int64_t n = static_cast<int64_t>(p.rows.size());
+  const int64_t* rows = p.rows.data();
+  ForGatherRows(n, run, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (i + kPrefetchAhead < end) PrefetchRow(src + rows[i + kPrefetchAhead] * run, run);
+      std::memcpy(dst + i * run, src + rows[i] * run, run);
+    }
+  });
 }
 
 enum class Mode { kAdd, kSub, kUpdate };
@@ -62,15 +70,26 @@ struct ResourceScatter {
     const T* old = Data<T>(old_value);
     if (out != old) std::memcpy(out, old, TF_TensorByteSize(old_value));
     const T* u = Data<T>(a->updates);
-    for (size_t i = 0; i < p.rows.size(); ++i) {
-      T* row = out + p.rows[i] * p.slice;
-      for (int64_t j = 0; j < p.slice; ++j) {
-        const T x = p.scalar_updates ? u[0] : u[i * p.slice + j];
-        if constexpr (M == Mode::kUpdate) row[j] = x;
-        else if constexpr (M == Mode::kAdd) row[j] = Narrow<T>(WrappingAdd(Widen(row[j]), Widen(x)));
-        else row[j] = Narrow<T>(WrappingSub(Widen(row[j]), Widen(x)));
+    const int64_t n = static_cast<int64_t>(p.rows.size());
+    const int64_t var_rows = p.slice > 0 ? TF_TensorElementCount(old_value) / p.slice : 0;
+    // Each task owns a range of the variable's rows and applies their updates in order.
+    ForOwnedRows(var_rows, n, p.slice, true, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (p.rows[i] < lo || p.rows[i] >= hi) continue;
+        T* row = out + p.rows[i] * p.slice;
+        if (p.scalar_updates) {
+          for (int64_t j = 0; j < p.slice; ++j) row[j] = Combine(row[j], u[0]);
+        } else {
+          const T* x = u + i * p.slice;
+          for (int64_t j = 0; j < p.slice; ++j) row[j] = Combine(row[j], x[j]);
+        }
       }
-    }
+    });
+  }
+  static T Combine(T old, T x) {
+    if constexpr (M == Mode::kUpdate) return x;
+    else if constexpr (M == Mode::kAdd) return Narrow<T>(WrappingAdd(Widen(old), Widen(x)));
+    else return Narrow<T>(WrappingSub(Widen(old), Widen(x)));
   }
   static void Compute(void*, TF_OpKernelContext* ctx) {
     TensorPtr indices = Input(ctx, 1), updates = Input(ctx, 2);

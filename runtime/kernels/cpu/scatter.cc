@@ -8,6 +8,7 @@
 
 #include "../scatter_spec.h"
 #include "kernel_util.h"
+#include "scatter_parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -58,10 +59,15 @@ void GatherNdCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t run = p.slice * static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(params.get())));
   const char* src = static_cast<const char*>(TF_TensorData(params.get()));
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
-  for (int64_t r = 0; r < p.rows; ++r, dst += run) {
-    if (slots[r] < 0) std::memset(dst, 0, run);
-    else std::memcpy(dst, src + slots[r] * run, run);
-  }
+  const int64_t* slot = slots.data();
+  ForGatherRows(p.rows, run, [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      if (r + kPrefetchAhead < end && slot[r + kPrefetchAhead] >= 0)
+        PrefetchRow(src + slot[r + kPrefetchAhead] * run, run);
+      if (slot[r] < 0) std::memset(dst + r * run, 0, run);
+      else std::memcpy(dst + r * run, src + slot[r] * run, run);
+    }
+  });
 }
 
 // DynamicStitch, ParallelDynamicStitch: zeros, then every data row copied to its merged
@@ -162,16 +168,26 @@ struct ScatterKernel {
     TensorPtr out = AllocateOutput<T>(ctx, 0, dims);
     if (!out) return;
     T* o = Data<T>(out);
-    const int64_t total = NumElements(dims);
-    if (kBase) std::memcpy(o, Data<T>(base), total * sizeof(T));
-    else std::fill_n(o, total, T{});
+    const T* b = kBase ? Data<T>(base) : nullptr;
     const T* u = Data<T>(updates);
-    for (int64_t r = 0; r < p.rows; ++r) {
-      if (slots[r] < 0) continue;
-      T* dst = o + slots[r] * p.slice;
-      const T* src = u + r * p.slice;
-      for (int64_t j = 0; j < p.slice; ++j) dst[j] = Apply<T, kBase ? C : Combine::kAdd>(dst[j], src[j]);
-    }
+    const int64_t slots_out = p.slice > 0 ? NumElements(dims) / p.slice : 0;
+    // Each task owns a range of output slices and applies its updates in index order
+    // (ignored rows, slot -1, fall in no range).
+    ForOwnedRows(slots_out, p.rows, p.slice, true, [&](int64_t lo, int64_t hi) {
+      const int64_t first = lo * p.slice, count = (hi - lo) * p.slice;
+      if (kBase) std::memcpy(o + first, b + first, count * sizeof(T));
+      else std::fill_n(o + first, count, T{});
+      for (int64_t r = 0; r < p.rows; ++r) {
+        if (slots[r] < lo || slots[r] >= hi) continue;
+        if (r + kPrefetchAhead < p.rows) {  // slots come at random: ask for a later one early
+          const int64_t next = slots[r + kPrefetchAhead];
+          if (next >= lo && next < hi) PrefetchRow(o + next * p.slice, p.slice * static_cast<int64_t>(sizeof(T)));
+        }
+        T* dst = o + slots[r] * p.slice;
+        const T* src = u + r * p.slice;
+        for (int64_t j = 0; j < p.slice; ++j) dst[j] = Apply<T, kBase ? C : Combine::kAdd>(dst[j], src[j]);
+      }
+    });
   }
   static const char* TensorScatterName() {
     switch (C) {

@@ -4,11 +4,14 @@
 // the product) and SparseSegment{Sum,Mean,SqrtN} (rows picked by indices; empty
 // segments 0). Each segment is reduced in the compute type, rounded to T once, in
 // contribution order; NaN in a max or min as TensorFlow's CPU kernels (Step). Plans: ../segment_spec.h, ../nn_array_grad_spec.h.
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "../nn_array_grad_spec.h"
 #include "../segment_spec.h"
 #include "kernel_util.h"
+#include "scatter_parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -35,28 +38,38 @@ ComputeType<T> Step(ComputeType<T> acc, ComputeType<T> x) {
   else return WrappingAdd(acc, x);
 }
 
-// Reduces data rows rows[i] into segments segs[i] of `out` ([segments, inner]).
+// Reduces contributions [begin, end) (data row rows[i], or i where rows is null, into
+// segment segs[i]) that fall in segments [lo, hi) into those rows of `out`
+// ([segments, inner]), in contribution order; acc and count are the accumulators of
+// every segment (acc may be `out` itself where T is its own compute type).
 // Unsorted (`unsorted`): every segment starts from the identity, and empty ones keep it.
 // Sorted: a max or min starts from the segment's first row (so -inf survives a max, as
 // in TensorFlow), the others from the identity; empty segments are 0 (1 for the product).
-template <typename T, Reduce R>
-void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vector<int64_t>& segs,
-                int64_t segments, int64_t inner, bool unsorted, T* out) {
+template <typename T, Reduce R, typename S>
+void ReduceRange(const T* data, const int64_t* rows, const S* segs, int64_t begin, int64_t end,
+                 int64_t lo, int64_t hi, int64_t inner, bool unsorted, ComputeType<T>* acc,
+                 int64_t* count, T* out) {
   using C = ComputeType<T>;
-  std::vector<C> acc(static_cast<size_t>(segments * inner), Identity<T, R>());
-  std::vector<int64_t> count(static_cast<size_t>(segments), 0);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (segs[i] < 0) continue;
-    C* a = acc.data() + segs[i] * inner;
-    const T* x = data + rows[i] * inner;
-    if (!unsorted && count[segs[i]] == 0 && (R == Reduce::kMax || R == Reduce::kMin))
+  std::fill(acc + lo * inner, acc + hi * inner, Identity<T, R>());
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t s = static_cast<int64_t>(segs[i]);
+    if (s < lo || s >= hi) continue;
+    C* a = acc + s * inner;
+    if (rows && i + kPrefetchAhead < end)  // picked rows come at random
+      PrefetchRow(data + rows[i + kPrefetchAhead] * inner, inner * static_cast<int64_t>(sizeof(T)));
+    if (unsorted && i + kPrefetchAhead < end) {  // and so do unsorted segments
+      const int64_t next = static_cast<int64_t>(segs[i + kPrefetchAhead]);
+      if (next >= lo && next < hi) PrefetchRow(acc + next * inner, inner * static_cast<int64_t>(sizeof(C)));
+    }
+    const T* x = data + (rows ? rows[i] : i) * inner;
+    if (!unsorted && count[s] == 0 && (R == Reduce::kMax || R == Reduce::kMin))
       for (int64_t j = 0; j < inner; ++j) a[j] = Widen(x[j]);
     else
       for (int64_t j = 0; j < inner; ++j) a[j] = Step<T, R>(a[j], Widen(x[j]));
-    ++count[segs[i]];
+    ++count[s];
   }
-  for (int64_t s = 0; s < segments; ++s) {
-    const C* a = acc.data() + s * inner;
+  for (int64_t s = lo; s < hi; ++s) {
+    const C* a = acc + s * inner;
     T* o = out + s * inner;
     const int64_t c = count[s];
     for (int64_t j = 0; j < inner; ++j) {
@@ -72,6 +85,32 @@ void ReduceRows(const T* data, const std::vector<int64_t>& rows, const std::vect
   }
 }
 
+// Reduces n contributions into `segments` rows of `out`, split over the pool by ranges
+// of segments (../cpu/scatter_parallel.h): sorted segment ids let each range find its
+// contributions by binary search; unsorted ones are scanned by every range.
+template <typename T, Reduce R, typename S>
+void ReduceRows(const T* data, const int64_t* rows, const S* segs, int64_t n, int64_t segments,
+                int64_t inner, bool unsorted, T* out) {
+  using C = ComputeType<T>;
+  std::vector<C> buffer;
+  C* acc;
+  if constexpr (std::is_same_v<C, T>) {
+    acc = out;
+  } else {
+    buffer.resize(static_cast<size_t>(segments * inner));
+    acc = buffer.data();
+  }
+  std::vector<int64_t> count(static_cast<size_t>(segments), 0);
+  ForOwnedRows(segments, n, inner, unsorted, [&](int64_t lo, int64_t hi) {
+    int64_t begin = 0, end = n;
+    if (!unsorted) {
+      begin = std::lower_bound(segs, segs + n, lo) - segs;
+      end = std::lower_bound(segs + begin, segs + n, hi) - segs;
+    }
+    ReduceRange<T, R>(data, rows, segs, begin, end, lo, hi, inner, unsorted, acc, count.data(), out);
+  });
+}
+
 template <typename T, typename I, Reduce R>
 struct UnsortedKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
@@ -83,9 +122,7 @@ struct UnsortedKernel {
     if (!kernels::CheckSegmentIds(ctx, op, ids, p.n, p.segments)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
-    std::vector<int64_t> rows(p.n), segs(p.n);
-    for (int64_t i = 0; i < p.n; ++i) rows[i] = i, segs[i] = static_cast<int64_t>(ids[i]);
-    ReduceRows<T, R>(Data<T>(p.data), rows, segs, p.segments, p.inner, true, Data<T>(out));
+    ReduceRows<T, R>(Data<T>(p.data), nullptr, ids, p.n, p.segments, p.inner, true, Data<T>(out));
   }
 };
 
@@ -96,8 +133,8 @@ struct SortedKernel {
     if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
-    ReduceRows<T, R>(Data<T>(p.data), p.rows, p.segments, p.out_dims[0], p.inner, false,
-                     Data<T>(out));
+    ReduceRows<T, R>(Data<T>(p.data), kSparse ? p.rows.data() : nullptr, p.segments.data(),
+                     static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, false, Data<T>(out));
   }
   static const char* Name() {
     switch (R) {

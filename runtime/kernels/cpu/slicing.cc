@@ -12,6 +12,7 @@
 #include "../strided_slice_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
+#include "scatter_parallel.h"
 
 namespace opgen {
 namespace cpu {
@@ -200,11 +201,16 @@ void GatherCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t run = plan.inner * ElementBytes(plan.params.get());
   const char* src = static_cast<const char*>(TF_TensorData(plan.params.get()));
   char* dst = static_cast<char*>(TF_TensorData(output.get()));
-  for (int64_t o = 0; o < plan.outer; ++o)
-    for (int64_t i : indices) {
-      std::memcpy(dst, src + (o * limit + i) * run, run);
-      dst += run;
+  const int64_t count = static_cast<int64_t>(indices.size());
+  const int64_t* index = indices.data();
+  ForGatherRows(plan.outer * count, run, [=](int64_t begin, int64_t end) {
+    int64_t o = begin / count, k = begin % count;
+    for (int64_t r = begin; r < end; ++r) {
+      if (k + kPrefetchAhead < count) PrefetchRow(src + (o * limit + index[k + kPrefetchAhead]) * run, run);
+      std::memcpy(dst + r * run, src + (o * limit + index[k]) * run, run);
+      if (++k == count) k = 0, ++o;
     }
+  });
 }
 
 // Copies the box of `input` (dims `dims`) that starts at `first` and takes count[d]
