@@ -9,6 +9,7 @@
 #include "function_call.h"
 #include "logging.h"
 #include "op_registry.h"
+#include "resource_mgr.h"
 
 namespace opgen {
 namespace {
@@ -99,6 +100,7 @@ std::unique_ptr<ExecutionPlan> ExecutionPlan::Build(TF_Graph* graph, const TF_Ou
                                                     int num_targets, SessionKernels* kernels,
                                                     TF_Status* status) {
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
+  plan->resources_ = kernels->resources();
   // Node fields read below (inputs, control inputs, types, attrs) never change once a node
   // is in the graph, so no graph lock is needed.
   std::unordered_map<uint64_t, int> fed;  // output -> feed index
@@ -383,8 +385,17 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     }
   }
 
+  // The resources this run's kernels made for its step alone (TensorArrays) go with it.
+  const int64_t step_id = NextStepId();
+  struct StepCleanup {
+    ResourceMgr* resources;
+    int64_t step_id;
+    ~StepCleanup() {
+      if (resources != nullptr) resources->CleanupStep(step_id);
+    }
+  } cleanup{resources_, step_id};
   if (frames_ != nullptr) {
-    RunWithFrames(feed_values, fetch_values, status, take_feeds);
+    RunWithFrames(feed_values, fetch_values, status, take_feeds, step_id);
     return;
   }
   std::unique_ptr<RunState> state = AcquireState();
@@ -411,7 +422,6 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
     }
   }
 
-  const int64_t step_id = NextStepId();
   TF_Status node_status;
   bool failed = false;
   for (const Step& step : steps_) {
@@ -478,7 +488,7 @@ void ExecutionPlan::Run(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
 namespace opgen {
 
 void ExecutionPlan::RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
-                                  TF_Status* status, bool take_feeds) const {
+                                  TF_Status* status, bool take_feeds, int64_t step_id) const {
   // Feeds are planned in host memory, as in Run.
   std::vector<TF_Tensor*> feeds;
   bool ok = true;
@@ -491,7 +501,7 @@ void ExecutionPlan::RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fet
     }
     if (take_feeds) delete fed;  // the frames hold their own references
   }
-  if (ok) frames_->Run(feeds, fetch_values, status);
+  if (ok) frames_->Run(feeds, fetch_values, status, step_id);
   for (TF_Tensor* t : feeds) delete t;
   if (status->code != TF_OK) return;
   // Fetched tensors are handed over in host memory.

@@ -28,6 +28,7 @@ class SessionKernels {
   // Forgets the kernel of `op` (changed in place since it was made): the next Get makes a
   // new one. The old one lives on with this object, for plans still running it.
   void Retire(const TF_Operation* op);
+  ResourceMgr* resources() const { return resources_; }
 
  private:
   ResourceMgr* resources_;
@@ -91,7 +92,7 @@ class ExecutionPlan {
   bool CheckFeed(const Feed& feed, const TF_Tensor* value, TF_Status* status) const;
   // Run for plans with control flow: the frame executor schedules the same steps.
   void RunWithFrames(TF_Tensor* const* feed_values, TF_Tensor** fetch_values,
-                     TF_Status* status, bool take_feeds) const;
+                     TF_Status* status, bool take_feeds, int64_t step_id) const;
 
   std::vector<Step> steps_;
   std::vector<int> input_slots_;
@@ -102,6 +103,7 @@ class ExecutionPlan {
   int num_slots_ = 0;
   int num_inputs_ = 0;
   std::unique_ptr<FrameGraph> frames_;  // set for graphs with v1 control flow
+  ResourceMgr* resources_ = nullptr;    // the session's: a run empties its step container
 
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<RunState>> pool_;

@@ -270,9 +270,10 @@ struct Tagged {
 
 class FrameRun {
  public:
-  FrameRun(const FrameGraph& g, const std::vector<TF_Tensor*>& feeds, TF_Status* status)
+  FrameRun(const FrameGraph& g, const std::vector<TF_Tensor*>& feeds, TF_Status* status,
+           int64_t step_id)
       : g_(g), nodes_(g.nodes()), feeds_(feeds), status_(status),
-        max_iterations_(MaxLoopIterations()), step_id_(NextStepId()),
+        max_iterations_(MaxLoopIterations()), step_id_(step_id),
         fetched_(g.num_fetches(), nullptr), fetch_state_(g.num_fetches(), 0) {}
 
   ~FrameRun() {
@@ -602,8 +603,8 @@ class FrameRun {
 }  // namespace
 
 void FrameGraph::Run(const std::vector<TF_Tensor*>& feeds, TF_Tensor** fetches,
-                     TF_Status* status) const {
-  FrameRun run(*this, feeds, status);
+                     TF_Status* status, int64_t step_id) const {
+  FrameRun run(*this, feeds, status, step_id);
   if (!run.Run()) return;
   if (!run.TakeFetches(fed_fetch_, fetches)) return;
   ClearStatus(status);

@@ -46,7 +46,9 @@ class FrameGraph {
 
   // One run: `feeds[i]` (owned by the run, in host memory) for feed i; on success
   // `fetches[i]` holds a tensor the caller owns for fetch i (on its device).
-  void Run(const std::vector<TF_Tensor*>& feeds, TF_Tensor** fetches, TF_Status* status) const;
+  // `step_id`: the run's (TF_StepId), which its kernels see.
+  void Run(const std::vector<TF_Tensor*>& feeds, TF_Tensor** fetches, TF_Status* status,
+           int64_t step_id) const;
 
   struct Edge {
     int dst;       // step

@@ -1,6 +1,7 @@
 // The kernel-facing C functions of resources other than variables (c_api_ext.h): a
 // kernel family (lookup tables) makes its resources through them in the session's or
 // eager context's ResourceMgr and finds them again from a handle.
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -55,7 +56,10 @@ void OPGEN_KernelCreateResourceHandle(TF_OpKernelContext* ctx, int index, const 
   }
   opgen::ResourceHandle h;
   h.device = ctx->instance->device()->name();
-  h.container = *container ? container : opgen::ResourceMgr::kDefaultContainer;
+  if (std::strcmp(container, OPGEN_STEP_CONTAINER) == 0)
+    h.container = opgen::ResourceMgr::StepContainer(ctx->step_id);
+  else
+    h.container = *container ? container : opgen::ResourceMgr::kDefaultContainer;
   h.name = shared_name;
   if (h.name == opgen::ResourceMgr::kAnonymousName) {
     h.container = opgen::ResourceMgr::kAnonymousContainer;

@@ -1,6 +1,18 @@
 #include "resource_mgr.h"
 
+#include <vector>
+
 namespace opgen {
+
+namespace {
+
+constexpr char kStepContainerPrefix[] = "__opgen_step_";
+
+bool IsStepContainer(const std::string& container) {
+  return container.compare(0, sizeof(kStepContainerPrefix) - 1, kStepContainerPrefix) == 0;
+}
+
+}  // namespace
 
 std::shared_ptr<Variable> ResourceMgr::LookupVariable(const std::string& container,
                                                       const std::string& name) const {
@@ -31,14 +43,39 @@ std::shared_ptr<KernelResource> ResourceMgr::LookupOrCreateResource(
   auto it = resources_.find({container, name});
   if (it != resources_.end()) return it->second;
   std::shared_ptr<KernelResource> made = make();
-  if (made != nullptr) resources_[{container, name}] = made;
+  if (made != nullptr) {
+    resources_[{container, name}] = made;
+    if (IsStepContainer(container)) step_resources_.fetch_add(1, std::memory_order_relaxed);
+  }
   return made;
 }
 
 bool ResourceMgr::Delete(const std::string& container, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool variable = variables_.erase({container, name}) > 0;
-  return resources_.erase({container, name}) > 0 || variable;
+  const bool resource = resources_.erase({container, name}) > 0;
+  if (resource && IsStepContainer(container))
+    step_resources_.fetch_sub(1, std::memory_order_relaxed);
+  return resource || variable;
+}
+
+std::string ResourceMgr::StepContainer(int64_t step_id) {
+  return kStepContainerPrefix + std::to_string(step_id);
+}
+
+void ResourceMgr::CleanupStep(int64_t step_id) {
+  if (step_resources_.load(std::memory_order_relaxed) == 0) return;
+  const std::string container = StepContainer(step_id);
+  std::vector<std::shared_ptr<KernelResource>> dropped;  // freed after the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = resources_.lower_bound({container, std::string()});
+    while (it != resources_.end() && it->first.first == container) {
+      dropped.push_back(std::move(it->second));
+      it = resources_.erase(it);
+    }
+    step_resources_.fetch_sub(static_cast<int64_t>(dropped.size()), std::memory_order_relaxed);
+  }
 }
 
 std::string ResourceMgr::UniqueAnonymousName() {

@@ -95,6 +95,14 @@ class ResourceMgr {
   // A name no other anonymous resource of this process has ("7").
   static std::string UniqueAnonymousName();
 
+  // The container of resources that live for one step (TensorFlow's per-step container:
+  // a TensorArray of one session run). A session run empties its step's container when
+  // it ends (CleanupStep); an eager op's step is never cleaned, so an array made by one
+  // eager op stays, for the next ops, until it is closed.
+  static std::string StepContainer(int64_t step_id);
+  // Deletes every resource of step `step_id`'s container; cheap when there are none.
+  void CleanupStep(int64_t step_id);
+
   // Moved on by TFE_ContextClearCaches (tf.random.set_seed clears TensorFlow's cached
   // eager kernels): a stateful random kernel that sees a new value starts its sequence
   // over from its seeds, as a new kernel would.
@@ -103,6 +111,8 @@ class ResourceMgr {
 
  private:
   std::atomic<uint64_t> seed_generation_{0};
+  // Resources in step containers now, so that most runs skip CleanupStep's lock.
+  std::atomic<int64_t> step_resources_{0};
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Variable>> variables_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<KernelResource>> resources_;

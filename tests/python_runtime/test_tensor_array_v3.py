@@ -192,6 +192,33 @@ def test_ops_in_a_graph_session_run_again_with_fresh_arrays():
             np.testing.assert_array_equal(session.run(out, {x: value}), [value * 2, value])
 
 
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs Linux's /proc")
+def test_a_session_run_frees_the_arrays_it_made():
+    """TF1 graphs never close their arrays: each run's go with the run (TensorFlow's
+    per-step container), so a serving loop does not grow. Here every run leaves a 16 MB
+    element unread in its array; 30 runs kept would hold 480 MB."""
+    graph = opgen.Graph()
+    with graph.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[1 << 22], name="x")
+        h, f = new_array(2, clear_after_read=False)
+        f = write(h, f, 0, x + 1.0)  # a new 16 MB tensor, held by the array
+        size = ops.tensor_array_size_v3(h, f)
+    value = np.zeros(1 << 22, np.float32)
+    with opgen.Session(graph=graph) as session:
+        for _ in range(3):
+            session.run(size, {x: value})
+        before = _resident_bytes()
+        for _ in range(30):
+            assert int(session.run(size, {x: value})) == 2
+        grown = _resident_bytes() - before
+    assert grown < 8 * (1 << 24), f"{grown / 2**20:.0f} MB more after 30 runs"
+
+
 # ---- graphs TensorFlow writes -----------------------------------------------------------
 
 FIXTURE_SCRIPT = Path(__file__).with_name("tensor_array_tf_fixture.py")

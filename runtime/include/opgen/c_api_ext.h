@@ -237,6 +237,12 @@ typedef struct OPGEN_KernelResource OPGEN_KernelResource; /* a held reference */
 typedef void* (*OPGEN_ResourceCreateFn)(void* arg, TF_Status* status);
 typedef void (*OPGEN_ResourceDeleteFn)(void* data);
 
+/* Passed as the container: the resource lives for the current step only, as TensorFlow's
+ * per-step resources (TensorArrays) do. A session run deletes its step's resources when it
+ * ends; an eager op's stay until deleted, for the ops after it. The handle names the
+ * step's own container ("__opgen_step_<id>"; names with that prefix are reserved). */
+#define OPGEN_STEP_CONTAINER "__opgen_step__"
+
 /* Sets output `index` (host memory) to a handle of type `type_name` naming (`container`,
  * `shared_name`) (an empty container is "localhost"), making the resource with
  * `create(arg)` when none of that name exists (`destroy` frees it when it is deleted and

@@ -18,7 +18,8 @@ namespace cpu {
 namespace {
 
 constexpr char kArrayType[] = "tensorflow::TensorArray";
-constexpr char kContainer[] = "_tensor_arrays";
+// Per step, as TensorFlow's: a session run frees the arrays it made when it ends.
+constexpr char kContainer[] = OPGEN_STEP_CONTAINER;
 
 using Held = std::shared_ptr<TF_Tensor>;
 
