@@ -9,11 +9,7 @@
 
 #include <type_traits>
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "incomplete_gamma_beta.h"
+#include "special_functions.h"
 
 namespace opgen {
 namespace kernels {
@@ -154,48 +150,6 @@ struct RightShiftOp : BinaryFunctor {
   using Base = RightShiftOp;
   template <typename T> OPGEN_HD static T Apply(T x, T y) { return T(x >> ShiftAmount(y)); }
 };
-// Special functions of two operands: computed in double (incomplete_gamma_beta.h),
-// rounded once.
-#define OPGEN_SPECIAL_BINARY(Name, f)                                     \
-  struct Name##Op : BinaryFunctor {                                       \
-    using Base = Name##Op;                                                \
-    template <typename T> OPGEN_HD static T Apply(T a, T x) {             \
-      return T(special::f(double(a), double(x)));                         \
-    }                                                                     \
-  };
-OPGEN_SPECIAL_BINARY(Igamma, Igamma)
-OPGEN_SPECIAL_BINARY(Igammac, Igammac)
-OPGEN_SPECIAL_BINARY(IgammaGradA, IgammaGradA)
-OPGEN_SPECIAL_BINARY(RandomGammaGrad, RandomGammaGrad)
-OPGEN_SPECIAL_BINARY(Polygamma, Polygamma)
-OPGEN_SPECIAL_BINARY(Zeta, Zeta)
-#undef OPGEN_SPECIAL_BINARY
-
-// Betainc's three operands: each a scalar or of the one shape the non-scalars share
-// (no numpy broadcasting). `First` is the CPU ternary loop's type of operand a.
-struct BetaincOp {
-  template <typename T> using First = T;
-  template <typename T> OPGEN_HD static T Apply(T a, T b, T x) {
-    return T(special::Betainc(double(a), double(b), double(x)));
-  }
-};
-// The host-side shape check of Betainc, with TensorFlow's message; empty when the
-// shapes agree.
-inline std::string BetaincShapeError(const std::vector<std::vector<int64_t>>& dims) {
-  const char* names[3] = {"a", "b", "x"};
-  auto text = [](const std::vector<int64_t>& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-    return s + "]";
-  };
-  for (int i = 0; i < 3; ++i)
-    for (int j = i + 1; j < 3; ++j)
-      if (!dims[i].empty() && !dims[j].empty() && dims[i] != dims[j])
-        return std::string("Shapes of ") + names[i] + " and " + names[j] +
-               " are inconsistent: " + text(dims[i]) + " vs. " + text(dims[j]);
-  return "";
-}
-
 struct NextAfterOp : BinaryFunctor {
   using Base = NextAfterOp;
   template <typename T> OPGEN_HD static T Apply(T x, T y) { return OPGEN_LIBM(nextafter)(x, y); }

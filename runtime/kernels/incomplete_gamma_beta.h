@@ -202,13 +202,15 @@ OPGEN_HD inline double Zeta(double s, double q) {
 }
 
 // psi^(n)(x) for an integer n >= 0: digamma for n = 0, else
-// (-1)^(n + 1) n! zeta(n + 1, x).
+// (-1)^(n + 1) n! zeta(n + 1, x). The sign goes by the parity of n + 1 as rounded (so
+// +1 beyond 2^53, where n + 1 == n, and for n = inf), as TensorFlow's.
 OPGEN_HD inline double Polygamma(double n, double x) {
   if (OPGEN_LIBM(isnan)(n) || OPGEN_LIBM(isnan)(x)) return Nan();
   if (n < 0 || n != OPGEN_LIBM(floor)(n)) return Nan();
   if (n == 0) return Digamma(x);
-  const double sign = OPGEN_LIBM(fmod)(n, 2.0) == 0 ? -1 : 1;  // inf: fmod is NaN, +1
-  return sign * OPGEN_LIBM(exp)(Lgamma(n + 1)) * Zeta(n + 1, x);
+  const double n_plus_1 = n + 1;
+  const double sign = OPGEN_LIBM(fmod)(n_plus_1, 2.0) == 0 ? 1 : -1;
+  return (n == Inf() ? 1 : sign) * OPGEN_LIBM(exp)(Lgamma(n_plus_1)) * Zeta(n_plus_1, x);
 }
 
 // I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) / (1 + d1 / (1 + d2 / (1 + ...))), with

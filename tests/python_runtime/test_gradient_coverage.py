@@ -385,11 +385,14 @@ def _cases() -> dict[str, list[Case]]:
         cases[op] = [C(fixed(d((2, 3)), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
     for op in ("Igamma", "Igammac"):  # through IgammaGradA for a, the density for x
         cases[op] = [C(fixed(u((2, 3), 0.5, 3), u((3,), 0.5, 3))), C(fixed(u((), 0.5, 3), u((2, 2), 0.5, 3)))]
-    # The order and Zeta's x have no gradient (as in TensorFlow): only the second input.
-    cases["Polygamma"] = [C(fixed(np.array([[0.0, 1, 2], [1, 2, 3]]), u((3,), 0.6, 2)), {}, [1])]
-    cases["Zeta"] = [C(fixed(np.array([[2.0, 3, 4], [2.5, 3.5, 6]]), u((3,), 0.6, 2)), {}, [1])]
-    cases["Betainc"] = [C(fixed(u((2, 3), 0.5, 3), u((2, 3), 0.5, 3), u((2, 3), 0.1, 0.9)), {}, [2]),
-                        C(fixed(np.float64(2.5), np.float64(1.5), u((4,), 0.1, 0.9)), {}, [2])]
+    # The order, Zeta's x and Betainc's a and b have no gradient (as in TensorFlow); made
+    # once, in the checked dtype (float64: float32 differences of these are too coarse).
+    def typed(*values):
+        return lambda dt: [np.asarray(v, dt) for v in values]
+    cases["Polygamma"] = [C(typed(np.array([[0.0, 1, 2], [1, 2, 3]]), u((3,), 0.6, 2)), {}, [1], dtypes=(F64,))]
+    cases["Zeta"] = [C(typed(np.array([[2.0, 3, 4], [2.5, 3.5, 6]]), u((3,), 0.6, 2)), {}, [1], dtypes=(F64,))]
+    cases["Betainc"] = [C(typed(u((2, 3), 0.5, 3), u((2, 3), 0.5, 3), u((2, 3), 0.1, 0.9)), {}, [2], dtypes=(F64,)),
+                        C(typed(2.5, 1.5, u((4,), 0.1, 0.9)), {}, [2], dtypes=(F64,))]
     cases["FloorMod"] = [C(fixed(np.array([[1.3, 2.6, 5.2], [-1.3, 3.7, 0.4]]), np.array([1.1, 1.7, 2.4])))]
     for op in ("Sum", "Mean", "Max", "Min"):
         cases[op] = [C(fixed(d((2, 3, 2)), np.int32([0, 2])), {"keep_dims": False}, [0]),

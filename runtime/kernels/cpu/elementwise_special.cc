@@ -3,9 +3,9 @@
 // broadcasting Atan2, Mod, TruncateDiv, TruncateMod, Xlogy, Xdivy, Xlog1py, MulNoNan,
 // LeftShift, RightShift, NextAfter, Igamma, Igammac, IgammaGradA, RandomGammaGrad,
 // Polygamma, Zeta, and Betainc (scalars or one shared shape).
-// The functors are ../elementwise_math_spec.h (shared with the CUDA twin); the loops are
-// elementwise_ops.h's.
-#include "../elementwise_math_spec.h"
+// The functors are ../elementwise_math_spec.h and ../incomplete_gamma_beta_spec.h (shared
+// with the CUDA twin); the loops are elementwise_ops.h's.
+#include "../incomplete_gamma_beta_spec.h"
 #include "elementwise_ops.h"
 
 namespace opgen {

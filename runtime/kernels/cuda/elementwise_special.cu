@@ -2,9 +2,10 @@
 // Acosh, Atanh, Rint, Lgamma, Digamma, Erfinv, Ndtri, BesselI0e, BesselI1e, and with numpy
 // broadcasting Atan2, Mod, TruncateDiv, TruncateMod, Xlogy, Xdivy, Xlog1py, MulNoNan,
 // LeftShift, RightShift, NextAfter, Igamma, Igammac, IgammaGradA, RandomGammaGrad,
-// Polygamma, Zeta, and Betainc (scalars or one shared shape). Twin of ../cpu/elementwise_special.cc: the same
-// functors (../elementwise_math_spec.h), elementwise_ops.cuh's launchers.
-#include "../elementwise_math_spec.h"
+// Polygamma, Zeta, and Betainc (scalars or one shared shape). Twin of
+// ../cpu/elementwise_special.cc: the same functors (../elementwise_math_spec.h,
+// ../incomplete_gamma_beta_spec.h), elementwise_ops.cuh's launchers.
+#include "../incomplete_gamma_beta_spec.h"
 #include "cuda_kernels.h"
 #include "elementwise_ops.cuh"
 
