@@ -52,8 +52,8 @@ void BetaincShape(ShapeFnContext& c) {
 
 // A special function of two operands, broadcast as numpy arrays, float and double only.
 OpRegistration SpecialBinary(const char* name, const char* a, const char* b,
-                             const char* summary) {
-  return NamedBinary(name, "T: {float, double}", a, b, "z", summary);
+                             const char* summary, const char* out = "z") {
+  return NamedBinary(name, "T: {float, double}", a, b, out, summary);
 }
 
 }  // namespace
@@ -121,7 +121,8 @@ void RegisterSpecialMathOps(TF_Status* status) {
                     "Returns the derivative of `Igamma(a, x)` with respect to `a`."),
       SpecialBinary("RandomGammaGrad", "alpha", "sample",
                     "Returns the derivative of a Gamma(`alpha`) sample with respect to "
-                    "`alpha` (implicit reparameterization)."),
+                    "`alpha` (implicit reparameterization).",
+                    "output"),
       SpecialBinary("Polygamma", "a", "x",
                     "Returns the `a`-th derivative of `Digamma` at `x`; NaN unless `a` is a "
                     "non-negative integer."),
