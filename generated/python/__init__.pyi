@@ -46,6 +46,7 @@ __all__ = [
     "batch_to_space_nd",
     "bessel_i0e",
     "bessel_i1e",
+    "betainc",
     "bias_add",
     "bias_add_grad",
     "bincount",
@@ -135,6 +136,9 @@ __all__ = [
     "ifft",
     "ifft2d",
     "ifft3d",
+    "igamma",
+    "igamma_grad_a",
+    "igammac",
     "imag",
     "initialize_table_v2",
     "invert",
@@ -220,11 +224,13 @@ __all__ = [
     "partitioned_call",
     "placeholder",
     "placeholder_with_default",
+    "polygamma",
     "pow",
     "print_v2",
     "prod",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
+    "random_gamma_grad",
     "random_shuffle",
     "random_standard_normal",
     "random_uniform",
@@ -408,6 +414,7 @@ __all__ = [
     "xlog1py",
     "xlogy",
     "zeros_like",
+    "zeta",
 ]
 
 @overload
@@ -931,6 +938,26 @@ def bessel_i1e(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def bessel_i1e(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def bessel_i1e(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def betainc(
+    a: GraphOutput, b: TensorLike, x: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def betainc(
+    a: TensorLike, b: GraphOutput, x: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def betainc(
+    a: TensorLike, b: TensorLike, x: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def betainc(
+    a: EagerTensorLike, b: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def betainc(
+    a: TensorLike, b: TensorLike, x: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def bias_add(
     value: GraphOutput,
@@ -2719,6 +2746,42 @@ def ifft3d(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def ifft3d(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def igamma(a: GraphOutput, x: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def igamma(a: TensorLike, x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def igamma(
+    a: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def igamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def igamma_grad_a(
+    a: GraphOutput, x: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def igamma_grad_a(
+    a: TensorLike, x: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def igamma_grad_a(
+    a: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def igamma_grad_a(
+    a: TensorLike, x: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def igammac(a: GraphOutput, x: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def igammac(a: TensorLike, x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def igammac(
+    a: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def imag(
     input: GraphOutput, Tout: DTypeLike = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -4368,6 +4431,20 @@ def placeholder_with_default(
     input: TensorLike, shape: ShapeLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def polygamma(
+    a: GraphOutput, x: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def polygamma(
+    a: TensorLike, x: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def polygamma(
+    a: EagerTensorLike, x: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def pow(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def pow(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4515,6 +4592,22 @@ def ragged_tensor_to_tensor(
     row_partition_tensors: Sequence[TensorLike],
     row_partition_types: Sequence[str],
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def random_gamma_grad(
+    alpha: GraphOutput, sample: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def random_gamma_grad(
+    alpha: TensorLike, sample: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def random_gamma_grad(
+    alpha: EagerTensorLike, sample: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def random_gamma_grad(
+    alpha: TensorLike, sample: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def random_shuffle(
@@ -8619,3 +8712,13 @@ def zeros_like(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def zeros_like(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def zeta(x: GraphOutput, q: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def zeta(x: TensorLike, q: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def zeta(
+    x: EagerTensorLike, q: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def zeta(x: TensorLike, q: TensorLike, name: str | None = None) -> OpOutput: ...

@@ -117,6 +117,30 @@ def bessel_i1e(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def betainc(
+    a: TensorLike, b: TensorLike, x: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns the regularized incomplete beta function `I_x(a, b)`.
+
+    `a`, `b` and `x` are each a scalar or of the one shape the others share (no other broadcasting). NaN unless `a, b > 0` and `0 <= x <= 1`.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        First shape parameter.
+      b: A `Tensor`. Must have the same type as `a`.
+        Second shape parameter.
+      x: A `Tensor`. Must have the same type as `a`.
+        Where to evaluate, in [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      The result.
+    """
+    _out = _execute_op("Betainc", [a, b, x], {}, name)
+    return _out[0]
+
+
 def bias_add(
     value: TensorLike,
     bias: TensorLike,

@@ -229,6 +229,66 @@ def if_(
     return _out[0]
 
 
+def igamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the regularized lower incomplete gamma function `P(a, x)`: 0 at `x = 0`, NaN for `a <= 0` or `x < 0`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        First operand.
+      x: A `Tensor`. Must have the same type as `a`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      The result.
+    """
+    _out = _execute_op("Igamma", [a, x], {}, name)
+    return _out[0]
+
+
+def igamma_grad_a(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the derivative of `Igamma(a, x)` with respect to `a`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        First operand.
+      x: A `Tensor`. Must have the same type as `a`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      The result.
+    """
+    _out = _execute_op("IgammaGradA", [a, x], {}, name)
+    return _out[0]
+
+
+def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`; NaN for `a <= 0` or `x < 0`.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        First operand.
+      x: A `Tensor`. Must have the same type as `a`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      The result.
+    """
+    _out = _execute_op("Igammac", [a, x], {}, name)
+    return _out[0]
+
+
 def imag(
     input: TensorLike, Tout: DTypeLike = _dtypes.float32, name: str | None = None
 ) -> OpOutput:

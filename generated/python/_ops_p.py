@@ -398,6 +398,26 @@ def placeholder_with_default(
     return _out[0]
 
 
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the `a`-th derivative of `Digamma` at `x`; NaN unless `a` is a non-negative integer.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        First operand.
+      x: A `Tensor`. Must have the same type as `a`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      The result.
+    """
+    _out = _execute_op("Polygamma", [a, x], {}, name)
+    return _out[0]
+
+
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x` to the power `y` element-wise.
 

@@ -187,6 +187,28 @@ def ragged_tensor_to_tensor(
     return _out[0]
 
 
+def random_gamma_grad(
+    alpha: TensorLike, sample: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns the derivative of a Gamma(`alpha`) sample with respect to `alpha` (implicit reparameterization).
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        First operand.
+      sample: A `Tensor`. Must have the same type as `alpha`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+      The result.
+    """
+    _out = _execute_op("RandomGammaGrad", [alpha, sample], {}, name)
+    return _out[0]
+
+
 def random_shuffle(
     value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None
 ) -> OpOutput:

@@ -28,3 +28,23 @@ def zeros_like(x: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("ZerosLike", [x], {}, name)
     return _out[0]
+
+
+def zeta(x: TensorLike, q: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the Hurwitz zeta function `sum_k (q + k)^-x`; +inf at `x = 1`, NaN below.
+
+    Both operands broadcast against each other as numpy arrays do.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        First operand.
+      q: A `Tensor`. Must have the same type as `x`.
+        Second operand.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result.
+    """
+    _out = _execute_op("Zeta", [x, q], {}, name)
+    return _out[0]

@@ -1,9 +1,11 @@
 // Element-wise math beyond the core arithmetic: the inverse and hyperbolic trigonometric
 // functions, special functions (log-gamma, digamma, the inverse error and normal
 // functions, scaled Bessel functions), truncating division and remainders, the
-// zero-safe products and logarithms (Xlogy, MulNoNan, ...), shifts and NextAfter.
+// zero-safe products and logarithms (Xlogy, MulNoNan, ...), shifts and NextAfter; the
+// incomplete gamma and beta functions, polygamma and Hurwitz zeta.
 // Kernels: kernels/elementwise_math_spec.h (shared by the CPU and CUDA kernels).
 #include "op_table.h"
+#include "shape_fn_context.h"
 
 namespace opgen {
 
@@ -25,6 +27,33 @@ OpRegistration NamedBinary(const char* name, const char* type_attr, const char* 
                     "Both operands broadcast against each other as numpy arrays do.",
                     {{a, "First operand."}, {b, "Second operand."}, {out, "The result."}}};
   return op;
+}
+
+// Betainc: a, b and x are scalars or share one shape, which the output has; with two
+// scalars the output is the third operand's shape, whatever is known of it.
+void BetaincShape(ShapeFnContext& c) {
+  PartialShape merged = PartialShape::Unknown(), non_scalar = PartialShape::Unknown();
+  int scalars = 0;
+  for (int i = 0; i < 3; ++i) {
+    const PartialShape in = c.Input(i);
+    if (!in.rank_known) {
+      non_scalar = in;  // a scalar or not: only known to be whatever the others allow
+    } else if (in.rank() == 0) {
+      ++scalars;
+    } else {
+      merged = MergeShapes(merged, in, "a, b and x must be scalars or of one shape");
+      non_scalar = merged;
+    }
+  }
+  if (scalars == 3) c.SetOutput(0, PartialShape::Of({}));
+  else if (scalars == 2) c.SetOutput(0, non_scalar);
+  else c.SetOutput(0, merged);
+}
+
+// A special function of two operands, broadcast as numpy arrays, float and double only.
+OpRegistration SpecialBinary(const char* name, const char* a, const char* b,
+                             const char* summary, const char* out = "z") {
+  return NamedBinary(name, "T: {float, double}", a, b, out, summary);
 }
 
 }  // namespace
@@ -82,6 +111,31 @@ void RegisterSpecialMathOps(TF_Status* status) {
       NamedBinary("NextAfter", "T: {double, float} = DT_FLOAT", "x1", "x2", "output",
                   "Returns the next representable value after `x1` in the direction of "
                   "`x2`."),
+      NamedBinary("Igamma", kFloatTypes, "a", "x", "z",
+                  "Returns the regularized lower incomplete gamma function `P(a, x)`: 0 at "
+                  "`x = 0`, NaN for `a <= 0` or `x < 0`."),
+      NamedBinary("Igammac", kFloatTypes, "a", "x", "z",
+                  "Returns the regularized upper incomplete gamma function "
+                  "`Q(a, x) = 1 - P(a, x)`; NaN for `a <= 0` or `x < 0`."),
+      SpecialBinary("IgammaGradA", "a", "x",
+                    "Returns the derivative of `Igamma(a, x)` with respect to `a`."),
+      SpecialBinary("RandomGammaGrad", "alpha", "sample",
+                    "Returns the derivative of a Gamma(`alpha`) sample with respect to "
+                    "`alpha` (implicit reparameterization).",
+                    "output"),
+      SpecialBinary("Polygamma", "a", "x",
+                    "Returns the `a`-th derivative of `Digamma` at `x`; NaN unless `a` is a "
+                    "non-negative integer."),
+      SpecialBinary("Zeta", "x", "q",
+                    "Returns the Hurwitz zeta function `sum_k (q + k)^-x`; +inf at `x = 1`, "
+                    "NaN below."),
+      {"Betainc", {"T: {float, double}"}, {"a: T", "b: T", "x: T"}, {"z: T"},
+       ShapeFn<BetaincShape>,
+       "Returns the regularized incomplete beta function `I_x(a, b)`.",
+       "`a`, `b` and `x` are each a scalar or of the one shape the others share "
+       "(no other broadcasting). NaN unless `a, b > 0` and `0 <= x <= 1`.",
+       {{"a", "First shape parameter."}, {"b", "Second shape parameter."},
+        {"x", "Where to evaluate, in [0, 1]."}, {"z", "The result."}}},
   }, status);
 }
 

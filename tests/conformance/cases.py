@@ -412,6 +412,15 @@ def EXTRA_CASES(pair: Pair) -> list[Call]:  # noqa: N802 (a table, read as one)
     if op == "ClipByValue":
         out.append(Call(op, [a(np.arange(6).reshape(2, 3)), a([1, 2, 3]), a([4, 4, 4])], {},
                         "bounds of another shape"))
+    if op in ("Igamma", "Igammac", "IgammaGradA", "RandomGammaGrad"):
+        out.append(Call(op, [a([0, 1, 2, -1, 0.5, np.inf, np.nan, 3]), a([0, 0, np.inf, 1, -1, 2, 0, 2.5])],
+                        {}, "x = 0, infinities, invalid a and x"))
+    if op in ("Zeta", "Polygamma"):
+        out.append(Call(op, [a([1, 2, 3, 4, 2, 3, 0.5, 2]), a([1, -1, -2, -2.5, 0, 0.25, 1, np.inf])],
+                        {}, "poles, negative q, s < 1"))
+    if op == "Betainc":
+        out.append(Call(op, [a([0, 1, 2, np.nan, 1, 0.5]), a(1.5), a([0.5, 1.5, 1, 0, 0.2, 1])],
+                        {}, "scalar b, x outside [0, 1], the ends"))
     if op == "StridedSlice":
         out.append(Call(op, [a(np.arange(6).reshape(2, 3)), np.array([1], i32), np.array([0], i32),
                              np.array([-1], i32)], {"shrink_axis_mask": 1}, "shrink with stride -1"))

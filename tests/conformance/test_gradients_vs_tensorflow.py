@@ -81,6 +81,15 @@ def _special_math_cases():
         x = _u((2, 3), -2.0, 2.0)
         x[0, 0] = 0.0  # the zero-safe ops' gradient to x is 0 there, as TensorFlow's
         cases.append(_case(op, [x, _u((3,), 0.5, 2.0)]))
+    # The incomplete gamma and beta family; TensorFlow differentiates only Polygamma's x,
+    # Zeta's q and Betainc's x.
+    cases.append(_case("Digamma", [_u((2, 3), 0.5, 3)]))
+    for op in ("Igamma", "Igammac"):
+        cases.append(_case(op, [_u((2, 3), 0.5, 3), _u((3,), 0.5, 3)]))
+    cases.append(_case("Polygamma", [np.array([[0.0, 1, 2], [1, 2, 3]]), _u((3,), 0.6, 2)], diff=[1]))
+    cases.append(_case("Zeta", [np.array([[2.0, 3, 4], [2.5, 3.5, 6]]), _u((3,), 0.6, 2)], diff=[1]))
+    cases.append(_case("Betainc", [_u((2, 3), 0.5, 3), _u((2, 3), 0.5, 3), _u((2, 3), 0.1, 0.9)],
+                       diff=[2]))
     return cases
 
 

@@ -946,6 +946,8 @@ def invalid_cases():
         ("SelectV2", [np.ones((4,), bool), x, x], {}, "condition of 4 for 3"),
         ("ClipByValue", [x, _a((2,)), f32(1)], {}, "min of shape [2] for [2,3]"),
         ("ClipByValue", [x, f32(0), _a((3, 1))], {}, "max of shape [3,1] for [2,3]"),
+        ("Betainc", [x, _a((2,)), f32(0.5)], {}, "b of shape [2] for a of [2,3]"),
+        ("Betainc", [_a((1, 3)), x, f32(0.5)], {}, "a of [1,3] for b of [2,3] (no broadcasting)"),
         ("AddN", [[x, _a((3, 2))]], {}, "shapes differ"),
         ("AddN", [[x, _a((3,))]], {}, "shapes [2,3] and [3] (AddN does not broadcast)"),
         ("Cast", [x], {"DstT": "string"}, "to string"),

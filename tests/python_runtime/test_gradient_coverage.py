@@ -470,7 +470,8 @@ def _cases() -> dict[str, list[Case]]:
              "Tan": (-1, 1), "Asin": (-0.8, 0.8), "Acos": (-0.8, 0.8), "Atan": (-2, 2),
              "Sinh": (-2, 2), "Cosh": (0.2, 2), "Asinh": (-2, 2), "Acosh": (1.2, 3),
              "Atanh": (-0.8, 0.8), "Lgamma": (0.3, 4), "Erfinv": (-0.9, 0.9),
-             "Ndtri": (0.05, 0.85), "BesselI0e": (0.2, 3), "BesselI1e": (0.2, 3)}
+             "Ndtri": (0.05, 0.85), "BesselI0e": (0.2, 3), "BesselI1e": (0.2, 3),
+             "Digamma": (0.5, 3)}
     cases: dict[str, list[Case]] = {
         op: [C(fixed(d((2, 3), lo, hi) if op != "Abs" else d((2, 3), lo, hi) * [1, -1, 1]))]
         for op, (lo, hi) in unary.items()}
@@ -480,6 +481,16 @@ def _cases() -> dict[str, list[Case]]:
         cases[op] = [C(fixed(u((2, 3), 0.5, 2), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
     for op in ("Atan2", "Xdivy", "MulNoNan", "NextAfter", "Xlogy", "Xlog1py"):
         cases[op] = [C(fixed(d((2, 3)), u((3,), 0.5, 2))), C(fixed(u(()), u((2, 2), 0.5, 2)))]
+    for op in ("Igamma", "Igammac"):  # through IgammaGradA for a, the density for x
+        cases[op] = [C(fixed(u((2, 3), 0.5, 3), u((3,), 0.5, 3))), C(fixed(u((), 0.5, 3), u((2, 2), 0.5, 3)))]
+    # The order, Zeta's x and Betainc's a and b have no gradient (as in TensorFlow); made
+    # once, in the checked dtype (float64: float32 differences of these are too coarse).
+    def typed(*values):
+        return lambda dt: [np.asarray(v, dt) for v in values]
+    cases["Polygamma"] = [C(typed(np.array([[0.0, 1, 2], [1, 2, 3]]), u((3,), 0.6, 2)), {}, [1], dtypes=(F64,))]
+    cases["Zeta"] = [C(typed(np.array([[2.0, 3, 4], [2.5, 3.5, 6]]), u((3,), 0.6, 2)), {}, [1], dtypes=(F64,))]
+    cases["Betainc"] = [C(typed(u((2, 3), 0.5, 3), u((2, 3), 0.5, 3), u((2, 3), 0.1, 0.9)), {}, [2], dtypes=(F64,)),
+                        C(typed(2.5, 1.5, u((4,), 0.1, 0.9)), {}, [2], dtypes=(F64,))]
     cases["FloorMod"] = [C(fixed(np.array([[1.3, 2.6, 5.2], [-1.3, 3.7, 0.4]]), np.array([1.1, 1.7, 2.4])))]
     for op in ("Sum", "Mean", "Max", "Min"):
         cases[op] = [C(fixed(d((2, 3, 2)), np.int32([0, 2])), {"keep_dims": False}, [0]),
@@ -876,7 +887,7 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail"}
 
 UNIMPLEMENTED: dict[str, str] = {
-    "Digamma": "TensorFlow's gradient is Polygamma, which the runtime does not have yet",
+    **dict.fromkeys(["IgammaGradA", "RandomGammaGrad"], "TensorFlow defines no gradient either"),
     **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
@@ -1013,7 +1024,8 @@ _UNIMPLEMENTED_CALLS = {
        for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "CropAndResizeGradBoxes": ([np.zeros((1, 2, 2, 1), F32), np.zeros((1, 3, 3, 1), F32),
                                 np.float32([[0, 0, 1, 1]]), np.int32([0])], {}),
-    "Digamma": ([np.float32([1.5, 2.5])], {}),
+    **{op: ([np.float32([1.5, 2.5]), np.float32([0.5, 3.0])], {})
+       for op in ("IgammaGradA", "RandomGammaGrad")},
     **{op: ([np.float32([5.5, -3.5]), np.float32([2.0, 2.0])], {}) for op in ("Mod", "TruncateMod")},
 }
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list

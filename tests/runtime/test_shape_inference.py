@@ -123,7 +123,8 @@ def test_cast_keeps_the_shape(infer_shapes, rng):
 @pytest.mark.parametrize("op", ["AddV2", "Sub", "Mul", "RealDiv", "DivNoNan", "Maximum", "Pow", "Less",
                                 "Equal", "SquaredDifference", "Atan2", "Mod", "TruncateDiv",
                                 "TruncateMod", "Xlogy", "Xdivy", "Xlog1py", "MulNoNan",
-                                "NextAfter"])
+                                "NextAfter", "Igamma", "Igammac", "IgammaGradA",
+                                "RandomGammaGrad", "Polygamma", "Zeta"])
 def test_binary_ops_broadcast_as_numpy(infer_shapes, rng, op):
     P = infer_shapes.Partial
     for _ in range(6):
@@ -171,6 +172,23 @@ def test_three_operands_broadcast_together(infer_shapes, rng, op):
         assert expected == [np.broadcast_shapes(a, b, c)]
     with pytest.raises(infer_shapes.Error):
         infer_shapes(op, [P((2,), bool if op == "SelectV2" else F32), P((3,)), P(())])
+
+
+def test_betainc_takes_scalars_or_one_shape(infer_shapes, rng):
+    """Betainc: each operand a scalar or of the one shape the others share; two scalars
+    give the third's shape, known or not."""
+    P = infer_shapes.Partial
+    x = arr((2, 3)) * 0.5
+    for inputs in ([arr(()), arr(()), x], [arr((2, 3)), arr(()), x], [arr(()), arr((2, 3)), arr(())],
+                   [arr((2, 3)), arr((2, 3)), x], [arr(()), arr(()), arr(())]):
+        check_op(infer_shapes, P, rng, "Betainc", inputs)
+    assert infer_shapes("Betainc", [P((None, 3)), P((2, None)), P(())]) == [(2, 3)]
+    assert infer_shapes("Betainc", [P(()), P(None), P(())]) == [None]
+    assert infer_shapes("Betainc", [P(()), P(None), P((4,))]) == [(4,)]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("Betainc", [P((2,)), P((3,)), P(())])
+    with pytest.raises(infer_shapes.Error):  # no broadcasting of non-scalars
+        infer_shapes("Betainc", [P((1, 3)), P((2, 3)), P(())])
 
 
 def test_add_n_merges_its_inputs(infer_shapes, rng):

@@ -1,10 +1,11 @@
 // Element-wise math of ops/special_math_ops.cc: Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh,
 // Acosh, Atanh, Rint, Lgamma, Digamma, Erfinv, Ndtri, BesselI0e, BesselI1e, and with numpy
 // broadcasting Atan2, Mod, TruncateDiv, TruncateMod, Xlogy, Xdivy, Xlog1py, MulNoNan,
-// LeftShift, RightShift, NextAfter.
-// The functors are ../elementwise_math_spec.h (shared with the CUDA twin); the loops are
-// elementwise_ops.h's.
-#include "../elementwise_math_spec.h"
+// LeftShift, RightShift, NextAfter, Igamma, Igammac, IgammaGradA, RandomGammaGrad,
+// Polygamma, Zeta, and Betainc (scalars or one shared shape).
+// The functors are ../elementwise_math_spec.h and ../incomplete_gamma_beta_spec.h (shared
+// with the CUDA twin); the loops are elementwise_ops.h's.
+#include "../incomplete_gamma_beta_spec.h"
 #include "elementwise_ops.h"
 
 namespace opgen {
@@ -17,6 +18,23 @@ using DoubleAndFloat = Types<double, float>;
 // TensorFlow's CPU kernels of these ops take fewer types than their OpDefs allow.
 using ModTypes = Concat<Int32And64, DoubleAndFloat>;
 using NoBfloat16 = Types<float, double, Half>;
+
+// Betainc: TensorFlow's shape check first, then the ternary loop (whose broadcasting of
+// the scalars is all that is left to do).
+template <typename T>
+struct BetaincKernel {
+  static void Compute(void* state, TF_OpKernelContext* ctx) {
+    std::vector<std::vector<int64_t>> dims;
+    for (int i = 0; i < 3; ++i) {
+      TensorPtr t = Input(ctx, i);
+      if (!t) return;
+      dims.push_back(Dims(t.get()));
+    }
+    const std::string error = kernels::elementwise::BetaincShapeError(dims);
+    if (!error.empty()) return Fail(ctx, TF_INVALID_ARGUMENT, error);
+    Ternary<ew::BetaincOp>::Kernel<T>::Compute(state, ctx);
+  }
+};
 }  // namespace
 
 void RegisterElementwiseSpecialKernels(TF_Status* status) {
@@ -47,6 +65,13 @@ void RegisterElementwiseSpecialKernels(TF_Status* status) {
   RegisterBinary<ew::LeftShiftOp, IntTypes>("LeftShift", status);
   RegisterBinary<ew::RightShiftOp, IntTypes>("RightShift", status);
   RegisterBinary<ew::NextAfterOp, DoubleAndFloat>("NextAfter", status);
+  RegisterBinary<ew::IgammaOp, DoubleAndFloat>("Igamma", status);
+  RegisterBinary<ew::IgammacOp, DoubleAndFloat>("Igammac", status);
+  RegisterBinary<ew::IgammaGradAOp, DoubleAndFloat>("IgammaGradA", status);
+  RegisterBinary<ew::RandomGammaGradOp, DoubleAndFloat>("RandomGammaGrad", status);
+  RegisterBinary<ew::PolygammaOp, DoubleAndFloat>("Polygamma", status);
+  RegisterBinary<ew::ZetaOp, DoubleAndFloat>("Zeta", status);
+  RegisterForTypes<BetaincKernel>(kDevice, "Betainc", DoubleAndFloat(), status);
 }
 
 }  // namespace cpu

@@ -1,8 +1,10 @@
 // Gradients of ops/special_math_ops.cc's element-wise ops, with TensorFlow's formulas
 // (its math_grad.py): the inverse and hyperbolic trigonometric functions, Lgamma (through
-// Digamma), Erfinv, Ndtri, the scaled Bessel functions, Atan2, the zero-safe family
-// (Xlogy, Xdivy, Xlog1py, MulNoNan) and NextAfter. Digamma's needs Polygamma, which the
-// runtime lacks; Mod and TruncateMod have none in TensorFlow either.
+// Digamma), Digamma (through Polygamma), Erfinv, Ndtri, the scaled Bessel functions,
+// Atan2, the zero-safe family (Xlogy, Xdivy, Xlog1py, MulNoNan), NextAfter, and the
+// incomplete gamma and beta functions, Polygamma and Zeta (TensorFlow gives none for the
+// order of Polygamma, Zeta's x or Betainc's a and b: nor does this). Mod and TruncateMod
+// have none in TensorFlow either.
 #include <cmath>
 
 #include "builtin_gradients.h"
@@ -106,16 +108,77 @@ void NextAfterGrad(GradBuilder& b) {
   b.SetBroadcastGrads(dz, b.needs(1) ? b.Op("ZerosLike", {dz}) : dz);
 }
 
-// Building a gradient through these says why there is none, rather than giving none.
+// d digamma(x) = polygamma(1, x).
 void DigammaGrad(GradBuilder& b) {
-  if (b.ok())
-    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-                 "Digamma's gradient needs Polygamma, which opgen does not have yet");
+  const TF_Output x = b.input(0);
+  Scale(b, b.Op("Polygamma", {b.ScalarLike(1.0, x), x}));
 }
+
+// z = P(a, x): dz/da is IgammaGradA; dz/dx is the gamma density
+// x^(a-1) e^-x / Gamma(a), formed in logs (Gamma(a) overflows long before the ratio).
+// Q = 1 - P has both negated.
+void IncompleteGammaGrads(GradBuilder& b, bool upper) {
+  const TF_Output a = b.input(0), x = b.input(1);
+  TF_Output dz = b.grad(0);
+  if (upper) dz = b.Op("Neg", {dz});
+  TF_Output da = dz, dx = dz;
+  if (b.needs(0)) da = b.Op("Mul", {dz, b.Op("IgammaGradA", {a, x})});
+  if (b.needs(1)) {
+    const TF_Output a_minus_1 = b.Op("Sub", {a, b.ScalarLike(1.0, a)});
+    const TF_Output log_density =
+        b.Op("Sub", {b.Op("Sub", {b.Op("Mul", {a_minus_1, b.Op("Log", {x})}), x}),
+                     b.Op("Lgamma", {a})});
+    dx = b.Op("Mul", {dz, b.Op("Exp", {log_density})});
+  }
+  b.SetBroadcastGrads(da, dx);
+}
+void IgammaGrad(GradBuilder& b) { IncompleteGammaGrads(b, false); }
+void IgammacGrad(GradBuilder& b) { IncompleteGammaGrads(b, true); }
+
+// z = polygamma(n, x): dx = polygamma(n + 1, x); none for the order n.
+void PolygammaGrad(GradBuilder& b) {
+  if (!b.needs(1)) return;
+  const TF_Output n = b.input(0), x = b.input(1);
+  const TF_Output slope = b.Op("Polygamma", {b.Op("AddV2", {n, b.ScalarLike(1.0, n)}), x});
+  b.Set(1, b.SumToShapeOf(b.Op("Mul", {b.grad(0), slope}), x));
+}
+
+// z = zeta(x, q): dq = -x zeta(x + 1, q); none for x.
+void ZetaGrad(GradBuilder& b) {
+  if (!b.needs(1)) return;
+  const TF_Output x = b.input(0), q = b.input(1);
+  const TF_Output next = b.Op("Zeta", {b.Op("AddV2", {x, b.ScalarLike(1.0, x)}), q});
+  const TF_Output slope = b.Op("Mul", {b.Op("Neg", {x}), next});
+  b.Set(1, b.SumToShapeOf(b.Op("Mul", {b.grad(0), slope}), q));
+}
+
+// z = I_x(a, b): dx = x^(a-1) (1-x)^(b-1) / B(a, b), in logs (Xlogy/Xlog1py keep
+// a = 1 or b = 1 finite at x = 0 or 1); none for a and b.
+void BetaincGrad(GradBuilder& b) {
+  if (!b.needs(2)) return;
+  const TF_Output pa = b.input(0), pb = b.input(1), x = b.input(2);
+  const TF_Output one = b.ScalarLike(1.0, x);
+  const TF_Output log_beta =
+      b.Op("Sub", {b.Op("AddV2", {b.Op("Lgamma", {pa}), b.Op("Lgamma", {pb})}),
+                   b.Op("Lgamma", {b.Op("AddV2", {pa, pb})})});
+  const TF_Output log_density = b.Op(
+      "Sub", {b.Op("AddV2", {b.Op("Xlog1py", {b.Op("Sub", {pb, one}), b.Op("Neg", {x})}),
+                             b.Op("Xlogy", {b.Op("Sub", {pa, one}), x})}),
+              log_beta});
+  b.Set(2, b.SumToShapeOf(b.Op("Mul", {b.grad(0), b.Op("Exp", {log_density})}), x));
+}
+
+// Building a gradient through these says why there is none, rather than giving none.
 void TruncatingRemainderGrad(GradBuilder& b) {
   if (b.ok())
     TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
                  "Mod and TruncateMod have no gradient (TensorFlow defines none either)");
+}
+void SecondDerivativeGrad(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "IgammaGradA and RandomGammaGrad have no gradient (TensorFlow defines none "
+                 "either)");
 }
 
 }  // namespace
@@ -124,6 +187,8 @@ void RegisterSpecialMathGradients() {
   RegisterGrad("Digamma", DigammaGrad);
   RegisterGrad("Mod", TruncatingRemainderGrad);
   RegisterGrad("TruncateMod", TruncatingRemainderGrad);
+  RegisterGrad("IgammaGradA", SecondDerivativeGrad);
+  RegisterGrad("RandomGammaGrad", SecondDerivativeGrad);
   RegisterGrad("Tan", TanGrad);
   RegisterGrad("Asin", AsinGrad);
   RegisterGrad("Acos", AcosGrad);
@@ -144,6 +209,11 @@ void RegisterSpecialMathGradients() {
   RegisterGrad("Xdivy", XdivyGrad);
   RegisterGrad("MulNoNan", MulNoNanGrad);
   RegisterGrad("NextAfter", NextAfterGrad);
+  RegisterGrad("Igamma", IgammaGrad);
+  RegisterGrad("Igammac", IgammacGrad);
+  RegisterGrad("Polygamma", PolygammaGrad);
+  RegisterGrad("Zeta", ZetaGrad);
+  RegisterGrad("Betainc", BetaincGrad);
 }
 
 }  // namespace gradients
