@@ -52,6 +52,7 @@ __all__ = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "broadcast_args",
     "broadcast_gradient_args",
     "broadcast_to",
     "bucketize",
@@ -212,6 +213,7 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "pad_v2",
     "parallel_dynamic_stitch",
     "partitioned_call",
     "placeholder",
@@ -282,6 +284,7 @@ __all__ = [
     "selu",
     "selu_grad",
     "shape",
+    "shape_n",
     "sharded_filename",
     "sharded_filespec",
     "sigmoid",
@@ -379,6 +382,7 @@ __all__ = [
     "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
+    "variable_shape",
     "where",
     "while_",
     "xdivy",
@@ -1010,6 +1014,22 @@ def bitwise_xor(
 ) -> EagerOutput: ...
 @overload
 def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def broadcast_args(
+    s0: GraphOutput, s1: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_args(
+    s0: TensorLike, s1: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_args(
+    s0: EagerTensorLike, s1: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def broadcast_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> OpOutput: ...
 
 class _BroadcastGradientArgsOutput(NamedTuple):
     r0: OpOutput
@@ -4213,6 +4233,41 @@ def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def pad_v2(
+    input: GraphOutput,
+    paddings: TensorLike,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: GraphOutput,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: TensorLike,
+    constant_values: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    constant_values: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: TensorLike,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def parallel_dynamic_stitch(
     indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
 ) -> GraphOutput: ...
@@ -5625,6 +5680,18 @@ def shape(
 def shape(
     input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def shape_n(
+    input: Sequence[GraphOutput], out_type: DTypeLike = ..., name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def shape_n(
+    input: Sequence[EagerTensorLike], out_type: DTypeLike = ..., name: str | None = None
+) -> list[EagerOutput]: ...
+@overload
+def shape_n(
+    input: Sequence[TensorLike], out_type: DTypeLike = ..., name: str | None = None
+) -> list[OpOutput]: ...
 @overload
 def sharded_filename(
     basename: GraphOutput,
@@ -7928,6 +7995,18 @@ def var_is_initialized_op(
 @overload
 def var_is_initialized_op(
     resource: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def variable_shape(
+    input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def variable_shape(
+    input: EagerTensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def variable_shape(
+    input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def where(input: GraphOutput, name: str | None = None) -> GraphOutput: ...

@@ -145,6 +145,9 @@ def baseline(op_def, rng):
         "NoOp": lambda: ([], {}),
         "Pack": lambda: ([[_x(rng), _x(rng)]], {"axis": 0}),
         "Pad": lambda: ([_x(rng), np.array([[1, 0], [0, 2]], i32)], {}),
+        "PadV2": lambda: ([_x(rng), np.array([[1, 0], [0, 2]], i32), f32(-1.5)], {}),
+        "ShapeN": lambda: ([[_x(rng), _x(rng, (4,))]], {}),
+        "BroadcastArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Placeholder": lambda: ([], {"dtype": dtypes.float32, "shape": [2]}),
         "PlaceholderWithDefault": lambda: ([_x(rng)], {"shape": [2, 3]}),
         "Range": lambda: ([i32(0), i32(5), i32(1)], {}),
@@ -746,6 +749,14 @@ def invalid_cases():
         ("Unpack", [x], {"num": 2, "axis": I64_MIN}, "axis int64 min"),
         ("Unpack", [f32(1)], {"num": 1}, "a scalar"),
         ("Pad", [x, _v(-1, 0, 0, 0).reshape(2, 2)], {}, "negative padding"),
+        ("PadV2", [x, _v(-1, 0, 0, 0).reshape(2, 2), f32(0)], {}, "negative padding"),
+        ("PadV2", [x, _v(0, 0, 0, 0), f32(0)], {}, "paddings a vector"),
+        ("PadV2", [x, _v(0, 0, 0, 0).reshape(2, 2), _v(1, 2).astype(f32)], {},
+         "constant_values a vector"),
+        ("PadV2", [x, _v(BIG, BIG, BIG, BIG, dtype=i64).reshape(2, 2), f32(0)], {},
+         "padding 2^40"),
+        ("BroadcastArgs", [_v(2, 3), _v(4)], {}, "incompatible shapes"),
+        ("BroadcastArgs", [_v(2, 3).reshape(1, 2), _v(4)], {}, "s0 a matrix"),
         ("Pad", [x, _v(0, 0, 0, 0, 0, 0).reshape(3, 2)], {}, "paddings for rank 3"),
         ("Pad", [x, _v(0, 0, 0, 0)], {}, "paddings a vector"),
         ("Pad", [x, _v(BIG, BIG, BIG, BIG, dtype=i64).reshape(2, 2)], {}, "padding 2^40"),
@@ -1016,6 +1027,8 @@ NOT_SWEPT = {
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                   "DisableCopyOnRead")},
+    "VariableShape": "a resource variable's shape (a DT_RESOURCE handle): "
+                     "tests/python_runtime/test_everyday_array_ops.py",
     **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/"
            "test_scatter_segment.py"
        for op in ("ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",

@@ -475,6 +475,9 @@ def _cases() -> dict[str, list[Case]]:
         "StridedSlice": [C(fixed(u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])),
                            {}, [0])],
         "Pad": [C(fixed(u((2, 3)), np.int32([[1, 0], [2, 1]])), {}, [0])],
+        # constant_values is not cast with the checked dtype: float64 only
+        "PadV2": [C(fixed(u((2, 3)), np.int32([[1, 0], [2, 1]]), np.float64(-2.5)), {}, [0],
+                    dtypes=(F64,))],
         "MirrorPad": [C(fixed(u((3, 4)), np.int32([[1, 2], [2, 1]])), {"mode": "REFLECT"}, [0])],
         "Tile": [C(fixed(u((2, 3)), np.int32([2, 3])), {}, [0])],
         "BroadcastTo": [C(fixed(u((3, 1)), np.int32([2, 3, 4])), {}, [0])],
@@ -689,7 +692,8 @@ GRADIENT_CASES = _cases()
 
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Shape", "Size", "Rank", "BroadcastGradientArgs", "ConcatOffset",
-                     "InvertPermutation", "Range", "Bucketize"], "computes shapes or indices"),
+                     "InvertPermutation", "Range", "Bucketize", "ShapeN", "BroadcastArgs",
+                     "VariableShape"], "computes shapes or indices"),
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",

@@ -182,6 +182,10 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
       &DescribeKernels<int32_t>::Size}, status);
   RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT64}}, {},
       &DescribeKernels<int64_t>::Size}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::ShapeN}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::ShapeN}, status);
   RegisterKernel(kDevice, {"Rank", {{"T", t}}, {}, &DescribeKernels<int32_t>::Rank}, status);
   RegisterKernel(kDevice, {"ZerosLike", {{"T", t}}, {}, ZerosLikeCompute}, status);
 }
@@ -198,6 +202,10 @@ void RegisterArrayKernels(TF_Status* status) {
       &DescribeKernels<int32_t>::Shape}, status);
   RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},
       &DescribeKernels<int64_t>::Shape}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::ShapeN}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::ShapeN}, status);
   RegisterKernel(kDevice, {"Size", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
       &DescribeKernels<int32_t>::Size}, status);
   RegisterKernel(kDevice, {"Rank", {{"T", TF_STRING}}, {}, &DescribeKernels<int32_t>::Rank}, status);
@@ -205,6 +213,10 @@ void RegisterArrayKernels(TF_Status* status) {
   RegisterForTypes<OnesLikeKernel>(kDevice, 
       "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
   RegisterKernel(kDevice, {"NoOp", {}, {}, [](void*, TF_OpKernelContext*) {}}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT32}}, {},
+      kernels::BroadcastArgsCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT64}}, {},
+      kernels::BroadcastArgsCompute<int64_t>}, status);
 }
 
 }  // namespace cpu

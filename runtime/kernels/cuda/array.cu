@@ -286,11 +286,20 @@ void RegisterArrayKernels(TF_Status* status) {
                              &DescribeKernels<int32_t>::Size}, status);
     RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT64}}, {"output"},
                              &DescribeKernels<int64_t>::Size}, status);
+    RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT32}}, {"output"},
+                             &DescribeKernels<int32_t>::ShapeN}, status);
+    RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT64}}, {"output"},
+                             &DescribeKernels<int64_t>::ShapeN}, status);
     RegisterKernel(kDevice, {"Rank", {{"T", t}}, {"output"}, &DescribeKernels<int32_t>::Rank}, status);
     RegisterKernel(kDevice, {"ZerosLike", {{"T", t}}, {}, &ZerosLikeCompute}, status);
     RegisterKernel(kDevice, {"OnesLike", {{"T", t}}, {}, &OnesLikeCompute}, status);
   }
   RegisterKernel(kDevice, {"NoOp", {}, {}, NoOpCompute}, status);
+  // Shapes in, a shape out: host memory, as TensorFlow's GPU kernel has it.
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT32}}, {"s0", "s1", "r0"},
+                           kernels::BroadcastArgsCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT64}}, {"s0", "s1", "r0"},
+                           kernels::BroadcastArgsCompute<int64_t>}, status);
 }
 
 }  // namespace cuda

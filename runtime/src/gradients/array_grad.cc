@@ -122,7 +122,7 @@ void StridedSliceGradGrad(GradBuilder& b) {
                              "shrink_axis_mask"})));
 }
 
-// Pad(x, paddings): the slice of the gradient at paddings[:, 0].
+// Pad(x, paddings) and PadV2: the slice of the gradient at paddings[:, 0].
 void PadGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), paddings = ToInt32(b, b.input(1));
   const TF_Output before =
@@ -415,6 +415,7 @@ void RegisterArrayGradients() {
   RegisterGrad("Slice", SliceGrad);
   RegisterGrad("StridedSlice", StridedSliceGrad);
   RegisterGrad("Pad", PadGrad);
+  RegisterGrad("PadV2", PadGrad);  // constant_values gets no gradient, as in TensorFlow
   RegisterGrad("MatrixBandPart", MatrixBandPartGrad);
   RegisterGrad("MirrorPad", MirrorPadGrad);
   RegisterGrad("Tile", TileGrad);

@@ -1,0 +1,274 @@
+"""PadV2, ShapeN, BroadcastArgs and VariableShape: the small ops that tf.pad with
+constant_values, tf.shape_n, tf.broadcast_dynamic_shape and tf.shape of a resource
+variable emit. Values against numpy and against TensorFlow 2.21 (a child process),
+eagerly and in a graph, for every dtype the CPU kernels register; errors as
+TensorFlow's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen
+from opgen import ops
+from opgen.runtime import errors, execute_op
+
+from .kernel_dtypes import ALL, name
+
+pytestmark = pytest.mark.usefixtures("runtime_lib")
+
+rng = np.random.default_rng(7)
+
+
+def _run(op, inputs, attrs=None):
+    """The op's outputs as numpy arrays, a list output's elements flattened in."""
+    out = []
+    for t in execute_op(op, inputs, attrs or {}):
+        out.extend(u.numpy() for u in t) if isinstance(t, list) else out.append(t.numpy())
+    return out
+
+
+def _values(dtype, shape):
+    if np.dtype(dtype) == np.bool_:
+        return rng.random(shape) < 0.5
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
+def _pad_value(dtype):
+    if np.dtype(dtype) == np.bool_:
+        return np.bool_(True)
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        return np.array(3 - 2j, dtype)
+    return np.array(7, dtype)
+
+
+# (shape, paddings): padding on every dim, none on the inner ones (rows copied whole),
+# a scalar, an empty input padded out, and a padding-free copy.
+PAD_CASES = [((2, 3), [[1, 2], [0, 3]]), ((2, 3, 4), [[0, 1], [0, 0], [0, 0]]), ((), []),
+             ((0, 2), [[1, 1], [2, 0]]), ((3, 1, 2), [[0, 0], [0, 0], [0, 0]]),
+             ((4,), [[5, 0]])]
+
+
+# ---- PadV2 ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL, ids=name)
+@pytest.mark.parametrize("tpaddings", [np.int32, np.int64], ids=name)
+def test_pad_v2_matches_numpy(dtype, tpaddings):
+    for shape, pads in PAD_CASES:
+        x = _values(dtype, shape)
+        v = _pad_value(dtype)
+        paddings = np.array(pads, tpaddings).reshape(len(shape), 2)
+        (got,) = _run("PadV2", [x, paddings, v])
+        want = np.pad(x, [tuple(p) for p in pads], constant_values=v) if shape else x
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_pad_v2_negative_zero_and_nan_values_are_kept_bit_for_bit():
+    x = np.float32([1.5])
+    for v in (np.float32(-0.0), np.float32(np.nan), np.float32(np.inf)):
+        (got,) = _run("PadV2", [x, np.int32([[2, 1]]), v])
+        assert got.view(np.uint32).tolist() == [v.view(np.uint32)] * 2 + [x.view(np.uint32)[0],
+                                                                            v.view(np.uint32)]
+
+
+@pytest.mark.parametrize("inputs, match", [
+    ([np.float32([1, 2]), np.int32([[1, 1]]), np.float32([0, 1])],
+     "constant_values must be a scalar"),
+    ([np.float32([1, 2]), np.int32([[-1, 1]]), np.float32(0)], "non-negative"),
+    ([np.float32([1, 2]), np.int32([[1, 1], [0, 0]]), np.float32(0)], r"paddings must have shape"),
+])
+def test_pad_v2_bad_operands_are_errors(inputs, match):
+    with pytest.raises(errors.InvalidArgumentError, match=match):
+        _run("PadV2", inputs)
+
+
+def test_pad_v2_in_a_graph_and_its_gradient():
+    g = opgen.Graph()
+    with g.as_default():
+        x = ops.placeholder(opgen.float32, shape=[2, 3], name="x")
+        y = ops.pad_v2(x, np.int32([[1, 0], [2, 1]]), np.float32(-4))
+        assert tuple(y.shape) == (3, 6)
+    value = rng.normal(size=(2, 3)).astype(np.float32)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: value}),
+                                      np.pad(value, [(1, 0), (2, 1)], constant_values=-4))
+
+
+# ---- ShapeN --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL + [object], ids=lambda d: "string" if d is object else name(d))
+@pytest.mark.parametrize("out_type", [np.int32, np.int64], ids=name)
+def test_shape_n_gives_each_inputs_shape(dtype, out_type):
+    shapes = [(2, 3), (), (0, 4, 1)]
+    if dtype is object:
+        inputs = [np.full(s, b"ab", dtype=object) for s in shapes]
+    else:
+        inputs = [_values(dtype, s) for s in shapes]
+    got = _run("ShapeN", [inputs], {"out_type": opgen.as_dtype(out_type)})
+    assert len(got) == 3
+    for out, s in zip(got, shapes):
+        assert out.dtype == np.dtype(out_type)
+        np.testing.assert_array_equal(out, np.array(s, out_type).reshape(len(s)))
+
+
+def test_shape_n_in_a_graph_infers_ranks():
+    g = opgen.Graph()
+    with g.as_default():
+        a = ops.placeholder(opgen.float32, shape=[None, 3], name="a")
+        b = ops.placeholder(opgen.float32, shape=[2, 2, 2], name="b")
+        sa, sb = ops.shape_n([a, b])
+    with opgen.Session(g) as sess:
+        ra, rb = sess.run([sa, sb], {a: np.zeros((5, 3), np.float32),
+                                     b: np.zeros((2, 2, 2), np.float32)})
+    np.testing.assert_array_equal(ra, [5, 3])
+    np.testing.assert_array_equal(rb, [2, 2, 2])
+
+
+# ---- BroadcastArgs -------------------------------------------------------------------
+
+BROADCAST_CASES = [([2, 1, 3], [4, 1]), ([], [3, 2]), ([5], [1]), ([0, 1], [1, 7]),
+                   ([1], [0]), ([2, 3], [2, 3])]
+
+
+@pytest.mark.parametrize("t", [np.int32, np.int64], ids=name)
+def test_broadcast_args_matches_numpy(t):
+    for a, b in BROADCAST_CASES:
+        (got,) = _run("BroadcastArgs", [np.array(a, t), np.array(b, t)])
+        assert got.dtype == np.dtype(t)
+        np.testing.assert_array_equal(got, np.broadcast_shapes(tuple(a), tuple(b)))
+
+
+def test_broadcast_args_errors():
+    with pytest.raises(errors.InvalidArgumentError, match=r"Incompatible shapes: \[2, ?3\] vs. \[4\]"):
+        _run("BroadcastArgs", [np.int32([2, 3]), np.int32([4])])
+    with pytest.raises(errors.InvalidArgumentError, match=r"In\[0\] must be a vector"):
+        _run("BroadcastArgs", [np.int32([[2, 3]]), np.int32([4])])
+
+
+def test_broadcast_args_in_a_graph():
+    g = opgen.Graph()
+    with g.as_default():
+        a = ops.placeholder(opgen.int64, shape=[3], name="a")
+        r = ops.broadcast_args(a, np.int64([4, 1]))
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(r, {a: np.int64([2, 1, 1])}), [2, 4, 1])
+
+
+# ---- VariableShape -------------------------------------------------------------------
+
+@pytest.mark.parametrize("out_type", [np.int32, np.int64], ids=name)
+def test_variable_shape_eagerly(out_type):
+    for value in (np.zeros((3, 0, 2), np.float32), np.float64(1.0), np.ones(5, np.int64)):
+        v = opgen.Variable(value)
+        (got,) = _run("VariableShape", [v.handle], {"out_type": opgen.as_dtype(out_type)})
+        assert got.dtype == np.dtype(out_type)
+        np.testing.assert_array_equal(got, np.array(np.shape(value), out_type).reshape(-1))
+
+
+def test_variable_shape_in_a_graph_follows_assignments():
+    g = opgen.Graph()
+    with g.as_default():
+        h = ops.var_handle_op(dtype=opgen.float32, shape=[None], shared_name="vs_test")
+        x = ops.placeholder(opgen.float32, shape=[None], name="x")
+        assign = ops.assign_variable_op(h, x, validate_shape=False)
+        shape = ops.variable_shape(h)
+    with opgen.Session(g) as sess:
+        with pytest.raises(errors.FailedPreconditionError):
+            sess.run(shape)
+        for n in (4, 1):
+            sess.run(assign, {x: np.zeros(n, np.float32)})
+            np.testing.assert_array_equal(sess.run(shape), [n])
+
+
+# ---- TensorFlow 2.21 -----------------------------------------------------------------
+
+TF_SCRIPT = textwrap.dedent(r"""
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    spec = json.load(open(sys.argv[1]))
+    out = {}
+    for k, c in enumerate(spec["pad"]):
+        x = np.array(c["x"], c["dtype"])
+        pads = np.array(c["pads"], np.int64).reshape(-1, 2)
+        out[f"pad/{k}"] = tf.pad(x, pads, constant_values=np.array(c["v"], c["dtype"])).numpy()
+        with tf.GradientTape() as tape:
+            xt = tf.constant(x)
+            tape.watch(xt)
+            y = tf.pad(xt, pads, constant_values=np.array(c["v"], c["dtype"]))
+        if c["dtype"] == "float32":
+            out[f"padgrad/{k}"] = tape.gradient(y, xt, output_gradients=tf.ones_like(y) *
+                                                tf.range(tf.size(y), dtype=tf.float32).__array__()
+                                                .reshape(y.shape)).numpy()
+    for k, (a, b) in enumerate(spec["broadcast"]):
+        out[f"bcast/{k}"] = tf.broadcast_dynamic_shape(tf.constant(a, tf.int32),
+                                                       tf.constant(b, tf.int32)).numpy()
+    for k, s in enumerate(spec["shapes"]):
+        v = tf.Variable(tf.zeros(s))
+        out[f"varshape/{k}"] = tf.shape(v).numpy()
+        out[f"shapen/{k}"] = tf.shape_n([tf.zeros(s), tf.zeros(s[::-1])])[1].numpy()
+    np.savez(sys.argv[2], **out)
+""")
+
+TF_PAD = [{"x": rng.integers(-9, 9, (2, 3)).tolist(), "pads": [1, 0, 2, 2], "v": 5,
+           "dtype": "float32"},
+          {"x": rng.integers(-9, 9, (3,)).tolist(), "pads": [0, 4], "v": -1, "dtype": "int64"},
+          {"x": [[1, 2]], "pads": [2, 0, 1, 1], "v": 1, "dtype": "bool"}]
+TF_BROADCAST = [([2, 1, 3], [4, 1]), ([], [3]), ([1, 0], [5, 1])]
+TF_SHAPES = [[2, 3], [], [4, 0, 1]]
+
+
+@pytest.fixture(scope="module")
+def tf_ref(tmp_path_factory):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    folder = tmp_path_factory.mktemp("everyday_tf")
+    spec = {"pad": TF_PAD, "broadcast": TF_BROADCAST, "shapes": TF_SHAPES}
+    (folder / "spec.json").write_text(json.dumps(spec))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
+                             str(folder / "out.npz")], capture_output=True, text=True,
+                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(np.load(folder / "out.npz"))
+
+
+def test_pad_v2_and_its_gradient_match_tensorflow(tf_ref):
+    for k, c in enumerate(TF_PAD):
+        x = np.array(c["x"], c["dtype"])
+        pads = np.array(c["pads"], np.int32).reshape(-1, 2)
+        (got,) = _run("PadV2", [x, pads, np.array(c["v"], c["dtype"])])
+        np.testing.assert_array_equal(got, tf_ref[f"pad/{k}"])
+        if c["dtype"] != "float32":
+            continue
+        xt = opgen.constant(x)
+        with opgen.GradientTape() as tape:
+            tape.watch(xt)
+            y = ops.pad_v2(xt, pads, np.float32(c["v"]))
+        weights = np.arange(np.prod(y.shape), dtype=np.float32).reshape(y.shape)
+        grad = tape.gradient(y, xt, output_gradients=opgen.constant(weights))
+        np.testing.assert_array_equal(grad.numpy(), tf_ref[f"padgrad/{k}"])
+
+
+def test_broadcast_shape_n_and_variable_shape_match_tensorflow(tf_ref):
+    for k, (a, b) in enumerate(TF_BROADCAST):
+        (got,) = _run("BroadcastArgs", [np.array(a, np.int32), np.array(b, np.int32)])
+        np.testing.assert_array_equal(got, tf_ref[f"bcast/{k}"])
+    for k, s in enumerate(TF_SHAPES):
+        v = opgen.Variable(np.zeros(s, np.float32))
+        (got,) = _run("VariableShape", [v.handle])
+        np.testing.assert_array_equal(got, tf_ref[f"varshape/{k}"])
+        got = _run("ShapeN", [[np.zeros(s, np.float32), np.zeros(s[::-1], np.float32)]])
+        np.testing.assert_array_equal(got[1], tf_ref[f"shapen/{k}"])
