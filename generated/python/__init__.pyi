@@ -128,6 +128,7 @@ __all__ = [
     "gather_v2",
     "greater",
     "greater_equal",
+    "guarantee_const",
     "hash_table_v2",
     "hsv_to_rgb",
     "identity",
@@ -219,6 +220,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "pow",
+    "prevent_gradient",
     "print_v2",
     "prod",
     "ragged_bincount",
@@ -2625,6 +2627,12 @@ def greater_equal(
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def guarantee_const(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def guarantee_const(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def guarantee_const(input: TensorLike, name: str | None = None) -> OpOutput: ...
 def hash_table_v2(
     key_dtype: DTypeLike,
     value_dtype: DTypeLike,
@@ -4340,6 +4348,18 @@ def pow(
 ) -> EagerOutput: ...
 @overload
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def prevent_gradient(
+    input: GraphOutput, message: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def prevent_gradient(
+    input: EagerTensorLike, message: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def prevent_gradient(
+    input: TensorLike, message: str = ..., name: str | None = None
+) -> OpOutput: ...
 def print_v2(
     input: TensorLike, output_stream: str = ..., end: str = ..., name: str | None = None
 ) -> OpNode: ...

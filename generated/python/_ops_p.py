@@ -214,6 +214,28 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def prevent_gradient(
+    input: TensorLike, message: str = "", name: str | None = None
+) -> OpOutput:
+    """Returns its input unchanged; asking for its gradient is an error.
+
+    Building the gradient fails with NOT_FOUND (Python's LookupError) and `message`.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      message: An optional `string`. Defaults to `""`.
+        Why the gradient is disabled.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same tensor.
+    """
+    _out = _execute_op("PreventGradient", [input], {"message": message}, name)
+    return _out[0]
+
+
 def print_v2(
     input: TensorLike,
     output_stream: str = "stderr",

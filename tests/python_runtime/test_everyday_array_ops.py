@@ -272,3 +272,49 @@ def test_broadcast_shape_n_and_variable_shape_match_tensorflow(tf_ref):
         np.testing.assert_array_equal(got, tf_ref[f"varshape/{k}"])
         got = _run("ShapeN", [[np.zeros(s, np.float32), np.zeros(s[::-1], np.float32)]])
         np.testing.assert_array_equal(got[1], tf_ref[f"shapen/{k}"])
+
+
+# ---- PreventGradient, GuaranteeConst -------------------------------------------------
+
+@pytest.mark.parametrize("op", ["PreventGradient", "GuaranteeConst"])
+@pytest.mark.parametrize("dtype", ALL + [object], ids=lambda d: "string" if d is object else name(d))
+def test_identities_return_their_input(op, dtype):
+    x = np.full((2, 3), b"xy", dtype=object) if dtype is object else _values(dtype, (2, 3))
+    (got,) = _run(op, [x])
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, x)
+
+
+def test_prevent_gradient_gradient_is_a_lookup_error_with_the_message():
+    g = opgen.Graph()
+    with g.as_default():
+        x = ops.placeholder(opgen.float32, shape=[2], name="x")
+        y = ops.prevent_gradient(ops.mul(x, x), message="no second derivative here")
+        with pytest.raises(LookupError, match="Gradient explicitly disabled. Reason: no "
+                                              "second derivative here"):
+            opgen.gradients(y, x)
+        # Paths that do not pass through it still differentiate.
+        (dz,) = opgen.gradients(ops.mul(x, np.float32(3)), x)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: np.float32([2, 3])}), [4, 9])
+        np.testing.assert_array_equal(sess.run(dz, {x: np.float32([2, 3])}), [3, 3])
+
+
+def test_prevent_gradient_eagerly_on_a_tape():
+    x = opgen.constant(np.float32([1.5, -2]))
+    with opgen.GradientTape() as tape:
+        tape.watch(x)
+        y = ops.prevent_gradient(x, message="why")
+    with pytest.raises(LookupError, match="Reason: why"):
+        tape.gradient(y, x)
+
+
+def test_guarantee_const_is_stateful_and_has_no_gradient():
+    g = opgen.Graph()
+    with g.as_default():
+        x = ops.placeholder(opgen.float32, shape=[2], name="x")
+        y = ops.guarantee_const(x)
+        with pytest.raises(LookupError, match="GuaranteeConst"):
+            opgen.gradients(y, x)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: np.float32([2, 3])}), [2, 3])
