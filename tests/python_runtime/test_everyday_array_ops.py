@@ -290,7 +290,7 @@ def test_prevent_gradient_gradient_is_a_lookup_error_with_the_message():
     with g.as_default():
         x = ops.placeholder(opgen.float32, shape=[2], name="x")
         y = ops.prevent_gradient(ops.mul(x, x), message="no second derivative here")
-        with pytest.raises(LookupError, match="Gradient explicitly disabled. Reason: no "
+        with pytest.raises(LookupError, match=r"Gradient explicitly disabled\. Reason: no "
                                               "second derivative here"):
             opgen.gradients(y, x)
         # Paths that do not pass through it still differentiate.
