@@ -99,6 +99,7 @@ __all__ = [
     "einsum",
     "elu",
     "elu_grad",
+    "empty",
     "ensure_shape",
     "enter",
     "equal",
@@ -378,6 +379,7 @@ __all__ = [
     "unique_with_counts",
     "unique_with_counts_v2",
     "unpack",
+    "unravel_index",
     "unsorted_segment_max",
     "unsorted_segment_min",
     "unsorted_segment_prod",
@@ -2188,6 +2190,18 @@ def elu_grad(
 @overload
 def elu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def empty(
+    shape: GraphOutput, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def empty(
+    shape: EagerTensorLike, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def empty(
+    shape: TensorLike, dtype: DTypeLike, init: bool = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def ensure_shape(
@@ -7855,6 +7869,22 @@ def unpack(
 def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
+@overload
+def unravel_index(
+    indices: GraphOutput, dims: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def unravel_index(
+    indices: TensorLike, dims: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def unravel_index(
+    indices: EagerTensorLike, dims: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def unravel_index(
+    indices: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def unsorted_segment_max(
     data: GraphOutput,

@@ -394,6 +394,27 @@ void BroadcastArgs(ShapeFnContext& c) {
   c.SetOutput(0, PartialShape::Of({a < 0 || b < 0 ? kUnknownDim : std::max(a, b)}));
 }
 
+// The dims its `shape` operand holds, where known.
+void Empty(ShapeFnContext& c) {
+  const int64_t length = VectorLength(c, 0, "shape");
+  std::optional<std::vector<int64_t>> dims = c.InputInts(0);
+  if (!dims)
+    return c.SetOutput(0, length < 0 ? PartialShape::Unknown() : PartialShape::UnknownDims(length));
+  for (int64_t d : *dims)
+    if (d < 0) Fail("Dimension " + std::to_string(d) + " must be >= 0");
+  c.SetOutput(0, PartialShape::Of(*dims));
+}
+
+// [rank] for a scalar index, [rank, n] for a vector of n.
+void UnravelIndex(ShapeFnContext& c) {
+  const PartialShape indices = c.Input(0);
+  const int64_t rank = c.InputWithRank(1, 1, "dims").dims[0];
+  if (indices.rank() > 1) Fail("indices must be a scalar or a vector, got " + indices.ToString());
+  if (!indices.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  c.SetOutput(0, indices.rank() == 0 ? PartialShape::Of({rank})
+                                     : PartialShape::Of({rank, indices.dims[0]}));
+}
+
 // A variable's shape: a vector of unknown length while the graph is built.
 void VariableShape(ShapeFnContext& c) { c.SetOutput(0, PartialShape::UnknownDims(1)); }
 
@@ -440,6 +461,8 @@ const OpShapeFn kShapeN = ShapeFn<ShapeN>;
 const OpShapeFn kPadV2 = ShapeFn<PadV2>;
 const OpShapeFn kBroadcastArgs = ShapeFn<BroadcastArgs>;
 const OpShapeFn kVariableShape = ShapeFn<VariableShape>;
+const OpShapeFn kEmpty = ShapeFn<Empty>;
+const OpShapeFn kUnravelIndex = ShapeFn<UnravelIndex>;
 }  // namespace shape_fns
 
 }  // namespace opgen

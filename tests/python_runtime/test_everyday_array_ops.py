@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -318,3 +319,97 @@ def test_guarantee_const_is_stateful_and_has_no_gradient():
             opgen.gradients(y, x)
     with opgen.Session(g) as sess:
         np.testing.assert_array_equal(sess.run(y, {x: np.float32([2, 3])}), [2, 3])
+
+
+# ---- Empty, UnravelIndex -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL, ids=name)
+def test_empty_gives_zeros_of_the_shape(dtype):
+    for shape, init in (((2, 3), True), ((0, 4), False), ((), True)):
+        (got,) = _run("Empty", [np.array(shape, np.int32).reshape(len(shape))],
+                      {"dtype": opgen.as_dtype(dtype), "init": init})
+        assert got.dtype == np.dtype(dtype) and got.shape == shape
+        np.testing.assert_array_equal(got, np.zeros(shape, dtype))
+
+
+def test_empty_errors_and_graph():
+    with pytest.raises(errors.InvalidArgumentError, match="Dimension -3 must be >= 0"):
+        _run("Empty", [np.int32([2, -3])], {"dtype": opgen.float32})
+    with pytest.raises(errors.InvalidArgumentError, match="shape must be a vector"):
+        _run("Empty", [np.int32([[2]])], {"dtype": opgen.float32})
+    g = opgen.Graph()
+    with g.as_default():
+        e = ops.empty(np.int32([3, 1]), dtype=opgen.int64, init=True)
+        assert tuple(e.shape) == (3, 1)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(e), np.zeros((3, 1), np.int64))
+
+
+UNRAVEL_CASES = [([1, 5, 7], [2, 4]), (3, [2, 4]), ([0, 23, 11], [2, 3, 4]), (0, [1]),
+                 ([5], [6])]
+
+
+@pytest.mark.parametrize("t", [np.int32, np.int64], ids=name)
+def test_unravel_index_matches_numpy(t):
+    for indices, dims in UNRAVEL_CASES:
+        (got,) = _run("UnravelIndex", [np.array(indices, t), np.array(dims, t)])
+        assert got.dtype == np.dtype(t)
+        np.testing.assert_array_equal(got, np.array(np.unravel_index(indices, dims)))
+
+
+@pytest.mark.parametrize("indices, dims, match", [
+    ([1, 8], [2, 4], "index is out of bound as with dims"),
+    ([1, 5], [2, -1], "Input dims cannot be negative. Got dim = -1 at index 1"),
+    ([[1]], [2, 4], "The indices can only be scalar or vector"),
+    ([1], [[2, 4]], "The indices can only be 1-D"),
+    ([], [2, 4], "received empty tensor indices"),
+    ([-1], [2, 0], "index is out of bound"),
+])
+def test_unravel_index_errors(indices, dims, match):
+    with pytest.raises(errors.InvalidArgumentError, match=re.escape(match)):
+        _run("UnravelIndex", [np.array(indices, np.int32), np.array(dims, np.int32)])
+
+
+def test_unravel_index_in_a_graph():
+    g = opgen.Graph()
+    with g.as_default():
+        i = ops.placeholder(opgen.int32, shape=[3], name="i")
+        out = ops.unravel_index(i, np.int32([3, 4]))
+        assert tuple(out.shape) == (2, 3)
+    with opgen.Session(g) as sess:
+        np.testing.assert_array_equal(sess.run(out, {i: np.int32([0, 5, 11])}),
+                                      np.unravel_index([0, 5, 11], (3, 4)))
+
+
+UNRAVEL_TF_SCRIPT = textwrap.dedent(r"""
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    cases = json.load(open(sys.argv[1]))
+    out = {f"u/{k}": tf.raw_ops.UnravelIndex(indices=np.array(i, np.int64),
+                                             dims=np.array(d, np.int64)).numpy()
+           for k, (i, d) in enumerate(cases)}
+    out["empty"] = tf.raw_ops.Empty(shape=[2, 3], dtype=tf.float64, init=True).numpy()
+    np.savez(sys.argv[2], **out)
+""")
+
+
+def test_unravel_index_and_empty_match_tensorflow(tmp_path):
+    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
+    if not python.exists():
+        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    cases = UNRAVEL_CASES + [(-1, [2, 4]), (-9, [3, 5])]  # negatives: C++ division, as TF
+    (tmp_path / "c.json").write_text(json.dumps(cases))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", UNRAVEL_TF_SCRIPT, str(tmp_path / "c.json"),
+                             str(tmp_path / "o.npz")], capture_output=True, text=True,
+                            timeout=600, cwd=tmp_path, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
+        pytest.skip(f"{python} has no TensorFlow")
+    assert result.returncode == 0, result.stderr[-3000:]
+    ref = dict(np.load(tmp_path / "o.npz"))
+    for k, (indices, dims) in enumerate(cases):
+        (got,) = _run("UnravelIndex", [np.array(indices, np.int64), np.array(dims, np.int64)])
+        np.testing.assert_array_equal(got, ref[f"u/{k}"])
+    (got,) = _run("Empty", [np.int32([2, 3])], {"dtype": opgen.float64, "init": True})
+    np.testing.assert_array_equal(got, ref["empty"])

@@ -693,7 +693,8 @@ GRADIENT_CASES = _cases()
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Shape", "Size", "Rank", "BroadcastGradientArgs", "ConcatOffset",
                      "InvertPermutation", "Range", "Bucketize", "ShapeN", "BroadcastArgs",
-                     "VariableShape"], "computes shapes or indices"),
+                     "VariableShape", "UnravelIndex"], "computes shapes or indices"),
+    "Empty": "a new tensor from a shape (TensorFlow registers no gradient)",
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",

@@ -437,6 +437,10 @@ def test_shape_n_pad_v2_and_broadcast_args(infer_shapes, rng):
     check_op(infer_shapes, P, rng, "BroadcastArgs",
              [np.array([2, 1, 3], I32), np.array([4, 1], I32)])
     assert infer_shapes("BroadcastArgs", [P((None,), I32), P((2,), I32)]) == [(None,)]
+    check_op(infer_shapes, P, rng, "UnravelIndex", [np.array([1, 5, 7], I32), np.array([2, 4], I32)])
+    check_op(infer_shapes, P, rng, "UnravelIndex", [np.array(3, I32), np.array([2, 4], I32)])
+    check_op(infer_shapes, P, rng, "Empty", [np.array([2, 3], I32)], {"dtype": np.dtype(F32)},
+             values_matter={0})
 
 
 def test_const_and_no_op(infer_shapes):
@@ -589,6 +593,8 @@ _CALLS = {
     "Pad": lambda P: ([P((2, 3)), np.zeros((2, 2), I32)], {}, None),
     "PadV2": lambda P: ([P((2, 3)), np.zeros((2, 2), I32), np.array(1, F32)], {}, None),
     "ShapeN": lambda P: ([P((2, 3)), P((4,))], {}, [2]),
+    "Empty": lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None),
+    "UnravelIndex": lambda P: ([np.array([1, 5], I32), np.array([2, 4], I32)], {}, None),
     "BroadcastArgs": lambda P: ([np.array([2, 1], I32), np.array([3, 1, 1], I32)], {}, None),
     "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
     # convolution-family and image ops (runtime/ops/conv_image_ops.cc)

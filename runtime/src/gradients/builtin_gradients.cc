@@ -28,7 +28,7 @@ void RegisterNotDifferentiableOps() {
        {// shapes and indices
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
         "Range", "ConcatOffset", "InvertPermutation", "Bucketize", "ShapeN", "BroadcastArgs",
-        "VariableShape",
+        "VariableShape", "Empty", "UnravelIndex",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
