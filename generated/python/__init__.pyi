@@ -53,6 +53,7 @@ __all__ = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "broadcast_args",
     "broadcast_gradient_args",
     "broadcast_to",
     "bucketize",
@@ -99,6 +100,7 @@ __all__ = [
     "einsum",
     "elu",
     "elu_grad",
+    "empty",
     "ensure_shape",
     "enter",
     "equal",
@@ -128,6 +130,7 @@ __all__ = [
     "gather_v2",
     "greater",
     "greater_equal",
+    "guarantee_const",
     "hash_table_v2",
     "hsv_to_rgb",
     "identity",
@@ -216,6 +219,7 @@ __all__ = [
     "ones_like",
     "pack",
     "pad",
+    "pad_v2",
     "parallel_dynamic_stitch",
     "parse_example",
     "parse_example_v2",
@@ -226,6 +230,7 @@ __all__ = [
     "placeholder_with_default",
     "polygamma",
     "pow",
+    "prevent_gradient",
     "print_v2",
     "prod",
     "ragged_bincount",
@@ -293,6 +298,7 @@ __all__ = [
     "selu_grad",
     "serialize_tensor",
     "shape",
+    "shape_n",
     "sharded_filename",
     "sharded_filespec",
     "sigmoid",
@@ -402,12 +408,14 @@ __all__ = [
     "unique_with_counts",
     "unique_with_counts_v2",
     "unpack",
+    "unravel_index",
     "unsorted_segment_max",
     "unsorted_segment_min",
     "unsorted_segment_prod",
     "unsorted_segment_sum",
     "var_handle_op",
     "var_is_initialized_op",
+    "variable_shape",
     "where",
     "while_",
     "xdivy",
@@ -1060,6 +1068,22 @@ def bitwise_xor(
 ) -> EagerOutput: ...
 @overload
 def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def broadcast_args(
+    s0: GraphOutput, s1: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_args(
+    s0: TensorLike, s1: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def broadcast_args(
+    s0: EagerTensorLike, s1: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def broadcast_args(
+    s0: TensorLike, s1: TensorLike, name: str | None = None
+) -> OpOutput: ...
 
 class _BroadcastGradientArgsOutput(NamedTuple):
     r0: OpOutput
@@ -2218,6 +2242,18 @@ def elu_grad(
     gradients: TensorLike, outputs: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def empty(
+    shape: GraphOutput, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def empty(
+    shape: EagerTensorLike, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def empty(
+    shape: TensorLike, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def ensure_shape(
     input: GraphOutput, shape: ShapeLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -2655,6 +2691,12 @@ def greater_equal(
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def guarantee_const(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def guarantee_const(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def guarantee_const(input: TensorLike, name: str | None = None) -> OpOutput: ...
 def hash_table_v2(
     key_dtype: DTypeLike,
     value_dtype: DTypeLike,
@@ -4299,6 +4341,41 @@ def pad(
     input: TensorLike, paddings: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def pad_v2(
+    input: GraphOutput,
+    paddings: TensorLike,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: GraphOutput,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: TensorLike,
+    constant_values: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def pad_v2(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    constant_values: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def pad_v2(
+    input: TensorLike,
+    paddings: TensorLike,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def parallel_dynamic_stitch(
     indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
 ) -> GraphOutput: ...
@@ -4454,6 +4531,18 @@ def pow(
 ) -> EagerOutput: ...
 @overload
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def prevent_gradient(
+    input: GraphOutput, message: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def prevent_gradient(
+    input: EagerTensorLike, message: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def prevent_gradient(
+    input: TensorLike, message: str = ..., name: str | None = None
+) -> OpOutput: ...
 def print_v2(
     input: TensorLike, output_stream: str = ..., end: str = ..., name: str | None = None
 ) -> OpNode: ...
@@ -5818,6 +5907,18 @@ def shape(
 def shape(
     input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def shape_n(
+    input: Sequence[GraphOutput], out_type: DTypeLike = ..., name: str | None = None
+) -> list[GraphOutput]: ...
+@overload
+def shape_n(
+    input: Sequence[EagerTensorLike], out_type: DTypeLike = ..., name: str | None = None
+) -> list[EagerOutput]: ...
+@overload
+def shape_n(
+    input: Sequence[TensorLike], out_type: DTypeLike = ..., name: str | None = None
+) -> list[OpOutput]: ...
 @overload
 def sharded_filename(
     basename: GraphOutput,
@@ -8483,6 +8584,22 @@ def unpack(
     value: TensorLike, num: int, axis: int = ..., name: str | None = None
 ) -> list[OpOutput]: ...
 @overload
+def unravel_index(
+    indices: GraphOutput, dims: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def unravel_index(
+    indices: TensorLike, dims: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def unravel_index(
+    indices: EagerTensorLike, dims: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def unravel_index(
+    indices: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def unsorted_segment_max(
     data: GraphOutput,
     segment_ids: TensorLike,
@@ -8642,6 +8759,18 @@ def var_is_initialized_op(
 @overload
 def var_is_initialized_op(
     resource: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def variable_shape(
+    input: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def variable_shape(
+    input: EagerTensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def variable_shape(
+    input: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def where(input: GraphOutput, name: str | None = None) -> GraphOutput: ...

@@ -276,6 +276,26 @@ def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutp
     return _out[0]
 
 
+def broadcast_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the shape that operands of shapes `s0` and `s1` broadcast to.
+
+    numpy's rule: aligned at the last dimension, sizes equal or one of them 1.
+
+    Args:
+      s0: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A shape (1-D).
+      s1: A `Tensor`. Must have the same type as `s0`.
+        A shape (1-D).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `s0`.
+      The broadcast shape.
+    """
+    _out = _execute_op("BroadcastArgs", [s0, s1], {}, name)
+    return _out[0]
+
+
 _BroadcastGradientArgsOutput = _collections.namedtuple(
     "BroadcastGradientArgs", ["r0", "r1"]
 )

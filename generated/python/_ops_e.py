@@ -76,6 +76,29 @@ def elu_grad(
     return _out[0]
 
 
+def empty(
+    shape: TensorLike, dtype: DTypeLike, init: bool = False, name: str | None = None
+) -> OpOutput:
+    """Returns a tensor of `shape` and `dtype` to be written over.
+
+    opgen always zeroes it (TensorFlow does only with `init`).
+
+    Args:
+      shape: A `Tensor` of type `int32`.
+        The output's dimensions (1-D).
+      dtype: A dtype.
+      init: An optional `bool`. Defaults to `False`.
+        Zero the contents (they are zero in opgen either way).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The new tensor.
+    """
+    _out = _execute_op("Empty", [shape], {"dtype": dtype, "init": init}, name)
+    return _out[0]
+
+
 def ensure_shape(
     input: TensorLike, shape: ShapeLike, name: str | None = None
 ) -> OpOutput:

@@ -113,3 +113,21 @@ def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOu
     """
     _out = _execute_op("GreaterEqual", [x, y], {}, name)
     return _out[0]
+
+
+def guarantee_const(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns its input unchanged, promising that it is constant over the graph's runs.
+
+    The output shares the input's buffer.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same tensor.
+    """
+    _out = _execute_op("GuaranteeConst", [input], {}, name)
+    return _out[0]

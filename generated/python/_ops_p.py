@@ -57,6 +57,33 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> OpO
     return _out[0]
 
 
+def pad_v2(
+    input: TensorLike,
+    paddings: TensorLike,
+    constant_values: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Pads `input` with `constant_values`.
+
+    `paddings[d]` holds how many values go before and after dimension `d`.
+
+    Args:
+      input: A `Tensor`.
+        The values.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        An [rank, 2] tensor of non-negative counts.
+      constant_values: A `Tensor`. Must have the same type as `input`.
+        The pad value (a scalar of `input`'s dtype).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The padded tensor.
+    """
+    _out = _execute_op("PadV2", [input, paddings, constant_values], {}, name)
+    return _out[0]
+
+
 def parallel_dynamic_stitch(
     indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
 ) -> OpOutput:
@@ -435,6 +462,28 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
       The result.
     """
     _out = _execute_op("Pow", [x, y], {}, name)
+    return _out[0]
+
+
+def prevent_gradient(
+    input: TensorLike, message: str = "", name: str | None = None
+) -> OpOutput:
+    """Returns its input unchanged; asking for its gradient is an error.
+
+    Building the gradient fails with NOT_FOUND (Python's LookupError) and `message`.
+
+    Args:
+      input: A `Tensor`.
+        Any tensor.
+      message: An optional `string`. Defaults to `""`.
+        Why the gradient is disabled.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The same tensor.
+    """
+    _out = _execute_op("PreventGradient", [input], {"message": message}, name)
     return _out[0]
 
 

@@ -399,6 +399,27 @@ def shape(
     return _out[0]
 
 
+def shape_n(
+    input: Sequence[TensorLike],
+    out_type: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Returns the shape of each input as a 1-D tensor.
+
+    Args:
+      input: A list of at least 1 `Tensor` objects with the same type.
+        Tensors of one dtype.
+      out_type: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `N` `Tensor` objects.
+      Their dimensions, one vector each.
+    """
+    _out = _execute_op("ShapeN", [input], {"out_type": out_type}, name)
+    return _out[0]
+
+
 def sharded_filename(
     basename: TensorLike,
     shard: TensorLike,

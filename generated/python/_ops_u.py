@@ -162,6 +162,28 @@ def unpack(
     return _out[0]
 
 
+def unravel_index(
+    indices: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Turns flat indices into coordinates of an array of shape `dims`.
+
+    Row-major, as numpy.unravel_index; coordinates run down the first dimension.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A scalar or vector of flat indices.
+      dims: A `Tensor`. Must have the same type as `indices`.
+        The array's shape (1-D).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `indices`.
+      [len(dims)] for a scalar index, [len(dims), n] for n indices.
+    """
+    _out = _execute_op("UnravelIndex", [indices, dims], {}, name)
+    return _out[0]
+
+
 def unsorted_segment_max(
     data: TensorLike,
     segment_ids: TensorLike,

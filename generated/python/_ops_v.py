@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -75,4 +76,25 @@ def var_is_initialized_op(resource: TensorLike, name: str | None = None) -> OpOu
       True when the variable holds a value.
     """
     _out = _execute_op("VarIsInitializedOp", [resource], {}, name)
+    return _out[0]
+
+
+def variable_shape(
+    input: TensorLike, out_type: DTypeLike = _dtypes.int32, name: str | None = None
+) -> OpOutput:
+    """Returns the shape of the variable that `input` names.
+
+    FAILED_PRECONDITION when the variable was never assigned.
+
+    Args:
+      input: A `Tensor` of type `resource`.
+        The handle of the variable.
+      out_type: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      Its dimensions.
+    """
+    _out = _execute_op("VariableShape", [input], {"out_type": out_type}, name)
     return _out[0]

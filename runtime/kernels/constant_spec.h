@@ -38,6 +38,26 @@ TF_Tensor* ReadConstValue(TF_OpKernelConstruction* ctx) {
 }
 
 // Fill(dims, value): every element of the output, of shape `dims`, is the scalar value.
+// Empty(shape): the output's dims; the kernels zero it (TensorFlow leaves it unset unless
+// `init`: zeros are one of the values it may hold, and reproducible).
+inline bool PlanEmpty(TF_OpKernelContext* ctx, std::vector<int64_t>* dims) {
+  TensorPtr shape_t = Input(ctx, 0);
+  if (!shape_t) return false;
+  if (TF_NumDims(shape_t.get()) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "shape must be a vector of int32, got shape " +
+                                       ShapeString(Dims(shape_t.get())));
+    return false;
+  }
+  *dims = IndexValues(shape_t.get());
+  for (int64_t d : *dims) {
+    if (d < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "Dimension " + std::to_string(d) + " must be >= 0");
+      return false;
+    }
+  }
+  return CheckShapeSize(ctx, "Empty", *dims);
+}
+
 struct FillPlan {
   TensorPtr value;
   std::vector<int64_t> dims;

@@ -5,12 +5,14 @@
 // (`Update`). Handles stay in host memory on every device, as in TensorFlow.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "kernel_api_util.h"
 #include "kernel_registration.h"
 #include "opgen/c_api_ext.h"
+#include "opgen/c_api_variable_shape.h"
 
 namespace opgen {
 namespace kernels {
@@ -77,6 +79,30 @@ inline void ReadVariableCompute(void*, TF_OpKernelContext* ctx) {
   TF_SetOutput(ctx, 0, value, s.get());
   TF_DeleteTensor(value);
   Ok(ctx, s.get());
+}
+
+// VariableShape: the variable's shape as an `Out` vector, in host memory on every device.
+template <typename Out>
+void VariableShapeCompute(void*, TF_OpKernelContext* ctx) {
+  StatusPtr s = NewStatus();
+  std::vector<int64_t> dims(8);
+  int rank = OPGEN_KernelVariableShape(ctx, 0, dims.data(), static_cast<int>(dims.size()), s.get());
+  if (rank > static_cast<int>(dims.size())) {
+    dims.resize(static_cast<size_t>(rank));
+    rank = OPGEN_KernelVariableShape(ctx, 0, dims.data(), rank, s.get());
+  }
+  if (!Ok(ctx, s.get())) return;
+  dims.resize(static_cast<size_t>(rank));
+  TensorPtr out = AllocateOutput(ctx, 0, DtypeOf<Out>::value, {static_cast<int64_t>(rank)});
+  if (!out) return;
+  for (int d = 0; d < rank; ++d) {
+    if (dims[d] > std::numeric_limits<Out>::max()) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "VariableShape: shape " + ShapeString(dims) +
+                                         " does not fit the output type int32");
+      return;
+    }
+    Data<Out>(out)[d] = static_cast<Out>(dims[d]);
+  }
 }
 
 // AssignVariableOp's validate_shape, read once per node.

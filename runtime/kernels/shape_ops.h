@@ -1,9 +1,11 @@
 // Kernels that only change or describe a tensor's shape: Reshape, ExpandDims, Squeeze
 // (the output shares the input's buffer through TF_TensorBitcastFrom, wherever it lives)
-// and Shape, Size, Rank (host outputs; the input's elements are never read). The same
+// and Shape, ShapeN, Size, Rank, BroadcastArgs (host outputs; the input's elements are never read). The same
 // code serves the CPU kernels and the CUDA plugin's: nothing is copied on either.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -155,6 +157,28 @@ struct DescribeKernels {
     TensorPtr output = AllocateOutput(ctx, 0, kOutType, {});
     if (output) *Data<Out>(output) = static_cast<Out>(TF_TensorElementCount(input.get()));
   }
+  // ShapeN: Shape of each of the N inputs.
+  static void ShapeN(void*, TF_OpKernelContext* ctx) {
+    for (int i = 0; i < TF_NumInputs(ctx); ++i) {
+      TensorPtr input = Input(ctx, i);
+      if (!input) return;
+      const std::vector<int64_t> dims = Dims(input.get());
+      if (!FitsOut(ctx, "ShapeN", dims)) return;
+      TensorPtr output = AllocateOutput(ctx, i, kOutType, {static_cast<int64_t>(dims.size())});
+      if (!output) return;
+      for (size_t d = 0; d < dims.size(); ++d) Data<Out>(output)[d] = static_cast<Out>(dims[d]);
+    }
+  }
+  // False after reporting it when a dimension does not fit an int32 output.
+  static bool FitsOut(TF_OpKernelContext* ctx, const char* op, const std::vector<int64_t>& dims) {
+    for (int64_t d : dims)
+      if (d > std::numeric_limits<Out>::max()) {
+        Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + ": shape " + ShapeString(dims) +
+                                           " does not fit the output type int32");
+        return false;
+      }
+    return true;
+  }
   static void Rank(void*, TF_OpKernelContext* ctx) {
     TensorPtr input = Input(ctx, 0);
     if (!input) return;
@@ -162,6 +186,38 @@ struct DescribeKernels {
     if (output) *Data<Out>(output) = static_cast<Out>(TF_NumDims(input.get()));
   }
 };
+
+// BroadcastArgs(s0, s1): the shape two operands of shapes s0 and s1 broadcast to, as
+// numpy broadcasts (host memory on every device).
+template <typename T>
+void BroadcastArgsCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr s0 = Input(ctx, 0), s1 = Input(ctx, 1);
+  if (!s0 || !s1) return;
+  for (int i = 0; i < 2; ++i) {
+    const TF_Tensor* s = i == 0 ? s0.get() : s1.get();
+    if (TF_NumDims(s) != 1) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "In[" + std::to_string(i) + "] must be a vector." +
+                                         ShapeString(Dims(s)));
+      return;
+    }
+  }
+  const std::vector<int64_t> a = IndexValues(s0.get()), b = IndexValues(s1.get());
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t k = 0; k < rank; ++k) {  // aligned at the last dimension
+    const int64_t x = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    const int64_t y = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) {
+      Fail(ctx, TF_INVALID_ARGUMENT,
+           "Incompatible shapes: " + ShapeString(a) + " vs. " + ShapeString(b));
+      return;
+    }
+    out[k] = x == 1 ? y : x;
+  }
+  TensorPtr r = AllocateOutput(ctx, 0, TF_TensorType(s0.get()), {static_cast<int64_t>(rank)});
+  if (!r) return;
+  for (size_t k = 0; k < rank; ++k) Data<T>(r)[k] = static_cast<T>(out[k]);
+}
 
 }  // namespace kernels
 }  // namespace opgen

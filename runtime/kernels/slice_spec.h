@@ -51,39 +51,51 @@ inline bool PlanSlice(TF_OpKernelContext* ctx, SlicePlan* plan) {
   return true;
 }
 
-// Pad(input, paddings): output element i_d along dim d is input element
-// i_d - pads[2d], or zero where that falls outside the input.
+// Pad(input, paddings) and PadV2(input, paddings, constant_values): output element i_d
+// along dim d is input element i_d - pads[2d], or the pad value (zero for Pad) where that
+// falls outside the input.
 struct PadPlan {
   TensorPtr input;
+  TensorPtr value;                // PadV2's constant_values (a scalar); null for Pad
   std::vector<int64_t> dims;      // the input's shape
   std::vector<int64_t> pads;      // per dim: padding before, padding after
   std::vector<int64_t> out_dims;
 };
 
-// False after reporting the failure.
-inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan) {
+// False after reporting the failure. `op` is "Pad" or "PadV2" (which reads input 2).
+inline bool PlanPad(TF_OpKernelContext* ctx, PadPlan* plan, const char* op = "Pad") {
   TensorPtr input = Input(ctx, 0), pad_t = Input(ctx, 1);
   if (!input || !pad_t) return false;
+  const std::string name = op;
+  if (name == "PadV2") {
+    plan->value = Input(ctx, 2);
+    if (!plan->value) return false;
+    if (TF_NumDims(plan->value.get()) != 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "constant_values must be a scalar. Got: " +
+                                         ShapeString(Dims(plan->value.get())));
+      return false;
+    }
+  }
   const std::vector<int64_t> dims = Dims(input.get()), pads = IndexValues(pad_t.get());
   if (TF_NumDims(pad_t.get()) != 2 || TF_Dim(pad_t.get(), 1) != 2 || pads.size() != 2 * dims.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must have shape [" + std::to_string(dims.size()) +
+    Fail(ctx, TF_INVALID_ARGUMENT, name + ": paddings must have shape [" + std::to_string(dims.size()) +
                                        ", 2] for input of shape " + ShapeString(dims));
     return false;
   }
   std::vector<int64_t> out(dims.size());
   for (size_t d = 0; d < dims.size(); ++d) {
     if (pads[2 * d] < 0 || pads[2 * d + 1] < 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings must be non-negative");
+      Fail(ctx, TF_INVALID_ARGUMENT, name + ": paddings must be non-negative");
       return false;
     }
     if (__builtin_add_overflow(dims[d], pads[2 * d], &out[d]) ||
         __builtin_add_overflow(out[d], pads[2 * d + 1], &out[d])) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Pad: paddings " + ShapeString(pads) + " overflow int64 for shape " +
+      Fail(ctx, TF_INVALID_ARGUMENT, name + ": paddings " + ShapeString(pads) + " overflow int64 for shape " +
                                          ShapeString(dims));
       return false;
     }
   }
-  if (!CheckShapeSize(ctx, "Pad", out)) return false;
+  if (!CheckShapeSize(ctx, op, out)) return false;
   plan->input = std::move(input);
   plan->dims = dims;
   plan->pads = pads;

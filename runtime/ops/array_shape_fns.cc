@@ -377,6 +377,47 @@ void Squeeze(ShapeFnContext& c) {
 
 void ShapeOf(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({c.Input(0).rank()})); }
 
+// One [rank] vector per input.
+void ShapeN(ShapeFnContext& c) {
+  for (int i = 0; i < c.num_inputs(); ++i) c.SetOutput(i, PartialShape::Of({c.Input(i).rank()}));
+}
+
+// Pad's shape; constant_values is a scalar.
+void PadV2(ShapeFnContext& c) {
+  c.InputWithRank(2, 0, "constant_values");
+  Pad(c);
+}
+
+// Two shape vectors in, the longer one's length out.
+void BroadcastArgs(ShapeFnContext& c) {
+  const int64_t a = c.InputWithRank(0, 1, "s0").dims[0], b = c.InputWithRank(1, 1, "s1").dims[0];
+  c.SetOutput(0, PartialShape::Of({a < 0 || b < 0 ? kUnknownDim : std::max(a, b)}));
+}
+
+// The dims its `shape` operand holds, where known.
+void Empty(ShapeFnContext& c) {
+  const int64_t length = VectorLength(c, 0, "shape");
+  std::optional<std::vector<int64_t>> dims = c.InputInts(0);
+  if (!dims)
+    return c.SetOutput(0, length < 0 ? PartialShape::Unknown() : PartialShape::UnknownDims(length));
+  for (int64_t d : *dims)
+    if (d < 0) Fail("Dimension " + std::to_string(d) + " must be >= 0");
+  c.SetOutput(0, PartialShape::Of(*dims));
+}
+
+// [rank] for a scalar index, [rank, n] for a vector of n.
+void UnravelIndex(ShapeFnContext& c) {
+  const PartialShape indices = c.Input(0);
+  const int64_t rank = c.InputWithRank(1, 1, "dims").dims[0];
+  if (indices.rank() > 1) Fail("indices must be a scalar or a vector, got " + indices.ToString());
+  if (!indices.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  c.SetOutput(0, indices.rank() == 0 ? PartialShape::Of({rank})
+                                     : PartialShape::Of({rank, indices.dims[0]}));
+}
+
+// A variable's shape: a vector of unknown length while the graph is built.
+void VariableShape(ShapeFnContext& c) { c.SetOutput(0, PartialShape::UnknownDims(1)); }
+
 void Fill(ShapeFnContext& c) {
   // A scalar value, or a vector of one element as TensorFlow's kernel also takes.
   const PartialShape value = c.Input(1);
@@ -416,6 +457,12 @@ const OpShapeFn kExpandDims = ShapeFn<ExpandDims>;
 const OpShapeFn kSqueeze = ShapeFn<Squeeze>;
 const OpShapeFn kShape = ShapeFn<ShapeOf>;
 const OpShapeFn kFill = ShapeFn<Fill>;
+const OpShapeFn kShapeN = ShapeFn<ShapeN>;
+const OpShapeFn kPadV2 = ShapeFn<PadV2>;
+const OpShapeFn kBroadcastArgs = ShapeFn<BroadcastArgs>;
+const OpShapeFn kVariableShape = ShapeFn<VariableShape>;
+const OpShapeFn kEmpty = ShapeFn<Empty>;
+const OpShapeFn kUnravelIndex = ShapeFn<UnravelIndex>;
 }  // namespace shape_fns
 
 }  // namespace opgen

@@ -1,6 +1,6 @@
 // Built-in ops that TensorFlow-frozen Keras models use beyond the core families:
 // element-wise math (Erfc, Sin, Cos, Floor, Ceil, Round, Softsign, LeakyRelu), the v1
-// Select, identities (StopGradient, IdentityN), splits, OneHot, BroadcastTo, Where,
+// Select, identities (StopGradient, PreventGradient, GuaranteeConst, IdentityN), splits, OneHot, BroadcastTo, Where,
 // TopKV2, cumulative sums and products, and the bool reductions All and Any. Shape
 // functions: misc_shape_fns.cc.
 #include "misc_shape_fns.h"
@@ -70,6 +70,16 @@ void RegisterMiscOps(TF_Status* status) {
        "Returns its input unchanged, and stops gradients.",
        "The output shares the input's buffer; no data is copied.",
        {{"input", "Any tensor."}, {"output", "The same tensor."}}},
+      {"PreventGradient", {"T: type", "message: string = ''"}, {"input: T"}, {"output: T"},
+       shape_fns::kUnchanged, "Returns its input unchanged; asking for its gradient is an error.",
+       "Building the gradient fails with NOT_FOUND (Python's LookupError) and `message`.",
+       {{"input", "Any tensor."}, {"output", "The same tensor."},
+        {"message", "Why the gradient is disabled."}}},
+      {"GuaranteeConst", {"T: type"}, {"input: T"}, {"output: T"}, shape_fns::kUnchanged,
+       "Returns its input unchanged, promising that it is constant over the graph's runs.",
+       "The output shares the input's buffer.",
+       {{"input", "Any tensor."}, {"output", "The same tensor."}},
+       false, false, /*is_stateful=*/true},
       {"IdentityN", {"T: list(type) >= 1"}, {"input: T"}, {"output: T"}, shape_fns::kIdentityN,
        "Returns its inputs unchanged.", "Each output shares its input's buffer.",
        {{"input", "Any tensors."}, {"output", "The same tensors."}}},

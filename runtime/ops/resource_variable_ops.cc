@@ -44,6 +44,11 @@ void RegisterResourceVariableOps(TF_Status* status) {
         {"dtype", "The dtype of the variable's value."},
         {"shape", "The shape of the variable's value (may be partly unknown)."},
         {"allowed_devices", "Devices the handle may be used on (not enforced)."}}},
+      {"VariableShape", {"out_type: {int32, int64} = DT_INT32"}, {"input: resource"},
+       {"output: out_type"}, shape_fns::kVariableShape,
+       "Returns the shape of the variable that `input` names.",
+       "FAILED_PRECONDITION when the variable was never assigned.",
+       {{"input", "The handle of the variable."}, {"output", "Its dimensions."}}},
       {"ReadVariableOp", {"dtype: type"}, {"resource: resource"}, {"value: dtype"},
        UnknownOutputShape, "Reads the value of a variable.",
        "FAILED_PRECONDITION when the variable was never assigned. The value read is a "

@@ -23,7 +23,7 @@ extern const OpShapeFn kRankAtLeast1;   // like kUnchanged, input 0 of rank >= 1
 // Array ops.
 extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack,
     kSlice, kStridedSlice, kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims,
-    kSqueeze, kShape, kFill;
+    kSqueeze, kShape, kFill, kShapeN, kPadV2, kBroadcastArgs, kVariableShape, kEmpty, kUnravelIndex;
 
 // Math ops.
 extern const OpShapeFn kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;

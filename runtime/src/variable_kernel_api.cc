@@ -11,6 +11,7 @@
 #include "device.h"
 #include "kernel_context.h"
 #include "opgen/c_api_ext.h"
+#include "opgen/c_api_variable_shape.h"
 #include "opgen/variable_updates.h"
 #include "resource_handle.h"
 #include "resource_mgr.h"
@@ -302,6 +303,30 @@ int OPGEN_KernelVariableIsInitialized(TF_OpKernelContext* ctx, int resource_inde
   if (var == nullptr) return 0;
   std::lock_guard<std::mutex> lock(var->mu());
   return var->value() != nullptr ? 1 : 0;
+}
+
+int OPGEN_KernelVariableShape(TF_OpKernelContext* ctx, int resource_index, int64_t* dims,
+                              int max_dims, TF_Status* status) {
+  if (!opgen::CheckNotNull(status, __func__, {{"ctx", ctx}})) return -1;
+  ResourceMgr* mgr;
+  ResourceHandle h;
+  if (!opgen::ResolveResourceHandle(ctx, resource_index, &mgr, &h, status)) return -1;
+  std::shared_ptr<opgen::Variable> var = mgr->LookupVariable(h.container, h.name);
+  if (var == nullptr) {
+    opgen::SetStatus(status, TF_FAILED_PRECONDITION, opgen::NotFoundMessage(h));
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(var->mu());
+  const TF_Tensor* value = var->value();
+  if (value == nullptr) {
+    opgen::SetStatus(status, TF_FAILED_PRECONDITION,
+                     "Read of uninitialized " + opgen::DescribeVariable(h));
+    return -1;
+  }
+  const int rank = TF_NumDims(value);
+  for (int d = 0; d < rank && d < max_dims; ++d) dims[d] = TF_Dim(value, d);
+  opgen::ClearStatus(status);
+  return rank;
 }
 
 void OPGEN_KernelDestroyResource(TF_OpKernelContext* ctx, int resource_index,

@@ -43,6 +43,9 @@ NOT_COMPARED = {
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                   "DisableCopyOnRead")},
+    "VariableShape": "a resource variable's shape behind a DT_RESOURCE handle: "
+                     "tests/python_runtime/test_everyday_array_ops.py compares it with "
+                     "TensorFlow",
     **{op: "resource variables hold state behind a DT_RESOURCE handle: "
            "tests/python_runtime/test_scatter_segment.py compares them with TensorFlow"
        for op in ("ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",

@@ -584,6 +584,9 @@ def _cases() -> dict[str, list[Case]]:
         "StridedSlice": [C(fixed(u((4, 5)), np.int32([3, 0]), np.int32([0, 5]), np.int32([-1, 2])),
                            {}, [0])],
         "Pad": [C(fixed(u((2, 3)), np.int32([[1, 0], [2, 1]])), {}, [0])],
+        # constant_values is not cast with the checked dtype: float64 only
+        "PadV2": [C(fixed(u((2, 3)), np.int32([[1, 0], [2, 1]]), np.float64(-2.5)), {}, [0],
+                    dtypes=(F64,))],
         "MirrorPad": [C(fixed(u((3, 4)), np.int32([[1, 2], [2, 1]])), {"mode": "REFLECT"}, [0])],
         "Tile": [C(fixed(u((2, 3)), np.int32([2, 3])), {}, [0])],
         "BroadcastTo": [C(fixed(u((3, 1)), np.int32([2, 3, 4])), {}, [0])],
@@ -809,7 +812,9 @@ GRADIENT_CASES = _cases()
 
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Shape", "Size", "Rank", "BroadcastGradientArgs", "ConcatOffset",
-                     "InvertPermutation", "Range", "Bucketize"], "computes shapes or indices"),
+                     "InvertPermutation", "Range", "Bucketize", "ShapeN", "BroadcastArgs",
+                     "VariableShape", "UnravelIndex"], "computes shapes or indices"),
+    "Empty": "a new tensor from a shape (TensorFlow registers no gradient)",
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
@@ -904,6 +909,11 @@ FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
               "StatelessCase", "While", "StatelessWhile"]
 
 CHECKED_ELSEWHERE = {
+    # Their gradients are LookupErrors, as TensorFlow's (a registered gradient that fails).
+    "PreventGradient": "test_everyday_array_ops.py::"
+                       "test_prevent_gradient_gradient_is_a_lookup_error_with_the_message",
+    "GuaranteeConst": "test_everyday_array_ops.py::"
+                      "test_guarantee_const_is_stateful_and_has_no_gradient",
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
     "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
 }

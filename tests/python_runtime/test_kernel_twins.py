@@ -24,6 +24,7 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 # CPU_ONLY, op by op).
 CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
+    "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",

@@ -20,6 +20,7 @@ from opgen.runtime import _lib, errors
 # CPU kernels that have no GPU twin, and why. Placeholders produce no data (a fed value
 # replaces them, on the host), so a GPU placement falls back to the CPU for them.
 CPU_ONLY = {
+    "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
     # Checkpoint files are read and written by the host, as in TensorFlow.

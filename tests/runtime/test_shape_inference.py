@@ -443,6 +443,24 @@ def test_shape_size_rank(infer_shapes, rng):
     assert infer_shapes("Size", [P(None)]) == [()]
 
 
+def test_shape_n_pad_v2_and_broadcast_args(infer_shapes, rng):
+    P = infer_shapes.Partial
+    check_op(infer_shapes, P, rng, "ShapeN", [arr((2, 3, 4)), arr(())], arg_sizes=[2])
+    assert infer_shapes("ShapeN", [P((None, 3)), P(None)], arg_sizes=[2]) == [(2,), (None,)]
+    pads = np.array([[1, 2], [0, 3]], I32)
+    check_op(infer_shapes, P, rng, "PadV2", [arr((2, 3)), pads, np.array(5, F32)],
+             values_matter={1})
+    with pytest.raises(infer_shapes.Error, match="constant_values"):
+        infer_shapes("PadV2", [P((2, 3)), pads, P((2,))])
+    check_op(infer_shapes, P, rng, "BroadcastArgs",
+             [np.array([2, 1, 3], I32), np.array([4, 1], I32)])
+    assert infer_shapes("BroadcastArgs", [P((None,), I32), P((2,), I32)]) == [(None,)]
+    check_op(infer_shapes, P, rng, "UnravelIndex", [np.array([1, 5, 7], I32), np.array([2, 4], I32)])
+    check_op(infer_shapes, P, rng, "UnravelIndex", [np.array(3, I32), np.array([2, 4], I32)])
+    check_op(infer_shapes, P, rng, "Empty", [np.array([2, 3], I32)], {"dtype": np.dtype(F32)},
+             values_matter={0})
+
+
 def test_const_and_no_op(infer_shapes):
     value = np.arange(6, dtype=np.int64).reshape(3, 2, 1)
     assert infer_shapes("Const", [], {"value": value, "dtype": value.dtype}) == [(3, 2, 1)]
@@ -591,6 +609,11 @@ _CALLS = {
     "ReverseV2": lambda P: ([P((2, 3)), np.array([1], I32)], {}, None),
     **{op: lambda P: ([P((2, 3))], {}, None) for op in ("IsFinite", "IsNan", "IsInf")},
     "Pad": lambda P: ([P((2, 3)), np.zeros((2, 2), I32)], {}, None),
+    "PadV2": lambda P: ([P((2, 3)), np.zeros((2, 2), I32), np.array(1, F32)], {}, None),
+    "ShapeN": lambda P: ([P((2, 3)), P((4,))], {}, [2]),
+    "Empty": lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None),
+    "UnravelIndex": lambda P: ([np.array([1, 5], I32), np.array([2, 4], I32)], {}, None),
+    "BroadcastArgs": lambda P: ([np.array([2, 1], I32), np.array([3, 1, 1], I32)], {}, None),
     "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
     # convolution-family and image ops (runtime/ops/conv_image_ops.cc)
     "DepthwiseConv2dNative": lambda P: ([P((1, 3, 3, 2)), P((1, 1, 2, 2))], _WINDOW, None),
@@ -767,7 +790,7 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
                  "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
-                 "ResourceScatterUpdate"}
+                 "ResourceScatterUpdate", "VariableShape"}
 # TensorArray ops take a DT_RESOURCE handle: tests/python_runtime/test_tensor_array_v3.py
 # checks their shapes in graphs.
 _TENSOR_ARRAY_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",

@@ -198,6 +198,15 @@ void FillCompute(void*, TF_OpKernelContext* ctx) {
   }
 }
 
+// Empty: zeros of `dtype` (../constant_spec.h checks the shape).
+void EmptyCompute(void*, TF_OpKernelContext* ctx) {
+  std::vector<int64_t> dims;
+  if (!kernels::PlanEmpty(ctx, &dims)) return;
+  TensorPtr out = kernels::AllocateOutput(ctx, 0, TF_ExpectedOutputDataType(ctx, 0), dims);
+  if (out && TF_TensorByteSize(out.get()) > 0)
+    std::memset(TF_TensorData(out.get()), 0, TF_TensorByteSize(out.get()));
+}
+
 // Kernels that only look at shapes or move bytes: registered for every fixed-size type.
 void RegisterDataKernels(TF_DataType t, TF_Status* status) {
   RegisterKernel(kDevice, {"Identity", {{"T", t}}, {}, &IdentityKernel::Compute}, status);
@@ -219,6 +228,10 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
       &DescribeKernels<int32_t>::Size}, status);
   RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT64}}, {},
       &DescribeKernels<int64_t>::Size}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::ShapeN}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::ShapeN}, status);
   RegisterKernel(kDevice, {"Rank", {{"T", t}}, {}, &DescribeKernels<int32_t>::Rank}, status);
   RegisterKernel(kDevice, {"ZerosLike", {{"T", t}}, {}, ZerosLikeCompute}, status);
 }
@@ -240,6 +253,10 @@ void RegisterArrayKernels(TF_Status* status) {
       &DescribeKernels<int32_t>::Shape}, status);
   RegisterKernel(kDevice, {"Shape", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},
       &DescribeKernels<int64_t>::Shape}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
+      &DescribeKernels<int32_t>::ShapeN}, status);
+  RegisterKernel(kDevice, {"ShapeN", {{"T", TF_STRING}, {"out_type", TF_INT64}}, {},
+      &DescribeKernels<int64_t>::ShapeN}, status);
   RegisterKernel(kDevice, {"Size", {{"T", TF_STRING}, {"out_type", TF_INT32}}, {},
       &DescribeKernels<int32_t>::Size}, status);
   RegisterKernel(kDevice, {"Rank", {{"T", TF_STRING}}, {}, &DescribeKernels<int32_t>::Rank}, status);
@@ -247,6 +264,12 @@ void RegisterArrayKernels(TF_Status* status) {
   RegisterForTypes<OnesLikeKernel>(kDevice, 
       "OnesLike", Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
   RegisterKernel(kDevice, {"NoOp", {}, {}, [](void*, TF_OpKernelContext*) {}}, status);
+  for (TF_DataType t : kAllFixedSizeTypes)
+    RegisterKernel(kDevice, {"Empty", {{"dtype", t}}, {}, EmptyCompute}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT32}}, {},
+      kernels::BroadcastArgsCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT64}}, {},
+      kernels::BroadcastArgsCompute<int64_t>}, status);
 }
 
 }  // namespace cpu

@@ -1,6 +1,7 @@
-// Registration of every built-in CPU kernel family (kernel_util.h and preprocessing_kernels.h list them).
+// Registration of every built-in CPU kernel family (kernel_util.h, preprocessing_kernels.h and index_kernels.h list them).
 #include "cpu_kernels.h"
 
+#include "index_kernels.h"
 #include "kernel_util.h"
 #include "preprocessing_kernels.h"
 
@@ -79,6 +80,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
+      RegisterUnravelIndexKernels,
       RegisterSelectV1Kernels,
       RegisterScatterKernels,
       RegisterSegmentKernels,

@@ -1,4 +1,4 @@
-// StopGradient and IdentityN: each output is its input's buffer, forwarded as Identity
+// StopGradient, PreventGradient, GuaranteeConst and IdentityN: each output is its input's buffer, forwarded as Identity
 // does (no copy).
 #include "kernel_util.h"
 
@@ -23,6 +23,10 @@ void RegisterForwardKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {"StopGradient", {{"T", t}}, {},
                                                ForwardAll}, status);
   RegisterKernel(kDevice, {"StopGradient", {{"T", TF_STRING}}, {}, ForwardAll}, status);
+  for (const char* op : {"PreventGradient", "GuaranteeConst"}) {
+    for (TF_DataType t : kAllFixedSizeTypes) RegisterKernel(kDevice, {op, {{"T", t}}, {}, ForwardAll}, status);
+    RegisterKernel(kDevice, {op, {{"T", TF_STRING}}, {}, ForwardAll}, status);
+  }
   // IdentityN's T is a list of types: one kernel takes every combination.
   RegisterKernel(kDevice, {"IdentityN", {}, {}, ForwardAll}, status);
 }

@@ -22,6 +22,10 @@ void RegisterResourceVariableKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"VarHandleOp", {}, {"resource"}, VarHandleCompute, CreateVarHandle,
                            DeleteVarHandle}, status);
   RegisterKernel(kDevice, {"ReadVariableOp", {}, {"resource"}, ReadVariableCompute}, status);
+  RegisterKernel(kDevice, {"VariableShape", {{"out_type", TF_INT32}}, {"input", "output"},
+                           VariableShapeCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"VariableShape", {{"out_type", TF_INT64}}, {"input", "output"},
+                           VariableShapeCompute<int64_t>}, status);
   RegisterKernel(kDevice, {"AssignVariableOp", {}, {"resource"}, AssignCompute, CreateAssign,
                            DeleteFlag}, status);
   RegisterUpdateKernels<CpuUpdate, 1>(kDevice, "AssignAddVariableOp", UpdateTypes(), status);

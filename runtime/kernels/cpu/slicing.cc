@@ -1,5 +1,5 @@
 // Kernels that select, reorder or repeat parts of a tensor: Slice, StridedSlice,
-// ReverseV2, Pad, Tile, GatherV2, and Range. Element copies go by byte size, so one kernel serves every dtype (Range is
+// ReverseV2, Pad, PadV2, Tile, GatherV2, and Range. Element copies go by byte size, so one kernel serves every dtype (Range is
 // the exception: it computes values).
 #include <algorithm>
 #include <cmath>
@@ -110,12 +110,24 @@ void SliceCompute(void*, TF_OpKernelContext* ctx) {
              });
 }
 
+// Writes `count` copies of the `e`-byte pad value at `dst` (nullptr: zeros).
+void FillPad(char* dst, int64_t count, const char* value, int64_t e) {
+  if (value == nullptr) {
+    std::memset(dst, 0, count * e);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * e, value, e);
+}
+
+// Pad (zeros) and PadV2 (a scalar's value): one copy per output row of the input's row.
+template <bool kV2>
 void PadCompute(void*, TF_OpKernelContext* ctx) {
   kernels::PadPlan plan;
-  if (!kernels::PlanPad(ctx, &plan)) return;
+  if (!kernels::PlanPad(ctx, &plan, kV2 ? "PadV2" : "Pad")) return;
   TensorPtr output = AllocateLike(ctx, plan.input.get(), plan.out_dims);
   if (!output || NumElements(plan.out_dims) == 0) return;
   const int64_t e = ElementBytes(plan.input.get());
+  const char* value = kV2 ? static_cast<const char*>(TF_TensorData(plan.value.get())) : nullptr;
   std::vector<int64_t> in = plan.dims, out = plan.out_dims, before(in.size()), after(in.size());
   for (size_t d = 0; d < in.size(); ++d) before[d] = plan.pads[2 * d], after[d] = plan.pads[2 * d + 1];
   MergeWholeTrailingDims({&out, &in, &before, &after},
@@ -135,12 +147,12 @@ void PadCompute(void*, TF_OpKernelContext* ctx) {
              [&](int64_t r, int64_t from) {
                char* row = dst + r * width * e;
                if (from < 0 || in_width == 0) {
-                 std::memset(row, 0, width * e);
+                 FillPad(row, width, value, e);
                  return;
                }
-               std::memset(row, 0, lead * e);
+               FillPad(row, lead, value, e);
                std::memcpy(row + lead * e, src + from * in_width * e, in_width * e);
-               std::memset(row + (lead + in_width) * e, 0, (width - lead - in_width) * e);
+               FillPad(row + (lead + in_width) * e, width - lead - in_width, value, e);
              });
 }
 
@@ -291,7 +303,10 @@ void RegisterSlicingKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes) {
     for (TF_DataType index : {TF_INT32, TF_INT64}) {
       RegisterKernel(kDevice, {"Slice", {{"T", t}, {"Index", index}}, {}, SliceCompute}, status);
-      RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {}, PadCompute}, status);
+      RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {}, PadCompute<false>},
+                     status);
+      RegisterKernel(kDevice, {"PadV2", {{"T", t}, {"Tpaddings", index}}, {}, PadCompute<true>},
+                     status);
       RegisterKernel(kDevice, {"Tile", {{"T", t}, {"Tmultiples", index}}, {}, TileCompute}, status);
     }
     for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64}) {

@@ -225,6 +225,19 @@ void ZerosLikeCompute(void*, TF_OpKernelContext* ctx) {
     CheckCuda(ctx, cudaMemsetAsync(TF_TensorData(out.get()), 0, bytes, stream), "cudaMemsetAsync");
 }
 
+// Empty: zeros of `dtype` (../constant_spec.h checks the shape, a host input).
+void EmptyCompute(void*, TF_OpKernelContext* ctx) {
+  std::vector<int64_t> dims;
+  if (!kernels::PlanEmpty(ctx, &dims)) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  TensorPtr out = AllocateOutput(ctx, 0, TF_ExpectedOutputDataType(ctx, 0), dims);
+  if (!out) return;
+  const size_t bytes = TF_TensorByteSize(out.get());
+  if (bytes > 0)
+    CheckCuda(ctx, cudaMemsetAsync(TF_TensorData(out.get()), 0, bytes, stream), "cudaMemsetAsync");
+}
+
 // The bytes of one in `dtype` (for complex types 1 + 0i); false for other types.
 bool OneOf(TF_DataType dtype, unsigned char bytes[16]) {
   std::memset(bytes, 0, 16);
@@ -286,11 +299,21 @@ void RegisterArrayKernels(TF_Status* status) {
                              &DescribeKernels<int32_t>::Size}, status);
     RegisterKernel(kDevice, {"Size", {{"T", t}, {"out_type", TF_INT64}}, {"output"},
                              &DescribeKernels<int64_t>::Size}, status);
+    RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT32}}, {"output"},
+                             &DescribeKernels<int32_t>::ShapeN}, status);
+    RegisterKernel(kDevice, {"ShapeN", {{"T", t}, {"out_type", TF_INT64}}, {"output"},
+                             &DescribeKernels<int64_t>::ShapeN}, status);
     RegisterKernel(kDevice, {"Rank", {{"T", t}}, {"output"}, &DescribeKernels<int32_t>::Rank}, status);
     RegisterKernel(kDevice, {"ZerosLike", {{"T", t}}, {}, &ZerosLikeCompute}, status);
+    RegisterKernel(kDevice, {"Empty", {{"dtype", t}}, {"shape"}, &EmptyCompute}, status);
     RegisterKernel(kDevice, {"OnesLike", {{"T", t}}, {}, &OnesLikeCompute}, status);
   }
   RegisterKernel(kDevice, {"NoOp", {}, {}, NoOpCompute}, status);
+  // Shapes in, a shape out: host memory, as TensorFlow's GPU kernel has it.
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT32}}, {"s0", "s1", "r0"},
+                           kernels::BroadcastArgsCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"BroadcastArgs", {{"T", TF_INT64}}, {"s0", "s1", "r0"},
+                           kernels::BroadcastArgsCompute<int64_t>}, status);
 }
 
 }  // namespace cuda

@@ -1,4 +1,4 @@
-// StopGradient and IdentityN on the GPU: the inputs forwarded as the outputs. Twin of
+// StopGradient, PreventGradient, GuaranteeConst and IdentityN on the GPU: the inputs forwarded as the outputs. Twin of
 // ../cpu/forward.cc.
 #include "cuda_kernel_util.h"
 #include "cuda_kernels.h"
@@ -22,7 +22,8 @@ void ForwardAll(void*, TF_OpKernelContext* ctx) {
 
 void RegisterForwardKernels(TF_Status* status) {
   for (TF_DataType t : kDataTypes)
-    RegisterKernel(kDevice, {"StopGradient", {{"T", t}}, {}, ForwardAll}, status);
+    for (const char* op : {"StopGradient", "PreventGradient", "GuaranteeConst"})
+      RegisterKernel(kDevice, {op, {{"T", t}}, {}, ForwardAll}, status);
   // IdentityN's T is a list of types: one kernel takes every combination.
   RegisterKernel(kDevice, {"IdentityN", {}, {}, ForwardAll}, status);
 }

@@ -1,6 +1,8 @@
-// Slice, StridedSlice, ReverseV2, Tile, Pad, GatherV2 and Range on the GPU: strided copies of
+// Slice, StridedSlice, ReverseV2, Tile, Pad, PadV2, GatherV2 and Range on the GPU: strided copies of
 // opaque words (byte_copy.cuh); only Range computes values. Twin of ../cpu/slicing.cc,
 // with its checks (../slice_spec.h, ../strided_slice_spec.h, ../gather_spec.h, ../range_spec.h).
+#include <cstring>
+
 #include "../gather_spec.h"
 #include "../range_spec.h"
 #include "../slice_spec.h"
@@ -112,6 +114,64 @@ void PadCompute(void*, TF_OpKernelContext* ctx) {
   for (size_t d = 0; d < dims.size(); ++d) map[d] = MapDim{out[d], strides[d], dims[d], pads[2 * d]};
   StridedCopy(ctx, stream, "Pad", MapKind::kPad, map, 0, esize, TF_TensorData(input),
               TF_TensorData(output.get()), n);
+}
+
+// PadV2: each output element is its input element or, in the padding, `value` (the
+// host scalar constant_values). `all_pad`: the input is empty.
+template <typename W>
+__global__ void __launch_bounds__(kThreads)
+    PadValueKernel(const W* __restrict__ in, W* __restrict__ out, int64_t n, StridedMap m,
+                   W value, bool all_pad) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    bool inside = false;
+    const int64_t src = all_pad ? 0 : SourceOf<MapKind::kPad>(i, m, &inside);
+    out[i] = inside ? in[src] : value;
+  }
+}
+
+void PadV2Compute(void*, TF_OpKernelContext* ctx) {
+  kernels::PadPlan plan;
+  if (!kernels::PlanPad(ctx, &plan, "PadV2")) return;
+  const TF_Tensor* input = plan.input.get();
+  const std::vector<int64_t>& dims = plan.dims;
+  TensorPtr output = AllocateLike(ctx, 0, input, plan.out_dims);
+  if (!output) return;
+  const int64_t n = NumElements(plan.out_dims);
+  if (n == 0) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  const bool all_pad = TF_TensorElementCount(input) == 0;
+  const std::vector<int64_t> strides = StridesOf(dims);
+  std::vector<MapDim> full(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d)
+    full[d] = MapDim{plan.out_dims[d], strides[d], dims[d], plan.pads[2 * d]};
+  const std::vector<MapDim> merged = all_pad ? std::vector<MapDim>{} : Collapse(MapKind::kPad, full);
+  if (merged.size() > static_cast<size_t>(kMaxRank)) {
+    Fail(ctx, TF_UNIMPLEMENTED, "PadV2: the GPU kernel handles at most " + std::to_string(kMaxRank) +
+                                    " dimensions that cannot be merged, got " +
+                                    std::to_string(merged.size()));
+    return;
+  }
+  StridedMap m{};
+  m.rank = static_cast<int>(merged.size());
+  for (size_t d = 0; d < merged.size(); ++d) {
+    m.out[d] = merged[d].out;
+    m.stride[d] = merged[d].stride;
+    m.in[d] = merged[d].in;
+    m.low[d] = merged[d].low;
+  }
+  const int64_t esize = ElementBytes(input);
+  const void* value = TF_TensorData(plan.value.get());  // host memory
+  WithWord(esize, [&](auto w) {
+    using W = decltype(w);
+    W v;
+    std::memcpy(&v, value, sizeof(W));
+    PadValueKernel<W><<<BlocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const W*>(TF_TensorData(input)), static_cast<W*>(TF_TensorData(output.get())),
+        n, m, v, all_pad);
+  });
+  CheckLaunch(ctx, "PadV2");
 }
 
 // ---- GatherV2 -------------------------------------------------------------------------
@@ -284,6 +344,9 @@ void RegisterSlicingKernels(TF_Status* status) {
       RegisterKernel(kDevice, {"ReverseV2", {{"T", t}, {"Tidx", index}}, {"axis"}, ReverseCompute},
                      status);
       RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {"paddings"}, PadCompute},
+                     status);
+      RegisterKernel(kDevice, {"PadV2", {{"T", t}, {"Tpaddings", index}},
+                               {"paddings", "constant_values"}, PadV2Compute},
                      status);
     }
     for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64})

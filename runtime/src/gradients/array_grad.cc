@@ -122,13 +122,29 @@ void StridedSliceGradGrad(GradBuilder& b) {
                              "shrink_axis_mask"})));
 }
 
-// Pad(x, paddings): the slice of the gradient at paddings[:, 0].
+// Pad(x, paddings) and PadV2: the slice of the gradient at paddings[:, 0].
 void PadGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), paddings = ToInt32(b, b.input(1));
   const TF_Output before =
       b.Op("Reshape", {b.Op("Slice", {paddings, b.Int32s({0, 0}), b.Int32s({-1, 1})}),
                        b.Int32s({-1})});
   b.Set(0, b.Op("Slice", {b.grad(0), before, b.ShapeOf(x)}));
+}
+
+// PreventGradient: asking for the gradient is the error its `message` explains
+// (NOT_FOUND, Python's LookupError, as TensorFlow raises).
+void PreventGradientGrad(GradBuilder& b) {
+  const std::string message = b.AttrString("message");
+  if (!b.ok()) return;
+  TF_SetStatus(b.status(), TF_NOT_FOUND,
+               ("Gradient explicitly disabled. Reason: " + message).c_str());
+}
+
+// GuaranteeConst: TensorFlow defines no gradient; asking for one is its LookupError.
+void GuaranteeConstGrad(GradBuilder& b) {
+  TF_SetStatus(b.status(), TF_NOT_FOUND,
+               (std::string("No gradient defined for operation '") + TF_OperationName(b.op()) +
+                "' (op type: GuaranteeConst)").c_str());
 }
 
 // MatrixBandPart is linear and its own adjoint: the gradient keeps the same band.
@@ -415,6 +431,9 @@ void RegisterArrayGradients() {
   RegisterGrad("Slice", SliceGrad);
   RegisterGrad("StridedSlice", StridedSliceGrad);
   RegisterGrad("Pad", PadGrad);
+  RegisterGrad("PadV2", PadGrad);
+  RegisterGrad("PreventGradient", PreventGradientGrad);
+  RegisterGrad("GuaranteeConst", GuaranteeConstGrad);  // constant_values gets no gradient, as in TensorFlow
   RegisterGrad("MatrixBandPart", MatrixBandPartGrad);
   RegisterGrad("MirrorPad", MirrorPadGrad);
   RegisterGrad("Tile", TileGrad);

@@ -27,7 +27,8 @@ void RegisterNotDifferentiableOps() {
   for (const char* op :
        {// shapes and indices
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
-        "Range", "ConcatOffset", "InvertPermutation", "Bucketize",
+        "Range", "ConcatOffset", "InvertPermutation", "Bucketize", "ShapeN", "BroadcastArgs",
+        "VariableShape", "Empty", "UnravelIndex",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
