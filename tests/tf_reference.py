@@ -37,7 +37,7 @@ class TFReferenceError(RuntimeError):
 
 def tf_python() -> Path:
     """The TensorFlow interpreter, or a skip of the calling test when there is none."""
-    value = os.environ.get(ENV_VAR, "")
+    value = os.environ.get("OPGEN_TF_PYTHON", "")
     if not value:
         pytest.skip(f"no TensorFlow interpreter: {ENV_VAR} is not set")
     path = Path(value)
@@ -57,21 +57,22 @@ def tf_env(**extra: str) -> dict[str, str]:
 
 def run_tf(args: list, *, input: str | None = None, timeout: float = DEFAULT_TIMEOUT,
            cwd: str | Path | None = None, env: dict[str, str] | None = None,
-           check: bool = True) -> subprocess.CompletedProcess:
-    """Run `$OPGEN_TF_PYTHON *args` (text mode, output captured). It runs in `cwd`, by
-    default the temporary folder, never the checkout (whose opgen/ would be importable).
-    Skips when the interpreter has no tensorflow; raises TFReferenceError when the child
-    fails and `check` is set."""
+           check: bool = True, text: bool = True) -> subprocess.CompletedProcess:
+    """Run `$OPGEN_TF_PYTHON *args` with its output captured (as str, or bytes when `text`
+    is false). It runs in `cwd`, by default the temporary folder, never the checkout
+    (whose opgen/ would be importable). Skips when the interpreter has no tensorflow;
+    raises TFReferenceError when the child fails and `check` is set."""
     python = tf_python()
     result = subprocess.run([str(python), *map(str, args)], input=input, capture_output=True,
-                            text=True, timeout=timeout, check=False,
+                            text=text, timeout=timeout, check=False,
                             cwd=str(cwd) if cwd is not None else tempfile.gettempdir(),
                             env=env if env is not None else tf_env())
-    if result.returncode != 0 and _NO_TENSORFLOW in result.stderr:
+    stderr = result.stderr if text else result.stderr.decode(errors="replace")
+    if result.returncode != 0 and _NO_TENSORFLOW in stderr:
         pytest.skip(f"{python} ({ENV_VAR}) has no TensorFlow")
     if check and result.returncode != 0:
         raise TFReferenceError(f"{python} exited with {result.returncode}; stderr ends:\n"
-                               f"{result.stderr[-_STDERR_TAIL:]}")
+                               f"{stderr[-_STDERR_TAIL:]}")
     return result
 
 
