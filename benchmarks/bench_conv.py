@@ -7,8 +7,8 @@ median of --repeats runs after a warm-up; GFLOP/s counts 2*MACs. Ratios are the
 reference's time over opgen's (above 1: opgen is faster).
 
 TensorFlow runs tf.nn.conv2d inside a tf.function, PyTorch torch.nn.functional.conv2d
-on channels-last tensors, when importable (run with /work/tfvenv's python and opgen
-installed there, or --no-tf). Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for the run:
+on channels-last tensors, when importable (run with TensorFlow's python,
+$OPGEN_TF_PYTHON, and opgen installed there, or --no-tf). Unset OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for the run:
 users do not have them and they slow this OpenBLAS.
 
     python benchmarks/bench_conv.py [--repeats 9] [--only resnet|mobile] [--no-tf] [--torch]
@@ -85,12 +85,12 @@ def main() -> None:
     tf = torch = None
     if not args.no_tf:
         try:
-            import tensorflow as tf  # noqa: F811
+            import tensorflow as tf
         except ImportError:
             tf = None
     if args.torch:
         try:
-            import torch  # noqa: F811
+            import torch
             torch.set_num_threads(os.cpu_count() or 1)
         except ImportError:
             torch = None
@@ -108,22 +108,22 @@ def main() -> None:
     totals = {"opgen": 0.0, "tf": 0.0, "torch": 0.0}
     total_flops = 0.0
     for name, count, h, w, ic, kh, kw, oc, stride, padding in LAYERS:
-        if args.only == "resnet" and count == 0 or args.only == "mobile" and count > 0:
+        if (args.only == "resnet" and count == 0) or (args.only == "mobile" and count > 0):
             continue
         x = rng.standard_normal((1, h, w, ic), dtype=np.float32)
         f = (rng.standard_normal((kh, kw, ic, oc)) / np.sqrt(kh * kw * ic)).astype(np.float32)
         fl = flops(h, w, ic, kh, kw, oc, stride)
         tx, tfl = opgen.convert_to_tensor(x), opgen.convert_to_tensor(f)
         strides = [1, stride, stride, 1]
-        t_opgen = median_seconds(lambda: ops.conv2d(tx, tfl, strides=strides, padding=padding),
+        t_opgen = median_seconds(lambda: ops.conv2d(tx, tfl, strides=strides, padding=padding),  # noqa: B023 (timed in its own iteration)
                                  args.repeats)
         line = f"{name:26s} {count:2d} {t_opgen * 1e3:9.3f} {fl / t_opgen / 1e9:8.1f}"
         totals["opgen"] += count * t_opgen
         total_flops += count * fl
         if tf is not None:
             gx, gf = tf.constant(x), tf.constant(f)
-            conv = tf.function(lambda a, b: tf.nn.conv2d(a, b, strides, padding))
-            t_tf = median_seconds(lambda: conv(gx, gf).numpy(), args.repeats)
+            conv = tf.function(lambda a, b: tf.nn.conv2d(a, b, strides, padding))  # noqa: B023 (timed in its own iteration)
+            t_tf = median_seconds(lambda: conv(gx, gf).numpy(), args.repeats)  # noqa: B023 (timed in its own iteration)
             totals["tf"] += count * t_tf
             line += f" {t_tf * 1e3:8.3f} {fl / t_tf / 1e9:8.1f} {t_tf / t_opgen:8.2f}"
         if torch is not None:
@@ -134,7 +134,7 @@ def main() -> None:
                 (kh // 2, kw // 2) if padding == "SAME" else 0)
             with torch.no_grad():
                 t_pt = median_seconds(
-                    lambda: torch.nn.functional.conv2d(px, pf, stride=stride, padding=pad),
+                    lambda: torch.nn.functional.conv2d(px, pf, stride=stride, padding=pad),  # noqa: B023 (timed in its own iteration)
                     args.repeats)
             totals["torch"] += count * t_pt
             line += f" {t_pt * 1e3:8.3f} {fl / t_pt / 1e9:8.1f} {t_pt / t_opgen:8.2f}"

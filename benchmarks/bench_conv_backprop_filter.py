@@ -7,7 +7,7 @@ tf.constant inputs. Both gradients of each layer are timed (--ops picks). Every 
 TensorFlow's time over opgen's (above 1: opgen is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_conv_backprop_filter.py \
-        [--tf-python /work/venv-tf/bin/python] [--repeats 20] [--ops filter,input]
+        [--tf-python PYTHON] [--repeats 20] [--ops filter,input]
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ def time_opgen(repeats: int, ops_: list[str]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/venv-tf/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"),
+                        help="an interpreter with tensorflow (default: $OPGEN_TF_PYTHON)")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--ops", default="filter,input", help="comma-separated: filter, input")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -101,7 +102,7 @@ def main() -> None:
         return
     mine = time_opgen(args.repeats, ops)
     tf_times = None
-    if os.path.exists(args.tf_python):
+    if args.tf_python and os.path.exists(args.tf_python):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats),
                                  "--ops", args.ops],

@@ -7,7 +7,7 @@ tf.constant inputs. Every figure is the median of --repeats timings; the ratio i
 TensorFlow's time over opgen's (above 1: opgen is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_depthwise.py \
-        [--tf-python /work/tfvenv/bin/python] [--repeats 50]
+        [--tf-python PYTHON] [--repeats 50]
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def time_tensorflow(repeats: int) -> dict:
         x, f = (tf.constant(a) for a in inputs(shape, k))
 
         def run():
-            tf.raw_ops.DepthwiseConv2dNative(input=x, filter=f, strides=[1, s, s, 1],
+            tf.raw_ops.DepthwiseConv2dNative(input=x, filter=f, strides=[1, s, s, 1],  # noqa: B023 (timed in its own iteration)
                                              padding="SAME").numpy()
         out[name] = median_seconds(run, repeats)
     return out
@@ -78,14 +78,15 @@ def time_opgen(repeats: int) -> dict:
         x, f = (opgen.convert_to_tensor(a) for a in inputs(shape, k))
 
         def run():
-            ops.depthwise_conv2d_native(x, f, strides=[1, s, s, 1], padding="SAME").numpy()
+            ops.depthwise_conv2d_native(x, f, strides=[1, s, s, 1], padding="SAME").numpy()  # noqa: B023 (timed in its own iteration)
         out[name] = median_seconds(run, repeats)
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"),
+                        help="an interpreter with tensorflow (default: $OPGEN_TF_PYTHON)")
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -94,7 +95,7 @@ def main() -> None:
         return
     mine = time_opgen(args.repeats)
     tf_times = None
-    if os.path.exists(args.tf_python):
+    if args.tf_python and os.path.exists(args.tf_python):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats)],
                                 capture_output=True, text=True, env=env)

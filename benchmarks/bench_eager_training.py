@@ -10,7 +10,7 @@ time of each and the ratio torch/opgen (above 1, opgen's step is faster), and ch
 that both frameworks compute the same losses for the first steps.
 
     python benchmarks/bench_eager_training.py [--repeats 300] [--rounds 3]
-        [--torch-python /work/venv-torch/bin/python]
+        [--torch-python PYTHON]   # an interpreter with torch; without it, opgen alone
 
 PyTorch gets as many threads as opgen's pool (OPGEN_NUM_THREADS, else the cores this
 process may use). For stable numbers unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE.
@@ -152,7 +152,10 @@ TORCH_SCRIPT = textwrap.dedent("""
 """)
 
 
-def run_torch(python: str, repeats: int) -> dict | None:
+def run_torch(python: str | None, repeats: int) -> dict | None:
+    if not python:
+        print("PyTorch not run: no --torch-python given", file=sys.stderr)
+        return None
     cases = [{"model": m, "optimizer": o,
               "values": {k: a.tolist() for k, a in initial_values(m).items()}}
              for m, o in CASES]
@@ -191,7 +194,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3,
                         help="alternate opgen and PyTorch this many times (noisy machines)")
-    parser.add_argument("--torch-python", default="/work/venv-torch/bin/python")
+    parser.add_argument("--torch-python", help="an interpreter with torch (PyTorch is not run without it)")
     args = parser.parse_args()
 
     opgen_times: dict[str, list] = {}

@@ -2,7 +2,7 @@
 numpy alone (opgen cannot start faster than numpy) and TensorFlow where one is at hand.
 
     env -u PYTHONDONTWRITEBYTECODE python benchmarks/bench_import.py [--repeats 11]
-        [--tf-python /work/venv-tf/bin/python]
+        [--tf-python PYTHON]
 
 Each repeat starts one child per case, in rotating order, so the machine's load hits
 them alike; prints the median wall time of each and the ratios to numpy's and to

@@ -7,12 +7,11 @@ through TensorFlow's own session (tf.compat.v1.Session, Grappler on) when a Pyth
 TensorFlow is at hand. Prints the median latency of each and the ratios; checks the
 outputs agree.
 
-    python benchmarks/bench_optimizer.py [--repeats 30] [--tf-python /work/tfvenv/bin/python]
+    python benchmarks/bench_optimizer.py [--repeats 30] [--tf-python PYTHON]
 
 TensorFlow is never imported into this process: the ResNet50 is frozen, and
 TensorFlow's latency measured, by a child process of the --tf-python interpreter
-(default: $OPGEN_TF_PYTHON, else /work/tfvenv/bin/python if present, else this one if
-it can import tensorflow). Without one, only cnn.pb runs, opgen against itself. For
+(default: $OPGEN_TF_PYTHON, else this one if it can import tensorflow). Without one, only cnn.pb runs, opgen against itself. For
 numbers comparable with TensorFlow's, unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE.
 """
 
@@ -64,7 +63,7 @@ print(json.dumps({"median": statistics.median(times)}))
 
 
 def tf_python(given: str | None) -> str | None:
-    for candidate in (given, os.environ.get("OPGEN_TF_PYTHON"), "/work/tfvenv/bin/python"):
+    for candidate in (given, os.environ.get("OPGEN_TF_PYTHON")):
         if candidate and Path(candidate).exists():
             return candidate
     try:

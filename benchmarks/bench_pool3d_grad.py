@@ -6,7 +6,7 @@ file in --worker mode, eager raw_ops on tf.constant inputs. Every figure is the 
 --repeats timings; the ratio is TensorFlow's time over opgen's (above 1: opgen is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_pool3d_grad.py \
-        [--tf-python /work/venv-tf/bin/python] [--repeats 20]
+        [--tf-python PYTHON] [--repeats 20]
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ def time_opgen(repeats: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/venv-tf/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"),
+                        help="an interpreter with tensorflow (default: $OPGEN_TF_PYTHON)")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -97,7 +98,7 @@ def main() -> None:
         return
     mine = time_opgen(args.repeats)
     tf_times = None
-    if os.path.exists(args.tf_python):
+    if args.tf_python and os.path.exists(args.tf_python):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         env.pop("PYTHONPATH", None)
         result = subprocess.run([args.tf_python, __file__, "--worker", "--repeats", str(args.repeats)],

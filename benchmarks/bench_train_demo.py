@@ -6,7 +6,7 @@ alternating rounds; each figure is the median over the rounds of each round's me
 step. The ratio is TensorFlow's time / opgen's (the target: at least 2).
 
     python benchmarks/bench_train_demo.py [--repeats 600] [--rounds 6] [--threads N]
-        [--tf-python /work/venv-tf/bin/python]
+        [--tf-python PYTHON]
 
 --threads sets opgen's OPGEN_NUM_THREADS and TensorFlow's intra/inter-op thread counts
 (0: each library's default). For numbers comparable with TensorFlow's, unset
@@ -76,10 +76,12 @@ TF_CHILD = textwrap.dedent("""
 class TensorFlowSide:
     """The child process with TensorFlow's sessions; None-like when it cannot start."""
 
-    def __init__(self, python: str, data: Path, threads: int) -> None:
+    def __init__(self, python: str | None, data: Path, threads: int) -> None:
         import inspect
         self.proc = None
         try:
+            if not python:
+                raise RuntimeError("no --tf-python given and OPGEN_TF_PYTHON is not set")
             self.proc = subprocess.Popen(
                 [python, "-c", "import statistics, time\n" + TF_CHILD, str(DEMO), str(data),
                  str(threads), inspect.getsource(step_times)],
@@ -110,8 +112,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--threads", type=int, default=0)
-    default_tf = os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python")
-    parser.add_argument("--tf-python", default=default_tf)
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"),
+                        help="an interpreter with tensorflow (default: $OPGEN_TF_PYTHON)")
     args = parser.parse_args()
     if args.threads:
         os.environ["OPGEN_NUM_THREADS"] = str(args.threads)  # read when the pool starts

@@ -6,7 +6,7 @@ holds the old value (copy-on-write) against the same step in place. Prints the m
 of each and the ratios (reference time / opgen time: above 1, opgen is faster).
 
     python benchmarks/bench_training_step.py [--size 1000000] [--repeats 50]
-        [--tf-python /work/venv-tf/bin/python]
+        [--tf-python PYTHON]
 
 For numbers comparable with TensorFlow's, unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE.
 """
@@ -79,7 +79,9 @@ TF_CHILD = textwrap.dedent("""
 """)
 
 
-def tensorflow_times(python: str, size: int, repeats: int) -> dict | None:
+def tensorflow_times(python: str | None, size: int, repeats: int) -> dict | None:
+    if not python:
+        return None
     try:
         result = subprocess.run([python, "-c", TF_CHILD, str(size), str(repeats)],
                                 capture_output=True, text=True, timeout=600, check=True)
@@ -92,8 +94,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=50)
-    default_tf = os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python")
-    parser.add_argument("--tf-python", default=default_tf)
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON"),
+                        help="an interpreter with tensorflow (default: $OPGEN_TF_PYTHON)")
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)

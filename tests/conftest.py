@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# Under --import-mode=importlib no test folder is on sys.path; this one is put there so
+# that every test file can import the helpers it holds (tf_reference).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_addoption(parser):

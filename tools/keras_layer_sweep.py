@@ -13,7 +13,7 @@ Each case is frozen the way tools/make_model_fixtures.py freezes the model famil
 Everything is generated in one process in a few seconds, so the test makes it at run time
 (nothing is committed). Run it by hand to see which op types each layer needs:
 
-    /work/venv-tf/bin/python tools/keras_layer_sweep.py --out /tmp/sweep [--only CASE ...]
+    $OPGEN_TF_PYTHON tools/keras_layer_sweep.py --out /tmp/sweep [--only CASE ...]
 """
 
 from __future__ import annotations

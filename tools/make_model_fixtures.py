@@ -14,8 +14,8 @@ Widths and inputs are small so each file stays well under 2 MB; ``--full DIR`` i
 writes the full-size Keras applications (ResNet50, MobileNetV2, EfficientNetB0,
 DenseNet121 at 224x224, random weights) that benchmarks/bench_models.py times.
 
-    /work/tfvenv/bin/python tools/make_model_fixtures.py [--out DIR] [--only NAME ...]
-    /work/tfvenv/bin/python tools/make_model_fixtures.py --full /tmp/opgen-models
+    $OPGEN_TF_PYTHON tools/make_model_fixtures.py [--out DIR] [--only NAME ...]
+    $OPGEN_TF_PYTHON tools/make_model_fixtures.py --full /tmp/opgen-models
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the reference tests/python_runtime/test_conv_image_ops.py compares opgen with: r
 every align_corners / half_pixel_centers mode, up and down, depthwise and transposed
 convolutions with odd sizes, strides, dilations and paddings.
 
-    /work/tfvenv/bin/python tools/make_op_fixtures_conv.py [--out tests/fixtures/conv_image_ops.npz]
+    $OPGEN_TF_PYTHON tools/make_op_fixtures_conv.py [--out tests/fixtures/conv_image_ops.npz]
 
 The file holds, per case, `<name>.in<i>` (the inputs), `<name>.out` (TensorFlow's
 output) and one `cases` entry: a JSON list of [name, op, attrs]. Small on purpose."""

@@ -13,8 +13,8 @@ freezes one, and written as
 
 Remake them with TensorFlow installed (the repository's tests never need it):
 
-    /work/tfvenv/bin/python tools/make_optimizer_fixtures.py [--out DIR]
-    /work/tfvenv/bin/python tools/make_optimizer_fixtures.py --resnet50 /tmp/resnet50.pb
+    $OPGEN_TF_PYTHON tools/make_optimizer_fixtures.py [--out DIR]
+    $OPGEN_TF_PYTHON tools/make_optimizer_fixtures.py --resnet50 /tmp/resnet50.pb
 
 The second form freezes a full-size Keras ResNet50 (random weights, batch 1, 224x224),
 for benchmarks/bench_optimizer.py; it is too large to commit.
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import tensorflow as tf  # noqa: E402
-from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import (
     convert_variables_to_constants_v2,
 )
 

@@ -12,7 +12,7 @@ TensorFlow 2 user freezes a model), and written as
 
 Remake them with TensorFlow installed (the repository's tests never need it):
 
-    /work/tfvenv/bin/python tools/make_tf_fixtures.py [--out tests/fixtures/tf_models]
+    $OPGEN_TF_PYTHON tools/make_tf_fixtures.py [--out tests/fixtures/tf_models]
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import tensorflow as tf  # noqa: E402
-from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import (
     convert_variables_to_constants_v2,
 )
 

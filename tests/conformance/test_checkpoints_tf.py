@@ -6,8 +6,6 @@ tf.train.load_checkpoint and tf.raw_ops.RestoreV2. TensorFlow runs in a child pr
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ import pytest
 
 import opgen
 from opgen import ops
+from tf_reference import run_tf, tf_python
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL = REPO / "tools" / "make_checkpoint_fixtures.py"
@@ -32,19 +31,12 @@ def runtime_lib():
 
 
 @pytest.fixture(scope="module")
-def tf_python() -> str:
-    python = os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python")
-    if not Path(python).exists() or not TOOL.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON) or no tools/ folder")
-    return python
-
-
-def _run_tf(python: str, *args: str) -> None:
-    result = subprocess.run([python, str(TOOL), *args], capture_output=True, text=True,
-                            timeout=600)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-    assert result.returncode == 0, result.stderr[-2000:]
+def tool() -> Path:
+    """tools/make_checkpoint_fixtures.py, run by TensorFlow's interpreter."""
+    tf_python()
+    if not TOOL.exists():
+        pytest.skip("no tools/ folder beside the tests")
+    return TOOL
 
 
 def _dtype(value: np.ndarray):
@@ -60,8 +52,8 @@ def _equal(got: np.ndarray, want: np.ndarray, name: str) -> None:
         np.testing.assert_array_equal(got, want, err_msg=name)
 
 
-def test_tensorflow_writes_opgen_restores(tf_python, tmp_path):
-    _run_tf(tf_python, "write", str(tmp_path))
+def test_tensorflow_writes_opgen_restores(tool, tmp_path):
+    run_tf([tool, "write", tmp_path])
     with np.load(tmp_path / "expected.npz", allow_pickle=True) as data:
         expected = {k: data[k] for k in data.files}
     for key, want in expected.items():
@@ -70,7 +62,7 @@ def test_tensorflow_writes_opgen_restores(tf_python, tmp_path):
         _equal(got.numpy(), want, key)
 
 
-def test_opgen_writes_tensorflow_restores(tf_python, tmp_path):
+def test_opgen_writes_tensorflow_restores(tool, tmp_path):
     values = {
         "f32": np.arange(6, dtype=np.float32).reshape(2, 3),
         "i64": np.array([-(2**62), 7], np.int64),
@@ -86,8 +78,8 @@ def test_opgen_writes_tensorflow_restores(tf_python, tmp_path):
                 [opgen.constant(values[n]) for n in names])
     w = opgen.Variable(np.array([[1.0, -1.0]], np.float32), name="dense/kernel")
     opgen.train.Saver([w]).save(None, str(tmp_path / "saver"))
-    _run_tf(tf_python, "read", str(tmp_path / "raw"), str(tmp_path / "raw.npz"))
-    _run_tf(tf_python, "read", str(tmp_path / "saver"), str(tmp_path / "saver.npz"))
+    run_tf([tool, "read", tmp_path / "raw", tmp_path / "raw.npz"])
+    run_tf([tool, "read", tmp_path / "saver", tmp_path / "saver.npz"])
     with np.load(tmp_path / "raw.npz", allow_pickle=True) as data:
         assert sorted(data.files) == sorted(names)
         for name in names:

@@ -5,14 +5,13 @@ inputs, differentiated as d(sum(w * y))/dx with the same weights w on both sides
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
+from tf_reference import run_tf, tf_python
 
 HERE = Path(__file__).resolve().parent
 rng = np.random.default_rng(11)
@@ -235,9 +234,7 @@ def _opgen_grads(case):
 
 @pytest.fixture(scope="module")
 def tf_results(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skips before the cases are built when there is no TensorFlow
     folder = tmp_path_factory.mktemp("tf_gradients")
     arrays, docs = {}, []
     for c, case in enumerate(CASES):
@@ -257,11 +254,8 @@ def tf_results(tmp_path_factory):
                     | {"num_inputs": len(case["inputs"])})
     arrays["cases"] = np.frombuffer(json.dumps(docs).encode(), np.uint8)
     np.savez(folder / "cases.npz", **arrays)
-    run = subprocess.run([str(python), str(HERE / "tf_gradient_runner.py"), str(folder / "cases.npz"),
-                          str(folder / "results.npz")], capture_output=True, text=True, timeout=600,
-                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-    if run.returncode != 0:
-        pytest.fail(f"TensorFlow's gradients failed: {run.stderr[-2000:]}")
+    run_tf([HERE / "tf_gradient_runner.py", folder / "cases.npz", folder / "results.npz"],
+           cwd=folder)
     return dict(np.load(folder / "results.npz"))
 
 

@@ -6,8 +6,6 @@ TensorFlow."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ import pytest
 
 from opgen import saved_model
 from opgen.runtime import _lib
+from tf_reference import run_tf, tf_python
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "saved_models" / "make_saved_models.py"
 
@@ -23,19 +22,13 @@ pytestmark = pytest.mark.tensorflow
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory) -> Path:
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skips first when there is no TensorFlow
     try:
         _lib.lib()
     except FileNotFoundError as e:
         pytest.skip(f"runtime library not available: {e}")
     out = tmp_path_factory.mktemp("saved_models")
-    result = subprocess.run([python, str(SCRIPT), str(out)], capture_output=True, text=True,
-                            timeout=600, cwd=out)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-    assert result.returncode == 0, result.stderr[-2000:]
+    run_tf([SCRIPT, out], cwd=out)
     return out
 
 

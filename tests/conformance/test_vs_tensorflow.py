@@ -1,7 +1,7 @@
 """Issue 18, part 8: opgen's CPU kernels against ``tf.raw_ops``, one test per registered
 (op, dtypes) pair, over the calls of cases.py (random and special values, empty tensors,
 the hand-written classes). TensorFlow runs once, in a child process of the interpreter
-$OPGEN_TF_PYTHON names (default /work/tfvenv/bin/python); the test skips without one,
+$OPGEN_TF_PYTHON names; the test skips without one,
 and fails if that child crashes. Known differences are strict xfails
 (known_differences.py), each explained in docs/conformance.md.
 
@@ -12,8 +12,6 @@ and fails if that child crashes. Known differences are strict xfails
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,16 +22,13 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "python_runtime"))
+sys.path.insert(0, str(HERE.parent))  # tf_reference, also when run as a script
 
 import cases  # noqa: E402
 import compare  # noqa: E402
 import known_differences  # noqa: E402
 import wire  # noqa: E402
-
-
-def tf_python() -> Path | None:
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    return python if python.exists() else None
+from tf_reference import run_tf, tf_python  # noqa: E402
 
 
 def _compared_pairs():
@@ -65,20 +60,15 @@ def _encode_calls(all_calls):
     return docs, store
 
 
-def run_tensorflow(all_calls, python: Path) -> list:
+def run_tensorflow(all_calls) -> list:
     """TensorFlow's result of each call: ("outputs", [arrays]) or ("error", message)."""
     docs, store = _encode_calls(all_calls)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "calls.json").write_text(json.dumps(docs))
         store.save(tmp / "calls.npz")
-        proc = subprocess.run(
-            [str(python), str(HERE / "tf_runner.py"), str(tmp / "calls.json"),
-             str(tmp / "calls.npz"), str(tmp / "results.json"), str(tmp / "results.npz")],
-            capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            pytest.fail(f"the TensorFlow child ({python}) failed with exit status "
-                        f"{proc.returncode}:\n{proc.stderr[-3000:]}")
+        run_tf([HERE / "tf_runner.py", tmp / "calls.json", tmp / "calls.npz",
+                tmp / "results.json", tmp / "results.npz"], cwd=tmp)
         results = json.loads((tmp / "results.json").read_text())
         blobs = dict(np.load(tmp / "results.npz"))
     return [("error", r["error"]) if "error" in r else
@@ -103,13 +93,7 @@ def run_opgen(call):
 @pytest.fixture(scope="session")
 def tensorflow_results():
     """{pair: [(call, TensorFlow's result)]} for every compared pair, TensorFlow run once."""
-    python = tf_python()
-    if python is None:
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    probe = subprocess.run([str(python), "-c", "import tensorflow"], capture_output=True,
-                           text=True, timeout=300)
-    if probe.returncode != 0:
-        pytest.skip(f"TensorFlow does not import in {python}: {probe.stderr[-300:]}")
+    tf_python()  # skips before the cases are built when there is no TensorFlow
     by_pair = {}
     all_calls = []
     for param in _compared_pairs():
@@ -119,7 +103,7 @@ def tensorflow_results():
         calls = cases.cases_for_pair(pair)
         by_pair[pair] = calls
         all_calls += calls
-    results = iter(run_tensorflow(all_calls, python))
+    results = iter(run_tensorflow(all_calls))
     return {pair: [(call, next(results)) for call in calls] for pair, calls in by_pair.items()}
 
 
@@ -148,11 +132,10 @@ def test_every_known_difference_names_a_registered_pair():
 
 
 if __name__ == "__main__":  # a table of every disagreeing pair, for docs/conformance.md
-    python = tf_python()
     pairs = [p.values[0] for p in _compared_pairs() if p.values[0] is not None]
     by_pair = {pair: cases.cases_for_pair(pair) for pair in pairs}
     all_calls = [c for calls in by_pair.values() for c in calls]
-    results = iter(run_tensorflow(all_calls, python))
+    results = iter(run_tensorflow(all_calls))
     agree = 0
     for pair, calls in by_pair.items():
         problems = pair_disagreements(pair, [(c, next(results)) for c in calls])

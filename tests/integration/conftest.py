@@ -3,16 +3,13 @@ share: the `opgen config` compiler flags and the tensorflow package's folder."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-
-# The interpreter with TensorFlow installed, as for the other TensorFlow comparisons.
-TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
+from tf_reference import run_tf, tf_python
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +30,11 @@ def flags() -> list[str]:
 def tensorflow_root() -> Path:
     """The tensorflow pip package's folder: its libtensorflow_cc.so.2 exports TensorFlow's
     C API (TF_NewGraph, TF_SessionRun...) and include/ holds the C headers."""
-    if not TF_PYTHON.exists():
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
-    found = subprocess.run(
-        [str(TF_PYTHON), "-c", "import importlib.util, os; "
-         "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
-        capture_output=True, text=True)
+    found = run_tf(["-c", "import importlib.util, os; "
+                    "print(os.path.dirname(importlib.util.find_spec('tensorflow').origin))"],
+                   check=False)
     if found.returncode != 0:
-        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
+        pytest.skip(f"tensorflow is not importable in {tf_python()}")
     root = Path(found.stdout.strip())
     if not (root / "libtensorflow_cc.so.2").exists() or not (root / "include").is_dir():
         pytest.skip("this tensorflow package ships no C library and headers")

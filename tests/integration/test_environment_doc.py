@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ["opgen", "runtime", "tools", "tests/conftest.py", ".ci/run"]
+SOURCES = ["opgen", "runtime", "tools", "tests/conftest.py", "tests/tf_reference.py", ".ci/run"]
 # getenv("X"), os.environ.get("X"), os.environ["X"], EnvIsSet("X"), _testdata("X", ...)
 READ = re.compile(r"""(?:getenv|environ\.get|environ\[|EnvIsSet|_testdata)\(?\s*["'](OPGEN_[A-Z0-9_]+)["']""")
 # shell: ${OPGEN_X:-...} or $OPGEN_X

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from opgen import _paths
+from tf_reference import run_tf
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "train"
-TF_PYTHON = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
 STEPS = 100
 MODELS = ["mlp", "cnn"]
 # The kernels split work by thread count alone (never by timing), and these tensors are
@@ -168,18 +168,8 @@ def test_language_prints_pythons_losses_bit_for_bit(lang, model, data, build, py
 
 @pytest.mark.parametrize("model", MODELS)
 def test_loss_curve_equals_tensorflows(model, data, python_losses):
-    if not TF_PYTHON.exists():
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON} (set OPGEN_TF_PYTHON)")
-    probe = subprocess.run([str(TF_PYTHON), "-c", "import tensorflow"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip(f"tensorflow is not importable in {TF_PYTHON}")
     # TensorFlow's child process: no opgen paths, its own threads pinned likewise
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    run = subprocess.run([str(TF_PYTHON), str(DEMO / "train_tensorflow.py"), str(data), model],
-                         capture_output=True, text=True, timeout=600, env=env,
-                         cwd=tempfile.gettempdir())
-    assert run.returncode == 0, run.stderr[-5000:]
+    run = run_tf([DEMO / "train_tensorflow.py", data, model])
     theirs = _values(run.stdout.splitlines())
     ours = _values(python_losses[model])
     assert theirs.shape == (STEPS,)

@@ -1,14 +1,11 @@
 """The C++ ops of examples/plugin_cpp, built from the same sources with TensorFlow's
 tf.sysconfig flags and loaded with tf.load_op_library, give what opgen gives for them:
 equal numbers, the same inferred shapes, the same OP_REQUIRES messages. TensorFlow runs
-in its own interpreter ($OPGEN_TF_PYTHON, default /work/tfvenv/bin/python); skipped
-without it."""
+in its own interpreter ($OPGEN_TF_PYTHON); skipped without it."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ import pytest
 import opgen
 from cpp_api_build import compile_cpp_plugin, load_cpp_ops
 from cpp_api_cases import describe_function, function_lists
+from tf_reference import run_tf
 
 # Every call below, run by both runtimes; `run(ops)` returns plain lists and messages.
 CALLS = r"""
@@ -123,13 +121,10 @@ print(json.dumps(result))
 
 @pytest.fixture(scope="module")
 def tensorflow_results(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    where = subprocess.run(
-        [str(python), "-c", "import json, tensorflow as tf; print(json.dumps("
+    where = run_tf(
+        ["-c", "import json, tensorflow as tf; print(json.dumps("
          "[tf.sysconfig.get_compile_flags(), tf.sysconfig.get_link_flags(), tf.sysconfig.get_lib()]))"],
-        capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+        check=False)
     if where.returncode != 0:
         pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
     compile_flags, link_flags, tf_lib = json.loads(where.stdout.strip().splitlines()[-1])
@@ -140,10 +135,7 @@ def tensorflow_results(tmp_path_factory):
     from opgen.protos import attr_value_pb2
     function_list_cases = json.dumps({case: [f.SerializeToString().hex() for f in fs]
                                       for case, fs in function_lists(attr_value_pb2).items()})
-    run = subprocess.run([str(python), "-c", TF_SCRIPT, str(lib), function_list_cases],
-                         capture_output=True, text=True,
-                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert run.returncode == 0, run.stderr[-3000:]
+    run = run_tf(["-c", TF_SCRIPT, lib, function_list_cases])
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 

@@ -1,21 +1,20 @@
 """The same example plugin source builds against TensorFlow's own headers and
 libtensorflow_framework, loads with tf.load_op_library, and behaves there as it does in
 opgen: same numbers, same inferred shape, same shape error. TensorFlow runs in its own
-interpreter ($OPGEN_TF_PYTHON, default /work/tfvenv/bin/python); skipped without it."""
+interpreter ($OPGEN_TF_PYTHON); skipped without it."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_env, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
-from plugin_build import EXAMPLE, compile_plugin  # noqa: E402
+from plugin_build import EXAMPLE, compile_plugin
 
 TF_SCRIPT = r"""
 import json, sys
@@ -44,12 +43,8 @@ print(json.dumps(result))
 
 @pytest.fixture(scope="module")
 def tensorflow_run(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    where = subprocess.run(
-        [str(python), "-c", "import os, tensorflow as tf; print(os.path.dirname(tf.__file__))"],
-        capture_output=True, text=True)
+    where = run_tf(["-c", "import os, tensorflow as tf; print(os.path.dirname(tf.__file__))"],
+                   check=False)
     if where.returncode != 0:
         pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
     tf_dir = Path(where.stdout.strip().splitlines()[-1])
@@ -58,9 +53,7 @@ def tensorflow_run(tmp_path_factory):
         pytest.skip("this TensorFlow ships no C headers or framework library")
     lib = compile_plugin(EXAMPLE, tmp_path_factory.mktemp("tf") / "libmy_ops_tf.so",
                          tf_dir / "include", str(framework), f"-Wl,-rpath,{tf_dir}")
-    run = subprocess.run([str(python), "-c", TF_SCRIPT, str(lib)], capture_output=True,
-                         text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert run.returncode == 0, run.stderr[-3000:]
+    run = run_tf(["-c", TF_SCRIPT, lib])
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
@@ -113,18 +106,11 @@ def test_device_plugin_binds_to_opgen_after_tensorflow_is_imported(runtime_libra
     """The CUDA plugin beside the runtime links it; loaded into a process that imported
     tensorflow first, its TF_* calls must still reach opgen's runtime (they reached
     TensorFlow's and crashed before the plugin was opened with RTLD_DEEPBIND)."""
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skips first when there is no TensorFlow
     if not (runtime_library_path.parent / "libopgen_cuda.so").exists():
         pytest.skip("no device plugin beside the runtime library (built without nvcc)")
     import opgen
     opgen_parent = str(Path(opgen.__file__).resolve().parents[1])
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OPGEN_RUNTIME_LIB": str(runtime_library_path)}
-    env.pop("PYTHONPATH", None)
-    run = subprocess.run([str(python), "-c", IMPORT_ORDER_SCRIPT, opgen_parent],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
-    if run.returncode != 0 and "No module named 'tensorflow'" in run.stderr:
-        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-    assert run.returncode == 0, run.stderr[-3000:]
+    run = run_tf(["-c", IMPORT_ORDER_SCRIPT, opgen_parent], cwd=tmp_path,
+                 env=tf_env(OPGEN_RUNTIME_LIB=str(runtime_library_path)))
     assert run.stdout.splitlines()[0] == "[3.0, 3.0, 3.0, 3.0]"

@@ -6,8 +6,6 @@ a child TensorFlow process ($OPGEN_TF_PYTHON; that part skips without it)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from opgen.protos import (meta_graph_pb2, saved_model_pb2, saved_object_graph_pb2, saver_pb2,
                           struct_pb2, trackable_object_graph_pb2, variable_pb2)
+from tf_reference import run_tf
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "saved_models"
 MODELS = sorted(p.parent for p in FIXTURES.glob("*/saved_model.pb"))
@@ -90,15 +89,8 @@ def _ours() -> dict:
 
 @pytest.mark.tensorflow
 def test_fields_match_tensorflows():
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     modules = [f"tensorflow.core.protobuf.{name}_pb2" for name in MODULES if name != "variable"]
     modules.append("tensorflow.core.framework.variable_pb2")
-    result = subprocess.run([python, "-c", _DUMP, *modules], capture_output=True, text=True,
-                            timeout=300, cwd="/")
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-    assert result.returncode == 0, result.stderr[-2000:]
+    result = run_tf(["-c", _DUMP, *modules], timeout=300)
     theirs = json.loads(result.stdout.strip().splitlines()[-1])
     assert _ours() == theirs

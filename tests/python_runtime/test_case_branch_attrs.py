@@ -9,8 +9,6 @@ GraphDef (child process) and numpy; gradients against finite differences and num
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 
 import opgen
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from tf_reference import run_tf, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gradient_check import check_gradient
@@ -215,16 +214,13 @@ np.savez(sys.argv[3], *got)
 
 @pytest.mark.parametrize("call", CALLS)
 def test_matches_tensorflow(call, tmp_path):
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not Path(tf_python).exists():
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    tf_python()  # skips first when there is no TensorFlow
     gd = _graph(call, F64, F32)
     (tmp_path / "g.pb").write_bytes(gd.SerializeToString())
     np.savez(tmp_path / "io.npz", x=X, y=Y)
     (tmp_path / "tf_case.py").write_text(TF_SCRIPT)
-    subprocess.run([tf_python, str(tmp_path / "tf_case.py"), str(tmp_path / "g.pb"),
-                    str(tmp_path / "io.npz"), str(tmp_path / "tf.npz")], check=True,
-                   cwd=tmp_path, capture_output=True, timeout=300)
+    run_tf([tmp_path / "tf_case.py", tmp_path / "g.pb", tmp_path / "io.npz", tmp_path / "tf.npz"],
+           cwd=tmp_path, timeout=300)
     expected = np.load(tmp_path / "tf.npz")
     for k, index in enumerate((0, 1, 7)):
         got = _run(gd, F64, index)

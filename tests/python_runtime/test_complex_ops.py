@@ -7,10 +7,7 @@ Finite differences of the same gradients are test_gradient_coverage.py's."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ import pytest
 import opgen
 from opgen import as_dtype
 from opgen.runtime import execute_op
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -291,9 +289,7 @@ def _opgen_loss(g, expr, z, w):
 
 @pytest.fixture(scope="module")
 def tensorflow_gradients(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skip before any work when there is no TensorFlow
     spec, values = {}, {}
     for ctype in (np.complex64, np.complex128):
         for name, loss in LOSSES.items():
@@ -305,10 +301,7 @@ def tensorflow_gradients(tmp_path_factory):
                          "w": [w.real.tolist(), w.imag.tolist()]}
     folder = tmp_path_factory.mktemp("complex_tf")
     (folder / "spec.json").write_text(json.dumps(spec))
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.json")], capture_output=True, text=True,
-                            cwd=folder, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, folder / "spec.json", folder / "out.json"], cwd=folder)
     return values, json.loads((folder / "out.json").read_text())
 
 

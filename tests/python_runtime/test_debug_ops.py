@@ -9,10 +9,7 @@ and a tf.print."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +17,7 @@ import pytest
 import opgen
 from opgen.protos import graph_pb2
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf, tf_python
 
 try:
     from ml_dtypes import bfloat16
@@ -222,22 +220,13 @@ FROZEN_INPUTS = [[1.0, 2.0, 4.0], [-1.0, 2.0], [0.0, 2.0], [50.0, 60.0], []]
 
 @pytest.fixture(scope="module")
 def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skip before any work when there is no TensorFlow
     folder = tmp_path_factory.mktemp("debug_tf")
     spec = {"summaries": SUMMARY_CASES, "summarize": SUMMARIZE, "combos": NUMERIC_COMBOS,
             "floats": FLOAT_TYPES, "ensure": ENSURE_CASES, "frozen_inputs": FROZEN_INPUTS}
     (folder / "spec.json").write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.json"), str(folder / "frozen.pb"),
-                             str(folder / "saved_model")],
-                            capture_output=True, text=True, timeout=600, cwd=folder,
-                            env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, folder / "spec.json", folder / "out.json", folder / "frozen.pb",
+            folder / "saved_model"], cwd=folder)
     ref = json.loads((folder / "out.json").read_text())
     ref["frozen.pb"] = (folder / "frozen.pb").read_bytes()
     ref["saved_model"] = str(folder / "saved_model")

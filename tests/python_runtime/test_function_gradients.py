@@ -8,8 +8,6 @@ process)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 import opgen
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from tf_reference import run_tf, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gradient_check import check_gradient
@@ -246,9 +245,7 @@ def test_tensorflow_control_flow_gradient_matches_tensorflow(fetch, tmp_path):
     """TensorFlow 2.21's tf.function with a tf.cond (StatelessIf over a nested
     PartitionedCall, relu inside) and a tf.while_loop (StatelessWhile whose body holds a
     StatelessIf): opgen's gradients of its cond and of its result equal TensorFlow's."""
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not Path(tf_python).exists():
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    tf_python()  # skips first when there is no TensorFlow
     x0 = np.load(FIXTURES / "control_flow_io.npz")["x0"]
     xs = [-x0, x0]  # sum > 0: the relu branch; sum < 0: x - 1
     assert xs[0].sum() > 0 > xs[1].sum()
@@ -260,9 +257,8 @@ def test_tensorflow_control_flow_gradient_matches_tensorflow(fetch, tmp_path):
     ws = [RNG.uniform(0.5, 1.5, shape).astype(np.float32) for _ in xs]
     np.savez(tmp_path / "io.npz", x0=xs[0], x1=xs[1], n0=ns[0], n1=ns[1], w0=ws[0], w1=ws[1])
     (tmp_path / "tf_grad.py").write_text(TF_SCRIPT)
-    subprocess.run([tf_python, str(tmp_path / "tf_grad.py"), str(FIXTURES / "control_flow.pb"),
-                    str(tmp_path / "io.npz"), str(tmp_path / "tf.npy"), fetch], check=True,
-                   cwd=tmp_path, capture_output=True)
+    run_tf([tmp_path / "tf_grad.py", FIXTURES / "control_flow.pb", tmp_path / "io.npz",
+            tmp_path / "tf.npy", fetch], cwd=tmp_path)
     expected = np.load(tmp_path / "tf.npy")
     with g.as_default():
         w = opgen.ops.placeholder(opgen.float32)

@@ -10,14 +10,13 @@ FunctionDef signature against TensorFlow's)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import _tape_program
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 ops = opgen.ops
@@ -138,14 +137,9 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def tf_results():
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not os.path.exists(tf_python):
-        pytest.skip("TensorFlow's Python ($OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     data = {k: np.asarray(v).tolist() for k, v in DATA.items()}
-    done = subprocess.run([tf_python, "-c", TF_SCRIPT], capture_output=True, text=True,
-                          timeout=300, cwd="/", input=json.dumps(data),
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_tf(["-c", TF_SCRIPT], input=json.dumps(data), timeout=300)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -19,9 +19,6 @@ $OPGEN_TF_PYTHON) where TensorFlow registers one."""
 from __future__ import annotations
 
 import ctypes
-import json
-import os
-import subprocess
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +31,7 @@ import pytest
 import opgen
 from gradient_check import check_gradient
 from opgen.protos import op_def_pb2
+from tf_reference import run_tf_script, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -1366,10 +1364,8 @@ _OP_DEFS: list = []
 
 
 @pytest.fixture(scope="module")
-def tensorflow_gradients(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+def tensorflow_gradients():
+    tf_python()  # skip before the opgen side's work when there is no TensorFlow
     from opgen.runtime import _lib
     ops = op_def_pb2.OpList()
     ops.ParseFromString(_lib.all_op_list_bytes())
@@ -1381,18 +1377,7 @@ def tensorflow_gradients(tmp_path_factory):
             specs.append(spec)
             arrays.update(data)
             ours[spec["id"]] = got
-    folder = tmp_path_factory.mktemp("tf_gradients")
-    (folder / "cases.json").write_text(json.dumps(specs))
-    np.savez(folder / "in.npz", **arrays)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "cases.json"),
-                             str(folder / "in.npz"), str(folder / "out.npz")],
-                            capture_output=True, text=True, timeout=600, env=env, check=False,
-                            cwd=folder)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return ours, dict(np.load(folder / "out.npz"))
+    return ours, run_tf_script(TF_SCRIPT, arrays, specs)
 
 
 @pytest.mark.parametrize("op,k", TF_CASES, ids=[f"{op}-{k}" for op, k in TF_CASES])

@@ -7,14 +7,13 @@ rebuilt when the structure or a gradient registration changes)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import _tape_program
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 ops = opgen.ops
@@ -155,19 +154,14 @@ print(json.dumps(out))
 
 
 def test_nested_tapes_against_tensorflow():
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not os.path.exists(tf_python):
-        pytest.skip("TensorFlow's Python ($OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     data = {"xs": rng.uniform(0.5, 2.0, (2, 3)), "x": rng.uniform(-1, 1, (5, 3)),
             "labels": [0, 2, 1, 1, 0], "w1": rng.uniform(-1, 1, (3, 4)),
             "w2": rng.uniform(-1, 1, (4, 3)), "u1": rng.uniform(-1, 1, (3, 4)),
             "u2": rng.uniform(-1, 1, (4, 3)), "img": rng.uniform(-1, 1, (2, 5, 5, 2)),
             "filt": rng.uniform(-1, 1, (3, 3, 2, 3)), "uf": rng.uniform(-1, 1, (3, 3, 2, 3))}
-    done = subprocess.run([tf_python, "-c", TF_SCRIPT], capture_output=True, text=True,
-                          timeout=300, cwd="/",
-                          input=json.dumps({k: np.asarray(v).tolist() for k, v in data.items()}),
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_tf(["-c", TF_SCRIPT], timeout=300,
+                  input=json.dumps({k: np.asarray(v).tolist() for k, v in data.items()}))
     want = json.loads(done.stdout.strip().splitlines()[-1])
 
     _, diag = _second(lambda xs: ops.sum(ops.sigmoid(xs) * ops.sqrt(xs) + ops.log(xs) * xs, ALL),

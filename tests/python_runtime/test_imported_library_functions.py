@@ -16,8 +16,6 @@ nor differentiate an imported While.)"""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import pytest
 import opgen
 from opgen.protos import graph_pb2, types_pb2
 from opgen.runtime import errors
+from tf_reference import run_tf, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_polymorphic_function_gradients import _func, _library, _node
@@ -294,9 +293,7 @@ def test_matches_tensorflow(dtype, tmp_path):
     """Forward values of TensorFlow's session on the same GraphDef (TF_RUNS), and the
     gradients of plain, psin[T] bound to the dtype and the If's branch for its pred by
     TensorFlow's SymbolicGradient, weighted by w."""
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not Path(tf_python).exists():
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    tf_python()  # skips first when there is no TensorFlow
     t, suffix = DTYPES[dtype], _suffix(dtype)
     gd = _graph_def(t, suffix)
     tf_gd = graph_pb2.GraphDef()
@@ -312,12 +309,8 @@ def test_matches_tensorflow(dtype, tmp_path):
     (tmp_path / "g.pb").write_bytes(tf_gd.SerializeToString())
     np.savez(tmp_path / "io.npz", x=x, y=y, w=w)
     (tmp_path / "tf_ref.py").write_text(TF_SCRIPT)
-    done = subprocess.run(
-        [tf_python, str(tmp_path / "tf_ref.py"), str(tmp_path / "g.pb"), str(tmp_path / "io.npz"),
-         str(tmp_path / "tf.npz"), ",".join(TF_RUNS), ",".join(functions)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_tf([tmp_path / "tf_ref.py", tmp_path / "g.pb", tmp_path / "io.npz", tmp_path / "tf.npz",
+            ",".join(TF_RUNS), ",".join(functions)], cwd=tmp_path, timeout=300)
     expected = np.load(tmp_path / "tf.npz")
 
     f = _importing_function(gd)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ctypes
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
+from tf_reference import run_tf
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "keras_layer_sweep.py"
 
@@ -57,14 +56,8 @@ INTERPOLATIONS = {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory) -> tuple[Path, dict]:
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not Path(tf_python).exists():
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
     out = tmp_path_factory.mktemp("keras_sweep")
-    done = subprocess.run([tf_python, str(TOOL), "--out", str(out)], cwd=out,
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_tf([TOOL, "--out", out], cwd=out)
     return out, json.loads((out / "manifest.json").read_text())
 
 

@@ -6,17 +6,14 @@ tf.GradientTape (test_gradient_coverage.py checks them against central differenc
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf_script, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -219,23 +216,10 @@ def _opgen_side(case):
 
 
 @pytest.fixture(scope="module")
-def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+def tf_ref():
+    tf_python()  # skip before the opgen side's work when there is no TensorFlow
     ours = {c["id"]: _opgen_side(c) for c in TF_CASES}
-    folder = tmp_path_factory.mktemp("linalg_tf")
-    (folder / "cases.json").write_text(json.dumps(TF_CASES))
-    np.savez(folder / "in.npz", **TF_ARRAYS)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "cases.json"),
-                             str(folder / "in.npz"), str(folder / "out.npz")],
-                            capture_output=True, text=True, timeout=600, env=env, check=False,
-                            cwd=folder)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return ours, dict(np.load(folder / "out.npz"))
+    return ours, run_tf_script(TF_SCRIPT, TF_ARRAYS, TF_CASES)
 
 
 @pytest.mark.parametrize("case", TF_CASES, ids=[c["id"] for c in TF_CASES])

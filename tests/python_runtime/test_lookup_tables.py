@@ -14,6 +14,7 @@ import pytest
 import opgen
 from opgen import ops
 from opgen.runtime import errors
+from tf_reference import run_tf
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -256,15 +257,8 @@ pickle.dump(out, open(sys.argv[1], "wb"))
 
 
 def test_remove_and_tables_of_tensors_match_tensorflow(tmp_path):
-    import os
     import pickle
-    import subprocess
-    from pathlib import Path
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
-    subprocess.run([python, "-c", TF_SCRIPT, str(tmp_path / "out.pkl")], cwd=tmp_path,
-                   check=True, timeout=300, capture_output=True)
+    run_tf(["-c", TF_SCRIPT, tmp_path / "out.pkl"], cwd=tmp_path, timeout=300)
     want = pickle.loads((tmp_path / "out.pkl").read_bytes())
     t = _tensor_table(opgen.string, opgen.int64, [3])
     ops.lookup_table_insert_v2(t, _s(["a", "b", "c", "d"]), np.arange(12).reshape(4, 3))

@@ -1,7 +1,7 @@
 """Issue 17's general ops against numpy references: the element-wise Erfc, Sin, Cos,
 Floor, Ceil, Round (halves to even), Softsign and LeakyRelu on every float dtype, with
 NaN, infinities and signed zeros as TensorFlow 2.21's CPU kernels give them (the
-literals below were printed by /work/tfvenv's TensorFlow, see TF_SPECIALS); the v1
+literals below are what it printed, see TF_SPECIALS); the v1
 Select; StopGradient and IdentityN (forwarding, no copy); Split, SplitV, OneHot,
 BroadcastTo, Where, TopKV2, Cumsum, Cumprod; ArgMax's int16/uint16 indices; All, Any;
 and INVALID_ARGUMENT naming the problem for bad operands."""
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from kernel_dtypes import (ALL, FLOAT16S, FLOATS, REALS, as_numpy, bfloat16, is_float16,
+from kernel_dtypes import (ALL, FLOATS, REALS, as_numpy, is_float16,
                            is_int, name, values)
 from opgen import ops
 from opgen.runtime import errors
@@ -79,7 +79,7 @@ def test_round_keeps_integers():
     same_bits(arr(ops.round(x[:3].astype(np.int32))), x[:3].astype(np.int32))
 
 
-# TensorFlow 2.21's CPU results for SPECIALS (float32), printed by /work/tfvenv:
+# TensorFlow 2.21's CPU results for SPECIALS (float32), as it printed them:
 # tf.raw_ops.<Op>(x=SPECIALS) and tf.raw_ops.LeakyRelu(features=SPECIALS, alpha=0.2).
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1e30, -1e-30],
                     np.float32)
@@ -180,7 +180,6 @@ def test_stop_gradient_and_identity_n_share_the_input_buffer():
 def test_split_and_split_v(dtype):
     x = values(rng, (4, 6, 2), dtype)
     for axis in (0, 1, -1):
-        n = x.shape[axis] // 2
         got = ops.split(np.int32(axis), x, num_split=2)
         for g, w in zip(got, np.split(x, 2, axis=axis)):
             same_bits(arr(g), w)
@@ -246,7 +245,7 @@ def test_broadcast_to(dtype):
 
 
 def test_broadcast_to_errors():
-    with pytest.raises(errors.InvalidArgumentError, match="compatible|broadcast"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"compatible|broadcast"):
         ops.broadcast_to(np.ones((3, 2), np.float32), np.array([3, 4], np.int32))
     with pytest.raises(errors.InvalidArgumentError, match="rank"):
         ops.broadcast_to(np.ones((3, 2), np.float32), np.array([2], np.int32))

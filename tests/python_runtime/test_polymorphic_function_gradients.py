@@ -8,8 +8,6 @@ in numpy. The gradient functions added to the library are monomorphic."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 import opgen
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
+from tf_reference import run_tf, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gradient_check import check_gradient
@@ -289,9 +288,7 @@ np.savez(sys.argv[3], *got)
 def test_gradients_match_tensorflow_symbolic_gradient(dtype, tmp_path):
     """psin by a function-name node and nested[T] by PartitionedCall, against TensorFlow
     2.21's SymbolicGradient of psin[T] and nested[T] on the same values (child process)."""
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not Path(tf_python).exists():
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    tf_python()  # skips first when there is no TensorFlow
     t = DTYPES[dtype]
     gd = graph_pb2.GraphDef()
     _library(gd.library)
@@ -309,9 +306,8 @@ def test_gradients_match_tensorflow_symbolic_gradient(dtype, tmp_path):
     (tmp_path / "g.pb").write_bytes(tf_gd.SerializeToString())
     np.savez(tmp_path / "io.npz", x=x, y=y, w=w)
     (tmp_path / "tf_grad.py").write_text(TF_SCRIPT)
-    subprocess.run([tf_python, str(tmp_path / "tf_grad.py"), str(tmp_path / "g.pb"),
-                    str(tmp_path / "io.npz"), str(tmp_path / "tf.npz")], check=True,
-                   cwd=tmp_path, capture_output=True, timeout=300)
+    run_tf([tmp_path / "tf_grad.py", tmp_path / "g.pb", tmp_path / "io.npz", tmp_path / "tf.npz"],
+           cwd=tmp_path, timeout=300)
     expected = np.load(tmp_path / "tf.npz")
     g = opgen.Graph()
     with g.as_default():

@@ -7,16 +7,14 @@ checked on the same model."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen import ops
+from tf_reference import run_tf_script
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -70,20 +68,8 @@ def data():
 
 
 @pytest.fixture(scope="module")
-def tensorflow(data, tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("tf_pool3d_training")
-    np.savez(folder / "in.npz", **data)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, env=env, check=False, cwd=folder)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+def tensorflow(data):
+    return run_tf_script(TF_SCRIPT, data)
 
 
 def _model3(x, f, b, t):

@@ -7,17 +7,14 @@ result is an integer or a string."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf_script
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -186,24 +183,12 @@ TF_SCRIPT = textwrap.dedent(r"""
 
 
 @pytest.fixture(scope="module")
-def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("preprocessing_tf")
+def tf_ref():
     spec = {"resize": RESIZE_CASES, "as_string": AS_STRING_CASES,
             "words": [w.hex() for w in WORDS], "buckets": BUCKETS, "keys": KEYS,
             "rows": {k: v.tolist() for k, v in FINGERPRINT_ROWS.items()},
             "ragged": RAGGED_CASES, "sparse": SPARSE_CASES}
-    (folder / "spec.json").write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+    return run_tf_script(TF_SCRIPT, spec=spec)
 
 
 # ---- ScaleAndTranslate ------------------------------------------------------------------

@@ -11,12 +11,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from opgen.runtime import dtypes, errors, execute_op
+from tf_reference import run_tf, tf_env
 
 SHAPES = [[5], [3, 7], [0], [2, 2, 3], [1], [4, 0, 2], [257]]
 SEEDS = [[1, 2], [-7, 123456789], [0, 0], [2**40 + 3, -(2**50)]]
@@ -61,14 +61,7 @@ def _dec(item):
 
 
 def _tf(calls: list) -> list:
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([python, "-c", _TF_SCRIPT], input=json.dumps(calls), capture_output=True,
-                       text=True, env=env, cwd="/", timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_tf(["-c", _TF_SCRIPT], input=json.dumps(calls), env=tf_env(CUDA_VISIBLE_DEVICES=""))
     return json.loads(r.stdout)
 
 
@@ -333,14 +326,7 @@ def test_tensorflow_traced_graph_runs_with_the_same_numbers():
     V2 ops) imported into opgen: the same values."""
     import opgen
     from opgen.protos import graph_pb2
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([python, "-c", _TF_GRAPH_SCRIPT], capture_output=True, text=True, env=env,
-                       cwd="/", timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_tf(["-c", _TF_GRAPH_SCRIPT], env=tf_env(CUDA_VISIBLE_DEVICES=""), timeout=300)
     data = json.loads(r.stdout)
     assert {"StatelessRandomGetKeyCounter", "StatelessRandomUniformV2",
             "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"} <= set(data["ops"])
@@ -391,14 +377,7 @@ print(json.dumps([[np.asarray(t).dtype.name, list(t.shape), base64.b64encode(np.
 
 def test_opgen_random_matches_tf_random_stateless():
     import opgen
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([python, "-c", _TF_PY_SCRIPT], capture_output=True, text=True, env=env,
-                       cwd="/", timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_tf(["-c", _TF_PY_SCRIPT], env=tf_env(CUDA_VISIBLE_DEVICES=""), timeout=300)
     want = json.loads(r.stdout)
     rnd = opgen.random
     got = [rnd.stateless_uniform([7, 3], seed=[3, 4]),

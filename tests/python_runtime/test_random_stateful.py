@@ -16,10 +16,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_env
 
 PROGRAM = r"""
 import numpy as np
@@ -112,12 +112,8 @@ def _run(python: str, main: str, env: dict) -> list:
 
 @pytest.fixture(scope="module")
 def tensorflow_values():
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    return _run(python, _TF_MAIN, env)
+    r = run_tf(["-c", PROGRAM + _TF_MAIN], env=tf_env(CUDA_VISIBLE_DEVICES=""), timeout=300)
+    return json.loads(r.stdout.splitlines()[-1])
 
 
 @pytest.mark.parametrize("path", ["fast path", "ctypes path"])

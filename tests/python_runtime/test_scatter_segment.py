@@ -5,16 +5,14 @@ eagerly and in a graph; bad indices and ids fail as TensorFlow's CPU kernels do.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf_script
 
 try:
     from ml_dtypes import bfloat16
@@ -230,24 +228,12 @@ TF_SCRIPT = textwrap.dedent("""
 
 
 @pytest.fixture(scope="module")
-def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("scatter_tf")
+def tf_ref():
     arrays = {f"{cid}/{i}": np.asarray(v) for cid, _, inputs, _, _ in CASES
               for i, v in enumerate(inputs)}
     bf16 = [k for k, v in arrays.items() if _is_bf16(v.dtype)]
     arrays.update({k: arrays[k].astype(np.float32) for k in bf16})
-    np.savez(folder / "in.npz", __bf16__=np.array(bf16, dtype=str), **arrays)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz", allow_pickle=False))
+    return run_tf_script(TF_SCRIPT, {"__bf16__": np.array(bf16, dtype=str), **arrays})
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -423,11 +409,7 @@ STITCH_SCRIPT = textwrap.dedent("""
 
 
 @pytest.fixture(scope="module")
-def tf_stitch(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("stitch_tf")
+def tf_stitch():
     arrays = {}
     for name, ((indices, data, _), (pdata, parts, _)) in STITCH_CASES.items():
         for m in range(2):
@@ -435,15 +417,7 @@ def tf_stitch(tmp_path_factory):
         arrays[f"{name}/pd"], arrays[f"{name}/pp"] = pdata, parts
     bf16 = [k for k, v in arrays.items() if _is_bf16(v.dtype)]
     arrays.update({k: arrays[k].astype(np.float32) for k in bf16})
-    np.savez(folder / "in.npz", __bf16__=np.array(bf16, dtype=str), **arrays)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", STITCH_SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+    return run_tf_script(STITCH_SCRIPT, {"__bf16__": np.array(bf16, dtype=str), **arrays})
 
 
 def _as(want, like):
@@ -580,25 +554,13 @@ SGD_W = rng.normal(0, 1, (2, 2, 3))
 
 
 @pytest.fixture(scope="module")
-def tf_resource(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("resource_tf")
+def tf_resource():
     arrays = {"ids": TABLE_IDS, "sgd/table": SGD_TABLE, "sgd/w": SGD_W}
     for name, (table, updates) in RESOURCE_CASES.items():
         arrays[f"{name}/table"], arrays[f"{name}/updates"] = table, updates
     bf16 = [k for k, v in arrays.items() if _is_bf16(v.dtype)]
     arrays.update({k: arrays[k].astype(np.float32) for k in bf16})
-    np.savez(folder / "in.npz", __bf16__=np.array(bf16, dtype=str), **arrays)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", RESOURCE_SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+    return run_tf_script(RESOURCE_SCRIPT, {"__bf16__": np.array(bf16, dtype=str), **arrays})
 
 
 def _scatter_reference(op, table, updates):

@@ -7,16 +7,14 @@ Unique's NaN and signed-zero rules and every error message."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf, tf_python
 
 try:
     from ml_dtypes import bfloat16
@@ -326,21 +324,13 @@ ARG_NAMES = {"Roll": ["input", "shift", "axis"], "ReverseSequence": ["input", "s
 
 @pytest.fixture(scope="module")
 def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skip before any work when there is no TensorFlow
     folder = tmp_path_factory.mktemp("sequence_tf")
     spec = {"linspace": LINSPACE_CASES, "specials": SPECIALS, "arg_names": ARG_NAMES,
             "errors": [(op, [(np.asarray(v).tolist(), np.asarray(v).dtype.name) for v in inputs],
                         attrs) for op, inputs, attrs in ERROR_CASES]}
     (folder / "spec.json").write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.json")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, folder / "spec.json", folder / "out.json"], cwd=folder)
     ref = json.loads((folder / "out.json").read_text())
     for key, value in ref.items():  # floats were written as text (NaN is no JSON)
         if key.endswith("/y") or key.endswith("/out"):

@@ -8,11 +8,7 @@ $OPGEN_TF_PYTHON; skipped without it)."""
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +16,7 @@ import pytest
 import opgen
 from kernel_dtypes import FLOATS, INTS, as_numpy, bfloat16, is_float16, name, run, tolerance
 from opgen.runtime import errors
+from tf_reference import run_tf_script
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 rng = np.random.default_rng(2026)
@@ -365,21 +362,9 @@ def tf_cases():
 
 
 @pytest.fixture(scope="module")
-def tf_results(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("special_math_tf")
+def tf_results():
     cases = tf_cases()
-    (folder / "spec.json").write_text(json.dumps(cases))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return cases, dict(np.load(folder / "out.npz"))
+    return cases, run_tf_script(TF_SCRIPT, spec=cases)
 
 
 @pytest.mark.parametrize("key", sorted(tf_cases()))

@@ -6,17 +6,14 @@ checks them all against central differences)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import errors, execute_op
+from tf_reference import run_tf_script
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -99,22 +96,8 @@ TF_SCRIPT = textwrap.dedent(r"""
 
 
 @pytest.fixture(scope="module")
-def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("spectral_tf")
-    (folder / "spec.json").write_text(json.dumps(SPEC))
-    np.savez(folder / "in.npz", **ARRAYS)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "in.npz"), str(folder / "out.npz")],
-                            capture_output=True, text=True, timeout=600, env=env, check=False,
-                            cwd=folder)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+def tf_ref():
+    return run_tf_script(TF_SCRIPT, ARRAYS, SPEC)
 
 
 def _eager(op, inputs, attrs=None):

@@ -6,9 +6,7 @@ brings tensorboard) is installed."""
 from __future__ import annotations
 
 import json
-import os
 import struct
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +16,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 import opgen
 from opgen import ops
 from opgen.protos import graph_pb2
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -134,19 +133,12 @@ json.dump({"scalars": scalars, "nodes": nodes}, open(sys.argv[2], "w"))
 
 
 def test_tensorboard_reads_the_run(tmp_path):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON): tensorboard comes with it")
-    probe = subprocess.run([python, "-c", "import tensorboard"], capture_output=True,
-                           timeout=120, check=False)
+    probe = run_tf(["-c", "import tensorboard"], timeout=120, check=False)
     if probe.returncode != 0:
-        pytest.skip(f"tensorboard does not import in {python}")
+        pytest.skip(f"tensorboard does not import in {tf_python()}")
     _, graph = _write_run(tmp_path / "logs")
     out = tmp_path / "read.json"
-    done = subprocess.run([python, "-c", _TENSORBOARD_READER, str(tmp_path / "logs"), str(out)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_tf(["-c", _TENSORBOARD_READER, tmp_path / "logs", out], timeout=300)
     read = json.loads(out.read_text())
     assert read["scalars"]["loss"] == [[s, pytest.approx(1.0 / (s + 1))] for s in range(5)]
     assert read["scalars"]["accuracy"] == [[4, 0.75]]

@@ -15,14 +15,13 @@ a child process; gradients that do not flow through the call against numpy."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen.runtime import _function_split, errors
+from tf_reference import run_tf
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 ops = opgen.ops
@@ -52,13 +51,7 @@ print(json.dumps({"y": float(y.numpy()), "forward": forward, "after": float(v.nu
 
 @pytest.fixture(scope="module")
 def tf_results():
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not os.path.exists(tf_python):
-        pytest.skip("TensorFlow's Python ($OPGEN_TF_PYTHON) is not available")
-    done = subprocess.run([tf_python, "-c", TF_SCRIPT], capture_output=True, text=True,
-                          timeout=300, cwd="/",
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_tf(["-c", TF_SCRIPT], timeout=300)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -11,8 +11,6 @@ the same integers exactly and the same floats to 1e-6."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +18,7 @@ import pytest
 
 from opgen import saved_model
 from opgen.protos import saved_model_pb2
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -30,12 +29,9 @@ MODELS = ["string_lookup", "integer_lookup", "tv_int", "tv_int_ragged_pad", "tv_
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     out = tmp_path_factory.mktemp("text_models")
-    subprocess.run([python, str(SCRIPT), str(out)], cwd=out, check=True, timeout=600,
-                   capture_output=True)
+    run_tf([SCRIPT, out], cwd=out)
     return out
 
 

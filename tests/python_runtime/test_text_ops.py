@@ -8,17 +8,15 @@ outside the subset opgen runs is refused, never matched differently."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from opgen import ops
 from opgen.runtime import errors
+from tf_reference import run_tf, tf_python
 
 pytestmark = pytest.mark.usefixtures("runtime_lib")
 
@@ -358,13 +356,10 @@ def _snake(op: str) -> str:
 
 @pytest.fixture(scope="module")
 def tf_results(tmp_path_factory):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     tmp = tmp_path_factory.mktemp("tf_text_ops")
     (tmp / "cases.pkl").write_bytes(pickle.dumps(TF_CASES))
-    subprocess.run([python, "-c", TF_SCRIPT, str(tmp / "cases.pkl"), str(tmp / "out.pkl")],
-                   cwd=tmp, check=True, timeout=300, capture_output=True)
+    run_tf(["-c", TF_SCRIPT, tmp / "cases.pkl", tmp / "out.pkl"], cwd=tmp, timeout=300)
     return pickle.loads((tmp / "out.pkl").read_bytes())
 
 
@@ -433,9 +428,7 @@ def _opgen_ragged_grads(values, default, shape, partitions, types, w):
 
 
 def test_ragged_tensor_to_tensor_gradient_matches_tensorflow(tmp_path):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     cases = []
     for values, default, shape, partitions, types in GRAD_CASES:
         y = ops.ragged_tensor_to_tensor(np.int64(shape), values, default, partitions,
@@ -443,9 +436,8 @@ def test_ragged_tensor_to_tensor_gradient_matches_tensorflow(tmp_path):
         cases.append((values, default, shape, partitions, types,
                       _GRAD_RNG.uniform(0.5, 1.5, y.shape)))
     (tmp_path / "cases.pkl").write_bytes(pickle.dumps(cases))
-    subprocess.run([python, "-c", GRAD_SCRIPT, str(tmp_path / "cases.pkl"),
-                    str(tmp_path / "out.pkl")], cwd=tmp_path, check=True, timeout=300,
-                   capture_output=True)
+    run_tf(["-c", GRAD_SCRIPT, tmp_path / "cases.pkl", tmp_path / "out.pkl"], cwd=tmp_path,
+           timeout=300)
     for case, (want_v, want_d) in zip(cases, pickle.loads((tmp_path / "out.pkl").read_bytes())):
         got_v, got_d = _opgen_ragged_grads(*case)
         np.testing.assert_allclose(got_v, want_v, rtol=1e-12, atol=1e-12)

@@ -4,16 +4,14 @@ runs in its own interpreter ($OPGEN_TF_PYTHON); the test skips without one."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
 from opgen import ops
+from tf_reference import run_tf_script
 
 KINDS = ["sgd", "momentum", "nesterov", "adam"]
 DTYPES = ["float32", "float64"]
@@ -84,20 +82,8 @@ def inputs():
 
 
 @pytest.fixture(scope="module")
-def tensorflow_results(inputs, tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    folder = tmp_path_factory.mktemp("tf_training")
-    np.savez(folder / "in.npz", **inputs)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, env=env, check=False)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return dict(np.load(folder / "out.npz"))
+def tensorflow_results(inputs):
+    return run_tf_script(TF_SCRIPT, inputs)
 
 
 def _optimizer(kind):

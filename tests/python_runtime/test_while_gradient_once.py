@@ -9,8 +9,6 @@ checked against the same loop's gradient carried forward in numpy (float64)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,6 +16,7 @@ import pytest
 import opgen
 from opgen.protos import attr_value_pb2, graph_pb2, types_pb2
 from test_function_gradients import _func, _function, _node
+from tf_reference import run_tf, tf_python
 
 T, I32, BOOL, RES = (types_pb2.DT_DOUBLE, types_pb2.DT_INT32, types_pb2.DT_BOOL,
                      types_pb2.DT_RESOURCE)
@@ -253,15 +252,12 @@ def test_one_run_counts_as_tensorflow_counts(tmp_path):
     """TensorFlow 2.21's while_v2 in a graph (child process): the same loop with a counter
     updated in the body, loss and gradients in one run: the counter and the values agree
     with opgen's."""
-    tf_python = os.environ.get("OPGEN_TF_PYTHON")
-    if not tf_python or not os.path.exists(tf_python):
-        pytest.skip("OPGEN_TF_PYTHON (TensorFlow 2.21) is not set")
+    tf_python()  # skips first when there is no TensorFlow
     script = tmp_path / "tf_while.py"
     script.write_text(TF_SCRIPT)
     iterations = 4
-    result = subprocess.run([tf_python, str(script), json.dumps(ACC0.tolist()),
-                             json.dumps(X.tolist()), str(iterations)],
-                            cwd=tmp_path, capture_output=True, text=True, check=True)
+    result = run_tf([script, json.dumps(ACC0.tolist()), json.dumps(X.tolist()), iterations],
+                    cwd=tmp_path)
     want = json.loads(result.stdout.strip().splitlines()[-1])
     g, out, acc0, x = _graph(iterations)
     with g.as_default():

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
-import pytest
+from tf_reference import run_tf, tf_env
 
 _SCRIPT = r"""
 import base64, json, sys
@@ -55,13 +52,6 @@ def call(op: str, inputs: dict, attrs: dict | None = None) -> dict:
 
 def run(calls: list[dict]) -> list:
     """Each call's outputs (a list of arrays) or ("ErrorClass", message)."""
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([python, "-c", _SCRIPT], input=json.dumps(calls), capture_output=True,
-                       text=True, env=env, cwd="/", timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_tf(["-c", _SCRIPT], input=json.dumps(calls), env=tf_env(CUDA_VISIBLE_DEVICES=""))
     return [[_dec(x) for x in item["outputs"]] if "outputs" in item
             else (item["error"], item["message"]) for item in json.loads(r.stdout)]

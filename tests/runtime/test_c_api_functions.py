@@ -6,12 +6,11 @@ library's reading of the bytes (and TensorFlow 2.21's own FunctionDefs where ins
 from __future__ import annotations
 
 import ctypes
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tf_reference import run_tf
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import (
@@ -220,11 +219,7 @@ sys.stdout.buffer.write(gd.SerializeToString())
 
 
 def test_tensorflow_function_library_imports_and_writes_back(fapi, graph, tmp_path):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
-    out = subprocess.run([python, "-c", TF_FUNCTION_SCRIPT], capture_output=True, cwd=tmp_path,
-                         check=True, timeout=300).stdout
+    out = run_tf(["-c", TF_FUNCTION_SCRIPT], cwd=tmp_path, timeout=300, text=False).stdout
     gd = graph_pb2.GraphDef.FromString(out)
     fapi.import_graph_def(graph, out)
     assert fapi.lib.TF_GraphNumFunctions(graph) == len(gd.library.function)

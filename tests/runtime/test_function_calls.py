@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import CApiError, TF_Output, out
@@ -332,14 +333,8 @@ json.dump({"inputs": [t.name for t in concrete.inputs], "outputs": [t.name for t
 
 def test_tensorflow_cond_and_while_loop_match_tensorflow(api, tmp_path):
     import json
-    import os
-    import subprocess
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
     graph_file, meta_file = tmp_path / "graph.pb", tmp_path / "meta.json"
-    subprocess.run([python, "-c", TF_CONTROL_FLOW_SCRIPT, str(graph_file), str(meta_file)],
-                   cwd=tmp_path, check=True, timeout=300, capture_output=True)
+    run_tf(["-c", TF_CONTROL_FLOW_SCRIPT, graph_file, meta_file], cwd=tmp_path, timeout=300)
     gd = graph_pb2.GraphDef.FromString(graph_file.read_bytes())
     meta = json.loads(meta_file.read_text())
     ops = {n.op for n in gd.node}

@@ -1,7 +1,7 @@
 """Malformed shapes, tensor attrs and NULL arguments through the C ABI.
 
 Shapes and tensor attrs: each case of malformed_cases.py runs the same C calls on the
-runtime and, in a child process ($OPGEN_TF_PYTHON, default /work/tfvenv/bin/python;
+runtime and, in a child process ($OPGEN_TF_PYTHON;
 skipped when absent), on TensorFlow's libtensorflow_cc. Where TensorFlow refuses an
 input, opgen must refuse it too (INVALID_ARGUMENT), with a message naming what is
 wrong. A few inputs TensorFlow's C setters take by reading any dim below -1 as unknown
@@ -17,16 +17,16 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_env
 
 sys.path.insert(0, str(Path(__file__).parent))
-import malformed_cases  # noqa: E402
-from graph_capi import INVALID_ARGUMENT, OK, TF_FLOAT, TF_Buffer, TF_Output, out  # noqa: E402
+import malformed_cases
+from graph_capi import INVALID_ARGUMENT, OK, TF_FLOAT, out
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -92,19 +92,9 @@ def test_every_case_has_an_expectation():
 @pytest.fixture(scope="module")
 def tensorflow_results():
     """{case: (code, message)} from TensorFlow's C library, in its own interpreter."""
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.is_file():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3",
-           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([str(python), str(HERE / "malformed_cases.py")], text=True,
-                         capture_output=True, env=env, timeout=300)
-    if run.returncode != 0:
-        if "No module named 'tensorflow'" in run.stderr:
-            pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-        # A TensorFlow that imports but dies on the cases is a finding, not a skip.
-        pytest.fail(f"the TensorFlow child process failed (exit status {run.returncode}):\n"
-                    f"{run.stderr[-3000:]}")
+    # The child imports the runtime's ctypes bindings from the checkout as well.
+    env = tf_env(PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    run = run_tf([HERE / "malformed_cases.py"], env=env, timeout=300)
     return {k: tuple(v) for k, v in json.loads(run.stdout.strip().splitlines()[-1]).items()}
 
 
@@ -121,7 +111,7 @@ def test_malformed_shape_or_tensor_attr(api, case):
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_malformed_shape_or_tensor_attr_against_tensorflow(api, tensorflow_results, case):
-    fragment, relation, shared = EXPECTED[case]
+    _, relation, shared = EXPECTED[case]
     ours, theirs = malformed_cases.CASES[case](api), tensorflow_results[case]
     if relation == STRICTER:
         # TensorFlow's setter reads the dim as unknown: documented here, so that a change

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_python
 
 sys.path.insert(0, str(Path(__file__).parent))
 from graph_capi import CApiError, out
@@ -326,9 +325,7 @@ np.savez(sys.argv[5], *got)
 
 @pytest.mark.parametrize("dt", [F, I32], ids=["float32", "int32"])
 def test_tensorflow_runs_the_same_graph_to_the_same_values(api, tmp_path, dt):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("TensorFlow 2.21 (OPGEN_TF_PYTHON) is not available")
+    tf_python()  # skips first when there is no TensorFlow
     gd = poly_graph(dt)
     # TensorFlow binds a PartitionedCall's function from its `f` attrs only; opgen also
     # deduces what they leave out (call_deduced, total_call), which TensorFlow refuses.
@@ -339,9 +336,8 @@ def test_tensorflow_runs_the_same_graph_to_the_same_values(api, tmp_path, dt):
     a, b = A.astype(NP[dt]), B.astype(NP[dt])
     (tmp_path / "graph.pb").write_bytes(gd.SerializeToString())
     (tmp_path / "feeds.json").write_text(json.dumps({"a": a.tolist(), "b": b.tolist()}))
-    subprocess.run([python, "-c", TF_SCRIPT, "graph.pb", "feeds.json", np.dtype(NP[dt]).name,
-                    ",".join(fetches), "tf.npz"], cwd=tmp_path, check=True, timeout=300,
-                   capture_output=True)
+    run_tf(["-c", TF_SCRIPT, "graph.pb", "feeds.json", np.dtype(NP[dt]).name,
+            ",".join(fetches), "tf.npz"], cwd=tmp_path, timeout=300)
     tf_values = np.load(tmp_path / "tf.npz")
     got = _run(api, gd, {"a": a, "b": b}, fetches)
     for k, (name, g) in enumerate(zip(fetches, got)):

@@ -6,12 +6,12 @@ child interpreter $OPGEN_TF_PYTHON (skipped without it)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from tf_reference import run_tf, tf_env
 
 PROGRAM = Path(__file__).resolve().parent / "random_capi.c"
 
@@ -46,14 +46,7 @@ def lines(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tensorflow_values():
-    python = os.environ.get("OPGEN_TF_PYTHON", "")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([python, "-c", _TF_SCRIPT], capture_output=True, text=True, env=env,
-                       cwd="/", timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_tf(["-c", _TF_SCRIPT], env=tf_env(CUDA_VISIBLE_DEVICES=""), timeout=300)
     return r.stdout.splitlines()
 
 

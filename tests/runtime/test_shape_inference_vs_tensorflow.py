@@ -1,7 +1,7 @@
 """Partially known inputs, compared with TensorFlow's own shape inference.
 
 Each case builds one node from inputs whose dims, ranks or values are partly unknown.
-TensorFlow (run in its own interpreter: $OPGEN_TF_PYTHON, default /work/tfvenv/bin/python;
+TensorFlow (run in its own interpreter: $OPGEN_TF_PYTHON;
 skipped when absent) builds the same node in a graph; opgen's answer must know at least
 what TensorFlow's does, and agree with it wherever both know a dim. Nodes TensorFlow
 refuses while building the graph, opgen must refuse too."""
@@ -9,12 +9,10 @@ refuses while building the graph, opgen must refuse too."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_python
 
 I32 = np.int32
 
@@ -312,21 +310,12 @@ def to_json(x):
 def tensorflow_results():
     """TensorFlow's answer to each case of CASES, ERROR_CASES and RANDOM_CASES:
     {"shapes": [...]} or {"error": ...}."""
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/tfvenv/bin/python"))
-    if not python.is_file():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
+    tf_python()  # skip before building the cases when there is no TensorFlow
     cases = [{"op": op, "attrs": attrs,
               "args": {k: [to_json(x) for x in v] if isinstance(v, list) else to_json(v)
                        for k, v in args.items()}}
              for op, args, attrs in CASES + ERROR_CASES + RANDOM_CASES]
-    run = subprocess.run([str(python), "-c", TF_SCRIPT], input=json.dumps(cases), text=True,
-                         capture_output=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if run.returncode != 0:
-        if "No module named 'tensorflow'" in run.stderr:
-            pytest.skip("TensorFlow does not import in $OPGEN_TF_PYTHON")
-        # A TensorFlow that imports but dies on the cases is a finding, not a skip.
-        pytest.fail(f"the TensorFlow child process failed (exit status {run.returncode}):\n"
-                    f"{run.stderr[-3000:]}")
+    run = run_tf(["-c", TF_SCRIPT], input=json.dumps(cases))
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
