@@ -11,7 +11,7 @@ a ratio above 1 means opgen is faster. The first opgen result of each case is ch
 against numpy.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_fft.py \
-        [--repeats 15] [--tf-python /work/venv-tf/bin/python] [--only RFFT]
+        [--repeats 15] [--tf-python "$OPGEN_TF_PYTHON"] [--only RFFT]
 
 OPGEN_NUM_THREADS=1 compares one core with numpy's one; with it, --clock cpu times
 process CPU time instead of wall time (steadier on a machine shared with other jobs).

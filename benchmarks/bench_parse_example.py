@@ -8,7 +8,7 @@ tensors). Every figure is the median of --repeats timings; the ratio is TensorFl
 over opgen's (above 1: opgen is faster).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_parse_example.py \
-        [--tf-python /work/venv-tf/bin/python] [--repeats 20]
+        [--tf-python "$OPGEN_TF_PYTHON"] [--repeats 20]
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def time_opgen(batches: dict, repeats: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/venv-tf/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("OPGEN_TF_PYTHON", ""))
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()

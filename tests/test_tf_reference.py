@@ -76,3 +76,21 @@ def test_check_false_returns_the_failure(stand_in):
 def test_the_timeout_is_passed_on(stand_in):
     with pytest.raises(subprocess.TimeoutExpired):
         run_tf(["-c", "import time; time.sleep(30)"], timeout=1)
+
+
+def test_no_test_reads_the_tensorflow_interpreter_itself():
+    """Every test reaches TensorFlow through tf_reference: none reads OPGEN_TF_PYTHON on
+    its own, and nothing under tests/, tools/ or benchmarks/ names a machine's path."""
+    readers, machine_paths = [], []
+    for folder in ("tests", "tools", "benchmarks"):
+        for path in sorted((CHECKOUT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            name = str(path.relative_to(CHECKOUT))
+            if folder == "tests" and path.name not in ("tf_reference.py", Path(__file__).name) \
+                    and ('environ.get("OPGEN_TF_PYTHON"' in text
+                         or 'environ["OPGEN_TF_PYTHON"]' in text):
+                readers.append(name)
+            if path.name != Path(__file__).name and any(
+                    p in text for p in ("/work/venv", "/work/tfvenv")):
+                machine_paths.append(name)
+    assert readers == [] and machine_paths == []

@@ -7,14 +7,12 @@ TensorFlow's."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 import opgen
 from opgen import ops
@@ -230,19 +228,10 @@ TF_SHAPES = [[2, 3], [], [4, 0, 1]]
 
 @pytest.fixture(scope="module")
 def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("everyday_tf")
     spec = {"pad": TF_PAD, "broadcast": TF_BROADCAST, "shapes": TF_SHAPES}
     (folder / "spec.json").write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, str(folder / "spec.json"), str(folder / "out.npz")], cwd=folder)
     return dict(np.load(folder / "out.npz"))
 
 
@@ -395,18 +384,9 @@ UNRAVEL_TF_SCRIPT = textwrap.dedent(r"""
 
 
 def test_unravel_index_and_empty_match_tensorflow(tmp_path):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     cases = UNRAVEL_CASES + [(-1, [2, 4]), (-9, [3, 5])]  # negatives: C++ division, as TF
     (tmp_path / "c.json").write_text(json.dumps(cases))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", UNRAVEL_TF_SCRIPT, str(tmp_path / "c.json"),
-                             str(tmp_path / "o.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=tmp_path, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", UNRAVEL_TF_SCRIPT, str(tmp_path / "c.json"), str(tmp_path / "o.npz")], cwd=tmp_path)
     ref = dict(np.load(tmp_path / "o.npz"))
     for k, (indices, dims) in enumerate(cases):
         (got,) = _run("UnravelIndex", [np.array(indices, np.int64), np.array(dims, np.int64)])

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 import opgen
 from kernel_dtypes import name, run
@@ -259,19 +257,10 @@ def tf_cases():
 
 @pytest.fixture(scope="module")
 def tf_results(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("incomplete_gamma_beta_tf")
     cases = tf_cases()
     (folder / "spec.json").write_text(json.dumps(cases))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "spec.json"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, str(folder / "spec.json"), str(folder / "out.npz")], cwd=folder)
     return cases, dict(np.load(folder / "out.npz"))
 
 

@@ -9,14 +9,12 @@ SavedModel whose serving signature parses Examples gives TensorFlow's outputs.""
 
 from __future__ import annotations
 
-import os
 import pickle
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf, tf_env
 
 import opgen
 from opgen.runtime import errors
@@ -177,18 +175,9 @@ TF_SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def tf_ref(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("parse_example_tf")
     (folder / "cases.pkl").write_bytes(pickle.dumps(CASES))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_SCRIPT, str(folder / "cases.pkl"),
-                             str(folder / "out.pkl")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_SCRIPT, str(folder / "cases.pkl"), str(folder / "out.pkl")], cwd=folder)
     return pickle.loads((folder / "out.pkl").read_bytes())
 
 
@@ -414,21 +403,12 @@ SAVED_MODEL_SCRIPT = textwrap.dedent("""
 
 
 def test_serving_saved_model_parsing_examples_gives_tensorflows_outputs(tmp_path):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     examples = [example(x=[0.5, -1.0, 2.0], w=[0.25], n=[1, 2, 3], tag=[b"a"]),
                 example(x=[1.0, 1.0, 1.0]),
                 example(x=[-2.0, 0.0, 3.5], n=[7], tag=[b"bb"])]
     (tmp_path / "examples.pkl").write_bytes(pickle.dumps(examples))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", SAVED_MODEL_SCRIPT, str(tmp_path / "model"),
-                             str(tmp_path / "examples.pkl"), str(tmp_path / "want.pkl")],
-                            capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                            env={**env, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", SAVED_MODEL_SCRIPT, tmp_path / "model", tmp_path / "examples.pkl",
+            tmp_path / "want.pkl"], cwd=tmp_path, env=tf_env(CUDA_VISIBLE_DEVICES=""))
     want = pickle.loads((tmp_path / "want.pkl").read_bytes())
     from opgen import saved_model
 
@@ -488,18 +468,9 @@ TENSOR_SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def tf_tensors(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("serialize_tensor_tf")
     (folder / "cases.pkl").write_bytes(pickle.dumps(TENSOR_CASES))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TENSOR_SCRIPT, str(folder / "cases.pkl"),
-                             str(folder / "out.pkl")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TENSOR_SCRIPT, str(folder / "cases.pkl"), str(folder / "out.pkl")], cwd=folder)
     return pickle.loads((folder / "out.pkl").read_bytes())
 
 

@@ -6,13 +6,11 @@ The smooth case (central differences, TensorFlow) is in test_gradient_coverage.p
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 import opgen
 
@@ -40,18 +38,9 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def tf_grads(tmp_path_factory):
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     folder = tmp_path_factory.mktemp("hsv_tf")
     np.savez(folder / "in.npz", x=IMAGES, w=WEIGHTS)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", SCRIPT, str(folder / "in.npz"),
-                             str(folder / "out.npz")], capture_output=True, text=True,
-                            timeout=600, cwd=folder, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", SCRIPT, str(folder / "in.npz"), str(folder / "out.npz")], cwd=folder)
     return dict(np.load(folder / "out.npz"))
 
 

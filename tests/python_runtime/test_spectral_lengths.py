@@ -9,14 +9,12 @@ child interpreter at $OPGEN_TF_PYTHON) on the same inputs."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 import opgen
 from opgen.runtime import execute_op
@@ -177,21 +175,12 @@ TF_ERRORS = textwrap.dedent(r"""
 def test_complex64_error_is_no_worse_than_tensorflows(tmp_path):
     """Single precision like TensorFlow's transform: the error against numpy in double is
     within twice TensorFlow's own on the same inputs."""
-    python = Path(os.environ.get("OPGEN_TF_PYTHON", "/work/venv-tf/bin/python"))
-    if not python.exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     inputs = {}
     for n in (1000, 1021, 4096, 65536, 7919):
         inputs[f"r{n}"] = rng.normal(size=(2, n)).astype(np.float32)
         inputs[f"c{n}"] = (rng.normal(size=(2, n)) + 1j * rng.normal(size=(2, n))).astype(np.complex64)
     np.savez(tmp_path / "in.npz", **inputs)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", TF_ERRORS, str(tmp_path / "in.npz"),
-                             str(tmp_path / "out.npz")], capture_output=True, text=True,
-                            timeout=600, env=env, check=False, cwd=tmp_path)
-    if result.returncode != 0 and "No module named 'tensorflow'" in result.stderr:
-        pytest.skip(f"{python} has no TensorFlow")
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_tf(["-c", TF_ERRORS, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")], cwd=tmp_path)
     tf_out = dict(np.load(tmp_path / "out.npz"))
     for key, x in inputs.items():
         n = x.shape[-1]

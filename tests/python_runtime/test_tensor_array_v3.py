@@ -10,11 +10,11 @@ process, $OPGEN_TF_PYTHON)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tf_reference import run_tf
 
 import opgen
 from opgen import ops
@@ -226,12 +226,8 @@ FIXTURE_SCRIPT = Path(__file__).with_name("tensor_array_tf_fixture.py")
 
 @pytest.fixture(scope="module")
 def tf_graphs(tmp_path_factory):
-    python = os.environ.get("OPGEN_TF_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.skip("no TensorFlow interpreter (set OPGEN_TF_PYTHON)")
     out = tmp_path_factory.mktemp("tensor_array") / "graphs.npz"
-    subprocess.run([python, str(FIXTURE_SCRIPT), str(out)], check=True, capture_output=True,
-                   cwd=out.parent, timeout=600)
+    run_tf([FIXTURE_SCRIPT, out], cwd=out.parent)
     return np.load(out)
 
 
