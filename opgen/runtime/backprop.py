@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import _tape_program, eager, errors, graph, graph_mode, variables
+from opgen.runtime import _tape_program, dtypes, eager, errors, graph, graph_mode, variables
 from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
 from opgen.runtime.tensor import Tensor
@@ -120,7 +120,6 @@ def _touches(tapes: list, inputs: Any) -> bool:
 
 _stateful_ops: dict[str, bool] = {}
 _resource_args: dict[str, frozenset] = {}
-_DT_RESOURCE = 20
 
 
 def _resource_inputs(op_type: str) -> frozenset:
@@ -132,9 +131,8 @@ def _resource_inputs(op_type: str) -> frozenset:
         except errors.NotFoundError:  # an unknown op: execute_eager reports it
             args = []
         known = _resource_args[op_type] = frozenset(
-            i for i, a in enumerate(args) if a.type == _DT_RESOURCE)
+            i for i, a in enumerate(args) if a.type == dtypes.resource.as_datatype_enum)
     return known
-
 
 
 def _stateful(op_type: str) -> bool:
