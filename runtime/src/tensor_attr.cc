@@ -103,6 +103,15 @@ bool TensorAttr::Header(TF_DataType* dtype, std::vector<int64_t>* dims, std::str
 }
 
 TF_Tensor* TensorAttr::NewCopy(std::string* error) const {
+  if (rep_ != nullptr) {
+    // Still bytes: parse them into the caller's tensor, rather than parse, keep and copy.
+    // A few bytes can describe a splat of gigabytes, which the attr need not hold too.
+    std::lock_guard<std::mutex> lock(rep_->mu);
+    if (!rep_->parsed) {
+      conversions.fetch_add(1, std::memory_order_relaxed);
+      return ParseTensorProto(rep_->bytes, error);
+    }
+  }
   const TF_Tensor* t = tensor(error);
   if (t == nullptr) return nullptr;
   if (t->dtype == TF_STRING) return ParseTensorProto(bytes(), error);  // elements own heap data

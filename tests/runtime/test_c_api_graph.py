@@ -331,3 +331,63 @@ def test_shape_mismatch_is_refused_when_the_node_is_added(api, graph):
     api.lib.TF_GraphGetTensorShape(graph, out(ok), dims, 2, api.status)
     api.check()
     assert list(dims) == [2, 2]
+
+
+SPLAT_CHILD = """
+import ctypes, resource, sys
+import numpy as np
+sys.path.insert(0, {helpers!r})
+from graph_capi import Api, TF_FLOAT, TF_Buffer
+from opgen import _paths
+from opgen.protos import attr_value_pb2
+from opgen.runtime import _lib
+_lib._preload_openblas()
+api = Api(ctypes.CDLL(str(_paths.runtime_library_path())))
+lib = api.lib
+n = 64 << 20  # 256 MB of float32, described by a few bytes
+value = attr_value_pb2.AttrValue()
+value.tensor.dtype = TF_FLOAT
+value.tensor.tensor_shape.dim.add().size = n
+value.tensor.float_val.append(1.5)
+data = value.SerializeToString()
+graph = lib.TF_NewGraph()
+desc = lib.TF_NewOperation(graph, b"Const", b"splat")
+lib.TF_SetAttrValueProto(desc, b"value", data, len(data), api.status)
+api.check()
+lib.TF_SetAttrType(desc, b"dtype", TF_FLOAT)
+op = lib.TF_FinishOperation(desc, api.status)
+api.check()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for _ in range(3):
+    t = ctypes.c_void_p()
+    lib.TF_OperationGetAttrTensor(op, b"value", ctypes.byref(t), api.status)
+    api.check()
+    got = np.ctypeslib.as_array(ctypes.cast(lib.TF_TensorData(t), ctypes.POINTER(ctypes.c_float)), (n,))
+    assert got[0] == 1.5 and got[-1] == 1.5 and got[n // 2] == 1.5
+    got[0] = 7.0  # the caller's to write: the next copy must not see it
+    lib.TF_DeleteTensor(t)
+grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+# The attr stays a few bytes: each copy is parsed from them (256 MB at a time), not parsed
+# once, kept beside the graph and copied (512 MB).
+assert grew_mb < 400, grew_mb
+buf = lib.TF_NewBuffer()
+lib.TF_OperationGetAttrValueProto(op, b"value", buf, api.status)
+api.check()
+b = ctypes.cast(buf, ctypes.POINTER(TF_Buffer)).contents
+assert ctypes.string_at(b.data, b.length) == data
+lib.TF_DeleteBuffer(buf)
+lib.TF_DeleteGraph(graph)
+print("grew", round(grew_mb))
+"""
+
+
+def test_tensor_attr_of_a_few_bytes_is_copied_without_holding_the_splat():
+    """A TensorProto of a few bytes can describe a splat of any size (one value,
+    repeated). TF_OperationGetAttrTensor hands out a fresh, writable tensor each time
+    without the graph keeping a parsed copy: peak memory is one splat, not two."""
+    import subprocess
+    script = SPLAT_CHILD.format(helpers=str(Path(__file__).parent))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("grew")

@@ -148,7 +148,7 @@ static void on_signal(int sig) {
 // ASan defaults (ASAN_OPTIONS overrides them): an allocation sized by input that cannot
 // be made must fail as on a machine out of memory, not end the run.
 __attribute__((visibility("default"))) const char* __asan_default_options(void) {
-  return "allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1";
+  return "allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=1";
 }
 
 // ---- mutation ------------------------------------------------------------------------

@@ -34,7 +34,7 @@
  * ASAN_OPTIONS in the environment still overrides these. */
 const char* __asan_default_options(void);
 const char* __asan_default_options(void) {
-  return "allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1";
+  return "allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=1";
 }
 
 /* A runtime built for the coverage-guided targets (-DOPGEN_FUZZ_COVERAGE=ON) calls this in
