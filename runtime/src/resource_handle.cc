@@ -1,11 +1,11 @@
 // ResourceHandleProto bytes, written in field-number order as the protobuf library
-// writes them and read with wire_reader.h's bounds-checked cursor.
+// writes them (wire_writer.h) and read with wire_reader.h's bounds-checked cursor.
 #include "resource_handle.h"
 
 #include <cstring>
 
 #include "tensorflow/c/tf_tensor.h"
-#include "wire_reader.h"
+#include "shape_proto_wire.h"
 
 namespace opgen {
 
@@ -19,101 +19,20 @@ uint64_t VariableTypeHash() {
   return h;
 }
 
-namespace {
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    *out += static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  *out += static_cast<char>(v);
-}
-void PutBytes(std::string* out, int field, const std::string& bytes) {
-  PutVarint(out, (static_cast<uint64_t>(field) << 3) | wire::kLengthDelimited);
-  PutVarint(out, bytes.size());
-  *out += bytes;
-}
-void PutString(std::string* out, int field, const std::string& s) {
-  if (!s.empty()) PutBytes(out, field, s);  // proto3: defaults are not written
-}
-
-std::string SerializeShapeProto(const Shape& shape) {
-  std::string out;
-  if (!shape.unknown_rank) {
-    for (int64_t d : shape.dims) {
-      std::string dim;
-      if (d != 0) {
-        PutVarint(&dim, (1u << 3) | wire::kVarint);
-        PutVarint(&dim, static_cast<uint64_t>(d));
-      }
-      PutBytes(&out, 2, dim);
-    }
-  } else {
-    PutVarint(&out, (3u << 3) | wire::kVarint);
-    PutVarint(&out, 1);
-  }
-  return out;
-}
-
-bool ParseShapeProto(wire::Bytes bytes, Shape* shape) {
-  wire::Reader r(bytes);
-  shape->unknown_rank = false;
-  shape->dims.clear();
-  while (r.more()) {
-    uint32_t number, type;
-    if (!r.tag(&number, &type)) return false;
-    if (number == 2 && type == wire::kLengthDelimited) {
-      wire::Bytes dim_bytes;
-      if (!r.length_delimited(&dim_bytes)) return false;
-      wire::Reader d(dim_bytes);
-      int64_t size = 0;
-      while (d.more()) {
-        uint32_t n, t;
-        if (!d.tag(&n, &t)) return false;
-        uint64_t v;
-        if (n == 1 && t == wire::kVarint) {
-          if (!d.varint(&v)) return false;
-          size = static_cast<int64_t>(v);
-        } else if (!d.skip(t, n)) {
-          return false;
-        }
-      }
-      if (!d.ok) return false;
-      shape->dims.push_back(size);
-    } else if (number == 3 && type == wire::kVarint) {
-      uint64_t v;
-      if (!r.varint(&v)) return false;
-      shape->unknown_rank = v != 0;
-    } else if (!r.skip(type, number)) {
-      return false;
-    }
-  }
-  if (shape->unknown_rank) shape->dims.clear();
-  return r.ok;
-}
-
-}  // namespace
-
 std::string SerializeResourceHandle(const ResourceHandle& h) {
-  std::string out;
-  PutString(&out, 1, h.device);
-  PutString(&out, 2, h.container);
-  PutString(&out, 3, h.name);
-  if (h.hash_code != 0) {
-    PutVarint(&out, (4u << 3) | wire::kVarint);
-    PutVarint(&out, h.hash_code);
-  }
-  PutString(&out, 5, h.maybe_type_name);
+  wire::Writer w;
+  w.OptionalString(1, h.device);
+  w.OptionalString(2, h.container);
+  w.OptionalString(3, h.name);
+  w.OptionalVarint(4, h.hash_code);
+  w.OptionalString(5, h.maybe_type_name);
   for (const auto& [dtype, shape] : h.dtypes_and_shapes) {
-    std::string entry;
-    if (dtype != 0) {
-      PutVarint(&entry, (1u << 3) | wire::kVarint);
-      PutVarint(&entry, static_cast<uint64_t>(dtype));
-    }
-    PutBytes(&entry, 2, SerializeShapeProto(shape));
-    PutBytes(&out, 6, entry);
+    wire::Writer entry;
+    entry.OptionalVarint(1, static_cast<uint64_t>(dtype));
+    entry.Bytes(2, wire::WriteShapeProto(shape.unknown_rank, shape.dims));
+    w.Bytes(6, entry.str());
   }
-  return out;
+  return w.str();
 }
 
 bool ParseResourceHandle(std::string_view bytes, ResourceHandle* out, std::string* error) {
@@ -150,7 +69,9 @@ bool ParseResourceHandle(std::string_view bytes, ResourceHandle* out, std::strin
           dtype = static_cast<TF_DataType>(static_cast<int>(v));
         } else if (n == 2 && t == wire::kLengthDelimited) {
           wire::Bytes s;
-          if (!e.length_delimited(&s) || !ParseShapeProto(s, &shape)) return fail("bad shape");
+          if (!e.length_delimited(&s) || !wire::ReadShapeProto(s, &shape.unknown_rank, &shape.dims))
+            return fail("bad shape");
+          if (shape.unknown_rank) shape.dims.clear();
         } else if (!e.skip(t, n)) {
           return fail("bad DtypeAndShape field");
         }

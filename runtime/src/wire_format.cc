@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "shape_check.h"
+#include "shape_proto_wire.h"
 #include "wire_reader.h"
 #include "wire_writer.h"
 
@@ -23,16 +24,7 @@ namespace {
 
 
 std::string SerializeShape(const Shape& shape) {
-  Writer w;
-  if (!shape.unknown_rank) {
-    for (int64_t d : shape.dims) {
-      Writer dim;
-      dim.OptionalVarint(1, static_cast<uint64_t>(d));
-      w.Bytes(2, dim.str());
-    }
-  }
-  w.OptionalBool(3, shape.unknown_rank);
-  return w.str();
+  return WriteShapeProto(shape.unknown_rank, shape.dims);
 }
 
 std::string SerializeNameAttrList(const std::string& name,
@@ -318,19 +310,11 @@ bool ReadRepeated(Reader* r, uint32_t wire_type, std::vector<T>* out) {
   }
 }
 
-// A TensorProto's TensorShapeProto, as read (CheckTensorShape judges it).
+// A TensorProto's TensorShapeProto, as read (CheckTensorShape judges it; a tensor's
+// shape has no unknown rank to read).
 bool ParseShapeProto(Bytes bytes, std::vector<int64_t>* dims) {
-  return ForEachField(bytes, {{2, kLen}}, [dims](uint32_t, uint32_t, Reader* r) {
-    Bytes dim;
-    int64_t size = 0;
-    if (!r->length_delimited(&dim) ||
-        !ForEachField(dim, {{1, kVar}}, [&size](uint32_t, uint32_t, Reader* d) {
-          return ReadInt64(d, &size);
-        }))
-      return false;
-    dims->push_back(size);
-    return true;
-  });
+  bool unknown_rank;
+  return ReadShapeProto(bytes, &unknown_rank, dims);
 }
 
 // ---- OpList / OpDef / AttrValue / TensorShapeProto: reader ----------------------------
@@ -338,20 +322,7 @@ bool ParseShapeProto(Bytes bytes, std::vector<int64_t>* dims) {
 // A TensorShapeProto of an attr value: well-formed bytes and a valid partial shape
 // (dims >= -1, ...); `*reason` says what is wrong with a shape that parses but is not.
 ParseOutcome ParseShape(Bytes bytes, Shape* shape, std::string* reason) {
-  shape->unknown_rank = false;
-  shape->dims.clear();
-  bool ok = ForEachField(bytes, {{2, kLen}, {3, kVar}}, [shape](uint32_t field, uint32_t, Reader* r) {
-    if (field == 3) return ReadBool(r, &shape->unknown_rank);
-    Bytes dim;
-    if (!r->length_delimited(&dim)) return false;
-    int64_t size = 0;
-    bool ok = ForEachField(dim, {{1, kVar}}, [&size](uint32_t, uint32_t, Reader* d) {
-      return ReadInt64(d, &size);  // the dim's name (field 2) is not kept
-    });
-    shape->dims.push_back(size);
-    return ok;
-  });
-  if (!ok) return ParseOutcome::kUnparseable;
+  if (!ReadShapeProto(bytes, &shape->unknown_rank, &shape->dims)) return ParseOutcome::kUnparseable;
   return CheckPartialShape(*shape, reason) ? ParseOutcome::kOk : ParseOutcome::kInvalid;
 }
 
