@@ -330,6 +330,10 @@ __all__ = [
     "square",
     "squared_difference",
     "squeeze",
+    "stack_close_v2",
+    "stack_pop_v2",
+    "stack_push_v2",
+    "stack_v2",
     "stateful_partitioned_call",
     "stateless_case",
     "stateless_if",
@@ -370,6 +374,8 @@ __all__ = [
     "tensor_array_close_v3",
     "tensor_array_concat_v3",
     "tensor_array_gather_v3",
+    "tensor_array_grad_v3",
+    "tensor_array_grad_with_shape",
     "tensor_array_read_v3",
     "tensor_array_scatter_v3",
     "tensor_array_size_v3",
@@ -6524,6 +6530,68 @@ def squeeze(
 def squeeze(
     input: TensorLike, squeeze_dims: Sequence[int] = ..., name: str | None = None
 ) -> OpOutput: ...
+def stack_close_v2(handle: TensorLike, name: str | None = None) -> OpNode: ...
+@overload
+def stack_pop_v2(
+    handle: GraphOutput, elem_type: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stack_pop_v2(
+    handle: EagerTensorLike, elem_type: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def stack_pop_v2(
+    handle: TensorLike, elem_type: DTypeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def stack_push_v2(
+    handle: GraphOutput,
+    elem: TensorLike,
+    swap_memory: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stack_push_v2(
+    handle: TensorLike,
+    elem: GraphOutput,
+    swap_memory: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stack_push_v2(
+    handle: EagerTensorLike,
+    elem: EagerTensorLike,
+    swap_memory: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stack_push_v2(
+    handle: TensorLike,
+    elem: TensorLike,
+    swap_memory: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stack_v2(
+    max_size: GraphOutput,
+    elem_type: DTypeLike,
+    stack_name: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stack_v2(
+    max_size: EagerTensorLike,
+    elem_type: DTypeLike,
+    stack_name: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stack_v2(
+    max_size: TensorLike,
+    elem_type: DTypeLike,
+    stack_name: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def stateful_partitioned_call(
     args: Sequence[GraphOutput],
@@ -7600,6 +7668,26 @@ def tensor_array_gather_v3(
     element_shape: ShapeLike | None = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _TensorArrayGradV3Output(NamedTuple):
+    grad_handle: OpOutput
+    flow_out: OpOutput
+
+def tensor_array_grad_v3(
+    handle: TensorLike, flow_in: TensorLike, source: str, name: str | None = None
+) -> _TensorArrayGradV3Output: ...
+
+class _TensorArrayGradWithShapeOutput(NamedTuple):
+    grad_handle: OpOutput
+    flow_out: OpOutput
+
+def tensor_array_grad_with_shape(
+    handle: TensorLike,
+    flow_in: TensorLike,
+    shape_to_prepend: TensorLike,
+    source: str,
+    name: str | None = None,
+) -> _TensorArrayGradWithShapeOutput: ...
 @overload
 def tensor_array_read_v3(
     handle: GraphOutput,

@@ -1179,6 +1179,95 @@ def squeeze(
     return _out[0]
 
 
+def stack_close_v2(handle: TensorLike, name: str | None = None) -> OpNode:
+    """Deletes the stack and its elements.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The stack's handle.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("StackCloseV2", [handle], {}, name)
+    return _out or None
+
+
+def stack_pop_v2(
+    handle: TensorLike, elem_type: DTypeLike, name: str | None = None
+) -> OpOutput:
+    """Pops the element last pushed.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The stack's handle.
+      elem_type: A dtype.
+        Its dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `elem_type`.
+      That element.
+    """
+    _out = _execute_op("StackPopV2", [handle], {"elem_type": elem_type}, name)
+    return _out[0]
+
+
+def stack_push_v2(
+    handle: TensorLike,
+    elem: TensorLike,
+    swap_memory: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Pushes `elem` onto the stack and passes it on.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The stack's handle.
+      elem: A `Tensor`.
+        The value to push.
+      swap_memory: An optional `bool`. Defaults to `False`.
+        Let a GPU value move to host memory while on the stack (values on a CPU device stay where they are).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `elem`.
+      `elem`, unchanged.
+    """
+    _out = _execute_op(
+        "StackPushV2", [handle, elem], {"swap_memory": swap_memory}, name
+    )
+    return _out[0]
+
+
+def stack_v2(
+    max_size: TensorLike,
+    elem_type: DTypeLike,
+    stack_name: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Makes a new, empty stack.
+
+    Args:
+      max_size: A `Tensor` of type `int32`.
+        The most elements it may hold; negative: no limit.
+      elem_type: A dtype.
+        The elements' dtype.
+      stack_name: An optional `string`. Defaults to `""`.
+        A name for the stack in error messages.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `resource`.
+      The stack's handle.
+    """
+    _out = _execute_op(
+        "StackV2", [max_size], {"elem_type": elem_type, "stack_name": stack_name}, name
+    )
+    return _out[0]
+
+
 def stateful_partitioned_call(
     args: Sequence[TensorLike],
     Tout: Sequence[DTypeLike],

@@ -171,6 +171,83 @@ def tensor_array_gather_v3(
     return _out[0]
 
 
+_TensorArrayGradV3Output = _collections.namedtuple(
+    "TensorArrayGradV3", ["grad_handle", "flow_out"]
+)
+
+
+def tensor_array_grad_v3(
+    handle: TensorLike, flow_in: TensorLike, source: str, name: str | None = None
+) -> _TensorArrayGradV3Output:
+    """The gradient array of an array, for one gradient computation.
+
+    Made by the first call for `source` in a run, with the forward array's size and dtype; later calls return it. Writes to one element of it sum (partial gradients), and an element written in the forward array reads as zeros of that element's shape until written. The forward array can no longer grow.
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      source: A `string`.
+        Names the gradient computation (gradients, gradients_1, ...).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (grad_handle, flow_out).
+
+      grad_handle: A `Tensor` of type `resource`.
+        The gradient array's handle.
+      flow_out: A `Tensor` of type `float32`.
+        The flow scalar for the array's next op.
+    """
+    _out = _execute_op("TensorArrayGradV3", [handle, flow_in], {"source": source}, name)
+    return _TensorArrayGradV3Output._make(_out)
+
+
+_TensorArrayGradWithShapeOutput = _collections.namedtuple(
+    "TensorArrayGradWithShape", ["grad_handle", "flow_out"]
+)
+
+
+def tensor_array_grad_with_shape(
+    handle: TensorLike,
+    flow_in: TensorLike,
+    shape_to_prepend: TensorLike,
+    source: str,
+    name: str | None = None,
+) -> _TensorArrayGradWithShapeOutput:
+    """TensorArrayGradV3 whose elements have `shape_to_prepend` before the forward shape.
+
+    For gradients of many values at once (a batch of Jacobian rows, say).
+
+    Args:
+      handle: A `Tensor` of type `resource`.
+        The TensorArray's handle.
+      flow_in: A `Tensor` of type `float32`.
+        The flow scalar that orders the array's ops.
+      shape_to_prepend: A `Tensor` of type `int32`.
+        The dims put before each forward element's shape.
+      source: A `string`.
+        Names the gradient computation.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (grad_handle, flow_out).
+
+      grad_handle: A `Tensor` of type `resource`.
+        The gradient array's handle.
+      flow_out: A `Tensor` of type `float32`.
+        The flow scalar for the array's next op.
+    """
+    _out = _execute_op(
+        "TensorArrayGradWithShape",
+        [handle, flow_in, shape_to_prepend],
+        {"source": source},
+        name,
+    )
+    return _TensorArrayGradWithShapeOutput._make(_out)
+
+
 def tensor_array_read_v3(
     handle: TensorLike,
     index: TensorLike,

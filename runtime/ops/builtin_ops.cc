@@ -62,13 +62,15 @@ namespace opgen {
 void RegisterScatterOps(TF_Status* status);
 // tensor_array_ops.cc: TensorFlow 1's TensorArray (V3) ops.
 void RegisterTensorArrayOps(TF_Status* status);
+// stack_ops.cc: TensorFlow 1's stacks (V2), which v1 while-loop gradients use.
+void RegisterStackOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
   for (auto family : {opgen::RegisterArrayOps, opgen::RegisterMathOps, opgen::RegisterNnOps,
                       opgen::RegisterPlaceholderOps, opgen::RegisterControlFlowOps,
                       opgen::RegisterFunctionalOps,
-                      opgen::RegisterListOps, opgen::RegisterTensorArrayOps, opgen::RegisterConvImageOps,
+                      opgen::RegisterListOps, opgen::RegisterTensorArrayOps, opgen::RegisterStackOps, opgen::RegisterConvImageOps,
                       opgen::RegisterMiscOps, opgen::RegisterSpecialMathOps, opgen::RegisterEinsumOp, opgen::RegisterResourceVariableOps,
                       opgen::RegisterIoOps, opgen::RegisterStringOps, opgen::RegisterStringHashOps, opgen::RegisterParsingOps,
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,

@@ -19,6 +19,11 @@ void CreateShape(ShapeFnContext& c) {
 
 void FlowShape(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({})); }
 
+void GradShape(ShapeFnContext& c) {
+  c.SetOutput(0, PartialShape::Of({2}));
+  c.SetOutput(1, PartialShape::Of({}));
+}
+
 void ReadShape(ShapeFnContext& c) {
   c.InputWithRank(1, 0, "index");
   c.SetOutput(0, PartialShape::Unknown());
@@ -128,6 +133,23 @@ void RegisterTensorArrayOps(TF_Status* status) {
          {{"size", "The number of elements."}}),
       Op("TensorArrayCloseV3", {}, {"handle: resource"}, {}, ShapeFn<NoOutputs>,
          "Deletes the array.", "Later ops on its handle fail.", {}),
+      Op("TensorArrayGradV3", {"source: string"}, {"handle: resource", "flow_in: float"},
+         {"grad_handle: resource", "flow_out: float"}, ShapeFn<GradShape>,
+         "The gradient array of an array, for one gradient computation.",
+         "Made by the first call for `source` in a run, with the forward array's size and "
+         "dtype; later calls return it. Writes to one element of it sum (partial "
+         "gradients), and an element written in the forward array reads as zeros of that "
+         "element's shape until written. The forward array can no longer grow.",
+         {{"source", "Names the gradient computation (gradients, gradients_1, ...)."},
+          {"grad_handle", "The gradient array's handle."}}),
+      Op("TensorArrayGradWithShape", {"source: string"},
+         {"handle: resource", "flow_in: float", "shape_to_prepend: int32"},
+         {"grad_handle: resource", "flow_out: float"}, ShapeFn<GradShape>,
+         "TensorArrayGradV3 whose elements have `shape_to_prepend` before the forward shape.",
+         "For gradients of many values at once (a batch of Jacobian rows, say).",
+         {{"source", "Names the gradient computation."},
+          {"shape_to_prepend", "The dims put before each forward element's shape."},
+          {"grad_handle", "The gradient array's handle."}}),
   }, status);
 }
 

@@ -85,6 +85,52 @@ with tf.Graph().as_default() as g:
     results["lstm"] = (gd, ["x:0"], [seq], fetches, vals)
 
 
+# Gradients through v1 while loops over TensorArrays: the backward loop pops the forward
+# values from stacks (StackV2/StackPushV2/StackPopV2) and writes partial gradients to
+# gradient arrays (TensorArrayGradV3), which sum repeated writes.
+w_val = rng.standard_normal((5, 3)).astype(np.float32)
+with tf.Graph().as_default() as g:
+    x = tf1.placeholder(tf.float32, [5, 3], name="x")
+    ta_in = tf.TensorArray(tf.float32, size=5, name="ta_in", clear_after_read=False).unstack(x)
+    ta_out = tf.TensorArray(tf.float32, size=0, dynamic_size=True, name="ta_out",
+                            clear_after_read=False)
+
+    def body(i, acc, ta):
+        row = ta_in.read(i)
+        acc = acc * 0.5 + row * row
+        # element 0 is read in every iteration: its gradient sums five partial writes
+        return i + 1, acc, ta.write(i, tf.sin(acc) + ta_in.read(0))
+
+    _, acc, ta_out = tf1.while_loop(lambda i, a, t: i < 5, body,
+                                    [tf.constant(0), tf.zeros([3]), ta_out])
+    loss = (tf.reduce_sum(ta_out.stack() * x_val) + tf.reduce_sum(ta_out.gather([4, 0, 4]))
+            + tf.reduce_sum(acc))
+    pieces = tf.TensorArray(tf.float32, size=2, name="pieces", infer_shape=False).split(
+        tf.reshape(x, [15]) * 2.0, tf.constant([6, 9], tf.int64))
+    loss += tf.reduce_sum(tf.square(pieces.read(1))) + tf.reduce_sum(pieces.read(0))
+    dx = tf.identity(tf.gradients(loss, [x])[0], name="dx")
+    fetches = ["dx:0"]
+    with tf1.Session() as s:
+        vals = s.run(fetches, {"x:0": w_val})
+    results["loop_grad"] = (g.as_graph_def(), ["x:0"], [w_val], fetches, vals)
+
+# dynamic_rnn of an LSTM cell and its gradients (the inputs' and the weights'), frozen.
+with tf.Graph().as_default() as g:
+    x = tf1.placeholder(tf.float32, [2, 6, 4], name="x")
+    with tf1.variable_scope("rnn_grad"):
+        outputs, state = tf1.nn.dynamic_rnn(LSTMCell(5), x, dtype=tf.float32)
+    loss = tf.reduce_sum(outputs * outputs) + tf.reduce_sum(state[0])
+    weights = tf1.trainable_variables()
+    grads = tf.gradients(loss, [x] + weights)
+    names = ["d_x", "d_kernel", "d_bias"]
+    fetches = [tf.identity(t, name=n).name for t, n in zip(grads, names)]
+    with tf1.Session() as s:
+        s.run(tf1.global_variables_initializer())
+        vals = s.run(fetches, {"x:0": seq})
+        gd = frozen(g, s, fetches)
+    results["lstm_grad"] = (gd, ["x:0"], [seq], fetches, vals)
+
+
 # A tf.function appending to a dynamically sized TensorArray in a loop (TensorLists).
 @tf.function
 def grow(n):

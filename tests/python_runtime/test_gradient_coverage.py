@@ -869,14 +869,15 @@ NOT_DIFFERENTIABLE = {
     "TensorListReserve": "a new list of unset elements from integer inputs",
     **dict.fromkeys(["TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3"],
                     "a TensorArray's handle, size or deletion (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["TensorArrayGradV3", "TensorArrayGradWithShape"],
+                    "makes the gradient array itself (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"],
+                    "a loop gradient's saved values (TensorFlow: not differentiable)"),
 }
 
 # TensorArray ops TensorFlow differentiates through TensorArrayGradV3, which opgen lacks
 # yet: their gradient entries refuse, naming the op (test_tensor_array_gradients_are_refused).
 TENSOR_ARRAY_NO_GRADIENT_YET = {
-    **{op: "TensorArrayGradV3 (gradient arrays) is not built yet"
-       for op in ("TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
-                  "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3")},
     # TensorFlow's list_ops.py differentiates these; opgen's gradients are not built yet
     # (test_list_gradients_not_built_are_refused).
     **{op: "TensorFlow's list_ops.py gradient is not built yet"
@@ -914,6 +915,11 @@ CHECKED_ELSEWHERE = {
                       "test_guarantee_const_is_stateful_and_has_no_gradient",
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
     "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
+    # Through gradient arrays, against TensorFlow's tf.gradients of the same program.
+    **dict.fromkeys(["TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
+                     "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"],
+                    "test_tensor_array_v3.py::test_opgen_gradients_through_tensor_arrays_"
+                    "match_tensorflows"),
 }
 
 
@@ -1043,17 +1049,6 @@ _UNIMPLEMENTED_CALLS_AT = {
                               np.int64([0, 1, 3])], {"row_partition_types": ["ROW_SPLITS"]},
                              1, [3]),
 }
-
-
-def test_tensor_array_gradients_are_refused():
-    g = opgen.Graph()
-    with g.as_default():
-        x = opgen.ops.placeholder(opgen.float32, shape=[3, 2], name="x")
-        h, f = opgen.ops.tensor_array_v3(size=np.int32(3), dtype=opgen.float32)
-        f = opgen.ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2]), x, f)
-        y = opgen.ops.tensor_array_read_v3(h, np.int32(1), f, dtype=opgen.float32)
-    with pytest.raises(opgen.errors.UnimplementedError, match="TensorArrayReadV3"):
-        opgen.gradients(y, x)
 
 
 def test_list_gradients_not_built_are_refused():

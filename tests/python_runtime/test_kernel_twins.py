@@ -36,6 +36,8 @@ CPU_ONLY_FAMILIES = {
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",
     "tensor_array": "TensorArrays are host objects behind a resource handle (no GPU "
                     "kernels yet: TensorFlow keeps GPU elements on the device)",
+    "stack": "stacks are host objects behind a resource handle, as TensorArrays are (no "
+             "GPU kernels yet: TensorFlow keeps GPU elements on the device)",
     "debug_host": "Assert, PrintV2 and StringFormat turn tensors into text on the host, "
                   "as in TensorFlow",
     "unique": "Unique* and ListDiff: outputs sized by the values, computed on the host "

@@ -59,7 +59,11 @@ CPU_ONLY = {
     **{op: "TensorArrays are host objects behind a resource handle (no GPU kernel yet)"
        for op in ("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
                   "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
-                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3")},
+                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3",
+                  "TensorArrayGradV3", "TensorArrayGradWithShape")},
+    # Stacks, which v1 loop gradients push forward values onto, likewise.
+    **{op: "stacks are host objects behind a resource handle (no GPU kernel yet)"
+       for op in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2")},
     # Text made from tensors on the host (TensorFlow keeps Assert's and PrintV2's
     # operands in host memory; StringFormat has only a CPU kernel).
     **{op: "turns tensors into text on the host, as in TensorFlow"

@@ -243,7 +243,7 @@ def run_graph(data, name, optimize):
 
 
 @pytest.mark.parametrize("optimize", [False, True])
-@pytest.mark.parametrize("name", ["loop", "lstm", "grow", "loop_v2"])
+@pytest.mark.parametrize("name", ["loop", "lstm", "grow", "loop_v2", "loop_grad", "lstm_grad"])
 def test_tensorflow_graphs_give_tensorflows_outputs(tf_graphs, name, optimize):
     got, want = run_graph(tf_graphs, name, optimize)
     for g, w in zip(got, want):
@@ -270,3 +270,167 @@ def test_shape_functions_in_a_graph():
     assert tuple(gathered.shape) == (2, 2)
     assert unknown.shape is None
     assert tuple(value.shape) == (None, 5) and tuple(lengths.shape) == (None,)
+
+
+# ---- gradient arrays (TensorArrayGradV3) and stacks: what v1 loop gradients use --------
+
+def read(h, f, i, dtype=opgen.float32):
+    return ops.tensor_array_read_v3(h, np.int32(i), f, dtype=dtype).numpy()
+
+
+def test_a_gradient_array_sums_writes_and_reads_zeros_of_the_forward_shapes():
+    h, f = new_array(3, clear_after_read=False)
+    f = write(h, f, 0, np.float32([1, 2]))
+    f = write(h, f, 2, np.float32([[1, 2, 3]]))  # elements of other shapes: infer_shape=False
+    g, gf = ops.tensor_array_grad_v3(h, f, source="gradients")
+    gf = write(g, gf, 0, np.float32([1, 1]))
+    gf = write(g, gf, 0, np.float32([2, 3]))
+    same, _ = ops.tensor_array_grad_v3(h, f, source="gradients")  # one array per source
+    gf = write(same, gf, 0, np.float32([10, 10]))
+    np.testing.assert_array_equal(read(g, gf, 0), [13, 14])
+    np.testing.assert_array_equal(read(g, gf, 2), np.zeros((1, 3), np.float32))
+    assert int(ops.tensor_array_size_v3(g, gf).numpy()) == 3
+    # Element 1 was never written forward: no shape to make zeros of.
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"@gradients: Could not read from TensorArray index 1\.  Furthermore, "
+                             r"the element shape is not fully defined: <unknown>"):
+        read(g, gf, 1)
+    # Another source, another array; gradient arrays give their elements away when read.
+    other, of = ops.tensor_array_grad_v3(h, f, source="gradients_1")
+    np.testing.assert_array_equal(read(other, of, 0), [0, 0])
+    with pytest.raises(errors.InvalidArgumentError, match="twice because it was cleared"):
+        read(other, of, 0)
+
+
+def test_gradient_array_scatter_sums_repeated_indices_and_gather_reads_zeros():
+    h, f = new_array(3, element_shape=[2])
+    f = ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2]), np.float32(np.arange(6).reshape(3, 2)), f)
+    g, gf = ops.tensor_array_grad_v3(h, f, source="gradients")
+    gf = ops.tensor_array_scatter_v3(g, np.int32([2, 0, 2]), np.float32([[1, 1], [2, 2], [3, 3]]), gf)
+    got = ops.tensor_array_gather_v3(g, np.int32([0, 1, 2]), gf, dtype=opgen.float32).numpy()
+    np.testing.assert_array_equal(got, [[2, 2], [0, 0], [4, 4]])
+
+
+def test_gradient_array_refusals_carry_tensorflows_messages():
+    h, f = new_array(2, dynamic_size=True, clear_after_read=False)
+    f = write(h, f, 0, np.float32([1, 2]))
+    g, gf = ops.tensor_array_grad_v3(h, f, source="gradients")
+    # The forward array no longer grows once its gradient array exists.
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Tried to write to index 5 but array is not resizeable and size is: 2"):
+        write(h, f, 5, np.float32([1, 2]))
+    gf = write(g, gf, 0, np.float32([1, 1]))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Could not aggregate to TensorArray index 0 because the existing "
+                             r"shape is \[2\] but the new input shape is \[3\]\."):
+        write(g, gf, 0, np.float32([1, 1, 1]))
+    gf = write(g, gf, 0, np.float32([1, 1]))  # summed: no gradient of this array any more
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Unable to create a gradients TensorArray for \S+@gradients\.  "
+                             r"Perhaps you used the multiple_writes_aggregate flag"):
+        ops.tensor_array_grad_v3(g, gf, source="gradients")
+
+
+def test_a_read_element_is_not_written_again():
+    h, f = new_array(2, element_shape=[2], clear_after_read=False)
+    np.testing.assert_array_equal(read(h, f, 1), [0, 0])  # unwritten: zeros, and now read
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Could not write to TensorArray index 1 because it has already "
+                             "been read."):
+        write(h, f, 1, np.float32([1, 2]))
+
+
+def test_gradient_array_with_shape_prepends_dims_to_the_zeros():
+    h, f = new_array(2, clear_after_read=False)
+    f = write(h, f, 0, np.float32([1, 2, 3]))
+    g, gf = ops.tensor_array_grad_with_shape(h, f, np.int32([4]), source="jacobian")
+    assert read(g, gf, 0).shape == (4, 3)
+
+
+def test_a_stack_pops_what_was_pushed_last_first():
+    h = ops.stack_v2(np.int32(-1), elem_type=opgen.float32)
+    np.testing.assert_array_equal(ops.stack_push_v2(h, np.float32([1, 2])).numpy(), [1, 2])
+    ops.stack_push_v2(h, np.float32(3))
+    assert ops.stack_pop_v2(h, elem_type=opgen.float32).numpy() == 3
+    np.testing.assert_array_equal(ops.stack_pop_v2(h, elem_type=opgen.float32).numpy(), [1, 2])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Stack\[StackV2\S*\] is empty when calling Pop\(\)\."):
+        ops.stack_pop_v2(h, elem_type=opgen.float32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [opgen.string], ids=lambda d: d.name)
+def test_a_stack_holds_any_dtype(dtype):
+    h = ops.stack_v2(np.int32(-1), elem_type=dtype)
+    value = np.array([b"a", b"bc"], object) if dtype == opgen.string else values_of(dtype, (2, 3))
+    ops.stack_push_v2(h, value)
+    got = ops.stack_pop_v2(h, elem_type=dtype).numpy()
+    np.testing.assert_array_equal(got, value)
+
+
+def test_stack_refusals_carry_tensorflows_messages():
+    h = ops.stack_v2(np.int32(1), elem_type=opgen.int32, stack_name="s")
+    ops.stack_push_v2(h, np.int32(1))
+    with pytest.raises(errors.InvalidArgumentError, match=r"Stack\[s_\d+\] overflowed its max_size \(1\)"):
+        ops.stack_push_v2(h, np.int32(2))
+    with pytest.raises(errors.InvalidArgumentError, match="Must have type int32 but got float"):
+        ops.stack_push_v2(h, np.float32(2))
+    ops.stack_close_v2(h)
+    with pytest.raises(errors.OpError):
+        ops.stack_pop_v2(h, elem_type=opgen.int32)
+
+
+# The same program through opgen's gradients (TensorFlow's formulas, gradient arrays) and
+# through tf.gradients in TensorFlow 2.21's v1 graph mode.
+GRADIENT_PROGRAM_TF = """
+import sys, numpy as np, tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_control_flow_v2()
+x_val = np.load(sys.argv[1])["x"]
+with tf.Graph().as_default():
+    x = tf1.placeholder(tf.float32, [4, 3])
+    ta = tf.TensorArray(tf.float32, size=4, clear_after_read=False).unstack(x)
+    a = ta.read(1) * ta.read(1) + ta.read(3)
+    out = tf.TensorArray(tf.float32, size=3, clear_after_read=False)
+    out = out.write(0, a).write(2, tf.sin(ta.read(0)))
+    out = out.write(1, ta.read(2) * 3.0)
+    gathered = out.gather([2, 0, 2])
+    pieces = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(
+        tf.reshape(x, [12]), tf.constant([5, 7], tf.int64))
+    joined = pieces.concat()
+    y = (tf.reduce_sum(gathered * gathered) + tf.reduce_sum(out.stack())
+         + tf.reduce_sum(joined * tf.range(12, dtype=tf.float32)))
+    dx = tf.gradients(y, x)[0]
+    with tf1.Session() as s:
+        np.savez(sys.argv[2], dx=s.run(dx, {x: x_val}))
+"""
+
+
+def test_opgen_gradients_through_tensor_arrays_match_tensorflows(tmp_path):
+    x_val = values_of(opgen.float32, (4, 3), seed=5) / 10
+    np.savez(tmp_path / "in.npz", x=x_val)
+    run_tf(["-c", GRADIENT_PROGRAM_TF, tmp_path / "in.npz", tmp_path / "out.npz"])
+    want = np.load(tmp_path / "out.npz")["dx"]
+    graph = opgen.Graph()
+    with graph.as_default():
+        x = ops.placeholder(dtype=opgen.float32, shape=[4, 3], name="x")
+        h, f = new_array(4, clear_after_read=False)
+        f = ops.tensor_array_scatter_v3(h, np.int32([0, 1, 2, 3]), x, f)
+
+        def rd(i):
+            return ops.tensor_array_read_v3(h, np.int32(i), f, dtype=opgen.float32)
+
+        a = rd(1) * rd(1) + rd(3)
+        oh, of = new_array(3, clear_after_read=False)
+        of = write(oh, write(oh, of, 0, a), 2, ops.sin(rd(0)))
+        of = write(oh, of, 1, rd(2) * 3.0)
+        gathered = ops.tensor_array_gather_v3(oh, np.int32([2, 0, 2]), of, dtype=opgen.float32)
+        stacked = ops.tensor_array_gather_v3(oh, np.int32([0, 1, 2]), of, dtype=opgen.float32)
+        ph, pf = new_array(2)
+        pf = ops.tensor_array_split_v3(ph, ops.reshape(x, np.int32([12])), np.int64([5, 7]), pf)
+        joined, _ = ops.tensor_array_concat_v3(ph, pf, dtype=opgen.float32)
+        y = (ops.sum(gathered * gathered, np.int32([0, 1])) + ops.sum(stacked, np.int32([0, 1]))
+             + ops.sum(joined * np.arange(12, dtype=np.float32), np.int32(0)))
+        (dx,) = opgen.gradients(y, [x])
+    with opgen.Session(graph=graph) as session:
+        got = session.run(dx, {x: x_val})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -35,6 +35,8 @@ void RegisterResourceScatterKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
+// stack.cc: StackV2, StackPushV2, StackPopV2, StackCloseV2 (host only, as the arrays).
+void RegisterStackKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -102,6 +104,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRaggedKernels,
       RegisterTensorListKernels,
       RegisterTensorArrayKernels,
+      RegisterStackKernels,
       RegisterTrainingKernels,
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,

@@ -12,14 +12,13 @@
 
 #include "kernel_util.h"
 #include "opgen/c_api_ext.h"
+#include "tensor_add.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
 constexpr char kArrayType[] = "tensorflow::TensorArray";
-// Per step, as TensorFlow's: a session run frees the arrays it made when it ends.
-constexpr char kContainer[] = OPGEN_STEP_CONTAINER;
 
 using Held = std::shared_ptr<TF_Tensor>;
 
@@ -78,19 +77,52 @@ TF_Tensor* NewZeros(TF_DataType dtype, const std::vector<int64_t>& dims) {
   return t;
 }
 
+// How an array takes writes: a forward array once per element; a gradient array
+// (TensorArrayGradV3's) sums the partial gradients written to one element, and reads an
+// element nobody wrote as zeros of its forward element's shape.
+struct ArrayKind {
+  bool aggregate_writes = false;
+  bool is_grad = false;
+};
+
 class TensorArray {
  public:
   TensorArray(std::string name, TF_DataType dtype, Shape element_shape, int32_t size,
-              bool dynamic_size, bool clear_after_read, bool identical_shapes)
+              bool dynamic_size, bool clear_after_read, bool identical_shapes,
+              ArrayKind kind = {})
       : name_(std::move(name)), dtype_(dtype), element_shape_(std::move(element_shape)),
         slots_(static_cast<size_t>(size)), dynamic_size_(dynamic_size),
-        clear_after_read_(clear_after_read), identical_shapes_(identical_shapes) {}
+        clear_after_read_(clear_after_read), identical_shapes_(identical_shapes), kind_(kind) {}
 
   std::mutex& mu() { return mu_; }
+  const std::string& name() const { return name_; }
+  // The step container it lives in, where its gradient arrays go too (an eager op runs
+  // as a step of its own, so a gradient op's own step container is not the array's).
+  const std::string& container() const { return container_; }
+  void set_container(std::string container) { container_ = std::move(container); }
   TF_DataType dtype() const { return dtype_; }
   int32_t size() const { return static_cast<int32_t>(slots_.size()); }
   bool dynamic_size() const { return dynamic_size_; }
+  bool identical_shapes() const { return identical_shapes_; }
+  bool aggregate_writes() const { return kind_.aggregate_writes; }
   const Shape& element_shape() const { return element_shape_; }
+
+  // Under mu(). Once its gradient array exists, the array may not grow; and one whose
+  // writes were summed has no gradient (which partial write would it go to?).
+  void DisableDynamicSize() { dynamic_size_ = false; }
+  bool GradientsAllowed() const { return !gradients_disallowed_; }
+
+  // Under mu(), on a new gradient array: element i of `forward` written means element i
+  // here reads as zeros of that element's shape (`prepend` + its shape) until written.
+  void CopyShapesFrom(const TensorArray& forward, const std::vector<int64_t>& prepend) {
+    for (size_t i = 0; i < forward.slots_.size() && i < slots_.size(); ++i) {
+      if (!forward.slots_[i].written) continue;
+      slots_[i].shape = prepend;
+      slots_[i].shape.insert(slots_[i].shape.end(), forward.slots_[i].shape.begin(),
+                             forward.slots_[i].shape.end());
+      slots_[i].written = true;  // a virtual zero tensor: no value yet
+    }
+  }
 
   // Under mu(). Checks the write of `value` to element `index`; Store makes it.
   Error CheckWrite(int32_t index, const TF_Tensor* value) const {
@@ -100,71 +132,146 @@ class TensorArray {
     if (index < 0 || (!dynamic_size_ && index >= size()))
       return Invalid(Prefix() + "Tried to write to index " + std::to_string(index) +
                      " but array is not resizeable and size is: " + std::to_string(size()));
-    if (index < size() && (slots_[index].written || slots_[index].cleared))
-      return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
-                     " because it has already been written to.");
     if (!element_shape_.CompatibleWith(Dims(value)))
       return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
                      " because the value shape is " + ShapeString(Dims(value)) +
                      " which is incompatible with the TensorArray's inferred element shape: " +
                      element_shape_.ToString() + " (consider setting infer_shape=False).");
+    if (index >= size()) return {};
+    const Slot& slot = slots_[index];
+    if (slot.read)
+      return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
+                     " because it has already been read.");
+    if (slot.written && !kind_.aggregate_writes)
+      return Invalid(Prefix() + "Could not write to TensorArray index " + std::to_string(index) +
+                     " because it has already been written to.");
+    if (slot.written && slot.shape != Dims(value))
+      return Invalid(Prefix() + "Could not aggregate to TensorArray index " + std::to_string(index) +
+                     " because the existing shape is " + ShapeString(slot.shape) +
+                     " but the new input shape is " + ShapeString(Dims(value)) + ".");
     return {};
   }
-  void Store(int32_t index, Held value) {
+  // Under mu(), after CheckWrite. A second write to an element of a gradient array adds
+  // to the first (into a copy the array owns: the first value may be someone's input).
+  Error Store(int32_t index, Held value) {
     if (index >= size()) slots_.resize(static_cast<size_t>(index) + 1);
     if (identical_shapes_) element_shape_ = Shape{true, Dims(value.get())};
-    slots_[index].value = std::move(value);
-    slots_[index].written = true;
+    Slot& slot = slots_[index];
+    if (slot.written && slot.value && TF_TensorElementCount(slot.value.get()) > 0) {
+      if (!slot.owned) {
+        Held copy = CopyOf(slot.value.get());
+        if (!copy) return {TF_RESOURCE_EXHAUSTED, "cannot allocate a TensorArray element"};
+        slot.value = std::move(copy);
+        slot.owned = true;
+      }
+      if (!AddTensorInto(slot.value.get(), value.get()))
+        return {TF_UNIMPLEMENTED, Prefix() + "cannot sum writes of " +
+                                      kernels::DTypeName(dtype_) + " elements"};
+      gradients_disallowed_ = true;
+      return {};
+    }
+    slot.shape = Dims(value.get());
+    slot.value = std::move(value);
+    slot.owned = false;
+    slot.written = true;
+    return {};
   }
 
   // Under mu(): checks a read of element `index` (Take makes it).
   Error CheckRead(int32_t index) const {
-    if (index < 0 || index >= size())
+    if (index < 0 || (!kind_.is_grad && index >= size()))
       return Invalid("Tried to read from index " + std::to_string(index) +
                      " but array size is: " + std::to_string(size()));
-    if (slots_[index].cleared)
+    if (index < size() && slots_[index].cleared)
       return Invalid(Prefix() + "Could not read index " + std::to_string(index) +
                      " twice because it was cleared after a previous read (perhaps try setting "
                      "clear_after_read = false?).");
-    if (!slots_[index].written && !element_shape_.FullyDefined())
-      return Invalid(Prefix() + "Could not read from TensorArray index " + std::to_string(index) +
-                     ".  Furthermore, the element shape is not fully defined: " +
-                     element_shape_.ToString() +
-                     ".  It is possible you are working with a resizeable TensorArray and "
-                     "stop_gradients is not allowing the gradients to be written.  If you set "
-                     "the full element_shape property on the forward TensorArray, the proper "
-                     "all-zeros tensor will be returned instead of incurring this error.");
-    return {};
+    Shape unused;
+    if (!Unwritten(index) || ZeroShape(index, &unused)) return {};
+    return Invalid(Prefix() + "Could not read from TensorArray index " + std::to_string(index) +
+                   ".  Furthermore, the element shape is not fully defined: " +
+                   element_shape_.ToString() +
+                   ".  It is possible you are working with a resizeable TensorArray and "
+                   "stop_gradients is not allowing the gradients to be written.  If you set "
+                   "the full element_shape property on the forward TensorArray, the proper "
+                   "all-zeros tensor will be returned instead of incurring this error.");
   }
-  // The element (zeros for an unwritten one of a known shape), cleared when it should be.
+  // Under mu(), after CheckRead: the element (zeros for an unwritten one, which counts as
+  // written from then on), cleared when it should be.
   Held Take(int32_t index) {
+    if (Unwritten(index)) {
+      Shape zero_shape;
+      ZeroShape(index, &zero_shape);
+      if (index >= size()) {  // a gradient array: every new element reads as zeros
+        const size_t old = slots_.size();
+        slots_.resize(static_cast<size_t>(index) + 1);
+        for (size_t i = old; i < slots_.size(); ++i) {
+          slots_[i].shape = zero_shape.dims;
+          slots_[i].written = true;
+        }
+      }
+      slots_[index].shape = zero_shape.dims;
+      slots_[index].written = true;
+    }
     Slot& slot = slots_[index];
-    if (!slot.written) {
-      TF_Tensor* zeros = NewZeros(dtype_, element_shape_.dims);
-      return zeros == nullptr ? nullptr : Hold(zeros);
+    if (!slot.value) {
+      TF_Tensor* zeros = NewZeros(dtype_, slot.shape);
+      if (zeros == nullptr) return nullptr;
+      slot.value = Hold(zeros);
+      slot.owned = true;
     }
     Held value = slot.value;
     if (clear_after_read_) {
       slot.value.reset();
       slot.cleared = true;
     }
+    slot.read = true;
     return value;
   }
 
  private:
   struct Slot {
-    Held value;
+    Held value;                  // null: unwritten, cleared, or zeros not made yet
+    std::vector<int64_t> shape;  // of the written value (kept when the value is cleared)
     bool written = false;
+    bool read = false;
     bool cleared = false;
+    bool owned = false;          // `value` is the array's own copy (sums write into it)
   };
   std::string Prefix() const { return "TensorArray " + name_ + ": "; }
 
+  bool Unwritten(int32_t index) const {
+    return index >= size() || !slots_[index].written;
+  }
+  // The shape an unwritten element reads as: a gradient element's own (from its forward
+  // element), else the array's when fully known.
+  bool ZeroShape(int32_t index, Shape* shape) const {
+    if (kind_.is_grad && index < size() && !slots_[index].shape.empty()) {
+      *shape = Shape{true, slots_[index].shape};
+      return true;
+    }
+    if (!element_shape_.FullyDefined()) return false;
+    *shape = element_shape_;
+    return true;
+  }
+  static Held CopyOf(const TF_Tensor* t) {
+    const std::vector<int64_t> dims = Dims(t);
+    TF_Tensor* copy = TF_AllocateTensor(TF_TensorType(t), dims.data(), static_cast<int>(dims.size()),
+                                        TF_TensorByteSize(t));
+    if (copy == nullptr) return nullptr;
+    if (TF_TensorByteSize(t)) std::memcpy(TF_TensorData(copy), TF_TensorData(t), TF_TensorByteSize(t));
+    return Hold(copy);
+  }
+
   std::mutex mu_;
   std::string name_;
+  std::string container_;
   TF_DataType dtype_;
   Shape element_shape_;
   std::vector<Slot> slots_;
   bool dynamic_size_, clear_after_read_, identical_shapes_;
+  ArrayKind kind_;
+  bool gradients_disallowed_ = false;
 };
 
 // ---- TensorArrayV3 ----------------------------------------------------------------
@@ -205,14 +312,22 @@ struct MakeArgs {
   const CreateAttrs* attrs;
   std::string name;
   int32_t size;
+  std::string container;
 };
 
 void* MakeArray(void* arg, TF_Status*) {
   const auto* m = static_cast<const MakeArgs*>(arg);
   const CreateAttrs& a = *m->attrs;
-  return new TensorArray(m->name, a.dtype, a.element_shape, m->size, a.dynamic_size,
-                         a.clear_after_read, a.identical_shapes);
+  auto* array = new TensorArray(m->name, a.dtype, a.element_shape, m->size, a.dynamic_size,
+                                a.clear_after_read, a.identical_shapes);
+  array->set_container(m->container);
+  return array;
 }
+
+// Arrays live per step, as TensorFlow's: a session run frees the arrays it made when it
+// ends. This is the container OPGEN_STEP_CONTAINER names in step `step_id` (c_api_ext.h),
+// spelled out so that a gradient array joins its forward array's step.
+std::string StepContainerName(int64_t step_id) { return "__opgen_step_" + std::to_string(step_id); }
 
 void DeleteArray(void* array) { delete static_cast<TensorArray*>(array); }
 
@@ -225,9 +340,10 @@ void CreateCompute(void* p, TF_OpKernelContext* ctx) {
   const int32_t n = *Data<int32_t>(size);
   if (n < 0) return Fail(ctx, TF_INVALID_ARGUMENT, "Size should be >= 0.");
   // Every run makes a new array, as TensorFlow's per-step arrays.
-  MakeArgs m{a, a->name + "_" + std::to_string(counter++), n};
+  const std::string container = StepContainerName(TF_StepId(ctx));
+  MakeArgs m{a, a->name + "_" + std::to_string(counter++), n, container};
   StatusPtr s = NewStatus();
-  OPGEN_KernelCreateResourceHandle(ctx, 0, kContainer, m.name.c_str(), kArrayType, &MakeArray, &m,
+  OPGEN_KernelCreateResourceHandle(ctx, 0, container.c_str(), m.name.c_str(), kArrayType, &MakeArray, &m,
                                    &DeleteArray, s.get());
   if (TF_GetCode(s.get()) != TF_OK) return TF_OpKernelContext_Failure(ctx, s.get());
   TensorPtr flow = AllocateOutput<float>(ctx, 1, {});
@@ -325,8 +441,9 @@ void WriteCompute(void*, TF_OpKernelContext* ctx) {
   if (!value) return;
   {
     std::lock_guard<std::mutex> lock(array->mu());
-    if (!Report(ctx, array->CheckWrite(index, value.get()))) return;
-    array->Store(index, Hold(value.release()));
+    if (!Report(ctx, array->CheckWrite(index, value.get())) ||
+        !Report(ctx, array->Store(index, Hold(value.release()))))
+      return;
   }
   PassFlow(ctx, 3);
 }
@@ -478,7 +595,8 @@ TF_Tensor* Rows(const TF_Tensor* value, int64_t begin, int64_t count) {
   return t;
 }
 
-// Writes `pieces` to elements `indices`, all checked before any is written.
+// Writes `pieces` to elements `indices`: to a forward array all checked before any is
+// written; to a gradient array one after another, so that repeated indices sum.
 bool WriteMany(TF_OpKernelContext* ctx, TensorArray* array, const std::vector<int64_t>& indices,
                std::vector<Held> pieces) {
   std::lock_guard<std::mutex> lock(array->mu());
@@ -487,14 +605,21 @@ bool WriteMany(TF_OpKernelContext* ctx, TensorArray* array, const std::vector<in
     if (i > INT32_MAX || i < INT32_MIN)
       return Report(ctx, Invalid("Tried to write to index " + std::to_string(i) +
                                  " but array is not resizeable and size is: " + std::to_string(array->size())));
+    if (array->aggregate_writes()) {
+      if (!Report(ctx, array->CheckWrite(static_cast<int32_t>(i), pieces[k].get())) ||
+          !Report(ctx, array->Store(static_cast<int32_t>(i), std::move(pieces[k]))))
+        return false;
+      continue;
+    }
     if (!Report(ctx, array->CheckWrite(static_cast<int32_t>(i), pieces[k].get()))) return false;
     for (size_t j = 0; j < k; ++j)
       if (indices[j] == i)
         return Report(ctx, Invalid("Could not write to TensorArray index " + std::to_string(i) +
                                    " because it has already been written to."));
   }
+  if (array->aggregate_writes()) return true;
   for (size_t k = 0; k < indices.size(); ++k)
-    array->Store(static_cast<int32_t>(indices[k]), std::move(pieces[k]));
+    if (!Report(ctx, array->Store(static_cast<int32_t>(indices[k]), std::move(pieces[k])))) return false;
   return true;
 }
 
@@ -590,6 +715,88 @@ void CloseCompute(void*, TF_OpKernelContext* ctx) {
   if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
 }
 
+// ---- TensorArrayGradV3 / TensorArrayGradWithShape ---------------------------------------
+
+struct GradAttrs {
+  std::string source;  // which gradient computation: one gradient array per source
+};
+
+void* NewGradAttrs(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* a = new GradAttrs{kernels::StringAttr(ctx, "source", s.get())};
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete a;
+    return nullptr;
+  }
+  return a;
+}
+void DeleteGradAttrs(void* a) { delete static_cast<GradAttrs*>(a); }
+
+struct MakeGradArgs {
+  TensorArray* forward;
+  std::string name;
+  Shape element_shape;
+  std::vector<int64_t> prepend;
+};
+
+void* MakeGradArray(void* arg, TF_Status*) {
+  const auto* m = static_cast<const MakeGradArgs*>(arg);
+  std::lock_guard<std::mutex> lock(m->forward->mu());
+  auto* grad = new TensorArray(m->name, m->forward->dtype(), m->element_shape,
+                               m->forward->size(), /*dynamic_size=*/false,
+                               /*clear_after_read=*/true, m->forward->identical_shapes(),
+                               ArrayKind{/*aggregate_writes=*/true, /*is_grad=*/true});
+  grad->CopyShapesFrom(*m->forward, m->prepend);
+  grad->set_container(m->forward->container());
+  return grad;
+}
+
+// The gradient array of the array input 0 names, for gradient computation `source`: made
+// on the first call (same size and dtype; written forward elements read as zeros of their
+// shapes), the same array on later calls in the step.
+void GradCompute(void* p, TF_OpKernelContext* ctx) {
+  const auto* a = static_cast<const GradAttrs*>(p);
+  HeldArray held(ctx);
+  TensorArray* forward = held.get();
+  if (forward == nullptr) return;
+  MakeGradArgs m{forward, forward->name() + "@" + a->source, {}, {}};
+  const bool with_shape = TF_NumInputs(ctx) > 2;
+  if (with_shape) {  // TensorArrayGradWithShape: elements of shape_to_prepend + the forward's
+    const TF_Tensor* prepend = BorrowInput(ctx, 2);
+    if (prepend == nullptr) return;
+    if (TF_NumDims(prepend) != 1)
+      return Fail(ctx, TF_INVALID_ARGUMENT, "shape must be a vector, got shape " + ShapeString(Dims(prepend)));
+    m.prepend = IndexValues(prepend);
+    for (int64_t d : m.prepend)
+      if (d < 0) return Fail(ctx, TF_INVALID_ARGUMENT, "Dimension " + std::to_string(d) + " must be >= 0");
+  }
+  {
+    std::lock_guard<std::mutex> lock(forward->mu());
+    forward->DisableDynamicSize();
+    if (!forward->GradientsAllowed())
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "Unable to create a gradients TensorArray for " + forward->name() +
+                      ".  Perhaps you used the multiple_writes_aggregate flag on a previous write?  "
+                      "Gradient calculation is impossible when multiple writes are performed to "
+                      "the same index.");
+    const Shape& element = forward->element_shape();
+    if (!with_shape) {
+      m.element_shape = element;
+    } else if (element.rank_known) {
+      m.element_shape.rank_known = true;
+      m.element_shape.dims = m.prepend;
+      m.element_shape.dims.insert(m.element_shape.dims.end(), element.dims.begin(), element.dims.end());
+    }
+  }
+  StatusPtr s = NewStatus();
+  OPGEN_KernelCreateResourceHandle(ctx, 0, forward->container().c_str(), m.name.c_str(), kArrayType, &MakeGradArray,
+                                   &m, &DeleteArray, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) return TF_OpKernelContext_Failure(ctx, s.get());
+  TensorPtr flow = AllocateOutput<float>(ctx, 1, {});
+  if (flow) *Data<float>(flow) = 0.0f;
+}
+
 }  // namespace
 
 void RegisterTensorArrayKernels(TF_Status* status) {
@@ -608,6 +815,10 @@ void RegisterTensorArrayKernels(TF_Status* status) {
   }
   RegisterKernel(kDevice, {"TensorArraySizeV3", {}, {}, SizeCompute}, status);
   RegisterKernel(kDevice, {"TensorArrayCloseV3", {}, {}, CloseCompute}, status);
+  RegisterKernel(kDevice, {"TensorArrayGradV3", {}, {}, GradCompute, NewGradAttrs, DeleteGradAttrs},
+                 status);
+  RegisterKernel(kDevice, {"TensorArrayGradWithShape", {}, {}, GradCompute, NewGradAttrs,
+                           DeleteGradAttrs}, status);
 }
 
 }  // namespace cpu

@@ -6,6 +6,7 @@
 
 #include "../tensor_list.h"
 #include "kernel_util.h"
+#include "tensor_add.h"
 
 namespace opgen {
 namespace cpu {
@@ -657,14 +658,6 @@ void ScatterIntoExistingCompute(void* p, TF_OpKernelContext* ctx) {
 // element-wise sums of lists of one length and element dtype; an element unset in every
 // list stays unset, one unset in some lists counts as zeros. The backward pass sums the
 // gradients reaching a list this way.
-template <typename T>
-void AddInto(TF_Tensor* sum, const TF_Tensor* addend) {
-  T* out = static_cast<T*>(TF_TensorData(sum));
-  const T* in = static_cast<const T*>(TF_TensorData(addend));
-  const int64_t n = TF_TensorElementCount(sum);
-  for (int64_t k = 0; k < n; ++k) out[k] = Narrow<T>(Widen(out[k]) + Widen(in[k]));
-}
-
 bool AddElement(TF_OpKernelContext* ctx, TF_Tensor* sum, const TF_Tensor* addend, size_t index) {
   if (Dims(sum) != Dims(addend)) {
     Fail(ctx, TF_INVALID_ARGUMENT,
@@ -672,16 +665,10 @@ bool AddElement(TF_OpKernelContext* ctx, TF_Tensor* sum, const TF_Tensor* addend
              ShapeString(Dims(sum)) + " and " + ShapeString(Dims(addend)));
     return false;
   }
-  switch (TF_TensorType(sum)) {
-    case TF_FLOAT: AddInto<float>(sum, addend); return true;
-    case TF_DOUBLE: AddInto<double>(sum, addend); return true;
-    case TF_HALF: AddInto<Half>(sum, addend); return true;
-    case TF_BFLOAT16: AddInto<BFloat16>(sum, addend); return true;
-    default:
-      Fail(ctx, TF_UNIMPLEMENTED, "AddN of lists of " + kernels::DTypeName(TF_TensorType(sum)) +
-                                      " elements (floating-point elements only)");
-      return false;
-  }
+  if (AddTensorInto(sum, addend)) return true;
+  Fail(ctx, TF_UNIMPLEMENTED, "AddN of lists of " + kernels::DTypeName(TF_TensorType(sum)) +
+                                  " elements (number elements only)");
+  return false;
 }
 
 void AddNCompute(void*, TF_OpKernelContext* ctx) {

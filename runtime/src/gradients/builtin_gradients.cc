@@ -77,7 +77,11 @@ void RegisterNotDifferentiableOps() {
         // a list's length and element shape; a new list of unset elements
         "TensorListLength", "TensorListElementShape", "TensorListReserve",
         // a TensorArray's handle, size and deletion (TensorFlow: not differentiable)
-        "TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3"})
+        "TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3",
+        // the gradient array itself, and the stacks of v1 loop gradients (TensorFlow
+        // declares them not differentiable)
+        "TensorArrayGradV3", "TensorArrayGradWithShape",
+        "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"})
     RegisterNoGrad(op);
 }
 
@@ -95,7 +99,7 @@ void opgen_register_builtin_gradients() {
   for (auto family : {RegisterMathGradients, RegisterSpecialMathGradients,
                       RegisterReductionGradients, RegisterArrayGradients,
                       RegisterNnGradients, RegisterConvGradients, RegisterScatterGradients,
-                      RegisterListGradients, RegisterRaggedGradients, RegisterImageGradients,
+                      RegisterListGradients, RegisterTensorArrayGradients, RegisterRaggedGradients, RegisterImageGradients,
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,

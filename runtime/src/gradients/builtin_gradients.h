@@ -17,6 +17,7 @@ void RegisterControlFlowGradients();  // control_flow_grad.cc: Switch, Merge (v1
 void RegisterFunctionGradients();  // function_grad.cc: calls, If, StatelessIf, Case, StatelessCase
 void RegisterDebugSequenceGradients();  // debug_sequence_grad.cc: CheckNumerics, EnsureShape, Roll, SparseToDense, ...
 void RegisterListGradients();    // list_grad.cc: the TensorList ops, as TensorFlow's list_ops
+void RegisterTensorArrayGradients();  // tensor_array_grad.cc: the TensorArray ops, through gradient arrays
 void RegisterRaggedGradients();  // ragged_grad.cc: RaggedTensorToTensor
 void RegisterSpectralGradients();  // spectral_grad.cc: the FFT family
 void RegisterMatrixDiagGradients();  // matrix_diag_grad.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss

@@ -86,6 +86,8 @@ class GradBuilder {
   TF_Output output(int i) const { return TF_Output{op_, i}; }
   TF_Output grad(int i) const { return OPGEN_GradientContextOutputGrad(ctx_, i); }
   bool needs(int i) const { return OPGEN_GradientContextInputNeedsGrad(ctx_, i) != 0; }
+  // The name scope of this op's gradient nodes ("gradients/MatMul_grad/").
+  const char* name_scope() const { return OPGEN_GradientContextNameScope(ctx_); }
   static TF_DataType dtype(TF_Output t) { return TF_OperationOutputType(t); }
 
   // ---- attrs of the forward op (a missing attr fails the status) ----

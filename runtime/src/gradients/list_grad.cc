@@ -53,14 +53,6 @@ void SetItemGrad(GradBuilder& b) {
                   {{"element_dtype", b.dtype(item)}}));
 }
 
-// TensorFlow differentiates its TensorArray ops through gradient arrays
-// (TensorArrayGradV3), which opgen has not built yet: refuse, naming the op.
-void TensorArrayGrad(GradBuilder& b) {
-  TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
-               "TensorArray gradients (TensorFlow's, through TensorArrayGradV3) are not built "
-               "in opgen yet");
-}
-
 // PushBack(list, tensor): popping the gradient list's last element gives the tensor's
 // gradient, and what is left the list's.
 void PushBackGrad(GradBuilder& b) {
@@ -153,9 +145,6 @@ void RegisterListGradients() {
   RegisterGrad("TensorListResize", ResizeGrad);
   RegisterGrad("TensorListSplit", SplitGrad);
   RegisterGrad("TensorListConcatV2", ConcatGrad);
-  for (const char* op : {"TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
-                         "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"})
-    RegisterGrad(op, TensorArrayGrad);
   RegisterGrad("TensorListFromTensor", FromTensorGrad);
   RegisterGrad("TensorListStack", StackGrad);
   RegisterGrad("TensorListGetItem", GetItemGrad);
