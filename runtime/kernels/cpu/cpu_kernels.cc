@@ -35,6 +35,8 @@ void RegisterResourceScatterKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
+// array_family.cc: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
+void RegisterArrayFamilyKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -114,7 +116,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSparseToDenseKernels,
       RegisterSpectralKernels,
       RegisterMatrixDiagKernels,
-      RegisterLinalgKernels}) {
+      RegisterLinalgKernels,
+      RegisterArrayFamilyKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
