@@ -22,7 +22,7 @@ def data_format_dim_map(
 ) -> OpOutput:
     """Maps dimension indices of src_format to those of dst_format.
 
-    Each index is taken modulo the format's length (so -1 is the last).
+    Indices in [-n, n) for a format of n letters (negative ones count from the end).
 
     Args:
       x: A `Tensor`. Must be one of the following types: `int32`, `int64`.

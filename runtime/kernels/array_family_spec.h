@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -287,7 +288,15 @@ inline std::vector<int64_t> DimMapTable(const DataFormatAttrs& a) {
   return map;
 }
 
-OPGEN_HD inline int64_t DimMapIndex(int64_t x, int64_t n) { return ((x % n) + n) % n; }
+// The source slot of index x, as TensorFlow computes it: (x + n) % n in x's own type
+// (wrapping, truncating), a negative remainder (x < -n) taking the last slot.
+template <typename T>
+OPGEN_HD inline int64_t DimMapIndex(T x, int64_t n) {
+  using U = std::make_unsigned_t<T>;
+  const T shifted = static_cast<T>(static_cast<U>(x) + static_cast<U>(n));
+  const int64_t m = static_cast<int64_t>(shifted % static_cast<T>(n));
+  return m < 0 ? n - 1 : m;
+}
 
 // VecPermute: checks x ([n] or [n, 2], n the format's length or its spatial dims) and
 // gives the source row of each output row: y[r] = x[from[r]].

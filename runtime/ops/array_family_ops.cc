@@ -158,7 +158,7 @@ void RegisterArrayFamilyOps(TF_Status* status) {
       {"DataFormatDimMap", {"T: {int32, int64} = DT_INT32", kSrcFormat, kDstFormat},
        {"x: T"}, {"y: T"}, shape_fns::kUnchanged,
        "Maps dimension indices of src_format to those of dst_format.",
-       "Each index is taken modulo the format's length (so -1 is the last).",
+       "Indices in [-n, n) for a format of n letters (negative ones count from the end).",
        {{"x", "Dimension indices in src_format."}, {"y", "The same dimensions in dst_format."},
         kSrcDoc, kDstDoc}},
   }, status);

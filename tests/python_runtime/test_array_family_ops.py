@@ -235,6 +235,14 @@ def _data_format_cases():
         ("DataFormatDimMap", [x4], {"src_format": "NHWC", "dst_format": "NHWX"}),
         ("DataFormatDimMap", [("x", np.zeros((0, 2)), "int32")], {}),
     ]
+    # indices outside [-n, n): TensorFlow's (x + n) % n, a negative remainder taking the
+    # last slot
+    far = [-9, -7, -6, -5, 4, 5, 9, 11, 2**31 - 1, -2**31]
+    cases += [
+        ("DataFormatDimMap", [("x", np.array(far), "int32")], {}),
+        ("DataFormatDimMap", [("x", np.array(far + [2**63 - 1, -2**63]), "int64")],
+         {"src_format": "NCDHW", "dst_format": "NDHWC"}),
+    ]
     return cases
 
 

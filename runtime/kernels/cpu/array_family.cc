@@ -153,7 +153,7 @@ struct DataFormatKernels {
     const T* in = Data<T>(x);
     T* o = Data<T>(out);
     for (int64_t e = 0, total = NumElements(dims); e < total; ++e)
-      o[e] = static_cast<T>(map[kernels::DimMapIndex(static_cast<int64_t>(in[e]), n)]);
+      o[e] = static_cast<T>(map[kernels::DimMapIndex(in[e], n)]);
   }
   static void VecPermute(void* state, TF_OpKernelContext* ctx) {
     const auto& a = *static_cast<kernels::DataFormatAttrs*>(state);

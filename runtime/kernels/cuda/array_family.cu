@@ -182,7 +182,7 @@ struct Table { int64_t v[5]; };
 
 template <typename T>
 __global__ void DimMapKernel(const T* in, T* out, int64_t total, Table map, int64_t n) {
-  OPGEN_GRID_LOOP(e, total) out[e] = static_cast<T>(map.v[kernels::DimMapIndex(static_cast<int64_t>(in[e]), n)]);
+  OPGEN_GRID_LOOP(e, total) out[e] = static_cast<T>(map.v[kernels::DimMapIndex(in[e], n)]);
 }
 
 template <typename T>
