@@ -55,11 +55,7 @@ void BitcastShape(ShapeFnContext& c) {
   if (in_size == 0 || out_size == 0)
     Fail("Cannot bitcast types " + std::to_string(from) + " to " + std::to_string(to) +
          " because one or the other have unknown size.");
-  if (in_size == out_size || !in.rank_known) {
-    if (in_size < out_size && !in.rank_known) return c.SetOutput(0, PartialShape::Unknown());
-    if (in_size > out_size && !in.rank_known) return c.SetOutput(0, PartialShape::Unknown());
-    return c.SetOutput(0, in);
-  }
+  if (in_size == out_size || !in.rank_known) return c.SetOutput(0, in);
   if (in_size > out_size) {
     in.dims.push_back(in_size / out_size);
     return c.SetOutput(0, in);
