@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../../src/string_tensor.h"
 #include "../array_family_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -137,6 +138,30 @@ struct InplaceKernel {
   }
 };
 
+// Strings: a deep copy of x's elements (a byte copy would share their heap memory), then
+// v's rows assigned over it.
+void InplaceUpdateStringCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::InplacePlan p;
+  if (!kernels::PlanInplace(ctx, &p)) return;
+  TensorPtr out(NewStringTensor(p.dims));
+  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "InplaceUpdate: out of memory for strings");
+  const TF_TString* x = StringElements(p.x.get());
+  const TF_TString* v = StringElements(p.v.get());
+  TF_TString* y = MutableStringElements(out.get());
+  const int32_t* idx = Data<int32_t>(p.i);
+  bool ok = true;
+  for (int64_t e = 0, n = NumElements(p.dims); ok && e < n; ++e) ok = AssignString(&y[e], StringElement(&x[e]));
+  for (int64_t j = 0; ok && j < p.count; ++j) {
+    TF_TString* row = y + kernels::WrapRow(idx[j], p.rows) * p.row_size;
+    for (int64_t e = 0; ok && e < p.row_size; ++e)
+      ok = AssignString(&row[e], StringElement(&v[j * p.row_size + e]));
+  }
+  if (!ok) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "InplaceUpdate: out of memory for strings");
+  TF_Status* s = ThreadStatus();
+  TF_SetOutput(ctx, 0, out.get(), s);
+  if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);
+}
+
 // ---- DataFormat ops -------------------------------------------------------------------
 
 template <typename T>
@@ -206,7 +231,7 @@ void RegisterInplace(const char* op, Types<Ts...>, TF_Status* status) {
 // The dtypes of TensorFlow's CPU kernels: InTopK(V2) for int32/int64 targets;
 // Upper/LowerBound for the real numbers; Diag/DiagPart for their OpDefs' list but
 // bfloat16;
-// InplaceUpdate for every fixed-size type (strings are not copied here), InplaceAdd/Sub
+// InplaceUpdate for every type (strings deep-copied), InplaceAdd/Sub
 // for the numbers; Bitcast, which only re-types a buffer, for every
 // type its OpDef allows (one kernel, unconstrained).
 void RegisterArrayFamilyKernels(TF_Status* status) {
@@ -221,6 +246,7 @@ void RegisterArrayFamilyKernels(TF_Status* status) {
                       std::complex<double>>(), status);
   RegisterKernel(kDevice, {"Bitcast", {}, {}, &kernels::BitcastCompute}, status);
   RegisterInplace<kernels::InplaceMode::kUpdate>("InplaceUpdate", Concat<RealAndBoolTypes, ComplexTypes>(), status);
+  RegisterKernel(kDevice, {"InplaceUpdate", {{"T", TF_STRING}}, {}, &InplaceUpdateStringCompute}, status);
   RegisterInplace<kernels::InplaceMode::kAdd>("InplaceAdd", Concat<RealTypes, ComplexTypes>(), status);
   RegisterInplace<kernels::InplaceMode::kSub>("InplaceSub", Concat<RealTypes, ComplexTypes>(), status);
   RegisterKernel(kDevice, {"DataFormatDimMap", {{"T", TF_INT32}}, {}, &DataFormatKernels<int32_t>::DimMap,
