@@ -50,6 +50,7 @@ __all__ = [
     "bias_add",
     "bias_add_grad",
     "bincount",
+    "bitcast",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -85,12 +86,16 @@ __all__ = [
     "crop_and_resize_grad_image",
     "cumprod",
     "cumsum",
+    "data_format_dim_map",
+    "data_format_vec_permute",
     "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
     "depthwise_conv2d_native_backprop_filter",
     "depthwise_conv2d_native_backprop_input",
     "destroy_resource_op",
+    "diag",
+    "diag_part",
     "digamma",
     "disable_copy_on_read",
     "div",
@@ -143,7 +148,12 @@ __all__ = [
     "igamma_grad_a",
     "igammac",
     "imag",
+    "in_top_k",
+    "in_top_kv2",
     "initialize_table_v2",
+    "inplace_add",
+    "inplace_sub",
+    "inplace_update",
     "invert",
     "invert_permutation",
     "irfft",
@@ -175,6 +185,7 @@ __all__ = [
     "lookup_table_remove_v2",
     "lookup_table_size_v2",
     "loop_cond",
+    "lower_bound",
     "mat_mul",
     "matrix_band_part",
     "matrix_determinant",
@@ -419,6 +430,7 @@ __all__ = [
     "unsorted_segment_min",
     "unsorted_segment_prod",
     "unsorted_segment_sum",
+    "upper_bound",
     "var_handle_op",
     "var_is_initialized_op",
     "variable_shape",
@@ -1031,6 +1043,18 @@ def bincount(
 @overload
 def bincount(
     arr: TensorLike, size: TensorLike, weights: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def bitcast(
+    input: GraphOutput, type: DTypeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bitcast(
+    input: EagerTensorLike, type: DTypeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bitcast(
+    input: TensorLike, type: DTypeLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def bitwise_and(
@@ -1915,6 +1939,42 @@ def cumsum(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def data_format_dim_map(
+    x: GraphOutput,
+    src_format: str = ...,
+    dst_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def data_format_dim_map(
+    x: EagerTensorLike,
+    src_format: str = ...,
+    dst_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def data_format_dim_map(
+    x: TensorLike, src_format: str = ..., dst_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def data_format_vec_permute(
+    x: GraphOutput,
+    src_format: str = ...,
+    dst_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def data_format_vec_permute(
+    x: EagerTensorLike,
+    src_format: str = ...,
+    dst_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def data_format_vec_permute(
+    x: TensorLike, src_format: str = ..., dst_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def dense_bincount(
     input: GraphOutput,
     size: TensorLike,
@@ -2136,6 +2196,18 @@ def depthwise_conv2d_native_backprop_input(
 def destroy_resource_op(
     resource: TensorLike, ignore_lookup_error: bool = ..., name: str | None = None
 ) -> OpNode: ...
+@overload
+def diag(diagonal: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def diag(diagonal: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def diag(diagonal: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def diag_part(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def diag_part(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def diag_part(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def digamma(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2841,12 +2913,123 @@ def imag(
 def imag(
     input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
+@overload
+def in_top_k(
+    predictions: GraphOutput, targets: TensorLike, k: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def in_top_k(
+    predictions: TensorLike, targets: GraphOutput, k: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def in_top_k(
+    predictions: EagerTensorLike,
+    targets: EagerTensorLike,
+    k: int,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def in_top_k(
+    predictions: TensorLike, targets: TensorLike, k: int, name: str | None = None
+) -> OpOutput: ...
+@overload
+def in_top_kv2(
+    predictions: GraphOutput,
+    targets: TensorLike,
+    k: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def in_top_kv2(
+    predictions: TensorLike,
+    targets: GraphOutput,
+    k: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def in_top_kv2(
+    predictions: TensorLike,
+    targets: TensorLike,
+    k: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def in_top_kv2(
+    predictions: EagerTensorLike,
+    targets: EagerTensorLike,
+    k: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def in_top_kv2(
+    predictions: TensorLike, targets: TensorLike, k: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def initialize_table_v2(
     table_handle: TensorLike,
     keys: TensorLike,
     values: TensorLike,
     name: str | None = None,
 ) -> OpNode: ...
+@overload
+def inplace_add(
+    x: GraphOutput, i: TensorLike, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_add(
+    x: TensorLike, i: GraphOutput, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_add(
+    x: TensorLike, i: TensorLike, v: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_add(
+    x: EagerTensorLike, i: EagerTensorLike, v: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def inplace_add(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def inplace_sub(
+    x: GraphOutput, i: TensorLike, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_sub(
+    x: TensorLike, i: GraphOutput, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_sub(
+    x: TensorLike, i: TensorLike, v: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_sub(
+    x: EagerTensorLike, i: EagerTensorLike, v: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def inplace_sub(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def inplace_update(
+    x: GraphOutput, i: TensorLike, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_update(
+    x: TensorLike, i: GraphOutput, v: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_update(
+    x: TensorLike, i: TensorLike, v: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inplace_update(
+    x: EagerTensorLike, i: EagerTensorLike, v: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def inplace_update(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput: ...
 @overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3221,6 +3404,34 @@ def loop_cond(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def loop_cond(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def lower_bound(
+    sorted_inputs: GraphOutput,
+    values: TensorLike,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lower_bound(
+    sorted_inputs: TensorLike,
+    values: GraphOutput,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lower_bound(
+    sorted_inputs: EagerTensorLike,
+    values: EagerTensorLike,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lower_bound(
+    sorted_inputs: TensorLike,
+    values: TensorLike,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def mat_mul(
     a: GraphOutput,
@@ -8825,6 +9036,34 @@ def unsorted_segment_sum(
     data: TensorLike,
     segment_ids: TensorLike,
     num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def upper_bound(
+    sorted_inputs: GraphOutput,
+    values: TensorLike,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def upper_bound(
+    sorted_inputs: TensorLike,
+    values: GraphOutput,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def upper_bound(
+    sorted_inputs: EagerTensorLike,
+    values: EagerTensorLike,
+    out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def upper_bound(
+    sorted_inputs: TensorLike,
+    values: TensorLike,
+    out_type: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 def var_handle_op(

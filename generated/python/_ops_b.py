@@ -216,6 +216,25 @@ def bincount(
     return _out[0]
 
 
+def bitcast(input: TensorLike, type: DTypeLike, name: str | None = None) -> OpOutput:
+    """Reinterprets the bytes of a tensor as another type, without copying.
+
+    Same widths keep the shape; a narrower `type` adds a last dimension of width(T) / width(type); a wider one removes a last dimension that must be width(type) / width(T).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int64`, `int32`, `uint8`, `uint16`, `uint32`, `uint64`, `int8`, `int16`, `complex64`, `complex128`, `qint8`, `quint8`, `qint16`, `quint16`, `qint32`.
+        The tensor.
+      type: A dtype from: `bfloat16`, `float16`, `float32`, `float64`, `int64`, `int32`, `uint8`, `uint16`, `uint32`, `uint64`, `int8`, `int16`, `complex64`, `complex128`, `qint8`, `quint8`, `qint16`, `quint16`, `qint32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `type`.
+      Its bytes as `type`.
+    """
+    _out = _execute_op("Bitcast", [input], {"type": type}, name)
+    return _out[0]
+
+
 def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the bitwise AND of `x` and `y`.
 

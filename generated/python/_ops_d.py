@@ -14,6 +14,70 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def data_format_dim_map(
+    x: TensorLike,
+    src_format: str = "NHWC",
+    dst_format: str = "NCHW",
+    name: str | None = None,
+) -> OpOutput:
+    """Maps dimension indices of src_format to those of dst_format.
+
+    Indices in [-n, n) for a format of n letters (negative ones count from the end).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Dimension indices in src_format.
+      src_format: An optional `string`. Defaults to `"NHWC"`.
+        The source layout, 4 or 5 letters (e.g. NHWC).
+      dst_format: An optional `string`. Defaults to `"NCHW"`.
+        The destination layout: a permutation of src_format's letters.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The same dimensions in dst_format.
+    """
+    _out = _execute_op(
+        "DataFormatDimMap",
+        [x],
+        {"src_format": src_format, "dst_format": dst_format},
+        name,
+    )
+    return _out[0]
+
+
+def data_format_vec_permute(
+    x: TensorLike,
+    src_format: str = "NHWC",
+    dst_format: str = "NCHW",
+    name: str | None = None,
+) -> OpOutput:
+    """Reorders a vector of per-dimension values from src_format to dst_format.
+
+    x is [n] or [n, 2] with n the format's length, or its number of spatial dimensions (then only H, W and D are reordered).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Values per dimension of src_format.
+      src_format: An optional `string`. Defaults to `"NHWC"`.
+        The source layout, 4 or 5 letters (e.g. NHWC).
+      dst_format: An optional `string`. Defaults to `"NCHW"`.
+        The destination layout: a permutation of src_format's letters.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The same, in dst_format's order.
+    """
+    _out = _execute_op(
+        "DataFormatVecPermute",
+        [x],
+        {"src_format": src_format, "dst_format": dst_format},
+        name,
+    )
+    return _out[0]
+
+
 def dense_bincount(
     input: TensorLike,
     size: TensorLike,
@@ -254,6 +318,40 @@ def destroy_resource_op(
         name,
     )
     return _out or None
+
+
+def diag(diagonal: TensorLike, name: str | None = None) -> OpOutput:
+    """A tensor with `diagonal` on its diagonal and zeros elsewhere.
+
+    For diagonal of shape [d1, ..., dk], output[i1, ..., ik, i1, ..., ik] = diagonal[i1, ..., ik], of shape [d1, ..., dk, d1, ..., dk].
+
+    Args:
+      diagonal: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int32`, `int64`, `complex64`, `complex128`.
+        At least 1-D.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+      Rank twice diagonal's.
+    """
+    _out = _execute_op("Diag", [diagonal], {}, name)
+    return _out[0]
+
+
+def diag_part(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The diagonal of a tensor shaped [d1, ..., dk, d1, ..., dk]: Diag's inverse.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int32`, `int64`, `complex64`, `complex128`.
+        Of even rank, its two halves equal.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      [d1, ..., dk].
+    """
+    _out = _execute_op("DiagPart", [input], {}, name)
+    return _out[0]
 
 
 def digamma(x: TensorLike, name: str | None = None) -> OpOutput:

@@ -309,6 +309,54 @@ def imag(
     return _out[0]
 
 
+def in_top_k(
+    predictions: TensorLike, targets: TensorLike, k: int, name: str | None = None
+) -> OpOutput:
+    """Whether each target is among the k largest predictions of its row.
+
+    InTopKV2 with k an attr.
+
+    Args:
+      predictions: A `Tensor` of type `float32`.
+        [batch, classes] scores.
+      targets: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [batch] class indices.
+      k: An `int`.
+        How many top classes count.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      [batch] bools.
+    """
+    _out = _execute_op("InTopK", [predictions, targets], {"k": k}, name)
+    return _out[0]
+
+
+def in_top_kv2(
+    predictions: TensorLike, targets: TensorLike, k: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Whether each target is among the k largest predictions of its row.
+
+    A target ties with equal predictions (they are all in); a row with a non-finite prediction, or a target out of range, gives false.
+
+    Args:
+      predictions: A `Tensor` of type `float32`.
+        [batch, classes] scores.
+      targets: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [batch] class indices.
+      k: A `Tensor`. Must have the same type as `targets`.
+        How many top classes count (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      [batch] bools.
+    """
+    _out = _execute_op("InTopKV2", [predictions, targets, k], {}, name)
+    return _out[0]
+
+
 def initialize_table_v2(
     table_handle: TensorLike,
     keys: TensorLike,
@@ -333,6 +381,78 @@ def initialize_table_v2(
     """
     _out = _execute_op("InitializeTableV2", [table_handle, keys, values], {}, name)
     return _out or None
+
+
+def inplace_add(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns x with v added to the rows i.
+
+    Row i[j] of x (a first-dimension index, taken modulo x's rows) is combined with row j of v; x itself is not changed.
+
+    Args:
+      x: A `Tensor`.
+        The tensor whose rows are changed in the copy.
+      i: A `Tensor` of type `int32`.
+        A vector of row indices into x.
+      v: A `Tensor`. Must have the same type as `x`.
+        The rows: shaped as x except the first dimension, len(i).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The copy of x with the rows changed.
+    """
+    _out = _execute_op("InplaceAdd", [x, i, v], {}, name)
+    return _out[0]
+
+
+def inplace_sub(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns x with v subtracted from the rows i.
+
+    Row i[j] of x (a first-dimension index, taken modulo x's rows) is combined with row j of v; x itself is not changed.
+
+    Args:
+      x: A `Tensor`.
+        The tensor whose rows are changed in the copy.
+      i: A `Tensor` of type `int32`.
+        A vector of row indices into x.
+      v: A `Tensor`. Must have the same type as `x`.
+        The rows: shaped as x except the first dimension, len(i).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The copy of x with the rows changed.
+    """
+    _out = _execute_op("InplaceSub", [x, i, v], {}, name)
+    return _out[0]
+
+
+def inplace_update(
+    x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns x with the rows i replaced by v.
+
+    Row i[j] of x (a first-dimension index, taken modulo x's rows) is combined with row j of v; x itself is not changed.
+
+    Args:
+      x: A `Tensor`.
+        The tensor whose rows are changed in the copy.
+      i: A `Tensor` of type `int32`.
+        A vector of row indices into x.
+      v: A `Tensor`. Must have the same type as `x`.
+        The rows: shaped as x except the first dimension, len(i).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The copy of x with the rows changed.
+    """
+    _out = _execute_op("InplaceUpdate", [x, i, v], {}, name)
+    return _out[0]
 
 
 def invert(x: TensorLike, name: str | None = None) -> OpOutput:

@@ -532,3 +532,32 @@ def loop_cond(input: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("LoopCond", [input], {}, name)
     return _out[0]
+
+
+def lower_bound(
+    sorted_inputs: TensorLike,
+    values: TensorLike,
+    out_type: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> OpOutput:
+    """For each value, the index of the first element of its sorted row not less than it.
+
+    Row b of values is searched in row b of sorted_inputs (numpy's searchsorted, side='left').
+
+    Args:
+      sorted_inputs: A `Tensor`.
+        [batch, n], each row sorted ascending.
+      values: A `Tensor`. Must have the same type as `sorted_inputs`.
+        [batch, m] values to place.
+      out_type: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+        The index dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      [batch, m] indices.
+    """
+    _out = _execute_op(
+        "LowerBound", [sorted_inputs, values], {"out_type": out_type}, name
+    )
+    return _out[0]

@@ -64,6 +64,8 @@ void RegisterScatterOps(TF_Status* status);
 void RegisterTensorArrayOps(TF_Status* status);
 // stack_ops.cc: TensorFlow 1's stacks (V2), which v1 while-loop gradients use.
 void RegisterStackOps(TF_Status* status);
+// array_family_ops.cc: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
+void RegisterArrayFamilyOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -83,7 +85,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
-                      opgen::RegisterConvGradOps}) {
+                      opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

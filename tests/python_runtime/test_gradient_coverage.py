@@ -555,6 +555,8 @@ def _cases() -> dict[str, list[Case]]:
               band, [0], tf=True, **same))
     cases["MatrixDiagPartV3"].append(C(padded(u((3, 3)), np.int32(0), 0.0), {}, [0], **same))
     cases["L2Loss"] = [C(fixed(u((2, 3))), tf=True), C(fixed(u((4,))))]
+    cases["Diag"] = [C(fixed(u((3,))), tf=True), C(fixed(u((2, 3))), tf=True)]
+    cases["DiagPart"] = [C(fixed(u((3, 3))), tf=True), C(fixed(u((2, 3, 2, 3))), tf=True)]
     cases["MatrixBandPart"] = [C(fixed(u((2, 3, 4)), np.int64(1), np.int64(0)), {}, [0], tf=True),
                                C(fixed(u((3, 3)), np.int32(-1), np.int32(1)), {}, [0])]
     for version in ("", "V2", "V3"):
@@ -813,6 +815,8 @@ NOT_DIFFERENTIABLE = {
                      "InvertPermutation", "Range", "Bucketize", "ShapeN", "BroadcastArgs",
                      "VariableShape", "UnravelIndex"], "computes shapes or indices"),
     "Empty": "a new tensor from a shape (TensorFlow registers no gradient)",
+    **dict.fromkeys(["InTopK", "InTopKV2", "UpperBound", "LowerBound", "DataFormatVecPermute",
+                     "DataFormatDimMap"], "bool or index output (TensorFlow registers no gradient)"),
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
@@ -888,7 +892,9 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # No gradient entry at all, as in TensorFlow's registry: differentiating through one
 # fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
 # and a user may register one (checked in test_debug_ops.py).
-NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail"}
+NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
+               **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
+                               "TensorFlow registers none: its tape and tf.gradients fail")}
 
 UNIMPLEMENTED: dict[str, str] = {
     **dict.fromkeys(["IgammaGradA", "RandomGammaGrad"], "TensorFlow defines no gradient either"),
@@ -994,7 +1000,7 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3", "Switch", "Merge",
          "MaxPool3D", "AvgPool3D", "ResizeBicubic", "AvgPool3DGrad", "MaxPool3DGrad", "MaxPool3DGradGrad",
          "ResizeBicubicGrad", "RFFT", "RFFT2D", "RFFT3D", "IRFFT", "IRFFT2D", "IRFFT3D", "MatrixDiagV3",
-         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss", "MatrixInverse", "MatrixDeterminant",
+         "MatrixDiagPartV3", "MatrixSetDiagV3", "L2Loss", "Diag", "DiagPart", "MatrixInverse", "MatrixDeterminant",
          "LogMatrixDeterminant", "MatrixSolve", "MatrixTriangularSolve", "Cholesky",
          "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
          "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "UnsortedSegmentMax",

@@ -613,6 +613,17 @@ _CALLS = {
     "ShapeN": lambda P: ([P((2, 3)), P((4,))], {}, [2]),
     "Empty": lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None),
     "UnravelIndex": lambda P: ([np.array([1, 5], I32), np.array([2, 4], I32)], {}, None),
+    # runtime/ops/array_family_ops.cc (test_array_family_shapes checks the values)
+    "InTopKV2": lambda P: ([P((2, 3)), P((2,), I32), np.array(1, I32)], {}, None),
+    "InTopK": lambda P: ([P((2, 3)), P((2,), I32)], {"k": 1}, None),
+    "UpperBound": lambda P: ([P((2, 3)), P((2, 4))], {}, None),
+    "LowerBound": lambda P: ([P((2, 3)), P((2, 4))], {}, None),
+    "DiagPart": lambda P: ([P((2, 3, 2, 3))], {}, None),
+    "Bitcast": lambda P: ([P((2, 3))], {"type": np.dtype(np.uint8)}, None),
+    **{op: lambda P: ([P((4, 3)), P((2,), I32), P((2, 3))], {}, None)
+       for op in ("InplaceUpdate", "InplaceAdd", "InplaceSub")},
+    **{op: lambda P: ([P((4,), I32)], {}, None)
+       for op in ("DataFormatVecPermute", "DataFormatDimMap")},
     "BroadcastArgs": lambda P: ([np.array([2, 1], I32), np.array([3, 1, 1], I32)], {}, None),
     "GatherV2": lambda P: ([P((2, 3)), P((4,), I32), np.array(0, I32)], {}, None),
     # convolution-family and image ops (runtime/ops/conv_image_ops.cc)
@@ -846,6 +857,28 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if infer_shapes(op.name, inputs, attrs, arg_sizes)[0] is None:
             unknown.append(op.name)
     assert unknown == []
+
+
+def test_array_family_shapes(infer_shapes):
+    """InTopK: one bool per row (rows and targets merged); Upper/LowerBound: values' shape;
+    Diag doubles the shape, DiagPart halves it; Bitcast appends or drops the width ratio
+    (a last dim that is not it fails, as TensorFlow's "does not match")."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("InTopKV2", [P((None, 5)), P((3,), I32), np.array(1, I32)]) == [(3,)]
+    with pytest.raises(Error):
+        infer_shapes("InTopKV2", [P((2, 5)), P((3,), I32), np.array(1, I32)])
+    assert infer_shapes("LowerBound", [P((2, 9)), P((None, 4))]) == [(None, 4)]
+    with pytest.raises(Error):
+        infer_shapes("UpperBound", [P((9,)), P((2, 4))])
+    assert infer_shapes("Diag", [P((2, None))]) == [(2, None, 2, None)]
+    assert infer_shapes("DiagPart", [P((None, 3, 2, None))]) == [(2, 3)]
+    for bad in ((2, 3, 2), (2, 3), ()):
+        with pytest.raises(Error):
+            infer_shapes("DiagPart", [P(bad)])
+    assert infer_shapes("Bitcast", [P((2, 3))], {"type": np.dtype(np.uint8)}) == [(2, 3, 4)]
+    assert infer_shapes("Bitcast", [P((2, None), np.uint8)], {"type": np.dtype(np.int32)}) == [(2,)]
+    with pytest.raises(Error):
+        infer_shapes("Bitcast", [P((2, 3), np.uint8)], {"type": np.dtype(np.int32)})
 
 
 def test_debug_sequence_shapes(infer_shapes):

@@ -37,6 +37,8 @@ void RegisterResourceScatterKernels(TF_Status*);
 void RegisterTensorArrayKernels(TF_Status*);
 // stack.cc: StackV2, StackPushV2, StackPopV2, StackCloseV2 (host only, as the arrays).
 void RegisterStackKernels(TF_Status*);
+// array_family.cc: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
+void RegisterArrayFamilyKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -117,7 +119,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSparseToDenseKernels,
       RegisterSpectralKernels,
       RegisterMatrixDiagKernels,
-      RegisterLinalgKernels}) {
+      RegisterLinalgKernels,
+      RegisterArrayFamilyKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

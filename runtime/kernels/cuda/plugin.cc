@@ -24,6 +24,8 @@ void RegisterSequenceKernels(TF_Status*);  // sequence.cu: Roll, ReverseSequence
 void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToDense
 // matrix_diag.cu: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss (declared here too).
 void RegisterMatrixDiagKernels(TF_Status*);
+// array_family.cu: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
+void RegisterArrayFamilyKernels(TF_Status*);
 }  // namespace cuda
 }  // namespace opgen
 
@@ -227,6 +229,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterBincountKernels,
       RegisterScaleTranslateKernels,
       RegisterMatrixDiagKernels,
+      RegisterArrayFamilyKernels,
       RegisterCropAndResizeKernels,
       RegisterExtractPatchesKernels,
       RegisterColorKernels}) {

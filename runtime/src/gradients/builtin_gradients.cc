@@ -29,6 +29,9 @@ void RegisterNotDifferentiableOps() {
         "Shape", "Size", "Rank", "ArgMax", "ArgMin", "BroadcastGradientArgs", "OneHot", "Where",
         "Range", "ConcatOffset", "InvertPermutation", "Bucketize", "ShapeN", "BroadcastArgs",
         "VariableShape", "Empty", "UnravelIndex",
+        // bool or index outputs (TensorFlow registers no gradient for them)
+        "InTopK", "InTopKV2", "UpperBound", "LowerBound", "DataFormatVecPermute",
+        "DataFormatDimMap",
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",

@@ -1,4 +1,4 @@
-// Gradients of the diagonal-band ops and L2Loss. The band ops only move elements, so each
+// Gradients of the diagonal-band ops, Diag / DiagPart and L2Loss. The band ops only move elements, so each
 // gradient moves the output's gradient back with the other band op of the same k and
 // align: MatrixDiagV3 <-> MatrixDiagPartV3 (padding 0), MatrixSetDiagV3 splits it into the
 // part outside the band (input) and the band (diagonal). k, the sizes and the padding
@@ -36,6 +36,14 @@ void MatrixSetDiagV3Grad(GradBuilder& b) {
   if (b.needs(1)) b.Set(1, b.Op("MatrixDiagPartV3", {g, k, Zero(b, g)}, {{"align", align}}));
 }
 
+// Diag and DiagPart are each other's adjoint (TensorFlow's pair of gradients).
+void DiagGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("DiagPart", {b.grad(0)}));
+}
+void DiagPartGrad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("Diag", {b.grad(0)}));
+}
+
 // d(sum(t^2) / 2) = t * grad.
 void L2LossGrad(GradBuilder& b) {
   if (b.needs(0)) b.Set(0, b.Op("Mul", {b.input(0), b.grad(0)}));
@@ -48,6 +56,8 @@ void RegisterMatrixDiagGradients() {
   RegisterGrad("MatrixDiagPartV3", MatrixDiagPartV3Grad);
   RegisterGrad("MatrixSetDiagV3", MatrixSetDiagV3Grad);
   RegisterGrad("L2Loss", L2LossGrad);
+  RegisterGrad("Diag", DiagGrad);
+  RegisterGrad("DiagPart", DiagPartGrad);
 }
 
 }  // namespace gradients
