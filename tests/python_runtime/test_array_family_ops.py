@@ -35,7 +35,7 @@ def _values(dtype, shape, lo=-50, hi=50):
     if np.issubdtype(dt, np.complexfloating):
         return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
     if np.issubdtype(dt, np.unsignedinteger):
-        lo = 0
+        lo = max(lo, 0)  # keep a caller's floor: InplaceSub's reference must not go below 0
     return rng.integers(lo, hi, shape).astype(dtype)
 
 
