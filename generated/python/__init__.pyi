@@ -280,12 +280,16 @@ __all__ = [
     "resource_scatter_add",
     "resource_scatter_sub",
     "resource_scatter_update",
+    "resource_sparse_apply_adadelta",
     "resource_sparse_apply_adagrad",
     "resource_sparse_apply_adagrad_v2",
+    "resource_sparse_apply_centered_rms_prop",
     "resource_sparse_apply_ftrl",
     "resource_sparse_apply_ftrl_v2",
     "resource_sparse_apply_keras_momentum",
     "resource_sparse_apply_momentum",
+    "resource_sparse_apply_proximal_adagrad",
+    "resource_sparse_apply_proximal_gradient_descent",
     "resource_sparse_apply_rms_prop",
     "restore_v2",
     "reverse_sequence",
@@ -5457,6 +5461,18 @@ def resource_scatter_update(
     updates: TensorLike,
     name: str | None = None,
 ) -> OpNode: ...
+def resource_sparse_apply_adadelta(
+    var: TensorLike,
+    accum: TensorLike,
+    accum_update: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def resource_sparse_apply_adagrad(
     var: TensorLike,
     accum: TensorLike,
@@ -5476,6 +5492,20 @@ def resource_sparse_apply_adagrad_v2(
     indices: TensorLike,
     use_locking: bool = ...,
     update_slots: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_sparse_apply_centered_rms_prop(
+    var: TensorLike,
+    mg: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_sparse_apply_ftrl(
@@ -5527,6 +5557,27 @@ def resource_sparse_apply_momentum(
     momentum: TensorLike,
     use_locking: bool = ...,
     use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_sparse_apply_proximal_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_sparse_apply_proximal_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_sparse_apply_rms_prop(

@@ -1712,6 +1712,55 @@ def resource_scatter_update(
     return _out or None
 
 
+def resource_sparse_apply_adadelta(
+    var: TensorLike,
+    accum: TensorLike,
+    accum_update: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adadelta algorithm.
+
+    ResourceApplyAdadelta's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The gradient accumulator slot, same dtype and shape as `var`.
+      accum_update: A `Tensor` of type `resource`.
+        The update accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The scaling factor (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay factor (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        The constant factor (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdadelta",
+        [var, accum, accum_update, lr, rho, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
 def resource_sparse_apply_adagrad(
     var: TensorLike,
     accum: TensorLike,
@@ -1796,6 +1845,61 @@ def resource_sparse_apply_adagrad_v2(
         "ResourceSparseApplyAdagradV2",
         [var, accum, lr, epsilon, grad, indices],
         {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_centered_rms_prop(
+    var: TensorLike,
+    mg: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the centered RMSProp algorithm.
+
+    ResourceApplyCenteredRMSProp's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      mg: A `Tensor` of type `resource`.
+        The mean-gradient slot, same dtype and shape as `var`.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the means (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyCenteredRMSProp",
+        [var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None
@@ -2001,6 +2105,95 @@ def resource_sparse_apply_momentum(
         "ResourceSparseApplyMomentum",
         [var, accum, lr, grad, indices, momentum],
         {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_proximal_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by proximal Adagrad.
+
+    ResourceApplyProximalAdagrad's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a positive scalar).
+      l1: A `Tensor`. Must have the same type as `lr`.
+        The L1 regularization strength (a non-negative scalar).
+      l2: A `Tensor`. Must have the same type as `lr`.
+        The L2 regularization strength (a non-negative scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyProximalAdagrad",
+        [var, accum, lr, l1, l2, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_proximal_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by proximal gradient descent.
+
+    ResourceApplyProximalGradientDescent's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `alpha`.
+        The L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `alpha`.
+        The L2 regularization strength (a scalar).
+      grad: A `Tensor`. Must have the same type as `alpha`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyProximalGradientDescent",
+        [var, alpha, l1, l2, grad, indices],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None

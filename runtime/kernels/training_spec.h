@@ -461,6 +461,26 @@ template <>
 struct Layout<Sparse<RMSProp>> : Layout<RMSProp> {
   static constexpr int kIndices = 8;
 };
+template <>
+struct Layout<Sparse<Adadelta>> : Layout<Adadelta> {
+  static constexpr int kIndices = 7;
+};
+template <>
+struct Layout<Sparse<CenteredRMSProp>> : Layout<CenteredRMSProp> {
+  static constexpr int kIndices = 9;
+};
+template <>
+struct Layout<Sparse<ProximalAdagrad>> : Layout<ProximalAdagrad> {
+  static constexpr int kIndices = 6;
+};
+// TensorFlow's sparse kernel calls alpha "lr" in its message, and its gradient "grad".
+template <>
+struct Layout<Sparse<ProximalGradientDescent>> : Layout<ProximalGradientDescent> {
+  static constexpr const char* kScalarNames[] = {"lr", "l1 regularization strength",
+                                                 "l2 regularization strength"};
+  static constexpr const char* kGradName = "grad";
+  static constexpr int kIndices = 5;
+};
 // TensorFlow's sparse FTRL kernels check the values (and say so in the shape message).
 template <>
 struct Layout<Sparse<Ftrl>> : Layout<Ftrl> {

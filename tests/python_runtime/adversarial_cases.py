@@ -25,7 +25,9 @@ TF1_OPTIMIZER_OPS = (
     "ResourceApplyProximalGradientDescent", "ResourceSparseApplyAdagrad",
     "ResourceSparseApplyAdagradV2", "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2",
     "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyMomentum",
-    "ResourceSparseApplyRMSProp")
+    "ResourceSparseApplyRMSProp", "ResourceSparseApplyAdadelta",
+    "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad",
+    "ResourceSparseApplyProximalGradientDescent")
 
 try:
     from ml_dtypes import bfloat16

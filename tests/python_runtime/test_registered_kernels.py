@@ -28,7 +28,9 @@ CPU_ONLY = {
        for op in ("ResourceSparseApplyAdagrad", "ResourceSparseApplyAdagradV2",
                   "ResourceSparseApplyMomentum", "ResourceSparseApplyKerasMomentum",
                   "ResourceSparseApplyRMSProp", "ResourceSparseApplyFtrl",
-                  "ResourceSparseApplyFtrlV2")},
+                  "ResourceSparseApplyFtrlV2", "ResourceSparseApplyAdadelta",
+                  "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad",
+                  "ResourceSparseApplyProximalGradientDescent")},
     # Checkpoint files are read and written by the host, as in TensorFlow.
     **{op: "checkpoint files are read and written on the host"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},

@@ -99,6 +99,18 @@ CASES = [
     Case("sparse_rmsprop", "ResourceSparseApplyRMSProp", ["ms", "mom"],
          {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6}, sparse=True,
          shape=SPARSE_SHAPE, index_dtype="int64", dtypes=NO_BFLOAT16),
+    Case("sparse_adadelta", "ResourceSparseApplyAdadelta", ["accum", "accum_update"],
+         {"lr": 1.0, "rho": 0.95, "epsilon": 1e-6}, sparse=True, shape=SPARSE_SHAPE),
+    Case("sparse_centered_rmsprop", "ResourceSparseApplyCenteredRMSProp", ["mg", "ms", "mom"],
+         {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6}, sparse=True,
+         shape=SPARSE_SHAPE, index_dtype="int64", dtypes=NO_BFLOAT16),
+    *[Case(f"sparse_proximal_adagrad-l1={l1}", "ResourceSparseApplyProximalAdagrad", ["accum"],
+           {"lr": 0.1, "l1": l1, "l2": l2}, sparse=True, shape=SPARSE_SHAPE, dtypes=WIDE)
+      for l1, l2 in ((0.0, 0.0), (0.05, 0.2))],
+    *[Case(f"sparse_proximal_gd-l1={l1}", "ResourceSparseApplyProximalGradientDescent", [],
+           {"alpha": 0.1, "l1": l1, "l2": l2}, sparse=True, shape=SPARSE_SHAPE, dtypes=WIDE,
+           index_dtype="int64")
+      for l1, l2 in ((0.0, 0.0), (0.05, 0.2))],
     *_ftrl_cases("ResourceSparseApplyFtrl", True),
     *_ftrl_cases("ResourceSparseApplyFtrlV2", True, {"l2_shrinkage": 0.05}),
 ]
@@ -319,6 +331,18 @@ def test_proximal_errors():
         ops.resource_apply_proximal_gradient_descent(var.handle, _f(1.0), _f([1.0]), _f(1.0), g)
     with pytest.raises(errors.InvalidArgumentError, match=r"alpha is not a scalar: \[1\]"):
         ops.resource_apply_proximal_gradient_descent(var.handle, _f([1.0]), _f(1.0), _f(1.0), g)
+    rows, racc = _vars((4, 3), (4, 3))
+    one = np.ones((1, 3), np.float32)
+    with pytest.raises(errors.InvalidArgumentError, match=r"lr is not a positive scalar: \[1\]"):
+        ops.resource_sparse_apply_proximal_adagrad(rows.handle, racc.handle, _f([1.0]), _f(0.0),
+                                                   _f(0.0), one, np.int32([0]))
+    with pytest.raises(errors.InvalidArgumentError, match=r"lr is not a scalar: \[1\]"):
+        ops.resource_sparse_apply_proximal_gradient_descent(rows.handle, _f([1.0]), _f(0.0),
+                                                            _f(0.0), one, np.int32([0]))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Index 7 at offset 0 in indices is out of range"):
+        ops.resource_sparse_apply_proximal_gradient_descent(rows.handle, _f(1.0), _f(0.0),
+                                                            _f(0.0), one, np.int32([7]))
     # negative l1 is fine for the proximal gradient descent kernel (no value checks)
     ops.resource_apply_proximal_gradient_descent(var.handle, _f(1.0), _f(-1.0), _f(1.0), g)
 

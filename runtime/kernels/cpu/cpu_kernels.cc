@@ -35,8 +35,9 @@ void RegisterResourceScatterKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
-// training_sparse.cc: ResourceSparseApply{Adagrad,AdagradV2,Ftrl,FtrlV2,KerasMomentum,
-// Momentum,RMSProp} (host only: no GPU kernels yet).
+// training_sparse.cc: ResourceSparseApply{Adadelta,Adagrad,AdagradV2,CenteredRMSProp,Ftrl,
+// FtrlV2,KerasMomentum,Momentum,ProximalAdagrad,ProximalGradientDescent,RMSProp} (host only:
+// no GPU kernels yet).
 void RegisterSparseTrainingKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen

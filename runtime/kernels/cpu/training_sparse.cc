@@ -141,7 +141,13 @@ void RegisterSparseTrainingKernels(TF_Status* status) {
                           update_slots = &t::CreateFlag<t::kUpdateSlots>,
                           linear_by_lr = &t::CreateFlag<t::kMultiplyLinearByLr>;
   const FloatTypes types;
-  const Types<float, double, Half> no_bfloat16;  // as TensorFlow's CPU kernel
+  const Types<float, double, Half> no_bfloat16;  // as TensorFlow's CPU kernels
+  const Types<float, double> wide_types;
+  Register<t::Adadelta>("ResourceSparseApplyAdadelta", none, types, status);
+  Register<t::CenteredRMSProp>("ResourceSparseApplyCenteredRMSProp", none, no_bfloat16, status);
+  Register<t::ProximalAdagrad>("ResourceSparseApplyProximalAdagrad", none, wide_types, status);
+  Register<t::ProximalGradientDescent>("ResourceSparseApplyProximalGradientDescent", none,
+                                       wide_types, status);
   Register<t::Adagrad>("ResourceSparseApplyAdagrad", update_slots, types, status);
   Register<t::AdagradV2>("ResourceSparseApplyAdagradV2", update_slots, types, status);
   Register<t::Ftrl>("ResourceSparseApplyFtrl", linear_by_lr, types, status);

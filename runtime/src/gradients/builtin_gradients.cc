@@ -60,7 +60,9 @@ void RegisterNotDifferentiableOps() {
         "ResourceApplyProximalGradientDescent", "ResourceSparseApplyAdagrad",
         "ResourceSparseApplyAdagradV2", "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2",
         "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyMomentum",
-        "ResourceSparseApplyRMSProp",
+        "ResourceSparseApplyRMSProp", "ResourceSparseApplyAdadelta",
+        "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad",
+        "ResourceSparseApplyProximalGradientDescent",
         "SaveV2", "RestoreV2", "MergeV2Checkpoints", "NoOp",
         "ControlTrigger", "LoopCond", "DisableCopyOnRead",
         // strings: file names and patterns of the save/restore graphs
