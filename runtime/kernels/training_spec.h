@@ -229,7 +229,9 @@ struct FtrlBase {
     p[5] = s[kScalars - 1] == C(-0.5) ? C(1) : C(0);       // take roots
   }
   template <typename C>
-  OPGEN_TRAINING_FN static C Power(C x, const C* p) { return p[5] != C(0) ? Sqrt<C>(x) : Pow<C>(x, p[4]); }
+  OPGEN_TRAINING_FN static C Power(C x, const C* p) {
+    return p[5] != C(0) ? Sqrt<C>(x) : Pow<C>(x, p[4]);
+  }
   template <typename C>
   OPGEN_TRAINING_FN static void Apply(C* v, C g, const C* p, bool multiply_linear_by_lr) {
     const C lr = p[0], l1 = p[1], l2 = p[2];
@@ -562,7 +564,8 @@ bool ReadScalars(TF_OpKernelContext* ctx, StepArgs<T>* args) {
     if (s == nullptr) return false;
     bool ok = TF_NumDims(s) == 0;
     if constexpr (Dev::kHostScalars) {
-      if (ok) ok = PassesCheck(L::kScalarChecks[k], Dev::HostValue(static_cast<const T*>(TF_TensorData(s))), args->flag);
+      const auto* value = static_cast<const T*>(TF_TensorData(s));
+      if (ok) ok = PassesCheck(L::kScalarChecks[k], Dev::HostValue(value), args->flag);
     }
     if (!ok) {
       Fail(ctx, TF_INVALID_ARGUMENT, ScalarMessage<L>(k, Dims(s)));

@@ -65,7 +65,8 @@ void RegisterTrainingKernels(TF_Status* status) {
                                               types, status);
   t::RegisterTrainingKernels<Dev, t::AdagradV2>(kDevice, "ResourceApplyAdagradV2", update_slots,
                                                 types, status);
-  t::RegisterTrainingKernels<Dev, t::AdaMax>(kDevice, "ResourceApplyAdaMax", none, no_bfloat16, status);
+  t::RegisterTrainingKernels<Dev, t::AdaMax>(kDevice, "ResourceApplyAdaMax", none, no_bfloat16,
+                                             status);
   t::RegisterTrainingKernels<Dev, t::Adam>(kDevice, "ResourceApplyAdam", nesterov, types, status);
   t::RegisterTrainingKernels<Dev, t::AddSign>(kDevice, "ResourceApplyAddSign", none, types,
                                               status);
