@@ -246,6 +246,24 @@ def test_sparse_updates_only_the_named_rows_and_repeats_apply_in_order():
     np.testing.assert_array_equal(accum.numpy()[[0, 2]], np.zeros((2, 3)))
 
 
+def test_wide_rows_split_over_the_cores_keep_repeated_indices_in_order():
+    # 50000 columns: the CPU kernel splits them over threads, each walking all indices.
+    rng = np.random.default_rng(3)
+    var0 = rng.uniform(-1, 1, (3, 50000))
+    accum0 = rng.uniform(0, 1, (3, 50000))
+    grad = rng.uniform(-1, 1, (4, 50000))
+    indices = np.array([2, 0, 2, 2], np.int32)
+    var, accum = opgen.Variable(var0), opgen.Variable(accum0)
+    ops.resource_sparse_apply_momentum(var.handle, accum.handle, np.float64(0.1), grad, indices,
+                                       np.float64(0.9))
+    want_var, want_accum = var0.copy(), accum0.copy()
+    for j, row in enumerate(indices):
+        want_accum[row] = want_accum[row] * 0.9 + grad[j]
+        want_var[row] -= 0.1 * want_accum[row]
+    np.testing.assert_allclose(var.numpy(), want_var, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(accum.numpy(), want_accum, rtol=1e-14, atol=1e-15)
+
+
 # ---- errors: TensorFlow's messages (tests/… probed against TensorFlow 2.21) -------------
 
 def _f(*a):

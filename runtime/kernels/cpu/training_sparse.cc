@@ -2,10 +2,12 @@
 // ../training_spec.h applied to the rows `indices` names, one index after another, so a
 // repeated index updates its row again (as TensorFlow's CPU kernels do). Host only: no GPU
 // kernels yet.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "kernel_util.h"
+#include "parallel.h"
 #include "../training_spec.h"
 
 namespace opgen {
@@ -86,15 +88,19 @@ struct SparseKernel {
     const int64_t inner = rows == 0 ? 0 : TF_TensorElementCount(old_values[0]) / rows;
     const auto* idx = static_cast<const Index*>(TF_TensorData(a.indices));
     const T* grad = static_cast<const T*>(TF_TensorData(a.grad));
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t base = static_cast<int64_t>(idx[j]) * inner;
-      for (int64_t e = 0; e < inner; ++e) {
-        C v[Algo::kVars];
-        for (int k = 0; k < Algo::kVars; ++k) v[k] = Widen(vars[k][base + e]);
-        Algo::Apply(v, Widen(grad[j * inner + e]), p, a.flag);
-        for (int k = 0; k < Algo::kVars; ++k) vars[k][base + e] = Narrow<T>(v[k]);
+    // Split over the columns: each chunk walks every index in order, so a repeated row
+    // is still updated once per occurrence, in order.
+    ParallelFor(inner, [&](int64_t begin, int64_t end) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t base = static_cast<int64_t>(idx[j]) * inner;
+        for (int64_t e = begin; e < end; ++e) {
+          C v[Algo::kVars];
+          for (int k = 0; k < Algo::kVars; ++k) v[k] = Widen(vars[k][base + e]);
+          Algo::Apply(v, Widen(grad[j * inner + e]), p, a.flag);
+          for (int k = 0; k < Algo::kVars; ++k) vars[k][base + e] = Narrow<T>(v[k]);
+        }
       }
-    }
+    }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(n, 1)));
   }
 
   static void Compute(void* flag, TF_OpKernelContext* ctx) {
