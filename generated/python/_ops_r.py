@@ -850,6 +850,104 @@ def resize_nearest_neighbor_grad(
     return _out[0]
 
 
+def resource_apply_ada_max(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta1_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the AdaMax algorithm.
+
+    m = beta1 * m + (1 - beta1) * grad; v = max(beta2 * v, |grad|); var = var - lr / (1 - beta1_power) * m / (v + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The first-moment slot, same dtype and shape as `var`.
+      v: A `Tensor` of type `resource`.
+        The infinity-norm slot, same dtype and shape as `var`.
+      beta1_power: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        beta1 to the power of the step number (a scalar).
+      lr: A `Tensor`. Must have the same type as `beta1_power`.
+        The learning rate (a scalar).
+      beta1: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the first moment (a scalar).
+      beta2: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the infinity norm (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `beta1_power`.
+        Added to v in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `beta1_power`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdaMax",
+        [var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_adadelta(
+    var: TensorLike,
+    accum: TensorLike,
+    accum_update: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adadelta algorithm.
+
+    accum = rho * accum + (1 - rho) * grad^2; update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad; accum_update = rho * accum_update + (1 - rho) * update^2; var = var - lr * update.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The gradient accumulator slot, same dtype and shape as `var`.
+      accum_update: A `Tensor` of type `resource`.
+        The update accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The scaling factor (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay factor (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        The constant factor (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdadelta",
+        [var, accum, accum_update, lr, rho, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
 def resource_apply_adagrad(
     var: TensorLike,
     accum: TensorLike,
@@ -884,6 +982,49 @@ def resource_apply_adagrad(
     _out = _execute_op(
         "ResourceApplyAdagrad",
         [var, accum, lr, grad],
+        {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_adagrad_v2(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adagrad algorithm, with epsilon.
+
+    accum = accum + grad^2 (with `update_slots`); var = var - lr * grad / (sqrt(accum) + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added to sqrt(accum) in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      update_slots: An optional `bool`. Defaults to `True`.
+        Add grad^2 to `accum` (false: leave it).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdagradV2",
+        [var, accum, lr, epsilon, grad],
         {"use_locking": use_locking, "update_slots": update_slots},
         name,
     )
@@ -943,6 +1084,211 @@ def resource_apply_adam(
         "ResourceApplyAdam",
         [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
         {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_add_sign(
+    var: TensorLike,
+    m: TensorLike,
+    lr: TensorLike,
+    alpha: TensorLike,
+    sign_decay: TensorLike,
+    beta: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the AddSign rule.
+
+    m = beta * m + (1 - beta) * grad; var = var - lr * (alpha + sign_decay * sign(grad) * sign(m)) * grad.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The moment slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      alpha: A `Tensor`. Must have the same type as `lr`.
+        The constant term (a scalar).
+      sign_decay: A `Tensor`. Must have the same type as `lr`.
+        The sign term's factor (a scalar).
+      beta: A `Tensor`. Must have the same type as `lr`.
+        The decay of the moment (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAddSign",
+        [var, m, lr, alpha, sign_decay, beta, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_centered_rms_prop(
+    var: TensorLike,
+    mg: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the centered RMSProp algorithm.
+
+    mg = mg + (grad - mg) * (1 - rho); ms = ms + (grad^2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms - mg^2 + epsilon); var = var - mom.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      mg: A `Tensor` of type `resource`.
+        The mean-gradient slot, same dtype and shape as `var`.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the means (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyCenteredRMSProp",
+        [var, mg, ms, mom, lr, rho, momentum, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_ftrl(
+    var: TensorLike,
+    accum: TensorLike,
+    linear: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    lr_power: TensorLike,
+    use_locking: bool = False,
+    multiply_linear_by_lr: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the FTRL-proximal algorithm.
+
+    accum_new = accum + grad^2; linear = linear + grad - (accum_new^-lr_power - accum^-lr_power) / lr * var; var = |linear| > l1 ? (sign(linear) * l1 - linear) / (accum_new^-lr_power / lr + 2 * l2) : 0; accum = accum_new.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      linear: A `Tensor` of type `resource`.
+        The linear slot, same dtype and shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient, the shape of `var`.
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        The L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        The L2 regularization strength (a scalar).
+      lr_power: A `Tensor`. Must have the same type as `grad`.
+        The power of the learning-rate decay (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      multiply_linear_by_lr: An optional `bool`. Defaults to `False`.
+        Keep `linear` multiplied by lr (lets lr be 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyFtrl",
+        [var, accum, linear, grad, lr, l1, l2, lr_power],
+        {"use_locking": use_locking, "multiply_linear_by_lr": multiply_linear_by_lr},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_ftrl_v2(
+    var: TensorLike,
+    accum: TensorLike,
+    linear: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    l2_shrinkage: TensorLike,
+    lr_power: TensorLike,
+    use_locking: bool = False,
+    multiply_linear_by_lr: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the FTRL-proximal algorithm, with L2 shrinkage.
+
+    As ResourceApplyFtrl, with grad + 2 * l2_shrinkage * var in place of grad in the update of `linear` (accum still adds grad^2).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      linear: A `Tensor` of type `resource`.
+        The linear slot, same dtype and shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient, the shape of `var`.
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        The L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        The L2 regularization strength (a scalar).
+      l2_shrinkage: A `Tensor`. Must have the same type as `grad`.
+        The L2 shrinkage strength (a scalar).
+      lr_power: A `Tensor`. Must have the same type as `grad`.
+        The power of the learning-rate decay (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      multiply_linear_by_lr: An optional `bool`. Defaults to `False`.
+        Keep `linear` multiplied by lr (lets lr be 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyFtrlV2",
+        [var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power],
+        {"use_locking": use_locking, "multiply_linear_by_lr": multiply_linear_by_lr},
         name,
     )
     return _out or None
@@ -1063,6 +1409,135 @@ def resource_apply_momentum(
         "ResourceApplyMomentum",
         [var, accum, lr, grad, momentum],
         {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_power_sign(
+    var: TensorLike,
+    m: TensorLike,
+    lr: TensorLike,
+    logbase: TensorLike,
+    sign_decay: TensorLike,
+    beta: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the PowerSign rule.
+
+    m = beta * m + (1 - beta) * grad; var = var - lr * exp(logbase * sign_decay * sign(grad) * sign(m)) * grad.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The moment slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      logbase: A `Tensor`. Must have the same type as `lr`.
+        The log of the base (a scalar).
+      sign_decay: A `Tensor`. Must have the same type as `lr`.
+        The sign term's factor (a scalar).
+      beta: A `Tensor`. Must have the same type as `lr`.
+        The decay of the moment (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyPowerSign",
+        [var, m, lr, logbase, sign_decay, beta, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_proximal_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by proximal Adagrad (FOBOS with Adagrad rates).
+
+    accum = accum + grad^2; rate = lr / sqrt(accum); prox = var - rate * grad; var = sign(prox) * max(|prox| - rate * l1, 0) / (1 + rate * l2).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a positive scalar).
+      l1: A `Tensor`. Must have the same type as `lr`.
+        The L1 regularization strength (a non-negative scalar).
+      l2: A `Tensor`. Must have the same type as `lr`.
+        The L2 regularization strength (a non-negative scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyProximalAdagrad",
+        [var, accum, lr, l1, l2, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_proximal_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    delta: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by proximal gradient descent (FOBOS).
+
+    prox = var - alpha * delta; var = sign(prox) * max(|prox| - alpha * l1, 0) / (1 + alpha * l2).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `alpha`.
+        The L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `alpha`.
+        The L2 regularization strength (a scalar).
+      delta: A `Tensor`. Must have the same type as `alpha`.
+        The change, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyProximalGradientDescent",
+        [var, alpha, l1, l2, delta],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None
@@ -1234,6 +1709,545 @@ def resource_scatter_update(
       None eagerly; in graph mode, the created Operation.
     """
     _out = _execute_op("ResourceScatterUpdate", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_sparse_apply_adadelta(
+    var: TensorLike,
+    accum: TensorLike,
+    accum_update: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adadelta algorithm.
+
+    ResourceApplyAdadelta's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The gradient accumulator slot, same dtype and shape as `var`.
+      accum_update: A `Tensor` of type `resource`.
+        The update accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The scaling factor (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay factor (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        The constant factor (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdadelta",
+        [var, accum, accum_update, lr, rho, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adagrad algorithm.
+
+    For each row i = indices[j]: accum[i] += grad[j]^2 (with `update_slots`); var[i] -= lr * grad[j] / sqrt(accum[i]).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      update_slots: An optional `bool`. Defaults to `True`.
+        Add grad^2 to `accum` (false: leave it).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdagrad",
+        [var, accum, lr, grad, indices],
+        {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_adagrad_v2(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adagrad algorithm, with epsilon.
+
+    For each row i = indices[j]: accum[i] += grad[j]^2 (with `update_slots`); var[i] -= lr * grad[j] / (sqrt(accum[i]) + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added to sqrt(accum) in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      update_slots: An optional `bool`. Defaults to `True`.
+        Add grad^2 to `accum` (false: leave it).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdagradV2",
+        [var, accum, lr, epsilon, grad, indices],
+        {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_centered_rms_prop(
+    var: TensorLike,
+    mg: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the centered RMSProp algorithm.
+
+    ResourceApplyCenteredRMSProp's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      mg: A `Tensor` of type `resource`.
+        The mean-gradient slot, same dtype and shape as `var`.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the means (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyCenteredRMSProp",
+        [var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_ftrl(
+    var: TensorLike,
+    accum: TensorLike,
+    linear: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    lr_power: TensorLike,
+    use_locking: bool = False,
+    multiply_linear_by_lr: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the FTRL-proximal algorithm.
+
+    ResourceApplyFtrl's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      linear: A `Tensor` of type `resource`.
+        The linear slot, same dtype and shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a positive scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        The L1 regularization strength (a non-negative scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        The L2 regularization strength (a non-negative scalar).
+      lr_power: A `Tensor`. Must have the same type as `grad`.
+        The power of the learning-rate decay (a non-positive scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      multiply_linear_by_lr: An optional `bool`. Defaults to `False`.
+        Keep `linear` multiplied by lr (lets lr be 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyFtrl",
+        [var, accum, linear, grad, indices, lr, l1, l2, lr_power],
+        {"use_locking": use_locking, "multiply_linear_by_lr": multiply_linear_by_lr},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_ftrl_v2(
+    var: TensorLike,
+    accum: TensorLike,
+    linear: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    l2_shrinkage: TensorLike,
+    lr_power: TensorLike,
+    use_locking: bool = False,
+    multiply_linear_by_lr: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the FTRL-proximal algorithm, with L2 shrinkage.
+
+    ResourceApplyFtrlV2's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      linear: A `Tensor` of type `resource`.
+        The linear slot, same dtype and shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a positive scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        The L1 regularization strength (a non-negative scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        The L2 regularization strength (a non-negative scalar).
+      l2_shrinkage: A `Tensor`. Must have the same type as `grad`.
+        The L2 shrinkage strength (a non-negative scalar).
+      lr_power: A `Tensor`. Must have the same type as `grad`.
+        The power of the learning-rate decay (a non-positive scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      multiply_linear_by_lr: An optional `bool`. Defaults to `False`.
+        Keep `linear` multiplied by lr (lets lr be 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyFtrlV2",
+        [var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power],
+        {"use_locking": use_locking, "multiply_linear_by_lr": multiply_linear_by_lr},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_keras_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by momentum, as Keras's SGD does.
+
+    ResourceApplyKerasMomentum's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyKerasMomentum",
+        [var, accum, lr, grad, indices, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_momentum(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    momentum: TensorLike,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by momentum.
+
+    ResourceApplyMomentum's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      use_nesterov: An optional `bool`. Defaults to `False`.
+        Use the Nesterov form of the update.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyMomentum",
+        [var, accum, lr, grad, indices, momentum],
+        {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_proximal_adagrad(
+    var: TensorLike,
+    accum: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by proximal Adagrad.
+
+    ResourceApplyProximalAdagrad's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      accum: A `Tensor` of type `resource`.
+        The accumulator slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a positive scalar).
+      l1: A `Tensor`. Must have the same type as `lr`.
+        The L1 regularization strength (a non-negative scalar).
+      l2: A `Tensor`. Must have the same type as `lr`.
+        The L2 regularization strength (a non-negative scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyProximalAdagrad",
+        [var, accum, lr, l1, l2, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_proximal_gradient_descent(
+    var: TensorLike,
+    alpha: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by proximal gradient descent.
+
+    ResourceApplyProximalGradientDescent's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      alpha: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `alpha`.
+        The L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `alpha`.
+        The L2 regularization strength (a scalar).
+      grad: A `Tensor`. Must have the same type as `alpha`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyProximalGradientDescent",
+        [var, alpha, l1, l2, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_rms_prop(
+    var: TensorLike,
+    ms: TensorLike,
+    mom: TensorLike,
+    lr: TensorLike,
+    rho: TensorLike,
+    momentum: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the RMSProp algorithm.
+
+    ResourceApplyRMSProp's update on the rows `indices` names.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      ms: A `Tensor` of type `resource`.
+        The mean-square slot, same dtype and shape as `var`.
+      mom: A `Tensor` of type `resource`.
+        The momentum slot, same dtype and shape as `var`.
+      lr: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The learning rate (a scalar).
+      rho: A `Tensor`. Must have the same type as `lr`.
+        The decay of the mean square (a scalar).
+      momentum: A `Tensor`. Must have the same type as `lr`.
+        The momentum (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `lr`.
+        Added to ms under the root (a scalar).
+      grad: A `Tensor`. Must have the same type as `lr`.
+        The gradient rows, one per index.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyRMSProp",
+        [var, ms, mom, lr, rho, momentum, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
     return _out or None
 
 

@@ -17,6 +17,18 @@ import numpy as np
 
 from opgen.runtime import dtypes
 
+# The TF1 optimizer ops and their sparse forms (no outputs; they update variables).
+TF1_OPTIMIZER_OPS = (
+    "ResourceApplyAdaMax", "ResourceApplyAdadelta", "ResourceApplyAdagradV2",
+    "ResourceApplyAddSign", "ResourceApplyCenteredRMSProp", "ResourceApplyFtrl",
+    "ResourceApplyFtrlV2", "ResourceApplyPowerSign", "ResourceApplyProximalAdagrad",
+    "ResourceApplyProximalGradientDescent", "ResourceSparseApplyAdagrad",
+    "ResourceSparseApplyAdagradV2", "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2",
+    "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyMomentum",
+    "ResourceSparseApplyRMSProp", "ResourceSparseApplyAdadelta",
+    "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad",
+    "ResourceSparseApplyProximalGradientDescent")
+
 try:
     from ml_dtypes import bfloat16
 except ImportError:  # ml_dtypes is a dependency; without it bfloat16 cases are left out
@@ -1114,6 +1126,9 @@ NOT_SWEPT = {
        for op in ("ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                   "ResourceApplyKerasMomentum", "ResourceApplyMomentum",
                   "ResourceApplyRMSProp")},
+    **{op: "optimizer ops on resource variables: "
+           "tests/python_runtime/test_training_ops_more.py"
+       for op in TF1_OPTIMIZER_OPS},
     **{op: "no outputs, and stateful: a failed Assert is its purpose, PrintV2 writes to "
            "a stream; tests/python_runtime/test_debug_ops.py checks their messages, operands "
            "and TensorFlow's frozen graphs"

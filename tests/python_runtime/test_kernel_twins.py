@@ -48,6 +48,8 @@ CPU_ONLY_FAMILIES = {
               "are cuSOLVER's); GPU placements fall back to these host kernels",
     "non_max_suppression": "a sequential greedy selection: GPU placements fall back to "
                            "the host kernel (TensorFlow's GPU kernel selects the same)",
+    "training_sparse": "the ResourceSparseApply* optimizer ops: no GPU kernels yet (TensorFlow "
+                       "has some, racing on repeated indices)",
     "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
                    "placements fall back to these host kernels",
 }

@@ -23,6 +23,14 @@ CPU_ONLY = {
     "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
+    # The sparse optimizer updates have host kernels only for now (training_sparse.cc).
+    **{op: "sparse optimizer updates: no GPU kernels yet"
+       for op in ("ResourceSparseApplyAdagrad", "ResourceSparseApplyAdagradV2",
+                  "ResourceSparseApplyMomentum", "ResourceSparseApplyKerasMomentum",
+                  "ResourceSparseApplyRMSProp", "ResourceSparseApplyFtrl",
+                  "ResourceSparseApplyFtrlV2", "ResourceSparseApplyAdadelta",
+                  "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad",
+                  "ResourceSparseApplyProximalGradientDescent")},
     # Checkpoint files are read and written by the host, as in TensorFlow.
     **{op: "checkpoint files are read and written on the host"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints")},

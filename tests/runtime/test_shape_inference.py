@@ -802,6 +802,8 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
                  "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
                  "ResourceScatterUpdate", "VariableShape"}
+# The TF1 optimizer ops and their sparse forms (test_training_ops_more.py runs them).
+_RESOURCE_OPS |= {"ResourceApplyAdaMax", "ResourceApplyAdadelta", "ResourceApplyAdagradV2", "ResourceApplyAddSign", "ResourceApplyCenteredRMSProp", "ResourceApplyFtrl", "ResourceApplyFtrlV2", "ResourceApplyPowerSign", "ResourceApplyProximalAdagrad", "ResourceApplyProximalGradientDescent", "ResourceSparseApplyAdagrad", "ResourceSparseApplyAdagradV2", "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2", "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp", "ResourceSparseApplyAdadelta", "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad", "ResourceSparseApplyProximalGradientDescent"}
 # TensorArray ops take a DT_RESOURCE handle: tests/python_runtime/test_tensor_array_v3.py
 # checks their shapes in graphs.
 _TENSOR_ARRAY_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",

@@ -39,6 +39,10 @@ void RegisterTensorArrayKernels(TF_Status*);
 void RegisterStackKernels(TF_Status*);
 // array_family.cc: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
 void RegisterArrayFamilyKernels(TF_Status*);
+// training_sparse.cc: ResourceSparseApply{Adadelta,Adagrad,AdagradV2,CenteredRMSProp,Ftrl,
+// FtrlV2,KerasMomentum,Momentum,ProximalAdagrad,ProximalGradientDescent,RMSProp} (host only:
+// no GPU kernels yet).
+void RegisterSparseTrainingKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -108,6 +112,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterTensorArrayKernels,
       RegisterStackKernels,
       RegisterTrainingKernels,
+      RegisterSparseTrainingKernels,
       RegisterBatchNormGradKernels,
       RegisterConvGradKernels,
       RegisterImageGradKernels,

@@ -30,7 +30,7 @@ cudaStream_t StepStream(TF_OpKernelContext* ctx, TF_Status* status) {
 // scalar operands, all in device memory.
 template <typename T>
 struct StepPointers {
-  T* vars[3];
+  T* vars[4];
   const T* grad;
   const T* scalars[6];
 };
@@ -51,6 +51,8 @@ __global__ void StepKernel(StepPointers<T> ptr, int64_t n) {
 }
 
 struct CudaTraining {
+  static constexpr bool kHostScalars = false;  // device memory: no value checks, as in TF
+
   static void Copy(TF_OpKernelContext* ctx, void* dst, const void* src, size_t bytes,
                    TF_Status* status) {
     cudaStream_t stream = StepStream(ctx, status);
@@ -86,17 +88,41 @@ void RegisterTrainingKernels(TF_Status* status) {
   namespace t = kernels::training;
   using Dev = CudaTraining;
   const kernels::CreateFn none = nullptr, nesterov = &t::CreateFlag<t::kUseNesterov>,
-                          update_slots = &t::CreateFlag<t::kUpdateSlots>;
+                          update_slots = &t::CreateFlag<t::kUpdateSlots>,
+                          linear_by_lr = &t::CreateFlag<t::kMultiplyLinearByLr>;
+  // TensorFlow's CPU kernels stop short of 16-bit floats for some algorithms.
   const FloatTypes types;
+  const Types<float, double> wide_types;
+  const Types<float, double, __half> no_bfloat16;
+  t::RegisterTrainingKernels<Dev, t::Adadelta>(kDevice, "ResourceApplyAdadelta", none, types,
+                                               status);
   t::RegisterTrainingKernels<Dev, t::Adagrad>(kDevice, "ResourceApplyAdagrad", update_slots,
                                               types, status);
+  t::RegisterTrainingKernels<Dev, t::AdagradV2>(kDevice, "ResourceApplyAdagradV2", update_slots,
+                                                types, status);
+  t::RegisterTrainingKernels<Dev, t::AdaMax>(kDevice, "ResourceApplyAdaMax", none, no_bfloat16,
+                                             status);
   t::RegisterTrainingKernels<Dev, t::Adam>(kDevice, "ResourceApplyAdam", nesterov, types, status);
+  t::RegisterTrainingKernels<Dev, t::AddSign>(kDevice, "ResourceApplyAddSign", none, types,
+                                              status);
+  t::RegisterTrainingKernels<Dev, t::CenteredRMSProp>(kDevice, "ResourceApplyCenteredRMSProp",
+                                                      none, types, status);
+  t::RegisterTrainingKernels<Dev, t::Ftrl>(kDevice, "ResourceApplyFtrl", linear_by_lr, types,
+                                           status);
+  t::RegisterTrainingKernels<Dev, t::FtrlV2>(kDevice, "ResourceApplyFtrlV2", linear_by_lr, types,
+                                             status);
   t::RegisterTrainingKernels<Dev, t::GradientDescent>(kDevice, "ResourceApplyGradientDescent",
                                                       none, types, status);
   t::RegisterTrainingKernels<Dev, t::KerasMomentum>(kDevice, "ResourceApplyKerasMomentum",
                                                     nesterov, types, status);
   t::RegisterTrainingKernels<Dev, t::Momentum>(kDevice, "ResourceApplyMomentum", nesterov, types,
                                                status);
+  t::RegisterTrainingKernels<Dev, t::PowerSign>(kDevice, "ResourceApplyPowerSign", none, types,
+                                                status);
+  t::RegisterTrainingKernels<Dev, t::ProximalAdagrad>(kDevice, "ResourceApplyProximalAdagrad",
+                                                      none, wide_types, status);
+  t::RegisterTrainingKernels<Dev, t::ProximalGradientDescent>(
+      kDevice, "ResourceApplyProximalGradientDescent", none, wide_types, status);
   t::RegisterTrainingKernels<Dev, t::RMSProp>(kDevice, "ResourceApplyRMSProp", none, types, status);
 }
 
