@@ -15,6 +15,7 @@ from opgen.op_typing import TensorLike as TensorLike
 
 __all__ = [
     "abs",
+    "accumulate_nv2",
     "acos",
     "acosh",
     "add",
@@ -26,6 +27,7 @@ __all__ = [
     "all",
     "angle",
     "any",
+    "approximate_equal",
     "arg_max",
     "arg_min",
     "as_string",
@@ -70,6 +72,7 @@ __all__ = [
     "concat_offset",
     "concat_v2",
     "conj",
+    "conjugate_transpose",
     "const",
     "control_trigger",
     "conv2d",
@@ -83,8 +86,10 @@ __all__ = [
     "crop_and_resize",
     "crop_and_resize_grad_boxes",
     "crop_and_resize_grad_image",
+    "cross",
     "cumprod",
     "cumsum",
+    "cumulative_logsumexp",
     "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
@@ -107,6 +112,7 @@ __all__ = [
     "erf",
     "erfc",
     "erfinv",
+    "euclidean_norm",
     "exit",
     "exp",
     "expand_dims",
@@ -144,6 +150,8 @@ __all__ = [
     "igammac",
     "imag",
     "initialize_table_v2",
+    "inv",
+    "inv_grad",
     "invert",
     "invert_permutation",
     "irfft",
@@ -229,6 +237,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "polygamma",
+    "population_count",
     "pow",
     "prevent_gradient",
     "print_v2",
@@ -432,6 +441,18 @@ def abs(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def abs(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def accumulate_nv2(
+    inputs: Sequence[GraphOutput], shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def accumulate_nv2(
+    inputs: Sequence[EagerTensorLike], shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def accumulate_nv2(
+    inputs: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def acos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def acos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -586,6 +607,25 @@ def any(
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def approximate_equal(
+    x: GraphOutput, y: TensorLike, tolerance: float = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def approximate_equal(
+    x: TensorLike, y: GraphOutput, tolerance: float = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def approximate_equal(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    tolerance: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def approximate_equal(
+    x: TensorLike, y: TensorLike, tolerance: float = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def arg_max(
@@ -1328,6 +1368,22 @@ def conj(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def conj(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def conj(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def conjugate_transpose(
+    x: GraphOutput, perm: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def conjugate_transpose(
+    x: TensorLike, perm: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def conjugate_transpose(
+    x: EagerTensorLike, perm: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def conjugate_transpose(
+    x: TensorLike, perm: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
 def control_trigger(name: str | None = None) -> OpNode: ...
 @overload
@@ -1845,6 +1901,16 @@ def crop_and_resize_grad_image(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def cross(a: GraphOutput, b: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def cross(a: TensorLike, b: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cross(
+    a: EagerTensorLike, b: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def cumprod(
     x: GraphOutput,
     axis: TensorLike,
@@ -1902,6 +1968,38 @@ def cumsum(
 ) -> EagerOutput: ...
 @overload
 def cumsum(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: GraphOutput,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: TensorLike,
+    axis: GraphOutput,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: EagerTensorLike,
+    axis: EagerTensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def cumulative_logsumexp(
     x: TensorLike,
     axis: TensorLike,
     exclusive: bool = ...,
@@ -2335,6 +2433,34 @@ def erfinv(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def erfinv(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def erfinv(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def euclidean_norm(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def euclidean_norm(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def euclidean_norm(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def euclidean_norm(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def exit(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -2841,6 +2967,26 @@ def initialize_table_v2(
     values: TensorLike,
     name: str | None = None,
 ) -> OpNode: ...
+@overload
+def inv(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def inv(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def inv(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def inv_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inv_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inv_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def inv_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -4521,6 +4667,12 @@ def polygamma(
 ) -> EagerOutput: ...
 @overload
 def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def population_count(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def population_count(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def population_count(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def pow(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -35,6 +35,8 @@ void RegisterResourceScatterKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
+// math_family.cc: PopulationCount, ApproximateEqual, Cross.
+void RegisterMathFamilyKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -71,6 +73,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
+      RegisterMathFamilyKernels,
       RegisterNnKernels,
       RegisterNnGradKernels,
       RegisterPlaceholderKernels,

@@ -16,6 +16,8 @@ void RegisterElementwiseArithmeticKernels(TF_Status* status) {
   RegisterBinary<SquaredDifferenceOp, SquaredDifferenceTypes>("SquaredDifference", status);
   RegisterForTypes<Ternary<ClipOp>::Kernel>(kDevice, "ClipByValue", ClipTypes(), status);
   RegisterForTypes<AddNKernel>(kDevice, "AddN", RealsAndComplex(), status);
+  // TensorFlow rewrites AccumulateNV2 into other ops before running it; the sum is AddN's.
+  RegisterForTypes<AddNKernel>(kDevice, "AccumulateNV2", RealsAndComplex(), status);
 }
 
 }  // namespace cpu

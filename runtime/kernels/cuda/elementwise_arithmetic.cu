@@ -17,6 +17,8 @@ void RegisterElementwiseArithmeticKernels(TF_Status* status) {
   RegisterBinary<SquaredDifferenceOp>("SquaredDifference", SquaredDifferenceTypes(), status);
   RegisterClip("ClipByValue", ClipTypes(), status);
   RegisterAddN("AddN", RealsAndComplex(), status);
+  // TensorFlow rewrites AccumulateNV2 into other ops before running it; the sum is AddN's.
+  RegisterAddN("AccumulateNV2", RealsAndComplex(), status);
 }
 
 }  // namespace cuda

@@ -24,6 +24,7 @@ void RegisterSequenceKernels(TF_Status*);  // sequence.cu: Roll, ReverseSequence
 void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToDense
 // matrix_diag.cu: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss (declared here too).
 void RegisterMatrixDiagKernels(TF_Status*);
+void RegisterMathFamilyKernels(TF_Status*);  // math_family.cu: PopulationCount, ApproximateEqual, Cross
 }  // namespace cuda
 }  // namespace opgen
 
@@ -203,6 +204,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
+      RegisterMathFamilyKernels,
       RegisterNnKernels,
       RegisterNnGradKernels,
       RegisterRandomKernels,
