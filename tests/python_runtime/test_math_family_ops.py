@@ -326,6 +326,8 @@ def test_accumulate_nv2_is_the_sum_and_declares_its_shape():
      errors.InvalidArgumentError, "is not a permutation"),
     ("AccumulateNV2", [[np.ones(2, np.float32), np.ones(3, np.float32)]], {"shape": [2]},
      errors.InvalidArgumentError, "same shape"),
+    ("AccumulateNV2", [[np.ones((2, 3), np.float32)] * 2], {"shape": [3, 2]},
+     errors.InvalidArgumentError, r"not compatible with expected shape \[3,2\]"),
 ])
 def test_bad_operands_are_errors(op, inputs, attrs, exc, match):
     with pytest.raises(exc, match=match):
