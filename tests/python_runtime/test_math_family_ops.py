@@ -99,6 +99,12 @@ _case("CumulativeLogsumexp", [("x", np.float32([-np.inf, -np.inf, 1, 500, 500]))
 _case("CumulativeLogsumexp", [("x", np.float64([[-np.inf, 2.0, -np.inf, 1e300]])),
                               ("axis", np.int32(1))], {"reverse": True})
 _case("CumulativeLogsumexp", [("x", np.zeros((2, 0), np.float32)), ("axis", np.int32(1))], {})
+# TensorFlow's NaN and infinity rules: a NaN after -inf is dropped, inf + inf is NaN
+for reverse in (False, True):
+    _case("CumulativeLogsumexp", [("x", np.float32([np.nan, 1, 2, np.nan, np.inf, np.inf, -np.inf])),
+                                  ("axis", np.int32(0))], {"reverse": reverse})
+_case("EuclideanNorm", [("input", np.complex64([[np.inf, 1], [1 + 2j, 3j], [np.nan * 1j, 1]])),
+                        ("reduction_indices", np.int32(1))], {})
 
 for dt in (np.float32, np.float64):
     x = _vals((4, 5), dt)

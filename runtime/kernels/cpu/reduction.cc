@@ -260,7 +260,8 @@ struct Reduce {
 
 // EuclideanNorm: sqrt of the sum of |x|^2. The squares are rounded to T first (integer
 // ones wrap, half ones overflow to inf, as TensorFlow's T arithmetic gives), then summed
-// by Sum's loops; integer roots truncate, complex ones have a zero imaginary part.
+// by Sum's loops; integer roots truncate. Complex squares are x * conj(x) as the textbook
+// product (TensorFlow's: an infinite part gives a NaN imaginary part) and the root complex.
 template <typename T>
 void EuclideanNormCompute(void* state, TF_OpKernelContext* ctx) {
   kernels::ReductionSpec r;
@@ -273,7 +274,7 @@ void EuclideanNormCompute(void* state, TF_OpKernelContext* ctx) {
   std::vector<A> squares(static_cast<size_t>(n)), sums(static_cast<size_t>(out_n));
   ParallelFor(n, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      if constexpr (kIsComplex<T>) squares[i] = A(std::norm(in[i]));
+      if constexpr (kIsComplex<T>) squares[i] = WrappingMul(in[i], std::conj(in[i]));
       else if constexpr (kIsInteger<T>) squares[i] = WrappingMul(in[i], in[i]);
       else squares[i] = Widen(Narrow<T>(Widen(in[i]) * Widen(in[i])));
     }

@@ -23,15 +23,15 @@ struct ProdScan {
   template <typename A> static A Identity() { return A(1); }
   template <typename A> static A Combine(A a, A b) { return WrappingMul(a, b); }
 };
-// log(exp(a) + exp(b)) without overflow; -inf is the identity (an exclusive scan's first).
+// log(exp(acc) + exp(b)) without overflow, as TensorFlow forms it (its NaN and infinity
+// results included): min and max as std::min/max pick them (a NaN b loses to acc), a
+// maximum of -inf is the result; -inf is the identity (an exclusive scan's first).
 struct LogSumExpScan {
   static constexpr const char* kName = "CumulativeLogsumexp";
   template <typename A> static A Identity() { return -std::numeric_limits<A>::infinity(); }
-  template <typename A> static A Combine(A a, A b) {
-    if (a == Identity<A>()) return b;
-    if (b == Identity<A>()) return a;
-    if (a == b) return a + std::log(A(2));  // also for +inf, where hi - lo is NaN
-    const A hi = a > b ? a : b, lo = a > b ? b : a;
+  template <typename A> static A Combine(A acc, A b) {
+    const A lo = b < acc ? b : acc, hi = acc < b ? b : acc;
+    if (hi < std::numeric_limits<A>::lowest()) return hi;
     return hi + std::log1p(std::exp(lo - hi));
   }
 };

@@ -639,19 +639,17 @@ struct Reduce {
 
 // As the CPU computes it: |x|^2 rounded to T (integers wrap; for complex the real square
 // of the magnitude), summed by Sum's kernels in S, then the root rounded to T (integer
-// roots truncate; complex ones have a zero imaginary part).
+// roots truncate; complex squares are the textbook x * conj(x), the root complex).
 template <typename T> struct SquareOf { using type = Compute<T>; };
-template <typename R> struct SquareOf<ComplexParts<R>> { using type = R; };
 
 template <typename T, typename S>
 __global__ void SquaresKernel(const T* __restrict__ x, S* __restrict__ sq, int64_t n) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     if constexpr (kIsInteger<T>) sq[i] = WrappingMul(x[i], x[i]);
-    else if constexpr (std::is_same_v<S, Compute<T>> && !std::is_same_v<S, T>)
-      sq[i] = Widen(Narrow<T>(Widen(x[i]) * Widen(x[i])));
-    else if constexpr (std::is_same_v<S, T>) sq[i] = x[i] * x[i];
-    else sq[i] = x[i].re * x[i].re + x[i].im * x[i].im;
+    else if constexpr (kIsFloat16<T>) sq[i] = Widen(Narrow<T>(Widen(x[i]) * Widen(x[i])));
+    else if constexpr (kIsFloating<T>) sq[i] = x[i] * x[i];
+    else sq[i] = S(x[i].re * x[i].re - x[i].im * -x[i].im, x[i].re * -x[i].im + x[i].im * x[i].re);
   }
 }
 
@@ -660,8 +658,8 @@ __global__ void RootsKernel(const S* __restrict__ sums, T* __restrict__ out, int
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     if constexpr (kIsInteger<T>) out[i] = static_cast<T>(sqrt(static_cast<double>(sums[i])));
-    else if constexpr (std::is_same_v<S, Compute<T>>) out[i] = Narrow<T>(sqrt(sums[i]));
-    else out[i] = T(sqrt(sums[i]), S(0));
+    else if constexpr (std::is_same_v<S, T> && !kIsFloating<T>) out[i] = Sqrt(sums[i]);
+    else out[i] = Narrow<T>(sqrt(sums[i]));
   }
 }
 

@@ -37,11 +37,9 @@ __device__ __forceinline__ A ScanIdentity() {
 }
 template <ScanKind kKind, typename A>
 __device__ __forceinline__ A ScanCombine(A a, A b) {
-  if constexpr (kKind == ScanKind::kLogSumExp) {
-    if (a == -A(INFINITY)) return b;
-    if (b == -A(INFINITY)) return a;
-    if (a == b) return a + log(A(2));  // also for +inf, where hi - lo is NaN
-    const A hi = a > b ? a : b, lo = a > b ? b : a;
+  if constexpr (kKind == ScanKind::kLogSumExp) {  // as the CPU's (TensorFlow's NaN rules)
+    const A lo = b < a ? b : a, hi = a < b ? b : a;
+    if (hi == -A(INFINITY)) return hi;  // below the lowest value: -inf
     return hi + log1p(exp(lo - hi));
   } else {
     return kKind == ScanKind::kProd ? a * b : a + b;
