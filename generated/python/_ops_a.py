@@ -33,6 +33,28 @@ def abs(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def accumulate_nv2(
+    inputs: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput:
+    """Adds N tensors of the same shape and dtype (AddN with a declared output shape).
+
+    TensorFlow may accumulate them as they arrive; the result is AddN's.
+
+    Args:
+      inputs: A list of at least 1 `Tensor` objects with the same type. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The addends.
+      shape: A `shape`.
+        The shape of each input and of the sum.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      Their sum.
+    """
+    _out = _execute_op("AccumulateNV2", [inputs], {"shape": shape}, name)
+    return _out[0]
+
+
 def acos(x: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the inverse cosine of `x`, in [0, pi].
 
@@ -266,6 +288,30 @@ def any(
     _out = _execute_op(
         "Any", [input, reduction_indices], {"keep_dims": keep_dims}, name
     )
+    return _out[0]
+
+
+def approximate_equal(
+    x: TensorLike, y: TensorLike, tolerance: float = 1e-05, name: str | None = None
+) -> OpOutput:
+    """Returns the truth value of `abs(x - y) < tolerance` element-wise.
+
+    `x` and `y` must have the same shape (no broadcasting).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        First operand.
+      y: A `Tensor`. Must have the same type as `x`.
+        Second operand, shaped as `x`.
+      tolerance: An optional `float`. Defaults to `1e-05`.
+        The largest difference (exclusive) that counts as equal.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      Where the two are within `tolerance`.
+    """
+    _out = _execute_op("ApproximateEqual", [x, y], {"tolerance": tolerance}, name)
     return _out[0]
 
 

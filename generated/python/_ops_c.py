@@ -364,6 +364,28 @@ def conj(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def conjugate_transpose(
+    x: TensorLike, perm: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Permutes the dimensions of `x` and conjugates complex values.
+
+    Output dimension `i` is input dimension `perm[i]`; other dtypes are only permuted.
+
+    Args:
+      x: A `Tensor`.
+        The values.
+      perm: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        A permutation of `[0, rank(x))`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The transposed (and conjugated) values.
+    """
+    _out = _execute_op("ConjugateTranspose", [x, perm], {}, name)
+    return _out[0]
+
+
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput:
     """Returns the constant tensor held in attr `value`.
 
@@ -860,6 +882,24 @@ def crop_and_resize_grad_image(
     return _out[0]
 
 
+def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns the cross product of 3-element vectors along the last dimension.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        Vectors: the last dimension has size 3.
+      b: A `Tensor`. Must have the same type as `a`.
+        Vectors shaped as `a`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+      `a x b`, shaped as `a`.
+    """
+    _out = _execute_op("Cross", [a, b], {}, name)
+    return _out[0]
+
+
 def cumprod(
     x: TensorLike,
     axis: TensorLike,
@@ -920,5 +960,40 @@ def cumsum(
     """
     _out = _execute_op(
         "Cumsum", [x, axis], {"exclusive": exclusive, "reverse": reverse}, name
+    )
+    return _out[0]
+
+
+def cumulative_logsumexp(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Returns the running `log(sum(exp(x)))` of `x` along `axis`.
+
+    Along `axis`; `exclusive` leaves each element out of its own result (the first is the identity), `reverse` runs from the end.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The dimension to run along (a scalar, negative counts from the end).
+      exclusive: An optional `bool`. Defaults to `False`.
+        Leave each element out of its own result.
+      reverse: An optional `bool`. Defaults to `False`.
+        Run from the last element to the first.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The running results, shaped as `x`.
+    """
+    _out = _execute_op(
+        "CumulativeLogsumexp",
+        [x, axis],
+        {"exclusive": exclusive, "reverse": reverse},
+        name,
     )
     return _out[0]

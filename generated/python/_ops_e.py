@@ -243,6 +243,35 @@ def erfinv(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def euclidean_norm(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Computes the euclidean norm (`sqrt(sum(|x|^2))`) across dimensions.
+
+    Reduces `input` along the axes in `reduction_indices` (negative axes count from the end). Reduced dimensions are removed, or kept with size 1 when `keep_dims` is true.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The axes to reduce.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep reduced dimensions with size 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The reduced tensor.
+    """
+    _out = _execute_op(
+        "EuclideanNorm", [input, reduction_indices], {"keep_dims": keep_dims}, name
+    )
+    return _out[0]
+
+
 def exit(data: TensorLike, name: str | None = None) -> OpOutput:
     """Moves `data` from a while loop's frame to the enclosing frame.
 

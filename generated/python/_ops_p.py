@@ -445,6 +445,22 @@ def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput
     return _out[0]
 
 
+def population_count(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Counts the bits set in each element of `x`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`, `uint16`, `uint32`, `uint64`.
+        Integer values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`.
+      The number of one bits of each, as uint8.
+    """
+    _out = _execute_op("PopulationCount", [x], {}, name)
+    return _out[0]
+
+
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns `x` to the power `y` element-wise.
 

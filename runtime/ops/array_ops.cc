@@ -123,6 +123,12 @@ void RegisterArrayOps(TF_Status* status) {
        "Output dimension `i` is input dimension `perm[i]`.",
        {{"x", "The values."}, {"perm", "A permutation of `[0, rank(x))`."},
         {"y", "The transposed values."}}},
+      {"ConjugateTranspose", {"T: type", "Tperm: {int32, int64} = DT_INT32"},
+       {"x: T", "perm: Tperm"}, {"y: T"}, shape_fns::kTranspose,
+       "Permutes the dimensions of `x` and conjugates complex values.",
+       "Output dimension `i` is input dimension `perm[i]`; other dtypes are only permuted.",
+       {{"x", "The values."}, {"perm", "A permutation of `[0, rank(x))`."},
+        {"y", "The transposed (and conjugated) values."}}},
       {"ReverseV2",
        {"Tidx: {int32, int64} = DT_INT32",
         "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, "

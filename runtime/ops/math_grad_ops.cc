@@ -1,5 +1,6 @@
 // Ops that gradient graphs use (runtime/src/gradients/): BroadcastGradientArgs and the
-// fused element-wise gradients SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad.
+// fused element-wise gradients SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad,
+// InvGrad.
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -44,6 +45,7 @@ void RegisterMathGradOps(TF_Status* status) {
       UnaryGradOp("SqrtGrad", "The gradient of sqrt: `dy * 0.5 / y`."),
       UnaryGradOp("RsqrtGrad", "The gradient of rsqrt: `dy * -0.5 * y^3`."),
       UnaryGradOp("ReciprocalGrad", "The gradient of 1/x: `-dy * y * y`."),
+      UnaryGradOp("InvGrad", "The gradient of Inv (1/x): `-dy * y * y`."),
   }, status);
 }
 

@@ -30,6 +30,18 @@ void SameShapes(ShapeFnContext& c) {
   c.SetOutput(0, out);
 }
 
+// Cross: a and b of one shape, rank >= 1, a last dim of 3.
+void Cross(ShapeFnContext& c) {
+  const PartialShape a = c.InputWithRankAtLeast(0, 1, "a"), b = c.InputWithRankAtLeast(1, 1, "b");
+  const PartialShape out = MergeShapes(a, b, "b against a");
+  if (out.rank_known && out.dims.back() >= 0 && out.dims.back() != 3)
+    Fail("Dimension must be 3 but is " + std::to_string(out.dims.back()));
+  c.SetOutput(0, out);
+}
+
+// AccumulateNV2: the `shape` attr is the output's shape.
+void ExplicitShape(ShapeFnContext& c) { c.SetOutput(0, c.AttrShape("shape")); }
+
 void RankAtLeast1(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRankAtLeast(0, 1, "input")); }
 
 // MatrixBandPart: a batch of matrices in, the same shape out; the band sizes are scalars.
@@ -106,6 +118,8 @@ namespace shape_fns {
 const OpShapeFn kBroadcast = ShapeFn<Broadcast>;
 const OpShapeFn kEqualityBroadcast = ShapeFn<EqualityBroadcast>;
 const OpShapeFn kSameShapes = ShapeFn<SameShapes>;
+const OpShapeFn kCross = ShapeFn<Cross>;
+const OpShapeFn kExplicitShape = ShapeFn<ExplicitShape>;
 const OpShapeFn kRankAtLeast1 = ShapeFn<RankAtLeast1>;
 const OpShapeFn kMatrixBandPart = ShapeFn<MatrixBandPart>;
 const OpShapeFn kReduction = ShapeFn<Reduction>;

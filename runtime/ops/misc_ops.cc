@@ -14,10 +14,11 @@ constexpr const char* kFloatTypes = "T: {bfloat16, half, float, double}";
 constexpr const char* kFloatComplexTypes =
     "T: {bfloat16, half, float, double, complex64, complex128}";
 
-OpRegistration Cumulative(const char* name, const char* summary) {
+OpRegistration Cumulative(const char* name, const char* summary,
+                          const char* type_attr = "T: numbertypes") {
   return OpRegistration{
       name,
-      {"exclusive: bool = false", "reverse: bool = false", "T: numbertypes",
+      {"exclusive: bool = false", "reverse: bool = false", type_attr,
        "Tidx: {int32, int64} = DT_INT32"},
       {"x: T", "axis: Tidx"}, {"out: T"}, shape_fns::kUnchanged, summary,
       "Along `axis`; `exclusive` leaves each element out of its own result (the first is "
@@ -132,6 +133,9 @@ void RegisterMiscOps(TF_Status* status) {
         {"indices", "Their indices in the row."}, {"sorted", "Accepted; results are always sorted."}}},
       Cumulative("Cumsum", "Returns the running sums of `x` along `axis`."),
       Cumulative("Cumprod", "Returns the running products of `x` along `axis`."),
+      Cumulative("CumulativeLogsumexp",
+                 "Returns the running `log(sum(exp(x)))` of `x` along `axis`.",
+                 "T: {bfloat16, half, float, double}"),
       BoolReduction("All", "Computes the logical AND across dimensions."),
       BoolReduction("Any", "Computes the logical OR across dimensions."),
   }, status);

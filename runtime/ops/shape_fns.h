@@ -26,7 +26,7 @@ extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, k
     kSqueeze, kShape, kFill, kShapeN, kPadV2, kBroadcastArgs, kVariableShape, kEmpty, kUnravelIndex;
 
 // Math ops.
-extern const OpShapeFn kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;
+extern const OpShapeFn kCross, kExplicitShape, kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;
 
 // Neural-network ops.
 extern const OpShapeFn kBiasAdd, kConv2D, kPool, kPool3D, kMaxPool3DGradGrad, kFusedBatchNorm;

@@ -43,6 +43,9 @@ NOT_COMPARED = {
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",
                   "DisableCopyOnRead")},
+    "AccumulateNV2": "TensorFlow registers no kernel (a graph pass rewrites it into other "
+                     "ops); tests/python_runtime/test_math_family_ops.py compares it with "
+                     "TensorFlow's AddN",
     "VariableShape": "a resource variable's shape behind a DT_RESOURCE handle: "
                      "tests/python_runtime/test_everyday_array_ops.py compares it with "
                      "TensorFlow",

@@ -268,6 +268,10 @@ KNOWN: dict[str, str] = {
         "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
     'RealDiv-complex64':
         "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'Inv-complex64':
+        "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
+    'InvGrad-complex64':
+        "complex64 products and quotients with infinite parts: TensorFlow forms the elements of whole AVX packets with Eigen's vectorised product and scaled quotient and the rest with std::complex's (C99's recovery of infinities), so its result depends on an element's position; opgen uses the vectorised forms everywhere (complex128 agrees)",
     'Reciprocal-complex64':
         "complex64 arithmetic: TensorFlow computes the elements in whole AVX packets (4) with Eigen's vectorised product and scaled quotient, and the rest with std::complex's (C99 recovery of infinities, another rounding); opgen uses the vectorised formula for every element, so the tail differs in the last bit and at infinities and NaN",
     'Cast-complex64-float64':

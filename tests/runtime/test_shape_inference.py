@@ -201,7 +201,7 @@ def test_add_n_merges_its_inputs(infer_shapes, rng):
 
 # ---- reductions --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("op", ["Sum", "Mean", "Max", "Prod"])
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Max", "Prod", "EuclideanNorm"])
 def test_reductions_with_constant_axes_are_exact(infer_shapes, rng, op):
     P = infer_shapes.Partial
     for keep_dims in (False, True):
@@ -675,7 +675,12 @@ _CALLS = {
     "SpaceToDepth": lambda P: ([P((1, 2, 2, 3))], {"block_size": 2}, None),
     "MirrorPad": lambda P: ([P((2, 3)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
     **{op: (lambda P: ([P((2, 3)), np.array(0, I32)], {}, None))
-       for op in ("ArgMax", "ArgMin", "ExpandDims", "Sum", "Mean", "Prod", "Max", "Min")},
+       for op in ("ArgMax", "ArgMin", "ExpandDims", "Sum", "Mean", "Prod", "Max", "Min",
+                  "EuclideanNorm", "CumulativeLogsumexp")},
+    "ConjugateTranspose": lambda P: ([P((2, 3)), np.array([1, 0], I32)], {}, None),
+    "Cross": lambda P: ([P((2, 3)), P((None, 3))], {}, None),
+    "PopulationCount": lambda P: ([P((2, 3), I32)], {}, None),
+    "AccumulateNV2": lambda P: ([P((2,))] * 2, {"shape": _shape_attr(P, (2,))}, [2]),
     "Switch": lambda P: ([P((2, 3)), P((), bool)], {}, None),
     "Merge": lambda P: ([P((2, 3))] * 2, {}, [2]),
     "Enter": lambda P: ([P((2, 3))], {"frame_name": "loop"}, None),
@@ -881,6 +886,19 @@ def test_array_family_shapes(infer_shapes):
     assert infer_shapes("Bitcast", [P((2, None), np.uint8)], {"type": np.dtype(np.int32)}) == [(2,)]
     with pytest.raises(Error):
         infer_shapes("Bitcast", [P((2, 3), np.uint8)], {"type": np.dtype(np.int32)})
+def test_math_family_shapes(infer_shapes):
+    """Cross merges a and b and wants a last dim of 3; AccumulateNV2 reports its shape attr
+    (TensorFlow's ExplicitShape); ConjugateTranspose is Transpose's."""
+    P, S, Error = infer_shapes.Partial, infer_shapes.ShapeAttr, infer_shapes.Error
+    assert infer_shapes("Cross", [P((None, 3)), P((4, None))]) == [(4, 3)]
+    assert infer_shapes("Cross", [P(None), P(None)]) == [None]
+    for a, b in [((2, 4), (2, 4)), ((2, 3), (3, 3)), ((), ())]:
+        with pytest.raises(Error):
+            infer_shapes("Cross", [P(a), P(b)])
+    assert infer_shapes("AccumulateNV2", [P(None)] * 2, {"shape": S((2, None))},
+                        arg_sizes=[2]) == [(2, None)]
+    assert infer_shapes("ConjugateTranspose", [P((2, 3, 4)), np.array([2, 0, 1], I32)]) == [
+        (4, 2, 3)]
 
 
 def test_debug_sequence_shapes(infer_shapes):

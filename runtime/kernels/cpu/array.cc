@@ -1,5 +1,5 @@
 // Kernels that move, reshape or describe data: Identity, Reshape, ExpandDims, Squeeze
-// (all sharing the input's buffer), Transpose, Shape, Size, Rank, ZerosLike, OnesLike,
+// (all sharing the input's buffer), Transpose, ConjugateTranspose, Shape, Size, Rank, ZerosLike, OnesLike,
 // Fill.
 #include <algorithm>
 #include <cstring>
@@ -69,14 +69,15 @@ void TransposeWords(const W* in, const std::vector<int64_t>& dims, const std::ve
 }
 
 // The permutation checked and the output shape worked out by ../transpose_spec.h
-// (shared with the CUDA plugin); here only the copy.
-void TransposeCompute(void*, TF_OpKernelContext* ctx) {
+// (shared with the CUDA plugin); here only the copy. Returns the output (null after a
+// failure).
+TensorPtr TransposeOutput(TF_OpKernelContext* ctx) {
   kernels::TransposePlan plan;
-  if (!kernels::PlanTranspose(ctx, &plan)) return;
+  if (!kernels::PlanTranspose(ctx, &plan)) return nullptr;
   const TF_DataType dtype = TF_TensorType(plan.input.get());
   const size_t width = TF_DataTypeSize(dtype);
   TensorPtr output = kernels::AllocateOutput(ctx, 0, dtype, plan.out_dims);
-  if (!output) return;
+  if (!output) return nullptr;
   const std::vector<int64_t>& dims = plan.dims;
   const std::vector<int64_t>& perm = plan.perm;
   const void* in = TF_TensorData(plan.input.get());
@@ -87,8 +88,27 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
     case 4: TransposeWords(static_cast<const uint32_t*>(in), dims, perm, static_cast<uint32_t*>(out)); break;
     case 8: TransposeWords(static_cast<const uint64_t*>(in), dims, perm, static_cast<uint64_t*>(out)); break;
     case 16: TransposeWords(static_cast<const Word128*>(in), dims, perm, static_cast<Word128*>(out)); break;
-    default: Fail(ctx, TF_UNIMPLEMENTED, "Transpose: elements of " + std::to_string(width) + " bytes");
+    default:
+      Fail(ctx, TF_UNIMPLEMENTED, "Transpose: elements of " + std::to_string(width) + " bytes");
+      return nullptr;
   }
+  return output;
+}
+
+void TransposeCompute(void*, TF_OpKernelContext* ctx) { TransposeOutput(ctx); }
+
+// ConjugateTranspose: the transpose, then complex values conjugated in place.
+template <typename R>
+void ConjugateInPlace(TF_Tensor* t) {
+  auto* v = static_cast<std::complex<R>*>(TF_TensorData(t));
+  const int64_t n = TF_TensorElementCount(t);
+  for (int64_t i = 0; i < n; ++i) v[i] = std::conj(v[i]);
+}
+void ConjugateTransposeCompute(void*, TF_OpKernelContext* ctx) {
+  TensorPtr out = TransposeOutput(ctx);
+  if (!out) return;
+  if (TF_TensorType(out.get()) == TF_COMPLEX64) ConjugateInPlace<float>(out.get());
+  if (TF_TensorType(out.get()) == TF_COMPLEX128) ConjugateInPlace<double>(out.get());
 }
 
 // Shape, Size and Rank: ../shape_ops.h, shared with the CUDA plugin.
@@ -216,6 +236,8 @@ void RegisterDataKernels(TF_DataType t, TF_Status* status) {
         status);
     RegisterKernel(kDevice, {"Transpose", {{"T", t}, {"Tperm", index}}, {}, TransposeCompute},
         status);
+    RegisterKernel(kDevice, {"ConjugateTranspose", {{"T", t}, {"Tperm", index}}, {},
+        ConjugateTransposeCompute}, status);
     RegisterKernel(kDevice, {"Fill", {{"T", t}, {"index_type", index}}, {}, FillCompute}, status);
   }
   RegisterKernel(kDevice, {"Squeeze", {{"T", t}}, {}, SqueezeCompute, CreateSqueeze, DeleteSqueeze},

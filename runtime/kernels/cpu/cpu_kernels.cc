@@ -43,6 +43,8 @@ void RegisterArrayFamilyKernels(TF_Status*);
 // FtrlV2,KerasMomentum,Momentum,ProximalAdagrad,ProximalGradientDescent,RMSProp} (host only:
 // no GPU kernels yet).
 void RegisterSparseTrainingKernels(TF_Status*);
+// math_family.cc: PopulationCount, ApproximateEqual, Cross.
+void RegisterMathFamilyKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -79,6 +81,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
+      RegisterMathFamilyKernels,
       RegisterNnKernels,
       RegisterNnGradKernels,
       RegisterPlaceholderKernels,

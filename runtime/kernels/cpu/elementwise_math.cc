@@ -1,4 +1,4 @@
-// Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Erf,
+// Unary math: Neg, Abs, Sign, Square, Reciprocal (and Inv), Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Erf,
 // Erfc, Sin, Cos, Floor, Ceil, Round, ComplexAbs, and the float classes IsFinite,
 // IsNan, IsInf.
 // The CPU kernels; the ops and the broadcasting loops are elementwise_ops.h.
@@ -60,6 +60,7 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<SignOp, Concat<Signed, ComplexTypes>>("Sign", status);
   RegisterUnary<SquareOp, RealsAndComplex>("Square", status);
   RegisterUnary<ReciprocalOp, FloatsAndComplex>("Reciprocal", status);
+  RegisterUnary<ReciprocalOp, FloatsAndComplex>("Inv", status);  // Reciprocal's older name
   RegisterUnary<ExpOp, FloatsAndComplex>("Exp", status);
   RegisterUnary<LogOp, FloatsAndComplex>("Log", status);
   RegisterUnary<Log1pOp, Floats>("Log1p", status);

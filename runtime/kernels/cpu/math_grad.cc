@@ -95,6 +95,7 @@ void RegisterMathGradKernels(TF_Status* status) {
   RegisterGrad<SqrtGradOp>("SqrtGrad", status);
   RegisterGrad<RsqrtGradOp>("RsqrtGrad", status);
   RegisterGrad<ReciprocalGradOp>("ReciprocalGrad", status);
+  RegisterGrad<ReciprocalGradOp>("InvGrad", status);  // Inv's, the same formula
   RegisterKernel(kDevice, {"BroadcastGradientArgs", {{"T", TF_INT32}}, {},
                            &kernels::BroadcastGradientArgsCompute<int32_t>}, status);
   RegisterKernel(kDevice, {"BroadcastGradientArgs", {{"T", TF_INT64}}, {},

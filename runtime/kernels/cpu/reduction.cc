@@ -1,4 +1,4 @@
-// Reductions over a set of axes (Sum, Mean, Max, Min, Prod), ArgMax / ArgMin, and
+// Reductions over a set of axes (Sum, Mean, Max, Min, Prod, EuclideanNorm), ArgMax / ArgMin, and
 // Softmax / LogSoftmax over the last axis.
 #include <algorithm>
 #include <cmath>
@@ -258,6 +258,43 @@ struct Reduce {
   }
 };
 
+// EuclideanNorm: sqrt of the sum of |x|^2. The squares are rounded to T first (integer
+// ones wrap, half ones overflow to inf, as TensorFlow's T arithmetic gives), then summed
+// by Sum's loops; integer roots truncate. Complex squares are x * conj(x) as the textbook
+// product (TensorFlow's: an infinite part gives a NaN imaginary part) and the root complex.
+template <typename T>
+void EuclideanNormCompute(void* state, TF_OpKernelContext* ctx) {
+  kernels::ReductionSpec r;
+  if (!kernels::ResolveReduction(ctx, *static_cast<ReduceAttrs*>(state), &r)) return;
+  TensorPtr output = AllocateOutput<T>(ctx, 0, r.out_dims);
+  if (!output) return;
+  using A = ComputeType<T>;
+  const int64_t n = NumElements(r.dims), out_n = NumElements(r.out_dims);
+  const T* in = Data<T>(r.input);
+  std::vector<A> squares(static_cast<size_t>(n)), sums(static_cast<size_t>(out_n));
+  ParallelFor(n, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if constexpr (kIsComplex<T>) squares[i] = WrappingMul(in[i], std::conj(in[i]));
+      else if constexpr (kIsInteger<T>) squares[i] = WrappingMul(in[i], in[i]);
+      else squares[i] = Widen(Narrow<T>(Widen(in[i]) * Widen(in[i])));
+    }
+  });
+  ReduceInto<SumReducer, A>(squares.data(), r.dims, r.reduced, sums.data(), out_n);
+  T* out = Data<T>(output);
+  for (int64_t i = 0; i < out_n; ++i) {
+    if constexpr (kIsInteger<T>) out[i] = static_cast<T>(std::sqrt(static_cast<double>(sums[i])));
+    else out[i] = Narrow<T>(std::sqrt(sums[i]));
+  }
+}
+
+template <typename... Ts>
+void RegisterEuclideanNorm(Types<Ts...>, TF_Status* status) {
+  for (TF_DataType tidx : {TF_INT32, TF_INT64})
+    (RegisterKernel(kDevice, {"EuclideanNorm", {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {},
+                              &EuclideanNormCompute<Ts>, CreateReduce, DeleteReduce}, status),
+     ...);
+}
+
 template <bool kMax>
 struct ArgReduce {
   template <typename T, typename Out>
@@ -376,6 +413,7 @@ void RegisterReductionKernels(TF_Status* status) {
   RegisterReduceAll<ProdReducer, false>("Prod", Concat<RealTypes, ComplexTypes>(), status);
   RegisterReduceAll<MaxReducer, false>("Max", RealTypes(), status);
   RegisterReduceAll<MinReducer, false>("Min", RealTypes(), status);
+  RegisterEuclideanNorm(Concat<RealTypes, ComplexTypes>(), status);
   RegisterArgAll<true>("ArgMax", RealAndBoolTypes(), status);
   RegisterArgAll<false>("ArgMin", RealAndBoolTypes(), status);
   RegisterArgMaxNarrow(RealAndBoolTypes(), status);

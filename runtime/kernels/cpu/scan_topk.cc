@@ -1,6 +1,8 @@
-// Cumsum, Cumprod, TopKV2 and Where on the CPU: operands checked by ../misc_spec.h
+// Cumsum, Cumprod, CumulativeLogsumexp, TopKV2 and Where on the CPU: operands checked by ../misc_spec.h
 // (shared with the CUDA plugin), here the arithmetic.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "../misc_spec.h"
@@ -12,12 +14,26 @@ namespace cpu {
 namespace {
 
 struct SumScan {
+  static constexpr const char* kName = "Cumsum";
   template <typename A> static A Identity() { return A(0); }
   template <typename A> static A Combine(A a, A b) { return WrappingAdd(a, b); }
 };
 struct ProdScan {
+  static constexpr const char* kName = "Cumprod";
   template <typename A> static A Identity() { return A(1); }
   template <typename A> static A Combine(A a, A b) { return WrappingMul(a, b); }
+};
+// log(exp(acc) + exp(b)) without overflow, as TensorFlow forms it (its NaN and infinity
+// results included): min and max as std::min/max pick them (a NaN b loses to acc), a
+// maximum of -inf is the result; -inf is the identity (an exclusive scan's first).
+struct LogSumExpScan {
+  static constexpr const char* kName = "CumulativeLogsumexp";
+  template <typename A> static A Identity() { return -std::numeric_limits<A>::infinity(); }
+  template <typename A> static A Combine(A acc, A b) {
+    const A lo = b < acc ? b : acc, hi = acc < b ? b : acc;
+    if (hi < std::numeric_limits<A>::lowest()) return hi;
+    return hi + std::log1p(std::exp(lo - hi));
+  }
 };
 
 // x as [outer, len, inner]: each (outer, inner) line is scanned along len, in the
@@ -28,8 +44,7 @@ struct Cumulative {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const auto& attrs = *static_cast<const kernels::CumulativeAttrs*>(state);
     kernels::CumulativePlan p;
-    if (!kernels::PlanCumulative(ctx, std::is_same_v<Scan, SumScan> ? "Cumsum" : "Cumprod", &p))
-      return;
+    if (!kernels::PlanCumulative(ctx, Scan::kName, &p)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.dims);
     if (!out) return;
     const T* x = Data<T>(p.x);
@@ -156,6 +171,7 @@ void RegisterScanTopKKernels(TF_Status* status) {
   // TensorFlow's CPU types; TopKV2 has no complex (no order).
   RegisterCumulative<SumScan>("Cumsum", Concat<RealTypes, ComplexTypes>(), status);
   RegisterCumulative<ProdScan>("Cumprod", Concat<RealTypes, ComplexTypes>(), status);
+  RegisterCumulative<LogSumExpScan>("CumulativeLogsumexp", FloatTypes(), status);
   RegisterTopK(RealTypes(), status);
   RegisterWhere(Concat<RealAndBoolTypes, Types<std::complex<float>, std::complex<double>>>(), status);
 }

@@ -1,5 +1,5 @@
 // Kernels that reshape, describe or fill data on the GPU: Identity, NoOp, Reshape,
-// ExpandDims, Squeeze, Transpose, Shape, Size, Rank, Fill, ZerosLike and OnesLike.
+// ExpandDims, Squeeze, Transpose, ConjugateTranspose, Shape, Size, Rank, Fill, ZerosLike and OnesLike.
 // Twin of ../cpu/array.cc: the same ops and dtypes, and the shape checks and error
 // messages of the shared ../*_spec.h headers.
 #include <cstdint>
@@ -85,21 +85,23 @@ bool SwapsLastTwo(const std::vector<MapDim>& merged, int64_t* batches, int64_t* 
 }
 
 // The permutation checked and the output shape worked out by the CPU kernel's own code
-// (../transpose_spec.h); here only the copy.
-void TransposeCompute(void*, TF_OpKernelContext* ctx) {
+// (../transpose_spec.h); here only the copy. Returns the output (null after a failure or
+// when it is empty).
+TensorPtr TransposeOutput(TF_OpKernelContext* ctx, cudaStream_t* stream_out) {
   kernels::TransposePlan plan;
-  if (!kernels::PlanTranspose(ctx, &plan)) return;
+  if (!kernels::PlanTranspose(ctx, &plan)) return nullptr;
   const TF_Tensor* input = plan.input.get();
   const std::vector<int64_t>& dims = plan.dims;
   const std::vector<int64_t>& perm = plan.perm;
   const std::vector<int64_t>& out_dims = plan.out_dims;
   const size_t rank = dims.size();
   TensorPtr output = AllocateLike(ctx, 0, input, out_dims);
-  if (!output) return;
+  if (!output) return nullptr;
   const int64_t n = NumElements(out_dims);
-  if (n == 0) return;
+  if (n == 0) return nullptr;
   cudaStream_t stream = GetStream(ctx);
-  if (stream == nullptr) return;
+  if (stream == nullptr) return nullptr;
+  *stream_out = stream;
   const std::vector<int64_t> in_strides = StridesOf(dims);
   std::vector<MapDim> map(rank);
   for (size_t d = 0; d < rank; ++d) map[d] = MapDim{out_dims[d], in_strides[perm[d]], 0, 0};
@@ -109,7 +111,7 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
   int64_t batches, rows, cols;
   if (!SwapsLastTwo(Collapse(MapKind::kLinear, map), &batches, &rows, &cols)) {
     StridedCopy(ctx, stream, "Transpose", MapKind::kLinear, map, 0, esize, in, out, n);
-    return;
+    return output;
   }
   const int64_t row_tiles = (rows + kTileEdge - 1) / kTileEdge, col_tiles = (cols + kTileEdge - 1) / kTileEdge;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(col_tiles, 1 << 30)),
@@ -121,7 +123,36 @@ void TransposeCompute(void*, TF_OpKernelContext* ctx) {
     TransposeTileKernel<W><<<grid, block, 0, stream>>>(static_cast<const W*>(in), static_cast<W*>(out),
                                                        batches, rows, cols);
   });
-  CheckLaunch(ctx, "Transpose");
+  if (!CheckLaunch(ctx, "Transpose")) return nullptr;
+  return output;
+}
+
+void TransposeCompute(void*, TF_OpKernelContext* ctx) {
+  cudaStream_t stream = nullptr;
+  TransposeOutput(ctx, &stream);
+}
+
+// ConjugateTranspose: the transpose, then the imaginary parts (odd R words) negated.
+template <typename R>
+__global__ void NegateImagKernel(R* __restrict__ parts, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    parts[2 * i + 1] = -parts[2 * i + 1];
+}
+
+void ConjugateTransposeCompute(void*, TF_OpKernelContext* ctx) {
+  cudaStream_t stream = nullptr;
+  TensorPtr out = TransposeOutput(ctx, &stream);
+  if (!out) return;
+  const TF_DataType dtype = TF_TensorType(out.get());
+  const int64_t n = TF_TensorElementCount(out.get());
+  if (dtype == TF_COMPLEX64)
+    NegateImagKernel<float><<<BlocksFor(n), kThreads, 0, stream>>>(Data<float>(out), n);
+  else if (dtype == TF_COMPLEX128)
+    NegateImagKernel<double><<<BlocksFor(n), kThreads, 0, stream>>>(Data<double>(out), n);
+  else
+    return;
+  CheckLaunch(ctx, "ConjugateTranspose");
 }
 
 // ---- Shape, Size, Rank ----------------------------------------------------------------
@@ -286,6 +317,8 @@ void RegisterArrayKernels(TF_Status* status) {
                      status);
       RegisterKernel(kDevice, {"Transpose", {{"T", t}, {"Tperm", index}}, {"perm"}, TransposeCompute},
                      status);
+      RegisterKernel(kDevice, {"ConjugateTranspose", {{"T", t}, {"Tperm", index}}, {"perm"},
+                               ConjugateTransposeCompute}, status);
       RegisterKernel(kDevice, {"Fill", {{"T", t}, {"index_type", index}}, {"dims"}, &FillCompute},
                      status);
     }

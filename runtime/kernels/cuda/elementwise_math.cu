@@ -1,4 +1,4 @@
-// Unary math: Neg, Abs, Sign, Square, Reciprocal, Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
+// Unary math: Neg, Abs, Sign, Square, Reciprocal (and Inv), Exp, Log, Log1p, Sqrt, Rsqrt, Erf,
 // Erfc, Sin, Cos, Floor, Ceil, Round, ComplexAbs, and the float classes IsFinite,
 // IsNan, IsInf. Twin of ../cpu/elementwise_math.cc.
 // The CUDA kernels; the ops and the launch machinery are elementwise_ops.cuh.
@@ -43,6 +43,7 @@ void RegisterElementwiseMathKernels(TF_Status* status) {
   RegisterUnary<SignOp>("Sign", Concat<Signed, Complexes>(), status);
   RegisterUnary<SquareOp>("Square", RealsAndComplex(), status);
   RegisterUnary<ReciprocalOp>("Reciprocal", Concat<Floats, Complexes>(), status);
+  RegisterUnary<ReciprocalOp>("Inv", Concat<Floats, Complexes>(), status);  // Reciprocal's older name
   RegisterUnary<ExpOp>("Exp", FloatsAndComplex(), status);
   RegisterUnary<LogOp>("Log", FloatsAndComplex(), status);
   RegisterUnary<Log1pOp>("Log1p", Floats(), status);

@@ -90,6 +90,7 @@ void RegisterMathGradKernels(TF_Status* status) {
   RegisterGrad<SqrtGradOp>("SqrtGrad", status);
   RegisterGrad<RsqrtGradOp>("RsqrtGrad", status);
   RegisterGrad<ReciprocalGradOp>("ReciprocalGrad", status);
+  RegisterGrad<ReciprocalGradOp>("InvGrad", status);  // Inv's, the same formula
   RegisterKernel(kDevice, {"BroadcastGradientArgs", {{"T", TF_INT32}}, {"s0", "s1", "r0", "r1"},
                            &kernels::BroadcastGradientArgsCompute<int32_t>}, status);
   RegisterKernel(kDevice, {"BroadcastGradientArgs", {{"T", TF_INT64}}, {"s0", "s1", "r0", "r1"},

@@ -26,6 +26,7 @@ void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cu: SparseToD
 void RegisterMatrixDiagKernels(TF_Status*);
 // array_family.cu: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
 void RegisterArrayFamilyKernels(TF_Status*);
+void RegisterMathFamilyKernels(TF_Status*);  // math_family.cu: PopulationCount, ApproximateEqual, Cross
 }  // namespace cuda
 }  // namespace opgen
 
@@ -205,6 +206,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterLeakyReluKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
+      RegisterMathFamilyKernels,
       RegisterNnKernels,
       RegisterNnGradKernels,
       RegisterRandomKernels,

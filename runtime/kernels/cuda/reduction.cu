@@ -1,4 +1,4 @@
-// Reductions on the GPU: Sum, Mean, Max, Min, Prod over a set of axes, ArgMax / ArgMin
+// Reductions on the GPU: Sum, Mean, Max, Min, Prod, EuclideanNorm over a set of axes, ArgMax / ArgMin
 // along one axis, Softmax / LogSoftmax over the last axis. Dtypes and results mirror the
 // CPU kernels (runtime/kernels/cpu/reduction.cc and nn.cc): 16-bit floats accumulate in
 // float, integer sums and products wrap, Max/Min propagate NaN, integer means sum in 64
@@ -635,6 +635,81 @@ struct Reduce {
   }
 };
 
+// ---- EuclideanNorm ---------------------------------------------------------------------
+
+// As the CPU computes it: |x|^2 rounded to T (integers wrap; for complex the real square
+// of the magnitude), summed by Sum's kernels in S, then the root rounded to T (integer
+// roots truncate; complex squares are the textbook x * conj(x), the root complex).
+template <typename T> struct SquareOf { using type = Compute<T>; };
+
+template <typename T, typename S>
+__global__ void SquaresKernel(const T* __restrict__ x, S* __restrict__ sq, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    if constexpr (kIsInteger<T>) sq[i] = WrappingMul(x[i], x[i]);
+    else if constexpr (kIsFloat16<T>) sq[i] = Widen(Narrow<T>(Widen(x[i]) * Widen(x[i])));
+    else if constexpr (kIsFloating<T>) sq[i] = x[i] * x[i];
+    else sq[i] = S(x[i].re * x[i].re - x[i].im * -x[i].im, x[i].re * -x[i].im + x[i].im * x[i].re);
+  }
+}
+
+template <typename T, typename S>
+__global__ void RootsKernel(const S* __restrict__ sums, T* __restrict__ out, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    if constexpr (kIsInteger<T>) out[i] = static_cast<T>(sqrt(static_cast<double>(sums[i])));
+    else if constexpr (std::is_same_v<S, T> && !kIsFloating<T>) out[i] = Sqrt(sums[i]);
+    else out[i] = Narrow<T>(sqrt(sums[i]));
+  }
+}
+
+template <typename T>
+void EuclideanNormCompute(void* state, TF_OpKernelContext* ctx) {
+  using S = typename SquareOf<T>::type;
+  ReducePlan p;
+  if (!PlanReduce(ctx, state, DtypeOf<T>::value, &p)) return;
+  const int sms = MultiprocessorCount();
+  T* out = static_cast<T*>(p.out);
+  if (p.kind == ReducePlan::kFill) {
+    FillKernel<T><<<GridFor(p.out_n, kThreads, sms), kThreads, 0, p.stream>>>(out, p.out_n, T(0));
+    CheckLaunch(ctx, "FillKernel");
+    return;
+  }
+  const int64_t n = p.count * p.out_n;
+  TensorPtr squares = AllocateTemp(ctx, DtypeOf<S>::value, {n});
+  TensorPtr sums = AllocateTemp(ctx, DtypeOf<S>::value, {p.out_n});
+  if (!squares || !sums) return;
+  SquaresKernel<T, S><<<BlocksFor(n), kThreads, 0, p.stream>>>(static_cast<const T*>(p.in),
+                                                                Data<S>(squares), n);
+  if (!CheckLaunch(ctx, "EuclideanNorm squares")) return;
+  const S* in = Data<S>(squares);
+  S* sum = Data<S>(sums);
+  bool ok = false;
+  switch (p.kind) {
+    case ReducePlan::kRows:
+      ok = ReduceRows<SumReducer, S>(ctx, p.stream, in, p.outer, p.rows, sum, p.divisor);
+      break;
+    case ReducePlan::kColumns:
+      ok = ReduceColumns<SumReducer, S>(ctx, p.stream, in, p.outer, p.rows, p.inner, sum, p.divisor);
+      break;
+    default:
+      ok = ReduceGeneral<SumReducer, S>(ctx, p, in, sum);
+      break;
+  }
+  if (!ok) return;
+  RootsKernel<T, S><<<BlocksFor(p.out_n), kThreads, 0, p.stream>>>(sum, out, p.out_n);
+  CheckLaunch(ctx, "EuclideanNorm roots");
+}
+
+template <typename... Ts>
+void RegisterEuclideanNorm(Types<Ts...>, TF_Status* status) {
+  for (TF_DataType tidx : {TF_INT32, TF_INT64})
+    (RegisterKernel(kDevice, {"EuclideanNorm", {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}},
+                              {"reduction_indices"}, &EuclideanNormCompute<Ts>, CreateReduce,
+                              DeleteReduce}, status),
+     ...);
+}
+
 // ---- ArgMax / ArgMin ----------------------------------------------------------------
 
 template <typename C>
@@ -943,6 +1018,7 @@ void RegisterReductionKernels(TF_Status* status) {
   RegisterReduce<ProdReducer>("Prod", Concat<RealTypes, Complexes>(), status);
   RegisterReduce<MaxReducer>("Max", RealTypes(), status);
   RegisterReduce<MinReducer>("Min", RealTypes(), status);
+  RegisterEuclideanNorm(Concat<RealTypes, Complexes>(), status);
   RegisterArgReduce<true>("ArgMax", RealAndBoolTypes(), status);
   RegisterArgReduce<false>("ArgMin", RealAndBoolTypes(), status);
   RegisterForTypes<Softmax<false>::Kernel>(kDevice, "Softmax", FloatTypes(), status);

@@ -1,4 +1,4 @@
-// Cumsum, Cumprod, TopKV2 and Where on the GPU (twin of ../cpu/scan_topk.cc). Checks, shapes and messages
+// Cumsum, Cumprod, CumulativeLogsumexp, TopKV2 and Where on the GPU (twin of ../cpu/scan_topk.cc). Checks, shapes and messages
 // are the CPU kernels' (../misc_spec.h); results are theirs: scans
 // in the compute type rounded once per element, TopKV2 largest first with NaN largest
 // and ties to the lower index, Where's coordinates in row-major order.
@@ -26,8 +26,28 @@ template <typename T> struct ScanTypeOf<T, std::enable_if_t<kIsInteger<T>>> {
   using type = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
 };
 
+// The scans: running sums, products, and log-sum-exps (-inf the identity, as the CPU's).
+enum class ScanKind { kSum, kProd, kLogSumExp };
+constexpr const char* kScanNames[] = {"Cumsum", "Cumprod", "CumulativeLogsumexp"};
+
+template <ScanKind kKind, typename A>
+__device__ __forceinline__ A ScanIdentity() {
+  if constexpr (kKind == ScanKind::kLogSumExp) return -A(INFINITY);
+  else return kKind == ScanKind::kProd ? A(1) : A(0);
+}
+template <ScanKind kKind, typename A>
+__device__ __forceinline__ A ScanCombine(A a, A b) {
+  if constexpr (kKind == ScanKind::kLogSumExp) {  // as the CPU's (TensorFlow's NaN rules)
+    const A lo = b < a ? b : a, hi = a < b ? b : a;
+    if (hi == -A(INFINITY)) return hi;  // below the lowest value: -inf
+    return hi + log1p(exp(lo - hi));
+  } else {
+    return kKind == ScanKind::kProd ? a * b : a + b;
+  }
+}
+
 // A thread per (outer, inner) line, scanning along len.
-template <bool kProd, typename T>
+template <ScanKind kKind, typename T>
 __global__ void ScanKernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t len,
                            int64_t inner, bool exclusive, bool reverse) {
   using A = typename ScanTypeOf<T>::type;
@@ -35,32 +55,33 @@ __global__ void ScanKernel(const T* __restrict__ x, T* __restrict__ y, int64_t o
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < lines;
        t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t o = t / inner, i = t - o * inner;
-    A acc = kProd ? A(1) : A(0);
+    A acc = ScanIdentity<kKind, A>();
     for (int64_t step = 0; step < len; ++step) {
       const int64_t l = reverse ? len - 1 - step : step;
       const int64_t at = (o * len + l) * inner + i;
       const A v = static_cast<A>(Widen(x[at]));
-      const A next = kProd ? acc * v : acc + v;
+      const A next = ScanCombine<kKind, A>(acc, v);
       y[at] = Narrow<T>(static_cast<Wide<T>>(exclusive ? acc : next));
       acc = next;
     }
   }
 }
 
-template <bool kProd>
+template <ScanKind kKind>
 struct Cumulative {
   template <typename T>
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const auto& attrs = *static_cast<const kernels::CumulativeAttrs*>(state);
     kernels::CumulativePlan p;
-    if (!kernels::PlanCumulative(ctx, kProd ? "Cumprod" : "Cumsum", &p)) return;
+    const char* name = kScanNames[static_cast<int>(kKind)];
+    if (!kernels::PlanCumulative(ctx, name, &p)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.dims);
     if (!out || NumElements(p.dims) == 0) return;
     cudaStream_t stream = GetStream(ctx);
     if (stream == nullptr) return;
-    ScanKernel<kProd, T><<<BlocksFor(p.outer * p.inner), kThreads, 0, stream>>>(
+    ScanKernel<kKind, T><<<BlocksFor(p.outer * p.inner), kThreads, 0, stream>>>(
         Data<T>(p.x), Data<T>(out), p.outer, p.len, p.inner, attrs.exclusive, attrs.reverse);
-    CheckLaunch(ctx, kProd ? "Cumprod" : "Cumsum");
+    CheckLaunch(ctx, name);
   }
 };
 
@@ -177,11 +198,11 @@ void WhereCompute(void*, TF_OpKernelContext* ctx) {
 using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                         uint8_t, uint16_t, uint32_t, uint64_t>;
 
-template <bool kProd, typename... Ts>
+template <ScanKind kKind, typename... Ts>
 void RegisterCumulative(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType tidx : {TF_INT32, TF_INT64})
     (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", tidx}}, {"axis"},
-                         &Cumulative<kProd>::template Compute<Ts>, kernels::CreateCumulative,
+                         &Cumulative<kKind>::template Compute<Ts>, kernels::CreateCumulative,
                          kernels::DeleteCumulative},
               status),
      ...);
@@ -212,8 +233,10 @@ void RegisterWhere(Types<Ts...>, TF_Status* status) {
 
 void RegisterScanTopKKernels(TF_Status* status) {
   using Complexes = Types<ComplexParts<float>, ComplexParts<double>>;
-  RegisterCumulative<false>("Cumsum", kernels::Concat<RealTypes, Complexes>(), status);
-  RegisterCumulative<true>("Cumprod", kernels::Concat<RealTypes, Complexes>(), status);
+  RegisterCumulative<ScanKind::kSum>("Cumsum", kernels::Concat<RealTypes, Complexes>(), status);
+  RegisterCumulative<ScanKind::kProd>("Cumprod", kernels::Concat<RealTypes, Complexes>(), status);
+  RegisterCumulative<ScanKind::kLogSumExp>("CumulativeLogsumexp",
+                                           Types<float, double, __half, __nv_bfloat16>(), status);
   RegisterTopK(RealTypes(), status);
   RegisterWhere(RealTypes(), status);
   RegisterWhere(Types<bool>(), status);

@@ -27,7 +27,9 @@ void ReshapeGrad(GradBuilder& b) {
 }
 
 // The gradient transposed by the inverse permutation: a constant when perm is one, else
-// the indices that sort perm (TopKV2 of -perm).
+// the indices that sort perm (TopKV2 of -perm). ConjugateTranspose's conjugates it back
+// (its own op again).
+template <const char* kOp>
 void TransposeGrad(GradBuilder& b) {
   const TF_Output perm = b.input(1);
   std::vector<int64_t> p;
@@ -43,8 +45,9 @@ void TransposeGrad(GradBuilder& b) {
     if (!b.ok()) return;
     inverse = TF_Output{top, 1};
   }
-  b.Set(0, b.Op("Transpose", {b.grad(0), inverse}));
+  b.Set(0, b.Op(kOp, {b.grad(0), inverse}));
 }
+constexpr char kTranspose[] = "Transpose", kConjugateTranspose[] = "ConjugateTranspose";
 
 // ReverseV2: the incoming gradient reversed over the same axes (the axes get none).
 void ReverseV2Grad(GradBuilder& b) { b.Set(0, b.Op("ReverseV2", {b.grad(0), b.input(1)})); }
@@ -285,6 +288,28 @@ void CumprodGrad(GradBuilder& b) {
   b.Set(0, b.Op("RealDiv", {sums, x}));
 }
 
+// CumulativeLogsumexp (TensorFlow's formula): the gradient split by sign, each part's
+// log scanned the other way against the output, then exp(. + x), the parts subtracted.
+// Where a part is absent its log is the dtype's lowest value.
+void CumulativeLogsumexpGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0), axis = b.input(1), y = b.output(0), g = b.grad(0);
+  const TF_DataType t = GradBuilder::dtype(g);
+  const double lowest = t == TF_HALF ? -65504.0
+                        : t == TF_BFLOAT16 ? -3.3895313892515355e38
+                        : t == TF_FLOAT ? -3.4028234663852886e38 : -1.7976931348623157e308;
+  const TF_Output zero = b.ScalarLike(0.0, g), low = b.ScalarLike(lowest, g);
+  const std::vector<Attr> attrs = {{"exclusive", b.AttrBool("exclusive")},
+                                   {"reverse", !b.AttrBool("reverse")}};
+  auto part = [&](TF_Output log_part) {
+    const TF_Output scan = b.Op("CumulativeLogsumexp", {b.Op("Sub", {log_part, y}), axis}, attrs);
+    return b.Op("Exp", {b.Op("AddV2", {scan, x})});
+  };
+  const TF_Output pos = b.Op("SelectV2", {b.Op("Greater", {g, zero}), b.Op("Log", {g}), low});
+  const TF_Output neg =
+      b.Op("SelectV2", {b.Op("Less", {g, zero}), b.Op("Log", {b.Op("Neg", {g})}), low});
+  b.Set(0, b.Op("Sub", {part(pos), part(neg)}));
+}
+
 // ---- Einsum: each input's gradient is an einsum of the output's gradient and the other
 // input, to the input's labels; labels no other operand has (summed away in the forward
 // op) are broadcast back. Ellipses and labels repeated in one operand are not handled.
@@ -420,7 +445,8 @@ void RegisterArrayGradients() {
   RegisterGrad("Reshape", ReshapeGrad);
   RegisterGrad("ExpandDims", ReshapeGrad);
   RegisterGrad("Squeeze", ReshapeGrad);
-  RegisterGrad("Transpose", TransposeGrad);
+  RegisterGrad("Transpose", TransposeGrad<kTranspose>);
+  RegisterGrad("ConjugateTranspose", TransposeGrad<kConjugateTranspose>);
   RegisterGrad("ReverseV2", ReverseV2Grad);
   RegisterGrad("PlaceholderWithDefault", IdentityGrad);
   RegisterGrad("ConcatV2", ConcatV2Grad);
@@ -442,6 +468,7 @@ void RegisterArrayGradients() {
   RegisterGrad("GatherV2", GatherV2Grad);
   RegisterGrad("TopKV2", TopKV2Grad);
   RegisterGrad("Cumsum", CumsumGrad);
+  RegisterGrad("CumulativeLogsumexp", CumulativeLogsumexpGrad);
   RegisterGrad("Cumprod", CumprodGrad);
   RegisterGrad("Einsum", EinsumGrad);
   RegisterGrad("SpaceToDepth", BlockRearrangeGrad<kDepthToSpace>);

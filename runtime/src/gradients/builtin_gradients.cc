@@ -35,7 +35,7 @@ void RegisterNotDifferentiableOps() {
         // comparisons and logic
         "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
         "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
-        "IsFinite", "IsNan", "IsInf",
+        "IsFinite", "IsNan", "IsInf", "ApproximateEqual", "PopulationCount",
         // values that do not depend on the input's values, or stop gradients on purpose
         "ZerosLike", "OnesLike", "StopGradient", "VarIsInitializedOp",
         // piecewise constant: TensorFlow's gradient is None

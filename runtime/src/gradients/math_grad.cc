@@ -164,8 +164,17 @@ void ReciprocalGrad(GradBuilder& b) {
 // ---- second derivatives of the fused gradient ops FGrad(y, dy), linear in dy ----
 
 // ReciprocalGrad(y, dy) = -dy y^2: d/dy = -2 g dy y; d/d(dy) = ReciprocalGrad(y, g).
+// For complex y TensorFlow's formula: -2 conj(g) dy conj(y), and ReciprocalGrad(conj(y), g).
 void ReciprocalGradGrad(GradBuilder& b) {
   const TF_Output y = b.input(0), dy = b.input(1), g = b.grad(0);
+  if (IsComplex(GradBuilder::dtype(y))) {
+    const TF_Output cy = b.Op("Conj", {y});
+    if (b.needs(0))
+      b.Set(0, b.Op("Mul", {b.Op("Mul", {b.Op("Mul", {b.Op("Conj", {g}), b.ScalarLike(-2.0, y)}), dy}),
+                            cy}));
+    if (b.needs(1)) b.Set(1, b.Op("ReciprocalGrad", {cy, g}));
+    return;
+  }
   if (b.needs(0))
     b.Set(0, b.Op("Mul", {b.Op("Mul", {g, dy}), b.Op("Mul", {y, b.ScalarLike(-2.0, y)})}));
   if (b.needs(1)) b.Set(1, b.Op("ReciprocalGrad", {y, g}));
@@ -202,6 +211,14 @@ void CastGrad(GradBuilder& b) {
   b.Set(0, src == dst ? b.grad(0) : b.Op("Cast", {b.grad(0)}, {{"DstT", src}}));
 }
 
+// Cross(u, v): (cross(v, g), cross(g, u)).
+void CrossGrad(GradBuilder& b) {
+  const TF_Output u = b.input(0), v = b.input(1), g = b.grad(0);
+  if (b.needs(0)) b.Set(0, b.Op("Cross", {v, g}));
+  if (b.needs(1)) b.Set(1, b.Op("Cross", {g, u}));
+}
+
+// AddN and AccumulateNV2: the gradient passes to every input.
 void AddNGrad(GradBuilder& b) {
   for (int i = 0; i < b.num_inputs(); ++i)
     if (b.needs(i)) b.Set(i, b.grad(0));
@@ -297,6 +314,9 @@ void RegisterMathGradients() {
   RegisterGrad("Sigmoid", FusedUnaryGradOfConj<kSigmoidGrad>);
   RegisterGrad("Reciprocal", ReciprocalGrad);
   RegisterGrad("ReciprocalGrad", ReciprocalGradGrad);
+  // Inv is Reciprocal's older name; TensorFlow builds its gradients with ReciprocalGrad too.
+  RegisterGrad("Inv", ReciprocalGrad);
+  RegisterGrad("InvGrad", ReciprocalGradGrad);
   RegisterGrad("RsqrtGrad", RsqrtGradGrad);
   RegisterGrad("SqrtGrad", SqrtGradGrad);
   RegisterGrad("Exp", ExpGrad);
@@ -309,6 +329,8 @@ void RegisterMathGradients() {
   RegisterGrad("Erfc", ErfcGrad);
   RegisterGrad("Cast", CastGrad);
   RegisterGrad("AddN", AddNGrad);
+  RegisterGrad("AccumulateNV2", AddNGrad);
+  RegisterGrad("Cross", CrossGrad);
   RegisterGrad("Select", SelectGrad);
   RegisterGrad("SelectV2", SelectV2Grad);
   RegisterGrad("ClipByValue", ClipByValueGrad);

@@ -1,4 +1,4 @@
-// Gradients of the reductions (Sum, Mean, Prod, Max, Min) and the matrix products (MatMul,
+// Gradients of the reductions (Sum, Mean, Prod, Max, Min, EuclideanNorm) and the matrix products (MatMul,
 // BatchMatMulV2), as TensorFlow's math_grad.py computes them.
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -38,6 +38,19 @@ void MeanGrad(GradBuilder& b) {
     factor = b.Op("Cast", {count}, {{"DstT", b.dtype(x)}});
   }
   b.Set(0, SpreadBack(b, b.Op("RealDiv", {b.grad(0), factor})));
+}
+
+// EuclideanNorm (TensorFlow's formula): x / (norm / dy), norm and dy with the reduced
+// axes kept.
+void EuclideanNormGrad(GradBuilder& b) {
+  const TF_Output x = b.input(0);
+  TF_Output norm = b.output(0), g = b.grad(0);
+  if (!b.AttrBool("keep_dims")) {
+    const TF_Output kept = b.KeptDimsShape(x, b.input(1));
+    norm = b.Op("Reshape", {norm, kept});
+    g = b.Op("Reshape", {g, kept});
+  }
+  b.Set(0, b.Op("RealDiv", {x, b.Op("RealDiv", {norm, g})}));
 }
 
 // The gradient shared evenly among the elements equal to the extreme.
@@ -128,6 +141,7 @@ void RegisterReductionGradients() {
   RegisterGrad("Prod", ProdGrad);
   RegisterGrad("Max", MinOrMaxGrad);
   RegisterGrad("Min", MinOrMaxGrad);
+  RegisterGrad("EuclideanNorm", EuclideanNormGrad);
   RegisterGrad("MatMul", MatMulGrad);
   RegisterGrad("BatchMatMulV2", BatchMatMulGrad);
 }
