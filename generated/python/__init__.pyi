@@ -318,10 +318,18 @@ __all__ = [
     "space_to_batch_nd",
     "space_to_depth",
     "sparse_bincount",
+    "sparse_fill_empty_rows",
+    "sparse_fill_empty_rows_grad",
+    "sparse_reorder",
+    "sparse_reshape",
     "sparse_segment_mean",
+    "sparse_segment_mean_with_num_segments",
     "sparse_segment_sqrt_n",
+    "sparse_segment_sqrt_n_with_num_segments",
     "sparse_segment_sum",
+    "sparse_segment_sum_with_num_segments",
     "sparse_softmax_cross_entropy_with_logits",
+    "sparse_tensor_dense_mat_mul",
     "sparse_to_dense",
     "split",
     "split_v",
@@ -6229,6 +6237,50 @@ def sparse_bincount(
     binary_output: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _SparseFillEmptyRowsOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    empty_row_indicator: OpOutput
+    reverse_index_map: OpOutput
+
+def sparse_fill_empty_rows(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> _SparseFillEmptyRowsOutput: ...
+
+class _SparseFillEmptyRowsGradOutput(NamedTuple):
+    d_values: OpOutput
+    d_default_value: OpOutput
+
+def sparse_fill_empty_rows_grad(
+    reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None
+) -> _SparseFillEmptyRowsGradOutput: ...
+
+class _SparseReorderOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+
+def sparse_reorder(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReorderOutput: ...
+
+class _SparseReshapeOutput(NamedTuple):
+    output_indices: OpOutput
+    output_shape: OpOutput
+
+def sparse_reshape(
+    input_indices: TensorLike,
+    input_shape: TensorLike,
+    new_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReshapeOutput: ...
 @overload
 def sparse_segment_mean(
     data: GraphOutput,
@@ -6266,6 +6318,60 @@ def sparse_segment_mean(
     data: TensorLike,
     indices: TensorLike,
     segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
     sparse_gradient: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
@@ -6310,6 +6416,60 @@ def sparse_segment_sqrt_n(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def sparse_segment_sum(
     data: GraphOutput,
     indices: TensorLike,
@@ -6346,6 +6506,60 @@ def sparse_segment_sum(
     data: TensorLike,
     indices: TensorLike,
     segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
     sparse_gradient: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
@@ -6357,6 +6571,66 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
 def sparse_softmax_cross_entropy_with_logits(
     features: TensorLike, labels: TensorLike, name: str | None = None
 ) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: GraphOutput,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: GraphOutput,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: GraphOutput,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: GraphOutput,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: EagerTensorLike,
+    a_values: EagerTensorLike,
+    a_shape: EagerTensorLike,
+    b: EagerTensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def sparse_to_dense(
     sparse_indices: GraphOutput,

@@ -847,6 +847,161 @@ def sparse_bincount(
     return _out[0]
 
 
+_SparseFillEmptyRowsOutput = _collections.namedtuple(
+    "SparseFillEmptyRows",
+    ["output_indices", "output_values", "empty_row_indicator", "reverse_index_map"],
+)
+
+
+def sparse_fill_empty_rows(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> _SparseFillEmptyRowsOutput:
+    """Adds an entry (row, 0, ...) holding `default_value` to every row of a SparseTensor that has none.
+
+    The output is ordered by row; entries within a row keep their order.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] int64: the coordinates of the entries.
+      values: A `Tensor`.
+        [n]: the values.
+      dense_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      default_value: A `Tensor`. Must have the same type as `values`.
+        A scalar for the added entries.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, empty_row_indicator, reverse_index_map).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates, by row.
+      output_values: A `Tensor`. Has the same type as `values`.
+        The values.
+      empty_row_indicator: A `Tensor` of type `bool`.
+        [rows]: whether each row was empty.
+      reverse_index_map: A `Tensor` of type `int64`.
+        [n]: where each input entry went in the output.
+    """
+    _out = _execute_op(
+        "SparseFillEmptyRows", [indices, values, dense_shape, default_value], {}, name
+    )
+    return _SparseFillEmptyRowsOutput._make(_out)
+
+
+_SparseFillEmptyRowsGradOutput = _collections.namedtuple(
+    "SparseFillEmptyRowsGrad", ["d_values", "d_default_value"]
+)
+
+
+def sparse_fill_empty_rows_grad(
+    reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None
+) -> _SparseFillEmptyRowsGradOutput:
+    """The gradient of SparseFillEmptyRows.
+
+    The input values get their output entries' gradients; the default value the sum of the rest.
+
+    Args:
+      reverse_index_map: A `Tensor` of type `int64`.
+        SparseFillEmptyRows' reverse_index_map.
+      grad_values: A `Tensor`.
+        The gradient of its output values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (d_values, d_default_value).
+
+      d_values: A `Tensor`. Has the same type as `grad_values`.
+        The gradient of its input values.
+      d_default_value: A `Tensor`. Has the same type as `grad_values`.
+        The gradient of its default value.
+    """
+    _out = _execute_op(
+        "SparseFillEmptyRowsGrad", [reverse_index_map, grad_values], {}, name
+    )
+    return _SparseFillEmptyRowsGradOutput._make(_out)
+
+
+_SparseReorderOutput = _collections.namedtuple(
+    "SparseReorder", ["output_indices", "output_values"]
+)
+
+
+def sparse_reorder(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReorderOutput:
+    """Sorts a SparseTensor's entries into row-major (canonical) order.
+
+    Duplicates keep their relative order; indices are not checked against the shape.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_values: A `Tensor`.
+        [n]: the values.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates, sorted.
+      output_values: A `Tensor`. Has the same type as `input_values`.
+        The values in the same order.
+    """
+    _out = _execute_op(
+        "SparseReorder", [input_indices, input_values, input_shape], {}, name
+    )
+    return _SparseReorderOutput._make(_out)
+
+
+_SparseReshapeOutput = _collections.namedtuple(
+    "SparseReshape", ["output_indices", "output_shape"]
+)
+
+
+def sparse_reshape(
+    input_indices: TensorLike,
+    input_shape: TensorLike,
+    new_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReshapeOutput:
+    """Reshapes a SparseTensor: the same row-major offsets under a new dense shape.
+
+    At most one entry of `new_shape` may be -1 (inferred); the values are unchanged.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      new_shape: A `Tensor` of type `int64`.
+        [new rank]: the requested shape, perhaps with one -1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        [n, new rank]: the coordinates in the new shape.
+      output_shape: A `Tensor` of type `int64`.
+        The new shape, -1 resolved.
+    """
+    _out = _execute_op(
+        "SparseReshape", [input_indices, input_shape, new_shape], {}, name
+    )
+    return _SparseReshapeOutput._make(_out)
+
+
 def sparse_segment_mean(
     data: TensorLike,
     indices: TensorLike,
@@ -876,6 +1031,44 @@ def sparse_segment_mean(
     _out = _execute_op(
         "SparseSegmentMean",
         [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The mean of picked rows of `data` in each of `num_segments` sorted segments.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentMeanWithNumSegments",
+        [data, indices, segment_ids, num_segments],
         {"sparse_gradient": sparse_gradient},
         name,
     )
@@ -917,6 +1110,44 @@ def sparse_segment_sqrt_n(
     return _out[0]
 
 
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The sum of picked rows of `data` in each of `num_segments` sorted segments over the square root of its size.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSqrtNWithNumSegments",
+        [data, indices, segment_ids, num_segments],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
 def sparse_segment_sum(
     data: TensorLike,
     indices: TensorLike,
@@ -946,6 +1177,44 @@ def sparse_segment_sum(
     _out = _execute_op(
         "SparseSegmentSum",
         [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums picked rows of `data` in each of `num_segments` sorted segments.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSumWithNumSegments",
+        [data, indices, segment_ids, num_segments],
         {"sparse_gradient": sparse_gradient},
         name,
     )
@@ -983,6 +1252,47 @@ def sparse_softmax_cross_entropy_with_logits(
         "SparseSoftmaxCrossEntropyWithLogits", [features, labels], {}, name
     )
     return _SparseSoftmaxCrossEntropyWithLogitsOutput._make(_out)
+
+
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Multiplies the 2-D SparseTensor `a` by the dense matrix `b`.
+
+    Duplicate entries of `a` add up; an index outside `a_shape` is an error.
+
+    Args:
+      a_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [n, 2]: the coordinates of a.
+      a_values: A `Tensor`.
+        [n]: its values.
+      a_shape: A `Tensor` of type `int64`.
+        [2]: its dense shape.
+      b: A `Tensor`. Must have the same type as `a_values`.
+        The dense matrix.
+      adjoint_a: An optional `bool`. Defaults to `False`.
+        Use a's conjugate transpose.
+      adjoint_b: An optional `bool`. Defaults to `False`.
+        Use b's conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a_values`.
+      op(a) times op(b).
+    """
+    _out = _execute_op(
+        "SparseTensorDenseMatMul",
+        [a_indices, a_values, a_shape, b],
+        {"adjoint_a": adjoint_a, "adjoint_b": adjoint_b},
+        name,
+    )
+    return _out[0]
 
 
 def sparse_to_dense(

@@ -62,6 +62,9 @@ namespace opgen {
 void RegisterScatterOps(TF_Status* status);
 // tensor_array_ops.cc: TensorFlow 1's TensorArray (V3) ops.
 void RegisterTensorArrayOps(TF_Status* status);
+// sparse_tensor_ops.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
+// SparseTensorDenseMatMul, SparseSegment*WithNumSegments.
+void RegisterSparseTensorOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -81,7 +84,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
-                      opgen::RegisterConvGradOps}) {
+                      opgen::RegisterConvGradOps, opgen::RegisterSparseTensorOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
