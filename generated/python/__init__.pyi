@@ -317,9 +317,13 @@ __all__ = [
     "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_add",
+    "sparse_add_grad",
     "sparse_bincount",
+    "sparse_concat",
     "sparse_fill_empty_rows",
     "sparse_fill_empty_rows_grad",
+    "sparse_reduce_sum",
     "sparse_reorder",
     "sparse_reshape",
     "sparse_segment_mean",
@@ -328,6 +332,8 @@ __all__ = [
     "sparse_segment_sqrt_n_with_num_segments",
     "sparse_segment_sum",
     "sparse_segment_sum_with_num_segments",
+    "sparse_slice",
+    "sparse_slice_grad",
     "sparse_softmax_cross_entropy_with_logits",
     "sparse_tensor_dense_mat_mul",
     "sparse_to_dense",
@@ -6167,6 +6173,34 @@ def space_to_depth(
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+
+class _SparseAddOutput(NamedTuple):
+    sum_indices: OpOutput
+    sum_values: OpOutput
+    sum_shape: OpOutput
+
+def sparse_add(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b_indices: TensorLike,
+    b_values: TensorLike,
+    b_shape: TensorLike,
+    thresh: TensorLike,
+    name: str | None = None,
+) -> _SparseAddOutput: ...
+
+class _SparseAddGradOutput(NamedTuple):
+    a_val_grad: OpOutput
+    b_val_grad: OpOutput
+
+def sparse_add_grad(
+    backprop_val_grad: TensorLike,
+    a_indices: TensorLike,
+    b_indices: TensorLike,
+    sum_indices: TensorLike,
+    name: str | None = None,
+) -> _SparseAddGradOutput: ...
 @overload
 def sparse_bincount(
     indices: GraphOutput,
@@ -6238,6 +6272,19 @@ def sparse_bincount(
     name: str | None = None,
 ) -> OpOutput: ...
 
+class _SparseConcatOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    output_shape: OpOutput
+
+def sparse_concat(
+    indices: Sequence[TensorLike],
+    values: Sequence[TensorLike],
+    shapes: Sequence[TensorLike],
+    concat_dim: int,
+    name: str | None = None,
+) -> _SparseConcatOutput: ...
+
 class _SparseFillEmptyRowsOutput(NamedTuple):
     output_indices: OpOutput
     output_values: OpOutput
@@ -6259,6 +6306,60 @@ class _SparseFillEmptyRowsGradOutput(NamedTuple):
 def sparse_fill_empty_rows_grad(
     reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None
 ) -> _SparseFillEmptyRowsGradOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: GraphOutput,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: GraphOutput,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: GraphOutput,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: EagerTensorLike,
+    input_values: EagerTensorLike,
+    input_shape: EagerTensorLike,
+    reduction_axes: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 
 class _SparseReorderOutput(NamedTuple):
     output_indices: OpOutput
@@ -6561,6 +6662,68 @@ def sparse_segment_sum_with_num_segments(
     segment_ids: TensorLike,
     num_segments: TensorLike,
     sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _SparseSliceOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    output_shape: OpOutput
+
+def sparse_slice(
+    indices: TensorLike,
+    values: TensorLike,
+    shape: TensorLike,
+    start: TensorLike,
+    size: TensorLike,
+    name: str | None = None,
+) -> _SparseSliceOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: GraphOutput,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: GraphOutput,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: GraphOutput,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: EagerTensorLike,
+    input_indices: EagerTensorLike,
+    input_start: EagerTensorLike,
+    output_indices: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 

@@ -806,6 +806,105 @@ def space_to_depth(
     return _out[0]
 
 
+_SparseAddOutput = _collections.namedtuple(
+    "SparseAdd", ["sum_indices", "sum_values", "sum_shape"]
+)
+
+
+def sparse_add(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b_indices: TensorLike,
+    b_values: TensorLike,
+    b_shape: TensorLike,
+    thresh: TensorLike,
+    name: str | None = None,
+) -> _SparseAddOutput:
+    """Adds two SparseTensors of one shape.
+
+    The operands' entries are merged in row-major order (they should be sorted); where both have an entry the sum is kept only when its magnitude is `thresh` or more.
+
+    Args:
+      a_indices: A `Tensor` of type `int64`.
+        [n, rank]: a's coordinates.
+      a_values: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        [n]: a's values.
+      a_shape: A `Tensor` of type `int64`.
+        [rank]: a's dense shape.
+      b_indices: A `Tensor` of type `int64`.
+        [m, rank]: b's coordinates.
+      b_values: A `Tensor`. Must have the same type as `a_values`.
+        [m]: b's values.
+      b_shape: A `Tensor` of type `int64`.
+        [rank]: b's dense shape (a's).
+      thresh: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        A scalar: the smallest magnitude a sum of two entries keeps.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sum_indices, sum_values, sum_shape).
+
+      sum_indices: A `Tensor` of type `int64`.
+        The sum's coordinates.
+      sum_values: A `Tensor`. Has the same type as `a_values`.
+        Its values.
+      sum_shape: A `Tensor` of type `int64`.
+        Its dense shape.
+    """
+    _out = _execute_op(
+        "SparseAdd",
+        [a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh],
+        {},
+        name,
+    )
+    return _SparseAddOutput._make(_out)
+
+
+_SparseAddGradOutput = _collections.namedtuple(
+    "SparseAddGrad", ["a_val_grad", "b_val_grad"]
+)
+
+
+def sparse_add_grad(
+    backprop_val_grad: TensorLike,
+    a_indices: TensorLike,
+    b_indices: TensorLike,
+    sum_indices: TensorLike,
+    name: str | None = None,
+) -> _SparseAddGradOutput:
+    """The gradient of SparseAdd.
+
+    Each operand entry gets the gradient of the sum entry it became (0 where its sum was dropped).
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of SparseAdd's sum_values.
+      a_indices: A `Tensor` of type `int64`.
+        SparseAdd's a_indices.
+      b_indices: A `Tensor` of type `int64`.
+        SparseAdd's b_indices.
+      sum_indices: A `Tensor` of type `int64`.
+        SparseAdd's sum_indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (a_val_grad, b_val_grad).
+
+      a_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+        The gradient of a_values.
+      b_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+        The gradient of b_values.
+    """
+    _out = _execute_op(
+        "SparseAddGrad",
+        [backprop_val_grad, a_indices, b_indices, sum_indices],
+        {},
+        name,
+    )
+    return _SparseAddGradOutput._make(_out)
+
+
 def sparse_bincount(
     indices: TensorLike,
     values: TensorLike,
@@ -845,6 +944,49 @@ def sparse_bincount(
         name,
     )
     return _out[0]
+
+
+_SparseConcatOutput = _collections.namedtuple(
+    "SparseConcat", ["output_indices", "output_values", "output_shape"]
+)
+
+
+def sparse_concat(
+    indices: Sequence[TensorLike],
+    values: Sequence[TensorLike],
+    shapes: Sequence[TensorLike],
+    concat_dim: int,
+    name: str | None = None,
+) -> _SparseConcatOutput:
+    """Concatenates SparseTensors along `concat_dim`.
+
+    The other dimensions must agree; the output's entries are in row-major order.
+
+    Args:
+      indices: A list of at least 2 `Tensor` objects with type `int64`.
+        Each input's [n_i, rank] coordinates.
+      values: A list of at least 2 `Tensor` objects with the same type.
+        Each input's values.
+      shapes: A list of at least 2 `Tensor` objects with type `int64`.
+        Each input's dense shape.
+      concat_dim: An `int`.
+        The dimension to join along (negative counts from the end).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates.
+      output_values: A `Tensor`.
+        The values.
+      output_shape: A `Tensor` of type `int64`.
+        The dense shape.
+    """
+    _out = _execute_op(
+        "SparseConcat", [indices, values, shapes], {"concat_dim": concat_dim}, name
+    )
+    return _SparseConcatOutput._make(_out)
 
 
 _SparseFillEmptyRowsOutput = _collections.namedtuple(
@@ -924,6 +1066,44 @@ def sparse_fill_empty_rows_grad(
         "SparseFillEmptyRowsGrad", [reverse_index_map, grad_values], {}, name
     )
     return _SparseFillEmptyRowsGradOutput._make(_out)
+
+
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums a SparseTensor's values over `reduction_axes` into a dense tensor.
+
+    Negative axes count from the end; an axis may repeat. Duplicate entries add up.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_values: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        [n]: the values.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      reduction_axes: A `Tensor` of type `int32`.
+        A scalar or vector: the axes summed over.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep the reduced axes with size 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_values`.
+      The dense sums.
+    """
+    _out = _execute_op(
+        "SparseReduceSum",
+        [input_indices, input_values, input_shape, reduction_axes],
+        {"keep_dims": keep_dims},
+        name,
+    )
+    return _out[0]
 
 
 _SparseReorderOutput = _collections.namedtuple(
@@ -1216,6 +1396,85 @@ def sparse_segment_sum_with_num_segments(
         "SparseSegmentSumWithNumSegments",
         [data, indices, segment_ids, num_segments],
         {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+_SparseSliceOutput = _collections.namedtuple(
+    "SparseSlice", ["output_indices", "output_values", "output_shape"]
+)
+
+
+def sparse_slice(
+    indices: TensorLike,
+    values: TensorLike,
+    shape: TensorLike,
+    start: TensorLike,
+    size: TensorLike,
+    name: str | None = None,
+) -> _SparseSliceOutput:
+    """Slices a SparseTensor: the entries in [start, start + size).
+
+    The output's coordinates start at 0; its shape is the part of the window inside the input's shape.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] int64: the coordinates of the entries.
+      values: A `Tensor`.
+        [n]: the values.
+      shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      start: A `Tensor` of type `int64`.
+        [rank]: the window's first coordinates.
+      size: A `Tensor` of type `int64`.
+        [rank]: the window's size.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        The kept coordinates, less start.
+      output_values: A `Tensor`. Has the same type as `values`.
+        The kept values.
+      output_shape: A `Tensor` of type `int64`.
+        The slice's dense shape.
+    """
+    _out = _execute_op("SparseSlice", [indices, values, shape, start, size], {}, name)
+    return _SparseSliceOutput._make(_out)
+
+
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of SparseSlice.
+
+    Each input entry kept by the slice gets its output entry's gradient; the rest get 0.
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of SparseSlice's output_values.
+      input_indices: A `Tensor` of type `int64`.
+        SparseSlice's indices.
+      input_start: A `Tensor` of type `int64`.
+        SparseSlice's start.
+      output_indices: A `Tensor` of type `int64`.
+        SparseSlice's output_indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `backprop_val_grad`.
+      The gradient of SparseSlice's values.
+    """
+    _out = _execute_op(
+        "SparseSliceGrad",
+        [backprop_val_grad, input_indices, input_start, output_indices],
+        {},
         name,
     )
     return _out[0]

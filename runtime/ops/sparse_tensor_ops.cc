@@ -1,6 +1,7 @@
 // The SparseTensor ops that feature columns and tf.sparse.* use: SparseReorder,
-// SparseReshape, SparseFillEmptyRows(Grad), SparseTensorDenseMatMul and the
-// SparseSegment*WithNumSegments reductions. A SparseTensor is (indices [n, rank] int64,
+// SparseReshape, SparseFillEmptyRows(Grad), SparseTensorDenseMatMul, SparseAdd(Grad),
+// SparseSlice(Grad), SparseReduceSum, SparseConcat and the SparseSegment*WithNumSegments
+// reductions. A SparseTensor is (indices [n, rank] int64,
 // values [n], dense_shape [rank] int64).
 #include "op_table.h"
 #include "shape_fn_context.h"
@@ -103,6 +104,73 @@ OpRegistration SegmentWithNumSegments(const char* name, const char* t, const cha
                                "signature; gradients here are dense)."}}};
 }
 
+void SparseAddShape(ShapeFnContext& c) {
+  const PartialShape a = c.InputWithRank(0, 2, "a_indices");
+  c.InputWithRank(1, 1, "a_values");
+  const PartialShape shape = c.InputWithRank(2, 1, "a_shape");
+  c.SetOutput(0, PartialShape::Of({kUnknownDim, a.dims[1]}));
+  c.SetOutput(1, PartialShape::Of({kUnknownDim}));
+  c.SetOutput(2, shape);
+}
+
+void SparseAddGradShape(ShapeFnContext& c) {
+  c.InputWithRank(0, 1, "backprop_val_grad");
+  const PartialShape a = c.InputWithRank(1, 2, "a_indices");
+  const PartialShape b = c.InputWithRank(2, 2, "b_indices");
+  c.InputWithRank(3, 2, "sum_indices");
+  c.SetOutput(0, PartialShape::Of({a.dims[0]}));
+  c.SetOutput(1, PartialShape::Of({b.dims[0]}));
+}
+
+void SparseSliceShape(ShapeFnContext& c) {
+  SparseOperands(c, 0, 1, 2);
+  const PartialShape indices = c.Input(0);
+  c.SetOutput(0, PartialShape::Of({kUnknownDim, indices.dims[1]}));
+  c.SetOutput(1, PartialShape::Of({kUnknownDim}));
+  c.SetOutput(2, PartialShape::Of({indices.dims[1]}));
+}
+
+void SparseSliceGradShape(ShapeFnContext& c) {
+  const PartialShape indices = c.InputWithRank(1, 2, "input_indices");
+  c.SetOutput(0, PartialShape::Of({indices.dims[0]}));
+}
+
+// SparseReduceSum: the dense shape less the reduced dims (1 each with keep_dims), when
+// both the shape and the axes are constants.
+void SparseReduceSumShape(ShapeFnContext& c) {
+  const auto shape = c.InputInts(2), axes = c.InputInts(3);
+  if (!shape || !axes) return c.SetOutput(0, PartialShape::Unknown());
+  const int64_t rank = static_cast<int64_t>(shape->size());
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : *axes) {
+    if (a < -rank || a >= rank)
+      Fail("Invalid reduction dimension " + std::to_string(a) + ", for input with " +
+           std::to_string(rank) + " dimensions.");
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  const bool keep = c.AttrBool("keep_dims");
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d]) out.push_back((*shape)[d]);
+    else if (keep) out.push_back(1);
+  c.SetOutput(0, PartialShape::Of(out));
+}
+
+void SparseConcatShape(ShapeFnContext& c) {
+  const int n = c.num_inputs() / 3;
+  int64_t rows = 0, rank = kUnknownDim;
+  for (int i = 0; i < n; ++i) {
+    const PartialShape ind = c.InputWithRank(i, 2, "indices");
+    c.InputWithRank(n + i, 1, "values");
+    c.InputWithRank(2 * n + i, 1, "shapes");
+    rows = rows == kUnknownDim || ind.dims[0] == kUnknownDim ? kUnknownDim : rows + ind.dims[0];
+    rank = MergeDim(rank, ind.dims[1], "SparseConcat: the ranks of the inputs");
+  }
+  c.SetOutput(0, PartialShape::Of({rows, rank}));
+  c.SetOutput(1, PartialShape::Of({rows}));
+  c.SetOutput(2, PartialShape::Of({rank}));
+}
+
 const std::pair<std::string, std::string> kIndicesDoc{
     "indices", "[n, rank] int64: the coordinates of the entries."};
 
@@ -162,6 +230,68 @@ void RegisterSparseTensorOps(TF_Status* status) {
         {"product", "op(a) times op(b)."},
         {"adjoint_a", "Use a's conjugate transpose."},
         {"adjoint_b", "Use b's conjugate transpose."}}},
+      {"SparseAdd", {"T: numbertypes", "Treal: realnumbertypes"},
+       {"a_indices: int64", "a_values: T", "a_shape: int64", "b_indices: int64", "b_values: T",
+        "b_shape: int64", "thresh: Treal"},
+       {"sum_indices: int64", "sum_values: T", "sum_shape: int64"}, ShapeFn<SparseAddShape>,
+       "Adds two SparseTensors of one shape.",
+       "The operands' entries are merged in row-major order (they should be sorted); where "
+       "both have an entry the sum is kept only when its magnitude is `thresh` or more.",
+       {{"a_indices", "[n, rank]: a's coordinates."}, {"a_values", "[n]: a's values."},
+        {"a_shape", "[rank]: a's dense shape."}, {"b_indices", "[m, rank]: b's coordinates."},
+        {"b_values", "[m]: b's values."}, {"b_shape", "[rank]: b's dense shape (a's)."},
+        {"thresh", "A scalar: the smallest magnitude a sum of two entries keeps."},
+        {"sum_indices", "The sum's coordinates."}, {"sum_values", "Its values."},
+        {"sum_shape", "Its dense shape."}}},
+      {"SparseAddGrad", {"T: numbertypes"},
+       {"backprop_val_grad: T", "a_indices: int64", "b_indices: int64", "sum_indices: int64"},
+       {"a_val_grad: T", "b_val_grad: T"}, ShapeFn<SparseAddGradShape>,
+       "The gradient of SparseAdd.",
+       "Each operand entry gets the gradient of the sum entry it became (0 where its sum was "
+       "dropped).",
+       {{"backprop_val_grad", "The gradient of SparseAdd's sum_values."},
+        {"a_indices", "SparseAdd's a_indices."}, {"b_indices", "SparseAdd's b_indices."},
+        {"sum_indices", "SparseAdd's sum_indices."},
+        {"a_val_grad", "The gradient of a_values."}, {"b_val_grad", "The gradient of b_values."}}},
+      {"SparseSlice", {"T: type"},
+       {"indices: int64", "values: T", "shape: int64", "start: int64", "size: int64"},
+       {"output_indices: int64", "output_values: T", "output_shape: int64"},
+       ShapeFn<SparseSliceShape>, "Slices a SparseTensor: the entries in [start, start + size).",
+       "The output's coordinates start at 0; its shape is the part of the window inside the "
+       "input's shape.",
+       {kIndicesDoc, {"values", "[n]: the values."}, {"shape", "[rank]: the dense shape."},
+        {"start", "[rank]: the window's first coordinates."},
+        {"size", "[rank]: the window's size."},
+        {"output_indices", "The kept coordinates, less start."},
+        {"output_values", "The kept values."}, {"output_shape", "The slice's dense shape."}}},
+      {"SparseSliceGrad", {"T: numbertypes"},
+       {"backprop_val_grad: T", "input_indices: int64", "input_start: int64",
+        "output_indices: int64"},
+       {"val_grad: T"}, ShapeFn<SparseSliceGradShape>, "The gradient of SparseSlice.",
+       "Each input entry kept by the slice gets its output entry's gradient; the rest get 0.",
+       {{"backprop_val_grad", "The gradient of SparseSlice's output_values."},
+        {"input_indices", "SparseSlice's indices."}, {"input_start", "SparseSlice's start."},
+        {"output_indices", "SparseSlice's output_indices."},
+        {"val_grad", "The gradient of SparseSlice's values."}}},
+      {"SparseReduceSum", {"keep_dims: bool = false", "T: numbertypes"},
+       {"input_indices: int64", "input_values: T", "input_shape: int64",
+        "reduction_axes: int32"},
+       {"output: T"}, ShapeFn<SparseReduceSumShape>,
+       "Sums a SparseTensor's values over `reduction_axes` into a dense tensor.",
+       "Negative axes count from the end; an axis may repeat. Duplicate entries add up.",
+       {{"input_indices", "[n, rank]: the coordinates."}, {"input_values", "[n]: the values."},
+        {"input_shape", "[rank]: the dense shape."},
+        {"reduction_axes", "A scalar or vector: the axes summed over."},
+        {"output", "The dense sums."}, {"keep_dims", "Keep the reduced axes with size 1."}}},
+      {"SparseConcat", {"concat_dim: int", "N: int >= 2", "T: type"},
+       {"indices: N * int64", "values: N * T", "shapes: N * int64"},
+       {"output_indices: int64", "output_values: T", "output_shape: int64"},
+       ShapeFn<SparseConcatShape>, "Concatenates SparseTensors along `concat_dim`.",
+       "The other dimensions must agree; the output's entries are in row-major order.",
+       {{"indices", "Each input's [n_i, rank] coordinates."}, {"values", "Each input's values."},
+        {"shapes", "Each input's dense shape."}, {"output_indices", "The coordinates."},
+        {"output_values", "The values."}, {"output_shape", "The dense shape."},
+        {"concat_dim", "The dimension to join along (negative counts from the end)."}}},
       SegmentWithNumSegments("SparseSegmentSumWithNumSegments", "T: realnumbertypes",
                              "Sums picked rows of `data` in each of `num_segments` sorted "
                              "segments."),

@@ -732,6 +732,16 @@ def _cases() -> dict[str, list[Case]]:
               {"adjoint_b": True}, [1, 3], tf=True),
             C(fixed(np.int64([[1, 0], [0, 1], [2, 1]]), u((3,)), np.int64([3, 2]), u((4, 3))),
               {"adjoint_a": True, "adjoint_b": True}, [1, 3], tf=True)],
+        "SparseAdd": [C(fixed(np.int64([[0, 1], [1, 0], [1, 2]]), u((3,)), np.int64([2, 3]),
+                              np.int64([[0, 1], [1, 1], [1, 2]]), u((3,)), np.int64([2, 3]),
+                              np.float64(0)), {}, [1, 4], tf=True, output=1)],
+        "SparseSlice": [C(fixed(np.int64([[0, 1], [1, 0], [1, 2], [3, 3]]), u((4,)),
+                                np.int64([4, 5]), np.int64([1, 0]), np.int64([2, 3])), {}, [1],
+                          tf=True, output=1)],
+        "SparseReduceSum": [C(fixed(np.int64([[0, 1, 1], [1, 0, 0], [1, 2, 1], [0, 1, 0]]), u((4,)),
+                                    np.int64([2, 3, 2]), np.int32(ax)), {"keep_dims": keep}, [1],
+                              tf=True)
+                            for ax, keep in (([1], False), ([-1, 0], True), ([], False))],
         "DynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {}, op_type=_stitch("DynamicStitch"))],
         "ParallelDynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {},
                                     op_type=_stitch("ParallelDynamicStitch"))],
@@ -841,6 +851,9 @@ NOT_DIFFERENTIABLE = {
     "Empty": "a new tensor from a shape (TensorFlow registers no gradient)",
     "SparseReshape": "index arithmetic on int64 inputs (TensorFlow registers no gradient)",
     "SparseFillEmptyRowsGrad": "a gradient op (TensorFlow registers no gradient)",
+    **dict.fromkeys(["SparseAddGrad", "SparseSliceGrad"],
+                    "a gradient op (TensorFlow registers no gradient)"),
+    "SparseConcat": "TensorFlow declares it not differentiable",
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
@@ -1024,7 +1037,7 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
          "RGBToHSV", "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
          "SparseSegmentSqrtNWithNumSegments", "SparseReorder", "SparseFillEmptyRows",
-         "SparseTensorDenseMatMul"]
+         "SparseTensorDenseMatMul", "SparseAdd", "SparseSlice", "SparseReduceSum"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 

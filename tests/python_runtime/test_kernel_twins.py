@@ -28,6 +28,9 @@ CPU_ONLY_FAMILIES = {
     "sparse_tensor": "SparseReorder, SparseReshape, SparseFillEmptyRows(Grad) and "
                      "SparseTensorDenseMatMul walk int64 index rows on the host (no GPU "
                      "kernels yet: GPU placements fall back to these)",
+    "sparse_combine": "SparseAdd(Grad), SparseSlice(Grad), SparseReduceSum and SparseConcat "
+                      "walk int64 index rows on the host (no GPU kernels yet: GPU placements "
+                      "fall back to these)",
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",

@@ -25,7 +25,9 @@ CPU_ONLY = {
     # yet): GPU placements fall back to these.
     **{op: "SparseTensor index walks on the host (no GPU kernel yet)"
        for op in ("SparseReorder", "SparseReshape", "SparseFillEmptyRows",
-                  "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul")},
+                  "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
+                  "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
+                  "SparseConcat")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
     # Checkpoint files are read and written by the host, as in TensorFlow.

@@ -1,4 +1,5 @@
-"""SparseReorder, SparseReshape, SparseFillEmptyRows(Grad), SparseTensorDenseMatMul and
+"""SparseReorder, SparseReshape, SparseFillEmptyRows(Grad), SparseTensorDenseMatMul,
+SparseAdd(Grad), SparseSlice(Grad), SparseReduceSum, SparseConcat and
 SparseSegment*WithNumSegments: the ops behind tf.sparse.* and feature columns. Outputs
 and error messages against TensorFlow 2.21's raw ops on the same inputs (a child
 process), over dtypes, shapes and empty sparse tensors; values also against numpy.
@@ -205,6 +206,160 @@ for cid, inputs in {
     case(cid, "SparseSegmentSumWithNumSegments", inputs)
 
 
+# SparseAdd (operands sorted; coinciding entries add up, small sums dropped) and its grad
+ADD_TYPES = [np.float32, np.float64, np.int64, np.int32, np.int16, np.int8, np.complex64,
+             np.complex128]
+for dt in ADD_TYPES:
+    for shape, na, nb in [((4, 5), 6, 7), ((3, 2, 4), 5, 5), ((6,), 2, 3), ((3, 3), 0, 4),
+                          ((2, 2), 0, 0)]:
+        ai, bi = _random_sparse(shape, na), _random_sparse(shape, nb)
+        ai, bi = ai[np.lexsort(ai.T[::-1])], bi[np.lexsort(bi.T[::-1])]
+        # some coordinates in both, one of them cancelling
+        if na and nb:
+            bi[: min(na, nb) // 2] = ai[: min(na, nb) // 2]
+            bi = bi[np.lexsort(bi.T[::-1])]
+        av, bv = _vals(dt, na), _vals(dt, nb)
+        sid = f"{name(dt)}-{'x'.join(map(str, shape))}-{na}-{nb}"
+        # the threshold in T's real type: TensorFlow's kernel reads it as that type whatever
+        # Treal says (known_differences.md)
+        real = {np.complex64: np.float32, np.complex128: np.float64}.get(dt, dt)
+        for thresh in (real(0), real(4)):
+            case(f"add-{sid}-{thresh}", "SparseAdd",
+                 [("a_indices", ai), ("a_values", av), ("a_shape", I64(shape)),
+                  ("b_indices", bi), ("b_values", bv), ("b_shape", I64(shape)), ("thresh", thresh)])
+A = lambda ai, av, ash, bi, bv, bsh, th=np.float32(0): [
+    ("a_indices", I64(ai)), ("a_values", np.float32(av)), ("a_shape", I64(ash)),
+    ("b_indices", I64(bi)), ("b_values", np.float32(bv)), ("b_shape", I64(bsh)), ("thresh", th)]
+A1, A2 = [[0, 1], [1, 0], [1, 2]], [[0, 1], [1, 1], [1, 2]]
+for cid, inputs in {
+        "add-cancel-kept-at-zero-threshold": A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3]),
+        "add-cancel-dropped": A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3], np.float32(2.5)),
+        "add-unsorted": A([[1, 0], [0, 1]], [1, 2], [2, 3], A2, [10, 20, -3], [2, 3]),
+        "add-duplicates": A([[0, 1], [0, 1]], [1, 2], [2, 3], A2, [10, 20, -3], [2, 3]),
+        "add-outside": A([[0, 5]], [1], [2, 3], A2, [10, 20, -3], [2, 3]),
+        "add-err-shapes": A(A1, [1, 2, 3], [2, 3], A2, [1, 2, 3], [2, 4]),
+        "add-err-values": A(A1, [1, 2], [2, 3], A2, [1, 2, 3], [2, 3]),
+        "add-err-values-rank": A(A1, [[1, 2, 3]], [2, 3], A2, [1, 2, 3], [2, 3]),
+        "add-err-threshold": A(A1, [1, 2, 3], [2, 3], A2, [1, 2, 3], [2, 3], np.float32([0])),
+        "add-err-indices": A([0, 1], [1, 2], [2, 3], A2, [1, 2, 3], [2, 3]),
+        "add-err-index-ranks": A([[0, 1, 0]], [1], [2, 3], A2, [1, 2, 3], [2, 3]),
+        "add-err-a-shape": A([[0, 1]], [1], [2, 3, 1], [[0, 1]], [1], [2, 3]),
+        "add-err-ranks": A([[0, 1]], [1], [2, 3], [[0, 1]], [1], [2, 3, 1]),
+        "add-err-shape-rank": A([[0, 1]], [1], [[2, 3]], [[0, 1]], [1], [2, 3]),
+        "add-err-empty": A(np.zeros((0, 0)), [], [], np.zeros((0, 0)), [], [])}.items():
+    case(cid, "SparseAdd", inputs)
+SUM4 = I64([[0, 1], [1, 0], [1, 1], [1, 2]])
+AG = lambda g, ai=A1, bi=A2, si=SUM4: [("backprop_val_grad", np.float32(g)), ("a_indices", I64(ai)),
+                                       ("b_indices", I64(bi)), ("sum_indices", I64(si))]
+for dt in ADD_TYPES:
+    case(f"addgrad-{name(dt)}", "SparseAddGrad",
+         [("backprop_val_grad", _vals(dt, 4)), ("a_indices", I64(A1)), ("b_indices", I64(A2)),
+          ("sum_indices", SUM4)])
+for cid, inputs in {
+        "addgrad-dropped-sum": AG([1, 2], si=[[0, 1], [1, 0]]),
+        "addgrad-err-count": AG([1, 2, 3]),
+        "addgrad-err-grad-rank": AG([[1, 2, 3, 4]]),
+        "addgrad-err-ndims": AG([1], ai=[[0, 1, 1]], si=[[0, 1]]),
+        "addgrad-err-indices": AG([1, 2, 3, 4], ai=[0])}.items():
+    case(cid, "SparseAddGrad", inputs)
+
+# SparseSlice over every type, windows inside, across and past the shape
+for dt in ALL + [STRING]:
+    dn = "string" if dt is STRING else name(dt)
+    shape = (5, 6)
+    ind = _random_sparse(shape, 12)
+    ind = ind[np.lexsort(ind.T[::-1])]
+    for start, size in [((1, 2), (3, 3)), ((0, 0), (5, 6)), ((3, 4), (10, 10)), ((6, 0), (1, 1)),
+                        ((-1, 0), (2, 3)), ((2, 2), (0, 2))]:
+        case(f"slice-{dn}-{start}-{size}", "SparseSlice",
+             [("indices", ind), ("values", _vals(dt, 12)), ("shape", I64(shape)),
+              ("start", I64(start)), ("size", I64(size))])
+case("slice-empty", "SparseSlice", [("indices", np.zeros((0, 3), I64)), ("values", np.float32([])),
+                                    ("shape", I64([2, 3, 4])), ("start", I64([0, 1, 1])),
+                                    ("size", I64([2, 2, 2]))])
+SL = lambda ind, vals, shape, start, size: [("indices", I64(ind)), ("values", np.float32(vals)),
+                                            ("shape", I64(shape)), ("start", I64(start)),
+                                            ("size", I64(size))]
+S4 = [[0, 1], [1, 0], [1, 2], [3, 3]]
+for cid, inputs in {
+        "slice-err-size": SL(S4, [1, 2, 3, 4], [4, 5], [0, 0], [-1, 3]),
+        "slice-err-start-len": SL(S4, [1, 2, 3, 4], [4, 5], [2], [1, 5]),
+        "slice-err-size-len": SL(S4, [1, 2, 3, 4], [4, 5], [2, 0], [1]),
+        "slice-err-start-rank": SL(S4, [1, 2, 3, 4], [4, 5], [[2, 0]], [1, 5]),
+        "slice-err-indices": SL([1], [1], [4], [2], [1]),
+        "slice-err-values": SL(S4, [1], [4, 5], [2, 0], [1, 5]),
+        "slice-err-shape": SL(S4, [1, 2, 3, 4], [4, 5, 1], [2, 0, 0], [1, 5, 1])}.items():
+    case(cid, "SparseSlice", inputs)
+for dt in REALS + [np.complex64, np.complex128]:
+    case(f"slicegrad-{name(dt)}", "SparseSliceGrad",
+         [("backprop_val_grad", _vals(dt, 2)), ("input_indices", I64(S4)),
+          ("input_start", I64([1, 0])), ("output_indices", I64([[0, 0], [0, 2]]))])
+# a threshold of another type than T's real type: its value, converted (TensorFlow reads
+# its bytes as T's real type)
+def test_sparse_add_threshold_of_another_type_is_converted():
+    for thresh, kept in ((np.int32(1), 3), (np.float64(0), 4), (np.int64(30), 2)):
+        ind, vals, shape = _ours("SparseAdd", A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3],
+                                                thresh), {})
+        assert len(vals) == kept and shape.tolist() == [2, 3]
+
+
+case("slicegrad-err-count", "SparseSliceGrad",
+     [("backprop_val_grad", np.float32([5])), ("input_indices", I64(S4)),
+      ("input_start", I64([1, 0])), ("output_indices", I64([[0, 0], [0, 2]]))])
+
+# SparseReduceSum over its types, axes (negative, repeated, none, all) and keep_dims
+for dt in REALS + [np.complex64, np.complex128]:
+    shape = (3, 4, 2)
+    ind = _random_sparse(shape, 10)
+    for axes in ([1], [0, 2], [-1], [2, -1], [], [0, 1, 2], 1):
+        for keep in (False, True):
+            case(f"rsum-{name(dt)}-{axes}-{keep}", "SparseReduceSum",
+                 [("input_indices", ind), ("input_values", _vals(dt, 10)),
+                  ("input_shape", I64(shape)), ("reduction_axes", np.int32(axes))],
+                 {"keep_dims": keep})
+RSM = lambda ind, vals, shape, axes: [("input_indices", I64(ind)), ("input_values", np.float32(vals)),
+                                      ("input_shape", I64(shape)), ("reduction_axes", np.int32(axes))]
+for cid, inputs in {
+        "rsum-duplicates-unsorted": RSM([[3, 3], [0, 1], [0, 1]], [1, 2, 3], [4, 5], [0]),
+        "rsum-empty": RSM(np.zeros((0, 2)), [], [4, 5], [0]),
+        "rsum-zero-dim": RSM(np.zeros((0, 2)), [], [0, 5], [1]),
+        "rsum-reduced-coordinate-outside": RSM([[7, 3]], [1], [4, 5], [0]),
+        "rsum-err-axis": RSM(S4, [1, 2, 3, 4], [4, 5], [2]),
+        "rsum-err-axis-negative": RSM(S4, [1, 2, 3, 4], [4, 5], [-3]),
+        "rsum-err-axes-rank": RSM(S4, [1, 2, 3, 4], [4, 5], [[1]]),
+        "rsum-err-values": RSM([[1, 3]], [1, 2], [4, 5], [0]),
+        "rsum-err-rank": RSM([[1, 3]], [1], [4, 5, 1], [0]),
+        "rsum-err-indices": RSM([1], [1], [4], [0]),
+        "rsum-err-values-rank": RSM(S4, [[1, 2, 3, 4]], [4, 5], [1]),
+        "rsum-err-shape-rank": RSM(S4, [1, 2, 3, 4], [[4, 5]], [1])}.items():
+    case(cid, "SparseReduceSum", inputs)
+
+# SparseConcat over every type, along each dim (negative too), of 2 and 3 inputs
+for dt in ALL + [STRING]:
+    dn = "string" if dt is STRING else name(dt)
+    for dim in (0, 1, -1):
+        shapes = [(2, 3), (2, 4), (2, 1)] if dim else [(2, 3), (4, 3), (1, 3)]
+        parts = [_random_sparse(s, n) for s, n in zip(shapes, (3, 5, 0))]
+        case(f"concat-{dn}-{dim}", "SparseConcat",
+             [("indices", parts), ("values", [_vals(dt, len(p)) for p in parts]),
+              ("shapes", [I64(s) for s in shapes])], {"concat_dim": dim})
+CC = lambda inds, vals, shapes, dim: ([("indices", [I64(i) for i in inds]),
+                                       ("values", [np.float32(v) for v in vals]),
+                                       ("shapes", [I64(s) for s in shapes])], {"concat_dim": dim})
+for cid, (inputs, attrs) in {
+        "concat-duplicates": CC([[[1, 0], [1, 0]], [[1, 2], [0, 0]]], [[1, 2], [3, 4]], [[2, 3], [2, 4]], 1),
+        "concat-3d": CC([[[0, 1, 1]], [[1, 0, 0], [0, 0, 0]]], [[1], [2, 3]], [[2, 2, 2], [2, 2, 2]], 2),
+        "concat-err-dim": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], 2),
+        "concat-err-dim-negative": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], -3),
+        "concat-err-other-dim": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [3, 4]], 1),
+        "concat-err-ranks": CC([[[0, 1]], [[0, 0, 0]]], [[1], [2]], [[2, 3], [2, 4, 1]], 1),
+        "concat-err-values": CC([[[0, 1]], [[0, 0]]], [[1, 2], [2]], [[2, 3], [2, 4]], 1),
+        "concat-err-indices": CC([[0], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], 1),
+        "concat-err-values-rank": CC([[[0, 1]], [[0, 0]]], [[[1]], [2]], [[2, 3], [2, 4]], 1),
+        "concat-err-shape-rank": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[[2, 3]], [2, 4]], 1)}.items():
+    case(cid, "SparseConcat", inputs, attrs)
+
+
 TF_SCRIPT = textwrap.dedent("""
     import json, re, sys, numpy as np, tensorflow as tf
     cases, data = json.load(open(sys.argv[1])), dict(np.load(sys.argv[2]))
@@ -212,8 +367,11 @@ TF_SCRIPT = textwrap.dedent("""
     for c in cases:
         args = {}
         for arg, key in c["inputs"]:
-            v = data[key]
-            args[arg] = tf.constant(v, tf.bfloat16 if key in c["bf16"] else None)
+            if isinstance(key, list):  # a list input
+                args[arg] = [tf.constant(data[k], tf.bfloat16 if k in c["bf16"] else None)
+                             for k in key]
+            else:
+                args[arg] = tf.constant(data[key], tf.bfloat16 if key in c["bf16"] else None)
         try:
             ys = getattr(tf.raw_ops, c["op"])(**args, **c["attrs"])
             ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
@@ -236,19 +394,29 @@ def tf_results():
     specs, arrays = [], {}
     for cid, op, inputs, attrs in CASES:
         keys = []
+        bf16 = []
         for k, (arg, value) in enumerate(inputs):
+            if isinstance(value, list):
+                for m, v in enumerate(value):
+                    v = np.asarray(v)
+                    if _is_bf16(v):
+                        bf16.append(f"{cid}/{k}/{m}")
+                    arrays[f"{cid}/{k}/{m}"] = v.astype(np.float32) if _is_bf16(v) else v
+                keys.append([arg, [f"{cid}/{k}/{m}" for m in range(len(value))]])
+                continue
             key = f"{cid}/{k}"
             value = np.asarray(value)
             arrays[key] = value.astype(np.float32) if _is_bf16(value) else value
             keys.append([arg, key])
         specs.append({"id": cid, "op": op, "inputs": keys, "attrs": attrs,
-                      "bf16": [f"{cid}/{k}" for k, (_, v) in enumerate(inputs)
-                               if _is_bf16(np.asarray(v))]})
+                      "bf16": bf16 + [f"{cid}/{k}" for k, (_, v) in enumerate(inputs)
+                                      if not isinstance(v, list) and _is_bf16(np.asarray(v))]})
     return run_tf_script(TF_SCRIPT, arrays, specs)
 
 
 def _ours(op, inputs, attrs):
-    return [t.numpy() for t in execute_op(op, [np.asarray(v) for _, v in inputs], attrs)]
+    args = [[np.asarray(u) for u in v] if isinstance(v, list) else np.asarray(v) for _, v in inputs]
+    return [t.numpy() for t in execute_op(op, args, attrs)]
 
 
 @pytest.mark.parametrize("cid,op,inputs,attrs", CASES, ids=[c[0] for c in CASES])

@@ -22,6 +22,8 @@ void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cc: SparseToD
 // sparse_tensor.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
 // SparseTensorDenseMatMul (host only).
 void RegisterSparseTensorKernels(TF_Status*);
+// sparse_combine.cc: SparseAdd(Grad), SparseSlice(Grad), SparseReduceSum, SparseConcat (host only).
+void RegisterSparseCombineKernels(TF_Status*);
 // spectral.cc: the FFT family (host only: no GPU kernels yet). Declared here for the same reason.
 void RegisterSpectralKernels(TF_Status*);
 // matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
@@ -116,6 +118,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterUniqueKernels,
       RegisterSparseToDenseKernels,
       RegisterSparseTensorKernels,
+      RegisterSparseCombineKernels,
       RegisterSpectralKernels,
       RegisterMatrixDiagKernels,
       RegisterLinalgKernels}) {

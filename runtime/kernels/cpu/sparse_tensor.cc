@@ -4,84 +4,27 @@
 // none yet). Values of any type move as bytes (strings element by element).
 #include <algorithm>
 #include <complex>
-#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "../../src/string_tensor.h"
-#include "dtypes.h"
-#include "kernel_util.h"
+#include "sparse_tensor_util.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-// Sums happen in float for the 16-bit floats, modulo 2^bits for integers.
-template <typename T> using Acc = std::conditional_t<kIsFloat16<T>, float, Arithmetic<T>>;
-
-// Output `i` of `n` values: values[from[j]], or the scalar `fill` where from[j] < 0.
-void GatherValues(TF_OpKernelContext* ctx, int i, const TF_Tensor* values, const TF_Tensor* fill,
-                  const std::vector<int64_t>& from) {
-  const std::vector<int64_t> dims{static_cast<int64_t>(from.size())};
-  const TF_DataType type = TF_TensorType(values);
-  if (type == TF_STRING) {
-    TensorPtr out(NewStringTensor(dims));
-    bool ok = out != nullptr;
-    if (ok) {
-      TF_TString* y = MutableStringElements(out.get());
-      const TF_TString* x = StringElements(values);
-      for (size_t j = 0; j < from.size() && ok; ++j)
-        ok = AssignString(&y[j], StringElement(from[j] < 0 ? StringElements(fill) : &x[from[j]]));
-    }
-    if (!ok) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for strings");
-    TF_Status* s = ThreadStatus();
-    TF_SetOutput(ctx, i, out.get(), s);
-    if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s);
-    return;
-  }
-  TensorPtr out = kernels::AllocateOutput(ctx, i, type, dims);
-  if (!out) return;
-  const size_t width = TF_DataTypeSize(type);
-  char* y = static_cast<char*>(TF_TensorData(out.get()));
-  const char* x = static_cast<const char*>(TF_TensorData(values));
-  for (size_t j = 0; j < from.size(); ++j)
-    std::memcpy(y + j * width,
-                from[j] < 0 ? static_cast<const char*>(TF_TensorData(fill)) : x + from[j] * width,
-                width);
-}
-
-void SetIndices(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims,
-                const std::vector<int64_t>& values) {
-  TensorPtr out = AllocateOutput<int64_t>(ctx, i, dims);
-  if (out && !values.empty()) std::memcpy(Data<int64_t>(out), values.data(), values.size() * 8);
-}
+using sparse::Acc;
+using sparse::GatherValues;
+using sparse::SetIndices;
 
 // ---- SparseReorder --------------------------------------------------------------------
 
 void SparseReorderCompute(void*, TF_OpKernelContext* ctx) {
   TensorPtr ind = Input(ctx, 0), values = Input(ctx, 1), shape = Input(ctx, 2);
   if (!ind || !values || !shape) return;
-  if (TF_NumDims(ind.get()) != 2)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "Sparse indices must be rank 2 but is rank " +
-                                              std::to_string(TF_NumDims(ind.get())));
-  if (TF_NumDims(values.get()) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "Sparse values must be rank 1 but is rank " +
-                                              std::to_string(TF_NumDims(values.get())));
-  if (TF_NumDims(shape.get()) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "Sparse shape must be rank 1 but is rank " +
-                                              std::to_string(TF_NumDims(shape.get())));
+  if (!sparse::CheckSparseTensor(ctx, ind.get(), values.get(), shape.get())) return;
   const int64_t n = TF_Dim(ind.get(), 0), rank = TF_Dim(ind.get(), 1);
-  if (n != TF_Dim(values.get(), 0))
-    return Fail(ctx, TF_INVALID_ARGUMENT, "Number of elements in indices (" + std::to_string(n) +
-                                              ") and values (" +
-                                              std::to_string(TF_Dim(values.get(), 0)) +
-                                              ") do not match");
-  if (rank != TF_Dim(shape.get(), 0))
-    return Fail(ctx, TF_INVALID_ARGUMENT, "Index rank (" + std::to_string(rank) +
-                                              ") and shape rank (" +
-                                              std::to_string(TF_Dim(shape.get(), 0)) +
-                                              ") do not match");
   const int64_t* x = Data<int64_t>(ind.get());
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);

@@ -1,7 +1,8 @@
 // Gradients of the SparseTensor ops (TensorFlow's, written here): the values of
-// SparseReorder and SparseFillEmptyRows get the gradients of the entries they became,
-// SparseTensorDenseMatMul's values and dense operand get the matrix products' gradients.
-// SparseReshape (no values input) and SparseFillEmptyRowsGrad carry none, as in
+// SparseReorder, SparseFillEmptyRows, SparseAdd and SparseSlice get the gradients of the
+// entries they became, SparseReduceSum's the output gradient where they were summed,
+// SparseTensorDenseMatMul's values and dense operand the matrix products' gradients.
+// SparseReshape (no values input), SparseConcat and the *Grad ops carry none, as in
 // TensorFlow. The SparseSegment*WithNumSegments gradients are scatter_grad.cc's.
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -67,9 +68,43 @@ void SparseTensorDenseMatMulGrad(GradBuilder& b) {
   }
 }
 
+// SparseAdd: each operand's values get the gradients of the sum entries they became.
+void SparseAddGrad(GradBuilder& b) {
+  TF_Operation* grad =
+      b.Node("SparseAddGrad", {b.grad(1), b.input(0), b.input(3), b.output(0)});
+  b.Set(1, TF_Output{grad, 0});
+  b.Set(4, TF_Output{grad, 1});
+}
+
+// SparseSlice: the kept values get their output entries' gradients.
+void SparseSliceGrad(GradBuilder& b) {
+  b.Set(1, b.Op("SparseSliceGrad", {b.grad(1), b.input(0), b.input(3), b.output(0)}));
+}
+
+// SparseReduceSum: each value gets the output gradient at its coordinates with the
+// reduced ones dropped: g reshaped to the kept-dims shape, gathered at indices // scale,
+// where scale is the dense shape over the kept-dims shape (the reduced dims' sizes, else 1).
+void SparseReduceSumGrad(GradBuilder& b) {
+  const TF_Output indices = b.input(0), shape = b.input(2);
+  const TF_Output rank = b.Op("Size", {shape});
+  const TF_Output axes = b.Op("FloorMod", {b.Op("Reshape", {b.input(3), b.Int32s({-1, 1})}), rank});
+  const TF_Output ones = b.Op("OnesLike", {b.Op("Cast", {b.Op("Reshape", {axes, b.Int32s({-1})})},
+                                                 {{"DstT", TF_INT64}})});
+  const TF_Output kept = b.Op("TensorScatterUpdate", {shape, axes, ones});
+  const TF_Output g = b.Op("Reshape", {b.grad(0), kept});
+  const TF_Output scale = b.Op("FloorDiv", {shape, kept});
+  b.Set(1, b.Op("GatherNd", {g, b.Op("FloorDiv", {indices, scale})}));
+}
+
 }  // namespace
 
 void RegisterSparseGradients() {
+  RegisterGrad("SparseAdd", SparseAddGrad);
+  RegisterGrad("SparseSlice", SparseSliceGrad);
+  RegisterGrad("SparseReduceSum", SparseReduceSumGrad);
+  RegisterNoGrad("SparseAddGrad");
+  RegisterNoGrad("SparseSliceGrad");
+  RegisterNoGrad("SparseConcat");
   RegisterGrad("SparseReorder", SparseReorderGrad);
   RegisterGrad("SparseFillEmptyRows", SparseFillEmptyRowsGrad);
   RegisterGrad("SparseTensorDenseMatMul", SparseTensorDenseMatMulGrad);
