@@ -9,22 +9,22 @@
 namespace opgen {
 namespace {
 
-// Checks (indices, values, shape) at inputs i, i+1, i+2 agree where known; returns the
-// number of entries (or unknown).
-int64_t SparseOperands(ShapeFnContext& c, int indices_i, int values_i, int shape_i) {
+// Checks (indices, values, shape) at inputs i, i+1, i+2 agree where known; returns
+// indices' shape, [entries, rank] with either unknown.
+PartialShape SparseOperands(ShapeFnContext& c, int indices_i, int values_i, int shape_i) {
   const PartialShape indices = c.InputWithRank(indices_i, 2, "indices");
   const PartialShape values = c.InputWithRank(values_i, 1, "values");
   const PartialShape shape = c.InputWithRank(shape_i, 1, "shape");
   MergeDim(indices.dims[0], values.dims[0], "the number of indices and values");
   MergeDim(indices.dims[1], shape.dims[0], "the index rank and the shape's length");
-  return indices.dims[0] != kUnknownDim ? indices.dims[0] : values.dims[0];
+  return PartialShape::Of({indices.dims[0] != kUnknownDim ? indices.dims[0] : values.dims[0],
+                           indices.dims[1] != kUnknownDim ? indices.dims[1] : shape.dims[0]});
 }
 
 void SparseReorderShape(ShapeFnContext& c) {
-  const int64_t n = SparseOperands(c, 0, 1, 2);
-  const PartialShape indices = c.Input(0);
-  c.SetOutput(0, PartialShape::Of({n, indices.dims[1]}));
-  c.SetOutput(1, PartialShape::Of({n}));
+  const PartialShape indices = SparseOperands(c, 0, 1, 2);
+  c.SetOutput(0, indices);
+  c.SetOutput(1, PartialShape::Of({indices.dims[0]}));
 }
 
 void SparseReshapeShape(ShapeFnContext& c) {
@@ -36,9 +36,8 @@ void SparseReshapeShape(ShapeFnContext& c) {
 }
 
 void SparseFillEmptyRowsShape(ShapeFnContext& c) {
-  SparseOperands(c, 0, 1, 2);
+  const PartialShape indices = SparseOperands(c, 0, 1, 2);
   c.InputWithRank(3, 0, "default_value");
-  const PartialShape indices = c.Input(0);
   c.SetOutput(0, PartialShape::Of({kUnknownDim, indices.dims[1]}));
   c.SetOutput(1, PartialShape::Of({kUnknownDim}));
   const auto shape = c.InputInts(2);
@@ -123,8 +122,7 @@ void SparseAddGradShape(ShapeFnContext& c) {
 }
 
 void SparseSliceShape(ShapeFnContext& c) {
-  SparseOperands(c, 0, 1, 2);
-  const PartialShape indices = c.Input(0);
+  const PartialShape indices = SparseOperands(c, 0, 1, 2);
   c.SetOutput(0, PartialShape::Of({kUnknownDim, indices.dims[1]}));
   c.SetOutput(1, PartialShape::Of({kUnknownDim}));
   c.SetOutput(2, PartialShape::Of({indices.dims[1]}));

@@ -300,14 +300,12 @@ struct SparseReduceSum {
     const T* v = Data<T>(values.get());
     for (int64_t i = 0; i < n; ++i) {
       int64_t offset = 0;
-      for (int64_t d : kept) {
-        const int64_t c = x[i * rank + d];
-        if (c < 0 || c >= shape[d])
-          return bad("Index " + std::to_string(c) + " of entry " + std::to_string(i) +
-                     " is outside dimension " + std::to_string(d) + " of size " +
-                     std::to_string(shape[d]));
-        offset = offset * shape[d] + c;
-      }
+      for (int64_t d : kept) offset = offset * shape[d] + x[i * rank + d];
+      // (as TensorFlow, only the flat output position is checked)
+      if (offset < 0 || offset >= total)
+        return Fail(ctx, TF_INTERNAL, "Obtained a write index of " + std::to_string(offset) +
+                                          " which is outside of bounds of [0, " +
+                                          std::to_string(total) + ")");
       acc[offset] += static_cast<Acc<T>>(v[i]);
     }
     TensorPtr out = AllocateOutput<T>(ctx, 0, out_dims);
