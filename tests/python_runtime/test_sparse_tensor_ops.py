@@ -7,7 +7,6 @@ Gradients are test_gradient_coverage.py's (against tf.GradientTape)."""
 
 from __future__ import annotations
 
-import re
 import textwrap
 
 import numpy as np
@@ -81,13 +80,15 @@ case("fill-column-outside", "SparseFillEmptyRows",
       ("default_value", np.float32(9))])
 # errors
 R, V, S = "input_indices", "input_values", "input_shape"
-case("reorder-err-indices", "SparseReorder", [(R, I64([1, 0])), (V, np.float32([1, 2])), (S, I64([2]))])
-case("reorder-err-values", "SparseReorder", [(R, I64([[1, 0]])), (V, np.float32([[1]])), (S, I64([2, 3]))])
-case("reorder-err-shape", "SparseReorder", [(R, I64([[1, 0]])), (V, np.float32([1])), (S, I64([[2, 3]]))])
-case("reorder-err-count", "SparseReorder", [(R, I64([[1, 0], [0, 1]])), (V, np.float32([1])), (S, I64([2, 3]))])
-case("reorder-err-rank", "SparseReorder", [(R, I64([[1, 0]])), (V, np.float32([1])), (S, I64([2, 3, 4]))])
-F = lambda ind, vals, shape, default: [("indices", I64(ind)), ("values", np.float32(vals)),
-                                       ("dense_shape", I64(shape)), ("default_value", np.float32(default))]
+for cid, (ind, vals, shape) in {
+        "indices": ([1, 0], [1, 2], [2]), "values": ([[1, 0]], [[1]], [2, 3]),
+        "shape": ([[1, 0]], [1], [[2, 3]]), "count": ([[1, 0], [0, 1]], [1], [2, 3]),
+        "rank": ([[1, 0]], [1], [2, 3, 4])}.items():
+    case(f"reorder-err-{cid}", "SparseReorder",
+         [(R, I64(ind)), (V, np.float32(vals)), (S, I64(shape))])
+def F(ind, vals, shape, default):
+    return [("indices", I64(ind)), ("values", np.float32(vals)),
+            ("dense_shape", I64(shape)), ("default_value", np.float32(default))]
 case("fill-err-row-past", "SparseFillEmptyRows", F([[0, 0], [7, 0]], [1, 2], [5, 3], 0))
 case("fill-err-row-negative", "SparseFillEmptyRows", F([[-1, 0]], [1], [5, 3], 0))
 case("fill-err-default", "SparseFillEmptyRows", F([[1, 0]], [1], [5, 3], [0]))
@@ -117,8 +118,9 @@ case("fillgrad-err-grad", "SparseFillEmptyRowsGrad",
      [("reverse_index_map", I64([0])), ("grad_values", np.float32([[1, 2]]))])
 
 # SparseReshape
-RS = lambda ind, shape, new: [("input_indices", I64(ind)), ("input_shape", I64(shape)),
-                              ("new_shape", I64(new))]
+def RS(ind, shape, new):
+    return [("input_indices", I64(ind)), ("input_shape", I64(shape)),
+            ("new_shape", I64(new))]
 for shape, new in [((4, 6), (3, -1)), ((4, 6), (2, 3, 4)), ((2, 3, 4), (-1,)), ((2, 3, 4), (4, 6)),
                    ((24,), (2, 12)), ((4, 6), (4, 6)), ((3, 5), (15, 1, 1))]:
     ind = _random_sparse(shape, 6)
@@ -149,12 +151,14 @@ for dt in MM_TYPES:
                 a_shape = (k, m) if adj_a else (m, k)
                 ind = np.concatenate([_random_sparse(a_shape, 6), _random_sparse(a_shape, 1)])
                 b = _vals(dt, k * n).reshape((n, k) if adj_b else (k, n))
-                case(f"mm-{name(dt)}-{name(ti)}-{int(adj_a)}{int(adj_b)}", "SparseTensorDenseMatMul",
+                case(f"mm-{name(dt)}-{name(ti)}-{int(adj_a)}{int(adj_b)}",
+                     "SparseTensorDenseMatMul",
                      [("a_indices", ind.astype(ti)), ("a_values", _vals(dt, 7)),
                       ("a_shape", I64(a_shape)), ("b", b)],
                      {"adjoint_a": adj_a, "adjoint_b": adj_b})
-MM = lambda ind, vals, shape, b, **attrs: ([("a_indices", I64(ind)), ("a_values", np.float32(vals)),
-                                            ("a_shape", I64(shape)), ("b", np.float32(b))], attrs)
+def MM(ind, vals, shape, b, **attrs):
+    return ([("a_indices", I64(ind)), ("a_values", np.float32(vals)),
+             ("a_shape", I64(shape)), ("b", np.float32(b))], attrs)
 B = np.arange(6).reshape(3, 2)
 for cid, (inputs, attrs) in {
         "mm-empty": MM(np.zeros((0, 2)), [], [2, 3], B),
@@ -188,10 +192,12 @@ for red, types in SEG.items():
                   ("segment_ids", np.array([0, 0, 2, 2, 3], ts)), ("num_segments", tn(6))])
     case(f"seg{red}-empty", op, [("data", np.float32(np.ones((3, 2)))),
                                  ("indices", np.zeros(0, np.int32)),
-                                 ("segment_ids", np.zeros(0, np.int32)), ("num_segments", np.int32(3))])
-SG = lambda idx, ids, n, data=None: [("data", np.float32(np.arange(12).reshape(4, 3)) if data is None else data),
-                                     ("indices", np.int32(idx)), ("segment_ids", np.int32(ids)),
-                                     ("num_segments", np.int32(n))]
+                                 ("segment_ids", np.zeros(0, np.int32)),
+                                 ("num_segments", np.int32(3))])
+def SG(idx, ids, n, data=None):
+    return [("data", np.float32(np.arange(12).reshape(4, 3)) if data is None else data),
+            ("indices", np.int32(idx)), ("segment_ids", np.int32(ids)),
+            ("num_segments", np.int32(n))]
 for cid, inputs in {
         "seg-no-segments": SG(np.zeros(0), np.zeros(0), 0),
         "seg-3d": SG([3, 0], [1, 1], 4, np.float32(np.arange(24).reshape(4, 3, 2))),
@@ -228,9 +234,10 @@ for dt in ADD_TYPES:
             case(f"add-{sid}-{thresh}", "SparseAdd",
                  [("a_indices", ai), ("a_values", av), ("a_shape", I64(shape)),
                   ("b_indices", bi), ("b_values", bv), ("b_shape", I64(shape)), ("thresh", thresh)])
-A = lambda ai, av, ash, bi, bv, bsh, th=np.float32(0): [
-    ("a_indices", I64(ai)), ("a_values", np.float32(av)), ("a_shape", I64(ash)),
-    ("b_indices", I64(bi)), ("b_values", np.float32(bv)), ("b_shape", I64(bsh)), ("thresh", th)]
+def A(ai, av, ash, bi, bv, bsh, th=None):
+    return [("a_indices", I64(ai)), ("a_values", np.float32(av)), ("a_shape", I64(ash)),
+            ("b_indices", I64(bi)), ("b_values", np.float32(bv)), ("b_shape", I64(bsh)),
+            ("thresh", np.float32(0) if th is None else th)]
 A1, A2 = [[0, 1], [1, 0], [1, 2]], [[0, 1], [1, 1], [1, 2]]
 for cid, inputs in {
         "add-cancel-kept-at-zero-threshold": A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3]),
@@ -250,8 +257,9 @@ for cid, inputs in {
         "add-err-empty": A(np.zeros((0, 0)), [], [], np.zeros((0, 0)), [], [])}.items():
     case(cid, "SparseAdd", inputs)
 SUM4 = I64([[0, 1], [1, 0], [1, 1], [1, 2]])
-AG = lambda g, ai=A1, bi=A2, si=SUM4: [("backprop_val_grad", np.float32(g)), ("a_indices", I64(ai)),
-                                       ("b_indices", I64(bi)), ("sum_indices", I64(si))]
+def AG(g, ai=A1, bi=A2, si=SUM4):
+    return [("backprop_val_grad", np.float32(g)), ("a_indices", I64(ai)),
+            ("b_indices", I64(bi)), ("sum_indices", I64(si))]
 for dt in ADD_TYPES:
     case(f"addgrad-{name(dt)}", "SparseAddGrad",
          [("backprop_val_grad", _vals(dt, 4)), ("a_indices", I64(A1)), ("b_indices", I64(A2)),
@@ -278,9 +286,10 @@ for dt in ALL + [STRING]:
 case("slice-empty", "SparseSlice", [("indices", np.zeros((0, 3), I64)), ("values", np.float32([])),
                                     ("shape", I64([2, 3, 4])), ("start", I64([0, 1, 1])),
                                     ("size", I64([2, 2, 2]))])
-SL = lambda ind, vals, shape, start, size: [("indices", I64(ind)), ("values", np.float32(vals)),
-                                            ("shape", I64(shape)), ("start", I64(start)),
-                                            ("size", I64(size))]
+def SL(ind, vals, shape, start, size):
+    return [("indices", I64(ind)), ("values", np.float32(vals)),
+            ("shape", I64(shape)), ("start", I64(start)),
+            ("size", I64(size))]
 S4 = [[0, 1], [1, 0], [1, 2], [3, 3]]
 for cid, inputs in {
         "slice-err-size": SL(S4, [1, 2, 3, 4], [4, 5], [0, 0], [-1, 3]),
@@ -299,7 +308,7 @@ for dt in REALS + [np.complex64, np.complex128]:
 # its bytes as T's real type)
 def test_sparse_add_threshold_of_another_type_is_converted():
     for thresh, kept in ((np.int32(1), 3), (np.float64(0), 4), (np.int64(30), 2)):
-        ind, vals, shape = _ours("SparseAdd", A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3],
+        _, vals, shape = _ours("SparseAdd", A(A1, [1, 2, 3], [2, 3], A2, [10, 20, -3], [2, 3],
                                                 thresh), {})
         assert len(vals) == kept and shape.tolist() == [2, 3]
 
@@ -321,8 +330,9 @@ for dt in REALS + [np.complex64, np.complex128]:
                  [("input_indices", ind), ("input_values", _vals(dt, 10)),
                   ("input_shape", I64(shape)), ("reduction_axes", np.int32(axes))],
                  {"keep_dims": keep})
-RSM = lambda ind, vals, shape, axes: [("input_indices", I64(ind)), ("input_values", np.float32(vals)),
-                                      ("input_shape", I64(shape)), ("reduction_axes", np.int32(axes))]
+def RSM(ind, vals, shape, axes):
+    return [("input_indices", I64(ind)), ("input_values", np.float32(vals)),
+            ("input_shape", I64(shape)), ("reduction_axes", np.int32(axes))]
 for cid, inputs in {
         "rsum-duplicates-unsorted": RSM([[3, 3], [0, 1], [0, 1]], [1, 2, 3], [4, 5], [0]),
         "rsum-empty": RSM(np.zeros((0, 2)), [], [4, 5], [0]),
@@ -349,12 +359,15 @@ for dt in ALL + [STRING]:
         case(f"concat-{dn}-{dim}", "SparseConcat",
              [("indices", parts), ("values", [_vals(dt, len(p)) for p in parts]),
               ("shapes", [I64(s) for s in shapes])], {"concat_dim": dim})
-CC = lambda inds, vals, shapes, dim: ([("indices", [I64(i) for i in inds]),
-                                       ("values", [np.float32(v) for v in vals]),
-                                       ("shapes", [I64(s) for s in shapes])], {"concat_dim": dim})
+def CC(inds, vals, shapes, dim):
+    return ([("indices", [I64(i) for i in inds]),
+             ("values", [np.float32(v) for v in vals]),
+             ("shapes", [I64(s) for s in shapes])], {"concat_dim": dim})
 for cid, (inputs, attrs) in {
-        "concat-duplicates": CC([[[1, 0], [1, 0]], [[1, 2], [0, 0]]], [[1, 2], [3, 4]], [[2, 3], [2, 4]], 1),
-        "concat-3d": CC([[[0, 1, 1]], [[1, 0, 0], [0, 0, 0]]], [[1], [2, 3]], [[2, 2, 2], [2, 2, 2]], 2),
+        "concat-duplicates": CC([[[1, 0], [1, 0]], [[1, 2], [0, 0]]], [[1, 2], [3, 4]],
+                                [[2, 3], [2, 4]], 1),
+        "concat-3d": CC([[[0, 1, 1]], [[1, 0, 0], [0, 0, 0]]], [[1], [2, 3]],
+                        [[2, 2, 2], [2, 2, 2]], 2),
         "concat-err-dim": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], 2),
         "concat-err-dim-negative": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], -3),
         "concat-err-other-dim": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[2, 3], [3, 4]], 1),
@@ -362,7 +375,8 @@ for cid, (inputs, attrs) in {
         "concat-err-values": CC([[[0, 1]], [[0, 0]]], [[1, 2], [2]], [[2, 3], [2, 4]], 1),
         "concat-err-indices": CC([[0], [[0, 0]]], [[1], [2]], [[2, 3], [2, 4]], 1),
         "concat-err-values-rank": CC([[[0, 1]], [[0, 0]]], [[[1]], [2]], [[2, 3], [2, 4]], 1),
-        "concat-err-shape-rank": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[[2, 3]], [2, 4]], 1)}.items():
+        "concat-err-shape-rank": CC([[[0, 1]], [[0, 0]]], [[1], [2]], [[[2, 3]], [2, 4]],
+                                    1)}.items():
     case(cid, "SparseConcat", inputs, attrs)
 
 
@@ -386,7 +400,8 @@ TF_SCRIPT = textwrap.dedent("""
                 out[f"{c['id']}/{k}"] = v.astype(bytes) if v.dtype == object else v
         except Exception as e:
             m = re.search(r"\\}\\} (.*?) \\[Op:", str(e), re.S)
-            out[c["id"] + "/error"] = np.array(type(e).__name__ + ": " + (m.group(1) if m else str(e)))
+            message = m.group(1) if m else str(e)
+            out[c["id"] + "/error"] = np.array(type(e).__name__ + ": " + message)
     np.savez(sys.argv[3], **out)
 """)
 
@@ -460,7 +475,8 @@ def _dense(indices, values, shape):
     return out
 
 
-@pytest.mark.parametrize("adj_a,adj_b", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("adj_a,adj_b",
+                         [(False, False), (True, False), (False, True), (True, True)])
 def test_sparse_dense_matmul_against_numpy(adj_a, adj_b):
     a_shape = (7, 5)
     ind = np.concatenate([_random_sparse(a_shape, 12), _random_sparse(a_shape, 3)])

@@ -30,7 +30,9 @@ template <typename T> double Magnitude(T x) {
   else return std::fabs(static_cast<double>(static_cast<ComputeType<T>>(x)));
 }
 
-template <typename T> double ToDouble(T x) { return static_cast<double>(static_cast<ComputeType<T>>(x)); }
+template <typename T> double ToDouble(T x) {
+  return static_cast<double>(static_cast<ComputeType<T>>(x));
+}
 
 // ---- SparseAdd --------------------------------------------------------------------------
 
@@ -245,7 +247,8 @@ struct SparseSliceGrad {
     int64_t j = 0;
     for (int64_t i = 0; i < n && j < m; ++i) {
       bool same = true;
-      for (int64_t k = 0; k < rank && same; ++k) same = x[i * rank + k] - start[k] == y[j * rank + k];
+      for (int64_t k = 0; k < rank && same; ++k)
+        same = x[i * rank + k] - start[k] == y[j * rank + k];
       if (same) d[i] = gv[j++];
     }
     if (j != m)
@@ -388,7 +391,8 @@ void SparseConcatCompute(void* attrs, TF_OpKernelContext* ctx) {
   for (int i = 0; i < num; ++i) {
     const int64_t* x = Data<int64_t>(ind[i].get());
     for (int64_t r = 0; r < TF_Dim(ind[i].get(), 0); ++r) {
-      for (int64_t d = 0; d < rank; ++d) all.push_back(x[r * rank + d] + (d == dim ? offsets[i] : 0));
+      for (int64_t d = 0; d < rank; ++d)
+        all.push_back(x[r * rank + d] + (d == dim ? offsets[i] : 0));
       from_input.push_back(i), from_row.push_back(r);
     }
   }
@@ -409,9 +413,11 @@ void SparseConcatCompute(void* attrs, TF_OpKernelContext* ctx) {
     flat.reset(NewStringTensor(std::vector<int64_t>{total}));
     if (!flat) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for strings");
     TF_TString* y = MutableStringElements(flat.get());
-    for (int64_t j = 0; j < total; ++j)
-      if (!AssignString(&y[j], StringElement(&StringElements(values[from_input[j]].get())[from_row[j]])))
+    for (int64_t j = 0; j < total; ++j) {
+      const TF_TString* x = StringElements(values[from_input[j]].get());
+      if (!AssignString(&y[j], StringElement(&x[from_row[j]])))
         return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for strings");
+    }
   } else {
     const size_t width = TF_DataTypeSize(type);
     const int64_t dims[1] = {total};
@@ -446,7 +452,8 @@ void RegisterNumberKernels(Types<Ts...>, TF_Status* status) {
   (RegisterKernel(kDevice, {"SparseSliceGrad", {{"T", DtypeOf<Ts>::value}}, {},
                             &SparseSliceGrad<Ts>::Compute}, status), ...);
   (RegisterKernel(kDevice, {"SparseReduceSum", {{"T", DtypeOf<Ts>::value}}, {},
-                            &SparseReduceSum<Ts>::Compute, CreateKeepDims, DeleteKeepDims}, status), ...);
+                            &SparseReduceSum<Ts>::Compute, CreateKeepDims, DeleteKeepDims},
+                  status), ...);
 }
 
 }  // namespace

@@ -137,9 +137,11 @@ void SparseFillEmptyRowsCompute(void*, TF_OpKernelContext* ctx) {
   if (TF_NumDims(values.get()) != 1)
     return Fail(ctx, TF_INVALID_ARGUMENT, "values must be a vector, saw: " + saw(values.get()));
   if (TF_NumDims(shape_t.get()) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "dense_shape must be a vector, saw: " + saw(shape_t.get()));
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "dense_shape must be a vector, saw: " + saw(shape_t.get()));
   if (TF_NumDims(fill.get()) != 0)
-    return Fail(ctx, TF_INVALID_ARGUMENT, "default_value must be a scalar, saw: " + saw(fill.get()));
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                "default_value must be a scalar, saw: " + saw(fill.get()));
   const int64_t n = TF_Dim(ind.get(), 0), rank = TF_Dim(ind.get(), 1);
   if (TF_Dim(values.get(), 0) != n)
     return Fail(ctx, TF_INVALID_ARGUMENT, "The length of `values` (" +
@@ -232,7 +234,8 @@ template <typename T, typename I>
 struct SparseDenseMatMul {
   static void Compute(void* attrs, TF_OpKernelContext* ctx) {
     const bool adj_a = static_cast<bool*>(attrs)[0], adj_b = static_cast<bool*>(attrs)[1];
-    TensorPtr ind = Input(ctx, 0), values = Input(ctx, 1), shape_t = Input(ctx, 2), b = Input(ctx, 3);
+    TensorPtr ind = Input(ctx, 0), values = Input(ctx, 1), shape_t = Input(ctx, 2),
+              b = Input(ctx, 3);
     if (!ind || !values || !shape_t || !b) return;
     if (TF_NumDims(b.get()) != 2)
       return Fail(ctx, TF_INVALID_ARGUMENT, "Tensor 'b' is not a matrix");
@@ -273,14 +276,15 @@ struct SparseDenseMatMul {
     const int lhs = adj_a ? 1 : 0;
     for (int64_t i = 0; i < nnz; ++i) {
       const int64_t m = x[i * 2 + lhs], k = x[i * 2 + 1 - lhs];
-      if (k < 0 || k >= inner_a)
-        return Fail(ctx, TF_INVALID_ARGUMENT, "k (" + std::to_string(k) + ") from index[" +
-                                                  std::to_string(i) + "," + std::to_string(1 - lhs) +
-                                                  "] out of bounds (>=" + std::to_string(inner_a) + ")");
-      if (m < 0 || m >= out_rows)
-        return Fail(ctx, TF_INVALID_ARGUMENT, "m (" + std::to_string(m) + ") from index[" +
-                                                  std::to_string(i) + "," + std::to_string(lhs) +
-                                                  "] out of bounds (>=" + std::to_string(out_rows) + ")");
+      // TensorFlow's messages: which of the two is out of bounds, at which index entry
+      const auto outside = [&](const char* what, int64_t value, int column, int64_t bound) {
+        Fail(ctx, TF_INVALID_ARGUMENT,
+             std::string(what) + " (" + std::to_string(value) + ") from index[" +
+                 std::to_string(i) + "," + std::to_string(column) + "] out of bounds (>=" +
+                 std::to_string(bound) + ")");
+      };
+      if (k < 0 || k >= inner_a) return outside("k", k, 1 - lhs, inner_a);
+      if (m < 0 || m >= out_rows) return outside("m", m, lhs, out_rows);
       const Acc<T> a = static_cast<Acc<T>>(adj_a ? Conj(v[i]) : v[i]);
       Acc<T>* row = &acc[m * out_cols];
       if (adj_b)
@@ -297,15 +301,15 @@ struct SparseDenseMatMul {
 
 void* CreateAdjoints(TF_OpKernelConstruction* c) {
   TF_Status* s = ThreadStatus();
-  bool* flags = new bool[2]{kernels::BoolAttr(c, "adjoint_a", s), kernels::BoolAttr(c, "adjoint_b", s)};
-  return flags;
+  return new bool[2]{kernels::BoolAttr(c, "adjoint_a", s), kernels::BoolAttr(c, "adjoint_b", s)};
 }
 void DeleteAdjoints(void* p) { delete[] static_cast<bool*>(p); }
 
 template <typename... Ts>
 void RegisterMatMul(Types<Ts...>, TF_Status* status) {
   for (TF_DataType i : {TF_INT32, TF_INT64}) {
-    (RegisterKernel(kDevice, {"SparseTensorDenseMatMul", {{"T", DtypeOf<Ts>::value}, {"Tindices", i}},
+    (RegisterKernel(kDevice, {"SparseTensorDenseMatMul",
+                              {{"T", DtypeOf<Ts>::value}, {"Tindices", i}},
                               {}, i == TF_INT32 ? &SparseDenseMatMul<Ts, int32_t>::Compute
                                                 : &SparseDenseMatMul<Ts, int64_t>::Compute,
                               CreateAdjoints, DeleteAdjoints}, status), ...);

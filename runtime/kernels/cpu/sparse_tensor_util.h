@@ -19,8 +19,8 @@ namespace sparse {
 template <typename T> using Acc = std::conditional_t<kIsFloat16<T>, float, Arithmetic<T>>;
 
 // Output `i` of `n` values: values[from[j]], or the scalar `fill` where from[j] < 0.
-inline void GatherValues(TF_OpKernelContext* ctx, int i, const TF_Tensor* values, const TF_Tensor* fill,
-                  const std::vector<int64_t>& from) {
+inline void GatherValues(TF_OpKernelContext* ctx, int i, const TF_Tensor* values,
+                         const TF_Tensor* fill, const std::vector<int64_t>& from) {
   const std::vector<int64_t> dims{static_cast<int64_t>(from.size())};
   const TF_DataType type = TF_TensorType(values);
   if (type == TF_STRING) {
@@ -50,7 +50,7 @@ inline void GatherValues(TF_OpKernelContext* ctx, int i, const TF_Tensor* values
 }
 
 inline void SetIndices(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims,
-                const std::vector<int64_t>& values) {
+                       const std::vector<int64_t>& values) {
   TensorPtr out = AllocateOutput<int64_t>(ctx, i, dims);
   if (out && !values.empty()) std::memcpy(Data<int64_t>(out), values.data(), values.size() * 8);
 }
