@@ -252,7 +252,8 @@ struct SparseSliceGrad {
       if (same) d[i] = gv[j++];
     }
     if (j != m)
-      Fail(ctx, TF_INTERNAL, "Elements of backprop_val_grad aren't all propagated. Num elements:" +
+      // (TensorFlow reports it as Internal; it is bad input, so InvalidArgument here)
+      Fail(ctx, TF_INVALID_ARGUMENT, "Elements of backprop_val_grad aren't all propagated. Num elements:" +
                                  std::to_string(m) + ", used: " + std::to_string(j));
   }
 };
@@ -296,6 +297,7 @@ struct SparseReduceSum {
       if (!reduced[d]) kept.push_back(d), out_dims.push_back(shape[d]);
       else if (keep_dims) out_dims.push_back(1);
     }
+    if (!kernels::CheckShapeSize(ctx, "SparseReduceSum", out_dims)) return;
     int64_t total = 1;
     for (int64_t d : kept) total *= shape[d];
     std::vector<Acc<T>> acc(total, Acc<T>{});
@@ -304,9 +306,10 @@ struct SparseReduceSum {
     for (int64_t i = 0; i < n; ++i) {
       int64_t offset = 0;
       for (int64_t d : kept) offset = offset * shape[d] + x[i * rank + d];
-      // (as TensorFlow, only the flat output position is checked)
+      // (as TensorFlow, only the flat output position is checked; TensorFlow reports it as
+      // Internal, InvalidArgument here: it is bad input)
       if (offset < 0 || offset >= total)
-        return Fail(ctx, TF_INTERNAL, "Obtained a write index of " + std::to_string(offset) +
+        return Fail(ctx, TF_INVALID_ARGUMENT, "Obtained a write index of " + std::to_string(offset) +
                                           " which is outside of bounds of [0, " +
                                           std::to_string(total) + ")");
       acc[offset] += static_cast<Acc<T>>(v[i]);
@@ -452,7 +455,8 @@ void RegisterNumberKernels(Types<Ts...>, TF_Status* status) {
   (RegisterKernel(kDevice, {"SparseSliceGrad", {{"T", DtypeOf<Ts>::value}}, {},
                             &SparseSliceGrad<Ts>::Compute}, status), ...);
   (RegisterKernel(kDevice, {"SparseReduceSum", {{"T", DtypeOf<Ts>::value}}, {},
-                            &SparseReduceSum<Ts>::Compute, CreateKeepDims, DeleteKeepDims},
+                            &sparse::Guarded<&SparseReduceSum<Ts>::Compute>, CreateKeepDims,
+                            DeleteKeepDims},
                   status), ...);
 }
 

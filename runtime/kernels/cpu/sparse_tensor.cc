@@ -160,6 +160,9 @@ void SparseFillEmptyRowsCompute(void*, TF_OpKernelContext* ctx) {
       return Fail(ctx, TF_INVALID_ARGUMENT,
                   "Expected shape dimensions to be non-negative, got " + std::to_string(d));
   const int64_t rows = shape[0];
+  // (the rows become outputs: a count no tensor holds fails here, not in an allocation)
+  if (!kernels::CheckShapeSize(ctx, "SparseFillEmptyRows", {rows, std::max<int64_t>(rank, 1)}))
+    return;
   const int64_t* x = Data<int64_t>(ind.get());
   std::vector<int64_t> count(rows, 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -329,8 +332,8 @@ void RegisterSparseTensorKernels(TF_Status* status) {
   types.push_back(TF_STRING);
   for (TF_DataType t : types) {
     RegisterKernel(kDevice, {"SparseReorder", {{"T", t}}, {}, SparseReorderCompute}, status);
-    RegisterKernel(kDevice, {"SparseFillEmptyRows", {{"T", t}}, {}, SparseFillEmptyRowsCompute},
-                   status);
+    RegisterKernel(kDevice, {"SparseFillEmptyRows", {{"T", t}}, {},
+                             sparse::Guarded<SparseFillEmptyRowsCompute>}, status);
   }
   RegisterKernel(kDevice, {"SparseReshape", {}, {}, SparseReshapeCompute}, status);
   RegisterFillGrad(Concat<RealTypes, ComplexTypes>(), status);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -75,6 +77,19 @@ inline bool CheckSparseTensor(TF_OpKernelContext* ctx, const TF_Tensor* indices,
   if (error.empty()) return true;
   Fail(ctx, TF_INVALID_ARGUMENT, error);
   return false;
+}
+
+// Runs kernel F, reporting a working buffer that sizes from the operands (dense shapes,
+// row counts) made impossible as ResourceExhausted rather than a fault.
+template <void (*F)(void*, TF_OpKernelContext*)>
+void Guarded(void* attrs, TF_OpKernelContext* ctx) {
+  try {
+    F(attrs, ctx);
+  } catch (const std::bad_alloc&) {
+    Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a buffer the operands' shapes size");
+  } catch (const std::length_error&) {
+    Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a buffer the operands' shapes size");
+  }
 }
 
 // -1, 0 or 1 as index row a sorts before, with or after row b (row-major order).
