@@ -349,11 +349,25 @@ __all__ = [
     "softsign_grad",
     "space_to_batch_nd",
     "space_to_depth",
+    "sparse_add",
+    "sparse_add_grad",
     "sparse_bincount",
+    "sparse_concat",
+    "sparse_fill_empty_rows",
+    "sparse_fill_empty_rows_grad",
+    "sparse_reduce_sum",
+    "sparse_reorder",
+    "sparse_reshape",
     "sparse_segment_mean",
+    "sparse_segment_mean_with_num_segments",
     "sparse_segment_sqrt_n",
+    "sparse_segment_sqrt_n_with_num_segments",
     "sparse_segment_sum",
+    "sparse_segment_sum_with_num_segments",
+    "sparse_slice",
+    "sparse_slice_grad",
     "sparse_softmax_cross_entropy_with_logits",
+    "sparse_tensor_dense_mat_mul",
     "sparse_to_dense",
     "split",
     "split_v",
@@ -6644,6 +6658,34 @@ def space_to_depth(
 def space_to_depth(
     input: TensorLike, block_size: int, data_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
+
+class _SparseAddOutput(NamedTuple):
+    sum_indices: OpOutput
+    sum_values: OpOutput
+    sum_shape: OpOutput
+
+def sparse_add(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b_indices: TensorLike,
+    b_values: TensorLike,
+    b_shape: TensorLike,
+    thresh: TensorLike,
+    name: str | None = None,
+) -> _SparseAddOutput: ...
+
+class _SparseAddGradOutput(NamedTuple):
+    a_val_grad: OpOutput
+    b_val_grad: OpOutput
+
+def sparse_add_grad(
+    backprop_val_grad: TensorLike,
+    a_indices: TensorLike,
+    b_indices: TensorLike,
+    sum_indices: TensorLike,
+    name: str | None = None,
+) -> _SparseAddGradOutput: ...
 @overload
 def sparse_bincount(
     indices: GraphOutput,
@@ -6714,6 +6756,117 @@ def sparse_bincount(
     binary_output: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _SparseConcatOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    output_shape: OpOutput
+
+def sparse_concat(
+    indices: Sequence[TensorLike],
+    values: Sequence[TensorLike],
+    shapes: Sequence[TensorLike],
+    concat_dim: int,
+    name: str | None = None,
+) -> _SparseConcatOutput: ...
+
+class _SparseFillEmptyRowsOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    empty_row_indicator: OpOutput
+    reverse_index_map: OpOutput
+
+def sparse_fill_empty_rows(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> _SparseFillEmptyRowsOutput: ...
+
+class _SparseFillEmptyRowsGradOutput(NamedTuple):
+    d_values: OpOutput
+    d_default_value: OpOutput
+
+def sparse_fill_empty_rows_grad(
+    reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None
+) -> _SparseFillEmptyRowsGradOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: GraphOutput,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: GraphOutput,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: GraphOutput,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: EagerTensorLike,
+    input_values: EagerTensorLike,
+    input_shape: EagerTensorLike,
+    reduction_axes: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _SparseReorderOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+
+def sparse_reorder(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReorderOutput: ...
+
+class _SparseReshapeOutput(NamedTuple):
+    output_indices: OpOutput
+    output_shape: OpOutput
+
+def sparse_reshape(
+    input_indices: TensorLike,
+    input_shape: TensorLike,
+    new_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReshapeOutput: ...
 @overload
 def sparse_segment_mean(
     data: GraphOutput,
@@ -6751,6 +6904,60 @@ def sparse_segment_mean(
     data: TensorLike,
     indices: TensorLike,
     segment_ids: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
     sparse_gradient: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
@@ -6795,6 +7002,60 @@ def sparse_segment_sqrt_n(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def sparse_segment_sum(
     data: GraphOutput,
     indices: TensorLike,
@@ -6832,6 +7093,122 @@ def sparse_segment_sum(
     indices: TensorLike,
     segment_ids: TensorLike,
     sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: GraphOutput,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: EagerTensorLike,
+    indices: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _SparseSliceOutput(NamedTuple):
+    output_indices: OpOutput
+    output_values: OpOutput
+    output_shape: OpOutput
+
+def sparse_slice(
+    indices: TensorLike,
+    values: TensorLike,
+    shape: TensorLike,
+    start: TensorLike,
+    size: TensorLike,
+    name: str | None = None,
+) -> _SparseSliceOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: GraphOutput,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: GraphOutput,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: GraphOutput,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: EagerTensorLike,
+    input_indices: EagerTensorLike,
+    input_start: EagerTensorLike,
+    output_indices: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 
@@ -6842,6 +7219,66 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
 def sparse_softmax_cross_entropy_with_logits(
     features: TensorLike, labels: TensorLike, name: str | None = None
 ) -> _SparseSoftmaxCrossEntropyWithLogitsOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: GraphOutput,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: GraphOutput,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: GraphOutput,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: GraphOutput,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: EagerTensorLike,
+    a_values: EagerTensorLike,
+    a_shape: EagerTensorLike,
+    b: EagerTensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = ...,
+    adjoint_b: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def sparse_to_dense(
     sparse_indices: GraphOutput,

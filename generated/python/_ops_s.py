@@ -806,6 +806,105 @@ def space_to_depth(
     return _out[0]
 
 
+_SparseAddOutput = _collections.namedtuple(
+    "SparseAdd", ["sum_indices", "sum_values", "sum_shape"]
+)
+
+
+def sparse_add(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b_indices: TensorLike,
+    b_values: TensorLike,
+    b_shape: TensorLike,
+    thresh: TensorLike,
+    name: str | None = None,
+) -> _SparseAddOutput:
+    """Adds two SparseTensors of one shape.
+
+    The operands' entries are merged in row-major order (they should be sorted); where both have an entry the sum is kept only when its magnitude is `thresh` or more.
+
+    Args:
+      a_indices: A `Tensor` of type `int64`.
+        [n, rank]: a's coordinates.
+      a_values: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        [n]: a's values.
+      a_shape: A `Tensor` of type `int64`.
+        [rank]: a's dense shape.
+      b_indices: A `Tensor` of type `int64`.
+        [m, rank]: b's coordinates.
+      b_values: A `Tensor`. Must have the same type as `a_values`.
+        [m]: b's values.
+      b_shape: A `Tensor` of type `int64`.
+        [rank]: b's dense shape (a's).
+      thresh: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        A scalar: the smallest magnitude a sum of two entries keeps.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (sum_indices, sum_values, sum_shape).
+
+      sum_indices: A `Tensor` of type `int64`.
+        The sum's coordinates.
+      sum_values: A `Tensor`. Has the same type as `a_values`.
+        Its values.
+      sum_shape: A `Tensor` of type `int64`.
+        Its dense shape.
+    """
+    _out = _execute_op(
+        "SparseAdd",
+        [a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh],
+        {},
+        name,
+    )
+    return _SparseAddOutput._make(_out)
+
+
+_SparseAddGradOutput = _collections.namedtuple(
+    "SparseAddGrad", ["a_val_grad", "b_val_grad"]
+)
+
+
+def sparse_add_grad(
+    backprop_val_grad: TensorLike,
+    a_indices: TensorLike,
+    b_indices: TensorLike,
+    sum_indices: TensorLike,
+    name: str | None = None,
+) -> _SparseAddGradOutput:
+    """The gradient of SparseAdd.
+
+    Each operand entry gets the gradient of the sum entry it became (0 where its sum was dropped).
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of SparseAdd's sum_values.
+      a_indices: A `Tensor` of type `int64`.
+        SparseAdd's a_indices.
+      b_indices: A `Tensor` of type `int64`.
+        SparseAdd's b_indices.
+      sum_indices: A `Tensor` of type `int64`.
+        SparseAdd's sum_indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (a_val_grad, b_val_grad).
+
+      a_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+        The gradient of a_values.
+      b_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+        The gradient of b_values.
+    """
+    _out = _execute_op(
+        "SparseAddGrad",
+        [backprop_val_grad, a_indices, b_indices, sum_indices],
+        {},
+        name,
+    )
+    return _SparseAddGradOutput._make(_out)
+
+
 def sparse_bincount(
     indices: TensorLike,
     values: TensorLike,
@@ -847,6 +946,242 @@ def sparse_bincount(
     return _out[0]
 
 
+_SparseConcatOutput = _collections.namedtuple(
+    "SparseConcat", ["output_indices", "output_values", "output_shape"]
+)
+
+
+def sparse_concat(
+    indices: Sequence[TensorLike],
+    values: Sequence[TensorLike],
+    shapes: Sequence[TensorLike],
+    concat_dim: int,
+    name: str | None = None,
+) -> _SparseConcatOutput:
+    """Concatenates SparseTensors along `concat_dim`.
+
+    The other dimensions must agree; the output's entries are in row-major order.
+
+    Args:
+      indices: A list of at least 2 `Tensor` objects with type `int64`.
+        Each input's [n_i, rank] coordinates.
+      values: A list of at least 2 `Tensor` objects with the same type.
+        Each input's values.
+      shapes: A list of at least 2 `Tensor` objects with type `int64`.
+        Each input's dense shape.
+      concat_dim: An `int`.
+        The dimension to join along (negative counts from the end).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates.
+      output_values: A `Tensor`.
+        The values.
+      output_shape: A `Tensor` of type `int64`.
+        The dense shape.
+    """
+    _out = _execute_op(
+        "SparseConcat", [indices, values, shapes], {"concat_dim": concat_dim}, name
+    )
+    return _SparseConcatOutput._make(_out)
+
+
+_SparseFillEmptyRowsOutput = _collections.namedtuple(
+    "SparseFillEmptyRows",
+    ["output_indices", "output_values", "empty_row_indicator", "reverse_index_map"],
+)
+
+
+def sparse_fill_empty_rows(
+    indices: TensorLike,
+    values: TensorLike,
+    dense_shape: TensorLike,
+    default_value: TensorLike,
+    name: str | None = None,
+) -> _SparseFillEmptyRowsOutput:
+    """Adds an entry (row, 0, ...) holding `default_value` to every row of a SparseTensor that has none.
+
+    The output is ordered by row; entries within a row keep their order.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] int64: the coordinates of the entries.
+      values: A `Tensor`.
+        [n]: the values.
+      dense_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      default_value: A `Tensor`. Must have the same type as `values`.
+        A scalar for the added entries.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, empty_row_indicator, reverse_index_map).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates, by row.
+      output_values: A `Tensor`. Has the same type as `values`.
+        The values.
+      empty_row_indicator: A `Tensor` of type `bool`.
+        [rows]: whether each row was empty.
+      reverse_index_map: A `Tensor` of type `int64`.
+        [n]: where each input entry went in the output.
+    """
+    _out = _execute_op(
+        "SparseFillEmptyRows", [indices, values, dense_shape, default_value], {}, name
+    )
+    return _SparseFillEmptyRowsOutput._make(_out)
+
+
+_SparseFillEmptyRowsGradOutput = _collections.namedtuple(
+    "SparseFillEmptyRowsGrad", ["d_values", "d_default_value"]
+)
+
+
+def sparse_fill_empty_rows_grad(
+    reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None
+) -> _SparseFillEmptyRowsGradOutput:
+    """The gradient of SparseFillEmptyRows.
+
+    The input values get their output entries' gradients; the default value the sum of the rest.
+
+    Args:
+      reverse_index_map: A `Tensor` of type `int64`.
+        SparseFillEmptyRows' reverse_index_map.
+      grad_values: A `Tensor`.
+        The gradient of its output values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (d_values, d_default_value).
+
+      d_values: A `Tensor`. Has the same type as `grad_values`.
+        The gradient of its input values.
+      d_default_value: A `Tensor`. Has the same type as `grad_values`.
+        The gradient of its default value.
+    """
+    _out = _execute_op(
+        "SparseFillEmptyRowsGrad", [reverse_index_map, grad_values], {}, name
+    )
+    return _SparseFillEmptyRowsGradOutput._make(_out)
+
+
+def sparse_reduce_sum(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    reduction_axes: TensorLike,
+    keep_dims: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums a SparseTensor's values over `reduction_axes` into a dense tensor.
+
+    Negative axes count from the end; an axis may repeat. Duplicate entries add up.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_values: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        [n]: the values.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      reduction_axes: A `Tensor` of type `int32`.
+        A scalar or vector: the axes summed over.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep the reduced axes with size 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_values`.
+      The dense sums.
+    """
+    _out = _execute_op(
+        "SparseReduceSum",
+        [input_indices, input_values, input_shape, reduction_axes],
+        {"keep_dims": keep_dims},
+        name,
+    )
+    return _out[0]
+
+
+_SparseReorderOutput = _collections.namedtuple(
+    "SparseReorder", ["output_indices", "output_values"]
+)
+
+
+def sparse_reorder(
+    input_indices: TensorLike,
+    input_values: TensorLike,
+    input_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReorderOutput:
+    """Sorts a SparseTensor's entries into row-major (canonical) order.
+
+    Duplicates keep their relative order; indices are not checked against the shape.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_values: A `Tensor`.
+        [n]: the values.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values).
+
+      output_indices: A `Tensor` of type `int64`.
+        The coordinates, sorted.
+      output_values: A `Tensor`. Has the same type as `input_values`.
+        The values in the same order.
+    """
+    _out = _execute_op(
+        "SparseReorder", [input_indices, input_values, input_shape], {}, name
+    )
+    return _SparseReorderOutput._make(_out)
+
+
+_SparseReshapeOutput = _collections.namedtuple(
+    "SparseReshape", ["output_indices", "output_shape"]
+)
+
+
+def sparse_reshape(
+    input_indices: TensorLike,
+    input_shape: TensorLike,
+    new_shape: TensorLike,
+    name: str | None = None,
+) -> _SparseReshapeOutput:
+    """Reshapes a SparseTensor: the same row-major offsets under a new dense shape.
+
+    At most one entry of `new_shape` may be -1 (inferred); the values are unchanged.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+        [n, rank]: the coordinates.
+      input_shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      new_shape: A `Tensor` of type `int64`.
+        [new rank]: the requested shape, perhaps with one -1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        [n, new rank]: the coordinates in the new shape.
+      output_shape: A `Tensor` of type `int64`.
+        The new shape, -1 resolved.
+    """
+    _out = _execute_op(
+        "SparseReshape", [input_indices, input_shape, new_shape], {}, name
+    )
+    return _SparseReshapeOutput._make(_out)
+
+
 def sparse_segment_mean(
     data: TensorLike,
     indices: TensorLike,
@@ -876,6 +1211,44 @@ def sparse_segment_mean(
     _out = _execute_op(
         "SparseSegmentMean",
         [data, indices, segment_ids],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_mean_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The mean of picked rows of `data` in each of `num_segments` sorted segments.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentMeanWithNumSegments",
+        [data, indices, segment_ids, num_segments],
         {"sparse_gradient": sparse_gradient},
         name,
     )
@@ -917,6 +1290,44 @@ def sparse_segment_sqrt_n(
     return _out[0]
 
 
+def sparse_segment_sqrt_n_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The sum of picked rows of `data` in each of `num_segments` sorted segments over the square root of its size.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSqrtNWithNumSegments",
+        [data, indices, segment_ids, num_segments],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
 def sparse_segment_sum(
     data: TensorLike,
     indices: TensorLike,
@@ -947,6 +1358,123 @@ def sparse_segment_sum(
         "SparseSegmentSum",
         [data, indices, segment_ids],
         {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+def sparse_segment_sum_with_num_segments(
+    data: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    sparse_gradient: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums picked rows of `data` in each of `num_segments` sorted segments.
+
+    Row indices[i] of `data` goes to segment segment_ids[i] (sorted, below `num_segments`); the output has `num_segments` rows, and a segment no id names is 0.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `data` to reduce, one per segment id.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each picked row.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of output rows (a scalar).
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+        Whether the gradient is sparse (kept for TensorFlow's signature; gradients here are dense).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op(
+        "SparseSegmentSumWithNumSegments",
+        [data, indices, segment_ids, num_segments],
+        {"sparse_gradient": sparse_gradient},
+        name,
+    )
+    return _out[0]
+
+
+_SparseSliceOutput = _collections.namedtuple(
+    "SparseSlice", ["output_indices", "output_values", "output_shape"]
+)
+
+
+def sparse_slice(
+    indices: TensorLike,
+    values: TensorLike,
+    shape: TensorLike,
+    start: TensorLike,
+    size: TensorLike,
+    name: str | None = None,
+) -> _SparseSliceOutput:
+    """Slices a SparseTensor: the entries in [start, start + size).
+
+    The output's coordinates start at 0; its shape is the part of the window inside the input's shape.
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+        [n, rank] int64: the coordinates of the entries.
+      values: A `Tensor`.
+        [n]: the values.
+      shape: A `Tensor` of type `int64`.
+        [rank]: the dense shape.
+      start: A `Tensor` of type `int64`.
+        [rank]: the window's first coordinates.
+      size: A `Tensor` of type `int64`.
+        [rank]: the window's size.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output_indices, output_values, output_shape).
+
+      output_indices: A `Tensor` of type `int64`.
+        The kept coordinates, less start.
+      output_values: A `Tensor`. Has the same type as `values`.
+        The kept values.
+      output_shape: A `Tensor` of type `int64`.
+        The slice's dense shape.
+    """
+    _out = _execute_op("SparseSlice", [indices, values, shape, start, size], {}, name)
+    return _SparseSliceOutput._make(_out)
+
+
+def sparse_slice_grad(
+    backprop_val_grad: TensorLike,
+    input_indices: TensorLike,
+    input_start: TensorLike,
+    output_indices: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of SparseSlice.
+
+    Each input entry kept by the slice gets its output entry's gradient; the rest get 0.
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient of SparseSlice's output_values.
+      input_indices: A `Tensor` of type `int64`.
+        SparseSlice's indices.
+      input_start: A `Tensor` of type `int64`.
+        SparseSlice's start.
+      output_indices: A `Tensor` of type `int64`.
+        SparseSlice's output_indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `backprop_val_grad`.
+      The gradient of SparseSlice's values.
+    """
+    _out = _execute_op(
+        "SparseSliceGrad",
+        [backprop_val_grad, input_indices, input_start, output_indices],
+        {},
         name,
     )
     return _out[0]
@@ -983,6 +1511,47 @@ def sparse_softmax_cross_entropy_with_logits(
         "SparseSoftmaxCrossEntropyWithLogits", [features, labels], {}, name
     )
     return _SparseSoftmaxCrossEntropyWithLogitsOutput._make(_out)
+
+
+def sparse_tensor_dense_mat_mul(
+    a_indices: TensorLike,
+    a_values: TensorLike,
+    a_shape: TensorLike,
+    b: TensorLike,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Multiplies the 2-D SparseTensor `a` by the dense matrix `b`.
+
+    Duplicate entries of `a` add up; an index outside `a_shape` is an error.
+
+    Args:
+      a_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [n, 2]: the coordinates of a.
+      a_values: A `Tensor`.
+        [n]: its values.
+      a_shape: A `Tensor` of type `int64`.
+        [2]: its dense shape.
+      b: A `Tensor`. Must have the same type as `a_values`.
+        The dense matrix.
+      adjoint_a: An optional `bool`. Defaults to `False`.
+        Use a's conjugate transpose.
+      adjoint_b: An optional `bool`. Defaults to `False`.
+        Use b's conjugate transpose.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a_values`.
+      op(a) times op(b).
+    """
+    _out = _execute_op(
+        "SparseTensorDenseMatMul",
+        [a_indices, a_values, a_shape, b],
+        {"adjoint_a": adjoint_a, "adjoint_b": adjoint_b},
+        name,
+    )
+    return _out[0]
 
 
 def sparse_to_dense(

@@ -22,9 +22,11 @@ struct SortedSegmentPlan {
 };
 
 // Segment*(data, segment_ids) when `sparse` is false, SparseSegment*(data, indices,
-// segment_ids) when true. False after reporting the failure.
+// segment_ids) when true, SparseSegment*WithNumSegments(..., num_segments) when
+// `num_segments` is true too (the output has num_segments rows). False after reporting
+// the failure.
 inline bool PlanSortedSegment(TF_OpKernelContext* ctx, const char* op, bool sparse,
-                              SortedSegmentPlan* p) {
+                              SortedSegmentPlan* p, bool num_segments = false) {
   p->data = Input(ctx, 0);
   TensorPtr indices = sparse ? Input(ctx, 1) : nullptr, ids = Input(ctx, sparse ? 2 : 1);
   if (!p->data || !ids || (sparse && !indices)) return false;
@@ -59,7 +61,27 @@ inline bool PlanSortedSegment(TF_OpKernelContext* ctx, const char* op, bool spar
     p->rows.resize(n);
     for (int64_t i = 0; i < n; ++i) p->rows[i] = i;
   }
-  const int64_t out_rows = n == 0 ? 0 : seg.back() + 1;
+  int64_t out_rows = n == 0 ? 0 : seg.back() + 1;
+  if (num_segments) {
+    TensorPtr count = Input(ctx, 3);
+    if (!count) return false;
+    if (TF_NumDims(count.get()) != 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, prefix + "num_segments should be a scalar, not shape " +
+                                         ShapeString(Dims(count.get())));
+      return false;
+    }
+    const int64_t rows = IndexValues(count.get())[0];
+    // (as TensorFlow, both checks speak of segment ids)
+    if (rows < 0) {
+      Fail(ctx, TF_INVALID_ARGUMENT, prefix + "segment ids must be >= 0");
+      return false;
+    }
+    if (n > 0 && seg.back() >= rows) {
+      Fail(ctx, TF_INVALID_ARGUMENT, prefix + "segment ids must be < num_segments");
+      return false;
+    }
+    out_rows = rows;
+  }
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0 && seg[i] < seg[i - 1]) {
       Fail(ctx, TF_INVALID_ARGUMENT, prefix + "segment ids are not increasing");

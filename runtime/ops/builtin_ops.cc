@@ -66,6 +66,9 @@ void RegisterTensorArrayOps(TF_Status* status);
 void RegisterStackOps(TF_Status* status);
 // array_family_ops.cc: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
 void RegisterArrayFamilyOps(TF_Status* status);
+// sparse_tensor_ops.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
+// SparseTensorDenseMatMul, SparseSegment*WithNumSegments.
+void RegisterSparseTensorOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -86,6 +89,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps}) {
+                      opgen::RegisterConvGradOps, opgen::RegisterSparseTensorOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -71,6 +71,10 @@ def test_segment_reductions(gpu_matches_cpu, rng, dtype):
                                       if dtype in FLOATS else [])
         for op in ops:
             gpu_matches_cpu(_op(op), data, picks, segs)
+            # num_segments past the last id: trailing empty segments
+            gpu_matches_cpu(_op(op + "WithNumSegments"), data, picks, segs, np.int64(6))
+        gpu_matches_cpu(_op("SparseSegmentSumWithNumSegments"), data, np.int32([]),
+                        np.int32([]), np.int32(2))
 
 
 @pytest.mark.parametrize("dtype", MOVE_TYPES, ids=name)
@@ -106,6 +110,8 @@ def test_resource_gather_and_scatters(rng, dtype):
 def test_errors_match():
     p = np.zeros((3, 2), np.float32)
     _raises_on_both(errors.InvalidArgumentError, _op("GatherNd"), p, np.int32([[3, 0]]))
+    _raises_on_both(errors.InvalidArgumentError, _op("SparseSegmentSumWithNumSegments"), p,
+                    np.int32([0, 1]), np.int32([0, 3]), np.int32(3))
     _raises_on_both(errors.InvalidArgumentError, _op("ScatterNd"), np.int32([[4]]),
                     np.float32([1]), np.int32([4]))
     _raises_on_both(errors.InvalidArgumentError, _op("SegmentSum"), np.float32([1, 2, 3]),

@@ -131,6 +131,11 @@ WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
 WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 
 
+_SP_IND = np.array([[0, 1], [1, 0], [1, 2]], np.int64)
+_SP_IND2 = np.array([[0, 1], [1, 1], [1, 2]], np.int64)
+_SP_SHAPE = np.array([2, 3], np.int64)
+
+
 def baseline(op_def, rng):
     """(inputs, attrs) of one call of `op_def` that succeeds."""
     name = op_def.name
@@ -328,6 +333,29 @@ def baseline(op_def, rng):
         **{op: (lambda: ([_x(rng, (3, 2)), np.array([0, 2, 2, 1], i32),
                           np.array([0, 0, 1, 3], i32)], {}))
            for op in ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN")},
+        **{op: (lambda: ([_x(rng, (3, 2)), np.array([0, 2, 2, 1], i32),
+                          np.array([0, 0, 1, 3], i32), i32(5)], {}))
+           for op in ("SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+                      "SparseSegmentSqrtNWithNumSegments")},
+        # SparseTensor ops: (indices [3, 2], values [3], dense shape [2, 3])
+        "SparseReorder": lambda: ([_SP_IND[::-1].copy(), _x(rng, (3,)), _SP_SHAPE], {}),
+        "SparseReshape": lambda: ([_SP_IND, _SP_SHAPE, np.array([3, -1], np.int64)], {}),
+        "SparseFillEmptyRows": lambda: ([_SP_IND, _x(rng, (3,)), np.array([4, 3], np.int64),
+                                         f32(-1)], {}),
+        "SparseFillEmptyRowsGrad": lambda: ([np.array([1, 2, 4], np.int64), _x(rng, (5,))], {}),
+        "SparseTensorDenseMatMul": lambda: ([_SP_IND, _x(rng, (3,)), _SP_SHAPE, _x(rng, (3, 4))],
+                                            {}),
+        "SparseAdd": lambda: ([_SP_IND, _x(rng, (3,)), _SP_SHAPE, _SP_IND2, _x(rng, (3,)),
+                               _SP_SHAPE, f32(0)], {}),
+        "SparseAddGrad": lambda: ([_x(rng, (4,)), _SP_IND, _SP_IND2,
+                                   np.array([[0, 1], [1, 0], [1, 1], [1, 2]], np.int64)], {}),
+        "SparseSlice": lambda: ([_SP_IND, _x(rng, (3,)), _SP_SHAPE, np.array([1, 0], np.int64),
+                                 np.array([1, 3], np.int64)], {}),
+        "SparseSliceGrad": lambda: ([_x(rng, (2,)), _SP_IND, np.array([1, 0], np.int64),
+                                     np.array([[0, 0], [0, 2]], np.int64)], {}),
+        "SparseReduceSum": lambda: ([_SP_IND, _x(rng, (3,)), _SP_SHAPE, np.array([1], i32)], {}),
+        "SparseConcat": lambda: ([[_SP_IND, _SP_IND2], [_x(rng, (3,)), _x(rng, (3,))],
+                                  [_SP_SHAPE, _SP_SHAPE]], {"concat_dim": 1}),
         "ConcatOffset": lambda: ([i32(1), [np.array([2, 3], i32), np.array([2, 4], i32)]], {}),
         "InvertPermutation": lambda: ([np.array([2, 0, 1], i32)], {}),
         "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
@@ -805,6 +833,17 @@ def invalid_cases():
         ("Empty", [_v(I64_MAX, 2, dtype=i64).astype(i32)], {"dtype": dtypes.float32},
          "wrapped dims"),
         ("UnravelIndex", [_v(1, 8), _v(2, 4)], {}, "index past the end"),
+        ("SparseReshape", [_SP_IND, _SP_SHAPE, _v(4, -1, dtype=i64)], {}, "6 values as [4, -1]"),
+        ("SparseFillEmptyRows", [_SP_IND, _a((3,)), _v(1, 3, dtype=i64), f32(0)], {},
+         "a row past the dense shape"),
+        ("SparseFillEmptyRows", [_SP_IND, _a((3,)), _v(I64_MAX, 3, dtype=i64), f32(0)], {},
+         "int64-max rows"),
+        ("SparseTensorDenseMatMul", [_SP_IND, _a((3,)), _v(2, 2, dtype=i64), _a((2, 4))], {},
+         "a column past a_shape"),
+        ("SparseReduceSum", [_SP_IND, _a((3,)), _v(I64_MAX, I64_MAX, dtype=i64), _v(0)], {},
+         "an output of int64-max elements"),
+        ("SparseConcat", [[_SP_IND, _SP_IND], [_a((3,)), _a((3,))], [_SP_SHAPE, _v(3, 3, dtype=i64)]],
+         {"concat_dim": 1}, "other dims differ"),
         ("UnravelIndex", [_v(-1), _v(2, 0)], {}, "a zero dim"),
         ("UnravelIndex", [_v(1), _v(2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1)], {},
          "dims product overflowing int64"),

@@ -718,6 +718,42 @@ def _cases() -> dict[str, list[Case]]:
                                 {}, [0], tf=True)],
         "SparseSegmentSqrtN": [C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int64([0, 1, 1, 1])),
                                  {}, [0], tf=True)],
+        "SparseSegmentSumWithNumSegments": [
+            C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int32([0, 0, 2, 2]), np.int32(5)),
+              {}, [0], tf=True)],
+        "SparseSegmentMeanWithNumSegments": [
+            C(fixed(u((4, 3)), np.int64([0, 3, 3, 1]), np.int32([1, 1, 2, 2]), np.int64(4)),
+              {}, [0], tf=True)],
+        "SparseSegmentSqrtNWithNumSegments": [
+            C(fixed(u((4, 3)), np.int32([0, 3, 3, 1]), np.int64([0, 1, 1, 1]), np.int32(3)),
+              {}, [0], tf=True)],
+        # SparseTensor ops: values get the gradients of the entries they became
+        "SparseReorder": [C(fixed(np.int64([[1, 0], [0, 2], [0, 1], [1, 2]]), u((4,)),
+                                  np.int64([2, 3])), {}, [1], tf=True, output=1),
+                          C(fixed(np.zeros((0, 2), np.int64), u((0,)), np.int64([2, 3])), {},
+                            [1], output=1)],
+        "SparseFillEmptyRows": [C(fixed(np.int64([[3, 0], [1, 2], [1, 1]]), u((3,)),
+                                        np.int64([5, 3]), u(())), {}, [1, 3], tf=True,
+                                  output=1)],
+        "SparseTensorDenseMatMul": [
+            C(fixed(np.int64([[0, 1], [1, 0], [1, 2], [0, 1]]), u((4,)), np.int64([2, 3]),
+                    u((3, 4))), {}, [1, 3], tf=True),
+            C(fixed(np.int32([[1, 0], [0, 1], [2, 1]]), u((3,)), np.int64([3, 2]), u((3, 4))),
+              {"adjoint_a": True}, [1, 3], tf=True),
+            C(fixed(np.int64([[0, 1], [1, 0], [1, 2]]), u((3,)), np.int64([2, 3]), u((4, 3))),
+              {"adjoint_b": True}, [1, 3], tf=True),
+            C(fixed(np.int64([[1, 0], [0, 1], [2, 1]]), u((3,)), np.int64([3, 2]), u((4, 3))),
+              {"adjoint_a": True, "adjoint_b": True}, [1, 3], tf=True)],
+        "SparseAdd": [C(fixed(np.int64([[0, 1], [1, 0], [1, 2]]), u((3,)), np.int64([2, 3]),
+                              np.int64([[0, 1], [1, 1], [1, 2]]), u((3,)), np.int64([2, 3]),
+                              np.float64(0)), {}, [1, 4], tf=True, output=1)],
+        "SparseSlice": [C(fixed(np.int64([[0, 1], [1, 0], [1, 2], [3, 3]]), u((4,)),
+                                np.int64([4, 5]), np.int64([1, 0]), np.int64([2, 3])), {}, [1],
+                          tf=True, output=1)],
+        "SparseReduceSum": [C(fixed(np.int64([[0, 1, 1], [1, 0, 0], [1, 2, 1], [0, 1, 0]]), u((4,)),
+                                    np.int64([2, 3, 2]), np.int32(ax)), {"keep_dims": keep}, [1],
+                              tf=True)
+                            for ax, keep in (([1], False), ([-1, 0], True), ([], False))],
         "DynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {}, op_type=_stitch("DynamicStitch"))],
         "ParallelDynamicStitch": [C(fixed(u((2, 2, 3)), u((2, 3))), {},
                                     op_type=_stitch("ParallelDynamicStitch"))],
@@ -827,6 +863,11 @@ NOT_DIFFERENTIABLE = {
     "Empty": "a new tensor from a shape (TensorFlow registers no gradient)",
     **dict.fromkeys(["InTopK", "InTopKV2", "UpperBound", "LowerBound", "DataFormatVecPermute",
                      "DataFormatDimMap"], "bool or index output (TensorFlow registers no gradient)"),
+    "SparseReshape": "index arithmetic on int64 inputs (TensorFlow registers no gradient)",
+    "SparseFillEmptyRowsGrad": "a gradient op (TensorFlow registers no gradient)",
+    **dict.fromkeys(["SparseAddGrad", "SparseSliceGrad"],
+                    "a gradient op (TensorFlow registers no gradient)"),
+    "SparseConcat": "TensorFlow declares it not differentiable",
     **dict.fromkeys(["ArgMax", "ArgMin", "OneHot", "Where"], "integer or index output"),
     **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                      "LogicalAnd", "LogicalOr", "LogicalNot", "All", "Any", "IsFinite", "IsNan",
@@ -1027,7 +1068,9 @@ ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad",
          "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "UnsortedSegmentMax",
          "UnsortedSegmentMin", "UnsortedSegmentProd", "SegmentSum", "SegmentMean", "SegmentMax",
          "SegmentMin", "SegmentProd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
-         "RGBToHSV"]
+         "RGBToHSV", "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+         "SparseSegmentSqrtNWithNumSegments", "SparseReorder", "SparseFillEmptyRows",
+         "SparseTensorDenseMatMul", "SparseAdd", "SparseSlice", "SparseReduceSum"]
 DYNAMIC_IDS = [(op, k) for op, k in CASE_IDS if op in ADDED]
 
 
@@ -1316,7 +1359,7 @@ TF_SCRIPT = textwrap.dedent("""
             else:
                 y = getattr(tf.raw_ops, c["op"])(
                     **inputs, **{k: attr(v) for k, v in c["attrs"].items()})
-                y = y[0] if isinstance(y, (list, tuple)) else y
+                y = y[c.get("output", 0)] if isinstance(y, (list, tuple)) else y
         grads = tape.gradient(y, [inputs[n] for n in c["diff"]],
                               output_gradients=tf.constant(data[c["w"]]))
         for name, gr in zip(c["diff"], grads):
@@ -1375,6 +1418,7 @@ def _opgen_side(op, k, dtype):
     attrs = {key: ({"dtype": value.name} if isinstance(value, opgen.DType) else value)
              for key, value in case.attrs.items()}
     spec = {"op": op, "attrs": attrs, "diff": [names[i] for i in diff], "composite": composite,
+            "output": case.extra.get("output", 0),
             "inputs": {names[i]: f"{op}-{k}-{np.dtype(dtype).name}-{i}" for i in range(len(values))},
             "w": f"{op}-{k}-{np.dtype(dtype).name}-w", "id": f"{op}-{k}-{np.dtype(dtype).name}"}
     arrays = {spec["inputs"][names[i]]: values[i] for i in range(len(values))}

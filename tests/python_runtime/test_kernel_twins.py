@@ -25,6 +25,12 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
+    "sparse_tensor": "SparseReorder, SparseReshape, SparseFillEmptyRows(Grad) and "
+                     "SparseTensorDenseMatMul walk int64 index rows on the host (no GPU "
+                     "kernels yet: GPU placements fall back to these)",
+    "sparse_combine": "SparseAdd(Grad), SparseSlice(Grad), SparseReduceSum and SparseConcat "
+                      "walk int64 index rows on the host (no GPU kernels yet: GPU placements "
+                      "fall back to these)",
     "checkpoint": "checkpoint files are read and written on the host",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",

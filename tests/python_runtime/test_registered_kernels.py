@@ -21,6 +21,13 @@ from opgen.runtime import _lib, errors
 # replaces them, on the host), so a GPU placement falls back to the CPU for them.
 CPU_ONLY = {
     "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
+    # SparseTensor index walks on the host (TensorFlow has GPU kernels for some; opgen none
+    # yet): GPU placements fall back to these.
+    **{op: "SparseTensor index walks on the host (no GPU kernel yet)"
+       for op in ("SparseReorder", "SparseReshape", "SparseFillEmptyRows",
+                  "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
+                  "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
+                  "SparseConcat")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
     # The sparse optimizer updates have host kernels only for now (training_sparse.cc).

@@ -785,6 +785,29 @@ _CALLS = {
        for op in ("SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")},
     **{op: (lambda P: ([P((4, 3)), P((2,), I32), P((2,), I32)], {}, None))
        for op in ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN")},
+    **{op: (lambda P: ([P((4, 3)), P((2,), I32), P((2,), I32), np.array(5, I32)], {}, None))
+       for op in ("SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+                  "SparseSegmentSqrtNWithNumSegments")},
+    # SparseTensor ops (sparse_tensor_ops.cc): (indices [n, rank], values [n], shape [rank])
+    "SparseReorder": lambda P: ([P((3, 2), I64), P((3,)), P((2,), I64)], {}, None),
+    "SparseReshape": lambda P: ([P((3, 2), I64), P((2,), I64), P((3,), I64)], {}, None),
+    "SparseFillEmptyRows": lambda P: ([P((3, 2), I64), P((3,)), np.array([4, 5], I64), P(())],
+                                      {}, None),
+    "SparseFillEmptyRowsGrad": lambda P: ([P((3,), I64), P((5,))], {}, None),
+    "SparseTensorDenseMatMul": lambda P: ([P((3, 2), I64), P((3,)), np.array([4, 5], I64),
+                                          P((5, 6))], {}, None),
+    "SparseAdd": lambda P: ([P((3, 2), I64), P((3,)), P((2,), I64), P((4, 2), I64), P((4,)),
+                            P((2,), I64), np.float32(0)], {}, None),
+    "SparseAddGrad": lambda P: ([P((5,)), P((3, 2), I64), P((4, 2), I64), P((5, 2), I64)], {},
+                                None),
+    "SparseSlice": lambda P: ([P((3, 2), I64), P((3,)), P((2,), I64), P((2,), I64),
+                              P((2,), I64)], {}, None),
+    "SparseSliceGrad": lambda P: ([P((2,)), P((3, 2), I64), P((2,), I64), P((2, 2), I64)], {},
+                                  None),
+    "SparseReduceSum": lambda P: ([P((3, 2), I64), P((3,)), np.array([4, 5], I64),
+                                  np.array([1], I32)], {}, None),
+    "SparseConcat": lambda P: ([P((3, 2), I64), P((1, 2), I64), P((3,)), P((1,)), P((2,), I64),
+                               P((2,), I64)], {"concat_dim": 1}, [2, 2, 2]),
 }
 # Ops without outputs (test_debug_sequence_shapes checks their operands' ranks).
 _NO_OUTPUT_OPS = {"Assert", "PrintV2"}
@@ -1289,3 +1312,30 @@ def test_combined_non_max_suppression_shapes(infer_shapes):
     with pytest.raises(infer_shapes.Error):
         infer_shapes("CombinedNonMaxSuppression", [boxes, scores, np.array(2, I32),
                                                    np.array(0, I32)] + rest)
+
+
+def test_sparse_tensor_shapes(infer_shapes):
+    """The SparseTensor ops: entry counts where the inputs fix them, the dense outputs from
+    constant shapes (SparseTensorDenseMatMul's adjoints, SparseReduceSum's axes), and
+    operands of mismatched entry counts refused."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    a, v = P((3, 2), I64), P((3,))
+    assert infer_shapes("SparseReorder", [a, v, P((2,), I64)]) == [(3, 2), (3,)]
+    assert infer_shapes("SparseReshape", [a, P((2,), I64), P((4,), I64)]) == [(3, 4), (4,)]
+    assert infer_shapes("SparseFillEmptyRows", [a, v, np.array([4, 5], I64), P(())]) == [
+        (None, 2), (None,), (4,), (3,)]
+    assert infer_shapes("SparseTensorDenseMatMul", [a, v, np.array([4, 5], I64), P((6, 5))],
+                        {"adjoint_b": True}) == [(4, 6)]
+    assert infer_shapes("SparseTensorDenseMatMul", [a, v, np.array([5, 4], I64), P((5, 6))],
+                        {"adjoint_a": True}) == [(4, 6)]
+    assert infer_shapes("SparseReduceSum", [a, v, np.array([4, 5], I64), np.array([-1], I32)],
+                        {"keep_dims": True}) == [(4, 1)]
+    assert infer_shapes("SparseConcat", [a, P((1, 2), I64), v, P((1,)), P((2,), I64),
+                                         P((2,), I64)], {"concat_dim": 0}, [2, 2, 2]) == [
+        (4, 2), (4,), (2,)]
+    assert infer_shapes("SparseSegmentSumWithNumSegments",
+                        [P((4, 3)), P((2,), I32), P((2,), I32), np.array(7, I32)]) == [(7, 3)]
+    with pytest.raises(Error):
+        infer_shapes("SparseReorder", [a, P((4,)), P((2,), I64)])
+    with pytest.raises(Error):
+        infer_shapes("SparseTensorDenseMatMul", [a, v, np.array([4, 5], I64), P((6, 5))])

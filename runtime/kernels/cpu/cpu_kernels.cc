@@ -19,6 +19,11 @@ void RegisterDebugHostKernels(TF_Status*);   // debug_host.cc: Assert, PrintV2, 
 void RegisterSequenceKernels(TF_Status*);    // sequence.cc: Roll, ReverseSequence, LinSpace
 void RegisterUniqueKernels(TF_Status*);      // unique.cc: Unique*, ListDiff (host only)
 void RegisterSparseToDenseKernels(TF_Status*);  // sparse_to_dense.cc: SparseToDense
+// sparse_tensor.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
+// SparseTensorDenseMatMul (host only).
+void RegisterSparseTensorKernels(TF_Status*);
+// sparse_combine.cc: SparseAdd(Grad), SparseSlice(Grad), SparseReduceSum, SparseConcat (host only).
+void RegisterSparseCombineKernels(TF_Status*);
 // spectral.cc: the FFT family (host only: no GPU kernels yet). Declared here for the same reason.
 void RegisterSpectralKernels(TF_Status*);
 // matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
@@ -125,6 +130,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSequenceKernels,
       RegisterUniqueKernels,
       RegisterSparseToDenseKernels,
+      RegisterSparseTensorKernels,
+      RegisterSparseCombineKernels,
       RegisterSpectralKernels,
       RegisterMatrixDiagKernels,
       RegisterLinalgKernels,

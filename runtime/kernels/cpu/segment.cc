@@ -126,17 +126,21 @@ struct UnsortedKernel {
   }
 };
 
-template <typename T, Reduce R, bool kSparse>
+template <typename T, Reduce R, bool kSparse, bool kNum = false>
 struct SortedKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
     kernels::SortedSegmentPlan p;
-    if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p)) return;
+    if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p, kNum)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
     ReduceRows<T, R>(Data<T>(p.data), kSparse ? p.rows.data() : nullptr, p.segments.data(),
                      static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, false, Data<T>(out));
   }
   static const char* Name() {
+    if (kNum)
+      return R == Reduce::kSum    ? "SparseSegmentSumWithNumSegments"
+             : R == Reduce::kMean ? "SparseSegmentMeanWithNumSegments"
+                                  : "SparseSegmentSqrtNWithNumSegments";
     switch (R) {
       case Reduce::kSum: return kSparse ? "SparseSegmentSum" : "SegmentSum";
       case Reduce::kMean: return kSparse ? "SparseSegmentMean" : "SegmentMean";
@@ -173,6 +177,16 @@ void RegisterSparse(const char* op, Types<Ts...>, TF_Status* status) {
           {}, &SortedKernel<Ts, R, true>::Compute}, status), ...);
 }
 
+template <Reduce R, typename... Ts>
+void RegisterWithNumSegments(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    for (TF_DataType s : {TF_INT32, TF_INT64})
+      for (TF_DataType n : {TF_INT32, TF_INT64})
+        (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", i},
+            {"Tsegmentids", s}, {"Tnumsegments", n}}, {},
+            &SortedKernel<Ts, R, true, true>::Compute}, status), ...);
+}
+
 }  // namespace
 
 void RegisterSegmentKernels(TF_Status* status) {
@@ -188,6 +202,10 @@ void RegisterSegmentKernels(TF_Status* status) {
   RegisterSparse<Reduce::kSum>("SparseSegmentSum", RealTypes(), status);
   RegisterSparse<Reduce::kMean>("SparseSegmentMean", FloatTypes(), status);
   RegisterSparse<Reduce::kSqrtN>("SparseSegmentSqrtN", FloatTypes(), status);
+  RegisterWithNumSegments<Reduce::kSum>("SparseSegmentSumWithNumSegments", RealTypes(), status);
+  RegisterWithNumSegments<Reduce::kMean>("SparseSegmentMeanWithNumSegments", FloatTypes(), status);
+  RegisterWithNumSegments<Reduce::kSqrtN>("SparseSegmentSqrtNWithNumSegments", FloatTypes(),
+                                          status);
 }
 
 }  // namespace cpu

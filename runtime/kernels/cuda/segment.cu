@@ -31,11 +31,11 @@ struct UnsortedKernel {
   }
 };
 
-template <typename T, Fold F, bool kSparse>
+template <typename T, Fold F, bool kSparse, bool kNum = false>
 struct SortedKernel {
   static void Compute(void*, TF_OpKernelContext* ctx) {
     kernels::SortedSegmentPlan p;
-    if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p)) return;
+    if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p, kNum)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
     LaunchCsrFold<T, F>(ctx, Name(), BuildCsr(p.segments, p.rows, p.out_dims[0]),
@@ -43,6 +43,10 @@ struct SortedKernel {
                         F == Fold::kProd ? Empty::kIdentity : Empty::kZero);
   }
   static const char* Name() {
+    if (kNum)
+      return F == Fold::kSum    ? "SparseSegmentSumWithNumSegments"
+             : F == Fold::kMean ? "SparseSegmentMeanWithNumSegments"
+                                : "SparseSegmentSqrtNWithNumSegments";
     switch (F) {
       case Fold::kSum: return kSparse ? "SparseSegmentSum" : "SegmentSum";
       case Fold::kMean: return kSparse ? "SparseSegmentMean" : "SegmentMean";
@@ -80,6 +84,16 @@ void RegisterSparse(const char* op, Types<Ts...>, TF_Status* status) {
           {"indices", "segment_ids"}, &SortedKernel<Ts, F, true>::Compute}, status), ...);
 }
 
+template <Fold F, typename... Ts>
+void RegisterWithNumSegments(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    for (TF_DataType s : {TF_INT32, TF_INT64})
+      for (TF_DataType n : {TF_INT32, TF_INT64})
+        (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tidx", i},
+            {"Tsegmentids", s}, {"Tnumsegments", n}}, {"indices", "segment_ids", "num_segments"},
+            &SortedKernel<Ts, F, true, true>::Compute}, status), ...);
+}
+
 using Floats = Types<float, double, __half, __nv_bfloat16>;
 using Reals = kernels::Concat<Floats, Types<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
                                             uint32_t, uint64_t>>;
@@ -100,6 +114,9 @@ void RegisterSegmentKernels(TF_Status* status) {
   RegisterSparse<Fold::kSum>("SparseSegmentSum", Reals(), status);
   RegisterSparse<Fold::kMean>("SparseSegmentMean", Floats(), status);
   RegisterSparse<Fold::kSqrtN>("SparseSegmentSqrtN", Floats(), status);
+  RegisterWithNumSegments<Fold::kSum>("SparseSegmentSumWithNumSegments", Reals(), status);
+  RegisterWithNumSegments<Fold::kMean>("SparseSegmentMeanWithNumSegments", Floats(), status);
+  RegisterWithNumSegments<Fold::kSqrtN>("SparseSegmentSqrtNWithNumSegments", Floats(), status);
 }
 
 }  // namespace cuda

@@ -105,6 +105,8 @@ namespace opgen::gradients {
 // scatter_grad.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
 // not in builtin_gradients.h, which every gradient file includes).
 void RegisterScatterGradients();
+// sparse_grad.cc: SparseReorder, SparseFillEmptyRows, SparseTensorDenseMatMul.
+void RegisterSparseGradients();
 }  // namespace opgen::gradients
 
 void opgen_register_builtin_gradients() {
@@ -116,6 +118,6 @@ void opgen_register_builtin_gradients() {
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
-                      RegisterNotDifferentiableOps})
+                      RegisterSparseGradients, RegisterNotDifferentiableOps})
     family();
 }

@@ -246,6 +246,10 @@ void RegisterScatterGradients() {
   RegisterGrad("SparseSegmentSum", SparseSegmentSumGrad);
   RegisterGrad("SparseSegmentMean", SparseSegmentMeanGrad);
   RegisterGrad("SparseSegmentSqrtN", SparseSegmentSqrtNGrad);
+  // (num_segments fixes the output's rows, which the gradient already reads from g)
+  RegisterGrad("SparseSegmentSumWithNumSegments", SparseSegmentSumGrad);
+  RegisterGrad("SparseSegmentMeanWithNumSegments", SparseSegmentMeanGrad);
+  RegisterGrad("SparseSegmentSqrtNWithNumSegments", SparseSegmentSqrtNGrad);
 }
 
 }  // namespace gradients
