@@ -15,6 +15,7 @@ from opgen.op_typing import TensorLike as TensorLike
 
 __all__ = [
     "abs",
+    "accumulate_nv2",
     "acos",
     "acosh",
     "add",
@@ -26,6 +27,7 @@ __all__ = [
     "all",
     "angle",
     "any",
+    "approximate_equal",
     "arg_max",
     "arg_min",
     "as_string",
@@ -71,6 +73,7 @@ __all__ = [
     "concat_offset",
     "concat_v2",
     "conj",
+    "conjugate_transpose",
     "const",
     "control_trigger",
     "conv2d",
@@ -84,8 +87,10 @@ __all__ = [
     "crop_and_resize",
     "crop_and_resize_grad_boxes",
     "crop_and_resize_grad_image",
+    "cross",
     "cumprod",
     "cumsum",
+    "cumulative_logsumexp",
     "data_format_dim_map",
     "data_format_vec_permute",
     "dense_bincount",
@@ -112,6 +117,7 @@ __all__ = [
     "erf",
     "erfc",
     "erfinv",
+    "euclidean_norm",
     "exit",
     "exp",
     "expand_dims",
@@ -154,6 +160,8 @@ __all__ = [
     "inplace_add",
     "inplace_sub",
     "inplace_update",
+    "inv",
+    "inv_grad",
     "invert",
     "invert_permutation",
     "irfft",
@@ -240,6 +248,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "polygamma",
+    "population_count",
     "pow",
     "prevent_gradient",
     "print_v2",
@@ -485,6 +494,18 @@ def abs(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def abs(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def accumulate_nv2(
+    inputs: Sequence[GraphOutput], shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def accumulate_nv2(
+    inputs: Sequence[EagerTensorLike], shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def accumulate_nv2(
+    inputs: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def acos(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def acos(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -639,6 +660,25 @@ def any(
     reduction_indices: TensorLike,
     keep_dims: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def approximate_equal(
+    x: GraphOutput, y: TensorLike, tolerance: float = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def approximate_equal(
+    x: TensorLike, y: GraphOutput, tolerance: float = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def approximate_equal(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    tolerance: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def approximate_equal(
+    x: TensorLike, y: TensorLike, tolerance: float = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def arg_max(
@@ -1393,6 +1433,22 @@ def conj(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def conj(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def conj(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def conjugate_transpose(
+    x: GraphOutput, perm: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def conjugate_transpose(
+    x: TensorLike, perm: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def conjugate_transpose(
+    x: EagerTensorLike, perm: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def conjugate_transpose(
+    x: TensorLike, perm: TensorLike, name: str | None = None
+) -> OpOutput: ...
 def const(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> OpOutput: ...
 def control_trigger(name: str | None = None) -> OpNode: ...
 @overload
@@ -1910,6 +1966,16 @@ def crop_and_resize_grad_image(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def cross(a: GraphOutput, b: TensorLike, name: str | None = None) -> GraphOutput: ...
+@overload
+def cross(a: TensorLike, b: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def cross(
+    a: EagerTensorLike, b: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def cumprod(
     x: GraphOutput,
     axis: TensorLike,
@@ -1967,6 +2033,38 @@ def cumsum(
 ) -> EagerOutput: ...
 @overload
 def cumsum(
+    x: TensorLike,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: GraphOutput,
+    axis: TensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: TensorLike,
+    axis: GraphOutput,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def cumulative_logsumexp(
+    x: EagerTensorLike,
+    axis: EagerTensorLike,
+    exclusive: bool = ...,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def cumulative_logsumexp(
     x: TensorLike,
     axis: TensorLike,
     exclusive: bool = ...,
@@ -2448,6 +2546,34 @@ def erfinv(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def erfinv(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def erfinv(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def euclidean_norm(
+    input: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def euclidean_norm(
+    input: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def euclidean_norm(
+    input: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def euclidean_norm(
+    input: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def exit(data: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3065,6 +3191,26 @@ def inplace_update(
 def inplace_update(
     x: TensorLike, i: TensorLike, v: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+@overload
+def inv(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def inv(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def inv(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def inv_grad(
+    y: GraphOutput, dy: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inv_grad(
+    y: TensorLike, dy: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def inv_grad(
+    y: EagerTensorLike, dy: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def inv_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def invert(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -4773,6 +4919,12 @@ def polygamma(
 ) -> EagerOutput: ...
 @overload
 def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def population_count(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def population_count(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def population_count(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def pow(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload

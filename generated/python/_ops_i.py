@@ -455,6 +455,44 @@ def inplace_update(
     return _out[0]
 
 
+def inv(x: TensorLike, name: str | None = None) -> OpOutput:
+    """Returns `1 / x` (the older name of Reciprocal).
+
+    Applied element by element.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `complex64`, `complex128`.
+        Input values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The result, same shape as the input.
+    """
+    _out = _execute_op("Inv", [x], {}, name)
+    return _out[0]
+
+
+def inv_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput:
+    """The gradient of Inv (1/x): `-dy * y * y`.
+
+    `y` is the forward op's output and `dy` the gradient reaching it; both have one shape.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        The forward op's output.
+      dy: A `Tensor`. Must have the same type as `y`.
+        The gradient of `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+      The gradient of the forward op's input.
+    """
+    _out = _execute_op("InvGrad", [y, dy], {}, name)
+    return _out[0]
+
+
 def invert(x: TensorLike, name: str | None = None) -> OpOutput:
     """Flips every bit of `x` (`~x`).
 

@@ -88,8 +88,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterLinalgOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
-                      opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps}) {
-                      opgen::RegisterConvGradOps, opgen::RegisterSparseTensorOps}) {
+                      opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
+                      opgen::RegisterSparseTensorOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
