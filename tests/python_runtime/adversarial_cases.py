@@ -1141,7 +1141,10 @@ NOT_SWEPT = {
     **{op: "TensorArray ops (DT_RESOURCE handles): tests/python_runtime/test_tensor_array_v3.py"
        for op in ("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
                   "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
-                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3")},
+                  "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3",
+                  "TensorArrayGradV3", "TensorArrayGradWithShape")},
+    **{op: "stacks (DT_RESOURCE handles): tests/python_runtime/test_tensor_array_v3.py"
+       for op in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2")},
     **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/test_variables.py"
        for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                   "AssignSubVariableOp", "VarIsInitializedOp", "DestroyResourceOp",

@@ -836,7 +836,10 @@ _RESOURCE_OPS |= {"ResourceApplyAdaMax", "ResourceApplyAdadelta", "ResourceApply
 # checks their shapes in graphs.
 _TENSOR_ARRAY_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
                      "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArrayConcatV3",
-                     "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3"}
+                     "TensorArraySplitV3", "TensorArraySizeV3", "TensorArrayCloseV3",
+                     "TensorArrayGradV3", "TensorArrayGradWithShape",
+                     # stacks take resource handles too (test_tensor_array_v3.py)
+                     "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"}
 # Checkpoint ops: string operands, and RestoreV2's shapes are known only from the file;
 # the string ops of the save/restore graphs (run in test_string_ops.py).
 _CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "StringJoin", "ShardedFilename",

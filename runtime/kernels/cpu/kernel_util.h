@@ -104,7 +104,7 @@ void SelectStringCompute(void*, TF_OpKernelContext* ctx);
 void SelectV2StringCompute(void*, TF_OpKernelContext* ctx);
 void RegisterSplitOneHotKernels(TF_Status* status);       // split_onehot.cc: Split, SplitV, OneHot, BroadcastTo
 void RegisterTensorListKernels(TF_Status* status);        // tensor_list.cc: TensorList*
-void RegisterTrainingKernels(TF_Status* status);          // training.cc: ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyAdam, ResourceApplyAdagrad, ResourceApplyRMSProp
+void RegisterTrainingKernels(TF_Status* status);          // training.cc: the dense ResourceApply* updates (training_spec.h lists them)
 void RegisterBatchNormGradKernels(TF_Status* status);  // batch_norm_grad.cc: FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3
 void RegisterConvGradKernels(TF_Status* status);       // conv_grad.cc: Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput, DepthwiseConv2dNativeBackpropFilter, Conv3DBackpropInputV2, Conv3DBackpropFilterV2
 void RegisterImageGradKernels(TF_Status* status);      // image_grad.cc: ResizeBilinearGrad, ResizeNearestNeighborGrad

@@ -18,6 +18,7 @@
 
 #include "../../src/string_tensor.h"
 #include "kernel_util.h"
+#include "held_resource.h"
 #include "opgen/c_api_ext.h"
 
 namespace opgen {
@@ -372,22 +373,9 @@ void TableOpCompute(void* attrs, TF_OpKernelContext* ctx) {
 }
 
 // The table input 0 names, held while the kernel runs.
-class HeldTable {
+class HeldTable : public HeldResource<Table> {
  public:
-  explicit HeldTable(TF_OpKernelContext* ctx) {
-    StatusPtr s = NewStatus();
-    ref_ = OPGEN_KernelLookupResource(ctx, 0, kTableType, s.get());
-    Ok(ctx, s.get());
-  }
-  ~HeldTable() { OPGEN_ReleaseKernelResource(ref_); }
-  HeldTable(const HeldTable&) = delete;
-  HeldTable& operator=(const HeldTable&) = delete;
-  Table* get() const {
-    return ref_ == nullptr ? nullptr : static_cast<Table*>(OPGEN_KernelResourceData(ref_));
-  }
-
- private:
-  OPGEN_KernelResource* ref_ = nullptr;
+  explicit HeldTable(TF_OpKernelContext* ctx) : HeldResource<Table>(ctx, kTableType) {}
 };
 
 bool Report(TF_OpKernelContext* ctx, const Error& e) {

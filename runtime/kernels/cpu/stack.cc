@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel_util.h"
+#include "held_resource.h"
 #include "opgen/c_api_ext.h"
 
 namespace opgen {
@@ -103,24 +104,9 @@ void CreateCompute(void* p, TF_OpKernelContext* ctx) {
 }
 
 // The stack input 0 names, held while the kernel runs.
-class HeldStack {
+class HeldStack : public HeldResource<Stack> {
  public:
-  explicit HeldStack(TF_OpKernelContext* ctx) {
-    StatusPtr s = NewStatus();
-    ref_ = OPGEN_KernelLookupResource(ctx, 0, kStackType, s.get());
-    if (ref_ == nullptr) TF_OpKernelContext_Failure(ctx, s.get());
-  }
-  ~HeldStack() {
-    if (ref_ != nullptr) OPGEN_ReleaseKernelResource(ref_);
-  }
-  HeldStack(const HeldStack&) = delete;
-  HeldStack& operator=(const HeldStack&) = delete;
-  Stack* get() const {
-    return ref_ == nullptr ? nullptr : static_cast<Stack*>(OPGEN_KernelResourceData(ref_));
-  }
-
- private:
-  OPGEN_KernelResource* ref_ = nullptr;
+  explicit HeldStack(TF_OpKernelContext* ctx) : HeldResource<Stack>(ctx, kStackType) {}
 };
 
 void SetOutput(TF_OpKernelContext* ctx, TF_Tensor* value) {

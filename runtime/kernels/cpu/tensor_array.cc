@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernel_util.h"
+#include "held_resource.h"
 #include "opgen/c_api_ext.h"
 #include "tensor_add.h"
 
@@ -352,25 +353,10 @@ void CreateCompute(void* p, TF_OpKernelContext* ctx) {
 
 // ---- The ops on an array --------------------------------------------------------------
 
-// The array input 0 names, held while the kernel runs.
-class HeldArray {
+// The tensorarray input 0 names, held while the kernel runs.
+class HeldArray : public HeldResource<TensorArray> {
  public:
-  explicit HeldArray(TF_OpKernelContext* ctx) {
-    StatusPtr s = NewStatus();
-    ref_ = OPGEN_KernelLookupResource(ctx, 0, kArrayType, s.get());
-    if (ref_ == nullptr) TF_OpKernelContext_Failure(ctx, s.get());
-  }
-  ~HeldArray() {
-    if (ref_ != nullptr) OPGEN_ReleaseKernelResource(ref_);
-  }
-  HeldArray(const HeldArray&) = delete;
-  HeldArray& operator=(const HeldArray&) = delete;
-  TensorArray* get() const {
-    return ref_ == nullptr ? nullptr : static_cast<TensorArray*>(OPGEN_KernelResourceData(ref_));
-  }
-
- private:
-  OPGEN_KernelResource* ref_ = nullptr;
+  explicit HeldArray(TF_OpKernelContext* ctx) : HeldResource<TensorArray>(ctx, kArrayType) {}
 };
 
 // The flow output: the flow input passed on (its value means nothing).
