@@ -387,7 +387,8 @@ def test_tensor_attr_of_a_few_bytes_is_copied_without_holding_the_splat():
     without the graph keeping a parsed copy: peak memory is one splat, not two."""
     import subprocess
     script = SPLAT_CHILD.format(helpers=str(Path(__file__).parent))
+    # From the tests' folder: a checkout's root would shadow the installed opgen.
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=str(Path(__file__).parent))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("grew")
