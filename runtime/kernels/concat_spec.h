@@ -48,7 +48,10 @@ inline bool PlanConcat(TF_OpKernelContext* ctx, JoinPlan* plan) {
                                          ShapeString(pd) + " differ outside axis " + std::to_string(a));
       return false;
     }
-    out_dims[a] += pd[a];
+    if (__builtin_add_overflow(out_dims[a], pd[a], &out_dims[a])) {  // empty pieces can be that long
+      Fail(ctx, TF_INVALID_ARGUMENT, "ConcatV2: the sizes along axis " + std::to_string(a) + " pass int64");
+      return false;
+    }
   }
   plan->axis = a;
   plan->out_dims = std::move(out_dims);

@@ -86,6 +86,11 @@ CASES = [
      "Pad: paddings must have shape [2, 2] for input of shape [2,3]"),
     ("Pad", [np.ones((2, 3), f32), np.array([[I64_MAX, 0], [0, 0]], i64)], {}, BAD,
      "Pad: paddings [9223372036854775807,0,0,0] overflow int64 for shape [2,3]"),
+    # Found by the CI fuzzer: the count fits int64, its bytes do not.
+    ("Pad", [np.ones((1,), f32), np.array([[2 ** 62, 0]], i64)], {}, BAD,
+     "output shape [4611686018427387905] needs more bytes than int64 counts"),
+    ("Tile", [np.ones((1,), f32), np.array([2 ** 62], i64)], {}, BAD,
+     "output shape [4611686018427387904] needs more bytes than int64 counts"),
     ("Tile", [np.ones((2, 3), f32), np.array([[1, 2]], i32)], {}, BAD,
      "Tile: multiples must be a vector, got shape [1,2]"),
     ("Tile", [np.ones((2, 3), f32), np.array([I64_MAX, 1], i64)], {}, BAD,
@@ -127,6 +132,16 @@ CASES = [
 def test_shared_check_reports_its_message(op, inputs, attrs, error, message):
     with pytest.raises(error, match=re.escape(message)):
         execute_op(op, inputs, attrs)
+
+
+def test_concat_of_empty_pieces_longer_than_int64_counts_is_refused():
+    """Empty tensors can have any other dims (numpy cannot make them; Fill can)."""
+    empty = execute_op("Fill", [np.array([2 ** 62, 0], i64), f32(1)], {})[0]
+    with pytest.raises(BAD, match="ConcatV2: the sizes along axis 0 pass int64"):
+        execute_op("ConcatV2", [[empty, empty], i32(0)], {})
+    # Along the other axis the output is empty, and fine.
+    got = execute_op("ConcatV2", [[empty, empty], i32(1)], {})[0]
+    assert tuple(got.shape) == (2 ** 62, 0)
 
 
 def test_equal_without_incompatible_shape_error_is_one_false():

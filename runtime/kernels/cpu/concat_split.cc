@@ -19,15 +19,9 @@ using kernels::OuterInner;
 // Concatenates `pieces` (all of rank `rank`, equal except along `axis`).
 void Concatenate(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& pieces, int64_t axis,
                  std::vector<int64_t> out_dims, TF_DataType dtype) {
-  StatusPtr s = NewStatus();
   const int64_t esize = static_cast<int64_t>(TF_DataTypeSize(dtype));
-  TF_Tensor* raw = TF_AllocateOutput(ctx, 0, dtype, out_dims.data(), static_cast<int>(out_dims.size()),
-                                     static_cast<size_t>(NumElements(out_dims) * esize), s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return;
-  }
-  TensorPtr output(raw);
+  TensorPtr output = kernels::AllocateOutput(ctx, 0, dtype, out_dims);
+  if (!output || NumElements(out_dims) == 0) return;  // empty: its other dims may be any size
   int64_t outer, inner;
   OuterInner(out_dims, axis, &outer, &inner);
   // Each output row (one index of the dimensions before `axis`) is every piece's row in

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../../src/string_tensor.h"
+#include "host_tensor_alloc.h"
 #include "kernel_util.h"
 #include "held_resource.h"
 #include "opgen/c_api_ext.h"
@@ -56,8 +57,7 @@ bool SetElement<std::string>(TF_Tensor* t, int64_t i, const std::string& v) {
 // A new host tensor of `dtype` and `dims` (strings: owning empty elements).
 TensorPtr NewTensor(TF_DataType dtype, const std::vector<int64_t>& dims) {
   if (dtype == TF_STRING) return TensorPtr(NewStringTensor(dims));
-  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(dtype);
-  return TensorPtr(TF_AllocateTensor(dtype, dims.data(), static_cast<int>(dims.size()), bytes));
+  return TensorPtr(NewHostTensor(dtype, dims));
 }
 
 // What every table does, whatever its key and value types. Each key holds width()

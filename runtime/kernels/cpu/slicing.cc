@@ -20,15 +20,10 @@ namespace {
 
 int64_t ElementBytes(const TF_Tensor* t) { return static_cast<int64_t>(TF_DataTypeSize(TF_TensorType(t))); }
 
+// Output 0 with `like`'s dtype; kernels::AllocateOutput reports a shape whose bytes
+// pass int64 (paddings and multiples are caller operands).
 TensorPtr AllocateLike(TF_OpKernelContext* ctx, const TF_Tensor* like, const std::vector<int64_t>& dims) {
-  StatusPtr s = NewStatus();
-  TF_Tensor* t = TF_AllocateOutput(ctx, 0, TF_TensorType(like), dims.data(), static_cast<int>(dims.size()),
-                                   static_cast<size_t>(NumElements(dims) * ElementBytes(like)), s.get());
-  if (TF_GetCode(s.get()) != TF_OK) {
-    TF_OpKernelContext_Failure(ctx, s.get());
-    return nullptr;
-  }
-  return TensorPtr(t);
+  return kernels::AllocateOutput(ctx, 0, TF_TensorType(like), dims);
 }
 
 // The three copies below work on rows: the innermost dimension after merging the

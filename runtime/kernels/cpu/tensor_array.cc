@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host_tensor_alloc.h"
 #include "kernel_util.h"
 #include "held_resource.h"
 #include "opgen/c_api_ext.h"
@@ -71,12 +72,7 @@ bool ReadShapeAttr(TF_OpKernelConstruction* ctx, const char* name, Shape* shape,
   return TF_GetCode(s) == TF_OK;
 }
 
-TF_Tensor* NewZeros(TF_DataType dtype, const std::vector<int64_t>& dims) {
-  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(dtype);
-  TF_Tensor* t = TF_AllocateTensor(dtype, dims.data(), static_cast<int>(dims.size()), bytes);
-  if (t != nullptr && bytes) std::memset(TF_TensorData(t), 0, bytes);
-  return t;
-}
+TF_Tensor* NewZeros(TF_DataType dtype, const std::vector<int64_t>& dims) { return NewZeroHostTensor(dtype, dims); }
 
 // How an array takes writes: a forward array once per element; a gradient array
 // (TensorArrayGradV3's) sums the partial gradients written to one element, and reads an

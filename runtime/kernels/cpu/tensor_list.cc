@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../tensor_list.h"
+#include "host_tensor_alloc.h"
 #include "kernel_util.h"
 #include "tensor_add.h"
 
@@ -209,12 +210,7 @@ bool ReadIndex(TF_OpKernelContext* ctx, int i, size_t length, bool allow_past_en
 }
 
 // A zero tensor standing for an unset element of `dims` (fully known).
-TF_Tensor* Zeros(TF_DataType dtype, const std::vector<int64_t>& dims) {
-  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(dtype);
-  TF_Tensor* t = TF_AllocateTensor(dtype, dims.data(), static_cast<int>(dims.size()), bytes);
-  if (t != nullptr && bytes) std::memset(TF_TensorData(t), 0, bytes);
-  return t;
-}
+TF_Tensor* Zeros(TF_DataType dtype, const std::vector<int64_t>& dims) { return NewZeroHostTensor(dtype, dims); }
 
 void GetItemCompute(void* p, TF_OpKernelContext* ctx) {
   const auto* attrs = static_cast<const ListAttrs*>(p);
@@ -306,7 +302,8 @@ void StackCompute(void* p, TF_OpKernelContext* ctx) {
   out_dims.insert(out_dims.end(), dims.begin(), dims.end());
   TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
   if (!out) return;
-  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(list->element_dtype);
+  // Per element, from the output's bytes (with no elements, element_shape may be any size).
+  const size_t bytes = n == 0 ? 0 : TF_TensorByteSize(out.get()) / static_cast<size_t>(n);
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
   for (int64_t i = 0; i < n && bytes; ++i) {
     if (list->items[i]) {
@@ -457,7 +454,7 @@ void GatherCompute(void* p, TF_OpKernelContext* ctx) {
   out_dims.insert(out_dims.end(), dims.begin(), dims.end());
   TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
   if (!out) return;
-  const size_t bytes = static_cast<size_t>(NumElements(dims)) * TF_DataTypeSize(list->element_dtype);
+  const size_t bytes = indices.empty() ? 0 : TF_TensorByteSize(out.get()) / indices.size();
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
   for (size_t k = 0; k < indices.size() && bytes; ++k) {
     const std::shared_ptr<TF_Tensor>& item = list->items[indices[k]];
@@ -509,13 +506,15 @@ void ConcatCompute(void* p, TF_OpKernelContext* ctx) {
                 "Cannot concatenate the list: its elements' shape past the first dimension " +
                     PartialShapeString(rest_known, rest) + " is not fully known");
   int64_t rows = 0;
-  for (int64_t n : lengths) rows += n;
+  for (int64_t n : lengths)
+    if (__builtin_add_overflow(rows, n, &rows))  // empty elements can be that long
+      return Fail(ctx, TF_INVALID_ARGUMENT, "Cannot concatenate the list: its length passes int64");
   std::vector<int64_t> out_dims{rows};
   out_dims.insert(out_dims.end(), rest.begin(), rest.end());
   TensorPtr out = kernels::AllocateOutput(ctx, 0, list->element_dtype, out_dims);
   TensorPtr lengths_out = AllocateOutput<int64_t>(ctx, 1, {static_cast<int64_t>(lengths.size())});
   if (!out || !lengths_out) return;
-  const size_t row_bytes = static_cast<size_t>(NumElements(rest)) * TF_DataTypeSize(list->element_dtype);
+  const size_t row_bytes = rows == 0 ? 0 : TF_TensorByteSize(out.get()) / static_cast<size_t>(rows);
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
   for (size_t k = 0; k < lengths.size(); ++k) {
     const size_t bytes = row_bytes * static_cast<size_t>(lengths[k]);
