@@ -1,0 +1,199 @@
+"""opgen.train's optimizers against tf.compat.v1.train's in TensorFlow 2.21 itself: the
+same constructor call (the same source text, evaluated with `train` bound to either
+module), the same initial values and gradients, several steps eagerly and in a graph run
+by a Session, with dense gradients and with IndexedSlices ones (repeated indices
+included); the variable and every slot compared, and the slots' graph names. TensorFlow
+runs in its own interpreter ($OPGEN_TF_PYTHON); the tests skip without one."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import opgen
+from tf_reference import run_tf_script
+
+# name -> the constructor call, as both libraries take it
+CASES = {
+    "adagrad": "train.AdagradOptimizer(0.1, initial_accumulator_value=0.2)",
+    "adadelta": "train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)",
+    "rmsprop": "train.RMSPropOptimizer(0.01, decay=0.8, momentum=0.5, epsilon=1e-6)",
+    "rmsprop_centered": "train.RMSPropOptimizer(0.01, momentum=0.5, epsilon=1e-6, "
+                        "centered=True)",
+    "ftrl": "train.FtrlOptimizer(0.1, l1_regularization_strength=0.01, "
+            "l2_regularization_strength=0.02)",
+    "ftrl_v2": "train.FtrlOptimizer(0.2, learning_rate_power=-0.7, "
+               "initial_accumulator_value=0.3, l1_regularization_strength=0.01, "
+               "l2_shrinkage_regularization_strength=0.1, beta=0.5)",
+    "proximal_adagrad": "train.ProximalAdagradOptimizer(0.1, l1_regularization_strength=0.01, "
+                        "l2_regularization_strength=0.02)",
+    "proximal_sgd": "train.ProximalGradientDescentOptimizer(0.1, 0.01, 0.02)",
+    # the sparse paths of the first three optimizers
+    "sgd": "train.GradientDescentOptimizer(0.1)",
+    "momentum": "train.MomentumOptimizer(0.1, 0.9, use_nesterov=True)",
+    "adam": "train.AdamOptimizer(0.05)",
+}
+# TensorFlow's ProximalAdagrad and ProximalGradientDescent do not cast their float32
+# hyperparameters to a float64 variable's dtype for the dense op (it fails there); opgen
+# casts, as for every other optimizer. Only the sparse paths compare in float64.
+TF_REFUSES = {("proximal_adagrad", "float64", "dense"), ("proximal_sgd", "float64", "dense")}
+DTYPES = ["float32", "float64"]
+STEPS = 4
+INDICES = np.int32([0, 2, 0])  # a repeated row: summed first, as TensorFlow does
+
+# Bad constructor calls: TensorFlow's ValueError messages.
+BAD = [
+    "train.AdagradOptimizer(0.1, initial_accumulator_value=0.0)",
+    "train.ProximalAdagradOptimizer(0.1, initial_accumulator_value=-1.0)",
+    "train.FtrlOptimizer(0.1, initial_accumulator_value=-0.5)",
+    "train.FtrlOptimizer(0.1, learning_rate_power=0.5)",
+    "train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0)",
+    "train.FtrlOptimizer(0.1, l2_regularization_strength=-2.0)",
+    "train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=-0.25)",
+    "train.AdadeltaOptimizer(name='')",
+]
+
+# argv[1] the spec (cases, bad calls), argv[2] the inputs (.npz), argv[3] the results.
+TF_SCRIPT = textwrap.dedent("""
+    import json, os, sys
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+    import numpy as np
+    import tensorflow as tf
+
+    spec = json.load(open(sys.argv[1]))
+    data, out = dict(np.load(sys.argv[2])), {}
+    train = tf.compat.v1.train
+    refused = {tuple(x) for x in spec["refused"]}
+
+    def grad_of(kind, g, idx):
+        return g if kind == "dense" else tf.IndexedSlices(g, idx)
+
+    for name, call in spec["cases"].items():
+        for dt in ("float32", "float64"):
+            for kind in ("dense", "sparse"):
+                if (name, dt, kind) in refused:
+                    continue
+                key = f"{name}_{dt}_{kind}"
+                grads, idx = data[f"{kind}_{dt}"], data["indices"]
+                v = tf.Variable(data["var_" + dt])
+                opt = eval(call)
+                for g in grads:
+                    opt.apply_gradients([(grad_of(kind, tf.constant(g), tf.constant(idx)),
+                                          v)])
+                out["eager_" + key] = v.numpy()
+                for s in opt.get_slot_names():
+                    out[f"eager_{key}_{s}"] = opt.get_slot(v, s).numpy()
+                graph = tf.Graph()
+                with graph.as_default():
+                    v = tf.compat.v1.Variable(data["var_" + dt], name="w", use_resource=True)
+                    g_in = tf.compat.v1.placeholder(dt, grads.shape[1:], name="grad")
+                    opt = eval(call)
+                    step = opt.apply_gradients([(grad_of(kind, g_in, tf.constant(idx)), v)])
+                    init = tf.compat.v1.global_variables_initializer()
+                    slots = {s: opt.get_slot(v, s) for s in opt.get_slot_names()}
+                with tf.compat.v1.Session(graph=graph) as sess:
+                    sess.run(init)
+                    for g in grads:
+                        sess.run(step, {g_in: g})
+                    out["graph_" + key] = sess.run(v.read_value())
+                    for s, slot in slots.items():
+                        out[f"graph_{key}_{s}"] = sess.run(slot.read_value())
+                        out[f"name_{key}_{s}"] = np.array(slot.name)
+    for i, call in enumerate(spec["bad"]):
+        try:
+            eval(call)
+            out[f"bad_{i}"] = np.array("no error")
+        except ValueError as e:
+            out[f"bad_{i}"] = np.array(str(e))
+    np.savez(sys.argv[3], **out)
+""")
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    rng = np.random.default_rng(21)
+    data = {"indices": INDICES}
+    for dt in DTYPES:
+        data["var_" + dt] = rng.uniform(-1, 1, (4, 5)).astype(dt)
+        data["dense_" + dt] = rng.uniform(-1, 1, (STEPS, 4, 5)).astype(dt)
+        data["sparse_" + dt] = rng.uniform(-1, 1, (STEPS, len(INDICES), 5)).astype(dt)
+    return data
+
+
+@pytest.fixture(scope="module")
+def tf_results(inputs):
+    spec = {"cases": CASES, "bad": BAD, "refused": sorted(TF_REFUSES)}
+    return run_tf_script(TF_SCRIPT, inputs, spec, timeout=600)
+
+
+def _close(got, want, dt):
+    # The same formulas in the same order; float32 a few ulps apart at most where
+    # TensorFlow's Eigen kernels take a fast (reciprocal) square root or fuse.
+    rtol, atol = (2e-5, 1e-6) if dt == "float32" else (1e-12, 1e-14)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+def _grad(kind, g, indices):
+    return g if kind == "dense" else opgen.train.IndexedSlices(g, indices)
+
+
+def _params():
+    return [pytest.param(name, dt, kind, id=f"{name}-{dt}-{kind}")
+            for name in CASES for dt in DTYPES for kind in ("dense", "sparse")
+            if (name, dt, kind) not in TF_REFUSES]
+
+
+@pytest.mark.parametrize("name,dt,kind", _params())
+def test_eagerly(name, dt, kind, inputs, tf_results):
+    train = opgen.train  # noqa: F841 - the constructor calls name it
+    key = f"{name}_{dt}_{kind}"
+    v = opgen.Variable(inputs["var_" + dt])
+    opt = eval(CASES[name])
+    for g in inputs[f"{kind}_{dt}"]:
+        assert opt.apply_gradients([(_grad(kind, g, INDICES), v)]) is None
+    _close(v.numpy(), tf_results["eager_" + key], dt)
+    want_slots = sorted(k[len(f"eager_{key}_"):] for k in tf_results
+                        if k.startswith(f"eager_{key}_"))
+    assert opt.get_slot_names() == want_slots
+    for s in want_slots:
+        _close(opt.get_slot(v, s).numpy(), tf_results[f"eager_{key}_{s}"], dt)
+
+
+@pytest.mark.parametrize("name,dt,kind", _params())
+def test_in_a_session(name, dt, kind, inputs, tf_results):
+    train = opgen.train  # noqa: F841 - the constructor calls name it
+    key = f"{name}_{dt}_{kind}"
+    grads = inputs[f"{kind}_{dt}"]
+    graph = opgen.Graph()
+    with graph.as_default():
+        v = opgen.Variable(inputs["var_" + dt], name="w")
+        g_in = opgen.ops.placeholder(opgen.as_dtype(dt), shape=list(grads.shape[1:]),
+                                     name="grad")
+        indices = opgen.ops.const(INDICES, opgen.int32)
+        opt = eval(CASES[name])
+        step = opt.apply_gradients([(_grad(kind, g_in, indices), v)])
+        init = opgen.global_variables_initializer()
+    assert step.type == "NoOp" and step.name == opt.get_name()
+    with opgen.Session(graph) as sess:
+        sess.run(init)
+        for g in grads:
+            sess.run(step, {g_in: g})
+        _close(sess.run(v.read_value()), tf_results["graph_" + key], dt)
+        for s in opt.get_slot_names():
+            slot = opt.get_slot(v, s)
+            _close(sess.run(slot.read_value()), tf_results[f"graph_{key}_{s}"], dt)
+            assert slot.name == str(tf_results[f"name_{key}_{s}"])
+
+
+def test_bad_arguments_raise_tensorflows_errors(tf_results):
+    train = opgen.train  # noqa: F841 - the calls name it
+    for i, call in enumerate(BAD):
+        want = str(tf_results[f"bad_{i}"])
+        assert want != "no error", call
+        with pytest.raises(ValueError) as info:
+            eval(call)
+        assert str(info.value) == want, call
