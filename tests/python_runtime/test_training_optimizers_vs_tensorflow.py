@@ -55,6 +55,19 @@ BAD = [
     "train.AdadeltaOptimizer(name='')",
 ]
 
+# Bad IndexedSlices gradients for a (4, 3) variable: (call, values' shape, indices).
+# (TensorFlow's ResourceScatterAdd, which its GradientDescent and Adam take, accepts
+# values of the wrong row width and writes out of bounds; opgen refuses them.)
+BAD_SPARSE = [
+    (call, shape, indices)
+    for call in ("train.AdagradOptimizer(0.1)", "train.MomentumOptimizer(0.1, 0.9)",
+                 "train.FtrlOptimizer(0.1)", "train.RMSPropOptimizer(0.1, centered=True)",
+                 "train.AdadeltaOptimizer()", "train.ProximalAdagradOptimizer(0.1)",
+                 "train.ProximalGradientDescentOptimizer(0.1)")
+    for shape, indices in (((1, 3), [7]), ((2, 2), [0, 1]), ((2, 3), [0]))
+] + [(call, (1, 3), [-1]) for call in ("train.GradientDescentOptimizer(0.1)",
+                                        "train.AdamOptimizer(0.1)")]
+
 # argv[1] the spec (cases, bad calls), argv[2] the inputs (.npz), argv[3] the results.
 TF_SCRIPT = textwrap.dedent("""
     import json, os, sys
@@ -109,6 +122,14 @@ TF_SCRIPT = textwrap.dedent("""
             out[f"bad_{i}"] = np.array("no error")
         except ValueError as e:
             out[f"bad_{i}"] = np.array(str(e))
+    for i, (call, shape, indices) in enumerate(spec["bad_sparse"]):
+        v = tf.Variable(np.zeros((4, 3), np.float32))
+        grad = tf.IndexedSlices(tf.ones(shape), tf.constant(indices, tf.int32))
+        try:
+            eval(call).apply_gradients([(grad, v)])
+            out[f"bad_sparse_{i}"] = np.array("no error")
+        except tf.errors.InvalidArgumentError as e:
+            out[f"bad_sparse_{i}"] = np.array(e.message.split("}} ")[-1].split(" [Op:")[0])
     np.savez(sys.argv[3], **out)
 """)
 
@@ -126,7 +147,8 @@ def inputs():
 
 @pytest.fixture(scope="module")
 def tf_results(inputs):
-    spec = {"cases": CASES, "bad": BAD, "refused": sorted(TF_REFUSES)}
+    spec = {"cases": CASES, "bad": BAD, "refused": sorted(TF_REFUSES),
+            "bad_sparse": BAD_SPARSE}
     return run_tf_script(TF_SCRIPT, inputs, spec, timeout=600)
 
 
@@ -197,3 +219,55 @@ def test_bad_arguments_raise_tensorflows_errors(tf_results):
         with pytest.raises(ValueError) as info:
             eval(call)
         assert str(info.value) == want, call
+
+
+@pytest.mark.parametrize("i", range(len(BAD_SPARSE)))
+def test_bad_sparse_gradients_raise_tensorflows_errors(i, tf_results):
+    train = opgen.train  # noqa: F841 - the calls name it
+    call, shape, indices = BAD_SPARSE[i]
+    want = str(tf_results[f"bad_sparse_{i}"])
+    assert want != "no error", BAD_SPARSE[i]
+    v = opgen.Variable(np.zeros((4, 3), np.float32))
+    grad = opgen.train.IndexedSlices(np.ones(shape, np.float32), np.int32(indices))
+    with pytest.raises(opgen.errors.InvalidArgumentError) as info:
+        eval(call).apply_gradients([(grad, v)])
+    assert want in str(info.value)
+    np.testing.assert_array_equal(v.numpy(), np.zeros((4, 3), np.float32))  # untouched
+
+
+def test_sparse_gradient_checks():
+    v = opgen.Variable(np.zeros((4, 3), np.float32), name="w")
+    opt = opgen.train.AdagradOptimizer(0.1)
+    with pytest.raises(TypeError, match="indices of variable 'w:0' must be int32 or int64"):
+        opt.apply_gradients([(opgen.train.IndexedSlices(np.ones((1, 3), np.float32),
+                                                        np.float32([0])), v)])
+    with pytest.raises(opgen.errors.InvalidArgumentError, match="gradient of variable 'w:0'"):
+        opt.apply_gradients([(opgen.train.IndexedSlices(np.ones((1, 3), np.float64),
+                                                        [0]), v)])
+    # int64 indices, rows of one index summed: accum 0.1 + (1 + 2)^2, one update
+    opt.apply_gradients([(opgen.train.IndexedSlices(np.float32([[1] * 3, [2] * 3]),
+                                                    np.int64([3, 3])), v)])
+    accum = np.float32(0.1) + np.float32(9)
+    np.testing.assert_allclose(v.numpy()[3], np.full(3, -np.float32(0.1) * 3 / np.sqrt(accum)),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(v.numpy()[:3], np.zeros((3, 3), np.float32))
+    np.testing.assert_allclose(opt.get_slot(v, "accumulator").numpy()[:, 0],
+                               [0.1, 0.1, 0.1, accum], rtol=1e-7)
+
+
+def test_slots_of_a_variable_of_unknown_shape():
+    # The slot's initial value follows the variable's at run time (filled, not zeros).
+    graph = opgen.Graph()
+    with graph.as_default():
+        init = opgen.ops.placeholder_with_default(np.ones((2, 3), np.float64), shape=[None, 3])
+        v = opgen.Variable(init, name="w")
+        opt = opgen.train.RMSPropOptimizer(0.1, centered=True)
+        step = opt.apply_gradients([(np.ones((2, 3), np.float64), v)])
+        init_all = opgen.global_variables_initializer()
+    with opgen.Session(graph) as sess:
+        sess.run(init_all)
+        rms, mg = (sess.run(opt.get_slot(v, s).read_value()) for s in ("rms", "mg"))
+        np.testing.assert_array_equal(rms, np.ones((2, 3)))
+        np.testing.assert_array_equal(mg, np.zeros((2, 3)))
+        sess.run(step)
+        assert sess.run(v.read_value()).shape == (2, 3)
