@@ -151,7 +151,8 @@ class Optimizer:
 
     def _apply_one(self, grad: Any, var: Variable, graph: Graph | None) -> Any:
         if isinstance(grad, IndexedSlices):
-            values, indices = _sparse_gradient(grad, var)
+            values = _gradient(grad.values, var)
+            indices = training_sparse.checked_indices(grad.indices, var)
             return self._apply_sparse_duplicate_indices(values, indices, var, graph)
         return self._apply(_gradient(grad, var), var, graph)
 
@@ -393,22 +394,6 @@ def _gradient(grad: Any, var: Variable) -> Any:
         return _convert(grad, var.dtype, True)
     except Exception as e:  # noqa: BLE001 - re-raised naming the variable
         raise type(e)(f"the gradient of variable '{var.name}' ({var.dtype.name}): {e}") from None
-
-
-def _sparse_gradient(grad: IndexedSlices, var: Variable) -> tuple[Any, Any]:
-    """An IndexedSlices gradient's (values, indices), checked against `var`."""
-    values = _gradient(grad.values, var)
-    indices = grad.indices
-    if isinstance(indices, Output):
-        if var.graph is None or indices.graph is not var.graph:
-            raise ValueError(f"the gradient indices of variable '{var.name}' are an Output of "
-                             "another graph")
-    else:
-        indices = _convert(indices, None, False)
-    if indices.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"the gradient indices of variable '{var.name}' must be int32 or "
-                        f"int64, not {indices.dtype.name}")
-    return values, indices
 
 
 def _filled_like_variable(var: Variable, name: str, value: Any) -> Variable:

@@ -219,20 +219,16 @@ class FtrlOptimizer(_FusedOptimizer):
                  linear_name: str | None = None,
                  l2_shrinkage_regularization_strength: Any = 0.0, beta: Any = None) -> None:
         super().__init__(use_locking, name)
-        for value, message in (
-                (initial_accumulator_value, "initial_accumulator_value %f needs to be "
-                                            "positive or zero"),
-                (l1_regularization_strength, "l1_regularization_strength %f needs to be "
-                                             "positive or zero"),
-                (l2_regularization_strength, "l2_regularization_strength %f needs to be "
-                                             "positive or zero"),
-                (l2_shrinkage_regularization_strength, "l2_shrinkage_regularization_strength "
-                                                       "%f needs to be positive or zero")):
+        for value, what in ((initial_accumulator_value, "initial_accumulator_value"),
+                            (l1_regularization_strength, "l1_regularization_strength"),
+                            (l2_regularization_strength, "l2_regularization_strength"),
+                            (l2_shrinkage_regularization_strength,
+                             "l2_shrinkage_regularization_strength")):
             if _is_number(value) and value < 0.0:
-                raise ValueError(message % value)
+                raise ValueError(f"{what} {value:f} needs to be positive or zero")
         if _is_number(learning_rate_power) and learning_rate_power > 0.0:
-            raise ValueError("learning_rate_power %f needs to be negative or zero"
-                             % learning_rate_power)
+            raise ValueError(f"learning_rate_power {learning_rate_power:f} needs to be "
+                             "negative or zero")
         self._learning_rate = learning_rate
         self._learning_rate_power = learning_rate_power
         self._initial_accumulator_value = initial_accumulator_value
@@ -281,14 +277,14 @@ class FtrlOptimizer(_FusedOptimizer):
             value = f32(self._l2) + f32(self._beta) / (
                 f32(2.0) * np.maximum(f32(self._learning_rate), f32(1e-36)))
             return self._hyper(name, value, dtype, graph)
-        f32 = dtypes.float32
-        lr = run1("Maximum", [self._hyper("learning_rate", self._learning_rate, f32, graph),
+        single = dtypes.float32
+        lr = run1("Maximum", [self._hyper("learning_rate", self._learning_rate, single, graph),
                               np.float32(1e-36)], graph)
-        value = run1("AddV2", [self._hyper("l2_regularization_strength", self._l2, f32, graph),
-                               run1("RealDiv", [self._hyper("beta", self._beta, f32, graph),
-                                                run1("Mul", [np.float32(2.0), lr], graph)],
-                                    graph)], graph)
-        return value if dtype == f32 else run1("Cast", [value], graph, {"DstT": dtype})
+        l2 = self._hyper("l2_regularization_strength", self._l2, single, graph)
+        beta = self._hyper("beta", self._beta, single, graph)
+        value = run1("AddV2", [l2, run1("RealDiv", [beta, run1("Mul", [np.float32(2.0), lr],
+                                                                 graph)], graph)], graph)
+        return value if dtype == single else run1("Cast", [value], graph, {"DstT": dtype})
 
 
 __all__ = ["AdadeltaOptimizer", "AdagradOptimizer", "FtrlOptimizer",

@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import eager, graph_mode
-from opgen.runtime.graph import Graph
+from opgen.runtime import dtypes, eager, graph_mode
+from opgen.runtime.graph import Graph, Output
+from opgen.runtime.tensor import _convert
 
 
 def run(op_type: str, inputs: list[Any], attrs: dict[str, Any], graph: Graph | None) -> Any:
@@ -33,6 +34,21 @@ def run1(op_type: str, inputs: list[Any], graph: Graph | None,
 def after(graph: Graph | None, deps: list[Any]) -> Any:
     """Ops built inside run after `deps` (eagerly everything runs in order anyway)."""
     return contextlib.nullcontext() if graph is None else graph.control_dependencies(deps)
+
+
+def checked_indices(indices: Any, var: Any) -> Any:
+    """An IndexedSlices gradient's indices for `var`: an Output of its graph, or a
+    tensor converted from what was given; int32 or int64."""
+    if isinstance(indices, Output):
+        if var.graph is None or indices.graph is not var.graph:
+            raise ValueError(f"the gradient indices of variable '{var.name}' are an Output of "
+                             "another graph")
+    else:
+        indices = _convert(indices, None, False)
+    if indices.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"the gradient indices of variable '{var.name}' must be int32 or "
+                        f"int64, not {indices.dtype.name}")
+    return indices
 
 
 def deduplicate(values: Any, indices: Any, graph: Graph | None) -> tuple[Any, Any]:

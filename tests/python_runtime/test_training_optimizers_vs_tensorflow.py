@@ -271,3 +271,17 @@ def test_slots_of_a_variable_of_unknown_shape():
         np.testing.assert_array_equal(mg, np.zeros((2, 3)))
         sess.run(step)
         assert sess.run(v.read_value()).shape == (2, 3)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_ftrl_beta_with_a_tensor_learning_rate(dt, inputs, tf_results):
+    # beta / (2 * learning_rate) built from ops when the rate is a tensor: the same bits
+    # as from numbers (which the ftrl_v2 case compares with TensorFlow).
+    lr = opgen.Variable(np.float32(0.2))
+    opt = opgen.train.FtrlOptimizer(lr, learning_rate_power=-0.7, initial_accumulator_value=0.3,
+                                    l1_regularization_strength=0.01,
+                                    l2_shrinkage_regularization_strength=0.1, beta=0.5)
+    v = opgen.Variable(inputs["var_" + dt])
+    for g in inputs["dense_" + dt]:
+        opt.apply_gradients([(g, v)])
+    _close(v.numpy(), tf_results[f"eager_ftrl_v2_{dt}_dense"], dt)
