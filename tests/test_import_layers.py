@@ -25,6 +25,7 @@ RUNTIME_LAYERS = [
     ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
      "_function_split", "functions"],            # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
+    ["training_minimize"],                       # compute_gradients / minimize
     ["training", "training_sparse",              # optimizers over Variables, their sparse
      "training_adaptive"],                       # steps, the other TF1 optimizers
     ["__init__"],

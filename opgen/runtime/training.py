@@ -33,11 +33,13 @@ from opgen.runtime import dtypes, eager, graph_mode, training_sparse
 from opgen.runtime.graph import Graph, Operation, Output
 from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.tensor import Tensor, _convert
+from opgen.runtime.training_minimize import MinimizeMixin
 from opgen.runtime.variables import Variable
 
 
-class Optimizer:
-    """The base of the optimizers: slots, hyperparameters, and ``apply_gradients``.
+class Optimizer(MinimizeMixin):
+    """The base of the optimizers: slots, hyperparameters, ``apply_gradients`` (and
+    ``compute_gradients`` / ``minimize`` from training_minimize.py).
     Subclasses name their op (`_apply`) and slots (`_create_slots`)."""
 
     def __init__(self, use_locking: bool, name: str) -> None:
