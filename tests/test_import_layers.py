@@ -13,7 +13,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "opgen"
 
 # opgen.runtime, bottom to top: a module imports only from its own layer or below.
 RUNTIME_LAYERS = [
-    ["errors", "dtypes"],                        # no runtime dependency at all
+    ["errors", "dtypes", "indexed_slices"],      # no runtime dependency at all
     ["_lib"],                                    # ctypes declarations of the C ABI
     ["_context", "_convert", "_strings"],        # fast path choice, eager context; value rules
     ["_opplan", "_dlpack", "_tensor_storage",    # registry, plans, attr table; DLPack export
@@ -25,7 +25,9 @@ RUNTIME_LAYERS = [
     ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
      "_function_split", "functions"],            # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
-    ["training"],                                # optimizers over Variables
+    ["training_minimize"],                       # compute_gradients / minimize
+    ["training", "training_sparse",              # optimizers over Variables, their sparse
+     "training_adaptive"],                       # steps, the other TF1 optimizers
     ["__init__"],
 ]
 

@@ -29,14 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import dtypes, eager, graph_mode
+from opgen.runtime import dtypes, eager, graph_mode, training_sparse
 from opgen.runtime.graph import Graph, Operation, Output
+from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.tensor import Tensor, _convert
+from opgen.runtime.training_minimize import MinimizeMixin
 from opgen.runtime.variables import Variable
 
 
-class Optimizer:
-    """The base of the optimizers: slots, hyperparameters, and ``apply_gradients``.
+class Optimizer(MinimizeMixin):
+    """The base of the optimizers: slots, hyperparameters, ``apply_gradients`` (and
+    ``compute_gradients`` / ``minimize`` from training_minimize.py).
     Subclasses name their op (`_apply`) and slots (`_create_slots`)."""
 
     def __init__(self, use_locking: bool, name: str) -> None:
@@ -73,11 +76,17 @@ class Optimizer:
                       for _, slot in self._slots[name].values()]
 
     def _zeros_slot(self, var: Variable, slot_name: str, op_name: str) -> Variable:
+        return self._filled_slot(var, slot_name, op_name, 0)
+
+    def _filled_slot(self, var: Variable, slot_name: str, op_name: str,
+                     value: Any) -> Variable:
+        """The slot `slot_name` of `var`, made (filled with `value` in `var`'s dtype, as
+        TensorFlow's constant initializers) on first use."""
         table = self._slots.setdefault(slot_name, {})
         entry = table.get(id(var))
         if entry is not None and entry[0] is var:
             return entry[1]
-        slot = _zeros_like_variable(var, f"{_op_name(var)}/{op_name}")
+        slot = _filled_like_variable(var, f"{_op_name(var)}/{op_name}", value)
         table[id(var)] = (var, slot)
         return slot
 
@@ -130,6 +139,25 @@ class Optimizer:
         """Runs (eagerly) or builds (in `graph`) the update of `var` by `grad`."""
         raise NotImplementedError
 
+    def _apply_sparse_duplicate_indices(self, values: Any, indices: Any, var: Variable,
+                                        graph: Graph | None) -> Any:
+        """The update of `var`'s rows `indices` by `values` (an IndexedSlices gradient):
+        as TensorFlow, the rows of a repeated index are summed first."""
+        values, indices = training_sparse.deduplicate(values, indices, graph)
+        return self._apply_sparse(values, indices, var, graph)
+
+    def _apply_sparse(self, values: Any, indices: Any, var: Variable,
+                      graph: Graph | None) -> Any:
+        """The update of `var`'s rows `indices` (unique) by `values`."""
+        raise NotImplementedError(f"{type(self).__name__} takes no IndexedSlices gradients")
+
+    def _apply_one(self, grad: Any, var: Variable, graph: Graph | None) -> Any:
+        if isinstance(grad, IndexedSlices):
+            values = _gradient(grad.values, var)
+            indices = training_sparse.checked_indices(grad.indices, var)
+            return self._apply_sparse_duplicate_indices(values, indices, var, graph)
+        return self._apply(_gradient(grad, var), var, graph)
+
     def _finish(self, var_list: list[Variable], updates: list[Any],
                 graph: Graph | None) -> list[Any]:
         """What runs after every variable's update (Adam's beta powers): the ops built."""
@@ -139,7 +167,8 @@ class Optimizer:
                         name: str | None = None) -> Operation | None:
         """Applies each gradient to its variable: `grads_and_vars` is a list of
         (gradient, Variable) pairs; a None gradient leaves its variable alone. Gradients
-        are tensors, numpy data or Python values of the variable's dtype and shape.
+        are tensors, numpy data or Python values of the variable's dtype and shape, or
+        `IndexedSlices` of some rows (applied through the optimizer's sparse update).
         `global_step` (an integer Variable), when given, is incremented after the updates.
 
         Eagerly the variables are updated at once and None is returned. In a graph
@@ -166,7 +195,7 @@ class Optimizer:
         self._create_slots(var_list)
         if graph is None:
             for grad, var in checked:
-                self._apply(_gradient(grad, var), var, None)
+                self._apply_one(grad, var, None)
             self._finish(var_list, [], None)
             if global_step is not None:
                 global_step.assign_add(1, read_value=False)
@@ -177,7 +206,7 @@ class Optimizer:
             updates = []
             for grad, var in checked:
                 with graph.name_scope("update_" + _op_name(var).replace("/", "_")):
-                    updates.append(self._apply(_gradient(grad, var), var, graph))
+                    updates.append(self._apply_one(grad, var, graph))
             finish = self._finish(var_list, updates, graph)
             deps = updates + finish
             if global_step is not None:
@@ -187,9 +216,7 @@ class Optimizer:
 
     def _run(self, op_type: str, inputs: list[Any], attrs: dict[str, Any],
              graph: Graph | None) -> Any:
-        if graph is None:
-            return eager.execute_eager(op_type, inputs, attrs)
-        return graph_mode.build_op(graph, op_type, inputs, attrs)
+        return training_sparse.run(op_type, inputs, attrs, graph)
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -204,6 +231,14 @@ class GradientDescentOptimizer(Optimizer):
         lr = self._hyper("learning_rate", self._learning_rate, var.dtype, graph)
         return self._run("ResourceApplyGradientDescent", [var.handle, lr, grad],
                          {"use_locking": self._use_locking}, graph)
+
+    def _apply_sparse_duplicate_indices(self, values: Any, indices: Any, var: Variable,
+                                        graph: Graph | None) -> Any:
+        # TensorFlow scatter-adds -grad * lr (repeated indices add up by themselves).
+        lr = self._hyper("learning_rate", self._learning_rate, var.dtype, graph)
+        delta = training_sparse.run1(
+            "Mul", [training_sparse.run1("Neg", [values], graph), lr], graph)
+        return self._run("ResourceScatterAdd", [var.handle, indices, delta], {}, graph)
 
 
 class MomentumOptimizer(Optimizer):
@@ -230,6 +265,17 @@ class MomentumOptimizer(Optimizer):
             [var.handle, accum.handle,
              self._hyper("learning_rate", self._learning_rate, var.dtype, graph), grad,
              self._hyper("momentum", self._momentum, var.dtype, graph)],
+            {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov}, graph)
+
+    def _apply_sparse(self, values: Any, indices: Any, var: Variable,
+                      graph: Graph | None) -> Any:
+        accum = self.get_slot(var, "momentum")
+        assert accum is not None  # made by _create_slots
+        return self._run(
+            "ResourceSparseApplyMomentum",
+            [var.handle, accum.handle,
+             self._hyper("learning_rate", self._learning_rate, var.dtype, graph), values,
+             indices, self._hyper("momentum", self._momentum, var.dtype, graph)],
             {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov}, graph)
 
 
@@ -276,6 +322,24 @@ class AdamOptimizer(Optimizer):
              self._hyper("beta2", self._beta2, dtype, graph),
              self._hyper("epsilon", self._epsilon, dtype, graph), grad],
             {"use_locking": self._use_locking}, graph)
+
+    def _apply_sparse(self, values: Any, indices: Any, var: Variable,
+                      graph: Graph | None) -> Any:
+        # No fused op in TensorFlow either: composed of ordinary ops, as it does.
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        beta1_power, beta2_power = self._beta_powers(graph)
+        dtype = var.dtype
+        deps = training_sparse.adam_sparse(
+            var, m, v, _cast(beta1_power.read_value(), dtype, graph),
+            _cast(beta2_power.read_value(), dtype, graph),
+            self._hyper("learning_rate", self._learning_rate, dtype, graph),
+            self._hyper("beta1", self._beta1, dtype, graph),
+            self._hyper("beta2", self._beta2, dtype, graph),
+            self._hyper("epsilon", self._epsilon, dtype, graph), values, indices, graph,
+            self._use_locking)
+        if graph is None:
+            return None
+        return graph.create_op("NoOp", [], {}, name="group_deps", control_inputs=deps)
 
     def _finish(self, var_list: list[Variable], updates: list[Any],
                 graph: Graph | None) -> list[Any]:
@@ -334,23 +398,26 @@ def _gradient(grad: Any, var: Variable) -> Any:
         raise type(e)(f"the gradient of variable '{var.name}' ({var.dtype.name}): {e}") from None
 
 
-def _zeros_like_variable(var: Variable, name: str) -> Variable:
-    """A zero-initialized variable of `var`'s dtype and shape, eager or in `var`'s graph
-    (at its root scope, as TensorFlow places slots)."""
+def _filled_like_variable(var: Variable, name: str, value: Any) -> Variable:
+    """A variable of `var`'s dtype and shape filled with `value`, eager or in `var`'s
+    graph (at its root scope, as TensorFlow places slots)."""
     shape = var.shape
     graph = var.graph
     if shape is not None and all(d is not None for d in shape):
         numpy_dtype = var.dtype.numpy_dtype
-        zeros: Any = (np.zeros(shape, numpy_dtype) if numpy_dtype is not None
-                      else np.zeros(shape, np.float32))
+        filled: Any = np.full(shape, value, numpy_dtype if numpy_dtype is not None
+                              else np.float32)
         if graph is None:
-            return Variable(zeros, dtype=var.dtype, name=name, trainable=False)
+            return Variable(filled, dtype=var.dtype, name=name, trainable=False)
         with graph.as_default(), graph.name_scope(None):
-            return Variable(zeros, dtype=var.dtype, name=name, trainable=False)
+            return Variable(filled, dtype=var.dtype, name=name, trainable=False)
     assert graph is not None  # an eager variable's shape is known
     with graph.as_default(), graph.name_scope(None):
-        zeros = graph_mode.build_op(graph, "ZerosLike", [var.initial_value], {})[0]
-        return Variable(zeros, name=name, trainable=False)
+        filled = graph_mode.build_op(graph, "ZerosLike", [var.initial_value], {})[0]
+        if value:
+            filled = graph_mode.build_op(
+                graph, "AddV2", [filled, np.asarray(value, var.dtype.numpy_dtype)], {})[0]
+        return Variable(filled, name=name, trainable=False)
 
 
 __all__ = ["AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer"]

@@ -46,6 +46,33 @@ def test_optimizer_steps_on_the_gpu_match_the_cpu(kind, dtype):
         np.testing.assert_allclose(gpu, cpu, rtol=rtol, atol=rtol)
 
 
+TF1_CALLS = ["AdagradOptimizer(0.1)", "AdadeltaOptimizer(1.0)",
+             "RMSPropOptimizer(0.01, momentum=0.5)", "RMSPropOptimizer(0.01, centered=True)",
+             "FtrlOptimizer(0.1, l1_regularization_strength=0.01)",
+             "FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1)",
+             "ProximalAdagradOptimizer(0.1, l1_regularization_strength=0.01)",
+             "ProximalGradientDescentOptimizer(0.1, 0.01, 0.01)"]
+
+
+@pytest.mark.parametrize("call", TF1_CALLS)
+def test_the_other_tf1_optimizers_on_the_gpu_match_the_cpu(call):
+    # Their dense ops have CUDA kernels: slots and steps stay on the GPU.
+    init = RNG.uniform(-1, 1, (64, 33)).astype(np.float32)
+    grads = [RNG.uniform(-1, 1, init.shape).astype(np.float32) for _ in range(3)]
+    out = {}
+    for device in ("/GPU:0", "/CPU:0"):
+        with opgen.device(device):
+            v = opgen.Variable(init)
+            opt = eval("opgen.train." + call)
+            for g in grads:
+                opt.apply_gradients([(g, v)])
+            assert device[1:4] in v.read_value().device
+            out[device] = [v.numpy()] + [opt.get_slot(v, s).numpy()
+                                         for s in opt.get_slot_names()]
+    for gpu, cpu in zip(out["/GPU:0"], out["/CPU:0"]):
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", [opgen.float16, opgen.bfloat16])
 def test_16_bit_adam_on_the_gpu_matches_the_cpu(dtype):
     init = RNG.uniform(-1, 1, (4, 8)).astype(np.float32)
