@@ -3,6 +3,7 @@
 // TensorFlow's messages; shared by the CPU kernels and their CUDA twin.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,25 @@ inline bool PlanResourceRows(const std::vector<int64_t>& var, const TF_Tensor* i
     std::vector<int64_t> want = p->batch;
     want.insert(want.end(), var.begin() + 1, var.end());
     p->scalar_updates = udims->empty();
+    const std::string must = "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = "
+                             "[], got updates.shape " + ShapeString(*udims) + ", indices.shape " +
+                             ShapeString(p->batch) + ", params.shape " + ShapeString(var);
+    const bool prefixed = udims->size() >= p->batch.size() &&
+                          std::equal(p->batch.begin(), p->batch.end(), udims->begin());
+    // TensorFlow's two checks in its order and words (rank, then the indices' prefix);
+    if (!p->scalar_updates && udims->size() != want.size()) {
+      *error = must;
+      return false;
+    }
+    if (!p->scalar_updates && !prefixed) {
+      *error = "The shape of indices (" + ShapeString(p->batch) +
+               ") must be a prefix of the shape of updates (" + ShapeString(*udims) + ")";
+      return false;
+    }
+    // then rows of the variable's width, which TensorFlow does not check (it reads past
+    // the updates' end).
     if (!p->scalar_updates && *udims != want) {
-      *error = "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = "
-               "[], got updates.shape " + ShapeString(*udims) + ", indices.shape " +
-               ShapeString(p->batch) + ", params.shape " + ShapeString(var);
+      *error = must;
       return false;
     }
   }

@@ -5,6 +5,7 @@ eagerly and in a graph; bad indices and ids fail as TensorFlow's CPU kernels do.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import numpy as np
@@ -600,6 +601,14 @@ def test_resource_scatter_takes_a_scalar_update_and_checks_indices():
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"Must have updates.shape = indices.shape \+ params.shape\[1:\]"):
         execute_op("ResourceScatterSub", [v.handle, np.int32([0]), np.float32([1, 2, 3])], {})
+    with pytest.raises(errors.InvalidArgumentError,  # TensorFlow's words
+                       match=re.escape("The shape of indices ([1]) must be a prefix of the shape of "
+                                       "updates ([2,2])")):
+        execute_op("ResourceScatterAdd", [v.handle, np.int32([0]), np.float32([[1, 2], [3, 4]])], {})
+    with pytest.raises(errors.InvalidArgumentError,  # TensorFlow reads past the updates here
+                       match=r"Must have updates.shape = indices.shape \+ params.shape\[1:\]"):
+        execute_op("ResourceScatterAdd", [v.handle, np.int32([0, 1]), np.float32([[1], [3]])], {})
+    np.testing.assert_array_equal(v.numpy(), [[11, 12], [3, 4], [15, 16]])
 
 
 def test_embedding_training_step_with_resource_gather(tf_resource):
