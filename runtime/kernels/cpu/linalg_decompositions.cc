@@ -266,13 +266,17 @@ constexpr char kRankDeficient[] =
 
 // The Cholesky factor of G (k x k, Hermitian) in place, failing only on a pivot <= 0 as
 // Eigen's LLT does (a NaN pivot passes and spreads NaN).
+template <typename T> struct RealOf { using type = T; };
+template <typename R> struct RealOf<std::complex<R>> { using type = R; };
+template <typename T> using Real = typename RealOf<T>::type;
+
 template <typename W>
 bool CholeskyAllowingNaN(W* g, int64_t k) {
   for (int64_t j = 0; j < k; ++j) {
-    double d = linalg::RealPart(g[j * k + j]);
-    for (int64_t c = 0; c < j; ++c) d -= std::norm(std::complex<double>(g[j * k + c]));
+    Real<W> d = static_cast<Real<W>>(linalg::RealPart(g[j * k + j]));
+    for (int64_t c = 0; c < j; ++c) d -= std::norm(g[j * k + c]);
     if (d <= 0) return false;
-    const double l = std::sqrt(d);
+    const Real<W> l = std::sqrt(d);
     g[j * k + j] = W(l);
     for (int64_t i = j + 1; i < k; ++i) {
       W s = g[i * k + j];
@@ -319,10 +323,10 @@ void SolveLsCompute(void* state, TF_OpKernelContext* ctx) {
   const double eps = kDouble ? std::numeric_limits<double>::epsilon()
                              : static_cast<double>(std::numeric_limits<float>::epsilon());
   ForEachMatrix(ctx, a_in.batch, m * n * std::max(m, n) + m * n * k, [&](int64_t bi) -> std::string {
-    const std::vector<W> a = LoadMatrix(a_data + bi * m * n, m * n);
-    const std::vector<W> rhs = LoadMatrix(b_data + bi * m * k, m * k);
     T* o = out + bi * n * k;
     if (!fast) {
+      const std::vector<W> a = LoadMatrix(a_data + bi * m * n, m * n);
+      const std::vector<W> rhs = LoadMatrix(b_data + bi * m * k, m * k);
       if (!std::all_of(a.begin(), a.end(), [](const W& v) { return !std::isnan(std::abs(v)); })) {
         for (int64_t i = 0; i < n * k; ++i) o[i] = T(0);  // Eigen finds rank 0
         return {};
@@ -334,36 +338,40 @@ void SolveLsCompute(void* state, TF_OpKernelContext* ctx) {
       for (int64_t i = 0; i < n * k; ++i) o[i] = FromWide<T>(x[i]);
       return {};
     }
-    // m >= n: (A^H A + l2 I) x = A^H b.  m < n: x = A^H (A A^H + l2 I)^-1 b.
+    // m >= n: (A^H A + l2 I) x = A^H b.  m < n: x = A^H (A A^H + l2 I)^-1 b. In T's own
+    // precision, as TensorFlow's: whether the Cholesky factor exists (the rank-deficiency
+    // error) depends on it.
     const bool over = m >= n;
     const int64_t g = over ? n : m;
-    std::vector<W> gram(g * g, W(0));
+    const T* ap = a_data + bi * m * n;
+    const T* bp = b_data + bi * m * k;
+    std::vector<T> gram(g * g, T(0));
     for (int64_t i = 0; i < g; ++i)
       for (int64_t j = 0; j < g; ++j) {
-        W s(0);
-        if (over) for (int64_t r = 0; r < m; ++r) s += Conj(a[r * n + i]) * a[r * n + j];
-        else for (int64_t c = 0; c < n; ++c) s += a[i * n + c] * Conj(a[j * n + c]);
-        gram[i * g + j] = s + (i == j ? W(l2) : W(0));
+        T s(0);
+        if (over) for (int64_t r = 0; r < m; ++r) s += Conj(ap[r * n + i]) * ap[r * n + j];
+        else for (int64_t c = 0; c < n; ++c) s += ap[i * n + c] * Conj(ap[j * n + c]);
+        gram[i * g + j] = s + (i == j && l2 > 0 ? T(static_cast<Real<T>>(l2)) : T(0));
       }
     if (!CholeskyAllowingNaN(gram.data(), g)) return kRankDeficient;
-    std::vector<W> z(g * k, W(0));
+    std::vector<T> z(g * k, T(0));
     if (over) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t r = 0; r < m; ++r)
-          for (int64_t c = 0; c < k; ++c) z[i * k + c] += Conj(a[r * n + i]) * rhs[r * k + c];
+          for (int64_t c = 0; c < k; ++c) z[i * k + c] += Conj(ap[r * n + i]) * bp[r * k + c];
     } else {
-      z = rhs;
+      z.assign(bp, bp + m * k);
     }
     linalg::TriangularSolve(gram.data(), g, true, false, z.data(), k);
     linalg::TriangularSolve(gram.data(), g, true, true, z.data(), k);
     if (over) {
-      for (int64_t i = 0; i < n * k; ++i) o[i] = FromWide<T>(z[i]);
+      std::copy(z.begin(), z.end(), o);
     } else {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t c = 0; c < k; ++c) {
-          W s(0);
-          for (int64_t r = 0; r < m; ++r) s += Conj(a[r * n + i]) * z[r * k + c];
-          o[i * k + c] = FromWide<T>(s);
+          T s(0);
+          for (int64_t r = 0; r < m; ++r) s += Conj(ap[r * n + i]) * z[r * k + c];
+          o[i * k + c] = s;
         }
     }
     return {};
