@@ -77,13 +77,12 @@ TF_Output Gaps(GradBuilder& b, TF_Output d) {
   return SetDiag(b, SafeReciprocal(b, diff), b.Op("ZerosLike", {d}));
 }
 
-// x[..., :, begin:begin+size] (size -1: to the end); x's rank must be known.
+// x[..., :, begin:begin+size] (size -1: to the end), whatever x's rank.
 TF_Output Columns(GradBuilder& b, TF_Output x, int64_t begin, int64_t size) {
-  const int rank = b.Rank(x);
-  std::vector<int32_t> starts(rank, 0), sizes(rank, -1);
-  starts[rank - 1] = static_cast<int32_t>(begin);
-  sizes[rank - 1] = static_cast<int32_t>(size);
-  return b.Op("Slice", {x, b.Int32s(starts), b.Int32s(sizes)});
+  const int32_t start = static_cast<int32_t>(begin), stop = static_cast<int32_t>(begin + size);
+  return b.Op("StridedSlice", {x, b.Int32s({0, 0, start}), b.Int32s({0, 0, size < 0 ? 0 : stop}),
+                               b.Int32s({1, 1, 1})},
+              {{"ellipsis_mask", 1}, {"begin_mask", 2}, {"end_mask", size < 0 ? 6 : 2}});
 }
 
 void Unimplemented(GradBuilder& b, const std::string& why) {
