@@ -373,3 +373,28 @@ def test_values_and_gradients_match_tensorflow(case, tf_ref):
     for i, got in enumerate(grads):
         np.testing.assert_allclose(got, theirs[f"{case['id']}/grad{i}"], rtol=1e-7, atol=1e-8,
                                    err_msg=f"gradient of input {i}")
+
+
+@pytest.mark.parametrize("op,shape,attrs,error,message", [
+    ("Svd", (2, 5), {"full_matrices": True}, errors.UnimplementedError,
+     r"svd gradient is not implemented for abs\(m - n\) > 1 when full_matrices is True"),
+    ("Svd", (None, 3), {}, errors.UnimplementedError,
+     "SVD gradient has not been implemented for input with unknown inner matrix shape"),
+    ("Qr", (4, 2), {"full_matrices": True}, errors.UnimplementedError,
+     "QrGrad not implemented when nrows > ncols and full_matrices is true"),
+    ("Qr", (None, 2), {}, errors.UnimplementedError, "QrGrad not implemented with dynamic shapes"),
+    ("MatrixSolveLs", (3, 2), {"fast": False}, errors.InvalidArgumentError,
+     "Gradient not defined for fast=False"),
+    ("Lu", (3, 3), {}, errors.NotFoundError, "No gradient defined"),
+])
+def test_gradients_tensorflow_does_not_build_are_refused(op, shape, attrs, error, message):
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float64, shape=shape)
+        inputs = [x]
+        if op == "MatrixSolveLs":
+            inputs += [opgen.ops.placeholder(opgen.float64, shape=(3, 1)),
+                       opgen.ops.placeholder(opgen.float64, shape=())]
+        y = g.create_op(op, inputs, attrs).outputs[0]
+        with pytest.raises(error, match=message):
+            opgen.gradients(y, [x])
