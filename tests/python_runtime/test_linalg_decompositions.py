@@ -398,3 +398,26 @@ def test_gradients_tensorflow_does_not_build_are_refused(op, shape, attrs, error
         y = g.create_op(op, inputs, attrs).outputs[0]
         with pytest.raises(error, match=message):
             opgen.gradients(y, [x])
+
+
+def test_self_adjoint_eig_gradient_with_an_unknown_shape():
+    """The adjoint of a tensor of unknown rank is built at run time: the same gradient."""
+    h = _hermitian((2, 3, 3), "float64")
+    results = []
+    for shape in (None, (2, 3, 3)):
+        g = opgen.Graph()
+        with g.as_default():
+            x = opgen.ops.placeholder(opgen.float64, shape=shape)
+            e, v = g.create_op("SelfAdjointEigV2", [x], {}).outputs
+            y = opgen.ops.add_v2(opgen.ops.sum(e, [0, 1]), opgen.ops.sum(opgen.ops.mul(v, v), [0, 1, 2]))
+            grads = opgen.gradients(y, [x])
+        results.append(opgen.Session(g).run(grads, {x: h})[0])
+    np.testing.assert_array_equal(results[0], results[1])
+    # d(sum e)/dA is the identity's lower triangle with halves folded back: I
+    g = opgen.Graph()
+    with g.as_default():
+        x = opgen.ops.placeholder(opgen.float64, shape=None)
+        e = g.create_op("SelfAdjointEigV2", [x], {"compute_v": False}).outputs[0]
+        grads = opgen.gradients(opgen.ops.sum(e, [0, 1]), [x])
+    np.testing.assert_allclose(opgen.Session(g).run(grads, {x: h})[0], np.broadcast_to(np.eye(3), h.shape),
+                               atol=1e-12)
