@@ -194,6 +194,7 @@ __all__ = [
     "lookup_table_size_v2",
     "loop_cond",
     "lower_bound",
+    "lu",
     "mat_mul",
     "matrix_band_part",
     "matrix_determinant",
@@ -202,6 +203,7 @@ __all__ = [
     "matrix_inverse",
     "matrix_set_diag_v3",
     "matrix_solve",
+    "matrix_solve_ls",
     "matrix_triangular_solve",
     "max",
     "max_pool",
@@ -253,6 +255,7 @@ __all__ = [
     "prevent_gradient",
     "print_v2",
     "prod",
+    "qr",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
     "random_gamma_grad",
@@ -335,6 +338,7 @@ __all__ = [
     "segment_sum",
     "select",
     "select_v2",
+    "self_adjoint_eig_v2",
     "selu",
     "selu_grad",
     "serialize_tensor",
@@ -422,6 +426,7 @@ __all__ = [
     "sub",
     "substr",
     "sum",
+    "svd",
     "switch",
     "tan",
     "tanh",
@@ -3613,6 +3618,14 @@ def lower_bound(
     out_type: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _LuOutput(NamedTuple):
+    lu: OpOutput
+    p: OpOutput
+
+def lu(
+    input: TensorLike, output_idx_type: DTypeLike = ..., name: str | None = None
+) -> _LuOutput: ...
 @overload
 def mat_mul(
     a: GraphOutput,
@@ -3876,6 +3889,46 @@ def matrix_solve(
 @overload
 def matrix_solve(
     matrix: TensorLike, rhs: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_solve_ls(
+    matrix: GraphOutput,
+    rhs: TensorLike,
+    l2_regularizer: TensorLike,
+    fast: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_solve_ls(
+    matrix: TensorLike,
+    rhs: GraphOutput,
+    l2_regularizer: TensorLike,
+    fast: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_solve_ls(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: GraphOutput,
+    fast: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_solve_ls(
+    matrix: EagerTensorLike,
+    rhs: EagerTensorLike,
+    l2_regularizer: EagerTensorLike,
+    fast: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_solve_ls(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: TensorLike,
+    fast: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def matrix_triangular_solve(
@@ -4978,6 +5031,14 @@ def prod(
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _QrOutput(NamedTuple):
+    q: OpOutput
+    r: OpOutput
+
+def qr(
+    input: TensorLike, full_matrices: bool = ..., name: str | None = None
+) -> _QrOutput: ...
 @overload
 def ragged_bincount(
     splits: GraphOutput,
@@ -6516,6 +6577,14 @@ def select_v2(
 def select_v2(
     condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+
+class _SelfAdjointEigV2Output(NamedTuple):
+    e: OpOutput
+    v: OpOutput
+
+def self_adjoint_eig_v2(
+    input: TensorLike, compute_v: bool = ..., name: str | None = None
+) -> _SelfAdjointEigV2Output: ...
 @overload
 def selu(features: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -8644,6 +8713,18 @@ def sum(
     keep_dims: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _SvdOutput(NamedTuple):
+    s: OpOutput
+    u: OpOutput
+    v: OpOutput
+
+def svd(
+    input: TensorLike,
+    compute_uv: bool = ...,
+    full_matrices: bool = ...,
+    name: str | None = None,
+) -> _SvdOutput: ...
 
 class _SwitchOutput(NamedTuple):
     output_false: OpOutput

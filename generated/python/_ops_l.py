@@ -561,3 +561,34 @@ def lower_bound(
         "LowerBound", [sorted_inputs, values], {"out_type": out_type}, name
     )
     return _out[0]
+
+
+_LuOutput = _collections.namedtuple("Lu", ["lu", "p"])
+
+
+def lu(
+    input: TensorLike,
+    output_idx_type: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> _LuOutput:
+    """The LU decomposition with partial pivoting, input[p] = L U, of each square matrix.
+
+    L (unit diagonal, not stored) and U share the lu output; an exactly zero pivot is an InvalidArgument error.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Square matrices [..., N, N].
+      output_idx_type: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+        The type of p.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (lu, p).
+
+      lu: A `Tensor`. Has the same type as `input`.
+        L below the diagonal, U on and above.
+      p: A `Tensor` of type `output_idx_type`.
+        The row permutation, [..., N].
+    """
+    _out = _execute_op("Lu", [input], {"output_idx_type": output_idx_type}, name)
+    return _LuOutput._make(_out)

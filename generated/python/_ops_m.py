@@ -254,6 +254,38 @@ def matrix_solve(
     return _out[0]
 
 
+def matrix_solve_ls(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: TensorLike,
+    fast: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Solves the (regularized) linear least-squares problem min ||matrix x - rhs||.
+
+    fast: the normal equations by Cholesky, with l2_regularizer added to the Gramian; otherwise a complete orthogonal factorization (minimum norm, l2_regularizer ignored).
+
+    Args:
+      matrix: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        [..., M, N].
+      rhs: A `Tensor`. Must have the same type as `matrix`.
+        [..., M, K].
+      l2_regularizer: A `Tensor` of type `float64`.
+        A scalar >= 0.
+      fast: An optional `bool`. Defaults to `True`.
+        Whether to solve the normal equations.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `matrix`.
+      [..., N, K].
+    """
+    _out = _execute_op(
+        "MatrixSolveLs", [matrix, rhs, l2_regularizer], {"fast": fast}, name
+    )
+    return _out[0]
+
+
 def matrix_triangular_solve(
     matrix: TensorLike,
     rhs: TensorLike,

@@ -322,6 +322,35 @@ def select_v2(
     return _out[0]
 
 
+_SelfAdjointEigV2Output = _collections.namedtuple("SelfAdjointEigV2", ["e", "v"])
+
+
+def self_adjoint_eig_v2(
+    input: TensorLike, compute_v: bool = True, name: str | None = None
+) -> _SelfAdjointEigV2Output:
+    """The eigenvalues (ascending) and eigenvectors of each self-adjoint matrix.
+
+    Only the lower triangle of the input is read; without compute_v, v is an unused zero scalar.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Self-adjoint matrices [..., N, N].
+      compute_v: An optional `bool`. Defaults to `True`.
+        Whether to compute the eigenvectors.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (e, v).
+
+      e: A `Tensor`. Has the same type as `input`.
+        The eigenvalues, [..., N].
+      v: A `Tensor`. Has the same type as `input`.
+        The eigenvectors as columns, [..., N, N].
+    """
+    _out = _execute_op("SelfAdjointEigV2", [input], {"compute_v": compute_v}, name)
+    return _SelfAdjointEigV2Output._make(_out)
+
+
 def selu(features: TensorLike, name: str | None = None) -> OpOutput:
     """Scaled exponential linear unit, with the self-normalising constants.
 
@@ -2920,6 +2949,44 @@ def sum(
         "Sum", [input, reduction_indices], {"keep_dims": keep_dims}, name
     )
     return _out[0]
+
+
+_SvdOutput = _collections.namedtuple("Svd", ["s", "u", "v"])
+
+
+def svd(
+    input: TensorLike,
+    compute_uv: bool = True,
+    full_matrices: bool = False,
+    name: str | None = None,
+) -> _SvdOutput:
+    """The singular value decomposition input = u diag(s) v^H of each matrix.
+
+    s is sorted in decreasing order (real values in T); without compute_uv, u and v are unused zero scalars.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`, `float16`, `complex64`, `complex128`.
+        Matrices [..., M, N].
+      compute_uv: An optional `bool`. Defaults to `True`.
+        Whether to compute u and v.
+      full_matrices: An optional `bool`. Defaults to `False`.
+        Whether u and v are square (else their columns are min(M, N)).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (s, u, v).
+
+      s: A `Tensor`. Has the same type as `input`.
+        The singular values, [..., min(M, N)].
+      u: A `Tensor`. Has the same type as `input`.
+        The left singular vectors, [..., M, M] or [..., M, min(M, N)].
+      v: A `Tensor`. Has the same type as `input`.
+        The right singular vectors, [..., N, N] or [..., N, min(M, N)].
+    """
+    _out = _execute_op(
+        "Svd", [input], {"compute_uv": compute_uv, "full_matrices": full_matrices}, name
+    )
+    return _SvdOutput._make(_out)
 
 
 _SwitchOutput = _collections.namedtuple("Switch", ["output_false", "output_true"])

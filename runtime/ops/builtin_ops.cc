@@ -85,7 +85,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterDebugOps, opgen::RegisterSequenceOps,
                       opgen::RegisterSpectralOps, opgen::RegisterMatrixDiagOps,
-                      opgen::RegisterLinalgOps,
+                      opgen::RegisterLinalgOps, opgen::RegisterLinalgDecompositionOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,

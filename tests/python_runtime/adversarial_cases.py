@@ -247,6 +247,11 @@ def baseline(op_def, rng):
         **{op: (lambda: ([_x(rng, (2, 3, 3)) + 3 * np.eye(3, dtype=f32)], {}))
            for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky")},
         "MatrixSolve": lambda: ([_x(rng, (2, 3, 3)) + 3 * np.eye(3, dtype=f32), _x(rng, (2, 3, 2))], {}),
+        "Svd": lambda: ([_x(rng, (2, 4, 3))], {"full_matrices": True}),
+        "Qr": lambda: ([_x(rng, (2, 3, 4))], {}),
+        "SelfAdjointEigV2": lambda: ([_x(rng, (2, 3, 3))], {}),
+        "Lu": lambda: ([_x(rng, (2, 3, 3)) + 3 * np.eye(3, dtype=f32)], {}),
+        "MatrixSolveLs": lambda: ([_x(rng, (2, 4, 3)), _x(rng, (2, 4, 2)), np.float64(0.1)], {}),
         "MatrixTriangularSolve": lambda: ([_x(rng, (3, 3)) + 3 * np.eye(3, dtype=f32),
                                            _x(rng, (2, 3, 2))], {}),
         # the FFT family: lengths 5 and 6 (Bluestein and radix-2 paths), RFFT cropping
@@ -978,6 +983,11 @@ def invalid_cases():
         ("MatrixTriangularSolve", [np.eye(3, dtype=f32)[None].repeat(2, 0), _a((3, 3, 1))], {},
          "batch 2 vs 3"),
         ("Cholesky", [_a((3,))], {}, "input of rank 1"),
+        ("SelfAdjointEigV2", [_a((2, 3))], {}, "not square"),
+        ("Lu", [np.zeros((3, 3), f32)], {}, "singular"),
+        ("MatrixSolveLs", [_a((3, 2)), _a((2, 1)), np.float64(0)], {}, "rhs of 2 rows for 3"),
+        ("MatrixSolveLs", [_a((3, 2)), _a((3, 1)), np.float64(-1)], {}, "a negative l2_regularizer"),
+        ("MatrixSolveLs", [_a((3, 2)), _a((3, 1)), np.zeros(2)], {}, "l2_regularizer of 2 values"),
         ("FFT2D", [_a((4,)).astype(np.complex64)], {}, "input of rank 1"),
         ("RFFT", [_a((4,)), _v(8)], {}, "fft_length longer than the input"),
         ("RFFT", [_a((4,)), _v(-1)], {}, "a negative fft_length"),

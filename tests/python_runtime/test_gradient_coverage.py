@@ -402,7 +402,28 @@ def _linalg_cases(u) -> dict[str, list[Case]]:
             C(fixed(well((2, 1, 3, 3)), u((3, 3, 1))), {"lower": False, "adjoint": True}, tf=True),
             C(fixed(well((2, 3, 3)), u((2, 3, 2))), {"adjoint": True})],
         "Cholesky": [C(fixed(u((2, 3, 3))), op_type=_cholesky_of_gram, tf=True)],
+        # the decompositions (test_linalg_decompositions.py compares them with TensorFlow):
+        # the values, factors unique near the input (Qr's), and squares of the singular
+        # vectors / eigenvectors (their signs are arbitrary)
+        "Svd": [C(fixed(u((2, 4, 3)))), C(fixed(u((3, 5))), {"compute_uv": False}),
+                C(fixed(u((3, 4))), op_type=_squared_output("Svd", 1, {"full_matrices": True})),
+                C(fixed(u((2, 3, 4))), op_type=_squared_output("Svd", 2, {}))],
+        "Qr": [C(fixed(u((2, 4, 3)))), C(fixed(u((2, 4, 3))), output=1),
+               C(fixed(u((3, 5))), output=1), C(fixed(u((3, 3))), {"full_matrices": True})],
+        "SelfAdjointEigV2": [C(fixed(u((2, 4, 4)))), C(fixed(u((3, 3))), {"compute_v": False}),
+                             C(fixed(u((3, 3))), op_type=_squared_output("SelfAdjointEigV2", 1, {}))],
+        "MatrixSolveLs": [C(fixed(u((2, 5, 3)), u((2, 5, 2)), np.float64(0.5)), diff=[0, 1]),
+                          C(fixed(u((3, 5)), u((3, 2)), np.float64(0)), diff=[0, 1])],
     }
+
+
+def _squared_output(op, index, attrs):
+    """op's output `index` squared: invariant under the signs of singular vectors and
+    eigenvectors."""
+    def build(g, inputs):
+        y = g.create_op(op, list(inputs), attrs).outputs[index]
+        return g.create_op("Mul", [y, y], {}).outputs[0]
+    return build
 
 
 def _cond(pred: bool, nested: bool):
@@ -955,6 +976,7 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
 # and a user may register one (checked in test_debug_ops.py).
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
+               "Lu": "TensorFlow registers none: its tape and tf.gradients fail",
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}
 

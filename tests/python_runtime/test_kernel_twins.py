@@ -52,6 +52,9 @@ CPU_ONLY_FAMILIES = {
                 "fall back to these host kernels",
     "linalg": "inverse, determinants, Cholesky and solves: no GPU kernels yet (TensorFlow's "
               "are cuSOLVER's); GPU placements fall back to these host kernels",
+    "linalg_decompositions": "Svd, Qr, SelfAdjointEigV2, Lu and MatrixSolveLs through LAPACK: "
+                             "no GPU kernels yet (TensorFlow's are cuSOLVER's); GPU placements "
+                             "fall back to these host kernels",
     "non_max_suppression": "a sequential greedy selection: GPU placements fall back to "
                            "the host kernel (TensorFlow's GPU kernel selects the same)",
     "training_sparse": "the ResourceSparseApply* optimizer ops: no GPU kernels yet (TensorFlow "

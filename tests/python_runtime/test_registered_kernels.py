@@ -95,7 +95,8 @@ CPU_ONLY = {
     **{op: "no GPU linear algebra yet (TensorFlow's is cuSOLVER / cuBLAS): a GPU placement "
            "falls back to the host"
        for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
-                  "MatrixSolve", "MatrixTriangularSolve")},
+                  "MatrixSolve", "MatrixTriangularSolve", "Svd", "Qr", "SelfAdjointEigV2", "Lu",
+                  "MatrixSolveLs")},
     **{op: "a sequential greedy selection on the host; TensorFlow's GPU kernel gives the "
            "same indices, so a GPU placement falls back to the host kernel"
        for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",

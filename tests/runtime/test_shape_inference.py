@@ -762,6 +762,10 @@ _CALLS = {
        for op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky")},
     "MatrixSolve": lambda P: ([P((2, 3, 3)), P((2, 3, 4))], {}, None),
     "MatrixTriangularSolve": lambda P: ([P((3, 3)), P((2, 3, 4))], {}, None),
+    "Svd": lambda P: ([P((2, 4, 3))], {"full_matrices": True}, None),
+    "Qr": lambda P: ([P((2, 3, 4))], {}, None),
+    **{op: (lambda P: ([P((2, 3, 3))], {}, None)) for op in ("SelfAdjointEigV2", "Lu")},
+    "MatrixSolveLs": lambda P: ([P((2, 4, 3)), P((2, 4, 2)), np.float64(0.1)], {}, None),
     # the FFT family: complex transforms keep the shape; fft_length sizes the real ones
     **{op: (lambda P: ([P((2, 3, 4), np.complex64)], {}, None))
        for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D")},
@@ -1342,3 +1346,32 @@ def test_sparse_tensor_shapes(infer_shapes):
         infer_shapes("SparseReorder", [a, P((4,)), P((2,), I64)])
     with pytest.raises(Error):
         infer_shapes("SparseTensorDenseMatMul", [a, v, np.array([4, 5], I64), P((6, 5))])
+
+
+def test_decomposition_shapes_as_tensorflow(infer_shapes):
+    """Svd, Qr, SelfAdjointEigV2, Lu, MatrixSolveLs: the shapes TensorFlow 2.21's shape
+    functions give (a factor an attr turns off is [0])."""
+    ShapeInferenceError = infer_shapes.Error
+    P = infer_shapes.Partial
+    F64 = np.float64
+    assert infer_shapes("Svd", [P((4, 5, 3))], {"compute_uv": False}) == [(4, 3), (0,), (0,)]
+    assert infer_shapes("Svd", [P((4, 5, 3))], {"full_matrices": True}) == [(4, 3), (4, 5, 5), (4, 3, 3)]
+    assert infer_shapes("Svd", [P((4, 3, 5))], {}) == [(4, 3), (4, 3, 3), (4, 5, 3)]
+    assert infer_shapes("Svd", [P((4, None, 5))], {}) == [(4, None), (4, None, None), (4, 5, None)]
+    assert infer_shapes("Svd", [P((4, None, 5))], {"full_matrices": True}) == [
+        (4, None), (4, None, None), (4, 5, 5)]
+    assert infer_shapes("Qr", [P((4, 3, 5))], {}) == [(4, 3, 3), (4, 3, 5)]
+    assert infer_shapes("Qr", [P((4, 5, 3))], {}) == [(4, 5, 3), (4, 3, 3)]
+    assert infer_shapes("Qr", [P((4, None, 3))], {"full_matrices": True}) == [(4, None, None), (4, None, 3)]
+    assert infer_shapes("SelfAdjointEigV2", [P((4, None, 3))], {}) == [(4, 3), (4, 3, 3)]
+    assert infer_shapes("SelfAdjointEigV2", [P((4, 3, 3))], {"compute_v": False}) == [(4, 3), (0,)]
+    assert infer_shapes("Lu", [P((4, None, 3))], {}) == [(4, 3, 3), (4, 3)]
+    assert infer_shapes("MatrixSolveLs", [P((None, 5, 3)), P((4, None, 2)), P((), F64)], {}) == [(4, 3, 2)]
+    for op, inputs in [("Svd", [P((4,))]), ("Qr", [P((4,))]), ("SelfAdjointEigV2", [P((4, 2, 3))]),
+                       ("Lu", [P((4, 2, 3))]),
+                       ("MatrixSolveLs", [P((4, 5, 3)), P((4, 6, 2)), P((), F64)]),
+                       ("MatrixSolveLs", [P((4, 5, 3)), P((5, 5, 2)), P((), F64)]),
+                       ("MatrixSolveLs", [P((4, 5, 3)), P((5, 2)), P((), F64)]),
+                       ("MatrixSolveLs", [P((5, 3)), P((5, 2)), P((1,), F64)])]:
+        with pytest.raises(ShapeInferenceError):
+            infer_shapes(op, inputs, {})

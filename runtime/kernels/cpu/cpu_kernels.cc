@@ -31,6 +31,8 @@ void RegisterMatrixDiagKernels(TF_Status*);
 // linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve (host only: no GPU kernels yet).
 void RegisterLinalgKernels(TF_Status*);
+// linalg_decompositions.cc: Svd, Qr, SelfAdjointEigV2, Lu, MatrixSolveLs (host only).
+void RegisterLinalgDecompositionsKernels(TF_Status*);
 // scatter.cc: GatherNd, ScatterNd, TensorScatter*; segment.cc: UnsortedSegment{Max,Min,Prod},
 // Segment*, SparseSegment* (declared here for the same reason).
 void RegisterScatterKernels(TF_Status*);
@@ -135,6 +137,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterSpectralKernels,
       RegisterMatrixDiagKernels,
       RegisterLinalgKernels,
+      RegisterLinalgDecompositionsKernels,
       RegisterArrayFamilyKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;

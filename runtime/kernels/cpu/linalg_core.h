@@ -18,6 +18,11 @@ inline double Conj(double x) { return x; }
 inline std::complex<double> Conj(std::complex<double> x) { return std::conj(x); }
 inline double RealPart(double x) { return x; }
 inline double RealPart(std::complex<double> x) { return x.real(); }
+// float twins, for the kernels that work in T's own precision (MatrixSolveLs's fast path).
+inline float Conj(float x) { return x; }
+inline std::complex<float> Conj(std::complex<float> x) { return std::conj(x); }
+inline double RealPart(float x) { return x; }
+inline double RealPart(std::complex<float> x) { return x.real(); }
 
 // LU = P A in place: `a` becomes L (unit diagonal, below) and U; perm[i] is the row of A
 // that row i of LU came from. Returns the smallest |pivot| (NaN once any pivot is NaN)

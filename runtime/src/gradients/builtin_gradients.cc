@@ -118,6 +118,7 @@ void opgen_register_builtin_gradients() {
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
+                      RegisterLinalgDecompositionGradients,
                       RegisterSparseGradients, RegisterNotDifferentiableOps})
     family();
 }

@@ -22,6 +22,7 @@ void RegisterRaggedGradients();  // ragged_grad.cc: RaggedTensorToTensor
 void RegisterSpectralGradients();  // spectral_grad.cc: the FFT family
 void RegisterMatrixDiagGradients();  // matrix_diag_grad.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss
 void RegisterLinalgGradients();  // linalg_grad.cc: MatrixInverse, determinants, Cholesky, solves
+void RegisterLinalgDecompositionGradients();  // linalg_decomposition_grad.cc: Svd, Qr, eigh, lstsq
 void RegisterImageGradients();   // image_grad.cc: CropAndResize (and its gradients), ExtractImagePatches
 void RegisterNotDifferentiableOps();  // builtin_gradients.cc: ops TensorFlow declares so
 
