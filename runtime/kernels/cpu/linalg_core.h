@@ -78,13 +78,15 @@ void LuSolve(const W* lu, const std::vector<int64_t>& perm, int64_t n, W* b, int
 
 // The lower Cholesky factor of the Hermitian matrix whose lower triangle `a` holds, in
 // place (the upper triangle zeroed); false where a pivot is not positive (or NaN).
-template <typename W>
+// Pivots are summed in `Acc`; with kNaNPasses a NaN pivot passes and spreads NaN, as
+// Eigen's LLT does (MatrixSolveLs's fast path follows it, in T's own precision).
+template <typename W, typename Acc = double, bool kNaNPasses = false>
 bool CholeskyLower(W* a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
-    double d = RealPart(a[j * n + j]);
-    for (int64_t k = 0; k < j; ++k) d -= std::norm(std::complex<double>(a[j * n + k]));
-    if (!(d > 0)) return false;
-    const double l = std::sqrt(d);
+    Acc d = static_cast<Acc>(RealPart(a[j * n + j]));
+    for (int64_t k = 0; k < j; ++k) d -= std::norm(std::complex<Acc>(a[j * n + k]));
+    if (kNaNPasses ? d <= 0 : !(d > 0)) return false;
+    const Acc l = std::sqrt(d);
     a[j * n + j] = W(l);
     for (int64_t i = j + 1; i < n; ++i) {
       W s = a[i * n + j];

@@ -264,29 +264,9 @@ constexpr char kRankDeficient[] =
     "Input matrix was rank deficient or ill-conditioned. Try setting fast=False or provide a "
     "larger l2_regularizer > 0.";
 
-// The Cholesky factor of G (k x k, Hermitian) in place, failing only on a pivot <= 0 as
-// Eigen's LLT does (a NaN pivot passes and spreads NaN).
 template <typename T> struct RealOf { using type = T; };
 template <typename R> struct RealOf<std::complex<R>> { using type = R; };
 template <typename T> using Real = typename RealOf<T>::type;
-
-template <typename W>
-bool CholeskyAllowingNaN(W* g, int64_t k) {
-  for (int64_t j = 0; j < k; ++j) {
-    Real<W> d = static_cast<Real<W>>(linalg::RealPart(g[j * k + j]));
-    for (int64_t c = 0; c < j; ++c) d -= std::norm(g[j * k + c]);
-    if (d <= 0) return false;
-    const Real<W> l = std::sqrt(d);
-    g[j * k + j] = W(l);
-    for (int64_t i = j + 1; i < k; ++i) {
-      W s = g[i * k + j];
-      for (int64_t c = 0; c < j; ++c) s -= g[i * k + c] * Conj(g[j * k + c]);
-      g[i * k + j] = s / l;
-    }
-    for (int64_t c = j + 1; c < k; ++c) g[j * k + c] = W(0);
-  }
-  return true;
-}
 
 template <typename T>
 void SolveLsCompute(void* state, TF_OpKernelContext* ctx) {
@@ -353,7 +333,8 @@ void SolveLsCompute(void* state, TF_OpKernelContext* ctx) {
         else for (int64_t c = 0; c < n; ++c) s += ap[i * n + c] * Conj(ap[j * n + c]);
         gram[i * g + j] = s + (i == j && l2 > 0 ? T(static_cast<Real<T>>(l2)) : T(0));
       }
-    if (!CholeskyAllowingNaN(gram.data(), g)) return kRankDeficient;
+    // Eigen's LLT, in T's own precision: only a pivot <= 0 fails.
+    if (!linalg::CholeskyLower<T, Real<T>, true>(gram.data(), g)) return kRankDeficient;
     std::vector<T> z(g * k, T(0));
     if (over) {
       for (int64_t i = 0; i < n; ++i)
