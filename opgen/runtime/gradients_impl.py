@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
-from opgen.runtime import _lib, graph_mode
+from opgen.runtime import _lib, _sparse_gradients, graph_mode
 from opgen.runtime.errors import OpError, raise_for_status
 from opgen.runtime.graph import Graph, Output
 
@@ -113,7 +113,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     per y, are the gradients fed into the ys (Outputs, or values that become constants
     of each y's dtype); None means ones. The nodes go under the name scope `name`
     ("gradients", then "gradients_1" ...). Returns one entry per x: an Output, or None
-    when that x does not reach any y through floating-point tensors.
+    when that x does not reach any y through floating-point tensors, or an
+    ``opgen.IndexedSlices`` (as TensorFlow's) where every way from x to the ys goes
+    through the params of gathers (ResourceGather, Gather, GatherV2 on axis 0).
 
     Raises NotFoundError for an op on the path without a gradient function (its message
     names the op type and node) and InvalidArgumentError for grad_ys of the wrong dtype
@@ -139,9 +141,14 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
                 graph_mode._as_output(g, gy, y.dtype, f"grad_ys_{i}")
                 for i, (y, gy) in enumerate(zip(y_list, grad_list))]
         dx = (_TF_Output * len(grad_outputs))(*[gy._c for gy in grad_outputs])
-    ny, nx = len(y_list), len(x_list)
+    # Sources read only through gathers get rows (IndexedSlices) as TensorFlow's do:
+    # the runtime differentiates with respect to those gathers' outputs instead.
+    sparse = _sparse_gradients.plan(y_list, x_list)
+    call_xs = [x for x, taps in zip(x_list, sparse) if taps is None]
+    call_xs += [op.outputs[0] for taps in sparse if taps is not None for op in taps]
+    ny, nx = len(y_list), len(call_xs)
     y_arr = (_TF_Output * ny)(*[y._c for y in y_list])
-    x_arr = (_TF_Output * max(nx, 1))(*[x._c for x in x_list])
+    x_arr = (_TF_Output * max(nx, 1))(*[x._c for x in call_xs])
     dy_arr = (_TF_Output * max(nx, 1))()
     status = _lib.thread_status()
     capi = _c()
@@ -166,8 +173,25 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     if pending is not None and status.code != 0:
         raise pending
     raise_for_status(status)
-    return [g._operation(dy_arr[i].oper)._output(dy_arr[i].index) if dy_arr[i].oper else None
-            for i in range(nx)]
+    grads = [g._operation(dy_arr[i].oper)._output(dy_arr[i].index) if dy_arr[i].oper else None
+             for i in range(nx)]
+    return _with_rows(g, name, sparse, grads)
+
+
+def _with_rows(g: Graph, name: str, sparse: list, grads: list) -> list:
+    """One result per x from the runtime's `grads` (the dense xs', then each sparse x's
+    gathers'): the sparse xs' as IndexedSlices."""
+    dense = grads[:sum(taps is None for taps in sparse)]
+    tap_grads = grads[len(dense):]
+    results: list[Any] = []
+    with g.as_default(), g.name_scope(name):
+        for taps in sparse:
+            if taps is None:
+                results.append(dense.pop(0))
+            else:
+                results.append(_sparse_gradients.from_taps(g, taps, tap_grads[:len(taps)]))
+                tap_grads = tap_grads[len(taps):]
+    return results
 
 
 # ---- gradient functions written in Python -----------------------------------------------
