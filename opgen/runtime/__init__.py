@@ -57,6 +57,7 @@ from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_m
 from opgen.runtime.op_library import load_op_library
 from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
+from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.variables import (
     Variable,
     global_variables_initializer,
@@ -68,6 +69,7 @@ __all__ = [
     "DeviceInfo",
     "GradientTape",
     "Graph",
+    "IndexedSlices",
     "NotDifferentiable",
     "Operation",
     "Output",

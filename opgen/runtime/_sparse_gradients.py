@@ -103,7 +103,8 @@ def _rows(g: Graph, gather: Operation, grad: Output) -> IndexedSlices:
         shape = _run(g, "Shape", [params], {"out_type": dtypes.int32})
     size = _run(g, "ExpandDims", [_run(g, "Size", [indices], {"out_type": dtypes.int32}),
                                   np.int32(0)])
-    tail = _run(g, "StridedSlice", [shape, np.int32([1]), np.int32([0]), np.int32([1])],
+    tail = _run(g, "StridedSlice", [shape, np.array([1], np.int32), np.array([0], np.int32),
+                                   np.array([1], np.int32)],
                 {"end_mask": 1})
     values_shape = _run(g, "ConcatV2", [[size, tail], np.int32(0)])
     values = _run(g, "Reshape", [grad, values_shape])

@@ -28,6 +28,13 @@ class IndexedSlices:
         """The dtype of `values` (and of the dense tensor)."""
         return getattr(self.values, "dtype", None)
 
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        """The dense tensor's shape where `dense_shape` has a value (eagerly), else None."""
+        if self.dense_shape is None or isinstance(self.dense_shape, Output):
+            return None
+        return tuple(int(d) for d in np.asarray(self.dense_shape))
+
     def __repr__(self) -> str:
         return (f"IndexedSlices(values={self.values!r}, indices={self.indices!r}, "
                 f"dense_shape={self.dense_shape!r})")
@@ -36,6 +43,12 @@ class IndexedSlices:
         """The dense tensor (an Output in the values' graph, else an eager Tensor): what
         an op taking this as an input reads, as TensorFlow converts one."""
         return to_dense(self)
+
+    def _opgen_fetch(self) -> tuple[list[Any], Any]:
+        """What Session.run fetches for this: the parts, and what makes the result of
+        their values (an IndexedSlices of numpy arrays, as TensorFlow's
+        IndexedSlicesValue)."""
+        return [self.values, self.indices, self.dense_shape], IndexedSlices
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if isinstance(self.values, Output):
