@@ -11,13 +11,14 @@ the rows."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 import numpy as np
 
 from opgen.runtime import dtypes, graph_mode
 from opgen.runtime.graph import Graph, Operation, Output
-from opgen.runtime.indexed_slices import IndexedSlices, to_dense
+from opgen.runtime.indexed_slices import IndexedSlices
 
 _PASS_THROUGH = frozenset({"Identity", "ReadVariableOp"})  # their gradient is the incoming one
 
@@ -57,13 +58,49 @@ def _ancestors(ys: list[Output]) -> set[str]:
     return seen
 
 
-def plan(ys: list[Output], xs: list[Output]) -> list[list[Operation] | None]:
-    """Per x: the gathers its gradient is the rows of, or None where it is dense (a y,
-    or used otherwise on the way to the ys), or does not reach them at all."""
+def _backward_order(ys: list[Output], xs: list[Output], reach: set[str]) -> dict[str, int]:
+    """The position of each op between the xs and the ys in TensorFlow's backward pass
+    (first in, first out from the ys' ops; an op is ready once every use of its outputs
+    is done): where gradients meet, they are concatenated in this order."""
+    between: dict[str, Operation] = {}
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op.name in between or op.name not in reach:
+            continue
+        between[op.name] = op
+        stack.extend(c for out in op.outputs for c in out.consumers())
+    pending: dict[str, int] = dict.fromkeys(between, 0)
+    for op in between.values():
+        for t in op.inputs:
+            if t.op.name in between:
+                pending[t.op.name] += 1
+    queue: deque[Operation] = deque()
+    for y in ys:
+        if pending.get(y.op.name) == 0 and all(q is not y.op for q in queue):
+            queue.append(y.op)
+    order: dict[str, int] = {}
+    while queue:
+        op = queue.popleft()
+        order[op.name] = len(order)
+        for t in op.inputs:
+            if t.op.name in between:
+                pending[t.op.name] -= 1
+                if pending[t.op.name] == 0:
+                    queue.append(t.op)
+    return order
+
+
+def plan(ys: list[Output], groups: list[list[Output]]) -> list[list[Operation] | None]:
+    """Per group of xs (whose gradients sum to one result): the gathers the result is
+    the rows of, in TensorFlow's order, or None where it is dense (an x is a y, or is
+    used otherwise on the way to the ys) or no x reaches the ys."""
     reach = _ancestors(ys)
     y_keys = {(y.op.name, y.value_index) for y in ys}
+    order = _backward_order(ys, [x for group in groups for x in group], reach)
 
-    def walk(t: Output, taps: list[Operation]) -> bool:
+    def walk(t: Output, taps: list[tuple[int, list[Operation]]]) -> bool:
+        """Adds (position, gathers) per use of `t`; False at a dense use."""
         if (t.op.name, t.value_index) in y_keys:
             return False
         seen: set[str] = set()
@@ -75,19 +112,26 @@ def plan(ys: list[Output], xs: list[Output]) -> list[list[Operation] | None]:
                 if inp.op is not t.op or inp.value_index != t.value_index:
                     continue
                 if op.type in _PASS_THROUGH:
-                    if not walk(op.outputs[0], taps):
+                    inner: list[tuple[int, list[Operation]]] = []
+                    if not walk(op.outputs[0], inner):
                         return False
+                    taps.append((order.get(op.name, 0), _flat(inner)))
                 elif _sparse_use(op, i):
-                    taps.append(op)
+                    taps.append((order.get(op.name, 0), [op]))
                 else:
                     return False
         return True
 
     result: list[list[Operation] | None] = []
-    for x in xs:
-        taps: list[Operation] = []
-        result.append(taps if walk(x, taps) and taps else None)
+    for group in groups:
+        taps: list[tuple[int, list[Operation]]] = []
+        sparse = all(walk(x, taps) for x in group)
+        result.append(_flat(taps) or None if sparse else None)
     return result
+
+
+def _flat(taps: list[tuple[int, list[Operation]]]) -> list[Operation]:
+    return [op for _, ops in sorted(taps, key=lambda p: p[0]) for op in ops]
 
 
 def _run(g: Graph, op_type: str, inputs: list[Any], attrs: dict[str, Any] | None = None) -> Any:
@@ -124,24 +168,11 @@ def concat(g: Graph, parts: list[IndexedSlices]) -> IndexedSlices:
                          _run(g, "ConcatV2", [indices, np.int32(0)]), parts[0].dense_shape)
 
 
-def add(g: Graph, parts: list[Any]) -> Any:
-    """Gradients of one tensor summed as TensorFlow sums them: concatenated while all
-    are IndexedSlices, else densified and added (AddN)."""
-    if len(parts) == 1:
-        return parts[0]
-    if all(isinstance(p, IndexedSlices) for p in parts):
-        return concat(g, parts)
-    dense = [to_dense(p) if isinstance(p, IndexedSlices) else p for p in parts]
-    return _run(g, "AddN", [dense])
-
-
 def from_taps(g: Graph, taps: list[Operation], grads: list[Output | None]) -> Any:
     """The IndexedSlices of a sparse source from its gathers' output gradients (None
-    where none reaches the ys), in TensorFlow's order: the later gather first."""
-    order = {op.name: i for i, op in enumerate(g.get_operations())} if len(taps) > 1 else {}
-    pairs = sorted(zip(taps, grads), key=lambda p: -order.get(p[0].name, 0))
-    parts = [_rows(g, op, grad) for op, grad in pairs if grad is not None]
+    where none reaches the ys), concatenated in the gathers' order."""
+    parts = [_rows(g, op, grad) for op, grad in zip(taps, grads) if grad is not None]
     return concat(g, parts) if parts else None
 
 
-__all__ = ["add", "concat", "from_taps", "plan"]
+__all__ = ["concat", "from_taps", "plan"]

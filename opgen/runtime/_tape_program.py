@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from opgen.protos import attr_value_pb2
-from opgen.runtime import _lib, _sparse_gradients, gradients_impl, graph_mode
+from opgen.runtime import _lib, gradients_impl, graph_mode
 from opgen.runtime.dtypes import DType
 from opgen.runtime.errors import raise_for_status
 from opgen.runtime.graph import Graph, Output
@@ -215,18 +215,9 @@ class Compiled:
 
 def _grads(g: Graph, ys: list, groups: list[list], grad_ys: list | None) -> list:
     """Per group of xs, the sum of their gradients of sum(ys) in `g` (None: none)."""
-    xs = [x for group in groups for x in group]
-    if not xs or any(y is None for y in ys):
+    if not any(groups) or any(y is None for y in ys):
         return [None] * len(groups)
-    grads = gradients_impl.gradients(ys, xs, grad_ys=grad_ys)
-    results: list[Any] = []
-    start = 0
-    for group in groups:
-        parts = [p for p in grads[start:start + len(group)] if p is not None]
-        start += len(group)
-        # (later reads first: the order TensorFlow's tape concatenates rows in)
-        results.append(_sparse_gradients.add(g, parts[::-1]) if parts else None)
-    return results
+    return gradients_impl.grouped(ys, groups, grad_ys=grad_ys)
 
 
 def _build(program: Program) -> Compiled:

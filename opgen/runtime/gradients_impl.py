@@ -121,8 +121,16 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     names the op type and node) and InvalidArgumentError for grad_ys of the wrong dtype
     or shape; an exception raised by a Python gradient function propagates as it is.
     """
+    return grouped(ys, [[x] for x in _as_list(xs)], grad_ys, name)
+
+
+def grouped(ys: Any, xs: list[list[Any]], grad_ys: Any = None,
+            name: str = "gradients") -> list:
+    """As :func:`gradients`, one result per group of xs: the sum of their gradients
+    (a GradientTape's reads of one variable), sparse where all of them are."""
     y_list = [_as_output(y, "ys") for y in _as_list(ys)]
-    x_list = [_as_output(x, "xs") for x in _as_list(xs)]
+    groups = [[_as_output(x, "xs") for x in group] for group in xs]
+    x_list = [x for group in groups for x in group]
     if not y_list:
         raise ValueError("opgen.gradients: ys is empty")
     g = y_list[0].graph
@@ -143,8 +151,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
         dx = (_TF_Output * len(grad_outputs))(*[gy._c for gy in grad_outputs])
     # Sources read only through gathers get rows (IndexedSlices) as TensorFlow's do:
     # the runtime differentiates with respect to those gathers' outputs instead.
-    sparse = _sparse_gradients.plan(y_list, x_list)
-    call_xs = [x for x, taps in zip(x_list, sparse) if taps is None]
+    sparse = _sparse_gradients.plan(y_list, groups)
+    call_xs = [x for group, taps in zip(groups, sparse) if taps is None for x in group]
     call_xs += [op.outputs[0] for taps in sparse if taps is not None for op in taps]
     ny, nx = len(y_list), len(call_xs)
     y_arr = (_TF_Output * ny)(*[y._c for y in y_list])
@@ -175,19 +183,23 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     raise_for_status(status)
     grads = [g._operation(dy_arr[i].oper)._output(dy_arr[i].index) if dy_arr[i].oper else None
              for i in range(nx)]
-    return _with_rows(g, name, sparse, grads)
+    return _results(g, name, groups, sparse, grads)
 
 
-def _with_rows(g: Graph, name: str, sparse: list, grads: list) -> list:
-    """One result per x from the runtime's `grads` (the dense xs', then each sparse x's
-    gathers'): the sparse xs' as IndexedSlices."""
-    dense = grads[:sum(taps is None for taps in sparse)]
-    tap_grads = grads[len(dense):]
+def _results(g: Graph, name: str, groups: list[list[Output]], sparse: list,
+             grads: list) -> list:
+    """One result per group from the runtime's `grads` (the dense groups' xs', then
+    each sparse group's gathers'): a dense group's sum, a sparse one's IndexedSlices."""
+    n_dense = sum(len(group) for group, taps in zip(groups, sparse) if taps is None)
+    dense, tap_grads = grads[:n_dense], grads[n_dense:]
     results: list[Any] = []
     with g.as_default(), g.name_scope(name):
-        for taps in sparse:
+        for group, taps in zip(groups, sparse):
             if taps is None:
-                results.append(dense.pop(0))
+                parts = [p for p in dense[:len(group)] if p is not None]
+                dense = dense[len(group):]
+                results.append(None if not parts else parts[0] if len(parts) == 1 else
+                               graph_mode.build_op(g, "AddN", [parts], {})[0])
             else:
                 results.append(_sparse_gradients.from_taps(g, taps, tap_grads[:len(taps)]))
                 tap_grads = tap_grads[len(taps):]
@@ -322,4 +334,4 @@ def _unregister(op_type: str) -> None:
     raise_for_status(status)
 
 
-__all__ = ["NotDifferentiable", "RegisterGradient", "gradients"]
+__all__ = ["NotDifferentiable", "RegisterGradient", "gradients", "grouped"]
