@@ -193,6 +193,8 @@ def _results(g: Graph, name: str, groups: list[list[Output]], sparse: list,
     n_dense = sum(len(group) for group, taps in zip(groups, sparse) if taps is None)
     dense, tap_grads = grads[:n_dense], grads[n_dense:]
     results: list[Any] = []
+    if all(taps is None and len(group) == 1 for group, taps in zip(groups, sparse)):
+        return dense  # nothing to build (and no name scope taken)
     with g.as_default(), g.name_scope(name):
         for group, taps in zip(groups, sparse):
             if taps is None:
