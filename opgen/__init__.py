@@ -32,7 +32,7 @@ _RUNTIME_EXPORTS = frozenset({
     "DeviceInfo", "list_devices", "device_unavailable_reason", "copy_to_device", "from_dlpack",
     "registered_kernels", "debugging", "set_log_device_placement",
     "Variable", "global_variables_initializer", "variables_initializer", "summary",
-    "gradients", "RegisterGradient", "NotDifferentiable", "GradientTape",
+    "gradients", "RegisterGradient", "NotDifferentiable", "GradientTape", "IndexedSlices",
     "function", "TensorSpec", "cond", "while_loop",
 })
 
@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         DType as DType,
         GradientTape as GradientTape,
         Graph as Graph,
+        IndexedSlices as IndexedSlices,
         NotDifferentiable as NotDifferentiable,
         Operation as Operation,
         Output as Output,

@@ -13,7 +13,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "opgen"
 
 # opgen.runtime, bottom to top: a module imports only from its own layer or below.
 RUNTIME_LAYERS = [
-    ["errors", "dtypes", "indexed_slices"],      # no runtime dependency at all
+    ["errors", "dtypes"],                        # no runtime dependency at all
     ["_lib"],                                    # ctypes declarations of the C ABI
     ["_context", "_convert", "_strings"],        # fast path choice, eager context; value rules
     ["_opplan", "_dlpack", "_tensor_storage",    # registry, plans, attr table; DLPack export
@@ -22,7 +22,8 @@ RUNTIME_LAYERS = [
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary",
      "_function_library"],                       # an imported library carried along
-    ["constant_op", "variables", "checkpoint", "gradients_impl", "_tape_program", "backprop",
+    ["constant_op", "variables", "checkpoint", "indexed_slices", "_sparse_gradients",
+     "gradients_impl", "_tape_program", "backprop",
      "_function_split", "functions"],            # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
     ["training_minimize"],                       # compute_gradients / minimize

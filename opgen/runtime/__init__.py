@@ -52,6 +52,7 @@ from opgen.runtime.graph import (
 from opgen.runtime.gradients_impl import NotDifferentiable, RegisterGradient, gradients
 from opgen.runtime.graph_import import import_graph_def
 from opgen.runtime.graph_mode import control_dependencies, device, name_scope
+from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.kernels import registered_kernels
 from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_memory
 from opgen.runtime.op_library import load_op_library
@@ -68,6 +69,7 @@ __all__ = [
     "DeviceInfo",
     "GradientTape",
     "Graph",
+    "IndexedSlices",
     "NotDifferentiable",
     "Operation",
     "Output",

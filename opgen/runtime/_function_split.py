@@ -29,6 +29,7 @@ from typing import Any
 from opgen.protos import function_pb2
 from opgen.runtime import _function_library, _opplan, dtypes, errors, gradients_impl
 from opgen.runtime.graph import Graph, Operation, Output
+from opgen.runtime.indexed_slices import IndexedSlices, to_dense
 
 _FLOATS = frozenset({dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                      dtypes.complex64, dtypes.complex128})
@@ -90,6 +91,8 @@ def make(trace: Callable[[], tuple[Any, list[Output], list[Output], list]],
     try:
         grads = gradients_impl.gradients([outputs[i] for i in dy_outputs],
                                          [inputs[i] for i in dx_inputs], grad_ys=dys)
+        with g.as_default():  # the backward function returns dense gradients
+            grads = [to_dense(d) if isinstance(d, IndexedSlices) else d for d in grads]
     except Exception:  # noqa: BLE001 - no usable gradient: the tape replays the call
         return None
     dx_inputs = [i for i, d in zip(dx_inputs, grads) if d is not None]

@@ -26,6 +26,7 @@ from opgen.runtime import _lib, gradients_impl, graph_mode
 from opgen.runtime.dtypes import DType
 from opgen.runtime.errors import raise_for_status
 from opgen.runtime.graph import Graph, Output
+from opgen.runtime.indexed_slices import IndexedSlices, to_dense
 from opgen.runtime.session import Session
 from opgen.runtime.tensor import Tensor
 
@@ -180,11 +181,12 @@ class Compiled:
                  "_inputs_type", "_outputs_type", "_run")
 
     def __init__(self, session: Session, placeholders: list[Output], fetches: list[Output],
-                 layout: list[int | None]):
+                 layout: list[int | tuple[int, int, int] | None]):
         self.session = session
         self.placeholders = placeholders
         self.fetches = fetches
-        self.layout = layout  # per source group: its index among fetches, or None
+        # per source group: its index among fetches, its IndexedSlices' three, or None
+        self.layout = layout
         self._c_inputs = (_lib.TF_Output * max(len(placeholders), 1))(
             *[p._c for p in placeholders])
         self._c_outputs = (_lib.TF_Output * max(len(fetches), 1))(*[f._c for f in fetches])
@@ -192,7 +194,7 @@ class Compiled:
         self._outputs_type = ctypes.c_void_p * max(len(fetches), 1)
         self._run = _lib.graph_lib().TF_SessionRun
 
-    def run(self, feeds: list[Tensor]) -> list[Tensor | None]:
+    def run(self, feeds: list[Tensor]) -> list[Tensor | IndexedSlices | None]:
         n_out = len(self.fetches)
         if not n_out:
             return [None] * len(self.layout)
@@ -207,27 +209,15 @@ class Compiled:
             self.session._release()
         values = [Tensor._from_tf_tensor(t) for t in outputs[:n_out] if t]
         raise_for_status(status)
-        return [None if i is None else values[i] for i in self.layout]
+        return [None if i is None else values[i] if isinstance(i, int) else
+                IndexedSlices(values[i[0]], values[i[1]], values[i[2]]) for i in self.layout]
 
 
 def _grads(g: Graph, ys: list, groups: list[list], grad_ys: list | None) -> list:
     """Per group of xs, the sum of their gradients of sum(ys) in `g` (None: none)."""
-    xs = [x for group in groups for x in group]
-    if not xs or any(y is None for y in ys):
+    if not any(groups) or any(y is None for y in ys):
         return [None] * len(groups)
-    grads = gradients_impl.gradients(ys, xs, grad_ys=grad_ys)
-    results: list[Any] = []
-    start = 0
-    for group in groups:
-        parts = [p for p in grads[start:start + len(group)] if p is not None]
-        start += len(group)
-        if not parts:
-            results.append(None)
-        elif len(parts) == 1:
-            results.append(parts[0])
-        else:
-            results.append(graph_mode.build_op(g, "AddN", [parts], {})[0])
-    return results
+    return gradients_impl.grouped(ys, groups, grad_ys=grad_ys)
 
 
 def _build(program: Program) -> Compiled:
@@ -269,17 +259,24 @@ def _build(program: Program) -> Compiled:
                 table.extend(flat)
             else:  # a nested gradient: its own TF_AddGradients inside this graph
                 _, ys, groups, grad_ys = step
-                table.extend(_grads(g, value(ys), value(groups),
-                                    None if grad_ys is None else value(grad_ys)))
+                # (dense: what the nested call recorded on this tape; see backprop)
+                table.extend(to_dense(r) if isinstance(r, IndexedSlices) else r
+                             for r in _grads(g, value(ys), value(groups),
+                                             None if grad_ys is None else value(grad_ys)))
         targets, groups, grad_ys = program.result
         ys = [None if s is None else table[s] for s in targets]
         grads = _grads(g, ys, value(groups), None if grad_ys is None else value(grad_ys))
-    fetches = [gr for gr in grads if gr is not None]
-    layout: list[int | None] = []
-    n = 0
+    fetches: list[Output] = []
+    layout: list[int | tuple[int, int, int] | None] = []
     for gr in grads:
-        layout.append(None if gr is None else n)
-        n += gr is not None
+        if gr is None:
+            layout.append(None)
+        elif isinstance(gr, IndexedSlices):  # three fetches, made an IndexedSlices again
+            layout.append((len(fetches), len(fetches) + 1, len(fetches) + 2))
+            fetches.extend([gr.values, gr.indices, gr.dense_shape])
+        else:
+            layout.append(len(fetches))
+            fetches.append(gr)
     return Compiled(Session(g), placeholders, fetches, layout)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from opgen.runtime import _tape_program, dtypes, eager, errors, graph, graph_mode, variables
 from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
+from opgen.runtime.indexed_slices import IndexedSlices, to_dense
 from opgen.runtime.tensor import Tensor
 
 _state = threading.local()  # the active tapes of this thread
@@ -320,7 +321,8 @@ class GradientTape:
 
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
         """d(sum of `target`)/d(source) for each source (same structure as `sources`:
-        one value or a list); None for a source the target does not depend on.
+        one value or a list); None for a source the target does not depend on, an
+        ``opgen.IndexedSlices`` (as TensorFlow's) for one read only through gathers.
         `output_gradients` (one per target) weight the targets instead of ones."""
         self._check_use()
         single = not isinstance(sources, (list, tuple))
@@ -365,7 +367,7 @@ class GradientTape:
                 continue
             shape = tuple(target.shape) + tuple(s.shape)
             source_dtype = s.dtype.numpy_dtype
-            stacked = (np.stack([p.numpy() for p in parts]) if n
+            stacked = (np.stack([np.asarray(p) for p in parts]) if n
                        else np.zeros(shape, source_dtype))
             results.append(constant(stacked.reshape(shape)))
         if not self._persistent:
@@ -385,20 +387,22 @@ class GradientTape:
             results: list = [None] * len(groups)  # the target is not on the tape
         else:
             results = _tape_program.compiled(program).run(program.feeds)
-        self._record_on_outer_tapes(targets, groups, grad_ys, results)
-        return results
+        return self._record_on_outer_tapes(targets, groups, grad_ys, results)
 
     def _record_on_outer_tapes(self, targets: list, groups: list, grad_ys: Any,
-                               results: list) -> None:
+                               results: list) -> list:
         """Records this gradient call on the active tapes that see its inputs, so an
-        outer tape differentiates through it (second derivatives)."""
+        outer tape differentiates through it (second derivatives); `results` then are
+        dense (an outer tape replays the call as dense gradients)."""
         tapes = [t for t in _tapes() if t._recording and (t is not self or self._persistent)]
         if not tapes:
-            return
+            return results
         flat = targets + [x for group in groups for x in group] + (grad_ys or [])
         if any(id(x) in t._tracked for t in tapes for x in flat):
+            results = [to_dense(r) if isinstance(r, IndexedSlices) else r for r in results]
             for t in tapes:
                 t._record(None, (targets, groups, grad_ys), None, results)
+        return results
 
 
 __all__ = ["GradientTape"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
-from opgen.runtime import _lib, graph_mode
+from opgen.runtime import _lib, _sparse_gradients, graph_mode
 from opgen.runtime.errors import OpError, raise_for_status
 from opgen.runtime.graph import Graph, Output
 
@@ -113,14 +113,24 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     per y, are the gradients fed into the ys (Outputs, or values that become constants
     of each y's dtype); None means ones. The nodes go under the name scope `name`
     ("gradients", then "gradients_1" ...). Returns one entry per x: an Output, or None
-    when that x does not reach any y through floating-point tensors.
+    when that x does not reach any y through floating-point tensors, or an
+    ``opgen.IndexedSlices`` (as TensorFlow's) where every way from x to the ys goes
+    through the params of gathers (ResourceGather, Gather, GatherV2 on axis 0).
 
     Raises NotFoundError for an op on the path without a gradient function (its message
     names the op type and node) and InvalidArgumentError for grad_ys of the wrong dtype
     or shape; an exception raised by a Python gradient function propagates as it is.
     """
+    return grouped(ys, [[x] for x in _as_list(xs)], grad_ys, name)
+
+
+def grouped(ys: Any, xs: list[list[Any]], grad_ys: Any = None,
+            name: str = "gradients") -> list:
+    """As :func:`gradients`, one result per group of xs: the sum of their gradients
+    (a GradientTape's reads of one variable), sparse where all of them are."""
     y_list = [_as_output(y, "ys") for y in _as_list(ys)]
-    x_list = [_as_output(x, "xs") for x in _as_list(xs)]
+    groups = [[_as_output(x, "xs") for x in group] for group in xs]
+    x_list = [x for group in groups for x in group]
     if not y_list:
         raise ValueError("opgen.gradients: ys is empty")
     g = y_list[0].graph
@@ -139,9 +149,14 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
                 graph_mode._as_output(g, gy, y.dtype, f"grad_ys_{i}")
                 for i, (y, gy) in enumerate(zip(y_list, grad_list))]
         dx = (_TF_Output * len(grad_outputs))(*[gy._c for gy in grad_outputs])
-    ny, nx = len(y_list), len(x_list)
+    # Sources read only through gathers get rows (IndexedSlices) as TensorFlow's do:
+    # the runtime differentiates with respect to those gathers' outputs instead.
+    sparse = _sparse_gradients.plan(y_list, groups)
+    call_xs = [x for group, taps in zip(groups, sparse) if taps is None for x in group]
+    call_xs += [op.outputs[0] for taps in sparse if taps is not None for op in taps]
+    ny, nx = len(y_list), len(call_xs)
     y_arr = (_TF_Output * ny)(*[y._c for y in y_list])
-    x_arr = (_TF_Output * max(nx, 1))(*[x._c for x in x_list])
+    x_arr = (_TF_Output * max(nx, 1))(*[x._c for x in call_xs])
     dy_arr = (_TF_Output * max(nx, 1))()
     status = _lib.thread_status()
     capi = _c()
@@ -166,8 +181,31 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients") ->
     if pending is not None and status.code != 0:
         raise pending
     raise_for_status(status)
-    return [g._operation(dy_arr[i].oper)._output(dy_arr[i].index) if dy_arr[i].oper else None
-            for i in range(nx)]
+    grads = [g._operation(dy_arr[i].oper)._output(dy_arr[i].index) if dy_arr[i].oper else None
+             for i in range(nx)]
+    return _results(g, name, groups, sparse, grads)
+
+
+def _results(g: Graph, name: str, groups: list[list[Output]], sparse: list,
+             grads: list) -> list:
+    """One result per group from the runtime's `grads` (the dense groups' xs', then
+    each sparse group's gathers'): a dense group's sum, a sparse one's IndexedSlices."""
+    n_dense = sum(len(group) for group, taps in zip(groups, sparse) if taps is None)
+    dense, tap_grads = grads[:n_dense], grads[n_dense:]
+    results: list[Any] = []
+    if all(taps is None and len(group) == 1 for group, taps in zip(groups, sparse)):
+        return dense  # nothing to build (and no name scope taken)
+    with g.as_default(), g.name_scope(name):
+        for group, taps in zip(groups, sparse):
+            if taps is None:
+                parts = [p for p in dense[:len(group)] if p is not None]
+                dense = dense[len(group):]
+                results.append(None if not parts else parts[0] if len(parts) == 1 else
+                               graph_mode.build_op(g, "AddN", [parts], {})[0])
+            else:
+                results.append(_sparse_gradients.from_taps(g, taps, tap_grads[:len(taps)]))
+                tap_grads = tap_grads[len(taps):]
+    return results
 
 
 # ---- gradient functions written in Python -----------------------------------------------
@@ -298,4 +336,4 @@ def _unregister(op_type: str) -> None:
     raise_for_status(status)
 
 
-__all__ = ["NotDifferentiable", "RegisterGradient", "gradients"]
+__all__ = ["NotDifferentiable", "RegisterGradient", "gradients", "grouped"]

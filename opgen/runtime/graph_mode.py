@@ -147,7 +147,7 @@ def _as_output(g: Graph, value: Any, want: dtypes.DType | None, const_name: str)
         # A function body (opgen.runtime.functions.FuncGraph) reads an eager variable
         # when called, not now.
         read = getattr(g, "read_captured_variable", None)
-        captured = read(value) if read is not None else None
+        captured = read(value) if read is not None and hasattr(value, "handle") else None
         value = captured if captured is not None else as_value()
     if isinstance(value, Output):
         if want is not None and value.dtype != want:

@@ -335,6 +335,11 @@ class _RunPlan:
             items = [(key, self._build(graph, value)) for key, value in fetch.items()]
             mapping = type(fetch)
             return lambda values: mapping([(key, child(values)) for key, child in items])
+        fetch_parts = getattr(fetch, "_opgen_fetch", None)
+        if fetch_parts is not None:  # an IndexedSlices: its values, indices, dense_shape
+            parts, make = fetch_parts()
+            builds = [None if p is None else self._build(graph, p) for p in parts]
+            return lambda values: make(*[None if b is None else b(values) for b in builds])
         element = _leaf(graph, fetch)
         if isinstance(element, Operation):
             if element not in self.targets:

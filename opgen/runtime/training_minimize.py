@@ -1,10 +1,9 @@
 """``compute_gradients`` and ``minimize`` of the ``opgen.train`` optimizers, as
 ``tf.compat.v1.train.Optimizer``'s: in a graph the gradients come from
 ``opgen.gradients`` (the runtime's ``TF_AddGradients``); eagerly `loss` is a callable
-run under an ``opgen.GradientTape``. The gradients are dense (opgen differentiates a
-gather into a dense gradient, where TensorFlow gives an ``IndexedSlices``), so
-``minimize`` takes the dense update path; pass ``IndexedSlices`` to ``apply_gradients``
-for a sparse one."""
+run under an ``opgen.GradientTape``. A variable read only through gathers (an
+embedding table) gets an ``IndexedSlices`` there, as in TensorFlow, so ``minimize``
+takes the sparse update path for it."""
 
 from __future__ import annotations
 

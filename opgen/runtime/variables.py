@@ -220,7 +220,7 @@ class Variable:
         """The variable's rows at `indices` (TensorFlow's ``Variable.sparse_read``, what
         ``tf.gather(v, indices)`` runs for a variable): a ResourceGather of the handle,
         reading only those rows. Eagerly a GradientTape watches the variable as for a
-        read (its gradient is dense, where TensorFlow's is IndexedSlices); in a graph,
+        read (its gradient is an IndexedSlices, as TensorFlow's); in a graph,
         a ResourceGather node; in a traced function, a gather of the captured read."""
         if self._graph is not None:
             return graph_mode.build_op(self._graph, "ResourceGather", [self._handle, indices],

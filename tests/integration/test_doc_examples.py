@@ -32,7 +32,7 @@ EXPECTED_OUTPUT = {
     "docs/plugins.md": ["[2.  2.5 3. ] float64", "(2, None)"],
     "docs/languages/python.md": ["[[5.0, 11.0], [11.0, 25.0]]"],
     "docs/functions.md": ["14.0\n[np.float32(14.0), np.float32(17.0)]", "[0.305  0.7864]"],
-    "docs/training.md": ["[ 3 17]"],
+    "docs/training.md": ["[ 3 17]", "[ 3 17  3] (3, 16) [1000   16]"],
 }
 
 DRIVER = textwrap.dedent('''\

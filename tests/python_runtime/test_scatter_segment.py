@@ -613,9 +613,9 @@ def test_resource_scatter_takes_a_scalar_update_and_checks_indices():
 
 def test_embedding_training_step_with_resource_gather(tf_resource):
     """An embedding lookup on a variable (ResourceGather), a loss, its gradient with
-    respect to the variable (dense here: UnsortedSegmentSum of the rows' gradients, where
-    TensorFlow gives IndexedSlices) and one SGD step in a session: the table after it
-    equals TensorFlow's (the eager tape's steps: the next test)."""
+    respect to the variable (an IndexedSlices, as TensorFlow's, made dense by the Mul)
+    and one SGD step in a session: the table after it equals TensorFlow's (the eager
+    tape's steps: the next test)."""
     want = tf_resource["sgd/after"]
     g = opgen.Graph()
     with g.as_default():
@@ -645,8 +645,8 @@ def _gather_loss(v, w):
 
 def test_eager_tape_through_resource_gather_trains_like_tensorflow(tf_resource):
     """The eager tape differentiates a ResourceGather on a watched variable's handle (an
-    embedding lookup): three SGD steps give TensorFlow's gradients (its IndexedSlices,
-    densified; opgen's are dense) and table."""
+    embedding lookup): three SGD steps give TensorFlow's gradients (IndexedSlices, as
+    its, compared densified) and table."""
     v = opgen.Variable(SGD_TABLE)
     for step in range(3):
         with opgen.GradientTape() as tape:
@@ -654,12 +654,15 @@ def test_eager_tape_through_resource_gather_trains_like_tensorflow(tf_resource):
             loss = _gather_loss(v, SGD_W)
         grad = tape.gradient(loss, v)
         assert str(tf_resource[f"tape/kind{step}"]) == "IndexedSlices"
+        assert isinstance(grad, opgen.IndexedSlices)
+        np.testing.assert_array_equal(grad.indices.numpy(), TABLE_IDS.ravel())
         dense = np.zeros_like(SGD_TABLE)  # numpy: 2 * w * row per read, summed per row
         np.add.at(dense, TABLE_IDS.reshape(-1),
                   (2 * SGD_W * v.numpy()[TABLE_IDS]).reshape(-1, 3))
-        np.testing.assert_allclose(grad.numpy(), dense, rtol=1e-12)
-        np.testing.assert_allclose(grad.numpy(), tf_resource[f"tape/grad{step}"], rtol=1e-12)
-        v.assign_sub(grad * np.float64(0.1))
+        np.testing.assert_allclose(np.asarray(grad), dense, rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(grad), tf_resource[f"tape/grad{step}"],
+                                   rtol=1e-12)
+        v.assign_sub(opgen.ops.mul(grad, np.float64(0.1)))
     np.testing.assert_allclose(v.numpy(), tf_resource["tape/after"], rtol=1e-12)
 
 
@@ -720,7 +723,9 @@ def test_sparse_read_trains_like_tensorflow_gather_of_a_variable(tf_resource):
         rows = v.sparse_read(TABLE_IDS)
         loss = opgen.ops.sum(rows * rows * opgen.constant(SGD_W), [0, 1, 2])
     assert tape.watched_variables() == (v,)
-    v.assign_sub(tape.gradient(loss, v) * np.float64(0.1))
+    grad = tape.gradient(loss, v)
+    assert isinstance(grad, opgen.IndexedSlices)  # TensorFlow's type (tape/kind0)
+    v.assign_sub(opgen.ops.mul(grad, np.float64(0.1)))  # as a dense tensor
     np.testing.assert_allclose(v.numpy(), tf_resource["sgd/after"], rtol=1e-12)
     frozen = opgen.Variable(SGD_TABLE, trainable=False)
     with opgen.GradientTape() as tape:
@@ -737,6 +742,9 @@ def test_sparse_read_trains_like_tensorflow_gather_of_a_variable(tf_resource):
         s.run(init)
         got_rows, got_dw = s.run([rows, dw])
     np.testing.assert_array_equal(got_rows, SGD_TABLE[TABLE_IDS])
+    assert isinstance(got_dw, opgen.IndexedSlices)
+    np.testing.assert_array_equal(got_dw.indices, TABLE_IDS.ravel())
+    got_dw = np.asarray(got_dw)
     np.testing.assert_array_equal(got_dw, np.bincount(TABLE_IDS.ravel(), minlength=5)[:, None]
                                   * np.ones((1, 3)))
 
@@ -748,4 +756,4 @@ def test_sparse_read_trains_like_tensorflow_gather_of_a_variable(tf_resource):
                                   v.numpy()[TABLE_IDS])
     with opgen.GradientTape() as tape:
         loss = opgen.ops.sum(lookup(opgen.constant(TABLE_IDS)), [0, 1, 2])
-    np.testing.assert_array_equal(tape.gradient(loss, v).numpy(), got_dw)
+    np.testing.assert_array_equal(np.asarray(tape.gradient(loss, v)), got_dw)
