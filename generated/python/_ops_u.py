@@ -184,6 +184,41 @@ def unravel_index(
     return _out[0]
 
 
+def unsorted_segment_join(
+    inputs: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    separator: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Joins the strings of each segment, in the order they come.
+
+    segment_ids' shape is a prefix of inputs'; negative ids drop their strings and a segment without strings is empty.
+
+    Args:
+      inputs: A `Tensor` of type `string`.
+        The strings.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The segment of each slice of inputs.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        How many segments the output has, a scalar.
+      separator: An optional `string`. Defaults to `""`.
+        Put between joined strings.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      [num_segments] + the dims of inputs past segment_ids' rank.
+    """
+    _out = _execute_op(
+        "UnsortedSegmentJoin",
+        [inputs, segment_ids, num_segments],
+        {"separator": separator},
+        name,
+    )
+    return _out[0]
+
+
 def unsorted_segment_max(
     data: TensorLike,
     segment_ids: TensorLike,

@@ -28,6 +28,10 @@ void RegisterSparseCombineKernels(TF_Status*);
 void RegisterSpectralKernels(TF_Status*);
 // matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
 void RegisterMatrixDiagKernels(TF_Status*);
+// string_convert.cc: StringLength, StringToNumber, StringToHashBucket, Encode/DecodeBase64;
+// string_join_split.cc: RegexFullMatch, ReduceJoin, UnsortedSegmentJoin, StringSplit (host only).
+void RegisterStringConvertKernels(TF_Status*);
+void RegisterStringJoinSplitKernels(TF_Status*);
 // linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve (host only: no GPU kernels yet).
 void RegisterLinalgKernels(TF_Status*);
@@ -114,6 +118,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterExtractPatchesKernels,
       RegisterColorKernels,
       RegisterStringTextKernels,
+      RegisterStringConvertKernels,
+      RegisterStringJoinSplitKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,
       RegisterTensorListKernels,
