@@ -3,6 +3,7 @@
 // ReduceJoin, UnsortedSegmentJoin and the legacy StringSplit. Host only: string tensors
 // are host data, as in TensorFlow.
 #include <algorithm>
+#include <new>
 #include <regex>
 #include <string>
 #include <vector>
@@ -197,15 +198,21 @@ void SegmentJoinCompute(void* attrs, TF_OpKernelContext* ctx) {
   TensorPtr out = NewStrings(ctx, out_dims);
   if (!out) return;
   const int64_t outputs = NumElements(out_dims);
-  std::vector<std::string> joined(outputs);
+  std::vector<std::string> joined;
   const TF_TString* s = StringElements(in);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    for (int64_t k = 0; k < inner; ++k) {
-      // As TensorFlow joins: the separator goes in only after a non-empty join so far.
-      std::string& o = joined[ids[i] * inner + k];
-      if (!o.empty()) o += separator;
-      o += StringElement(&s[static_cast<int64_t>(i) * inner + k]);
+  try {  // num_segments comes from an operand: a huge one must fail, not abort
+    joined.resize(outputs);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      for (int64_t k = 0; k < inner; ++k) {
+        // As TensorFlow joins: the separator goes in only after a non-empty join so far.
+        std::string& o = joined[ids[i] * inner + k];
+        if (!o.empty()) o += separator;
+        o += StringElement(&s[static_cast<int64_t>(i) * inner + k]);
+      }
     }
+  } catch (const std::bad_alloc&) {
+    return Fail(ctx, TF_RESOURCE_EXHAUSTED, "UnsortedSegmentJoin: out of memory for " +
+                                                std::to_string(outputs) + " joined strings");
   }
   TF_TString* o = MutableStringElements(out.get());
   for (int64_t k = 0; k < outputs; ++k)
