@@ -472,6 +472,10 @@ __all__ = [
     "truncate_div",
     "truncate_mod",
     "truncated_normal",
+    "unicode_decode",
+    "unicode_decode_with_offsets",
+    "unicode_encode",
+    "unicode_transcode",
     "unique",
     "unique_v2",
     "unique_with_counts",
@@ -9814,6 +9818,101 @@ def truncated_normal(
     dtype: DTypeLike,
     seed: int = ...,
     seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: OpOutput
+    char_values: OpOutput
+
+def unicode_decode(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    Tsplits: DTypeLike = ...,
+    name: str | None = None,
+) -> _UnicodeDecodeOutput: ...
+
+class _UnicodeDecodeWithOffsetsOutput(NamedTuple):
+    row_splits: OpOutput
+    char_values: OpOutput
+    char_to_byte_starts: OpOutput
+
+def unicode_decode_with_offsets(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    Tsplits: DTypeLike = ...,
+    name: str | None = None,
+) -> _UnicodeDecodeWithOffsetsOutput: ...
+@overload
+def unicode_encode(
+    input_values: GraphOutput,
+    input_splits: TensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_encode(
+    input_values: TensorLike,
+    input_splits: GraphOutput,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_encode(
+    input_values: EagerTensorLike,
+    input_splits: EagerTensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unicode_encode(
+    input_values: TensorLike,
+    input_splits: TensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unicode_transcode(
+    input: GraphOutput,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_transcode(
+    input: EagerTensorLike,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unicode_transcode(
+    input: TensorLike,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 

@@ -70,7 +70,7 @@ void RegisterArrayFamilyOps(TF_Status* status);
 // SparseTensorDenseMatMul, SparseSegment*WithNumSegments.
 void RegisterSparseTensorOps(TF_Status* status);
 // string_everyday_ops.cc: StringLength, StringToNumber, RegexFullMatch, ReduceJoin,
-// UnsortedSegmentJoin, StringSplit, StringToHashBucket, Encode/DecodeBase64.
+// UnsortedSegmentJoin, StringSplit, StringToHashBucket, Encode/DecodeBase64, Unicode*.
 void RegisterStringEverydayOps(TF_Status* status);
 }  // namespace opgen
 

@@ -1,6 +1,6 @@
 // The everyday string ops of tf.strings with TensorFlow's OpDefs: lengths, parsing
 // numbers, regex matching with a pattern operand, joining along axes or segments, the
-// legacy splitter, the legacy hash buckets and web-safe base64.
+// legacy splitter, the legacy hash buckets, web-safe base64 and the Unicode codecs.
 #include "op_table.h"
 #include "shape_fn_context.h"
 
@@ -36,6 +36,31 @@ void SegmentJoinShape(ShapeFnContext& c) {
   PartialShape out = PartialShape::Of({n ? (*n)[0] : -1});
   for (int64_t d = ids.rank(); d < data.rank(); ++d) out.dims.push_back(data.dims[d]);
   c.SetOutput(0, out);
+}
+
+// Ragged results: the row splits and the characters of all strings.
+void UnicodeDecodeShape(ShapeFnContext& c) {
+  for (int i = 0; i < c.num_outputs(); ++i) c.SetOutput(i, PartialShape::Of({-1}));
+}
+
+// One string per row of the splits.
+void UnicodeEncodeShape(ShapeFnContext& c) {
+  c.InputWithRank(0, 1, "input_values");
+  const PartialShape splits = c.InputWithRank(1, 1, "input_splits");
+  c.SetOutput(0, PartialShape::Of({splits.dims[0] < 0 ? -1 : splits.dims[0] - 1}));
+}
+
+const char* const kDecodeDescription =
+    "opgen reads UTF-8, UTF-16-BE and UTF-32-BE (TensorFlow reads any ICU encoding). An "
+    "ill-formed subpart (ICU's granularity: a maximal one) is refused (strict), replaced "
+    "by replacement_char (replace) or dropped (ignore); replace_control_characters treats "
+    "the code points below U+0020 as replaced ones.";
+
+std::vector<std::pair<std::string, std::string>> DecodeAttrDocs() {
+  return {{"input_encoding", "UTF-8, UTF-16-BE or UTF-32-BE."},
+          {"errors", "strict, replace or ignore: what ill-formed input does."},
+          {"replacement_char", "The code point that replaces ill-formed input."},
+          {"replace_control_characters", "Replace the code points below U+0020 too."}};
 }
 
 }  // namespace
@@ -117,6 +142,57 @@ void RegisterStringEverydayOps(TF_Status* status) {
        "The '=' padding is optional; other characters, or a length of 1 modulo 4, are "
        "INVALID_ARGUMENT.",
        {{"input", "The encodings."}, {"output", "The decoded strings."}}},
+  }, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  const std::vector<std::string> decode_attrs{
+      "input_encoding: string", "errors: {'strict', 'replace', 'ignore'} = 'replace'",
+      "replacement_char: int = 65533", "replace_control_characters: bool = false",
+      "Tsplits: {int32, int64} = DT_INT64"};
+  auto decode_docs = DecodeAttrDocs();
+  decode_docs.insert(decode_docs.end(),
+                     {{"input", "The strings, any shape (read flat)."},
+                      {"row_splits", "Where each string's characters start, and the end."},
+                      {"char_values", "The code points of all strings."},
+                      {"Tsplits", "The dtype of row_splits."}});
+  auto offset_docs = decode_docs;
+  offset_docs.push_back({"char_to_byte_starts", "The byte offset of each character."});
+  auto transcode_docs = DecodeAttrDocs();
+  transcode_docs.insert(transcode_docs.end(),
+                        {{"input", "The strings, any shape."},
+                         {"output", "The strings in output_encoding."},
+                         {"output_encoding", "UTF-8, UTF-16-BE or UTF-32-BE."}});
+  RegisterOps({
+      {"UnicodeDecode", decode_attrs, {"input: string"},
+       {"row_splits: Tsplits", "char_values: int32"}, ShapeFn<UnicodeDecodeShape>,
+       "Decodes each string into its Unicode code points, as a ragged tensor.",
+       kDecodeDescription, decode_docs},
+      {"UnicodeDecodeWithOffsets", decode_attrs, {"input: string"},
+       {"row_splits: Tsplits", "char_values: int32", "char_to_byte_starts: int64"},
+       ShapeFn<UnicodeDecodeShape>,
+       "UnicodeDecode, with the byte offset where each character starts.",
+       kDecodeDescription, offset_docs},
+      {"UnicodeEncode",
+       {"errors: {'ignore', 'replace', 'strict'} = 'replace'",
+        "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
+        "replacement_char: int = 65533", "Tsplits: {int32, int64} = DT_INT64"},
+       {"input_values: int32", "input_splits: Tsplits"}, {"output: string"},
+       ShapeFn<UnicodeEncodeShape>, "Encodes rows of code points as strings.",
+       "A value that is no code point (negative, a surrogate, past U+10FFFF) is refused "
+       "(strict), replaced by replacement_char (U+FFFD when that is none either) or dropped.",
+       {{"input_values", "The code points of all rows."},
+        {"input_splits", "The row splits: 0, ascending, ending at len(input_values)."},
+        {"output", "One string per row."},
+        {"errors", "strict, replace or ignore: what an invalid code point does."},
+        {"output_encoding", "UTF-8, UTF-16-BE or UTF-32-BE."},
+        {"replacement_char", "The code point that replaces an invalid one."},
+        {"Tsplits", "The dtype of input_splits."}}},
+      {"UnicodeTranscode",
+       {"input_encoding: string", "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
+        "errors: {'strict', 'replace', 'ignore'} = 'replace'",
+        "replacement_char: int = 65533", "replace_control_characters: bool = false"},
+       {"input: string"}, {"output: string"}, shape_fns::kUnchanged,
+       "Re-encodes each string from input_encoding to output_encoding.",
+       kDecodeDescription, transcode_docs},
   }, status);
 }
 

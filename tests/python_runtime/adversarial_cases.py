@@ -1172,7 +1172,8 @@ NOT_SWEPT = {
            "tests/python_runtime/test_everyday_string_ops.py checks bad ones against TensorFlow"
        for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                   "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
-                  "DecodeBase64")},
+                  "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                  "UnicodeTranscode")},
     "RaggedTensorToTensor": "row splits are partitions, not values to sweep: "
                             "tests/python_runtime/test_text_ops.py checks bad ones",
     **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"

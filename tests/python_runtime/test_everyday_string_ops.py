@@ -1,5 +1,6 @@
 """The everyday tf.strings ops: StringLength, StringToNumber, RegexFullMatch, ReduceJoin,
-UnsortedSegmentJoin, StringSplit (v1), StringToHashBucket, EncodeBase64 / DecodeBase64.
+UnsortedSegmentJoin, StringSplit (v1), StringToHashBucket, EncodeBase64 / DecodeBase64 and
+the Unicode codecs (UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode).
 Against Python references (len, float/int parsing, base64's web-safe codec, numpy joins)
 and, where TensorFlow 2.21 is installed ($OPGEN_TF_PYTHON, a child process), against
 TensorFlow's own outputs, error classes and error messages on edge cases."""
@@ -206,6 +207,69 @@ TF_CASES = [
     *[("DecodeBase64", {"input": _s([bad])}, {})
       for bad in ["Y", "YQ=", "YQ==YQ==", "a===", "====", "+/+/", "YWJjZ", "YW Jj", "YWJj\n"]],
 ]
+# Unicode: every kind of ill-formed UTF-8 (maximal subparts), UTF-16-BE surrogates and odd
+# bytes, UTF-32-BE out of range and partial units, control characters.
+_BAD_UTF8 = [b"a\xe0\x80Ab\xed\xa0\x80c\xf0\x9f\x98d\xc0\xafe\xf4\x90\x80\x80f\xff",
+             "h\u00e9\u65e5\U0001F600".encode(), b"", b"\x01\x7f\x85 \x1f",
+             b"\x00\t\n\xc2\x80\xc2\x9f\xc2\xa0", b"\xe2\x82", b"\xf8\x88\x80\x80\x80"]
+_UTF16 = ["h\u00e9\U0001F600".encode("utf-16-be"), b"\xd8\x00\x00a", b"\x00a\x00", b"\xd8\x00",
+          b"\xd8\x00\x00", b"\xdc\x00\x00a", b"\xd8\x00\xd8\x00\xdc\x00", b"\x00\x01"]
+_UTF32 = ["h\U0001F600".encode("utf-32-be"), b"\x00\x11\x00\x00", b"\x00\x00\xd8\x00",
+          b"\x00\x00\x00a\x00", b"\xff\xff\xff\xff", b"\x00\x00\x00\x1f"]
+for _op in ("UnicodeDecode", "UnicodeDecodeWithOffsets"):
+    for _errors in ("strict", "replace", "ignore"):
+        for _control in (False, True):
+            TF_CASES.append((_op, {"input": _s(_BAD_UTF8)},
+                             {"input_encoding": "UTF-8", "errors": _errors,
+                              "replace_control_characters": _control, "replacement_char": 63}))
+            # (TensorFlow 2.21 aborts on UnicodeDecodeWithOffsets with int32 splits.)
+            TF_CASES.append((_op, {"input": _s(_BAD_UTF8[1:3])},
+                             {"input_encoding": "utf-8", "errors": _errors,
+                              "replace_control_characters": _control,
+                              "Tsplits": "int32" if _op == "UnicodeDecode" else "int64"}))
+    for _encoding, _texts in (("UTF-16-BE", _UTF16), ("UTF-32-BE", _UTF32)):
+        for _errors in ("replace", "ignore", "strict"):
+            TF_CASES.append((_op, {"input": _s(_texts)},
+                             {"input_encoding": _encoding, "errors": _errors,
+                              "replace_control_characters": True}))
+    TF_CASES.append((_op, {"input": _s(["ab", "c", "", "d"], (2, 2))},
+                     {"input_encoding": "UTF-8"}))
+    TF_CASES.append((_op, {"input": _s(["ab"])[0]}, {"input_encoding": "UTF-8"}))
+    TF_CASES.append((_op, {"input": _s(["a"])}, {"input_encoding": "UTF-8",
+                                                 "replacement_char": -5}))
+    TF_CASES.append((_op, {"input": _s(["a"])}, {"input_encoding": "UTF-8",
+                                                 "replacement_char": 0x110000}))
+_CODE_POINTS = np.int32([104, 0xE9, 0x65E5, 0x1F600, -1, 0xD800, 0x110000, 0, 0xDFFF, 0x10FFFF])
+for _encoding in ("UTF-8", "UTF-16-BE", "UTF-32-BE"):
+    for _errors in ("strict", "replace", "ignore"):
+        for _replacement in (63, 0xD800):
+            TF_CASES.append(("UnicodeEncode", {"input_values": _CODE_POINTS,
+                                               "input_splits": np.int64([0, 4, 4, 10])},
+                             {"errors": _errors, "output_encoding": _encoding,
+                              "replacement_char": _replacement}))
+        TF_CASES.append(("UnicodeTranscode", {"input": _s(_BAD_UTF8, (7, 1))},
+                         {"input_encoding": "UTF-8", "output_encoding": _encoding,
+                          "errors": _errors, "replacement_char": 0x3F,
+                          "replace_control_characters": False}))
+        TF_CASES.append(("UnicodeTranscode", {"input": _s(_UTF16)},
+                         {"input_encoding": "UTF-16-BE", "output_encoding": _encoding,
+                          "errors": _errors, "replace_control_characters": True}))
+        TF_CASES.append(("UnicodeTranscode", {"input": _s(_UTF32)},
+                         {"input_encoding": "UTF-32-BE", "output_encoding": _encoding,
+                          "errors": _errors, "replacement_char": 0xD800}))
+TF_CASES += [
+    ("UnicodeEncode", {"input_values": _CODE_POINTS[:4], "input_splits": np.int32([0, 2, 2, 4])},
+     {"output_encoding": "UTF-8", "errors": "strict"}),
+    *[("UnicodeEncode", {"input_values": _CODE_POINTS[:4], "input_splits": np.int64(splits)},
+       {"output_encoding": "UTF-8"})
+      for splits in ([0, 5], [1, 4], [0, 3, 2, 4], np.zeros(0, np.int64), [0])],
+    ("UnicodeEncode", {"input_values": np.int32([[1]]), "input_splits": np.int64([0, 1])},
+     {"output_encoding": "UTF-8"}),
+    ("UnicodeEncode", {"input_values": np.zeros(0, np.int32), "input_splits": np.int64([0, 0])},
+     {"output_encoding": "UTF-16-BE"}),
+    ("UnicodeTranscode", {"input": _s([b"\x00a\x1f\x7f"])},
+     {"input_encoding": "UTF-8", "output_encoding": "UTF-8", "replace_control_characters": True}),
+]
 # Patterns whose error text comes from the regex engine: the class is compared, not the text.
 _ENGINE_MESSAGES = {"RegexFullMatch"}
 
@@ -244,6 +308,30 @@ def test_matches_tensorflow(tf_results, index):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype, (op, attrs, g, w)
         np.testing.assert_array_equal(g, w, err_msg=f"{op} {attrs}")
+
+
+def test_unicode_decode_with_offsets_gives_int32_splits():
+    """TensorFlow 2.21 aborts here (a dtype check fails); opgen gives the splits."""
+    splits, chars, starts = ops.unicode_decode_with_offsets(
+        _s(["h\u00e9", "", "\U0001F600"]), input_encoding="UTF-8", Tsplits="int32")
+    assert splits.numpy().dtype == np.int32 and splits.numpy().tolist() == [0, 2, 2, 3]
+    assert chars.numpy().tolist() == [104, 0xE9, 0x1F600]
+    assert starts.numpy().tolist() == [0, 1, 0]
+
+
+def test_unicode_round_trips_through_pythons_codecs():
+    text = ["h\u00e9llo", "", "\u65e5\u672c\u8a9e \U0001F600", "\x00\x7f\u07ff\uffff"]
+    for encoding in ("utf-8", "utf-16-be", "utf-32-be"):
+        name = encoding.upper()
+        splits, chars = ops.unicode_decode(_s([t.encode(encoding) for t in text]),
+                                           input_encoding=name, errors="strict")
+        assert chars.numpy().tolist() == [ord(c) for t in text for c in t]
+        assert np.diff(splits.numpy()).tolist() == [len(t) for t in text]
+        encoded = ops.unicode_encode(chars, splits, output_encoding=name, errors="strict")
+        assert encoded.numpy().tolist() == [t.encode(encoding) for t in text]
+        transcoded = ops.unicode_transcode(_s(text), input_encoding="UTF-8",
+                                           output_encoding=name, errors="strict")
+        assert transcoded.numpy().tolist() == [t.encode(encoding) for t in text]
 
 
 def test_invalid_regex_is_refused_as_tensorflow_does():

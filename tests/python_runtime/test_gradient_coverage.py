@@ -922,7 +922,8 @@ NOT_DIFFERENTIABLE = {
                     "string ops: TensorFlow declares them not differentiable"),
     **dict.fromkeys(["StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                      "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
-                     "DecodeBase64"],
+                     "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets",
+                     "UnicodeEncode", "UnicodeTranscode"],
                     "string, integer or boolean outputs of strings (TensorFlow registers no "
                     "gradient)"),
     **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",

@@ -39,6 +39,7 @@ CPU_ONLY_FAMILIES = {
     "string_text": "string tensors are host data, as in TensorFlow",
     "string_convert": "string tensors are host data, as in TensorFlow",
     "string_join_split": "string tensors are host data, as in TensorFlow",
+    "string_unicode": "string tensors are host data, as in TensorFlow",
     "lookup_table": "lookup tables are host objects, as in TensorFlow",
     "ragged": "its ragged inputs come from host string ops (no GPU kernel yet)",
     "tensor_list": "TensorLists are host objects (DT_VARIANT), as in TensorFlow",

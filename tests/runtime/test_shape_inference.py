@@ -855,7 +855,8 @@ _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", 
              # the everyday string ops (test_everyday_string_ops.py runs them)
              "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
              "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
-             "DecodeBase64"}
+             "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+             "UnicodeTranscode"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
 # shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).

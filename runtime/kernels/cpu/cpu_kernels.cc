@@ -32,6 +32,8 @@ void RegisterMatrixDiagKernels(TF_Status*);
 // string_join_split.cc: RegexFullMatch, ReduceJoin, UnsortedSegmentJoin, StringSplit (host only).
 void RegisterStringConvertKernels(TF_Status*);
 void RegisterStringJoinSplitKernels(TF_Status*);
+// string_unicode.cc: UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode (host only).
+void RegisterStringUnicodeKernels(TF_Status*);
 // linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve (host only: no GPU kernels yet).
 void RegisterLinalgKernels(TF_Status*);
@@ -120,6 +122,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterStringTextKernels,
       RegisterStringConvertKernels,
       RegisterStringJoinSplitKernels,
+      RegisterStringUnicodeKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,
       RegisterTensorListKernels,

@@ -85,7 +85,8 @@ void RegisterNotDifferentiableOps() {
         "StringSplitV2", "StringNGrams", "Substr",
         // the everyday tf.strings ops: TensorFlow registers no gradient for them
         "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin", "UnsortedSegmentJoin",
-        "StringSplit", "StringToHashBucket", "EncodeBase64", "DecodeBase64",
+        "StringSplit", "StringToHashBucket", "EncodeBase64", "DecodeBase64", "UnicodeDecode",
+        "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
         // lookup tables: keys are looked up, not differentiated (TensorFlow's lookup ops
         // are not differentiable)
         "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
