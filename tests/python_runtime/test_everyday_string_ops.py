@@ -207,6 +207,14 @@ TF_CASES = [
     *[("DecodeBase64", {"input": _s([bad])}, {})
       for bad in ["Y", "YQ=", "YQ==YQ==", "a===", "====", "+/+/", "YWJjZ", "YW Jj", "YWJj\n"]],
 ]
+# Random strings over the numbers' alphabet: each grammar's corners, against TensorFlow's.
+_NUMBER_RNG = np.random.default_rng(7)
+_NUMBER_TEXT = ["".join(_NUMBER_RNG.choice(list(" +-0123456789.eExXpPabfinINFty()\t"),
+                                           _NUMBER_RNG.integers(1, 9)))
+                for _ in range(40)]
+TF_CASES += [("StringToNumber", {"string_tensor": _s([text])}, {"out_type": t})
+             for text in _NUMBER_TEXT for t in ("float32", "float64", "int64", "uint32")]
+
 # Unicode: every kind of ill-formed UTF-8 (maximal subparts), UTF-16-BE surrogates and odd
 # bytes, UTF-32-BE out of range and partial units, control characters.
 _BAD_UTF8 = [b"a\xe0\x80Ab\xed\xa0\x80c\xf0\x9f\x98d\xc0\xafe\xf4\x90\x80\x80f\xff",
