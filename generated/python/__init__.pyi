@@ -475,6 +475,7 @@ __all__ = [
     "unicode_decode",
     "unicode_decode_with_offsets",
     "unicode_encode",
+    "unicode_script",
     "unicode_transcode",
     "unique",
     "unique_v2",
@@ -9885,6 +9886,12 @@ def unicode_encode(
     replacement_char: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def unicode_script(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def unicode_script(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def unicode_script(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def unicode_transcode(
     input: GraphOutput,

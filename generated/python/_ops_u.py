@@ -172,6 +172,24 @@ def unicode_encode(
     return _out[0]
 
 
+def unicode_script(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The Unicode script of each code point, as ICU's UScriptCode.
+
+    0 is Common, 103 Unknown (unassigned code points and surrogates); a value that is no code point (negative, past U+10FFFF) gives -1.
+
+    Args:
+      input: A `Tensor` of type `int32`.
+        Code points.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      Their scripts, shaped as input.
+    """
+    _out = _execute_op("UnicodeScript", [input], {}, name)
+    return _out[0]
+
+
 def unicode_transcode(
     input: TensorLike,
     input_encoding: str,

@@ -193,6 +193,11 @@ void RegisterStringEverydayOps(TF_Status* status) {
        {"input: string"}, {"output: string"}, shape_fns::kUnchanged,
        "Re-encodes each string from input_encoding to output_encoding.",
        kDecodeDescription, transcode_docs},
+      {"UnicodeScript", {}, {"input: int32"}, {"output: int32"}, shape_fns::kUnchanged,
+       "The Unicode script of each code point, as ICU's UScriptCode.",
+       "0 is Common, 103 Unknown (unassigned code points and surrogates); a value that is "
+       "no code point (negative, past U+10FFFF) gives -1.",
+       {{"input", "Code points."}, {"output", "Their scripts, shaped as input."}}},
   }, status);
 }
 

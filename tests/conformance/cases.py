@@ -76,7 +76,7 @@ NOT_COMPARED = {
        for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                   "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
                   "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-                  "UnicodeTranscode")},
+                  "UnicodeTranscode", "UnicodeScript")},
     **{op: "text made from tensors (a string output, or none: Assert fails on purpose, "
            "PrintV2 writes to a stream): tests/python_runtime/test_debug_ops.py compares "
            "their text and messages with TensorFlow's"

@@ -1173,7 +1173,7 @@ NOT_SWEPT = {
        for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                   "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
                   "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-                  "UnicodeTranscode")},
+                  "UnicodeTranscode", "UnicodeScript")},
     "RaggedTensorToTensor": "row splits are partitions, not values to sweep: "
                             "tests/python_runtime/test_text_ops.py checks bad ones",
     **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"

@@ -1,6 +1,7 @@
 """The everyday tf.strings ops: StringLength, StringToNumber, RegexFullMatch, ReduceJoin,
 UnsortedSegmentJoin, StringSplit (v1), StringToHashBucket, EncodeBase64 / DecodeBase64 and
-the Unicode codecs (UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode).
+the Unicode ops (UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode,
+UnicodeScript).
 Against Python references (len, float/int parsing, base64's web-safe codec, numpy joins)
 and, where TensorFlow 2.21 is installed ($OPGEN_TF_PYTHON, a child process), against
 TensorFlow's own outputs, error classes and error messages on edge cases."""
@@ -151,7 +152,8 @@ TF_CASES = [
                    ("uint32", "4294967296"), ("uint32", "-1"), ("uint32", "-0"),
                    ("uint64", "18446744073709551615"), ("uint64", "18446744073709551616"),
                    ("int64", "1" * 30)]],
-    ("RegexFullMatch", {"input": _s(["abc", "ab", "", "a\nc", "xabc"]), "pattern": _s(["a.c"])[0]}, {}),
+    ("RegexFullMatch", {"input": _s(["abc", "ab", "", "a\nc", "xabc"]),
+                        "pattern": _s(["a.c"])[0]}, {}),
     ("RegexFullMatch", {"input": _s(["abc", "ab12", "", "AB", "b"], (5, 1)),
                         "pattern": _s([r"[a-z]+\d*|^$"])[0]}, {}),
     ("RegexFullMatch", {"input": _s(["abc"]), "pattern": _s(["a", "b"])}, {}),
@@ -278,6 +280,14 @@ TF_CASES += [
     ("UnicodeTranscode", {"input": _s([b"\x00a\x1f\x7f"])},
      {"input_encoding": "UTF-8", "output_encoding": "UTF-8", "replace_control_characters": True}),
 ]
+# Scripts: a stride through every plane, the ends of the range, values that are no code
+# point, shaped.
+TF_CASES += [
+    ("UnicodeScript", {"input": np.arange(0, 0x110000, 89, dtype=np.int32)}, {}),
+    ("UnicodeScript", {"input": np.int32([[-1, 0, 0x10FFFF, 0x110000], [0xD800, 0xDFFF, 2**31 - 1,
+                                                                        -2**31]])}, {}),
+    ("UnicodeScript", {"input": np.zeros((0, 3), np.int32)}, {}),
+]
 # Patterns whose error text comes from the regex engine: the class is compared, not the text.
 _ENGINE_MESSAGES = {"RegexFullMatch"}
 
@@ -340,6 +350,14 @@ def test_unicode_round_trips_through_pythons_codecs():
         transcoded = ops.unicode_transcode(_s(text), input_encoding="UTF-8",
                                            output_encoding=name, errors="strict")
         assert transcoded.numpy().tolist() == [t.encode(encoding) for t in text]
+
+
+def test_unicode_script_names_icu_codes():
+    """ICU's UScriptCode numbers: Common 0, Inherited 1, Cyrillic 8, Han 17, Hiragana 20,
+    Latin 25, Unknown 103."""
+    text = "A\u0416\u65e5\u3042 \u0301"
+    got = ops.unicode_script(np.int32([ord(c) for c in text] + [0x10FFFF, -7])).numpy()
+    assert got.tolist() == [25, 8, 17, 20, 0, 1, 103, -1]
 
 
 def test_invalid_regex_is_refused_as_tensorflow_does():

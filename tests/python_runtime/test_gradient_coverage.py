@@ -923,7 +923,7 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                      "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
                      "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets",
-                     "UnicodeEncode", "UnicodeTranscode"],
+                     "UnicodeEncode", "UnicodeTranscode", "UnicodeScript"],
                     "string, integer or boolean outputs of strings (TensorFlow registers no "
                     "gradient)"),
     **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",

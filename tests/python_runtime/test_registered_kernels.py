@@ -56,7 +56,7 @@ CPU_ONLY = {
        for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
                   "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
                   "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-                  "UnicodeTranscode")},
+                  "UnicodeTranscode", "UnicodeScript")},
     # Lookup tables are host objects; TensorFlow's table kernels are CPU kernels too.
     **{op: "lookup tables are host objects, as in TensorFlow"
        for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",

@@ -856,7 +856,7 @@ _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", 
              "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
              "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
              "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-             "UnicodeTranscode"}
+             "UnicodeTranscode", "UnicodeScript"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
 # shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).

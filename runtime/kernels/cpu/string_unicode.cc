@@ -1,9 +1,11 @@
 // CPU kernels of the Unicode string ops (../../ops/string_everyday_ops.cc): UnicodeDecode,
-// UnicodeDecodeWithOffsets, UnicodeEncode and UnicodeTranscode over UTF-8, UTF-16-BE and
+// UnicodeDecodeWithOffsets, UnicodeEncode, UnicodeTranscode over UTF-8, UTF-16-BE and
 // UTF-32-BE (TensorFlow reads any ICU encoding; opgen refuses the others). Ill-formed input
 // is replaced, ignored or refused per `errors` with ICU's granularity: one error per
-// maximal ill-formed subpart. Host only: string tensors are host data, as in TensorFlow.
+// maximal ill-formed subpart. UnicodeScript looks ICU's script codes up in
+// unicode_scripts.inc (tools/make_unicode_scripts.py). Host only: string tensors are host data, as in TensorFlow.
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -330,9 +332,41 @@ void TranscodeCompute(void* attrs, TF_OpKernelContext* ctx) {
   SetOut(ctx, 0, out);
 }
 
+// ---- UnicodeScript ------------------------------------------------------------------
+
+struct ScriptRun {
+  int32_t first;   // the run's first code point
+  int32_t script;  // ICU's UScriptCode
+};
+
+constexpr ScriptRun kScriptRuns[] = {
+#include "unicode_scripts.inc"
+};
+
+// ICU's script of `c`; -1 for a value that is no code point (negative, past U+10FFFF).
+int32_t ScriptOf(int32_t c) {
+  if (c < 0 || c > 0x10FFFF) return -1;
+  const ScriptRun* run = std::upper_bound(
+      std::begin(kScriptRuns), std::end(kScriptRuns), c,
+      [](int32_t v, const ScriptRun& r) { return v < r.first; });
+  return (run - 1)->script;  // the table starts at U+0000
+}
+
+void ScriptCompute(void*, TF_OpKernelContext* ctx) {
+  const TF_Tensor* in = BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  TensorPtr out = AllocateOutput<int32_t>(ctx, 0, Dims(in));
+  if (!out) return;
+  const int32_t* v = Data<int32_t>(in);
+  int32_t* o = Data<int32_t>(out);
+  const int64_t n = TF_TensorElementCount(in);
+  for (int64_t k = 0; k < n; ++k) o[k] = ScriptOf(v[k]);
+}
+
 }  // namespace
 
 void RegisterStringUnicodeKernels(TF_Status* status) {
+  RegisterKernel(kDevice, {"UnicodeScript", {}, {}, ScriptCompute}, status);
   RegisterKernel(kDevice, {"UnicodeDecode", {}, {}, DecodeCompute<false>, CreateDecode,
                            DeleteUnicode}, status);
   RegisterKernel(kDevice, {"UnicodeDecodeWithOffsets", {}, {}, DecodeCompute<true>,

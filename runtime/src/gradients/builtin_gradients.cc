@@ -86,7 +86,7 @@ void RegisterNotDifferentiableOps() {
         // the everyday tf.strings ops: TensorFlow registers no gradient for them
         "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin", "UnsortedSegmentJoin",
         "StringSplit", "StringToHashBucket", "EncodeBase64", "DecodeBase64", "UnicodeDecode",
-        "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
+        "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode", "UnicodeScript",
         // lookup tables: keys are looked up, not differentiated (TensorFlow's lookup ops
         // are not differentiable)
         "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
