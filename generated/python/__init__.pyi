@@ -93,6 +93,7 @@ __all__ = [
     "cumulative_logsumexp",
     "data_format_dim_map",
     "data_format_vec_permute",
+    "decode_base64",
     "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
@@ -111,6 +112,7 @@ __all__ = [
     "elu",
     "elu_grad",
     "empty",
+    "encode_base64",
     "ensure_shape",
     "enter",
     "equal",
@@ -270,6 +272,8 @@ __all__ = [
     "real_div",
     "reciprocal",
     "reciprocal_grad",
+    "reduce_join",
+    "regex_full_match",
     "regex_replace",
     "relu",
     "relu6",
@@ -416,12 +420,16 @@ __all__ = [
     "strided_slice_grad",
     "string_format",
     "string_join",
+    "string_length",
     "string_lower",
     "string_n_grams",
+    "string_split",
     "string_split_v2",
     "string_strip",
+    "string_to_hash_bucket",
     "string_to_hash_bucket_fast",
     "string_to_hash_bucket_strong",
+    "string_to_number",
     "string_upper",
     "sub",
     "substr",
@@ -469,12 +477,18 @@ __all__ = [
     "truncate_div",
     "truncate_mod",
     "truncated_normal",
+    "unicode_decode",
+    "unicode_decode_with_offsets",
+    "unicode_encode",
+    "unicode_script",
+    "unicode_transcode",
     "unique",
     "unique_v2",
     "unique_with_counts",
     "unique_with_counts_v2",
     "unpack",
     "unravel_index",
+    "unsorted_segment_join",
     "unsorted_segment_max",
     "unsorted_segment_min",
     "unsorted_segment_prod",
@@ -2113,6 +2127,12 @@ def data_format_vec_permute(
     x: TensorLike, src_format: str = ..., dst_format: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def decode_base64(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def decode_base64(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def decode_base64(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
 def dense_bincount(
     input: GraphOutput,
     size: TensorLike,
@@ -2468,6 +2488,18 @@ def empty(
 @overload
 def empty(
     shape: TensorLike, dtype: DTypeLike, init: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def encode_base64(
+    input: GraphOutput, pad: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def encode_base64(
+    input: EagerTensorLike, pad: bool = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def encode_base64(
+    input: TensorLike, pad: bool = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def ensure_shape(
@@ -5352,6 +5384,54 @@ def reciprocal_grad(
 @overload
 def reciprocal_grad(
     y: TensorLike, dy: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def reduce_join(
+    inputs: GraphOutput,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    separator: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reduce_join(
+    inputs: TensorLike,
+    reduction_indices: GraphOutput,
+    keep_dims: bool = ...,
+    separator: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def reduce_join(
+    inputs: EagerTensorLike,
+    reduction_indices: EagerTensorLike,
+    keep_dims: bool = ...,
+    separator: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def reduce_join(
+    inputs: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = ...,
+    separator: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def regex_full_match(
+    input: GraphOutput, pattern: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def regex_full_match(
+    input: TensorLike, pattern: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def regex_full_match(
+    input: EagerTensorLike, pattern: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def regex_full_match(
+    input: TensorLike, pattern: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def regex_replace(
@@ -8554,6 +8634,18 @@ def string_join(
     inputs: Sequence[TensorLike], separator: str = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
+def string_length(
+    input: GraphOutput, unit: str = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_length(
+    input: EagerTensorLike, unit: str = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_length(
+    input: TensorLike, unit: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
 def string_lower(
     input: GraphOutput, encoding: str = ..., name: str | None = None
 ) -> GraphOutput: ...
@@ -8582,6 +8674,18 @@ def string_n_grams(
     name: str | None = None,
 ) -> _StringNGramsOutput: ...
 
+class _StringSplitOutput(NamedTuple):
+    indices: OpOutput
+    values: OpOutput
+    shape: OpOutput
+
+def string_split(
+    input: TensorLike,
+    delimiter: TensorLike,
+    skip_empty: bool = ...,
+    name: str | None = None,
+) -> _StringSplitOutput: ...
+
 class _StringSplitV2Output(NamedTuple):
     indices: OpOutput
     values: OpOutput
@@ -8596,6 +8700,18 @@ def string_strip(input: GraphOutput, name: str | None = None) -> GraphOutput: ..
 def string_strip(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def string_strip(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def string_to_hash_bucket(
+    string_tensor: GraphOutput, num_buckets: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_hash_bucket(
+    string_tensor: EagerTensorLike, num_buckets: int, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_to_hash_bucket(
+    string_tensor: TensorLike, num_buckets: int, name: str | None = None
+) -> OpOutput: ...
 @overload
 def string_to_hash_bucket_fast(
     input: GraphOutput, num_buckets: int, name: str | None = None
@@ -8622,6 +8738,18 @@ def string_to_hash_bucket_strong(
 @overload
 def string_to_hash_bucket_strong(
     input: TensorLike, num_buckets: int, key: Sequence[int], name: str | None = None
+) -> OpOutput: ...
+@overload
+def string_to_number(
+    string_tensor: GraphOutput, out_type: DTypeLike = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def string_to_number(
+    string_tensor: EagerTensorLike, out_type: DTypeLike = ..., name: str | None = None
+) -> EagerOutput: ...
+@overload
+def string_to_number(
+    string_tensor: TensorLike, out_type: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def string_upper(
@@ -9775,6 +9903,107 @@ def truncated_normal(
     name: str | None = None,
 ) -> OpOutput: ...
 
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: OpOutput
+    char_values: OpOutput
+
+def unicode_decode(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    Tsplits: DTypeLike = ...,
+    name: str | None = None,
+) -> _UnicodeDecodeOutput: ...
+
+class _UnicodeDecodeWithOffsetsOutput(NamedTuple):
+    row_splits: OpOutput
+    char_values: OpOutput
+    char_to_byte_starts: OpOutput
+
+def unicode_decode_with_offsets(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    Tsplits: DTypeLike = ...,
+    name: str | None = None,
+) -> _UnicodeDecodeWithOffsetsOutput: ...
+@overload
+def unicode_encode(
+    input_values: GraphOutput,
+    input_splits: TensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_encode(
+    input_values: TensorLike,
+    input_splits: GraphOutput,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_encode(
+    input_values: EagerTensorLike,
+    input_splits: EagerTensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unicode_encode(
+    input_values: TensorLike,
+    input_splits: TensorLike,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def unicode_script(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def unicode_script(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def unicode_script(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def unicode_transcode(
+    input: GraphOutput,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unicode_transcode(
+    input: EagerTensorLike,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unicode_transcode(
+    input: TensorLike,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = ...,
+    replacement_char: int = ...,
+    replace_control_characters: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
 class _UniqueOutput(NamedTuple):
     y: OpOutput
     idx: OpOutput
@@ -9835,6 +10064,46 @@ def unravel_index(
 @overload
 def unravel_index(
     indices: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def unsorted_segment_join(
+    inputs: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    separator: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_join(
+    inputs: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    separator: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_join(
+    inputs: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    separator: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def unsorted_segment_join(
+    inputs: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    separator: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def unsorted_segment_join(
+    inputs: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    separator: str = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def unsorted_segment_max(

@@ -78,6 +78,24 @@ def data_format_vec_permute(
     return _out[0]
 
 
+def decode_base64(input: TensorLike, name: str | None = None) -> OpOutput:
+    """Decodes each string from web-safe base64.
+
+    The '=' padding is optional; other characters, or a length of 1 modulo 4, are INVALID_ARGUMENT.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The encodings.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The decoded strings.
+    """
+    _out = _execute_op("DecodeBase64", [input], {}, name)
+    return _out[0]
+
+
 def dense_bincount(
     input: TensorLike,
     size: TensorLike,

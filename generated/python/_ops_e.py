@@ -99,6 +99,26 @@ def empty(
     return _out[0]
 
 
+def encode_base64(
+    input: TensorLike, pad: bool = False, name: str | None = None
+) -> OpOutput:
+    """Encodes each string in web-safe base64 ('-' and '_').
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings.
+      pad: An optional `bool`. Defaults to `False`.
+        End each encoding with '=' up to a multiple of 4 characters.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      Their encodings.
+    """
+    _out = _execute_op("EncodeBase64", [input], {"pad": pad}, name)
+    return _out[0]
+
+
 def ensure_shape(
     input: TensorLike, shape: ShapeLike, name: str | None = None
 ) -> OpOutput:

@@ -476,6 +476,63 @@ def reciprocal_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> O
     return _out[0]
 
 
+def reduce_join(
+    inputs: TensorLike,
+    reduction_indices: TensorLike,
+    keep_dims: bool = False,
+    separator: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Joins the strings along the given dimensions.
+
+    Strings are joined in row-major order of the reduced dimensions; a dimension of size 0 joins to the empty string.
+
+    Args:
+      inputs: A `Tensor` of type `string`.
+        The strings.
+      reduction_indices: A `Tensor` of type `int32`.
+        The dimensions to join along, negative counting from the end.
+      keep_dims: An optional `bool`. Defaults to `False`.
+        Keep the joined dimensions with size 1.
+      separator: An optional `string`. Defaults to `""`.
+        Put between joined strings.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The joined strings.
+    """
+    _out = _execute_op(
+        "ReduceJoin",
+        [inputs, reduction_indices],
+        {"keep_dims": keep_dims, "separator": separator},
+        name,
+    )
+    return _out[0]
+
+
+def regex_full_match(
+    input: TensorLike, pattern: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Whether each string matches a regular expression given as an input.
+
+    The whole string must match. The pattern is RE2's; opgen runs the subset of RE2 that std::regex agrees with and refuses the rest (docs/saved_model.md, Text models).
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings to test.
+      pattern: A `Tensor` of type `string`.
+        The RE2 regular expression, a scalar.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+      True where the whole string matches.
+    """
+    _out = _execute_op("RegexFullMatch", [input, pattern], {}, name)
+    return _out[0]
+
+
 def regex_replace(
     input: TensorLike,
     pattern: TensorLike,

@@ -2661,6 +2661,28 @@ def string_join(
     return _out[0]
 
 
+def string_length(
+    input: TensorLike, unit: str = "BYTE", name: str | None = None
+) -> OpOutput:
+    """The length of each string.
+
+    In bytes, or in UTF-8 characters (the bytes that do not continue a sequence).
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      unit: An optional `string` from: `"BYTE"`, `"UTF8_CHAR"`. Defaults to `"BYTE"`.
+        Count bytes or UTF-8 characters.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      Their lengths, shaped as input.
+    """
+    _out = _execute_op("StringLength", [input], {"unit": unit}, name)
+    return _out[0]
+
+
 def string_lower(
     input: TensorLike, encoding: str = "", name: str | None = None
 ) -> OpOutput:
@@ -2746,6 +2768,46 @@ def string_n_grams(
     return _StringNGramsOutput._make(_out)
 
 
+_StringSplitOutput = _collections.namedtuple(
+    "StringSplit", ["indices", "values", "shape"]
+)
+
+
+def string_split(
+    input: TensorLike,
+    delimiter: TensorLike,
+    skip_empty: bool = True,
+    name: str | None = None,
+) -> _StringSplitOutput:
+    """Splits each string of a vector at any of the delimiter's bytes, into a sparse matrix.
+
+    An empty delimiter splits a string into its bytes. Row i of the result holds the tokens of string i.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        A vector of strings.
+      delimiter: A `Tensor` of type `string`.
+        The delimiter bytes, a scalar.
+      skip_empty: An optional `bool`. Defaults to `True`.
+        Drop empty tokens.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (indices, values, shape).
+
+      indices: A `Tensor` of type `int64`.
+        The [row, column] of each token.
+      values: A `Tensor` of type `string`.
+        The tokens.
+      shape: A `Tensor` of type `int64`.
+        [rows, most tokens of a row].
+    """
+    _out = _execute_op(
+        "StringSplit", [input, delimiter], {"skip_empty": skip_empty}, name
+    )
+    return _StringSplitOutput._make(_out)
+
+
 _StringSplitV2Output = _collections.namedtuple(
     "StringSplitV2", ["indices", "values", "shape"]
 )
@@ -2794,6 +2856,30 @@ def string_strip(input: TensorLike, name: str | None = None) -> OpOutput:
       The results, shaped as input.
     """
     _out = _execute_op("StringStrip", [input], {}, name)
+    return _out[0]
+
+
+def string_to_hash_bucket(
+    string_tensor: TensorLike, num_buckets: int, name: str | None = None
+) -> OpOutput:
+    """Hashes each string into [0, num_buckets) with TensorFlow's legacy Hash64.
+
+    Hash64 is a MurmurHash64A with TensorFlow's seed; prefer StringToHashBucketFast.
+
+    Args:
+      string_tensor: A `Tensor` of type `string`.
+        The strings to hash.
+      num_buckets: An `int` that is `>= 1`.
+        The number of buckets.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
+      The bucket of each string.
+    """
+    _out = _execute_op(
+        "StringToHashBucket", [string_tensor], {"num_buckets": num_buckets}, name
+    )
     return _out[0]
 
 
@@ -2847,6 +2933,30 @@ def string_to_hash_bucket_strong(
         {"num_buckets": num_buckets, "key": key},
         name,
     )
+    return _out[0]
+
+
+def string_to_number(
+    string_tensor: TensorLike,
+    out_type: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Parses each string as a number.
+
+    Integers: decimal digits, a '-' for signed types, ASCII spaces around. Floats: decimal or 0x-hex notation, inf and nan in any case, spaces around, fewer than 32 bytes. Anything else is INVALID_ARGUMENT, as in TensorFlow.
+
+    Args:
+      string_tensor: A `Tensor` of type `string`.
+        The strings to parse.
+      out_type: An optional dtype from: `float32`, `float64`, `int32`, `int64`, `uint32`, `uint64`. Defaults to `"float32"`.
+        The numeric type to parse into.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      The numbers, shaped as the input.
+    """
+    _out = _execute_op("StringToNumber", [string_tensor], {"out_type": out_type}, name)
     return _out[0]
 
 

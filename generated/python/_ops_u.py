@@ -16,6 +16,227 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+_UnicodeDecodeOutput = _collections.namedtuple(
+    "UnicodeDecode", ["row_splits", "char_values"]
+)
+
+
+def unicode_decode(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    Tsplits: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> _UnicodeDecodeOutput:
+    """Decodes each string into its Unicode code points, as a ragged tensor.
+
+    opgen reads UTF-8, UTF-16-BE and UTF-32-BE (TensorFlow reads any ICU encoding). An ill-formed subpart (ICU's granularity: a maximal one) is refused (strict), replaced by replacement_char (replace) or dropped (ignore); replace_control_characters treats the code points below U+0020 as replaced ones.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape (read flat).
+      input_encoding: A `string`.
+        UTF-8, UTF-16-BE or UTF-32-BE.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to `"replace"`.
+        strict, replace or ignore: what ill-formed input does.
+      replacement_char: An optional `int`. Defaults to `65533`.
+        The code point that replaces ill-formed input.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+        Replace the code points below U+0020 too.
+      Tsplits: An optional dtype from: `int32`, `int64`. Defaults to `"int64"`.
+        The dtype of row_splits.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (row_splits, char_values).
+
+      row_splits: A `Tensor` of type `Tsplits`.
+        Where each string's characters start, and the end.
+      char_values: A `Tensor` of type `int32`.
+        The code points of all strings.
+    """
+    _out = _execute_op(
+        "UnicodeDecode",
+        [input],
+        {
+            "input_encoding": input_encoding,
+            "errors": errors,
+            "replacement_char": replacement_char,
+            "replace_control_characters": replace_control_characters,
+            "Tsplits": Tsplits,
+        },
+        name,
+    )
+    return _UnicodeDecodeOutput._make(_out)
+
+
+_UnicodeDecodeWithOffsetsOutput = _collections.namedtuple(
+    "UnicodeDecodeWithOffsets", ["row_splits", "char_values", "char_to_byte_starts"]
+)
+
+
+def unicode_decode_with_offsets(
+    input: TensorLike,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    Tsplits: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> _UnicodeDecodeWithOffsetsOutput:
+    """UnicodeDecode, with the byte offset where each character starts.
+
+    opgen reads UTF-8, UTF-16-BE and UTF-32-BE (TensorFlow reads any ICU encoding). An ill-formed subpart (ICU's granularity: a maximal one) is refused (strict), replaced by replacement_char (replace) or dropped (ignore); replace_control_characters treats the code points below U+0020 as replaced ones.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape (read flat).
+      input_encoding: A `string`.
+        UTF-8, UTF-16-BE or UTF-32-BE.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to `"replace"`.
+        strict, replace or ignore: what ill-formed input does.
+      replacement_char: An optional `int`. Defaults to `65533`.
+        The code point that replaces ill-formed input.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+        Replace the code points below U+0020 too.
+      Tsplits: An optional dtype from: `int32`, `int64`. Defaults to `"int64"`.
+        The dtype of row_splits.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (row_splits, char_values, char_to_byte_starts).
+
+      row_splits: A `Tensor` of type `Tsplits`.
+        Where each string's characters start, and the end.
+      char_values: A `Tensor` of type `int32`.
+        The code points of all strings.
+      char_to_byte_starts: A `Tensor` of type `int64`.
+        The byte offset of each character.
+    """
+    _out = _execute_op(
+        "UnicodeDecodeWithOffsets",
+        [input],
+        {
+            "input_encoding": input_encoding,
+            "errors": errors,
+            "replacement_char": replacement_char,
+            "replace_control_characters": replace_control_characters,
+            "Tsplits": Tsplits,
+        },
+        name,
+    )
+    return _UnicodeDecodeWithOffsetsOutput._make(_out)
+
+
+def unicode_encode(
+    input_values: TensorLike,
+    input_splits: TensorLike,
+    output_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    name: str | None = None,
+) -> OpOutput:
+    """Encodes rows of code points as strings.
+
+    A value that is no code point (negative, a surrogate, past U+10FFFF) is refused (strict), replaced by replacement_char (U+FFFD when that is none either) or dropped.
+
+    Args:
+      input_values: A `Tensor` of type `int32`.
+        The code points of all rows.
+      input_splits: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The row splits: 0, ascending, ending at len(input_values).
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+        UTF-8, UTF-16-BE or UTF-32-BE.
+      errors: An optional `string` from: `"ignore"`, `"replace"`, `"strict"`. Defaults to `"replace"`.
+        strict, replace or ignore: what an invalid code point does.
+      replacement_char: An optional `int`. Defaults to `65533`.
+        The code point that replaces an invalid one.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      One string per row.
+    """
+    _out = _execute_op(
+        "UnicodeEncode",
+        [input_values, input_splits],
+        {
+            "output_encoding": output_encoding,
+            "errors": errors,
+            "replacement_char": replacement_char,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def unicode_script(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The Unicode script of each code point, as ICU's UScriptCode.
+
+    0 is Common, 103 Unknown (unassigned code points and surrogates); a value that is no code point (negative, past U+10FFFF) gives -1.
+
+    Args:
+      input: A `Tensor` of type `int32`.
+        Code points.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      Their scripts, shaped as input.
+    """
+    _out = _execute_op("UnicodeScript", [input], {}, name)
+    return _out[0]
+
+
+def unicode_transcode(
+    input: TensorLike,
+    input_encoding: str,
+    output_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Re-encodes each string from input_encoding to output_encoding.
+
+    opgen reads UTF-8, UTF-16-BE and UTF-32-BE (TensorFlow reads any ICU encoding). An ill-formed subpart (ICU's granularity: a maximal one) is refused (strict), replaced by replacement_char (replace) or dropped (ignore); replace_control_characters treats the code points below U+0020 as replaced ones.
+
+    Args:
+      input: A `Tensor` of type `string`.
+        The strings, any shape.
+      input_encoding: A `string`.
+        UTF-8, UTF-16-BE or UTF-32-BE.
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+        UTF-8, UTF-16-BE or UTF-32-BE.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to `"replace"`.
+        strict, replace or ignore: what ill-formed input does.
+      replacement_char: An optional `int`. Defaults to `65533`.
+        The code point that replaces ill-formed input.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+        Replace the code points below U+0020 too.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The strings in output_encoding.
+    """
+    _out = _execute_op(
+        "UnicodeTranscode",
+        [input],
+        {
+            "input_encoding": input_encoding,
+            "output_encoding": output_encoding,
+            "errors": errors,
+            "replacement_char": replacement_char,
+            "replace_control_characters": replace_control_characters,
+        },
+        name,
+    )
+    return _out[0]
+
+
 _UniqueOutput = _collections.namedtuple("Unique", ["y", "idx"])
 
 
@@ -181,6 +402,41 @@ def unravel_index(
       [len(dims)] for a scalar index, [len(dims), n] for n indices.
     """
     _out = _execute_op("UnravelIndex", [indices, dims], {}, name)
+    return _out[0]
+
+
+def unsorted_segment_join(
+    inputs: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    separator: str = "",
+    name: str | None = None,
+) -> OpOutput:
+    """Joins the strings of each segment, in the order they come.
+
+    segment_ids' shape is a prefix of inputs'; negative ids drop their strings and a segment without strings is empty.
+
+    Args:
+      inputs: A `Tensor` of type `string`.
+        The strings.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The segment of each slice of inputs.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        How many segments the output has, a scalar.
+      separator: An optional `string`. Defaults to `""`.
+        Put between joined strings.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      [num_segments] + the dims of inputs past segment_ids' rank.
+    """
+    _out = _execute_op(
+        "UnsortedSegmentJoin",
+        [inputs, segment_ids, num_segments],
+        {"separator": separator},
+        name,
+    )
     return _out[0]
 
 

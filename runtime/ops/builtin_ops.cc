@@ -69,6 +69,9 @@ void RegisterArrayFamilyOps(TF_Status* status);
 // sparse_tensor_ops.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
 // SparseTensorDenseMatMul, SparseSegment*WithNumSegments.
 void RegisterSparseTensorOps(TF_Status* status);
+// string_everyday_ops.cc: StringLength, StringToNumber, RegexFullMatch, ReduceJoin,
+// UnsortedSegmentJoin, StringSplit, StringToHashBucket, Encode/DecodeBase64, Unicode*.
+void RegisterStringEverydayOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -81,7 +84,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterBincountOps, opgen::RegisterScaleTranslateOps,
                       opgen::RegisterDetectionOps, opgen::RegisterImagePatchesOps,
                       opgen::RegisterColorOps,
-                      opgen::RegisterStringTextOps, opgen::RegisterLookupOps,
+                      opgen::RegisterStringTextOps, opgen::RegisterStringEverydayOps, opgen::RegisterLookupOps,
                       opgen::RegisterTrainingOps, opgen::RegisterRandomOps,
                       opgen::RegisterDebugOps, opgen::RegisterSequenceOps,
                       opgen::RegisterSpectralOps, opgen::RegisterMatrixDiagOps,

@@ -70,6 +70,13 @@ NOT_COMPARED = {
            "compares them with TensorFlow, test_text_models.py runs them in Keras' graphs"
        for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
                   "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    **{op: "string operands (the everyday tf.strings ops): "
+           "tests/python_runtime/test_everyday_string_ops.py compares them with TensorFlow, "
+           "error messages included"
+       for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
+                  "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
+                  "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                  "UnicodeTranscode", "UnicodeScript")},
     **{op: "text made from tensors (a string output, or none: Assert fails on purpose, "
            "PrintV2 writes to a stream): tests/python_runtime/test_debug_ops.py compares "
            "their text and messages with TensorFlow's"

@@ -1178,6 +1178,12 @@ NOT_SWEPT = {
            "tests/python_runtime/test_text_ops.py"
        for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
                   "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    **{op: "everyday string ops (string operands): "
+           "tests/python_runtime/test_everyday_string_ops.py checks bad ones against TensorFlow"
+       for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
+                  "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
+                  "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                  "UnicodeTranscode", "UnicodeScript")},
     "RaggedTensorToTensor": "row splits are partitions, not values to sweep: "
                             "tests/python_runtime/test_text_ops.py checks bad ones",
     **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"

@@ -941,6 +941,12 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
                      "RegexReplace", "StringSplitV2", "StringNGrams", "Substr"],
                     "string ops: TensorFlow declares them not differentiable"),
+    **dict.fromkeys(["StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
+                     "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
+                     "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets",
+                     "UnicodeEncode", "UnicodeTranscode", "UnicodeScript"],
+                    "string, integer or boolean outputs of strings (TensorFlow registers no "
+                    "gradient)"),
     **dict.fromkeys(["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
                      "InitializeTableV2", "LookupTableInsertV2", "LookupTableFindV2",
                      "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2", "LookupTableExportV2"],

@@ -52,6 +52,11 @@ CPU_ONLY = {
     **{op: "string tensors are host data, as in TensorFlow (text preprocessing)"
        for op in ("StringLower", "StringUpper", "StringStrip", "StaticRegexReplace",
                   "RegexReplace", "StringSplitV2", "StringNGrams", "Substr")},
+    **{op: "string tensors are host data, as in TensorFlow (everyday tf.strings ops)"
+       for op in ("StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
+                  "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
+                  "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                  "UnicodeTranscode", "UnicodeScript")},
     # Lookup tables are host objects; TensorFlow's table kernels are CPU kernels too.
     **{op: "lookup tables are host objects, as in TensorFlow"
        for op in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2",

@@ -855,7 +855,12 @@ _TEXT_OPS = {"StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", 
              "StringSplitV2", "StringNGrams", "Substr", "RaggedTensorToTensor", "HashTableV2",
              "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",
              "LookupTableInsertV2", "LookupTableFindV2", "LookupTableSizeV2", "LookupTableRemoveV2", "MutableHashTableOfTensorsV2",
-             "LookupTableExportV2"}
+             "LookupTableExportV2",
+             # the everyday string ops (test_everyday_string_ops.py runs them)
+             "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin",
+             "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
+             "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+             "UnicodeTranscode", "UnicodeScript"}
 
 # String inputs (no numpy placeholder dtype here): the hash-bucket ops keep the input's
 # shape, Fingerprint gives [rows, 8] (tests/python_runtime/test_preprocessing_ops.py).

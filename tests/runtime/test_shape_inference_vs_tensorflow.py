@@ -191,6 +191,24 @@ CASES = [
                               "row_partition_tensors": [P([], "int64"), P([None], "int64")]},
      {"row_partition_types": ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]}),
     ("HashTableV2", {}, {"key_dtype": "dtype:string", "value_dtype": "dtype:int64"}),
+    # the everyday string ops (tests/python_runtime/test_everyday_string_ops.py)
+    ("StringLength", {"input": P([None, 3], "string")}, {"unit": "UTF8_CHAR"}),
+    ("StringToNumber", {"string_tensor": P([2, None], "string")}, {"out_type": "dtype:int64"}),
+    ("RegexFullMatch", {"input": P([None, 2], "string"), "pattern": P([], "string")}, {}),
+    ("ReduceJoin", {"inputs": P([2, None, 4], "string"), "reduction_indices": c([0, -1])},
+     {"keep_dims": False}),
+    ("ReduceJoin", {"inputs": P([2, None, 4], "string"), "reduction_indices": c([1])},
+     {"keep_dims": True}),
+    ("ReduceJoin", {"inputs": P([2, 3], "string"), "reduction_indices": P([None], "int32")},
+     {"keep_dims": True}),
+    ("UnsortedSegmentJoin", {"inputs": P([4, None, 3], "string"),
+                             "segment_ids": P([4, None], "int32"), "num_segments": c(5)}, {}),
+    ("UnsortedSegmentJoin", {"inputs": P([4, 3], "string"), "segment_ids": P([4], "int64"),
+                             "num_segments": P([], "int32")}, {}),
+    ("StringSplit", {"input": P([None], "string"), "delimiter": P([], "string")}, {}),
+    ("StringToHashBucket", {"string_tensor": P([None, 2], "string")}, {"num_buckets": 5}),
+    ("EncodeBase64", {"input": P([3, None], "string")}, {}),
+    ("DecodeBase64", {"input": P(None, "string")}, {}),
 ]
 
 

@@ -28,6 +28,12 @@ void RegisterSparseCombineKernels(TF_Status*);
 void RegisterSpectralKernels(TF_Status*);
 // matrix_diag.cc: MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, L2Loss.
 void RegisterMatrixDiagKernels(TF_Status*);
+// string_convert.cc: StringLength, StringToNumber, StringToHashBucket, Encode/DecodeBase64;
+// string_join_split.cc: RegexFullMatch, ReduceJoin, UnsortedSegmentJoin, StringSplit (host only).
+void RegisterStringConvertKernels(TF_Status*);
+void RegisterStringJoinSplitKernels(TF_Status*);
+// string_unicode.cc: UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode (host only).
+void RegisterStringUnicodeKernels(TF_Status*);
 // linalg.cc: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve (host only: no GPU kernels yet).
 void RegisterLinalgKernels(TF_Status*);
@@ -116,6 +122,9 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterExtractPatchesKernels,
       RegisterColorKernels,
       RegisterStringTextKernels,
+      RegisterStringConvertKernels,
+      RegisterStringJoinSplitKernels,
+      RegisterStringUnicodeKernels,
       RegisterLookupTableKernels,
       RegisterRaggedKernels,
       RegisterTensorListKernels,

@@ -83,6 +83,10 @@ void RegisterNotDifferentiableOps() {
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
         "StringSplitV2", "StringNGrams", "Substr",
+        // the everyday tf.strings ops: TensorFlow registers no gradient for them
+        "StringLength", "StringToNumber", "RegexFullMatch", "ReduceJoin", "UnsortedSegmentJoin",
+        "StringSplit", "StringToHashBucket", "EncodeBase64", "DecodeBase64", "UnicodeDecode",
+        "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode", "UnicodeScript",
         // lookup tables: keys are looked up, not differentiated (TensorFlow's lookup ops
         // are not differentiable)
         "HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "InitializeTableV2",

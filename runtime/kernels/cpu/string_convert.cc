@@ -1,0 +1,392 @@
+// CPU kernels of the element-wise everyday string ops (../../ops/string_everyday_ops.cc):
+// StringLength, StringToNumber, StringToHashBucket (TensorFlow's legacy Hash64) and web-safe
+// base64. Host only: string tensors are host data, as in TensorFlow.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "../../src/string_tensor.h"
+#include "kernel_util.h"
+
+namespace opgen {
+namespace cpu {
+namespace {
+
+bool Ok(TF_OpKernelContext* ctx, TF_Status* s) {
+  if (TF_GetCode(s) == TF_OK) return true;
+  TF_OpKernelContext_Failure(ctx, s);
+  return false;
+}
+
+bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
+  if (TF_GetCode(s) == TF_OK) return true;
+  TF_OpKernelConstruction_Failure(ctx, s);
+  return false;
+}
+
+// Output 0 = f(each string of input 0) as strings of the same shape; f returns false
+// after reporting a failure.
+template <typename F>
+void MapToStrings(TF_OpKernelContext* ctx, F f) {
+  const TF_Tensor* in = BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  TensorPtr out(NewStringTensor(Dims(in)));
+  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
+  const TF_TString* s = StringElements(in);
+  TF_TString* o = MutableStringElements(out.get());
+  const int64_t n = TF_TensorElementCount(in);
+  std::string buffer;
+  for (int64_t k = 0; k < n; ++k) {
+    buffer.clear();
+    if (!f(StringElement(&s[k]), &buffer)) return;
+    if (!AssignString(&o[k], buffer))
+      return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string of " +
+                                                  std::to_string(buffer.size()) + " bytes");
+  }
+  StatusPtr st = NewStatus();
+  TF_SetOutput(ctx, 0, out.get(), st.get());
+  Ok(ctx, st.get());
+}
+
+// ---- StringLength -------------------------------------------------------------------
+
+void* CreateLengthUnit(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  const std::string unit = kernels::StringAttr(ctx, "unit", s.get());
+  if (!ConstructionOk(ctx, s.get())) return nullptr;
+  return new bool(unit == "UTF8_CHAR");
+}
+
+void DeleteLengthUnit(void* a) { delete static_cast<bool*>(a); }
+
+void LengthCompute(void* attrs, TF_OpKernelContext* ctx) {
+  const bool chars = *static_cast<bool*>(attrs);
+  const TF_Tensor* in = BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  TensorPtr out = AllocateOutput<int32_t>(ctx, 0, Dims(in));
+  if (!out) return;
+  const TF_TString* s = StringElements(in);
+  int32_t* o = Data<int32_t>(out);
+  const int64_t n = TF_TensorElementCount(in);
+  for (int64_t k = 0; k < n; ++k) {
+    const std::string_view v = StringElement(&s[k]);
+    int64_t length = static_cast<int64_t>(v.size());
+    if (chars) {  // every byte that does not continue a UTF-8 sequence starts a character
+      length = 0;
+      for (char c : v) length += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }
+    o[k] = static_cast<int32_t>(length);
+  }
+}
+
+// ---- StringToNumber -----------------------------------------------------------------
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsHexDigit(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+std::string_view Trim(std::string_view v) {
+  while (!v.empty() && IsSpace(v.front())) v.remove_prefix(1);
+  while (!v.empty() && IsSpace(v.back())) v.remove_suffix(1);
+  return v;
+}
+
+bool EqualsIgnoringCase(std::string_view a, const char* b) {
+  if (a.size() != std::strlen(b)) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if ((a[k] | 0x20) != b[k]) return false;
+  return true;
+}
+
+// TensorFlow's integer grammar (absl::SimpleAtoi's): ASCII spaces, an optional sign ('-'
+// for signed types only), decimal digits, spaces; false when the value does not fit.
+template <typename T>
+bool ParseInteger(std::string_view v, T* out) {
+  v = Trim(v);
+  bool negative = false;
+  if (!v.empty() && (v.front() == '+' || v.front() == '-')) {
+    negative = v.front() == '-';
+    if (negative && !std::numeric_limits<T>::is_signed) return false;
+    v.remove_prefix(1);
+  }
+  if (v.empty()) return false;
+  // Accumulate the magnitude as a negative number for a negative value (the minimum has
+  // no positive counterpart).
+  T value = 0;
+  for (char c : v) {
+    if (!IsDigit(c)) return false;
+    const T digit = static_cast<T>(c - '0');
+    if (__builtin_mul_overflow(value, T{10}, &value)) return false;
+    if (negative ? __builtin_sub_overflow(value, digit, &value)
+                 : __builtin_add_overflow(value, digit, &value))
+      return false;
+  }
+  *out = value;
+  return true;
+}
+
+// Digits of `is_digit` from `*p` on; how many.
+template <typename F>
+size_t SkipDigits(std::string_view v, size_t* p, F is_digit) {
+  const size_t start = *p;
+  while (*p < v.size() && is_digit(v[*p])) ++*p;
+  return *p - start;
+}
+
+// A mantissa of `is_digit` digits with an optional point and at least one digit, then an
+// optional exponent introduced by `exponent_mark` ('e' or 'p', any case).
+template <typename F>
+bool Mantissa(std::string_view v, size_t p, F is_digit, char exponent_mark) {
+  size_t digits = SkipDigits(v, &p, is_digit);
+  if (p < v.size() && v[p] == '.') {
+    ++p;
+    digits += SkipDigits(v, &p, is_digit);
+  }
+  if (digits == 0) return false;
+  if (p < v.size() && (v[p] | 0x20) == exponent_mark) {
+    ++p;
+    if (p < v.size() && (v[p] == '+' || v[p] == '-')) ++p;
+    if (SkipDigits(v, &p, IsDigit) == 0) return false;
+  }
+  return p == v.size();
+}
+
+// TensorFlow's float grammar (absl::SimpleAtof's): an optional sign, then a decimal
+// number, a 0x hex float, "inf", "infinity", "nan" or "nan(chars)" in any case.
+bool FloatGrammar(std::string_view v) {
+  size_t p = 0;
+  if (p < v.size() && (v[p] == '+' || v[p] == '-')) ++p;
+  const std::string_view rest = v.substr(p);
+  if (EqualsIgnoringCase(rest, "inf") || EqualsIgnoringCase(rest, "infinity") ||
+      EqualsIgnoringCase(rest, "nan"))
+    return true;
+  if (rest.size() >= 5 && EqualsIgnoringCase(rest.substr(0, 4), "nan(") && rest.back() == ')')
+    return std::all_of(rest.begin() + 4, rest.end() - 1, [](char c) {
+      return IsDigit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_';
+    });
+  if (rest.size() >= 2 && rest[0] == '0' && (rest[1] | 0x20) == 'x')
+    return Mantissa(v, p + 2, IsHexDigit, 'p');
+  return Mantissa(v, p, IsDigit, 'e');
+}
+
+template <typename T>
+bool ParseFloat(std::string_view raw, T* out) {
+  const std::string_view v = Trim(raw);
+  if (!FloatGrammar(v)) return false;
+  // strtof / strtod read the same grammar and round correctly, as absl's from_chars does.
+  const std::string text(v);
+  if (std::is_same<T, float>::value)
+    *out = static_cast<T>(std::strtof(text.c_str(), nullptr));
+  else
+    *out = static_cast<T>(std::strtod(text.c_str(), nullptr));
+  return true;
+}
+
+template <typename T>
+void ToNumber(TF_OpKernelContext* ctx, const TF_Tensor* in) {
+  TensorPtr out = AllocateOutput<T>(ctx, 0, Dims(in));
+  if (!out) return;
+  const TF_TString* s = StringElements(in);
+  T* o = Data<T>(out);
+  const int64_t n = TF_TensorElementCount(in);
+  for (int64_t k = 0; k < n; ++k) {
+    const std::string_view v = StringElement(&s[k]);
+    bool ok;
+    if constexpr (std::is_floating_point<T>::value) ok = ParseFloat(v, &o[k]);
+    else ok = ParseInteger(v, &o[k]);
+    if (!ok)
+      return Fail(ctx, TF_INVALID_ARGUMENT,
+                  "StringToNumberOp could not correctly convert string: " + std::string(v));
+  }
+}
+
+void* CreateOutType(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  TF_DataType type = TF_FLOAT;
+  TF_OpKernelConstruction_GetAttrType(ctx, "out_type", &type, s.get());
+  if (!ConstructionOk(ctx, s.get())) return nullptr;
+  return new TF_DataType(type);
+}
+
+void DeleteOutType(void* a) { delete static_cast<TF_DataType*>(a); }
+
+void ToNumberCompute(void* attrs, TF_OpKernelContext* ctx) {
+  const TF_Tensor* in = BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  switch (*static_cast<TF_DataType*>(attrs)) {
+    case TF_FLOAT: return ToNumber<float>(ctx, in);
+    case TF_DOUBLE: return ToNumber<double>(ctx, in);
+    case TF_INT32: return ToNumber<int32_t>(ctx, in);
+    case TF_INT64: return ToNumber<int64_t>(ctx, in);
+    case TF_UINT32: return ToNumber<uint32_t>(ctx, in);
+    case TF_UINT64: return ToNumber<uint64_t>(ctx, in);
+    default: return Fail(ctx, TF_INVALID_ARGUMENT, "StringToNumber: unsupported out_type");
+  }
+}
+
+// ---- StringToHashBucket: TensorFlow's legacy Hash64 -----------------------------------
+
+// MurmurHash64A (little-endian words, the tail's bytes highest first) with TensorFlow's seed.
+uint64_t LegacyHash64(std::string_view v) {
+  constexpr uint64_t kMul = 0xc6a4a7935bd1e995ULL;
+  constexpr int kShift = 47;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(v.data());
+  size_t n = v.size();
+  uint64_t h = 0xDECAFCAFFEULL ^ (static_cast<uint64_t>(n) * kMul);
+  while (n >= 8) {
+    uint64_t k = 0;
+    for (int b = 7; b >= 0; --b) k = (k << 8) | p[b];
+    p += 8;
+    n -= 8;
+    k *= kMul;
+    k ^= k >> kShift;
+    k *= kMul;
+    h ^= k;
+    h *= kMul;
+  }
+  if (n > 0) {
+    for (size_t b = n; b-- > 0;) h ^= static_cast<uint64_t>(p[b]) << (8 * b);
+    h *= kMul;
+  }
+  h ^= h >> kShift;
+  h *= kMul;
+  h ^= h >> kShift;
+  return h;
+}
+
+void* CreateBuckets(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  int64_t buckets = 0;
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "num_buckets", &buckets, s.get());
+  if (TF_GetCode(s.get()) == TF_OK && buckets < 1)
+    TF_SetStatus(s.get(), TF_INVALID_ARGUMENT, "num_buckets must be at least 1");
+  if (!ConstructionOk(ctx, s.get())) return nullptr;
+  return new uint64_t(static_cast<uint64_t>(buckets));
+}
+
+void DeleteBuckets(void* a) { delete static_cast<uint64_t*>(a); }
+
+void HashBucketCompute(void* attrs, TF_OpKernelContext* ctx) {
+  const uint64_t buckets = *static_cast<uint64_t*>(attrs);
+  const TF_Tensor* in = BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  TensorPtr out = AllocateOutput<int64_t>(ctx, 0, Dims(in));
+  if (!out) return;
+  const TF_TString* s = StringElements(in);
+  int64_t* o = Data<int64_t>(out);
+  const int64_t n = TF_TensorElementCount(in);
+  for (int64_t k = 0; k < n; ++k)
+    o[k] = static_cast<int64_t>(LegacyHash64(StringElement(&s[k])) % buckets);
+}
+
+// ---- EncodeBase64 / DecodeBase64: the web-safe alphabet ------------------------------
+
+constexpr char kAlphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int DecodeChar(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return -1;
+}
+
+void* CreatePad(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  const bool pad = kernels::BoolAttr(ctx, "pad", s.get());
+  if (!ConstructionOk(ctx, s.get())) return nullptr;
+  return new bool(pad);
+}
+
+void DeletePad(void* a) { delete static_cast<bool*>(a); }
+
+void EncodeCompute(void* attrs, TF_OpKernelContext* ctx) {
+  const bool pad = *static_cast<bool*>(attrs);
+  MapToStrings(ctx, [&](std::string_view v, std::string* out) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(v.data());
+    size_t k = 0;
+    for (; k + 3 <= v.size(); k += 3) {
+      const uint32_t w = (p[k] << 16) | (p[k + 1] << 8) | p[k + 2];
+      for (int shift = 18; shift >= 0; shift -= 6) out->push_back(kAlphabet[(w >> shift) & 63]);
+    }
+    const size_t rest = v.size() - k;
+    if (rest > 0) {
+      const uint32_t w = (p[k] << 16) | (rest == 2 ? p[k + 1] << 8 : 0);
+      out->push_back(kAlphabet[(w >> 18) & 63]);
+      out->push_back(kAlphabet[(w >> 12) & 63]);
+      if (rest == 2) out->push_back(kAlphabet[(w >> 6) & 63]);
+      if (pad) out->append(3 - rest, '=');
+    }
+    return true;
+  });
+}
+
+// Appends the 3 bytes of 4 characters (`count` of them given, the rest read as 'A') to
+// `out`, `count - 1` of them; false on a character outside the alphabet.
+bool DecodeGroup(std::string_view chars, size_t count, std::string* out) {
+  uint32_t w = 0;
+  for (size_t j = 0; j < 4; ++j) {
+    const int d = j < count ? DecodeChar(chars[j]) : 0;
+    if (d < 0) return false;
+    w = (w << 6) | static_cast<uint32_t>(d);
+  }
+  for (size_t j = 0; j + 1 < count; ++j) out->push_back(static_cast<char>(w >> (16 - 8 * j)));
+  return true;
+}
+
+// As TensorFlow decodes, in its order of checks: every group of 4 before the last, then
+// '=' padding, allowed in the last group of 4 only, then the last group's length (1 is
+// refused); the unused low bits of a partial last group are ignored.
+bool Decode(std::string_view v, std::string* out, std::string* error) {
+  size_t p = 0;
+  for (; v.size() - p > 4; p += 4)
+    if (!DecodeGroup(v.substr(p, 4), 4, out)) {
+      *error = "Invalid character found in base64.";
+      return false;
+    }
+  std::string_view last = v.substr(p);
+  if (last.size() == 4 && last[3] == '=') last.remove_suffix(last[2] == '=' ? 2 : 1);
+  if (last.size() == 1) {
+    *error = "Base64 string length cannot be 1 modulo 4.";
+    return false;
+  }
+  if (!last.empty() && !DecodeGroup(last, last.size(), out)) {
+    *error = "Invalid character found in base64.";
+    return false;
+  }
+  return true;
+}
+
+void DecodeCompute(void*, TF_OpKernelContext* ctx) {
+  MapToStrings(ctx, [&](std::string_view v, std::string* out) {
+    std::string error;
+    if (Decode(v, out, &error)) return true;
+    Fail(ctx, TF_INVALID_ARGUMENT, error);
+    return false;
+  });
+}
+
+}  // namespace
+
+void RegisterStringConvertKernels(TF_Status* status) {
+  RegisterKernel(kDevice, {"StringLength", {}, {}, LengthCompute, CreateLengthUnit,
+                           DeleteLengthUnit}, status);
+  RegisterKernel(kDevice, {"StringToNumber", {}, {}, ToNumberCompute, CreateOutType,
+                           DeleteOutType}, status);
+  RegisterKernel(kDevice, {"StringToHashBucket", {}, {}, HashBucketCompute, CreateBuckets,
+                           DeleteBuckets}, status);
+  RegisterKernel(kDevice, {"EncodeBase64", {}, {}, EncodeCompute, CreatePad, DeletePad}, status);
+  RegisterKernel(kDevice, {"DecodeBase64", {}, {}, DecodeCompute}, status);
+}
+
+}  // namespace cpu
+}  // namespace opgen
