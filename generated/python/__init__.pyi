@@ -123,6 +123,12 @@ __all__ = [
     "expand_dims",
     "expm1",
     "extract_image_patches",
+    "fake_quant_with_min_max_args",
+    "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars",
+    "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient",
     "fft",
     "fft2d",
     "fft3d",
@@ -194,6 +200,8 @@ __all__ = [
     "lookup_table_size_v2",
     "loop_cond",
     "lower_bound",
+    "lrn",
+    "lrn_grad",
     "mat_mul",
     "matrix_band_part",
     "matrix_determinant",
@@ -2636,6 +2644,193 @@ def extract_image_patches(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def fake_quant_with_min_max_args(
+    inputs: GraphOutput,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args(
+    inputs: EagerTensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_args(
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: GraphOutput,
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: TensorLike,
+    inputs: GraphOutput,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: EagerTensorLike,
+    inputs: EagerTensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: GraphOutput,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: GraphOutput,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: GraphOutput,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: EagerTensorLike,
+    min: EagerTensorLike,
+    max: EagerTensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _FakeQuantWithMinMaxVarsGradientOutput(NamedTuple):
+    backprops_wrt_input: OpOutput
+    backprop_wrt_min: OpOutput
+    backprop_wrt_max: OpOutput
+
+def fake_quant_with_min_max_vars_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsGradientOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: GraphOutput,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: GraphOutput,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: GraphOutput,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: EagerTensorLike,
+    min: EagerTensorLike,
+    max: EagerTensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _FakeQuantWithMinMaxVarsPerChannelGradientOutput(NamedTuple):
+    backprops_wrt_input: OpOutput
+    backprop_wrt_min: OpOutput
+    backprop_wrt_max: OpOutput
+
+def fake_quant_with_min_max_vars_per_channel_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsPerChannelGradientOutput: ...
+@overload
 def fft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
 def fft(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
@@ -3611,6 +3806,88 @@ def lower_bound(
     sorted_inputs: TensorLike,
     values: TensorLike,
     out_type: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def lrn(
+    input: GraphOutput,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn(
+    input: EagerTensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lrn(
+    input: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def lrn_grad(
+    input_grads: GraphOutput,
+    input_image: TensorLike,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: GraphOutput,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: TensorLike,
+    output_image: GraphOutput,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: EagerTensorLike,
+    input_image: EagerTensorLike,
+    output_image: EagerTensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: TensorLike,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

@@ -69,6 +69,8 @@ void RegisterArrayFamilyOps(TF_Status* status);
 // sparse_tensor_ops.cc: SparseReorder, SparseReshape, SparseFillEmptyRows(Grad),
 // SparseTensorDenseMatMul, SparseSegment*WithNumSegments.
 void RegisterSparseTensorOps(TF_Status* status);
+// nn_extra_ops.cc: FakeQuantWithMinMax*(Gradient), LRN(Grad), MaxPoolV2 / WithArgmax and their backprops.
+void RegisterNnExtraOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -89,7 +91,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
-                      opgen::RegisterSparseTensorOps}) {
+                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -50,6 +50,10 @@ void RegisterArrayFamilyKernels(TF_Status*);
 void RegisterSparseTrainingKernels(TF_Status*);
 // math_family.cc: PopulationCount, ApproximateEqual, Cross.
 void RegisterMathFamilyKernels(TF_Status*);
+// fake_quant.cc: FakeQuantWithMinMax{Args,Vars,VarsPerChannel}(Gradient); lrn.cc: LRN, LRNGrad;
+// pool_argmax.cc: MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2, MaxPoolWithArgmax, MaxPoolGradWithArgmax.
+void RegisterFakeQuantKernels(TF_Status*);
+void RegisterLrnKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -84,6 +88,8 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterPool3DKernels,
       RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
+      RegisterFakeQuantKernels,
+      RegisterLrnKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

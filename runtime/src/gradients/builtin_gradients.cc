@@ -107,6 +107,8 @@ namespace opgen::gradients {
 void RegisterScatterGradients();
 // sparse_grad.cc: SparseReorder, SparseFillEmptyRows, SparseTensorDenseMatMul.
 void RegisterSparseGradients();
+// nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax.
+void RegisterNnExtraGradients();
 }  // namespace opgen::gradients
 
 void opgen_register_builtin_gradients() {
@@ -118,6 +120,6 @@ void opgen_register_builtin_gradients() {
                       RegisterControlFlowGradients, RegisterFunctionGradients,
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
-                      RegisterSparseGradients, RegisterNotDifferentiableOps})
+                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterNotDifferentiableOps})
     family();
 }

@@ -1,0 +1,47 @@
+// Gradients of the fake-quantization ops and LRN, with TensorFlow's formulas (its
+// array_ops.py and nn_grad.py): each through its gradient op, with the forward op's attrs.
+// TensorFlow declares the FakeQuant gradient ops not differentiable; so do we.
+#include "builtin_gradients.h"
+#include "grad_builder.h"
+
+namespace opgen {
+namespace gradients {
+namespace {
+
+void FakeQuantArgsGrad(GradBuilder& b) {
+  if (b.needs(0))
+    b.Set(0, b.Op("FakeQuantWithMinMaxArgsGradient", {b.grad(0), b.input(0)},
+                  b.CopyAttrs({"min", "max", "num_bits", "narrow_range"})));
+}
+
+// FakeQuantWithMinMaxVars(PerChannel)(x, min, max): one gradient op gives all three.
+template <const char* kGradOp>
+void FakeQuantVarsGrad(GradBuilder& b) {
+  TF_Operation* g = b.Node(kGradOp, {b.grad(0), b.input(0), b.input(1), b.input(2)},
+                           b.CopyAttrs({"num_bits", "narrow_range"}));
+  if (g == nullptr) return;
+  for (int i = 0; i < 3; ++i)
+    if (b.needs(i)) b.Set(i, TF_Output{g, i});
+}
+constexpr char kVarsGradient[] = "FakeQuantWithMinMaxVarsGradient",
+               kPerChannelGradient[] = "FakeQuantWithMinMaxVarsPerChannelGradient";
+
+void LrnGrad(GradBuilder& b) {
+  b.Set(0, b.Op("LRNGrad", {b.grad(0), b.input(0), b.output(0)},
+                b.CopyAttrs({"depth_radius", "bias", "alpha", "beta"})));
+}
+
+}  // namespace
+
+void RegisterNnExtraGradients() {
+  RegisterGrad("FakeQuantWithMinMaxArgs", FakeQuantArgsGrad);
+  RegisterGrad("FakeQuantWithMinMaxVars", FakeQuantVarsGrad<kVarsGradient>);
+  RegisterGrad("FakeQuantWithMinMaxVarsPerChannel", FakeQuantVarsGrad<kPerChannelGradient>);
+  RegisterGrad("LRN", LrnGrad);
+  for (const char* op : {"FakeQuantWithMinMaxArgsGradient", "FakeQuantWithMinMaxVarsGradient",
+                         "FakeQuantWithMinMaxVarsPerChannelGradient"})
+    RegisterNoGrad(op);
+}
+
+}  // namespace gradients
+}  // namespace opgen
