@@ -272,6 +272,17 @@ def baseline(op_def, rng):
         "MaxPoolGradGrad": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 4, 4, 2))],
                                     dict(WINDOW)),
         "AvgPoolGrad": lambda: ([np.array([1, 4, 4, 2], i32), _x(rng, (1, 2, 2, 2))], dict(WINDOW)),
+        "FakeQuantWithMinMaxArgs": lambda: ([_x(rng)], {"min": -1.0, "max": 1.5}),
+        "FakeQuantWithMinMaxArgsGradient": lambda: ([_x(rng), _x(rng)], {"num_bits": 4}),
+        "FakeQuantWithMinMaxVars": lambda: ([_x(rng), f32(-1), f32(1)], {}),
+        "FakeQuantWithMinMaxVarsGradient": lambda: ([_x(rng), _x(rng), f32(-1), f32(1)], {}),
+        "FakeQuantWithMinMaxVarsPerChannel": lambda: (
+            [_x(rng), np.array([-1, -2, 0], f32), np.array([1, 0.5, 2], f32)], {}),
+        "FakeQuantWithMinMaxVarsPerChannelGradient": lambda: (
+            [_x(rng), _x(rng), np.array([-1, -2, 0], f32), np.array([1, 0.5, 2], f32)], {}),
+        "LRN": lambda: ([_x(rng, (1, 2, 2, 3))], {"depth_radius": 1}),
+        "LRNGrad": lambda: ([_x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3))],
+                            {"depth_radius": 1}),
         "FusedBatchNormGrad": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
                                        + [_x(rng, (3,)) for _ in range(3)], {}),
         "FusedBatchNormGradV2": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
@@ -961,6 +972,14 @@ def invalid_cases():
         ("MaxPool3DGradGrad", [_a((1, 4, 4, 4, 2)), _a((1, 3, 3, 3, 2)), _a((1, 4, 4, 4, 2))], window3,
          "orig_output of the wrong size"),
         ("ResizeBicubicGrad", [_a((5, 2, 2)), _a((1, 3, 4, 2))], {}, "grads of rank 3"),
+        ("FakeQuantWithMinMaxArgs", [_a((2, 3))], {"num_bits": 40}, "num_bits 40"),
+        ("FakeQuantWithMinMaxArgs", [_a((2, 3))], {"min": 1.0, "max": -1.0}, "min above max"),
+        ("FakeQuantWithMinMaxVarsPerChannel", [_a(()), _a((1,)), _a((1,))], {}, "a scalar input"),
+        ("FakeQuantWithMinMaxVarsPerChannelGradient", [_a((2, 3)), _a((2, 3)), _a((2,)), _a((3,))], {},
+         "min of the wrong size"),
+        ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": -3}, "a negative depth_radius"),
+        ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": 2 ** 40}, "depth_radius past int32"),
+        ("LRNGrad", [_a((1, 2, 2, 3)), _a((1, 2, 2, 3)), _a((1, 2, 3, 3))], {}, "output_image of another shape"),
         ("ResizeBicubicGrad", [_a((1, 5, 2, 2)), _a((1, 3, 4, 2))],
          {"align_corners": True, "half_pixel_centers": True}, "align_corners with half_pixel_centers"),
         ("MatrixDiagPartV3", [_a((3, 4)), _v(2, 1), f32(0)], {}, "k low above high"),

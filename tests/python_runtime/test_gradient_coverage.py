@@ -529,6 +529,10 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    # LRN's kernels take float32 and half: differences in float32, a wide step
+    cases["LRN"] = [C(fixed(u((1, 2, 2, 6))), {"depth_radius": 2, "bias": 1.0, "alpha": 0.5, "beta": 0.75},
+                      dtypes=(F32,), reference_dtype=F32, delta=1e-2, tf=True),
+                    C(fixed(u((2, 1, 2, 4))), {}, dtypes=(F32,), reference_dtype=F32, delta=1e-2)]
     # float32 kernels only: MaxPool3D's values 0.025 apart, so a 0.01 step moves no maximum
     cases["MaxPool3D"] = [C(fixed(d((1, 4, 5, 4, 2))), window3, dtypes=(F32,), reference_dtype=F32,
                             delta=0.01, tf=True),
@@ -939,6 +943,9 @@ NOT_DIFFERENTIABLE = {
                     "makes the gradient array itself (TensorFlow: not differentiable)"),
     **dict.fromkeys(["StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"],
                     "a loop gradient's saved values (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["FakeQuantWithMinMaxArgsGradient", "FakeQuantWithMinMaxVarsGradient",
+                     "FakeQuantWithMinMaxVarsPerChannelGradient"],
+                    "a straight-through gradient's mask (TensorFlow: not differentiable)"),
 }
 
 # TensorArray ops TensorFlow differentiates through TensorArrayGradV3, which opgen lacks
@@ -955,6 +962,7 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
 # and a user may register one (checked in test_debug_ops.py).
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
+               "LRNGrad": "TensorFlow registers none: its tape and tf.gradients fail",
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}
 
@@ -983,6 +991,11 @@ CHECKED_ELSEWHERE = {
                       "test_guarantee_const_is_stateful_and_has_no_gradient",
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
     "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
+    # Straight-through gradients (finite differences of a step function are zero): against
+    # tf.GradientTape's.
+    **dict.fromkeys(["FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars",
+                     "FakeQuantWithMinMaxVarsPerChannel"],
+                    "test_fake_quant_lrn.py::test_matches_tensorflow (the tape-* cases)"),
     # Through gradient arrays, against TensorFlow's tf.gradients of the same program.
     **dict.fromkeys(["TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
                      "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"],

@@ -669,6 +669,14 @@ _CALLS = {
     "MaxPool3DGradGrad": lambda P: ([P((1, 4, 4, 4, 2)), P((1, 2, 2, 2, 2)), P((1, 4, 4, 4, 2))], _WINDOW3,
                                     None),
     "ResizeBicubicGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3))], {}, None),
+    # the fake-quantization ops and LRN (test_fake_quant_lrn_shapes)
+    "FakeQuantWithMinMaxVars": lambda P: ([P((2, 3)), P(()), P(())], {}, None),
+    "FakeQuantWithMinMaxVarsGradient": lambda P: ([P((2, 3)), P((2, 3)), P(()), P(())], {}, None),
+    "FakeQuantWithMinMaxVarsPerChannel": lambda P: ([P((2, 3)), P((3,)), P((3,))], {}, None),
+    "FakeQuantWithMinMaxVarsPerChannelGradient": lambda P: ([P((2, 3)), P((2, 3)), P((3,)), P((3,))],
+                                                            {}, None),
+    "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
+    "LRNGrad": lambda P: ([P((1, 2, 2, 3))] * 3, {}, None),
     "MatrixBandPart": lambda P: ([P((2, 3)), np.array(0, np.int64), np.array(-1, np.int64)], {}, None),
     "Bucketize": lambda P: ([P((2, 3))], {"boundaries": [0.0, 1.0]}, None),
     "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
@@ -1342,3 +1350,30 @@ def test_sparse_tensor_shapes(infer_shapes):
         infer_shapes("SparseReorder", [a, P((4,)), P((2,), I64)])
     with pytest.raises(Error):
         infer_shapes("SparseTensorDenseMatMul", [a, v, np.array([4, 5], I64), P((6, 5))])
+
+
+def test_fake_quant_lrn_shapes(infer_shapes):
+    """The Vars ops take scalar ranges, the per-channel ones a range per last-dimension
+    entry (merged with it); the gradients merge gradients with inputs. LRN is 4-D."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("FakeQuantWithMinMaxArgs", [P((2, None))]) == [(2, None)]
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVars", [P((2, 3)), P((1,)), P(())])
+    assert infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P((2, None)), P((4,)), P((None,))]) == [(2, 4)]
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P((2, 3)), P((4,)), P((3,))])
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P(()), P((1,)), P((1,))])
+    assert infer_shapes("FakeQuantWithMinMaxArgsGradient", [P((None, 3)), P((2, None))]) == [(2, 3)]
+    assert infer_shapes("FakeQuantWithMinMaxVarsGradient", [P((None, 3)), P((2, None)), P(()), P(())]) == \
+        [(2, 3), (), ()]
+    assert infer_shapes("FakeQuantWithMinMaxVarsPerChannelGradient",
+                        [P((None, 3)), P((2, None)), P((None,)), P((3,))]) == [(2, 3), (3,), (3,)]
+    with pytest.raises(Error):  # TensorFlow's shape function takes rank 1 to 4
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannelGradient", [P((1, 1, 1, 1, 3))] * 2 + [P((3,))] * 2)
+    assert infer_shapes("LRN", [P((1, None, 2, 3))]) == [(1, None, 2, 3)]
+    with pytest.raises(Error):
+        infer_shapes("LRN", [P((2, 3))])
+    assert infer_shapes("LRNGrad", [P((1, None, 2, 3)), P((None, 4, 2, 3)), P((1, 4, None, 3))]) == [(1, 4, 2, 3)]
+    with pytest.raises(Error):
+        infer_shapes("LRNGrad", [P((1, 2, 2, 3)), P((1, 2, 2, 4)), P((1, 2, 2, 3))])
