@@ -218,6 +218,11 @@ __all__ = [
     "max_pool3d_grad_grad",
     "max_pool_grad",
     "max_pool_grad_grad",
+    "max_pool_grad_grad_v2",
+    "max_pool_grad_v2",
+    "max_pool_grad_with_argmax",
+    "max_pool_v2",
+    "max_pool_with_argmax",
     "maximum",
     "mean",
     "merge",
@@ -4496,6 +4501,274 @@ def max_pool_grad_grad(
     data_format: str = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: GraphOutput,
+    grad: TensorLike,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: GraphOutput,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: TensorLike,
+    argmax: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: EagerTensorLike,
+    grad: EagerTensorLike,
+    argmax: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: TensorLike,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_v2(
+    input: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _MaxPoolWithArgmaxOutput(NamedTuple):
+    output: OpOutput
+    argmax: OpOutput
+
+def max_pool_with_argmax(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    Targmax: DTypeLike = ...,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> _MaxPoolWithArgmaxOutput: ...
 @overload
 def maximum(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -1,6 +1,8 @@
 // The quantization-aware-training and older image-model ops: FakeQuantWithMinMax{Args,Vars,
-// VarsPerChannel} and their gradients, LRN and LRNGrad. OpDefs as TensorFlow 2.21's; shape
+// VarsPerChannel} and their gradients, LRN and LRNGrad, MaxPoolV2 / MaxPoolGradV2 /
+// MaxPoolGradGradV2 and MaxPoolWithArgmax / MaxPoolGradWithArgmax. OpDefs as TensorFlow 2.21's; shape
 // functions here.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,59 @@ void LrnGradShape(ShapeFnContext& c) {
   c.SetOutput(0, s);
 }
 
+// The max-pool variants (NHWC): each spatial dim windowed by ksize and strides, from attrs
+// (WithArgmax) or constant tensors (V2; unknown sizes when they are not constant).
+int64_t Windowed(int64_t in, int64_t k, int64_t s, const std::string& padding) {
+  if (k <= 0 || s <= 0) Fail("ksize and strides must be positive");
+  if (in < 0) return kUnknownDim;
+  if (padding == "VALID") {
+    if (in < k) Fail("the window (" + std::to_string(k) + ") is larger than the input (" + std::to_string(in) + ")");
+    return (in - k) / s + 1;
+  }
+  return (in + s - 1) / s;
+}
+PartialShape Pooled(const PartialShape& in, const std::optional<std::vector<int64_t>>& ksize,
+                    const std::optional<std::vector<int64_t>>& strides, const std::string& padding) {
+  PartialShape out = PartialShape::UnknownDims(4);
+  out.dims[0] = in.dims[0];
+  out.dims[3] = in.dims[3];
+  if (!ksize || !strides) return out;
+  if (ksize->size() != 4 || strides->size() != 4) Fail("ksize and strides must have 4 values");
+  for (int d = 1; d <= 2; ++d) out.dims[d] = Windowed(in.dims[d], (*ksize)[d], (*strides)[d], padding);
+  return out;
+}
+void MaxPoolV2Shape(ShapeFnContext& c) {
+  const PartialShape in = c.InputWithRank(0, 4, "input");
+  c.InputWithRank(1, 1, "ksize");
+  c.InputWithRank(2, 1, "strides");
+  c.SetOutput(0, Pooled(in, c.InputInts(1), c.InputInts(2), c.AttrString("padding")));
+}
+// MaxPoolGradV2: shaped as orig_input; MaxPoolGradGradV2: as orig_output.
+void MaxPoolGradV2Shape(ShapeFnContext& c) {
+  c.InputWithRank(1, 4, "orig_output");
+  c.InputWithRank(2, 4, "grad");
+  c.SetOutput(0, c.InputWithRank(0, 4, "orig_input"));
+}
+void MaxPoolGradGradV2Shape(ShapeFnContext& c) {
+  const PartialShape in = c.InputWithRank(0, 4, "orig_input");
+  MergeShapes(in, c.InputWithRank(2, 4, "grad"), "grad against orig_input");
+  c.SetOutput(0, c.InputWithRank(1, 4, "orig_output"));
+}
+void MaxPoolWithArgmaxShape(ShapeFnContext& c) {
+  const PartialShape out = Pooled(c.InputWithRank(0, 4, "input"), c.AttrInts("ksize"), c.AttrInts("strides"),
+                                  c.AttrString("padding"));
+  c.SetOutput(0, out);
+  c.SetOutput(1, out);
+}
+// MaxPoolGradWithArgmax: shaped as input; grad and argmax as its pool.
+void MaxPoolGradWithArgmaxShape(ShapeFnContext& c) {
+  const PartialShape in = c.InputWithRank(0, 4, "input");
+  const PartialShape pooled = Pooled(in, c.AttrInts("ksize"), c.AttrInts("strides"), c.AttrString("padding"));
+  MergeShapes(MergeShapes(pooled, c.InputWithRank(1, 4, "grad"), "grad against the pool of input"),
+              c.InputWithRank(2, 4, "argmax"), "argmax against grad");
+  c.SetOutput(0, in);
+}
+
 const std::pair<std::string, std::string> kNumBitsDoc{"num_bits", "Bits of the quantized grid, 2 to 16."};
 const std::pair<std::string, std::string> kNarrowDoc{
     "narrow_range", "Whether the grid leaves out its lowest level (from 1 rather than 0)."};
@@ -79,6 +134,8 @@ std::vector<std::pair<std::string, std::string>> With(std::vector<std::pair<std:
 }  // namespace
 
 void RegisterNnExtraOps(TF_Status* status) {
+  const std::string kRealT =
+      "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}";
   const std::vector<std::string> quant{kQuantAttrs[0], kQuantAttrs[1]};
   const std::vector<std::string> args{"min: float = -6", "max: float = 6", kQuantAttrs[0], kQuantAttrs[1]};
   const std::vector<std::string> lrn(std::begin(kLrnAttrs), std::end(kLrnAttrs));
@@ -132,6 +189,55 @@ void RegisterNnExtraOps(TF_Status* status) {
         {"backprops_wrt_input", "The gradient with respect to inputs."},
         {"backprop_wrt_min", "The gradient with respect to min, [d]."},
         {"backprop_wrt_max", "The gradient with respect to max, [d]."}, kNumBitsDoc, kNarrowDoc}},
+      {"MaxPoolV2",
+       {"T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT",
+        "padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"},
+       {"input: T", "ksize: int32", "strides: int32"}, {"output: T"}, ShapeFn<MaxPoolV2Shape>,
+       "MaxPool with the window and strides as tensors.", "",
+       {{"input", "The images, NHWC."}, {"ksize", "Window size per dimension (4 values)."},
+        {"strides", "Window step per dimension (4 values)."}, {"output", "The pooled images."},
+        {"padding", "'VALID' or 'SAME'."}, {"data_format", "Layout of the images; the kernels support NHWC."}}},
+      {"MaxPoolGradV2", {"padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'", kRealT + " = DT_FLOAT"},
+       {"orig_input: T", "orig_output: T", "grad: T", "ksize: int32", "strides: int32"}, {"output: T"},
+       ShapeFn<MaxPoolGradV2Shape>, "MaxPoolGrad with the window and strides as tensors.",
+       "Each window's gradient goes to the first largest value of orig_input in the window.",
+       {{"orig_input", "MaxPoolV2's input."}, {"orig_output", "MaxPoolV2's output."},
+        {"grad", "The gradient with respect to MaxPoolV2's output."},
+        {"ksize", "Window size per dimension (4 values)."}, {"strides", "Window step per dimension (4 values)."},
+        {"output", "The gradient with respect to MaxPoolV2's input."},
+        {"padding", "'VALID' or 'SAME'."}, {"data_format", "Layout of the images; the kernels support NHWC."}}},
+      {"MaxPoolGradGradV2", {"padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'", kRealT},
+       {"orig_input: T", "orig_output: T", "grad: T", "ksize: int32", "strides: int32"}, {"output: T"},
+       ShapeFn<MaxPoolGradGradV2Shape>, "MaxPoolGradGrad with the window and strides as tensors.",
+       "Each output is grad at the first element of its window equal to orig_output there.",
+       {{"orig_input", "MaxPoolV2's input."}, {"orig_output", "MaxPoolV2's output."},
+        {"grad", "A gradient shaped as orig_input."},
+        {"ksize", "Window size per dimension (4 values)."}, {"strides", "Window step per dimension (4 values)."},
+        {"output", "The gradient with respect to MaxPoolGradV2's grad, shaped as orig_output."},
+        {"padding", "'VALID' or 'SAME'."}, {"data_format", "Layout of the images; the kernels support NHWC."}}},
+      {"MaxPoolWithArgmax",
+       {"ksize: list(int) >= 4", "strides: list(int) >= 4", "Targmax: {int32, int64} = DT_INT64",
+        "padding: {'SAME', 'VALID'}", "include_batch_in_index: bool = false", kRealT},
+       {"input: T"}, {"output: T", "argmax: Targmax"}, ShapeFn<MaxPoolWithArgmaxShape>,
+       "Max pooling that also returns where each maximum is.",
+       "argmax holds the flat index of each window's first largest value: ((b * height + y) * "
+       "width + x) * channels + c with include_batch_in_index, without the b term otherwise.",
+       {{"input", "The images, NHWC."}, {"output", "The pooled images."},
+        {"argmax", "The flat index of each maximum."}, {"ksize", "Window size per dimension."},
+        {"strides", "Window step per dimension."}, {"padding", "'VALID' or 'SAME'."},
+        {"include_batch_in_index", "Whether argmax counts the images before its own."}}},
+      {"MaxPoolGradWithArgmax",
+       {"ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}",
+        "include_batch_in_index: bool = false", "Targmax: {int32, int64}", kRealT},
+       {"input: T", "grad: T", "argmax: Targmax"}, {"output: T"}, ShapeFn<MaxPoolGradWithArgmaxShape>,
+       "The gradient of MaxPoolWithArgmax.",
+       "Each grad is added at the input element its argmax names (in its own image without "
+       "include_batch_in_index); input gives only the shape.",
+       {{"input", "MaxPoolWithArgmax's input."}, {"grad", "The gradient with respect to its output."},
+        {"argmax", "MaxPoolWithArgmax's argmax."}, {"output", "The gradient with respect to input."},
+        {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
+        {"padding", "'VALID' or 'SAME'."},
+        {"include_batch_in_index", "Whether argmax counts the images before its own."}}},
       {"LRN", lrn, {"input: T"}, {"output: T"}, ShapeFn<LrnShape>,
        "Local response normalisation across the depth of NHWC images.",
        "output = input / (bias + alpha * sqr_sum) ^ beta, where sqr_sum adds the squares of the "

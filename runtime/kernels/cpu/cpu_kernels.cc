@@ -51,9 +51,10 @@ void RegisterSparseTrainingKernels(TF_Status*);
 // math_family.cc: PopulationCount, ApproximateEqual, Cross.
 void RegisterMathFamilyKernels(TF_Status*);
 // fake_quant.cc: FakeQuantWithMinMax{Args,Vars,VarsPerChannel}(Gradient); lrn.cc: LRN, LRNGrad;
-// pool_argmax.cc: MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2, MaxPoolWithArgmax, MaxPoolGradWithArgmax.
+// pool_argmax.cc: MaxPoolWithArgmax, MaxPoolGradWithArgmax (MaxPoolV2 and its backprops: conv_pool.cc, pool_grad.cc).
 void RegisterFakeQuantKernels(TF_Status*);
 void RegisterLrnKernels(TF_Status*);
+void RegisterPoolArgmaxKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -90,6 +91,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLeakyReluKernels,
       RegisterFakeQuantKernels,
       RegisterLrnKernels,
+      RegisterPoolArgmaxKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

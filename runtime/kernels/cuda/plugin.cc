@@ -29,6 +29,7 @@ void RegisterArrayFamilyKernels(TF_Status*);
 void RegisterMathFamilyKernels(TF_Status*);  // math_family.cu: PopulationCount, ApproximateEqual, Cross
 void RegisterFakeQuantKernels(TF_Status*);  // fake_quant.cu: FakeQuantWithMinMax*(Gradient)
 void RegisterLrnKernels(TF_Status*);        // lrn.cu: LRN, LRNGrad
+void RegisterPoolArgmaxKernels(TF_Status*);  // pool_argmax.cu: MaxPoolWithArgmax, MaxPoolGradWithArgmax
 }  // namespace cuda
 }  // namespace opgen
 
@@ -208,6 +209,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterLeakyReluKernels,
       RegisterFakeQuantKernels,
       RegisterLrnKernels,
+      RegisterPoolArgmaxKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

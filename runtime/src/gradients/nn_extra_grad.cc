@@ -31,9 +31,36 @@ void LrnGrad(GradBuilder& b) {
                 b.CopyAttrs({"depth_radius", "bias", "alpha", "beta"})));
 }
 
+// MaxPoolV2(x, ksize, strides): MaxPoolGradV2 with the same tensors; none to ksize, strides.
+void MaxPoolV2Grad(GradBuilder& b) {
+  if (b.needs(0))
+    b.Set(0, b.Op("MaxPoolGradV2", {b.input(0), b.output(0), b.grad(0), b.input(1), b.input(2)},
+                  b.CopyAttrs({"padding", "data_format"})));
+}
+
+// MaxPoolGradV2(x, y, dy, ksize, strides) is linear in dy: MaxPoolGradGradV2 there, zeros
+// for x and y, as in TensorFlow.
+void MaxPoolGradV2Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("ZerosLike", {b.input(0)}));
+  if (b.needs(1)) b.Set(1, b.Op("ZerosLike", {b.input(1)}));
+  if (b.needs(2))
+    b.Set(2, b.Op("MaxPoolGradGradV2", {b.input(0), b.input(1), b.grad(0), b.input(3), b.input(4)},
+                  b.CopyAttrs({"padding", "data_format"})));
+}
+
+// MaxPoolWithArgmax: its argmax output takes no gradient; the pool's goes through argmax.
+void MaxPoolWithArgmaxGrad(GradBuilder& b) {
+  if (b.needs(0))
+    b.Set(0, b.Op("MaxPoolGradWithArgmax", {b.input(0), b.grad(0), b.output(1)},
+                  b.CopyAttrs({"ksize", "strides", "padding", "include_batch_in_index"})));
+}
+
 }  // namespace
 
 void RegisterNnExtraGradients() {
+  RegisterGrad("MaxPoolV2", MaxPoolV2Grad);
+  RegisterGrad("MaxPoolGradV2", MaxPoolGradV2Grad);
+  RegisterGrad("MaxPoolWithArgmax", MaxPoolWithArgmaxGrad);
   RegisterGrad("FakeQuantWithMinMaxArgs", FakeQuantArgsGrad);
   RegisterGrad("FakeQuantWithMinMaxVars", FakeQuantVarsGrad<kVarsGradient>);
   RegisterGrad("FakeQuantWithMinMaxVarsPerChannel", FakeQuantVarsGrad<kPerChannelGradient>);
