@@ -26,8 +26,12 @@ TF_SCRIPT = textwrap.dedent("""
     spec, arrays, out = json.load(open(sys.argv[1])), dict(np.load(sys.argv[2])), {}
     for case in spec:
         cid = case["id"]
-        inputs = {k: tf.constant(arrays[cid + ":" + k]) for k in case["inputs"]}
+        inputs = {k: tf.bitcast(tf.constant(arrays[cid + ":" + k + ":bf16"]), tf.bfloat16)
+                  if cid + ":" + k + ":bf16" in arrays else tf.constant(arrays[cid + ":" + k])
+                  for k in case["inputs"]}
         op = getattr(tf.raw_ops, case["op"])
+        case["attrs"] = {k: tf.as_dtype(v["dtype"]) if isinstance(v, dict) else v
+                         for k, v in case["attrs"].items()}
         try:
             if case["wrt"]:
                 with tf.GradientTape() as tape:
@@ -42,7 +46,11 @@ TF_SCRIPT = textwrap.dedent("""
                 y = op(**inputs, **case["attrs"])
                 results = list(y) if isinstance(y, (list, tuple)) else [y]
             for i, r in enumerate(results):
-                out[cid + ":" + str(i)] = r.numpy()
+                # bfloat16 travels as its bits (an .npz cannot hold it)
+                if r.dtype == tf.bfloat16:
+                    out[cid + ":" + str(i) + ":bf16"] = tf.bitcast(r, tf.uint16).numpy()
+                else:
+                    out[cid + ":" + str(i)] = r.numpy()
         except (tf.errors.OpError, ValueError, TypeError) as e:
             out[cid + ":error"] = np.array(str(e).splitlines()[0])
     np.savez(sys.argv[3], **out)
@@ -54,17 +62,20 @@ def snake(op: str) -> str:
 
 
 class Case:
-    def __init__(self, cid, op, inputs, attrs=None, wrt=(), dy=None, py=None):
+    def __init__(self, cid, op, inputs, attrs=None, wrt=(), dy=None, py=None, message=None):
         self.id, self.op, self.inputs, self.attrs = cid, op, inputs, dict(attrs or {})
+        self.message = message  # for errors: what opgen's must hold, where not TensorFlow's words
         self.wrt, self.dy = list(wrt), dy
         self.py = py or snake(op)
 
     def spec(self):
-        return {"id": self.id, "op": self.op, "inputs": list(self.inputs), "attrs": self.attrs,
-                "wrt": self.wrt}
+        # type attrs (numpy dtypes) travel by name; the child makes TensorFlow dtypes of them
+        attrs = {k: {"dtype": np.dtype(v).name} if isinstance(v, type) else v for k, v in self.attrs.items()}
+        return {"id": self.id, "op": self.op, "inputs": list(self.inputs), "attrs": attrs, "wrt": self.wrt}
 
     def arrays(self):
-        a = {f"{self.id}:{k}": v for k, v in self.inputs.items()}
+        a = {f"{self.id}:{k}" + (":bf16" if v.dtype.name == "bfloat16" else ""):
+             v.view(np.uint16) if v.dtype.name == "bfloat16" else v for k, v in self.inputs.items()}
         if self.dy is not None:
             a[f"{self.id}:dy"] = self.dy
         return a
@@ -101,11 +112,15 @@ def check(case, tf_out, rtol=1e-6, atol=1e-6):
         try:
             got = case.run_opgen()
         except (errors.OpError, ValueError, TypeError) as e:
-            assert message in str(e), f"{case.id}: opgen said {e!s}, TensorFlow {message}"
+            want = case.message if case.message is not None else message
+            assert want in str(e), f"{case.id}: opgen said {e!s}, TensorFlow {message}"
             return
         raise AssertionError(f"{case.id}: TensorFlow failed ({message}); opgen gave {got}")
     got = case.run_opgen()
-    want = [tf_out[f"{case.id}:{i}"] for i in range(len(got))]
+    def result(i):
+        bits = tf_out.get(f"{case.id}:{i}:bf16")
+        return bits.view(got[i].dtype) if bits is not None else tf_out[f"{case.id}:{i}"]
+    want = [result(i) for i in range(len(got))]
     assert f"{case.id}:{len(got)}" not in tf_out, f"{case.id}: TensorFlow gave more outputs"
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype, (case.id, g.shape, w.shape, g.dtype, w.dtype)
