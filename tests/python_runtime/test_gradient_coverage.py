@@ -529,6 +529,14 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    # the max-pool variants: MaxPool's window as tensors, or with the argmax output beside
+    v2_window = [np.int32(window["ksize"]), np.int32(window["strides"])]
+    cases["MaxPoolV2"] = [C(fixed(d((2, 5, 4, 2)), *v2_window), {"padding": "SAME"}, [0])]
+    cases["MaxPoolWithArgmax"] = [C(fixed(d((2, 5, 4, 2))), window),
+                                  C(fixed(d((2, 5, 4, 2))), {**window, "include_batch_in_index": True})]
+    pool_v2 = _pool_inputs(window)
+    cases["MaxPoolGradV2"] = [C(lambda dt: pool_v2(dt) + v2_window, {"padding": "SAME"}, [2],
+                                reference_dtype="same", delta=0.25)]
     # LRN's kernels take float32 and half: differences in float32, a wide step
     cases["LRN"] = [C(fixed(u((1, 2, 2, 6))), {"depth_radius": 2, "bias": 1.0, "alpha": 0.5, "beta": 0.75},
                       dtypes=(F32,), reference_dtype=F32, delta=1e-2, tf=True),
@@ -962,7 +970,8 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
 # and a user may register one (checked in test_debug_ops.py).
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
-               "LRNGrad": "TensorFlow registers none: its tape and tf.gradients fail",
+               **dict.fromkeys(["LRNGrad", "MaxPoolGradGradV2", "MaxPoolGradWithArgmax"],
+                               "TensorFlow registers none: its tape and tf.gradients fail"),
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}
 

@@ -676,6 +676,15 @@ _CALLS = {
     "FakeQuantWithMinMaxVarsPerChannelGradient": lambda P: ([P((2, 3)), P((2, 3)), P((3,)), P((3,))],
                                                             {}, None),
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
+    "MaxPoolV2": lambda P: ([P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32), np.array([1, 1, 1, 1], I32)],
+                            {"padding": "VALID"}, None),
+    **{op: (lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32),
+                        np.array([1, 1, 1, 1], I32)], {"padding": "VALID"}, None))
+       for op in ("MaxPoolGradV2", "MaxPoolGradGradV2")},
+    "MaxPoolWithArgmax": lambda P: ([P((1, 3, 3, 1))], {"ksize": [1, 2, 2, 1], **_WINDOW, "padding": "VALID"},
+                                    None),
+    "MaxPoolGradWithArgmax": lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 2, 2, 1), np.int64)],
+                                        {"ksize": [1, 2, 2, 1], **_WINDOW, "padding": "VALID"}, None),
     "LRNGrad": lambda P: ([P((1, 2, 2, 3))] * 3, {}, None),
     "MatrixBandPart": lambda P: ([P((2, 3)), np.array(0, np.int64), np.array(-1, np.int64)], {}, None),
     "Bucketize": lambda P: ([P((2, 3))], {"boundaries": [0.0, 1.0]}, None),
@@ -1377,3 +1386,26 @@ def test_fake_quant_lrn_shapes(infer_shapes):
     assert infer_shapes("LRNGrad", [P((1, None, 2, 3)), P((None, 4, 2, 3)), P((1, 4, None, 3))]) == [(1, 4, 2, 3)]
     with pytest.raises(Error):
         infer_shapes("LRNGrad", [P((1, 2, 2, 3)), P((1, 2, 2, 4)), P((1, 2, 2, 3))])
+
+
+def test_max_pool_variant_shapes(infer_shapes):
+    """MaxPoolV2 pools by its constant ksize and strides (unknown sizes otherwise);
+    MaxPoolWithArgmax gives the pool twice; MaxPoolGradWithArgmax is shaped as input, its
+    grad and argmax as the pool."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    k, s = np.array([1, 3, 2, 1], I32), np.array([1, 2, 2, 1], I32)
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), k, s], {"padding": "SAME"}) == [(2, 4, 3, 3)]
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), k, s], {"padding": "VALID"}) == [(2, 3, 2, 3)]
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), P((4,), I32), s], {"padding": "SAME"}) == \
+        [(2, None, None, 3)]
+    with pytest.raises(Error):
+        infer_shapes("MaxPoolV2", [P((7, 5, 3)), k, s], {"padding": "SAME"})
+    window = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    assert infer_shapes("MaxPoolWithArgmax", [P((2, 7, None, 3))], window) == [(2, 4, None, 3)] * 2
+    assert infer_shapes("MaxPoolGradWithArgmax", [P((2, 7, 5, 3)), P((2, 4, 3, 3)), P((2, 4, 3, 3), np.int64)],
+                        window) == [(2, 7, 5, 3)]
+    with pytest.raises(Error):
+        infer_shapes("MaxPoolGradWithArgmax", [P((2, 7, 5, 3)), P((2, 4, 4, 3)), P((2, 4, 3, 3), np.int64)],
+                     window)
+    assert infer_shapes("MaxPoolGradGradV2", [P((2, 7, 5, 3)), P((2, 4, 3, 3)), P((2, 7, 5, 3)), k, s],
+                        {"padding": "SAME"}) == [(2, 4, 3, 3)]
