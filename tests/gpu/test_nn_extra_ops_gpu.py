@@ -77,7 +77,8 @@ def test_max_pool_with_argmax(gpu_matches_cpu, rng, dtype, include, targmax):
     x = random(rng, (3, 8, 7, 4), dtype)
     attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME", "include_batch_in_index": include}
     y, am = gpu_matches_cpu(ops.max_pool_with_argmax, x, Targmax=targmax, **attrs, rtol=0, atol=0)
-    gpu_matches_cpu(ops.max_pool_grad_with_argmax, x, random(rng, y.shape, dtype), am, **attrs)
+    if targmax == np.int64:  # TensorFlow's gradient kernels take int64 argmax only; so do ours
+        gpu_matches_cpu(ops.max_pool_grad_with_argmax, x, random(rng, y.shape, dtype), am, **attrs)
 
 
 def test_errors_match_the_cpu():

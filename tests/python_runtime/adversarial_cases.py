@@ -451,7 +451,7 @@ def baseline(op_def, rng):
 
 # Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
 INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples", "Tlabels",
-                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type"}
+                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type", "Targmax"}
 
 
 def _type_attr_of(op_def, arg_index):

@@ -201,6 +201,15 @@ def test_grad_with_argmax_refuses_an_index_outside_the_input(include, argmax):
                                       strides=[1, 2, 2, 1], padding="VALID", include_batch_in_index=include)
 
 
+def test_grad_with_argmax_takes_int64_argmax_only():
+    """As TensorFlow's kernels: an int32 argmax (MaxPoolWithArgmax's Targmax=int32) finds no
+    gradient kernel."""
+    x = distinct((1, 4, 4, 1))
+    with pytest.raises(errors.NotFoundError):
+        ops.max_pool_grad_with_argmax(x, np.ones((1, 2, 2, 1), f32), np.zeros((1, 2, 2, 1), np.int32),
+                                      ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+
+
 def test_graph_gradients_of_max_pool_v2():
     """TF_AddGradients through MaxPoolV2 and MaxPoolWithArgmax gives MaxPool's gradient."""
     x = distinct((2, 5, 4, 3))

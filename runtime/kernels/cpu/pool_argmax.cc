@@ -95,6 +95,7 @@ void RegisterArgmax(Types<Ts...>, TF_DataType index, TF_Status* status) {
   (RegisterKernel(kDevice, {"MaxPoolWithArgmax", {{"T", DtypeOf<Ts>::value}, {"Targmax", index}}, {},
                             MaxPoolWithArgmaxCompute<Ts, I>, kernels::CreateArgmaxPool,
                             kernels::DeleteArgmaxPool}, status), ...);
+  if (index != TF_INT64) return;  // TensorFlow's gradient kernels take int64 argmax only
   (RegisterKernel(kDevice, {"MaxPoolGradWithArgmax", {{"T", DtypeOf<Ts>::value}, {"Targmax", index}}, {},
                             MaxPoolGradWithArgmaxCompute<Ts, I>, kernels::CreateArgmaxPool,
                             kernels::DeleteArgmaxPool}, status), ...);
