@@ -51,6 +51,7 @@ __all__ = [
     "betainc",
     "bias_add",
     "bias_add_grad",
+    "bias_add_v1",
     "bincount",
     "bitcast",
     "bitwise_and",
@@ -1108,6 +1109,22 @@ def bias_add_grad(
 @overload
 def bias_add_grad(
     out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def bias_add_v1(
+    value: GraphOutput, bias: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_v1(
+    value: TensorLike, bias: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_v1(
+    value: EagerTensorLike, bias: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bias_add_v1(
+    value: TensorLike, bias: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def bincount(

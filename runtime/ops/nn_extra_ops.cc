@@ -1,6 +1,6 @@
 // The quantization-aware-training and older image-model ops: FakeQuantWithMinMax{Args,Vars,
 // VarsPerChannel} and their gradients, LRN and LRNGrad, MaxPoolV2 / MaxPoolGradV2 /
-// MaxPoolGradGradV2 and MaxPoolWithArgmax / MaxPoolGradWithArgmax. OpDefs as TensorFlow 2.21's; shape
+// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, and BiasAddV1. OpDefs as TensorFlow 2.21's; shape
 // functions here.
 #include <optional>
 #include <string>
@@ -111,6 +111,15 @@ void MaxPoolGradWithArgmaxShape(ShapeFnContext& c) {
   MergeShapes(MergeShapes(pooled, c.InputWithRank(1, 4, "grad"), "grad against the pool of input"),
               c.InputWithRank(2, 4, "argmax"), "argmax against grad");
   c.SetOutput(0, in);
+}
+
+// BiasAddV1: value of rank >= 2, bias one value per channel (the last dimension).
+void BiasAddV1Shape(ShapeFnContext& c) {
+  PartialShape value = c.InputWithRankAtLeast(0, 2, "value");
+  const PartialShape bias = c.InputWithRank(1, 1, "bias");
+  if (value.rank_known)
+    value.dims.back() = MergeDim(value.dims.back(), bias.dims[0], "bias against the last dimension of value");
+  c.SetOutput(0, value);
 }
 
 const std::pair<std::string, std::string> kNumBitsDoc{"num_bits", "Bits of the quantized grid, 2 to 16."};
@@ -238,6 +247,10 @@ void RegisterNnExtraOps(TF_Status* status) {
         {"ksize", "Window size per dimension."}, {"strides", "Window step per dimension."},
         {"padding", "'VALID' or 'SAME'."},
         {"include_batch_in_index", "Whether argmax counts the images before its own."}}},
+      {"BiasAddV1", {"T: numbertypes"}, {"value: T", "bias: T"}, {"output: T"}, ShapeFn<BiasAddV1Shape>,
+       "Adds a 1-D `bias` along the last dimension of `value` (BiasAdd's first version).", "",
+       {{"value", "Rank >= 2."}, {"bias", "One value per channel (the last dimension)."},
+        {"output", "`value + bias`, same shape as `value`."}}},
       {"LRN", lrn, {"input: T"}, {"output: T"}, ShapeFn<LrnShape>,
        "Local response normalisation across the depth of NHWC images.",
        "output = input / (bias + alpha * sqr_sum) ^ beta, where sqr_sum adds the squares of the "

@@ -147,6 +147,7 @@ def baseline(op_def, rng):
         "BatchMatMulV2": lambda: ([_x(rng, (2, 2, 3)), _x(rng, (2, 3, 4))], {}),
         "MatMul": lambda: ([_x(rng, (2, 3)), _x(rng, (3, 4))], {}),
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "BiasAddV1": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "BroadcastGradientArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
         "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),

@@ -529,6 +529,7 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    cases["BiasAddV1"] = [C(fixed(u((2, 3, 4)), u((4,))))]
     # the max-pool variants: MaxPool's window as tensors, or with the argmax output beside
     v2_window = [np.int32(window["ksize"]), np.int32(window["strides"])]
     cases["MaxPoolV2"] = [C(fixed(d((2, 5, 4, 2)), *v2_window), {"padding": "SAME"}, [0])]

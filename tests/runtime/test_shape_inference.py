@@ -676,6 +676,7 @@ _CALLS = {
     "FakeQuantWithMinMaxVarsPerChannelGradient": lambda P: ([P((2, 3)), P((2, 3)), P((3,)), P((3,))],
                                                             {}, None),
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
+    "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
     "MaxPoolV2": lambda P: ([P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32), np.array([1, 1, 1, 1], I32)],
                             {"padding": "VALID"}, None),
     **{op: (lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32),
@@ -1409,3 +1410,12 @@ def test_max_pool_variant_shapes(infer_shapes):
                      window)
     assert infer_shapes("MaxPoolGradGradV2", [P((2, 7, 5, 3)), P((2, 4, 3, 3)), P((2, 7, 5, 3)), k, s],
                         {"padding": "SAME"}) == [(2, 4, 3, 3)]
+
+
+def test_bias_add_v1_shape(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("BiasAddV1", [P((2, None, None)), P((4,))]) == [(2, None, 4)]
+    with pytest.raises(Error):
+        infer_shapes("BiasAddV1", [P((2, 3)), P((4,))])
+    with pytest.raises(Error):
+        infer_shapes("BiasAddV1", [P((3,)), P((3,))])

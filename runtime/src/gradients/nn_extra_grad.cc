@@ -55,9 +55,17 @@ void MaxPoolWithArgmaxGrad(GradBuilder& b) {
                   b.CopyAttrs({"ksize", "strides", "padding", "include_batch_in_index"})));
 }
 
+// BiasAddV1(x, b): dx = dy; db = dy summed over every dimension but the last (BiasAddGrad
+// in NHWC sums exactly those).
+void BiasAddV1Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.grad(0));
+  if (b.needs(1)) b.Set(1, b.Op("BiasAddGrad", {b.grad(0)}));
+}
+
 }  // namespace
 
 void RegisterNnExtraGradients() {
+  RegisterGrad("BiasAddV1", BiasAddV1Grad);
   RegisterGrad("MaxPoolV2", MaxPoolV2Grad);
   RegisterGrad("MaxPoolGradV2", MaxPoolGradV2Grad);
   RegisterGrad("MaxPoolWithArgmax", MaxPoolWithArgmaxGrad);
