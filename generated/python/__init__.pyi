@@ -248,6 +248,7 @@ __all__ = [
     "non_max_suppression_v5",
     "non_max_suppression_with_overlaps",
     "not_equal",
+    "nth_element",
     "one_hot",
     "ones_like",
     "pack",
@@ -5216,6 +5217,25 @@ def not_equal(
     y: TensorLike,
     incompatible_shape_error: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def nth_element(
+    input: GraphOutput, n: TensorLike, reverse: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def nth_element(
+    input: TensorLike, n: GraphOutput, reverse: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def nth_element(
+    input: EagerTensorLike,
+    n: EagerTensorLike,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def nth_element(
+    input: TensorLike, n: TensorLike, reverse: bool = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def one_hot(

@@ -1,6 +1,6 @@
 // The quantization-aware-training and older image-model ops: FakeQuantWithMinMax{Args,Vars,
 // VarsPerChannel} and their gradients, LRN and LRNGrad, MaxPoolV2 / MaxPoolGradV2 /
-// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, and BiasAddV1. OpDefs as TensorFlow 2.21's; shape
+// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, BiasAddV1 and NthElement. OpDefs as TensorFlow 2.21's; shape
 // functions here.
 #include <optional>
 #include <string>
@@ -120,6 +120,20 @@ void BiasAddV1Shape(ShapeFnContext& c) {
   if (value.rank_known)
     value.dims.back() = MergeDim(value.dims.back(), bias.dims[0], "bias against the last dimension of value");
   c.SetOutput(0, value);
+}
+
+// NthElement: input of rank >= 1 without its last dimension (which must exceed a constant n).
+void NthElementShape(ShapeFnContext& c) {
+  PartialShape in = c.InputWithRankAtLeast(0, 1, "input");
+  c.InputWithRank(1, 0, "n");
+  if (!in.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  if (std::optional<std::vector<int64_t>> n = c.InputInts(1)) {
+    if ((*n)[0] < 0) Fail("n must be non-negative but is " + std::to_string((*n)[0]));
+    if (in.dims.back() >= 0 && in.dims.back() <= (*n)[0])
+      Fail("Input must have last dimension > n = " + std::to_string((*n)[0]));
+  }
+  in.dims.pop_back();
+  c.SetOutput(0, in);
 }
 
 const std::pair<std::string, std::string> kNumBitsDoc{"num_bits", "Bits of the quantized grid, 2 to 16."};
@@ -251,6 +265,14 @@ void RegisterNnExtraOps(TF_Status* status) {
        "Adds a 1-D `bias` along the last dimension of `value` (BiasAdd's first version).", "",
        {{"value", "Rank >= 2."}, {"bias", "One value per channel (the last dimension)."},
         {"output", "`value + bias`, same shape as `value`."}}},
+      {"NthElement",
+       {"reverse: bool = false",
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"},
+       {"input: T", "n: int32"}, {"values: T"}, ShapeFn<NthElementShape>,
+       "The n-th smallest value of each row of the last dimension.",
+       "With reverse, the n-th largest; n counts from 0.",
+       {{"input", "Rank >= 1."}, {"n", "A scalar below the last dimension's size."},
+        {"values", "input without its last dimension."}, {"reverse", "Whether to count from the largest."}}},
       {"LRN", lrn, {"input: T"}, {"output: T"}, ShapeFn<LrnShape>,
        "Local response normalisation across the depth of NHWC images.",
        "output = input / (bias + alpha * sqr_sum) ^ beta, where sqr_sum adds the squares of the "

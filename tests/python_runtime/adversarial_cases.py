@@ -148,6 +148,7 @@ def baseline(op_def, rng):
         "MatMul": lambda: ([_x(rng, (2, 3)), _x(rng, (3, 4))], {}),
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "BiasAddV1": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "NthElement": lambda: ([_x(rng), i32(1)], {"reverse": True}),
         "BroadcastGradientArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
         "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),

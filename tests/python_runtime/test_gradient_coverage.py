@@ -530,6 +530,9 @@ def _cases() -> dict[str, list[Case]]:
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["BiasAddV1"] = [C(fixed(u((2, 3, 4)), u((4,))))]
+    # distinct values: no element moves past another within a step
+    cases["NthElement"] = [C(fixed(d((3, 5)), np.int32(2)), {}, [0]),
+                           C(fixed(d((2, 2, 4)), np.int32(0)), {"reverse": True}, [0], tf=True)]
     # the max-pool variants: MaxPool's window as tensors, or with the argmax output beside
     v2_window = [np.int32(window["ksize"]), np.int32(window["strides"])]
     cases["MaxPoolV2"] = [C(fixed(d((2, 5, 4, 2)), *v2_window), {"padding": "SAME"}, [0])]

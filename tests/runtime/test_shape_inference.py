@@ -677,6 +677,7 @@ _CALLS = {
                                                             {}, None),
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
     "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
+    "NthElement": lambda P: ([P((2, 3)), np.array(1, I32)], {}, None),
     "MaxPoolV2": lambda P: ([P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32), np.array([1, 1, 1, 1], I32)],
                             {"padding": "VALID"}, None),
     **{op: (lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32),
@@ -1419,3 +1420,13 @@ def test_bias_add_v1_shape(infer_shapes):
         infer_shapes("BiasAddV1", [P((2, 3)), P((4,))])
     with pytest.raises(Error):
         infer_shapes("BiasAddV1", [P((3,)), P((3,))])
+
+
+def test_nth_element_shape(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("NthElement", [P((2, None, 5)), np.array(4, I32)]) == [(2, None)]
+    assert infer_shapes("NthElement", [P((2, 5)), P((), I32)]) == [(2,)]
+    with pytest.raises(Error):
+        infer_shapes("NthElement", [P((2, 5)), np.array(5, I32)])
+    with pytest.raises(Error):
+        infer_shapes("NthElement", [P(()), np.array(0, I32)])

@@ -55,6 +55,8 @@ void RegisterMathFamilyKernels(TF_Status*);
 void RegisterFakeQuantKernels(TF_Status*);
 void RegisterLrnKernels(TF_Status*);
 void RegisterPoolArgmaxKernels(TF_Status*);
+// nth_element.cc: NthElement (CPU only, as in TensorFlow).
+void RegisterNthElementKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -92,6 +94,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterFakeQuantKernels,
       RegisterLrnKernels,
       RegisterPoolArgmaxKernels,
+      RegisterNthElementKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

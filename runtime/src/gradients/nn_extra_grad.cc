@@ -62,9 +62,21 @@ void BiasAddV1Grad(GradBuilder& b) {
   if (b.needs(1)) b.Set(1, b.Op("BiasAddGrad", {b.grad(0)}));
 }
 
+// NthElement(x, n) = y: dy shared evenly by the elements of each row equal to its y (none
+// to n), as TensorFlow's formula: equal(y[..., None], x) / count * dy[..., None].
+void NthElementGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output x = b.input(0), dy = b.grad(0), last = b.Int32(-1);
+  const TF_Output hits = b.Op("Cast", {b.Op("Equal", {b.Op("ExpandDims", {b.output(0), last}), x})},
+                              {{"DstT", GradBuilder::dtype(dy)}});
+  const TF_Output count = b.Op("ExpandDims", {b.Op("Sum", {hits, last}), last});
+  b.Set(0, b.Op("Mul", {b.Op("RealDiv", {hits, count}), b.Op("ExpandDims", {dy, last})}));
+}
+
 }  // namespace
 
 void RegisterNnExtraGradients() {
+  RegisterGrad("NthElement", NthElementGrad);
   RegisterGrad("BiasAddV1", BiasAddV1Grad);
   RegisterGrad("MaxPoolV2", MaxPoolV2Grad);
   RegisterGrad("MaxPoolGradV2", MaxPoolGradV2Grad);
