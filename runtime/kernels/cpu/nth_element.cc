@@ -2,7 +2,6 @@
 // smallest value (n-th largest with reverse), found by partial sorting a copy of the row
 // in the compute type.
 #include <algorithm>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,15 +45,18 @@ void NthElementCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t rows = NumElements(out_dims);
   if (!out || rows == 0) return;
   using C = ComputeType<T>;
+  const int64_t at = reverse ? cols - 1 - n : n;
   const T* x = Data<T>(input);
   T* y = Data<T>(out);
   ParallelFor(rows, [&](int64_t first, int64_t last) {
     std::vector<C> row(cols);
     for (int64_t r = first; r < last; ++r) {
       for (int64_t j = 0; j < cols; ++j) row[j] = Widen(x[r * cols + j]);
-      if (reverse) std::nth_element(row.begin(), row.begin() + n, row.end(), std::greater<C>());
-      else std::nth_element(row.begin(), row.begin() + n, row.end());
-      y[r] = Narrow<T>(row[n]);
+      // reverse counts from the end of the ascending order, as TensorFlow's kernel does
+      // (the same element as a descending search, and the same one as TensorFlow's when
+      // NaN leaves the order undefined)
+      std::nth_element(row.begin(), row.begin() + at, row.end());
+      y[r] = Narrow<T>(row[at]);
     }
   }, std::max<int64_t>(1, kParallelThreshold / std::max<int64_t>(cols, 1)));
 }
