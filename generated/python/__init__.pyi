@@ -103,6 +103,9 @@ __all__ = [
     "diag",
     "diag_part",
     "digamma",
+    "dilation2d",
+    "dilation2d_backprop_filter",
+    "dilation2d_backprop_input",
     "disable_copy_on_read",
     "div",
     "div_no_nan",
@@ -2378,6 +2381,142 @@ def digamma(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def digamma(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def digamma(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def dilation2d(
+    input: GraphOutput,
+    filter: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d(
+    input: TensorLike,
+    filter: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
 def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode: ...
 @overload
 def div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...

@@ -1,6 +1,6 @@
 // The quantization-aware-training and older image-model ops: FakeQuantWithMinMax{Args,Vars,
 // VarsPerChannel} and their gradients, LRN and LRNGrad, MaxPoolV2 / MaxPoolGradV2 /
-// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, BiasAddV1 and NthElement. OpDefs as TensorFlow 2.21's; shape
+// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, BiasAddV1, NthElement and Dilation2D with its backprops. OpDefs as TensorFlow 2.21's; shape
 // functions here.
 #include <optional>
 #include <string>
@@ -136,6 +136,30 @@ void NthElementShape(ShapeFnContext& c) {
   c.SetOutput(0, in);
 }
 
+// Dilation2D: [batch, out rows, out cols, depth] from input [b, h, w, d] and filter
+// [fh, fw, d], windowed with rates; the backprops are shaped as input and filter.
+void Dilation2DShape(ShapeFnContext& c) {
+  const PartialShape in = c.InputWithRank(0, 4, "input");
+  const PartialShape f = c.InputWithRank(1, 3, "filter");
+  PartialShape out = PartialShape::UnknownDims(4);
+  out.dims[0] = in.dims[0];
+  out.dims[3] = MergeDim(in.dims[3], f.dims[2], "the filter's depth against the input's");
+  const std::vector<int64_t> strides = c.AttrInts("strides"), rates = c.AttrInts("rates");
+  if (strides.size() != 4 || rates.size() != 4) Fail("strides and rates must have 4 values");
+  const std::string padding = c.AttrString("padding");
+  for (int d = 1; d <= 2; ++d) {
+    if (strides[d] <= 0 || rates[d] <= 0) Fail("strides and rates must be positive");
+    if (in.dims[d] < 0 || f.dims[d - 1] < 0) continue;
+    const int64_t eff = (f.dims[d - 1] - 1) * rates[d] + 1;
+    out.dims[d] = padding == "SAME" ? (in.dims[d] + strides[d] - 1) / strides[d]
+                                    : (in.dims[d] - eff + strides[d]) / strides[d];
+    if (out.dims[d] < 0) Fail("Computed output size would be negative");
+  }
+  c.SetOutput(0, out);
+}
+void Dilation2DBackpropInputShape(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRank(0, 4, "input")); }
+void Dilation2DBackpropFilterShape(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRank(1, 3, "filter")); }
+
 const std::pair<std::string, std::string> kNumBitsDoc{"num_bits", "Bits of the quantized grid, 2 to 16."};
 const std::pair<std::string, std::string> kNarrowDoc{
     "narrow_range", "Whether the grid leaves out its lowest level (from 1 rather than 0)."};
@@ -147,6 +171,11 @@ const std::vector<std::pair<std::string, std::string>> kLrnDocs{
     {"bias", "Offset, usually positive, that keeps the divisor away from zero."},
     {"alpha", "Scale of the sum of squares."},
     {"beta", "Exponent."}};
+
+const std::vector<std::pair<std::string, std::string>> kDilationDocs{
+    {"strides", "Window step per dimension, [1, stride_rows, stride_cols, 1]."},
+    {"rates", "Spacing of the taps per dimension, [1, rate_rows, rate_cols, 1]."},
+    {"padding", "'VALID' or 'SAME'."}};
 
 std::vector<std::pair<std::string, std::string>> With(std::vector<std::pair<std::string, std::string>> a,
                                                       const std::vector<std::pair<std::string, std::string>>& b) {
@@ -162,6 +191,8 @@ void RegisterNnExtraOps(TF_Status* status) {
   const std::vector<std::string> quant{kQuantAttrs[0], kQuantAttrs[1]};
   const std::vector<std::string> args{"min: float = -6", "max: float = 6", kQuantAttrs[0], kQuantAttrs[1]};
   const std::vector<std::string> lrn(std::begin(kLrnAttrs), std::end(kLrnAttrs));
+  const std::vector<std::string> dilation{kRealT, "strides: list(int) >= 4", "rates: list(int) >= 4",
+                                          "padding: {'SAME', 'VALID'}"};
   const char* const nudging =
       "[min, max] is first nudged so that zero is one of its levels: the step is (max - min) / "
       "(quant_max - quant_min), with quant_max = 2^num_bits - 1 and quant_min 0 (1 with "
@@ -273,6 +304,25 @@ void RegisterNnExtraOps(TF_Status* status) {
        "With reverse, the n-th largest; n counts from 0.",
        {{"input", "Rank >= 1."}, {"n", "A scalar below the last dimension's size."},
         {"values", "input without its last dimension."}, {"reverse", "Whether to count from the largest."}}},
+      {"Dilation2D", dilation, {"input: T", "filter: T"}, {"output: T"}, ShapeFn<Dilation2DShape>,
+       "Grayscale morphological dilation of NHWC images by a structuring function.",
+       "Each output is the largest input + filter over the window's taps that fall inside the "
+       "input (rates apart), per channel.",
+       With({{"input", "4-D images, [batch, height, width, depth]."},
+             {"filter", "The structuring function, [filter_height, filter_width, depth]."},
+             {"output", "The dilated images."}}, kDilationDocs)},
+      {"Dilation2DBackpropInput", dilation, {"input: T", "filter: T", "out_backprop: T"}, {"in_backprop: T"},
+       ShapeFn<Dilation2DBackpropInputShape>, "The gradient of Dilation2D with respect to its input.",
+       "Each output's gradient goes to the input element its maximum read.",
+       With({{"input", "Dilation2D's input."}, {"filter", "Dilation2D's filter."},
+             {"out_backprop", "The gradient with respect to Dilation2D's output."},
+             {"in_backprop", "The gradient with respect to input."}}, kDilationDocs)},
+      {"Dilation2DBackpropFilter", dilation, {"input: T", "filter: T", "out_backprop: T"}, {"filter_backprop: T"},
+       ShapeFn<Dilation2DBackpropFilterShape>, "The gradient of Dilation2D with respect to its filter.",
+       "Each output's gradient goes to the filter tap of its maximum.",
+       With({{"input", "Dilation2D's input."}, {"filter", "Dilation2D's filter."},
+             {"out_backprop", "The gradient with respect to Dilation2D's output."},
+             {"filter_backprop", "The gradient with respect to filter."}}, kDilationDocs)},
       {"LRN", lrn, {"input: T"}, {"output: T"}, ShapeFn<LrnShape>,
        "Local response normalisation across the depth of NHWC images.",
        "output = input / (bias + alpha * sqr_sum) ^ beta, where sqr_sum adds the squares of the "

@@ -58,7 +58,8 @@ TF_SCRIPT = textwrap.dedent("""
 
 
 def snake(op: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op).lower()
+    """The generated function's name (a digit before a capital stays with it: Dilation2D)."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[0-9])(?=[A-Z][a-z])", "_", op).lower()
 
 
 class Case:

@@ -57,6 +57,8 @@ void RegisterLrnKernels(TF_Status*);
 void RegisterPoolArgmaxKernels(TF_Status*);
 // nth_element.cc: NthElement (CPU only, as in TensorFlow).
 void RegisterNthElementKernels(TF_Status*);
+// dilation.cc: Dilation2D, Dilation2DBackpropInput, Dilation2DBackpropFilter.
+void RegisterDilationKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -95,6 +97,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterLrnKernels,
       RegisterPoolArgmaxKernels,
       RegisterNthElementKernels,
+      RegisterDilationKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

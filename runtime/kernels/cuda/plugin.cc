@@ -30,6 +30,7 @@ void RegisterMathFamilyKernels(TF_Status*);  // math_family.cu: PopulationCount,
 void RegisterFakeQuantKernels(TF_Status*);  // fake_quant.cu: FakeQuantWithMinMax*(Gradient)
 void RegisterLrnKernels(TF_Status*);        // lrn.cu: LRN, LRNGrad
 void RegisterPoolArgmaxKernels(TF_Status*);  // pool_argmax.cu: MaxPoolWithArgmax, MaxPoolGradWithArgmax
+void RegisterDilationKernels(TF_Status*);     // dilation.cu: Dilation2D and its backprops
 }  // namespace cuda
 }  // namespace opgen
 
@@ -210,6 +211,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterFakeQuantKernels,
       RegisterLrnKernels,
       RegisterPoolArgmaxKernels,
+      RegisterDilationKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

@@ -73,9 +73,17 @@ void NthElementGrad(GradBuilder& b) {
   b.Set(0, b.Op("Mul", {b.Op("RealDiv", {hits, count}), b.Op("ExpandDims", {dy, last})}));
 }
 
+// Dilation2D(x, f): each backprop op with the forward op's window attrs.
+void Dilation2DGrad(GradBuilder& b) {
+  const std::vector<Attr> attrs = b.CopyAttrs({"strides", "rates", "padding"});
+  if (b.needs(0)) b.Set(0, b.Op("Dilation2DBackpropInput", {b.input(0), b.input(1), b.grad(0)}, attrs));
+  if (b.needs(1)) b.Set(1, b.Op("Dilation2DBackpropFilter", {b.input(0), b.input(1), b.grad(0)}, attrs));
+}
+
 }  // namespace
 
 void RegisterNnExtraGradients() {
+  RegisterGrad("Dilation2D", Dilation2DGrad);
   RegisterGrad("NthElement", NthElementGrad);
   RegisterGrad("BiasAddV1", BiasAddV1Grad);
   RegisterGrad("MaxPoolV2", MaxPoolV2Grad);
