@@ -250,6 +250,8 @@ KNOWN: dict[str, str] = {
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'DepthwiseConv2dNativeBackpropInput-float16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Dilation2DBackpropFilter-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'MaxPoolGrad-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'ResizeNearestNeighborGrad-bfloat16':

@@ -1,5 +1,6 @@
-"""The fake-quantization ops, LRN / LRNGrad and the max-pool variants (MaxPoolV2 and its
-backprops, MaxPoolWithArgmax / MaxPoolGradWithArgmax) on the GPU equal the CPU kernels,
+"""The fake-quantization ops, LRN / LRNGrad, the max-pool variants (MaxPoolV2 and its
+backprops, MaxPoolWithArgmax / MaxPoolGradWithArgmax) and Dilation2D with its backprops on
+the GPU equal the CPU kernels,
 for every registered dtype, with the same errors."""
 
 from __future__ import annotations
@@ -81,6 +82,17 @@ def test_max_pool_with_argmax(gpu_matches_cpu, rng, dtype, include, targmax):
         gpu_matches_cpu(ops.max_pool_grad_with_argmax, x, random(rng, y.shape, dtype), am, **attrs)
 
 
+@pytest.mark.parametrize("dtype", REAL_TYPES, ids=name)
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_dilation2d(gpu_matches_cpu, rng, dtype, padding):
+    x, f = random(rng, (2, 7, 6, 3), dtype), random(rng, (3, 2, 3), dtype)
+    attrs = {"strides": [1, 2, 1, 1], "rates": [1, 1, 2, 1], "padding": padding}
+    y = gpu_matches_cpu(ops.dilation2d, x, f, **attrs, rtol=0, atol=0)[0]
+    dy = random(rng, y.shape, dtype)
+    gpu_matches_cpu(ops.dilation2d_backprop_input, x, f, dy, **attrs)
+    gpu_matches_cpu(ops.dilation2d_backprop_filter, x, f, dy, **attrs)
+
+
 def test_errors_match_the_cpu():
     x = np.zeros((1, 4, 4, 2), np.float32)
     for device in ("/CPU:0", "/GPU:0"):
@@ -92,6 +104,9 @@ def test_errors_match_the_cpu():
             ops.lrn(x[0]).numpy()
         with opgen.device(device), pytest.raises(errors.UnimplementedError, match="batch dimension"):
             ops.max_pool_v2(x, np.int32([2, 2, 2, 1]), np.int32([1, 2, 2, 1]), padding="VALID").numpy()
+        with opgen.device(device), pytest.raises(errors.InvalidArgumentError, match="same depth"):
+            ops.dilation2d(x, np.zeros((2, 2, 3), np.float32), strides=[1] * 4, rates=[1] * 4,
+                           padding="VALID").numpy()
         with opgen.device(device), pytest.raises(errors.InvalidArgumentError, match="Invalid argmax index"):
             ops.max_pool_grad_with_argmax(x, np.ones((1, 2, 2, 2), np.float32), np.full((1, 2, 2, 2), 99, np.int64),
                                           ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID").numpy()

@@ -129,6 +129,7 @@ def _boxes(rng, n=5):
 
 WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
 WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
+DILATION = {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"}
 
 
 _SP_IND = np.array([[0, 1], [1, 0], [1, 2]], np.int64)
@@ -149,6 +150,11 @@ def baseline(op_def, rng):
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "BiasAddV1": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "NthElement": lambda: ([_x(rng), i32(1)], {"reverse": True}),
+        "Dilation2D": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2))], dict(DILATION)),
+        "Dilation2DBackpropInput": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2)), _x(rng, (1, 3, 3, 2))],
+                                            dict(DILATION)),
+        "Dilation2DBackpropFilter": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2)), _x(rng, (1, 3, 3, 2))],
+                                             dict(DILATION)),
         "BroadcastGradientArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
         "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),
@@ -1000,6 +1006,12 @@ def invalid_cases():
         ("MaxPoolGradWithArgmax", [_a((2, 4, 4, 2)), _a((2, 2, 2, 2)), np.full((2, 2, 2, 2), -5, np.int64)],
          {**WINDOW, "include_batch_in_index": True}, "negative argmax"),
         ("MaxPoolWithArgmax", [_a((1, 4, 4, 2))], {**WINDOW, "ksize": [1, 2, 2, 2]}, "window over depth"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 3))], DILATION, "a filter of another depth"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 2))], {**DILATION, "rates": [1, 0, 1, 1]}, "rate 0"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 2))], {**DILATION, "rates": [1, I32_MAX, 1, 1]},
+         "a rate of int32 max (VALID: no room)"),
+        ("Dilation2DBackpropFilter", [_a((1, 4, 4, 2)), _a((2, 2, 2)), _a((1, 2, 3, 2))], DILATION,
+         "out_backprop of the wrong size"),
         ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": -3}, "a negative depth_radius"),
         ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": 2 ** 40}, "depth_radius past int32"),
         ("LRNGrad", [_a((1, 2, 2, 3)), _a((1, 2, 2, 3)), _a((1, 2, 3, 3))], {}, "output_image of another shape"),

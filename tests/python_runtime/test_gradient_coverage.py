@@ -530,6 +530,9 @@ def _cases() -> dict[str, list[Case]]:
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["BiasAddV1"] = [C(fixed(u((2, 3, 4)), u((4,))))]
+    # values apart, so no step moves a maximum
+    cases["Dilation2D"] = [C(fixed(d((1, 5, 4, 2)), d((2, 2, 2), -0.3, 0.3)),
+                             {"strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1], "padding": "SAME"}, tf=True)]
     # distinct values: no element moves past another within a step
     cases["NthElement"] = [C(fixed(d((3, 5)), np.int32(2)), {}, [0]),
                            C(fixed(d((2, 2, 4)), np.int32(0)), {"reverse": True}, [0], tf=True)]
@@ -974,7 +977,8 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # fails with "No gradient defined for op" (NotFoundError, a LookupError, as TensorFlow's),
 # and a user may register one (checked in test_debug_ops.py).
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
-               **dict.fromkeys(["LRNGrad", "MaxPoolGradGradV2", "MaxPoolGradWithArgmax"],
+               **dict.fromkeys(["LRNGrad", "MaxPoolGradGradV2", "MaxPoolGradWithArgmax",
+                                "Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
                                "TensorFlow registers none: its tape and tf.gradients fail"),
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}

@@ -678,6 +678,9 @@ _CALLS = {
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
     "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
     "NthElement": lambda P: ([P((2, 3)), np.array(1, I32)], {}, None),
+    **{op: (lambda P, n=n: ([P((1, 4, 4, 2)), P((2, 2, 2)), P((1, 3, 3, 2))][:n],
+                            {"strides": [1] * 4, "rates": [1] * 4, "padding": "VALID"}, None))
+       for op, n in (("Dilation2D", 2), ("Dilation2DBackpropInput", 3), ("Dilation2DBackpropFilter", 3))},
     "MaxPoolV2": lambda P: ([P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32), np.array([1, 1, 1, 1], I32)],
                             {"padding": "VALID"}, None),
     **{op: (lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32),
@@ -1430,3 +1433,15 @@ def test_nth_element_shape(infer_shapes):
         infer_shapes("NthElement", [P((2, 5)), np.array(5, I32)])
     with pytest.raises(Error):
         infer_shapes("NthElement", [P(()), np.array(0, I32)])
+
+
+def test_dilation2d_shapes(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    attrs = {"strides": [1, 2, 1, 1], "rates": [1, 1, 2, 1], "padding": "VALID"}
+    assert infer_shapes("Dilation2D", [P((2, 7, 6, 3)), P((3, 2, None))], attrs) == [(2, 3, 4, 3)]
+    assert infer_shapes("Dilation2D", [P((2, 7, None, 3)), P((3, 2, 3))], {**attrs, "padding": "SAME"}) == \
+        [(2, 4, None, 3)]
+    with pytest.raises(Error):
+        infer_shapes("Dilation2D", [P((2, 7, 6, 3)), P((3, 2, 4))], attrs)
+    assert infer_shapes("Dilation2DBackpropFilter", [P((2, 7, 6, 3)), P((3, 2, 3)), P((2, 3, 4, 3))], attrs) == \
+        [(3, 2, 3)]
