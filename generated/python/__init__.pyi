@@ -51,6 +51,7 @@ __all__ = [
     "betainc",
     "bias_add",
     "bias_add_grad",
+    "bias_add_v1",
     "bincount",
     "bitcast",
     "bitwise_and",
@@ -103,6 +104,9 @@ __all__ = [
     "diag",
     "diag_part",
     "digamma",
+    "dilation2d",
+    "dilation2d_backprop_filter",
+    "dilation2d_backprop_input",
     "disable_copy_on_read",
     "div",
     "div_no_nan",
@@ -125,6 +129,12 @@ __all__ = [
     "expand_dims",
     "expm1",
     "extract_image_patches",
+    "fake_quant_with_min_max_args",
+    "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars",
+    "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient",
     "fft",
     "fft2d",
     "fft3d",
@@ -196,6 +206,8 @@ __all__ = [
     "lookup_table_size_v2",
     "loop_cond",
     "lower_bound",
+    "lrn",
+    "lrn_grad",
     "lu",
     "mat_mul",
     "matrix_band_part",
@@ -214,6 +226,11 @@ __all__ = [
     "max_pool3d_grad_grad",
     "max_pool_grad",
     "max_pool_grad_grad",
+    "max_pool_grad_grad_v2",
+    "max_pool_grad_v2",
+    "max_pool_grad_with_argmax",
+    "max_pool_v2",
+    "max_pool_with_argmax",
     "maximum",
     "mean",
     "merge",
@@ -238,6 +255,7 @@ __all__ = [
     "non_max_suppression_v5",
     "non_max_suppression_with_overlaps",
     "not_equal",
+    "nth_element",
     "one_hot",
     "ones_like",
     "pack",
@@ -1114,6 +1132,22 @@ def bias_add_grad(
 @overload
 def bias_add_grad(
     out_backprop: TensorLike, data_format: str = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def bias_add_v1(
+    value: GraphOutput, bias: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_v1(
+    value: TensorLike, bias: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def bias_add_v1(
+    value: EagerTensorLike, bias: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def bias_add_v1(
+    value: TensorLike, bias: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def bincount(
@@ -2372,6 +2406,142 @@ def digamma(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def digamma(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def digamma(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def dilation2d(
+    input: GraphOutput,
+    filter: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d(
+    input: TensorLike,
+    filter: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: GraphOutput,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: GraphOutput,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: GraphOutput,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: EagerTensorLike,
+    filter: EagerTensorLike,
+    out_backprop: EagerTensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput: ...
 def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode: ...
 @overload
 def div(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
@@ -2672,6 +2842,193 @@ def extract_image_patches(
     padding: str,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def fake_quant_with_min_max_args(
+    inputs: GraphOutput,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args(
+    inputs: EagerTensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_args(
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: GraphOutput,
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: TensorLike,
+    inputs: GraphOutput,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: EagerTensorLike,
+    inputs: EagerTensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_args_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: float = ...,
+    max: float = ...,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: GraphOutput,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: GraphOutput,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: GraphOutput,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: EagerTensorLike,
+    min: EagerTensorLike,
+    max: EagerTensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _FakeQuantWithMinMaxVarsGradientOutput(NamedTuple):
+    backprops_wrt_input: OpOutput
+    backprop_wrt_min: OpOutput
+    backprop_wrt_max: OpOutput
+
+def fake_quant_with_min_max_vars_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsGradientOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: GraphOutput,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: GraphOutput,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: GraphOutput,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: EagerTensorLike,
+    min: EagerTensorLike,
+    max: EagerTensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _FakeQuantWithMinMaxVarsPerChannelGradientOutput(NamedTuple):
+    backprops_wrt_input: OpOutput
+    backprop_wrt_min: OpOutput
+    backprop_wrt_max: OpOutput
+
+def fake_quant_with_min_max_vars_per_channel_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = ...,
+    narrow_range: bool = ...,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsPerChannelGradientOutput: ...
 @overload
 def fft(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -3650,6 +4007,88 @@ def lower_bound(
     out_type: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def lrn(
+    input: GraphOutput,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn(
+    input: EagerTensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lrn(
+    input: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def lrn_grad(
+    input_grads: GraphOutput,
+    input_image: TensorLike,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: GraphOutput,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: TensorLike,
+    output_image: GraphOutput,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def lrn_grad(
+    input_grads: EagerTensorLike,
+    input_image: EagerTensorLike,
+    output_image: EagerTensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: TensorLike,
+    output_image: TensorLike,
+    depth_radius: int = ...,
+    bias: float = ...,
+    alpha: float = ...,
+    beta: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 
 class _LuOutput(NamedTuple):
     lu: OpOutput
@@ -4305,6 +4744,274 @@ def max_pool_grad_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def max_pool_grad_grad_v2(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: GraphOutput,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: GraphOutput,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: EagerTensorLike,
+    orig_output: EagerTensorLike,
+    grad: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: GraphOutput,
+    grad: TensorLike,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: GraphOutput,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: TensorLike,
+    argmax: GraphOutput,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: EagerTensorLike,
+    grad: EagerTensorLike,
+    argmax: EagerTensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: TensorLike,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def max_pool_v2(
+    input: GraphOutput,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: GraphOutput,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: TensorLike,
+    strides: GraphOutput,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def max_pool_v2(
+    input: EagerTensorLike,
+    ksize: EagerTensorLike,
+    strides: EagerTensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def max_pool_v2(
+    input: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _MaxPoolWithArgmaxOutput(NamedTuple):
+    output: OpOutput
+    argmax: OpOutput
+
+def max_pool_with_argmax(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    Targmax: DTypeLike = ...,
+    include_batch_in_index: bool = ...,
+    name: str | None = None,
+) -> _MaxPoolWithArgmaxOutput: ...
+@overload
 def maximum(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload
 def maximum(x: TensorLike, y: GraphOutput, name: str | None = None) -> GraphOutput: ...
@@ -4734,6 +5441,25 @@ def not_equal(
     y: TensorLike,
     incompatible_shape_error: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def nth_element(
+    input: GraphOutput, n: TensorLike, reverse: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def nth_element(
+    input: TensorLike, n: GraphOutput, reverse: bool = ..., name: str | None = None
+) -> GraphOutput: ...
+@overload
+def nth_element(
+    input: EagerTensorLike,
+    n: EagerTensorLike,
+    reverse: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def nth_element(
+    input: TensorLike, n: TensorLike, reverse: bool = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
 def one_hot(

@@ -192,6 +192,26 @@ def bias_add_grad(
     return _out[0]
 
 
+def bias_add_v1(
+    value: TensorLike, bias: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Adds a 1-D `bias` along the last dimension of `value` (BiasAdd's first version).
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        Rank >= 2.
+      bias: A `Tensor`. Must have the same type as `value`.
+        One value per channel (the last dimension).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+      `value + bias`, same shape as `value`.
+    """
+    _out = _execute_op("BiasAddV1", [value, bias], {}, name)
+    return _out[0]
+
+
 def bincount(
     arr: TensorLike, size: TensorLike, weights: TensorLike, name: str | None = None
 ) -> OpOutput:

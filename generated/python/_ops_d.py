@@ -390,6 +390,126 @@ def digamma(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def dilation2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput:
+    """Grayscale morphological dilation of NHWC images by a structuring function.
+
+    Each output is the largest input + filter over the window's taps that fall inside the input (rates apart), per channel.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        4-D images, [batch, height, width, depth].
+      filter: A `Tensor`. Must have the same type as `input`.
+        The structuring function, [filter_height, filter_width, depth].
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension, [1, stride_rows, stride_cols, 1].
+      rates: A `list(int)` with at least 4 elements.
+        Spacing of the taps per dimension, [1, rate_rows, rate_cols, 1].
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The dilated images.
+    """
+    _out = _execute_op(
+        "Dilation2D",
+        [input, filter],
+        {"strides": strides, "rates": rates, "padding": padding},
+        name,
+    )
+    return _out[0]
+
+
+def dilation2d_backprop_filter(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of Dilation2D with respect to its filter.
+
+    Each output's gradient goes to the filter tap of its maximum.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        Dilation2D's input.
+      filter: A `Tensor`. Must have the same type as `input`.
+        Dilation2D's filter.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to Dilation2D's output.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension, [1, stride_rows, stride_cols, 1].
+      rates: A `list(int)` with at least 4 elements.
+        Spacing of the taps per dimension, [1, rate_rows, rate_cols, 1].
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to filter.
+    """
+    _out = _execute_op(
+        "Dilation2DBackpropFilter",
+        [input, filter, out_backprop],
+        {"strides": strides, "rates": rates, "padding": padding},
+        name,
+    )
+    return _out[0]
+
+
+def dilation2d_backprop_input(
+    input: TensorLike,
+    filter: TensorLike,
+    out_backprop: TensorLike,
+    strides: Sequence[int],
+    rates: Sequence[int],
+    padding: str,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of Dilation2D with respect to its input.
+
+    Each output's gradient goes to the input element its maximum read.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        Dilation2D's input.
+      filter: A `Tensor`. Must have the same type as `input`.
+        Dilation2D's filter.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to Dilation2D's output.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension, [1, stride_rows, stride_cols, 1].
+      rates: A `list(int)` with at least 4 elements.
+        Spacing of the taps per dimension, [1, rate_rows, rate_cols, 1].
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to input.
+    """
+    _out = _execute_op(
+        "Dilation2DBackpropInput",
+        [input, filter, out_backprop],
+        {"strides": strides, "rates": rates, "padding": padding},
+        name,
+    )
+    return _out[0]
+
+
 def disable_copy_on_read(resource: TensorLike, name: str | None = None) -> OpNode:
     """Turns off a variable's copy-on-read mode.
 

@@ -63,6 +63,267 @@ def fft3d(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def fake_quant_with_min_max_args(
+    inputs: TensorLike,
+    min: float = -6.0,
+    max: float = 6.0,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Rounds floats onto a quantized grid over [min, max] and back.
+
+    [min, max] is first nudged so that zero is one of its levels: the step is (max - min) / (quant_max - quant_min), with quant_max = 2^num_bits - 1 and quant_min 0 (1 with narrow_range), and the range moves by less than a step. Each input is clamped into the nudged range and rounded to its nearest level (halves up).
+
+    Args:
+      inputs: A `Tensor` of type `float32`.
+        Values to quantize.
+      min: An optional `float`. Defaults to `-6.0`.
+        Bottom of the range; below max.
+      max: An optional `float`. Defaults to `6.0`.
+        Top of the range.
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The quantized values, as floats.
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxArgs",
+        [inputs],
+        {"min": min, "max": max, "num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _out[0]
+
+
+def fake_quant_with_min_max_args_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: float = -6.0,
+    max: float = 6.0,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of FakeQuantWithMinMaxArgs.
+
+    gradients where inputs lie inside the nudged range, zero elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `float32`.
+        The gradient with respect to the op's outputs.
+      inputs: A `Tensor` of type `float32`.
+        The op's inputs.
+      min: An optional `float`. Defaults to `-6.0`.
+        As in the forward op.
+      max: An optional `float`. Defaults to `6.0`.
+        As in the forward op.
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The gradient with respect to inputs.
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxArgsGradient",
+        [gradients, inputs],
+        {"min": min, "max": max, "num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _out[0]
+
+
+def fake_quant_with_min_max_vars(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """Rounds floats onto a quantized grid over [min, max] (tensors) and back.
+
+    [min, max] is first nudged so that zero is one of its levels: the step is (max - min) / (quant_max - quant_min), with quant_max = 2^num_bits - 1 and quant_min 0 (1 with narrow_range), and the range moves by less than a step. With min and max both zero every output is zero.
+
+    Args:
+      inputs: A `Tensor` of type `float32`.
+        Values to quantize.
+      min: A `Tensor` of type `float32`.
+        Bottom of the range, a scalar.
+      max: A `Tensor` of type `float32`.
+        Top of the range, a scalar.
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The quantized values, as floats.
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxVars",
+        [inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _out[0]
+
+
+_FakeQuantWithMinMaxVarsGradientOutput = _collections.namedtuple(
+    "FakeQuantWithMinMaxVarsGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+
+
+def fake_quant_with_min_max_vars_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsGradientOutput:
+    """The gradient of FakeQuantWithMinMaxVars.
+
+    Inside the nudged range the gradient goes to the input; below it, to min; above it, to max.
+
+    Args:
+      gradients: A `Tensor` of type `float32`.
+        The gradient with respect to the op's outputs.
+      inputs: A `Tensor` of type `float32`.
+        The op's inputs.
+      min: A `Tensor` of type `float32`.
+        As in the forward op.
+      max: A `Tensor` of type `float32`.
+        As in the forward op.
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (backprops_wrt_input, backprop_wrt_min, backprop_wrt_max).
+
+      backprops_wrt_input: A `Tensor` of type `float32`.
+        The gradient with respect to inputs.
+      backprop_wrt_min: A `Tensor` of type `float32`.
+        The gradient with respect to min.
+      backprop_wrt_max: A `Tensor` of type `float32`.
+        The gradient with respect to max.
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxVarsGradient",
+        [gradients, inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _FakeQuantWithMinMaxVarsGradientOutput._make(_out)
+
+
+def fake_quant_with_min_max_vars_per_channel(
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """FakeQuantWithMinMaxVars with one range per channel (the last dimension).
+
+    [min, max] is first nudged so that zero is one of its levels: the step is (max - min) / (quant_max - quant_min), with quant_max = 2^num_bits - 1 and quant_min 0 (1 with narrow_range), and the range moves by less than a step. A channel whose min and max are both zero gives zeros.
+
+    Args:
+      inputs: A `Tensor` of type `float32`.
+        Values to quantize, [..., d].
+      min: A `Tensor` of type `float32`.
+        Bottoms of the ranges, [d].
+      max: A `Tensor` of type `float32`.
+        Tops of the ranges, [d].
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The quantized values, as floats.
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxVarsPerChannel",
+        [inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _out[0]
+
+
+_FakeQuantWithMinMaxVarsPerChannelGradientOutput = _collections.namedtuple(
+    "FakeQuantWithMinMaxVarsPerChannelGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+
+
+def fake_quant_with_min_max_vars_per_channel_gradient(
+    gradients: TensorLike,
+    inputs: TensorLike,
+    min: TensorLike,
+    max: TensorLike,
+    num_bits: int = 8,
+    narrow_range: bool = False,
+    name: str | None = None,
+) -> _FakeQuantWithMinMaxVarsPerChannelGradientOutput:
+    """The gradient of FakeQuantWithMinMaxVarsPerChannel.
+
+    Per channel, as FakeQuantWithMinMaxVarsGradient.
+
+    Args:
+      gradients: A `Tensor` of type `float32`.
+        The gradient with respect to the op's outputs.
+      inputs: A `Tensor` of type `float32`.
+        The op's inputs.
+      min: A `Tensor` of type `float32`.
+        As in the forward op, [d].
+      max: A `Tensor` of type `float32`.
+        As in the forward op, [d].
+      num_bits: An optional `int`. Defaults to `8`.
+        Bits of the quantized grid, 2 to 16.
+      narrow_range: An optional `bool`. Defaults to `False`.
+        Whether the grid leaves out its lowest level (from 1 rather than 0).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (backprops_wrt_input, backprop_wrt_min, backprop_wrt_max).
+
+      backprops_wrt_input: A `Tensor` of type `float32`.
+        The gradient with respect to inputs.
+      backprop_wrt_min: A `Tensor` of type `float32`.
+        The gradient with respect to min, [d].
+      backprop_wrt_max: A `Tensor` of type `float32`.
+        The gradient with respect to max, [d].
+    """
+    _out = _execute_op(
+        "FakeQuantWithMinMaxVarsPerChannelGradient",
+        [gradients, inputs, min, max],
+        {"num_bits": num_bits, "narrow_range": narrow_range},
+        name,
+    )
+    return _FakeQuantWithMinMaxVarsPerChannelGradientOutput._make(_out)
+
+
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> OpOutput:
     """Returns a tensor of shape `dims` with every element `value`.
 

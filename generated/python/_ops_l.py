@@ -32,6 +32,86 @@ def l2_loss(t: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def lrn(
+    input: TensorLike,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    name: str | None = None,
+) -> OpOutput:
+    """Local response normalisation across the depth of NHWC images.
+
+    output = input / (bias + alpha * sqr_sum) ^ beta, where sqr_sum adds the squares of the inputs within depth_radius of each one along the last dimension.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        4-D images.
+      depth_radius: An optional `int`. Defaults to `5`.
+        Half-width of the window across depth.
+      bias: An optional `float`. Defaults to `1.0`.
+        Offset, usually positive, that keeps the divisor away from zero.
+      alpha: An optional `float`. Defaults to `1.0`.
+        Scale of the sum of squares.
+      beta: An optional `float`. Defaults to `0.5`.
+        Exponent.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The normalised images.
+    """
+    _out = _execute_op(
+        "LRN",
+        [input],
+        {"depth_radius": depth_radius, "bias": bias, "alpha": alpha, "beta": beta},
+        name,
+    )
+    return _out[0]
+
+
+def lrn_grad(
+    input_grads: TensorLike,
+    input_image: TensorLike,
+    output_image: TensorLike,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of LRN.
+
+    Args:
+      input_grads: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient with respect to LRN's output.
+      input_image: A `Tensor`. Must have the same type as `input_grads`.
+        LRN's input.
+      output_image: A `Tensor`. Must have the same type as `input_grads`.
+        LRN's output.
+      depth_radius: An optional `int`. Defaults to `5`.
+        Half-width of the window across depth.
+      bias: An optional `float`. Defaults to `1.0`.
+        Offset, usually positive, that keeps the divisor away from zero.
+      alpha: An optional `float`. Defaults to `1.0`.
+        Scale of the sum of squares.
+      beta: An optional `float`. Defaults to `0.5`.
+        Exponent.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_grads`.
+      The gradient with respect to LRN's input.
+    """
+    _out = _execute_op(
+        "LRNGrad",
+        [input_grads, input_image, output_image],
+        {"depth_radius": depth_radius, "bias": bias, "alpha": alpha, "beta": beta},
+        name,
+    )
+    return _out[0]
+
+
 def leaky_relu(
     features: TensorLike, alpha: float = 0.2, name: str | None = None
 ) -> OpOutput:

@@ -638,6 +638,234 @@ def max_pool_grad_grad(
     return _out[0]
 
 
+def max_pool_grad_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """MaxPoolGradGrad with the window and strides as tensors.
+
+    Each output is grad at the first element of its window equal to orig_output there.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPoolV2's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPoolV2's output.
+      grad: A `Tensor`. Must have the same type as `orig_input`.
+        A gradient shaped as orig_input.
+      ksize: A `Tensor` of type `int32`.
+        Window size per dimension (4 values).
+      strides: A `Tensor` of type `int32`.
+        Window step per dimension (4 values).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+      The gradient with respect to MaxPoolGradV2's grad, shaped as orig_output.
+    """
+    _out = _execute_op(
+        "MaxPoolGradGradV2",
+        [orig_input, orig_output, grad, ksize, strides],
+        {"padding": padding, "data_format": data_format},
+        name,
+    )
+    return _out[0]
+
+
+def max_pool_grad_v2(
+    orig_input: TensorLike,
+    orig_output: TensorLike,
+    grad: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """MaxPoolGrad with the window and strides as tensors.
+
+    Each window's gradient goes to the first largest value of orig_input in the window.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPoolV2's input.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+        MaxPoolV2's output.
+      grad: A `Tensor`. Must have the same type as `orig_input`.
+        The gradient with respect to MaxPoolV2's output.
+      ksize: A `Tensor` of type `int32`.
+        Window size per dimension (4 values).
+      strides: A `Tensor` of type `int32`.
+        Window step per dimension (4 values).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `"NHWC"`.
+        Layout of the images; the kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+      The gradient with respect to MaxPoolV2's input.
+    """
+    _out = _execute_op(
+        "MaxPoolGradV2",
+        [orig_input, orig_output, grad, ksize, strides],
+        {"padding": padding, "data_format": data_format},
+        name,
+    )
+    return _out[0]
+
+
+def max_pool_grad_with_argmax(
+    input: TensorLike,
+    grad: TensorLike,
+    argmax: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    include_batch_in_index: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The gradient of MaxPoolWithArgmax.
+
+    Each grad is added at the input element its argmax names (in its own image without include_batch_in_index); input gives only the shape.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        MaxPoolWithArgmax's input.
+      grad: A `Tensor`. Must have the same type as `input`.
+        The gradient with respect to its output.
+      argmax: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        MaxPoolWithArgmax's argmax.
+      ksize: A `list(int)` with at least 4 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+        Whether argmax counts the images before its own.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The gradient with respect to input.
+    """
+    _out = _execute_op(
+        "MaxPoolGradWithArgmax",
+        [input, grad, argmax],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "include_batch_in_index": include_batch_in_index,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def max_pool_v2(
+    input: TensorLike,
+    ksize: TensorLike,
+    strides: TensorLike,
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> OpOutput:
+    """MaxPool with the window and strides as tensors.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`, `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`, `uint16`, `qint8`.
+        The images, NHWC.
+      ksize: A `Tensor` of type `int32`.
+        Window size per dimension (4 values).
+      strides: A `Tensor` of type `int32`.
+        Window step per dimension (4 values).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NCHW_VECT_C"`. Defaults to `"NHWC"`.
+        Layout of the images; the kernels support NHWC.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The pooled images.
+    """
+    _out = _execute_op(
+        "MaxPoolV2",
+        [input, ksize, strides],
+        {"padding": padding, "data_format": data_format},
+        name,
+    )
+    return _out[0]
+
+
+_MaxPoolWithArgmaxOutput = _collections.namedtuple(
+    "MaxPoolWithArgmax", ["output", "argmax"]
+)
+
+
+def max_pool_with_argmax(
+    input: TensorLike,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    padding: str,
+    Targmax: DTypeLike = _dtypes.int64,
+    include_batch_in_index: bool = False,
+    name: str | None = None,
+) -> _MaxPoolWithArgmaxOutput:
+    """Max pooling that also returns where each maximum is.
+
+    argmax holds the flat index of each window's first largest value: ((b * height + y) * width + x) * channels + c with include_batch_in_index, without the b term otherwise.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The images, NHWC.
+      ksize: A `list(int)` with at least 4 elements.
+        Window size per dimension.
+      strides: A `list(int)` with at least 4 elements.
+        Window step per dimension.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+        'VALID' or 'SAME'.
+      Targmax: An optional dtype from: `int32`, `int64`. Defaults to `"int64"`.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+        Whether argmax counts the images before its own.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (output, argmax).
+
+      output: A `Tensor`. Has the same type as `input`.
+        The pooled images.
+      argmax: A `Tensor` of type `Targmax`.
+        The flat index of each maximum.
+    """
+    _out = _execute_op(
+        "MaxPoolWithArgmax",
+        [input],
+        {
+            "ksize": ksize,
+            "strides": strides,
+            "padding": padding,
+            "Targmax": Targmax,
+            "include_batch_in_index": include_batch_in_index,
+        },
+        name,
+    )
+    return _MaxPoolWithArgmaxOutput._make(_out)
+
+
 def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
     """Returns the larger of `x` and `y` element-wise.
 

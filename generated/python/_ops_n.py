@@ -317,3 +317,27 @@ def not_equal(
         "NotEqual", [x, y], {"incompatible_shape_error": incompatible_shape_error}, name
     )
     return _out[0]
+
+
+def nth_element(
+    input: TensorLike, n: TensorLike, reverse: bool = False, name: str | None = None
+) -> OpOutput:
+    """The n-th smallest value of each row of the last dimension.
+
+    With reverse, the n-th largest; n counts from 0.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        Rank >= 1.
+      n: A `Tensor` of type `int32`.
+        A scalar below the last dimension's size.
+      reverse: An optional `bool`. Defaults to `False`.
+        Whether to count from the largest.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      input without its last dimension.
+    """
+    _out = _execute_op("NthElement", [input, n], {"reverse": reverse}, name)
+    return _out[0]

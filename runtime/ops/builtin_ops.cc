@@ -72,6 +72,8 @@ void RegisterSparseTensorOps(TF_Status* status);
 // string_everyday_ops.cc: StringLength, StringToNumber, RegexFullMatch, ReduceJoin,
 // UnsortedSegmentJoin, StringSplit, StringToHashBucket, Encode/DecodeBase64, Unicode*.
 void RegisterStringEverydayOps(TF_Status* status);
+// nn_extra_ops.cc: FakeQuantWithMinMax*(Gradient), LRN(Grad), MaxPoolV2 / WithArgmax and their backprops.
+void RegisterNnExtraOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -92,7 +94,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
-                      opgen::RegisterSparseTensorOps}) {
+                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -6,6 +6,10 @@ Every entry is explained in docs/conformance.md."""
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
+    **dict.fromkeys(['LRN-float32', 'LRN-float16', 'LRNGrad-float32'],
+        "LRN over depth rows holding inf or NaN: TensorFlow sums the squares as a product with a band matrix, so a non-finite square times the band's zeros makes the whole row NaN (float32; its half kernel differs again); opgen sums each window alone (finite rows agree)"),
+    'LRNGrad-float16':
+        "half LRNGrad: TensorFlow rounds each step of the sum to half; opgen sums in float and rounds once (about 1e-3 apart), and non-finite rows as LRN's",
     'SegmentProd-complex64-int32':
         "complex64 segment products with infinite parts: TensorFlow's reduction forms them with Eigen's vectorised product or std::complex's (C99's recovery of infinities: inf+nanj) by an element's position; opgen with the textbook product (nan+nanj)",
     'SegmentProd-complex64-int64':
@@ -245,6 +249,8 @@ KNOWN: dict[str, str] = {
     'DepthwiseConv2dNativeBackpropInput-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'DepthwiseConv2dNativeBackpropInput-float16':
+        'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    'Dilation2DBackpropFilter-float16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
     'MaxPoolGrad-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',

@@ -129,6 +129,7 @@ def _boxes(rng, n=5):
 
 WINDOW = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
 WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
+DILATION = {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"}
 
 
 _SP_IND = np.array([[0, 1], [1, 0], [1, 2]], np.int64)
@@ -147,6 +148,13 @@ def baseline(op_def, rng):
         "BatchMatMulV2": lambda: ([_x(rng, (2, 2, 3)), _x(rng, (2, 3, 4))], {}),
         "MatMul": lambda: ([_x(rng, (2, 3)), _x(rng, (3, 4))], {}),
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "BiasAddV1": lambda: ([_x(rng), _x(rng, (3,))], {}),
+        "NthElement": lambda: ([_x(rng), i32(1)], {"reverse": True}),
+        "Dilation2D": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2))], dict(DILATION)),
+        "Dilation2DBackpropInput": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2)), _x(rng, (1, 3, 3, 2))],
+                                            dict(DILATION)),
+        "Dilation2DBackpropFilter": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2)), _x(rng, (1, 3, 3, 2))],
+                                             dict(DILATION)),
         "BroadcastGradientArgs": lambda: ([np.array([2, 1, 3], i32), np.array([4, 1], i32)], {}),
         "Cast": lambda: ([_x(rng)], {"DstT": dtypes.int32}),
         "ClipByValue": lambda: ([_x(rng), f32(0.7), f32(1.5)], {}),
@@ -277,6 +285,28 @@ def baseline(op_def, rng):
         "MaxPoolGradGrad": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 4, 4, 2))],
                                     dict(WINDOW)),
         "AvgPoolGrad": lambda: ([np.array([1, 4, 4, 2], i32), _x(rng, (1, 2, 2, 2))], dict(WINDOW)),
+        "FakeQuantWithMinMaxArgs": lambda: ([_x(rng)], {"min": -1.0, "max": 1.5}),
+        "FakeQuantWithMinMaxArgsGradient": lambda: ([_x(rng), _x(rng)], {"num_bits": 4}),
+        "FakeQuantWithMinMaxVars": lambda: ([_x(rng), f32(-1), f32(1)], {}),
+        "FakeQuantWithMinMaxVarsGradient": lambda: ([_x(rng), _x(rng), f32(-1), f32(1)], {}),
+        "FakeQuantWithMinMaxVarsPerChannel": lambda: (
+            [_x(rng), np.array([-1, -2, 0], f32), np.array([1, 0.5, 2], f32)], {}),
+        "FakeQuantWithMinMaxVarsPerChannelGradient": lambda: (
+            [_x(rng), _x(rng), np.array([-1, -2, 0], f32), np.array([1, 0.5, 2], f32)], {}),
+        "MaxPoolV2": lambda: ([_x(rng, (1, 4, 4, 2)), np.array([1, 2, 2, 1], i32), np.array([1, 2, 2, 1], i32)],
+                              {"padding": "VALID"}),
+        "MaxPoolGradV2": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 2, 2, 2)),
+                                   np.array([1, 2, 2, 1], i32), np.array([1, 2, 2, 1], i32)], {"padding": "VALID"}),
+        "MaxPoolGradGradV2": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)), _x(rng, (1, 4, 4, 2)),
+                                       np.array([1, 2, 2, 1], i32), np.array([1, 2, 2, 1], i32)],
+                                      {"padding": "VALID"}),
+        "MaxPoolWithArgmax": lambda: ([_x(rng, (2, 4, 4, 2))], dict(WINDOW)),
+        "MaxPoolGradWithArgmax": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (1, 2, 2, 2)),
+                                           np.array([0, 3, 9, 15, 16, 21, 27, 31], np.int64).reshape(1, 2, 2, 2)],
+                                          dict(WINDOW)),
+        "LRN": lambda: ([_x(rng, (1, 2, 2, 3))], {"depth_radius": 1}),
+        "LRNGrad": lambda: ([_x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3))],
+                            {"depth_radius": 1}),
         "FusedBatchNormGrad": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
                                        + [_x(rng, (3,)) for _ in range(3)], {}),
         "FusedBatchNormGradV2": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
@@ -434,7 +464,7 @@ def baseline(op_def, rng):
 
 # Inputs that carry axes, indices, sizes, permutations or shapes rather than data.
 INDEX_TYPE_ATTRS = {"Tidx", "Index", "Tperm", "Tshape", "Tpaddings", "Tmultiples", "Tlabels",
-                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type"}
+                    "Tnumsegments", "Tindices", "Taxis", "Tdim", "index_type", "Targmax"}
 
 
 def _type_attr_of(op_def, arg_index):
@@ -966,6 +996,30 @@ def invalid_cases():
         ("MaxPool3DGradGrad", [_a((1, 4, 4, 4, 2)), _a((1, 3, 3, 3, 2)), _a((1, 4, 4, 4, 2))], window3,
          "orig_output of the wrong size"),
         ("ResizeBicubicGrad", [_a((5, 2, 2)), _a((1, 3, 4, 2))], {}, "grads of rank 3"),
+        ("FakeQuantWithMinMaxArgs", [_a((2, 3))], {"num_bits": 40}, "num_bits 40"),
+        ("FakeQuantWithMinMaxArgs", [_a((2, 3))], {"min": 1.0, "max": -1.0}, "min above max"),
+        ("FakeQuantWithMinMaxVarsPerChannel", [_a(()), _a((1,)), _a((1,))], {}, "a scalar input"),
+        ("FakeQuantWithMinMaxVarsPerChannelGradient", [_a((2, 3)), _a((2, 3)), _a((2,)), _a((3,))], {},
+         "min of the wrong size"),
+        ("MaxPoolV2", [_a((1, 4, 4, 2)), _v(1, 2, 2, 1), _v(1, 2, 2)], {"padding": "VALID"}, "3 strides"),
+        ("MaxPoolV2", [_a((1, 4, 4, 2)), _v(1, 5, 2, 1), _v(1, 1, 1, 1)], {"padding": "VALID"},
+         "a window taller than the input"),
+        ("MaxPoolGradV2", [_a((1, 4, 4, 2)), _a((1, 2, 2, 2)), _a((1, 3, 2, 2)), _v(1, 2, 2, 1), _v(1, 2, 2, 1)],
+         {"padding": "VALID"}, "grad of another shape"),
+        ("MaxPoolGradWithArgmax", [_a((1, 4, 4, 2)), _a((1, 2, 2, 2)),
+                                   np.full((1, 2, 2, 2), I64_MAX, np.int64)], dict(WINDOW), "argmax int64 max"),
+        ("MaxPoolGradWithArgmax", [_a((2, 4, 4, 2)), _a((2, 2, 2, 2)), np.full((2, 2, 2, 2), -5, np.int64)],
+         {**WINDOW, "include_batch_in_index": True}, "negative argmax"),
+        ("MaxPoolWithArgmax", [_a((1, 4, 4, 2))], {**WINDOW, "ksize": [1, 2, 2, 2]}, "window over depth"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 3))], DILATION, "a filter of another depth"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 2))], {**DILATION, "rates": [1, 0, 1, 1]}, "rate 0"),
+        ("Dilation2D", [_a((1, 4, 4, 2)), _a((2, 2, 2))], {**DILATION, "rates": [1, I32_MAX, 1, 1]},
+         "a rate of int32 max (VALID: no room)"),
+        ("Dilation2DBackpropFilter", [_a((1, 4, 4, 2)), _a((2, 2, 2)), _a((1, 2, 3, 2))], DILATION,
+         "out_backprop of the wrong size"),
+        ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": -3}, "a negative depth_radius"),
+        ("LRN", [_a((1, 2, 2, 3))], {"depth_radius": 2 ** 40}, "depth_radius past int32"),
+        ("LRNGrad", [_a((1, 2, 2, 3)), _a((1, 2, 2, 3)), _a((1, 2, 3, 3))], {}, "output_image of another shape"),
         ("ResizeBicubicGrad", [_a((1, 5, 2, 2)), _a((1, 3, 4, 2))],
          {"align_corners": True, "half_pixel_centers": True}, "align_corners with half_pixel_centers"),
         ("MatrixDiagPartV3", [_a((3, 4)), _v(2, 1), f32(0)], {}, "k low above high"),
@@ -1117,6 +1171,8 @@ def invalid_cases():
         ("StridedSlice", [x, _v(0, 0), _v(1, 1), _v(1, 1)], {"ellipsis_mask": 1, "new_axis_mask": 3,
                                                            "shrink_axis_mask": 3}, "every mask on one axis"),
         ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [0, -3]}, "one dim named twice"),
+        ("MaxPoolV2", [_a((1, 4, 4, 2)), _v(1, I32_MAX, 2, 1), _v(1, I32_MAX, 1, 1)], {"padding": "SAME"},
+         "a window and stride of int32 max"),
     ]
     for op, inputs, attrs, what in edges:
         yield Case(op, inputs, attrs, ANY, what)

@@ -550,6 +550,25 @@ def _cases() -> dict[str, list[Case]]:
         C(fixed(np.int32([1, 5, 5, 2]), u((3, 3, 2, 3)), u((1, 3, 3, 3))), conv, [1, 2])]
     cases["MaxPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
     cases["AvgPool"] = [C(fixed(d((2, 5, 4, 2))), window)]
+    cases["BiasAddV1"] = [C(fixed(u((2, 3, 4)), u((4,))))]
+    # values apart, so no step moves a maximum
+    cases["Dilation2D"] = [C(fixed(d((1, 5, 4, 2)), d((2, 2, 2), -0.3, 0.3)),
+                             {"strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1], "padding": "SAME"}, tf=True)]
+    # distinct values: no element moves past another within a step
+    cases["NthElement"] = [C(fixed(d((3, 5)), np.int32(2)), {}, [0]),
+                           C(fixed(d((2, 2, 4)), np.int32(0)), {"reverse": True}, [0], tf=True)]
+    # the max-pool variants: MaxPool's window as tensors, or with the argmax output beside
+    v2_window = [np.int32(window["ksize"]), np.int32(window["strides"])]
+    cases["MaxPoolV2"] = [C(fixed(d((2, 5, 4, 2)), *v2_window), {"padding": "SAME"}, [0])]
+    cases["MaxPoolWithArgmax"] = [C(fixed(d((2, 5, 4, 2))), window),
+                                  C(fixed(d((2, 5, 4, 2))), {**window, "include_batch_in_index": True})]
+    pool_v2 = _pool_inputs(window)
+    cases["MaxPoolGradV2"] = [C(lambda dt: pool_v2(dt) + v2_window, {"padding": "SAME"}, [2],
+                                reference_dtype="same", delta=0.25)]
+    # LRN's kernels take float32 and half: differences in float32, a wide step
+    cases["LRN"] = [C(fixed(u((1, 2, 2, 6))), {"depth_radius": 2, "bias": 1.0, "alpha": 0.5, "beta": 0.75},
+                      dtypes=(F32,), reference_dtype=F32, delta=1e-2, tf=True),
+                    C(fixed(u((2, 1, 2, 4))), {}, dtypes=(F32,), reference_dtype=F32, delta=1e-2)]
     # float32 kernels only: MaxPool3D's values 0.025 apart, so a 0.01 step moves no maximum
     cases["MaxPool3D"] = [C(fixed(d((1, 4, 5, 4, 2))), window3, dtypes=(F32,), reference_dtype=F32,
                             delta=0.01, tf=True),
@@ -966,6 +985,9 @@ NOT_DIFFERENTIABLE = {
                     "makes the gradient array itself (TensorFlow: not differentiable)"),
     **dict.fromkeys(["StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"],
                     "a loop gradient's saved values (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["FakeQuantWithMinMaxArgsGradient", "FakeQuantWithMinMaxVarsGradient",
+                     "FakeQuantWithMinMaxVarsPerChannelGradient"],
+                    "a straight-through gradient's mask (TensorFlow: not differentiable)"),
 }
 
 # TensorArray ops TensorFlow differentiates through TensorArrayGradV3, which opgen lacks
@@ -983,6 +1005,9 @@ V1_WHILE_LOOPS = ["Enter", "Exit", "NextIteration"]
 # and a user may register one (checked in test_debug_ops.py).
 NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients fail",
                "Lu": "TensorFlow registers none: its tape and tf.gradients fail",
+               **dict.fromkeys(["LRNGrad", "MaxPoolGradGradV2", "MaxPoolGradWithArgmax",
+                                "Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
+                               "TensorFlow registers none: its tape and tf.gradients fail"),
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}
 
@@ -1011,6 +1036,11 @@ CHECKED_ELSEWHERE = {
                       "test_guarantee_const_is_stateful_and_has_no_gradient",
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
     "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
+    # Straight-through gradients (finite differences of a step function are zero): against
+    # tf.GradientTape's.
+    **dict.fromkeys(["FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars",
+                     "FakeQuantWithMinMaxVarsPerChannel"],
+                    "test_fake_quant_lrn.py::test_matches_tensorflow (the tape-* cases)"),
     # Through gradient arrays, against TensorFlow's tf.gradients of the same program.
     **dict.fromkeys(["TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
                      "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3"],

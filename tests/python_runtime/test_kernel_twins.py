@@ -25,6 +25,7 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
+    "nth_element": "TensorFlow registers NthElement for the CPU only",
     "sparse_tensor": "SparseReorder, SparseReshape, SparseFillEmptyRows(Grad) and "
                      "SparseTensorDenseMatMul walk int64 index rows on the host (no GPU "
                      "kernels yet: GPU placements fall back to these)",

@@ -21,6 +21,7 @@ from opgen.runtime import _lib, errors
 # replaces them, on the host), so a GPU placement falls back to the CPU for them.
 CPU_ONLY = {
     "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
+    "NthElement": "TensorFlow registers only a CPU kernel (a partial sort per row)",
     # SparseTensor index walks on the host (TensorFlow has GPU kernels for some; opgen none
     # yet): GPU placements fall back to these.
     **{op: "SparseTensor index walks on the host (no GPU kernel yet)"

@@ -669,6 +669,28 @@ _CALLS = {
     "MaxPool3DGradGrad": lambda P: ([P((1, 4, 4, 4, 2)), P((1, 2, 2, 2, 2)), P((1, 4, 4, 4, 2))], _WINDOW3,
                                     None),
     "ResizeBicubicGrad": lambda P: ([P((1, 4, 5, 3)), P((1, 2, 2, 3))], {}, None),
+    # the fake-quantization ops and LRN (test_fake_quant_lrn_shapes)
+    "FakeQuantWithMinMaxVars": lambda P: ([P((2, 3)), P(()), P(())], {}, None),
+    "FakeQuantWithMinMaxVarsGradient": lambda P: ([P((2, 3)), P((2, 3)), P(()), P(())], {}, None),
+    "FakeQuantWithMinMaxVarsPerChannel": lambda P: ([P((2, 3)), P((3,)), P((3,))], {}, None),
+    "FakeQuantWithMinMaxVarsPerChannelGradient": lambda P: ([P((2, 3)), P((2, 3)), P((3,)), P((3,))],
+                                                            {}, None),
+    "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
+    "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
+    "NthElement": lambda P: ([P((2, 3)), np.array(1, I32)], {}, None),
+    **{op: (lambda P, n=n: ([P((1, 4, 4, 2)), P((2, 2, 2)), P((1, 3, 3, 2))][:n],
+                            {"strides": [1] * 4, "rates": [1] * 4, "padding": "VALID"}, None))
+       for op, n in (("Dilation2D", 2), ("Dilation2DBackpropInput", 3), ("Dilation2DBackpropFilter", 3))},
+    "MaxPoolV2": lambda P: ([P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32), np.array([1, 1, 1, 1], I32)],
+                            {"padding": "VALID"}, None),
+    **{op: (lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 3, 3, 1)), np.array([1, 2, 2, 1], I32),
+                        np.array([1, 1, 1, 1], I32)], {"padding": "VALID"}, None))
+       for op in ("MaxPoolGradV2", "MaxPoolGradGradV2")},
+    "MaxPoolWithArgmax": lambda P: ([P((1, 3, 3, 1))], {"ksize": [1, 2, 2, 1], **_WINDOW, "padding": "VALID"},
+                                    None),
+    "MaxPoolGradWithArgmax": lambda P: ([P((1, 3, 3, 1)), P((1, 2, 2, 1)), P((1, 2, 2, 1), np.int64)],
+                                        {"ksize": [1, 2, 2, 1], **_WINDOW, "padding": "VALID"}, None),
+    "LRNGrad": lambda P: ([P((1, 2, 2, 3))] * 3, {}, None),
     "MatrixBandPart": lambda P: ([P((2, 3)), np.array(0, np.int64), np.array(-1, np.int64)], {}, None),
     "Bucketize": lambda P: ([P((2, 3))], {"boundaries": [0.0, 1.0]}, None),
     "DepthToSpace": lambda P: ([P((1, 2, 2, 8))], {"block_size": 2}, None),
@@ -1380,3 +1402,84 @@ def test_decomposition_shapes_as_tensorflow(infer_shapes):
                        ("MatrixSolveLs", [P((5, 3)), P((5, 2)), P((1,), F64)])]:
         with pytest.raises(ShapeInferenceError):
             infer_shapes(op, inputs, {})
+
+
+def test_fake_quant_lrn_shapes(infer_shapes):
+    """The Vars ops take scalar ranges, the per-channel ones a range per last-dimension
+    entry (merged with it); the gradients merge gradients with inputs. LRN is 4-D."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("FakeQuantWithMinMaxArgs", [P((2, None))]) == [(2, None)]
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVars", [P((2, 3)), P((1,)), P(())])
+    assert infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P((2, None)), P((4,)), P((None,))]) == [(2, 4)]
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P((2, 3)), P((4,)), P((3,))])
+    with pytest.raises(Error):
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannel", [P(()), P((1,)), P((1,))])
+    assert infer_shapes("FakeQuantWithMinMaxArgsGradient", [P((None, 3)), P((2, None))]) == [(2, 3)]
+    assert infer_shapes("FakeQuantWithMinMaxVarsGradient", [P((None, 3)), P((2, None)), P(()), P(())]) == \
+        [(2, 3), (), ()]
+    assert infer_shapes("FakeQuantWithMinMaxVarsPerChannelGradient",
+                        [P((None, 3)), P((2, None)), P((None,)), P((3,))]) == [(2, 3), (3,), (3,)]
+    with pytest.raises(Error):  # TensorFlow's shape function takes rank 1 to 4
+        infer_shapes("FakeQuantWithMinMaxVarsPerChannelGradient", [P((1, 1, 1, 1, 3))] * 2 + [P((3,))] * 2)
+    assert infer_shapes("LRN", [P((1, None, 2, 3))]) == [(1, None, 2, 3)]
+    with pytest.raises(Error):
+        infer_shapes("LRN", [P((2, 3))])
+    assert infer_shapes("LRNGrad", [P((1, None, 2, 3)), P((None, 4, 2, 3)), P((1, 4, None, 3))]) == [(1, 4, 2, 3)]
+    with pytest.raises(Error):
+        infer_shapes("LRNGrad", [P((1, 2, 2, 3)), P((1, 2, 2, 4)), P((1, 2, 2, 3))])
+
+
+def test_max_pool_variant_shapes(infer_shapes):
+    """MaxPoolV2 pools by its constant ksize and strides (unknown sizes otherwise);
+    MaxPoolWithArgmax gives the pool twice; MaxPoolGradWithArgmax is shaped as input, its
+    grad and argmax as the pool."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    k, s = np.array([1, 3, 2, 1], I32), np.array([1, 2, 2, 1], I32)
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), k, s], {"padding": "SAME"}) == [(2, 4, 3, 3)]
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), k, s], {"padding": "VALID"}) == [(2, 3, 2, 3)]
+    assert infer_shapes("MaxPoolV2", [P((2, 7, 5, 3)), P((4,), I32), s], {"padding": "SAME"}) == \
+        [(2, None, None, 3)]
+    with pytest.raises(Error):
+        infer_shapes("MaxPoolV2", [P((7, 5, 3)), k, s], {"padding": "SAME"})
+    window = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    assert infer_shapes("MaxPoolWithArgmax", [P((2, 7, None, 3))], window) == [(2, 4, None, 3)] * 2
+    assert infer_shapes("MaxPoolGradWithArgmax", [P((2, 7, 5, 3)), P((2, 4, 3, 3)), P((2, 4, 3, 3), np.int64)],
+                        window) == [(2, 7, 5, 3)]
+    with pytest.raises(Error):
+        infer_shapes("MaxPoolGradWithArgmax", [P((2, 7, 5, 3)), P((2, 4, 4, 3)), P((2, 4, 3, 3), np.int64)],
+                     window)
+    assert infer_shapes("MaxPoolGradGradV2", [P((2, 7, 5, 3)), P((2, 4, 3, 3)), P((2, 7, 5, 3)), k, s],
+                        {"padding": "SAME"}) == [(2, 4, 3, 3)]
+
+
+def test_bias_add_v1_shape(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("BiasAddV1", [P((2, None, None)), P((4,))]) == [(2, None, 4)]
+    with pytest.raises(Error):
+        infer_shapes("BiasAddV1", [P((2, 3)), P((4,))])
+    with pytest.raises(Error):
+        infer_shapes("BiasAddV1", [P((3,)), P((3,))])
+
+
+def test_nth_element_shape(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("NthElement", [P((2, None, 5)), np.array(4, I32)]) == [(2, None)]
+    assert infer_shapes("NthElement", [P((2, 5)), P((), I32)]) == [(2,)]
+    with pytest.raises(Error):
+        infer_shapes("NthElement", [P((2, 5)), np.array(5, I32)])
+    with pytest.raises(Error):
+        infer_shapes("NthElement", [P(()), np.array(0, I32)])
+
+
+def test_dilation2d_shapes(infer_shapes):
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    attrs = {"strides": [1, 2, 1, 1], "rates": [1, 1, 2, 1], "padding": "VALID"}
+    assert infer_shapes("Dilation2D", [P((2, 7, 6, 3)), P((3, 2, None))], attrs) == [(2, 3, 4, 3)]
+    assert infer_shapes("Dilation2D", [P((2, 7, None, 3)), P((3, 2, 3))], {**attrs, "padding": "SAME"}) == \
+        [(2, 4, None, 3)]
+    with pytest.raises(Error):
+        infer_shapes("Dilation2D", [P((2, 7, 6, 3)), P((3, 2, 4))], attrs)
+    assert infer_shapes("Dilation2DBackpropFilter", [P((2, 7, 6, 3)), P((3, 2, 3)), P((2, 3, 4, 3))], attrs) == \
+        [(3, 2, 3)]

@@ -11,6 +11,7 @@
 #include "conv_groups.h"
 #include "depthwise_float.h"
 #include "gemm.h"
+#include "../pool_argmax_spec.h"
 #include "../window_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
@@ -162,6 +163,15 @@ void RegisterWindowed(const char* op, Types<Ts...>, void* (*create)(TF_OpKernelC
 template <typename T> using MaxPoolKernel = PoolKernel<T, true>;
 template <typename T> using AvgPoolKernel = PoolKernel<T, false>;
 
+// MaxPoolV2: MaxPool's kernel on the window its ksize and strides tensors give.
+template <typename... Ts>
+void RegisterMaxPoolV2(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {"MaxPoolV2", {{"T", DtypeOf<Ts>::value}}, {"ksize", "strides"},
+                            &kernels::WithTensorWindow<&MaxPoolKernel<Ts>::Compute>,
+                            kernels::CreateMaxPoolV2, kernels::DeletePoolV2}, status),
+   ...);
+}
+
 }  // namespace
 
 // TensorFlow's CPU registrations: Conv2D on floats and int32, MaxPool on every real
@@ -170,6 +180,7 @@ void RegisterConvPoolKernels(TF_Status* status) {
   RegisterWindowed<Conv2DKernel>("Conv2D", Concat<FloatTypes, Types<int32_t>>(), CreateConvWindow, status);
   RegisterWindowed<MaxPoolKernel>("MaxPool", Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>(),
                                   CreatePoolWindow, status);
+  RegisterMaxPoolV2(Concat<FloatTypes, SignedIntTypes, Types<uint8_t, uint16_t>>(), status);
   RegisterWindowed<AvgPoolKernel>("AvgPool", FloatTypes(), CreatePoolWindow, status);
 }
 

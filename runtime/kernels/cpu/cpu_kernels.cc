@@ -58,6 +58,15 @@ void RegisterArrayFamilyKernels(TF_Status*);
 void RegisterSparseTrainingKernels(TF_Status*);
 // math_family.cc: PopulationCount, ApproximateEqual, Cross.
 void RegisterMathFamilyKernels(TF_Status*);
+// fake_quant.cc: FakeQuantWithMinMax{Args,Vars,VarsPerChannel}(Gradient); lrn.cc: LRN, LRNGrad;
+// pool_argmax.cc: MaxPoolWithArgmax, MaxPoolGradWithArgmax (MaxPoolV2 and its backprops: conv_pool.cc, pool_grad.cc).
+void RegisterFakeQuantKernels(TF_Status*);
+void RegisterLrnKernels(TF_Status*);
+void RegisterPoolArgmaxKernels(TF_Status*);
+// nth_element.cc: NthElement (CPU only, as in TensorFlow).
+void RegisterNthElementKernels(TF_Status*);
+// dilation.cc: Dilation2D, Dilation2DBackpropInput, Dilation2DBackpropFilter.
+void RegisterDilationKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -92,6 +101,11 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterPool3DKernels,
       RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
+      RegisterFakeQuantKernels,
+      RegisterLrnKernels,
+      RegisterPoolArgmaxKernels,
+      RegisterNthElementKernels,
+      RegisterDilationKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

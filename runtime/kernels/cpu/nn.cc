@@ -37,10 +37,16 @@ struct BiasAddKernel {
   }
 };
 
+// BiasAddV1: BiasAdd without data_format (the channel is the last dimension).
+void* CreateBiasAddV1(TF_OpKernelConstruction*) { return new BiasAddAttrs(); }
+
 template <typename... Ts>
 void RegisterBiasAdd(Types<Ts...>, TF_Status* status) {
   (RegisterKernel(kDevice, {"BiasAdd", {{"T", DtypeOf<Ts>::value}}, {}, &BiasAddKernel<Ts>::Compute,
        kernels::CreateBiasAdd, kernels::DeleteBiasAdd}, status),
+   ...);
+  (RegisterKernel(kDevice, {"BiasAddV1", {{"T", DtypeOf<Ts>::value}}, {}, &BiasAddKernel<Ts>::Compute,
+       CreateBiasAddV1, kernels::DeleteBiasAdd}, status),
    ...);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../conv_grad_spec.h"
+#include "../pool_argmax_spec.h"
 #include "kernel_util.h"
 #include "parallel.h"
 
@@ -180,6 +181,14 @@ void RegisterWith(const char* op, Types<Ts...>, TF_Status* status) {
        CreatePoolWindow, DeleteWindow}, status), ...);
 }
 
+// MaxPoolGradV2 / MaxPoolGradGradV2: the kernels above on the tensors' window.
+template <template <typename> class Kernel, typename... Ts>
+void RegisterV2(const char* op, kernels::CreateFn create, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {"ksize", "strides"},
+                            &kernels::WithTensorWindow<&Kernel<Ts>::Compute>, create, kernels::DeletePoolV2},
+                  status), ...);
+}
+
 }  // namespace
 
 // TensorFlow's CPU registrations: MaxPoolGrad(Grad) on every real type its OpDef allows,
@@ -188,6 +197,8 @@ void RegisterPoolGradKernels(TF_Status* status) {
   RegisterWith<MaxPoolGradKernel>("MaxPoolGrad", RealTypes(), status);
   RegisterWith<MaxPoolGradGradKernel>("MaxPoolGradGrad", RealTypes(), status);
   RegisterWith<AvgPoolGradKernel>("AvgPoolGrad", FloatTypes(), status);
+  RegisterV2<MaxPoolGradKernel>("MaxPoolGradV2", kernels::CreateMaxPoolGradV2, RealTypes(), status);
+  RegisterV2<MaxPoolGradGradKernel>("MaxPoolGradGradV2", kernels::CreateMaxPoolGradGradV2, RealTypes(), status);
 }
 
 }  // namespace cpu

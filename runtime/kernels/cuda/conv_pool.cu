@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../pool_argmax_spec.h"
 #include "../window_spec.h"
 #include "byte_copy.cuh"
 #include "conv_gpu.h"
@@ -286,6 +287,15 @@ using FloatTypes = Types<float, double, __half, __nv_bfloat16>;
 using MaxPoolTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                            uint8_t, uint16_t>;
 
+// MaxPoolV2: MaxPool's kernel on the window its ksize and strides tensors (host memory) give.
+template <typename... Ts>
+void RegisterMaxPoolV2(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {"MaxPoolV2", {{"T", DtypeOf<Ts>::value}}, {"ksize", "strides"},
+                            &kernels::WithTensorWindow<&MaxPoolKernel<Ts>::Compute>,
+                            kernels::CreateMaxPoolV2, kernels::DeletePoolV2}, status),
+   ...);
+}
+
 }  // namespace
 
 bool Conv2DFloatGpu(TF_OpKernelContext* ctx, cudaStream_t stream, const kernels::Window2D& w,
@@ -301,6 +311,7 @@ void RegisterConvPoolKernels(TF_Status* status) {
   RegisterWithState<MaxPoolKernel>("MaxPool", MaxPoolTypes(), CreatePoolWindow, DeleteWindow,
                                    status);
   RegisterWithState<AvgPoolKernel>("AvgPool", FloatTypes(), CreatePoolWindow, DeleteWindow, status);
+  RegisterMaxPoolV2(MaxPoolTypes(), status);
 }
 
 }  // namespace cuda

@@ -77,11 +77,16 @@ void RegisterWithState(const char* op, Types<Ts...>, CreateFn create, DeleteFn d
 using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                         uint8_t, uint16_t, uint32_t, uint64_t>;
 
+// BiasAddV1: BiasAdd without data_format (the channel is the last dimension).
+void* CreateBiasAddV1(TF_OpKernelConstruction*) { return new kernels::BiasAddAttrs(); }
+
 }  // namespace
 
 void RegisterNnKernels(TF_Status* status) {
   RegisterWithState<BiasAddKernelOp>("BiasAdd", RealTypes(), kernels::CreateBiasAdd,
                                      kernels::DeleteBiasAdd, status);
+  RegisterWithState<BiasAddKernelOp>("BiasAddV1", RealTypes(), CreateBiasAddV1, kernels::DeleteBiasAdd,
+                                     status);
 }
 
 }  // namespace cuda

@@ -27,6 +27,10 @@ void RegisterMatrixDiagKernels(TF_Status*);
 // array_family.cu: InTopK(V2), Upper/LowerBound, Diag(Part), Bitcast, Inplace*, DataFormat*.
 void RegisterArrayFamilyKernels(TF_Status*);
 void RegisterMathFamilyKernels(TF_Status*);  // math_family.cu: PopulationCount, ApproximateEqual, Cross
+void RegisterFakeQuantKernels(TF_Status*);  // fake_quant.cu: FakeQuantWithMinMax*(Gradient)
+void RegisterLrnKernels(TF_Status*);        // lrn.cu: LRN, LRNGrad
+void RegisterPoolArgmaxKernels(TF_Status*);  // pool_argmax.cu: MaxPoolWithArgmax, MaxPoolGradWithArgmax
+void RegisterDilationKernels(TF_Status*);     // dilation.cu: Dilation2D and its backprops
 }  // namespace cuda
 }  // namespace opgen
 
@@ -204,6 +208,10 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterPool3DKernels,
       RegisterPool3DGradKernels,
       RegisterLeakyReluKernels,
+      RegisterFakeQuantKernels,
+      RegisterLrnKernels,
+      RegisterPoolArgmaxKernels,
+      RegisterDilationKernels,
       RegisterMatMulKernels,
       RegisterMathGradKernels,
       RegisterMathFamilyKernels,

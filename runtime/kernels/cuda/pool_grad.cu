@@ -2,6 +2,7 @@
 // thread per input element gathering ../conv_grad_spec.h's per-element sums (no atomics),
 // with the CPU kernels' checks and errors. Twin of ../cpu/pool_grad.cc.
 #include "../conv_grad_spec.h"
+#include "../pool_argmax_spec.h"
 #include "cuda_kernels.h"
 #include "grad_launch.cuh"
 
@@ -84,6 +85,14 @@ using FloatTypes = Types<float, double, __half, __nv_bfloat16>;
 using RealTypes = Types<float, double, __half, __nv_bfloat16, int8_t, int16_t, int32_t, int64_t,
                         uint8_t, uint16_t, uint32_t, uint64_t>;
 
+// MaxPoolGradV2 / MaxPoolGradGradV2: the kernels above on the tensors' window.
+template <template <typename> class Kernel, typename... Ts>
+void RegisterV2(const char* op, CreateFn create, Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}}, {"ksize", "strides"},
+                            &kernels::WithTensorWindow<&Kernel<Ts>::Compute>, create, kernels::DeletePoolV2},
+                  status), ...);
+}
+
 }  // namespace
 
 // As on the CPU: MaxPoolGrad(Grad) on every real type, AvgPoolGrad on the floats
@@ -92,6 +101,8 @@ void RegisterPoolGradKernels(TF_Status* status) {
   RegisterWith<MaxPoolGradKernel>("MaxPoolGrad", {}, RealTypes(), status);
   RegisterWith<MaxPoolGradGradKernel>("MaxPoolGradGrad", {}, RealTypes(), status);
   RegisterWith<AvgPoolGradKernel>("AvgPoolGrad", {"orig_input_shape"}, FloatTypes(), status);
+  RegisterV2<MaxPoolGradKernel>("MaxPoolGradV2", kernels::CreateMaxPoolGradV2, RealTypes(), status);
+  RegisterV2<MaxPoolGradGradKernel>("MaxPoolGradGradV2", kernels::CreateMaxPoolGradGradV2, RealTypes(), status);
 }
 
 }  // namespace cuda

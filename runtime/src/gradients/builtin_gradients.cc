@@ -111,6 +111,8 @@ namespace opgen::gradients {
 void RegisterScatterGradients();
 // sparse_grad.cc: SparseReorder, SparseFillEmptyRows, SparseTensorDenseMatMul.
 void RegisterSparseGradients();
+// nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax.
+void RegisterNnExtraGradients();
 }  // namespace opgen::gradients
 
 void opgen_register_builtin_gradients() {
@@ -123,6 +125,6 @@ void opgen_register_builtin_gradients() {
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
                       RegisterLinalgDecompositionGradients,
-                      RegisterSparseGradients, RegisterNotDifferentiableOps})
+                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterNotDifferentiableOps})
     family();
 }
