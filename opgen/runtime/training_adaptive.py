@@ -66,14 +66,12 @@ def _check_positive_accumulator(value: Any) -> None:
         raise ValueError(f"initial_accumulator_value must be positive: {value}")
 
 
-class AdagradOptimizer(_FusedOptimizer):
-    """``accum += grad^2; var -= learning_rate * grad / sqrt(accum)`` (ResourceApplyAdagrad).
-    The slot ``"accumulator"`` starts at `initial_accumulator_value`."""
+class _AccumulatorOptimizer(_FusedOptimizer):
+    """Adagrad's and ProximalAdagrad's one slot, ``"accumulator"``, which starts at
+    `initial_accumulator_value` (positive, as TensorFlow checks)."""
 
-    _DENSE, _SPARSE = "ResourceApplyAdagrad", "ResourceSparseApplyAdagrad"
-
-    def __init__(self, learning_rate: Any, initial_accumulator_value: Any = 0.1,
-                 use_locking: bool = False, name: str = "Adagrad") -> None:
+    def __init__(self, learning_rate: Any, initial_accumulator_value: Any,
+                 use_locking: bool, name: str) -> None:
         _check_positive_accumulator(initial_accumulator_value)
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
@@ -86,6 +84,17 @@ class AdagradOptimizer(_FusedOptimizer):
 
     def _slot_inputs(self, var: Variable) -> list[Any]:
         return [self._slot(var, "accumulator")]
+
+
+class AdagradOptimizer(_AccumulatorOptimizer):
+    """``accum += grad^2; var -= learning_rate * grad / sqrt(accum)`` (ResourceApplyAdagrad).
+    The slot ``"accumulator"`` starts at `initial_accumulator_value`."""
+
+    _DENSE, _SPARSE = "ResourceApplyAdagrad", "ResourceSparseApplyAdagrad"
+
+    def __init__(self, learning_rate: Any, initial_accumulator_value: Any = 0.1,
+                 use_locking: bool = False, name: str = "Adagrad") -> None:
+        super().__init__(learning_rate, initial_accumulator_value, use_locking, name)
 
     def _hyper_inputs(self, var: Variable, graph: Graph | None) -> list[Any]:
         return [self._hyper("learning_rate", self._learning_rate, var.dtype, graph)]
@@ -153,7 +162,7 @@ class RMSPropOptimizer(_FusedOptimizer):
                 self._hyper("epsilon", self._epsilon, var.dtype, graph)]
 
 
-class ProximalAdagradOptimizer(_FusedOptimizer):
+class ProximalAdagradOptimizer(_AccumulatorOptimizer):
     """Adagrad with l1/l2 regularization by the proximal step
     (ResourceApplyProximalAdagrad); slot ``"accumulator"``."""
 
@@ -162,20 +171,9 @@ class ProximalAdagradOptimizer(_FusedOptimizer):
     def __init__(self, learning_rate: Any, initial_accumulator_value: Any = 0.1,
                  l1_regularization_strength: Any = 0.0, l2_regularization_strength: Any = 0.0,
                  use_locking: bool = False, name: str = "ProximalAdagrad") -> None:
-        _check_positive_accumulator(initial_accumulator_value)
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-        self._initial_accumulator_value = initial_accumulator_value
+        super().__init__(learning_rate, initial_accumulator_value, use_locking, name)
         self._l1 = l1_regularization_strength
         self._l2 = l2_regularization_strength
-
-    def _create_slots(self, var_list: list[Variable]) -> None:
-        for var in var_list:
-            self._filled_slot(var, "accumulator", self._name,
-                              self._initial_accumulator_value)
-
-    def _slot_inputs(self, var: Variable) -> list[Any]:
-        return [self._slot(var, "accumulator")]
 
     def _hyper_inputs(self, var: Variable, graph: Graph | None) -> list[Any]:
         return [self._hyper("learning_rate", self._learning_rate, var.dtype, graph),
