@@ -44,7 +44,9 @@ __all__ = [
     "avg_pool3d",
     "avg_pool3d_grad",
     "avg_pool_grad",
+    "batch_mat_mul",
     "batch_mat_mul_v2",
+    "batch_to_space",
     "batch_to_space_nd",
     "bessel_i0e",
     "bessel_i1e",
@@ -70,6 +72,7 @@ __all__ = [
     "combined_non_max_suppression",
     "complex",
     "complex_abs",
+    "concat",
     "concat_offset",
     "concat_v2",
     "conj",
@@ -137,12 +140,14 @@ __all__ = [
     "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
+    "gather",
     "gather_nd",
     "gather_v2",
     "greater",
     "greater_equal",
     "guarantee_const",
     "hash_table_v2",
+    "histogram_fixed_width",
     "hsv_to_rgb",
     "identity",
     "identity_n",
@@ -198,9 +203,15 @@ __all__ = [
     "mat_mul",
     "matrix_band_part",
     "matrix_determinant",
+    "matrix_diag",
+    "matrix_diag_part",
+    "matrix_diag_part_v2",
     "matrix_diag_part_v3",
+    "matrix_diag_v2",
     "matrix_diag_v3",
     "matrix_inverse",
+    "matrix_set_diag",
+    "matrix_set_diag_v2",
     "matrix_set_diag_v3",
     "matrix_solve",
     "matrix_solve_ls",
@@ -241,6 +252,7 @@ __all__ = [
     "pack",
     "pad",
     "pad_v2",
+    "parallel_concat",
     "parallel_dynamic_stitch",
     "parse_example",
     "parse_example_v2",
@@ -248,6 +260,7 @@ __all__ = [
     "parse_tensor",
     "partitioned_call",
     "placeholder",
+    "placeholder_v2",
     "placeholder_with_default",
     "polygamma",
     "population_count",
@@ -315,6 +328,7 @@ __all__ = [
     "resource_sparse_apply_proximal_gradient_descent",
     "resource_sparse_apply_rms_prop",
     "restore_v2",
+    "reverse",
     "reverse_sequence",
     "reverse_v2",
     "rfft",
@@ -332,10 +346,14 @@ __all__ = [
     "scale_and_translate_grad",
     "scatter_nd",
     "segment_max",
+    "segment_max_v2",
     "segment_mean",
     "segment_min",
+    "segment_min_v2",
     "segment_prod",
+    "segment_prod_v2",
     "segment_sum",
+    "segment_sum_v2",
     "select",
     "select_v2",
     "self_adjoint_eig_v2",
@@ -360,6 +378,7 @@ __all__ = [
     "softplus_grad",
     "softsign",
     "softsign_grad",
+    "space_to_batch",
     "space_to_batch_nd",
     "space_to_depth",
     "sparse_add",
@@ -958,6 +977,46 @@ def avg_pool_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def batch_mat_mul(
+    x: GraphOutput,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul(
+    x: TensorLike,
+    y: GraphOutput,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def batch_mat_mul(
+    x: TensorLike,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def batch_mat_mul_v2(
     x: GraphOutput,
     y: TensorLike,
@@ -996,6 +1055,25 @@ def batch_mat_mul_v2(
     grad_x: bool = ...,
     grad_y: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def batch_to_space(
+    input: GraphOutput, crops: TensorLike, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def batch_to_space(
+    input: TensorLike, crops: GraphOutput, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def batch_to_space(
+    input: EagerTensorLike,
+    crops: EagerTensorLike,
+    block_size: int,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def batch_to_space(
+    input: TensorLike, crops: TensorLike, block_size: int, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def batch_to_space_nd(
@@ -1397,6 +1475,24 @@ def complex_abs(
 @overload
 def complex_abs(
     x: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def concat(
+    concat_dim: GraphOutput, values: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat(
+    concat_dim: TensorLike, values: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat(
+    concat_dim: EagerTensorLike,
+    values: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def concat(
+    concat_dim: TensorLike, values: Sequence[TensorLike], name: str | None = None
 ) -> OpOutput: ...
 @overload
 def concat_offset(
@@ -2842,6 +2938,34 @@ def fused_batch_norm_v3(
     name: str | None = None,
 ) -> _FusedBatchNormV3Output: ...
 @overload
+def gather(
+    params: GraphOutput,
+    indices: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather(
+    params: TensorLike,
+    indices: GraphOutput,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather(
+    params: EagerTensorLike,
+    indices: EagerTensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def gather(
+    params: TensorLike,
+    indices: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def gather_nd(
     params: GraphOutput,
     indices: TensorLike,
@@ -2947,6 +3071,46 @@ def hash_table_v2(
     container: str = ...,
     shared_name: str = ...,
     use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def histogram_fixed_width(
+    values: GraphOutput,
+    value_range: TensorLike,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: GraphOutput,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: EagerTensorLike,
+    value_range: EagerTensorLike,
+    nbins: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -3710,6 +3874,52 @@ def matrix_determinant(
 @overload
 def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def matrix_diag(diagonal: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_diag(diagonal: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def matrix_diag(diagonal: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def matrix_diag_part(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_diag_part(
+    input: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: GraphOutput,
+    k: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike,
+    k: GraphOutput,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: EagerTensorLike,
+    k: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike, k: TensorLike, padding_value: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def matrix_diag_part_v3(
     input: GraphOutput,
     k: TensorLike,
@@ -3747,6 +3957,69 @@ def matrix_diag_part_v3(
     k: TensorLike,
     padding_value: TensorLike,
     align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: GraphOutput,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: GraphOutput,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: GraphOutput,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: GraphOutput,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    num_rows: EagerTensorLike,
+    num_cols: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -3830,6 +4103,45 @@ def matrix_inverse(
 @overload
 def matrix_inverse(
     input: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_set_diag(
+    input: GraphOutput, diagonal: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag(
+    input: TensorLike, diagonal: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag(
+    input: EagerTensorLike, diagonal: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag(
+    input: TensorLike, diagonal: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: GraphOutput, diagonal: TensorLike, k: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: GraphOutput, k: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: TensorLike, k: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: EagerTensorLike,
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: TensorLike, k: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def matrix_set_diag_v3(
@@ -4827,6 +5139,18 @@ def pad_v2(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def parallel_concat(
+    values: Sequence[GraphOutput], shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_concat(
+    values: Sequence[EagerTensorLike], shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def parallel_concat(
+    values: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def parallel_dynamic_stitch(
     indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
 ) -> GraphOutput: ...
@@ -4945,6 +5269,9 @@ def partitioned_call(
 ) -> list[OpOutput]: ...
 def placeholder(
     dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None
+) -> GraphOutput: ...
+def placeholder_v2(
+    dtype: DTypeLike, shape: ShapeLike, name: str | None = None
 ) -> GraphOutput: ...
 @overload
 def placeholder_with_default(
@@ -6078,6 +6405,22 @@ def restore_v2(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def reverse(
+    tensor: GraphOutput, dims: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse(
+    tensor: TensorLike, dims: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse(
+    tensor: EagerTensorLike, dims: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def reverse(
+    tensor: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def reverse_sequence(
     input: GraphOutput,
     seq_lengths: TensorLike,
@@ -6468,6 +6811,41 @@ def segment_max(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_max_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_mean(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -6500,6 +6878,41 @@ def segment_min(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_min_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_prod(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -6516,6 +6929,41 @@ def segment_prod(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_prod_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_sum(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -6530,6 +6978,41 @@ def segment_sum(
 @overload
 def segment_sum(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_sum_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def select(
@@ -6828,6 +7311,25 @@ def softsign_grad(
 @overload
 def softsign_grad(
     gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def space_to_batch(
+    input: GraphOutput, paddings: TensorLike, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def space_to_batch(
+    input: TensorLike, paddings: GraphOutput, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def space_to_batch(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    block_size: int,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def space_to_batch(
+    input: TensorLike, paddings: TensorLike, block_size: int, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def space_to_batch_nd(

@@ -139,8 +139,8 @@ inline bool PlanSpaceBatch(TF_OpKernelContext* ctx, bool to_batch, MapPlan<Space
   if (!input || (v1_block == 0 && !block_t) || !pads_t) return false;
   std::vector<int64_t> block, pads;
   if (v1_block > 0) {
-    if (TF_NumDims(input.get()) != 4) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "Input rank should be: 4 instead of: " +
+    if (TF_NumDims(input.get()) != 4) {  // TensorFlow's message, its missing space included
+      Fail(ctx, TF_INVALID_ARGUMENT, "Input rank should be: 4instead of: " +
                                          std::to_string(TF_NumDims(input.get())));
       return false;
     }

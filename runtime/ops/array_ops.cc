@@ -2,6 +2,9 @@
 #include "op_table.h"
 
 namespace opgen {
+namespace shape_fns {
+extern const OpShapeFn kParallelConcat;  // array_shape_fns.cc
+}  // namespace shape_fns
 
 void RegisterArrayOps(TF_Status* status) {
   RegisterOps({

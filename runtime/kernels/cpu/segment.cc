@@ -133,8 +133,11 @@ struct SortedKernel {
     if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p, kNum)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
+    // Segment*V2 (TensorFlow runs them through XLA only): empty segments hold the
+    // identity (the lowest value for a max), as the unsorted reductions'.
     ReduceRows<T, R>(Data<T>(p.data), kSparse ? p.rows.data() : nullptr, p.segments.data(),
-                     static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, false, Data<T>(out));
+                     static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, kNum && !kSparse,
+                     Data<T>(out));
   }
   static const char* Name() {
     if (kNum && !kSparse)  // Segment*V2: the sorted reductions with num_segments

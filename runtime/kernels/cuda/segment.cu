@@ -40,7 +40,8 @@ struct SortedKernel {
     if (!out) return;
     LaunchCsrFold<T, F>(ctx, Name(), BuildCsr(p.segments, p.rows, p.out_dims[0]),
                         Data<T>(p.data), nullptr, Data<T>(out), p.out_dims[0], p.inner,
-                        F == Fold::kProd ? Empty::kIdentity : Empty::kZero);
+                        // Segment*V2: empty segments hold the identity, as XLA's
+                        F == Fold::kProd || (kNum && !kSparse) ? Empty::kIdentity : Empty::kZero);
   }
   static const char* Name() {
     if (kNum && !kSparse)  // Segment*V2: the sorted reductions with num_segments
