@@ -631,7 +631,8 @@ def _cases() -> dict[str, list[Case]]:
         "BroadcastTo": [C(fixed(u((3, 1)), np.int32([2, 3, 4])), {}, [0])],
         "Fill": [C(fixed(np.int32([2, 3]), u(())), {}, [1])],
         "GatherV2": [C(fixed(u((4, 3)), np.int32([[0, 2], [2, 3]]), np.int32(0)), {}, [0])],
-        "Gather": [C(fixed(u((4, 3)), np.int32([[0, 2], [2, 3]])), {}, [0], tf=True)],
+        # (TensorFlow's gradient is IndexedSlices: against central differences only)
+        "Gather": [C(fixed(u((4, 3)), np.int32([[0, 2], [2, 3]])), {}, [0])],
         "SpaceToBatch": [C(fixed(u((1, 4, 2, 2)), np.int32([[0, 0], [1, 1]])), {"block_size": 2},
                            [0], tf=True)],
         "BatchToSpace": [C(fixed(u((4, 2, 3, 1)), np.int32([[1, 0], [0, 2]])), {"block_size": 2},
