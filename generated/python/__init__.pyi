@@ -44,7 +44,9 @@ __all__ = [
     "avg_pool3d",
     "avg_pool3d_grad",
     "avg_pool_grad",
+    "batch_mat_mul",
     "batch_mat_mul_v2",
+    "batch_to_space",
     "batch_to_space_nd",
     "bessel_i0e",
     "bessel_i1e",
@@ -71,6 +73,7 @@ __all__ = [
     "combined_non_max_suppression",
     "complex",
     "complex_abs",
+    "concat",
     "concat_offset",
     "concat_v2",
     "conj",
@@ -149,12 +152,14 @@ __all__ = [
     "fused_batch_norm_grad_v3",
     "fused_batch_norm_v2",
     "fused_batch_norm_v3",
+    "gather",
     "gather_nd",
     "gather_v2",
     "greater",
     "greater_equal",
     "guarantee_const",
     "hash_table_v2",
+    "histogram_fixed_width",
     "hsv_to_rgb",
     "identity",
     "identity_n",
@@ -212,9 +217,15 @@ __all__ = [
     "mat_mul",
     "matrix_band_part",
     "matrix_determinant",
+    "matrix_diag",
+    "matrix_diag_part",
+    "matrix_diag_part_v2",
     "matrix_diag_part_v3",
+    "matrix_diag_v2",
     "matrix_diag_v3",
     "matrix_inverse",
+    "matrix_set_diag",
+    "matrix_set_diag_v2",
     "matrix_set_diag_v3",
     "matrix_solve",
     "matrix_solve_ls",
@@ -261,6 +272,7 @@ __all__ = [
     "pack",
     "pad",
     "pad_v2",
+    "parallel_concat",
     "parallel_dynamic_stitch",
     "parse_example",
     "parse_example_v2",
@@ -268,6 +280,7 @@ __all__ = [
     "parse_tensor",
     "partitioned_call",
     "placeholder",
+    "placeholder_v2",
     "placeholder_with_default",
     "polygamma",
     "population_count",
@@ -337,6 +350,7 @@ __all__ = [
     "resource_sparse_apply_proximal_gradient_descent",
     "resource_sparse_apply_rms_prop",
     "restore_v2",
+    "reverse",
     "reverse_sequence",
     "reverse_v2",
     "rfft",
@@ -354,10 +368,14 @@ __all__ = [
     "scale_and_translate_grad",
     "scatter_nd",
     "segment_max",
+    "segment_max_v2",
     "segment_mean",
     "segment_min",
+    "segment_min_v2",
     "segment_prod",
+    "segment_prod_v2",
     "segment_sum",
+    "segment_sum_v2",
     "select",
     "select_v2",
     "self_adjoint_eig_v2",
@@ -382,6 +400,7 @@ __all__ = [
     "softplus_grad",
     "softsign",
     "softsign_grad",
+    "space_to_batch",
     "space_to_batch_nd",
     "space_to_depth",
     "sparse_add",
@@ -990,6 +1009,46 @@ def avg_pool_grad(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def batch_mat_mul(
+    x: GraphOutput,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul(
+    x: TensorLike,
+    y: GraphOutput,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_mat_mul(
+    x: EagerTensorLike,
+    y: EagerTensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def batch_mat_mul(
+    x: TensorLike,
+    y: TensorLike,
+    adj_x: bool = ...,
+    adj_y: bool = ...,
+    grad_x: bool = ...,
+    grad_y: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def batch_mat_mul_v2(
     x: GraphOutput,
     y: TensorLike,
@@ -1028,6 +1087,25 @@ def batch_mat_mul_v2(
     grad_x: bool = ...,
     grad_y: bool = ...,
     name: str | None = None,
+) -> OpOutput: ...
+@overload
+def batch_to_space(
+    input: GraphOutput, crops: TensorLike, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def batch_to_space(
+    input: TensorLike, crops: GraphOutput, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def batch_to_space(
+    input: EagerTensorLike,
+    crops: EagerTensorLike,
+    block_size: int,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def batch_to_space(
+    input: TensorLike, crops: TensorLike, block_size: int, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def batch_to_space_nd(
@@ -1445,6 +1523,24 @@ def complex_abs(
 @overload
 def complex_abs(
     x: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def concat(
+    concat_dim: GraphOutput, values: Sequence[TensorLike], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat(
+    concat_dim: TensorLike, values: Sequence[GraphOutput], name: str | None = None
+) -> GraphOutput: ...
+@overload
+def concat(
+    concat_dim: EagerTensorLike,
+    values: Sequence[EagerTensorLike],
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def concat(
+    concat_dim: TensorLike, values: Sequence[TensorLike], name: str | None = None
 ) -> OpOutput: ...
 @overload
 def concat_offset(
@@ -3231,6 +3327,34 @@ def fused_batch_norm_v3(
     name: str | None = None,
 ) -> _FusedBatchNormV3Output: ...
 @overload
+def gather(
+    params: GraphOutput,
+    indices: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather(
+    params: TensorLike,
+    indices: GraphOutput,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def gather(
+    params: EagerTensorLike,
+    indices: EagerTensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def gather(
+    params: TensorLike,
+    indices: TensorLike,
+    validate_indices: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def gather_nd(
     params: GraphOutput,
     indices: TensorLike,
@@ -3336,6 +3460,46 @@ def hash_table_v2(
     container: str = ...,
     shared_name: str = ...,
     use_node_name_sharing: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def histogram_fixed_width(
+    values: GraphOutput,
+    value_range: TensorLike,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: GraphOutput,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def histogram_fixed_width(
+    values: EagerTensorLike,
+    value_range: EagerTensorLike,
+    nbins: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: TensorLike,
+    dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -4181,6 +4345,52 @@ def matrix_determinant(
 @overload
 def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def matrix_diag(diagonal: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_diag(diagonal: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def matrix_diag(diagonal: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def matrix_diag_part(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def matrix_diag_part(
+    input: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: GraphOutput,
+    k: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike,
+    k: GraphOutput,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike,
+    k: TensorLike,
+    padding_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: EagerTensorLike,
+    k: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_part_v2(
+    input: TensorLike, k: TensorLike, padding_value: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def matrix_diag_part_v3(
     input: GraphOutput,
     k: TensorLike,
@@ -4218,6 +4428,69 @@ def matrix_diag_part_v3(
     k: TensorLike,
     padding_value: TensorLike,
     align: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: GraphOutput,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: GraphOutput,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: GraphOutput,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: GraphOutput,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    num_rows: EagerTensorLike,
+    num_cols: EagerTensorLike,
+    padding_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -4301,6 +4574,45 @@ def matrix_inverse(
 @overload
 def matrix_inverse(
     input: TensorLike, adjoint: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_set_diag(
+    input: GraphOutput, diagonal: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag(
+    input: TensorLike, diagonal: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag(
+    input: EagerTensorLike, diagonal: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag(
+    input: TensorLike, diagonal: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: GraphOutput, diagonal: TensorLike, k: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: GraphOutput, k: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: TensorLike, k: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: EagerTensorLike,
+    diagonal: EagerTensorLike,
+    k: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: TensorLike, k: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def matrix_set_diag_v3(
@@ -5585,6 +5897,18 @@ def pad_v2(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def parallel_concat(
+    values: Sequence[GraphOutput], shape: ShapeLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def parallel_concat(
+    values: Sequence[EagerTensorLike], shape: ShapeLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def parallel_concat(
+    values: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def parallel_dynamic_stitch(
     indices: Sequence[GraphOutput], data: Sequence[TensorLike], name: str | None = None
 ) -> GraphOutput: ...
@@ -5703,6 +6027,9 @@ def partitioned_call(
 ) -> list[OpOutput]: ...
 def placeholder(
     dtype: DTypeLike, shape: ShapeLike | None = ..., name: str | None = None
+) -> GraphOutput: ...
+def placeholder_v2(
+    dtype: DTypeLike, shape: ShapeLike, name: str | None = None
 ) -> GraphOutput: ...
 @overload
 def placeholder_with_default(
@@ -6884,6 +7211,22 @@ def restore_v2(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def reverse(
+    tensor: GraphOutput, dims: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse(
+    tensor: TensorLike, dims: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def reverse(
+    tensor: EagerTensorLike, dims: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def reverse(
+    tensor: TensorLike, dims: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def reverse_sequence(
     input: GraphOutput,
     seq_lengths: TensorLike,
@@ -7274,6 +7617,41 @@ def segment_max(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_max_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_max_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_mean(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -7306,6 +7684,41 @@ def segment_min(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_min_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_min_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_prod(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -7322,6 +7735,41 @@ def segment_prod(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
+def segment_prod_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_prod_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def segment_sum(
     data: GraphOutput, segment_ids: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -7336,6 +7784,41 @@ def segment_sum(
 @overload
 def segment_sum(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def segment_sum_v2(
+    data: GraphOutput,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: GraphOutput,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def segment_sum_v2(
+    data: EagerTensorLike,
+    segment_ids: EagerTensorLike,
+    num_segments: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def select(
@@ -7634,6 +8117,25 @@ def softsign_grad(
 @overload
 def softsign_grad(
     gradients: TensorLike, features: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def space_to_batch(
+    input: GraphOutput, paddings: TensorLike, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def space_to_batch(
+    input: TensorLike, paddings: GraphOutput, block_size: int, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def space_to_batch(
+    input: EagerTensorLike,
+    paddings: EagerTensorLike,
+    block_size: int,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def space_to_batch(
+    input: TensorLike, paddings: TensorLike, block_size: int, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def space_to_batch_nd(

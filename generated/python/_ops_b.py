@@ -15,6 +15,47 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def batch_mat_mul(
+    x: TensorLike,
+    y: TensorLike,
+    adj_x: bool = False,
+    adj_y: bool = False,
+    grad_x: bool = False,
+    grad_y: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """BatchMatMulV2 without broadcasting, as TF1-era graphs hold it.
+
+    `x` and `y` have one rank and equal batch dimensions.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`, `float64`, `int32`, `int64`, `complex64`, `complex128`.
+        Rank >= 2.
+      y: A `Tensor`. Must have the same type as `x`.
+        Rank >= 2, the batch dimensions of `x`.
+      adj_x: An optional `bool`. Defaults to `False`.
+        Use the adjoint (conjugate transpose) of each matrix of `x`.
+      adj_y: An optional `bool`. Defaults to `False`.
+        Use the adjoint (conjugate transpose) of each matrix of `y`.
+      grad_x: An optional `bool`. Defaults to `False`.
+        Hint that this product computes a gradient of `x`; ignored.
+      grad_y: An optional `bool`. Defaults to `False`.
+        Hint that this product computes a gradient of `y`; ignored.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+      The batch of products.
+    """
+    _out = _execute_op(
+        "BatchMatMul",
+        [x, y],
+        {"adj_x": adj_x, "adj_y": adj_y, "grad_x": grad_x, "grad_y": grad_y},
+        name,
+    )
+    return _out[0]
+
+
 def batch_mat_mul_v2(
     x: TensorLike,
     y: TensorLike,
@@ -53,6 +94,28 @@ def batch_mat_mul_v2(
         {"adj_x": adj_x, "adj_y": adj_y, "grad_x": grad_x, "grad_y": grad_y},
         name,
     )
+    return _out[0]
+
+
+def batch_to_space(
+    input: TensorLike, crops: TensorLike, block_size: int, name: str | None = None
+) -> OpOutput:
+    """BatchToSpaceND of a 4-D input with block_shape [block_size, block_size] (TF1-era).
+
+    Args:
+      input: A `Tensor`.
+        [batch, height, width, depth]; batch divides by block_size ** 2.
+      crops: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [2, 2], how much to take off the start and end of height and width.
+      block_size: An `int` that is `>= 2`.
+        The block's height and width.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged tensor.
+    """
+    _out = _execute_op("BatchToSpace", [input, crops], {"block_size": block_size}, name)
     return _out[0]
 
 

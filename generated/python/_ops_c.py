@@ -302,6 +302,28 @@ def complex_abs(
     return _out[0]
 
 
+def concat(
+    concat_dim: TensorLike, values: Sequence[TensorLike], name: str | None = None
+) -> OpOutput:
+    """ConcatV2 with the axis first, as TF1-era graphs hold it.
+
+    All inputs have the same rank and agree in every dimension but `concat_dim`.
+
+    Args:
+      concat_dim: A `Tensor` of type `int32`.
+        The dimension to join along.
+      values: A list of at least 2 `Tensor` objects with the same type.
+        The tensors to join (at least 2).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      The joined tensor.
+    """
+    _out = _execute_op("Concat", [concat_dim, values], {}, name)
+    return _out[0]
+
+
 def concat_offset(
     concat_dim: TensorLike, shape: Sequence[TensorLike], name: str | None = None
 ) -> list[OpOutput]:

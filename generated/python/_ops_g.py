@@ -14,6 +14,35 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def gather(
+    params: TensorLike,
+    indices: TensorLike,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """GatherV2 along axis 0, as TF1-era graphs hold it.
+
+    The output shape is indices.shape + params.shape[1:]; indices are always checked.
+
+    Args:
+      params: A `Tensor`.
+        The values to gather from.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Indices into dimension 0.
+      validate_indices: An optional `bool`. Defaults to `True`.
+        Ignored: indices are always checked (as in TensorFlow's CPU kernel).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `params`.
+      The gathered values.
+    """
+    _out = _execute_op(
+        "Gather", [params, indices], {"validate_indices": validate_indices}, name
+    )
+    return _out[0]
+
+
 def gather_nd(
     params: TensorLike,
     indices: TensorLike,

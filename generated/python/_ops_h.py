@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute_op as _execute_op
 
 if _TYPE_CHECKING:
@@ -72,5 +73,36 @@ def hash_table_v2(
             "use_node_name_sharing": use_node_name_sharing,
         },
         name,
+    )
+    return _out[0]
+
+
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: TensorLike,
+    dtype: DTypeLike = _dtypes.int32,
+    name: str | None = None,
+) -> OpOutput:
+    """Counts `values` in `nbins` equal bins spanning `value_range`.
+
+    Values below value_range[0] count in the first bin, values from value_range[1] on in the last.
+
+    Args:
+      values: A `Tensor`. Must be one of the following types: `int32`, `int64`, `float32`, `float64`.
+        Any shape.
+      value_range: A `Tensor`. Must have the same type as `values`.
+        [lo, hi], lo < hi.
+      nbins: A `Tensor` of type `int32`.
+        The number of bins (positive).
+      dtype: An optional dtype from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The counts, [nbins].
+    """
+    _out = _execute_op(
+        "HistogramFixedWidth", [values, value_range, nbins], {"dtype": dtype}, name
     )
     return _out[0]

@@ -105,6 +105,60 @@ def matrix_determinant(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def matrix_diag(diagonal: TensorLike, name: str | None = None) -> OpOutput:
+    """Square matrices with `diagonal` on the main diagonal, zeros elsewhere (v1).
+
+    Args:
+      diagonal: A `Tensor`.
+        [..., n].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+      [..., n, n].
+    """
+    _out = _execute_op("MatrixDiag", [diagonal], {}, name)
+    return _out[0]
+
+
+def matrix_diag_part(input: TensorLike, name: str | None = None) -> OpOutput:
+    """The main diagonal of batched matrices (v1).
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      [..., min(rows, cols)].
+    """
+    _out = _execute_op("MatrixDiagPart", [input], {}, name)
+    return _out[0]
+
+
+def matrix_diag_part_v2(
+    input: TensorLike, k: TensorLike, padding_value: TensorLike, name: str | None = None
+) -> OpOutput:
+    """MatrixDiagPartV3 with align LEFT_LEFT (TF 2.2's form).
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      padding_value: A `Tensor`. Must have the same type as `input`.
+        The value that fills short diagonals.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The diagonals.
+    """
+    _out = _execute_op("MatrixDiagPartV2", [input, k, padding_value], {}, name)
+    return _out[0]
+
+
 def matrix_diag_part_v3(
     input: TensorLike,
     k: TensorLike,
@@ -133,6 +187,39 @@ def matrix_diag_part_v3(
     """
     _out = _execute_op(
         "MatrixDiagPartV3", [input, k, padding_value], {"align": align}, name
+    )
+    return _out[0]
+
+
+def matrix_diag_v2(
+    diagonal: TensorLike,
+    k: TensorLike,
+    num_rows: TensorLike,
+    num_cols: TensorLike,
+    padding_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """MatrixDiagV3 with align LEFT_LEFT (TF 2.2's form).
+
+    Args:
+      diagonal: A `Tensor`.
+        The diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      num_rows: A `Tensor` of type `int32`.
+        The matrices' rows, or -1.
+      num_cols: A `Tensor` of type `int32`.
+        The matrices' columns, or -1.
+      padding_value: A `Tensor`. Must have the same type as `diagonal`.
+        The value outside the band.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+      [..., num_rows, num_cols].
+    """
+    _out = _execute_op(
+        "MatrixDiagV2", [diagonal, k, num_rows, num_cols, padding_value], {}, name
     )
     return _out[0]
 
@@ -197,6 +284,48 @@ def matrix_inverse(
       The inverses, [..., M, M].
     """
     _out = _execute_op("MatrixInverse", [input], {"adjoint": adjoint}, name)
+    return _out[0]
+
+
+def matrix_set_diag(
+    input: TensorLike, diagonal: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Batched matrices with their main diagonal replaced (v1).
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      diagonal: A `Tensor`. Must have the same type as `input`.
+        [..., min(rows, cols)].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      input with the main diagonal replaced.
+    """
+    _out = _execute_op("MatrixSetDiag", [input, diagonal], {}, name)
+    return _out[0]
+
+
+def matrix_set_diag_v2(
+    input: TensorLike, diagonal: TensorLike, k: TensorLike, name: str | None = None
+) -> OpOutput:
+    """MatrixSetDiagV3 with align LEFT_LEFT (TF 2.2's form).
+
+    Args:
+      input: A `Tensor`.
+        Matrices [..., rows, cols].
+      diagonal: A `Tensor`. Must have the same type as `input`.
+        The new diagonals.
+      k: A `Tensor` of type `int32`.
+        The diagonal (0 main, > 0 above, < 0 below), or a band [low, high].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      input with the band replaced.
+    """
+    _out = _execute_op("MatrixSetDiagV2", [input, diagonal, k], {}, name)
     return _out[0]
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import collections as _collections
+import warnings as _warnings
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -13,6 +14,19 @@ if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+_warned = set()
+
+
+def _deprecated(op_type, version, explanation):
+    # Once per op and process, as TensorFlow's deprecation warnings do.
+    if op_type not in _warned:
+        _warned.add(op_type)
+        _warnings.warn(
+            f"{op_type} is deprecated since GraphDef version {version}: {explanation}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def pack(
@@ -81,6 +95,28 @@ def pad_v2(
       The padded tensor.
     """
     _out = _execute_op("PadV2", [input, paddings, constant_values], {}, name)
+    return _out[0]
+
+
+def parallel_concat(
+    values: Sequence[TensorLike], shape: ShapeLike, name: str | None = None
+) -> OpOutput:
+    """Stacks N tensors of shape [1] + shape[1:] along dimension 0 into `shape`.
+
+    TensorFlow rewrites it into in-place updates of one buffer; here it is a concatenation.
+
+    Args:
+      values: A list of at least 1 `Tensor` objects with the same type.
+        Tensors of shape [1] + shape[1:].
+      shape: A `shape`.
+        The output's shape; shape[0] is N.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`.
+      The stacked tensor.
+    """
+    _out = _execute_op("ParallelConcat", [values], {"shape": shape}, name)
     return _out[0]
 
 
@@ -402,6 +438,33 @@ def placeholder(
       The fed tensor.
     """
     _out = _execute_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name)
+    return _out[0]
+
+
+def placeholder_v2(
+    dtype: DTypeLike, shape: ShapeLike, name: str | None = None
+) -> OpOutput:
+    """Placeholder as TF1-era graphs spell it (shape required).
+
+    Runs as Placeholder: each session run must feed it.
+
+    Deprecated at GraphDef version 23: Placeholder now behaves the same as PlaceholderV2.
+
+    Args:
+      dtype: A dtype.
+        The dtype of the fed tensor.
+      shape: A `shape`.
+        The shape fed tensors must have.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The fed tensor.
+    """
+    _deprecated(
+        "PlaceholderV2", 23, "Placeholder now behaves the same as PlaceholderV2."
+    )
+    _out = _execute_op("PlaceholderV2", [], {"dtype": dtype, "shape": shape}, name)
     return _out[0]
 
 

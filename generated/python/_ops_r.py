@@ -2340,6 +2340,26 @@ def restore_v2(
     return _out[0]
 
 
+def reverse(tensor: TensorLike, dims: TensorLike, name: str | None = None) -> OpOutput:
+    """ReverseV2 with one flag per dimension, as TF1-era graphs hold it.
+
+    Dimension i is reversed where dims[i] is true; dims has one entry per dimension.
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `uint16`, `int16`, `uint32`, `int32`, `uint64`, `int64`, `bool`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
+        The values (rank <= 8).
+      dims: A `Tensor` of type `bool`.
+        One flag per dimension of `tensor`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+      `tensor` reversed along the flagged dimensions.
+    """
+    _out = _execute_op("Reverse", [tensor, dims], {}, name)
+    return _out[0]
+
+
 def reverse_sequence(
     input: TensorLike,
     seq_lengths: TensorLike,

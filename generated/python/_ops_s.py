@@ -186,6 +186,33 @@ def segment_max(
     return _out[0]
 
 
+def segment_max_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The maximum of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`, each below `num_segments`; a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentMaxV2", [data, segment_ids, num_segments], {}, name)
+    return _out[0]
+
+
 def segment_mean(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -230,6 +257,33 @@ def segment_min(
     return _out[0]
 
 
+def segment_min_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The minimum of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`, each below `num_segments`; a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentMinV2", [data, segment_ids, num_segments], {}, name)
+    return _out[0]
+
+
 def segment_prod(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -252,6 +306,33 @@ def segment_prod(
     return _out[0]
 
 
+def segment_prod_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """The product of the rows in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`, each below `num_segments`; a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentProdV2", [data, segment_ids, num_segments], {}, name)
+    return _out[0]
+
+
 def segment_sum(
     data: TensorLike, segment_ids: TensorLike, name: str | None = None
 ) -> OpOutput:
@@ -271,6 +352,33 @@ def segment_sum(
       One reduced row per segment.
     """
     _out = _execute_op("SegmentSum", [data, segment_ids], {}, name)
+    return _out[0]
+
+
+def segment_sum_v2(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Sums the rows of `data` in each sorted segment.
+
+    `segment_ids` is sorted, one id per row of `data`, each below `num_segments`; a segment no id names is 0 (1 for the product).
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The values.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The sorted segment of each row of `data`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The number of segments: the output's first dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+      One reduced row per segment.
+    """
+    _out = _execute_op("SegmentSumV2", [data, segment_ids, num_segments], {}, name)
     return _out[0]
 
 
@@ -773,6 +881,30 @@ def softsign_grad(
       The gradients of the forward op's inputs.
     """
     _out = _execute_op("SoftsignGrad", [gradients, features], {}, name)
+    return _out[0]
+
+
+def space_to_batch(
+    input: TensorLike, paddings: TensorLike, block_size: int, name: str | None = None
+) -> OpOutput:
+    """SpaceToBatchND of a 4-D input with block_shape [block_size, block_size] (TF1-era).
+
+    Args:
+      input: A `Tensor`.
+        [batch, height, width, depth].
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [2, 2], before/after padding of height and width.
+      block_size: An `int` that is `>= 2`.
+        The block's height and width.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      The rearranged tensor.
+    """
+    _out = _execute_op(
+        "SpaceToBatch", [input, paddings], {"block_size": block_size}, name
+    )
     return _out[0]
 
 

@@ -4,8 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "host_device.h"
 
 #include "kernel_api_util.h"
 
@@ -24,6 +28,66 @@ inline void* CreateBinaryOutputState(TF_OpKernelConstruction* ctx) {
   return new bool(binary);
 }
 inline void DeleteBinaryOutputState(void* b) { delete static_cast<bool*>(b); }
+
+// HistogramFixedWidth(values, value_range, nbins): TensorFlow's bin of v is
+// (max(v, lo) - lo) / step in double, step = (hi - lo) / nbins, at most nbins - 1,
+// truncated. (Integer differences are taken in double, where T's would overflow.)
+struct HistogramPlan {
+  TensorPtr values;
+  int64_t nbins = 0, count = 0;
+  double step = 1;
+};
+
+template <typename T>
+OPGEN_HD inline int64_t HistogramBin(T v, T lo, double step, int64_t nbins) {
+  const T above = v < lo ? lo : v;
+  const double offset = std::is_floating_point<T>::value ? static_cast<double>(above - lo)
+                                                         : static_cast<double>(above) - static_cast<double>(lo);
+  const double bin = offset / step, last = static_cast<double>(nbins - 1);
+  return static_cast<int64_t>(bin < last ? bin : last);
+}
+
+// The checks (TensorFlow's messages); value_range and nbins are host memory. `lo` gets
+// value_range[0].
+template <typename T>
+inline bool PlanHistogram(TF_OpKernelContext* ctx, HistogramPlan* p, T* lo) {
+  TensorPtr values = Input(ctx, 0), range = Input(ctx, 1), nbins = Input(ctx, 2);
+  if (!values || !range || !nbins) return false;
+  if (TF_NumDims(range.get()) != 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "value_range should be a vector.");
+    return false;
+  }
+  if (TF_TensorElementCount(range.get()) != 2) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "value_range should be a vector of 2 elements.");
+    return false;
+  }
+  if (TF_NumDims(nbins.get()) != 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "nbins should be a scalar.");
+    return false;
+  }
+  const int32_t n = *static_cast<const int32_t*>(TF_TensorData(nbins.get()));
+  if (n <= 0) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "nbins should be a positive number, but got '" + std::to_string(n) + "'");
+    return false;
+  }
+  const T* r = static_cast<const T*>(TF_TensorData(range.get()));
+  if (!(r[0] < r[1])) {
+    std::ostringstream got;
+    got << "'[" << r[0] << ", " << r[1] << "]'";
+    Fail(ctx, TF_INVALID_ARGUMENT,
+         "value_range should satisfy value_range[0] < value_range[1], but got " + got.str());
+    return false;
+  }
+  *lo = r[0];
+  const double width = std::is_floating_point<T>::value
+                           ? static_cast<double>(r[1] - r[0])
+                           : static_cast<double>(r[1]) - static_cast<double>(r[0]);
+  p->step = width / static_cast<double>(n);
+  p->nbins = n;
+  p->count = TF_TensorElementCount(values.get());
+  p->values = std::move(values);
+  return true;
+}
 
 struct BincountPlan {
   TensorPtr values, weights;

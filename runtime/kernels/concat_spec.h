@@ -19,14 +19,15 @@ struct JoinPlan {
   std::vector<int64_t> out_dims;
 };
 
-// ConcatV2(values: N tensors, axis: a host scalar). False after reporting the failure.
-inline bool PlanConcat(TF_OpKernelContext* ctx, JoinPlan* plan) {
-  const int n = TF_NumInputs(ctx) - 1;
-  for (int i = 0; i < n; ++i) {
+// ConcatV2(values: N tensors, axis: a host scalar), or with `axis_first` the TF1-era
+// Concat(concat_dim, values). False after reporting the failure.
+inline bool PlanConcat(TF_OpKernelContext* ctx, JoinPlan* plan, bool axis_first = false) {
+  const int n = TF_NumInputs(ctx) - 1, first = axis_first ? 1 : 0;
+  for (int i = first; i < first + n; ++i) {
     plan->pieces.push_back(Input(ctx, i));
     if (!plan->pieces.back()) return false;
   }
-  TensorPtr axis_t = Input(ctx, n);
+  TensorPtr axis_t = Input(ctx, axis_first ? 0 : n);
   if (!axis_t) return false;
   const std::vector<int64_t> dims = Dims(plan->pieces[0].get());
   const int64_t rank = static_cast<int64_t>(dims.size());
@@ -55,6 +56,30 @@ inline bool PlanConcat(TF_OpKernelContext* ctx, JoinPlan* plan) {
   }
   plan->axis = a;
   plan->out_dims = std::move(out_dims);
+  return true;
+}
+
+// ParallelConcat(values: N tensors of shape [1, ...]): the values stacked along dimension
+// 0, as ConcatV2 along 0. (The shape attr is checked by the shape function.)
+inline bool PlanParallelConcat(TF_OpKernelContext* ctx, JoinPlan* plan) {
+  const int n = TF_NumInputs(ctx);
+  for (int i = 0; i < n; ++i) {
+    plan->pieces.push_back(Input(ctx, i));
+    if (!plan->pieces.back()) return false;
+  }
+  const std::vector<int64_t> dims = Dims(plan->pieces[0].get());
+  for (const TensorPtr& piece : plan->pieces) {
+    const std::vector<int64_t> pd = Dims(piece.get());
+    if (pd.empty() || pd[0] != 1 || pd != dims) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "ParallelConcat: each value must have shape " +
+                                         ShapeString(dims.empty() ? std::vector<int64_t>{1} : dims) +
+                                         " with a first dimension of 1, got " + ShapeString(pd));
+      return false;
+    }
+  }
+  plan->axis = 0;
+  plan->out_dims = dims;
+  plan->out_dims[0] = n;
   return true;
 }
 

@@ -34,13 +34,24 @@ struct GatherPlan {
   std::vector<int64_t> out_dims;  // dims with dims[axis] replaced by the indices' shape
 };
 
-// False after reporting the failure.
+// False after reporting the failure. The TF1-era Gather(params, indices) (two inputs, no
+// state) gathers along axis 0.
 inline bool PlanGather(TF_OpKernelContext* ctx, GatherPlan* plan) {
-  TensorPtr params = Input(ctx, 0), indices = Input(ctx, 1), axis_t = Input(ctx, 2);
-  if (!params || !indices || !axis_t) return false;
+  const bool v1 = TF_NumInputs(ctx) == 2;
+  TensorPtr params = Input(ctx, 0), indices = Input(ctx, 1);
+  if (!params || !indices) return false;
   const std::vector<int64_t> dims = Dims(params.get()), idims = Dims(indices.get());
-  const std::vector<int64_t> axis = IndexValues(axis_t.get());
   const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> axis{0};
+  if (v1 && rank < 1) {
+    Fail(ctx, TF_INVALID_ARGUMENT, "params must be at least 1 dimensional");
+    return false;
+  }
+  if (!v1) {
+    TensorPtr axis_t = Input(ctx, 2);
+    if (!axis_t) return false;
+    axis = IndexValues(axis_t.get());
+  }
   if (axis.size() != 1 || axis[0] < -rank || axis[0] >= rank) {
     Fail(ctx, TF_INVALID_ARGUMENT, "GatherV2: axis must be a scalar in [" + std::to_string(-rank) +
                                        ", " + std::to_string(rank) + ")");

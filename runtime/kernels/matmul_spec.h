@@ -20,6 +20,7 @@ namespace kernels {
 struct MatMulAttrs {
   bool transpose_a = false;
   bool transpose_b = false;
+  bool equal_batches = false;  // BatchMatMul (TF1-era): no broadcasting of batch dims
 };
 
 inline void* CreateMatMulAttrs(TF_OpKernelConstruction* ctx, const char* a_name,
@@ -36,6 +37,11 @@ inline void* CreateMatMul(TF_OpKernelConstruction* ctx) {
 }
 inline void* CreateBatchMatMul(TF_OpKernelConstruction* ctx) {
   return CreateMatMulAttrs(ctx, "adj_x", "adj_y");
+}
+inline void* CreateBatchMatMulV1(TF_OpKernelConstruction* ctx) {
+  auto* attrs = static_cast<MatMulAttrs*>(CreateMatMulAttrs(ctx, "adj_x", "adj_y"));
+  attrs->equal_batches = true;
+  return attrs;
 }
 inline void DeleteMatMulAttrs(void* p) { delete static_cast<MatMulAttrs*>(p); }
 
@@ -92,6 +98,21 @@ inline bool PlanBatchMatMul(TF_OpKernelContext* ctx, const MatMulAttrs& attrs, M
   }
   const bool ta = attrs.transpose_a, tb = attrs.transpose_b;
   const size_t xr = xd.size(), yr = yd.size();
+  if (attrs.equal_batches) {  // TensorFlow's messages for BatchMatMul
+    if (xr != yr) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: " + ShapeString(xd) +
+                                         " vs. " + ShapeString(yd));
+      return false;
+    }
+    for (size_t d = 0; d + 2 < xr; ++d) {
+      if (xd[d] != yd[d]) {
+        Fail(ctx, TF_INVALID_ARGUMENT, "In[0].dim(" + std::to_string(d) + ") and In[1].dim(" +
+                                           std::to_string(d) + ") must be the same: " +
+                                           ShapeString(xd) + " vs " + ShapeString(yd));
+        return false;
+      }
+    }
+  }
   const int64_t m = ta ? xd[xr - 1] : xd[xr - 2], k = ta ? xd[xr - 2] : xd[xr - 1];
   const int64_t k2 = tb ? yd[yr - 1] : yd[yr - 2], n = tb ? yd[yr - 2] : yd[yr - 1];
   std::vector<int64_t> xb(xd.begin(), xd.end() - 2), yb(yd.begin(), yd.end() - 2);

@@ -74,10 +74,17 @@ inline void* CreateDiagAlign(TF_OpKernelConstruction* ctx) {
   align->second = v.compare(underscore + 1, std::string::npos, "LEFT") == 0;
   return align;
 }
+// MatrixDiagV2, MatrixDiagPartV2, MatrixSetDiagV2: V3 without the attr, always LEFT_LEFT.
+inline void* CreateDiagLeftLeft(TF_OpKernelConstruction*) { return new std::pair<bool, bool>(true, true); }
 inline void DeleteDiagAlign(void* p) { delete static_cast<std::pair<bool, bool>*>(p); }
 
-// k (host memory): a scalar or one or two int32s, lo <= hi.
+// k (host memory): a scalar or one or two int32s, lo <= hi. The v1 ops (MatrixDiag,
+// MatrixDiagPart, MatrixSetDiag: no k input, so index is past the inputs) have k = 0.
 inline bool ReadDiagIndex(TF_OpKernelContext* ctx, int index, DiagBand* b) {
+  if (index >= TF_NumInputs(ctx)) {
+    b->lo = b->hi = 0;
+    return true;
+  }
   TensorPtr k = Input(ctx, index);
   if (!k) return false;
   const std::vector<int64_t> dims = Dims(k.get());
@@ -117,7 +124,13 @@ inline bool CheckBandBounds(TF_OpKernelContext* ctx, const DiagBand& b) {
 
 // padding_value (host memory) as raw bytes: a scalar, or for MatrixDiagPartV3 (`any_shape`)
 // any one-element tensor, as TensorFlow reads it.
-inline bool ReadPadding(TF_OpKernelContext* ctx, int index, bool any_shape, std::vector<char>* bytes) {
+// The v1 ops (no such input) pad with zeros of `like`'s dtype.
+inline bool ReadPadding(TF_OpKernelContext* ctx, int index, bool any_shape, std::vector<char>* bytes,
+                        const TF_Tensor* like) {
+  if (index >= TF_NumInputs(ctx)) {
+    bytes->assign(TF_DataTypeSize(TF_TensorType(like)), 0);
+    return true;
+  }
   TensorPtr t = Input(ctx, index);
   if (!t) return false;
   if (TF_TensorElementCount(t.get()) != 1 || (!any_shape && TF_NumDims(t.get()) != 0)) {
@@ -148,7 +161,7 @@ inline bool PlanDiagPart(TF_OpKernelContext* ctx, std::pair<bool, bool> align, D
   }
   DiagBand& b = p->band;
   if (!ReadDiagIndex(ctx, 1, &b)) return false;
-  if (!ReadPadding(ctx, 2, true, &p->padding)) return false;
+  if (!ReadPadding(ctx, 2, true, &p->padding, p->input.get())) return false;
   b.rows = dims[dims.size() - 2];
   b.cols = dims.back();
   if (!CheckBandBounds(ctx, b)) return false;
@@ -180,6 +193,10 @@ inline bool PlanDiag(TF_OpKernelContext* ctx, std::pair<bool, bool> align, DiagP
   int64_t sizes[2];
   const char* names[2] = {"num_rows", "num_cols"};
   for (int i = 0; i < 2; ++i) {
+    if (TF_NumInputs(ctx) == 1) {  // MatrixDiag (v1): square matrices
+      sizes[i] = -1;
+      continue;
+    }
     TensorPtr t = Input(ctx, 2 + i);
     if (!t) return false;
     if (TF_NumDims(t.get()) != 0) {
@@ -188,7 +205,7 @@ inline bool PlanDiag(TF_OpKernelContext* ctx, std::pair<bool, bool> align, DiagP
     }
     sizes[i] = IndexValues(t.get())[0];
   }
-  if (!ReadPadding(ctx, 4, false, &p->padding)) return false;
+  if (!ReadPadding(ctx, 4, false, &p->padding, p->diagonal.get())) return false;
   const std::vector<int64_t> dims = Dims(p->diagonal.get());
   const int64_t want_rank = b.num_diags() > 1 ? 2 : 1;
   if (static_cast<int64_t>(dims.size()) < want_rank) {

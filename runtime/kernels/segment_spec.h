@@ -23,8 +23,8 @@ struct SortedSegmentPlan {
 
 // Segment*(data, segment_ids) when `sparse` is false, SparseSegment*(data, indices,
 // segment_ids) when true, SparseSegment*WithNumSegments(..., num_segments) when
-// `num_segments` is true too (the output has num_segments rows). False after reporting
-// the failure.
+// `num_segments` is true too (the output has num_segments rows), and Segment*V2(data,
+// segment_ids, num_segments) with `num_segments` alone. False after reporting the failure.
 inline bool PlanSortedSegment(TF_OpKernelContext* ctx, const char* op, bool sparse,
                               SortedSegmentPlan* p, bool num_segments = false) {
   p->data = Input(ctx, 0);
@@ -63,7 +63,7 @@ inline bool PlanSortedSegment(TF_OpKernelContext* ctx, const char* op, bool spar
   }
   int64_t out_rows = n == 0 ? 0 : seg.back() + 1;
   if (num_segments) {
-    TensorPtr count = Input(ctx, 3);
+    TensorPtr count = Input(ctx, sparse ? 3 : 2);
     if (!count) return false;
     if (TF_NumDims(count.get()) != 0) {
       Fail(ctx, TF_INVALID_ARGUMENT, prefix + "num_segments should be a scalar, not shape " +

@@ -166,7 +166,22 @@ inline bool PlanReverse(TF_OpKernelContext* ctx, ReversePlan* plan) {
   }
   const int64_t rank = static_cast<int64_t>(dims.size());
   std::vector<int64_t> first(dims.size(), 0), step(dims.size(), 1);
-  for (int64_t a : IndexValues(axis_t.get())) {
+  std::vector<int64_t> axes;
+  if (TF_TensorType(axis_t.get()) == TF_BOOL) {  // Reverse (TF1-era): one flag per dim
+    const int64_t n = TF_Dim(axis_t.get(), 0);
+    if (n != rank) {
+      Fail(ctx, TF_INVALID_ARGUMENT, "'dims' must have the same number of values as 'input' has "
+                                     "dimensions. 'input' has " + std::to_string(rank) +
+                                     "'dims' has " + std::to_string(n) + " values");
+      return false;
+    }
+    const bool* flags = static_cast<const bool*>(TF_TensorData(axis_t.get()));
+    for (int64_t d = 0; d < n; ++d)
+      if (flags[d]) axes.push_back(d);
+  } else {
+    axes = IndexValues(axis_t.get());
+  }
+  for (int64_t a : axes) {
     if (a < -rank || a >= rank) {
       Fail(ctx, TF_INVALID_ARGUMENT, "ReverseV2: axis " + std::to_string(a) +
                                          " is out of range for a tensor of rank " +

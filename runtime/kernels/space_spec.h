@@ -127,13 +127,27 @@ inline bool ReadIndexOperand(TF_OpKernelContext* ctx, const TF_Tensor* t, int64_
 }
 
 // SpaceToBatchND / BatchToSpaceND(input, block_shape, paddings / crops).
-inline bool PlanSpaceBatch(TF_OpKernelContext* ctx, bool to_batch, MapPlan<SpaceBatchMap>* plan) {
-  const char* op = to_batch ? "SpaceToBatchND" : "BatchToSpaceND";
+// The TF1-era SpaceToBatch / BatchToSpace(input, paddings / crops) pass their block_size
+// attr as `v1_block`: a 4-D input, block_shape [v1_block, v1_block].
+inline bool PlanSpaceBatch(TF_OpKernelContext* ctx, bool to_batch, MapPlan<SpaceBatchMap>* plan,
+                           int64_t v1_block = 0) {
+  const char* op = v1_block > 0 ? (to_batch ? "SpaceToBatch" : "BatchToSpace")
+                                : (to_batch ? "SpaceToBatchND" : "BatchToSpaceND");
   const char* amounts = to_batch ? "paddings" : "crops";
-  TensorPtr input = Input(ctx, 0), block_t = Input(ctx, 1), pads_t = Input(ctx, 2);
-  if (!input || !block_t || !pads_t) return false;
+  TensorPtr input = Input(ctx, 0), block_t = v1_block > 0 ? nullptr : Input(ctx, 1),
+            pads_t = Input(ctx, v1_block > 0 ? 1 : 2);
+  if (!input || (v1_block == 0 && !block_t) || !pads_t) return false;
   std::vector<int64_t> block, pads;
-  if (!ReadIndexOperand(ctx, block_t.get(), -1, op, "block_shape", &block)) return false;
+  if (v1_block > 0) {
+    if (TF_NumDims(input.get()) != 4) {  // TensorFlow's message, its missing space included
+      Fail(ctx, TF_INVALID_ARGUMENT, "Input rank should be: 4instead of: " +
+                                         std::to_string(TF_NumDims(input.get())));
+      return false;
+    }
+    block = {v1_block, v1_block};
+  } else if (!ReadIndexOperand(ctx, block_t.get(), -1, op, "block_shape", &block)) {
+    return false;
+  }
   const int64_t m = static_cast<int64_t>(block.size());
   if (!ReadIndexOperand(ctx, pads_t.get(), m, op, amounts, &pads)) return false;
   const std::vector<int64_t> id = Dims(input.get());
@@ -216,6 +230,19 @@ inline bool PlanSpaceBatch(TF_OpKernelContext* ctx, bool to_batch, MapPlan<Space
 
 // The kernel's state of DepthToSpace / SpaceToDepth: block_size (NHWC only).
 struct BlockSizeAttrs { int64_t block_size = 2; };
+
+// SpaceToBatch / BatchToSpace (TF1-era): block_size only (the OpDef keeps it >= 2); the
+// ND kernels run with this state, null for the ND ops.
+inline void* CreateSpaceBatchV1(TF_OpKernelConstruction* ctx) {
+  auto* a = new BlockSizeAttrs();
+  StatusPtr s = NewStatus();
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "block_size", &a->block_size, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelConstruction_Failure(ctx, s.get());
+  return a;
+}
+inline int64_t SpaceBatchV1Block(void* state) {
+  return state != nullptr ? static_cast<BlockSizeAttrs*>(state)->block_size : 0;
+}
 
 inline void* CreateBlockSize(TF_OpKernelConstruction* ctx, const char* device) {
   auto* a = new BlockSizeAttrs();

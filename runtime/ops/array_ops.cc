@@ -2,6 +2,9 @@
 #include "op_table.h"
 
 namespace opgen {
+namespace shape_fns {
+extern const OpShapeFn kParallelConcat;  // array_shape_fns.cc
+}  // namespace shape_fns
 
 void RegisterArrayOps(TF_Status* status) {
   RegisterOps({
@@ -21,6 +24,17 @@ void RegisterArrayOps(TF_Status* status) {
        "All inputs have the same rank and agree in every dimension but `axis`.",
        {{"values", "The tensors to join (at least 2)."}, {"axis", "The dimension to join along."},
         {"output", "The joined tensor."}}},
+      {"Concat", {"N: int >= 2", "T: type"}, {"concat_dim: int32", "values: N * T"}, {"output: T"},
+       shape_fns::kConcatV1, "ConcatV2 with the axis first, as TF1-era graphs hold it.",
+       "All inputs have the same rank and agree in every dimension but `concat_dim`.",
+       {{"concat_dim", "The dimension to join along."}, {"values", "The tensors to join (at least 2)."},
+        {"output", "The joined tensor."}}},
+      {"ParallelConcat", {"N: int >= 1", "T: type", "shape: shape"}, {"values: N * T"},
+       {"output: T"}, shape_fns::kParallelConcat,
+       "Stacks N tensors of shape [1] + shape[1:] along dimension 0 into `shape`.",
+       "TensorFlow rewrites it into in-place updates of one buffer; here it is a concatenation.",
+       {{"values", "Tensors of shape [1] + shape[1:]."}, {"output", "The stacked tensor."},
+        {"shape", "The output's shape; shape[0] is N."}}},
       {"Pack", {"N: int >= 1", "T: type", "axis: int = 0"}, {"values: N * T"}, {"output: T"},
        shape_fns::kPack,
        "Stacks N tensors of the same shape into one of rank one higher.",
@@ -100,6 +114,13 @@ void RegisterArrayOps(TF_Status* status) {
        {{"params", "The values to gather from."}, {"indices", "Indices into dimension `axis`."},
         {"axis", "The dimension to gather along (a scalar)."}, {"output", "The gathered values."},
         {"batch_dims", "Number of leading batch dimensions; only 0 is supported."}}},
+      {"Gather", {"validate_indices: bool = true", "Tparams: type", "Tindices: {int32, int64}"},
+       {"params: Tparams", "indices: Tindices"}, {"output: Tparams"}, shape_fns::kGatherV1,
+       "GatherV2 along axis 0, as TF1-era graphs hold it.",
+       "The output shape is indices.shape + params.shape[1:]; indices are always checked.",
+       {{"params", "The values to gather from."}, {"indices", "Indices into dimension 0."},
+        {"output", "The gathered values."},
+        {"validate_indices", "Ignored: indices are always checked (as in TensorFlow's CPU kernel)."}}},
       {"Range",
        {"Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = DT_INT32"},
        {"start: Tidx", "limit: Tidx", "delta: Tidx"}, {"output: Tidx"}, shape_fns::kRange,
@@ -139,6 +160,14 @@ void RegisterArrayOps(TF_Status* status) {
        "others are left as they are.",
        {{"tensor", "The values."}, {"axis", "The dimensions to reverse (1-D)."},
         {"output", "`tensor` reversed along `axis`."}}},
+      {"Reverse",
+       {"T: {uint8, int8, uint16, int16, uint32, int32, uint64, int64, bool, bfloat16, half, "
+        "float, double, complex64, complex128, string}"},
+       {"tensor: T", "dims: bool"}, {"output: T"}, shape_fns::kUnchanged,
+       "ReverseV2 with one flag per dimension, as TF1-era graphs hold it.",
+       "Dimension i is reversed where dims[i] is true; dims has one entry per dimension.",
+       {{"tensor", "The values (rank <= 8)."}, {"dims", "One flag per dimension of `tensor`."},
+        {"output", "`tensor` reversed along the flagged dimensions."}}},
       {"ExpandDims", {"T: type", "Tdim: {int32, int64} = DT_INT32"}, {"input: T", "dim: Tdim"},
        {"output: T"}, shape_fns::kExpandDims, "Inserts a dimension of size 1 at index `dim`.",
        "`dim` may be negative, counting from the end (-1 appends).",

@@ -50,19 +50,20 @@ int64_t VectorLength(ShapeFnContext& c, int i, const char* what) {
   return s.dims[0];
 }
 
-void Concat(ShapeFnContext& c) {
-  const int n = c.num_inputs() - 1;  // the last input is the axis
-  c.InputWithRank(n, 0, "axis");
-  std::optional<std::vector<int64_t>> axis = c.InputInts(n);
+// ConcatV2 (values, then the axis) and Concat (the axis, then `n` values from `first`).
+void JoinShape(ShapeFnContext& c, int axis_index, int first) {
+  const int n = c.num_inputs() - 1;
+  c.InputWithRank(axis_index, 0, "axis");
+  std::optional<std::vector<int64_t>> axis = c.InputInts(axis_index);
   int64_t rank = -1;
-  for (int i = 0; i < n; ++i)
+  for (int i = first; i < first + n; ++i)
     rank = MergeRank(rank, c.Input(i).rank(), "the ranks of the inputs");
   if (rank < 0) return c.SetOutput(0, PartialShape::Unknown());
   if (!axis) return c.SetOutput(0, PartialShape::UnknownDims(rank));
   const int64_t a = CanonicalAxis((*axis)[0], rank, "axis");
   PartialShape out = PartialShape::UnknownDims(rank);
   int64_t joined = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int i = first; i < first + n; ++i) {
     PartialShape s = c.Input(i);
     if (!s.rank_known) {
       joined = kUnknownDim;
@@ -78,6 +79,8 @@ void Concat(ShapeFnContext& c) {
   out.dims[a] = joined;
   c.SetOutput(0, out);
 }
+void Concat(ShapeFnContext& c) { JoinShape(c, c.num_inputs() - 1, 0); }
+void ConcatV1(ShapeFnContext& c) { JoinShape(c, 0, 1); }
 
 void Pack(ShapeFnContext& c) {
   PartialShape merged;
@@ -262,6 +265,31 @@ void Gather(ShapeFnContext& c) {
   c.SetOutput(0, out);
 }
 
+// ParallelConcat: attr `shape`, whose first dim is the number of values, each
+// [1] + shape[1:].
+void ParallelConcat(ShapeFnContext& c) {
+  PartialShape shape = c.AttrShape("shape");
+  if (shape.rank_known) {
+    if (shape.rank() < 1) Fail("attr shape must have at least one dimension");
+    shape.dims[0] = MergeDim(shape.dims[0], c.num_inputs(), "shape[0] and the number of values");
+    PartialShape each = shape;
+    each.dims[0] = 1;
+    for (int i = 0; i < c.num_inputs(); ++i)
+      each = MergeShapes(each, c.Input(i), "value " + std::to_string(i) + " does not have shape [1] + shape[1:]");
+    for (int64_t k = 1; k < shape.rank(); ++k) shape.dims[k] = each.dims[k];
+  }
+  c.SetOutput(0, shape);
+}
+
+// Gather (v1): along axis 0, out = indices.shape + params.shape[1:].
+void GatherV1(ShapeFnContext& c) {
+  const PartialShape params = c.InputWithRankAtLeast(0, 1, "params"), indices = c.Input(1);
+  if (!params.rank_known || !indices.rank_known) return c.SetOutput(0, PartialShape::Unknown());
+  PartialShape out = indices;
+  out.dims.insert(out.dims.end(), params.dims.begin() + 1, params.dims.end());
+  c.SetOutput(0, out);
+}
+
 // The number of steps of `delta` from `start` to before `limit`.
 template <typename T>
 int64_t RangeLength(T start, T limit, T delta) {
@@ -443,6 +471,9 @@ const OpShapeFn kConst = ShapeFn<Const>;
 const OpShapeFn kPlaceholder = ShapeFn<Placeholder>;
 const OpShapeFn kPlaceholderWithDefault = ShapeFn<PlaceholderWithDefault>;
 const OpShapeFn kConcat = ShapeFn<Concat>;
+const OpShapeFn kConcatV1 = ShapeFn<ConcatV1>;
+const OpShapeFn kGatherV1 = ShapeFn<GatherV1>;
+extern const OpShapeFn kParallelConcat = ShapeFn<ParallelConcat>;  // declared in array_ops.cc
 const OpShapeFn kPack = ShapeFn<Pack>;
 const OpShapeFn kUnpack = ShapeFn<Unpack>;
 const OpShapeFn kSlice = ShapeFn<Slice>;

@@ -17,6 +17,16 @@ int64_t SizeDim(ShapeFnContext& c, int i) {
   return (*size)[0];
 }
 
+// HistogramFixedWidth: [nbins], value_range a vector, nbins a scalar.
+void HistogramShape(ShapeFnContext& c) {
+  c.InputWithRank(1, 1, "value_range");
+  c.InputWithRank(2, 0, "nbins");
+  std::optional<std::vector<int64_t>> nbins = c.InputInts(2);
+  if (nbins && (*nbins)[0] <= 0)
+    Fail("nbins should be a positive number, but got '" + std::to_string((*nbins)[0]) + "'");
+  c.SetOutput(0, PartialShape::Of({nbins ? (*nbins)[0] : kUnknownDim}));
+}
+
 void BincountShape(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({SizeDim(c, 1)})); }
 
 // Rank 0 or 1 input: [size]; rank 2: [rows, size].
@@ -57,6 +67,14 @@ const std::pair<std::string, std::string> kWeightsDoc{
 
 void RegisterBincountOps(TF_Status* status) {
   RegisterOps({
+      {"HistogramFixedWidth",
+       {"T: {int32, int64, float, double}", "dtype: {int32, int64} = DT_INT32"},
+       {"values: T", "value_range: T", "nbins: int32"}, {"out: dtype"}, ShapeFn<HistogramShape>,
+       "Counts `values` in `nbins` equal bins spanning `value_range`.",
+       "Values below value_range[0] count in the first bin, values from value_range[1] on "
+       "in the last.",
+       {{"values", "Any shape."}, {"value_range", "[lo, hi], lo < hi."},
+        {"nbins", "The number of bins (positive)."}, {"out", "The counts, [nbins]."}}},
       {"Bincount", {"T: {int32, int64, float, double}"},
        {"arr: int32", "size: int32", "weights: T"}, {"bins: T"}, ShapeFn<BincountShape>,
        "How often each value in [0, size) occurs in `arr` (or the sum of its weights).",

@@ -21,6 +21,8 @@ void RegisterOps(std::initializer_list<OpRegistration> ops, TF_Status* status) {
     if (op.is_stateful) TF_OpDefinitionBuilderSetIsStateful(b, true);
     if (op.is_distributed_communication)
       OPGEN_OpDefinitionBuilderSetIsDistributedCommunication(b, true);
+    if (op.deprecated_version > 0)
+      TF_OpDefinitionBuilderDeprecated(b, op.deprecated_version, op.deprecation.c_str());
     TF_OpDefinitionBuilderSetShapeInferenceFunction(b, op.shape_fn);
     OPGEN_OpDefinitionBuilderSetSummary(b, op.summary.c_str());
     OPGEN_OpDefinitionBuilderSetDescription(b, op.description.c_str());

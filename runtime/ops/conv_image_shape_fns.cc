@@ -125,18 +125,19 @@ int64_t VectorLength(ShapeFnContext& c, int i, const char* what) {
 }
 
 // SpaceToBatchND (kToBatch) and BatchToSpaceND: input [batch] + M spatial + remaining.
+// `m` is block_shape's length (-1: unknown) and `block` its value when known; the
+// amounts (paddings / crops) are input `amounts_index`.
 template <bool kToBatch>
-void SpaceBatch(ShapeFnContext& c) {
-  const PartialShape input = c.Input(0);
-  const int64_t m = VectorLength(c, 1, "block_shape");
-  const PartialShape amounts = c.InputWithRank(2, 2, kToBatch ? "paddings" : "crops");
+void SpaceBatchWith(ShapeFnContext& c, const PartialShape& input, int64_t m,
+                    std::optional<std::vector<int64_t>> block, int amounts_index) {
+  const PartialShape amounts = c.InputWithRank(amounts_index, 2, kToBatch ? "paddings" : "crops");
   MergeDim(amounts.dims[1], 2, "the second dimension of paddings / crops");
   const int64_t mm = MergeDim(m, amounts.dims[0], "block_shape's length against paddings / crops rows");
   if (!input.rank_known) return c.SetOutput(0, PartialShape::Unknown());
   if (mm >= 0 && input.rank() < 1 + mm)
     Fail("input of rank " + Str(input.rank()) + " has fewer than 1 + " + Str(mm) + " dimensions");
   PartialShape out = PartialShape::UnknownDims(input.rank());
-  std::optional<std::vector<int64_t>> block = c.InputInts(1), pads = c.InputInts(2);
+  std::optional<std::vector<int64_t>> pads = c.InputInts(amounts_index);
   if (mm < 0 || !block) return c.SetOutput(0, out);
   for (int64_t k = 1 + mm; k < input.rank(); ++k) out.dims[k] = input.dims[k];
   int64_t product = 1;
@@ -172,6 +173,19 @@ void SpaceBatch(ShapeFnContext& c) {
     }
   }
   c.SetOutput(0, out);
+}
+
+template <bool kToBatch>
+void SpaceBatch(ShapeFnContext& c) {
+  const int64_t m = VectorLength(c, 1, "block_shape");
+  SpaceBatchWith<kToBatch>(c, c.Input(0), m, c.InputInts(1), 2);
+}
+
+// SpaceToBatch / BatchToSpace (TF1-era): 4-D input, two spatial dims of attr block_size.
+template <bool kToBatch>
+void SpaceBatchV1(ShapeFnContext& c) {
+  const int64_t bs = c.AttrInt("block_size");
+  SpaceBatchWith<kToBatch>(c, c.InputWithRank(0, 4, "input"), 2, std::vector<int64_t>{bs, bs}, 1);
 }
 
 void FusedBatchNormV1(ShapeFnContext& c) {
@@ -269,6 +283,8 @@ const OpShapeFn kDepthwiseConv2D = ShapeFn<DepthwiseConv2D>;
 const OpShapeFn kConv2DBackpropInput = ShapeFn<Conv2DBackpropInput>;
 const OpShapeFn kConv3D = ShapeFn<Conv3D>;
 const OpShapeFn kSpaceToBatchND = ShapeFn<SpaceBatch<true>>;
+const OpShapeFn kSpaceToBatch = ShapeFn<SpaceBatchV1<true>>;
+const OpShapeFn kBatchToSpace = ShapeFn<SpaceBatchV1<false>>;
 const OpShapeFn kBatchToSpaceND = ShapeFn<SpaceBatch<false>>;
 const OpShapeFn kFusedBatchNormV1 = ShapeFn<FusedBatchNormV1>;
 const OpShapeFn kResize = ShapeFn<Resize>;

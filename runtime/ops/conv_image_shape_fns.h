@@ -10,6 +10,7 @@ void RegisterConvImageOps(TF_Status* status);  // conv_image_ops.cc
 
 namespace shape_fns {
 extern const OpShapeFn kDepthwiseConv2D, kConv2DBackpropInput, kConv3D, kSpaceToBatchND,
-    kBatchToSpaceND, kFusedBatchNormV1, kResize, kDepthToSpace, kSpaceToDepth, kMirrorPad;
+    kBatchToSpaceND, kFusedBatchNormV1, kResize, kDepthToSpace, kSpaceToDepth, kMirrorPad,
+    kSpaceToBatch, kBatchToSpace;  // the TF1-era forms
 }  // namespace shape_fns
 }  // namespace opgen

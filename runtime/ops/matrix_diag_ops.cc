@@ -71,6 +71,25 @@ void SetDiagShape(ShapeFnContext& c) {
   c.SetOutput(0, c.InputWithRankAtLeast(0, 2, "input"));
 }
 
+// MatrixDiag (v1): [..., n] -> [..., n, n].
+void DiagV1Shape(ShapeFnContext& c) {
+  PartialShape s = c.InputWithRankAtLeast(0, 1, "diagonal");
+  if (s.rank_known) s.dims.push_back(s.dims.back());
+  c.SetOutput(0, s);
+}
+
+// MatrixDiagPart (v1): [..., rows, cols] -> [..., min(rows, cols)].
+void DiagPartV1Shape(ShapeFnContext& c) {
+  PartialShape s = c.InputWithRankAtLeast(0, 2, "input");
+  if (!s.rank_known) return c.SetOutput(0, s);
+  const int64_t cols = s.dims.back();
+  s.dims.pop_back();
+  const int64_t rows = s.dims.back();
+  s.dims.back() = rows < 0 || cols < 0 ? kUnknownDim : std::min(rows, cols);
+  c.SetOutput(0, s);
+}
+
+
 }  // namespace
 
 void RegisterMatrixDiagOps(TF_Status* status) {
@@ -100,6 +119,31 @@ void RegisterMatrixDiagOps(TF_Status* status) {
        "diagonal is shaped as MatrixDiagPartV3's output for the same k.",
        {{"input", "Matrices [..., rows, cols]."}, {"diagonal", "The new diagonals."}, kKDoc,
         {"output", "input with the band replaced."}, kAlignDoc}},
+      {"MatrixDiagV2", {"T: type"},
+       {"diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32", "padding_value: T"},
+       {"output: T"}, ShapeFn<DiagShape>, "MatrixDiagV3 with align LEFT_LEFT (TF 2.2's form).", "",
+       {{"diagonal", "The diagonals."}, kKDoc,
+        {"num_rows", "The matrices' rows, or -1."}, {"num_cols", "The matrices' columns, or -1."},
+        {"padding_value", "The value outside the band."}, {"output", "[..., num_rows, num_cols]."}}},
+      {"MatrixDiagPartV2", {"T: type"}, {"input: T", "k: int32", "padding_value: T"},
+       {"diagonal: T"}, ShapeFn<DiagPartShape>,
+       "MatrixDiagPartV3 with align LEFT_LEFT (TF 2.2's form).", "",
+       {{"input", "Matrices [..., rows, cols]."}, kKDoc,
+        {"padding_value", "The value that fills short diagonals."}, {"diagonal", "The diagonals."}}},
+      {"MatrixSetDiagV2", {"T: type"}, {"input: T", "diagonal: T", "k: int32"}, {"output: T"},
+       ShapeFn<SetDiagShape>, "MatrixSetDiagV3 with align LEFT_LEFT (TF 2.2's form).", "",
+       {{"input", "Matrices [..., rows, cols]."}, {"diagonal", "The new diagonals."}, kKDoc,
+        {"output", "input with the band replaced."}}},
+      {"MatrixDiag", {"T: type"}, {"diagonal: T"}, {"output: T"}, ShapeFn<DiagV1Shape>,
+       "Square matrices with `diagonal` on the main diagonal, zeros elsewhere (v1).", "",
+       {{"diagonal", "[..., n]."}, {"output", "[..., n, n]."}}},
+      {"MatrixDiagPart", {"T: type"}, {"input: T"}, {"diagonal: T"}, ShapeFn<DiagPartV1Shape>,
+       "The main diagonal of batched matrices (v1).", "",
+       {{"input", "Matrices [..., rows, cols]."}, {"diagonal", "[..., min(rows, cols)]."}}},
+      {"MatrixSetDiag", {"T: type"}, {"input: T", "diagonal: T"}, {"output: T"},
+       ShapeFn<SetDiagShape>, "Batched matrices with their main diagonal replaced (v1).", "",
+       {{"input", "Matrices [..., rows, cols]."}, {"diagonal", "[..., min(rows, cols)]."},
+        {"output", "input with the main diagonal replaced."}}},
       {"L2Loss", {"T: {half, bfloat16, float, double}"}, {"t: T"}, {"output: T"},
        shape_fns::kScalar, "L2 loss: sum(t ** 2) / 2, without the square root.", "",
        {{"t", "Typically 2-D, but any shape."}, {"output", "A scalar."}}},

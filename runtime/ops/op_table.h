@@ -26,6 +26,9 @@ struct OpRegistration {
   bool is_aggregate = false;
   bool is_stateful = false;
   bool is_distributed_communication = false;
+  // TensorFlow's deprecation of an op kept for old graphs (0: not deprecated).
+  int deprecated_version = 0;
+  std::string deprecation = "";
 };
 
 // Registers each op in turn; stops at the first failure, leaving it in `status`.

@@ -12,6 +12,17 @@ void RegisterPlaceholderOps(TF_Status* status) {
        "Running a graph that needs this node without feeding it is an error.",
        {{"output", "The fed tensor."}, {"dtype", "The dtype of the fed tensor."},
         {"shape", "The shape fed tensors must have; unknown rank accepts any shape."}}},
+      [] {
+        OpRegistration op{"PlaceholderV2", {"dtype: type", "shape: shape"}, {}, {"output: dtype"},
+                          shape_fns::kPlaceholder,
+                          "Placeholder as TF1-era graphs spell it (shape required).",
+                          "Runs as Placeholder: each session run must feed it.",
+                          {{"output", "The fed tensor."}, {"dtype", "The dtype of the fed tensor."},
+                           {"shape", "The shape fed tensors must have."}}};
+        op.deprecated_version = 23;
+        op.deprecation = "Placeholder now behaves the same as PlaceholderV2.";
+        return op;
+      }(),
       {"PlaceholderWithDefault", {"dtype: type", "shape: shape"}, {"input: dtype"},
        {"output: dtype"}, shape_fns::kPlaceholderWithDefault,
        "A graph input that passes `input` through when no value is fed.",

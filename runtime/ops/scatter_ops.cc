@@ -62,6 +62,22 @@ OpRegistration Segment(const char* name, const char* t, const char* summary) {
            {"output", "One reduced row per segment."}}};
 }
 
+// Segment*V2: Segment* with the output's rows given (TF 2.x's form of the sorted ops).
+OpRegistration SegmentV2(const char* name, const char* t, const char* summary) {
+  return {name,
+          {t, "Tindices: {int32, int64}", "Tnumsegments: {int32, int64} = DT_INT32"},
+          {"data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"},
+          {"output: T"},
+          shape_fns::kUnsortedSegmentReduction,
+          summary,
+          "`segment_ids` is sorted, one id per row of `data`, each below `num_segments`; a "
+          "segment no id names is 0 (1 for the product).",
+          {{"data", "The values."},
+           {"segment_ids", "The sorted segment of each row of `data`."},
+           {"num_segments", "The number of segments: the output's first dimension."},
+           {"output", "One reduced row per segment."}}};
+}
+
 OpRegistration SparseSegment(const char* name, const char* t, const char* summary) {
   return {name,
           {t, "Tidx: {int32, int64} = DT_INT32", "Tsegmentids: {int32, int64} = DT_INT32",
@@ -179,6 +195,13 @@ void RegisterScatterOps(TF_Status* status) {
               "The minimum of the rows in each sorted segment."),
       Segment("SegmentProd", "T: numbertypes",
               "The product of the rows in each sorted segment."),
+      SegmentV2("SegmentSumV2", "T: numbertypes", "Sums the rows of `data` in each sorted segment."),
+      SegmentV2("SegmentProdV2", "T: numbertypes",
+                "The product of the rows in each sorted segment."),
+      SegmentV2("SegmentMaxV2", "T: realnumbertypes",
+                "The maximum of the rows in each sorted segment."),
+      SegmentV2("SegmentMinV2", "T: realnumbertypes",
+                "The minimum of the rows in each sorted segment."),
       Stitch("DynamicStitch", "Interleaves the rows of `data` into one tensor at `indices`."),
       Stitch("ParallelDynamicStitch",
              "Interleaves the rows of `data` into one tensor at `indices` (duplicates in no "

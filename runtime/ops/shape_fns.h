@@ -23,7 +23,8 @@ extern const OpShapeFn kRankAtLeast1;   // like kUnchanged, input 0 of rank >= 1
 // Array ops.
 extern const OpShapeFn kConst, kPlaceholder, kPlaceholderWithDefault, kConcat, kPack, kUnpack,
     kSlice, kStridedSlice, kPad, kTile, kGather, kRange, kReshape, kTranspose, kExpandDims,
-    kSqueeze, kShape, kFill, kShapeN, kPadV2, kBroadcastArgs, kVariableShape, kEmpty, kUnravelIndex;
+    kSqueeze, kShape, kFill, kShapeN, kPadV2, kBroadcastArgs, kVariableShape, kEmpty, kUnravelIndex,
+    kConcatV1, kGatherV1;  // the TF1-era Concat and Gather
 
 // Math ops.
 extern const OpShapeFn kCross, kExplicitShape, kEqualityBroadcast, kMatrixBandPart, kReduction, kArgReduction, kMatMul, kBatchMatMul;

@@ -236,6 +236,25 @@ def baseline(op_def, rng):
         "MatrixDiagV3": lambda: ([_x(rng, (2, 2, 3)), np.array([0, 1], i32), i32(-1), i32(-1),
                                   f32(-1)], {"align": "LEFT_RIGHT"}),
         "MatrixSetDiagV3": lambda: ([_x(rng, (2, 3, 4)), _x(rng, (2, 3)), i32(0)], {}),
+        # the older forms (TF1-era v1, TF 2.2's V2)
+        "MatrixDiagPartV2": lambda: ([_x(rng, (2, 3, 4)), np.array([-1, 1], i32), f32(0.5)], {}),
+        "MatrixDiagV2": lambda: ([_x(rng, (2, 2, 3)), np.array([0, 1], i32), i32(-1), i32(-1),
+                                  f32(-1)], {}),
+        "MatrixSetDiagV2": lambda: ([_x(rng, (2, 3, 4)), _x(rng, (2, 3)), i32(0)], {}),
+        "MatrixDiag": lambda: ([_x(rng, (2, 3))], {}),
+        "MatrixDiagPart": lambda: ([_x(rng, (2, 3, 4))], {}),
+        "MatrixSetDiag": lambda: ([_x(rng, (2, 3, 4)), _x(rng, (2, 3))], {}),
+        "Concat": lambda: ([i32(0), [_x(rng), _x(rng)]], {}),
+        "ParallelConcat": lambda: ([[_x(rng, (1, 3)), _x(rng, (1, 3))]], {"shape": [2, 3]}),
+        "Gather": lambda: ([_x(rng, (3, 4)), np.array([0, 2], i32)], {}),
+        "Reverse": lambda: ([_x(rng, (2, 3, 2)), np.array([True, False, True])], {}),
+        "BatchMatMul": lambda: ([_x(rng, (2, 2, 3)), _x(rng, (2, 3, 4))], {}),
+        "PlaceholderV2": lambda: ([], {"dtype": dtypes.float32, "shape": [2]}),
+        "SpaceToBatch": lambda: ([_x(rng, (1, 4, 4, 2)), np.zeros((2, 2), i32)], {"block_size": 2}),
+        "BatchToSpace": lambda: ([_x(rng, (4, 2, 2, 1)), np.zeros((2, 2), i32)], {"block_size": 2}),
+        **{op: (lambda: ([_x(rng, (4, 2)), np.array([0, 0, 2, 2], i32), i32(4)], {}))
+           for op in ("SegmentSumV2", "SegmentProdV2", "SegmentMaxV2", "SegmentMinV2")},
+        "HistogramFixedWidth": lambda: ([_x(rng, (2, 3)), np.array([0.0, 1.0], f32), i32(4)], {}),
         "L2Loss": lambda: ([_x(rng, (2, 3))], {}),
         "InTopKV2": lambda: ([_x(rng, (3, 4)), np.array([0, 3, 1], i32), i32(2)], {}),
         "InTopK": lambda: ([_x(rng, (3, 4)), np.array([0, 3, 1], i64)], {"k": 2}),
@@ -597,7 +616,8 @@ def generated_cases(op_def, rng):
     name = op_def.name
     base_inputs, base_attrs = baseline(op_def, rng)
     # A Placeholder runs only fed, in a graph.
-    yield Case(name, base_inputs, base_attrs, ANY if name == "Placeholder" else OK, "baseline")
+    yield Case(name, base_inputs, base_attrs, ANY if name in ("Placeholder", "PlaceholderV2") else OK,
+               "baseline")
 
     # Inputs of one type attr: every allowed dtype together (each kernel), then one
     # input alone in another dtype (a mismatch).
@@ -763,6 +783,25 @@ def invalid_cases():
     window3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
     cases = [
         ("GatherV2", [_a((3, 4)), _v(0, 3), i32(0)], {}, "index 3 of 3 rows"),
+        ("Gather", [_a((3, 4)), _v(0, 3)], {}, "index 3 of 3 rows"),
+        ("Gather", [f32(1), _v(0)], {}, "scalar params"),
+        ("Concat", [i32(2), [_a((2, 3)), _a((2, 3))]], {}, "axis 2 of rank 2"),
+        ("Concat", [i32(0), [_a((2, 3)), _a((2, 4))]], {}, "shapes differ off the axis"),
+        ("Reverse", [_a((2, 3)), np.array([True])], {}, "one flag for two dims"),
+        ("ParallelConcat", [[_a((2, 3)), _a((2, 3))]], {"shape": [2, 3]}, "values not [1, ...]"),
+        ("BatchMatMul", [_a((2, 2, 3)), _a((3, 3, 4))], {}, "batch dims 2 and 3"),
+        ("BatchMatMul", [_a((2, 2, 3)), _a((3, 4))], {}, "ranks 3 and 2"),
+        ("MatrixDiagPart", [_a((3,))], {}, "rank 1"),
+        ("MatrixSetDiag", [_a((2, 3, 3)), _a((2, 2))], {}, "diagonal too short"),
+        ("SpaceToBatch", [_a((1, 4, 4)), np.zeros((2, 2), i32)], {"block_size": 2}, "rank 3"),
+        ("SpaceToBatch", [_a((1, 3, 4, 1)), np.zeros((2, 2), i32)], {"block_size": 2}, "3 by 2"),
+        ("BatchToSpace", [_a((3, 2, 2, 1)), np.zeros((2, 2), i32)], {"block_size": 2}, "batch 3 by 4"),
+        ("SegmentSumV2", [_a((3,)), _v(0, 1, 3), i32(3)], {}, "id 3 of 3 segments"),
+        ("SegmentSumV2", [_a((3,)), _v(0, 2, 1), i32(3)], {}, "ids not sorted"),
+        ("SegmentMaxV2", [_a((3,)), _v(0, 1, 1), i32(-1)], {}, "negative num_segments"),
+        ("HistogramFixedWidth", [_a((3,)), np.array([1.0, 1.0], f32), i32(2)], {}, "empty range"),
+        ("HistogramFixedWidth", [_a((3,)), np.array([0.0, 1.0], f32), i32(0)], {}, "no bins"),
+        ("HistogramFixedWidth", [_a((3,)), np.array([0.0, 1.0, 2.0], f32), i32(2)], {}, "3 ends"),
         ("GatherV2", [_a((3, 4)), _v(-1), i32(0)], {}, "index -1"),
         ("GatherV2", [_a((3, 4)), _v(I64_MIN, dtype=i64), i32(1)], {}, "index int64 min"),
         ("GatherV2", [_a((3, 4)), _v(0), i32(2)], {}, "axis 2 of rank 2"),

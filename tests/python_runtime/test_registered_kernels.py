@@ -30,6 +30,7 @@ CPU_ONLY = {
                   "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
                   "SparseConcat")},
     "Placeholder": "fed values arrive on the host",
+    "PlaceholderV2": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
     # The sparse optimizer updates have host kernels only for now (training_sparse.cc).
     **{op: "sparse optimizer updates: no GPU kernels yet"

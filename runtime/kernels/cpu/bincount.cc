@@ -81,6 +81,28 @@ void RegisterWithTidx(const std::vector<const char*>& host, Types<Ts...>, TF_Sta
 
 using BinTypes = Types<int32_t, int64_t, float, double>;
 
+// HistogramFixedWidth: the bins of ../bincount_spec.h, counted in order.
+template <typename T, typename Out>
+void HistogramCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::HistogramPlan p;
+  T lo{};
+  if (!kernels::PlanHistogram<T>(ctx, &p, &lo)) return;
+  TensorPtr out = AllocateOutput<Out>(ctx, 0, {p.nbins});
+  if (!out) return;
+  Out* bins = Data<Out>(out);
+  std::fill(bins, bins + p.nbins, Out(0));
+  const T* v = Data<T>(p.values);
+  for (int64_t i = 0; i < p.count; ++i) ++bins[kernels::HistogramBin(v[i], lo, p.step, p.nbins)];
+}
+
+template <typename... Ts>
+void RegisterHistogram(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {"HistogramFixedWidth", {{"T", DtypeOf<Ts>::value}, {"dtype", TF_INT32}},
+                            {}, &HistogramCompute<Ts, int32_t>}, status), ...);
+  (RegisterKernel(kDevice, {"HistogramFixedWidth", {{"T", DtypeOf<Ts>::value}, {"dtype", TF_INT64}},
+                            {}, &HistogramCompute<Ts, int64_t>}, status), ...);
+}
+
 }  // namespace
 
 void RegisterBincountKernels(TF_Status* status) {
@@ -91,6 +113,7 @@ void RegisterBincountKernels(TF_Status* status) {
   RegisterWithTidx<Kind::kRagged, int64_t>({}, BinTypes(), status);
   RegisterWithTidx<Kind::kSparse, int32_t>({}, BinTypes(), status);
   RegisterWithTidx<Kind::kSparse, int64_t>({}, BinTypes(), status);
+  RegisterHistogram(BinTypes(), status);
 }
 
 }  // namespace cpu

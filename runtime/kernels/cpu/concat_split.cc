@@ -54,6 +54,20 @@ void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
   Concatenate(ctx, plan.pieces, plan.axis, plan.out_dims, TF_TensorType(plan.pieces[0].get()));
 }
 
+// Concat (TF1-era): the axis is input 0.
+void ConcatV1Compute(void*, TF_OpKernelContext* ctx) {
+  kernels::JoinPlan plan;
+  if (!kernels::PlanConcat(ctx, &plan, true)) return;
+  Concatenate(ctx, plan.pieces, plan.axis, plan.out_dims, TF_TensorType(plan.pieces[0].get()));
+}
+
+// ParallelConcat: the [1, ...] values joined along 0.
+void ParallelConcatCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::JoinPlan plan;
+  if (!kernels::PlanParallelConcat(ctx, &plan)) return;
+  Concatenate(ctx, plan.pieces, plan.axis, plan.out_dims, TF_TensorType(plan.pieces[0].get()));
+}
+
 using kernels::AxisAttr;
 using kernels::CreateAxisAttr;
 using kernels::DeleteAxisAttr;
@@ -103,6 +117,8 @@ void RegisterConcatSplitKernels(TF_Status* status) {
         status);
     RegisterKernel(kDevice, {"ConcatV2", {{"T", t}, {"Tidx", TF_INT64}}, {}, ConcatV2Compute},
         status);
+    RegisterKernel(kDevice, {"Concat", {{"T", t}}, {}, ConcatV1Compute}, status);
+    RegisterKernel(kDevice, {"ParallelConcat", {{"T", t}}, {}, ParallelConcatCompute}, status);
     RegisterKernel(kDevice, {"Pack", {{"T", t}}, {}, PackCompute, CreateAxisAttr, DeleteAxisAttr},
         status);
     RegisterKernel(kDevice, {"Unpack", {{"T", t}}, {}, UnpackCompute, CreateAxisAttr,

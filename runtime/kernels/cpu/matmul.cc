@@ -90,6 +90,15 @@ void RegisterBatchMatMul(Types<Ts...>, TF_Status* status) {
    ...);
 }
 
+// BatchMatMul (TF1-era): BatchMatMulV2's kernel, batch dims required equal.
+template <typename... Ts>
+void RegisterBatchMatMulV1(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {"BatchMatMul", {{"T", DtypeOf<Ts>::value}}, {},
+       &BatchMatMulKernel<Ts>::Compute, kernels::CreateBatchMatMulV1, kernels::DeleteMatMulAttrs},
+       status),
+   ...);
+}
+
 // TensorFlow's CPU types (MatMul's OpDef has no int16).
 using MatMulTypes = Concat<FloatTypes, Types<int32_t, int64_t>, ComplexTypes>;
 using BatchMatMulTypes = Concat<MatMulTypes, Types<int16_t>>;
@@ -99,6 +108,7 @@ using BatchMatMulTypes = Concat<MatMulTypes, Types<int16_t>>;
 void RegisterMatMulKernels(TF_Status* status) {
   RegisterMatMul(MatMulTypes(), status);
   RegisterBatchMatMul(BatchMatMulTypes(), status);
+  RegisterBatchMatMulV1(MatMulTypes(), status);
 }
 
 }  // namespace cpu

@@ -130,6 +130,19 @@ void RegisterDiagonals(Types<Ts...>, TF_Status* status) {
        &DiagPartCompute<sizeof(Ts)>, CreateAlign, kernels::DeleteDiagAlign}, status), ...);
   (RegisterKernel(kDevice, {"MatrixSetDiagV3", {{"T", DtypeOf<Ts>::value}}, {},
        &SetDiagCompute<sizeof(Ts)>, CreateAlign, kernels::DeleteDiagAlign}, status), ...);
+  // The older forms over the same kernels: V2 always LEFT_LEFT, v1 the main diagonal.
+  (RegisterKernel(kDevice, {"MatrixDiagV2", {{"T", DtypeOf<Ts>::value}}, {},
+       &DiagCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
+  (RegisterKernel(kDevice, {"MatrixDiagPartV2", {{"T", DtypeOf<Ts>::value}}, {},
+       &DiagPartCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
+  (RegisterKernel(kDevice, {"MatrixSetDiagV2", {{"T", DtypeOf<Ts>::value}}, {},
+       &SetDiagCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
+  (RegisterKernel(kDevice, {"MatrixDiag", {{"T", DtypeOf<Ts>::value}}, {},
+       &DiagCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
+  (RegisterKernel(kDevice, {"MatrixDiagPart", {{"T", DtypeOf<Ts>::value}}, {},
+       &DiagPartCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
+  (RegisterKernel(kDevice, {"MatrixSetDiag", {{"T", DtypeOf<Ts>::value}}, {},
+       &SetDiagCompute<sizeof(Ts)>, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status), ...);
 }
 
 template <typename... Ts>

@@ -43,6 +43,8 @@ void PlaceholderWithDefaultCompute(void*, TF_OpKernelContext* ctx) {
 void RegisterPlaceholderKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"Placeholder", {}, {}, PlaceholderCompute, CreatePlaceholder,
       DeletePlaceholder}, status);
+  RegisterKernel(kDevice, {"PlaceholderV2", {}, {}, PlaceholderCompute, CreatePlaceholder,
+      DeletePlaceholder}, status);
   RegisterKernel(kDevice, {"PlaceholderWithDefault", {}, {}, PlaceholderWithDefaultCompute}, status);
 }
 

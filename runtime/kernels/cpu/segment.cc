@@ -133,10 +133,18 @@ struct SortedKernel {
     if (!kernels::PlanSortedSegment(ctx, Name(), kSparse, &p, kNum)) return;
     TensorPtr out = AllocateOutput<T>(ctx, 0, p.out_dims);
     if (!out) return;
+    // Segment*V2 (TensorFlow runs them through XLA only): empty segments hold the
+    // identity (the lowest value for a max), as the unsorted reductions'.
     ReduceRows<T, R>(Data<T>(p.data), kSparse ? p.rows.data() : nullptr, p.segments.data(),
-                     static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, false, Data<T>(out));
+                     static_cast<int64_t>(p.rows.size()), p.out_dims[0], p.inner, kNum && !kSparse,
+                     Data<T>(out));
   }
   static const char* Name() {
+    if (kNum && !kSparse)  // Segment*V2: the sorted reductions with num_segments
+      return R == Reduce::kSum    ? "SegmentSumV2"
+             : R == Reduce::kProd ? "SegmentProdV2"
+             : R == Reduce::kMax  ? "SegmentMaxV2"
+                                   : "SegmentMinV2";
     if (kNum)
       return R == Reduce::kSum    ? "SparseSegmentSumWithNumSegments"
              : R == Reduce::kMean ? "SparseSegmentMeanWithNumSegments"
@@ -169,6 +177,15 @@ void RegisterSorted(const char* op, Types<Ts...>, TF_Status* status) {
         &SortedKernel<Ts, R, false>::Compute}, status), ...);
 }
 
+// Segment*V2: the sorted kernels with a num_segments operand.
+template <Reduce R, typename... Ts>
+void RegisterSortedV2(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    for (TF_DataType n : {TF_INT32, TF_INT64})
+      (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", i}, {"Tnumsegments", n}},
+          {}, &SortedKernel<Ts, R, false, true>::Compute}, status), ...);
+}
+
 template <Reduce R, typename... Ts>
 void RegisterSparse(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType i : {TF_INT32, TF_INT64})
@@ -199,6 +216,10 @@ void RegisterSegmentKernels(TF_Status* status) {
   RegisterSorted<Reduce::kProd>("SegmentProd", Numbers(), status);
   RegisterSorted<Reduce::kMax>("SegmentMax", RealTypes(), status);
   RegisterSorted<Reduce::kMin>("SegmentMin", RealTypes(), status);
+  RegisterSortedV2<Reduce::kSum>("SegmentSumV2", Numbers(), status);
+  RegisterSortedV2<Reduce::kProd>("SegmentProdV2", Numbers(), status);
+  RegisterSortedV2<Reduce::kMax>("SegmentMaxV2", RealTypes(), status);
+  RegisterSortedV2<Reduce::kMin>("SegmentMinV2", RealTypes(), status);
   RegisterSparse<Reduce::kSum>("SparseSegmentSum", RealTypes(), status);
   RegisterSparse<Reduce::kMean>("SparseSegmentMean", FloatTypes(), status);
   RegisterSparse<Reduce::kSqrtN>("SparseSegmentSqrtN", FloatTypes(), status);

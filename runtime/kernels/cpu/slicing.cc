@@ -316,9 +316,16 @@ void RegisterSlicingKernels(TF_Status* status) {
       RegisterKernel(kDevice, {"StridedSlice", {{"T", t}, {"Index", index}}, {},
           StridedSliceCompute, kernels::CreateStridedSliceMasks, kernels::DeleteStridedSliceMasks},
           status);
-  for (TF_DataType t : kAllFixedSizeTypes)
-    for (TF_DataType index : {TF_INT32, TF_INT64})
+  for (TF_DataType t : kAllFixedSizeTypes) {
+    for (TF_DataType index : {TF_INT32, TF_INT64}) {
       RegisterKernel(kDevice, {"ReverseV2", {{"T", t}, {"Tidx", index}}, {}, ReverseCompute}, status);
+      // TF1-era Gather (axis 0, no batch_dims) over GatherV2's kernel.
+      RegisterKernel(kDevice, {"Gather", {{"Tparams", t}, {"Tindices", index}}, {}, GatherCompute},
+                     status);
+    }
+    // TF1-era Reverse (a bool flag per dim) over ReverseV2's kernel.
+    RegisterKernel(kDevice, {"Reverse", {{"T", t}}, {}, ReverseCompute}, status);
+  }
   RegisterKernel(kDevice, {"Range", {{"Tidx", TF_FLOAT}}, {}, &RangeKernel<float>::Compute}, status);
   RegisterKernel(kDevice, {"Range", {{"Tidx", TF_DOUBLE}}, {}, &RangeKernel<double>::Compute},
       status);

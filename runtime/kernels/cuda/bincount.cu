@@ -99,6 +99,41 @@ void RegisterWithTidx(const std::vector<const char*>& host, Types<Ts...>, TF_Sta
 
 using BinTypes = Types<int32_t, int64_t, float, double>;
 
+// HistogramFixedWidth: one thread per value adding 1 to its bin (../bincount_spec.h);
+// integer counts, so the order of the atomics does not matter.
+template <typename T, typename Out>
+__global__ void HistogramKernel(const T* values, Out* bins, int64_t n, T lo, double step, int64_t nbins) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    AddTo(bins + kernels::HistogramBin(values[i], lo, step, nbins), Out(1));
+}
+
+template <typename T, typename Out>
+void HistogramCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::HistogramPlan p;
+  T lo{};
+  if (!kernels::PlanHistogram<T>(ctx, &p, &lo)) return;
+  TensorPtr out = AllocateOutput<Out>(ctx, 0, {p.nbins});
+  if (!out) return;
+  cudaStream_t stream = GetStream(ctx);
+  if (stream == nullptr) return;
+  if (!CheckCuda(ctx, cudaMemsetAsync(Data<Out>(out), 0, p.nbins * sizeof(Out), stream),
+                 "HistogramFixedWidth"))
+    return;
+  if (p.count == 0) return;
+  HistogramKernel<T, Out><<<BlocksFor(p.count), kThreads, 0, stream>>>(
+      Data<T>(p.values.get()), Data<Out>(out), p.count, lo, p.step, p.nbins);
+  CheckLaunch(ctx, "HistogramFixedWidth");
+}
+
+template <typename... Ts>
+void RegisterHistogram(Types<Ts...>, TF_Status* status) {
+  (RegisterKernel(kDevice, {"HistogramFixedWidth", {{"T", DtypeOf<Ts>::value}, {"dtype", TF_INT32}},
+                            {"value_range", "nbins"}, &HistogramCompute<Ts, int32_t>}, status), ...);
+  (RegisterKernel(kDevice, {"HistogramFixedWidth", {{"T", DtypeOf<Ts>::value}, {"dtype", TF_INT64}},
+                            {"value_range", "nbins"}, &HistogramCompute<Ts, int64_t>}, status), ...);
+}
+
 }  // namespace
 
 // The CPU kernels' registrations (kernels/cpu/bincount.cc); `size`, the ragged splits
@@ -111,6 +146,7 @@ void RegisterBincountKernels(TF_Status* status) {
   RegisterWithTidx<Kind::kRagged, int64_t>({"splits", "size"}, BinTypes(), status);
   RegisterWithTidx<Kind::kSparse, int32_t>({"indices", "dense_shape", "size"}, BinTypes(), status);
   RegisterWithTidx<Kind::kSparse, int64_t>({"indices", "dense_shape", "size"}, BinTypes(), status);
+  RegisterHistogram(BinTypes(), status);
 }
 
 }  // namespace cuda

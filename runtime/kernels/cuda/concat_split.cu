@@ -141,6 +141,20 @@ void ConcatV2Compute(void*, TF_OpKernelContext* ctx) {
   Concatenate(ctx, "ConcatV2", plan.pieces, plan.axis, plan.out_dims);
 }
 
+// Concat (TF1-era): the axis is input 0.
+void ConcatV1Compute(void*, TF_OpKernelContext* ctx) {
+  kernels::JoinPlan plan;
+  if (!kernels::PlanConcat(ctx, &plan, true)) return;
+  Concatenate(ctx, "Concat", plan.pieces, plan.axis, plan.out_dims);
+}
+
+// ParallelConcat: the [1, ...] values joined along 0.
+void ParallelConcatCompute(void*, TF_OpKernelContext* ctx) {
+  kernels::JoinPlan plan;
+  if (!kernels::PlanParallelConcat(ctx, &plan)) return;
+  Concatenate(ctx, "ParallelConcat", plan.pieces, plan.axis, plan.out_dims);
+}
+
 using kernels::AxisAttr;
 using kernels::CreateAxisAttr;
 using kernels::DeleteAxisAttr;
@@ -188,6 +202,8 @@ void RegisterConcatSplitKernels(TF_Status* status) {
     for (TF_DataType index : kIndexTypes)
       RegisterKernel(kDevice, {"ConcatV2", {{"T", t}, {"Tidx", index}}, {"axis"}, ConcatV2Compute},
                      status);
+    RegisterKernel(kDevice, {"Concat", {{"T", t}}, {"concat_dim"}, ConcatV1Compute}, status);
+    RegisterKernel(kDevice, {"ParallelConcat", {{"T", t}}, {}, ParallelConcatCompute}, status);
     RegisterKernel(kDevice, {"Pack", {{"T", t}}, {}, PackCompute, CreateAxisAttr, DeleteAxisAttr},
                    status);
     RegisterKernel(kDevice, {"Unpack", {{"T", t}}, {}, UnpackCompute, CreateAxisAttr, DeleteAxisAttr},

@@ -78,6 +78,9 @@ void RegisterMatMulKernels(TF_Status* status) {
   RegisterWithAttrs<MatMulKernel>("MatMul", MatMulTypes(), kernels::CreateMatMul, status);
   RegisterWithAttrs<BatchMatMulKernel>("BatchMatMulV2", BatchMatMulTypes(),
                                        kernels::CreateBatchMatMul, status);
+  // BatchMatMul (TF1-era): the same kernel, batch dims required equal.
+  RegisterWithAttrs<BatchMatMulKernel>("BatchMatMul", MatMulTypes(), kernels::CreateBatchMatMulV1,
+                                       status);
 }
 
 }  // namespace cuda

@@ -165,6 +165,20 @@ void RegisterMatrixDiagKernels(TF_Status* status) {
                              &DiagPartCompute, CreateAlign, kernels::DeleteDiagAlign}, status);
     RegisterKernel(kDevice, {"MatrixSetDiagV3", {{"T", dtype}}, {"k"}, &SetDiagCompute,
                              CreateAlign, kernels::DeleteDiagAlign}, status);
+    // The older forms over the same kernels: V2 always LEFT_LEFT, v1 the main diagonal.
+    RegisterKernel(kDevice, {"MatrixDiagV2", {{"T", dtype}},
+                             {"k", "num_rows", "num_cols", "padding_value"}, &DiagCompute,
+                             kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
+    RegisterKernel(kDevice, {"MatrixDiagPartV2", {{"T", dtype}}, {"k", "padding_value"},
+                             &DiagPartCompute, kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
+    RegisterKernel(kDevice, {"MatrixSetDiagV2", {{"T", dtype}}, {"k"}, &SetDiagCompute,
+                             kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
+    RegisterKernel(kDevice, {"MatrixDiag", {{"T", dtype}}, {}, &DiagCompute,
+                             kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
+    RegisterKernel(kDevice, {"MatrixDiagPart", {{"T", dtype}}, {}, &DiagPartCompute,
+                             kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
+    RegisterKernel(kDevice, {"MatrixSetDiag", {{"T", dtype}}, {}, &SetDiagCompute,
+                             kernels::CreateDiagLeftLeft, kernels::DeleteDiagAlign}, status);
   }
   RegisterL2Loss(Types<float, double, __half, __nv_bfloat16>(), status);
 }

@@ -40,9 +40,15 @@ struct SortedKernel {
     if (!out) return;
     LaunchCsrFold<T, F>(ctx, Name(), BuildCsr(p.segments, p.rows, p.out_dims[0]),
                         Data<T>(p.data), nullptr, Data<T>(out), p.out_dims[0], p.inner,
-                        F == Fold::kProd ? Empty::kIdentity : Empty::kZero);
+                        // Segment*V2: empty segments hold the identity, as XLA's
+                        F == Fold::kProd || (kNum && !kSparse) ? Empty::kIdentity : Empty::kZero);
   }
   static const char* Name() {
+    if (kNum && !kSparse)  // Segment*V2: the sorted reductions with num_segments
+      return F == Fold::kSum    ? "SegmentSumV2"
+             : F == Fold::kProd ? "SegmentProdV2"
+             : F == Fold::kMax  ? "SegmentMaxV2"
+                                   : "SegmentMinV2";
     if (kNum)
       return F == Fold::kSum    ? "SparseSegmentSumWithNumSegments"
              : F == Fold::kMean ? "SparseSegmentMeanWithNumSegments"
@@ -74,6 +80,15 @@ void RegisterSorted(const char* op, Types<Ts...>, TF_Status* status) {
   for (TF_DataType i : {TF_INT32, TF_INT64})
     (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", i}}, {"segment_ids"},
         &SortedKernel<Ts, F, false>::Compute}, status), ...);
+}
+
+// Segment*V2: the sorted kernels with a num_segments operand.
+template <Fold F, typename... Ts>
+void RegisterSortedV2(const char* op, Types<Ts...>, TF_Status* status) {
+  for (TF_DataType i : {TF_INT32, TF_INT64})
+    for (TF_DataType n : {TF_INT32, TF_INT64})
+      (RegisterKernel(kDevice, {op, {{"T", DtypeOf<Ts>::value}, {"Tindices", i}, {"Tnumsegments", n}},
+          {"segment_ids", "num_segments"}, &SortedKernel<Ts, F, false, true>::Compute}, status), ...);
 }
 
 template <Fold F, typename... Ts>
@@ -111,6 +126,10 @@ void RegisterSegmentKernels(TF_Status* status) {
   RegisterSorted<Fold::kProd>("SegmentProd", Numbers(), status);
   RegisterSorted<Fold::kMax>("SegmentMax", Reals(), status);
   RegisterSorted<Fold::kMin>("SegmentMin", Reals(), status);
+  RegisterSortedV2<Fold::kSum>("SegmentSumV2", Numbers(), status);
+  RegisterSortedV2<Fold::kProd>("SegmentProdV2", Numbers(), status);
+  RegisterSortedV2<Fold::kMax>("SegmentMaxV2", Reals(), status);
+  RegisterSortedV2<Fold::kMin>("SegmentMinV2", Reals(), status);
   RegisterSparse<Fold::kSum>("SparseSegmentSum", Reals(), status);
   RegisterSparse<Fold::kMean>("SparseSegmentMean", Floats(), status);
   RegisterSparse<Fold::kSqrtN>("SparseSegmentSqrtN", Floats(), status);

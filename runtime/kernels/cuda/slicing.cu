@@ -343,12 +343,17 @@ void RegisterSlicingKernels(TF_Status* status) {
                      status);
       RegisterKernel(kDevice, {"ReverseV2", {{"T", t}, {"Tidx", index}}, {"axis"}, ReverseCompute},
                      status);
+      // TF1-era Gather (axis 0, no batch_dims) over GatherV2's kernel.
+      RegisterKernel(kDevice, {"Gather", {{"Tparams", t}, {"Tindices", index}}, {}, GatherCompute},
+                     status);
       RegisterKernel(kDevice, {"Pad", {{"T", t}, {"Tpaddings", index}}, {"paddings"}, PadCompute},
                      status);
       RegisterKernel(kDevice, {"PadV2", {{"T", t}, {"Tpaddings", index}},
                                {"paddings", "constant_values"}, PadV2Compute},
                      status);
     }
+    // TF1-era Reverse (a bool flag per dim) over ReverseV2's kernel.
+    RegisterKernel(kDevice, {"Reverse", {{"T", t}}, {"dims"}, ReverseCompute}, status);
     for (TF_DataType indices : {TF_INT16, TF_INT32, TF_INT64})
       for (TF_DataType axis : kIndexTypes)
         RegisterKernel(kDevice, {"GatherV2", {{"Tparams", t}, {"Tindices", indices}, {"Taxis", axis}},

@@ -49,9 +49,9 @@ void Finish(TF_OpKernelContext* ctx, const MapPlan<Map>& plan, const TF_Tensor* 
 }
 
 template <bool kToBatch>
-void SpaceBatchCompute(void*, TF_OpKernelContext* ctx) {
+void SpaceBatchCompute(void* state, TF_OpKernelContext* ctx) {  // state: the v1 ops' block_size
   MapPlan<kernels::SpaceBatchMap> plan;
-  if (!kernels::PlanSpaceBatch(ctx, kToBatch, &plan)) return;
+  if (!kernels::PlanSpaceBatch(ctx, kToBatch, &plan, kernels::SpaceBatchV1Block(state))) return;
   TensorPtr input = Input(ctx, 0);
   if (input) Finish(ctx, plan, input.get(), kToBatch ? "SpaceToBatchND" : "BatchToSpaceND");
 }
@@ -95,6 +95,15 @@ void RegisterSpaceKernels(TF_Status* status) {
                             {"block_shape", "crops"}, SpaceBatchCompute<false>},
                  status);
       }
+    // The TF1-era 4-D forms over the same kernels, block_size as their state.
+    for (TF_DataType p : kIndexTypes) {
+      RegisterKernel(kDevice, {"SpaceToBatch", {{"T", t}, {"Tpaddings", p}}, {"paddings"},
+                               SpaceBatchCompute<true>, kernels::CreateSpaceBatchV1,
+                               kernels::DeleteBlockSize}, status);
+      RegisterKernel(kDevice, {"BatchToSpace", {{"T", t}, {"Tidx", p}}, {"crops"},
+                               SpaceBatchCompute<false>, kernels::CreateSpaceBatchV1,
+                               kernels::DeleteBlockSize}, status);
+    }
     RegisterKernel(kDevice, {"DepthToSpace", {{"T", t}}, {}, DepthSpaceCompute<true>, CreateBlockSizeGpu,
                         kernels::DeleteBlockSize},
              status);

@@ -51,6 +51,8 @@ constexpr char kTranspose[] = "Transpose", kConjugateTranspose[] = "ConjugateTra
 
 // ReverseV2: the incoming gradient reversed over the same axes (the axes get none).
 void ReverseV2Grad(GradBuilder& b) { b.Set(0, b.Op("ReverseV2", {b.grad(0), b.input(1)})); }
+// Reverse (TF1-era, a bool flag per dim): the same, over the same flags.
+void ReverseGrad(GradBuilder& b) { b.Set(0, b.Op("Reverse", {b.grad(0), b.input(1)})); }
 
 // A 1-D or scalar integer tensor as int32 (shapes here are int32).
 TF_Output ToInt32(GradBuilder& b, TF_Output t) {
@@ -60,14 +62,17 @@ TF_Output ToInt32(GradBuilder& b, TF_Output t) {
 // ---- concatenation and splitting ----
 
 // ConcatV2(values..., axis): each value's slice of the gradient, where ConcatOffset puts it.
-void ConcatV2Grad(GradBuilder& b) {
-  const int n = b.num_inputs() - 1;
+// Concat (TF1-era) has the axis first: `first` is the first value's input index.
+template <bool kAxisFirst>
+void ConcatGrad(GradBuilder& b) {
+  const int n = b.num_inputs() - 1, first = kAxisFirst ? 1 : 0;
   std::vector<TF_Output> shapes;
-  for (int i = 0; i < n; ++i) shapes.push_back(b.ShapeOf(b.input(i)));
-  TF_Operation* offsets = b.Node("ConcatOffset", {ToInt32(b, b.input(n)), shapes});
+  for (int i = 0; i < n; ++i) shapes.push_back(b.ShapeOf(b.input(first + i)));
+  TF_Operation* offsets = b.Node("ConcatOffset", {ToInt32(b, b.input(kAxisFirst ? 0 : n)), shapes});
   if (!b.ok()) return;
   for (int i = 0; i < n; ++i)
-    if (b.needs(i)) b.Set(i, b.Op("Slice", {b.grad(0), TF_Output{offsets, i}, shapes[i]}));
+    if (b.needs(first + i))
+      b.Set(first + i, b.Op("Slice", {b.grad(0), TF_Output{offsets, i}, shapes[i]}));
 }
 
 // The outputs' gradients concatenated back along the axis.
@@ -214,17 +219,21 @@ void FillGrad(GradBuilder& b) {
 // GatherV2(params, indices, axis), batch_dims 0: the gradient rows summed into the
 // rows of params' dimension `axis` they came from (UnsortedSegmentSum), which is moved
 // first for the sum and back after.
+// Gather (TF1-era: two inputs, no attr batch_dims) is the case axis 0.
 void GatherV2Grad(GradBuilder& b) {
   if (!b.needs(0)) return;
   const TF_Output params = b.input(0), indices = b.input(1);
-  if (b.AttrInt("batch_dims") != 0) {
+  const bool v1 = b.num_inputs() == 2;
+  if (!v1 && b.AttrInt("batch_dims") != 0) {
     TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
                  "the gradient of GatherV2 with batch_dims != 0 is not implemented");
     return;
   }
   std::vector<int64_t> axis_value;
   const int rank = b.Rank(params);
-  const bool const_axis = GradBuilder::ConstInts(b.input(2), &axis_value) && axis_value.size() == 1;
+  if (v1) axis_value = {0};
+  const bool const_axis =
+      v1 || (GradBuilder::ConstInts(b.input(2), &axis_value) && axis_value.size() == 1);
   if (!const_axis || (rank < 0 && axis_value[0] != 0)) {
     TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
                  "the gradient of GatherV2 needs a constant axis, and params of known rank "
@@ -377,6 +386,14 @@ void SpaceBatchGrad(GradBuilder& b) {
 }
 constexpr char kSpaceToBatchND[] = "SpaceToBatchND", kBatchToSpaceND[] = "BatchToSpaceND";
 
+// SpaceToBatch / BatchToSpace (TF1-era): the inverse over the same paddings / crops and
+// block_size.
+template <const char* kInverse>
+void SpaceBatchV1Grad(GradBuilder& b) {
+  b.Set(0, b.Op(kInverse, {b.grad(0), b.input(1)}, {{"block_size", b.AttrInt("block_size")}}));
+}
+constexpr char kSpaceToBatch[] = "SpaceToBatch", kBatchToSpace[] = "BatchToSpace";
+
 void ResizeBilinearGrad(GradBuilder& b) {
   b.Set(0, b.Op("ResizeBilinearGrad", {b.grad(0), b.input(0)},
                 b.CopyAttrs({"align_corners", "half_pixel_centers"})));
@@ -449,7 +466,10 @@ void RegisterArrayGradients() {
   RegisterGrad("ConjugateTranspose", TransposeGrad<kConjugateTranspose>);
   RegisterGrad("ReverseV2", ReverseV2Grad);
   RegisterGrad("PlaceholderWithDefault", IdentityGrad);
-  RegisterGrad("ConcatV2", ConcatV2Grad);
+  RegisterGrad("ConcatV2", ConcatGrad<false>);
+  RegisterGrad("Concat", ConcatGrad<true>);
+  RegisterGrad("Reverse", ReverseGrad);
+  RegisterGrad("Gather", GatherV2Grad);
   RegisterGrad("Split", SplitGrad);
   RegisterGrad("SplitV", SplitVGrad);
   RegisterGrad("Pack", PackGrad);
@@ -475,6 +495,8 @@ void RegisterArrayGradients() {
   RegisterGrad("DepthToSpace", BlockRearrangeGrad<kSpaceToDepth>);
   RegisterGrad("SpaceToBatchND", SpaceBatchGrad<kBatchToSpaceND>);
   RegisterGrad("BatchToSpaceND", SpaceBatchGrad<kSpaceToBatchND>);
+  RegisterGrad("SpaceToBatch", SpaceBatchV1Grad<kBatchToSpace>);
+  RegisterGrad("BatchToSpace", SpaceBatchV1Grad<kSpaceToBatch>);
   RegisterGrad("ResizeBilinear", ResizeBilinearGrad);
   RegisterGrad("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
   RegisterGrad("ResizeBicubic", ResizeBicubicGrad);

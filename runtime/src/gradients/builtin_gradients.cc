@@ -43,7 +43,7 @@ void RegisterNotDifferentiableOps() {
         // integer only
         "LeftShift", "RightShift",
         // boolean reductions; values without inputs
-        "All", "Any", "Const", "Placeholder",
+        "All", "Any", "Const", "Placeholder", "PlaceholderV2",
         // random values: TensorFlow registers every random op as not differentiable
         "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
         "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
@@ -73,6 +73,10 @@ void RegisterNotDifferentiableOps() {
         // strings made from values and hashed (Keras' Hashing); counts of integer values
         "AsString", "StringToHashBucketFast", "StringToHashBucketStrong", "Fingerprint",
         "Bincount", "DenseBincount", "RaggedBincount", "SparseBincount",
+        // TF 2.x's sorted segment reductions with num_segments: TensorFlow registers none
+        "SegmentSumV2", "SegmentProdV2", "SegmentMaxV2", "SegmentMinV2",
+        // counts in bins, and ParallelConcat: TensorFlow registers no gradient
+        "HistogramFixedWidth", "ParallelConcat",
         // parsed protos (TensorFlow declares the parsing ops not differentiable)
         "ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor", "SerializeTensor",
         // HSV to RGB: TensorFlow declares it not differentiable

@@ -36,6 +36,34 @@ void MatrixSetDiagV3Grad(GradBuilder& b) {
   if (b.needs(1)) b.Set(1, b.Op("MatrixDiagPartV3", {g, k, Zero(b, g)}, {{"align", align}}));
 }
 
+// The V2 forms (always LEFT_LEFT) over V2 ops, so the band's layout is the forward op's.
+// TensorFlow's V2 gradients call the V3 ops with their default RIGHT_LEFT instead, which
+// differs only for bands of diagonals of unequal length.
+void MatrixDiagV2Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("MatrixDiagPartV2", {b.grad(0), b.input(1), Zero(b, b.grad(0))}));
+}
+void MatrixDiagPartV2Grad(GradBuilder& b) {
+  if (b.needs(0))
+    b.Set(0, b.Op("MatrixSetDiagV2", {b.Op("ZerosLike", {b.input(0)}), b.grad(0), b.input(1)}));
+}
+void MatrixSetDiagV2Grad(GradBuilder& b) {
+  const TF_Output g = b.grad(0), k = b.input(2);
+  if (b.needs(0)) b.Set(0, b.Op("MatrixSetDiagV2", {g, b.Op("ZerosLike", {b.input(1)}), k}));
+  if (b.needs(1)) b.Set(1, b.Op("MatrixDiagPartV2", {g, k, Zero(b, g)}));
+}
+
+// The v1 forms: the main diagonal.
+void MatrixDiagV1Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("MatrixDiagPart", {b.grad(0)}));
+}
+void MatrixDiagPartV1Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("MatrixSetDiag", {b.Op("ZerosLike", {b.input(0)}), b.grad(0)}));
+}
+void MatrixSetDiagV1Grad(GradBuilder& b) {
+  if (b.needs(0)) b.Set(0, b.Op("MatrixSetDiag", {b.grad(0), b.Op("ZerosLike", {b.input(1)})}));
+  if (b.needs(1)) b.Set(1, b.Op("MatrixDiagPart", {b.grad(0)}));
+}
+
 // Diag and DiagPart are each other's adjoint (TensorFlow's pair of gradients).
 void DiagGrad(GradBuilder& b) {
   if (b.needs(0)) b.Set(0, b.Op("DiagPart", {b.grad(0)}));
@@ -55,6 +83,12 @@ void RegisterMatrixDiagGradients() {
   RegisterGrad("MatrixDiagV3", MatrixDiagV3Grad);
   RegisterGrad("MatrixDiagPartV3", MatrixDiagPartV3Grad);
   RegisterGrad("MatrixSetDiagV3", MatrixSetDiagV3Grad);
+  RegisterGrad("MatrixDiagV2", MatrixDiagV2Grad);
+  RegisterGrad("MatrixDiagPartV2", MatrixDiagPartV2Grad);
+  RegisterGrad("MatrixSetDiagV2", MatrixSetDiagV2Grad);
+  RegisterGrad("MatrixDiag", MatrixDiagV1Grad);
+  RegisterGrad("MatrixDiagPart", MatrixDiagPartV1Grad);
+  RegisterGrad("MatrixSetDiag", MatrixSetDiagV1Grad);
   RegisterGrad("L2Loss", L2LossGrad);
   RegisterGrad("Diag", DiagGrad);
   RegisterGrad("DiagPart", DiagPartGrad);

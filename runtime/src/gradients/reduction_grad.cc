@@ -144,6 +144,7 @@ void RegisterReductionGradients() {
   RegisterGrad("EuclideanNorm", EuclideanNormGrad);
   RegisterGrad("MatMul", MatMulGrad);
   RegisterGrad("BatchMatMulV2", BatchMatMulGrad);
+  RegisterGrad("BatchMatMul", BatchMatMulGrad);  // equal batch dims: nothing to sum
 }
 
 }  // namespace gradients
