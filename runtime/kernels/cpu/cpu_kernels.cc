@@ -8,6 +8,8 @@
 // random_host.cc: RandomShuffle, Multinomial (declared here, not in kernel_util.h, which every
 // kernel file includes).
 namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
+// random_generator.cc: tf.random.Generator's Stateful* samplers, RngSkip, RngReadAndSkip.
+namespace opgen::cpu { void RegisterRandomGeneratorKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -94,6 +96,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterPlaceholderKernels,
       RegisterRandomKernels,
       RegisterRandomHostKernels,
+      RegisterRandomGeneratorKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,

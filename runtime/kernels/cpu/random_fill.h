@@ -1,0 +1,55 @@
+// The CPU fill of a random distribution (../random_spec.h), shared by the stateless and
+// stateful kernels (random.cc) and tf.random.Generator's kernels (random_generator.cc).
+// The generator is counter-based, so threads fill disjoint groups of the output from
+// their own counter and the thread count never changes the numbers.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "../random_spec.h"
+#include "kernel_util.h"
+#include "parallel.h"
+
+namespace opgen {
+namespace cpu {
+namespace random_fill {
+
+template <typename T, typename V>
+T ToOutput(V v) {
+  if constexpr (kIsFloat16<T>) return T(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+
+// Output groups of Dist::kCount elements; a group's generator is AtGroup(base, group).
+template <typename T, typename Dist>
+void FillRandom(const philox::Generator& base, const Dist& dist, T* out, int64_t n) {
+  constexpr int kCount = Dist::kCount;
+  const int64_t groups = (n + kCount - 1) / kCount;
+  ParallelFor(groups, [&](int64_t begin, int64_t end) {
+    philox::Generator g = kernels::AtGroup<Dist>(base, begin);
+    typename Dist::V v[kCount];
+    for (int64_t group = begin; group < end; ++group) {
+      if constexpr (Dist::kVariable) g = kernels::AtGroup<Dist>(base, group);
+      dist(&g, v);
+      const int64_t at = group * kCount;
+      const int m = static_cast<int>(std::min<int64_t>(kCount, n - at));
+      for (int i = 0; i < m; ++i) out[at + i] = ToOutput<T>(v[i]);
+    }
+  }, Dist::kVariable ? 256 : 4096);
+}
+
+template <kernels::Kind K, typename T>
+auto DistFor() {
+  return kernels::DistFor<K, T, Half, BFloat16>();
+}
+
+// The node's name, which prefixes error messages.
+inline std::string OpName(TF_OpKernelContext* ctx) {
+  TF_StringView name = TF_GetOpKernelName(ctx);
+  return std::string(name.data, name.len);
+}
+
+}  // namespace random_fill
+}  // namespace cpu
+}  // namespace opgen
