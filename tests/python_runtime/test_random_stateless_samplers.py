@@ -1,0 +1,73 @@
+"""StatelessMultinomial, StatelessRandomUniformFullInt (v1) and StatelessShuffle against
+TensorFlow 2.21 bit for bit, over seeds, shapes and dtypes, and their errors; run
+eagerly through the same TensorFlow child as test_random_ops (skipped without it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opgen.runtime import errors, execute_op
+from test_random_ops import _as_list, _dec, _opgen_attrs, _opgen_inputs, _same, _tf
+
+SEEDS = [[1, 2], [-7, 123456789], [0, 0], [2**40 + 3, -(2**50)]]
+
+
+def _calls() -> list:
+    calls = []
+    logits = [[1.0, 2.0, 0.5, -1.0], [0.0, 0.0, 0.0, 0.0], [-3.0, float("-inf"), 2.0, 7.5]]
+    for seed in SEEDS:
+        for dt in ("float32", "float64", "float16"):
+            for out in ("int32", "int64"):
+                for samples in (1, 5, 8, 0):
+                    calls.append({"kind": "eager", "op": "StatelessMultinomial", "attrs": {"output_dtype": out},
+                                  "inputs": {"logits": (logits, dt), "num_samples": (samples, "int32"),
+                                             "seed": (seed, "int64")}})
+        calls.append({"kind": "eager", "op": "StatelessMultinomial", "attrs": {},
+                      "inputs": {"logits": ([[0.25] * 37], "float32"), "num_samples": (41, "int32"),
+                                 "seed": ([s % 2**31 for s in seed], "int32")}})
+        for shape in ([5], [3, 7], [0], [2, 2, 3], [257]):
+            for dt in ("int32", "int64", "uint32", "uint64"):
+                calls.append({"kind": "eager", "op": "StatelessRandomUniformFullInt", "attrs": {"dtype": dt},
+                              "inputs": {"shape": (shape, "int32"), "seed": (seed, "int64")}})
+    for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11])):
+        for alg in (1, 3):
+            for value, dt in ((list(range(10)), "int32"), ([[1.5, 2.5], [3.5, 4.5], [5.5, 6.5]], "float64"),
+                              (list(range(1000)), "int64"), ([7], "uint8"), ([], "float32"),
+                              ([[1, 2, 3]], "int16"), ([True, False, False, True, True], "bool")):
+                calls.append({"kind": "eager", "op": "StatelessShuffle", "attrs": {},
+                              "inputs": {"value": (value, dt), "key": (key, "uint64"),
+                                         "counter": (counter, "uint64"), "alg": (alg, "int32")}})
+    return calls
+
+
+@pytest.fixture(scope="module")
+def reference():
+    calls = _calls()
+    return calls, _tf(calls)
+
+
+def test_match_tensorflow_bit_for_bit(reference):
+    calls, results = reference
+    for call, want in zip(calls, results):
+        what = f"{call['op']} {call['attrs']} {call['inputs']}"
+        assert not isinstance(want, str), (what, want)
+        got = _as_list(execute_op(call["op"], _opgen_inputs(call), _opgen_attrs(call)))
+        assert len(got) == len(want), what
+        for g, w in zip(got, want):
+            _same(g, _dec(w), what)
+
+
+def test_errors_are_tensorflows():
+    logits = np.float32([[1.0, 2.0]])
+    with pytest.raises(errors.InvalidArgumentError, match=r"seed must have shape \[2\], not \[3\]"):
+        execute_op("StatelessMultinomial", [logits, np.int32(3), np.int64([1, 2, 3])], {})
+    with pytest.raises(errors.InvalidArgumentError, match="logits should be a matrix"):
+        execute_op("StatelessMultinomial", [np.float32([1.0]), np.int32(3), np.int64([1, 2])], {})
+    with pytest.raises(errors.InvalidArgumentError, match="Invalid seed type: uint32"):
+        execute_op("StatelessRandomUniformFullInt", [np.int32([3]), np.uint32([1, 2])], {})
+    # an empty output draws nothing and refuses nothing, as in TensorFlow
+    assert np.asarray(_as_list(execute_op("StatelessRandomUniformFullInt",
+                                          [np.int32([0]), np.uint32([1, 2])], {}))[0]).shape == (0,)
+    with pytest.raises(errors.InvalidArgumentError, match="Unsupported algorithm id: 2"):
+        execute_op("StatelessShuffle", [np.int32([1, 2, 3]), np.uint64([1]), np.uint64([1, 2]), np.int32(2)], {})
