@@ -224,3 +224,27 @@ def test_errors_are_tensorflows():
         ops.rng_read_and_skip(v.handle, np.int32(7), np.uint64(1))
     np.testing.assert_array_equal(v.numpy(), [5, 7, 11])  # no failed call moved the state
     np.testing.assert_array_equal(short.numpy(), [1, 2])
+
+
+def test_graph_shapes_and_runs_continue_the_state():
+    """In a graph: the output shaped by `shape`'s value, RngReadAndSkip's [3], TensorFlow's
+    rank checks at build time; each session run moves the shared state on, by 256 blocks
+    per element, and draws what the same eager calls draw."""
+    g = opgen.Graph()
+    with g.as_default():
+        h = ops.var_handle_op(dtype=opgen.int64, shape=[3], shared_name="generator_state")
+        init = ops.assign_variable_op(h, np.int64([5, 7, 11]))
+        y = ops.stateful_uniform_int(h, np.int64(1), np.int64([2, 3]), np.int32(0), np.int32(9))
+        r = ops.rng_read_and_skip(h, np.int32(1), np.uint64(4))
+        assert y.shape == (2, 3) and r.shape == (3,)
+        with pytest.raises(errors.InvalidArgumentError, match="algorithm: shape must be rank 0"):
+            ops.stateful_uniform(h, np.int64([1]), np.int64([2, 3]))
+    with opgen.Session(g) as sess:
+        sess.run(init)
+        first, second = sess.run(y), sess.run(y)
+        np.testing.assert_array_equal(sess.run(r), [5 + 2 * 6 * 256, 7, 11])
+    v = opgen.Variable(np.int64([5, 7, 11]))
+    for want in (first, second):
+        got = ops.stateful_uniform_int(v.handle, np.int64(1), np.int64([2, 3]), np.int32(0), np.int32(9))
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert first.tolist() != second.tolist()

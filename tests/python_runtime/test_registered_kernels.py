@@ -103,6 +103,13 @@ CPU_ONLY = {
                   "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
+    "StatelessMultinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
+    "StatelessShuffle": "moves rows only: a GPU placement falls back to the host kernel",
+    **{op: "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); a GPU placement "
+           "falls back to the host kernels"
+       for op in ("StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+                  "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip",
+                  "RngReadAndSkip")},
 }
 
 
