@@ -404,6 +404,8 @@ __all__ = [
     "stateless_case",
     "stateless_if",
     "stateless_multinomial",
+    "stateless_random_gamma_v2",
+    "stateless_random_gamma_v3",
     "stateless_random_get_alg",
     "stateless_random_get_key_counter",
     "stateless_random_get_key_counter_alg",
@@ -8135,6 +8137,92 @@ def stateless_multinomial(
     num_samples: TensorLike,
     seed: TensorLike,
     output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: GraphOutput, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: GraphOutput, alpha: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    alpha: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    alpha: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 def stateless_random_get_alg(name: str | None = None) -> OpOutput: ...

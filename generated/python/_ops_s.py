@@ -2190,6 +2190,65 @@ def stateless_multinomial(
     return _out[0]
 
 
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Outputs deterministic samples from gamma distributions.
+
+    `shape` ends with `alpha`'s shape; a pure function of the operands (Marsaglia and Tsang's sampler over Philox4x32-10).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The concentrations (shape parameters).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+      The random values.
+    """
+    _out = _execute_op("StatelessRandomGammaV2", [shape, seed, alpha], {}, name)
+    return _out[0]
+
+
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from gamma distributions.
+
+    `shape` ends with `alpha`'s shape; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The concentrations (shape parameters).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomGammaV3", [shape, key, counter, alg, alpha], {}, name
+    )
+    return _out[0]
+
+
 def stateless_random_get_alg(name: str | None = None) -> OpOutput:
     """Returns the counter-based algorithm best for the device.
 

@@ -1,4 +1,5 @@
-"""StatelessMultinomial, StatelessRandomUniformFullInt (v1) and StatelessShuffle against
+"""StatelessMultinomial, StatelessRandomUniformFullInt (v1), StatelessShuffle and
+StatelessRandomGammaV2/V3 against
 TensorFlow 2.21 bit for bit, over seeds, shapes and dtypes, and their errors; run
 eagerly through the same TensorFlow child as test_random_ops (skipped without it)."""
 
@@ -38,6 +39,19 @@ def _calls() -> list:
                 calls.append({"kind": "eager", "op": "StatelessShuffle", "attrs": {},
                               "inputs": {"value": (value, dt), "key": (key, "uint64"),
                                          "counter": (counter, "uint64"), "alg": (alg, "int32")}})
+    for seed in SEEDS[:3]:
+        for dt in ("float32", "float64", "float16"):
+            for shape, alpha in (([3, 1], [0.5]), ([4, 3], [1.0, 0.3, 7.5]), ([2, 2, 2], [[0.01, 2.0], [1e-4, 50.0]]),
+                                 ([0, 3], [1.0, 2.0, 3.0]), ([6], [])):
+                a = alpha if shape != [6] else 2.5
+                calls.append({"kind": "eager", "op": "StatelessRandomGammaV2", "attrs": {},
+                              "inputs": {"shape": (shape, "int32"), "seed": (seed, "int64"), "alpha": (a, dt)}})
+    for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11])):
+        for dt in ("float32", "float64"):
+            calls.append({"kind": "eager", "op": "StatelessRandomGammaV3", "attrs": {},
+                          "inputs": {"shape": ([3, 4], "int64"), "key": (key, "uint64"),
+                                     "counter": (counter, "uint64"), "alg": (1, "int32"),
+                                     "alpha": ([0.2, 1.0, 3.0, 0.9], dt)}})
     return calls
 
 
@@ -69,5 +83,7 @@ def test_errors_are_tensorflows():
     # an empty output draws nothing and refuses nothing, as in TensorFlow
     assert np.asarray(_as_list(execute_op("StatelessRandomUniformFullInt",
                                           [np.int32([0]), np.uint32([1, 2])], {}))[0]).shape == (0,)
+    with pytest.raises(errors.InvalidArgumentError, match="Shape passed in must end with broadcasted shape"):
+        execute_op("StatelessRandomGammaV2", [np.int32([5]), np.int64([1, 2]), np.float32([0.5])], {})
     with pytest.raises(errors.InvalidArgumentError, match="Unsupported algorithm id: 2"):
         execute_op("StatelessShuffle", [np.int32([1, 2, 3]), np.uint64([1]), np.uint64([1, 2]), np.int32(2)], {})
