@@ -124,7 +124,8 @@ NOT_COMPARED = {
        for op in ("RandomShuffle", "Multinomial")},
     **{op: "random ops: tests/python_runtime/test_random_stateless_samplers.py compares them "
            "with TensorFlow bit for bit over seeds, shapes and dtypes"
-       for op in ("StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle")},
+       for op in ("StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle",
+                  "StatelessRandomGammaV2", "StatelessRandomGammaV3")},
     **{op: "tf.random.Generator's ops read and advance a resource variable, not a function of "
            "array inputs: tests/python_runtime/test_random_generator.py compares them with "
            "TensorFlow step by step"

@@ -42,7 +42,8 @@ def _calls() -> list:
     for seed in SEEDS[:3]:
         for dt in ("float32", "float64", "float16"):
             for shape, alpha in (([3, 1], [0.5]), ([4, 3], [1.0, 0.3, 7.5]), ([2, 2, 2], [[0.01, 2.0], [1e-4, 50.0]]),
-                                 ([0, 3], [1.0, 2.0, 3.0]), ([6], [])):
+                                 ([0, 3], [1.0, 2.0, 3.0]), ([6], []),
+                                 ([3, 5], [0.0, -0.5, -1.0, float("nan"), float("inf")])):
                 a = alpha if shape != [6] else 2.5
                 calls.append({"kind": "eager", "op": "StatelessRandomGammaV2", "attrs": {},
                               "inputs": {"shape": (shape, "int32"), "seed": (seed, "int64"), "alpha": (a, dt)}})
@@ -87,3 +88,42 @@ def test_errors_are_tensorflows():
         execute_op("StatelessRandomGammaV2", [np.int32([5]), np.int64([1, 2]), np.float32([0.5])], {})
     with pytest.raises(errors.InvalidArgumentError, match="Unsupported algorithm id: 2"):
         execute_op("StatelessShuffle", [np.int32([1, 2, 3]), np.uint64([1]), np.uint64([1, 2]), np.int32(2)], {})
+
+
+_GAMMA_GRAD_TF = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+out = []
+for dt in ("float64", "float32"):
+    a = tf.constant(np.array([0.5, 2.0, 7.0], dt))
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(a)
+        y2 = tf.raw_ops.StatelessRandomGammaV2(shape=tf.constant([4, 3]), seed=tf.constant([1, 2], tf.int64), alpha=a)
+        loss = tf.reduce_sum(y2 * np.arange(12, dtype=dt).reshape(4, 3))
+        y3 = tf.raw_ops.StatelessRandomGammaV3(shape=tf.constant([2, 5, 3], tf.int64), key=tf.constant([7], tf.uint64),
+                                               counter=tf.constant([0, 9], tf.uint64), alg=tf.constant(1), alpha=a)
+    out.append([t.gradient(loss, a).numpy().tolist(), t.gradient(y3, a).numpy().tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_gamma_gradients_match_tensorflow():
+    """d/d alpha through RandomGammaGrad, summed over the sample dims, as TensorFlow's
+    gradient; float64 to rounding, float32 to RandomGammaGrad's float32 differences."""
+    import json
+
+    import opgen
+    from opgen import ops
+    from tf_reference import run_tf, tf_env
+    want = json.loads(run_tf(["-c", _GAMMA_GRAD_TF], env=tf_env(CUDA_VISIBLE_DEVICES="")).stdout)
+    for (want2, want3), dt, rtol in zip(want, (np.float64, np.float32), (1e-12, 1e-5)):
+        a = opgen.constant(np.array([0.5, 2.0, 7.0], dt))
+        with opgen.GradientTape(persistent=True) as t:
+            t.watch(a)
+            y2 = ops.stateless_random_gamma_v2(np.int32([4, 3]), np.int64([1, 2]), a)
+            loss = ops.sum(ops.mul(y2, np.arange(12, dtype=dt).reshape(4, 3)), np.int32([0, 1]))
+            y3 = ops.stateless_random_gamma_v3(np.int64([2, 5, 3]), np.uint64([7]), np.uint64([0, 9]),
+                                               np.int32(1), a)
+        np.testing.assert_allclose(t.gradient(loss, a).numpy(), want2, rtol=rtol)
+        np.testing.assert_allclose(t.gradient(y3, a).numpy(), want3, rtol=rtol)

@@ -560,6 +560,9 @@ _CALLS = {
     "Multinomial": lambda P: ([P((2, 3)), np.array(4, I32)], {}, None),
     "StatelessMultinomial": lambda P: ([P((2, 3)), np.array(4, I32), np.array([1, 2], np.int64)], {}, None),
     "StatelessRandomUniformFullInt": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None),
+    "StatelessRandomGammaV2": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64), P((3,))], {}, None),
+    "StatelessRandomGammaV3": lambda P: ([np.array([2, 3], I32), np.array([1], np.uint64), np.array([0, 0], np.uint64),
+                                         np.array(1, I32), P((3,))], {}, None),
     "StatelessShuffle": lambda P: ([P((2, 3)), np.array([1], np.uint64), np.array([0, 0], np.uint64),
                                    np.array(1, I32)], {}, None),
     **{op: (lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None))

@@ -4,7 +4,8 @@
 // Atan2, the zero-safe family (Xlogy, Xdivy, Xlog1py, MulNoNan), NextAfter, and the
 // incomplete gamma and beta functions, Polygamma and Zeta (TensorFlow gives none for the
 // order of Polygamma, Zeta's x or Betainc's a and b: nor does this). Mod and TruncateMod
-// have none in TensorFlow either.
+// have none in TensorFlow either. And the stateless gamma samplers' gradient for alpha,
+// through RandomGammaGrad.
 #include <cmath>
 
 #include "builtin_gradients.h"
@@ -168,6 +169,24 @@ void BetaincGrad(GradBuilder& b) {
   b.Set(2, b.SumToShapeOf(b.Op("Mul", {b.grad(0), b.Op("Exp", {log_density})}), x));
 }
 
+// The stateless gamma samplers (alpha is input 2 of V2, input 4 of V3), as TensorFlow's
+// random_grad.py: d sample / d alpha is RandomGammaGrad(alpha, sample), with alpha
+// reshaped to broadcast against the samples (leading 1s for the sample dims), and the
+// product with the incoming gradient summed over those sample dims.
+void StatelessGammaGrad(GradBuilder& b, int alpha_index) {
+  if (!b.needs(alpha_index)) return;
+  const TF_Output alpha = b.input(alpha_index);
+  const TF_Output sample_dims = b.Op("Sub", {b.Op("Size", {b.input(0)}), b.Op("Rank", {alpha})});
+  const TF_Output ones = b.Op("Fill", {b.Op("Reshape", {sample_dims, b.Int32s({1})}), b.Int32(1)});
+  const TF_Output shape =
+      b.Op("ConcatV2", {std::vector<TF_Output>{ones, b.Op("Shape", {alpha})}, b.Int32(0)});
+  const TF_Output partial = b.Op("RandomGammaGrad", {b.Op("Reshape", {alpha, shape}), b.output(0)});
+  const TF_Output axes = b.Op("Range", {b.Int32(0), sample_dims, b.Int32(1)});
+  b.Set(alpha_index, b.Op("Sum", {b.Op("Mul", {b.grad(0), partial}), axes}));
+}
+void StatelessGammaV2Grad(GradBuilder& b) { StatelessGammaGrad(b, 2); }
+void StatelessGammaV3Grad(GradBuilder& b) { StatelessGammaGrad(b, 4); }
+
 // Building a gradient through these says why there is none, rather than giving none.
 void TruncatingRemainderGrad(GradBuilder& b) {
   if (b.ok())
@@ -189,6 +208,8 @@ void RegisterSpecialMathGradients() {
   RegisterGrad("TruncateMod", TruncatingRemainderGrad);
   RegisterGrad("IgammaGradA", SecondDerivativeGrad);
   RegisterGrad("RandomGammaGrad", SecondDerivativeGrad);
+  RegisterGrad("StatelessRandomGammaV2", StatelessGammaV2Grad);
+  RegisterGrad("StatelessRandomGammaV3", StatelessGammaV3Grad);
   RegisterGrad("Tan", TanGrad);
   RegisterGrad("Asin", AsinGrad);
   RegisterGrad("Acos", AcosGrad);
