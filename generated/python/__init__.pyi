@@ -411,6 +411,7 @@ __all__ = [
     "stateless_random_get_key_counter_alg",
     "stateless_random_normal",
     "stateless_random_normal_v2",
+    "stateless_random_poisson",
     "stateless_random_uniform",
     "stateless_random_uniform_full_int",
     "stateless_random_uniform_full_int_v2",
@@ -8320,6 +8321,46 @@ def stateless_random_normal_v2(
     counter: TensorLike,
     alg: TensorLike,
     dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: GraphOutput,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: GraphOutput,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: GraphOutput,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    lam: EagerTensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

@@ -2387,6 +2387,37 @@ def stateless_random_normal_v2(
     return _out[0]
 
 
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from Poisson distributions.
+
+    `shape` ends with `lam`'s shape; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      lam: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`, `int64`.
+        The rates.
+      dtype: A dtype from: `float16`, `float32`, `float64`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomPoisson", [shape, seed, lam], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
 def stateless_random_uniform(
     shape: TensorLike,
     seed: TensorLike,

@@ -61,8 +61,9 @@ CPU_ONLY_FAMILIES = {
                        "has some, racing on repeated indices)",
     "random_host": "(Stateless)Shuffle moves rows, (Stateless)Multinomial searches a CDF per "
                    "sample: GPU placements fall back to these host kernels",
-    "random_gamma": "StatelessRandomGammaV2/V3: no CUDA twins yet (TensorFlow has them); GPU "
-                    "placements fall back to these host kernels",
+    "random_gamma_poisson": "StatelessRandomGammaV2/V3, StatelessRandomPoisson: no CUDA twins "
+                            "yet (TensorFlow has them); GPU placements fall back to these host "
+                            "kernels",
     "random_generator": "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); "
                         "GPU placements fall back to these host kernels",
 }

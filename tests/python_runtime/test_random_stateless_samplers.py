@@ -1,5 +1,5 @@
-"""StatelessMultinomial, StatelessRandomUniformFullInt (v1), StatelessShuffle and
-StatelessRandomGammaV2/V3 against
+"""StatelessMultinomial, StatelessRandomUniformFullInt (v1), StatelessShuffle,
+StatelessRandomGammaV2/V3 and StatelessRandomPoisson against
 TensorFlow 2.21 bit for bit, over seeds, shapes and dtypes, and their errors; run
 eagerly through the same TensorFlow child as test_random_ops (skipped without it)."""
 
@@ -47,6 +47,20 @@ def _calls() -> list:
                 a = alpha if shape != [6] else 2.5
                 calls.append({"kind": "eager", "op": "StatelessRandomGammaV2", "attrs": {},
                               "inputs": {"shape": (shape, "int32"), "seed": (seed, "int64"), "alpha": (a, dt)}})
+    rates = [0.5, 3.0, 9.99, 10.0, 37.5, 1e4, 0.0, -2.0, float("inf"), 2e9]
+    for seed in SEEDS[:3]:
+        for rt in ("float32", "float64", "float16", "int32", "int64"):
+            for out in ("float32", "float64", "float16", "int32", "int64"):
+                r = [x for x in rates if rt.startswith("float") or (abs(x) < 2**31 and x == int(x))]
+                if rt == "float16":
+                    r = [x for x in r if abs(x) < 6e4]
+                if rt.startswith("int"):
+                    r = [int(x) for x in r]
+                if out == "float16" or out.startswith("int"):
+                    r = [x for x in r if x != 2e9]  # counts past the type's range: undefined in TensorFlow
+                calls.append({"kind": "eager", "op": "StatelessRandomPoisson", "attrs": {"dtype": out},
+                              "inputs": {"shape": ([4, len(r)], "int32"), "seed": (seed, "int64"),
+                                         "lam": (r, rt)}})
     for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11])):
         for dt in ("float32", "float64"):
             calls.append({"kind": "eager", "op": "StatelessRandomGammaV3", "attrs": {},

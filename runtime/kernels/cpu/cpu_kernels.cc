@@ -10,8 +10,8 @@
 namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
 // random_generator.cc: tf.random.Generator's Stateful* samplers, RngSkip, RngReadAndSkip.
 namespace opgen::cpu { void RegisterRandomGeneratorKernels(TF_Status* status); }
-// random_gamma.cc: StatelessRandomGammaV2/V3.
-namespace opgen::cpu { void RegisterRandomGammaKernels(TF_Status* status); }
+// random_gamma_poisson.cc: StatelessRandomGammaV2/V3, StatelessRandomPoisson.
+namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -99,7 +99,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomKernels,
       RegisterRandomHostKernels,
       RegisterRandomGeneratorKernels,
-      RegisterRandomGammaKernels,
+      RegisterRandomGammaPoissonKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,
