@@ -404,6 +404,7 @@ __all__ = [
     "stateless_case",
     "stateless_if",
     "stateless_multinomial",
+    "stateless_random_binomial",
     "stateless_random_gamma_v2",
     "stateless_random_gamma_v3",
     "stateless_random_get_alg",
@@ -8138,6 +8139,60 @@ def stateless_multinomial(
     num_samples: TensorLike,
     seed: TensorLike,
     output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: GraphOutput,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: GraphOutput,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: GraphOutput,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    counts: EagerTensorLike,
+    probs: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

@@ -2190,6 +2190,40 @@ def stateless_multinomial(
     return _out[0]
 
 
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from binomial distributions.
+
+    `shape` ends with the broadcast shape of `counts` and `probs`; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      counts: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`, `int64`.
+        The numbers of trials.
+      probs: A `Tensor`. Must have the same type as `counts`.
+        The probabilities of success.
+      dtype: An optional dtype from: `float16`, `float32`, `float64`, `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomBinomial", [shape, seed, counts, probs], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
 def stateless_random_gamma_v2(
     shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None
 ) -> OpOutput:

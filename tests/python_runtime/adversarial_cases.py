@@ -1212,7 +1212,8 @@ NOT_SWEPT = {
            "swept, compared run to run by dtype and shape as the OpDef is stateful)"
        for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg', 'Multinomial',
                   'StatelessMultinomial', 'StatelessRandomUniformFullInt',
-                  'StatelessRandomGammaV2', 'StatelessRandomGammaV3', 'StatelessRandomPoisson']},
+                  'StatelessRandomGammaV2', 'StatelessRandomGammaV3', 'StatelessRandomPoisson',
+                  'StatelessRandomBinomial']},
     **{op: "tf.random.Generator's ops take an int64 state variable (a resource handle) "
            "and sample shapes sized from swept values would ask for absurd outputs: "
            "tests/python_runtime/test_random_generator.py checks their errors and compares "

@@ -901,7 +901,7 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
     **dict.fromkeys(['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg',
                      'RandomShuffle', 'Multinomial', 'StatelessMultinomial',
-                     'StatelessRandomUniformFullInt', 'StatelessShuffle', 'StatelessRandomPoisson',
+                     'StatelessRandomUniformFullInt', 'StatelessShuffle', 'StatelessRandomPoisson', 'StatelessRandomBinomial',
                      'StatefulUniform',
                      'StatefulUniformInt', 'StatefulUniformFullInt', 'StatefulStandardNormalV2',
                      'StatefulTruncatedNormal', 'RngSkip', 'RngReadAndSkip'],

@@ -1,5 +1,5 @@
 """StatelessMultinomial, StatelessRandomUniformFullInt (v1), StatelessShuffle,
-StatelessRandomGammaV2/V3 and StatelessRandomPoisson against
+StatelessRandomGammaV2/V3, StatelessRandomPoisson and StatelessRandomBinomial against
 TensorFlow 2.21 bit for bit, over seeds, shapes and dtypes, and their errors; run
 eagerly through the same TensorFlow child as test_random_ops (skipped without it)."""
 
@@ -61,6 +61,22 @@ def _calls() -> list:
                 calls.append({"kind": "eager", "op": "StatelessRandomPoisson", "attrs": {"dtype": out},
                               "inputs": {"shape": ([4, len(r)], "int32"), "seed": (seed, "int64"),
                                          "lam": (r, rt)}})
+    counts = [5.0, 40.0, 1000.0, 0.0, 7.0, 100.0, 3.0, 2.5e6]
+    probs = [0.3, 0.5, 0.01, 0.5, 1.0, 0.93, -0.1, 0.999]
+    for seed in SEEDS[:3]:
+        for t in ("float32", "float64", "float16"):
+            for out in ("float32", "float64", "int32", "int64", "float16"):
+                c = counts if t != "float16" else counts[:-1]
+                calls.append({"kind": "eager", "op": "StatelessRandomBinomial", "attrs": {"dtype": out},
+                              "inputs": {"shape": ([3, len(c)], "int32"), "seed": (seed, "int64"),
+                                         "counts": (c, t), "probs": (probs[:len(c)], t)}})
+        # broadcasting: counts [2, 1] against probs [3]
+        calls.append({"kind": "eager", "op": "StatelessRandomBinomial", "attrs": {"dtype": "int32"},
+                      "inputs": {"shape": ([4, 2, 3], "int64"), "seed": (seed, "int64"),
+                                 "counts": ([[10.0], [300.0]], "float64"), "probs": ([0.2, 0.6, 0.05], "float64")}})
+        calls.append({"kind": "eager", "op": "StatelessRandomBinomial", "attrs": {"dtype": "float64"},
+                      "inputs": {"shape": ([2, 3], "int32"), "seed": (seed, "int64"),
+                                 "counts": ([10.0, 20.0, 30.0], "float64"), "probs": ([float("nan")], "float64")}})
     for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11])):
         for dt in ("float32", "float64"):
             calls.append({"kind": "eager", "op": "StatelessRandomGammaV3", "attrs": {},

@@ -12,6 +12,8 @@ namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
 namespace opgen::cpu { void RegisterRandomGeneratorKernels(TF_Status* status); }
 // random_gamma_poisson.cc: StatelessRandomGammaV2/V3, StatelessRandomPoisson.
 namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status); }
+// random_binomial.cc: StatelessRandomBinomial.
+namespace opgen::cpu { void RegisterRandomBinomialKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -100,6 +102,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomHostKernels,
       RegisterRandomGeneratorKernels,
       RegisterRandomGammaPoissonKernels,
+      RegisterRandomBinomialKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <string>
 
 #include "../random_spec.h"
@@ -37,6 +40,36 @@ void FillRandom(const philox::Generator& base, const Dist& dist, T* out, int64_t
       for (int i = 0; i < m; ++i) out[at + i] = ToOutput<T>(v[i]);
     }
   }, Dist::kVariable ? 256 : 4096);
+}
+
+// For the rejection samplers: draws doubles two per block, the second first.
+template <typename Dist>
+struct PairStream {
+  philox::Generator* gen;
+  double v[2];
+  int left = 0;
+  double operator()() {
+    if (left == 0) {
+      Dist{}(gen, v);
+      left = 2;
+    }
+    return v[--left];
+  }
+};
+
+// A sample in the output type. Integers: TensorFlow's infinity is 0 there, and a NaN or
+// out-of-range count becomes the type's lowest value, as x86 converts it.
+template <typename U>
+U SampleAs(double v) {
+  if constexpr (std::is_integral_v<U>) {
+    if (std::isinf(v) && v > 0) return 0;
+    if (!(v >= static_cast<double>(std::numeric_limits<U>::lowest()) &&
+          v < -static_cast<double>(std::numeric_limits<U>::lowest())))
+      return std::numeric_limits<U>::lowest();
+    return static_cast<U>(v);
+  } else {
+    return random_fill::ToOutput<U>(v);
+  }
 }
 
 template <kernels::Kind K, typename T>

@@ -7,7 +7,6 @@
 // sample-major), taking normals and uniforms (doubles, two per block) from the end of
 // each block's pair, as TensorFlow does.
 #include <cmath>
-#include <limits>
 
 #include "random_fill.h"
 
@@ -18,27 +17,12 @@ namespace {
 
 using random_fill::OpName;
 
-// Draws doubles two per block, the second first.
-template <typename Dist>
-struct PairStream {
-  philox::Generator* gen;
-  double v[2];
-  int left = 0;
-  double operator()() {
-    if (left == 0) {
-      Dist{}(gen, v);
-      left = 2;
-    }
-    return v[--left];
-  }
-};
-
 double GammaSample(const philox::Generator& base, int64_t index, double alpha) {
   philox::Generator gen = base;
   gen.Skip(static_cast<uint64_t>(index) * philox::kReservedPerOutput);
-  PairStream<kernels::UniformDouble> uniform{&gen};
+  random_fill::PairStream<kernels::UniformDouble> uniform{&gen};
   if (alpha == 1.0) return -std::log1p(-uniform());  // exponential
-  PairStream<kernels::NormalDouble> normal{&gen};
+  random_fill::PairStream<kernels::NormalDouble> normal{&gen};
   const bool below_one = alpha < 1;
   // Below one: sample alpha + 1 and scale by u^(1 / alpha).
   const double d = alpha + (below_one ? 2.0 / 3 : -1.0 / 3);
@@ -61,7 +45,7 @@ double GammaSample(const philox::Generator& base, int64_t index, double alpha) {
 double PoissonSample(const philox::Generator& base, int64_t index, double rate) {
   philox::Generator gen = base;
   gen.Skip(static_cast<uint64_t>(index) * philox::kReservedPerOutput);
-  PairStream<kernels::UniformDouble> uniform{&gen};
+  random_fill::PairStream<kernels::UniformDouble> uniform{&gen};
   if (rate < 10) {  // the first count whose product of uniforms reaches exp(-rate)
     const double exp_neg_rate = std::exp(-rate);
     double prod = 1, x = 0;
@@ -90,21 +74,6 @@ double PoissonSample(const philox::Generator& base, int64_t index, double rate) 
   }
 }
 
-// A sample in the output type. Integers: TensorFlow's infinity is 0 there, and a NaN or
-// out-of-range count becomes the type's lowest value, as x86 converts it.
-template <typename U>
-U SampleAs(double v) {
-  if constexpr (std::is_integral_v<U>) {
-    if (std::isinf(v) && v > 0) return 0;
-    if (!(v >= static_cast<double>(std::numeric_limits<U>::lowest()) &&
-          v < -static_cast<double>(std::numeric_limits<U>::lowest())))
-      return std::numeric_limits<U>::lowest();
-    return static_cast<U>(v);
-  } else {
-    return random_fill::ToOutput<U>(v);
-  }
-}
-
 template <typename T>
 double AsDouble(T v) {
   if constexpr (kIsFloat16<T>) return static_cast<double>(static_cast<float>(v));
@@ -129,7 +98,7 @@ void FillPerParameter(TF_OpKernelContext* ctx, const std::string& op, const std:
   ParallelFor(n, [&](int64_t begin, int64_t end) {
     for (int64_t index = begin; index < end; ++index) {
       const int64_t a = index / per_alpha, s = index % per_alpha;
-      out[s * alphas + a] = SampleAs<T>(sample(gen, index, AsDouble(alpha[a])));
+      out[s * alphas + a] = random_fill::SampleAs<T>(sample(gen, index, AsDouble(alpha[a])));
     }
   }, 64);
 }

@@ -52,7 +52,7 @@ void RegisterNotDifferentiableOps() {
         "StatelessRandomUniformFullIntV2", "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
         "StatelessRandomGetKeyCounterAlg", "RandomShuffle", "Multinomial",
         "StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle",
-        "StatelessRandomPoisson",
+        "StatelessRandomPoisson", "StatelessRandomBinomial",
         // tf.random.Generator's: their inputs are its state, never values to differentiate
         "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
         "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip", "RngReadAndSkip",
