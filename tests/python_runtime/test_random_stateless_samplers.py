@@ -157,3 +157,19 @@ def test_gamma_gradients_match_tensorflow():
                                                np.int32(1), a)
         np.testing.assert_allclose(t.gradient(loss, a).numpy(), want2, rtol=rtol)
         np.testing.assert_allclose(t.gradient(y3, a).numpy(), want3, rtol=rtol)
+
+
+def test_nan_parameters_give_nan_where_tensorflow_never_returns():
+    """TensorFlow 2.21 loops forever on a NaN Poisson rate or a NaN binomial count (its
+    rejection / inversion loops never end): here they give NaN, integers the lowest value."""
+    seed = np.int64([1, 2])
+    y = _as_list(execute_op("StatelessRandomPoisson", [np.int32([3, 2]), seed, np.float64([np.nan, 4.0])],
+                            {"dtype": np.float64}))[0]
+    y = np.asarray(y)
+    assert np.isnan(y[:, 0]).all() and (y[:, 1] >= 0).all()
+    y = np.asarray(_as_list(execute_op("StatelessRandomPoisson", [np.int32([3, 1]), seed, np.float32([np.nan])],
+                                       {"dtype": np.int32}))[0])
+    assert (y == np.iinfo(np.int32).min).all()
+    y = np.asarray(_as_list(execute_op("StatelessRandomBinomial", [np.int32([3, 1]), seed, np.float64([np.nan]),
+                                                                   np.float64([0.3])], {"dtype": np.float64}))[0])
+    assert np.isnan(y).all()

@@ -55,7 +55,7 @@ double PoissonSample(const philox::Generator& base, int64_t index, double rate) 
       x += 1;
     }
   }
-  if (std::isinf(rate)) return rate;
+  if (std::isinf(rate) || std::isnan(rate)) return rate;  // TensorFlow's rejection never ends on NaN
   const double log_rate = std::log(rate);
   const double b = 0.931 + 2.53 * std::sqrt(rate);
   const double a = -0.059 + 0.02483 * b;
