@@ -404,6 +404,7 @@ __all__ = [
     "stateless_case",
     "stateless_if",
     "stateless_multinomial",
+    "stateless_parameterized_truncated_normal",
     "stateless_random_binomial",
     "stateless_random_gamma_v2",
     "stateless_random_gamma_v3",
@@ -8139,6 +8140,86 @@ def stateless_multinomial(
     num_samples: TensorLike,
     seed: TensorLike,
     output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: GraphOutput,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: GraphOutput,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: GraphOutput,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: GraphOutput,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: GraphOutput,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    means: EagerTensorLike,
+    stddevs: EagerTensorLike,
+    minvals: EagerTensorLike,
+    maxvals: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

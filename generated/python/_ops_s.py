@@ -2190,6 +2190,47 @@ def stateless_multinomial(
     return _out[0]
 
 
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from truncated normal distributions.
+
+    `shape` ends with the broadcast shape of the four parameters; a pure function of the operands. CPU kernels for float and double.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      means: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The means.
+      stddevs: A `Tensor`. Must have the same type as `means`.
+        The standard deviations.
+      minvals: A `Tensor`. Must have the same type as `means`.
+        The lower bounds.
+      maxvals: A `Tensor`. Must have the same type as `means`.
+        The upper bounds.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `means`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessParameterizedTruncatedNormal",
+        [shape, seed, means, stddevs, minvals, maxvals],
+        {},
+        name,
+    )
+    return _out[0]
+
+
 def stateless_random_binomial(
     shape: TensorLike,
     seed: TensorLike,

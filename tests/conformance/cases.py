@@ -126,7 +126,7 @@ NOT_COMPARED = {
            "with TensorFlow bit for bit over seeds, shapes and dtypes"
        for op in ("StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle",
                   "StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson",
-                  "StatelessRandomBinomial")},
+                  "StatelessRandomBinomial", "StatelessParameterizedTruncatedNormal")},
     **{op: "tf.random.Generator's ops read and advance a resource variable, not a function of "
            "array inputs: tests/python_runtime/test_random_generator.py compares them with "
            "TensorFlow step by step"

@@ -1213,7 +1213,7 @@ NOT_SWEPT = {
        for op in ['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg', 'Multinomial',
                   'StatelessMultinomial', 'StatelessRandomUniformFullInt',
                   'StatelessRandomGammaV2', 'StatelessRandomGammaV3', 'StatelessRandomPoisson',
-                  'StatelessRandomBinomial']},
+                  'StatelessRandomBinomial', 'StatelessParameterizedTruncatedNormal']},
     **{op: "tf.random.Generator's ops take an int64 state variable (a resource handle) "
            "and sample shapes sized from swept values would ask for absurd outputs: "
            "tests/python_runtime/test_random_generator.py checks their errors and compares "

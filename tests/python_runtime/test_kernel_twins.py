@@ -66,6 +66,8 @@ CPU_ONLY_FAMILIES = {
                             "kernels",
     "random_binomial": "StatelessRandomBinomial: no CUDA twin yet (TensorFlow has one); GPU "
                        "placements fall back to this host kernel",
+    "random_truncated_normal": "StatelessParameterizedTruncatedNormal: no CUDA twin yet "
+                               "(TensorFlow has one); GPU placements fall back to this host kernel",
     "random_generator": "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); "
                         "GPU placements fall back to these host kernels",
 }

@@ -1,5 +1,6 @@
 """StatelessMultinomial, StatelessRandomUniformFullInt (v1), StatelessShuffle,
-StatelessRandomGammaV2/V3, StatelessRandomPoisson and StatelessRandomBinomial against
+StatelessRandomGammaV2/V3, StatelessRandomPoisson, StatelessRandomBinomial and
+StatelessParameterizedTruncatedNormal against
 TensorFlow 2.21 bit for bit, over seeds, shapes and dtypes, and their errors; run
 eagerly through the same TensorFlow child as test_random_ops (skipped without it)."""
 
@@ -77,6 +78,19 @@ def _calls() -> list:
         calls.append({"kind": "eager", "op": "StatelessRandomBinomial", "attrs": {"dtype": "float64"},
                       "inputs": {"shape": ([2, 3], "int32"), "seed": (seed, "int64"),
                                  "counts": ([10.0, 20.0, 30.0], "float64"), "probs": ([float("nan")], "float64")}})
+    # each sampler: normals (wide bounds), uniforms (narrow), exponential (a far tail), mirrored
+    params = ([0.0, 1.0, 5.0, -2.0, 0.0, 3.0], [1.0, 2.0, 0.5, 1.0, 1.0, 1.5],
+              [-1.0, -10.0, 5.1, 2.5, float("-inf"), -5.0], [1.0, 10.0, 5.2, 4.0, -3.0, 9.5])
+    for seed in SEEDS[:3]:
+        for dt in ("float32", "float64"):
+            calls.append({"kind": "eager", "op": "StatelessParameterizedTruncatedNormal", "attrs": {},
+                          "inputs": {"shape": ([7, 6], "int32"), "seed": (seed, "int64"),
+                                     "means": (params[0], dt), "stddevs": (params[1], dt),
+                                     "minvals": (params[2], dt), "maxvals": (params[3], dt)}})
+            calls.append({"kind": "eager", "op": "StatelessParameterizedTruncatedNormal", "attrs": {},
+                          "inputs": {"shape": ([3, 2, 4], "int64"), "seed": (seed, "int64"),
+                                     "means": ([[0.5], [-1.0]], dt), "stddevs": (2.0, dt),
+                                     "minvals": ([-1.0, 0.0, 1.0, 8.0], dt), "maxvals": (10.0, dt)}})
     for key, counter in (([7], [0, 0]), ([2**63 + 5], [2**64 - 3, 11])):
         for dt in ("float32", "float64"):
             calls.append({"kind": "eager", "op": "StatelessRandomGammaV3", "attrs": {},

@@ -107,7 +107,7 @@ CPU_ONLY = {
     "StatelessShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     **{op: "no CUDA twin yet (TensorFlow has one): a GPU placement falls back to the host kernel"
        for op in ("StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson",
-                  "StatelessRandomBinomial")},
+                  "StatelessRandomBinomial", "StatelessParameterizedTruncatedNormal")},
     **{op: "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); a GPU placement "
            "falls back to the host kernels"
        for op in ("StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",

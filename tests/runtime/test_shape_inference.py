@@ -567,6 +567,8 @@ _CALLS = {
                                          {"dtype": np.dtype(np.int32)}, None),
     "StatelessRandomBinomial": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64), P((3,), np.float64),
                                           P((3,), np.float64)], {"dtype": np.dtype(np.int32)}, None),
+    "StatelessParameterizedTruncatedNormal": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)]
+                                                        + [P((3,))] * 4, {}, None),
     "StatelessShuffle": lambda P: ([P((2, 3)), np.array([1], np.uint64), np.array([0, 0], np.uint64),
                                    np.array(1, I32)], {}, None),
     **{op: (lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None))

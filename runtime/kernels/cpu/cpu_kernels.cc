@@ -14,6 +14,8 @@ namespace opgen::cpu { void RegisterRandomGeneratorKernels(TF_Status* status); }
 namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status); }
 // random_binomial.cc: StatelessRandomBinomial.
 namespace opgen::cpu { void RegisterRandomBinomialKernels(TF_Status* status); }
+// random_truncated_normal.cc: StatelessParameterizedTruncatedNormal.
+namespace opgen::cpu { void RegisterRandomTruncatedNormalKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -103,6 +105,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomGeneratorKernels,
       RegisterRandomGammaPoissonKernels,
       RegisterRandomBinomialKernels,
+      RegisterRandomTruncatedNormalKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,

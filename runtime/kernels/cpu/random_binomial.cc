@@ -93,28 +93,6 @@ double Sample(T count_t, T prob_t, const philox::Generator& base, int64_t index)
   return mirrored ? count - k : k;
 }
 
-// Index into an operand of shape `dims` (aligned to the right of `out`) for each
-// element of the broadcast shape `out`.
-std::vector<int64_t> BroadcastIndices(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
-  const int64_t n = NumElements(out);
-  std::vector<int64_t> index(static_cast<size_t>(n), 0);
-  const size_t lead = out.size() - dims.size();
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rest = i, flat = 0, stride = 1;
-    for (size_t d = out.size(); d-- > 0;) {
-      const int64_t coord = rest % out[d];
-      rest /= out[d];
-      if (d >= lead) {
-        const int64_t size = dims[d - lead];
-        if (size != 1) flat += coord * stride;
-        stride *= size;
-      }
-    }
-    index[static_cast<size_t>(i)] = flat;
-  }
-  return index;
-}
-
 template <typename T, typename U>
 void BinomialCompute(void*, TF_OpKernelContext* ctx) {
   const std::string op = OpName(ctx);
@@ -144,7 +122,7 @@ void BinomialCompute(void*, TF_OpKernelContext* ctx) {
   const int64_t n = NumElements(dims);
   if (!out || n == 0 || !kernels::StatelessSeed(ctx, op, 1, &gen)) return;
   const int64_t batches = NumElements(batch), per_batch = n / batches;
-  const std::vector<int64_t> ci = BroadcastIndices(Dims(counts), batch), pi = BroadcastIndices(Dims(probs), batch);
+  const std::vector<int64_t> ci = random_fill::BroadcastIndices(Dims(counts), batch), pi = random_fill::BroadcastIndices(Dims(probs), batch);
   const T* c = static_cast<const T*>(TF_TensorData(counts));
   const T* p = static_cast<const T*>(TF_TensorData(probs));
   U* y = Data<U>(out);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 #include <string>
 
 #include "../random_spec.h"
@@ -70,6 +71,28 @@ U SampleAs(double v) {
   } else {
     return random_fill::ToOutput<U>(v);
   }
+}
+
+// Index into an operand of shape `dims` (aligned to the right of `out`) for each
+// element of the broadcast shape `out`.
+inline std::vector<int64_t> BroadcastIndices(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
+  const int64_t n = NumElements(out);
+  std::vector<int64_t> index(static_cast<size_t>(n), 0);
+  const size_t lead = out.size() - dims.size();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, flat = 0, stride = 1;
+    for (size_t d = out.size(); d-- > 0;) {
+      const int64_t coord = rest % out[d];
+      rest /= out[d];
+      if (d >= lead) {
+        const int64_t size = dims[d - lead];
+        if (size != 1) flat += coord * stride;
+        stride *= size;
+      }
+    }
+    index[static_cast<size_t>(i)] = flat;
+  }
+  return index;
 }
 
 template <kernels::Kind K, typename T>

@@ -186,6 +186,13 @@ void StatelessGammaGrad(GradBuilder& b, int alpha_index) {
 }
 void StatelessGammaV2Grad(GradBuilder& b) { StatelessGammaGrad(b, 2); }
 void StatelessGammaV3Grad(GradBuilder& b) { StatelessGammaGrad(b, 4); }
+// TensorFlow has one (implicit reparameterization through the normal CDF); not ported yet.
+void ParameterizedTruncatedNormalGrad(GradBuilder& b) {
+  if (b.ok())
+    TF_SetStatus(b.status(), TF_UNIMPLEMENTED,
+                 "StatelessParameterizedTruncatedNormal's gradient is not implemented yet "
+                 "(TensorFlow's is an implicit reparameterization)");
+}
 
 // Building a gradient through these says why there is none, rather than giving none.
 void TruncatingRemainderGrad(GradBuilder& b) {
@@ -210,6 +217,7 @@ void RegisterSpecialMathGradients() {
   RegisterGrad("RandomGammaGrad", SecondDerivativeGrad);
   RegisterGrad("StatelessRandomGammaV2", StatelessGammaV2Grad);
   RegisterGrad("StatelessRandomGammaV3", StatelessGammaV3Grad);
+  RegisterGrad("StatelessParameterizedTruncatedNormal", ParameterizedTruncatedNormalGrad);
   RegisterGrad("Tan", TanGrad);
   RegisterGrad("Asin", AsinGrad);
   RegisterGrad("Acos", AcosGrad);
