@@ -2201,7 +2201,7 @@ def stateless_parameterized_truncated_normal(
 ) -> OpOutput:
     """Outputs deterministic samples from truncated normal distributions.
 
-    `shape` ends with the broadcast shape of the four parameters; a pure function of the operands. CPU kernels for float and double.
+    `shape` ends with the broadcast shape of the four parameters; a pure function of the operands.
 
     Args:
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.

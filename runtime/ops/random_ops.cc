@@ -310,7 +310,7 @@ void RegisterRandomOps(TF_Status* status) {
            ShapeFn<Stateless>,
            "Outputs deterministic samples from truncated normal distributions.",
            "`shape` ends with the broadcast shape of the four parameters; a pure function of "
-           "the operands. CPU kernels for float and double.",
+           "the operands.",
            {kShapeDoc, kSeedDoc, {"means", "The means."}, {"stddevs", "The standard deviations."},
             {"minvals", "The lower bounds."}, {"maxvals", "The upper bounds."}, kOutputDoc}},
           {"StatelessShuffle",

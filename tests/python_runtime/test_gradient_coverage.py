@@ -987,8 +987,6 @@ NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients
 UNIMPLEMENTED: dict[str, str] = {
     **dict.fromkeys(["IgammaGradA", "RandomGammaGrad"], "TensorFlow defines no gradient either"),
     **dict.fromkeys(["Mod", "TruncateMod"], "TensorFlow defines no gradient either"),
-    "StatelessParameterizedTruncatedNormal": "not yet: TensorFlow's implicit-reparameterization "
-                                             "gradient (random_grad.py) is still to port",
     "ResizeArea": "TensorFlow defines no gradient for it either",
     "CropAndResizeGradBoxes": "TensorFlow defines no gradient for it either",
     **dict.fromkeys(["AdjustHue", "AdjustSaturation", "AdjustContrastv2"],
@@ -1006,6 +1004,8 @@ FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
 CHECKED_ELSEWHERE = {
     **dict.fromkeys(["StatelessRandomGammaV2", "StatelessRandomGammaV3"],
                     "test_random_stateless_samplers.py::test_gamma_gradients_match_tensorflow"),
+    "StatelessParameterizedTruncatedNormal": "test_random_stateless_samplers.py::"
+                                             "test_parameterized_truncated_normal_gradients_match_tensorflow",
     # Their gradients are LookupErrors, as TensorFlow's (a registered gradient that fails).
     "PreventGradient": "test_everyday_array_ops.py::"
                        "test_prevent_gradient_gradient_is_a_lookup_error_with_the_message",
@@ -1145,9 +1145,6 @@ _UNIMPLEMENTED_CALLS = {
 # Ops whose differentiated input is not the first: (inputs, attrs, x's place, the list
 # inputs' places).
 _UNIMPLEMENTED_CALLS_AT = {
-    "StatelessParameterizedTruncatedNormal": ([np.int32([3]), np.int64([1, 2]), np.float32(0.0),
-                                               np.float32(1.0), np.float32(-1.0), np.float32(1.0)],
-                                              {}, 2, []),
     "RaggedTensorToTensor": ([np.int64(-1), np.zeros((3,), F32), np.float32(0),
                               np.int64([0, 1, 3])], {"row_partition_types": ["ROW_SPLITS"]},
                              1, [3]),

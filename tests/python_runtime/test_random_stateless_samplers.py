@@ -187,3 +187,41 @@ def test_nan_parameters_give_nan_where_tensorflow_never_returns():
     y = np.asarray(_as_list(execute_op("StatelessRandomBinomial", [np.int32([3, 1]), seed, np.float64([np.nan]),
                                                                    np.float64([0.3])], {"dtype": np.float64}))[0])
     assert np.isnan(y).all()
+
+
+_PTN_GRAD_TF = r"""
+import json
+import numpy as np
+import tensorflow as tf
+out = []
+for dt in ("float64", "float32"):
+    p = [tf.constant(np.array(v, dt)) for v in ([[0.5], [-1.0]], 2.0, [-1.0, 0.0, 1.0, 8.0], 10.0)]
+    with tf.GradientTape() as t:
+        t.watch(p)
+        y = tf.raw_ops.StatelessParameterizedTruncatedNormal(shape=tf.constant([3, 2, 4]),
+                                                             seed=tf.constant([1, 2], tf.int64),
+                                                             means=p[0], stddevs=p[1], minvals=p[2], maxvals=p[3])
+        loss = tf.reduce_sum(y * np.arange(24, dtype=dt).reshape(3, 2, 4))
+    out.append([g.numpy().tolist() for g in t.gradient(loss, p)])
+print(json.dumps(out))
+"""
+
+
+def test_parameterized_truncated_normal_gradients_match_tensorflow():
+    """TensorFlow's implicit-reparameterization gradient for all four parameters, summed
+    to their (broadcast) shapes."""
+    import json
+
+    import opgen
+    from opgen import ops
+    from tf_reference import run_tf, tf_env
+    want = json.loads(run_tf(["-c", _PTN_GRAD_TF], env=tf_env(CUDA_VISIBLE_DEVICES="")).stdout)
+    for grads, dt, rtol in zip(want, (np.float64, np.float32), (1e-12, 1e-5)):
+        p = [opgen.constant(np.array(v, dt)) for v in ([[0.5], [-1.0]], 2.0, [-1.0, 0.0, 1.0, 8.0], 10.0)]
+        with opgen.GradientTape() as t:
+            for v in p:
+                t.watch(v)
+            y = ops.stateless_parameterized_truncated_normal(np.int32([3, 2, 4]), np.int64([1, 2]), *p)
+            loss = ops.sum(ops.mul(y, np.arange(24, dtype=dt).reshape(3, 2, 4)), np.int32([0, 1, 2]))
+        for got, w in zip(t.gradient(loss, p), grads):
+            np.testing.assert_allclose(np.asarray(got), w, rtol=rtol, atol=1e-30)
