@@ -359,6 +359,8 @@ __all__ = [
     "rgb_to_hsv",
     "right_shift",
     "rint",
+    "rng_read_and_skip",
+    "rng_skip",
     "roll",
     "round",
     "rsqrt",
@@ -435,18 +437,31 @@ __all__ = [
     "stack_push_v2",
     "stack_v2",
     "stateful_partitioned_call",
+    "stateful_standard_normal_v2",
+    "stateful_truncated_normal",
+    "stateful_uniform",
+    "stateful_uniform_full_int",
+    "stateful_uniform_int",
     "stateless_case",
     "stateless_if",
+    "stateless_multinomial",
+    "stateless_parameterized_truncated_normal",
+    "stateless_random_binomial",
+    "stateless_random_gamma_v2",
+    "stateless_random_gamma_v3",
     "stateless_random_get_alg",
     "stateless_random_get_key_counter",
     "stateless_random_get_key_counter_alg",
     "stateless_random_normal",
     "stateless_random_normal_v2",
+    "stateless_random_poisson",
     "stateless_random_uniform",
+    "stateless_random_uniform_full_int",
     "stateless_random_uniform_full_int_v2",
     "stateless_random_uniform_int",
     "stateless_random_uniform_int_v2",
     "stateless_random_uniform_v2",
+    "stateless_shuffle",
     "stateless_truncated_normal",
     "stateless_truncated_normal_v2",
     "stateless_while",
@@ -7385,6 +7400,35 @@ def rint(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def rint(x: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def rng_read_and_skip(
+    resource: GraphOutput, alg: TensorLike, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rng_read_and_skip(
+    resource: TensorLike, alg: GraphOutput, delta: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rng_read_and_skip(
+    resource: TensorLike, alg: TensorLike, delta: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def rng_read_and_skip(
+    resource: EagerTensorLike,
+    alg: EagerTensorLike,
+    delta: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def rng_read_and_skip(
+    resource: TensorLike, alg: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput: ...
+def rng_skip(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    delta: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+@overload
 def roll(
     input: GraphOutput, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -9068,6 +9112,229 @@ def stateful_partitioned_call(
     name: str | None = None,
 ) -> list[OpOutput]: ...
 @overload
+def stateful_standard_normal_v2(
+    resource: GraphOutput,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_standard_normal_v2(
+    resource: TensorLike,
+    algorithm: GraphOutput,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_standard_normal_v2(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_standard_normal_v2(
+    resource: EagerTensorLike,
+    algorithm: EagerTensorLike,
+    shape: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateful_standard_normal_v2(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateful_truncated_normal(
+    resource: GraphOutput,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_truncated_normal(
+    resource: TensorLike,
+    algorithm: GraphOutput,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_truncated_normal(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_truncated_normal(
+    resource: EagerTensorLike,
+    algorithm: EagerTensorLike,
+    shape: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateful_truncated_normal(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateful_uniform(
+    resource: GraphOutput,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform(
+    resource: TensorLike,
+    algorithm: GraphOutput,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform(
+    resource: EagerTensorLike,
+    algorithm: EagerTensorLike,
+    shape: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateful_uniform(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateful_uniform_full_int(
+    resource: GraphOutput,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_full_int(
+    resource: TensorLike,
+    algorithm: GraphOutput,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_full_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_full_int(
+    resource: EagerTensorLike,
+    algorithm: EagerTensorLike,
+    shape: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateful_uniform_full_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: GraphOutput,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: GraphOutput,
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: GraphOutput,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    minval: GraphOutput,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: EagerTensorLike,
+    algorithm: EagerTensorLike,
+    shape: EagerTensorLike,
+    minval: EagerTensorLike,
+    maxval: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def stateless_case(
     branch_index: GraphOutput,
     input: Sequence[TensorLike],
@@ -9143,6 +9410,266 @@ def stateless_if(
     output_shapes: Sequence[ShapeLike] = ...,
     name: str | None = None,
 ) -> list[OpOutput]: ...
+@overload
+def stateless_multinomial(
+    logits: GraphOutput,
+    num_samples: TensorLike,
+    seed: TensorLike,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_multinomial(
+    logits: TensorLike,
+    num_samples: GraphOutput,
+    seed: TensorLike,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: GraphOutput,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_multinomial(
+    logits: EagerTensorLike,
+    num_samples: EagerTensorLike,
+    seed: EagerTensorLike,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: TensorLike,
+    output_dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: GraphOutput,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: GraphOutput,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: GraphOutput,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: GraphOutput,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: GraphOutput,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    means: EagerTensorLike,
+    stddevs: EagerTensorLike,
+    minvals: EagerTensorLike,
+    maxvals: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: GraphOutput,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: GraphOutput,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: GraphOutput,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    counts: EagerTensorLike,
+    probs: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: GraphOutput, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: GraphOutput, alpha: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    alpha: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    alpha: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 def stateless_random_get_alg(name: str | None = None) -> OpOutput: ...
 
 class _StatelessRandomGetKeyCounterOutput(NamedTuple):
@@ -9241,6 +9768,46 @@ def stateless_random_normal_v2(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def stateless_random_poisson(
+    shape: GraphOutput,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: GraphOutput,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: GraphOutput,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    lam: EagerTensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def stateless_random_uniform(
     shape: GraphOutput,
     seed: TensorLike,
@@ -9263,6 +9830,31 @@ def stateless_random_uniform(
 ) -> EagerOutput: ...
 @overload
 def stateless_random_uniform(
+    shape: TensorLike, seed: TensorLike, dtype: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def stateless_random_uniform_full_int(
+    shape: GraphOutput,
+    seed: TensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int(
+    shape: TensorLike,
+    seed: GraphOutput,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_random_uniform_full_int(
+    shape: EagerTensorLike,
+    seed: EagerTensorLike,
+    dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_random_uniform_full_int(
     shape: TensorLike, seed: TensorLike, dtype: DTypeLike = ..., name: str | None = None
 ) -> OpOutput: ...
 @overload
@@ -9499,6 +10091,54 @@ def stateless_random_uniform_v2(
     counter: TensorLike,
     alg: TensorLike,
     dtype: DTypeLike = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def stateless_shuffle(
+    value: GraphOutput,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_shuffle(
+    value: TensorLike,
+    key: GraphOutput,
+    counter: TensorLike,
+    alg: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_shuffle(
+    value: TensorLike,
+    key: TensorLike,
+    counter: GraphOutput,
+    alg: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_shuffle(
+    value: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def stateless_shuffle(
+    value: EagerTensorLike,
+    key: EagerTensorLike,
+    counter: EagerTensorLike,
+    alg: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def stateless_shuffle(
+    value: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

@@ -2455,6 +2455,56 @@ def rint(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def rng_read_and_skip(
+    resource: TensorLike, alg: TensorLike, delta: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Returns the generator's state, then advances its counter by 256 * delta blocks.
+
+    The value is the state before the skip, [counter low, counter high, key].
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here).
+      delta: A `Tensor` of type `uint64`.
+        How far to skip (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
+      The old state.
+    """
+    _out = _execute_op("RngReadAndSkip", [resource, alg, delta], {}, name)
+    return _out[0]
+
+
+def rng_skip(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    delta: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Advances the generator's counter by 256 * delta blocks.
+
+    The product wraps modulo 2^64, as TensorFlow's does.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      delta: A `Tensor` of type `int64`.
+        How far to skip (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("RngSkip", [resource, algorithm, delta], {}, name)
+    return _out or None
+
+
 def roll(
     input: TensorLike, shift: TensorLike, axis: TensorLike, name: str | None = None
 ) -> OpOutput:

@@ -2045,6 +2045,165 @@ def stateful_partitioned_call(
     return _out[0]
 
 
+def stateful_standard_normal_v2(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs standard normal values from a generator's state.
+
+    Draws from the state's counter, which then moves past 256 Philox blocks per output element.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      shape: A `Tensor`.
+        The output's shape, a vector.
+      dtype: An optional dtype. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatefulStandardNormalV2", [resource, algorithm, shape], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateful_truncated_normal(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs standard normal values within two deviations from a generator's state.
+
+    Draws from the state's counter, which then moves past 256 Philox blocks per output element.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      shape: A `Tensor`.
+        The output's shape, a vector.
+      dtype: An optional dtype. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatefulTruncatedNormal", [resource, algorithm, shape], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateful_uniform(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = _dtypes.float32,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random values uniform in [0, 1) from a generator's state.
+
+    Draws from the state's counter, which then moves past 256 Philox blocks per output element.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      shape: A `Tensor`.
+        The output's shape, a vector.
+      dtype: An optional dtype. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatefulUniform", [resource, algorithm, shape], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateful_uniform_full_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    dtype: DTypeLike = _dtypes.uint64,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random integers over the type's range from a generator's state.
+
+    Draws from the state's counter, which then moves past 256 Philox blocks per output element.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      shape: A `Tensor`.
+        The output's shape, a vector.
+      dtype: An optional dtype. Defaults to `"uint64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatefulUniformFullInt", [resource, algorithm, shape], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateful_uniform_int(
+    resource: TensorLike,
+    algorithm: TensorLike,
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs random integers uniform in [minval, maxval) from a generator's state.
+
+    Draws from the state's counter, which then moves past 256 Philox blocks per output element.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The generator's state: an int64 vector variable, counter then key.
+      algorithm: A `Tensor` of type `int64`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      shape: A `Tensor`.
+        The output's shape, a vector.
+      minval: A `Tensor`.
+        The lowest value (a scalar).
+      maxval: A `Tensor`. Must have the same type as `minval`.
+        One past the highest value (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `minval`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatefulUniformInt", [resource, algorithm, shape, minval, maxval], {}, name
+    )
+    return _out[0]
+
+
 def stateless_case(
     branch_index: TensorLike,
     input: Sequence[TensorLike],
@@ -2125,6 +2284,174 @@ def stateless_if(
             "output_shapes": output_shapes,
         },
         name,
+    )
+    return _out[0]
+
+
+def stateless_multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: TensorLike,
+    output_dtype: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
+    """Draws deterministic samples from a categorical distribution.
+
+    Row b of the output holds `num_samples` class indices drawn with probabilities softmax(logits[b]); a pure function of its operands.
+
+    Args:
+      logits: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+        [batch_size, num_classes] unnormalized log-probabilities.
+      num_samples: A `Tensor` of type `int32`.
+        How many samples to draw per row (a scalar).
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      output_dtype: An optional dtype from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_dtype`.
+      [batch_size, num_samples] class indices.
+    """
+    _out = _execute_op(
+        "StatelessMultinomial",
+        [logits, num_samples, seed],
+        {"output_dtype": output_dtype},
+        name,
+    )
+    return _out[0]
+
+
+def stateless_parameterized_truncated_normal(
+    shape: TensorLike,
+    seed: TensorLike,
+    means: TensorLike,
+    stddevs: TensorLike,
+    minvals: TensorLike,
+    maxvals: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from truncated normal distributions.
+
+    `shape` ends with the broadcast shape of the four parameters; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      means: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The means.
+      stddevs: A `Tensor`. Must have the same type as `means`.
+        The standard deviations.
+      minvals: A `Tensor`. Must have the same type as `means`.
+        The lower bounds.
+      maxvals: A `Tensor`. Must have the same type as `means`.
+        The upper bounds.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `means`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessParameterizedTruncatedNormal",
+        [shape, seed, means, stddevs, minvals, maxvals],
+        {},
+        name,
+    )
+    return _out[0]
+
+
+def stateless_random_binomial(
+    shape: TensorLike,
+    seed: TensorLike,
+    counts: TensorLike,
+    probs: TensorLike,
+    dtype: DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from binomial distributions.
+
+    `shape` ends with the broadcast shape of `counts` and `probs`; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      counts: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`, `int64`.
+        The numbers of trials.
+      probs: A `Tensor`. Must have the same type as `counts`.
+        The probabilities of success.
+      dtype: An optional dtype from: `float16`, `float32`, `float64`, `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomBinomial", [shape, seed, counts, probs], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
+def stateless_random_gamma_v2(
+    shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Outputs deterministic samples from gamma distributions.
+
+    `shape` ends with `alpha`'s shape; a pure function of the operands (Marsaglia and Tsang's sampler over Philox4x32-10).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The concentrations (shape parameters).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+      The random values.
+    """
+    _out = _execute_op("StatelessRandomGammaV2", [shape, seed, alpha], {}, name)
+    return _out[0]
+
+
+def stateless_random_gamma_v3(
+    shape: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    alpha: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from gamma distributions.
+
+    `shape` ends with `alpha`'s shape; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+        The concentrations (shape parameters).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomGammaV3", [shape, key, counter, alg, alpha], {}, name
     )
     return _out[0]
 
@@ -2267,6 +2594,37 @@ def stateless_random_normal_v2(
     return _out[0]
 
 
+def stateless_random_poisson(
+    shape: TensorLike,
+    seed: TensorLike,
+    lam: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic samples from Poisson distributions.
+
+    `shape` ends with `lam`'s shape; a pure function of the operands.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Two integers; the same seed gives the same values.
+      lam: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`, `int64`.
+        The rates.
+      dtype: A dtype from: `float16`, `float32`, `float64`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomPoisson", [shape, seed, lam], {"dtype": dtype}, name
+    )
+    return _out[0]
+
+
 def stateless_random_uniform(
     shape: TensorLike,
     seed: TensorLike,
@@ -2291,6 +2649,34 @@ def stateless_random_uniform(
       The random values.
     """
     _out = _execute_op("StatelessRandomUniform", [shape, seed], {"dtype": dtype}, name)
+    return _out[0]
+
+
+def stateless_random_uniform_full_int(
+    shape: TensorLike,
+    seed: TensorLike,
+    dtype: DTypeLike = _dtypes.uint64,
+    name: str | None = None,
+) -> OpOutput:
+    """Outputs deterministic random integers over the type's whole range.
+
+    A pure function of `shape` and `seed`; seeds of unsigned types are refused, as TensorFlow's kernel refuses them.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The output's shape, a vector.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`, `uint32`, `uint64`.
+        Two integers; the same seed gives the same values.
+      dtype: An optional dtype from: `int32`, `int64`, `uint32`, `uint64`. Defaults to `"uint64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The random values.
+    """
+    _out = _execute_op(
+        "StatelessRandomUniformFullInt", [shape, seed], {"dtype": dtype}, name
+    )
     return _out[0]
 
 
@@ -2436,6 +2822,36 @@ def stateless_random_uniform_v2(
     _out = _execute_op(
         "StatelessRandomUniformV2", [shape, key, counter, alg], {"dtype": dtype}, name
     )
+    return _out[0]
+
+
+def stateless_shuffle(
+    value: TensorLike,
+    key: TensorLike,
+    counter: TensorLike,
+    alg: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """Shuffles a tensor along its first dimension, deterministically.
+
+    A pure function of `value`, `key`, `counter` and `alg`.
+
+    Args:
+      value: A `Tensor`.
+        The tensor to shuffle.
+      key: A `Tensor` of type `uint64`.
+        The generator's key, shape [1].
+      counter: A `Tensor` of type `uint64`.
+        The generator's initial counter, shape [2] for Philox.
+      alg: A `Tensor` of type `int32`.
+        The algorithm: 1 Philox, 3 auto-select (Philox here); 2 (ThreeFry) has no kernel.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+      `value` with its rows shuffled.
+    """
+    _out = _execute_op("StatelessShuffle", [value, key, counter, alg], {}, name)
     return _out[0]
 
 

@@ -60,6 +60,12 @@ void KeyCounter(ShapeFnContext& c) {
   c.SetOutput(1, PartialShape::Of({2}));
   if (c.num_outputs() == 3) c.SetOutput(2, PartialShape::Of({}));
 }
+void StatelessShuffle(ShapeFnContext& c) {
+  c.InputWithRank(1, 1, "key");
+  c.InputWithRank(2, 1, "counter");
+  c.InputWithRank(3, 0, "alg");
+  c.SetOutput(0, c.Input(0));
+}
 void Alg(ShapeFnContext& c) { c.SetOutput(0, PartialShape::Of({})); }
 // [batch, num_samples]: logits' first dim, and num_samples' value when it is known.
 void Multinomial(ShapeFnContext& c) {
@@ -73,6 +79,10 @@ void Multinomial(ShapeFnContext& c) {
            std::to_string(samples));
   }
   c.SetOutput(0, PartialShape::Of({logits.dims[0], samples}));
+}
+void StatelessMultinomial(ShapeFnContext& c) {
+  SeedOperand(c, 2);
+  Multinomial(c);
 }
 
 constexpr const char* kRealTypes = "dtype: {half, bfloat16, float, double}";
@@ -127,7 +137,11 @@ OpRegistration StatelessRealV2(const char* name, const char* summary) {
 
 }  // namespace
 
+void RegisterRandomGeneratorOps(TF_Status* status);  // random_generator_ops.cc
+
 void RegisterRandomOps(TF_Status* status) {
+  RegisterRandomGeneratorOps(status);
+  if (TF_GetCode(status) != TF_OK) return;
   OpRegistration uniform_int{
       "RandomUniformInt",
       {"seed: int = 0", "seed2: int = 0", "Tout: {int32, int64}", kShapeTypes},
@@ -228,6 +242,86 @@ void RegisterRandomOps(TF_Status* status) {
           get_alg,
           shuffle,
           multinomial,
+          {"StatelessMultinomial",
+           {"T: realnumbertype", "Tseed: {int32, int64} = DT_INT64",
+            "output_dtype: {int32, int64} = DT_INT64"},
+           {"logits: T", "num_samples: int32", "seed: Tseed"},
+           {"output: output_dtype"},
+           ShapeFn<StatelessMultinomial>,
+           "Draws deterministic samples from a categorical distribution.",
+           "Row b of the output holds `num_samples` class indices drawn with probabilities "
+           "softmax(logits[b]); a pure function of its operands.",
+           {{"logits", "[batch_size, num_classes] unnormalized log-probabilities."},
+            {"num_samples", "How many samples to draw per row (a scalar)."}, kSeedDoc,
+            {"output", "[batch_size, num_samples] class indices."}}},
+          {"StatelessRandomUniformFullInt",
+           {"dtype: {int32, int64, uint32, uint64} = DT_UINT64", "T: {int32, int64} = DT_INT32",
+            "Tseed: {int32, int64, uint32, uint64} = DT_INT64"},
+           {"shape: T", "seed: Tseed"},
+           {"output: dtype"},
+           ShapeFn<Stateless>,
+           "Outputs deterministic random integers over the type's whole range.",
+           "A pure function of `shape` and `seed`; seeds of unsigned types are refused, as "
+           "TensorFlow's kernel refuses them.",
+           {kShapeDoc, kSeedDoc, kOutputDoc}},
+          {"StatelessRandomGammaV2",
+           {"dtype: {half, float, double}", "T: {int32, int64}", "Tseed: {int32, int64} = DT_INT64"},
+           {"shape: T", "seed: Tseed", "alpha: dtype"},
+           {"output: dtype"},
+           ShapeFn<Stateless>,
+           "Outputs deterministic samples from gamma distributions.",
+           "`shape` ends with `alpha`'s shape; a pure function of the operands (Marsaglia "
+           "and Tsang's sampler over Philox4x32-10).",
+           {kShapeDoc, kSeedDoc, {"alpha", "The concentrations (shape parameters)."}, kOutputDoc}},
+          {"StatelessRandomGammaV3",
+           {"dtype: {half, float, double}", "shape_dtype: {int32, int64} = DT_INT32"},
+           {"shape: shape_dtype", "key: uint64", "counter: uint64", "alg: int32", "alpha: dtype"},
+           {"output: dtype"},
+           ShapeFn<StatelessV2>,
+           "Outputs deterministic samples from gamma distributions.",
+           "`shape` ends with `alpha`'s shape; a pure function of the operands.",
+           {kShapeDoc, kKeyDoc, kCounterDoc, kAlgDoc,
+            {"alpha", "The concentrations (shape parameters)."}, kOutputDoc}},
+          {"StatelessRandomPoisson",
+           {"Rtype: {half, float, double, int32, int64}", "dtype: {half, float, double, int32, int64}",
+            "T: {int32, int64}", "Tseed: {int32, int64} = DT_INT64"},
+           {"shape: T", "seed: Tseed", "lam: Rtype"},
+           {"output: dtype"},
+           ShapeFn<Stateless>,
+           "Outputs deterministic samples from Poisson distributions.",
+           "`shape` ends with `lam`'s shape; a pure function of the operands.",
+           {kShapeDoc, kSeedDoc, {"lam", "The rates."}, kOutputDoc}},
+          {"StatelessRandomBinomial",
+           {"S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64",
+            "T: {half, float, double, int32, int64} = DT_DOUBLE",
+            "dtype: {half, float, double, int32, int64} = DT_INT64"},
+           {"shape: S", "seed: Tseed", "counts: T", "probs: T"},
+           {"output: dtype"},
+           ShapeFn<Stateless>,
+           "Outputs deterministic samples from binomial distributions.",
+           "`shape` ends with the broadcast shape of `counts` and `probs`; a pure function of "
+           "the operands.",
+           {kShapeDoc, kSeedDoc, {"counts", "The numbers of trials."},
+            {"probs", "The probabilities of success."}, kOutputDoc}},
+          {"StatelessParameterizedTruncatedNormal",
+           {"S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64", "dtype: {half, float, double}"},
+           {"shape: S", "seed: Tseed", "means: dtype", "stddevs: dtype", "minvals: dtype", "maxvals: dtype"},
+           {"output: dtype"},
+           ShapeFn<Stateless>,
+           "Outputs deterministic samples from truncated normal distributions.",
+           "`shape` ends with the broadcast shape of the four parameters; a pure function of "
+           "the operands.",
+           {kShapeDoc, kSeedDoc, {"means", "The means."}, {"stddevs", "The standard deviations."},
+            {"minvals", "The lower bounds."}, {"maxvals", "The upper bounds."}, kOutputDoc}},
+          {"StatelessShuffle",
+           {"T: type"},
+           {"value: T", "key: uint64", "counter: uint64", "alg: int32"},
+           {"output: T"},
+           ShapeFn<StatelessShuffle>,
+           "Shuffles a tensor along its first dimension, deterministically.",
+           "A pure function of `value`, `key`, `counter` and `alg`.",
+           {{"value", "The tensor to shuffle."}, kKeyDoc, kCounterDoc, kAlgDoc,
+            {"output", "`value` with its rows shuffled."}}},
           {"StatelessRandomGetKeyCounterAlg",
            {"Tseed: {int32, int64} = DT_INT64"},
            {"seed: Tseed"},

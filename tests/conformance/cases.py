@@ -129,6 +129,17 @@ NOT_COMPARED = {
     **{op: "random: tests/python_runtime/test_random_stateful.py compares tf.random.shuffle's "
            "and tf.random.categorical's values with TensorFlow's over consecutive eager runs"
        for op in ("RandomShuffle", "Multinomial")},
+    **{op: "random ops: tests/python_runtime/test_random_stateless_samplers.py compares them "
+           "with TensorFlow bit for bit over seeds, shapes and dtypes"
+       for op in ("StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle",
+                  "StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson",
+                  "StatelessRandomBinomial", "StatelessParameterizedTruncatedNormal")},
+    **{op: "tf.random.Generator's ops read and advance a resource variable, not a function of "
+           "array inputs: tests/python_runtime/test_random_generator.py compares them with "
+           "TensorFlow step by step"
+       for op in ("StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+                  "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip",
+                  "RngReadAndSkip")},
 }
 NOT_COMPARED_PREFIXES = {
     "TensorList": "TensorLists are DT_VARIANT host objects, not arrays",

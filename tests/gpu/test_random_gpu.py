@@ -33,6 +33,8 @@ def test_integers_are_bit_exact(shape):
     for dtype in (opgen.int32, opgen.int64, opgen.uint32, opgen.uint64):
         assert_gpu_matches_cpu(lambda dt=dtype: ops.stateless_random_uniform_full_int_v2(
             s, KEY, COUNTER, np.int32(1), dtype=dt), rtol=0, atol=0)
+        assert_gpu_matches_cpu(lambda dt=dtype: ops.stateless_random_uniform_full_int(
+            s, np.array([4, 5], np.int64), dtype=dt), rtol=0, atol=0)
     assert_gpu_matches_cpu(lambda: ops.stateless_random_uniform_int_v2(
         s, KEY, COUNTER, np.int32(1), np.int64(-5), np.int64(2**40)), rtol=0, atol=0)
 

@@ -945,7 +945,11 @@ NOT_DIFFERENTIABLE = {
                     "piecewise constant: TensorFlow's gradient is None"),
     **dict.fromkeys(["ZerosLike", "OnesLike"], "does not depend on the input's values"),
     **dict.fromkeys(['RandomUniform', 'RandomStandardNormal', 'TruncatedNormal', 'RandomUniformInt', 'StatelessRandomUniform', 'StatelessRandomNormal', 'StatelessTruncatedNormal', 'StatelessRandomUniformInt', 'StatelessRandomUniformV2', 'StatelessRandomNormalV2', 'StatelessTruncatedNormalV2', 'StatelessRandomUniformIntV2', 'StatelessRandomUniformFullIntV2', 'StatelessRandomGetKeyCounter', 'StatelessRandomGetAlg', 'StatelessRandomGetKeyCounterAlg',
-                     'RandomShuffle', 'Multinomial'],
+                     'RandomShuffle', 'Multinomial', 'StatelessMultinomial',
+                     'StatelessRandomUniformFullInt', 'StatelessShuffle', 'StatelessRandomPoisson', 'StatelessRandomBinomial',
+                     'StatefulUniform',
+                     'StatefulUniformInt', 'StatefulUniformFullInt', 'StatefulStandardNormalV2',
+                     'StatefulTruncatedNormal', 'RngSkip', 'RngReadAndSkip'],
                     "random values: TensorFlow registers the random ops as not differentiable"),
     "StopGradient": "stops gradients by definition",
     **dict.fromkeys(["Const", "Placeholder", "PlaceholderV2"], "no inputs"),
@@ -1055,6 +1059,10 @@ FUNCTIONAL = ["PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
               "StatelessCase", "While", "StatelessWhile"]
 
 CHECKED_ELSEWHERE = {
+    **dict.fromkeys(["StatelessRandomGammaV2", "StatelessRandomGammaV3"],
+                    "test_random_stateless_samplers.py::test_gamma_gradients_match_tensorflow"),
+    "StatelessParameterizedTruncatedNormal": "test_random_stateless_samplers.py::"
+                                             "test_parameterized_truncated_normal_gradients_match_tensorflow",
     # Their gradients are LookupErrors, as TensorFlow's (a registered gradient that fails).
     "PreventGradient": "test_everyday_array_ops.py::"
                        "test_prevent_gradient_gradient_is_a_lookup_error_with_the_message",

@@ -63,8 +63,17 @@ CPU_ONLY_FAMILIES = {
                            "the host kernel (TensorFlow's GPU kernel selects the same)",
     "training_sparse": "the ResourceSparseApply* optimizer ops: no GPU kernels yet (TensorFlow "
                        "has some, racing on repeated indices)",
-    "random_host": "RandomShuffle moves rows, Multinomial searches a CDF per sample: GPU "
-                   "placements fall back to these host kernels",
+    "random_host": "(Stateless)Shuffle moves rows, (Stateless)Multinomial searches a CDF per "
+                   "sample: GPU placements fall back to these host kernels",
+    "random_gamma_poisson": "StatelessRandomGammaV2/V3, StatelessRandomPoisson: no CUDA twins "
+                            "yet (TensorFlow has them); GPU placements fall back to these host "
+                            "kernels",
+    "random_binomial": "StatelessRandomBinomial: no CUDA twin yet (TensorFlow has one); GPU "
+                       "placements fall back to this host kernel",
+    "random_truncated_normal": "StatelessParameterizedTruncatedNormal: no CUDA twin yet "
+                               "(TensorFlow has one); GPU placements fall back to this host kernel",
+    "random_generator": "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); "
+                        "GPU placements fall back to these host kernels",
 }
 
 _REGISTRATION = re.compile(r"^void Register\w+Kernels\(TF_Status\* status\)", re.M)

@@ -110,6 +110,16 @@ CPU_ONLY = {
                   "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
+    "StatelessMultinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
+    "StatelessShuffle": "moves rows only: a GPU placement falls back to the host kernel",
+    **{op: "no CUDA twin yet (TensorFlow has one): a GPU placement falls back to the host kernel"
+       for op in ("StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson",
+                  "StatelessRandomBinomial", "StatelessParameterizedTruncatedNormal")},
+    **{op: "tf.random.Generator's ops: no CUDA twins yet (TensorFlow has them); a GPU placement "
+           "falls back to the host kernels"
+       for op in ("StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+                  "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip",
+                  "RngReadAndSkip")},
 }
 
 

@@ -558,6 +558,19 @@ _CALLS = {
        for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")},
     "RandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array(0, I32), np.array(5, I32)], {}, None),
     "Multinomial": lambda P: ([P((2, 3)), np.array(4, I32)], {}, None),
+    "StatelessMultinomial": lambda P: ([P((2, 3)), np.array(4, I32), np.array([1, 2], np.int64)], {}, None),
+    "StatelessRandomUniformFullInt": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None),
+    "StatelessRandomGammaV2": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64), P((3,))], {}, None),
+    "StatelessRandomGammaV3": lambda P: ([np.array([2, 3], I32), np.array([1], np.uint64), np.array([0, 0], np.uint64),
+                                         np.array(1, I32), P((3,))], {}, None),
+    "StatelessRandomPoisson": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64), P((3,))],
+                                         {"dtype": np.dtype(np.int32)}, None),
+    "StatelessRandomBinomial": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64), P((3,), np.float64),
+                                          P((3,), np.float64)], {"dtype": np.dtype(np.int32)}, None),
+    "StatelessParameterizedTruncatedNormal": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)]
+                                                        + [P((3,))] * 4, {}, None),
+    "StatelessShuffle": lambda P: ([P((2, 3)), np.array([1], np.uint64), np.array([0, 0], np.uint64),
+                                   np.array(1, I32)], {}, None),
     **{op: (lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64)], {}, None))
        for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal")},
     "StatelessRandomUniformInt": lambda P: ([np.array([2, 3], I32), np.array([1, 2], np.int64),
@@ -873,6 +886,9 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
                  "ResourceScatterUpdate", "VariableShape"}
 # The TF1 optimizer ops and their sparse forms (test_training_ops_more.py runs them).
+# tf.random.Generator's ops: tests/python_runtime/test_random_generator.py
+_RESOURCE_OPS |= {"StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+                  "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip", "RngReadAndSkip"}
 _RESOURCE_OPS |= {"ResourceApplyAdaMax", "ResourceApplyAdadelta", "ResourceApplyAdagradV2", "ResourceApplyAddSign", "ResourceApplyCenteredRMSProp", "ResourceApplyFtrl", "ResourceApplyFtrlV2", "ResourceApplyPowerSign", "ResourceApplyProximalAdagrad", "ResourceApplyProximalGradientDescent", "ResourceSparseApplyAdagrad", "ResourceSparseApplyAdagradV2", "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2", "ResourceSparseApplyKerasMomentum", "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp", "ResourceSparseApplyAdadelta", "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyProximalAdagrad", "ResourceSparseApplyProximalGradientDescent"}
 # TensorArray ops take a DT_RESOURCE handle: tests/python_runtime/test_tensor_array_v3.py
 # checks their shapes in graphs.
@@ -1223,6 +1239,24 @@ def test_multinomial_is_batch_by_num_samples(infer_shapes):
                 [P((2, 5)), np.array(-1, I32)]):
         with pytest.raises(infer_shapes.Error):
             infer_shapes("Multinomial", bad)
+
+
+def test_stateless_multinomial_and_shuffle_shapes(infer_shapes):
+    """StatelessMultinomial: Multinomial's shape, with a [2] seed; StatelessShuffle keeps
+    the value's shape and wants a vector key and counter and a scalar alg."""
+    P = infer_shapes.Partial
+    seed = np.array([1, 2], np.int64)
+    assert infer_shapes("StatelessMultinomial", [P((2, 5)), np.array(7, I32), seed]) == [(2, 7)]
+    assert infer_shapes("StatelessMultinomial", [P((None, 5)), P((), np.dtype(I32)), seed]) == [(None, None)]
+    for bad in ([P((2, 5)), np.array(7, I32), np.array([1, 2, 3], np.int64)],
+                [P((2, 5, 1)), np.array(7, I32), seed]):
+        with pytest.raises(infer_shapes.Error):
+            infer_shapes("StatelessMultinomial", bad)
+    key, counter, alg = np.array([1], np.uint64), np.array([0, 0], np.uint64), np.array(1, I32)
+    assert infer_shapes("StatelessShuffle", [P((5, None, 2)), key, counter, alg]) == [(5, None, 2)]
+    assert infer_shapes("StatelessShuffle", [P(None), key, counter, alg]) == [None]
+    with pytest.raises(infer_shapes.Error):
+        infer_shapes("StatelessShuffle", [P((5,)), key, counter, np.array([1], I32)])
 
 
 def test_fft_shapes(infer_shapes):

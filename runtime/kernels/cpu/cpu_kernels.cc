@@ -8,6 +8,14 @@
 // random_host.cc: RandomShuffle, Multinomial (declared here, not in kernel_util.h, which every
 // kernel file includes).
 namespace opgen::cpu { void RegisterRandomHostKernels(TF_Status* status); }
+// random_generator.cc: tf.random.Generator's Stateful* samplers, RngSkip, RngReadAndSkip.
+namespace opgen::cpu { void RegisterRandomGeneratorKernels(TF_Status* status); }
+// random_gamma_poisson.cc: StatelessRandomGammaV2/V3, StatelessRandomPoisson.
+namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status); }
+// random_binomial.cc: StatelessRandomBinomial.
+namespace opgen::cpu { void RegisterRandomBinomialKernels(TF_Status* status); }
+// random_truncated_normal.cc: StatelessParameterizedTruncatedNormal.
+namespace opgen::cpu { void RegisterRandomTruncatedNormalKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -114,6 +122,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterPlaceholderKernels,
       RegisterRandomKernels,
       RegisterRandomHostKernels,
+      RegisterRandomGeneratorKernels,
+      RegisterRandomGammaPoissonKernels,
+      RegisterRandomBinomialKernels,
+      RegisterRandomTruncatedNormalKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
       RegisterResourceVariableKernels,

@@ -1,12 +1,9 @@
 // Random ops: the stateless families (a [2] seed, or the V2 key/counter/alg), the key and
 // counter derivation ops, and the stateful ops that keep a Philox generator per kernel.
-// The generator is counter-based (../philox.h), so threads fill disjoint groups of the
-// output from their own counter and the thread count never changes the numbers.
+// Each fills its output through random_fill.h.
 #include <algorithm>
 
-#include "../random_spec.h"
-#include "kernel_util.h"
-#include "parallel.h"
+#include "random_fill.h"
 
 namespace opgen {
 namespace cpu {
@@ -26,45 +23,14 @@ using kernels::UniformFloat;
 using kernels::UniformInt32;
 using kernels::UniformInt64;
 
-template <typename T, typename V>
-T ToOutput(V v) {
-  if constexpr (kIsFloat16<T>) return T(static_cast<float>(v));
-  else return static_cast<T>(v);
-}
-
-// Output groups of Dist::kCount elements; a group's generator is AtGroup(base, group).
-template <typename T, typename Dist>
-void FillRandom(const philox::Generator& base, const Dist& dist, T* out, int64_t n) {
-  constexpr int kCount = Dist::kCount;
-  const int64_t groups = (n + kCount - 1) / kCount;
-  ParallelFor(groups, [&](int64_t begin, int64_t end) {
-    philox::Generator g = AtGroup<Dist>(base, begin);
-    typename Dist::V v[kCount];
-    for (int64_t group = begin; group < end; ++group) {
-      if constexpr (Dist::kVariable) g = AtGroup<Dist>(base, group);
-      dist(&g, v);
-      const int64_t at = group * kCount;
-      const int m = static_cast<int>(std::min<int64_t>(kCount, n - at));
-      for (int i = 0; i < m; ++i) out[at + i] = ToOutput<T>(v[i]);
-    }
-  }, Dist::kVariable ? 256 : 4096);
-}
-
-template <Kind K, typename T>
-auto DistFor() {
-  return kernels::DistFor<K, T, Half, BFloat16>();
-}
+using random_fill::DistFor;
+using random_fill::FillRandom;
+using random_fill::OpName;
 
 template <typename T>
 T* NewOutput(TF_OpKernelContext* ctx, const std::vector<int64_t>& dims, TensorPtr* holder) {
   *holder = AllocateOutput<T>(ctx, 0, dims);
   return *holder ? Data<T>(*holder) : nullptr;
-}
-
-// The node's name, which prefixes error messages.
-std::string OpName(TF_OpKernelContext* ctx) {
-  TF_StringView name = TF_GetOpKernelName(ctx);
-  return std::string(name.data, name.len);
 }
 
 // StatelessRandomUniform / Normal / TruncatedNormal: (shape, seed).
@@ -138,6 +104,32 @@ void StatelessFullIntV2Compute(void*, TF_OpKernelContext* ctx) {
                          const philox::Generator& gen, T* data, int64_t n) {
     if (kernels::RequirePhilox(c, op, alg)) FillRandom(gen, FullInt<T>{}, data, n);
   });
+}
+
+// StatelessRandomUniformFullInt: (shape, seed). Its OpDef admits unsigned seeds, which
+// TensorFlow's kernel refuses once the output is not empty; so does this one.
+template <typename T>
+void StatelessFullIntCompute(void*, TF_OpKernelContext* ctx) {
+  const std::string op = OpName(ctx);
+  std::vector<int64_t> dims;
+  if (!kernels::ShapeOperand(ctx, op, 0, &dims)) return;
+  const TF_Tensor* seed = BorrowInput(ctx, 1);
+  if (!seed) return;
+  const TF_DataType seed_type = TF_TensorType(seed);
+  philox::Generator gen;
+  const bool signed_seed = seed_type == TF_INT32 || seed_type == TF_INT64;
+  if (signed_seed && !kernels::StatelessSeed(ctx, op, 1, &gen)) return;
+  if (!signed_seed && (TF_NumDims(seed) != 1 || TF_Dim(seed, 0) != 2))
+    return Fail(ctx, TF_INVALID_ARGUMENT,
+                op + ": seed must have shape [2], not " + ShapeString(Dims(seed)));
+  TensorPtr out;
+  T* data = NewOutput<T>(ctx, dims, &out);
+  if (!data) return;
+  const int64_t n = NumElements(dims);
+  if (n == 0) return;
+  if (!signed_seed)
+    return Fail(ctx, TF_INVALID_ARGUMENT, op + ": Invalid seed type: " + kernels::DTypeName(seed_type));
+  FillRandom(gen, FullInt<T>{}, data, n);
 }
 
 // StatelessRandomGetKeyCounter(Alg): the scrambled seed as a [1] key and a [2] counter.
@@ -232,6 +224,10 @@ void RegisterRandomKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_INT64}}, {}, StatelessFullIntV2Compute<int64_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_UINT32}}, {}, StatelessFullIntV2Compute<uint32_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_UINT64}}, {}, StatelessFullIntV2Compute<uint64_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_INT32}}, {}, StatelessFullIntCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_INT64}}, {}, StatelessFullIntCompute<int64_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_UINT32}}, {}, StatelessFullIntCompute<uint32_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_UINT64}}, {}, StatelessFullIntCompute<uint64_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomGetKeyCounter", {}, {}, GetKeyCounterCompute<false>}, status);
   RegisterKernel(kDevice, {"StatelessRandomGetKeyCounterAlg", {}, {}, GetKeyCounterCompute<true>}, status);
   RegisterKernel(kDevice, {"StatelessRandomGetAlg", {}, {}, GetAlgCompute}, status);

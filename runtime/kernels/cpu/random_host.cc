@@ -1,7 +1,7 @@
-// Stateful random ops with host kernels only (a GPU placement falls back here):
-// RandomShuffle, which only moves rows, and Multinomial, a CDF search per sample. Seeded
-// and advanced like the other stateful random kernels (../random_spec.h), so they give
-// TensorFlow's values run after run.
+// Random ops with host kernels only (a GPU placement falls back here): RandomShuffle and
+// StatelessShuffle, which only move rows, and (Stateless)Multinomial, a CDF search per
+// sample. The stateful ones are seeded and advanced like the other stateful random
+// kernels (../random_spec.h), so they give TensorFlow's values run after run.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -26,7 +26,9 @@ std::string OpName(TF_OpKernelContext* ctx) {
 // kernel: a forward Fisher-Yates walk, row i swapped with row i + w % (n - i) for the
 // next 32-bit word w, the words read in order from ceil((n - 1) / 4) reserved blocks;
 // fewer than two rows, or at most one element, pass through and draw nothing.
-void ShuffleCompute(void* state, TF_OpKernelContext* ctx) {
+// `reserve(blocks)` gives the generator to draw from.
+template <typename Reserve>
+void Shuffle(TF_OpKernelContext* ctx, Reserve reserve) {
   const TF_Tensor* input = BorrowInput(ctx, 0);
   if (!input) return;
   const std::vector<int64_t> dims = Dims(input);
@@ -40,7 +42,7 @@ void ShuffleCompute(void* state, TF_OpKernelContext* ctx) {
   const int64_t n = dims[0];
   std::vector<int64_t> order(n);
   for (int64_t i = 0; i < n; ++i) order[i] = i;
-  philox::Generator gen = kernels::ReserveStatefulBlocks(ctx, state, static_cast<uint64_t>(n - 1 + 3) / 4);
+  philox::Generator gen = reserve(static_cast<uint64_t>(n - 1 + 3) / 4);
   philox::Words words{};
   int used = 4;
   for (int64_t i = 0; i + 1 < n; ++i) {
@@ -59,6 +61,19 @@ void ShuffleCompute(void* state, TF_OpKernelContext* ctx) {
   for (int64_t i = 0; i < n; ++i) std::memcpy(to + i * row, from + order[i] * row, row);
 }
 
+void ShuffleCompute(void* state, TF_OpKernelContext* ctx) {
+  Shuffle(ctx, [&](uint64_t blocks) { return kernels::ReserveStatefulBlocks(ctx, state, blocks); });
+}
+
+// StatelessShuffle: (value, key, counter, alg); the same walk from the given counter.
+void StatelessShuffleCompute(void*, TF_OpKernelContext* ctx) {
+  const std::string op = OpName(ctx);
+  philox::Generator gen;
+  int alg = 0;
+  if (!kernels::KeyCounterAlg(ctx, op, &gen, &alg) || !kernels::RequirePhilox(ctx, op, alg)) return;
+  Shuffle(ctx, [&](uint64_t) { return gen; });
+}
+
 template <typename T>
 double LogitAsDouble(T v) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
@@ -73,9 +88,9 @@ double LogitAsDouble(T v) {
 // (u a double from two 32-bit words). The words of all rows come from one stream, as
 // TensorFlow's do when it runs the batch as one shard (small batches; its larger ones
 // restart the stream per shard, at a point that depends on its thread count).
-template <typename T, typename Out>
-void MultinomialCompute(void* state, TF_OpKernelContext* ctx) {
-  const std::string op = OpName(ctx);
+// `reserve(blocks)` gives the generator to draw from.
+template <typename T, typename Out, typename Reserve>
+void Multinomial(TF_OpKernelContext* ctx, const std::string& op, Reserve reserve) {
   const TF_Tensor* logits = BorrowInput(ctx, 0);
   const TF_Tensor* count = logits ? BorrowInput(ctx, 1) : nullptr;
   if (!count) return;
@@ -101,8 +116,7 @@ void MultinomialCompute(void* state, TF_OpKernelContext* ctx) {
   if (!out || batch * samples == 0) return;
   // TensorFlow reserves 256 blocks per pair of words of the samples rounded up to 4.
   const uint64_t rounded = static_cast<uint64_t>((samples + 3) / 4 * 4) * 2;
-  philox::Generator gen = kernels::ReserveStatefulBlocks(
-      ctx, state, static_cast<uint64_t>(batch) * rounded * philox::kReservedPerOutput);
+  philox::Generator gen = reserve(static_cast<uint64_t>(batch) * rounded * philox::kReservedPerOutput);
   const T* x = static_cast<const T*>(TF_TensorData(logits));
   Out* y = static_cast<Out*>(TF_TensorData(out.get()));
   std::vector<double> cdf(classes);
@@ -137,6 +151,23 @@ void MultinomialCompute(void* state, TF_OpKernelContext* ctx) {
   }
 }
 
+template <typename T, typename Out>
+void MultinomialCompute(void* state, TF_OpKernelContext* ctx) {
+  Multinomial<T, Out>(ctx, OpName(ctx), [&](uint64_t blocks) {
+    return kernels::ReserveStatefulBlocks(ctx, state, blocks);
+  });
+}
+
+// StatelessMultinomial: (logits, num_samples, seed); the seed is checked first, as
+// TensorFlow's kernel checks it, and the samples come from its scrambled counter.
+template <typename T, typename Out>
+void StatelessMultinomialCompute(void*, TF_OpKernelContext* ctx) {
+  const std::string op = OpName(ctx);
+  philox::Generator gen;
+  if (!kernels::StatelessSeed(ctx, op, 2, &gen)) return;
+  Multinomial<T, Out>(ctx, op, [&](uint64_t) { return gen; });
+}
+
 template <typename T>
 void RegisterMultinomial(TF_Status* status) {
   constexpr TF_DataType dt = DtypeOf<T>::value;
@@ -146,6 +177,10 @@ void RegisterMultinomial(TF_Status* status) {
   RegisterKernel(kDevice, {"Multinomial", {{"T", dt}, {"output_dtype", TF_INT64}}, {},
                            MultinomialCompute<T, int64_t>, kernels::CreateStatefulRandom,
                            kernels::DeleteStatefulRandom}, status);
+  RegisterKernel(kDevice, {"StatelessMultinomial", {{"T", dt}, {"output_dtype", TF_INT32}}, {},
+                           StatelessMultinomialCompute<T, int32_t>}, status);
+  RegisterKernel(kDevice, {"StatelessMultinomial", {{"T", dt}, {"output_dtype", TF_INT64}}, {},
+                           StatelessMultinomialCompute<T, int64_t>}, status);
 }
 
 }  // namespace
@@ -158,6 +193,8 @@ void RegisterRandomHostKernels(TF_Status* status) {
   for (TF_DataType t : kAllFixedSizeTypes)
     RegisterKernel(kDevice, {"RandomShuffle", {{"T", t}}, {}, ShuffleCompute,
                              kernels::CreateStatefulRandom, kernels::DeleteStatefulRandom}, status);
+  for (TF_DataType t : kAllFixedSizeTypes)
+    RegisterKernel(kDevice, {"StatelessShuffle", {{"T", t}}, {}, StatelessShuffleCompute}, status);
 }
 
 }  // namespace cpu

@@ -132,6 +132,31 @@ void StatelessFullIntV2Compute(void*, TF_OpKernelContext* ctx) {
   });
 }
 
+// StatelessRandomUniformFullInt: (shape, seed); unsigned seeds are refused once the
+// output is not empty, as the CPU kernel (and TensorFlow) refuse them.
+template <typename T>
+void StatelessFullIntCompute(void*, TF_OpKernelContext* ctx) {
+  const std::string op = OpName(ctx);
+  std::vector<int64_t> dims;
+  if (!kernels::ShapeOperand(ctx, op, 0, &dims)) return;
+  TensorPtr seed = kernels::Input(ctx, 1);
+  if (!seed) return;
+  const TF_DataType seed_type = TF_TensorType(seed.get());
+  const bool signed_seed = seed_type == TF_INT32 || seed_type == TF_INT64;
+  philox::Generator gen;
+  if (signed_seed && !kernels::StatelessSeed(ctx, op, 1, &gen)) return;
+  if (!signed_seed && (TF_NumDims(seed.get()) != 1 || TF_Dim(seed.get(), 0) != 2))
+    return kernels::Fail(ctx, TF_INVALID_ARGUMENT,
+                         op + ": seed must have shape [2], not " + kernels::ShapeString(kernels::Dims(seed.get())));
+  TensorPtr out;
+  T* data = NewOutput<T>(ctx, dims, &out);
+  const int64_t n = NumElements(dims);
+  if (!data || n == 0) return;
+  if (!signed_seed)
+    return kernels::Fail(ctx, TF_INVALID_ARGUMENT, op + ": Invalid seed type: " + kernels::DTypeName(seed_type));
+  FillRandom(ctx, gen, FullInt<T>{}, data, n);
+}
+
 template <Kind K, typename T>
 void StatefulCompute(void* state, TF_OpKernelContext* ctx) {
   std::vector<int64_t> dims;
@@ -226,6 +251,10 @@ void RegisterRandomKernels(TF_Status* status) {
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_INT64}}, kV2Host, StatelessFullIntV2Compute<int64_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_UINT32}}, kV2Host, StatelessFullIntV2Compute<uint32_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomUniformFullIntV2", {{"dtype", TF_UINT64}}, kV2Host, StatelessFullIntV2Compute<uint64_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_INT32}}, {"shape", "seed"}, StatelessFullIntCompute<int32_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_INT64}}, {"shape", "seed"}, StatelessFullIntCompute<int64_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_UINT32}}, {"shape", "seed"}, StatelessFullIntCompute<uint32_t>}, status);
+  RegisterKernel(kDevice, {"StatelessRandomUniformFullInt", {{"dtype", TF_UINT64}}, {"shape", "seed"}, StatelessFullIntCompute<uint64_t>}, status);
   RegisterKernel(kDevice, {"StatelessRandomGetKeyCounter", {}, {"seed", "key", "counter"}, GetKeyCounterAlgCompute}, status);
   RegisterKernel(kDevice, {"StatelessRandomGetKeyCounterAlg", {}, {"seed", "key", "counter", "alg"},
                            GetKeyCounterAlgCompute}, status);

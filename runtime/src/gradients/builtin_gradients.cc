@@ -51,6 +51,11 @@ void RegisterNotDifferentiableOps() {
         "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
         "StatelessRandomUniformFullIntV2", "StatelessRandomGetKeyCounter", "StatelessRandomGetAlg",
         "StatelessRandomGetKeyCounterAlg", "RandomShuffle", "Multinomial",
+        "StatelessMultinomial", "StatelessRandomUniformFullInt", "StatelessShuffle",
+        "StatelessRandomPoisson", "StatelessRandomBinomial",
+        // tf.random.Generator's: their inputs are its state, never values to differentiate
+        "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+        "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip", "RngReadAndSkip",
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
         "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",

@@ -4,8 +4,10 @@
 // Atan2, the zero-safe family (Xlogy, Xdivy, Xlog1py, MulNoNan), NextAfter, and the
 // incomplete gamma and beta functions, Polygamma and Zeta (TensorFlow gives none for the
 // order of Polygamma, Zeta's x or Betainc's a and b: nor does this). Mod and TruncateMod
-// have none in TensorFlow either.
+// have none in TensorFlow either. And the stateless gamma samplers' gradient for alpha,
+// through RandomGammaGrad.
 #include <cmath>
+#include <limits>
 
 #include "builtin_gradients.h"
 #include "grad_builder.h"
@@ -168,6 +170,82 @@ void BetaincGrad(GradBuilder& b) {
   b.Set(2, b.SumToShapeOf(b.Op("Mul", {b.grad(0), b.Op("Exp", {log_density})}), x));
 }
 
+// The stateless gamma samplers (alpha is input 2 of V2, input 4 of V3), as TensorFlow's
+// random_grad.py: d sample / d alpha is RandomGammaGrad(alpha, sample), with alpha
+// reshaped to broadcast against the samples (leading 1s for the sample dims), and the
+// product with the incoming gradient summed over those sample dims.
+void StatelessGammaGrad(GradBuilder& b, int alpha_index) {
+  if (!b.needs(alpha_index)) return;
+  const TF_Output alpha = b.input(alpha_index);
+  const TF_Output sample_dims = b.Op("Sub", {b.Op("Size", {b.input(0)}), b.Op("Rank", {alpha})});
+  const TF_Output ones = b.Op("Fill", {b.Op("Reshape", {sample_dims, b.Int32s({1})}), b.Int32(1)});
+  const TF_Output shape =
+      b.Op("ConcatV2", {std::vector<TF_Output>{ones, b.Op("Shape", {alpha})}, b.Int32(0)});
+  const TF_Output partial = b.Op("RandomGammaGrad", {b.Op("Reshape", {alpha, shape}), b.output(0)});
+  const TF_Output axes = b.Op("Range", {b.Int32(0), sample_dims, b.Int32(1)});
+  b.Set(alpha_index, b.Op("Sum", {b.Op("Mul", {b.grad(0), partial}), axes}));
+}
+void StatelessGammaV2Grad(GradBuilder& b) { StatelessGammaGrad(b, 2); }
+void StatelessGammaV3Grad(GradBuilder& b) { StatelessGammaGrad(b, 4); }
+// A constant of `like`'s dtype holding `v` exactly (float or double).
+TF_Output Exact(GradBuilder& b, double v, TF_Output like) {
+  if (GradBuilder::dtype(like) == TF_DOUBLE) return b.ConstTensor(TF_DOUBLE, {}, &v, sizeof v);
+  const float f = static_cast<float>(v);
+  return b.ConstTensor(TF_FLOAT, {}, &f, sizeof f);
+}
+// The standard normal CDF as TensorFlow's random_grad.py writes it (erf near 0, erfc out).
+TF_Output Ndtr(GradBuilder& b, TF_Output x) {
+  const TF_Output half_sqrt_2 = Exact(b, 0.5 * std::sqrt(2.0), x);
+  const TF_Output w = b.Op("Mul", {x, half_sqrt_2});
+  const TF_Output z = b.Op("Abs", {w});
+  const TF_Output erfc_z = b.Op("Erfc", {z});
+  const TF_Output outer = b.Op("SelectV2", {b.Op("Greater", {w, Exact(b, 0.0, x)}),
+                                            b.Op("Sub", {Exact(b, 2.0, x), erfc_z}), erfc_z});
+  const TF_Output y = b.Op("SelectV2", {b.Op("Less", {z, half_sqrt_2}),
+                                        b.Op("AddV2", {Exact(b, 1.0, x), b.Op("Erf", {w})}), outer});
+  return b.Op("Mul", {Exact(b, 0.5, x), y});
+}
+// TensorFlow's implicit-reparameterization gradient (Figurnov et al. 2018), term for
+// term: d/dmean 1, d/dstddev the standardized sample, d/dminval and d/dmaxval through the
+// truncated CDF of the sample (clipped to [tiny, 1 - eps]); each summed over the sample
+// dims and then to its parameter's shape.
+void ParameterizedTruncatedNormalGrad(GradBuilder& b) {
+  const TF_Output mean = b.input(2), stddev = b.input(3), minval = b.input(4), maxval = b.input(5);
+  const TF_Output sample = b.output(0);
+  const bool is_double = GradBuilder::dtype(mean) == TF_DOUBLE;
+  auto standardized = [&](TF_Output v) { return b.Op("RealDiv", {b.Op("Sub", {v, mean}), stddev}); };
+  const TF_Output min_std = standardized(minval), max_std = standardized(maxval), sample_std = standardized(sample);
+  const TF_Output ndtr_min = Ndtr(b, min_std);
+  TF_Output cdf = b.Op("RealDiv", {b.Op("Sub", {Ndtr(b, sample_std), ndtr_min}),
+                                   b.Op("Sub", {Ndtr(b, max_std), ndtr_min})});
+  const double tiny = is_double ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  const double one_minus_eps = is_double ? 1 - std::numeric_limits<double>::epsilon()
+                                         : 1 - static_cast<double>(std::numeric_limits<float>::epsilon());
+  cdf = b.Op("Maximum", {b.Op("Minimum", {cdf, Exact(b, one_minus_eps, mean)}), Exact(b, tiny, mean)});
+  const TF_Output two = Exact(b, 2.0, mean), half = Exact(b, 0.5, mean);
+  auto half_gap = [&](TF_Output bound_std) {
+    return b.Op("Mul", {half, b.Op("Sub", {b.Op("Pow", {sample_std, two}), b.Op("Pow", {bound_std, two})})});
+  };
+  const TF_Output dmax = b.Op("Exp", {b.Op("AddV2", {half_gap(max_std), b.Op("Log", {cdf})})});
+  const TF_Output dmin = b.Op("Exp", {b.Op("AddV2", {half_gap(min_std), b.Op("Log1p", {b.Op("Neg", {cdf})})})});
+  const TF_Output partials[4] = {b.Op("OnesLike", {sample_std}), sample_std, dmin, dmax};
+  const TF_Output shapes[4] = {b.Op("Shape", {mean}), b.Op("Shape", {stddev}), b.Op("Shape", {minval}),
+                               b.Op("Shape", {maxval})};
+  TF_Output batch = b.Op("BroadcastArgs", {shapes[0], shapes[1]});
+  batch = b.Op("BroadcastArgs", {shapes[2], batch});
+  batch = b.Op("BroadcastArgs", {shapes[3], batch});
+  const TF_Output extra = b.Op("Range", {b.Int32(0), b.Op("Sub", {b.Op("Size", {b.input(0)}), b.Op("Size", {batch})}),
+                                         b.Int32(1)});
+  for (int i = 0; i < 4; ++i) {
+    if (!b.needs(2 + i)) continue;
+    const TF_Output summed = b.Op("Sum", {b.Op("Mul", {b.grad(0), partials[i]}), extra});
+    TF_Operation* args = b.Node("BroadcastGradientArgs", {batch, shapes[i]});
+    if (!b.ok()) return;
+    const TF_Output kept = b.Op("Sum", {summed, TF_Output{args, 1}}, {{"keep_dims", true}});
+    b.Set(2 + i, b.Op("Reshape", {kept, shapes[i]}));
+  }
+}
+
 // Building a gradient through these says why there is none, rather than giving none.
 void TruncatingRemainderGrad(GradBuilder& b) {
   if (b.ok())
@@ -189,6 +267,9 @@ void RegisterSpecialMathGradients() {
   RegisterGrad("TruncateMod", TruncatingRemainderGrad);
   RegisterGrad("IgammaGradA", SecondDerivativeGrad);
   RegisterGrad("RandomGammaGrad", SecondDerivativeGrad);
+  RegisterGrad("StatelessRandomGammaV2", StatelessGammaV2Grad);
+  RegisterGrad("StatelessRandomGammaV3", StatelessGammaV3Grad);
+  RegisterGrad("StatelessParameterizedTruncatedNormal", ParameterizedTruncatedNormalGrad);
   RegisterGrad("Tan", TanGrad);
   RegisterGrad("Asin", AsinGrad);
   RegisterGrad("Acos", AcosGrad);
