@@ -10,35 +10,21 @@
 
 #include "../../src/string_tensor.h"
 #include "kernel_util.h"
+#include "string_outputs.h"
 #include "re2_subset.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
+using strings::NewStrings;
+using strings::Put;
+using strings::SetOut;
+
 bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
   if (TF_GetCode(s) == TF_OK) return true;
   TF_OpKernelConstruction_Failure(ctx, s);
   return false;
-}
-
-TensorPtr NewStrings(TF_OpKernelContext* ctx, const std::vector<int64_t>& dims) {
-  TensorPtr out(NewStringTensor(dims));
-  if (!out) Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
-  return out;
-}
-
-bool Put(TF_OpKernelContext* ctx, TF_TString* dst, std::string_view bytes) {
-  if (AssignString(dst, bytes)) return true;
-  Fail(ctx, TF_RESOURCE_EXHAUSTED,
-       "out of memory for a string of " + std::to_string(bytes.size()) + " bytes");
-  return false;
-}
-
-void SetOut(TF_OpKernelContext* ctx, int i, const TensorPtr& t) {
-  StatusPtr s = NewStatus();
-  TF_SetOutput(ctx, i, t.get(), s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
 }
 
 // The separator attr, for ReduceJoin and UnsortedSegmentJoin.
@@ -266,36 +252,10 @@ void StringSplitCompute(void* attrs, TF_OpKernelContext* ctx) {
     return Fail(ctx, TF_INVALID_ARGUMENT,
                 "delimiter must be a scalar, got shape: " + ShapeString(Dims(delim_t)));
   const std::string_view delimiters = StringElement(StringElements(delim_t));
-  const int64_t rows = TF_Dim(in, 0);
-  const TF_TString* s = StringElements(in);
-  std::vector<std::string_view> tokens;
-  std::vector<int64_t> row_of, col_of;
-  int64_t widest = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    const size_t before = tokens.size();
-    SplitAtAny(StringElement(&s[r]), delimiters, skip_empty, &tokens);
-    const int64_t got = static_cast<int64_t>(tokens.size() - before);
-    widest = std::max(widest, got);
-    for (int64_t c = 0; c < got; ++c) {
-      row_of.push_back(r);
-      col_of.push_back(c);
-    }
-  }
-  const int64_t n = static_cast<int64_t>(tokens.size());
-  TensorPtr indices = AllocateOutput<int64_t>(ctx, 0, {n, 2});
-  TensorPtr values = indices ? NewStrings(ctx, {n}) : nullptr;
-  TensorPtr shape = values ? AllocateOutput<int64_t>(ctx, 2, {2}) : nullptr;
-  if (!shape) return;
-  int64_t* idx = Data<int64_t>(indices);
-  TF_TString* v = MutableStringElements(values.get());
-  for (int64_t k = 0; k < n; ++k) {
-    idx[2 * k] = row_of[k];
-    idx[2 * k + 1] = col_of[k];
-    if (!Put(ctx, &v[k], tokens[k])) return;
-  }
-  Data<int64_t>(shape)[0] = rows;
-  Data<int64_t>(shape)[1] = widest;
-  SetOut(ctx, 1, values);
+  strings::EmitSplitRows(ctx, StringElements(in), TF_Dim(in, 0),
+                         [&](std::string_view row, std::vector<std::string_view>* tokens) {
+                           SplitAtAny(row, delimiters, skip_empty, tokens);
+                         });
 }
 
 }  // namespace

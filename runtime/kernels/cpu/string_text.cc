@@ -12,36 +12,16 @@
 #include "../broadcast_spec.h"
 #include "kernel_util.h"
 #include "re2_subset.h"
+#include "string_outputs.h"
 #include "utf8_case.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-bool Ok(TF_OpKernelContext* ctx, TF_Status* s) {
-  if (TF_GetCode(s) == TF_OK) return true;
-  TF_OpKernelContext_Failure(ctx, s);
-  return false;
-}
-
-bool SetOut(TF_OpKernelContext* ctx, int i, const TensorPtr& t) {
-  StatusPtr s = NewStatus();
-  TF_SetOutput(ctx, i, t.get(), s.get());
-  return Ok(ctx, s.get());
-}
-
-TensorPtr NewStrings(TF_OpKernelContext* ctx, const std::vector<int64_t>& dims) {
-  TensorPtr out(NewStringTensor(dims));
-  if (!out) Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
-  return out;
-}
-
-bool Put(TF_OpKernelContext* ctx, TF_TString* dst, std::string_view bytes) {
-  if (AssignString(dst, bytes)) return true;
-  Fail(ctx, TF_RESOURCE_EXHAUSTED,
-       "out of memory for a string of " + std::to_string(bytes.size()) + " bytes");
-  return false;
-}
+using strings::NewStrings;
+using strings::Put;
+using strings::SetOut;
 
 // Input `i` as a string tensor; nullptr after reporting a failure.
 const TF_Tensor* StringInput(TF_OpKernelContext* ctx, int i) { return BorrowInput(ctx, i); }
@@ -262,37 +242,10 @@ void SplitCompute(void* attrs, TF_OpKernelContext* ctx) {
     return Fail(ctx, TF_INVALID_ARGUMENT,
                 "sep must be a scalar, got shape: " + ShapeString(Dims(sep_t)));
   sep.assign(StringElement(StringElements(sep_t)));
-  const int64_t rows = TF_Dim(in, 0);
-  const TF_TString* s = StringElements(in);
-  std::vector<std::string_view> pieces;
-  std::vector<int64_t> row_of;
-  std::vector<int64_t> col_of;
-  int64_t widest = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    const size_t before = pieces.size();
-    SplitOne(StringElement(&s[r]), sep, maxsplit, &pieces);
-    const int64_t got = static_cast<int64_t>(pieces.size() - before);
-    widest = std::max(widest, got);
-    for (int64_t c = 0; c < got; ++c) {
-      row_of.push_back(r);
-      col_of.push_back(c);
-    }
-  }
-  const int64_t n = static_cast<int64_t>(pieces.size());
-  TensorPtr indices = AllocateOutput<int64_t>(ctx, 0, {n, 2});
-  TensorPtr values = indices ? NewStrings(ctx, {n}) : nullptr;
-  TensorPtr shape = values ? AllocateOutput<int64_t>(ctx, 2, {2}) : nullptr;
-  if (!shape) return;
-  int64_t* idx = Data<int64_t>(indices);
-  TF_TString* v = MutableStringElements(values.get());
-  for (int64_t k = 0; k < n; ++k) {
-    idx[2 * k] = row_of[k];
-    idx[2 * k + 1] = col_of[k];
-    if (!Put(ctx, &v[k], pieces[k])) return;
-  }
-  Data<int64_t>(shape)[0] = rows;
-  Data<int64_t>(shape)[1] = widest;
-  SetOut(ctx, 1, values);
+  strings::EmitSplitRows(ctx, StringElements(in), TF_Dim(in, 0),
+                         [&](std::string_view row, std::vector<std::string_view>* pieces) {
+                           SplitOne(row, sep, maxsplit, pieces);
+                         });
 }
 
 // ---- StringNGrams -------------------------------------------------------------------

@@ -11,10 +11,14 @@
 
 #include "../../src/string_tensor.h"
 #include "kernel_util.h"
+#include "string_outputs.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
+
+using strings::Put;
+using strings::SetOut;
 
 enum class Encoding { kUtf8, kUtf16Be, kUtf32Be };
 enum class Errors { kStrict, kReplace, kIgnore };
@@ -216,19 +220,6 @@ bool EncodeChecked(TF_OpKernelContext* ctx, const UnicodeAttrs& a, int64_t c, st
   return true;
 }
 
-bool PutString(TF_OpKernelContext* ctx, TF_TString* dst, const std::string& bytes) {
-  if (AssignString(dst, bytes)) return true;
-  Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string of " +
-                                       std::to_string(bytes.size()) + " bytes");
-  return false;
-}
-
-void SetOut(TF_OpKernelContext* ctx, int i, const TensorPtr& t) {
-  StatusPtr s = NewStatus();
-  TF_SetOutput(ctx, i, t.get(), s.get());
-  if (TF_GetCode(s.get()) != TF_OK) TF_OpKernelContext_Failure(ctx, s.get());
-}
-
 // ---- UnicodeDecode / UnicodeDecodeWithOffsets ---------------------------------------
 
 template <bool kOffsets>
@@ -299,7 +290,7 @@ void EncodeCompute(void* attrs, TF_OpKernelContext* ctx) {
     bytes.clear();
     for (int64_t k = splits[r]; k < splits[r + 1]; ++k)
       if (!EncodeChecked(ctx, a, v[k], &bytes)) return;
-    if (!PutString(ctx, &o[r], bytes)) return;
+    if (!Put(ctx, &o[r], bytes)) return;
   }
   SetOut(ctx, 0, out);
 }
@@ -327,7 +318,7 @@ void TranscodeCompute(void* attrs, TF_OpKernelContext* ctx) {
           ok = EncodeChecked(ctx, writer, c, &bytes) && ok;
         }))
       return;
-    if (!ok || !PutString(ctx, &o[k], bytes)) return;
+    if (!ok || !Put(ctx, &o[k], bytes)) return;
   }
   SetOut(ctx, 0, out);
 }
