@@ -12,6 +12,7 @@
 #include "../../src/string_tensor.h"
 #include "kernel_util.h"
 #include "string_outputs.h"
+#include "utf8.h"
 
 namespace opgen {
 namespace cpu {
@@ -171,21 +172,7 @@ void Encode(Encoding encoding, int32_t c, std::string* out) {
   };
   switch (encoding) {
     case Encoding::kUtf8:
-      if (c < 0x80) {
-        out->push_back(static_cast<char>(c));
-      } else if (c < 0x800) {
-        out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-        out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-      } else if (c < 0x10000) {
-        out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-        out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-      } else {
-        out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-        out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-        out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-      }
+      AppendUtf8(static_cast<char32_t>(c), out);
       return;
     case Encoding::kUtf16Be:
       if (c < 0x10000) return put16(c);

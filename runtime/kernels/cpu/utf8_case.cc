@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "utf8.h"
+
 namespace opgen {
 namespace cpu {
 namespace {
@@ -188,24 +190,6 @@ std::u32string Decode(std::string_view in) {
   return out;
 }
 
-void Encode(char32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
 }  // namespace
 
 void Utf8ToLower(std::string_view in, std::string* out) {
@@ -215,12 +199,12 @@ void Utf8ToLower(std::string_view in, std::string* out) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char32_t c = s[i];
     if (c == 0x130) {  // İ: i with its dot kept as a combining mark
-      Encode('i', out);
-      Encode(0x307, out);
+      AppendUtf8('i', out);
+      AppendUtf8(0x307, out);
     } else if (c == 0x3A3) {
-      Encode(FinalSigma(s, i) ? 0x3C2 : 0x3C3, out);
+      AppendUtf8(FinalSigma(s, i) ? 0x3C2 : 0x3C3, out);
     } else {
-      Encode(Map(kToLower, c), out);
+      AppendUtf8(Map(kToLower, c), out);
     }
   }
 }
@@ -232,9 +216,9 @@ void Utf8ToUpper(std::string_view in, std::string* out) {
   for (const char32_t c : s) {
     const std::u32string_view full = FullUpper(c);
     if (full.empty()) {
-      Encode(Map(kToUpper, c), out);
+      AppendUtf8(Map(kToUpper, c), out);
     } else {
-      for (const char32_t f : full) Encode(f, out);
+      for (const char32_t f : full) AppendUtf8(f, out);
     }
   }
 }
