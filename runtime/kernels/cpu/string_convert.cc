@@ -10,45 +10,16 @@
 
 #include "../../src/string_tensor.h"
 #include "kernel_util.h"
+#include "string_outputs.h"
 
 namespace opgen {
 namespace cpu {
 namespace {
 
-bool Ok(TF_OpKernelContext* ctx, TF_Status* s) {
-  if (TF_GetCode(s) == TF_OK) return true;
-  TF_OpKernelContext_Failure(ctx, s);
-  return false;
-}
-
 bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
   if (TF_GetCode(s) == TF_OK) return true;
   TF_OpKernelConstruction_Failure(ctx, s);
   return false;
-}
-
-// Output 0 = f(each string of input 0) as strings of the same shape; f returns false
-// after reporting a failure.
-template <typename F>
-void MapToStrings(TF_OpKernelContext* ctx, F f) {
-  const TF_Tensor* in = BorrowInput(ctx, 0);
-  if (in == nullptr) return;
-  TensorPtr out(NewStringTensor(Dims(in)));
-  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
-  const TF_TString* s = StringElements(in);
-  TF_TString* o = MutableStringElements(out.get());
-  const int64_t n = TF_TensorElementCount(in);
-  std::string buffer;
-  for (int64_t k = 0; k < n; ++k) {
-    buffer.clear();
-    if (!f(StringElement(&s[k]), &buffer)) return;
-    if (!AssignString(&o[k], buffer))
-      return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string of " +
-                                                  std::to_string(buffer.size()) + " bytes");
-  }
-  StatusPtr st = NewStatus();
-  TF_SetOutput(ctx, 0, out.get(), st.get());
-  Ok(ctx, st.get());
 }
 
 // ---- StringLength -------------------------------------------------------------------
@@ -311,7 +282,7 @@ void DeletePad(void* a) { delete static_cast<bool*>(a); }
 
 void EncodeCompute(void* attrs, TF_OpKernelContext* ctx) {
   const bool pad = *static_cast<bool*>(attrs);
-  MapToStrings(ctx, [&](std::string_view v, std::string* out) {
+  strings::MapStrings(ctx, [&](std::string_view v, std::string* out) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(v.data());
     size_t k = 0;
     for (; k + 3 <= v.size(); k += 3) {
@@ -367,7 +338,7 @@ bool Decode(std::string_view v, std::string* out, std::string* error) {
 }
 
 void DecodeCompute(void*, TF_OpKernelContext* ctx) {
-  MapToStrings(ctx, [&](std::string_view v, std::string* out) {
+  strings::MapStrings(ctx, [&](std::string_view v, std::string* out) {
     std::string error;
     if (Decode(v, out, &error)) return true;
     Fail(ctx, TF_INVALID_ARGUMENT, error);

@@ -41,6 +41,25 @@ inline bool SetOut(TF_OpKernelContext* ctx, int i, const TensorPtr& t) {
   return false;
 }
 
+// Output 0 = f(each string of input 0, &bytes) as strings of the same shape (`bytes`
+// starts empty each time); f returns false after reporting a failure.
+template <typename F>
+void MapStrings(TF_OpKernelContext* ctx, F f) {
+  const TF_Tensor* in = kernels::BorrowInput(ctx, 0);
+  if (in == nullptr) return;
+  TensorPtr out = NewStrings(ctx, kernels::Dims(in));
+  if (!out) return;
+  const TF_TString* s = StringElements(in);
+  TF_TString* o = MutableStringElements(out.get());
+  const int64_t n = TF_TensorElementCount(in);
+  std::string bytes;
+  for (int64_t k = 0; k < n; ++k) {
+    bytes.clear();
+    if (!f(StringElement(&s[k]), &bytes) || !Put(ctx, &o[k], bytes)) return;
+  }
+  SetOut(ctx, 0, out);
+}
+
 // Splits each of the `rows` strings of `s` with split(row, &tokens) (which appends that
 // row's tokens) and writes the SparseTensor outputs: indices [n, 2] (row, position),
 // values [n] and dense_shape [rows, most tokens in a row].

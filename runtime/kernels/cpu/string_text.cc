@@ -21,27 +21,8 @@ namespace {
 
 using strings::NewStrings;
 using strings::Put;
+using strings::MapStrings;
 using strings::SetOut;
-
-// Input `i` as a string tensor; nullptr after reporting a failure.
-const TF_Tensor* StringInput(TF_OpKernelContext* ctx, int i) { return BorrowInput(ctx, i); }
-
-// Output 0 = f(each string of input 0), same shape.
-template <typename F>
-void MapStrings(TF_OpKernelContext* ctx, F f) {
-  const TF_Tensor* in = StringInput(ctx, 0);
-  if (in == nullptr) return;
-  TensorPtr out = NewStrings(ctx, Dims(in));
-  if (!out) return;
-  const TF_TString* s = StringElements(in);
-  TF_TString* o = MutableStringElements(out.get());
-  const int64_t n = TF_TensorElementCount(in);
-  std::string buffer;
-  for (int64_t k = 0; k < n; ++k) {
-    if (!f(StringElement(&s[k]), &buffer) || !Put(ctx, &o[k], buffer)) return;
-  }
-  SetOut(ctx, 0, out);
-}
 
 // ---- StringLower / StringUpper / StringStrip ----------------------------------------
 

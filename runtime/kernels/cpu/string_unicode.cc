@@ -286,28 +286,15 @@ void EncodeCompute(void* attrs, TF_OpKernelContext* ctx) {
 
 void TranscodeCompute(void* attrs, TF_OpKernelContext* ctx) {
   const UnicodeAttrs& a = *static_cast<UnicodeAttrs*>(attrs);
-  const TF_Tensor* in = BorrowInput(ctx, 0);
-  if (in == nullptr) return;
-  TensorPtr out(NewStringTensor(Dims(in)));
-  if (!out) return Fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a string tensor");
-  const TF_TString* s = StringElements(in);
-  TF_TString* o = MutableStringElements(out.get());
-  const int64_t n = TF_TensorElementCount(in);
-  std::string bytes;
-  for (int64_t k = 0; k < n; ++k) {
-    bytes.clear();
+  // A decoded character is valid or the replacement: an invalid replacement becomes
+  // U+FFFD (EncodeChecked under "replace"), never an error.
+  UnicodeAttrs writer = a;
+  if (writer.errors == Errors::kStrict) writer.errors = Errors::kReplace;
+  strings::MapStrings(ctx, [&](std::string_view v, std::string* bytes) {
     bool ok = true;
-    // A decoded character is valid or the replacement: an invalid replacement becomes
-    // U+FFFD (EncodeChecked under "replace"), never an error.
-    UnicodeAttrs writer = a;
-    if (writer.errors == Errors::kStrict) writer.errors = Errors::kReplace;
-    if (!DecodeString(ctx, a, StringElement(&s[k]), [&](int32_t c, int64_t) {
-          ok = EncodeChecked(ctx, writer, c, &bytes) && ok;
-        }))
-      return;
-    if (!ok || !Put(ctx, &o[k], bytes)) return;
-  }
-  SetOut(ctx, 0, out);
+    return DecodeString(ctx, a, v, [&](int32_t c, int64_t) { ok = EncodeChecked(ctx, writer, c, bytes) && ok; }) &&
+           ok;
+  });
 }
 
 // ---- UnicodeScript ------------------------------------------------------------------
