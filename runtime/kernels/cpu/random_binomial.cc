@@ -106,18 +106,9 @@ void BinomialCompute(void*, TF_OpKernelContext* ctx) {
   if (!kernels::BroadcastShape(Dims(counts), Dims(probs), &batch))
     return Fail(ctx, TF_INVALID_ARGUMENT, op + ": counts and probs must have compatible batch dimensions: " +
                                               ShapeString(Dims(counts)) + " vs. " + ShapeString(Dims(probs)));
-  const TF_Tensor* shape_t = BorrowInput(ctx, 0);
-  if (!shape_t) return;
-  if (TF_NumDims(shape_t) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT,
-                op + ": Input shape should be a vector, got shape: " + ShapeString(Dims(shape_t)));
   std::vector<int64_t> dims;
   philox::Generator gen;
-  if (!kernels::ShapeOperand(ctx, op, 0, &dims)) return;
-  bool ends_with = batch.size() <= dims.size();
-  for (size_t i = 0; ends_with && i < batch.size(); ++i)
-    ends_with = dims[dims.size() - batch.size() + i] == batch[i];
-  if (!ends_with) return Fail(ctx, TF_INVALID_ARGUMENT, op + ": Shape passed in must end with broadcasted shape.");
+  if (!random_fill::ShapeEndingWithBatch(ctx, op, batch, &dims)) return;
   TensorPtr out = AllocateOutput<U>(ctx, 0, dims);
   const int64_t n = NumElements(dims);
   if (!out || n == 0 || !kernels::StatelessSeed(ctx, op, 1, &gen)) return;

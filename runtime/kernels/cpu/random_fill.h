@@ -46,8 +46,9 @@ void FillRandom(const philox::Generator& base, const Dist& dist, T* out, int64_t
 // For the rejection samplers: draws doubles two per block, the second first.
 template <typename Dist>
 struct PairStream {
+  explicit PairStream(philox::Generator* g) : gen(g) {}
   philox::Generator* gen;
-  double v[2];
+  double v[2] = {0, 0};
   int left = 0;
   double operator()() {
     if (left == 0) {
@@ -104,6 +105,26 @@ auto DistFor() {
 inline std::string OpName(TF_OpKernelContext* ctx) {
   TF_StringView name = TF_GetOpKernelName(ctx);
   return std::string(name.data, name.len);
+}
+
+// The output shape of a stateless sampler with batched parameters: input 0, a vector
+// that must end with the parameters' broadcast `batch` shape. False after reporting the
+// failure in TensorFlow's words.
+inline bool ShapeEndingWithBatch(TF_OpKernelContext* ctx, const std::string& op,
+                                 const std::vector<int64_t>& batch, std::vector<int64_t>* dims) {
+  const TF_Tensor* shape_t = kernels::BorrowInput(ctx, 0);
+  if (!shape_t) return false;
+  if (TF_NumDims(shape_t) != 1) {
+    kernels::Fail(ctx, TF_INVALID_ARGUMENT,
+                  op + ": Input shape should be a vector, got shape: " + ShapeString(kernels::Dims(shape_t)));
+    return false;
+  }
+  if (!kernels::ShapeOperand(ctx, op, 0, dims)) return false;
+  bool ends_with = batch.size() <= dims->size();
+  for (size_t i = 0; ends_with && i < batch.size(); ++i)
+    ends_with = (*dims)[dims->size() - batch.size() + i] == batch[i];
+  if (!ends_with) kernels::Fail(ctx, TF_INVALID_ARGUMENT, op + ": Shape passed in must end with broadcasted shape.");
+  return ends_with;
 }
 
 }  // namespace random_fill

@@ -148,17 +148,8 @@ void Compute(void*, TF_OpKernelContext* ctx) {
                 op + ": means, stddevs, minvals, maxvals must have compatible batch dimensions: " +
                     ShapeString(Dims(params[0])) + " vs. " + ShapeString(Dims(params[1])) + " vs. " +
                     ShapeString(Dims(params[2])) + " vs. " + ShapeString(Dims(params[3])));
-  const TF_Tensor* shape_t = BorrowInput(ctx, 0);
-  if (!shape_t) return;
-  if (TF_NumDims(shape_t) != 1)
-    return Fail(ctx, TF_INVALID_ARGUMENT,
-                op + ": Input shape should be a vector, got shape: " + ShapeString(Dims(shape_t)));
   std::vector<int64_t> dims;
-  if (!kernels::ShapeOperand(ctx, op, 0, &dims)) return;
-  bool ends_with = batch.size() <= dims.size();
-  for (size_t i = 0; ends_with && i < batch.size(); ++i)
-    ends_with = dims[dims.size() - batch.size() + i] == batch[i];
-  if (!ends_with) return Fail(ctx, TF_INVALID_ARGUMENT, op + ": Shape passed in must end with broadcasted shape.");
+  if (!random_fill::ShapeEndingWithBatch(ctx, op, batch, &dims)) return;
   TensorPtr out = AllocateOutput<T>(ctx, 0, dims);
   philox::Generator gen;
   if (!out || !kernels::StatelessSeed(ctx, op, 1, &gen)) return;
