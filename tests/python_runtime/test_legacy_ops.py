@@ -118,6 +118,7 @@ ERROR_CASES = [
      {"block_size": 2}),
     ("HistogramFixedWidth", {"values": F32([1, 2]), "value_range": F32([2, 2]), "nbins": I32(3)}, {}),
     ("HistogramFixedWidth", {"values": F32([1, 2]), "value_range": F32([0, 2]), "nbins": I32(0)}, {}),
+    ("HistogramFixedWidth", {"values": F32([1, np.nan]), "value_range": F32([0, 2]), "nbins": I32(2)}, {}),
     ("HistogramFixedWidth", {"values": F32([1, 2]), "value_range": F32([0, 1, 2]), "nbins": I32(2)},
      {}),
     ("MatrixDiagPartV2", {"input": _values(F32, (3, 3)), "k": I32([2, 1]),

@@ -4,6 +4,8 @@
 // batched SparseBincount, which leaves them out (as TensorFlow's CPU kernels); with
 // binary_output a bin is 1 where its value occurs.
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 
 #include "../bincount_spec.h"
 #include "kernel_util.h"
@@ -87,11 +89,15 @@ void HistogramCompute(void*, TF_OpKernelContext* ctx) {
   kernels::HistogramPlan p;
   T lo{};
   if (!kernels::PlanHistogram<T>(ctx, &p, &lo)) return;
+  const T* v = Data<T>(p.values);
+  if constexpr (std::is_floating_point_v<T>) {  // TensorFlow's CPU kernel refuses NaN
+    for (int64_t i = 0; i < p.count; ++i)
+      if (std::isnan(v[i])) return Fail(ctx, TF_INVALID_ARGUMENT, "Histogram values must not contain NaN");
+  }
   TensorPtr out = AllocateOutput<Out>(ctx, 0, {p.nbins});
   if (!out) return;
   Out* bins = Data<Out>(out);
   std::fill(bins, bins + p.nbins, Out(0));
-  const T* v = Data<T>(p.values);
   for (int64_t i = 0; i < p.count; ++i) ++bins[kernels::HistogramBin(v[i], lo, p.step, p.nbins)];
 }
 

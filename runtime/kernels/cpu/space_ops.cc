@@ -82,8 +82,11 @@ void RegisterSpaceKernels(TF_Status* status) {
               {}, to_batch ? SpaceBatchCompute<true> : SpaceBatchCompute<false>}, status);
         }
       }
-    // The TF1-era 4-D forms over the same kernels, block_size as their state.
+    // The TF1-era 4-D forms over the same kernels, block_size as their state; on
+    // TensorFlow's real number types only, as its kernels are.
+    const bool real = t != TF_BOOL && t != TF_COMPLEX64 && t != TF_COMPLEX128;
     for (TF_DataType p : kIndexTypes) {
+      if (!real) break;
       RegisterKernel(kDevice, {"SpaceToBatch", {{"T", t}, {"Tpaddings", p}}, {}, SpaceBatchCompute<true>,
           kernels::CreateSpaceBatchV1, kernels::DeleteBlockSize}, status);
       RegisterKernel(kDevice, {"BatchToSpace", {{"T", t}, {"Tidx", p}}, {}, SpaceBatchCompute<false>,
