@@ -27,9 +27,12 @@ import numpy as np
 
 from opgen import ops
 from opgen.runtime import _context, dtypes
+from opgen.random_generator import (Algorithm, Generator, create_rng_state,
+                                    get_global_generator, set_global_generator)
 from opgen.runtime.graph import get_default_graph, thread_has_default_graph
 
-__all__ = ["categorical", "get_seed", "normal", "set_seed", "shuffle", "stateless_normal",
+__all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "get_global_generator",
+           "set_global_generator", "get_seed", "normal", "set_seed", "shuffle", "stateless_normal",
            "stateless_truncated_normal", "stateless_uniform", "truncated_normal", "uniform"]
 
 # TensorFlow's algorithm names and ids (tf.random.Algorithm).

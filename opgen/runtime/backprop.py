@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import _tape_program, dtypes, eager, errors, graph, graph_mode, variables
+from opgen.runtime import _graph_tape, _tape_program, dtypes, eager, errors, graph, graph_mode, variables
 from opgen.runtime._opplan import registry
 from opgen.runtime.constant_op import constant
 from opgen.runtime.indexed_slices import IndexedSlices, to_dense
@@ -197,6 +197,7 @@ class GradientTape:
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._graph_state: _graph_tape.GraphTapeState | None = None
         self._persistent = persistent
         self._watch_variables = watch_accessed_variables
         self._recording = False
@@ -218,6 +219,12 @@ class GradientTape:
         if self._active:
             raise ValueError("Tape is still recording, This can happen if you try to "
                              "re-enter an already-active tape.")
+        g = graph_mode._thread_graph()
+        if g is not None:  # building a graph (a traced function): its nodes are the record
+            self._graph_state = _graph_tape.GraphTapeState(g)
+            self._recording = self._active = True
+            return self
+        self._graph_state = None
         _tapes().append(self)
         self._recording = self._active = True
         with _lock:
@@ -226,6 +233,10 @@ class GradientTape:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._graph_state is not None:
+            self._graph_state.end = len(self._graph_state.graph.get_operations())
+            self._recording = self._active = False
+            return
         tapes = _tapes()
         if self in tapes:
             tapes.remove(self)
@@ -240,15 +251,17 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Marks eager Tensors (or Variables, or lists of them) as sources."""
         for t in _flatten(tensor):
-            if isinstance(t, variables.Variable):
+            if self._graph_state is not None and isinstance(t, graph.Output):
+                self._graph_state.watch(t)
+            elif isinstance(t, variables.Variable):
                 self._watch_variable(t)
                 self._variable_reads.setdefault(id(t), [])
             elif isinstance(t, Tensor):
                 self._watched[id(t)] = t
                 self._tracked.add(id(t))
             else:
-                raise TypeError(f"GradientTape.watch takes eager Tensors or Variables, got "
-                                f"{type(t).__name__}")
+                raise TypeError(f"GradientTape.watch takes eager Tensors or Variables (Outputs "
+                                f"while building a graph), got {type(t).__name__}")
 
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -297,6 +310,9 @@ class GradientTape:
 
     def watched_variables(self) -> tuple:
         """The variables this tape watches (read while recording, or watched)."""
+        if self._graph_state is not None:
+            accessed = self._graph_state.watched_variables(self._watch_variables)
+            return tuple({id(v): v for v in [*self._variables.values(), *accessed]}.values())
         return tuple(self._variables.values())
 
     # ---- differentiating ----
@@ -334,8 +350,12 @@ class GradientTape:
             if len(given) != len(targets):
                 raise ValueError(f"GradientTape.gradient: {len(given)} output_gradients for "
                                  f"{len(targets)} targets")
-            grad_ys = [g if isinstance(g, Tensor) else constant(g, dtype=t.dtype)
+            grad_ys = [g if isinstance(g, (Tensor, graph.Output)) else constant(g, dtype=t.dtype)
                        for g, t in zip(given, targets)]
+        if self._graph_state is not None:
+            results = self._graph_state.gradient(targets, source_list, grad_ys,
+                                                 self._watch_variables, set(self._variables))
+            return results[0] if single else results
         results = self._gradients(targets, source_list, grad_ys)
         if not self._persistent:
             self._clear_records()

@@ -47,6 +47,11 @@ _SIGNATURES = {
         ctypes.c_void_p, ctypes.c_char_p, ctypes.c_ubyte, ctypes.c_int, ctypes.c_void_p,
         ctypes.c_int, _P(_lib.TF_Output), ctypes.c_int, _P(_lib.TF_Output), ctypes.c_void_p,
         ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]),
+    "TF_GraphToFunctionWithControlOutputs": (ctypes.c_void_p, [
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.c_ubyte, ctypes.c_int, ctypes.c_void_p,
+        ctypes.c_int, _P(_lib.TF_Output), ctypes.c_int, _P(_lib.TF_Output), ctypes.c_void_p,
+        ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+        ctypes.c_void_p]),
     "TF_FunctionToFunctionDef": (None, [ctypes.c_void_p, _P(_lib.TF_Buffer), ctypes.c_void_p]),
     "TF_DeleteFunction": (None, [ctypes.c_void_p]),
     "TF_GraphCopyFunction": (None, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -55,6 +60,10 @@ _SIGNATURES = {
     "TFE_ContextHasFunction": (ctypes.c_ubyte, [ctypes.c_void_p, ctypes.c_char_p]),
 }
 _capi: Any = None
+# Stateful ops that only read: a result that needs them runs them, and none is needed
+# otherwise (a control output of each would run every read at every call).
+_READ_ONLY_STATEFUL = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd",
+                                 "VarIsInitializedOp", "VariableShape", "Placeholder"})
 _names = itertools.count(1)
 # Functions a GradientTape recorded a call of, by name, for its replay graphs (kept:
 # a replay may come long after the Function that traced them is gone).
@@ -115,6 +124,43 @@ class FuncGraph(Graph):
         # resource handle read inside. Bodies nested in such a graph inherit it.
         self.variables_as_values: bool = variables_as_values or (
             isinstance(outer, FuncGraph) and outer.variables_as_values)
+
+        # Per resource tensor of the body (a captured variable's handle), the last op
+        # that used it: the next one waits for it, so reads and updates run in the
+        # order the Python code made them (TensorFlow's automatic control dependencies).
+        self._last_use: dict[Output, Any] = {}
+
+    def _create_op(self, op_type: str, plan, inputs, attrs: dict, name: str | None,
+                   device: str | None = None, control_inputs=()) -> Any:
+        resources = []
+        for value in inputs:
+            for v in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(v, Output) and v.dtype == dtypes.resource:
+                    resources.append(self._own_output(v, op_type, "resource"))
+        if not resources:
+            return super()._create_op(op_type, plan, inputs, attrs, name, device,
+                                      control_inputs)
+        earlier = [self._last_use[r] for r in resources if r in self._last_use]
+        op = super()._create_op(op_type, plan, inputs, attrs, name, device,
+                                [*(control_inputs or ()), *dict.fromkeys(earlier)])
+        for r in resources:
+            self._last_use[r] = op
+        return op
+
+    def stateful_operations(self, opers: Sequence[Any] | None = None) -> list[Any]:
+        """The body's operations (of `opers` when given) that must run at every call even
+        when no result needs them: those with state (variable updates, random ops)."""
+        found = []
+        for op in self.get_operations() if opers is None else opers:
+            plan = _opplan.registry._plans.get(op.type)
+            if plan is None:
+                try:
+                    plan = _opplan.registry.plan(op.type)
+                except NotFoundError:
+                    continue
+            if plan.op_def.is_stateful and op.type not in _READ_ONLY_STATEFUL:
+                found.append(op)
+        return found
 
     def placeholder(self, dtype: dtypes.DType, shape: Sequence[int | None] | None,
                     name: str) -> Output:
@@ -230,10 +276,16 @@ class ConcreteFunction:
             body = [*opers, *(o.op for o in outputs)]
             c_opers, n_opers = (ctypes.c_void_p * max(len(body), 1))(
                 *[op._c_op for op in body]), len(body)
+        # The updates and other stateful ops run at every call, needed by a result or not.
+        controls = graph.stateful_operations(None if opers is None else body)
+        c_controls = (ctypes.c_void_p * max(len(controls), 1))(*[op._c_op for op in controls])
+        c_names = (ctypes.c_char_p * max(len(controls), 1))(
+            *[op.name.encode() for op in controls])
         status = _lib.thread_status()
-        self._c_function = c.TF_GraphToFunction(
+        self._c_function = c.TF_GraphToFunctionWithControlOutputs(
             graph._c_graph, name.encode(), 0, n_opers, c_opers, len(inputs), c_in,
-            len(outputs), c_out, None, None, None, status.ptr)
+            len(outputs), c_out, None, len(controls), c_controls, c_names, None, None,
+            status.ptr)
         raise_for_status(status)
         self._finalizer = weakref.finalize(self, c.TF_DeleteFunction, self._c_function)
         self.name = name

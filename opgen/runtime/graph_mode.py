@@ -17,6 +17,7 @@ graph of this thread. Eagerly, ``device`` places the ops run inside it (see
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -141,7 +142,19 @@ def _as_outputs(g: Graph, entry: tuple[Any, ...], value: Any, resolved: dict[str
             f"{op_type}: cannot convert input '{arg}' to a tensor: {e}", op_type) from None
 
 
+# The eager opgen.Variables alive, by id of their handle Tensor: a function body that is
+# given a handle (an optimizer's ResourceApply* op, an assignment) captures the variable.
+eager_variables: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
 def _as_output(g: Graph, value: Any, want: dtypes.DType | None, const_name: str) -> Output:
+    if isinstance(value, Tensor) and value.dtype == dtypes.resource:
+        variable = eager_variables.get(id(value))
+        capture = getattr(g, "capture_variable", None)
+        if variable is not None and variable.handle is value and capture is not None:
+            inner = capture(variable)
+            if inner is not None and inner.dtype == dtypes.resource:
+                return inner
     as_value = getattr(value, "_opgen_value", None)
     if as_value is not None:  # an opgen.Variable: its value (a graph variable's read node)
         # A function body (opgen.runtime.functions.FuncGraph) reads an eager variable

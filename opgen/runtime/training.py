@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from opgen.runtime import dtypes, eager, graph_mode, training_sparse
+from opgen.runtime import variables as variables_module
 from opgen.runtime.graph import Graph, Operation, Output
 from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.tensor import Tensor, _convert
@@ -91,6 +92,8 @@ class Optimizer(MinimizeMixin):
         return slot
 
     def _non_slot_variable(self, graph: Graph | None, name: str, value: float) -> Variable:
+        if variables_module.traced_eagerly(graph):
+            graph = None  # eager variables' optimizer, traced: its own variables are eager
         key = (graph, name)
         if key not in self._non_slot:
             if graph is None:
@@ -153,10 +156,10 @@ class Optimizer(MinimizeMixin):
 
     def _apply_one(self, grad: Any, var: Variable, graph: Graph | None) -> Any:
         if isinstance(grad, IndexedSlices):
-            values = _gradient(grad.values, var)
+            values = _gradient(grad.values, var, graph)
             indices = training_sparse.checked_indices(grad.indices, var)
             return self._apply_sparse_duplicate_indices(values, indices, var, graph)
-        return self._apply(_gradient(grad, var), var, graph)
+        return self._apply(_gradient(grad, var, graph), var, graph)
 
     def _finish(self, var_list: list[Variable], updates: list[Any],
                 graph: Graph | None) -> list[Any]:
@@ -191,6 +194,9 @@ class Optimizer(MinimizeMixin):
         if len(graphs) > 1:
             raise ValueError("apply_gradients takes variables of one graph, or eager ones only")
         graph = graphs.pop()
+        if graph is None:  # eager variables updated by a function being traced: in its body
+            body = graph_mode._thread_graph()
+            graph = body if variables_module.traced_eagerly(body) else None
         var_list = [var for _, var in checked]
         self._create_slots(var_list)
         if graph is None:
@@ -380,12 +386,13 @@ def _cast(value: Any, dtype: dtypes.DType, graph: Graph | None) -> Any:
     return graph_mode.build_op(graph, "Cast", [value], attrs)[0]
 
 
-def _gradient(grad: Any, var: Variable) -> Any:
-    """`grad` checked against `var`'s dtype (a Python value converts to it)."""
+def _gradient(grad: Any, var: Variable, graph: Graph | None) -> Any:
+    """`grad` checked against `var`'s dtype (a Python value converts to it); `graph` is
+    where the update is built (`var`'s graph, or the function body being traced)."""
     if isinstance(grad, Variable):
         grad = grad.value()
     if isinstance(grad, Output):
-        if var.graph is None or grad.graph is not var.graph:
+        if graph is None or grad.graph is not graph:
             raise ValueError(f"the gradient of variable '{var.name}' is an Output of another "
                              "graph")
         if grad.dtype != var.dtype:

@@ -79,6 +79,8 @@ class Variable:
         want = dtypes.as_dtype(dtype) if dtype is not None else None
         self._trainable = bool(trainable)
         g = graph_mode._thread_graph()
+        if traced_eagerly(g) and not isinstance(initial_value, Output):
+            g = None  # made while tracing a function called eagerly: lifted out, as TF does
         if g is None and isinstance(initial_value, Output):
             g = initial_value.graph
         if g is None:
@@ -103,6 +105,7 @@ class Variable:
              "debug_name": name or "Variable"})[0]
         eager.execute_eager("AssignVariableOp", [self._handle, value], {})
         self._finalizer = weakref.finalize(self, _destroy, self._handle)
+        graph_mode.eager_variables[id(self._handle)] = self
 
     def _init_graph(self, g: Graph, initial_value: Any, want: dtypes.DType | None,
                     name: str | None) -> None:
@@ -206,7 +209,13 @@ class Variable:
 
     def read_value(self) -> Tensor | Output:
         """The current value: a new Tensor eagerly (a snapshot: later assignments do not
-        change it); in a graph, a new ReadVariableOp node's Output."""
+        change it); in a graph, a new ReadVariableOp node's Output; in a function being
+        traced, a read of the captured variable when the function runs."""
+        body = tracing_body(self)
+        if body is not None:
+            read = body.read_captured_variable(self)
+            if read is not None:
+                return read
         return self._run("ReadVariableOp", [self._handle], {"dtype": self._dtype})[0]
 
     def value(self) -> Tensor | Output:
@@ -252,7 +261,7 @@ class Variable:
         if isinstance(value, Variable):
             value = value.value()
         if isinstance(value, Output):
-            if self._graph is None or value.graph is not self._graph:
+            if not _visible_in(value.graph, self._graph or tracing_body(self)):
                 raise ValueError(f"cannot {what} a graph Output to a variable of another graph "
                                  "or an eager variable")
             if value.dtype != self._dtype:
@@ -275,13 +284,9 @@ class Variable:
 
     def _update(self, op_type: str, what: str, value: Any, read_value: bool,
                 name: str | None) -> Any:
-        if hasattr(graph_mode._thread_graph(), "capture_variable"):
-            # (in a function body being traced: the update would run once, now, or
-            # outside the function's graph)
-            raise errors.UnimplementedError(
-                f"cannot {what} to variable '{self._name}' inside opgen.function, "
-                "opgen.cond or opgen.while_loop yet: update it outside, or pass the new "
-                "value out")
+        body = tracing_body(self)
+        if body is not None:
+            return self._update_in_body(body, op_type, what, value, read_value, name)
         value = self._check_value(value, what)
         op = self._run(op_type, [self._handle, value], {}, name)
         if self._graph is None:
@@ -289,6 +294,23 @@ class Variable:
         if not read_value:
             return op
         with self._graph.control_dependencies([op]):
+            return self.read_value()
+
+    def _update_in_body(self, body: Any, op_type: str, what: str, value: Any,
+                        read_value: bool, name: str | None) -> Any:
+        """The update as a node of the function body being traced: it runs at each call
+        (a control output of the function), after the body's earlier uses of the variable
+        and before its later ones."""
+        if body.variables_as_values:
+            raise errors.UnimplementedError(
+                f"cannot {what} to variable '{self._name}' in a function differentiated by "
+                "an outer GradientTape: assign outside the tape, or take the gradient inside "
+                "the function")
+        value = self._check_value(value, what)
+        op = graph_mode.build_op(body, op_type, [self._handle, value], {}, name)
+        if not read_value:
+            return op
+        with body.control_dependencies([op]):
             return self.read_value()
 
     def assign(self, value: Any, use_locking: Any = None, name: str | None = None,
@@ -316,6 +338,33 @@ class Variable:
         if self._graph is not None:
             return head + ">"
         return head + f", numpy={self.numpy()!r}>"
+
+
+def traced_eagerly(g: Any) -> bool:
+    """Whether `g` is a function body traced from eager code (its outermost graph is a
+    function body, not a user's Graph)."""
+    while getattr(g, "outer", None) is not None:
+        g = g.outer
+    return hasattr(g, "capture_variable")
+
+
+def _visible_in(source: Graph, g: Any) -> bool:
+    """Whether an Output of `source` can be used in `g`: the same graph, or one that `g`
+    (a function body) is nested in and captures from."""
+    while g is not None:
+        if g is source:
+            return True
+        g = getattr(g, "outer", None)
+    return False
+
+
+def tracing_body(variable: Variable) -> Any:
+    """The function body being traced on this thread that `variable` (of another graph, or
+    eager) is captured into; None outside a trace."""
+    g = graph_mode._thread_graph()
+    if not hasattr(g, "capture_variable") or g is variable._graph:
+        return None
+    return g
 
 
 def _operand(variable: Variable) -> Any:

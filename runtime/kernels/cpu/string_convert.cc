@@ -16,11 +16,7 @@ namespace opgen {
 namespace cpu {
 namespace {
 
-bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
-  if (TF_GetCode(s) == TF_OK) return true;
-  TF_OpKernelConstruction_Failure(ctx, s);
-  return false;
-}
+using strings::ConstructionOk;
 
 // ---- StringLength -------------------------------------------------------------------
 

@@ -17,15 +17,10 @@ namespace opgen {
 namespace cpu {
 namespace {
 
+using strings::ConstructionOk;
 using strings::NewStrings;
 using strings::Put;
 using strings::SetOut;
-
-bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
-  if (TF_GetCode(s) == TF_OK) return true;
-  TF_OpKernelConstruction_Failure(ctx, s);
-  return false;
-}
 
 // The separator attr, for ReduceJoin and UnsortedSegmentJoin.
 struct JoinAttrs {

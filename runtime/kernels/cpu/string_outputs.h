@@ -1,6 +1,6 @@
-// The outputs the host string kernels share: new string tensors, element writes that
-// report running out of memory, setting an output, and the SparseTensor of tokens that
-// StringSplit and StringSplitV2 both produce.
+// What the host string kernels share: failing a construction on a bad attr, new string
+// tensors, element writes that report running out of memory, setting an output, and the
+// SparseTensor of tokens that StringSplit and StringSplitV2 both produce.
 #ifndef OPGEN_RUNTIME_KERNELS_CPU_STRING_OUTPUTS_H_
 #define OPGEN_RUNTIME_KERNELS_CPU_STRING_OUTPUTS_H_
 
@@ -29,6 +29,13 @@ inline bool Put(TF_OpKernelContext* ctx, TF_TString* dst, std::string_view bytes
   if (AssignString(dst, bytes)) return true;
   kernels::Fail(ctx, TF_RESOURCE_EXHAUSTED,
                 "out of memory for a string of " + std::to_string(bytes.size()) + " bytes");
+  return false;
+}
+
+// True when `s` is OK; otherwise fails the kernel's construction with it.
+inline bool ConstructionOk(TF_OpKernelConstruction* ctx, TF_Status* s) {
+  if (TF_GetCode(s) == TF_OK) return true;
+  TF_OpKernelConstruction_Failure(ctx, s);
   return false;
 }
 

@@ -1,0 +1,109 @@
+"""A GradientTape used while building a graph: inside ``opgen.function`` (the training
+step ``@tf.function`` users write) or a ``Graph.as_default()`` block.
+
+Nothing is recorded op by op there: the ops the tape should differentiate are the graph's
+own nodes, the ones added while it was active. ``gradient()`` asks the one gradient
+registry for symbolic gradients (``opgen.gradients``) of the target with respect to the
+sources as the tape saw them: a watched Output itself; a variable through its reads made
+while the tape was active (a read of a captured eager variable, or a graph variable's
+read), so reads before the tape do not count, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgen.runtime import dtypes, gradients_impl, variables
+from opgen.runtime.graph import Graph, Output
+
+# The ops that read a variable through a handle given as input 0.
+_READS = frozenset({"ReadVariableOp", "ResourceGather"})
+
+
+class GraphTapeState:
+    """What a tape needs in graph mode: the graph, the span of its operations added while
+    the tape was active, and the Outputs it watches."""
+
+    def __init__(self, g: Graph) -> None:
+        self.graph = g
+        self.start = len(g.get_operations())
+        self.end: int | None = None  # set when the tape's block ends
+        self.watched: list[Output] = []
+
+    def watch(self, value: Output) -> None:
+        if value.graph is not self.graph:
+            raise ValueError(f"GradientTape.watch: {value.name} is not of the graph the tape "
+                             "records")
+        if not any(value is w for w in self.watched):
+            self.watched.append(value)
+
+    @staticmethod
+    def _reads_of(value: Output, span: list[Any]) -> bool:
+        return any(i is value for op in span for i in op.inputs)
+
+    def _span(self) -> list[Any]:
+        ops = self.graph.get_operations()
+        return ops[self.start:self.end]
+
+    def _variable_reads(self, variable: variables.Variable, span: list[Any]) -> list[Output]:
+        g = self.graph
+        if variable.graph is g:
+            handle: Any = variable.handle
+            # a graph variable's value() is the read built with it, before any tape
+            reads = [variable.value()] if self._reads_of(variable.value(), span) else []
+        else:
+            handle = g.capture_variable(variable) if hasattr(g, "capture_variable") else None
+            if handle is None:
+                return []
+            if handle.dtype != dtypes.resource:  # traced with variables as values
+                return [handle] if self._reads_of(handle, span) else []
+            reads = []
+        for op in span:
+            if op.type in _READS and op.inputs and op.inputs[0] is handle:
+                reads.append(op.outputs[0])
+        return reads
+
+    def watched_variables(self, watch_accessed: bool) -> list[variables.Variable]:
+        """The trainable variables read while the tape was active."""
+        if not watch_accessed:
+            return []
+        span = self._span()
+        found: dict[int, variables.Variable] = {}
+        handles = {op.inputs[0] for op in span if op.type in _READS and op.inputs}
+        candidates = list(variables._graph_variables.get(self.graph, []))
+        for _, ref, _ in getattr(self.graph, "eager_captures", ()):
+            v = ref()
+            if v is not None:
+                candidates.append(v)
+        for v in candidates:
+            if not v.trainable or id(v) in found:
+                continue
+            if v.graph is self.graph:
+                if v.handle in handles or self._reads_of(v.value(), span):
+                    found[id(v)] = v
+            elif self._variable_reads(v, span):
+                found[id(v)] = v
+        return list(found.values())
+
+    def gradient(self, targets: list, sources: list, grad_ys: list | None,
+                 watch_accessed: bool, explicit: set[int]) -> list:
+        """One gradient per source: None where the tape did not see the source or the
+        target does not depend on it."""
+        span = self._span()
+        groups: list[list[Output]] = []
+        for s in sources:
+            if isinstance(s, variables.Variable):
+                seen = (watch_accessed and s.trainable) or id(s) in explicit
+                groups.append(self._variable_reads(s, span) if seen else [])
+            elif isinstance(s, Output):
+                groups.append([s] if any(s is w for w in self.watched) else [])
+            else:
+                raise TypeError(f"GradientTape.gradient: sources in a graph are Outputs or "
+                                f"Variables, got {type(s).__name__}")
+        wanted = [i for i, group in enumerate(groups) if group]
+        results: list = [None] * len(groups)
+        if wanted:
+            found = gradients_impl.grouped(targets, [groups[i] for i in wanted], grad_ys)
+            for i, r in zip(wanted, found):
+                results[i] = r
+        return results
