@@ -173,7 +173,7 @@ def test_errors():
         opgen.random.Generator.from_state([1, 2], "philox")
     with pytest.raises(ValueError, match="both `None` or both non-`None`"):
         opgen.random.Generator.from_seed(1).uniform([2], maxval=5, minval=None, dtype=opgen.int32)
-    with pytest.raises(TypeError, match="opgen.random.Generator"):
+    with pytest.raises(TypeError, match=r"opgen\.random\.Generator"):
         opgen.random.set_global_generator(object())
     # ThreeFry has no CPU kernel in TensorFlow either.
     with pytest.raises(errors.UnimplementedError, match="ThreeFry"):
