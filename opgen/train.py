@@ -9,12 +9,16 @@ optimizers (:mod:`opgen.runtime.training`) and checkpoints
 
     saver = opgen.train.Saver([v])
     saver.restore(None, saver.save(None, "/tmp/model/ckpt"))
+
+    ckpt = opgen.train.Checkpoint(model=model, optimizer=opt)   # TensorFlow 2's format
+    ckpt.restore(ckpt.save("/tmp/run/ckpt"))
 """
 
 from __future__ import annotations
 
 from opgen.runtime.checkpoint import Saver, latest_checkpoint
 from opgen.runtime.indexed_slices import IndexedSlices
+from opgen.runtime.object_checkpoint import Checkpoint, CheckpointManager
 from opgen.runtime.training import (
     AdamOptimizer,
     GradientDescentOptimizer,
@@ -30,7 +34,8 @@ from opgen.runtime.training_adaptive import (
     RMSPropOptimizer,
 )
 
-__all__ = ["AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "FtrlOptimizer",
+__all__ = ["AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "Checkpoint",
+           "CheckpointManager", "FtrlOptimizer",
            "GradientDescentOptimizer", "IndexedSlices", "MomentumOptimizer", "Optimizer",
            "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer",
            "RMSPropOptimizer", "Saver", "latest_checkpoint"]

@@ -148,15 +148,20 @@ class Saver:
         if self._max_to_keep:
             while len(self._kept) > self._max_to_keep:
                 _delete_checkpoint(self._kept.pop(0))
-        directory = os.path.dirname(prefix) or "."
-        # Paths relative to the directory, as TensorFlow writes them for its own files.
-        lines = [f'model_checkpoint_path: "{os.path.relpath(prefix, directory)}"']
-        lines += [f'all_model_checkpoint_paths: "{os.path.relpath(p, directory)}"'
-                  for p in self._kept]
-        temp = os.path.join(directory, f".{_STATE_FILE}.tmp{os.getpid()}")
-        with open(temp, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(temp, os.path.join(directory, _STATE_FILE))
+        write_checkpoint_state(prefix, self._kept)
+
+
+def write_checkpoint_state(prefix: str, kept: list[str]) -> None:
+    """The ``checkpoint`` file of `prefix`'s directory (TensorFlow's CheckpointState as
+    text): `prefix` the latest, `kept` all those still there."""
+    directory = os.path.dirname(prefix) or "."
+    # Paths relative to the directory, as TensorFlow writes them for its own files.
+    lines = [f'model_checkpoint_path: "{os.path.relpath(prefix, directory)}"']
+    lines += [f'all_model_checkpoint_paths: "{os.path.relpath(p, directory)}"' for p in kept]
+    temp = os.path.join(directory, f".{_STATE_FILE}.tmp{os.getpid()}")
+    with open(temp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(temp, os.path.join(directory, _STATE_FILE))
 
 
 def _delete_checkpoint(prefix: str) -> None:

@@ -55,6 +55,10 @@ class Optimizer(MinimizeMixin):
         self._eager_hyper: dict[tuple[str, dtypes.DType], Tensor] = {}
         self._graph_hyper: dict[tuple[str, dtypes.DType], Output] = {}
         self._scope = ""  # the name scope of the train op being built
+        # Values a checkpoint restored before the variable was made (opgen.train.Checkpoint):
+        # (slot name, id(variable)) -> (variable, value), and own variables by name.
+        self._deferred_slots: dict[tuple[str, int], tuple[Variable, Any]] = {}
+        self._deferred_non_slot: dict[str, Any] = {}
 
     def get_name(self) -> str:
         return self._name
@@ -89,7 +93,26 @@ class Optimizer(MinimizeMixin):
             return entry[1]
         slot = _filled_like_variable(var, f"{_op_name(var)}/{op_name}", value)
         table[id(var)] = (var, slot)
+        restored = self._deferred_slots.pop((slot_name, id(var)), None)
+        if restored is not None and restored[0] is var:
+            slot.assign(restored[1], read_value=False)
         return slot
+
+    def _restore_slot(self, slot_name: str, var: Variable, value: Any) -> None:
+        """Sets `var`'s slot `slot_name` to `value` now, or when the slot is made."""
+        slot = self.get_slot(var, slot_name)
+        if slot is not None:
+            slot.assign(value, read_value=False)
+        else:
+            self._deferred_slots[(slot_name, id(var))] = (var, value)
+
+    def _restore_non_slot(self, name: str, value: Any) -> None:
+        """Sets the optimizer's own eager variable `name` now, or when it is made."""
+        own = self._non_slot.get((None, name))
+        if own is not None:
+            own.assign(value, read_value=False)
+        else:
+            self._deferred_non_slot[name] = value
 
     def _non_slot_variable(self, graph: Graph | None, name: str, value: float) -> Variable:
         if variables_module.traced_eagerly(graph):
@@ -97,6 +120,7 @@ class Optimizer(MinimizeMixin):
         key = (graph, name)
         if key not in self._non_slot:
             if graph is None:
+                value = self._deferred_non_slot.pop(name, value)
                 self._non_slot[key] = Variable(np.float32(value), name=name, trainable=False)
             else:
                 with graph.as_default(), graph.name_scope(None):
