@@ -33,7 +33,8 @@ class MinimizeMixin:
         gradient is None where the loss does not depend on the variable.
         `aggregation_method` and `colocate_gradients_with_ops` are accepted and ignored."""
         if callable(loss) and not isinstance(loss, (Output, Variable)):
-            if graph_mode._thread_graph() is None:
+            body = graph_mode._thread_graph()
+            if body is None or variables.traced_eagerly(body):  # eagerly, or traced from it
                 return _eager_gradients(loss, var_list, grad_loss)
             loss = loss()
         if not isinstance(loss, Output):

@@ -179,3 +179,21 @@ def test_assign_under_an_outer_tape_is_refused_with_a_reason():
         tape.watch(x)
         with pytest.raises(opgen.errors.UnimplementedError, match="outer GradientTape"):
             f(x)
+
+
+def test_minimize_inside_a_function_equals_eager_minimize():
+    """Optimizer.minimize(callable) inside opgen.function: the variables it reads are found
+    by the tape in the body (var_list left out), and the steps equal the eager ones."""
+    target = np.float32([0.5, -1.0])
+    traced, eager = opgen.Variable(np.float32([1, 2])), opgen.Variable(np.float32([1, 2]))
+    opt_traced, opt_eager = opgen.train.AdamOptimizer(0.1), opgen.train.AdamOptimizer(0.1)
+
+    @opgen.function
+    def step(t):
+        opt_traced.minimize(lambda: ops.sum(ops.square(traced - t), np.int32(0)))
+
+    for _ in range(4):
+        step(target)
+        opt_eager.minimize(lambda: ops.sum(ops.square(eager - target), np.int32(0)))
+    np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+    assert traced.numpy().tolist() != [1.0, 2.0]
