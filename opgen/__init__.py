@@ -33,7 +33,7 @@ _RUNTIME_EXPORTS = frozenset({
     "registered_kernels", "debugging", "set_log_device_placement",
     "Variable", "global_variables_initializer", "variables_initializer", "summary",
     "gradients", "RegisterGradient", "NotDifferentiable", "GradientTape", "IndexedSlices",
-    "function", "TensorSpec", "cond", "while_loop",
+    "function", "TensorSpec", "cond", "while_loop", "Module",
 })
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these on first use
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads these
         GradientTape as GradientTape,
         Graph as Graph,
         IndexedSlices as IndexedSlices,
+        Module as Module,
         NotDifferentiable as NotDifferentiable,
         Operation as Operation,
         Output as Output,

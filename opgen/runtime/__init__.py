@@ -55,6 +55,7 @@ from opgen.runtime.graph_mode import control_dependencies, device, name_scope
 from opgen.runtime.indexed_slices import IndexedSlices
 from opgen.runtime.kernels import registered_kernels
 from opgen.runtime.memory import cached_host_memory_bytes, release_cached_host_memory
+from opgen.runtime.module import Module
 from opgen.runtime.op_library import load_op_library
 from opgen.runtime.session import Session, SessionOptions
 from opgen.runtime.tensor import Tensor, convert_to_tensor
@@ -70,6 +71,7 @@ __all__ = [
     "GradientTape",
     "Graph",
     "IndexedSlices",
+    "Module",
     "NotDifferentiable",
     "Operation",
     "Output",
