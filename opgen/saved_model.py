@@ -1,4 +1,5 @@
-"""Loading TensorFlow SavedModels: ``opgen.saved_model.load(path)``.
+"""Loading TensorFlow SavedModels: ``opgen.saved_model.load(path)`` (and writing them:
+``opgen.saved_model.save``, in saved_model_export.py).
 
 A SavedModel directory holds ``saved_model.pb`` (a SavedModel proto: one MetaGraphDef per
 tag set) and a ``variables/`` checkpoint. Loading picks the MetaGraphDef by its tags and
@@ -27,13 +28,14 @@ import numpy as np
 from google.protobuf import message as _message
 
 from opgen.protos import meta_graph_pb2, saved_model_pb2
+from opgen.saved_model_export import save
 
 if TYPE_CHECKING:  # the runtime loads when a model does
     from opgen.runtime.graph import Graph
     from opgen.runtime.session import Session
 
-__all__ = ["load", "LoadedSavedModel", "Signature", "read_saved_model", "select_meta_graph",
-           "SERVING", "DEFAULT_SIGNATURE"]
+__all__ = ["load", "save", "LoadedSavedModel", "Signature", "read_saved_model",
+           "select_meta_graph", "SERVING", "DEFAULT_SIGNATURE"]
 
 SERVING = "serve"
 DEFAULT_SIGNATURE = "serving_default"

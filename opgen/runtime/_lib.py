@@ -242,6 +242,7 @@ _GRAPH_SIGNATURES = {
     "TF_DeleteGraph": (None, [c_void_p]),
     "TF_GraphGetTensorNumDims": (c_int, [c_void_p, TF_Output, c_void_p]),
     "TF_GraphGetTensorShape": (None, [c_void_p, TF_Output, P(c_int64), c_int, c_void_p]),
+    "TF_GraphSetTensorShape": (None, [c_void_p, TF_Output, P(c_int64), c_int, c_void_p]),
     "TF_NewOperation": (c_void_p, [c_void_p, c_char_p, c_char_p]),
     "TF_SetDevice": (None, [c_void_p, c_char_p]),
     "TF_AddInput": (None, [c_void_p, TF_Output]),

@@ -210,8 +210,9 @@ class FuncGraph(Graph):
         if inner is None or self.variables_as_values:
             return inner
         with self.as_default():
-            return self.create_op("ReadVariableOp", [inner],
-                                  {"dtype": variable.dtype}).outputs[0]
+            read = self.create_op("ReadVariableOp", [inner], {"dtype": variable.dtype}).outputs[0]
+        read.set_shape(variable.shape)  # the handle placeholder carries no shape
+        return read
 
     def _own_output(self, value: Any, op_type: str, arg: str) -> Output:
         if isinstance(value, Output) and value.graph is not self and self.outer is not None:

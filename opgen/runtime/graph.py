@@ -533,6 +533,17 @@ class Output(TensorOperators):
     def get_shape(self) -> tuple[int | None, ...] | None:
         return self.shape
 
+    def set_shape(self, shape: Any) -> None:
+        """Refines the static shape the graph knows (None dims stay unknown); a shape
+        that contradicts it is an InvalidArgumentError."""
+        if shape is None:
+            return
+        dims = (_c_int64 * max(len(shape), 1))(*[-1 if d is None else int(d) for d in shape])
+        status = _lib.thread_status()
+        _lib.graph_lib().TF_GraphSetTensorShape(self._op._graph._c_graph, self._c, dims,
+                                                len(shape), status.ptr)
+        raise_for_status(status)
+
     def consumers(self) -> list[Operation]:
         """The operations that read this output."""
         runtime = _lib.graph_lib()
