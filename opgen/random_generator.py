@@ -207,27 +207,26 @@ class Generator:
 
     # ---- draws ----
 
-    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
-               dtype: Any = dtypes.float32, name: str | None = None) -> Any:
-        """Normal values ``rnd * stddev + mean``."""
+    def _scaled(self, sampler: Any, shape: Any, mean: Any, stddev: Any, dtype: Any,
+                name: str | None) -> Any:
+        """``sampler``'s standard values for `shape` times `stddev` plus `mean`."""
         dtype = dtypes.as_dtype(dtype)
         mean, stddev = _value(mean, dtype), _value(stddev, dtype)
         shape = _shape(shape)
         key, counter = self._key_counter(shape)
-        rnd = ops.stateless_random_normal_v2(shape, key, counter, np.int32(self._alg),
-                                             dtype=dtype)
+        rnd = sampler(shape, key, counter, np.int32(self._alg), dtype=dtype)
         return ops.add_v2(ops.mul(rnd, stddev), mean, name=name)
+
+    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
+               dtype: Any = dtypes.float32, name: str | None = None) -> Any:
+        """Normal values ``rnd * stddev + mean``."""
+        return self._scaled(ops.stateless_random_normal_v2, shape, mean, stddev, dtype, name)
 
     def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
                          dtype: Any = dtypes.float32, name: str | None = None) -> Any:
         """Normal values redrawn until within two standard deviations of `mean`."""
-        dtype = dtypes.as_dtype(dtype)
-        mean, stddev = _value(mean, dtype), _value(stddev, dtype)
-        shape = _shape(shape)
-        key, counter = self._key_counter(shape)
-        rnd = ops.stateless_truncated_normal_v2(shape, key, counter, np.int32(self._alg),
-                                                dtype=dtype)
-        return ops.add_v2(ops.mul(rnd, stddev), mean, name=name)
+        return self._scaled(ops.stateless_truncated_normal_v2, shape, mean, stddev, dtype,
+                            name)
 
     def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None,
                 dtype: Any = dtypes.float32, name: str | None = None) -> Any:
