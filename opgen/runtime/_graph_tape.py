@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgen.runtime import dtypes, gradients_impl, variables
+import numpy as np
+
+from opgen.runtime import dtypes, gradients_impl, graph_mode, variables
 from opgen.runtime.graph import Graph, Output
+from opgen.runtime.indexed_slices import IndexedSlices, to_dense
 
 # The ops that read a variable through a handle given as input 0.
 _READS = frozenset({"ReadVariableOp", "ResourceGather"})
@@ -106,4 +109,36 @@ class GraphTapeState:
             found = gradients_impl.grouped(targets, [groups[i] for i in wanted], grad_ys)
             for i, r in zip(wanted, found):
                 results[i] = r
+        return results
+
+    def jacobian(self, target: Output, sources: list, watch_accessed: bool,
+                 explicit: set[int]) -> list:
+        """d target[i...] / d source[j...], shaped target.shape + source.shape: one
+        gradient per element of `target` (whose shape must be static), stacked."""
+        shape = target.shape
+        if shape is None or any(d is None for d in shape):
+            raise ValueError(f"GradientTape.jacobian in a graph needs a target of static "
+                             f"shape, got {target.name} of shape {shape}")
+        n = int(np.prod(shape, dtype=np.int64))
+        np_dtype = target.dtype.numpy_dtype
+        rows = []
+        for i in range(n):
+            one_hot = np.zeros(n, np_dtype)
+            one_hot[i] = 1
+            rows.append(self.gradient([target], sources, [one_hot.reshape(shape)],
+                                      watch_accessed, explicit))
+        results: list = []
+        g = self.graph
+        for k, source in enumerate(sources):
+            parts = [row[k] for row in rows]
+            if n and any(p is None for p in parts):
+                results.append(None)
+                continue
+            source_shape = source.shape
+            dense = [graph_mode.build_op(g, "Reshape", [to_dense(p), np.int32([-1])], {})[0]
+                     if isinstance(p, IndexedSlices) else p for p in parts]
+            stacked = graph_mode.build_op(g, "Pack", [dense], {"axis": 0})[0] if n else None
+            full = [*shape, *(source_shape or ())]
+            results.append(graph_mode.build_op(g, "Reshape", [stacked, np.int32(full)], {})[0]
+                           if stacked is not None else np.zeros(full, np_dtype))
         return results

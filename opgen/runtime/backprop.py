@@ -368,6 +368,10 @@ class GradientTape:
         self._check_use()
         single = not isinstance(sources, (list, tuple))
         source_list = [sources] if single else list(sources)
+        if self._graph_state is not None:
+            results = self._graph_state.jacobian(target, source_list, self._watch_variables,
+                                                 set(self._variables))
+            return results[0] if single else results
         if not isinstance(target, Tensor):
             raise TypeError(f"GradientTape.jacobian: the target is one eager Tensor, got "
                             f"{type(target).__name__}")

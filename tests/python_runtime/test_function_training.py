@@ -197,3 +197,26 @@ def test_minimize_inside_a_function_equals_eager_minimize():
         opt_eager.minimize(lambda: ops.sum(ops.square(eager - target), np.int32(0)))
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
     assert traced.numpy().tolist() != [1.0, 2.0]
+
+
+def test_jacobian_inside_a_function_equals_the_eager_one():
+    v = opgen.Variable(np.float32([1, 2, 3]))
+
+    def model(x):
+        return ops.mul(ops.mul(x, x), ops.slice(v.value(), np.int32([0]), np.int32([2])))
+
+    @opgen.function
+    def f(x):
+        with opgen.GradientTape() as tape:
+            tape.watch(x)
+            y = model(x)
+        return tape.jacobian(y, [x, v])
+
+    x = opgen.constant(np.float32([3, 4]))
+    with opgen.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = model(x)
+    traced = f(x)
+    for got, want in zip(traced, [tape.jacobian(y, x), tape.jacobian(y, v)]):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(traced[0].numpy(), [[6, 0], [0, 16]])
