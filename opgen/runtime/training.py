@@ -181,7 +181,7 @@ class Optimizer(MinimizeMixin):
     def _apply_one(self, grad: Any, var: Variable, graph: Graph | None) -> Any:
         if isinstance(grad, IndexedSlices):
             values = _gradient(grad.values, var, graph)
-            indices = training_sparse.checked_indices(grad.indices, var)
+            indices = training_sparse.checked_indices(grad.indices, var, graph)
             return self._apply_sparse_duplicate_indices(values, indices, var, graph)
         return self._apply(_gradient(grad, var, graph), var, graph)
 

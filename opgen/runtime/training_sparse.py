@@ -36,11 +36,12 @@ def after(graph: Graph | None, deps: list[Any]) -> Any:
     return contextlib.nullcontext() if graph is None else graph.control_dependencies(deps)
 
 
-def checked_indices(indices: Any, var: Any) -> Any:
-    """An IndexedSlices gradient's indices for `var`: an Output of its graph, or a
-    tensor converted from what was given; int32 or int64."""
+def checked_indices(indices: Any, var: Any, graph: Graph | None) -> Any:
+    """An IndexedSlices gradient's indices for `var`: an Output of `graph` (where the
+    update is built: `var`'s graph or the function body traced), or a tensor converted
+    from what was given; int32 or int64."""
     if isinstance(indices, Output):
-        if var.graph is None or indices.graph is not var.graph:
+        if graph is None or indices.graph is not graph:
             raise ValueError(f"the gradient indices of variable '{var.name}' are an Output of "
                              "another graph")
     else:

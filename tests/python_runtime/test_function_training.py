@@ -220,3 +220,28 @@ def test_jacobian_inside_a_function_equals_the_eager_one():
     for got, want in zip(traced, [tape.jacobian(y, x), tape.jacobian(y, v)]):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     np.testing.assert_array_equal(traced[0].numpy(), [[6, 0], [0, 16]])
+
+
+@pytest.mark.parametrize("make", [lambda: opgen.train.AdagradOptimizer(0.5),
+                                  lambda: opgen.train.AdamOptimizer(0.5)])
+def test_sparse_embedding_step_inside_a_function_equals_eager(make):
+    """A gather's gradient is an IndexedSlices inside the body too, applied through the
+    optimizer's sparse update with the repeated index summed."""
+    results = []
+    for traced in (True, False):
+        table = opgen.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+        opt = make()
+
+        def step(ids, table=table, opt=opt):
+            with opgen.GradientTape() as tape:
+                loss = ops.sum(ops.square(table.sparse_read(ids)), np.int32([0, 1]))
+            grads = tape.gradient(loss, [table])
+            assert isinstance(grads[0], opgen.IndexedSlices)
+            opt.apply_gradients(zip(grads, [table]))
+
+        run = opgen.function(step) if traced else step
+        for _ in range(2):
+            run(np.int32([1, 3, 1]))
+        results.append(table.numpy())
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0][[0, 2]], [[0, 1, 2], [6, 7, 8]])  # rows not read
