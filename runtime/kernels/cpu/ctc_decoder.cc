@@ -87,7 +87,9 @@ T LogSumExp(T a, T b) {
   const T zero = -std::numeric_limits<T>::infinity();
   if (a == zero) return b;
   if (b == zero) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
+  // the correction term in float, whatever T is, as TensorFlow's
+  return a > b ? a + T(std::log1p(std::exp(static_cast<float>(b - a))))
+               : b + T(std::log1p(std::exp(static_cast<float>(a - b))));
 }
 
 // A node of the prefix tree: its last label, parent, children (made on first use).

@@ -38,7 +38,9 @@ T LogSumExp(T a, T b) {
   const T zero = -std::numeric_limits<T>::infinity();
   if (a == zero) return b;
   if (b == zero) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
+  // the correction term in float, whatever T is, as TensorFlow's
+  return a > b ? a + T(std::log1p(std::exp(static_cast<float>(b - a))))
+               : b + T(std::log1p(std::exp(static_cast<float>(a - b))));
 }
 
 std::string Join(const std::vector<int>& v) {
@@ -92,10 +94,9 @@ void EntryLoss(const std::vector<int>& lp, const T* x, int64_t stride, int64_t s
   std::vector<T> y(steps * classes);
   for (int64_t t = 0; t < steps; ++t) {
     const T* row = x + t * stride;
-    // TensorFlow takes the row's max in float, whatever T is.
-    const float mx = static_cast<float>(*std::max_element(row, row + classes));
+    const T mx = *std::max_element(row, row + classes);
     T sum = 0;
-    for (int64_t c = 0; c < classes; ++c) sum += y[t * classes + c] = std::exp(row[c] - T(mx));
+    for (int64_t c = 0; c < classes; ++c) sum += y[t * classes + c] = std::exp(row[c] - mx);
     for (int64_t c = 0; c < classes; ++c) y[t * classes + c] /= sum;
   }
   auto logy = [&](int64_t t, int c) { return std::log(y[t * classes + c]); };
