@@ -3,21 +3,23 @@ without it): CTCLoss's loss and gradient outputs (repeated labels, labels of bla
 the collapse / merge / ignore-longer attrs, float and double), the greedy and beam-search
 decoders (top_paths > 1, merge_repeated, blank_index), EditDistance (normalize, empty
 truths and hypotheses, rank 3, strings), TensorFlow's errors for bad operands, and the
-gradient of tf.nn.ctc_loss taken by opgen.GradientTape and by opgen.gradients."""
+gradient of tf.nn.ctc_loss taken by opgen.GradientTape and by opgen.gradients, and a
+SavedModel of a CTC head TensorFlow wrote."""
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen
-from opgen import ops
+from opgen import ops, saved_model
 from opgen.protos import op_def_pb2
 from opgen.runtime import _lib, errors
 from nn_extra_reference import Case, check, run_tensorflow
-from tf_reference import run_tf_script
+from tf_reference import run_tf, run_tf_script, tf_python
 
 RNG = np.random.default_rng(20261208)
 
@@ -305,3 +307,24 @@ def test_ctc_loss_gradient_matches_tensorflow():
         assert str(info.value).split("Reason: ")[1] in str(want["second"])
     with opgen.Session(g) as sess:
         np.testing.assert_allclose(sess.run(dx, {xp: x}), want["grad"], rtol=2e-5, atol=2e-6)
+
+
+MODEL_SCRIPT = Path(__file__).resolve().parents[1] / "fixtures" / "ctc_model" / "make_ctc_model.py"
+
+
+@pytest.mark.usefixtures("runtime_lib")
+def test_ctc_saved_model_gives_tensorflows_outputs(tmp_path):
+    """A SavedModel TensorFlow wrote (tf.nn.ctc_loss over sparse labels made from dense
+    ones, both decoders, tf.edit_distance) loads and runs in opgen with its outputs."""
+    tf_python()
+    run_tf([MODEL_SCRIPT, tmp_path], cwd=tmp_path)
+    with np.load(tmp_path / "io.npz") as io:
+        io = dict(io)
+    with saved_model.load(tmp_path / "model") as model:
+        got = model.signatures["serving_default"](
+            logits=io["logits"], labels=io["labels"], lengths=io["lengths"])
+    assert set(got) == {"loss", "greedy", "beam0", "beam_lp", "cer"}
+    for key in ("greedy", "beam0", "cer"):
+        np.testing.assert_array_equal(np.asarray(got[key]), io[key], err_msg=key)
+    for key in ("loss", "beam_lp"):
+        np.testing.assert_allclose(np.asarray(got[key]), io[key], rtol=2e-6, err_msg=key)
