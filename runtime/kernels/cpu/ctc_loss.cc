@@ -1,8 +1,9 @@
 // CTCLoss on the CPU (TensorFlow registers only CPU kernels for it): per batch entry, the
 // softmax of the logits over the classes, the forward (alpha) and backward (beta) sums
 // in log space over the labels interleaved with blanks (Graves' thesis, ch. 7), the loss
-// -log p(labels | x) and its gradient with respect to the logits. Computed in T, as
-// TensorFlow does, so float results round as TensorFlow's do.
+// -log p(labels | x) and its gradient with respect to the logits. Computed in T with
+// TensorFlow's float steps (log-sum-exp corrections, the gradient's exponential), so
+// float and double results round as TensorFlow's do.
 #include <algorithm>
 #include <cmath>
 #include <limits>
