@@ -92,6 +92,10 @@ __all__ = [
     "crop_and_resize_grad_boxes",
     "crop_and_resize_grad_image",
     "cross",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
+    "ctc_loss_v2",
     "cumprod",
     "cumsum",
     "cumulative_logsumexp",
@@ -115,6 +119,7 @@ __all__ = [
     "div_no_nan",
     "dynamic_partition",
     "dynamic_stitch",
+    "edit_distance",
     "einsum",
     "elu",
     "elu_grad",
@@ -2139,6 +2144,65 @@ def cross(
 ) -> EagerOutput: ...
 @overload
 def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _CTCBeamSearchDecoderOutput(NamedTuple):
+    decoded_indices: list[OpOutput]
+    decoded_values: list[OpOutput]
+    decoded_shape: list[OpOutput]
+    log_probability: OpOutput
+
+def ctc_beam_search_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    beam_width: int,
+    top_paths: int,
+    merge_repeated: bool = ...,
+    name: str | None = None,
+) -> _CTCBeamSearchDecoderOutput: ...
+
+class _CTCGreedyDecoderOutput(NamedTuple):
+    decoded_indices: OpOutput
+    decoded_values: OpOutput
+    decoded_shape: OpOutput
+    log_probability: OpOutput
+
+def ctc_greedy_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    merge_repeated: bool = ...,
+    blank_index: int = ...,
+    name: str | None = None,
+) -> _CTCGreedyDecoderOutput: ...
+
+class _CTCLossOutput(NamedTuple):
+    loss: OpOutput
+    gradient: OpOutput
+
+def ctc_loss(
+    inputs: TensorLike,
+    labels_indices: TensorLike,
+    labels_values: TensorLike,
+    sequence_length: TensorLike,
+    preprocess_collapse_repeated: bool = ...,
+    ctc_merge_repeated: bool = ...,
+    ignore_longer_outputs_than_inputs: bool = ...,
+    name: str | None = None,
+) -> _CTCLossOutput: ...
+
+class _CTCLossV2Output(NamedTuple):
+    loss: OpOutput
+    gradient: OpOutput
+
+def ctc_loss_v2(
+    inputs: TensorLike,
+    labels_indices: TensorLike,
+    labels_values: TensorLike,
+    sequence_length: TensorLike,
+    preprocess_collapse_repeated: bool = ...,
+    ctc_merge_repeated: bool = ...,
+    ignore_longer_outputs_than_inputs: bool = ...,
+    name: str | None = None,
+) -> _CTCLossV2Output: ...
 @overload
 def cumprod(
     x: GraphOutput,
@@ -2723,6 +2787,94 @@ def dynamic_stitch(
 @overload
 def dynamic_stitch(
     indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None
+) -> OpOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: GraphOutput,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: GraphOutput,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: GraphOutput,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: GraphOutput,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: GraphOutput,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: GraphOutput,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: EagerTensorLike,
+    hypothesis_values: EagerTensorLike,
+    hypothesis_shape: EagerTensorLike,
+    truth_indices: EagerTensorLike,
+    truth_values: EagerTensorLike,
+    truth_shape: EagerTensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def einsum(

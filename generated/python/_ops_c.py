@@ -16,6 +16,221 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+_CTCBeamSearchDecoderOutput = _collections.namedtuple(
+    "CTCBeamSearchDecoder",
+    ["decoded_indices", "decoded_values", "decoded_shape", "log_probability"],
+)
+
+
+def ctc_beam_search_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    beam_width: int,
+    top_paths: int,
+    merge_repeated: bool = True,
+    name: str | None = None,
+) -> _CTCBeamSearchDecoderOutput:
+    """Prefix beam search over the CTC paths; the last class is the blank.
+
+    Keeps the beam_width most probable label prefixes at each step and returns the top_paths best.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        Logits, time-major: [max_time, batch_size, num_classes].
+      sequence_length: A `Tensor` of type `int32`.
+        [batch_size]: how many steps of each sequence to decode.
+      beam_width: An `int` that is `>= 1`.
+        How many prefixes the search keeps at each step.
+      top_paths: An `int` that is `>= 1`.
+        How many of the best paths to return (at most beam_width).
+      merge_repeated: An optional `bool`. Defaults to `True`.
+        Emit a class repeated in a path once.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (decoded_indices, decoded_values, decoded_shape, log_probability).
+
+      decoded_indices: A list of `top_paths` `Tensor` objects.
+        The decoded SparseTensors' indices [n, 2] (one per path).
+      decoded_values: A list of `top_paths` `Tensor` objects.
+        The decoded classes [n] (one per path).
+      decoded_shape: A list of `top_paths` `Tensor` objects.
+        The decoded SparseTensors' shapes [batch_size, longest] (one per path).
+      log_probability: A `Tensor`. Has the same type as `inputs`.
+        [batch_size, top_paths]: each path's log-probability.
+    """
+    _out = _execute_op(
+        "CTCBeamSearchDecoder",
+        [inputs, sequence_length],
+        {
+            "beam_width": beam_width,
+            "top_paths": top_paths,
+            "merge_repeated": merge_repeated,
+        },
+        name,
+    )
+    return _CTCBeamSearchDecoderOutput._make(_out)
+
+
+_CTCGreedyDecoderOutput = _collections.namedtuple(
+    "CTCGreedyDecoder",
+    ["decoded_indices", "decoded_values", "decoded_shape", "log_probability"],
+)
+
+
+def ctc_greedy_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    merge_repeated: bool = False,
+    blank_index: int = -1,
+    name: str | None = None,
+) -> _CTCGreedyDecoderOutput:
+    """Best-path decoding: the largest class at each step.
+
+    Blanks are dropped; with merge_repeated, so are repeats of the previous step's class.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        Logits, time-major: [max_time, batch_size, num_classes].
+      sequence_length: A `Tensor` of type `int32`.
+        [batch_size]: how many steps of each sequence to decode.
+      merge_repeated: An optional `bool`. Defaults to `False`.
+        Emit a class repeated on consecutive steps once.
+      blank_index: An optional `int`. Defaults to `-1`.
+        The blank class; negative counts from num_classes.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (decoded_indices, decoded_values, decoded_shape, log_probability).
+
+      decoded_indices: A `Tensor` of type `int64`.
+        The decoded SparseTensors' indices [n, 2] (one path).
+      decoded_values: A `Tensor` of type `int64`.
+        The decoded classes [n] (one path).
+      decoded_shape: A `Tensor` of type `int64`.
+        The decoded SparseTensors' shapes [batch_size, longest] (one path).
+      log_probability: A `Tensor`. Has the same type as `inputs`.
+        [batch_size, 1]: minus the sum of each step's largest logit.
+    """
+    _out = _execute_op(
+        "CTCGreedyDecoder",
+        [inputs, sequence_length],
+        {"merge_repeated": merge_repeated, "blank_index": blank_index},
+        name,
+    )
+    return _CTCGreedyDecoderOutput._make(_out)
+
+
+_CTCLossOutput = _collections.namedtuple("CTCLoss", ["loss", "gradient"])
+
+
+def ctc_loss(
+    inputs: TensorLike,
+    labels_indices: TensorLike,
+    labels_values: TensorLike,
+    sequence_length: TensorLike,
+    preprocess_collapse_repeated: bool = False,
+    ctc_merge_repeated: bool = True,
+    ignore_longer_outputs_than_inputs: bool = False,
+    name: str | None = None,
+) -> _CTCLossOutput:
+    """The CTC loss of each batch entry, and its gradient.
+
+    Softmax over the classes at each step, then the forward-backward sums over every alignment of the labels (with blanks) to the steps; steps past a sequence's length get a zero gradient.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+        Logits, time-major: [max_time, batch_size, num_classes]; the last class is the blank.
+      labels_indices: A `Tensor` of type `int64`.
+        The labels' SparseTensor indices [n, 2]: (batch, position), in row-major order.
+      labels_values: A `Tensor` of type `int32`.
+        The labels, each in [0, num_classes - 1).
+      sequence_length: A `Tensor` of type `int32`.
+        [batch_size]: how many time steps of each sequence count.
+      preprocess_collapse_repeated: An optional `bool`. Defaults to `False`.
+        Merge repeated labels before computing the loss.
+      ctc_merge_repeated: An optional `bool`. Defaults to `True`.
+        Whether a label repeated on consecutive steps without a blank between counts once.
+      ignore_longer_outputs_than_inputs: An optional `bool`. Defaults to `False`.
+        Give label sequences longer than their input a zero loss and gradient instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (loss, gradient).
+
+      loss: A `Tensor`. Has the same type as `inputs`.
+        [batch_size]: the negative log-probability of each label sequence.
+      gradient: A `Tensor`. Has the same type as `inputs`.
+        The gradient of loss with respect to inputs, shaped as inputs.
+    """
+    _out = _execute_op(
+        "CTCLoss",
+        [inputs, labels_indices, labels_values, sequence_length],
+        {
+            "preprocess_collapse_repeated": preprocess_collapse_repeated,
+            "ctc_merge_repeated": ctc_merge_repeated,
+            "ignore_longer_outputs_than_inputs": ignore_longer_outputs_than_inputs,
+        },
+        name,
+    )
+    return _CTCLossOutput._make(_out)
+
+
+_CTCLossV2Output = _collections.namedtuple("CTCLossV2", ["loss", "gradient"])
+
+
+def ctc_loss_v2(
+    inputs: TensorLike,
+    labels_indices: TensorLike,
+    labels_values: TensorLike,
+    sequence_length: TensorLike,
+    preprocess_collapse_repeated: bool = False,
+    ctc_merge_repeated: bool = True,
+    ignore_longer_outputs_than_inputs: bool = False,
+    name: str | None = None,
+) -> _CTCLossV2Output:
+    """CTCLoss as cuDNN computes it (blank is class 0).
+
+    TensorFlow registers kernels for it in GPU builds only; opgen has none.
+
+    Args:
+      inputs: A `Tensor` of type `float32`.
+        Logits, time-major: [max_time, batch_size, num_classes]; the last class is the blank.
+      labels_indices: A `Tensor` of type `int64`.
+        The labels' SparseTensor indices [n, 2]: (batch, position), in row-major order.
+      labels_values: A `Tensor` of type `int32`.
+        The labels, each in [0, num_classes - 1).
+      sequence_length: A `Tensor` of type `int32`.
+        [batch_size]: how many time steps of each sequence count.
+      preprocess_collapse_repeated: An optional `bool`. Defaults to `False`.
+        Merge repeated labels before computing the loss.
+      ctc_merge_repeated: An optional `bool`. Defaults to `True`.
+        Whether a label repeated on consecutive steps without a blank between counts once.
+      ignore_longer_outputs_than_inputs: An optional `bool`. Defaults to `False`.
+        Give label sequences longer than their input a zero loss and gradient instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (loss, gradient).
+
+      loss: A `Tensor` of type `float32`.
+        [batch_size]: the negative log-probability of each label sequence.
+      gradient: A `Tensor` of type `float32`.
+        The gradient of loss with respect to inputs, shaped as inputs.
+    """
+    _out = _execute_op(
+        "CTCLossV2",
+        [inputs, labels_indices, labels_values, sequence_length],
+        {
+            "preprocess_collapse_repeated": preprocess_collapse_repeated,
+            "ctc_merge_repeated": ctc_merge_repeated,
+            "ignore_longer_outputs_than_inputs": ignore_longer_outputs_than_inputs,
+        },
+        name,
+    )
+    return _CTCLossV2Output._make(_out)
+
+
 def case(
     branch_index: TensorLike,
     input: Sequence[TensorLike],

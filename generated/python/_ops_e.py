@@ -14,6 +14,57 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+def edit_distance(
+    hypothesis_indices: TensorLike,
+    hypothesis_values: TensorLike,
+    hypothesis_shape: TensorLike,
+    truth_indices: TensorLike,
+    truth_values: TensorLike,
+    truth_shape: TensorLike,
+    normalize: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """The Levenshtein distance between sequences of two SparseTensors.
+
+    The last dimension holds the sequences; the others say which sequences pair up.
+
+    Args:
+      hypothesis_indices: A `Tensor` of type `int64`.
+        The hypothesis SparseTensor's indices [n, rank], row-major.
+      hypothesis_values: A `Tensor`.
+        Its values [n].
+      hypothesis_shape: A `Tensor` of type `int64`.
+        Its dense shape [rank].
+      truth_indices: A `Tensor` of type `int64`.
+        The truth SparseTensor's indices [m, rank], row-major.
+      truth_values: A `Tensor`. Must have the same type as `hypothesis_values`.
+        Its values [m].
+      truth_shape: A `Tensor` of type `int64`.
+        Its dense shape [rank].
+      normalize: An optional `bool`. Defaults to `True`.
+        Divide each distance by the truth's length.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      The distances, [rank - 1] dims (the larger of the two shapes).
+    """
+    _out = _execute_op(
+        "EditDistance",
+        [
+            hypothesis_indices,
+            hypothesis_values,
+            hypothesis_shape,
+            truth_indices,
+            truth_values,
+            truth_shape,
+        ],
+        {"normalize": normalize},
+        name,
+    )
+    return _out[0]
+
+
 def einsum(
     inputs: Sequence[TensorLike], equation: str, name: str | None = None
 ) -> OpOutput:

@@ -150,6 +150,15 @@ def baseline(op_def, rng):
         "BiasAdd": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "BiasAddV1": lambda: ([_x(rng), _x(rng, (3,))], {}),
         "NthElement": lambda: ([_x(rng), i32(1)], {"reverse": True}),
+        # CTC: logits [max_time, batch, classes], labels (batch, position) in row-major order
+        "CTCLoss": lambda: ([_x(rng, (4, 2, 3)), np.array([[0, 0], [0, 1], [1, 0]], i64),
+                             np.array([1, 0, 1], i32), np.array([4, 3], i32)], {}),
+        "CTCGreedyDecoder": lambda: ([_x(rng, (4, 2, 3)), np.array([4, 3], i32)],
+                                     {"merge_repeated": True}),
+        "CTCBeamSearchDecoder": lambda: ([_x(rng, (4, 2, 3)), np.array([4, 3], i32)],
+                                         {"beam_width": 3, "top_paths": 2}),
+        "EditDistance": lambda: ([_SP_IND, _x(rng, (3,)), _SP_SHAPE,
+                                  np.array([[0, 0], [1, 1]], i64), _x(rng, (2,)), _SP_SHAPE], {}),
         "Dilation2D": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2))], dict(DILATION)),
         "Dilation2DBackpropInput": lambda: ([_x(rng, (1, 4, 4, 2)), _x(rng, (2, 2, 2)), _x(rng, (1, 3, 3, 2))],
                                             dict(DILATION)),
@@ -1235,6 +1244,7 @@ def all_cases(op_defs):
 # lives in a loop frame, a Switch leaves one output dead), and TensorList ops take
 # DT_VARIANT lists, which no numpy array can stand for.
 NOT_SWEPT = {
+    "CTCLossV2": "no kernel: TensorFlow's is cuDNN's (GPU builds only), opgen has none",
     **{op: "v1 control flow: tests/python_runtime/test_control_flow.py"
        for op in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
                   "ControlTrigger")},

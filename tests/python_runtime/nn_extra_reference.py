@@ -1,5 +1,5 @@
 """Running cases of ops in TensorFlow 2.21 (tests/tf_reference.py) and in opgen, for the
-tests of the fake-quantization, LRN and max-pool-variant ops. A case is an op with named
+tests of the fake-quantization, LRN and max-pool-variant ops and the CTC ops. A case is an op with named
 inputs and attrs: its outputs, or the error it raises; a gradient case is the gradient of
 the op's output 0 (weighted by `dy`) with respect to the named inputs."""
 
@@ -44,7 +44,9 @@ TF_SCRIPT = textwrap.dedent("""
                 results = list(grads)
             else:
                 y = op(**inputs, **case["attrs"])
-                results = list(y) if isinstance(y, (list, tuple)) else [y]
+                # list outputs (number_attr) flattened in order
+                results = [t for r in (y if isinstance(y, (list, tuple)) else [y])
+                           for t in (r if isinstance(r, (list, tuple)) else [r])]
             for i, r in enumerate(results):
                 # bfloat16 travels as its bits (an .npz cannot hold it)
                 if r.dtype == tf.bfloat16:
@@ -86,7 +88,8 @@ class Case:
         fn = getattr(ops, self.py)
         if not self.wrt:
             y = fn(**self.inputs, **self.attrs)
-            return [t.numpy() for t in (y if isinstance(y, tuple) else [y])]
+            return [t.numpy() for r in (y if isinstance(y, tuple) else [y])
+                    for t in (r if isinstance(r, list) else [r])]
         inputs = {k: opgen.constant(v) for k, v in self.inputs.items()}
         with opgen.GradientTape() as tape:
             tape.watch([inputs[k] for k in self.wrt])

@@ -26,6 +26,9 @@ CPU_ONLY_FAMILIES = {
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "nth_element": "TensorFlow registers NthElement for the CPU only",
+    "ctc_loss": "TensorFlow registers CTCLoss for the CPU only (its GPU loss is CTCLossV2, cuDNN)",
+    "ctc_decoder": "TensorFlow registers the CTC decoders for the CPU only",
+    "edit_distance": "TensorFlow registers EditDistance for the CPU only",
     "sparse_tensor": "SparseReorder, SparseReshape, SparseFillEmptyRows(Grad) and "
                      "SparseTensorDenseMatMul walk int64 index rows on the host (no GPU "
                      "kernels yet: GPU placements fall back to these)",

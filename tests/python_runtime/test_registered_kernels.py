@@ -22,6 +22,8 @@ from opgen.runtime import _lib, errors
 CPU_ONLY = {
     "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
     "NthElement": "TensorFlow registers only a CPU kernel (a partial sort per row)",
+    **{op: "TensorFlow registers only CPU kernels (sequence searches per batch entry)"
+       for op in ("CTCLoss", "CTCGreedyDecoder", "CTCBeamSearchDecoder", "EditDistance")},
     # SparseTensor index walks on the host (TensorFlow has GPU kernels for some; opgen none
     # yet): GPU placements fall back to these.
     **{op: "SparseTensor index walks on the host (no GPU kernel yet)"

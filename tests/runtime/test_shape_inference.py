@@ -707,6 +707,14 @@ _CALLS = {
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
     "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
     "NthElement": lambda P: ([P((2, 3)), np.array(1, I32)], {}, None),
+    # the CTC ops and EditDistance (test_ctc_shapes)
+    **{op: (lambda P: ([P((5, 2, 4)), P((3, 2), I64), P((3,), I32), P((2,), I32)], {}, None))
+       for op in ("CTCLoss", "CTCLossV2")},
+    "CTCGreedyDecoder": lambda P: ([P((5, 2, 4)), P((2,), I32)], {}, None),
+    "CTCBeamSearchDecoder": lambda P: ([P((5, 2, 4)), P((2,), I32)],
+                                       {"beam_width": 3, "top_paths": 2}, None),
+    "EditDistance": lambda P: ([P((3, 2), I64), P((3,)), np.array([2, 4], I64),
+                                P((2, 2), I64), P((2,)), np.array([3, 2], I64)], {}, None),
     **{op: (lambda P, n=n: ([P((1, 4, 4, 2)), P((2, 2, 2)), P((1, 3, 3, 2))][:n],
                             {"strides": [1] * 4, "rates": [1] * 4, "padding": "VALID"}, None))
        for op, n in (("Dilation2D", 2), ("Dilation2DBackpropInput", 3), ("Dilation2DBackpropFilter", 3))},
@@ -1511,6 +1519,34 @@ def test_bias_add_v1_shape(infer_shapes):
         infer_shapes("BiasAddV1", [P((2, 3)), P((4,))])
     with pytest.raises(Error):
         infer_shapes("BiasAddV1", [P((3,)), P((3,))])
+
+
+def test_ctc_shapes(infer_shapes):
+    """CTCLoss: loss [batch], gradient shaped as inputs with the batch merged from
+    sequence_length; the decoders: per path [n, 2], [n], [2], log_probability [batch,
+    paths]; EditDistance: the larger dense shape without its last dim, when both are known."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    loss_in = [P((5, None, 4)), P((None, 2), I64), P((3,), I32), P((2,), I32)]
+    assert infer_shapes("CTCLoss", loss_in) == [(2,), (5, 2, 4)]
+    with pytest.raises(Error):
+        infer_shapes("CTCLoss", [P((5, 3, 4)), P((3, 2), I64), P((3,), I32), P((2,), I32)])
+    with pytest.raises(Error):
+        infer_shapes("CTCLoss", [P((5, 2, 4)), P((3, 2), I64), P((4,), I32), P((2,), I32)])
+    with pytest.raises(Error):
+        infer_shapes("CTCLoss", [P((5, 2)), P((3, 2), I64), P((3,), I32), P((2,), I32)])
+    assert infer_shapes("CTCGreedyDecoder", [P((5, None, 4)), P((3,), I32)]) == [
+        (None, 2), (None,), (2,), (3, 1)]
+    assert infer_shapes("CTCBeamSearchDecoder", [P((5, 2, 4)), P((2,), I32)],
+                        {"beam_width": 3, "top_paths": 2}) == [
+        (None, 2), (None, 2), (None,), (None,), (2,), (2,), (2, 2)]
+    with pytest.raises(Error):
+        infer_shapes("CTCGreedyDecoder", [P((5, 2, 4)), P((3,), I32)])
+    ed = [P((3, 3), I64), P((3,)), np.array([2, 4, 5], I64), P((2, 3), I64), P((2,)),
+          np.array([3, 1, 2], I64)]
+    assert infer_shapes("EditDistance", ed) == [(3, 4)]
+    assert infer_shapes("EditDistance", ed[:5] + [P((3,), I64)]) == [None]
+    with pytest.raises(Error):
+        infer_shapes("EditDistance", ed[:5] + [np.array([3, 1], I64)])
 
 
 def test_nth_element_shape(infer_shapes):

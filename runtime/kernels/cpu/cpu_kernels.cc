@@ -75,6 +75,11 @@ void RegisterPoolArgmaxKernels(TF_Status*);
 void RegisterNthElementKernels(TF_Status*);
 // dilation.cc: Dilation2D, Dilation2DBackpropInput, Dilation2DBackpropFilter.
 void RegisterDilationKernels(TF_Status*);
+// ctc_loss.cc: CTCLoss; ctc_decoder.cc: CTCGreedyDecoder, CTCBeamSearchDecoder;
+// edit_distance.cc: EditDistance (CPU only, as in TensorFlow).
+void RegisterCtcLossKernels(TF_Status*);
+void RegisterCtcDecoderKernels(TF_Status*);
+void RegisterEditDistanceKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -173,7 +178,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterMatrixDiagKernels,
       RegisterLinalgKernels,
       RegisterLinalgDecompositionsKernels,
-      RegisterArrayFamilyKernels}) {
+      RegisterArrayFamilyKernels,
+      RegisterCtcLossKernels,
+      RegisterCtcDecoderKernels,
+      RegisterEditDistanceKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -107,7 +107,9 @@ void RegisterNotDifferentiableOps() {
         // the gradient array itself, and the stacks of v1 loop gradients (TensorFlow
         // declares them not differentiable)
         "TensorArrayGradV3", "TensorArrayGradWithShape",
-        "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"})
+        "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2",
+        // decoded label sequences and their distances (TensorFlow: not differentiable)
+        "CTCGreedyDecoder", "CTCBeamSearchDecoder", "EditDistance"})
     RegisterNoGrad(op);
 }
 
@@ -120,7 +122,7 @@ namespace opgen::gradients {
 void RegisterScatterGradients();
 // sparse_grad.cc: SparseReorder, SparseFillEmptyRows, SparseTensorDenseMatMul.
 void RegisterSparseGradients();
-// nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax.
+// nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax, CTCLoss(V2).
 void RegisterNnExtraGradients();
 }  // namespace opgen::gradients
 

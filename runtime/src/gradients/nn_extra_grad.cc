@@ -8,6 +8,17 @@ namespace opgen {
 namespace gradients {
 namespace {
 
+// CTCLoss(V2): the gradient the op computed (output 1) scaled by each entry's loss
+// gradient; TensorFlow wraps that output in PreventGradient, so asking for a second
+// derivative fails with its message. Labels and lengths get none.
+void CtcLossGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output fused = b.Op("PreventGradient", {b.output(1)},
+      {{"message", "Currently there is no way to take the second  derivative of ctc_loss "
+                   "due to the fused implementation's interaction  with tf.gradients()"}});
+  b.Set(0, b.Op("Mul", {b.Op("ExpandDims", {b.grad(0), b.Int32(-1)}), fused}));
+}
+
 void FakeQuantArgsGrad(GradBuilder& b) {
   if (b.needs(0))
     b.Set(0, b.Op("FakeQuantWithMinMaxArgsGradient", {b.grad(0), b.input(0)},
@@ -85,6 +96,8 @@ void Dilation2DGrad(GradBuilder& b) {
 void RegisterNnExtraGradients() {
   RegisterGrad("Dilation2D", Dilation2DGrad);
   RegisterGrad("NthElement", NthElementGrad);
+  RegisterGrad("CTCLoss", CtcLossGrad);
+  RegisterGrad("CTCLossV2", CtcLossGrad);
   RegisterGrad("BiasAddV1", BiasAddV1Grad);
   RegisterGrad("MaxPoolV2", MaxPoolV2Grad);
   RegisterGrad("MaxPoolGradV2", MaxPoolGradV2Grad);
