@@ -122,6 +122,8 @@ void RegisterScatterGradients();
 void RegisterSparseGradients();
 // nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax.
 void RegisterNnExtraGradients();
+// rnn_grad.cc: BlockLSTM(V2), BatchNormWithGlobalNormalization.
+void RegisterRnnGradients();
 }  // namespace opgen::gradients
 
 void opgen_register_builtin_gradients() {
@@ -134,6 +136,7 @@ void opgen_register_builtin_gradients() {
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
                       RegisterLinalgDecompositionGradients,
-                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterNotDifferentiableOps})
+                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterRnnGradients,
+                      RegisterNotDifferentiableOps})
     family();
 }
