@@ -533,35 +533,52 @@ def block_lstm(
 ) -> _BlockLSTMOutput:
     """LSTMBlockCell over the time steps of x (gate blocks in i, ci, f, o order).
 
-    Steps past seq_len_max give zeros.
+    Steps from seq_len_max on give zeros.
 
     Args:
       seq_len_max: A `Tensor` of type `int64`.
-        How many time steps to run.
+        How many time steps to run (the rest give zeros).
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
-        The inputs, [time, batch, input_size].
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
       wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
       wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
       b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
       forget_bias: An optional `float`. Defaults to `1.0`.
+        Added to the forget gate's pre-activation.
       cell_clip: An optional `float`. Defaults to `3.0`.
+        Bound of the cell state's magnitude; none when not positive.
       use_peephole: An optional `bool`. Defaults to `False`.
+        Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
 
     Returns:
       A tuple of `Tensor` objects (i, cs, f, o, ci, co, h).
 
       i: A `Tensor`. Has the same type as `x`.
+        The input gate.
       cs: A `Tensor`. Has the same type as `x`.
+        The cell state (before tanh).
       f: A `Tensor`. Has the same type as `x`.
+        The forget gate.
       o: A `Tensor`. Has the same type as `x`.
+        The output gate.
       ci: A `Tensor`. Has the same type as `x`.
+        The cell input (after tanh).
       co: A `Tensor`. Has the same type as `x`.
+        tanh(cs).
       h: A `Tensor`. Has the same type as `x`.
+        The output.
     """
     _out = _execute_op(
         "BlockLSTM",
@@ -619,39 +636,64 @@ def block_lstm_grad(
 
     Args:
       seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
       wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
       wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
       b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
       i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
       cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
       f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
       o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
       ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
       co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
       h: A `Tensor`. Must have the same type as `x`.
+        The output.
       cs_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to cs.
       h_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to h.
       use_peephole: A `bool`.
+        Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
 
     Returns:
       A tuple of `Tensor` objects (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad).
 
       x_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to x.
       cs_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to cs_prev.
       h_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to h_prev.
       w_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to w.
       wci_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wci.
       wcf_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wcf.
       wco_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wco.
       b_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to b.
     """
     _out = _execute_op(
         "BlockLSTMGrad",
@@ -724,39 +766,64 @@ def block_lstm_grad_v2(
 
     Args:
       seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
       wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
       wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
       b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
       i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
       cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
       f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
       o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
       ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
       co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
       h: A `Tensor`. Must have the same type as `x`.
+        The output.
       cs_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to cs.
       h_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to h.
       use_peephole: A `bool`.
+        Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
 
     Returns:
       A tuple of `Tensor` objects (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad).
 
       x_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to x.
       cs_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to cs_prev.
       h_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to h_prev.
       w_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to w.
       wci_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wci.
       wcf_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wcf.
       wco_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wco.
       b_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to b.
     """
     _out = _execute_op(
         "BlockLSTMGradV2",
@@ -807,34 +874,50 @@ def block_lstmv2(
 ) -> _BlockLSTMV2Output:
     """BlockLSTM with gate blocks in i, f, ci, o order and no forget bias.
 
-    Steps past seq_len_max give zeros.
+    Steps from seq_len_max on give zeros.
 
     Args:
       seq_len_max: A `Tensor` of type `int64`.
-        How many time steps to run.
+        How many time steps to run (the rest give zeros).
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
-        The inputs, [time, batch, input_size].
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
       wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
       wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
       b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
       cell_clip: An optional `float`. Defaults to `0.0`.
+        Bound of the cell state's magnitude; none when not positive.
       use_peephole: An optional `bool`. Defaults to `False`.
+        Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
 
     Returns:
       A tuple of `Tensor` objects (i, cs, f, o, ci, co, h).
 
       i: A `Tensor`. Has the same type as `x`.
+        The input gate.
       cs: A `Tensor`. Has the same type as `x`.
+        The cell state (before tanh).
       f: A `Tensor`. Has the same type as `x`.
+        The forget gate.
       o: A `Tensor`. Has the same type as `x`.
+        The output gate.
       ci: A `Tensor`. Has the same type as `x`.
+        The cell input (after tanh).
       co: A `Tensor`. Has the same type as `x`.
+        tanh(cs).
       h: A `Tensor`. Has the same type as `x`.
+        The output.
     """
     _out = _execute_op(
         "BlockLSTMV2",

@@ -33,9 +33,9 @@ def gru_block_cell(
 
     Args:
       x: A `Tensor`. Must be one of the following types: `float32`.
-        The input, [batch, input_size].
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       h_prev: A `Tensor`. Must have the same type as `x`.
-        The previous state, [batch, cell_size].
+        The output (state) before the first step, [batch, cell_size].
       w_ru: A `Tensor`. Must have the same type as `x`.
         The reset and update gates' weights, [input_size + cell_size, 2 * cell_size].
       w_c: A `Tensor`. Must have the same type as `x`.
@@ -56,7 +56,7 @@ def gru_block_cell(
       c: A `Tensor`. Has the same type as `x`.
         The candidate state.
       h: A `Tensor`. Has the same type as `x`.
-        The new state.
+        The output.
     """
     _out = _execute_op("GRUBlockCell", [x, h_prev, w_ru, w_c, b_ru, b_c], {}, name)
     return _GRUBlockCellOutput._make(_out)
@@ -86,14 +86,23 @@ def gru_block_cell_grad(
 
     Args:
       x: A `Tensor`. Must be one of the following types: `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w_ru: A `Tensor`. Must have the same type as `x`.
+        The reset and update gates' weights, [input_size + cell_size, 2 * cell_size].
       w_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's weights, [input_size + cell_size, cell_size].
       b_ru: A `Tensor`. Must have the same type as `x`.
+        The gates' bias, [2 * cell_size].
       b_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's bias, [cell_size].
       r: A `Tensor`. Must have the same type as `x`.
+        The reset gate.
       u: A `Tensor`. Must have the same type as `x`.
+        The update gate.
       c: A `Tensor`. Must have the same type as `x`.
+        The candidate state.
       d_h: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to h.
       name: A name for the operation (optional).

@@ -137,11 +137,11 @@ def lstm_block_cell(
 
     Args:
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
-        The input, [batch, input_size].
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
-        The previous cell state, [batch, cell_size].
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
-        The previous output, [batch, cell_size].
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
         The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
@@ -155,7 +155,7 @@ def lstm_block_cell(
       forget_bias: An optional `float`. Defaults to `1.0`.
         Added to the forget gate's pre-activation.
       cell_clip: An optional `float`. Defaults to `3.0`.
-        Bound of the cell state; none when not positive.
+        Bound of the cell state's magnitude; none when not positive.
       use_peephole: An optional `bool`. Defaults to `False`.
         Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
@@ -166,7 +166,7 @@ def lstm_block_cell(
       i: A `Tensor`. Has the same type as `x`.
         The input gate.
       cs: A `Tensor`. Has the same type as `x`.
-        The cell state.
+        The cell state (before tanh).
       f: A `Tensor`. Has the same type as `x`.
         The forget gate.
       o: A `Tensor`. Has the same type as `x`.
@@ -218,29 +218,43 @@ def lstm_block_cell_grad(
 ) -> _LSTMBlockCellGradOutput:
     """The gradient of LSTMBlockCell for one step.
 
-    From the forward step's inputs and outputs and the gradients of cs and h.
+    From the forward step's inputs and outputs and the gradients of cs and h; dicfo's blocks are in LSTMBlockCell's gate order.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
       cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
       h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
       w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
       wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
       wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
       wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
       b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
       i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
       cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
       f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
       o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
       ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
       co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
       cs_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to cs.
       h_grad: A `Tensor`. Must have the same type as `x`.
         The gradient with respect to h.
       use_peephole: A `bool`.
-        As in the forward op.
+        Whether the gates see the cell state through wci, wcf and wco.
       name: A name for the operation (optional).
 
     Returns:

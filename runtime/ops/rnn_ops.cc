@@ -58,6 +58,54 @@ void BlockLstmGradShape(ShapeFnContext& c) {
   for (int i = 0; i < 8; ++i) c.SetOutput(i, c.InputWithRank(i + 1, kRanks[i], kNames[i]));
 }
 
+// One description per argument and attr name, for every op of the file.
+const std::vector<std::pair<std::string, std::string>>& Docs() {
+  static const std::vector<std::pair<std::string, std::string>> docs{
+      {"seq_len_max", "How many time steps to run (the rest give zeros)."},
+      {"x", "The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM."},
+      {"cs_prev", "The cell state before the first step, [batch, cell_size]."},
+      {"h_prev", "The output (state) before the first step, [batch, cell_size]."},
+      {"w", "The weights, [input_size + cell_size, 4 * cell_size]."},
+      {"wci", "The input gate's peephole weights, [cell_size]."},
+      {"wcf", "The forget gate's peephole weights, [cell_size]."},
+      {"wco", "The output gate's peephole weights, [cell_size]."},
+      {"b", "The bias, [4 * cell_size]."},
+      {"i", "The input gate."}, {"cs", "The cell state (before tanh)."}, {"f", "The forget gate."},
+      {"o", "The output gate."}, {"ci", "The cell input (after tanh)."}, {"co", "tanh(cs)."},
+      {"h", "The output."},
+      {"cs_grad", "The gradient with respect to cs."}, {"h_grad", "The gradient with respect to h."},
+      {"cs_prev_grad", "The gradient with respect to cs_prev."},
+      {"h_prev_grad", "The gradient with respect to h_prev."},
+      {"x_grad", "The gradient with respect to x."}, {"w_grad", "The gradient with respect to w."},
+      {"b_grad", "The gradient with respect to b."},
+      {"dicfo", "The gradient with respect to the gates' pre-activations, [batch, 4 * cell_size]."},
+      {"wci_grad", "The gradient with respect to wci."}, {"wcf_grad", "The gradient with respect to wcf."},
+      {"wco_grad", "The gradient with respect to wco."},
+      {"forget_bias", "Added to the forget gate's pre-activation."},
+      {"cell_clip", "Bound of the cell state's magnitude; none when not positive."},
+      {"use_peephole", "Whether the gates see the cell state through wci, wcf and wco."},
+      {"w_ru", "The reset and update gates' weights, [input_size + cell_size, 2 * cell_size]."},
+      {"w_c", "The candidate's weights, [input_size + cell_size, cell_size]."},
+      {"b_ru", "The gates' bias, [2 * cell_size]."}, {"b_c", "The candidate's bias, [cell_size]."},
+      {"r", "The reset gate."}, {"u", "The update gate."}, {"c", "The candidate state."},
+      {"d_h", "The gradient with respect to h."}, {"d_x", "The gradient with respect to x."},
+      {"d_h_prev", "The gradient with respect to h_prev."},
+      {"d_c_bar", "The gradient with respect to c's pre-activation."},
+      {"d_r_bar_u_bar", "The gradient with respect to r's and u's pre-activations."}};
+  return docs;
+}
+
+// `op` with Docs()'s descriptions of its arguments and attrs.
+OpRegistration Documented(OpRegistration op) {
+  for (const auto* specs : {&op.attrs, &op.inputs, &op.outputs})
+    for (const std::string& spec : *specs) {
+      const std::string name = spec.substr(0, spec.find(':'));
+      for (const auto& [doc_name, doc] : Docs())
+        if (doc_name == name) op.arg_docs.emplace_back(name, doc);
+    }
+  return op;
+}
+
 }  // namespace
 
 void RegisterRnnOps(TF_Status* status) {
@@ -68,6 +116,7 @@ void RegisterRnnOps(TF_Status* status) {
   const std::vector<std::string> grad_attrs{"use_peephole: bool", kT};
   const std::vector<std::string> weights{"w: T", "wci: T", "wcf: T", "wco: T", "b: T"};
   const std::vector<std::string> gates{"i: T", "cs: T", "f: T", "o: T", "ci: T", "co: T", "h: T"};
+  const std::vector<std::string> gates_in(gates.begin(), gates.end() - 1);  // all but h
   auto cat = [](std::vector<std::string> a, const std::vector<std::string>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
@@ -84,69 +133,38 @@ void RegisterRnnOps(TF_Status* status) {
       "(the peephole terms with use_peephole only), ci = tanh(ci), cs = ci * i + cs_prev * f "
       "clipped to [-cell_clip, cell_clip] when cell_clip > 0, o = sigmoid(o + cs * wco), "
       "co = tanh(cs), h = co * o.";
-  const std::vector<std::pair<std::string, std::string>> cell_docs{
-      {"x", "The input, [batch, input_size]."}, {"cs_prev", "The previous cell state, [batch, cell_size]."},
-      {"h_prev", "The previous output, [batch, cell_size]."},
-      {"w", "The weights, [input_size + cell_size, 4 * cell_size]."},
-      {"wci", "The input gate's peephole weights, [cell_size]."},
-      {"wcf", "The forget gate's peephole weights, [cell_size]."},
-      {"wco", "The output gate's peephole weights, [cell_size]."}, {"b", "The bias, [4 * cell_size]."},
-      {"i", "The input gate."}, {"cs", "The cell state."}, {"f", "The forget gate."},
-      {"o", "The output gate."}, {"ci", "The cell input (after tanh)."}, {"co", "tanh(cs)."},
-      {"h", "The output."}, {"forget_bias", "Added to the forget gate's pre-activation."},
-      {"cell_clip", "Bound of the cell state; none when not positive."},
-      {"use_peephole", "Whether the gates see the cell state through wci, wcf and wco."}};
   RegisterOps({
-      {"LSTMBlockCell", lstm, cell_in, gates, ShapeFn<LstmCellShape>,
-       "One step of an LSTM cell (gate blocks in i, ci, f, o order).", kCell, cell_docs},
-      {"LSTMBlockCellGrad", grad_attrs,
-       cat(cell_in, {"i: T", "cs: T", "f: T", "o: T", "ci: T", "co: T", "cs_grad: T", "h_grad: T"}),
-       {"cs_prev_grad: T", "dicfo: T", "wci_grad: T", "wcf_grad: T", "wco_grad: T"},
-       ShapeFn<LstmCellGradShape>, "The gradient of LSTMBlockCell for one step.",
-       "From the forward step's inputs and outputs and the gradients of cs and h.",
-       {{"cs_grad", "The gradient with respect to cs."}, {"h_grad", "The gradient with respect to h."},
-        {"cs_prev_grad", "The gradient with respect to cs_prev."},
-        {"dicfo", "The gradient with respect to the gates' pre-activations, [batch, 4 * cell_size]."},
-        {"wci_grad", "The gradient with respect to wci."}, {"wcf_grad", "The gradient with respect to wcf."},
-        {"wco_grad", "The gradient with respect to wco."},
-        {"use_peephole", "As in the forward op."}}},
-      {"BlockLSTM", lstm, block_in, gates, ShapeFn<BlockLstmShape>,
-       "LSTMBlockCell over the time steps of x (gate blocks in i, ci, f, o order).",
-       "Steps past seq_len_max give zeros.",
-       {{"seq_len_max", "How many time steps to run."}, {"x", "The inputs, [time, batch, input_size]."}}},
-      {"BlockLSTMV2", lstm_v2, block_in, gates, ShapeFn<BlockLstmShape>,
-       "BlockLSTM with gate blocks in i, f, ci, o order and no forget bias.",
-       "Steps past seq_len_max give zeros.",
-       {{"seq_len_max", "How many time steps to run."}, {"x", "The inputs, [time, batch, input_size]."}}},
-      {"BlockLSTMGrad", grad_attrs, cat(block_in, cat(gates, {"cs_grad: T", "h_grad: T"})),
-       block_grad_out, ShapeFn<BlockLstmGradShape>, "The gradient of BlockLSTM.",
-       "Back through the time steps below seq_len_max.",
-       {{"cs_grad", "The gradient with respect to cs."}, {"h_grad", "The gradient with respect to h."}}},
-      {"BlockLSTMGradV2", grad_attrs, cat(block_in, cat(gates, {"cs_grad: T", "h_grad: T"})),
-       block_grad_out, ShapeFn<BlockLstmGradShape>, "The gradient of BlockLSTMV2.",
-       "Back through the time steps below seq_len_max.",
-       {{"cs_grad", "The gradient with respect to cs."}, {"h_grad", "The gradient with respect to h."}}},
-      {"GRUBlockCell", {"T: {float}"},
-       {"x: T", "h_prev: T", "w_ru: T", "w_c: T", "b_ru: T", "b_c: T"},
-       {"r: T", "u: T", "c: T", "h: T"}, ShapeFn<GruCellShape>, "One step of a GRU cell.",
-       "[r, u] = sigmoid([x, h_prev] @ w_ru + b_ru), c = tanh([x, h_prev * r] @ w_c + b_c), "
-       "h = u * h_prev + (1 - u) * c.",
-       {{"x", "The input, [batch, input_size]."}, {"h_prev", "The previous state, [batch, cell_size]."},
-        {"w_ru", "The reset and update gates' weights, [input_size + cell_size, 2 * cell_size]."},
-        {"w_c", "The candidate's weights, [input_size + cell_size, cell_size]."},
-        {"b_ru", "The gates' bias, [2 * cell_size]."}, {"b_c", "The candidate's bias, [cell_size]."},
-        {"r", "The reset gate."}, {"u", "The update gate."}, {"c", "The candidate state."},
-        {"h", "The new state."}}},
-      {"GRUBlockCellGrad", {"T: {float}"},
-       {"x: T", "h_prev: T", "w_ru: T", "w_c: T", "b_ru: T", "b_c: T", "r: T", "u: T", "c: T", "d_h: T"},
-       {"d_x: T", "d_h_prev: T", "d_c_bar: T", "d_r_bar_u_bar: T"}, ShapeFn<GruCellGradShape>,
-       "The gradient of GRUBlockCell.",
-       "d_c_bar and d_r_bar_u_bar are the gradients of the pre-activations, from which the "
-       "weight and bias gradients follow.",
-       {{"d_h", "The gradient with respect to h."}, {"d_x", "The gradient with respect to x."},
-        {"d_h_prev", "The gradient with respect to h_prev."},
-        {"d_c_bar", "The gradient with respect to c's pre-activation."},
-        {"d_r_bar_u_bar", "The gradient with respect to r's and u's pre-activations."}}},
+      Documented({"LSTMBlockCell", lstm, cell_in, gates, ShapeFn<LstmCellShape>,
+                  "One step of an LSTM cell (gate blocks in i, ci, f, o order).", kCell}),
+      Documented({"LSTMBlockCellGrad", grad_attrs, cat(cell_in, cat(gates_in, {"cs_grad: T", "h_grad: T"})),
+                  {"cs_prev_grad: T", "dicfo: T", "wci_grad: T", "wcf_grad: T", "wco_grad: T"},
+                  ShapeFn<LstmCellGradShape>, "The gradient of LSTMBlockCell for one step.",
+                  "From the forward step's inputs and outputs and the gradients of cs and h; "
+                  "dicfo's blocks are in LSTMBlockCell's gate order."}),
+      Documented({"BlockLSTM", lstm, block_in, gates, ShapeFn<BlockLstmShape>,
+                  "LSTMBlockCell over the time steps of x (gate blocks in i, ci, f, o order).",
+                  "Steps from seq_len_max on give zeros."}),
+      Documented({"BlockLSTMV2", lstm_v2, block_in, gates, ShapeFn<BlockLstmShape>,
+                  "BlockLSTM with gate blocks in i, f, ci, o order and no forget bias.",
+                  "Steps from seq_len_max on give zeros."}),
+      Documented({"BlockLSTMGrad", grad_attrs, cat(block_in, cat(gates, {"cs_grad: T", "h_grad: T"})),
+                  block_grad_out, ShapeFn<BlockLstmGradShape>, "The gradient of BlockLSTM.",
+                  "Back through the time steps below seq_len_max."}),
+      Documented({"BlockLSTMGradV2", grad_attrs, cat(block_in, cat(gates, {"cs_grad: T", "h_grad: T"})),
+                  block_grad_out, ShapeFn<BlockLstmGradShape>, "The gradient of BlockLSTMV2.",
+                  "Back through the time steps below seq_len_max."}),
+      Documented({"GRUBlockCell", {"T: {float}"},
+                  {"x: T", "h_prev: T", "w_ru: T", "w_c: T", "b_ru: T", "b_c: T"},
+                  {"r: T", "u: T", "c: T", "h: T"}, ShapeFn<GruCellShape>, "One step of a GRU cell.",
+                  "[r, u] = sigmoid([x, h_prev] @ w_ru + b_ru), c = tanh([x, h_prev * r] @ w_c + b_c), "
+                  "h = u * h_prev + (1 - u) * c."}),
+      Documented({"GRUBlockCellGrad", {"T: {float}"},
+                  {"x: T", "h_prev: T", "w_ru: T", "w_c: T", "b_ru: T", "b_c: T", "r: T", "u: T", "c: T",
+                   "d_h: T"},
+                  {"d_x: T", "d_h_prev: T", "d_c_bar: T", "d_r_bar_u_bar: T"}, ShapeFn<GruCellGradShape>,
+                  "The gradient of GRUBlockCell.",
+                  "d_c_bar and d_r_bar_u_bar are the gradients of the pre-activations, from which the "
+                  "weight and bias gradients follow."}),
   }, status);
 }
 
