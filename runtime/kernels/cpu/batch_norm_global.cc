@@ -54,7 +54,8 @@ bool CheckBn(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& in,
   }
   const std::vector<int64_t> t = Dims(in[0].get());
   *depth = t[3];
-  *rows = t[0] * t[1] * t[2];
+  // An empty t's other dims can be anything: count rows from its elements.
+  *rows = *depth > 0 ? TF_TensorElementCount(in[0].get()) / *depth : 0;
   for (size_t n = 1; n < in.size(); ++n) {
     const std::vector<int64_t> dims = Dims(in[n].get());
     const bool image = dims.size() == 4;

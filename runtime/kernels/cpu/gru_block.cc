@@ -41,13 +41,14 @@ bool CheckGru(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& in, Gru* k)
       !Same(ctx, Dim(in[1], 0), k->batch, "h_prev.dims(0) != batch_size"))
     return false;
   k->cell = Dim(in[1], 1);
-  int64_t cell2 = 0;
+  int64_t width = 0, cell2 = 0;  // -1 past int64 (an empty tensor's dims can be anything)
+  if (__builtin_add_overflow(k->input, k->cell, &width)) width = -1;
   if (__builtin_mul_overflow(k->cell, int64_t{2}, &cell2)) cell2 = -1;
   if (!Require(ctx, Rank(in[2]) == 2, RankMessage("w_ru_", in[2], 2)) ||
-      !Same(ctx, Dim(in[2], 0), k->input + k->cell, "w_ru.dim_size(0) != input_size + cell_size") ||
+      !Same(ctx, Dim(in[2], 0), width, "w_ru.dim_size(0) != input_size + cell_size") ||
       !Same(ctx, Dim(in[2], 1), cell2, "w_ru.dim_size(1) != cell_size * 2") ||
       !Require(ctx, Rank(in[3]) == 2, RankMessage("w_c", in[3], 2)) ||
-      !Same(ctx, Dim(in[3], 0), k->input + k->cell, "w_c.dim_size(0) != input_size + cell_size") ||
+      !Same(ctx, Dim(in[3], 0), width, "w_c.dim_size(0) != input_size + cell_size") ||
       !Same(ctx, Dim(in[3], 1), k->cell, "w_c.dim_size(1) != cell_size") ||
       !Require(ctx, Rank(in[4]) == 1, RankMessage("b_ru", in[4], 1)) ||
       !Same(ctx, Dim(in[4], 0), cell2, "b_ru.dim_size(0) != cell_size * 2") ||
@@ -95,6 +96,7 @@ void GruCompute(void*, TF_OpKernelContext* ctx) {
   std::vector<FloatOut<float>> out(4);
   for (int n = 0; n < 4; ++n)
     if (!out[n].Allocate(ctx, n, {k.batch, k.cell})) return;
+  if (k.batch == 0 || k.cell == 0) return;  // empty outputs (an empty x's other dim can be anything)
   const float *x = Data<float>(in[0]), *h_prev = Data<float>(in[1]), *w_ru = Data<float>(in[2]),
               *w_c = Data<float>(in[3]), *b_ru = Data<float>(in[4]), *b_c = Data<float>(in[5]);
   float *r = out[0].get(), *u = out[1].get(), *c = out[2].get(), *h = out[3].get();
@@ -128,6 +130,7 @@ void GruGradCompute(void*, TF_OpKernelContext* ctx) {
   if (!d_x.Allocate(ctx, 0, {k.batch, k.input}) || !d_h_prev.Allocate(ctx, 1, {k.batch, k.cell}) ||
       !d_c_bar.Allocate(ctx, 2, {k.batch, k.cell}) || !d_ru_bar.Allocate(ctx, 3, {k.batch, 2 * k.cell}))
     return;
+  if (k.batch == 0 || k.cell == 0) return;  // zeros: no gate reaches x without a cell
   const float *h_prev = Data<float>(in[1]), *w_ru = Data<float>(in[2]), *w_c = Data<float>(in[3]),
               *r = Data<float>(in[6]), *u = Data<float>(in[7]), *c = Data<float>(in[8]),
               *d_h = Data<float>(in[9]);

@@ -146,6 +146,11 @@ int64_t Times(int64_t n, int64_t k) {
   int64_t out = 0;
   return __builtin_mul_overflow(n, k, &out) ? -1 : out;
 }
+// n + m, or -1 past int64.
+int64_t Plus(int64_t n, int64_t m) {
+  int64_t out = 0;
+  return __builtin_add_overflow(n, m, &out) ? -1 : out;
+}
 // [rows, cols] of a rank-checked matrix, or [t, rows, cols] of a rank-3 tensor.
 bool SameDims(TF_OpKernelContext* ctx, const TensorPtr& t, const std::vector<int64_t>& want,
               const std::string& name) {
@@ -170,7 +175,7 @@ bool CheckCell(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& in, bool p
   if (!Same(ctx, Dim(in[1], 0), k->batch, "cs_prev.dims(0) != batch_size") ||
       !Same(ctx, Dim(in[2], 0), k->batch, "h_prev.dims(0) != batch_size") ||
       !Same(ctx, Dim(in[2], 1), k->cell, "h_prev.dims(1) != cell_size") ||
-      !Same(ctx, Dim(in[3], 0), k->input + k->cell, "w.dim_size(0) != input_size + cell_size") ||
+      !Same(ctx, Dim(in[3], 0), Plus(k->input, k->cell), "w.dim_size(0) != input_size + cell_size") ||
       !Same(ctx, Dim(in[3], 1), cell4, "w.dim_size(1) != cell_size * 4") ||
       !Same(ctx, Dim(in[7], 0), cell4, "b.dim_size(0) != cell_size * 4"))
     return false;
@@ -232,6 +237,12 @@ void LstmCellGradCompute(void* state, TF_OpKernelContext* ctx) {
       !dicfo.Allocate(ctx, 1, {k.batch, 4 * k.cell}) || !wci_g.Allocate(ctx, 2, Dims(in[4].get())) ||
       !wcf_g.Allocate(ctx, 3, Dims(in[5].get())) || !wco_g.Allocate(ctx, 4, Dims(in[6].get())))
     return;
+  // No elements (the gradients are the zeros Allocate wrote): nothing to loop over, and
+  // an empty tensor's other dims can be anything.
+  if (k.batch == 0 || k.cell == 0) {
+    for (auto* o : {&cs_prev_grad, &dicfo, &wci_g, &wcf_g, &wco_g}) o->Finish();
+    return;
+  }
   std::vector<FloatIn<T>> v;
   for (int n = 0; n < 16; ++n) v.emplace_back(in[n].get());
   BackwardStep(k, peep, v[1].get(), v[4].get(), v[5].get(), v[6].get(), v[8].get(), v[9].get(),
@@ -274,7 +285,7 @@ bool CheckBlockWeights(TF_OpKernelContext* ctx, const std::vector<TensorPtr>& in
       !Same(ctx, Dim(in[3], 0), k->batch, "h_prev.dims(0) != batch_size") ||
       !Same(ctx, Dim(in[3], 1), k->cell, "h_prev.dims(1) != cell_size") ||
       !Require(ctx, Rank(in[4]) == 2, "w must be 2D") ||
-      !Same(ctx, Dim(in[4], 0), k->input + k->cell, "w.dim_size(0) != input_size + cell_size") ||
+      !Same(ctx, Dim(in[4], 0), Plus(k->input, k->cell), "w.dim_size(0) != input_size + cell_size") ||
       !Same(ctx, Dim(in[4], 1), cell4, "w.dim_size(1) != cell_size * 4"))
     return false;
   static const char* const kPeep[] = {"wci", "wcf", "wco"};
@@ -303,6 +314,7 @@ void BlockLstmCompute(void* state, TF_OpKernelContext* ctx) {
   std::vector<FloatOut<T>> out(7);
   for (int n = 0; n < 7; ++n)
     if (!out[n].Allocate(ctx, n, {time, k.batch, k.cell})) return;
+  if (k.batch == 0 || k.cell == 0) return;  // empty outputs (time and batch can be anything)
   FloatIn<T> x(in[1].get()), cs_prev(in[2].get()), h_prev(in[3].get()), w(in[4].get()),
       wci(in[5].get()), wcf(in[6].get()), wco(in[7].get()), b(in[8].get());
   const int64_t step = k.batch * k.cell, c4 = 4 * k.cell;
@@ -349,7 +361,7 @@ void BlockLstmGradCompute(void* state, TF_OpKernelContext* ctx) {
   k.batch = Dim(in[1], 1);
   k.input = Dim(in[1], 2);
   k.cell = w_cols / 4;
-  if (!Same(ctx, k.input + k.cell, Dim(in[4], 0), "w matrix rows don't match") ||
+  if (!Same(ctx, Plus(k.input, k.cell), Dim(in[4], 0), "w matrix rows don't match") ||
       !Require(ctx, Dim(in[8], 0) == w_cols,
                "w and b cell_size don't match: " + std::to_string(k.cell) + " vs. " +
                    std::to_string(Dim(in[8], 0))))
@@ -373,6 +385,13 @@ void BlockLstmGradCompute(void* state, TF_OpKernelContext* ctx) {
       !wci_g.Allocate(ctx, 4, {k.cell}) || !wcf_g.Allocate(ctx, 5, {k.cell}) ||
       !wco_g.Allocate(ctx, 6, {k.cell}) || !b_grad.Allocate(ctx, 7, {4 * k.cell}))
     return;
+  // With no batch or no cell every gradient is zero (x's too: no gate reaches it), and an
+  // empty tensor's other dims can be anything: no loop over them.
+  if (k.batch == 0 || k.cell == 0) {
+    for (auto* o : {&x_grad, &cs_prev_grad, &h_prev_grad, &w_grad, &wci_g, &wcf_g, &wco_g, &b_grad})
+      o->Finish();
+    return;
+  }
   std::vector<FloatIn<T>> v;
   for (int n = 0; n < 18; ++n) v.emplace_back(in[n].get());
   const int64_t step = k.batch * k.cell, c4 = 4 * k.cell, rows = seq * k.batch;
