@@ -46,6 +46,8 @@ __all__ = [
     "avg_pool_grad",
     "batch_mat_mul",
     "batch_mat_mul_v2",
+    "batch_norm_with_global_normalization",
+    "batch_norm_with_global_normalization_grad",
     "batch_to_space",
     "batch_to_space_nd",
     "bessel_i0e",
@@ -59,6 +61,10 @@ __all__ = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "block_lstm",
+    "block_lstm_grad",
+    "block_lstm_grad_v2",
+    "block_lstmv2",
     "broadcast_args",
     "broadcast_gradient_args",
     "broadcast_to",
@@ -162,6 +168,8 @@ __all__ = [
     "gather_v2",
     "greater",
     "greater_equal",
+    "gru_block_cell",
+    "gru_block_cell_grad",
     "guarantee_const",
     "hash_table_v2",
     "histogram_fixed_width",
@@ -218,6 +226,8 @@ __all__ = [
     "lower_bound",
     "lrn",
     "lrn_grad",
+    "lstm_block_cell",
+    "lstm_block_cell_grad",
     "lu",
     "mat_mul",
     "matrix_band_part",
@@ -1109,6 +1119,101 @@ def batch_mat_mul_v2(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def batch_norm_with_global_normalization(
+    t: GraphOutput,
+    m: TensorLike,
+    v: TensorLike,
+    beta: TensorLike,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: GraphOutput,
+    v: TensorLike,
+    beta: TensorLike,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: TensorLike,
+    v: GraphOutput,
+    beta: TensorLike,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta: GraphOutput,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta: TensorLike,
+    gamma: GraphOutput,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: EagerTensorLike,
+    m: EagerTensorLike,
+    v: EagerTensorLike,
+    beta: EagerTensorLike,
+    gamma: EagerTensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta: TensorLike,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _BatchNormWithGlobalNormalizationGradOutput(NamedTuple):
+    dx: OpOutput
+    dm: OpOutput
+    dv: OpOutput
+    db: OpOutput
+    dg: OpOutput
+
+def batch_norm_with_global_normalization_grad(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    gamma: TensorLike,
+    backprop: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> _BatchNormWithGlobalNormalizationGradOutput: ...
+@overload
 def batch_to_space(
     input: GraphOutput, crops: TensorLike, block_size: int, name: str | None = None
 ) -> GraphOutput: ...
@@ -1324,6 +1429,121 @@ def bitwise_xor(
 ) -> EagerOutput: ...
 @overload
 def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _BlockLSTMOutput(NamedTuple):
+    i: OpOutput
+    cs: OpOutput
+    f: OpOutput
+    o: OpOutput
+    ci: OpOutput
+    co: OpOutput
+    h: OpOutput
+
+def block_lstm(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    forget_bias: float = ...,
+    cell_clip: float = ...,
+    use_peephole: bool = ...,
+    name: str | None = None,
+) -> _BlockLSTMOutput: ...
+
+class _BlockLSTMGradOutput(NamedTuple):
+    x_grad: OpOutput
+    cs_prev_grad: OpOutput
+    h_prev_grad: OpOutput
+    w_grad: OpOutput
+    wci_grad: OpOutput
+    wcf_grad: OpOutput
+    wco_grad: OpOutput
+    b_grad: OpOutput
+
+def block_lstm_grad(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    h: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _BlockLSTMGradOutput: ...
+
+class _BlockLSTMGradV2Output(NamedTuple):
+    x_grad: OpOutput
+    cs_prev_grad: OpOutput
+    h_prev_grad: OpOutput
+    w_grad: OpOutput
+    wci_grad: OpOutput
+    wcf_grad: OpOutput
+    wco_grad: OpOutput
+    b_grad: OpOutput
+
+def block_lstm_grad_v2(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    h: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _BlockLSTMGradV2Output: ...
+
+class _BlockLSTMV2Output(NamedTuple):
+    i: OpOutput
+    cs: OpOutput
+    f: OpOutput
+    o: OpOutput
+    ci: OpOutput
+    co: OpOutput
+    h: OpOutput
+
+def block_lstmv2(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    cell_clip: float = ...,
+    use_peephole: bool = ...,
+    name: str | None = None,
+) -> _BlockLSTMV2Output: ...
 @overload
 def broadcast_args(
     s0: GraphOutput, s1: TensorLike, name: str | None = None
@@ -3615,6 +3835,42 @@ def greater_equal(
 def greater_equal(
     x: TensorLike, y: TensorLike, name: str | None = None
 ) -> OpOutput: ...
+
+class _GRUBlockCellOutput(NamedTuple):
+    r: OpOutput
+    u: OpOutput
+    c: OpOutput
+    h: OpOutput
+
+def gru_block_cell(
+    x: TensorLike,
+    h_prev: TensorLike,
+    w_ru: TensorLike,
+    w_c: TensorLike,
+    b_ru: TensorLike,
+    b_c: TensorLike,
+    name: str | None = None,
+) -> _GRUBlockCellOutput: ...
+
+class _GRUBlockCellGradOutput(NamedTuple):
+    d_x: OpOutput
+    d_h_prev: OpOutput
+    d_c_bar: OpOutput
+    d_r_bar_u_bar: OpOutput
+
+def gru_block_cell_grad(
+    x: TensorLike,
+    h_prev: TensorLike,
+    w_ru: TensorLike,
+    w_c: TensorLike,
+    b_ru: TensorLike,
+    b_c: TensorLike,
+    r: TensorLike,
+    u: TensorLike,
+    c: TensorLike,
+    d_h: TensorLike,
+    name: str | None = None,
+) -> _GRUBlockCellGradOutput: ...
 @overload
 def guarantee_const(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 @overload
@@ -4420,6 +4676,58 @@ def lrn_grad(
     beta: float = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _LSTMBlockCellOutput(NamedTuple):
+    i: OpOutput
+    cs: OpOutput
+    f: OpOutput
+    o: OpOutput
+    ci: OpOutput
+    co: OpOutput
+    h: OpOutput
+
+def lstm_block_cell(
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    forget_bias: float = ...,
+    cell_clip: float = ...,
+    use_peephole: bool = ...,
+    name: str | None = None,
+) -> _LSTMBlockCellOutput: ...
+
+class _LSTMBlockCellGradOutput(NamedTuple):
+    cs_prev_grad: OpOutput
+    dicfo: OpOutput
+    wci_grad: OpOutput
+    wcf_grad: OpOutput
+    wco_grad: OpOutput
+
+def lstm_block_cell_grad(
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _LSTMBlockCellGradOutput: ...
 
 class _LuOutput(NamedTuple):
     lu: OpOutput

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import collections as _collections
+import warnings as _warnings
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -13,6 +14,19 @@ if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+_warned = set()
+
+
+def _deprecated(op_type, version, explanation):
+    # Once per op and process, as TensorFlow's deprecation warnings do.
+    if op_type not in _warned:
+        _warned.add(op_type)
+        _warnings.warn(
+            f"{op_type} is deprecated since GraphDef version {version}: {explanation}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def batch_mat_mul(
@@ -95,6 +109,125 @@ def batch_mat_mul_v2(
         name,
     )
     return _out[0]
+
+
+def batch_norm_with_global_normalization(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    beta: TensorLike,
+    gamma: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> OpOutput:
+    """Batch normalisation of NHWC images with given statistics (TensorFlow 1's op).
+
+    result = (t - m) * rsqrt(v + variance_epsilon) * gamma + beta, per channel (the last dimension); gamma only with scale_after_normalization.
+
+    Deprecated at GraphDef version 9: Use tf.nn.batch_normalization()
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        4-D images.
+      m: A `Tensor`. Must have the same type as `t`.
+        The channels' means.
+      v: A `Tensor`. Must have the same type as `t`.
+        The channels' variances.
+      beta: A `Tensor`. Must have the same type as `t`.
+        The channels' offsets.
+      gamma: A `Tensor`. Must have the same type as `t`.
+        The channels' scales.
+      variance_epsilon: A `float`.
+        Added to v before its root.
+      scale_after_normalization: A `bool`.
+        Whether the result is multiplied by gamma.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+      The normalised images.
+    """
+    _deprecated(
+        "BatchNormWithGlobalNormalization", 9, "Use tf.nn.batch_normalization()"
+    )
+    _out = _execute_op(
+        "BatchNormWithGlobalNormalization",
+        [t, m, v, beta, gamma],
+        {
+            "variance_epsilon": variance_epsilon,
+            "scale_after_normalization": scale_after_normalization,
+        },
+        name,
+    )
+    return _out[0]
+
+
+_BatchNormWithGlobalNormalizationGradOutput = _collections.namedtuple(
+    "BatchNormWithGlobalNormalizationGrad", ["dx", "dm", "dv", "db", "dg"]
+)
+
+
+def batch_norm_with_global_normalization_grad(
+    t: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    gamma: TensorLike,
+    backprop: TensorLike,
+    variance_epsilon: float,
+    scale_after_normalization: bool,
+    name: str | None = None,
+) -> _BatchNormWithGlobalNormalizationGradOutput:
+    """The gradient of BatchNormWithGlobalNormalization.
+
+    The gradients with respect to t, m, v, beta and gamma (dg is zero without scale_after_normalization).
+
+    Deprecated at GraphDef version 9: Use tf.nn.batch_normalization()
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The forward op's images.
+      m: A `Tensor`. Must have the same type as `t`.
+        Its means.
+      v: A `Tensor`. Must have the same type as `t`.
+        Its variances.
+      gamma: A `Tensor`. Must have the same type as `t`.
+        Its scales.
+      backprop: A `Tensor`. Must have the same type as `t`.
+        The gradient with respect to its result.
+      variance_epsilon: A `float`.
+        Added to v before its root.
+      scale_after_normalization: A `bool`.
+        Whether the result is multiplied by gamma.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (dx, dm, dv, db, dg).
+
+      dx: A `Tensor`. Has the same type as `t`.
+        The gradient with respect to t.
+      dm: A `Tensor`. Has the same type as `t`.
+        The gradient with respect to m.
+      dv: A `Tensor`. Has the same type as `t`.
+        The gradient with respect to v.
+      db: A `Tensor`. Has the same type as `t`.
+        The gradient with respect to beta.
+      dg: A `Tensor`. Has the same type as `t`.
+        The gradient with respect to gamma.
+    """
+    _deprecated(
+        "BatchNormWithGlobalNormalizationGrad", 9, "Use tf.nn.batch_normalization()"
+    )
+    _out = _execute_op(
+        "BatchNormWithGlobalNormalizationGrad",
+        [t, m, v, gamma, backprop],
+        {
+            "variance_epsilon": variance_epsilon,
+            "scale_after_normalization": scale_after_normalization,
+        },
+        name,
+    )
+    return _BatchNormWithGlobalNormalizationGradOutput._make(_out)
 
 
 def batch_to_space(
@@ -376,6 +509,423 @@ def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutp
     """
     _out = _execute_op("BitwiseXor", [x, y], {}, name)
     return _out[0]
+
+
+_BlockLSTMOutput = _collections.namedtuple(
+    "BlockLSTM", ["i", "cs", "f", "o", "ci", "co", "h"]
+)
+
+
+def block_lstm(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    forget_bias: float = 1.0,
+    cell_clip: float = 3.0,
+    use_peephole: bool = False,
+    name: str | None = None,
+) -> _BlockLSTMOutput:
+    """LSTMBlockCell over the time steps of x (gate blocks in i, ci, f, o order).
+
+    Steps from seq_len_max on give zeros.
+
+    Args:
+      seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      forget_bias: An optional `float`. Defaults to `1.0`.
+        Added to the forget gate's pre-activation.
+      cell_clip: An optional `float`. Defaults to `3.0`.
+        Bound of the cell state's magnitude; none when not positive.
+      use_peephole: An optional `bool`. Defaults to `False`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (i, cs, f, o, ci, co, h).
+
+      i: A `Tensor`. Has the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Has the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Has the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Has the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Has the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Has the same type as `x`.
+        tanh(cs).
+      h: A `Tensor`. Has the same type as `x`.
+        The output.
+    """
+    _out = _execute_op(
+        "BlockLSTM",
+        [seq_len_max, x, cs_prev, h_prev, w, wci, wcf, wco, b],
+        {
+            "forget_bias": forget_bias,
+            "cell_clip": cell_clip,
+            "use_peephole": use_peephole,
+        },
+        name,
+    )
+    return _BlockLSTMOutput._make(_out)
+
+
+_BlockLSTMGradOutput = _collections.namedtuple(
+    "BlockLSTMGrad",
+    [
+        "x_grad",
+        "cs_prev_grad",
+        "h_prev_grad",
+        "w_grad",
+        "wci_grad",
+        "wcf_grad",
+        "wco_grad",
+        "b_grad",
+    ],
+)
+
+
+def block_lstm_grad(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    h: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _BlockLSTMGradOutput:
+    """The gradient of BlockLSTM.
+
+    Back through the time steps below seq_len_max.
+
+    Args:
+      seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
+      h: A `Tensor`. Must have the same type as `x`.
+        The output.
+      cs_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to cs.
+      h_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to h.
+      use_peephole: A `bool`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad).
+
+      x_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to x.
+      cs_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to cs_prev.
+      h_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to h_prev.
+      w_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to w.
+      wci_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wci.
+      wcf_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wcf.
+      wco_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wco.
+      b_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to b.
+    """
+    _out = _execute_op(
+        "BlockLSTMGrad",
+        [
+            seq_len_max,
+            x,
+            cs_prev,
+            h_prev,
+            w,
+            wci,
+            wcf,
+            wco,
+            b,
+            i,
+            cs,
+            f,
+            o,
+            ci,
+            co,
+            h,
+            cs_grad,
+            h_grad,
+        ],
+        {"use_peephole": use_peephole},
+        name,
+    )
+    return _BlockLSTMGradOutput._make(_out)
+
+
+_BlockLSTMGradV2Output = _collections.namedtuple(
+    "BlockLSTMGradV2",
+    [
+        "x_grad",
+        "cs_prev_grad",
+        "h_prev_grad",
+        "w_grad",
+        "wci_grad",
+        "wcf_grad",
+        "wco_grad",
+        "b_grad",
+    ],
+)
+
+
+def block_lstm_grad_v2(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    h: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _BlockLSTMGradV2Output:
+    """The gradient of BlockLSTMV2.
+
+    Back through the time steps below seq_len_max.
+
+    Args:
+      seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
+      h: A `Tensor`. Must have the same type as `x`.
+        The output.
+      cs_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to cs.
+      h_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to h.
+      use_peephole: A `bool`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad).
+
+      x_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to x.
+      cs_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to cs_prev.
+      h_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to h_prev.
+      w_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to w.
+      wci_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wci.
+      wcf_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wcf.
+      wco_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wco.
+      b_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to b.
+    """
+    _out = _execute_op(
+        "BlockLSTMGradV2",
+        [
+            seq_len_max,
+            x,
+            cs_prev,
+            h_prev,
+            w,
+            wci,
+            wcf,
+            wco,
+            b,
+            i,
+            cs,
+            f,
+            o,
+            ci,
+            co,
+            h,
+            cs_grad,
+            h_grad,
+        ],
+        {"use_peephole": use_peephole},
+        name,
+    )
+    return _BlockLSTMGradV2Output._make(_out)
+
+
+_BlockLSTMV2Output = _collections.namedtuple(
+    "BlockLSTMV2", ["i", "cs", "f", "o", "ci", "co", "h"]
+)
+
+
+def block_lstmv2(
+    seq_len_max: TensorLike,
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    cell_clip: float = 0.0,
+    use_peephole: bool = False,
+    name: str | None = None,
+) -> _BlockLSTMV2Output:
+    """BlockLSTM with gate blocks in i, f, ci, o order and no forget bias.
+
+    Steps from seq_len_max on give zeros.
+
+    Args:
+      seq_len_max: A `Tensor` of type `int64`.
+        How many time steps to run (the rest give zeros).
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      cell_clip: An optional `float`. Defaults to `0.0`.
+        Bound of the cell state's magnitude; none when not positive.
+      use_peephole: An optional `bool`. Defaults to `False`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (i, cs, f, o, ci, co, h).
+
+      i: A `Tensor`. Has the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Has the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Has the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Has the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Has the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Has the same type as `x`.
+        tanh(cs).
+      h: A `Tensor`. Has the same type as `x`.
+        The output.
+    """
+    _out = _execute_op(
+        "BlockLSTMV2",
+        [seq_len_max, x, cs_prev, h_prev, w, wci, wcf, wco, b],
+        {"cell_clip": cell_clip, "use_peephole": use_peephole},
+        name,
+    )
+    return _BlockLSTMV2Output._make(_out)
 
 
 def broadcast_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> OpOutput:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -12,6 +13,116 @@ if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+
+_GRUBlockCellOutput = _collections.namedtuple("GRUBlockCell", ["r", "u", "c", "h"])
+
+
+def gru_block_cell(
+    x: TensorLike,
+    h_prev: TensorLike,
+    w_ru: TensorLike,
+    w_c: TensorLike,
+    b_ru: TensorLike,
+    b_c: TensorLike,
+    name: str | None = None,
+) -> _GRUBlockCellOutput:
+    """One step of a GRU cell.
+
+    [r, u] = sigmoid([x, h_prev] @ w_ru + b_ru), c = tanh([x, h_prev * r] @ w_c + b_c), h = u * h_prev + (1 - u) * c.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w_ru: A `Tensor`. Must have the same type as `x`.
+        The reset and update gates' weights, [input_size + cell_size, 2 * cell_size].
+      w_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's weights, [input_size + cell_size, cell_size].
+      b_ru: A `Tensor`. Must have the same type as `x`.
+        The gates' bias, [2 * cell_size].
+      b_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's bias, [cell_size].
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (r, u, c, h).
+
+      r: A `Tensor`. Has the same type as `x`.
+        The reset gate.
+      u: A `Tensor`. Has the same type as `x`.
+        The update gate.
+      c: A `Tensor`. Has the same type as `x`.
+        The candidate state.
+      h: A `Tensor`. Has the same type as `x`.
+        The output.
+    """
+    _out = _execute_op("GRUBlockCell", [x, h_prev, w_ru, w_c, b_ru, b_c], {}, name)
+    return _GRUBlockCellOutput._make(_out)
+
+
+_GRUBlockCellGradOutput = _collections.namedtuple(
+    "GRUBlockCellGrad", ["d_x", "d_h_prev", "d_c_bar", "d_r_bar_u_bar"]
+)
+
+
+def gru_block_cell_grad(
+    x: TensorLike,
+    h_prev: TensorLike,
+    w_ru: TensorLike,
+    w_c: TensorLike,
+    b_ru: TensorLike,
+    b_c: TensorLike,
+    r: TensorLike,
+    u: TensorLike,
+    c: TensorLike,
+    d_h: TensorLike,
+    name: str | None = None,
+) -> _GRUBlockCellGradOutput:
+    """The gradient of GRUBlockCell.
+
+    d_c_bar and d_r_bar_u_bar are the gradients of the pre-activations, from which the weight and bias gradients follow.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w_ru: A `Tensor`. Must have the same type as `x`.
+        The reset and update gates' weights, [input_size + cell_size, 2 * cell_size].
+      w_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's weights, [input_size + cell_size, cell_size].
+      b_ru: A `Tensor`. Must have the same type as `x`.
+        The gates' bias, [2 * cell_size].
+      b_c: A `Tensor`. Must have the same type as `x`.
+        The candidate's bias, [cell_size].
+      r: A `Tensor`. Must have the same type as `x`.
+        The reset gate.
+      u: A `Tensor`. Must have the same type as `x`.
+        The update gate.
+      c: A `Tensor`. Must have the same type as `x`.
+        The candidate state.
+      d_h: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to h.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (d_x, d_h_prev, d_c_bar, d_r_bar_u_bar).
+
+      d_x: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to x.
+      d_h_prev: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to h_prev.
+      d_c_bar: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to c's pre-activation.
+      d_r_bar_u_bar: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to r's and u's pre-activations.
+    """
+    _out = _execute_op(
+        "GRUBlockCellGrad", [x, h_prev, w_ru, w_c, b_ru, b_c, r, u, c, d_h], {}, name
+    )
+    return _GRUBlockCellGradOutput._make(_out)
 
 
 def gather(

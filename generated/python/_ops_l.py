@@ -112,6 +112,174 @@ def lrn_grad(
     return _out[0]
 
 
+_LSTMBlockCellOutput = _collections.namedtuple(
+    "LSTMBlockCell", ["i", "cs", "f", "o", "ci", "co", "h"]
+)
+
+
+def lstm_block_cell(
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    forget_bias: float = 1.0,
+    cell_clip: float = 3.0,
+    use_peephole: bool = False,
+    name: str | None = None,
+) -> _LSTMBlockCellOutput:
+    """One step of an LSTM cell (gate blocks in i, ci, f, o order).
+
+    gates = [x, h_prev] @ w + b, split into input i, cell input ci, forget f and output o blocks; i = sigmoid(i + cs_prev * wci), f = sigmoid(f + forget_bias + cs_prev * wcf) (the peephole terms with use_peephole only), ci = tanh(ci), cs = ci * i + cs_prev * f clipped to [-cell_clip, cell_clip] when cell_clip > 0, o = sigmoid(o + cs * wco), co = tanh(cs), h = co * o.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      forget_bias: An optional `float`. Defaults to `1.0`.
+        Added to the forget gate's pre-activation.
+      cell_clip: An optional `float`. Defaults to `3.0`.
+        Bound of the cell state's magnitude; none when not positive.
+      use_peephole: An optional `bool`. Defaults to `False`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (i, cs, f, o, ci, co, h).
+
+      i: A `Tensor`. Has the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Has the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Has the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Has the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Has the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Has the same type as `x`.
+        tanh(cs).
+      h: A `Tensor`. Has the same type as `x`.
+        The output.
+    """
+    _out = _execute_op(
+        "LSTMBlockCell",
+        [x, cs_prev, h_prev, w, wci, wcf, wco, b],
+        {
+            "forget_bias": forget_bias,
+            "cell_clip": cell_clip,
+            "use_peephole": use_peephole,
+        },
+        name,
+    )
+    return _LSTMBlockCellOutput._make(_out)
+
+
+_LSTMBlockCellGradOutput = _collections.namedtuple(
+    "LSTMBlockCellGrad", ["cs_prev_grad", "dicfo", "wci_grad", "wcf_grad", "wco_grad"]
+)
+
+
+def lstm_block_cell_grad(
+    x: TensorLike,
+    cs_prev: TensorLike,
+    h_prev: TensorLike,
+    w: TensorLike,
+    wci: TensorLike,
+    wcf: TensorLike,
+    wco: TensorLike,
+    b: TensorLike,
+    i: TensorLike,
+    cs: TensorLike,
+    f: TensorLike,
+    o: TensorLike,
+    ci: TensorLike,
+    co: TensorLike,
+    cs_grad: TensorLike,
+    h_grad: TensorLike,
+    use_peephole: bool,
+    name: str | None = None,
+) -> _LSTMBlockCellGradOutput:
+    """The gradient of LSTMBlockCell for one step.
+
+    From the forward step's inputs and outputs and the gradients of cs and h; dicfo's blocks are in LSTMBlockCell's gate order.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        The input: [batch, input_size] for a cell, [time, batch, input_size] for BlockLSTM.
+      cs_prev: A `Tensor`. Must have the same type as `x`.
+        The cell state before the first step, [batch, cell_size].
+      h_prev: A `Tensor`. Must have the same type as `x`.
+        The output (state) before the first step, [batch, cell_size].
+      w: A `Tensor`. Must have the same type as `x`.
+        The weights, [input_size + cell_size, 4 * cell_size].
+      wci: A `Tensor`. Must have the same type as `x`.
+        The input gate's peephole weights, [cell_size].
+      wcf: A `Tensor`. Must have the same type as `x`.
+        The forget gate's peephole weights, [cell_size].
+      wco: A `Tensor`. Must have the same type as `x`.
+        The output gate's peephole weights, [cell_size].
+      b: A `Tensor`. Must have the same type as `x`.
+        The bias, [4 * cell_size].
+      i: A `Tensor`. Must have the same type as `x`.
+        The input gate.
+      cs: A `Tensor`. Must have the same type as `x`.
+        The cell state (before tanh).
+      f: A `Tensor`. Must have the same type as `x`.
+        The forget gate.
+      o: A `Tensor`. Must have the same type as `x`.
+        The output gate.
+      ci: A `Tensor`. Must have the same type as `x`.
+        The cell input (after tanh).
+      co: A `Tensor`. Must have the same type as `x`.
+        tanh(cs).
+      cs_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to cs.
+      h_grad: A `Tensor`. Must have the same type as `x`.
+        The gradient with respect to h.
+      use_peephole: A `bool`.
+        Whether the gates see the cell state through wci, wcf and wco.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (cs_prev_grad, dicfo, wci_grad, wcf_grad, wco_grad).
+
+      cs_prev_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to cs_prev.
+      dicfo: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to the gates' pre-activations, [batch, 4 * cell_size].
+      wci_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wci.
+      wcf_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wcf.
+      wco_grad: A `Tensor`. Has the same type as `x`.
+        The gradient with respect to wco.
+    """
+    _out = _execute_op(
+        "LSTMBlockCellGrad",
+        [x, cs_prev, h_prev, w, wci, wcf, wco, b, i, cs, f, o, ci, co, cs_grad, h_grad],
+        {"use_peephole": use_peephole},
+        name,
+    )
+    return _LSTMBlockCellGradOutput._make(_out)
+
+
 def leaky_relu(
     features: TensorLike, alpha: float = 0.2, name: str | None = None
 ) -> OpOutput:

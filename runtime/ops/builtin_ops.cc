@@ -78,6 +78,8 @@ void RegisterStringEverydayOps(TF_Status* status);
 void RegisterNnExtraOps(TF_Status* status);
 // ctc_ops.cc: CTCLoss(V2), CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance.
 void RegisterCtcOps(TF_Status* status);
+// rnn_ops.cc: LSTMBlockCell, BlockLSTM(V2), GRUBlockCell and their gradient ops.
+void RegisterRnnOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -99,7 +101,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
                       opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
-                      opgen::RegisterCtcOps}) {
+                      opgen::RegisterCtcOps, opgen::RegisterRnnOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -1,6 +1,7 @@
 // The quantization-aware-training and older image-model ops: FakeQuantWithMinMax{Args,Vars,
 // VarsPerChannel} and their gradients, LRN and LRNGrad, MaxPoolV2 / MaxPoolGradV2 /
-// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, BiasAddV1, NthElement and Dilation2D with its backprops. OpDefs as TensorFlow 2.21's; shape
+// MaxPoolGradGradV2, MaxPoolWithArgmax / MaxPoolGradWithArgmax, BiasAddV1, NthElement, Dilation2D with its backprops and
+// BatchNormWithGlobalNormalization(Grad) (the 2015 Inception graphs). OpDefs as TensorFlow 2.21's; shape
 // functions here.
 #include <optional>
 #include <string>
@@ -51,6 +52,27 @@ void FakeQuantPerChannelGradShape(ShapeFnContext& c) {
   c.SetOutput(1, PartialShape::Of({depth}));
   c.SetOutput(2, PartialShape::Of({depth}));
 }
+// BatchNormWithGlobalNormalization: 4-D t; m, v, beta and gamma one value per channel.
+void BatchNormGlobalShape(ShapeFnContext& c) {
+  PartialShape t = c.InputWithRank(0, 4, "t");
+  static const char* const kNames[] = {"m", "v", "beta", "gamma"};
+  for (int i = 1; i < 5; ++i)
+    t.dims[3] = MergeDim(t.dims[3], c.InputWithRank(i, 1, kNames[i - 1]).dims[0],
+                         std::string(kNames[i - 1]) + " against the last dimension of t");
+  c.SetOutput(0, t);
+}
+// Its gradient (t, m, v, gamma, backprop): dx shaped as t, the others one per channel.
+void BatchNormGlobalGradShape(ShapeFnContext& c) {
+  PartialShape t = c.InputWithRank(0, 4, "t");
+  static const char* const kNames[] = {"m", "v", "gamma"};
+  for (int i = 1; i < 4; ++i)
+    t.dims[3] = MergeDim(t.dims[3], c.InputWithRank(i, 1, kNames[i - 1]).dims[0],
+                         std::string(kNames[i - 1]) + " against the last dimension of t");
+  t = MergeShapes(t, c.InputWithRank(4, 4, "backprop"), "backprop against t");
+  c.SetOutput(0, t);
+  for (int i = 1; i < 5; ++i) c.SetOutput(i, PartialShape::Of({t.dims[3]}));
+}
+
 // LRN: a 4-D input, the output shaped as it.
 void LrnShape(ShapeFnContext& c) { c.SetOutput(0, c.InputWithRank(0, 4, "input")); }
 void LrnGradShape(ShapeFnContext& c) {
@@ -186,6 +208,11 @@ std::vector<std::pair<std::string, std::string>> With(std::vector<std::pair<std:
 }  // namespace
 
 void RegisterNnExtraOps(TF_Status* status) {
+  const std::vector<std::string> bn_attrs{"T: numbertypes", "variance_epsilon: float",
+                                          "scale_after_normalization: bool"};
+  const std::pair<std::string, std::string> kEpsilonDoc{"variance_epsilon", "Added to v before its root."};
+  const std::pair<std::string, std::string> kScaleAfterDoc{
+      "scale_after_normalization", "Whether the result is multiplied by gamma."};
   const std::string kRealT =
       "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}";
   const std::vector<std::string> quant{kQuantAttrs[0], kQuantAttrs[1]};
@@ -333,6 +360,27 @@ void RegisterNnExtraOps(TF_Status* status) {
        With({{"input_grads", "The gradient with respect to LRN's output."},
              {"input_image", "LRN's input."}, {"output_image", "LRN's output."},
              {"output", "The gradient with respect to LRN's input."}}, kLrnDocs)},
+      {"BatchNormWithGlobalNormalization", bn_attrs,
+       {"t: T", "m: T", "v: T", "beta: T", "gamma: T"}, {"result: T"}, ShapeFn<BatchNormGlobalShape>,
+       "Batch normalisation of NHWC images with given statistics (TensorFlow 1's op).",
+       "result = (t - m) * rsqrt(v + variance_epsilon) * gamma + beta, per channel (the last "
+       "dimension); gamma only with scale_after_normalization.",
+       {{"t", "4-D images."}, {"m", "The channels' means."}, {"v", "The channels' variances."},
+        {"beta", "The channels' offsets."}, {"gamma", "The channels' scales."},
+        {"result", "The normalised images."}, kEpsilonDoc, kScaleAfterDoc},
+       false, false, false, false, 9, "Use tf.nn.batch_normalization()"},
+      {"BatchNormWithGlobalNormalizationGrad", bn_attrs,
+       {"t: T", "m: T", "v: T", "gamma: T", "backprop: T"},
+       {"dx: T", "dm: T", "dv: T", "db: T", "dg: T"}, ShapeFn<BatchNormGlobalGradShape>,
+       "The gradient of BatchNormWithGlobalNormalization.",
+       "The gradients with respect to t, m, v, beta and gamma (dg is zero without "
+       "scale_after_normalization).",
+       {{"t", "The forward op's images."}, {"m", "Its means."}, {"v", "Its variances."},
+        {"gamma", "Its scales."}, {"backprop", "The gradient with respect to its result."},
+        {"dx", "The gradient with respect to t."}, {"dm", "The gradient with respect to m."},
+        {"dv", "The gradient with respect to v."}, {"db", "The gradient with respect to beta."},
+        {"dg", "The gradient with respect to gamma."}, kEpsilonDoc, kScaleAfterDoc},
+       false, false, false, false, 9, "Use tf.nn.batch_normalization()"},
   }, status);
 }
 

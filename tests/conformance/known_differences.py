@@ -288,6 +288,11 @@ KNOWN: dict[str, str] = {
         "3-D average pooling over values near float's largest: TensorFlow's Eigen reduction sums a window in another order, so intermediate sums overflow elsewhere; opgen sums in row order (ordinary values agree)",
     'AvgPool3D-bfloat16':
         'half/bfloat16: TensorFlow rounds intermediate results (or accumulates) in the 16-bit type; opgen computes in float32 and rounds once (more accurate)',
+    **dict.fromkeys(['LSTMBlockCell-float16', 'LSTMBlockCellGrad-float16', 'BlockLSTM-float16',
+                     'BlockLSTMV2-float16', 'BlockLSTMGrad-float16', 'BlockLSTMGradV2-float16'],
+        "half LSTM block ops: TensorFlow rounds every step to half (the gates' matrix products and the backward recurrence included), so sums near half's largest overflow to inf and NaN there; opgen computes in float32 and rounds each output once (about 1e-3 apart on ordinary values)"),
+    **dict.fromkeys(['LSTMBlockCell-float32', 'BlockLSTM-float32', 'BlockLSTMV2-float32'],
+        "LSTM gates over operands near float's largest: TensorFlow forms each gate's pre-activation as one product of [x, h] with w, opgen as x's product plus h's (BlockLSTM: x's for all steps at once), so partial sums overflow in other places (a gate of TensorFlow's finite or inf sum can be NaN in opgen's, and the other way); ordinary values agree"),
 }
 
 

@@ -137,6 +137,16 @@ _SP_IND2 = np.array([[0, 1], [1, 1], [1, 2]], np.int64)
 _SP_SHAPE = np.array([2, 3], np.int64)
 
 
+def _lstm_cell(rng):
+    """LSTMBlockCell's x [2, 5], cs_prev, h_prev [2, 4], w [9, 16], wci, wcf, wco [4], b [16]."""
+    return [_x(rng, s) for s in ((2, 5), (2, 4), (2, 4), (9, 16), (4,), (4,), (4,), (16,))]
+
+
+def _gru_cell(rng):
+    """GRUBlockCell's x [2, 5], h_prev [2, 4], w_ru [9, 8], w_c [9, 4], b_ru [8], b_c [4]."""
+    return [_x(rng, s) for s in ((2, 5), (2, 4), (9, 8), (9, 4), (8,), (4,))]
+
+
 def baseline(op_def, rng):
     """(inputs, attrs) of one call of `op_def` that succeeds."""
     name = op_def.name
@@ -333,6 +343,23 @@ def baseline(op_def, rng):
                                            np.array([0, 3, 9, 15, 16, 21, 27, 31], np.int64).reshape(1, 2, 2, 2)],
                                           dict(WINDOW)),
         "LRN": lambda: ([_x(rng, (1, 2, 2, 3))], {"depth_radius": 1}),
+        # TensorFlow 1's fused RNN cells (batch 2, input 5, cell 4; 3 time steps) and batch norm
+        "LSTMBlockCell": lambda: (_lstm_cell(rng), {}),
+        "LSTMBlockCellGrad": lambda: (_lstm_cell(rng) + [_x(rng, (2, 4)) for _ in range(8)],
+                                      {"use_peephole": True}),
+        "BlockLSTM": lambda: ([np.int64(3), _x(rng, (3, 2, 5))] + _lstm_cell(rng)[1:], {}),
+        "BlockLSTMV2": lambda: ([np.int64(3), _x(rng, (3, 2, 5))] + _lstm_cell(rng)[1:], {}),
+        **{op: (lambda: ([np.int64(2), _x(rng, (3, 2, 5))] + _lstm_cell(rng)[1:]
+                         + [_x(rng, (3, 2, 4)) for _ in range(9)], {"use_peephole": True}))
+           for op in ("BlockLSTMGrad", "BlockLSTMGradV2")},
+        "GRUBlockCell": lambda: (_gru_cell(rng), {}),
+        "GRUBlockCellGrad": lambda: (_gru_cell(rng) + [_x(rng, (2, 4)) for _ in range(4)], {}),
+        "BatchNormWithGlobalNormalization": lambda: (
+            [_x(rng, (1, 2, 2, 3))] + [_x(rng, (3,)) for _ in range(4)],
+            {"variance_epsilon": 0.001, "scale_after_normalization": True}),
+        "BatchNormWithGlobalNormalizationGrad": lambda: (
+            [_x(rng, (1, 2, 2, 3))] + [_x(rng, (3,)) for _ in range(3)] + [_x(rng, (1, 2, 2, 3))],
+            {"variance_epsilon": 0.001, "scale_after_normalization": True}),
         "LRNGrad": lambda: ([_x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3)), _x(rng, (1, 2, 2, 3))],
                             {"depth_radius": 1}),
         "FusedBatchNormGrad": lambda: ([_x(rng, (2, 2, 2, 3)), _x(rng, (2, 2, 2, 3))]
@@ -1192,6 +1219,7 @@ def invalid_cases():
     for op, inputs, attrs, what in cases:
         yield Case(op, inputs, attrs, ERROR, what)
     # Edge cases TensorFlow answers with a result: a result or a clean error will do.
+    lstm = [_a(s) for s in ((2, 5), (2, 4), (2, 4), (9, 16), (4,), (4,), (4,), (16,))]
     edges = [
         ("Max", [_a((2, 0)), i32(1)], {}, "max over an empty axis (TensorFlow: -inf)"),
         ("Min", [_a((0,)), i32(0)], {}, "min over an empty vector (TensorFlow: +inf)"),
@@ -1223,6 +1251,24 @@ def invalid_cases():
         ("Squeeze", [_a((1, 3, 1))], {"squeeze_dims": [0, -3]}, "one dim named twice"),
         ("MaxPoolV2", [_a((1, 4, 4, 2)), _v(1, I32_MAX, 2, 1), _v(1, I32_MAX, 1, 1)], {"padding": "SAME"},
          "a window and stride of int32 max"),
+        # the fused RNN cells: seq_len_max outside the time steps, sizes that disagree
+        ("BlockLSTM", [np.int64(I64_MAX), _a((3, 2, 5))] + lstm[1:], {}, "seq_len_max int64 max"),
+        ("BlockLSTMV2", [np.int64(-1), _a((3, 2, 5))] + lstm[1:], {}, "a negative seq_len_max"),
+        ("BlockLSTMGrad", [np.int64(4), _a((3, 2, 5))] + lstm[1:] + [_a((3, 2, 4))] * 9,
+         {"use_peephole": True}, "seq_len_max past the time steps"),
+        ("BlockLSTMGradV2", [np.int64(2), _a((3, 2, 5))] + lstm[1:] + [_a((3, 2, 4))] * 8 + [_a((2, 2, 4))],
+         {"use_peephole": True}, "h_grad of fewer steps"),
+        ("LSTMBlockCell", lstm[:7] + [_a((0,))], {}, "an empty b"),
+        ("LSTMBlockCell", lstm[:4] + [_a((1,))] + lstm[5:], {"use_peephole": True}, "a short wci"),
+        ("LSTMBlockCellGrad", lstm + [_a((2, 4))] * 7 + [_a((2, 3))], {"use_peephole": False},
+         "h_grad of another shape"),
+        ("GRUBlockCellGrad", [_a(s) for s in ((2, 5), (2, 4), (9, 8), (9, 4), (8,), (4,))]
+         + [_a((2, 4))] * 3 + [_a((4, 2))], {}, "d_h transposed"),
+        ("BatchNormWithGlobalNormalization", [_a((1, 2, 2, 3)), _a((3,)), _a((2,)), _a((3,)), _a((3,))],
+         {"variance_epsilon": 0.0, "scale_after_normalization": True}, "a short v"),
+        ("BatchNormWithGlobalNormalizationGrad", [_a((1, 2, 2, 3)), _a((3,)), _a((3,)), _a((3,)),
+                                                  _a((1, 2, 2, 4))],
+         {"variance_epsilon": 0.0, "scale_after_normalization": False}, "backprop of another shape"),
     ]
     for op, inputs, attrs, what in edges:
         yield Case(op, inputs, attrs, ANY, what)

@@ -23,6 +23,10 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 # CPU families without a CUDA twin, and why (their ops are test_registered_kernels.py's
 # CPU_ONLY, op by op).
 CPU_ONLY_FAMILIES = {
+    "lstm_block": "TensorFlow 1's fused LSTM ops: no CUDA kernels yet (GPU placements fall back)",
+    "gru_block": "TensorFlow 1's fused GRU cell: no CUDA kernels yet (GPU placements fall back)",
+    "batch_norm_global": "BatchNormWithGlobalNormalization(Grad), deprecated since GraphDef "
+                         "version 9: no CUDA kernels yet (GPU placements fall back)",
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "nth_element": "TensorFlow registers NthElement for the CPU only",

@@ -20,6 +20,13 @@ from opgen.runtime import _lib, errors
 # CPU kernels that have no GPU twin, and why. Placeholders produce no data (a fed value
 # replaces them, on the host), so a GPU placement falls back to the CPU for them.
 CPU_ONLY = {
+    # TensorFlow 1's fused RNN cells and batch norm, kept for frozen graphs: TensorFlow has
+    # GPU kernels for them; opgen's are CPU-only for now (GPU placements fall back).
+    **{op: "TensorFlow 1's fused RNN cells: no GPU kernel yet"
+       for op in ("LSTMBlockCell", "LSTMBlockCellGrad", "BlockLSTM", "BlockLSTMV2", "BlockLSTMGrad",
+                  "BlockLSTMGradV2", "GRUBlockCell", "GRUBlockCellGrad")},
+    **{op: "TensorFlow 1's batch norm (deprecated since GraphDef version 9): no GPU kernel yet"
+       for op in ("BatchNormWithGlobalNormalization", "BatchNormWithGlobalNormalizationGrad")},
     "UnravelIndex": "TensorFlow registers only a CPU kernel (index arithmetic on the host)",
     "NthElement": "TensorFlow registers only a CPU kernel (a partial sort per row)",
     **{op: "TensorFlow registers only CPU kernels (sequence searches per batch entry)"

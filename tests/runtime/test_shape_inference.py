@@ -552,6 +552,20 @@ def _shape_attr(partial_class, dims):
 # A call per op that needs more than one [2,3] operand (unary) or two (binary).
 _WINDOW3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
 _WINDOW = {"strides": [1] * 4, "padding": "SAME"}
+def _lstm_cell(P):
+    """x [2, 5], cs_prev and h_prev [2, 4], w [9, 16], wci, wcf, wco [4], b [16]."""
+    return [P((2, 5)), P((2, 4)), P((2, 4)), P((9, 16)), P((4,)), P((4,)), P((4,)), P((16,))]
+
+
+def _block_lstm(P):
+    """seq_len_max, then x [6, 2, 5] and _lstm_cell's weights."""
+    return [P((), np.int64), P((6, 2, 5))] + _lstm_cell(P)[1:]
+
+
+def _gru_cell(P):
+    return [P((2, 5)), P((2, 4)), P((9, 8)), P((9, 4)), P((8,)), P((4,))]
+
+
 _CALLS = {
     # random ops: the output is shaped by the `shape` operand's value
     **{op: (lambda P: ([np.array([2, 3], I32)], {"dtype": np.dtype(F32)}, None))
@@ -705,6 +719,17 @@ _CALLS = {
     "FakeQuantWithMinMaxVarsPerChannelGradient": lambda P: ([P((2, 3)), P((2, 3)), P((3,)), P((3,))],
                                                             {}, None),
     "LRN": lambda P: ([P((1, 2, 2, 3))], {}, None),
+    # the fused RNN cells and TensorFlow 1's batch norm (test_rnn_block_and_batch_norm_global_shapes)
+    **{op: (lambda P, g=g: ([P((1, 2, 2, 3)), P((3,)), P((3,)), P((3,)), P((1, 2, 2, 3)) if g else P((3,))],
+                            {"variance_epsilon": 0.001, "scale_after_normalization": True}, None))
+       for op, g in (("BatchNormWithGlobalNormalization", False), ("BatchNormWithGlobalNormalizationGrad", True))},
+    "LSTMBlockCell": lambda P: (_lstm_cell(P), {}, None),
+    "LSTMBlockCellGrad": lambda P: (_lstm_cell(P) + [P((2, 4))] * 8, {"use_peephole": False}, None),
+    **{op: (lambda P: (_block_lstm(P), {}, None)) for op in ("BlockLSTM", "BlockLSTMV2")},
+    **{op: (lambda P: (_block_lstm(P) + [P((6, 2, 4))] * 9, {"use_peephole": False}, None))
+       for op in ("BlockLSTMGrad", "BlockLSTMGradV2")},
+    "GRUBlockCell": lambda P: (_gru_cell(P), {}, None),
+    "GRUBlockCellGrad": lambda P: (_gru_cell(P) + [P((2, 4))] * 4, {}, None),
     "BiasAddV1": lambda P: ([P((2, 3)), P((3,))], {}, None),
     "NthElement": lambda P: ([P((2, 3)), np.array(1, I32)], {}, None),
     # the CTC ops and EditDistance (test_ctc_shapes)
@@ -1569,3 +1594,34 @@ def test_dilation2d_shapes(infer_shapes):
         infer_shapes("Dilation2D", [P((2, 7, 6, 3)), P((3, 2, 4))], attrs)
     assert infer_shapes("Dilation2DBackpropFilter", [P((2, 7, 6, 3)), P((3, 2, 3)), P((2, 3, 4, 3))], attrs) == \
         [(3, 2, 3)]
+
+
+def test_rnn_block_and_batch_norm_global_shapes(infer_shapes):
+    """The cells' outputs are [batch, cell] (x's rows, the state's columns); BlockLSTM's
+    [time, batch, b / 4]; the gradients are shaped as what they differentiate; TensorFlow
+    1's batch norm merges the channel vectors with t's last dimension."""
+    P, Error = infer_shapes.Partial, infer_shapes.Error
+    assert infer_shapes("LSTMBlockCell", _lstm_cell(P)) == [(2, 4)] * 7
+    assert infer_shapes("LSTMBlockCell", [P((None, 5)), P((2, None))] + _lstm_cell(P)[2:]) == [(None, None)] * 7
+    assert infer_shapes("LSTMBlockCellGrad", _lstm_cell(P) + [P((2, 4))] * 8,
+                        {"use_peephole": True}) == [(2, 4), (2, 16), (4,), (4,), (4,)]
+    assert infer_shapes("BlockLSTM", _block_lstm(P)) == [(6, 2, 4)] * 7
+    assert infer_shapes("BlockLSTMV2", [P((), np.int64), P((None, 2, 5))] + _lstm_cell(P)[1:]) == [(None, 2, 4)] * 7
+    with pytest.raises(Error):  # b's length must divide by 4
+        infer_shapes("BlockLSTM", _block_lstm(P)[:-1] + [P((15,))])
+    with pytest.raises(Error):
+        infer_shapes("BlockLSTM", [P((), np.int64), P((2, 5))] + _lstm_cell(P)[1:])
+    assert infer_shapes("BlockLSTMGrad", _block_lstm(P) + [P((6, 2, 4))] * 9, {"use_peephole": True}) == \
+        [(6, 2, 5), (2, 4), (2, 4), (9, 16), (4,), (4,), (4,), (16,)]
+    assert infer_shapes("GRUBlockCell", _gru_cell(P)) == [(2, 4)] * 4
+    assert infer_shapes("GRUBlockCellGrad", _gru_cell(P) + [P((2, 4))] * 4) == [(2, 5), (2, 4), (2, 4), (2, 8)]
+    with pytest.raises(Error):  # w_ru's columns must be twice the cell size
+        infer_shapes("GRUBlockCellGrad", _gru_cell(P)[:2] + [P((9, 7))] + _gru_cell(P)[3:] + [P((2, 4))] * 4)
+    attrs = {"variance_epsilon": 0.001, "scale_after_normalization": False}
+    assert infer_shapes("BatchNormWithGlobalNormalization",
+                        [P((1, 2, 2, None)), P((3,)), P((None,)), P((3,)), P((3,))], attrs) == [(1, 2, 2, 3)]
+    with pytest.raises(Error):
+        infer_shapes("BatchNormWithGlobalNormalization", [P((1, 2, 2, 3))] + [P((4,))] * 4, attrs)
+    assert infer_shapes("BatchNormWithGlobalNormalizationGrad",
+                        [P((1, 2, None, 3)), P((3,)), P((3,)), P((3,)), P((1, None, 2, 3))], attrs) == \
+        [(1, 2, 2, 3), (3,), (3,), (3,), (3,)]

@@ -1,7 +1,8 @@
-// Registration of every built-in CPU kernel family (kernel_util.h, preprocessing_kernels.h and index_kernels.h list them).
+// Registration of every built-in CPU kernel family (kernel_util.h, preprocessing_kernels.h, index_kernels.h and rnn_cells.h list them).
 #include "cpu_kernels.h"
 
 #include "index_kernels.h"
+#include "rnn_cells.h"
 #include "kernel_util.h"
 #include "preprocessing_kernels.h"
 
@@ -136,6 +137,9 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
       RegisterUnravelIndexKernels,
+      RegisterLstmBlockKernels,
+      RegisterGruBlockKernels,
+      RegisterBatchNormGlobalKernels,
       RegisterSelectV1Kernels,
       RegisterScatterKernels,
       RegisterSegmentKernels,

@@ -124,6 +124,8 @@ void RegisterScatterGradients();
 void RegisterSparseGradients();
 // nn_extra_grad.cc: FakeQuantWithMinMax*, LRN, MaxPoolV2, MaxPoolWithArgmax, CTCLoss(V2).
 void RegisterNnExtraGradients();
+// rnn_grad.cc: BlockLSTM(V2), BatchNormWithGlobalNormalization.
+void RegisterRnnGradients();
 }  // namespace opgen::gradients
 
 void opgen_register_builtin_gradients() {
@@ -136,6 +138,7 @@ void opgen_register_builtin_gradients() {
                       RegisterDebugSequenceGradients, RegisterSpectralGradients,
                       RegisterMatrixDiagGradients, RegisterLinalgGradients,
                       RegisterLinalgDecompositionGradients,
-                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterNotDifferentiableOps})
+                      RegisterSparseGradients, RegisterNnExtraGradients, RegisterRnnGradients,
+                      RegisterNotDifferentiableOps})
     family();
 }
