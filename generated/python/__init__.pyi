@@ -171,6 +171,8 @@ __all__ = [
     "igamma_grad_a",
     "igammac",
     "imag",
+    "image_projective_transform_v2",
+    "image_projective_transform_v3",
     "in_top_k",
     "in_top_kv2",
     "initialize_table_v2",
@@ -3646,6 +3648,111 @@ def imag(
 @overload
 def imag(
     input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: GraphOutput,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: GraphOutput,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: GraphOutput,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: EagerTensorLike,
+    transforms: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: GraphOutput,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: GraphOutput,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: GraphOutput,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: GraphOutput,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: EagerTensorLike,
+    transforms: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    fill_value: EagerTensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def in_top_k(

@@ -76,6 +76,8 @@ void RegisterSparseTensorOps(TF_Status* status);
 void RegisterStringEverydayOps(TF_Status* status);
 // nn_extra_ops.cc: FakeQuantWithMinMax*(Gradient), LRN(Grad), MaxPoolV2 / WithArgmax and their backprops.
 void RegisterNnExtraOps(TF_Status* status);
+// image_transform_ops.cc: ImageProjectiveTransformV2/V3 and the legacy image ops.
+void RegisterImageTransformOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -96,7 +98,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
-                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps}) {
+                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
+                      opgen::RegisterImageTransformOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

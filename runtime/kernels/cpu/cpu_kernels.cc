@@ -16,6 +16,8 @@ namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status)
 namespace opgen::cpu { void RegisterRandomBinomialKernels(TF_Status* status); }
 // random_truncated_normal.cc: StatelessParameterizedTruncatedNormal.
 namespace opgen::cpu { void RegisterRandomTruncatedNormalKernels(TF_Status* status); }
+// image_transform.cc: ImageProjectiveTransformV2/V3.
+namespace opgen::cpu { void RegisterImageTransformKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -147,6 +149,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterCropAndResizeKernels,
       RegisterExtractPatchesKernels,
       RegisterColorKernels,
+      RegisterImageTransformKernels,
       RegisterStringTextKernels,
       RegisterStringConvertKernels,
       RegisterStringJoinSplitKernels,
