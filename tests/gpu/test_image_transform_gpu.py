@@ -1,5 +1,5 @@
 """ImageProjectiveTransformV2/V3 on the GPU equal the CPU kernels (which the CPU tests
-compare with TensorFlow bit for bit), for every dtype TensorFlow's GPU kernel takes, every
+compare with TensorFlow bit for bit), for every dtype (TensorFlow's GPU types and bfloat16), every
 interpolation and fill mode, bit for bit (the CUDA file is built without fused
 multiply-adds), with the same errors for bad operands."""
 
@@ -11,9 +11,9 @@ import pytest
 from opgen import ops
 from opgen.runtime import errors
 
-from gpu_compare import _raises_on_both, name, random
+from gpu_compare import _raises_on_both, bfloat16, name, random
 
-TYPES = [np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64]
+TYPES = [np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64] + ([bfloat16] if bfloat16 is not None else [])
 MODES = ["REFLECT", "WRAP", "CONSTANT", "NEAREST"]
 # shifts far outside, zooms, a flip; rotations, a projective map, a shear
 EXACT = np.float32([[1, 0, 9.5, 0, 1, -7, 0, 0], [0.5, 0, -3, 0, 2, 1, 0, 0],

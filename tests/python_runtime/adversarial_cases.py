@@ -436,6 +436,13 @@ def baseline(op_def, rng):
         "ExtractImagePatches": lambda: ([_x(rng, (2, 4, 5, 2))],
                                         {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1],
                                          "rates": [1, 2, 1, 1], "padding": "SAME"}),
+        # projective transforms (Keras' RandomRotation and kin): one map per image
+        "ImageProjectiveTransformV2": lambda: (
+            [_x(rng, (2, 4, 5, 2)), np.array([[0.9, -0.3, 0.5, 0.3, 0.9, -0.2, 0.01, 0]] * 2, f32),
+             np.array([3, 6], i32)], {"interpolation": "BILINEAR", "fill_mode": "REFLECT"}),
+        "ImageProjectiveTransformV3": lambda: (
+            [_x(rng, (2, 4, 5, 2)), np.array([[1.1, 0.2, -1.5, -0.1, 0.8, 0.7, 0, 0.02]] * 2, f32),
+             np.array([5, 3], i32), f32(1.0)], {"interpolation": "NEAREST", "fill_mode": "CONSTANT"}),
         # colour adjustments: images of rank 3 or more, 3 channels, a scalar factor
         "AdjustHue": lambda: ([_x(rng, (2, 3, 3)), f32(0.2)], {}),
         "AdjustSaturation": lambda: ([_x(rng, (2, 3, 3)), f32(0.7)], {}),

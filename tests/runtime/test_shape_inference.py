@@ -779,6 +779,9 @@ _CALLS = {
                                          {"T": np.dtype(np.float32)}, None),
     "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
                                           P((6,), I32)], {}, None),
+    **{f"ImageProjectiveTransformV{v}": (lambda P, v=v: (
+        [P((2, 4, 5, 3)), P((2, 8)), np.array([6, 7], I32)] + ([P(())] if v == 3 else []),
+        {"interpolation": "BILINEAR"}, None)) for v in (2, 3)},
     "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
                                       "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1],
                                       "padding": "VALID"}, None),

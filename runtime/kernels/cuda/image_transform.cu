@@ -1,4 +1,5 @@
-// ImageProjectiveTransformV2/V3 on the GPU, TensorFlow's GPU kernel's types (no bfloat16):
+// ImageProjectiveTransformV2/V3 on the GPU, the CPU kernel's types (TensorFlow's GPU kernel
+// has no bfloat16; here it runs as the CPU one does, so every CPU kernel has its twin):
 // the checks run on the host (output_shape and fill_value stay in host memory, as
 // TensorFlow keeps them), then one thread per output value maps its pixel with
 // ../image_transform_spec.h's geometry, the same float steps as the CPU kernel.
@@ -86,7 +87,8 @@ void RegisterTransforms(Types<Ts...>, TF_Status* status) {
 }  // namespace
 
 void RegisterImageTransformKernels(TF_Status* status) {
-  RegisterTransforms(Types<uint8_t, int32_t, int64_t, __half, float, double>(), status);
+  RegisterTransforms(Types<uint8_t, int32_t, int64_t, __half, __nv_bfloat16, float, double>(),
+                     status);
 }
 
 }  // namespace cuda
