@@ -263,6 +263,8 @@ __all__ = [
     "next_after",
     "next_iteration",
     "no_op",
+    "non_max_suppression",
+    "non_max_suppression_v2",
     "non_max_suppression_v3",
     "non_max_suppression_v4",
     "non_max_suppression_v5",
@@ -5692,6 +5694,94 @@ def next_iteration(data: EagerTensorLike, name: str | None = None) -> EagerOutpu
 @overload
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 def no_op(name: str | None = None) -> OpNode: ...
+@overload
+def non_max_suppression(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def non_max_suppression_v3(
     boxes: GraphOutput,

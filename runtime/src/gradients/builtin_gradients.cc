@@ -87,7 +87,7 @@ void RegisterNotDifferentiableOps() {
         // HSV to RGB: TensorFlow declares it not differentiable
         "HSVToRGB",
         // selected box indices (TensorFlow registers no gradient for them)
-        "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
+        "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
         "CombinedNonMaxSuppression",
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
