@@ -21,6 +21,7 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "adjust_contrast",
     "adjust_contrastv2",
     "adjust_hue",
     "adjust_saturation",
@@ -113,6 +114,8 @@ __all__ = [
     "disable_copy_on_read",
     "div",
     "div_no_nan",
+    "draw_bounding_boxes",
+    "draw_bounding_boxes_v2",
     "dynamic_partition",
     "dynamic_stitch",
     "einsum",
@@ -131,6 +134,8 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "extract_glimpse",
+    "extract_glimpse_v2",
     "extract_image_patches",
     "fake_quant_with_min_max_args",
     "fake_quant_with_min_max_args_gradient",
@@ -295,6 +300,7 @@ __all__ = [
     "qr",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
+    "random_crop",
     "random_gamma_grad",
     "random_shuffle",
     "random_standard_normal",
@@ -369,6 +375,8 @@ __all__ = [
     "round",
     "rsqrt",
     "rsqrt_grad",
+    "sample_distorted_bounding_box",
+    "sample_distorted_bounding_box_v2",
     "save_v2",
     "scale_and_translate",
     "scale_and_translate_grad",
@@ -465,6 +473,7 @@ __all__ = [
     "stateless_random_uniform_int",
     "stateless_random_uniform_int_v2",
     "stateless_random_uniform_v2",
+    "stateless_sample_distorted_bounding_box",
     "stateless_shuffle",
     "stateless_truncated_normal",
     "stateless_truncated_normal_v2",
@@ -620,6 +629,54 @@ def add_v2(
 ) -> EagerOutput: ...
 @overload
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def adjust_contrast(
+    images: GraphOutput,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: GraphOutput,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: GraphOutput,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: EagerTensorLike,
+    contrast_factor: EagerTensorLike,
+    min_value: EagerTensorLike,
+    max_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def adjust_contrastv2(
     images: GraphOutput, contrast_factor: TensorLike, name: str | None = None
@@ -2683,6 +2740,45 @@ def div_no_nan(
 @overload
 def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def draw_bounding_boxes(
+    images: GraphOutput, boxes: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: TensorLike, boxes: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: EagerTensorLike, boxes: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: TensorLike, boxes: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: GraphOutput, boxes: TensorLike, colors: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: GraphOutput, colors: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: TensorLike, colors: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: EagerTensorLike,
+    boxes: EagerTensorLike,
+    colors: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: TensorLike, colors: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def dynamic_partition(
     data: GraphOutput,
     partitions: TensorLike,
@@ -2930,6 +3026,116 @@ def expm1(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def extract_glimpse(
+    input: GraphOutput,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: GraphOutput,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: GraphOutput,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    offsets: EagerTensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: GraphOutput,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: GraphOutput,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: GraphOutput,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    offsets: EagerTensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def extract_image_patches(
     images: GraphOutput,
@@ -6445,6 +6651,38 @@ def ragged_tensor_to_tensor(
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
+def random_crop(
+    image: GraphOutput,
+    size: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_crop(
+    image: TensorLike,
+    size: GraphOutput,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_crop(
+    image: EagerTensorLike,
+    size: EagerTensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def random_crop(
+    image: TensorLike,
+    size: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def random_gamma_grad(
     alpha: GraphOutput, sample: TensorLike, name: str | None = None
 ) -> GraphOutput: ...
@@ -7674,6 +7912,42 @@ def rsqrt_grad(
 ) -> EagerOutput: ...
 @overload
 def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _SampleDistortedBoundingBoxOutput(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    min_object_covered: float = ...,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxOutput: ...
+
+class _SampleDistortedBoundingBoxV2Output(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def sample_distorted_bounding_box_v2(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxV2Output: ...
 def save_v2(
     prefix: TensorLike,
     tensor_names: TensorLike,
@@ -10290,6 +10564,23 @@ def stateless_random_uniform_v2(
     dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _StatelessSampleDistortedBoundingBoxOutput(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def stateless_sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: TensorLike,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _StatelessSampleDistortedBoundingBoxOutput: ...
 @overload
 def stateless_shuffle(
     value: GraphOutput,

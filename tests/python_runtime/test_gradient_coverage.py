@@ -981,7 +981,12 @@ NOT_DIFFERENTIABLE = {
                      "SerializeTensor"],
                     "parses serialized protos (TensorFlow: not differentiable)"),
     "HSVToRGB": "TensorFlow declares it not differentiable",
-    **dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+    **dict.fromkeys(["SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+                     "StatelessSampleDistortedBoundingBox", "DrawBoundingBoxes",
+                     "ExtractGlimpse"],
+                    "sampled crops, drawn boxes, glimpses (TensorFlow: not differentiable)"),
+    **dict.fromkeys(["NonMaxSuppression", "NonMaxSuppressionV2",
+                     "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
                      "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"],
                     "selected box indices (TensorFlow registers no gradient; V5's scores "
                     "have none there either)"),
@@ -1039,6 +1044,9 @@ NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients
                                 "Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
                                "TensorFlow registers none: its tape and tf.gradients fail"),
                **dict.fromkeys(["Bitcast", "InplaceUpdate", "InplaceAdd", "InplaceSub"],
+                               "TensorFlow registers none: its tape and tf.gradients fail"),
+               **dict.fromkeys(["AdjustContrast", "RandomCrop", "ExtractGlimpseV2",
+                                "DrawBoundingBoxesV2"],
                                "TensorFlow registers none: its tape and tf.gradients fail")}
 
 UNIMPLEMENTED: dict[str, str] = {

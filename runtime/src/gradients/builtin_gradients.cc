@@ -89,6 +89,10 @@ void RegisterNotDifferentiableOps() {
         // selected box indices (TensorFlow registers no gradient for them)
         "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
         "CombinedNonMaxSuppression",
+        // sampled crops and drawn boxes (TensorFlow: not differentiable), and the legacy
+        // image ops TensorFlow registers no gradient for
+        "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+        "StatelessSampleDistortedBoundingBox", "DrawBoundingBoxes", "ExtractGlimpse",
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
         "StringSplitV2", "StringNGrams", "Substr",
