@@ -172,7 +172,12 @@ void* CreateSample(TF_OpKernelConstruction* ctx, int kind) {
   }
   if (TF_GetCode(s.get()) == TF_OK) {
     TF_OpKernelConstruction_GetAttrInt64(ctx, "max_attempts", &a->max_attempts, s.get());
-    if (TF_GetCode(s.get()) == TF_OK && a->max_attempts <= 0)
+    if (TF_GetCode(s.get()) == TF_OK &&
+        (a->max_attempts > std::numeric_limits<int32_t>::max() ||
+         a->max_attempts < std::numeric_limits<int32_t>::min()))
+      fail("Attr max_attempts has value " + std::to_string(a->max_attempts) +
+           " out of range for an int32");
+    else if (TF_GetCode(s.get()) == TF_OK && a->max_attempts <= 0)
       fail("Max attempts must be non-negative: " + std::to_string(a->max_attempts));
   }
   if (TF_GetCode(s.get()) != TF_OK) {
@@ -258,7 +263,16 @@ void SampleCompute(void* state, TF_OpKernelContext* ctx) {
   WordStream rng(gen);
   Rect crop;
   bool found = false;
-  for (int64_t i = 0; i < a.max_attempts && !found; ++i) {
+  // When no crop can qualify (an empty image; no box of a pixel's area; nothing covers
+  // more than all of a box, and nothing any of one whose corners are swapped) the loop
+  // would only spend its attempts: skip it.
+  bool possible = false;
+  for (const Rect& r : rects)
+    possible = possible || (r.Area() >= 1.0f &&
+                            (min_covered <= 0.0f ||
+                             (min_covered <= 1.0f && r.min_x <= r.max_x && r.min_y <= r.max_y)));
+  possible = possible && width > 0 && height > 0;
+  for (int64_t i = 0; possible && i < a.max_attempts && !found; ++i) {
     const float aspect = rng.Float() * (a.aspect[1] - a.aspect[0]) + a.aspect[0];
     found = RandomCrop(width, height, a.area[0], a.area[1], aspect, &rng, &crop) &&
             Covers(crop, min_covered, rects);
