@@ -114,6 +114,12 @@ OPGEN_HD inline int64_t TruncToIndex(float v) {
   return static_cast<int64_t>(v);
 }
 
+// int64 products as x86 computes them (wrapping), without signed-overflow behaviour: a
+// coordinate beyond int64 makes TensorFlow's own products overflow.
+OPGEN_HD inline int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 // An input coordinate outside [0, len - 1] mapped back inside by the fill mode, as
 // TensorFlow maps it (after scipy.ndimage); CONSTANT leaves it where it is.
 OPGEN_HD inline float Clamp(float v, float lo, float hi) {
@@ -129,7 +135,7 @@ OPGEN_HD inline float MapCoordinate(float c, int64_t len, FillMode mode) {
           c = 0;
         } else {
           const int64_t sz2 = 2 * len;
-          c = static_cast<float>(sz2 * TruncToIndex(-c / static_cast<float>(sz2))) + c;
+          c = static_cast<float>(WrapMul(sz2, TruncToIndex(-c / static_cast<float>(sz2)))) + c;
           c = c < static_cast<float>(-len) ? c + static_cast<float>(sz2) : -c - 1;
         }
       } else if (c > last) {
@@ -137,7 +143,7 @@ OPGEN_HD inline float MapCoordinate(float c, int64_t len, FillMode mode) {
           c = 0;
         } else {
           const int64_t sz2 = 2 * len;
-          c -= static_cast<float>(sz2 * TruncToIndex(c / static_cast<float>(sz2)));
+          c -= static_cast<float>(WrapMul(sz2, TruncToIndex(c / static_cast<float>(sz2))));
           if (c >= static_cast<float>(len)) c = static_cast<float>(sz2) - c - 1;
         }
       }
@@ -149,14 +155,14 @@ OPGEN_HD inline float MapCoordinate(float c, int64_t len, FillMode mode) {
           c = 0;
         } else {
           const int64_t sz = len - 1;
-          c += static_cast<float>(len * (TruncToIndex(-c / static_cast<float>(sz)) + 1));
+          c += static_cast<float>(WrapMul(len, TruncToIndex(-c / static_cast<float>(sz)) + 1));
         }
       } else if (c > last) {
         if (len <= 1) {
           c = 0;
         } else {
           const int64_t sz = len - 1;
-          c -= static_cast<float>(len * TruncToIndex(c / static_cast<float>(sz)));
+          c -= static_cast<float>(WrapMul(len, TruncToIndex(c / static_cast<float>(sz))));
         }
       }
       return Clamp(c, 0.0f, last);

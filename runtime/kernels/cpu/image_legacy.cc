@@ -190,8 +190,8 @@ void RandomCropCompute(void* state, TF_OpKernelContext* ctx) {
   const philox::Words w = gen.Next();
   int next = 0;
   int64_t off_w = 0, off_h = 0;
-  if (width > target_w) off_w = w.w[next++] % static_cast<uint32_t>(width - target_w + 1);
-  if (height > target_h) off_h = w.w[next++] % static_cast<uint32_t>(height - target_h + 1);
+  if (width > target_w) off_w = static_cast<int64_t>(w.w[next++] % static_cast<uint64_t>(width - target_w + 1));
+  if (height > target_h) off_h = static_cast<int64_t>(w.w[next++] % static_cast<uint64_t>(height - target_h + 1));
   const T* src = Data<T>(image);
   T* dst = Data<T>(out);
   for (int64_t y = 0; y < target_h; ++y)
