@@ -21,6 +21,7 @@ __all__ = [
     "add",
     "add_n",
     "add_v2",
+    "adjust_contrast",
     "adjust_contrastv2",
     "adjust_hue",
     "adjust_saturation",
@@ -123,6 +124,8 @@ __all__ = [
     "disable_copy_on_read",
     "div",
     "div_no_nan",
+    "draw_bounding_boxes",
+    "draw_bounding_boxes_v2",
     "dynamic_partition",
     "dynamic_stitch",
     "edit_distance",
@@ -142,6 +145,8 @@ __all__ = [
     "exp",
     "expand_dims",
     "expm1",
+    "extract_glimpse",
+    "extract_glimpse_v2",
     "extract_image_patches",
     "fake_quant_with_min_max_args",
     "fake_quant_with_min_max_args_gradient",
@@ -184,6 +189,8 @@ __all__ = [
     "igamma_grad_a",
     "igammac",
     "imag",
+    "image_projective_transform_v2",
+    "image_projective_transform_v3",
     "in_top_k",
     "in_top_kv2",
     "initialize_table_v2",
@@ -276,6 +283,8 @@ __all__ = [
     "next_after",
     "next_iteration",
     "no_op",
+    "non_max_suppression",
+    "non_max_suppression_v2",
     "non_max_suppression_v3",
     "non_max_suppression_v4",
     "non_max_suppression_v5",
@@ -306,6 +315,7 @@ __all__ = [
     "qr",
     "ragged_bincount",
     "ragged_tensor_to_tensor",
+    "random_crop",
     "random_gamma_grad",
     "random_shuffle",
     "random_standard_normal",
@@ -380,6 +390,8 @@ __all__ = [
     "round",
     "rsqrt",
     "rsqrt_grad",
+    "sample_distorted_bounding_box",
+    "sample_distorted_bounding_box_v2",
     "save_v2",
     "scale_and_translate",
     "scale_and_translate_grad",
@@ -476,6 +488,7 @@ __all__ = [
     "stateless_random_uniform_int",
     "stateless_random_uniform_int_v2",
     "stateless_random_uniform_v2",
+    "stateless_sample_distorted_bounding_box",
     "stateless_shuffle",
     "stateless_truncated_normal",
     "stateless_truncated_normal_v2",
@@ -631,6 +644,54 @@ def add_v2(
 ) -> EagerOutput: ...
 @overload
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def adjust_contrast(
+    images: GraphOutput,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: GraphOutput,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: GraphOutput,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def adjust_contrast(
+    images: EagerTensorLike,
+    contrast_factor: EagerTensorLike,
+    min_value: EagerTensorLike,
+    max_value: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def adjust_contrastv2(
     images: GraphOutput, contrast_factor: TensorLike, name: str | None = None
@@ -2963,6 +3024,45 @@ def div_no_nan(
 @overload
 def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def draw_bounding_boxes(
+    images: GraphOutput, boxes: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: TensorLike, boxes: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: EagerTensorLike, boxes: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def draw_bounding_boxes(
+    images: TensorLike, boxes: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: GraphOutput, boxes: TensorLike, colors: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: GraphOutput, colors: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: TensorLike, colors: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: EagerTensorLike,
+    boxes: EagerTensorLike,
+    colors: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: TensorLike, colors: TensorLike, name: str | None = None
+) -> OpOutput: ...
+@overload
 def dynamic_partition(
     data: GraphOutput,
     partitions: TensorLike,
@@ -3298,6 +3398,116 @@ def expm1(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def expm1(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def expm1(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def extract_glimpse(
+    input: GraphOutput,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: GraphOutput,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: GraphOutput,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    offsets: EagerTensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_glimpse(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: GraphOutput,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: GraphOutput,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: GraphOutput,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: EagerTensorLike,
+    size: EagerTensorLike,
+    offsets: EagerTensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = ...,
+    normalized: bool = ...,
+    uniform_noise: bool = ...,
+    noise: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def extract_image_patches(
     images: GraphOutput,
@@ -4054,6 +4264,111 @@ def imag(
 @overload
 def imag(
     input: TensorLike, Tout: DTypeLike = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: GraphOutput,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: GraphOutput,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: GraphOutput,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: EagerTensorLike,
+    transforms: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: GraphOutput,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: GraphOutput,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: GraphOutput,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: GraphOutput,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: EagerTensorLike,
+    transforms: EagerTensorLike,
+    output_shape: EagerTensorLike,
+    fill_value: EagerTensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = ...,
+    name: str | None = None,
 ) -> OpOutput: ...
 @overload
 def in_top_k(
@@ -6046,6 +6361,94 @@ def next_iteration(data: EagerTensorLike, name: str | None = None) -> EagerOutpu
 def next_iteration(data: TensorLike, name: str | None = None) -> OpOutput: ...
 def no_op(name: str | None = None) -> OpNode: ...
 @overload
+def non_max_suppression(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: float = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: GraphOutput,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: GraphOutput,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: GraphOutput,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: GraphOutput,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: EagerTensorLike,
+    scores: EagerTensorLike,
+    max_output_size: EagerTensorLike,
+    iou_threshold: EagerTensorLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def non_max_suppression_v3(
     boxes: GraphOutput,
     scores: TensorLike,
@@ -6705,6 +7108,38 @@ def ragged_tensor_to_tensor(
     default_value: TensorLike,
     row_partition_tensors: Sequence[TensorLike],
     row_partition_types: Sequence[str],
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def random_crop(
+    image: GraphOutput,
+    size: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_crop(
+    image: TensorLike,
+    size: GraphOutput,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def random_crop(
+    image: EagerTensorLike,
+    size: EagerTensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def random_crop(
+    image: TensorLike,
+    size: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload
@@ -7937,6 +8372,42 @@ def rsqrt_grad(
 ) -> EagerOutput: ...
 @overload
 def rsqrt_grad(y: TensorLike, dy: TensorLike, name: str | None = None) -> OpOutput: ...
+
+class _SampleDistortedBoundingBoxOutput(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    min_object_covered: float = ...,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxOutput: ...
+
+class _SampleDistortedBoundingBoxV2Output(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def sample_distorted_bounding_box_v2(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: int = ...,
+    seed2: int = ...,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxV2Output: ...
 def save_v2(
     prefix: TensorLike,
     tensor_names: TensorLike,
@@ -10553,6 +11024,23 @@ def stateless_random_uniform_v2(
     dtype: DTypeLike = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+
+class _StatelessSampleDistortedBoundingBoxOutput(NamedTuple):
+    begin: OpOutput
+    size: OpOutput
+    bboxes: OpOutput
+
+def stateless_sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: TensorLike,
+    aspect_ratio_range: Sequence[float] = ...,
+    area_range: Sequence[float] = ...,
+    max_attempts: int = ...,
+    use_image_if_no_bounding_boxes: bool = ...,
+    name: str | None = None,
+) -> _StatelessSampleDistortedBoundingBoxOutput: ...
 @overload
 def stateless_shuffle(
     value: GraphOutput,

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import warnings as _warnings
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import dtypes as _dtypes
@@ -13,6 +14,19 @@ if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+_warned = set()
+
+
+def _deprecated(op_type, version, explanation):
+    # Once per op and process, as TensorFlow's deprecation warnings do.
+    if op_type not in _warned:
+        _warned.add(op_type)
+        _warnings.warn(
+            f"{op_type} is deprecated since GraphDef version {version}: {explanation}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def abs(x: TensorLike, name: str | None = None) -> OpOutput:
@@ -144,6 +158,41 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutput:
       The sum.
     """
     _out = _execute_op("AddV2", [x, y], {}, name)
+    return _out[0]
+
+
+def adjust_contrast(
+    images: TensorLike,
+    contrast_factor: TensorLike,
+    min_value: TensorLike,
+    max_value: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """AdjustContrastv2's first form: float output clamped to [min_value, max_value].
+
+    For each image and channel: (x - mean) * contrast_factor + mean, the mean over the image's height and width in float, then clamped to max_value and min_value. Removed from GraphDefs at version 2; kept for the graphs that hold it.
+
+    Deprecated at GraphDef version 2: Use AdjustContrastv2 instead
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`, `float32`, `float64`.
+        At least 3-D [..., height, width, channels].
+      contrast_factor: A `Tensor` of type `float32`.
+        The scalar factor.
+      min_value: A `Tensor` of type `float32`.
+        The scalar lower clamp.
+      max_value: A `Tensor` of type `float32`.
+        The scalar upper clamp.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      Float, shaped as images.
+    """
+    _deprecated("AdjustContrast", 2, "Use AdjustContrastv2 instead")
+    _out = _execute_op(
+        "AdjustContrast", [images, contrast_factor, min_value, max_value], {}, name
+    )
     return _out[0]
 
 

@@ -567,6 +567,52 @@ def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> OpOutpu
     return _out[0]
 
 
+def draw_bounding_boxes(
+    images: TensorLike, boxes: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Draws each box's one-pixel outline on its image, in a colour of a fixed table.
+
+    Box k (y_min, x_min, y_max, x_max, fractions of height - 1 and width - 1, truncated to pixels) takes colour k modulo the table's ten; inverted boxes and boxes wholly outside are skipped, edges outside the image are not drawn.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float32`, `float16`.
+        4-D [batch, height, width, depth], depth 1, 3 or 4.
+      boxes: A `Tensor` of type `float32`.
+        3-D [batch, num_boxes, 4] float.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      Shaped as images.
+    """
+    _out = _execute_op("DrawBoundingBoxes", [images, boxes], {}, name)
+    return _out[0]
+
+
+def draw_bounding_boxes_v2(
+    images: TensorLike, boxes: TensorLike, colors: TensorLike, name: str | None = None
+) -> OpOutput:
+    """DrawBoundingBoxes with the colours given (an empty colors: the fixed table).
+
+    Box k takes row k modulo num_colors of colors.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float32`, `float16`.
+        4-D [batch, height, width, depth], depth 1, 3 or 4.
+      boxes: A `Tensor` of type `float32`.
+        3-D [batch, num_boxes, 4] float.
+      colors: A `Tensor` of type `float32`.
+        [num_colors, at least depth] float.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      Shaped as images.
+    """
+    _out = _execute_op("DrawBoundingBoxesV2", [images, boxes, colors], {}, name)
+    return _out[0]
+
+
 def dynamic_partition(
     data: TensorLike,
     partitions: TensorLike,

@@ -417,6 +417,104 @@ def expm1(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def extract_glimpse(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = True,
+    normalized: bool = True,
+    uniform_noise: bool = True,
+    noise: str = "uniform",
+    name: str | None = None,
+) -> OpOutput:
+    """Extracts a window of each image around an offset; outside the image, noise.
+
+    The window's top-left corner is the offset (y, x) truncated to pixels, after scaling by the image size (normalized) and moving by its centre (centered; less half the window). Pixels outside the image take noise: 'uniform' in [min, max) of the image, 'gaussian' of its channel's mean and deviation clamped to the channel's range, or 'zero'.
+
+    Args:
+      input: A `Tensor` of type `float32`.
+        4-D [batch, height, width, channels].
+      size: A `Tensor` of type `int32`.
+        The window's [height, width].
+      offsets: A `Tensor` of type `float32`.
+        [batch, 2]: each window's (y, x).
+      centered: An optional `bool`. Defaults to `True`.
+        Offsets relative to the image centre ([-1, 1] when normalized).
+      normalized: An optional `bool`. Defaults to `True`.
+        Offsets as fractions of the image size.
+      uniform_noise: An optional `bool`. Defaults to `True`.
+        Uniform noise (when noise is empty or 'uniform').
+      noise: An optional `string`. Defaults to `"uniform"`.
+        'uniform', 'gaussian' or 'zero'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [batch, size[0], size[1], channels].
+    """
+    _out = _execute_op(
+        "ExtractGlimpse",
+        [input, size, offsets],
+        {
+            "centered": centered,
+            "normalized": normalized,
+            "uniform_noise": uniform_noise,
+            "noise": noise,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def extract_glimpse_v2(
+    input: TensorLike,
+    size: TensorLike,
+    offsets: TensorLike,
+    centered: bool = True,
+    normalized: bool = True,
+    uniform_noise: bool = True,
+    noise: str = "uniform",
+    name: str | None = None,
+) -> OpOutput:
+    """Extracts a window of each image around an offset; outside the image, noise.
+
+    The window's top-left corner is the offset (y, x) truncated to pixels, after scaling by the image size (normalized) and moving by its centre (centered; V2: then less half the window, only when normalized too). Pixels outside the image take noise: 'uniform' in [min, max) of the image, 'gaussian' of its channel's mean and deviation clamped to the channel's range, or 'zero'.
+
+    Args:
+      input: A `Tensor` of type `float32`.
+        4-D [batch, height, width, channels].
+      size: A `Tensor` of type `int32`.
+        The window's [height, width].
+      offsets: A `Tensor` of type `float32`.
+        [batch, 2]: each window's (y, x).
+      centered: An optional `bool`. Defaults to `True`.
+        Offsets relative to the image centre ([-1, 1] when normalized).
+      normalized: An optional `bool`. Defaults to `True`.
+        Offsets as fractions of the image size.
+      uniform_noise: An optional `bool`. Defaults to `True`.
+        Uniform noise (when noise is empty or 'uniform').
+      noise: An optional `string`. Defaults to `"uniform"`.
+        'uniform', 'gaussian' or 'zero'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [batch, size[0], size[1], channels].
+    """
+    _out = _execute_op(
+        "ExtractGlimpseV2",
+        [input, size, offsets],
+        {
+            "centered": centered,
+            "normalized": normalized,
+            "uniform_noise": uniform_noise,
+            "noise": noise,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def extract_image_patches(
     images: TensorLike,
     ksizes: Sequence[int],

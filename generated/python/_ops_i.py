@@ -309,6 +309,85 @@ def imag(
     return _out[0]
 
 
+def image_projective_transform_v2(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    interpolation: str,
+    fill_mode: str = "CONSTANT",
+    name: str | None = None,
+) -> OpOutput:
+    """Applies a projective transform to each image (outside the image: zeros).
+
+    Output pixel (x, y) of image b samples the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1, from transforms[b] = [a0, a1, a2, b0, b1, b2, c0, c1] (one row for every image when transforms has one). A point outside the image is mapped back by fill_mode: REFLECT (dcba|abcd|dcba), WRAP (abcd|abcd|abcd), NEAREST (the edge pixel), or CONSTANT (the fill value).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `uint8`, `int32`, `int64`, `float16`, `bfloat16`, `float32`, `float64`.
+        4-D [batch, height, width, channels].
+      transforms: A `Tensor` of type `float32`.
+        [batch, 8] or [1, 8] float: the projective maps from output to input points.
+      output_shape: A `Tensor` of type `int32`.
+        The output's [height, width], both positive.
+      interpolation: A `string`.
+        'NEAREST' or 'BILINEAR'.
+      fill_mode: An optional `string`. Defaults to `"CONSTANT"`.
+        'REFLECT', 'WRAP', 'CONSTANT' or 'NEAREST'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      [batch, output height, output width, channels].
+    """
+    _out = _execute_op(
+        "ImageProjectiveTransformV2",
+        [images, transforms, output_shape],
+        {"interpolation": interpolation, "fill_mode": fill_mode},
+        name,
+    )
+    return _out[0]
+
+
+def image_projective_transform_v3(
+    images: TensorLike,
+    transforms: TensorLike,
+    output_shape: TensorLike,
+    fill_value: TensorLike,
+    interpolation: str,
+    fill_mode: str = "CONSTANT",
+    name: str | None = None,
+) -> OpOutput:
+    """Applies a projective transform to each image, filling with fill_value.
+
+    Output pixel (x, y) of image b samples the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1, from transforms[b] = [a0, a1, a2, b0, b1, b2, c0, c1] (one row for every image when transforms has one). A point outside the image is mapped back by fill_mode: REFLECT (dcba|abcd|dcba), WRAP (abcd|abcd|abcd), NEAREST (the edge pixel), or CONSTANT (the fill value).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `uint8`, `int32`, `int64`, `float16`, `bfloat16`, `float32`, `float64`.
+        4-D [batch, height, width, channels].
+      transforms: A `Tensor` of type `float32`.
+        [batch, 8] or [1, 8] float: the projective maps from output to input points.
+      output_shape: A `Tensor` of type `int32`.
+        The output's [height, width], both positive.
+      fill_value: A `Tensor` of type `float32`.
+        The float scalar CONSTANT fills with.
+      interpolation: A `string`.
+        'NEAREST' or 'BILINEAR'.
+      fill_mode: An optional `string`. Defaults to `"CONSTANT"`.
+        'REFLECT', 'WRAP', 'CONSTANT' or 'NEAREST'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+      [batch, output height, output width, channels].
+    """
+    _out = _execute_op(
+        "ImageProjectiveTransformV3",
+        [images, transforms, output_shape, fill_value],
+        {"interpolation": interpolation, "fill_mode": fill_mode},
+        name,
+    )
+    return _out[0]
+
+
 def in_top_k(
     predictions: TensorLike, targets: TensorLike, k: int, name: str | None = None
 ) -> OpOutput:

@@ -102,6 +102,73 @@ def no_op(name: str | None = None) -> OpNode:
     return _out or None
 
 
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: float = 0.5,
+    name: str | None = None,
+) -> OpOutput:
+    """The first form of NonMaxSuppressionV3: iou_threshold an attr, no score threshold.
+
+    Boxes are taken in order of decreasing score (equal scores: lower row first); a box is kept unless its intersection-over-union with a box already kept exceeds iou_threshold. Corners may come in either order.
+
+    Args:
+      boxes: A `Tensor` of type `float32`.
+        [num_boxes, 4]: each row two opposite corners (y1, x1, y2, x2), in either order.
+      scores: A `Tensor` of type `float32`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      iou_threshold: An optional `float`. Defaults to `0.5`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The selected boxes' rows, best score first.
+    """
+    _out = _execute_op(
+        "NonMaxSuppression",
+        [boxes, scores, max_output_size],
+        {"iou_threshold": iou_threshold},
+        name,
+    )
+    return _out[0]
+
+
+def non_max_suppression_v2(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: TensorLike,
+    iou_threshold: TensorLike,
+    name: str | None = None,
+) -> OpOutput:
+    """NonMaxSuppressionV3 without a score threshold (every box with a score above the lowest float is a candidate).
+
+    Boxes are taken in order of decreasing score (equal scores: lower row first); a box is kept unless its intersection-over-union with a box already kept exceeds iou_threshold. Corners may come in either order.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        [num_boxes, 4]: each row two opposite corners (y1, x1, y2, x2), in either order.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+        [num_boxes]: one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+        The most boxes to select (a non-negative int32 scalar).
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+        A box overlapping a selected one by more than this (IoU) is dropped; in [0, 1].
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+      The selected boxes' rows, best score first.
+    """
+    _out = _execute_op(
+        "NonMaxSuppressionV2", [boxes, scores, max_output_size, iou_threshold], {}, name
+    )
+    return _out[0]
+
+
 def non_max_suppression_v3(
     boxes: TensorLike,
     scores: TensorLike,

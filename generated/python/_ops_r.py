@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import warnings as _warnings
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import dtypes as _dtypes
@@ -13,6 +14,19 @@ if _TYPE_CHECKING:
     from typing import Any, Sequence
 
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
+
+_warned = set()
+
+
+def _deprecated(op_type, version, explanation):
+    # Once per op and process, as TensorFlow's deprecation warnings do.
+    if op_type not in _warned:
+        _warned.add(op_type)
+        _warnings.warn(
+            f"{op_type} is deprecated since GraphDef version {version}: {explanation}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def rfft(
@@ -183,6 +197,41 @@ def ragged_tensor_to_tensor(
         [shape, values, default_value, row_partition_tensors],
         {"row_partition_types": row_partition_types},
         name,
+    )
+    return _out[0]
+
+
+def random_crop(
+    image: TensorLike,
+    size: TensorLike,
+    seed: int = 0,
+    seed2: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Crops a [size[0], size[1]] window at a random place of one image.
+
+    The offsets are uniform over the places where the window fits (Philox words modulo the number of places, columns first). Removed from GraphDefs at version 8.
+
+    Deprecated at GraphDef version 8: Random crop is now pure Python
+
+    Args:
+      image: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`, `float32`, `float64`.
+        3-D [height, width, channels].
+      size: A `Tensor` of type `int64`.
+        [crop height, crop width], no larger than the image.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2: the generator's seed (both 0: a random one).
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `image`.
+      [crop height, crop width, channels].
+    """
+    _deprecated("RandomCrop", 8, "Random crop is now pure Python")
+    _out = _execute_op(
+        "RandomCrop", [image, size], {"seed": seed, "seed2": seed2}, name
     )
     return _out[0]
 

@@ -16,6 +16,143 @@ if _TYPE_CHECKING:
     from opgen.op_typing import DTypeLike, OpNode, OpOutput, ShapeLike, TensorLike
 
 
+_SampleDistortedBoundingBoxOutput = _collections.namedtuple(
+    "SampleDistortedBoundingBox", ["begin", "size", "bboxes"]
+)
+
+
+def sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    seed: int = 0,
+    seed2: int = 0,
+    min_object_covered: float = 0.1,
+    aspect_ratio_range: Sequence[float] = [0.75, 1.33],
+    area_range: Sequence[float] = [0.05, 1.0],
+    max_attempts: int = 100,
+    use_image_if_no_bounding_boxes: bool = False,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxOutput:
+    """Samples a random crop of an image that covers enough of one of its boxes.
+
+    Up to max_attempts times: an aspect ratio uniform in aspect_ratio_range, a height whose area fraction lies in area_range, a uniform place; the first crop covering at least min_object_covered of a box wins, else the whole image. begin and size slice the image (size[2] = -1: every channel).
+
+    Args:
+      image_size: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`.
+        [height, width, channels].
+      bounding_boxes: A `Tensor` of type `float32`.
+        [batch, n, 4] float boxes (y_min, x_min, y_max, x_max) in [0, 1].
+      seed: An optional `int`. Defaults to `0`.
+        With seed2: the generator's seed (both 0: a random one).
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      min_object_covered: An optional `float`. Defaults to `0.1`.
+        The fraction of a box a crop must cover.
+      aspect_ratio_range: An optional `list(float)`. Defaults to `[0.75, 1.33]`.
+        The crop's width / height range (positive).
+      area_range: An optional `list(float)`. Defaults to `[0.05, 1.0]`.
+        The crop's area as a fraction of the image's, in (0, 1].
+      max_attempts: An optional `int`. Defaults to `100`.
+        How many crops to try (positive).
+      use_image_if_no_bounding_boxes: An optional `bool`. Defaults to `False`.
+        With no boxes, cover the whole image instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (begin, size, bboxes).
+
+      begin: A `Tensor`. Has the same type as `image_size`.
+        [offset_height, offset_width, 0].
+      size: A `Tensor`. Has the same type as `image_size`.
+        [target_height, target_width, -1].
+      bboxes: A `Tensor` of type `float32`.
+        [1, 1, 4]: the crop as a box.
+    """
+    _out = _execute_op(
+        "SampleDistortedBoundingBox",
+        [image_size, bounding_boxes],
+        {
+            "seed": seed,
+            "seed2": seed2,
+            "min_object_covered": min_object_covered,
+            "aspect_ratio_range": aspect_ratio_range,
+            "area_range": area_range,
+            "max_attempts": max_attempts,
+            "use_image_if_no_bounding_boxes": use_image_if_no_bounding_boxes,
+        },
+        name,
+    )
+    return _SampleDistortedBoundingBoxOutput._make(_out)
+
+
+_SampleDistortedBoundingBoxV2Output = _collections.namedtuple(
+    "SampleDistortedBoundingBoxV2", ["begin", "size", "bboxes"]
+)
+
+
+def sample_distorted_bounding_box_v2(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: int = 0,
+    seed2: int = 0,
+    aspect_ratio_range: Sequence[float] = [0.75, 1.33],
+    area_range: Sequence[float] = [0.05, 1.0],
+    max_attempts: int = 100,
+    use_image_if_no_bounding_boxes: bool = False,
+    name: str | None = None,
+) -> _SampleDistortedBoundingBoxV2Output:
+    """Samples a random crop of an image that covers enough of one of its boxes.
+
+    Up to max_attempts times: an aspect ratio uniform in aspect_ratio_range, a height whose area fraction lies in area_range, a uniform place; the first crop covering at least min_object_covered of a box wins, else the whole image. begin and size slice the image (size[2] = -1: every channel).
+
+    Args:
+      image_size: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`.
+        [height, width, channels].
+      bounding_boxes: A `Tensor` of type `float32`.
+        [batch, n, 4] float boxes (y_min, x_min, y_max, x_max) in [0, 1].
+      min_object_covered: A `Tensor` of type `float32`.
+        The fraction of a box a crop must cover.
+      seed: An optional `int`. Defaults to `0`.
+        With seed2: the generator's seed (both 0: a random one).
+      seed2: An optional `int`. Defaults to `0`.
+        The second seed.
+      aspect_ratio_range: An optional `list(float)`. Defaults to `[0.75, 1.33]`.
+        The crop's width / height range (positive).
+      area_range: An optional `list(float)`. Defaults to `[0.05, 1.0]`.
+        The crop's area as a fraction of the image's, in (0, 1].
+      max_attempts: An optional `int`. Defaults to `100`.
+        How many crops to try (positive).
+      use_image_if_no_bounding_boxes: An optional `bool`. Defaults to `False`.
+        With no boxes, cover the whole image instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (begin, size, bboxes).
+
+      begin: A `Tensor`. Has the same type as `image_size`.
+        [offset_height, offset_width, 0].
+      size: A `Tensor`. Has the same type as `image_size`.
+        [target_height, target_width, -1].
+      bboxes: A `Tensor` of type `float32`.
+        [1, 1, 4]: the crop as a box.
+    """
+    _out = _execute_op(
+        "SampleDistortedBoundingBoxV2",
+        [image_size, bounding_boxes, min_object_covered],
+        {
+            "seed": seed,
+            "seed2": seed2,
+            "aspect_ratio_range": aspect_ratio_range,
+            "area_range": area_range,
+            "max_attempts": max_attempts,
+            "use_image_if_no_bounding_boxes": use_image_if_no_bounding_boxes,
+        },
+        name,
+    )
+    return _SampleDistortedBoundingBoxV2Output._make(_out)
+
+
 def save_v2(
     prefix: TensorLike,
     tensor_names: TensorLike,
@@ -2823,6 +2960,69 @@ def stateless_random_uniform_v2(
         "StatelessRandomUniformV2", [shape, key, counter, alg], {"dtype": dtype}, name
     )
     return _out[0]
+
+
+_StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple(
+    "StatelessSampleDistortedBoundingBox", ["begin", "size", "bboxes"]
+)
+
+
+def stateless_sample_distorted_bounding_box(
+    image_size: TensorLike,
+    bounding_boxes: TensorLike,
+    min_object_covered: TensorLike,
+    seed: TensorLike,
+    aspect_ratio_range: Sequence[float] = [0.75, 1.33],
+    area_range: Sequence[float] = [0.05, 1.0],
+    max_attempts: int = 100,
+    use_image_if_no_bounding_boxes: bool = False,
+    name: str | None = None,
+) -> _StatelessSampleDistortedBoundingBoxOutput:
+    """Samples a random crop of an image that covers enough of one of its boxes.
+
+    Up to max_attempts times: an aspect ratio uniform in aspect_ratio_range, a height whose area fraction lies in area_range, a uniform place; the first crop covering at least min_object_covered of a box wins, else the whole image. begin and size slice the image (size[2] = -1: every channel).
+
+    Args:
+      image_size: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`.
+        [height, width, channels].
+      bounding_boxes: A `Tensor` of type `float32`.
+        [batch, n, 4] float boxes (y_min, x_min, y_max, x_max) in [0, 1].
+      min_object_covered: A `Tensor` of type `float32`.
+        The fraction of a box a crop must cover.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        [2]: the sample is a function of it.
+      aspect_ratio_range: An optional `list(float)`. Defaults to `[0.75, 1.33]`.
+        The crop's width / height range (positive).
+      area_range: An optional `list(float)`. Defaults to `[0.05, 1.0]`.
+        The crop's area as a fraction of the image's, in (0, 1].
+      max_attempts: An optional `int`. Defaults to `100`.
+        How many crops to try (positive).
+      use_image_if_no_bounding_boxes: An optional `bool`. Defaults to `False`.
+        With no boxes, cover the whole image instead of failing.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (begin, size, bboxes).
+
+      begin: A `Tensor`. Has the same type as `image_size`.
+        [offset_height, offset_width, 0].
+      size: A `Tensor`. Has the same type as `image_size`.
+        [target_height, target_width, -1].
+      bboxes: A `Tensor` of type `float32`.
+        [1, 1, 4]: the crop as a box.
+    """
+    _out = _execute_op(
+        "StatelessSampleDistortedBoundingBox",
+        [image_size, bounding_boxes, min_object_covered, seed],
+        {
+            "aspect_ratio_range": aspect_ratio_range,
+            "area_range": area_range,
+            "max_attempts": max_attempts,
+            "use_image_if_no_bounding_boxes": use_image_if_no_bounding_boxes,
+        },
+        name,
+    )
+    return _StatelessSampleDistortedBoundingBoxOutput._make(_out)
 
 
 def stateless_shuffle(

@@ -80,6 +80,8 @@ void RegisterNnExtraOps(TF_Status* status);
 void RegisterCtcOps(TF_Status* status);
 // rnn_ops.cc: LSTMBlockCell, BlockLSTM(V2), GRUBlockCell and their gradient ops.
 void RegisterRnnOps(TF_Status* status);
+// image_transform_ops.cc: ImageProjectiveTransformV2/V3 and the legacy image ops.
+void RegisterImageTransformOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -101,7 +103,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
                       opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
-                      opgen::RegisterCtcOps, opgen::RegisterRnnOps}) {
+                      opgen::RegisterCtcOps, opgen::RegisterRnnOps,
+                      opgen::RegisterImageTransformOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -39,6 +39,18 @@ int64_t SelectedRows(ShapeFnContext& c) {
   return (*size)[0];
 }
 
+// The older forms: boxes [n, 4], scores [n], max_output_size (and V2's iou_threshold)
+// scalars.
+void NmsV1V2Shape(ShapeFnContext& c) {
+  const PartialShape boxes = c.InputWithRank(0, 2, "boxes");
+  const PartialShape scores = c.InputWithRank(1, 1, "scores");
+  ScalarInputs(c, 2, {"max_output_size"});
+  if (c.num_inputs() > 3) ScalarInputs(c, 3, {"iou_threshold"});
+  MergeDim(boxes.dims[0], scores.dims[0], "boxes' rows and scores");
+  MergeDim(boxes.dims[1], 4, "boxes' columns");
+  c.SetOutput(0, PartialShape::Of({kUnknownDim}));
+}
+
 void NmsV3Shape(ShapeFnContext& c) {
   CheckBoxesAndScores(c, false);
   c.SetOutput(0, PartialShape::Of({kUnknownDim}));
@@ -158,6 +170,21 @@ const std::pair<std::string, std::string> kMethodDoc{
 
 void RegisterDetectionOps(TF_Status* status) {
   RegisterOps({
+      {"NonMaxSuppression",
+       {"iou_threshold: float = 0.5"},
+       {"boxes: float", "scores: float", "max_output_size: int32"},
+       {"selected_indices: int32"}, ShapeFn<NmsV1V2Shape>,
+       "The first form of NonMaxSuppressionV3: iou_threshold an attr, no score threshold.",
+       kGreedy,
+       {kBoxesDoc, kScoresDoc, kMaxDoc, kIouDoc, kIndicesDoc}},
+      {"NonMaxSuppressionV2",
+       {"T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT"},
+       {"boxes: T", "scores: T", "max_output_size: int32", "iou_threshold: T_threshold"},
+       {"selected_indices: int32"}, ShapeFn<NmsV1V2Shape>,
+       "NonMaxSuppressionV3 without a score threshold (every box with a score above the "
+       "lowest float is a candidate).",
+       kGreedy,
+       {kBoxesDoc, kScoresDoc, kMaxDoc, kIouDoc, kIndicesDoc}},
       {"NonMaxSuppressionV3",
        {"T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT"},
        {"boxes: T", "scores: T", "max_output_size: int32", "iou_threshold: T_threshold",

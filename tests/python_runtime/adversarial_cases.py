@@ -472,6 +472,37 @@ def baseline(op_def, rng):
         "ExtractImagePatches": lambda: ([_x(rng, (2, 4, 5, 2))],
                                         {"ksizes": [1, 2, 3, 1], "strides": [1, 1, 2, 1],
                                          "rates": [1, 2, 1, 1], "padding": "SAME"}),
+        # projective transforms (Keras' RandomRotation and kin): one map per image
+        "ImageProjectiveTransformV2": lambda: (
+            [_x(rng, (2, 4, 5, 2)), np.array([[0.9, -0.3, 0.5, 0.3, 0.9, -0.2, 0.01, 0]] * 2, f32),
+             np.array([3, 6], i32)], {"interpolation": "BILINEAR", "fill_mode": "REFLECT"}),
+        "ImageProjectiveTransformV3": lambda: (
+            [_x(rng, (2, 4, 5, 2)), np.array([[1.1, 0.2, -1.5, -0.1, 0.8, 0.7, 0, 0.02]] * 2, f32),
+             np.array([5, 3], i32), f32(1.0)], {"interpolation": "NEAREST", "fill_mode": "CONSTANT"}),
+        # the older image ops (runtime/ops/image_transform_ops.cc)
+        "NonMaxSuppression": lambda: ([_boxes(rng), _x(rng, (5,)), i32(3)],
+                                      {"iou_threshold": 0.5}),
+        "NonMaxSuppressionV2": lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5)], {}),
+        "AdjustContrast": lambda: ([_x(rng, (2, 3, 3)), f32(1.5), f32(0.8), f32(1.6)], {}),
+        "DrawBoundingBoxes": lambda: ([_x(rng, (2, 4, 5, 3)), _boxes(rng, 6).reshape(2, 3, 4)],
+                                      {}),
+        "DrawBoundingBoxesV2": lambda: ([_x(rng, (2, 4, 5, 3)), _boxes(rng, 6).reshape(2, 3, 4),
+                                         _x(rng, (2, 4))], {}),
+        "RandomCrop": lambda: ([_x(rng, (5, 4, 2)), np.array([3, 2], np.int64)],
+                               {"seed": 1, "seed2": 2}),
+        **{op: (lambda: ([_x(rng, (2, 5, 6, 2)), np.array([3, 4], i32),
+                          np.array([[0.1, -0.4], [0.7, 0.2]], f32)], {"noise": "zero",
+                                                                     "uniform_noise": False}))
+           for op in ("ExtractGlimpse", "ExtractGlimpseV2")},
+        "SampleDistortedBoundingBox": lambda: (
+            [np.array([20, 30, 3], i32), _boxes(rng, 2).reshape(1, 2, 4)],
+            {"seed": 1, "seed2": 2}),
+        "SampleDistortedBoundingBoxV2": lambda: (
+            [np.array([20, 30, 3], i32), _boxes(rng, 2).reshape(1, 2, 4), f32(0.1)],
+            {"seed": 1, "seed2": 2}),
+        "StatelessSampleDistortedBoundingBox": lambda: (
+            [np.array([20, 30, 3], i32), _boxes(rng, 2).reshape(1, 2, 4), f32(0.1),
+             np.array([3, 4], i32)], {}),
         # colour adjustments: images of rank 3 or more, 3 channels, a scalar factor
         "AdjustHue": lambda: ([_x(rng, (2, 3, 3)), f32(0.2)], {}),
         "AdjustSaturation": lambda: ([_x(rng, (2, 3, 3)), f32(0.7)], {}),

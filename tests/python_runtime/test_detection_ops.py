@@ -1,4 +1,4 @@
-"""Non-max suppression (NonMaxSuppressionV3/V4/V5, NonMaxSuppressionWithOverlaps): the
+"""Non-max suppression (NonMaxSuppression v1 and V2 to V5, NonMaxSuppressionWithOverlaps): the
 selected indices against TensorFlow 2.21 (a child process, $OPGEN_TF_PYTHON) bit for
 bit, the soft-NMS scores within float tolerance, hard selection against a numpy
 reference, in float and half, eagerly and in a graph, and TensorFlow's errors."""
@@ -81,6 +81,12 @@ def _nms_calls():
                     base = {"boxes": boxes, "scores": scores, "max_output_size": np.int32(max_out),
                             "iou_threshold": dt(iou), "score_threshold": dt(score_t)}
                     cases.append(("NonMaxSuppressionV3", base, {}))
+                    if score_t == -1.0:  # the older forms: no score threshold
+                        v2 = {k: v for k, v in base.items() if k != "score_threshold"}
+                        cases.append(("NonMaxSuppressionV2", v2, {}))
+                        if dt == F32:
+                            v1 = {k: v for k, v in v2.items() if k != "iou_threshold"}
+                            cases.append(("NonMaxSuppression", v1, {"iou_threshold": iou}))
                     for pad in (False, True):
                         cases.append(("NonMaxSuppressionV4", base,
                                       {"pad_to_max_output_size": pad}))
@@ -128,6 +134,17 @@ def _error_cases():
         (v3, {**_v3(b, s), "iou_threshold": np.float32([0.5])}, {}),
         (v3, {**_v3(b, s), "score_threshold": np.float32([0.5])}, {}),
         ("NonMaxSuppressionV4", _v3(b, s, max_out=-2), {"pad_to_max_output_size": True}),
+        ("NonMaxSuppressionV2", {k: v for k, v in _v3(b, s).items() if k != "score_threshold"}
+         | {"max_output_size": np.int32([3])}, {}),
+        ("NonMaxSuppressionV2", {k: v for k, v in _v3(b, s, iou=1.5).items()
+                                 if k != "score_threshold"}, {}),
+        ("NonMaxSuppressionV2", {"boxes": b, "scores": s, "max_output_size": np.int32(2),
+                                 "iou_threshold": F32([0.5])}, {}),
+        ("NonMaxSuppression", {"boxes": b, "scores": s, "max_output_size": np.int32([2])}, {}),
+        ("NonMaxSuppression", {"boxes": b, "scores": s, "max_output_size": np.int32(2)},
+         {"iou_threshold": 1.5}),
+        ("NonMaxSuppression", {"boxes": b[:, :3], "scores": s, "max_output_size": np.int32(2)},
+         {}),
         ("NonMaxSuppressionV5", {**_v3(b, s), "soft_nms_sigma": F32(-1)}, {}),
         ("NonMaxSuppressionV5", {**_v3(b, s), "soft_nms_sigma": F32([1])}, {}),
         ("NonMaxSuppressionWithOverlaps",

@@ -40,6 +40,10 @@ CPU_ONLY_FAMILIES = {
                       "walk int64 index rows on the host (no GPU kernels yet: GPU placements "
                       "fall back to these)",
     "checkpoint": "checkpoint files are read and written on the host",
+    "image_legacy": "TensorFlow registers AdjustContrast, DrawBoundingBoxes(V2), RandomCrop "
+                    "and ExtractGlimpse(V2) for the CPU only",
+    "sample_distorted_bounding_box": "TensorFlow registers the bounding-box samplers for the "
+                                     "CPU only (a sequential rejection loop)",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",
     "string_hash": "string inputs are host data, as in TensorFlow",

@@ -115,8 +115,14 @@ CPU_ONLY = {
                   "MatrixSolveLs")},
     **{op: "a sequential greedy selection on the host; TensorFlow's GPU kernel gives the "
            "same indices, so a GPU placement falls back to the host kernel"
-       for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+       for op in ("NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+                  "NonMaxSuppressionV4", "NonMaxSuppressionV5",
                   "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression")},
+    **{op: "TensorFlow registers only a CPU kernel (the older image ops of detection and "
+           "augmentation graphs)"
+       for op in ("AdjustContrast", "DrawBoundingBoxes", "DrawBoundingBoxesV2", "RandomCrop",
+                  "ExtractGlimpse", "ExtractGlimpseV2", "SampleDistortedBoundingBox",
+                  "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox")},
     "RandomShuffle": "moves rows only: a GPU placement falls back to the host kernel",
     "Multinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",
     "StatelessMultinomial": "a CDF search per sample: a GPU placement falls back to the host kernel",

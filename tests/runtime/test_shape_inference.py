@@ -812,6 +812,22 @@ _CALLS = {
                                          {"T": np.dtype(np.float32)}, None),
     "CropAndResizeGradBoxes": lambda P: ([P((6, 3, 2, 3)), P((2, 4, 5, 3)), P((6, 4)),
                                           P((6,), I32)], {}, None),
+    "NonMaxSuppression": lambda P: ([P((5, 4)), P((5,)), np.array(3, I32)], {}, None),
+    "NonMaxSuppressionV2": lambda P: ([P((5, 4)), P((5,)), np.array(3, I32), P(())], {}, None),
+    "AdjustContrast": lambda P: ([P((2, 4, 3)), P(()), P(()), P(())], {}, None),
+    "DrawBoundingBoxes": lambda P: ([P((2, 4, 5, 3)), P((2, 6, 4))], {}, None),
+    "DrawBoundingBoxesV2": lambda P: ([P((2, 4, 5, 3)), P((2, 6, 4)), P((2, 3))], {}, None),
+    "RandomCrop": lambda P: ([P((6, 5, 3)), np.array([2, 4], np.int64)], {}, None),
+    **{op: (lambda P: ([P((2, 6, 5, 3)), np.array([3, 4], I32), P((2, 2))], {}, None))
+       for op in ("ExtractGlimpse", "ExtractGlimpseV2")},
+    "SampleDistortedBoundingBox": lambda P: ([np.array([6, 5, 3], I32), P((1, 2, 4))], {}, None),
+    "SampleDistortedBoundingBoxV2": lambda P: ([np.array([6, 5, 3], I32), P((1, 2, 4)), P(())],
+                                               {}, None),
+    "StatelessSampleDistortedBoundingBox": lambda P: (
+        [np.array([6, 5, 3], I32), P((1, 2, 4)), P(()), np.array([1, 2], I32)], {}, None),
+    **{f"ImageProjectiveTransformV{v}": (lambda P, v=v: (
+        [P((2, 4, 5, 3)), P((2, 8)), np.array([6, 7], I32)] + ([P(())] if v == 3 else []),
+        {"interpolation": "BILINEAR"}, None)) for v in (2, 3)},
     "ExtractImagePatches": lambda P: ([P((2, 5, 6, 3))], {"ksizes": [1, 2, 3, 1],
                                       "strides": [1, 1, 2, 1], "rates": [1, 2, 1, 1],
                                       "padding": "VALID"}, None),

@@ -17,6 +17,12 @@ namespace opgen::cpu { void RegisterRandomGammaPoissonKernels(TF_Status* status)
 namespace opgen::cpu { void RegisterRandomBinomialKernels(TF_Status* status); }
 // random_truncated_normal.cc: StatelessParameterizedTruncatedNormal.
 namespace opgen::cpu { void RegisterRandomTruncatedNormalKernels(TF_Status* status); }
+// image_transform.cc: ImageProjectiveTransformV2/V3.
+namespace opgen::cpu { void RegisterImageTransformKernels(TF_Status* status); }
+// image_legacy.cc: AdjustContrast, DrawBoundingBoxes(V2), RandomCrop, ExtractGlimpse(V2);
+// sample_distorted_bounding_box.cc: SampleDistortedBoundingBox(V2), the stateless one.
+namespace opgen::cpu { void RegisterImageLegacyKernels(TF_Status* status); }
+namespace opgen::cpu { void RegisterSampleBoxKernels(TF_Status* status); }
 
 namespace opgen {
 namespace cpu {
@@ -156,6 +162,9 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterCropAndResizeKernels,
       RegisterExtractPatchesKernels,
       RegisterColorKernels,
+      RegisterImageTransformKernels,
+      RegisterImageLegacyKernels,
+      RegisterSampleBoxKernels,
       RegisterStringTextKernels,
       RegisterStringConvertKernels,
       RegisterStringJoinSplitKernels,

@@ -1,4 +1,5 @@
-// NonMaxSuppressionV3/V4/V5, NonMaxSuppressionWithOverlaps and CombinedNonMaxSuppression:
+// NonMaxSuppression (v1), V2, V3, V4, V5, NonMaxSuppressionWithOverlaps and
+// CombinedNonMaxSuppression:
 // greedy selection by score
 // on the host. The order of candidates (score descending, then row ascending), the
 // comparisons and, for half, the rounding after each step follow TensorFlow's CPU kernel,
@@ -123,6 +124,7 @@ Selection Select(const T* scores, int64_t n, int64_t max_out, float iou_threshol
 
 struct NmsAttrs {
   bool pad = false;
+  float iou = 0.0f;  // NonMaxSuppression (v1): its iou_threshold attr
 };
 
 void* CreateNms(TF_OpKernelConstruction* ctx) {
@@ -133,6 +135,17 @@ void* CreateNms(TF_OpKernelConstruction* ctx) {
     return nullptr;
   }
   return new NmsAttrs{pad};
+}
+void* CreateNmsV1(TF_OpKernelConstruction* ctx) {
+  StatusPtr s = NewStatus();
+  auto* a = new NmsAttrs();
+  TF_OpKernelConstruction_GetAttrFloat(ctx, "iou_threshold", &a->iou, s.get());
+  if (TF_GetCode(s.get()) != TF_OK) {
+    TF_OpKernelConstruction_Failure(ctx, s.get());
+    delete a;
+    return nullptr;
+  }
+  return a;
 }
 void DeleteNms(void* a) { delete static_cast<NmsAttrs*>(a); }
 
@@ -203,23 +216,27 @@ void WriteSelection(TF_OpKernelContext* ctx, Selection sel, int64_t max_out, boo
   }
 }
 
-// V3 (kVersion 3), V4 and V5 over boxes of T.
+// V3 (kVersion 3), V4 and V5 over boxes of T; the older forms V2 (no score_threshold)
+// and v1 (kVersion 1: float boxes, iou_threshold an attr) select every box scoring above
+// the lowest float.
 template <typename T, int kVersion>
 struct NmsKernel {
   static void Compute(void* state, TF_OpKernelContext* ctx) {
     const bool pad = state != nullptr && static_cast<NmsAttrs*>(state)->pad;
-    const int num_inputs = kVersion == 5 ? 6 : 5;
+    const int num_inputs = kVersion == 5 ? 6 : kVersion >= 3 ? 5 : kVersion == 2 ? 4 : 3;
     const TF_Tensor* in[6] = {};
     for (int i = 0; i < num_inputs; ++i)
       if ((in[i] = BorrowInput(ctx, i)) == nullptr) return;
     if (!CheckScalar(ctx, in[2], "max_output_size", kVersion == 3) ||
-        !CheckScalar(ctx, in[3], "iou_threshold"))
+        (kVersion >= 2 && !CheckScalar(ctx, in[3], "iou_threshold")))
       return;
-    const float iou = Round<T>(ScalarValue(in[3]));
+    const float iou = kVersion == 1 ? static_cast<NmsAttrs*>(state)->iou
+                                    : Round<T>(ScalarValue(in[3]));
     if (!(iou >= 0.0f && iou <= 1.0f))
       return Fail(ctx, TF_INVALID_ARGUMENT, "iou_threshold must be in [0, 1]");
-    if (!CheckScalar(ctx, in[4], "score_threshold")) return;
-    const float score_threshold = Round<T>(ScalarValue(in[4]));
+    if (kVersion >= 3 && !CheckScalar(ctx, in[4], "score_threshold")) return;
+    const float score_threshold = kVersion >= 3 ? Round<T>(ScalarValue(in[4]))
+                                                : std::numeric_limits<float>::lowest();
     float sigma = 0.0f;
     if (kVersion == 5) {
       if (!CheckScalar(ctx, in[5], "soft_nms_sigma")) return;
@@ -236,7 +253,7 @@ struct NmsKernel {
     Selection sel = Select<T>(Data<T>(in[1]), n, max_out, iou, score_threshold, sigma,
                               [boxes](int64_t i, int64_t j) { return Iou(boxes, i, j); });
     WriteSelection<T>(ctx, std::move(sel), max_out, pad, kVersion == 5,
-                      kVersion == 3 ? -1 : (kVersion == 4 ? 1 : 2));
+                      kVersion <= 3 ? -1 : (kVersion == 4 ? 1 : 2));
   }
 };
 
@@ -400,6 +417,8 @@ void CombinedNmsCompute(void* state, TF_OpKernelContext* ctx) {
 template <typename T>
 void RegisterForType(TF_Status* status) {
   const TF_DataType t = DtypeOf<T>::value;
+  RegisterKernel(kDevice, {"NonMaxSuppressionV2", {{"T", t}}, {}, &NmsKernel<T, 2>::Compute},
+                 status);
   RegisterKernel(kDevice, {"NonMaxSuppressionV3", {{"T", t}}, {}, &NmsKernel<T, 3>::Compute},
                  status);
   RegisterKernel(kDevice, {"NonMaxSuppressionV4", {{"T", t}}, {}, &NmsKernel<T, 4>::Compute,
@@ -413,6 +432,8 @@ void RegisterForType(TF_Status* status) {
 void RegisterNonMaxSuppressionKernels(TF_Status* status) {
   RegisterForType<float>(status);
   RegisterForType<Half>(status);
+  RegisterKernel(kDevice, {"NonMaxSuppression", {}, {}, &NmsKernel<float, 1>::Compute,
+                           CreateNmsV1, DeleteNms}, status);
   RegisterKernel(kDevice, {"NonMaxSuppressionWithOverlaps", {}, {}, &NmsWithOverlapsCompute},
                  status);
   RegisterKernel(kDevice, {"CombinedNonMaxSuppression", {}, {}, &CombinedNmsCompute,

@@ -172,6 +172,7 @@ namespace opgen::cuda {
 void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
 void RegisterResourceScatterKernels(TF_Status*);  // resource_scatter.cu
+void RegisterImageTransformKernels(TF_Status*);   // image_transform.cu: ImageProjectiveTransformV2/V3
 }  // namespace opgen::cuda
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
@@ -242,7 +243,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterArrayFamilyKernels,
       RegisterCropAndResizeKernels,
       RegisterExtractPatchesKernels,
-      RegisterColorKernels}) {
+      RegisterColorKernels,
+      RegisterImageTransformKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

@@ -87,8 +87,12 @@ void RegisterNotDifferentiableOps() {
         // HSV to RGB: TensorFlow declares it not differentiable
         "HSVToRGB",
         // selected box indices (TensorFlow registers no gradient for them)
-        "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
+        "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",
         "CombinedNonMaxSuppression",
+        // sampled crops and drawn boxes (TensorFlow: not differentiable), and the legacy
+        // image ops TensorFlow registers no gradient for
+        "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+        "StatelessSampleDistortedBoundingBox", "DrawBoundingBoxes", "ExtractGlimpse",
         // text preprocessing: TensorFlow declares its string ops not differentiable
         "StringLower", "StringUpper", "StringStrip", "StaticRegexReplace", "RegexReplace",
         "StringSplitV2", "StringNGrams", "Substr",

@@ -158,9 +158,44 @@ void NoAdjustGrad(GradBuilder& b) {
 constexpr char kAdjustHue[] = "AdjustHue", kAdjustSaturation[] = "AdjustSaturation",
                kAdjustContrastv2[] = "AdjustContrastv2";
 
+// ImageProjectiveTransformV2/V3(images, transforms, output_shape[, fill_value]): the
+// images' gradient is the incoming gradient sent back through the inverse maps, as
+// TensorFlow's image_ops.py computes it (each transform as a 3x3 matrix with a last 1,
+// inverted, divided by its last entry; zeros fill). Only float-like and the integer types
+// TensorFlow lists: it refuses bfloat16.
+template <bool kV3>
+void ImageProjectiveTransformGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output images = b.input(0), transforms = b.input(1);
+  if (b.dtype(images) == TF_BFLOAT16) {
+    TF_SetStatus(b.status(), TF_INVALID_ARGUMENT, "Invalid dtype <dtype: 'bfloat16'>.");
+    return;
+  }
+  const TF_Output rows = b.Op("Slice", {b.ShapeOf(transforms), b.Int32s({0}), b.Int32s({1})});
+  const TF_Output ones = b.Op(
+      "Fill", {b.Op("ConcatV2", {std::vector<TF_Output>{rows, b.Int32s({1})}, b.Int32(0)}),
+               b.Scalar(1, TF_FLOAT)});
+  const TF_Output matrices = b.Op(
+      "Reshape", {b.Op("ConcatV2", {std::vector<TF_Output>{transforms, ones}, b.Int32(1)}),
+                  b.Int32s({-1, 3, 3})});
+  const TF_Output flat = b.Op("Reshape", {b.Op("MatrixInverse", {matrices}), b.Int32s({-1, 9})});
+  const TF_Output last = b.Op("Slice", {flat, b.Int32s({0, 8}), b.Int32s({-1, 1})});
+  const TF_Output inverse = b.Op(
+      "Slice", {b.Op("RealDiv", {flat, last}), b.Int32s({0, 0}), b.Int32s({-1, 8})});
+  const TF_Output size = b.Op("Slice", {b.ShapeOf(images), b.Int32s({1}), b.Int32s({2})});
+  std::vector<In> inputs = {b.grad(0), inverse, size};
+  if (kV3) inputs.push_back(b.Scalar(0, TF_FLOAT));
+  b.Set(0, b.Op(kV3 ? "ImageProjectiveTransformV3" : "ImageProjectiveTransformV2", inputs,
+                std::vector<Attr>{{"dtype", b.dtype(b.grad(0))},
+                                  {"interpolation", b.AttrString("interpolation")},
+                                  {"fill_mode", b.AttrString("fill_mode")}}));
+}
+
 }  // namespace
 
 void RegisterImageGradients() {
+  RegisterGrad("ImageProjectiveTransformV2", ImageProjectiveTransformGrad<false>);
+  RegisterGrad("ImageProjectiveTransformV3", ImageProjectiveTransformGrad<true>);
   RegisterGrad("RGBToHSV", RgbToHsvGrad);
   RegisterGrad(kAdjustHue, NoAdjustGrad<kAdjustHue>);
   RegisterGrad(kAdjustSaturation, NoAdjustGrad<kAdjustSaturation>);
