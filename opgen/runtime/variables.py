@@ -232,6 +232,19 @@ class Variable:
         return eager.execute_op("ResourceGather", [self._handle, indices],
                                 {"dtype": self._dtype}, name)[0]
 
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor | Output:
+        """The slices that index rows address (TensorFlow's ``Variable.gather_nd``): a
+        ResourceGatherNd of the handle, watched by a GradientTape as sparse_read is."""
+        if self._graph is not None:
+            return graph_mode.build_op(self._graph, "ResourceGatherNd", [self._handle, indices],
+                                       {"dtype": self._dtype}, name)[0]
+        if graph.thread_has_default_graph():  # tracing: the handle is not the body's
+            return eager.execute_op("GatherNd", [_operand(self), indices], {}, name)[0]
+        for hook in _access_hooks:
+            hook(self)
+        return eager.execute_op("ResourceGatherNd", [self._handle, indices],
+                                {"dtype": self._dtype}, name)[0]
+
     def numpy(self) -> np.ndarray:
         if self._graph is not None:
             raise NotImplementedError("numpy() is only available for eager variables; "
