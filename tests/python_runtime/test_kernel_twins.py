@@ -23,6 +23,10 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 # CPU families without a CUDA twin, and why (their ops are test_registered_kernels.py's
 # CPU_ONLY, op by op).
 CPU_ONLY_FAMILIES = {
+    "resource_scatter_nd": "ResourceScatterNd* and ResourceGatherNd: no GPU kernels yet "
+                           "(GPU placements fall back to these)",
+    "strided_slice_update": "TensorStridedSliceUpdate and ResourceStridedSliceAssign: no GPU "
+                            "kernels yet (GPU placements fall back to these)",
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "nth_element": "TensorFlow registers NthElement for the CPU only",

@@ -29,6 +29,12 @@ CPU_ONLY = {
                   "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
                   "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
                   "SparseConcat")},
+    # Updates of parts of variables and tensors (resource_scatter_nd.cc,
+    # strided_slice_update.cc): no GPU kernels yet; GPU placements fall back to these.
+    **{op: "no GPU kernel yet (host kernel)"
+       for op in ("ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+                  "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceGatherNd",
+                  "TensorStridedSliceUpdate", "ResourceStridedSliceAssign")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderV2": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",
