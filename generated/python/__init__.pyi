@@ -321,6 +321,7 @@ __all__ = [
     "resource_apply_ada_max",
     "resource_apply_adadelta",
     "resource_apply_adagrad",
+    "resource_apply_adagrad_da",
     "resource_apply_adagrad_v2",
     "resource_apply_adam",
     "resource_apply_adam_with_amsgrad",
@@ -351,6 +352,7 @@ __all__ = [
     "resource_scatter_update",
     "resource_sparse_apply_adadelta",
     "resource_sparse_apply_adagrad",
+    "resource_sparse_apply_adagrad_da",
     "resource_sparse_apply_adagrad_v2",
     "resource_sparse_apply_centered_rms_prop",
     "resource_sparse_apply_ftrl",
@@ -6867,6 +6869,18 @@ def resource_apply_adagrad(
     update_slots: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
+def resource_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def resource_apply_adagrad_v2(
     var: TensorLike,
     accum: TensorLike,
@@ -7190,6 +7204,19 @@ def resource_sparse_apply_adagrad(
     indices: TensorLike,
     use_locking: bool = ...,
     update_slots: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_sparse_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_sparse_apply_adagrad_v2(

@@ -1045,6 +1045,64 @@ def resource_apply_adagrad(
     return _out or None
 
 
+def resource_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adagrad dual-averaging algorithm.
+
+    gradient_accumulator += grad; gradient_squared_accumulator += grad^2; with g the first and gg the second, var = lr * -sign(g) * max(|g| - global_step * l1, 0) / (sqrt(gg) + global_step * lr * l2) (l1 > 0), else var = -lr * g / (sqrt(gg) + global_step * lr * l2).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      gradient_accumulator: A `Tensor` of type `resource`.
+        The sum of the gradients, same shape as `var`.
+      gradient_squared_accumulator: A `Tensor` of type `resource`.
+        The sum of the squared gradients, same shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient, the shape of `var`.
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        L2 regularization strength (a scalar).
+      global_step: A `Tensor` of type `int64`.
+        The training step number (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdagradDA",
+        [
+            var,
+            gradient_accumulator,
+            gradient_squared_accumulator,
+            grad,
+            lr,
+            l1,
+            l2,
+            global_step,
+        ],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
 def resource_apply_adagrad_v2(
     var: TensorLike,
     accum: TensorLike,
@@ -2227,6 +2285,68 @@ def resource_sparse_apply_adagrad(
         "ResourceSparseApplyAdagrad",
         [var, accum, lr, grad, indices],
         {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adagrad dual-averaging algorithm.
+
+    ResourceApplyAdagradDA's update on the rows `indices` names, one index after another.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      gradient_accumulator: A `Tensor` of type `resource`.
+        The sum of the gradients, same shape as `var`.
+      gradient_squared_accumulator: A `Tensor` of type `resource`.
+        The sum of the squared gradients, same shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' gradients: [len(indices)] + var.shape[1:].
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        L2 regularization strength (a scalar).
+      global_step: A `Tensor` of type `int64`.
+        The training step number (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdagradDA",
+        [
+            var,
+            gradient_accumulator,
+            gradient_squared_accumulator,
+            grad,
+            indices,
+            lr,
+            l1,
+            l2,
+            global_step,
+        ],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None

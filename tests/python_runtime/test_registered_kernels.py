@@ -35,6 +35,8 @@ CPU_ONLY = {
        for op in ("ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
                   "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceGatherNd",
                   "TensorStridedSliceUpdate", "ResourceStridedSliceAssign")},
+    **{op: "TensorFlow registers only CPU kernels"
+       for op in ("ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderV2": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",

@@ -303,3 +303,82 @@ def test_amsgrad_steps_match_tensorflow():
             np.testing.assert_allclose(x.numpy(), want[f"{d}/{name}"], rtol=tol, atol=tol,
                                        err_msg=f"{d}/{name}")
         assert np.all(vhat.numpy() >= v.numpy())
+
+
+# ---- AdagradDA ----
+
+TF_ADAGRAD_DA = textwrap.dedent("""
+    import sys, numpy as np, tensorflow as tf
+    a = np.load(sys.argv[1]); out = {}
+    for d in ("float32", "float64"):
+        for l1 in (0.0, 0.05):
+            var, acc, sq = (tf.Variable(a[n].astype(d)) for n in ("var", "acc", "sq"))
+            svar, sacc, ssq = (tf.Variable(a[n].astype(d)) for n in ("var", "acc", "sq"))
+            for step in range(1, 4):
+                scal = dict(lr=tf.constant(0.1, d), l1=tf.constant(l1, d), l2=tf.constant(0.02, d),
+                            global_step=tf.constant(step, tf.int64))
+                tf.raw_ops.ResourceApplyAdagradDA(
+                    var=var.handle, gradient_accumulator=acc.handle,
+                    gradient_squared_accumulator=sq.handle, grad=a[f"g{step}"].astype(d), **scal)
+                tf.raw_ops.ResourceSparseApplyAdagradDA(
+                    var=svar.handle, gradient_accumulator=sacc.handle,
+                    gradient_squared_accumulator=ssq.handle, grad=a[f"r{step}"].astype(d),
+                    indices=a["rows"], **scal)
+            for name, x in (("var", var), ("acc", acc), ("sq", sq), ("svar", svar),
+                            ("sacc", sacc), ("ssq", ssq)):
+                out[f"{d}/{l1}/{name}"] = x.numpy()
+    np.savez(sys.argv[2], **out)
+""")
+
+DA = {"var": rng.standard_normal((4, 3)), "acc": rng.standard_normal((4, 3)) * 0.1,
+      "sq": rng.random((4, 3)) + 0.1, "rows": np.array([2, 0, 2], np.int64)}
+DA.update({f"g{s}": rng.standard_normal((4, 3)) for s in range(1, 4)})
+DA.update({f"r{s}": rng.standard_normal((3, 3)) for s in range(1, 4)})
+
+
+def test_adagrad_da_steps_match_tensorflow():
+    want = run_tf_script(TF_ADAGRAD_DA, DA)
+    for d in ("float32", "float64"):
+        for l1 in (0.0, 0.05):
+            var, acc, sq, svar, sacc, ssq = (opgen.Variable(DA[n].astype(d))
+                                             for n in ("var", "acc", "sq") * 2)
+            for step in range(1, 4):
+                scalars = [np.array(0.1, d), np.array(l1, d), np.array(0.02, d), np.int64(step)]
+                opgen.runtime.execute_op("ResourceApplyAdagradDA",
+                                         [var.handle, acc.handle, sq.handle,
+                                          DA[f"g{step}"].astype(d), *scalars], {})
+                opgen.runtime.execute_op("ResourceSparseApplyAdagradDA",
+                                         [svar.handle, sacc.handle, ssq.handle,
+                                          DA[f"r{step}"].astype(d), DA["rows"], *scalars], {})
+            tol = 1e-5 if d == "float32" else 1e-12
+            for name, x in (("var", var), ("acc", acc), ("sq", sq), ("svar", svar),
+                            ("sacc", sacc), ("ssq", ssq)):
+                np.testing.assert_allclose(x.numpy(), want[f"{d}/{l1}/{name}"], rtol=tol,
+                                           atol=tol, err_msg=f"{d}/{l1}/{name}")
+
+
+def test_adagrad_da_errors_are_tensorflows():
+    f = np.float32
+    var, acc = opgen.Variable(np.ones((3, 2), f)), opgen.Variable(np.ones((3, 2), f))
+    narrow, sq = opgen.Variable(np.ones((3, 1), f)), opgen.Variable(np.ones((3, 2), f))
+    good = [f(0.1), f(0.1), f(0.1), np.int64(1)]
+    cases = [
+        ("ResourceApplyAdagradDA", [var.handle, acc.handle, narrow.handle, np.ones((3, 2), f), *good],
+         r"var and accum do not have the same shape\[3,2\] \[3,1\]"),
+        ("ResourceApplyAdagradDA", [var.handle, acc.handle, acc.handle, np.ones((2, 2), f), *good],
+         None),  # two inputs naming one variable: opgen's refusal
+        ("ResourceApplyAdagradDA",
+         [var.handle, acc.handle, narrow.handle, np.ones((3, 2), f), *good[:3], np.int64([1])],
+         r"global_step is not a scalar: \[1\]"),
+        ("ResourceSparseApplyAdagradDA",
+         [var.handle, acc.handle, narrow.handle, np.ones((1, 2), f), np.int32([1]), f([0.1]),
+          *good[1:]], r"lr is not a scalar: \[1\]"),
+        ("ResourceSparseApplyAdagradDA",
+         [var.handle, acc.handle, sq.handle, np.ones((1, 2), f), np.int32([7]), *good], r"Index 7 at offset 0 in indices is out of range"),
+        ("ResourceSparseApplyAdagradDA",
+         [var.handle, acc.handle, sq.handle, np.ones((2, 2), f), np.int32([1]), *good], r"grad must be the same size as indices in the first dimension"),
+    ]
+    for op, inputs, message in cases:
+        with pytest.raises(errors.InvalidArgumentError, match=message):
+            opgen.runtime.execute_op(op, inputs, {})
+    np.testing.assert_array_equal(var.numpy(), np.ones((3, 2), f))  # nothing written

@@ -890,7 +890,8 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
                  "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
                  "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceGatherNd",
-                 "ResourceStridedSliceAssign", "ResourceApplyAdamWithAmsgrad"}
+                 "ResourceStridedSliceAssign", "ResourceApplyAdamWithAmsgrad",
+                 "ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA"}
 # The TF1 optimizer ops and their sparse forms (test_training_ops_more.py runs them).
 # tf.random.Generator's ops: tests/python_runtime/test_random_generator.py
 _RESOURCE_OPS |= {"StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",

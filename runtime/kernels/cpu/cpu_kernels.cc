@@ -57,6 +57,8 @@ void RegisterResourceScatterKernels(TF_Status*);
 void RegisterResourceScatterNdKernels(TF_Status*);
 // strided_slice_update.cc: TensorStridedSliceUpdate, ResourceStridedSliceAssign.
 void RegisterStridedSliceUpdateKernels(TF_Status*);
+// adagrad_da.cc: ResourceApplyAdagradDA, ResourceSparseApplyAdagradDA.
+void RegisterAdagradDAKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
@@ -134,6 +136,7 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterResourceScatterKernels,
       RegisterResourceScatterNdKernels,
       RegisterStridedSliceUpdateKernels,
+      RegisterAdagradDAKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
       RegisterUnravelIndexKernels,

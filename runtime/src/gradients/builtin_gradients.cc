@@ -62,7 +62,7 @@ void RegisterNotDifferentiableOps() {
         "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
         "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
         "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceStridedSliceAssign",
-        "ResourceApplyAdamWithAmsgrad",
+        "ResourceApplyAdamWithAmsgrad", "ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
         "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
         "ResourceApplyAdam",
