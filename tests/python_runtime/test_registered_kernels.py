@@ -29,12 +29,10 @@ CPU_ONLY = {
                   "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
                   "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
                   "SparseConcat")},
-    # Updates of parts of variables and tensors (resource_scatter_nd.cc,
-    # strided_slice_update.cc): no GPU kernels yet; GPU placements fall back to these.
+    # Slice updates (strided_slice_update.cc): no GPU kernels yet; GPU placements fall
+    # back to these.
     **{op: "no GPU kernel yet (host kernel)"
-       for op in ("ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
-                  "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceGatherNd",
-                  "TensorStridedSliceUpdate", "ResourceStridedSliceAssign")},
+       for op in ("TensorStridedSliceUpdate", "ResourceStridedSliceAssign")},
     **{op: "TensorFlow registers only CPU kernels"
        for op in ("ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA")},
     "Placeholder": "fed values arrive on the host",

@@ -1,9 +1,10 @@
 // ResourceScatterNd{Update,Add,Sub,Min,Max} and ResourceGatherNd on the CPU: GatherNd's
-// and TensorScatter*'s index rows (../scatter_spec.h) on a variable, read or updated under
-// its lock; every row is checked before anything is written, and rows apply in order.
+// and TensorScatter*'s index rows (../resource_scatter_nd_spec.h) on a variable, read or
+// updated under its lock; every row is checked before anything is written, and rows apply
+// in order. Twin: ../cuda/resource_scatter_nd.cu.
 #include <cstring>
 
-#include "../scatter_spec.h"
+#include "../resource_scatter_nd_spec.h"
 #include "kernel_util.h"
 #include "scatter_parallel.h"
 #include "opgen/c_api_ext.h"
@@ -15,46 +16,6 @@ namespace {
 using kernels::NdPlan;
 
 enum class Nd { kUpdate, kAdd, kSub, kMin, kMax };
-
-// TensorFlow's checks of updates against indices and the variable, in its order and words
-// (ScatterNd's update kernels); "" when they agree.
-std::string UpdatesMismatch(const NdPlan& p, const std::vector<int64_t>& idims,
-                            const std::vector<int64_t>& udims) {
-  const int64_t b = static_cast<int64_t>(p.batch.size()), u = static_cast<int64_t>(udims.size());
-  const int64_t rank = static_cast<int64_t>(p.dims.size());
-  const std::string batch = "Dimensions [0," + std::to_string(b) + ") of indices[shape=" +
-                            ShapeString(idims) + "]";
-  const std::string batch_u = " must match dimensions [0," + std::to_string(b) +
-                              ") of updates[shape=" + ShapeString(udims) + "]";
-  const std::string slice = "Dimensions [" + std::to_string(p.depth) + "," + std::to_string(rank) +
-                            ") of input[shape=" + ShapeString(p.dims) + "] must match dimensions [" +
-                            std::to_string(b) + "," + std::to_string(u) + ") of updates[shape=" +
-                            ShapeString(udims) + "]";
-  if (u < b) return batch + batch_u;
-  if (rank < p.depth + (u - b) || u != b + rank - p.depth) return slice;
-  for (int64_t d = 0; d < b; ++d)
-    if (udims[d] != idims[d])
-      return batch + " = " + std::to_string(idims[d]) + batch_u + " = " + std::to_string(udims[d]);
-  for (int64_t d = b; d < u; ++d)
-    if (udims[d] != p.dims[p.depth + d - b]) return slice;
-  return "";
-}
-
-// Every row's slot, or false with TensorFlow's message for the first bad one (IGNORE: -1).
-template <typename I>
-bool NdSlots(const TF_Tensor* indices, const NdPlan& p, bool ignore, const char* what,
-             std::vector<int64_t>* slots, std::string* error) {
-  const I* idx = static_cast<const I*>(TF_TensorData(indices));
-  slots->resize(p.rows);
-  for (int64_t r = 0; r < p.rows; ++r) {
-    (*slots)[r] = kernels::NdSlot(idx + r * p.depth, p);
-    if ((*slots)[r] < 0 && !ignore) {
-      *error = kernels::NdRowString(idx, r, p) + " does not index into " + what + ShapeString(p.dims);
-      return false;
-    }
-  }
-  return true;
-}
 
 template <typename T, Nd M>
 T Combine(T old, T x) {
@@ -81,8 +42,8 @@ struct ResourceScatterNd {
     std::string error;
     std::vector<int64_t> slots;
     if (!kernels::PlanNd(Dims(old_value), idims, &p, &error) ||
-        !(error = UpdatesMismatch(p, idims, udims)).empty() ||
-        !NdSlots<I>(a->indices, p, a->ignore_bad, "shape ", &slots, &error)) {
+        !(error = kernels::NdUpdatesMismatch(p, idims, udims)).empty() ||
+        !kernels::NdSlots<I>(a->indices, p, a->ignore_bad, "shape ", &slots, &error)) {
       TF_SetStatus(s, TF_INVALID_ARGUMENT, (std::string(a->op) + ": " + error).c_str());
       return;
     }
@@ -127,7 +88,7 @@ void ResourceGatherNdCompute(void*, TF_OpKernelContext* ctx) {
   std::string error;
   std::vector<int64_t> slots;
   if (!kernels::PlanNd(Dims(var.get()), Dims(indices.get()), &p, &error) ||
-      !NdSlots<I>(indices.get(), p, false, "param shape ", &slots, &error))
+      !kernels::NdSlots<I>(indices.get(), p, false, "param shape ", &slots, &error))
     return Fail(ctx, TF_INVALID_ARGUMENT, "ResourceGatherNd: " + error);
   std::vector<int64_t> out_dims = p.batch;
   out_dims.insert(out_dims.end(), p.dims.begin() + p.depth, p.dims.end());

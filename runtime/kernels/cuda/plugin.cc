@@ -172,6 +172,7 @@ namespace opgen::cuda {
 void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
 void RegisterResourceScatterKernels(TF_Status*);  // resource_scatter.cu
+void RegisterResourceScatterNdKernels(TF_Status*);  // resource_scatter_nd.cu
 }  // namespace opgen::cuda
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
@@ -223,6 +224,7 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
       RegisterResourceScatterKernels,
+      RegisterResourceScatterNdKernels,
       RegisterScatterKernels,
       RegisterSegmentKernels,
       RegisterSlicingKernels,
