@@ -24,8 +24,6 @@ KERNELS = Path(__file__).resolve().parents[2] / "runtime" / "kernels"
 # CPU_ONLY, op by op).
 CPU_ONLY_FAMILIES = {
     "adagrad_da": "TensorFlow registers (ResourceSparse)ApplyAdagradDA for the CPU only",
-    "strided_slice_update": "TensorStridedSliceUpdate and ResourceStridedSliceAssign: no GPU "
-                            "kernels yet (GPU placements fall back to these)",
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "nth_element": "TensorFlow registers NthElement for the CPU only",

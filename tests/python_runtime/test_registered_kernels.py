@@ -29,10 +29,6 @@ CPU_ONLY = {
                   "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
                   "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
                   "SparseConcat")},
-    # Slice updates (strided_slice_update.cc): no GPU kernels yet; GPU placements fall
-    # back to these.
-    **{op: "no GPU kernel yet (host kernel)"
-       for op in ("TensorStridedSliceUpdate", "ResourceStridedSliceAssign")},
     **{op: "TensorFlow registers only CPU kernels"
        for op in ("ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA")},
     "Placeholder": "fed values arrive on the host",
