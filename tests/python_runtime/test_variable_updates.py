@@ -382,3 +382,30 @@ def test_adagrad_da_errors_are_tensorflows():
         with pytest.raises(errors.InvalidArgumentError, match=message):
             opgen.runtime.execute_op(op, inputs, {})
     np.testing.assert_array_equal(var.numpy(), np.ones((3, 2), f))  # nothing written
+
+
+def test_graph_mode_slice_assign_scatter_nd_and_gather_nd_gradient():
+    """In a graph: ResourceStridedSliceAssign / ResourceScatterNdAdd nodes, and
+    ResourceGatherNd's registered gradient (ScatterNd of the gradient into the variable's
+    shape, repeated rows added up), against numpy."""
+    var = np.arange(12.0).reshape(4, 3)
+    idx = np.int32([[0, 1], [3, 2], [0, 1]])
+    g = opgen.Graph()
+    with g.as_default():
+        v = opgen.Variable(var)
+        assigned = v[1:3, ::2].assign(np.float64([7, 8]))
+        added = v.scatter_nd_add([[0]], np.ones((1, 3)))
+        rows = v.gather_nd(idx)
+        (grad,) = opgen.gradients(rows * np.float64([1, 2, 3]), [v])
+        init = opgen.global_variables_initializer()
+    with opgen.Session(graph=g) as s:
+        s.run(init)
+        want = var.copy()
+        want[1:3, ::2] = [7, 8]
+        np.testing.assert_array_equal(s.run(assigned), want)
+        want[0] += 1
+        np.testing.assert_array_equal(s.run(added), want)
+        np.testing.assert_array_equal(s.run(rows), want[idx[:, 0], idx[:, 1]])
+        dense = np.zeros_like(var)
+        np.add.at(dense, (idx[:, 0], idx[:, 1]), [1, 2, 3])
+        np.testing.assert_array_equal(np.asarray(s.run(grad)), dense)
