@@ -409,3 +409,26 @@ def test_graph_mode_slice_assign_scatter_nd_and_gather_nd_gradient():
         dense = np.zeros_like(var)
         np.add.at(dense, (idx[:, 0], idx[:, 1]), [1, 2, 3])
         np.testing.assert_array_equal(np.asarray(s.run(grad)), dense)
+
+
+TF_BOOL = textwrap.dedent("""
+    import sys, numpy as np, tensorflow as tf
+    a = np.load(sys.argv[1]); out = {}
+    for op in ("ResourceScatterNdAdd", "ResourceScatterNdSub"):
+        u = tf.Variable(a["var"])
+        getattr(tf.raw_ops, op)(ref=u.handle, indices=a["idx"], updates=a["upd"])
+        out[op] = u.numpy()
+    np.savez(sys.argv[2], **out)
+""")
+
+
+def test_bool_scatter_nd_add_and_sub_match_tensorflow():
+    # every (old, update) pair, and a row updated twice: + is or, - exclusive or
+    arrays = {"var": np.array([True, False, True, False, False]),
+              "idx": np.int32([[0], [1], [2], [3], [4], [4]]),
+              "upd": np.array([True, True, False, False, True, True])}
+    want = run_tf_script(TF_BOOL, arrays)
+    for op in ("ResourceScatterNdAdd", "ResourceScatterNdSub"):
+        v = opgen.Variable(arrays["var"])
+        opgen.runtime.execute_op(op, [v.handle, arrays["idx"], arrays["upd"]], {})
+        np.testing.assert_array_equal(v.numpy(), want[op], op)

@@ -3,6 +3,7 @@
 // updated under its lock; every row is checked before anything is written, and rows apply
 // in order. Twin: ../cuda/resource_scatter_nd.cu.
 #include <cstring>
+#include <type_traits>
 
 #include "../resource_scatter_nd_spec.h"
 #include "kernel_util.h"
@@ -20,6 +21,9 @@ enum class Nd { kUpdate, kAdd, kSub, kMin, kMax };
 template <typename T, Nd M>
 T Combine(T old, T x) {
   if constexpr (M == Nd::kUpdate) return x;
+  // bool as TensorFlow's CPU kernels compute it: + is or, - is exclusive or
+  else if constexpr (std::is_same_v<T, bool> && M == Nd::kAdd) return old || x;
+  else if constexpr (std::is_same_v<T, bool> && M == Nd::kSub) return old != x;
   else if constexpr (M == Nd::kAdd) return Narrow<T>(WrappingAdd(Widen(old), Widen(x)));
   else if constexpr (M == Nd::kSub) return Narrow<T>(WrappingSub(Widen(old), Widen(x)));
   else if constexpr (M == Nd::kMin) return Widen(x) < Widen(old) ? x : old;
@@ -118,8 +122,8 @@ void RegisterNd(const char* op, Types<Ts...>, TF_Status* status) {
 void RegisterResourceScatterNdKernels(TF_Status* status) {
   using Numbers = Concat<RealTypes, ComplexTypes>;
   RegisterNd<Nd::kUpdate>("ResourceScatterNdUpdate", Concat<Numbers, Types<bool>>(), status);
-  RegisterNd<Nd::kAdd>("ResourceScatterNdAdd", Numbers(), status);
-  RegisterNd<Nd::kSub>("ResourceScatterNdSub", Numbers(), status);
+  RegisterNd<Nd::kAdd>("ResourceScatterNdAdd", Concat<Numbers, Types<bool>>(), status);
+  RegisterNd<Nd::kSub>("ResourceScatterNdSub", Concat<Numbers, Types<bool>>(), status);
   RegisterNd<Nd::kMin>("ResourceScatterNdMin", RealTypes(), status);
   RegisterNd<Nd::kMax>("ResourceScatterNdMax", RealTypes(), status);
   for (TF_DataType t : kAllFixedSizeTypes) {

@@ -103,8 +103,11 @@ void RegisterForIndex(TF_Status* status) {
   using Numbers = kernels::Concat<Reals, Types<ComplexParts<float>, ComplexParts<double>>>;
   RegisterNd<Fold::kUpdate, I>("ResourceScatterNdUpdate", kernels::Concat<Numbers, Types<bool>>(),
                                status);
-  RegisterNd<Fold::kSum, I>("ResourceScatterNdAdd", Numbers(), status);
-  RegisterNd<Fold::kSub, I>("ResourceScatterNdSub", Numbers(), status);
+  // bool: kSum is or, kSub (a difference that is not 0) exclusive or, as on the CPU
+  RegisterNd<Fold::kSum, I>("ResourceScatterNdAdd", kernels::Concat<Numbers, Types<bool>>(),
+                            status);
+  RegisterNd<Fold::kSub, I>("ResourceScatterNdSub", kernels::Concat<Numbers, Types<bool>>(),
+                            status);
   RegisterNd<Fold::kScatterMin, I>("ResourceScatterNdMin", Reals(), status);
   RegisterNd<Fold::kScatterMax, I>("ResourceScatterNdMax", Reals(), status);
   for (TF_DataType t : {TF_FLOAT, TF_DOUBLE, TF_HALF, TF_BFLOAT16, TF_INT8, TF_INT16, TF_INT32,
