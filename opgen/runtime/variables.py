@@ -457,6 +457,10 @@ for _method in sorted(vars(TensorOperators)):
             callable(vars(TensorOperators)[_method]) and _method not in {
                 "__init__", "__slots__", "__eq__", "__ne__", "__hash__"}):
         setattr(VariableSlice, _method, _slice_operator(_method))
+# and the Python conversions a Tensor has (an Output lacks some: the call fails there too)
+for _method in ("__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+                "__complex__", "__format__"):
+    setattr(VariableSlice, _method, _slice_operator(_method))
 del _method
 
 

@@ -432,3 +432,19 @@ def test_bool_scatter_nd_add_and_sub_match_tensorflow():
         v = opgen.Variable(arrays["var"])
         opgen.runtime.execute_op(op, [v.handle, arrays["idx"], arrays["upd"]], {})
         np.testing.assert_array_equal(v.numpy(), want[op], op)
+
+
+def test_a_variable_slice_is_its_value_elsewhere():
+    """``v[key]`` stands for the slice's value: ops (dtype inferred from it, as from a
+    Tensor), operators, numpy, Python conversions, gradients; so does ``v`` itself."""
+    var = np.arange(6.0).reshape(2, 3)
+    v = opgen.Variable(var)
+    np.testing.assert_array_equal(ops.add(v[0], 1.0).numpy(), var[0] + 1)
+    np.testing.assert_array_equal(ops.add(v, 1.0).numpy(), var + 1)
+    np.testing.assert_array_equal((v[1] * v).numpy(), var[1] * var)
+    assert v[0].shape == (3,) and v[0].dtype == opgen.float64 and len(v[0]) == 3
+    assert float(v[1, 2]) == 5.0 and [float(x) for x in v[1]] == [3.0, 4.0, 5.0]
+    np.testing.assert_array_equal(np.asarray(v[:, 1]), var[:, 1])
+    with opgen.GradientTape() as tape:
+        y = ops.sum(v[1] * 2.0, [0])
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[0, 0, 0], [2, 2, 2]])
