@@ -53,7 +53,8 @@ struct ResourceScatterNd {
     }
     T* out = Data<T>(new_value);
     const T* old = Data<T>(old_value);
-    if (out != old) std::memcpy(out, old, TF_TensorByteSize(old_value));
+    if (out != old && TF_TensorByteSize(old_value) > 0)
+      std::memcpy(out, old, TF_TensorByteSize(old_value));
     const T* u = Data<T>(a->updates);
     const int64_t slots_out = p.slice > 0 ? NumElements(p.dims) / p.slice : 0;
     // Each task owns a range of the variable's slices and applies their rows in order.
@@ -102,6 +103,7 @@ void ResourceGatherNdCompute(void*, TF_OpKernelContext* ctx) {
   const char* src = static_cast<const char*>(TF_TensorData(var.get()));
   char* dst = static_cast<char*>(TF_TensorData(out.get()));
   const int64_t* slot = slots.data();
+  if (run == 0) return;  // nothing to copy (and no buffers to copy between)
   ForGatherRows(p.rows, run, [=](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) std::memcpy(dst + r * run, src + slot[r] * run, run);
   });

@@ -60,7 +60,7 @@ bool UpdateSlice(const SliceUpdateArgs& a, const TF_Tensor* old, TF_Tensor* out,
   }
   char* dst = static_cast<char*>(TF_TensorData(out));
   const char* base = static_cast<const char*>(TF_TensorData(old));
-  if (dst != base) std::memcpy(dst, base, TF_TensorByteSize(old));
+  if (dst != base && TF_TensorByteSize(old) > 0) std::memcpy(dst, base, TF_TensorByteSize(old));
   WriteSlice(dst, dims, box, static_cast<const char*>(TF_TensorData(a.value)), value_strides,
              TF_DataTypeSize(TF_TensorType(old)));
   return true;
