@@ -346,8 +346,10 @@ __all__ = [
     "resource_apply_ada_max",
     "resource_apply_adadelta",
     "resource_apply_adagrad",
+    "resource_apply_adagrad_da",
     "resource_apply_adagrad_v2",
     "resource_apply_adam",
+    "resource_apply_adam_with_amsgrad",
     "resource_apply_add_sign",
     "resource_apply_centered_rms_prop",
     "resource_apply_ftrl",
@@ -360,11 +362,22 @@ __all__ = [
     "resource_apply_proximal_gradient_descent",
     "resource_apply_rms_prop",
     "resource_gather",
+    "resource_gather_nd",
     "resource_scatter_add",
+    "resource_scatter_div",
+    "resource_scatter_max",
+    "resource_scatter_min",
+    "resource_scatter_mul",
+    "resource_scatter_nd_add",
+    "resource_scatter_nd_max",
+    "resource_scatter_nd_min",
+    "resource_scatter_nd_sub",
+    "resource_scatter_nd_update",
     "resource_scatter_sub",
     "resource_scatter_update",
     "resource_sparse_apply_adadelta",
     "resource_sparse_apply_adagrad",
+    "resource_sparse_apply_adagrad_da",
     "resource_sparse_apply_adagrad_v2",
     "resource_sparse_apply_centered_rms_prop",
     "resource_sparse_apply_ftrl",
@@ -374,6 +387,7 @@ __all__ = [
     "resource_sparse_apply_proximal_adagrad",
     "resource_sparse_apply_proximal_gradient_descent",
     "resource_sparse_apply_rms_prop",
+    "resource_strided_slice_assign",
     "restore_v2",
     "reverse",
     "reverse_sequence",
@@ -551,6 +565,7 @@ __all__ = [
     "tensor_scatter_min",
     "tensor_scatter_sub",
     "tensor_scatter_update",
+    "tensor_strided_slice_update",
     "tile",
     "top_kv2",
     "transpose",
@@ -7749,6 +7764,18 @@ def resource_apply_adagrad(
     update_slots: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
+def resource_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
 def resource_apply_adagrad_v2(
     var: TensorLike,
     accum: TensorLike,
@@ -7772,6 +7799,21 @@ def resource_apply_adam(
     grad: TensorLike,
     use_locking: bool = ...,
     use_nesterov: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_apply_adam_with_amsgrad(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    vhat: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_apply_add_sign(
@@ -7930,10 +7972,99 @@ def resource_gather(
     validate_indices: bool = ...,
     name: str | None = None,
 ) -> OpOutput: ...
+@overload
+def resource_gather_nd(
+    resource: GraphOutput,
+    indices: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather_nd(
+    resource: TensorLike,
+    indices: GraphOutput,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def resource_gather_nd(
+    resource: EagerTensorLike,
+    indices: EagerTensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def resource_gather_nd(
+    resource: TensorLike, indices: TensorLike, dtype: DTypeLike, name: str | None = None
+) -> OpOutput: ...
 def resource_scatter_add(
     resource: TensorLike,
     indices: TensorLike,
     updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_div(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_max(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_min(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_mul(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_nd_add(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = ...,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_nd_max(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = ...,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_nd_min(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = ...,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_nd_sub(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = ...,
+    bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_scatter_nd_update(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = ...,
+    bad_indices_policy: str = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_scatter_sub(
@@ -7968,6 +8099,19 @@ def resource_sparse_apply_adagrad(
     indices: TensorLike,
     use_locking: bool = ...,
     update_slots: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_sparse_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = ...,
     name: str | None = None,
 ) -> OpNode: ...
 def resource_sparse_apply_adagrad_v2(
@@ -8078,6 +8222,19 @@ def resource_sparse_apply_rms_prop(
     grad: TensorLike,
     indices: TensorLike,
     use_locking: bool = ...,
+    name: str | None = None,
+) -> OpNode: ...
+def resource_strided_slice_assign(
+    ref: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
     name: str | None = None,
 ) -> OpNode: ...
 @overload
@@ -12622,6 +12779,104 @@ def tensor_scatter_update(
     indices: TensorLike,
     updates: TensorLike,
     bad_indices_policy: str = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: GraphOutput,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: GraphOutput,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: TensorLike,
+    end: GraphOutput,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: GraphOutput,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: GraphOutput,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: EagerTensorLike,
+    begin: EagerTensorLike,
+    end: EagerTensorLike,
+    strides: EagerTensorLike,
+    value: EagerTensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = ...,
+    end_mask: int = ...,
+    ellipsis_mask: int = ...,
+    new_axis_mask: int = ...,
+    shrink_axis_mask: int = ...,
     name: str | None = None,
 ) -> OpOutput: ...
 @overload

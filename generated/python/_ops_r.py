@@ -1094,6 +1094,64 @@ def resource_apply_adagrad(
     return _out or None
 
 
+def resource_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the Adagrad dual-averaging algorithm.
+
+    gradient_accumulator += grad; gradient_squared_accumulator += grad^2; with g the first and gg the second, var = lr * -sign(g) * max(|g| - global_step * l1, 0) / (sqrt(gg) + global_step * lr * l2) (l1 > 0), else var = -lr * g / (sqrt(gg) + global_step * lr * l2).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      gradient_accumulator: A `Tensor` of type `resource`.
+        The sum of the gradients, same shape as `var`.
+      gradient_squared_accumulator: A `Tensor` of type `resource`.
+        The sum of the squared gradients, same shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The gradient, the shape of `var`.
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        L2 regularization strength (a scalar).
+      global_step: A `Tensor` of type `int64`.
+        The training step number (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdagradDA",
+        [
+            var,
+            gradient_accumulator,
+            gradient_squared_accumulator,
+            grad,
+            lr,
+            l1,
+            l2,
+            global_step,
+        ],
+        {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
 def resource_apply_adagrad_v2(
     var: TensorLike,
     accum: TensorLike,
@@ -1190,6 +1248,64 @@ def resource_apply_adam(
         "ResourceApplyAdam",
         [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
         {"use_locking": use_locking, "use_nesterov": use_nesterov},
+        name,
+    )
+    return _out or None
+
+
+def resource_apply_adam_with_amsgrad(
+    var: TensorLike,
+    m: TensorLike,
+    v: TensorLike,
+    vhat: TensorLike,
+    beta1_power: TensorLike,
+    beta2_power: TensorLike,
+    lr: TensorLike,
+    beta1: TensorLike,
+    beta2: TensorLike,
+    epsilon: TensorLike,
+    grad: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates a variable by the AMSGrad variant of Adam.
+
+    lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power); m = m + (grad - m) * (1 - beta1); v = v + (grad^2 - v) * (1 - beta2); vhat = max(vhat, v); var = var - lr_t * m / (sqrt(vhat) + epsilon).
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      m: A `Tensor` of type `resource`.
+        The first-moment slot, same dtype and shape as `var`.
+      v: A `Tensor` of type `resource`.
+        The second-moment slot, same dtype and shape as `var`.
+      vhat: A `Tensor` of type `resource`.
+        The largest second moment so far, same dtype and shape as `var`.
+      beta1_power: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        beta1 to the power of the step number (a scalar).
+      beta2_power: A `Tensor`. Must have the same type as `beta1_power`.
+        beta2 to the power of the step number (a scalar).
+      lr: A `Tensor`. Must have the same type as `beta1_power`.
+        The learning rate (a scalar).
+      beta1: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the first moment (a scalar).
+      beta2: A `Tensor`. Must have the same type as `beta1_power`.
+        The decay of the second moment (a scalar).
+      epsilon: A `Tensor`. Must have the same type as `beta1_power`.
+        Added to sqrt(vhat) in the denominator (a scalar).
+      grad: A `Tensor`. Must have the same type as `beta1_power`.
+        The gradient, the shape of `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceApplyAdamWithAmsgrad",
+        [var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None
@@ -1740,6 +1856,30 @@ def resource_gather(
     return _out[0]
 
 
+def resource_gather_nd(
+    resource: TensorLike, indices: TensorLike, dtype: DTypeLike, name: str | None = None
+) -> OpOutput:
+    """Gathers the slices of a variable that index rows address.
+
+    `indices` is [..., K]; the output is indices.shape[:-1] + the variable's shape[K:].
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      dtype: A dtype.
+        The variable's dtype.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+      The gathered slices.
+    """
+    _out = _execute_op("ResourceGatherNd", [resource, indices], {"dtype": dtype}, name)
+    return _out[0]
+
+
 def resource_scatter_add(
     resource: TensorLike,
     indices: TensorLike,
@@ -1763,6 +1903,295 @@ def resource_scatter_add(
       None eagerly; in graph mode, the created Operation.
     """
     _out = _execute_op("ResourceScatterAdd", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_div(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Divides rows of a resource variable by `updates`.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterDiv", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_max(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """The element-wise maximum of rows of a resource variable and `updates`.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterMax", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_min(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """The element-wise minimum of rows of a resource variable and `updates`.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterMin", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_mul(
+    resource: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> OpNode:
+    """Multiplies rows of a resource variable by `updates`.
+
+    Row indices[i...] of the variable (its first dimension) takes updates[i...]; `updates` is indices.shape + the variable's shape after dim 0, or a scalar. Duplicate indices apply in order.
+
+    Args:
+      resource: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Rows of the variable.
+      updates: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' updates.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("ResourceScatterMul", [resource, indices, updates], {}, name)
+    return _out or None
+
+
+def resource_scatter_nd_add(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpNode:
+    """Adds `updates` to the slices of a variable that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice ref[row] of shape ref.shape[K:], and `updates` is indices.shape[:-1] + ref.shape[K:]. Rows are applied in order.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      updates: A `Tensor`.
+        One slice per index row.
+      use_locking: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: the update always holds the variable's lock.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceScatterNdAdd",
+        [ref, indices, updates],
+        {"use_locking": use_locking, "bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out or None
+
+
+def resource_scatter_nd_max(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpNode:
+    """The element-wise maximum of a variable's addressed slices and `updates`.
+
+    `indices` is [..., K]; each row addresses the slice ref[row] of shape ref.shape[K:], and `updates` is indices.shape[:-1] + ref.shape[K:]. Rows are applied in order.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      updates: A `Tensor`.
+        One slice per index row.
+      use_locking: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: the update always holds the variable's lock.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceScatterNdMax",
+        [ref, indices, updates],
+        {"use_locking": use_locking, "bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out or None
+
+
+def resource_scatter_nd_min(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpNode:
+    """The element-wise minimum of a variable's addressed slices and `updates`.
+
+    `indices` is [..., K]; each row addresses the slice ref[row] of shape ref.shape[K:], and `updates` is indices.shape[:-1] + ref.shape[K:]. Rows are applied in order.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      updates: A `Tensor`.
+        One slice per index row.
+      use_locking: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: the update always holds the variable's lock.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceScatterNdMin",
+        [ref, indices, updates],
+        {"use_locking": use_locking, "bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out or None
+
+
+def resource_scatter_nd_sub(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpNode:
+    """Subtracts `updates` from the slices of a variable that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice ref[row] of shape ref.shape[K:], and `updates` is indices.shape[:-1] + ref.shape[K:]. Rows are applied in order.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      updates: A `Tensor`.
+        One slice per index row.
+      use_locking: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: the update always holds the variable's lock.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceScatterNdSub",
+        [ref, indices, updates],
+        {"use_locking": use_locking, "bad_indices_policy": bad_indices_policy},
+        name,
+    )
+    return _out or None
+
+
+def resource_scatter_nd_update(
+    ref: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    bad_indices_policy: str = "",
+    name: str | None = None,
+) -> OpNode:
+    """Replaces the slices of a variable that index rows address.
+
+    `indices` is [..., K]; each row addresses the slice ref[row] of shape ref.shape[K:], and `updates` is indices.shape[:-1] + ref.shape[K:]. Rows are applied in order.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Index rows into the variable.
+      updates: A `Tensor`.
+        One slice per index row.
+      use_locking: An optional `bool`. Defaults to `True`.
+        Kept for TensorFlow's signature: the update always holds the variable's lock.
+      bad_indices_policy: An optional `string`. Defaults to `""`.
+        What a bad index does: "" or "DEFAULT" or "ERROR" fail on the CPU; "IGNORE" skips it.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceScatterNdUpdate",
+        [ref, indices, updates],
+        {"use_locking": use_locking, "bad_indices_policy": bad_indices_policy},
+        name,
+    )
     return _out or None
 
 
@@ -1905,6 +2334,68 @@ def resource_sparse_apply_adagrad(
         "ResourceSparseApplyAdagrad",
         [var, accum, lr, grad, indices],
         {"use_locking": use_locking, "update_slots": update_slots},
+        name,
+    )
+    return _out or None
+
+
+def resource_sparse_apply_adagrad_da(
+    var: TensorLike,
+    gradient_accumulator: TensorLike,
+    gradient_squared_accumulator: TensorLike,
+    grad: TensorLike,
+    indices: TensorLike,
+    lr: TensorLike,
+    l1: TensorLike,
+    l2: TensorLike,
+    global_step: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> OpNode:
+    """Updates rows of a variable by the Adagrad dual-averaging algorithm.
+
+    ResourceApplyAdagradDA's update on the rows `indices` names, one index after another.
+
+    Args:
+      var: A `Tensor` of type `resource`.
+        The variable to update.
+      gradient_accumulator: A `Tensor` of type `resource`.
+        The sum of the gradients, same shape as `var`.
+      gradient_squared_accumulator: A `Tensor` of type `resource`.
+        The sum of the squared gradients, same shape as `var`.
+      grad: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `float16`, `uint32`, `uint64`.
+        The rows' gradients: [len(indices)] + var.shape[1:].
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        The rows of `var` to update (a vector, each in [0, rows)).
+      lr: A `Tensor`. Must have the same type as `grad`.
+        The learning rate (a scalar).
+      l1: A `Tensor`. Must have the same type as `grad`.
+        L1 regularization strength (a scalar).
+      l2: A `Tensor`. Must have the same type as `grad`.
+        L2 regularization strength (a scalar).
+      global_step: A `Tensor` of type `int64`.
+        The training step number (a scalar).
+      use_locking: An optional `bool`. Defaults to `False`.
+        TensorFlow's switch between locked and lock-free (racy) updates; opgen always locks the variables for the step.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceSparseApplyAdagradDA",
+        [
+            var,
+            gradient_accumulator,
+            gradient_squared_accumulator,
+            grad,
+            indices,
+            lr,
+            l1,
+            l2,
+            global_step,
+        ],
+        {"use_locking": use_locking},
         name,
     )
     return _out or None
@@ -2352,6 +2843,64 @@ def resource_sparse_apply_rms_prop(
         "ResourceSparseApplyRMSProp",
         [var, ms, mom, lr, rho, momentum, epsilon, grad, indices],
         {"use_locking": use_locking},
+        name,
+    )
+    return _out or None
+
+
+def resource_strided_slice_assign(
+    ref: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    name: str | None = None,
+) -> OpNode:
+    """Assigns `value` to a strided slice of a variable.
+
+    The slice is StridedSlice's of the same begin, end, strides and masks (`x[b0:e0:s0, ...] = value` in numpy); `value` is broadcast to its shape.
+
+    Args:
+      ref: A `Tensor` of type `resource`.
+        The variable's handle.
+      begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Start per spec entry.
+      end: A `Tensor`. Must have the same type as `begin`.
+        Stop per spec entry.
+      strides: A `Tensor`. Must have the same type as `begin`.
+        Step per spec entry (non-zero).
+      value: A `Tensor`.
+        The new values, broadcast to the slice's shape.
+      begin_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      end_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      ellipsis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      new_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      shrink_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op(
+        "ResourceStridedSliceAssign",
+        [ref, begin, end, strides, value],
+        {
+            "begin_mask": begin_mask,
+            "end_mask": end_mask,
+            "ellipsis_mask": ellipsis_mask,
+            "new_axis_mask": new_axis_mask,
+            "shrink_axis_mask": shrink_axis_mask,
+        },
         name,
     )
     return _out or None

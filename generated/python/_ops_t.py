@@ -1097,6 +1097,65 @@ def tensor_scatter_update(
     return _out[0]
 
 
+def tensor_strided_slice_update(
+    input: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike,
+    value: TensorLike,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    name: str | None = None,
+) -> OpOutput:
+    """Replaces a strided slice of `input` by `value`.
+
+    The slice is StridedSlice's of the same begin, end, strides and masks (`x[b0:e0:s0, ...] = value` in numpy); `value` is broadcast to its shape.
+
+    Args:
+      input: A `Tensor`.
+        The tensor to update (left unchanged).
+      begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+        Start per spec entry.
+      end: A `Tensor`. Must have the same type as `begin`.
+        Stop per spec entry.
+      strides: A `Tensor`. Must have the same type as `begin`.
+        Step per spec entry (non-zero).
+      value: A `Tensor`. Must have the same type as `input`.
+        The new values, broadcast to the slice's shape.
+      begin_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      end_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      ellipsis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      new_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      shrink_axis_mask: An optional `int`. Defaults to `0`.
+        As StridedSlice's.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+      `input` with the slice replaced.
+    """
+    _out = _execute_op(
+        "TensorStridedSliceUpdate",
+        [input, begin, end, strides, value],
+        {
+            "begin_mask": begin_mask,
+            "end_mask": end_mask,
+            "ellipsis_mask": ellipsis_mask,
+            "new_axis_mask": new_axis_mask,
+            "shrink_axis_mask": shrink_axis_mask,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> OpOutput:
     """Repeats `input` `multiples[d]` times along each dimension `d`.
 

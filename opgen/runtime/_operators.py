@@ -219,17 +219,24 @@ class TensorOperators:
     def __getitem__(self, key: object) -> Self:
         if _boolean_mask.is_mask(key, is_tensor):  # t[t > 0], as TensorFlow
             return cast("Self", _boolean_mask.boolean_mask(self, key, run_op))
-        args = _slicing.strided_slice_args(key, is_tensor)
-        if args.has_tensors(is_tensor):
-            packed: list[Any] = [run_op("Pack", [parts], {"axis": 0})
-                                 for parts in (args.begin, args.end, args.strides)]
-            if any(p.dtype == dtypes.int64 for p in packed):  # one index dtype, as TF
-                packed = [_cast(p, dtypes.int64) for p in packed]
-        else:
-            index_dtype = args.constant_dtype()
-            packed = [np.array(parts, dtype=index_dtype)
-                      for parts in (args.begin, args.end, args.strides)]
-        return self._run("StridedSlice", [self, *packed], args.attrs())
+        packed, attrs = strided_slice_operands(key)
+        return self._run("StridedSlice", [self, *packed], attrs)
+
+
+def strided_slice_operands(key: object) -> tuple[list[Any], dict[str, int]]:
+    """begin, end and strides for ``x[key]`` (constants, or packed from index tensors)
+    and StridedSlice's masks: what StridedSlice and ResourceStridedSliceAssign take."""
+    args = _slicing.strided_slice_args(key, is_tensor)
+    if args.has_tensors(is_tensor):
+        packed: list[Any] = [run_op("Pack", [parts], {"axis": 0})
+                             for parts in (args.begin, args.end, args.strides)]
+        if any(p.dtype == dtypes.int64 for p in packed):  # one index dtype, as TF
+            packed = [_cast(p, dtypes.int64) for p in packed]
+    else:
+        index_dtype = args.constant_dtype()
+        packed = [np.array(parts, dtype=index_dtype)
+                  for parts in (args.begin, args.end, args.strides)]
+    return packed, args.attrs()
 
 
 def _cast(value: Any, dtype: dtypes.DType) -> Any:

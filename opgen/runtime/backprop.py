@@ -64,9 +64,9 @@ def _dispatch(op_type: str, inputs: Any, attrs: dict, name: str | None = None) -
 
 # The ops that read a variable through its handle (input 0). A tape that watches the
 # variable records them as a read of it (then, for ResourceGather, a GatherV2 of that
-# read): the record holds no handles, and the replay reads no variable, whose value may
+# read; for ResourceGatherNd, a GatherNd): the record holds no handles, and the replay reads no variable, whose value may
 # have changed since. Ops that write through a handle are stateful: not replayed.
-_HANDLE_READS = frozenset({"ReadVariableOp", "ResourceGather"})
+_HANDLE_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
 
 
 def _record_handle_read(tapes: list, op_type: str, inputs: Any, attrs: dict,
@@ -84,6 +84,8 @@ def _record_handle_read(tapes: list, op_type: str, inputs: Any, attrs: dict,
         if op_type == "ResourceGather":
             t._record("GatherV2", [read, inputs[1], 0],
                       {"batch_dims": attrs.get("batch_dims", 0)}, [result[0]])
+        elif op_type == "ResourceGatherNd":
+            t._record("GatherNd", [read, inputs[1]], {}, [result[0]])
 
 
 def _read_variables(op_type: str, inputs: Any) -> Any:

@@ -250,13 +250,15 @@ class _ArrayView:
 
 
 def carries_dtype(value: object) -> bool:
-    """Whether `value` fixes its own dtype (a Tensor or numpy data) rather than taking
-    one from context (Python scalars and lists)."""
-    return isinstance(value, (Tensor, np.ndarray, np.generic))
+    """Whether `value` fixes its own dtype (a Tensor, numpy data, or what stands for a
+    tensor: a Variable, a variable's slice, IndexedSlices) rather than taking one from
+    context (Python scalars and lists)."""
+    return (isinstance(value, (Tensor, np.ndarray, np.generic))
+            or hasattr(value, "_opgen_value"))
 
 
 def dtype_of(value: Any) -> dtypes.DType:
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) or hasattr(value, "_opgen_value"):
         return value.dtype
     return dtypes.as_dtype(np.asarray(value).dtype)
 

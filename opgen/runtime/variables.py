@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.runtime import dtypes, eager, errors, graph, graph_mode
+from opgen.runtime import _boolean_mask, _operators, dtypes, eager, errors, graph, graph_mode
 from opgen.runtime._operators import TensorOperators
 from opgen.runtime.graph import Graph, Operation, Output
 from opgen.runtime.tensor import Tensor, _convert
@@ -241,6 +241,19 @@ class Variable:
         return eager.execute_op("ResourceGather", [self._handle, indices],
                                 {"dtype": self._dtype}, name)[0]
 
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor | Output:
+        """The slices that index rows address (TensorFlow's ``Variable.gather_nd``): a
+        ResourceGatherNd of the handle, watched by a GradientTape as sparse_read is."""
+        if self._graph is not None:
+            return graph_mode.build_op(self._graph, "ResourceGatherNd", [self._handle, indices],
+                                       {"dtype": self._dtype}, name)[0]
+        if graph.thread_has_default_graph():  # tracing: the handle is not the body's
+            return eager.execute_op("GatherNd", [_operand(self), indices], {}, name)[0]
+        for hook in _access_hooks:
+            hook(self)
+        return eager.execute_op("ResourceGatherNd", [self._handle, indices],
+                                {"dtype": self._dtype}, name)[0]
+
     def numpy(self) -> np.ndarray:
         if self._graph is not None:
             raise NotImplementedError("numpy() is only available for eager variables; "
@@ -283,12 +296,17 @@ class Variable:
         return value
 
     def _update(self, op_type: str, what: str, value: Any, read_value: bool,
-                name: str | None) -> Any:
+                name: str | None, operands: list[Any] | None = None,
+                attrs: dict[str, Any] | None = None) -> Any:
+        """Runs `op_type` on the handle, `operands` (before the value) and the value
+        (checked against the whole variable unless `operands` address a part of it)."""
         body = tracing_body(self)
         if body is not None:
-            return self._update_in_body(body, op_type, what, value, read_value, name)
-        value = self._check_value(value, what)
-        op = self._run(op_type, [self._handle, value], {}, name)
+            return self._update_in_body(body, op_type, what, value, read_value, name,
+                                        operands, attrs)
+        value = (self._check_value(value, what) if operands is None
+                 else self._check_part(value, what))
+        op = self._run(op_type, [self._handle, *(operands or []), value], attrs or {}, name)
         if self._graph is None:
             return self if read_value else None
         if not read_value:
@@ -297,7 +315,8 @@ class Variable:
             return self.read_value()
 
     def _update_in_body(self, body: Any, op_type: str, what: str, value: Any,
-                        read_value: bool, name: str | None) -> Any:
+                        read_value: bool, name: str | None, operands: list[Any] | None = None,
+                        attrs: dict[str, Any] | None = None) -> Any:
         """The update as a node of the function body being traced: it runs at each call
         (a control output of the function), after the body's earlier uses of the variable
         and before its later ones."""
@@ -306,8 +325,10 @@ class Variable:
                 f"cannot {what} to variable '{self._name}' in a function differentiated by "
                 "an outer GradientTape: assign outside the tape, or take the gradient inside "
                 "the function")
-        value = self._check_value(value, what)
-        op = graph_mode.build_op(body, op_type, [self._handle, value], {}, name)
+        value = (self._check_value(value, what) if operands is None
+                 else self._check_part(value, what))
+        op = graph_mode.build_op(body, op_type, [self._handle, *(operands or []), value],
+                                 attrs or {}, name)
         if not read_value:
             return op
         with body.control_dependencies([op]):
@@ -329,6 +350,56 @@ class Variable:
                    read_value: bool = True) -> Any:
         """Subtracts `delta`; returns as ``assign`` does."""
         return self._update("AssignSubVariableOp", "subtract", delta, read_value, name)
+
+    def _check_part(self, value: Any, what: str) -> Any:
+        """A value for a part of the variable: its dtype; the op checks the shape."""
+        if isinstance(value, Variable):
+            value = value.value()
+        if isinstance(value, Output):
+            return self._check_value(value, what) if value.dtype != self._dtype else value
+        try:
+            return _convert(value, self._dtype, True)
+        except Exception as e:  # noqa: BLE001 - re-raised naming the variable
+            raise type(e)(f"cannot {what} to variable '{self._name}' "
+                          f"({self._dtype.name}): {e}") from None
+
+    # ---- parts: slices and index rows (tf.Variable's) ----
+
+    def __getitem__(self, key: object) -> Any:
+        """``v[key]``: the slice's value, as the value's ``[key]``; for a strided slice
+        it also has ``.assign(x)`` (ResourceStridedSliceAssign), as tf.Variable's has."""
+        value = _operand(self)[key]
+        if _boolean_mask.is_mask(key, _operators.is_tensor):
+            return value
+        return VariableSlice(self, key, value)
+
+    def _assign_slice(self, key: object, value: Any, name: str | None,
+                      read_value: bool = True) -> Any:
+        packed, attrs = _operators.strided_slice_operands(key)
+        return self._update("ResourceStridedSliceAssign", "assign", value, read_value, name,
+                            packed, attrs)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """Replaces the slices that index rows address (ResourceScatterNdUpdate);
+        returns as ``assign`` does."""
+        return self._update("ResourceScatterNdUpdate", "scatter", updates, True, name,
+                            [indices])
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """Adds `updates` at index rows (ResourceScatterNdAdd); returns as ``assign``."""
+        return self._update("ResourceScatterNdAdd", "scatter", updates, True, name, [indices])
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """Subtracts `updates` at index rows (ResourceScatterNdSub); returns as ``assign``."""
+        return self._update("ResourceScatterNdSub", "scatter", updates, True, name, [indices])
+
+    def scatter_nd_max(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """The element-wise maximum at index rows (ResourceScatterNdMax)."""
+        return self._update("ResourceScatterNdMax", "scatter", updates, True, name, [indices])
+
+    def scatter_nd_min(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """The element-wise minimum at index rows (ResourceScatterNdMin)."""
+        return self._update("ResourceScatterNdMin", "scatter", updates, True, name, [indices])
 
     # ---- display ----
 
@@ -389,12 +460,60 @@ def _delegate(method: str):
 # variables overload the same set). == and hash stay identity, as for tf.Variable.
 for _method in sorted(vars(TensorOperators)):
     if (_method.startswith("__") and _method.endswith("__") and
-            _method not in {"__eq__", "__ne__", "__hash__", "__init__", "__slots__",
+            _method not in {"__eq__", "__ne__", "__hash__", "__init__", "__slots__", "__getitem__",
                             "__module__", "__doc__", "__qualname__", "__dict__",
                             "__weakref__", "__annotations__", "__firstlineno__",
                             "__static_attributes__"}
             and callable(vars(TensorOperators)[_method])):
         setattr(Variable, _method, _delegate(_method))
+del _method
+
+
+class VariableSlice:
+    """What ``variable[key]`` gives: the slice's value (a Tensor eagerly, a graph
+    Output), used as that value by ops, operators and numpy, and ``assign(x)``, which
+    writes `x` (broadcast to the slice's shape) into the variable's slice."""
+
+    __slots__ = ("_variable", "_key", "_value")
+
+    def __init__(self, variable: Variable, key: object, value: Any) -> None:
+        self._variable, self._key, self._value = variable, key, value
+
+    def assign(self, value: Any, name: str | None = None, read_value: bool = True) -> Any:
+        """``variable[key] = value``; returns as ``Variable.assign`` does."""
+        return self._variable._assign_slice(self._key, value, name, read_value)
+
+    def _opgen_value(self) -> Any:
+        return self._value
+
+    def __getattr__(self, attr: str) -> Any:  # dtype, shape, numpy(), ...: the value's
+        return getattr(self._value, attr)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = np.asarray(self._value)
+        return array if dtype is None else array.astype(dtype)
+
+    def __repr__(self) -> str:
+        return repr(self._value)
+
+
+def _slice_operator(method: str):
+    def operator(self: VariableSlice, *args: Any) -> Any:
+        args = tuple(_operand(a) if isinstance(a, Variable) else a for a in args)
+        return getattr(self._value, method)(*args)
+    operator.__name__ = method
+    return operator
+
+
+for _method in sorted(vars(TensorOperators)):
+    if (_method.startswith("__") and _method.endswith("__") and
+            callable(vars(TensorOperators)[_method]) and _method not in {
+                "__init__", "__slots__", "__eq__", "__ne__", "__hash__"}):
+        setattr(VariableSlice, _method, _slice_operator(_method))
+# and the Python conversions a Tensor has (an Output lacks some: the call fails there too)
+for _method in ("__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+                "__complex__", "__format__"):
+    setattr(VariableSlice, _method, _slice_operator(_method))
 del _method
 
 
@@ -416,5 +535,5 @@ def global_variables_initializer() -> Operation | None:
     return variables_initializer(list(_graph_variables.get(g, [])))
 
 
-__all__ = ["ANONYMOUS_NAME", "Variable", "global_variables_initializer",
+__all__ = ["ANONYMOUS_NAME", "Variable", "VariableSlice", "global_variables_initializer",
            "variables_initializer"]

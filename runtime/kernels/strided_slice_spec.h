@@ -40,14 +40,16 @@ struct StridedSliceBox {
 
 // numpy's basic indexing as TensorFlow spells it: each spec entry slices one input
 // dimension, or stands for `...` (ellipsis), a new axis of size 1, or a single index
-// whose dimension is dropped (shrink). False after reporting the failure.
-inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks& m,
-                                const std::vector<int64_t>& dims, const std::vector<int64_t>& begin,
-                                const std::vector<int64_t>& end,
-                                const std::vector<int64_t>& strides, StridedSliceBox* box) {
+// whose dimension is dropped (shrink). False with `error` set (no op name); for kernels
+// that resolve where no kernel context can report (a variable's update callback).
+inline bool ResolveStridedSliceSpec(const StridedSliceMasks& m, const std::vector<int64_t>& dims,
+                                    const std::vector<int64_t>& begin,
+                                    const std::vector<int64_t>& end,
+                                    const std::vector<int64_t>& strides, StridedSliceBox* box,
+                                    std::string* error) {
   const int64_t rank = static_cast<int64_t>(dims.size()), spec = static_cast<int64_t>(begin.size());
   if (end.size() != begin.size() || strides.size() != begin.size()) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: begin, end and strides must have the same length");
+    *error = "begin, end and strides must have the same length";
     return false;
   }
   auto bit = [](int64_t mask, int64_t i) { return (mask >> i) & 1; };
@@ -58,12 +60,11 @@ inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks
     else if (!bit(m.new_axis, i)) ++consumed;
   }
   if (ellipses > 1) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: at most one ellipsis is allowed");
+    *error = "at most one ellipsis is allowed";
     return false;
   }
   if (consumed > rank) {
-    Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: " + std::to_string(consumed) +
-                                       " indices for a tensor of rank " + std::to_string(rank));
+    *error = std::to_string(consumed) + " indices for a tensor of rank " + std::to_string(rank);
     return false;
   }
   std::vector<int64_t>& first = box->first;
@@ -89,20 +90,20 @@ inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks
     }
     const int64_t size = dims[d], s = strides[i];
     if (s == 0) {
-      Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: strides[" + std::to_string(i) + "] must be non-zero");
+      *error = "strides[" + std::to_string(i) + "] must be non-zero";
       return false;
     }
     if (bit(m.shrink_axis, i)) {
       // TensorFlow refuses a negative stride on an index entry (a positive one is ignored).
       if (s < 0) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: only stride 1 allowed on non-range indexing "
-                                       "(strides[" + std::to_string(i) + "] is " + std::to_string(s) + ")");
+        *error = "only stride 1 allowed on non-range indexing (strides[" + std::to_string(i) +
+                 "] is " + std::to_string(s) + ")";
         return false;
       }
       const int64_t index = begin[i] < 0 ? begin[i] + size : begin[i];
       if (index < 0 || index >= size) {
-        Fail(ctx, TF_INVALID_ARGUMENT, "StridedSlice: index " + std::to_string(begin[i]) +
-                                           " out of bounds for dimension of size " + std::to_string(size));
+        *error = "index " + std::to_string(begin[i]) + " out of bounds for dimension of size " +
+                 std::to_string(size);
         return false;
       }
       first[d] = index;
@@ -129,6 +130,18 @@ inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks
   return true;
 }
 
+// The same, reporting a failure as StridedSlice's (the op's name, then the reason).
+inline bool ResolveStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks& m,
+                                const std::vector<int64_t>& dims, const std::vector<int64_t>& begin,
+                                const std::vector<int64_t>& end,
+                                const std::vector<int64_t>& strides, StridedSliceBox* box,
+                                const char* op = "StridedSlice") {
+  std::string error;
+  if (ResolveStridedSliceSpec(m, dims, begin, end, strides, box, &error)) return true;
+  Fail(ctx, TF_INVALID_ARGUMENT, std::string(op) + ": " + error);
+  return false;
+}
+
 // StridedSlice(input, begin, end, strides): the spec resolved against the input's shape.
 struct StridedSlicePlan {
   TensorPtr input;
@@ -144,6 +157,33 @@ inline bool PlanStridedSlice(TF_OpKernelContext* ctx, const StridedSliceMasks& m
   plan->input = std::move(input);
   return ResolveStridedSlice(ctx, m, plan->dims, IndexValues(begin_t.get()), IndexValues(end_t.get()),
                              IndexValues(strides_t.get()), &plan->box);
+}
+
+// TensorStridedSliceUpdate and ResourceStridedSliceAssign: the value is broadcast (numpy's
+// rules, aligned at the right) to the slice's shape, box.out_dims. `value_strides[k]` is
+// the value's step along out_dims[k], 0 where it is broadcast. False with TensorFlow's
+// message in `error`. An empty slice takes any value, as in TensorFlow.
+inline bool PlanSliceValue(const StridedSliceBox& box, const std::vector<int64_t>& value,
+                           std::vector<int64_t>* value_strides, std::string* error) {
+  const std::vector<int64_t>& out = box.out_dims;
+  const int64_t r = static_cast<int64_t>(value.size()), R = static_cast<int64_t>(out.size());
+  value_strides->assign(R, 0);
+  if (NumElements(box.count) == 0) return true;
+  bool ok = true;
+  for (int64_t j = 0; j < r - R; ++j) ok = ok && value[j] == 1;
+  int64_t stride = 1;
+  for (int64_t k = R - 1; k >= 0 && ok; --k) {
+    const int64_t j = k - (R - r);
+    if (j < 0) break;
+    if (value[j] == 1) continue;
+    if (value[j] != out[k]) ok = false;
+    (*value_strides)[k] = stride;
+    stride *= value[j];
+  }
+  if (!ok)
+    *error = "Cannot broadcast input shape " + ShapeString(value) + " into final shape " +
+             ShapeString(out);
+  return ok;
 }
 
 }  // namespace kernels

@@ -109,6 +109,20 @@ struct Adam {
   }
 };
 
+// Adam's scalars; slots m, v, vhat: the denominator uses the largest v so far (AMSGrad).
+struct AdamWithAmsgrad {
+  static constexpr int kVars = 4, kScalars = 6;
+  template <typename C>
+  OPGEN_TRAINING_FN static void Prepare(const C* s, C* p) { Adam::Prepare(s, p); }
+  template <typename C>
+  OPGEN_TRAINING_FN static void Apply(C* v, C g, const C* p, bool) {
+    v[1] += (g - v[1]) * p[4];      // m
+    v[2] += (g * g - v[2]) * p[5];  // v
+    v[3] = Max(v[3], v[2]);         // vhat
+    v[0] -= v[1] * p[0] / (Sqrt<C>(v[3]) + p[3]);
+  }
+};
+
 // Scalar lr; slot accum. `update_slots` false leaves accum as it is.
 struct Adagrad {
   static constexpr int kVars = 2, kScalars = 1;
@@ -364,6 +378,15 @@ struct Layout<Adam> : LayoutBase {
   static constexpr const char* kScalarNames[] = {"beta1_power", "beta2_power", "lr",
                                                  "beta1",       "beta2",       "epsilon"};
   static constexpr int kGrad = 9;
+  static constexpr const char* kGradName = "grad";
+};
+template <>
+struct Layout<AdamWithAmsgrad> : LayoutBase {
+  static constexpr const char* kVarNames[] = {"var", "m", "v", "vhat"};
+  static constexpr int kScalarIndex[] = {4, 5, 6, 7, 8, 9};
+  static constexpr const char* kScalarNames[] = {"beta1_power", "beta2_power", "lr",
+                                                 "beta1",       "beta2",       "epsilon"};
+  static constexpr int kGrad = 10;
   static constexpr const char* kGradName = "grad";
 };
 template <>

@@ -62,6 +62,9 @@ namespace opgen {
 // scatter_ops.cc: GatherNd, ScatterNd, TensorScatter*, the segment reductions (declared here,
 // not in op_table.h, which every op file includes).
 void RegisterScatterOps(TF_Status* status);
+// variable_update_ops.cc: Resource/TensorStridedSlice{Assign,Update}, ResourceScatterNd*,
+// ResourceGatherNd.
+void RegisterVariableUpdateOps(TF_Status* status);
 // tensor_array_ops.cc: TensorFlow 1's TensorArray (V3) ops.
 void RegisterTensorArrayOps(TF_Status* status);
 // stack_ops.cc: TensorFlow 1's stacks (V2), which v1 while-loop gradients use.
@@ -101,6 +104,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterLinalgOps, opgen::RegisterLinalgDecompositionOps,
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
+                      opgen::RegisterVariableUpdateOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
                       opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
                       opgen::RegisterCtcOps, opgen::RegisterRnnOps,

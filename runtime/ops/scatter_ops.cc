@@ -1,6 +1,6 @@
 // Gather/scatter by n-d indices (GatherNd, ScatterNd, TensorScatter*), DynamicStitch,
 // ParallelDynamicStitch, DynamicPartition, the variables' ResourceGather and
-// ResourceScatter{Add,Sub,Update}, and the segment
+// ResourceScatter{Add,Sub,Update,Mul,Div,Min,Max}, and the segment
 // reductions beside UnsortedSegmentSum (array_grad_ops.cc): UnsortedSegment{Max,Min,Prod},
 // Segment{Sum,Mean,Max,Min,Prod}, SparseSegment{Sum,Mean,SqrtN}. Shape functions:
 // scatter_shape_fns.cc and grad_kernel_shape_fns.cc.
@@ -222,6 +222,14 @@ void RegisterScatterOps(TF_Status* status) {
                       "Subtracts `updates` from rows of a resource variable."),
       ResourceScatter("ResourceScatterUpdate", "dtype: type",
                       "Replaces rows of a resource variable by `updates`."),
+      ResourceScatter("ResourceScatterMul", "dtype: numbertypes",
+                      "Multiplies rows of a resource variable by `updates`."),
+      ResourceScatter("ResourceScatterDiv", "dtype: numbertypes",
+                      "Divides rows of a resource variable by `updates`."),
+      ResourceScatter("ResourceScatterMin", "dtype: numbertypes",
+                      "The element-wise minimum of rows of a resource variable and `updates`."),
+      ResourceScatter("ResourceScatterMax", "dtype: numbertypes",
+                      "The element-wise maximum of rows of a resource variable and `updates`."),
       SparseSegment("SparseSegmentSum", "T: realnumbertypes",
                     "Sums picked rows of `data` in each sorted segment."),
       SparseSegment("SparseSegmentMean", "T: {bfloat16, half, float, double}",

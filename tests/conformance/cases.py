@@ -53,6 +53,16 @@ NOT_COMPARED = {
            "tests/python_runtime/test_scatter_segment.py compares them with TensorFlow"
        for op in ("ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
                   "ResourceScatterUpdate")},
+    **{op: "resource variables hold state behind a DT_RESOURCE handle: "
+           "tests/python_runtime/test_variable_updates.py compares them with TensorFlow"
+       for op in ("ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin",
+                  "ResourceScatterMax", "ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+                  "ResourceScatterNdSub", "ResourceScatterNdMin", "ResourceScatterNdMax",
+                  "ResourceGatherNd", "ResourceStridedSliceAssign")},
+    **{op: "optimizer steps update resource variables, not a function of array inputs: "
+           "tests/python_runtime/test_variable_updates.py compares them with TensorFlow"
+       for op in ("ResourceApplyAdamWithAmsgrad", "ResourceApplyAdagradDA",
+                  "ResourceSparseApplyAdagradDA")},
     **{op: "string operands (file names and patterns of the save/restore graphs): "
            "tests/python_runtime/test_string_ops.py, and the SavedModel tests run them in "
            "TensorFlow's own graphs"

@@ -1,6 +1,6 @@
 """The gather/scatter/segment family's CUDA kernels (GatherNd, ScatterNd, TensorScatter*,
 the segment reductions, DynamicStitch / DynamicPartition, ResourceGather and
-ResourceScatter*) equal the CPU kernels for every dtype both register, duplicates and
+ResourceScatter*, Mul/Div/Min/Max included, ResourceScatterNd* and ResourceGatherNd) equal the CPU kernels for every dtype both register, duplicates and
 empty segments included, with the same errors for bad indices (checked on the host on
 both devices)."""
 
@@ -105,6 +105,59 @@ def test_resource_gather_and_scatters(rng, dtype):
         results[device] = out
     for got, want in zip(results["/GPU:0"], results["/CPU:0"]):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint8, np.complex64],
+                         ids=name)
+def test_resource_scatter_mul_div_min_max(rng, dtype):
+    table, ids = _small(rng, (4, 3), dtype), np.int64([[3, 0], [3, 1]])  # 3 repeated
+    updates = _small(rng, (2, 2, 3), dtype)
+    ops = ["ResourceScatterMul", "ResourceScatterDiv"]
+    if not np.issubdtype(dtype, np.complexfloating):
+        ops += ["ResourceScatterMin", "ResourceScatterMax"]
+    results = {}
+    for device in ("/CPU:0", "/GPU:0"):
+        with opgen.device(device):
+            v = opgen.Variable(table)
+            out = []
+            for op in ops:
+                execute_op(op, [v.handle, ids, updates], {})
+                out.append(v.numpy())
+        results[device] = out
+    for got, want in zip(results["/GPU:0"], results["/CPU:0"]):
+        np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == np.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8, np.complex64],
+                         ids=name)
+def test_resource_scatter_nd_and_gather_nd(rng, dtype):
+    table = _small(rng, (4, 3, 2), dtype)
+    ids = np.int32([[3, 0], [1, 2], [3, 0]])  # [3, 0] repeated
+    updates = _small(rng, (3, 2), dtype)
+    ops = ["ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub"]
+    if not np.issubdtype(dtype, np.complexfloating):
+        ops += ["ResourceScatterNdMin", "ResourceScatterNdMax"]
+    results = {}
+    for device in ("/CPU:0", "/GPU:0"):
+        with opgen.device(device):
+            v = opgen.Variable(table)
+            (rows,) = execute_op("ResourceGatherNd", [v.handle, ids], {"dtype": v.dtype})
+            out = [rows.numpy()]
+            for op in ops:
+                execute_op(op, [v.handle, ids, updates], {})
+                out.append(v.numpy())
+        results[device] = out
+    for got, want in zip(results["/GPU:0"], results["/CPU:0"]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_resource_scatter_div_by_zero_is_refused_on_both():
+    for device in ("/CPU:0", "/GPU:0"):
+        with opgen.device(device):
+            v = opgen.Variable(np.int32([[5, 7], [9, -3]]))
+            with pytest.raises(errors.InvalidArgumentError, match="updates must not contain 0"):
+                execute_op("ResourceScatterDiv", [v.handle, np.int32([0]), np.int32([[2, 0]])], {})
+            np.testing.assert_array_equal(v.numpy(), [[5, 7], [9, -3]])
 
 
 def test_errors_match():

@@ -451,6 +451,9 @@ def baseline(op_def, rng):
         "StridedSliceGrad": lambda: ([np.array([3, 4], i32), np.array([0, 1], i32),
                                       np.array([3, 4], i32), np.array([1, 2], i32),
                                       _x(rng, (3, 2))], {}),
+        "TensorStridedSliceUpdate": lambda: ([_x(rng, (3, 4)), np.array([0, 1], i32),
+                                              np.array([3, 4], i32), np.array([1, 2], i32),
+                                              _x(rng, (3, 2))], {}),
         # non-max suppression (runtime/ops/detection_ops.cc)
         **{op: (lambda: ([_boxes(rng), _x(rng, (5,)), i32(3), f32(0.5), f32(0.0)], {}))
            for op in ("NonMaxSuppressionV3", "NonMaxSuppressionV4")},
@@ -915,6 +918,10 @@ def invalid_cases():
          "shrink index -3 of 2"),
         ("StridedSlice", [x, _v(0, 0), _v(2, 3), _v(1, 1)], {"ellipsis_mask": 3},
          "two ellipses"),
+        ("TensorStridedSliceUpdate", [x, _v(0, 0), _v(2, 3), _v(1, 1), _a((3, 3))], {},
+         "a value that does not broadcast to the slice"),
+        ("TensorStridedSliceUpdate", [x, _v(0, 0), _v(2, 3), _v(1, 1), _a((2, 2, 3))], {},
+         "a value of more dims than the slice, not 1"),
         ("Transpose", [x, _v(0, 0)], {}, "perm with a repeat"),
         ("ConjugateTranspose", [x, _v(0, 0)], {}, "perm with a repeat"),
         ("ConjugateTranspose", [x, _v(I32_MAX, I32_MIN)], {}, "perm int32 extremes"),
@@ -1349,6 +1356,14 @@ NOT_SWEPT = {
            "test_scatter_segment.py"
        for op in ("ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
                   "ResourceScatterUpdate")},
+    **{op: "resource variables (DT_RESOURCE handles): tests/python_runtime/"
+           "test_variable_updates.py"
+       for op in ("ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin",
+                  "ResourceScatterMax", "ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+                  "ResourceScatterNdSub", "ResourceScatterNdMin", "ResourceScatterNdMax",
+                  "ResourceGatherNd", "ResourceStridedSliceAssign",
+                  "ResourceApplyAdamWithAmsgrad", "ResourceApplyAdagradDA",
+                  "ResourceSparseApplyAdagradDA")},
     **{op: "string ops of the save/restore graphs (string operands): "
            "tests/python_runtime/test_string_ops.py"
        for op in ("StringJoin", "ShardedFilename", "ShardedFilespec", "StaticRegexFullMatch")},

@@ -245,3 +245,19 @@ def test_sparse_embedding_step_inside_a_function_equals_eager(make):
         results.append(table.numpy())
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(results[0][[0, 2]], [[0, 1, 2], [6, 7, 8]])  # rows not read
+
+
+def test_slice_assign_and_scatter_updates_inside_a_function():
+    v = opgen.Variable(np.zeros((3, 4), np.float32))
+
+    @opgen.function
+    def f(x):
+        v[1:3, ::2].assign(x)
+        v.scatter_nd_add(np.int32([[0, 1]]), np.float32([5]))
+        return v.read_value()
+
+    want = np.zeros((3, 4), np.float32)
+    for _ in range(2):
+        want[1:3, ::2] = 1
+        want[0, 1] += 5
+        np.testing.assert_array_equal(f(np.ones((2, 2), np.float32)).numpy(), want)

@@ -737,6 +737,9 @@ def _cases() -> dict[str, list[Case]]:
         "SqrtGrad": [C(fixed(u((2, 3), 0.5, 2), u((2, 3))), tf=True)],
         "StridedSliceGrad": [C(fixed(np.int32([4, 5]), np.int32([3, 0]), np.int32([0, 5]),
                                      np.int32([-1, 2]), u((3, 3))), {}, [4], tf=True)],
+        # the value broadcast along dim 0 of the [2, 3] slice: its gradient is summed
+        "TensorStridedSliceUpdate": [C(fixed(u((4, 5)), np.int32([3, 0]), np.int32([0, 5]),
+                                             np.int32([-2, 2]), u((1, 3))), {}, [0, 4], tf=True)],
         "MirrorPadGrad": [C(fixed(u((6, 7)), np.int32([[1, 2], [2, 1]])), {"mode": "REFLECT"}, [0],
                             tf=True),
                           C(fixed(u((5, 6)), np.int64([[1, 1], [2, 0]])), {"mode": "SYMMETRIC"}, [0],
@@ -955,11 +958,17 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["Const", "Placeholder", "PlaceholderV2"], "no inputs"),
     **dict.fromkeys(["VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "AssignVariableOp",
                      "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
-                     "ResourceScatterSub", "ResourceScatterUpdate"],
+                     "ResourceScatterSub", "ResourceScatterUpdate", "ResourceScatterMul",
+                     "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
+                     "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+                     "ResourceScatterNdMin", "ResourceScatterNdMax",
+                     "ResourceStridedSliceAssign"],
                     "variable state: gradients reach a variable through ReadVariableOp"),
     **dict.fromkeys(["ResourceApplyGradientDescent", "ResourceApplyMomentum",
                      "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
                      "ResourceApplyAdam", "ResourceApplyAdadelta", "ResourceApplyAdagradV2",
+                     "ResourceApplyAdamWithAmsgrad", "ResourceApplyAdagradDA",
+                     "ResourceSparseApplyAdagradDA",
                      "ResourceApplyProximalAdagrad", "ResourceApplyProximalGradientDescent",
                      "ResourceApplyCenteredRMSProp", "ResourceApplyFtrl", "ResourceApplyFtrlV2",
                      "ResourceApplyAdaMax", "ResourceApplyAddSign", "ResourceApplyPowerSign",
@@ -1099,6 +1108,8 @@ CHECKED_ELSEWHERE = {
                     "test_image_transform_ops.py::test_gradient_matches_tensorflow"),
     "ReadVariableOp": "test_gradients.py::test_gradient_with_respect_to_a_variable",
     "ResourceGather": "test_scatter_segment.py::test_embedding_training_step_with_resource_gather",
+    "ResourceGatherNd": "test_variable_updates.py::"
+                        "test_slice_update_and_gather_nd_gradients_match_tensorflow",
     # Straight-through gradients (finite differences of a step function are zero): against
     # tf.GradientTape's.
     **dict.fromkeys(["FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars",
@@ -1175,7 +1186,8 @@ def test_gradient_against_finite_differences(op, k, dtype):
 
 
 ADDED = ["EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad", "ReciprocalGrad",
-         "RsqrtGrad", "SqrtGrad", "StridedSliceGrad", "MirrorPadGrad", "UnsortedSegmentSum",
+         "RsqrtGrad", "SqrtGrad", "StridedSliceGrad", "TensorStridedSliceUpdate", "MirrorPadGrad",
+         "UnsortedSegmentSum",
          "AvgPoolGrad", "MaxPoolGrad", "MaxPoolGradGrad", "Conv2DBackpropFilter",
          "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
          "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "ResizeBilinearGrad",

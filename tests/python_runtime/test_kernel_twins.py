@@ -27,6 +27,7 @@ CPU_ONLY_FAMILIES = {
     "gru_block": "TensorFlow 1's fused GRU cell: no CUDA kernels yet (GPU placements fall back)",
     "batch_norm_global": "BatchNormWithGlobalNormalization(Grad), deprecated since GraphDef "
                          "version 9: no CUDA kernels yet (GPU placements fall back)",
+    "adagrad_da": "TensorFlow registers (ResourceSparse)ApplyAdagradDA for the CPU only",
     "placeholder": "fed values arrive on the host",
     "unravel_index": "TensorFlow registers UnravelIndex for the CPU only",
     "nth_element": "TensorFlow registers NthElement for the CPU only",

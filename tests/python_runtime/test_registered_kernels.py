@@ -38,6 +38,8 @@ CPU_ONLY = {
                   "SparseFillEmptyRowsGrad", "SparseTensorDenseMatMul", "SparseAdd",
                   "SparseAddGrad", "SparseSlice", "SparseSliceGrad", "SparseReduceSum",
                   "SparseConcat")},
+    **{op: "TensorFlow registers only CPU kernels"
+       for op in ("ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderV2": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",

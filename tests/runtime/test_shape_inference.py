@@ -791,6 +791,8 @@ _CALLS = {
     "InvertPermutation": lambda P: ([P((4,), I32)], {}, None),
     "StridedSliceGrad": lambda P: ([np.array([2, 3], I32)] + [np.array([v], I32) for v in (0, 1, 1)]
                                    + [P((1, 3))], {}, None),
+    "TensorStridedSliceUpdate": lambda P: ([P((2, 3))] + [np.array([v], I32) for v in (0, 1, 1)]
+                                           + [P((1, 3))], {}, None),
     "MirrorPadGrad": lambda P: ([P((4, 5)), np.ones((2, 2), I32)], {"mode": "SYMMETRIC"}, None),
     # Keras preprocessing layers' ops
     "ScaleAndTranslate": lambda P: ([P((1, 2, 2, 3)), np.array([4, 5], I32), P((2,)), P((2,))],
@@ -933,7 +935,12 @@ _RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAdd
                  "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyGradientDescent",
                  "ResourceApplyKerasMomentum", "ResourceApplyMomentum", "ResourceApplyRMSProp", "DisableCopyOnRead",
                  "ResourceGather", "ResourceScatterAdd", "ResourceScatterSub",
-                 "ResourceScatterUpdate", "VariableShape"}
+                 "ResourceScatterUpdate", "VariableShape", "ResourceScatterMul",
+                 "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
+                 "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+                 "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceGatherNd",
+                 "ResourceStridedSliceAssign", "ResourceApplyAdamWithAmsgrad",
+                 "ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA"}
 # The TF1 optimizer ops and their sparse forms (test_training_ops_more.py runs them).
 # tf.random.Generator's ops: tests/python_runtime/test_random_generator.py
 _RESOURCE_OPS |= {"StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",

@@ -60,6 +60,12 @@ void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
 // resource_scatter.cc: ResourceGather, ResourceScatter{Add,Sub,Update}.
 void RegisterResourceScatterKernels(TF_Status*);
+// resource_scatter_nd.cc: ResourceScatterNd*, ResourceGatherNd.
+void RegisterResourceScatterNdKernels(TF_Status*);
+// strided_slice_update.cc: TensorStridedSliceUpdate, ResourceStridedSliceAssign.
+void RegisterStridedSliceUpdateKernels(TF_Status*);
+// adagrad_da.cc: ResourceApplyAdagradDA, ResourceSparseApplyAdagradDA.
+void RegisterAdagradDAKernels(TF_Status*);
 // tensor_array.cc: TensorArrayV3 and its Write/Read/Gather/Scatter/Concat/Split/Size/Close
 // ops (host only: arrays are host objects).
 void RegisterTensorArrayKernels(TF_Status*);
@@ -140,6 +146,9 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterRandomTruncatedNormalKernels,
       RegisterReductionKernels,
       RegisterResourceScatterKernels,
+      RegisterResourceScatterNdKernels,
+      RegisterStridedSliceUpdateKernels,
+      RegisterAdagradDAKernels,
       RegisterResourceVariableKernels,
       RegisterScanTopKKernels,
       RegisterUnravelIndexKernels,

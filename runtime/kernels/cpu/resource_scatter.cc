@@ -1,8 +1,9 @@
-// ResourceGather and ResourceScatter{Add,Sub,Update} on the CPU: rows of a variable read
+// ResourceGather and ResourceScatter{Add,Sub,Update,Mul,Div,Min,Max} on the CPU: rows of a variable read
 // or updated under its lock (the runtime's variable API, c_api_ext.h); indices checked
 // first (../resource_scatter_spec.h), duplicates applied in order. Twin:
 // ../cuda/resource_scatter.cu.
 #include <cstring>
+#include <type_traits>
 
 #include "../resource_scatter_spec.h"
 #include "kernel_util.h"
@@ -47,7 +48,12 @@ void ResourceGatherCompute(void*, TF_OpKernelContext* ctx) {
   });
 }
 
-enum class Mode { kAdd, kSub, kUpdate };
+enum class Mode { kAdd, kSub, kUpdate, kMul, kDiv, kMin, kMax };
+
+constexpr const char* kScatterNames[] = {"ResourceScatterAdd", "ResourceScatterSub",
+                                         "ResourceScatterUpdate", "ResourceScatterMul",
+                                         "ResourceScatterDiv", "ResourceScatterMin",
+                                         "ResourceScatterMax"};
 
 struct ScatterArgs {
   const char* op;
@@ -66,10 +72,19 @@ struct ResourceScatter {
       TF_SetStatus(s, TF_INVALID_ARGUMENT, (std::string(a->op) + ": " + error).c_str());
       return;
     }
+    const T* u = Data<T>(a->updates);
+    if constexpr (M == Mode::kDiv && std::is_integral_v<T>) {
+      // TensorFlow refuses an integer division by zero before anything is written.
+      const int64_t count = TF_TensorElementCount(a->updates);
+      for (int64_t j = 0; j < count; ++j)
+        if (u[j] == T(0)) {
+          TF_SetStatus(s, TF_INVALID_ARGUMENT, (std::string(a->op) + ": updates must not contain 0").c_str());
+          return;
+        }
+    }
     T* out = Data<T>(new_value);
     const T* old = Data<T>(old_value);
     if (out != old) std::memcpy(out, old, TF_TensorByteSize(old_value));
-    const T* u = Data<T>(a->updates);
     const int64_t n = static_cast<int64_t>(p.rows.size());
     const int64_t var_rows = p.slice > 0 ? TF_TensorElementCount(old_value) / p.slice : 0;
     // Each task owns a range of the variable's rows and applies their updates in order.
@@ -89,14 +104,24 @@ struct ResourceScatter {
   static T Combine(T old, T x) {
     if constexpr (M == Mode::kUpdate) return x;
     else if constexpr (M == Mode::kAdd) return Narrow<T>(WrappingAdd(Widen(old), Widen(x)));
-    else return Narrow<T>(WrappingSub(Widen(old), Widen(x)));
+    else if constexpr (M == Mode::kSub) return Narrow<T>(WrappingSub(Widen(old), Widen(x)));
+    else if constexpr (M == Mode::kMul) return Narrow<T>(WrappingMul(Widen(old), Widen(x)));
+    else if constexpr (M == Mode::kDiv) return Narrow<T>(Divide(Widen(old), Widen(x)));
+    else if constexpr (M == Mode::kMin) return Widen(x) < Widen(old) ? x : old;
+    else return Widen(x) > Widen(old) ? x : old;
+  }
+  // Integer division truncates toward zero; INT_MIN / -1 wraps, as on TensorFlow's CPU.
+  template <typename C>
+  static C Divide(C a, C b) {
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+      if (b == C(-1)) return static_cast<C>(-static_cast<std::make_unsigned_t<C>>(a));
+    }
+    return a / b;
   }
   static void Compute(void*, TF_OpKernelContext* ctx) {
     TensorPtr indices = Input(ctx, 1), updates = Input(ctx, 2);
     if (!indices || !updates) return;
-    ScatterArgs args{M == Mode::kAdd ? "ResourceScatterAdd"
-                     : M == Mode::kSub ? "ResourceScatterSub" : "ResourceScatterUpdate",
-                     indices.get(), updates.get()};
+    ScatterArgs args{kScatterNames[static_cast<int>(M)], indices.get(), updates.get()};
     StatusPtr s = NewStatus();
     OPGEN_KernelUpdateVariable(ctx, 0, DtypeOf<T>::value, &ResourceScatter::Apply, &args, s.get());
     Ok(ctx, s.get());
@@ -121,6 +146,10 @@ void RegisterResourceScatterKernels(TF_Status* status) {
   RegisterScatter<Mode::kAdd>("ResourceScatterAdd", Numbers(), status);
   RegisterScatter<Mode::kSub>("ResourceScatterSub", Numbers(), status);
   RegisterScatter<Mode::kUpdate>("ResourceScatterUpdate", Concat<Numbers, Types<bool>>(), status);
+  RegisterScatter<Mode::kMul>("ResourceScatterMul", Numbers(), status);
+  RegisterScatter<Mode::kDiv>("ResourceScatterDiv", Numbers(), status);
+  RegisterScatter<Mode::kMin>("ResourceScatterMin", RealTypes(), status);
+  RegisterScatter<Mode::kMax>("ResourceScatterMax", RealTypes(), status);
 }
 
 }  // namespace cpu

@@ -21,7 +21,9 @@ namespace cuda {
 // kMax/kMin: the segment reductions' comparison; kScatterMax/kScatterMin:
 // TensorScatterMax/Min's (an update replaces the value only when strictly better, so a
 // NaN update is ignored), each as on the CPU.
-enum class Fold { kUpdate, kSum, kSub, kProd, kMax, kMin, kScatterMax, kScatterMin, kMean, kSqrtN };
+enum class Fold {
+  kUpdate, kSum, kSub, kProd, kDiv, kMax, kMin, kScatterMax, kScatterMin, kMean, kSqrtN
+};
 
 // What an output row with no source row and no base holds: 0 (and a max or min with
 // rows starts from its first row: the sorted reductions), or the fold's start value
@@ -54,6 +56,7 @@ __device__ inline C Step(C acc, C x) {
   if constexpr (F == Fold::kUpdate) return x;
   else if constexpr (F == Fold::kSub) return acc - x;
   else if constexpr (F == Fold::kProd) return acc * x;
+  else if constexpr (F == Fold::kDiv) return acc / x;  // ResourceScatterDiv (0s refused first)
   // x replaces acc unless it is strictly worse, as TensorFlow's CPU kernels compare: a NaN
   // replaces acc, and whatever follows a NaN replaces it
   else if constexpr (F == Fold::kMax) return x < acc ? acc : x;

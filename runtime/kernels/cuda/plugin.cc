@@ -173,6 +173,8 @@ void RegisterScatterKernels(TF_Status*);
 void RegisterSegmentKernels(TF_Status*);
 void RegisterResourceScatterKernels(TF_Status*);  // resource_scatter.cu
 void RegisterImageTransformKernels(TF_Status*);   // image_transform.cu: ImageProjectiveTransformV2/V3
+void RegisterResourceScatterNdKernels(TF_Status*);  // resource_scatter_nd.cu
+void RegisterStridedSliceUpdateKernels(TF_Status*);  // strided_slice_update.cu
 }  // namespace opgen::cuda
 
 extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF_Status* status) {
@@ -224,6 +226,8 @@ extern "C" __attribute__((visibility("default"))) void OPGEN_InitDevicePlugin(TF
       RegisterScanTopKKernels,
     RegisterSelectV1Kernels,
       RegisterResourceScatterKernels,
+      RegisterResourceScatterNdKernels,
+      RegisterStridedSliceUpdateKernels,
       RegisterScatterKernels,
       RegisterSegmentKernels,
       RegisterSlicingKernels,

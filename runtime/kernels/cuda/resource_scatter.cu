@@ -1,8 +1,9 @@
-// ResourceGather and ResourceScatter{Add,Sub,Update} on the GPU, twins of
+// ResourceGather and ResourceScatter{Add,Sub,Update,Mul,Div,Min,Max} on the GPU, twins of
 // ../cpu/resource_scatter.cc: indices in host memory, checked there with the CPU's
 // messages (../resource_scatter_spec.h); the variable's rows gathered or updated on the
 // device by csr_reduce.cuh's in-order folds (duplicates as on the CPU).
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,21 @@ struct ResourceScatter {
     const T* old = Data<T>(old_value);
     cudaStream_t stream = GetStream(a->ctx);
     if (stream == nullptr) return;
+    if constexpr (F == Fold::kDiv && std::is_integral_v<T>) {
+      // As the CPU kernel: an integer division by zero is refused before any write.
+      std::vector<T> host(TF_TensorElementCount(a->updates));
+      if (!host.empty() &&
+          (!CheckCuda(a->ctx, cudaMemcpyAsync(host.data(), Data<T>(a->updates),
+                                              host.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                              stream), a->op) ||
+           !CheckCuda(a->ctx, cudaStreamSynchronize(stream), a->op)))
+        return;
+      for (T u : host)
+        if (u == T(0)) {
+          TF_SetStatus(s, TF_INVALID_ARGUMENT, (std::string(a->op) + ": updates must not contain 0").c_str());
+          return;
+        }
+    }
     if (out != old && !CheckCuda(a->ctx, cudaMemcpyAsync(out, old, TF_TensorByteSize(old_value),
                                                          cudaMemcpyDeviceToDevice, stream), a->op))
       return;
@@ -80,7 +96,11 @@ struct ResourceScatter {
     if (!indices || !updates) return;
     ScatterArgs args{ctx,
                      F == Fold::kSum ? "ResourceScatterAdd"
-                     : F == Fold::kSub ? "ResourceScatterSub" : "ResourceScatterUpdate",
+                     : F == Fold::kSub ? "ResourceScatterSub"
+                     : F == Fold::kProd ? "ResourceScatterMul"
+                     : F == Fold::kDiv ? "ResourceScatterDiv"
+                     : F == Fold::kScatterMin ? "ResourceScatterMin"
+                     : F == Fold::kScatterMax ? "ResourceScatterMax" : "ResourceScatterUpdate",
                      indices.get(), updates.get()};
     StatusPtr s = NewStatus();
     OPGEN_KernelUpdateVariable(ctx, 0, DtypeOf<T>::value, &ResourceScatter::Apply, &args, s.get());
@@ -123,6 +143,10 @@ void RegisterResourceScatterKernels(TF_Status* status) {
   RegisterScatter<Fold::kSub>("ResourceScatterSub", Numbers(), status);
   RegisterScatter<Fold::kUpdate>("ResourceScatterUpdate",
                                  kernels::Concat<Numbers, Types<bool>>(), status);
+  RegisterScatter<Fold::kProd>("ResourceScatterMul", Numbers(), status);
+  RegisterScatter<Fold::kDiv>("ResourceScatterDiv", Numbers(), status);
+  RegisterScatter<Fold::kScatterMin>("ResourceScatterMin", Reals(), status);
+  RegisterScatter<Fold::kScatterMax>("ResourceScatterMax", Reals(), status);
 }
 
 }  // namespace cuda

@@ -103,6 +103,8 @@ void RegisterTrainingKernels(TF_Status* status) {
   t::RegisterTrainingKernels<Dev, t::AdaMax>(kDevice, "ResourceApplyAdaMax", none, no_bfloat16,
                                              status);
   t::RegisterTrainingKernels<Dev, t::Adam>(kDevice, "ResourceApplyAdam", nesterov, types, status);
+  t::RegisterTrainingKernels<Dev, t::AdamWithAmsgrad>(kDevice, "ResourceApplyAdamWithAmsgrad", none,
+                                                      types, status);
   t::RegisterTrainingKernels<Dev, t::AddSign>(kDevice, "ResourceApplyAddSign", none, types,
                                               status);
   t::RegisterTrainingKernels<Dev, t::CenteredRMSProp>(kDevice, "ResourceApplyCenteredRMSProp",

@@ -130,6 +130,18 @@ void StridedSliceGradGrad(GradBuilder& b) {
                              "shrink_axis_mask"})));
 }
 
+// TensorStridedSliceUpdate(x, begin, end, strides, value): x's gradient is g with the
+// slice zeroed; value's is the slice of g, summed over the dims value was broadcast along.
+void TensorStridedSliceUpdateGrad(GradBuilder& b) {
+  const std::vector<Attr> masks = b.CopyAttrs(
+      {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"});
+  const TF_Output dy = b.Op("StridedSlice", {b.grad(0), b.input(1), b.input(2), b.input(3)}, masks);
+  if (b.needs(0))
+    b.Set(0, b.Op("TensorStridedSliceUpdate",
+                  {b.grad(0), b.input(1), b.input(2), b.input(3), b.Op("ZerosLike", {dy})}, masks));
+  if (b.needs(4)) b.Set(4, b.SumToShapeOf(dy, b.input(4)));
+}
+
 // Pad(x, paddings) and PadV2: the slice of the gradient at paddings[:, 0].
 void PadGrad(GradBuilder& b) {
   const TF_Output x = b.input(0), paddings = ToInt32(b, b.input(1));
@@ -501,6 +513,7 @@ void RegisterArrayGradients() {
   RegisterGrad("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
   RegisterGrad("ResizeBicubic", ResizeBicubicGrad);
   RegisterGrad("StridedSliceGrad", StridedSliceGradGrad);
+  RegisterGrad("TensorStridedSliceUpdate", TensorStridedSliceUpdateGrad);
   RegisterGrad("MirrorPadGrad", MirrorPadGradGrad);
   RegisterGrad("UnsortedSegmentSum", UnsortedSegmentSumGrad);
   RegisterGrad("ResizeBilinearGrad", ResizeBilinearGradGrad);

@@ -59,6 +59,10 @@ void RegisterNotDifferentiableOps() {
         // state, checkpoints and scheduling: they hand on no values to differentiate
         "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "VarHandleOp",
         "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
+        "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
+        "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+        "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceStridedSliceAssign",
+        "ResourceApplyAdamWithAmsgrad", "ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA",
         "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
         "ResourceApplyKerasMomentum", "ResourceApplyAdagrad", "ResourceApplyRMSProp",
         "ResourceApplyAdam",

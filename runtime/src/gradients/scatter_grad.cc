@@ -221,9 +221,20 @@ void ResourceGatherGrad(GradBuilder& b) {
                                        b.Op("Reshape", {b.input(1), b.Int32s({-1})}), n}));
 }
 
+// ResourceGatherNd(resource, indices): as GatherNd's, ScatterNd of the gradient into the
+// variable's shape (TensorFlow gives IndexedSlices for [n, 1] indices; dense here, as
+// ResourceGather's), reaching the handle as ReadVariableOp's does.
+void ResourceGatherNdGrad(GradBuilder& b) {
+  if (!b.needs(0)) return;
+  const TF_Output indices = b.input(1);
+  const TF_Output value = b.Op("ReadVariableOp", {b.input(0)}, {{"dtype", b.AttrType("dtype")}});
+  b.Set(0, b.Op("ScatterNd", {indices, b.grad(0), ShapeAs(b, value, b.dtype(indices))}));
+}
+
 }  // namespace
 
 void RegisterScatterGradients() {
+  RegisterGrad("ResourceGatherNd", ResourceGatherNdGrad);
   RegisterGrad("ResourceGather", ResourceGatherGrad);
   RegisterGrad("DynamicStitch", DynamicStitchGrad);
   RegisterGrad("ParallelDynamicStitch", DynamicStitchGrad);
