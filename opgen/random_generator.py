@@ -45,10 +45,10 @@ def _alg_id(alg: Any) -> int:
         if alg.lower() not in _NAMES:
             raise ValueError(f"Unknown algorithm name: {alg} (one of {sorted(_NAMES)})")
         return _NAMES[alg.lower()]
-    alg = int(getattr(alg, "value", alg))
-    if alg not in _STATE_SIZE:
-        raise ValueError(f"Unsupported algorithm id: {alg}")
-    return alg
+    alg_id = int(getattr(alg, "value", alg))
+    if alg_id not in _STATE_SIZE:
+        raise ValueError(f"Unsupported algorithm id: {alg_id}")
+    return alg_id
 
 
 def _as_int64(words: Any) -> np.ndarray:
@@ -185,8 +185,8 @@ class Generator:
     @property
     def key(self) -> Any:
         """The key: the state's last word."""
-        return ops.strided_slice(self._state_var.read_value(), np.int32([-1]), np.int32([0]),
-                                 np.int32([1]), end_mask=1, shrink_axis_mask=1)
+        return ops.strided_slice(self._state_var.read_value(), np.array([-1], np.int32), np.array([0], np.int32),
+                                 np.array([1], np.int32), end_mask=1, shrink_axis_mask=1)
 
     def skip(self, delta: Any) -> Any:
         """Moves the counter as a draw of `delta` values would; returns the state before."""
@@ -201,8 +201,8 @@ class Generator:
         old = ops.rng_read_and_skip(self._state_var.handle, np.int32(self._alg),
                                     _element_count(shape))
         n = _COUNTER_SIZE[self._alg]
-        counter = ops.bitcast(ops.slice(old, np.int32([0]), np.int32([n])), dtypes.uint64)
-        key = ops.bitcast(ops.slice(old, np.int32([n]), np.int32([1])), dtypes.uint64)
+        counter = ops.bitcast(ops.slice(old, np.array([0], np.int32), np.array([n], np.int32)), dtypes.uint64)
+        key = ops.bitcast(ops.slice(old, np.array([n], np.int32), np.array([1], np.int32)), dtypes.uint64)
         return key, counter
 
     # ---- draws ----
@@ -270,8 +270,8 @@ class Generator:
         """`count` new generators, each keyed by a fresh key with a zero counter; this
         generator's state moves on."""
         keys = self.uniform_full_int([count], dtype=dtypes.int64)
-        zeros = np.zeros(_STATE_SIZE[self._alg] - 1, np.int64)
-        return [Generator(state=ops.concat_v2([zeros, ops.reshape(key, np.int32([1]))],
+        zeros: Any = np.zeros(_STATE_SIZE[self._alg] - 1, np.int64)  # the new counters
+        return [Generator(state=ops.concat_v2([zeros, ops.reshape(key, np.array([1], np.int32))],
                                               np.int32(0)), alg=self._alg)
                 for key in ops.unpack(keys, num=count)]
 

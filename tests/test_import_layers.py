@@ -22,8 +22,9 @@ RUNTIME_LAYERS = [
     ["devices", "graph", "session", "dlpack", "eager"],
     ["graph_mode", "graph_import", "op_library", "kernels", "memory", "debugging", "summary",
      "_function_library"],                       # an imported library carried along
-    ["constant_op", "variables", "checkpoint", "indexed_slices", "_sparse_gradients",
-     "gradients_impl", "_tape_program", "backprop",
+    ["constant_op", "variables", "module", "checkpoint", "object_checkpoint",
+     "indexed_slices", "_sparse_gradients", "gradients_impl", "_tape_program", "_graph_tape",
+     "backprop",
      "_function_split", "functions"],            # opgen.function: traced FunctionDefs
     ["control_flow_v2"],                         # opgen.cond / while_loop over them
     ["training_minimize"],                       # compute_gradients / minimize

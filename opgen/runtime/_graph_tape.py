@@ -48,19 +48,21 @@ class GraphTapeState:
         ops = self.graph.get_operations()
         return ops[self.start:self.end]
 
-    def _variable_reads(self, variable: variables.Variable, span: list[Any]) -> list[Output]:
+    def _variable_reads(self, variable: variables.Variable, span: list[Any]) -> list[Any]:
         g = self.graph
+        reads: list[Any] = []
         if variable.graph is g:
             handle: Any = variable.handle
             # a graph variable's value() is the read built with it, before any tape
-            reads = [variable.value()] if self._reads_of(variable.value(), span) else []
+            value: Any = variable.value()
+            if self._reads_of(value, span):
+                reads.append(value)
         else:
             handle = g.capture_variable(variable) if hasattr(g, "capture_variable") else None
             if handle is None:
                 return []
             if handle.dtype != dtypes.resource:  # traced with variables as values
                 return [handle] if self._reads_of(handle, span) else []
-            reads = []
         for op in span:
             if op.type in _READS and op.inputs and op.inputs[0] is handle:
                 reads.append(op.outputs[0])
@@ -82,7 +84,8 @@ class GraphTapeState:
             if not v.trainable or id(v) in found:
                 continue
             if v.graph is self.graph:
-                if v.handle in handles or self._reads_of(v.value(), span):
+                value: Any = v.value()
+                if v.handle in handles or self._reads_of(value, span):
                     found[id(v)] = v
             elif self._variable_reads(v, span):
                 found[id(v)] = v
@@ -119,7 +122,9 @@ class GraphTapeState:
         if shape is None or any(d is None for d in shape):
             raise ValueError(f"GradientTape.jacobian in a graph needs a target of static "
                              f"shape, got {target.name} of shape {shape}")
-        n = int(np.prod(shape, dtype=np.int64))
+        n = 1
+        for d in shape:
+            n *= int(d or 0)
         np_dtype = target.dtype.numpy_dtype
         rows = []
         for i in range(n):
@@ -135,10 +140,12 @@ class GraphTapeState:
                 results.append(None)
                 continue
             source_shape = source.shape
-            dense = [graph_mode.build_op(g, "Reshape", [to_dense(p), np.int32([-1])], {})[0]
+            dense = [graph_mode.build_op(g, "Reshape", [to_dense(p), np.array([-1], np.int32)],
+                                         {})[0]
                      if isinstance(p, IndexedSlices) else p for p in parts]
             stacked = graph_mode.build_op(g, "Pack", [dense], {"axis": 0})[0] if n else None
             full = [*shape, *(source_shape or ())]
-            results.append(graph_mode.build_op(g, "Reshape", [stacked, np.int32(full)], {})[0]
+            results.append(graph_mode.build_op(g, "Reshape", [stacked, np.array(full, np.int32)],
+                                               {})[0]
                            if stacked is not None else np.zeros(full, np_dtype))
         return results

@@ -371,9 +371,9 @@ class GradientTape:
         single = not isinstance(sources, (list, tuple))
         source_list = [sources] if single else list(sources)
         if self._graph_state is not None:
-            results = self._graph_state.jacobian(target, source_list, self._watch_variables,
-                                                 set(self._variables))
-            return results[0] if single else results
+            symbolic = self._graph_state.jacobian(target, source_list, self._watch_variables,
+                                                  set(self._variables))
+            return symbolic[0] if single else symbolic
         if not isinstance(target, Tensor):
             raise TypeError(f"GradientTape.jacobian: the target is one eager Tensor, got "
                             f"{type(target).__name__}")

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from opgen.protos import trackable_object_graph_pb2
+from opgen.protos.trackable_object_graph_pb2 import TrackableObjectGraph
 from opgen.runtime import dtypes, eager
 from opgen.runtime.checkpoint import _delete_checkpoint, write_checkpoint_state
 from opgen.runtime.errors import NotFoundError
@@ -37,7 +37,6 @@ from opgen.runtime.variables import Variable
 
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _VALUE = "VARIABLE_VALUE"
-_Graph = trackable_object_graph_pb2.TrackableObjectGraph
 
 
 def _escape(name: str) -> str:
@@ -112,9 +111,9 @@ class _ObjectGraph:
             self.children.append(links)
             i += 1
 
-    def proto_and_values(self) -> tuple[_Graph, dict[str, Any]]:
+    def proto_and_values(self) -> tuple[TrackableObjectGraph, dict[str, Any]]:
         """The TrackableObjectGraph and the values to save, by checkpoint key."""
-        graph = _Graph()
+        graph = TrackableObjectGraph()
         values: dict[str, Any] = {}
         slot_nodes: list[tuple[int, str, Variable, str]] = []
         for i, obj in enumerate(self.objects):
@@ -206,7 +205,9 @@ class Checkpoint:
         prefix = os.fspath(file_prefix)
         proto, values = self._graph().proto_and_values()
         keys = [_OBJECT_GRAPH_KEY, *values]
-        tensors = [np.array(proto.SerializeToString(), dtype=object), *values.values()]
+        graph_bytes = np.empty((), dtype=object)  # a string scalar
+        graph_bytes[()] = proto.SerializeToString()
+        tensors = [graph_bytes, *values.values()]
         eager.execute_eager("SaveV2", [prefix, keys, [""] * len(keys), tensors], {})
         return prefix
 
@@ -260,7 +261,7 @@ def _variables_of(obj: Any, seen: set[int]) -> Iterator[Variable]:
         yield from _variables_of(child, seen)
 
 
-def _read_object_graph(prefix: str) -> _Graph:
+def _read_object_graph(prefix: str) -> TrackableObjectGraph:
     try:
         raw = eager.execute_eager("RestoreV2", [prefix, [_OBJECT_GRAPH_KEY], [""]],
                                   {"dtypes": [dtypes.string]})[0][0]
@@ -268,7 +269,7 @@ def _read_object_graph(prefix: str) -> _Graph:
         raise NotFoundError(f"{prefix} is not an object-based checkpoint (no "
                             f"{_OBJECT_GRAPH_KEY}; opgen.train.Saver reads name-based "
                             f"ones): {e.message}") from None
-    graph = _Graph()
+    graph = TrackableObjectGraph()
     graph.ParseFromString(raw.numpy().item())
     return graph
 
