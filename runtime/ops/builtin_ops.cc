@@ -76,6 +76,9 @@ void RegisterSparseTensorOps(TF_Status* status);
 void RegisterStringEverydayOps(TF_Status* status);
 // nn_extra_ops.cc: FakeQuantWithMinMax*(Gradient), LRN(Grad), MaxPoolV2 / WithArgmax and their backprops.
 void RegisterNnExtraOps(TF_Status* status);
+// audio_ops.cc: DecodeWav, EncodeWav, AudioSpectrogram, Mfcc, ReadFile, WriteFile,
+// DecodeRaw, DecodePaddedRaw, DecodeCSV.
+void RegisterAudioOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -96,7 +99,8 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterFusedOps, opgen::RegisterMathGradOps,
                       opgen::RegisterNnGradOps, opgen::RegisterArrayGradOps, opgen::RegisterScatterOps,
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
-                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps}) {
+                      opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
+                      opgen::RegisterAudioOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

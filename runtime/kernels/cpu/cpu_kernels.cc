@@ -75,6 +75,11 @@ void RegisterPoolArgmaxKernels(TF_Status*);
 void RegisterNthElementKernels(TF_Status*);
 // dilation.cc: Dilation2D, Dilation2DBackpropInput, Dilation2DBackpropFilter.
 void RegisterDilationKernels(TF_Status*);
+// audio.cc: DecodeWav, EncodeWav, AudioSpectrogram, Mfcc; raw_decode.cc: ReadFile, WriteFile,
+// DecodeRaw, DecodePaddedRaw; decode_csv.cc: DecodeCSV (host only, as in TensorFlow).
+void RegisterAudioKernels(TF_Status*);
+void RegisterRawDecodeKernels(TF_Status*);
+void RegisterDecodeCsvKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -173,7 +178,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterMatrixDiagKernels,
       RegisterLinalgKernels,
       RegisterLinalgDecompositionsKernels,
-      RegisterArrayFamilyKernels}) {
+      RegisterArrayFamilyKernels,
+      RegisterAudioKernels,
+      RegisterRawDecodeKernels,
+      RegisterDecodeCsvKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }
