@@ -33,6 +33,11 @@ CPU_ONLY_FAMILIES = {
                       "walk int64 index rows on the host (no GPU kernels yet: GPU placements "
                       "fall back to these)",
     "checkpoint": "checkpoint files are read and written on the host",
+    "audio": "DecodeWav, EncodeWav, AudioSpectrogram and Mfcc: TensorFlow registers CPU "
+             "kernels only",
+    "raw_decode": "ReadFile, WriteFile, DecodeRaw and DecodePaddedRaw: files and bytes on the "
+                  "host, as in TensorFlow",
+    "decode_csv": "CSV text is host data; TensorFlow registers a CPU kernel only",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",
     "string_hash": "string inputs are host data, as in TensorFlow",

@@ -107,7 +107,10 @@ void RegisterNotDifferentiableOps() {
         // the gradient array itself, and the stacks of v1 loop gradients (TensorFlow
         // declares them not differentiable)
         "TensorArrayGradV3", "TensorArrayGradWithShape",
-        "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"})
+        "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2",
+        // bytes reinterpreted as numbers (TensorFlow declares them not differentiable; the
+        // other audio and decoding ops of audio_ops.cc have no gradient entry, as in TF)
+        "DecodeRaw", "DecodePaddedRaw"})
     RegisterNoGrad(op);
 }
 
