@@ -41,6 +41,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "audio_spectrogram",
     "avg_pool",
     "avg_pool3d",
     "avg_pool3d_grad",
@@ -109,6 +110,10 @@ __all__ = [
     "data_format_dim_map",
     "data_format_vec_permute",
     "decode_base64",
+    "decode_csv",
+    "decode_padded_raw",
+    "decode_raw",
+    "decode_wav",
     "dense_bincount",
     "depth_to_space",
     "depthwise_conv2d_native",
@@ -134,6 +139,7 @@ __all__ = [
     "elu_grad",
     "empty",
     "encode_base64",
+    "encode_wav",
     "ensure_shape",
     "enter",
     "equal",
@@ -268,6 +274,7 @@ __all__ = [
     "mean",
     "merge",
     "merge_v2_checkpoints",
+    "mfcc",
     "min",
     "minimum",
     "mirror_pad",
@@ -323,6 +330,7 @@ __all__ = [
     "random_uniform_int",
     "range",
     "rank",
+    "read_file",
     "read_variable_op",
     "real",
     "real_div",
@@ -594,6 +602,7 @@ __all__ = [
     "variable_shape",
     "where",
     "while_",
+    "write_file",
     "xdivy",
     "xlog1py",
     "xlogy",
@@ -980,6 +989,30 @@ def atanh(x: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def atanh(x: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def atanh(x: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def audio_spectrogram(
+    input: GraphOutput,
+    window_size: int,
+    stride: int,
+    magnitude_squared: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def audio_spectrogram(
+    input: EagerTensorLike,
+    window_size: int,
+    stride: int,
+    magnitude_squared: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def audio_spectrogram(
+    input: TensorLike,
+    window_size: int,
+    stride: int,
+    magnitude_squared: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
 @overload
 def avg_pool(
     value: GraphOutput,
@@ -2638,6 +2671,110 @@ def decode_base64(input: EagerTensorLike, name: str | None = None) -> EagerOutpu
 @overload
 def decode_base64(input: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
+def decode_csv(
+    records: GraphOutput,
+    record_defaults: Sequence[TensorLike],
+    field_delim: str = ...,
+    use_quote_delim: bool = ...,
+    na_value: str = ...,
+    select_cols: Sequence[int] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def decode_csv(
+    records: TensorLike,
+    record_defaults: Sequence[GraphOutput],
+    field_delim: str = ...,
+    use_quote_delim: bool = ...,
+    na_value: str = ...,
+    select_cols: Sequence[int] = ...,
+    name: str | None = None,
+) -> list[GraphOutput]: ...
+@overload
+def decode_csv(
+    records: EagerTensorLike,
+    record_defaults: Sequence[EagerTensorLike],
+    field_delim: str = ...,
+    use_quote_delim: bool = ...,
+    na_value: str = ...,
+    select_cols: Sequence[int] = ...,
+    name: str | None = None,
+) -> list[EagerOutput]: ...
+@overload
+def decode_csv(
+    records: TensorLike,
+    record_defaults: Sequence[TensorLike],
+    field_delim: str = ...,
+    use_quote_delim: bool = ...,
+    na_value: str = ...,
+    select_cols: Sequence[int] = ...,
+    name: str | None = None,
+) -> list[OpOutput]: ...
+@overload
+def decode_padded_raw(
+    input_bytes: GraphOutput,
+    fixed_length: TensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def decode_padded_raw(
+    input_bytes: TensorLike,
+    fixed_length: GraphOutput,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def decode_padded_raw(
+    input_bytes: EagerTensorLike,
+    fixed_length: EagerTensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def decode_padded_raw(
+    input_bytes: TensorLike,
+    fixed_length: TensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
+def decode_raw(
+    bytes: GraphOutput,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def decode_raw(
+    bytes: EagerTensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def decode_raw(
+    bytes: TensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+
+class _DecodeWavOutput(NamedTuple):
+    audio: OpOutput
+    sample_rate: OpOutput
+
+def decode_wav(
+    contents: TensorLike,
+    desired_channels: int = ...,
+    desired_samples: int = ...,
+    name: str | None = None,
+) -> _DecodeWavOutput: ...
+@overload
 def dense_bincount(
     input: GraphOutput,
     size: TensorLike,
@@ -3268,6 +3405,22 @@ def encode_base64(
 @overload
 def encode_base64(
     input: TensorLike, pad: bool = ..., name: str | None = None
+) -> OpOutput: ...
+@overload
+def encode_wav(
+    audio: GraphOutput, sample_rate: TensorLike, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def encode_wav(
+    audio: TensorLike, sample_rate: GraphOutput, name: str | None = None
+) -> GraphOutput: ...
+@overload
+def encode_wav(
+    audio: EagerTensorLike, sample_rate: EagerTensorLike, name: str | None = None
+) -> EagerOutput: ...
+@overload
+def encode_wav(
+    audio: TensorLike, sample_rate: TensorLike, name: str | None = None
 ) -> OpOutput: ...
 @overload
 def ensure_shape(
@@ -6180,6 +6333,46 @@ def merge_v2_checkpoints(
     name: str | None = None,
 ) -> OpNode: ...
 @overload
+def mfcc(
+    spectrogram: GraphOutput,
+    sample_rate: TensorLike,
+    upper_frequency_limit: float = ...,
+    lower_frequency_limit: float = ...,
+    filterbank_channel_count: int = ...,
+    dct_coefficient_count: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mfcc(
+    spectrogram: TensorLike,
+    sample_rate: GraphOutput,
+    upper_frequency_limit: float = ...,
+    lower_frequency_limit: float = ...,
+    filterbank_channel_count: int = ...,
+    dct_coefficient_count: int = ...,
+    name: str | None = None,
+) -> GraphOutput: ...
+@overload
+def mfcc(
+    spectrogram: EagerTensorLike,
+    sample_rate: EagerTensorLike,
+    upper_frequency_limit: float = ...,
+    lower_frequency_limit: float = ...,
+    filterbank_channel_count: int = ...,
+    dct_coefficient_count: int = ...,
+    name: str | None = None,
+) -> EagerOutput: ...
+@overload
+def mfcc(
+    spectrogram: TensorLike,
+    sample_rate: TensorLike,
+    upper_frequency_limit: float = ...,
+    lower_frequency_limit: float = ...,
+    filterbank_channel_count: int = ...,
+    dct_coefficient_count: int = ...,
+    name: str | None = None,
+) -> OpOutput: ...
+@overload
 def min(
     input: GraphOutput,
     reduction_indices: TensorLike,
@@ -7307,6 +7500,12 @@ def rank(input: GraphOutput, name: str | None = None) -> GraphOutput: ...
 def rank(input: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
 @overload
 def rank(input: TensorLike, name: str | None = None) -> OpOutput: ...
+@overload
+def read_file(filename: GraphOutput, name: str | None = None) -> GraphOutput: ...
+@overload
+def read_file(filename: EagerTensorLike, name: str | None = None) -> EagerOutput: ...
+@overload
+def read_file(filename: TensorLike, name: str | None = None) -> OpOutput: ...
 @overload
 def read_variable_op(
     resource: GraphOutput, dtype: DTypeLike, name: str | None = None
@@ -13410,6 +13609,9 @@ def while_(
     parallel_iterations: int = ...,
     name: str | None = None,
 ) -> list[OpOutput]: ...
+def write_file(
+    filename: TensorLike, contents: TensorLike, name: str | None = None
+) -> OpNode: ...
 @overload
 def xdivy(x: GraphOutput, y: TensorLike, name: str | None = None) -> GraphOutput: ...
 @overload

@@ -651,6 +651,45 @@ def atanh(x: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def audio_spectrogram(
+    input: TensorLike,
+    window_size: int,
+    stride: int,
+    magnitude_squared: bool = False,
+    name: str | None = None,
+) -> OpOutput:
+    """The spectrogram of each channel of an audio signal.
+
+    Each window of window_size samples, stride samples apart, is multiplied by a periodic Hann window, zero-padded to the next power of two and Fourier-transformed; the output holds the magnitudes (squared with magnitude_squared) of its 1 + fft / 2 non-negative frequencies.
+
+    Args:
+      input: A `Tensor` of type `float32`.
+        [samples, channels] floats.
+      window_size: An `int`.
+        Samples per window (at least 2).
+      stride: An `int`.
+        Samples between the starts of two windows.
+      magnitude_squared: An optional `bool`. Defaults to `False`.
+        Output squared magnitudes instead of magnitudes.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [channels, windows, 1 + fft / 2] floats.
+    """
+    _out = _execute_op(
+        "AudioSpectrogram",
+        [input],
+        {
+            "window_size": window_size,
+            "stride": stride,
+            "magnitude_squared": magnitude_squared,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def avg_pool(
     value: TensorLike,
     ksize: Sequence[int],

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import collections as _collections
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from opgen.runtime import execute_op as _execute_op
@@ -94,6 +95,158 @@ def decode_base64(input: TensorLike, name: str | None = None) -> OpOutput:
     """
     _out = _execute_op("DecodeBase64", [input], {}, name)
     return _out[0]
+
+
+def decode_csv(
+    records: TensorLike,
+    record_defaults: Sequence[TensorLike],
+    field_delim: str = ",",
+    use_quote_delim: bool = True,
+    na_value: str = "",
+    select_cols: Sequence[int] = [],
+    name: str | None = None,
+) -> list[OpOutput]:
+    """Parses CSV records into one tensor per column.
+
+    An empty field, or one equal to na_value, takes its column's default; a column without a default must have a value.
+
+    Args:
+      records: A `Tensor` of type `string`.
+        One CSV record per string.
+      record_defaults: A list of `Tensor` objects.
+        Per column: its default (one value), or empty if required.
+      field_delim: An optional `string`. Defaults to `","`.
+        The one-character field separator.
+      use_quote_delim: An optional `bool`. Defaults to `True`.
+        Whether double quotes enclose fields (RFC 4180).
+      na_value: An optional `string`. Defaults to `""`.
+        A field value that means missing.
+      select_cols: An optional `list(int)`. Defaults to `[]`.
+        The column indices to keep (increasing), empty for all.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects of type `OUT_TYPE`.
+      Per column: its values, of `records`' shape.
+    """
+    _out = _execute_op(
+        "DecodeCSV",
+        [records, record_defaults],
+        {
+            "field_delim": field_delim,
+            "use_quote_delim": use_quote_delim,
+            "na_value": na_value,
+            "select_cols": select_cols,
+        },
+        name,
+    )
+    return _out[0]
+
+
+def decode_padded_raw(
+    input_bytes: TensorLike,
+    fixed_length: TensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Reinterprets the first fixed_length bytes of each string as numbers.
+
+    Shorter strings are padded with zero bytes.
+
+    Args:
+      input_bytes: A `Tensor` of type `string`.
+        Strings of any lengths.
+      fixed_length: A `Tensor` of type `int32`.
+        Bytes per string (a scalar, a multiple of out_type's size).
+      out_type: A dtype from: `float16`, `float32`, `float64`, `int32`, `uint16`, `uint8`, `int16`, `int8`, `int64`, `bfloat16`.
+        The values' dtype.
+      little_endian: An optional `bool`. Defaults to `True`.
+        Whether the bytes are little-endian (else big-endian).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      `input_bytes`' shape and one more dim, fixed_length / size values.
+    """
+    _out = _execute_op(
+        "DecodePaddedRaw",
+        [input_bytes, fixed_length],
+        {"out_type": out_type, "little_endian": little_endian},
+        name,
+    )
+    return _out[0]
+
+
+def decode_raw(
+    bytes: TensorLike,
+    out_type: DTypeLike,
+    little_endian: bool = True,
+    name: str | None = None,
+) -> OpOutput:
+    """Reinterprets the bytes of each string as a vector of numbers.
+
+    Every string must have the same length, a multiple of out_type's size.
+
+    Args:
+      bytes: A `Tensor` of type `string`.
+        Strings of one length.
+      out_type: A dtype from: `float16`, `float32`, `float64`, `int32`, `uint16`, `uint8`, `int16`, `int8`, `int64`, `complex64`, `complex128`, `bool`, `bfloat16`.
+        The values' dtype.
+      little_endian: An optional `bool`. Defaults to `True`.
+        Whether the bytes are little-endian (else big-endian).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+      `bytes`' shape and one more dim: the values of each string.
+    """
+    _out = _execute_op(
+        "DecodeRaw",
+        [bytes],
+        {"out_type": out_type, "little_endian": little_endian},
+        name,
+    )
+    return _out[0]
+
+
+_DecodeWavOutput = _collections.namedtuple("DecodeWav", ["audio", "sample_rate"])
+
+
+def decode_wav(
+    contents: TensorLike,
+    desired_channels: int = -1,
+    desired_samples: int = -1,
+    name: str | None = None,
+) -> _DecodeWavOutput:
+    """Decodes a 16-bit PCM WAV file into float samples in [-1, 1).
+
+    Each sample is its int16 value / 32768. desired_samples pads with zeros or truncates; desired_channels takes the first channels, and repeats the last one where the file has fewer. -1 keeps what the file has.
+
+    Args:
+      contents: A `Tensor` of type `string`.
+        The WAV file's bytes (a scalar).
+      desired_channels: An optional `int`. Defaults to `-1`.
+        Channels to output, -1 for the file's.
+      desired_samples: An optional `int`. Defaults to `-1`.
+        Samples to output, -1 for the file's.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (audio, sample_rate).
+
+      audio: A `Tensor` of type `float32`.
+        [samples, channels] floats.
+      sample_rate: A `Tensor` of type `int32`.
+        The file's sample rate (a scalar).
+    """
+    _out = _execute_op(
+        "DecodeWav",
+        [contents],
+        {"desired_channels": desired_channels, "desired_samples": desired_samples},
+        name,
+    )
+    return _DecodeWavOutput._make(_out)
 
 
 def dense_bincount(

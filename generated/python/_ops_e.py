@@ -170,6 +170,28 @@ def encode_base64(
     return _out[0]
 
 
+def encode_wav(
+    audio: TensorLike, sample_rate: TensorLike, name: str | None = None
+) -> OpOutput:
+    """Encodes float samples as a 16-bit PCM WAV file.
+
+    Values are scaled by 32768, rounded and clamped to the int16 range.
+
+    Args:
+      audio: A `Tensor` of type `float32`.
+        [samples, channels] floats in [-1, 1].
+      sample_rate: A `Tensor` of type `int32`.
+        Samples per second (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      The WAV file's bytes (a scalar).
+    """
+    _out = _execute_op("EncodeWav", [audio, sample_rate], {}, name)
+    return _out[0]
+
+
 def ensure_shape(
     input: TensorLike, shape: ShapeLike, name: str | None = None
 ) -> OpOutput:

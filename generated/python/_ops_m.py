@@ -1106,6 +1106,52 @@ def merge_v2_checkpoints(
     return _out or None
 
 
+def mfcc(
+    spectrogram: TensorLike,
+    sample_rate: TensorLike,
+    upper_frequency_limit: float = 4000.0,
+    lower_frequency_limit: float = 20.0,
+    filterbank_channel_count: int = 40,
+    dct_coefficient_count: int = 13,
+    name: str | None = None,
+) -> OpOutput:
+    """Mel-frequency cepstral coefficients of a spectrogram.
+
+    Each spectrogram row's magnitudes (square roots of its values) go through triangular mel-spaced filters, are floored at 1e-12, logged, and transformed by a DCT-II.
+
+    Args:
+      spectrogram: A `Tensor` of type `float32`.
+        [channels, frames, bins]: AudioSpectrogram with magnitude_squared.
+      sample_rate: A `Tensor` of type `int32`.
+        Samples per second (a scalar).
+      upper_frequency_limit: An optional `float`. Defaults to `4000.0`.
+        The highest frequency (Hz) the filters cover.
+      lower_frequency_limit: An optional `float`. Defaults to `20.0`.
+        The lowest frequency (Hz) the filters cover.
+      filterbank_channel_count: An optional `int`. Defaults to `40`.
+        The number of mel filters.
+      dct_coefficient_count: An optional `int`. Defaults to `13`.
+        The number of coefficients output.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+      [channels, frames, dct_coefficient_count] floats.
+    """
+    _out = _execute_op(
+        "Mfcc",
+        [spectrogram, sample_rate],
+        {
+            "upper_frequency_limit": upper_frequency_limit,
+            "lower_frequency_limit": lower_frequency_limit,
+            "filterbank_channel_count": filterbank_channel_count,
+            "dct_coefficient_count": dct_coefficient_count,
+        },
+        name,
+    )
+    return _out[0]
+
+
 def min(
     input: TensorLike,
     reduction_indices: TensorLike,

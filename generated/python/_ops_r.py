@@ -425,6 +425,24 @@ def rank(input: TensorLike, name: str | None = None) -> OpOutput:
     return _out[0]
 
 
+def read_file(filename: TensorLike, name: str | None = None) -> OpOutput:
+    """Reads a whole file.
+
+    A local path, or a file:// URL.
+
+    Args:
+      filename: A `Tensor` of type `string`.
+        The file's name (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+      Its bytes (a scalar).
+    """
+    _out = _execute_op("ReadFile", [filename], {}, name)
+    return _out[0]
+
+
 def read_variable_op(
     resource: TensorLike, dtype: DTypeLike, name: str | None = None
 ) -> OpOutput:

@@ -73,3 +73,24 @@ def while_(
         name,
     )
     return _out[0]
+
+
+def write_file(
+    filename: TensorLike, contents: TensorLike, name: str | None = None
+) -> OpNode:
+    """Writes `contents` to a file, replacing it.
+
+    Missing parent directories are created.
+
+    Args:
+      filename: A `Tensor` of type `string`.
+        The file's name (a scalar).
+      contents: A `Tensor` of type `string`.
+        The bytes to write (a scalar).
+      name: A name for the operation (optional).
+
+    Returns:
+      None eagerly; in graph mode, the created Operation.
+    """
+    _out = _execute_op("WriteFile", [filename, contents], {}, name)
+    return _out or None

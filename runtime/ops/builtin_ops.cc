@@ -85,6 +85,9 @@ void RegisterCtcOps(TF_Status* status);
 void RegisterRnnOps(TF_Status* status);
 // image_transform_ops.cc: ImageProjectiveTransformV2/V3 and the legacy image ops.
 void RegisterImageTransformOps(TF_Status* status);
+// audio_ops.cc: DecodeWav, EncodeWav, AudioSpectrogram, Mfcc, ReadFile, WriteFile,
+// DecodeRaw, DecodePaddedRaw, DecodeCSV.
+void RegisterAudioOps(TF_Status* status);
 }  // namespace opgen
 
 void opgen_register_builtin_ops(TF_Status* status) {
@@ -108,7 +111,7 @@ void opgen_register_builtin_ops(TF_Status* status) {
                       opgen::RegisterConvGradOps, opgen::RegisterArrayFamilyOps,
                       opgen::RegisterSparseTensorOps, opgen::RegisterNnExtraOps,
                       opgen::RegisterCtcOps, opgen::RegisterRnnOps,
-                      opgen::RegisterImageTransformOps}) {
+                      opgen::RegisterImageTransformOps, opgen::RegisterAudioOps}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

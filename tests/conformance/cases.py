@@ -161,6 +161,11 @@ NOT_COMPARED = {
            "graphs; tests/python_runtime/test_batch_norm_global.py compares it with TensorFlow "
            "in a version-8 GraphDef"
        for op in ("BatchNormWithGlobalNormalization", "BatchNormWithGlobalNormalizationGrad")},
+    **{op: "string operands or outputs (WAV and CSV bytes, file names, raw bytes): "
+           "tests/python_runtime/test_audio_ops.py and test_decode_ops.py compare them "
+           "with TensorFlow"
+       for op in ("DecodeWav", "EncodeWav", "ReadFile", "WriteFile", "DecodeRaw",
+                  "DecodePaddedRaw", "DecodeCSV")},
     **{op: "TensorFlow 2.21 has no CPU kernel for it (XLA only): "
            "tests/python_runtime/test_legacy_ops.py compares it with TensorFlow under jit_compile"
        for op in ("SegmentSumV2", "SegmentProdV2", "SegmentMaxV2", "SegmentMinV2")},

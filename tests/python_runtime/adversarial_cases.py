@@ -530,6 +530,10 @@ def baseline(op_def, rng):
         "UniqueWithCountsV2": lambda: ([np.array([[1, 2], [3, 4], [1, 2]], f32),
                                        np.array([1], i64)], {}),
         "ListDiff": lambda: ([np.array([1, 2, 3, 4, 2], f32), np.array([2, 5], f32)], {}),
+        # audio ops: a stereo signal, its spectrogram, their MFCCs
+        "EncodeWav": lambda: ([_x(rng, (6, 2)) - 1.25, i32(8000)], {}),
+        "AudioSpectrogram": lambda: ([_x(rng, (20, 2)) - 1.25], {"window_size": 8, "stride": 4}),
+        "Mfcc": lambda: ([_x(rng, (2, 3, 33)), i32(8000)], {}),
         "SparseToDense": lambda: ([np.array([[0, 1], [1, 2]], i32), np.array([2, 3], i32),
                                    np.array([1.5, 2.5], f32), f32(-1)], {}),
     }
@@ -1383,6 +1387,12 @@ NOT_SWEPT = {
                   "UnsortedSegmentJoin", "StringSplit", "StringToHashBucket", "EncodeBase64",
                   "DecodeBase64", "UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
                   "UnicodeTranscode", "UnicodeScript")},
+    **{op: "string operands (WAV and CSV bytes, raw bytes): tests/python_runtime/"
+           "test_audio_ops.py and test_decode_ops.py check bad ones against TensorFlow"
+       for op in ("DecodeWav", "DecodeRaw", "DecodePaddedRaw", "DecodeCSV")},
+    **{op: "file operands (a sweep would read and write wherever its strings point): "
+           "tests/python_runtime/test_decode_ops.py"
+       for op in ("ReadFile", "WriteFile")},
     "RaggedTensorToTensor": "row splits are partitions, not values to sweep: "
                             "tests/python_runtime/test_text_ops.py checks bad ones",
     **{op: "lookup tables (DT_RESOURCE handles): tests/python_runtime/test_lookup_tables.py"

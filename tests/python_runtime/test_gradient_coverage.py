@@ -929,6 +929,8 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["SegmentSumV2", "SegmentProdV2", "SegmentMaxV2", "SegmentMinV2"],
                     "TensorFlow registers no gradient"),
     "HistogramFixedWidth": "counts in bins (TensorFlow registers no gradient)",
+    **dict.fromkeys(["DecodeRaw", "DecodePaddedRaw"],
+                    "bytes reinterpreted as numbers (TensorFlow: not differentiable)"),
     "ParallelConcat": "TensorFlow registers no gradient",
     **dict.fromkeys(["InTopK", "InTopKV2", "UpperBound", "LowerBound", "DataFormatVecPermute",
                      "DataFormatDimMap"], "bool or index output (TensorFlow registers no gradient)"),
@@ -1062,7 +1064,10 @@ NO_GRADIENT = {"Snapshot": "TensorFlow registers none: its tape and tf.gradients
                                "TensorFlow registers none: its tape and tf.gradients fail"),
                **dict.fromkeys(["AdjustContrast", "RandomCrop", "ExtractGlimpseV2",
                                 "DrawBoundingBoxesV2"],
-                               "TensorFlow registers none: its tape and tf.gradients fail")}
+                               "TensorFlow registers none: its tape and tf.gradients fail"),
+               **dict.fromkeys(["DecodeWav", "EncodeWav", "AudioSpectrogram", "Mfcc", "ReadFile",
+                                "WriteFile", "DecodeCSV"],
+                               "TensorFlow registers none (audio and file ops)")}
 
 UNIMPLEMENTED: dict[str, str] = {
     **dict.fromkeys(["IgammaGradA", "RandomGammaGrad"], "TensorFlow defines no gradient either"),

@@ -45,6 +45,11 @@ CPU_ONLY_FAMILIES = {
                     "and ExtractGlimpse(V2) for the CPU only",
     "sample_distorted_bounding_box": "TensorFlow registers the bounding-box samplers for the "
                                      "CPU only (a sequential rejection loop)",
+    "audio": "DecodeWav, EncodeWav, AudioSpectrogram and Mfcc: TensorFlow registers CPU "
+             "kernels only",
+    "raw_decode": "ReadFile, WriteFile, DecodeRaw and DecodePaddedRaw: files and bytes on the "
+                  "host, as in TensorFlow",
+    "decode_csv": "CSV text is host data; TensorFlow registers a CPU kernel only",
     "string_ops": "string tensors are host data, as in TensorFlow",
     "as_string": "string outputs are host data, as in TensorFlow",
     "string_hash": "string inputs are host data, as in TensorFlow",

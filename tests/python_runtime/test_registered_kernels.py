@@ -40,6 +40,10 @@ CPU_ONLY = {
                   "SparseConcat")},
     **{op: "TensorFlow registers only CPU kernels"
        for op in ("ResourceApplyAdagradDA", "ResourceSparseApplyAdagradDA")},
+    **{op: "TensorFlow registers only CPU kernels (audio, files, bytes and CSV text on "
+           "the host)"
+       for op in ("DecodeWav", "EncodeWav", "AudioSpectrogram", "Mfcc", "ReadFile", "WriteFile",
+                  "DecodeRaw", "DecodePaddedRaw", "DecodeCSV")},
     "Placeholder": "fed values arrive on the host",
     "PlaceholderV2": "fed values arrive on the host",
     "PlaceholderWithDefault": "fed values arrive on the host",

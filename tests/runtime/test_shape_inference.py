@@ -836,6 +836,10 @@ _CALLS = {
     **{op: (lambda P: ([P((2, 4, 3)), P(())], {}, None))
        for op in ("AdjustHue", "AdjustSaturation", "AdjustContrastv2")},
     "Bincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
+    # audio ops (tests/python_runtime/test_audio_ops.py)
+    "EncodeWav": lambda P: ([P((5, 2)), np.array(8000, I32)], {}, None),
+    "AudioSpectrogram": lambda P: ([P((40, 2))], {"window_size": 9, "stride": 4}, None),
+    "Mfcc": lambda P: ([P((2, 3, 129)), np.array(8000, I32)], {}, None),
     "DenseBincount": lambda P: ([P((2, 3), I32), np.array(4, I32), P((0,))], {}, None),
     "RaggedBincount": lambda P: ([np.array([0, 2, 3], np.int64), P((3,), I32), np.array(4, I32),
                                   P((0,))], {}, None),
@@ -978,7 +982,11 @@ _STRING_INPUT_OPS = {"StringToHashBucketFast", "StringToHashBucketStrong", "Fing
                      # serialized tf.Example inputs, list(shape) attrs: their shapes are
                      # checked in graphs by tests/python_runtime/test_parse_example.py
                      "ParseExampleV2", "ParseExample", "ParseSingleExample", "ParseTensor",
-                     "SerializeTensor"}
+                     "SerializeTensor",
+                     # audio and raw-decoding ops of string operands (test_audio_ops.py,
+                     # test_decode_ops.py and test_audio_shapes below)
+                     "DecodeWav", "ReadFile", "WriteFile", "DecodeRaw", "DecodePaddedRaw",
+                     "DecodeCSV"}
 
 
 def test_every_builtin_op_has_a_shape_function(infer_shapes):
@@ -1009,6 +1017,21 @@ def test_every_builtin_op_has_a_shape_function(infer_shapes):
         if infer_shapes(op.name, inputs, attrs, arg_sizes)[0] is None:
             unknown.append(op.name)
     assert unknown == []
+
+
+def test_audio_shapes(infer_shapes):
+    """AudioSpectrogram: [channels, 1 + (samples - window) // stride, 1 + fft / 2] with fft
+    the power of two at or above the window; Mfcc: [channels, frames, coefficients];
+    EncodeWav: a scalar."""
+    P = infer_shapes.Partial
+    spec = infer_shapes("AudioSpectrogram", [P((40, 2))], {"window_size": 9, "stride": 4})[0]
+    assert spec == (2, 8, 9)
+    short = infer_shapes("AudioSpectrogram", [P((5, 3))], {"window_size": 9, "stride": 4})[0]
+    assert short == (3, 0, 9)
+    mfcc = infer_shapes("Mfcc", [P((2, 3, 129)), np.array(8000, I32)],
+                        {"dct_coefficient_count": 7})[0]
+    assert mfcc == (2, 3, 7)
+    assert infer_shapes("EncodeWav", [P((5, 2)), np.array(8000, I32)], {})[0] == ()
 
 
 def test_array_family_shapes(infer_shapes):

@@ -93,6 +93,11 @@ void RegisterDilationKernels(TF_Status*);
 void RegisterCtcLossKernels(TF_Status*);
 void RegisterCtcDecoderKernels(TF_Status*);
 void RegisterEditDistanceKernels(TF_Status*);
+// audio.cc: DecodeWav, EncodeWav, AudioSpectrogram, Mfcc; raw_decode.cc: ReadFile, WriteFile,
+// DecodeRaw, DecodePaddedRaw; decode_csv.cc: DecodeCSV (host only, as in TensorFlow).
+void RegisterAudioKernels(TF_Status*);
+void RegisterRawDecodeKernels(TF_Status*);
+void RegisterDecodeCsvKernels(TF_Status*);
 }  // namespace cpu
 }  // namespace opgen
 
@@ -203,7 +208,10 @@ void opgen_register_cpu_kernels(TF_Status* status) {
       RegisterArrayFamilyKernels,
       RegisterCtcLossKernels,
       RegisterCtcDecoderKernels,
-      RegisterEditDistanceKernels}) {
+      RegisterEditDistanceKernels,
+      RegisterAudioKernels,
+      RegisterRawDecodeKernels,
+      RegisterDecodeCsvKernels}) {
     family(status);
     if (TF_GetCode(status) != TF_OK) return;
   }

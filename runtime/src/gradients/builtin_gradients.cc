@@ -117,7 +117,10 @@ void RegisterNotDifferentiableOps() {
         "TensorArrayGradV3", "TensorArrayGradWithShape",
         "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2",
         // decoded label sequences and their distances (TensorFlow: not differentiable)
-        "CTCGreedyDecoder", "CTCBeamSearchDecoder", "EditDistance"})
+        "CTCGreedyDecoder", "CTCBeamSearchDecoder", "EditDistance",
+        // bytes reinterpreted as numbers (TensorFlow declares them not differentiable; the
+        // other audio and decoding ops of audio_ops.cc have no gradient entry, as in TF)
+        "DecodeRaw", "DecodePaddedRaw"})
     RegisterNoGrad(op);
 }
 
